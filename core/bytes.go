@@ -1,0 +1,47 @@
+package core
+
+import (
+	"encoding/binary"
+	"unsafe"
+)
+
+// loadBits reads a T stored little-endian at the start of b. Packed cells sit
+// at any byte offset, and converting an unaligned address to *T is rejected
+// by the race detector's pointer checks, so the bytes are read through
+// encoding/binary, which compiles to one unaligned move.
+func loadBits[T Bits](b []byte) T {
+	var t T
+	p := unsafe.Pointer(&t)
+	switch sizeOf[T]() {
+	case 1:
+		*(*uint8)(p) = b[0]
+	case 2:
+		*(*uint16)(p) = binary.LittleEndian.Uint16(b)
+	case 4:
+		*(*uint32)(p) = binary.LittleEndian.Uint32(b)
+	case 8:
+		*(*uint64)(p) = binary.LittleEndian.Uint64(b)
+	default:
+		*(*U128)(p) = U128{binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])}
+	}
+	return t
+}
+
+// storeBits writes t little-endian at the start of b.
+func storeBits[T Bits](b []byte, t T) {
+	p := unsafe.Pointer(&t)
+	switch sizeOf[T]() {
+	case 1:
+		b[0] = *(*uint8)(p)
+	case 2:
+		binary.LittleEndian.PutUint16(b, *(*uint16)(p))
+	case 4:
+		binary.LittleEndian.PutUint32(b, *(*uint32)(p))
+	case 8:
+		binary.LittleEndian.PutUint64(b, *(*uint64)(p))
+	default:
+		w := *(*U128)(p)
+		binary.LittleEndian.PutUint64(b, w[0])
+		binary.LittleEndian.PutUint64(b[8:], w[1])
+	}
+}

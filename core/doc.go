@@ -1,0 +1,54 @@
+// Package core is packlab's library: memory-dense hash tables of fixed-size
+// keys and values, faithful to the tables ClickHouse dictionaries and Go
+// programs actually run, each reporting exactly where its bytes go.
+//
+// # Words
+//
+//   - cell (slot, bucket): one key/value place in a table.
+//   - stride: bytes from one cell to the next.
+//   - payload: sizeof(K)+sizeof(V) per stored element, the physical lower
+//     bound. A <UInt64,UInt16> pair is 10 bytes.
+//   - padding: bytes a cell spends on alignment. struct{uint64; uint16} is 16
+//     bytes: 6 of them (37.5 %) are padding.
+//   - empty bytes: cells (or vector capacity) allocated but unoccupied.
+//   - metadata: headers, control bytes, bitmaps, row indexes, pointers.
+//   - bytes_allocated: payload + padding + empty + metadata, computed from the
+//     structure's own geometry. ClickHouse's system.dictionaries reports a
+//     figure of that name; packlab's is exact, not an estimate.
+//   - load factor: elements / cells. max load factor (mlf): the fill at which
+//     a table grows, in [0.5, 0.99] as ClickHouse's MAX_LOAD_FACTOR.
+//   - shard: an independent table; a key's shard comes from a hash
+//     independent of the in-table hash (see ShardOf).
+//
+// # Types
+//
+// Keys and values carry ClickHouse's type names (UInt8 ... Int128, Float32,
+// Float64, UUID, Date, DateTime; see ParseType). A table stores their bits in
+// one of the Bits types (uint8, uint16, uint32, uint64, [2]uint64), so equality
+// is bitwise: NaN finds NaN, and -0.0 is a different key from 0.0. Each
+// layout is generic over K and V; the lab instantiates one table per pair of
+// sizes, not per pair of types.
+//
+// # Layouts
+//
+// One file per layout, with its memory picture at the top:
+//
+//	hashed.go        Hashed       ClickHouse HashMap (HASHED): padded cells, linear probing
+//	packed.go        Packed       ClickHouse PackedHashMap: the same, cells unpadded
+//	sparse.go        Sparse       google sparse_hash_map: 48-bucket groups + bitmaps
+//	hashed_array.go  HashedArray  ClickHouse HASHED_ARRAY: key -> row index + value array
+//	gomap.go         GoMap        Go's map[K]V (swiss table), the everyday baseline
+//
+// For 1,000,000 distinct <UInt64,UInt16> pairs at mlf 0.5, hashed and packed
+// both have 2^21 = 2,097,152 cells: 33,554,432 bytes of 16-byte cells against
+// 20,971,520 bytes of 10-byte cells, plus a header of a few dozen bytes.
+//
+// Growth is ClickHouse's (grower.go): 256 cells to start, grow when
+// elements > cells*mlf, x4 below 2^19 cells and x2 above. Every layout grows
+// by allocating a new slab and re-inserting, so for a moment the old and the
+// new slab are both alive; that is the peak a loader has to budget for.
+//
+// Every table has CheckInvariants, which recounts occupancy, re-finds every
+// key and checks that the memory breakdown adds up; the tests call it after
+// every operation sequence.
+package core

@@ -1,0 +1,59 @@
+package core
+
+import "math/bits"
+
+// intHash64 is the Murmur3 64-bit finalizer (fmix64), ClickHouse's
+// DefaultHash for integer keys. ClickHouse's Hash.h calls the identity hash
+// "disastrous" for linear probing: sequential keys would fill one run.
+func intHash64(x uint64) uint64 {
+	x ^= x >> 33
+	x *= 0xff51afd7ed558ccd
+	x ^= x >> 33
+	x *= 0xc4ceb9fe1a85ec53
+	x ^= x >> 33
+	return x
+}
+
+// hashKey is the in-table hash: which cell a key's probe starts at. Keys of
+// up to 8 bytes are zero-extended and finalized; a 16-byte key finalizes its
+// low word mixed with the finalized high word, so both words reach every bit.
+func hashKey[K Bits](k K) uint64 {
+	lo, hi := ToUint64(k)
+	if sizeOf[K]() == 16 {
+		return intHash64(lo ^ intHash64(hi+0x9e3779b97f4a7c15))
+	}
+	return intHash64(lo)
+}
+
+// shardHash picks a key's shard. It must be independent of hashKey, or every
+// shard would use only the cells whose index bits match its number. ClickHouse
+// uses CRC32C for this; packlab uses a multiply-xorshift mixer (the stafford
+// "mix13" variant of splitmix64) with constants unrelated to fmix64's.
+func shardHash[K Bits](k K) uint64 {
+	lo, hi := ToUint64(k)
+	x := lo ^ bits.RotateLeft64(hi, 32)*0x94d049bb133111eb
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}
+
+// ShardOf returns the shard, in [0, shards), that owns key. ClickHouse takes
+// the hash modulo the shard count, not a mask, so any count works.
+func ShardOf[K Bits](key K, shards int) int {
+	if shards <= 1 {
+		return 0
+	}
+	return int(shardHash(key) % uint64(shards))
+}
+
+// PairChecksum is one pair's contribution to an order-independent checksum:
+// the sum (mod 2^64) over a set of pairs is the same whatever order they were
+// loaded in, and changes when a pair is lost, added twice or altered.
+func PairChecksum[K, V Bits](k K, v V) uint64 {
+	klo, khi := ToUint64(k)
+	vlo, vhi := ToUint64(v)
+	return intHash64(klo^intHash64(khi^0x2545f4914f6cdd1d)) ^ intHash64(vlo+bits.RotateLeft64(vhi, 17)+0x9e3779b97f4a7c15)*0x9fb21c651e98df25
+}

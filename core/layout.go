@@ -1,0 +1,191 @@
+package core
+
+import (
+	"fmt"
+	"iter"
+	"strings"
+)
+
+// Layout names a table layout; see doc.go for the memory picture of each.
+type Layout string
+
+const (
+	LayoutHashed      Layout = "hashed"       // ClickHouse HASHED: HashMap with padded cells
+	LayoutPacked      Layout = "packed"       // ClickHouse PackedHashMap: the same table, cells unpadded
+	LayoutSparse      Layout = "sparse"       // google sparse_hash_map: 48-bucket groups with bitmaps
+	LayoutHashedArray Layout = "hashed_array" // ClickHouse HASHED_ARRAY: key -> index, values in an array
+	LayoutGoMap       Layout = "gomap"        // Go's builtin map[K]V (a swiss table), the everyday baseline
+)
+
+// Layouts lists every layout, in the order the lab shows them.
+func Layouts() []Layout {
+	return []Layout{LayoutHashed, LayoutPacked, LayoutSparse, LayoutHashedArray, LayoutGoMap}
+}
+
+// ParseLayout finds a layout by name, ignoring case; "hashed-array" is
+// accepted for "hashed_array".
+func ParseLayout(name string) (Layout, error) {
+	n := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "-", "_")
+	for _, l := range Layouts() {
+		if string(l) == n {
+			return l, nil
+		}
+	}
+	names := make([]string, 0, 5)
+	for _, l := range Layouts() {
+		names = append(names, string(l))
+	}
+	return "", fmt.Errorf("unknown layout %q (allowed: %s)", name, strings.Join(names, ", "))
+}
+
+// ClickHouseName is the layout's name in a ClickHouse LAYOUT clause, or ""
+// for a layout ClickHouse has no counterpart of.
+func (l Layout) ClickHouseName() string {
+	switch l {
+	case LayoutHashed:
+		return "HASHED"
+	case LayoutPacked, LayoutSparse:
+		return "SPARSE_HASHED"
+	case LayoutHashedArray:
+		return "HASHED_ARRAY"
+	}
+	return ""
+}
+
+// The range ClickHouse accepts for MAX_LOAD_FACTOR, and its default.
+const (
+	MinMaxLoadFactor     = 0.5
+	MaxMaxLoadFactor     = 0.99
+	DefaultMaxLoadFactor = 0.5
+)
+
+// Options tune a table. The zero value means ClickHouse's defaults.
+type Options struct {
+	// MaxLoadFactor is the fill (elements / cells) above which the table
+	// grows, in [0.5, 0.99]; 0 means 0.5. hashed_array ignores it: its key
+	// index is ClickHouse's plain HashMap, which always grows at 0.5.
+	MaxLoadFactor float64
+}
+
+// Validate reports an option outside its range, naming the option, the value
+// and what is allowed.
+func (o Options) Validate() error {
+	if o.MaxLoadFactor == 0 {
+		return nil
+	}
+	if !(o.MaxLoadFactor >= MinMaxLoadFactor && o.MaxLoadFactor <= MaxMaxLoadFactor) {
+		return fmt.Errorf("max_load_factor %v is out of range (allowed: %v to %v)", o.MaxLoadFactor, MinMaxLoadFactor, MaxMaxLoadFactor)
+	}
+	return nil
+}
+
+func (o Options) mlf() float64 {
+	if o.MaxLoadFactor == 0 {
+		return DefaultMaxLoadFactor
+	}
+	return o.MaxLoadFactor
+}
+
+// Map is what every layout offers. A Map is not safe for concurrent writes;
+// concurrent reads with no writer are safe.
+type Map[K, V Bits] interface {
+	// Insert stores (key, value) if key is absent and reports whether it did.
+	// A key already present keeps its first value, as a ClickHouse dictionary
+	// does (find before insert).
+	Insert(key K, value V) bool
+	// Get returns the value stored for key.
+	Get(key K) (V, bool)
+	// Has reports whether key is present.
+	Has(key K) bool
+	// Len is the number of distinct keys stored.
+	Len() int
+	// All yields every pair once, in no particular order.
+	All() iter.Seq2[K, V]
+	// Stats computes the table's geometry and memory breakdown.
+	Stats() Stats
+	// Layout names the layout.
+	Layout() Layout
+	// CheckInvariants recounts occupancy, re-finds every stored key and
+	// checks the geometry; it returns the first violation found.
+	CheckInvariants() error
+}
+
+// New builds an empty table of the given layout.
+func New[K, V Bits](layout Layout, opt Options) (Map[K, V], error) {
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
+	switch layout {
+	case LayoutHashed:
+		return NewHashed[K, V](opt), nil
+	case LayoutPacked:
+		return NewPacked[K, V](opt), nil
+	case LayoutSparse:
+		return NewSparse[K, V](opt), nil
+	case LayoutHashedArray:
+		return NewHashedArray[K, V](), nil
+	case LayoutGoMap:
+		return NewGoMap[K, V](), nil
+	}
+	_, err := ParseLayout(string(layout))
+	return nil, err
+}
+
+// Stats is a table's geometry and where its bytes go, in the words of
+// ClickHouse's system.dictionaries. For every layout but gomap the figures are
+// exact: computed from every slab the structure holds, capacity slack
+// included; the Go allocator's rounding of a slab up to its size class is not
+// the structure's and shows up as measured overhead instead.
+//
+//	BytesAllocated == PayloadBytes + PaddingBytes + EmptyBytes + MetadataBytes
+type Stats struct {
+	ElementCount   int64   `json:"element_count"`   // distinct keys stored
+	BucketCount    int64   `json:"bucket_count"`    // cells (slots, buckets) the table has room for
+	LoadFactor     float64 `json:"load_factor"`     // element_count / bucket_count
+	BytesAllocated int64   `json:"bytes_allocated"` // every byte the structure holds
+	PayloadBytes   int64   `json:"payload_bytes"`   // element_count * (sizeof K + sizeof V)
+	PaddingBytes   int64   `json:"padding_bytes"`   // alignment bytes inside occupied cells
+	EmptyBytes     int64   `json:"empty_bytes"`     // cells (or capacity) allocated but unoccupied
+	MetadataBytes  int64   `json:"metadata_bytes"`  // headers, control bytes, bitmaps, indexes, pointers
+	Estimated      bool    `json:"estimated"`       // true when read from another's structure (gomap), not computed by packlab's own
+}
+
+// Add sums two tables' stats, as a sharded map does over its shards.
+func (s Stats) Add(o Stats) Stats {
+	r := Stats{
+		ElementCount:   s.ElementCount + o.ElementCount,
+		BucketCount:    s.BucketCount + o.BucketCount,
+		BytesAllocated: s.BytesAllocated + o.BytesAllocated,
+		PayloadBytes:   s.PayloadBytes + o.PayloadBytes,
+		PaddingBytes:   s.PaddingBytes + o.PaddingBytes,
+		EmptyBytes:     s.EmptyBytes + o.EmptyBytes,
+		MetadataBytes:  s.MetadataBytes + o.MetadataBytes,
+		Estimated:      s.Estimated || o.Estimated,
+	}
+	r.LoadFactor = loadFactor(r.ElementCount, r.BucketCount)
+	return r
+}
+
+// BytesPerEntry is bytes_allocated / element_count (0 for an empty table).
+func (s Stats) BytesPerEntry() float64 {
+	if s.ElementCount == 0 {
+		return 0
+	}
+	return float64(s.BytesAllocated) / float64(s.ElementCount)
+}
+
+// check verifies that the breakdown sums to the total.
+func (s Stats) check() error {
+	if sum := s.PayloadBytes + s.PaddingBytes + s.EmptyBytes + s.MetadataBytes; sum != s.BytesAllocated {
+		return fmt.Errorf("payload %d + padding %d + empty %d + metadata %d = %d, want bytes_allocated %d",
+			s.PayloadBytes, s.PaddingBytes, s.EmptyBytes, s.MetadataBytes, sum, s.BytesAllocated)
+	}
+	return nil
+}
+
+func loadFactor(elements, buckets int64) float64 {
+	if buckets == 0 {
+		return 0
+	}
+	return float64(elements) / float64(buckets)
+}

@@ -1,0 +1,3 @@
+module github.com/packlab/packlab
+
+go 1.26
