@@ -1,0 +1,86 @@
+package experiments
+
+import "time"
+
+// Result is one measured run of one layout: the JSON contract of the lab
+// (snake_case, in the words of DESIGN.md section 2 and ClickHouse's
+// system.dictionaries). Every face reads and writes exactly this.
+type Result struct {
+	ID               string  `json:"id"`         // unique, sortable by time: e.g. 20261130T205800Z-hashed-3f2a
+	StartedAt        string  `json:"started_at"` // RFC 3339, UTC
+	Layout           string  `json:"layout"`
+	KeyType          string  `json:"key_type"`
+	ValueType        string  `json:"value_type"`
+	Rows             int64   `json:"rows"` // rows the source produced
+	Shards           int     `json:"shards"`
+	MaxLoadFactor    float64 `json:"max_load_factor"`
+	Source           string  `json:"source"` // "random", "range:1000000", "zipf:1.1", "sequential", or a file path
+	Seed             uint64  `json:"seed"`
+	ClickHouseLayout string  `json:"clickhouse_layout"` // e.g. LAYOUT(SPARSE_HASHED(SHARDS 16 MAX_LOAD_FACTOR 0.9)), or ""
+
+	ElementCount   int64   `json:"element_count"`
+	Duplicates     int64   `json:"duplicates"`   // rows whose key was already loaded (first occurrence wins)
+	SkippedRows    int64   `json:"skipped_rows"` // bad file rows skipped on request
+	BucketCount    int64   `json:"bucket_count"`
+	LoadFactor     float64 `json:"load_factor"`
+	BytesAllocated int64   `json:"bytes_allocated"`
+	PayloadBytes   int64   `json:"payload_bytes"`
+	PaddingBytes   int64   `json:"padding_bytes"`
+	EmptyBytes     int64   `json:"empty_bytes"`
+	MetadataBytes  int64   `json:"metadata_bytes"`
+	Estimated      bool    `json:"estimated"` // bytes_allocated is read from a structure packlab does not own (gomap)
+	HeapBytes      int64   `json:"heap_bytes"`     // Go heap in use after the load, after a GC
+	RSSBytes       int64   `json:"rss_bytes"`      // resident memory after the load minus before it
+	PeakRSSBytes   int64   `json:"peak_rss_bytes"` // high-water mark during the run minus resident memory before it
+	PredictedPeak  int64   `json:"predicted_peak_bytes"`
+
+	LoadSeconds       float64 `json:"load_seconds"`
+	LoadRowsPerSecond float64 `json:"load_rows_per_second"`
+	ReadSeconds       float64 `json:"read_seconds"`
+	ReadRowsPerSecond float64 `json:"read_rows_per_second"`
+	FoundRate         float64 `json:"found_rate"`
+	Repeats           int     `json:"repeats"` // times are medians over this many loads
+
+	Workers  []Worker        `json:"workers"`
+	Producer Producer        `json:"producer"`
+	Timeline []TimelinePoint `json:"timeline"`
+
+	Isolated bool   `json:"isolated"` // ran in a fresh child process, so RSS figures are its own
+	Runtime  string `json:"runtime"`  // "native" or "browser"
+	Host     Host   `json:"host"`
+}
+
+// Worker is one shard's loader goroutine.
+type Worker struct {
+	Shard         int     `json:"shard"`
+	Rows          int64   `json:"rows"`
+	BusySeconds   float64 `json:"busy_seconds"`
+	WaitSeconds   float64 `json:"wait_seconds"`
+	RowsPerSecond float64 `json:"rows_per_second"` // rows / busy seconds
+}
+
+// Producer is the goroutine that reads the source and splits blocks by shard.
+type Producer struct {
+	ReadSeconds  float64 `json:"read_seconds"`  // generating or reading and parsing rows
+	SplitSeconds float64 `json:"split_seconds"` // splitting blocks by shard
+	WaitSeconds  float64 `json:"wait_seconds"`  // blocked on full shard queues
+}
+
+// TimelinePoint is one sample taken during the load.
+type TimelinePoint struct {
+	Seconds  float64 `json:"seconds"`
+	Rows     int64   `json:"rows"`
+	RSSBytes int64   `json:"rss_bytes"`
+}
+
+// Host describes the machine a result was measured on.
+type Host struct {
+	CPUs        int    `json:"cpus"`
+	TotalMemory uint64 `json:"total_memory_bytes"`
+	GoVersion   string `json:"go_version"`
+	OS          string `json:"os"`
+	Arch        string `json:"arch"`
+}
+
+// startedAt formats a run's start time for Result.StartedAt.
+func startedAt(t time.Time) string { return t.UTC().Format(time.RFC3339) }
