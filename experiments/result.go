@@ -28,7 +28,7 @@ type Result struct {
 	PaddingBytes   int64   `json:"padding_bytes"`
 	EmptyBytes     int64   `json:"empty_bytes"`
 	MetadataBytes  int64   `json:"metadata_bytes"`
-	Estimated      bool    `json:"estimated"` // bytes_allocated is read from a structure packlab does not own (gomap)
+	Estimated      bool    `json:"estimated"`      // bytes_allocated is read from a structure packlab does not own (gomap)
 	HeapBytes      int64   `json:"heap_bytes"`     // Go heap in use after the load, after a GC
 	RSSBytes       int64   `json:"rss_bytes"`      // resident memory after the load minus before it
 	PeakRSSBytes   int64   `json:"peak_rss_bytes"` // high-water mark during the run minus resident memory before it
