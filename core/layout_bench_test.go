@@ -1,0 +1,102 @@
+package core
+
+import (
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+var large = flag.Bool("large", false, "benchmarks: add the 1e7-row sizes")
+
+func benchSizes() []int {
+	if *large {
+		return []int{1e5, 1e7}
+	}
+	return []int{1e5}
+}
+
+func benchKeys(n int) []uint64 {
+	rng := rand.New(rand.NewPCG(42, 42))
+	keys := make([]uint64, n)
+	for i := range keys {
+		keys[i] = rng.Uint64() | 1
+	}
+	return keys
+}
+
+func lenName(n int) string {
+	e := 0
+	for m := n; m >= 10 && m%10 == 0; m /= 10 {
+		e++
+	}
+	if n == pow10(e) {
+		return fmt.Sprintf("1e%d", e)
+	}
+	return fmt.Sprint(n)
+}
+
+func pow10(e int) int {
+	r := 1
+	for range e {
+		r *= 10
+	}
+	return r
+}
+
+// BenchmarkInsert loads len random <UInt64,UInt16> pairs into an empty table
+// with no reservation, as a dictionary load does, and reports rows/s and the
+// table's bytes per entry.
+func BenchmarkInsert(b *testing.B) {
+	for _, n := range benchSizes() {
+		keys := benchKeys(n)
+		for _, l := range Layouts() {
+			b.Run(fmt.Sprintf("Layout=%s/Key=UInt64/Value=UInt16/len=%s", l, lenName(n)), func(b *testing.B) {
+				var m Map[uint64, uint16]
+				start := time.Now()
+				for range b.N {
+					m, _ = New[uint64, uint16](l, Options{})
+					for _, k := range keys {
+						m.Insert(k, uint16(k))
+					}
+				}
+				b.ReportMetric(float64(n)*float64(b.N)/time.Since(start).Seconds(), "rows/s")
+				b.ReportMetric(m.Stats().BytesPerEntry(), "bytes/entry")
+				b.ReportMetric(0, "ns/op")
+			})
+		}
+	}
+}
+
+// BenchmarkLookup finds every key of a loaded table once, in a random order.
+func BenchmarkLookup(b *testing.B) {
+	for _, n := range benchSizes() {
+		keys := benchKeys(n)
+		order := append([]uint64(nil), keys...)
+		rand.New(rand.NewPCG(7, 7)).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		for _, l := range Layouts() {
+			b.Run(fmt.Sprintf("Layout=%s/Key=UInt64/Value=UInt16/len=%s", l, lenName(n)), func(b *testing.B) {
+				m, _ := New[uint64, uint16](l, Options{})
+				for _, k := range keys {
+					m.Insert(k, uint16(k))
+				}
+				b.ResetTimer()
+				var sum uint64
+				start := time.Now()
+				for range b.N {
+					for _, k := range order {
+						v, _ := m.Get(k)
+						sum += uint64(v)
+					}
+				}
+				b.ReportMetric(float64(n)*float64(b.N)/time.Since(start).Seconds(), "rows/s")
+				b.ReportMetric(m.Stats().BytesPerEntry(), "bytes/entry")
+				b.ReportMetric(0, "ns/op")
+				if sum == 0 {
+					b.Fatal("lookups found nothing")
+				}
+			})
+		}
+	}
+}
