@@ -1,0 +1,808 @@
+package experiments
+
+// Charts: one function per chart, each turning results into an ECharts
+// option built with go-echarts. The option JSON is the product: the desktop
+// window, the browser build and the HTML report all hand it, unchanged, to
+// the same ECharts release (EChartsVersion), so they draw the same picture.
+//
+// Options hold no JavaScript functions (go-echarts' FuncStr), only plain JSON:
+// labels use ECharts' string templates such as "{value} MiB", so a face can
+// pass the option to setOption as it is.
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+	"github.com/go-echarts/go-echarts/v2/types"
+
+	"github.com/packlab/packlab/core"
+)
+
+// EChartsVersion is the ECharts release every face renders chart options
+// with: the file embedded below, and the version frontend/package.json pins.
+// go-echarts v2.6.7 targets it.
+const EChartsVersion = "5.4.3"
+
+//go:embed assets/echarts.min.js
+var echartsJS string
+
+// EChartsJS returns the vendored echarts.min.js (ECharts EChartsVersion), for
+// a face that serves or inlines it instead of loading it from a network.
+func EChartsJS() string { return echartsJS }
+
+// Chart is one chart, ready for any face: its kind, its title and the
+// ECharts option object that draws it.
+type Chart struct {
+	Kind   string          `json:"kind"`   // one of ChartKinds, e.g. "memory-breakdown"
+	Title  string          `json:"title"`  // also the option's title text
+	Option json.RawMessage `json:"option"` // the ECharts option object, rendered identically by every face
+}
+
+// ErrNoData is wrapped by a chart builder's error when the results hold
+// nothing that chart can show (no results, no timeline, no workers...). A
+// report leaves such a chart out; any other error is a real failure.
+var ErrNoData = errors.New("nothing to chart")
+
+type chartKind struct {
+	kind  string
+	build func([]Result) (Chart, error)
+}
+
+// chartKinds lists every chart in the order a report shows them.
+var chartKinds = []chartKind{
+	{"memory-breakdown", MemoryBreakdownChart},
+	{"padding-waste", PaddingWasteChart},
+	{"memory-vs-rows", MemoryVsRowsChart},
+	{"memory-timeline", MemoryTimelineChart},
+	{"per-thread-speed", PerThreadSpeedChart},
+	{"throughput", ThroughputChart},
+}
+
+// ChartKinds returns the name of every chart BuildChart knows, in the order
+// a report shows them.
+func ChartKinds() []string {
+	kinds := make([]string, len(chartKinds))
+	for i, k := range chartKinds {
+		kinds[i] = k.kind
+	}
+	return kinds
+}
+
+// BuildChart builds the chart of the given kind from results. An unknown
+// kind is an error that lists the allowed ones; a kind with nothing to show
+// returns an error wrapping ErrNoData.
+func BuildChart(kind string, results []Result) (Chart, error) {
+	k := strings.ToLower(strings.TrimSpace(kind))
+	for _, c := range chartKinds {
+		if c.kind == k {
+			return c.build(results)
+		}
+	}
+	return Chart{}, fmt.Errorf("unknown chart kind %q (allowed: %s)", kind, strings.Join(ChartKinds(), ", "))
+}
+
+func noData(kind, why string) error { return fmt.Errorf("%s chart: %s: %w", kind, why, ErrNoData) }
+
+// ---- the six charts ----
+
+// MemoryBreakdownChart is a stacked bar per run: where each entry's bytes go.
+// bytes_allocated splits into payload, padding, empty cells and metadata;
+// measured overhead = max(0, rss_bytes - bytes_allocated) sits on top, so a
+// bar's height is the larger of the computed and the measured figure. Bars
+// are in bytes per entry (bytes / element_count), so runs of different
+// sizes and types compare directly.
+func MemoryBreakdownChart(results []Result) (Chart, error) {
+	const kind, title = "memory-breakdown", "Where the bytes go"
+	if len(results) == 0 {
+		return Chart{}, noData(kind, "no results")
+	}
+	labels := runLabels(results, labelAll, 0)
+	var (
+		cats                                   []string
+		payload, padding, empty, meta, overhed []opts.BarData
+		notes, skipped, estimated, unmatched   []string
+	)
+	for i, r := range results {
+		if r.ElementCount <= 0 {
+			skipped = append(skipped, labels[i])
+			continue
+		}
+		n := float64(r.ElementCount)
+		perEntry := func(b int64) opts.BarData { return opts.BarData{Value: num(float64(b)/n, 3)} }
+		cats = append(cats, labels[i])
+		payload = append(payload, perEntry(r.PayloadBytes))
+		padding = append(padding, perEntry(r.PaddingBytes))
+		empty = append(empty, perEntry(r.EmptyBytes))
+		meta = append(meta, perEntry(r.MetadataBytes))
+		overhed = append(overhed, perEntry(max(0, r.RSSBytes-r.BytesAllocated)))
+		if r.Estimated {
+			estimated = append(estimated, labels[i])
+		}
+		if r.PayloadBytes+r.PaddingBytes+r.EmptyBytes+r.MetadataBytes != r.BytesAllocated {
+			unmatched = append(unmatched, labels[i])
+		}
+	}
+	if len(cats) == 0 {
+		return Chart{}, noData(kind, "no result has element_count > 0")
+	}
+	notes = append(notes, "bytes per entry; overhead = RSS − bytes_allocated where RSS is larger")
+	if len(estimated) > 0 {
+		notes = append(notes, "estimated bytes_allocated: "+strings.Join(estimated, ", "))
+	}
+	if len(unmatched) > 0 {
+		notes = append(notes, "parts do not add up to bytes_allocated: "+strings.Join(unmatched, ", "))
+	}
+	if len(skipped) > 0 {
+		notes = append(notes, "left out (element_count 0): "+strings.Join(skipped, ", "))
+	}
+
+	bar := charts.NewBar()
+	bar.SetGlobalOptions(baseOptions(kind, title, notes)...)
+	bar.SetGlobalOptions(
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", AxisPointer: &opts.AxisPointer{Type: "shadow"}}),
+		charts.WithXAxisOpts(categoryAxis("run", len(cats))),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "bytes per entry", AxisLabel: &opts.AxisLabel{Formatter: "{value} B"}}),
+	)
+	bar.SetXAxis(cats)
+	stack := charts.WithBarChartOpts(opts.BarChart{Stack: "bytes"})
+	for _, s := range []struct {
+		name  string
+		color string
+		data  []opts.BarData
+	}{
+		{"payload", "#5470c6", payload},
+		{"padding", "#ee6666", padding},
+		{"empty cells", "#fac858", empty},
+		{"metadata", "#91cc75", meta},
+		{"measured overhead", "#9a60b4", overhed},
+	} {
+		bar.AddSeries(s.name, s.data, stack, charts.WithItemStyleOpts(opts.ItemStyle{Color: s.color}))
+	}
+	return finish(kind, title, bar)
+}
+
+// PaddingWasteChart is a heatmap over every key type x value type: the share
+// of a padded cell (struct{K;V}) that is padding, from core.PaddedCellBytes
+// and core.PairBytes. With results it adds, beside the map, each run's
+// measured padding share: padding_bytes / (payload_bytes + padding_bytes).
+// It has data even with no results.
+func PaddingWasteChart(results []Result) (Chart, error) {
+	const kind, title = "padding-waste", "Padding waste of a struct{K;V} cell"
+	types := core.Types()
+	names := core.TypeNames()
+	var (
+		cells    []opts.HeatMapData
+		maxShare float64
+	)
+	for ki, k := range types {
+		for vi, v := range types {
+			padded := core.PaddedCellBytes(k, v)
+			share := 100 * float64(padded-core.PairBytes(k, v)) / float64(padded)
+			maxShare = max(maxShare, share)
+			cells = append(cells, opts.HeatMapData{Value: []any{vi, ki, num(share, 1)}})
+		}
+	}
+
+	labels := runLabels(results, labelAll, labelTypes)
+	var (
+		runs     []string
+		measured []opts.BarData
+		skipped  []string
+	)
+	for i, r := range results {
+		cell := r.PayloadBytes + r.PaddingBytes
+		if cell <= 0 {
+			skipped = append(skipped, labels[i])
+			continue
+		}
+		share := 100 * float64(r.PaddingBytes) / float64(cell)
+		maxShare = max(maxShare, share)
+		runs = append(runs, labels[i])
+		measured = append(measured, opts.BarData{Value: num(share, 1)})
+	}
+
+	notes := []string{"% of sizeof(struct{K;V}) spent on alignment; packed cells spend none"}
+	if len(runs) > 0 {
+		notes = append(notes, "right: measured padding_bytes / (payload_bytes + padding_bytes)")
+	}
+	if len(skipped) > 0 {
+		notes = append(notes, "left out (no payload measured): "+strings.Join(skipped, ", "))
+	}
+	heatGrid := opts.Grid{Left: "3%", Right: "4%", Top: "80", Bottom: "70", ContainLabel: opts.Bool(true)}
+	if len(runs) > 0 {
+		heatGrid.Right = "40%"
+	}
+
+	hm := charts.NewHeatMap()
+	hm.SetGlobalOptions(baseOptions(kind, title, notes)...)
+	hm.GridList = nil // one or two grids, set here
+	hm.SetGlobalOptions(
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
+		charts.WithGridOpts(heatGrid),
+		charts.WithXAxisOpts(opts.XAxis{Type: "category", Name: "value type", NameLocation: "middle", NameGap: 70, Data: names,
+			SplitArea: &opts.SplitArea{Show: opts.Bool(true)}, AxisLabel: &opts.AxisLabel{Interval: "0", Rotate: 45}}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "category", Name: "key type", Data: names,
+			SplitArea: &opts.SplitArea{Show: opts.Bool(true)}, AxisLabel: &opts.AxisLabel{Interval: "0"}}),
+		charts.WithVisualMapOpts(opts.VisualMap{Type: "continuous", Calculable: opts.Bool(true), Min: 0,
+			Max: float32(math.Ceil(maxShare/10) * 10), Orient: "horizontal", Left: "center", Bottom: "0",
+			Text:    []string{"% padding", "0"},
+			InRange: &opts.VisualMapInRange{Color: []string{"#f7fbff", "#fdd49e", "#fc8d59", "#b30000"}}}),
+	)
+	hm.AddSeries("computed padding share (%)", cells,
+		charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), FontSize: 9}))
+	if len(runs) > 0 {
+		hm.SetGlobalOptions(charts.WithGridOpts(opts.Grid{Left: "66%", Right: "4%", Top: "80", Bottom: "70", ContainLabel: opts.Bool(true)}))
+		hm.ExtendXAxis(opts.XAxis{Type: "value", GridIndex: 1, Min: 0, Max: 100, Name: "measured padding (%)",
+			NameLocation: "middle", NameGap: 30, AxisLabel: &opts.AxisLabel{Formatter: "{value} %"}})
+		hm.ExtendYAxis(opts.YAxis{Type: "category", GridIndex: 1, Data: runs, AxisLabel: &opts.AxisLabel{Interval: "0"}})
+		m := charts.NewBar()
+		m.AddSeries("measured padding share (%)", measured,
+			charts.WithBarChartOpts(opts.BarChart{XAxisIndex: 1, YAxisIndex: 1}),
+			charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "right", Formatter: "{c} %"}))
+		hm.Overlap(m)
+	}
+	return finish(kind, title, hm)
+}
+
+// MemoryVsRowsChart draws, for each layout (and each setting other than rows
+// that differs between the results), bytes_allocated (solid) and RSS
+// (dashed) against rows on a log axis, so each layout's growth steps show.
+func MemoryVsRowsChart(results []Result) (Chart, error) {
+	const kind, title = "memory-vs-rows", "Memory against rows"
+	if len(results) == 0 {
+		return Chart{}, noData(kind, "no results")
+	}
+	labels := settingsLabels(results, labelAll.without(labelRows), 0)
+	type point struct{ rows, alloc, rss int64 }
+	groups := map[string][]point{}
+	var order, skipped []string
+	var maxBytes, minBytes float64 = 0, math.Inf(1)
+	for i, r := range results {
+		if r.Rows <= 0 {
+			skipped = append(skipped, labels[i])
+			continue
+		}
+		if _, ok := groups[labels[i]]; !ok {
+			order = append(order, labels[i])
+		}
+		groups[labels[i]] = append(groups[labels[i]], point{r.Rows, r.BytesAllocated, r.RSSBytes})
+		for _, b := range []int64{r.BytesAllocated, r.RSSBytes} {
+			if b > 0 {
+				maxBytes = max(maxBytes, float64(b))
+				minBytes = min(minBytes, float64(b))
+			}
+		}
+	}
+	if len(order) == 0 || maxBytes == 0 {
+		return Chart{}, noData(kind, "no result has rows and bytes")
+	}
+	u := bytesUnit(maxBytes)
+	yType := "value"
+	if maxBytes/minBytes > 100 {
+		yType = "log"
+	}
+	notes := []string{"solid: bytes_allocated (computed); dashed: RSS (measured)"}
+	if len(skipped) > 0 {
+		notes = append(notes, "left out (rows 0): "+strings.Join(skipped, ", "))
+	}
+	line := charts.NewLine()
+	line.SetGlobalOptions(baseOptions(kind, title, notes)...)
+	line.SetGlobalOptions(
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "log", Name: "rows", NameLocation: "middle", NameGap: 30}),
+		charts.WithYAxisOpts(opts.YAxis{Type: yType, Name: u.name, AxisLabel: &opts.AxisLabel{Formatter: types.FuncStr("{value} " + u.name)}}),
+	)
+	for gi, g := range order {
+		pts := groups[g]
+		sort.SliceStable(pts, func(a, b int) bool { return pts[a].rows < pts[b].rows })
+		var alloc, rss []opts.LineData
+		for _, p := range pts {
+			if p.alloc > 0 {
+				alloc = append(alloc, opts.LineData{Value: []any{p.rows, num(float64(p.alloc)/u.div, 4)}})
+			}
+			if p.rss > 0 {
+				rss = append(rss, opts.LineData{Value: []any{p.rows, num(float64(p.rss)/u.div, 4)}})
+			}
+		}
+		color := palette[gi%len(palette)]
+		if len(alloc) > 0 {
+			line.AddSeries(g+" bytes_allocated", alloc, lineStyle(color, "solid", 0))
+		}
+		if len(rss) > 0 {
+			line.AddSeries(g+" RSS", rss, lineStyle(color, "dashed", 0))
+		}
+	}
+	return finish(kind, title, line)
+}
+
+// MemoryTimelineChart draws, for each run that sampled a timeline, RSS
+// (solid, left axis) and rows loaded (dashed, right axis) against seconds
+// since the load began: the growth sawtooth and rehash peaks.
+func MemoryTimelineChart(results []Result) (Chart, error) {
+	const kind, title = "memory-timeline", "Memory during the load"
+	labels := runLabels(results, labelAll, 0)
+	var maxRSS, maxRows float64
+	var with []int
+	for i, r := range results {
+		if len(r.Timeline) == 0 {
+			continue
+		}
+		with = append(with, i)
+		for _, p := range r.Timeline {
+			maxRSS = max(maxRSS, float64(p.RSSBytes))
+			maxRows = max(maxRows, float64(p.Rows))
+		}
+	}
+	if len(with) == 0 {
+		return Chart{}, noData(kind, "no result has a timeline")
+	}
+	bu, ru := bytesUnit(maxRSS), rowsUnit(maxRows)
+	notes := []string{"solid: RSS (left axis); dashed: rows loaded (right axis)"}
+	if len(with) < len(results) {
+		notes = append(notes, fmt.Sprintf("%d of %d runs have no timeline", len(results)-len(with), len(results)))
+	}
+	line := charts.NewLine()
+	line.SetGlobalOptions(baseOptions(kind, title, notes)...)
+	line.SetGlobalOptions(
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "seconds since the load began", NameLocation: "middle", NameGap: 30,
+			AxisLabel: &opts.AxisLabel{Formatter: "{value} s"}}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "RSS (" + bu.name + ")", AxisLabel: &opts.AxisLabel{Formatter: types.FuncStr("{value} " + bu.name)}}),
+	)
+	line.ExtendYAxis(opts.YAxis{Type: "value", Name: ru.name + " loaded", Position: "right",
+		SplitLine: &opts.SplitLine{Show: opts.Bool(false)}})
+	for n, i := range with {
+		var rss, rows []opts.LineData
+		for _, p := range results[i].Timeline {
+			rss = append(rss, opts.LineData{Value: []any{num(p.Seconds, 3), num(float64(p.RSSBytes)/bu.div, 3)}})
+			rows = append(rows, opts.LineData{Value: []any{num(p.Seconds, 3), num(float64(p.Rows)/ru.div, 3)}})
+		}
+		color := palette[n%len(palette)]
+		line.AddSeries(labels[i]+" RSS", rss, lineStyle(color, "solid", 0))
+		line.AddSeries(labels[i]+" rows", rows, lineStyle(color, "dashed", 1))
+	}
+	return finish(kind, title, line)
+}
+
+// PerThreadSpeedChart is a bar per loader goroutine: busy and waiting
+// seconds stacked (left axis) and, beside it, the worker's rows per second
+// (right axis). Each run's producer comes first: busy = reading + splitting
+// the source, waiting = blocked on full shard queues.
+func PerThreadSpeedChart(results []Result) (Chart, error) {
+	const kind, title = "per-thread-speed", "Load speed per thread"
+	labels := runLabels(results, labelAll, 0)
+	var with []int
+	var maxRate float64
+	for i, r := range results {
+		if len(r.Workers) > 0 {
+			with = append(with, i)
+			for _, w := range r.Workers {
+				maxRate = max(maxRate, w.RowsPerSecond)
+			}
+		}
+	}
+	if len(with) == 0 {
+		return Chart{}, noData(kind, "no result has workers")
+	}
+	ru := rowsUnit(maxRate)
+	var cats []string
+	var busy, wait, rate []opts.BarData
+	for _, i := range with {
+		r := results[i]
+		prefix := ""
+		if len(with) > 1 {
+			prefix = labels[i] + " · "
+		}
+		cats = append(cats, prefix+"producer")
+		busy = append(busy, opts.BarData{Value: num(r.Producer.ReadSeconds+r.Producer.SplitSeconds, 3)})
+		wait = append(wait, opts.BarData{Value: num(r.Producer.WaitSeconds, 3)})
+		rate = append(rate, opts.BarData{Value: "-"})
+		for _, w := range r.Workers {
+			cats = append(cats, prefix+"shard "+strconv.Itoa(w.Shard))
+			busy = append(busy, opts.BarData{Value: num(w.BusySeconds, 3)})
+			wait = append(wait, opts.BarData{Value: num(w.WaitSeconds, 3)})
+			rate = append(rate, opts.BarData{Value: num(w.RowsPerSecond/ru.div, 3)})
+		}
+	}
+	notes := []string{"producer: busy = reading + splitting; waiting = blocked on full queues"}
+	if len(with) < len(results) {
+		notes = append(notes, fmt.Sprintf("%d of %d runs have no workers", len(results)-len(with), len(results)))
+	}
+	bar := charts.NewBar()
+	bar.SetGlobalOptions(baseOptions(kind, title, notes)...)
+	bar.SetGlobalOptions(
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", AxisPointer: &opts.AxisPointer{Type: "shadow"}}),
+		charts.WithXAxisOpts(categoryAxis("thread", len(cats))),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "seconds", AxisLabel: &opts.AxisLabel{Formatter: "{value} s"}}),
+	)
+	bar.ExtendYAxis(opts.YAxis{Type: "value", Name: ru.name + "/s", Position: "right",
+		SplitLine: &opts.SplitLine{Show: opts.Bool(false)}})
+	bar.SetXAxis(cats)
+	bar.AddSeries("busy", busy, charts.WithBarChartOpts(opts.BarChart{Stack: "time"}),
+		charts.WithItemStyleOpts(opts.ItemStyle{Color: "#5470c6"}))
+	bar.AddSeries("waiting", wait, charts.WithBarChartOpts(opts.BarChart{Stack: "time"}),
+		charts.WithItemStyleOpts(opts.ItemStyle{Color: "#c8c8c8"}))
+	bar.AddSeries(ru.name+"/s", rate, charts.WithBarChartOpts(opts.BarChart{YAxisIndex: 1}),
+		charts.WithItemStyleOpts(opts.ItemStyle{Color: "#3ba272"}))
+	return finish(kind, title, bar)
+}
+
+// ThroughputChart is a bar per run: load and read speed in million rows per
+// second. A run whose read phase was off shows no read bar.
+func ThroughputChart(results []Result) (Chart, error) {
+	const kind, title = "throughput", "Load and read throughput"
+	if len(results) == 0 {
+		return Chart{}, noData(kind, "no results")
+	}
+	labels := runLabels(results, labelAll, 0)
+	var load, read []opts.BarData
+	measured := false
+	for _, r := range results {
+		load = append(load, opts.BarData{Value: rate(r.LoadRowsPerSecond)})
+		read = append(read, opts.BarData{Value: rate(r.ReadRowsPerSecond)})
+		measured = measured || r.LoadRowsPerSecond > 0 || r.ReadRowsPerSecond > 0
+	}
+	if !measured {
+		return Chart{}, noData(kind, "no result has load or read rows per second")
+	}
+	bar := charts.NewBar()
+	bar.SetGlobalOptions(baseOptions(kind, title, []string{"million rows per second; higher is better"})...)
+	bar.SetGlobalOptions(
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", AxisPointer: &opts.AxisPointer{Type: "shadow"}}),
+		charts.WithXAxisOpts(categoryAxis("run", len(labels))),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "million rows/s"}),
+	)
+	bar.SetXAxis(labels)
+	label := charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "top"})
+	bar.AddSeries("load", load, label, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#5470c6"}))
+	bar.AddSeries("read", read, label, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#91cc75"}))
+	return finish(kind, title, bar)
+}
+
+// rate is rows/s in million rows/s for a bar, or "-" (no bar) when not measured.
+func rate(rowsPerSecond float64) any {
+	if !(rowsPerSecond > 0) {
+		return "-"
+	}
+	return num(rowsPerSecond/1e6, 2)
+}
+
+// ---- shared pieces ----
+
+// palette is ECharts' default series palette, used where two series of one
+// run must share a colour.
+var palette = []string{"#5470c6", "#91cc75", "#fac858", "#ee6666", "#73c0de", "#3ba272", "#fc8452", "#9a60b4", "#ea7ccc"}
+
+// chartElementID is the deterministic id of a chart's element and instance
+// (go-echarts would pick a random one).
+func chartElementID(kind string) string {
+	var b strings.Builder
+	b.WriteString("packlab-")
+	for _, r := range kind {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return b.String()
+}
+
+// baseOptions are the settings every chart shares: a fixed id, a white
+// background (for PNG export), no animation, legend at the bottom and a
+// save-as-image button.
+func baseOptions(kind, title string, notes []string) []charts.GlobalOpts {
+	return []charts.GlobalOpts{
+		charts.WithInitializationOpts(opts.Initialization{ChartID: chartElementID(kind), BackgroundColor: "#ffffff", PageTitle: title}),
+		charts.WithAnimation(false),
+		charts.WithTitleOpts(opts.Title{Title: title, Subtitle: strings.Join(notes, "\n"), Left: "center"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Bottom: "0"}),
+		charts.WithToolboxOpts(opts.Toolbox{Show: opts.Bool(true), Right: "20", Feature: &opts.ToolBoxFeature{
+			SaveAsImage: &opts.ToolBoxFeatureSaveAsImage{Show: opts.Bool(true), Type: "png", Name: "packlab-" + kind, Title: "save as image"}}}),
+		charts.WithGridOpts(opts.Grid{Left: "3%", Right: "4%", Top: "90", Bottom: "50", ContainLabel: opts.Bool(true)}),
+	}
+}
+
+func categoryAxis(name string, n int) opts.XAxis {
+	ax := opts.XAxis{Type: "category", Name: name, AxisLabel: &opts.AxisLabel{Interval: "0"}}
+	if n > 4 {
+		ax.AxisLabel.Rotate = 30
+	}
+	return ax
+}
+
+func lineStyle(color, dash string, yAxis int) charts.SeriesOpts {
+	return func(s *charts.SingleSeries) {
+		charts.WithLineChartOpts(opts.LineChart{YAxisIndex: yAxis, ShowSymbol: opts.Bool(true), Symbol: "circle", SymbolSize: 5})(s)
+		charts.WithItemStyleOpts(opts.ItemStyle{Color: color})(s)
+		charts.WithLineStyleOpts(opts.LineStyle{Color: color, Type: dash, Width: 2})(s)
+	}
+}
+
+// optionChart is what finish needs of a go-echarts chart.
+type optionChart interface {
+	Validate()
+	JSON() map[string]interface{}
+}
+
+// finish turns a go-echarts chart into a Chart: the option is go-echarts'
+// own JSON() of the chart, marshalled (map keys sorted, so output is
+// reproducible; <, > and & escaped, so it is safe inside a <script>).
+func finish(kind, title string, c optionChart) (Chart, error) {
+	c.Validate()
+	b, err := json.Marshal(c.JSON())
+	if err != nil {
+		return Chart{}, fmt.Errorf("%s chart: encoding the option: %w", kind, err)
+	}
+	if bytes.Contains(b, []byte("__f__")) {
+		return Chart{}, fmt.Errorf("%s chart: the option holds a JavaScript function, which not every face can render", kind)
+	}
+	return Chart{Kind: kind, Title: title, Option: b}, nil
+}
+
+// num rounds v to dec decimals for an option; NaN and ±Inf become "-",
+// ECharts' mark for a missing value (JSON has no NaN).
+func num(v float64, dec int) any {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return "-"
+	}
+	p := math.Pow(10, float64(dec))
+	r := math.Round(v*p) / p
+	if r == 0 {
+		return 0.0 // no "-0"
+	}
+	return r
+}
+
+type unit struct {
+	name string
+	div  float64
+}
+
+// bytesUnit picks the binary unit in which max reads as at least 1.
+func bytesUnit(max float64) unit {
+	switch {
+	case max >= 1<<30:
+		return unit{"GiB", 1 << 30}
+	case max >= 1<<20:
+		return unit{"MiB", 1 << 20}
+	case max >= 1<<10:
+		return unit{"KiB", 1 << 10}
+	}
+	return unit{"B", 1}
+}
+
+// rowsUnit picks the decimal unit in which max rows read as at least 1.
+func rowsUnit(max float64) unit {
+	switch {
+	case max >= 1e9:
+		return unit{"billion rows", 1e9}
+	case max >= 1e6:
+		return unit{"million rows", 1e6}
+	case max >= 1e3:
+		return unit{"thousand rows", 1e3}
+	}
+	return unit{"rows", 1}
+}
+
+// ---- run labels ----
+
+// labelParts says which settings a run label shows after the layout.
+type labelParts uint8
+
+const (
+	labelTypes labelParts = 1 << iota
+	labelRows
+	labelShards
+	labelMLF
+	labelAll = labelTypes | labelRows | labelShards | labelMLF
+)
+
+func (p labelParts) without(q labelParts) labelParts { return p &^ q }
+
+// usesMaxLoadFactor reports whether a layout's growth follows
+// max_load_factor: hashed_array's key index always grows at 0.5 and Go's map
+// has its own rule, so their MLF is not a setting worth a label.
+func usesMaxLoadFactor(layout string) bool {
+	switch core.Layout(layout) {
+	case core.LayoutHashedArray, core.LayoutGoMap:
+		return false
+	}
+	return true
+}
+
+// differingParts finds which settings differ between results.
+func differingParts(results []Result) labelParts {
+	var p labelParts
+	if len(results) == 0 {
+		return p
+	}
+	first := results[0]
+	firstMLF, haveMLF := 0.0, false
+	for _, r := range results {
+		if r.KeyType != first.KeyType || r.ValueType != first.ValueType {
+			p |= labelTypes
+		}
+		if r.Rows != first.Rows {
+			p |= labelRows
+		}
+		if r.Shards != first.Shards {
+			p |= labelShards
+		}
+		if usesMaxLoadFactor(r.Layout) {
+			if !haveMLF {
+				firstMLF, haveMLF = r.MaxLoadFactor, true
+			} else if r.MaxLoadFactor != firstMLF {
+				p |= labelMLF
+			}
+		}
+	}
+	return p
+}
+
+// settingsLabel names a run by its layout and the settings in parts.
+func settingsLabel(r Result, parts labelParts) string {
+	var b strings.Builder
+	if r.Layout == "" {
+		b.WriteString("(no layout)")
+	} else {
+		b.WriteString(r.Layout)
+	}
+	if parts&labelTypes != 0 {
+		fmt.Fprintf(&b, " %s/%s", orDash(r.KeyType), orDash(r.ValueType))
+	}
+	if parts&labelRows != 0 {
+		fmt.Fprintf(&b, " %s rows", formatRows(r.Rows))
+	}
+	if parts&labelShards != 0 {
+		fmt.Fprintf(&b, " SHARDS %d", r.Shards)
+	}
+	if parts&labelMLF != 0 && usesMaxLoadFactor(r.Layout) {
+		fmt.Fprintf(&b, " MLF %s", strconv.FormatFloat(r.MaxLoadFactor, 'f', -1, 64))
+	}
+	return b.String()
+}
+
+// runLabels names each run by its layout plus those settings, among the
+// allowed parts, that differ between the results, plus the parts in always;
+// a name that would repeat
+// gets " #2", " #3"... so every bar and line has its own.
+func runLabels(results []Result, allowed, always labelParts) []string {
+	labels := settingsLabels(results, allowed, always)
+	seen := map[string]int{}
+	for i, l := range labels {
+		seen[l]++
+		if seen[l] > 1 {
+			labels[i] = fmt.Sprintf("%s #%d", l, seen[l])
+		}
+	}
+	return labels
+}
+
+// settingsLabels is runLabels without the numbering: runs that differ only
+// in settings left out share a label (a line of a memory-vs-rows chart).
+func settingsLabels(results []Result, allowed, always labelParts) []string {
+	parts := differingParts(results)&allowed | always
+	labels := make([]string, len(results))
+	for i, r := range results {
+		labels[i] = settingsLabel(r, parts)
+	}
+	return labels
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// formatRows writes a row count the way --rows accepts it: 1000000 is
+// "1M", 1e9 is "1B", 1500 is "1.5K"; other counts are written in full.
+func formatRows(n int64) string {
+	for _, s := range []struct {
+		suffix string
+		div    int64
+	}{{"B", 1e9}, {"M", 1e6}, {"K", 1e3}} {
+		if n >= s.div && n%(s.div/10) == 0 {
+			return strconv.FormatFloat(float64(n)/float64(s.div), 'f', -1, 64) + s.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// ---- HTML ----
+
+// HTML returns a standalone page that draws the chart with the embedded
+// ECharts: it loads nothing from a network.
+func (c Chart) HTML() ([]byte, error) {
+	var buf bytes.Buffer
+	if err := writePage(&buf, c.Title, "", []Chart{c}, ""); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// pageChart is one chart as the page template draws it.
+type pageChart struct {
+	ID     string
+	Title  string
+	Option template.JS
+}
+
+type pageData struct {
+	Title   string
+	Version string
+	ECharts template.JS
+	Header  template.HTML // already escaped by the caller
+	Charts  []pageChart
+	Footer  template.HTML // already escaped by the caller
+}
+
+// writePage writes one HTML page: header, then each chart, then footer,
+// with ECharts inlined once in the head.
+func writePage(w *bytes.Buffer, title string, header template.HTML, cs []Chart, footer template.HTML) error {
+	d := pageData{Title: title, Version: EChartsVersion, ECharts: template.JS(echartsJS), Header: header, Footer: footer}
+	for i, c := range cs {
+		if !json.Valid(c.Option) {
+			return fmt.Errorf("chart %q: option is not valid JSON", c.Kind)
+		}
+		var safe bytes.Buffer
+		json.HTMLEscape(&safe, c.Option) // no "</script>" can end the script early
+		id := chartElementID(c.Kind)
+		if len(cs) > 1 {
+			id = fmt.Sprintf("%s-%d", id, i+1)
+		}
+		d.Charts = append(d.Charts, pageChart{ID: id, Title: c.Title, Option: template.JS(safe.String())})
+	}
+	return pageTemplate.Execute(w, d)
+}
+
+var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="packlab, ECharts {{.Version}}">
+<title>{{.Title}}</title>
+<style>
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 24px auto; max-width: 1200px; padding: 0 16px; color: #222; }
+h1 { font-size: 1.5em; }
+table { border-collapse: collapse; font-size: 0.9em; margin: 16px 0; }
+th, td { border: 1px solid #ccc; padding: 4px 8px; }
+th { background: #f4f4f4; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.chart { width: 100%; height: 560px; margin: 24px 0; }
+.note { color: #666; font-size: 0.9em; }
+</style>
+<script id="echarts" data-library="Apache ECharts {{.Version}}" data-note="inlined so this page works with no network">
+{{.ECharts}}
+</script>
+</head>
+<body>
+{{.Header}}
+{{- range .Charts}}
+<div class="chart" id="{{.ID}}" role="img" aria-label="{{.Title}}"></div>
+<script>
+(function () {
+  var chart = echarts.init(document.getElementById("{{.ID}}"), null, { renderer: "canvas" });
+  chart.setOption({{.Option}});
+  window.addEventListener("resize", function () { chart.resize(); });
+})();
+</script>
+{{- end}}
+{{.Footer}}
+</body>
+</html>
+`))
