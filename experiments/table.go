@@ -1,0 +1,251 @@
+package experiments
+
+// Tables: results as the seed table of issue 4 prints them, one writer per
+// format. Human formats (table, markdown) show sizes in GiB/MiB with two
+// decimals and "-" for a figure that was not measured; csv shows the raw
+// numbers; json is the Result objects themselves.
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Formats lists the formats WriteTable accepts.
+func Formats() []string { return []string{"table", "markdown", "csv", "json"} }
+
+// WriteTable writes results in one of Formats: "table" (aligned text for a
+// terminal), "markdown", "csv" or "json" (a JSON array of the Result objects
+// and nothing else). Rows keep the order of results.
+func WriteTable(w io.Writer, results []Result, format string) error {
+	switch strings.ToLower(strings.TrimSpace(format)) {
+	case "table":
+		return writeText(w, results)
+	case "markdown":
+		return writeMarkdown(w, results)
+	case "csv":
+		return writeCSV(w, results)
+	case "json":
+		return writeJSON(w, results)
+	}
+	return fmt.Errorf("unknown format %q (allowed: %s)", format, strings.Join(Formats(), ", "))
+}
+
+// column is one column of the human table.
+type column struct {
+	name    string
+	numeric bool // right-aligned
+	cell    func(r Result, settings string) string
+}
+
+// humanColumns follow the seed table of issue 4 (settings, load, read,
+// read speed, bytes_allocated, RSS, peak RSS), with element_count and
+// bytes/entry added.
+var humanColumns = []column{
+	{"settings", false, func(_ Result, s string) string { return s }},
+	{"element_count", true, func(r Result, _ string) string { return groupThousands(r.ElementCount) }},
+	{"load (sec)", true, func(r Result, _ string) string { return measured(r.LoadSeconds, 3) }},
+	{"read (sec)", true, func(r Result, _ string) string { return measured(r.ReadSeconds, 3) }},
+	{"read (million rows/s)", true, func(r Result, _ string) string { return measured(r.ReadRowsPerSecond/1e6, 2) }},
+	{"bytes_allocated", true, func(r Result, _ string) string {
+		if r.Estimated {
+			return "~" + formatBytes(r.BytesAllocated) // read from Go's map, not computed
+		}
+		return formatBytes(r.BytesAllocated)
+	}},
+	{"RSS", true, func(r Result, _ string) string { return measuredBytes(r.RSSBytes) }},
+	{"peak RSS", true, func(r Result, _ string) string { return measuredBytes(r.PeakRSSBytes) }},
+	{"bytes/entry", true, func(r Result, _ string) string {
+		if r.ElementCount <= 0 {
+			return "-"
+		}
+		return strconv.FormatFloat(float64(r.BytesAllocated)/float64(r.ElementCount), 'f', 2, 64)
+	}},
+}
+
+// tableSettings names each run for the settings column: layout, SHARDS and,
+// for layouts that follow it, MLF, as in "packed SHARDS 4 MLF 0.5"; key and
+// value types and rows are added when they differ between the results.
+func tableSettings(results []Result) []string {
+	parts := differingParts(results)&(labelTypes|labelRows) | labelShards | labelMLF
+	out := make([]string, len(results))
+	for i, r := range results {
+		out[i] = settingsLabel(r, parts)
+	}
+	return out
+}
+
+// humanCells returns the header and one row of cells per result.
+func humanCells(results []Result) (header []string, rows [][]string) {
+	for _, c := range humanColumns {
+		header = append(header, c.name)
+	}
+	settings := tableSettings(results)
+	for i, r := range results {
+		row := make([]string, len(humanColumns))
+		for j, c := range humanColumns {
+			row[j] = c.cell(r, settings[i])
+		}
+		rows = append(rows, row)
+	}
+	return header, rows
+}
+
+func writeText(w io.Writer, results []Result) error {
+	header, rows := humanCells(results)
+	width := make([]int, len(header))
+	for _, row := range append([][]string{header}, rows...) {
+		for j, cell := range row {
+			width[j] = max(width[j], utf8.RuneCountInString(cell))
+		}
+	}
+	var b strings.Builder
+	line := func(row []string) {
+		for j, cell := range row {
+			pad := strings.Repeat(" ", width[j]-utf8.RuneCountInString(cell))
+			if j > 0 {
+				b.WriteString("  ")
+			}
+			if humanColumns[j].numeric {
+				b.WriteString(pad + cell)
+			} else if j < len(row)-1 {
+				b.WriteString(cell + pad)
+			} else {
+				b.WriteString(cell)
+			}
+		}
+		b.WriteByte('\n')
+	}
+	line(header)
+	for _, row := range rows {
+		line(row)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeMarkdown(w io.Writer, results []Result) error {
+	header, rows := humanCells(results)
+	var b strings.Builder
+	b.WriteString("| " + strings.Join(header, " | ") + " |\n|")
+	for _, c := range humanColumns {
+		if c.numeric {
+			b.WriteString("---:|")
+		} else {
+			b.WriteString("---|")
+		}
+	}
+	b.WriteByte('\n')
+	for _, row := range rows {
+		for j := range row {
+			row[j] = strings.ReplaceAll(row[j], "|", `\|`)
+		}
+		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// csvHeader names the csv columns after the Result JSON fields they hold;
+// settings is the human label, bytes_per_entry = bytes_allocated / element_count.
+var csvHeader = []string{
+	"settings", "layout", "key_type", "value_type", "rows", "shards", "max_load_factor", "element_count",
+	"load_seconds", "read_seconds", "read_rows_per_second", "bytes_allocated", "rss_bytes", "peak_rss_bytes",
+	"bytes_per_entry",
+}
+
+func writeCSV(w io.Writer, results []Result) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(csvHeader); err != nil {
+		return err
+	}
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
+	settings := tableSettings(results)
+	for i, r := range results {
+		perEntry := ""
+		if r.ElementCount > 0 {
+			perEntry = f(float64(r.BytesAllocated) / float64(r.ElementCount))
+		}
+		if err := cw.Write([]string{
+			settings[i], r.Layout, r.KeyType, r.ValueType, i64(r.Rows), strconv.Itoa(r.Shards), f(r.MaxLoadFactor),
+			i64(r.ElementCount), f(r.LoadSeconds), f(r.ReadSeconds), f(r.ReadRowsPerSecond), i64(r.BytesAllocated),
+			i64(r.RSSBytes), i64(r.PeakRSSBytes), perEntry,
+		}); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func writeJSON(w io.Writer, results []Result) error {
+	if results == nil {
+		results = []Result{} // "[]", never "null"
+	}
+	b, err := json.MarshalIndent(results, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding results as JSON: %w", err)
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// formatBytes writes a size in the largest binary unit (B, KiB, MiB, GiB)
+// that keeps it at least 1, with two decimals.
+func formatBytes(n int64) string {
+	v := math.Abs(float64(n))
+	sign := ""
+	if n < 0 {
+		sign = "-"
+	}
+	switch {
+	case v >= 1<<30:
+		return fmt.Sprintf("%s%.2f GiB", sign, v/(1<<30))
+	case v >= 1<<20:
+		return fmt.Sprintf("%s%.2f MiB", sign, v/(1<<20))
+	case v >= 1<<10:
+		return fmt.Sprintf("%s%.2f KiB", sign, v/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// measuredBytes is formatBytes, or "-" when nothing was measured (0).
+func measuredBytes(n int64) string {
+	if n == 0 {
+		return "-"
+	}
+	return formatBytes(n)
+}
+
+// measured writes a time or a speed with dec decimals, or "-" when it was
+// not measured (0: the read phase was off) or is not a number.
+func measured(v float64, dec int) string {
+	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+		return "-"
+	}
+	return strconv.FormatFloat(v, 'f', dec, 64)
+}
+
+// groupThousands writes 1234567 as "1,234,567".
+func groupThousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
