@@ -1,0 +1,642 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// The parallel loader, after ClickHouse's HashedDictionaryParallelLoader:
+//
+//	          source                 per-shard queues (Backlog blocks)   workers
+//	producer: Next -> block --split--> [sub][sub][ ]  shard 0 ----------> table 0
+//	                  by ShardOf       [sub][ ][ ]    shard 1 ----------> table 1
+//	                                   ...                                ...
+//	          <---------- used sub-blocks come back through a free list ---
+//
+// One producer goroutine reads the source in blocks of BlockRows rows and
+// deals each row into the sub-block of its shard; a sub-block holds
+// ceil(BlockRows/Shards) rows and is sent when full (and at the end), so a
+// uniform source sends about one sub-block per shard per source block, as
+// ClickHouse's scatter does, while a skewed one sends full sub-blocks to its
+// hot shard instead of one huge one. With one shard the block read is sent
+// as is. One worker goroutine per shard is the only writer of its table, so
+// the tables take no locks. Sub-blocks are recycled through a per-shard free
+// list: in the steady state a load allocates nothing but table growth.
+//
+// Every row is counted twice, independently: the producer sums rows and
+// PairChecksum per shard over what it sent, each worker over what it
+// received. Load fails unless they agree, unless every table's Len equals
+// the rows its worker inserted, and unless Rows == Elements + Duplicates.
+
+// Defaults and limits of LoadConfig.
+const (
+	DefaultBlockRows = 65536 // ClickHouse's max_block_size
+	MaxBlockRows     = 1 << 24
+	// DefaultBacklog is the per-shard queue capacity, in blocks. Measured
+	// with BenchmarkBacklog (packed <UInt64,UInt16>, 1e7 random keys, 2
+	// cores): see the comment on BenchmarkBacklog in loader_bench_test.go.
+	DefaultBacklog       = 4
+	MaxBacklog           = 100_000 // ClickHouse's default SHARD_LOAD_QUEUE_BACKLOG is 10,000
+	DefaultProgressEvery = 100 * time.Millisecond
+	MinProgressEvery     = time.Millisecond
+)
+
+// insertChunk is how many rows a worker inserts between two looks at the
+// stop signal, and between two progress counter updates.
+const insertChunk = 4096
+
+// stopGrace bounds how long Load, once stopping, waits for the workers after
+// the producer has returned. A worker stops within insertChunk rows, unless
+// it is inside one Insert that grows a large table (hundreds of
+// milliseconds for 10^8 cells); Load then returns without it, and the worker
+// exits as soon as that Insert returns, touching nothing else.
+const stopGrace = 50 * time.Millisecond
+
+// LoadConfig describes a load. The zero value of every field but Layout
+// means its default.
+type LoadConfig struct {
+	Layout  Layout
+	Options Options
+	// Shards is the number of tables and workers, in [1, 128]; 0 means 1.
+	Shards int
+	// BlockRows is how many rows the producer asks the source for at a
+	// time; 0 means 65,536.
+	BlockRows int
+	// Backlog is each shard's queue capacity, in blocks; 0 means
+	// DefaultBacklog (chosen by measurement, see there).
+	Backlog int
+	// Progress, if set, is called at least every ProgressEvery during the
+	// load and once at the end, always from the goroutine that called Load.
+	Progress func(LoadProgress)
+	// ProgressEvery is the progress period; 0 means 100 ms.
+	ProgressEvery time.Duration
+}
+
+// LoadProgress is a snapshot of a running load.
+type LoadProgress struct {
+	Rows       int64   // rows the workers have inserted (or counted as duplicates) so far
+	ShardRows  []int64 // the same, per shard
+	SourceRows int64   // src.Rows(): total expected, or -1 when unknown
+	Elapsed    time.Duration
+}
+
+// WorkerReport is one worker's share of a load.
+type WorkerReport struct {
+	Shard         int
+	Rows          int64   // rows received
+	Elements      int64   // rows inserted: keys new to the table
+	Duplicates    int64   // rows whose key was already present (the first value was kept)
+	BusySeconds   float64 // inserting
+	WaitSeconds   float64 // blocked on an empty queue
+	RowsPerSecond float64 // Rows / BusySeconds
+}
+
+// ProducerReport is where the producer's time went.
+type ProducerReport struct {
+	ReadSeconds  float64 // inside src.Next
+	SplitSeconds float64 // dealing rows into sub-blocks and checksumming them
+	WaitSeconds  float64 // blocked on a full queue
+}
+
+// LoadReport is the outcome of a complete load.
+type LoadReport struct {
+	Rows       int64   // rows read from the source (== Elements + Duplicates)
+	Elements   int64   // distinct keys stored
+	Duplicates int64   // rows whose key was already stored
+	Skipped    int64   // bad rows the source skipped (src.Skipped())
+	Seconds    float64 // wall time of the load
+	Workers    []WorkerReport
+	Producer   ProducerReport
+	Checksum   uint64 // sum of PairChecksum over the pairs the tables kept
+}
+
+// loadHook, when set (by tests only), is called by each worker with its
+// shard and the block's rows before it inserts a block, and by the producer
+// with shard -1 after it reads a source block. Load reads it once, at start.
+var loadHook func(shard, rows int)
+
+func (c LoadConfig) normalize() (LoadConfig, error) {
+	if c.Shards == 0 {
+		c.Shards = 1
+	}
+	if c.Shards < MinShards || c.Shards > MaxShards {
+		return c, fmt.Errorf("shards %d is out of range (allowed: %d to %d)", c.Shards, MinShards, MaxShards)
+	}
+	if c.BlockRows == 0 {
+		c.BlockRows = DefaultBlockRows
+	}
+	if c.BlockRows < 1 || c.BlockRows > MaxBlockRows {
+		return c, fmt.Errorf("block_rows %d is out of range (allowed: 1 to %d)", c.BlockRows, MaxBlockRows)
+	}
+	if c.Backlog == 0 {
+		c.Backlog = DefaultBacklog
+	}
+	if c.Backlog < 1 || c.Backlog > MaxBacklog {
+		return c, fmt.Errorf("backlog %d is out of range (allowed: 1 to %d blocks)", c.Backlog, MaxBacklog)
+	}
+	if c.ProgressEvery == 0 {
+		c.ProgressEvery = DefaultProgressEvery
+	}
+	if c.ProgressEvery < MinProgressEvery {
+		return c, fmt.Errorf("progress_every %v is out of range (allowed: at least %v)", c.ProgressEvery, MinProgressEvery)
+	}
+	if err := c.Options.Validate(); err != nil {
+		return c, err
+	}
+	if _, err := ParseLayout(string(c.Layout)); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// Load reads src to its end into a new sharded map, with one producer and
+// one worker per shard (see the top of loader.go). It does not close src.
+//
+// On any error, a panic in the producer, a worker or the source, or the
+// cancellation of ctx, Load stops every goroutine and returns a nil map and
+// the error; it never returns a partial load as complete. Cancellation
+// returns promptly: the producer stops between blocks and the workers
+// every few thousand rows; a worker caught inside an Insert that grows a
+// large table is not waited for beyond stopGrace, and exits once that
+// Insert returns. The source is never in use after Load returns.
+func Load[K, V Bits](ctx context.Context, src Source[K, V], cfg LoadConfig) (*Sharded[K, V], LoadReport, error) {
+	cfg, err := cfg.normalize()
+	if err != nil {
+		return nil, LoadReport{}, err
+	}
+	if src == nil {
+		return nil, LoadReport{}, errors.New("load: no source")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, LoadReport{}, fmt.Errorf("load cancelled before it started: %w", err)
+	}
+	m, err := NewSharded[K, V](cfg.Layout, cfg.Options, cfg.Shards)
+	if err != nil {
+		return nil, LoadReport{}, err
+	}
+	lctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	l := newLoader(m, src, cfg, lctx, cancel)
+	start := time.Now()
+	go l.produce()
+	for s := range l.workers {
+		go l.work(s)
+	}
+
+	var tick <-chan time.Time
+	if cfg.Progress != nil {
+		t := time.NewTicker(cfg.ProgressEvery)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case <-l.allDone:
+		case <-tick:
+			cfg.Progress(l.progress(start))
+			continue
+		case <-l.stop:
+			// The producer returns within one src.Next; after it, the
+			// source is free for the caller to close.
+			<-l.producerDone
+			grace := time.NewTimer(stopGrace)
+			select {
+			case <-l.allDone:
+			case <-grace.C:
+			}
+			grace.Stop()
+		}
+		break
+	}
+	if cfg.Progress != nil {
+		cfg.Progress(l.progress(start))
+	}
+	if err := l.stopError(ctx, lctx); err != nil {
+		return nil, LoadReport{}, err
+	}
+	r, err := l.report(time.Since(start))
+	if err != nil {
+		return nil, LoadReport{}, err
+	}
+	return m, r, nil
+}
+
+// loader is one load's shared state. Each field is written by one
+// goroutine: the producer's by the producer, workers[s] by worker s.
+type loader[K, V Bits] struct {
+	m          *Sharded[K, V]
+	src        Source[K, V]
+	cfg        LoadConfig
+	sourceRows int64
+	subRows    int // rows per sub-block: ceil(BlockRows / Shards)
+	hook       func(shard, rows int)
+
+	queues []chan *Block[K, V] // capacity Backlog; closed by the producer at the end
+	free   []chan *Block[K, V] // used blocks coming back; capacity Backlog+2
+	stop   <-chan struct{}     // closed on error or cancellation
+	cancel context.CancelCauseFunc
+
+	producer     producerState
+	workers      []*workerState[K, V]
+	remaining    atomic.Int32  // goroutines still running
+	allDone      chan struct{} // closed when remaining reaches 0
+	producerDone chan struct{} // closed when the producer returns
+}
+
+type producerState struct {
+	sentRows []int64  // per shard
+	sentSum  []uint64 // per shard: sum of PairChecksum over the rows sent
+	report   ProducerReport
+	finished bool // read the source to its end and closed the queues
+}
+
+type workerState[K, V Bits] struct {
+	rows     atomic.Int64 // rows processed, for progress
+	report   WorkerReport
+	recvSum  uint64 // sum of PairChecksum over the rows received
+	keptSum  uint64 // ... over the rows inserted
+	finished bool   // drained its queue to the producer's close
+	_        [64]byte
+}
+
+func newLoader[K, V Bits](m *Sharded[K, V], src Source[K, V], cfg LoadConfig, lctx context.Context, cancel context.CancelCauseFunc) *loader[K, V] {
+	n := cfg.Shards
+	l := &loader[K, V]{
+		m: m, src: src, cfg: cfg,
+		sourceRows:   src.Rows(),
+		subRows:      (cfg.BlockRows + n - 1) / n,
+		hook:         loadHook,
+		queues:       make([]chan *Block[K, V], n),
+		free:         make([]chan *Block[K, V], n),
+		stop:         lctx.Done(),
+		cancel:       cancel,
+		workers:      make([]*workerState[K, V], n),
+		allDone:      make(chan struct{}),
+		producerDone: make(chan struct{}),
+	}
+	if n == 1 {
+		l.subRows = cfg.BlockRows
+	}
+	l.producer.sentRows = make([]int64, n)
+	l.producer.sentSum = make([]uint64, n)
+	for s := range n {
+		l.queues[s] = make(chan *Block[K, V], cfg.Backlog)
+		l.free[s] = make(chan *Block[K, V], cfg.Backlog+2)
+		l.workers[s] = &workerState[K, V]{report: WorkerReport{Shard: s}}
+	}
+	l.remaining.Store(int32(n + 1))
+	return l
+}
+
+// exit marks one goroutine as returned.
+func (l *loader[K, V]) exit() {
+	if l.remaining.Add(-1) == 0 {
+		close(l.allDone)
+	}
+}
+
+// recoverAs turns a panic of the calling goroutine into the load's error.
+func (l *loader[K, V]) recoverAs(who string) {
+	if r := recover(); r != nil {
+		l.cancel(&loadPanic{who: who, value: r, stack: debug.Stack()})
+	}
+}
+
+// loadPanic is a panic in the producer, a worker or the source, as an error.
+type loadPanic struct {
+	who   string
+	value any
+	stack []byte
+}
+
+func (p *loadPanic) Error() string {
+	return fmt.Sprintf("load: %s panicked: %v (%s)", p.who, p.value, panicSite(p.stack))
+}
+
+// panicSite is the first frame of a debug.Stack() that is not the runtime's
+// or the recovering function's: where the panic happened.
+func panicSite(stack []byte) string {
+	lines := strings.Split(string(stack), "\n")
+	for i := 1; i+1 < len(lines); i += 2 {
+		fn, loc := lines[i], strings.TrimSpace(lines[i+1])
+		if strings.HasPrefix(fn, "runtime/debug.") || strings.HasPrefix(fn, "runtime.") ||
+			strings.Contains(fn, ").recoverAs(") || strings.HasPrefix(fn, "panic(") {
+			continue
+		}
+		if j := strings.LastIndex(loc, " +0x"); j >= 0 {
+			loc = loc[:j]
+		}
+		return fn[:max(strings.LastIndex(fn, "("), 0)] + " at " + loc
+	}
+	return "unknown site"
+}
+
+// stopped reports whether the load is stopping.
+func (l *loader[K, V]) stopped() bool {
+	select {
+	case <-l.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// get returns an empty block for shard s, recycled when one is free.
+func (l *loader[K, V]) get(s int) *Block[K, V] {
+	select {
+	case b := <-l.free[s]:
+		return b
+	default:
+		return &Block[K, V]{Keys: make([]K, 0, l.subRows), Values: make([]V, 0, l.subRows)}
+	}
+}
+
+// put returns a used block to shard s's free list, or drops it when the
+// list is full (it never is in the steady state: Backlog+2 blocks per shard
+// are in use at most, queued, inserting or being filled).
+func (l *loader[K, V]) put(s int, b *Block[K, V]) {
+	b.Reset()
+	select {
+	case l.free[s] <- b:
+	default:
+	}
+}
+
+// send queues b for shard s, counting the time blocked on a full queue. It
+// returns false when the load is stopping.
+func (l *loader[K, V]) send(s int, b *Block[K, V]) bool {
+	select {
+	case l.queues[s] <- b:
+		return true
+	default:
+	}
+	t := time.Now()
+	ok := true
+	select {
+	case l.queues[s] <- b:
+	case <-l.stop:
+		ok = false
+	}
+	l.producer.report.WaitSeconds += time.Since(t).Seconds()
+	return ok
+}
+
+// produce is the producer goroutine.
+func (l *loader[K, V]) produce() {
+	defer close(l.producerDone)
+	defer l.exit()
+	defer l.recoverAs("the producer")
+
+	p := &l.producer
+	n := len(l.queues)
+	var read Block[K, V] // with several shards: the source block, split into cur
+	cur := make([]*Block[K, V], n)
+	if n > 1 {
+		read = Block[K, V]{Keys: make([]K, 0, l.cfg.BlockRows), Values: make([]V, 0, l.cfg.BlockRows)}
+		for s := range cur {
+			cur[s] = l.get(s)
+		}
+	}
+	var rows int64
+	for block := 0; ; block++ {
+		if l.stopped() {
+			return
+		}
+		b := &read
+		if n == 1 {
+			b = l.get(0)
+		}
+		t0 := time.Now()
+		err := l.src.Next(b, l.cfg.BlockRows)
+		t1 := time.Now()
+		p.report.ReadSeconds += t1.Sub(t0).Seconds()
+		if err != nil && err != io.EOF {
+			l.cancel(fmt.Errorf("load: reading source block %d (rows %d and on): %w", block, rows, err))
+			return
+		}
+		if len(b.Keys) != len(b.Values) || len(b.Keys) > l.cfg.BlockRows {
+			l.cancel(fmt.Errorf("load: source block %d has %d keys and %d values, want equal counts of at most %d", block, len(b.Keys), len(b.Values), l.cfg.BlockRows))
+			return
+		}
+		if l.hook != nil {
+			l.hook(-1, b.Len())
+		}
+		rows += int64(b.Len())
+		wait := p.report.WaitSeconds
+		if n == 1 {
+			var sum uint64
+			for i, k := range b.Keys {
+				sum += PairChecksum(k, b.Values[i])
+			}
+			p.sentRows[0] += int64(b.Len())
+			p.sentSum[0] += sum
+			if b.Len() == 0 {
+				l.put(0, b)
+			} else if !l.send(0, b) {
+				return
+			}
+		} else if !l.split(b, cur) {
+			return
+		}
+		p.report.SplitSeconds += time.Since(t1).Seconds() - (p.report.WaitSeconds - wait)
+		if err == io.EOF {
+			break
+		}
+	}
+	for s, b := range cur {
+		if b != nil && b.Len() > 0 {
+			p.sentRows[s] += int64(b.Len())
+			if !l.send(s, b) {
+				return
+			}
+		}
+	}
+	for _, q := range l.queues {
+		close(q)
+	}
+	p.finished = true
+}
+
+// split deals the rows of b into the per-shard sub-blocks cur, sending each
+// one when it is full. It returns false when the load is stopping.
+func (l *loader[K, V]) split(b *Block[K, V], cur []*Block[K, V]) bool {
+	p := &l.producer
+	n := uint64(len(cur))
+	mask := l.m.mask // n-1 when n is a power of two: ShardOf without a division
+	vals := b.Values[:len(b.Keys)]
+	for i, k := range b.Keys {
+		v := vals[i]
+		h := shardHash(k)
+		var s uint64
+		if mask != 0 {
+			s = h & mask
+		} else {
+			s = h % n
+		}
+		c := cur[s]
+		c.Keys = append(c.Keys, k)
+		c.Values = append(c.Values, v)
+		p.sentSum[s] += PairChecksum(k, v)
+		if len(c.Keys) == l.subRows {
+			p.sentRows[s] += int64(len(c.Keys))
+			if !l.send(int(s), c) {
+				return false
+			}
+			c = l.get(int(s))
+			c.Reset()
+			cur[s] = c
+		}
+	}
+	return true
+}
+
+// work is shard s's worker goroutine: the only writer of table s.
+func (l *loader[K, V]) work(s int) {
+	defer l.exit()
+	defer l.recoverAs(fmt.Sprintf("the worker of shard %d", s))
+
+	w := l.workers[s]
+	r := &w.report
+	t := l.m.tables[s]
+	q := l.queues[s]
+	for {
+		var b *Block[K, V]
+		var ok bool
+		select {
+		case b, ok = <-q:
+		default:
+			t0 := time.Now()
+			select {
+			case b, ok = <-q:
+			case <-l.stop:
+				return
+			}
+			r.WaitSeconds += time.Since(t0).Seconds()
+		}
+		if !ok {
+			w.finished = true
+			return
+		}
+		t1 := time.Now()
+		if l.hook != nil {
+			l.hook(s, b.Len())
+		}
+		keys, vals := b.Keys, b.Values[:len(b.Keys)]
+		for lo := 0; lo < len(keys); lo += insertChunk {
+			hi := min(lo+insertChunk, len(keys))
+			var recv, kept uint64
+			var ins int64
+			for i := lo; i < hi; i++ {
+				k, v := keys[i], vals[i]
+				c := PairChecksum(k, v)
+				recv += c
+				if t.Insert(k, v) {
+					kept += c
+					ins++
+				}
+			}
+			rows := int64(hi - lo)
+			w.recvSum += recv
+			w.keptSum += kept
+			r.Rows += rows
+			r.Elements += ins
+			r.Duplicates += rows - ins
+			w.rows.Add(rows)
+			if l.stopped() {
+				return
+			}
+		}
+		r.BusySeconds += time.Since(t1).Seconds()
+		l.put(s, b)
+	}
+}
+
+// progress snapshots the workers' counters.
+func (l *loader[K, V]) progress(start time.Time) LoadProgress {
+	p := LoadProgress{ShardRows: make([]int64, len(l.workers)), SourceRows: l.sourceRows, Elapsed: time.Since(start)}
+	for s, w := range l.workers {
+		p.ShardRows[s] = w.rows.Load()
+		p.Rows += p.ShardRows[s]
+	}
+	return p
+}
+
+// stopError is the error a stopped load returns, or nil if it was not
+// stopped: ctx's error if the caller cancelled, else the first failure.
+func (l *loader[K, V]) stopError(ctx, lctx context.Context) error {
+	if lctx.Err() == nil {
+		return nil
+	}
+	rows := int64(0)
+	for _, w := range l.workers {
+		rows += w.rows.Load()
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("load cancelled after %d rows: %w", rows, err)
+	}
+	return context.Cause(lctx)
+}
+
+// report checks the producer's and the workers' counts against each other
+// and against the tables, and builds the report. It runs after every
+// goroutine has returned.
+func (l *loader[K, V]) report(wall time.Duration) (LoadReport, error) {
+	p := &l.producer
+	if !p.finished {
+		return LoadReport{}, errors.New("load: the producer stopped before the end of the source")
+	}
+	r := LoadReport{Seconds: wall.Seconds(), Producer: p.report, Workers: make([]WorkerReport, len(l.workers))}
+	for s, w := range l.workers {
+		wr := w.report
+		if !w.finished {
+			return LoadReport{}, fmt.Errorf("load: the worker of shard %d stopped before its queue was closed", s)
+		}
+		if wr.Rows != p.sentRows[s] || w.recvSum != p.sentSum[s] {
+			return LoadReport{}, fmt.Errorf("load: shard %d received %d rows (checksum %#x), the producer sent %d (checksum %#x)",
+				s, wr.Rows, w.recvSum, p.sentRows[s], p.sentSum[s])
+		}
+		if got := int64(l.m.tables[s].Len()); got != wr.Elements {
+			return LoadReport{}, fmt.Errorf("load: shard %d holds %d keys, its worker inserted %d", s, got, wr.Elements)
+		}
+		if wr.BusySeconds > 0 {
+			wr.RowsPerSecond = float64(wr.Rows) / wr.BusySeconds
+		}
+		r.Workers[s] = wr
+		r.Rows += wr.Rows
+		r.Elements += wr.Elements
+		r.Duplicates += wr.Duplicates
+		r.Checksum += w.keptSum
+	}
+	if r.Rows != r.Elements+r.Duplicates {
+		return LoadReport{}, fmt.Errorf("load: %d rows != %d elements + %d duplicates", r.Rows, r.Elements, r.Duplicates)
+	}
+	r.Skipped = l.src.Skipped()
+	if l.sourceRows >= 0 && r.Rows+r.Skipped != l.sourceRows {
+		return LoadReport{}, fmt.Errorf("load: the source announced %d rows but produced %d (and skipped %d)", l.sourceRows, r.Rows, r.Skipped)
+	}
+	return r, nil
+}
+
+// Verify recounts the map's elements and checksum through All() and compares
+// them with what the load reported.
+func (s *Sharded[K, V]) Verify(r LoadReport) error {
+	var n int64
+	var sum uint64
+	for k, v := range s.All() {
+		n++
+		sum += PairChecksum(k, v)
+	}
+	if n != r.Elements || sum != r.Checksum {
+		return fmt.Errorf("verify: the map holds %d elements with checksum %#x, the load reported %d with checksum %#x", n, sum, r.Elements, r.Checksum)
+	}
+	if l := int64(s.Len()); l != n {
+		return fmt.Errorf("verify: Len() is %d but All() yields %d pairs", l, n)
+	}
+	return nil
+}
