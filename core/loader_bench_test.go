@@ -1,0 +1,127 @@
+package core
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math"
+	"testing"
+)
+
+// By default the loader benchmarks use 1e5 rows, cheap at -benchtime=1x.
+// -loadrows N adds N rows (e.g. -loadrows 1e7); -large adds 1e7.
+var loadRows = flag.Float64("loadrows", 0, "BenchmarkLoad, BenchmarkBacklog, BenchmarkRead: also run this many rows (e.g. 1e7)")
+
+func loadSizes() []int64 {
+	sizes := []int64{1e5}
+	if *loadRows > 0 {
+		sizes = append(sizes, int64(*loadRows))
+	} else if *large {
+		sizes = append(sizes, 1e7)
+	}
+	return sizes
+}
+
+// sizeName writes 100000 as 1e5 and 12345 as 12345.
+func sizeName(n int64) string {
+	if e := math.Log10(float64(n)); e == math.Trunc(e) {
+		return fmt.Sprintf("1e%d", int(e))
+	}
+	return fmt.Sprint(n)
+}
+
+// randomRows is the benchmarks' source of n random UInt64 keys.
+func randomRows(n int64) Source[uint64, uint16] {
+	return &genSource{rows: n, random: true}
+}
+
+// runLoads loads n rows b.N times and reports rows/s (from the load's own
+// wall time), busy% (mean worker busy time / wall) and minbusy% (the least
+// busy worker), and the producer's share of the wall time.
+func runLoads(b *testing.B, n int64, cfg LoadConfig) {
+	var rows, wall, busy, producer float64
+	minBusy := math.Inf(1)
+	for range b.N {
+		_, r, err := Load[uint64, uint16](context.Background(), randomRows(n), cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rows += float64(r.Rows)
+		wall += r.Seconds
+		producer += r.Producer.ReadSeconds + r.Producer.SplitSeconds
+		for _, w := range r.Workers {
+			busy += w.BusySeconds / float64(len(r.Workers))
+			minBusy = min(minBusy, w.BusySeconds/r.Seconds)
+		}
+	}
+	b.ReportMetric(rows/wall, "rows/s")
+	b.ReportMetric(100*busy/wall, "busy%")
+	b.ReportMetric(100*minBusy, "minbusy%")
+	b.ReportMetric(100*producer/wall, "producer%")
+}
+
+// BenchmarkLoad loads random UInt64 keys with UInt16 values through the
+// parallel loader. The targets (2 cores): packed, 1e7 rows, Shards=2 at
+// >= 1.6x the rows/s of Shards=1 with every worker busy >= 85 % of the wall
+// time, and Shards=8 at >= 0.9x Shards=2.
+func BenchmarkLoad(b *testing.B) {
+	for _, l := range Layouts() {
+		for _, shards := range []int{1, 2, 8} {
+			for _, n := range loadSizes() {
+				if n > 1e5 && l != LayoutPacked {
+					continue // the large size is for the targets, set on packed
+				}
+				name := fmt.Sprintf("Layout=%s/Key=UInt64/Value=UInt16/Shards=%d/len=%s", l, shards, sizeName(n))
+				b.Run(name, func(b *testing.B) { runLoads(b, n, LoadConfig{Layout: l, Shards: shards}) })
+			}
+		}
+	}
+}
+
+// BenchmarkBacklog measures the per-shard queue capacity, which picks
+// DefaultBacklog.
+func BenchmarkBacklog(b *testing.B) {
+	for _, backlog := range []int{1, 2, 4, 8, 16, 64} {
+		for _, shards := range []int{2, 8} {
+			for _, n := range loadSizes() {
+				name := fmt.Sprintf("Layout=packed/Key=UInt64/Value=UInt16/Shards=%d/Backlog=%d/len=%s", shards, backlog, sizeName(n))
+				b.Run(name, func(b *testing.B) {
+					runLoads(b, n, LoadConfig{Layout: LayoutPacked, Shards: shards, Backlog: backlog})
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkRead looks every loaded key up once in a random order (the read
+// phase); the load is not timed.
+func BenchmarkRead(b *testing.B) {
+	for _, l := range []Layout{LayoutPacked, LayoutHashed, LayoutSparse, LayoutGoMap} {
+		for _, shards := range []int{1, 8} {
+			for _, n := range loadSizes() {
+				if n > 1e5 && l != LayoutPacked {
+					continue
+				}
+				name := fmt.Sprintf("Layout=%s/Key=UInt64/Value=UInt16/Shards=%d/len=%s", l, shards, sizeName(n))
+				b.Run(name, func(b *testing.B) {
+					src := randomRows(n)
+					m, _, err := Load[uint64, uint16](context.Background(), src, LoadConfig{Layout: l, Shards: shards})
+					if err != nil {
+						b.Fatal(err)
+					}
+					var lookups, secs float64
+					b.ResetTimer()
+					for i := range b.N {
+						r, err := Read(context.Background(), m, src, ReadOptions{Seed: uint64(i), MissRate: 0.1})
+						if err != nil {
+							b.Fatal(err)
+						}
+						lookups += float64(r.Lookups)
+						secs += r.Seconds
+					}
+					b.ReportMetric(lookups/secs, "rows/s")
+				})
+			}
+		}
+	}
+}
