@@ -16,10 +16,12 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -150,7 +152,7 @@ func MemoryBreakdownChart(results []Result) (Chart, error) {
 	bar.SetGlobalOptions(baseOptions(kind, title, notes)...)
 	bar.SetGlobalOptions(
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", AxisPointer: &opts.AxisPointer{Type: "shadow"}}),
-		charts.WithXAxisOpts(categoryAxis("run", len(cats))),
+		charts.WithXAxisOpts(categoryAxis(cats)),
 		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "bytes per entry", AxisLabel: &opts.AxisLabel{Formatter: "{value} B"}}),
 	)
 	bar.SetXAxis(cats)
@@ -168,7 +170,7 @@ func MemoryBreakdownChart(results []Result) (Chart, error) {
 	} {
 		bar.AddSeries(s.name, s.data, stack, charts.WithItemStyleOpts(opts.ItemStyle{Color: s.color}))
 	}
-	return finish(kind, title, bar)
+	return finish(kind, title, bar, optionVisitor{})
 }
 
 // PaddingWasteChart is a heatmap over every key type x value type: the share
@@ -218,7 +220,7 @@ func PaddingWasteChart(results []Result) (Chart, error) {
 	if len(skipped) > 0 {
 		notes = append(notes, "left out (no payload measured): "+strings.Join(skipped, ", "))
 	}
-	heatGrid := opts.Grid{Left: "3%", Right: "4%", Top: "80", Bottom: "70", ContainLabel: opts.Bool(true)}
+	heatGrid := opts.Grid{Left: "3%", Right: "4%", Top: gridTop(notes), Bottom: "70", ContainLabel: opts.Bool(true)}
 	if len(runs) > 0 {
 		heatGrid.Right = "40%"
 	}
@@ -232,7 +234,7 @@ func PaddingWasteChart(results []Result) (Chart, error) {
 		charts.WithGridOpts(heatGrid),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category", Name: "value type", NameLocation: "middle", NameGap: 70, Data: names,
 			SplitArea: &opts.SplitArea{Show: opts.Bool(true)}, AxisLabel: &opts.AxisLabel{Interval: "0", Rotate: 45}}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "category", Name: "key type", Data: names,
+		charts.WithYAxisOpts(opts.YAxis{Type: "category", Name: "key type", NameLocation: "start", Data: names, Inverse: opts.Bool(true),
 			SplitArea: &opts.SplitArea{Show: opts.Bool(true)}, AxisLabel: &opts.AxisLabel{Interval: "0"}}),
 		charts.WithVisualMapOpts(opts.VisualMap{Type: "continuous", Calculable: opts.Bool(true), Min: 0,
 			Max: float32(math.Ceil(maxShare/10) * 10), Orient: "horizontal", Left: "center", Bottom: "0",
@@ -242,17 +244,18 @@ func PaddingWasteChart(results []Result) (Chart, error) {
 	hm.AddSeries("computed padding share (%)", cells,
 		charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), FontSize: 9}))
 	if len(runs) > 0 {
-		hm.SetGlobalOptions(charts.WithGridOpts(opts.Grid{Left: "66%", Right: "4%", Top: "80", Bottom: "70", ContainLabel: opts.Bool(true)}))
+		hm.SetGlobalOptions(charts.WithGridOpts(opts.Grid{Left: "66%", Right: "4%", Top: gridTop(notes), Bottom: "70", ContainLabel: opts.Bool(true)}))
 		hm.ExtendXAxis(opts.XAxis{Type: "value", GridIndex: 1, Min: 0, Max: 100, Name: "measured padding (%)",
 			NameLocation: "middle", NameGap: 30, AxisLabel: &opts.AxisLabel{Formatter: "{value} %"}})
-		hm.ExtendYAxis(opts.YAxis{Type: "category", GridIndex: 1, Data: runs, AxisLabel: &opts.AxisLabel{Interval: "0"}})
+		hm.ExtendYAxis(opts.YAxis{Type: "category", GridIndex: 1, Data: runs, Inverse: opts.Bool(true), AxisLabel: &opts.AxisLabel{Interval: "0"}})
 		m := charts.NewBar()
 		m.AddSeries("measured padding share (%)", measured,
 			charts.WithBarChartOpts(opts.BarChart{XAxisIndex: 1, YAxisIndex: 1}),
+			charts.WithItemStyleOpts(opts.ItemStyle{Color: "#ee6666"}),
 			charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "right", Formatter: "{c} %"}))
 		hm.Overlap(m)
 	}
-	return finish(kind, title, hm)
+	return finish(kind, title, hm, optionVisitor{visualMapSeries: []int{0}})
 }
 
 // MemoryVsRowsChart draws, for each layout (and each setting other than rows
@@ -323,7 +326,7 @@ func MemoryVsRowsChart(results []Result) (Chart, error) {
 			line.AddSeries(g+" RSS", rss, lineStyle(color, "dashed", 0))
 		}
 	}
-	return finish(kind, title, line)
+	return finish(kind, title, line, optionVisitor{})
 }
 
 // MemoryTimelineChart draws, for each run that sampled a timeline, RSS
@@ -372,7 +375,7 @@ func MemoryTimelineChart(results []Result) (Chart, error) {
 		line.AddSeries(labels[i]+" RSS", rss, lineStyle(color, "solid", 0))
 		line.AddSeries(labels[i]+" rows", rows, lineStyle(color, "dashed", 1))
 	}
-	return finish(kind, title, line)
+	return finish(kind, title, line, optionVisitor{})
 }
 
 // PerThreadSpeedChart is a bar per loader goroutine: busy and waiting
@@ -423,7 +426,7 @@ func PerThreadSpeedChart(results []Result) (Chart, error) {
 	bar.SetGlobalOptions(baseOptions(kind, title, notes)...)
 	bar.SetGlobalOptions(
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", AxisPointer: &opts.AxisPointer{Type: "shadow"}}),
-		charts.WithXAxisOpts(categoryAxis("thread", len(cats))),
+		charts.WithXAxisOpts(categoryAxis(cats)),
 		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "seconds", AxisLabel: &opts.AxisLabel{Formatter: "{value} s"}}),
 	)
 	bar.ExtendYAxis(opts.YAxis{Type: "value", Name: ru.name + "/s", Position: "right",
@@ -435,7 +438,7 @@ func PerThreadSpeedChart(results []Result) (Chart, error) {
 		charts.WithItemStyleOpts(opts.ItemStyle{Color: "#c8c8c8"}))
 	bar.AddSeries(ru.name+"/s", rate, charts.WithBarChartOpts(opts.BarChart{YAxisIndex: 1}),
 		charts.WithItemStyleOpts(opts.ItemStyle{Color: "#3ba272"}))
-	return finish(kind, title, bar)
+	return finish(kind, title, bar, optionVisitor{})
 }
 
 // ThroughputChart is a bar per run: load and read speed in million rows per
@@ -460,14 +463,14 @@ func ThroughputChart(results []Result) (Chart, error) {
 	bar.SetGlobalOptions(baseOptions(kind, title, []string{"million rows per second; higher is better"})...)
 	bar.SetGlobalOptions(
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", AxisPointer: &opts.AxisPointer{Type: "shadow"}}),
-		charts.WithXAxisOpts(categoryAxis("run", len(labels))),
+		charts.WithXAxisOpts(categoryAxis(labels)),
 		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "million rows/s"}),
 	)
 	bar.SetXAxis(labels)
 	label := charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "top"})
 	bar.AddSeries("load", load, label, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#5470c6"}))
 	bar.AddSeries("read", read, label, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#91cc75"}))
-	return finish(kind, title, bar)
+	return finish(kind, title, bar, optionVisitor{})
 }
 
 // rate is rows/s in million rows/s for a bar, or "-" (no bar) when not measured.
@@ -510,13 +513,22 @@ func baseOptions(kind, title string, notes []string) []charts.GlobalOpts {
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Bottom: "0"}),
 		charts.WithToolboxOpts(opts.Toolbox{Show: opts.Bool(true), Right: "20", Feature: &opts.ToolBoxFeature{
 			SaveAsImage: &opts.ToolBoxFeatureSaveAsImage{Show: opts.Bool(true), Type: "png", Name: "packlab-" + kind, Title: "save as image"}}}),
-		charts.WithGridOpts(opts.Grid{Left: "3%", Right: "4%", Top: "90", Bottom: "50", ContainLabel: opts.Bool(true)}),
+		charts.WithGridOpts(opts.Grid{Left: "3%", Right: "4%", Top: gridTop(notes), Bottom: "50", ContainLabel: opts.Bool(true)}),
 	}
 }
 
-func categoryAxis(name string, n int) opts.XAxis {
-	ax := opts.XAxis{Type: "category", Name: name, AxisLabel: &opts.AxisLabel{Interval: "0"}}
-	if n > 4 {
+// gridTop leaves room above a grid for the title, its notes and an axis name.
+func gridTop(notes []string) string { return strconv.Itoa(72 + 16*len(notes)) }
+
+// categoryAxis is an x axis of named bars that shows every name, slanted
+// when the names would not fit side by side.
+func categoryAxis(names []string) opts.XAxis {
+	ax := opts.XAxis{Type: "category", AxisLabel: &opts.AxisLabel{Interval: "0"}}
+	chars := 0
+	for _, n := range names {
+		chars += utf8.RuneCountInString(n) + 2
+	}
+	if chars > 110 || len(names) > 12 {
 		ax.AxisLabel.Rotate = 30
 	}
 	return ax
@@ -533,14 +545,46 @@ func lineStyle(color, dash string, yAxis int) charts.SeriesOpts {
 // optionChart is what finish needs of a go-echarts chart.
 type optionChart interface {
 	Validate()
+	Accept(charts.ConfigurationVisitor)
 	JSON() map[string]interface{}
+}
+
+// optionVisitor is go-echarts' hook for option fields its structs lack. It
+// gives the title's notes a line height (without one ECharts draws the
+// lines of a subtitle on top of each other) and, when visualMapSeries is
+// set, limits the visual map to those series.
+type optionVisitor struct {
+	charts.BaseConfigurationVisitor
+	visualMapSeries []int
+}
+
+func (optionVisitor) VisitTitleOpt(t opts.Title) interface{} {
+	return struct {
+		opts.Title
+		SubtextStyle map[string]int `json:"subtextStyle"`
+	}{t, map[string]int{"fontSize": 12, "lineHeight": 16}}
+}
+
+func (v optionVisitor) VisitVisualMaps(vms []opts.VisualMap) interface{} {
+	if v.visualMapSeries == nil {
+		return vms
+	}
+	out := make([]interface{}, len(vms))
+	for i, vm := range vms {
+		out[i] = struct {
+			opts.VisualMap
+			SeriesIndex []int `json:"seriesIndex"`
+		}{vm, v.visualMapSeries}
+	}
+	return out
 }
 
 // finish turns a go-echarts chart into a Chart: the option is go-echarts'
 // own JSON() of the chart, marshalled (map keys sorted, so output is
 // reproducible; <, > and & escaped, so it is safe inside a <script>).
-func finish(kind, title string, c optionChart) (Chart, error) {
+func finish(kind, title string, c optionChart, v optionVisitor) (Chart, error) {
 	c.Validate()
+	c.Accept(v)
 	b, err := json.Marshal(c.JSON())
 	if err != nil {
 		return Chart{}, fmt.Errorf("%s chart: encoding the option: %w", kind, err)
@@ -728,7 +772,7 @@ func formatRows(n int64) string {
 // ECharts: it loads nothing from a network.
 func (c Chart) HTML() ([]byte, error) {
 	var buf bytes.Buffer
-	if err := writePage(&buf, c.Title, "", []Chart{c}, ""); err != nil {
+	if err := writePage(&buf, pageData{Title: c.Title}, []Chart{c}); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil
@@ -738,22 +782,33 @@ func (c Chart) HTML() ([]byte, error) {
 type pageChart struct {
 	ID     string
 	Title  string
-	Option template.JS
+	Option template.JS // JSON with <, > and & escaped
 }
 
+// pageTable is the results table of a report.
+type pageTable struct {
+	Header  []string
+	Numeric []bool
+	Rows    [][]string
+}
+
+// pageData is what the page template draws; Report and its parts are set
+// for a report, left empty for a single chart's page.
 type pageData struct {
 	Title   string
 	Version string
 	ECharts template.JS
-	Header  template.HTML // already escaped by the caller
+	Report  bool
+	Summary []string   // report: one line each, above the table
+	Table   *pageTable // report: the results table
+	Omitted []string   // report: charts left out, with why
 	Charts  []pageChart
-	Footer  template.HTML // already escaped by the caller
 }
 
-// writePage writes one HTML page: header, then each chart, then footer,
-// with ECharts inlined once in the head.
-func writePage(w *bytes.Buffer, title string, header template.HTML, cs []Chart, footer template.HTML) error {
-	d := pageData{Title: title, Version: EChartsVersion, ECharts: template.JS(echartsJS), Header: header, Footer: footer}
+// writePage writes one HTML page with ECharts inlined once in its head and
+// every chart drawn from its option as is.
+func writePage(w io.Writer, d pageData, cs []Chart) error {
+	d.Version, d.ECharts = EChartsVersion, template.JS(echartsJS)
 	for i, c := range cs {
 		if !json.Valid(c.Option) {
 			return fmt.Errorf("chart %q: option is not valid JSON", c.Kind)
@@ -778,20 +833,36 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <title>{{.Title}}</title>
 <style>
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 24px auto; max-width: 1200px; padding: 0 16px; color: #222; }
-h1 { font-size: 1.5em; }
-table { border-collapse: collapse; font-size: 0.9em; margin: 16px 0; }
-th, td { border: 1px solid #ccc; padding: 4px 8px; }
-th { background: #f4f4f4; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
-.chart { width: 100%; height: 560px; margin: 24px 0; }
-.note { color: #666; font-size: 0.9em; }
+h1 { font-size: 1.6em; margin-bottom: 0.2em; }
+h2 { font-size: 1.2em; margin-top: 1.6em; border-bottom: 1px solid #ddd; }
+table { border-collapse: collapse; font-size: 0.9em; margin: 12px 0; }
+th, td { border: 1px solid #ccc; padding: 4px 8px; white-space: nowrap; }
+th { background: #f4f4f4; text-align: left; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+.chart { width: 100%; height: 560px; margin: 16px 0 32px; }
+.note { color: #555; font-size: 0.9em; line-height: 1.5; }
 </style>
 <script id="echarts" data-library="Apache ECharts {{.Version}}" data-note="inlined so this page works with no network">
 {{.ECharts}}
 </script>
 </head>
 <body>
-{{.Header}}
+{{- if .Report}}
+<h1>{{.Title}}</h1>
+<p class="note">{{range $i, $l := .Summary}}{{if $i}}<br>{{end}}{{$l}}{{end}}</p>
+<h2>Results</h2>
+{{- with .Table}}
+<table>
+<thead><tr>{{range $i, $h := .Header}}<th{{if index $.Table.Numeric $i}} class="num"{{end}}>{{$h}}</th>{{end}}</tr></thead>
+<tbody>
+{{- range .Rows}}
+<tr>{{range $i, $c := .}}<td{{if index $.Table.Numeric $i}} class="num"{{end}}>{{$c}}</td>{{end}}</tr>
+{{- end}}
+</tbody>
+</table>
+{{- end}}
+<h2>Charts</h2>
+{{- end}}
 {{- range .Charts}}
 <div class="chart" id="{{.ID}}" role="img" aria-label="{{.Title}}"></div>
 <script>
@@ -802,7 +873,12 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; }
 })();
 </script>
 {{- end}}
-{{.Footer}}
+{{- if .Report}}
+{{- if .Omitted}}
+<p class="note">Not shown, for want of data: {{range $i, $o := .Omitted}}{{if $i}}; {{end}}{{$o}}{{end}}.</p>
+{{- end}}
+<p class="note">Made by packlab. Apache ECharts {{.Version}} is inlined: this file needs no network.</p>
+{{- end}}
 </body>
 </html>
 `))

@@ -138,8 +138,11 @@ func fxGrowth() []Result {
 // option decodes a chart's option for inspection.
 type fxOption struct {
 	Title struct {
-		Text    string `json:"text"`
-		Subtext string `json:"subtext"`
+		Text         string `json:"text"`
+		Subtext      string `json:"subtext"`
+		SubtextStyle struct {
+			LineHeight int `json:"lineHeight"`
+		} `json:"subtextStyle"`
 	} `json:"title"`
 	Animation *bool `json:"animation"`
 	Series    []struct {
@@ -161,7 +164,8 @@ type fxOption struct {
 		Data []string `json:"data"`
 	} `json:"yAxis"`
 	VisualMap []struct {
-		Max float64 `json:"max"`
+		Max         float64 `json:"max"`
+		SeriesIndex []int   `json:"seriesIndex"`
 	} `json:"visualMap"`
 }
 
@@ -217,6 +221,9 @@ func mustChart(t *testing.T, kind string, results []Result) (Chart, fxOption) {
 	}
 	if o.Animation == nil || *o.Animation {
 		t.Errorf("%s: animation is not switched off", kind)
+	}
+	if o.Title.SubtextStyle.LineHeight <= 0 {
+		t.Errorf("%s: the notes have no line height; ECharts would draw their lines over each other", kind)
 	}
 	if bytes.Contains(c.Option, []byte("__f__")) {
 		t.Errorf("%s: option holds a go-echarts JS function marker", kind)
@@ -429,6 +436,9 @@ func TestPaddingWasteChart(t *testing.T) {
 		if got := cell[[2]string{c.key, c.value}]; got != c.want || math.Abs(got-exact) > 0.05 {
 			t.Errorf("padding share <%s,%s> = %v %%, want %v (exact %.3f)", c.key, c.value, got, c.want, exact)
 		}
+	}
+	if got := o.VisualMap[0].SeriesIndex; len(got) != 1 || got[0] != 0 {
+		t.Errorf("visual map colours series %v, want the heatmap (0) alone", got)
 	}
 	if o.VisualMap[0].Max != 50 {
 		t.Errorf("colour scale tops at %v, want 50 (the largest share, 43.75 %%, rounded up)", o.VisualMap[0].Max)

@@ -1,0 +1,128 @@
+package experiments
+
+// The report: one self-contained HTML file from saved results — a summary
+// of what was measured and where, the results table, then every chart that
+// has data. ECharts is inlined once; the file loads nothing from a network,
+// so it can be mailed, archived or opened on a machine with no connection.
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// DefaultReportTitle is the title WriteReport uses when given none.
+const DefaultReportTitle = "packlab report"
+
+// WriteReport writes one self-contained HTML report of results: the table,
+// then every chart kind that has data (a kind with none is named at the
+// end, with why). It writes nothing if it fails.
+func WriteReport(w io.Writer, results []Result, title string) error {
+	if len(results) == 0 {
+		return errors.New("report: no results to report")
+	}
+	if strings.TrimSpace(title) == "" {
+		title = DefaultReportTitle
+	}
+	d := pageData{Title: title, Report: true, Summary: reportSummary(results)}
+
+	header, rows := humanCells(results)
+	t := &pageTable{Header: header, Rows: rows}
+	for _, c := range humanColumns {
+		t.Numeric = append(t.Numeric, c.numeric)
+	}
+	d.Table = t
+
+	var cs []Chart
+	for _, kind := range ChartKinds() {
+		c, err := BuildChart(kind, results)
+		if errors.Is(err, ErrNoData) {
+			d.Omitted = append(d.Omitted, strings.TrimSuffix(err.Error(), ": "+ErrNoData.Error()))
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		cs = append(cs, c)
+	}
+
+	var buf bytes.Buffer
+	if err := writePage(&buf, d, cs); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// reportSummary says in a few lines what the results are: how many runs of
+// which layouts, types, rows and shards, from which source, when, on which
+// machine and how memory was measured.
+func reportSummary(results []Result) []string {
+	var layouts, types, rows, shards, sources, hosts, started []string
+	isolated, estimated := 0, false
+	for _, r := range results {
+		layouts = addOnce(layouts, orDash(r.Layout))
+		types = addOnce(types, orDash(r.KeyType)+"/"+orDash(r.ValueType))
+		rows = addOnce(rows, formatRows(r.Rows))
+		shards = addOnce(shards, strconv.Itoa(r.Shards))
+		if r.Source != "" {
+			sources = addOnce(sources, r.Source)
+		}
+		if r.Host.CPUs > 0 {
+			hosts = addOnce(hosts, fmt.Sprintf("%s/%s, %d CPUs, %s memory, %s",
+				r.Host.OS, r.Host.Arch, r.Host.CPUs, formatBytes(int64(r.Host.TotalMemory)), r.Host.GoVersion))
+		}
+		if r.StartedAt != "" {
+			started = append(started, r.StartedAt)
+		}
+		if r.Isolated {
+			isolated++
+		}
+		estimated = estimated || r.Estimated
+	}
+	runs := "runs"
+	if len(results) == 1 {
+		runs = "run"
+	}
+	lines := []string{
+		fmt.Sprintf("%d %s of %s", len(results), runs, strings.Join(layouts, ", ")),
+		fmt.Sprintf("key/value types %s · rows %s · shards %s", strings.Join(types, ", "), strings.Join(rows, ", "), strings.Join(shards, ", ")),
+	}
+	if len(sources) > 0 {
+		lines = append(lines, "keys: "+strings.Join(sources, ", "))
+	}
+	if len(started) > 0 {
+		slices.Sort(started)
+		when := started[0]
+		if last := started[len(started)-1]; last != when {
+			when += " to " + last
+		}
+		lines = append(lines, "measured "+when)
+	}
+	if len(hosts) > 0 {
+		lines = append(lines, "on "+strings.Join(hosts, "; "))
+	}
+	switch isolated {
+	case len(results):
+		lines = append(lines, "each run in a fresh process: RSS and peak RSS are the run's own")
+	case 0:
+		lines = append(lines, "runs measured in-process: RSS and peak RSS include the measuring process")
+	default:
+		lines = append(lines, fmt.Sprintf("%d of %d runs in a fresh process; the others in-process, so their RSS includes the measuring process", isolated, len(results)))
+	}
+	if estimated {
+		lines = append(lines, "~ marks a bytes_allocated read from Go's own map, an estimate rather than a computed figure")
+	}
+	return lines
+}
+
+func addOnce(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}
