@@ -329,6 +329,32 @@ func TestLoadCancel(t *testing.T) {
 	}
 }
 
+// TestLoadCancelStuckWorker: a worker stuck inside one long insert (here a
+// hook that sleeps, standing for the growth of a huge table) does not hold
+// Load back past stopGrace; it exits by itself once the insert returns.
+func TestLoadCancelStuckWorker(t *testing.T) {
+	before := runtime.NumGoroutine()
+	var once atomic.Bool
+	setHook(t, func(shard, rows int) {
+		if shard == 1 && once.CompareAndSwap(false, true) {
+			time.Sleep(600 * time.Millisecond)
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	m, _, err := Load[uint64, uint16](ctx, &genSource{rows: 1e8, random: true}, LoadConfig{Layout: LayoutPacked, Shards: 2})
+	took := time.Since(start)
+	if m != nil || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("got map %v, error %v; want nil, context.DeadlineExceeded", m, err)
+	}
+	if took > 30*time.Millisecond+stopGrace+100*time.Millisecond {
+		t.Errorf("Load returned after %v; the deadline was 30ms and the grace for workers %v", took, stopGrace)
+	}
+	t.Logf("returned after %v", took)
+	noLeaks(t, before)
+}
+
 func TestLoadCancelledContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
