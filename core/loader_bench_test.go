@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -76,6 +77,55 @@ func BenchmarkLoad(b *testing.B) {
 			}
 		}
 	}
+}
+
+// BenchmarkLoadScaling measures the shard targets as ratios from one run:
+// each of the b.N rounds loads packed <UInt64,UInt16> with 1, 2 and 8
+// shards back to back, so a noisy neighbour on the shared machine hits all
+// three alike; the ratios are of the medians over the rounds.
+//
+//	x2/x1        rows/s of Shards=2 over Shards=1 (target >= 1.6)
+//	x8/x2        rows/s of Shards=8 over Shards=2 (target >= 0.9)
+//	minbusy2%    the least busy worker of Shards=2, % of wall (target >= 85)
+func BenchmarkLoadScaling(b *testing.B) {
+	for _, n := range loadSizes() {
+		b.Run("Layout=packed/Key=UInt64/Value=UInt16/len="+sizeName(n), func(b *testing.B) {
+			shardCounts := []int{1, 2, 8}
+			speed := make([][]float64, len(shardCounts))
+			var minBusy2 []float64
+			for range b.N {
+				for i, shards := range shardCounts {
+					_, r, err := Load[uint64, uint16](context.Background(), randomRows(n), LoadConfig{Layout: LayoutPacked, Shards: shards})
+					if err != nil {
+						b.Fatal(err)
+					}
+					speed[i] = append(speed[i], float64(r.Rows)/r.Seconds)
+					if shards == 2 {
+						least := math.Inf(1)
+						for _, w := range r.Workers {
+							least = min(least, w.BusySeconds/r.Seconds)
+						}
+						minBusy2 = append(minBusy2, 100*least)
+					}
+				}
+			}
+			b.ReportMetric(median(speed[0]), "rows/s(1)")
+			b.ReportMetric(median(speed[1]), "rows/s(2)")
+			b.ReportMetric(median(speed[2]), "rows/s(8)")
+			b.ReportMetric(median(speed[1])/median(speed[0]), "x2/x1")
+			b.ReportMetric(median(speed[2])/median(speed[1]), "x8/x2")
+			b.ReportMetric(median(minBusy2), "minbusy2%")
+		})
+	}
+}
+
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // BenchmarkBacklog measures the per-shard queue capacity, which picks
