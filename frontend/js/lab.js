@@ -1,0 +1,536 @@
+// lab.js — the lab's page. It sends the form as typed to the Go API, shows
+// what comes back, and renders the ECharts options Go builds. It computes no
+// figure: every number, label, percentage and chart option comes from Go.
+(function () {
+  "use strict";
+
+  const $ = (sel, root) => (root || document).querySelector(sel);
+  const $$ = (sel, root) => Array.from((root || document).querySelectorAll(sel));
+  const el = (tag, attrs, ...kids) => {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === "class") e.className = v;
+      else if (k === "text") e.textContent = v;
+      else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+      else if (v !== undefined && v !== null && v !== false) e.setAttribute(k, v === true ? "" : v);
+    }
+    for (const kid of kids) if (kid !== null && kid !== undefined) e.append(kid);
+    return e;
+  };
+
+  const state = {
+    backend: null,
+    limits: null,
+    sourceMode: "synthetic",
+    selection: [],        // result ids on the Comparison view
+    chartKind: "",
+    chartView: null,      // the last chart Go built: {kind, title, option, empty, note}
+    chart: null,          // the ECharts instance
+    runId: "",
+    runResults: [],
+    historySelected: new Set(),
+    estimateSeq: 0,
+    estimateOK: false,
+  };
+
+  // ---- errors next to what they concern ----
+
+  // showError puts err ({field, message}) next to its field, or into the
+  // fallback slot (an action such as "run" or "export") when the field is
+  // not on the page. It never swallows an error.
+  function showError(err, fallback) {
+    const e = Backend.normalizeError(err);
+    let slot = e.field ? $(`[data-error-for="${e.field}"]`) : null;
+    if (slot) {
+      const input = document.getElementById(e.field);
+      if (input) input.classList.add("invalid");
+    } else {
+      slot = $(`[data-error-for="${fallback}"]`) || $("#banner");
+    }
+    slot.textContent = e.message;
+    return e;
+  }
+
+  function clearErrors(scope) {
+    const fields = scope === "form"
+      ? $$("#form [data-error-for]")
+      : $$(`[data-error-for="${scope}"]`);
+    for (const s of fields) {
+      s.textContent = "";
+      const input = document.getElementById(s.dataset.errorFor);
+      if (input) input.classList.remove("invalid");
+    }
+  }
+
+  // ---- the form ----
+
+  function buildForm(limits) {
+    const d = limits.defaults;
+    const chips = $("#layouts");
+    chips.replaceChildren(...limits.layouts.map((l) =>
+      el("label", { class: "chip", title: l.description },
+        el("input", { type: "checkbox", name: "layouts", value: l.name, checked: d.layouts.includes(l.name) }),
+        el("span", {}, l.name, el("small", { text: l.clickhouse || "Go map" })))));
+
+    for (const id of ["key", "value"]) {
+      $("#" + id).replaceChildren(...limits.types.map((t) =>
+        el("option", { value: t.name, text: t.label, selected: t.name === d[id] })));
+    }
+    $("#rows").value = d.rows;
+    const sh = $("#shards");
+    sh.min = limits.shards.min; sh.max = limits.shards.max; sh.value = d.shards;
+    $("#shards-hint").textContent = `${limits.shards.min}–${limits.shards.max}`;
+    const mlf = $("#max_load_factor");
+    mlf.min = limits.max_load_factor.min; mlf.max = limits.max_load_factor.max;
+    mlf.step = limits.max_load_factor.step; mlf.value = d.max_load_factor;
+    $("#mlf-out").textContent = mlf.value;
+    $("#keys").replaceChildren(...limits.key_sources.map((k) =>
+      el("option", { value: k.kind, text: k.label, selected: k.kind === d.keys })));
+    syncKeysParam(true);
+    $("#seed").value = d.seed;
+    const rep = $("#repeats");
+    rep.min = limits.repeats.min; rep.max = limits.repeats.max; rep.value = d.repeats;
+    $("#miss_rate").value = d.miss_rate;
+    $("#header").value = d.header || "auto";
+  }
+
+  // syncKeysParam shows the parameter box for range:M and zipf:S.
+  function syncKeysParam(useDefault) {
+    const kind = $("#keys").value;
+    const ks = state.limits.key_sources.find((k) => k.kind === kind) || {};
+    const p = $("#keys_param");
+    p.hidden = !ks.param;
+    p.placeholder = ks.param ? ks.param : "";
+    p.title = ks.param_hint || "";
+    if (ks.param && (useDefault || !p.value)) p.value = ks.param_default || "";
+    if (!ks.param) p.value = "";
+  }
+
+  function setSourceMode(mode) {
+    state.sourceMode = mode;
+    for (const b of $$("#source-mode button")) b.classList.toggle("on", b.dataset.mode === mode);
+    $("#synthetic-source").hidden = mode !== "synthetic";
+    $("#file-source").hidden = mode !== "file";
+  }
+
+  // readForm returns the form exactly as typed; Go parses and validates it.
+  function readForm() {
+    const file = state.sourceMode === "file";
+    return {
+      layouts: $$('#layouts input:checked').map((i) => i.value),
+      key: $("#key").value,
+      value: $("#value").value,
+      rows: $("#rows").value,
+      shards: $("#shards").value,
+      max_load_factor: $("#max_load_factor").value,
+      keys: file ? "" : $("#keys").value,
+      keys_param: file ? "" : $("#keys_param").value,
+      source: file ? $("#source").value : "",
+      header: file ? $("#header").value : "",
+      key_column: file ? $("#key_column").value : "",
+      value_column: file ? $("#value_column").value : "",
+      skip_bad_rows: file ? $("#skip_bad_rows").checked : false,
+      seed: $("#seed").value,
+      repeats: $("#repeats").value,
+      miss_rate: $("#miss_rate").value,
+      no_read: $("#no_read").checked,
+    };
+  }
+
+  // ---- the prediction before Run ----
+
+  let estimateTimer = 0;
+  function scheduleEstimate() {
+    clearTimeout(estimateTimer);
+    estimateTimer = setTimeout(estimate, 200);
+  }
+
+  async function estimate() {
+    const seq = ++state.estimateSeq;
+    try {
+      const est = await state.backend.call("Estimate", readForm());
+      if (seq !== state.estimateSeq) return;
+      clearErrors("form");
+      renderEstimate(est);
+    } catch (err) {
+      if (seq !== state.estimateSeq) return;
+      clearErrors("form");
+      const e = showError(err, "run");
+      state.estimateOK = false;
+      const box = $("#estimate");
+      box.className = "estimate refused";
+      box.replaceChildren(el("div", { class: "verdict", text: "Check the form" }),
+        el("div", { class: "message", text: e.message }));
+      syncRunButtons();
+    }
+  }
+
+  function renderEstimate(est) {
+    state.estimateOK = est.fits;
+    const box = $("#estimate");
+    box.className = "estimate " + (est.fits ? "fits" : "refused");
+    const rows = est.layouts.map((l) =>
+      el("div", { class: "est-row", title: l.note || "" },
+        el("span", { class: "name", text: l.layout }),
+        el("div", { class: "meter" }, el("i", { class: l.fits ? "" : "over", style: `width:${l.bar_percent}%` })),
+        el("span", { class: "bytes", text: l.peak_text })));
+    box.replaceChildren(
+      el("div", { class: "verdict", text: est.verdict }),
+      ...rows,
+      el("div", { class: "message", text: est.message }));
+    syncRunButtons();
+  }
+
+  // ---- running ----
+
+  function running() { return state.runId !== ""; }
+
+  function syncRunButtons() {
+    $("#run").disabled = running() || !state.estimateOK;
+    $("#cancel").disabled = !running();
+    document.body.dataset.run = running() ? "running" : "idle";
+  }
+
+  async function startRun(ev) {
+    ev.preventDefault();
+    if (running()) return;
+    clearErrors("form");
+    try {
+      const started = await state.backend.call("StartRun", readForm());
+      state.runId = started.id;
+      state.runResults = [];
+      $("#progress").hidden = false;
+      $("#progress-title").textContent = started.title;
+      $("#progress-phase").textContent = "starting";
+      $("#progress-bar").style.width = "0%";
+      for (const id of ["p-rows", "p-rate", "p-eta", "p-rss", "p-layout"]) $("#" + id).textContent = "–";
+      syncRunButtons();
+    } catch (err) {
+      showError(err, "run");
+    }
+  }
+
+  async function cancelRun() {
+    if (!running()) return;
+    clearErrors("cancel");
+    $("#cancel").disabled = true;
+    $("#progress-phase").textContent = "cancelling…";
+    try {
+      await state.backend.call("Cancel", state.runId);
+    } catch (err) {
+      showError(err, "cancel");
+      syncRunButtons();
+    }
+  }
+
+  function onProgress(p) {
+    if (p.id !== state.runId) return;
+    $("#progress-bar").style.width = p.percent + "%";
+    $("#p-rows").textContent = p.rows_text;
+    $("#p-rate").textContent = p.rate_text;
+    $("#p-eta").textContent = p.eta_text;
+    $("#p-rss").textContent = p.rss_text;
+    $("#p-layout").textContent = p.layout_text;
+    $("#progress-phase").textContent = p.phase_text;
+  }
+
+  function onResult(r) {
+    if (r.id !== state.runId) return;
+    state.runResults.push(r.result_id);
+    setSelection(state.runResults.slice());
+  }
+
+  function onRunError(e) {
+    if (e.id !== state.runId) return;
+    showError(e, "run");
+  }
+
+  function onDone(d) {
+    if (d.id !== state.runId) return;
+    state.runId = "";
+    $("#progress-phase").textContent = d.message;
+    $("#progress-title").textContent = d.cancelled ? "Cancelled" : (d.failed ? "Failed" : "Finished");
+    if (d.result_ids && d.result_ids.length) setSelection(d.result_ids);
+    syncRunButtons();
+    loadHistory();
+    scheduleEstimate(); // free memory has changed
+  }
+
+  // ---- the comparison: table and charts ----
+
+  function setSelection(ids) {
+    state.selection = ids;
+    $("#sel-count").textContent = ids.length ? String(ids.length) : "";
+    showView("results");
+    renderTable();
+    renderChart(state.chartKind);
+  }
+
+  function gridTable(table, opts) {
+    opts = opts || {};
+    if (!table.rows.length) return el("div", { class: "empty", text: opts.empty || "Nothing to show." });
+    const head = el("tr", {},
+      opts.selectable ? el("th", {}, el("input", {
+        type: "checkbox", "aria-label": "select all", checked: table.rows.every((r) => opts.selected.has(r.id)),
+        onchange: (e) => opts.onToggleAll(e.target.checked),
+      })) : null,
+      ...table.columns.map((c) => el("th", { class: c.numeric ? "num" : "", text: c.name })));
+    const body = table.rows.map((r) => el("tr", { "data-id": r.id, class: opts.selectable && opts.selected.has(r.id) ? "selected" : "" },
+      opts.selectable ? el("td", {}, el("input", {
+        type: "checkbox", checked: opts.selected.has(r.id), "aria-label": "select " + r.id,
+        onchange: (e) => opts.onToggle(r.id, e.target.checked),
+      })) : null,
+      ...r.cells.map((c, i) => el("td", { class: table.columns[i].numeric ? "num" : "", text: c }))));
+    return el("table", { class: "grid", id: opts.id }, el("thead", {}, head), el("tbody", {}, ...body));
+  }
+
+  async function renderTable() {
+    const wrap = $("#results-table");
+    if (!state.selection.length) {
+      wrap.replaceChildren(el("div", { class: "empty", text: "Run a comparison, or pick earlier runs in History." }));
+      return;
+    }
+    try {
+      const t = await state.backend.call("Table", state.selection);
+      wrap.replaceChildren(gridTable(t, { id: "results-grid" }));
+    } catch (err) {
+      wrap.replaceChildren(el("div", { class: "empty", text: "" }));
+      showError(err, "export");
+    }
+  }
+
+  function buildChartTabs(kinds) {
+    $("#charttabs").replaceChildren(...kinds.map((k) =>
+      el("button", { type: "button", "data-kind": k.kind, text: k.title, onclick: () => renderChart(k.kind) })));
+    state.chartKind = kinds.length ? kinds[0].kind : "";
+  }
+
+  let chartSeq = 0;
+  async function renderChart(kind) {
+    state.chartKind = kind;
+    for (const b of $$("#charttabs button")) b.classList.toggle("on", b.dataset.kind === kind);
+    clearErrors("chart");
+    $("#chart-note").textContent = "";
+    const box = $("#chart");
+    const empty = $("#chart-empty");
+    box.dataset.kind = "";
+    const seq = ++chartSeq;
+    if (!state.selection.length) {
+      state.chartView = null;
+      if (state.chart) state.chart.clear();
+      empty.hidden = false;
+      empty.textContent = "Charts appear here after a run.";
+      return;
+    }
+    let view;
+    try {
+      view = await state.backend.call("Chart", kind, state.selection);
+    } catch (err) {
+      if (seq === chartSeq) showError(err, "chart");
+      return;
+    }
+    if (seq !== chartSeq) return;
+    state.chartView = view;
+    $("#chart-title").textContent = view.title || "Charts";
+    if (view.empty) {
+      if (state.chart) state.chart.clear();
+      empty.hidden = false;
+      empty.textContent = view.note;
+      box.dataset.kind = kind;
+      box.dataset.empty = "true";
+      return;
+    }
+    empty.hidden = true;
+    if (!state.chart) {
+      state.chart = echarts.init(box, null, { renderer: "canvas" });
+      window.addEventListener("resize", () => state.chart.resize());
+    }
+    state.chart.off("finished");
+    state.chart.on("finished", () => {
+      if (seq === chartSeq) { box.dataset.kind = kind; box.dataset.empty = "false"; }
+    });
+    state.chart.setOption(view.option, true);
+  }
+
+  // ---- export ----
+
+  function exportNote(slot, res) {
+    $(slot).textContent = res.cancelled ? "" : res.message;
+  }
+
+  async function exportTable(what) {
+    clearErrors("export");
+    $("#export-note").textContent = "";
+    const req = {
+      report: { what: "report", format: "html" },
+      markdown: { what: "table", format: "markdown" },
+      csv: { what: "table", format: "csv" },
+      json: { what: "results", format: "json" },
+    }[what];
+    try {
+      const res = await state.backend.call("Export", Object.assign({ ids: state.selection }, req));
+      exportNote("#export-note", res);
+    } catch (err) {
+      showError(err, "export");
+    }
+  }
+
+  // chartData renders the current chart as PNG (a data URL from the canvas)
+  // or SVG (ECharts' SVG renderer, run off-screen on the same option).
+  function chartData(format) {
+    if (format === "png") {
+      return state.chart.getDataURL({ type: "png", pixelRatio: 2, backgroundColor: "#ffffff" });
+    }
+    const box = $("#chart");
+    const svg = echarts.init(null, null, { renderer: "svg", ssr: true, width: box.clientWidth, height: box.clientHeight });
+    try {
+      svg.setOption(Object.assign({}, state.chartView.option, { animation: false, backgroundColor: "#ffffff" }));
+      return svg.renderToSVGString();
+    } finally {
+      svg.dispose();
+    }
+  }
+
+  async function exportChart(format) {
+    clearErrors("chart");
+    $("#chart-note").textContent = "";
+    const v = state.chartView;
+    if (!v || v.empty || !state.chart) {
+      showError({ field: "chart", message: "no chart to export: run a comparison or pick results in History first" }, "chart");
+      return;
+    }
+    try {
+      const res = await state.backend.call("Export", {
+        what: "chart", format, kind: v.kind, ids: state.selection, data: chartData(format),
+      });
+      exportNote("#chart-note", res);
+    } catch (err) {
+      showError(err, "chart");
+    }
+  }
+
+  // ---- history ----
+
+  async function loadHistory() {
+    try {
+      const h = await state.backend.call("History");
+      const ids = new Set(h.rows.map((r) => r.id));
+      for (const id of Array.from(state.historySelected)) if (!ids.has(id)) state.historySelected.delete(id);
+      $("#hist-count").textContent = h.rows.length ? String(h.rows.length) : "";
+      $("#history-table").replaceChildren(gridTable(h, {
+        id: "history-grid",
+        selectable: true,
+        selected: state.historySelected,
+        empty: "No saved results yet. Results are kept in " + h.dir,
+        onToggle: (id, on) => { on ? state.historySelected.add(id) : state.historySelected.delete(id); syncHistoryButtons(); loadHistory(); },
+        onToggleAll: (on) => { for (const r of h.rows) on ? state.historySelected.add(r.id) : state.historySelected.delete(r.id); syncHistoryButtons(); loadHistory(); },
+      }));
+      syncHistoryButtons();
+    } catch (err) {
+      showError(err, "history");
+    }
+  }
+
+  function syncHistoryButtons() {
+    const n = state.historySelected.size;
+    $("#hist-compare").disabled = n === 0;
+    const del = $("#hist-delete");
+    del.disabled = n === 0;
+    if (!del.classList.contains("armed")) del.textContent = "Delete selected";
+  }
+
+  async function deleteSelected() {
+    const del = $("#hist-delete");
+    const ids = Array.from(state.historySelected);
+    if (!ids.length) return;
+    if (!del.classList.contains("armed")) {
+      del.classList.add("armed");
+      del.textContent = `Delete ${ids.length} — sure?`;
+      setTimeout(() => { del.classList.remove("armed"); syncHistoryButtons(); }, 4000);
+      return;
+    }
+    del.classList.remove("armed");
+    clearErrors("history");
+    try {
+      await state.backend.call("Delete", ids);
+      state.historySelected.clear();
+      const gone = new Set(ids);
+      if (state.selection.some((id) => gone.has(id))) setSelection(state.selection.filter((id) => !gone.has(id)));
+    } catch (err) {
+      showError(err, "history");
+    }
+    loadHistory();
+  }
+
+  function showView(name) {
+    for (const b of $$("#viewtabs button")) b.classList.toggle("on", b.dataset.view === name);
+    $("#view-results").hidden = name !== "results";
+    $("#view-history").hidden = name !== "history";
+    if (name === "results" && state.chart) setTimeout(() => state.chart.resize(), 0);
+  }
+
+  // ---- start ----
+
+  function renderMachine(l) {
+    $("#machine").replaceChildren(
+      el("span", {}, el("b", { text: String(l.cores) }), " cores"),
+      el("span", {}, el("b", { text: l.total_memory_text }), " memory, ", el("b", { text: l.free_memory_text }), " free"),
+      el("span", { class: "pill", text: l.runtime + (l.isolated ? " · child process per run" : " · in process") }));
+  }
+
+  async function main() {
+    try {
+      state.backend = await Backend.connect();
+      state.limits = await state.backend.call("Limits");
+    } catch (err) {
+      showError(err, "banner");
+      return;
+    }
+    const l = state.limits;
+    renderMachine(l);
+    buildForm(l);
+    buildChartTabs(l.chart_kinds);
+
+    state.backend.on("run:progress", onProgress);
+    state.backend.on("run:result", onResult);
+    state.backend.on("run:error", onRunError);
+    state.backend.on("run:done", onDone);
+
+    const form = $("#form");
+    form.addEventListener("submit", startRun);
+    form.addEventListener("input", (e) => {
+      if (e.target.id === "max_load_factor") $("#mlf-out").textContent = e.target.value;
+      scheduleEstimate();
+    });
+    form.addEventListener("change", (e) => {
+      if (e.target.id === "keys") syncKeysParam(false);
+      scheduleEstimate();
+    });
+    $("#cancel").addEventListener("click", cancelRun);
+    for (const b of $$("#source-mode button")) {
+      b.addEventListener("click", () => { setSourceMode(b.dataset.mode); scheduleEstimate(); });
+    }
+    $("#choose-file").addEventListener("click", async () => {
+      clearErrors("source");
+      try {
+        const res = await state.backend.call("ChooseSource");
+        if (!res.cancelled) { $("#source").value = res.path; scheduleEstimate(); }
+      } catch (err) {
+        showError(err, "source");
+      }
+    });
+    for (const b of $$("[data-export]")) b.addEventListener("click", () => exportTable(b.dataset.export));
+    for (const b of $$("[data-chart-export]")) b.addEventListener("click", () => exportChart(b.dataset.chartExport));
+    for (const b of $$("#viewtabs button")) b.addEventListener("click", () => showView(b.dataset.view));
+    $("#hist-compare").addEventListener("click", () => setSelection(Array.from(state.historySelected)));
+    $("#hist-delete").addEventListener("click", deleteSelected);
+
+    syncRunButtons();
+    renderChart(state.chartKind);
+    await loadHistory();
+    await estimate();
+    document.body.dataset.ready = "true";
+  }
+
+  document.addEventListener("DOMContentLoaded", main);
+})();
