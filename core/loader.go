@@ -49,7 +49,7 @@ const (
 
 // insertChunk is how many rows a worker inserts between two looks at the
 // stop signal, and between two progress counter updates.
-const insertChunk = 4096
+const insertChunk = 1024
 
 // stopGrace bounds how long Load, once stopping, waits for the workers after
 // the producer has returned. A worker stops within insertChunk rows, unless
@@ -478,6 +478,9 @@ func (l *loader[K, V]) split(b *Block[K, V], cur []*Block[K, V]) bool {
 			s = h & mask
 		} else {
 			s = h % n
+		}
+		if i&(insertChunk-1) == insertChunk-1 && l.stopped() {
+			return false
 		}
 		c := cur[s]
 		c.Keys = append(c.Keys, k)

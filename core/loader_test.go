@@ -300,9 +300,9 @@ func TestLoadCancel(t *testing.T) {
 			var cancelled atomic.Int64 // UnixNano of the cancel
 			src := &genSource{rows: 1e8, random: true}
 			var rowsAtCancel int64
-			cancelAt := int64(2_000_000)
+			cancelAt := int64(1_000_000)
 			if testing.Short() {
-				cancelAt = 300_000
+				cancelAt = 200_000
 			}
 			cfg := LoadConfig{Layout: LayoutPacked, Shards: shards, ProgressEvery: 5 * time.Millisecond,
 				Progress: func(p LoadProgress) {
