@@ -1,0 +1,599 @@
+package core
+
+// File sources: TSV and CSV as ClickHouse writes them (FORMAT TSV,
+// TSVWithNames, CSV, CSVWithNames), optionally gzip-compressed.
+//
+//   - gzip is recognised by its magic bytes (1f 8b), whatever the name.
+//   - The format is SourceSpec.Format if set, else the name's extension
+//     (.tsv, .tab, .csv, before any .gz), else the first line's content: tabs
+//     mean TSV, commas CSV.
+//   - A header row is used when declared (Header "yes", a WithNames format,
+//     or a column given by name). With Header "auto" the first row is a
+//     header when its key field does not parse as the key type but looks
+//     like a name (starts with a letter or '_').
+//   - TSV: fields split on tabs; escapes \t \n \r \\ \' \" \0 \b \f \a \v
+//     are decoded, and a backslash at the end of a line continues the field
+//     on the next line (an escaped line feed), as ClickHouse reads them.
+//   - CSV: fields split on commas; a field in double quotes may hold commas,
+//     line breaks and "" for a quote; spaces around unquoted fields are
+//     trimmed (ClickHouse's input_format_csv_trim_whitespaces).
+//   - CRLF and LF line endings both work; blank lines and a UTF-8 byte order
+//     mark are skipped.
+//
+// Memory is constant: a 256 KiB read buffer, the current record, and the
+// longest line seen (capped at maxLineBytes). Line numbers in errors count
+// physical lines of the (decompressed) text from 1, the header included; a
+// CSV record spanning lines is reported at its first line.
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+	"unsafe"
+)
+
+const (
+	fileBufferBytes = 256 << 10
+	maxLineBytes    = 16 << 20 // a longer line is an error, not an allocation
+)
+
+// fileSource implements Source for a TSV or CSV file.
+type fileSource[K, V Bits] struct {
+	path       string // as the user gave it, for messages
+	f          *os.File
+	gz         *gzip.Reader
+	r          *bufio.Reader
+	csv        bool
+	key, value Type
+	keyCol     int      // 0-based
+	valCol     int      // 0-based; -1 = no value column
+	header     []string // column names when the file has a header row
+	valRand    bool     // no value column: values random (else hash)
+	valueBase  uint64
+	skipBad    bool
+
+	line    int64  // physical lines read so far
+	recLine int64  // line the current record starts on
+	rec     []byte // the current record's fields, decoded, back to back
+	ends    []int  // ends[i] is where field i ends in rec
+	long    []byte // holds a line longer than the read buffer
+	badRow  error  // the current record is malformed (CSV quoting)
+	pending bool   // the current record was read by open and not yet returned
+	rows    int64  // data rows returned
+	skipped int64
+	err     error // sticky: once failed, every Next returns it
+	done    bool
+	closed  bool
+}
+
+func openFileSource[K, V Bits](spec SourceSpec, key, value Type) (Source[K, V], error) {
+	fl, err := spec.fileLayout()
+	if err != nil {
+		return nil, err
+	}
+	path := spec.Path
+	st, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("source file %q: no such file", path)
+	case err != nil:
+		return nil, fmt.Errorf("source file %q: %w", path, unwrapPathError(err))
+	case st.IsDir():
+		return nil, fmt.Errorf("source file %q: is a directory, not a file", path)
+	case st.Mode().IsRegular() && st.Size() == 0:
+		return nil, fmt.Errorf("source file %q: is empty (0 bytes)", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("source file %q: %w", path, unwrapPathError(err))
+	}
+	s := &fileSource[K, V]{
+		path: path, f: f, key: key, value: value,
+		keyCol: fl.keyCol, valCol: fl.valCol, valRand: fl.valRand,
+		valueBase: seedBase(spec.Seed, purposeValue), skipBad: spec.SkipBadRows,
+	}
+	if err := s.open(spec, fl); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// open detects compression and format, reads the header if there is one
+// and the first data row, and resolves the columns.
+func (s *fileSource[K, V]) open(spec SourceSpec, fl fileLayout) error {
+	raw := bufio.NewReaderSize(s.f, fileBufferBytes)
+	s.r = raw
+	if magic, _ := raw.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		gz, err := gzip.NewReader(raw)
+		if err != nil {
+			return fmt.Errorf("source file %q: starts like gzip but is not valid gzip: %v", s.path, err)
+		}
+		s.gz = gz
+		s.r = bufio.NewReaderSize(gz, fileBufferBytes)
+	}
+	switch fl.format {
+	case "csv":
+		s.csv = true
+	case "tsv":
+	default:
+		s.csv = s.detectCSV()
+	}
+
+	ok, err := s.readRecord()
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("source file %q: has no rows (only blank lines or an empty stream)", s.path)
+	}
+	hasHeader := fl.header == "yes" || fl.keyCol < 0 || (fl.valCol < 0 && !fl.valNone)
+	if fl.header == "auto" && !hasHeader && s.keyCol < len(s.ends) {
+		kf := s.field(s.keyCol)
+		if _, _, perr := ParseValue(s.key, bytesString(kf)); perr != nil && looksLikeName(kf) {
+			hasHeader = true
+		}
+	}
+	if hasHeader {
+		s.header = make([]string, len(s.ends))
+		for i := range s.ends {
+			s.header[i] = string(s.field(i))
+		}
+		headerLine := s.recLine
+		if fl.keyCol < 0 {
+			if s.keyCol, err = s.findColumn("key", fl.keyName, headerLine); err != nil {
+				return err
+			}
+		}
+		if fl.valCol < 0 && !fl.valNone {
+			if s.valCol, err = s.findColumn("value", fl.valName, headerLine); err != nil {
+				return err
+			}
+		}
+		for _, c := range []struct {
+			which string
+			col   int
+		}{{"key", s.keyCol}, {"value", s.valCol}} {
+			if c.col >= len(s.header) {
+				return fmt.Errorf("source file %q: %s column %d does not exist: the header on line %d has %d %s (%s)",
+					s.path, c.which, c.col+1, headerLine, len(s.header), plural(len(s.header), "column"), quoteList(s.header))
+			}
+		}
+		if ok, err = s.readRecord(); err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("source file %q: has a header row (line %d: %s) but no data rows", s.path, headerLine, quoteList(s.header))
+		}
+	} else if !s.skipBad {
+		if need := max(s.keyCol, s.valCol) + 1; len(s.ends) < need {
+			return s.shortRowError()
+		}
+	}
+	s.pending = true
+	return nil
+}
+
+// detectCSV looks at the first line: commas and no tabs mean CSV. The name
+// wins over the content when it says .tsv/.tab or .csv.
+func (s *fileSource[K, V]) detectCSV() bool {
+	name := strings.ToLower(s.path)
+	name = strings.TrimSuffix(strings.TrimSuffix(name, ".gz"), ".gzip")
+	switch {
+	case strings.HasSuffix(name, ".csv"):
+		return true
+	case strings.HasSuffix(name, ".tsv"), strings.HasSuffix(name, ".tab"):
+		return false
+	}
+	head, _ := s.r.Peek(fileBufferBytes)
+	if i := bytes.IndexByte(head, '\n'); i >= 0 {
+		head = head[:i]
+	}
+	return bytes.IndexByte(head, '\t') < 0 && bytes.IndexByte(head, ',') >= 0
+}
+
+func (s *fileSource[K, V]) findColumn(which, name string, headerLine int64) (int, error) {
+	for i, h := range s.header {
+		if h == name {
+			return i, nil
+		}
+	}
+	found := -1
+	for i, h := range s.header {
+		if strings.EqualFold(h, name) {
+			if found >= 0 {
+				return 0, fmt.Errorf("source file %q: %s column %q matches %q and %q in the header on line %d, ignoring case; write it exactly",
+					s.path, which, name, s.header[found], h, headerLine)
+			}
+			found = i
+		}
+	}
+	if found < 0 {
+		return 0, fmt.Errorf("source file %q: %s column %q not found in the header on line %d (columns: %s)",
+			s.path, which, name, headerLine, quoteList(s.header))
+	}
+	return found, nil
+}
+
+func quoteList(names []string) string {
+	const limit = 20
+	var parts []string
+	for i, n := range names {
+		if i == limit {
+			parts = append(parts, fmt.Sprintf("... %d more", len(names)-limit))
+			break
+		}
+		parts = append(parts, quoteValue(n))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+// looksLikeName is the header test: a field that starts with a letter or an
+// underscore and holds no control characters.
+func looksLikeName(b []byte) bool {
+	r, _ := utf8.DecodeRune(b)
+	if len(b) == 0 || !(unicode.IsLetter(r) || r == '_') {
+		return false
+	}
+	for _, r := range string(b) {
+		if unicode.IsControl(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// bytesString views b as a string without copying. The string must not
+// outlive the next read: ParseValue copies whatever it puts in an error.
+func bytesString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+func (s *fileSource[K, V]) field(i int) []byte {
+	start := 0
+	if i > 0 {
+		start = s.ends[i-1]
+	}
+	return s.rec[start:s.ends[i]]
+}
+
+// readLine returns the next line without its line ending; ok is false at
+// the end of the stream.
+func (s *fileSource[K, V]) readLine() (line []byte, ok bool, err error) {
+	b, err := s.r.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		s.long = append(s.long[:0], b...)
+		for err == bufio.ErrBufferFull {
+			if len(s.long) > maxLineBytes {
+				return nil, false, fmt.Errorf("%s:%d: line is longer than %d MiB", s.path, s.line+1, maxLineBytes>>20)
+			}
+			b, err = s.r.ReadSlice('\n')
+			s.long = append(s.long, b...)
+		}
+		b = s.long
+	}
+	if err != nil && err != io.EOF {
+		what := "reading"
+		if s.gz != nil {
+			what = "reading gzip data"
+		}
+		return nil, false, fmt.Errorf("%s:%d: %s: %v", s.path, s.line+1, what, err)
+	}
+	if len(b) == 0 {
+		return nil, false, nil
+	}
+	s.line++
+	if n := len(b); b[n-1] == '\n' {
+		b = b[:n-1]
+	}
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		b = b[:n-1]
+	}
+	if s.line == 1 {
+		b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+	}
+	return b, true, nil
+}
+
+// readRecord reads the next non-blank record into rec and ends. ok is false
+// at the end of the file.
+func (s *fileSource[K, V]) readRecord() (ok bool, err error) {
+	var line []byte
+	for {
+		line, ok, err = s.readLine()
+		if err != nil || !ok {
+			return false, err
+		}
+		if len(line) > 0 {
+			break
+		}
+	}
+	s.recLine = s.line
+	s.rec, s.ends, s.badRow = s.rec[:0], s.ends[:0], nil
+	if s.csv {
+		return true, s.splitCSV(line)
+	}
+	return true, s.splitTSV(line)
+}
+
+// splitTSV decodes one TSV record starting with line. Fields without a
+// backslash are copied whole; an escape takes the slow path for its field.
+func (s *fileSource[K, V]) splitTSV(line []byte) error {
+	for {
+		seg := line
+		tab := bytes.IndexByte(line, '\t')
+		if tab >= 0 {
+			seg = line[:tab]
+		}
+		bs := bytes.IndexByte(seg, '\\')
+		if bs < 0 {
+			s.rec = append(s.rec, seg...)
+			s.ends = append(s.ends, len(s.rec))
+			if tab < 0 {
+				return nil
+			}
+			line = line[tab+1:]
+			continue
+		}
+		s.rec = append(s.rec, seg[:bs]...)
+		if bs+1 < len(line) {
+			s.rec = appendTSVEscape(s.rec, line[bs+1])
+			line = line[bs+2:]
+			continue // the same field goes on
+		}
+		// A backslash ending the line escapes the line feed: the field
+		// goes on on the next line.
+		s.rec = append(s.rec, '\n')
+		next, ok, err := s.readLine()
+		if err != nil {
+			return err
+		}
+		if !ok {
+			s.ends = append(s.ends, len(s.rec))
+			return nil
+		}
+		line = next
+	}
+}
+
+// appendTSVEscape decodes the character after a backslash. \N (NULL) stays
+// as written, so that it fails to parse as a number with a readable message.
+func appendTSVEscape(dst []byte, c byte) []byte {
+	switch c {
+	case 't':
+		return append(dst, '\t')
+	case 'n':
+		return append(dst, '\n')
+	case 'r':
+		return append(dst, '\r')
+	case '0':
+		return append(dst, 0)
+	case 'b':
+		return append(dst, '\b')
+	case 'f':
+		return append(dst, '\f')
+	case 'a':
+		return append(dst, '\a')
+	case 'v':
+		return append(dst, '\v')
+	case 'N':
+		return append(dst, '\\', 'N')
+	}
+	return append(dst, c) // \\ \' \" and any other character: itself
+}
+
+// splitCSV decodes one CSV record starting with line; a quoted field may
+// continue over the following lines.
+func (s *fileSource[K, V]) splitCSV(line []byte) error {
+	i := 0
+	for {
+		// At the start of a field.
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+			i++
+		}
+		if i < len(line) && line[i] == '"' {
+			i++
+			openLine := s.line
+			for {
+				j := bytes.IndexByte(line[i:], '"')
+				if j < 0 {
+					s.rec = append(s.rec, line[i:]...)
+					s.rec = append(s.rec, '\n')
+					next, ok, err := s.readLine()
+					if err != nil {
+						return err
+					}
+					if !ok {
+						return fmt.Errorf("%s:%d: column %d: quoted field is not closed before the end of the file",
+							s.path, openLine, len(s.ends)+1)
+					}
+					line, i = next, 0
+					continue
+				}
+				s.rec = append(s.rec, line[i:i+j]...)
+				i += j + 1
+				if i < len(line) && line[i] == '"' {
+					s.rec = append(s.rec, '"')
+					i++
+					continue
+				}
+				break
+			}
+			for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+				i++
+			}
+			if i < len(line) && line[i] != ',' {
+				if s.badRow == nil {
+					s.badRow = fmt.Errorf("%s:%d: column %d: unexpected %q after the closing quote (want a comma or the end of the line)",
+						s.path, s.line, len(s.ends)+1, line[i])
+				}
+				// Skip to the next comma to keep the columns aligned.
+				j := bytes.IndexByte(line[i:], ',')
+				if j < 0 {
+					i = len(line)
+				} else {
+					i += j
+				}
+			}
+		} else {
+			j := bytes.IndexByte(line[i:], ',')
+			end := len(line)
+			if j >= 0 {
+				end = i + j
+			}
+			field := bytes.TrimRight(line[i:end], " \t")
+			s.rec = append(s.rec, field...)
+			i = end
+		}
+		s.ends = append(s.ends, len(s.rec))
+		if i >= len(line) {
+			return nil
+		}
+		i++ // the comma
+	}
+}
+
+func (s *fileSource[K, V]) columnLabel(col int) string {
+	if col < len(s.header) {
+		return fmt.Sprintf("column %d (%s)", col+1, quoteValue(s.header[col]))
+	}
+	return fmt.Sprintf("column %d", col+1)
+}
+
+func (s *fileSource[K, V]) shortRowError() error {
+	n := len(s.ends)
+	missing := s.keyCol
+	which := "key"
+	if s.valCol >= n {
+		missing, which = s.valCol, "value"
+	}
+	if s.keyCol >= n {
+		missing, which = s.keyCol, "key"
+	}
+	return fmt.Errorf("%s:%d: the row has %d %s, so the %s %s is missing",
+		s.path, s.recLine, n, plural(n, "column"), which, s.columnLabel(missing))
+}
+
+// parseRow turns the current record into a key and a value.
+func (s *fileSource[K, V]) parseRow() (K, V, error) {
+	var k K
+	var v V
+	if s.badRow != nil {
+		return k, v, s.badRow
+	}
+	if len(s.ends) <= max(s.keyCol, s.valCol) {
+		return k, v, s.shortRowError()
+	}
+	lo, hi, err := ParseValue(s.key, bytesString(s.field(s.keyCol)))
+	if err != nil {
+		return k, v, fmt.Errorf("%s:%d: %s: %w", s.path, s.recLine, s.columnLabel(s.keyCol), err)
+	}
+	k = FromUint64[K](lo, hi)
+	switch {
+	case s.valCol >= 0:
+		lo, hi, err = ParseValue(s.value, bytesString(s.field(s.valCol)))
+		if err != nil {
+			return k, v, fmt.Errorf("%s:%d: %s: %w", s.path, s.recLine, s.columnLabel(s.valCol), err)
+		}
+		v = FromUint64[V](lo, hi)
+	case s.valRand:
+		v = valueBits[V](moremur(s.valueBase + uint64(s.rows)*weylGamma))
+	default:
+		v = valueBits[V](valueHash(lo, hi))
+	}
+	return k, v, nil
+}
+
+// Next implements Source. A bad row stops the load with its file, line,
+// column and value, unless SkipBadRows is set: then it is counted in
+// Skipped. On an error b is left empty.
+func (s *fileSource[K, V]) Next(b *Block[K, V], max int) error {
+	b.Reset()
+	switch {
+	case s.closed:
+		return errSourceClosed
+	case s.err != nil:
+		return s.err
+	case max < 1:
+		return fmt.Errorf("source: Next(max = %d): max must be at least 1", max)
+	}
+	for !s.done && b.Len() < max {
+		if !s.pending {
+			ok, err := s.readRecord()
+			if err != nil {
+				s.err = err
+				b.Reset()
+				return err
+			}
+			if !ok {
+				s.done = true
+				break
+			}
+		}
+		s.pending = false
+		k, v, err := s.parseRow()
+		if err != nil {
+			if s.skipBad {
+				s.skipped++
+				continue
+			}
+			s.err = err
+			b.Reset()
+			return err
+		}
+		b.Append(k, v)
+		s.rows++
+	}
+	if b.Len() == 0 {
+		return io.EOF
+	}
+	return nil
+}
+
+// Rows implements Source: a file's row count is known only once read.
+func (s *fileSource[K, V]) Rows() int64 { return -1 }
+
+// Skipped implements Source.
+func (s *fileSource[K, V]) Skipped() int64 { return s.skipped }
+
+// Close implements Source; it is safe to call more than once.
+func (s *fileSource[K, V]) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	var err error
+	if s.gz != nil {
+		err = s.gz.Close()
+	}
+	if cerr := s.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

@@ -1,0 +1,383 @@
+package core
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Source kinds, as SourceSpec.Kind spells them.
+const (
+	SourceSequential = "sequential" // 0, 1, 2, ... truncated to the key type, as ClickHouse's numbers()
+	SourceRandom     = "random"     // uniform over the key type's bits
+	SourceRange      = "range"      // uniform in [0, M): duplicates on purpose
+	SourceZipf       = "zipf"       // Zipf-distributed ranks: skewed
+	SourceFile       = "file"       // a TSV or CSV file, optionally gzip-compressed
+)
+
+// How a synthetic source (or a file without a value column) makes values.
+const (
+	ValuesHash   = "hash"   // a deterministic function of the key: a repeated key gets the same value
+	ValuesRandom = "random" // a deterministic function of the seed and the row number
+)
+
+// Limits of a SourceSpec.
+const (
+	// MaxSourceRows bounds Rows for a synthetic source (2^62).
+	MaxSourceRows = int64(1) << 62
+	// MaxRangeM bounds range:M at 2^53, so that M is exact in Param.
+	MaxRangeM = 1 << 53
+	// MaxZipfS bounds zipf:S; S must also be > 0.
+	MaxZipfS = 10.0
+)
+
+// SourceSpec describes where a load's rows come from: a synthetic generator
+// (sequential, random, range:M, zipf:S) or a TSV/CSV file. ParseSourceSpec
+// reads the short form users type; the other fields are set by the caller.
+// An empty string in Values, Header, KeyColumn or ValueColumn means that
+// field's default.
+//
+// The synthetic kinds, for a source of Rows rows numbered i = 0 .. Rows-1:
+//
+//	sequential  key = i, truncated to the key type (UInt8 wraps after 255).
+//	random      key = a bijective mix of (seed, i): uniform over the key's
+//	            bits; 16-byte keys get two independent words. UInt64 keys
+//	            never repeat; narrower keys repeat by the birthday rule.
+//	range:M     key uniform in [0, M), M an integer 1 <= M <= 2^53 that the
+//	            key type can hold from 0 (UInt8: M <= 256, Int8: M <= 128,
+//	            Float32: M <= 2^24). M accepts 1000000, 1e6, 1M (K, M, G, T
+//	            are powers of 1000).
+//	zipf:S      key = r-1 for a rank r in 1..Rows drawn with
+//	            P(r) = r^-S / H(Rows, S), H the generalized harmonic number;
+//	            0 < S <= 10. Key 0 is the most frequent; at S = 1.1 and 1e6
+//	            rows it is about 11 % of the rows. Sampled by rejection
+//	            inversion (Hörmann and Derflinger 1996, as Apache Commons
+//	            RNG's RejectionInversionZipfSampler), which takes any S > 0.
+//
+// For Float32 and Float64 keys, sequential, range and zipf produce the
+// number as a float (0.0, 1.0, 2.0, ...), as ClickHouse's CAST would;
+// random produces random bits (NaNs included). Every other type takes the
+// number's low bytes.
+//
+// Every synthetic row is a pure function of (Seed, i), so any row can be
+// computed alone (IndexedSource.Row) and a source uses constant memory.
+type SourceSpec struct {
+	Kind  string  `json:"kind"`            // one of the Source* constants
+	Param float64 `json:"param,omitempty"` // range: M; zipf: S; otherwise 0
+	Rows  int64   `json:"rows,omitempty"`  // synthetic only: rows to produce, 1 to MaxSourceRows; ignored for files
+	Seed  uint64  `json:"seed"`            // every random choice derives from it
+
+	// Values is how values are made when no column holds them: ValuesHash
+	// (default) or ValuesRandom.
+	Values string `json:"values,omitempty"`
+
+	// File options.
+	Path        string `json:"path,omitempty"`
+	Format      string `json:"format,omitempty"`       // "tsv", "csv" (or a ClickHouse name: TSV, TabSeparated, TSVWithNames, CSV, CSVWithNames); "" = from the name, then the content
+	Header      string `json:"header,omitempty"`       // "auto" (default), "yes", "no"
+	KeyColumn   string `json:"key_column,omitempty"`   // 1-based position ("1") or a header name; default "1"
+	ValueColumn string `json:"value_column,omitempty"` // position or name; default "2"; "none" = no column, values made as Values says
+	SkipBadRows bool   `json:"skip_bad_rows,omitempty"`
+}
+
+// allowedKinds is the list every unknown-kind error shows.
+const allowedKinds = "sequential, random, range:M, zipf:S, or a file"
+
+// ParseSourceSpec reads a source as users type it: "sequential", "random",
+// "range:M", "zipf:S", a file path, or "file:PATH" for a path that would
+// otherwise read as a kind. The result has the defaults filled in (Values
+// "hash"; for files Header "auto", KeyColumn "1", ValueColumn "2"); Rows and
+// Seed are left for the caller.
+func ParseSourceSpec(s string) (SourceSpec, error) {
+	text := strings.TrimSpace(s)
+	if text == "" {
+		return SourceSpec{}, fmt.Errorf("source %q: empty (allowed: %s)", s, allowedKinds)
+	}
+	if path, ok := strings.CutPrefix(text, "file:"); ok {
+		if path == "" {
+			return SourceSpec{}, fmt.Errorf("source %q: file: needs a path", s)
+		}
+		return fileSpec(path), nil
+	}
+	word, param, hasParam := strings.Cut(text, ":")
+	switch strings.ToLower(word) {
+	case SourceSequential, SourceRandom:
+		if hasParam {
+			return SourceSpec{}, fmt.Errorf("source %q: %s takes no parameter (allowed: %s)", s, strings.ToLower(word), allowedKinds)
+		}
+		return SourceSpec{Kind: strings.ToLower(word), Values: ValuesHash}, nil
+	case SourceRange:
+		if !hasParam {
+			return SourceSpec{}, fmt.Errorf("source %q: range needs M, as range:M (e.g. range:1000000, range:1e6, range:1M)", s)
+		}
+		m, err := parseRangeM(param)
+		if err != nil {
+			return SourceSpec{}, fmt.Errorf("source %q: %w", s, err)
+		}
+		return SourceSpec{Kind: SourceRange, Param: m, Values: ValuesHash}, nil
+	case SourceZipf:
+		if !hasParam {
+			return SourceSpec{}, fmt.Errorf("source %q: zipf needs an exponent, as zipf:S (e.g. zipf:1.1)", s)
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(param), 64)
+		if err != nil {
+			return SourceSpec{}, fmt.Errorf("source %q: S %q is not a number (allowed: 0 < S <= %g, e.g. zipf:1.1)", s, param, MaxZipfS)
+		}
+		if err := checkZipfS(v); err != nil {
+			return SourceSpec{}, fmt.Errorf("source %q: %w", s, err)
+		}
+		return SourceSpec{Kind: SourceZipf, Param: v, Values: ValuesHash}, nil
+	}
+	// Not a kind: a file, if it exists or looks like a path.
+	if _, err := os.Stat(text); err == nil || !isBareWord(word) || strings.ContainsAny(text, `/\`) {
+		return fileSpec(text), nil
+	}
+	return SourceSpec{}, fmt.Errorf("source %q: unknown kind (allowed: %s)", s, allowedKinds)
+}
+
+func fileSpec(path string) SourceSpec {
+	return SourceSpec{Kind: SourceFile, Path: path, Values: ValuesHash, Header: "auto", KeyColumn: "1", ValueColumn: "2"}
+}
+
+// isBareWord is true for letters only: "zipff" is a mistyped kind, while
+// "keys.tsv" is a file name.
+func isBareWord(w string) bool {
+	if w == "" {
+		return false
+	}
+	for _, c := range w {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// parseRangeM reads M: an integer, possibly written 1e6 or with a K/M/G/T
+// suffix (powers of 1000), from 1 to MaxRangeM.
+func parseRangeM(text string) (float64, error) {
+	p := strings.TrimSpace(text)
+	mult := 1.0
+	if n := len(p); n > 0 {
+		switch p[n-1] {
+		case 'k', 'K':
+			mult = 1e3
+		case 'm', 'M':
+			mult = 1e6
+		case 'g', 'G':
+			mult = 1e9
+		case 't', 'T':
+			mult = 1e12
+		}
+		if mult != 1 {
+			p = p[:n-1]
+		}
+	}
+	bad := fmt.Errorf("M %q is not allowed (allowed: an integer 1 to %d, e.g. 1000000, 1e6 or 1M)", text, int64(MaxRangeM))
+	var m float64
+	if u, err := strconv.ParseUint(p, 10, 64); err == nil {
+		if u > MaxRangeM {
+			return 0, bad
+		}
+		m = float64(u) * mult
+	} else {
+		f, err := strconv.ParseFloat(p, 64)
+		if err != nil || strings.ContainsAny(p, "_xXpP") || math.IsNaN(f) || math.IsInf(f, 0) {
+			return 0, bad
+		}
+		m = f * mult
+	}
+	if m != math.Trunc(m) || m < 1 || m > MaxRangeM {
+		return 0, bad
+	}
+	return m, nil
+}
+
+func checkZipfS(v float64) error {
+	if !(v > 0 && v <= MaxZipfS) {
+		return fmt.Errorf("S %v is out of range (allowed: 0 < S <= %g, e.g. zipf:1.1)", v, MaxZipfS)
+	}
+	return nil
+}
+
+// String renders the spec the way ParseSourceSpec reads it: "random",
+// "range:1000000", "zipf:1.1", or the file's path ("file:PATH" when the
+// path alone would read as something else).
+func (s SourceSpec) String() string {
+	switch s.Kind {
+	case SourceRange:
+		return "range:" + strconv.FormatFloat(s.Param, 'f', -1, 64)
+	case SourceZipf:
+		return "zipf:" + strconv.FormatFloat(s.Param, 'g', -1, 64)
+	case SourceFile:
+		if p, err := ParseSourceSpec(s.Path); err != nil || p.Kind != SourceFile || p.Path != s.Path {
+			return "file:" + s.Path
+		}
+		return s.Path
+	}
+	return s.Kind
+}
+
+// IsSynthetic reports whether the rows are generated rather than read.
+func (s SourceSpec) IsSynthetic() bool {
+	switch s.Kind {
+	case SourceSequential, SourceRandom, SourceRange, SourceZipf:
+		return true
+	}
+	return false
+}
+
+func (s SourceSpec) errorf(format string, args ...any) error {
+	return fmt.Errorf("source %q: "+format, append([]any{s.String()}, args...)...)
+}
+
+// Validate checks every field that does not need the key type or the file
+// itself, so that a command line can refuse bad input before any work.
+// OpenSource calls it too.
+func (s SourceSpec) Validate() error {
+	switch s.Kind {
+	case SourceSequential, SourceRandom:
+	case SourceRange:
+		if s.Param != math.Trunc(s.Param) || s.Param < 1 || s.Param > MaxRangeM {
+			return s.errorf("M %v is not allowed (allowed: an integer 1 to %d)", s.Param, int64(MaxRangeM))
+		}
+	case SourceZipf:
+		if err := checkZipfS(s.Param); err != nil {
+			return s.errorf("%w", err)
+		}
+	case SourceFile:
+		return s.validateFile()
+	default:
+		return fmt.Errorf("source kind %q: unknown kind (allowed: %s, %s, %s, %s, %s)",
+			s.Kind, SourceSequential, SourceRandom, SourceRange, SourceZipf, SourceFile)
+	}
+	if s.Rows < 1 || s.Rows > MaxSourceRows {
+		return s.errorf("rows %d is out of range (allowed: 1 to %d)", s.Rows, MaxSourceRows)
+	}
+	return s.validateValues()
+}
+
+func (s SourceSpec) validateValues() error {
+	switch s.Values {
+	case "", ValuesHash, ValuesRandom:
+		return nil
+	}
+	return s.errorf("values %q is not allowed (allowed: %s, %s)", s.Values, ValuesHash, ValuesRandom)
+}
+
+// fileLayout is a file spec's options after defaults and ClickHouse format
+// names are resolved.
+type fileLayout struct {
+	format   string // "tsv", "csv" or "" (detect)
+	header   string // "auto", "yes", "no"
+	keyCol   int    // 0-based position, or -1 when keyName is set
+	keyName  string
+	valCol   int // 0-based position, -1 when valName is set or there is no value column
+	valName  string
+	valNone  bool
+	valRand  bool
+	keyLabel string // "1" or "id", for messages
+}
+
+func (s SourceSpec) validateFile() error {
+	_, err := s.fileLayout()
+	return err
+}
+
+func (s SourceSpec) fileLayout() (fileLayout, error) {
+	var fl fileLayout
+	if s.Path == "" {
+		return fl, errors.New("source file: no path given")
+	}
+	header := strings.ToLower(s.Header)
+	switch header {
+	case "":
+		header = "auto"
+	case "auto", "yes", "no":
+	default:
+		return fl, s.errorf("header %q is not allowed (allowed: auto, yes, no)", s.Header)
+	}
+	switch strings.ToLower(s.Format) {
+	case "":
+	case "tsv", "tabseparated":
+		fl.format = "tsv"
+	case "csv":
+		fl.format = "csv"
+	case "tsvwithnames", "tabseparatedwithnames", "csvwithnames":
+		fl.format = "tsv"
+		if strings.HasPrefix(strings.ToLower(s.Format), "csv") {
+			fl.format = "csv"
+		}
+		if header == "no" {
+			return fl, s.errorf("format %q has a header row but header is \"no\"", s.Format)
+		}
+		header = "yes"
+	default:
+		return fl, s.errorf("format %q is not allowed (allowed: tsv, csv, TSVWithNames, CSVWithNames, or empty to detect)", s.Format)
+	}
+	fl.header = header
+	if err := s.validateValues(); err != nil {
+		return fl, err
+	}
+	fl.valRand = s.Values == ValuesRandom
+	var err error
+	if fl.keyCol, fl.keyName, err = s.column("key", s.KeyColumn, "1", header); err != nil {
+		return fl, err
+	}
+	fl.keyLabel = s.KeyColumn
+	if strings.EqualFold(strings.TrimSpace(s.ValueColumn), "none") {
+		fl.valNone, fl.valCol = true, -1
+		return fl, nil
+	}
+	fl.valCol, fl.valName, err = s.column("value", s.ValueColumn, "2", header)
+	return fl, err
+}
+
+// column reads a column option: a 1-based position or a header name.
+func (s SourceSpec) column(which, text, def, header string) (int, string, error) {
+	t := strings.TrimSpace(text)
+	if t == "" {
+		t = def
+	}
+	if n, err := strconv.Atoi(t); err == nil || (t[0] >= '0' && t[0] <= '9') || t[0] == '-' || t[0] == '+' {
+		if err != nil || n < 1 {
+			return 0, "", s.errorf("%s column %q is not allowed (allowed: a position 1 or more, or a header name)", which, text)
+		}
+		return n - 1, "", nil
+	}
+	if header == "no" {
+		return 0, "", s.errorf("%s column %q is a name, but header is \"no\" (allowed: a position 1 or more, or header auto/yes)", which, text)
+	}
+	return -1, t, nil
+}
+
+// OpenSource opens the source spec describes, producing keys of type key
+// stored in K and values of type value stored in V. K and V must be the Bits
+// types of those sizes (UInt64 in uint64, UUID in [2]uint64, ...). Synthetic
+// sources also implement IndexedSource; a file is opened, its header read
+// and its columns resolved here, so a missing file, an empty one or an
+// unknown column name fails now rather than in the middle of a load.
+func OpenSource[K, V Bits](spec SourceSpec, key, value Type) (Source[K, V], error) {
+	if !knownType(key) {
+		return nil, fmt.Errorf("source %q: unknown key type %q (allowed: %s)", spec.String(), key.Name, strings.Join(TypeNames(), ", "))
+	}
+	if !knownType(value) {
+		return nil, fmt.Errorf("source %q: unknown value type %q (allowed: %s)", spec.String(), value.Name, strings.Join(TypeNames(), ", "))
+	}
+	if ks := int(sizeOf[K]()); ks != key.Size {
+		return nil, fmt.Errorf("source %q: key type %s is %d bytes but K (%T) holds %d", spec.String(), key.Name, key.Size, *new(K), ks)
+	}
+	if vs := int(sizeOf[V]()); vs != value.Size {
+		return nil, fmt.Errorf("source %q: value type %s is %d bytes but V (%T) holds %d", spec.String(), value.Name, value.Size, *new(V), vs)
+	}
+	if err := spec.Validate(); err != nil {
+		return nil, err
+	}
+	if spec.Kind == SourceFile {
+		return openFileSource[K, V](spec, key, value)
+	}
+	return newSynthSource[K, V](spec, key)
+}

@@ -1,0 +1,513 @@
+package core
+
+// Synthetic sources: rows computed from (seed, row number) alone.
+//
+// Every random quantity is moremur(base + i*gamma): a Weyl sequence (the
+// row number times an odd constant, plus a per-purpose base derived from the
+// seed) through Pelle Evensen's moremur mixer. Both steps are bijections of
+// 64-bit words, so row i is computed directly (Row), the rows do not depend
+// on the order they are generated in, and random UInt64 keys never repeat.
+//
+//	purpose          base         used by
+//	key, low word    keyBase      random, range (then scaled to [0, M))
+//	key, high word   keyBaseHi    random 16-byte keys
+//	zipf draws       zipfBase     zipf (one mixed word per row, then a
+//	                              short Weyl sequence of its own per try)
+//	value            valueBase    values = random (two words for 16 bytes)
+//
+// With values = hash, a value is valueHash(key bits): a repeated key always
+// comes with the same value, so "first occurrence wins" and "last wins"
+// load identical maps.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/bits"
+	"unsafe"
+)
+
+// weylGamma is the odd increment of every Weyl sequence (2^64 / phi).
+const weylGamma = 0x9e3779b97f4a7c15
+
+// moremur is Pelle Evensen's 64-bit mixer: a bijection whose output passes
+// PractRand when fed a Weyl sequence. Its constants are unrelated to the
+// in-table hash (fmix64) and the shard hash (mix13), so generated keys do
+// not line up with either.
+func moremur(x uint64) uint64 {
+	x ^= x >> 27
+	x *= 0x3c79ac492ba7b653
+	x ^= x >> 33
+	x *= 0x1c69b3f74ac4ae35
+	x ^= x >> 27
+	return x
+}
+
+// seedBase derives an independent stream base per purpose from the user's
+// seed; seeds 0 and 1 give unrelated streams.
+func seedBase(seed, purpose uint64) uint64 {
+	return moremur(moremur(seed^purpose) + purpose)
+}
+
+const (
+	purposeKey    = 0x6b65792d6c6f7721 // arbitrary distinct constants
+	purposeKeyHi  = 0x6b65792d68696768
+	purposeZipf   = 0x7a6970662d726e67
+	purposeValue  = 0x76616c75652d6c6f
+	valueHashSalt = 0xa0761d6478bd642f
+)
+
+// valueHash is a value made from a key's bits.
+func valueHash(klo, khi uint64) uint64 {
+	return moremur(klo ^ valueHashSalt ^ bits.RotateLeft64(khi*weylGamma, 31))
+}
+
+// valueBits makes a value of type V from a 64-bit draw; 16-byte values get a
+// second, independent word.
+func valueBits[V Bits](x uint64) V {
+	if sizeOf[V]() == 16 {
+		return FromUint64[V](x, moremur(x+weylGamma))
+	}
+	return FromUint64[V](x, 0)
+}
+
+// synthKind numbers the generators for the switch in Next.
+type synthKind uint8
+
+const (
+	synthSequential synthKind = iota
+	synthRandom
+	synthRange
+	synthZipf
+)
+
+// synthSource implements IndexedSource for the four generated kinds. It
+// holds no per-row state beyond the next row number, so its memory is
+// constant; Row is safe for concurrent use.
+type synthSource[K, V Bits] struct {
+	kind       synthKind
+	rows       int64
+	next       int64  // the row the next Next starts at
+	floatKey   int    // 0: key takes the number's bits; 32 or 64: the number as Float32/Float64
+	hashValues bool   // values = hash (else random)
+	m          uint64 // range: M
+	keyBase    uint64
+	keyBaseHi  uint64
+	valueBase  uint64
+	zipfBase   uint64
+	zipf       zipfSampler
+	closed     bool
+}
+
+func newSynthSource[K, V Bits](spec SourceSpec, key Type) (*synthSource[K, V], error) {
+	s := &synthSource[K, V]{
+		rows:       spec.Rows,
+		hashValues: spec.Values != ValuesRandom,
+		keyBase:    seedBase(spec.Seed, purposeKey),
+		keyBaseHi:  seedBase(spec.Seed, purposeKeyHi),
+		valueBase:  seedBase(spec.Seed, purposeValue),
+		zipfBase:   seedBase(spec.Seed, purposeZipf),
+	}
+	if key.Kind == KindFloat {
+		s.floatKey = 8 * key.Size
+	}
+	switch spec.Kind {
+	case SourceSequential:
+		s.kind = synthSequential
+	case SourceRandom:
+		s.kind = synthRandom
+	case SourceRange:
+		s.kind = synthRange
+		s.m = uint64(spec.Param)
+		if limit := rangeLimit(key); s.m > limit {
+			return nil, spec.errorf("M %d is too large for key type %s (allowed: 1 to %d, the count of values %s holds from 0 up)",
+				s.m, key.Name, limit, key.Name)
+		}
+	case SourceZipf:
+		s.kind = synthZipf
+		s.zipf = newZipfSampler(float64(spec.Rows), spec.Param)
+	default:
+		return nil, spec.errorf("kind %q is not synthetic", spec.Kind)
+	}
+	return s, nil
+}
+
+// rangeLimit is the largest M for which every number in [0, M) is a
+// distinct value of the key type.
+func rangeLimit(key Type) uint64 {
+	switch key.Kind {
+	case KindSigned:
+		if key.Size < 8 {
+			return 1 << (8*key.Size - 1)
+		}
+	case KindFloat:
+		if key.Size == 4 {
+			return 1 << 24
+		}
+	default:
+		if key.Size < 8 {
+			return 1 << (8 * key.Size)
+		}
+	}
+	return MaxRangeM
+}
+
+// Rows implements Source.
+func (s *synthSource[K, V]) Rows() int64 { return s.rows }
+
+// Skipped implements Source: a generator has no bad rows.
+func (s *synthSource[K, V]) Skipped() int64 { return 0 }
+
+// Close implements Source.
+func (s *synthSource[K, V]) Close() error {
+	s.closed = true
+	return nil
+}
+
+// numKey turns a generated number into a key: the number as a float for
+// float keys, its low bytes otherwise.
+func numKey[K Bits](n uint64, floatKey int) K {
+	switch floatKey {
+	case 64:
+		return FromUint64[K](math.Float64bits(float64(n)), 0)
+	case 32:
+		return FromUint64[K](uint64(math.Float32bits(float32(n))), 0)
+	}
+	return FromUint64[K](n, 0)
+}
+
+// key computes row i's key.
+func (s *synthSource[K, V]) key(i uint64) K {
+	switch s.kind {
+	case synthSequential:
+		return numKey[K](i, s.floatKey)
+	case synthRandom:
+		lo := moremur(s.keyBase + i*weylGamma)
+		if sizeOf[K]() == 16 {
+			return FromUint64[K](lo, moremur(s.keyBaseHi+i*weylGamma))
+		}
+		return FromUint64[K](lo, 0)
+	case synthRange:
+		n, _ := bits.Mul64(moremur(s.keyBase+i*weylGamma), s.m)
+		return numKey[K](n, s.floatKey)
+	default:
+		return numKey[K](s.zipf.rank(moremur(s.zipfBase+i*weylGamma))-1, s.floatKey)
+	}
+}
+
+// value computes row i's value, given its key.
+func (s *synthSource[K, V]) value(i uint64, k K) V {
+	if s.hashValues {
+		lo, hi := ToUint64(k)
+		return valueBits[V](valueHash(lo, hi))
+	}
+	return valueBits[V](moremur(s.valueBase + i*weylGamma))
+}
+
+// Row implements IndexedSource: the i-th row, computed alone. For i outside
+// [0, Rows) it returns what row i would be in a longer source.
+func (s *synthSource[K, V]) Row(i int64) (K, V) {
+	k := s.key(uint64(i))
+	return k, s.value(uint64(i), k)
+}
+
+var errSourceClosed = errors.New("source: Next after Close")
+
+// Next implements Source. Each kind has its own loop, with no calls that
+// are not inlined and no allocation once the block has capacity.
+func (s *synthSource[K, V]) Next(b *Block[K, V], max int) error {
+	if s.closed {
+		b.Reset()
+		return errSourceClosed
+	}
+	if max < 1 {
+		b.Reset()
+		return fmt.Errorf("source: Next(max = %d): max must be at least 1", max)
+	}
+	n := s.rows - s.next
+	if n <= 0 {
+		b.Reset()
+		return io.EOF
+	}
+	if n > int64(max) {
+		n = int64(max)
+	}
+	keys := resize(b.Keys, int(n))
+	vals := resize(b.Values, int(n))
+	start := uint64(s.next)
+	switch {
+	case s.kind == synthSequential && s.floatKey == 0:
+		seqKeys(keys, start)
+	case s.kind == synthRandom:
+		randomKeys(keys, s.keyBase+start*weylGamma, s.keyBaseHi+start*weylGamma)
+	case s.kind == synthRange && s.floatKey == 0:
+		rangeKeys(keys, s.keyBase+start*weylGamma, s.m)
+	default: // float keys and zipf: a few ns more per row
+		for j := range keys {
+			keys[j] = s.key(start + uint64(j))
+		}
+	}
+	if s.hashValues {
+		hashValues(keys, vals)
+	} else {
+		randomValues(vals, s.valueBase+start*weylGamma)
+	}
+	b.Keys, b.Values = keys, vals
+	s.next += n
+	return nil
+}
+
+// The kernels below fill a block's keys or values. Each is dispatched once
+// per block on the sizes of K and V to a loop over plain uint8 ... uint64 (or
+// [2]uint64) slices, so the loop body is a few multiplies and a store: no
+// calls, no type dictionary, no bounds checks.
+
+// synthWord is what a kernel stores: the Bits types of up to 8 bytes.
+type synthWord interface {
+	uint8 | uint16 | uint32 | uint64
+}
+
+// wordsOf views a slice of Bits as the plain type of the same size.
+func wordsOf[T, S any](s []S) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
+}
+
+func seqKeys[K Bits](keys []K, start uint64) {
+	switch sizeOf[K]() {
+	case 1:
+		seqKernel(wordsOf[uint8](keys), start)
+	case 2:
+		seqKernel(wordsOf[uint16](keys), start)
+	case 4:
+		seqKernel(wordsOf[uint32](keys), start)
+	case 8:
+		seqKernel(wordsOf[uint64](keys), start)
+	default:
+		k := wordsOf[U128](keys)
+		for j := range k {
+			k[j] = U128{start + uint64(j), 0}
+		}
+	}
+}
+
+func seqKernel[T synthWord](dst []T, start uint64) {
+	for j := range dst {
+		dst[j] = T(start + uint64(j))
+	}
+}
+
+func randomKeys[K Bits](keys []K, x, y uint64) {
+	switch sizeOf[K]() {
+	case 1:
+		randomKernel(wordsOf[uint8](keys), x)
+	case 2:
+		randomKernel(wordsOf[uint16](keys), x)
+	case 4:
+		randomKernel(wordsOf[uint32](keys), x)
+	case 8:
+		randomKernel(wordsOf[uint64](keys), x)
+	default:
+		k := wordsOf[U128](keys)
+		for j := range k {
+			k[j] = U128{moremur(x), moremur(y)}
+			x += weylGamma
+			y += weylGamma
+		}
+	}
+}
+
+func randomKernel[T synthWord](dst []T, x uint64) {
+	for j := range dst {
+		dst[j] = T(moremur(x))
+		x += weylGamma
+	}
+}
+
+func rangeKeys[K Bits](keys []K, x, m uint64) {
+	switch sizeOf[K]() {
+	case 1:
+		rangeKernel(wordsOf[uint8](keys), x, m)
+	case 2:
+		rangeKernel(wordsOf[uint16](keys), x, m)
+	case 4:
+		rangeKernel(wordsOf[uint32](keys), x, m)
+	case 8:
+		rangeKernel(wordsOf[uint64](keys), x, m)
+	default:
+		k := wordsOf[U128](keys)
+		for j := range k {
+			r, _ := bits.Mul64(moremur(x), m)
+			k[j] = U128{r, 0}
+			x += weylGamma
+		}
+	}
+}
+
+// rangeKernel scales a uniform word into [0, m) by the high half of a
+// 64x64-bit product (Lemire's method without the rejection step: the bias is
+// below m/2^64, under 5e-4 % for any m <= 2^53).
+func rangeKernel[T synthWord](dst []T, x, m uint64) {
+	for j := range dst {
+		r, _ := bits.Mul64(moremur(x), m)
+		dst[j] = T(r)
+		x += weylGamma
+	}
+}
+
+func hashValues[K, V Bits](keys []K, vals []V) {
+	switch sizeOf[K]() {
+	case 1:
+		hashValuesFrom(wordsOf[uint8](keys), vals)
+	case 2:
+		hashValuesFrom(wordsOf[uint16](keys), vals)
+	case 4:
+		hashValuesFrom(wordsOf[uint32](keys), vals)
+	case 8:
+		hashValuesFrom(wordsOf[uint64](keys), vals)
+	default:
+		k := wordsOf[U128](keys)
+		for j := range k {
+			vals[j] = valueBits[V](valueHash(k[j][0], k[j][1]))
+		}
+	}
+}
+
+func hashValuesFrom[KT synthWord, V Bits](keys []KT, vals []V) {
+	switch sizeOf[V]() {
+	case 1:
+		hashKernel(keys, wordsOf[uint8](vals))
+	case 2:
+		hashKernel(keys, wordsOf[uint16](vals))
+	case 4:
+		hashKernel(keys, wordsOf[uint32](vals))
+	case 8:
+		hashKernel(keys, wordsOf[uint64](vals))
+	default:
+		v := wordsOf[U128](vals)
+		for j := range v {
+			x := valueHash(uint64(keys[j]), 0)
+			v[j] = U128{x, moremur(x + weylGamma)}
+		}
+	}
+}
+
+func hashKernel[KT, VT synthWord](keys []KT, vals []VT) {
+	vals = vals[:len(keys)]
+	for j, k := range keys {
+		vals[j] = VT(valueHash(uint64(k), 0))
+	}
+}
+
+func randomValues[V Bits](vals []V, x uint64) {
+	switch sizeOf[V]() {
+	case 1:
+		randomKernel(wordsOf[uint8](vals), x)
+	case 2:
+		randomKernel(wordsOf[uint16](vals), x)
+	case 4:
+		randomKernel(wordsOf[uint32](vals), x)
+	case 8:
+		randomKernel(wordsOf[uint64](vals), x)
+	default:
+		v := wordsOf[U128](vals)
+		for j := range v {
+			r := moremur(x)
+			v[j] = U128{r, moremur(r + weylGamma)}
+			x += weylGamma
+		}
+	}
+}
+
+// resize returns s with length n, reusing its array when it is big enough.
+func resize[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]T, n)
+}
+
+// zipfSampler draws ranks 1..n with P(r) proportional to r^-exponent, by
+// rejection inversion (W. Hörmann, G. Derflinger: "Rejection-inversion to
+// generate variates from monotone discrete distributions", ACM TOMACS 6(3),
+// 1996), in the form Apache Commons RNG uses for any exponent > 0: the hat
+// integral H(x) = ((x)^(1-s) - 1)/(1-s) has a limit at s = 1. Each try needs
+// one uniform draw and is accepted with probability well above 1/2, so a
+// rank costs a couple of log/exp calls on average.
+type zipfSampler struct {
+	n, s              float64 // elements and exponent
+	hIntegralX1       float64 // H(1.5) - 1
+	hIntegralN        float64 // H(n + 0.5)
+	squeeze           float64 // accept at once when k - x <= squeeze
+	hIntegralNMinusX1 float64 // hIntegralX1 - hIntegralN (negative span)
+}
+
+func newZipfSampler(n, s float64) zipfSampler {
+	z := zipfSampler{n: n, s: s}
+	z.hIntegralX1 = z.hIntegral(1.5) - 1
+	z.hIntegralN = z.hIntegral(n + 0.5)
+	z.squeeze = 2 - z.hIntegralInverse(z.hIntegral(2.5)-z.h(2))
+	z.hIntegralNMinusX1 = z.hIntegralX1 - z.hIntegralN
+	return z
+}
+
+// rank draws one rank in [1, n] from the random word w. Further tries, when
+// a draw is rejected, take their uniforms from a Weyl sequence seeded by w,
+// so the rank is a pure function of w.
+func (z *zipfSampler) rank(w uint64) uint64 {
+	for try := uint64(0); ; try++ {
+		r := w
+		if try > 0 {
+			r = moremur(w + try*weylGamma)
+		}
+		uni := float64(r>>11) * (1.0 / (1 << 53)) // [0, 1)
+		u := z.hIntegralN + uni*z.hIntegralNMinusX1
+		x := z.hIntegralInverse(u)
+		k := math.Floor(x + 0.5)
+		if k < 1 {
+			k = 1
+		} else if k > z.n {
+			k = z.n
+		}
+		if k-x <= z.squeeze || u >= z.hIntegral(k+0.5)-z.h(k) {
+			return uint64(k)
+		}
+	}
+}
+
+// hIntegral is H(x) = (x^(1-s) - 1)/(1-s), written to stay exact near s = 1.
+func (z *zipfSampler) hIntegral(x float64) float64 {
+	logX := math.Log(x)
+	return zipfHelper2((1-z.s)*logX) * logX
+}
+
+// h is the hat function x^-s.
+func (z *zipfSampler) h(x float64) float64 { return math.Exp(-z.s * math.Log(x)) }
+
+// hIntegralInverse is the inverse of hIntegral.
+func (z *zipfSampler) hIntegralInverse(x float64) float64 {
+	t := x * (1 - z.s)
+	if t < -1 {
+		t = -1 // rounding can push t just below -1
+	}
+	return math.Exp(zipfHelper1(t) * x)
+}
+
+// zipfHelper1 is log1p(x)/x, with its Taylor series near 0.
+func zipfHelper1(x float64) float64 {
+	if math.Abs(x) > 1e-8 {
+		return math.Log1p(x) / x
+	}
+	return 1 - x*(0.5-x*(1.0/3-0.25*x))
+}
+
+// zipfHelper2 is expm1(x)/x, with its Taylor series near 0.
+func zipfHelper2(x float64) float64 {
+	if math.Abs(x) > 1e-8 {
+		return math.Expm1(x) / x
+	}
+	return 1 + x*0.5*(1+x*(1.0/3)*(1+0.25*x))
+}
