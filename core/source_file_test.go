@@ -127,8 +127,8 @@ func TestFileFormats(t *testing.T) {
 		{"spaces.csv", " 1 , 10\n2,20   \n0,30\n", false, nil},
 		{"declared.tsv", "k\tv\n1\t10\n2\t20\n0\t30\n", false, []string{"header=yes"}},
 		{"clickhouse-names.csv", "k,v\n1,10\n2,20\n0,30\n", false, []string{"format=CSVWithNames"}},
-		{"data", "1,10\n2,20\n0,30\n", false, nil},                      // CSV by content
-		{"data.txt", "1\t10\n2\t20\n0\t30\n", false, nil},               // TSV by content
+		{"data", "1,10\n2,20\n0,30\n", false, nil},                         // CSV by content
+		{"data.txt", "1\t10\n2\t20\n0\t30\n", false, nil},                  // TSV by content
 		{"forced", "1\t10\n2\t20\n0\t30\n", false, []string{"format=tsv"}}, // told
 		{"keys.tsv.gz", "1\t10\n2\t20\n0\t30\n", true, nil},
 		{"keys.csv.gz", "key,value\n1,10\n2,20\n0,30\n", true, nil},
