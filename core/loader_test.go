@@ -557,11 +557,14 @@ func TestLoadProgress(t *testing.T) {
 	if last.Rows != rows || r.Rows != rows || m.Len() != rows {
 		t.Fatalf("last progress %+v, report %d rows, map %d; want %d", last, r.Rows, m.Len(), rows)
 	}
-	// Gaps: a loaded machine can delay a tick, but not by 50 periods.
+	// Gaps: a loaded machine can delay a tick now and then, but the typical
+	// gap is the period.
+	gaps := make([]float64, 0, len(stamps))
 	for i := 1; i < len(stamps); i++ {
-		if gap := stamps[i] - stamps[i-1]; gap > 50*every {
-			t.Errorf("progress gap of %v between calls %d and %d (period %v)", gap, i-1, i, every)
-		}
+		gaps = append(gaps, (stamps[i] - stamps[i-1]).Seconds())
+	}
+	if med := time.Duration(median(gaps) * 1e9); med > 5*every {
+		t.Errorf("median progress gap %v, period %v", med, every)
 	}
 }
 
