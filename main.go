@@ -3,36 +3,20 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
+
+	"github.com/packlab/packlab/experiments"
 )
 
 func main() {
+	// A measured run's worker process: the same binary, started by run.
+	if len(os.Args) > 1 && os.Args[1] == experiments.WorkerArg {
+		os.Exit(experiments.WorkerMain())
+	}
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "packlab:", err)
-		os.Exit(2)
+		fmt.Fprintln(os.Stderr, "packlab:", oneLine(err))
+		os.Exit(exitCode(err))
 	}
 }
 
 const version = "0.1.0-dev"
-
-// run is the whole command line: main only wires it to the process.
-func run(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprint(stdout, usage)
-		return nil
-	}
-	switch args[0] {
-	case "version":
-		fmt.Fprintln(stdout, "packlab", version)
-		return nil
-	}
-	return fmt.Errorf("unknown command %q (run 'packlab help' for the list)", args[0])
-}
-
-const usage = `packlab — a tuning lab for memory-dense, sharded hash maps
-
-Usage:
-  packlab version    print the version
-  packlab help       this text
-`

@@ -1,0 +1,580 @@
+package main
+
+// The command line: a thin layer over experiments. Every flag is read and
+// checked before any work; bad input is one line naming the flag, the value
+// and what is allowed.
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/packlab/packlab/experiments"
+)
+
+// run is the whole command line: main only wires it to the process. Ctrl-C
+// (SIGINT) or SIGTERM cancels the work in progress.
+func run(args []string, stdout, stderr io.Writer) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return runContext(ctx, args, stdout, stderr)
+}
+
+// usageError is bad input on the command line (exit code 2).
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
+
+// exitCode is 130 after a cancel (as a shell reports Ctrl-C), 2 for bad
+// input, 1 for anything else.
+func exitCode(err error) int {
+	var fe *experiments.FieldError
+	var ue *usageError
+	switch {
+	case errors.Is(err, experiments.ErrCancelled):
+		return 130
+	case errors.As(err, &fe), errors.As(err, &ue):
+		return 2
+	}
+	return 1
+}
+
+// oneLine keeps an error to one line on a terminal.
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", " ")), " ")
+}
+
+func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("internal error: %v (please report it)", v)
+		}
+	}()
+	if len(args) == 0 {
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	switch args[0] {
+	case "help", "-h", "--help", "-help":
+		return help(args[1:], stdout)
+	case "version", "--version":
+		fmt.Fprintln(stdout, "packlab", version)
+		return nil
+	case "run":
+		return cmdRun(ctx, args[1:], stdout, stderr)
+	case "sweep":
+		return cmdSweep(ctx, args[1:], stdout, stderr)
+	case "report":
+		return cmdReport(args[1:], stdout, stderr)
+	}
+	return usagef("unknown command %q (allowed: run, sweep, report, version, help)", args[0])
+}
+
+func help(args []string, stdout io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	switch args[0] {
+	case "run":
+		fmt.Fprint(stdout, usageRun)
+	case "sweep":
+		fmt.Fprint(stdout, usageSweep())
+	case "report":
+		fmt.Fprint(stdout, usageReport)
+	default:
+		return usagef("help %q: unknown command (allowed: run, sweep, report)", args[0])
+	}
+	return nil
+}
+
+// runFlags are the flags of run and sweep.
+type runFlags struct {
+	cfg        experiments.Config
+	format     string
+	resultsDir string
+	noSave     bool
+	maxShards  int // sweep only
+}
+
+// newRunFlags defines run's flags on fs; sweep adds --max-shards. Values are
+// parsed by the flag callbacks into f.cfg, each with its own error.
+func newRunFlags(fs *flag.FlagSet, sweep bool) *runFlags {
+	f := &runFlags{format: "table"}
+	c := &f.cfg
+	fs.Func("layout", "layouts, comma-separated", func(s string) error {
+		c.Layouts = nil
+		for _, l := range strings.Split(s, ",") {
+			if l = strings.TrimSpace(l); l != "" {
+				c.Layouts = append(c.Layouts, l)
+			}
+		}
+		if len(c.Layouts) == 0 {
+			return usagef("--layout %q: no layout given (allowed: a comma-separated list of hashed, packed, sparse, hashed_array, gomap)", s)
+		}
+		return nil
+	})
+	fs.StringVar(&c.Key, "key", "", "key type")
+	fs.StringVar(&c.Value, "value", "", "value type")
+	fs.Func("rows", "rows", func(s string) error {
+		n, err := experiments.ParseRows(s)
+		c.Rows = n
+		return err
+	})
+	fs.Func("shards", "shards", func(s string) error { return intFlag("--shards", s, "1 to 128", &c.Shards) })
+	fs.Func("max-load-factor", "max load factor", func(s string) error {
+		return floatFlag("--max-load-factor", s, "0.5 to 0.99", &c.MaxLoadFactor)
+	})
+	fs.StringVar(&c.Keys, "keys", "", "key source")
+	fs.Func("seed", "seed", func(s string) error {
+		v, err := strconv.ParseUint(strings.TrimSpace(s), 0, 64)
+		if err != nil {
+			return usagef("--seed %s: not a whole number (allowed: 0 to %d)", s, uint64(math.MaxUint64))
+		}
+		c.Seed = v
+		return nil
+	})
+	fs.StringVar(&f.format, "format", "table", "output format")
+	fs.StringVar(&c.Source, "source", "", "a TSV/CSV file")
+	fs.StringVar(&c.KeyColumn, "key-column", "", "key column")
+	fs.StringVar(&c.ValueColumn, "value-column", "", "value column")
+	fs.Func("header", "header: auto, yes, no", func(s string) error {
+		c.Header = s
+		return nil
+	})
+	fs.BoolVar(&c.SkipBadRows, "skip-bad-rows", false, "skip malformed rows")
+	fs.Func("repeats", "repeats", func(s string) error {
+		return intFlag("--repeats", s, fmt.Sprintf("1 to %d", experiments.MaxRepeats), &c.Repeats)
+	})
+	fs.BoolVar(&c.NoRead, "no-read", false, "skip the read phase")
+	fs.Func("miss-rate", "miss rate", func(s string) error { return floatFlag("--miss-rate", s, "0 to 1", &c.MissRate) })
+	fs.BoolVar(&c.InProcess, "in-process", false, "measure in this process")
+	fs.BoolVar(&c.Force, "force", false, "run even if the memory guard refuses")
+	fs.StringVar(&f.resultsDir, "results", "", "results folder")
+	fs.BoolVar(&f.noSave, "no-save", false, "do not save results")
+	if sweep {
+		fs.Func("max-shards", "largest shard count", func(s string) error {
+			return intFlag("--max-shards", s, "1 to 128", &f.maxShards)
+		})
+	}
+	return f
+}
+
+func intFlag(name, s, allowed string, dst *int) error {
+	v, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil {
+		return usagef("%s %s: not a whole number (allowed: %s)", name, s, allowed)
+	}
+	*dst = v
+	return nil
+}
+
+func floatFlag(name, s, allowed string, dst *float64) error {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return usagef("%s %s: not a number (allowed: %s)", name, s, allowed)
+	}
+	*dst = v
+	return nil
+}
+
+// parseFlags parses args with fs, turning the flag package's messages into
+// packlab's one-line form; the flag callbacks' own messages pass through.
+// -h and --help return flag.ErrHelp.
+func parseFlags(fs *flag.FlagSet, cmd string, args []string) error {
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		return usagef("unknown flag --%s for %s (run 'packlab help %s' for the flags)", strings.TrimLeft(name, "-"), cmd, cmd)
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
+		return usagef("--%s: needs a value (run 'packlab help %s')", strings.TrimLeft(name, "-"), cmd)
+	}
+	// `invalid value "x" for flag -name: <callback's message>`, or
+	// `invalid boolean value "x" for -name: parse error`.
+	if rest, ok := strings.CutPrefix(msg, "invalid boolean value "); ok {
+		value, name, _ := strings.Cut(rest, " for -")
+		name, _, _ = strings.Cut(name, ":")
+		return usagef("--%s=%s: not a boolean (allowed: --%s alone, or --%s=true or false)", name, strings.Trim(value, `"`), name, name)
+	}
+	if i := strings.Index(msg, " for flag -"); i >= 0 {
+		if _, why, ok := strings.Cut(msg[i+len(" for flag -"):], ": "); ok {
+			return usagef("%s", why)
+		}
+	}
+	return usagef("%s", msg)
+}
+
+// checkFormat refuses an unknown output format before any work.
+func checkFormat(format string, allowed []string) error {
+	for _, f := range allowed {
+		if strings.EqualFold(strings.TrimSpace(format), f) {
+			return nil
+		}
+	}
+	return usagef("--format %s: unknown format (allowed: %s)", format, strings.Join(allowed, ", "))
+}
+
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	f := newRunFlags(fs, false)
+	if err := parseFlags(fs, "run", args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, usageRun)
+			return nil
+		}
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("run: unexpected argument %q (flags start with --; run 'packlab help run')", fs.Arg(0))
+	}
+	return measure(ctx, f, stdout, stderr, func(ro experiments.RunOptions) ([]experiments.Result, error) {
+		return experiments.Run(ctx, f.cfg, ro)
+	}, func() error { return f.cfg.Validate() })
+}
+
+func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
+	f := newRunFlags(fs, true)
+	var name string
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		name, args = args[0], args[1:]
+	}
+	if err := parseFlags(fs, "sweep", args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, usageSweep())
+			return nil
+		}
+		return err
+	}
+	rest := fs.Args()
+	if name == "" && len(rest) > 0 {
+		name, rest = rest[0], rest[1:]
+	}
+	if name == "" {
+		return usagef("sweep: which one? (allowed: %s)", strings.Join(experiments.SweepNames(), ", "))
+	}
+	if len(rest) > 0 {
+		return usagef("sweep %s: unexpected argument %q (flags start with --)", name, rest[0])
+	}
+	sw, err := experiments.FindSweep(name)
+	if err != nil {
+		return usagef("sweep %q: unknown sweep (allowed: %s)", name, strings.Join(experiments.SweepNames(), ", "))
+	}
+	opt := experiments.SweepOptions{MaxShards: f.maxShards}
+	return measure(ctx, f, stdout, stderr, func(ro experiments.RunOptions) ([]experiments.Result, error) {
+		return experiments.RunSweep(ctx, sw.Name, f.cfg, opt, ro)
+	}, func() error {
+		_, err := sw.Configs(f.cfg, opt)
+		return err
+	})
+}
+
+// measure is run and sweep's common part: check everything, open the
+// results folder, measure with a progress bar on a terminal, save each
+// result as it comes, print the table.
+func measure(ctx context.Context, f *runFlags, stdout, stderr io.Writer,
+	do func(experiments.RunOptions) ([]experiments.Result, error), validate func() error) error {
+	if err := checkFormat(f.format, experiments.Formats()); err != nil {
+		return err
+	}
+	if err := validate(); err != nil {
+		return err
+	}
+	var store *experiments.Store
+	if !f.noSave {
+		s, err := experiments.OpenStore(f.resultsDir)
+		if err != nil {
+			return err
+		}
+		store = s
+	}
+	bar := newProgressBar(stderr)
+	saved := 0
+	ro := experiments.RunOptions{Progress: bar.update, OnResult: func(r experiments.Result) error {
+		bar.clear()
+		if store == nil {
+			return nil
+		}
+		if err := store.Save(r); err != nil {
+			return err
+		}
+		saved++
+		return nil
+	}}
+	results, runErr := do(ro)
+	bar.clear()
+	if len(results) > 0 {
+		if err := experiments.WriteTable(stdout, results, f.format); err != nil {
+			return err
+		}
+	}
+	if saved > 0 {
+		fmt.Fprintf(stderr, "packlab: saved %d result(s) in %s\n", saved, store.Dir)
+	}
+	if runErr != nil && errors.Is(runErr, experiments.ErrCancelled) {
+		return fmt.Errorf("%w; %d result(s) measured before it", runErr, len(results))
+	}
+	return runErr
+}
+
+// progressBar draws one line on a terminal's stderr, redrawn in place, once
+// a load has run for a second. On anything but a terminal it draws nothing.
+type progressBar struct {
+	w     io.Writer
+	on    bool
+	drawn bool
+}
+
+func newProgressBar(stderr io.Writer) *progressBar {
+	b := &progressBar{w: stderr}
+	if f, ok := stderr.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			b.on = true
+		}
+	}
+	return b
+}
+
+func (b *progressBar) update(p experiments.Progress) {
+	if !b.on || p.Seconds < 1 {
+		return
+	}
+	if p.Phase == experiments.PhaseDone {
+		b.clear()
+		return
+	}
+	fmt.Fprint(b.w, "\r"+progressLine(p)+"\x1b[K")
+	b.drawn = true
+}
+
+func (b *progressBar) clear() {
+	if b.drawn {
+		fmt.Fprint(b.w, "\r\x1b[K")
+		b.drawn = false
+	}
+}
+
+// progressLine is the bar's text: run n of m, layout, rows, rows/s, ETA, RSS.
+func progressLine(p experiments.Progress) string {
+	s := fmt.Sprintf("[%d/%d] %s ", p.Run, p.Runs, p.Layout)
+	if p.Phase == experiments.PhaseRead {
+		return s + fmt.Sprintf("loaded %s rows, reading ...  RSS %s", experiments.FormatRows(p.Rows), experiments.FormatBytes(p.RSSBytes))
+	}
+	rate := float64(p.Rows) / p.Seconds
+	if p.TotalRows > 0 {
+		const width = 24
+		done := min(float64(p.Rows)/float64(p.TotalRows), 1)
+		n := int(done * width)
+		s += "[" + strings.Repeat("#", n) + strings.Repeat(".", width-n) + "] "
+		s += fmt.Sprintf("%s/%s rows", shortCount(p.Rows), shortCount(p.TotalRows))
+	} else {
+		s += shortCount(p.Rows) + " rows"
+	}
+	s += fmt.Sprintf("  %s rows/s", shortCount(int64(rate)))
+	if p.TotalRows > 0 && rate > 0 {
+		eta := time.Duration(float64(p.TotalRows-p.Rows) / rate * float64(time.Second))
+		s += "  ETA " + eta.Round(time.Second).String()
+	}
+	return s + "  RSS " + experiments.FormatBytes(p.RSSBytes)
+}
+
+// shortCount writes 12345678 as 12.3M.
+func shortCount(n int64) string {
+	switch {
+	case n >= 1e9:
+		return fmt.Sprintf("%.2fB", float64(n)/1e9)
+	case n >= 1e6:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%.1fK", float64(n)/1e3)
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+func cmdReport(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	dir := fs.String("results", "", "results folder")
+	ids := fs.String("ids", "", "result ids, comma-separated")
+	out := fs.String("out", "", "output file")
+	format := fs.String("format", "html", "html or markdown")
+	title := fs.String("title", "", "report title")
+	list := fs.Bool("list", false, "list saved results")
+	if err := parseFlags(fs, "report", args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, usageReport)
+			return nil
+		}
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("report: unexpected argument %q (flags start with --)", fs.Arg(0))
+	}
+	if err := checkFormat(*format, []string{"html", "markdown"}); err != nil {
+		return err
+	}
+	if *dir == "" {
+		d, err := experiments.DefaultResultsDir()
+		if err != nil {
+			return err
+		}
+		*dir = d
+	}
+	if st, err := os.Stat(*dir); err != nil || !st.IsDir() {
+		return usagef("--results %s: no such folder (allowed: a folder of saved results; run 'packlab run' first)", *dir)
+	}
+	store := &experiments.Store{Dir: *dir}
+	var results []experiments.Result
+	if *ids != "" {
+		for _, id := range strings.Split(*ids, ",") {
+			if id = strings.TrimSpace(id); id == "" {
+				continue
+			}
+			r, err := store.Load(id)
+			if err != nil {
+				return err
+			}
+			results = append(results, r)
+		}
+	} else {
+		all, problems, err := store.List()
+		if err != nil {
+			return err
+		}
+		for _, p := range problems {
+			fmt.Fprintln(stderr, "packlab: skipped", oneLine(p))
+		}
+		results = all
+	}
+	if len(results) == 0 {
+		return fmt.Errorf("no results in %s (run 'packlab run' first)", *dir)
+	}
+	if *list {
+		for _, r := range results {
+			fmt.Fprintf(stdout, "%s  %s  %s/%s  %s rows  shards %d\n", r.ID, r.Layout, r.KeyType, r.ValueType, experiments.FormatRows(r.Rows), r.Shards)
+		}
+		return nil
+	}
+	w := stdout
+	var file *os.File
+	if *out != "" {
+		f, err := os.CreateTemp(dirOf(*out), ".packlab-report-*")
+		if err != nil {
+			return usagef("--out %s: cannot write there: %v", *out, err)
+		}
+		file, w = f, f
+		defer os.Remove(f.Name())
+	}
+	var err error
+	if strings.EqualFold(*format, "markdown") {
+		err = experiments.WriteTable(w, results, "markdown")
+	} else {
+		err = experiments.WriteReport(w, results, *title)
+	}
+	if file != nil {
+		if cerr := file.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(file.Name(), *out)
+		}
+		if err == nil {
+			fmt.Fprintf(stderr, "packlab: wrote %s (%d results)\n", *out, len(results))
+		}
+	}
+	return err
+}
+
+func dirOf(path string) string {
+	if i := strings.LastIndexAny(path, `/\`); i >= 0 {
+		return path[:i+1]
+	}
+	return "."
+}
+
+const usage = `packlab — a tuning lab for memory-dense, sharded hash maps
+
+Usage:
+  packlab run [flags]           measure layouts at one configuration
+  packlab sweep NAME [flags]    a scenario: seed-table, shards, types, growth, load-factor
+  packlab report [flags]        an HTML report (or a markdown table) of saved results
+  packlab version               print the version
+  packlab help [COMMAND]        this text, or a command's flags
+
+Example:
+  packlab run --layout hashed,packed --key UInt64 --value UInt16 --rows 1e7
+
+Each layout is measured in a fresh child process, so its RSS is its own;
+results are saved as JSON in ~/.local/share/packlab/results (--results DIR).
+`
+
+const usageRun = `packlab run [flags] — measure layouts at one configuration
+
+What to build:
+  --layout L,L          layouts: hashed, packed, sparse, hashed_array, gomap (default: all)
+  --key TYPE            key type (default UInt64): UInt8..UInt128, Int8..Int128,
+                        Float32, Float64, UUID, Date, DateTime
+  --value TYPE          value type (default UInt16)
+  --shards N            tables per map, 1 to 128 (default 1)
+  --max-load-factor F   0.5 to 0.99 (default 0.5, ClickHouse's)
+
+Keys:
+  --rows N              rows: 1000000, 1e6, 1M, 2.5M, 1B (default 1M)
+  --keys KIND           sequential, random, range:M, zipf:S (default random)
+  --seed N              seed of keys, values and read order (default 0)
+  --source FILE         a TSV or CSV file (.gz too) instead of --keys; all its rows
+  --key-column C        its key column: 1-based position or header name (default 1)
+  --value-column C      its value column, or none (default 2)
+  --header H            auto, yes, no (default auto)
+  --skip-bad-rows       skip malformed rows instead of stopping at the first
+
+Measuring:
+  --repeats N           loads per layout; times are medians (default 1)
+  --no-read             skip the read phase
+  --miss-rate F         absent-key lookups per loaded row, 0 to 1 (default 0)
+  --in-process          measure in this process, not a fresh child (RSS less clean)
+  --force               run even if the memory guard predicts it will not fit
+
+Output:
+  --format F            table, markdown, csv, json (a JSON array and nothing else)
+  --results DIR         results folder (default $XDG_DATA_HOME/packlab/results
+                        or ~/.local/share/packlab/results)
+  --no-save             do not save results
+`
+
+func usageSweep() string {
+	var b strings.Builder
+	b.WriteString("packlab sweep NAME [flags] — a family of runs, measured one after the other\n\nSweeps:\n")
+	for _, s := range experiments.Sweeps() {
+		fmt.Fprintf(&b, "  %-12s %s (default rows %s)\n", s.Name, s.Doc, experiments.FormatRows(s.Rows))
+	}
+	b.WriteString("\nFlags: those of 'packlab run' (a sweep refuses the one it varies), and\n")
+	b.WriteString("  --max-shards N        shards sweep: the largest shard count (default 8)\n")
+	return b.String()
+}
+
+const usageReport = `packlab report [flags] — a self-contained HTML report of saved results
+
+  --results DIR         results folder (default as for run)
+  --ids ID,ID           these results (default: every saved result, newest first)
+  --out FILE            write to FILE (default: stdout)
+  --format F            html (charts and table) or markdown (the table alone)
+  --title T             the report's title
+  --list                list the saved results' ids instead
+`

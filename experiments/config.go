@@ -1,0 +1,348 @@
+package experiments
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/packlab/packlab/core"
+)
+
+// Config is one measured run as a user asks for it: which layouts to build,
+// over which key source, with which settings. Every face (the command line,
+// the desktop app, the browser) fills one and calls Validate before any
+// work. A zero field means its default (see WithDefaults).
+type Config struct {
+	Layouts       []string `json:"layouts"`         // core layout names; empty = every layout
+	Key           string   `json:"key"`             // ClickHouse key type; default UInt64
+	Value         string   `json:"value"`           // ClickHouse value type; default UInt16
+	Rows          int64    `json:"rows"`            // rows a synthetic source produces; a file gives all its rows
+	Shards        int      `json:"shards"`          // tables per map, 1 to 128; default 1
+	MaxLoadFactor float64  `json:"max_load_factor"` // 0.5 to 0.99; 0 = ClickHouse's default 0.5
+	Keys          string   `json:"keys"`            // sequential, random, range:M, zipf:S; default random
+
+	// A TSV or CSV file (optionally .gz) instead of Keys, and how to read it.
+	Source      string `json:"source,omitempty"`
+	Header      string `json:"header,omitempty"`       // auto, yes, no; default auto
+	KeyColumn   string `json:"key_column,omitempty"`   // 1-based position or header name; default 1
+	ValueColumn string `json:"value_column,omitempty"` // position, name, or none; default 2
+	SkipBadRows bool   `json:"skip_bad_rows,omitempty"`
+
+	Seed      uint64  `json:"seed"`      // fixes keys, values and the read order
+	Repeats   int     `json:"repeats"`   // loads per layout; times are medians; default 1
+	NoRead    bool    `json:"no_read"`   // skip the read phase
+	MissRate  float64 `json:"miss_rate"` // absent-key lookups per loaded row in the read phase, 0 to 1
+	InProcess bool    `json:"in_process"`
+	Force     bool    `json:"force"` // run even when the memory guard predicts it will not fit
+}
+
+// Defaults of Config's zero fields.
+const (
+	DefaultKey     = "UInt64"
+	DefaultValue   = "UInt16"
+	DefaultKeys    = core.SourceRandom
+	DefaultRows    = 1_000_000
+	MaxRepeats     = 100
+	defaultShards  = 1
+	defaultRepeats = 1
+)
+
+// FieldError is bad input, named the way the user typed it: the flag (or
+// field), the value, what is wrong and what is allowed. Its text is one line,
+// e.g. "--shards 500: out of range (allowed: 1 to 128)".
+type FieldError struct {
+	Flag    string // "--shards"
+	Value   string // "500"
+	Problem string // "out of range"
+	Allowed string // "1 to 128"; may be empty
+}
+
+func (e *FieldError) Error() string {
+	s := e.Flag
+	if e.Value != "" {
+		s += " " + e.Value
+	} else {
+		s += ` ""`
+	}
+	s += ": " + e.Problem
+	if e.Allowed != "" {
+		s += " (allowed: " + e.Allowed + ")"
+	}
+	return s
+}
+
+func fieldErr(flag, value, problem, allowed string) error {
+	return &FieldError{Flag: flag, Value: value, Problem: problem, Allowed: allowed}
+}
+
+// WithDefaults returns c with every zero field set to its default.
+func (c Config) WithDefaults() Config {
+	if len(c.Layouts) == 0 {
+		for _, l := range core.Layouts() {
+			c.Layouts = append(c.Layouts, string(l))
+		}
+	}
+	if c.Key == "" {
+		c.Key = DefaultKey
+	}
+	if c.Value == "" {
+		c.Value = DefaultValue
+	}
+	if c.Rows == 0 && c.Source == "" {
+		c.Rows = DefaultRows
+	}
+	if c.Shards == 0 {
+		c.Shards = defaultShards
+	}
+	if c.Keys == "" && c.Source == "" {
+		c.Keys = DefaultKeys
+	}
+	if c.Repeats == 0 {
+		c.Repeats = defaultRepeats
+	}
+	return c
+}
+
+// Validate checks every field after defaults, before any work: layouts,
+// types, rows, shards, max load factor, the key source (a file must exist
+// and its options make sense), repeats and the miss rate. The error is a
+// *FieldError naming the flag, the value and what is allowed.
+func (c Config) Validate() error {
+	c = c.WithDefaults()
+	seen := map[core.Layout]bool{}
+	for _, name := range c.Layouts {
+		l, err := core.ParseLayout(name)
+		if err != nil {
+			return fieldErr("--layout", name, "unknown layout", layoutNames())
+		}
+		if seen[l] {
+			return fieldErr("--layout", name, "given twice", "each layout once")
+		}
+		seen[l] = true
+	}
+	if _, err := core.ParseType(c.Key); err != nil {
+		return fieldErr("--key", c.Key, "unknown type", strings.Join(core.TypeNames(), ", "))
+	}
+	if _, err := core.ParseType(c.Value); err != nil {
+		return fieldErr("--value", c.Value, "unknown type", strings.Join(core.TypeNames(), ", "))
+	}
+	if c.Source == "" && (c.Rows < 1 || c.Rows > core.MaxSourceRows) {
+		return fieldErr("--rows", strconv.FormatInt(c.Rows, 10), "out of range", fmt.Sprintf("1 to %d", core.MaxSourceRows))
+	}
+	if c.Shards < core.MinShards || c.Shards > core.MaxShards {
+		return fieldErr("--shards", strconv.Itoa(c.Shards), "out of range", fmt.Sprintf("%d to %d", core.MinShards, core.MaxShards))
+	}
+	if c.MaxLoadFactor != 0 && !(c.MaxLoadFactor >= core.MinMaxLoadFactor && c.MaxLoadFactor <= core.MaxMaxLoadFactor) {
+		return fieldErr("--max-load-factor", fmtFloat(c.MaxLoadFactor), "out of range", fmt.Sprintf("%v to %v", core.MinMaxLoadFactor, core.MaxMaxLoadFactor))
+	}
+	if c.Repeats < 1 || c.Repeats > MaxRepeats {
+		return fieldErr("--repeats", strconv.Itoa(c.Repeats), "out of range", fmt.Sprintf("1 to %d", MaxRepeats))
+	}
+	if !(c.MissRate >= 0 && c.MissRate <= 1) {
+		return fieldErr("--miss-rate", fmtFloat(c.MissRate), "out of range", "0 to 1")
+	}
+	if c.NoRead && c.MissRate != 0 {
+		return fieldErr("--miss-rate", fmtFloat(c.MissRate), "has no effect with --no-read", "0 with --no-read")
+	}
+	if _, err := c.SourceSpec(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// SourceSpec turns the key-source fields into core's description of the
+// source, checked: a synthetic kind with Rows and Seed, or a file that exists
+// with its reading options. Errors name the flag.
+func (c Config) SourceSpec() (core.SourceSpec, error) {
+	c = c.WithDefaults()
+	if c.Source != "" {
+		if c.Keys != "" {
+			return core.SourceSpec{}, fieldErr("--keys", c.Keys, "cannot be combined with --source", "one of --keys or --source")
+		}
+		spec := core.SourceSpec{Kind: core.SourceFile, Path: c.Source, Values: core.ValuesHash,
+			Header: c.Header, KeyColumn: c.KeyColumn, ValueColumn: c.ValueColumn, SkipBadRows: c.SkipBadRows, Seed: c.Seed}
+		st, err := os.Stat(c.Source)
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+			return spec, fieldErr("--source", c.Source, "no such file", "an existing TSV or CSV file, optionally .gz")
+		case err != nil:
+			return spec, fieldErr("--source", c.Source, "cannot be read: "+unwrapPathError(err), "a readable TSV or CSV file")
+		case st.IsDir():
+			return spec, fieldErr("--source", c.Source, "is a directory", "a TSV or CSV file, optionally .gz")
+		}
+		if err := spec.Validate(); err != nil {
+			return spec, sourceFieldErr(sourceFlag(err), c.Source, spec, err)
+		}
+		return spec, nil
+	}
+	if c.Header != "" || c.KeyColumn != "" || c.ValueColumn != "" || c.SkipBadRows {
+		flag := "--header"
+		switch {
+		case c.KeyColumn != "":
+			flag = "--key-column"
+		case c.ValueColumn != "":
+			flag = "--value-column"
+		case c.SkipBadRows:
+			flag = "--skip-bad-rows"
+		}
+		return core.SourceSpec{}, fieldErr(flag, "", "applies only to a file", "with --source FILE")
+	}
+	spec, err := core.ParseSourceSpec(c.Keys)
+	if err != nil {
+		return spec, sourceFieldErr("--keys", c.Keys, spec, err)
+	}
+	if spec.Kind == core.SourceFile {
+		return spec, fieldErr("--keys", c.Keys, "is not a key generator", "sequential, random, range:M, zipf:S; use --source for a file")
+	}
+	spec.Rows, spec.Seed = c.Rows, c.Seed
+	if err := spec.Validate(); err != nil {
+		return spec, sourceFieldErr("--keys", c.Keys, spec, err)
+	}
+	return spec, nil
+}
+
+// sourceFlag guesses which file option an error of core's file spec is about.
+func sourceFlag(err error) string {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "key column"):
+		return "--key-column"
+	case strings.Contains(msg, "value column"):
+		return "--value-column"
+	case strings.Contains(msg, "header"):
+		return "--header"
+	}
+	return "--source"
+}
+
+// sourceFieldErr wraps an error of core's source parsing, dropping its
+// `source "X": ` prefix since the flag and value already say it.
+func sourceFieldErr(flag, value string, spec core.SourceSpec, err error) error {
+	msg := err.Error()
+	for _, p := range []string{fmt.Sprintf("source %q: ", value), fmt.Sprintf("source %q: ", spec.String())} {
+		msg = strings.TrimPrefix(msg, p)
+	}
+	problem, allowed := msg, ""
+	if i := strings.LastIndex(msg, " (allowed: "); i >= 0 && strings.HasSuffix(msg, ")") {
+		problem, allowed = msg[:i], msg[i+len(" (allowed: "):len(msg)-1]
+	}
+	if flag != "--keys" && flag != "--source" {
+		value = ""
+	}
+	return &FieldError{Flag: flag, Value: value, Problem: problem, Allowed: allowed}
+}
+
+func unwrapPathError(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+func layoutNames() string {
+	names := make([]string, 0, 5)
+	for _, l := range core.Layouts() {
+		names = append(names, string(l))
+	}
+	return strings.Join(names, ", ")
+}
+
+// parsedConfig is a validated Config with its names resolved.
+type parsedConfig struct {
+	Config
+	layouts    []core.Layout
+	key, value core.Type
+	spec       core.SourceSpec
+}
+
+// parse validates c and resolves its names; the error is Validate's.
+func (c Config) parse() (parsedConfig, error) {
+	c = c.WithDefaults()
+	if err := c.Validate(); err != nil {
+		return parsedConfig{}, err
+	}
+	p := parsedConfig{Config: c}
+	for _, name := range c.Layouts {
+		l, _ := core.ParseLayout(name)
+		p.layouts = append(p.layouts, l)
+	}
+	p.key, _ = core.ParseType(c.Key)
+	p.value, _ = core.ParseType(c.Value)
+	p.spec, _ = c.SourceSpec()
+	return p, nil
+}
+
+// ParseRows reads a row count as users write it: 1000000, 1e6, 1M, 10M, 1B,
+// 2.5M, 1_000_000. Suffixes are powers of 1000: K (thousand), M (million),
+// B or G (billion), T (trillion). The count must be a whole number of rows,
+// at least 1 and at most 2^62.
+func ParseRows(s string) (int64, error) {
+	text := strings.TrimSpace(s)
+	bad := func(problem string) error {
+		return fieldErr("--rows", s, problem, "a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B")
+	}
+	if text == "" {
+		return 0, bad("empty")
+	}
+	num := strings.ReplaceAll(text, "_", "")
+	mult := 1.0
+	switch num[len(num)-1] {
+	case 'k', 'K':
+		mult = 1e3
+	case 'm', 'M':
+		mult = 1e6
+	case 'b', 'B', 'g', 'G':
+		mult = 1e9
+	case 't', 'T':
+		mult = 1e12
+	}
+	if mult != 1 {
+		num = num[:len(num)-1]
+	}
+	if num == "" || strings.ContainsAny(num, "xXpPnN") {
+		return 0, bad("not a number")
+	}
+	if n, err := strconv.ParseInt(num, 10, 64); err == nil && mult == 1 {
+		if n < 1 {
+			return 0, bad("not positive")
+		}
+		if n > core.MaxSourceRows {
+			return 0, bad("too many")
+		}
+		return n, nil
+	}
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, bad("not a number")
+	}
+	f *= mult
+	switch {
+	case f <= 0:
+		return 0, bad("not positive")
+	case f > float64(core.MaxSourceRows):
+		return 0, bad("too many")
+	case f != math.Trunc(f):
+		return 0, bad("not a whole number of rows")
+	}
+	return int64(f), nil
+}
+
+// FormatRows writes a row count the short way ParseRows reads: 1e6 as "1M",
+// 2.5e6 as "2.5M", 1234 as "1234".
+func FormatRows(n int64) string {
+	for _, u := range []struct {
+		v int64
+		s string
+	}{{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "K"}} {
+		if n >= u.v && n%(u.v/100) == 0 {
+			return strconv.FormatFloat(float64(n)/float64(u.v), 'f', -1, 64) + u.s
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }

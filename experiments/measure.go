@@ -1,0 +1,407 @@
+package experiments
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/packlab/packlab/core"
+	"github.com/pbnjay/memory"
+)
+
+// One measured load, in the process that will hold the map (a worker child,
+// or the caller with --in-process):
+//
+//	GC + FreeOSMemory     so the baseline holds no garbage
+//	baseline              VmRSS, live heap; VmHWM reset to VmRSS
+//	load                  core.Load; every 100 ms a timeline point
+//	                      (seconds, rows, RSS - baseline); every 10 ms the
+//	                      reclaimer looks at RSS (see reclaimer)
+//	verify                count and checksum of the pairs against the load's
+//	stats                 bytes_allocated and its breakdown, computed
+//	GC + FreeOSMemory     then rss_bytes = VmRSS - baseline and heap_bytes =
+//	                      live heap - baseline: freed slabs of earlier
+//	                      growths are returned first, so they do not count
+//	read                  core.Read: every key once in a random order
+//	peak                  peak_rss_bytes = VmHWM - baseline, over load and read
+
+// Progress is a running measurement's state, as a progress bar draws it.
+type Progress struct {
+	Layout    string  `json:"layout"`
+	Run       int     `json:"run"`        // 1-based: which measured load of the whole job this is
+	Runs      int     `json:"runs"`       // measured loads in the whole job (layouts x repeats, or a sweep's)
+	Phase     string  `json:"phase"`      // "load", "read" or "done"
+	Rows      int64   `json:"rows"`       // rows loaded so far
+	TotalRows int64   `json:"total_rows"` // rows the source will give, or -1 if unknown
+	Seconds   float64 `json:"seconds"`    // since the load started
+	RSSBytes  int64   `json:"rss_bytes"`  // resident memory now minus the baseline; 0 if unknown
+}
+
+// Phases of a Progress.
+const (
+	PhaseLoad = "load"
+	PhaseRead = "read"
+	PhaseDone = "done"
+)
+
+// timelineEvery is the period of the load's timeline samples.
+const timelineEvery = 100 * time.Millisecond
+
+// typedOps is the typed code of one (key size, value size) pair. Types are
+// dispatched once, by size, in opsFor: 5 x 5 = 25 instantiations cover the
+// 15 x 15 ClickHouse type pairs, since maps only see bits.
+type typedOps interface {
+	measure(ctx context.Context, p parsedConfig, l core.Layout, progress func(Progress)) (Result, error)
+	// scan reads a source to its end without building a map: the rows it
+	// has and the first malformed row, before any allocation.
+	scan(ctx context.Context, spec core.SourceSpec, key, value core.Type) (rows, skipped int64, err error)
+}
+
+type typed[K, V core.Bits] struct{}
+
+func opsFor(key, value core.Type) typedOps {
+	switch key.Size {
+	case 1:
+		return opsForValue[uint8](value)
+	case 2:
+		return opsForValue[uint16](value)
+	case 4:
+		return opsForValue[uint32](value)
+	case 8:
+		return opsForValue[uint64](value)
+	default:
+		return opsForValue[core.U128](value)
+	}
+}
+
+func opsForValue[K core.Bits](value core.Type) typedOps {
+	switch value.Size {
+	case 1:
+		return typed[K, uint8]{}
+	case 2:
+		return typed[K, uint16]{}
+	case 4:
+		return typed[K, uint32]{}
+	case 8:
+		return typed[K, uint64]{}
+	default:
+		return typed[K, core.U128]{}
+	}
+}
+
+func (typed[K, V]) scan(ctx context.Context, spec core.SourceSpec, key, value core.Type) (int64, int64, error) {
+	src, err := core.OpenSource[K, V](spec, key, value)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer src.Close()
+	var b core.Block[K, V]
+	var rows int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return rows, src.Skipped(), fmt.Errorf("checking %s cancelled after %d rows: %w", spec.Path, rows, err)
+		}
+		err := src.Next(&b, core.DefaultBlockRows)
+		rows += int64(b.Len())
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return rows, src.Skipped(), nil
+			}
+			return rows, src.Skipped(), err
+		}
+	}
+}
+
+func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, progress func(Progress)) (Result, error) {
+	src, err := core.OpenSource[K, V](p.spec, p.key, p.value)
+	if err != nil {
+		return Result{}, err
+	}
+	defer src.Close()
+
+	// Baseline.
+	runtime.GC()
+	debug.FreeOSMemory()
+	heap0 := liveHeap()
+	rss0, _ := statusMemory()
+	resetPeak()
+	_, hwm0 := statusMemory()
+
+	var (
+		mu       sync.Mutex
+		timeline = []TimelinePoint{{Seconds: 0, Rows: 0, RSSBytes: 0}}
+	)
+	rel := func(rss int64) int64 {
+		if rss < 0 || rss0 < 0 {
+			return 0
+		}
+		return rss - rss0
+	}
+	report := func(phase string, rows int64, elapsed time.Duration, rss int64) {
+		if progress != nil {
+			progress(Progress{Layout: string(l), Phase: phase, Rows: rows, TotalRows: src.Rows(), Seconds: elapsed.Seconds(), RSSBytes: rel(rss)})
+		}
+	}
+	rec := startReclaimer(rss0)
+	m, lr, err := core.Load(ctx, src, core.LoadConfig{
+		Layout:        l,
+		Options:       core.Options{MaxLoadFactor: p.MaxLoadFactor},
+		Shards:        p.Shards,
+		ProgressEvery: timelineEvery,
+		Progress: func(lp core.LoadProgress) {
+			rss := currentRSS()
+			mu.Lock()
+			timeline = append(timeline, TimelinePoint{Seconds: lp.Elapsed.Seconds(), Rows: lp.Rows, RSSBytes: rel(rss)})
+			mu.Unlock()
+			report(PhaseLoad, lp.Rows, lp.Elapsed, rss)
+		},
+	})
+	sampledPeak := rec.stop()
+	if err != nil {
+		return Result{}, err
+	}
+	if err := m.Verify(lr); err != nil {
+		return Result{}, err
+	}
+	st := m.Stats()
+
+	// Memory after the load: freed slabs of earlier growths are garbage the
+	// runtime may still hold; collect them and give their pages back first,
+	// so that rss_bytes is what the map and the process keep, not what the
+	// collector has not got round to returning.
+	runtime.GC()
+	debug.FreeOSMemory()
+	rss1, _ := statusMemory()
+	heap1 := liveHeap()
+
+	var rr core.ReadReport
+	if !p.NoRead {
+		report(PhaseRead, lr.Rows, time.Duration(lr.Seconds*float64(time.Second)), currentRSS())
+		rr, err = core.Read(ctx, m, src, core.ReadOptions{Seed: p.Seed, MissRate: p.MissRate})
+		if err != nil {
+			return Result{}, err
+		}
+	}
+	_, hwm1 := statusMemory()
+	sampledPeak = max(sampledPeak, currentRSS())
+	runtime.KeepAlive(m)
+
+	r := Result{
+		StartedAt:         time.Now().UTC().Format(time.RFC3339),
+		Layout:            string(l),
+		KeyType:           p.key.Name,
+		ValueType:         p.value.Name,
+		Rows:              lr.Rows,
+		Shards:            p.Shards,
+		MaxLoadFactor:     effectiveMLF(l, p.MaxLoadFactor),
+		Source:            p.spec.String(),
+		Seed:              p.Seed,
+		ClickHouseLayout:  ClickHouseLayout(l, p.Shards, p.MaxLoadFactor),
+		ElementCount:      st.ElementCount,
+		Duplicates:        lr.Duplicates,
+		SkippedRows:       lr.Skipped,
+		BucketCount:       st.BucketCount,
+		LoadFactor:        st.LoadFactor,
+		BytesAllocated:    st.BytesAllocated,
+		PayloadBytes:      st.PayloadBytes,
+		PaddingBytes:      st.PaddingBytes,
+		EmptyBytes:        st.EmptyBytes,
+		MetadataBytes:     st.MetadataBytes,
+		Estimated:         st.Estimated,
+		HeapBytes:         max(heap1-heap0, 0),
+		RSSBytes:          max(rel(rss1), 0),
+		PeakRSSBytes:      max(peakOf(rss0, hwm0, hwm1, sampledPeak), 0),
+		LoadSeconds:       lr.Seconds,
+		ReadSeconds:       rr.Seconds,
+		ReadRowsPerSecond: rr.RowsPerSecond,
+		FoundRate:         rr.FoundRate,
+		Repeats:           1,
+		Workers:           make([]Worker, len(lr.Workers)),
+		Producer:          Producer{ReadSeconds: lr.Producer.ReadSeconds, SplitSeconds: lr.Producer.SplitSeconds, WaitSeconds: lr.Producer.WaitSeconds},
+		Isolated:          false,
+		Runtime:           runtimeName(),
+		Host:              hostInfo(),
+	}
+	if lr.Seconds > 0 {
+		r.LoadRowsPerSecond = float64(lr.Rows) / lr.Seconds
+	}
+	for i, w := range lr.Workers {
+		r.Workers[i] = Worker{Shard: w.Shard, Rows: w.Rows, BusySeconds: w.BusySeconds, WaitSeconds: w.WaitSeconds, RowsPerSecond: w.RowsPerSecond}
+	}
+	mu.Lock()
+	r.Timeline = timeline
+	mu.Unlock()
+	if last := r.Timeline[len(r.Timeline)-1]; last.Rows != lr.Rows {
+		r.Timeline = append(r.Timeline, TimelinePoint{Seconds: lr.Seconds, Rows: lr.Rows, RSSBytes: last.RSSBytes})
+	}
+	report(PhaseDone, lr.Rows, time.Duration(lr.Seconds*float64(time.Second)), rss1)
+	return r, nil
+}
+
+// peakOf is the run's peak resident memory above the baseline rss0. VmHWM
+// was reset to VmRSS before the run (hwm0 is what it read after the reset);
+// if the kernel refused the reset, hwm0 is the process's earlier high-water
+// mark, and a run that never rose above it leaves VmHWM unchanged. In that
+// case VmHWM says nothing about this run, and the peak falls back to the
+// highest RSS the reclaimer saw while polling every 10 ms (which can miss a
+// spike shorter than that).
+func peakOf(rss0, hwm0, hwm1, sampled int64) int64 {
+	if rss0 < 0 {
+		return 0
+	}
+	if hwm1 > hwm0 || hwm0 <= rss0+(1<<20) {
+		return max(hwm1, sampled) - rss0
+	}
+	return sampled - rss0
+}
+
+// reclaimer returns freed memory to the operating system while a load runs.
+//
+// A growing table allocates its new slab, moves every element, and drops the
+// old slab. Inserts allocate nothing else, so the Go collector does not run
+// again until the next growth allocates: the dropped slab stays in the heap,
+// unswept, until then, and slabs swept earlier stay resident until the
+// background scavenger returns them. Measured without this (hashed and
+// packed <UInt64,UInt16>, 1e7 random keys): the peak was 1.32x the two slabs
+// the growth rule predicts (1064 MB vs 805 MB for hashed), because the slab
+// before last and earlier freed slabs were still resident at the last
+// growth. A C++ HashMap frees the old slab at once; to measure the layout
+// rather than the collector's pacing, the reclaimer polls RSS every 10 ms
+// and, whenever it has risen by an eighth (at least 8 MiB) since the last
+// time, runs debug.FreeOSMemory (a GC plus returning every free page). With
+// it the same peaks are 1.002x the prediction. Table slabs hold no pointers,
+// so each collection is cheap; sparse, whose groups do, pays more (its
+// load at 1e7 took about 2x as long with a 100 ms free, hence the
+// rise-triggered rule rather than a fixed period).
+type reclaimer struct {
+	quit chan struct{}
+	done chan struct{}
+	peak atomic.Int64 // highest RSS polled
+	gcs  atomic.Int64
+}
+
+const (
+	reclaimPoll    = 10 * time.Millisecond
+	reclaimMinRise = 8 << 20
+)
+
+func startReclaimer(rss0 int64) *reclaimer {
+	r := &reclaimer{quit: make(chan struct{}), done: make(chan struct{})}
+	r.peak.Store(rss0)
+	if !memoryMeasurable || rss0 < 0 {
+		close(r.done)
+		return r
+	}
+	go func() {
+		defer close(r.done)
+		t := time.NewTicker(reclaimPoll)
+		defer t.Stop()
+		last := rss0
+		for {
+			select {
+			case <-r.quit:
+				return
+			case <-t.C:
+			}
+			rss := currentRSS()
+			if rss > r.peak.Load() {
+				r.peak.Store(rss)
+			}
+			if rss > last+max(reclaimMinRise, last/8) {
+				debug.FreeOSMemory()
+				r.gcs.Add(1)
+				last = currentRSS()
+			}
+		}
+	}()
+	return r
+}
+
+// stop ends the polling and returns the highest RSS seen.
+func (r *reclaimer) stop() int64 {
+	select {
+	case <-r.done:
+	default:
+		close(r.quit)
+		<-r.done
+	}
+	return r.peak.Load()
+}
+
+// liveHeap is the heap the last collection found live, in bytes: right
+// after runtime.GC, the Go heap in use.
+func liveHeap() int64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return int64(s[0].Value.Uint64())
+}
+
+// effectiveMLF is the max load factor a layout actually uses: the given one
+// (or ClickHouse's default 0.5) for hashed, packed and sparse; 0.5 for
+// hashed_array, whose key index is a plain HashMap; 0.875 for gomap (Go's
+// swiss tables grow at 7/8 full).
+func effectiveMLF(l core.Layout, mlf float64) float64 {
+	switch l {
+	case core.LayoutHashedArray:
+		return core.DefaultMaxLoadFactor
+	case core.LayoutGoMap:
+		return 7.0 / 8
+	}
+	if mlf == 0 {
+		return core.DefaultMaxLoadFactor
+	}
+	return mlf
+}
+
+// ClickHouseLayout is the LAYOUT clause of the ClickHouse dictionary a run
+// corresponds to, or "" for gomap. A parameter appears only when it differs
+// from ClickHouse's default (SHARDS 1, MAX_LOAD_FACTOR 0.5), as one would
+// write it: LAYOUT(HASHED()), LAYOUT(SPARSE_HASHED(SHARDS 16
+// MAX_LOAD_FACTOR 0.9)), LAYOUT(HASHED_ARRAY(SHARDS 4)); HASHED_ARRAY takes
+// no MAX_LOAD_FACTOR.
+func ClickHouseLayout(l core.Layout, shards int, mlf float64) string {
+	name := l.ClickHouseName()
+	if name == "" {
+		return ""
+	}
+	params := ""
+	if shards > 1 {
+		params += fmt.Sprintf("SHARDS %d", shards)
+	}
+	if l != core.LayoutHashedArray && mlf != 0 && mlf != core.DefaultMaxLoadFactor {
+		if params != "" {
+			params += " "
+		}
+		params += "MAX_LOAD_FACTOR " + fmtFloat(mlf)
+	}
+	return "LAYOUT(" + name + "(" + params + "))"
+}
+
+func runtimeName() string {
+	if runtime.GOOS == "js" {
+		return "browser"
+	}
+	return "native"
+}
+
+var (
+	hostOnce sync.Once
+	host     Host
+)
+
+func hostInfo() Host {
+	hostOnce.Do(func() {
+		host = Host{CPUs: runtime.NumCPU(), TotalMemory: memory.TotalMemory(), GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
+	})
+	return host
+}

@@ -1,0 +1,101 @@
+//go:build linux
+
+package experiments
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+)
+
+// procMemory reads the kernel's view of this process's memory from /proc.
+// Only Linux has it; measure_other.go reports "unknown" elsewhere.
+
+// currentRSS is the resident set size now, in bytes, from /proc/self/statm
+// (its second field, in pages): cheaper than parsing /proc/self/status, so
+// the reclaimer can poll it every few milliseconds. -1 if unreadable.
+func currentRSS() int64 {
+	f, err := os.Open("/proc/self/statm")
+	if err != nil {
+		return -1
+	}
+	defer f.Close()
+	var buf [128]byte
+	n, _ := f.Read(buf[:])
+	fields := bytes.Fields(buf[:n])
+	if len(fields) < 2 {
+		return -1
+	}
+	pages, err := strconv.ParseInt(string(fields[1]), 10, 64)
+	if err != nil {
+		return -1
+	}
+	return pages * int64(os.Getpagesize())
+}
+
+// statusMemory returns VmRSS and VmHWM (the resident high-water mark) from
+// /proc/self/status, in bytes; -1 for a field it cannot read.
+func statusMemory() (rss, hwm int64) {
+	rss, hwm = -1, -1
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return
+	}
+	for line := range bytes.SplitSeq(b, []byte("\n")) {
+		name, rest, ok := bytes.Cut(line, []byte(":"))
+		if !ok {
+			continue
+		}
+		var dst *int64
+		switch string(name) {
+		case "VmRSS":
+			dst = &rss
+		case "VmHWM":
+			dst = &hwm
+		default:
+			continue
+		}
+		f := bytes.Fields(rest) // "123456 kB"
+		if len(f) == 2 && string(f[1]) == "kB" {
+			if v, err := strconv.ParseInt(string(f[0]), 10, 64); err == nil {
+				*dst = v * 1024
+			}
+		}
+	}
+	return
+}
+
+// resetPeak sets VmHWM back to the current RSS by writing "5" to
+// /proc/self/clear_refs (Linux 4.0 and later). It reports whether the kernel
+// accepted it: a kernel built without CONFIG_PROC_PAGE_MONITOR, or a sandbox
+// that makes /proc read-only, refuses, and then VmHWM keeps the process's
+// earlier high-water mark (see peakOf for what the measurement does then).
+func resetPeak() bool {
+	return os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
+}
+
+// memoryMeasurable reports whether this platform gives RSS figures at all.
+const memoryMeasurable = true
+
+// availableMemory is MemAvailable from /proc/meminfo: free memory plus the
+// page cache and slabs the kernel can reclaim without swapping (what free(1)
+// shows as "available"), in bytes; -1 if unreadable. pbnjay/memory's
+// FreeMemory reads sysinfo's freeram, which leaves the page cache out and so
+// reads low on any machine that has read files lately.
+func availableMemory() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return -1
+	}
+	for line := range bytes.SplitSeq(b, []byte("\n")) {
+		if rest, ok := bytes.CutPrefix(line, []byte("MemAvailable:")); ok {
+			f := bytes.Fields(rest)
+			if len(f) == 2 && string(f[1]) == "kB" {
+				if v, err := strconv.ParseInt(string(f[0]), 10, 64); err == nil {
+					return v * 1024
+				}
+			}
+		}
+	}
+	return -1
+}

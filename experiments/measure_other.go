@@ -1,0 +1,15 @@
+//go:build !linux
+
+package experiments
+
+// Outside Linux there is no /proc: RSS figures are unknown (-1), the
+// results say so with rss_bytes 0, and only bytes_allocated and the Go heap
+// are reported. The browser build (js/wasm) lands here.
+
+func currentRSS() int64              { return -1 }
+func statusMemory() (rss, hwm int64) { return -1, -1 }
+func resetPeak() bool                { return false }
+
+const memoryMeasurable = false
+
+func availableMemory() int64 { return -1 }

@@ -1,0 +1,221 @@
+package experiments
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/packlab/packlab/core"
+)
+
+// RunOptions are the caller's hooks into a running job.
+type RunOptions struct {
+	// Progress, if set, receives every measured load's progress, about
+	// every 100 ms, from the goroutine that called Run.
+	Progress func(Progress)
+	// OnResult, if set, is called with each layout's result as soon as it
+	// is measured (the command line saves it then, so a later failure or a
+	// cancel loses nothing). An error from it stops the job.
+	OnResult func(Result) error
+}
+
+// ErrCancelled is wrapped by the error of a job stopped by its context.
+var ErrCancelled = errors.New("cancelled")
+
+// Run validates cfg, checks that every layout's run fits in memory (unless
+// cfg.Force), then measures each layout in turn, cfg.Repeats times: in a
+// fresh worker process each time, or in this one with cfg.InProcess. It
+// returns the results measured so far even when it fails or is cancelled.
+// Bad input and the guard's refusal come back before any run.
+func Run(ctx context.Context, cfg Config, opt RunOptions) ([]Result, error) {
+	runs, err := prepare(ctx, []Config{cfg})
+	if err != nil {
+		return nil, err
+	}
+	return execute(ctx, runs, opt)
+}
+
+// Check validates cfg and predicts its memory without measuring anything:
+// what the guard would decide, for a face to show before a run.
+func Check(ctx context.Context, cfg Config) (MemoryCheck, error) {
+	p, err := cfg.parse()
+	if err != nil {
+		return MemoryCheck{}, err
+	}
+	rows, err := sourceRows(ctx, p)
+	if err != nil {
+		return MemoryCheck{}, err
+	}
+	return checkMemory(p, rows)
+}
+
+// runSpec is one layout's measured run, ready to go.
+type runSpec struct {
+	p      parsedConfig
+	layout core.Layout
+	est    Estimate
+}
+
+// prepare does everything that comes before the first allocation for every
+// config of a job: validation, reading a file source through once (its row
+// count for the guard, and its first malformed row as an error now rather
+// than minutes into a load), and the memory guard.
+func prepare(ctx context.Context, cfgs []Config) ([]runSpec, error) {
+	var runs []runSpec
+	scanned := map[string]int64{}
+	for _, cfg := range cfgs {
+		p, err := cfg.parse()
+		if err != nil {
+			return nil, err
+		}
+		key := fmt.Sprintf("%+v|%s|%s", p.spec, p.key.Name, p.value.Name)
+		rows, ok := scanned[key]
+		if !ok {
+			if rows, err = sourceRows(ctx, p); err != nil {
+				return nil, err
+			}
+			scanned[key] = rows
+		}
+		check, err := checkMemory(p, rows)
+		if err != nil {
+			return nil, err
+		}
+		if !check.Fits && !p.Force {
+			return nil, &MemoryError{Check: check}
+		}
+		for i, l := range p.layouts {
+			runs = append(runs, runSpec{p: p, layout: l, est: check.Estimates[i]})
+		}
+	}
+	return runs, nil
+}
+
+// sourceRows is the rows p's source gives: Rows for a generator; for a file,
+// counted by reading it through, which also finds a malformed row (file,
+// line, column) or a missing column before any work.
+func sourceRows(ctx context.Context, p parsedConfig) (int64, error) {
+	if p.spec.IsSynthetic() {
+		return p.Rows, nil
+	}
+	rows, _, err := opsFor(p.key, p.value).scan(ctx, p.spec, p.key, p.value)
+	if err != nil {
+		if ctx.Err() != nil {
+			return 0, fmt.Errorf("%w: %w", ErrCancelled, err)
+		}
+		return 0, fmt.Errorf("--source %s: %w", p.spec.Path, err)
+	}
+	if rows == 0 {
+		return 0, fieldErr("--source", p.spec.Path, "has no rows", "a file with at least one row")
+	}
+	return rows, nil
+}
+
+// execute measures runs in order; each layout Repeats times.
+func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]Result, error) {
+	total := 0
+	for _, r := range runs {
+		total += r.p.Repeats
+	}
+	var results []Result
+	n := 0
+	for _, r := range runs {
+		var reps []Result
+		for range r.p.Repeats {
+			n++
+			if err := ctx.Err(); err != nil {
+				return results, cancelled(r, err)
+			}
+			progress := func(pr Progress) {
+				if opt.Progress != nil {
+					pr.Run, pr.Runs = n, total
+					opt.Progress(pr)
+				}
+			}
+			res, err := measureOne(ctx, r, progress)
+			if err != nil {
+				if ctx.Err() != nil {
+					return results, cancelled(r, ctx.Err())
+				}
+				return results, fmt.Errorf("%s: %w", r.layout, err)
+			}
+			reps = append(reps, res)
+		}
+		res := combineRepeats(reps)
+		res.PredictedPeak = r.est.PeakBytes
+		res.ID = newResultID(res.Layout, time.Now())
+		results = append(results, res)
+		if opt.OnResult != nil {
+			if err := opt.OnResult(res); err != nil {
+				return results, err
+			}
+		}
+	}
+	return results, nil
+}
+
+func cancelled(r runSpec, err error) error {
+	return fmt.Errorf("%w: %s at %s rows was stopped before it finished (%v)", ErrCancelled, r.layout, FormatRows(r.est.Rows), err)
+}
+
+// measureOne runs one measured load of r, isolated unless asked otherwise.
+// A panic in this process's part becomes an error.
+func measureOne(ctx context.Context, r runSpec, progress func(Progress)) (res Result, err error) {
+	if !r.p.InProcess {
+		res, err = runIsolated(ctx, r.p.Config, r.layout, progress)
+		res.Isolated = err == nil
+		return res, err
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("internal error: %v", v)
+		}
+	}()
+	return opsFor(r.p.key, r.p.value).measure(ctx, r.p, r.layout, progress)
+}
+
+// combineRepeats folds the repeats of one layout into one result: times are
+// medians, memory and the rest come from the last repeat.
+func combineRepeats(reps []Result) Result {
+	last := reps[len(reps)-1]
+	if len(reps) == 1 {
+		return last
+	}
+	loads := make([]float64, len(reps))
+	reads := make([]float64, len(reps))
+	for i, r := range reps {
+		loads[i], reads[i] = r.LoadSeconds, r.ReadSeconds
+	}
+	lookups := math.Round(last.ReadRowsPerSecond * last.ReadSeconds)
+	last.LoadSeconds, last.ReadSeconds = median(loads), median(reads)
+	last.LoadRowsPerSecond, last.ReadRowsPerSecond = 0, 0
+	if last.LoadSeconds > 0 {
+		last.LoadRowsPerSecond = float64(last.Rows) / last.LoadSeconds
+	}
+	if last.ReadSeconds > 0 {
+		last.ReadRowsPerSecond = lookups / last.ReadSeconds
+	}
+	last.Repeats = len(reps)
+	return last
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// newResultID is unique and sorts by time: 20261130T205800.123Z-hashed-3f2a.
+func newResultID(layout string, t time.Time) string {
+	var b [2]byte
+	_, _ = rand.Read(b[:])
+	return t.UTC().Format("20060102T150405.000Z") + "-" + layout + "-" + hex.EncodeToString(b[:])
+}

@@ -1,0 +1,194 @@
+package experiments
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Store keeps results as one JSON file per run, <id>.json, in one folder.
+// A file is written whole or not at all: to a temporary file in the same
+// folder, synced, then renamed over the final name (atomic on POSIX file
+// systems), and the folder synced so the rename survives a crash. A crash
+// leaves at most a temporary file, which List ignores.
+type Store struct {
+	Dir string
+}
+
+const (
+	resultExt  = ".json"
+	tempPrefix = ".tmp-" // temporary files: hidden, and never ending in resultExt
+)
+
+// DefaultResultsDir is $XDG_DATA_HOME/packlab/results, or
+// ~/.local/share/packlab/results when XDG_DATA_HOME is unset.
+func DefaultResultsDir() (string, error) {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "packlab", "results"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no results folder: %w (give one with --results DIR)", err)
+	}
+	return filepath.Join(home, ".local", "share", "packlab", "results"), nil
+}
+
+// OpenStore makes sure dir exists and is writable, by creating it and a
+// probe file in it, so an unusable folder is an error before any run.
+func OpenStore(dir string) (*Store, error) {
+	if dir == "" {
+		d, err := DefaultResultsDir()
+		if err != nil {
+			return nil, err
+		}
+		dir = d
+	}
+	bad := func(err error) error {
+		return fieldErr("--results", dir, "not a writable folder: "+unwrapPathError(err), "a folder packlab can create and write")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, bad(err)
+	}
+	f, err := os.CreateTemp(dir, tempPrefix+"probe-*")
+	if err != nil {
+		return nil, bad(err)
+	}
+	name := f.Name()
+	f.Close()
+	if err := os.Remove(name); err != nil {
+		return nil, bad(err)
+	}
+	return &Store{Dir: dir}, nil
+}
+
+// Save writes r as <r.ID>.json, atomically.
+func (s *Store) Save(r Result) error {
+	if err := checkID(r.ID); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("saving result %s: %w", r.ID, err)
+	}
+	return writeFileAtomic(filepath.Join(s.Dir, r.ID+resultExt), append(data, '\n'))
+}
+
+// writeFileAtomic replaces path with data so that a reader (or a crash) sees
+// the old file or the new one, never a part of the new one.
+func writeFileAtomic(path string, data []byte) (err error) {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, tempPrefix+filepath.Base(path)+"-*")
+	if err != nil {
+		return fmt.Errorf("saving %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return fmt.Errorf("saving %s: %w", path, err)
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("saving %s: %w", path, err)
+	}
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("saving %s: %w", path, err)
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("saving %s: %w", path, err)
+	}
+	// Sync the folder so the rename itself is durable. Some file systems
+	// cannot sync a directory; the file is complete either way.
+	if d, derr := os.Open(dir); derr == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// List reads every saved result, newest first. A file that cannot be read or
+// parsed does not stop it: it is skipped and reported in problems, one error
+// per file naming it. Temporary files of an interrupted save are ignored.
+func (s *Store) List() (results []Result, problems []error, err error) {
+	entries, err := os.ReadDir(s.Dir)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, nil, nil
+		}
+		return nil, nil, fmt.Errorf("listing results in %s: %w", s.Dir, err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || strings.HasPrefix(name, ".") || !strings.HasSuffix(name, resultExt) {
+			continue
+		}
+		r, err := s.read(filepath.Join(s.Dir, name))
+		if err != nil {
+			problems = append(problems, err)
+			continue
+		}
+		results = append(results, r)
+	}
+	slices.SortStableFunc(results, func(a, b Result) int { return strings.Compare(b.ID, a.ID) })
+	return results, problems, nil
+}
+
+// Load reads the result with the given id.
+func (s *Store) Load(id string) (Result, error) {
+	if err := checkID(id); err != nil {
+		return Result{}, err
+	}
+	r, err := s.read(filepath.Join(s.Dir, id+resultExt))
+	if errors.Is(err, os.ErrNotExist) {
+		return Result{}, fieldErr("--ids", id, "no such result in "+s.Dir, "ids listed by 'packlab report --list'")
+	}
+	return r, err
+}
+
+// Delete removes the result with the given id.
+func (s *Store) Delete(id string) error {
+	if err := checkID(id); err != nil {
+		return err
+	}
+	err := os.Remove(filepath.Join(s.Dir, id+resultExt))
+	if errors.Is(err, os.ErrNotExist) {
+		return fieldErr("--ids", id, "no such result in "+s.Dir, "ids listed by 'packlab report --list'")
+	}
+	if err == nil {
+		if d, derr := os.Open(s.Dir); derr == nil {
+			_ = d.Sync()
+			d.Close()
+		}
+	}
+	return err
+}
+
+func (s *Store) read(path string) (Result, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Result{}, fmt.Errorf("result %s: %w", path, err)
+	}
+	var r Result
+	if err := json.Unmarshal(data, &r); err != nil {
+		return Result{}, fmt.Errorf("result %s: not a result file: %w", path, err)
+	}
+	if r.ID == "" || r.Layout == "" {
+		return Result{}, fmt.Errorf("result %s: not a result file: no id or layout", path)
+	}
+	return r, nil
+}
+
+// checkID refuses an id that could name a file outside the folder.
+func checkID(id string) error {
+	if id == "" || strings.ContainsAny(id, `/\`) || strings.HasPrefix(id, ".") {
+		return fieldErr("--ids", id, "not a result id", "ids like 20261130T205800.123Z-hashed-3f2a")
+	}
+	return nil
+}

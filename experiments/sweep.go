@@ -1,0 +1,222 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/packlab/packlab/core"
+)
+
+// Sweeps are scenarios: a family of runs that vary one setting, measured one
+// after the other like a Run, after the memory guard has passed every one of
+// them. Each returns its results in the order it ran them.
+
+// SweepOptions are the settings only some sweeps take.
+type SweepOptions struct {
+	// MaxShards is the largest shard count of the shards sweep (1, 2, 4, ...
+	// up to it, and it); 0 means DefaultMaxShards.
+	MaxShards int
+}
+
+// DefaultMaxShards is the shards sweep's default top: four workers per core
+// of a small machine is already past where more shards help.
+const DefaultMaxShards = 8
+
+// Sweep describes one scenario.
+type Sweep struct {
+	Name string
+	// Doc is one line for 'packlab help sweep'.
+	Doc string
+	// Rows is the default row count when none is given.
+	Rows int64
+	// Layouts is the default layouts when none are given; nil means all.
+	Layouts []string
+	// Varies is the Config setting the sweep sets itself, so the user may
+	// not: "" or a flag name.
+	Varies  string
+	configs func(base Config, opt SweepOptions) []Config
+}
+
+// Sweeps lists every scenario, in the order help shows them.
+func Sweeps() []Sweep {
+	return []Sweep{
+		{Name: "seed-table", Doc: "every layout at --rows (<UInt64,UInt16> by default): the table of issue 4, with peak RSS",
+			Rows: 1_000_000, configs: seedTable},
+		{Name: "shards", Doc: "shards 1, 2, 4, ... up to --max-shards: load rows/s in total and per worker",
+			Rows: 2_000_000, Layouts: []string{"hashed", "packed"}, Varies: "--shards", configs: shardsSweep},
+		{Name: "types", Doc: "every key type x value type: bytes/entry and padding share per layout",
+			Rows: 100_000, Varies: "--key/--value", configs: typesSweep},
+		{Name: "growth", Doc: "row counts in steps of sqrt(2) from 10,000 up to --rows: bytes_allocated and RSS against rows",
+			Rows: 1_000_000, configs: growthSweep},
+		{Name: "load-factor", Doc: "max_load_factor 0.5, 0.6, 0.7, 0.8, 0.9, 0.99: bytes/entry against read rows/s",
+			Rows: 2_000_000, Layouts: []string{"hashed", "packed", "sparse"}, Varies: "--max-load-factor", configs: loadFactorSweep},
+	}
+}
+
+// SweepNames lists the scenarios' names.
+func SweepNames() []string {
+	var names []string
+	for _, s := range Sweeps() {
+		names = append(names, s.Name)
+	}
+	return names
+}
+
+// FindSweep returns the named scenario, or an error listing them.
+func FindSweep(name string) (Sweep, error) {
+	for _, s := range Sweeps() {
+		if s.Name == strings.ToLower(strings.TrimSpace(name)) {
+			return s, nil
+		}
+	}
+	return Sweep{}, fieldErr("sweep", name, "unknown sweep", strings.Join(SweepNames(), ", "))
+}
+
+// Configs returns the sweep's runs for a base config whose zero fields take
+// the sweep's defaults. It refuses a base that sets what the sweep varies.
+func (s Sweep) Configs(base Config, opt SweepOptions) ([]Config, error) {
+	switch s.Varies {
+	case "--shards":
+		if base.Shards != 0 {
+			return nil, fieldErr("--shards", strconv.Itoa(base.Shards), "the shards sweep sets the shard count itself", "--max-shards N")
+		}
+	case "--max-load-factor":
+		if base.MaxLoadFactor != 0 {
+			return nil, fieldErr("--max-load-factor", fmtFloat(base.MaxLoadFactor), "the load-factor sweep sets it itself", "no --max-load-factor")
+		}
+	case "--key/--value":
+		if base.Key != "" {
+			return nil, fieldErr("--key", base.Key, "the types sweep runs every key type", "no --key")
+		}
+		if base.Value != "" {
+			return nil, fieldErr("--value", base.Value, "the types sweep runs every value type", "no --value")
+		}
+	}
+	if opt.MaxShards != 0 && s.Name != "shards" {
+		return nil, fieldErr("--max-shards", strconv.Itoa(opt.MaxShards), "applies only to the shards sweep", "sweep shards")
+	}
+	if opt.MaxShards == 0 {
+		opt.MaxShards = DefaultMaxShards
+	}
+	if opt.MaxShards < core.MinShards || opt.MaxShards > core.MaxShards {
+		return nil, fieldErr("--max-shards", strconv.Itoa(opt.MaxShards), "out of range", fmt.Sprintf("%d to %d", core.MinShards, core.MaxShards))
+	}
+	if base.Rows == 0 && base.Source == "" {
+		base.Rows = s.Rows
+	}
+	if len(base.Layouts) == 0 && s.Layouts != nil {
+		base.Layouts = append([]string(nil), s.Layouts...)
+	}
+	if err := base.Validate(); err != nil {
+		return nil, err
+	}
+	cfgs := s.configs(base.WithDefaults(), opt)
+	for _, c := range cfgs {
+		if err := c.Validate(); err != nil {
+			return nil, err
+		}
+	}
+	return cfgs, nil
+}
+
+// RunSweep runs the named scenario over base.
+func RunSweep(ctx context.Context, name string, base Config, opt SweepOptions, ro RunOptions) ([]Result, error) {
+	s, err := FindSweep(name)
+	if err != nil {
+		return nil, err
+	}
+	cfgs, err := s.Configs(base, opt)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := prepare(ctx, cfgs)
+	if err != nil {
+		return nil, err
+	}
+	return execute(ctx, runs, ro)
+}
+
+func seedTable(base Config, _ SweepOptions) []Config { return []Config{base} }
+
+func shardsSweep(base Config, opt SweepOptions) []Config {
+	var cfgs []Config
+	for n := 1; ; n *= 2 {
+		c := base
+		c.Shards = min(n, opt.MaxShards)
+		cfgs = append(cfgs, c)
+		if n >= opt.MaxShards {
+			return cfgs
+		}
+	}
+}
+
+func typesSweep(base Config, _ SweepOptions) []Config {
+	var cfgs []Config
+	for _, k := range core.Types() {
+		for _, v := range core.Types() {
+			c := base
+			c.Key, c.Value = k.Name, v.Name
+			cfgs = append(cfgs, c)
+		}
+	}
+	return cfgs
+}
+
+// growthSteps is 10,000 (or rows/1024 if larger) times sqrt(2)^i up to rows,
+// and rows itself: two points per doubling, so each layout's growth steps
+// (x2 or x4 in cells) show between neighbours.
+func growthSteps(rows int64) []int64 {
+	start := max(int64(10_000), rows/1024)
+	if rows <= start {
+		return []int64{rows}
+	}
+	var steps []int64
+	for x := float64(start); int64(math.Round(x)) < rows; x *= math.Sqrt2 {
+		steps = append(steps, int64(math.Round(x)))
+	}
+	return append(steps, rows)
+}
+
+func growthSweep(base Config, _ SweepOptions) []Config {
+	var cfgs []Config
+	for _, n := range growthSteps(base.Rows) {
+		c := base
+		c.Rows = n
+		cfgs = append(cfgs, c)
+	}
+	return cfgs
+}
+
+// LoadFactors are the max load factors the load-factor sweep tries.
+var LoadFactors = []float64{0.5, 0.6, 0.7, 0.8, 0.9, 0.99}
+
+// loadFactorSweep runs each layout that follows max_load_factor at every
+// value; hashed_array and gomap ignore it, so they run once, as references.
+func loadFactorSweep(base Config, _ SweepOptions) []Config {
+	var follow, fixed []string
+	for _, name := range base.Layouts {
+		l, _ := core.ParseLayout(name)
+		if l == core.LayoutHashedArray || l == core.LayoutGoMap {
+			fixed = append(fixed, name)
+		} else {
+			follow = append(follow, name)
+		}
+	}
+	var cfgs []Config
+	if len(follow) > 0 {
+		for _, mlf := range LoadFactors {
+			c := base
+			c.Layouts, c.MaxLoadFactor = follow, mlf
+			cfgs = append(cfgs, c)
+		}
+	}
+	if len(fixed) > 0 {
+		c := base
+		c.Layouts = fixed
+		cfgs = append(cfgs, c)
+	}
+	return cfgs
+}

@@ -1,0 +1,238 @@
+package experiments
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/packlab/packlab/core"
+)
+
+// Isolation: each measured load runs in a fresh child process of the same
+// binary, so that its RSS and peak RSS belong to that load alone.
+//
+//	parent                                  child: packlab __worker
+//	  start child, env PACKLAB_WORKER=1 --->
+//	  write the job as one JSON line ------> stdin: {"config":...,"layout":"hashed"}
+//	                                         measure (measure.go)
+//	  relay progress        <--------------- stdout: {"progress":{...}}  every 100 ms
+//	  keep the result       <--------------- stdout: {"result":{...}}  or {"error":"..."}
+//	  close stdin, wait
+//
+// The parent keeps the child's stdin open while it runs: when the parent
+// dies, the child reads EOF and stops. On cancel the parent kills the child.
+// The child ignores SIGINT, which a terminal sends to the whole process
+// group on Ctrl-C: the parent decides, and kills it.
+
+// WorkerArg is the hidden subcommand that makes the binary a worker, and
+// WorkerEnv the variable the parent sets in the child's environment: a test
+// binary, which cannot be given subcommands, checks it in TestMain and calls
+// WorkerMain.
+const (
+	WorkerArg = "__worker"
+	WorkerEnv = "PACKLAB_WORKER"
+)
+
+type workerJob struct {
+	Config Config `json:"config"`
+	Layout string `json:"layout"`
+}
+
+type workerLine struct {
+	Progress *Progress `json:"progress,omitempty"`
+	Result   *Result   `json:"result,omitempty"`
+	Error    string    `json:"error,omitempty"`
+}
+
+// WorkerMain is a worker process's whole life: it serves one job from stdin
+// to stdout and returns the exit code (0 when it wrote a result or an error
+// line, 1 when it could not even do that).
+func WorkerMain() int {
+	signal.Ignore(os.Interrupt)
+	if err := ServeWorker(context.Background(), os.Stdin, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "packlab worker:", err)
+		return 1
+	}
+	return 0
+}
+
+// ServeWorker reads one job from in, measures it in this process and writes
+// progress lines, then one result or error line, to out. It stops when ctx
+// is done or in reaches EOF (the parent has gone).
+func ServeWorker(ctx context.Context, in io.Reader, out io.Writer) (err error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	dec := json.NewDecoder(in)
+	var job workerJob
+	if err := dec.Decode(&job); err != nil {
+		return fmt.Errorf("reading the job from stdin: %w", err)
+	}
+	go func() {
+		_, _ = io.Copy(io.Discard, io.MultiReader(dec.Buffered(), in))
+		cancel()
+	}()
+
+	var mu sync.Mutex
+	enc := json.NewEncoder(out)
+	write := func(l workerLine) error {
+		mu.Lock()
+		defer mu.Unlock()
+		return enc.Encode(l)
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			err = write(workerLine{Error: fmt.Sprintf("internal error: %v", v)})
+		}
+	}()
+	res, merr := measureJob(ctx, job, func(p Progress) { _ = write(workerLine{Progress: &p}) })
+	if merr != nil {
+		return write(workerLine{Error: merr.Error()})
+	}
+	return write(workerLine{Result: &res})
+}
+
+func measureJob(ctx context.Context, job workerJob, progress func(Progress)) (Result, error) {
+	p, err := job.Config.parse()
+	if err != nil {
+		return Result{}, err
+	}
+	l, err := core.ParseLayout(job.Layout)
+	if err != nil {
+		return Result{}, err
+	}
+	return opsFor(p.key, p.value).measure(ctx, p, l, progress)
+}
+
+// workerCommand builds the child process for one job. It is the running
+// binary itself, told by WorkerArg (a packlab binary) or WorkerEnv (a test
+// binary) to be a worker.
+var workerCommand = func(ctx context.Context) (*exec.Cmd, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("finding this program to start a worker: %w (use --in-process to run without one)", err)
+	}
+	cmd := exec.CommandContext(ctx, exe, WorkerArg)
+	cmd.Env = append(os.Environ(), WorkerEnv+"=1")
+	return cmd, nil
+}
+
+// runIsolated measures one layout of cfg in a fresh worker process, relaying
+// its progress. On ctx's cancel the child is killed.
+func runIsolated(ctx context.Context, cfg Config, layout core.Layout, progress func(Progress)) (Result, error) {
+	cmd, err := workerCommand(ctx)
+	if err != nil {
+		return Result{}, err
+	}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return Result{}, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return Result{}, err
+	}
+	stderr := &tailBuffer{max: 8 << 10}
+	cmd.Stderr = stderr
+	cmd.WaitDelay = 2 * time.Second
+	if err := cmd.Start(); err != nil {
+		return Result{}, fmt.Errorf("starting a worker process: %w (use --in-process to run without one)", err)
+	}
+	// The job goes in one write; stdin stays open until the child is done.
+	job, _ := json.Marshal(workerJob{Config: cfg, Layout: string(layout)})
+	_, werr := stdin.Write(append(job, '\n'))
+
+	var res *Result
+	var childErr string
+	var protoErr error
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 0, 64<<10), 256<<20)
+	for sc.Scan() {
+		var line workerLine
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+			protoErr = fmt.Errorf("the worker wrote a line that is not JSON: %.80q", sc.Text())
+			break
+		}
+		switch {
+		case line.Progress != nil:
+			if progress != nil {
+				progress(*line.Progress)
+			}
+		case line.Result != nil:
+			res = line.Result
+		case line.Error != "":
+			childErr = line.Error
+		}
+	}
+	if protoErr == nil {
+		protoErr = sc.Err()
+	}
+	_ = stdin.Close()
+	if protoErr != nil {
+		_ = cmd.Process.Kill()
+	}
+	waitErr := cmd.Wait()
+	switch {
+	case ctx.Err() != nil:
+		return Result{}, ctx.Err()
+	case res != nil:
+		return *res, nil
+	case childErr != "":
+		return Result{}, errors.New(childErr)
+	case protoErr != nil:
+		return Result{}, protoErr
+	}
+	why := "it exited"
+	if waitErr != nil {
+		why = waitErr.Error()
+		if strings.Contains(why, "signal: killed") {
+			why += ", perhaps by the kernel's out-of-memory killer"
+		}
+	} else if werr != nil {
+		why = "it did not take the job: " + werr.Error()
+	}
+	msg := fmt.Sprintf("the worker process ended without a result (%s)", why)
+	if last := stderr.lastLine(); last != "" {
+		msg += ": " + last
+	}
+	return Result{}, errors.New(msg)
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = t.buf[len(t.buf)-t.max:]
+	}
+	return len(p), nil
+}
+
+// lastLine is the first line of a panic, or else the last non-empty line.
+func (t *tailBuffer) lastLine() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := bytes.Split(bytes.TrimSpace(t.buf), []byte("\n"))
+	for _, l := range lines {
+		if bytes.HasPrefix(l, []byte("panic: ")) || bytes.HasPrefix(l, []byte("fatal error: ")) {
+			return string(l)
+		}
+	}
+	return string(lines[len(lines)-1])
+}
