@@ -841,6 +841,7 @@ th { background: #f4f4f4; text-align: left; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 .chart { width: 100%; height: 560px; margin: 16px 0 32px; }
 .note { color: #555; font-size: 0.9em; line-height: 1.5; }
+.chart-error { height: auto; color: #b00; }
 </style>
 <script id="echarts" data-library="Apache ECharts {{.Version}}" data-note="inlined so this page works with no network">
 {{.ECharts}}
@@ -867,9 +868,15 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 <div class="chart" id="{{.ID}}" role="img" aria-label="{{.Title}}"></div>
 <script>
 (function () {
-  var chart = echarts.init(document.getElementById("{{.ID}}"), null, { renderer: "canvas" });
-  chart.setOption({{.Option}});
-  window.addEventListener("resize", function () { chart.resize(); });
+  var el = document.getElementById("{{.ID}}");
+  try {
+    var chart = echarts.init(el, null, { renderer: "canvas" });
+    chart.setOption({{.Option}});
+    window.addEventListener("resize", function () { chart.resize(); });
+  } catch (e) {
+    el.className += " chart-error";
+    el.textContent = "This chart could not be drawn: " + e;
+  }
 })();
 </script>
 {{- end}}

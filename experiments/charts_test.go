@@ -258,7 +258,8 @@ func TestEmbeddedEChartsIsThePinnedVersion(t *testing.T) {
 
 	fromNPM, err := os.ReadFile(filepath.Join("..", "frontend", "node_modules", "echarts", "dist", "echarts.min.js"))
 	if errors.Is(err, os.ErrNotExist) {
-		t.Skip("frontend/node_modules not installed (cd frontend && npm ci); version checked, bytes not compared")
+		t.Log("frontend/node_modules not installed (cd frontend && npm ci): version checked, bytes not compared")
+		return
 	}
 	if err != nil {
 		t.Fatal(err)

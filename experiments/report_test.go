@@ -2,11 +2,17 @@ package experiments
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 func writeReport(t *testing.T, results []Result, title string) []byte {
@@ -149,5 +155,99 @@ func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk ful
 func TestReportWriteError(t *testing.T) {
 	if err := WriteReport(failingWriter{}, fxResults(), "x"); err == nil || !strings.Contains(err.Error(), "disk full") {
 		t.Errorf("WriteReport to a failing writer = %v, want its error", err)
+	}
+}
+
+// TestReportRendersInChromium opens a report in headless Chromium, with
+// no network, and checks that ECharts drew every chart. It needs Debian's
+// chromium and is skipped without it or with -short.
+func TestReportRendersInChromium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser; skipped with -short")
+	}
+	browser := ""
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			browser = p
+			break
+		}
+	}
+	if browser == "" {
+		t.Skip("no chromium on PATH (apt-get install chromium)")
+	}
+	dir := t.TempDir()
+	render := func(name string, page []byte) []byte {
+		t.Helper()
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, page, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu",
+			"--disable-background-networking", "--no-first-run", "--user-data-dir="+filepath.Join(dir, "profile"),
+			"--window-size=1280,900", "--dump-dom", "file://"+path)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		dom, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", browser, err, stderr.String())
+		}
+		return dom
+	}
+	failed := regexp.MustCompile(`class="chart chart-error"[^>]*>([^<]*)`)
+
+	// Control: without the inlined library the page says its charts failed,
+	// so the check below can tell a drawn chart from a dead one.
+	page := writeReport(t, fxResults(), "render check")
+	dead := render("dead.html", bytes.Replace(page, []byte(EChartsJS()), nil, 1))
+	if n := len(failed.FindAll(dead, -1)); n != len(ChartKinds()) {
+		t.Fatalf("without ECharts, %d charts report failure, want %d", n, len(ChartKinds()))
+	}
+
+	dom := render("report.html", page)
+	if m := failed.FindSubmatch(dom); m != nil {
+		t.Fatalf("a chart failed to draw: %s", m[1])
+	}
+	instances := regexp.MustCompile(`<div class="chart" id="(packlab-[a-z-]+-\d+)"[^>]*_echarts_instance_="ec_\d+"[^>]*>.*?<canvas[^>]*width="(\d+)"`).FindAllSubmatch(dom, -1)
+	if len(instances) != len(ChartKinds()) {
+		t.Fatalf("ECharts drew %d charts, want %d", len(instances), len(ChartKinds()))
+	}
+	for _, m := range instances {
+		if w, _ := strconv.Atoi(string(m[2])); w < 300 {
+			t.Errorf("%s drew a canvas %d px wide", m[1], w)
+		}
+	}
+}
+
+// BenchmarkWriteReport writes the report of five runs: six charts, the
+// table and ECharts inlined (about 1 MiB, nearly all of it ECharts).
+func BenchmarkWriteReport(b *testing.B) {
+	rs := fxResults()
+	var buf bytes.Buffer
+	for b.Loop() {
+		buf.Reset()
+		if err := WriteReport(&buf, rs, "bench"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(buf.Len()), "bytes/report")
+}
+
+// BenchmarkBuildChart builds each chart's option from five runs.
+func BenchmarkBuildChart(b *testing.B) {
+	rs := fxResults()
+	for _, kind := range ChartKinds() {
+		b.Run("kind="+kind, func(b *testing.B) {
+			var size int
+			for b.Loop() {
+				c, err := BuildChart(kind, rs)
+				if err != nil {
+					b.Fatal(err)
+				}
+				size = len(c.Option)
+			}
+			b.ReportMetric(float64(size), "bytes/option")
+		})
 	}
 }
