@@ -1,0 +1,403 @@
+package app_test
+
+// The desktop smoke test: it builds the real packlab binary with the desktop
+// tags, starts it under Xvfb, and drives the real page through a small
+// comparison (packed vs hashed, UInt64 -> UInt16, 1e5 rows) with the script
+// testdata/smoke.js, run in the page by the binary's smoke hook (see
+// desktop.go). Then it restarts the app and finds the results in History.
+// It runs only with PACKLAB_DESKTOP_TEST=1 (`make test-desktop`, which
+// installs GTK, WebKit, Xvfb and ImageMagick first).
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/packlab/packlab/experiments"
+)
+
+const desktopTags = "desktop,production,webkit2_41"
+
+// The window's size (desktop.go) and the screen's: equal, so that the
+// screenshot of the screen is the window.
+const screenW, screenH = 1360, 880
+
+type smokeReport struct {
+	Phase  string `json:"phase"`
+	OK     bool   `json:"ok"`
+	Error  string `json:"error"`
+	Banner string `json:"banner"`
+	Steps  []struct {
+		Name string `json:"name"`
+		Ms   int64  `json:"ms"`
+	} `json:"steps"`
+	RowsError   string     `json:"rows_error"`
+	RunDisabled bool       `json:"run_disabled_on_error"`
+	Estimate    string     `json:"estimate"`
+	Title       string     `json:"progress_title"`
+	Phase2      string     `json:"progress_phase"`
+	RunError    string     `json:"run_error"`
+	Header      []string   `json:"table_header"`
+	Rows        [][]string `json:"table_rows"`
+	ResultIDs   []string   `json:"result_ids"`
+	HistoryIDs  []string   `json:"history_ids"`
+	Charts      map[string]struct {
+		Ink    int    `json:"ink"`
+		Width  int    `json:"width"`
+		Height int    `json:"height"`
+		Empty  bool   `json:"empty"`
+		Error  string `json:"error"`
+		Note   string `json:"note"`
+	} `json:"charts"`
+	Exports map[string]struct {
+		Note  string `json:"note"`
+		Error string `json:"error"`
+	} `json:"exports"`
+	Ms int64 `json:"ms"`
+}
+
+func TestDesktopSmoke(t *testing.T) {
+	if os.Getenv("PACKLAB_DESKTOP_TEST") != "1" {
+		t.Skip("set PACKLAB_DESKTOP_TEST=1 (make test-desktop) to build and drive the desktop app under Xvfb")
+	}
+	for _, tool := range []string{"Xvfb", "import", "pkg-config"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s not found: run `make deps-desktop` first", tool)
+		}
+	}
+	tmp := t.TempDir()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Build the real binary.
+	start := time.Now()
+	bin := filepath.Join(tmp, "packlab")
+	build := exec.Command("go", "build", "-tags", desktopTags, "-o", bin, ".")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build -tags %s: %v\n%s", desktopTags, err, out)
+	}
+	t.Logf("build (-tags %s): %.1f s", desktopTags, time.Since(start).Seconds())
+
+	display := startXvfb(t)
+	results := filepath.Join(tmp, "results")
+	exports := filepath.Join(tmp, "exports")
+	for _, d := range []string{results, exports} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script, err := os.ReadFile("testdata/smoke.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// Phase 1: a comparison run, every chart, every export, History.
+	shot := filepath.Join(tmp, "desktop.png")
+	r := runApp(t, bin, display, tmp, "run", nil, script, results, exports, shot)
+	if !r.OK {
+		t.Fatalf("the page reported a failure: %s (banner %q, run error %q, after steps %+v)", r.Error, r.Banner, r.RunError, r.Steps)
+	}
+	checkRunReport(t, r)
+	checkExports(t, exports, r.ResultIDs)
+	checkScreenshot(t, shot)
+	saved, err := filepath.Glob(filepath.Join(results, "*.json"))
+	if err != nil || len(saved) != 2 {
+		t.Errorf("results folder holds %d JSON files (%v), want 2", len(saved), err)
+	}
+
+	// Phase 2: after a restart, History still has both results, and they
+	// can be compared again.
+	r2 := runApp(t, bin, display, tmp, "history", r.ResultIDs, script, results, exports, "")
+	if !r2.OK {
+		t.Fatalf("after a restart the page reported a failure: %s (banner %q, steps %+v)", r2.Error, r2.Banner, r2.Steps)
+	}
+	for _, id := range r.ResultIDs {
+		if !slices.Contains(r2.HistoryIDs, id) {
+			t.Errorf("after a restart History lacks %s: %v", id, r2.HistoryIDs)
+		}
+	}
+	if len(r2.Rows) != 2 {
+		t.Errorf("after a restart the comparison has %d rows, want 2", len(r2.Rows))
+	}
+	for kind, c := range r2.Charts {
+		if c.Ink < 1000 {
+			t.Errorf("after a restart chart %s has %d inked pixels", kind, c.Ink)
+		}
+	}
+
+	if !t.Failed() {
+		out := filepath.Join(root, "docs", "desktop.png")
+		b, err := os.ReadFile(shot)
+		if err == nil {
+			err = os.WriteFile(out, b, 0o644)
+		}
+		if err != nil {
+			t.Errorf("saving the screenshot: %v", err)
+		} else {
+			t.Logf("screenshot: %s", out)
+		}
+	}
+}
+
+// startXvfb starts a virtual screen the size of the window and returns its
+// display name; it is stopped when the test ends.
+func startXvfb(t *testing.T) string {
+	t.Helper()
+	rd, wr, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := exec.Command("Xvfb", "-displayfd", "3", "-screen", "0", fmt.Sprintf("%dx%dx24", screenW, screenH), "-nolisten", "tcp")
+	x.ExtraFiles = []*os.File{wr}
+	var xerr bytes.Buffer
+	x.Stderr = &xerr
+	if err := x.Start(); err != nil {
+		t.Fatalf("starting Xvfb: %v", err)
+	}
+	wr.Close()
+	t.Cleanup(func() {
+		_ = x.Process.Kill()
+		_ = x.Wait()
+	})
+	line := make(chan string, 1)
+	go func() {
+		s, _ := bufio.NewReader(rd).ReadString('\n')
+		line <- strings.TrimSpace(s)
+	}()
+	select {
+	case n := <-line:
+		if _, err := strconv.Atoi(n); err != nil {
+			t.Fatalf("Xvfb gave no display number (%q): %s", n, xerr.String())
+		}
+		return ":" + n
+	case <-time.After(20 * time.Second):
+		t.Fatalf("Xvfb did not start in 20 s: %s", xerr.String())
+	}
+	return ""
+}
+
+// runApp starts the app with the smoke script for phase, waits for the
+// page's report, takes the screenshot (when shot is set), lets the app quit
+// and checks that it exits 0.
+func runApp(t *testing.T, bin, display, tmp, phase string, expect []string, script []byte, results, exports, shot string) smokeReport {
+	t.Helper()
+	exp, _ := json.Marshal(expect)
+	if expect == nil {
+		exp = []byte("[]")
+	}
+	js := filepath.Join(tmp, "smoke-"+phase+".js")
+	head := fmt.Sprintf("const SMOKE = {phase: %q, expect: %s};\n", phase, exp)
+	if err := os.WriteFile(js, append([]byte(head), script...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	reportPath := filepath.Join(tmp, "report-"+phase+".json")
+
+	start := time.Now()
+	cmd := exec.Command(bin)
+	cmd.Dir = tmp
+	cmd.Env = append(os.Environ(),
+		"DISPLAY="+display,
+		"PACKLAB_RESULTS_DIR="+results,
+		"PACKLAB_SMOKE_SCRIPT="+js,
+		"PACKLAB_SMOKE_REPORT="+reportPath,
+		"PACKLAB_SMOKE_SAVE_DIR="+exports,
+	)
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting the app: %v", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	var rep smokeReport
+	deadline := time.After(4 * time.Minute)
+wait:
+	for {
+		select {
+		case err := <-exited:
+			t.Fatalf("phase %s: the app exited before reporting (%v):\n%s", phase, err, tail(logs.String()))
+		case <-deadline:
+			_ = cmd.Process.Kill()
+			t.Fatalf("phase %s: no report from the page in 4 min:\n%s", phase, tail(logs.String()))
+		case <-time.After(100 * time.Millisecond):
+			b, err := os.ReadFile(reportPath)
+			if err != nil {
+				continue
+			}
+			if err := json.Unmarshal(b, &rep); err != nil {
+				_ = cmd.Process.Kill()
+				t.Fatalf("phase %s: the report is not JSON: %v\n%s", phase, err, b)
+			}
+			break wait
+		}
+	}
+	t.Logf("phase %s: page report after %.1f s (script %d ms; steps %+v)", phase, time.Since(start).Seconds(), rep.Ms, rep.Steps)
+	if shot != "" {
+		out, err := exec.Command("import", "-display", display, "-window", "root", shot).CombinedOutput()
+		if err != nil {
+			t.Errorf("screenshot: %v\n%s", err, out)
+		}
+	}
+	if err := os.WriteFile(reportPath+".quit", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("phase %s: the app exited with %v:\n%s", phase, err, tail(logs.String()))
+		}
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Errorf("phase %s: the app did not quit within 30 s", phase)
+	}
+	t.Logf("phase %s: app up to exit %.1f s", phase, time.Since(start).Seconds())
+	return rep
+}
+
+func tail(s string) string {
+	if len(s) > 4000 {
+		return "…" + s[len(s)-4000:]
+	}
+	return s
+}
+
+func checkRunReport(t *testing.T, r smokeReport) {
+	t.Helper()
+	if !strings.Contains(r.RowsError, "ten") {
+		t.Errorf("rows error next to the field = %q, want it to name the bad value", r.RowsError)
+	}
+	if !r.RunDisabled {
+		t.Errorf("Run stayed enabled with a bad row count")
+	}
+	if !strings.Contains(r.Estimate, "Fits") {
+		t.Errorf("prediction = %q, want it to fit", r.Estimate)
+	}
+	if r.Title != "Finished" || r.RunError != "" {
+		t.Errorf("run ended %q (%q), error %q", r.Title, r.Phase2, r.RunError)
+	}
+	for _, col := range []string{"settings", "load (sec)", "read (sec)", "read (million rows/s)", "bytes_allocated", "RSS", "peak RSS"} {
+		if !slices.Contains(r.Header, col) {
+			t.Errorf("results table lacks column %q: %v", col, r.Header)
+		}
+	}
+	if len(r.Rows) != 2 {
+		t.Fatalf("results table has %d rows, want 2: %v", len(r.Rows), r.Rows)
+	}
+	var layouts []string
+	for _, row := range r.Rows {
+		layouts = append(layouts, strings.Fields(row[0])[0])
+	}
+	slices.Sort(layouts)
+	if !slices.Equal(layouts, []string{"hashed", "packed"}) {
+		t.Errorf("results table rows are %v, want hashed and packed", layouts)
+	}
+	kinds := experiments.ChartKinds()
+	if len(r.Charts) != len(kinds) {
+		t.Errorf("the page drew %d charts, want %d (%v)", len(r.Charts), len(kinds), kinds)
+	}
+	for _, k := range kinds {
+		c, ok := r.Charts[k]
+		switch {
+		case !ok:
+			t.Errorf("chart %s: no tab", k)
+		case c.Error != "" || c.Empty:
+			t.Errorf("chart %s: not drawn (%s %s)", k, c.Error, c.Note)
+		case c.Width < 200 || c.Height < 200 || c.Ink < 1000:
+			t.Errorf("chart %s: canvas %dx%d with %d inked pixels, want a drawn chart", k, c.Width, c.Height, c.Ink)
+		default:
+			t.Logf("chart %s: %dx%d canvas, %d inked pixels", k, c.Width, c.Height, c.Ink)
+		}
+	}
+	for _, what := range []string{"png", "svg", "report", "markdown", "csv", "json"} {
+		e := r.Exports[what]
+		if e.Error != "" || !strings.HasPrefix(e.Note, "Saved ") {
+			t.Errorf("export %s: note %q, error %q", what, e.Note, e.Error)
+		}
+	}
+}
+
+func checkExports(t *testing.T, dir string, ids []string) {
+	t.Helper()
+	one := func(pattern string) []byte {
+		m, _ := filepath.Glob(filepath.Join(dir, pattern))
+		if len(m) != 1 {
+			t.Errorf("exports: %d files match %s, want 1", len(m), pattern)
+			return nil
+		}
+		b, err := os.ReadFile(m[0])
+		if err != nil {
+			t.Error(err)
+		}
+		return b
+	}
+	if b := one("*.png"); b != nil {
+		cfg, err := png.DecodeConfig(bytes.NewReader(b))
+		switch {
+		case err != nil || !bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
+			t.Errorf("exported PNG: %v", err)
+		case len(b) < 10_000 || cfg.Width < 400 || cfg.Height < 300:
+			t.Errorf("exported PNG is %d bytes, %dx%d: too small for a chart", len(b), cfg.Width, cfg.Height)
+		default:
+			t.Logf("exported PNG: %d bytes, %dx%d", len(b), cfg.Width, cfg.Height)
+		}
+	}
+	if b := one("*.svg"); b != nil && (!bytes.Contains(b, []byte("<svg")) || !bytes.Contains(b, []byte("</svg>")) || len(b) < 2000) {
+		t.Errorf("exported SVG is not a drawn chart (%d bytes)", len(b))
+	}
+	if b := one("*-report.html"); b != nil && (!bytes.Contains(b, []byte("<html")) || !bytes.Contains(b, []byte("echarts"))) {
+		t.Errorf("exported report is not a self-contained HTML page (%d bytes)", len(b))
+	}
+	if b := one("*.md"); b != nil && !bytes.Contains(b, []byte("| settings |")) {
+		t.Errorf("exported Markdown table: %q", b)
+	}
+	if b := one("*.csv"); b != nil && bytes.Count(b, []byte("\n")) != 3 {
+		t.Errorf("exported CSV has %d lines, want a header and 2 rows", bytes.Count(b, []byte("\n")))
+	}
+	if b := one("*.json"); b != nil {
+		var rs []experiments.Result
+		if err := json.Unmarshal(b, &rs); err != nil {
+			t.Errorf("exported JSON: %v", err)
+		}
+		for _, r := range rs {
+			if !slices.Contains(ids, r.ID) || r.Rows != 100_000 || r.ElementCount != 100_000 || !r.Isolated || r.KeyType != "UInt64" || r.ValueType != "UInt16" {
+				t.Errorf("exported result %s: rows %d, elements %d, isolated %v, %s -> %s", r.ID, r.Rows, r.ElementCount, r.Isolated, r.KeyType, r.ValueType)
+			}
+		}
+		if len(rs) != 2 {
+			t.Errorf("exported JSON has %d results, want 2", len(rs))
+		}
+	}
+}
+
+// checkScreenshot: a PNG of the window's size with a real picture in it.
+func checkScreenshot(t *testing.T, shot string) {
+	t.Helper()
+	b, err := os.ReadFile(shot)
+	if err != nil {
+		t.Errorf("screenshot: %v", err)
+		return
+	}
+	cfg, err := png.DecodeConfig(bytes.NewReader(b))
+	if err != nil || cfg.Width != screenW || cfg.Height != screenH {
+		t.Errorf("screenshot: %v, %dx%d, want %dx%d", err, cfg.Width, cfg.Height, screenW, screenH)
+	}
+	out, err := exec.Command("identify", "-format", "%k", shot).Output()
+	colors, _ := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil || colors < 100 {
+		t.Errorf("screenshot has %d colours (%v): not the lab's window", colors, err)
+	}
+	t.Logf("screenshot: %d bytes, %d colours", len(b), colors)
+}

@@ -1,0 +1,252 @@
+package app
+
+import (
+	"bytes"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"image/png"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/packlab/packlab/experiments"
+)
+
+// ExportRequest says what to write and where.
+//
+//	what     format          content
+//	chart    png, svg        Data: the chart as the page's ECharts drew it
+//	                         (PNG: a data URL from getDataURL; SVG: the SVG
+//	                         renderer's text); Kind names the chart
+//	report   html            a self-contained HTML report of IDs
+//	table    markdown, csv   the results table of IDs
+//	results  json            the Result objects of IDs
+//
+// With Path empty the face's native save dialog asks where.
+type ExportRequest struct {
+	What   string   `json:"what"`
+	Format string   `json:"format"`
+	Kind   string   `json:"kind"`
+	IDs    []string `json:"ids"`
+	Data   string   `json:"data"`
+	Path   string   `json:"path"`
+	Title  string   `json:"title"` // the report's title; "" = "packlab comparison"
+}
+
+// Exported is Export's answer.
+type Exported struct {
+	Path      string `json:"path"`
+	Bytes     int64  `json:"bytes"`
+	Cancelled bool   `json:"cancelled"` // the person closed the save dialog
+	Message   string `json:"message"`   // "Saved 48.2 KiB to /home/me/chart.png"
+}
+
+type exportFormat struct {
+	what, format, ext, filter string
+}
+
+var exportFormats = []exportFormat{
+	{"chart", "png", ".png", "PNG image"},
+	{"chart", "svg", ".svg", "SVG image"},
+	{"report", "html", ".html", "HTML report"},
+	{"table", "markdown", ".md", "Markdown table"},
+	{"table", "csv", ".csv", "CSV table"},
+	{"results", "json", ".json", "JSON results"},
+}
+
+// Export writes a chart, the report, the table or the results to a file,
+// atomically. Errors name "export" (or "chart" for a chart).
+func (l *Lab) Export(req ExportRequest) (Exported, error) {
+	what := strings.ToLower(strings.TrimSpace(req.What))
+	format := strings.ToLower(strings.TrimSpace(req.Format))
+	field := "export"
+	if what == "chart" {
+		field = "chart"
+	}
+	var ef *exportFormat
+	var allowed []string
+	for i, f := range exportFormats {
+		allowed = append(allowed, f.what+" "+f.format)
+		if f.what == what && f.format == format {
+			ef = &exportFormats[i]
+		}
+	}
+	if ef == nil {
+		return Exported{}, errorf(field, "%s %s: cannot export that (allowed: %s)", req.What, req.Format, strings.Join(allowed, ", "))
+	}
+	rs, err := l.results(req.IDs, field)
+	if err != nil {
+		return Exported{}, err
+	}
+
+	var body bytes.Buffer
+	name := "packlab-" + time.Now().Format("2006-01-02")
+	switch what {
+	case "chart":
+		if !knownChart(req.Kind) {
+			return Exported{}, errorf(field, "%s: unknown chart (allowed: %s)", req.Kind, strings.Join(experiments.ChartKinds(), ", "))
+		}
+		name += "-" + req.Kind
+		b, err := chartBytes(format, req.Data)
+		if err != nil {
+			return Exported{}, errorf(field, "%s", err)
+		}
+		body.Write(b)
+	case "report":
+		name += "-report"
+		title := strings.TrimSpace(req.Title)
+		if title == "" {
+			title = "packlab comparison"
+		}
+		if err := experiments.WriteReport(&body, rs, title); err != nil {
+			return Exported{}, ErrorOf(err, field)
+		}
+	case "table":
+		name += "-table"
+		if err := experiments.WriteTable(&body, rs, format); err != nil {
+			return Exported{}, ErrorOf(err, field)
+		}
+	case "results":
+		name += "-results"
+		if err := experiments.WriteTable(&body, rs, "json"); err != nil {
+			return Exported{}, ErrorOf(err, field)
+		}
+	}
+
+	path := strings.TrimSpace(req.Path)
+	if path == "" {
+		if l.opt.SaveFile == nil {
+			return Exported{}, errorf(field, "no save dialog here: give a path")
+		}
+		p, err := l.opt.SaveFile(FileDialog{
+			Title:       "Export " + ef.filter,
+			DefaultName: name + ef.ext,
+			Filters:     []FileFilter{{Name: ef.filter + " (*" + ef.ext + ")", Pattern: "*" + ef.ext}},
+		})
+		if err != nil {
+			return Exported{}, errorf(field, "the save dialog failed: %s", err)
+		}
+		if p == "" {
+			return Exported{Cancelled: true, Message: "Export cancelled"}, nil
+		}
+		path = p
+		if filepath.Ext(path) == "" {
+			path += ef.ext
+		}
+	}
+	if err := writeAtomic(path, body.Bytes()); err != nil {
+		return Exported{}, errorf(field, "%s", err)
+	}
+	return Exported{Path: path, Bytes: int64(body.Len()),
+		Message: fmt.Sprintf("Saved %s to %s", experiments.FormatBytes(int64(body.Len())), path)}, nil
+}
+
+// chartBytes checks what the page rendered and returns the file's bytes.
+func chartBytes(format, data string) ([]byte, error) {
+	if data == "" {
+		return nil, errors.New("the chart was not rendered: no image data came from the page")
+	}
+	switch format {
+	case "png":
+		const prefix = "data:image/png;base64,"
+		if !strings.HasPrefix(data, prefix) {
+			return nil, fmt.Errorf("PNG data must be a data URL starting %q, got %.30q", prefix, data)
+		}
+		b, err := base64.StdEncoding.DecodeString(data[len(prefix):])
+		if err != nil {
+			return nil, fmt.Errorf("PNG data is not valid base64: %v", err)
+		}
+		cfg, err := png.DecodeConfig(bytes.NewReader(b))
+		if err != nil {
+			return nil, fmt.Errorf("PNG data is not a PNG image: %v", err)
+		}
+		if cfg.Width == 0 || cfg.Height == 0 {
+			return nil, fmt.Errorf("the PNG image is %dx%d pixels", cfg.Width, cfg.Height)
+		}
+		return b, nil
+	case "svg":
+		s := strings.TrimSpace(data)
+		start := strings.TrimSpace(strings.TrimPrefix(s, xmlHeader))
+		if !strings.HasPrefix(start, "<svg") || !strings.HasSuffix(s, "</svg>") {
+			return nil, fmt.Errorf("SVG data must be one <svg> element, got %.30q…", s)
+		}
+		if !strings.HasPrefix(s, "<?xml") {
+			s = xmlHeader + "\n" + s
+		}
+		return []byte(s + "\n"), nil
+	}
+	return nil, fmt.Errorf("%s: not a chart format (allowed: png, svg)", format)
+}
+
+const xmlHeader = `<?xml version="1.0" encoding="UTF-8"?>`
+
+// writeAtomic writes b to path through a temporary file in the same folder
+// and a rename, so that a reader never sees half a file.
+func writeAtomic(path string, b []byte) error {
+	dir := filepath.Dir(path)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return fmt.Errorf("%s: no such folder", dir)
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("%s is a folder", path)
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("cannot write in %s: %v", dir, unwrapPath(err))
+	}
+	tmp := f.Name()
+	_, werr := f.Write(b)
+	cerr := f.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(tmp, 0o644)
+	}
+	if werr == nil {
+		werr = os.Rename(tmp, path)
+	}
+	if werr != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %v", path, unwrapPath(werr))
+	}
+	return nil
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// SourceChoice is ChooseSource's answer.
+type SourceChoice struct {
+	Path      string `json:"path"`
+	Cancelled bool   `json:"cancelled"`
+}
+
+// ChooseSource asks for a key file with the native open dialog.
+func (l *Lab) ChooseSource() (SourceChoice, error) {
+	if l.opt.OpenFile == nil {
+		return SourceChoice{}, errorf("source", "no file dialog here: type the file's path")
+	}
+	p, err := l.opt.OpenFile(FileDialog{
+		Title: "Choose a TSV or CSV file of keys (and values)",
+		Filters: []FileFilter{
+			{Name: "Tables (*.tsv, *.csv, *.gz)", Pattern: "*.tsv;*.csv;*.tsv.gz;*.csv.gz;*.txt"},
+			{Name: "All files", Pattern: "*"},
+		},
+	})
+	if err != nil {
+		return SourceChoice{}, errorf("source", "the file dialog failed: %s", err)
+	}
+	if p == "" {
+		return SourceChoice{Cancelled: true}, nil
+	}
+	return SourceChoice{Path: p}, nil
+}

@@ -1,0 +1,260 @@
+package app
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments"
+)
+
+// Form is the run form exactly as the person filled it in: every number is
+// the text they typed ("10M", "1e6", " 4 "), so that Go, not the page,
+// parses it and names the field when it is wrong.
+type Form struct {
+	Layouts       []string `json:"layouts"`         // layouts to compare; at least one
+	Key           string   `json:"key"`             // ClickHouse key type, e.g. UInt64
+	Value         string   `json:"value"`           // ClickHouse value type, e.g. UInt16
+	Rows          string   `json:"rows"`            // 1000000, 1e6, 1M, 2.5M, 1B; ignored for a file
+	Shards        string   `json:"shards"`          // 1 to 128; "" = 1
+	MaxLoadFactor string   `json:"max_load_factor"` // 0.5 to 0.99; "" = 0.5
+	Keys          string   `json:"keys"`            // synthetic kind: random, sequential, range, zipf
+	KeysParam     string   `json:"keys_param"`      // M of range:M, S of zipf:S
+	Source        string   `json:"source"`          // a TSV or CSV file (optionally .gz) instead of Keys
+	Header        string   `json:"header"`          // file: auto, yes, no
+	KeyColumn     string   `json:"key_column"`      // file: 1-based position or header name
+	ValueColumn   string   `json:"value_column"`    // file: position, name, or none
+	SkipBadRows   bool     `json:"skip_bad_rows"`   // file: skip malformed rows instead of failing
+	Seed          string   `json:"seed"`            // 0 to 2^64-1; fixes keys, values and read order
+	Repeats       string   `json:"repeats"`         // loads per layout, times are medians; 1 to 100
+	MissRate      string   `json:"miss_rate"`       // absent-key lookups per loaded row, 0 to 1
+	NoRead        bool     `json:"no_read"`         // skip the read phase
+}
+
+// KeySource is one synthetic key kind the form offers.
+type KeySource struct {
+	Kind         string `json:"kind"`          // random, sequential, range, zipf
+	Label        string `json:"label"`         // what the menu shows
+	Param        string `json:"param"`         // "M", "S" or "" when the kind takes none
+	ParamDefault string `json:"param_default"` // filled in when the kind is picked
+	ParamHint    string `json:"param_hint"`    // what the parameter means
+}
+
+// keySources are the synthetic kinds, in the order the menu shows them.
+var keySources = []KeySource{
+	{Kind: core.SourceRandom, Label: "random (distinct)", ParamHint: ""},
+	{Kind: core.SourceSequential, Label: "sequential 1, 2, 3…"},
+	{Kind: "range", Label: "random in range:M", Param: "M", ParamDefault: "1000000",
+		ParamHint: "M: keys are drawn from M values, so they repeat (e.g. 1000000, 1e6, 1M)"},
+	{Kind: "zipf", Label: "zipf:S (skewed)", Param: "S", ParamDefault: "1.1",
+		ParamHint: "S: the Zipf exponent, 0 < S <= 10; larger is more skewed"},
+}
+
+// defaultForm is what the lab opens with: every layout, ClickHouse's
+// <UInt64, UInt16> example, a million random keys, one shard.
+func defaultForm() Form {
+	var layouts []string
+	for _, l := range core.Layouts() {
+		layouts = append(layouts, string(l))
+	}
+	return Form{
+		Layouts:       layouts,
+		Key:           experiments.DefaultKey,
+		Value:         experiments.DefaultValue,
+		Rows:          experiments.FormatRows(experiments.DefaultRows),
+		Shards:        "1",
+		MaxLoadFactor: strconv.FormatFloat(core.DefaultMaxLoadFactor, 'f', -1, 64),
+		Keys:          core.SourceRandom,
+		Header:        "auto",
+		Seed:          "1",
+		Repeats:       "1",
+		MissRate:      "0",
+	}
+}
+
+// config parses the form into a run configuration. It checks what only the
+// form can get wrong (text that is not a number, no layout chosen, a key
+// kind without its parameter); Config.Validate checks the rest.
+func (f Form) config() (experiments.Config, error) {
+	var c experiments.Config
+	if len(f.Layouts) == 0 {
+		return c, errorf("layouts", "choose at least one layout (allowed: %s)", layoutList())
+	}
+	c.Layouts = append([]string(nil), f.Layouts...)
+	c.Key = strings.TrimSpace(f.Key)
+	c.Value = strings.TrimSpace(f.Value)
+
+	var err error
+	if strings.TrimSpace(f.Shards) != "" {
+		if c.Shards, err = parseInt("shards", f.Shards, core.MinShards, core.MaxShards); err != nil {
+			return c, err
+		}
+	}
+	if s := strings.TrimSpace(f.MaxLoadFactor); s != "" {
+		if c.MaxLoadFactor, err = parseFloat("max_load_factor", s, core.MinMaxLoadFactor, core.MaxMaxLoadFactor); err != nil {
+			return c, err
+		}
+	}
+	if s := strings.TrimSpace(f.Repeats); s != "" {
+		if c.Repeats, err = parseInt("repeats", s, 1, experiments.MaxRepeats); err != nil {
+			return c, err
+		}
+	}
+	if s := strings.TrimSpace(f.MissRate); s != "" {
+		if c.MissRate, err = parseFloat("miss_rate", s, 0, 1); err != nil {
+			return c, err
+		}
+	}
+	if s := strings.TrimSpace(f.Seed); s != "" {
+		seed, err := strconv.ParseUint(strings.ReplaceAll(s, "_", ""), 10, 64)
+		if err != nil {
+			return c, errorf("seed", "%s: not a whole number (allowed: 0 to 18446744073709551615)", s)
+		}
+		c.Seed = seed
+	}
+	c.NoRead = f.NoRead
+	if c.NoRead && c.MissRate != 0 {
+		return c, errorf("miss_rate", "%s: has no effect when lookups are skipped (allowed: 0 with “skip lookups”)", strings.TrimSpace(f.MissRate))
+	}
+
+	if src := strings.TrimSpace(f.Source); src != "" {
+		if strings.TrimSpace(f.Keys) != "" {
+			return c, errorf("keys", "choose synthetic keys or a file, not both")
+		}
+		c.Source = src
+		c.Header = strings.TrimSpace(f.Header)
+		if c.Header == "auto" {
+			c.Header = ""
+		}
+		c.KeyColumn = strings.TrimSpace(f.KeyColumn)
+		c.ValueColumn = strings.TrimSpace(f.ValueColumn)
+		c.SkipBadRows = f.SkipBadRows
+		return c, nil
+	}
+	if strings.TrimSpace(f.KeyColumn) != "" || strings.TrimSpace(f.ValueColumn) != "" || f.SkipBadRows {
+		return c, errorf("source", "columns and bad-row skipping apply to a file: choose one, or clear them")
+	}
+	if c.Rows, err = experiments.ParseRows(f.Rows); err != nil {
+		return c, err
+	}
+	keys, err := f.keySpec()
+	if err != nil {
+		return c, err
+	}
+	c.Keys = keys
+	return c, nil
+}
+
+// keySpec joins the key kind and its parameter into experiments' spelling:
+// "random", "range:1000000", "zipf:1.1".
+func (f Form) keySpec() (string, error) {
+	kind := strings.ToLower(strings.TrimSpace(f.Keys))
+	param := strings.TrimSpace(f.KeysParam)
+	if kind == "" {
+		kind = experiments.DefaultKeys
+	}
+	for _, ks := range keySources {
+		if ks.Kind != kind {
+			continue
+		}
+		if ks.Param == "" {
+			if param != "" {
+				return "", errorf("keys_param", "%s: %s keys take no parameter", param, kind)
+			}
+			return kind, nil
+		}
+		if param == "" {
+			return "", errorf("keys_param", "%s keys need %s (%s)", kind, ks.Param, ks.ParamHint)
+		}
+		if kind == "range" {
+			// M is a count: accept the row spellings (1M, 1e6) as for rows.
+			m, err := experiments.ParseRows(param)
+			if err != nil {
+				return "", errorf("keys_param", "%s: not a whole number of key values (allowed: 1 or more, e.g. 1000000, 1e6, 1M)", param)
+			}
+			param = strconv.FormatInt(m, 10)
+		}
+		return kind + ":" + param, nil
+	}
+	var kinds []string
+	for _, ks := range keySources {
+		kinds = append(kinds, ks.Kind)
+	}
+	return "", errorf("keys", "%s: unknown key kind (allowed: %s)", f.Keys, strings.Join(kinds, ", "))
+}
+
+func parseInt(field, text string, lo, hi int) (int, error) {
+	s := strings.TrimSpace(text)
+	n, err := strconv.Atoi(strings.ReplaceAll(s, "_", ""))
+	if err != nil {
+		// Accept 1e2 or 4.0 when they are whole numbers.
+		f, ferr := strconv.ParseFloat(s, 64)
+		if ferr != nil || f != float64(int(f)) {
+			return 0, errorf(field, "%s: not a whole number (allowed: %d to %d)", s, lo, hi)
+		}
+		n = int(f)
+	}
+	if n < lo || n > hi {
+		return 0, errorf(field, "%s: out of range (allowed: %d to %d)", s, lo, hi)
+	}
+	return n, nil
+}
+
+func parseFloat(field, text string, lo, hi float64) (float64, error) {
+	s := strings.TrimSpace(text)
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, errorf(field, "%s: not a number (allowed: %g to %g)", s, lo, hi)
+	}
+	if !(v >= lo && v <= hi) {
+		return 0, errorf(field, "%s: out of range (allowed: %g to %g)", s, lo, hi)
+	}
+	return v, nil
+}
+
+func layoutList() string {
+	var names []string
+	for _, l := range core.Layouts() {
+		names = append(names, string(l))
+	}
+	return strings.Join(names, ", ")
+}
+
+// describe is a run's one-line title: "5 layouts · UInt64 → UInt16 · 1M rows".
+func describe(c experiments.Config) string {
+	c = c.WithDefaults()
+	what := c.Layouts[0]
+	if len(c.Layouts) > 1 {
+		what = fmt.Sprintf("%d layouts", len(c.Layouts))
+	}
+	rows := experiments.FormatRows(c.Rows) + " rows"
+	if c.Source != "" {
+		rows = c.Source
+	}
+	return fmt.Sprintf("%s · %s → %s · %s · %d shard%s", what, c.Key, c.Value, rows, c.Shards, plural(c.Shards))
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// parse is config followed by experiments' own validation, with every error
+// made an *Error that names its form field.
+func (f Form) parse() (experiments.Config, error) {
+	c, err := f.config()
+	if err != nil {
+		return c, ErrorOf(err, "run")
+	}
+	if err := c.Validate(); err != nil {
+		e := ErrorOf(err, "run")
+		if e.Field == "keys" && strings.TrimSpace(f.KeysParam) != "" {
+			e.Field = "keys_param" // the kind comes from a menu: the parameter is what is wrong
+		}
+		return c, e
+	}
+	return c, nil
+}

@@ -1,0 +1,327 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strconv"
+	"sync"
+
+	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments"
+)
+
+// Lab is the lab's whole API, the same for every face: the desktop window
+// binds it with Wails, the browser build will bind it to WebAssembly. Each
+// method takes and returns JSON-tagged values and an error that is always
+// an *Error naming the field or action it concerns. Long work (a run) goes
+// on in the background and reports through Options.Emit.
+//
+// Lab imports no face: a face passes its events and its native dialogs in
+// Options.
+type Lab struct {
+	opt   Options
+	store *resultStore
+
+	mu   sync.Mutex
+	jobs map[string]*job // runs not yet finished, by id
+	seq  int
+}
+
+// Options is what a face gives the lab.
+type Options struct {
+	// ResultsDir is the folder results are saved in, one JSON file each;
+	// "" means experiments.DefaultResultsDir.
+	ResultsDir string
+	// Emit sends an event to the page ("run:progress", "run:result",
+	// "run:error", "run:done"); it must be safe to call from any goroutine.
+	// Nil drops events.
+	Emit func(event string, data any)
+	// OpenFile and SaveFile show the native file dialogs and return the path
+	// chosen, or "" when the person cancelled. Nil means the face has none:
+	// ChooseSource then fails and Export needs ExportRequest.Path.
+	OpenFile func(FileDialog) (string, error)
+	SaveFile func(FileDialog) (string, error)
+	// InProcess measures in this process instead of a fresh worker process
+	// per run (the browser build; the desktop app isolates every run).
+	InProcess bool
+	// Runtime names where runs happen, as results record it: "native" (the
+	// default) or "browser".
+	Runtime string
+}
+
+// FileDialog is what a native open or save dialog shows.
+type FileDialog struct {
+	Title       string       `json:"title"`
+	DefaultName string       `json:"default_name"` // save: the file name proposed
+	Filters     []FileFilter `json:"filters"`
+}
+
+// FileFilter is one entry of a dialog's file-type menu.
+type FileFilter struct {
+	Name    string `json:"name"`    // "PNG image (*.png)"
+	Pattern string `json:"pattern"` // "*.png", several joined by ';'
+}
+
+// New returns the lab over the results folder of opt.
+func New(opt Options) (*Lab, error) {
+	if opt.Runtime == "" {
+		opt.Runtime = "native"
+	}
+	dir := opt.ResultsDir
+	if dir == "" {
+		d, err := defaultResultsDir()
+		if err != nil {
+			return nil, fmt.Errorf("finding the results folder: %w", err)
+		}
+		dir = d
+	}
+	st, err := openStore(dir)
+	if err != nil {
+		return nil, fmt.Errorf("opening the results folder: %w", err)
+	}
+	opt.ResultsDir = dir
+	return &Lab{opt: opt, store: st, jobs: map[string]*job{}}, nil
+}
+
+func (l *Lab) emit(event string, data any) {
+	if l.opt.Emit != nil {
+		l.opt.Emit(event, data)
+	}
+}
+
+// Limits is everything the form needs to offer and check: the choices, the
+// ranges, the defaults, and this machine.
+type Limits struct {
+	Layouts       []LayoutInfo `json:"layouts"`
+	Types         []TypeInfo   `json:"types"`
+	KeySources    []KeySource  `json:"key_sources"`
+	Shards        IntRange     `json:"shards"`
+	MaxLoadFactor FloatRange   `json:"max_load_factor"`
+	Repeats       IntRange     `json:"repeats"`
+	MaxRows       int64        `json:"max_rows"`
+	Defaults      Form         `json:"defaults"`
+
+	TotalMemoryBytes int64  `json:"total_memory_bytes"`
+	FreeMemoryBytes  int64  `json:"free_memory_bytes"` // available to a new run now; -1 if unknown
+	TotalMemoryText  string `json:"total_memory_text"`
+	FreeMemoryText   string `json:"free_memory_text"`
+	Cores            int    `json:"cores"`
+	Runtime          string `json:"runtime"`  // "native" or "browser"
+	Isolated         bool   `json:"isolated"` // each run in a fresh child process
+
+	ChartKinds     []ChartKind `json:"chart_kinds"`
+	ResultsDir     string      `json:"results_dir"`
+	EChartsVersion string      `json:"echarts_version"`
+}
+
+// LayoutInfo is one layout as the form offers it.
+type LayoutInfo struct {
+	Name              string `json:"name"`
+	ClickHouse        string `json:"clickhouse"` // its ClickHouse counterpart, "" for gomap
+	Description       string `json:"description"`
+	UsesMaxLoadFactor bool   `json:"uses_max_load_factor"`
+}
+
+// TypeInfo is one key or value type.
+type TypeInfo struct {
+	Name  string `json:"name"`
+	Size  int    `json:"size"`  // bytes
+	Align int    `json:"align"` // natural alignment
+	Label string `json:"label"` // "UInt64 · 8 B"
+}
+
+// IntRange and FloatRange are a field's allowed values and default.
+type IntRange struct {
+	Min     int `json:"min"`
+	Max     int `json:"max"`
+	Default int `json:"default"`
+}
+
+type FloatRange struct {
+	Min     float64 `json:"min"`
+	Max     float64 `json:"max"`
+	Step    float64 `json:"step"`
+	Default float64 `json:"default"`
+}
+
+// ChartKind is one chart tab.
+type ChartKind struct {
+	Kind  string `json:"kind"`
+	Title string `json:"title"`
+}
+
+var layoutDescriptions = map[core.Layout]string{
+	core.LayoutHashed:      "ClickHouse HASHED: open addressing, padded struct{K;V} cells",
+	core.LayoutPacked:      "ClickHouse PackedHashMap: the same table, cells unpadded",
+	core.LayoutSparse:      "google sparse_hash_map: 48-bucket groups with a bitmap",
+	core.LayoutHashedArray: "ClickHouse HASHED_ARRAY: key → row index, values in an array",
+	core.LayoutGoMap:       "Go's builtin map[K]V (swiss table), the everyday baseline",
+}
+
+// chartTitles are the tab labels; a kind missing here shows its name.
+var chartTitles = map[string]string{
+	"memory-breakdown": "Memory breakdown",
+	"padding-waste":    "Padding waste",
+	"memory-vs-rows":   "Memory vs rows",
+	"memory-timeline":  "Memory timeline",
+	"per-thread-speed": "Per-thread speed",
+	"throughput":       "Throughput",
+}
+
+func chartKinds() []ChartKind {
+	var out []ChartKind
+	for _, k := range experiments.ChartKinds() {
+		t := chartTitles[k]
+		if t == "" {
+			t = k
+		}
+		out = append(out, ChartKind{Kind: k, Title: t})
+	}
+	return out
+}
+
+// Limits returns the form's choices and ranges and this machine's memory
+// and cores.
+func (l *Lab) Limits() (Limits, error) {
+	lim := Limits{
+		KeySources:     keySources,
+		Shards:         IntRange{Min: core.MinShards, Max: core.MaxShards, Default: 1},
+		MaxLoadFactor:  FloatRange{Min: core.MinMaxLoadFactor, Max: core.MaxMaxLoadFactor, Step: 0.01, Default: core.DefaultMaxLoadFactor},
+		Repeats:        IntRange{Min: 1, Max: experiments.MaxRepeats, Default: 1},
+		MaxRows:        core.MaxSourceRows,
+		Defaults:       defaultForm(),
+		Cores:          runtime.NumCPU(),
+		Runtime:        l.opt.Runtime,
+		Isolated:       !l.opt.InProcess,
+		ChartKinds:     chartKinds(),
+		ResultsDir:     l.opt.ResultsDir,
+		EChartsVersion: experiments.EChartsVersion,
+	}
+	for _, ly := range core.Layouts() {
+		lim.Layouts = append(lim.Layouts, LayoutInfo{
+			Name:              string(ly),
+			ClickHouse:        ly.ClickHouseName(),
+			Description:       layoutDescriptions[ly],
+			UsesMaxLoadFactor: ly != core.LayoutHashedArray,
+		})
+	}
+	for _, t := range core.Types() {
+		lim.Types = append(lim.Types, TypeInfo{Name: t.Name, Size: t.Size, Align: t.Align,
+			Label: t.Name + " · " + strconv.Itoa(t.Size) + " B"})
+	}
+	// The guard's view of memory, on the smallest run there is.
+	mc, err := experiments.Check(context.Background(), experiments.Config{
+		Layouts: []string{string(core.LayoutPacked)}, Rows: 1, InProcess: l.opt.InProcess})
+	if err != nil {
+		return lim, ErrorOf(err, "")
+	}
+	lim.TotalMemoryBytes, lim.FreeMemoryBytes = mc.TotalBytes, mc.AvailableBytes
+	lim.TotalMemoryText = experiments.FormatBytes(mc.TotalBytes)
+	lim.FreeMemoryText = experiments.FormatBytes(mc.AvailableBytes)
+	return lim, nil
+}
+
+// Estimate is the prediction before a run: each layout's peak against the
+// memory available now, and the verdict.
+type Estimate struct {
+	Fits            bool                    `json:"fits"`
+	Verdict         string                  `json:"verdict"` // "Fits in memory" or "Will not fit"
+	Message         string                  `json:"message"` // the numbers, one line
+	Rows            int64                   `json:"rows"`
+	RowsText        string                  `json:"rows_text"`
+	NeedBytes       int64                   `json:"need_bytes"` // the largest run's peak, with the worker's runtime
+	NeedText        string                  `json:"need_text"`
+	AvailableBytes  int64                   `json:"available_bytes"` // -1 if unknown
+	AvailableText   string                  `json:"available_text"`
+	TotalBytes      int64                   `json:"total_bytes"`
+	TotalText       string                  `json:"total_text"`
+	Layouts         []LayoutEstimate        `json:"layouts"`
+	WorkerRuntime   int64                   `json:"worker_runtime_bytes"`
+	Largest         string                  `json:"largest"`
+	GuardPrediction experiments.MemoryCheck `json:"check"`
+}
+
+// LayoutEstimate is one layout's predicted run.
+type LayoutEstimate struct {
+	Layout     string  `json:"layout"`
+	PeakBytes  int64   `json:"peak_bytes"`  // predicted peak_rss_bytes, with the worker's runtime
+	FinalBytes int64   `json:"final_bytes"` // predicted bytes_allocated after the load
+	PeakText   string  `json:"peak_text"`
+	FinalText  string  `json:"final_text"`
+	BarPercent float64 `json:"bar_percent"` // PeakBytes as a share of the available memory, 0.5 to 100
+	Fits       bool    `json:"fits"`
+	Estimated  bool    `json:"estimated"` // a model or an upper bound, not a replay
+	Note       string  `json:"note"`      // a tooltip: the parts of the peak
+}
+
+// Estimate validates the form and predicts each layout's peak memory
+// (core.Predict through experiments' guard) against the memory available
+// now. A form error comes back as an *Error naming the field; a run that
+// would not fit is not an error here: Fits is false and Message says why.
+func (l *Lab) Estimate(f Form) (Estimate, error) {
+	cfg, err := f.parse()
+	if err != nil {
+		return Estimate{}, err
+	}
+	cfg.InProcess = l.opt.InProcess
+	mc, err := experiments.Check(context.Background(), cfg)
+	if err != nil {
+		return Estimate{}, ErrorOf(err, "run")
+	}
+	return estimateOf(mc), nil
+}
+
+func estimateOf(mc experiments.MemoryCheck) Estimate {
+	e := Estimate{
+		Fits:            mc.Fits,
+		NeedBytes:       mc.NeedBytes,
+		NeedText:        experiments.FormatBytes(mc.NeedBytes),
+		AvailableBytes:  mc.AvailableBytes,
+		AvailableText:   experiments.FormatBytes(mc.AvailableBytes),
+		TotalBytes:      mc.TotalBytes,
+		TotalText:       experiments.FormatBytes(mc.TotalBytes),
+		WorkerRuntime:   mc.RuntimeBytes,
+		Largest:         mc.Largest,
+		GuardPrediction: mc,
+	}
+	for _, est := range mc.Estimates {
+		peak := est.PeakBytes + mc.RuntimeBytes
+		le := LayoutEstimate{
+			Layout:     est.Layout,
+			PeakBytes:  peak,
+			FinalBytes: est.FinalBytes,
+			PeakText:   experiments.FormatBytes(peak),
+			FinalText:  experiments.FormatBytes(est.FinalBytes),
+			Fits:       mc.AvailableBytes < 0 || peak <= mc.AvailableBytes,
+			Estimated:  est.Estimated,
+			BarPercent: 100,
+			Note: fmt.Sprintf("%s: peak %s = tables %s + loader %s + read %s + worker runtime %s; %s after the load",
+				est.Layout, experiments.FormatBytes(peak), experiments.FormatBytes(est.TablePeakBytes),
+				experiments.FormatBytes(est.LoaderBytes), experiments.FormatBytes(est.ReadBytes),
+				experiments.FormatBytes(mc.RuntimeBytes), experiments.FormatBytes(est.FinalBytes)),
+		}
+		if mc.AvailableBytes > 0 {
+			le.BarPercent = min(100, max(0.5, 100*float64(peak)/float64(mc.AvailableBytes)))
+		}
+		if est.Estimated {
+			le.Note += " (an upper bound or a model)"
+		}
+		e.Layouts = append(e.Layouts, le)
+		e.Rows = est.Rows
+	}
+	e.RowsText = experiments.FormatRows(e.Rows)
+	switch {
+	case !mc.Fits:
+		e.Verdict = "Will not fit — Run is refused"
+		e.Message = refusal(mc)
+	case mc.AvailableBytes < 0:
+		e.Verdict = "Memory unknown"
+		e.Message = fmt.Sprintf("Largest predicted peak %s (%s); this platform does not tell how much memory is free.", e.NeedText, mc.Largest)
+	default:
+		e.Verdict = "Fits in memory"
+		e.Message = fmt.Sprintf("Largest predicted peak %s (%s, %s rows) of %s available (%s installed).",
+			e.NeedText, mc.Largest, e.RowsText, e.AvailableText, e.TotalText)
+	}
+	return e
+}

@@ -1,0 +1,667 @@
+package app
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/packlab/packlab/experiments"
+)
+
+// TestMain lets this test binary serve as the worker process that measures
+// each run, as the packlab binary does in the desktop app.
+func TestMain(m *testing.M) {
+	if os.Getenv(experiments.WorkerEnv) == "1" {
+		os.Exit(experiments.WorkerMain())
+	}
+	os.Exit(m.Run())
+}
+
+// events records what a run emits.
+type events struct {
+	mu  sync.Mutex
+	all []event
+	ch  chan event
+}
+
+type event struct {
+	name string
+	data any
+}
+
+func newEvents() *events { return &events{ch: make(chan event, 4096)} }
+
+func (e *events) emit(name string, data any) {
+	e.mu.Lock()
+	e.all = append(e.all, event{name, data})
+	e.mu.Unlock()
+	e.ch <- event{name, data}
+}
+
+// waitDone returns the run's events up to and including its EventDone.
+func (e *events) waitDone(t *testing.T, id string, timeout time.Duration) ([]event, RunDone) {
+	t.Helper()
+	var got []event
+	deadline := time.After(timeout)
+	for {
+		select {
+		case ev := <-e.ch:
+			got = append(got, ev)
+			if d, ok := ev.data.(RunDone); ok && d.ID == id {
+				return got, d
+			}
+		case <-deadline:
+			t.Fatalf("run %s: no %s in %v; events so far: %d", id, EventDone, timeout, len(got))
+		}
+	}
+}
+
+func newLab(t *testing.T) (*Lab, *events) {
+	t.Helper()
+	ev := newEvents()
+	l, err := New(Options{ResultsDir: t.TempDir(), Emit: ev.emit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l, ev
+}
+
+func small(layouts ...string) Form {
+	f := defaultForm()
+	f.Layouts = layouts
+	f.Rows = "1e5"
+	return f
+}
+
+// apiError checks that err is an *Error for field whose message names want.
+func apiError(t *testing.T, err error, field, want string) {
+	t.Helper()
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("error %v (%T), want an *Error for %q", err, err, field)
+	}
+	if e.Field != field || !strings.Contains(e.Message, want) {
+		t.Errorf("error {field %q, message %q}, want field %q and a message naming %q", e.Field, e.Message, field, want)
+	}
+	b, _ := json.Marshal(e)
+	if !bytes.HasPrefix(b, []byte(`{"field":`)) {
+		t.Errorf("error JSON %s", b)
+	}
+}
+
+func TestLimits(t *testing.T) {
+	l, _ := newLab(t)
+	lim, err := l.Limits()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lim.Layouts) != 5 || lim.Layouts[1].Name != "packed" || lim.Layouts[1].ClickHouse != "SPARSE_HASHED" {
+		t.Errorf("layouts %+v", lim.Layouts)
+	}
+	if len(lim.Types) != 15 || lim.Types[3].Name != "UInt64" || lim.Types[3].Size != 8 || lim.Types[3].Label != "UInt64 · 8 B" {
+		t.Errorf("types %+v", lim.Types)
+	}
+	if lim.Shards != (IntRange{1, 128, 1}) || lim.MaxLoadFactor.Min != 0.5 || lim.MaxLoadFactor.Max != 0.99 {
+		t.Errorf("ranges: shards %+v, mlf %+v", lim.Shards, lim.MaxLoadFactor)
+	}
+	if lim.Cores != runtime.NumCPU() || lim.TotalMemoryBytes <= 0 || lim.FreeMemoryBytes <= 0 || lim.FreeMemoryBytes > lim.TotalMemoryBytes {
+		t.Errorf("machine: %d cores, %d total, %d free", lim.Cores, lim.TotalMemoryBytes, lim.FreeMemoryBytes)
+	}
+	if lim.Runtime != "native" || !lim.Isolated {
+		t.Errorf("runtime %q, isolated %v", lim.Runtime, lim.Isolated)
+	}
+	var kinds []string
+	for _, k := range lim.ChartKinds {
+		kinds = append(kinds, k.Kind)
+		if k.Title == "" || k.Title == k.Kind {
+			t.Errorf("chart %s has no title", k.Kind)
+		}
+	}
+	if !slices.Equal(kinds, experiments.ChartKinds()) {
+		t.Errorf("chart kinds %v, want %v", kinds, experiments.ChartKinds())
+	}
+	// The defaults are a valid form that fits.
+	est, err := l.Estimate(lim.Defaults)
+	if err != nil || !est.Fits || len(est.Layouts) != 5 {
+		t.Errorf("defaults: %+v, %v", est, err)
+	}
+}
+
+func TestEstimate(t *testing.T) {
+	l, _ := newLab(t)
+	est, err := l.Estimate(small("hashed", "packed"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !est.Fits || est.Rows != 100_000 || est.RowsText != "100K" || len(est.Layouts) != 2 {
+		t.Fatalf("estimate %+v", est)
+	}
+	h, p := est.Layouts[0], est.Layouts[1]
+	if h.Layout != "hashed" || p.Layout != "packed" {
+		t.Fatalf("layouts %s, %s", h.Layout, p.Layout)
+	}
+	// 1e5 keys at mlf 0.5: 262,144 cells of 16 B (hashed) and 10 B (packed).
+	if h.FinalBytes < 262_144*16 || h.FinalBytes > 262_144*16+1024 || p.FinalBytes < 262_144*10 || p.FinalBytes > 262_144*10+1024 {
+		t.Errorf("final bytes hashed %d, packed %d", h.FinalBytes, p.FinalBytes)
+	}
+	if h.PeakBytes <= h.FinalBytes || !h.Fits || h.BarPercent < 0.5 || h.BarPercent > 100 {
+		t.Errorf("hashed: %+v", h)
+	}
+	if !strings.Contains(est.Message, est.AvailableText) || !strings.Contains(est.Verdict, "Fits") {
+		t.Errorf("message %q, verdict %q", est.Message, est.Verdict)
+	}
+
+	// A billion rows of every layout will not fit in this machine: not an
+	// error, a refusal with the numbers.
+	f := defaultForm()
+	f.Rows = "3B"
+	est, err = l.Estimate(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if est.Fits || !strings.Contains(est.Verdict, "refused") || !strings.Contains(est.Message, "available") || !strings.Contains(est.Message, "3B rows") {
+		t.Errorf("3B rows: fits %v, verdict %q, message %q", est.Fits, est.Verdict, est.Message)
+	}
+	// StartRun refuses it before anything runs.
+	_, err = l.StartRun(f)
+	apiError(t, err, "run", "Not run")
+	if ids, _ := l.Running(); len(ids) != 0 {
+		t.Errorf("refused run left jobs %v", ids)
+	}
+}
+
+func TestBadInputNamesTheField(t *testing.T) {
+	dir := t.TempDir()
+	tsv := filepath.Join(dir, "keys.tsv")
+	if err := os.WriteFile(tsv, []byte("1\t10\n2\t20\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name  string
+		edit  func(*Form)
+		field string
+		want  string
+	}{
+		{"no layout", func(f *Form) { f.Layouts = nil }, "layouts", "at least one"},
+		{"unknown layout", func(f *Form) { f.Layouts = []string{"btree"} }, "layouts", "btree"},
+		{"layout twice", func(f *Form) { f.Layouts = []string{"packed", "packed"} }, "layouts", "twice"},
+		{"key type", func(f *Form) { f.Key = "UInt7" }, "key", "UInt7"},
+		{"value type", func(f *Form) { f.Value = "String" }, "value", "String"},
+		{"rows text", func(f *Form) { f.Rows = "ten" }, "rows", "ten"},
+		{"rows zero", func(f *Form) { f.Rows = "0" }, "rows", "not positive"},
+		{"rows empty", func(f *Form) { f.Rows = "" }, "rows", "empty"},
+		{"rows fraction", func(f *Form) { f.Rows = "1.5" }, "rows", "whole"},
+		{"rows negative", func(f *Form) { f.Rows = "-1M" }, "rows", "-1M"},
+		{"shards zero", func(f *Form) { f.Shards = "0" }, "shards", "1 to 128"},
+		{"shards 129", func(f *Form) { f.Shards = "129" }, "shards", "129"},
+		{"shards text", func(f *Form) { f.Shards = "four" }, "shards", "not a whole number"},
+		{"shards fraction", func(f *Form) { f.Shards = "1.5" }, "shards", "1.5"},
+		{"mlf low", func(f *Form) { f.MaxLoadFactor = "0.3" }, "max_load_factor", "0.5 to 0.99"},
+		{"mlf one", func(f *Form) { f.MaxLoadFactor = "1" }, "max_load_factor", "out of range"},
+		{"mlf text", func(f *Form) { f.MaxLoadFactor = "half" }, "max_load_factor", "not a number"},
+		{"key kind", func(f *Form) { f.Keys = "poisson" }, "keys", "poisson"},
+		{"range without M", func(f *Form) { f.Keys = "range" }, "keys_param", "need M"},
+		{"range M text", func(f *Form) { f.Keys, f.KeysParam = "range", "many" }, "keys_param", "many"},
+		{"range M too big", func(f *Form) { f.Keys, f.KeysParam = "range", "1e20" }, "keys_param", "1e20"},
+		{"zipf S zero", func(f *Form) { f.Keys, f.KeysParam = "zipf", "0" }, "keys_param", "0"},
+		{"zipf S too big", func(f *Form) { f.Keys, f.KeysParam = "zipf", "11" }, "keys_param", "11"},
+		{"param on random", func(f *Form) { f.KeysParam = "5" }, "keys_param", "no parameter"},
+		{"seed negative", func(f *Form) { f.Seed = "-1" }, "seed", "-1"},
+		{"seed text", func(f *Form) { f.Seed = "abc" }, "seed", "not a whole number"},
+		{"repeats zero", func(f *Form) { f.Repeats = "0" }, "repeats", "1 to 100"},
+		{"repeats 101", func(f *Form) { f.Repeats = "101" }, "repeats", "101"},
+		{"miss rate", func(f *Form) { f.MissRate = "2" }, "miss_rate", "0 to 1"},
+		{"miss rate without read", func(f *Form) { f.MissRate, f.NoRead = "0.5", true }, "miss_rate", "skip lookups"},
+		{"no such file", func(f *Form) { f.Keys, f.Source = "", filepath.Join(dir, "nope.tsv") }, "source", "no such file"},
+		{"file is a folder", func(f *Form) { f.Keys, f.Source = "", dir }, "source", "directory"},
+		{"file and keys", func(f *Form) { f.Source = tsv }, "keys", "not both"},
+		{"column without file", func(f *Form) { f.KeyColumn = "2" }, "source", "apply to a file"},
+		{"key column past the end", func(f *Form) { f.Keys, f.Source, f.KeyColumn = "", tsv, "9" }, "source", "key column 9"},
+		{"bad header", func(f *Form) { f.Keys, f.Source, f.Header = "", tsv, "maybe" }, "header", "maybe"},
+	}
+	l, _ := newLab(t)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := small("packed")
+			c.edit(&f)
+			_, err := l.Estimate(f)
+			apiError(t, err, c.field, c.want)
+			_, err = l.StartRun(f)
+			apiError(t, err, c.field, c.want)
+		})
+	}
+	if ids, _ := l.Running(); len(ids) != 0 {
+		t.Errorf("bad input started runs %v", ids)
+	}
+}
+
+func TestGoodSpellings(t *testing.T) {
+	l, _ := newLab(t)
+	for _, c := range []struct {
+		rows string
+		want int64
+	}{{"1e6", 1_000_000}, {"10M", 10_000_000}, {" 2.5K ", 2500}, {"1_000", 1000}, {"1B", 1_000_000_000}} {
+		f := small("packed")
+		f.Rows = c.rows
+		est, err := l.Estimate(f)
+		if err != nil || est.Rows != c.want {
+			t.Errorf("rows %q: %d, %v; want %d", c.rows, est.Rows, err, c.want)
+		}
+	}
+	f := small("packed")
+	f.Shards, f.MaxLoadFactor, f.Keys, f.KeysParam, f.Seed, f.Repeats = " 8 ", "0.75", "range", "1M", "18446744073709551615", "3"
+	cfg, err := f.parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Shards != 8 || cfg.MaxLoadFactor != 0.75 || cfg.Keys != "range:1000000" || cfg.Seed != 1<<64-1 || cfg.Repeats != 3 {
+		t.Errorf("config %+v", cfg)
+	}
+}
+
+func pngDataURL(t *testing.T, w, h int) string {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for x := 0; x < w; x++ {
+		img.Set(x, h/2, color.RGBA{47, 111, 237, 255})
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return "data:image/png;base64," + base64.StdEncoding.EncodeToString(b.Bytes())
+}
+
+// A comparison run end to end, measured in worker processes: events,
+// saved results, history, the table, every chart and every export.
+func TestRunCompareAndExport(t *testing.T) {
+	l, ev := newLab(t)
+	st, err := l.StartRun(small("packed", "hashed"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.ID == "" || !slices.Equal(st.Layouts, []string{"packed", "hashed"}) || st.TotalRows != 100_000 || !strings.Contains(st.Title, "2 layouts") {
+		t.Errorf("started %+v", st)
+	}
+	got, done := ev.waitDone(t, st.ID, 2*time.Minute)
+	if done.Cancelled || done.Failed || len(done.ResultIDs) != 2 {
+		t.Fatalf("done %+v", done)
+	}
+	var progress, results int
+	for _, e := range got {
+		switch d := e.data.(type) {
+		case Progress:
+			progress++
+			if e.name != EventProgress || d.ID != st.ID || d.TotalRows != 100_000 || d.Percent < 0 || d.Percent > 100 || d.RowsText == "" || d.LayoutText == "" {
+				t.Errorf("progress %+v", d)
+			}
+		case RunResult:
+			results++
+			if e.name != EventResult || d.ResultID != done.ResultIDs[results-1] {
+				t.Errorf("result event %+v", d)
+			}
+		case RunError:
+			t.Errorf("error event %+v", d)
+		}
+	}
+	if progress == 0 || results != 2 {
+		t.Errorf("%d progress and %d result events", progress, results)
+	}
+	if ids, _ := l.Running(); len(ids) != 0 {
+		t.Errorf("finished run still listed: %v", ids)
+	}
+
+	h, err := l.History()
+	if err != nil || h.Count != 2 || len(h.Rows) != 2 || len(h.Rows[0].Cells) != len(h.Columns) {
+		t.Fatalf("history %+v, %v", h, err)
+	}
+	// Newest first: hashed ran second.
+	if h.Rows[0].ID != done.ResultIDs[1] || h.Rows[0].Cells[1] != "hashed" || h.Rows[0].Cells[3] != "100K" {
+		t.Errorf("history rows %+v", h.Rows)
+	}
+
+	tab, err := l.Table(done.ResultIDs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range tab.Columns {
+		names = append(names, c.Name)
+	}
+	for _, want := range []string{"settings", "load (sec)", "read (sec)", "read (million rows/s)", "bytes_allocated", "RSS", "peak RSS"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("table lacks %q: %v", want, names)
+		}
+	}
+	if len(tab.Rows) != 2 || !strings.HasPrefix(tab.Rows[0].Cells[0], "packed") || tab.Rows[0].ID != done.ResultIDs[0] || !tab.Columns[1].Numeric || tab.Columns[0].Numeric {
+		t.Errorf("table %+v", tab)
+	}
+
+	for _, kind := range experiments.ChartKinds() {
+		c, err := l.Chart(kind, done.ResultIDs)
+		if err != nil || c.Empty || c.Kind != kind || c.Title == "" {
+			t.Errorf("chart %s: %+v, %v", kind, c, err)
+			continue
+		}
+		var opt map[string]any
+		if err := json.Unmarshal(c.Option, &opt); err != nil || opt["series"] == nil {
+			t.Errorf("chart %s option: %v, %.200s", kind, err, c.Option)
+		}
+	}
+	_, err = l.Chart("pie", done.ResultIDs)
+	apiError(t, err, "chart", "pie")
+	_, err = l.Chart("throughput", nil)
+	apiError(t, err, "chart", "no results chosen")
+	_, err = l.Chart("throughput", []string{"nope"})
+	apiError(t, err, "chart", "nope")
+
+	dir := t.TempDir()
+	svg := `<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="5" height="5"/></svg>`
+	for _, c := range []struct {
+		req   ExportRequest
+		check func([]byte) bool
+	}{
+		{ExportRequest{What: "chart", Format: "png", Kind: "memory-breakdown", Data: pngDataURL(t, 640, 400)},
+			func(b []byte) bool { return bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")) }},
+		{ExportRequest{What: "chart", Format: "svg", Kind: "throughput", Data: svg},
+			func(b []byte) bool { return bytes.HasPrefix(b, []byte("<?xml")) && bytes.Contains(b, []byte("</svg>")) }},
+		{ExportRequest{What: "report", Format: "html", Title: "two layouts"},
+			func(b []byte) bool {
+				return bytes.Contains(b, []byte("two layouts")) && bytes.Contains(b, []byte("<html"))
+			}},
+		{ExportRequest{What: "table", Format: "markdown"}, func(b []byte) bool { return bytes.HasPrefix(b, []byte("| settings |")) }},
+		{ExportRequest{What: "table", Format: "csv"}, func(b []byte) bool { return bytes.Count(b, []byte("\n")) == 3 }},
+		{ExportRequest{What: "results", Format: "json"}, func(b []byte) bool {
+			var rs []experiments.Result
+			return json.Unmarshal(b, &rs) == nil && len(rs) == 2 && rs[0].ID == done.ResultIDs[0] && rs[0].Isolated
+		}},
+	} {
+		c.req.IDs = done.ResultIDs
+		c.req.Path = filepath.Join(dir, c.req.What+"."+c.req.Format)
+		res, err := l.Export(c.req)
+		if err != nil {
+			t.Errorf("export %s %s: %v", c.req.What, c.req.Format, err)
+			continue
+		}
+		b, err := os.ReadFile(c.req.Path)
+		if err != nil || int64(len(b)) != res.Bytes || !c.check(b) || !strings.HasPrefix(res.Message, "Saved ") {
+			t.Errorf("export %s %s: %+v, %d bytes, %v: %.120q", c.req.What, c.req.Format, res, len(b), err, b)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*.tmp")); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+
+	// Delete one; History and the table follow.
+	if _, err := l.Delete([]string{done.ResultIDs[0], "nope"}); err == nil {
+		t.Errorf("deleting an unknown id succeeded")
+	}
+	if h, _ := l.History(); h.Count != 2 {
+		t.Errorf("a failed delete removed results: %d left", h.Count)
+	}
+	del, err := l.Delete(done.ResultIDs[:1])
+	if err != nil || !slices.Equal(del.Deleted, done.ResultIDs[:1]) {
+		t.Fatalf("delete: %+v, %v", del, err)
+	}
+	if h, _ := l.History(); h.Count != 1 || h.Rows[0].ID != done.ResultIDs[1] {
+		t.Errorf("after delete: %+v", h.Rows)
+	}
+	_, err = l.Table(done.ResultIDs)
+	apiError(t, err, "export", done.ResultIDs[0])
+	_, err = l.Delete(nil)
+	apiError(t, err, "history", "no results")
+
+	// A new Lab over the same folder (the app restarted) sees the result.
+	l2, err := New(Options{ResultsDir: l.opt.ResultsDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h, _ := l2.History(); h.Count != 1 || h.Rows[0].ID != done.ResultIDs[1] {
+		t.Errorf("after a restart: %+v", h.Rows)
+	}
+}
+
+func TestExportErrors(t *testing.T) {
+	l, ev := newLab(t)
+	st, err := l.StartRun(small("packed"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, done := ev.waitDone(t, st.ID, time.Minute)
+	if len(done.ResultIDs) != 1 {
+		t.Fatalf("done %+v", done)
+	}
+	ids := done.ResultIDs
+	dir := t.TempDir()
+	p := func(name string) string { return filepath.Join(dir, name) }
+	for _, c := range []struct {
+		name  string
+		req   ExportRequest
+		field string
+		want  string
+	}{
+		{"unknown what", ExportRequest{What: "movie", Format: "mp4", IDs: ids, Path: p("x")}, "export", "movie mp4"},
+		{"wrong format", ExportRequest{What: "table", Format: "xlsx", IDs: ids, Path: p("x")}, "export", "allowed"},
+		{"no results", ExportRequest{What: "table", Format: "csv", Path: p("x")}, "export", "no results"},
+		{"unknown result", ExportRequest{What: "table", Format: "csv", IDs: []string{"nope"}, Path: p("x")}, "export", "nope"},
+		{"twice", ExportRequest{What: "table", Format: "csv", IDs: []string{ids[0], ids[0]}, Path: p("x")}, "export", "twice"},
+		{"no folder", ExportRequest{What: "table", Format: "csv", IDs: ids, Path: p("missing/x.csv")}, "export", "no such folder"},
+		{"path is a folder", ExportRequest{What: "table", Format: "csv", IDs: ids, Path: dir}, "export", "is a folder"},
+		{"unknown chart", ExportRequest{What: "chart", Format: "png", Kind: "pie", IDs: ids, Data: pngDataURL(t, 4, 4), Path: p("x.png")}, "chart", "pie"},
+		{"no image", ExportRequest{What: "chart", Format: "png", Kind: "throughput", IDs: ids, Path: p("x.png")}, "chart", "not rendered"},
+		{"not a data URL", ExportRequest{What: "chart", Format: "png", Kind: "throughput", IDs: ids, Data: "hello", Path: p("x.png")}, "chart", "data URL"},
+		{"not a PNG", ExportRequest{What: "chart", Format: "png", Kind: "throughput", IDs: ids, Data: "data:image/png;base64," + base64.StdEncoding.EncodeToString([]byte("GIF89a....")), Path: p("x.png")}, "chart", "not a PNG"},
+		{"bad base64", ExportRequest{What: "chart", Format: "png", Kind: "throughput", IDs: ids, Data: "data:image/png;base64,!!!", Path: p("x.png")}, "chart", "base64"},
+		{"not an SVG", ExportRequest{What: "chart", Format: "svg", Kind: "throughput", IDs: ids, Data: "<html></html>", Path: p("x.svg")}, "chart", "<svg>"},
+		{"no dialog", ExportRequest{What: "table", Format: "csv", IDs: ids}, "export", "give a path"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := l.Export(c.req)
+			apiError(t, err, c.field, c.want)
+		})
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("failed exports left files: %v", left)
+	}
+
+	// The save dialog: cancelled, or a name without its extension.
+	var asked []FileDialog
+	answer := ""
+	l.opt.SaveFile = func(d FileDialog) (string, error) { asked = append(asked, d); return answer, nil }
+	res, err := l.Export(ExportRequest{What: "table", Format: "csv", IDs: ids})
+	if err != nil || !res.Cancelled {
+		t.Errorf("cancelled dialog: %+v, %v", res, err)
+	}
+	answer = p("mytable")
+	res, err = l.Export(ExportRequest{What: "table", Format: "csv", IDs: ids})
+	if err != nil || res.Path != p("mytable.csv") {
+		t.Errorf("dialog path: %+v, %v", res, err)
+	}
+	if len(asked) != 2 || !strings.HasSuffix(asked[0].DefaultName, "-table.csv") || asked[0].Filters[0].Pattern != "*.csv" {
+		t.Errorf("dialogs asked %+v", asked)
+	}
+	l.opt.SaveFile = func(FileDialog) (string, error) { return "", errors.New("no display") }
+	_, err = l.Export(ExportRequest{What: "table", Format: "csv", IDs: ids})
+	apiError(t, err, "export", "no display")
+}
+
+func TestChooseSource(t *testing.T) {
+	l, _ := newLab(t)
+	_, err := l.ChooseSource()
+	apiError(t, err, "source", "type the file's path")
+	l.opt.OpenFile = func(d FileDialog) (string, error) {
+		if len(d.Filters) == 0 || !strings.Contains(d.Filters[0].Pattern, "*.tsv") {
+			t.Errorf("open dialog %+v", d)
+		}
+		return "/data/keys.tsv", nil
+	}
+	if c, err := l.ChooseSource(); err != nil || c.Path != "/data/keys.tsv" || c.Cancelled {
+		t.Errorf("choose: %+v, %v", c, err)
+	}
+	l.opt.OpenFile = func(FileDialog) (string, error) { return "", nil }
+	if c, err := l.ChooseSource(); err != nil || !c.Cancelled {
+		t.Errorf("cancelled: %+v, %v", c, err)
+	}
+}
+
+// A run from a TSV file, measured in a worker: the file's rows, its path
+// as the source.
+func TestRunFromFile(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("id\tvalue\n")
+	for i := 1; i <= 3000; i++ {
+		b.WriteString(strconv.Itoa(i*7) + "\t" + strconv.Itoa(i%65536) + "\n")
+	}
+	b.WriteString("7\t1\n") // a duplicate key: the first occurrence wins
+	path := filepath.Join(dir, "keys.tsv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, ev := newLab(t)
+	f := small("hashed_array")
+	f.Keys, f.Rows, f.Source, f.KeyColumn, f.ValueColumn = "", "", path, "id", "value"
+	st, err := l.StartRun(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, done := ev.waitDone(t, st.ID, time.Minute)
+	if len(done.ResultIDs) != 1 {
+		t.Fatalf("done %+v", done)
+	}
+	var out bytes.Buffer
+	res, err := l.Export(ExportRequest{What: "results", Format: "json", IDs: done.ResultIDs, Path: filepath.Join(dir, "r.json")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(res.Path)
+	out.Write(data)
+	var rs []experiments.Result
+	if err := json.Unmarshal(out.Bytes(), &rs); err != nil || len(rs) != 1 {
+		t.Fatalf("results: %v", err)
+	}
+	if r := rs[0]; r.Rows != 3001 || r.ElementCount != 3000 || r.Duplicates != 1 || r.Source != path {
+		t.Errorf("file run: rows %d, elements %d, duplicates %d, source %q", r.Rows, r.ElementCount, r.Duplicates, r.Source)
+	}
+}
+
+// Cancel works at any moment: right after the start, and during a load.
+func TestCancel(t *testing.T) {
+	l, ev := newLab(t)
+
+	// At once: before the worker has even started.
+	st, err := l.StartRun(small("packed", "hashed"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := l.Cancel(st.ID); err != nil || c.ID != st.ID {
+		t.Fatalf("cancel: %+v, %v", c, err)
+	}
+	_, done := ev.waitDone(t, st.ID, time.Minute)
+	if !done.Cancelled || done.Failed {
+		t.Errorf("cancelled at once: %+v", done)
+	}
+
+	// During a load: a run big enough to take many seconds, cancelled at
+	// its first progress event.
+	f := small("packed")
+	f.Rows = "100M"
+	if testing.Short() {
+		f.Rows = "30M"
+	}
+	st, err = l.StartRun(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One run at a time.
+	_, err = l.StartRun(small("packed"))
+	apiError(t, err, "run", "still going")
+
+	var cancelledAt time.Time
+	deadline := time.After(time.Minute)
+wait:
+	for {
+		select {
+		case e := <-ev.ch:
+			if p, ok := e.data.(Progress); ok && p.ID == st.ID && p.Rows > 0 && cancelledAt.IsZero() {
+				cancelledAt = time.Now()
+				if _, err := l.Cancel(st.ID); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if d, ok := e.data.(RunDone); ok && d.ID == st.ID {
+				done = d
+				break wait
+			}
+		case <-deadline:
+			t.Fatal("no done event within a minute")
+		}
+	}
+	if cancelledAt.IsZero() {
+		t.Fatalf("the run ended before any progress: %+v", done)
+	}
+	if took := time.Since(cancelledAt); took > 10*time.Second {
+		t.Errorf("cancel took %v", took)
+	}
+	if !done.Cancelled || len(done.ResultIDs) != 0 || !strings.Contains(done.Message, "Cancelled") {
+		t.Errorf("done %+v", done)
+	}
+	if h, _ := l.History(); h.Count != 0 {
+		t.Errorf("a cancelled run saved %d results", h.Count)
+	}
+	_, err = l.Cancel(st.ID)
+	apiError(t, err, "cancel", "no run")
+	_, err = l.Cancel("")
+	apiError(t, err, "cancel", "no run id")
+}
+
+func TestErrorOf(t *testing.T) {
+	if ErrorOf(nil, "x") != nil {
+		t.Error("ErrorOf(nil) is not nil")
+	}
+	e := ErrorOf(&experiments.FieldError{Flag: "--shards", Value: "500", Problem: "out of range", Allowed: "1 to 128"}, "run")
+	if *e != (Error{Field: "shards", Message: "500: out of range (allowed: 1 to 128)"}) {
+		t.Errorf("field error: %+v", e)
+	}
+	e = ErrorOf(&experiments.FieldError{Flag: "--weird", Value: "1", Problem: "bad"}, "run")
+	if e.Field != "run" {
+		t.Errorf("unknown flag: %+v", e)
+	}
+	e = ErrorOf(errors.New("disk full"), "export")
+	if *e != (Error{Field: "export", Message: "disk full"}) || e.Error() != "export: disk full" {
+		t.Errorf("plain error: %+v", e)
+	}
+	in := &Error{Field: "rows", Message: "m"}
+	if ErrorOf(in, "x") != in {
+		t.Error("an *Error is not kept")
+	}
+}
+
+func TestParseMarkdownTable(t *testing.T) {
+	tab, err := parseMarkdownTable("| a | b |\n|---|---:|\n| x \\| y | 1 |\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.Columns) != 2 || tab.Columns[0].Numeric || !tab.Columns[1].Numeric || !slices.Equal(tab.Rows[0].Cells, []string{"x | y", "1"}) {
+		t.Errorf("table %+v", tab)
+	}
+	if _, err := parseMarkdownTable("| a | b |\n|---|\n"); err == nil {
+		t.Error("a rule of the wrong width parsed")
+	}
+	if _, err := parseMarkdownTable("| a |\n|---|\n| 1 | 2 |\n"); err == nil {
+		t.Error("a row of the wrong width parsed")
+	}
+}

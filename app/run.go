@@ -1,0 +1,300 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/packlab/packlab/experiments"
+)
+
+// Events a run sends through Options.Emit, in this order: any number of
+// EventProgress, one EventResult per layout measured, at most one
+// EventError, then always one EventDone.
+const (
+	EventProgress = "run:progress" // Progress
+	EventResult   = "run:result"   // RunResult
+	EventError    = "run:error"    // RunError
+	EventDone     = "run:done"     // RunDone
+)
+
+// Started is StartRun's answer.
+type Started struct {
+	ID        string   `json:"id"`
+	Title     string   `json:"title"` // "5 layouts · UInt64 → UInt16 · 1M rows · 1 shard"
+	Layouts   []string `json:"layouts"`
+	TotalRows int64    `json:"total_rows"`
+}
+
+// Progress is one progress event: the figures and their text, so the page
+// only shows them.
+type Progress struct {
+	ID            string  `json:"id"`
+	Layout        string  `json:"layout"`
+	Run           int     `json:"run"`  // 1-based measured load of the job
+	Runs          int     `json:"runs"` // measured loads in the job (layouts x repeats)
+	Phase         string  `json:"phase"`
+	Rows          int64   `json:"rows"`
+	TotalRows     int64   `json:"total_rows"`
+	RowsPerSecond float64 `json:"rows_per_second"`
+	ETASeconds    float64 `json:"eta_seconds"` // -1 when unknown
+	RSSBytes      int64   `json:"rss_bytes"`   // the worker's resident memory above its baseline
+	Percent       float64 `json:"percent"`     // of this load's rows, 0 to 100
+
+	RowsText   string `json:"rows_text"`
+	RateText   string `json:"rate_text"`
+	ETAText    string `json:"eta_text"`
+	RSSText    string `json:"rss_text"`
+	LayoutText string `json:"layout_text"`
+	PhaseText  string `json:"phase_text"`
+}
+
+// RunResult says that one layout's result is measured and saved.
+type RunResult struct {
+	ID       string `json:"id"`        // the run
+	ResultID string `json:"result_id"` // the saved result, for Table, Chart, Export
+	Layout   string `json:"layout"`
+}
+
+// RunError is a run's failure, named like every API error.
+type RunError struct {
+	ID      string `json:"id"`
+	Field   string `json:"field"`
+	Message string `json:"message"`
+}
+
+// RunDone ends every run.
+type RunDone struct {
+	ID        string   `json:"id"`
+	ResultIDs []string `json:"result_ids"` // saved, in layout order; kept even when cancelled
+	Cancelled bool     `json:"cancelled"`
+	Failed    bool     `json:"failed"`
+	Seconds   float64  `json:"seconds"`
+	Message   string   `json:"message"` // "2 layouts measured in 3.1 s"
+}
+
+// Cancelled is Cancel's answer.
+type Cancelled struct {
+	ID string `json:"id"`
+}
+
+type job struct {
+	id      string
+	cancel  context.CancelFunc
+	stopped atomic.Bool
+}
+
+// StartRun validates the form, asks the memory guard, and starts the run in
+// the background; it returns at once with the run's id. One run at a time:
+// a second one would measure the first's memory too. A form error names its
+// field; the guard's refusal comes back as an error for "run", with the
+// numbers.
+func (l *Lab) StartRun(f Form) (Started, error) {
+	cfg, err := f.parse()
+	if err != nil {
+		return Started{}, err
+	}
+	cfg.InProcess = l.opt.InProcess
+	mc, err := experiments.Check(context.Background(), cfg)
+	if err != nil {
+		return Started{}, ErrorOf(err, "run")
+	}
+	if !mc.Fits {
+		return Started{}, &Error{Field: "run", Message: refusal(mc)}
+	}
+
+	l.mu.Lock()
+	for id := range l.jobs {
+		l.mu.Unlock()
+		return Started{}, errorf("run", "run %s is still going: cancel it or wait for it to finish", id)
+	}
+	l.seq++
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	id := fmt.Sprintf("run-%s-%d-%s", time.Now().UTC().Format("150405"), l.seq, hex.EncodeToString(b[:]))
+	ctx, cancel := context.WithCancel(context.Background())
+	j := &job{id: id, cancel: cancel}
+	l.jobs[id] = j
+	l.mu.Unlock()
+
+	st := Started{ID: id, Title: describe(cfg), Layouts: cfg.WithDefaults().Layouts}
+	if len(mc.Estimates) > 0 {
+		st.TotalRows = mc.Estimates[0].Rows
+	}
+	go l.execute(ctx, j, cfg)
+	return st, nil
+}
+
+// execute is one run's goroutine: it measures, saves each result as it
+// comes, and reports.
+func (l *Lab) execute(ctx context.Context, j *job, cfg experiments.Config) {
+	start := time.Now()
+	defer func() {
+		j.cancel()
+		l.mu.Lock()
+		delete(l.jobs, j.id)
+		l.mu.Unlock()
+	}()
+	var ids []string
+	_, err := experiments.Run(ctx, cfg, experiments.RunOptions{
+		Progress: func(p experiments.Progress) { l.emit(EventProgress, progressOf(j.id, p)) },
+		OnResult: func(r experiments.Result) error {
+			if err := l.store.Save(r); err != nil {
+				return fmt.Errorf("saving the result of %s: %w", r.Layout, err)
+			}
+			ids = append(ids, r.ID)
+			l.emit(EventResult, RunResult{ID: j.id, ResultID: r.ID, Layout: r.Layout})
+			return nil
+		},
+	})
+	done := RunDone{ID: j.id, ResultIDs: ids, Seconds: time.Since(start).Seconds()}
+	if done.ResultIDs == nil {
+		done.ResultIDs = []string{}
+	}
+	measured := fmt.Sprintf("%d layout%s measured in %s", len(ids), plural(len(ids)), seconds(done.Seconds))
+	switch {
+	case err != nil && (j.stopped.Load() || errors.Is(err, experiments.ErrCancelled) || errors.Is(err, context.Canceled)):
+		done.Cancelled = true
+		done.Message = "Cancelled; " + measured + " before the cancel (kept in history)"
+		if len(ids) == 0 {
+			done.Message = "Cancelled before any layout finished; nothing was saved"
+		}
+	case err != nil:
+		e := ErrorOf(err, "run")
+		l.emit(EventError, RunError{ID: j.id, Field: e.Field, Message: e.Message})
+		done.Failed = true
+		done.Message = "Failed: " + e.Message
+	default:
+		done.Message = measured
+	}
+	l.emit(EventDone, done)
+}
+
+// Cancel stops a run at any moment: while it reads a file source, loads or
+// reads (the worker process is killed). Results already measured are kept.
+// The run's EventDone follows.
+func (l *Lab) Cancel(id string) (Cancelled, error) {
+	l.mu.Lock()
+	j, ok := l.jobs[id]
+	l.mu.Unlock()
+	if !ok {
+		if strings.TrimSpace(id) == "" {
+			return Cancelled{}, errorf("cancel", "no run id given")
+		}
+		return Cancelled{}, errorf("cancel", "no run %s is going (it has finished, or never started)", id)
+	}
+	j.stopped.Store(true)
+	j.cancel()
+	return Cancelled{ID: id}, nil
+}
+
+// Running returns the ids of runs not yet finished.
+func (l *Lab) Running() ([]string, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ids := []string{}
+	for id := range l.jobs {
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+func progressOf(id string, p experiments.Progress) Progress {
+	out := Progress{
+		ID: id, Layout: p.Layout, Run: p.Run, Runs: p.Runs, Phase: p.Phase,
+		Rows: p.Rows, TotalRows: p.TotalRows, RSSBytes: p.RSSBytes, ETASeconds: -1,
+	}
+	if p.Seconds > 0 {
+		out.RowsPerSecond = float64(p.Rows) / p.Seconds
+	}
+	if p.TotalRows > 0 {
+		out.Percent = math.Min(100, 100*float64(p.Rows)/float64(p.TotalRows))
+		if out.RowsPerSecond > 0 && p.Phase == experiments.PhaseLoad {
+			out.ETASeconds = float64(p.TotalRows-p.Rows) / out.RowsPerSecond
+		}
+	}
+	if p.Phase != experiments.PhaseLoad {
+		out.Percent, out.ETASeconds = 100, 0
+	}
+	out.RowsText = groupThousands(p.Rows)
+	if p.TotalRows > 0 {
+		out.RowsText += " / " + groupThousands(p.TotalRows)
+	}
+	out.RateText = rate(out.RowsPerSecond)
+	out.ETAText = "–"
+	if out.ETASeconds >= 0 {
+		out.ETAText = seconds(out.ETASeconds)
+	}
+	out.RSSText = experiments.FormatBytes(p.RSSBytes)
+	out.LayoutText = p.Layout
+	if p.Runs > 1 {
+		out.LayoutText = fmt.Sprintf("%s (%d of %d)", p.Layout, p.Run, p.Runs)
+	}
+	switch p.Phase {
+	case experiments.PhaseLoad:
+		out.PhaseText = "loading " + p.Layout
+	case experiments.PhaseRead:
+		out.PhaseText = "reading every key of " + p.Layout + " in random order"
+	case experiments.PhaseDone:
+		out.PhaseText = p.Layout + " measured"
+	default:
+		out.PhaseText = p.Phase
+	}
+	return out
+}
+
+// rate writes rows per second: "850 K/s", "12.4 M/s".
+func rate(v float64) string {
+	switch {
+	case v <= 0 || math.IsNaN(v) || math.IsInf(v, 0):
+		return "–"
+	case v >= 1e9:
+		return fmt.Sprintf("%.2f G/s", v/1e9)
+	case v >= 1e6:
+		return fmt.Sprintf("%.1f M/s", v/1e6)
+	case v >= 1e3:
+		return fmt.Sprintf("%.0f K/s", v/1e3)
+	}
+	return fmt.Sprintf("%.0f /s", v)
+}
+
+// seconds writes a duration for people: "0.4 s", "12 s", "3 min 5 s", "2 h 10 min".
+func seconds(s float64) string {
+	switch {
+	case s < 0 || math.IsNaN(s) || math.IsInf(s, 0):
+		return "–"
+	case s < 10:
+		return fmt.Sprintf("%.1f s", s)
+	case s < 60:
+		return fmt.Sprintf("%.0f s", s)
+	case s < 3600:
+		m := int(s) / 60
+		return fmt.Sprintf("%d min %d s", m, int(s)-60*m)
+	}
+	h := int(s) / 3600
+	return fmt.Sprintf("%d h %d min", h, (int(s)-3600*h)/60)
+}
+
+// groupThousands writes 1234567 as "1,234,567".
+func groupThousands(n int64) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}

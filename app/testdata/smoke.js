@@ -1,0 +1,161 @@
+// The desktop smoke test's script. app/desktop_test.go prepends
+//   const SMOKE = {phase: "run" | "history", expect: [result ids]};
+// and the app runs it in the real page once it has loaded (WindowExecJS).
+// It drives the page as a person would — fills the form, clicks Run, the
+// chart tabs, Export, History — and reports what it saw through the bound
+// method window.go.main.smokeHook.Report. It checks nothing itself beyond
+// collecting facts; the Go test decides.
+(async function () {
+  "use strict";
+  const report = { phase: SMOKE.phase, ok: false, steps: [], charts: {}, exports: {} };
+  const t0 = Date.now();
+  const step = (name) => report.steps.push({ name, ms: Date.now() - t0 });
+  const $ = (s) => document.querySelector(s);
+  const $$ = (s) => Array.from(document.querySelectorAll(s));
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  async function until(what, fn, timeoutMs) {
+    const end = Date.now() + (timeoutMs || 20000);
+    for (;;) {
+      let v;
+      try { v = fn(); } catch (_) { v = false; }
+      if (v) return v;
+      if (Date.now() > end) throw new Error("timed out waiting for " + what);
+      await sleep(50);
+    }
+  }
+  function setValue(id, value) {
+    const e = document.getElementById(id);
+    e.value = value;
+    e.dispatchEvent(new Event("input", { bubbles: true }));
+    e.dispatchEvent(new Event("change", { bubbles: true }));
+  }
+  const errorText = (field) => ($(`[data-error-for="${field}"]`) || {}).textContent || "";
+  // canvasInk counts the pixels of the chart's canvases that are neither
+  // transparent nor white: a drawn chart has thousands.
+  function canvasInk() {
+    let ink = 0, w = 0, h = 0;
+    for (const c of $$("#chart canvas")) {
+      w = Math.max(w, c.width); h = Math.max(h, c.height);
+      const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+      for (let i = 0; i < d.length; i += 4) {
+        if (d[i + 3] > 0 && !(d[i] > 245 && d[i + 1] > 245 && d[i + 2] > 245)) ink++;
+      }
+    }
+    return { ink, width: w, height: h };
+  }
+  const send = (r) => window.go.main.smokeHook.Report(JSON.stringify(r));
+
+  try {
+    await until("the page to load the lab's limits", () => document.body.dataset.ready === "true", 30000);
+    step("ready");
+    report.backend = document.querySelector("#machine").textContent;
+
+    if (SMOKE.phase === "history") {
+      // After a restart: the results of the first phase are in History.
+      $('#viewtabs button[data-view="history"]').click();
+      await until("history rows", () => $$("#history-grid tbody tr").length >= SMOKE.expect.length);
+      report.history_ids = $$("#history-grid tbody tr").map((tr) => tr.dataset.id);
+      // Pick them and compare: the table and a chart come back.
+      for (const id of SMOKE.expect) {
+        const box = $(`#history-grid tr[data-id="${id}"] input[type=checkbox]`);
+        if (box && !box.checked) { box.click(); await sleep(100); }
+      }
+      await until("compare enabled", () => !$("#hist-compare").disabled);
+      $("#hist-compare").click();
+      await until("results table", () => $$("#results-grid tbody tr").length === SMOKE.expect.length);
+      report.table_rows = $$("#results-grid tbody tr").map((tr) => Array.from(tr.cells).map((c) => c.textContent));
+      const kind = $("#charttabs button").dataset.kind;
+      await until("the first chart", () => $("#chart").dataset.kind === kind, 20000);
+      report.charts[kind] = canvasInk();
+      report.ok = true;
+      step("history");
+      await send(report);
+      return;
+    }
+
+    // A bad row count is named next to its field, and Run is off.
+    setValue("rows", "ten");
+    await until("the rows error", () => errorText("rows") !== "");
+    report.rows_error = errorText("rows");
+    report.run_disabled_on_error = $("#run").disabled;
+    step("bad rows shown");
+
+    // The comparison: packed vs hashed, UInt64 -> UInt16, 1e5 rows.
+    for (const box of $$('#layouts input[type=checkbox]')) {
+      const want = box.value === "packed" || box.value === "hashed";
+      if (box.checked !== want) box.click();
+    }
+    setValue("key", "UInt64");
+    setValue("value", "UInt16");
+    setValue("rows", "1e5");
+    await until("the prediction to fit", () => $("#estimate").classList.contains("fits") && !$("#run").disabled && errorText("rows") === "");
+    report.estimate = $("#estimate").textContent;
+    step("estimate fits");
+
+    $("#run").click();
+    await until("the run to start", () => document.body.dataset.run === "running", 10000);
+    step("running");
+    await until("the run to finish", () => document.body.dataset.run === "idle", 120000);
+    report.progress_title = $("#progress-title").textContent;
+    report.progress_phase = $("#progress-phase").textContent;
+    report.progress_rows = $("#p-rows").textContent;
+    report.run_error = errorText("run");
+    step("finished");
+
+    await until("two rows in the results table", () => $$("#results-grid tbody tr").length === 2);
+    report.table_header = $$("#results-grid thead th").map((th) => th.textContent);
+    report.table_rows = $$("#results-grid tbody tr").map((tr) => Array.from(tr.cells).map((c) => c.textContent));
+    report.result_ids = $$("#results-grid tbody tr").map((tr) => tr.dataset.id);
+    step("table");
+
+    // Every chart tab draws on its canvas.
+    for (const tab of $$("#charttabs button")) {
+      const kind = tab.dataset.kind;
+      tab.click();
+      try {
+        await until("chart " + kind, () => $("#chart").dataset.kind === kind, 20000);
+        await sleep(150);
+        report.charts[kind] = Object.assign(canvasInk(), {
+          empty: $("#chart").dataset.empty === "true", title: $("#chart-title").textContent,
+        });
+      } catch (e) {
+        report.charts[kind] = { error: String(e.message || e), note: $("#chart-empty").textContent, chart_error: errorText("chart") };
+      }
+    }
+    step("charts");
+
+    // Export: the first chart as PNG and SVG, then the report, tables and JSON.
+    $$("#charttabs button")[0].click();
+    const first = $$("#charttabs button")[0].dataset.kind;
+    await until("the first chart again", () => $("#chart").dataset.kind === first, 20000);
+    await sleep(200);
+    for (const fmt of ["png", "svg"]) {
+      $("#chart-note").textContent = "";
+      $(`[data-chart-export="${fmt}"]`).click();
+      await until(fmt + " export", () => $("#chart-note").textContent !== "" || errorText("chart") !== "", 20000);
+      report.exports[fmt] = { note: $("#chart-note").textContent, error: errorText("chart") };
+    }
+    for (const what of ["report", "markdown", "csv", "json"]) {
+      $("#export-note").textContent = "";
+      $(`[data-export="${what}"]`).click();
+      await until(what + " export", () => $("#export-note").textContent !== "" || errorText("export") !== "", 20000);
+      report.exports[what] = { note: $("#export-note").textContent, error: errorText("export") };
+    }
+    step("exports");
+
+    // History lists both results.
+    $('#viewtabs button[data-view="history"]').click();
+    await until("history rows", () => $$("#history-grid tbody tr").length >= 2);
+    report.history_ids = $$("#history-grid tbody tr").map((tr) => tr.dataset.id);
+    $('#viewtabs button[data-view="results"]').click();
+    await until("the chart after switching back", () => $("#chart").dataset.kind === first, 20000);
+    await sleep(600); // let the resize settle before the screenshot
+    step("history");
+    report.ok = true;
+  } catch (e) {
+    report.error = String((e && e.message) || e);
+    report.banner = ($("#banner") || {}).textContent;
+  }
+  report.ms = Date.now() - t0;
+  await send(report);
+})();

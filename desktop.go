@@ -1,0 +1,197 @@
+//go:build desktop
+
+// The desktop face: the Wails v2 window over app.Lab. This file is the only
+// place that imports Wails; it gives the lab its events and native dialogs
+// and nothing else. Build it with
+//
+//	go build -tags desktop,production,webkit2_41 -o bin/packlab .
+//
+// (Debian packages: build-essential pkg-config libgtk-3-dev
+// libwebkit2gtk-4.1-dev; `make desktop` installs them and builds).
+
+package main
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/wailsapp/wails/v2"
+	"github.com/wailsapp/wails/v2/pkg/options"
+	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
+	"github.com/wailsapp/wails/v2/pkg/options/linux"
+	wruntime "github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"github.com/packlab/packlab/app"
+	"github.com/packlab/packlab/frontend"
+)
+
+//go:embed build/appicon.png
+var appIcon []byte
+
+// Environment the desktop app reads.
+const (
+	// envResults overrides the results folder (the smoke test uses a
+	// temporary one).
+	envResults = "PACKLAB_RESULTS_DIR"
+	// The smoke test's hook, off unless envSmokeScript is set: after the page
+	// has loaded, the script at envSmokeScript runs in it (WindowExecJS) and
+	// reports through the bound smokeHook.Report, which writes the report to
+	// envSmokeReport; the app quits once the file envSmokeReport+".quit"
+	// appears. With envSmokeSaveDir set, save dialogs answer with that folder
+	// and the proposed file name instead of asking.
+	envSmokeScript  = "PACKLAB_SMOKE_SCRIPT"
+	envSmokeReport  = "PACKLAB_SMOKE_REPORT"
+	envSmokeSaveDir = "PACKLAB_SMOKE_SAVE_DIR"
+)
+
+// openLab opens the lab window and returns when it is closed.
+func openLab() (bool, error) { return true, runDesktop() }
+
+// desktopHost is the window's side of app.Options: Wails events and dialogs,
+// usable once Wails has handed over its context.
+type desktopHost struct {
+	mu  sync.Mutex
+	ctx context.Context
+}
+
+func (h *desktopHost) startup(ctx context.Context) {
+	h.mu.Lock()
+	h.ctx = ctx
+	h.mu.Unlock()
+}
+
+func (h *desktopHost) context() context.Context {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.ctx
+}
+
+func (h *desktopHost) emit(event string, data any) {
+	if ctx := h.context(); ctx != nil {
+		wruntime.EventsEmit(ctx, event, data)
+	}
+}
+
+func filters(fs []app.FileFilter) []wruntime.FileFilter {
+	out := make([]wruntime.FileFilter, len(fs))
+	for i, f := range fs {
+		out[i] = wruntime.FileFilter{DisplayName: f.Name, Pattern: f.Pattern}
+	}
+	return out
+}
+
+func (h *desktopHost) openFile(d app.FileDialog) (string, error) {
+	ctx := h.context()
+	if ctx == nil {
+		return "", fmt.Errorf("the window is not ready")
+	}
+	return wruntime.OpenFileDialog(ctx, wruntime.OpenDialogOptions{Title: d.Title, Filters: filters(d.Filters)})
+}
+
+func (h *desktopHost) saveFile(d app.FileDialog) (string, error) {
+	if dir := os.Getenv(envSmokeSaveDir); dir != "" {
+		return filepath.Join(dir, d.DefaultName), nil
+	}
+	ctx := h.context()
+	if ctx == nil {
+		return "", fmt.Errorf("the window is not ready")
+	}
+	home, _ := os.UserHomeDir()
+	return wruntime.SaveFileDialog(ctx, wruntime.SaveDialogOptions{
+		Title: d.Title, DefaultFilename: d.DefaultName, DefaultDirectory: home,
+		Filters: filters(d.Filters), CanCreateDirectories: true,
+	})
+}
+
+func runDesktop() error {
+	host := &desktopHost{}
+	lab, err := app.New(app.Options{
+		ResultsDir: os.Getenv(envResults),
+		Emit:       host.emit,
+		OpenFile:   host.openFile,
+		SaveFile:   host.saveFile,
+	})
+	if err != nil {
+		return err
+	}
+	bind := []any{lab}
+	var smoke *smokeHook
+	if os.Getenv(envSmokeScript) != "" {
+		smoke = &smokeHook{host: host, script: os.Getenv(envSmokeScript), report: os.Getenv(envSmokeReport)}
+		bind = append(bind, smoke)
+	}
+	return wails.Run(&options.App{
+		Title:            "packlab",
+		Width:            1360,
+		Height:           880,
+		MinWidth:         980,
+		MinHeight:        640,
+		BackgroundColour: &options.RGBA{R: 244, G: 246, B: 249, A: 255},
+		AssetServer:      &assetserver.Options{Assets: frontend.FS()},
+		OnStartup:        host.startup,
+		OnDomReady: func(ctx context.Context) {
+			if smoke != nil {
+				smoke.start(ctx)
+			}
+		},
+		OnShutdown: func(context.Context) {
+			// Stop a run that is still going: its worker process is killed.
+			ids, _ := lab.Running()
+			for _, id := range ids {
+				_, _ = lab.Cancel(id)
+			}
+		},
+		Bind:           bind,
+		ErrorFormatter: func(err error) any { return app.ErrorOf(err, "") },
+		Linux:          &linux.Options{Icon: appIcon, ProgramName: "packlab", WebviewGpuPolicy: linux.WebviewGpuPolicyOnDemand},
+	})
+}
+
+// smokeHook drives the real page for the desktop smoke test
+// (app/desktop_test.go); it exists only when envSmokeScript is set.
+type smokeHook struct {
+	host   *desktopHost
+	script string
+	report string
+	once   sync.Once
+}
+
+func (s *smokeHook) start(ctx context.Context) {
+	s.once.Do(func() {
+		js, err := os.ReadFile(s.script)
+		if err != nil {
+			_ = s.Report(fmt.Sprintf(`{"ok":false,"error":%q}`, "reading the smoke script: "+err.Error()))
+			return
+		}
+		wruntime.WindowExecJS(ctx, string(js))
+	})
+}
+
+// Report receives the script's findings (JSON), writes them for the test,
+// and quits the app once the test has taken its screenshot.
+func (s *smokeHook) Report(report string) error {
+	if err := os.WriteFile(s.report+".tmp", []byte(report), 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(s.report+".tmp", s.report); err != nil {
+		return err
+	}
+	go func() {
+		deadline := time.Now().Add(2 * time.Minute)
+		for time.Now().Before(deadline) {
+			if _, err := os.Stat(s.report + ".quit"); err == nil {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if ctx := s.host.context(); ctx != nil {
+			wruntime.Quit(ctx)
+		}
+	}()
+	return nil
+}
