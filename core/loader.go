@@ -162,7 +162,7 @@ func (c LoadConfig) normalize() (LoadConfig, error) {
 // cancellation of ctx, Load stops every goroutine and returns a nil map and
 // the error; it never returns a partial load as complete. Cancellation
 // returns promptly: the producer stops between blocks and the workers
-// every few thousand rows; a worker caught inside an Insert that grows a
+// every 1024 rows; a worker caught inside an Insert that grows a
 // large table is not waited for beyond stopGrace, and exits once that
 // Insert returns. The source is never in use after Load returns.
 func Load[K, V Bits](ctx context.Context, src Source[K, V], cfg LoadConfig) (*Sharded[K, V], LoadReport, error) {

@@ -31,9 +31,14 @@ func sizeName(n int64) string {
 	return fmt.Sprint(n)
 }
 
-// randomRows is the benchmarks' source of n random UInt64 keys.
-func randomRows(n int64) Source[uint64, uint16] {
-	return &genSource{rows: n, random: true}
+// randomRows is the benchmarks' source: n rows of the `random` synthetic
+// source, UInt64 keys and UInt16 values.
+func randomRows(b *testing.B, n int64) Source[uint64, uint16] {
+	src, err := OpenSource[uint64, uint16](SourceSpec{Kind: SourceRandom, Rows: n, Seed: 1, Values: ValuesHash}, MustType("UInt64"), MustType("UInt16"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return src
 }
 
 // runLoads loads n rows b.N times and reports rows/s (from the load's own
@@ -43,7 +48,7 @@ func runLoads(b *testing.B, n int64, cfg LoadConfig) {
 	var rows, wall, busy, producer float64
 	minBusy := math.Inf(1)
 	for range b.N {
-		_, r, err := Load[uint64, uint16](context.Background(), randomRows(n), cfg)
+		_, r, err := Load[uint64, uint16](context.Background(), randomRows(b, n), cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -95,7 +100,7 @@ func BenchmarkLoadScaling(b *testing.B) {
 			var minBusy2 []float64
 			for range b.N {
 				for i, shards := range shardCounts {
-					_, r, err := Load[uint64, uint16](context.Background(), randomRows(n), LoadConfig{Layout: LayoutPacked, Shards: shards})
+					_, r, err := Load[uint64, uint16](context.Background(), randomRows(b, n), LoadConfig{Layout: LayoutPacked, Shards: shards})
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -154,7 +159,7 @@ func BenchmarkRead(b *testing.B) {
 				}
 				name := fmt.Sprintf("Layout=%s/Key=UInt64/Value=UInt16/Shards=%d/len=%s", l, shards, sizeName(n))
 				b.Run(name, func(b *testing.B) {
-					src := randomRows(n)
+					src := randomRows(b, n)
 					m, _, err := Load[uint64, uint16](context.Background(), src, LoadConfig{Layout: l, Shards: shards})
 					if err != nil {
 						b.Fatal(err)

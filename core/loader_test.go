@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -640,4 +642,130 @@ func TestPanicSite(t *testing.T) {
 	if got := panicSite(bytes.Repeat([]byte("x"), 10)); got != "unknown site" {
 		t.Errorf("panicSite(garbage) = %q", got)
 	}
+}
+
+// loaderSynth opens a synthetic source of UInt64 keys and UInt16 values.
+func loaderSynth(t *testing.T, kind string, param float64, rows int64) Source[uint64, uint16] {
+	t.Helper()
+	src, err := OpenSource[uint64, uint16](SourceSpec{Kind: kind, Param: param, Rows: rows, Seed: 42, Values: ValuesRandom},
+		MustType("UInt64"), MustType("UInt16"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	return src
+}
+
+// rowsOf reads a source's rows into slices, for the oracle.
+func rowsOf[K, V Bits](t *testing.T, src Source[K, V]) ([]K, []V) {
+	t.Helper()
+	var keys []K
+	var vals []V
+	var b Block[K, V]
+	for {
+		err := src.Next(&b, 1000)
+		keys = append(keys, b.Keys...)
+		vals = append(vals, b.Values...)
+		if err == io.EOF {
+			return keys, vals
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestLoadSyntheticSources loads each synthetic source kind and compares
+// with the builtin map fed the same rows, then reads every row back.
+func TestLoadSyntheticSources(t *testing.T) {
+	rows := int64(60_000)
+	if testing.Short() {
+		rows = 15_000
+	}
+	for _, c := range []struct {
+		kind  string
+		param float64
+	}{{SourceSequential, 0}, {SourceRandom, 0}, {SourceRange, 1000}, {SourceZipf, 1.1}} {
+		t.Run(c.kind, func(t *testing.T) {
+			keys, vals := rowsOf(t, loaderSynth(t, c.kind, c.param, rows))
+			src := loaderSynth(t, c.kind, c.param, rows)
+			m, r, err := Load[uint64, uint16](context.Background(), src, LoadConfig{Layout: LayoutPacked, Shards: 5, BlockRows: 4096})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkAgainstOracle(t, m, r, firstWins(keys, vals), len(keys))
+			rr, err := Read(context.Background(), m, src, ReadOptions{Seed: 9, MissRate: 0.1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := rows + int64(math.Round(0.1*float64(rows))); rr.Lookups != want || rr.Found != rows {
+				t.Errorf("read: %+v; want %d lookups, %d found", rr, want, rows)
+			}
+		})
+	}
+}
+
+// TestZipfSkewIsVisible: a zipf source piles rows onto the shard of its
+// most frequent keys, and the per-worker report shows it.
+func TestZipfSkewIsVisible(t *testing.T) {
+	_, r, err := Load[uint64, uint16](context.Background(), loaderSynth(t, SourceZipf, 1.1, 100_000), LoadConfig{Layout: LayoutHashed, Shards: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var most int64
+	for _, w := range r.Workers {
+		most = max(most, w.Rows)
+	}
+	if mean := float64(r.Rows) / 16; float64(most) < 1.5*mean {
+		t.Errorf("zipf:1.1 over 16 shards: busiest worker got %d rows, mean %.0f; want the skew visible (> 1.5x)", most, mean)
+	}
+}
+
+// TestLoadFileSource loads a TSV file through the file source, and a file
+// with a bad field fails the load with the file's own error.
+func TestLoadFileSource(t *testing.T) {
+	dir := t.TempDir()
+	var text strings.Builder
+	text.WriteString("id\tvalue\n")
+	oracle := map[uint64]uint16{}
+	for i := range 5000 {
+		k, v := uint64(i*i%7919), uint16(i)
+		fmt.Fprintf(&text, "%d\t%d\n", k, v)
+		if _, ok := oracle[k]; !ok {
+			oracle[k] = v
+		}
+	}
+	good := dir + "/good.tsv"
+	if err := os.WriteFile(good, []byte(text.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	open := func(path string) Source[uint64, uint16] {
+		spec, err := ParseSourceSpec(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src, err := OpenSource[uint64, uint16](spec, MustType("UInt64"), MustType("UInt16"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { src.Close() })
+		return src
+	}
+	m, r, err := Load[uint64, uint16](context.Background(), open(good), LoadConfig{Layout: LayoutSparse, Shards: 3, BlockRows: 700})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAgainstOracle(t, m, r, oracle, 5000)
+
+	bad := dir + "/bad.tsv"
+	if err := os.WriteFile(bad, []byte(text.String()+"12\t70000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := runtime.NumGoroutine()
+	m, _, err = Load[uint64, uint16](context.Background(), open(bad), LoadConfig{Layout: LayoutSparse, Shards: 3, BlockRows: 700})
+	if m != nil || err == nil || !strings.Contains(err.Error(), "bad.tsv") || !strings.Contains(err.Error(), "5002") || !strings.Contains(err.Error(), "70000") {
+		t.Errorf("a UInt16 value of 70000 on line 5002: got %v, %v; want an error naming the file, the line and the value", m, err)
+	}
+	t.Log(err)
+	noLeaks(t, before)
 }
