@@ -106,10 +106,11 @@ func (f *failingSource[K, V]) Next(b *Block[K, V], max int) error {
 	return f.Source.Next(b, max)
 }
 
-// loadSeq loads the keys 0..n-1 into a packed map of the given shards.
+// loadSeq loads the keys 0..n-1 (the sequential source) into a packed map
+// of the given shards.
 func loadSeq(t *testing.T, n, shards int) (*Sharded[uint64, uint16], LoadReport, error) {
 	t.Helper()
-	return Load[uint64, uint16](context.Background(), &genSource{rows: int64(n)}, LoadConfig{Layout: LayoutPacked, Shards: shards})
+	return Load[uint64, uint16](context.Background(), loaderSynth(t, SourceSequential, 0, int64(n)), LoadConfig{Layout: LayoutPacked, Shards: shards})
 }
 
 // noLeaks fails the test if goroutines started during it are still running
