@@ -49,7 +49,7 @@ import (
 // into the value's bits. The error names the value, the type and what is
 // allowed, e.g. `"70000" is out of range for UInt16 (0 to 65535)`.
 func ParseValue(t Type, s string) (lo, hi uint64, err error) {
-	if !knownType(t) {
+	if !validShape(t) {
 		return 0, 0, fmt.Errorf("cannot parse %s: unknown type %q (size %d)", quoteValue(s), t.Name, t.Size)
 	}
 	switch t.Kind {
@@ -72,7 +72,7 @@ func ParseValue(t Type, s string) (lo, hi uint64, err error) {
 // FormatValue writes the bits of a value of type t as ClickHouse would in TSV
 // (without CSV quoting). Bits above t's size are ignored.
 func FormatValue(t Type, lo, hi uint64) string {
-	if !knownType(t) {
+	if !validShape(t) {
 		return fmt.Sprintf("<%s %#x %#x>", t.Name, hi, lo)
 	}
 	switch t.Kind {
@@ -113,6 +113,24 @@ func knownType(t Type) bool {
 		if u.Name == t.Name && u.Size == t.Size && u.Kind == t.Kind {
 			return true
 		}
+	}
+	return false
+}
+
+// validShape is the cheap check ParseValue runs on every field: a size
+// that the kind allows, so that the bits are well defined.
+func validShape(t Type) bool {
+	switch t.Kind {
+	case KindUnsigned, KindSigned:
+		return t.Size == 1 || t.Size == 2 || t.Size == 4 || t.Size == 8 || t.Size == 16
+	case KindFloat:
+		return t.Size == 4 || t.Size == 8
+	case KindUUID:
+		return t.Size == 16
+	case KindDate:
+		return t.Size == 2
+	case KindDateTime:
+		return t.Size == 4
 	}
 	return false
 }
@@ -192,12 +210,24 @@ func parseDecimal128(s string) (lo, hi uint64, ok, overflow bool) {
 	if len(s) == 0 {
 		return 0, 0, false, false
 	}
-	for i := 0; i < len(s); i++ {
+	// Up to 19 digits fit a uint64 whatever they are: one multiply-add each.
+	n := min(len(s), 19)
+	for i := 0; i < n; i++ {
+		d := s[i] - '0'
+		if d > 9 {
+			return 0, 0, false, false
+		}
+		lo = lo*10 + uint64(d)
+	}
+	if len(s) == n {
+		return lo, 0, true, false
+	}
+	for i := n; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
 			return 0, 0, false, false
 		}
 	}
-	for i := 0; i < len(s); i++ {
+	for i := n; i < len(s); i++ {
 		d := uint64(s[i] - '0')
 		// (hi, lo) = (hi, lo)*10 + d
 		carry, l := bits.Mul64(lo, 10)

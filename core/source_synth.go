@@ -430,48 +430,98 @@ func resize[T any](s []T, n int) []T {
 	return make([]T, n)
 }
 
-// zipfSampler draws ranks 1..n with P(r) proportional to r^-exponent, by
-// rejection inversion (W. Hörmann, G. Derflinger: "Rejection-inversion to
-// generate variates from monotone discrete distributions", ACM TOMACS 6(3),
-// 1996), in the form Apache Commons RNG uses for any exponent > 0: the hat
-// integral H(x) = ((x)^(1-s) - 1)/(1-s) has a limit at s = 1. Each try needs
-// one uniform draw and is accepted with probability well above 1/2, so a
-// rank costs a couple of log/exp calls on average.
+// zipfSampler draws ranks 1..n with P(r) = r^-s / H(n, s).
+//
+// The first zipfHeadRanks ranks, where most of the mass is for s near 1 or
+// above, come from a table: their cumulative probabilities (8 KiB) and a
+// guide table that jumps to the right entry, so a draw costs one lookup and
+// a short scan. The ranks beyond go to rejection inversion (W. Hörmann, G.
+// Derflinger: "Rejection-inversion to generate variates from monotone
+// discrete distributions", ACM TOMACS 6(3), 1996) in the form Apache Commons
+// RNG uses for any s > 0, with the hat integral H(x) = (x^(1-s) - 1)/(1-s),
+// which has a limit at s = 1. A tail try is accepted with probability close
+// to 1 and costs a few log/exp calls.
+//
+// The head's share is exact (summed); the tail's is the Euler-Maclaurin sum
+// to the third derivative, whose relative error is below 1e-12 when it
+// starts past rank 1024. Memory is the fixed-size table, whatever n is.
 type zipfSampler struct {
-	n, s              float64 // elements and exponent
-	hIntegralX1       float64 // H(1.5) - 1
-	hIntegralN        float64 // H(n + 0.5)
-	squeeze           float64 // accept at once when k - x <= squeeze
-	hIntegralNMinusX1 float64 // hIntegralX1 - hIntegralN (negative span)
+	n, s      float64
+	head      int       // ranks 1..head come from the table
+	headShare float64   // P(rank <= head)
+	cdf       []float64 // cdf[i] = P(rank <= i+1 | rank <= head); cdf[head-1] = 1
+	guide     []uint16  // guide[g] = the first i with cdf[i] > g/len(guide)
+
+	// Rejection inversion over ranks head+1 .. n.
+	hIntegralLo float64 // H(head + 0.5)
+	hIntegralN  float64 // H(n + 0.5)
+	squeeze     float64 // accept at once when k - x <= squeeze
 }
+
+const zipfHeadRanks = 1024
 
 func newZipfSampler(n, s float64) zipfSampler {
 	z := zipfSampler{n: n, s: s}
-	z.hIntegralX1 = z.hIntegral(1.5) - 1
-	z.hIntegralN = z.hIntegral(n + 0.5)
-	z.squeeze = 2 - z.hIntegralInverse(z.hIntegral(2.5)-z.h(2))
-	z.hIntegralNMinusX1 = z.hIntegralX1 - z.hIntegralN
+	z.head = int(min(n, zipfHeadRanks))
+	z.cdf = make([]float64, z.head)
+	headMass := 0.0
+	for i := range z.cdf {
+		headMass += z.h(float64(i + 1))
+		z.cdf[i] = headMass
+	}
+	for i := range z.cdf {
+		z.cdf[i] /= headMass
+	}
+	z.cdf[z.head-1] = 1
+	z.guide = make([]uint16, z.head)
+	i := 0
+	for g := range z.guide {
+		for z.cdf[i] <= float64(g)/float64(len(z.guide)) {
+			i++
+		}
+		z.guide[g] = uint16(i)
+	}
+	z.headShare = 1
+	if float64(z.head) < n {
+		a, b := float64(z.head+1), n
+		d1 := func(x float64) float64 { return -s * math.Pow(x, -s-1) }
+		d3 := func(x float64) float64 { return -s * (s + 1) * (s + 2) * math.Pow(x, -s-3) }
+		tailMass := z.hIntegral(b) - z.hIntegral(a) + (z.h(a)+z.h(b))/2 +
+			(d1(b)-d1(a))/12 - (d3(b)-d3(a))/720
+		z.headShare = headMass / (headMass + tailMass)
+		z.hIntegralLo = z.hIntegral(float64(z.head) + 0.5)
+		z.hIntegralN = z.hIntegral(n + 0.5)
+		z.squeeze = 2 - z.hIntegralInverse(z.hIntegral(2.5)-z.h(2))
+	}
 	return z
 }
 
-// rank draws one rank in [1, n] from the random word w. Further tries, when
-// a draw is rejected, take their uniforms from a Weyl sequence seeded by w,
-// so the rank is a pure function of w.
+// rank draws one rank in [1, n] from the random word w; a tail draw takes
+// its uniforms from a Weyl sequence seeded by w, so the rank is a pure
+// function of w.
 func (z *zipfSampler) rank(w uint64) uint64 {
-	for try := uint64(0); ; try++ {
-		r := w
-		if try > 0 {
-			r = moremur(w + try*weylGamma)
+	uni := float64(w>>11) * (1.0 / (1 << 53)) // [0, 1)
+	if uni < z.headShare {
+		u := uni / z.headShare
+		i := int(z.guide[int(u*float64(len(z.guide)))])
+		for z.cdf[i] <= u && i < len(z.cdf)-1 {
+			i++
 		}
-		uni := float64(r>>11) * (1.0 / (1 << 53)) // [0, 1)
-		u := z.hIntegralN + uni*z.hIntegralNMinusX1
+		return uint64(i + 1)
+	}
+	for try := uint64(1); ; try++ {
+		uni := float64(moremur(w+try*weylGamma)>>11) * (1.0 / (1 << 53))
+		u := z.hIntegralN + uni*(z.hIntegralLo-z.hIntegralN) // (H(head+0.5), H(n+0.5)]
 		x := z.hIntegralInverse(u)
 		k := math.Floor(x + 0.5)
-		if k < 1 {
-			k = 1
+		if k <= float64(z.head) {
+			k = float64(z.head + 1)
 		} else if k > z.n {
 			k = z.n
 		}
+		// For k >= 2 the hat over [k-0.5, k+0.5] has area H(k+0.5) -
+		// H(k-0.5) >= h(k); accepting u >= H(k+0.5) - h(k) keeps exactly
+		// h(k) of it. The squeeze is Theorem 2 of the paper.
 		if k-x <= z.squeeze || u >= z.hIntegral(k+0.5)-z.h(k) {
 			return uint64(k)
 		}

@@ -457,15 +457,22 @@ func TestZipfIsSkewed(t *testing.T) {
 			}
 			count[r.k]++
 		}
-		// The top ranks' shares match the Zipf law within 5 standard
-		// deviations of a binomial count.
+		// The shares of single top ranks and of bands of ranks (across the
+		// sampler's switch from its table to rejection inversion at rank
+		// 1024) match the Zipf law within 5 standard deviations of a
+		// binomial count.
 		h := zipfHarmonic(rows, s)
-		for r := 1; r <= 4; r++ {
-			p := math.Pow(float64(r), -s) / h
+		for _, band := range [][2]int{{1, 1}, {2, 2}, {3, 3}, {4, 10}, {11, 1000}, {1001, 1024}, {1025, 1100}, {1101, 5000}, {5001, rows}} {
+			mass, drawn := 0.0, 0
+			for r := band[0]; r <= band[1]; r++ {
+				mass += math.Pow(float64(r), -s)
+				drawn += count[uint64(r-1)]
+			}
+			p := mass / h
 			want := p * float64(rows)
 			sd := math.Sqrt(float64(rows) * p * (1 - p))
-			if got := float64(count[uint64(r-1)]); math.Abs(got-want) > 5*sd+1 {
-				t.Errorf("%s: key %d (rank %d) drawn %.0f times, want %.0f +- %.0f", spec, r-1, r, got, want, 5*sd)
+			if math.Abs(float64(drawn)-want) > 5*sd+1 {
+				t.Errorf("%s: ranks %d to %d drawn %d times, want %.0f +- %.0f", spec, band[0], band[1], drawn, want, 5*sd)
 			}
 		}
 		if s >= 1 && count[0] < count[1] {
@@ -638,7 +645,7 @@ func TestParseValueErrors(t *testing.T) {
 			t.Errorf("ParseValue(%s, %q) error = %v, want it to contain %q", c.typ, c.in, err, c.want)
 		}
 	}
-	if _, _, err := ParseValue(Type{Name: "UInt64", Size: 4}, "1"); err == nil {
+	if _, _, err := ParseValue(Type{Name: "UInt24", Size: 3}, "1"); err == nil {
 		t.Error("ParseValue with a hand-made Type of the wrong size succeeded")
 	}
 	long := strings.Repeat("9", 1000)
