@@ -62,6 +62,9 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 		}
 	}()
 	if len(args) == 0 {
+		if opened, err := openLab(); opened { // the lab window, in a desktop build (desktop.go)
+			return err
+		}
 		fmt.Fprint(stdout, usage)
 		return nil
 	}

@@ -63,6 +63,9 @@ type smokeReport struct {
 		Note  string `json:"note"`
 		Error string `json:"error"`
 	} `json:"exports"`
+	FinalChart struct {
+		Ink int `json:"ink"`
+	} `json:"final_chart"`
 	Ms int64 `json:"ms"`
 }
 
@@ -320,6 +323,9 @@ func checkRunReport(t *testing.T, r smokeReport) {
 		default:
 			t.Logf("chart %s: %dx%d canvas, %d inked pixels", k, c.Width, c.Height, c.Ink)
 		}
+	}
+	if r.FinalChart.Ink < 1000 {
+		t.Errorf("the chart on screen for the screenshot has %d inked pixels", r.FinalChart.Ink)
 	}
 	for _, what := range []string{"png", "svg", "report", "markdown", "csv", "json"} {
 		e := r.Exports[what]

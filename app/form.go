@@ -67,7 +67,7 @@ func defaultForm() Form {
 		MaxLoadFactor: strconv.FormatFloat(core.DefaultMaxLoadFactor, 'f', -1, 64),
 		Keys:          core.SourceRandom,
 		Header:        "auto",
-		Seed:          "1",
+		Seed:          "0",
 		Repeats:       "1",
 		MissRate:      "0",
 	}

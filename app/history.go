@@ -33,23 +33,26 @@ type TableRow struct {
 // History is the saved results, newest first, as a table to pick from.
 type History struct {
 	Table
-	Dir   string `json:"dir"`   // where the results are kept
-	Count int    `json:"count"` // results listed
+	Dir      string   `json:"dir"`      // where the results are kept
+	Count    int      `json:"count"`    // results listed
+	Problems []string `json:"problems"` // files in Dir that could not be read, one line each
 }
 
 // History lists every saved result, newest first.
 func (l *Lab) History() (History, error) {
-	rs, err := l.store.List()
+	rs, problems, err := l.store.List()
 	if err != nil {
 		return History{}, ErrorOf(err, "history")
 	}
-	h := History{Dir: l.opt.ResultsDir, Count: len(rs)}
+	h := History{Dir: l.opt.ResultsDir, Count: len(rs), Problems: []string{}}
+	for _, p := range problems {
+		h.Problems = append(h.Problems, p.Error())
+	}
 	h.Columns = []Column{{"started", false}, {"layout", false}, {"key → value", false}, {"rows", true},
 		{"shards", true}, {"mlf", true}, {"source", false}, {"bytes_allocated", true}, {"peak RSS", true},
 		{"load (sec)", true}, {"runtime", false}}
 	h.Rows = []TableRow{}
-	for i := len(rs) - 1; i >= 0; i-- {
-		r := rs[i]
+	for _, r := range rs { // newest first
 		mlf := "–"
 		if r.Layout != "hashed_array" {
 			mlf = fmt.Sprint(r.MaxLoadFactor)
@@ -114,6 +117,10 @@ func (l *Lab) results(ids []string, field string) ([]experiments.Result, error) 
 		}
 		seen[id] = true
 		r, err := l.store.Load(id)
+		var fe *experiments.FieldError
+		if errors.As(err, &fe) {
+			return nil, errorf(field, "result %s: not in %s (deleted?)", id, l.opt.ResultsDir)
+		}
 		if err != nil {
 			return nil, ErrorOf(fmt.Errorf("result %s: %w", id, err), field)
 		}

@@ -21,7 +21,7 @@ import (
 // Options.
 type Lab struct {
 	opt   Options
-	store *resultStore
+	store *experiments.Store
 
 	mu   sync.Mutex
 	jobs map[string]*job // runs not yet finished, by id
@@ -70,13 +70,13 @@ func New(opt Options) (*Lab, error) {
 	}
 	dir := opt.ResultsDir
 	if dir == "" {
-		d, err := defaultResultsDir()
+		d, err := experiments.DefaultResultsDir()
 		if err != nil {
 			return nil, fmt.Errorf("finding the results folder: %w", err)
 		}
 		dir = d
 	}
-	st, err := openStore(dir)
+	st, err := experiments.OpenStore(dir)
 	if err != nil {
 		return nil, fmt.Errorf("opening the results folder: %w", err)
 	}
@@ -249,7 +249,7 @@ type LayoutEstimate struct {
 	FinalBytes int64   `json:"final_bytes"` // predicted bytes_allocated after the load
 	PeakText   string  `json:"peak_text"`
 	FinalText  string  `json:"final_text"`
-	BarPercent float64 `json:"bar_percent"` // PeakBytes as a share of the available memory, 0.5 to 100
+	BarPercent float64 `json:"bar_percent"` // PeakBytes + the worker's runtime, as a share of the available memory, 0.5 to 100
 	Fits       bool    `json:"fits"`
 	Estimated  bool    `json:"estimated"` // a model or an upper bound, not a replay
 	Note       string  `json:"note"`      // a tooltip: the parts of the peak
@@ -286,23 +286,23 @@ func estimateOf(mc experiments.MemoryCheck) Estimate {
 		GuardPrediction: mc,
 	}
 	for _, est := range mc.Estimates {
-		peak := est.PeakBytes + mc.RuntimeBytes
+		need := est.PeakBytes + mc.RuntimeBytes
 		le := LayoutEstimate{
 			Layout:     est.Layout,
-			PeakBytes:  peak,
+			PeakBytes:  est.PeakBytes,
 			FinalBytes: est.FinalBytes,
-			PeakText:   experiments.FormatBytes(peak),
+			PeakText:   experiments.FormatBytes(est.PeakBytes),
 			FinalText:  experiments.FormatBytes(est.FinalBytes),
-			Fits:       mc.AvailableBytes < 0 || peak <= mc.AvailableBytes,
+			Fits:       mc.AvailableBytes < 0 || need <= mc.AvailableBytes,
 			Estimated:  est.Estimated,
 			BarPercent: 100,
-			Note: fmt.Sprintf("%s: peak %s = tables %s + loader %s + read %s + worker runtime %s; %s after the load",
-				est.Layout, experiments.FormatBytes(peak), experiments.FormatBytes(est.TablePeakBytes),
+			Note: fmt.Sprintf("%s: predicted peak RSS %s = tables %s + loader %s + read %s; %s after the load; with the worker's runtime (%s) it needs %s",
+				est.Layout, experiments.FormatBytes(est.PeakBytes), experiments.FormatBytes(est.TablePeakBytes),
 				experiments.FormatBytes(est.LoaderBytes), experiments.FormatBytes(est.ReadBytes),
-				experiments.FormatBytes(mc.RuntimeBytes), experiments.FormatBytes(est.FinalBytes)),
+				experiments.FormatBytes(est.FinalBytes), experiments.FormatBytes(mc.RuntimeBytes), experiments.FormatBytes(need)),
 		}
 		if mc.AvailableBytes > 0 {
-			le.BarPercent = min(100, max(0.5, 100*float64(peak)/float64(mc.AvailableBytes)))
+			le.BarPercent = min(100, max(0.5, 100*float64(need)/float64(mc.AvailableBytes)))
 		}
 		if est.Estimated {
 			le.Note += " (an upper bound or a model)"
@@ -320,8 +320,8 @@ func estimateOf(mc experiments.MemoryCheck) Estimate {
 		e.Message = fmt.Sprintf("Largest predicted peak %s (%s); this platform does not tell how much memory is free.", e.NeedText, mc.Largest)
 	default:
 		e.Verdict = "Fits in memory"
-		e.Message = fmt.Sprintf("Largest predicted peak %s (%s, %s rows) of %s available (%s installed).",
-			e.NeedText, mc.Largest, e.RowsText, e.AvailableText, e.TotalText)
+		e.Message = fmt.Sprintf("Largest need %s (%s at %s rows, with the worker's runtime %s) of %s available (%s installed).",
+			e.NeedText, mc.Largest, e.RowsText, experiments.FormatBytes(mc.RuntimeBytes), e.AvailableText, e.TotalText)
 	}
 	return e
 }

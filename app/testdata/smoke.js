@@ -150,6 +150,7 @@
     $('#viewtabs button[data-view="results"]').click();
     await until("the chart after switching back", () => $("#chart").dataset.kind === first, 20000);
     await sleep(600); // let the resize settle before the screenshot
+    report.final_chart = canvasInk(); // what the screenshot shows
     step("history");
     report.ok = true;
   } catch (e) {

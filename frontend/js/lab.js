@@ -200,6 +200,7 @@
       state.runId = started.id;
       state.runResults = [];
       $("#progress").hidden = false;
+      $("#progress").classList.remove("compact", "bad");
       $("#progress-title").textContent = started.title;
       $("#progress-phase").textContent = "starting";
       $("#progress-bar").style.width = "0%";
@@ -250,6 +251,8 @@
     state.runId = "";
     $("#progress-phase").textContent = d.message;
     $("#progress-title").textContent = d.cancelled ? "Cancelled" : (d.failed ? "Failed" : "Finished");
+    $("#progress").classList.add("compact");
+    $("#progress").classList.toggle("bad", d.cancelled || d.failed);
     if (d.result_ids && d.result_ids.length) setSelection(d.result_ids);
     syncRunButtons();
     loadHistory();
@@ -417,6 +420,8 @@
       const ids = new Set(h.rows.map((r) => r.id));
       for (const id of Array.from(state.historySelected)) if (!ids.has(id)) state.historySelected.delete(id);
       $("#hist-count").textContent = h.rows.length ? String(h.rows.length) : "";
+      $("#history-problems").textContent = h.problems.length
+        ? `${h.problems.length} file(s) in ${h.dir} could not be read: ${h.problems.join("; ")}` : "";
       $("#history-table").replaceChildren(gridTable(h, {
         id: "history-grid",
         selectable: true,
@@ -463,6 +468,8 @@
   }
 
   function showView(name) {
+    $("#export-note").textContent = "";
+    $("#chart-note").textContent = "";
     for (const b of $$("#viewtabs button")) b.classList.toggle("on", b.dataset.view === name);
     $("#view-results").hidden = name !== "results";
     $("#view-history").hidden = name !== "history";
