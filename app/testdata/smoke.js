@@ -150,7 +150,10 @@
     $('#viewtabs button[data-view="results"]').click();
     await until("the chart after switching back", () => $("#chart").dataset.kind === first, 20000);
     await sleep(600); // let the resize settle before the screenshot
-    report.final_chart = canvasInk(); // what the screenshot shows
+    report.final_chart = canvasInk(); // what the screenshot shows, and where
+    const box = $("#chart").getBoundingClientRect();
+    Object.assign(report.final_chart, { x: Math.round(box.x), y: Math.round(box.y),
+      w: Math.round(box.width), h: Math.round(Math.min(box.height, window.innerHeight - box.y)), dpr: window.devicePixelRatio });
     step("history");
     report.ok = true;
   } catch (e) {
