@@ -2,7 +2,9 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
 	"runtime"
 	"strconv"
 	"sync"
@@ -26,6 +28,38 @@ type Lab struct {
 	mu   sync.Mutex
 	jobs map[string]*job // runs not yet finished, by id
 	seq  int
+
+	// The last file source's check: reading a big file through takes a
+	// while, and the form asks for an estimate as the person types.
+	checkMu   sync.Mutex
+	lastCheck fileCheck
+}
+
+type fileCheck struct {
+	key string
+	mc  experiments.MemoryCheck
+	err error
+}
+
+// check asks experiments' memory guard about cfg. A file source is read
+// through once per (settings, file size, file time) and the answer kept.
+func (l *Lab) check(cfg experiments.Config) (experiments.MemoryCheck, error) {
+	if cfg.Source == "" {
+		return experiments.Check(context.Background(), cfg)
+	}
+	st, err := os.Stat(cfg.Source)
+	if err != nil {
+		return experiments.Check(context.Background(), cfg) // names the problem
+	}
+	b, _ := json.Marshal(cfg)
+	key := fmt.Sprintf("%s|%d|%d", b, st.Size(), st.ModTime().UnixNano())
+	l.checkMu.Lock()
+	defer l.checkMu.Unlock()
+	if l.lastCheck.key != key {
+		mc, err := experiments.Check(context.Background(), cfg)
+		l.lastCheck = fileCheck{key, mc, err}
+	}
+	return l.lastCheck.mc, l.lastCheck.err
 }
 
 // Options is what a face gives the lab.
@@ -265,7 +299,7 @@ func (l *Lab) Estimate(f Form) (Estimate, error) {
 		return Estimate{}, err
 	}
 	cfg.InProcess = l.opt.InProcess
-	mc, err := experiments.Check(context.Background(), cfg)
+	mc, err := l.check(cfg)
 	if err != nil {
 		return Estimate{}, ErrorOf(err, "run")
 	}

@@ -229,7 +229,7 @@ func TestBadInputNamesTheField(t *testing.T) {
 		{"file is a folder", func(f *Form) { f.Keys, f.Source = "", dir }, "source", "directory"},
 		{"file and keys", func(f *Form) { f.Source = tsv }, "keys", "not both"},
 		{"column without file", func(f *Form) { f.KeyColumn = "2" }, "source", "apply to a file"},
-		{"key column past the end", func(f *Form) { f.Keys, f.Source, f.KeyColumn = "", tsv, "9" }, "source", "key column 9"},
+
 		{"bad header", func(f *Form) { f.Keys, f.Source, f.Header = "", tsv, "maybe" }, "header", "maybe"},
 	}
 	l, _ := newLab(t)
@@ -245,6 +245,28 @@ func TestBadInputNamesTheField(t *testing.T) {
 	}
 	if ids, _ := l.Running(); len(ids) != 0 {
 		t.Errorf("bad input started runs %v", ids)
+	}
+
+	// A file is read through inside the run (so that Cancel works then
+	// too): the prediction names its problem at once, the run as an event.
+	f := small("packed")
+	f.Keys, f.Rows, f.Source, f.KeyColumn = "", "", tsv, "9"
+	_, err := l.Estimate(f)
+	apiError(t, err, "source", "key column 9")
+	l2, ev := newLab(t)
+	st, err := l2.StartRun(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, done := ev.waitDone(t, st.ID, time.Minute)
+	var runErr *RunError
+	for _, e := range got {
+		if re, ok := e.data.(RunError); ok {
+			runErr = &re
+		}
+	}
+	if runErr == nil || runErr.Field != "source" || !strings.Contains(runErr.Message, "key column 9") || !done.Failed || len(done.ResultIDs) != 0 {
+		t.Errorf("file run: error event %+v, done %+v", runErr, done)
 	}
 }
 
@@ -534,6 +556,21 @@ func TestRunFromFile(t *testing.T) {
 	l, ev := newLab(t)
 	f := small("hashed_array")
 	f.Keys, f.Rows, f.Source, f.KeyColumn, f.ValueColumn = "", "", path, "id", "value"
+
+	// The prediction counts the file's rows, and sees the file change.
+	small := filepath.Join(dir, "small.tsv")
+	g := f
+	g.Source = small
+	for _, n := range []int64{2, 3} {
+		body := "id\tvalue\n" + strings.Repeat("5\t1\n", int(n))
+		if err := os.WriteFile(small, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		est, err := l.Estimate(g)
+		if err != nil || est.Rows != n {
+			t.Errorf("file of %d rows: estimate %d rows, %v", n, est.Rows, err)
+		}
+	}
 	st, err := l.StartRun(f)
 	if err != nil {
 		t.Fatal(err)

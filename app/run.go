@@ -29,7 +29,7 @@ type Started struct {
 	ID        string   `json:"id"`
 	Title     string   `json:"title"` // "5 layouts · UInt64 → UInt16 · 1M rows · 1 shard"
 	Layouts   []string `json:"layouts"`
-	TotalRows int64    `json:"total_rows"`
+	TotalRows int64    `json:"total_rows"` // 0 for a file source until it is read
 }
 
 // Progress is one progress event: the figures and their text, so the page
@@ -94,19 +94,23 @@ type job struct {
 // the background; it returns at once with the run's id. One run at a time:
 // a second one would measure the first's memory too. A form error names its
 // field; the guard's refusal comes back as an error for "run", with the
-// numbers.
+// numbers. A file source is read through (to count its rows for the guard)
+// inside the run, so that Cancel works during that read too: its refusal
+// or a malformed row arrives as EventError.
 func (l *Lab) StartRun(f Form) (Started, error) {
 	cfg, err := f.parse()
 	if err != nil {
 		return Started{}, err
 	}
 	cfg.InProcess = l.opt.InProcess
-	mc, err := experiments.Check(context.Background(), cfg)
-	if err != nil {
-		return Started{}, ErrorOf(err, "run")
-	}
-	if !mc.Fits {
-		return Started{}, &Error{Field: "run", Message: refusal(mc)}
+	var mc experiments.MemoryCheck
+	if cfg.Source == "" {
+		if mc, err = experiments.Check(context.Background(), cfg); err != nil {
+			return Started{}, ErrorOf(err, "run")
+		}
+		if !mc.Fits {
+			return Started{}, &Error{Field: "run", Message: refusal(mc)}
+		}
 	}
 
 	l.mu.Lock()
