@@ -1,12 +1,19 @@
 package core
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"math"
+	"os"
 	"slices"
+	"strconv"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // By default the loader benchmarks use 1e5 rows, cheap at -benchtime=1x.
@@ -100,36 +107,129 @@ func BenchmarkLoad(b *testing.B) {
 //	x2/x1        rows/s of Shards=2 over Shards=1 (target >= 1.6)
 //	x8/x2        rows/s of Shards=8 over Shards=2 (target >= 0.9)
 //	minbusy2%    the least busy worker of Shards=2, % of wall (target >= 85)
+//	cpus(N)      CPU seconds the process got per wall second during the
+//	             Shards=N loads (from /proc/self/stat; 2 is the whole machine)
+//	bare-x2/x1   the machine's own ceiling: the same keys, split by ShardOf
+//	             beforehand, inserted by 1 goroutine into 1 table and by 2
+//	             goroutines into 2 tables, with no loader at all
+//
+// Source=random makes every insert a cache (and TLB) miss into tables of
+// hundreds of MB; Source=range:65536 repeats 65,536 keys, so the tables stay
+// in cache and the figures show the loader's own cost and scaling.
 func BenchmarkLoadScaling(b *testing.B) {
-	for _, n := range loadSizes() {
-		b.Run("Layout=packed/Key=UInt64/Value=UInt16/len="+sizeName(n), func(b *testing.B) {
-			shardCounts := []int{1, 2, 8}
-			speed := make([][]float64, len(shardCounts))
-			var minBusy2 []float64
-			for range b.N {
-				for i, shards := range shardCounts {
-					_, r, err := Load[uint64, uint16](context.Background(), randomRows(b, n), LoadConfig{Layout: LayoutPacked, Shards: shards})
+	for _, source := range []SourceSpec{{Kind: SourceRandom}, {Kind: SourceRange, Param: 65536}} {
+		for _, n := range loadSizes() {
+			source.Rows, source.Seed, source.Values = n, 1, ValuesHash
+			b.Run(fmt.Sprintf("Layout=packed/Key=UInt64/Value=UInt16/Source=%s/len=%s", source, sizeName(n)), func(b *testing.B) {
+				open := func() Source[uint64, uint16] {
+					src, err := OpenSource[uint64, uint16](source, MustType("UInt64"), MustType("UInt16"))
 					if err != nil {
 						b.Fatal(err)
 					}
-					speed[i] = append(speed[i], float64(r.Rows)/r.Seconds)
-					if shards == 2 {
-						least := math.Inf(1)
-						for _, w := range r.Workers {
-							least = min(least, w.BusySeconds/r.Seconds)
+					return src
+				}
+				split := splitRows(b, open(), 2)
+				shardCounts := []int{1, 2, 8}
+				speed := make([][]float64, len(shardCounts))
+				cpus := make([][]float64, len(shardCounts))
+				var minBusy2, bare1, bare2 []float64
+				for range b.N {
+					for i, shards := range shardCounts {
+						cpu0 := processCPUSeconds()
+						_, r, err := Load[uint64, uint16](context.Background(), open(), LoadConfig{Layout: LayoutPacked, Shards: shards})
+						if err != nil {
+							b.Fatal(err)
 						}
-						minBusy2 = append(minBusy2, 100*least)
+						cpus[i] = append(cpus[i], (processCPUSeconds()-cpu0)/r.Seconds)
+						speed[i] = append(speed[i], float64(r.Rows)/r.Seconds)
+						if shards == 2 {
+							least := math.Inf(1)
+							for _, w := range r.Workers {
+								least = min(least, w.BusySeconds/r.Seconds)
+							}
+							minBusy2 = append(minBusy2, 100*least)
+						}
+					}
+					bare1 = append(bare1, bareInserts(split[0]))
+					bare2 = append(bare2, bareInserts(split[1]))
+				}
+				b.ReportMetric(median(speed[0]), "rows/s(1)")
+				b.ReportMetric(median(speed[1]), "rows/s(2)")
+				b.ReportMetric(median(speed[2]), "rows/s(8)")
+				b.ReportMetric(median(speed[1])/median(speed[0]), "x2/x1")
+				b.ReportMetric(median(speed[2])/median(speed[1]), "x8/x2")
+				b.ReportMetric(median(minBusy2), "minbusy2%")
+				b.ReportMetric(median(bare2)/median(bare1), "bare-x2/x1")
+				if processCPUSeconds() > 0 {
+					for i, shards := range shardCounts {
+						b.ReportMetric(median(cpus[i]), fmt.Sprintf("cpus(%d)", shards))
 					}
 				}
+			})
+		}
+	}
+}
+
+// processCPUSeconds is the user+system CPU time of this process, from
+// /proc/self/stat (Linux; 0 elsewhere), in ticks of 10 ms.
+func processCPUSeconds() float64 {
+	stat, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name, which is in parentheses: state is
+	// field 3, utime 14, stime 15.
+	f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseFloat(f[11], 64)
+	stime, _ := strconv.ParseFloat(f[12], 64)
+	return (utime + stime) / 100
+}
+
+// splitRows reads src into memory: element 0 is every row as one part,
+// elements 1.. the rows split into parts by ShardOf(key, parts).
+func splitRows(b *testing.B, src Source[uint64, uint16], parts int) [][]Block[uint64, uint16] {
+	all := Block[uint64, uint16]{}
+	by := make([]Block[uint64, uint16], parts)
+	var blk Block[uint64, uint16]
+	for {
+		err := src.Next(&blk, DefaultBlockRows)
+		for i, k := range blk.Keys {
+			all.Append(k, blk.Values[i])
+			s := ShardOf(k, parts)
+			by[s].Append(k, blk.Values[i])
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	return [][]Block[uint64, uint16]{{all}, by}
+}
+
+// bareInserts inserts each block into its own packed table on its own
+// goroutine, with no loader, and returns rows/s.
+func bareInserts(blocks []Block[uint64, uint16]) float64 {
+	rows := 0
+	for _, p := range blocks {
+		rows += p.Len()
+	}
+	start := time.Now()
+	var wg sync.WaitGroup
+	for _, p := range blocks {
+		wg.Go(func() {
+			t := NewPacked[uint64, uint16](Options{})
+			for i, k := range p.Keys {
+				t.Insert(k, p.Values[i])
 			}
-			b.ReportMetric(median(speed[0]), "rows/s(1)")
-			b.ReportMetric(median(speed[1]), "rows/s(2)")
-			b.ReportMetric(median(speed[2]), "rows/s(8)")
-			b.ReportMetric(median(speed[1])/median(speed[0]), "x2/x1")
-			b.ReportMetric(median(speed[2])/median(speed[1]), "x8/x2")
-			b.ReportMetric(median(minBusy2), "minbusy2%")
 		})
 	}
+	wg.Wait()
+	return float64(rows) / time.Since(start).Seconds()
 }
 
 func median(xs []float64) float64 {
