@@ -3,7 +3,7 @@ package experiments
 import (
 	"errors"
 	"fmt"
-	"math"
+	"math/big"
 	"os"
 	"strconv"
 	"strings"
@@ -289,7 +289,7 @@ func ParseRows(s string) (int64, error) {
 		return 0, bad("empty")
 	}
 	num := strings.ReplaceAll(text, "_", "")
-	mult := 1.0
+	mult := int64(1)
 	switch num[len(num)-1] {
 	case 'k', 'K':
 		mult = 1e3
@@ -303,32 +303,24 @@ func ParseRows(s string) (int64, error) {
 	if mult != 1 {
 		num = num[:len(num)-1]
 	}
-	if num == "" || strings.ContainsAny(num, "xXpPnN") {
+	if num == "" || strings.ContainsAny(num, "xXpPnNoObB/") {
 		return 0, bad("not a number")
 	}
-	if n, err := strconv.ParseInt(num, 10, 64); err == nil && mult == 1 {
-		if n < 1 {
-			return 0, bad("not positive")
-		}
-		if n > core.MaxSourceRows {
-			return 0, bad("too many")
-		}
-		return n, nil
-	}
-	f, err := strconv.ParseFloat(num, 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+	// Exact decimal arithmetic: 4.35M is 4,350,000 rows, not 4,349,999.99...
+	r, ok := new(big.Rat).SetString(num)
+	if !ok {
 		return 0, bad("not a number")
 	}
-	f *= mult
+	r.Mul(r, new(big.Rat).SetInt64(mult))
 	switch {
-	case f <= 0:
+	case r.Sign() <= 0:
 		return 0, bad("not positive")
-	case f > float64(core.MaxSourceRows):
+	case r.Cmp(new(big.Rat).SetInt64(core.MaxSourceRows)) > 0:
 		return 0, bad("too many")
-	case f != math.Trunc(f):
+	case !r.IsInt():
 		return 0, bad("not a whole number of rows")
 	}
-	return int64(f), nil
+	return r.Num().Int64(), nil
 }
 
 // FormatRows writes a row count the short way ParseRows reads: 1e6 as "1M",

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/packlab/packlab/core"
@@ -106,6 +107,10 @@ func sourceRows(ctx context.Context, p parsedConfig) (int64, error) {
 	if err != nil {
 		if ctx.Err() != nil {
 			return 0, fmt.Errorf("%w: %w", ErrCancelled, err)
+		}
+		if strings.HasPrefix(err.Error(), p.spec.Path) {
+			// core names the place: "FILE:LINE: column N: ...".
+			return 0, fmt.Errorf("--source %w", err)
 		}
 		return 0, fmt.Errorf("--source %s: %w", p.spec.Path, err)
 	}

@@ -1,0 +1,140 @@
+package experiments
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/packlab/packlab/core"
+)
+
+func TestParseRows(t *testing.T) {
+	good := map[string]int64{
+		"1000000": 1_000_000, "1e6": 1_000_000, "1M": 1_000_000, "10M": 10_000_000, "1B": 1_000_000_000,
+		"2.5M": 2_500_000, "1_000_000": 1_000_000, " 7 ": 7, "1k": 1000, "1G": 1e9, "1e+3": 1000, "3T": 3e12,
+		"4611686018427387904": 1 << 62, "4.35M": 4_350_000, "1.1M": 1_100_000,
+	}
+	for in, want := range good {
+		got, err := ParseRows(in)
+		if err != nil || got != want {
+			t.Errorf("ParseRows(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	bad := map[string]string{
+		"0":          "--rows 0: not positive (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
+		"-5":         "--rows -5: not positive (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
+		"abc":        "--rows abc: not a number (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
+		"1.5":        "--rows 1.5: not a whole number of rows (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
+		"1.0000005M": "--rows 1.0000005M: not a whole number of rows (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
+		"":           `--rows "": empty (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)`,
+		"M":          "--rows M: not a number (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
+		"1e30":       "--rows 1e30: too many (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
+		"NaN":        "--rows NaN: not a number (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
+		"Inf":        "--rows Inf: not a number (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
+		"10/2":       "--rows 10/2: not a number (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
+		"0x10":       "--rows 0x10: not a number (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
+		"1e-3":       "--rows 1e-3: not a whole number of rows (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
+		"0.0000001M": "--rows 0.0000001M: not a whole number of rows (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
+	}
+	for in, want := range bad {
+		got, err := ParseRows(in)
+		if err == nil {
+			t.Errorf("ParseRows(%q) = %d, want error %q", in, got, want)
+			continue
+		}
+		if err.Error() != want {
+			t.Errorf("ParseRows(%q) error\n got %q\nwant %q", in, err, want)
+		}
+	}
+}
+
+func TestFormatRowsRoundTrip(t *testing.T) {
+	for n, want := range map[int64]string{1: "1", 1000: "1K", 1_000_000: "1M", 2_500_000: "2.5M", 1e9: "1B", 1234: "1234", 12_345_678: "12345678", 1e7: "10M"} {
+		if got := FormatRows(n); got != want {
+			t.Errorf("FormatRows(%d) = %q, want %q", n, got, want)
+		}
+		if back, err := ParseRows(FormatRows(n)); err != nil || back != n {
+			t.Errorf("ParseRows(FormatRows(%d)) = %d, %v", n, back, err)
+		}
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "keys.tsv")
+	if err := os.WriteFile(file, []byte("1\t2\n3\t4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ok := []Config{
+		{},
+		{Layouts: []string{"hashed", "PACKED", "hashed-array"}, Key: "uint32", Value: "Float64", Rows: 5, Shards: 128, MaxLoadFactor: 0.99},
+		{Keys: "range:1M", Rows: 10}, {Keys: "zipf:1.1"}, {Keys: "sequential", MissRate: 1},
+		{Source: file}, {Source: file, KeyColumn: "2", ValueColumn: "none", Header: "no", SkipBadRows: true},
+	}
+	for _, c := range ok {
+		if err := c.Validate(); err != nil {
+			t.Errorf("Validate(%+v) = %v, want nil", c, err)
+		}
+	}
+	bad := []struct {
+		c    Config
+		want string
+	}{
+		{Config{Layouts: []string{"hashed", "bogus"}}, `--layout bogus: unknown layout (allowed: hashed, packed, sparse, hashed_array, gomap)`},
+		{Config{Layouts: []string{"hashed", "Hashed"}}, `--layout Hashed: given twice (allowed: each layout once)`},
+		{Config{Key: "UInt7"}, `--key UInt7: unknown type (allowed: UInt8, UInt16, UInt32, UInt64, UInt128, Int8, Int16, Int32, Int64, Int128, Float32, Float64, UUID, Date, DateTime)`},
+		{Config{Value: "String"}, `--value String: unknown type (allowed: UInt8, UInt16, UInt32, UInt64, UInt128, Int8, Int16, Int32, Int64, Int128, Float32, Float64, UUID, Date, DateTime)`},
+		{Config{Rows: -1}, `--rows -1: out of range (allowed: 1 to 4611686018427387904)`},
+		{Config{Shards: 500}, `--shards 500: out of range (allowed: 1 to 128)`},
+		{Config{Shards: -1}, `--shards -1: out of range (allowed: 1 to 128)`},
+		{Config{MaxLoadFactor: 0.3}, `--max-load-factor 0.3: out of range (allowed: 0.5 to 0.99)`},
+		{Config{MaxLoadFactor: 1}, `--max-load-factor 1: out of range (allowed: 0.5 to 0.99)`},
+		{Config{Repeats: 1000}, `--repeats 1000: out of range (allowed: 1 to 100)`},
+		{Config{MissRate: 1.5}, `--miss-rate 1.5: out of range (allowed: 0 to 1)`},
+		{Config{MissRate: 0.5, NoRead: true}, `--miss-rate 0.5: has no effect with --no-read (allowed: 0 with --no-read)`},
+		{Config{Keys: "zipff"}, `--keys zipff: unknown kind (allowed: sequential, random, range:M, zipf:S, or a file)`},
+		{Config{Keys: "zipf:0"}, `--keys zipf:0: S 0 is out of range (allowed: 0 < S <= 10, e.g. zipf:1.1)`},
+		{Config{Keys: file}, `--keys ` + file + `: is not a key generator (allowed: sequential, random, range:M, zipf:S; use --source for a file)`},
+		{Config{Source: filepath.Join(dir, "missing.tsv")}, `--source ` + filepath.Join(dir, "missing.tsv") + `: no such file (allowed: an existing TSV or CSV file, optionally .gz)`},
+		{Config{Source: dir}, `--source ` + dir + `: is a directory (allowed: a TSV or CSV file, optionally .gz)`},
+		{Config{Source: file, Keys: "random"}, `--keys random: cannot be combined with --source (allowed: one of --keys or --source)`},
+		{Config{Source: file, Header: "maybe"}, `--header "": header "maybe" is not allowed (allowed: auto, yes, no)`},
+		{Config{Source: file, KeyColumn: "0"}, `--key-column "": key column "0" is not allowed (allowed: a position 1 or more, or a header name)`},
+		{Config{KeyColumn: "2"}, `--key-column "": applies only to a file (allowed: with --source FILE)`},
+	}
+	for _, b := range bad {
+		err := b.c.Validate()
+		if err == nil {
+			t.Errorf("Validate(%+v) = nil, want %q", b.c, b.want)
+			continue
+		}
+		if err.Error() != b.want {
+			t.Errorf("Validate(%+v)\n got %q\nwant %q", b.c, err, b.want)
+		}
+		if _, ok := err.(*FieldError); !ok {
+			t.Errorf("Validate(%+v) returned %T, want *FieldError", b.c, err)
+		}
+	}
+}
+
+func TestClickHouseLayout(t *testing.T) {
+	for _, c := range []struct {
+		l      core.Layout
+		shards int
+		mlf    float64
+		want   string
+	}{
+		{core.LayoutHashed, 1, 0, "LAYOUT(HASHED())"},
+		{core.LayoutHashed, 1, 0.5, "LAYOUT(HASHED())"},
+		{core.LayoutSparse, 16, 0.9, "LAYOUT(SPARSE_HASHED(SHARDS 16 MAX_LOAD_FACTOR 0.9))"},
+		{core.LayoutPacked, 4, 0, "LAYOUT(SPARSE_HASHED(SHARDS 4))"},
+		{core.LayoutPacked, 1, 0.99, "LAYOUT(SPARSE_HASHED(MAX_LOAD_FACTOR 0.99))"},
+		{core.LayoutHashedArray, 4, 0.9, "LAYOUT(HASHED_ARRAY(SHARDS 4))"},
+		{core.LayoutHashedArray, 1, 0, "LAYOUT(HASHED_ARRAY())"},
+		{core.LayoutGoMap, 8, 0.7, ""},
+	} {
+		if got := ClickHouseLayout(c.l, c.shards, c.mlf); got != c.want {
+			t.Errorf("ClickHouseLayout(%s, %d, %v) = %q, want %q", c.l, c.shards, c.mlf, got, c.want)
+		}
+	}
+}

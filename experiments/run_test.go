@@ -1,0 +1,308 @@
+package experiments
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// jsonKeys flattens the keys of a decoded JSON value into paths:
+// "workers[].shard", "host.cpus".
+func jsonKeys(prefix string, v any, into map[string]bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, child := range x {
+			into[prefix+k] = true
+			jsonKeys(prefix+k+".", child, into)
+		}
+	case []any:
+		p := strings.TrimSuffix(prefix, ".") + "[]."
+		for _, child := range x {
+			jsonKeys(p, child, into)
+		}
+	}
+}
+
+// TestResultJSONContract measures a real run and checks its JSON against the
+// golden list of keys (testdata/run/result-keys.golden): every field present,
+// under its snake_case name, including the ones issue 4 names.
+func TestResultJSONContract(t *testing.T) {
+	res, err := Run(context.Background(), Config{Layouts: []string{"hashed"}, Rows: 20_000, Shards: 2, InProcess: true}, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(res[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decoded map[string]any
+	if err := json.Unmarshal(data, &decoded); err != nil {
+		t.Fatal(err)
+	}
+	keys := map[string]bool{}
+	jsonKeys("", decoded, keys)
+	var got []string
+	for k := range keys {
+		got = append(got, k)
+	}
+	sort.Strings(got)
+	golden, err := os.ReadFile(filepath.Join("testdata", "run", "result-keys.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Fields(string(golden))
+	if !slices.Equal(got, want) {
+		t.Errorf("result JSON keys differ from testdata/run/result-keys.golden\n got %v\nwant %v", got, want)
+	}
+	// The keys issue 4 lists, by name.
+	for _, k := range strings.Fields(`layout key_type value_type rows shards max_load_factor source element_count
+		duplicates bucket_count load_factor bytes_allocated payload_bytes padding_bytes empty_bytes metadata_bytes
+		heap_bytes rss_bytes peak_rss_bytes load_seconds load_rows_per_second read_seconds read_rows_per_second
+		found_rate workers workers[].shard workers[].rows workers[].busy_seconds workers[].wait_seconds
+		workers[].rows_per_second timeline timeline[].seconds timeline[].rows timeline[].rss_bytes isolated
+		clickhouse_layout`) {
+		if !keys[k] {
+			t.Errorf("result JSON has no %q", k)
+		}
+	}
+	// Every tag in the Result tree is snake_case and never omitted.
+	snake := regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
+	var walk func(reflect.Type)
+	walk = func(ty reflect.Type) {
+		for i := range ty.NumField() {
+			f := ty.Field(i)
+			tag := f.Tag.Get("json")
+			name, opts, _ := strings.Cut(tag, ",")
+			if !snake.MatchString(name) || opts != "" {
+				t.Errorf("%s.%s has json tag %q, want a snake_case name and no options", ty.Name(), f.Name, tag)
+			}
+			ft := f.Type
+			if ft.Kind() == reflect.Slice {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				walk(ft)
+			}
+		}
+	}
+	walk(reflect.TypeOf(Result{}))
+}
+
+// TestIsolatedAndInProcess measures the same config in worker processes and
+// in this one: the computed figures agree, the isolated results say so and
+// come from one child process per layout, and the measured ones are filled.
+func TestIsolatedAndInProcess(t *testing.T) {
+	cfg := Config{Layouts: []string{"hashed", "packed", "hashed_array"}, Rows: 100_000, Shards: 2, MaxLoadFactor: 0.9, Keys: "sequential", Seed: 7}
+	log := countWorkers(t)
+	iso, err := Run(context.Background(), cfg, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(log.started()); n != 3 {
+		t.Errorf("isolated run started %d worker processes, want 3 (one per layout)", n)
+	}
+	cfg.InProcess = true
+	inp, err := Run(context.Background(), cfg, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(log.started()); n != 3 {
+		t.Errorf("in-process run started %d more worker processes", n-3)
+	}
+	ids := map[string]bool{}
+	for i := range iso {
+		a, b := iso[i], inp[i]
+		if !a.Isolated || b.Isolated {
+			t.Errorf("%s: isolated = %v and %v, want true then false", a.Layout, a.Isolated, b.Isolated)
+		}
+		if a.Layout != cfg.Layouts[i] || b.Layout != cfg.Layouts[i] {
+			t.Errorf("result %d is %s/%s, want %s", i, a.Layout, b.Layout, cfg.Layouts[i])
+		}
+		for _, r := range []Result{a, b} {
+			if ids[r.ID] {
+				t.Errorf("id %s used twice", r.ID)
+			}
+			ids[r.ID] = true
+			if r.ElementCount != 100_000 || r.Rows != 100_000 || r.Duplicates != 0 {
+				t.Errorf("%s: element_count %d rows %d duplicates %d, want 100000, 100000, 0", r.Layout, r.ElementCount, r.Rows, r.Duplicates)
+			}
+			if len(r.Workers) != 2 || r.Workers[0].Rows+r.Workers[1].Rows != 100_000 || r.Workers[1].Shard != 1 {
+				t.Errorf("%s: workers %+v, want 2 shards summing to 100000 rows", r.Layout, r.Workers)
+			}
+			if r.FoundRate != 1 || r.ReadRowsPerSecond <= 0 || r.LoadRowsPerSecond <= 0 || r.LoadSeconds <= 0 {
+				t.Errorf("%s: found_rate %v read %v rows/s load %v rows/s", r.Layout, r.FoundRate, r.ReadRowsPerSecond, r.LoadRowsPerSecond)
+			}
+			tl := r.Timeline
+			if len(tl) < 2 || tl[0] != (TimelinePoint{}) || tl[len(tl)-1].Rows != 100_000 {
+				t.Errorf("%s: timeline %+v, want (0,0,0) first and all rows last", r.Layout, tl)
+			}
+			if r.Seed != 7 || r.Source != "sequential" || r.KeyType != "UInt64" || r.ValueType != "UInt16" || r.Shards != 2 || r.Repeats != 1 {
+				t.Errorf("%s: settings not carried: %+v", r.Layout, r)
+			}
+			if r.Host.CPUs != runtime.NumCPU() || r.Host.GoVersion != runtime.Version() || r.Runtime != "native" {
+				t.Errorf("%s: host %+v runtime %q", r.Layout, r.Host, r.Runtime)
+			}
+			if r.PredictedPeak <= 0 || r.HeapBytes <= 0 {
+				t.Errorf("%s: predicted_peak_bytes %d heap_bytes %d", r.Layout, r.PredictedPeak, r.HeapBytes)
+			}
+			if memoryMeasurable && !raceEnabled && (r.RSSBytes <= 0 || r.PeakRSSBytes < r.RSSBytes) {
+				t.Errorf("%s: rss_bytes %d peak_rss_bytes %d, want 0 < rss <= peak", r.Layout, r.RSSBytes, r.PeakRSSBytes)
+			}
+		}
+		if a.BucketCount != b.BucketCount || a.BytesAllocated != b.BytesAllocated || a.PaddingBytes != b.PaddingBytes {
+			t.Errorf("%s: isolated and in-process tables differ: %d/%d buckets, %d/%d bytes", a.Layout, a.BucketCount, b.BucketCount, a.BytesAllocated, b.BytesAllocated)
+		}
+	}
+	want := []string{"LAYOUT(HASHED(SHARDS 2 MAX_LOAD_FACTOR 0.9))", "LAYOUT(SPARSE_HASHED(SHARDS 2 MAX_LOAD_FACTOR 0.9))", "LAYOUT(HASHED_ARRAY(SHARDS 2))"}
+	for i, r := range iso {
+		if r.ClickHouseLayout != want[i] {
+			t.Errorf("%s: clickhouse_layout %q, want %q", r.Layout, r.ClickHouseLayout, want[i])
+		}
+	}
+	if iso[2].MaxLoadFactor != 0.5 {
+		t.Errorf("hashed_array reports max_load_factor %v; its key index always grows at 0.5", iso[2].MaxLoadFactor)
+	}
+}
+
+// TestSeedTableTarget is issue 4's target: 1e6 <UInt64,UInt16> rows give
+// 2^21 buckets in hashed and packed, 32 MiB and 20 MiB plus a header, and
+// 6 bytes of padding per pair in hashed only.
+func TestSeedTableTarget(t *testing.T) {
+	rows := int64(1_000_000)
+	if testing.Short() {
+		rows = 100_000 // 2^18 buckets
+	}
+	res, err := Run(context.Background(), Config{Layouts: []string{"hashed", "packed"}, Key: "UInt64", Value: "UInt16", Rows: rows, NoRead: testing.Short()}, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	buckets := int64(2_097_152)
+	if testing.Short() {
+		buckets = 262_144
+	}
+	for i, cell := range []int64{16, 10} {
+		r := res[i]
+		if r.BucketCount != buckets {
+			t.Errorf("%s: bucket_count %d, want %d", r.Layout, r.BucketCount, buckets)
+		}
+		if extra := r.BytesAllocated - buckets*cell; extra < 0 || extra > 512 {
+			t.Errorf("%s: bytes_allocated %d, want %d plus a header of at most 512", r.Layout, r.BytesAllocated, buckets*cell)
+		}
+		if want := (cell - 10) * rows; r.PaddingBytes != want {
+			t.Errorf("%s: padding_bytes %d, want %d", r.Layout, r.PaddingBytes, want)
+		}
+	}
+}
+
+func TestCombineRepeats(t *testing.T) {
+	reps := []Result{
+		{Layout: "hashed", Rows: 1000, LoadSeconds: 3, ReadSeconds: 1, ReadRowsPerSecond: 1000, RSSBytes: 1},
+		{Layout: "hashed", Rows: 1000, LoadSeconds: 1, ReadSeconds: 4, ReadRowsPerSecond: 250, RSSBytes: 2},
+		{Layout: "hashed", Rows: 1000, LoadSeconds: 2, ReadSeconds: 2, ReadRowsPerSecond: 500, RSSBytes: 3},
+	}
+	r := combineRepeats(reps)
+	if r.LoadSeconds != 2 || r.ReadSeconds != 2 || r.LoadRowsPerSecond != 500 || r.ReadRowsPerSecond != 500 || r.RSSBytes != 3 || r.Repeats != 3 {
+		t.Errorf("combined %+v: want medians 2 s and 2 s, 500 rows/s each, memory of the last, repeats 3", r)
+	}
+	if m := median([]float64{4, 1, 3, 2}); m != 2.5 {
+		t.Errorf("median of 4 = %v, want 2.5", m)
+	}
+}
+
+// TestRepeatsRunFreshWorkers: every repeat is its own child process.
+func TestRepeatsRunFreshWorkers(t *testing.T) {
+	log := countWorkers(t)
+	res, err := Run(context.Background(), Config{Layouts: []string{"packed", "gomap"}, Rows: 10_000, Repeats: 3, NoRead: true}, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(log.started()); n != 6 {
+		t.Errorf("started %d workers for 2 layouts x 3 repeats, want 6", n)
+	}
+	for _, r := range res {
+		if r.Repeats != 3 || r.ReadSeconds != 0 {
+			t.Errorf("%s: repeats %d read_seconds %v, want 3 and 0 (no read)", r.Layout, r.Repeats, r.ReadSeconds)
+		}
+	}
+}
+
+// TestProgressEvents: a load long enough to report shows progress for each
+// run, numbered, from the caller's goroutine, ending with "done".
+func TestProgressEvents(t *testing.T) {
+	rows := int64(300_000)
+	if testing.Short() {
+		rows = 50_000
+	}
+	var events []Progress
+	_, err := Run(context.Background(), Config{Layouts: []string{"hashed", "packed"}, Rows: rows}, RunOptions{Progress: func(p Progress) { events = append(events, p) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := map[int]Progress{}
+	for _, e := range events {
+		if e.Runs != 2 || e.Run < 1 || e.Run > 2 || e.TotalRows != rows {
+			t.Fatalf("event %+v: want run 1 or 2 of 2, total %d", e, rows)
+		}
+		last[e.Run] = e
+	}
+	for run := 1; run <= 2; run++ {
+		if e := last[run]; e.Phase != PhaseDone || e.Rows != rows {
+			t.Errorf("run %d ends with %+v, want phase done at %d rows", run, e, rows)
+		}
+	}
+}
+
+// TestFileSourceRun: a TSV file is read through before the run (a malformed
+// row is an error naming file, line and column, before any worker starts),
+// and a good one runs isolated like a generator.
+func TestFileSourceRun(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.tsv")
+	var b strings.Builder
+	b.WriteString("id\tv\n")
+	for i := 1; i <= 5000; i++ {
+		b.WriteString(strconv.Itoa(i%4000+1) + "\t" + strconv.Itoa(i%60000) + "\n")
+	}
+	if err := os.WriteFile(good, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.tsv")
+	if err := os.WriteFile(bad, []byte("1\t2\n3\t4\nx7\t5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log := countWorkers(t)
+	_, err := Run(context.Background(), Config{Layouts: []string{"hashed"}, Source: bad}, RunOptions{})
+	if want := "--source " + bad + `:3: column 1: "x7" is not a valid UInt64`; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("malformed row: err = %v, want the file, line 3 and column 1", err)
+	}
+	if n := len(log.started()); n != 0 {
+		t.Errorf("a malformed file started %d workers", n)
+	}
+	res, err := Run(context.Background(), Config{Layouts: []string{"hashed", "sparse"}, Source: good, Key: "UInt32", Value: "UInt16"}, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if r.Rows != 5000 || r.ElementCount != 4000 || r.Duplicates != 1000 || r.Source != good || !r.Isolated || r.FoundRate != 1 {
+			t.Errorf("%s: rows %d elements %d duplicates %d source %q isolated %v found %v", r.Layout, r.Rows, r.ElementCount, r.Duplicates, r.Source, r.Isolated, r.FoundRate)
+		}
+	}
+	// The guard counts the file's rows: skipping the file's read list
+	// changes the prediction.
+	c, err := Check(context.Background(), Config{Layouts: []string{"hashed"}, Source: good, Key: "UInt32"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := c.Estimates[0]; e.Rows != 5000 || e.ReadBytes != 5000*4 || !e.Estimated {
+		t.Errorf("estimate for the file: %+v, want 5000 rows, read list 20000 bytes, estimated", e)
+	}
+}

@@ -1,0 +1,205 @@
+package experiments
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func sampleResult(id string) Result {
+	r := Result{ID: id, StartedAt: "2026-11-30T20:58:00Z", Layout: "hashed", KeyType: "UInt64", ValueType: "UInt16",
+		Rows: 1000, Shards: 1, MaxLoadFactor: 0.5, Source: "random", ElementCount: 1000, BucketCount: 4096,
+		Workers: []Worker{{Shard: 0, Rows: 1000}}, Timeline: []TimelinePoint{{}}}
+	return r
+}
+
+func TestStoreRoundTrip(t *testing.T) {
+	s, err := OpenStore(filepath.Join(t.TempDir(), "a", "b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := []string{"20261130T205800.001Z-hashed-0001", "20261130T205800.003Z-packed-0003", "20261130T205800.002Z-sparse-0002"}
+	for _, id := range ids {
+		if err := s.Save(sampleResult(id)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, problems, err := s.List()
+	if err != nil || len(problems) != 0 {
+		t.Fatalf("List: %v, %v", problems, err)
+	}
+	var gotIDs []string
+	for _, r := range got {
+		gotIDs = append(gotIDs, r.ID)
+	}
+	want := []string{ids[1], ids[2], ids[0]}
+	if !slices.Equal(gotIDs, want) {
+		t.Errorf("List order %v, want newest first %v", gotIDs, want)
+	}
+	r, err := s.Load(ids[0])
+	if err != nil || r.BucketCount != 4096 || r.Workers[0].Rows != 1000 {
+		t.Errorf("Load = %+v, %v", r, err)
+	}
+	if err := s.Delete(ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Load(ids[0]); err == nil || !strings.Contains(err.Error(), "no such result") {
+		t.Errorf("Load after Delete: %v", err)
+	}
+	if err := s.Delete(ids[0]); err == nil {
+		t.Error("Delete of a missing result succeeded")
+	}
+	for _, bad := range []string{"", "../x", "a/b", ".hidden"} {
+		if err := s.Save(sampleResult(bad)); err == nil {
+			t.Errorf("Save accepted id %q", bad)
+		}
+		if _, err := s.Load(bad); err == nil {
+			t.Errorf("Load accepted id %q", bad)
+		}
+	}
+}
+
+// TestStoreListSkipsBadFiles: a corrupt file is reported by name and
+// skipped; temporary files of an interrupted save and other files are
+// ignored.
+func TestStoreListSkipsBadFiles(t *testing.T) {
+	s, err := OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Save(sampleResult("20261130T205800.001Z-hashed-0001")); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, body string) {
+		if err := os.WriteFile(filepath.Join(s.Dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("torn.json", `{"id":"x","layout":"hashed","rows":`)
+	write("empty.json", `{}`)
+	write(tempPrefix+"20261130T205800.009Z-hashed-0009.json-123", `{"id":"20261130T`)
+	write("notes.txt", "hello")
+	got, problems, err := s.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].ID != "20261130T205800.001Z-hashed-0001" {
+		t.Errorf("List = %d results, want the one good file", len(got))
+	}
+	if len(problems) != 2 {
+		t.Fatalf("problems = %v, want torn.json and empty.json", problems)
+	}
+	joined := fmt.Sprint(problems)
+	for _, name := range []string{"torn.json", "empty.json"} {
+		if !strings.Contains(joined, name) {
+			t.Errorf("problems %v do not name %s", problems, name)
+		}
+	}
+}
+
+// TestOpenStoreUnwritable: a results folder that cannot be made is an error
+// naming the flag, before any run.
+func TestOpenStoreUnwritable(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "plain-file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(file, "results")
+	_, err := OpenStore(dir)
+	want := "--results " + dir + ": not a writable folder: not a directory (allowed: a folder packlab can create and write)"
+	if err == nil || err.Error() != want {
+		t.Errorf("OpenStore(under a file)\n got %v\nwant %s", err, want)
+	}
+	var fe *FieldError
+	if !errors.As(err, &fe) {
+		t.Errorf("error is %T, want *FieldError", err)
+	}
+}
+
+func TestDefaultResultsDir(t *testing.T) {
+	t.Setenv("XDG_DATA_HOME", "/data")
+	if d, _ := DefaultResultsDir(); d != "/data/packlab/results" {
+		t.Errorf("with XDG_DATA_HOME: %s", d)
+	}
+	t.Setenv("XDG_DATA_HOME", "")
+	t.Setenv("HOME", "/home/u")
+	if d, _ := DefaultResultsDir(); d != "/home/u/.local/share/packlab/results" {
+		t.Errorf("without XDG_DATA_HOME: %s", d)
+	}
+}
+
+// saveLoopEnv makes the test binary a process that saves large results in
+// a loop until it is killed (see TestMain).
+const saveLoopEnv = "PACKLAB_TEST_SAVE_LOOP"
+
+func saveLoop(dir string) {
+	s := &Store{Dir: dir}
+	r := sampleResult("")
+	r.Timeline = make([]TimelinePoint, 30_000) // ~1.5 MB of JSON: a save takes a while
+	for i := range r.Timeline {
+		r.Timeline[i] = TimelinePoint{Seconds: float64(i) / 10, Rows: int64(i) * 1000, RSSBytes: int64(i) << 20}
+	}
+	for i := 0; ; i++ {
+		r.ID = fmt.Sprintf("20261130T205800.%03dZ-hashed-%04d", i%1000, i)
+		if err := s.Save(r); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Println("saved", r.ID)
+	}
+}
+
+// TestSaveSurvivesKill kills a process in the middle of saving large
+// results, several times: every file List reads is complete, and the
+// temporary file of the interrupted save is ignored.
+func TestSaveSurvivesKill(t *testing.T) {
+	dir := t.TempDir()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	kills := 3
+	if testing.Short() {
+		kills = 1
+	}
+	for k := range kills {
+		cmd := exec.Command(exe)
+		cmd.Env = append(os.Environ(), saveLoopEnv+"="+dir)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Let it write for a while, then kill it wherever it is.
+		time.Sleep(time.Duration(600+170*k) * time.Millisecond)
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	}
+	got, problems, err := (&Store{Dir: dir}).List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(problems) != 0 {
+		t.Errorf("List found torn files after kills: %v", problems)
+	}
+	if len(got) == 0 {
+		t.Fatal("no result was saved before the kills; the test proves nothing")
+	}
+	for _, r := range got {
+		if len(r.Timeline) != 30_000 {
+			t.Errorf("%s has %d timeline points, want 30000", r.ID, len(r.Timeline))
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	temps := 0
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), tempPrefix) {
+			temps++
+		}
+	}
+	t.Logf("%d results complete, %d temporary files left by kills (ignored)", len(got), temps)
+}
