@@ -43,6 +43,8 @@ type smokeReport struct {
 	} `json:"steps"`
 	RowsError   string     `json:"rows_error"`
 	RunDisabled bool       `json:"run_disabled_on_error"`
+	SourceError string     `json:"source_error"`
+	RowsOffFile bool       `json:"rows_disabled_for_file"`
 	Estimate    string     `json:"estimate"`
 	Title       string     `json:"progress_title"`
 	Phase2      string     `json:"progress_phase"`
@@ -305,6 +307,9 @@ func checkRunReport(t *testing.T, r smokeReport) {
 	}
 	if !r.RunDisabled {
 		t.Errorf("Run stayed enabled with a bad row count")
+	}
+	if !strings.Contains(r.SourceError, "choose a TSV or CSV") || !r.RowsOffFile {
+		t.Errorf("file source with no file: error %q, rows box disabled %v", r.SourceError, r.RowsOffFile)
 	}
 	if !strings.Contains(r.Estimate, "Fits") {
 		t.Errorf("prediction = %q, want it to fit", r.Estimate)

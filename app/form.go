@@ -19,6 +19,7 @@ type Form struct {
 	Rows          string   `json:"rows"`            // 1000000, 1e6, 1M, 2.5M, 1B; ignored for a file
 	Shards        string   `json:"shards"`          // 1 to 128; "" = 1
 	MaxLoadFactor string   `json:"max_load_factor"` // 0.5 to 0.99; "" = 0.5
+	SourceKind    string   `json:"source_kind"`     // "synthetic" (the default) or "file"
 	Keys          string   `json:"keys"`            // synthetic kind: random, sequential, range, zipf
 	KeysParam     string   `json:"keys_param"`      // M of range:M, S of zipf:S
 	Source        string   `json:"source"`          // a TSV or CSV file (optionally .gz) instead of Keys
@@ -65,6 +66,7 @@ func defaultForm() Form {
 		Rows:          experiments.FormatRows(experiments.DefaultRows),
 		Shards:        "1",
 		MaxLoadFactor: strconv.FormatFloat(core.DefaultMaxLoadFactor, 'f', -1, 64),
+		SourceKind:    "synthetic",
 		Keys:          core.SourceRandom,
 		Header:        "auto",
 		Seed:          "0",
@@ -118,6 +120,15 @@ func (f Form) config() (experiments.Config, error) {
 		return c, errorf("miss_rate", "%s: has no effect when lookups are skipped (allowed: 0 with “skip lookups”)", strings.TrimSpace(f.MissRate))
 	}
 
+	switch strings.TrimSpace(f.SourceKind) {
+	case "", "synthetic":
+	case "file":
+		if strings.TrimSpace(f.Source) == "" {
+			return c, errorf("source", "choose a TSV or CSV file (optionally .gz) of keys, or synthetic keys")
+		}
+	default:
+		return c, errorf("source", "%s: unknown kind of key source (allowed: synthetic, file)", f.SourceKind)
+	}
 	if src := strings.TrimSpace(f.Source); src != "" {
 		if strings.TrimSpace(f.Keys) != "" {
 			return c, errorf("keys", "choose synthetic keys or a file, not both")

@@ -225,6 +225,8 @@ func TestBadInputNamesTheField(t *testing.T) {
 		{"repeats 101", func(f *Form) { f.Repeats = "101" }, "repeats", "101"},
 		{"miss rate", func(f *Form) { f.MissRate = "2" }, "miss_rate", "0 to 1"},
 		{"miss rate without read", func(f *Form) { f.MissRate, f.NoRead = "0.5", true }, "miss_rate", "skip lookups"},
+		{"file not chosen", func(f *Form) { f.SourceKind, f.Keys = "file", "" }, "source", "choose a TSV or CSV"},
+		{"source kind", func(f *Form) { f.SourceKind = "http" }, "source", "http"},
 		{"no such file", func(f *Form) { f.Keys, f.Source = "", filepath.Join(dir, "nope.tsv") }, "source", "no such file"},
 		{"file is a folder", func(f *Form) { f.Keys, f.Source = "", dir }, "source", "directory"},
 		{"file and keys", func(f *Form) { f.Source = tsv }, "keys", "not both"},

@@ -80,6 +80,15 @@
     report.run_disabled_on_error = $("#run").disabled;
     step("bad rows shown");
 
+    // A file source with no file chosen is named next to the file box.
+    $('#source-mode button[data-mode="file"]').click();
+    await until("the source error", () => errorText("source") !== "");
+    report.source_error = errorText("source");
+    report.rows_disabled_for_file = $("#rows").disabled;
+    $('#source-mode button[data-mode="synthetic"]').click();
+    await until("the source error to clear", () => errorText("source") === "" && errorText("rows") !== "");
+    step("file source checked");
+
     // The comparison: packed vs hashed, UInt64 -> UInt16, 1e5 rows.
     for (const box of $$('#layouts input[type=checkbox]')) {
       const want = box.value === "packed" || box.value === "hashed";

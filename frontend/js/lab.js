@@ -111,12 +111,14 @@
     for (const b of $$("#source-mode button")) b.classList.toggle("on", b.dataset.mode === mode);
     $("#synthetic-source").hidden = mode !== "synthetic";
     $("#file-source").hidden = mode !== "file";
+    $("#rows").disabled = mode === "file"; // a file gives all its rows
   }
 
   // readForm returns the form exactly as typed; Go parses and validates it.
   function readForm() {
     const file = state.sourceMode === "file";
     return {
+      source_kind: state.sourceMode,
       layouts: $$('#layouts input:checked').map((i) => i.value),
       key: $("#key").value,
       value: $("#value").value,
