@@ -41,19 +41,25 @@ type smokeReport struct {
 		Name string `json:"name"`
 		Ms   int64  `json:"ms"`
 	} `json:"steps"`
-	RowsError   string     `json:"rows_error"`
-	RunDisabled bool       `json:"run_disabled_on_error"`
-	SourceError string     `json:"source_error"`
-	RowsOffFile bool       `json:"rows_disabled_for_file"`
-	Estimate    string     `json:"estimate"`
-	Title       string     `json:"progress_title"`
-	Phase2      string     `json:"progress_phase"`
-	RunError    string     `json:"run_error"`
-	Header      []string   `json:"table_header"`
-	Rows        [][]string `json:"table_rows"`
-	ResultIDs   []string   `json:"result_ids"`
-	HistoryIDs  []string   `json:"history_ids"`
-	Charts      map[string]struct {
+	RowsError      string `json:"rows_error"`
+	RunDisabled    bool   `json:"run_disabled_on_error"`
+	SourceError    string `json:"source_error"`
+	CancelProgress struct {
+		Rows, Rate, ETA, RSS, Bar string
+	} `json:"cancel_progress"`
+	CancelMs      int64      `json:"cancel_ms"`
+	CancelTitle   string     `json:"cancel_title"`
+	CancelMessage string     `json:"cancel_message"`
+	RowsOffFile   bool       `json:"rows_disabled_for_file"`
+	Estimate      string     `json:"estimate"`
+	Title         string     `json:"progress_title"`
+	Phase2        string     `json:"progress_phase"`
+	RunError      string     `json:"run_error"`
+	Header        []string   `json:"table_header"`
+	Rows          [][]string `json:"table_rows"`
+	ResultIDs     []string   `json:"result_ids"`
+	HistoryIDs    []string   `json:"history_ids"`
+	Charts        map[string]struct {
 		Ink    int    `json:"ink"`
 		Width  int    `json:"width"`
 		Height int    `json:"height"`
@@ -310,6 +316,15 @@ func checkRunReport(t *testing.T, r smokeReport) {
 	}
 	if !strings.Contains(r.SourceError, "choose a TSV or CSV") || !r.RowsOffFile {
 		t.Errorf("file source with no file: error %q, rows box disabled %v", r.SourceError, r.RowsOffFile)
+	}
+	cp := r.CancelProgress
+	if !strings.Contains(cp.Rows, "/ 200,000,000") || cp.Rate == "–" || cp.Bar == "" || cp.Bar == "0%" {
+		t.Errorf("progress during the long run: %+v", cp)
+	}
+	if r.CancelTitle != "Cancelled" || !strings.Contains(r.CancelMessage, "nothing was saved") || r.CancelMs > 10_000 {
+		t.Errorf("cancel: %q, %q after %d ms", r.CancelTitle, r.CancelMessage, r.CancelMs)
+	} else {
+		t.Logf("cancel at %s rows (%s, ETA %s, RSS %s): the run stopped %d ms after the click", cp.Rows, cp.Rate, cp.ETA, cp.RSS, r.CancelMs)
 	}
 	if !strings.Contains(r.Estimate, "Fits") {
 		t.Errorf("prediction = %q, want it to fit", r.Estimate)

@@ -89,6 +89,24 @@
     await until("the source error to clear", () => errorText("source") === "" && errorText("rows") !== "");
     step("file source checked");
 
+    // Cancel in the middle of a long load: the progress bar moves, Cancel
+    // stops it, nothing is kept.
+    for (const box of $$('#layouts input[type=checkbox]')) {
+      if (box.checked !== (box.value === "packed")) box.click();
+    }
+    setValue("rows", "200M");
+    await until("the big run's prediction", () => $("#estimate").classList.contains("fits") && !$("#run").disabled && errorText("rows") === "");
+    $("#run").click();
+    await until("progress of the big run", () => document.body.dataset.run === "running" && /^[1-9]/.test($("#p-rows").textContent), 30000);
+    report.cancel_progress = { rows: $("#p-rows").textContent, rate: $("#p-rate").textContent, eta: $("#p-eta").textContent, rss: $("#p-rss").textContent, bar: $("#progress-bar").style.width };
+    const cancelAt = Date.now();
+    $("#cancel").click();
+    await until("the cancel", () => document.body.dataset.run === "idle", 30000);
+    report.cancel_ms = Date.now() - cancelAt;
+    report.cancel_title = $("#progress-title").textContent;
+    report.cancel_message = $("#progress-phase").textContent;
+    step("cancelled");
+
     // The comparison: packed vs hashed, UInt64 -> UInt16, 1e5 rows.
     for (const box of $$('#layouts input[type=checkbox]')) {
       const want = box.value === "packed" || box.value === "hashed";
