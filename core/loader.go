@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"runtime/debug"
 	"strings"
 	"sync/atomic"
@@ -30,9 +31,11 @@ import (
 // list: in the steady state a load allocates nothing but table growth.
 //
 // Every row is counted twice, independently: the producer sums rows and
-// PairChecksum per shard over what it sent, each worker over what it
-// received. Load fails unless they agree, unless every table's Len equals
-// the rows its worker inserted, and unless Rows == Elements + Duplicates.
+// rowCheck per shard over what it sent, each worker over what it received.
+// Load fails unless they agree, unless every table's Len equals the rows its
+// worker inserted, and unless Rows == Elements + Duplicates. Each worker also
+// sums PairChecksum over the pairs it inserted: the load's Checksum, which
+// Verify recomputes from the tables.
 
 // Defaults and limits of LoadConfig.
 const (
@@ -251,7 +254,7 @@ type loader[K, V Bits] struct {
 
 type producerState struct {
 	sentRows []int64  // per shard
-	sentSum  []uint64 // per shard: sum of PairChecksum over the rows sent
+	sentSum  []uint64 // per shard: sum of rowCheck over the rows sent
 	report   ProducerReport
 	finished bool // read the source to its end and closed the queues
 }
@@ -259,8 +262,8 @@ type producerState struct {
 type workerState[K, V Bits] struct {
 	rows     atomic.Int64 // rows processed, for progress
 	report   WorkerReport
-	recvSum  uint64 // sum of PairChecksum over the rows received
-	keptSum  uint64 // ... over the rows inserted
+	recvSum  uint64 // sum of rowCheck over the rows received
+	keptSum  uint64 // sum of PairChecksum over the rows inserted
 	finished bool   // drained its queue to the producer's close
 	_        [64]byte
 }
@@ -395,13 +398,11 @@ func (l *loader[K, V]) produce() {
 
 	p := &l.producer
 	n := len(l.queues)
-	var read Block[K, V] // with several shards: the source block, split into cur
-	cur := make([]*Block[K, V], n)
+	var read Block[K, V] // with several shards: the source block, dealt by d
+	var d *dealer[K, V]
 	if n > 1 {
 		read = Block[K, V]{Keys: make([]K, 0, l.cfg.BlockRows), Values: make([]V, 0, l.cfg.BlockRows)}
-		for s := range cur {
-			cur[s] = l.get(s)
-		}
+		d = l.newDealer()
 	}
 	var rows int64
 	for block := 0; ; block++ {
@@ -432,7 +433,7 @@ func (l *loader[K, V]) produce() {
 		if n == 1 {
 			var sum uint64
 			for i, k := range b.Keys {
-				sum += PairChecksum(k, b.Values[i])
+				sum += rowCheck(shardHash(k), b.Values[i])
 			}
 			p.sentRows[0] += int64(b.Len())
 			p.sentSum[0] += sum
@@ -441,7 +442,7 @@ func (l *loader[K, V]) produce() {
 			} else if !l.send(0, b) {
 				return
 			}
-		} else if !l.split(b, cur) {
+		} else if !d.deal(b) {
 			return
 		}
 		p.report.SplitSeconds += time.Since(t1).Seconds() - (p.report.WaitSeconds - wait)
@@ -449,13 +450,8 @@ func (l *loader[K, V]) produce() {
 			break
 		}
 	}
-	for s, b := range cur {
-		if b != nil && b.Len() > 0 {
-			p.sentRows[s] += int64(b.Len())
-			if !l.send(s, b) {
-				return
-			}
-		}
+	if d != nil && !d.flush() {
+		return
 	}
 	for _, q := range l.queues {
 		close(q)
@@ -463,37 +459,110 @@ func (l *loader[K, V]) produce() {
 	p.finished = true
 }
 
-// split deals the rows of b into the per-shard sub-blocks cur, sending each
-// one when it is full. It returns false when the load is stopping.
-func (l *loader[K, V]) split(b *Block[K, V], cur []*Block[K, V]) bool {
-	p := &l.producer
-	n := uint64(len(cur))
-	mask := l.m.mask // n-1 when n is a power of two: ShardOf without a division
-	vals := b.Values[:len(b.Keys)]
-	for i, k := range b.Keys {
-		v := vals[i]
-		h := shardHash(k)
-		var s uint64
-		if mask != 0 {
-			s = h & mask
-		} else {
-			s = h % n
-		}
-		if i&(insertChunk-1) == insertChunk-1 && l.stopped() {
+// rowCheck is one row's share of the count-and-checksum the producer and the
+// workers keep of the rows passing through the queues: h is shardHash(key),
+// which the producer computes anyway to pick the shard, so the check costs
+// it one multiply. shardHash is a bijection of keys of up to 8 bytes, so a
+// lost, repeated or altered row changes the sum but for a 2^-64 chance.
+func rowCheck[V Bits](h uint64, v V) uint64 {
+	lo, hi := ToUint64(v)
+	return h + (lo^bits.RotateLeft64(hi, 32)+0x9e3779b97f4a7c15)*0xd6e8feb86659fd93
+}
+
+// dealer is the producer's side of the split: the sub-block it is filling
+// for each shard.
+type dealer[K, V Bits] struct {
+	l    *loader[K, V]
+	subs []subBlock[K, V] // one per shard
+}
+
+// subBlock is one shard's sub-block being filled. Its fields sit together
+// so that dealing a row touches one small struct, not a block through a
+// pointer and two slice headers.
+type subBlock[K, V Bits] struct {
+	b    *Block[K, V]
+	keys []K // b.Keys[:subRows], filled up to n
+	vals []V // b.Values[:subRows]
+	n    int
+	rows int64  // rows dealt to this shard in all
+	sum  uint64 // sum of rowCheck over them
+}
+
+func (l *loader[K, V]) newDealer() *dealer[K, V] {
+	d := &dealer[K, V]{l: l, subs: make([]subBlock[K, V], len(l.queues))}
+	for s := range d.subs {
+		d.refill(s)
+	}
+	return d
+}
+
+// refill gives shard s an empty sub-block.
+func (d *dealer[K, V]) refill(s int) {
+	b := d.l.get(s)
+	n := d.l.subRows
+	if cap(b.Keys) < n || cap(b.Values) < n {
+		b.Keys, b.Values = make([]K, 0, n), make([]V, 0, n)
+	}
+	sub := &d.subs[s]
+	sub.b, sub.keys, sub.vals, sub.n = b, b.Keys[:n], b.Values[:n], 0
+}
+
+// send queues shard s's sub-block, filled or not, and refills it. It
+// returns false when the load is stopping.
+func (d *dealer[K, V]) send(s int) bool {
+	sub := &d.subs[s]
+	b := sub.b
+	b.Keys, b.Values = sub.keys[:sub.n], sub.vals[:sub.n]
+	p := &d.l.producer
+	p.sentRows[s], p.sentSum[s] = sub.rows, sub.sum
+	if !d.l.send(s, b) {
+		return false
+	}
+	d.refill(s)
+	return true
+}
+
+// deal deals the rows of b into the per-shard sub-blocks, sending each one
+// when it is full. It returns false when the load is stopping.
+func (d *dealer[K, V]) deal(b *Block[K, V]) bool {
+	subs := d.subs
+	n := uint64(len(subs))
+	mask := d.l.m.mask // n-1 when n is a power of two: ShardOf without a division
+	keys, vals := b.Keys, b.Values[:len(b.Keys)]
+	for lo := 0; lo < len(keys); lo += insertChunk {
+		if d.l.stopped() {
 			return false
 		}
-		c := cur[s]
-		c.Keys = append(c.Keys, k)
-		c.Values = append(c.Values, v)
-		p.sentSum[s] += PairChecksum(k, v)
-		if len(c.Keys) == l.subRows {
-			p.sentRows[s] += int64(len(c.Keys))
-			if !l.send(int(s), c) {
+		hi := min(lo+insertChunk, len(keys))
+		for i := lo; i < hi; i++ {
+			k, v := keys[i], vals[i]
+			h := shardHash(k)
+			var s uint64
+			if mask != 0 {
+				s = h & mask
+			} else {
+				s = h % n
+			}
+			sub := &subs[s]
+			j := sub.n
+			sub.keys[j] = k
+			sub.vals[j] = v
+			sub.n = j + 1
+			sub.rows++
+			sub.sum += rowCheck(h, v)
+			if j+1 == len(sub.keys) && !d.send(int(s)) {
 				return false
 			}
-			c = l.get(int(s))
-			c.Reset()
-			cur[s] = c
+		}
+	}
+	return true
+}
+
+// flush sends every sub-block that holds rows.
+func (d *dealer[K, V]) flush() bool {
+	for s := range d.subs {
+		if d.subs[s].n > 0 && !d.send(s) {
+			return false
 		}
 	}
 	return true
@@ -537,10 +606,9 @@ func (l *loader[K, V]) work(s int) {
 			var ins int64
 			for i := lo; i < hi; i++ {
 				k, v := keys[i], vals[i]
-				c := PairChecksum(k, v)
-				recv += c
+				recv += rowCheck(shardHash(k), v)
 				if t.Insert(k, v) {
-					kept += c
+					kept += PairChecksum(k, v)
 					ins++
 				}
 			}

@@ -288,3 +288,40 @@ func BenchmarkRead(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSplit is the producer's per-row cost of dealing a block of
+// random keys into per-shard sub-blocks (with the row checks), on one
+// goroutine; a second goroutine returns the sent sub-blocks to the free list.
+func BenchmarkSplit(b *testing.B) {
+	for _, shards := range []int{2, 7, 8, 64} {
+		b.Run(fmt.Sprintf("Key=UInt64/Value=UInt16/Shards=%d", shards), func(b *testing.B) {
+			m, _ := NewSharded[uint64, uint16](LayoutPacked, Options{}, shards)
+			ctx, cancel := context.WithCancelCause(context.Background())
+			defer cancel(nil)
+			cfg, _ := LoadConfig{Layout: LayoutPacked, Shards: shards}.normalize()
+			l := newLoader(m, randomRows(b, 1), cfg, ctx, cancel)
+			var blk Block[uint64, uint16]
+			randomRows(b, DefaultBlockRows).Next(&blk, DefaultBlockRows)
+			for s := range shards {
+				go func() {
+					for {
+						select {
+						case sub := <-l.queues[s]:
+							l.put(s, sub)
+						case <-ctx.Done():
+							return
+						}
+					}
+				}()
+			}
+			d := l.newDealer()
+			b.ResetTimer()
+			for range b.N {
+				if !d.deal(&blk) {
+					b.Fatal("deal stopped")
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(blk.Len()), "ns/row")
+		})
+	}
+}
