@@ -40,11 +40,12 @@ func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(form
 // input, 1 for anything else.
 func exitCode(err error) int {
 	var fe *experiments.FieldError
+	var ie *experiments.InputError
 	var ue *usageError
 	switch {
 	case errors.Is(err, experiments.ErrCancelled):
 		return 130
-	case errors.As(err, &fe), errors.As(err, &ue):
+	case errors.As(err, &fe), errors.As(err, &ie), errors.As(err, &ue):
 		return 2
 	}
 	return 1
@@ -135,9 +136,9 @@ func newRunFlags(fs *flag.FlagSet, sweep bool) *runFlags {
 		c.Rows = n
 		return err
 	})
-	fs.Func("shards", "shards", func(s string) error { return intFlag("--shards", s, "1 to 128", &c.Shards) })
+	fs.Func("shards", "shards", func(s string) error { return intFlag("--shards", s, 1, 128, &c.Shards) })
 	fs.Func("max-load-factor", "max load factor", func(s string) error {
-		return floatFlag("--max-load-factor", s, "0.5 to 0.99", &c.MaxLoadFactor)
+		return floatFlag("--max-load-factor", s, 0.5, 0.99, &c.MaxLoadFactor)
 	})
 	fs.StringVar(&c.Keys, "keys", "", "key source")
 	fs.Func("seed", "seed", func(s string) error {
@@ -158,35 +159,43 @@ func newRunFlags(fs *flag.FlagSet, sweep bool) *runFlags {
 	})
 	fs.BoolVar(&c.SkipBadRows, "skip-bad-rows", false, "skip malformed rows")
 	fs.Func("repeats", "repeats", func(s string) error {
-		return intFlag("--repeats", s, fmt.Sprintf("1 to %d", experiments.MaxRepeats), &c.Repeats)
+		return intFlag("--repeats", s, 1, experiments.MaxRepeats, &c.Repeats)
 	})
 	fs.BoolVar(&c.NoRead, "no-read", false, "skip the read phase")
-	fs.Func("miss-rate", "miss rate", func(s string) error { return floatFlag("--miss-rate", s, "0 to 1", &c.MissRate) })
+	fs.Func("miss-rate", "miss rate", func(s string) error { return floatFlag("--miss-rate", s, 0, 1, &c.MissRate) })
 	fs.BoolVar(&c.InProcess, "in-process", false, "measure in this process")
 	fs.BoolVar(&c.Force, "force", false, "run even if the memory guard refuses")
 	fs.StringVar(&f.resultsDir, "results", "", "results folder")
 	fs.BoolVar(&f.noSave, "no-save", false, "do not save results")
 	if sweep {
 		fs.Func("max-shards", "largest shard count", func(s string) error {
-			return intFlag("--max-shards", s, "1 to 128", &f.maxShards)
+			return intFlag("--max-shards", s, 1, 128, &f.maxShards)
 		})
 	}
 	return f
 }
 
-func intFlag(name, s, allowed string, dst *int) error {
+// intFlag and floatFlag read a number and check its range here: in a
+// Config, 0 means "the default", so an explicit 0 must be refused by the flag.
+func intFlag(name, s string, lo, hi int, dst *int) error {
 	v, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil {
-		return usagef("%s %s: not a whole number (allowed: %s)", name, s, allowed)
+		return usagef("%s %s: not a whole number (allowed: %d to %d)", name, s, lo, hi)
+	}
+	if v < lo || v > hi {
+		return usagef("%s %s: out of range (allowed: %d to %d)", name, s, lo, hi)
 	}
 	*dst = v
 	return nil
 }
 
-func floatFlag(name, s, allowed string, dst *float64) error {
+func floatFlag(name, s string, lo, hi float64, dst *float64) error {
 	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return usagef("%s %s: not a number (allowed: %s)", name, s, allowed)
+		return usagef("%s %s: not a number (allowed: %v to %v)", name, s, lo, hi)
+	}
+	if v < lo || v > hi {
+		return usagef("%s %s: out of range (allowed: %v to %v)", name, s, lo, hi)
 	}
 	*dst = v
 	return nil

@@ -55,6 +55,13 @@ func Check(ctx context.Context, cfg Config) (MemoryCheck, error) {
 	return checkMemory(p, rows)
 }
 
+// InputError is bad input found by reading it before any work, such as a
+// malformed row of a source file; its text names the flag and the place.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
 // runSpec is one layout's measured run, ready to go.
 type runSpec struct {
 	p      parsedConfig
@@ -110,9 +117,9 @@ func sourceRows(ctx context.Context, p parsedConfig) (int64, error) {
 		}
 		if strings.HasPrefix(err.Error(), p.spec.Path) {
 			// core names the place: "FILE:LINE: column N: ...".
-			return 0, fmt.Errorf("--source %w", err)
+			return 0, &InputError{Err: fmt.Errorf("--source %w", err)}
 		}
-		return 0, fmt.Errorf("--source %s: %w", p.spec.Path, err)
+		return 0, &InputError{Err: fmt.Errorf("--source %s: %w", p.spec.Path, err)}
 	}
 	if rows == 0 {
 		return 0, fieldErr("--source", p.spec.Path, "has no rows", "a file with at least one row")

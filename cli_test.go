@@ -1,0 +1,358 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/packlab/packlab/experiments"
+)
+
+// mainEnv makes the test binary behave as the packlab command itself (see
+// TestMain), so a test can send it a real SIGINT.
+const mainEnv = "PACKLAB_TEST_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(experiments.WorkerEnv) == "1" {
+		os.Exit(experiments.WorkerMain())
+	}
+	if os.Getenv(mainEnv) == "1" {
+		main()
+		os.Exit(0)
+	}
+	if os.Getenv("GORACE") == "" {
+		os.Setenv("GORACE", "atexit_sleep_ms=0") // see experiments' TestMain
+	}
+	os.Exit(m.Run())
+}
+
+// packlab runs the command line in this process.
+func packlab(t *testing.T, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	var o, e bytes.Buffer
+	err = runContext(context.Background(), args, &o, &e)
+	return o.String(), e.String(), err
+}
+
+// TestBadInput: every kind of bad input is one line naming the flag, the
+// value and what is allowed, a non-zero exit, and no work: the results
+// folder is not even created.
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	results := filepath.Join(dir, "results")
+	missing := filepath.Join(dir, "missing.tsv")
+	badRows := filepath.Join(dir, "bad.tsv")
+	if err := os.WriteFile(badRows, []byte("1\t2\n3\t4\n5\t70000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plain := filepath.Join(dir, "plain")
+	if err := os.WriteFile(plain, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const rowsAllowed = "(allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)"
+	types := "(allowed: UInt8, UInt16, UInt32, UInt64, UInt128, Int8, Int16, Int32, Int64, Int128, Float32, Float64, UUID, Date, DateTime)"
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--layout", "hashed,bogus"}, "--layout bogus: unknown layout (allowed: hashed, packed, sparse, hashed_array, gomap)"},
+		{[]string{"run", "--key", "UInt7"}, "--key UInt7: unknown type " + types},
+		{[]string{"run", "--value", "String"}, "--value String: unknown type " + types},
+		{[]string{"run", "--rows", "0"}, "--rows 0: not positive " + rowsAllowed},
+		{[]string{"run", "--rows", "-3"}, "--rows -3: not positive " + rowsAllowed},
+		{[]string{"run", "--rows", "many"}, "--rows many: not a number " + rowsAllowed},
+		{[]string{"run", "--rows", "1.5"}, "--rows 1.5: not a whole number of rows " + rowsAllowed},
+		{[]string{"run", "--shards", "500"}, "--shards 500: out of range (allowed: 1 to 128)"},
+		{[]string{"run", "--shards", "0"}, "--shards 0: out of range (allowed: 1 to 128)"},
+		{[]string{"run", "--shards", "four"}, "--shards four: not a whole number (allowed: 1 to 128)"},
+		{[]string{"run", "--max-load-factor", "0.3"}, "--max-load-factor 0.3: out of range (allowed: 0.5 to 0.99)"},
+		{[]string{"run", "--max-load-factor", "1"}, "--max-load-factor 1: out of range (allowed: 0.5 to 0.99)"},
+		{[]string{"run", "--max-load-factor", "half"}, "--max-load-factor half: not a number (allowed: 0.5 to 0.99)"},
+		{[]string{"run", "--source", missing}, "--source " + missing + ": no such file (allowed: an existing TSV or CSV file, optionally .gz)"},
+		{[]string{"run", "--source", badRows, "--key", "UInt64", "--value", "UInt16"}, "--source " + badRows + `:3: column 2: "70000" is out of range for UInt16 (0 to 65535)`},
+		{[]string{"run", "--max-load-factor", "0"}, "--max-load-factor 0: out of range (allowed: 0.5 to 0.99)"},
+		{[]string{"run", "--repeats", "101"}, "--repeats 101: out of range (allowed: 1 to 100)"},
+		{[]string{"run", "--keys", "zipff"}, "--keys zipff: unknown kind (allowed: sequential, random, range:M, zipf:S, or a file)"},
+		{[]string{"run", "--repeats", "0"}, "--repeats 0: out of range (allowed: 1 to 100)"},
+		{[]string{"run", "--miss-rate", "2"}, "--miss-rate 2: out of range (allowed: 0 to 1)"},
+		{[]string{"run", "--format", "xml"}, "--format xml: unknown format (allowed: table, markdown, csv, json)"},
+		{[]string{"run", "--frob"}, "unknown flag --frob for run (run 'packlab help run' for the flags)"},
+		{[]string{"run", "--rows"}, "--rows: needs a value (run 'packlab help run')"},
+		{[]string{"run", "--no-read=maybe"}, "--no-read=maybe: not a boolean (allowed: --no-read alone, or --no-read=true or false)"},
+		{[]string{"run", "hashed"}, `run: unexpected argument "hashed" (flags start with --; run 'packlab help run')`},
+		{[]string{"sweep", "nope"}, `sweep "nope": unknown sweep (allowed: seed-table, shards, types, growth, load-factor)`},
+		{[]string{"sweep"}, "sweep: which one? (allowed: seed-table, shards, types, growth, load-factor)"},
+		{[]string{"sweep", "shards", "--shards", "4"}, "--shards 4: the shards sweep sets the shard count itself (allowed: --max-shards N)"},
+		{[]string{"sweep", "growth", "--max-shards", "4"}, "--max-shards 4: applies only to the shards sweep (allowed: sweep shards)"},
+		{[]string{"frobnicate"}, `unknown command "frobnicate" (allowed: run, sweep, report, version, help)`},
+		{[]string{"help", "frob"}, `help "frob": unknown command (allowed: run, sweep, report)`},
+	}
+	for _, c := range cases {
+		args := append(append([]string(nil), c.args...), "--results", results)
+		switch {
+		case c.args[len(c.args)-1] == "--rows":
+			args = c.args // --rows would take --results as its value
+		case len(c.args) > 2 && c.args[2] == badRows:
+			// The file is read through after the results folder is opened
+			// (and before any run): it may create the folder.
+			args = append(args[:len(args)-1], filepath.Join(dir, "results-2"))
+		}
+		start := time.Now()
+		stdout, stderr, err := packlab(t, args...)
+		if err == nil {
+			t.Errorf("packlab %s: no error, want %q", strings.Join(args, " "), c.want)
+			continue
+		}
+		if err.Error() != c.want {
+			t.Errorf("packlab %s\n got %q\nwant %q", strings.Join(args, " "), err, c.want)
+		}
+		if code := exitCode(err); code != 2 {
+			t.Errorf("packlab %s: exit code %d, want 2", strings.Join(args, " "), code)
+		}
+		if stdout != "" || stderr != "" {
+			t.Errorf("packlab %s printed %q / %q besides the error", strings.Join(args, " "), stdout, stderr)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("packlab %s took %v to refuse", strings.Join(args, " "), d)
+		}
+	}
+	if _, err := os.Stat(results); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("bad input created the results folder: %v", err)
+	}
+	// An unwritable results folder is refused before any run.
+	_, _, err := packlab(t, "run", "--rows", "10", "--results", filepath.Join(plain, "r"))
+	want := "--results " + filepath.Join(plain, "r") + ": not a writable folder: not a directory (allowed: a folder packlab can create and write)"
+	if err == nil || err.Error() != want {
+		t.Errorf("unwritable results folder\n got %v\nwant %s", err, want)
+	}
+}
+
+// TestRunJSONIsOnlyJSON: --format json prints a JSON array of results on
+// stdout and nothing else; the results are saved and listed.
+func TestRunJSONIsOnlyJSON(t *testing.T) {
+	dir := t.TempDir()
+	stdout, stderr, err := packlab(t, "run", "--layout", "hashed,packed", "--rows", "2e4", "--shards", "2", "--format", "json", "--results", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(strings.NewReader(stdout))
+	dec.DisallowUnknownFields()
+	var res []experiments.Result
+	if err := dec.Decode(&res); err != nil {
+		t.Fatalf("stdout is not a JSON array of results: %v\n%s", err, stdout)
+	}
+	if dec.More() || strings.TrimSpace(stdout[dec.InputOffset():]) != "" {
+		t.Errorf("stdout has more than the JSON array: %q", stdout[dec.InputOffset():])
+	}
+	if len(res) != 2 || res[0].Layout != "hashed" || res[1].Layout != "packed" || !res[0].Isolated || res[0].ElementCount != 20_000 {
+		t.Errorf("results %+v", res)
+	}
+	if want := fmt.Sprintf("packlab: saved 2 result(s) in %s\n", dir); stderr != want {
+		t.Errorf("stderr %q, want %q (and no progress bar when not a terminal)", stderr, want)
+	}
+	list, _, err := packlab(t, "report", "--results", dir, "--list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res {
+		if !strings.Contains(list, r.ID+"  "+r.Layout+"  UInt64/UInt16  20K rows  shards 2") {
+			t.Errorf("report --list does not show %s:\n%s", r.ID, list)
+		}
+	}
+}
+
+// TestIssueTarget is issue 4's target, through the command line.
+func TestIssueTarget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads 1e6 rows twice")
+	}
+	stdout, _, err := packlab(t, "run", "--layout", "hashed,packed", "--key", "UInt64", "--value", "UInt16", "--rows", "1e6", "--format", "json", "--no-save")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res []experiments.Result
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []struct{ bytes, padding int64 }{{33554432, 6000000}, {20971520, 0}} {
+		r := res[i]
+		if r.BucketCount != 2097152 || r.BytesAllocated < want.bytes || r.BytesAllocated > want.bytes+512 || r.PaddingBytes != want.padding {
+			t.Errorf("%s: bucket_count %d bytes_allocated %d padding_bytes %d; want 2097152, %d (+ at most 512), %d",
+				r.Layout, r.BucketCount, r.BytesAllocated, r.PaddingBytes, want.bytes, want.padding)
+		}
+	}
+}
+
+func TestFormatsAndReport(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"table", "markdown", "csv"} {
+		stdout, _, err := packlab(t, "run", "--layout", "packed,gomap", "--rows", "5000", "--format", f, "--results", dir, "--in-process")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lines := strings.Split(strings.TrimSpace(stdout), "\n"); len(lines) < 3 || !strings.Contains(stdout, "packed") || !strings.Contains(stdout, "gomap") {
+			t.Errorf("--format %s:\n%s", f, stdout)
+		}
+	}
+	out := filepath.Join(dir, "report.html")
+	_, stderr, err := packlab(t, "report", "--results", dir, "--out", out, "--title", "six runs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(out)
+	if err != nil || !bytes.Contains(page, []byte("six runs")) || !bytes.Contains(page, []byte("echarts")) {
+		t.Errorf("report.html: %d bytes, %v", len(page), err)
+	}
+	if !strings.Contains(stderr, "wrote "+out+" (6 results)") {
+		t.Errorf("report stderr %q", stderr)
+	}
+	md, _, err := packlab(t, "report", "--results", dir, "--format", "markdown")
+	if err != nil || strings.Count(md, "\n| ") != 6 {
+		t.Errorf("report --format markdown: %v\n%s", err, md)
+	}
+	if _, _, err := packlab(t, "report", "--results", dir, "--ids", "20200101T000000.000Z-hashed-0000"); err == nil ||
+		!strings.Contains(err.Error(), "--ids 20200101T000000.000Z-hashed-0000: no such result") {
+		t.Errorf("report of a missing id: %v", err)
+	}
+	empty := t.TempDir()
+	if _, _, err := packlab(t, "report", "--results", empty); err == nil || err.Error() != "no results in "+empty+" (run 'packlab run' first)" {
+		t.Errorf("report of an empty folder: %v", err)
+	}
+	if _, _, err := packlab(t, "report", "--format", "pdf"); err == nil || err.Error() != "--format pdf: unknown format (allowed: html, markdown)" {
+		t.Errorf("report --format pdf: %v", err)
+	}
+}
+
+func TestSweepCommand(t *testing.T) {
+	stdout, _, err := packlab(t, "sweep", "shards", "--layout", "packed", "--rows", "2e4", "--max-shards", "2", "--format", "csv", "--no-save")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Split(strings.TrimSpace(stdout), "\n"); len(lines) != 3 {
+		t.Errorf("sweep shards to 2: %d csv lines, want a header and 2 rows:\n%s", len(lines), stdout)
+	}
+	// Flags may also come before the sweep's name.
+	stdout, _, err = packlab(t, "sweep", "--rows", "1e4", "--no-save", "--in-process", "--format", "json", "seed-table")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res []experiments.Result
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil || len(res) != 5 {
+		t.Errorf("seed-table: %d results, %v", len(res), err)
+	}
+}
+
+func TestHelpAndVersion(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "packlab run [flags]"},
+		{[]string{"help"}, "packlab sweep NAME"},
+		{[]string{"help", "run"}, "--max-load-factor F"},
+		{[]string{"run", "-h"}, "--max-load-factor F"},
+		{[]string{"help", "sweep"}, "load-factor"},
+		{[]string{"sweep", "--help"}, "--max-shards N"},
+		{[]string{"help", "report"}, "--ids ID,ID"},
+		{[]string{"version"}, "packlab " + version},
+	} {
+		stdout, _, err := packlab(t, c.args...)
+		if err != nil || !strings.Contains(stdout, c.want) {
+			t.Errorf("packlab %v: %v, output lacks %q:\n%s", c.args, err, c.want, stdout)
+		}
+	}
+}
+
+func TestProgressLine(t *testing.T) {
+	p := experiments.Progress{Layout: "packed", Run: 2, Runs: 5, Phase: experiments.PhaseLoad, Rows: 2_500_000, TotalRows: 10_000_000, Seconds: 2.5, RSSBytes: 100 << 20}
+	want := "[2/5] packed [######..................] 2.5M/10.0M rows  1.0M rows/s  ETA 8s  RSS 100.0 MiB"
+	if got := progressLine(p); got != want {
+		t.Errorf("progressLine\n got %q\nwant %q", got, want)
+	}
+	p.Phase = experiments.PhaseRead
+	if got := progressLine(p); got != "[2/5] packed loaded 2.5M rows, reading ...  RSS 100.0 MiB" {
+		t.Errorf("read phase: %q", got)
+	}
+	var buf bytes.Buffer
+	b := newProgressBar(&buf)
+	p.Phase = experiments.PhaseLoad
+	b.update(p)
+	b.clear()
+	if buf.Len() != 0 {
+		t.Errorf("a progress bar was drawn on a non-terminal: %q", buf.String())
+	}
+}
+
+// TestInterrupt sends a real SIGINT to packlab (this test binary acting as
+// it) while its second layout loads: it exits 130 with one line saying what
+// was cancelled, prints and keeps the result already measured, and leaves no
+// worker process behind.
+func TestInterrupt(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	mark := fmt.Sprintf("PACKLAB_TEST_MARK=%d-%d", os.Getpid(), time.Now().UnixNano())
+	cmd := exec.Command(exe, "run", "--layout", "hashed,sparse", "--rows", "500000", "--no-read", "--results", dir)
+	cmd.Env = append(os.Environ(), mainEnv+"=1", mark)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait for hashed's result file: sparse is then loading.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if m, _ := filepath.Glob(filepath.Join(dir, "*-hashed-*.json")); len(m) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("no hashed result after 60 s; stderr: %s", stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("packlab did not exit within 10 s of SIGINT")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Errorf("exit code %d, want 130", code)
+	}
+	want := "packlab: saved 1 result(s) in " + dir + "\npacklab: cancelled: sparse at 500K rows was stopped before it finished (context canceled); 1 result(s) measured before it\n"
+	if stderr.String() != want {
+		t.Errorf("stderr\n got %q\nwant %q", stderr.String(), want)
+	}
+	if !strings.Contains(stdout.String(), "hashed") || strings.Contains(stdout.String(), "sparse") {
+		t.Errorf("stdout should show the hashed result only:\n%s", stdout.String())
+	}
+	// No process that inherited the mark is left (the killed worker included).
+	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	for _, p := range procs {
+		env, err := os.ReadFile(p)
+		if err == nil && bytes.Contains(env, []byte(mark)) {
+			pid := strings.Split(p, "/")[2]
+			stat, _ := os.ReadFile("/proc/" + pid + "/stat")
+			if !bytes.Contains(stat, []byte(") Z ")) {
+				t.Errorf("process %s outlived packlab: %s", pid, stat)
+			}
+		}
+	}
+}
