@@ -139,13 +139,17 @@ func (l *Lab) StartRun(f Form) (Started, error) {
 // comes, and reports.
 func (l *Lab) execute(ctx context.Context, j *job, cfg experiments.Config) {
 	start := time.Now()
-	defer func() {
-		j.cancel()
-		l.mu.Lock()
-		delete(l.jobs, j.id)
-		l.mu.Unlock()
-	}()
 	var ids []string
+	defer func() {
+		if v := recover(); v != nil { // a bug must not leave the run "going" forever
+			l.mu.Lock()
+			delete(l.jobs, j.id)
+			l.mu.Unlock()
+			msg := fmt.Sprintf("internal error: %v (please report it)", v)
+			l.emit(EventError, RunError{ID: j.id, Field: "run", Message: msg})
+			l.emit(EventDone, RunDone{ID: j.id, ResultIDs: append([]string{}, ids...), Failed: true, Message: "Failed: " + msg})
+		}
+	}()
 	_, err := experiments.Run(ctx, cfg, experiments.RunOptions{
 		Progress: func(p experiments.Progress) { l.emit(EventProgress, progressOf(j.id, p)) },
 		OnResult: func(r experiments.Result) error {
@@ -177,6 +181,12 @@ func (l *Lab) execute(ctx context.Context, j *job, cfg experiments.Config) {
 	default:
 		done.Message = measured
 	}
+	// The run is over before the page hears so: a StartRun right after
+	// EventDone must not find it still going.
+	j.cancel()
+	l.mu.Lock()
+	delete(l.jobs, j.id)
+	l.mu.Unlock()
 	l.emit(EventDone, done)
 }
 
