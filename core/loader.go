@@ -253,6 +253,7 @@ type loader[K, V Bits] struct {
 }
 
 type producerState struct {
+	readRows int64    // rows the source gave, counted as they are read
 	sentRows []int64  // per shard
 	sentSum  []uint64 // per shard: sum of rowCheck over the rows sent
 	report   ProducerReport
@@ -429,6 +430,7 @@ func (l *loader[K, V]) produce() {
 			l.hook(-1, b.Len())
 		}
 		rows += int64(b.Len())
+		p.readRows = rows
 		wait := p.report.WaitSeconds
 		if n == 1 {
 			var sum uint64
@@ -683,6 +685,9 @@ func (l *loader[K, V]) report(wall time.Duration) (LoadReport, error) {
 		r.Elements += wr.Elements
 		r.Duplicates += wr.Duplicates
 		r.Checksum += w.keptSum
+	}
+	if r.Rows != p.readRows {
+		return LoadReport{}, fmt.Errorf("load: the source gave %d rows, the workers received %d", p.readRows, r.Rows)
 	}
 	if r.Rows != r.Elements+r.Duplicates {
 		return LoadReport{}, fmt.Errorf("load: %d rows != %d elements + %d duplicates", r.Rows, r.Elements, r.Duplicates)
