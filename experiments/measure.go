@@ -19,14 +19,14 @@ import (
 // One measured load, in the process that will hold the map (a worker child,
 // or the caller with --in-process):
 //
-//	GC + FreeOSMemory     so the baseline holds no garbage
+//	FreeOSMemory          a GC, then free pages returned: no garbage in the baseline
 //	baseline              VmRSS, live heap; VmHWM reset to VmRSS
 //	load                  core.Load; every 100 ms a timeline point
 //	                      (seconds, rows, RSS - baseline); every 10 ms the
 //	                      reclaimer looks at RSS (see reclaimer)
 //	verify                count and checksum of the pairs against the load's
 //	stats                 bytes_allocated and its breakdown, computed
-//	GC + FreeOSMemory     then rss_bytes = VmRSS - baseline and heap_bytes =
+//	FreeOSMemory again    then rss_bytes = VmRSS - baseline and heap_bytes =
 //	                      live heap - baseline: freed slabs of earlier
 //	                      growths are returned first, so they do not count
 //	read                  core.Read: every key once in a random order
@@ -126,8 +126,8 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 	}
 	defer src.Close()
 
-	// Baseline.
-	runtime.GC()
+	// Baseline. FreeOSMemory is a full collection, then every free page
+	// returned to the operating system.
 	debug.FreeOSMemory()
 	heap0 := liveHeap()
 	rss0, _ := statusMemory()
@@ -149,6 +149,7 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 			progress(Progress{Layout: string(l), Phase: phase, Rows: rows, TotalRows: src.Rows(), Seconds: elapsed.Seconds(), RSSBytes: rel(rss)})
 		}
 	}
+	started := time.Now()
 	rec := startReclaimer(rss0)
 	m, lr, err := core.Load(ctx, src, core.LoadConfig{
 		Layout:        l,
@@ -176,7 +177,6 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 	// runtime may still hold; collect them and give their pages back first,
 	// so that rss_bytes is what the map and the process keep, not what the
 	// collector has not got round to returning.
-	runtime.GC()
 	debug.FreeOSMemory()
 	rss1, _ := statusMemory()
 	heap1 := liveHeap()
@@ -194,7 +194,7 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 	runtime.KeepAlive(m)
 
 	r := Result{
-		StartedAt:         time.Now().UTC().Format(time.RFC3339),
+		StartedAt:         started.UTC().Format(time.RFC3339),
 		Layout:            string(l),
 		KeyType:           p.key.Name,
 		ValueType:         p.value.Name,
@@ -336,7 +336,7 @@ func (r *reclaimer) stop() int64 {
 }
 
 // liveHeap is the heap the last collection found live, in bytes: right
-// after runtime.GC, the Go heap in use.
+// after a full collection, the Go heap in use.
 func liveHeap() int64 {
 	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	metrics.Read(s)

@@ -8,13 +8,15 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Store keeps results as one JSON file per run, <id>.json, in one folder.
 // A file is written whole or not at all: to a temporary file in the same
 // folder, synced, then renamed over the final name (atomic on POSIX file
 // systems), and the folder synced so the rename survives a crash. A crash
-// leaves at most a temporary file, which List ignores.
+// leaves at most a temporary file, which List ignores and OpenStore removes
+// once it is an hour old.
 type Store struct {
 	Dir string
 }
@@ -62,7 +64,30 @@ func OpenStore(dir string) (*Store, error) {
 	if err := os.Remove(name); err != nil {
 		return nil, bad(err)
 	}
+	removeStaleTemps(dir, time.Now().Add(-staleTemp))
 	return &Store{Dir: dir}, nil
+}
+
+// staleTemp is the age past which a temporary file is a crashed save's, not
+// one in progress: a save takes milliseconds.
+const staleTemp = time.Hour
+
+// removeStaleTemps deletes the temporary files of saves interrupted by a
+// crash, last modified before cutoff. Failures are ignored: List skips
+// temporary files anyway.
+func removeStaleTemps(dir string, cutoff time.Time) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), tempPrefix) || e.IsDir() {
+			continue
+		}
+		if info, err := e.Info(); err == nil && info.ModTime().Before(cutoff) {
+			_ = os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 // Save writes r as <r.ID>.json, atomically.

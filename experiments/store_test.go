@@ -203,3 +203,29 @@ func TestSaveSurvivesKill(t *testing.T) {
 	}
 	t.Logf("%d results complete, %d temporary files left by kills (ignored)", len(got), temps)
 }
+
+// TestOpenStoreRemovesStaleTemps: a crashed save's temporary file is removed
+// once it is old; a fresh one (a save in progress elsewhere) is kept.
+func TestOpenStoreRemovesStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	old := filepath.Join(dir, tempPrefix+"a.json-1")
+	fresh := filepath.Join(dir, tempPrefix+"b.json-2")
+	for _, p := range []string{old, fresh} {
+		if err := os.WriteFile(p, []byte("{"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	past := time.Now().Add(-2 * time.Hour)
+	if err := os.Chtimes(old, past, past); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenStore(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(old); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("stale temporary file kept: %v", err)
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Errorf("fresh temporary file removed: %v", err)
+	}
+}
