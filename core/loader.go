@@ -56,10 +56,12 @@ const insertChunk = 1024
 
 // stopGrace bounds how long Load, once stopping, waits for the workers after
 // the producer has returned. A worker stops within insertChunk rows, unless
-// it is inside one Insert that grows a large table (hundreds of
-// milliseconds for 10^8 cells); Load then returns without it, and the worker
-// exits as soon as that Insert returns, touching nothing else.
-const stopGrace = 50 * time.Millisecond
+// it is inside one Insert that grows a large table, which cannot be
+// interrupted: moving 2^25 packed cells into 2^26 took 2.4 s on the 2-core
+// lab machine (TestLoadCancelDeep). Load then returns without it, and the
+// worker exits as soon as that Insert returns, touching nothing else; its
+// table is garbage from then on.
+const stopGrace = 25 * time.Millisecond
 
 // LoadConfig describes a load. The zero value of every field but Layout
 // means its default.

@@ -114,10 +114,12 @@ func loadSeq(t *testing.T, n, shards int) (*Sharded[uint64, uint16], LoadReport,
 }
 
 // noLeaks fails the test if goroutines started during it are still running
-// after a grace period, as goleak does.
-func noLeaks(t *testing.T, before int) {
+// after a grace period of 2 s, as goleak does.
+func noLeaks(t *testing.T, before int) { t.Helper(); noLeaksWithin(t, before, 2*time.Second) }
+
+func noLeaksWithin(t *testing.T, before int, grace time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(grace)
 	for runtime.NumGoroutine() > before {
 		if time.Now().After(deadline) {
 			buf := make([]byte, 1<<20)
@@ -328,6 +330,57 @@ func TestLoadCancel(t *testing.T) {
 			}
 			t.Logf("cancelled at %d rows; Load returned %v later: %v", rowsAtCancel, took, err)
 			noLeaks(t, before)
+		})
+	}
+}
+
+// TestLoadCancelDeep cancels a load of 10^8 random rows deep into it, in
+// the middle of a table growth that moves tens of millions of cells (seen
+// as a stall of the row count just after a growth threshold), and checks
+// that Load still returns within 100 ms; the stuck worker exits once its
+// growth is done. It needs -loadrows 1e8 (a minute, a few GB of memory).
+func TestLoadCancelDeep(t *testing.T) {
+	if *loadRows < 1e8 {
+		t.Skip("needs -loadrows 1e8")
+	}
+	for _, c := range []struct {
+		shards int
+		grows  int64 // total rows at which the tables grow (cells*0.5 per shard)
+	}{{1, 1 << 24}, {1, 1 << 25}, {4, 1 << 25}} {
+		t.Run(fmt.Sprintf("shards=%d/growth-at=%d", c.shards, c.grows), func(t *testing.T) {
+			before := runtime.NumGoroutine()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			var at time.Time
+			var rows, last int64
+			stalled := 0
+			src := loaderSynth(t, SourceRandom, 0, int64(*loadRows))
+			m, _, err := Load[uint64, uint16](ctx, src, LoadConfig{Layout: LayoutPacked, Shards: c.shards, ProgressEvery: time.Millisecond,
+				Progress: func(p LoadProgress) {
+					if p.Rows == last && p.Rows > c.grows*99/100 {
+						stalled++
+					} else {
+						stalled = 0
+					}
+					last = p.Rows
+					if stalled == 20 && at.IsZero() {
+						at, rows = time.Now(), p.Rows
+						go cancel() // from another goroutine, as a caller would
+					}
+				}})
+			took := time.Since(at)
+			if m != nil || !errors.Is(err, context.Canceled) || at.IsZero() {
+				t.Fatalf("got %v, %v (cancelled: %v); want a cancelled load", m, err, !at.IsZero())
+			}
+			if took > 100*time.Millisecond {
+				t.Errorf("Load returned %v after the cancel at %d rows, want <= 100ms", took, rows)
+			}
+			// The worker caught in the growth finishes it (seconds at this
+			// size on the lab machine), then exits.
+			wait := time.Now()
+			noLeaksWithin(t, before, time.Minute)
+			t.Logf("cancel 20ms into a stall at %d rows: Load returned after %v; the last goroutine exited %v later", rows, took, time.Since(wait))
+			runtime.GC()
 		})
 	}
 }
