@@ -81,6 +81,8 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 		return cmdSweep(ctx, args[1:], stdout, stderr)
 	case "report":
 		return cmdReport(args[1:], stdout, stderr)
+	case "serve":
+		return cmdServe(ctx, args[1:], stdout, stderr) // the browser lab: serve.go
 	}
 	return usagef("unknown command %q (allowed: run, sweep, report, version, help)", args[0])
 }

@@ -1,10 +1,11 @@
-//go:build !linux
+//go:build !linux && !(js && wasm)
 
 package experiments
 
 // Outside Linux there is no /proc: RSS figures are unknown (-1), the
 // results say so with rss_bytes 0, and only bytes_allocated and the Go heap
-// are reported. The browser build (js/wasm) lands here.
+// are reported. The browser build (js/wasm) has its own twin,
+// measure_js.go, where the tab's WebAssembly memory stands in for RSS.
 
 func currentRSS() int64              { return -1 }
 func statusMemory() (rss, hwm int64) { return -1, -1 }

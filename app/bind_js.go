@@ -1,0 +1,570 @@
+//go:build js && wasm
+
+// The browser face's binding: the same Lab, its methods called from
+// JavaScript with the same JSON the desktop window exchanges, its events
+// posted as they happen. This file is the only one of package app that
+// imports syscall/js.
+//
+// The Go instance lives in a Web Worker (frontend/js/wasm-worker.js); the
+// worker is the host. It gives BindJS an object with
+//
+//	host.ready(call)                   BindJS hands over call(id, method, argsJSON)
+//	host.reply(id, resultJSON, errorJSON)  the answer to one call: exactly one
+//	                                   of the two is a string, the other null
+//	host.event(name, dataJSON)         "run:progress", "run:result", "run:error", "run:done"
+//	host.download(name, mime, bytes)   an export to hand to the person (bytes: Uint8Array)
+//	host.pickedFile()                  the path of the file the person just picked
+//	                                   (mounted by the host), "" when they cancelled
+//
+// Answers and events go out synchronously from Go (no promise, no
+// microtask): a run keeps the single thread busy, and anything queued behind
+// it would arrive after the run.
+//
+// What differs from the desktop, all of it here:
+//   - memory: the guard's "available" is the room left in the tab's wasm32
+//     memory (experiments/measure_js.go), its "total" the 4 GiB a wasm32
+//     memory can hold; Estimate names the largest row count that fits for each
+//     chosen layout at the chosen settings, worked out from core.Predict's peak
+//     through the guard, and says why;
+//   - labels: what the desktop calls RSS is the wasm memory the Go runtime
+//     holds (table columns, chart names, notes); results carry runtime
+//     "browser" and isolated false (experiments sets both), and the results
+//     table gains a runtime column;
+//   - files: exports are written to a scratch folder and handed to the page
+//     as a download; a key file is the one the person picked, mounted by the
+//     host and read in chunks as Go reads it.
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"mime"
+	"os"
+	"path"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall/js"
+
+	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments"
+)
+
+// DownloadsDir is the scratch folder exports are written to before they are
+// handed to the page as downloads.
+const DownloadsDir = "/downloads"
+
+// jsBinding is one Lab bound to one host.
+type jsBinding struct {
+	lab  *Lab
+	host js.Value
+
+	// gate holds run events back while StartRun's answer is on its way, so
+	// that the page knows the run's id before its first event.
+	gate sync.Mutex
+}
+
+// BindJS makes the lab of opt callable from JavaScript through host (see
+// the top of this file). It sets opt's events and dialogs to the host's,
+// measures in-process, and names the runtime "browser".
+func BindJS(host js.Value, opt Options) (*Lab, error) {
+	if host.Type() != js.TypeObject {
+		return nil, errors.New("BindJS: the host is not an object")
+	}
+	for _, fn := range []string{"ready", "reply", "event", "download", "pickedFile"} {
+		if host.Get(fn).Type() != js.TypeFunction {
+			return nil, fmt.Errorf("BindJS: the host has no function %s", fn)
+		}
+	}
+	b := &jsBinding{host: host}
+	opt.InProcess = true
+	opt.Runtime = "browser"
+	opt.Emit = b.emit
+	opt.OpenFile = func(FileDialog) (string, error) {
+		return host.Call("pickedFile").String(), nil
+	}
+	opt.SaveFile = func(d FileDialog) (string, error) {
+		return path.Join(DownloadsDir, path.Base(d.DefaultName)), nil
+	}
+	if err := os.MkdirAll(DownloadsDir, 0o755); err != nil {
+		return nil, fmt.Errorf("BindJS: the downloads folder: %w", err)
+	}
+	lab, err := New(opt)
+	if err != nil {
+		return nil, err
+	}
+	b.lab = lab
+	host.Call("ready", js.FuncOf(b.call))
+	return lab, nil
+}
+
+func (b *jsBinding) emit(event string, data any) {
+	buf, err := json.Marshal(data)
+	if err != nil {
+		buf, _ = json.Marshal(RunError{Field: "run", Message: "an event could not be encoded: " + err.Error()})
+		event = EventError
+	}
+	b.gate.Lock()
+	b.host.Call("event", event, string(buf))
+	b.gate.Unlock()
+}
+
+// call is host-callable: call(id, method, argsJSON). It returns at once; the
+// method runs on its own goroutine and answers through host.reply.
+func (b *jsBinding) call(_ js.Value, args []js.Value) any {
+	if len(args) != 3 {
+		return fmt.Sprintf("call takes (id, method, argsJSON), got %d arguments", len(args))
+	}
+	id, method, raw := args[0], args[1].String(), args[2].String()
+	go func() {
+		if method == "StartRun" {
+			// Hold the run's events until its answer is out.
+			b.gate.Lock()
+			defer b.gate.Unlock()
+		}
+		res, err := b.dispatch(method, raw)
+		b.reply(id, res, err)
+	}()
+	return nil
+}
+
+func (b *jsBinding) reply(id js.Value, res any, err error) {
+	if err != nil {
+		e := ErrorOf(err, "")
+		buf, _ := json.Marshal(e)
+		b.host.Call("reply", id, js.Null(), string(buf))
+		return
+	}
+	buf, merr := json.Marshal(res)
+	if merr != nil {
+		buf, _ = json.Marshal(&Error{Message: "the answer could not be encoded: " + merr.Error()})
+		b.host.Call("reply", id, js.Null(), string(buf))
+		return
+	}
+	b.host.Call("reply", id, string(buf), js.Null())
+}
+
+// dispatch decodes the JSON array of arguments and calls the method. A
+// panic becomes an error for the page rather than the end of the worker.
+func (b *jsBinding) dispatch(method, raw string) (res any, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			res, err = nil, &Error{Message: fmt.Sprintf("internal error in %s: %v", method, v)}
+		}
+	}()
+	var args []json.RawMessage
+	if strings.TrimSpace(raw) != "" {
+		if err := json.Unmarshal([]byte(raw), &args); err != nil {
+			return nil, &Error{Message: fmt.Sprintf("%s: the arguments are not a JSON array: %v", method, err)}
+		}
+	}
+	want := func(n int) error {
+		if len(args) != n {
+			return &Error{Message: fmt.Sprintf("%s takes %d argument%s, got %d", method, n, plural(n), len(args))}
+		}
+		return nil
+	}
+	arg := func(i int, dst any) error {
+		if err := json.Unmarshal(args[i], dst); err != nil {
+			return &Error{Message: fmt.Sprintf("%s: argument %d: %v", method, i+1, err)}
+		}
+		return nil
+	}
+	var (
+		f    Form
+		id   string
+		ids  []string
+		kind string
+		req  ExportRequest
+	)
+	switch method {
+	case "Limits":
+		if err := want(0); err != nil {
+			return nil, err
+		}
+		return b.limits()
+	case "Estimate":
+		if err := want(1); err != nil {
+			return nil, err
+		}
+		if err := arg(0, &f); err != nil {
+			return nil, err
+		}
+		return b.estimate(f)
+	case "StartRun":
+		if err := want(1); err != nil {
+			return nil, err
+		}
+		if err := arg(0, &f); err != nil {
+			return nil, err
+		}
+		return b.startRun(f)
+	case "Cancel":
+		if err := want(1); err != nil {
+			return nil, err
+		}
+		if err := arg(0, &id); err != nil {
+			return nil, err
+		}
+		return b.lab.Cancel(id)
+	case "Running":
+		if err := want(0); err != nil {
+			return nil, err
+		}
+		return b.lab.Running()
+	case "RunCancelled":
+		// The page stopped the worker that ran id (a run holds the single
+		// thread, so that is how a browser run is cancelled at any moment);
+		// this worker is its successor and words the run's end.
+		var secs float64
+		if err := want(3); err != nil {
+			return nil, err
+		}
+		if err := errors.Join(arg(0, &id), arg(1, &ids), arg(2, &secs)); err != nil {
+			return nil, err
+		}
+		return runCancelled(id, ids, secs), nil
+	case "History":
+		if err := want(0); err != nil {
+			return nil, err
+		}
+		return b.history()
+	case "Delete":
+		if err := want(1); err != nil {
+			return nil, err
+		}
+		if err := arg(0, &ids); err != nil {
+			return nil, err
+		}
+		return b.lab.Delete(ids)
+	case "Table":
+		if err := want(1); err != nil {
+			return nil, err
+		}
+		if err := arg(0, &ids); err != nil {
+			return nil, err
+		}
+		return b.table(ids)
+	case "Chart":
+		if err := want(2); err != nil {
+			return nil, err
+		}
+		if err := errors.Join(arg(0, &kind), arg(1, &ids)); err != nil {
+			return nil, err
+		}
+		return b.chart(kind, ids)
+	case "Export":
+		if err := want(1); err != nil {
+			return nil, err
+		}
+		if err := arg(0, &req); err != nil {
+			return nil, err
+		}
+		return b.export(req)
+	case "ChooseSource":
+		if err := want(0); err != nil {
+			return nil, err
+		}
+		return b.lab.ChooseSource()
+	}
+	return nil, &Error{Message: fmt.Sprintf("the browser lab has no method %s", method)}
+}
+
+// ---- memory: the wasm32 limit ----
+
+// limits is Lab.Limits with the tab's memory: 4 GiB in all, and what the
+// runtime does not hold yet.
+func (b *jsBinding) limits() (Limits, error) {
+	lim, err := b.lab.Limits()
+	if err != nil {
+		return lim, err
+	}
+	lim.TotalMemoryBytes = experiments.WasmMemoryLimit
+	lim.TotalMemoryText = experiments.FormatBytes(experiments.WasmMemoryLimit) + " wasm32"
+	lim.FreeMemoryText = experiments.FormatBytes(lim.FreeMemoryBytes) + " wasm"
+	return lim, nil
+}
+
+// browserCheck is the guard's check of cfg in this tab, with the wasm32
+// limit as the total.
+func (b *jsBinding) browserCheck(cfg experiments.Config) (experiments.MemoryCheck, error) {
+	cfg.InProcess = true
+	mc, err := b.lab.check(cfg)
+	if err != nil {
+		return mc, err
+	}
+	mc.TotalBytes = experiments.WasmMemoryLimit
+	return mc, nil
+}
+
+// rowCap is the largest row count of a synthetic source whose run of
+// layout, at cfg's other settings, the guard lets into this tab now: the
+// predicted peak (core.Predict through experiments' guard: tables, loader,
+// read) within the wasm memory left. 0 when not even one row fits.
+func rowCap(cfg experiments.Config, layout string) int64 {
+	cfg.Layouts = []string{layout}
+	cfg.InProcess = true
+	fits := func(rows int64) bool {
+		cfg.Rows = rows
+		mc, err := experiments.Check(context.Background(), cfg)
+		return err == nil && mc.Fits
+	}
+	// 2^40 rows are far beyond 4 GiB for any key of 4 bytes or more, and
+	// small enough for Predict's arithmetic; a run that fits even then has
+	// keys so narrow (UInt8, UInt16) that the table stops growing.
+	lo, hi := int64(0), int64(1)<<40 // fits(lo) or lo == 0; !fits(hi+1)
+	if fits(hi) {
+		return core.MaxSourceRows
+	}
+	for lo < hi {
+		mid := lo + (hi-lo+1)/2
+		if fits(mid) {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
+}
+
+// estimate is Lab.Estimate in the tab's terms, with each layout's row cap.
+func (b *jsBinding) estimate(f Form) (Estimate, error) {
+	cfg, err := f.parse()
+	if err != nil {
+		return Estimate{}, err
+	}
+	mc, err := b.browserCheck(cfg)
+	if err != nil {
+		return Estimate{}, ErrorOf(err, "run")
+	}
+	e := estimateOf(mc)
+	caps := map[string]int64{}
+	if cfg.Source == "" {
+		for _, le := range e.Layouts {
+			caps[le.Layout] = rowCap(cfg, le.Layout)
+		}
+	}
+	for i, le := range e.Layouts {
+		le.Note = strings.Replace(le.Note, "; with the worker's runtime (0 B) it needs", "; it needs", 1)
+		if c, ok := caps[le.Layout]; ok {
+			le.Note += fmt.Sprintf("; in this tab's wasm memory %s fits up to %s rows at these settings", le.Layout, capText(c))
+		}
+		e.Layouts[i] = relabelNote(le)
+	}
+	e.Message = browserMessage(mc, e, caps)
+	switch {
+	case !mc.Fits:
+		e.Verdict = "Will not fit in this tab — Run is refused"
+	default:
+		e.Verdict = "Fits in this tab's memory"
+	}
+	return e, nil
+}
+
+func relabelNote(le LayoutEstimate) LayoutEstimate {
+	le.Note = relabel(le.Note)
+	return le
+}
+
+// browserMessage is the estimate's line: what the largest run needs, what
+// the tab has left of its 4 GiB, and the row caps (the reason a larger run
+// is refused).
+func browserMessage(mc experiments.MemoryCheck, e Estimate, caps map[string]int64) string {
+	var big experiments.Estimate
+	for _, est := range mc.Estimates {
+		if est.Layout == mc.Largest {
+			big = est
+		}
+	}
+	about := "about "
+	if big.Estimated {
+		about = "at most about "
+	}
+	room := fmt.Sprintf("this tab's WebAssembly memory has %s of its %s left (wasm32: 32-bit addresses, so 4 GiB at most, whatever the machine has)",
+		experiments.FormatBytes(mc.AvailableBytes), experiments.FormatBytes(mc.TotalBytes))
+	var lim []string
+	for _, le := range e.Layouts {
+		if c, ok := caps[le.Layout]; ok {
+			lim = append(lim, le.Layout+" "+capText(c))
+		}
+	}
+	limits := ""
+	if len(lim) > 0 {
+		limits = " Most rows that fit at these settings: " + strings.Join(lim, ", ") + "."
+	}
+	if !mc.Fits {
+		return fmt.Sprintf("Not run: %s at %s rows needs %s%s at its peak (tables %s, loader %s, read %s), but %s.%s",
+			mc.Largest, experiments.FormatRows(big.Rows), about, experiments.FormatBytes(mc.NeedBytes),
+			experiments.FormatBytes(big.TablePeakBytes), experiments.FormatBytes(big.LoaderBytes),
+			experiments.FormatBytes(big.ReadBytes), room, limits)
+	}
+	return fmt.Sprintf("Largest need %s (%s at %s rows); %s.%s",
+		experiments.FormatBytes(mc.NeedBytes), mc.Largest, experiments.FormatRows(big.Rows), room, limits)
+}
+
+// capText writes a row cap: "178,956,970 (179M)".
+func capText(n int64) string {
+	if n >= core.MaxSourceRows {
+		return "any number of"
+	}
+	return groupThousands(n)
+}
+
+// startRun refuses a run that does not fit the tab with the browser's
+// reason, then starts it as the desktop does.
+func (b *jsBinding) startRun(f Form) (Started, error) {
+	cfg, err := f.parse()
+	if err != nil {
+		return Started{}, err
+	}
+	if cfg.Source == "" {
+		mc, err := b.browserCheck(cfg)
+		if err != nil {
+			return Started{}, ErrorOf(err, "run")
+		}
+		if !mc.Fits {
+			e := estimateOf(mc)
+			caps := map[string]int64{}
+			for _, le := range e.Layouts {
+				caps[le.Layout] = rowCap(cfg, le.Layout)
+			}
+			return Started{}, &Error{Field: "run", Message: browserMessage(mc, e, caps)}
+		}
+	}
+	return b.lab.StartRun(f)
+}
+
+// runCancelled is the RunDone of a run whose worker was stopped, worded as
+// Lab.execute words a cancel.
+func runCancelled(id string, ids []string, secs float64) RunDone {
+	if ids == nil {
+		ids = []string{}
+	}
+	d := RunDone{ID: id, ResultIDs: ids, Cancelled: true, Seconds: secs}
+	d.Message = fmt.Sprintf("Cancelled; %d layout%s measured in %s before the cancel (kept in history)", len(ids), plural(len(ids)), seconds(secs))
+	if len(ids) == 0 {
+		d.Message = "Cancelled before any layout finished; nothing was saved"
+	}
+	return d
+}
+
+// ---- labels: RSS is the wasm memory here ----
+
+var rssWord = regexp.MustCompile(`\bRSS\b`)
+
+// relabel names the wasm memory where the desktop's words say RSS.
+func relabel(s string) string { return rssWord.ReplaceAllString(s, "wasm memory") }
+
+func (b *jsBinding) history() (History, error) {
+	h, err := b.lab.History()
+	if err != nil {
+		return h, err
+	}
+	for i := range h.Columns {
+		h.Columns[i].Name = relabel(h.Columns[i].Name)
+	}
+	return h, nil
+}
+
+// table is Lab.Table with the wasm memory's names and a runtime column.
+func (b *jsBinding) table(ids []string) (Table, error) {
+	t, err := b.lab.Table(ids)
+	if err != nil {
+		return t, err
+	}
+	rs, err := b.lab.results(ids, "export")
+	if err != nil {
+		return t, err
+	}
+	for i := range t.Columns {
+		t.Columns[i].Name = relabel(t.Columns[i].Name)
+	}
+	t.Columns = append(t.Columns, Column{Name: "runtime"})
+	for i := range t.Rows {
+		where := rs[i].Runtime
+		if !rs[i].Isolated {
+			where += ", in-process"
+		}
+		t.Rows[i].Cells = append(t.Rows[i].Cells, where)
+	}
+	return t, nil
+}
+
+// chart is Lab.Chart with every RSS in the option's texts (series, axis
+// names, notes) named as the wasm memory, when every chosen result was
+// measured in a browser.
+func (b *jsBinding) chart(kind string, ids []string) (ChartView, error) {
+	v, err := b.lab.Chart(kind, ids)
+	if err != nil || v.Empty {
+		return v, err
+	}
+	rs, err := b.lab.results(ids, "chart")
+	if err != nil {
+		return v, err
+	}
+	for _, r := range rs {
+		if r.Runtime != "browser" {
+			return v, nil
+		}
+	}
+	var opt any
+	if err := json.Unmarshal(v.Option, &opt); err != nil {
+		return v, ErrorOf(fmt.Errorf("the chart's option: %w", err), "chart")
+	}
+	out, err := json.Marshal(relabelStrings(opt))
+	if err != nil {
+		return v, ErrorOf(fmt.Errorf("the chart's option: %w", err), "chart")
+	}
+	v.Option = out
+	return v, nil
+}
+
+// relabelStrings relabels every string value (not the keys) of a decoded
+// JSON value.
+func relabelStrings(v any) any {
+	switch x := v.(type) {
+	case string:
+		return relabel(x)
+	case []any:
+		for i := range x {
+			x[i] = relabelStrings(x[i])
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = relabelStrings(x[k])
+		}
+	}
+	return v
+}
+
+// ---- files: exports become downloads ----
+
+// export is Lab.Export; a file written to DownloadsDir (the save "dialog"
+// of the browser) is handed to the page as a download and removed.
+func (b *jsBinding) export(req ExportRequest) (Exported, error) {
+	res, err := b.lab.Export(req)
+	if err != nil || res.Cancelled || path.Dir(res.Path) != DownloadsDir {
+		return res, err
+	}
+	field := "export"
+	if strings.EqualFold(strings.TrimSpace(req.What), "chart") {
+		field = "chart"
+	}
+	data, err := os.ReadFile(res.Path)
+	os.Remove(res.Path)
+	if err != nil {
+		return Exported{}, errorf(field, "reading the export back: %v", unwrapPath(err))
+	}
+	name := path.Base(res.Path)
+	typ := mime.TypeByExtension(path.Ext(name))
+	if typ == "" {
+		typ = "application/octet-stream"
+	}
+	arr := js.Global().Get("Uint8Array").New(len(data))
+	js.CopyBytesToJS(arr, data)
+	b.host.Call("download", name, typ, arr)
+	return Exported{Path: name, Bytes: int64(len(data)),
+		Message: fmt.Sprintf("Downloaded %s (%s)", name, experiments.FormatBytes(int64(len(data))))}, nil
+}

@@ -1,0 +1,526 @@
+package main
+
+// packlab serve: the browser lab over HTTP on this machine, and the builder
+// of its static site (the folder `make web` makes, build/web/):
+//
+//	index.html            frontend/index.html, with backend-wasm.js plugged in
+//	                      before backend.js and the progress label "RSS now"
+//	                      named for what the browser measures (wasm memory)
+//	css/ js/              frontend/css, frontend/js (the same files the
+//	                      desktop window shows)
+//	vendor/echarts.min.js experiments' pinned ECharts
+//	wasm_exec.js          the Go toolchain's $(go env GOROOT)/lib/wasm/wasm_exec.js
+//	packlab.wasm          ./cmd/packlab-wasm built with GOOS=js GOARCH=wasm
+//	*.gz                  gzip copies of the big files, for servers that
+//	                      send them to browsers that accept gzip
+//	packlab-site.json     what built the folder, and when
+//
+// Any static host serves the folder as it is. packlab serve builds it first
+// when it is missing or older than the sources (with the Go toolchain and the
+// packlab source at hand), serves .wasm as application/wasm, and sends the
+// .gz copy of a file to a browser that accepts gzip.
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"mime"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/packlab/packlab/frontend"
+)
+
+const usageServe = `packlab serve [flags] — the browser lab (the core in WebAssembly) on this machine
+
+  --addr HOST:PORT      where to listen (default 127.0.0.1:8080; port 0 picks a free one)
+  --dir DIR             the site folder (default build/web); built first when it
+                        is missing or older than the sources and the Go toolchain
+                        and the packlab source are here
+  --open                open the lab in the default browser
+  --build               build the site folder and exit (what 'make web' runs)
+
+The folder is a static site: any web server can serve it as it is.
+`
+
+// siteStamp is written last into a built site: what built it, from what.
+const siteStamp = "packlab-site.json"
+
+// Site is the record of a built site folder.
+type Site struct {
+	BuiltAt   string `json:"built_at"`
+	GoVersion string `json:"go_version"`
+	Source    string `json:"source"` // the packlab source folder it was built from
+}
+
+func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	addr := fs.String("addr", "127.0.0.1:8080", "listen address")
+	dir := fs.String("dir", filepath.Join("build", "web"), "site folder")
+	open := fs.Bool("open", false, "open the browser")
+	buildOnly := fs.Bool("build", false, "build the site and exit")
+	if err := parseFlags(fs, "serve", args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, usageServe)
+			return nil
+		}
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("serve: unexpected argument %q (flags start with --)", fs.Arg(0))
+	}
+	if err := checkAddr(*addr); err != nil {
+		return err
+	}
+	if strings.TrimSpace(*dir) == "" {
+		return usagef(`--dir "": needs a folder (allowed: a site folder, e.g. build/web)`)
+	}
+
+	if *buildOnly {
+		src, err := sourceRoot()
+		if err != nil {
+			return err
+		}
+		return buildSite(ctx, src, *dir, stderr)
+	}
+	if err := ensureSite(ctx, *dir, stderr); err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return usagef("--addr %s: cannot listen: %v", *addr, errors.Unwrap(err))
+	}
+	url := "http://" + ln.Addr().String() + "/"
+	srv := &http.Server{Handler: siteHandler(*dir), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stdout, "packlab: the browser lab is at %s (serving %s; Ctrl-C stops)\n", url, *dir)
+	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !isLoopback(host) {
+		fmt.Fprintf(stderr, "packlab: note: %s is reachable from other machines\n", host)
+	}
+	if *open {
+		if err := openBrowser(url); err != nil {
+			fmt.Fprintf(stderr, "packlab: could not open a browser (%v); open %s yourself\n", err, url)
+		}
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serving %s: %w", url, err)
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+		return nil
+	}
+}
+
+func checkAddr(addr string) error {
+	if _, port, err := net.SplitHostPort(addr); err != nil || port == "" {
+		return usagef("--addr %s: not HOST:PORT (allowed: e.g. 127.0.0.1:8080, localhost:0)", addr)
+	}
+	return nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// ensureSite makes sure dir holds a built site: it builds it when it is
+// missing, or older than the sources, and the toolchain and the source are
+// here. With neither a site nor a way to build one, the error says what to do.
+func ensureSite(ctx context.Context, dir string, stderr io.Writer) error {
+	_, statErr := os.Stat(filepath.Join(dir, siteStamp))
+	have := statErr == nil
+	src, srcErr := sourceRoot()
+	if srcErr != nil {
+		if have {
+			return nil // a built site and nothing to build it from: serve it
+		}
+		return fmt.Errorf("--dir %s: no built site there (%s is missing), and it cannot be built here: %v; build it with 'make web' in the packlab source, or give --dir a folder 'make web' built",
+			dir, siteStamp, srcErr)
+	}
+	if have {
+		stale, why, err := siteStale(src, dir)
+		if err != nil {
+			return err
+		}
+		if !stale {
+			return nil
+		}
+		fmt.Fprintf(stderr, "packlab: %s is older than %s: rebuilding it\n", dir, why)
+	} else {
+		fmt.Fprintf(stderr, "packlab: building the browser lab into %s (once)\n", dir)
+	}
+	return buildSite(ctx, src, dir, stderr)
+}
+
+// sourceRoot finds the packlab source and a Go toolchain to build it with:
+// the folder of go.mod declaring module github.com/packlab/packlab, from
+// the current folder upwards.
+func sourceRoot() (string, error) {
+	if _, err := exec.LookPath("go"); err != nil {
+		return "", errors.New("no Go toolchain on PATH (go)")
+	}
+	d, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		b, err := os.ReadFile(filepath.Join(d, "go.mod"))
+		if err == nil && modulePath(b) == "github.com/packlab/packlab" {
+			return d, nil
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return "", errors.New("not inside the packlab source (no go.mod of github.com/packlab/packlab in this folder or above)")
+		}
+		d = up
+	}
+}
+
+func modulePath(gomod []byte) string {
+	for _, line := range strings.Split(string(gomod), "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
+			return strings.Trim(strings.TrimSpace(rest), `"`)
+		}
+	}
+	return ""
+}
+
+// siteInputs are the source folders and files a site is built from.
+var siteInputs = []string{"go.mod", "go.sum", "core", "experiments", "app", "frontend", "cmd/packlab-wasm"}
+
+// siteStale reports whether a source file is newer than the site's stamp,
+// and names the newest one.
+func siteStale(src, dir string) (bool, string, error) {
+	st, err := os.Stat(filepath.Join(dir, siteStamp))
+	if err != nil {
+		return true, siteStamp, nil
+	}
+	built := st.ModTime()
+	var newest string
+	var newestT time.Time
+	for _, in := range siteInputs {
+		root := filepath.Join(src, filepath.FromSlash(in))
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil
+				}
+				return err
+			}
+			if d.IsDir() {
+				if name := d.Name(); name == "node_modules" || name == "testdata" || (strings.HasPrefix(name, ".") && p != root) {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if strings.HasSuffix(p, "_test.go") {
+				return nil
+			}
+			info, err := d.Info()
+			if err != nil {
+				return nil
+			}
+			if info.ModTime().After(newestT) {
+				newest, newestT = p, info.ModTime()
+			}
+			return nil
+		})
+		if err != nil {
+			return false, "", fmt.Errorf("checking the sources of %s: %w", dir, err)
+		}
+	}
+	if newestT.After(built) {
+		rel, _ := filepath.Rel(src, newest)
+		return true, rel, nil
+	}
+	return false, "", nil
+}
+
+// buildSite builds the static site from the source at src into dir: into a
+// fresh folder beside it, which then replaces dir whole.
+func buildSite(ctx context.Context, src, dir string, stderr io.Writer) error {
+	start := time.Now()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		return errors.New("building the browser lab needs the Go toolchain (go) on PATH")
+	}
+	goroot, err := exec.CommandContext(ctx, goBin, "env", "GOROOT").Output()
+	if err != nil {
+		return fmt.Errorf("go env GOROOT: %w", err)
+	}
+	wasmExec := filepath.Join(strings.TrimSpace(string(goroot)), "lib", "wasm", "wasm_exec.js")
+
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return fmt.Errorf("--dir %s: %w", dir, err)
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(abs), "."+filepath.Base(abs)+".building-")
+	if err != nil {
+		return fmt.Errorf("--dir %s: %w", dir, err)
+	}
+	defer os.RemoveAll(tmp)
+
+	// packlab.wasm
+	cmd := exec.CommandContext(ctx, goBin, "build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(tmp, "packlab.wasm"), "./cmd/packlab-wasm")
+	cmd.Dir = src
+	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("building packlab.wasm (GOOS=js GOARCH=wasm go build ./cmd/packlab-wasm): %v\n%s", err, strings.TrimSpace(out.String()))
+	}
+	// wasm_exec.js, the frontend, ECharts.
+	if err := copyFile(wasmExec, filepath.Join(tmp, "wasm_exec.js")); err != nil {
+		return fmt.Errorf("copying the toolchain's wasm_exec.js: %w", err)
+	}
+	fe := filepath.Join(src, "frontend")
+	for _, sub := range []string{"css", "js"} {
+		if err := copyTree(filepath.Join(fe, sub), filepath.Join(tmp, sub)); err != nil {
+			return fmt.Errorf("copying the frontend: %w", err)
+		}
+	}
+	if err := copyFile(filepath.Join(src, "experiments", "assets", "echarts.min.js"), filepath.Join(tmp, filepath.FromSlash(frontend.EChartsPath))); err != nil {
+		return fmt.Errorf("copying ECharts: %w", err)
+	}
+	page, err := os.ReadFile(filepath.Join(fe, "index.html"))
+	if err != nil {
+		return fmt.Errorf("reading the frontend's page: %w", err)
+	}
+	page, err = browserPage(page)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "index.html"), page, 0o644); err != nil {
+		return err
+	}
+	if err := gzipLarge(tmp); err != nil {
+		return fmt.Errorf("compressing the site: %w", err)
+	}
+	stamp, _ := json.MarshalIndent(Site{BuiltAt: time.Now().UTC().Format(time.RFC3339), GoVersion: runtime.Version(), Source: src}, "", "  ")
+	if err := os.WriteFile(filepath.Join(tmp, siteStamp), append(stamp, '\n'), 0o644); err != nil {
+		return err
+	}
+
+	// Swap the new folder in.
+	old := ""
+	if _, err := os.Stat(abs); err == nil {
+		old = tmp + ".old"
+		if err := os.Rename(abs, old); err != nil {
+			return fmt.Errorf("--dir %s: replacing it: %w", dir, err)
+		}
+	}
+	if err := os.Rename(tmp, abs); err != nil {
+		if old != "" {
+			_ = os.Rename(old, abs)
+		}
+		return fmt.Errorf("--dir %s: %w", dir, err)
+	}
+	if old != "" {
+		os.RemoveAll(old)
+	}
+	if err := os.Chmod(abs, 0o755); err != nil {
+		return err
+	}
+	wasm, _ := os.Stat(filepath.Join(abs, "packlab.wasm"))
+	gz, _ := os.Stat(filepath.Join(abs, "packlab.wasm.gz"))
+	if wasm != nil && gz != nil {
+		fmt.Fprintf(stderr, "packlab: built %s in %.1f s (packlab.wasm %.1f MB, %.1f MB gzipped)\n",
+			dir, time.Since(start).Seconds(), float64(wasm.Size())/1e6, float64(gz.Size())/1e6)
+	}
+	return nil
+}
+
+// The page's two edits for the browser, each found exactly once.
+var pageEdits = []struct{ old, new, why string }{
+	{`<script src="js/backend.js"></script>`,
+		`<script src="js/backend-wasm.js"></script>` + "\n" + `<script src="js/backend.js"></script>`,
+		"plug the WebAssembly backend in before backend.js"},
+	{`<div class="k">RSS now</div>`, `<div class="k">wasm memory</div>`,
+		"name what the browser measures instead of RSS"},
+}
+
+// browserPage is frontend/index.html for the browser build.
+func browserPage(page []byte) ([]byte, error) {
+	s := string(page)
+	for _, e := range pageEdits {
+		if n := strings.Count(s, e.old); n != 1 {
+			return nil, fmt.Errorf("frontend/index.html: cannot %s: %q appears %d times (want once)", e.why, e.old, n)
+		}
+		s = strings.Replace(s, e.old, e.new, 1)
+	}
+	return []byte(s), nil
+}
+
+func copyFile(from, to string) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(to, b, 0o644)
+}
+
+func copyTree(from, to string) error {
+	return filepath.WalkDir(from, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		return copyFile(p, filepath.Join(to, rel))
+	})
+}
+
+// gzipLarge writes NAME.gz beside every file of 1 KiB or more that
+// compresses (the .wasm, scripts, styles, the page).
+func gzipLarge(root string) error {
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		switch path.Ext(p) {
+		case ".wasm", ".js", ".css", ".html", ".json":
+		default:
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil || len(b) < 1024 {
+			return err
+		}
+		var z bytes.Buffer
+		w, _ := gzip.NewWriterLevel(&z, gzip.BestCompression)
+		w.Write(b)
+		if err := w.Close(); err != nil {
+			return err
+		}
+		if z.Len() >= len(b) {
+			return nil
+		}
+		return os.WriteFile(p+".gz", z.Bytes(), 0o644)
+	})
+}
+
+// siteHandler serves the site folder: GET and HEAD only, no directory
+// listings, .wasm as application/wasm, and NAME.gz for NAME to a browser
+// that accepts gzip. Browsers revalidate every file (Cache-Control:
+// no-cache), so a rebuilt site is seen at the next reload.
+func siteHandler(dir string) http.Handler {
+	root := http.Dir(dir)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		name := path.Clean("/" + r.URL.Path)
+		if strings.HasSuffix(name, "/") || name == "/" {
+			name = path.Join(name, "index.html")
+		}
+		f, err := root.Open(name)
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		st, err := f.Stat()
+		if err != nil || st.IsDir() {
+			f.Close()
+			if err == nil {
+				if idx, err := root.Open(path.Join(name, "index.html")); err == nil {
+					idx.Close()
+					http.Redirect(w, r, name+"/", http.StatusMovedPermanently)
+					return
+				}
+			}
+			http.NotFound(w, r)
+			return
+		}
+		h := w.Header()
+		typ := mime.TypeByExtension(path.Ext(name))
+		switch path.Ext(name) {
+		case ".wasm":
+			typ = "application/wasm"
+		case ".js":
+			typ = "text/javascript; charset=utf-8"
+		}
+		if typ != "" {
+			h.Set("Content-Type", typ)
+		}
+		h.Set("Cache-Control", "no-cache")
+		h.Set("X-Content-Type-Options", "nosniff")
+		body, modTime := io.ReadSeeker(f), st.ModTime()
+		if acceptsGzip(r) {
+			if gz, err := root.Open(name + ".gz"); err == nil {
+				if gst, err := gz.Stat(); err == nil && !gst.IsDir() && !gst.ModTime().Before(st.ModTime()) {
+					f.Close()
+					f, body, modTime = gz, gz, gst.ModTime()
+					h.Set("Content-Encoding", "gzip")
+				} else {
+					gz.Close()
+				}
+			}
+			h.Add("Vary", "Accept-Encoding")
+		} else if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(name)+".gz")); err == nil {
+			h.Add("Vary", "Accept-Encoding")
+		}
+		defer f.Close()
+		http.ServeContent(w, r, name, modTime, body)
+	})
+}
+
+// acceptsGzip reads Accept-Encoding: gzip with a non-zero quality.
+func acceptsGzip(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+		enc, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if !strings.EqualFold(strings.TrimSpace(enc), "gzip") {
+			continue
+		}
+		q := strings.ReplaceAll(strings.TrimSpace(params), " ", "")
+		return q != "q=0" && q != "q=0.0" && q != "q=0.00" && q != "q=0.000"
+	}
+	return false
+}
+
+// openBrowser opens url in the default browser.
+func openBrowser(url string) error {
+	var cmd *exec.Cmd
+	switch runtime.GOOS {
+	case "darwin":
+		cmd = exec.Command("open", url)
+	case "windows":
+		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
+	default:
+		cmd = exec.Command("xdg-open", url)
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go cmd.Wait()
+	return nil
+}

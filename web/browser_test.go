@@ -1,0 +1,633 @@
+package web
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/png"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments"
+)
+
+// Environment the test reads.
+const (
+	envRun        = "PACKLAB_WEB_TEST"   // 1: run the end-to-end test
+	envScreenshot = "PACKLAB_SCREENSHOT" // a path: save the lab's picture there (docs/browser.png)
+	envChromium   = "PACKLAB_CHROMIUM"   // the browser to drive; default chromium on PATH
+)
+
+// TestBrowserLab drives the served lab in headless Chromium: the page
+// paints and connects to the wasm backend; bad input is refused next to its
+// field and runs nothing; a packed and hashed comparison of 1e5
+// <UInt64,UInt16> rows runs and shows the bytes_allocated core computes for
+// the same tables; every chart draws pixels; PNG export downloads a PNG; the
+// results survive a reload (IndexedDB); Cancel stops a long run and the lab
+// goes on; and a 1e6-row packed run is timed against the same run native
+// and in-process.
+func TestBrowserLab(t *testing.T) {
+	if os.Getenv(envRun) != "1" {
+		t.Skipf("the browser end-to-end test runs with %s=1 (make test-web)", envRun)
+	}
+	chromium := os.Getenv(envChromium)
+	if chromium == "" {
+		for _, name := range []string{"chromium", "chromium-browser"} {
+			if p, err := exec.LookPath(name); err == nil {
+				chromium = p
+				break
+			}
+		}
+	}
+	if chromium == "" {
+		t.Fatal("no chromium on PATH: run make deps-web (apt-get install chromium)")
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+
+	// packlab serve on a free loopback port, building the site first.
+	bin := filepath.Join(tmp, "packlab")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	site := filepath.Join(tmp, "web")
+	url, stopServe := serve(t, bin, root, site)
+	defer stopServe()
+
+	// Headless Chromium with a fresh profile; downloads go to a folder.
+	downloads := filepath.Join(tmp, "downloads")
+	if err := os.MkdirAll(downloads, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(chromium),
+		chromedp.NoSandbox,
+		chromedp.Headless,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(filepath.Join(tmp, "profile")),
+		chromedp.WindowSize(1440, 1000),
+	)
+	defer cancelAlloc()
+	ctx, cancelCtx := chromedp.NewContext(allocCtx)
+	defer cancelCtx()
+	ctx, cancelTimeout := context.WithTimeout(ctx, 8*time.Minute)
+	defer cancelTimeout()
+
+	// Any uncaught exception on the page fails the test; the console is logged.
+	var pageMu sync.Mutex
+	var exceptions []string
+	if err := chromedp.Listen(ctx, func(ev any) {
+		switch ev := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			pageMu.Lock()
+			exceptions = append(exceptions, exceptionText(ev.ExceptionDetails))
+			pageMu.Unlock()
+		case *runtime.EventConsoleAPICalled:
+			var parts []string
+			for _, a := range ev.Args {
+				parts = append(parts, strings.Trim(string(a.Value), `"`))
+			}
+			t.Logf("console.%s: %s", ev.Type, strings.Join(parts, " "))
+		}
+	}); err != nil {
+		t.Fatalf("starting chromium: %v", err)
+	}
+	defer func() {
+		pageMu.Lock()
+		defer pageMu.Unlock()
+		for _, e := range exceptions {
+			t.Errorf("uncaught exception on the page: %s", e)
+		}
+	}()
+
+	must := func(what string, steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, steps...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	if _, err := chromedp.CallBrowser(ctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
+		Behavior: browser.SetDownloadBehaviorBehaviorAllow, DownloadPath: downloads}); err != nil {
+		t.Fatalf("allowing downloads: %v", err)
+	}
+
+	// ---- the page paints and connects ----
+	must("open the lab", chromedp.Navigate(url))
+	waitFor(t, ctx, "the lab to be ready", `document.body.dataset.ready === "true"`, 90*time.Second)
+	paint := eval[float64](t, ctx, `(performance.getEntriesByName("first-contentful-paint")[0] || performance.getEntriesByName("first-paint")[0] || {startTime: -1}).startTime`)
+	t.Logf("first contentful paint of %s: %.0f ms", url, paint)
+	if paint < 0 || paint > 1000 {
+		t.Errorf("first paint %.0f ms, want under 1000 ms on loopback", paint)
+	}
+	machine := evalString(t, ctx, `document.querySelector("#machine .pill").textContent`)
+	if !strings.Contains(machine, "browser") || !strings.Contains(machine, "in process") {
+		t.Errorf("the header says %q, want the browser runtime, in process", machine)
+	}
+	rssLabel := evalString(t, ctx, `Array.from(document.querySelectorAll("#progress .stat .k")).map(e => e.textContent).join(",")`)
+	if !strings.Contains(rssLabel, "wasm memory") || strings.Contains(rssLabel, "RSS") {
+		t.Errorf("progress labels %q: want wasm memory in place of RSS", rssLabel)
+	}
+	do(t, ctx, helpers)
+
+	// ---- bad input: an error next to its field, nothing runs ----
+	do(t, ctx, `__t.layouts(["packed", "hashed"]); __t.set("key", "UInt64"); __t.set("value", "UInt16"); __t.set("shards", "1")`)
+	for _, bad := range []struct{ field, value, want string }{
+		{"rows", "-5", "-5"},
+		{"shards", "500", "500: out of range (allowed: 1 to 128)"},
+	} {
+		do(t, ctx, fmt.Sprintf(`__t.set("rows", "1e5"); __t.set(%q, %q)`, bad.field, bad.value))
+		msg := waitText(t, ctx, bad.field+"'s error", fmt.Sprintf(`__t.err(%q)`, bad.field), 20*time.Second)
+		if !strings.Contains(msg, bad.want) {
+			t.Errorf("%s %s: the error beside the field says %q, want it to contain %q", bad.field, bad.value, msg, bad.want)
+		}
+		type submitState struct {
+			RunDisabled bool   `json:"runDisabled"`
+			Invalid     bool   `json:"invalid"`
+			Progress    bool   `json:"progressHidden"`
+			Banner      string `json:"banner"`
+		}
+		// Submit even so (the button is disabled): Go refuses it again, and
+		// nothing runs.
+		state := eval[submitState](t, ctx, fmt.Sprintf(`(async () => {
+			document.getElementById("form").requestSubmit();
+			await new Promise(r => setTimeout(r, 500));
+			return {runDisabled: document.getElementById("run").disabled,
+				invalid: document.getElementById(%q).classList.contains("invalid"),
+				progressHidden: document.getElementById("progress").hidden,
+				banner: document.getElementById("banner").textContent};
+		})()`, bad.field), chromedp.EvalAwaitPromise)
+		if !state.RunDisabled || !state.Invalid || !state.Progress {
+			t.Errorf("%s %s: run disabled %v, field marked invalid %v, progress hidden %v; want all true", bad.field, bad.value, state.RunDisabled, state.Invalid, state.Progress)
+		}
+		if msg2 := evalString(t, ctx, fmt.Sprintf(`__t.err(%q)`, bad.field)); !strings.Contains(msg2, bad.want) {
+			t.Errorf("%s %s after submitting: the error says %q", bad.field, bad.value, msg2)
+		}
+	}
+	if n := historyCount(t, ctx); n != 0 {
+		t.Fatalf("after bad input the history has %d results, want 0 (something ran)", n)
+	}
+
+	// ---- a comparison: packed and hashed, 1e5 <UInt64,UInt16> rows ----
+	do(t, ctx, `__t.set("shards", "1"); __t.set("rows", "1e5")`)
+	runLab(t, ctx, "the 1e5 comparison", 2)
+
+	coreBytes := map[string]int64{}
+	var want []experiments.Result
+	for _, l := range []core.Layout{core.LayoutPacked, core.LayoutHashed} {
+		st := coreStats(t, l, 100_000)
+		coreBytes[string(l)] = st.BytesAllocated
+		want = append(want, experiments.Result{Layout: string(l), KeyType: "UInt64", ValueType: "UInt16", Rows: 100_000, Shards: 1,
+			MaxLoadFactor: 0.5, ElementCount: st.ElementCount, BytesAllocated: st.BytesAllocated})
+	}
+	shown := shownTable(t, ctx)
+	wantCells := bytesCells(t, want)
+	for layout, cell := range shown {
+		if cell != wantCells[layout] {
+			t.Errorf("%s: the page shows bytes_allocated %q, core computes %d bytes = %q", layout, cell, coreBytes[layout], wantCells[layout])
+		}
+	}
+	if len(shown) != 2 {
+		t.Errorf("the results table shows %v, want packed and hashed", shown)
+	}
+	results := exportJSON(t, ctx, downloads)
+	for _, r := range results {
+		if r.BytesAllocated != coreBytes[r.Layout] {
+			t.Errorf("%s: the exported result has bytes_allocated %d, core computes %d", r.Layout, r.BytesAllocated, coreBytes[r.Layout])
+		}
+		if r.Runtime != "browser" || r.Isolated || r.Rows != 100_000 || r.ElementCount != 100_000 {
+			t.Errorf("%s: runtime %q isolated %v rows %d elements %d; want browser, false, 1e5, 1e5", r.Layout, r.Runtime, r.Isolated, r.Rows, r.ElementCount)
+		}
+		if r.PeakRSSBytes < r.BytesAllocated/2 {
+			t.Errorf("%s: the wasm memory's peak above the baseline is %d bytes for %d bytes of tables", r.Layout, r.PeakRSSBytes, r.BytesAllocated)
+		}
+	}
+
+	// ---- every chart draws pixels; PNG export gives a PNG ----
+	kinds := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("#charttabs button")).map(b => b.dataset.kind)`)
+	if len(kinds) < 6 {
+		t.Errorf("chart tabs %v, want six", kinds)
+	}
+	drawn := 0
+	for _, kind := range kinds {
+		must("show chart "+kind, chromedp.Click(chromedp.CSS(fmt.Sprintf(`#charttabs button[data-kind=%q]`, kind))))
+		waitFor(t, ctx, "chart "+kind, fmt.Sprintf(`document.getElementById("chart").dataset.kind === %q`, kind), 30*time.Second)
+		if evalString(t, ctx, `document.getElementById("chart").dataset.empty`) == "true" {
+			note := evalString(t, ctx, `document.getElementById("chart-empty").textContent`)
+			t.Logf("chart %s: nothing to draw for one row count: %q", kind, note)
+			if note == "" {
+				t.Errorf("chart %s is empty and says nothing", kind)
+			}
+			continue
+		}
+		type pixels struct{ W, H, Painted int }
+		px := eval[pixels](t, ctx, `(() => {
+			let w = 0, h = 0, painted = 0;
+			for (const c of document.querySelectorAll("#chart canvas")) {
+				w = Math.max(w, c.width); h = Math.max(h, c.height);
+				const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+				for (let i = 3; i < d.length; i += 4) if (d[i] > 0) painted++;
+			}
+			return {W: w, H: h, Painted: painted};
+		})()`)
+		if px.W == 0 || px.H == 0 || px.Painted < px.W*px.H/200 {
+			t.Errorf("chart %s: canvas %dx%d with %d painted pixels, want a drawn chart", kind, px.W, px.H, px.Painted)
+		}
+		if strings.Contains(evalString(t, ctx, `JSON.stringify(echarts.getInstanceByDom(document.getElementById("chart")).getOption())`), "RSS") {
+			t.Errorf("chart %s names RSS; in the browser it is the wasm memory", kind)
+		}
+		drawn++
+	}
+	if drawn < 4 {
+		t.Errorf("only %d charts drew for two layouts", drawn)
+	}
+	must("show the memory breakdown", chromedp.Click(chromedp.CSS(`#charttabs button[data-kind="memory-breakdown"]`)))
+	waitFor(t, ctx, "the memory breakdown", `document.getElementById("chart").dataset.kind === "memory-breakdown"`, 30*time.Second)
+	must("export PNG", chromedp.Click(chromedp.CSS(`[data-chart-export="png"]`)))
+	pngFile := waitDownload(t, downloads, ".png")
+	checkPNG(t, pngFile)
+	if note := waitText(t, ctx, "the export note", `document.getElementById("chart-note").textContent`, 10*time.Second); !strings.HasPrefix(note, "Downloaded ") {
+		t.Errorf("the chart's export note says %q, want Downloaded …", note)
+	}
+
+	// ---- the picture for the README ----
+	time.Sleep(700 * time.Millisecond) // the chart's entry animation
+	shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	if dst := os.Getenv(envScreenshot); dst != "" {
+		if !filepath.IsAbs(dst) {
+			dst = filepath.Join(root, dst)
+		}
+		if err := os.WriteFile(dst, shot, 0o644); err != nil {
+			t.Error(err)
+		}
+		t.Logf("screenshot saved to %s", dst)
+	}
+
+	// ---- the history survives a reload ----
+	must("reload", chromedp.Reload())
+	waitFor(t, ctx, "the lab after a reload", `document.body.dataset.ready === "true"`, 90*time.Second)
+	if n := historyCount(t, ctx); n != 2 {
+		t.Errorf("after a reload the history has %d results, want the 2 saved in IndexedDB", n)
+	}
+	if dir := evalString(t, ctx, `document.querySelector("#history-table").textContent`); !strings.Contains(dir, "browser") {
+		t.Errorf("the history does not label its runs browser: %q", dir)
+	}
+	do(t, ctx, helpers)
+
+	// ---- Cancel stops a long run at once; the lab goes on ----
+	do(t, ctx, `__t.layouts(["sparse"]); __t.set("rows", "3e7")`)
+	waitFor(t, ctx, "the estimate", `__t.ready()`, 30*time.Second)
+	do(t, ctx, `document.getElementById("progress-title").textContent = ""; document.getElementById("run").click()`)
+	waitFor(t, ctx, "the first progress", `/^[0-9]/.test(document.getElementById("p-rows").textContent)`, 60*time.Second)
+	t0 := time.Now()
+	must("cancel", chromedp.Click(chromedp.CSS(`#cancel`)))
+	waitFor(t, ctx, "the cancel", `document.getElementById("progress-title").textContent === "Cancelled" && document.body.dataset.run === "idle"`, 60*time.Second)
+	t.Logf("cancelled in %.2f s: %q", time.Since(t0).Seconds(), evalString(t, ctx, `document.getElementById("progress-phase").textContent`))
+	if n := historyCount(t, ctx); n != 2 {
+		t.Errorf("after the cancel the history has %d results, want 2", n)
+	}
+
+	// ---- the target: 1e6 packed rows, browser vs native in-process ----
+	do(t, ctx, `__t.layouts(["packed"]); __t.set("rows", "1e6")`)
+	runLab(t, ctx, "the 1e6 packed run", 1)
+	timed := exportJSON(t, ctx, downloads)
+	if len(timed) != 1 {
+		t.Fatalf("the timed run exported %d results", len(timed))
+	}
+	nat, err := experiments.Run(context.Background(), experiments.Config{Layouts: []string{"packed"}, Rows: 1_000_000, InProcess: true}, experiments.RunOptions{})
+	if err != nil || len(nat) != 1 {
+		t.Fatalf("the native run: %v", err)
+	}
+	b, n := timed[0], nat[0]
+	ratio := b.LoadSeconds / n.LoadSeconds
+	t.Logf("TARGET 1e6 <UInt64,UInt16> packed: load %.3f s in the browser, %.3f s native in-process: %.2fx (target <= 3x); read %.3f s vs %.3f s (%.2fx); wasm memory peak %s, bytes_allocated %s",
+		b.LoadSeconds, n.LoadSeconds, ratio, b.ReadSeconds, n.ReadSeconds, b.ReadSeconds/n.ReadSeconds,
+		experiments.FormatBytes(b.PeakRSSBytes), experiments.FormatBytes(b.BytesAllocated))
+	if b.BytesAllocated != n.BytesAllocated {
+		t.Errorf("bytes_allocated %d in the browser, %d native", b.BytesAllocated, n.BytesAllocated)
+	}
+	if ratio > 3 {
+		t.Errorf("the browser's load took %.2fx the native in-process load, want at most 3x", ratio)
+	}
+}
+
+// helpers are the page-side hands of the test: they type into the form as a
+// person does (input and change events).
+const helpers = `window.__t = {
+	set(id, v) {
+		const e = document.getElementById(id);
+		e.value = v;
+		e.dispatchEvent(new Event("input", {bubbles: true}));
+		e.dispatchEvent(new Event("change", {bubbles: true}));
+	},
+	layouts(names) {
+		for (const i of document.querySelectorAll("#layouts input")) i.checked = names.includes(i.value);
+		document.getElementById("form").dispatchEvent(new Event("change", {bubbles: true}));
+	},
+	err(field) {
+		const s = document.querySelector('[data-error-for="' + field + '"]');
+		return s ? s.textContent : "";
+	},
+	// ready: the estimate for the form as it is now says it fits.
+	ready() {
+		const chosen = document.querySelectorAll("#layouts input:checked").length;
+		return !document.getElementById("run").disabled &&
+			document.querySelectorAll("#estimate .est-row").length === chosen;
+	},
+};`
+
+// serve starts `packlab serve` on a free loopback port and returns its URL.
+func serve(t *testing.T, bin, root, site string) (string, func()) {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--dir", site)
+	cmd.Dir = root
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stop := func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	}
+	urlc := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if m := regexp.MustCompile(`http://127\.0\.0\.1:\d+/`).FindString(sc.Text()); m != "" {
+				urlc <- m
+			}
+		}
+		io.Copy(io.Discard, stdout)
+	}()
+	select {
+	case u := <-urlc:
+		t.Logf("packlab serve built and served the site in %.1f s: %s (%s)", time.Since(start).Seconds(), u, strings.TrimSpace(stderr.String()))
+		return u, stop
+	case <-time.After(5 * time.Minute):
+		stop()
+		t.Fatalf("packlab serve printed no URL: %s", stderr.String())
+	}
+	return "", stop
+}
+
+func waitFor(t *testing.T, ctx context.Context, what, expr string, timeout time.Duration) {
+	t.Helper()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(timeout), chromedp.WithPollingInterval(50*time.Millisecond))); err != nil {
+		banner, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("banner").textContent + " | " + Array.from(document.querySelectorAll("[data-error-for]")).map(e => e.dataset.errorFor + ": " + e.textContent).filter(s => !s.endsWith(": ")).join("; ")`))
+		t.Fatalf("waiting for %s (%s): %v; the page says: %s", what, expr, err, banner)
+	}
+}
+
+func waitText(t *testing.T, ctx context.Context, what, expr string, timeout time.Duration) string {
+	t.Helper()
+	waitFor(t, ctx, what, "("+expr+") !== \"\"", timeout)
+	return evalString(t, ctx, expr)
+}
+
+func evalString(t *testing.T, ctx context.Context, expr string) string {
+	t.Helper()
+	return eval[string](t, ctx, expr)
+}
+
+// eval evaluates expr on the page and decodes its value.
+func eval[T any](t *testing.T, ctx context.Context, expr string, opts ...chromedp.EvaluateOption) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr, opts...))
+	if err != nil {
+		t.Fatalf("%.200s: %v", expr, err)
+	}
+	return v
+}
+
+// do runs script on the page for its effect.
+func do(t *testing.T, ctx context.Context, script string) {
+	t.Helper()
+	eval[chromedp.Void](t, ctx, script)
+}
+
+func historyCount(t *testing.T, ctx context.Context) int {
+	t.Helper()
+	return eval[int](t, ctx, `document.querySelectorAll("#history-grid tbody tr").length`)
+}
+
+// runLab waits for the estimate, clicks Run and waits for the run to end
+// with results of `layouts` layouts on screen.
+func runLab(t *testing.T, ctx context.Context, what string, layouts int) {
+	t.Helper()
+	waitFor(t, ctx, "the estimate before "+what, `__t.ready()`, 30*time.Second)
+	do(t, ctx, `document.getElementById("progress-title").textContent = ""; document.getElementById("run").click()`)
+	start := time.Now()
+	waitFor(t, ctx, what, `["Finished", "Failed", "Cancelled"].includes(document.getElementById("progress-title").textContent) && document.body.dataset.run === "idle"`, 3*time.Minute)
+	title := evalString(t, ctx, `document.getElementById("progress-title").textContent`)
+	phase := evalString(t, ctx, `document.getElementById("progress-phase").textContent`)
+	t.Logf("%s: %s in %.1f s: %s", what, title, time.Since(start).Seconds(), phase)
+	if title != "Finished" {
+		t.Fatalf("%s: %s: %s (run error: %s)", what, title, phase, evalString(t, ctx, `__t.err("run")`))
+	}
+	waitFor(t, ctx, "the results table", fmt.Sprintf(`document.querySelectorAll("#results-grid tbody tr").length === %d`, layouts), 30*time.Second)
+}
+
+// shownTable reads the results table's bytes_allocated cell per layout.
+func shownTable(t *testing.T, ctx context.Context) map[string]string {
+	t.Helper()
+	type table struct {
+		Head []string
+		Rows [][]string
+	}
+	tab := eval[table](t, ctx, `({
+		Head: Array.from(document.querySelectorAll("#results-grid thead th")).map(e => e.textContent),
+		Rows: Array.from(document.querySelectorAll("#results-grid tbody tr")).map(r => Array.from(r.cells).map(c => c.textContent)),
+	})`)
+	col, set := slices.Index(tab.Head, "bytes_allocated"), slices.Index(tab.Head, "settings")
+	if col < 0 || set < 0 {
+		t.Fatalf("the results table has columns %q, want settings and bytes_allocated", tab.Head)
+	}
+	if !slices.Contains(tab.Head, "runtime") || !slices.Contains(tab.Head, "peak wasm memory") {
+		t.Errorf("the results table's columns %q: want runtime and peak wasm memory", tab.Head)
+	}
+	out := map[string]string{}
+	for _, r := range tab.Rows {
+		layout, _, _ := strings.Cut(r[set], " ")
+		out[layout] = r[col]
+		if rt := r[len(r)-1]; !strings.HasPrefix(rt, "browser") {
+			t.Errorf("%s: runtime %q, want browser", layout, rt)
+		}
+	}
+	return out
+}
+
+// bytesCells formats results' bytes_allocated as experiments' table does.
+func bytesCells(t *testing.T, rs []experiments.Result) map[string]string {
+	t.Helper()
+	var md bytes.Buffer
+	if err := experiments.WriteTable(&md, rs, "markdown"); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(md.String()), "\n")
+	head := cells(lines[0])
+	col, set := slices.Index(head, "bytes_allocated"), slices.Index(head, "settings")
+	out := map[string]string{}
+	for _, l := range lines[2:] {
+		c := cells(l)
+		layout, _, _ := strings.Cut(c[set], " ")
+		out[layout] = c[col]
+	}
+	return out
+}
+
+func cells(line string) []string {
+	var out []string
+	for _, c := range strings.Split(strings.Trim(strings.TrimSpace(line), "|"), "|") {
+		out = append(out, strings.TrimSpace(c))
+	}
+	return out
+}
+
+// coreStats loads the run's keys (random, seed 0) into one table of layout
+// with core, as the lab does, and returns its stats.
+func coreStats(t *testing.T, layout core.Layout, rows int64) core.Stats {
+	t.Helper()
+	spec, err := core.ParseSourceSpec(core.SourceRandom)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Rows = rows
+	src, err := core.OpenSource[uint64, uint16](spec, core.MustType("UInt64"), core.MustType("UInt16"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	m, _, err := core.Load(context.Background(), src, core.LoadConfig{Layout: layout, Shards: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Stats()
+}
+
+// exportJSON clicks the JSON export and reads the downloaded results.
+func exportJSON(t *testing.T, ctx context.Context, downloads string) []experiments.Result {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-export="json"]`))); err != nil {
+		t.Fatal(err)
+	}
+	f := waitDownload(t, downloads, ".json")
+	b, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rs []experiments.Result
+	if err := json.Unmarshal(b, &rs); err != nil {
+		t.Fatalf("the JSON export %s: %v\n%.300s", f, err, b)
+	}
+	return rs
+}
+
+// waitDownload waits for a new finished download ending in ext, and moves
+// it aside so the next one is new too.
+func waitDownload(t *testing.T, dir, ext string) string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if strings.HasSuffix(e.Name(), ext) {
+				src := filepath.Join(dir, e.Name())
+				seen := filepath.Join(dir, "seen")
+				os.MkdirAll(seen, 0o755)
+				dst := filepath.Join(seen, fmt.Sprintf("%d-%s", time.Now().UnixNano(), e.Name()))
+				if err := os.Rename(src, dst); err != nil {
+					t.Fatal(err)
+				}
+				return dst
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("no %s download arrived in %s", ext, dir)
+	return ""
+}
+
+// checkPNG decodes the file as a PNG with something drawn on it.
+func checkPNG(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("the PNG export %s is not a PNG: %v", path, err)
+	}
+	r := img.Bounds()
+	if r.Dx() < 100 || r.Dy() < 100 {
+		t.Fatalf("the PNG export is %dx%d", r.Dx(), r.Dy())
+	}
+	if n := nonWhite(img); n < r.Dx()*r.Dy()/200 {
+		t.Errorf("the PNG export (%dx%d) has only %d non-white pixels", r.Dx(), r.Dy(), n)
+	}
+	t.Logf("PNG export: %s, %dx%d, %d bytes", filepath.Base(path), r.Dx(), r.Dy(), len(b))
+}
+
+func nonWhite(img image.Image) int {
+	n := 0
+	r := img.Bounds()
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			cr, cg, cb, _ := img.At(x, y).RGBA()
+			if cr < 0xf000 || cg < 0xf000 || cb < 0xf000 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func exceptionText(d *runtime.ExceptionDetails) string {
+	s := d.Text
+	if d.Exception != nil && d.Exception.Description != "" {
+		s += " " + d.Exception.Description
+	}
+	return fmt.Sprintf("%s (%s:%d:%d)", s, d.URL, d.LineNumber, d.ColumnNumber)
+}
