@@ -37,6 +37,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"time"
@@ -353,7 +354,9 @@ func buildSite(ctx context.Context, src, dir string, stderr io.Writer) error {
 	return nil
 }
 
-// The page's two edits for the browser, each found exactly once.
+// The page's edits for the browser, each found exactly once: the wasm
+// backend plugged in, the progress label named for what is measured, and
+// the head's scripts deferred (see browserPage).
 var pageEdits = []struct{ old, new, why string }{
 	{`<script src="js/backend.js"></script>`,
 		`<script src="js/backend-wasm.js"></script>` + "\n" + `<script src="js/backend.js"></script>`,
@@ -362,7 +365,16 @@ var pageEdits = []struct{ old, new, why string }{
 		"name what the browser measures instead of RSS"},
 }
 
-// browserPage is frontend/index.html for the browser build.
+// blockingScript is a classic script that stops the page from drawing until
+// it has loaded and run.
+var blockingScript = regexp.MustCompile(`<script src="([^"]+)"></script>`)
+
+// browserPage is frontend/index.html for the browser build. Besides the
+// edits above, every blocking script becomes deferred: they still run in
+// the same order, before DOMContentLoaded (when lab.js starts), but the page
+// draws first. Measured in headless Chromium with a fresh profile on
+// loopback, ECharts (1 MB) in the head held the first paint at 760-1020 ms;
+// deferred, 320-550 ms.
 func browserPage(page []byte) ([]byte, error) {
 	s := string(page)
 	for _, e := range pageEdits {
@@ -371,6 +383,7 @@ func browserPage(page []byte) ([]byte, error) {
 		}
 		s = strings.Replace(s, e.old, e.new, 1)
 	}
+	s = blockingScript.ReplaceAllString(s, `<script src="$1" defer></script>`)
 	return []byte(s), nil
 }
 

@@ -317,20 +317,27 @@ func TestBrowserLab(t *testing.T) {
 	}
 
 	// ---- the target: 1e6 packed rows, browser vs native in-process ----
-	do(t, ctx, `__t.layouts(["packed"]); __t.set("rows", "1e6")`)
-	runLab(t, ctx, "the 1e6 packed run", 1)
+	// First one run as a new tab does it (the engine still compiling the
+	// hot code: reported), then three, whose median load time is the
+	// figure, against the native in-process median of three.
+	do(t, ctx, `__t.layouts(["packed"]); __t.set("rows", "1e6"); __t.set("repeats", "1")`)
+	runLab(t, ctx, "the first 1e6 packed run", 1)
+	cold := exportJSON(t, ctx, downloads)
+	do(t, ctx, `__t.set("repeats", "3")`)
+	runLab(t, ctx, "the 1e6 packed run, 3 repeats", 1)
 	timed := exportJSON(t, ctx, downloads)
-	if len(timed) != 1 {
-		t.Fatalf("the timed run exported %d results", len(timed))
+	if len(timed) != 1 || len(cold) != 1 || timed[0].Repeats != 3 {
+		t.Fatalf("the timed runs exported %d and %d results", len(cold), len(timed))
 	}
-	nat, err := experiments.Run(context.Background(), experiments.Config{Layouts: []string{"packed"}, Rows: 1_000_000, InProcess: true}, experiments.RunOptions{})
+	nat, err := experiments.Run(context.Background(), experiments.Config{Layouts: []string{"packed"}, Rows: 1_000_000, Repeats: 3, InProcess: true}, experiments.RunOptions{})
 	if err != nil || len(nat) != 1 {
 		t.Fatalf("the native run: %v", err)
 	}
 	b, n := timed[0], nat[0]
 	ratio := b.LoadSeconds / n.LoadSeconds
-	t.Logf("TARGET 1e6 <UInt64,UInt16> packed: load %.3f s in the browser, %.3f s native in-process: %.2fx (target <= 3x); read %.3f s vs %.3f s (%.2fx); wasm memory peak %s, bytes_allocated %s",
+	t.Logf("TARGET 1e6 <UInt64,UInt16> packed, median of 3 loads: %.3f s in the browser, %.3f s native in-process: %.2fx (target <= 3x); read %.3f s vs %.3f s (%.2fx); the first run of a new tab loaded in %.3f s (%.2fx); wasm memory peak %s above the baseline for bytes_allocated %s",
 		b.LoadSeconds, n.LoadSeconds, ratio, b.ReadSeconds, n.ReadSeconds, b.ReadSeconds/n.ReadSeconds,
+		cold[0].LoadSeconds, cold[0].LoadSeconds/n.LoadSeconds,
 		experiments.FormatBytes(b.PeakRSSBytes), experiments.FormatBytes(b.BytesAllocated))
 	if b.BytesAllocated != n.BytesAllocated {
 		t.Errorf("bytes_allocated %d in the browser, %d native", b.BytesAllocated, n.BytesAllocated)

@@ -17,7 +17,8 @@
 //     results measured before the cancel were saved (IndexedDB) before their
 //     run:result event was sent, so they are kept. The new worker words the
 //     run's end (RunCancelled) and it goes out as the run:done event. Calls
-//     still waiting in the old worker are sent again to the new one.
+//     still waiting in the old worker are sent again to the new one. The
+//     compiled module is handed on, with the code the engine optimised.
 //   - ChooseSource: the browser's file picker, here on the page; the File
 //     goes to the worker, which reads it in slices as Go reads it.
 //   - exports arrive as downloads.
@@ -34,6 +35,7 @@
   let fatal = null;             // {field, message} once the worker cannot go on
   let run = null;               // the run going: {id, results, t0}
   let info = null;              // the worker's ready message
+  let module = null;            // packlab.wasm compiled, kept for the next worker
 
   function emit(name, data) {
     for (const h of Array.from(handlers.get(name) || [])) {
@@ -62,6 +64,9 @@
     worker.onmessage = (ev) => {
       const m = ev.data || {};
       switch (m.type) {
+        case "module":
+          module = m.module;
+          break;
         case "ready":
           info = m;
           if (m.warning) console.warn("packlab:", m.warning);
@@ -99,6 +104,7 @@
       ev.preventDefault();
       fail("the browser lab stopped: " + (ev.message || "an error in its worker"));
     };
+    worker.postMessage({ type: "init", module });
     for (const [id, p] of pending) post(id, p);
   }
 

@@ -3,8 +3,9 @@
 // single thread from start to end, never freezes the page.
 //
 // The page (backend-wasm.js) talks to it with postMessage:
-//   page -> worker  {type: "call", id, method, args, file?}
-//   worker -> page  {type: "ready", resultsDir, persistent, warning}
+//   page -> worker  {type: "init", module}, then {type: "call", id, method, args, file?}
+//   worker -> page  {type: "module", module}
+//                   {type: "ready", resultsDir, persistent, warning}
 //                   {type: "reply", id, result | error}
 //                   {type: "event", name, data}
 //                   {type: "download", name, mime, bytes}
@@ -533,8 +534,17 @@ function dispatch(m) {
   goCall(m.id, m.method, JSON.stringify(m.args || []));
 }
 
+// The page's first message is {type: "init", module}: the compiled
+// WebAssembly.Module of an earlier worker (after a cancel), or null to fetch
+// and compile packlab.wasm. A module passed on keeps the code the engine has
+// optimised while earlier runs went, so a run after a cancel is not slowed
+// by compiling again.
+let gotInit;
+const init = new Promise((resolve) => { gotInit = resolve; });
+
 onmessage = (ev) => {
   const m = ev.data || {};
+  if (m.type === "init") { gotInit(m.module || null); return; }
   if (m.type !== "call") return;
   if (goCall) dispatch(m); else queued.push(m);
 };
@@ -557,14 +567,22 @@ importScripts(new URL("../wasm_exec.js", self.location).href);
     const go = new Go();
     go.env = { HOME: "/home", TMPDIR: "/tmp" };
     const url = new URL("../packlab.wasm", self.location).href;
+    const module = await init;
     let inst;
-    try {
-      inst = (await WebAssembly.instantiateStreaming(fetch(url), go.importObject)).instance;
-    } catch (streamErr) {
-      // A static host that does not send application/wasm: compile from bytes.
-      const resp = await fetch(url);
-      if (!resp.ok) throw new Error(url + ": HTTP " + resp.status);
-      inst = (await WebAssembly.instantiate(await resp.arrayBuffer(), go.importObject)).instance;
+    if (module) {
+      inst = await WebAssembly.instantiate(module, go.importObject);
+    } else {
+      let res;
+      try {
+        res = await WebAssembly.instantiateStreaming(fetch(url), go.importObject);
+      } catch (streamErr) {
+        // A static host that does not send application/wasm: compile from bytes.
+        const resp = await fetch(url);
+        if (!resp.ok) throw new Error(url + ": HTTP " + resp.status);
+        res = await WebAssembly.instantiate(await resp.arrayBuffer(), go.importObject);
+      }
+      inst = res.instance;
+      postMessage({ type: "module", module: res.module });
     }
     self.packlabMemory = () => inst.exports.mem.buffer.byteLength;
     await go.run(inst);
