@@ -20,6 +20,10 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
@@ -101,6 +105,7 @@ func TestBrowserLab(t *testing.T) {
 	defer cancelTimeout()
 
 	// Any uncaught exception on the page fails the test; the console is logged.
+	chooser := make(chan cdp.BackendNodeID, 1)
 	var pageMu sync.Mutex
 	var exceptions []string
 	if err := chromedp.Listen(ctx, func(ev any) {
@@ -109,6 +114,11 @@ func TestBrowserLab(t *testing.T) {
 			pageMu.Lock()
 			exceptions = append(exceptions, exceptionText(ev.ExceptionDetails))
 			pageMu.Unlock()
+		case *page.EventFileChooserOpened:
+			select {
+			case chooser <- ev.BackendNodeID:
+			default:
+			}
 		case *runtime.EventConsoleAPICalled:
 			var parts []string
 			for _, a := range ev.Args {
@@ -141,10 +151,25 @@ func TestBrowserLab(t *testing.T) {
 	// ---- the page paints and connects ----
 	must("open the lab", chromedp.Navigate(url))
 	waitFor(t, ctx, "the lab to be ready", `document.body.dataset.ready === "true"`, 90*time.Second)
-	paint := eval[float64](t, ctx, `(performance.getEntriesByName("first-contentful-paint")[0] || performance.getEntriesByName("first-paint")[0] || {startTime: -1}).startTime`)
-	t.Logf("first contentful paint of %s: %.0f ms", url, paint)
+	// First paint: this first visit, then two more with the cache off; the
+	// median of the three is the figure.
+	const fcp = `(performance.getEntriesByName("first-contentful-paint")[0] || {startTime: -1}).startTime`
+	paints := []float64{eval[float64](t, ctx, fcp)}
+	if _, err := chromedp.Call(ctx, network.SetCacheDisabled, network.SetCacheDisabledParams{CacheDisabled: true}); err != nil {
+		t.Fatalf("turning the cache off: %v", err)
+	}
+	for range 2 {
+		must("reload", chromedp.Reload())
+		waitFor(t, ctx, "the lab to be ready", `document.body.dataset.ready === "true"`, 90*time.Second)
+		paints = append(paints, eval[float64](t, ctx, fcp))
+	}
+	if _, err := chromedp.Call(ctx, network.SetCacheDisabled, network.SetCacheDisabledParams{CacheDisabled: false}); err != nil {
+		t.Fatalf("turning the cache on: %v", err)
+	}
+	paint := median(paints)
+	t.Logf("TARGET first contentful paint of %s: %.0f ms (median of %.0f ms; target under 1000 ms)", url, paint, paints)
 	if paint < 0 || paint > 1000 {
-		t.Errorf("first paint %.0f ms, want under 1000 ms on loopback", paint)
+		t.Errorf("first paint %.0f ms (median of %.0f), want under 1000 ms on loopback", paint, paints)
 	}
 	machine := evalString(t, ctx, `document.querySelector("#machine .pill").textContent`)
 	if !strings.Contains(machine, "browser") || !strings.Contains(machine, "in process") {
@@ -303,6 +328,34 @@ func TestBrowserLab(t *testing.T) {
 	}
 	do(t, ctx, helpers)
 
+	// ---- a key file through the browser's file picker ----
+	keys := filepath.Join(tmp, "keys.tsv")
+	const fileRows = 300_000
+	writeKeys(t, keys, fileRows)
+	if _, err := chromedp.Call(ctx, page.SetInterceptFileChooserDialog, page.SetInterceptFileChooserDialogParams{Enabled: true}); err != nil {
+		t.Fatalf("intercepting the file chooser: %v", err)
+	}
+	do(t, ctx, `__t.layouts(["packed"]); document.querySelector('#source-mode button[data-mode="file"]').click()`)
+	must("choose a file", chromedp.Click(chromedp.CSS(`#choose-file`)))
+	select {
+	case node := <-chooser:
+		if _, err := chromedp.Call(ctx, dom.SetFileInputFiles, dom.SetFileInputFilesParams{Files: []string{keys}, BackendNodeID: node}); err != nil {
+			t.Fatalf("picking %s: %v", keys, err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Choose… opened no file picker")
+	}
+	if src := waitText(t, ctx, "the chosen file", `document.getElementById("source").value`, 20*time.Second); src != "/files/keys.tsv" {
+		t.Errorf("the source field says %q, want /files/keys.tsv", src)
+	}
+	runLab(t, ctx, "the key file run", 1)
+	fromFile := exportJSON(t, ctx, downloads)
+	fileStats := coreFileStats(t, keys)
+	if len(fromFile) != 1 || fromFile[0].Rows != fileRows || fromFile[0].ElementCount != fileStats.ElementCount || fromFile[0].BytesAllocated != fileStats.BytesAllocated {
+		t.Errorf("the key file's run: %+v; core loads %d rows into %d keys, %d bytes", fromFile, fileRows, fileStats.ElementCount, fileStats.BytesAllocated)
+	}
+	do(t, ctx, `document.querySelector('#source-mode button[data-mode="synthetic"]').click()`)
+
 	// ---- Cancel stops a long run at once; the lab goes on ----
 	do(t, ctx, `__t.layouts(["sparse"]); __t.set("rows", "3e7")`)
 	waitFor(t, ctx, "the estimate", `__t.ready()`, 30*time.Second)
@@ -312,39 +365,49 @@ func TestBrowserLab(t *testing.T) {
 	must("cancel", chromedp.Click(chromedp.CSS(`#cancel`)))
 	waitFor(t, ctx, "the cancel", `document.getElementById("progress-title").textContent === "Cancelled" && document.body.dataset.run === "idle"`, 60*time.Second)
 	t.Logf("cancelled in %.2f s: %q", time.Since(t0).Seconds(), evalString(t, ctx, `document.getElementById("progress-phase").textContent`))
-	if n := historyCount(t, ctx); n != 2 {
-		t.Errorf("after the cancel the history has %d results, want 2", n)
+	if n := historyCount(t, ctx); n != 3 {
+		t.Errorf("after the cancel the history has %d results, want 3", n)
 	}
 
 	// ---- the target: 1e6 packed rows, browser vs native in-process ----
-	// First one run as a new tab does it (the engine still compiling the
-	// hot code: reported), then three, whose median load time is the
-	// figure, against the native in-process median of three.
+	// The machine is shared, so the two sides alternate: a native
+	// in-process run, then the same run in the browser, three times; the
+	// figure is the ratio of the median load times. The first browser run
+	// is also what a new tab does (the engine still compiling hot code).
 	do(t, ctx, `__t.layouts(["packed"]); __t.set("rows", "1e6"); __t.set("repeats", "1")`)
-	runLab(t, ctx, "the first 1e6 packed run", 1)
-	cold := exportJSON(t, ctx, downloads)
-	do(t, ctx, `__t.set("repeats", "3")`)
-	runLab(t, ctx, "the 1e6 packed run, 3 repeats", 1)
-	timed := exportJSON(t, ctx, downloads)
-	if len(timed) != 1 || len(cold) != 1 || timed[0].Repeats != 3 {
-		t.Fatalf("the timed runs exported %d and %d results", len(cold), len(timed))
+	var browserLoads, nativeLoads, browserReads, nativeReads []float64
+	var last experiments.Result
+	for i := range 3 {
+		nat, err := experiments.Run(context.Background(), experiments.Config{Layouts: []string{"packed"}, Rows: 1_000_000, InProcess: true}, experiments.RunOptions{})
+		if err != nil || len(nat) != 1 {
+			t.Fatalf("the native run: %v", err)
+		}
+		runLab(t, ctx, fmt.Sprintf("1e6 packed run %d", i+1), 1)
+		br := exportJSON(t, ctx, downloads)
+		if len(br) != 1 {
+			t.Fatalf("the timed run exported %d results", len(br))
+		}
+		if br[0].BytesAllocated != nat[0].BytesAllocated {
+			t.Errorf("bytes_allocated %d in the browser, %d native", br[0].BytesAllocated, nat[0].BytesAllocated)
+		}
+		last = br[0]
+		browserLoads, nativeLoads = append(browserLoads, br[0].LoadSeconds), append(nativeLoads, nat[0].LoadSeconds)
+		browserReads, nativeReads = append(browserReads, br[0].ReadSeconds), append(nativeReads, nat[0].ReadSeconds)
 	}
-	nat, err := experiments.Run(context.Background(), experiments.Config{Layouts: []string{"packed"}, Rows: 1_000_000, Repeats: 3, InProcess: true}, experiments.RunOptions{})
-	if err != nil || len(nat) != 1 {
-		t.Fatalf("the native run: %v", err)
-	}
-	b, n := timed[0], nat[0]
-	ratio := b.LoadSeconds / n.LoadSeconds
-	t.Logf("TARGET 1e6 <UInt64,UInt16> packed, median of 3 loads: %.3f s in the browser, %.3f s native in-process: %.2fx (target <= 3x); read %.3f s vs %.3f s (%.2fx); the first run of a new tab loaded in %.3f s (%.2fx); wasm memory peak %s above the baseline for bytes_allocated %s",
-		b.LoadSeconds, n.LoadSeconds, ratio, b.ReadSeconds, n.ReadSeconds, b.ReadSeconds/n.ReadSeconds,
-		cold[0].LoadSeconds, cold[0].LoadSeconds/n.LoadSeconds,
-		experiments.FormatBytes(b.PeakRSSBytes), experiments.FormatBytes(b.BytesAllocated))
-	if b.BytesAllocated != n.BytesAllocated {
-		t.Errorf("bytes_allocated %d in the browser, %d native", b.BytesAllocated, n.BytesAllocated)
-	}
+	bl, nl := median(browserLoads), median(nativeLoads)
+	ratio := bl / nl
+	t.Logf("TARGET 1e6 <UInt64,UInt16> packed, median load of 3 alternating runs: %.3f s in the browser, %.3f s native in-process: %.2fx (target <= 3x); loads %.3f vs %.3f s; read %.3f s vs %.3f s (%.2fx); the first run of the tab loaded in %.3f s (%.2fx); wasm memory peak %s above the baseline for bytes_allocated %s",
+		bl, nl, ratio, browserLoads, nativeLoads, median(browserReads), median(nativeReads), median(browserReads)/median(nativeReads),
+		browserLoads[0], browserLoads[0]/nl, experiments.FormatBytes(last.PeakRSSBytes), experiments.FormatBytes(last.BytesAllocated))
 	if ratio > 3 {
 		t.Errorf("the browser's load took %.2fx the native in-process load, want at most 3x", ratio)
 	}
+}
+
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
 
 // helpers are the page-side hands of the test: they type into the form as a
@@ -637,4 +700,37 @@ func exceptionText(d *runtime.ExceptionDetails) string {
 		s += " " + d.Exception.Description
 	}
 	return fmt.Sprintf("%s (%s:%d:%d)", s, d.URL, d.LineNumber, d.ColumnNumber)
+}
+
+// writeKeys writes a TSV of rows distinct UInt64 keys and UInt16 values
+// with a header.
+func writeKeys(t *testing.T, path string, rows int) {
+	t.Helper()
+	var b bytes.Buffer
+	b.WriteString("key\tvalue\n")
+	for i := range rows {
+		fmt.Fprintf(&b, "%d\t%d\n", uint64(i)*0x9E3779B97F4A7C15, i%65536)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// coreFileStats loads the key file into one packed table with core.
+func coreFileStats(t *testing.T, path string) core.Stats {
+	t.Helper()
+	spec, err := core.ParseSourceSpec(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := core.OpenSource[uint64, uint16](spec, core.MustType("UInt64"), core.MustType("UInt16"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	m, _, err := core.Load(context.Background(), src, core.LoadConfig{Layout: core.LayoutPacked, Shards: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Stats()
 }
