@@ -174,8 +174,11 @@ func TestSaveSurvivesKill(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		// Let it write for a while, then kill it wherever it is.
-		time.Sleep(time.Duration(600+170*k) * time.Millisecond)
+		// Let it write until it has saved at least one result (a race-enabled
+		// child on a busy machine can take seconds to start), then a little
+		// longer, and kill it wherever it is.
+		waitForSavedResult(t, dir, 60*time.Second)
+		time.Sleep(time.Duration(50+170*k) * time.Millisecond)
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 	}
@@ -202,6 +205,22 @@ func TestSaveSurvivesKill(t *testing.T) {
 		}
 	}
 	t.Logf("%d results complete, %d temporary files left by kills (ignored)", len(got), temps)
+}
+
+// waitForSavedResult polls dir until it holds a complete result file.
+func waitForSavedResult(t *testing.T, dir string, limit time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if strings.HasSuffix(e.Name(), ".json") && !strings.HasPrefix(e.Name(), tempPrefix) {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("the saving child wrote no result in %v", limit)
 }
 
 // TestOpenStoreRemovesStaleTemps: a crashed save's temporary file is removed
