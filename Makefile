@@ -6,7 +6,7 @@ GOFLAGS_TEST ?=
 
 .PHONY: test deps unit race wasm bench vet fmt-check build clean
 
-test: deps fmt-check vet unit race wasm bench test-desktop
+test: deps fmt-check vet unit race wasm bench test-desktop test-web
 
 # deps installs what the tests need. The Go toolchain and gcc (for -race) are
 # on the machine; modules come from the module proxy.
@@ -79,3 +79,39 @@ lab: desktop
 SCREENSHOT ?=
 test-desktop: deps-desktop
 	PACKLAB_DESKTOP_TEST=1 PACKLAB_SCREENSHOT=$(SCREENSHOT) $(GO) test -count=1 -timeout 20m -run '^TestDesktopSmoke$$' -v ./app
+
+# ---- the browser lab (the core in WebAssembly, in a Web Worker) ----
+WEB_DIR ?= build/web
+WEB_SCREENSHOT ?=
+
+.PHONY: web deps-web test-web
+
+# web builds the static site folder (index.html, the frontend, packlab.wasm,
+# wasm_exec.js, ECharts, gzip copies) that any static host can serve;
+# `packlab serve` builds it by itself when it is missing or stale.
+web:
+	$(GO) run . serve --build --dir $(WEB_DIR)
+
+# deps-web installs Chromium (the end-to-end test's browser) and Node (the
+# js/wasm unit tests' runtime), with sudo when not root; it does nothing
+# when both are there.
+deps-web:
+	@missing=""; \
+	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
+	command -v node >/dev/null 2>&1 || missing="$$missing nodejs"; \
+	if [ -n "$$missing" ]; then \
+		sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
+		echo "deps-web: installing$$missing"; \
+		$$sudo apt-get update -qq && \
+		$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
+	fi
+
+# test-web: everything the browser build needs builds for js/wasm, the
+# binding's tests run under Node, and the end-to-end test drives the lab in
+# headless Chromium against `packlab serve` on 127.0.0.1 (first paint and
+# the 1e6-row browser/native ratio are in its log). With
+# WEB_SCREENSHOT=docs/browser.png it saves the README's picture.
+test-web: deps-web
+	GOOS=js GOARCH=wasm $(GO) build ./core/... ./experiments/... ./app/... ./cmd/packlab-wasm
+	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec "$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" -run JS ./app
+	PACKLAB_WEB_TEST=1 PACKLAB_SCREENSHOT=$(WEB_SCREENSHOT) $(GO) test -count=1 -timeout 15m -run '^TestBrowserLab$$' -v ./web
