@@ -49,7 +49,8 @@ type ReadReport struct {
 // bijection) and computes each key with Row, so it holds no key list: the
 // keys are the source's rows, duplicates included. Otherwise it collects the
 // map's distinct keys from All() and shuffles them, which holds Len() *
-// sizeof(K) bytes (800 MB for 10^8 UInt64 keys) for the duration of the call.
+// sizeof(K) bytes (800 MB for 10^8 UInt64 keys) for the duration of the call;
+// src may then be nil. Read never calls src.Next.
 //
 // Absent keys are drawn at random from the key type and redrawn while the
 // map has them; a key type of one or two bytes draws from the list of its

@@ -205,3 +205,11 @@ func (r *recordingSource) Row(i int64) (uint64, uint16) {
 	r.asked = append(r.asked, i)
 	return r.genSource.Row(i)
 }
+
+func TestReadWithoutSource(t *testing.T) {
+	m := loadForRead(t, &genSource{rows: 3000, random: true}, 3)
+	r, err := Read[uint64, uint16](context.Background(), m, nil, ReadOptions{MissRate: 0.5})
+	if err != nil || r.Lookups != 4500 || r.Found != 3000 {
+		t.Errorf("Read with a nil source: %+v, %v; want 4500 lookups, 3000 found", r, err)
+	}
+}
