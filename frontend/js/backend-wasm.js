@@ -52,6 +52,33 @@
     for (const [id, p] of pending) { pending.delete(id); p.reject(fatal); }
   }
 
+  // crashed handles a worker that stopped by itself (its Go program ended:
+  // out of memory, say). A run it held ends as failed, so the page does not
+  // wait for it forever, and a fresh worker takes over, with the calls still
+  // waiting; after three crashes in a minute the lab gives up and says why.
+  const crashes = [];
+  function crashed(message) {
+    console.error("packlab:", message);
+    const r = run;
+    run = null;
+    if (r) {
+      emit("run:error", { id: r.id, field: "run", message: "the browser lab stopped during the run: " + message });
+      emit("run:done", {
+        id: r.id, result_ids: r.results, cancelled: false, failed: true,
+        seconds: (performance.now() - r.t0) / 1000,
+        message: "Failed: the browser lab stopped during the run (" + r.results.length + " layout(s) measured before it are kept)",
+      });
+    }
+    const now = Date.now();
+    while (crashes.length && now - crashes[0] > 60000) crashes.shift();
+    crashes.push(now);
+    worker.onmessage = null;
+    worker.onerror = null;
+    worker.terminate();
+    if (crashes.length > 3) { fail(message); return; }
+    start();
+  }
+
   function start() {
     fatal = null;
     info = null;
@@ -95,14 +122,14 @@
           download(m.name, m.mime, m.bytes);
           break;
         case "fatal":
-          console.error("packlab:", m.message);
-          fail(m.message);
+          if (info) crashed(m.message); else fail(m.message); // it never started: starting again will not help
           break;
       }
     };
     worker.onerror = (ev) => {
       ev.preventDefault();
-      fail("the browser lab stopped: " + (ev.message || "an error in its worker"));
+      const message = "the browser lab stopped: " + (ev.message || "an error in its worker");
+      if (info) crashed(message); else fail(message);
     };
     worker.postMessage({ type: "init", module });
     for (const [id, p] of pending) post(id, p);
