@@ -24,6 +24,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -442,7 +443,7 @@ func gzipLarge(root string) error {
 
 // siteHandler serves the site folder: GET and HEAD only, no directory
 // listings, .wasm as application/wasm, and NAME.gz for NAME to a browser
-// that accepts gzip. Browsers revalidate every file (Cache-Control:
+// that accepts gzip, when it is a copy of NAME (see gzipFor). Browsers revalidate every file (Cache-Control:
 // no-cache), so a rebuilt site is seen at the next reload.
 func siteHandler(dir string) http.Handler {
 	root := http.Dir(dir)
@@ -490,7 +491,7 @@ func siteHandler(dir string) http.Handler {
 		body, modTime := io.ReadSeeker(f), st.ModTime()
 		if acceptsGzip(r) {
 			if gz, err := root.Open(name + ".gz"); err == nil {
-				if gst, err := gz.Stat(); err == nil && !gst.IsDir() && !gst.ModTime().Before(st.ModTime()) {
+				if gst, err := gz.Stat(); err == nil && gzipFor(gz, gst, st) {
 					f.Close()
 					f, body, modTime = gz, gz, gst.ModTime()
 					h.Set("Content-Encoding", "gzip")
@@ -505,6 +506,27 @@ func siteHandler(dir string) http.Handler {
 		defer f.Close()
 		http.ServeContent(w, r, name, modTime, body)
 	})
+}
+
+// gzipFor reports whether the open gzip file gz (stat gst) is a copy of the
+// file of stat st: not older than it (a second's grace, for copies made in
+// any order) and holding its length (gzip's trailer keeps the length mod
+// 2^32). It leaves gz at its start.
+func gzipFor(gz http.File, gst, st fs.FileInfo) bool {
+	if gst.IsDir() || gst.Size() < 18 || gst.ModTime().Before(st.ModTime().Add(-time.Second)) {
+		return false
+	}
+	var trailer [4]byte
+	if _, err := gz.Seek(-4, io.SeekEnd); err != nil {
+		return false
+	}
+	if _, err := io.ReadFull(gz, trailer[:]); err != nil {
+		return false
+	}
+	if _, err := gz.Seek(0, io.SeekStart); err != nil {
+		return false
+	}
+	return binary.LittleEndian.Uint32(trailer[:]) == uint32(st.Size())
 }
 
 // acceptsGzip reads Accept-Encoding: gzip with a non-zero quality.

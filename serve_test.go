@@ -7,11 +7,13 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -93,7 +95,8 @@ func site(t *testing.T) (dir string, wasm []byte) {
 		"css/.keep":       nil,
 		siteStamp:         []byte("{}"),
 	}
-	for name, b := range files {
+	for _, name := range slices.Sorted(maps.Keys(files)) { // NAME before NAME.gz
+		b := files[name]
 		p := filepath.Join(dir, filepath.FromSlash(name))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
@@ -167,14 +170,27 @@ func TestSiteHandler(t *testing.T) {
 		}
 	}
 
-	// A .gz older than its file is stale: the file goes out plain.
+	// A .gz of another file (its length differs) or older than its file
+	// is stale: the file goes out plain.
+	gz := filepath.Join(dir, "packlab.wasm.gz")
+	good, _ := os.ReadFile(gz)
+	if err := os.WriteFile(filepath.Join(dir, "packlab.wasm"), append(wasm, '!'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chtimes(gz, time.Now().Add(time.Minute), time.Now().Add(time.Minute))
+	resp, body = get("GET", "/packlab.wasm", "gzip")
+	if resp.Header.Get("Content-Encoding") != "" || len(body) != len(wasm)+1 {
+		t.Errorf("with the .gz of an older packlab.wasm: encoding %q, %d bytes; want packlab.wasm plain", resp.Header.Get("Content-Encoding"), len(body))
+	}
+	os.WriteFile(filepath.Join(dir, "packlab.wasm"), wasm, 0o644)
+	os.WriteFile(gz, good, 0o644)
 	old := time.Now().Add(-time.Hour)
-	if err := os.Chtimes(filepath.Join(dir, "packlab.wasm.gz"), old, old); err != nil {
+	if err := os.Chtimes(gz, old, old); err != nil {
 		t.Fatal(err)
 	}
 	resp, body = get("GET", "/packlab.wasm", "gzip")
 	if resp.Header.Get("Content-Encoding") != "" || !bytes.Equal(body, wasm) {
-		t.Errorf("with a stale .gz: encoding %q, %d bytes; want packlab.wasm plain", resp.Header.Get("Content-Encoding"), len(body))
+		t.Errorf("with a .gz older than its file: encoding %q, %d bytes; want packlab.wasm plain", resp.Header.Get("Content-Encoding"), len(body))
 	}
 }
 
