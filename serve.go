@@ -276,6 +276,9 @@ func buildSite(ctx context.Context, src, dir string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := replaceable(abs); err != nil {
+		return fmt.Errorf("--dir %s: %w", dir, err)
+	}
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return fmt.Errorf("--dir %s: %w", dir, err)
 	}
@@ -351,6 +354,33 @@ func buildSite(ctx context.Context, src, dir string, stderr io.Writer) error {
 	if wasm != nil && gz != nil {
 		fmt.Fprintf(stderr, "packlab: built %s in %.1f s (packlab.wasm %.1f MB, %.1f MB gzipped)\n",
 			dir, time.Since(start).Seconds(), float64(wasm.Size())/1e6, float64(gz.Size())/1e6)
+	}
+	return nil
+}
+
+// replaceable refuses to build over a folder that is neither missing, nor
+// empty, nor a site built before (with its siteStamp): building replaces the
+// folder whole, and --dir might name one with other things in it.
+func replaceable(abs string) error {
+	st, err := os.Stat(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		return errors.New("is a file, not a folder")
+	}
+	if _, err := os.Stat(filepath.Join(abs, siteStamp)); err == nil {
+		return nil
+	}
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		return err
+	}
+	if len(entries) > 0 {
+		return fmt.Errorf("has files and is not a site packlab built (no %s): building would replace it; give a new or empty folder", siteStamp)
 	}
 	return nil
 }

@@ -298,6 +298,27 @@ func TestServe(t *testing.T) {
 	}
 }
 
+// TestBuildRefusesAFolderOfOtherThings: building replaces the folder
+// whole, so a folder with other files (and no stamp) is refused and kept.
+func TestBuildRefusesAFolderOfOtherThings(t *testing.T) {
+	dir := t.TempDir()
+	keep := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(keep, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := buildSite(context.Background(), t.TempDir(), dir, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "is not a site packlab built") {
+		t.Errorf("building over a folder of other files: %v", err)
+	}
+	if b, err := os.ReadFile(keep); err != nil || string(b) != "mine" {
+		t.Errorf("the folder's file is gone: %v", err)
+	}
+	file := filepath.Join(dir, "notes.txt")
+	if err := buildSite(context.Background(), t.TempDir(), file, io.Discard); err == nil || !strings.Contains(err.Error(), "is a file") {
+		t.Errorf("building over a file: %v", err)
+	}
+}
+
 // TestBuildSite builds the real site from this source: every part is there,
 // the .wasm is WebAssembly and its .gz copy is the same bytes.
 func TestBuildSite(t *testing.T) {
