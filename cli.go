@@ -84,7 +84,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 	case "serve":
 		return cmdServe(ctx, args[1:], stdout, stderr) // the browser lab: serve.go
 	}
-	return usagef("unknown command %q (allowed: run, sweep, report, version, help)", args[0])
+	return usagef("unknown command %q (allowed: run, sweep, report, serve, version, help)", args[0])
 }
 
 func help(args []string, stdout io.Writer) error {
@@ -99,8 +99,10 @@ func help(args []string, stdout io.Writer) error {
 		fmt.Fprint(stdout, usageSweep())
 	case "report":
 		fmt.Fprint(stdout, usageReport)
+	case "serve":
+		fmt.Fprint(stdout, usageServe) // serve.go
 	default:
-		return usagef("help %q: unknown command (allowed: run, sweep, report)", args[0])
+		return usagef("help %q: unknown command (allowed: run, sweep, report, serve)", args[0])
 	}
 	return nil
 }
@@ -528,6 +530,7 @@ Usage:
   packlab run [flags]           measure layouts at one configuration
   packlab sweep NAME [flags]    a scenario: seed-table, shards, types, growth, load-factor
   packlab report [flags]        an HTML report (or a markdown table) of saved results
+  packlab serve [flags]         the lab in a browser, on 127.0.0.1 ('packlab serve -h')
   packlab version               print the version
   packlab help [COMMAND]        this text, or a command's flags
 

@@ -92,8 +92,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"sweep"}, "sweep: which one? (allowed: seed-table, shards, types, growth, load-factor)"},
 		{[]string{"sweep", "shards", "--shards", "4"}, "--shards 4: the shards sweep sets the shard count itself (allowed: --max-shards N)"},
 		{[]string{"sweep", "growth", "--max-shards", "4"}, "--max-shards 4: applies only to the shards sweep (allowed: sweep shards)"},
-		{[]string{"frobnicate"}, `unknown command "frobnicate" (allowed: run, sweep, report, version, help)`},
-		{[]string{"help", "frob"}, `help "frob": unknown command (allowed: run, sweep, report)`},
+		{[]string{"frobnicate"}, `unknown command "frobnicate" (allowed: run, sweep, report, serve, version, help)`},
+		{[]string{"help", "frob"}, `help "frob": unknown command (allowed: run, sweep, report, serve)`},
 	}
 	for _, c := range cases {
 		args := append(append([]string(nil), c.args...), "--results", results)
@@ -262,6 +262,7 @@ func TestHelpAndVersion(t *testing.T) {
 		{[]string{"help", "sweep"}, "load-factor"},
 		{[]string{"sweep", "--help"}, "--max-shards N"},
 		{[]string{"help", "report"}, "--ids ID,ID"},
+		{[]string{"help", "serve"}, "packlab serve"},
 		{[]string{"version"}, "packlab " + version},
 	} {
 		stdout, _, err := packlab(t, c.args...)
