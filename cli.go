@@ -13,6 +13,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -482,10 +483,13 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("no results in %s (run 'packlab run' first)", *dir)
 	}
 	if *list {
-		for _, r := range results {
+		for _, r := range results { // newest first
 			fmt.Fprintf(stdout, "%s  %s  %s/%s  %s rows  shards %d\n", r.ID, r.Layout, r.KeyType, r.ValueType, experiments.FormatRows(r.Rows), r.Shards)
 		}
 		return nil
+	}
+	if *ids == "" {
+		slices.Reverse(results) // the report reads in the order the runs were made
 	}
 	w := stdout
 	var file *os.File
@@ -589,9 +593,9 @@ func usageSweep() string {
 const usageReport = `packlab report [flags] — a self-contained HTML report of saved results
 
   --results DIR         results folder (default as for run)
-  --ids ID,ID           these results (default: every saved result, newest first)
+  --ids ID,ID           these results, in this order (default: every saved result, oldest first)
   --out FILE            write to FILE (default: stdout)
   --format F            html (charts and table) or markdown (the table alone)
   --title T             the report's title
-  --list                list the saved results' ids instead
+  --list                list the saved results' ids instead, newest first
 `

@@ -218,6 +218,11 @@ func TestFormatsAndReport(t *testing.T) {
 	if err != nil || strings.Count(md, "\n| ") != 6 {
 		t.Errorf("report --format markdown: %v\n%s", err, md)
 	}
+	// Oldest first: the order of the runs, packed then gomap three times.
+	if lines := strings.Split(strings.TrimSpace(md), "\n"); len(lines) == 8 &&
+		(!strings.HasPrefix(lines[2], "| packed") || !strings.HasPrefix(lines[7], "| gomap")) {
+		t.Errorf("report rows are not in the order the runs were made:\n%s", md)
+	}
 	if _, _, err := packlab(t, "report", "--results", dir, "--ids", "20200101T000000.000Z-hashed-0000"); err == nil ||
 		!strings.Contains(err.Error(), "--ids 20200101T000000.000Z-hashed-0000: no such result") {
 		t.Errorf("report of a missing id: %v", err)
