@@ -158,10 +158,7 @@ func newRunFlags(fs *flag.FlagSet, sweep bool) *runFlags {
 	fs.StringVar(&c.Source, "source", "", "a TSV/CSV file")
 	fs.StringVar(&c.KeyColumn, "key-column", "", "key column")
 	fs.StringVar(&c.ValueColumn, "value-column", "", "value column")
-	fs.Func("header", "header: auto, yes, no", func(s string) error {
-		c.Header = s
-		return nil
-	})
+	fs.StringVar(&c.Header, "header", "", "header: auto, yes, no")
 	fs.BoolVar(&c.SkipBadRows, "skip-bad-rows", false, "skip malformed rows")
 	fs.Func("repeats", "repeats", func(s string) error {
 		return intFlag("--repeats", s, 1, experiments.MaxRepeats, &c.Repeats)

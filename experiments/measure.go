@@ -134,10 +134,8 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 	resetPeak()
 	_, hwm0 := statusMemory()
 
-	var (
-		mu       sync.Mutex
-		timeline = []TimelinePoint{{Seconds: 0, Rows: 0, RSSBytes: 0}}
-	)
+	// core.Load calls Progress from this goroutine: no lock needed.
+	timeline := []TimelinePoint{{Seconds: 0, Rows: 0, RSSBytes: 0}}
 	rel := func(rss int64) int64 {
 		if rss < 0 || rss0 < 0 {
 			return 0
@@ -158,9 +156,7 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 		ProgressEvery: timelineEvery,
 		Progress: func(lp core.LoadProgress) {
 			rss := currentRSS()
-			mu.Lock()
 			timeline = append(timeline, TimelinePoint{Seconds: lp.Elapsed.Seconds(), Rows: lp.Rows, RSSBytes: rel(rss)})
-			mu.Unlock()
 			report(PhaseLoad, lp.Rows, lp.Elapsed, rss)
 		},
 	})
@@ -235,9 +231,7 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 	for i, w := range lr.Workers {
 		r.Workers[i] = Worker{Shard: w.Shard, Rows: w.Rows, BusySeconds: w.BusySeconds, WaitSeconds: w.WaitSeconds, RowsPerSecond: w.RowsPerSecond}
 	}
-	mu.Lock()
 	r.Timeline = timeline
-	mu.Unlock()
 	if last := r.Timeline[len(r.Timeline)-1]; last.Rows != lr.Rows {
 		r.Timeline = append(r.Timeline, TimelinePoint{Seconds: lr.Seconds, Rows: lr.Rows, RSSBytes: last.RSSBytes})
 	}
@@ -284,7 +278,6 @@ type reclaimer struct {
 	quit chan struct{}
 	done chan struct{}
 	peak atomic.Int64 // highest RSS polled
-	gcs  atomic.Int64
 }
 
 const (
@@ -316,7 +309,6 @@ func startReclaimer(rss0 int64) *reclaimer {
 			}
 			if rss > last+max(reclaimMinRise, last/8) {
 				debug.FreeOSMemory()
-				r.gcs.Add(1)
 				last = currentRSS()
 			}
 		}
