@@ -363,9 +363,10 @@ func TestBrowserLab(t *testing.T) {
 	waitFor(t, ctx, "the estimate", `__t.ready()`, 30*time.Second)
 	do(t, ctx, `document.getElementById("progress-title").textContent = ""; document.getElementById("run").click()`)
 	waitFor(t, ctx, "sparse's load, after packed's result", `document.getElementById("p-layout").textContent.startsWith("sparse") && document.body.dataset.run === "running"`, 2*time.Minute)
-	t1 := time.Now()
-	if title := evalString(t, ctx, `document.title`); title != "packlab" || time.Since(t1) > time.Second {
-		t.Errorf("the page answered %q in %v while the run went on: it must stay responsive", title, time.Since(t1))
+	// The page answers while the run goes on: a page whose thread the run
+	// held would answer only after it, when the run is over.
+	if state := evalString(t, ctx, `document.body.dataset.run + " " + document.title`); state != "running packlab" {
+		t.Errorf("the page answered %q during the run, want it still running", state)
 	}
 	t0 := time.Now()
 	must("cancel", chromedp.Click(chromedp.CSS(`#cancel`)))
@@ -375,6 +376,8 @@ func TestBrowserLab(t *testing.T) {
 	if !strings.HasPrefix(phase, "Cancelled; 1 layout measured in ") || !strings.HasSuffix(phase, "before the cancel (kept in history)") {
 		t.Errorf("after the cancel the page says %q, want packed kept", phase)
 	}
+	// The history reloads from the new worker, which reads IndexedDB first.
+	waitFor(t, ctx, "the history after the cancel", `document.querySelectorAll("#history-grid tbody tr").length >= 4`, 30*time.Second)
 	if n := historyCount(t, ctx); n != 4 {
 		t.Errorf("after the cancel the history has %d results, want 4 (packed's kept)", n)
 	}
@@ -384,13 +387,14 @@ func TestBrowserLab(t *testing.T) {
 
 	// ---- the target: 1e6 packed rows, browser vs native in-process ----
 	// The machine is shared, so the two sides alternate: a native
-	// in-process run, then the same run in the browser, three times; the
-	// figure is the ratio of the median load times. The first browser run
-	// is also what a new tab does (the engine still compiling hot code).
+	// in-process run, then the same run in the browser, four times. The
+	// first pair is what a new tab does (the engine still optimising the
+	// hot code): reported. The figure is the ratio of the median load times
+	// of the other three pairs.
 	do(t, ctx, `__t.layouts(["packed"]); __t.set("rows", "1e6"); __t.set("repeats", "1")`)
 	var browserLoads, nativeLoads, browserReads, nativeReads []float64
 	var last experiments.Result
-	for i := range 3 {
+	for i := range 4 {
 		nat, err := experiments.Run(context.Background(), experiments.Config{Layouts: []string{"packed"}, Rows: 1_000_000, InProcess: true}, experiments.RunOptions{})
 		if err != nil || len(nat) != 1 {
 			t.Fatalf("the native run: %v", err)
@@ -407,13 +411,26 @@ func TestBrowserLab(t *testing.T) {
 		browserLoads, nativeLoads = append(browserLoads, br[0].LoadSeconds), append(nativeLoads, nat[0].LoadSeconds)
 		browserReads, nativeReads = append(browserReads, br[0].ReadSeconds), append(nativeReads, nat[0].ReadSeconds)
 	}
-	bl, nl := median(browserLoads), median(nativeLoads)
+	bl, nl := median(browserLoads[1:]), median(nativeLoads[1:])
 	ratio := bl / nl
 	t.Logf("TARGET 1e6 <UInt64,UInt16> packed, median load of 3 alternating runs: %.3f s in the browser, %.3f s native in-process: %.2fx (target <= 3x); loads %.3f vs %.3f s; read %.3f s vs %.3f s (%.2fx); the first run of the tab loaded in %.3f s (%.2fx); wasm memory peak %s above the baseline for bytes_allocated %s",
-		bl, nl, ratio, browserLoads, nativeLoads, median(browserReads), median(nativeReads), median(browserReads)/median(nativeReads),
+		bl, nl, ratio, browserLoads[1:], nativeLoads[1:], median(browserReads[1:]), median(nativeReads[1:]), median(browserReads[1:])/median(nativeReads[1:]),
 		browserLoads[0], browserLoads[0]/nl, experiments.FormatBytes(last.PeakRSSBytes), experiments.FormatBytes(last.BytesAllocated))
 	if ratio > 3 {
 		t.Errorf("the browser's load took %.2fx the native in-process load, want at most 3x", ratio)
+	}
+
+	// ---- deleting from the history reaches IndexedDB too ----
+	n := historyCount(t, ctx)
+	do(t, ctx, `document.querySelector('#viewtabs button[data-view="history"]').click()`)
+	do(t, ctx, `document.querySelector('#history-grid thead input[type=checkbox]').click()`)
+	waitFor(t, ctx, "the selection", `!document.getElementById("hist-delete").disabled`, 10*time.Second)
+	do(t, ctx, `document.getElementById("hist-delete").click(); document.getElementById("hist-delete").click()`)
+	waitFor(t, ctx, "the deletion", `document.querySelectorAll("#history-grid tbody tr").length === 0`, 20*time.Second)
+	must("reload", chromedp.Reload())
+	waitFor(t, ctx, "the lab after a reload", `document.body.dataset.ready === "true"`, 90*time.Second)
+	if after := historyCount(t, ctx); after != 0 {
+		t.Errorf("deleted all %d results, and after a reload the history has %d", n, after)
 	}
 }
 

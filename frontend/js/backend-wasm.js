@@ -154,7 +154,14 @@
     worker.terminate();
     const seconds = (performance.now() - r.t0) / 1000;
     start();
-    const done = await call("RunCancelled", [r.id, r.results, seconds]);
+    let done;
+    try {
+      done = await call("RunCancelled", [r.id, r.results, seconds]);
+    } catch (e) {
+      // The new worker did not start: end the run all the same.
+      done = { id: r.id, result_ids: r.results, cancelled: true, failed: false, seconds,
+        message: "Cancelled; the browser lab could not start again: " + (e && e.message || e) };
+    }
     emit("run:done", done);
     return { id: r.id };
   }
