@@ -584,7 +584,6 @@ importScripts(new URL("../wasm_exec.js", self.location).href);
       inst = res.instance;
       postMessage({ type: "module", module: res.module });
     }
-    self.packlabMemory = () => inst.exports.mem.buffer.byteLength;
     await go.run(inst);
     host.fatal("the lab's Go program stopped");
   } catch (e) {
