@@ -84,7 +84,7 @@ test-desktop: deps-desktop
 WEB_DIR ?= build/web
 WEB_SCREENSHOT ?=
 
-.PHONY: web deps-web test-web
+.PHONY: web web-binary deps-web test-web
 
 # web builds the static site folder (index.html, the frontend, packlab.wasm,
 # wasm_exec.js, ECharts, gzip copies) that any static host can serve;
@@ -114,4 +114,9 @@ deps-web:
 test-web: deps-web
 	GOOS=js GOARCH=wasm $(GO) build ./core/... ./experiments/... ./app/... ./cmd/packlab-wasm
 	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec "$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" -run JS ./app
-	PACKLAB_WEB_TEST=1 PACKLAB_SCREENSHOT=$(WEB_SCREENSHOT) $(GO) test -count=1 -timeout 15m -run '^TestBrowserLab$$' -v ./web
+	PACKLAB_WEB_TEST=1 PACKLAB_SCREENSHOT=$(WEB_SCREENSHOT) $(GO) test -count=1 -timeout 15m -run '^(TestBrowserLab|TestEmbeddedSite)$$' -v ./web
+
+# web-binary builds bin/packlab with the site inside (tag embedweb):
+# `bin/packlab serve` then needs no site folder and no Go toolchain.
+web-binary: web
+	$(GO) build -tags embedweb -o bin/packlab .

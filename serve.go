@@ -55,6 +55,9 @@ const usageServe = `packlab serve [flags] — the browser lab (the core in WebAs
   --open                open the lab in the default browser
   --build               build the site folder and exit (what 'make web' runs)
 
+A binary built with the site inside ('make web-binary') serves it with no
+folder and no Go toolchain, unless --dir is given.
+
 The folder is a static site: any web server can serve it as it is.
 `
 
@@ -98,7 +101,14 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return buildSite(ctx, src, *dir, stderr)
 	}
-	if err := ensureSite(ctx, *dir, stderr); err != nil {
+	dirSet := false
+	fs.Visit(func(f *flag.Flag) { dirSet = dirSet || f.Name == "dir" })
+	root, what := http.FileSystem(http.Dir(*dir)), *dir
+	if site := embeddedSite(); site != nil && !dirSet {
+		// A binary built with the site inside (make web-binary) needs no
+		// folder and no toolchain; --dir still serves a folder instead.
+		root, what = http.FS(site), "the site built into this binary"
+	} else if err := ensureSite(ctx, *dir, stderr); err != nil {
 		return err
 	}
 
@@ -107,8 +117,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usagef("--addr %s: cannot listen: %v", *addr, errors.Unwrap(err))
 	}
 	url := "http://" + ln.Addr().String() + "/"
-	srv := &http.Server{Handler: siteHandler(*dir), ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(stdout, "packlab: the browser lab is at %s (serving %s; Ctrl-C stops)\n", url, *dir)
+	srv := &http.Server{Handler: siteHandler(root), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stdout, "packlab: the browser lab is at %s (serving %s; Ctrl-C stops)\n", url, what)
 	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !isLoopback(host) {
 		fmt.Fprintf(stderr, "packlab: note: %s is reachable from other machines\n", host)
 	}
@@ -475,8 +485,7 @@ func gzipLarge(root string) error {
 // listings, .wasm as application/wasm, and NAME.gz for NAME to a browser
 // that accepts gzip, when it is a copy of NAME (see gzipFor). Browsers revalidate every file (Cache-Control:
 // no-cache), so a rebuilt site is seen at the next reload.
-func siteHandler(dir string) http.Handler {
-	root := http.Dir(dir)
+func siteHandler(root http.FileSystem) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
@@ -530,7 +539,8 @@ func siteHandler(dir string) http.Handler {
 				}
 			}
 			h.Add("Vary", "Accept-Encoding")
-		} else if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(name)+".gz")); err == nil {
+		} else if gz, err := root.Open(name + ".gz"); err == nil {
+			gz.Close()
 			h.Add("Vary", "Accept-Encoding")
 		}
 		defer f.Close()

@@ -113,7 +113,7 @@ func site(t *testing.T) (dir string, wasm []byte) {
 // way out of the folder; a .gz older than its file is not sent.
 func TestSiteHandler(t *testing.T) {
 	dir, wasm := site(t)
-	srv := httptest.NewServer(siteHandler(dir))
+	srv := httptest.NewServer(siteHandler(http.Dir(dir)))
 	defer srv.Close()
 	get := func(method, path, accept string) (*http.Response, []byte) {
 		t.Helper()

@@ -3,12 +3,14 @@ package web
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
 	"image"
 	"image/png"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -763,4 +765,90 @@ func coreFileStats(t *testing.T, path string) core.Stats {
 		t.Fatal(err)
 	}
 	return m.Stats()
+}
+
+// TestEmbeddedSite: a binary built with the site inside (make web-binary)
+// serves it from an empty folder with no Go toolchain on PATH: the page with
+// the wasm backend, and packlab.wasm as application/wasm, gzipped.
+func TestEmbeddedSite(t *testing.T) {
+	if os.Getenv(envRun) != "1" {
+		t.Skipf("runs with %s=1 (make test-web)", envRun)
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	run := func(dir string, env []string, name string, args ...string) {
+		t.Helper()
+		cmd := exec.Command(name, args...)
+		cmd.Dir, cmd.Env = dir, env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+		}
+	}
+	// What make web-binary does: the site into build/web, then the binary.
+	plain := filepath.Join(tmp, "packlab-plain")
+	run(root, os.Environ(), "go", "build", "-o", plain, ".")
+	run(root, os.Environ(), plain, "serve", "--build", "--dir", filepath.Join("build", "web"))
+	bin := filepath.Join(tmp, "packlab")
+	run(root, os.Environ(), "go", "build", "-tags", "embedweb", "-o", bin, ".")
+	wasm, err := os.ReadFile(filepath.Join(root, "build", "web", "packlab.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	empty := t.TempDir()
+	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0")
+	cmd.Dir, cmd.Env = empty, []string{"PATH=" + empty, "HOME=" + empty}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Kill(); cmd.Wait() }()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	url := regexp.MustCompile(`http://127\.0\.0\.1:\d+/`).FindString(line)
+	if url == "" || !strings.Contains(line, "the site built into this binary") {
+		t.Fatalf("serve printed %q (%v); stderr %q", line, err, stderr.String())
+	}
+	get := func(path string) (*http.Response, []byte) {
+		req, _ := http.NewRequest("GET", url+path, nil)
+		req.Header.Set("Accept-Encoding", "gzip")
+		resp, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, b
+	}
+	resp, page := get("")
+	if resp.Header.Get("Content-Encoding") == "gzip" {
+		zr, err := gzip.NewReader(bytes.NewReader(page))
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, _ = io.ReadAll(zr)
+	}
+	if resp.StatusCode != 200 || !bytes.Contains(page, []byte(`js/backend-wasm.js`)) {
+		t.Errorf("GET /: %d, %.200s", resp.StatusCode, page)
+	}
+	resp, body := get("packlab.wasm")
+	if resp.Header.Get("Content-Type") != "application/wasm" || resp.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("GET /packlab.wasm: %v", resp.Header)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plainWasm, _ := io.ReadAll(zr)
+	if !bytes.Equal(plainWasm, wasm) {
+		t.Errorf("the embedded packlab.wasm (%d bytes) is not build/web's (%d)", len(plainWasm), len(wasm))
+	}
+	t.Logf("the embedded site: packlab.wasm %d bytes sent gzipped as %d", len(wasm), len(body))
 }
