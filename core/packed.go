@@ -105,10 +105,12 @@ func (t *Packed[K, V]) find(key K) int64 {
 		}
 		return -1
 	}
-	stride := packedStride[K, V]()
-	arena, mask := t.arena, t.g.mask
-	for i := hashKey(key) & mask; ; i = (i + 1) & mask {
-		k := loadBits[K](arena[i*stride : i*stride+stride])
+	// The hot loop of every lookup: the arena holds mask+1 cells, so every
+	// i*stride is a whole cell inside it and needs no bounds check.
+	stride := uintptr(packedStride[K, V]())
+	base, mask := unsafe.Pointer(unsafe.SliceData(t.arena)), uintptr(t.g.mask)
+	for i := uintptr(hashKey(key)) & mask; ; i = (i + 1) & mask {
+		k := loadBitsAt[K](unsafe.Add(base, i*stride))
 		if k == key {
 			return int64(i * stride)
 		}
