@@ -38,10 +38,18 @@ func backlogSizes() []int64 {
 	return []int64{1e5}
 }
 
-// sizeName writes 100000 as 1e5 and 12345 as 12345.
+// sizeName writes 100000 as 1e5, 3000000 as 3e6 and 12345 as 12345.
 func sizeName(n int64) string {
-	if e := math.Log10(float64(n)); e == math.Trunc(e) {
-		return fmt.Sprintf("1e%d", int(e))
+	e := 0
+	for n >= 10 && n%10 == 0 {
+		n /= 10
+		e++
+	}
+	if e > 0 && n < 10 {
+		return fmt.Sprintf("%de%d", n, e)
+	}
+	for ; e > 0; e-- {
+		n *= 10
 	}
 	return fmt.Sprint(n)
 }
