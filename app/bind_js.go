@@ -444,7 +444,8 @@ func browserMessage(mc experiments.MemoryCheck, e Estimate, caps map[string]int6
 		experiments.FormatBytes(mc.NeedBytes), mc.Largest, experiments.FormatRows(big.Rows), room, limits)
 }
 
-// capText writes a row cap: "178,956,970 (179M)".
+// capText writes a row cap: "67,108,864", or "any number of" when the
+// table stops growing (narrow keys).
 func capText(n int64) string {
 	if n >= core.MaxSourceRows {
 		return "any number of"
