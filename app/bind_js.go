@@ -450,7 +450,7 @@ func capText(n int64) string {
 	if n >= core.MaxSourceRows {
 		return "any number of"
 	}
-	return groupThousands(n)
+	return experiments.GroupThousands(n)
 }
 
 // startRun refuses a run that does not fit the tab with the browser's

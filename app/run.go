@@ -236,9 +236,9 @@ func progressOf(id string, p experiments.Progress) Progress {
 	if p.Phase != experiments.PhaseLoad {
 		out.Percent, out.ETASeconds = 100, 0
 	}
-	out.RowsText = groupThousands(p.Rows)
+	out.RowsText = experiments.GroupThousands(p.Rows)
 	if p.TotalRows > 0 {
-		out.RowsText += " / " + groupThousands(p.TotalRows)
+		out.RowsText += " / " + experiments.GroupThousands(p.TotalRows)
 	}
 	out.RateText = rate(out.RowsPerSecond)
 	out.ETAText = "–"
@@ -293,22 +293,4 @@ func seconds(s float64) string {
 	}
 	h := int(s) / 3600
 	return fmt.Sprintf("%d h %d min", h, (int(s)-3600*h)/60)
-}
-
-// groupThousands writes 1234567 as "1,234,567".
-func groupThousands(n int64) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }

@@ -3,7 +3,6 @@ package experiments
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/packlab/packlab/core"
 	"github.com/pbnjay/memory"
@@ -212,14 +211,5 @@ func FormatBytes(n int64) string {
 	if n < 0 {
 		return "unknown"
 	}
-	const units = "KMGTPE"
-	if n < 1024 {
-		return fmt.Sprintf("%d B", n)
-	}
-	v, i := float64(n)/1024, 0
-	for v >= 1024 && i < len(units)-1 {
-		v /= 1024
-		i++
-	}
-	return strings.TrimSpace(fmt.Sprintf("%.1f %ciB", v, units[i]))
+	return bytesText(n, 1)
 }

@@ -48,7 +48,7 @@ type column struct {
 // bytes/entry added.
 var humanColumns = []column{
 	{"settings", false, func(_ Result, s string) string { return s }},
-	{"element_count", true, func(r Result, _ string) string { return groupThousands(r.ElementCount) }},
+	{"element_count", true, func(r Result, _ string) string { return GroupThousands(r.ElementCount) }},
 	{"load (sec)", true, func(r Result, _ string) string { return measured(r.LoadSeconds, 3) }},
 	{"read (sec)", true, func(r Result, _ string) string { return measured(r.ReadSeconds, 3) }},
 	{"read (million rows/s)", true, func(r Result, _ string) string { return measured(r.ReadRowsPerSecond/1e6, 2) }},
@@ -196,23 +196,28 @@ func writeJSON(w io.Writer, results []Result) error {
 	return err
 }
 
-// formatBytes writes a size in the largest binary unit (B, KiB, MiB, GiB)
-// that keeps it at least 1, with two decimals.
-func formatBytes(n int64) string {
+// formatBytes writes a size for a table: the largest binary unit that keeps
+// it at least 1, with two decimals.
+func formatBytes(n int64) string { return bytesText(n, 2) }
+
+// bytesText writes a byte count in the largest binary unit (B, KiB, MiB,
+// GiB, ...) that keeps it at least 1, with dec decimals: the one byte
+// formatter behind formatBytes and FormatBytes.
+func bytesText(n int64, dec int) string {
 	v := math.Abs(float64(n))
 	sign := ""
 	if n < 0 {
 		sign = "-"
 	}
-	switch {
-	case v >= 1<<30:
-		return fmt.Sprintf("%s%.2f GiB", sign, v/(1<<30))
-	case v >= 1<<20:
-		return fmt.Sprintf("%s%.2f MiB", sign, v/(1<<20))
-	case v >= 1<<10:
-		return fmt.Sprintf("%s%.2f KiB", sign, v/(1<<10))
+	if v < 1024 {
+		return fmt.Sprintf("%d B", n)
 	}
-	return fmt.Sprintf("%d B", n)
+	const units = "KMGTPE"
+	i := 0
+	for v /= 1024; v >= 1024 && i < len(units)-1; i++ {
+		v /= 1024
+	}
+	return fmt.Sprintf("%s%.*f %ciB", sign, dec, v, units[i])
 }
 
 // measuredBytes is formatBytes, or "-" when nothing was measured (0).
@@ -232,8 +237,8 @@ func measured(v float64, dec int) string {
 	return strconv.FormatFloat(v, 'f', dec, 64)
 }
 
-// groupThousands writes 1234567 as "1,234,567".
-func groupThousands(n int64) string {
+// GroupThousands writes 1234567 as "1,234,567".
+func GroupThousands(n int64) string {
 	s := strconv.FormatInt(n, 10)
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")

@@ -198,8 +198,8 @@ func TestFormatBytes(t *testing.T) {
 		}
 	}
 	for n, want := range map[int64]string{0: "0", 12: "12", 1000: "1,000", 999999: "999,999", 1_000_000_000: "1,000,000,000", -1234: "-1,234"} {
-		if got := groupThousands(n); got != want {
-			t.Errorf("groupThousands(%d) = %q, want %q", n, got, want)
+		if got := GroupThousands(n); got != want {
+			t.Errorf("GroupThousands(%d) = %q, want %q", n, got, want)
 		}
 	}
 }
