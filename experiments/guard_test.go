@@ -30,7 +30,7 @@ func TestGuardRefuses(t *testing.T) {
 		t.Errorf("refusal is more than one line: %q", msg)
 	}
 	// hashed, the larger: 2^41 cells of 16 bytes after the load, 2^40 before.
-	re := regexp.MustCompile(`^not enough memory: hashed at 1T rows needs about 48\.0 TiB at its peak \(tables 48\.0 TiB \+ loader 3\.8 MiB \+ read 0 B \+ runtime [0-9.]+ MiB\), but [0-9.]+ [KMGT]iB of [0-9.]+ [KMGT]iB is available \(use --force to run anyway\)$`)
+	re := regexp.MustCompile(`^not enough memory: hashed at 1T rows needs about 48\.0 TiB at its peak \(tables 48\.0 TiB \+ loader [0-9.]+ MiB \+ read 0 B \+ runtime [0-9.]+ MiB\), but [0-9.]+ [KMGT]iB of [0-9.]+ [KMGT]iB is available \(use --force to run anyway\)$`)
 	if !re.MatchString(msg) {
 		t.Errorf("refusal\n got %q\nwant match %s", msg, re)
 	}
@@ -65,9 +65,10 @@ func TestEstimateParts(t *testing.T) {
 	}
 	pr, _ := core.Predict(core.LayoutHashed, k, v, 1_000_000, core.Options{}, 4)
 	e := c.Estimates[0]
-	// 4 shards x 6 sub-blocks of 16384 rows x 10 bytes, plus the 65536-row
-	// source block being split.
-	if wantLoader := int64(4*6*16384*10 + 65536*10); e.LoaderBytes != wantLoader {
+	// 4 shards x (backlog+2) sub-blocks of 16384 rows (at most a shard's
+	// 250,000 rows and one sub-block) x 10 bytes, plus the 65536-row source
+	// block being split.
+	if wantLoader := int64(4*min((core.DefaultBacklog+2)*16384, 250_000+16384)*10 + 65536*10); e.LoaderBytes != wantLoader {
 		t.Errorf("loader bytes %d, want %d", e.LoaderBytes, wantLoader)
 	}
 	if e.TablePeakBytes != pr.PeakBytes || e.FinalBytes != pr.FinalBytes || e.BucketCount != pr.BucketCount || e.ReadBytes != 0 {
