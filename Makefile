@@ -6,7 +6,7 @@ GOFLAGS_TEST ?=
 
 .PHONY: test deps unit race wasm bench vet fmt-check build clean
 
-test: deps fmt-check vet unit race wasm bench test-desktop test-web
+test: deps deps-desktop deps-web fmt-check vet unit race wasm bench test-desktop test-web
 
 # deps installs what the tests need. The Go toolchain and gcc (for -race) are
 # on the machine; modules come from the module proxy.
