@@ -7,24 +7,11 @@ import (
 
 // loadBits reads a T stored little-endian at the start of b. Packed cells sit
 // at any byte offset, and converting an unaligned address to *T is rejected
-// by the race detector's pointer checks, so the bytes are read through
-// encoding/binary, which compiles to one unaligned move.
+// by the race detector's pointer checks, so the bytes are read through a
+// byte array (see loadBitsAt), which compiles to one unaligned move.
 func loadBits[T Bits](b []byte) T {
-	var t T
-	p := unsafe.Pointer(&t)
-	switch sizeOf[T]() {
-	case 1:
-		*(*uint8)(p) = b[0]
-	case 2:
-		*(*uint16)(p) = binary.LittleEndian.Uint16(b)
-	case 4:
-		*(*uint32)(p) = binary.LittleEndian.Uint32(b)
-	case 8:
-		*(*uint64)(p) = binary.LittleEndian.Uint64(b)
-	default:
-		*(*U128)(p) = U128{binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[8:])}
-	}
-	return t
+	_ = b[sizeOf[T]()-1] // the one bounds check: b holds a whole T
+	return loadBitsAt[T](unsafe.Pointer(unsafe.SliceData(b)))
 }
 
 // storeBits writes t little-endian at the start of b.
