@@ -44,8 +44,11 @@ const (
 //
 //	sequential  key = i, truncated to the key type (UInt8 wraps after 255).
 //	random      key = a bijective mix of (seed, i): uniform over the key's
-//	            bits; 16-byte keys get two independent words. UInt64 keys
-//	            never repeat; narrower keys repeat by the birthday rule.
+//	            bits; 16-byte keys get two independent words. Keys never
+//	            repeat while i is below the count of values the key type
+//	            holds (2^8, 2^16, 2^32 for 1-, 2- and 4-byte keys): the mix
+//	            is a permutation of the key's own width, so a narrow key
+//	            repeats only once every value has been drawn.
 //	range:M     key uniform in [0, M), M an integer 1 <= M <= 2^53 that the
 //	            key type can hold from 0 (UInt8: M <= 256, Int8: M <= 128,
 //	            Float32: M <= 2^24). M accepts 1000000, 1e6, 1M (K, M, G, T

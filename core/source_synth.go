@@ -7,6 +7,10 @@ package core
 // seed) through Pelle Evensen's moremur mixer. Both steps are bijections of
 // 64-bit words, so row i is computed directly (Row), the rows do not depend
 // on the order they are generated in, and random UInt64 keys never repeat.
+// Keys narrower than 8 bytes take the Weyl sequence's low bits (still a
+// full-period sequence of that width) through a mixer of that width
+// (mix8/mix16/mix32, bijections too): random UInt32 keys are distinct for
+// the first 2^32 rows, not merely unlikely to collide.
 //
 //	purpose          base         used by
 //	key, low word    keyBase      random, range (then scaled to [0, M))
@@ -183,11 +187,18 @@ func (s *synthSource[K, V]) key(i uint64) K {
 	case synthSequential:
 		return numKey[K](i, s.floatKey)
 	case synthRandom:
-		lo := moremur(s.keyBase + i*weylGamma)
-		if sizeOf[K]() == 16 {
-			return FromUint64[K](lo, moremur(s.keyBaseHi+i*weylGamma))
+		x := s.keyBase + i*weylGamma
+		switch sizeOf[K]() {
+		case 1:
+			return FromUint64[K](uint64(mix8(uint8(x))), 0)
+		case 2:
+			return FromUint64[K](uint64(mix16(uint16(x))), 0)
+		case 4:
+			return FromUint64[K](uint64(mix32(uint32(x))), 0)
+		case 16:
+			return FromUint64[K](moremur(x), moremur(s.keyBaseHi+i*weylGamma))
 		}
-		return FromUint64[K](lo, 0)
+		return FromUint64[K](moremur(x), 0)
 	case synthRange:
 		n, _ := bits.Mul64(moremur(s.keyBase+i*weylGamma), s.m)
 		return numKey[K](n, s.floatKey)
@@ -303,11 +314,23 @@ func seqKernel[T synthWord](dst []T, start uint64) {
 func randomKeys[K Bits](keys []K, x, y uint64) {
 	switch sizeOf[K]() {
 	case 1:
-		randomKernel(wordsOf[uint8](keys), x)
+		k := wordsOf[uint8](keys)
+		for j := range k {
+			k[j] = mix8(uint8(x))
+			x += weylGamma
+		}
 	case 2:
-		randomKernel(wordsOf[uint16](keys), x)
+		k := wordsOf[uint16](keys)
+		for j := range k {
+			k[j] = mix16(uint16(x))
+			x += weylGamma
+		}
 	case 4:
-		randomKernel(wordsOf[uint32](keys), x)
+		k := wordsOf[uint32](keys)
+		for j := range k {
+			k[j] = mix32(uint32(x))
+			x += weylGamma
+		}
 	case 8:
 		randomKernel(wordsOf[uint64](keys), x)
 	default:
@@ -325,6 +348,39 @@ func randomKernel[T synthWord](dst []T, x uint64) {
 		dst[j] = T(moremur(x))
 		x += weylGamma
 	}
+}
+
+// mix32, mix16 and mix8 are bijections of 32-, 16- and 8-bit words
+// (xor-shifts and odd multipliers, each invertible modulo 2^width; mix32 is
+// Chris Wellons' lowbias32, mix16 his 16-bit hash). Fed the low bits of a
+// Weyl sequence, which run through every value of that width before
+// repeating, they give narrow random keys that are distinct until the key
+// type runs out of values.
+func mix32(x uint32) uint32 {
+	x ^= x >> 16
+	x *= 0x7feb352d
+	x ^= x >> 15
+	x *= 0x846ca68b
+	x ^= x >> 16
+	return x
+}
+
+func mix16(x uint16) uint16 {
+	x ^= x >> 8
+	x *= 0x88b5
+	x ^= x >> 7
+	x *= 0xdb2d
+	x ^= x >> 9
+	return x
+}
+
+func mix8(x uint8) uint8 {
+	x ^= x >> 4
+	x *= 0x6b
+	x ^= x >> 3
+	x *= 0xd5
+	x ^= x >> 4
+	return x
 }
 
 func rangeKeys[K Bits](keys []K, x, m uint64) {

@@ -432,6 +432,43 @@ func TestRandomIsUniform(t *testing.T) {
 	}
 }
 
+// TestRandomNarrowKeysAreDistinct: "random (distinct)" holds for every key
+// width: UInt32 keys at 2e5 rows are 2e5 distinct keys (they were 199,989
+// when the low bits of a 64-bit mix were taken), and UInt16 and UInt8 keys
+// use every value once before any repeats.
+func TestRandomNarrowKeysAreDistinct(t *testing.T) {
+	distinct := func(keys []uint64) int {
+		seen := make(map[uint64]bool, len(keys))
+		for _, k := range keys {
+			seen[k] = true
+		}
+		return len(seen)
+	}
+	for _, seed := range []uint64{0, 1, 42} {
+		var u32, u16, u8, f32 []uint64
+		for _, r := range drain[uint32, uint16](t, openSynth[uint32, uint16](t, "random", 200_000, seed, ValuesHash, MustType("UInt32"), MustType("UInt16")), 4096) {
+			u32 = append(u32, uint64(r.k))
+		}
+		for _, r := range drain[uint32, uint16](t, openSynth[uint32, uint16](t, "random", 200_000, seed, ValuesHash, MustType("Float32"), MustType("UInt16")), 4096) {
+			f32 = append(f32, uint64(r.k))
+		}
+		for _, r := range drain[uint16, uint8](t, openSynth[uint16, uint8](t, "random", 1<<16, seed, ValuesHash, MustType("Date"), MustType("UInt8")), 1000) {
+			u16 = append(u16, uint64(r.k))
+		}
+		for _, r := range drain[uint8, uint8](t, openSynth[uint8, uint8](t, "random", 256, seed, ValuesHash, MustType("Int8"), MustType("UInt8")), 100) {
+			u8 = append(u8, uint64(r.k))
+		}
+		for _, c := range []struct {
+			name string
+			keys []uint64
+		}{{"UInt32", u32}, {"Float32", f32}, {"Date", u16}, {"Int8", u8}} {
+			if n := distinct(c.keys); n != len(c.keys) {
+				t.Errorf("random %s keys, seed %d: %d distinct in %d rows, want all distinct", c.name, seed, n, len(c.keys))
+			}
+		}
+	}
+}
+
 // zipfHarmonic is H(n, s) = sum of k^-s for k = 1..n: rank r has
 // probability r^-s / H(n, s).
 func zipfHarmonic(n int, s float64) float64 {

@@ -146,9 +146,10 @@ func loaderBytes(p parsedConfig, rows int64) int64 {
 }
 
 // expectedDistinct is how many distinct keys a source of rows rows gives, and
-// whether that is only an upper bound. Random keys narrower than 8 bytes and
-// range:M repeat by the birthday rule: of D equally likely keys, rows draws
-// hit D*(1-(1-1/D)^rows) distinct ones on average.
+// whether that is only an upper bound. Random keys are distinct until the
+// key type runs out of values; range:M repeats by the birthday rule: of D
+// equally likely keys, rows draws hit D*(1-(1-1/D)^rows) distinct ones on
+// average.
 func expectedDistinct(spec core.SourceSpec, key core.Type, rows int64) (int64, bool) {
 	domain := math.Inf(1)
 	if key.Size < 8 {
@@ -164,10 +165,9 @@ func expectedDistinct(spec core.SourceSpec, key core.Type, rows int64) (int64, b
 	case core.SourceSequential:
 		return int64(min(float64(rows), domain)), false
 	case core.SourceRandom:
-		if key.Size >= 8 {
-			return rows, false // a bijection of the row number: no repeats
-		}
-		return min(birthday(domain), rows), false
+		// A permutation of the key's width (core's mix8..mix32, moremur):
+		// no repeats before every value has come.
+		return int64(min(float64(rows), domain)), false
 	case core.SourceRange:
 		return min(birthday(min(spec.Param, domain)), rows), false
 	}

@@ -101,6 +101,7 @@ func TestExpectedDistinct(t *testing.T) {
 	}{
 		{"random", u64, 1e6, 1e6, false},
 		{"random", u8, 1e6, 256, false},
+		{"random", core.MustType("UInt32"), 2e5, 2e5, false}, // distinct, not 199,995 by the birthday rule
 		{"sequential", u8, 1000, 256, false},
 		{"sequential", u64, 1000, 1000, false},
 		{"range:1000", u64, 1e6, 1000, false},
