@@ -141,8 +141,9 @@ type Limits struct {
 	TotalMemoryText  string `json:"total_memory_text"`
 	FreeMemoryText   string `json:"free_memory_text"`
 	Cores            int    `json:"cores"`
-	Runtime          string `json:"runtime"`  // "native" or "browser"
-	Isolated         bool   `json:"isolated"` // each run in a fresh child process
+	CoresText        string `json:"cores_text"` // "1 core", "2 cores"
+	Runtime          string `json:"runtime"`    // "native" or "browser"
+	Isolated         bool   `json:"isolated"`   // each run in a fresh child process
 
 	ChartKinds     []ChartKind `json:"chart_kinds"`
 	ResultsDir     string      `json:"results_dir"`
@@ -151,8 +152,11 @@ type Limits struct {
 
 // LayoutInfo is one layout as the form offers it.
 type LayoutInfo struct {
-	Name              string `json:"name"`
-	ClickHouse        string `json:"clickhouse"` // its ClickHouse counterpart, "" for gomap
+	Name       string `json:"name"`
+	ClickHouse string `json:"clickhouse"` // its ClickHouse LAYOUT name, "" for gomap
+	// ClickHouseLabel tells apart layouts that share a LAYOUT name:
+	// "SPARSE_HASHED (PackedHashMap, since 23.5)"; "" when there is none.
+	ClickHouseLabel   string `json:"clickhouse_label"`
 	Description       string `json:"description"`
 	UsesMaxLoadFactor bool   `json:"uses_max_load_factor"`
 }
@@ -193,6 +197,35 @@ var layoutDescriptions = map[core.Layout]string{
 	core.LayoutGoMap:       "Go's builtin map[K]V (swiss table), the everyday baseline",
 }
 
+// clickHouseLabels name, for a layout whose ClickHouse LAYOUT name another
+// layout shares, which of ClickHouse's tables it is and since when.
+// SPARSE_HASHED has been two tables: google sparse_hash_map from 19.15, and
+// PackedHashMap (for UInt64 keys and values of at most 8 bytes) since
+// ClickHouse PR #49380, merged in May 2023 between the 23.4 (2023-04-26) and
+// 23.5 (2023-06-08) releases (../shared/research/clickhouse-dictionaries.md,
+// section 2). A layout missing here shows its LAYOUT name alone.
+var clickHouseLabels = map[core.Layout]string{
+	core.LayoutHashed: "HASHED (HashMap)",
+	core.LayoutPacked: "SPARSE_HASHED (PackedHashMap, since 23.5)",
+	core.LayoutSparse: "SPARSE_HASHED (sparse_hash_map, before 23.5)",
+}
+
+// clickHouseLabel is what the form shows under a layout's name.
+func clickHouseLabel(l core.Layout) string {
+	if s, ok := clickHouseLabels[l]; ok {
+		return s
+	}
+	return l.ClickHouseName()
+}
+
+// coresText is "1 core" or "N cores".
+func coresText(n int) string {
+	if n == 1 {
+		return "1 core"
+	}
+	return strconv.Itoa(n) + " cores"
+}
+
 // chartTitles are the tab labels; a kind missing here shows its name.
 var chartTitles = map[string]string{
 	"memory-breakdown": "Memory breakdown",
@@ -226,6 +259,7 @@ func (l *Lab) Limits() (Limits, error) {
 		MaxRows:        core.MaxSourceRows,
 		Defaults:       defaultForm(),
 		Cores:          runtime.NumCPU(),
+		CoresText:      coresText(runtime.NumCPU()),
 		Runtime:        l.opt.Runtime,
 		Isolated:       !l.opt.InProcess,
 		ChartKinds:     chartKinds(),
@@ -236,6 +270,7 @@ func (l *Lab) Limits() (Limits, error) {
 		lim.Layouts = append(lim.Layouts, LayoutInfo{
 			Name:              string(ly),
 			ClickHouse:        ly.ClickHouseName(),
+			ClickHouseLabel:   clickHouseLabel(ly),
 			Description:       layoutDescriptions[ly],
 			UsesMaxLoadFactor: ly != core.LayoutHashedArray,
 		})

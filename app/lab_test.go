@@ -108,8 +108,34 @@ func TestLimits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(lim.Layouts) != 5 || lim.Layouts[1].Name != "packed" || lim.Layouts[1].ClickHouse != "SPARSE_HASHED" {
+	if len(lim.Layouts) < 5 || lim.Layouts[1].Name != "packed" || lim.Layouts[1].ClickHouse != "SPARSE_HASHED" {
 		t.Errorf("layouts %+v", lim.Layouts)
+	}
+	// The form shows each layout's ClickHouse counterpart under its name:
+	// packed and sparse are both SPARSE_HASHED, so the label must say which
+	// table and which ClickHouse versions, and no two labels may be equal.
+	labels := map[string]string{}
+	for _, ly := range lim.Layouts {
+		if ly.ClickHouseLabel == "" {
+			continue
+		}
+		if other, ok := labels[ly.ClickHouseLabel]; ok {
+			t.Errorf("layouts %s and %s both show %q", other, ly.Name, ly.ClickHouseLabel)
+		}
+		labels[ly.ClickHouseLabel] = ly.Name
+	}
+	for name, want := range map[string]string{
+		"packed": "SPARSE_HASHED (PackedHashMap, since 23.5)",
+		"sparse": "SPARSE_HASHED (sparse_hash_map, before 23.5)",
+		"hashed": "HASHED (HashMap)",
+	} {
+		i := slices.IndexFunc(lim.Layouts, func(l LayoutInfo) bool { return l.Name == name })
+		if i < 0 || lim.Layouts[i].ClickHouseLabel != want {
+			t.Errorf("layout %s: label %+v, want %q", name, lim.Layouts, want)
+		}
+	}
+	if lim.CoresText != coresText(runtime.NumCPU()) || coresText(1) != "1 core" || coresText(2) != "2 cores" {
+		t.Errorf("cores text %q (1: %q, 2: %q), want \"1 core\" and \"2 cores\"", lim.CoresText, coresText(1), coresText(2))
 	}
 	if len(lim.Types) != 15 || lim.Types[3].Name != "UInt64" || lim.Types[3].Size != 8 || lim.Types[3].Label != "UInt64 · 8 B" {
 		t.Errorf("types %+v", lim.Types)
@@ -135,7 +161,7 @@ func TestLimits(t *testing.T) {
 	}
 	// The defaults are a valid form that fits.
 	est, err := l.Estimate(lim.Defaults)
-	if err != nil || !est.Fits || len(est.Layouts) != 5 {
+	if err != nil || !est.Fits || len(est.Layouts) != len(lim.Layouts) {
 		t.Errorf("defaults: %+v, %v", est, err)
 	}
 }

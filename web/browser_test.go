@@ -178,6 +178,10 @@ func TestBrowserLab(t *testing.T) {
 	if !strings.Contains(machine, "browser") || !strings.Contains(machine, "in process") {
 		t.Errorf("the header says %q, want the browser runtime, in process", machine)
 	}
+	// The worker has one thread: the header says "1 core", not "1 cores".
+	if header := evalString(t, ctx, `document.querySelector("#machine").textContent`); !regexp.MustCompile(`\d+ cores?\b`).MatchString(header) || regexp.MustCompile(`(^|\D)1 cores`).MatchString(header) {
+		t.Errorf("the header says %q, want \"1 core\" or \"N cores\"", header)
+	}
 	rssLabel := evalString(t, ctx, `Array.from(document.querySelectorAll("#progress .stat .k")).map(e => e.textContent).join(",")`)
 	if !strings.Contains(rssLabel, "wasm memory") || strings.Contains(rssLabel, "RSS") {
 		t.Errorf("progress labels %q: want wasm memory in place of RSS", rssLabel)

@@ -70,7 +70,7 @@
     chips.replaceChildren(...limits.layouts.map((l) =>
       el("label", { class: "chip", title: l.description },
         el("input", { type: "checkbox", name: "layouts", value: l.name, checked: d.layouts.includes(l.name) }),
-        el("span", {}, l.name, el("small", { text: l.clickhouse || "Go map" })))));
+        el("span", {}, l.name, el("small", { text: l.clickhouse_label || l.clickhouse || "Go map" })))));
 
     for (const id of ["key", "value"]) {
       $("#" + id).replaceChildren(...limits.types.map((t) =>
@@ -482,7 +482,7 @@
 
   function renderMachine(l) {
     $("#machine").replaceChildren(
-      el("span", {}, el("b", { text: String(l.cores) }), " cores"),
+      el("span", {}, el("b", { text: l.cores_text })),
       el("span", {}, el("b", { text: l.total_memory_text }), " memory, ", el("b", { text: l.free_memory_text }), " free"),
       el("span", { class: "pill", text: l.runtime + (l.isolated ? " · child process per run" : " · in process") }));
   }
