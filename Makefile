@@ -38,6 +38,10 @@ bench:
 bench-full:
 	$(GO) test -run=NONE -bench=. -benchtime=3x -count=1 ./core -large
 
+# build: bin/packlab, the command line (no window, no site inside). The
+# window build is bin/packlab-desktop (make desktop), the one with the site
+# inside bin/packlab-web (make web-binary): one name per kind of binary, and
+# `packlab version` says what each has.
 build:
 	$(GO) build -o bin/packlab .
 
@@ -63,15 +67,15 @@ deps-desktop:
 		$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
 
-# desktop builds bin/packlab with the lab window (the CLI still works).
+# desktop builds bin/packlab-desktop: the lab window, and the whole CLI.
 desktop: deps-desktop
-	$(GO) build -tags $(DESKTOP_TAGS) -o bin/packlab .
+	$(GO) build -tags $(DESKTOP_TAGS) -o bin/packlab-desktop .
 
 # lab: the README's first command — install what is missing, build, open.
 lab: desktop
 	@if [ -z "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
-		echo "lab: no display (DISPLAY is not set); bin/packlab is built: run it on a desktop"; exit 1; fi
-	./bin/packlab
+		echo "lab: no display (DISPLAY is not set); bin/packlab-desktop is built: run it on a desktop"; exit 1; fi
+	./bin/packlab-desktop
 
 # test-desktop builds the app, drives it under Xvfb through a comparison
 # run, checks the window's screenshot, and with SCREENSHOT=docs/desktop.png
@@ -116,7 +120,7 @@ test-web: deps-web
 	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec "$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" -run JS ./app
 	PACKLAB_WEB_TEST=1 PACKLAB_SCREENSHOT=$(WEB_SCREENSHOT) $(GO) test -count=1 -timeout 15m -run '^(TestBrowserLab|TestEmbeddedSite)$$' -v ./web
 
-# web-binary builds bin/packlab with the site inside (tag embedweb):
-# `bin/packlab serve` then needs no site folder and no Go toolchain.
+# web-binary builds bin/packlab-web with the site inside (tag embedweb):
+# `bin/packlab-web serve` then needs no site folder and no Go toolchain.
 web-binary: web
-	$(GO) build -tags embedweb -o bin/packlab .
+	$(GO) build -tags embedweb -o bin/packlab-web .

@@ -13,6 +13,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -67,14 +68,14 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 		if opened, err := openLab(); opened { // the lab window, in a desktop build (desktop.go)
 			return err
 		}
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, usage+"\n"+noWindow)
 		return nil
 	}
 	switch args[0] {
 	case "help", "-h", "--help", "-help":
 		return help(args[1:], stdout)
 	case "version", "--version":
-		fmt.Fprintln(stdout, "packlab", version)
+		fmt.Fprint(stdout, versionText())
 		return nil
 	case "run":
 		return cmdRun(ctx, args[1:], stdout, stderr)
@@ -339,6 +340,9 @@ func measure(ctx context.Context, f *runFlags, stdout, stderr io.Writer,
 			return err
 		}
 	}
+	if f.cfg.SkipBadRows && len(results) > 0 {
+		fmt.Fprintln(stderr, "packlab: --skip-bad-rows:", skippedText(results))
+	}
 	if saved > 0 {
 		fmt.Fprintf(stderr, "packlab: saved %d result(s) in %s\n", saved, store.Dir)
 	}
@@ -346,6 +350,18 @@ func measure(ctx context.Context, f *runFlags, stdout, stderr io.Writer,
 		return fmt.Errorf("%w; %d result(s) measured before it", runErr, len(results))
 	}
 	return runErr
+}
+
+// skippedText says how many malformed rows a file source's load skipped:
+// "skipped 2 bad rows of dict.tsv (4,998 rows loaded)". Every layout reads
+// the same file, so the first result speaks for all.
+func skippedText(results []experiments.Result) string {
+	r := results[0]
+	rows := "rows"
+	if r.SkippedRows == 1 {
+		rows = "row"
+	}
+	return fmt.Sprintf("skipped %s bad %s of %s (%s rows loaded)", experiments.GroupThousands(r.SkippedRows), rows, r.Source, experiments.GroupThousands(r.Rows))
 }
 
 // progressBar draws one line on a terminal's stderr, redrawn in place, once
@@ -523,6 +539,28 @@ func dirOf(path string) string {
 		return path[:i+1]
 	}
 	return "."
+}
+
+// noWindow ends the help that packlab with no command prints when this
+// binary has no lab window (a desktop build opens the window instead).
+const noWindow = `This packlab has no lab window: it was built without the desktop tags.
+For the window, 'make lab' builds bin/packlab-desktop and opens it (or
+'make desktop' only builds it); for the lab in a browser, 'packlab serve --open'.
+`
+
+// versionText says which packlab this is and what is built into it: the
+// lab window (make desktop) and the browser lab's site (make web-binary).
+func versionText() string {
+	window := "not built in ('make desktop' builds bin/packlab-desktop with it)"
+	if windowBuiltIn {
+		window = "built in (packlab with no command opens it)"
+	}
+	site := "not built in ('packlab serve' builds build/web/ from the source; 'make web-binary' builds bin/packlab-web with it inside)"
+	if embeddedSite() != nil {
+		site = "built in ('packlab serve' needs no folder)"
+	}
+	return fmt.Sprintf("packlab %s (%s, %s/%s)\nlab window: %s\nbrowser site: %s\n",
+		version, runtime.Version(), runtime.GOOS, runtime.GOARCH, window, site)
 }
 
 const usage = `packlab — a tuning lab for memory-dense, sharded hash maps

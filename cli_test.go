@@ -53,6 +53,10 @@ func TestBadInput(t *testing.T) {
 	if err := os.WriteFile(badRows, []byte("1\t2\n3\t4\n5\t70000\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	noHeader := filepath.Join(dir, "noheader.tsv")
+	if err := os.WriteFile(noHeader, []byte("1\t2\n3\t4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	plain := filepath.Join(dir, "plain")
 	if err := os.WriteFile(plain, nil, 0o644); err != nil {
 		t.Fatal(err)
@@ -78,6 +82,9 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "--max-load-factor", "half"}, "--max-load-factor half: not a number (allowed: 0.5 to 0.99)"},
 		{[]string{"run", "--source", missing}, "--source " + missing + ": no such file (allowed: an existing TSV or CSV file, optionally .gz)"},
 		{[]string{"run", "--source", badRows, "--key", "UInt64", "--value", "UInt16"}, "--source " + badRows + `:3: column 2: "70000" is out of range for UInt16 (0 to 65535)`},
+		// The path once, after the flag; not again in core's words.
+		{[]string{"run", "--source", sampleKeys, "--key-column", "nope"}, "--source " + sampleKeys + `: key column "nope" not found in the header on line 1 (columns: "id", "value")`},
+		{[]string{"run", "--source", noHeader, "--key-column", "id"}, "--source " + noHeader + `: key column "id" is a header name, but line 1 is data, not a header ("1", "2"): give the column by its position (1, 2, ...) or add a header line`},
 		{[]string{"run", "--max-load-factor", "0"}, "--max-load-factor 0: out of range (allowed: 0.5 to 0.99)"},
 		{[]string{"run", "--repeats", "101"}, "--repeats 101: out of range (allowed: 1 to 100)"},
 		{[]string{"run", "--keys", "zipff"}, "--keys zipff: unknown kind (allowed: sequential, random, range:M, zipf:S, or a file)"},
@@ -100,7 +107,7 @@ func TestBadInput(t *testing.T) {
 		switch {
 		case c.args[len(c.args)-1] == "--rows":
 			args = c.args // --rows would take --results as its value
-		case len(c.args) > 2 && c.args[2] == badRows:
+		case len(c.args) > 2 && c.args[1] == "--source" && c.args[2] != missing:
 			// The file is read through after the results folder is opened
 			// (and before any run): it may create the folder.
 			args = append(args[:len(args)-1], filepath.Join(dir, "results-2"))
@@ -236,6 +243,57 @@ func TestFormatsAndReport(t *testing.T) {
 	}
 }
 
+// sampleKeys is the key file the README's --source example uses.
+const sampleKeys = "examples/dict.tsv.gz"
+
+// TestSampleKeyFile runs the README's --source example as written, on the
+// sample file in the repository: 5,000 rows under a header "id\tvalue",
+// gzip. The README also says that a column given by name needs that header.
+func TestSampleKeyFile(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var example []string
+	for _, line := range strings.Split(string(readme), "\n") {
+		if strings.HasPrefix(line, "bin/packlab run ") && strings.Contains(line, "--source "+sampleKeys) {
+			cmd, _, _ := strings.Cut(line, "#")
+			example = strings.Fields(cmd)[1:]
+		}
+	}
+	if example == nil {
+		t.Fatalf("README.md has no example 'bin/packlab run ... --source %s'", sampleKeys)
+	}
+	if !strings.Contains(string(readme), "needs a header line") {
+		t.Errorf("README.md does not say that --key-column NAME needs a header line")
+	}
+	stdout, _, err := packlab(t, append(example, "--no-save", "--format", "json")...)
+	if err != nil {
+		t.Fatalf("packlab %s: %v", strings.Join(example, " "), err)
+	}
+	var res []experiments.Result
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil || len(res) == 0 {
+		t.Fatalf("packlab %s: %v\n%s", strings.Join(example, " "), err, stdout)
+	}
+	for _, r := range res {
+		if r.Rows != 5000 || r.ElementCount != 5000 || r.Source != sampleKeys || r.SkippedRows != 0 {
+			t.Errorf("%s on %s: rows %d, element_count %d, skipped %d, source %q; want 5000 rows, 5000 keys", r.Layout, sampleKeys, r.Rows, r.ElementCount, r.SkippedRows, r.Source)
+		}
+	}
+}
+
+// TestSkipBadRowsSaysHowMany: --skip-bad-rows names the rows it dropped.
+func TestSkipBadRowsSaysHowMany(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.tsv")
+	if err := os.WriteFile(bad, []byte("id\tvalue\n1\t2\n3\tx\n4\t70000\n5\t6\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, err := packlab(t, "run", "--layout", "packed", "--source", bad, "--skip-bad-rows", "--no-save", "--in-process")
+	if want := "packlab: --skip-bad-rows: skipped 2 bad rows of " + bad + " (2 rows loaded)\n"; err != nil || stderr != want {
+		t.Errorf("stderr %q (%v), want %q", stderr, err, want)
+	}
+}
+
 func TestSweepCommand(t *testing.T) {
 	stdout, _, err := packlab(t, "sweep", "shards", "--layout", "packed", "--rows", "2e4", "--max-shards", "2", "--format", "csv", "--no-save")
 	if err != nil {
@@ -269,6 +327,10 @@ func TestHelpAndVersion(t *testing.T) {
 		{[]string{"help", "report"}, "--ids ID,ID"},
 		{[]string{"help", "serve"}, "packlab serve"},
 		{[]string{"version"}, "packlab " + version},
+		// This test binary has no window: packlab with no command says so
+		// and how to get it, and version says what is built in.
+		{nil, "This packlab has no lab window: it was built without the desktop tags.\nFor the window, 'make lab' builds bin/packlab-desktop"},
+		{[]string{"version"}, "\nlab window: not built in ('make desktop' builds bin/packlab-desktop with it)\nbrowser site: not built in"},
 	} {
 		stdout, _, err := packlab(t, c.args...)
 		if err != nil || !strings.Contains(stdout, c.want) {

@@ -4,10 +4,10 @@
 // place that imports Wails; it gives the lab its events and native dialogs
 // and nothing else. Build it with
 //
-//	go build -tags desktop,production,webkit2_41 -o bin/packlab .
+//	go build -tags desktop,production,webkit2_41 -o bin/packlab-desktop .
 //
 // (Debian packages: build-essential pkg-config libgtk-3-dev
-// libwebkit2gtk-4.1-dev; `make desktop` installs them and builds).
+// libwebkit2gtk-4.1-dev; `make desktop` installs them and builds it).
 
 package main
 
@@ -51,6 +51,9 @@ const (
 
 // openLab opens the lab window and returns when it is closed.
 func openLab() (bool, error) { return true, runDesktop() }
+
+// windowBuiltIn says whether this binary has the lab window.
+const windowBuiltIn = true
 
 // desktopHost is the window's side of app.Options: Wails events and dialogs,
 // usable once Wails has handed over its context.

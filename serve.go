@@ -122,13 +122,13 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !isLoopback(host) {
 		fmt.Fprintf(stderr, "packlab: note: %s is reachable from other machines\n", host)
 	}
-	if *open {
-		if err := openBrowser(url); err != nil {
-			fmt.Fprintf(stderr, "packlab: could not open a browser (%v); open %s yourself\n", err, url)
-		}
-	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	if *open {
+		if err := openBrowser(url); err != nil {
+			fmt.Fprintf(stderr, "packlab: --open: %v, so no browser was opened; open %s in a browser yourself\n", err, url)
+		}
+	}
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serving %s: %w", url, err)
@@ -582,7 +582,10 @@ func acceptsGzip(r *http.Request) bool {
 	return false
 }
 
-// openBrowser opens url in the default browser.
+// openBrowser opens url in the default browser. Where browsers need an X11
+// or Wayland display (Linux, the BSDs) and there is none, as over ssh or in
+// a container, it says so rather than starting xdg-open to fail unseen; a
+// launcher that fails within browserWait is reported too.
 func openBrowser(url string) error {
 	var cmd *exec.Cmd
 	switch runtime.GOOS {
@@ -591,11 +594,33 @@ func openBrowser(url string) error {
 	case "windows":
 		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
 	default:
+		if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+			return errors.New("no display (DISPLAY and WAYLAND_DISPLAY are not set)")
+		}
 		cmd = exec.Command("xdg-open", url)
 	}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	go cmd.Wait()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			msg := strings.Join(strings.Fields(out.String()), " ")
+			if msg != "" {
+				msg = ": " + msg
+			}
+			return fmt.Errorf("%s failed (%v)%s", filepath.Base(cmd.Path), err, msg)
+		}
+	case <-time.After(browserWait):
+		// Still going: a launcher that runs the browser itself.
+	}
 	return nil
 }
+
+// browserWait is how long openBrowser waits to hear whether the launcher
+// failed; launchers hand over to the browser and exit in milliseconds.
+const browserWait = 3 * time.Second

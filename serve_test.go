@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -258,14 +259,19 @@ func (s *syncBuffer) String() string {
 
 // TestServe: packlab serve on a free loopback port prints the URL, serves
 // the folder, and stops when its context ends.
+//
+// With --open and no display (ssh, a container, CI), it says that it
+// opened no browser and why, and serves all the same.
 func TestServe(t *testing.T) {
 	dir, wasm := site(t)
 	t.Chdir(t.TempDir()) // serve the folder as it is: no source to rebuild from
+	t.Setenv("DISPLAY", "")
+	t.Setenv("WAYLAND_DISPLAY", "")
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, errOut syncBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- runContext(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--dir", dir}, &out, &errOut)
+		done <- runContext(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--dir", dir, "--open"}, &out, &errOut)
 	}()
 	var url string
 	for deadline := time.Now().Add(10 * time.Second); url == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
@@ -295,6 +301,12 @@ func TestServe(t *testing.T) {
 	}
 	if strings.Contains(errOut.String(), "reachable from other machines") {
 		t.Errorf("a loopback address warned: %q", errOut.String())
+	}
+	if runtime.GOOS != "darwin" && runtime.GOOS != "windows" {
+		want := "packlab: --open: no display (DISPLAY and WAYLAND_DISPLAY are not set), so no browser was opened; open " + url + " in a browser yourself\n"
+		if errOut.String() != want {
+			t.Errorf("serve --open with no display: stderr %q, want %q", errOut.String(), want)
+		}
 	}
 }
 

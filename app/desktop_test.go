@@ -120,6 +120,10 @@ func TestDesktopSmoke(t *testing.T) {
 		t.Fatalf("go build -tags %s: %v\n%s", desktopTags, err, out)
 	}
 	t.Logf("build (-tags %s): %.1f s", desktopTags, time.Since(start).Seconds())
+	// The binary says that it has the window.
+	if out, err := exec.Command(bin, "version").Output(); err != nil || !strings.Contains(string(out), "\nlab window: built in") {
+		t.Errorf("%s version: %v\n%s\nwant it to say the lab window is built in", bin, err, out)
+	}
 
 	display := startXvfb(t)
 	results := filepath.Join(tmp, "results")

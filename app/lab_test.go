@@ -621,6 +621,19 @@ func TestRunFromFile(t *testing.T) {
 	if r := rs[0]; r.Rows != 3001 || r.ElementCount != 3000 || r.Duplicates != 1 || r.Source != path {
 		t.Errorf("file run: rows %d, elements %d, duplicates %d, source %q", r.Rows, r.ElementCount, r.Duplicates, r.Source)
 	}
+
+	// "skip bad rows" says how many it skipped when the run ends.
+	bad := filepath.Join(dir, "bad.tsv")
+	if err := os.WriteFile(bad, []byte("id\tvalue\n1\t2\n3\tx\n4\t70000\n5\t6\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.Source, f.SkipBadRows = bad, true
+	if st, err = l.StartRun(f); err != nil {
+		t.Fatal(err)
+	}
+	if _, done = ev.waitDone(t, st.ID, time.Minute); !strings.HasSuffix(done.Message, "; 2 bad rows of the file skipped") {
+		t.Errorf("run with skip bad rows ended %q, want it to say 2 bad rows were skipped", done.Message)
+	}
 }
 
 // Cancel works at any moment: right after the start, and during a load.

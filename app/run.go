@@ -140,6 +140,7 @@ func (l *Lab) StartRun(f Form) (Started, error) {
 func (l *Lab) execute(ctx context.Context, j *job, cfg experiments.Config) {
 	start := time.Now()
 	var ids []string
+	skipped := int64(-1) // bad file rows skipped on request; -1 until a result says
 	defer func() {
 		if v := recover(); v != nil { // a bug must not leave the run "going" forever
 			l.mu.Lock()
@@ -157,6 +158,9 @@ func (l *Lab) execute(ctx context.Context, j *job, cfg experiments.Config) {
 				return fmt.Errorf("saving the result of %s: %w", r.Layout, err)
 			}
 			ids = append(ids, r.ID)
+			if cfg.SkipBadRows {
+				skipped = r.SkippedRows
+			}
 			l.emit(EventResult, RunResult{ID: j.id, ResultID: r.ID, Layout: r.Layout})
 			return nil
 		},
@@ -166,6 +170,9 @@ func (l *Lab) execute(ctx context.Context, j *job, cfg experiments.Config) {
 		done.ResultIDs = []string{}
 	}
 	measured := fmt.Sprintf("%d layout%s measured in %s", len(ids), plural(len(ids)), seconds(done.Seconds))
+	if skipped >= 0 {
+		measured += fmt.Sprintf("; %s bad row%s of the file skipped", experiments.GroupThousands(skipped), plural(int(min(skipped, 2))))
+	}
 	switch {
 	case err != nil && (j.stopped.Load() || errors.Is(err, experiments.ErrCancelled) || errors.Is(err, context.Canceled)):
 		done.Cancelled = true

@@ -34,6 +34,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -223,6 +224,12 @@ func (s *fileSource[K, V]) findColumn(which, name string, headerLine int64) (int
 			}
 			found = i
 		}
+	}
+	if found < 0 && !slices.ContainsFunc(s.header, func(h string) bool { return looksLikeName([]byte(h)) }) {
+		// No field of the line is a name: it is data, and the file has no
+		// header line to find a column name in.
+		return 0, fmt.Errorf("source file %q: %s column %q is a header name, but line %d is data, not a header (%s): give the column by its position (1, 2, ...) or add a header line",
+			s.path, which, name, headerLine, quoteList(s.header))
 	}
 	if found < 0 {
 		return 0, fmt.Errorf("source file %q: %s column %q not found in the header on line %d (columns: %s)",

@@ -297,6 +297,8 @@ func TestFileErrors(t *testing.T) {
 		{"only a declared header", "header2.csv", "1,2\n", false, []string{"header=yes"}, `source file "PATH": has a header row (line 1: "1", "2") but no data rows`},
 		{"missing column name", "cols.tsv", "key\tvalue\n1\t2\n", false, []string{"key=id"},
 			`source file "PATH": key column "id" not found in the header on line 1 (columns: "key", "value")`},
+		{"column name, no header line", "nohdr.tsv", "10\t2\n11\t3\n", false, []string{"key=id"},
+			`source file "PATH": key column "id" is a header name, but line 1 is data, not a header ("10", "2"): give the column by its position (1, 2, ...) or add a header line`},
 		{"missing value name", "cols2.csv", "key,value\n1,2\n", false, []string{"value=price"},
 			`source file "PATH": value column "price" not found in the header on line 1 (columns: "key", "value")`},
 		{"ambiguous name", "amb.tsv", "Key\tKEY\n1\t2\n", false, []string{"key=key", "value=2"},

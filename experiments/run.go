@@ -119,6 +119,11 @@ func sourceRows(ctx context.Context, p parsedConfig) (int64, error) {
 			// core names the place: "FILE:LINE: column N: ...".
 			return 0, &InputError{Err: fmt.Errorf("--source %w", err)}
 		}
+		// core names the file too ("source file \"FILE\": ..."): the flag
+		// and the path once are enough.
+		if rest, ok := strings.CutPrefix(err.Error(), fmt.Sprintf("source file %q: ", p.spec.Path)); ok {
+			return 0, &InputError{Err: fmt.Errorf("--source %s: %s", p.spec.Path, rest)}
+		}
 		return 0, &InputError{Err: fmt.Errorf("--source %s: %w", p.spec.Path, err)}
 	}
 	if rows == 0 {
