@@ -2,36 +2,93 @@ package core
 
 import (
 	"fmt"
+	"math"
+	"math/bits"
 	"slices"
 	"unsafe"
 )
 
 // Prediction is what a table of one layout will hold after a load, worked
 // out from the layout's growth rule before anything is allocated.
+//
+// Every figure saturates: a count or a byte figure that would not fit in an
+// int64 is math.MaxInt64 (8 EiB), never a wrapped-around number, so a
+// prediction can be compared with any amount of memory and always says
+// "too much" for a load no machine can hold. Saturated says it happened.
 type Prediction struct {
-	BucketCount int64 `json:"bucket_count"`   // cells over all shards after the load
-	FinalBytes  int64 `json:"final_bytes"`    // bytes_allocated after the load
-	PeakBytes   int64 `json:"peak_bytes"`     // the most the tables hold at once during the load
+	BucketCount int64 `json:"bucket_count"` // cells over all shards after the load
+	FinalBytes  int64 `json:"final_bytes"`  // bytes_allocated after the load
+	PeakBytes   int64 `json:"peak_bytes"`   // the most the tables hold at once during the load, every shard growing at once
+	// GrowthBytes is what one shard holds above its final size at the
+	// moment of its last growth (for a table that grows by reallocating,
+	// the old slab): with g shards growing at once, the tables hold
+	// FinalBytes + g*GrowthBytes at their peak; PeakBytes is g = shards.
+	GrowthBytes int64 `json:"growth_bytes"`
 	Estimated   bool  `json:"estimated"`      // the layout's geometry is a model, not a replay (gomap, sparse vectors)
 	PerShardMax int64 `json:"per_shard_rows"` // distinct keys the fullest shard is assumed to get
+	Saturated   bool  `json:"saturated"`      // some figure exceeded math.MaxInt64 and stands at it
+}
+
+// MaxPredictRows is the most distinct keys Predict takes: MaxSourceRows,
+// 2^62, as many as a source can give.
+const MaxPredictRows = MaxSourceRows
+
+// SaturatingAdd is a+b for non-negative a and b, or math.MaxInt64 when the
+// sum does not fit: the arithmetic of Prediction's figures, for callers that
+// add to them.
+func SaturatingAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+// SaturatingMul is a*b for non-negative a and b, or math.MaxInt64 when the
+// product does not fit.
+func SaturatingMul(a, b int64) int64 {
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	if hi != 0 || lo > math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(lo)
+}
+
+// saturate is n as an int64, or math.MaxInt64 when it does not fit.
+func saturate(n uint64) int64 { return int64(min(n, math.MaxInt64)) }
+
+// mulDiv is a*b/c for non-negative a, b and positive c, exact in 128 bits,
+// or math.MaxInt64 when the quotient does not fit.
+func mulDiv(a, b, c int64) int64 {
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	if hi >= uint64(c) {
+		return math.MaxInt64
+	}
+	q, _ := bits.Div64(hi, lo, uint64(c))
+	return saturate(q)
 }
 
 // Predict works out the memory of loading `distinct` distinct keys into
 // `shards` tables of one layout. Shards are assumed even (ShardOf spreads
 // keys evenly; the loader's own buffers are not included). The peak is the
-// moment of the last growth, when the old and the new slab are both alive.
+// moment of the last growth, when the old and the new slab are both alive,
+// in every shard at once: the loader deals rows evenly, so the shards reach
+// their growth points together. distinct is 0 to MaxPredictRows, shards 1 to
+// MaxShards (0 means 1).
 func Predict(layout Layout, key, value Type, distinct int64, opt Options, shards int) (Prediction, error) {
 	if err := opt.Validate(); err != nil {
 		return Prediction{}, err
 	}
-	if shards < 1 {
+	if shards == 0 {
 		shards = 1
 	}
-	if distinct < 0 {
-		return Prediction{}, fmt.Errorf("rows %d is negative", distinct)
+	if shards < MinShards || shards > MaxShards {
+		return Prediction{}, fmt.Errorf("shards %d is out of range (allowed: %d to %d)", shards, MinShards, MaxShards)
+	}
+	if distinct < 0 || distinct > MaxPredictRows {
+		return Prediction{}, fmt.Errorf("rows %d is out of range (allowed: 0 to %d)", distinct, MaxPredictRows)
 	}
 	n := (distinct + int64(shards) - 1) / int64(shards)
-	var p Prediction
+	var p Prediction // per shard until the end
 	switch layout {
 	case LayoutHashed, LayoutPacked:
 		cell := int64(PaddedCellBytes(key, value))
@@ -41,32 +98,33 @@ func Predict(layout Layout, key, value Type, distinct int64, opt Options, shards
 		g := newGrower(opt.mlf(), dictionaryFastDegree)
 		final, prev := g.cellsFor(uint64(n))
 		header := int64(unsafe.Sizeof(Hashed[U128, U128]{}))
-		p.BucketCount = int64(final)
-		p.FinalBytes = int64(final)*cell + header
-		p.PeakBytes = p.FinalBytes + int64(prev)*cell
+		p.BucketCount = saturate(final)
+		p.FinalBytes = SaturatingAdd(SaturatingMul(saturate(final), cell), header)
+		p.GrowthBytes = SaturatingMul(saturate(prev), cell)
 	case LayoutSparse:
 		cell := int64(PaddedCellBytes(key, value))
 		mlf := opt.mlf()
 		buckets := sparseBucketsFor(uint64(n), mlf)
 		bytesAt := func(buckets uint64, elems int64) int64 {
-			groups := int64((buckets + sparseGroupSize - 1) / sparseGroupSize)
+			groups := saturate((buckets + sparseGroupSize - 1) / sparseGroupSize)
 			if groups == 0 || elems == 0 {
-				return groups * 16
+				return SaturatingMul(groups, 16)
 			}
 			// Vectors are allocated at size classes: take the class that fits
-			// the mean group, scaled to the group count.
+			// the mean group, scaled to the group count. A group holds at
+			// most sparseGroupSize cells, so the class is a small one.
 			mean := (elems + groups - 1) / groups
-			c := int64(cap(slices.Grow([]byte(nil), int(mean*cell)))) / cell
-			capacity := min(c, sparseGroupSize) * elems / max(mean, 1)
-			return groups*16 + capacity*cell
+			c := int64(cap(slices.Grow([]byte(nil), int(min(mean, sparseGroupSize)*cell)))) / cell
+			capacity := mulDiv(min(c, sparseGroupSize), elems, max(mean, 1))
+			return SaturatingAdd(SaturatingMul(groups, 16), SaturatingMul(capacity, cell))
 		}
-		p.BucketCount = int64(buckets)
+		p.BucketCount = saturate(buckets)
 		p.FinalBytes = bytesAt(buckets, n)
-		p.PeakBytes = p.FinalBytes
 		if buckets > sparseStartingBuckets {
 			prev := buckets / 2
 			moved := int64(float64(prev) * mlf)
-			p.PeakBytes = max(p.FinalBytes, bytesAt(prev, moved)+bytesAt(buckets, moved))
+			peak := SaturatingAdd(bytesAt(prev, moved), bytesAt(buckets, moved))
+			p.GrowthBytes = max(0, peak-p.FinalBytes)
 		}
 		p.Estimated = true
 	case LayoutHashedArray:
@@ -76,14 +134,15 @@ func Predict(layout Layout, key, value Type, distinct int64, opt Options, shards
 		vals := int64(podArrayInitialBytes / value.Size)
 		prevVals := int64(0)
 		for vals < n {
-			prevVals, vals = vals, vals*2
+			prevVals, vals = vals, vals*2 // vals is a power of two, n <= 2^62
 		}
 		if n == 0 {
 			vals = 0
 		}
-		p.BucketCount = int64(final)
-		p.FinalBytes = int64(final)*cell + vals*int64(value.Size) + 256
-		p.PeakBytes = p.FinalBytes + max(int64(prev)*cell, prevVals*int64(value.Size))
+		size := int64(value.Size)
+		p.BucketCount = saturate(final)
+		p.FinalBytes = SaturatingAdd(SaturatingAdd(SaturatingMul(saturate(final), cell), SaturatingMul(vals, size)), 256)
+		p.GrowthBytes = max(SaturatingMul(saturate(prev), cell), SaturatingMul(prevVals, size))
 	case LayoutGoMap:
 		// A swiss map's table doubles up to 1024 slots, then splits when 7/8
 		// full. Hashes spread evenly, so tables fill and split together: a
@@ -101,23 +160,27 @@ func Predict(layout Layout, key, value Type, distinct int64, opt Options, shards
 		default:
 			tables = 1
 			for tables*896 < n {
-				tables *= 2
+				tables *= 2 // at most 2^53 for n <= 2^62
 			}
-			slots = tables * 1024
+			slots = SaturatingMul(tables, 1024)
 		}
 		p.BucketCount = slots
-		p.FinalBytes = slots*slot + slots + tables*(8+int64(unsafe.Sizeof(swissTable{}))) + int64(unsafe.Sizeof(swissMap{}))
+		p.FinalBytes = SaturatingAdd(SaturatingAdd(SaturatingMul(slots, slot+1),
+			SaturatingMul(tables, 8+int64(unsafe.Sizeof(swissTable{})))), int64(unsafe.Sizeof(swissMap{})))
 		// Tables split one at a time: the peak is one table above the final.
-		p.PeakBytes = p.FinalBytes + min(slots, 1024)*(slot+1)
+		p.GrowthBytes = min(slots, 1024) * (slot + 1)
 		p.Estimated = true
 	default:
 		_, err := ParseLayout(string(layout))
 		return Prediction{}, err
 	}
 	p.PerShardMax = n
-	p.BucketCount *= int64(shards)
-	p.FinalBytes *= int64(shards)
-	// Shards load in parallel: in the worst case all grow at once.
-	p.PeakBytes *= int64(shards)
+	s := int64(shards)
+	p.BucketCount = SaturatingMul(p.BucketCount, s)
+	shardPeak := SaturatingAdd(p.FinalBytes, p.GrowthBytes)
+	p.FinalBytes = SaturatingMul(p.FinalBytes, s)
+	// Shards load in parallel and fill evenly: all of them grow at once.
+	p.PeakBytes = SaturatingMul(shardPeak, s)
+	p.Saturated = p.PeakBytes == math.MaxInt64 || p.BucketCount == math.MaxInt64
 	return p, nil
 }

@@ -1,8 +1,12 @@
 package core
 
 import (
+	"fmt"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
+	"unsafe"
 )
 
 // TestPredictMatchesTables builds real tables and checks the prediction of
@@ -38,5 +42,105 @@ func TestPredictMatchesTables(t *testing.T) {
 	}
 	if _, err := Predict(LayoutHashed, k, v, 10, Options{MaxLoadFactor: 2}, 1); err == nil {
 		t.Error("Predict accepted max_load_factor 2")
+	}
+}
+
+// TestPredictNeverWraps: for every layout, every key and value type, shard
+// counts up to 128 and row counts up to 2^62, Predict's figures are never
+// negative, never below the values' own bytes, grow with the rows, and
+// stand at math.MaxInt64 (Saturated) rather than wrap around. A wrapped
+// figure once let a run of 1e18 rows past the memory guard.
+func TestPredictNeverWraps(t *testing.T) {
+	rows := []int64{0, 1, 3, 1000, 1e6, 1e9, 1e12, 8e16, 3e17, 1e18, 2e18, 4e18, MaxPredictRows}
+	for k := 0; k <= 62; k += 2 {
+		rows = append(rows, int64(1)<<k)
+	}
+	slices.Sort(rows)
+	rows = slices.Compact(rows)
+	for _, l := range Layouts() {
+		for _, key := range Types() {
+			for _, value := range Types() {
+				for _, shards := range []int{1, 2, 3, 64, 127, 128} {
+					for _, mlf := range []float64{0.5, 0.99} {
+						var last Prediction
+						for _, n := range rows {
+							p, err := Predict(l, key, value, n, Options{MaxLoadFactor: mlf}, shards)
+							if err != nil {
+								t.Fatalf("%s %s/%s shards %d rows %d: %v", l, key.Name, value.Name, shards, n, err)
+							}
+							where := func() string {
+								return fmt.Sprintf("%s <%s,%s> shards %d mlf %v rows %d: %+v", l, key.Name, value.Name, shards, mlf, n, p)
+							}
+							if p.BucketCount < 0 || p.FinalBytes < 0 || p.PeakBytes < p.FinalBytes || p.GrowthBytes < 0 {
+								t.Fatalf("%s: a figure is negative or the peak is below the final size", where())
+							}
+							if lb := float64(n) * float64(value.Size); float64(p.FinalBytes) < lb && p.FinalBytes != math.MaxInt64 {
+								t.Fatalf("%s: final %d bytes is below the %0.f bytes of the values alone", where(), p.FinalBytes, lb)
+							}
+							if p.FinalBytes < last.FinalBytes*9/10 || p.PeakBytes < last.PeakBytes*9/10 {
+								t.Fatalf("%s: fell from %+v at fewer rows", where(), last)
+							}
+							if p.Saturated != (p.PeakBytes == math.MaxInt64 || p.BucketCount == math.MaxInt64) {
+								t.Fatalf("%s: Saturated does not match the figures", where())
+							}
+							if big := float64(n) * float64(value.Size) * 2; big > math.MaxInt64 && !p.Saturated {
+								t.Fatalf("%s: %0.f bytes of values alone is beyond int64, but the prediction is not saturated", where(), big)
+							}
+							last = p
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestPredictExactAtTheEdges pins figures worked out by hand.
+func TestPredictExactAtTheEdges(t *testing.T) {
+	u64, u16, u128 := MustType("UInt64"), MustType("UInt16"), MustType("UInt128")
+	header := int64(unsafe.Sizeof(Hashed[U128, U128]{}))
+	for _, c := range []struct {
+		layout      Layout
+		key, value  Type
+		rows        int64
+		shards      int
+		final, peak int64 // -1: saturated
+	}{
+		// 1e9 at mlf 0.5: 2^31 cells, grown from 2^30.
+		{LayoutHashed, u64, u16, 1e9, 1, 1<<31*16 + header, 1<<31*16 + header + 1<<30*16},
+		{LayoutPacked, u64, u16, 1e9, 1, 1<<31*10 + header, 1<<31*10 + header + 1<<30*10},
+		// 128 shards of 7,812,500 keys: 2^24 cells each, grown from 2^23.
+		{LayoutPacked, u64, u16, 1e9, 128, 128 * (1<<24*10 + header), 128 * (1<<24*10 + header + 1<<23*10)},
+		// 2^61 cells of 10 bytes: beyond int64.
+		{LayoutPacked, u64, u16, 1e18, 1, -1, -1},
+		{LayoutHashed, u64, u16, 1e18, 1, -1, -1},
+		// 8e16 keys of <UInt128,UInt128>: 2^58 cells of 32 bytes = 2^63.
+		{LayoutHashed, u128, u128, 8e16, 1, -1, -1},
+	} {
+		p, err := Predict(c.layout, c.key, c.value, c.rows, Options{}, c.shards)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := func(w int64) int64 {
+			if w < 0 {
+				return math.MaxInt64
+			}
+			return w
+		}
+		if p.FinalBytes != want(c.final) || p.PeakBytes != want(c.peak) || p.Saturated != (c.peak < 0) {
+			t.Errorf("%s <%s,%s> %d rows shards %d: final %d peak %d saturated %v; want %d, %d, %v",
+				c.layout, c.key.Name, c.value.Name, c.rows, c.shards, p.FinalBytes, p.PeakBytes, p.Saturated, want(c.final), want(c.peak), c.peak < 0)
+		}
+		if p.PeakBytes != math.MaxInt64 && p.PeakBytes != p.FinalBytes+int64(c.shards)*p.GrowthBytes {
+			t.Errorf("%s: peak %d != final %d + shards x growth %d", c.layout, p.PeakBytes, p.FinalBytes, p.GrowthBytes)
+		}
+	}
+	for _, bad := range []struct {
+		rows   int64
+		shards int
+	}{{-1, 1}, {MaxPredictRows + 1, 1}, {10, 129}, {10, -1}} {
+		if _, err := Predict(LayoutHashed, u64, u16, bad.rows, Options{}, bad.shards); err == nil {
+			t.Errorf("Predict accepted rows %d shards %d", bad.rows, bad.shards)
+		}
 	}
 }

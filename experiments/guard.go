@@ -64,7 +64,10 @@ func (e *MemoryError) Error() string {
 		}
 	}
 	about := "about "
-	if big.Estimated {
+	switch {
+	case c.NeedBytes == math.MaxInt64:
+		about = "more than " // core.Predict's figures saturate there
+	case big.Estimated:
 		about = "at most about "
 	}
 	return fmt.Sprintf("not enough memory: %s at %s rows needs %s%s at its peak (tables %s + loader %s + read %s + runtime %s), but %s of %s is available (use --force to run anyway)",
@@ -84,17 +87,28 @@ func estimate(p parsedConfig, l core.Layout, rows int64) (Estimate, error) {
 	e := Estimate{
 		Layout: string(l), Rows: rows, Distinct: distinct,
 		BucketCount: pr.BucketCount, FinalBytes: pr.FinalBytes,
-		TablePeakBytes:  int64(float64(pr.PeakBytes) * f),
+		TablePeakBytes:  scaleBytes(pr.PeakBytes, f),
 		AllocatorFactor: f,
 		LoaderBytes:     loaderBytes(p, rows),
 		Estimated:       pr.Estimated || bound,
 	}
 	if !p.NoRead && !p.spec.IsSynthetic() {
 		// core.Read lists the map's distinct keys and shuffles them.
-		e.ReadBytes = distinct * int64(p.key.Size)
+		e.ReadBytes = core.SaturatingMul(distinct, int64(p.key.Size))
 	}
-	e.PeakBytes = max(e.TablePeakBytes+e.LoaderBytes, int64(float64(e.FinalBytes)*f)+e.ReadBytes)
+	e.PeakBytes = max(core.SaturatingAdd(e.TablePeakBytes, e.LoaderBytes), core.SaturatingAdd(scaleBytes(e.FinalBytes, f), e.ReadBytes))
 	return e, nil
+}
+
+// scaleBytes is n*f for f >= 1, saturating at math.MaxInt64 like
+// core.Predict's figures (a float64 beyond the int64 range does not convert
+// to a meaningful int64).
+func scaleBytes(n int64, f float64) int64 {
+	x := float64(n) * f
+	if x >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(x)
 }
 
 // allocatorFactor is what the Go allocator adds on top of the bytes a layout
@@ -197,7 +211,7 @@ func checkMemory(p parsedConfig, rows int64) (MemoryCheck, error) {
 			return c, err
 		}
 		c.Estimates = append(c.Estimates, e)
-		if need := e.PeakBytes + c.RuntimeBytes; need > c.NeedBytes || c.Largest == "" {
+		if need := core.SaturatingAdd(e.PeakBytes, c.RuntimeBytes); need > c.NeedBytes || c.Largest == "" {
 			c.NeedBytes, c.Largest = need, e.Layout
 		}
 	}

@@ -3,8 +3,10 @@ package experiments
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -157,6 +159,87 @@ func TestFormatBytesBinary(t *testing.T) {
 	for n, want := range map[int64]string{-1: "unknown", 0: "0 B", 1023: "1023 B", 1536: "1.5 KiB", 20 << 20: "20.0 MiB", 35 << 30: "35.0 GiB", 48 << 40: "48.0 TiB"} {
 		if got := FormatBytes(n); got != want {
 			t.Errorf("FormatBytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestGuardRefusesWhatCannotFit is the guard's promise over every layout,
+// every key and value type and shard counts up to 128, at row counts up to
+// 2^62: a run whose values alone need more than this machine has is
+// refused, a refusal never turns back into "fits" at more rows (no figure
+// wraps around), and the refusal's one line carries the need and what is
+// available, never "unknown".
+func TestGuardRefusesWhatCannotFit(t *testing.T) {
+	var rows []int64
+	for k := 0; k <= 62; k++ {
+		rows = append(rows, int64(1)<<k)
+	}
+	rows = append(rows, 8e16, 3e17, 1e18, 2e18, 4e18)
+	slices.Sort(rows)
+	for _, l := range core.Layouts() {
+		for _, key := range core.Types() {
+			for _, value := range core.Types() {
+				for _, shards := range []int{1, 2, 3, 128} {
+					p, err := Config{Layouts: []string{string(l)}, Key: key.Name, Value: value.Name, Rows: 1, Shards: shards}.parse()
+					if err != nil {
+						t.Fatal(err)
+					}
+					c, err := checkMemory(p, 1)
+					if err != nil {
+						t.Fatal(err)
+					}
+					avail := c.AvailableBytes
+					if avail < 0 {
+						t.Skip("this platform does not tell its memory")
+					}
+					refusedAt := int64(0)
+					for _, n := range rows {
+						e, err := estimate(p, l, n)
+						if err != nil {
+							t.Fatalf("%s <%s,%s> shards %d rows %d: %v", l, key.Name, value.Name, shards, n, err)
+						}
+						need := core.SaturatingAdd(e.PeakBytes, c.RuntimeBytes)
+						// Independent of the guard: random keys of D possible
+						// values give at least (1-1/e)*min(rows, D) distinct
+						// ones, and each keeps its value.
+						domain := math.Ldexp(1, 8*min(key.Size, 8))
+						values := (1 - 1/math.E) * min(float64(n), domain) * float64(value.Size)
+						where := fmt.Sprintf("%s <%s,%s> shards %d rows %d (need %d, available %d)", l, key.Name, value.Name, shards, n, need, avail)
+						switch {
+						case need < 0:
+							t.Fatalf("%s: negative need", where)
+						case values > float64(avail) && need <= avail:
+							t.Fatalf("%s: the values alone need %.0f bytes, yet the guard lets it run", where, values)
+						case refusedAt > 0 && need <= avail:
+							t.Fatalf("%s: refused at %d rows but not at %d", where, refusedAt, n)
+						}
+						if need > avail && refusedAt == 0 {
+							refusedAt = n
+						}
+					}
+					// The guard itself, at the first refused row count and at 2^62
+					// (small keys repeat, so some runs fit at any row count).
+					for _, n := range []int64{refusedAt, core.MaxSourceRows} {
+						if refusedAt == 0 {
+							break
+						}
+						p.Rows = n
+						p.spec.Rows = n
+						c, err := checkMemory(p, n)
+						if err != nil {
+							t.Fatal(err)
+						}
+						if c.Fits {
+							t.Fatalf("%s <%s,%s> shards %d rows %d: the guard says it fits in %d bytes (need %d)", l, key.Name, value.Name, shards, n, c.AvailableBytes, c.NeedBytes)
+						}
+						msg := (&MemoryError{Check: c}).Error()
+						if strings.Contains(msg, "unknown") || strings.Contains(msg, "\n") ||
+							!strings.Contains(msg, " "+FormatBytes(c.NeedBytes)+" at its peak") || !strings.Contains(msg, FormatBytes(c.AvailableBytes)+" of ") {
+							t.Fatalf("%s <%s,%s> shards %d rows %d: refusal %q lacks the need %s or the available %s", l, key.Name, value.Name, shards, n, msg, FormatBytes(c.NeedBytes), FormatBytes(c.AvailableBytes))
+						}
+					}
+				}
+			}
 		}
 	}
 }
