@@ -38,24 +38,28 @@ func (e *usageError) Error() string { return e.msg }
 
 func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
 
-// exitCode is 130 after a cancel (as a shell reports Ctrl-C), 2 for bad
-// input, 1 for anything else.
+// exitCode is one code per class of outcome, as help states (flagRules):
+// 130 after a cancel (as a shell reports Ctrl-C), 2 for bad input (a flag,
+// a file's content, or the memory guard's refusal: the input asks for more
+// than the machine has), 1 for a failure while running.
 func exitCode(err error) int {
 	var fe *experiments.FieldError
 	var ie *experiments.InputError
 	var ue *usageError
+	var me *experiments.MemoryError
 	switch {
 	case errors.Is(err, experiments.ErrCancelled):
 		return 130
-	case errors.As(err, &fe), errors.As(err, &ie), errors.As(err, &ue):
+	case errors.As(err, &fe), errors.As(err, &ie), errors.As(err, &ue), errors.As(err, &me):
 		return 2
 	}
 	return 1
 }
 
-// oneLine keeps an error to one line on a terminal.
+// oneLine keeps an error to one line on a terminal, its control
+// characters written out (experiments.TerminalText).
 func oneLine(err error) string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", " ")), " ")
+	return experiments.TerminalText(strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", " ")), " "))
 }
 
 func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
@@ -82,7 +86,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 	case "sweep":
 		return cmdSweep(ctx, args[1:], stdout, stderr)
 	case "report":
-		return cmdReport(args[1:], stdout, stderr)
+		return cmdReport(ctx, args[1:], stdout, stderr)
 	case "serve":
 		return cmdServe(ctx, args[1:], stdout, stderr) // the browser lab: serve.go
 	}
@@ -150,7 +154,7 @@ func newRunFlags(fs *flag.FlagSet, sweep bool) *runFlags {
 	fs.Func("seed", "seed", func(s string) error {
 		v, err := strconv.ParseUint(strings.TrimSpace(s), 0, 64)
 		if err != nil {
-			return usagef("--seed %s: not a whole number (allowed: 0 to %d)", s, uint64(math.MaxUint64))
+			return usagef("--seed %s: not a whole number (allowed: 0 to %d)", experiments.ShowValue(s), uint64(math.MaxUint64))
 		}
 		c.Seed = v
 		return nil
@@ -178,15 +182,24 @@ func newRunFlags(fs *flag.FlagSet, sweep bool) *runFlags {
 	return f
 }
 
+// runFlagConflicts refuses run's and sweep's flags that contradict each
+// other (flags.go).
+func runFlagConflicts(fs *flag.FlagSet, f *runFlags) error {
+	if err := checkConflicts(fs, runConflicts); err != nil {
+		return err
+	}
+	return checkLoadFactor(fs, f.cfg.Layouts)
+}
+
 // intFlag and floatFlag read a number and check its range here: in a
 // Config, 0 means "the default", so an explicit 0 must be refused by the flag.
 func intFlag(name, s string, lo, hi int, dst *int) error {
 	v, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil {
-		return usagef("%s %s: not a whole number (allowed: %d to %d)", name, s, lo, hi)
+		return usagef("%s %s: not a whole number (allowed: %d to %d)", name, experiments.ShowValue(s), lo, hi)
 	}
 	if v < lo || v > hi {
-		return usagef("%s %s: out of range (allowed: %d to %d)", name, s, lo, hi)
+		return usagef("%s %s: out of range (allowed: %d to %d)", name, experiments.ShowValue(s), lo, hi)
 	}
 	*dst = v
 	return nil
@@ -195,10 +208,10 @@ func intFlag(name, s string, lo, hi int, dst *int) error {
 func floatFlag(name, s string, lo, hi float64, dst *float64) error {
 	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return usagef("%s %s: not a number (allowed: %v to %v)", name, s, lo, hi)
+		return usagef("%s %s: not a number (allowed: %v to %v)", name, experiments.ShowValue(s), lo, hi)
 	}
 	if v < lo || v > hi {
-		return usagef("%s %s: out of range (allowed: %v to %v)", name, s, lo, hi)
+		return usagef("%s %s: out of range (allowed: %v to %v)", name, experiments.ShowValue(s), lo, hi)
 	}
 	*dst = v
 	return nil
@@ -210,9 +223,13 @@ func floatFlag(name, s string, lo, hi float64, dst *float64) error {
 func parseFlags(fs *flag.FlagSet, cmd string, args []string) error {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
+	strictFlags(fs, cmd) // flags.go: once each, a value for each, no flag as a value
 	err := fs.Parse(args)
 	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return err
+	}
+	if r := refusal(fs); r != nil {
+		return r
 	}
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
@@ -243,7 +260,7 @@ func checkFormat(format string, allowed []string) error {
 			return nil
 		}
 	}
-	return usagef("--format %s: unknown format (allowed: %s)", format, strings.Join(allowed, ", "))
+	return usagef("--format %s: unknown format (allowed: %s)", experiments.ShowValue(format), strings.Join(allowed, ", "))
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -258,6 +275,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if fs.NArg() > 0 {
 		return usagef("run: unexpected argument %q (flags start with --; run 'packlab help run')", fs.Arg(0))
+	}
+	if err := runFlagConflicts(fs, f); err != nil {
+		return err
 	}
 	return measure(ctx, f, stdout, stderr, func(ro experiments.RunOptions) ([]experiments.Result, error) {
 		return experiments.Run(ctx, f.cfg, ro)
@@ -287,6 +307,9 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if len(rest) > 0 {
 		return usagef("sweep %s: unexpected argument %q (flags start with --)", name, rest[0])
+	}
+	if err := runFlagConflicts(fs, f); err != nil {
+		return err
 	}
 	sw, err := experiments.FindSweep(name)
 	if err != nil {
@@ -438,7 +461,7 @@ func shortCount(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
-func cmdReport(args []string, stdout, stderr io.Writer) error {
+func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	dir := fs.String("results", "", "results folder")
 	ids := fs.String("ids", "", "result ids, comma-separated")
@@ -456,8 +479,32 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return usagef("report: unexpected argument %q (flags start with --)", fs.Arg(0))
 	}
+	if err := checkConflicts(fs, []conflict{
+		{"out", "list", "--list prints the ids"}, {"format", "list", "--list prints the ids"}, {"title", "list", "--list prints the ids"},
+	}); err != nil {
+		return err
+	}
 	if err := checkFormat(*format, []string{"html", "markdown"}); err != nil {
 		return err
+	}
+	var idList []string
+	for _, id := range strings.Split(*ids, ",") {
+		if id = strings.TrimSpace(id); id != "" {
+			idList = append(idList, id)
+		}
+	}
+	if _, set := given(fs, "ids"); set && len(idList) == 0 {
+		return usagef("--ids %s: no result id in it (allowed: ids listed by 'packlab report --list', comma-separated)", experiments.ShowValue(*ids))
+	}
+	var output *experiments.Output
+	if *out != "" {
+		// Checked and opened before any result is read (experiments/files.go).
+		o, err := experiments.CreateOutput("--out", *out)
+		if err != nil {
+			return err
+		}
+		output = o
+		defer o.Abort()
 	}
 	if *dir == "" {
 		d, err := experiments.DefaultResultsDir()
@@ -471,10 +518,10 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	}
 	store := &experiments.Store{Dir: *dir}
 	var results []experiments.Result
-	if *ids != "" {
-		for _, id := range strings.Split(*ids, ",") {
-			if id = strings.TrimSpace(id); id == "" {
-				continue
+	if len(idList) > 0 {
+		for _, id := range idList {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("%w: report (%v)", experiments.ErrCancelled, err)
 			}
 			r, err := store.Load(id)
 			if err != nil {
@@ -483,7 +530,7 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 			results = append(results, r)
 		}
 	} else {
-		all, problems, err := store.List()
+		all, problems, err := store.ListContext(ctx)
 		if err != nil {
 			return err
 		}
@@ -497,22 +544,17 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	}
 	if *list {
 		for _, r := range results { // newest first
-			fmt.Fprintf(stdout, "%s  %s  %s/%s  %s rows  shards %d\n", r.ID, r.Layout, r.KeyType, r.ValueType, experiments.FormatRows(r.Rows), r.Shards)
+			line := fmt.Sprintf("%s  %s  %s/%s  %s rows  shards %d", r.ID, r.Layout, r.KeyType, r.ValueType, experiments.FormatRows(r.Rows), r.Shards)
+			fmt.Fprintln(stdout, experiments.TerminalText(line))
 		}
 		return nil
 	}
-	if *ids == "" {
+	if len(idList) == 0 {
 		slices.Reverse(results) // the report reads in the order the runs were made
 	}
 	w := stdout
-	var file *os.File
-	if *out != "" {
-		f, err := os.CreateTemp(dirOf(*out), ".packlab-report-*")
-		if err != nil {
-			return usagef("--out %s: cannot write there: %v", *out, err)
-		}
-		file, w = f, f
-		defer os.Remove(f.Name())
+	if output != nil {
+		w = output
 	}
 	var err error
 	if strings.EqualFold(*format, "markdown") {
@@ -520,25 +562,15 @@ func cmdReport(args []string, stdout, stderr io.Writer) error {
 	} else {
 		err = experiments.WriteReport(w, results, *title)
 	}
-	if file != nil {
-		if cerr := file.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Rename(file.Name(), *out)
-		}
-		if err == nil {
+	if err == nil && ctx.Err() != nil {
+		err = fmt.Errorf("%w: report (%v); nothing written", experiments.ErrCancelled, ctx.Err())
+	}
+	if output != nil && err == nil {
+		if err = output.Commit(); err == nil {
 			fmt.Fprintf(stderr, "packlab: wrote %s (%d results)\n", *out, len(results))
 		}
 	}
 	return err
-}
-
-func dirOf(path string) string {
-	if i := strings.LastIndexAny(path, `/\`); i >= 0 {
-		return path[:i+1]
-	}
-	return "."
 }
 
 // noWindow ends the help that packlab with no command prints when this
@@ -578,7 +610,7 @@ Example:
 
 Each layout is measured in a fresh child process, so its RSS is its own;
 results are saved as JSON in ~/.local/share/packlab/results (--results DIR).
-`
+` + flagRules
 
 const usageRun = `packlab run [flags] — measure layouts at one configuration
 
@@ -612,7 +644,7 @@ Output:
   --results DIR         results folder (default $XDG_DATA_HOME/packlab/results
                         or ~/.local/share/packlab/results)
   --no-save             do not save results
-`
+` + flagRules
 
 func usageSweep() string {
 	var b strings.Builder
@@ -622,6 +654,7 @@ func usageSweep() string {
 	}
 	b.WriteString("\nFlags: those of 'packlab run' (a sweep refuses the one it varies), and\n")
 	b.WriteString("  --max-shards N        shards sweep: the largest shard count (default 8)\n")
+	b.WriteString(flagRules)
 	return b.String()
 }
 
@@ -633,4 +666,4 @@ const usageReport = `packlab report [flags] — a self-contained HTML report of 
   --format F            html (charts and table) or markdown (the table alone)
   --title T             the report's title
   --list                list the saved results' ids instead, newest first
-`
+` + flagRules

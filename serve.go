@@ -59,7 +59,7 @@ A binary built with the site inside ('make web-binary') serves it with no
 folder and no Go toolchain, unless --dir is given.
 
 The folder is a static site: any web server can serve it as it is.
-`
+` + flagRules
 
 // siteStamp is written last into a built site: what built it, from what.
 const siteStamp = "packlab-site.json"
@@ -86,6 +86,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if fs.NArg() > 0 {
 		return usagef("serve: unexpected argument %q (flags start with --)", fs.Arg(0))
+	}
+	if err := checkConflicts(fs, []conflict{
+		{"open", "build", "--build only builds the site folder"}, {"addr", "build", "--build only builds the site folder"},
+	}); err != nil {
+		return err
 	}
 	if err := checkAddr(*addr); err != nil {
 		return err

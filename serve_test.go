@@ -30,7 +30,7 @@ func TestServeBadInput(t *testing.T) {
 	}{
 		{[]string{"serve", "--addr", "8080"}, "--addr 8080: not HOST:PORT (allowed: e.g. 127.0.0.1:8080, localhost:0)"},
 		{[]string{"serve", "--addr", "127.0.0.1:"}, "--addr 127.0.0.1:: not HOST:PORT"},
-		{[]string{"serve", "--dir", " "}, `--dir "": needs a folder`},
+		{[]string{"serve", "--dir", " "}, `--dir " ": empty`},
 		{[]string{"serve", "--port", "1"}, "unknown flag --port for serve"},
 		{[]string{"serve", "extra"}, `serve: unexpected argument "extra"`},
 	} {

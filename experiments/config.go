@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/packlab/packlab/core"
 )
@@ -55,23 +56,32 @@ const (
 // e.g. "--shards 500: out of range (allowed: 1 to 128)".
 type FieldError struct {
 	Flag    string // "--shards"
-	Value   string // "500"
+	Value   string // "500", exactly as the user gave it
 	Problem string // "out of range"
 	Allowed string // "1 to 128"; may be empty
+	Switch  bool   // the flag takes no value (--skip-bad-rows): Value is not shown
 }
 
 func (e *FieldError) Error() string {
 	s := e.Flag
-	if e.Value != "" {
-		s += " " + e.Value
-	} else {
-		s += ` ""`
+	if !e.Switch {
+		s += " " + ShowValue(e.Value)
 	}
 	s += ": " + e.Problem
 	if e.Allowed != "" {
 		s += " (allowed: " + e.Allowed + ")"
 	}
 	return s
+}
+
+// ShowValue writes a value the user gave as a message shows it: as it is,
+// or quoted when it is empty, has spaces at either end or holds a control
+// character, so that the message shows exactly what was given.
+func ShowValue(v string) string {
+	if v == "" || strings.TrimSpace(v) != v || strings.IndexFunc(v, unicode.IsControl) >= 0 {
+		return strconv.Quote(v)
+	}
+	return v
 }
 
 func fieldErr(flag, value, problem, allowed string) error {
@@ -174,21 +184,24 @@ func (c Config) SourceSpec() (core.SourceSpec, error) {
 			return spec, fieldErr("--source", c.Source, "is a directory", "a TSV or CSV file, optionally .gz")
 		}
 		if err := spec.Validate(); err != nil {
-			return spec, sourceFieldErr(sourceFlag(err), c.Source, spec, err)
+			flag := sourceFlag(err)
+			value := map[string]string{"--key-column": c.KeyColumn, "--value-column": c.ValueColumn, "--header": c.Header}[flag]
+			if flag == "--source" {
+				value = c.Source
+			}
+			return spec, sourceFieldErr(flag, value, spec, err)
 		}
 		return spec, nil
 	}
-	if c.Header != "" || c.KeyColumn != "" || c.ValueColumn != "" || c.SkipBadRows {
-		flag := "--header"
-		switch {
-		case c.KeyColumn != "":
-			flag = "--key-column"
-		case c.ValueColumn != "":
-			flag = "--value-column"
-		case c.SkipBadRows:
-			flag = "--skip-bad-rows"
+	for _, f := range []struct {
+		flag, value string
+		set         bool
+	}{{"--header", c.Header, c.Header != ""}, {"--key-column", c.KeyColumn, c.KeyColumn != ""},
+		{"--value-column", c.ValueColumn, c.ValueColumn != ""}, {"--skip-bad-rows", "", c.SkipBadRows}} {
+		if f.set {
+			return core.SourceSpec{}, &FieldError{Flag: f.flag, Value: f.value, Problem: "applies only to a file",
+				Allowed: "with --source FILE", Switch: f.flag == "--skip-bad-rows"}
 		}
-		return core.SourceSpec{}, fieldErr(flag, "", "applies only to a file", "with --source FILE")
 	}
 	spec, err := core.ParseSourceSpec(c.Keys)
 	if err != nil {
@@ -219,18 +232,19 @@ func sourceFlag(err error) string {
 }
 
 // sourceFieldErr wraps an error of core's source parsing, dropping its
-// `source "X": ` prefix since the flag and value already say it.
+// `source "X": ` prefix and the option's own `key column "0" is ` since the
+// flag and the value (the user's, exactly) already say it.
 func sourceFieldErr(flag, value string, spec core.SourceSpec, err error) error {
 	msg := err.Error()
 	for _, p := range []string{fmt.Sprintf("source %q: ", value), fmt.Sprintf("source %q: ", spec.String())} {
 		msg = strings.TrimPrefix(msg, p)
 	}
+	if which, ok := strings.CutPrefix(flag, "--"); ok && flag != "--keys" && flag != "--source" {
+		msg = strings.TrimPrefix(msg, fmt.Sprintf("%s %q is ", strings.ReplaceAll(which, "-", " "), value))
+	}
 	problem, allowed := msg, ""
 	if i := strings.LastIndex(msg, " (allowed: "); i >= 0 && strings.HasSuffix(msg, ")") {
 		problem, allowed = msg[:i], msg[i+len(" (allowed: "):len(msg)-1]
-	}
-	if flag != "--keys" && flag != "--source" {
-		value = ""
 	}
 	return &FieldError{Flag: flag, Value: value, Problem: problem, Allowed: allowed}
 }

@@ -98,9 +98,12 @@ func TestConfigValidate(t *testing.T) {
 		{Config{Source: filepath.Join(dir, "missing.tsv")}, `--source ` + filepath.Join(dir, "missing.tsv") + `: no such file (allowed: an existing TSV or CSV file, optionally .gz)`},
 		{Config{Source: dir}, `--source ` + dir + `: is a directory (allowed: a TSV or CSV file, optionally .gz)`},
 		{Config{Source: file, Keys: "random"}, `--keys random: cannot be combined with --source (allowed: one of --keys or --source)`},
-		{Config{Source: file, Header: "maybe"}, `--header "": header "maybe" is not allowed (allowed: auto, yes, no)`},
-		{Config{Source: file, KeyColumn: "0"}, `--key-column "": key column "0" is not allowed (allowed: a position 1 or more, or a header name)`},
-		{Config{KeyColumn: "2"}, `--key-column "": applies only to a file (allowed: with --source FILE)`},
+		// Issue 14: the user's own value, exactly, not "" or a default.
+		{Config{Source: file, Header: "maybe"}, `--header maybe: not allowed (allowed: auto, yes, no)`},
+		{Config{Source: file, KeyColumn: "0"}, `--key-column 0: not allowed (allowed: a position 1 or more, or a header name)`},
+		{Config{Source: file, KeyColumn: " id", Header: "no"}, `--key-column " id": a name, but header is "no" (allowed: a position 1 or more, or header auto/yes)`},
+		{Config{KeyColumn: "2"}, `--key-column 2: applies only to a file (allowed: with --source FILE)`},
+		{Config{SkipBadRows: true}, `--skip-bad-rows: applies only to a file (allowed: with --source FILE)`},
 	}
 	for _, b := range bad {
 		err := b.c.Validate()

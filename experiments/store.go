@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -140,8 +141,15 @@ func writeFileAtomic(path string, data []byte) (err error) {
 
 // List reads every saved result, newest first. A file that cannot be read or
 // parsed does not stop it: it is skipped and reported in problems, one error
-// per file naming it. Temporary files of an interrupted save are ignored.
+// per file naming it; so is anything that is not a regular file of at most
+// MaxResultBytes (files.go). Temporary files of an interrupted save are
+// ignored.
 func (s *Store) List() (results []Result, problems []error, err error) {
+	return s.ListContext(context.Background())
+}
+
+// ListContext is List, stopped by ctx between files (with ErrCancelled).
+func (s *Store) ListContext(ctx context.Context) (results []Result, problems []error, err error) {
 	entries, err := os.ReadDir(s.Dir)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -153,6 +161,9 @@ func (s *Store) List() (results []Result, problems []error, err error) {
 		name := e.Name()
 		if e.IsDir() || strings.HasPrefix(name, ".") || !strings.HasSuffix(name, resultExt) {
 			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, nil, fmt.Errorf("%w: reading results in %s (%v)", ErrCancelled, s.Dir, err)
 		}
 		r, err := s.read(filepath.Join(s.Dir, name))
 		if err != nil {
@@ -196,7 +207,7 @@ func (s *Store) Delete(id string) error {
 }
 
 func (s *Store) read(path string) (Result, error) {
-	data, err := os.ReadFile(path)
+	data, err := readRegular(path, MaxResultBytes)
 	if err != nil {
 		return Result{}, fmt.Errorf("result %s: %w", path, err)
 	}

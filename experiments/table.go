@@ -13,6 +13,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -98,6 +99,11 @@ func humanCells(results []Result) (header []string, rows [][]string) {
 
 func writeText(w io.Writer, results []Result) error {
 	header, rows := humanCells(results)
+	for _, row := range rows {
+		for j := range row {
+			row[j] = TerminalText(row[j])
+		}
+	}
 	width := make([]int, len(header))
 	for _, row := range append([][]string{header}, rows...) {
 		for j, cell := range row {
@@ -143,13 +149,55 @@ func writeMarkdown(w io.Writer, results []Result) error {
 	b.WriteByte('\n')
 	for _, row := range rows {
 		for j := range row {
-			row[j] = strings.ReplaceAll(row[j], "|", `\|`)
+			row[j] = markdownText(row[j])
 		}
 		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
+
+// TerminalText is s with every character that a terminal would act on
+// rather than show written out as a visible escape: control characters (C0,
+// DEL, C1, so ESC and OSC sequences), bidirectional controls, and bytes
+// that are not UTF-8 ("\x1b", "\u202e", "\xff"). Text read from a result
+// file goes through it before it reaches a terminal, so a crafted file
+// cannot move the cursor, recolour the screen or retitle the window.
+func TerminalText(s string) string {
+	clean := true
+	for _, r := range s {
+		if r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n <= 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r < 0x100 && unicode.IsControl(r):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// markdownText is a text cell of a markdown table: TerminalText, and the
+// characters markdown would read as markup escaped: | (a column break),
+// backticks (code spans), < and > (HTML, which renderers pass through).
+var markdownEscaper = strings.NewReplacer("|", `\|`, "`", "\\`", "<", "&lt;", ">", "&gt;")
+
+func markdownText(s string) string { return markdownEscaper.Replace(TerminalText(s)) }
 
 // csvHeader names the csv columns after the Result JSON fields they hold;
 // settings is the human label, bytes_per_entry = bytes_allocated / element_count.

@@ -1,0 +1,195 @@
+package experiments
+
+// Files packlab reads from a folder or writes where a user points, by rules
+// that a hostile or odd folder cannot turn into a hang, a crash or the loss
+// of a system file:
+//
+//   - a result file is read only when it is a regular file (after symbolic
+//     links) of at most MaxResultBytes; anything else (a named pipe, a
+//     device, /dev/zero behind a link) is skipped with a line saying what it
+//     is, and is never opened in a way that can block;
+//   - an output (report --out) is written whole through a temporary file in
+//     the target's folder and renamed over it, so a reader or a crash sees
+//     the old file or the new one; a symbolic link is written through (the
+//     file it names is replaced, the link stays); a character device or a
+//     named pipe (/dev/stdout, /dev/null, a terminal, >(cmd)) is written
+//     directly and never replaced; a folder, socket or block device is
+//     refused. A new file gets mode 0644, a replaced one keeps its mode.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// MaxResultBytes is the largest result file the store reads: a result with
+// its timeline is a few hundred KiB even for a 1e8-row load of several
+// minutes (one point every 100 ms), so 16 MiB is generous and still keeps a
+// hostile file from filling memory.
+const MaxResultBytes = 16 << 20
+
+// fileKind names what a file that is not a regular file is.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "not a regular file"
+}
+
+// readRegular reads path whole when it is a regular file of at most max
+// bytes; otherwise the error says what it is instead. The open cannot block
+// (O_NONBLOCK), and the opened file is checked again, so a named pipe
+// swapped in after the first look is refused too.
+func readRegular(path string, max int64) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	check := func(st fs.FileInfo) error {
+		if !st.Mode().IsRegular() {
+			return fmt.Errorf("is %s, not a regular file", fileKind(st.Mode()))
+		}
+		if st.Size() > max {
+			return fmt.Errorf("is %s, more than the %s a result file may be", FormatBytes(st.Size()), FormatBytes(max))
+		}
+		return nil
+	}
+	if err := check(st); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if err := check(st); err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err == nil && int64(len(data)) > max {
+		err = fmt.Errorf("grew past the %s a result file may be while read", FormatBytes(max))
+	}
+	return data, err
+}
+
+// Output is a file being written by the rules above: Write to it, then
+// Commit, or Abort to leave the target as it was.
+type Output struct {
+	Path   string   // as the user gave it
+	target string   // Path after symbolic links
+	f      *os.File // the temporary file, or the device written directly
+	direct bool
+	done   bool
+}
+
+// CreateOutput checks path and opens what will be written: a temporary file
+// beside the target, or the device itself. Its errors are *FieldError on
+// flag.
+func CreateOutput(flag, path string) (*Output, error) {
+	bad := func(problem, allowed string) error { return fieldErr(flag, path, problem, allowed) }
+	const allowed = "a file path, or a device such as /dev/stdout"
+	if strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(filepath.Separator)) {
+		return nil, bad("names a folder", allowed)
+	}
+	o := &Output{Path: path, target: path}
+	if lst, err := os.Lstat(path); err == nil && lst.Mode()&fs.ModeSymlink != 0 {
+		t, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			return nil, bad("is a symbolic link that leads nowhere: "+unwrapPathError(err), allowed)
+		}
+		o.target = t
+	}
+	mode := fs.FileMode(0o644)
+	st, err := os.Stat(o.target)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, bad("cannot be written: "+unwrapPathError(err), allowed)
+	case st.Mode()&(fs.ModeCharDevice|fs.ModeNamedPipe) != 0:
+		// Written directly, never replaced. A named pipe with no reader
+		// would block the open: O_NONBLOCK makes that ENXIO instead.
+		f, err := os.OpenFile(o.target, os.O_WRONLY|openNonblock, 0)
+		if errors.Is(err, syscall.ENXIO) {
+			return nil, bad("is a named pipe that no program is reading", allowed)
+		}
+		if err != nil {
+			return nil, bad("cannot be written: "+unwrapPathError(err), allowed)
+		}
+		o.f, o.direct = f, true
+		return o, nil
+	case !st.Mode().IsRegular():
+		return nil, bad("is "+fileKind(st.Mode())+", which a report would replace", allowed)
+	default:
+		mode = st.Mode().Perm()
+	}
+	f, err := os.CreateTemp(filepath.Dir(o.target), tempPrefix+filepath.Base(o.target)+"-*")
+	if err != nil {
+		return nil, bad("cannot write in its folder: "+unwrapPathError(err), allowed)
+	}
+	if err := f.Chmod(mode); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, bad("cannot write in its folder: "+unwrapPathError(err), allowed)
+	}
+	o.f = f
+	return o, nil
+}
+
+func (o *Output) Write(p []byte) (int, error) { return o.f.Write(p) }
+
+// Commit makes what was written the target's content: the temporary file
+// is synced and renamed over the target; a device is closed.
+func (o *Output) Commit() error {
+	if o.done {
+		return errors.New("output " + o.Path + ": already finished")
+	}
+	o.done = true
+	if o.direct {
+		return o.f.Close()
+	}
+	tmp := o.f.Name()
+	err := o.f.Sync()
+	if cerr := o.f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, o.target)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", o.Path, err)
+	}
+	return nil
+}
+
+// Abort drops what was written, leaving the target as it was; it does
+// nothing after Commit.
+func (o *Output) Abort() {
+	if o.done {
+		return
+	}
+	o.done = true
+	o.f.Close()
+	if !o.direct {
+		os.Remove(o.f.Name())
+	}
+}

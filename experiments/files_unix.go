@@ -1,0 +1,9 @@
+//go:build unix
+
+package experiments
+
+import "syscall"
+
+// openNonblock is or-ed into the flags of an open that must not wait: on a
+// named pipe, open(2) without it blocks until the other end opens.
+const openNonblock = syscall.O_NONBLOCK

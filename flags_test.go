@@ -1,0 +1,81 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestFlagRules: issue 14's cases of flags that were accepted silently or
+// answered with a message that lost the user's value. Each is one line,
+// naming both flags of a conflict and the value exactly as given, exit 2,
+// and no work done (the results folder is not created).
+func TestFlagRules(t *testing.T) {
+	dir := t.TempDir()
+	results := filepath.Join(dir, "results")
+	src := filepath.Join(dir, "big.tsv")
+	if err := os.WriteFile(src, []byte("1\t2\n3\t4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := "--results=" + results
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		// Conflicts, naming both.
+		{[]string{"run", "--rows", "5", "--source", src, r}, "--rows 5: cannot be combined with --source " + src + " (a file gives all its rows; allowed: one of the two)"},
+		{[]string{"run", "--max-load-factor", "0.9", "--layout", "gomap", r}, "--max-load-factor 0.9: --layout gomap ignores it (hashed_array and gomap grow by their own rule; allowed: with hashed, packed or sparse)"},
+		{[]string{"run", "--max-load-factor", "0.9", "--layout", "hashed_array,gomap", r}, "--max-load-factor 0.9: --layout hashed_array,gomap ignores it"},
+		{[]string{"run", "--results", results, "--no-save"}, "--results " + results + ": cannot be combined with --no-save"},
+		{[]string{"sweep", "growth", "--rows", "5", "--source", src, r}, "--rows 5: cannot be combined with --source " + src},
+		{[]string{"report", "--list", "--out", filepath.Join(dir, "r.html"), r}, "--out " + filepath.Join(dir, "r.html") + ": cannot be combined with --list"},
+		{[]string{"serve", "--build", "--open"}, "--open: cannot be combined with --build"},
+		// A repeated flag.
+		{[]string{"run", "--rows", "1e5", "--rows", "2e5", r}, "--rows 2e5: given twice, first as --rows 1e5 (allowed: each flag once)"},
+		{[]string{"run", "--force", "--force", r}, "--force: given twice (allowed: each flag once)"},
+		{[]string{"report", "--ids", "a", "--ids", "b", r}, "--ids b: given twice, first as --ids a"},
+		// Empty values, and a value that is the next flag.
+		{[]string{"run", "--results", ""}, `--results "": empty (allowed: a value; run 'packlab help run', or leave the flag out for its default)`},
+		{[]string{"report", "--results", ""}, `--results "": empty`},
+		{[]string{"run", "--format", "", r}, `--format "": empty`},
+		{[]string{"run", "--key-column", "", "--source", src, r}, `--key-column "": empty`},
+		{[]string{"report", "--ids", " ", r}, `--ids " ": empty`},
+		{[]string{"report", "--ids", ",", r}, `--ids ,: no result id in it (allowed: ids listed by 'packlab report --list', comma-separated)`},
+		{[]string{"run", "--rows", "--results", results}, "--rows: needs a value, but the next argument is the flag --results (run 'packlab help run')"},
+		{[]string{"run", "--layout=--rows", r}, "--layout: needs a value, but the next argument is the flag --rows"},
+		// The user's exact value.
+		{[]string{"run", "--header", "maybe", "--source", src, r}, "--header maybe: not allowed (allowed: auto, yes, no)"},
+		{[]string{"run", "--key-column", "0", "--source", src, r}, "--key-column 0: not allowed (allowed: a position 1 or more, or a header name)"},
+		{[]string{"run", "--shards", " 4x", r}, `--shards " 4x": not a whole number (allowed: 1 to 128)`},
+		{[]string{"run", "--header", "yes", r}, "--header yes: applies only to a file (allowed: with --source FILE)"},
+		{[]string{"run", "--skip-bad-rows", r}, "--skip-bad-rows: applies only to a file (allowed: with --source FILE)"},
+	} {
+		stdout, stderr, err := packlab(t, c.args...)
+		if err == nil {
+			t.Errorf("packlab %q: no error, want %q", c.args, c.want)
+			continue
+		}
+		if !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("packlab %q\n got %q\nwant %q", c.args, err, c.want)
+		}
+		if code := exitCode(err); code != 2 {
+			t.Errorf("packlab %q: exit code %d, want 2", c.args, code)
+		}
+		if stdout != "" || stderr != "" {
+			t.Errorf("packlab %q printed %q / %q besides the error", c.args, stdout, stderr)
+		}
+	}
+	if _, err := os.Stat(results); err == nil {
+		t.Error("refused flags created the results folder")
+	}
+	// The rules and the exit codes are in every command's help.
+	for _, cmd := range []string{"run", "sweep", "report", "serve"} {
+		out, _, _ := packlab(t, "help", cmd)
+		for _, want := range []string{"each flag at most once", "2 bad input (a flag, a file's content, or the memory guard's", "130 interrupted", "1 a failure while running"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("help %s lacks %q", cmd, want)
+			}
+		}
+	}
+}

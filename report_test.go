@@ -1,0 +1,241 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/packlab/packlab/experiments"
+)
+
+// saveResult writes one result file as the store does.
+func saveResult(t *testing.T, dir string, r experiments.Result) {
+	t.Helper()
+	s, err := experiments.OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Save(r); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func oneResult(id, layout string) experiments.Result {
+	return experiments.Result{ID: id, Layout: layout, KeyType: "UInt64", ValueType: "UInt16", Rows: 1000, Shards: 1,
+		ElementCount: 1000, BucketCount: 2048, BytesAllocated: 32768, Timeline: []experiments.TimelinePoint{{}}}
+}
+
+// packlabWithin runs the command line and fails the test if it has not
+// returned within limit (the old report hung in open(2) on a FIFO).
+func packlabWithin(t *testing.T, limit time.Duration, ctx context.Context, args ...string) (string, string, error) {
+	t.Helper()
+	type out struct {
+		o, e string
+		err  error
+	}
+	done := make(chan out, 1)
+	go func() {
+		var o, e strings.Builder
+		err := runContext(ctx, args, &o, &e)
+		done <- out{o.String(), e.String(), err}
+	}()
+	select {
+	case r := <-done:
+		return r.o, r.e, r.err
+	case <-time.After(limit):
+		t.Fatalf("packlab %q did not return within %v", args, limit)
+	}
+	return "", "", nil
+}
+
+// TestReportFolderContents: a results folder holding a FIFO named x.json, a
+// link z.json to /dev/zero and an oversized file is reported on at once:
+// each is skipped with a line saying what it is, the good result is
+// reported, and nothing hangs or runs out of memory.
+func TestReportFolderContents(t *testing.T) {
+	dir := t.TempDir()
+	saveResult(t, dir, oneResult("20261201T100000.000Z-hashed-0001", "hashed"))
+	if err := syscall.Mkfifo(filepath.Join(dir, "x.json"), 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	if err := os.Symlink("/dev/zero", filepath.Join(dir, "z.json")); err != nil {
+		t.Fatal(err)
+	}
+	big, err := os.Create(filepath.Join(dir, "big.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := big.Truncate(experiments.MaxResultBytes + 1); err != nil { // sparse: no disk used
+		t.Fatal(err)
+	}
+	big.Close()
+	stdout, stderr, err := packlabWithin(t, 10*time.Second, context.Background(), "report", "--list", "--results", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout, "20261201T100000.000Z-hashed-0001  hashed") {
+		t.Errorf("the good result is not listed:\n%s", stdout)
+	}
+	for _, want := range []string{
+		"packlab: skipped result " + filepath.Join(dir, "x.json") + ": is a named pipe (FIFO), not a regular file",
+		"packlab: skipped result " + filepath.Join(dir, "z.json") + ": is a character device, not a regular file",
+		"packlab: skipped result " + filepath.Join(dir, "big.json") + ": is 16.0 MiB, more than the 16.0 MiB a result file may be",
+	} {
+		if !strings.Contains(stderr, want+"\n") {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	// --ids names the FIFO's id: refused the same way, at once.
+	_, _, err = packlabWithin(t, 10*time.Second, context.Background(), "report", "--ids", "x", "--results", dir)
+	if err == nil || !strings.Contains(err.Error(), "is a named pipe (FIFO), not a regular file") {
+		t.Errorf("report --ids x: %v", err)
+	}
+	// Ctrl-C: a cancelled report stops with exit code 130 and writes nothing.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out := filepath.Join(t.TempDir(), "r.html")
+	_, _, err = packlabWithin(t, 10*time.Second, ctx, "report", "--results", dir, "--out", out)
+	if !errors.Is(err, experiments.ErrCancelled) || exitCode(err) != 130 {
+		t.Errorf("cancelled report: %v (exit %d), want cancelled, 130", err, exitCode(err))
+	}
+	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a cancelled report wrote %s: %v", out, err)
+	}
+}
+
+// TestReportOut: --out replaces a regular file through a temporary file
+// (mode 0644 for a new one, the old mode kept), writes through a symbolic
+// link (the link stays), writes a device directly (it stays a device), and
+// refuses a folder, a name ending in / and a FIFO nobody reads, leaving no
+// temporary file behind.
+func TestReportOut(t *testing.T) {
+	results := t.TempDir()
+	saveResult(t, results, oneResult("20261201T100000.000Z-packed-0001", "packed"))
+	dir := t.TempDir()
+	report := func(out string) error {
+		_, _, err := packlabWithin(t, 20*time.Second, context.Background(), "report", "--results", results, "--format", "markdown", "--out", out)
+		return err
+	}
+	isReport := func(path string) {
+		t.Helper()
+		b, err := os.ReadFile(path)
+		if err != nil || !strings.Contains(string(b), "| packed SHARDS 1") {
+			t.Errorf("%s is not the report: %v\n%s", path, err, b)
+		}
+	}
+
+	fresh := filepath.Join(dir, "new.md")
+	if err := report(fresh); err != nil {
+		t.Fatal(err)
+	}
+	isReport(fresh)
+	if st, _ := os.Stat(fresh); st.Mode().Perm() != 0o644 {
+		t.Errorf("a new report has mode %v, want 0644", st.Mode().Perm())
+	}
+	old := filepath.Join(dir, "old.md")
+	os.WriteFile(old, []byte("old"), 0o600)
+	if err := report(old); err != nil {
+		t.Fatal(err)
+	}
+	isReport(old)
+	if st, _ := os.Stat(old); st.Mode().Perm() != 0o600 {
+		t.Errorf("a replaced report has mode %v, want the old 0600", st.Mode().Perm())
+	}
+
+	link := filepath.Join(dir, "link.md")
+	target := filepath.Join(t.TempDir(), "target.md")
+	os.WriteFile(target, []byte("old"), 0o644)
+	os.Symlink(target, link)
+	if err := report(link); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("--out on a symbolic link replaced the link: %v %v", st.Mode(), err)
+	}
+	isReport(target)
+
+	// A device is written, never replaced. The test makes its own node of
+	// /dev/null's device (1, 3) rather than risk the system's.
+	null := filepath.Join(t.TempDir(), "null")
+	if err := syscall.Mknod(null, syscall.S_IFCHR|0o666, 1<<8|3); err != nil {
+		t.Logf("no device node of our own (%v): writing /dev/stdout's kind is not checked", err)
+	} else {
+		if err := report(null); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := os.Stat(null); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+			t.Errorf("--out on a device replaced it: mode %v, %v", st.Mode(), err)
+		}
+	}
+
+	for _, c := range []struct{ out, want string }{
+		{dir, "--out " + dir + ": is a folder, which a report would replace"},
+		{dir + "/", "--out " + dir + "/: names a folder"},
+		{filepath.Join(dir, "missing", "r.md"), "--out " + filepath.Join(dir, "missing", "r.md") + ": cannot write in its folder: no such file or directory"},
+	} {
+		if err := report(c.out); err == nil || !strings.HasPrefix(err.Error(), c.want) || exitCode(err) != 2 {
+			t.Errorf("--out %s: %v (exit %d), want %q, exit 2", c.out, err, exitCode(err), c.want)
+		}
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err == nil {
+		if err := report(fifo); err == nil || !strings.Contains(err.Error(), "is a named pipe that no program is reading") {
+			t.Errorf("--out on a FIFO with no reader: %v", err)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("temporary file %s left behind", e.Name())
+		}
+	}
+}
+
+// TestTerminalEscapes: text from a result file (a crafted layout or type
+// name) reaches a terminal with its control characters written out, and a
+// markdown table with its markup escaped.
+func TestTerminalEscapes(t *testing.T) {
+	dir := t.TempDir()
+	r := oneResult("20261201T100000.000Z-hashed-0001", "hashed\x1b]0;pwned\x07\x1b[2J<img src=x onerror=alert(1)>|`x`")
+	b, _ := json.Marshal(r)
+	os.WriteFile(filepath.Join(dir, r.ID+".json"), b, 0o644)
+
+	list, _, err := packlab(t, "report", "--list", "--results", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(list, "\x1b\x07") || !strings.Contains(list, `hashed\x1b]0;pwned\x07\x1b[2J<img`) {
+		t.Errorf("report --list printed control characters raw: %q", list)
+	}
+	md, _, err := packlab(t, "report", "--format", "markdown", "--results", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(strings.ReplaceAll(md, "\\`", ""), "\x1b\x07<>`") || !strings.Contains(md, "| hashed\\x1b]0;pwned\\x07\\x1b[2J&lt;img src=x onerror=alert(1)&gt;\\|\\`x\\` SHARDS 1") {
+		t.Errorf("markdown is not escaped:\n%s", md)
+	}
+	// The terminal table (run's default format) shows the same cells.
+	var table strings.Builder
+	if err := experiments.WriteTable(&table, []experiments.Result{r}, "table"); err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(table.String(), "\x1b\x07") {
+		t.Errorf("table printed control characters raw: %q", table.String())
+	}
+}
+
+// TestGuardRefusalExitCode: the memory guard's refusal is bad input like
+// every other refusal: exit 2, one line.
+func TestGuardRefusalExitCode(t *testing.T) {
+	_, _, err := packlab(t, "run", "--layout", "hashed", "--rows", "1e12", "--no-save")
+	var me *experiments.MemoryError
+	if !errors.As(err, &me) || exitCode(err) != 2 {
+		t.Errorf("guard refusal: %v, exit %d; want a MemoryError, exit 2", err, exitCode(err))
+	}
+}
