@@ -55,17 +55,11 @@ DESKTOP_DEBS := build-essential pkg-config libgtk-3-dev libwebkit2gtk-4.1-dev xv
 .PHONY: lab desktop deps-desktop test-desktop
 
 # deps-desktop installs the Debian packages the desktop build and its test
-# need, with sudo when not root; it does nothing when all are installed.
+# need, with sudo when not root; it installs only what is missing, prints
+# one line (what, how long, where apt's output went: build/logs/) and shows
+# apt's output only when it fails (build/install-debs.sh).
 deps-desktop:
-	@missing=""; for p in $(DESKTOP_DEBS); do \
-		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-		sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
-		echo "deps-desktop: installing$$missing"; \
-		$$sudo apt-get update -qq && \
-		$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
-	fi
+	@bash build/install-debs.sh deps-desktop $(DESKTOP_DEBS)
 
 # desktop builds bin/packlab-desktop: the lab window, and the whole CLI.
 desktop: deps-desktop
@@ -97,18 +91,10 @@ web:
 	$(GO) run . serve --build --dir $(WEB_DIR)
 
 # deps-web installs Chromium (the end-to-end test's browser) and Node (the
-# js/wasm unit tests' runtime), with sudo when not root; it does nothing
-# when both are there.
+# js/wasm unit tests' runtime) when their commands are missing, as quietly
+# as deps-desktop.
 deps-web:
-	@missing=""; \
-	command -v chromium >/dev/null 2>&1 || missing="$$missing chromium"; \
-	command -v node >/dev/null 2>&1 || missing="$$missing nodejs"; \
-	if [ -n "$$missing" ]; then \
-		sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; \
-		echo "deps-web: installing$$missing"; \
-		$$sudo apt-get update -qq && \
-		$$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
-	fi
+	@bash build/install-debs.sh deps-web chromium=chromium nodejs=node
 
 # test-web: everything the browser build needs builds for js/wasm, the
 # binding's tests run under Node, and the end-to-end test drives the lab in
