@@ -170,6 +170,13 @@ func newRunFlags(fs *flag.FlagSet, sweep bool) *runFlags {
 	})
 	fs.BoolVar(&c.NoRead, "no-read", false, "skip the read phase")
 	fs.Func("miss-rate", "miss rate", func(s string) error { return floatFlag("--miss-rate", s, 0, 1, &c.MissRate) })
+	fs.StringVar(&c.ShardSelect, "shard-select", "", "auto, modulo or mask")
+	fs.Func("block-rows", "rows per source block", func(s string) error {
+		return intFlag("--block-rows", s, 1, experiments.MaxBlockRows, &c.BlockRows)
+	})
+	fs.Func("threads", "threads of the measuring process", func(s string) error {
+		return intFlag("--threads", s, 1, experiments.MaxThreads, &c.Threads)
+	})
 	fs.BoolVar(&c.InProcess, "in-process", false, "measure in this process")
 	fs.BoolVar(&c.Force, "force", false, "run even if the memory guard refuses")
 	fs.StringVar(&f.resultsDir, "results", "", "results folder")
@@ -631,6 +638,16 @@ Keys:
   --value-column C      its value column, or none (default 2)
   --header H            auto, yes, no (default auto)
   --skip-bad-rows       skip malformed rows instead of stopping at the first
+
+Loader (ClickHouse's parallel loader: one producer, one worker per shard):
+  --shard-select S      how the producer picks a row's shard from its hash:
+                        modulo (a division, as ClickHouse), mask (shards must
+                        be a power of two), auto (mask when it can; default).
+                        Every choice puts a key in the same shard.
+  --block-rows N        rows the producer reads and splits at a time, 1 to
+                        16777216 (default 65536, ClickHouse's max_block_size)
+  --threads N           threads the measuring process runs at once (GOMAXPROCS),
+                        1 to 256 (default: every core); the shards' workers share them
 
 Measuring:
   --repeats N           loads per layout; times are medians (default 1)

@@ -83,11 +83,34 @@ type LoadConfig struct {
 	// Backlog is each shard's queue capacity, in blocks; 0 means
 	// DefaultBacklog (chosen by measurement, see there).
 	Backlog int
+	// ShardSelect is how the producer turns a row's shard hash into its
+	// shard; every choice gives ShardOf's answer, only the arithmetic
+	// differs. "" means ShardSelectAuto.
+	ShardSelect ShardSelect
 	// Progress, if set, is called at least every ProgressEvery during the
 	// load and once at the end, always from the goroutine that called Load.
 	Progress func(LoadProgress)
 	// ProgressEvery is the progress period; 0 means 100 ms.
 	ProgressEvery time.Duration
+}
+
+// ShardSelect names the arithmetic that picks a row's shard.
+type ShardSelect string
+
+const (
+	// ShardSelectAuto masks when the shard count is a power of two and
+	// divides otherwise (x % 2^n == x & (2^n-1)): the default.
+	ShardSelectAuto ShardSelect = "auto"
+	// ShardSelectModulo always divides, as ClickHouse's loader does
+	// (intHashCRC32(key) % shards).
+	ShardSelectModulo ShardSelect = "modulo"
+	// ShardSelectMask always masks; the shard count must be a power of two.
+	ShardSelectMask ShardSelect = "mask"
+)
+
+// ShardSelects lists the choices of LoadConfig.ShardSelect.
+func ShardSelects() []ShardSelect {
+	return []ShardSelect{ShardSelectAuto, ShardSelectModulo, ShardSelectMask}
 }
 
 // LoadProgress is a snapshot of a running load.
@@ -151,6 +174,17 @@ func (c LoadConfig) normalize() (LoadConfig, error) {
 	}
 	if c.Backlog < 1 || c.Backlog > MaxBacklog {
 		return c, fmt.Errorf("backlog %d is out of range (allowed: 1 to %d blocks)", c.Backlog, MaxBacklog)
+	}
+	switch c.ShardSelect {
+	case "":
+		c.ShardSelect = ShardSelectAuto
+	case ShardSelectAuto, ShardSelectModulo:
+	case ShardSelectMask:
+		if c.Shards&(c.Shards-1) != 0 {
+			return c, fmt.Errorf("shard_select mask needs a power-of-two shard count, not %d (allowed: 1, 2, 4, ... 128; or modulo)", c.Shards)
+		}
+	default:
+		return c, fmt.Errorf("shard_select %q is unknown (allowed: auto, modulo, mask)", c.ShardSelect)
 	}
 	if c.ProgressEvery == 0 {
 		c.ProgressEvery = DefaultProgressEvery
@@ -247,7 +281,10 @@ type loader[K, V Bits] struct {
 	cfg        LoadConfig
 	sourceRows int64
 	subRows    int // rows per sub-block: ceil(BlockRows / Shards)
-	hook       func(shard, rows int)
+	// shardMask is Shards-1 when the producer picks shards with a mask,
+	// else 0 (a division); see ShardSelect.
+	shardMask uint64
+	hook      func(shard, rows int)
 
 	queues []chan *Block[K, V] // capacity Backlog; closed by the producer at the end
 	free   []chan *Block[K, V] // used blocks coming back; capacity Backlog+2
@@ -295,6 +332,9 @@ func newLoader[K, V Bits](m *Sharded[K, V], src Source[K, V], cfg LoadConfig, lc
 	}
 	if n == 1 {
 		l.subRows = cfg.BlockRows
+	}
+	if cfg.ShardSelect != ShardSelectModulo && n&(n-1) == 0 {
+		l.shardMask = uint64(n - 1)
 	}
 	l.producer.sentRows = make([]int64, n)
 	l.producer.sentSum = make([]uint64, n)
@@ -538,7 +578,7 @@ func (d *dealer[K, V]) send(s int) bool {
 func (d *dealer[K, V]) deal(b *Block[K, V]) bool {
 	subs := d.subs
 	n := uint64(len(subs))
-	mask := d.l.m.mask // n-1 when n is a power of two: ShardOf without a division
+	mask := d.l.shardMask // n-1 when masking: ShardOf without a division
 	keys, vals := b.Keys, b.Values[:len(b.Keys)]
 	for lo := 0; lo < len(keys); lo += insertChunk {
 		if d.l.stopped() {

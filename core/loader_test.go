@@ -246,6 +246,26 @@ func TestLoadAgainstBuiltinMap(t *testing.T) {
 	}
 }
 
+// TestLoadShardSelect: dividing and masking give every row the shard
+// ShardOf gives it (checkAgainstOracle checks each key's shard through
+// CheckInvariants), at power-of-two shard counts and, dividing, at others;
+// masking refuses a count that is not a power of two.
+func TestLoadShardSelect(t *testing.T) {
+	keys := testKeys[uint64](5000, 9)
+	vals := make([]uint16, len(keys))
+	for _, c := range []struct {
+		sel    ShardSelect
+		shards int
+	}{{ShardSelectModulo, 8}, {ShardSelectModulo, 6}, {ShardSelectMask, 8}, {ShardSelectMask, 1}, {ShardSelectAuto, 6}, {"", 16}} {
+		m, r, err := Load[uint64, uint16](context.Background(), newSliceSource(keys, vals),
+			LoadConfig{Layout: LayoutPacked, Shards: c.shards, BlockRows: 512, ShardSelect: c.sel})
+		if err != nil {
+			t.Fatalf("%q shards %d: %v", c.sel, c.shards, err)
+		}
+		checkAgainstOracle(t, m, r, firstWins(keys, vals), len(keys))
+	}
+}
+
 func TestLoadEmptySource(t *testing.T) {
 	for _, shards := range []int{1, 3} {
 		m, r, err := Load[uint64, uint16](context.Background(), newSliceSource[uint64, uint16](nil, nil), LoadConfig{Layout: LayoutHashed, Shards: shards})
@@ -554,6 +574,8 @@ func TestLoadConfigErrors(t *testing.T) {
 		{LoadConfig{Layout: LayoutPacked, Backlog: -1}, "backlog -1 is out of range (allowed: 1 to 100000 blocks)"},
 		{LoadConfig{Layout: LayoutPacked, ProgressEvery: time.Microsecond}, "progress_every 1µs is out of range (allowed: at least 1ms)"},
 		{LoadConfig{Layout: "dense"}, `unknown layout "dense"`},
+		{LoadConfig{Layout: LayoutPacked, Shards: 6, ShardSelect: ShardSelectMask}, "shard_select mask needs a power-of-two shard count, not 6"},
+		{LoadConfig{Layout: LayoutPacked, ShardSelect: "crc"}, `shard_select "crc" is unknown (allowed: auto, modulo, mask)`},
 		{LoadConfig{Layout: LayoutPacked, Options: Options{MaxLoadFactor: 2}}, "max_load_factor 2 is out of range"},
 	}
 	for _, c := range cases {

@@ -11,6 +11,7 @@ package experiments
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"encoding/json"
 	"errors"
@@ -650,7 +651,11 @@ const (
 	labelRows
 	labelShards
 	labelMLF
-	labelAll = labelTypes | labelRows | labelShards | labelMLF
+	labelSelect  // the loader's shard selection
+	labelBlock   // the loader's block rows
+	labelThreads // the measuring process's threads
+	labelLoader  = labelSelect | labelBlock | labelThreads
+	labelAll     = labelTypes | labelRows | labelShards | labelMLF | labelLoader
 )
 
 func (p labelParts) without(q labelParts) labelParts { return p &^ q }
@@ -684,6 +689,15 @@ func differingParts(results []Result) labelParts {
 		if r.Shards != first.Shards {
 			p |= labelShards
 		}
+		if shardSelectOf(r) != shardSelectOf(first) {
+			p |= labelSelect
+		}
+		if blockRowsOf(r) != blockRowsOf(first) {
+			p |= labelBlock
+		}
+		if r.Threads != first.Threads {
+			p |= labelThreads
+		}
 		if usesMaxLoadFactor(r.Layout) {
 			if !haveMLF {
 				firstMLF, haveMLF = r.MaxLoadFactor, true
@@ -715,8 +729,26 @@ func settingsLabel(r Result, parts labelParts) string {
 	if parts&labelMLF != 0 && usesMaxLoadFactor(r.Layout) {
 		fmt.Fprintf(&b, " MLF %s", strconv.FormatFloat(r.MaxLoadFactor, 'f', -1, 64))
 	}
+	if parts&labelSelect != 0 {
+		b.WriteString(" " + shardSelectOf(r))
+	}
+	if parts&labelBlock != 0 {
+		fmt.Fprintf(&b, " blocks %s", formatRows(int64(blockRowsOf(r))))
+	}
+	if parts&labelThreads != 0 {
+		if r.Threads > 0 {
+			fmt.Fprintf(&b, " threads %d", r.Threads)
+		} else {
+			b.WriteString(" threads ?")
+		}
+	}
 	return b.String()
 }
+
+// shardSelectOf and blockRowsOf are a result's loader knobs, with the
+// defaults for results saved before they were recorded.
+func shardSelectOf(r Result) string { return cmp.Or(r.ShardSelect, string(core.ShardSelectAuto)) }
+func blockRowsOf(r Result) int      { return cmp.Or(r.BlockRows, core.DefaultBlockRows) }
 
 // runLabels names each run by its layout plus those settings, among the
 // allowed parts, that differ between the results, plus the parts in always;

@@ -38,7 +38,22 @@ type Config struct {
 	MissRate  float64 `json:"miss_rate"` // absent-key lookups per loaded row in the read phase, 0 to 1
 	InProcess bool    `json:"in_process"`
 	Force     bool    `json:"force"` // run even when the memory guard predicts it will not fit
+
+	// The loader's knobs (the seed-claims sweep varies them): how the
+	// producer picks a row's shard (auto, modulo, mask; "" = auto), how many
+	// rows it reads at a time (0 = core.DefaultBlockRows), and how many
+	// threads the measuring process may run at once (GOMAXPROCS; 0 = every
+	// core).
+	ShardSelect string `json:"shard_select,omitempty"`
+	BlockRows   int    `json:"block_rows,omitempty"`
+	Threads     int    `json:"threads,omitempty"`
 }
+
+// MaxThreads bounds Config.Threads, MaxBlockRows Config.BlockRows.
+const (
+	MaxThreads   = 256
+	MaxBlockRows = core.MaxBlockRows
+)
 
 // Defaults of Config's zero fields.
 const (
@@ -157,10 +172,44 @@ func (c Config) Validate() error {
 	if c.NoRead && c.MissRate != 0 {
 		return fieldErr("--miss-rate", fmtFloat(c.MissRate), "has no effect with --no-read", "0 with --no-read")
 	}
+	if err := c.validateLoader(); err != nil {
+		return err
+	}
 	if _, err := c.SourceSpec(); err != nil {
 		return err
 	}
 	return nil
+}
+
+// validateLoader checks the loader's knobs.
+func (c Config) validateLoader() error {
+	switch core.ShardSelect(strings.ToLower(strings.TrimSpace(c.ShardSelect))) {
+	case "", core.ShardSelectAuto, core.ShardSelectModulo:
+	case core.ShardSelectMask:
+		if c.Shards&(c.Shards-1) != 0 {
+			return fieldErr("--shard-select", c.ShardSelect, fmt.Sprintf("needs a power-of-two shard count, not --shards %d", c.Shards), "auto or modulo; mask with --shards 1, 2, 4, ... 128")
+		}
+	default:
+		return fieldErr("--shard-select", c.ShardSelect, "unknown", "auto, modulo, mask")
+	}
+	if c.BlockRows < 0 || c.BlockRows > MaxBlockRows {
+		return fieldErr("--block-rows", strconv.Itoa(c.BlockRows), "out of range", fmt.Sprintf("1 to %d", MaxBlockRows))
+	}
+	if c.Threads < 0 || c.Threads > MaxThreads {
+		return fieldErr("--threads", strconv.Itoa(c.Threads), "out of range", fmt.Sprintf("1 to %d", MaxThreads))
+	}
+	return nil
+}
+
+// loadConfig is the core.LoadConfig of a run of layout l.
+func (p parsedConfig) loadConfig(l core.Layout) core.LoadConfig {
+	return core.LoadConfig{
+		Layout:      l,
+		Options:     core.Options{MaxLoadFactor: p.MaxLoadFactor},
+		Shards:      p.Shards,
+		BlockRows:   p.BlockRows,
+		ShardSelect: core.ShardSelect(strings.ToLower(strings.TrimSpace(p.ShardSelect))),
+	}
 }
 
 // SourceSpec turns the key-source fields into core's description of the

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 
@@ -139,7 +140,7 @@ func allocatorFactor(l core.Layout) float64 {
 // smaller than a block only ever fills that many rows.
 func loaderBytes(p parsedConfig, rows int64) int64 {
 	row := int64(p.key.Size + p.value.Size)
-	block := int64(core.DefaultBlockRows)
+	block := int64(cmp.Or(p.BlockRows, core.DefaultBlockRows))
 	shards := int64(p.Shards)
 	sub := (block + shards - 1) / shards
 	if shards == 1 {

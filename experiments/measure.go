@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -147,19 +148,20 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 			progress(Progress{Layout: string(l), Phase: phase, Rows: rows, TotalRows: src.Rows(), Seconds: elapsed.Seconds(), RSSBytes: rel(rss)})
 		}
 	}
+	if p.Threads > 0 {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(p.Threads))
+	}
+	threads := runtime.GOMAXPROCS(0)
+	lc := p.loadConfig(l)
+	lc.ProgressEvery = timelineEvery
+	lc.Progress = func(lp core.LoadProgress) {
+		rss := currentRSS()
+		timeline = append(timeline, TimelinePoint{Seconds: lp.Elapsed.Seconds(), Rows: lp.Rows, RSSBytes: rel(rss)})
+		report(PhaseLoad, lp.Rows, lp.Elapsed, rss)
+	}
 	started := time.Now()
 	rec := startReclaimer(rss0)
-	m, lr, err := core.Load(ctx, src, core.LoadConfig{
-		Layout:        l,
-		Options:       core.Options{MaxLoadFactor: p.MaxLoadFactor},
-		Shards:        p.Shards,
-		ProgressEvery: timelineEvery,
-		Progress: func(lp core.LoadProgress) {
-			rss := currentRSS()
-			timeline = append(timeline, TimelinePoint{Seconds: lp.Elapsed.Seconds(), Rows: lp.Rows, RSSBytes: rel(rss)})
-			report(PhaseLoad, lp.Rows, lp.Elapsed, rss)
-		},
-	})
+	m, lr, err := core.Load(ctx, src, lc)
 	sampledPeak := rec.stop()
 	if err != nil {
 		return Result{}, err
@@ -219,6 +221,9 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 		ReadRowsPerSecond: rr.RowsPerSecond,
 		FoundRate:         rr.FoundRate,
 		Repeats:           1,
+		ShardSelect:       cmp.Or(string(lc.ShardSelect), string(core.ShardSelectAuto)),
+		BlockRows:         cmp.Or(lc.BlockRows, core.DefaultBlockRows),
+		Threads:           threads,
 		Workers:           make([]Worker, len(lr.Workers)),
 		Producer:          Producer{ReadSeconds: lr.Producer.ReadSeconds, SplitSeconds: lr.Producer.SplitSeconds, WaitSeconds: lr.Producer.WaitSeconds},
 		Isolated:          false,

@@ -41,6 +41,13 @@ type Result struct {
 	FoundRate         float64 `json:"found_rate"`
 	Repeats           int     `json:"repeats"` // times are medians over this many loads
 
+	// The loader's knobs (see Config): "" and 0 in results saved before
+	// they were recorded, meaning the defaults (auto, 65,536 rows) and an
+	// unknown thread count.
+	ShardSelect string `json:"shard_select"` // auto, modulo or mask
+	BlockRows   int    `json:"block_rows"`   // rows the producer read at a time
+	Threads     int    `json:"threads"`      // GOMAXPROCS of the measuring process during the load
+
 	Workers  []Worker        `json:"workers"`
 	Producer Producer        `json:"producer"`
 	Timeline []TimelinePoint `json:"timeline"`
