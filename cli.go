@@ -352,7 +352,9 @@ func measure(ctx context.Context, f *runFlags, stdout, stderr io.Writer,
 	}
 	bar := newProgressBar(stderr)
 	saved := 0
-	ro := experiments.RunOptions{Progress: bar.update, OnResult: func(r experiments.Result) error {
+	ro := experiments.RunOptions{Progress: bar.update, Notice: func(s string) {
+		fmt.Fprintln(stderr, "packlab:", experiments.TerminalText(s))
+	}, OnResult: func(r experiments.Result) error {
 		bar.clear()
 		if store == nil {
 			return nil
@@ -633,7 +635,10 @@ Keys:
   --rows N              rows: 1000000, 1e6, 1M, 2.5M, 1B (default 1M)
   --keys KIND           sequential, random, range:M, zipf:S (default random)
   --seed N              seed of keys, values and read order (default 0)
-  --source FILE         a TSV or CSV file (.gz too) instead of --keys; all its rows
+  --source FILE         a TSV or CSV file (.gz too) instead of --keys; all its rows.
+                        A pipe, FIFO, /dev/stdin or <(cmd) is read once, as it comes:
+                        no row count first (no memory check, no ETA), one layout,
+                        no --repeats, no sweep
   --key-column C        its key column: 1-based position or header name (default 1)
   --value-column C      its value column, or none (default 2)
   --header H            auto, yes, no (default auto)

@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -5,7 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -237,5 +241,50 @@ func TestGuardRefusalExitCode(t *testing.T) {
 	var me *experiments.MemoryError
 	if !errors.As(err, &me) || exitCode(err) != 2 {
 		t.Errorf("guard refusal: %v, exit %d; want a MemoryError, exit 2", err, exitCode(err))
+	}
+}
+
+// TestStdinAndProcessSubstitution: --source /dev/stdin and a shell's
+// <(cmd) (here /dev/fd/3 of the packlab process) are read once, by the
+// worker through the descriptor its parent hands it: the worker's own stdin
+// is its job pipe, and it has no descriptor 3 of its own.
+func TestStdinAndProcessSubstitution(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	var data strings.Builder
+	for i := 1; i <= 3000; i++ {
+		data.WriteString(strconv.Itoa(i) + "\t7\n")
+	}
+	for _, path := range []string{"/dev/stdin", "/dev/fd/3"} {
+		cmd := exec.Command(exe, "run", "--layout", "packed", "--source", path, "--no-save", "--format", "json")
+		cmd.Env = append(os.Environ(), mainEnv+"=1")
+		if path == "/dev/stdin" {
+			cmd.Stdin = strings.NewReader(data.String()) // a pipe
+		} else {
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			go func() { w.WriteString(data.String()); w.Close() }()
+			cmd.ExtraFiles = []*os.File{r}
+			defer r.Close()
+		}
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		timer := time.AfterFunc(60*time.Second, func() { cmd.Process.Kill() })
+		out, err := cmd.Output()
+		timer.Stop()
+		if err != nil {
+			t.Fatalf("--source %s: %v\n%s", path, err, stderr.String())
+		}
+		var res []experiments.Result
+		if err := json.Unmarshal(out, &res); err != nil || len(res) != 1 || res[0].ElementCount != 3000 || res[0].Source != path || !res[0].Isolated {
+			t.Errorf("--source %s: %v %+v", path, err, res)
+		}
+		if !strings.Contains(stderr.String(), "packlab: --source "+path+" is a pipe: read once as it comes") {
+			t.Errorf("--source %s: stderr does not say it is read once:\n%s", path, stderr.String())
+		}
 	}
 }

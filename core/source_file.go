@@ -29,6 +29,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -73,15 +74,27 @@ type fileSource[K, V Bits] struct {
 	err     error // sticky: once failed, every Next returns it
 	done    bool
 	closed  bool
+
+	ctx       context.Context // stops opening and reading (source_open.go)
+	stopWatch func() bool     // ends the watch that wakes a blocked read on ctx's end
+	consumed  int64           // bytes of (decompressed) input read by readLine
+	nextCheck int64           // consumed at which ctx is looked at next
 }
 
-func openFileSource[K, V Bits](spec SourceSpec, key, value Type) (Source[K, V], error) {
+// openFileSource opens spec's file (f, when the caller opened it already;
+// it is closed on an error) and reads its header and first row.
+func openFileSource[K, V Bits](ctx context.Context, f *os.File, spec SourceSpec, key, value Type) (Source[K, V], error) {
 	fl, err := spec.fileLayout()
 	if err != nil {
 		return nil, err
 	}
 	path := spec.Path
-	st, err := os.Stat(path)
+	var st fs.FileInfo
+	if f != nil {
+		st, err = f.Stat()
+	} else {
+		st, err = os.Stat(path)
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("source file %q: no such file", path)
@@ -92,16 +105,21 @@ func openFileSource[K, V Bits](spec SourceSpec, key, value Type) (Source[K, V], 
 	case st.Mode().IsRegular() && st.Size() == 0:
 		return nil, fmt.Errorf("source file %q: is empty (0 bytes)", path)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("source file %q: %w", path, unwrapPathError(err))
+	if f == nil {
+		if f, err = OpenFile(ctx, path); err != nil {
+			return nil, err
+		}
 	}
 	s := &fileSource[K, V]{
 		path: path, f: f, key: key, value: value,
 		keyCol: fl.keyCol, valCol: fl.valCol, valRand: fl.valRand,
 		valueBase: seedBase(spec.Seed, purposeValue), skipBad: spec.SkipBadRows,
+		ctx: ctx, stopWatch: watchCancel(ctx, f), nextCheck: cancelCheckBytes,
 	}
 	if err := s.open(spec, fl); err != nil {
+		if ctx.Err() != nil {
+			err = s.stopped()
+		}
 		s.Close()
 		return nil, err
 	}
@@ -294,6 +312,9 @@ func (s *fileSource[K, V]) field(i int) []byte {
 // the end of the stream.
 func (s *fileSource[K, V]) readLine() (line []byte, ok bool, err error) {
 	b, err := s.r.ReadSlice('\n')
+	if cerr := s.consume(len(b)); cerr != nil {
+		return nil, false, cerr
+	}
 	if err == bufio.ErrBufferFull {
 		s.long = append(s.long[:0], b...)
 		for err == bufio.ErrBufferFull {
@@ -302,8 +323,14 @@ func (s *fileSource[K, V]) readLine() (line []byte, ok bool, err error) {
 			}
 			b, err = s.r.ReadSlice('\n')
 			s.long = append(s.long, b...)
+			if cerr := s.consume(len(b)); cerr != nil {
+				return nil, false, cerr
+			}
 		}
 		b = s.long
+	}
+	if err != nil && err != io.EOF && s.ctx.Err() != nil {
+		return nil, false, s.stopped() // the read deadline set by watchCancel
 	}
 	if err != nil && err != io.EOF {
 		what := "reading"
@@ -326,6 +353,26 @@ func (s *fileSource[K, V]) readLine() (line []byte, ok bool, err error) {
 		b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
 	}
 	return b, true, nil
+}
+
+// consume counts n more bytes of input and, every cancelCheckBytes, looks
+// at the context: blank lines and bad rows count as much as good ones.
+func (s *fileSource[K, V]) consume(n int) error {
+	s.consumed += int64(n)
+	if s.consumed < s.nextCheck {
+		return nil
+	}
+	s.nextCheck = s.consumed + cancelCheckBytes
+	if s.ctx.Err() != nil {
+		return s.stopped()
+	}
+	return nil
+}
+
+// stopped is the error of a source whose context ended: it wraps the
+// context's error and says how far the reading got.
+func (s *fileSource[K, V]) stopped() error {
+	return fmt.Errorf("%s:%d: reading stopped: %w", s.path, s.line+1, s.ctx.Err())
 }
 
 // readRecord reads the next non-blank record into rec and ends. ok is false
@@ -595,6 +642,7 @@ func (s *fileSource[K, V]) Close() error {
 		return nil
 	}
 	s.closed = true
+	s.stopWatch()
 	var err error
 	if s.gz != nil {
 		err = s.gz.Close()

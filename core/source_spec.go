@@ -1,6 +1,7 @@
 package core
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -362,7 +363,23 @@ func (s SourceSpec) column(which, text, def, header string) (int, string, error)
 // sources also implement IndexedSource; a file is opened, its header read
 // and its columns resolved here, so a missing file, an empty one or an
 // unknown column name fails now rather than in the middle of a load.
+//
+// OpenSourceContext and OpenSourceFile (source_open.go) are the same with a
+// context that stops a file source's opening and reading.
 func OpenSource[K, V Bits](spec SourceSpec, key, value Type) (Source[K, V], error) {
+	return openSource[K, V](context.Background(), nil, spec, key, value)
+}
+
+// openSource is OpenSource with a context, and for a file source a file
+// already open (f, which it closes on an error) or nil to open spec.Path.
+func openSource[K, V Bits](ctx context.Context, f *os.File, spec SourceSpec, key, value Type) (src Source[K, V], err error) {
+	if f != nil {
+		defer func() {
+			if err != nil {
+				f.Close()
+			}
+		}()
+	}
 	if !knownType(key) {
 		return nil, fmt.Errorf("source %q: unknown key type %q (allowed: %s)", spec.String(), key.Name, strings.Join(TypeNames(), ", "))
 	}
@@ -379,7 +396,7 @@ func OpenSource[K, V Bits](spec SourceSpec, key, value Type) (Source[K, V], erro
 		return nil, err
 	}
 	if spec.Kind == SourceFile {
-		return openFileSource[K, V](spec, key, value)
+		return openFileSource[K, V](ctx, f, spec, key, value)
 	}
 	return newSynthSource[K, V](spec, key)
 }

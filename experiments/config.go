@@ -320,6 +320,7 @@ type parsedConfig struct {
 	layouts    []core.Layout
 	key, value core.Type
 	spec       core.SourceSpec
+	file       *os.File // the source file, already open (a worker's stream from its parent); nil: open spec
 }
 
 // parse validates c and resolves its names; the error is Validate's.

@@ -51,6 +51,9 @@ type MemoryCheck struct {
 	AvailableBytes int64      `json:"available_bytes"` // memory the kernel can hand out now; -1 if unknown
 	TotalBytes     int64      `json:"total_bytes"`     // installed memory; 0 if unknown
 	Fits           bool       `json:"fits"`
+	// RowsUnknown: the source is a stream, read once by the load, so its
+	// rows are unknown and nothing was predicted (Fits is true).
+	RowsUnknown bool `json:"rows_unknown,omitempty"`
 }
 
 // MemoryError is a refusal by the guard; its text is one line.
@@ -192,7 +195,8 @@ func expectedDistinct(spec core.SourceSpec, key core.Type, rows int64) (int64, b
 }
 
 // checkMemory predicts every layout's run and compares the largest with the
-// memory available now. rows is what the source gives (scanned for a file).
+// memory available now. rows is what the source gives (scanned for a file;
+// -1 for a stream, which leaves the guard nothing to predict).
 func checkMemory(p parsedConfig, rows int64) (MemoryCheck, error) {
 	c := MemoryCheck{AvailableBytes: availableMemory(), TotalBytes: int64(memory.TotalMemory())}
 	if c.AvailableBytes < 0 {
@@ -205,6 +209,13 @@ func checkMemory(p parsedConfig, rows int64) (MemoryCheck, error) {
 		if rss, _ := statusMemory(); rss > 0 {
 			c.RuntimeBytes = rss
 		}
+	}
+	if rows < 0 {
+		c.RowsUnknown, c.Fits = true, true
+		for _, l := range p.layouts {
+			c.Estimates = append(c.Estimates, Estimate{Layout: string(l), Rows: -1, Distinct: -1, Estimated: true})
+		}
+		return c, nil
 	}
 	for _, l := range p.layouts {
 		e, err := estimate(p, l, rows)

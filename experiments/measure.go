@@ -98,7 +98,7 @@ func opsForValue[K core.Bits](value core.Type) typedOps {
 }
 
 func (typed[K, V]) scan(ctx context.Context, spec core.SourceSpec, key, value core.Type) (int64, int64, error) {
-	src, err := core.OpenSource[K, V](spec, key, value)
+	src, err := core.OpenSourceContext[K, V](ctx, spec, key, value)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -120,8 +120,17 @@ func (typed[K, V]) scan(ctx context.Context, spec core.SourceSpec, key, value co
 	}
 }
 
+// openSourceOf opens p's source so that ctx stops it: the file handed over
+// by the parent process when there is one (worker.go), else by its spec.
+func openSourceOf[K, V core.Bits](ctx context.Context, p parsedConfig) (core.Source[K, V], error) {
+	if p.file != nil {
+		return core.OpenSourceFile[K, V](ctx, p.file, p.spec, p.key, p.value)
+	}
+	return core.OpenSourceContext[K, V](ctx, p.spec, p.key, p.value)
+}
+
 func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, progress func(Progress)) (Result, error) {
-	src, err := core.OpenSource[K, V](p.spec, p.key, p.value)
+	src, err := openSourceOf[K, V](ctx, p)
 	if err != nil {
 		return Result{}, err
 	}

@@ -23,6 +23,10 @@ type RunOptions struct {
 	// is measured (the command line saves it then, so a later failure or a
 	// cancel loses nothing). An error from it stops the job.
 	OnResult func(Result) error
+	// Notice, if set, receives one-line notes about the job once it is
+	// accepted, before the first run: a stream source that the guard could
+	// not check.
+	Notice func(string)
 }
 
 // ErrCancelled is wrapped by the error of a job stopped by its context.
@@ -74,13 +78,21 @@ type runSpec struct {
 // count for the guard, and its first malformed row as an error now rather
 // than minutes into a load), and the memory guard.
 func prepare(ctx context.Context, cfgs []Config) ([]runSpec, error) {
-	var runs []runSpec
-	scanned := map[string]int64{}
-	for _, cfg := range cfgs {
+	ps := make([]parsedConfig, len(cfgs))
+	for i, cfg := range cfgs {
 		p, err := cfg.parse()
 		if err != nil {
 			return nil, err
 		}
+		ps[i] = p
+	}
+	if err := checkStreamLoads(ps); err != nil {
+		return nil, err
+	}
+	var runs []runSpec
+	scanned := map[string]int64{}
+	for _, p := range ps {
+		var err error
 		key := fmt.Sprintf("%+v|%s|%s", p.spec, p.key.Name, p.value.Name)
 		rows, ok := scanned[key]
 		if !ok {
@@ -103,12 +115,58 @@ func prepare(ctx context.Context, cfgs []Config) ([]runSpec, error) {
 	return runs, nil
 }
 
+// Streams: a source that is not a regular file (a pipe, a FIFO, a character
+// device, /dev/stdin, a shell's <(process substitution)) can be read only
+// once, as it comes. It is not pre-scanned: its rows are unknown until the
+// load has read them (the guard cannot check the run, and the progress has
+// no ETA), a malformed row stops the load rather than the pre-scan, and a
+// job that would load it more than once (several layouts, --repeats, a
+// sweep) is refused before anything is read.
+
+// SourceIsStream reports whether cfg's key source is a stream, and what kind
+// ("a pipe", "a character device").
+func SourceIsStream(cfg Config) (kind string, stream bool) {
+	if cfg.Source == "" {
+		return "", false
+	}
+	return core.IsStream(cfg.Source)
+}
+
+// checkStreamLoads refuses a job that loads a stream more than once.
+func checkStreamLoads(ps []parsedConfig) error {
+	loads := map[string]int{}
+	var order []string
+	for _, p := range ps {
+		if p.spec.IsSynthetic() {
+			continue
+		}
+		if _, stream := core.IsStream(p.spec.Path); stream {
+			if loads[p.spec.Path] == 0 {
+				order = append(order, p.spec.Path)
+			}
+			loads[p.spec.Path] += len(p.layouts) * p.Repeats
+		}
+	}
+	for _, path := range order {
+		if n := loads[path]; n > 1 {
+			kind, _ := core.IsStream(path)
+			return fieldErr("--source", path, fmt.Sprintf("is %s, which can be read only once, but this job loads it %d times", kind, n),
+				"one layout, --repeats 1 and no sweep for a pipe or device; or save it to a regular file first")
+		}
+	}
+	return nil
+}
+
 // sourceRows is the rows p's source gives: Rows for a generator; for a file,
 // counted by reading it through, which also finds a malformed row (file,
-// line, column) or a missing column before any work.
+// line, column) or a missing column before any work; -1 (unknown) for a
+// stream, which is read only once, by the load.
 func sourceRows(ctx context.Context, p parsedConfig) (int64, error) {
 	if p.spec.IsSynthetic() {
 		return p.Rows, nil
+	}
+	if _, stream := core.IsStream(p.spec.Path); stream {
+		return -1, nil
 	}
 	rows, _, err := opsFor(p.key, p.value).scan(ctx, p.spec, p.key, p.value)
 	if err != nil {
@@ -137,6 +195,10 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]Result, err
 	total := 0
 	for _, r := range runs {
 		total += r.p.Repeats
+		if r.est.Rows < 0 && opt.Notice != nil {
+			kind, _ := core.IsStream(r.p.spec.Path)
+			opt.Notice(fmt.Sprintf("--source %s is %s: read once as it comes, so its rows are not counted first, the memory guard cannot check the run, and the progress has no ETA", r.p.spec.Path, kind))
+		}
 	}
 	var results []Result
 	n := 0
@@ -176,7 +238,11 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]Result, err
 }
 
 func cancelled(r runSpec, err error) error {
-	return fmt.Errorf("%w: %s at %s rows was stopped before it finished (%v)", ErrCancelled, r.layout, FormatRows(r.est.Rows), err)
+	what := fmt.Sprintf("%s at %s rows", r.layout, FormatRows(r.est.Rows))
+	if r.est.Rows < 0 {
+		what = fmt.Sprintf("%s loading %s", r.layout, r.p.spec.Path) // a stream: its rows are unknown
+	}
+	return fmt.Errorf("%w: %s was stopped before it finished (%v)", ErrCancelled, what, err)
 }
 
 // measureOne runs one measured load of r, isolated unless asked otherwise.

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -46,6 +47,31 @@ const (
 type workerJob struct {
 	Config Config `json:"config"`
 	Layout string `json:"layout"`
+	// SourceFD, when not 0, is the descriptor on which the parent hands the
+	// worker its key source, opened already (see parentOpens).
+	SourceFD int `json:"source_fd,omitempty"`
+}
+
+// sourceFD is the descriptor of the first of exec.Cmd's ExtraFiles.
+const sourceFD = 3
+
+// parentOpens reports whether a file source must be opened by the parent
+// and handed to the worker: a stream (the worker cannot open a pipe's other
+// end anew, and a FIFO's data would be split between two readers), or a
+// name for one of the parent's own descriptors (/dev/stdin, /dev/fd/N,
+// /proc/self/fd/N), which in the worker would name the worker's own: its
+// stdin is the job pipe.
+func parentOpens(path string) bool {
+	if _, stream := core.IsStream(path); stream {
+		return true
+	}
+	clean := filepath.Clean(path)
+	for _, own := range []string{"/dev/stdin", "/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/"} {
+		if clean == own || strings.HasPrefix(clean, own) {
+			return true
+		}
+	}
+	return false
 }
 
 type workerLine struct {
@@ -102,9 +128,17 @@ func ServeWorker(ctx context.Context, in io.Reader, out io.Writer) (err error) {
 }
 
 func measureJob(ctx context.Context, job workerJob, progress func(Progress)) (Result, error) {
+	name := job.Config.Source
+	if job.SourceFD > 0 {
+		job.Config.Source = fmt.Sprintf("/dev/fd/%d", job.SourceFD)
+	}
 	p, err := job.Config.parse()
 	if err != nil {
 		return Result{}, err
+	}
+	if job.SourceFD > 0 {
+		p.spec.Path, p.Source = name, name // messages and the result name the user's file
+		p.file = os.NewFile(uintptr(job.SourceFD), name)
 	}
 	l, err := core.ParseLayout(job.Layout)
 	if err != nil {
@@ -143,13 +177,22 @@ func runIsolated(ctx context.Context, cfg Config, layout core.Layout, progress f
 	}
 	stderr := &tailBuffer{max: 8 << 10}
 	cmd.Stderr = stderr
+	job := workerJob{Config: cfg, Layout: string(layout)}
+	if cfg.Source != "" && parentOpens(cfg.Source) {
+		f, err := core.OpenFile(ctx, cfg.Source)
+		if err != nil {
+			return Result{}, err
+		}
+		defer f.Close()
+		cmd.ExtraFiles, job.SourceFD = []*os.File{f}, sourceFD
+	}
 	cmd.WaitDelay = 2 * time.Second
 	if err := cmd.Start(); err != nil {
 		return Result{}, fmt.Errorf("starting a worker process: %w (use --in-process to run without one)", err)
 	}
 	// The job goes in one write; stdin stays open until the child is done.
-	job, _ := json.Marshal(workerJob{Config: cfg, Layout: string(layout)})
-	_, werr := stdin.Write(append(job, '\n'))
+	line, _ := json.Marshal(job)
+	_, werr := stdin.Write(append(line, '\n'))
 
 	var res *Result
 	var childErr string
