@@ -659,7 +659,8 @@ Measuring:
   --no-read             skip the read phase
   --miss-rate F         absent-key lookups per loaded row, 0 to 1 (default 0)
   --in-process          measure in this process, not a fresh child (RSS less clean)
-  --force               run even if the memory guard predicts it will not fit
+  --force               run even if the memory guard predicts it will not fit in
+                        the smaller of MemAvailable and the cgroup's memory limit
 
 Output:
   --format F            table, markdown, csv, json (a JSON array and nothing else)

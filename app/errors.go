@@ -123,9 +123,13 @@ func refusal(c experiments.MemoryCheck) string {
 	if big.Estimated {
 		about = "at most about "
 	}
-	return fmt.Sprintf("Not run: %s at %s rows needs %s%s at its peak (tables %s, loader %s, read %s, worker runtime %s), but only %s of %s is available.",
+	bound := ""
+	if c.AvailableFrom != "" {
+		bound = " (bounded by " + c.AvailableFrom + ")"
+	}
+	return fmt.Sprintf("Not run: %s at %s rows needs %s%s at its peak (tables %s, loader %s, read %s, worker runtime %s), but only %s of %s is available%s.",
 		c.Largest, experiments.FormatRows(big.Rows), about, experiments.FormatBytes(c.NeedBytes),
 		experiments.FormatBytes(big.TablePeakBytes), experiments.FormatBytes(big.LoaderBytes),
 		experiments.FormatBytes(big.ReadBytes), experiments.FormatBytes(c.RuntimeBytes),
-		experiments.FormatBytes(c.AvailableBytes), experiments.FormatBytes(c.TotalBytes))
+		experiments.FormatBytes(c.AvailableBytes), experiments.FormatBytes(c.TotalBytes), bound)
 }

@@ -49,6 +49,9 @@ type MemoryCheck struct {
 	NeedBytes      int64      `json:"need_bytes"`      // the largest run's peak + RuntimeBytes
 	Largest        string     `json:"largest"`         // the layout of that run
 	AvailableBytes int64      `json:"available_bytes"` // memory the kernel can hand out now; -1 if unknown
+	// AvailableFrom says what bounds AvailableBytes: MemAvailable, or the
+	// tightest cgroup memory limit less the cgroup's use (cgroup.go).
+	AvailableFrom string `json:"available_from,omitempty"`
 	TotalBytes     int64      `json:"total_bytes"`     // installed memory; 0 if unknown
 	Fits           bool       `json:"fits"`
 	// RowsUnknown: the source is a stream, read once by the load, so its
@@ -74,10 +77,14 @@ func (e *MemoryError) Error() string {
 	case big.Estimated:
 		about = "at most about "
 	}
-	return fmt.Sprintf("not enough memory: %s at %s rows needs %s%s at its peak (tables %s + loader %s + read %s + runtime %s), but %s of %s is available (use --force to run anyway)",
+	bound := ""
+	if c.AvailableFrom != "" {
+		bound = ", bounded by " + c.AvailableFrom
+	}
+	return fmt.Sprintf("not enough memory: %s at %s rows needs %s%s at its peak (tables %s + loader %s + read %s + runtime %s), but %s of %s is available%s (use --force to run anyway)",
 		c.Largest, FormatRows(big.Rows), about, FormatBytes(c.NeedBytes),
 		FormatBytes(big.TablePeakBytes), FormatBytes(big.LoaderBytes), FormatBytes(big.ReadBytes), FormatBytes(c.RuntimeBytes),
-		FormatBytes(c.AvailableBytes), FormatBytes(c.TotalBytes))
+		FormatBytes(c.AvailableBytes), FormatBytes(c.TotalBytes), bound)
 }
 
 // estimate predicts one layout's run of p, whose source gives rows rows.
@@ -198,9 +205,10 @@ func expectedDistinct(spec core.SourceSpec, key core.Type, rows int64) (int64, b
 // memory available now. rows is what the source gives (scanned for a file;
 // -1 for a stream, which leaves the guard nothing to predict).
 func checkMemory(p parsedConfig, rows int64) (MemoryCheck, error) {
-	c := MemoryCheck{AvailableBytes: availableMemory(), TotalBytes: int64(memory.TotalMemory())}
+	c := MemoryCheck{TotalBytes: int64(memory.TotalMemory())}
+	c.AvailableBytes, c.AvailableFrom = availableMemory()
 	if c.AvailableBytes < 0 {
-		c.AvailableBytes = int64(memory.FreeMemory())
+		c.AvailableBytes, c.AvailableFrom = int64(memory.FreeMemory()), "free memory"
 		if c.AvailableBytes == 0 && c.TotalBytes == 0 {
 			c.AvailableBytes = -1 // the platform cannot tell (the browser)
 		}

@@ -32,7 +32,7 @@ func TestGuardRefuses(t *testing.T) {
 		t.Errorf("refusal is more than one line: %q", msg)
 	}
 	// hashed, the larger: 2^41 cells of 16 bytes after the load, 2^40 before.
-	re := regexp.MustCompile(`^not enough memory: hashed at 1T rows needs about 48\.0 TiB at its peak \(tables 48\.0 TiB \+ loader [0-9.]+ MiB \+ read 0 B \+ runtime [0-9.]+ MiB\), but [0-9.]+ [KMGT]iB of [0-9.]+ [KMGT]iB is available \(use --force to run anyway\)$`)
+	re := regexp.MustCompile(`^not enough memory: hashed at 1T rows needs about 48\.0 TiB at its peak \(tables 48\.0 TiB \+ loader [0-9.]+ MiB \+ read 0 B \+ runtime [0-9.]+ MiB\), but [0-9.]+ [KMGT]iB of [0-9.]+ [KMGT]iB is available, bounded by (MemAvailable in /proc/meminfo|the cgroup limit .+ less what the cgroup uses) \(use --force to run anyway\)$`)
 	if !re.MatchString(msg) {
 		t.Errorf("refusal\n got %q\nwant match %s", msg, re)
 	}

@@ -53,10 +53,10 @@ func resetPeak() bool { return false }
 const memoryMeasurable = true
 
 // availableMemory is the room left in the wasm32 address space.
-func availableMemory() int64 {
+func availableMemory() (int64, string) {
 	used := wasmInUse()
 	if used < 0 {
-		return -1
+		return -1, ""
 	}
-	return max(WasmMemoryLimit-used, 0)
+	return max(WasmMemoryLimit-used, 0), "the 4 GiB of a wasm32 memory"
 }

@@ -82,7 +82,28 @@ const memoryMeasurable = true
 // shows as "available"), in bytes; -1 if unreadable. pbnjay/memory's
 // FreeMemory reads sysinfo's freeram, which leaves the page cache out and so
 // reads low on any machine that has read files lately.
-func availableMemory() int64 {
+//
+// A cgroup memory limit (cgroup.go) bounds it further: the result is the
+// smaller of the two, and from says which one it is.
+func availableMemory() (bytes int64, from string) {
+	avail, from := memAvailable(), "MemAvailable in /proc/meminfo"
+	if room, where := cgroupRoom(procCgroupFile, procMountinfoFile); room >= 0 && (avail < 0 || room < avail) {
+		return room, where
+	}
+	if avail < 0 {
+		return -1, ""
+	}
+	return avail, from
+}
+
+// Where this process's cgroups and mounts are listed; tests point them at
+// a made-up cgroup file system.
+var (
+	procCgroupFile    = "/proc/self/cgroup"
+	procMountinfoFile = "/proc/self/mountinfo"
+)
+
+func memAvailable() int64 {
 	b, err := os.ReadFile("/proc/meminfo")
 	if err != nil {
 		return -1

@@ -13,4 +13,4 @@ func resetPeak() bool                { return false }
 
 const memoryMeasurable = false
 
-func availableMemory() int64 { return -1 }
+func availableMemory() (int64, string) { return -1, "" }

@@ -1,0 +1,108 @@
+//go:build linux
+
+package experiments
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// fakeCgroups lays out a cgroup file system under a temporary folder: a
+// cgroup2 mount and a v1 memory mount, this process in /app (v2) and
+// /job/x (v1), with the files given (path relative to the folder -> text).
+// It returns the /proc/self/cgroup and mountinfo files to read.
+func fakeCgroups(t *testing.T, files map[string]string) (cgroupFile, mountinfoFile string) {
+	t.Helper()
+	root := t.TempDir()
+	for name, text := range files {
+		p := filepath.Join(root, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.MkdirAll(filepath.Join(root, "unified", "app"), 0o755)
+	os.MkdirAll(filepath.Join(root, "memory", "job", "x"), 0o755)
+	cgroupFile = filepath.Join(root, "cgroup")
+	mountinfoFile = filepath.Join(root, "mountinfo")
+	os.WriteFile(cgroupFile, []byte("9:name=systemd:/\n4:memory:/job/x\n0::/app\n"), 0o644)
+	os.WriteFile(mountinfoFile, []byte(
+		"25 30 0:22 / /sys rw,nosuid - sysfs sysfs rw\n"+
+			"35 25 0:30 / "+filepath.Join(root, "unified")+" rw,relatime shared:9 - cgroup2 cgroup2 rw\n"+
+			"36 25 0:31 / "+filepath.Join(root, "memory")+" rw,relatime shared:10 - cgroup cgroup rw,memory\n"), 0o644)
+	return cgroupFile, mountinfoFile
+}
+
+const gib = int64(1) << 30
+
+// TestCgroupRoom: the room under the tightest limit from this process's
+// cgroup up to the root, v2 and v1, with reclaimable cache not counted as
+// used; no limit anywhere is -1.
+func TestCgroupRoom(t *testing.T) {
+	n := func(v int64) string { return strconv.FormatInt(v, 10) + "\n" }
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		room  int64
+		where string
+	}{
+		{"v2 limit, cache not counted", map[string]string{
+			"unified/app/memory.max": n(gib), "unified/app/memory.current": n(300 << 20),
+			"unified/app/memory.stat": "anon 200000\ninactive_file " + strconv.Itoa(100<<20) + "\nactive_file 5\n",
+		}, gib - 200<<20, "unified/app/memory.max"},
+		{"v1 limit on the parent", map[string]string{
+			"memory/job/x/memory.limit_in_bytes": "9223372036854771712\n", "memory/job/x/memory.usage_in_bytes": n(1 << 20),
+			"memory/job/memory.limit_in_bytes": n(2 * gib), "memory/job/memory.usage_in_bytes": n(gib / 2),
+		}, 2*gib - gib/2, "memory/job/memory.limit_in_bytes"},
+		{"both: the tighter", map[string]string{
+			"unified/app/memory.max": n(4 * gib), "unified/app/memory.current": n(gib),
+			"memory/job/x/memory.limit_in_bytes": n(gib), "memory/job/x/memory.usage_in_bytes": n(gib / 4),
+		}, gib - gib/4, "memory/job/x/memory.limit_in_bytes"},
+		{"usage over the limit", map[string]string{
+			"unified/app/memory.max": n(gib), "unified/app/memory.current": n(2 * gib),
+		}, 0, "unified/app/memory.max"},
+		{"no limit", map[string]string{
+			"unified/app/memory.max": "max\n", "unified/app/memory.current": n(gib),
+		}, -1, ""},
+	} {
+		cg, mi := fakeCgroups(t, c.files)
+		room, where := cgroupRoom(cg, mi)
+		if room != c.room || !strings.Contains(where, c.where) {
+			t.Errorf("%s: room %d (%s), want %d (%s)", c.name, room, where, c.room, c.where)
+		}
+	}
+}
+
+// TestGuardHonoursCgroupLimit: issue 14's case, in a 1 GiB cgroup on a
+// machine with far more memory: 2e7 hashed rows (1.5 GiB at the peak) are
+// refused, and the refusal says the cgroup bounded it.
+func TestGuardHonoursCgroupLimit(t *testing.T) {
+	if m := memAvailable(); m >= 0 && m < 2*gib {
+		t.Skip("this machine has less than 2 GiB available: MemAvailable bounds the guard already")
+	}
+	cg, mi := fakeCgroups(t, map[string]string{
+		"unified/app/memory.max": strconv.FormatInt(gib, 10), "unified/app/memory.current": "52428800",
+	})
+	oldCg, oldMi := procCgroupFile, procMountinfoFile
+	procCgroupFile, procMountinfoFile = cg, mi
+	defer func() { procCgroupFile, procMountinfoFile = oldCg, oldMi }()
+
+	log := countWorkers(t)
+	_, err := Run(context.Background(), Config{Layouts: []string{"hashed"}, Rows: 20_000_000}, RunOptions{})
+	var me *MemoryError
+	if !errors.As(err, &me) {
+		t.Fatalf("Run in a 1 GiB cgroup = %v, want a refusal", err)
+	}
+	if n := len(log.started()); n != 0 {
+		t.Errorf("a refused run started %d workers", n)
+	}
+	if me.Check.AvailableBytes != gib-50<<20 || !strings.Contains(err.Error(), "974.0 MiB of ") ||
+		!strings.Contains(err.Error(), ", bounded by the cgroup limit 1.0 GiB ("+filepath.Join(filepath.Dir(cg), "unified", "app", "memory.max")+") less what the cgroup uses") {
+		t.Errorf("refusal %q (available %d), want 974 MiB bounded by the cgroup", err, me.Check.AvailableBytes)
+	}
+}
