@@ -286,7 +286,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := runFlagConflicts(fs, f); err != nil {
 		return err
 	}
-	return measure(ctx, f, stdout, stderr, func(ro experiments.RunOptions) ([]experiments.Result, error) {
+	return measure(ctx, f, experiments.RunJobName(f.cfg), stdout, stderr, func(ro experiments.RunOptions) ([]experiments.Result, error) {
 		return experiments.Run(ctx, f.cfg, ro)
 	}, func() error { return f.cfg.Validate() })
 }
@@ -323,7 +323,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usagef("sweep %q: unknown sweep (allowed: %s)", name, strings.Join(experiments.SweepNames(), ", "))
 	}
 	opt := experiments.SweepOptions{MaxShards: f.maxShards}
-	return measure(ctx, f, stdout, stderr, func(ro experiments.RunOptions) ([]experiments.Result, error) {
+	return measure(ctx, f, experiments.SweepJobName(sw.Name, f.cfg), stdout, stderr, func(ro experiments.RunOptions) ([]experiments.Result, error) {
 		return experiments.RunSweep(ctx, sw.Name, f.cfg, opt, ro)
 	}, func() error {
 		_, err := sw.Configs(f.cfg, opt)
@@ -332,9 +332,9 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 // measure is run and sweep's common part: check everything, open the
-// results folder, measure with a progress bar on a terminal, save each
-// result as it comes, print the table.
-func measure(ctx context.Context, f *runFlags, stdout, stderr io.Writer,
+// results folder, measure with a progress bar on a terminal as one job
+// named jobName, save each result as it comes, print the table.
+func measure(ctx context.Context, f *runFlags, jobName string, stdout, stderr io.Writer,
 	do func(experiments.RunOptions) ([]experiments.Result, error), validate func() error) error {
 	if err := checkFormat(f.format, experiments.Formats()); err != nil {
 		return err
@@ -352,7 +352,8 @@ func measure(ctx context.Context, f *runFlags, stdout, stderr io.Writer,
 	}
 	bar := newProgressBar(stderr)
 	saved := 0
-	ro := experiments.RunOptions{Progress: bar.update, Notice: func(s string) {
+	job := experiments.NewJob(jobName, experiments.FaceCLI, time.Now())
+	ro := experiments.RunOptions{Job: &job, Progress: bar.update, Notice: func(s string) {
 		fmt.Fprintln(stderr, "packlab:", experiments.TerminalText(s))
 	}, OnResult: func(r experiments.Result) error {
 		bar.clear()
@@ -376,7 +377,7 @@ func measure(ctx context.Context, f *runFlags, stdout, stderr io.Writer,
 		fmt.Fprintln(stderr, "packlab: --skip-bad-rows:", skippedText(results))
 	}
 	if saved > 0 {
-		fmt.Fprintf(stderr, "packlab: saved %d result(s) in %s\n", saved, store.Dir)
+		fmt.Fprintf(stderr, "packlab: saved %d result(s) in %s as job %s (%s)\n", saved, store.Dir, job.ID, experiments.TerminalText(job.Name))
 	}
 	if runErr != nil && errors.Is(runErr, experiments.ErrCancelled) {
 		return fmt.Errorf("%w; %d result(s) measured before it", runErr, len(results))
@@ -473,11 +474,14 @@ func shortCount(n int64) string {
 func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	dir := fs.String("results", "", "results folder")
+	jobIDs := fs.String("job", "", "job ids, comma-separated")
+	all := fs.Bool("all", false, "every job")
+	since := fs.String("since", "", "jobs started since")
 	ids := fs.String("ids", "", "result ids, comma-separated")
 	out := fs.String("out", "", "output file")
 	format := fs.String("format", "html", "html or markdown")
 	title := fs.String("title", "", "report title")
-	list := fs.Bool("list", false, "list saved results")
+	list := fs.Bool("list", false, "list saved jobs")
 	if err := parseFlags(fs, "report", args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usageReport)
@@ -488,22 +492,30 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if fs.NArg() > 0 {
 		return usagef("report: unexpected argument %q (flags start with --)", fs.Arg(0))
 	}
+	const pick = "each picks the jobs or results to report"
 	if err := checkConflicts(fs, []conflict{
 		{"out", "list", "--list prints the ids"}, {"format", "list", "--list prints the ids"}, {"title", "list", "--list prints the ids"},
+		{"job", "all", pick}, {"job", "since", pick}, {"job", "ids", pick}, {"all", "since", pick}, {"all", "ids", pick}, {"since", "ids", pick},
+		{"ids", "list", "--list lists jobs; --list --job ID lists a job's results"},
 	}); err != nil {
 		return err
 	}
 	if err := checkFormat(*format, []string{"html", "markdown"}); err != nil {
 		return err
 	}
-	var idList []string
-	for _, id := range strings.Split(*ids, ",") {
-		if id = strings.TrimSpace(id); id != "" {
-			idList = append(idList, id)
-		}
+	idList, err := idsFlag(fs, "ids", *ids, "result id", "packlab report --list --all")
+	if err != nil {
+		return err
 	}
-	if _, set := given(fs, "ids"); set && len(idList) == 0 {
-		return usagef("--ids %s: no result id in it (allowed: ids listed by 'packlab report --list', comma-separated)", experiments.ShowValue(*ids))
+	jobList, err := idsFlag(fs, "job", *jobIDs, "job id", "packlab report --list")
+	if err != nil {
+		return err
+	}
+	var after time.Time
+	if _, set := given(fs, "since"); set {
+		if after, err = parseSince(*since, time.Now()); err != nil {
+			return err
+		}
 	}
 	var output *experiments.Output
 	if *out != "" {
@@ -527,6 +539,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	store := &experiments.Store{Dir: *dir}
 	var results []experiments.Result
+	var jobs []experiments.JobResults // the jobs reported, newest first; none with --ids
 	if len(idList) > 0 {
 		for _, id := range idList {
 			if err := ctx.Err(); err != nil {
@@ -539,33 +552,69 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			results = append(results, r)
 		}
 	} else {
-		all, problems, err := store.ListContext(ctx)
+		saved, problems, err := store.Jobs(ctx)
 		if err != nil {
 			return err
 		}
 		for _, p := range problems {
 			fmt.Fprintln(stderr, "packlab: skipped", oneLine(p))
 		}
-		results = all
+		if len(saved) == 0 {
+			return fmt.Errorf("no results in %s (run 'packlab run' first)", *dir)
+		}
+		switch {
+		case len(jobList) > 0:
+			for _, id := range jobList {
+				i := slices.IndexFunc(saved, func(j experiments.JobResults) bool { return j.ID == id })
+				if i < 0 {
+					return usagef("--job %s: no such job in %s (allowed: job ids listed by 'packlab report --list')", experiments.ShowValue(id), *dir)
+				}
+				jobs = append(jobs, saved[i])
+			}
+		case *all:
+			jobs = saved
+		case !after.IsZero():
+			for _, j := range saved {
+				if t, err := time.Parse(time.RFC3339, j.StartedAt); err == nil && !t.Before(after) {
+					jobs = append(jobs, j)
+				}
+			}
+			if len(jobs) == 0 {
+				return usagef("--since %s: no job started since %s in %s (allowed: a time before the last job, %s)",
+					experiments.ShowValue(*since), after.Local().Format("2006-01-02 15:04:05"), *dir, localTime(saved[0].StartedAt))
+			}
+		case *list:
+			jobs = saved
+		default:
+			jobs = saved[:1] // the last job
+		}
+		for i := range jobs {
+			if len(jobList) == 0 { // the report reads in the order the runs were made
+				i = len(jobs) - 1 - i
+			}
+			results = append(results, jobs[i].Results...)
+		}
+	}
+	if *list {
+		listJobs(stdout, jobs, len(jobList) > 0 || *all)
+		return nil
 	}
 	if len(results) == 0 {
 		return fmt.Errorf("no results in %s (run 'packlab run' first)", *dir)
 	}
-	if *list {
-		for _, r := range results { // newest first
-			line := fmt.Sprintf("%s  %s  %s/%s  %s rows  shards %d", r.ID, r.Layout, r.KeyType, r.ValueType, experiments.FormatRows(r.Rows), r.Shards)
-			fmt.Fprintln(stdout, experiments.TerminalText(line))
+	picked := fmt.Sprintf("%d results", len(results))
+	if len(jobs) == 1 {
+		picked += " of job " + jobs[0].ID + " (" + experiments.TerminalText(jobs[0].Name) + ")"
+		if _, set := given(fs, "title"); !set {
+			*title = experiments.DefaultReportTitle + ": " + jobs[0].Name
 		}
-		return nil
-	}
-	if len(idList) == 0 {
-		slices.Reverse(results) // the report reads in the order the runs were made
+	} else if len(jobs) > 1 {
+		picked += fmt.Sprintf(" of %d jobs", len(jobs))
 	}
 	w := stdout
 	if output != nil {
 		w = output
 	}
-	var err error
 	if strings.EqualFold(*format, "markdown") {
 		err = experiments.WriteTable(w, results, "markdown")
 	} else {
@@ -576,10 +625,86 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if output != nil && err == nil {
 		if err = output.Commit(); err == nil {
-			fmt.Fprintf(stderr, "packlab: wrote %s (%d results)\n", *out, len(results))
+			fmt.Fprintf(stderr, "packlab: wrote %s (%s)\n", *out, picked)
 		}
 	}
+	if err == nil && len(jobs) == 1 && len(jobList) == 0 && !*all && after.IsZero() {
+		fmt.Fprintf(stderr, "packlab: reported the last job; 'packlab report --list' lists them, --job ID picks one, --all reports every job\n")
+	}
 	return err
+}
+
+// idsFlag splits a comma-separated list of ids; a flag given with none in
+// it is refused.
+func idsFlag(fs *flag.FlagSet, name, value, what, lister string) ([]string, error) {
+	var list []string
+	for _, id := range strings.Split(value, ",") {
+		if id = strings.TrimSpace(id); id != "" {
+			list = append(list, id)
+		}
+	}
+	if _, set := given(fs, name); set && len(list) == 0 {
+		return nil, usagef("--%s %s: no %s in it (allowed: ids listed by '%s', comma-separated)", name, experiments.ShowValue(value), what, lister)
+	}
+	return list, nil
+}
+
+// parseSince reads --since: a duration back from now (90m, 2h, 3d), a date
+// (2026-12-01, local midnight) or a local time (2026-12-01T10:00,
+// 2026-12-01 10:00:05), or an RFC 3339 time.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	v := strings.TrimSpace(s)
+	if days, ok := strings.CutSuffix(v, "d"); ok {
+		if n, err := strconv.ParseFloat(days, 64); err == nil && n >= 0 && n < 1e5 {
+			return now.Add(-time.Duration(n * 24 * float64(time.Hour))), nil
+		}
+	}
+	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	if t, err := time.Parse(time.RFC3339, v); err == nil {
+		return t, nil
+	}
+	for _, layout := range []string{"2006-01-02", "2006-01-02T15:04", "2006-01-02T15:04:05", "2006-01-02 15:04", "2006-01-02 15:04:05"} {
+		if t, err := time.ParseInLocation(layout, v, time.Local); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, usagef("--since %s: not a time (allowed: a duration back from now like 90m, 2h or 3d; a date 2026-12-01; a time 2026-12-01T10:00)", experiments.ShowValue(s))
+}
+
+// localTime shows an RFC 3339 time in this machine's zone.
+func localTime(s string) string {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return experiments.TerminalText(s)
+	}
+	return t.Local().Format("2006-01-02 15:04:05")
+}
+
+// listJobs prints one line per job, newest first: its id, when it started,
+// where, how many results, its name; with results, each job's results
+// below it, in the order they were measured.
+func listJobs(w io.Writer, jobs []experiments.JobResults, results bool) {
+	for _, j := range jobs {
+		face := j.Face
+		if face == "" {
+			face = "-"
+		}
+		n := "results"
+		if len(j.Results) == 1 {
+			n = "result"
+		}
+		line := fmt.Sprintf("%s  %s  %-12s  %5s %-7s  %s", j.ID, localTime(j.StartedAt), face, experiments.GroupThousands(int64(len(j.Results))), n, j.Name)
+		fmt.Fprintln(w, experiments.TerminalText(line))
+		if !results {
+			continue
+		}
+		for _, r := range j.Results {
+			line := fmt.Sprintf("    %s  %s  %s/%s  %s rows  shards %d", r.ID, r.Layout, r.KeyType, r.ValueType, experiments.FormatRows(r.Rows), r.Shards)
+			fmt.Fprintln(w, experiments.TerminalText(line))
+		}
+	}
 }
 
 // noWindow ends the help that packlab with no command prints when this
@@ -619,6 +744,8 @@ Example:
 
 Each layout is measured in a fresh child process, so its RSS is its own;
 results are saved as JSON in ~/.local/share/packlab/results (--results DIR).
+Every run and sweep is a job: 'packlab report' reports the last one,
+'packlab report --list' lists them.
 ` + flagRules
 
 const usageRun = `packlab run [flags] — measure layouts at one configuration
@@ -683,10 +810,17 @@ func usageSweep() string {
 
 const usageReport = `packlab report [flags] — a self-contained HTML report of saved results
 
+Every run and sweep is a job (the desktop's and browser's Runs too); the
+report is of the last job unless told otherwise:
+  --job ID,ID           these jobs (ids from --list)
+  --all                 every job in the folder
+  --since WHEN          the jobs started since WHEN: 90m, 2h, 3d, 2026-12-01, 2026-12-01T10:00
+  --ids ID,ID           these results, in this order
+
   --results DIR         results folder (default as for run)
-  --ids ID,ID           these results, in this order (default: every saved result, oldest first)
   --out FILE            write to FILE (default: stdout)
   --format F            html (charts and table) or markdown (the table alone)
-  --title T             the report's title
-  --list                list the saved results' ids instead, newest first
+  --title T             the report's title (default: the job's name)
+  --list                list the jobs instead, newest first; with --job or --all,
+                        each job's results below it
 ` + flagRules

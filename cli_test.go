@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -166,16 +167,20 @@ func TestRunJSONIsOnlyJSON(t *testing.T) {
 	if len(res) != 2 || res[0].Layout != "hashed" || res[1].Layout != "packed" || !res[0].Isolated || res[0].ElementCount != 20_000 {
 		t.Errorf("results %+v", res)
 	}
-	if want := fmt.Sprintf("packlab: saved 2 result(s) in %s\n", dir); stderr != want {
+	job := res[0].Job
+	if job == nil || res[1].Job == nil || *res[1].Job != *job || job.Name != "run hashed,packed 2e4 shards 2" || job.Face != experiments.FaceCLI {
+		t.Fatalf("results' jobs %+v, %+v: want one job, run hashed,packed 2e4 shards 2, from the command line", res[0].Job, res[1].Job)
+	}
+	if want := fmt.Sprintf("packlab: saved 2 result(s) in %s as job %s (run hashed,packed 2e4 shards 2)\n", dir, job.ID); stderr != want {
 		t.Errorf("stderr %q, want %q (and no progress bar when not a terminal)", stderr, want)
 	}
-	list, _, err := packlab(t, "report", "--results", dir, "--list")
+	list, _, err := packlab(t, "report", "--results", dir, "--list", "--job", job.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range res {
 		if !strings.Contains(list, r.ID+"  "+r.Layout+"  UInt64/UInt16  20K rows  shards 2") {
-			t.Errorf("report --list does not show %s:\n%s", r.ID, list)
+			t.Errorf("report --list --job does not show %s:\n%s", r.ID, list)
 		}
 	}
 }
@@ -214,7 +219,7 @@ func TestFormatsAndReport(t *testing.T) {
 		}
 	}
 	out := filepath.Join(dir, "report.html")
-	_, stderr, err := packlab(t, "report", "--results", dir, "--out", out, "--title", "six runs")
+	_, stderr, err := packlab(t, "report", "--results", dir, "--all", "--out", out, "--title", "six runs")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,10 +227,10 @@ func TestFormatsAndReport(t *testing.T) {
 	if err != nil || !bytes.Contains(page, []byte("six runs")) || !bytes.Contains(page, []byte("echarts")) {
 		t.Errorf("report.html: %d bytes, %v", len(page), err)
 	}
-	if !strings.Contains(stderr, "wrote "+out+" (6 results)") {
+	if !strings.Contains(stderr, "wrote "+out+" (6 results of 3 jobs)") {
 		t.Errorf("report stderr %q", stderr)
 	}
-	md, _, err := packlab(t, "report", "--results", dir, "--format", "markdown")
+	md, _, err := packlab(t, "report", "--results", dir, "--all", "--format", "markdown")
 	if err != nil || strings.Count(md, "\n| ") != 6 {
 		t.Errorf("report --format markdown: %v\n%s", err, md)
 	}
@@ -408,8 +413,9 @@ func TestInterrupt(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != 130 {
 		t.Errorf("exit code %d, want 130", code)
 	}
-	want := "packlab: saved 1 result(s) in " + dir + "\npacklab: cancelled: sparse at 500K rows was stopped before it finished (context canceled); 1 result(s) measured before it\n"
-	if stderr.String() != want {
+	want := regexp.MustCompile(`^packlab: saved 1 result\(s\) in ` + regexp.QuoteMeta(dir) + ` as job \d{8}T\d{6}\.\d{3}Z-[0-9a-f]{4} \(run hashed,sparse 5e5\)\n` +
+		`packlab: cancelled: sparse at 500K rows was stopped before it finished \(context canceled\); 1 result\(s\) measured before it\n$`)
+	if !want.MatchString(stderr.String()) {
 		t.Errorf("stderr\n got %q\nwant %q", stderr.String(), want)
 	}
 	if !strings.Contains(stdout.String(), "hashed") || strings.Contains(stdout.String(), "sparse") {

@@ -41,7 +41,10 @@ func TestFlagRules(t *testing.T) {
 		{[]string{"run", "--format", "", r}, `--format "": empty`},
 		{[]string{"run", "--key-column", "", "--source", src, r}, `--key-column "": empty`},
 		{[]string{"report", "--ids", " ", r}, `--ids " ": empty`},
-		{[]string{"report", "--ids", ",", r}, `--ids ,: no result id in it (allowed: ids listed by 'packlab report --list', comma-separated)`},
+		{[]string{"report", "--ids", ",", r}, `--ids ,: no result id in it (allowed: ids listed by 'packlab report --list --all', comma-separated)`},
+		{[]string{"report", "--job", ",", r}, `--job ,: no job id in it (allowed: ids listed by 'packlab report --list', comma-separated)`},
+		{[]string{"report", "--job", "x", "--all", r}, `--job x: cannot be combined with --all (each picks the jobs or results to report; allowed: one of the two)`},
+		{[]string{"report", "--since", "yesterday", r}, `--since yesterday: not a time (allowed: a duration back from now like 90m, 2h or 3d; a date 2026-12-01; a time 2026-12-01T10:00)`},
 		{[]string{"run", "--rows", "--results", results}, "--rows: needs a value, but the next argument is the flag --results (run 'packlab help run')"},
 		{[]string{"run", "--layout=--rows", r}, "--layout: needs a value, but the next argument is the flag --rows"},
 		// The user's exact value.

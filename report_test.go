@@ -79,7 +79,7 @@ func TestReportFolderContents(t *testing.T) {
 		t.Fatal(err)
 	}
 	big.Close()
-	stdout, stderr, err := packlabWithin(t, 10*time.Second, context.Background(), "report", "--list", "--results", dir)
+	stdout, stderr, err := packlabWithin(t, 10*time.Second, context.Background(), "report", "--list", "--all", "--results", dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestTerminalEscapes(t *testing.T) {
 	b, _ := json.Marshal(r)
 	os.WriteFile(filepath.Join(dir, r.ID+".json"), b, 0o644)
 
-	list, _, err := packlab(t, "report", "--list", "--results", dir)
+	list, _, err := packlab(t, "report", "--list", "--all", "--results", dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import "time"
 // system.dictionaries). Every face reads and writes exactly this.
 type Result struct {
 	ID               string  `json:"id"`         // unique, sortable by time: e.g. 20261130T205800Z-hashed-3f2a
+	Job              *Job    `json:"job"`        // the job that measured it; null in results saved before jobs
 	StartedAt        string  `json:"started_at"` // RFC 3339, UTC
 	Layout           string  `json:"layout"`
 	KeyType          string  `json:"key_type"`

@@ -27,6 +27,9 @@ type RunOptions struct {
 	// accepted, before the first run: a stream source that the guard could
 	// not check.
 	Notice func(string)
+	// Job is the job every result is tagged with (Result.Job). Nil starts
+	// one named after the run or sweep, from no face (a library caller).
+	Job *Job
 }
 
 // ErrCancelled is wrapped by the error of a job stopped by its context.
@@ -38,6 +41,10 @@ var ErrCancelled = errors.New("cancelled")
 // returns the results measured so far even when it fails or is cancelled.
 // Bad input and the guard's refusal come back before any run.
 func Run(ctx context.Context, cfg Config, opt RunOptions) ([]Result, error) {
+	if opt.Job == nil {
+		j := NewJob(RunJobName(cfg), "", time.Now())
+		opt.Job = &j
+	}
 	runs, err := prepare(ctx, []Config{cfg})
 	if err != nil {
 		return nil, err
@@ -227,6 +234,10 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]Result, err
 		res := combineRepeats(reps)
 		res.PredictedPeak = r.est.PeakBytes
 		res.ID = newResultID(res.Layout, time.Now())
+		if opt.Job != nil {
+			job := *opt.Job
+			res.Job = &job
+		}
 		results = append(results, res)
 		if opt.OnResult != nil {
 			if err := opt.OnResult(res); err != nil {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"testing"
 	"time"
 )
 
@@ -50,6 +51,11 @@ func OpenStore(dir string) (*Store, error) {
 		}
 		dir = d
 	}
+	if testing.Testing() && isUsersFolder(dir) {
+		// A test program writing here would put its runs into the person's
+		// own history: results a test makes go to a folder it owns.
+		return nil, fieldErr("--results", dir, "a test program may not save into the user's results folder", "a folder under "+os.TempDir()+", e.g. t.TempDir()")
+	}
 	bad := func(err error) error {
 		return fieldErr("--results", dir, "not a writable folder: "+unwrapPathError(err), "a folder packlab can create and write")
 	}
@@ -67,6 +73,23 @@ func OpenStore(dir string) (*Store, error) {
 	}
 	removeStaleTemps(dir, time.Now().Add(-staleTemp))
 	return &Store{Dir: dir}, nil
+}
+
+// isUsersFolder reports whether dir is the default results folder of the
+// person running the program, not one under the temporary folder (where a
+// test that sets XDG_DATA_HOME puts it).
+func isUsersFolder(dir string) bool {
+	def, err := DefaultResultsDir()
+	if err != nil {
+		return false
+	}
+	abs, err1 := filepath.Abs(dir)
+	defAbs, err2 := filepath.Abs(def)
+	if err1 != nil || err2 != nil || abs != defAbs {
+		return false
+	}
+	rel, err := filepath.Rel(os.TempDir(), abs)
+	return err != nil || strings.HasPrefix(rel, "..")
 }
 
 // staleTemp is the age past which a temporary file is a crashed save's, not
@@ -176,6 +199,47 @@ func (s *Store) ListContext(ctx context.Context) (results []Result, problems []e
 	return results, problems, nil
 }
 
+// Jobs reads every saved result and groups them into jobs, newest job
+// first (see Jobs); problems are as List's.
+func (s *Store) Jobs(ctx context.Context) (jobs []JobResults, problems []error, err error) {
+	results, problems, err := s.ListContext(ctx)
+	if err != nil {
+		return nil, problems, err
+	}
+	return Jobs(results), problems, nil
+}
+
+// FindJob returns the saved job with the given id (a legacy group's id too).
+func (s *Store) FindJob(ctx context.Context, id string) (JobResults, error) {
+	jobs, _, err := s.Jobs(ctx)
+	if err != nil {
+		return JobResults{}, err
+	}
+	for _, j := range jobs {
+		if j.ID == id {
+			return j, nil
+		}
+	}
+	return JobResults{}, fieldErr("--job", id, "no such job in "+s.Dir, "job ids listed by 'packlab report --list'")
+}
+
+// DeleteJob removes a job: every result it measured. It returns the ids of
+// the results deleted; on an error, those deleted before it.
+func (s *Store) DeleteJob(ctx context.Context, id string) ([]string, error) {
+	j, err := s.FindJob(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	var deleted []string
+	for _, r := range j.Results {
+		if err := s.Delete(r.ID); err != nil {
+			return deleted, fmt.Errorf("deleting job %s: %w", id, err)
+		}
+		deleted = append(deleted, r.ID)
+	}
+	return deleted, nil
+}
+
 // Load reads the result with the given id.
 func (s *Store) Load(id string) (Result, error) {
 	if err := checkID(id); err != nil {
@@ -183,7 +247,7 @@ func (s *Store) Load(id string) (Result, error) {
 	}
 	r, err := s.read(filepath.Join(s.Dir, id+resultExt))
 	if errors.Is(err, os.ErrNotExist) {
-		return Result{}, fieldErr("--ids", id, "no such result in "+s.Dir, "ids listed by 'packlab report --list'")
+		return Result{}, fieldErr("--ids", id, "no such result in "+s.Dir, "ids listed by 'packlab report --list --all'")
 	}
 	return r, err
 }
@@ -195,7 +259,7 @@ func (s *Store) Delete(id string) error {
 	}
 	err := os.Remove(filepath.Join(s.Dir, id+resultExt))
 	if errors.Is(err, os.ErrNotExist) {
-		return fieldErr("--ids", id, "no such result in "+s.Dir, "ids listed by 'packlab report --list'")
+		return fieldErr("--ids", id, "no such result in "+s.Dir, "ids listed by 'packlab report --list --all'")
 	}
 	if err == nil {
 		if d, derr := os.Open(s.Dir); derr == nil {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/packlab/packlab/core"
 )
@@ -131,6 +132,10 @@ func RunSweep(ctx context.Context, name string, base Config, opt SweepOptions, r
 	cfgs, err := s.Configs(base, opt)
 	if err != nil {
 		return nil, err
+	}
+	if ro.Job == nil {
+		j := NewJob(SweepJobName(s.Name, base), "", time.Now())
+		ro.Job = &j
 	}
 	runs, err := prepare(ctx, cfgs)
 	if err != nil {
