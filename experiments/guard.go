@@ -52,8 +52,8 @@ type MemoryCheck struct {
 	// AvailableFrom says what bounds AvailableBytes: MemAvailable, or the
 	// tightest cgroup memory limit less the cgroup's use (cgroup.go).
 	AvailableFrom string `json:"available_from,omitempty"`
-	TotalBytes     int64      `json:"total_bytes"`     // installed memory; 0 if unknown
-	Fits           bool       `json:"fits"`
+	TotalBytes    int64  `json:"total_bytes"` // installed memory; 0 if unknown
+	Fits          bool   `json:"fits"`
 	// RowsUnknown: the source is a stream, read once by the load, so its
 	// rows are unknown and nothing was predicted (Fits is true).
 	RowsUnknown bool `json:"rows_unknown,omitempty"`
