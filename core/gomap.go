@@ -35,6 +35,9 @@ func NewGoMap[K, V Bits]() *GoMap[K, V] { return &GoMap[K, V]{m: map[K]V{}} }
 func (t *GoMap[K, V]) Layout() Layout { return LayoutGoMap }
 
 func (t *GoMap[K, V]) Insert(key K, value V) bool {
+	if t.m == nil {
+		closedPanic(LayoutGoMap)
+	}
 	if _, ok := t.m[key]; ok {
 		return false
 	}
@@ -42,12 +45,46 @@ func (t *GoMap[K, V]) Insert(key K, value V) bool {
 	return true
 }
 
-func (t *GoMap[K, V]) Get(key K) (V, bool) { v, ok := t.m[key]; return v, ok }
-func (t *GoMap[K, V]) Has(key K) bool      { _, ok := t.m[key]; return ok }
-func (t *GoMap[K, V]) Len() int            { return len(t.m) }
+func (t *GoMap[K, V]) Get(key K) (V, bool) {
+	v, ok := t.m[key]
+	if !ok && t.m == nil {
+		closedPanic(LayoutGoMap)
+	}
+	return v, ok
+}
+
+// GetMany is Get in a loop: the runtime's map has no batch lookup.
+func (t *GoMap[K, V]) GetMany(keys []K, values []V, found []bool) int {
+	if t.m == nil {
+		closedPanic(LayoutGoMap)
+	}
+	values, found = values[:len(keys)], found[:len(keys)]
+	n := 0
+	for i, k := range keys {
+		values[i], found[i] = t.m[k]
+		n += b2i(found[i])
+	}
+	return n
+}
+
+func (t *GoMap[K, V]) Has(key K) bool { _, ok := t.Get(key); return ok }
+
+func (t *GoMap[K, V]) Len() int {
+	if t.m == nil {
+		closedPanic(LayoutGoMap)
+	}
+	return len(t.m)
+}
+
+// Close drops the map. Its memory is the Go runtime's: the collector frees
+// it at its next cycle, not at once, and the lab says so.
+func (t *GoMap[K, V]) Close() { t.m = nil }
 
 func (t *GoMap[K, V]) All() iter.Seq2[K, V] {
 	return func(yield func(K, V) bool) {
+		if t.m == nil {
+			closedPanic(LayoutGoMap)
+		}
 		for k, v := range t.m {
 			if !yield(k, v) {
 				return
@@ -112,6 +149,9 @@ func (t *GoMap[K, V]) geometry() (groups, dirLen, tables int64, ok bool) {
 }
 
 func (t *GoMap[K, V]) Stats() Stats {
+	if t.m == nil {
+		closedPanic(LayoutGoMap)
+	}
 	slot := int64(unsafe.Sizeof(cell[K, V]{}))
 	pair := int64(sizeOf[K]() + sizeOf[V]())
 	n := int64(len(t.m))
@@ -138,6 +178,9 @@ func (t *GoMap[K, V]) Stats() Stats {
 }
 
 func (t *GoMap[K, V]) CheckInvariants() error {
+	if t.m == nil {
+		return fmt.Errorf("gomap: closed")
+	}
 	for k, v := range t.m {
 		if got, ok := t.Get(k); !ok || got != v {
 			return fmt.Errorf("gomap: key %v not found again", k)

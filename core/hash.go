@@ -1,6 +1,9 @@
 package core
 
-import "math/bits"
+import (
+	"math/bits"
+	"unsafe"
+)
 
 // intHash64 is the Murmur3 64-bit finalizer (fmix64), ClickHouse's
 // DefaultHash for integer keys. ClickHouse's Hash.h calls the identity hash
@@ -15,14 +18,26 @@ func intHash64(x uint64) uint64 {
 }
 
 // hashKey is the in-table hash: which cell a key's probe starts at. Keys of
-// up to 8 bytes are zero-extended and finalized; a 16-byte key finalizes its
-// low word mixed with the finalized high word, so both words reach every bit.
+// up to 8 bytes are zero-extended and finalized (ClickHouse's intHash64); a
+// 16-byte key folds its high word into the low one through a multiply by an
+// odd constant first, so both words reach every bit of the result.
+//
+// It is written to stay under the compiler's inlining budget (cost 80), so
+// that the probe loops call no function: ToUint64's size switch (cost 60)
+// made it cost 172, and a second finalizer for the high word 127.
 func hashKey[K Bits](k K) uint64 {
-	lo, hi := ToUint64(k)
-	if sizeOf[K]() == 16 {
-		return intHash64(lo ^ intHash64(hi+0x9e3779b97f4a7c15))
-	}
-	return intHash64(lo)
+	lo, hi := keyWords(k)
+	return intHash64(lo ^ hi*0x9e3779b97f4a7c15)
+}
+
+// keyWords is ToUint64 for hashing: k's bits zero-extended to two words, by
+// storing k at the start of a zeroed [2]uint64. On a little-endian machine
+// (amd64, arm64, wasm) the two agree; on a big-endian one the hash differs
+// but is still a function of the key's bits, which is all a table needs.
+func keyWords[K Bits](k K) (lo, hi uint64) {
+	var w U128
+	*(*K)(unsafe.Pointer(&w)) = k
+	return w[0], w[1]
 }
 
 // shardHash picks a key's shard. It must be independent of hashKey, or every

@@ -3,12 +3,13 @@ package core
 import (
 	"fmt"
 	"iter"
+	"runtime"
 	"unsafe"
 )
 
 // Hashed is ClickHouse's HashMap<K, V>, the table behind LAYOUT(HASHED()).
 //
-//	cells: 2^degree cells of struct{K; V} with natural padding
+//	cells: 2^degree cells of struct{K; V} with natural padding, in one slab
 //	<UInt64,UInt16>: stride 16 = key 8 + value 2 + padding 6 (37.5 % of the cell)
 //
 //	index:  0                1                2                3
@@ -21,15 +22,18 @@ import (
 //	real key 0 lives in one cell embedded in the header with a has-zero flag.
 //
 // It grows when size > cells*mlf (x4 below 2^19 cells, then x2) into a new
-// slab and re-inserts every element; the old slab is garbage afterwards, so
-// for a moment both are alive (1.5x the new size at x2). There is no delete,
-// hence no tombstones.
+// slab and re-inserts every element, then releases the old slab at once
+// (slab.go): for a moment both are alive (1.5x the new size at x2), and
+// never longer. There is no delete, hence no tombstones.
 type Hashed[K, V Bits] struct {
-	cells   []cell[K, V] // len == 2^degree; key 0 marks an empty cell
+	cells   []cell[K, V] // a view of the slab; len == 2^degree; key 0 marks an empty cell
 	size    uint64       // elements in cells, not counting the zero cell
 	g       grower
 	hasZero bool
+	closed  bool
 	zero    cell[K, V] // the pair with key 0, when hasZero
+	owner   *slabOwner // the cell slab
+	cleanup runtime.Cleanup
 }
 
 // cell is one padded key/value place: struct{K; V} as C++ lays out std::pair.
@@ -38,99 +42,188 @@ type cell[K, V Bits] struct {
 	value V
 }
 
-// NewHashed returns an empty hashed table of 256 cells.
+// NewHashed returns an empty hashed table of 256 cells. It panics with a
+// *SlabError if the first slab (4 KiB for <UInt64,UInt16>) cannot be had.
 func NewHashed[K, V Bits](opt Options) *Hashed[K, V] {
-	return newHashed[K, V](opt.mlf(), dictionaryFastDegree)
+	return newHashed[K, V](opt.mlf(), dictionaryFastDegree, LayoutHashed)
 }
 
-func newHashed[K, V Bits](mlf float64, fastDegree uint8) *Hashed[K, V] {
+// newHashed builds a hashed table; layout names it in errors and panics
+// (hashed_array's key index is one).
+func newHashed[K, V Bits](mlf float64, fastDegree uint8, layout Layout) *Hashed[K, V] {
 	t := &Hashed[K, V]{g: newGrower(mlf, fastDegree)}
-	t.cells = make([]cell[K, V], t.g.cells())
+	t.owner, t.cleanup = own(t, layout)
+	t.cells = t.newCells(t.g)
 	return t
+}
+
+// newCells allocates the slab of g's size, owned by t, and views it as cells.
+func (t *Hashed[K, V]) newCells(g grower) []cell[K, V] {
+	slab := mustSlab(t.owner.layout, slabBytes(t.owner.layout, g.cells(), uint64(unsafe.Sizeof(cell[K, V]{}))))
+	t.owner.add(slab)
+	return viewOf[cell[K, V]](slab, g.cells())
 }
 
 func (t *Hashed[K, V]) Layout() Layout { return LayoutHashed }
 
+// Insert stores (key, value) if key is absent and reports whether it did.
 func (t *Hashed[K, V]) Insert(key K, value V) bool {
 	var zero K
 	if key == zero {
-		if t.hasZero {
-			return false
-		}
-		t.hasZero, t.zero = true, cell[K, V]{key, value}
-		return true
+		return t.insertZero(value)
 	}
-	cells, mask := t.cells, t.g.mask
-	for i := hashKey(key) & mask; ; i = (i + 1) & mask {
-		c := &cells[i]
-		if c.key == key {
-			return false
-		}
-		if c.key == zero {
-			c.key, c.value = key, value
-			t.size++
-			if t.g.overflow(t.size) {
-				t.grow()
+	for {
+		base, mask := unsafe.Pointer(unsafe.SliceData(t.cells)), uintptr(t.g.mask)
+		i := uintptr(hashKey(key)) & mask
+		var c *cell[K, V]
+		for ; ; i = (i + 1) & mask {
+			c = (*cell[K, V])(unsafe.Add(base, i*unsafe.Sizeof(cell[K, V]{})))
+			if c.key == key {
+				return false
 			}
-			return true
+			if c.key == zero {
+				break
+			}
 		}
+		// Grow before placing, at the same element count as ClickHouse
+		// (which places, then grows past cells*mlf), so that a growth that
+		// cannot get its slab leaves the table as it was.
+		if t.g.overflow(t.size + 1) {
+			t.grow()
+			continue
+		}
+		c.key, c.value = key, value
+		t.size++
+		return true
 	}
 }
 
-// grow moves every element into a slab of the next size.
+func (t *Hashed[K, V]) insertZero(value V) bool {
+	if t.closed {
+		closedPanic(t.owner.layout)
+	}
+	if t.hasZero {
+		return false
+	}
+	t.hasZero, t.zero.value = true, value
+	return true
+}
+
+// grow moves every element into a slab of the next size and releases the
+// old one. Reading the old slab in order writes the new one in 2 or 4
+// ascending streams (a key's new home is its old home plus a multiple of
+// the old size), which the hardware prefetcher follows.
 func (t *Hashed[K, V]) grow() {
+	if t.closed {
+		closedPanic(t.owner.layout)
+	}
+	g := t.g
+	g.increase()
+	cells := t.newCells(g) // may panic with a *SlabError: nothing has changed yet
 	old := t.cells
-	t.g.increase()
-	t.cells = make([]cell[K, V], t.g.cells())
-	cells, mask := t.cells, t.g.mask
+	base, mask := unsafe.Pointer(unsafe.SliceData(cells)), uintptr(g.mask)
 	var zero K
 	for j := range old {
 		c := &old[j]
 		if c.key == zero {
 			continue
 		}
-		i := hashKey(c.key) & mask
-		for cells[i].key != zero {
+		i := uintptr(hashKey(c.key)) & mask
+		for (*cell[K, V])(unsafe.Add(base, i*unsafe.Sizeof(cell[K, V]{}))).key != zero {
 			i = (i + 1) & mask
 		}
-		cells[i] = *c
+		*(*cell[K, V])(unsafe.Add(base, i*unsafe.Sizeof(cell[K, V]{}))) = *c
 	}
+	t.cells, t.g = cells, g
+	t.owner.release(bytesOf(old))
 }
 
-func (t *Hashed[K, V]) find(key K) *cell[K, V] {
-	var zero K
-	if key == zero {
-		if t.hasZero {
-			return &t.zero
-		}
-		return nil
-	}
-	cells, mask := t.cells, t.g.mask
-	for i := hashKey(key) & mask; ; i = (i + 1) & mask {
-		c := &cells[i]
-		if c.key == key {
-			return c
-		}
-		if c.key == zero {
-			return nil
-		}
-	}
-}
-
+// Get returns the value stored for key.
+//
+// The probe loop reads cells through an unsafe pointer: i is masked, so
+// every cell it names lies inside the slab, and the bounds check the
+// compiler cannot remove (i <= mask < len) is not needed. hashKey inlines.
 func (t *Hashed[K, V]) Get(key K) (V, bool) {
-	if c := t.find(key); c != nil {
-		return c.value, true
+	var zero K
+	if key != zero {
+		base, mask := unsafe.Pointer(unsafe.SliceData(t.cells)), uintptr(t.g.mask)
+		for i := uintptr(hashKey(key)) & mask; ; i = (i + 1) & mask {
+			c := (*cell[K, V])(unsafe.Add(base, i*unsafe.Sizeof(cell[K, V]{})))
+			if c.key == key {
+				return c.value, true
+			}
+			if c.key == zero {
+				break
+			}
+		}
+	} else if t.hasZero {
+		return t.zero.value, true
+	}
+	if t.closed { // a closed table has one empty cell: every lookup ends here
+		closedPanic(t.owner.layout)
 	}
 	var v V
 	return v, false
 }
 
-func (t *Hashed[K, V]) Has(key K) bool { return t.find(key) != nil }
+// GetMany looks up every key of keys: values[i], found[i] = Get(keys[i]).
+// It returns how many were found; values and found must be at least as long
+// as keys. See getBatch for what it buys over calling Get in a loop.
+func (t *Hashed[K, V]) GetMany(keys []K, values []V, found []bool) int {
+	if t.closed {
+		closedPanic(t.owner.layout)
+	}
+	values, found = values[:len(keys)], found[:len(keys)]
+	base, mask := unsafe.Pointer(unsafe.SliceData(t.cells)), uintptr(t.g.mask)
+	var zero K
+	n, sink := 0, uint8(0)
+	var home [getBatch]uintptr
+	for start := 0; start < len(keys); start += getBatch {
+		batch := keys[start:min(start+getBatch, len(keys))]
+		for j, k := range batch {
+			i := uintptr(hashKey(k)) & mask
+			home[j] = i
+			sink += *(*uint8)(unsafe.Add(base, i*unsafe.Sizeof(cell[K, V]{})))
+		}
+		for j, key := range batch {
+			var v V
+			ok := false
+			if key != zero {
+				for i := home[j]; ; i = (i + 1) & mask {
+					c := (*cell[K, V])(unsafe.Add(base, i*unsafe.Sizeof(cell[K, V]{})))
+					if c.key == key {
+						v, ok = c.value, true
+						break
+					}
+					if c.key == zero {
+						break
+					}
+				}
+			} else if t.hasZero {
+				v, ok = t.zero.value, true
+			}
+			values[start+j], found[start+j] = v, ok
+			n += b2i(ok)
+		}
+	}
+	touchSink.Store(uint32(sink))
+	return n
+}
 
-func (t *Hashed[K, V]) Len() int { return int(t.size) + b2i(t.hasZero) }
+func (t *Hashed[K, V]) Has(key K) bool { _, ok := t.Get(key); return ok }
+
+func (t *Hashed[K, V]) Len() int {
+	if t.closed {
+		closedPanic(t.owner.layout)
+	}
+	return int(t.size) + b2i(t.hasZero)
+}
 
 func (t *Hashed[K, V]) All() iter.Seq2[K, V] {
 	return func(yield func(K, V) bool) {
+		if t.closed {
+			closedPanic(t.owner.layout)
+		}
 		if t.hasZero && !yield(t.zero.key, t.zero.value) {
 			return
 		}
@@ -143,11 +236,24 @@ func (t *Hashed[K, V]) All() iter.Seq2[K, V] {
 	}
 }
 
+// Close releases the table's slab at once. A second Close does nothing; any
+// other use of a closed table panics with a message that says so.
+func (t *Hashed[K, V]) Close() {
+	if t.closed {
+		return
+	}
+	t.cleanup.Stop()
+	t.owner.free()
+	t.closed, t.hasZero, t.size = true, false, 0
+	t.cells = closedView[cell[K, V]]()
+	t.g.mask, t.g.maxFill = 0, 0
+}
+
 func (t *Hashed[K, V]) Stats() Stats {
+	n := int64(t.Len())
 	cellBytes := int64(unsafe.Sizeof(cell[K, V]{}))
 	pair := int64(sizeOf[K]() + sizeOf[V]())
 	header := int64(unsafe.Sizeof(*t))
-	n := int64(t.Len())
 	occupied := n // cells in use, the zero cell included
 	total := int64(len(t.cells)) + 1
 	s := Stats{
@@ -164,8 +270,14 @@ func (t *Hashed[K, V]) Stats() Stats {
 }
 
 func (t *Hashed[K, V]) CheckInvariants() error {
+	if t.closed {
+		return fmt.Errorf("hashed: closed")
+	}
 	if uint64(len(t.cells)) != t.g.cells() {
 		return fmt.Errorf("hashed: %d cells, want 2^%d", len(t.cells), t.g.degree)
+	}
+	if len(t.owner.slabs) != 1 || &t.owner.slabs[0][0] != &bytesOf(t.cells)[0] {
+		return fmt.Errorf("hashed: owns %d slabs, want exactly the cell slab", len(t.owner.slabs))
 	}
 	var zero K
 	var n uint64
@@ -178,8 +290,16 @@ func (t *Hashed[K, V]) CheckInvariants() error {
 			continue
 		}
 		n++
-		if f := t.find(c.key); f != c {
-			return fmt.Errorf("hashed: key %v in cell %d is not found by a lookup", c.key, i)
+		// Linear probing's invariant: from the key's home to its cell there
+		// is no empty cell (or a lookup would stop short) and no other copy.
+		mask := uintptr(t.g.mask)
+		for j := uintptr(hashKey(c.key)) & mask; j != uintptr(i); j = (j + 1) & mask {
+			if k := t.cells[j].key; k == zero || k == c.key {
+				return fmt.Errorf("hashed: key %v in cell %d is not found by a lookup (cell %d holds %v)", c.key, i, j, k)
+			}
+		}
+		if v, ok := t.Get(c.key); !ok || v != c.value {
+			return fmt.Errorf("hashed: Get(%v) = %v, %v; cell %d holds %v", c.key, v, ok, i, c.value)
 		}
 	}
 	if n != t.size {

@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"iter"
+	"runtime"
 	"unsafe"
 )
 
@@ -27,8 +28,11 @@ import (
 // key index as one byte per element (fixed in PR #118641); packlab counts it
 // all.
 type HashedArray[K, V Bits] struct {
-	index  *Hashed[K, uint64] // key -> position in values
-	values []V                // len == index.Len(); cap doubles
+	index   *Hashed[K, uint64] // key -> position in values; owns its slab
+	values  []V                // a view of the value slab; len == index.Len(); cap doubles
+	closed  bool
+	owner   *slabOwner // the value slab
+	cleanup runtime.Cleanup
 }
 
 // podArrayInitialBytes is ClickHouse's PODArray initial allocation.
@@ -36,35 +40,82 @@ const podArrayInitialBytes = 4096
 
 // NewHashedArray returns an empty hashed_array table.
 func NewHashedArray[K, V Bits]() *HashedArray[K, V] {
-	return &HashedArray[K, V]{index: newHashed[K, uint64](DefaultMaxLoadFactor, hashMapFastDegree)}
+	t := &HashedArray[K, V]{index: newHashed[K, uint64](DefaultMaxLoadFactor, hashMapFastDegree, LayoutHashedArray)}
+	t.owner, t.cleanup = own(t, LayoutHashedArray)
+	return t
 }
 
 func (t *HashedArray[K, V]) Layout() Layout { return LayoutHashedArray }
 
 func (t *HashedArray[K, V]) Insert(key K, value V) bool {
+	// Make room for the value first, so that a value slab that cannot be
+	// had leaves the table as it was (the Has costs a second probe only on
+	// the insert that fills the array).
+	if len(t.values) == cap(t.values) && !t.index.Has(key) {
+		t.growValues()
+	}
 	if !t.index.Insert(key, uint64(len(t.values))) {
 		return false
-	}
-	if len(t.values) == cap(t.values) {
-		n := max(2*cap(t.values), podArrayInitialBytes/int(sizeOf[V]()))
-		grown := make([]V, len(t.values), n)
-		copy(grown, t.values)
-		t.values = grown
 	}
 	t.values = append(t.values, value)
 	return true
 }
 
+// growValues doubles the value array, as PODArray does, into a new slab and
+// releases the old one.
+func (t *HashedArray[K, V]) growValues() {
+	n := max(2*uint64(cap(t.values)), podArrayInitialBytes/uint64(sizeOf[V]()))
+	slab := mustSlab(LayoutHashedArray, slabBytes(LayoutHashedArray, n, uint64(sizeOf[V]())))
+	t.owner.add(slab)
+	grown := viewOf[V](slab, n)[:len(t.values)]
+	copy(grown, t.values)
+	old := t.values
+	t.values = grown
+	t.owner.release(bytesOf(old[:cap(old)]))
+}
+
 func (t *HashedArray[K, V]) Get(key K) (V, bool) {
-	if c := t.index.find(key); c != nil {
-		return t.values[c.value], true
+	if row, ok := t.index.Get(key); ok {
+		return t.values[row], true
 	}
 	var v V
 	return v, false
 }
 
-func (t *HashedArray[K, V]) Has(key K) bool { return t.index.find(key) != nil }
-func (t *HashedArray[K, V]) Len() int       { return len(t.values) }
+// GetMany is Get for every key of keys, the index's cache misses overlapped
+// (see getBatch); values and found must be at least as long as keys.
+func (t *HashedArray[K, V]) GetMany(keys []K, values []V, found []bool) int {
+	var rows [getBatch]uint64
+	n := 0
+	for start := 0; start < len(keys); start += getBatch {
+		batch := keys[start:min(start+getBatch, len(keys))]
+		ok := found[start : start+len(batch)]
+		n += t.index.GetMany(batch, rows[:len(batch)], ok)
+		for j, row := range rows[:len(batch)] {
+			var v V
+			if ok[j] {
+				v = t.values[row]
+			}
+			values[start+j] = v
+		}
+	}
+	return n
+}
+
+func (t *HashedArray[K, V]) Has(key K) bool { _, ok := t.index.Get(key); return ok }
+func (t *HashedArray[K, V]) Len() int       { return t.index.Len() }
+
+// Close releases the index and the value slab; see Hashed.Close.
+func (t *HashedArray[K, V]) Close() {
+	if t.closed {
+		return
+	}
+	t.closed = true
+	t.index.Close()
+	t.cleanup.Stop()
+	t.owner.free()
+	t.values = nil
+}
 
 func (t *HashedArray[K, V]) All() iter.Seq2[K, V] {
 	return func(yield func(K, V) bool) {
@@ -102,6 +153,9 @@ func (t *HashedArray[K, V]) CheckInvariants() error {
 	}
 	if t.index.Len() != len(t.values) {
 		return fmt.Errorf("hashed_array: %d keys but %d values", t.index.Len(), len(t.values))
+	}
+	if want := min(cap(t.values), 1); len(t.owner.slabs) != want || want == 1 && &t.owner.slabs[0][0] != &bytesOf(t.values[:1])[0] {
+		return fmt.Errorf("hashed_array: owns %d value slabs, want %d: the value array", len(t.owner.slabs), want)
 	}
 	seen := make([]bool, len(t.values))
 	for k, row := range t.index.All() {

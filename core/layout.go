@@ -95,6 +95,11 @@ type Map[K, V Bits] interface {
 	Insert(key K, value V) bool
 	// Get returns the value stored for key.
 	Get(key K) (V, bool)
+	// GetMany looks up every key of keys, as ClickHouse's dictGet does for
+	// a column: values[i], found[i] = Get(keys[i]). It returns how many were
+	// found. values and found must be at least as long as keys. Layouts
+	// that can overlap the cache misses of independent keys do.
+	GetMany(keys []K, values []V, found []bool) int
 	// Has reports whether key is present.
 	Has(key K) bool
 	// Len is the number of distinct keys stored.
@@ -108,13 +113,28 @@ type Map[K, V Bits] interface {
 	// CheckInvariants recounts occupancy, re-finds every stored key and
 	// checks the geometry; it returns the first violation found.
 	CheckInvariants() error
+	// Close releases the table's memory at once (slab.go). A second Close
+	// does nothing; any other use of a closed table panics, saying so. A
+	// table dropped without Close is released by the runtime after it
+	// becomes unreachable.
+	Close()
 }
 
-// New builds an empty table of the given layout.
-func New[K, V Bits](layout Layout, opt Options) (Map[K, V], error) {
+// New builds an empty table of the given layout. A first slab that cannot
+// be had is returned as a *SlabError.
+func New[K, V Bits](layout Layout, opt Options) (m Map[K, V], err error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			e, ok := r.(*SlabError)
+			if !ok {
+				panic(r)
+			}
+			m, err = nil, e
+		}
+	}()
 	switch layout {
 	case LayoutHashed:
 		return NewHashed[K, V](opt), nil
@@ -127,15 +147,16 @@ func New[K, V Bits](layout Layout, opt Options) (Map[K, V], error) {
 	case LayoutGoMap:
 		return NewGoMap[K, V](), nil
 	}
-	_, err := ParseLayout(string(layout))
+	_, err = ParseLayout(string(layout))
 	return nil, err
 }
 
 // Stats is a table's geometry and where its bytes go, in the words of
 // ClickHouse's system.dictionaries. For every layout but gomap the figures are
 // exact: computed from every slab the structure holds, capacity slack
-// included; the Go allocator's rounding of a slab up to its size class is not
-// the structure's and shows up as measured overhead instead.
+// included. The operating system's rounding of a slab up to whole pages is
+// not the structure's and shows up as measured overhead instead (less than
+// a page per slab).
 //
 //	BytesAllocated == PayloadBytes + PaddingBytes + EmptyBytes + MetadataBytes
 type Stats struct {

@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -66,8 +67,8 @@ const insertChunk = 1024
 // it is inside one Insert that grows a large table, which cannot be
 // interrupted: moving 2^25 packed cells into 2^26 took 2.4 s on the 2-core
 // lab machine (TestLoadCancelDeep). Load then returns without it, and the
-// worker exits as soon as that Insert returns, touching nothing else; its
-// table is garbage from then on.
+// worker exits as soon as that Insert returns, touching nothing else, and
+// the last goroutine out closes the failed load's tables (discard).
 const stopGrace = 25 * time.Millisecond
 
 // LoadConfig describes a load. The zero value of every field but Layout
@@ -210,7 +211,12 @@ func (c LoadConfig) normalize() (LoadConfig, error) {
 // returns promptly: the producer stops between blocks and the workers
 // every 1024 rows; a worker caught inside an Insert that grows a
 // large table is not waited for beyond stopGrace, and exits once that
-// Insert returns. The source is never in use after Load returns.
+// Insert returns. The source is never in use after Load returns. A failed
+// load's tables are closed (their memory released) as soon as no worker
+// can touch them; a slab that cannot be had fails the load with the
+// *SlabError that names the layout and the size.
+//
+// The map returned is the caller's: Close it to release its memory at once.
 func Load[K, V Bits](ctx context.Context, src Source[K, V], cfg LoadConfig) (*Sharded[K, V], LoadReport, error) {
 	cfg, err := cfg.normalize()
 	if err != nil {
@@ -264,13 +270,27 @@ func Load[K, V Bits](ctx context.Context, src Source[K, V], cfg LoadConfig) (*Sh
 		cfg.Progress(l.progress(start))
 	}
 	if err := l.stopError(ctx, lctx); err != nil {
+		l.discard()
 		return nil, LoadReport{}, err
 	}
 	r, err := l.report(time.Since(start))
 	if err != nil {
+		l.discard()
 		return nil, LoadReport{}, err
 	}
 	return m, r, nil
+}
+
+// discard closes a failed load's map, releasing its slabs, as soon as no
+// goroutine of the load can touch it: at once if all have returned, else
+// when the last one does (a worker caught in a long growth, see stopGrace).
+func (l *loader[K, V]) discard() {
+	l.discarded.Store(true)
+	select {
+	case <-l.allDone:
+		l.closeMap.Do(l.m.Close)
+	default:
+	}
 }
 
 // loader is one load's shared state. Each field is written by one
@@ -295,6 +315,8 @@ type loader[K, V Bits] struct {
 	workers      []*workerState[K, V]
 	remaining    atomic.Int32  // goroutines still running
 	allDone      chan struct{} // closed when remaining reaches 0
+	discarded    atomic.Bool   // the load failed: close m when remaining reaches 0
+	closeMap     sync.Once
 	producerDone chan struct{} // closed when the producer returns
 }
 
@@ -351,12 +373,19 @@ func newLoader[K, V Bits](m *Sharded[K, V], src Source[K, V], cfg LoadConfig, lc
 func (l *loader[K, V]) exit() {
 	if l.remaining.Add(-1) == 0 {
 		close(l.allDone)
+		if l.discarded.Load() {
+			l.closeMap.Do(l.m.Close)
+		}
 	}
 }
 
 // recoverAs turns a panic of the calling goroutine into the load's error.
 func (l *loader[K, V]) recoverAs(who string) {
 	if r := recover(); r != nil {
+		if e, ok := r.(*SlabError); ok { // out of memory: the load's error, not a crash
+			l.cancel(fmt.Errorf("load: %s: %w", who, e))
+			return
+		}
 		l.cancel(&loadPanic{who: who, value: r, stack: debug.Stack()})
 	}
 }

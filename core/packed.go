@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"iter"
+	"runtime"
 	"unsafe"
 )
 
@@ -10,7 +11,7 @@ import (
 // UInt64 keys and values of at most 8 bytes: exactly the hashed table, but
 // each cell is the pair with no padding (C++ __attribute__((packed))).
 //
-//	arena: 2^degree cells, stride = sizeof(K) + sizeof(V), alignment 1
+//	arena: 2^degree cells, stride = sizeof(K) + sizeof(V), alignment 1, one slab
 //	<UInt64,UInt16>: stride 10, no padding
 //
 //	byte:   0        8  10       18 20       28 30
@@ -21,129 +22,205 @@ import (
 //
 //	header: grower, size, the zero cell (key 0 lives there, as in Hashed).
 //
-// Go has no packed structs, so cells are byte ranges of one []byte: keys and
-// values are read and written little-endian, a single unaligned move each.
-// Probing, growth and the zero cell are Hashed's; only the stride differs.
+// Go has no packed structs, so cells are byte ranges of one slab: keys and
+// values are read and written little-endian through byte arrays, a single
+// unaligned move each (bytes.go). Probing, growth, the zero cell and the
+// release of the old slab are Hashed's; only the stride differs.
 type Packed[K, V Bits] struct {
-	arena   []byte // len == 2^degree * stride
+	arena   []byte // the slab; len == 2^degree * stride
 	size    uint64 // elements in the arena, not counting the zero cell
 	g       grower
 	hasZero bool
+	closed  bool
 	zeroKey K
 	zeroVal V
+	owner   *slabOwner // the arena
+	cleanup runtime.Cleanup
 }
 
-// NewPacked returns an empty packed table of 256 cells.
+// NewPacked returns an empty packed table of 256 cells. It panics with a
+// *SlabError if the first slab (2.5 KiB for <UInt64,UInt16>) cannot be had.
 func NewPacked[K, V Bits](opt Options) *Packed[K, V] {
 	t := &Packed[K, V]{g: newGrower(opt.mlf(), dictionaryFastDegree)}
-	t.arena = make([]byte, t.g.cells()*packedStride[K, V]())
+	t.owner, t.cleanup = own(t, LayoutPacked)
+	t.arena = t.newArena(t.g)
 	return t
 }
 
-func packedStride[K, V Bits]() uint64 { return uint64(sizeOf[K]() + sizeOf[V]()) }
+func packedStride[K, V Bits]() uintptr { return sizeOf[K]() + sizeOf[V]() }
+
+func (t *Packed[K, V]) newArena(g grower) []byte {
+	slab := mustSlab(LayoutPacked, slabBytes(LayoutPacked, g.cells(), uint64(packedStride[K, V]())))
+	t.owner.add(slab)
+	return slab
+}
 
 func (t *Packed[K, V]) Layout() Layout { return LayoutPacked }
 
+// Insert stores (key, value) if key is absent and reports whether it did.
 func (t *Packed[K, V]) Insert(key K, value V) bool {
 	var zero K
 	if key == zero {
+		if t.closed {
+			closedPanic(LayoutPacked)
+		}
 		if t.hasZero {
 			return false
 		}
-		t.hasZero, t.zeroKey, t.zeroVal = true, key, value
+		t.hasZero, t.zeroVal = true, value
 		return true
 	}
-	const ks = 0
-	stride, vs := packedStride[K, V](), uint64(sizeOf[K]())
-	arena, mask := t.arena, t.g.mask
-	for i := hashKey(key) & mask; ; i = (i + 1) & mask {
-		c := arena[i*stride : i*stride+stride]
-		k := loadBits[K](c[ks:])
-		if k == key {
-			return false
-		}
-		if k == zero {
-			storeBits(c[ks:], key)
-			storeBits(c[vs:], value)
-			t.size++
-			if t.g.overflow(t.size) {
-				t.grow()
+	stride := packedStride[K, V]()
+	for {
+		base, mask := unsafe.Pointer(unsafe.SliceData(t.arena)), uintptr(t.g.mask)
+		var p unsafe.Pointer
+		for i := uintptr(hashKey(key)) & mask; ; i = (i + 1) & mask {
+			p = unsafe.Add(base, i*stride)
+			k := loadBitsAt[K](p)
+			if k == key {
+				return false
 			}
-			return true
+			if k == zero {
+				break
+			}
 		}
+		// Grow before placing: see Hashed.Insert.
+		if t.g.overflow(t.size + 1) {
+			t.grow()
+			continue
+		}
+		storeBitsAt(p, key)
+		storeBitsAt(unsafe.Add(p, sizeOf[K]()), value)
+		t.size++
+		return true
 	}
 }
 
-// grow moves every element into an arena of the next size.
+// grow moves every element into an arena of the next size and releases the
+// old one (see Hashed.grow).
 func (t *Packed[K, V]) grow() {
+	if t.closed {
+		closedPanic(LayoutPacked)
+	}
+	g := t.g
+	g.increase()
+	arena := t.newArena(g) // may panic with a *SlabError: nothing has changed yet
 	old := t.arena
-	t.g.increase()
-	stride := packedStride[K, V]()
-	t.arena = make([]byte, t.g.cells()*stride)
-	arena, mask := t.arena, t.g.mask
+	stride, ks := packedStride[K, V](), sizeOf[K]()
+	base, mask := unsafe.Pointer(unsafe.SliceData(arena)), uintptr(g.mask)
+	src, end := unsafe.Pointer(unsafe.SliceData(old)), uintptr(len(old))
 	var zero K
-	for off := uint64(0); off < uint64(len(old)); off += stride {
-		c := old[off : off+stride]
-		k := loadBits[K](c)
+	for off := uintptr(0); off < end; off += stride {
+		c := unsafe.Add(src, off)
+		k := loadBitsAt[K](c)
 		if k == zero {
 			continue
 		}
-		i := hashKey(k) & mask
-		for loadBits[K](arena[i*stride:]) != zero {
+		i := uintptr(hashKey(k)) & mask
+		for loadBitsAt[K](unsafe.Add(base, i*stride)) != zero {
 			i = (i + 1) & mask
 		}
-		copy(arena[i*stride:i*stride+stride], c)
+		p := unsafe.Add(base, i*stride)
+		storeBitsAt(p, k)
+		storeBitsAt(unsafe.Add(p, ks), loadBitsAt[V](unsafe.Add(c, ks)))
 	}
+	t.arena, t.g = arena, g
+	t.owner.release(old)
 }
 
-// find returns the byte offset of key's cell, or -1; the zero cell is -2.
-func (t *Packed[K, V]) find(key K) int64 {
-	var zero K
-	if key == zero {
-		if t.hasZero {
-			return -2
-		}
-		return -1
-	}
-	// The hot loop of every lookup: the arena holds mask+1 cells, so every
-	// i*stride is a whole cell inside it and needs no bounds check.
-	stride := uintptr(packedStride[K, V]())
-	base, mask := unsafe.Pointer(unsafe.SliceData(t.arena)), uintptr(t.g.mask)
-	for i := uintptr(hashKey(key)) & mask; ; i = (i + 1) & mask {
-		k := loadBitsAt[K](unsafe.Add(base, i*stride))
-		if k == key {
-			return int64(i * stride)
-		}
-		if k == zero {
-			return -1
-		}
-	}
-}
-
+// Get returns the value stored for key. As in Hashed.Get, cells are
+// addressed through an unsafe pointer: i is masked, so i*stride is a whole
+// cell inside the arena and needs no bounds check.
 func (t *Packed[K, V]) Get(key K) (V, bool) {
-	switch off := t.find(key); off {
-	case -1:
-		var v V
-		return v, false
-	case -2:
+	var zero K
+	if key != zero {
+		stride := packedStride[K, V]()
+		base, mask := unsafe.Pointer(unsafe.SliceData(t.arena)), uintptr(t.g.mask)
+		for i := uintptr(hashKey(key)) & mask; ; i = (i + 1) & mask {
+			p := unsafe.Add(base, i*stride)
+			k := loadBitsAt[K](p)
+			if k == key {
+				return loadBitsAt[V](unsafe.Add(p, sizeOf[K]())), true
+			}
+			if k == zero {
+				break
+			}
+		}
+	} else if t.hasZero {
 		return t.zeroVal, true
-	default:
-		return loadBits[V](t.arena[uint64(off)+uint64(sizeOf[K]()):]), true
 	}
+	if t.closed { // see Hashed.Get
+		closedPanic(LayoutPacked)
+	}
+	var v V
+	return v, false
 }
 
-func (t *Packed[K, V]) Has(key K) bool { return t.find(key) != -1 }
+// GetMany is Get for every key of keys, its cache misses overlapped (see
+// getBatch); values and found must be at least as long as keys.
+func (t *Packed[K, V]) GetMany(keys []K, values []V, found []bool) int {
+	if t.closed {
+		closedPanic(LayoutPacked)
+	}
+	values, found = values[:len(keys)], found[:len(keys)]
+	stride, ks := packedStride[K, V](), sizeOf[K]()
+	base, mask := unsafe.Pointer(unsafe.SliceData(t.arena)), uintptr(t.g.mask)
+	var zero K
+	n, sink := 0, uint8(0)
+	var home [getBatch]uintptr
+	for start := 0; start < len(keys); start += getBatch {
+		batch := keys[start:min(start+getBatch, len(keys))]
+		for j, k := range batch {
+			i := uintptr(hashKey(k)) & mask
+			home[j] = i
+			sink += *(*uint8)(unsafe.Add(base, i*stride))
+		}
+		for j, key := range batch {
+			var v V
+			ok := false
+			if key != zero {
+				for i := home[j]; ; i = (i + 1) & mask {
+					p := unsafe.Add(base, i*stride)
+					k := loadBitsAt[K](p)
+					if k == key {
+						v, ok = loadBitsAt[V](unsafe.Add(p, ks)), true
+						break
+					}
+					if k == zero {
+						break
+					}
+				}
+			} else if t.hasZero {
+				v, ok = t.zeroVal, true
+			}
+			values[start+j], found[start+j] = v, ok
+			n += b2i(ok)
+		}
+	}
+	touchSink.Store(uint32(sink))
+	return n
+}
 
-func (t *Packed[K, V]) Len() int { return int(t.size) + b2i(t.hasZero) }
+func (t *Packed[K, V]) Has(key K) bool { _, ok := t.Get(key); return ok }
+
+func (t *Packed[K, V]) Len() int {
+	if t.closed {
+		closedPanic(LayoutPacked)
+	}
+	return int(t.size) + b2i(t.hasZero)
+}
 
 func (t *Packed[K, V]) All() iter.Seq2[K, V] {
 	return func(yield func(K, V) bool) {
+		if t.closed {
+			closedPanic(LayoutPacked)
+		}
 		if t.hasZero && !yield(t.zeroKey, t.zeroVal) {
 			return
 		}
 		var zero K
-		stride, ks := packedStride[K, V](), uint64(sizeOf[K]())
-		for off := uint64(0); off < uint64(len(t.arena)); off += stride {
+		stride, ks := packedStride[K, V](), sizeOf[K]()
+		for off := uintptr(0); off < uintptr(len(t.arena)); off += stride {
 			c := t.arena[off : off+stride]
 			if k := loadBits[K](c); k != zero && !yield(k, loadBits[V](c[ks:])) {
 				return
@@ -152,11 +229,23 @@ func (t *Packed[K, V]) All() iter.Seq2[K, V] {
 	}
 }
 
+// Close releases the arena at once; see Hashed.Close.
+func (t *Packed[K, V]) Close() {
+	if t.closed {
+		return
+	}
+	t.cleanup.Stop()
+	t.owner.free()
+	t.closed, t.hasZero, t.size = true, false, 0
+	t.arena = closedView[[32]byte]()[0][:packedStride[K, V]()]
+	t.g.mask, t.g.maxFill = 0, 0
+}
+
 func (t *Packed[K, V]) Stats() Stats {
+	n := int64(t.Len())
 	stride := int64(packedStride[K, V]())
 	header := int64(unsafe.Sizeof(*t))
 	zeroCell := int64(unsafe.Sizeof(t.zeroKey) + unsafe.Sizeof(t.zeroVal))
-	n := int64(t.Len())
 	cells := int64(t.g.cells())
 	s := Stats{
 		ElementCount:   n,
@@ -174,25 +263,37 @@ func (t *Packed[K, V]) Stats() Stats {
 }
 
 func (t *Packed[K, V]) CheckInvariants() error {
+	if t.closed {
+		return fmt.Errorf("packed: closed")
+	}
 	stride := packedStride[K, V]()
-	if uint64(len(t.arena)) != t.g.cells()*stride {
+	if uintptr(len(t.arena)) != uintptr(t.g.cells())*stride {
 		return fmt.Errorf("packed: arena of %d bytes, want 2^%d cells x %d", len(t.arena), t.g.degree, stride)
+	}
+	if len(t.owner.slabs) != 1 || &t.owner.slabs[0][0] != &t.arena[0] {
+		return fmt.Errorf("packed: owns %d slabs, want exactly the arena", len(t.owner.slabs))
 	}
 	var zero K
 	var n uint64
-	ks := uint64(sizeOf[K]())
-	for off := uint64(0); off < uint64(len(t.arena)); off += stride {
-		c := t.arena[off : off+stride]
+	ks, mask := sizeOf[K](), uintptr(t.g.mask)
+	for i := uintptr(0); i <= mask; i++ {
+		c := t.arena[i*stride : i*stride+stride]
 		k := loadBits[K](c)
 		if k == zero {
 			if loadBits[V](c[ks:]) != *new(V) {
-				return fmt.Errorf("packed: empty cell at byte %d holds a value", off)
+				return fmt.Errorf("packed: empty cell %d holds a value", i)
 			}
 			continue
 		}
 		n++
-		if f := t.find(k); f != int64(off) {
-			return fmt.Errorf("packed: key %v at byte %d is found at %d", k, off, f)
+		// Linear probing's invariant; see Hashed.CheckInvariants.
+		for j := uintptr(hashKey(k)) & mask; j != i; j = (j + 1) & mask {
+			if o := loadBits[K](t.arena[j*stride:]); o == zero || o == k {
+				return fmt.Errorf("packed: key %v in cell %d is not found by a lookup (cell %d holds %v)", k, i, j, o)
+			}
+		}
+		if v, ok := t.Get(k); !ok || v != loadBits[V](c[ks:]) {
+			return fmt.Errorf("packed: Get(%v) = %v, %v; cell %d holds %v", k, v, ok, i, loadBits[V](c[ks:]))
 		}
 	}
 	if n != t.size {

@@ -15,9 +15,10 @@ import (
 //
 // Keys are prepared in chunks of readChunk, untimed, then looked up in a
 // timed loop over the chunk, so Seconds is the lookups' time alone and not
-// the cost of deciding which key comes next. The lookups of a chunk do not
-// depend on each other, so the CPU may overlap their cache misses, as it
-// would over a column of keys.
+// the cost of deciding which key comes next. The chunk is looked up with
+// one GetMany, as ClickHouse's dictGet looks up a column of keys: the
+// lookups do not depend on each other, and the tables overlap their cache
+// misses.
 
 // readChunk is how many keys are prepared, then looked up, at a time; Read
 // checks ctx once per chunk.
@@ -93,7 +94,7 @@ func Read[K, V Bits](ctx context.Context, m *Sharded[K, V], src Source[K, V], op
 
 	var r ReadReport
 	var elapsed time.Duration
-	buf := make([]K, readChunk)
+	buf, vals, oks := make([]K, readChunk), make([]V, readChunk), make([]bool, readChunk)
 	hitsLeft, missesLeft, next := rows, misses, int64(0)
 	for hitsLeft+missesLeft > 0 {
 		if err := ctx.Err(); err != nil {
@@ -118,12 +119,7 @@ func Read[K, V Bits](ctx context.Context, m *Sharded[K, V], src Source[K, V], op
 			}
 		}
 		t := time.Now()
-		found := int64(0)
-		for _, k := range buf[:n] {
-			if _, ok := m.Get(k); ok {
-				found++
-			}
-		}
+		found := int64(m.GetMany(buf[:n], vals, oks))
 		elapsed += time.Since(t)
 		r.Lookups += int64(n)
 		r.Found += found

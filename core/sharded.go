@@ -28,6 +28,12 @@ type Sharded[K, V Bits] struct {
 	// mask is len(tables)-1 when len(tables) is a power of two, else 0;
 	// shard() uses it to skip the division, giving ShardOf's answer.
 	mask uint64
+	// packed and hashed hold the same tables as tables, as their concrete
+	// types, when the layout is one of them: Get calls them directly rather
+	// than through the Map interface, which cost 30 % of a lookup at 1e7
+	// (packed read 5.1 against 7.5 million rows/s, anchors harness).
+	packed []*Packed[K, V]
+	hashed []*Hashed[K, V]
 }
 
 // NewSharded builds shards empty tables of one layout.
@@ -39,9 +45,17 @@ func NewSharded[K, V Bits](layout Layout, opt Options, shards int) (*Sharded[K, 
 	for i := range s.tables {
 		t, err := New[K, V](layout, opt)
 		if err != nil {
+			s.tables = s.tables[:i]
+			s.Close()
 			return nil, err
 		}
 		s.tables[i] = t
+		switch t := t.(type) {
+		case *Packed[K, V]:
+			s.packed = append(s.packed, t)
+		case *Hashed[K, V]:
+			s.hashed = append(s.hashed, t)
+		}
 	}
 	if shards&(shards-1) == 0 {
 		s.mask = uint64(shards - 1)
@@ -71,7 +85,69 @@ func (s *Sharded[K, V]) Shards() int { return len(s.tables) }
 func (s *Sharded[K, V]) Shard(i int) Map[K, V] { return s.tables[i] }
 
 // Get returns the value stored for key, probing only its shard's table.
-func (s *Sharded[K, V]) Get(key K) (V, bool) { return s.tables[s.shard(key)].Get(key) }
+func (s *Sharded[K, V]) Get(key K) (V, bool) {
+	i := s.shard(key)
+	if s.packed != nil {
+		return s.packed[i].Get(key)
+	}
+	if s.hashed != nil {
+		return s.hashed[i].Get(key)
+	}
+	return s.tables[i].Get(key)
+}
+
+// shardBatch is how many keys GetMany sorts by shard at a time: enough that
+// each of 2..8 shards gets a batch long enough for its table's GetMany to
+// overlap cache misses, and little enough to live on the stack.
+const shardBatch = 1024
+
+// GetMany looks up every key of keys (values[i], found[i] = Get(keys[i]))
+// and returns how many were found; values and found must be at least as
+// long as keys. With several shards it sorts each run of shardBatch keys by
+// shard (a counting sort) and hands each shard its keys in one GetMany.
+func (s *Sharded[K, V]) GetMany(keys []K, values []V, found []bool) int {
+	if len(s.tables) == 1 {
+		return s.tables[0].GetMany(keys, values, found)
+	}
+	values, found = values[:len(keys)], found[:len(keys)]
+	var (
+		shard  [shardBatch]uint8
+		order  [shardBatch]uint16 // order[p]: the key at sorted position p
+		sk     [shardBatch]K
+		sv     [shardBatch]V
+		sf     [shardBatch]bool
+		starts [MaxShards + 1]uint16
+	)
+	n := 0
+	for lo := 0; lo < len(keys); lo += shardBatch {
+		batch := keys[lo:min(lo+shardBatch, len(keys))]
+		clear(starts[:len(s.tables)+1])
+		for j, k := range batch {
+			sh := s.shard(k)
+			shard[j] = uint8(sh)
+			starts[sh+1]++
+		}
+		for i := 1; i <= len(s.tables); i++ {
+			starts[i] += starts[i-1]
+		}
+		next := starts
+		for j, k := range batch {
+			p := next[shard[j]]
+			next[shard[j]]++
+			order[p], sk[p] = uint16(j), k
+		}
+		for i, t := range s.tables {
+			if a, b := starts[i], starts[i+1]; a < b {
+				n += t.GetMany(sk[a:b], sv[a:b], sf[a:b])
+			}
+		}
+		for p := range batch {
+			j := lo + int(order[p])
+			values[j], found[j] = sv[p], sf[p]
+		}
+	}
+	return n
+}
 
 // Has reports whether key is present, probing only its shard's table.
 func (s *Sharded[K, V]) Has(key K) bool { return s.tables[s.shard(key)].Has(key) }
@@ -131,6 +207,14 @@ func (s *Sharded[K, V]) Checksum() uint64 {
 		sum += PairChecksum(k, v)
 	}
 	return sum
+}
+
+// Close closes every shard's table, releasing their memory at once. A
+// second Close does nothing; any other use afterwards panics.
+func (s *Sharded[K, V]) Close() {
+	for _, t := range s.tables {
+		t.Close()
+	}
 }
 
 // CheckInvariants checks every shard's table and that every key sits in the

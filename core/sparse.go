@@ -41,6 +41,7 @@ type Sparse[K, V Bits] struct {
 	size    uint64
 	mlf     float64
 	maxFill uint64 // uint64(buckets * mlf): an insert beyond it enlarges
+	closed  bool
 }
 
 // sparseGroup is 16 bytes, like the library's sparsegroup on a 64-bit machine.
@@ -94,6 +95,9 @@ func (t *Sparse[K, V]) cellsOf(g *sparseGroup) []cell[K, V] {
 // probe walks key's probe sequence; it returns the bucket holding key, or
 // the first empty bucket and found == false.
 func (t *Sparse[K, V]) probe(key K) (bucket uint64, found bool) {
+	if t.closed {
+		closedPanic(LayoutSparse)
+	}
 	mask := t.buckets - 1
 	b := hashKey(key) & mask
 	for step := uint64(1); ; step++ {
@@ -171,10 +175,36 @@ func (t *Sparse[K, V]) Get(key K) (V, bool) {
 }
 
 func (t *Sparse[K, V]) Has(key K) bool { _, found := t.probe(key); return found }
-func (t *Sparse[K, V]) Len() int       { return int(t.size) }
+func (t *Sparse[K, V]) Len() int {
+	if t.closed {
+		closedPanic(LayoutSparse)
+	}
+	return int(t.size)
+}
+
+// GetMany is Get in a loop.
+func (t *Sparse[K, V]) GetMany(keys []K, values []V, found []bool) int {
+	values, found = values[:len(keys)], found[:len(keys)]
+	n := 0
+	for i, k := range keys {
+		values[i], found[i] = t.Get(k)
+		n += b2i(found[i])
+	}
+	return n
+}
+
+// Close drops the groups and their vectors (for now on the Go heap: the
+// collector frees them at its next cycle).
+func (t *Sparse[K, V]) Close() {
+	t.closed = true
+	t.groups, t.size, t.buckets, t.maxFill = nil, 0, 0, 0
+}
 
 func (t *Sparse[K, V]) All() iter.Seq2[K, V] {
 	return func(yield func(K, V) bool) {
+		if t.closed {
+			closedPanic(LayoutSparse)
+		}
 		for gi := range t.groups {
 			g := &t.groups[gi]
 			for _, c := range t.cellsOf(g)[:g.count()] {
@@ -187,6 +217,9 @@ func (t *Sparse[K, V]) All() iter.Seq2[K, V] {
 }
 
 func (t *Sparse[K, V]) Stats() Stats {
+	if t.closed {
+		closedPanic(LayoutSparse)
+	}
 	cellBytes := int64(unsafe.Sizeof(cell[K, V]{}))
 	pair := int64(sizeOf[K]() + sizeOf[V]())
 	var capacity int64
@@ -209,6 +242,9 @@ func (t *Sparse[K, V]) Stats() Stats {
 }
 
 func (t *Sparse[K, V]) CheckInvariants() error {
+	if t.closed {
+		return fmt.Errorf("sparse: closed")
+	}
 	if t.buckets < sparseStartingBuckets || t.buckets&(t.buckets-1) != 0 {
 		return fmt.Errorf("sparse: %d buckets is not a power of two >= %d", t.buckets, sparseStartingBuckets)
 	}

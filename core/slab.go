@@ -1,0 +1,203 @@
+package core
+
+import (
+	"fmt"
+	"math/bits"
+	"runtime"
+	"sync/atomic"
+	"unsafe"
+)
+
+// Slabs: the memory a table owns.
+//
+// Every table keeps its cells in slabs, blocks of zeroed memory it
+// allocates itself and releases the moment a growth has moved its elements
+// out, or when it is closed. Where the operating system allows (Linux,
+// macOS: slab_mmap.go) a slab is an anonymous mapping outside the Go heap, so
+// the collector neither scans it nor keeps it: a table's resident memory is
+// what its Stats say, at every moment, in any program, with no garbage
+// collection involved. Elsewhere (js/wasm: slab_heap.go) a slab is a Go
+// allocation, released to the collector.
+//
+//	table header (Go heap, tens of bytes)      slab (mmap, Stats' bytes)
+//	+------------------------------+           +---------------------------+
+//	| cells/base, mask, size, ...  |---------->| cell | cell | cell | ...  |
+//	| owner *slabOwner ------------|--+        +---------------------------+
+//	+------------------------------+  |
+//	                                  +--> owner: every slab the table holds;
+//	                                       runtime.AddCleanup frees them if the
+//	                                       table is dropped without Close
+//
+// A slab never holds a Go pointer: cells are keys and values (Bits), and
+// sparse groups address their vectors by chunk and offset, not by pointer.
+
+// SlabError is a failed slab allocation: the table that asked, and how much.
+// A growth that cannot get its new slab leaves the table as it was (the
+// insert that needed the room is not done) and panics with a *SlabError;
+// Load returns it as the load's error.
+type SlabError struct {
+	Layout Layout
+	Bytes  uint64 // the slab asked for
+	Err    error  // what the operating system said
+}
+
+func (e *SlabError) Error() string {
+	return fmt.Sprintf("%s: cannot allocate a slab of %d bytes (%.1f MiB): %v", e.Layout, e.Bytes, float64(e.Bytes)/(1<<20), e.Err)
+}
+
+func (e *SlabError) Unwrap() error { return e.Err }
+
+// slabLive and slabAllocs count the bytes held in slabs by every table of
+// the process, and the slabs allocated so far. SlabBytes reads the first.
+var slabLive, slabAllocs atomic.Int64
+
+// SlabBytes is the number of bytes all tables of this process hold in
+// slabs right now: the sum of their Stats' slab parts. A program (or the
+// lab) can compare it with its RSS to see that nothing else is held.
+func SlabBytes() int64 { return slabLive.Load() }
+
+// slabAllocHook, when set (tests only), is asked before every slab
+// allocation and may refuse it with an error, as the OS would.
+var slabAllocHook func(bytes uintptr) error
+
+// newSlab returns `bytes` zeroed bytes owned by the caller until freeSlab.
+// layout names the table in the error.
+func newSlab(layout Layout, bytes uintptr) ([]byte, error) {
+	if bytes == 0 {
+		return nil, nil
+	}
+	if h := slabAllocHook; h != nil {
+		if err := h(bytes); err != nil {
+			return nil, &SlabError{Layout: layout, Bytes: uint64(bytes), Err: err}
+		}
+	}
+	b, err := osAlloc(bytes)
+	if err != nil {
+		return nil, &SlabError{Layout: layout, Bytes: uint64(bytes), Err: err}
+	}
+	slabLive.Add(int64(bytes))
+	slabAllocs.Add(1)
+	return b, nil
+}
+
+// mustSlab is newSlab for a growth: it panics with the *SlabError.
+func mustSlab(layout Layout, bytes uintptr) []byte {
+	b, err := newSlab(layout, bytes)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// freeSlab releases a slab from newSlab; nothing may touch it afterwards.
+func freeSlab(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	slabLive.Add(-int64(len(b)))
+	osFree(b)
+}
+
+// slabOwner holds every slab of one table, so that the table can be
+// released by Close, or by the runtime after the table becomes unreachable.
+// It lives apart from the table header because a cleanup must not reference
+// the object it cleans up after.
+type slabOwner struct {
+	slabs  [][]byte // every slab the table holds now
+	layout Layout   // the table's, for errors and panics
+}
+
+// own starts tracking a table: free everything when t becomes unreachable.
+func own[T any](t *T, layout Layout) (*slabOwner, runtime.Cleanup) {
+	o := &slabOwner{layout: layout}
+	return o, runtime.AddCleanup(t, (*slabOwner).free, o)
+}
+
+func (o *slabOwner) add(b []byte) {
+	if len(b) > 0 {
+		o.slabs = append(o.slabs, b)
+	}
+}
+
+// release frees one slab the owner holds.
+func (o *slabOwner) release(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	for i, s := range o.slabs {
+		if &s[0] == &b[0] {
+			o.slabs[i] = o.slabs[len(o.slabs)-1]
+			o.slabs = o.slabs[:len(o.slabs)-1]
+			freeSlab(b)
+			return
+		}
+	}
+	panic("core: releasing a slab the table does not own")
+}
+
+// free releases every slab; a second call does nothing.
+func (o *slabOwner) free() {
+	for _, s := range o.slabs {
+		freeSlab(s)
+	}
+	o.slabs = nil
+}
+
+// closedPanic panics for a use of a closed table. It is kept out of line so
+// that the probe loops that end in it stay small.
+//
+//go:noinline
+func closedPanic(l Layout) {
+	panic(fmt.Sprintf("core: %s table used after Close", l))
+}
+
+// slabBytes is cells * cellSize as a slab size, or a panic with a
+// *SlabError when the product does not fit in an address.
+func slabBytes(layout Layout, cells, cellSize uint64) uintptr {
+	hi, lo := bits.Mul64(cells, cellSize)
+	if hi != 0 || lo > uint64(^uintptr(0)>>1) {
+		panic(&SlabError{Layout: layout, Bytes: lo, Err: fmt.Errorf("%d cells of %d bytes do not fit in an address", cells, cellSize)})
+	}
+	return uintptr(lo)
+}
+
+// bytesOf views a slice of cells as the bytes of its slab.
+func bytesOf[T any](s []T) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), uintptr(len(s))*unsafe.Sizeof(s[0]))
+}
+
+// viewOf views a slab as n values of T; the slab is page-aligned (mmap) or
+// 8-aligned (slab_heap.go), enough for every cell type.
+func viewOf[T any](slab []byte, n uint64) []T {
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(slab))), n)
+}
+
+// closedMemory is what a closed table's probes read: zeros, so that every
+// lookup ends at an empty cell and reaches the closed check on its miss
+// path, which costs the hit path nothing. Nothing ever writes it.
+var closedMemory [8]uint64
+
+// closedView is one zero cell of T over closedMemory.
+func closedView[T any]() []T {
+	var t T
+	if unsafe.Sizeof(t) > unsafe.Sizeof(closedMemory) {
+		panic("core: cell larger than closedMemory")
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(&closedMemory)), 1)
+}
+
+// getBatch is how many keys GetMany hashes, and touches the home cells of,
+// before it probes any of them. The touches are independent loads, so the
+// CPU overlaps their cache misses (up to its ~20 outstanding misses) instead
+// of taking them one after another as a loop of Get does when each probe's
+// branch depends on the last; the probes then read cells already in cache.
+const getBatch = 16
+
+// touchSink keeps the touching loads of GetMany from being optimised away.
+var touchSink atomic.Uint32

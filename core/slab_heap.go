@@ -1,0 +1,25 @@
+//go:build !(linux || darwin)
+
+package core
+
+import (
+	"sync/atomic"
+	"unsafe"
+)
+
+// Where there is no mmap (js/wasm, Windows, ...), a slab is a Go
+// allocation: []uint64, so that cells of any alignment up to 8 fit it,
+// released to the collector when the table drops it.
+
+var slabPoison atomic.Bool
+
+func osAlloc(bytes uintptr) ([]byte, error) {
+	w := make([]uint64, (bytes+7)/8)
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w))), bytes), nil
+}
+
+func osFree(b []byte) {}
+
+func unpoison() {}
+
+const poisonable = false
