@@ -20,18 +20,27 @@ import (
 // One measured load, in the process that will hold the map (a worker child,
 // or the caller with --in-process):
 //
-//	FreeOSMemory          a GC, then free pages returned: no garbage in the baseline
+//	FreeOSMemory          a GC, then free pages returned: no garbage of
+//	                      earlier work in the baseline (before the run)
 //	baseline              VmRSS, live heap; VmHWM reset to VmRSS
 //	load                  core.Load; every 100 ms a timeline point
 //	                      (seconds, rows, RSS - baseline); every 10 ms the
-//	                      reclaimer looks at RSS (see reclaimer)
+//	                      peak sampler reads RSS (see peakSampler)
 //	verify                count and checksum of the pairs against the load's
 //	stats                 bytes_allocated and its breakdown, computed
-//	FreeOSMemory again    then rss_bytes = VmRSS - baseline and heap_bytes =
-//	                      live heap - baseline: freed slabs of earlier
-//	                      growths are returned first, so they do not count
+//	memory                rss_bytes = VmRSS - baseline, heap_bytes = heap in
+//	                      use - baseline, as they are: nothing is collected
+//	                      or returned during or after the load
 //	read                  core.Read: every key once in a random order
 //	peak                  peak_rss_bytes = VmHWM - baseline, over load and read
+//	close                 the map's slabs released (m.Close)
+//
+// The lab does nothing a program that imports core would not do: the
+// tables keep their slabs outside the Go heap and release each old slab the
+// moment a growth has moved it (core/slab.go), so their RSS is their
+// computed bytes with no collection forced. gomap's memory is the Go
+// runtime's to manage, and its RSS shows what the collector has not yet
+// returned.
 
 // Progress is a running measurement's state, as a progress bar draws it.
 type Progress struct {
@@ -139,7 +148,7 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 	// Baseline. FreeOSMemory is a full collection, then every free page
 	// returned to the operating system.
 	debug.FreeOSMemory()
-	heap0 := liveHeap()
+	heap0 := heapInUse()
 	rss0, _ := statusMemory()
 	resetPeak()
 	_, hwm0 := statusMemory()
@@ -169,24 +178,19 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 		report(PhaseLoad, lp.Rows, lp.Elapsed, rss)
 	}
 	started := time.Now()
-	rec := startReclaimer(rss0)
+	rec := startPeakSampler(rss0)
 	m, lr, err := core.Load(ctx, src, lc)
 	sampledPeak := rec.stop()
 	if err != nil {
 		return Result{}, err
 	}
+	defer m.Close()
 	if err := m.Verify(lr); err != nil {
 		return Result{}, err
 	}
 	st := m.Stats()
-
-	// Memory after the load: freed slabs of earlier growths are garbage the
-	// runtime may still hold; collect them and give their pages back first,
-	// so that rss_bytes is what the map and the process keep, not what the
-	// collector has not got round to returning.
-	debug.FreeOSMemory()
 	rss1, _ := statusMemory()
-	heap1 := liveHeap()
+	heap1 := heapInUse()
 
 	var rr core.ReadReport
 	if !p.NoRead {
@@ -198,7 +202,6 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 	}
 	_, hwm1 := statusMemory()
 	sampledPeak = max(sampledPeak, currentRSS())
-	runtime.KeepAlive(m)
 
 	r := Result{
 		StartedAt:         started.UTC().Format(time.RFC3339),
@@ -258,7 +261,7 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 // if the kernel refused the reset, hwm0 is the process's earlier high-water
 // mark, and a run that never rose above it leaves VmHWM unchanged. In that
 // case VmHWM says nothing about this run, and the peak falls back to the
-// highest RSS the reclaimer saw while polling every 10 ms (which can miss a
+// highest RSS the peak sampler saw while polling every 10 ms (which can miss a
 // spike shorter than that).
 func peakOf(rss0, hwm0, hwm1, sampled int64) int64 {
 	if rss0 < 0 {
@@ -270,37 +273,19 @@ func peakOf(rss0, hwm0, hwm1, sampled int64) int64 {
 	return sampled - rss0
 }
 
-// reclaimer returns freed memory to the operating system while a load runs.
-//
-// A growing table allocates its new slab, moves every element, and drops the
-// old slab. Inserts allocate nothing else, so the Go collector does not run
-// again until the next growth allocates: the dropped slab stays in the heap,
-// unswept, until then, and slabs swept earlier stay resident until the
-// background scavenger returns them. Measured without this (hashed and
-// packed <UInt64,UInt16>, 1e7 random keys): the peak was 1.32x the two slabs
-// the growth rule predicts (1064 MB vs 805 MB for hashed), because the slab
-// before last and earlier freed slabs were still resident at the last
-// growth. A C++ HashMap frees the old slab at once; to measure the layout
-// rather than the collector's pacing, the reclaimer polls RSS every 10 ms
-// and, whenever it has risen by an eighth (at least 8 MiB) since the last
-// time, runs debug.FreeOSMemory (a GC plus returning every free page). With
-// it the same peaks are 1.002x the prediction. Table slabs hold no pointers,
-// so each collection is cheap; sparse, whose groups do, pays more (its
-// load at 1e7 took about 2x as long with a 100 ms free, hence the
-// rise-triggered rule rather than a fixed period).
-type reclaimer struct {
+// peakSampler reads RSS every 10 ms while a load runs: the fallback for
+// peak_rss_bytes where the kernel's high-water mark cannot be reset (see
+// peakOf). It reads; it never collects or returns memory.
+type peakSampler struct {
 	quit chan struct{}
 	done chan struct{}
 	peak atomic.Int64 // highest RSS polled
 }
 
-const (
-	reclaimPoll    = 10 * time.Millisecond
-	reclaimMinRise = 8 << 20
-)
+const peakPoll = 10 * time.Millisecond
 
-func startReclaimer(rss0 int64) *reclaimer {
-	r := &reclaimer{quit: make(chan struct{}), done: make(chan struct{})}
+func startPeakSampler(rss0 int64) *peakSampler {
+	r := &peakSampler{quit: make(chan struct{}), done: make(chan struct{})}
 	r.peak.Store(rss0)
 	if !memoryMeasurable || rss0 < 0 {
 		close(r.done)
@@ -308,22 +293,16 @@ func startReclaimer(rss0 int64) *reclaimer {
 	}
 	go func() {
 		defer close(r.done)
-		t := time.NewTicker(reclaimPoll)
+		t := time.NewTicker(peakPoll)
 		defer t.Stop()
-		last := rss0
 		for {
 			select {
 			case <-r.quit:
 				return
 			case <-t.C:
 			}
-			rss := currentRSS()
-			if rss > r.peak.Load() {
+			if rss := currentRSS(); rss > r.peak.Load() {
 				r.peak.Store(rss)
-			}
-			if rss > last+max(reclaimMinRise, last/8) {
-				debug.FreeOSMemory()
-				last = currentRSS()
 			}
 		}
 	}()
@@ -331,7 +310,7 @@ func startReclaimer(rss0 int64) *reclaimer {
 }
 
 // stop ends the polling and returns the highest RSS seen.
-func (r *reclaimer) stop() int64 {
+func (r *peakSampler) stop() int64 {
 	select {
 	case <-r.done:
 	default:
@@ -341,10 +320,11 @@ func (r *reclaimer) stop() int64 {
 	return r.peak.Load()
 }
 
-// liveHeap is the heap the last collection found live, in bytes: right
-// after a full collection, the Go heap in use.
-func liveHeap() int64 {
-	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+// heapInUse is the Go heap's bytes in objects right now, live or not yet
+// collected: what the runtime holds for the program's Go objects, with no
+// collection forced to find out.
+func heapInUse() int64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	metrics.Read(s)
 	if s[0].Value.Kind() != metrics.KindUint64 {
 		return 0

@@ -44,7 +44,7 @@ func wasmInUse() int64 {
 
 func currentRSS() int64 { return wasmInUse() }
 
-// statusMemory has no high-water mark to give: the reclaimer's samples
+// statusMemory has no high-water mark to give: the peak sampler's samples
 // (every 10 ms, when the single thread lets it run) make the peak.
 func statusMemory() (rss, hwm int64) { return wasmInUse(), -1 }
 

@@ -13,7 +13,7 @@ import (
 
 // currentRSS is the resident set size now, in bytes, from /proc/self/statm
 // (its second field, in pages): cheaper than parsing /proc/self/status, so
-// the reclaimer can poll it every few milliseconds. -1 if unreadable.
+// the peak sampler can poll it every few milliseconds. -1 if unreadable.
 func currentRSS() int64 {
 	f, err := os.Open("/proc/self/statm")
 	if err != nil {

@@ -30,7 +30,7 @@ type Result struct {
 	EmptyBytes     int64   `json:"empty_bytes"`
 	MetadataBytes  int64   `json:"metadata_bytes"`
 	Estimated      bool    `json:"estimated"`      // bytes_allocated is read from a structure packlab does not own (gomap)
-	HeapBytes      int64   `json:"heap_bytes"`     // Go heap in use after the load, after a GC
+	HeapBytes      int64   `json:"heap_bytes"`     // Go heap in use after the load (objects, none collected on purpose) minus the baseline
 	RSSBytes       int64   `json:"rss_bytes"`      // resident memory after the load minus before it
 	PeakRSSBytes   int64   `json:"peak_rss_bytes"` // high-water mark during the run minus resident memory before it
 	PredictedPeak  int64   `json:"predicted_peak_bytes"`
