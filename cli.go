@@ -87,10 +87,12 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 		return cmdSweep(ctx, args[1:], stdout, stderr)
 	case "report":
 		return cmdReport(ctx, args[1:], stdout, stderr)
+	case "plan":
+		return cmdPlan(ctx, args[1:], stdout, stderr) // cli_plan.go
 	case "serve":
 		return cmdServe(ctx, args[1:], stdout, stderr) // the browser lab: serve.go
 	}
-	return usagef("unknown command %q (allowed: run, sweep, report, serve, version, help)", args[0])
+	return usagef("unknown command %q (allowed: run, sweep, plan, report, serve, version, help)", args[0])
 }
 
 func help(args []string, stdout io.Writer) error {
@@ -105,10 +107,12 @@ func help(args []string, stdout io.Writer) error {
 		fmt.Fprint(stdout, usageSweep())
 	case "report":
 		fmt.Fprint(stdout, usageReport)
+	case "plan":
+		fmt.Fprint(stdout, usagePlan)
 	case "serve":
 		fmt.Fprint(stdout, usageServe) // serve.go
 	default:
-		return usagef("help %q: unknown command (allowed: run, sweep, report, serve)", args[0])
+		return usagef("help %q: unknown command (allowed: run, sweep, plan, report, serve)", args[0])
 	}
 	return nil
 }
@@ -734,6 +738,7 @@ const usage = `packlab — a tuning lab for memory-dense, sharded hash maps
 Usage:
   packlab run [flags]           measure layouts at one configuration
   packlab sweep NAME [flags]    a scenario: seed-table, shards, types, growth, load-factor
+  packlab plan --rows N [flags] which layout, load factor and shards for N rows in a budget
   packlab report [flags]        an HTML report (or a markdown table) of saved results
   packlab serve [flags]         the lab in a browser, on 127.0.0.1 ('packlab serve -h')
   packlab version               print the version

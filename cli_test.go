@@ -104,8 +104,17 @@ func TestBadInput(t *testing.T) {
 		{[]string{"sweep"}, "sweep: which one? (allowed: seed-table, shards, types, growth, load-factor)"},
 		{[]string{"sweep", "shards", "--shards", "4"}, "--shards 4: the shards sweep sets the shard count itself (allowed: --max-shards N)"},
 		{[]string{"sweep", "growth", "--max-shards", "4"}, "--max-shards 4: applies only to the shards sweep (allowed: sweep shards)"},
-		{[]string{"frobnicate"}, `unknown command "frobnicate" (allowed: run, sweep, report, serve, version, help)`},
-		{[]string{"help", "frob"}, `help "frob": unknown command (allowed: run, sweep, report, serve)`},
+		{[]string{"plan"}, "plan: --rows is missing (allowed: a whole number of rows from 1 to 2^62, e.g. --rows 1e9)"},
+		{[]string{"plan", "--rows", "0"}, "--rows 0: not positive " + rowsAllowed},
+		{[]string{"plan", "--rows", "1e9", "--memory", "12QB"}, `--memory 12QB: unknown unit "QB" (allowed: a size such as 24GiB, 512MiB, 1.5TiB, 32GB or 1073741824 (bytes))`},
+		{[]string{"plan", "--rows", "1e9", "--memory", "1KiB"}, "--memory 1KiB: too small (allowed: at least 1MiB, e.g. 24GiB, 512MiB, 1.5TiB)"},
+		{[]string{"plan", "--rows", "1e9", "--workload", "both"}, "--workload both: unknown (allowed: read (read-heavy) or load (load-heavy))"},
+		{[]string{"plan", "--rows", "1e9", "--threads", "0"}, "--threads 0: out of range (allowed: 1 to 256)"},
+		{[]string{"plan", "--rows", "1e9", "--key", "UInt7"}, "--key UInt7: unknown type " + types},
+		{[]string{"plan", "--rows", "1e9", "--format", "xml"}, "--format xml: unknown format (allowed: table, markdown, csv, json)"},
+		{[]string{"plan", "--rows", "1e9", "--calibrate", "--no-calibrate"}, "--calibrate and --no-calibrate: contradict each other (allowed: one of them)"},
+		{[]string{"frobnicate"}, `unknown command "frobnicate" (allowed: run, sweep, plan, report, serve, version, help)`},
+		{[]string{"help", "frob"}, `help "frob": unknown command (allowed: run, sweep, plan, report, serve)`},
 	}
 	for _, c := range cases {
 		args := append(append([]string(nil), c.args...), "--results", results)
@@ -432,5 +441,85 @@ func TestInterrupt(t *testing.T) {
 				t.Errorf("process %s outlived packlab: %s", pid, stat)
 			}
 		}
+	}
+}
+
+// TestPlanIssueTargets is issue 12's: for 1e9 <UInt64,UInt16> the plan's
+// steady memory of hashed and packed at max load factor 0.5 is within 10 %
+// of ClickHouse's 35 GiB and 20 GiB, the packed peak is the last growth's
+// old + new slab (1.5x); with --memory 24GiB the answer's peak fits and the
+// layouts ruled out are named with why; 1e12 rows are answered in under a
+// second from the saved calibration.
+func TestPlanIssueTargets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("calibrates this machine: every layout at 2e6 rows")
+	}
+	dir := t.TempDir()
+	stdout, stderr, err := packlab(t, "plan", "--rows", "1e9", "--key", "UInt64", "--value", "UInt16", "--format", "json", "--results", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr, "packlab: calibrating this machine") {
+		t.Errorf("stderr %q does not say it calibrates", stderr)
+	}
+	var cands []experiments.Candidate
+	if err := json.Unmarshal([]byte(stdout), &cands); err != nil {
+		t.Fatalf("not a JSON array of candidates: %v\n%s", err, stdout)
+	}
+	const gib = 1 << 30
+	seed := map[string]float64{"hashed": 35 * gib, "packed": 20 * gib}
+	for _, c := range cands {
+		want, ok := seed[c.Layout]
+		if !ok || c.Shards != 1 || c.MaxLoadFactor != 0.5 {
+			continue
+		}
+		delete(seed, c.Layout)
+		t.Logf("%s MLF 0.5: steady %s (ClickHouse: %s), peak %s", c.Layout, experiments.FormatBytes(c.SteadyBytes), experiments.FormatBytes(int64(want)), experiments.FormatBytes(c.PeakBytes))
+		if r := float64(c.SteadyBytes) / want; r < 0.9 || r > 1.1 {
+			t.Errorf("%s MLF 0.5 at 1e9: steady %s is %.3fx ClickHouse's %s, want within 10 %%", c.Layout, experiments.FormatBytes(c.SteadyBytes), r, experiments.FormatBytes(int64(want)))
+		}
+		if c.Layout == "packed" {
+			// 2^31 cells of 10 bytes, grown from 2^30: both alive at the peak.
+			slabs := float64((1<<31 + 1<<30) * 10)
+			if r := float64(c.PeakBytes) / (slabs * c.PeakOverhead); r < 1 || r > 1.01 {
+				t.Errorf("packed peak %d is %.4fx the last growth's two slabs (%.0f bytes) x the measured peak overhead %.3f", c.PeakBytes, r, slabs, c.PeakOverhead)
+			}
+		}
+	}
+	if len(seed) > 0 {
+		t.Errorf("no SHARDS 1 MLF 0.5 candidate for %v", seed)
+	}
+
+	// The budget: saved results now, so no calibration.
+	stdout, stderr, err = packlab(t, "plan", "--rows", "1e9", "--memory", "24GiB", "--results", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(stderr, "calibrating") {
+		t.Errorf("calibrated again although the results were saved: %q", stderr)
+	}
+	for _, want := range []string{"Answer: ", "CREATE DICTIONARY dict", "core.Load(ctx, src, core.LoadConfig{", "Ruled out:", "hashed: every setup's peak is above 24.0 GiB"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("plan --memory 24GiB does not say %q:\n%s", want, stdout)
+		}
+	}
+	stdout, _, err = packlab(t, "plan", "--rows", "1e9", "--memory", "24GiB", "--format", "json", "--results", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cands = nil
+	if err := json.Unmarshal([]byte(stdout), &cands); err != nil {
+		t.Fatal(err)
+	}
+	if b := cands[0]; b.Rank != 1 || !b.Fits || b.PeakBytes > 24*gib || b.Why == "" || b.CreateDictionary == "" {
+		t.Errorf("24 GiB: rank 1 is %+v, want a setup whose peak fits, with why and the CREATE DICTIONARY", b)
+	}
+
+	start := time.Now()
+	if _, _, err := packlab(t, "plan", "--rows", "1e12", "--format", "json", "--results", dir); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("plan --rows 1e12 took %v, want under 1 s", d)
 	}
 }

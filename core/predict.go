@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"sync"
 	"unsafe"
 )
 
@@ -96,8 +97,8 @@ func Predict(layout Layout, key, value Type, distinct int64, opt Options, shards
 			cell = int64(PairBytes(key, value))
 		}
 		g := newGrower(opt.mlf(), dictionaryFastDegree)
+		header := emptyBytes(layout, key, value) - saturate(g.cells())*cell
 		final, prev := g.cellsFor(uint64(n))
-		header := int64(unsafe.Sizeof(Hashed[U128, U128]{}))
 		p.BucketCount = saturate(final)
 		p.FinalBytes = SaturatingAdd(SaturatingMul(saturate(final), cell), header)
 		p.GrowthBytes = SaturatingMul(saturate(prev), cell)
@@ -130,6 +131,7 @@ func Predict(layout Layout, key, value Type, distinct int64, opt Options, shards
 	case LayoutHashedArray:
 		cell := int64(paddedCell(key.Size, key.Align, 8, 8))
 		g := newGrower(DefaultMaxLoadFactor, hashMapFastDegree)
+		header := emptyBytes(layout, key, value) - saturate(g.cells())*cell
 		final, prev := g.cellsFor(uint64(n))
 		vals := int64(podArrayInitialBytes / value.Size)
 		prevVals := int64(0)
@@ -141,7 +143,7 @@ func Predict(layout Layout, key, value Type, distinct int64, opt Options, shards
 		}
 		size := int64(value.Size)
 		p.BucketCount = saturate(final)
-		p.FinalBytes = SaturatingAdd(SaturatingAdd(SaturatingMul(saturate(final), cell), SaturatingMul(vals, size)), 256)
+		p.FinalBytes = SaturatingAdd(SaturatingAdd(SaturatingMul(saturate(final), cell), SaturatingMul(vals, size)), header)
 		p.GrowthBytes = max(SaturatingMul(saturate(prev), cell), SaturatingMul(prevVals, size))
 	case LayoutGoMap:
 		// A swiss map's table doubles up to 1024 slots, then splits when 7/8
@@ -183,4 +185,60 @@ func Predict(layout Layout, key, value Type, distinct int64, opt Options, shards
 	p.PeakBytes = SaturatingMul(shardPeak, s)
 	p.Saturated = p.PeakBytes == math.MaxInt64 || p.BucketCount == math.MaxInt64
 	return p, nil
+}
+
+// emptyBytes is bytes_allocated of an empty table of layout l for
+// <key,value>, as the table itself computes it: what Predict adds to the
+// cells it works out (the header, the zero-key cell) so that its figure for
+// the computed layouts is exact, whatever their headers hold. One small
+// empty table per layout and pair of sizes is built, once.
+func emptyBytes(l Layout, key, value Type) int64 {
+	k := emptyKey{l, key.Size, value.Size}
+	if b, ok := emptyCache.Load(k); ok {
+		return b.(int64)
+	}
+	var b int64
+	switch key.Size {
+	case 1:
+		b = emptyBytesV[uint8](l, value)
+	case 2:
+		b = emptyBytesV[uint16](l, value)
+	case 4:
+		b = emptyBytesV[uint32](l, value)
+	case 8:
+		b = emptyBytesV[uint64](l, value)
+	default:
+		b = emptyBytesV[U128](l, value)
+	}
+	emptyCache.Store(k, b)
+	return b
+}
+
+type emptyKey struct {
+	l                  Layout
+	keySize, valueSize int
+}
+
+var emptyCache sync.Map // emptyKey -> int64
+
+func emptyBytesV[K Bits](l Layout, value Type) int64 {
+	switch value.Size {
+	case 1:
+		return emptyOf[K, uint8](l)
+	case 2:
+		return emptyOf[K, uint16](l)
+	case 4:
+		return emptyOf[K, uint32](l)
+	case 8:
+		return emptyOf[K, uint64](l)
+	}
+	return emptyOf[K, U128](l)
+}
+
+func emptyOf[K, V Bits](l Layout) int64 {
+	m, err := New[K, V](l, Options{})
+	if err != nil {
+		return 0
+	}
+	return m.Stats().BytesAllocated
 }

@@ -149,22 +149,28 @@ func allocatorFactor(l core.Layout) float64 {
 // split; a file source adds its read and decompression buffers. A source
 // smaller than a block only ever fills that many rows.
 func loaderBytes(p parsedConfig, rows int64) int64 {
-	row := int64(p.key.Size + p.value.Size)
-	block := int64(cmp.Or(p.BlockRows, core.DefaultBlockRows))
-	shards := int64(p.Shards)
-	sub := (block + shards - 1) / shards
-	if shards == 1 {
+	return loaderBytesFor(p.key, p.value, p.Shards, p.BlockRows, rows, !p.spec.IsSynthetic())
+}
+
+// loaderBytesFor is loaderBytes for a load of rows <key,value> rows into
+// shards shards, blockRows at a time (0: the default), from a file or not.
+func loaderBytesFor(key, value core.Type, shards, blockRows int, rows int64, file bool) int64 {
+	row := int64(key.Size + value.Size)
+	block := int64(cmp.Or(blockRows, core.DefaultBlockRows))
+	n := int64(shards)
+	sub := (block + n - 1) / n
+	if n == 1 {
 		sub = block
 	}
 	perShard := int64(core.DefaultBacklog+2) * sub
 	if rows >= 0 {
-		perShard = min(perShard, (rows+shards-1)/shards+sub)
+		perShard = min(perShard, (rows+n-1)/n+sub)
 	}
-	b := shards * perShard * row
-	if shards > 1 {
+	b := n * perShard * row
+	if n > 1 {
 		b += min(block, max(rows, 0)) * row
 	}
-	if !p.spec.IsSynthetic() {
+	if file {
 		b += 1 << 20
 	}
 	return b

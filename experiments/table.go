@@ -26,9 +26,9 @@ func Formats() []string { return []string{"table", "markdown", "csv", "json"} }
 func WriteTable(w io.Writer, results []Result, format string) error {
 	switch strings.ToLower(strings.TrimSpace(format)) {
 	case "table":
-		return writeText(w, results)
+		return writeHuman(w, results, false)
 	case "markdown":
-		return writeMarkdown(w, results)
+		return writeHuman(w, results, true)
 	case "csv":
 		return writeCSV(w, results)
 	case "json":
@@ -97,50 +97,81 @@ func humanCells(results []Result) (header []string, rows [][]string) {
 	return header, rows
 }
 
-func writeText(w io.Writer, results []Result) error {
+// writeHuman writes results as aligned text for a terminal, or (md) as a
+// markdown table.
+func writeHuman(w io.Writer, results []Result, md bool) error {
 	header, rows := humanCells(results)
-	for _, row := range rows {
-		for j := range row {
-			row[j] = TerminalText(row[j])
+	var b strings.Builder
+	writeGrid(&b, header, humanNumeric(), rows, md)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeGrid draws a header and rows as aligned text, every cell through
+// TerminalText, or (md) as a markdown table, every cell through
+// markdownText; numeric columns are right-aligned.
+func writeGrid(b *strings.Builder, header []string, numeric []bool, rows [][]string, md bool) {
+	clean := make([][]string, len(rows))
+	for i, row := range rows {
+		clean[i] = make([]string, len(row))
+		for j, c := range row {
+			if md {
+				clean[i][j] = markdownText(c)
+			} else {
+				clean[i][j] = TerminalText(c)
+			}
 		}
 	}
+	if md {
+		writeMarkdownGrid(b, header, numeric, clean)
+	} else {
+		writeTextGrid(b, header, numeric, clean)
+	}
+}
+
+// humanNumeric says which columns of humanCells are right-aligned.
+func humanNumeric() []bool {
+	n := make([]bool, len(humanColumns))
+	for i, c := range humanColumns {
+		n[i] = c.numeric
+	}
+	return n
+}
+
+// writeTextGrid draws a header and rows as aligned text, numeric columns
+// right-aligned; cells are written as they are (escape them first).
+func writeTextGrid(b *strings.Builder, header []string, numeric []bool, rows [][]string) {
 	width := make([]int, len(header))
 	for _, row := range append([][]string{header}, rows...) {
 		for j, cell := range row {
 			width[j] = max(width[j], utf8.RuneCountInString(cell))
 		}
 	}
-	var b strings.Builder
-	line := func(row []string) {
+	for _, row := range append([][]string{header}, rows...) {
 		for j, cell := range row {
 			pad := strings.Repeat(" ", width[j]-utf8.RuneCountInString(cell))
 			if j > 0 {
 				b.WriteString("  ")
 			}
-			if humanColumns[j].numeric {
+			switch {
+			case numeric[j]:
 				b.WriteString(pad + cell)
-			} else if j < len(row)-1 {
+			case j < len(row)-1:
 				b.WriteString(cell + pad)
-			} else {
+			default:
 				b.WriteString(cell)
 			}
 		}
 		b.WriteByte('\n')
 	}
-	line(header)
-	for _, row := range rows {
-		line(row)
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
-func writeMarkdown(w io.Writer, results []Result) error {
-	header, rows := humanCells(results)
-	var b strings.Builder
+// writeMarkdownGrid draws a header and rows as a markdown table; cells are
+// written as they are (escape them with markdownText first).
+func writeMarkdownGrid(b *strings.Builder, header []string, numeric []bool, rows [][]string) {
 	b.WriteString("| " + strings.Join(header, " | ") + " |\n|")
-	for _, c := range humanColumns {
-		if c.numeric {
+	for _, n := range numeric {
+		if n {
 			b.WriteString("---:|")
 		} else {
 			b.WriteString("---|")
@@ -148,13 +179,8 @@ func writeMarkdown(w io.Writer, results []Result) error {
 	}
 	b.WriteByte('\n')
 	for _, row := range rows {
-		for j := range row {
-			row[j] = markdownText(row[j])
-		}
 		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 // TerminalText is s with every character that a terminal would act on

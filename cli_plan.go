@@ -1,0 +1,165 @@
+package main
+
+// packlab plan: the planner on the command line (experiments/plan.go).
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/packlab/packlab/experiments"
+)
+
+func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
+	var (
+		req        experiments.PlanRequest
+		format     = "table"
+		resultsDir string
+		noCal      bool
+		recal      bool
+		noSave     bool
+		rowsGiven  bool
+	)
+	fs.Func("rows", "rows", func(s string) error {
+		n, err := experiments.ParseRows(s)
+		req.Rows, rowsGiven = n, true
+		return err
+	})
+	fs.StringVar(&req.Key, "key", "", "key type")
+	fs.StringVar(&req.Value, "value", "", "value type")
+	fs.Func("memory", "memory budget", func(s string) error {
+		n, err := experiments.ParseMemory(s)
+		req.MemoryBytes = n
+		return err
+	})
+	fs.Func("threads", "loader threads", func(s string) error {
+		return intFlag("--threads", s, 1, experiments.MaxThreads, &req.Threads)
+	})
+	fs.StringVar(&req.Workload, "workload", "", "read or load")
+	fs.StringVar(&format, "format", "table", "output format")
+	fs.StringVar(&resultsDir, "results", "", "results folder")
+	fs.BoolVar(&noCal, "no-calibrate", false, "use saved results only")
+	fs.BoolVar(&recal, "calibrate", false, "measure this machine again")
+	fs.BoolVar(&noSave, "no-save", false, "do not save the calibration's results")
+	if err := parseFlags(fs, "plan", args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, usagePlan)
+			return nil
+		}
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("plan: unexpected argument %q (flags start with --; run 'packlab help plan')", fs.Arg(0))
+	}
+	if !rowsGiven {
+		return usagef("plan: --rows is missing (allowed: a whole number of rows from 1 to 2^62, e.g. --rows 1e9)")
+	}
+	if noCal && recal {
+		return usagef("--calibrate and --no-calibrate: contradict each other (allowed: one of them)")
+	}
+	if err := checkFormat(format, experiments.Formats()); err != nil {
+		return err
+	}
+	if err := req.Validate(); err != nil {
+		return err
+	}
+	store, err := experiments.OpenStore(resultsDir)
+	if err != nil {
+		return err
+	}
+	history, problems, err := store.ListContext(ctx)
+	if err != nil {
+		return err
+	}
+	for _, p := range problems {
+		fmt.Fprintln(stderr, "packlab: skipped", oneLine(p))
+	}
+	machine := experiments.ThisMachine(ctx)
+	if !noCal {
+		known := history
+		if recal {
+			known = nil
+		}
+		cfgs, err := experiments.CalibrationConfigs(req, known, machine.Cores)
+		if err != nil {
+			return err
+		}
+		if len(cfgs) > 0 {
+			measured, err := calibrate(ctx, cfgs, store, noSave, stderr)
+			history = append(history, measured...)
+			if err != nil {
+				return fmt.Errorf("calibrating: %w", err)
+			}
+			machine = experiments.ThisMachine(ctx)
+		}
+	}
+	plan, err := experiments.MakePlan(req, history, machine)
+	if err != nil {
+		return err
+	}
+	return experiments.WritePlan(stdout, plan, format)
+}
+
+// calibrate runs the planner's calibration, saying on stderr what it
+// measures and how long it took, and saves the results unless noSave.
+func calibrate(ctx context.Context, cfgs []experiments.Config, store *experiments.Store, noSave bool, stderr io.Writer) ([]experiments.Result, error) {
+	var what []string
+	for i, c := range cfgs {
+		switch {
+		case c.Shards > 1 && i > 0 && cfgs[i-1].Shards <= 1:
+			what[len(what)-1] = fmt.Sprintf("%s at 1 and %d shards", strings.Join(c.Layouts, ", "), c.Shards)
+		case c.Shards > 1:
+			what = append(what, fmt.Sprintf("%s at %d shards", strings.Join(c.Layouts, ", "), c.Shards))
+		default:
+			what = append(what, strings.Join(c.Layouts, ", "))
+		}
+	}
+	fmt.Fprintf(stderr, "packlab: calibrating this machine: %s, %s rows each (seconds; saved results are used next time)\n",
+		strings.Join(what, "; "), experiments.FormatRows(experiments.CalibrationRows))
+	start := time.Now()
+	bar := newProgressBar(stderr)
+	results, err := experiments.Calibrate(ctx, cfgs, experiments.RunOptions{Progress: bar.update, OnResult: func(r experiments.Result) error {
+		bar.clear()
+		if noSave {
+			return nil
+		}
+		return store.Save(r)
+	}})
+	bar.clear()
+	if err == nil {
+		fmt.Fprintf(stderr, "packlab: calibrated in %.1f s\n", time.Since(start).Seconds())
+	}
+	return results, err
+}
+
+const usagePlan = `packlab plan [flags] — which layout, load factor and shard count, before loading a row
+
+  --rows N              rows (distinct keys) to hold: 1000, 1e9, 1B, 1T ... up to 2^62 (required)
+  --key TYPE            key type (default UInt64)
+  --value TYPE          value type (default UInt16)
+  --memory SIZE         the memory budget: 24GiB, 512MiB, 32GB (default: what this
+                        machine has available now)
+  --threads N           threads the load may use, 1 to 256 (default: this machine's cores)
+  --workload W          read (read-heavy: rank by read speed; default) or load
+                        (load-heavy: rank by load time)
+  --format F            table, markdown, csv, json (an array of every setup, best first)
+
+Every layout, every max load factor worth showing and SHARDS 1, 2, 4 ... 128
+is predicted by core.Predict (no table is allocated): steady bytes, the peak
+during the load (every shard grows at once), bytes per pair, and load and read
+time from speeds measured on this machine. The answer: the best setup whose peak
+fits the budget, why, its ClickHouse CREATE DICTIONARY and its Go code.
+
+Speeds come from saved results (one shard, random keys, these key and value
+sizes). What is missing is measured first by a calibration run of a few seconds
+(2M rows per layout, each in its own process), saved like any run:
+  --no-calibrate        use saved results only (a layout with none shows no times)
+  --calibrate           measure again even when saved results exist
+  --no-save             do not save the calibration's results
+  --results DIR         results folder (default as for run)
+`

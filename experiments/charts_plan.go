@@ -1,0 +1,180 @@
+package experiments
+
+// The planner's chart: memory against rows from 10^3 to 10^10 for every
+// layout at its best setup, predicted by core.Predict, with the runs
+// measured here as points and the budget as a line.
+
+import (
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+	"github.com/go-echarts/go-echarts/v2/types"
+
+	"github.com/packlab/packlab/core"
+)
+
+// PlanChartKind is the kind of PlanChart's chart.
+const PlanChartKind = "plan-memory"
+
+// planChartRows is the x range the chart always shows.
+const planChartMinRows, planChartMaxRows = 1e3, 1e10
+
+// PlanChart draws, for every layout, the steady memory of its best setup in
+// plan (its max load factor and shard count) against rows on log axes:
+// predicted (solid), with every growth step drawn as a vertical jump, so
+// the power-of-two sawtooth shows; the recommended setup's peak (dashed);
+// the RSS of runs measured here with the same types and load factor
+// (points); the budget (a red line) and the rows asked (a marker).
+func PlanChart(plan Plan, history []Result) (Chart, error) {
+	const kind, title = PlanChartKind, "Memory against rows"
+	best := plan.Best()
+	if best == nil {
+		return Chart{}, noData(kind, "an empty plan")
+	}
+	key, _ := core.ParseType(plan.Request.Key)
+	value, _ := core.ParseType(plan.Request.Value)
+	hi := max(planChartMaxRows, float64(plan.Request.Rows))
+	// Each layout's best setup: the first candidate of the layout by rank.
+	var setups []Candidate
+	seen := map[string]bool{}
+	for _, c := range plan.Candidates {
+		if !seen[c.Layout] {
+			seen[c.Layout] = true
+			setups = append(setups, c)
+		}
+	}
+	sort.SliceStable(setups, func(i, j int) bool { return layoutIndex(setups[i].Layout) < layoutIndex(setups[j].Layout) })
+
+	type curve struct {
+		name, color, dash string
+		pts               [][2]float64 // rows, bytes
+	}
+	var curves []curve
+	maxBytes := float64(plan.BudgetBytes)
+	for i, c := range setups {
+		color := palette[i%len(palette)]
+		mlf := 0.0
+		if c.followsMLF {
+			mlf = c.MaxLoadFactor
+		}
+		steady := func(n int64) (float64, float64, bool) {
+			pr, err := core.Predict(core.Layout(c.Layout), key, value, n, core.Options{MaxLoadFactor: mlf}, c.Shards)
+			if err != nil {
+				return 0, 0, false
+			}
+			tables := core.SaturatingAdd(pr.FinalBytes, core.SaturatingMul(int64(c.GrowingAtOnce), pr.GrowthBytes))
+			return float64(scaleBytes(pr.FinalBytes, c.Overhead)), float64(scaleBytes(tables, c.Overhead)), true
+		}
+		var line, peak [][2]float64
+		for _, n := range sawtoothRows(planChartMinRows, hi, func(n int64) int64 {
+			pr, _ := core.Predict(core.Layout(c.Layout), key, value, n, core.Options{MaxLoadFactor: mlf}, c.Shards)
+			return pr.BucketCount
+		}) {
+			s, p, ok := steady(n)
+			if !ok {
+				continue
+			}
+			line = append(line, [2]float64{float64(n), s})
+			peak = append(peak, [2]float64{float64(n), p})
+			maxBytes = max(maxBytes, p)
+		}
+		curves = append(curves, curve{setupName(c) + " steady", color, "solid", line})
+		if c.Rank == best.Rank {
+			curves = append(curves, curve{setupName(c) + " peak", color, "dashed", peak})
+		}
+	}
+	u := bytesUnit(maxBytes)
+
+	notes := []string{"predicted by core.Predict x the overhead measured here; each step is a growth (cells x2, or x4 below 2^19)",
+		"points: RSS measured here (same types and load factor); red: the budget; ◆: the rows asked"}
+	line := charts.NewLine()
+	line.SetGlobalOptions(baseOptions(kind, title, notes)...)
+	line.SetGlobalOptions(
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "log", Name: "rows", NameLocation: "middle", NameGap: 30, Min: planChartMinRows, Max: hi}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "log", Name: u.name, AxisLabel: &opts.AxisLabel{Formatter: types.FuncStr("{value} " + u.name)}}),
+	)
+	point := func(x, y float64) opts.LineData { return opts.LineData{Value: []any{x, num(y/u.div, 6)}} }
+	for _, c := range curves {
+		data := make([]opts.LineData, len(c.pts))
+		for i, p := range c.pts {
+			data[i] = point(p[0], p[1])
+		}
+		line.AddSeries(c.name, data, charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}),
+			charts.WithItemStyleOpts(opts.ItemStyle{Color: c.color}),
+			charts.WithLineStyleOpts(opts.LineStyle{Color: c.color, Type: c.dash, Width: 2}))
+	}
+	line.AddSeries("budget "+FormatBytes(plan.BudgetBytes),
+		[]opts.LineData{point(planChartMinRows, float64(plan.BudgetBytes)), point(hi, float64(plan.BudgetBytes))},
+		charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}),
+		charts.WithItemStyleOpts(opts.ItemStyle{Color: "#d62728"}),
+		charts.WithLineStyleOpts(opts.LineStyle{Color: "#d62728", Type: "dashed", Width: 2}))
+
+	sc := charts.NewScatter()
+	for i, c := range setups {
+		var pts []opts.ScatterData
+		for _, r := range history {
+			if r.Layout == c.Layout && r.KeyType == c.KeyType && r.ValueType == c.ValueType && r.RSSBytes > 0 && r.Rows > 0 &&
+				r.MaxLoadFactor == c.MaxLoadFactor && r.Runtime == runtimeName() {
+				pts = append(pts, opts.ScatterData{Value: []any{r.Rows, num(float64(r.RSSBytes)/u.div, 6)}})
+			}
+		}
+		if len(pts) > 0 {
+			sc.AddSeries(c.Layout+" measured RSS", pts, charts.WithItemStyleOpts(opts.ItemStyle{Color: palette[i%len(palette)]}))
+		}
+	}
+	sc.AddSeries("asked: "+FormatRows(plan.Request.Rows)+" rows, "+setupName(*best),
+		[]opts.ScatterData{{Value: []any{plan.Request.Rows, num(float64(best.SteadyBytes)/u.div, 6)}, Symbol: "diamond", SymbolSize: 14}},
+		charts.WithItemStyleOpts(opts.ItemStyle{Color: "#222222"}))
+	line.Overlap(sc)
+	return finish(kind, title, line, optionVisitor{})
+}
+
+// layoutIndex is a layout's place in core.Layouts().
+func layoutIndex(name string) int {
+	for i, l := range core.Layouts() {
+		if string(l) == name {
+			return i
+		}
+	}
+	return len(core.Layouts())
+}
+
+// sawtoothRows are row counts from lo to hi for a line of a table's
+// memory: 24 per decade, plus, wherever cells(n) changes between two of
+// them, the last count before the change and the first after it (found by
+// bisection), so each growth draws as a vertical step.
+func sawtoothRows(lo, hi float64, cells func(int64) int64) []int64 {
+	var base []int64
+	for x := lo; x < hi*1.0001; x *= math.Pow(10, 1.0/24) {
+		base = append(base, int64(math.Round(x)))
+	}
+	if last := int64(hi); base[len(base)-1] != last {
+		base = append(base, last)
+	}
+	out := []int64{base[0]}
+	for i := 1; i < len(base); i++ {
+		a, b := base[i-1], base[i]
+		ca, cb := cells(a), cells(b)
+		for ca != cb && a+1 < b {
+			// find the first n in (a, b] with cells(n) != ca
+			l, h := a, b
+			for l+1 < h {
+				m := l + (h-l)/2
+				if cells(m) == ca {
+					l = m
+				} else {
+					h = m
+				}
+			}
+			out = append(out, l, h)
+			a, ca = h, cells(h)
+		}
+		out = append(out, b)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}

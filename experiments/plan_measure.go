@@ -1,0 +1,255 @@
+package experiments
+
+// What the planner takes from this machine's measurements: per layout, one
+// shard's load and read speed and the RSS overhead over the computed bytes;
+// for the loader, the gain of each extra parallel worker and the producer's
+// ceiling. All of it comes from saved results; Calibrate makes the ones
+// that are missing, with short runs at CalibrationRows.
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/packlab/packlab/core"
+)
+
+// CalibrationRows is the size of the planner's calibration runs: tables of
+// 32 to 70 MiB for <UInt64,UInt16>, past the CPU's caches (at 1e6 rows the
+// tables still partly fit, and reads ran 2-3x faster than at 2e6 here), each
+// loaded and read in about a second.
+const CalibrationRows = 2_000_000
+
+// planMinRows is the smallest measured run the planner takes speeds and
+// overhead from: below it a run is mostly the runtime and the caches.
+const planMinRows = 100_000
+
+// Measure is one layout's measurements as the planner uses them.
+type Measure struct {
+	Layout            string  `json:"layout"`
+	Rows              int64   `json:"rows"`                 // the size the speeds were measured at; 0 = no speed measured
+	LoadRowsPerSecond float64 `json:"load_rows_per_second"` // one shard
+	ReadRowsPerSecond float64 `json:"read_rows_per_second"`
+	LoadFactor        float64 `json:"load_factor"`       // of the measured table: the read model's reference
+	Overhead          float64 `json:"overhead"`          // rss_bytes / bytes_allocated, at least 1
+	PeakOverhead      float64 `json:"peak_overhead"`     // peak_rss_bytes / the predicted peak (tables + loader), at least 1
+	OverheadMeasured  bool    `json:"overhead_measured"` // false: the memory guard's cautious bound for both
+	From              string  `json:"from"`              // the result ids the figures come from
+}
+
+// Scaling is what several shards add to a load, as measured here.
+type Scaling struct {
+	Efficiency            float64 `json:"efficiency"`               // each extra parallel worker adds this share of one worker's speed; 0 = not measured
+	ProducerRowsPerSecond float64 `json:"producer_rows_per_second"` // rows/s the producer reads and splits: the ceiling; 0 = not measured
+	From                  string  `json:"from"`
+}
+
+// loadRate is the load speed of shards shards on threads threads, from one
+// shard's rate r1: each extra worker that has a thread adds Efficiency of
+// r1, up to the producer's ceiling.
+func (s Scaling) loadRate(r1 float64, shards, threads int) float64 {
+	p := max(min(shards, threads), 1)
+	rate := r1 * (1 + float64(p-1)*s.Efficiency)
+	if shards > 1 && s.ProducerRowsPerSecond > 0 {
+		rate = min(rate, max(s.ProducerRowsPerSecond, r1))
+	}
+	return rate
+}
+
+// plannable reports whether a saved result can speak for this machine's
+// speed: measured here (this runtime), from distinct random keys, with the
+// loader's default knobs, large enough.
+func plannable(r Result) bool {
+	return r.Runtime == runtimeName() && r.Source == string(core.SourceRandom) && r.Rows >= planMinRows &&
+		r.LoadRowsPerSecond > 0 && shardSelectOf(r) == string(core.ShardSelectAuto) && blockRowsOf(r) == core.DefaultBlockRows
+}
+
+// sameSizes reports whether r's key and value types have the sizes of p's:
+// the tables see only bits, so a <Int64,Date> run speaks for <UInt64,UInt16>.
+func sameSizes(r Result, p parsedPlan) bool {
+	k, err1 := core.ParseType(r.KeyType)
+	v, err2 := core.ParseType(r.ValueType)
+	return err1 == nil && err2 == nil && k.Size == p.key.Size && v.Size == p.value.Size
+}
+
+// measuresFrom picks, for every layout, the measurements of history that
+// speak for p: a one-shard run of the same types (or the same sizes), the
+// largest, then the newest; and the overhead of the newest large isolated
+// run of the layout.
+func measuresFrom(history []Result, p parsedPlan) map[core.Layout]Measure {
+	out := map[core.Layout]Measure{}
+	for _, l := range core.Layouts() {
+		m := Measure{Layout: string(l), Overhead: allocatorFactor(l), PeakOverhead: allocatorFactor(l)}
+		exact := func(r *Result) bool { return r.KeyType == p.key.Name && r.ValueType == p.value.Name }
+		better := func(a, b *Result) bool {
+			if exact(a) != exact(b) {
+				return exact(a)
+			}
+			if a.Rows != b.Rows {
+				return a.Rows > b.Rows
+			}
+			return a.ID > b.ID
+		}
+		var best *Result
+		for i := range history {
+			r := &history[i]
+			if r.Layout == string(l) && r.Shards == 1 && plannable(*r) && sameSizes(*r, p) && (best == nil || better(r, best)) {
+				best = r
+			}
+		}
+		if best != nil {
+			m.Rows, m.LoadRowsPerSecond, m.ReadRowsPerSecond, m.LoadFactor = best.Rows, best.LoadRowsPerSecond, best.ReadRowsPerSecond, best.LoadFactor
+			m.From = best.ID
+		}
+		// Overhead: the speed run's, when it ran isolated; else the newest
+		// isolated run of the layout, any types.
+		memoryRun := func(r *Result) bool {
+			return r.Isolated && r.Runtime == runtimeName() && r.Rows >= planMinRows && r.RSSBytes > 0 && r.PeakRSSBytes > 0 && r.BytesAllocated > 0
+		}
+		ovh := best
+		if ovh == nil || !memoryRun(ovh) {
+			ovh = nil
+			for i := range history {
+				r := &history[i]
+				if r.Layout == string(l) && memoryRun(r) && (ovh == nil || r.ID > ovh.ID) {
+					ovh = r
+				}
+			}
+		}
+		if ovh != nil {
+			m.Overhead = max(1, float64(ovh.RSSBytes)/float64(ovh.BytesAllocated))
+			m.PeakOverhead = max(1, peakOverhead(*ovh))
+			m.OverheadMeasured = true
+			if ovh != best {
+				m.From = strings.TrimPrefix(m.From+"; overhead "+ovh.ID, "; ")
+			}
+		}
+		out[l] = m
+	}
+	return out
+}
+
+// peakOverhead is a result's measured peak over what the planner would
+// predict for it: the tables at their peak (every shard growing at once)
+// plus the loader's blocks; 0 when it cannot be predicted.
+func peakOverhead(r Result) float64 {
+	k, err1 := core.ParseType(r.KeyType)
+	v, err2 := core.ParseType(r.ValueType)
+	mlf := r.MaxLoadFactor
+	if !followsMaxLoadFactor(core.Layout(r.Layout), k, v) {
+		mlf = 0
+	}
+	pr, err3 := core.Predict(core.Layout(r.Layout), k, v, r.ElementCount, core.Options{MaxLoadFactor: mlf}, r.Shards)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return 0
+	}
+	want := core.SaturatingAdd(pr.PeakBytes, loaderBytesFor(k, v, r.Shards, r.BlockRows, r.Rows, !isSynthetic(r.Source)))
+	return float64(r.PeakRSSBytes) / float64(want)
+}
+
+// isSynthetic reports whether a result's source was a key generator.
+func isSynthetic(source string) bool {
+	spec, err := core.ParseSourceSpec(source)
+	return err == nil && spec.IsSynthetic()
+}
+
+// threadsOf is the threads a result's load had: recorded, or the host's cores.
+func threadsOf(r Result) int {
+	if r.Threads > 0 {
+		return r.Threads
+	}
+	return r.Host.CPUs
+}
+
+// scalingFrom finds the newest multi-shard run of history with a one-shard
+// run of the same layout, types and rows beside it (the nearest in time),
+// and works out what each extra worker added.
+func scalingFrom(history []Result) Scaling {
+	var best Scaling
+	bestID := ""
+	for _, rs := range history {
+		p := min(rs.Shards, threadsOf(rs))
+		if rs.Shards < 2 || p < 2 || !plannable(rs) || rs.ID <= bestID {
+			continue
+		}
+		var r1 *Result
+		for i := range history {
+			r := &history[i]
+			if r.Shards == 1 && plannable(*r) && r.Layout == rs.Layout && r.KeyType == rs.KeyType && r.ValueType == rs.ValueType &&
+				r.Rows == rs.Rows && r.MaxLoadFactor == rs.MaxLoadFactor && threadsOf(*r) == threadsOf(rs) &&
+				(r1 == nil || idDistance(r.ID, rs.ID) < idDistance(r1.ID, rs.ID)) {
+				r1 = r
+			}
+		}
+		if r1 == nil {
+			continue
+		}
+		e := (rs.LoadRowsPerSecond/r1.LoadRowsPerSecond - 1) / float64(p-1)
+		s := Scaling{Efficiency: min(max(e, 0), 1),
+			From: fmt.Sprintf("%s SHARDS %d against SHARDS 1, %s rows, %d threads (%s, %s)", rs.Layout, rs.Shards, FormatRows(rs.Rows), p, rs.ID, r1.ID)}
+		if busy := rs.Producer.ReadSeconds + rs.Producer.SplitSeconds; busy > 0 {
+			s.ProducerRowsPerSecond = float64(rs.Rows) / busy
+		}
+		best, bestID = s, rs.ID
+	}
+	return best
+}
+
+// idDistance orders result ids by how far apart in time they were made:
+// ids start with their time, so the length of the common prefix does.
+func idDistance(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return -n
+}
+
+// CalibrationConfigs are the runs that measure what history lacks for r on
+// a machine of the given cores: each layout with no speed for these types
+// (one shard, CalibrationRows random keys), and, when the load may use more
+// than one thread and no multi-shard load was measured, one layout at one
+// shard and at as many shards as threads, back to back. Nil: nothing is
+// missing.
+func CalibrationConfigs(r PlanRequest, history []Result, cores int) ([]Config, error) {
+	p, err := r.parse()
+	if err != nil {
+		return nil, err
+	}
+	ms := measuresFrom(history, p)
+	var missing []string
+	fastest, rate := core.Layouts()[0], 0.0
+	for _, l := range core.Layouts() {
+		if ms[l].LoadRowsPerSecond == 0 {
+			missing = append(missing, string(l))
+		} else if ms[l].LoadRowsPerSecond > rate {
+			fastest, rate = l, ms[l].LoadRowsPerSecond
+		}
+	}
+	base := Config{Key: p.key.Name, Value: p.value.Name, Rows: CalibrationRows, Seed: 1}
+	var cfgs []Config
+	if len(missing) > 0 {
+		c := base
+		c.Layouts = missing
+		cfgs = append(cfgs, c)
+	}
+	threads := min(cmp.Or(p.Threads, cores), cores)
+	if threads >= 2 && scalingFrom(history).From == "" {
+		one, many := base, base
+		one.Layouts, many.Layouts = []string{string(fastest)}, []string{string(fastest)}
+		many.Shards = min(threads, core.MaxShards)
+		cfgs = append(cfgs, one, many)
+	}
+	return cfgs, nil
+}
+
+// Calibrate measures cfgs (from CalibrationConfigs) as a job of runs, each
+// layout isolated unless the configs say otherwise, and returns the results.
+func Calibrate(ctx context.Context, cfgs []Config, ro RunOptions) ([]Result, error) {
+	runs, err := prepare(ctx, cfgs)
+	if err != nil {
+		return nil, err
+	}
+	return execute(ctx, runs, ro)
+}

@@ -1,0 +1,401 @@
+package experiments
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/packlab/packlab/core"
+)
+
+// machine24 is a 24 GiB, 2-core machine: this lab's.
+var machine24 = PlanMachine{AvailableBytes: 24 << 30, TotalBytes: 24 << 30, Cores: 2}
+
+func candidateOf(t *testing.T, plan Plan, layout string, shards int, mlf float64) Candidate {
+	t.Helper()
+	for _, c := range plan.Candidates {
+		if c.Layout == layout && c.Shards == shards && c.MaxLoadFactor == mlf {
+			return c
+		}
+	}
+	t.Fatalf("no candidate %s SHARDS %d MLF %v among %d", layout, shards, mlf, len(plan.Candidates))
+	return Candidate{}
+}
+
+// TestPlanEveryLayoutFromPredict: every layout of core.Layouts() is planned
+// at SHARDS 1, 2, 4 ... 128, its figures are core.Predict's (times the
+// overhead), and a layout with no ClickHouse name is marked packlab-only.
+func TestPlanEveryLayoutFromPredict(t *testing.T) {
+	plan, err := MakePlan(PlanRequest{Rows: 1e9}, nil, machine24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, v := core.MustType("UInt64"), core.MustType("UInt16")
+	for _, l := range core.Layouts() {
+		var shards []int
+		for _, c := range plan.Candidates {
+			if c.Layout != string(l) {
+				continue
+			}
+			if !slices.Contains(shards, c.Shards) {
+				shards = append(shards, c.Shards)
+			}
+			mlf := c.MaxLoadFactor
+			if !c.followsMLF {
+				mlf = 0
+			}
+			pr, err := core.Predict(l, k, v, 1e9, core.Options{MaxLoadFactor: mlf}, c.Shards)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantPeak := scaleBytes(pr.PeakBytes+c.LoaderBytes, c.PeakOverhead) // every shard growing at once
+			if c.BytesAllocated != pr.FinalBytes || c.BucketCount != pr.BucketCount || c.SteadyBytes != scaleBytes(pr.FinalBytes, c.Overhead) ||
+				math.Abs(float64(c.PeakBytes-wantPeak)) > 1 {
+				t.Errorf("%s: got bytes %d, buckets %d, steady %d, peak %d; want core.Predict's %d, %d, x%.3f, peak %d",
+					setupName(c), c.BytesAllocated, c.BucketCount, c.SteadyBytes, c.PeakBytes, pr.FinalBytes, pr.BucketCount, c.Overhead, wantPeak)
+			}
+			if c.GrowingAtOnce != c.Shards {
+				t.Errorf("%s: %d shards growing at once, want all %d", setupName(c), c.GrowingAtOnce, c.Shards)
+			}
+			if (l.ClickHouseName() == "") != (c.PacklabOnly && c.ClickHouseLayout == "") {
+				t.Errorf("%s: packlab_only %v, clickhouse_layout %q, but ClickHouseName() is %q", setupName(c), c.PacklabOnly, c.ClickHouseLayout, l.ClickHouseName())
+			}
+		}
+		slices.Sort(shards)
+		if !slices.Equal(shards, planShards) {
+			t.Errorf("%s: planned at shards %v, want %v", l, shards, planShards)
+		}
+	}
+}
+
+// TestPlanLoadFactorsWorthShowing: for 1e9 keys a load factor from 0.5 up
+// to 0.93 gives 2^31 cells, from 0.94 2^30: the plan shows 0.5 and 0.94,
+// the lowest of each, and nothing in between.
+func TestPlanLoadFactorsWorthShowing(t *testing.T) {
+	plan, err := MakePlan(PlanRequest{Rows: 1e9}, nil, machine24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mlfs []float64
+	for _, c := range plan.Candidates {
+		if c.Layout == "packed" && c.Shards == 1 {
+			mlfs = append(mlfs, c.MaxLoadFactor)
+		}
+	}
+	slices.Sort(mlfs)
+	if !slices.Equal(mlfs, []float64{0.5, 0.94}) {
+		t.Errorf("packed SHARDS 1 load factors %v, want [0.5 0.94]", mlfs)
+	}
+	if c := candidateOf(t, plan, "packed", 1, 0.94); c.BucketCount != 1<<30 {
+		t.Errorf("packed MLF 0.94: %d cells, want 2^30", c.BucketCount)
+	}
+}
+
+// TestPlanBudget: with 24 GiB and no speeds measured, the answer is the
+// setup with the least memory whose peak fits; a layout with no setup that
+// fits is named, with its smallest peak; with 1 GiB nothing fits and the
+// answer names the smallest setup and its peak.
+func TestPlanBudget(t *testing.T) {
+	plan, err := MakePlan(PlanRequest{Rows: 1e9, MemoryBytes: 24 << 30}, nil, machine24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := plan.Best()
+	if !best.Fits || best.PeakBytes > 24<<30 || best.Rank != 1 {
+		t.Fatalf("best %+v: want a setup whose peak fits in 24 GiB", best)
+	}
+	for _, c := range plan.Candidates {
+		if c.Fits && sizeClass(c.SteadyBytes) < sizeClass(best.SteadyBytes) {
+			t.Errorf("%s fits with steady %d, less than the answer's %d", setupName(c), c.SteadyBytes, best.SteadyBytes)
+		}
+		if c.Fits != (c.PeakBytes <= 24<<30) {
+			t.Errorf("%s: fits %v with peak %d", setupName(c), c.Fits, c.PeakBytes)
+		}
+	}
+	if !strings.Contains(plan.Answer, setupName(*best)) || best.Why == "" {
+		t.Errorf("answer %q does not name %s, or no why", plan.Answer, setupName(*best))
+	}
+	ruled := strings.Join(plan.RuledOut, "\n")
+	if !strings.Contains(ruled, "hashed: every setup's peak is above 24.0 GiB") {
+		t.Errorf("ruled out:\n%s\nwant hashed ruled out, with why", ruled)
+	}
+
+	none, err := MakePlan(PlanRequest{Rows: 1e9, MemoryBytes: 1 << 30}, nil, machine24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := none.Best()
+	if b.Fits || len(none.Candidates) == 0 {
+		t.Fatalf("1 GiB: best %+v fits", b)
+	}
+	for _, c := range none.Candidates {
+		if c.PeakBytes < b.PeakBytes {
+			t.Errorf("1 GiB: %s peaks at %d, below the answer's %d", setupName(c), c.PeakBytes, b.PeakBytes)
+		}
+	}
+	want := "nothing fits in 1.0 GiB (--memory): the smallest setup is " + setupName(*b) + " with a peak of " + FormatBytes(b.PeakBytes)
+	if none.Answer != want {
+		t.Errorf("1 GiB answer\n got %q\nwant %q", none.Answer, want)
+	}
+}
+
+// TestPlanRanksBySpeed: with speeds measured, a read-heavy plan puts the
+// fastest reads first and a load-heavy one the fastest load; among equally
+// fast setups the least memory wins. The runs are real, in this process.
+func TestPlanRanksBySpeed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures every layout at 2e5 rows")
+	}
+	res, err := Run(context.Background(), Config{Rows: 200_000, InProcess: true, Seed: 1}, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{WorkloadRead, WorkloadLoad} {
+		plan, err := MakePlan(PlanRequest{Rows: 1e6, MemoryBytes: 1 << 30, Workload: w}, res, machine24)
+		if err != nil {
+			t.Fatal(err)
+		}
+		speed := func(c Candidate) float64 {
+			if w == WorkloadLoad {
+				return *c.LoadRowsPerSecond
+			}
+			return *c.ReadRowsPerSecond
+		}
+		best := plan.Best()
+		for _, c := range plan.Candidates {
+			if c.LoadRowsPerSecond == nil || c.ReadRowsPerSecond == nil {
+				t.Fatalf("%s: no speed although every layout was measured", setupName(c))
+			}
+			if c.Fits && speed(c) > speed(*best)/(1-planTolerance) {
+				t.Errorf("%s workload: %s is %.0f rows/s, more than %.0f %% faster than the answer %s (%.0f)", w, setupName(c), speed(c), 100*planTolerance, setupName(*best), speed(*best))
+			}
+		}
+		if !strings.Contains(best.Why, "fastest") {
+			t.Errorf("%s workload: why %q", w, best.Why)
+		}
+	}
+}
+
+// TestPlanIsFast: 1e12 rows (and 2^62) are answered in well under a second,
+// allocating no table: a few MB at most.
+func TestPlanIsFast(t *testing.T) {
+	for _, rows := range []int64{1e12, core.MaxSourceRows} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		start := time.Now()
+		plan, err := MakePlan(PlanRequest{Rows: rows}, nil, machine24)
+		if err != nil {
+			t.Fatal(err)
+		}
+		took := time.Since(start)
+		runtime.ReadMemStats(&after)
+		t.Logf("%d rows: %d candidates in %v, %d bytes allocated", rows, len(plan.Candidates), took, after.TotalAlloc-before.TotalAlloc)
+		if took > 500*time.Millisecond && !raceEnabled {
+			t.Errorf("%d rows took %v", rows, took)
+		}
+		if a := after.TotalAlloc - before.TotalAlloc; a > 16<<20 {
+			t.Errorf("%d rows allocated %d bytes: a table?", rows, a)
+		}
+		if _, err := PlanChart(plan, nil); err != nil {
+			t.Errorf("%d rows: chart: %v", rows, err)
+		}
+	}
+}
+
+// TestPlanBadInput: bad input is a *FieldError naming the flag, the value
+// and what is allowed, as run's is.
+func TestPlanBadInput(t *testing.T) {
+	for _, c := range []struct {
+		req  PlanRequest
+		want string
+	}{
+		{PlanRequest{Rows: 0}, "--rows 0: out of range (allowed: 1 to 4611686018427387904)"},
+		{PlanRequest{Rows: core.MaxSourceRows + 1}, "--rows 4611686018427387905: out of range"},
+		{PlanRequest{Rows: 10, Key: "UInt7"}, "--key UInt7: unknown type"},
+		{PlanRequest{Rows: 10, Value: "String"}, "--value String: unknown type"},
+		{PlanRequest{Rows: 10, Threads: 300}, "--threads 300: out of range (allowed: 1 to 256)"},
+		{PlanRequest{Rows: 10, Workload: "both"}, "--workload both: unknown (allowed: read (read-heavy) or load (load-heavy))"},
+		{PlanRequest{Rows: 10, MemoryBytes: 1000}, "--memory 1000: too small"},
+	} {
+		_, err := MakePlan(c.req, nil, machine24)
+		var fe *FieldError
+		if !errors.As(err, &fe) || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%+v: got %v, want a FieldError starting %q", c.req, err, c.want)
+		}
+	}
+	for s, want := range map[string]int64{"24GiB": 24 << 30, "24G": 24 << 30, "32GB": 32e9, "512 MiB": 512 << 20, "1.5TiB": 3 << 39, "1048576": 1 << 20} {
+		if got, err := ParseMemory(s); err != nil || got != want {
+			t.Errorf("ParseMemory(%q) = %d, %v; want %d", s, got, err, want)
+		}
+	}
+	for s, want := range map[string]string{
+		"":     `--memory "": empty`,
+		"lots": "--memory lots: not a number",
+		"12QB": `--memory 12QB: unknown unit "QB"`,
+		"1KiB": "--memory 1KiB: too small (allowed: at least 1MiB",
+		"9EiB": "--memory 9EiB: too large",
+	} {
+		if _, err := ParseMemory(s); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("ParseMemory(%q): got %v, want %q...", s, err, want)
+		}
+	}
+}
+
+// TestPlanJSONContract: `plan --format json` is an array of candidates
+// with (at least) the fields issue 12 lists.
+func TestPlanJSONContract(t *testing.T) {
+	plan, err := MakePlan(PlanRequest{Rows: 1e6}, nil, machine24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := WritePlan(&buf, plan, "json"); err != nil {
+		t.Fatal(err)
+	}
+	var got []map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+		t.Fatalf("not a JSON array: %v", err)
+	}
+	if len(got) != len(plan.Candidates) {
+		t.Fatalf("%d candidates in JSON, %d in the plan", len(got), len(plan.Candidates))
+	}
+	for _, k := range strings.Fields(`layout key_type value_type rows shards max_load_factor steady_bytes peak_bytes
+		bytes_per_pair load_seconds read_rows_per_second fits rank why clickhouse_layout`) {
+		if _, ok := got[0][k]; !ok {
+			t.Errorf("JSON candidate has no %q", k)
+		}
+	}
+	if got[0]["rank"] != 1.0 || got[0]["create_dictionary"] == "" || got[0]["go_code"] == "" {
+		t.Errorf("first candidate: rank %v, create_dictionary %q, go_code %q", got[0]["rank"], got[0]["create_dictionary"], got[0]["go_code"])
+	}
+	for _, f := range []string{"table", "markdown", "csv"} {
+		buf.Reset()
+		if err := WritePlan(&buf, plan, f); err != nil || !strings.Contains(buf.String(), plan.Best().Layout) {
+			t.Errorf("format %s: %v\n%s", f, err, buf.String())
+		}
+	}
+}
+
+// TestPlanClickHouse: the CREATE DICTIONARY names the layout ClickHouse
+// builds for the types; packed with a UUID value is not what SPARSE_HASHED
+// builds, so it is packlab-only there.
+func TestPlanClickHouse(t *testing.T) {
+	plan, err := MakePlan(PlanRequest{Rows: 1e9, MemoryBytes: 24 << 30}, nil, machine24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := plan.Best()
+	want := "CREATE DICTIONARY dict\n(\n    key UInt64,\n    value UInt16\n)\nPRIMARY KEY key\nSOURCE(CLICKHOUSE(TABLE 'source_table'))\nLIFETIME(0)\n" + best.ClickHouseLayout
+	if best.CreateDictionary != want {
+		t.Errorf("CREATE DICTIONARY\n got %q\nwant %q", best.CreateDictionary, want)
+	}
+	if c := candidateOf(t, plan, "packed", 4, 0.94); c.ClickHouseLayout != "LAYOUT(SPARSE_HASHED(SHARDS 4 MAX_LOAD_FACTOR 0.94))" {
+		t.Errorf("packed SHARDS 4 MLF 0.94: %q", c.ClickHouseLayout)
+	}
+	uuid, err := MakePlan(PlanRequest{Rows: 1e6, Value: "UUID"}, nil, machine24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := candidateOf(t, uuid, "packed", 1, 0.5); !c.PacklabOnly || c.ClickHouseLayout != "" || !strings.Contains(c.ClickHouseNote, "sparse_hash_map") {
+		t.Errorf("packed <UInt64,UUID>: packlab_only %v, layout %q, note %q", c.PacklabOnly, c.ClickHouseLayout, c.ClickHouseNote)
+	}
+	if b := uuid.Best(); b.PacklabOnly {
+		if ch := uuid.BestClickHouse(); ch == nil || ch.PacklabOnly || ch.CreateDictionary == "" {
+			t.Errorf("best %s is packlab-only, but no ClickHouse setup is offered: %+v", setupName(*b), ch)
+		}
+	}
+}
+
+// TestPlanGoCodeCompiles builds the Go code of a plan's answer as a program
+// against this module's core.
+func TestPlanGoCodeCompiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the Go compiler")
+	}
+	plan, err := MakePlan(PlanRequest{Rows: 1e9, Key: "Int128", Value: "Float32", MemoryBytes: 1 << 40}, nil, machine24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := candidateOf(t, plan, "packed", 8, 0.94)
+	best.GoCode = goCode(best)
+	dir, err := os.MkdirTemp("..", "plan-gocode-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	prog := "package main\n\nimport (\n\t\"context\"\n\n\t\"github.com/packlab/packlab/core\"\n)\n\nfunc load(ctx context.Context) error {\n" +
+		best.GoCode + "\n\t_, _, _ = report, v, ok\n\treturn nil\n}\n\nfunc main() { _ = load(context.Background()) }\n"
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(prog), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", "vet", "./"+filepath.Base(dir))
+	cmd.Dir = ".."
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the plan's Go code does not compile: %v\n%s\n%s", err, out, prog)
+	}
+}
+
+// TestPlanMatchesMeasured is the planner's promise at sizes that fit: with
+// the speeds and overheads of a calibration (2e6 rows), its predictions for
+// other sizes and shard counts match what a run then measures: bytes
+// exact for the layouts whose geometry is computed, not modelled; steady
+// RSS and the peak within 10 %.
+func TestPlanMatchesMeasured(t *testing.T) {
+	if testing.Short() || raceEnabled || !memoryMeasurable {
+		t.Skip("measures every layout at 1e6 and 4e6 rows; not under -short, -race or without /proc")
+	}
+	ctx := context.Background()
+	cfgs, err := CalibrationConfigs(PlanRequest{Rows: 1e6}, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calib, err := Calibrate(ctx, cfgs, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var measured []Result
+	for _, cfg := range []Config{
+		{Rows: 1_000_000, NoRead: true, Seed: 2},
+		{Rows: 4_000_000, NoRead: true, Seed: 3, Layouts: []string{"hashed", "packed", "hashed_array"}},
+		{Rows: 4_000_000, NoRead: true, Seed: 4, Shards: 4, Layouts: []string{"hashed", "packed"}},
+	} {
+		res, err := Run(ctx, cfg, RunOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		measured = append(measured, res...)
+	}
+	for _, r := range measured {
+		plan, err := MakePlan(PlanRequest{Rows: r.Rows, MemoryBytes: 1 << 40}, calib, machine24)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := candidateOf(t, plan, r.Layout, r.Shards, r.MaxLoadFactor)
+		rss := float64(r.RSSBytes) / float64(c.SteadyBytes)
+		peak := float64(r.PeakRSSBytes) / float64(c.PeakBytes)
+		t.Logf("%s at %s rows: bytes %d (measured %d), steady %s (RSS %s, x%.3f), peak %s (measured %s, x%.3f)", setupName(c), FormatRows(r.Rows),
+			c.BytesAllocated, r.BytesAllocated, FormatBytes(c.SteadyBytes), FormatBytes(r.RSSBytes), rss, FormatBytes(c.PeakBytes), FormatBytes(r.PeakRSSBytes), peak)
+		if !c.Estimated && c.BytesAllocated != r.BytesAllocated {
+			t.Errorf("%s at %d rows: predicted bytes_allocated %d, measured %d", setupName(c), r.Rows, c.BytesAllocated, r.BytesAllocated)
+		}
+		if c.Estimated {
+			continue // sparse and gomap: the Go allocator's share varies from run to run
+		}
+		if rss < 0.9 || rss > 1.1 {
+			t.Errorf("%s at %d rows: measured RSS %s is %.3fx the predicted steady %s", setupName(c), r.Rows, FormatBytes(r.RSSBytes), rss, FormatBytes(c.SteadyBytes))
+		}
+		if peak < 0.9 || peak > 1.1 {
+			t.Errorf("%s at %d rows: measured peak %s is %.3fx the predicted %s", setupName(c), r.Rows, FormatBytes(r.PeakRSSBytes), peak, FormatBytes(c.PeakBytes))
+		}
+	}
+}

@@ -1,0 +1,333 @@
+package experiments
+
+// The planner's answer as text: the ClickHouse dictionary and the Go code
+// of a setup, and the plan in each output format.
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"go/format"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/packlab/packlab/core"
+)
+
+// clickHouseFor is the ClickHouse dictionary that builds l's table for
+// <key,value>: its LAYOUT clause, a note when ClickHouse's table differs
+// from packlab's, and whether no ClickHouse dictionary builds it at all.
+//
+// SPARSE_HASHED builds PackedHashMap (packed) for a UInt64 key and a value
+// of at most 8 bytes with a plain memory layout (not UUID), and
+// sparse_hash_map (sparse) otherwise, since 23.5; before, always
+// sparse_hash_map (../shared/research/clickhouse-dictionaries.md §2).
+// ClickHouse's numeric dictionary key is always UInt64.
+func clickHouseFor(l core.Layout, key, value core.Type, shards int, mlf float64) (clause, note string, packlabOnly bool) {
+	if l.ClickHouseName() == "" {
+		return "", "no ClickHouse dictionary layout builds this table", true
+	}
+	clause = ClickHouseLayout(l, shards, mlf)
+	var notes []string
+	if l.ClickHouseName() == "SPARSE_HASHED" {
+		packs := value.Size <= 8 && value.Kind != core.KindUUID
+		switch {
+		case l == core.LayoutPacked && !packs:
+			return "", fmt.Sprintf("ClickHouse's SPARSE_HASHED keeps a %s value in sparse_hash_map, not PackedHashMap: see the sparse setups", value.Name), true
+		case l == core.LayoutPacked:
+			notes = append(notes, "SPARSE_HASHED builds PackedHashMap for these types since ClickHouse 23.5 (sparse_hash_map before)")
+		case l == core.LayoutSparse && packs:
+			notes = append(notes, "since ClickHouse 23.5 SPARSE_HASHED builds PackedHashMap (packed) for these types; sparse_hash_map is what it built before")
+		}
+	}
+	if key.Name != "UInt64" {
+		notes = append(notes, fmt.Sprintf("ClickHouse's numeric key is UInt64: a %s key is stored in 8 bytes there, so its cells are larger than these", key.Name))
+	}
+	return clause, strings.Join(notes, "; "), false
+}
+
+// createDictionary is the CREATE DICTIONARY statement of c, or "" when no
+// ClickHouse dictionary builds c's table.
+func createDictionary(c Candidate) string {
+	if c.ClickHouseLayout == "" {
+		return ""
+	}
+	var b strings.Builder
+	if c.KeyType != "UInt64" {
+		fmt.Fprintf(&b, "-- ClickHouse's numeric key is UInt64: the %s keys are stored as UInt64\n", c.KeyType)
+	}
+	fmt.Fprintf(&b, "CREATE DICTIONARY dict\n(\n    key UInt64,\n    value %s\n)\nPRIMARY KEY key\n", c.ValueType)
+	b.WriteString("SOURCE(CLICKHOUSE(TABLE 'source_table'))\nLIFETIME(0)\n")
+	b.WriteString(c.ClickHouseLayout)
+	return b.String()
+}
+
+// goTypeOf is the Go type core stores a ClickHouse type's bits in.
+func goTypeOf(t core.Type) string {
+	switch t.Size {
+	case 1:
+		return "uint8"
+	case 2:
+		return "uint16"
+	case 4:
+		return "uint32"
+	case 8:
+		return "uint64"
+	}
+	return "core.U128"
+}
+
+// goCode is the Go code that builds c's map with core's loader from a TSV
+// file of key, value rows.
+func goCode(c Candidate) string {
+	k, _ := core.ParseType(c.KeyType)
+	v, _ := core.ParseType(c.ValueType)
+	var b strings.Builder
+	fmt.Fprintf(&b, "// <%s,%s>, stored by their bits as <%s,%s>\n", c.KeyType, c.ValueType, goTypeOf(k), goTypeOf(v))
+	b.WriteString("spec, err := core.ParseSourceSpec(\"dict.tsv\") // a TSV or CSV file: key, value\nif err != nil {\n\treturn err\n}\n")
+	fmt.Fprintf(&b, "src, err := core.OpenSource[%s, %s](spec, core.MustType(%q), core.MustType(%q))\n", goTypeOf(k), goTypeOf(v), c.KeyType, c.ValueType)
+	b.WriteString("if err != nil {\n\treturn err\n}\ndefer src.Close()\n")
+	b.WriteString("m, report, err := core.Load(ctx, src, core.LoadConfig{\n")
+	fmt.Fprintf(&b, "\tLayout: %q,\n", c.Layout)
+	if c.followsMLF && c.MaxLoadFactor != core.DefaultMaxLoadFactor {
+		fmt.Fprintf(&b, "\tOptions: core.Options{MaxLoadFactor: %s},\n", fmtFloat(c.MaxLoadFactor))
+	}
+	if c.Shards > 1 {
+		fmt.Fprintf(&b, "\tShards: %d,\n", c.Shards)
+	}
+	b.WriteString("})\nif err != nil {\n\treturn err\n}\n")
+	fmt.Fprintf(&b, "v, ok := m.Get(core.FromUint64[%s](42, 0)) // key 42's value", goTypeOf(k))
+	if src, err := format.Source([]byte(b.String())); err == nil {
+		return string(src)
+	}
+	return b.String()
+}
+
+// WritePlan writes a plan in one of Formats: "json" is the array of
+// candidates, best first, and nothing else; "csv" one row per candidate;
+// "table" and "markdown" the answer, the ClickHouse and Go text, the
+// layouts ruled out, and a table of each layout's best setup per load
+// factor.
+func WritePlan(w io.Writer, plan Plan, format string) error {
+	switch strings.ToLower(strings.TrimSpace(format)) {
+	case "json":
+		cands := plan.Candidates
+		if cands == nil {
+			cands = []Candidate{}
+		}
+		b, err := json.MarshalIndent(cands, "", "  ")
+		if err != nil {
+			return fmt.Errorf("encoding the plan as JSON: %w", err)
+		}
+		_, err = w.Write(append(b, '\n'))
+		return err
+	case "csv":
+		return writePlanCSV(w, plan)
+	case "table":
+		return writePlanText(w, plan, false)
+	case "markdown":
+		return writePlanText(w, plan, true)
+	}
+	return fmt.Errorf("unknown format %q (allowed: %s)", format, strings.Join(Formats(), ", "))
+}
+
+var planCSVHeader = []string{
+	"rank", "layout", "key_type", "value_type", "rows", "distinct", "shards", "max_load_factor", "bucket_count", "load_factor",
+	"bytes_allocated", "overhead", "steady_bytes", "peak_bytes", "growing_at_once", "loader_bytes", "bytes_per_pair",
+	"load_seconds", "load_rows_per_second", "read_seconds", "read_rows_per_second", "fits", "clickhouse_layout", "packlab_only", "why",
+}
+
+func writePlanCSV(w io.Writer, plan Plan) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(planCSVHeader); err != nil {
+		return err
+	}
+	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
+	opt := func(p *float64) string {
+		if p == nil {
+			return ""
+		}
+		return f(*p)
+	}
+	for _, c := range plan.Candidates {
+		if err := cw.Write([]string{
+			strconv.Itoa(c.Rank), c.Layout, c.KeyType, c.ValueType, i64(c.Rows), i64(c.Distinct), strconv.Itoa(c.Shards),
+			f(c.MaxLoadFactor), i64(c.BucketCount), f(c.LoadFactor), i64(c.BytesAllocated), f(c.Overhead), i64(c.SteadyBytes),
+			i64(c.PeakBytes), strconv.Itoa(c.GrowingAtOnce), i64(c.LoaderBytes), f(c.BytesPerPair), opt(c.LoadSeconds),
+			opt(c.LoadRowsPerSecond), opt(c.ReadSeconds), opt(c.ReadRowsPerSecond), strconv.FormatBool(c.Fits),
+			c.ClickHouseLayout, strconv.FormatBool(c.PacklabOnly), c.Why,
+		}); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// PlanTable is the human table of a plan: the best setup of each layout at
+// each load factor worth showing (the shard count that ranks first), by
+// rank. JSON and CSV list every setup.
+func PlanTable(plan Plan) (header []string, numeric []bool, rows [][]string) {
+	header = []string{"rank", "setup", "steady", "peak", "bytes/pair", "load", "read (M rows/s)", "fits", "ClickHouse", "why"}
+	numeric = []bool{true, false, true, true, true, true, true, false, false, false}
+	seen := map[string]bool{}
+	for _, c := range plan.Candidates {
+		group := c.Layout + "|" + fmtFloat(c.MaxLoadFactor)
+		if seen[group] {
+			continue
+		}
+		seen[group] = true
+		fits := "no"
+		if c.Fits {
+			fits = "yes"
+		}
+		ch := c.ClickHouseLayout
+		if c.PacklabOnly {
+			ch = "none"
+		}
+		rows = append(rows, []string{
+			strconv.Itoa(c.Rank), setupName(c), formatBytes(c.SteadyBytes), formatBytes(c.PeakBytes),
+			strconv.FormatFloat(c.BytesPerPair, 'f', 2, 64), duration(c.LoadSeconds), readRate(c.ReadRowsPerSecond), fits, ch, c.Why,
+		})
+	}
+	return header, numeric, rows
+}
+
+// duration writes seconds as 0.42 s, 12.3 s, 4m05s or 2h10m; "-" for none.
+func duration(s *float64) string {
+	if s == nil {
+		return "-"
+	}
+	v := *s
+	switch {
+	case v < 10:
+		return strconv.FormatFloat(v, 'f', 2, 64) + " s"
+	case v < 60:
+		return strconv.FormatFloat(v, 'f', 1, 64) + " s"
+	case v < 3600:
+		return fmt.Sprintf("%dm%02ds", int(v)/60, int(v)%60)
+	case v < 100*3600:
+		return fmt.Sprintf("%dh%02dm", int(v)/3600, int(v)%3600/60)
+	}
+	return fmt.Sprintf("%.0f days", v/86400)
+}
+
+func readRate(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return strconv.FormatFloat(*p/1e6, 'f', 2, 64)
+}
+
+// PlanHeadline is the plan's first line: what was asked.
+func PlanHeadline(plan Plan) string {
+	r := plan.Request
+	work := "read-heavy"
+	if r.Workload == WorkloadLoad {
+		work = "load-heavy"
+	}
+	return fmt.Sprintf("%s rows of <%s, %s> in %s (%s), %s, %d loader thread(s)",
+		FormatRows(r.Rows), r.Key, r.Value, FormatBytes(plan.BudgetBytes), plan.BudgetFrom, work, r.Threads)
+}
+
+func writePlanText(w io.Writer, plan Plan, md bool) error {
+	var b strings.Builder
+	heading := func(s string) {
+		if md {
+			b.WriteString("\n### " + s + "\n\n")
+		} else {
+			b.WriteString("\n" + s + ":\n")
+		}
+	}
+	code := func(lang, text string) {
+		if md {
+			b.WriteString("```" + lang + "\n" + text + "\n```\n")
+			return
+		}
+		for _, l := range strings.Split(text, "\n") {
+			b.WriteString("  " + l + "\n")
+		}
+	}
+	item := func(s string) {
+		if md {
+			b.WriteString("- " + markdownText(s) + "\n")
+		} else {
+			b.WriteString("  " + s + "\n")
+		}
+	}
+	if md {
+		b.WriteString("## packlab plan: " + markdownText(PlanHeadline(plan)) + "\n\n")
+		b.WriteString("**Answer:** " + markdownText(plan.Answer) + "\n")
+	} else {
+		b.WriteString("packlab plan: " + PlanHeadline(plan) + "\n\n")
+		b.WriteString("Answer: " + plan.Answer + "\n")
+	}
+	best := plan.Best()
+	if best != nil {
+		heading(fmt.Sprintf("%s, per the model", setupName(*best)))
+		item(fmt.Sprintf("steady %s (%s computed x %s measured overhead), peak %s during the load (%s)",
+			FormatBytes(best.SteadyBytes), FormatBytes(best.BytesAllocated), fmtFloat(roundTo(best.Overhead, 3)), FormatBytes(best.PeakBytes), growthWords(*best)))
+		item(fmt.Sprintf("%.2f bytes per pair, load factor %.3f after the load", best.BytesPerPair, best.LoadFactor))
+		if best.LoadSeconds != nil {
+			item(fmt.Sprintf("load about %s (%s rows/s)", duration(best.LoadSeconds), rowsRate(*best.LoadRowsPerSecond)))
+		}
+		if best.ReadSeconds != nil {
+			item(fmt.Sprintf("reads %s rows/s: every key once in %s", rowsRate(*best.ReadRowsPerSecond), duration(best.ReadSeconds)))
+		}
+	}
+	for _, c := range []*Candidate{best, plan.BestClickHouse()} {
+		if c == nil {
+			continue
+		}
+		switch {
+		case c.CreateDictionary != "":
+			title := "ClickHouse"
+			if c.BestClickHouse {
+				title = fmt.Sprintf("ClickHouse cannot build %s; its best setup here is #%d, %s (peak %s)", best.Layout, c.Rank, setupName(*c), FormatBytes(c.PeakBytes))
+			}
+			heading(title)
+			code("sql", c.CreateDictionary)
+			if c.ClickHouseNote != "" {
+				item("note: " + c.ClickHouseNote)
+			}
+		case c == best:
+			heading("ClickHouse")
+			item(c.ClickHouseNote)
+		}
+		heading(fmt.Sprintf("Go (core), %s", setupName(*c)))
+		code("go", c.GoCode)
+	}
+	if len(plan.RuledOut) > 0 {
+		heading("Ruled out")
+		for _, r := range plan.RuledOut {
+			item(r)
+		}
+	}
+	heading("How these figures were made")
+	item(plan.Growing)
+	for _, m := range plan.Measures {
+		switch {
+		case m.LoadRowsPerSecond > 0:
+			item(fmt.Sprintf("%s: load %s rows/s, read %s rows/s at %s rows, overhead x%s (%s)", m.Layout,
+				rowsRate(m.LoadRowsPerSecond), rowsRate(m.ReadRowsPerSecond), FormatRows(m.Rows), fmtFloat(roundTo(m.Overhead, 3)), m.From))
+		case m.OverheadMeasured:
+			item(fmt.Sprintf("%s: no speed measured; overhead x%s (%s)", m.Layout, fmtFloat(roundTo(m.Overhead, 3)), m.From))
+		}
+	}
+	for _, n := range plan.Notes {
+		item(n)
+	}
+	header, numeric, rows := PlanTable(plan)
+	heading(fmt.Sprintf("Setups (each layout's best shard count per load factor; %d setups in all with --format json or csv)", len(plan.Candidates)))
+	writeGrid(&b, header, numeric, rows, md)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func roundTo(v float64, dec int) float64 {
+	s := strconv.FormatFloat(v, 'f', dec, 64)
+	r, _ := strconv.ParseFloat(s, 64)
+	return r
+}
