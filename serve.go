@@ -68,7 +68,7 @@ const siteStamp = "packlab-site.json"
 type Site struct {
 	BuiltAt   string `json:"built_at"`
 	GoVersion string `json:"go_version"`
-	Source    string `json:"source"` // the packlab source folder it was built from
+	Packlab   string `json:"packlab"` // the version of packlab that built it (no path: the site may be published)
 }
 
 func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -108,13 +108,22 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	dirSet := false
 	fs.Visit(func(f *flag.Flag) { dirSet = dirSet || f.Name == "dir" })
-	root, what := http.FileSystem(http.Dir(*dir)), *dir
+	var root http.FileSystem
+	what := *dir
 	if site := embeddedSite(); site != nil && !dirSet {
 		// A binary built with the site inside (make web-binary) needs no
 		// folder and no toolchain; --dir still serves a folder instead.
 		root, what = http.FS(site), "the site built into this binary"
-	} else if err := ensureSite(ctx, *dir, stderr); err != nil {
-		return err
+	} else {
+		if err := ensureSite(ctx, *dir, stderr); err != nil {
+			return err
+		}
+		r, closeRoot, err := siteFolder(*dir) // serve_limits.go: no link out of it
+		if err != nil {
+			return fmt.Errorf("--dir %s: %w", *dir, err)
+		}
+		defer closeRoot()
+		root = r
 	}
 
 	ln, err := net.Listen("tcp", *addr)
@@ -122,7 +131,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usagef("--addr %s: cannot listen: %v", *addr, errors.Unwrap(err))
 	}
 	url := "http://" + ln.Addr().String() + "/"
-	srv := &http.Server{Handler: siteHandler(root), ReadHeaderTimeout: 10 * time.Second}
+	srv := newSiteServer(root)
+	ln = newLimitListener(ln, serveLimits.conns)
 	fmt.Fprintf(stdout, "packlab: the browser lab is at %s (serving %s; Ctrl-C stops)\n", url, what)
 	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !isLoopback(host) {
 		fmt.Fprintf(stderr, "packlab: note: %s is reachable from other machines\n", host)
@@ -339,7 +349,7 @@ func buildSite(ctx context.Context, src, dir string, stderr io.Writer) error {
 	if err := gzipLarge(tmp); err != nil {
 		return fmt.Errorf("compressing the site: %w", err)
 	}
-	stamp, _ := json.MarshalIndent(Site{BuiltAt: time.Now().UTC().Format(time.RFC3339), GoVersion: runtime.Version(), Source: src}, "", "  ")
+	stamp, _ := json.MarshalIndent(Site{BuiltAt: time.Now().UTC().Format(time.RFC3339), GoVersion: runtime.Version(), Packlab: version}, "", "  ")
 	if err := os.WriteFile(filepath.Join(tmp, siteStamp), append(stamp, '\n'), 0o644); err != nil {
 		return err
 	}
@@ -492,6 +502,7 @@ func gzipLarge(root string) error {
 // no-cache), so a rebuilt site is seen at the next reload.
 func siteHandler(root http.FileSystem) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		securityHeaders(w.Header())
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
 			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
@@ -531,7 +542,6 @@ func siteHandler(root http.FileSystem) http.Handler {
 			h.Set("Content-Type", typ)
 		}
 		h.Set("Cache-Control", "no-cache")
-		h.Set("X-Content-Type-Options", "nosniff")
 		body, modTime := io.ReadSeeker(f), st.ModTime()
 		if acceptsGzip(r) {
 			if gz, err := root.Open(name + ".gz"); err == nil {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -369,5 +370,16 @@ func TestBuildSite(t *testing.T) {
 	if stale, why, err := siteStale(root, dir); err != nil || stale {
 		t.Errorf("a site just built is stale (%s): %v", why, err)
 	}
+	// No file of the site names the folder it was built from (issue 14:
+	// packlab-site.json held the absolute source path; a site may be
+	// published as it is).
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(root)) {
+				t.Errorf("%s names the source folder %s", p, root)
+			}
+		}
+		return nil
+	})
 	t.Log(strings.TrimSpace(log.String()))
 }

@@ -1,0 +1,118 @@
+package main
+
+// What packlab serve does to stay up and keep the page to itself: timeouts
+// on every phase of a connection, a cap on connections, response headers
+// that forbid framing and any script or connection not from the site, and a
+// site folder opened as an os.Root, so that no symbolic link leads out of it.
+
+import (
+	"errors"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+)
+
+// serveLimits are the server's timeouts and connection cap; tests shorten
+// them.
+var serveLimits = struct {
+	readHeader, read, write, idle time.Duration
+	conns                         int
+}{
+	readHeader: 10 * time.Second,
+	read:       30 * time.Second, // requests are GETs with no body
+	// write: the whole response of one request. packlab.wasm is 19 MB
+	// (4.3 MB gzipped): 5 minutes carries it at 512 kbit/s uncompressed,
+	// at 120 kbit/s gzipped.
+	write: 5 * time.Minute,
+	idle:  30 * time.Second, // a keep-alive connection with no request
+	// conns: open connections at once. A browser opens up to 6 per host;
+	// more wait in the kernel's queue until one closes.
+	conns: 64,
+}
+
+// contentSecurityPolicy lets the page run its own scripts, the wasm core
+// ('wasm-unsafe-eval' allows WebAssembly compilation, not eval) and its Web
+// Worker, fetch from the site only, and be framed by no one. Styles allow
+// inline attributes (the page's layout uses a few).
+const contentSecurityPolicy = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; " +
+	"style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; object-src 'none'; " +
+	"base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+// securityHeaders are set on every response of the site.
+func securityHeaders(h http.Header) {
+	h.Set("Content-Security-Policy", contentSecurityPolicy)
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+}
+
+// newSiteServer is the http.Server of packlab serve, with serveLimits.
+func newSiteServer(root http.FileSystem) *http.Server {
+	return &http.Server{
+		Handler:           siteHandler(root),
+		ReadHeaderTimeout: serveLimits.readHeader,
+		ReadTimeout:       serveLimits.read,
+		WriteTimeout:      serveLimits.write,
+		IdleTimeout:       serveLimits.idle,
+		MaxHeaderBytes:    64 << 10,
+	}
+}
+
+// siteFolder opens dir as an os.Root: a file is served only if it and every
+// link on the way to it stay inside dir.
+func siteFolder(dir string) (http.FileSystem, func(), error) {
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return http.FS(r.FS()), func() { r.Close() }, nil
+}
+
+// limitListener accepts at most n connections at once; Accept waits for
+// one to close (the waiting ones queue in the kernel's backlog).
+type limitListener struct {
+	net.Listener
+	slots     chan struct{}
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+func newLimitListener(ln net.Listener, n int) *limitListener {
+	return &limitListener{Listener: ln, slots: make(chan struct{}, n), done: make(chan struct{})}
+}
+
+func (l *limitListener) Accept() (net.Conn, error) {
+	select {
+	case l.slots <- struct{}{}:
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		<-l.slots
+		return nil, err
+	}
+	return &limitConn{Conn: c, release: sync.OnceFunc(func() { <-l.slots })}, nil
+}
+
+func (l *limitListener) Close() error {
+	l.closeOnce.Do(func() { close(l.done) })
+	return l.Listener.Close()
+}
+
+// limitConn gives its slot back when closed.
+type limitConn struct {
+	net.Conn
+	release func()
+}
+
+func (c *limitConn) Close() error {
+	err := c.Conn.Close()
+	c.release()
+	if errors.Is(err, net.ErrClosed) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// startServe runs packlab serve on a free loopback port over dir and
+// returns its address; the server stops when the test ends.
+func startServe(t *testing.T, dir string) string {
+	t.Helper()
+	t.Chdir(t.TempDir()) // serve the folder as it is: no source to rebuild from
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errOut syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- runContext(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--dir", dir}, &out, &errOut)
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if m := regexp.MustCompile(`http://(127\.0\.0\.1:\d+)/`).FindStringSubmatch(out.String()); m != nil {
+			return m[1]
+		}
+	}
+	t.Fatalf("no URL printed: %q %q", out.String(), errOut.String())
+	return ""
+}
+
+// rawGet sends one keep-alive GET on c and reads the response's status.
+func rawGet(t *testing.T, c net.Conn, r *bufio.Reader, path string) int {
+	t.Helper()
+	io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n")
+	resp, err := http.ReadResponse(r, nil)
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestServeHardening: issue 14's findings against packlab serve. Idle
+// keep-alive connections are closed; no more than serveLimits.conns are
+// served at once; every response forbids framing and foreign scripts; a
+// symbolic link out of the site folder is not followed (one inside is).
+func TestServeHardening(t *testing.T) {
+	old := serveLimits
+	serveLimits.idle, serveLimits.conns = 300*time.Millisecond, 3
+	defer func() { serveLimits = old }()
+
+	dir, _ := site(t)
+	secret := filepath.Join(t.TempDir(), "secret.txt")
+	os.WriteFile(secret, []byte("secret"), 0o644)
+	os.Symlink(secret, filepath.Join(dir, "out.txt"))
+	os.Symlink("lab.js", filepath.Join(dir, "js", "in.js"))
+	addr := startServe(t, dir)
+
+	// Headers, on a page and on a 404.
+	for _, path := range []string{"/", "/missing"} {
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		csp := resp.Header.Get("Content-Security-Policy")
+		if !strings.Contains(csp, "frame-ancestors 'none'") || !strings.Contains(csp, "script-src 'self' 'wasm-unsafe-eval'") ||
+			resp.Header.Get("X-Frame-Options") != "DENY" {
+			t.Errorf("GET %s: CSP %q, X-Frame-Options %q; want frame-ancestors 'none', scripts from the site, DENY", path, csp, resp.Header.Get("X-Frame-Options"))
+		}
+	}
+	// Links.
+	for path, want := range map[string]int{"/out.txt": 404, "/js/in.js": 200} {
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != want || strings.Contains(string(body), "secret") {
+			t.Errorf("GET %s: %d %q, want %d", path, resp.StatusCode, body, want)
+		}
+	}
+
+	// An idle keep-alive connection is closed by the server.
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	br := bufio.NewReader(c)
+	if code := rawGet(t, c, br, "/"); code != 200 {
+		t.Fatalf("GET /: %d", code)
+	}
+	c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := br.ReadByte(); err != io.EOF {
+		t.Errorf("an idle keep-alive connection: read %v, want EOF (closed by the server) well before 10 s", err)
+	}
+
+	// The connection cap: with 3 connections held (each half-way through
+	// its request's header, so not idle), a 4th is not served until one of
+	// them closes.
+	var held []net.Conn
+	for range 3 {
+		h, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.Close()
+		io.WriteString(h, "GET / HTTP/1.1\r\n")
+		held = append(held, h)
+	}
+	extra, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer extra.Close()
+	io.WriteString(extra, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	extra.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+	er := bufio.NewReader(extra)
+	if _, err := er.ReadByte(); err == nil {
+		t.Error("a connection beyond the cap was served while the cap was held")
+	}
+	held[0].Close()
+	extra.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if resp, err := http.ReadResponse(er, nil); err != nil || resp.StatusCode != 200 {
+		t.Errorf("the waiting connection after a slot freed: %v", err)
+	}
+}
