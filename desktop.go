@@ -112,6 +112,7 @@ func (h *desktopHost) saveFile(d app.FileDialog) (string, error) {
 }
 
 func runDesktop() error {
+	quietSettings()
 	host := &desktopHost{}
 	lab, err := app.New(app.Options{
 		ResultsDir: os.Getenv(envResults),
@@ -153,6 +154,23 @@ func runDesktop() error {
 		ErrorFormatter: func(err error) any { return app.ErrorOf(err, "") },
 		Linux:          &linux.Options{Icon: appIcon, ProgramName: "packlab", WebviewGpuPolicy: linux.WebviewGpuPolicyOnDemand},
 	})
+}
+
+// quietSettings keeps GTK's settings in memory when there is no D-Bus
+// session bus to reach dconf with (a bare X server, Xvfb, ssh -X): dconf
+// could not save them anyway, and every file dialog would print a screenful
+// of "dconf-WARNING: failed to commit changes to dconf". With a session bus,
+// or GSETTINGS_BACKEND set by the person, nothing changes.
+func quietSettings() {
+	if os.Getenv("GSETTINGS_BACKEND") != "" || os.Getenv("DBUS_SESSION_BUS_ADDRESS") != "" {
+		return
+	}
+	if dir := os.Getenv("XDG_RUNTIME_DIR"); dir != "" {
+		if _, err := os.Stat(filepath.Join(dir, "bus")); err == nil {
+			return // the session bus at its default address
+		}
+	}
+	os.Setenv("GSETTINGS_BACKEND", "memory")
 }
 
 // smokeHook drives the real page for the desktop smoke test

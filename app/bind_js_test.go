@@ -360,6 +360,9 @@ func TestJSRun(t *testing.T) {
 	if hist.Count != 2 || strings.Contains(func() string { b, _ := json.Marshal(hist.Columns); return string(b) }(), "RSS") {
 		t.Errorf("history: %d results, columns %+v", hist.Count, hist.Columns)
 	}
+	if len(hist.Jobs) != 1 || hist.Jobs[0].Face != "browser" || len(hist.Jobs[0].Rows) != 2 {
+		t.Errorf("history: %+v, want the run as one job from the browser", hist.Jobs)
+	}
 	for _, kind := range experiments.ChartKinds() {
 		var v ChartView
 		h.ok(t, &v, "Chart", kind, done.ResultIDs)

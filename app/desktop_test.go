@@ -59,7 +59,13 @@ type smokeReport struct {
 	Rows          [][]string `json:"table_rows"`
 	ResultIDs     []string   `json:"result_ids"`
 	HistoryIDs    []string   `json:"history_ids"`
-	Charts        map[string]struct {
+	HistoryJobs   []struct {
+		Name, From, Started string
+		Count               int
+	} `json:"history_jobs"`
+	ResultsDesc    string `json:"results_desc"`
+	ProgressHidden bool   `json:"progress_hidden"`
+	Charts         map[string]struct {
 		Ink    int    `json:"ink"`
 		Width  int    `json:"width"`
 		Height int    `json:"height"`
@@ -140,7 +146,7 @@ func TestDesktopSmoke(t *testing.T) {
 
 	// Phase 1: a comparison run, every chart, every export, History.
 	shot := filepath.Join(tmp, "desktop.png")
-	r := runApp(t, bin, display, tmp, "run", nil, script, results, exports, shot)
+	r, _ := runApp(t, bin, display, tmp, "run", nil, script, results, exports, shot)
 	if !r.OK {
 		t.Fatalf("the page reported a failure: %s (banner %q, run error %q, after steps %+v)", r.Error, r.Banner, r.RunError, r.Steps)
 	}
@@ -152,11 +158,42 @@ func TestDesktopSmoke(t *testing.T) {
 		t.Errorf("results folder holds %d JSON files (%v), want 2", len(saved), err)
 	}
 
-	// Phase 2: after a restart, History still has both results, and they
-	// can be compared again.
-	r2 := runApp(t, bin, display, tmp, "history", r.ResultIDs, script, results, exports, "")
+	// The comparison is one job in History, named as asked, from the
+	// desktop (the cancelled run saved nothing, so it is no job).
+	if len(r.HistoryJobs) != 1 || r.HistoryJobs[0].Name != "run hashed,packed 1e5" || r.HistoryJobs[0].From != "desktop" || r.HistoryJobs[0].Count != 2 {
+		t.Errorf("History after the run lists %+v, want one job: run hashed,packed 1e5, desktop, 2 results", r.HistoryJobs)
+	}
+
+	// Between the two phases, the same binary on the command line: a types
+	// sweep and a run, each a job of its own. The report writes the run's
+	// results only.
+	cli := func(args ...string) string {
+		cmd := exec.Command(bin, append(args, "--results", results)...)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("packlab %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	cli("sweep", "types", "--layout", "packed", "--rows", "1e3", "--in-process", "--format", "csv")
+	cli("run", "--layout", "sparse", "--rows", "1e4", "--format", "csv")
+	if md := cli("report", "--format", "markdown"); strings.Count(md, "\n| ") != 1 || !strings.Contains(md, "| sparse ") {
+		t.Errorf("after a sweep and a run, packlab report writes\n%s\nwant the run's one result", md)
+	}
+
+	// Phase 2: after a restart, History lists the three jobs newest first,
+	// the first phase's results can be compared again, and the heading says
+	// which job they are from.
+	r2, _ := runApp(t, bin, display, tmp, "history", r.ResultIDs, script, results, exports, "")
 	if !r2.OK {
 		t.Fatalf("after a restart the page reported a failure: %s (banner %q, steps %+v)", r2.Error, r2.Banner, r2.Steps)
+	}
+	var names []string
+	for _, j := range r2.HistoryJobs {
+		names = append(names, j.Name+" ("+j.From+")")
+	}
+	if want := []string{"run sparse 1e4 (command line)", "sweep types packed 1e3 (command line)", "run hashed,packed 1e5 (desktop)"}; !slices.Equal(names, want) {
+		t.Errorf("after a sweep and a run History lists %q, want %q", names, want)
 	}
 	for _, id := range r.ResultIDs {
 		if !slices.Contains(r2.HistoryIDs, id) {
@@ -166,9 +203,24 @@ func TestDesktopSmoke(t *testing.T) {
 	if len(r2.Rows) != 2 {
 		t.Errorf("after a restart the comparison has %d rows, want 2", len(r2.Rows))
 	}
+	if !strings.HasPrefix(r2.ResultsDesc, "run hashed,packed 1e5 · desktop · started ") || !r2.ProgressHidden {
+		t.Errorf("after Compare selected the heading says %q (the run's card hidden: %v), want the job it shows", r2.ResultsDesc, r2.ProgressHidden)
+	}
 	for kind, c := range r2.Charts {
 		if c.Ink < 1000 {
 			t.Errorf("after a restart chart %s has %d inked pixels", kind, c.Ink)
+		}
+	}
+
+	// Phase 3: a file dialog opens without a screenful of GTK or dconf
+	// warnings, with no D-Bus session (dconf cannot save settings there).
+	r3, logs := runApp(t, bin, display, tmp, "dialog", nil, script, results, exports, "")
+	if !r3.OK {
+		t.Errorf("the file dialog phase: %s (steps %+v)", r3.Error, r3.Steps)
+	}
+	for _, line := range strings.Split(logs, "\n") {
+		if strings.Contains(line, "WARNING") || strings.Contains(line, "CRITICAL") {
+			t.Errorf("with a file dialog open the app printed %q", line)
 		}
 	}
 
@@ -230,8 +282,10 @@ func startXvfb(t *testing.T) string {
 
 // runApp starts the app with the smoke script for phase, waits for the
 // page's report, takes the screenshot (when shot is set), lets the app quit
-// and checks that it exits 0.
-func runApp(t *testing.T, bin, display, tmp, phase string, expect []string, script []byte, results, exports, shot string) smokeReport {
+// and checks that it exits 0. In phase "dialog" a file dialog is open when
+// the page reports, which holds the app's quit: the test kills it instead.
+// The app's output comes back too.
+func runApp(t *testing.T, bin, display, tmp, phase string, expect []string, script []byte, results, exports, shot string) (smokeReport, string) {
 	t.Helper()
 	exp, _ := json.Marshal(expect)
 	if expect == nil {
@@ -248,6 +302,8 @@ func runApp(t *testing.T, bin, display, tmp, phase string, expect []string, scri
 	cmd := exec.Command(bin)
 	cmd.Dir = tmp
 	cmd.Env = append(os.Environ(),
+		// No D-Bus session, as on a bare X server or over ssh -X.
+		"DBUS_SESSION_BUS_ADDRESS=", "XDG_RUNTIME_DIR="+tmp,
 		"DISPLAY="+display,
 		"PACKLAB_RESULTS_DIR="+results,
 		"PACKLAB_SMOKE_SCRIPT="+js,
@@ -287,6 +343,11 @@ wait:
 	if shot != "" {
 		takeScreenshot(t, display, shot, rep.FinalChart)
 	}
+	if phase == "dialog" {
+		_ = cmd.Process.Kill()
+		<-exited
+		return rep, logs.String()
+	}
 	if err := os.WriteFile(reportPath+".quit", nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +361,7 @@ wait:
 		t.Errorf("phase %s: the app did not quit within 30 s", phase)
 	}
 	t.Logf("phase %s: app up to exit %.1f s", phase, time.Since(start).Seconds())
-	return rep
+	return rep, logs.String()
 }
 
 func tail(s string) string {

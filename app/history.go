@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,10 @@ import (
 type Table struct {
 	Columns []Column   `json:"columns"`
 	Rows    []TableRow `json:"rows"`
+	// Title says what the rows are: "run hashed,packed 1e5 · desktop ·
+	// started 2026-12-01 10:40:03 · 2 results", or "3 results from 2 jobs:
+	// ..." (Lab.Table; empty elsewhere).
+	Title string `json:"title,omitempty"`
 }
 
 // Column is one column of a Table.
@@ -30,44 +35,73 @@ type TableRow struct {
 	Cells []string `json:"cells"`
 }
 
-// History is the saved results, newest first, as a table to pick from.
+// History is the saved results by job: the jobs newest first (by the time
+// each started, the time it shows), each with its results as rows to pick
+// from, in the order they were measured.
+//
+// What it shows is one results folder (Options.ResultsDir): the person's
+// own by default. Every run, sweep and Run there is a job of its own, named
+// and dated; a file that is not a packlab result is not listed but named in
+// Problems; results saved before jobs existed come as jobs grouped by time.
 type History struct {
-	Table
-	Dir      string   `json:"dir"`      // where the results are kept
-	Count    int      `json:"count"`    // results listed
-	Problems []string `json:"problems"` // files in Dir that could not be read, one line each
+	Columns  []Column     `json:"columns"` // of a result's row
+	Jobs     []HistoryJob `json:"jobs"`
+	Dir      string       `json:"dir"`      // where the results are kept
+	Count    int          `json:"count"`    // results in all the jobs
+	Problems []string     `json:"problems"` // files in Dir that could not be read, one line each
 }
 
-// History lists every saved result, newest first.
+// HistoryJob is one job in History.
+type HistoryJob struct {
+	ID      string     `json:"id"`
+	Name    string     `json:"name"`    // "run packed,hashed 1e5", "sweep types"
+	Started string     `json:"started"` // when it started, in this machine's zone
+	Face    string     `json:"face"`    // "command line", "desktop", "browser", or ""
+	Summary string     `json:"summary"` // "2 results · packed, hashed · UInt64→UInt16 · 100K rows"
+	Legacy  bool       `json:"legacy"`  // saved before jobs: grouped by time
+	Rows    []TableRow `json:"rows"`    // its results, in the order measured
+}
+
+// History lists every saved job, newest first, with its results.
 func (l *Lab) History() (History, error) {
-	rs, problems, err := l.store.List()
+	jobs, problems, err := l.store.Jobs(context.Background())
 	if err != nil {
 		return History{}, ErrorOf(err, "history")
 	}
-	h := History{Dir: l.opt.ResultsDir, Count: len(rs), Problems: []string{}}
+	h := History{Dir: l.opt.ResultsDir, Problems: []string{}, Jobs: []HistoryJob{}}
 	for _, p := range problems {
 		h.Problems = append(h.Problems, p.Error())
 	}
 	h.Columns = []Column{{"started", false}, {"layout", false}, {"key → value", false}, {"rows", true},
 		{"shards", true}, {"mlf", true}, {"source", false}, {"bytes_allocated", true}, {"peak RSS", true},
 		{"load (sec)", true}, {"runtime", false}}
-	h.Rows = []TableRow{}
-	for _, r := range rs { // newest first
-		mlf := "–"
-		if r.Layout != "hashed_array" {
-			mlf = fmt.Sprint(r.MaxLoadFactor)
+	for _, j := range jobs {
+		hj := HistoryJob{ID: j.ID, Name: j.Name, Started: startedText(j.StartedAt), Face: j.Face,
+			Summary: experiments.DescribeJob(j), Legacy: j.Legacy, Rows: []TableRow{}}
+		for _, r := range j.Results {
+			hj.Rows = append(hj.Rows, historyRow(r))
 		}
-		where := r.Runtime
-		if r.Isolated {
-			where += ", isolated"
-		}
-		h.Rows = append(h.Rows, TableRow{ID: r.ID, Cells: []string{
-			startedText(r.StartedAt), r.Layout, r.KeyType + " → " + r.ValueType, experiments.FormatRows(r.Rows),
-			fmt.Sprint(r.Shards), mlf, r.Source, experiments.FormatBytes(r.BytesAllocated),
-			experiments.FormatBytes(r.PeakRSSBytes), fmt.Sprintf("%.3f", r.LoadSeconds), where,
-		}})
+		h.Count += len(j.Results)
+		h.Jobs = append(h.Jobs, hj)
 	}
 	return h, nil
+}
+
+// historyRow is one result's row under its job in History.
+func historyRow(r experiments.Result) TableRow {
+	mlf := "–"
+	if r.Layout != "hashed_array" {
+		mlf = fmt.Sprint(r.MaxLoadFactor)
+	}
+	where := r.Runtime
+	if r.Isolated {
+		where += ", isolated"
+	}
+	return TableRow{ID: r.ID, Cells: []string{
+		startedText(r.StartedAt), r.Layout, r.KeyType + " → " + r.ValueType, experiments.FormatRows(r.Rows),
+		fmt.Sprint(r.Shards), mlf, r.Source, experiments.FormatBytes(r.BytesAllocated),
+		experiments.FormatBytes(r.PeakRSSBytes), fmt.Sprintf("%.3f", r.LoadSeconds), where,
+	}}
 }
 
 // startedText shows an RFC 3339 time in the machine's zone.
@@ -151,7 +185,32 @@ func (l *Lab) Table(ids []string) (Table, error) {
 	for i := range t.Rows {
 		t.Rows[i].ID = rs[i].ID
 	}
+	t.Title = selectionTitle(rs)
 	return t, nil
+}
+
+// selectionTitle says which job or jobs the chosen results come from, so
+// that the comparison's heading describes what it shows.
+func selectionTitle(rs []experiments.Result) string {
+	jobs := experiments.Jobs(rs)
+	n := len(rs)
+	results := fmt.Sprintf("%d result%s", n, plural(n))
+	if len(jobs) == 1 {
+		j := jobs[0]
+		parts := []string{j.Name}
+		if j.Face != "" {
+			parts = append(parts, j.Face)
+		}
+		if j.StartedAt != "" {
+			parts = append(parts, "started "+startedText(j.StartedAt))
+		}
+		return strings.Join(append(parts, results), " · ")
+	}
+	var names []string
+	for i := len(jobs) - 1; i >= 0; i-- { // oldest first, as the rows are
+		names = append(names, jobs[i].Name)
+	}
+	return fmt.Sprintf("%s from %d jobs: %s", results, len(jobs), strings.Join(names, "; "))
 }
 
 // parseMarkdownTable reads back the table experiments.WriteTable writes as

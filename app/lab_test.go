@@ -374,13 +374,19 @@ func TestRunCompareAndExport(t *testing.T) {
 		t.Errorf("finished run still listed: %v", ids)
 	}
 
+	// History: the run is one job, named as asked, its results in the
+	// order measured.
 	h, err := l.History()
-	if err != nil || h.Count != 2 || len(h.Rows) != 2 || len(h.Rows[0].Cells) != len(h.Columns) {
+	if err != nil || h.Count != 2 || len(h.Jobs) != 1 || len(h.Jobs[0].Rows) != 2 || len(h.Jobs[0].Rows[0].Cells) != len(h.Columns) {
 		t.Fatalf("history %+v, %v", h, err)
 	}
-	// Newest first: hashed ran second.
-	if h.Rows[0].ID != done.ResultIDs[1] || h.Rows[0].Cells[1] != "hashed" || h.Rows[0].Cells[3] != "100K" {
-		t.Errorf("history rows %+v", h.Rows)
+	hj := h.Jobs[0]
+	if hj.ID != st.JobID || hj.Name != "run packed,hashed 1e5" || st.JobName != hj.Name || hj.Face != "desktop" ||
+		hj.Summary != "2 results · packed, hashed · UInt64→UInt16 · 100K rows" || hj.Legacy {
+		t.Errorf("history job %+v (started %+v)", hj, st)
+	}
+	if hj.Rows[0].ID != done.ResultIDs[0] || hj.Rows[0].Cells[1] != "packed" || hj.Rows[1].Cells[1] != "hashed" || hj.Rows[0].Cells[3] != "100K" {
+		t.Errorf("history rows %+v", hj.Rows)
 	}
 
 	tab, err := l.Table(done.ResultIDs)
@@ -398,6 +404,10 @@ func TestRunCompareAndExport(t *testing.T) {
 	}
 	if len(tab.Rows) != 2 || !strings.HasPrefix(tab.Rows[0].Cells[0], "packed") || tab.Rows[0].ID != done.ResultIDs[0] || !tab.Columns[1].Numeric || tab.Columns[0].Numeric {
 		t.Errorf("table %+v", tab)
+	}
+	// The comparison's heading says what it shows: this job.
+	if want := "run packed,hashed 1e5 · desktop · started " + hj.Started + " · 2 results"; tab.Title != want {
+		t.Errorf("table title %q, want %q", tab.Title, want)
 	}
 
 	for _, kind := range experiments.ChartKinds() {
@@ -466,8 +476,8 @@ func TestRunCompareAndExport(t *testing.T) {
 	if err != nil || !slices.Equal(del.Deleted, done.ResultIDs[:1]) {
 		t.Fatalf("delete: %+v, %v", del, err)
 	}
-	if h, _ := l.History(); h.Count != 1 || h.Rows[0].ID != done.ResultIDs[1] {
-		t.Errorf("after delete: %+v", h.Rows)
+	if h, _ := l.History(); h.Count != 1 || len(h.Jobs) != 1 || h.Jobs[0].Rows[0].ID != done.ResultIDs[1] {
+		t.Errorf("after delete: %+v", h.Jobs)
 	}
 	_, err = l.Table(done.ResultIDs)
 	apiError(t, err, "export", done.ResultIDs[0])
@@ -479,8 +489,46 @@ func TestRunCompareAndExport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h, _ := l2.History(); h.Count != 1 || h.Rows[0].ID != done.ResultIDs[1] {
-		t.Errorf("after a restart: %+v", h.Rows)
+	if h, _ := l2.History(); h.Count != 1 || h.Jobs[0].Rows[0].ID != done.ResultIDs[1] {
+		t.Errorf("after a restart: %+v", h.Jobs)
+	}
+}
+
+// TestHistoryByJob: every Run is a job of its own, listed newest first by
+// the time it started, which is the time shown; a comparison across jobs
+// says so; deleting a job's results deletes the job.
+func TestHistoryByJob(t *testing.T) {
+	l, ev := newLab(t)
+	var runs []RunDone
+	for _, f := range []Form{small("packed"), small("hashed", "gomap")} {
+		st, err := l.StartRun(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, done := ev.waitDone(t, st.ID, time.Minute)
+		runs = append(runs, done)
+	}
+	h, err := l.History()
+	if err != nil || len(h.Jobs) != 2 || h.Count != 3 {
+		t.Fatalf("history %+v, %v", h, err)
+	}
+	if h.Jobs[0].Name != "run hashed,gomap 1e5" || h.Jobs[1].Name != "run packed 1e5" {
+		t.Errorf("jobs %q, %q; want the second run first", h.Jobs[0].Name, h.Jobs[1].Name)
+	}
+	// Ordered by the time shown: each job's start.
+	if h.Jobs[0].Started < h.Jobs[1].Started {
+		t.Errorf("jobs are not in the order of the times shown: %q before %q", h.Jobs[0].Started, h.Jobs[1].Started)
+	}
+	both := append(append([]string{}, runs[0].ResultIDs...), runs[1].ResultIDs...)
+	tab, err := l.Table(both)
+	if want := "3 results from 2 jobs: run packed 1e5; run hashed,gomap 1e5"; err != nil || tab.Title != want {
+		t.Errorf("table title %q (%v), want %q", tab.Title, err, want)
+	}
+	if _, err := l.Delete(runs[1].ResultIDs); err != nil {
+		t.Fatal(err)
+	}
+	if h, _ := l.History(); len(h.Jobs) != 1 || h.Jobs[0].Name != "run packed 1e5" {
+		t.Errorf("after deleting a job's results: %+v", h.Jobs)
 	}
 }
 

@@ -27,7 +27,9 @@ const (
 // Started is StartRun's answer.
 type Started struct {
 	ID        string   `json:"id"`
-	Title     string   `json:"title"` // "5 layouts · UInt64 → UInt16 · 1M rows · 1 shard"
+	JobID     string   `json:"job_id"`   // the job its results will name
+	JobName   string   `json:"job_name"` // "run hashed,packed 1e5"
+	Title     string   `json:"title"`    // "5 layouts · UInt64 → UInt16 · 1M rows · 1 shard"
 	Layouts   []string `json:"layouts"`
 	TotalRows int64    `json:"total_rows"` // 0 for a file source until it is read
 }
@@ -86,6 +88,7 @@ type Cancelled struct {
 
 type job struct {
 	id      string
+	job     experiments.Job // what its results are saved under
 	cancel  context.CancelFunc
 	stopped atomic.Bool
 }
@@ -123,11 +126,15 @@ func (l *Lab) StartRun(f Form) (Started, error) {
 	_, _ = rand.Read(b[:])
 	id := fmt.Sprintf("run-%s-%d-%s", time.Now().UTC().Format("150405"), l.seq, hex.EncodeToString(b[:]))
 	ctx, cancel := context.WithCancel(context.Background())
-	j := &job{id: id, cancel: cancel}
+	face := experiments.FaceDesktop
+	if l.opt.Runtime == "browser" {
+		face = experiments.FaceBrowser
+	}
+	j := &job{id: id, cancel: cancel, job: experiments.NewJob(experiments.RunJobName(cfg), face, time.Now())}
 	l.jobs[id] = j
 	l.mu.Unlock()
 
-	st := Started{ID: id, Title: describe(cfg), Layouts: cfg.WithDefaults().Layouts}
+	st := Started{ID: id, JobID: j.job.ID, JobName: j.job.Name, Title: describe(cfg), Layouts: cfg.WithDefaults().Layouts}
 	if len(mc.Estimates) > 0 {
 		st.TotalRows = mc.Estimates[0].Rows
 	}
@@ -152,6 +159,7 @@ func (l *Lab) execute(ctx context.Context, j *job, cfg experiments.Config) {
 		}
 	}()
 	_, err := experiments.Run(ctx, cfg, experiments.RunOptions{
+		Job:      &j.job,
 		Progress: func(p experiments.Progress) { l.emit(EventProgress, progressOf(j.id, p)) },
 		OnResult: func(r experiments.Result) error {
 			if err := l.store.Save(r); err != nil {

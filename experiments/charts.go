@@ -153,7 +153,7 @@ func MemoryBreakdownChart(results []Result) (Chart, error) {
 	bar.SetGlobalOptions(baseOptions(kind, title, notes)...)
 	bar.SetGlobalOptions(
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", AxisPointer: &opts.AxisPointer{Type: "shadow"}}),
-		charts.WithXAxisOpts(categoryAxis(cats)),
+		categoryAxis(cats),
 		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "bytes per entry", AxisLabel: &opts.AxisLabel{Formatter: "{value} B"}}),
 	)
 	bar.SetXAxis(cats)
@@ -427,7 +427,7 @@ func PerThreadSpeedChart(results []Result) (Chart, error) {
 	bar.SetGlobalOptions(baseOptions(kind, title, notes)...)
 	bar.SetGlobalOptions(
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", AxisPointer: &opts.AxisPointer{Type: "shadow"}}),
-		charts.WithXAxisOpts(categoryAxis(cats)),
+		categoryAxis(cats),
 		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "seconds", AxisLabel: &opts.AxisLabel{Formatter: "{value} s"}}),
 	)
 	bar.ExtendYAxis(opts.YAxis{Type: "value", Name: ru.name + "/s", Position: "right",
@@ -464,7 +464,7 @@ func ThroughputChart(results []Result) (Chart, error) {
 	bar.SetGlobalOptions(baseOptions(kind, title, []string{"million rows per second; higher is better"})...)
 	bar.SetGlobalOptions(
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", AxisPointer: &opts.AxisPointer{Type: "shadow"}}),
-		charts.WithXAxisOpts(categoryAxis(labels)),
+		categoryAxis(labels),
 		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "million rows/s"}),
 	)
 	bar.SetXAxis(labels)
@@ -523,16 +523,41 @@ func gridTop(notes []string) string { return strconv.Itoa(72 + 16*len(notes)) }
 
 // categoryAxis is an x axis of named bars that shows every name, slanted
 // when the names would not fit side by side.
-func categoryAxis(names []string) opts.XAxis {
+func categoryAxis(names []string) charts.GlobalOpts {
 	ax := opts.XAxis{Type: "category", AxisLabel: &opts.AxisLabel{Interval: "0"}}
 	chars := 0
 	for _, n := range names {
 		chars += utf8.RuneCountInString(n) + 2
 	}
+	left := 0
 	if chars > 110 || len(names) > 12 {
-		ax.AxisLabel.Rotate = 30
+		ax.AxisLabel.Rotate = labelRotate
+		left = firstLabelOverhang(names[0])
 	}
-	return ax
+	return func(bc *charts.BaseConfiguration) {
+		charts.WithXAxisOpts(ax)(bc)
+		for i := range bc.GridList {
+			if left > 0 {
+				bc.GridList[i].Left = strconv.Itoa(left)
+			}
+		}
+	}
+}
+
+// labelRotate is the angle category labels turn by when they do not fit
+// side by side.
+const labelRotate = 30
+
+// firstLabelOverhang is the room, in pixels, a grid's left edge leaves for
+// the first category label when labels are turned. A turned label hangs
+// from its tick down to the left, and ECharts' containLabel reserves only
+// its height under a horizontal axis, so a long first label was cut off at
+// the chart's left edge. The room is the label's turned width, at 6.5 px a
+// character (ECharts' 12 px sans-serif measures about 6.1): more than it
+// needs by the half band before the first tick.
+func firstLabelOverhang(name string) int {
+	width := 6.5 * float64(utf8.RuneCountInString(name))
+	return int(math.Ceil(width * math.Cos(labelRotate*math.Pi/180)))
 }
 
 func lineStyle(color, dash string, yAxis int) charts.SeriesOpts {

@@ -19,6 +19,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/packlab/packlab/core"
 )
 
 // Job names one job; every result it measured carries it.
@@ -93,7 +95,7 @@ func settingsName(cfg Config, rowsByDefault bool) string {
 	if cfg.Shards > 1 {
 		parts = append(parts, "shards "+strconv.Itoa(cfg.Shards))
 	}
-	if cfg.MaxLoadFactor != 0 {
+	if cfg.MaxLoadFactor != 0 && cfg.MaxLoadFactor != core.DefaultMaxLoadFactor {
 		parts = append(parts, "mlf "+fmtFloat(cfg.MaxLoadFactor))
 	}
 	if len(parts) == 0 {

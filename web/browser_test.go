@@ -179,7 +179,7 @@ func TestBrowserLab(t *testing.T) {
 		t.Errorf("the header says %q, want the browser runtime, in process", machine)
 	}
 	// The worker has one thread: the header says "1 core", not "1 cores".
-	if header := evalString(t, ctx, `document.querySelector("#machine").textContent`); !regexp.MustCompile(`\d+ cores?\b`).MatchString(header) || regexp.MustCompile(`(^|\D)1 cores`).MatchString(header) {
+	if header := evalString(t, ctx, `document.querySelector("#machine span").textContent`); header != "1 core" && !regexp.MustCompile(`^([02-9]|\d\d+) cores$`).MatchString(header) {
 		t.Errorf("the header says %q, want \"1 core\" or \"N cores\"", header)
 	}
 	rssLabel := evalString(t, ctx, `Array.from(document.querySelectorAll("#progress .stat .k")).map(e => e.textContent).join(",")`)
@@ -247,6 +247,19 @@ func TestBrowserLab(t *testing.T) {
 	}
 	if len(shown) != 2 {
 		t.Errorf("the results table shows %v, want packed and hashed", shown)
+	}
+	// The whole table is in view, bytes/entry and the runtime column
+	// included, with no sideways scrolling, at 1600 px and at 1440 px.
+	for _, w := range []int64{1600, 1440} {
+		if _, err := chromedp.Run(ctx, chromedp.EmulateViewport(w, 1000)); err != nil {
+			t.Fatal(err)
+		}
+		type fit struct{ Scroll, Client, Columns int }
+		f := eval[fit](t, ctx, `(() => { const w = document.getElementById("results-table");
+			return {scroll: w.scrollWidth, client: w.clientWidth, columns: w.querySelectorAll("thead th").length}; })()`)
+		if f.Scroll > f.Client || f.Columns < 9 {
+			t.Errorf("at %d px the results table is %d px wide in a %d px box (%d columns): cut at the right edge", w, f.Scroll, f.Client, f.Columns)
+		}
 	}
 	results := exportJSON(t, ctx, downloads)
 	for _, r := range results {
@@ -333,6 +346,24 @@ func TestBrowserLab(t *testing.T) {
 	if dir := evalString(t, ctx, `document.querySelector("#history-table").textContent`); !strings.Contains(dir, "browser") {
 		t.Errorf("the history does not label its runs browser: %q", dir)
 	}
+	// The History lists jobs: the comparison is one, named as asked. Picked
+	// and compared, the results' heading says what they are, and the last
+	// run's card is gone.
+	jobs := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("#history-grid tr.job td.name div")).map(e => e.textContent)`)
+	if len(jobs) != 1 || !regexp.MustCompile(`^run (hashed,packed|packed,hashed) 1e5$`).MatchString(jobs[0]) {
+		t.Errorf("after a reload the History lists jobs %q, want the one comparison, run hashed,packed 1e5", jobs)
+	}
+	do(t, ctx, `document.querySelector('#viewtabs button[data-view="history"]').click();
+		document.querySelector('#history-grid tr.job input[type=checkbox]').click()`)
+	waitFor(t, ctx, "compare enabled", `!document.getElementById("hist-compare").disabled`, 10*time.Second)
+	do(t, ctx, `document.getElementById("hist-compare").click()`)
+	waitFor(t, ctx, "the compared results", `document.querySelectorAll("#results-grid tbody tr").length === 2 && document.getElementById("results-desc").textContent !== ""`, 20*time.Second)
+	if desc := evalString(t, ctx, `document.getElementById("results-desc").textContent`); !strings.HasPrefix(desc, jobs[0]+" · browser · started ") || !strings.HasSuffix(desc, " · 2 results") {
+		t.Errorf("after Compare selected the results' heading says %q, want the job, browser, its start and 2 results", desc)
+	}
+	if !eval[bool](t, ctx, `document.getElementById("progress").hidden`) {
+		t.Errorf("after Compare selected the last run's card still shows")
+	}
 	do(t, ctx, helpers)
 
 	// ---- a key file through the browser's file picker ----
@@ -383,7 +414,7 @@ func TestBrowserLab(t *testing.T) {
 		t.Errorf("after the cancel the page says %q, want packed kept", phase)
 	}
 	// The history reloads from the new worker, which reads IndexedDB first.
-	waitFor(t, ctx, "the history after the cancel", `document.querySelectorAll("#history-grid tbody tr").length >= 4`, 30*time.Second)
+	waitFor(t, ctx, "the history after the cancel", historyCountJS+` >= 4`, 30*time.Second)
 	if n := historyCount(t, ctx); n != 4 {
 		t.Errorf("after the cancel the history has %d results, want 4 (packed's kept)", n)
 	}
@@ -553,9 +584,13 @@ func do(t *testing.T, ctx context.Context, script string) {
 	eval[chromedp.Void](t, ctx, script)
 }
 
+// historyCountJS counts the results in History: each job's row says how
+// many it has.
+const historyCountJS = `Array.from(document.querySelectorAll("#history-grid tr.job")).reduce((n, tr) => n + Number(tr.dataset.count), 0)`
+
 func historyCount(t *testing.T, ctx context.Context) int {
 	t.Helper()
-	return eval[int](t, ctx, `document.querySelectorAll("#history-grid tbody tr").length`)
+	return eval[int](t, ctx, historyCountJS)
 }
 
 // runLab waits for the estimate, clicks Run and waits for the run to end

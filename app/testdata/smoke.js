@@ -1,5 +1,5 @@
 // The desktop smoke test's script. app/desktop_test.go prepends
-//   const SMOKE = {phase: "run" | "history", expect: [result ids]};
+//   const SMOKE = {phase: "run" | "history" | "dialog", expect: [result ids]};
 // and the app runs it in the real page once it has loaded (WindowExecJS).
 // It drives the page as a person would — fills the form, clicks Run, the
 // chart tabs, Export, History — and reports what it saw through the bound
@@ -50,19 +50,42 @@
     step("ready");
     report.backend = document.querySelector("#machine").textContent;
 
+    if (SMOKE.phase === "dialog") {
+      // The native file dialog opens (Choose… of a file source) and stays
+      // open: the test reads the app's output, then stops it.
+      $('#source-mode button[data-mode="file"]').click();
+      $("#choose-file").click();
+      await sleep(2500);
+      report.ok = true;
+      step("dialog open");
+      await send(report);
+      return;
+    }
+
     if (SMOKE.phase === "history") {
-      // After a restart: the results of the first phase are in History.
+      // After a restart: History lists the jobs, newest first — the first
+      // phase's run and whatever ran since from the command line.
       $('#viewtabs button[data-view="history"]').click();
-      await until("history rows", () => $$("#history-grid tbody tr").length >= SMOKE.expect.length);
-      report.history_ids = $$("#history-grid tbody tr").map((tr) => tr.dataset.id);
-      // Pick them and compare: the table and a chart come back.
+      await until("history jobs", () => $$("#history-grid tr.job").length >= 1);
+      report.history_jobs = $$("#history-grid tr.job").map((tr) => ({
+        name: tr.querySelector("td.name div").textContent, from: tr.cells[4].textContent,
+        started: tr.cells[2].textContent, count: Number(tr.dataset.count),
+      }));
+      // Open every job: its results show under it.
+      for (const b of $$('#history-grid tr.job button.twisty[aria-expanded="false"]')) { b.click(); await sleep(50); }
+      await until("every job open", () => $$("#history-grid tr.job-results").length === $$("#history-grid tr.job").length);
+      report.history_ids = $$("#history-grid tr.result").map((tr) => tr.dataset.id);
+      // Pick the first phase's results and compare: the table and a chart
+      // come back, and the heading says which job they are from.
       for (const id of SMOKE.expect) {
-        const box = $(`#history-grid tr[data-id="${id}"] input[type=checkbox]`);
+        const box = $(`#history-grid tr.result[data-id="${id}"] input[type=checkbox]`);
         if (box && !box.checked) { box.click(); await sleep(100); }
       }
       await until("compare enabled", () => !$("#hist-compare").disabled);
       $("#hist-compare").click();
-      await until("results table", () => $$("#results-grid tbody tr").length === SMOKE.expect.length);
+      await until("results table", () => $$("#results-grid tbody tr").length === SMOKE.expect.length && $("#results-desc").textContent !== "");
+      report.results_desc = $("#results-desc").textContent;
+      report.progress_hidden = $("#progress").hidden;
       report.table_rows = $$("#results-grid tbody tr").map((tr) => Array.from(tr.cells).map((c) => c.textContent));
       const kind = $("#charttabs button").dataset.kind;
       await until("the first chart", () => $("#chart").dataset.kind === kind, 20000);
@@ -170,10 +193,16 @@
     }
     step("exports");
 
-    // History lists both results.
+    // History lists the run as one job; opened, it shows both results.
     $('#viewtabs button[data-view="history"]').click();
-    await until("history rows", () => $$("#history-grid tbody tr").length >= 2);
-    report.history_ids = $$("#history-grid tbody tr").map((tr) => tr.dataset.id);
+    await until("history jobs", () => $$("#history-grid tr.job").length >= 1);
+    report.history_jobs = $$("#history-grid tr.job").map((tr) => ({
+      name: tr.querySelector("td.name div").textContent, from: tr.cells[4].textContent,
+      started: tr.cells[2].textContent, count: Number(tr.dataset.count),
+    }));
+    $("#history-grid tr.job button.twisty").click();
+    await until("the job's results", () => $$("#history-grid tr.result").length >= 2);
+    report.history_ids = $$("#history-grid tr.result").map((tr) => tr.dataset.id);
     $('#viewtabs button[data-view="results"]').click();
     await until("the chart after switching back", () => $("#chart").dataset.kind === first, 20000);
     await sleep(600); // let the resize settle before the screenshot

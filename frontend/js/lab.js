@@ -28,7 +28,8 @@
     chart: null,          // the ECharts instance
     runId: "",
     runResults: [],
-    historySelected: new Set(),
+    historySelected: new Set(), // result ids picked in History
+    historyOpen: new Set(),     // job ids whose results History shows
     estimateSeq: 0,
     estimateOK: false,
   };
@@ -280,7 +281,7 @@
         onchange: (e) => opts.onToggleAll(e.target.checked),
       })) : null,
       ...table.columns.map((c) => el("th", { class: c.numeric ? "num" : "", text: c.name })));
-    const body = table.rows.map((r) => el("tr", { "data-id": r.id, class: opts.selectable && opts.selected.has(r.id) ? "selected" : "" },
+    const body = table.rows.map((r) => el("tr", { "data-id": r.id, class: [opts.rowClass, opts.selectable && opts.selected.has(r.id) ? "selected" : ""].filter(Boolean).join(" ") },
       opts.selectable ? el("td", {}, el("input", {
         type: "checkbox", checked: opts.selected.has(r.id), "aria-label": "select " + r.id,
         onchange: (e) => opts.onToggle(r.id, e.target.checked),
@@ -293,11 +294,13 @@
     const wrap = $("#results-table");
     if (!state.selection.length) {
       wrap.replaceChildren(el("div", { class: "empty", text: "Run a comparison, or pick earlier runs in History." }));
+      $("#results-desc").textContent = "";
       return;
     }
     try {
       const t = await state.backend.call("Table", state.selection);
       wrap.replaceChildren(gridTable(t, { id: "results-grid" }));
+      $("#results-desc").textContent = t.title || "";
     } catch (err) {
       wrap.replaceChildren(el("div", { class: "empty", text: "" }));
       showError(err, "export");
@@ -414,28 +417,65 @@
     }
   }
 
-  // ---- history ----
+  // ---- history: jobs, each opening to its results ----
 
   async function loadHistory() {
     try {
       const h = await state.backend.call("History");
-      const ids = new Set(h.rows.map((r) => r.id));
+      const ids = new Set();
+      const jobs = new Set();
+      for (const j of h.jobs) { jobs.add(j.id); for (const r of j.rows) ids.add(r.id); }
       for (const id of Array.from(state.historySelected)) if (!ids.has(id)) state.historySelected.delete(id);
-      $("#hist-count").textContent = h.rows.length ? String(h.rows.length) : "";
+      for (const id of Array.from(state.historyOpen)) if (!jobs.has(id)) state.historyOpen.delete(id);
+      $("#hist-count").textContent = h.jobs.length ? String(h.jobs.length) : "";
       $("#history-problems").textContent = h.problems.length
         ? `${h.problems.length} file(s) in ${h.dir} could not be read: ${h.problems.join("; ")}` : "";
-      $("#history-table").replaceChildren(gridTable(h, {
-        id: "history-grid",
-        selectable: true,
-        selected: state.historySelected,
-        empty: "No saved results yet. Results are kept in " + h.dir,
-        onToggle: (id, on) => { on ? state.historySelected.add(id) : state.historySelected.delete(id); syncHistoryButtons(); loadHistory(); },
-        onToggleAll: (on) => { for (const r of h.rows) on ? state.historySelected.add(r.id) : state.historySelected.delete(r.id); syncHistoryButtons(); loadHistory(); },
-      }));
+      $("#history-table").replaceChildren(historyTable(h));
       syncHistoryButtons();
     } catch (err) {
       showError(err, "history");
     }
+  }
+
+  // historyTable is one row per job (newest first, by the time it started,
+  // the time shown); a job's checkbox picks all its results, its arrow shows
+  // them, each with a checkbox of its own.
+  function historyTable(h) {
+    if (!h.jobs.length) return el("div", { class: "empty", text: "No saved results yet. Results are kept in " + h.dir });
+    const sel = state.historySelected;
+    const pick = (ids, on) => { for (const id of ids) on ? sel.add(id) : sel.delete(id); syncHistoryButtons(); loadHistory(); };
+    const allIds = h.jobs.flatMap((j) => j.rows.map((r) => r.id));
+    const head = el("tr", {},
+      el("th", {}, el("input", { type: "checkbox", "aria-label": "select every job", checked: allIds.length > 0 && allIds.every((id) => sel.has(id)),
+        onchange: (e) => pick(allIds, e.target.checked) })),
+      el("th", {}), el("th", { text: "started" }), el("th", { text: "job" }), el("th", { text: "from" }), el("th", { class: "num", text: "results" }));
+    const body = [];
+    for (const j of h.jobs) {
+      const ids = j.rows.map((r) => r.id);
+      const picked = ids.filter((id) => sel.has(id)).length;
+      const open = state.historyOpen.has(j.id);
+      const toggle = () => { open ? state.historyOpen.delete(j.id) : state.historyOpen.add(j.id); loadHistory(); };
+      const box = el("input", { type: "checkbox", "aria-label": "select job " + j.name, checked: picked > 0 && picked === ids.length,
+        onchange: (e) => pick(ids, e.target.checked) });
+      box.indeterminate = picked > 0 && picked < ids.length;
+      body.push(el("tr", { class: "job" + (picked ? " selected" : "") + (j.legacy ? " legacy" : ""), "data-job": j.id, "data-count": String(ids.length) },
+        el("td", {}, box),
+        el("td", {}, el("button", { type: "button", class: "twisty", "aria-expanded": open ? "true" : "false",
+          "aria-label": (open ? "hide" : "show") + " the results of " + j.name, text: open ? "▾" : "▸", onclick: toggle })),
+        el("td", { class: "when", text: j.started }),
+        el("td", { class: "name", onclick: toggle }, el("div", { text: j.name }), el("small", { text: j.summary })),
+        el("td", { text: j.face || "–" }),
+        el("td", { class: "num", text: String(ids.length) })));
+      if (open) {
+        body.push(el("tr", { class: "job-results", "data-job": j.id }, el("td", { colspan: "6" },
+          gridTable({ columns: h.columns, rows: j.rows }, {
+            selectable: true, selected: sel, rowClass: "result",
+            onToggle: (id, on) => pick([id], on),
+            onToggleAll: (on) => pick(ids, on),
+          }))));
+      }
+    }
+    return el("table", { class: "grid history", id: "history-grid" }, el("thead", {}, head), el("tbody", {}, ...body));
   }
 
   function syncHistoryButtons() {
@@ -531,7 +571,13 @@
     for (const b of $$("[data-export]")) b.addEventListener("click", () => exportTable(b.dataset.export));
     for (const b of $$("[data-chart-export]")) b.addEventListener("click", () => exportChart(b.dataset.chartExport));
     for (const b of $$("#viewtabs button")) b.addEventListener("click", () => showView(b.dataset.view));
-    $("#hist-compare").addEventListener("click", () => setSelection(Array.from(state.historySelected)));
+    $("#hist-compare").addEventListener("click", () => {
+      // The comparison now shows these results, not the last run: the run's
+      // card goes, and the results' heading (Go's Table title) says what
+      // they are.
+      $("#progress").hidden = true;
+      setSelection(Array.from(state.historySelected));
+    });
     $("#hist-delete").addEventListener("click", deleteSelected);
 
     syncRunButtons();

@@ -1,0 +1,104 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/packlab/packlab/experiments"
+)
+
+// TestChartsFitTheirBox renders the charts with a category axis of runs
+// (memory breakdown, per-thread speed, throughput) as the lab and the
+// report draw them (ECharts, from the option Go builds), for results whose
+// run labels are long enough to be turned, at the sizes of the lab's chart
+// area, and checks that every piece of text (axis labels, names, titles,
+// legend items not scrolled away) lies inside the chart: a long first label
+// used to hang off the left edge, cut.
+func TestChartsFitTheirBox(t *testing.T) {
+	if os.Getenv(envRun) != "1" {
+		t.Skipf("runs with %s=1 (make test-web)", envRun)
+	}
+	chromium := os.Getenv(envChromium)
+	if chromium == "" {
+		p, err := exec.LookPath("chromium")
+		if err != nil {
+			t.Fatal("no chromium on PATH: run make deps-web")
+		}
+		chromium = p
+	}
+	// Real results, measured in this process: three configurations whose
+	// labels carry types, rows and shards.
+	var results []experiments.Result
+	for _, cfg := range []experiments.Config{
+		{Layouts: []string{"packed", "hashed"}, Key: "UInt64", Rows: 10_000},
+		{Layouts: []string{"packed", "hashed"}, Key: "UInt8", Rows: 10_000},
+		{Layouts: []string{"sparse", "hashed_array"}, Key: "UInt32", Value: "UUID", Rows: 20_000, Shards: 4},
+	} {
+		cfg.InProcess = true
+		rs, err := experiments.Run(context.Background(), cfg, experiments.RunOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		results = append(results, rs...)
+	}
+	echartsJS, err := os.ReadFile(filepath.Join("..", "experiments", "assets", "echarts.min.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(chromium), chromedp.NoSandbox, chromedp.Headless, chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true), chromedp.NoFirstRun,
+		chromedp.UserDataDir(filepath.Join(t.TempDir(), "profile")), chromedp.WindowSize(1400, 900))
+	defer cancelAlloc()
+	ctx, cancelCtx := chromedp.NewContext(allocCtx)
+	defer cancelCtx()
+	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancelTimeout()
+	if _, err := chromedp.Run(ctx, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatalf("starting chromium: %v", err)
+	}
+	do(t, ctx, string(echartsJS))
+
+	// The lab's chart box in the desktop window (1360 px) and in the
+	// browser at 1440 and 1600 px; the chart area is 430 px high less its
+	// insets.
+	for _, size := range []struct{ w, h int }{{964, 414}, {1044, 414}, {1204, 414}} {
+		for _, kind := range []string{"memory-breakdown", "per-thread-speed", "throughput"} {
+			c, err := experiments.BuildChart(kind, results)
+			if err != nil {
+				t.Errorf("chart %s: %v", kind, err)
+				continue
+			}
+			script := fmt.Sprintf(`(() => {
+				document.body.innerHTML = '<div id="c" style="position:absolute;left:0;top:0;width:%dpx;height:%dpx"></div>';
+				const box = document.getElementById("c");
+				const chart = echarts.init(box, null, {renderer: "svg"});
+				chart.setOption(%s, true);
+				const r = box.getBoundingClientRect();
+				const out = [];
+				for (const t of box.querySelectorAll("text")) {
+					const b = t.getBoundingClientRect();
+					if (!t.textContent.trim() || b.width === 0 || t.closest("[clip-path]")) continue; // a scrolling legend clips its own
+					if (b.left < r.left - 1 || b.right > r.right + 1 || b.top < r.top - 1 || b.bottom > r.bottom + 1) {
+						out.push(t.textContent + " at " + [b.left, b.top, b.right, b.bottom].map(Math.round).join(","));
+					}
+				}
+				chart.dispose();
+				return out;
+			})()`, size.w, size.h, c.Option)
+			if cut := eval[[]string](t, ctx, script); len(cut) > 0 {
+				b, _ := json.Marshal(cut)
+				t.Errorf("chart %s at %dx%d: text outside the chart (cut off): %s", kind, size.w, size.h, b)
+			}
+		}
+	}
+}
