@@ -162,4 +162,4 @@ sizes). What is missing is measured first by a calibration run of a few seconds
   --calibrate           measure again even when saved results exist
   --no-save             do not save the calibration's results
   --results DIR         results folder (default as for run)
-`
+` + flagRules

@@ -73,7 +73,7 @@ func TestFlagRules(t *testing.T) {
 		t.Error("refused flags created the results folder")
 	}
 	// The rules and the exit codes are in every command's help.
-	for _, cmd := range []string{"run", "sweep", "report", "serve"} {
+	for _, cmd := range []string{"run", "sweep", "report", "serve", "plan"} {
 		out, _, _ := packlab(t, "help", cmd)
 		for _, want := range []string{"each flag at most once", "2 bad input (a flag, a file's content, or the memory guard's", "130 interrupted", "1 a failure while running"} {
 			if !strings.Contains(out, want) {
