@@ -59,6 +59,7 @@ type HistoryJob struct {
 	Face    string     `json:"face"`    // "command line", "desktop", "browser", or ""
 	Summary string     `json:"summary"` // "2 results · packed, hashed · UInt64→UInt16 · 100K rows"
 	Legacy  bool       `json:"legacy"`  // saved before jobs: grouped by time
+	Results string     `json:"results"` // how many results: "1,125"
 	Rows    []TableRow `json:"rows"`    // its results, in the order measured
 }
 
@@ -77,7 +78,7 @@ func (l *Lab) History() (History, error) {
 		{"load (sec)", true}, {"runtime", false}}
 	for _, j := range jobs {
 		hj := HistoryJob{ID: j.ID, Name: j.Name, Started: startedText(j.StartedAt), Face: j.Face,
-			Summary: experiments.DescribeJob(j), Legacy: j.Legacy, Rows: []TableRow{}}
+			Summary: experiments.DescribeJob(j), Legacy: j.Legacy, Results: experiments.GroupThousands(int64(len(j.Results))), Rows: []TableRow{}}
 		for _, r := range j.Results {
 			hj.Rows = append(hj.Rows, historyRow(r))
 		}

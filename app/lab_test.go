@@ -382,7 +382,7 @@ func TestRunCompareAndExport(t *testing.T) {
 	}
 	hj := h.Jobs[0]
 	if hj.ID != st.JobID || hj.Name != "run packed,hashed 1e5" || st.JobName != hj.Name || hj.Face != "desktop" ||
-		hj.Summary != "2 results · packed, hashed · UInt64→UInt16 · 100K rows" || hj.Legacy {
+		hj.Summary != "2 results · packed, hashed · UInt64→UInt16 · 100K rows" || hj.Results != "2" || hj.Legacy {
 		t.Errorf("history job %+v (started %+v)", hj, st)
 	}
 	if hj.Rows[0].ID != done.ResultIDs[0] || hj.Rows[0].Cells[1] != "packed" || hj.Rows[1].Cells[1] != "hashed" || hj.Rows[0].Cells[3] != "100K" {

@@ -465,7 +465,7 @@
         el("td", { class: "when", text: j.started }),
         el("td", { class: "name", onclick: toggle }, el("div", { text: j.name }), el("small", { text: j.summary })),
         el("td", { text: j.face || "–" }),
-        el("td", { class: "num", text: String(ids.length) })));
+        el("td", { class: "num", text: j.results })));
       if (open) {
         body.push(el("tr", { class: "job-results", "data-job": j.id }, el("td", { colspan: "6" },
           gridTable({ columns: h.columns, rows: j.rows }, {
