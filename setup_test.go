@@ -158,3 +158,41 @@ func TestSetupFailureShowsApt(t *testing.T) {
 		t.Errorf("a failed install printed %d lines, want apt's last 40 and a few more", n)
 	}
 }
+
+// TestBinariesHaveTheirOwnNames: make build, make desktop (and make lab)
+// and make web-binary write three different files, so a build of one kind
+// never silently replaces another kind under the same name.
+func TestBinariesHaveTheirOwnNames(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("no make")
+	}
+	out, err := exec.Command("make", "-n", "--no-print-directory", "build", "desktop", "web-binary", "lab").CombinedOutput()
+	if err != nil {
+		t.Fatalf("make -n: %v\n%s", err, out)
+	}
+	outputs := map[string]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		for i := 0; i+1 < len(f); i++ {
+			if f[i] == "-o" {
+				tags := "(none)"
+				for j := range f {
+					if f[j] == "-tags" && j+1 < len(f) {
+						tags = f[j+1]
+					}
+				}
+				if prev, ok := outputs[f[i+1]]; ok && prev != tags {
+					t.Errorf("%s is written by builds with tags %s and %s", f[i+1], prev, tags)
+				}
+				outputs[f[i+1]] = tags
+			}
+		}
+	}
+	want := map[string]string{"bin/packlab": "(none)", "bin/packlab-desktop": "desktop,production,webkit2_41", "bin/packlab-web": "embedweb"}
+	if fmt.Sprint(outputs) != fmt.Sprint(want) {
+		t.Errorf("the make targets write %v, want %v", outputs, want)
+	}
+	if !strings.Contains(string(out), "./bin/packlab-desktop") {
+		t.Errorf("make lab does not open bin/packlab-desktop:\n%s", out)
+	}
+}
