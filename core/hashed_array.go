@@ -61,17 +61,19 @@ func (t *HashedArray[K, V]) Insert(key K, value V) bool {
 	return true
 }
 
-// growValues doubles the value array, as PODArray does, into a new slab and
-// releases the old one.
+// growValues doubles the value array, as PODArray does (a realloc: growSlab,
+// in place where the OS can remap pages).
 func (t *HashedArray[K, V]) growValues() {
 	n := max(2*uint64(cap(t.values)), podArrayInitialBytes/uint64(sizeOf[V]()))
-	slab := mustSlab(LayoutHashedArray, slabBytes(LayoutHashedArray, n, uint64(sizeOf[V]())))
-	t.owner.add(slab)
-	grown := viewOf[V](slab, n)[:len(t.values)]
-	copy(grown, t.values)
-	old := t.values
-	t.values = grown
-	t.owner.release(bytesOf(old[:cap(old)]))
+	bytes := slabBytes(LayoutHashedArray, n, uint64(sizeOf[V]()))
+	var slab []byte
+	if cap(t.values) == 0 {
+		slab = mustSlab(LayoutHashedArray, bytes)
+		t.owner.add(slab)
+	} else {
+		slab = t.owner.grow(bytesOf(t.values[:cap(t.values)]), bytes)
+	}
+	t.values = viewOf[V](slab, n)[:len(t.values)]
 }
 
 func (t *HashedArray[K, V]) Get(key K) (V, bool) {

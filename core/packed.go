@@ -24,8 +24,8 @@ import (
 //
 // Go has no packed structs, so cells are byte ranges of one slab: keys and
 // values are read and written little-endian through byte arrays, a single
-// unaligned move each (bytes.go). Probing, growth, the zero cell and the
-// release of the old slab are Hashed's; only the stride differs.
+// unaligned move each (bytes.go). Probing, growth in place and the zero
+// cell are Hashed's; only the stride differs.
 type Packed[K, V Bits] struct {
 	arena   []byte // the slab; len == 2^degree * stride
 	size    uint64 // elements in the arena, not counting the zero cell
@@ -43,17 +43,12 @@ type Packed[K, V Bits] struct {
 func NewPacked[K, V Bits](opt Options) *Packed[K, V] {
 	t := &Packed[K, V]{g: newGrower(opt.mlf(), dictionaryFastDegree)}
 	t.owner, t.cleanup = own(t, LayoutPacked)
-	t.arena = t.newArena(t.g)
+	t.arena = mustSlab(LayoutPacked, slabBytes(LayoutPacked, t.g.cells(), uint64(packedStride[K, V]())))
+	t.owner.add(t.arena)
 	return t
 }
 
 func packedStride[K, V Bits]() uintptr { return sizeOf[K]() + sizeOf[V]() }
-
-func (t *Packed[K, V]) newArena(g grower) []byte {
-	slab := mustSlab(LayoutPacked, slabBytes(LayoutPacked, g.cells(), uint64(packedStride[K, V]())))
-	t.owner.add(slab)
-	return slab
-}
 
 func (t *Packed[K, V]) Layout() Layout { return LayoutPacked }
 
@@ -73,77 +68,122 @@ func (t *Packed[K, V]) Insert(key K, value V) bool {
 	stride := packedStride[K, V]()
 	for {
 		base, mask := unsafe.Pointer(unsafe.SliceData(t.arena)), uintptr(t.g.mask)
-		var p unsafe.Pointer
-		for i := uintptr(hashKey(key)) & mask; ; i = (i + 1) & mask {
-			p = unsafe.Add(base, i*stride)
-			k := loadBitsAt[K](p)
-			if k == key {
-				return false
+		// The first two cells of the probe, read before either is tested
+		// (see Get): at the fills a table grows at, one of them is empty in
+		// ~95 % of inserts, and which one is chosen without a branch.
+		i := uintptr(hashKey(key)) & mask
+		j := (i + 1) & mask
+		o0, o1 := i*stride, j*stride
+		k0, k1 := loadBitsAt[K](unsafe.Add(base, o0)), loadBitsAt[K](unsafe.Add(base, o1))
+		if k0 == key || k1 == key {
+			return false
+		}
+		var o uintptr
+		if uintptr(b2u(k0 == zero)|b2u(k1 == zero)) != 0 {
+			o = o1 ^ (o0^o1)&-uintptr(b2u(k0 == zero))
+		} else {
+			for i = (j + 1) & mask; ; i = (i + 1) & mask {
+				k := loadBitsAt[K](unsafe.Add(base, i*stride))
+				if k == key {
+					return false
+				}
+				if k == zero {
+					break
+				}
 			}
-			if k == zero {
-				break
-			}
+			o = i * stride
 		}
 		// Grow before placing: see Hashed.Insert.
 		if t.g.overflow(t.size + 1) {
 			t.grow()
 			continue
 		}
-		storeBitsAt(p, key)
-		storeBitsAt(unsafe.Add(p, sizeOf[K]()), value)
+		storeBitsAt(unsafe.Add(base, o), key)
+		storeBitsAt(unsafe.Add(base, o+sizeOf[K]()), value)
 		t.size++
 		return true
 	}
 }
 
-// grow moves every element into an arena of the next size and releases the
-// old one (see Hashed.grow).
+// grow enlarges the arena to the next size and rehashes it in place (see
+// Hashed.grow and Hashed.rehash).
 func (t *Packed[K, V]) grow() {
 	if t.closed {
 		closedPanic(LayoutPacked)
 	}
 	g := t.g
 	g.increase()
-	arena := t.newArena(g) // may panic with a *SlabError: nothing has changed yet
-	old := t.arena
+	stride := packedStride[K, V]()
+	old := uintptr(len(t.arena)) / stride
+	// May panic with a *SlabError: nothing has changed yet.
+	t.arena = t.owner.grow(t.arena, slabBytes(LayoutPacked, g.cells(), uint64(stride)))
+	t.g = g
+	t.rehash(old)
+}
+
+// rehash is Hashed.rehash over packed cells.
+func (t *Packed[K, V]) rehash(old uintptr) {
 	stride, ks := packedStride[K, V](), sizeOf[K]()
-	base, mask := unsafe.Pointer(unsafe.SliceData(arena)), uintptr(g.mask)
-	src, end := unsafe.Pointer(unsafe.SliceData(old)), uintptr(len(old))
+	base, mask := unsafe.Pointer(unsafe.SliceData(t.arena)), uintptr(t.g.mask)
 	var zero K
-	for off := uintptr(0); off < end; off += stride {
-		c := unsafe.Add(src, off)
-		k := loadBitsAt[K](c)
-		if k == zero {
-			continue
+	reinsert := func(i uintptr, k K) {
+		c := unsafe.Add(base, i*stride)
+		p := uintptr(hashKey(k)) & mask
+		for ; p != i; p = (p + 1) & mask {
+			d := unsafe.Add(base, p*stride)
+			if loadBitsAt[K](d) == zero {
+				storeBitsAt(d, k)
+				storeBitsAt(unsafe.Add(d, ks), loadBitsAt[V](unsafe.Add(c, ks)))
+				storeBitsAt(c, zero)
+				storeBitsAt(unsafe.Add(c, ks), *new(V))
+				return
+			}
 		}
-		i := uintptr(hashKey(k)) & mask
-		for loadBitsAt[K](unsafe.Add(base, i*stride)) != zero {
-			i = (i + 1) & mask
-		}
-		p := unsafe.Add(base, i*stride)
-		storeBitsAt(p, k)
-		storeBitsAt(unsafe.Add(p, ks), loadBitsAt[V](unsafe.Add(c, ks)))
 	}
-	t.arena, t.g = arena, g
-	t.owner.release(old)
+	i := uintptr(0)
+	for ; i < old; i++ {
+		if k := loadBitsAt[K](unsafe.Add(base, i*stride)); k != zero {
+			reinsert(i, k)
+		}
+	}
+	for ; i <= mask; i++ {
+		k := loadBitsAt[K](unsafe.Add(base, i*stride))
+		if k == zero {
+			break
+		}
+		reinsert(i, k)
+	}
 }
 
 // Get returns the value stored for key. As in Hashed.Get, cells are
-// addressed through an unsafe pointer: i is masked, so i*stride is a whole
-// cell inside the arena and needs no bounds check.
+// addressed through an unsafe pointer (i is masked, so i*stride is a whole
+// cell inside the arena and needs no bounds check) and the first two cells
+// of the probe are read before either is tested (see Hashed.Get).
 func (t *Packed[K, V]) Get(key K) (V, bool) {
 	var zero K
 	if key != zero {
 		stride := packedStride[K, V]()
 		base, mask := unsafe.Pointer(unsafe.SliceData(t.arena)), uintptr(t.g.mask)
-		for i := uintptr(hashKey(key)) & mask; ; i = (i + 1) & mask {
-			p := unsafe.Add(base, i*stride)
-			k := loadBitsAt[K](p)
-			if k == key {
-				return loadBitsAt[V](unsafe.Add(p, sizeOf[K]())), true
-			}
-			if k == zero {
-				break
+		i := uintptr(hashKey(key)) & mask
+		j := (i + 1) & mask
+		o0, o1 := i*stride, j*stride
+		k0, k1 := loadBitsAt[K](unsafe.Add(base, o0)), loadBitsAt[K](unsafe.Add(base, o1))
+		// Which of the two holds key, without a branch: m is all ones when
+		// the first does. One branch then, taken by ~97 % of hits.
+		m := -uintptr(b2u(k0 == key))
+		if uintptr(b2u(k0 == key)|b2u(k1 == key)) != 0 {
+			return loadBitsAt[V](unsafe.Add(base, o1^(o0^o1)&m+sizeOf[K]())), true
+		}
+		if k0 != zero && k1 != zero {
+			for i = (j + 1) & mask; ; i = (i + 1) & mask {
+				p := unsafe.Add(base, i*stride)
+				k := loadBitsAt[K](p)
+				if k == key {
+					return loadBitsAt[V](unsafe.Add(p, sizeOf[K]())), true
+				}
+				if k == zero {
+					break
+				}
 			}
 		}
 	} else if t.hasZero {
@@ -163,36 +203,16 @@ func (t *Packed[K, V]) GetMany(keys []K, values []V, found []bool) int {
 		closedPanic(LayoutPacked)
 	}
 	values, found = values[:len(keys)], found[:len(keys)]
-	stride, ks := packedStride[K, V](), sizeOf[K]()
+	stride := packedStride[K, V]()
 	base, mask := unsafe.Pointer(unsafe.SliceData(t.arena)), uintptr(t.g.mask)
-	var zero K
 	n, sink := 0, uint8(0)
-	var home [getBatch]uintptr
 	for start := 0; start < len(keys); start += getBatch {
 		batch := keys[start:min(start+getBatch, len(keys))]
-		for j, k := range batch {
-			i := uintptr(hashKey(k)) & mask
-			home[j] = i
-			sink += *(*uint8)(unsafe.Add(base, i*stride))
+		for _, k := range batch {
+			sink += *(*uint8)(unsafe.Add(base, (uintptr(hashKey(k))&mask)*stride))
 		}
-		for j, key := range batch {
-			var v V
-			ok := false
-			if key != zero {
-				for i := home[j]; ; i = (i + 1) & mask {
-					p := unsafe.Add(base, i*stride)
-					k := loadBitsAt[K](p)
-					if k == key {
-						v, ok = loadBitsAt[V](unsafe.Add(p, ks)), true
-						break
-					}
-					if k == zero {
-						break
-					}
-				}
-			} else if t.hasZero {
-				v, ok = t.zeroVal, true
-			}
+		for j, k := range batch {
+			v, ok := t.Get(k)
 			values[start+j], found[start+j] = v, ok
 			n += b2i(ok)
 		}

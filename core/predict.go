@@ -71,8 +71,9 @@ func mulDiv(a, b, c int64) int64 {
 // Predict works out the memory of loading `distinct` distinct keys into
 // `shards` tables of one layout. Shards are assumed even (ShardOf spreads
 // keys evenly; the loader's own buffers are not included). The peak is the
-// moment of the last growth, when the old and the new slab are both alive,
-// in every shard at once: the loader deals rows evenly, so the shards reach
+// moment of the last growth: for hashed, packed and hashed_array the new
+// slab alone where slabs grow in place (Linux), the old and the new slab
+// where they are copied (macOS, js/wasm); in every shard at once: the loader deals rows evenly, so the shards reach
 // their growth points together. distinct is 0 to MaxPredictRows, shards 1 to
 // MaxShards (0 means 1).
 func Predict(layout Layout, key, value Type, distinct int64, opt Options, shards int) (Prediction, error) {
@@ -101,7 +102,7 @@ func Predict(layout Layout, key, value Type, distinct int64, opt Options, shards
 		final, prev := g.cellsFor(uint64(n))
 		p.BucketCount = saturate(final)
 		p.FinalBytes = SaturatingAdd(SaturatingMul(saturate(final), cell), header)
-		p.GrowthBytes = SaturatingMul(saturate(prev), cell)
+		p.GrowthBytes = copiedSlab(SaturatingMul(saturate(prev), cell))
 	case LayoutSparse:
 		cell := int64(PaddedCellBytes(key, value))
 		mlf := opt.mlf()
@@ -144,7 +145,7 @@ func Predict(layout Layout, key, value Type, distinct int64, opt Options, shards
 		size := int64(value.Size)
 		p.BucketCount = saturate(final)
 		p.FinalBytes = SaturatingAdd(SaturatingAdd(SaturatingMul(saturate(final), cell), SaturatingMul(vals, size)), header)
-		p.GrowthBytes = max(SaturatingMul(saturate(prev), cell), SaturatingMul(prevVals, size))
+		p.GrowthBytes = copiedSlab(max(SaturatingMul(saturate(prev), cell), SaturatingMul(prevVals, size)))
 	case LayoutGoMap:
 		// A swiss map's table doubles up to 1024 slots, then splits when 7/8
 		// full. Hashes spread evenly, so tables fill and split together: a
@@ -185,6 +186,16 @@ func Predict(layout Layout, key, value Type, distinct int64, opt Options, shards
 	p.PeakBytes = SaturatingMul(shardPeak, s)
 	p.Saturated = p.PeakBytes == math.MaxInt64 || p.BucketCount == math.MaxInt64
 	return p, nil
+}
+
+// copiedSlab is what a growth that reallocates a slab of `old` bytes holds
+// above the new one: nothing where slabs grow in place (Linux: mremap moves
+// the old pages into the new slab), the old slab where they are copied.
+func copiedSlab(old int64) int64 {
+	if slabsGrowInPlace {
+		return 0
+	}
+	return old
 }
 
 // emptyBytes is bytes_allocated of an empty table of layout l for

@@ -89,6 +89,45 @@ func mustSlab(layout Layout, bytes uintptr) []byte {
 	return b
 }
 
+// SlabsGrowInPlace reports whether a growing slab keeps its pages on this
+// platform (Linux: mremap), so that a table's growth holds only the new
+// slab at its peak, not the old one beside it (core.Predict knows it).
+const SlabsGrowInPlace = slabsGrowInPlace
+
+// growSlab returns b grown to `bytes` zero-extended, as realloc does: in
+// place where the OS can remap pages (slabsGrowInPlace), else by a copy into
+// a new slab and the release of b. Where it fails, b is untouched and the
+// error is a *SlabError; where it succeeds, b must not be touched again.
+func growSlab(layout Layout, b []byte, bytes uintptr) ([]byte, error) {
+	if len(b) == 0 {
+		return newSlab(layout, bytes)
+	}
+	if h := slabAllocHook; h != nil {
+		if err := h(bytes); err != nil {
+			return nil, &SlabError{Layout: layout, Bytes: uint64(bytes), Err: err}
+		}
+	}
+	g, err := osGrow(b, bytes)
+	if err != nil {
+		return nil, &SlabError{Layout: layout, Bytes: uint64(bytes), Err: err}
+	}
+	slabLive.Add(int64(bytes) - int64(len(b)))
+	slabAllocs.Add(1)
+	return g, nil
+}
+
+// growByCopy is osGrow where pages cannot be remapped: a new slab, the old
+// contents copied in, the old slab released.
+func growByCopy(b []byte, bytes uintptr) ([]byte, error) {
+	g, err := osAlloc(bytes)
+	if err != nil {
+		return nil, err
+	}
+	copy(g, b)
+	osFree(b)
+	return g, nil
+}
+
 // freeSlab releases a slab from newSlab; nothing may touch it afterwards.
 func freeSlab(b []byte) {
 	if len(b) == 0 {
@@ -119,20 +158,36 @@ func (o *slabOwner) add(b []byte) {
 	}
 }
 
+// grow replaces the owner's slab b by b grown to bytes (growSlab),
+// panicking with the *SlabError, b untouched, where it cannot.
+func (o *slabOwner) grow(b []byte, bytes uintptr) []byte {
+	i := o.index(b)
+	g, err := growSlab(o.layout, b, bytes)
+	if err != nil {
+		panic(err)
+	}
+	o.slabs[i] = g
+	return g
+}
+
+func (o *slabOwner) index(b []byte) int {
+	for i, s := range o.slabs {
+		if &s[0] == &b[0] {
+			return i
+		}
+	}
+	panic("core: a slab the table does not own")
+}
+
 // release frees one slab the owner holds.
 func (o *slabOwner) release(b []byte) {
 	if len(b) == 0 {
 		return
 	}
-	for i, s := range o.slabs {
-		if &s[0] == &b[0] {
-			o.slabs[i] = o.slabs[len(o.slabs)-1]
-			o.slabs = o.slabs[:len(o.slabs)-1]
-			freeSlab(b)
-			return
-		}
-	}
-	panic("core: releasing a slab the table does not own")
+	i := o.index(b)
+	o.slabs[i] = o.slabs[len(o.slabs)-1]
+	o.slabs = o.slabs[:len(o.slabs)-1]
+	freeSlab(b)
 }
 
 // free releases every slab; a second call does nothing.

@@ -9,9 +9,14 @@ import (
 
 // Where there is no mmap (js/wasm, Windows, ...), a slab is a Go
 // allocation: []uint64, so that cells of any alignment up to 8 fit it,
-// released to the collector when the table drops it.
+// released to the collector when the table drops it. A growing slab is
+// copied into a new one.
+
+const slabsGrowInPlace = false
 
 var slabPoison atomic.Bool
+
+const poisonable = false
 
 func osAlloc(bytes uintptr) ([]byte, error) {
 	w := make([]uint64, (bytes+7)/8)
@@ -22,4 +27,4 @@ func osFree(b []byte) {}
 
 func unpoison() {}
 
-const poisonable = false
+func osGrow(b []byte, bytes uintptr) ([]byte, error) { return growByCopy(b, bytes) }

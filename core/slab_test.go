@@ -334,3 +334,40 @@ func settledSlabBytes() int64 {
 	}
 	return last
 }
+
+// TestGrowthInPlace grows tables whose keys all hash to the last cells of
+// the table, so that every chain wraps around the end, and checks after
+// every insert that every key is where a lookup finds it: the in-place
+// rehash of a growth must carry wrapped chains over (see Hashed.rehash).
+func TestGrowthInPlace(t *testing.T) {
+	var keys []uint64
+	for k := uint64(1); len(keys) < 4000; k++ {
+		if hashKey(k)&255 >= 250 && hashKey(k)&1023 >= 1000 {
+			keys = append(keys, k)
+		}
+	}
+	for _, l := range []Layout{LayoutHashed, LayoutPacked, LayoutHashedArray} {
+		for _, mlf := range []float64{0.5, 0.99} {
+			m := must(New[uint64, uint16](l, Options{MaxLoadFactor: mlf}))
+			cells := m.Stats().BucketCount
+			for i, k := range keys {
+				m.Insert(k, uint16(i))
+				if c := m.Stats().BucketCount; c != cells {
+					cells = c
+					if err := m.CheckInvariants(); err != nil {
+						t.Fatalf("%s mlf %v after %d inserts, grown to %d cells: %v", l, mlf, i+1, c, err)
+					}
+				}
+			}
+			if err := m.CheckInvariants(); err != nil {
+				t.Fatal(err)
+			}
+			for i, k := range keys {
+				if v, ok := m.Get(k); !ok || v != uint16(i) {
+					t.Fatalf("%s mlf %v: Get(%d) = %d, %v; want %d", l, mlf, k, v, ok, i)
+				}
+			}
+			m.Close()
+		}
+	}
+}

@@ -16,8 +16,9 @@ import (
 //
 // A run's peak above its process's baseline is the larger of
 //
-//	load:  the tables' peak (core.Predict: the last growth, old and new slab
-//	       both alive, every shard growing at once) + the loader's blocks
+//	load:  the tables' peak (core.Predict: the last growth, every shard
+//	       growing at once; the new slab alone where slabs grow in place,
+//	       old and new where they are copied) + the loader's blocks
 //	read:  the tables' final size + the read phase's key list (only for a
 //	       file source: synthetic sources compute keys instead of listing)
 //

@@ -107,6 +107,7 @@ type Candidate struct {
 	Saturated        bool   `json:"saturated"`         // beyond 8 EiB: the figures stand at math.MaxInt64
 
 	followsMLF bool // the layout's geometry follows max_load_factor
+	inPlace    bool // its growths hold no old slab beside the new one (core.Prediction.GrowthBytes == 0)
 }
 
 // Plan is the planner's whole answer.
@@ -364,6 +365,7 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 		LoaderBytes:    loaderBytesFor(p.key, p.value, shards, 0, p.distinct, false),
 		Estimated:      pr.Estimated,
 		Saturated:      pr.Saturated,
+		inPlace:        pr.GrowthBytes == 0,
 	}
 	if pr.BucketCount > 0 {
 		c.LoadFactor = float64(p.distinct) / float64(pr.BucketCount)
@@ -588,6 +590,9 @@ func compareWhy(c, best Candidate, speedOf func(Candidate) *float64, what string
 
 // growthWords says what the peak is made of.
 func growthWords(c Candidate) string {
+	if c.inPlace {
+		return "the final tables: a growth remaps its slab in place and holds no old one"
+	}
 	if c.Shards == 1 {
 		return "the last growth, old and new slab alive together"
 	}
