@@ -268,6 +268,15 @@ func (b *jsBinding) dispatch(method, raw string) (res any, err error) {
 			return nil, err
 		}
 		return b.lab.ChooseSource()
+	case "Plan":
+		var pf PlanForm
+		if err := want(1); err != nil {
+			return nil, err
+		}
+		if err := arg(0, &pf); err != nil {
+			return nil, err
+		}
+		return b.lab.Plan(pf)
 	}
 	return nil, &Error{Message: fmt.Sprintf("the browser lab has no method %s", method)}
 }

@@ -65,7 +65,15 @@ type smokeReport struct {
 	} `json:"history_jobs"`
 	ResultsDesc    string `json:"results_desc"`
 	ProgressHidden bool   `json:"progress_hidden"`
-	Charts         map[string]struct {
+	PlanRowsError  string `json:"plan_rows_error"`
+	Plan           struct {
+		Verdict  string   `json:"verdict"`
+		RuledOut []string `json:"ruled_out"`
+		Rows     int      `json:"rows"`
+		Snippets []string `json:"snippets"`
+		ChartInk int      `json:"chart_ink"`
+	} `json:"plan"`
+	Charts map[string]struct {
 		Ink    int    `json:"ink"`
 		Width  int    `json:"width"`
 		Height int    `json:"height"`
@@ -210,6 +218,16 @@ func TestDesktopSmoke(t *testing.T) {
 		if c.Ink < 1000 {
 			t.Errorf("after a restart chart %s has %d inked pixels", kind, c.Ink)
 		}
+	}
+	// The Plan tab answers through the same API call as packlab plan.
+	if want := "0: not positive"; !strings.HasPrefix(r2.PlanRowsError, want) {
+		t.Errorf("the plan's rows error says %q, want %q...", r2.PlanRowsError, want)
+	}
+	p := r2.Plan
+	if !strings.Contains(p.Verdict, " SHARDS ") || !strings.Contains(p.Verdict, "fit in 24.0 GiB") || p.Rows < 4 || p.ChartInk < 1000 ||
+		len(p.RuledOut) == 0 || len(p.Snippets) < 2 || !strings.Contains(strings.Join(p.Snippets, "\n"), "CREATE DICTIONARY") {
+		t.Errorf("the Plan tab shows verdict %q, %d ruled out, %d table rows, %d snippets, a chart of %d inked pixels; want an answer that fits 24 GiB, the layouts ruled out, the setups, CREATE DICTIONARY and Go, and a drawn chart",
+			p.Verdict, len(p.RuledOut), p.Rows, len(p.Snippets), p.ChartInk)
 	}
 
 	// Phase 3: a file dialog opens without a screenful of GTK or dconf

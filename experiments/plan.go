@@ -521,9 +521,9 @@ func explain(plan *Plan, p parsedPlan) {
 		c := &plan.Candidates[i]
 		switch {
 		case !c.Fits && fitting == 0 && c.Rank == 1:
-			c.Why = fmt.Sprintf("nothing fits in %s; this is the smallest setup: peak %s", budget, FormatBytes(c.PeakBytes))
+			c.Why = fmt.Sprintf("nothing fits in %s; this is the smallest setup: peak %s", budget, formatBytes(c.PeakBytes))
 		case !c.Fits:
-			c.Why = fmt.Sprintf("peak %s (%s) is above the %s budget", FormatBytes(c.PeakBytes), growthWords(*c), budget)
+			c.Why = fmt.Sprintf("peak %s (%s) is above the %s budget", formatBytes(c.PeakBytes), growthWords(*c), budget)
 		case c.Rank == 1 && speedOf(*c) == nil:
 			c.Why = fmt.Sprintf("the least memory of the %d setups that fit in %s (speeds not measured here, so memory alone decides)", fitting, budget)
 		case c.Rank == 1:
@@ -535,7 +535,7 @@ func explain(plan *Plan, p parsedPlan) {
 	}
 	if fitting == 0 {
 		plan.Answer = fmt.Sprintf("nothing fits in %s (%s): the smallest setup is %s with a peak of %s",
-			budget, plan.BudgetFrom, setupName(*best), FormatBytes(best.PeakBytes))
+			budget, plan.BudgetFrom, setupName(*best), formatBytes(best.PeakBytes))
 	} else {
 		plan.Answer = fmt.Sprintf("%s: steady %s, peak %s, %.2f bytes/pair — %s", setupName(*best),
 			FormatBytes(best.SteadyBytes), FormatBytes(best.PeakBytes), best.BytesPerPair, best.Why)
@@ -556,7 +556,7 @@ func explain(plan *Plan, p parsedPlan) {
 		}
 		if !ok && smallest != nil {
 			plan.RuledOut = append(plan.RuledOut, fmt.Sprintf("%s: every setup's peak is above %s; its smallest, %s, peaks at %s (%s)",
-				l, budget, setupName(*smallest), FormatBytes(smallest.PeakBytes), growthWords(*smallest)))
+				l, budget, setupName(*smallest), formatBytes(smallest.PeakBytes), growthWords(*smallest)))
 		}
 	}
 	best.CreateDictionary, best.GoCode = createDictionary(*best), goCode(*best)
@@ -641,7 +641,7 @@ func planNotes(plan *Plan, p parsedPlan) []string {
 		}
 	}
 	if len(unmeasured) > 0 {
-		notes = append(notes, fmt.Sprintf("no speed measured here for %s <%s,%s>: their times are left out (a calibration run measures them: packlab plan without --no-calibrate)",
+		notes = append(notes, fmt.Sprintf("no speed measured here for %s <%s,%s>: their times are left out (a calibration of a few seconds measures them: `packlab plan` does it unless --no-calibrate; in the lab, tick \"measure missing speeds first\")",
 			strings.Join(unmeasured, ", "), p.key.Name, p.value.Name))
 	}
 	if len(guessed) > 0 {

@@ -145,7 +145,7 @@ func TestPlanBudget(t *testing.T) {
 			t.Errorf("1 GiB: %s peaks at %d, below the answer's %d", setupName(c), c.PeakBytes, b.PeakBytes)
 		}
 	}
-	want := "nothing fits in 1.0 GiB (--memory): the smallest setup is " + setupName(*b) + " with a peak of " + FormatBytes(b.PeakBytes)
+	want := "nothing fits in 1.0 GiB (--memory): the smallest setup is " + setupName(*b) + " with a peak of " + formatBytes(b.PeakBytes)
 	if none.Answer != want {
 		t.Errorf("1 GiB answer\n got %q\nwant %q", none.Answer, want)
 	}

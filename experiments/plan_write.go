@@ -232,49 +232,46 @@ func PlanHeadline(plan Plan) string {
 		FormatRows(r.Rows), r.Key, r.Value, FormatBytes(plan.BudgetBytes), plan.BudgetFrom, work, r.Threads)
 }
 
-func writePlanText(w io.Writer, plan Plan, md bool) error {
-	var b strings.Builder
-	heading := func(s string) {
-		if md {
-			b.WriteString("\n### " + s + "\n\n")
-		} else {
-			b.WriteString("\n" + s + ":\n")
-		}
-	}
-	code := func(lang, text string) {
-		if md {
-			b.WriteString("```" + lang + "\n" + text + "\n```\n")
-			return
-		}
-		for _, l := range strings.Split(text, "\n") {
-			b.WriteString("  " + l + "\n")
-		}
-	}
-	item := func(s string) {
-		if md {
-			b.WriteString("- " + markdownText(s) + "\n")
-		} else {
-			b.WriteString("  " + s + "\n")
-		}
-	}
-	if md {
-		b.WriteString("## packlab plan: " + markdownText(PlanHeadline(plan)) + "\n\n")
-		b.WriteString("**Answer:** " + markdownText(plan.Answer) + "\n")
-	} else {
-		b.WriteString("packlab plan: " + PlanHeadline(plan) + "\n\n")
-		b.WriteString("Answer: " + plan.Answer + "\n")
-	}
+// PlanSnippet is text the plan offers to copy: a ClickHouse statement or
+// Go code, or (Lang "") only a note.
+type PlanSnippet struct {
+	Title string `json:"title"`
+	Lang  string `json:"lang"` // "sql", "go", or "" for a note alone
+	Text  string `json:"text"`
+	Note  string `json:"note"`
+}
+
+// PlanDetails is a plan as every face shows it: lines and snippets, worded
+// once here for the command line, the desktop and the browser.
+type PlanDetails struct {
+	Headline   string        `json:"headline"` // what was asked
+	Answer     string        `json:"answer"`   // one line
+	BestTitle  string        `json:"best_title"`
+	Best       []string      `json:"best"`      // rank 1's figures, a line each
+	Snippets   []PlanSnippet `json:"snippets"`  // CREATE DICTIONARY and Go code
+	RuledOut   []string      `json:"ruled_out"` // layouts no setup of which fits
+	HowMade    []string      `json:"how_made"`  // where the figures come from
+	TableTitle string        `json:"table_title"`
+	Header     []string      `json:"header"`
+	Numeric    []bool        `json:"numeric"`
+	Rows       [][]string    `json:"rows"`
+}
+
+// Details words the plan for a face.
+func (plan Plan) Details() PlanDetails {
+	d := PlanDetails{Headline: PlanHeadline(plan), Answer: plan.Answer, RuledOut: plan.RuledOut}
 	best := plan.Best()
 	if best != nil {
-		heading(fmt.Sprintf("%s, per the model", setupName(*best)))
-		item(fmt.Sprintf("steady %s (%s computed x %s measured overhead), peak %s during the load (%s)",
-			FormatBytes(best.SteadyBytes), FormatBytes(best.BytesAllocated), fmtFloat(roundTo(best.Overhead, 3)), FormatBytes(best.PeakBytes), growthWords(*best)))
-		item(fmt.Sprintf("%.2f bytes per pair, load factor %.3f after the load", best.BytesPerPair, best.LoadFactor))
+		d.BestTitle = setupName(*best) + ", per the model"
+		d.Best = append(d.Best,
+			fmt.Sprintf("steady %s (%s computed x %s measured overhead), peak %s during the load (%s)",
+				FormatBytes(best.SteadyBytes), FormatBytes(best.BytesAllocated), fmtFloat(roundTo(best.Overhead, 3)), FormatBytes(best.PeakBytes), growthWords(*best)),
+			fmt.Sprintf("%.2f bytes per pair, load factor %.3f after the load", best.BytesPerPair, best.LoadFactor))
 		if best.LoadSeconds != nil {
-			item(fmt.Sprintf("load about %s (%s rows/s)", duration(best.LoadSeconds), rowsRate(*best.LoadRowsPerSecond)))
+			d.Best = append(d.Best, fmt.Sprintf("load about %s (%s rows/s)", duration(best.LoadSeconds), rowsRate(*best.LoadRowsPerSecond)))
 		}
 		if best.ReadSeconds != nil {
-			item(fmt.Sprintf("reads %s rows/s: every key once in %s", rowsRate(*best.ReadRowsPerSecond), duration(best.ReadSeconds)))
+			d.Best = append(d.Best, fmt.Sprintf("reads %s rows/s: every key once in %s", rowsRate(*best.ReadRowsPerSecond), duration(best.ReadSeconds)))
 		}
 	}
 	for _, c := range []*Candidate{best, plan.BestClickHouse()} {
@@ -287,41 +284,90 @@ func writePlanText(w io.Writer, plan Plan, md bool) error {
 			if c.BestClickHouse {
 				title = fmt.Sprintf("ClickHouse cannot build %s; its best setup here is #%d, %s (peak %s)", best.Layout, c.Rank, setupName(*c), FormatBytes(c.PeakBytes))
 			}
-			heading(title)
-			code("sql", c.CreateDictionary)
-			if c.ClickHouseNote != "" {
-				item("note: " + c.ClickHouseNote)
-			}
+			d.Snippets = append(d.Snippets, PlanSnippet{Title: title, Lang: "sql", Text: c.CreateDictionary, Note: c.ClickHouseNote})
 		case c == best:
-			heading("ClickHouse")
-			item(c.ClickHouseNote)
+			d.Snippets = append(d.Snippets, PlanSnippet{Title: "ClickHouse", Note: c.ClickHouseNote})
 		}
-		heading(fmt.Sprintf("Go (core), %s", setupName(*c)))
-		code("go", c.GoCode)
+		d.Snippets = append(d.Snippets, PlanSnippet{Title: "Go (core), " + setupName(*c), Lang: "go", Text: c.GoCode})
 	}
-	if len(plan.RuledOut) > 0 {
+	d.HowMade = append(d.HowMade, plan.Growing)
+	for _, m := range plan.Measures {
+		switch {
+		case m.LoadRowsPerSecond > 0:
+			d.HowMade = append(d.HowMade, fmt.Sprintf("%s: load %s rows/s, read %s rows/s at %s rows, overhead x%s, at the peak x%s (%s)", m.Layout,
+				rowsRate(m.LoadRowsPerSecond), rowsRate(m.ReadRowsPerSecond), FormatRows(m.Rows), fmtFloat(roundTo(m.Overhead, 3)), fmtFloat(roundTo(m.PeakOverhead, 3)), m.From))
+		case m.OverheadMeasured:
+			d.HowMade = append(d.HowMade, fmt.Sprintf("%s: no speed measured; overhead x%s, at the peak x%s (%s)", m.Layout,
+				fmtFloat(roundTo(m.Overhead, 3)), fmtFloat(roundTo(m.PeakOverhead, 3)), m.From))
+		}
+	}
+	d.HowMade = append(d.HowMade, plan.Notes...)
+	d.TableTitle = fmt.Sprintf("Setups (each layout's best shard count per load factor; %d setups in all with --format json or csv)", len(plan.Candidates))
+	d.Header, d.Numeric, d.Rows = PlanTable(plan)
+	return d
+}
+
+func writePlanText(w io.Writer, plan Plan, md bool) error {
+	d := plan.Details()
+	var b strings.Builder
+	text := func(s string) string {
+		if md {
+			return markdownText(s)
+		}
+		return TerminalText(s)
+	}
+	heading := func(s string) {
+		if md {
+			b.WriteString("\n### " + text(s) + "\n\n")
+		} else {
+			b.WriteString("\n" + text(s) + ":\n")
+		}
+	}
+	item := func(s string) {
+		if md {
+			b.WriteString("- " + text(s) + "\n")
+		} else {
+			b.WriteString("  " + text(s) + "\n")
+		}
+	}
+	if md {
+		b.WriteString("## packlab plan: " + text(d.Headline) + "\n\n**Answer:** " + text(d.Answer) + "\n")
+	} else {
+		b.WriteString("packlab plan: " + d.Headline + "\n\nAnswer: " + d.Answer + "\n")
+	}
+	if d.BestTitle != "" {
+		heading(d.BestTitle)
+		for _, l := range d.Best {
+			item(l)
+		}
+	}
+	for _, sn := range d.Snippets {
+		heading(sn.Title)
+		switch {
+		case sn.Text == "":
+		case md:
+			b.WriteString("```" + sn.Lang + "\n" + sn.Text + "\n```\n")
+		default:
+			for _, l := range strings.Split(sn.Text, "\n") {
+				b.WriteString("  " + l + "\n")
+			}
+		}
+		if sn.Note != "" {
+			item("note: " + sn.Note)
+		}
+	}
+	if len(d.RuledOut) > 0 {
 		heading("Ruled out")
-		for _, r := range plan.RuledOut {
+		for _, r := range d.RuledOut {
 			item(r)
 		}
 	}
 	heading("How these figures were made")
-	item(plan.Growing)
-	for _, m := range plan.Measures {
-		switch {
-		case m.LoadRowsPerSecond > 0:
-			item(fmt.Sprintf("%s: load %s rows/s, read %s rows/s at %s rows, overhead x%s (%s)", m.Layout,
-				rowsRate(m.LoadRowsPerSecond), rowsRate(m.ReadRowsPerSecond), FormatRows(m.Rows), fmtFloat(roundTo(m.Overhead, 3)), m.From))
-		case m.OverheadMeasured:
-			item(fmt.Sprintf("%s: no speed measured; overhead x%s (%s)", m.Layout, fmtFloat(roundTo(m.Overhead, 3)), m.From))
-		}
+	for _, l := range d.HowMade {
+		item(l)
 	}
-	for _, n := range plan.Notes {
-		item(n)
-	}
-	header, numeric, rows := PlanTable(plan)
-	heading(fmt.Sprintf("Setups (each layout's best shard count per load factor; %d setups in all with --format json or csv)", len(plan.Candidates)))
-	writeGrid(&b, header, numeric, rows, md)
+	heading(d.TableTitle)
+	writeGrid(&b, d.Header, d.Numeric, d.Rows, md)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

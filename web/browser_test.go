@@ -457,6 +457,35 @@ func TestBrowserLab(t *testing.T) {
 		t.Errorf("the browser's load took %.2fx the native in-process load, want at most 3x", ratio)
 	}
 
+	// ---- the Plan tab: the same API call as packlab plan, in the tab ----
+	do(t, ctx, `document.querySelector('#viewtabs button[data-view="plan"]').click(); __t.set("plan_rows", "1T rows")`)
+	do(t, ctx, `document.getElementById("plan-form").requestSubmit()`)
+	if msg := waitText(t, ctx, "the plan's rows error", `__t.err("plan_rows")`, 20*time.Second); !strings.HasPrefix(msg, "1T rows: not a number") {
+		t.Errorf("the plan's rows error says %q", msg)
+	}
+	do(t, ctx, `__t.set("plan_rows", "1e9"); __t.set("plan_memory", "24GiB"); document.getElementById("plan-form").requestSubmit()`)
+	waitFor(t, ctx, "the plan", `document.body.dataset.plan === "done" && !!document.getElementById("plan-verdict")`, 60*time.Second)
+	type planShown struct {
+		Verdict  string
+		RuledOut int
+		Rows     int
+		Painted  int
+	}
+	ps := eval[planShown](t, ctx, `(() => {
+		let painted = 0;
+		for (const c of document.querySelectorAll("#plan-chart canvas")) {
+			const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+			for (let i = 3; i < d.length; i += 4) if (d[i] > 0) painted++;
+		}
+		return {Verdict: document.getElementById("plan-verdict").textContent,
+			RuledOut: document.querySelectorAll("#plan-ruled-out li").length,
+			Rows: document.querySelectorAll("#plan-grid tbody tr").length, Painted: painted};
+	})()`)
+	t.Logf("the Plan tab: %q, %d layouts ruled out, %d rows", ps.Verdict, ps.RuledOut, ps.Rows)
+	if !strings.Contains(ps.Verdict, "fit in 24.0 GiB") || ps.RuledOut == 0 || ps.Rows < 4 || ps.Painted < 1000 {
+		t.Errorf("the Plan tab shows %+v; want an answer that fits 24 GiB, layouts ruled out, the setups and a drawn chart", ps)
+	}
+
 	// ---- deleting from the history reaches IndexedDB too ----
 	n := historyCount(t, ctx)
 	do(t, ctx, `document.querySelector('#viewtabs button[data-view="history"]').click()`)

@@ -90,8 +90,35 @@
       const kind = $("#charttabs button").dataset.kind;
       await until("the first chart", () => $("#chart").dataset.kind === kind, 20000);
       report.charts[kind] = canvasInk();
-      report.ok = true;
       step("history");
+
+      // The Plan tab: a bad row count is named beside its field; 1e9 rows in
+      // 24 GiB gets an answer, the layouts ruled out, a table and a chart.
+      $('#viewtabs button[data-view="plan"]').click();
+      setValue("plan_rows", "0");
+      $("#plan-form").requestSubmit();
+      await until("the plan's rows error", () => errorText("plan_rows") !== "");
+      report.plan_rows_error = errorText("plan_rows");
+      setValue("plan_rows", "1e9");
+      setValue("plan_memory", "24GiB");
+      $("#plan-form").requestSubmit();
+      await until("the plan", () => document.body.dataset.plan === "done" && $("#plan-verdict"), 20000);
+      await sleep(300);
+      const ink = { ink: 0, width: 0, height: 0 };
+      for (const c of $$("#plan-chart canvas")) {
+        ink.width = Math.max(ink.width, c.width); ink.height = Math.max(ink.height, c.height);
+        const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+        for (let i = 0; i < d.length; i += 4) if (d[i + 3] > 0 && !(d[i] > 245 && d[i + 1] > 245 && d[i + 2] > 245)) ink.ink++;
+      }
+      report.plan = {
+        verdict: $("#plan-verdict").textContent,
+        ruled_out: $$("#plan-ruled-out li").map((li) => li.textContent),
+        rows: $$("#plan-grid tbody tr").length,
+        snippets: $$("#plan-answer pre").map((p) => p.textContent),
+        chart_ink: ink.ink,
+      };
+      step("plan");
+      report.ok = true;
       await send(report);
       return;
     }

@@ -26,6 +26,7 @@
     chartKind: "",
     chartView: null,      // the last chart Go built: {kind, title, option, empty, note}
     chart: null,          // the ECharts instance
+    planChart: null,      // the Plan tab's ECharts instance
     runId: "",
     runResults: [],
     historySelected: new Set(), // result ids picked in History
@@ -515,7 +516,109 @@
     for (const b of $$("#viewtabs button")) b.classList.toggle("on", b.dataset.view === name);
     $("#view-results").hidden = name !== "results";
     $("#view-history").hidden = name !== "history";
+    $("#view-plan").hidden = name !== "plan";
     if (name === "results" && state.chart) setTimeout(() => state.chart.resize(), 0);
+    if (name === "plan" && state.planChart) setTimeout(() => state.planChart.resize(), 0);
+  }
+
+  // ---- the plan: Go ranks every setup; this only shows the answer ----
+
+  function buildPlanForm(limits) {
+    const d = limits.defaults;
+    for (const id of ["key", "value"]) {
+      $("#plan_" + id).replaceChildren(...limits.types.map((t) =>
+        el("option", { value: t.name, text: t.label, selected: t.name === d[id] })));
+    }
+  }
+
+  function readPlanForm() {
+    return {
+      rows: $("#plan_rows").value,
+      key: $("#plan_key").value,
+      value: $("#plan_value").value,
+      memory: $("#plan_memory").value,
+      threads: $("#plan_threads").value,
+      workload: $("#plan_workload").value,
+      calibrate: $("#plan_calibrate").checked,
+    };
+  }
+
+  function snippetBox(sn) {
+    const box = el("div", { class: "snippet" }, el("h3", { text: sn.title }));
+    if (sn.text) {
+      box.append(el("pre", {}, el("code", { class: "lang-" + sn.lang, text: sn.text })),
+        el("button", { type: "button", class: "small", text: "Copy", onclick: (e) => {
+          const b = e.target;
+          Promise.resolve(navigator.clipboard && navigator.clipboard.writeText(sn.text))
+            .then(() => { b.textContent = "Copied"; }, () => { b.textContent = "Select and copy"; });
+        } }));
+    }
+    if (sn.note) box.append(el("div", { class: "note", text: sn.note }));
+    return box;
+  }
+
+  function renderPlan(v) {
+    $("#plan-out").hidden = false;
+    const ans = $("#plan-answer");
+    ans.className = "card plan-answer " + (v.fits ? "fits" : "refused");
+    const kids = [
+      el("div", { class: "muted", text: v.headline }),
+      el("div", { class: "verdict", id: "plan-verdict", text: v.answer }),
+    ];
+    if (v.best_title) kids.push(el("h3", { text: v.best_title }), el("ul", {}, ...v.best.map((l) => el("li", { text: l }))));
+    for (const sn of v.snippets || []) kids.push(snippetBox(sn));
+    if (v.ruled_out && v.ruled_out.length) {
+      kids.push(el("h3", { text: "Ruled out" }), el("ul", { id: "plan-ruled-out" }, ...v.ruled_out.map((l) => el("li", { text: l }))));
+    }
+    ans.replaceChildren(...kids);
+    $("#plan-table-title").textContent = v.table_title;
+    const table = {
+      columns: v.header.map((h, i) => ({ name: h, numeric: v.numeric[i] })),
+      rows: v.rows.map((cells) => ({ id: cells[0], cells })),
+    };
+    $("#plan-table").replaceChildren(gridTable(table, { id: "plan-grid" }));
+    $("#plan-notes").replaceChildren(...v.how_made.map((l) => el("li", { text: l })));
+    const box = $("#plan-chart");
+    const empty = $("#plan-chart-empty");
+    if (v.chart.empty) {
+      if (state.planChart) state.planChart.clear();
+      empty.hidden = false;
+      empty.textContent = v.chart.note;
+      return;
+    }
+    empty.hidden = true;
+    $("#plan-chart-title").textContent = v.chart.title;
+    if (!state.planChart) {
+      state.planChart = echarts.init(box, null, { renderer: "canvas" });
+      window.addEventListener("resize", () => state.planChart.resize());
+    }
+    state.planChart.setOption(v.chart.option, true);
+    box.dataset.kind = v.chart.kind;
+  }
+
+  async function makePlan(ev) {
+    ev.preventDefault();
+    for (const s of $$("#plan-form [data-error-for]")) {
+      s.textContent = "";
+      const input = document.getElementById(s.dataset.errorFor);
+      if (input) input.classList.remove("invalid");
+    }
+    const go = $("#plan-go");
+    const f = readPlanForm();
+    go.disabled = true;
+    go.textContent = f.calibrate ? "Calibrating…" : "Planning…";
+    document.body.dataset.plan = "busy";
+    try {
+      renderPlan(await state.backend.call("Plan", f));
+      if (f.calibrate) { $("#plan_calibrate").checked = false; loadHistory(); }
+      document.body.dataset.plan = "done";
+    } catch (err) {
+      showError(err, "plan");
+      document.body.dataset.plan = "error";
+    } finally {
+      go.disabled = false;
+      go.textContent = "Plan";
+    }
   }
 
   // ---- start ----
@@ -539,6 +642,8 @@
     renderMachine(l);
     buildForm(l);
     buildChartTabs(l.chart_kinds);
+    buildPlanForm(l);
+    $("#plan-form").addEventListener("submit", makePlan);
 
     state.backend.on("run:progress", onProgress);
     state.backend.on("run:result", onResult);

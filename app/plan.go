@@ -1,0 +1,147 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/packlab/packlab/experiments"
+)
+
+// PlanForm is the Plan tab's form exactly as typed; Go parses it.
+type PlanForm struct {
+	Rows      string `json:"rows"`      // 1e9, 1B, 10M ... up to 2^62
+	Key       string `json:"key"`       // default UInt64
+	Value     string `json:"value"`     // default UInt16
+	Memory    string `json:"memory"`    // the budget: 24GiB, 512MiB; "" = what this machine has available
+	Threads   string `json:"threads"`   // threads the load may use; "" = this machine's cores
+	Workload  string `json:"workload"`  // "read" (default) or "load"
+	Calibrate bool   `json:"calibrate"` // measure the speeds that are missing first (a few seconds per layout)
+}
+
+// PlanView is the planner's answer for the Plan tab: the text worded by
+// experiments (the same as `packlab plan` prints), the table, the chart, and
+// the plan itself.
+type PlanView struct {
+	experiments.PlanDetails
+	Fits       bool                    `json:"fits"`       // rank 1's peak fits the budget
+	Missing    []string                `json:"missing"`    // layouts with no speed measured: Calibrate measures them
+	Calibrated []string                `json:"calibrated"` // result ids measured by this call's calibration
+	Chart      ChartView               `json:"chart"`
+	Candidates []experiments.Candidate `json:"candidates"` // every setup, by rank (the JSON of `plan --format json`)
+	Seconds    float64                 `json:"seconds"`    // time to answer, calibration included
+}
+
+// planFieldOfFlag maps the flags the planner's errors name to the Plan
+// tab's fields.
+var planFieldOfFlag = map[string]string{
+	"--rows":     "plan_rows",
+	"--key":      "plan_key",
+	"--value":    "plan_value",
+	"--memory":   "plan_memory",
+	"--threads":  "plan_threads",
+	"--workload": "plan_workload",
+}
+
+// planError is ErrorOf for the Plan tab: a field error names the tab's
+// field, anything else goes to "plan".
+func planError(err error) error {
+	e := ErrorOf(err, "plan")
+	var fe *experiments.FieldError
+	if errors.As(err, &fe) {
+		if field, ok := planFieldOfFlag[fe.Flag]; ok {
+			e.Field = field
+		}
+	}
+	return e
+}
+
+// parse reads the form into a request; an error names its field.
+func (f PlanForm) parse() (experiments.PlanRequest, error) {
+	bad := planError
+	r := experiments.PlanRequest{Key: strings.TrimSpace(f.Key), Value: strings.TrimSpace(f.Value), Workload: strings.TrimSpace(f.Workload)}
+	rows, err := experiments.ParseRows(f.Rows)
+	if err != nil {
+		return r, bad(err)
+	}
+	r.Rows = rows
+	if strings.TrimSpace(f.Memory) != "" {
+		if r.MemoryBytes, err = experiments.ParseMemory(f.Memory); err != nil {
+			return r, bad(err)
+		}
+	}
+	if t := strings.TrimSpace(f.Threads); t != "" {
+		n, err := strconv.Atoi(t)
+		if err != nil || n < 1 || n > experiments.MaxThreads {
+			return r, errorf("plan_threads", "%s: not a whole number from 1 to %d", t, experiments.MaxThreads)
+		}
+		r.Threads = n
+	}
+	if err := r.Validate(); err != nil {
+		return r, bad(err)
+	}
+	return r, nil
+}
+
+// Plan answers the Plan tab's form: every layout, load factor and shard
+// count for the rows asked, ranked under the budget, from core.Predict and
+// the speeds saved here. With Calibrate it first measures, and saves, what
+// is missing (as `packlab plan` does), in this process in the browser.
+// Errors name the form field.
+func (l *Lab) Plan(f PlanForm) (PlanView, error) {
+	start := time.Now()
+	req, err := f.parse()
+	if err != nil {
+		return PlanView{}, err
+	}
+	ctx := context.Background()
+	history, _, err := l.store.ListContext(ctx)
+	if err != nil {
+		return PlanView{}, ErrorOf(err, "plan")
+	}
+	machine := experiments.ThisMachine(ctx)
+	var calibrated []string
+	if f.Calibrate {
+		cfgs, err := experiments.CalibrationConfigs(req, history, machine.Cores)
+		if err != nil {
+			return PlanView{}, ErrorOf(err, "plan")
+		}
+		for i := range cfgs {
+			cfgs[i].InProcess = l.opt.InProcess
+		}
+		if len(cfgs) > 0 {
+			res, err := experiments.Calibrate(ctx, cfgs, experiments.RunOptions{OnResult: func(r experiments.Result) error {
+				calibrated = append(calibrated, r.ID)
+				return l.store.Save(r)
+			}})
+			history = append(history, res...)
+			if err != nil {
+				return PlanView{}, ErrorOf(err, "plan")
+			}
+			machine = experiments.ThisMachine(ctx)
+		}
+	}
+	plan, err := experiments.MakePlan(req, history, machine)
+	if err != nil {
+		return PlanView{}, planError(err)
+	}
+	v := PlanView{PlanDetails: plan.Details(), Candidates: plan.Candidates, Calibrated: calibrated}
+	if b := plan.Best(); b != nil {
+		v.Fits = b.Fits
+	}
+	for _, m := range plan.Measures {
+		if m.LoadRowsPerSecond == 0 {
+			v.Missing = append(v.Missing, m.Layout)
+		}
+	}
+	c, err := experiments.PlanChart(plan, history)
+	if err != nil {
+		v.Chart = ChartView{Kind: experiments.PlanChartKind, Empty: true, Note: err.Error()}
+	} else {
+		v.Chart = ChartView{Kind: c.Kind, Title: c.Title, Option: c.Option}
+	}
+	v.Seconds = time.Since(start).Seconds()
+	return v, nil
+}
