@@ -251,5 +251,6 @@ func emptyOf[K, V Bits](l Layout) int64 {
 	if err != nil {
 		return 0
 	}
+	defer m.Close()
 	return m.Stats().BytesAllocated
 }

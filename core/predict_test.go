@@ -26,6 +26,7 @@ func predictMatches[K, V Bits](t *testing.T, key, value string) {
 	for _, l := range Layouts() {
 		for _, rows := range []int64{1000, 200_000} {
 			m, _ := New[K, V](l, Options{})
+			defer m.Close()
 			rng := rand.New(rand.NewPCG(3, 3))
 			for int64(m.Len()) < rows {
 				m.Insert(FromUint64[K](rng.Uint64()|1, rng.Uint64()), FromUint64[V](1, 0))

@@ -32,7 +32,7 @@ type Measure struct {
 	LoadRowsPerSecond float64 `json:"load_rows_per_second"` // one shard
 	ReadRowsPerSecond float64 `json:"read_rows_per_second"`
 	LoadFactor        float64 `json:"load_factor"`       // of the measured table: the read model's reference
-	Overhead          float64 `json:"overhead"`          // rss_bytes / bytes_allocated, at least 1
+	Overhead          float64 `json:"overhead"`          // (rss_bytes - the loader's blocks) / bytes_allocated, at least 1
 	PeakOverhead      float64 `json:"peak_overhead"`     // peak_rss_bytes / the predicted peak (tables + loader), at least 1
 	OverheadMeasured  bool    `json:"overhead_measured"` // false: the memory guard's cautious bound for both
 	From              string  `json:"from"`              // the result ids the figures come from
@@ -118,7 +118,7 @@ func measuresFrom(history []Result, p parsedPlan) map[core.Layout]Measure {
 			}
 		}
 		if ovh != nil {
-			m.Overhead = max(1, float64(ovh.RSSBytes)/float64(ovh.BytesAllocated))
+			m.Overhead = max(1, float64(ovh.RSSBytes-runLoaderBytes(*ovh))/float64(ovh.BytesAllocated))
 			m.PeakOverhead = max(1, peakOverhead(*ovh))
 			m.OverheadMeasured = true
 			if ovh != best {
@@ -144,8 +144,19 @@ func peakOverhead(r Result) float64 {
 	if err1 != nil || err2 != nil || err3 != nil {
 		return 0
 	}
-	want := core.SaturatingAdd(pr.PeakBytes, loaderBytesFor(k, v, r.Shards, r.BlockRows, r.Rows, !isSynthetic(r.Source)))
+	want := core.SaturatingAdd(pr.PeakBytes, runLoaderBytes(r))
 	return float64(r.PeakRSSBytes) / float64(want)
+}
+
+// runLoaderBytes is the loader's blocks of a measured run (loaderBytes):
+// part of its peak, and, freed but kept by the Go runtime, of its RSS.
+func runLoaderBytes(r Result) int64 {
+	k, err1 := core.ParseType(r.KeyType)
+	v, err2 := core.ParseType(r.ValueType)
+	if err1 != nil || err2 != nil || r.Shards < 1 {
+		return 0
+	}
+	return loaderBytesFor(k, v, r.Shards, r.BlockRows, r.Rows, !isSynthetic(r.Source))
 }
 
 // isSynthetic reports whether a result's source was a key generator.

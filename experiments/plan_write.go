@@ -96,7 +96,7 @@ func goCode(c Candidate) string {
 	if c.Shards > 1 {
 		fmt.Fprintf(&b, "\tShards: %d,\n", c.Shards)
 	}
-	b.WriteString("})\nif err != nil {\n\treturn err\n}\n")
+	b.WriteString("})\nif err != nil {\n\treturn err\n}\ndefer m.Close() // the tables' memory is returned at once\n")
 	fmt.Fprintf(&b, "v, ok := m.Get(core.FromUint64[%s](42, 0)) // key 42's value", goTypeOf(k))
 	if src, err := format.Source([]byte(b.String())); err == nil {
 		return string(src)
