@@ -123,7 +123,8 @@ func calibrate(ctx context.Context, cfgs []experiments.Config, store *experiment
 		strings.Join(what, "; "), experiments.FormatRows(experiments.CalibrationRows))
 	start := time.Now()
 	bar := newProgressBar(stderr)
-	results, err := experiments.Calibrate(ctx, cfgs, experiments.RunOptions{Progress: bar.update, OnResult: func(r experiments.Result) error {
+	job := experiments.NewJob(experiments.CalibrationJobName(cfgs), experiments.FaceCLI, start)
+	results, err := experiments.Calibrate(ctx, cfgs, experiments.RunOptions{Job: &job, Progress: bar.update, OnResult: func(r experiments.Result) error {
 		bar.clear()
 		if noSave {
 			return nil

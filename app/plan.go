@@ -112,7 +112,12 @@ func (l *Lab) Plan(f PlanForm) (PlanView, error) {
 			cfgs[i].InProcess = l.opt.InProcess
 		}
 		if len(cfgs) > 0 {
-			res, err := experiments.Calibrate(ctx, cfgs, experiments.RunOptions{OnResult: func(r experiments.Result) error {
+			face := experiments.FaceDesktop
+			if l.opt.Runtime == "browser" {
+				face = experiments.FaceBrowser
+			}
+			job := experiments.NewJob(experiments.CalibrationJobName(cfgs), face, time.Now())
+			res, err := experiments.Calibrate(ctx, cfgs, experiments.RunOptions{Job: &job, OnResult: func(r experiments.Result) error {
 				calibrated = append(calibrated, r.ID)
 				return l.store.Save(r)
 			}})

@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/packlab/packlab/core"
 )
@@ -255,9 +256,24 @@ func CalibrationConfigs(r PlanRequest, history []Result, cores int) ([]Config, e
 	return cfgs, nil
 }
 
-// Calibrate measures cfgs (from CalibrationConfigs) as a job of runs, each
-// layout isolated unless the configs say otherwise, and returns the results.
+// CalibrationJobName names a calibration's job: "plan calibration
+// UInt64/UInt16 2M".
+func CalibrationJobName(cfgs []Config) string {
+	if len(cfgs) == 0 {
+		return "plan calibration"
+	}
+	c := cfgs[0].WithDefaults()
+	return fmt.Sprintf("plan calibration %s/%s %s", c.Key, c.Value, FormatRows(c.Rows))
+}
+
+// Calibrate measures cfgs (from CalibrationConfigs) as one job (ro.Job, or
+// a new one named by CalibrationJobName), each layout isolated unless the
+// configs say otherwise, and returns the results.
 func Calibrate(ctx context.Context, cfgs []Config, ro RunOptions) ([]Result, error) {
+	if ro.Job == nil {
+		j := NewJob(CalibrationJobName(cfgs), "", time.Now())
+		ro.Job = &j
+	}
 	runs, err := prepare(ctx, cfgs)
 	if err != nil {
 		return nil, err
