@@ -247,6 +247,29 @@ func (t *Hashed[K, V]) GetMany(keys []K, values []V, found []bool) int {
 	return n
 }
 
+// InsertMany is Insert for every pair of keys and values, its cache misses
+// overlapped like GetMany's: inserted[i] = Insert(keys[i], values[i]). It
+// returns how many were inserted; values and inserted must be at least as
+// long as keys. The loader's workers insert their blocks with it.
+func (t *Hashed[K, V]) InsertMany(keys []K, values []V, inserted []bool) int {
+	values, inserted = values[:len(keys)], inserted[:len(keys)]
+	n, sink := 0, uint8(0)
+	for start := 0; start < len(keys); start += getBatch {
+		batch := keys[start:min(start+getBatch, len(keys))]
+		base, mask := unsafe.Pointer(unsafe.SliceData(t.cells)), uintptr(t.g.mask)
+		for _, k := range batch {
+			sink += *(*uint8)(unsafe.Add(base, (uintptr(hashKey(k))&mask)*unsafe.Sizeof(cell[K, V]{})))
+		}
+		for j, k := range batch {
+			ok := t.Insert(k, values[start+j])
+			inserted[start+j] = ok
+			n += b2i(ok)
+		}
+	}
+	touchSink.Store(uint32(sink))
+	return n
+}
+
 func (t *Hashed[K, V]) Has(key K) bool { _, ok := t.Get(key); return ok }
 
 func (t *Hashed[K, V]) Len() int {

@@ -120,6 +120,31 @@ type Map[K, V Bits] interface {
 	Close()
 }
 
+// ManyInserter is a table that inserts a batch of pairs at once, its cache
+// misses overlapped (hashed, packed): inserted[i] = Insert(keys[i],
+// values[i]), and the count inserted. InsertMany inserts through it where a
+// table has it, and one Insert at a time elsewhere.
+type ManyInserter[K, V Bits] interface {
+	InsertMany(keys []K, values []V, inserted []bool) int
+}
+
+// InsertMany inserts every pair of keys and values into m, as m's own
+// InsertMany where it has one: inserted[i] = m.Insert(keys[i], values[i]).
+// It returns how many were inserted; values and inserted must be at least
+// as long as keys.
+func InsertMany[K, V Bits](m Map[K, V], keys []K, values []V, inserted []bool) int {
+	if mi, ok := m.(ManyInserter[K, V]); ok {
+		return mi.InsertMany(keys, values, inserted)
+	}
+	values, inserted = values[:len(keys)], inserted[:len(keys)]
+	n := 0
+	for i, k := range keys {
+		inserted[i] = m.Insert(k, values[i])
+		n += b2i(inserted[i])
+	}
+	return n
+}
+
 // New builds an empty table of the given layout. A first slab that cannot
 // be had is returned as a *SlabError.
 func New[K, V Bits](layout Layout, opt Options) (m Map[K, V], err error) {

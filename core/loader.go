@@ -657,6 +657,7 @@ func (l *loader[K, V]) work(s int) {
 	r := &w.report
 	t := l.m.tables[s]
 	q := l.queues[s]
+	inserted := make([]bool, insertChunk)
 	for {
 		var b *Block[K, V]
 		var ok bool
@@ -683,13 +684,12 @@ func (l *loader[K, V]) work(s int) {
 		for lo := 0; lo < len(keys); lo += insertChunk {
 			hi := min(lo+insertChunk, len(keys))
 			var recv, kept uint64
-			var ins int64
+			ins := int64(InsertMany(t, keys[lo:hi], vals[lo:hi], inserted[:hi-lo]))
 			for i := lo; i < hi; i++ {
 				k, v := keys[i], vals[i]
 				recv += rowCheck(shardHash(k), v)
-				if t.Insert(k, v) {
+				if inserted[i-lo] {
 					kept += PairChecksum(k, v)
-					ins++
 				}
 			}
 			rows := int64(hi - lo)
