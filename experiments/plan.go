@@ -87,6 +87,7 @@ type Candidate struct {
 	SteadyBytes    int64   `json:"steady_bytes"`    // bytes_allocated x overhead + the loader's freed blocks: the RSS after the load
 	PeakBytes      int64   `json:"peak_bytes"`      // (final + growing x one shard's last growth + the loader's blocks) x peak overhead
 	GrowingAtOnce  int     `json:"growing_at_once"` // shards whose old and new slab are alive together at the peak
+	GrowthBytes    int64   `json:"growth_bytes"`    // what one shard holds above its final size in its last growth (core.Prediction.GrowthBytes)
 	LoaderBytes    int64   `json:"loader_bytes"`    // the loader's blocks in flight
 	BytesPerPair   float64 `json:"bytes_per_pair"`  // steady bytes / distinct
 
@@ -107,7 +108,7 @@ type Candidate struct {
 	Saturated        bool   `json:"saturated"`         // beyond 8 EiB: the figures stand at math.MaxInt64
 
 	followsMLF bool // the layout's geometry follows max_load_factor
-	inPlace    bool // its growths hold no old slab beside the new one (core.Prediction.GrowthBytes == 0)
+	inPlace    bool // its growths hold no old slab beside the new one (computed layout, core.Prediction.GrowthBytes == 0)
 }
 
 // Plan is the planner's whole answer.
@@ -365,7 +366,8 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 		LoaderBytes:    loaderBytesFor(p.key, p.value, shards, 0, p.distinct, false),
 		Estimated:      pr.Estimated,
 		Saturated:      pr.Saturated,
-		inPlace:        pr.GrowthBytes == 0,
+		inPlace:        pr.GrowthBytes == 0 && !pr.Estimated,
+		GrowthBytes:    pr.GrowthBytes,
 	}
 	if pr.BucketCount > 0 {
 		c.LoadFactor = float64(p.distinct) / float64(pr.BucketCount)
@@ -374,7 +376,9 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 	// The loader's blocks are garbage once the load ends, which the Go
 	// runtime keeps (and reuses) rather than returning: they stay in RSS.
 	c.SteadyBytes = core.SaturatingAdd(scaleBytes(pr.FinalBytes, ms.Overhead), c.LoaderBytes)
-	c.PeakBytes = scaleBytes(core.SaturatingAdd(tables, c.LoaderBytes), ms.PeakOverhead)
+	// The peak is never below what the tables and the loader's blocks hold
+	// at the end of the load.
+	c.PeakBytes = max(scaleBytes(core.SaturatingAdd(tables, c.LoaderBytes), ms.PeakOverhead), c.SteadyBytes)
 	c.PeakOverhead = ms.PeakOverhead
 	c.BytesPerPair = float64(c.SteadyBytes) / float64(p.distinct)
 	if ms.LoadRowsPerSecond > 0 {
@@ -499,7 +503,26 @@ func deref(p *float64) float64 {
 func explain(plan *Plan, p parsedPlan) {
 	budget := FormatBytes(plan.BudgetBytes)
 	load := p.Workload == WorkloadLoad
-	plan.Growing = "every shard can grow at once: the loader deals rows evenly, so the shards reach their growth points together (measured here: up to 1.9 of 2 shards, 2.6 of 4, 4.9 of 8 at once), and the peak counts the old and the new slab of each"
+	var inPlace, copies []string
+	for _, l := range core.Layouts() {
+		for _, c := range plan.Candidates {
+			if c.Layout == string(l) {
+				if c.inPlace {
+					inPlace = append(inPlace, c.Layout)
+				} else {
+					copies = append(copies, c.Layout)
+				}
+				break
+			}
+		}
+	}
+	plan.Growing = "every shard can grow at once: the loader deals rows evenly, so the shards reach their growth points together (measured here: up to 1.9 of 2 shards, 2.6 of 4, 4.9 of 8 at once)"
+	if len(copies) > 0 {
+		plan.Growing += "; the peak of " + strings.Join(copies, ", ") + " counts the old and the new table of each"
+	}
+	if len(inPlace) > 0 {
+		plan.Growing += "; " + strings.Join(inPlace, ", ") + " grow their slabs in place (mremap, then an in-place rehash, as ClickHouse's allocator does), so their peak is the final tables"
+	}
 	best := plan.Best()
 	if best == nil {
 		plan.Answer = "no layout to plan"
@@ -594,8 +617,11 @@ func compareWhy(c, best Candidate, speedOf func(Candidate) *float64, what string
 
 // growthWords says what the peak is made of.
 func growthWords(c Candidate) string {
-	if c.inPlace {
+	switch {
+	case c.inPlace:
 		return "the final tables: a growth remaps its slab in place and holds no old one"
+	case c.GrowthBytes == 0:
+		return "the final tables: its last growth held no more"
 	}
 	if c.Shards == 1 {
 		return "the last growth, old and new slab alive together"

@@ -75,20 +75,19 @@ func sameSizes(r Result, p parsedPlan) bool {
 }
 
 // measuresFrom picks, for every layout, the measurements of history that
-// speak for p: a one-shard run of the same types (or the same sizes), the
-// largest, then the newest; and the overhead of the newest large isolated
-// run of the layout.
+// speak for p: the newest one-shard run of the same types (or the same
+// sizes), and its overhead when it ran isolated (else the newest isolated
+// run's of the layout).
 func measuresFrom(history []Result, p parsedPlan) map[core.Layout]Measure {
 	out := map[core.Layout]Measure{}
 	for _, l := range core.Layouts() {
 		m := Measure{Layout: string(l), Overhead: allocatorFactor(l), PeakOverhead: allocatorFactor(l)}
 		exact := func(r *Result) bool { return r.KeyType == p.key.Name && r.ValueType == p.value.Name }
+		// The newest: it measured the code and the machine as they are
+		// now (a calibration, or a run made since).
 		better := func(a, b *Result) bool {
 			if exact(a) != exact(b) {
 				return exact(a)
-			}
-			if a.Rows != b.Rows {
-				return a.Rows > b.Rows
 			}
 			return a.ID > b.ID
 		}
