@@ -327,12 +327,21 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usagef("sweep %q: unknown sweep (allowed: %s)", name, strings.Join(experiments.SweepNames(), ", "))
 	}
 	opt := experiments.SweepOptions{MaxShards: f.maxShards}
-	return measure(ctx, f, experiments.SweepJobName(sw.Name, f.cfg), stdout, stderr, func(ro experiments.RunOptions) ([]experiments.Result, error) {
-		return experiments.RunSweep(ctx, sw.Name, f.cfg, opt, ro)
+	var measured []experiments.Result
+	err = measure(ctx, f, experiments.SweepJobName(sw.Name, f.cfg), stdout, stderr, func(ro experiments.RunOptions) ([]experiments.Result, error) {
+		res, err := experiments.RunSweep(ctx, sw.Name, f.cfg, opt, ro)
+		measured = res
+		return res, err
 	}, func() error {
 		_, err := sw.Configs(f.cfg, opt)
 		return err
 	})
+	// Under the table, the claims its results measured (seed-claims); the
+	// json and csv formats stay one array or one table.
+	if err == nil && (strings.EqualFold(f.format, "table") || strings.EqualFold(f.format, "markdown")) {
+		err = experiments.WriteClaims(stdout, measured, f.format)
+	}
+	return err
 }
 
 // measure is run and sweep's common part: check everything, open the
@@ -621,6 +630,9 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if strings.EqualFold(*format, "markdown") {
 		err = experiments.WriteTable(w, results, "markdown")
+		if err == nil {
+			err = experiments.WriteClaims(w, results, "markdown")
+		}
 	} else {
 		err = experiments.WriteReport(w, results, *title)
 	}
@@ -737,7 +749,7 @@ const usage = `packlab — a tuning lab for memory-dense, sharded hash maps
 
 Usage:
   packlab run [flags]           measure layouts at one configuration
-  packlab sweep NAME [flags]    a scenario: seed-table, shards, types, growth, load-factor
+  packlab sweep NAME [flags]    a scenario: seed-table, shards, types, growth, load-factor, seed-claims
   packlab plan --rows N [flags] which layout, load factor and shards for N rows in a budget
   packlab report [flags]        an HTML report (or a markdown table) of saved results
   packlab serve [flags]         the lab in a browser, on 127.0.0.1 ('packlab serve -h')
@@ -805,7 +817,11 @@ func usageSweep() string {
 	var b strings.Builder
 	b.WriteString("packlab sweep NAME [flags] — a family of runs, measured one after the other\n\nSweeps:\n")
 	for _, s := range experiments.Sweeps() {
-		fmt.Fprintf(&b, "  %-12s %s (default rows %s)\n", s.Name, s.Doc, experiments.FormatRows(s.Rows))
+		rows := experiments.FormatRows(s.Rows)
+		if s.RowsDoc != "" {
+			rows = s.RowsDoc
+		}
+		fmt.Fprintf(&b, "  %-12s %s (default rows %s)\n", s.Name, s.Doc, rows)
 	}
 	b.WriteString("\nFlags: those of 'packlab run' (a sweep refuses the one it varies), and\n")
 	b.WriteString("  --max-shards N        shards sweep: the largest shard count (default 8)\n")

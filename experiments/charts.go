@@ -858,6 +858,7 @@ type pageData struct {
 	Report  bool
 	Summary []string   // report: one line each, above the table
 	Table   *pageTable // report: the results table
+	Claims  *pageTable // report: the seed's claims beside what was measured, when the results hold them
 	Omitted []string   // report: charts left out, with why
 	Charts  []pageChart
 }
@@ -896,6 +897,7 @@ table { border-collapse: collapse; font-size: 0.9em; margin: 12px 0; }
 th, td { border: 1px solid #ccc; padding: 4px 8px; white-space: nowrap; }
 th { background: #f4f4f4; text-align: left; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+table.claims td { white-space: normal; vertical-align: top; }
 .chart { width: 100%; height: 560px; margin: 16px 0 32px; }
 .note { color: #555; font-size: 0.9em; line-height: 1.5; }
 .chart-error { height: auto; color: #b00; }
@@ -915,6 +917,17 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 <tbody>
 {{- range .Rows}}
 <tr>{{range $i, $c := .}}<td{{if index $.Table.Numeric $i}} class="num"{{end}}>{{$c}}</td>{{end}}</tr>
+{{- end}}
+</tbody>
+</table>
+{{- end}}
+{{- with .Claims}}
+<h2>The seed's claims, measured here</h2>
+<table class="claims">
+<thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>
+{{- range .Rows}}
+<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{- end}}
 </tbody>
 </table>

@@ -37,9 +37,21 @@ func WriteReport(w io.Writer, results []Result, title string) error {
 	}
 	d.Table = t
 
+	builders := make([]func([]Result) (Chart, error), 0, len(chartKinds)+2)
+	for _, k := range chartKinds {
+		builders = append(builders, k.build)
+	}
+	// The seed's claims, when the results hold runs of them (packlab sweep
+	// seed-claims): a table of each claim beside the measurement, and its
+	// charts.
+	if claims := SeedClaims(results); len(claims) > 0 {
+		header, rows := claimsTable(claims)
+		d.Claims = &pageTable{Header: header, Numeric: make([]bool, len(header)), Rows: rows}
+		builders = append(builders, SeedClaimsChart, LoadScalingChart)
+	}
 	var cs []Chart
-	for _, kind := range ChartKinds() {
-		c, err := BuildChart(kind, results)
+	for _, build := range builders {
+		c, err := build(results)
 		if errors.Is(err, ErrNoData) {
 			d.Omitted = append(d.Omitted, strings.TrimSuffix(err.Error(), ": "+ErrNoData.Error()))
 			continue

@@ -70,7 +70,7 @@ func TestSweepConfigs(t *testing.T) {
 			t.Errorf("%s %+v: err\n got %v\nwant %s", c.name, c.base, err, c.want)
 		}
 	}
-	if _, err := FindSweep("nope"); err == nil || err.Error() != "sweep nope: unknown sweep (allowed: seed-table, shards, types, growth, load-factor)" {
+	if _, err := FindSweep("nope"); err == nil || err.Error() != "sweep nope: unknown sweep (allowed: seed-table, shards, types, growth, load-factor, seed-claims)" {
 		t.Errorf("FindSweep(nope) = %v", err)
 	}
 }
