@@ -161,8 +161,8 @@ func SeedClaims(results []Result) []Claim {
 		func(a, b Result) bool { return a.Shards == b.Shards && shardSelectOf(a) == shardSelectOf(b) }); ok {
 		g := gain(big.LoadRowsPerSecond, small.LoadRowsPerSecond)
 		out = append(out, Claim{
-			Claim:    "blocks of max_block_size x shards into the shard queues",
-			Seed:     "not even 10 % faster (ClickHouse PR #40003, v4)",
+			Claim: "blocks of max_block_size x shards into the shard queues",
+			Seed:  "not even 10 % faster (ClickHouse PR #40003, v4)",
 			Measured: fmt.Sprintf("%+.1f %%: %s with blocks of %s rows against %s with %s (%s, %s rows, %d shards%s)", g, rate(big), GroupThousands(int64(big.BlockRows)),
 				rate(small), GroupThousands(int64(blockRowsOf(small))), big.Layout, FormatRows(big.Rows), big.Shards, mediansOf(big)),
 			Agrees:   yesNo(g < 10),
