@@ -151,7 +151,7 @@ func SeedClaims(results []Result) []Claim {
 		out = append(out, Claim{
 			Claim:    "shard selection by a mask instead of modulo",
 			Seed:     "not even 10 % faster (ClickHouse PR #40003, v3)",
-			Measured: fmt.Sprintf("%+.1f %%: %s against %s (%s, %s rows, %d shards, %d threads%s)", g, rate(mask), rate(mod), mask.Layout, FormatRows(mask.Rows), mask.Shards, threadsOf(mask), mediansOf(mask)),
+			Measured: fmt.Sprintf("%+.1f %%: %s against %s (%s, %s rows, %d shards, %s%s)", g, rate(mask), rate(mod), mask.Layout, FormatRows(mask.Rows), mask.Shards, plural(threadsOf(mask), "thread"), mediansOf(mask)),
 			Agrees:   yesNo(g < 10),
 			SeedGain: 10, Gain: g,
 		})
