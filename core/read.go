@@ -63,23 +63,15 @@ func Read[K, V Bits](ctx context.Context, m *Sharded[K, V], src Source[K, V], op
 	if m == nil {
 		return ReadReport{}, errors.New("read: no map")
 	}
-	rng := rand.New(rand.NewPCG(opt.Seed, 0x5eed0f4ead))
+	rng := readRNG(opt.Seed)
 
-	var rows int64
-	var hit func(i int64) K // the i-th key of the random order, 0 <= i < rows
-	if is, ok := src.(IndexedSource[K, V]); ok && is.Rows() >= 0 {
-		rows = is.Rows()
-		perm := newFeistel(uint64(rows), rng.Uint64())
-		hit = func(i int64) K {
-			k, _ := is.Row(int64(perm.at(uint64(i))))
-			return k
-		}
-	} else {
+	rows, hit, ok := indexedOrder(src, rng)
+	if !ok {
 		keys := make([]K, 0, m.Len())
 		for k := range m.All() {
 			keys = append(keys, k)
 		}
-		rng.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+		shuffleKeys(keys, rng)
 		rows = int64(len(keys))
 		hit = func(i int64) K { return keys[i] }
 	}
@@ -132,6 +124,41 @@ func Read[K, V Bits](ctx context.Context, m *Sharded[K, V], src Source[K, V], op
 		r.FoundRate = float64(r.Found) / float64(r.Lookups)
 	}
 	return r, nil
+}
+
+// ReadOrder is the order of Read's hits, for a caller that looks the keys up
+// in a map core did not build (the lab's C++ reference maps): with the same
+// seed, Read(ctx, m, src, ReadOptions{Seed: seed}) looks up at(0), at(1),
+// ... at(rows-1), with its absent keys (if any) among them. ok is false when
+// src is not an IndexedSource that knows its row count (a file): Read then
+// shuffles the map's keys, as ShuffleKeys does.
+func ReadOrder[K, V Bits](src Source[K, V], seed uint64) (rows int64, at func(i int64) K, ok bool) {
+	return indexedOrder(src, readRNG(seed))
+}
+
+// ShuffleKeys puts keys in the order Read looks up a map's keys when its
+// source is not indexed: a seeded shuffle of the list it starts from.
+func ShuffleKeys[K Bits](keys []K, seed uint64) { shuffleKeys(keys, readRNG(seed)) }
+
+// readRNG is the read phase's generator: the order, then the absent keys.
+func readRNG(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x5eed0f4ead)) }
+
+// indexedOrder walks a pseudo-random permutation of an indexed source's rows
+// (its first draw from rng seeds the permutation).
+func indexedOrder[K, V Bits](src Source[K, V], rng *rand.Rand) (int64, func(i int64) K, bool) {
+	is, ok := src.(IndexedSource[K, V])
+	if !ok || is.Rows() < 0 {
+		return 0, nil, false
+	}
+	perm := newFeistel(uint64(is.Rows()), rng.Uint64())
+	return is.Rows(), func(i int64) K {
+		k, _ := is.Row(int64(perm.at(uint64(i))))
+		return k
+	}, true
+}
+
+func shuffleKeys[K Bits](keys []K, rng *rand.Rand) {
+	rng.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
 }
 
 // absentKeys returns a generator of keys the map does not hold.

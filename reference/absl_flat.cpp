@@ -1,0 +1,51 @@
+// absl::flat_hash_map (Abseil): a Swiss table, one control byte per slot
+// (plus 15 cloned), capacity 2^n - 1, grows at 7/8 full.
+#include <absl/base/config.h>
+#include <absl/container/flat_hash_map.h>
+
+#include "measure.h"
+
+namespace refs {
+
+// AbslHashValue makes absl::Hash, the library's default hasher, take a
+// 16-byte key: its own combine over both words.
+template <typename H>
+H AbslHashValue(H h, const U128& x) {
+  return H::combine(std::move(h), x.lo, x.hi);
+}
+
+template <class K, class V>
+struct AbslFlat {
+  using Map = absl::flat_hash_map<K, V, absl::Hash<K>, std::equal_to<K>,
+                                  counting_allocator<std::pair<const K, V>>>;
+  Map m;
+  bool insert(const K& k, const V& v) { return m.try_emplace(k, v).second; }
+  const V* find(const K& k) const {
+    auto it = m.find(k);
+    return it == m.end() ? nullptr : &it->second;
+  }
+  template <class F>
+  void each(F&& f) const {
+    for (const auto& p : m) f(p.first, p.second);
+  }
+  std::size_t size() const { return m.size(); }
+  Geometry geometry() const {
+    Geometry g;
+    g.bucket_count = static_cast<int64_t>(m.bucket_count());
+    g.max_load_factor = 7.0 / 8;  // absl's growth rule; max_load_factor() is a stub returning 1
+    g.slot_bytes = sizeof(typename Map::value_type);
+    g.bytes_allocated = counted_bytes();
+    return g;
+  }
+};
+
+static int run(const Job& job);
+#ifdef ABSL_LTS_RELEASE_VERSION
+extern const MapInfo kAbslFlat = {"absl_flat", "absl::flat_hash_map",
+                                  "Abseil LTS " + std::to_string(ABSL_LTS_RELEASE_VERSION), true, run};
+#else
+extern const MapInfo kAbslFlat = {"absl_flat", "absl::flat_hash_map", "Abseil", true, run};
+#endif
+static int run(const Job& job) { return measure_types<AbslFlat>(job, kAbslFlat); }
+
+}  // namespace refs
