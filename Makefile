@@ -110,3 +110,42 @@ test-web: deps-web
 # `bin/packlab-web serve` then needs no site folder and no Go toolchain.
 web-binary: web
 	$(GO) build -tags embedweb -o bin/packlab-web .
+
+# ---- the C++ reference maps (reference/, built into bin/packlab-refs) ----
+# boost::unordered_flat_map needs Boost 1.81 (Debian 12's libboost-dev is 1.74).
+REFS_DEBS     := g++ pkg-config libboost1.81-dev libabsl-dev libsparsehash-dev libtsl-hopscotch-map-dev
+REFS_CXX      ?= g++
+REFS_CXXFLAGS ?= -O2 -DNDEBUG -std=c++17 -Wall -Wextra
+REFS_OBJ      := $(patsubst reference/%.cpp,bin/refs-obj/%.o,$(wildcard reference/*.cpp))
+REFS_LOG      ?= $(or $(TMPDIR),/tmp)/packlab-deps-refs.log
+
+.PHONY: refs deps-refs test-refs
+
+# deps-refs installs the C++ libraries when any is missing, with sudo when
+# not root: one line, apt's output in $(REFS_LOG), shown only on failure.
+deps-refs:
+	@missing=""; for p in $(REFS_DEBS); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; start=$$(date +%s); \
+		printf 'deps-refs: installing%s (apt output in %s) ...' "$$missing" "$(REFS_LOG)"; \
+		if { $$sudo apt-get update && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; } >$(REFS_LOG) 2>&1 </dev/null; then \
+			echo " done in $$(( $$(date +%s) - start )) s"; \
+		else echo " failed; the end of $(REFS_LOG):"; tail -n 40 $(REFS_LOG); exit 1; fi; \
+	fi
+
+# refs builds bin/packlab-refs, the worker the lab runs the reference maps
+# in: one object per map (five compilers at once with make -j), about a
+# minute on two cores. The Go build does not need it.
+refs: deps-refs
+	@$(MAKE) --no-print-directory -j2 bin/packlab-refs
+
+bin/packlab-refs: $(REFS_OBJ)
+	@echo "refs: linking $@"
+	@$(REFS_CXX) -o $@ $(REFS_OBJ) $$(pkg-config --libs absl_flat_hash_map)
+
+bin/refs-obj/%.o: reference/%.cpp $(wildcard reference/*.h)
+	@mkdir -p $(@D)
+	@echo "refs: compiling $<"
+	@$(REFS_CXX) $(REFS_CXXFLAGS) -c $< -o $@

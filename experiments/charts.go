@@ -19,6 +19,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -114,6 +115,7 @@ func MemoryBreakdownChart(results []Result) (Chart, error) {
 		cats                                   []string
 		payload, padding, empty, meta, overhed []opts.BarData
 		notes, skipped, estimated, unmatched   []string
+		refs                                   []bool
 	)
 	for i, r := range results {
 		if r.ElementCount <= 0 {
@@ -123,6 +125,7 @@ func MemoryBreakdownChart(results []Result) (Chart, error) {
 		n := float64(r.ElementCount)
 		perEntry := func(b int64) opts.BarData { return opts.BarData{Value: num(float64(b)/n, 3)} }
 		cats = append(cats, labels[i])
+		refs = append(refs, r.IsReference())
 		payload = append(payload, perEntry(r.PayloadBytes))
 		padding = append(padding, perEntry(r.PaddingBytes))
 		empty = append(empty, perEntry(r.EmptyBytes))
@@ -144,6 +147,9 @@ func MemoryBreakdownChart(results []Result) (Chart, error) {
 	}
 	if len(unmatched) > 0 {
 		notes = append(notes, "parts do not add up to bytes_allocated: "+strings.Join(unmatched, ", "))
+	}
+	if slices.Contains(refs, true) {
+		notes = append(notes, referenceNote)
 	}
 	if len(skipped) > 0 {
 		notes = append(notes, "left out (element_count 0): "+strings.Join(skipped, ", "))
@@ -169,7 +175,7 @@ func MemoryBreakdownChart(results []Result) (Chart, error) {
 		{"metadata", "#91cc75", meta},
 		{"measured overhead", "#9a60b4", overhed},
 	} {
-		bar.AddSeries(s.name, s.data, stack, charts.WithItemStyleOpts(opts.ItemStyle{Color: s.color}))
+		bar.AddSeries(s.name, s.data, stack, charts.WithItemStyleOpts(opts.ItemStyle{Color: s.color}), hatch(refs))
 	}
 	return finish(kind, title, bar, optionVisitor{})
 }
@@ -201,6 +207,7 @@ func PaddingWasteChart(results []Result) (Chart, error) {
 		runs     []string
 		measured []opts.BarData
 		skipped  []string
+		refs     []bool
 	)
 	for i, r := range results {
 		cell := r.PayloadBytes + r.PaddingBytes
@@ -211,6 +218,7 @@ func PaddingWasteChart(results []Result) (Chart, error) {
 		share := 100 * float64(r.PaddingBytes) / float64(cell)
 		maxShare = max(maxShare, share)
 		runs = append(runs, labels[i])
+		refs = append(refs, r.IsReference())
 		measured = append(measured, opts.BarData{Value: num(share, 1)})
 	}
 
@@ -253,7 +261,7 @@ func PaddingWasteChart(results []Result) (Chart, error) {
 		m.AddSeries("measured padding share (%)", measured,
 			charts.WithBarChartOpts(opts.BarChart{XAxisIndex: 1, YAxisIndex: 1}),
 			charts.WithItemStyleOpts(opts.ItemStyle{Color: "#ee6666"}),
-			charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "right", Formatter: "{c} %"}))
+			charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "right", Formatter: "{c} %"}), hatch(refs))
 		hm.Overlap(m)
 	}
 	return finish(kind, title, hm, optionVisitor{visualMapSeries: []int{0}})
@@ -270,6 +278,7 @@ func MemoryVsRowsChart(results []Result) (Chart, error) {
 	labels := settingsLabels(results, labelAll.without(labelRows), 0)
 	type point struct{ rows, alloc, rss int64 }
 	groups := map[string][]point{}
+	isRef := map[string]bool{}
 	var order, skipped []string
 	var maxBytes, minBytes float64 = 0, math.Inf(1)
 	for i, r := range results {
@@ -281,6 +290,7 @@ func MemoryVsRowsChart(results []Result) (Chart, error) {
 			order = append(order, labels[i])
 		}
 		groups[labels[i]] = append(groups[labels[i]], point{r.Rows, r.BytesAllocated, r.RSSBytes})
+		isRef[labels[i]] = r.IsReference()
 		for _, b := range []int64{r.BytesAllocated, r.RSSBytes} {
 			if b > 0 {
 				maxBytes = max(maxBytes, float64(b))
@@ -300,6 +310,13 @@ func MemoryVsRowsChart(results []Result) (Chart, error) {
 	if len(skipped) > 0 {
 		notes = append(notes, "left out (rows 0): "+strings.Join(skipped, ", "))
 	}
+	colors := newSeriesColors()
+	for _, g := range order {
+		if isRef[g] {
+			notes = append(notes, referenceLineNote)
+			break
+		}
+	}
 	line := charts.NewLine()
 	line.SetGlobalOptions(baseOptions(kind, title, notes)...)
 	line.SetGlobalOptions(
@@ -307,7 +324,7 @@ func MemoryVsRowsChart(results []Result) (Chart, error) {
 		charts.WithXAxisOpts(opts.XAxis{Type: "log", Name: "rows", NameLocation: "middle", NameGap: 30}),
 		charts.WithYAxisOpts(opts.YAxis{Type: yType, Name: u.name, AxisLabel: &opts.AxisLabel{Formatter: types.FuncStr("{value} " + u.name)}}),
 	)
-	for gi, g := range order {
+	for _, g := range order {
 		pts := groups[g]
 		sort.SliceStable(pts, func(a, b int) bool { return pts[a].rows < pts[b].rows })
 		var alloc, rss []opts.LineData
@@ -319,7 +336,7 @@ func MemoryVsRowsChart(results []Result) (Chart, error) {
 				rss = append(rss, opts.LineData{Value: []any{p.rows, num(float64(p.rss)/u.div, 4)}})
 			}
 		}
-		color := palette[gi%len(palette)]
+		color := colors.next(isRef[g])
 		if len(alloc) > 0 {
 			line.AddSeries(g+" bytes_allocated", alloc, lineStyle(color, "solid", 0))
 		}
@@ -356,6 +373,13 @@ func MemoryTimelineChart(results []Result) (Chart, error) {
 	if len(with) < len(results) {
 		notes = append(notes, fmt.Sprintf("%d of %d runs have no timeline", len(results)-len(with), len(results)))
 	}
+	for _, i := range with {
+		if results[i].IsReference() {
+			notes = append(notes, referenceLineNote)
+			break
+		}
+	}
+	colors := newSeriesColors()
 	line := charts.NewLine()
 	line.SetGlobalOptions(baseOptions(kind, title, notes)...)
 	line.SetGlobalOptions(
@@ -366,13 +390,13 @@ func MemoryTimelineChart(results []Result) (Chart, error) {
 	)
 	line.ExtendYAxis(opts.YAxis{Type: "value", Name: ru.name + " loaded", Position: "right",
 		SplitLine: &opts.SplitLine{Show: opts.Bool(false)}})
-	for n, i := range with {
+	for _, i := range with {
 		var rss, rows []opts.LineData
 		for _, p := range results[i].Timeline {
 			rss = append(rss, opts.LineData{Value: []any{num(p.Seconds, 3), num(float64(p.RSSBytes)/bu.div, 3)}})
 			rows = append(rows, opts.LineData{Value: []any{num(p.Seconds, 3), num(float64(p.Rows)/ru.div, 3)}})
 		}
-		color := palette[n%len(palette)]
+		color := colors.next(results[i].IsReference())
 		line.AddSeries(labels[i]+" RSS", rss, lineStyle(color, "solid", 0))
 		line.AddSeries(labels[i]+" rows", rows, lineStyle(color, "dashed", 1))
 	}
@@ -402,6 +426,7 @@ func PerThreadSpeedChart(results []Result) (Chart, error) {
 	ru := rowsUnit(maxRate)
 	var cats []string
 	var busy, wait, rate []opts.BarData
+	var refs []bool
 	for _, i := range with {
 		r := results[i]
 		prefix := ""
@@ -412,7 +437,9 @@ func PerThreadSpeedChart(results []Result) (Chart, error) {
 		busy = append(busy, opts.BarData{Value: num(r.Producer.ReadSeconds+r.Producer.SplitSeconds, 3)})
 		wait = append(wait, opts.BarData{Value: num(r.Producer.WaitSeconds, 3)})
 		rate = append(rate, opts.BarData{Value: "-"})
+		refs = append(refs, r.IsReference())
 		for _, w := range r.Workers {
+			refs = append(refs, r.IsReference())
 			cats = append(cats, prefix+"shard "+strconv.Itoa(w.Shard))
 			busy = append(busy, opts.BarData{Value: num(w.BusySeconds, 3)})
 			wait = append(wait, opts.BarData{Value: num(w.WaitSeconds, 3)})
@@ -422,6 +449,9 @@ func PerThreadSpeedChart(results []Result) (Chart, error) {
 	notes := []string{"producer: busy = reading + splitting; waiting = blocked on full queues"}
 	if len(with) < len(results) {
 		notes = append(notes, fmt.Sprintf("%d of %d runs have no workers", len(results)-len(with), len(results)))
+	}
+	if slices.Contains(refs, true) {
+		notes = append(notes, referenceNote+"; its producer is the lab streaming rows over a pipe, waiting = the pipe full")
 	}
 	bar := charts.NewBar()
 	bar.SetGlobalOptions(baseOptions(kind, title, notes)...)
@@ -434,11 +464,11 @@ func PerThreadSpeedChart(results []Result) (Chart, error) {
 		SplitLine: &opts.SplitLine{Show: opts.Bool(false)}})
 	bar.SetXAxis(cats)
 	bar.AddSeries("busy", busy, charts.WithBarChartOpts(opts.BarChart{Stack: "time"}),
-		charts.WithItemStyleOpts(opts.ItemStyle{Color: "#5470c6"}))
+		charts.WithItemStyleOpts(opts.ItemStyle{Color: "#5470c6"}), hatch(refs))
 	bar.AddSeries("waiting", wait, charts.WithBarChartOpts(opts.BarChart{Stack: "time"}),
-		charts.WithItemStyleOpts(opts.ItemStyle{Color: "#c8c8c8"}))
+		charts.WithItemStyleOpts(opts.ItemStyle{Color: "#c8c8c8"}), hatch(refs))
 	bar.AddSeries(ru.name+"/s", rate, charts.WithBarChartOpts(opts.BarChart{YAxisIndex: 1}),
-		charts.WithItemStyleOpts(opts.ItemStyle{Color: "#3ba272"}))
+		charts.WithItemStyleOpts(opts.ItemStyle{Color: "#3ba272"}), hatch(refs))
 	return finish(kind, title, bar, optionVisitor{})
 }
 
@@ -451,8 +481,10 @@ func ThroughputChart(results []Result) (Chart, error) {
 	}
 	labels := runLabels(results, labelAll, 0)
 	var load, read []opts.BarData
+	var refs []bool
 	measured := false
 	for _, r := range results {
+		refs = append(refs, r.IsReference())
 		load = append(load, opts.BarData{Value: rate(r.LoadRowsPerSecond)})
 		read = append(read, opts.BarData{Value: rate(r.ReadRowsPerSecond)})
 		measured = measured || r.LoadRowsPerSecond > 0 || r.ReadRowsPerSecond > 0
@@ -460,8 +492,12 @@ func ThroughputChart(results []Result) (Chart, error) {
 	if !measured {
 		return Chart{}, noData(kind, "no result has load or read rows per second")
 	}
+	notes := []string{"million rows per second; higher is better"}
+	if slices.Contains(refs, true) {
+		notes = append(notes, referenceNote+"; its load includes receiving the rows over a pipe")
+	}
 	bar := charts.NewBar()
-	bar.SetGlobalOptions(baseOptions(kind, title, []string{"million rows per second; higher is better"})...)
+	bar.SetGlobalOptions(baseOptions(kind, title, notes)...)
 	bar.SetGlobalOptions(
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", AxisPointer: &opts.AxisPointer{Type: "shadow"}}),
 		categoryAxis(labels),
@@ -469,8 +505,8 @@ func ThroughputChart(results []Result) (Chart, error) {
 	)
 	bar.SetXAxis(labels)
 	label := charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "top"})
-	bar.AddSeries("load", load, label, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#5470c6"}))
-	bar.AddSeries("read", read, label, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#91cc75"}))
+	bar.AddSeries("load", load, label, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#5470c6"}), hatch(refs))
+	bar.AddSeries("read", read, label, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#91cc75"}), hatch(refs))
 	return finish(kind, title, bar, optionVisitor{})
 }
 
@@ -487,6 +523,76 @@ func rate(rowsPerSecond float64) any {
 // palette is ECharts' default series palette, used where two series of one
 // run must share a colour.
 var palette = []string{"#5470c6", "#91cc75", "#fac858", "#ee6666", "#73c0de", "#3ba272", "#fc8452", "#9a60b4", "#ea7ccc"}
+
+// Reference maps (C++, reference.go) are drawn apart from packlab's
+// layouts in every chart: their names end in "(C++)", their bars are
+// hatched, and their lines take colours from a brown family that packlab's
+// palette does not use.
+const (
+	referenceNote     = "hatched: a C++ reference map, measured the same way"
+	referenceLineNote = "brown lines: C++ reference maps"
+)
+
+// referencePalette is the reference maps' colour family.
+var referencePalette = []string{"#8c510a", "#bf812d", "#543005", "#a6761d", "#dfc27d", "#6b4226"}
+
+// seriesColors hands out one colour per line: packlab's layouts from
+// palette, reference maps from referencePalette, each in turn.
+type seriesColors struct{ own, ref int }
+
+func newSeriesColors() *seriesColors { return &seriesColors{} }
+
+func (c *seriesColors) next(reference bool) string {
+	if reference {
+		c.ref++
+		return referencePalette[(c.ref-1)%len(referencePalette)]
+	}
+	c.own++
+	return palette[(c.own-1)%len(palette)]
+}
+
+// hatchedBar is a bar data item with ECharts' decal: diagonal stripes over
+// the series colour (go-echarts' ItemStyle has no decal).
+type hatchedBar struct {
+	Value     any         `json:"value"`
+	ItemStyle hatchedItem `json:"itemStyle"`
+}
+
+type hatchedItem struct {
+	BorderColor string       `json:"borderColor"`
+	BorderWidth float64      `json:"borderWidth"`
+	Decal       hatchPattern `json:"decal"`
+}
+
+type hatchPattern struct {
+	Symbol     string    `json:"symbol"`
+	Color      string    `json:"color"`
+	DashArrayX []float64 `json:"dashArrayX"`
+	DashArrayY []float64 `json:"dashArrayY"`
+	Rotation   float64   `json:"rotation"`
+}
+
+var referenceHatch = hatchedItem{BorderColor: "#543005", BorderWidth: 1,
+	Decal: hatchPattern{Symbol: "rect", Color: "rgba(0, 0, 0, 0.35)", DashArrayX: []float64{1, 0}, DashArrayY: []float64{2, 4}, Rotation: -math.Pi / 4}}
+
+// hatch is a series option that hatches the bars of reference runs:
+// refs[i] says whether bar i is one.
+func hatch(refs []bool) charts.SeriesOpts {
+	return func(s *charts.SingleSeries) {
+		data, ok := s.Data.([]opts.BarData)
+		if !ok || !slices.Contains(refs, true) {
+			return
+		}
+		items := make([]any, len(data))
+		for i, d := range data {
+			items[i] = d
+			if i < len(refs) && refs[i] {
+				items[i] = hatchedBar{Value: d.Value, ItemStyle: referenceHatch}
+			}
+		}
+		s.Data = items
+	}
+}
 
 // chartElementID is the deterministic id of a chart's element and instance
 // (go-echarts would pick a random one).
@@ -693,7 +799,7 @@ func usesMaxLoadFactor(layout string) bool {
 	case core.LayoutHashedArray, core.LayoutGoMap:
 		return false
 	}
-	return true
+	return !IsReference(layout) // a reference map grows by its library's rule
 }
 
 // differingParts finds which settings differ between results.
@@ -737,10 +843,14 @@ func differingParts(results []Result) labelParts {
 // settingsLabel names a run by its layout and the settings in parts.
 func settingsLabel(r Result, parts labelParts) string {
 	var b strings.Builder
+	ref := r.IsReference()
 	if r.Layout == "" {
 		b.WriteString("(no layout)")
 	} else {
 		b.WriteString(r.Layout)
+	}
+	if ref {
+		b.WriteString(" (C++)") // a reference map, not packlab's
 	}
 	if parts&labelTypes != 0 {
 		fmt.Fprintf(&b, " %s/%s", orDash(r.KeyType), orDash(r.ValueType))
@@ -748,7 +858,7 @@ func settingsLabel(r Result, parts labelParts) string {
 	if parts&labelRows != 0 {
 		fmt.Fprintf(&b, " %s rows", formatRows(r.Rows))
 	}
-	if parts&labelShards != 0 {
+	if parts&labelShards != 0 && !ref {
 		fmt.Fprintf(&b, " SHARDS %d", r.Shards)
 	}
 	if parts&labelMLF != 0 && usesMaxLoadFactor(r.Layout) {

@@ -17,7 +17,7 @@ import (
 // the desktop app, the browser) fills one and calls Validate before any
 // work. A zero field means its default (see WithDefaults).
 type Config struct {
-	Layouts       []string `json:"layouts"`         // core layout names; empty = every layout
+	Layouts       []string `json:"layouts"`         // core layouts or reference maps; empty = every core layout
 	Key           string   `json:"key"`             // ClickHouse key type; default UInt64
 	Value         string   `json:"value"`           // ClickHouse value type; default UInt16
 	Rows          int64    `json:"rows"`            // rows a synthetic source produces; a file gives all its rows
@@ -137,16 +137,25 @@ func (c Config) WithDefaults() Config {
 // *FieldError naming the flag, the value and what is allowed.
 func (c Config) Validate() error {
 	c = c.WithDefaults()
-	seen := map[core.Layout]bool{}
+	seen := map[string]bool{}
 	for _, name := range c.Layouts {
-		l, err := core.ParseLayout(name)
-		if err != nil {
+		l, ok := parseLayoutChoice(name)
+		if !ok {
 			return fieldErr("--layout", name, "unknown layout", layoutNames())
 		}
-		if seen[l] {
+		if seen[l.String()] {
 			return fieldErr("--layout", name, "given twice", "each layout once")
 		}
-		seen[l] = true
+		seen[l.String()] = true
+		if l.ref == nil {
+			continue
+		}
+		if c.Shards > 1 {
+			return fieldErr("--shards", strconv.Itoa(c.Shards), "a C++ reference map ("+l.ref.Name+") runs as one table", "1 with a reference map")
+		}
+		if st := ReferenceStatus(); !st.Available {
+			return fieldErr("--layout", name, "unavailable: "+st.Problem, "")
+		}
 	}
 	if _, err := core.ParseType(c.Key); err != nil {
 		return fieldErr("--key", c.Key, "unknown type", strings.Join(core.TypeNames(), ", "))
@@ -306,18 +315,44 @@ func unwrapPathError(err error) string {
 	return err.Error()
 }
 
+// layoutNames lists what --layout takes: core's layouts, then the
+// reference maps.
 func layoutNames() string {
 	names := make([]string, 0, 5)
 	for _, l := range core.Layouts() {
 		names = append(names, string(l))
 	}
-	return strings.Join(names, ", ")
+	return strings.Join(names, ", ") + "; C++ reference maps: " + referenceNames()
+}
+
+// layoutChoice is one name of Config.Layouts, resolved: one of core's
+// layouts, or a reference map (reference.go), which core cannot build.
+type layoutChoice struct {
+	layout core.Layout // "" for a reference map
+	ref    *Reference  // nil for a core layout
+}
+
+func (l layoutChoice) String() string {
+	if l.ref != nil {
+		return l.ref.Name
+	}
+	return string(l.layout)
+}
+
+func parseLayoutChoice(name string) (layoutChoice, bool) {
+	if l, err := core.ParseLayout(name); err == nil {
+		return layoutChoice{layout: l}, true
+	}
+	if r, ok := FindReference(name); ok {
+		return layoutChoice{ref: &r}, true
+	}
+	return layoutChoice{}, false
 }
 
 // parsedConfig is a validated Config with its names resolved.
 type parsedConfig struct {
 	Config
-	layouts    []core.Layout
+	layouts    []layoutChoice
 	key, value core.Type
 	spec       core.SourceSpec
 	file       *os.File // the source file, already open (a worker's stream from its parent); nil: open spec
@@ -331,7 +366,7 @@ func (c Config) parse() (parsedConfig, error) {
 	}
 	p := parsedConfig{Config: c}
 	for _, name := range c.Layouts {
-		l, _ := core.ParseLayout(name)
+		l, _ := parseLayoutChoice(name)
 		p.layouts = append(p.layouts, l)
 	}
 	p.key, _ = core.ParseType(c.Key)

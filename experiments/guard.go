@@ -228,13 +228,16 @@ func checkMemory(p parsedConfig, rows int64) (MemoryCheck, error) {
 	if rows < 0 {
 		c.RowsUnknown, c.Fits = true, true
 		for _, l := range p.layouts {
-			c.Estimates = append(c.Estimates, Estimate{Layout: string(l), Rows: -1, Distinct: -1, Estimated: true})
+			c.Estimates = append(c.Estimates, Estimate{Layout: l.String(), Rows: -1, Distinct: -1, Estimated: true})
 		}
 		return c, nil
 	}
 	for _, l := range p.layouts {
-		e, err := estimate(p, l, rows)
-		if err != nil {
+		var e Estimate
+		var err error
+		if l.ref != nil {
+			e = estimateReference(p, *l.ref, rows)
+		} else if e, err = estimate(p, l.layout, rows); err != nil {
 			return c, err
 		}
 		c.Estimates = append(c.Estimates, e)

@@ -72,6 +72,9 @@ type typedOps interface {
 	// scan reads a source to its end without building a map: the rows it
 	// has and the first malformed row, before any allocation.
 	scan(ctx context.Context, spec core.SourceSpec, key, value core.Type) (rows, skipped int64, err error)
+	// feed streams p's rows, then its read order, to a reference map's
+	// worker (reference_run.go).
+	feed(ctx context.Context, p parsedConfig, w io.Writer, fr *feedReport) error
 }
 
 type typed[K, V core.Bits] struct{}
@@ -225,6 +228,7 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 		EmptyBytes:        st.EmptyBytes,
 		MetadataBytes:     st.MetadataBytes,
 		Estimated:         st.Estimated,
+		Checksum:          checksumText(lr.Checksum),
 		HeapBytes:         max(heap1-heap0, 0),
 		RSSBytes:          max(rel(rss1), 0),
 		PeakRSSBytes:      max(peakOf(rss0, hwm0, hwm1, sampledPeak), 0),

@@ -29,8 +29,10 @@ type Result struct {
 	PaddingBytes   int64   `json:"padding_bytes"`
 	EmptyBytes     int64   `json:"empty_bytes"`
 	MetadataBytes  int64   `json:"metadata_bytes"`
-	Estimated      bool    `json:"estimated"`      // bytes_allocated is read from a structure packlab does not own (gomap)
-	HeapBytes      int64   `json:"heap_bytes"`     // Go heap in use after the load (objects, none collected on purpose) minus the baseline
+	Estimated      bool    `json:"estimated"`      // bytes_allocated is read from a structure packlab does not own (gomap, some reference maps)
+	SlotBytes      int64   `json:"slot_bytes"`     // a reference map's slot, as its library lays it out
+	Checksum       string  `json:"checksum"`       // sum of core.PairChecksum over the loaded pairs, hex: equal for every layout that loaded the same pairs
+	HeapBytes      int64   `json:"heap_bytes"`     // Go heap in use after the load (objects, none collected on purpose) minus the baseline; a reference map: malloc's bytes in use
 	RSSBytes       int64   `json:"rss_bytes"`      // resident memory after the load minus before it
 	PeakRSSBytes   int64   `json:"peak_rss_bytes"` // high-water mark during the run minus resident memory before it
 	PredictedPeak  int64   `json:"predicted_peak_bytes"`
@@ -52,6 +54,10 @@ type Result struct {
 	Workers  []Worker        `json:"workers"`
 	Producer Producer        `json:"producer"`
 	Timeline []TimelinePoint `json:"timeline"`
+
+	// Reference names the C++ map and library of a reference layout
+	// ("boost::unordered_flat_map (Boost 1.81)"); empty for packlab's own.
+	Reference string `json:"reference"`
 
 	Isolated bool   `json:"isolated"` // ran in a fresh child process, so RSS figures are its own
 	Runtime  string `json:"runtime"`  // "native" or "browser"
@@ -89,6 +95,10 @@ type Host struct {
 	OS          string `json:"os"`
 	Arch        string `json:"arch"`
 }
+
+// IsReference reports whether r measured a C++ reference map rather than
+// one of packlab's layouts.
+func (r Result) IsReference() bool { return r.Reference != "" || IsReference(r.Layout) }
 
 // startedAt formats a run's start time for Result.StartedAt.
 func startedAt(t time.Time) string { return t.UTC().Format(time.RFC3339) }

@@ -76,7 +76,7 @@ func (e *InputError) Unwrap() error { return e.Err }
 // runSpec is one layout's measured run, ready to go.
 type runSpec struct {
 	p      parsedConfig
-	layout core.Layout
+	layout layoutChoice
 	est    Estimate
 }
 
@@ -208,10 +208,11 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]Result, err
 		}
 	}
 	var results []Result
+	var failed []string
 	n := 0
 	for _, r := range runs {
 		var reps []Result
-		for range r.p.Repeats {
+		for rep := range r.p.Repeats {
 			n++
 			if err := ctx.Err(); err != nil {
 				return results, cancelled(r, err)
@@ -227,9 +228,21 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]Result, err
 				if ctx.Err() != nil {
 					return results, cancelled(r, ctx.Err())
 				}
-				return results, fmt.Errorf("%s: %w", r.layout, err)
+				if r.layout.ref == nil {
+					return results, fmt.Errorf("%s: %w", r.layout, err)
+				}
+				// A reference map is another library's code in another
+				// program: its failure (a crash, say) is that run's, and
+				// the job's other runs go on.
+				failed = append(failed, fmt.Sprintf("%s: %v", r.layout, err))
+				n += r.p.Repeats - rep - 1
+				reps = nil
+				break
 			}
 			reps = append(reps, res)
+		}
+		if reps == nil {
+			continue
 		}
 		res := combineRepeats(reps)
 		res.PredictedPeak = r.est.PeakBytes
@@ -245,7 +258,21 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]Result, err
 			}
 		}
 	}
+	if len(failed) > 0 {
+		return results, &RunsFailedError{Failed: failed, Measured: len(results)}
+	}
 	return results, nil
+}
+
+// RunsFailedError says which runs of a job failed while the others went on
+// (reference maps only: a failure of packlab's own stops the job).
+type RunsFailedError struct {
+	Failed   []string // one line each: "boost_flat: ..."
+	Measured int      // results measured all the same
+}
+
+func (e *RunsFailedError) Error() string {
+	return fmt.Sprintf("%d run(s) failed, %d measured: %s", len(e.Failed), e.Measured, strings.Join(e.Failed, "; "))
 }
 
 func cancelled(r runSpec, err error) error {
@@ -259,8 +286,11 @@ func cancelled(r runSpec, err error) error {
 // measureOne runs one measured load of r, isolated unless asked otherwise.
 // A panic in this process's part becomes an error.
 func measureOne(ctx context.Context, r runSpec, progress func(Progress)) (res Result, err error) {
+	if r.layout.ref != nil {
+		return runReference(ctx, r.p, *r.layout.ref, progress) // always a process of its own
+	}
 	if !r.p.InProcess {
-		res, err = runIsolated(ctx, r.p.Config, r.layout, progress)
+		res, err = runIsolated(ctx, r.p.Config, r.layout.layout, progress)
 		res.Isolated = err == nil
 		return res, err
 	}
@@ -269,7 +299,7 @@ func measureOne(ctx context.Context, r runSpec, progress func(Progress)) (res Re
 			err = fmt.Errorf("internal error: %v", v)
 		}
 	}()
-	return opsFor(r.p.key, r.p.value).measure(ctx, r.p, r.layout, progress)
+	return opsFor(r.p.key, r.p.value).measure(ctx, r.p, r.layout.layout, progress)
 }
 
 // combineRepeats folds the repeats of one layout into one result: times are

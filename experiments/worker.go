@@ -167,6 +167,27 @@ func runIsolated(ctx context.Context, cfg Config, layout core.Layout, progress f
 	if err != nil {
 		return Result{}, err
 	}
+	cfg.Layouts = []string{string(layout)} // the child needs only its own
+	job := workerJob{Config: cfg, Layout: string(layout)}
+	if cfg.Source != "" && parentOpens(cfg.Source) {
+		f, err := core.OpenFile(ctx, cfg.Source)
+		if err != nil {
+			return Result{}, err
+		}
+		defer f.Close()
+		cmd.ExtraFiles, job.SourceFD = []*os.File{f}, sourceFD
+	}
+	line, _ := json.Marshal(job)
+	return runChild(ctx, cmd, line, nil, progress, "the worker process")
+}
+
+// runChild runs one job in the child cmd: it writes the job line, then, if
+// feed is set, feed's stream (a reference map's rows, reference_run.go) from
+// another goroutine, while it relays the child's progress lines and keeps
+// its result. stdin stays open until the child is done. name says what the
+// child is in an error.
+func runChild(ctx context.Context, cmd *exec.Cmd, job []byte, feed func(context.Context, io.Writer) error,
+	progress func(Progress), name string) (Result, error) {
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return Result{}, err
@@ -177,22 +198,21 @@ func runIsolated(ctx context.Context, cfg Config, layout core.Layout, progress f
 	}
 	stderr := &tailBuffer{max: 8 << 10}
 	cmd.Stderr = stderr
-	job := workerJob{Config: cfg, Layout: string(layout)}
-	if cfg.Source != "" && parentOpens(cfg.Source) {
-		f, err := core.OpenFile(ctx, cfg.Source)
-		if err != nil {
-			return Result{}, err
-		}
-		defer f.Close()
-		cmd.ExtraFiles, job.SourceFD = []*os.File{f}, sourceFD
-	}
 	cmd.WaitDelay = 2 * time.Second
 	if err := cmd.Start(); err != nil {
-		return Result{}, fmt.Errorf("starting a worker process: %w (use --in-process to run without one)", err)
+		return Result{}, fmt.Errorf("starting %s: %w (use --in-process to run without one)", name, err)
 	}
 	// The job goes in one write; stdin stays open until the child is done.
-	line, _ := json.Marshal(job)
-	_, werr := stdin.Write(append(line, '\n'))
+	_, werr := stdin.Write(append(job, '\n'))
+
+	feedCtx, stopFeed := context.WithCancel(ctx)
+	defer stopFeed()
+	feedDone := make(chan error, 1)
+	if feed != nil && werr == nil {
+		go func() { feedDone <- feed(feedCtx, stdin) }()
+	} else {
+		feedDone <- nil
+	}
 
 	var res *Result
 	var childErr string
@@ -202,7 +222,7 @@ func runIsolated(ctx context.Context, cfg Config, layout core.Layout, progress f
 	for sc.Scan() {
 		var line workerLine
 		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
-			protoErr = fmt.Errorf("the worker wrote a line that is not JSON: %.80q", sc.Text())
+			protoErr = fmt.Errorf("%s wrote a line that is not JSON: %.80q", name, sc.Text())
 			break
 		}
 		switch {
@@ -219,11 +239,27 @@ func runIsolated(ctx context.Context, cfg Config, layout core.Layout, progress f
 	if protoErr == nil {
 		protoErr = sc.Err()
 	}
-	_ = stdin.Close()
 	if protoErr != nil {
 		_ = cmd.Process.Kill()
 	}
+	var feedErr error
+	fed := false
+	if res == nil && childErr == "" && protoErr == nil {
+		// The child ended without a word: a feed that failed on its own
+		// (the source) says why better than the pipe it left behind.
+		select {
+		case feedErr = <-feedDone:
+			fed = true
+		default:
+		}
+	}
+	stopFeed()
+	_ = stdin.Close()
 	waitErr := cmd.Wait()
+	if !fed {
+		feedErr = <-feedDone
+	}
+	var srcErr *sourceError
 	switch {
 	case ctx.Err() != nil:
 		return Result{}, ctx.Err()
@@ -233,6 +269,8 @@ func runIsolated(ctx context.Context, cfg Config, layout core.Layout, progress f
 		return Result{}, errors.New(childErr)
 	case protoErr != nil:
 		return Result{}, protoErr
+	case errors.As(feedErr, &srcErr):
+		return Result{}, srcErr.err
 	}
 	why := "it exited"
 	if waitErr != nil {
@@ -243,12 +281,18 @@ func runIsolated(ctx context.Context, cfg Config, layout core.Layout, progress f
 	} else if werr != nil {
 		why = "it did not take the job: " + werr.Error()
 	}
-	msg := fmt.Sprintf("the worker process ended without a result (%s)", why)
+	msg := fmt.Sprintf("%s ended without a result (%s)", name, why)
 	if last := stderr.lastLine(); last != "" {
 		msg += ": " + last
 	}
 	return Result{}, errors.New(msg)
 }
+
+// sourceError is a feed's failure that is the source's (a bad row, a file
+// gone), not the pipe's.
+type sourceError struct{ err error }
+
+func (e *sourceError) Error() string { return e.err.Error() }
 
 // tailBuffer keeps the last max bytes written to it.
 type tailBuffer struct {

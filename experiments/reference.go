@@ -1,0 +1,316 @@
+package experiments
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/bits"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/packlab/packlab/core"
+)
+
+// Reference maps: the C++ maps a user would pick instead of packlab's
+// layouts, measured by the lab beside them, the same way. They are not core
+// tables (core cannot build them): a C++ worker program, packlab-refs (its
+// source is reference/ at the repository's top, built by `make refs`),
+// holds them, and speaks the Go worker's JSON lines (worker.go). The lab
+// streams it the rows of the run's own key source and the read phase's keys
+// in the lab's order (reference_run.go), so a reference map loads exactly
+// what packlab's layouts load; the element count and the checksum over the
+// loaded pairs prove it.
+//
+// A reference map runs with its library's default hasher and growth rule,
+// as one table: --max-load-factor does not apply to it, and --shards must
+// be 1. It always runs in its own process, --in-process or not.
+
+// Reference is one C++ reference map.
+type Reference struct {
+	Name string `json:"name"` // as --layout takes it: boost_flat
+	Map  string `json:"map"`  // the C++ type: boost::unordered_flat_map
+	Doc  string `json:"doc"`  // one line: what it is
+
+	growth refGrowth
+}
+
+// refGrowth is a reference map's growth rule, as the memory guard models it
+// (the worker reports the real geometry after the load).
+type refGrowth struct {
+	mlf        float64 // the table grows when elements would exceed cells * mlf
+	groupCells int64   // cells come in groups of this many (boost: 15), each with groupMeta bytes
+	groupMeta  int64
+	cellExtra  int64   // bytes each cell carries besides the pair (hopscotch: its neighbourhood bitmap)
+	tailCells  int64   // cells past the power of two (hopscotch: a neighbourhood's worth)
+	ctrlBytes  int64   // bytes of control per cell (absl: 1), plus 16 cloned ones
+	sparse     bool    // only occupied cells are stored, in groups of 48 with a 16-byte header
+	allocator  float64 // what malloc adds, from measurements (sparse: many small arrays)
+}
+
+var references = []Reference{
+	{Name: "boost_flat", Map: "boost::unordered_flat_map",
+		Doc:    "Boost's flat map (1.81+): groups of 15 slots with SIMD-matched metadata, grows at 0.875 full",
+		growth: refGrowth{mlf: 0.875, groupCells: 15, groupMeta: 16, allocator: 1}},
+	{Name: "absl_flat", Map: "absl::flat_hash_map",
+		Doc:    "Abseil's Swiss table: one control byte per slot, capacity 2^n-1, grows at 7/8 full",
+		growth: refGrowth{mlf: 7.0 / 8, ctrlBytes: 1, allocator: 1}},
+	{Name: "dense_hash_map", Map: "google::dense_hash_map",
+		Doc:    "google sparsehash's dense table: padded pairs, quadratic probing, grows at 0.5 full",
+		growth: refGrowth{mlf: 0.5, allocator: 1}},
+	{Name: "sparse_hash_map", Map: "google::sparse_hash_map",
+		Doc:    "google sparsehash's sparse table: 48-bucket groups of only the occupied pairs, grows at 0.8 full",
+		growth: refGrowth{mlf: 0.8, sparse: true, allocator: 1.3}},
+	{Name: "hopscotch", Map: "tsl::hopscotch_map",
+		Doc:    "Tessil's hopscotch map: each bucket a pair and a 62-bit neighbourhood bitmap, grows at 0.9 full",
+		growth: refGrowth{mlf: 0.9, cellExtra: 8, tailCells: 61, allocator: 1}},
+}
+
+// References lists the reference maps, in the order the lab shows them.
+func References() []Reference { return append([]Reference(nil), references...) }
+
+// FindReference finds a reference map by name, as ParseLayout reads names:
+// case and '-' for '_' do not matter.
+func FindReference(name string) (Reference, bool) {
+	n := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "-", "_")
+	for _, r := range references {
+		if r.Name == n {
+			return r, true
+		}
+	}
+	return Reference{}, false
+}
+
+// IsReference reports whether a result's layout name is a reference map.
+func IsReference(layout string) bool {
+	_, ok := FindReference(layout)
+	return ok
+}
+
+func referenceNames() string {
+	names := make([]string, len(references))
+	for i, r := range references {
+		names[i] = r.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// Where the worker is, and how to get it.
+const (
+	// RefsBuildCommand is the one command that builds the reference maps.
+	RefsBuildCommand = "make refs"
+	// RefsWorkerEnv, when set, is the path of the worker to use.
+	RefsWorkerEnv = "PACKLAB_REFS_WORKER"
+	// RefsWorkerName is the worker's file name: bin/packlab-refs beside
+	// bin/packlab, or on PATH.
+	RefsWorkerName = "packlab-refs"
+	// refsProtocol is reference/worker.h's kProtocol.
+	refsProtocol = 1
+)
+
+// RefsStatus says whether the reference maps can run here.
+type RefsStatus struct {
+	Available bool              `json:"available"`
+	Path      string            `json:"path,omitempty"`      // the worker
+	Problem   string            `json:"problem,omitempty"`   // why not, ending with how to build them
+	Libraries map[string]string `json:"libraries,omitempty"` // name -> "boost::unordered_flat_map (Boost 1.81)"
+	Exact     map[string]bool   `json:"-"`                   // name -> bytes_allocated counted, not estimated
+}
+
+var refsCache struct {
+	sync.Mutex
+	key    string
+	status RefsStatus
+}
+
+// ReferenceStatus finds the worker ($PACKLAB_REFS_WORKER, else
+// packlab-refs beside this program, else on PATH) and asks it what it holds
+// (packlab-refs --describe); the answer is kept while the file does not
+// change. In the browser the reference maps never run.
+func ReferenceStatus() RefsStatus {
+	if runtime.GOOS == "js" {
+		return RefsStatus{Problem: "the browser lab runs packlab's Go layouts only; the C++ reference maps run in the desktop lab and 'packlab run' (build them there with: " + RefsBuildCommand + ")"}
+	}
+	path, problem := findRefsWorker()
+	if problem != "" {
+		return RefsStatus{Problem: problem}
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return RefsStatus{Path: path, Problem: fmt.Sprintf("%s: %v; build it with: %s", path, unwrapPathError(err), RefsBuildCommand)}
+	}
+	key := fmt.Sprintf("%s|%d|%d", path, st.Size(), st.ModTime().UnixNano())
+	refsCache.Lock()
+	defer refsCache.Unlock()
+	if refsCache.key != key {
+		refsCache.key, refsCache.status = key, describeRefs(path)
+	}
+	return refsCache.status
+}
+
+func findRefsWorker() (path, problem string) {
+	if p := os.Getenv(RefsWorkerEnv); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Sprintf("%s=%s: %v; build the reference maps with: %s", RefsWorkerEnv, p, unwrapPathError(err), RefsBuildCommand)
+		}
+		return p, ""
+	}
+	var beside string
+	if exe, err := os.Executable(); err == nil {
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = real
+		}
+		beside = filepath.Join(filepath.Dir(exe), RefsWorkerName)
+		if st, err := os.Stat(beside); err == nil && !st.IsDir() {
+			return beside, ""
+		}
+	}
+	if p, err := exec.LookPath(RefsWorkerName); err == nil {
+		return p, ""
+	}
+	where := "on PATH"
+	if beside != "" {
+		where = "at " + beside + " or on PATH"
+	}
+	return "", fmt.Sprintf("the C++ reference maps are not built (no %s %s); build them with: %s", RefsWorkerName, where, RefsBuildCommand)
+}
+
+// refsDescription is packlab-refs --describe's answer.
+type refsDescription struct {
+	Protocol   int   `json:"protocol"`
+	KeyBytes   []int `json:"key_bytes"`
+	ValueBytes []int `json:"value_bytes"`
+	Maps       []struct {
+		Name    string `json:"name"`
+		Map     string `json:"map"`
+		Library string `json:"library"`
+		Exact   bool   `json:"exact"`
+	} `json:"maps"`
+}
+
+func describeRefs(path string) RefsStatus {
+	st := RefsStatus{Path: path}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, path, "--describe")
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	var d refsDescription
+	if err == nil {
+		err = json.Unmarshal(bytes.TrimSpace(out), &d)
+	}
+	if err != nil {
+		why := err.Error()
+		if s := strings.TrimSpace(stderr.String()); s != "" {
+			why += ": " + strings.SplitN(s, "\n", 2)[0]
+		}
+		st.Problem = fmt.Sprintf("%s --describe failed (%s); rebuild it with: %s", path, why, RefsBuildCommand)
+		return st
+	}
+	if d.Protocol != refsProtocol {
+		st.Problem = fmt.Sprintf("%s speaks protocol %d, this packlab %d; rebuild it with: %s", path, d.Protocol, refsProtocol, RefsBuildCommand)
+		return st
+	}
+	for _, sizes := range [][]int{d.KeyBytes, d.ValueBytes} {
+		for _, want := range []int{1, 2, 4, 8, 16} {
+			if !containsInt(sizes, want) {
+				st.Problem = fmt.Sprintf("%s holds no %d-byte keys or values; rebuild it with: %s", path, want, RefsBuildCommand)
+				return st
+			}
+		}
+	}
+	st.Libraries, st.Exact = map[string]string{}, map[string]bool{}
+	for _, m := range d.Maps {
+		st.Libraries[m.Name] = m.Map + " (" + m.Library + ")"
+		st.Exact[m.Name] = m.Exact
+	}
+	for _, r := range references {
+		if _, ok := st.Libraries[r.Name]; !ok {
+			st.Problem = fmt.Sprintf("%s has no %s; rebuild it with: %s", path, r.Name, RefsBuildCommand)
+			st.Libraries = nil
+			return st
+		}
+	}
+	st.Available = true
+	return st
+}
+
+func containsInt(xs []int, x int) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// estimateReference is the guard's prediction of a reference map's run: its
+// growth rule (refGrowth) replayed to the final table, and the peak of the
+// last growth, when the old table and the new one are both alive (a sparse
+// table frees its old groups as it moves them, so its peak is its size).
+// It is a model of another library, so it is marked estimated.
+func estimateReference(p parsedConfig, r Reference, rows int64) Estimate {
+	distinct, _ := expectedDistinct(p.spec, p.key, rows)
+	g := r.growth
+	cell := int64(core.PaddedCellBytes(p.key, p.value))
+	cells := func(n int64) int64 { // cells of a table that holds n
+		need := int64(math.Ceil(float64(n) / g.mlf))
+		switch {
+		case g.groupCells > 0:
+			return nextPow2((need+g.groupCells-1)/g.groupCells) * g.groupCells
+		case g.ctrlBytes > 0: // capacity 2^k - 1
+			return nextPow2(need+1) - 1
+		}
+		return max(nextPow2(need), 32)
+	}
+	tableBytes := func(c, n int64) int64 {
+		if g.sparse {
+			return core.SaturatingAdd(core.SaturatingMul(n, cell), core.SaturatingMul((c+47)/48, 16))
+		}
+		b := core.SaturatingMul(c+g.tailCells, cell+g.cellExtra)
+		if g.groupCells > 0 {
+			b = core.SaturatingAdd(b, core.SaturatingMul(c/g.groupCells, g.groupMeta))
+		}
+		return core.SaturatingAdd(b, core.SaturatingMul(c+16, g.ctrlBytes))
+	}
+	c := cells(distinct)
+	final := tableBytes(c, distinct)
+	peak := final
+	if !g.sparse && c > 32 {
+		peak = core.SaturatingAdd(final, tableBytes(c/2, distinct))
+	}
+	e := Estimate{
+		Layout: r.Name, Rows: rows, Distinct: distinct, BucketCount: c,
+		FinalBytes:      final,
+		TablePeakBytes:  scaleBytes(peak, g.allocator),
+		AllocatorFactor: g.allocator,
+		// The worker holds one frame of rows and one chunk of keys; the
+		// lab's own loader runs in this process.
+		LoaderBytes: int64(refsFrameRows * (p.key.Size + p.value.Size)),
+		Estimated:   true,
+	}
+	if !p.NoRead && !p.spec.IsSynthetic() {
+		// This process lists the file's distinct keys for the read order.
+		e.ReadBytes = core.SaturatingMul(distinct, int64(p.key.Size))
+	}
+	e.PeakBytes = max(core.SaturatingAdd(e.TablePeakBytes, e.LoaderBytes), core.SaturatingAdd(scaleBytes(final, g.allocator), e.ReadBytes))
+	return e
+}
+
+// nextPow2 is the smallest power of two >= n (1 for n <= 1), saturating.
+func nextPow2(n int64) int64 {
+	if n <= 1 {
+		return 1
+	}
+	if n > 1<<62 {
+		return math.MaxInt64
+	}
+	return 1 << bits.Len64(uint64(n-1))
+}
