@@ -297,8 +297,8 @@ func estimateReference(p parsedConfig, r Reference, rows int64) Estimate {
 		Estimated:   true,
 	}
 	if !p.NoRead && !p.spec.IsSynthetic() {
-		// This process lists the file's distinct keys for the read order.
-		e.ReadBytes = core.SaturatingMul(distinct, int64(p.key.Size))
+		// This process lists the file's keys for the read order.
+		e.ReadBytes = core.SaturatingMul(max(rows, distinct), int64(p.key.Size))
 	}
 	e.PeakBytes = max(core.SaturatingAdd(e.TablePeakBytes, e.LoaderBytes), core.SaturatingAdd(scaleBytes(final, g.allocator), e.ReadBytes))
 	return e

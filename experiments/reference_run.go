@@ -118,11 +118,16 @@ func checksumText(sum uint64) string { return fmt.Sprintf("%016x", sum) }
 // feed streams p's rows to a reference worker, then the read phase's keys in
 // core.Read's order (see the picture above).
 func (typed[K, V]) feed(ctx context.Context, p parsedConfig, pipe io.Writer, fr *feedReport) error {
-	src, err := core.OpenSource[K, V](p.spec, p.key, p.value)
+	src, err := openSourceOf[K, V](ctx, p)
 	if err != nil {
 		return &sourceError{err}
 	}
 	defer src.Close()
+	// A source that cannot compute its rows (a file, which may be a stream
+	// read only once) gives its keys for the read order as it is loaded.
+	var seen []K
+	_, indexed := src.(core.IndexedSource[K, V])
+	collect := !p.NoRead && (!indexed || src.Rows() < 0)
 	w := bufio.NewWriterSize(&timedWriter{w: pipe, waited: &fr.waitSeconds}, 256<<10)
 	var head [8]byte
 	frame := func(n int) error {
@@ -141,6 +146,9 @@ func (typed[K, V]) feed(ctx context.Context, p parsedConfig, pipe io.Writer, fr 
 		if n := b.Len(); n > 0 {
 			for i, k := range b.Keys {
 				fr.sum += core.PairChecksum(k, b.Values[i])
+			}
+			if collect {
+				seen = append(seen, b.Keys...)
 			}
 			if werr := frame(n); werr != nil {
 				return werr
@@ -173,10 +181,7 @@ func (typed[K, V]) feed(ctx context.Context, p parsedConfig, pipe io.Writer, fr 
 
 	rows, at, ok := core.ReadOrder(src, p.Seed)
 	if !ok {
-		keys, err := distinctKeys[K, V](ctx, p)
-		if err != nil {
-			return err
-		}
+		keys := distinct(seen)
 		core.ShuffleKeys(keys, p.Seed)
 		rows, at = int64(len(keys)), func(i int64) K { return keys[i] }
 	}
@@ -212,37 +217,15 @@ func (typed[K, V]) feed(ctx context.Context, p parsedConfig, pipe io.Writer, fr 
 	return w.Flush()
 }
 
-// distinctKeys lists the distinct keys of a source that cannot compute its
-// rows (a file), sorted: the list core.Read shuffles for such a source.
-// It is this process's memory, not the worker's.
-func distinctKeys[K, V core.Bits](ctx context.Context, p parsedConfig) ([]K, error) {
-	src, err := core.OpenSource[K, V](p.spec, p.key, p.value)
-	if err != nil {
-		return nil, &sourceError{err}
-	}
-	defer src.Close()
-	var keys []K
-	var b core.Block[K, V]
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		err := src.Next(&b, core.DefaultBlockRows)
-		keys = append(keys, b.Keys...)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, &sourceError{err}
-		}
-	}
-	less := func(a, b K) int {
+// distinct sorts keys and drops repeats: the list core.Read shuffles for a
+// source that is not indexed. It is this process's memory, not the worker's.
+func distinct[K core.Bits](keys []K) []K {
+	slices.SortFunc(keys, func(a, b K) int {
 		alo, ahi := core.ToUint64(a)
 		blo, bhi := core.ToUint64(b)
 		return cmp.Or(cmp.Compare(ahi, bhi), cmp.Compare(alo, blo))
-	}
-	slices.SortFunc(keys, less)
-	return slices.Compact(keys), nil
+	})
+	return slices.Compact(keys)
 }
 
 // bytesOf is a slice's memory as bytes, in this machine's order: the worker

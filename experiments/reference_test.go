@@ -1,0 +1,274 @@
+package experiments
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/packlab/packlab/core"
+)
+
+// needRefs points the lab at the C++ worker for a test: $PACKLAB_REFS_WORKER
+// (make test sets it, and then the worker must work), or else bin/packlab-refs
+// of this checkout; a test skips when neither is built.
+func needRefs(t *testing.T) string {
+	t.Helper()
+	path := os.Getenv(RefsWorkerEnv)
+	if path == "" {
+		abs, err := filepath.Abs(filepath.Join("..", "bin", RefsWorkerName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(abs); err != nil {
+			t.Skipf("%s is not built (run: %s)", abs, RefsBuildCommand)
+		}
+		path = abs
+		t.Setenv(RefsWorkerEnv, path)
+	}
+	if st := ReferenceStatus(); !st.Available {
+		t.Fatalf("%s=%s, but the reference maps are unavailable: %s", RefsWorkerEnv, path, st.Problem)
+	}
+	return path
+}
+
+func referenceLayouts() []string {
+	var names []string
+	for _, r := range References() {
+		names = append(names, r.Name)
+	}
+	return names
+}
+
+// runOrFail runs cfg with no result saved and fails the test on any error.
+func runOrFail(t *testing.T, cfg Config) map[string]Result {
+	t.Helper()
+	results, err := Run(context.Background(), cfg, RunOptions{})
+	if err != nil {
+		t.Fatalf("Run(%v %s/%s %d rows %s): %v", cfg.Layouts, cfg.Key, cfg.Value, cfg.Rows, cfg.Keys, err)
+	}
+	byLayout := map[string]Result{}
+	for _, r := range results {
+		byLayout[r.Layout] = r
+	}
+	return byLayout
+}
+
+// TestReferencesHoldWhatPackedHolds: every reference map loads the same
+// pairs as packlab's packed from the same source (element count and the
+// order-independent checksum), duplicates included, reads every key back,
+// and reports its geometry, its memory and a timeline like a core layout.
+func TestReferencesHoldWhatPackedHolds(t *testing.T) {
+	needRefs(t)
+	for _, keys := range []string{"random", "range:30000"} {
+		cfg := Config{Layouts: append([]string{"packed"}, referenceLayouts()...), Rows: 50_000, Keys: keys, Seed: 7}
+		got := runOrFail(t, cfg)
+		want := got["packed"]
+		if want.Checksum == "" || len(want.Checksum) != 16 {
+			t.Fatalf("%s: packed's checksum %q, want 16 hex digits", keys, want.Checksum)
+		}
+		for _, name := range referenceLayouts() {
+			r, ok := got[name]
+			if !ok {
+				t.Errorf("%s: no result for %s", keys, name)
+				continue
+			}
+			ctx := fmt.Sprintf("%s over %s", name, keys)
+			if r.ElementCount != want.ElementCount || r.Duplicates != want.Duplicates || r.Checksum != want.Checksum {
+				t.Errorf("%s: element_count %d, duplicates %d, checksum %s; packed: %d, %d, %s",
+					ctx, r.ElementCount, r.Duplicates, r.Checksum, want.ElementCount, want.Duplicates, want.Checksum)
+			}
+			if r.Rows != 50_000 || r.FoundRate != 1 || r.ReadRowsPerSecond <= 0 {
+				t.Errorf("%s: rows %d, found_rate %v, read rows/s %v; want 50000, 1, > 0", ctx, r.Rows, r.FoundRate, r.ReadRowsPerSecond)
+			}
+			if !r.Isolated || r.Runtime != "native" || !strings.Contains(r.Reference, "::") || r.Shards != 1 || r.ClickHouseLayout != "" {
+				t.Errorf("%s: isolated %v, runtime %q, reference %q, shards %d, clickhouse %q", ctx, r.Isolated, r.Runtime, r.Reference, r.Shards, r.ClickHouseLayout)
+			}
+			if r.BucketCount < r.ElementCount || r.SlotBytes < int64(core.PaddedCellBytes(core.MustType("UInt64"), core.MustType("UInt16"))) {
+				t.Errorf("%s: bucket_count %d for %d elements, slot_bytes %d", ctx, r.BucketCount, r.ElementCount, r.SlotBytes)
+			}
+			if sum := r.PayloadBytes + r.PaddingBytes + r.EmptyBytes + r.MetadataBytes; sum != r.BytesAllocated || r.PayloadBytes != 10*r.ElementCount || r.PaddingBytes != 6*r.ElementCount {
+				t.Errorf("%s: payload %d + padding %d + empty %d + metadata %d = %d, bytes_allocated %d", ctx,
+					r.PayloadBytes, r.PaddingBytes, r.EmptyBytes, r.MetadataBytes, sum, r.BytesAllocated)
+			}
+			estimated := name == "dense_hash_map" || name == "sparse_hash_map"
+			if r.Estimated != estimated {
+				t.Errorf("%s: estimated %v, want %v (counted by the allocator unless sparsehash)", ctx, r.Estimated, estimated)
+			}
+			if r.RSSBytes <= 0 || r.PeakRSSBytes < r.RSSBytes || len(r.Timeline) < 2 || len(r.Workers) != 1 || r.Workers[0].Rows != 50_000 {
+				t.Errorf("%s: rss %d, peak %d, %d timeline points, workers %+v", ctx, r.RSSBytes, r.PeakRSSBytes, len(r.Timeline), r.Workers)
+			}
+			if r.PredictedPeak <= 0 {
+				t.Errorf("%s: predicted peak %d, want the guard's estimate", ctx, r.PredictedPeak)
+			}
+		}
+	}
+}
+
+// TestReferencesEveryTypePair: each reference map takes every key size x
+// value size the lab offers (UInt8 to UInt128: 25 instantiations cover the
+// 15 x 15 types), agrees with packed on the pairs, and finds no absent key.
+func TestReferencesEveryTypePair(t *testing.T) {
+	needRefs(t)
+	names := []string{"UInt8", "UInt16", "UInt32", "UInt64", "UInt128"}
+	if testing.Short() {
+		names = []string{"UInt16", "UInt128"}
+	}
+	for _, k := range names {
+		for _, v := range names {
+			cfg := Config{Layouts: append([]string{"packed"}, referenceLayouts()...), Key: k, Value: v, Rows: 100, Keys: "random", Seed: 3, MissRate: 0.3}
+			got := runOrFail(t, cfg)
+			want := got["packed"]
+			for _, name := range referenceLayouts() {
+				r := got[name]
+				if r.ElementCount != want.ElementCount || r.Checksum != want.Checksum || r.FoundRate != want.FoundRate {
+					t.Errorf("%s <%s,%s>: element_count %d, checksum %s, found_rate %v; packed: %d, %s, %v",
+						name, k, v, r.ElementCount, r.Checksum, r.FoundRate, want.ElementCount, want.Checksum, want.FoundRate)
+				}
+				if r.KeyType != k || r.ValueType != v {
+					t.Errorf("%s: types %s/%s, want %s/%s", name, r.KeyType, r.ValueType, k, v)
+				}
+			}
+		}
+	}
+}
+
+// TestReferenceFileSource: a TSV file with repeated keys loads into a
+// reference map as into packed; the read order is the file's distinct keys.
+func TestReferenceFileSource(t *testing.T) {
+	needRefs(t)
+	path := filepath.Join(t.TempDir(), "keys.tsv")
+	var b strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&b, "%d\t%d\n", (i*7919)%2000, i%300)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := runOrFail(t, Config{Layouts: []string{"packed", "boost_flat", "sparse_hash_map"}, Source: path})
+	want := got["packed"]
+	for _, name := range []string{"boost_flat", "sparse_hash_map"} {
+		r := got[name]
+		if r.ElementCount != 2000 || r.Duplicates != 1000 || r.Checksum != want.Checksum || r.FoundRate != 1 || r.Source != path {
+			t.Errorf("%s: element_count %d, duplicates %d, checksum %s (packed %s), found_rate %v, source %q; want 2000, 1000, equal, 1, %q",
+				name, r.ElementCount, r.Duplicates, r.Checksum, want.Checksum, r.FoundRate, r.Source, path)
+		}
+	}
+}
+
+// TestReferenceRSSIsTheMap: the worker's RSS is the map's own: within 5 %
+// of what the allocator handed the maps whose bytes are counted exactly,
+// and the peak is the last growth's two tables (about 1.5x).
+func TestReferenceRSSIsTheMap(t *testing.T) {
+	needRefs(t)
+	if testing.Short() {
+		t.Skip("loads 1e6 rows into each map")
+	}
+	got := runOrFail(t, Config{Layouts: []string{"boost_flat", "absl_flat", "hopscotch"}, Rows: 1_000_000, NoRead: true})
+	for name, r := range got {
+		ratio := float64(r.RSSBytes) / float64(r.BytesAllocated)
+		peak := float64(r.PeakRSSBytes) / float64(r.BytesAllocated)
+		t.Logf("%s: rss %d, bytes_allocated %d (x%.3f), peak x%.3f", name, r.RSSBytes, r.BytesAllocated, ratio, peak)
+		if ratio < 0.99 || ratio > 1.05 {
+			t.Errorf("%s: rss_bytes %d is %.3f x bytes_allocated %d, want 0.99 to 1.05", name, r.RSSBytes, ratio, r.BytesAllocated)
+		}
+		if peak < 1.3 || peak > 1.6 {
+			t.Errorf("%s: peak_rss_bytes %d is %.3f x bytes_allocated, want the last growth's old + new table, 1.3 to 1.6", name, r.PeakRSSBytes, peak)
+		}
+		if r.PredictedPeak < r.PeakRSSBytes*9/10 || r.PredictedPeak > r.PeakRSSBytes*2 {
+			t.Errorf("%s: the guard predicted a peak of %d, measured %d: want within 0.9x to 2x", name, r.PredictedPeak, r.PeakRSSBytes)
+		}
+	}
+}
+
+// TestReferenceWorkerRefusesBadJobs: the worker answers a job it cannot do
+// with one error line naming what it allows, as the Go worker does.
+func TestReferenceWorkerRefusesBadJobs(t *testing.T) {
+	path := needRefs(t)
+	for _, c := range []struct{ job, want string }{
+		{`{"layout":"btree"}`, `unknown layout "btree" (allowed: boost_flat, absl_flat, dense_hash_map, sparse_hash_map, hopscotch)`},
+		{`{"layout":"boost_flat","key_bytes":3,"value_bytes":2}`, `key_bytes "3": no such key size (allowed: 1, 2, 4, 8, 16)`},
+		{`{"layout":"hopscotch","key_bytes":8,"value_bytes":32}`, `value_bytes "32": no such value size (allowed: 1, 2, 4, 8, 16)`},
+		{`{"layout":"absl_flat","protocol":99,"key_bytes":8,"value_bytes":2}`, `protocol 99: this packlab-refs speaks protocol 1 (rebuild it with: make refs)`},
+		{`not json`, `reading the job from stdin: not a JSON object`},
+	} {
+		cmd := exec.Command(path)
+		cmd.Stdin = strings.NewReader(c.job + "\n")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Errorf("job %s: %v", c.job, err)
+		}
+		want := fmt.Sprintf("{\"error\":%q}\n", c.want)
+		if string(out) != want {
+			t.Errorf("job %s:\n got %q\nwant %q", c.job, out, want)
+		}
+	}
+}
+
+// TestReferenceCrashFailsOnlyItsRun: a reference worker that dies in the
+// middle of its load (here by SIGSEGV, the first one started: absl_flat's)
+// fails that run; the job's other runs, before and after it, are measured
+// and returned.
+func TestReferenceCrashFailsOnlyItsRun(t *testing.T) {
+	real := needRefs(t)
+	dir := t.TempDir()
+	wrapper := filepath.Join(dir, "packlab-refs")
+	script := "#!/bin/sh\n" +
+		"[ \"$1\" = --describe ] && exec " + real + " --describe\n" +
+		"if mkdir " + filepath.Join(dir, "crashed") + " 2>/dev/null; then head -c 200000 >/dev/null; kill -SEGV $$; fi\n" +
+		"exec " + real + "\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(RefsWorkerEnv, wrapper)
+	results, err := Run(context.Background(), Config{Layouts: []string{"packed", "absl_flat", "boost_flat"}, Rows: 20_000}, RunOptions{})
+	var failed *RunsFailedError
+	if !errors.As(err, &failed) {
+		t.Fatalf("Run: error %v (%T), want a *RunsFailedError", err, err)
+	}
+	if len(failed.Failed) != 1 || !strings.HasPrefix(failed.Failed[0], "absl_flat: ") || !strings.Contains(failed.Failed[0], "segmentation fault") {
+		t.Errorf("failed runs %q, want one, absl_flat's, saying segmentation fault", failed.Failed)
+	}
+	var layouts []string
+	for _, r := range results {
+		layouts = append(layouts, r.Layout)
+	}
+	if strings.Join(layouts, ",") != "packed,boost_flat" {
+		t.Errorf("results for %v, want packed and boost_flat", layouts)
+	}
+}
+
+// TestReferencesUnavailable: without the worker a reference layout is
+// refused before any run, with the one command that builds it.
+func TestReferencesUnavailable(t *testing.T) {
+	t.Setenv(RefsWorkerEnv, "/nonexistent/packlab-refs")
+	err := Config{Layouts: []string{"packed", "boost_flat"}}.Validate()
+	want := "--layout boost_flat: unavailable: PACKLAB_REFS_WORKER=/nonexistent/packlab-refs: no such file or directory; build the reference maps with: make refs"
+	if err == nil || err.Error() != want {
+		t.Errorf("Validate: %v\nwant %s", err, want)
+	}
+	t.Setenv(RefsWorkerEnv, "")
+	t.Setenv("PATH", t.TempDir())
+	st := ReferenceStatus()
+	if st.Available || !strings.HasPrefix(st.Problem, "the C++ reference maps are not built (no packlab-refs at ") ||
+		!strings.HasSuffix(st.Problem, " or on PATH); build them with: make refs") {
+		t.Errorf("ReferenceStatus with no worker: %+v", st)
+	}
+	if err := (Config{Layouts: []string{"packed", "gomap"}}).Validate(); err != nil {
+		t.Errorf("core layouts need no worker: %v", err)
+	}
+}
+
+// TestReferenceRunsOneTable: --shards does not apply to a reference map.
+func TestReferenceRunsOneTable(t *testing.T) {
+	needRefs(t)
+	err := Config{Layouts: []string{"hashed", "dense_hash_map"}, Shards: 4}.Validate()
+	want := "--shards 4: a C++ reference map (dense_hash_map) runs as one table (allowed: 1 with a reference map)"
+	if err == nil || err.Error() != want {
+		t.Errorf("Validate: %v\nwant %s", err, want)
+	}
+}
