@@ -6,7 +6,7 @@ GOFLAGS_TEST ?=
 
 .PHONY: test deps unit race wasm bench vet fmt-check build clean
 
-test: deps deps-desktop deps-web fmt-check vet unit race wasm bench test-desktop test-web
+test: deps deps-desktop deps-web refs fmt-check vet unit race wasm bench test-desktop test-web
 
 # deps installs what the tests need. The Go toolchain and gcc (for -race) are
 # on the machine; modules come from the module proxy.
@@ -20,11 +20,15 @@ fmt-check:
 vet:
 	$(GO) vet $(PKGS)
 
+# With bin/packlab-refs built (make refs, which make test runs first), the
+# tests of the C++ reference maps must pass; without it they skip.
+REFS_TEST_ENV = $(if $(wildcard bin/packlab-refs),PACKLAB_REFS_WORKER=$(CURDIR)/bin/packlab-refs)
+
 unit:
-	$(GO) test -count=1 $(PKGS)
+	$(REFS_TEST_ENV) $(GO) test -count=1 $(PKGS)
 
 race:
-	$(GO) test -count=1 -race -short $(PKGS)
+	$(REFS_TEST_ENV) $(GO) test -count=1 -race -short $(PKGS)
 
 # core must build for the browser.
 wasm:
@@ -65,8 +69,9 @@ deps-desktop:
 desktop: deps-desktop
 	$(GO) build -tags $(DESKTOP_TAGS) -o bin/packlab-desktop .
 
-# lab: the README's first command — install what is missing, build, open.
-lab: desktop
+# lab: the README's first command — install what is missing, build (the
+# window and the C++ reference maps), open.
+lab: desktop refs
 	@if [ -z "$$DISPLAY$$WAYLAND_DISPLAY" ]; then \
 		echo "lab: no display (DISPLAY is not set); bin/packlab-desktop is built: run it on a desktop"; exit 1; fi
 	./bin/packlab-desktop
@@ -113,31 +118,21 @@ web-binary: web
 
 # ---- the C++ reference maps (reference/, built into bin/packlab-refs) ----
 # boost::unordered_flat_map needs Boost 1.81 (Debian 12's libboost-dev is 1.74).
-REFS_DEBS     := g++ pkg-config libboost1.81-dev libabsl-dev libsparsehash-dev libtsl-hopscotch-map-dev
+REFS_DEBS     := g++=g++ pkg-config=pkg-config libboost1.81-dev libabsl-dev libsparsehash-dev libtsl-hopscotch-map-dev
 REFS_CXX      ?= g++
 REFS_CXXFLAGS ?= -O2 -DNDEBUG -std=c++17 -Wall -Wextra
 REFS_OBJ      := $(patsubst reference/%.cpp,bin/refs-obj/%.o,$(wildcard reference/*.cpp))
-REFS_LOG      ?= $(or $(TMPDIR),/tmp)/packlab-deps-refs.log
 
-.PHONY: refs deps-refs test-refs
+.PHONY: refs deps-refs
 
-# deps-refs installs the C++ libraries when any is missing, with sudo when
-# not root: one line, apt's output in $(REFS_LOG), shown only on failure.
+# deps-refs installs the C++ libraries and compiler when any is missing, as
+# quietly as deps-desktop (build/install-debs.sh).
 deps-refs:
-	@missing=""; for p in $(REFS_DEBS); do \
-		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
-	done; \
-	if [ -n "$$missing" ]; then \
-		sudo=""; [ "$$(id -u)" = 0 ] || sudo=sudo; start=$$(date +%s); \
-		printf 'deps-refs: installing%s (apt output in %s) ...' "$$missing" "$(REFS_LOG)"; \
-		if { $$sudo apt-get update && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; } >$(REFS_LOG) 2>&1 </dev/null; then \
-			echo " done in $$(( $$(date +%s) - start )) s"; \
-		else echo " failed; the end of $(REFS_LOG):"; tail -n 40 $(REFS_LOG); exit 1; fi; \
-	fi
+	@bash build/install-debs.sh deps-refs $(REFS_DEBS)
 
 # refs builds bin/packlab-refs, the worker the lab runs the reference maps
-# in: one object per map (five compilers at once with make -j), about a
-# minute on two cores. The Go build does not need it.
+# in: one object per map, two compilers at once, about two minutes of
+# CPU. The Go build does not need it.
 refs: deps-refs
 	@$(MAKE) --no-print-directory -j2 bin/packlab-refs
 

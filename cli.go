@@ -102,7 +102,7 @@ func help(args []string, stdout io.Writer) error {
 	}
 	switch args[0] {
 	case "run":
-		fmt.Fprint(stdout, usageRun)
+		fmt.Fprint(stdout, usageRunText())
 	case "sweep":
 		fmt.Fprint(stdout, usageSweep())
 	case "report":
@@ -123,7 +123,8 @@ type runFlags struct {
 	format     string
 	resultsDir string
 	noSave     bool
-	maxShards  int // sweep only
+	maxShards  int  // sweep only
+	withRefs   bool // sweep only
 }
 
 // newRunFlags defines run's flags on fs; sweep adds --max-shards. Values are
@@ -139,7 +140,7 @@ func newRunFlags(fs *flag.FlagSet, sweep bool) *runFlags {
 			}
 		}
 		if len(c.Layouts) == 0 {
-			return usagef("--layout %q: no layout given (allowed: a comma-separated list of hashed, packed, sparse, hashed_array, gomap)", s)
+			return usagef("--layout %q: no layout given (allowed: a comma-separated list of %s)", s, experiments.LayoutNames())
 		}
 		return nil
 	})
@@ -189,6 +190,7 @@ func newRunFlags(fs *flag.FlagSet, sweep bool) *runFlags {
 		fs.Func("max-shards", "largest shard count", func(s string) error {
 			return intFlag("--max-shards", s, 1, 128, &f.maxShards)
 		})
+		fs.BoolVar(&f.withRefs, "with-references", false, "add the C++ reference maps (seed-table)")
 	}
 	return f
 }
@@ -279,7 +281,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	f := newRunFlags(fs, false)
 	if err := parseFlags(fs, "run", args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, usageRun)
+			fmt.Fprint(stdout, usageRunText())
 			return nil
 		}
 		return err
@@ -326,7 +328,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return usagef("sweep %q: unknown sweep (allowed: %s)", name, strings.Join(experiments.SweepNames(), ", "))
 	}
-	opt := experiments.SweepOptions{MaxShards: f.maxShards}
+	opt := experiments.SweepOptions{MaxShards: f.maxShards, WithReferences: f.withRefs}
 	var measured []experiments.Result
 	err = measure(ctx, f, experiments.SweepJobName(sw.Name, f.cfg), stdout, stderr, func(ro experiments.RunOptions) ([]experiments.Result, error) {
 		res, err := experiments.RunSweep(ctx, sw.Name, f.cfg, opt, ro)
@@ -768,7 +770,10 @@ Every run and sweep is a job: 'packlab report' reports the last one,
 const usageRun = `packlab run [flags] — measure layouts at one configuration
 
 What to build:
-  --layout L,L          layouts: hashed, packed, sparse, hashed_array, gomap (default: all)
+  --layout L,L          layouts, comma-separated (default: all of packlab's):
+                        {{layouts}}.
+                        A C++ reference map runs as one table with its library's
+                        own growth ({{refs}})
   --key TYPE            key type (default UInt64): UInt8..UInt128, Int8..Int128,
                         Float32, Float64, UUID, Date, DateTime
   --value TYPE          value type (default UInt16)
@@ -813,6 +818,22 @@ Output:
   --no-save             do not save results
 ` + flagRules
 
+// usageRunText is usageRun with what this machine has of the reference maps.
+func usageRunText() string {
+	layouts := strings.Replace(experiments.LayoutNames(), "; ", ";\n                        ", 1)
+	return strings.NewReplacer("{{layouts}}", layouts, "{{refs}}", referencesStatus()).Replace(usageRun)
+}
+
+// referencesStatus says whether the C++ reference maps can run here, and
+// how to get them when they cannot.
+func referencesStatus() string {
+	st := experiments.ReferenceStatus()
+	if !st.Available {
+		return "unavailable: " + st.Problem
+	}
+	return "built: " + st.Path
+}
+
 func usageSweep() string {
 	var b strings.Builder
 	b.WriteString("packlab sweep NAME [flags] — a family of runs, measured one after the other\n\nSweeps:\n")
@@ -825,6 +846,7 @@ func usageSweep() string {
 	}
 	b.WriteString("\nFlags: those of 'packlab run' (a sweep refuses the one it varies), and\n")
 	b.WriteString("  --max-shards N        shards sweep: the largest shard count (default 8)\n")
+	b.WriteString("  --with-references     seed-table sweep: the C++ reference maps too (" + referencesStatus() + ")\n")
 	b.WriteString(flagRules)
 	return b.String()
 }

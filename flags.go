@@ -158,12 +158,10 @@ func checkLoadFactor(fs *flag.FlagSet, layouts []string) error {
 		return nil
 	}
 	for _, l := range layouts {
-		switch strings.ToLower(strings.TrimSpace(l)) {
-		case "hashed_array", "gomap":
-		default:
+		if experiments.UsesMaxLoadFactor(strings.ToLower(strings.TrimSpace(l))) {
 			return nil
 		}
 	}
-	return usagef("%s: %s ignores it (hashed_array and gomap grow by their own rule; allowed: with hashed, packed or sparse)",
+	return usagef("%s: %s ignores it (hashed_array, gomap and the C++ reference maps grow by their own rule; allowed: with hashed, packed or sparse)",
 		shownFlag(fs, "max-load-factor"), shownFlag(fs, "layout"))
 }

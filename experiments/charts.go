@@ -794,7 +794,14 @@ func (p labelParts) without(q labelParts) labelParts { return p &^ q }
 // usesMaxLoadFactor reports whether a layout's growth follows
 // max_load_factor: hashed_array's key index always grows at 0.5 and Go's map
 // has its own rule, so their MLF is not a setting worth a label.
-func usesMaxLoadFactor(layout string) bool {
+func usesMaxLoadFactor(layout string) bool { return UsesMaxLoadFactor(layout) }
+
+// UsesMaxLoadFactor reports whether a layout (a --layout name) grows at
+// max_load_factor: not hashed_array, gomap or a reference map.
+func UsesMaxLoadFactor(layout string) bool {
+	if l, err := core.ParseLayout(layout); err == nil {
+		layout = string(l)
+	}
 	switch core.Layout(layout) {
 	case core.LayoutHashedArray, core.LayoutGoMap:
 		return false
@@ -817,17 +824,21 @@ func differingParts(results []Result) labelParts {
 		if r.Rows != first.Rows {
 			p |= labelRows
 		}
-		if r.Shards != first.Shards {
-			p |= labelShards
-		}
-		if shardSelectOf(r) != shardSelectOf(first) {
-			p |= labelSelect
-		}
-		if blockRowsOf(r) != blockRowsOf(first) {
-			p |= labelBlock
-		}
-		if r.Threads != first.Threads {
-			p |= labelThreads
+		if r.IsReference() || first.IsReference() {
+			// A reference map has no shards and no loader of packlab's.
+		} else {
+			if r.Shards != first.Shards {
+				p |= labelShards
+			}
+			if shardSelectOf(r) != shardSelectOf(first) {
+				p |= labelSelect
+			}
+			if blockRowsOf(r) != blockRowsOf(first) {
+				p |= labelBlock
+			}
+			if r.Threads != first.Threads {
+				p |= labelThreads
+			}
 		}
 		if usesMaxLoadFactor(r.Layout) {
 			if !haveMLF {
@@ -858,7 +869,10 @@ func settingsLabel(r Result, parts labelParts) string {
 	if parts&labelRows != 0 {
 		fmt.Fprintf(&b, " %s rows", formatRows(r.Rows))
 	}
-	if parts&labelShards != 0 && !ref {
+	if ref {
+		parts &^= labelShards | labelLoader
+	}
+	if parts&labelShards != 0 {
 		fmt.Fprintf(&b, " SHARDS %d", r.Shards)
 	}
 	if parts&labelMLF != 0 && usesMaxLoadFactor(r.Layout) {

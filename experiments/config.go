@@ -315,8 +315,10 @@ func unwrapPathError(err error) string {
 	return err.Error()
 }
 
-// layoutNames lists what --layout takes: core's layouts, then the
+// LayoutNames lists what --layout takes: core's layouts, then the
 // reference maps.
+func LayoutNames() string { return layoutNames() }
+
 func layoutNames() string {
 	names := make([]string, 0, 5)
 	for _, l := range core.Layouts() {

@@ -103,6 +103,8 @@ func runReference(ctx context.Context, p parsedConfig, r Reference, progress fun
 	res.ClickHouseLayout = ""
 	res.Producer = Producer{ReadSeconds: fr.readSeconds, WaitSeconds: fr.waitSeconds}
 	res.Repeats = 1
+	res.Threads = 1 // one thread loads and reads; the lab's streaming runs in this process
+	res.BlockRows = refsFrameRows
 	res.Isolated = true
 	res.Runtime = runtimeName()
 	res.Host = hostInfo()

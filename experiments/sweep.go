@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -20,6 +21,10 @@ type SweepOptions struct {
 	// MaxShards is the largest shard count of the shards sweep (1, 2, 4, ...
 	// up to it, and it); 0 means DefaultMaxShards.
 	MaxShards int
+	// WithReferences adds the C++ reference maps (reference.go) to the
+	// seed-table sweep's layouts: the seed's table beside the maps people
+	// would pick instead.
+	WithReferences bool
 }
 
 // DefaultMaxShards is the shards sweep's default top: four workers per core
@@ -46,7 +51,7 @@ type Sweep struct {
 // Sweeps lists every scenario, in the order help shows them.
 func Sweeps() []Sweep {
 	return []Sweep{
-		{Name: "seed-table", Doc: "every layout at --rows (<UInt64,UInt16> by default): the seed table (load, read, bytes_allocated, RSS, peak RSS)",
+		{Name: "seed-table", Doc: "every layout at --rows (<UInt64,UInt16> by default): the seed table (load, read, bytes_allocated, RSS, peak RSS); --with-references adds the C++ maps people pick instead",
 			Rows: 1_000_000, configs: seedTable},
 		{Name: "shards", Doc: "shards 1, 2, 4, ... up to --max-shards: load rows/s in total and per worker",
 			Rows: 2_000_000, Layouts: []string{"hashed", "packed"}, Varies: "--shards", configs: shardsSweep},
@@ -107,6 +112,23 @@ func (s Sweep) Configs(base Config, opt SweepOptions) ([]Config, error) {
 		}
 		if base.Rows == 0 {
 			base.Rows = seedClaimsRows(context.Background(), base)
+		}
+	}
+	if opt.WithReferences {
+		if s.Name != "seed-table" {
+			return nil, &FieldError{Flag: "--with-references", Problem: "applies only to the seed-table sweep", Allowed: "sweep seed-table --with-references", Switch: true}
+		}
+		if st := ReferenceStatus(); !st.Available {
+			return nil, &FieldError{Flag: "--with-references", Problem: "unavailable: " + st.Problem, Switch: true}
+		}
+		if len(base.Layouts) == 0 {
+			base.Layouts = base.WithDefaults().Layouts
+		}
+		base.Layouts = slices.Clone(base.Layouts)
+		for _, r := range references {
+			if !slices.ContainsFunc(base.Layouts, func(name string) bool { f, ok := FindReference(name); return ok && f.Name == r.Name }) {
+				base.Layouts = append(base.Layouts, r.Name)
+			}
 		}
 	}
 	if opt.MaxShards != 0 && s.Name != "shards" {
