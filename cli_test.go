@@ -68,7 +68,7 @@ func TestBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"run", "--layout", "hashed,bogus"}, "--layout bogus: unknown layout (allowed: hashed, packed, sparse, hashed_array, gomap)"},
+		{[]string{"run", "--layout", "hashed,bogus"}, "--layout bogus: unknown layout (allowed: " + experiments.LayoutNames() + ")"},
 		{[]string{"run", "--key", "UInt7"}, "--key UInt7: unknown type " + types},
 		{[]string{"run", "--value", "String"}, "--value String: unknown type " + types},
 		{[]string{"run", "--rows", "0"}, "--rows 0: not positive " + rowsAllowed},

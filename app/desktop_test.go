@@ -87,6 +87,11 @@ type smokeReport struct {
 	} `json:"exports"`
 	FinalChart chartBox `json:"final_chart"`
 	Ms         int64    `json:"ms"`
+	References struct {
+		Names    []string `json:"names"`
+		Disabled int      `json:"disabled"`
+		Note     string   `json:"note"`
+	} `json:"references"`
 }
 
 // chartBox is the chart on screen: its inked pixels and where it is.
@@ -391,6 +396,7 @@ func tail(s string) string {
 
 func checkRunReport(t *testing.T, r smokeReport) {
 	t.Helper()
+	checkReferencesListed(t, r.References.Names, r.References.Disabled, r.References.Note)
 	if !strings.Contains(r.RowsError, "ten") {
 		t.Errorf("rows error next to the field = %q, want it to name the bad value", r.RowsError)
 	}
@@ -564,4 +570,25 @@ func takeScreenshot(t *testing.T, display, shot string, c chartBox) {
 		}
 	}
 	t.Errorf("the chart on the screenshot (%s) stayed blank: %d colours", crop, colors)
+}
+
+// checkReferencesListed checks the form's C++ reference maps as a face
+// shows them: every one listed after packlab's layouts, and either all
+// runnable, or all disabled with a note naming the command that builds them.
+func checkReferencesListed(t *testing.T, names []string, disabled int, note string) {
+	t.Helper()
+	var want []string
+	for _, r := range experiments.References() {
+		want = append(want, r.Name)
+	}
+	if !slices.Equal(names, want) {
+		t.Errorf("reference maps listed %v, want %v", names, want)
+	}
+	if st := experiments.ReferenceStatus(); st.Available && disabled == 0 {
+		return
+	}
+	if disabled != len(want) || !strings.Contains(note, "unavailable") || !strings.Contains(note, experiments.RefsBuildCommand) {
+		t.Errorf("reference maps: %d of %d disabled, note %q; want all disabled and a note naming %q (or all enabled where the worker is built)",
+			disabled, len(want), note, experiments.RefsBuildCommand)
+	}
 }

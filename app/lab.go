@@ -127,7 +127,8 @@ func (l *Lab) emit(event string, data any) {
 // Limits is everything the form needs to offer and check: the choices, the
 // ranges, the defaults, and this machine.
 type Limits struct {
-	Layouts       []LayoutInfo `json:"layouts"`
+	Layouts       []LayoutInfo `json:"layouts"` // packlab's, then the C++ reference maps
+	References    References   `json:"references"`
 	Types         []TypeInfo   `json:"types"`
 	KeySources    []KeySource  `json:"key_sources"`
 	Shards        IntRange     `json:"shards"`
@@ -159,6 +160,22 @@ type LayoutInfo struct {
 	ClickHouseLabel   string `json:"clickhouse_label"`
 	Description       string `json:"description"`
 	UsesMaxLoadFactor bool   `json:"uses_max_load_factor"`
+	// Reference is a C++ reference map (boost_flat ...), measured beside
+	// packlab's layouts by a worker program that must be built first.
+	Reference bool `json:"reference"`
+	// Available says whether it can run here; when not, Unavailable says
+	// why and the one command that builds it.
+	Available   bool   `json:"available"`
+	Unavailable string `json:"unavailable"`
+}
+
+// References is the C++ reference maps' state, for a note under the form's
+// layouts.
+type References struct {
+	Available    bool   `json:"available"`
+	Problem      string `json:"problem"`       // why they cannot run here, with how to build them
+	BuildCommand string `json:"build_command"` // make refs
+	Note         string `json:"note"`          // one line for the form
 }
 
 // TypeInfo is one key or value type.
@@ -218,6 +235,29 @@ func clickHouseLabel(l core.Layout) string {
 	return l.ClickHouseName()
 }
 
+// appendReferences adds the C++ reference maps to the form's layouts:
+// listed always, runnable only where their worker is built (never in the
+// browser), and otherwise marked unavailable with the command that builds
+// them.
+func appendReferences(layouts []LayoutInfo) ([]LayoutInfo, References) {
+	st := experiments.ReferenceStatus()
+	refs := References{Available: st.Available, Problem: st.Problem, BuildCommand: experiments.RefsBuildCommand}
+	if st.Available {
+		refs.Note = "C++ reference maps: the maps people pick instead, measured the same way"
+	} else {
+		refs.Note = "C++ reference maps unavailable: " + st.Problem
+	}
+	for _, r := range experiments.References() {
+		info := LayoutInfo{Name: r.Name, ClickHouseLabel: "C++ " + r.Map, Description: r.Doc,
+			Reference: true, Available: st.Available, Unavailable: st.Problem}
+		if lib := st.Libraries[r.Name]; lib != "" {
+			info.Description = lib + ": " + r.Doc
+		}
+		layouts = append(layouts, info)
+	}
+	return layouts, refs
+}
+
 // coresText is "1 core" or "N cores".
 func coresText(n int) string {
 	if n == 1 {
@@ -272,9 +312,11 @@ func (l *Lab) Limits() (Limits, error) {
 			ClickHouse:        ly.ClickHouseName(),
 			ClickHouseLabel:   clickHouseLabel(ly),
 			Description:       layoutDescriptions[ly],
-			UsesMaxLoadFactor: ly != core.LayoutHashedArray,
+			UsesMaxLoadFactor: experiments.UsesMaxLoadFactor(string(ly)),
+			Available:         true,
 		})
 	}
+	lim.Layouts, lim.References = appendReferences(lim.Layouts)
 	for _, t := range core.Types() {
 		lim.Types = append(lim.Types, TypeInfo{Name: t.Name, Size: t.Size, Align: t.Align,
 			Label: t.Name + " · " + strconv.Itoa(t.Size) + " B"})

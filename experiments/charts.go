@@ -226,6 +226,9 @@ func PaddingWasteChart(results []Result) (Chart, error) {
 	if len(runs) > 0 {
 		notes = append(notes, "right: measured padding_bytes / (payload_bytes + padding_bytes)")
 	}
+	if slices.Contains(refs, true) {
+		notes = append(notes, referenceNote)
+	}
 	if len(skipped) > 0 {
 		notes = append(notes, "left out (no payload measured): "+strings.Join(skipped, ", "))
 	}

@@ -190,6 +190,14 @@ func TestBrowserLab(t *testing.T) {
 	}
 	do(t, ctx, helpers)
 
+	// ---- the C++ reference maps: listed, never runnable in a browser ----
+	refs := evalString(t, ctx, `Array.from(document.querySelectorAll("#ref-layouts input")).map(i => i.value + (i.disabled ? ":off" : ":on")).join(",")`)
+	note := evalString(t, ctx, `document.getElementById("refs-note").textContent`)
+	if refs != "boost_flat:off,absl_flat:off,dense_hash_map:off,sparse_hash_map:off,hopscotch:off" ||
+		!strings.Contains(note, "browser lab runs packlab's Go layouts only") || !strings.Contains(note, "make refs") {
+		t.Errorf("reference maps in the browser: %s, note %q; want all five listed and disabled, and a note that names make refs", refs, note)
+	}
+
 	// ---- bad input: an error next to its field, nothing runs ----
 	do(t, ctx, `__t.layouts(["packed", "hashed"]); __t.set("key", "UInt64"); __t.set("value", "UInt16"); __t.set("shards", "1")`)
 	for _, bad := range []struct{ field, value, want string }{

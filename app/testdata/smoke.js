@@ -123,6 +123,14 @@
       return;
     }
 
+    // The C++ reference maps are listed beside packlab's layouts: runnable
+    // where their worker is built, else disabled, with the command.
+    report.references = {
+      names: $$("#ref-layouts input").map((i) => i.value),
+      disabled: $$("#ref-layouts input").filter((i) => i.disabled).length,
+      note: $("#refs-note").textContent,
+    };
+
     // A bad row count is named next to its field, and Run is off.
     setValue("rows", "ten");
     await until("the rows error", () => errorText("rows") !== "");

@@ -68,11 +68,18 @@
 
   function buildForm(limits) {
     const d = limits.defaults;
-    const chips = $("#layouts");
-    chips.replaceChildren(...limits.layouts.map((l) =>
-      el("label", { class: "chip", title: l.description },
-        el("input", { type: "checkbox", name: "layouts", value: l.name, checked: d.layouts.includes(l.name) }),
-        el("span", {}, l.name, el("small", { text: l.clickhouse_label || l.clickhouse || "Go map" })))));
+    const chip = (l) =>
+      el("label", { class: "chip" + (l.reference ? " ref" : ""), title: l.available ? l.description : l.unavailable },
+        el("input", { type: "checkbox", name: "layouts", value: l.name, checked: d.layouts.includes(l.name), disabled: !l.available }),
+        el("span", {}, l.name, el("small", { text: l.clickhouse_label || l.clickhouse || "Go map" })));
+    // packlab's layouts, then the C++ reference maps: listed even where they
+    // cannot run, with why and the command that builds them.
+    const refs = limits.layouts.filter((l) => l.reference);
+    $("#layouts").replaceChildren(...limits.layouts.filter((l) => !l.reference).map(chip));
+    $("#ref-layouts").replaceChildren(...refs.map(chip));
+    const note = $("#refs-note");
+    note.textContent = limits.references.note;
+    note.classList.toggle("unavailable", !limits.references.available);
 
     for (const id of ["key", "value"]) {
       $("#" + id).replaceChildren(...limits.types.map((t) =>
@@ -121,7 +128,7 @@
     const file = state.sourceMode === "file";
     return {
       source_kind: state.sourceMode,
-      layouts: $$('#layouts input:checked').map((i) => i.value),
+      layouts: $$('#layouts input:checked, #ref-layouts input:checked').map((i) => i.value),
       key: $("#key").value,
       value: $("#value").value,
       rows: $("#rows").value,

@@ -1,0 +1,92 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments"
+)
+
+// TestLimitsListReferences: the form lists the C++ reference maps after
+// packlab's layouts (whose list is core's), and where the worker is not
+// built it marks them unavailable with the command that builds them.
+func TestLimitsListReferences(t *testing.T) {
+	t.Setenv(experiments.RefsWorkerEnv, filepath.Join(t.TempDir(), "packlab-refs"))
+	l, _ := newLab(t)
+	lim, err := l.Limits()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var own, refs []string
+	for _, ly := range lim.Layouts {
+		if ly.Reference {
+			refs = append(refs, ly.Name)
+			if ly.Available || !strings.Contains(ly.Unavailable, "make refs") || !strings.HasPrefix(ly.ClickHouseLabel, "C++ ") || ly.UsesMaxLoadFactor {
+				t.Errorf("%s: %+v, want unavailable naming make refs, labelled C++, not using max_load_factor", ly.Name, ly)
+			}
+			continue
+		}
+		if len(refs) > 0 {
+			t.Errorf("%s listed after the reference maps", ly.Name)
+		}
+		if !ly.Available {
+			t.Errorf("%s: not available", ly.Name)
+		}
+		own = append(own, ly.Name)
+	}
+	var wantOwn, wantRefs []string
+	for _, ly := range core.Layouts() {
+		wantOwn = append(wantOwn, string(ly))
+	}
+	for _, r := range experiments.References() {
+		wantRefs = append(wantRefs, r.Name)
+	}
+	if !slices.Equal(own, wantOwn) || !slices.Equal(refs, wantRefs) {
+		t.Errorf("layouts %v then %v, want %v then %v", own, refs, wantOwn, wantRefs)
+	}
+	if lim.References.Available || !strings.Contains(lim.References.Note, "unavailable") || lim.References.BuildCommand != "make refs" {
+		t.Errorf("references %+v", lim.References)
+	}
+	// A form that asks for one is refused on its layouts field, with why.
+	_, err = l.Estimate(small("packed", "boost_flat"))
+	apiError(t, err, "layouts", "make refs")
+}
+
+// TestRunWithReference: where the worker is built, a run of the lab's own
+// API measures a reference map beside a core layout, and the results table
+// marks it C++.
+func TestRunWithReference(t *testing.T) {
+	path := os.Getenv(experiments.RefsWorkerEnv)
+	if path == "" {
+		path, _ = filepath.Abs(filepath.Join("..", "bin", experiments.RefsWorkerName))
+		if _, err := os.Stat(path); err != nil {
+			t.Skipf("%s is not built (run: make refs)", path)
+		}
+		t.Setenv(experiments.RefsWorkerEnv, path)
+	}
+	l, ev := newLab(t)
+	lim, err := l.Limits()
+	if err != nil || !lim.References.Available {
+		t.Fatalf("references with %s: %+v, %v", path, lim.References, err)
+	}
+	st, err := l.StartRun(small("packed", "hopscotch"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, done := ev.waitDone(t, st.ID, 2*time.Minute)
+	if done.Failed || len(done.ResultIDs) != 2 {
+		t.Fatalf("run: %+v", done)
+	}
+	tab, err := l.Table(done.ResultIDs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.Rows) != 2 || !strings.HasPrefix(tab.Rows[1].Cells[0], "hopscotch (C++)") {
+		t.Errorf("table rows %q, want the second named hopscotch (C++)", tab.Rows)
+	}
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments"
+)
+
+// needRefs points the command at the C++ worker: $PACKLAB_REFS_WORKER (make
+// test sets it), or bin/packlab-refs of this checkout; skip when neither.
+func needRefs(t *testing.T) {
+	t.Helper()
+	if os.Getenv(experiments.RefsWorkerEnv) == "" {
+		path, _ := filepath.Abs(filepath.Join("bin", experiments.RefsWorkerName))
+		if _, err := os.Stat(path); err != nil {
+			t.Skipf("%s is not built (run: make refs)", path)
+		}
+		t.Setenv(experiments.RefsWorkerEnv, path)
+	}
+	if st := experiments.ReferenceStatus(); !st.Available {
+		t.Fatalf("reference maps unavailable: %s", st.Problem)
+	}
+}
+
+// TestReferenceRunAndReport is the target at 1e6 rows (the README
+// has 1e7): packed, boost_flat and sparse_hash_map in one run, and the
+// report's charts name all three, the references as C++.
+func TestReferenceRunAndReport(t *testing.T) {
+	needRefs(t)
+	if testing.Short() {
+		t.Skip("loads 1e6 rows three times")
+	}
+	dir := t.TempDir()
+	stdout, _, err := packlab(t, "run", "--layout", "packed,boost_flat,sparse_hash_map", "--rows", "1e6", "--results", dir, "--format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res []experiments.Result
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil || len(res) != 3 {
+		t.Fatalf("%d results, %v", len(res), err)
+	}
+	for _, r := range res[1:] {
+		if r.ElementCount != res[0].ElementCount || r.Checksum != res[0].Checksum || r.RSSBytes <= 0 {
+			t.Errorf("%s: element_count %d, checksum %s, rss %d; packed %d, %s", r.Layout, r.ElementCount, r.Checksum, r.RSSBytes, res[0].ElementCount, res[0].Checksum)
+		}
+	}
+	out := filepath.Join(dir, "report.html")
+	if _, _, err := packlab(t, "report", "--results", dir, "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	html, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"packed", "boost_flat (C++)", "sparse_hash_map (C++)", "hatched: a C++ reference map", "~15.93 MiB"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("the report does not show %q", want)
+		}
+	}
+}
+
+// TestSweepWithReferences: the seed table, then the maps people pick
+// instead, in one sweep.
+func TestSweepWithReferences(t *testing.T) {
+	needRefs(t)
+	stdout, _, err := packlab(t, "sweep", "seed-table", "--with-references", "--rows", "2e4", "--format", "json", "--no-save")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res []experiments.Result
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
+		t.Fatal(err)
+	}
+	var got, want []string
+	for _, r := range res {
+		got = append(got, r.Layout)
+	}
+	for _, l := range core.Layouts() {
+		want = append(want, string(l))
+	}
+	for _, r := range experiments.References() {
+		want = append(want, r.Name)
+	}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("sweep seed-table --with-references measured %v, want %v", got, want)
+	}
+}
+
+// TestReferenceFlagsRefused: one line and exit 2 for a reference map where
+// it cannot run, or a flag it does not take.
+func TestReferenceFlagsRefused(t *testing.T) {
+	t.Setenv(experiments.RefsWorkerEnv, "/nonexistent/packlab-refs")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--layout", "packed,boost_flat", "--no-save"},
+			"--layout boost_flat: unavailable: PACKLAB_REFS_WORKER=/nonexistent/packlab-refs: no such file or directory; build the reference maps with: make refs"},
+		{[]string{"sweep", "seed-table", "--with-references", "--no-save"},
+			"--with-references: unavailable: PACKLAB_REFS_WORKER=/nonexistent/packlab-refs: no such file or directory; build the reference maps with: make refs"},
+		{[]string{"sweep", "growth", "--with-references", "--no-save"},
+			"--with-references: applies only to the seed-table sweep (allowed: sweep seed-table --with-references)"},
+		{[]string{"run", "--layout", "bogus", "--no-save"},
+			"--layout bogus: unknown layout (allowed: " + experiments.LayoutNames() + ")"},
+	} {
+		_, _, err := packlab(t, c.args...)
+		if err == nil || err.Error() != c.want || exitCode(err) != 2 {
+			t.Errorf("packlab %s: %v (exit %d)\nwant %s (exit 2)", strings.Join(c.args, " "), err, exitCode(err), c.want)
+		}
+	}
+}
