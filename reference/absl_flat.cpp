@@ -15,28 +15,10 @@ H AbslHashValue(H h, const U128& x) {
 }
 
 template <class K, class V>
-struct AbslFlat {
-  using Map = absl::flat_hash_map<K, V, absl::Hash<K>, std::equal_to<K>,
-                                  counting_allocator<std::pair<const K, V>>>;
-  Map m;
-  bool insert(const K& k, const V& v) { return m.try_emplace(k, v).second; }
-  const V* find(const K& k) const {
-    auto it = m.find(k);
-    return it == m.end() ? nullptr : &it->second;
-  }
-  template <class F>
-  void each(F&& f) const {
-    for (const auto& p : m) f(p.first, p.second);
-  }
-  std::size_t size() const { return m.size(); }
-  Geometry geometry() const {
-    Geometry g;
-    g.bucket_count = static_cast<int64_t>(m.bucket_count());
-    g.max_load_factor = 7.0 / 8;  // absl's growth rule; max_load_factor() is a stub returning 1
-    g.slot_bytes = sizeof(typename Map::value_type);
-    g.bytes_allocated = counted_bytes();
-    return g;
-  }
+struct AbslFlat : MapAdapter<absl::flat_hash_map<K, V, absl::Hash<K>, std::equal_to<K>,
+                                                  counting_allocator<std::pair<const K, V>>>> {
+  // absl grows at 7/8 full; its max_load_factor() is a stub that says 1.
+  Geometry geometry() const { return this->counted_geometry(sizeof(std::pair<const K, V>), 7.0 / 8); }
 };
 
 static int run(const Job& job);

@@ -18,27 +18,10 @@ inline std::size_t hash_value(const U128& x) {
 }
 
 template <class K, class V>
-struct BoostFlat {
-  using Map = boost::unordered_flat_map<K, V, boost::hash<K>, std::equal_to<K>,
-                                        counting_allocator<std::pair<const K, V>>>;
-  Map m;
-  bool insert(const K& k, const V& v) { return m.try_emplace(k, v).second; }
-  const V* find(const K& k) const {
-    auto it = m.find(k);
-    return it == m.end() ? nullptr : &it->second;
-  }
-  template <class F>
-  void each(F&& f) const {
-    for (const auto& p : m) f(p.first, p.second);
-  }
-  std::size_t size() const { return m.size(); }
+struct BoostFlat : MapAdapter<boost::unordered_flat_map<K, V, boost::hash<K>, std::equal_to<K>,
+                                                         counting_allocator<std::pair<const K, V>>>> {
   Geometry geometry() const {
-    Geometry g;
-    g.bucket_count = static_cast<int64_t>(m.bucket_count());
-    g.max_load_factor = m.max_load_factor();
-    g.slot_bytes = sizeof(typename Map::value_type);
-    g.bytes_allocated = counted_bytes();
-    return g;
+    return this->counted_geometry(sizeof(std::pair<const K, V>), this->m.max_load_factor());
   }
 };
 

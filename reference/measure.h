@@ -27,6 +27,35 @@
 
 namespace refs {
 
+// MapAdapter is what measure() needs of a map with the standard interface:
+// insert (the first value of a key wins, as in a ClickHouse dictionary),
+// find, each and size, plus the geometry a map file adds. The geometry of a
+// map whose allocator counts (counting_allocator) is counted_geometry.
+template <class M>
+struct MapAdapter {
+  using K = typename M::key_type;
+  using V = typename M::mapped_type;
+  M m;
+  bool insert(const K& k, const V& v) { return m.insert(typename M::value_type(k, v)).second; }
+  const V* find(const K& k) const {
+    auto it = m.find(k);
+    return it == m.end() ? nullptr : &it->second;
+  }
+  template <class F>
+  void each(F&& f) const {
+    for (const auto& p : m) f(p.first, p.second);
+  }
+  std::size_t size() const { return m.size(); }
+  Geometry counted_geometry(int64_t slot_bytes, double max_load_factor) const {
+    Geometry g;
+    g.bucket_count = static_cast<int64_t>(m.bucket_count());
+    g.max_load_factor = max_load_factor;
+    g.slot_bytes = slot_bytes;
+    g.bytes_allocated = counted_bytes();
+    return g;
+  }
+};
+
 // splitmix64 draws the read phase's absent keys and interleaving; the lab's
 // Go read phase uses its own generator, so the absent keys differ but are
 // drawn the same way (uniform over the key's bits, redrawn while present).

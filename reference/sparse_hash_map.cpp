@@ -9,32 +9,21 @@
 namespace refs {
 
 template <class K, class V>
-struct SparseHash {
+struct SparseHash : MapAdapter<google::sparse_hash_map<K, V>> {
   using Map = google::sparse_hash_map<K, V>;
   using Group = google::sparsegroup<typename Map::value_type, 48,
                                     google::libc_allocator_with_realloc<typename Map::value_type>>;
-  Map m;
-  bool insert(const K& k, const V& v) { return m.insert(typename Map::value_type(k, v)).second; }
-  const V* find(const K& k) const {
-    auto it = m.find(k);
-    return it == m.end() ? nullptr : &it->second;
-  }
-  template <class F>
-  void each(F&& f) const {
-    for (const auto& p : m) f(p.first, p.second);
-  }
-  std::size_t size() const { return m.size(); }
   // The group headers (one per 48 buckets) plus one cell per element, as
   // sparsetable allocates them; malloc's own header and rounding of each
   // small array are not counted (they show as measured overhead).
   Geometry geometry() const {
     Geometry g;
-    g.bucket_count = static_cast<int64_t>(m.bucket_count());
-    g.max_load_factor = m.max_load_factor();
+    g.bucket_count = static_cast<int64_t>(this->m.bucket_count());
+    g.max_load_factor = this->m.max_load_factor();
     g.slot_bytes = sizeof(typename Map::value_type);
     const int64_t groups = (g.bucket_count + 47) / 48;
     g.bytes_allocated = groups * static_cast<int64_t>(sizeof(Group)) +
-                        static_cast<int64_t>(m.size()) * g.slot_bytes;
+                        static_cast<int64_t>(this->m.size()) * g.slot_bytes;
     g.estimated = true;
     g.empty_cells = false;
     return g;
