@@ -127,7 +127,10 @@ func reportSummary(results []Result) []string {
 		lines = append(lines, fmt.Sprintf("%d of %d runs in a fresh process; the others in-process, so their RSS includes the measuring process", isolated, len(results)))
 	}
 	if estimated {
-		lines = append(lines, "~ marks a bytes_allocated read from Go's own map, an estimate rather than a computed figure")
+		lines = append(lines, "~ marks a bytes_allocated read from Go's own map or worked out from a C++ map's geometry, an estimate rather than a computed figure")
+	}
+	if slices.ContainsFunc(results, Result.IsReference) {
+		lines = append(lines, "(C++) marks a reference map: a C++ library's map, loaded with the same keys and measured the same way in a process of its own (hatched in the charts)")
 	}
 	return lines
 }
