@@ -136,10 +136,12 @@ func loaderMatch(a, b Result) bool {
 		a.MaxLoadFactor == b.MaxLoadFactor && a.Source == b.Source
 }
 
-// SeedClaims puts each of the seed's claims that results hold runs for
-// next to what they measured; nil when they hold none (results of `packlab
-// sweep seed-claims` hold them all).
+// SeedClaims puts each of the seed's claims that results of `packlab sweep
+// seed-claims` hold runs for next to what they measured; nil when results
+// hold none (other runs are not taken for claims: a run that happens to
+// match one was not made to test it).
 func SeedClaims(results []Result) []Claim {
+	results = seedClaimsRuns(results)
 	var out []Claim
 	gain := func(fast, slow float64) float64 { return 100 * (fast/slow - 1) }
 	rate := func(r Result) string { return rowsRate(r.LoadRowsPerSecond) + " rows/s" }
@@ -224,6 +226,18 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return strconv.Itoa(n) + " " + word + "s"
+}
+
+// seedClaimsRuns are the results measured by seed-claims sweeps.
+func seedClaimsRuns(results []Result) []Result {
+	prefix := SweepJobName("seed-claims", Config{})
+	var out []Result
+	for _, r := range results {
+		if r.Job != nil && (r.Job.Name == prefix || strings.HasPrefix(r.Job.Name, prefix+" ")) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func yesNo(b bool) string {
@@ -377,7 +391,7 @@ func SeedClaimsChart(results []Result) (Chart, error) {
 		seedGain = append(seedGain, opts.BarData{Value: num(c.SeedGain, 1)})
 		gain = append(gain, opts.BarData{Value: num(c.Gain, 1)})
 	}
-	mem := seedMemoryProjection(results)
+	mem := seedMemoryProjection(seedClaimsRuns(results))
 	if len(speedCats) == 0 && len(mem) == 0 {
 		return Chart{}, noData(kind, "no seed-claims runs (packlab sweep seed-claims)")
 	}
@@ -427,7 +441,7 @@ func SeedClaimsChart(results []Result) (Chart, error) {
 // goes.
 func LoadScalingChart(results []Result) (Chart, error) {
 	const kind, title = "load-scaling", "Load speed against shards and threads"
-	s := scalingSeries(results)
+	s := scalingSeries(seedClaimsRuns(results))
 	if s == nil {
 		return Chart{}, noData(kind, "no runs of one layout and size at several shard counts and 1 thread")
 	}

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/packlab/packlab/core"
 )
@@ -82,7 +84,8 @@ func TestSeedClaimsReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := execute(context.Background(), runs, RunOptions{})
+	job := NewJob(SweepJobName("seed-claims", Config{Rows: 200_000}), FaceCLI, time.Now())
+	res, err := execute(context.Background(), runs, RunOptions{Job: &job})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,6 +102,14 @@ func TestSeedClaimsReport(t *testing.T) {
 		if !strings.Contains(strings.Join(names, "\n"), want) && (memoryMeasurable && !raceEnabled || !strings.HasPrefix(want, "memory")) {
 			t.Errorf("no claim %q among %q", want, names)
 		}
+	}
+	// Runs not made by the sweep are not taken for claims.
+	plain := slices.Clone(res)
+	for i := range plain {
+		plain[i].Job = nil
+	}
+	if c := SeedClaims(plain); c != nil {
+		t.Errorf("runs of no seed-claims job gave claims %+v", c)
 	}
 	var buf bytes.Buffer
 	if err := WriteReport(&buf, res, ""); err != nil {
