@@ -47,6 +47,8 @@
 // elements > cells*mlf, x4 below 2^19 cells and x2 above. Every layout grows
 // by allocating a new slab and re-inserting, so for a moment the old and the
 // new slab are both alive; that is the peak a loader has to budget for.
+// sparse is the exception: its vectors move page by page through a pool the
+// old and the new table share, so it holds about one copy at any moment.
 //
 // Every table has CheckInvariants, which recounts occupancy, re-finds every
 // key and checks that the memory breakdown adds up; the tests call it after

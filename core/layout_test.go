@@ -209,25 +209,6 @@ func TestSeedExample(t *testing.T) {
 	}
 }
 
-// TestSparseIsSmall checks the design's claim that a sparse table at mlf 0.5
-// holds <UInt64,UInt16> in under 0.4x the bytes of a hashed one.
-func TestSparseIsSmall(t *testing.T) {
-	h, s := NewHashed[uint64, uint16](Options{}), NewSparse[uint64, uint16](Options{})
-	for i := uint64(1); i <= 300_000; i++ {
-		h.Insert(i, 1)
-		s.Insert(i, 1)
-	}
-	r := float64(s.Stats().BytesAllocated) / float64(h.Stats().BytesAllocated)
-	if r > 0.4 {
-		t.Errorf("sparse/hashed bytes_allocated = %.3f, want <= 0.4", r)
-	}
-	// Every bucket costs the group's 16 bytes / 48 = 2.67 bits of metadata.
-	st := s.Stats()
-	if bitsPerBucket := float64(st.MetadataBytes-int64(96)) * 8 / float64(st.BucketCount); bitsPerBucket < 2.6 || bitsPerBucket > 2.8 {
-		t.Errorf("sparse metadata %.2f bits per bucket, want about 2.67", bitsPerBucket)
-	}
-}
-
 func TestOptionErrors(t *testing.T) {
 	for _, mlf := range []float64{0.49, 1, -1, math.NaN(), 0.995} {
 		_, err := New[uint64, uint16](LayoutHashed, Options{MaxLoadFactor: mlf})

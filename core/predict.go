@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"slices"
 	"sync"
 	"unsafe"
 )
@@ -57,15 +56,12 @@ func SaturatingMul(a, b int64) int64 {
 // saturate is n as an int64, or math.MaxInt64 when it does not fit.
 func saturate(n uint64) int64 { return int64(min(n, math.MaxInt64)) }
 
-// mulDiv is a*b/c for non-negative a, b and positive c, exact in 128 bits,
-// or math.MaxInt64 when the quotient does not fit.
-func mulDiv(a, b, c int64) int64 {
-	hi, lo := bits.Mul64(uint64(a), uint64(b))
-	if hi >= uint64(c) {
+// saturateFloat is x as an int64, or math.MaxInt64 when it does not fit.
+func saturateFloat(x float64) int64 {
+	if x >= math.MaxInt64 {
 		return math.MaxInt64
 	}
-	q, _ := bits.Div64(hi, lo, uint64(c))
-	return saturate(q)
+	return int64(max(x, 0))
 }
 
 // Predict works out the memory of loading `distinct` distinct keys into
@@ -104,30 +100,10 @@ func Predict(layout Layout, key, value Type, distinct int64, opt Options, shards
 		p.FinalBytes = SaturatingAdd(SaturatingMul(saturate(final), cell), header)
 		p.GrowthBytes = copiedSlab(SaturatingMul(saturate(prev), cell))
 	case LayoutSparse:
-		cell := int64(PaddedCellBytes(key, value))
-		mlf := opt.mlf()
-		buckets := sparseBucketsFor(uint64(n), mlf)
-		bytesAt := func(buckets uint64, elems int64) int64 {
-			groups := saturate((buckets + sparseGroupSize - 1) / sparseGroupSize)
-			if groups == 0 || elems == 0 {
-				return SaturatingMul(groups, 16)
-			}
-			// Vectors are allocated at size classes: take the class that fits
-			// the mean group, scaled to the group count. A group holds at
-			// most sparseGroupSize cells, so the class is a small one.
-			mean := (elems + groups - 1) / groups
-			c := int64(cap(slices.Grow([]byte(nil), int(min(mean, sparseGroupSize)*cell)))) / cell
-			capacity := mulDiv(min(c, sparseGroupSize), elems, max(mean, 1))
-			return SaturatingAdd(SaturatingMul(groups, 16), SaturatingMul(capacity, cell))
-		}
+		buckets, final, peak := sparsePredict(uint64(n), uint32(PaddedCellBytes(key, value)), opt.mlf())
 		p.BucketCount = saturate(buckets)
-		p.FinalBytes = bytesAt(buckets, n)
-		if buckets > sparseStartingBuckets {
-			prev := buckets / 2
-			moved := int64(float64(prev) * mlf)
-			peak := SaturatingAdd(bytesAt(prev, moved), bytesAt(buckets, moved))
-			p.GrowthBytes = max(0, peak-p.FinalBytes)
-		}
+		p.FinalBytes = saturateFloat(final)
+		p.GrowthBytes = saturateFloat(peak - final)
 		p.Estimated = true
 	case LayoutHashedArray:
 		cell := int64(paddedCell(key.Size, key.Align, 8, 8))

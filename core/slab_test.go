@@ -42,6 +42,8 @@ func headerBytes(m Map[uint64, uint16]) int64 {
 		return int64(unsafeSizeof(*t))
 	case *HashedArray[uint64, uint16]:
 		return int64(unsafeSizeof(*t)) + int64(unsafeSizeof(*t.index))
+	case *Sparse[uint64, uint16]:
+		return t.goBytes() // the header, the class and slab tables, the page pool
 	}
 	return -1
 }
