@@ -126,19 +126,15 @@ func scaleBytes(n int64, f float64) int64 {
 // allocatorFactor is what the Go allocator adds on top of the bytes a layout
 // computes for itself, as measured: peak_rss_bytes / core.Predict's peak
 // over 1e6, 3e6 and 1e7 random <UInt64,UInt16> keys, mlf 0.5 and 0.9,
-// isolated. sparse: 2.25 to 2.99 (its groups' small vectors are reallocated
-// as they fill, and the freed ones leave partly used spans that the runtime
-// cannot return; the live heap stays at 1.00x bytes_allocated); gomap: 1.14
-// to 1.38 (tables of 1024 slots fall in an 18 KiB size class, and split
-// tables leave the same kind of holes). The guard takes the largest ratio
-// seen, so for these two layouts its figure is a cautious bound, not a
-// prediction; hashed, packed and hashed_array allocate one slab per growth
-// and need no factor (1.003 to 1.05 measured).
+// isolated. gomap: 1.14 to 1.38 (tables of 1024 slots fall in an 18 KiB size
+// class, and split tables leave holes the runtime cannot return). The guard
+// takes the largest ratio seen, so for gomap its figure is a cautious bound,
+// not a prediction. Every other layout keeps its memory in slabs it owns
+// (sparse's vectors too, in pages of its own slabs since issue 9: RSS / its
+// computed bytes 0.99-1.01 at 1e7, where the Go heap held 2.25-2.99x) and
+// needs no factor.
 func allocatorFactor(l core.Layout) float64 {
-	switch l {
-	case core.LayoutSparse:
-		return 3.0
-	case core.LayoutGoMap:
+	if l == core.LayoutGoMap {
 		return 1.4
 	}
 	return 1
