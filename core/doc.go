@@ -44,11 +44,37 @@
 // 20,971,520 bytes of 10-byte cells, plus a header of a few dozen bytes.
 //
 // Growth is ClickHouse's (grower.go): 256 cells to start, grow when
-// elements > cells*mlf, x4 below 2^19 cells and x2 above. Every layout grows
-// by allocating a new slab and re-inserting, so for a moment the old and the
-// new slab are both alive; that is the peak a loader has to budget for.
-// sparse is the exception: its vectors move page by page through a pool the
+// elements > cells*mlf, x4 below 2^19 cells and x2 above.
+//
+// # Memory: slabs the tables own
+//
+// Every table but gomap keeps its cells in slabs (slab.go): blocks of zeroed
+// memory outside the Go heap on Linux and macOS (anonymous mmap), which the
+// table releases the moment it no longer needs them, so that its resident
+// memory is what Stats computes, at every moment, in any program, with no
+// garbage collection involved. hashed, packed and hashed_array grow as
+// ClickHouse's HashTable does: the slab is enlarged like a realloc (mremap on
+// Linux, which moves pages rather than bytes, so the peak of a growth is the
+// new slab alone), then the elements are re-placed in place. Where slabs
+// cannot be remapped (macOS, js/wasm) a growth copies, and for a moment the
+// old and the new slab are both alive; core.Predict knows which
+// (SlabsGrowInPlace). sparse's vectors move page by page through a pool the
 // old and the new table share, so it holds about one copy at any moment.
+// Slabs of 4 MiB and more ask for transparent huge pages.
+//
+// Close releases a table's slabs at once; a table dropped without Close is
+// released by a runtime cleanup after the collector finds it unreachable
+// (the collector runs at least every two minutes). A slab the OS refuses is
+// a *SlabError, panicked by the insert that needed it before it changes
+// anything, and returned by Load and New.
+//
+// # Batches
+//
+// GetMany (every layout) and InsertMany (hashed, packed) work on a batch of
+// keys, as ClickHouse's dictGet works on a column: they hash a few keys and
+// touch their home cells before probing any, so the CPU overlaps the cache
+// misses of independent keys. The lab's read phase and the loader's workers
+// use them.
 //
 // Every table has CheckInvariants, which recounts occupancy, re-finds every
 // key and checks that the memory breakdown adds up; the tests call it after
