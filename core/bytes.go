@@ -4,9 +4,9 @@ import "unsafe"
 
 // Packed cells sit at any byte offset. bytes_unaligned.go and
 // bytes_portable.go move a T to and from such a cell: a plain unaligned
-// load or store where the hardware does them (amd64, arm64) and no pointer
-// checker watches, byte moves elsewhere. A table only ever reads what it
-// wrote, so the bytes are in the machine's order.
+// load or store where the hardware does them (amd64, arm64, wasm, ...), byte
+// moves elsewhere. A table only ever reads what it wrote, so the bytes are
+// in the machine's order.
 
 // loadBits reads a T stored at the start of b.
 func loadBits[T Bits](b []byte) T {

@@ -1,13 +1,12 @@
-//go:build !((amd64 || arm64) && !race && !asan && !msan)
+//go:build !(amd64 || arm64 || 386 || wasm || ppc64le || s390x || loong64)
 
 package core
 
 import "unsafe"
 
-// Where unaligned loads are not the hardware's (or a pointer checker
-// watches every conversion: -race, -asan, -msan), a T is moved as
-// sizeof(T) bytes: a copy of constant length, through byte pointers whose
-// alignment is 1, which the checker accepts at any address.
+// On machines whose loads must be aligned (or are emulated by the kernel
+// when they are not), a T is moved as sizeof(T) bytes: a copy of constant
+// length through byte pointers, correct at any address.
 
 // loadBitsAt reads a T at p; the caller guarantees that p and the
 // sizeof(T) bytes after it lie inside one slab.

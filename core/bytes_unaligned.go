@@ -1,21 +1,15 @@
-//go:build (amd64 || arm64) && !race && !asan && !msan
+//go:build amd64 || arm64 || 386 || wasm || ppc64le || s390x || loong64
 
 package core
 
 import "unsafe"
 
-// amd64 and arm64 load and store at any address, so a cell's key is one
-// MOVQ (LDR) away however the stride places it. The conversion of an
-// unaligned address to *T is exactly what the pointer checker of -race,
-// -asan and -msan rejects (checkptr: "misaligned pointer conversion"), so
-// those builds use bytes_portable.go instead; the race run of `make test`
-// tests that twin.
-//
-// What it buys: the portable twin costs ~10 instructions a load (a copy of
-// constant length, with its slice checks), or a call per load when written
-// with encoding/binary (its size switch is too large to inline into the
-// probe loop). Measured with the anchors harness at 1e7 <UInt64,UInt16>
-// (README, performance).
+// These machines load and store at any address (wasm's memory instructions
+// take any address too), so a cell's key is one move (MOVQ, LDR) however
+// the stride places it. The race detector's pointer checks accept it:
+// checkptr rejects a misaligned conversion only for types that hold
+// pointers (Go issue 37298), and Bits never do. Elsewhere
+// bytes_portable.go moves the bytes one by one.
 
 // loadBitsAt reads a T at p; the caller guarantees that p and the
 // sizeof(T) bytes after it lie inside one slab.

@@ -68,38 +68,24 @@ func (t *Packed[K, V]) Insert(key K, value V) bool {
 	stride := packedStride[K, V]()
 	for {
 		base, mask := unsafe.Pointer(unsafe.SliceData(t.arena)), uintptr(t.g.mask)
-		// The first two cells of the probe, read before either is tested
-		// (see Get): at the fills a table grows at, one of them is empty in
-		// ~95 % of inserts, and which one is chosen without a branch.
-		i := uintptr(hashKey(key)) & mask
-		j := (i + 1) & mask
-		o0, o1 := i*stride, j*stride
-		k0, k1 := loadBitsAt[K](unsafe.Add(base, o0)), loadBitsAt[K](unsafe.Add(base, o1))
-		if k0 == key || k1 == key {
-			return false
-		}
-		var o uintptr
-		if uintptr(b2u(k0 == zero)|b2u(k1 == zero)) != 0 {
-			o = o1 ^ (o0^o1)&-uintptr(b2u(k0 == zero))
-		} else {
-			for i = (j + 1) & mask; ; i = (i + 1) & mask {
-				k := loadBitsAt[K](unsafe.Add(base, i*stride))
-				if k == key {
-					return false
-				}
-				if k == zero {
-					break
-				}
+		var p unsafe.Pointer
+		for i := uintptr(hashKey(key)) & mask; ; i = (i + 1) & mask {
+			p = unsafe.Add(base, i*stride)
+			k := loadBitsAt[K](p)
+			if k == key {
+				return false
 			}
-			o = i * stride
+			if k == zero {
+				break
+			}
 		}
 		// Grow before placing: see Hashed.Insert.
 		if t.g.overflow(t.size + 1) {
 			t.grow()
 			continue
 		}
-		storeBitsAt(unsafe.Add(base, o), key)
-		storeBitsAt(unsafe.Add(base, o+sizeOf[K]()), value)
+		storeBitsAt(p, key)
+		storeBitsAt(unsafe.Add(p, sizeOf[K]()), value)
 		t.size++
 		return true
 	}
@@ -155,36 +141,13 @@ func (t *Packed[K, V]) rehash(old uintptr) {
 	}
 }
 
-// Get returns the value stored for key. As in Hashed.Get, cells are
-// addressed through an unsafe pointer (i is masked, so i*stride is a whole
-// cell inside the arena and needs no bounds check) and the first two cells
-// of the probe are read before either is tested (see Hashed.Get).
+// Get returns the value stored for key.
 func (t *Packed[K, V]) Get(key K) (V, bool) {
 	var zero K
 	if key != zero {
-		stride := packedStride[K, V]()
-		base, mask := unsafe.Pointer(unsafe.SliceData(t.arena)), uintptr(t.g.mask)
-		i := uintptr(hashKey(key)) & mask
-		j := (i + 1) & mask
-		o0, o1 := i*stride, j*stride
-		k0, k1 := loadBitsAt[K](unsafe.Add(base, o0)), loadBitsAt[K](unsafe.Add(base, o1))
-		// Which of the two holds key, without a branch: m is all ones when
-		// the first does. One branch then, taken by ~97 % of hits.
-		m := -uintptr(b2u(k0 == key))
-		if uintptr(b2u(k0 == key)|b2u(k1 == key)) != 0 {
-			return loadBitsAt[V](unsafe.Add(base, o1^(o0^o1)&m+sizeOf[K]())), true
-		}
-		if k0 != zero && k1 != zero {
-			for i = (j + 1) & mask; ; i = (i + 1) & mask {
-				p := unsafe.Add(base, i*stride)
-				k := loadBitsAt[K](p)
-				if k == key {
-					return loadBitsAt[V](unsafe.Add(p, sizeOf[K]())), true
-				}
-				if k == zero {
-					break
-				}
-			}
+		base, end := unsafe.Pointer(unsafe.SliceData(t.arena)), uintptr(len(t.arena))
+		if p := t.find(base, end, (uintptr(hashKey(key))&uintptr(t.g.mask))*packedStride[K, V](), key); p != nil {
+			return loadBitsAt[V](unsafe.Add(p, sizeOf[K]())), true
 		}
 	} else if t.hasZero {
 		return t.zeroVal, true
@@ -196,52 +159,90 @@ func (t *Packed[K, V]) Get(key K) (V, bool) {
 	return v, false
 }
 
+// find probes for key (not 0) from the cell at byte offset o, its home,
+// over the arena [base, base+end), and returns the key's cell, or nil. Cells
+// are addressed through an unsafe pointer: o is always a whole cell inside
+// the arena, so it needs no bounds check. It inlines into Get and GetMany:
+// the probe calls no function.
+func (t *Packed[K, V]) find(base unsafe.Pointer, end, o uintptr, key K) unsafe.Pointer {
+	for {
+		p := unsafe.Add(base, o)
+		if k := loadBitsAt[K](p); k == key {
+			return p
+		} else if k == *new(K) {
+			return nil
+		}
+		if o += unsafe.Sizeof(key) + unsafe.Sizeof(*new(V)); o == end {
+			o = 0
+		}
+	}
+}
+
+// homes computes the byte offsets of the home cells of keys[lo:lo+getBatch]
+// into h and prefetches them (prefetch.go).
+func (t *Packed[K, V]) homes(keys []K, lo int, h *homes) {
+	if lo >= len(keys) {
+		return
+	}
+	stride, mask := packedStride[K, V](), uintptr(t.g.mask)
+	batch := keys[lo:min(lo+getBatch, len(keys))]
+	for j, k := range batch {
+		h[j] = (uintptr(hashKey(k)) & mask) * stride
+	}
+	prefetchOffsets(unsafe.Pointer(unsafe.SliceData(t.arena)), h, len(batch))
+}
+
 // GetMany is Get for every key of keys, its cache misses overlapped (see
-// getBatch); values and found must be at least as long as keys.
+// prefetch.go); values and found must be at least as long as keys.
 func (t *Packed[K, V]) GetMany(keys []K, values []V, found []bool) int {
 	if t.closed {
 		closedPanic(LayoutPacked)
 	}
 	values, found = values[:len(keys)], found[:len(keys)]
-	stride := packedStride[K, V]()
-	base, mask := unsafe.Pointer(unsafe.SliceData(t.arena)), uintptr(t.g.mask)
-	n, sink := 0, uint8(0)
-	for start := 0; start < len(keys); start += getBatch {
-		batch := keys[start:min(start+getBatch, len(keys))]
-		for _, k := range batch {
-			sink += *(*uint8)(unsafe.Add(base, (uintptr(hashKey(k))&mask)*stride))
-		}
-		for j, k := range batch {
-			v, ok := t.Get(k)
-			values[start+j], found[start+j] = v, ok
+	var zero K
+	base, end := unsafe.Pointer(unsafe.SliceData(t.arena)), uintptr(len(t.arena))
+	var h [2]homes
+	t.homes(keys, 0, &h[0])
+	n := 0
+	for lo, cur := 0, 0; lo < len(keys); lo, cur = lo+getBatch, cur^1 {
+		t.homes(keys, lo+getBatch, &h[cur^1])
+		for j, key := range keys[lo:min(lo+getBatch, len(keys))] {
+			var v V
+			ok := false
+			if key != zero {
+				if p := t.find(base, end, h[cur][j], key); p != nil {
+					v, ok = loadBitsAt[V](unsafe.Add(p, sizeOf[K]())), true
+				}
+			} else if t.hasZero {
+				v, ok = t.zeroVal, true
+			}
+			values[lo+j], found[lo+j] = v, ok
 			n += b2i(ok)
 		}
 	}
-	touchSink.Store(uint32(sink))
 	return n
 }
 
-// InsertMany is Insert for every pair of keys and values, its cache misses
-// overlapped like GetMany's: inserted[i] = Insert(keys[i], values[i]). It
-// returns how many were inserted; values and inserted must be at least as
-// long as keys. The loader's workers insert their blocks with it.
+// InsertMany is Insert for every pair of keys and values, the cache misses
+// of the next batch's home cells overlapped with the inserts of this one
+// (see prefetch.go): inserted[i] = Insert(keys[i], values[i]). It returns
+// how many were inserted; values and inserted must be at least as long as
+// keys. The loader's workers insert their blocks with it. A growth in the
+// middle moves the cells: the prefetches are only hints, and Insert finds
+// every key's cell again.
 func (t *Packed[K, V]) InsertMany(keys []K, values []V, inserted []bool) int {
 	values, inserted = values[:len(keys)], inserted[:len(keys)]
-	stride := packedStride[K, V]()
-	n, sink := 0, uint8(0)
-	for start := 0; start < len(keys); start += getBatch {
-		batch := keys[start:min(start+getBatch, len(keys))]
-		base, mask := unsafe.Pointer(unsafe.SliceData(t.arena)), uintptr(t.g.mask)
-		for _, k := range batch {
-			sink += *(*uint8)(unsafe.Add(base, (uintptr(hashKey(k))&mask)*stride))
-		}
-		for j, k := range batch {
-			ok := t.Insert(k, values[start+j])
-			inserted[start+j] = ok
+	var h homes
+	t.homes(keys, 0, &h)
+	n := 0
+	for lo := 0; lo < len(keys); lo += getBatch {
+		t.homes(keys, lo+getBatch, &h)
+		for j, k := range keys[lo:min(lo+getBatch, len(keys))] {
+			ok := t.Insert(k, values[lo+j])
+			inserted[lo+j] = ok
 			n += b2i(ok)
 		}
 	}
-	touchSink.Store(uint32(sink))
 	return n
 }
 

@@ -247,12 +247,6 @@ func closedView[T any]() []T {
 	return unsafe.Slice((*T)(unsafe.Pointer(&closedMemory)), 1)
 }
 
-// getBatch is how many keys GetMany hashes, and touches the home cells of,
-// before it probes any of them. The touches are independent loads, so the
-// CPU overlaps their cache misses (up to its ~20 outstanding misses) instead
-// of taking them one after another as a loop of Get does when each probe's
-// branch depends on the last; the probes then read cells already in cache.
-const getBatch = 16
-
-// touchSink keeps the touching loads of GetMany from being optimised away.
+// touchSink keeps touching loads (prefetch_other.go) from being optimised
+// away.
 var touchSink atomic.Uint32
