@@ -15,11 +15,12 @@ const (
 	LayoutSparse      Layout = "sparse"       // google sparse_hash_map: 48-bucket groups with bitmaps
 	LayoutHashedArray Layout = "hashed_array" // ClickHouse HASHED_ARRAY: key -> index, values in an array
 	LayoutGoMap       Layout = "gomap"        // Go's builtin map[K]V (a swiss table), the everyday baseline
+	LayoutCompact     Layout = "compact"      // no ClickHouse counterpart: quotiented slots of a few bytes, near the information limit
 )
 
 // Layouts lists every layout, in the order the lab shows them.
 func Layouts() []Layout {
-	return []Layout{LayoutHashed, LayoutPacked, LayoutSparse, LayoutHashedArray, LayoutGoMap}
+	return []Layout{LayoutHashed, LayoutPacked, LayoutSparse, LayoutHashedArray, LayoutGoMap, LayoutCompact}
 }
 
 // ParseLayout finds a layout by name, ignoring case; "hashed-array" is
@@ -31,7 +32,7 @@ func ParseLayout(name string) (Layout, error) {
 			return l, nil
 		}
 	}
-	names := make([]string, 0, 5)
+	names := make([]string, 0, 6)
 	for _, l := range Layouts() {
 		names = append(names, string(l))
 	}
@@ -62,8 +63,9 @@ const (
 // Options tune a table. The zero value means ClickHouse's defaults.
 type Options struct {
 	// MaxLoadFactor is the fill (elements / cells) above which the table
-	// grows, in [0.5, 0.99]; 0 means 0.5. hashed_array ignores it: its key
-	// index is ClickHouse's plain HashMap, which always grows at 0.5.
+	// grows, in [0.5, 0.99]; 0 means 0.5 (compact: 0.9, see
+	// DefaultCompactMaxLoadFactor). hashed_array ignores it: its key index
+	// is ClickHouse's plain HashMap, which always grows at 0.5.
 	MaxLoadFactor float64
 }
 
@@ -171,6 +173,8 @@ func New[K, V Bits](layout Layout, opt Options) (m Map[K, V], err error) {
 		return NewHashedArray[K, V](), nil
 	case LayoutGoMap:
 		return NewGoMap[K, V](), nil
+	case LayoutCompact:
+		return NewCompact[K, V](opt), nil
 	}
 	_, err = ParseLayout(string(layout))
 	return nil, err

@@ -69,7 +69,9 @@ func saturateFloat(x float64) int64 {
 // keys evenly; the loader's own buffers are not included). The peak is the
 // moment of the last growth: for hashed, packed and hashed_array the new
 // slab alone where slabs grow in place (Linux), the old and the new slab
-// where they are copied (macOS, js/wasm); in every shard at once: the loader deals rows evenly, so the shards reach
+// where they are copied (macOS, js/wasm); for compact the new slab and what
+// is left of the old one at the end of its growth pass (Linux releases it
+// behind the pass); in every shard at once: the loader deals rows evenly, so the shards reach
 // their growth points together. distinct is 0 to MaxPredictRows, shards 1 to
 // MaxShards (0 means 1).
 func Predict(layout Layout, key, value Type, distinct int64, opt Options, shards int) (Prediction, error) {
@@ -122,6 +124,24 @@ func Predict(layout Layout, key, value Type, distinct int64, opt Options, shards
 		p.BucketCount = saturate(final)
 		p.FinalBytes = SaturatingAdd(SaturatingAdd(SaturatingMul(saturate(final), cell), SaturatingMul(vals, size)), header)
 		p.GrowthBytes = copiedSlab(max(SaturatingMul(saturate(prev), cell), SaturatingMul(prevVals, size)))
+	case LayoutCompact:
+		mlf := compactMLF(opt)
+		final, prev := compactSlotsFor(uint64(n), mlf)
+		slab := func(m uint64) int64 {
+			g := compactGeometry(key.Size, value.Size, m, mlf)
+			return SaturatingAdd(SaturatingMul(saturate(g.slots), int64(g.w)), int64(g.pad))
+		}
+		g := compactGeometry(key.Size, value.Size, final, mlf)
+		p.BucketCount = saturate(g.m + g.maxDisp)
+		p.FinalBytes = SaturatingAdd(slab(final), int64(unsafe.Sizeof(Compact[U128, U128]{})))
+		if prev > 0 {
+			// The growth pass releases the old slab behind it (Linux):
+			// at its end at most two release steps of it are left.
+			p.GrowthBytes = slab(prev)
+			if compactStreamRelease {
+				p.GrowthBytes = min(p.GrowthBytes, 2*compactReleaseEvery)
+			}
+		}
 	case LayoutGoMap:
 		// A swiss map's table doubles up to 1024 slots, then splits when 7/8
 		// full. Hashes spread evenly, so tables fill and split together: a

@@ -44,6 +44,12 @@ func headerBytes(m Map[uint64, uint16]) int64 {
 		return int64(unsafeSizeof(*t)) + int64(unsafeSizeof(*t.index))
 	case *Sparse[uint64, uint16]:
 		return t.goBytes() // the header, the class and slab tables, the page pool
+	case *Compact[uint64, uint16]:
+		h := int64(unsafeSizeof(*t))
+		if t.ovf != nil {
+			h += int64(unsafeSizeof(*t.ovf))
+		}
+		return h
 	}
 	return -1
 }

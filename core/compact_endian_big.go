@@ -1,0 +1,6 @@
+//go:build mips || mips64 || ppc64 || s390x
+
+package core
+
+// hostBigEndian: keyWords puts a narrow key's bytes at the top of its word.
+const hostBigEndian = true
