@@ -387,6 +387,9 @@ func measure(ctx context.Context, f *runFlags, jobName string, stdout, stderr io
 		if err := experiments.WriteTable(stdout, results, f.format); err != nil {
 			return err
 		}
+		for _, n := range experiments.LimitNotes(results) {
+			fmt.Fprintln(stderr, "packlab:", experiments.TerminalText(n))
+		}
 	}
 	if f.cfg.SkipBadRows && len(results) > 0 {
 		fmt.Fprintln(stderr, "packlab: --skip-bad-rows:", skippedText(results))
@@ -778,7 +781,7 @@ What to build:
                         Float32, Float64, UUID, Date, DateTime
   --value TYPE          value type (default UInt16)
   --shards N            tables per map, 1 to 128 (default 1)
-  --max-load-factor F   0.5 to 0.99 (default 0.5, ClickHouse's)
+  --max-load-factor F   0.5 to 0.99 (default 0.5, ClickHouse's; compact's 0.9)
 
 Keys:
   --rows N              rows: 1000000, 1e6, 1M, 2.5M, 1B (default 1M)

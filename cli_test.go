@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
 )
 
@@ -326,7 +327,7 @@ func TestSweepCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	var res []experiments.Result
-	if err := json.Unmarshal([]byte(stdout), &res); err != nil || len(res) != 5 {
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil || len(res) != len(core.Layouts()) {
 		t.Errorf("seed-table: %d results, %v", len(res), err)
 	}
 }
@@ -526,5 +527,26 @@ func TestPlanIssueTargets(t *testing.T) {
 	}
 	if d := time.Since(start); d > time.Second {
 		t.Errorf("plan --rows 1e12 took %v, want under 1 s", d)
+	}
+}
+
+// TestCompactRun: compact runs from the command line at its own max load
+// factor, its JSON result has no LAYOUT clause and the information limit,
+// and stderr says how far it is from the limit (stdout stays JSON).
+func TestCompactRun(t *testing.T) {
+	stdout, stderr, err := packlab(t, "run", "--layout", "compact", "--rows", "2e4", "--no-save", "--in-process", "--format", "json")
+	if err != nil {
+		t.Fatalf("%v: %s", err, stderr)
+	}
+	var res []experiments.Result
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil || len(res) != 1 {
+		t.Fatalf("stdout %q: %v", stdout, err)
+	}
+	r := res[0]
+	if r.Layout != "compact" || r.MaxLoadFactor != 0.9 || r.ClickHouseLayout != "" || r.InformationLimit <= 0 || r.InformationLimit >= r.BytesAllocated {
+		t.Errorf("result %+v", r)
+	}
+	if !strings.Contains(stderr, "packlab: compact SHARDS 1 MLF 0.9: ") || !strings.Contains(stderr, "the information limit") {
+		t.Errorf("stderr %q, want the line on the information limit", stderr)
 	}
 }

@@ -162,6 +162,6 @@ func checkLoadFactor(fs *flag.FlagSet, layouts []string) error {
 			return nil
 		}
 	}
-	return usagef("%s: %s ignores it (hashed_array, gomap and the C++ reference maps grow by their own rule; allowed: with hashed, packed or sparse)",
+	return usagef("%s: %s ignores it (hashed_array, gomap and the C++ reference maps grow by their own rule; allowed: with hashed, packed, sparse or compact)",
 		shownFlag(fs, "max-load-factor"), shownFlag(fs, "layout"))
 }

@@ -309,7 +309,7 @@ func (b *jsBinding) browserCheck(cfg experiments.Config) (experiments.MemoryChec
 
 // inAddressSpace turns the guard's check into the tab's: the total is the
 // 4 GiB of a wasm32 memory, and a layout that grows by reallocating one slab
-// (hashed, packed, hashed_array) needs more of it than its peak.
+// (hashed, packed, hashed_array, compact) needs more of it than its peak.
 //
 // Native memory gives a freed slab's pages back; the wasm memory only
 // grows, and Go's heap in it cannot move a block: a new slab twice the size
@@ -321,14 +321,17 @@ func (b *jsBinding) browserCheck(cfg experiments.Config) (experiments.MemoryChec
 // slab again (each is at most half the next). Measured in Chromium: packed
 // <UInt64,UInt16> at 134,217,728 rows, which core.Predict's peak (3.75 GiB)
 // lets into 4 GiB, stopped the Go program at the last growth; this rule
-// caps it at 67,108,864. sparse and gomap make many small blocks, which the
-// heap reuses: their peak stands.
+// caps it at 67,108,864. compact grows x5/4 (from 2^16 home slots), so the
+// slabs before the previous one are four times its size together and a new
+// slab can fit where they were; it is counted as the others, cautiously.
+// sparse and gomap make many small blocks, which the heap reuses: their
+// peak stands.
 func inAddressSpace(mc experiments.MemoryCheck) experiments.MemoryCheck {
 	mc.TotalBytes = experiments.WasmMemoryLimit
 	mc.NeedBytes, mc.Largest = 0, ""
 	for i, e := range mc.Estimates {
 		switch core.Layout(e.Layout) {
-		case core.LayoutHashed, core.LayoutPacked, core.LayoutHashedArray:
+		case core.LayoutHashed, core.LayoutPacked, core.LayoutHashedArray, core.LayoutCompact:
 			if prev := e.TablePeakBytes - e.FinalBytes; prev > 0 {
 				e.TablePeakBytes += prev
 				e.PeakBytes = max(e.TablePeakBytes+e.LoaderBytes, e.FinalBytes+e.ReadBytes)
@@ -394,7 +397,7 @@ func (b *jsBinding) estimate(f Form) (Estimate, error) {
 	for i, le := range e.Layouts {
 		le.Note = strings.Replace(le.Note, "; with the worker's runtime (0 B) it needs", "; it needs", 1)
 		switch core.Layout(le.Layout) {
-		case core.LayoutHashed, core.LayoutPacked, core.LayoutHashedArray:
+		case core.LayoutHashed, core.LayoutPacked, core.LayoutHashedArray, core.LayoutCompact:
 			le.Note += "; the tables' part counts every slab the growth makes, since a wasm memory cannot reuse the smaller ones' space for a larger one"
 		}
 		if c, ok := caps[le.Layout]; ok {

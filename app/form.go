@@ -18,7 +18,7 @@ type Form struct {
 	Value         string   `json:"value"`           // ClickHouse value type, e.g. UInt16
 	Rows          string   `json:"rows"`            // 1000000, 1e6, 1M, 2.5M, 1B; ignored for a file
 	Shards        string   `json:"shards"`          // 1 to 128; "" = 1
-	MaxLoadFactor string   `json:"max_load_factor"` // 0.5 to 0.99; "" = 0.5
+	MaxLoadFactor string   `json:"max_load_factor"` // 0.5 to 0.99; "" = each layout's default (0.5, compact 0.9)
 	SourceKind    string   `json:"source_kind"`     // "synthetic" (the default) or "file"
 	Keys          string   `json:"keys"`            // synthetic kind: random, sequential, range, zipf
 	KeysParam     string   `json:"keys_param"`      // M of range:M, S of zipf:S
@@ -53,7 +53,8 @@ var keySources = []KeySource{
 }
 
 // defaultForm is what the lab opens with: every layout, ClickHouse's
-// <UInt64, UInt16> example, a million random keys, one shard.
+// <UInt64, UInt16> example, a million random keys, one shard, each layout at
+// its own max load factor.
 func defaultForm() Form {
 	var layouts []string
 	for _, l := range core.Layouts() {
@@ -65,7 +66,7 @@ func defaultForm() Form {
 		Value:         experiments.DefaultValue,
 		Rows:          experiments.FormatRows(experiments.DefaultRows),
 		Shards:        "1",
-		MaxLoadFactor: strconv.FormatFloat(core.DefaultMaxLoadFactor, 'f', -1, 64),
+		MaxLoadFactor: "", // each layout's own: ClickHouse's 0.5, compact's 0.9
 		SourceKind:    "synthetic",
 		Keys:          core.SourceRandom,
 		Header:        "auto",

@@ -20,7 +20,8 @@ type Table struct {
 	// Title says what the rows are: "run hashed,packed 1e5 · desktop ·
 	// started 2026-12-01 10:40:03 · 2 results", or "3 results from 2 jobs:
 	// ..." (Lab.Table; empty elsewhere).
-	Title string `json:"title,omitempty"`
+	Title string   `json:"title,omitempty"`
+	Notes []string `json:"notes"` // lines for under the table (experiments.LimitNotes)
 }
 
 // Column is one column of a Table.
@@ -187,6 +188,7 @@ func (l *Lab) Table(ids []string) (Table, error) {
 		t.Rows[i].ID = rs[i].ID
 	}
 	t.Title = selectionTitle(rs)
+	t.Notes = append([]string{}, experiments.LimitNotes(rs)...)
 	return t, nil
 }
 

@@ -133,9 +133,12 @@ type Limits struct {
 	KeySources    []KeySource  `json:"key_sources"`
 	Shards        IntRange     `json:"shards"`
 	MaxLoadFactor FloatRange   `json:"max_load_factor"`
-	Repeats       IntRange     `json:"repeats"`
-	MaxRows       int64        `json:"max_rows"`
-	Defaults      Form         `json:"defaults"`
+	// MaxLoadFactorDefault is what an empty max_load_factor means: each
+	// layout's own default, as the form says it.
+	MaxLoadFactorDefault string   `json:"max_load_factor_default"`
+	Repeats              IntRange `json:"repeats"`
+	MaxRows              int64    `json:"max_rows"`
+	Defaults             Form     `json:"defaults"`
 
 	TotalMemoryBytes int64  `json:"total_memory_bytes"`
 	FreeMemoryBytes  int64  `json:"free_memory_bytes"` // available to a new run now; -1 if unknown
@@ -154,7 +157,7 @@ type Limits struct {
 // LayoutInfo is one layout as the form offers it.
 type LayoutInfo struct {
 	Name       string `json:"name"`
-	ClickHouse string `json:"clickhouse"` // its ClickHouse LAYOUT name, "" for gomap
+	ClickHouse string `json:"clickhouse"` // its ClickHouse LAYOUT name, "" for gomap and compact
 	// ClickHouseLabel tells apart layouts that share a LAYOUT name:
 	// "SPARSE_HASHED (PackedHashMap, since 23.5)"; "" when there is none.
 	ClickHouseLabel   string `json:"clickhouse_label"`
@@ -212,6 +215,7 @@ var layoutDescriptions = map[core.Layout]string{
 	core.LayoutSparse:      "google sparse_hash_map: 48-bucket groups with a bitmap",
 	core.LayoutHashedArray: "ClickHouse HASHED_ARRAY: key → row index, values in an array",
 	core.LayoutGoMap:       "Go's builtin map[K]V (swiss table), the everyday baseline",
+	core.LayoutCompact:     "quotiented slots of a few bytes: only what the home slot does not say, near the information limit",
 }
 
 // clickHouseLabels name, for a layout whose ClickHouse LAYOUT name another
@@ -225,6 +229,8 @@ var clickHouseLabels = map[core.Layout]string{
 	core.LayoutHashed: "HASHED (HashMap)",
 	core.LayoutPacked: "SPARSE_HASHED (PackedHashMap, since 23.5)",
 	core.LayoutSparse: "SPARSE_HASHED (sparse_hash_map, before 23.5)",
+	// compact has no LAYOUT clause at all (its clickhouse_layout is "").
+	core.LayoutCompact: "no ClickHouse layout",
 }
 
 // clickHouseLabel is what the form shows under a layout's name.
@@ -292,9 +298,11 @@ func chartKinds() []ChartKind {
 // and cores.
 func (l *Lab) Limits() (Limits, error) {
 	lim := Limits{
-		KeySources:     keySources,
-		Shards:         IntRange{Min: core.MinShards, Max: core.MaxShards, Default: 1},
-		MaxLoadFactor:  FloatRange{Min: core.MinMaxLoadFactor, Max: core.MaxMaxLoadFactor, Step: 0.01, Default: core.DefaultMaxLoadFactor},
+		KeySources:    keySources,
+		Shards:        IntRange{Min: core.MinShards, Max: core.MaxShards, Default: 1},
+		MaxLoadFactor: FloatRange{Min: core.MinMaxLoadFactor, Max: core.MaxMaxLoadFactor, Step: 0.01, Default: core.DefaultMaxLoadFactor},
+		MaxLoadFactorDefault: fmt.Sprintf("each layout's own: %v (ClickHouse's), compact %v",
+			core.DefaultMaxLoadFactor, core.DefaultCompactMaxLoadFactor),
 		Repeats:        IntRange{Min: 1, Max: experiments.MaxRepeats, Default: 1},
 		MaxRows:        core.MaxSourceRows,
 		Defaults:       defaultForm(),

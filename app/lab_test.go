@@ -125,9 +125,10 @@ func TestLimits(t *testing.T) {
 		labels[ly.ClickHouseLabel] = ly.Name
 	}
 	for name, want := range map[string]string{
-		"packed": "SPARSE_HASHED (PackedHashMap, since 23.5)",
-		"sparse": "SPARSE_HASHED (sparse_hash_map, before 23.5)",
-		"hashed": "HASHED (HashMap)",
+		"packed":  "SPARSE_HASHED (PackedHashMap, since 23.5)",
+		"sparse":  "SPARSE_HASHED (sparse_hash_map, before 23.5)",
+		"hashed":  "HASHED (HashMap)",
+		"compact": "no ClickHouse layout",
 	} {
 		i := slices.IndexFunc(lim.Layouts, func(l LayoutInfo) bool { return l.Name == name })
 		if i < 0 || lim.Layouts[i].ClickHouseLabel != want {
@@ -790,5 +791,45 @@ func TestParseMarkdownTable(t *testing.T) {
 	}
 	if _, err := parseMarkdownTable("| a |\n|---|\n| 1 | 2 |\n"); err == nil {
 		t.Error("a row of the wrong width parsed")
+	}
+}
+
+// TestCompactInTheLab: compact is offered with no ClickHouse LAYOUT, the
+// form's default max load factor is each layout's own (compact runs at its
+// 0.9 while packed keeps ClickHouse's 0.5), and the results table says how
+// far compact is from the information limit.
+func TestCompactInTheLab(t *testing.T) {
+	l, ev := newLab(t)
+	lim, err := l.Limits()
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(lim.Layouts, func(l LayoutInfo) bool { return l.Name == "compact" })
+	if i < 0 || lim.Layouts[i].ClickHouse != "" || !lim.Layouts[i].UsesMaxLoadFactor || lim.Layouts[i].Description == "" {
+		t.Fatalf("compact in the form: %+v", lim.Layouts)
+	}
+	if lim.Defaults.MaxLoadFactor != "" || !strings.Contains(lim.MaxLoadFactorDefault, "compact 0.9") {
+		t.Errorf("default max_load_factor %q (%q), want empty: each layout's own, compact 0.9", lim.Defaults.MaxLoadFactor, lim.MaxLoadFactorDefault)
+	}
+	st, err := l.StartRun(small("compact", "packed"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, done := ev.waitDone(t, st.ID, 2*time.Minute)
+	if len(done.ResultIDs) != 2 {
+		t.Fatalf("done %+v", done)
+	}
+	for i, want := range []float64{0.9, 0.5} {
+		r, err := l.store.Load(done.ResultIDs[i])
+		if err != nil || r.MaxLoadFactor != want || r.ClickHouseLayout == "" != (i == 0) {
+			t.Errorf("result %d: max_load_factor %v, clickhouse_layout %q (%v); want %v, and a LAYOUT only for packed", i, r.MaxLoadFactor, r.ClickHouseLayout, err, want)
+		}
+	}
+	tab, err := l.Table(done.ResultIDs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.Notes) != 1 || !strings.HasPrefix(tab.Notes[0], "compact") || !strings.Contains(tab.Notes[0], "the information limit of 8.10") {
+		t.Errorf("table notes %q, want one line on compact against the limit of 1e5 pairs (8.10 bytes a pair)", tab.Notes)
 	}
 }

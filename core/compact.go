@@ -577,21 +577,47 @@ func (t *Compact[K, V]) place1(i, d, x, e uint64, value V) {
 		}
 	}
 	w := t.w
-	copy(t.slab[uintptr(i+1)*w:uintptr(j+1)*w], t.slab[uintptr(i)*w:uintptr(j)*w])
-	for q := uintptr(i+1) * w; q <= uintptr(j)*w; q += w {
-		c := t.slab[q] + 1
-		t.slab[q] = c
-		if uint64(c) == t.farField {
-			t.far++
-		}
-	}
 	_, rem := t.place(x)
 	vlo, vhi := ToUint64(value)
-	t.store(unsafe.Add(t.base, uintptr(i)*w), d, rem, e, vlo, vhi)
+	if t.narrow && w >= 4 {
+		t.shiftNarrow(i, j, d|rem<<t.b|vlo<<t.offV)
+	} else {
+		copy(t.slab[uintptr(i+1)*w:uintptr(j+1)*w], t.slab[uintptr(i)*w:uintptr(j)*w])
+		for q := uintptr(i+1) * w; q <= uintptr(j)*w; q += w {
+			c := t.slab[q] + 1
+			t.slab[q] = c
+			if uint64(c) == t.farField {
+				t.far++
+			}
+		}
+		t.store(unsafe.Add(t.base, uintptr(i)*w), d, rem, e, vlo, vhi)
+	}
 	if t.farField != 0 && d >= t.farField {
 		t.far++
 	}
 	t.size++
+}
+
+// shiftNarrow writes slot word cur at slot i and moves slots i..j-1 one
+// slot right, their displacement fields +1, in one forward pass (slots of
+// 4 to 8 bytes). Each 8-byte store runs into the next slot's first 8-w <= w
+// bytes, which the pass has already read and writes next; the last store,
+// into slot j, keeps the bytes past it.
+func (t *Compact[K, V]) shiftNarrow(i, j, cur uint64) {
+	w, mask, far := uintptr(t.w), lowMask(uint(8*t.w)), t.farField
+	p := unsafe.Add(t.base, uintptr(i)*w)
+	next := loadBitsAt[uint64](p)
+	for range j - i {
+		old := next & mask
+		next = loadBitsAt[uint64](unsafe.Add(p, w))
+		storeBitsAt(p, cur)
+		cur = old + 1
+		if cur&t.dmask == far {
+			t.far++
+		}
+		p = unsafe.Add(p, w)
+	}
+	storeBitsAt(p, next&^mask|cur)
 }
 
 // store writes a slot's fields at p, keeping the bytes past the slot.
@@ -669,7 +695,7 @@ func (t *Compact[K, V]) grow() {
 	t.setSlab(slab, g)
 	t.size, t.far = 0, 0
 	rel := newSlabReleaser(old.slab)
-	if sizeOf[K]() <= 8 {
+	if sizeOf[K]() <= 8 && sizeOf[V]() <= 8 {
 		t.moveWord(&old, &rel)
 	} else {
 		t.moveWide(&old, &rel)
@@ -702,15 +728,23 @@ func (o *slabOwner) releaseRest(b []byte, released uintptr) {
 	panic("core: releasing a slab the table does not own")
 }
 
-// moveWord is grow's pass for keys of at most 8 bytes (the hot case,
-// written out): a slot's displacement and remainder are in its first word,
-// and a narrow slot's value too.
+// moveWord is grow's pass for keys and values of at most 8 bytes, the hot
+// case, written out with the geometry in locals: a slot is one word
+// (narrow) or two, its displacement and remainder in the first, its value
+// from bit offV on, reaching into the second word when offV + v > 64.
+// Slots are written in increasing order into a zeroed slab, so a plain
+// 8-byte store may run into the next slot's bytes: they are written later
+// or stay zero.
 func (t *Compact[K, V]) moveWord(old *Compact[K, V], rel *slabReleaser) {
-	ob, ow, ob0 := old.base, old.w, old.b
-	odmask, ormask, ovmask := old.dmask, lowMask(old.geo.r), lowMask(old.geo.v)
-	nb, nw, maxD := t.base, t.w, t.geo.maxDisp
+	ob, ow, oslots := old.base, old.w, old.geo.slots
+	ob0, odmask, ormask := old.b, old.dmask, lowMask(old.geo.r)
+	oOffV, oTwo, vmask := old.offV, !old.narrow, lowMask(old.geo.v)
+	om, os, olow := old.m, old.s, lowMask(64-old.geo.kw)
+	nb, nw, nm, ns, nb0, nOffV := t.base, t.w, t.m, t.s, t.b, t.offV
+	nTwo, maxD, farField := !t.narrow, t.geo.maxDisp, t.farField
+	var size, far uint64
 	cursor := uint64(0)
-	for i := uint64(0); i < old.geo.slots; i++ {
+	for i := uint64(0); i < oslots; i++ {
 		if i&0xffff == 0 {
 			rel.upTo(uintptr(i) * ow)
 		}
@@ -720,32 +754,36 @@ func (t *Compact[K, V]) moveWord(old *Compact[K, V], rel *slabReleaser) {
 		if df == 0 {
 			continue
 		}
-		x := old.decode(i-(df-1), w>>ob0&ormask)
-		var vlo, vhi uint64
-		if old.narrow {
-			vlo = w >> old.offV & ovmask
-		} else {
-			ws := old.loadWide(p)
-			vlo, vhi = old.wideFields(&ws)
+		// decode, inline: the x whose x*m starts at home<<64 | rem<<s.
+		q, r := bits.Div64(i-(df-1), (w>>ob0&ormask)<<os, om)
+		if r != 0 {
+			q++
 		}
-		home, lo := bits.Mul64(x, t.m)
+		x := (q + olow) &^ olow
+		v := w >> oOffV
+		if oTwo {
+			v |= loadBitsAt[uint64](unsafe.Add(p, 8)) << (64 - oOffV)
+		}
+		v &= vmask
+		home, lo := bits.Mul64(x, nm)
 		pos := max(home, cursor)
 		d := pos - home + 1
 		if d-1 > maxD {
-			t.overflow(compactKey[K](x, 0), FromUint64[V](vlo, vhi)) // room reserved: no growth
+			t.overflow(compactKey[K](x, 0), fromWord[V](v)) // room reserved: no growth
 			continue
 		}
-		if t.narrow {
-			storeBitsAt(unsafe.Add(nb, uintptr(pos)*nw), d|lo>>t.s<<t.b|vlo<<t.offV)
-		} else {
-			t.store(unsafe.Add(nb, uintptr(pos)*nw), d, lo>>t.s, 0, vlo, vhi)
+		np := unsafe.Add(nb, uintptr(pos)*nw)
+		storeBitsAt(np, d|lo>>ns<<nb0|v<<nOffV)
+		if nTwo {
+			storeBitsAt(unsafe.Add(np, 8), v>>(64-nOffV))
 		}
-		if t.farField != 0 && d >= t.farField {
-			t.far++
+		if farField != 0 && d >= farField {
+			far++
 		}
-		t.size++
+		size++
 		cursor = pos + 1
 	}
+	t.size, t.far = size, far
 }
 
 // moveWide is grow's pass for every other case.
@@ -822,11 +860,12 @@ func (t *Compact[K, V]) Close() {
 		t.ovf = nil
 	}
 	t.closed, t.size, t.far = true, 0, 0
-	// Every probe of a closed table reads one empty slot (home 0 of m = 0)
-	// and ends on the miss path, which panics.
+	// Every probe of a closed table reads one empty slot (home 0 of m = 0,
+	// slots of 0 bytes: the window reads it 8 times) and ends on the miss
+	// path, which panics.
 	t.slab = unsafe.Slice((*byte)(unsafe.Pointer(&closedMemory)), unsafe.Sizeof(closedMemory))
 	t.base = unsafe.Pointer(&closedMemory)
-	t.m, t.geo, t.narrow = 0, compactGeo{}, true
+	t.m, t.geo, t.narrow, t.w = 0, compactGeo{}, true, 0
 }
 
 // Stats: payload is the remainder, extra-word and value bits the slots hold

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -272,7 +273,9 @@ func PaddingWasteChart(results []Result) (Chart, error) {
 
 // MemoryVsRowsChart draws, for each layout (and each setting other than rows
 // that differs between the results), bytes_allocated (solid) and RSS
-// (dashed) against rows on a log axis, so each layout's growth steps show.
+// (dashed) against rows on a log axis, so each layout's growth steps show,
+// and for each pair of key and value types the information limit (dotted,
+// grey): the fewest bytes any structure could hold those pairs in.
 func MemoryVsRowsChart(results []Result) (Chart, error) {
 	const kind, title = "memory-vs-rows", "Memory against rows"
 	if len(results) == 0 {
@@ -283,6 +286,8 @@ func MemoryVsRowsChart(results []Result) (Chart, error) {
 	groups := map[string][]point{}
 	isRef := map[string]bool{}
 	var order, skipped []string
+	limits := map[string]map[int64]int64{} // types -> rows -> limit
+	var limitOrder []string
 	var maxBytes, minBytes float64 = 0, math.Inf(1)
 	for i, r := range results {
 		if r.Rows <= 0 {
@@ -294,6 +299,14 @@ func MemoryVsRowsChart(results []Result) (Chart, error) {
 		}
 		groups[labels[i]] = append(groups[labels[i]], point{r.Rows, r.BytesAllocated, r.RSSBytes})
 		isRef[labels[i]] = r.IsReference()
+		if lim := InformationLimitOf(r); lim > 0 {
+			types := orDash(r.KeyType) + "/" + orDash(r.ValueType)
+			if limits[types] == nil {
+				limits[types] = map[int64]int64{}
+				limitOrder = append(limitOrder, types)
+			}
+			limits[types][r.Rows] = lim
+		}
 		for _, b := range []int64{r.BytesAllocated, r.RSSBytes} {
 			if b > 0 {
 				maxBytes = max(maxBytes, float64(b))
@@ -310,6 +323,9 @@ func MemoryVsRowsChart(results []Result) (Chart, error) {
 		yType = "log"
 	}
 	notes := []string{"solid: bytes_allocated (computed); dashed: RSS (measured)"}
+	if len(limits) > 0 {
+		notes[0] += "; dotted: the information limit"
+	}
 	if len(skipped) > 0 {
 		notes = append(notes, "left out (rows 0): "+strings.Join(skipped, ", "))
 	}
@@ -346,6 +362,17 @@ func MemoryVsRowsChart(results []Result) (Chart, error) {
 		if len(rss) > 0 {
 			line.AddSeries(g+" RSS", rss, lineStyle(color, "dashed", 0))
 		}
+	}
+	for _, types := range limitOrder {
+		var pts []opts.LineData
+		for _, rows := range slices.Sorted(maps.Keys(limits[types])) {
+			pts = append(pts, opts.LineData{Value: []any{rows, num(float64(limits[types][rows])/u.div, 4)}})
+		}
+		name := "information limit"
+		if len(limitOrder) > 1 {
+			name += " " + types
+		}
+		line.AddSeries(name, pts, lineStyle("#888888", "dotted", 0))
 	}
 	return finish(kind, title, line, optionVisitor{})
 }

@@ -468,7 +468,7 @@ func TestMemoryVsRowsChart(t *testing.T) {
 	if o.YAxis[0].Name != "MiB" || o.YAxis[0].Type != "log" {
 		t.Errorf("y axis %s %q, want log MiB (16 KiB ... 32 MiB spans more than 100x)", o.YAxis[0].Type, o.YAxis[0].Name)
 	}
-	want := []string{"hashed bytes_allocated", "hashed RSS", "packed bytes_allocated", "packed RSS"}
+	want := []string{"hashed bytes_allocated", "hashed RSS", "packed bytes_allocated", "packed RSS", "information limit"}
 	if len(o.Series) != len(want) {
 		t.Fatalf("%d series, want %v", len(o.Series), want)
 	}
@@ -481,6 +481,10 @@ func TestMemoryVsRowsChart(t *testing.T) {
 	last := o.Series[0].Data[3].tuple(t)
 	if last[0] != 1e6 || last[1] != 32 {
 		t.Errorf("hashed last point %v, want [1e6 32]", last)
+	}
+	// The information limit of 1e6 <UInt64,UInt16> pairs: 7.69 B a pair.
+	if lim := o.Series[4].Data[3].tuple(t); lim[0] != 1e6 || math.Abs(lim[1]-7.69e6/(1<<20)) > 0.01 {
+		t.Errorf("information limit at 1e6 rows %v MiB, want [1e6 %.2f]", lim, 7.69e6/(1<<20))
 	}
 	// Rows rise along each line.
 	for _, s := range o.Series {

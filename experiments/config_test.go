@@ -80,7 +80,7 @@ func TestConfigValidate(t *testing.T) {
 		c    Config
 		want string
 	}{
-		{Config{Layouts: []string{"hashed", "bogus"}}, `--layout bogus: unknown layout (allowed: hashed, packed, sparse, hashed_array, gomap; C++ reference maps: boost_flat, absl_flat, dense_hash_map, sparse_hash_map, hopscotch)`},
+		{Config{Layouts: []string{"hashed", "bogus"}}, `--layout bogus: unknown layout (allowed: hashed, packed, sparse, hashed_array, gomap, compact; C++ reference maps: boost_flat, absl_flat, dense_hash_map, sparse_hash_map, hopscotch)`},
 		{Config{Layouts: []string{"hashed", "Hashed"}}, `--layout Hashed: given twice (allowed: each layout once)`},
 		{Config{Key: "UInt7"}, `--key UInt7: unknown type (allowed: UInt8, UInt16, UInt32, UInt64, UInt128, Int8, Int16, Int32, Int64, Int128, Float32, Float64, UUID, Date, DateTime)`},
 		{Config{Value: "String"}, `--value String: unknown type (allowed: UInt8, UInt16, UInt32, UInt64, UInt128, Int8, Int16, Int32, Int64, Int128, Float32, Float64, UUID, Date, DateTime)`},
@@ -135,9 +135,41 @@ func TestClickHouseLayout(t *testing.T) {
 		{core.LayoutHashedArray, 4, 0.9, "LAYOUT(HASHED_ARRAY(SHARDS 4))"},
 		{core.LayoutHashedArray, 1, 0, "LAYOUT(HASHED_ARRAY())"},
 		{core.LayoutGoMap, 8, 0.7, ""},
+		{core.LayoutCompact, 4, 0.9, ""}, // ClickHouse has no such layout
 	} {
 		if got := ClickHouseLayout(c.l, c.shards, c.mlf); got != c.want {
 			t.Errorf("ClickHouseLayout(%s, %d, %v) = %q, want %q", c.l, c.shards, c.mlf, got, c.want)
 		}
+	}
+}
+
+// TestLimitNotes: a line for each compact result, none for the others, from
+// the recorded limit or, for a result saved before it was recorded, from
+// the types; and compact's own default max load factor.
+func TestLimitNotes(t *testing.T) {
+	rs := []Result{
+		{Layout: "compact", KeyType: "UInt64", ValueType: "UInt16", Rows: 1e8, ElementCount: 1e8, Shards: 1, MaxLoadFactor: 0.9, BytesAllocated: 1_073_741_824},
+		{Layout: "packed", KeyType: "UInt64", ValueType: "UInt16", Rows: 1e8, ElementCount: 1e8, Shards: 1, MaxLoadFactor: 0.5, BytesAllocated: 2_684_354_560},
+	}
+	if got := InformationLimitOf(rs[0]); got < 685_000_000 || got > 687_000_000 {
+		t.Errorf("limit of 1e8 <UInt64,UInt16> pairs %d bytes, want 6.86 a pair", got)
+	}
+	notes := LimitNotes(rs)
+	want := "compact SHARDS 1 MLF 0.9: 10.74 bytes a pair for 100,000,000 pairs, 1.57x the information limit of 6.86 (no ClickHouse layout is like it)"
+	if len(notes) != 1 || notes[0] != want {
+		t.Errorf("notes %q, want [%q]", notes, want)
+	}
+	rs[0].InformationLimit = 700_000_000 // as recorded
+	if got := InformationLimitOf(rs[0]); got != 700_000_000 {
+		t.Errorf("recorded limit %d, want 700000000", got)
+	}
+	if got := InformationLimitOf(Result{KeyType: "UInt65", ElementCount: 5}); got != 0 {
+		t.Errorf("unknown type: limit %d, want 0", got)
+	}
+	if m := effectiveMLF(core.LayoutCompact, 0); m != core.DefaultCompactMaxLoadFactor {
+		t.Errorf("compact's mlf by default %v, want %v", m, core.DefaultCompactMaxLoadFactor)
+	}
+	if m := effectiveMLF(core.LayoutCompact, 0.7); m != 0.7 {
+		t.Errorf("compact's mlf when given 0.7: %v", m)
 	}
 }

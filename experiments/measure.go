@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
@@ -218,6 +219,7 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 		Seed:              p.Seed,
 		ClickHouseLayout:  ClickHouseLayout(l, p.Shards, p.MaxLoadFactor),
 		ElementCount:      st.ElementCount,
+		InformationLimit:  informationLimit(p.key, p.value, st.ElementCount),
 		Duplicates:        lr.Duplicates,
 		SkippedRows:       lr.Skipped,
 		BucketCount:       st.BucketCount,
@@ -337,9 +339,9 @@ func heapInUse() int64 {
 }
 
 // effectiveMLF is the max load factor a layout actually uses: the given one
-// (or ClickHouse's default 0.5) for hashed, packed and sparse; 0.5 for
-// hashed_array, whose key index is a plain HashMap; 0.875 for gomap (Go's
-// swiss tables grow at 7/8 full).
+// (or ClickHouse's default 0.5) for hashed, packed and sparse; the given one
+// or its own default 0.9 for compact; 0.5 for hashed_array, whose key index
+// is a plain HashMap; 0.875 for gomap (Go's swiss tables grow at 7/8 full).
 func effectiveMLF(l core.Layout, mlf float64) float64 {
 	switch l {
 	case core.LayoutHashedArray:
@@ -347,14 +349,28 @@ func effectiveMLF(l core.Layout, mlf float64) float64 {
 	case core.LayoutGoMap:
 		return 7.0 / 8
 	}
+	if mlf == 0 && l == core.LayoutCompact {
+		return core.DefaultCompactMaxLoadFactor
+	}
 	if mlf == 0 {
 		return core.DefaultMaxLoadFactor
 	}
 	return mlf
 }
 
+// informationLimit is the fewest bytes n distinct random keys of key and
+// their values can be held in (core.InformationLimitBits), rounded up.
+func informationLimit(key, value core.Type, n int64) int64 {
+	b := core.InformationLimitBits(8*key.Size, 8*value.Size, n)
+	if !(b > 0) || b/8 > math.MaxInt64 {
+		return 0 // no pairs, or more than the key type has
+	}
+	return int64(math.Ceil(b / 8))
+}
+
 // ClickHouseLayout is the LAYOUT clause of the ClickHouse dictionary a run
-// corresponds to, or "" for gomap. A parameter appears only when it differs
+// corresponds to, or "" for gomap and compact (ClickHouse has no such
+// layout). A parameter appears only when it differs
 // from ClickHouse's default (SHARDS 1, MAX_LOAD_FACTOR 0.5), as one would
 // write it: LAYOUT(HASHED()), LAYOUT(SPARSE_HASHED(SHARDS 16
 // MAX_LOAD_FACTOR 0.9)), LAYOUT(HASHED_ARRAY(SHARDS 4)); HASHED_ARRAY takes

@@ -1,6 +1,11 @@
 package experiments
 
-import "time"
+import (
+	"fmt"
+	"time"
+
+	"github.com/packlab/packlab/core"
+)
 
 // Result is one measured run of one layout: the JSON contract of the lab
 // (snake_case, in the words of DESIGN.md section 2 and ClickHouse's
@@ -19,23 +24,28 @@ type Result struct {
 	Seed             uint64  `json:"seed"`
 	ClickHouseLayout string  `json:"clickhouse_layout"` // e.g. LAYOUT(SPARSE_HASHED(SHARDS 16 MAX_LOAD_FACTOR 0.9)), or ""
 
-	ElementCount   int64   `json:"element_count"`
-	Duplicates     int64   `json:"duplicates"`   // rows whose key was already loaded (first occurrence wins)
-	SkippedRows    int64   `json:"skipped_rows"` // bad file rows skipped on request
-	BucketCount    int64   `json:"bucket_count"`
-	LoadFactor     float64 `json:"load_factor"`
-	BytesAllocated int64   `json:"bytes_allocated"`
-	PayloadBytes   int64   `json:"payload_bytes"`
-	PaddingBytes   int64   `json:"padding_bytes"`
-	EmptyBytes     int64   `json:"empty_bytes"`
-	MetadataBytes  int64   `json:"metadata_bytes"`
-	Estimated      bool    `json:"estimated"`      // bytes_allocated is read from a structure packlab does not own (gomap, some reference maps)
-	SlotBytes      int64   `json:"slot_bytes"`     // a reference map's slot, as its library lays it out
-	Checksum       string  `json:"checksum"`       // sum of core.PairChecksum over the loaded pairs, hex: equal for every layout that loaded the same pairs
-	HeapBytes      int64   `json:"heap_bytes"`     // Go heap in use after the load (objects, none collected on purpose) minus the baseline; a reference map: malloc's bytes in use
-	RSSBytes       int64   `json:"rss_bytes"`      // resident memory after the load minus before it
-	PeakRSSBytes   int64   `json:"peak_rss_bytes"` // high-water mark during the run minus resident memory before it
-	PredictedPeak  int64   `json:"predicted_peak_bytes"`
+	ElementCount int64 `json:"element_count"`
+	// InformationLimit is the fewest bytes any structure can hold
+	// element_count distinct random keys of this type and their values in:
+	// log2 C(2^key bits, n) + n * value bits, over 8. 0 in results saved
+	// before it was recorded (InformationLimitOf works it out).
+	InformationLimit int64   `json:"information_limit_bytes"`
+	Duplicates       int64   `json:"duplicates"`   // rows whose key was already loaded (first occurrence wins)
+	SkippedRows      int64   `json:"skipped_rows"` // bad file rows skipped on request
+	BucketCount      int64   `json:"bucket_count"`
+	LoadFactor       float64 `json:"load_factor"`
+	BytesAllocated   int64   `json:"bytes_allocated"`
+	PayloadBytes     int64   `json:"payload_bytes"`
+	PaddingBytes     int64   `json:"padding_bytes"`
+	EmptyBytes       int64   `json:"empty_bytes"`
+	MetadataBytes    int64   `json:"metadata_bytes"`
+	Estimated        bool    `json:"estimated"`      // bytes_allocated is read from a structure packlab does not own (gomap, some reference maps)
+	SlotBytes        int64   `json:"slot_bytes"`     // a reference map's slot, as its library lays it out
+	Checksum         string  `json:"checksum"`       // sum of core.PairChecksum over the loaded pairs, hex: equal for every layout that loaded the same pairs
+	HeapBytes        int64   `json:"heap_bytes"`     // Go heap in use after the load (objects, none collected on purpose) minus the baseline; a reference map: malloc's bytes in use
+	RSSBytes         int64   `json:"rss_bytes"`      // resident memory after the load minus before it
+	PeakRSSBytes     int64   `json:"peak_rss_bytes"` // high-water mark during the run minus resident memory before it
+	PredictedPeak    int64   `json:"predicted_peak_bytes"`
 
 	LoadSeconds       float64 `json:"load_seconds"`
 	LoadRowsPerSecond float64 `json:"load_rows_per_second"`
@@ -102,3 +112,36 @@ func (r Result) IsReference() bool { return r.Reference != "" || IsReference(r.L
 
 // startedAt formats a run's start time for Result.StartedAt.
 func startedAt(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// InformationLimitOf is r's information limit in bytes: as recorded, or
+// worked out from its types and element count for a result saved before it
+// was recorded; 0 when the types are unknown.
+func InformationLimitOf(r Result) int64 {
+	if r.InformationLimit > 0 || r.ElementCount <= 0 {
+		return r.InformationLimit
+	}
+	k, err1 := core.ParseType(r.KeyType)
+	v, err2 := core.ParseType(r.ValueType)
+	if err1 != nil || err2 != nil {
+		return 0
+	}
+	return informationLimit(k, v, r.ElementCount)
+}
+
+// LimitNotes says, for each compact result, how many bytes a pair it holds
+// against the information limit at its element count, and that ClickHouse
+// has no such layout: one short line each, for under a table.
+func LimitNotes(results []Result) []string {
+	var notes []string
+	labels := tableSettings(results)
+	for i, r := range results {
+		lim := InformationLimitOf(r)
+		if core.Layout(r.Layout) != core.LayoutCompact || lim <= 0 || r.ElementCount <= 0 {
+			continue
+		}
+		n := float64(r.ElementCount)
+		notes = append(notes, fmt.Sprintf("%s: %.2f bytes a pair for %s pairs, %.2fx the information limit of %.2f (no ClickHouse layout is like it)",
+			labels[i], float64(r.BytesAllocated)/n, GroupThousands(r.ElementCount), float64(r.BytesAllocated)/float64(lim), float64(lim)/n))
+	}
+	return notes
+}

@@ -22,7 +22,7 @@ func TestSweepConfigs(t *testing.T) {
 		return cfgs
 	}
 	seed := configs("seed-table", Config{}, SweepOptions{})
-	if len(seed) != 1 || len(seed[0].Layouts) != 5 || seed[0].Rows != 1_000_000 || seed[0].Key != "UInt64" || seed[0].Value != "UInt16" {
+	if len(seed) != 1 || len(seed[0].Layouts) != len(core.Layouts()) || seed[0].Rows != 1_000_000 || seed[0].Key != "UInt64" || seed[0].Value != "UInt16" {
 		t.Errorf("seed-table: %+v, want every layout at 1M <UInt64,UInt16>", seed)
 	}
 	var shards []int

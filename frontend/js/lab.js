@@ -91,8 +91,11 @@
     $("#shards-hint").textContent = `${limits.shards.min}–${limits.shards.max}`;
     const mlf = $("#max_load_factor");
     mlf.min = limits.max_load_factor.min; mlf.max = limits.max_load_factor.max;
-    mlf.step = limits.max_load_factor.step; mlf.value = d.max_load_factor;
-    $("#mlf-out").textContent = mlf.value;
+    mlf.step = limits.max_load_factor.step;
+    mlf.value = d.max_load_factor || limits.max_load_factor.default;
+    $("#mlf-default-text").textContent = limits.max_load_factor_default;
+    $("#mlf_default").checked = !d.max_load_factor;
+    syncMLF();
     $("#keys").replaceChildren(...limits.key_sources.map((k) =>
       el("option", { value: k.kind, text: k.label, selected: k.kind === d.keys })));
     syncKeysParam(true);
@@ -101,6 +104,14 @@
     rep.min = limits.repeats.min; rep.max = limits.repeats.max; rep.value = d.repeats;
     $("#miss_rate").value = d.miss_rate;
     $("#header").value = d.header || "auto";
+  }
+
+  // syncMLF greys the slider out while each layout's own max load factor
+  // is chosen (the form then sends "").
+  function syncMLF() {
+    const own = $("#mlf_default").checked;
+    $("#max_load_factor").disabled = own;
+    $("#mlf-out").textContent = own ? "–" : $("#max_load_factor").value;
   }
 
   // syncKeysParam shows the parameter box for range:M and zipf:S.
@@ -133,7 +144,7 @@
       value: $("#value").value,
       rows: $("#rows").value,
       shards: $("#shards").value,
-      max_load_factor: $("#max_load_factor").value,
+      max_load_factor: $("#mlf_default").checked ? "" : $("#max_load_factor").value,
       keys: file ? "" : $("#keys").value,
       keys_param: file ? "" : $("#keys_param").value,
       source: file ? $("#source").value : "",
@@ -307,7 +318,8 @@
     }
     try {
       const t = await state.backend.call("Table", state.selection);
-      wrap.replaceChildren(gridTable(t, { id: "results-grid" }));
+      wrap.replaceChildren(gridTable(t, { id: "results-grid" }),
+        ...(t.notes || []).map((n) => el("p", { class: "table-note", text: n })));
       $("#results-desc").textContent = t.title || "";
     } catch (err) {
       wrap.replaceChildren(el("div", { class: "empty", text: "" }));
@@ -660,11 +672,12 @@
     const form = $("#form");
     form.addEventListener("submit", startRun);
     form.addEventListener("input", (e) => {
-      if (e.target.id === "max_load_factor") $("#mlf-out").textContent = e.target.value;
+      if (e.target.id === "max_load_factor" || e.target.id === "mlf_default") syncMLF();
       scheduleEstimate();
     });
     form.addEventListener("change", (e) => {
       if (e.target.id === "keys") syncKeysParam(false);
+      if (e.target.id === "mlf_default") syncMLF();
       scheduleEstimate();
     });
     $("#cancel").addEventListener("click", cancelRun);
