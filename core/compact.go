@@ -135,6 +135,11 @@ const (
 	compactReleaseEvery         = 2 << 20 // ... at least this much at a time
 )
 
+// CompactReleasesBehind reports whether a compact table's growth pass hands
+// its old slab back as it goes (Linux): its growths then hold little more
+// than the new slab (core.Predict's GrowthBytes is two release steps).
+const CompactReleasesBehind = compactStreamRelease
+
 // compactMinDispBits is the fewest displacement bits a slot gets at a max
 // load factor: enough that random keys almost never overflow it (measured:
 // at 0.9, 3 of 1e7 pairs have a displacement above 62).

@@ -503,13 +503,16 @@ func deref(p *float64) float64 {
 func explain(plan *Plan, p parsedPlan) {
 	budget := FormatBytes(plan.BudgetBytes)
 	load := p.Workload == WorkloadLoad
-	var inPlace, copies []string
+	var inPlace, copies, behind []string
 	for _, l := range core.Layouts() {
 		for _, c := range plan.Candidates {
 			if c.Layout == string(l) {
-				if c.inPlace {
+				switch {
+				case c.inPlace:
 					inPlace = append(inPlace, c.Layout)
-				} else {
+				case releasesBehind(c):
+					behind = append(behind, c.Layout)
+				default:
 					copies = append(copies, c.Layout)
 				}
 				break
@@ -522,6 +525,9 @@ func explain(plan *Plan, p parsedPlan) {
 	}
 	if len(inPlace) > 0 {
 		plan.Growing += "; " + strings.Join(inPlace, ", ") + " grow their slabs in place (mremap, then an in-place rehash, as ClickHouse's allocator does), so their peak is the final tables"
+	}
+	if len(behind) > 0 {
+		plan.Growing += "; " + strings.Join(behind, ", ") + " hands its old slab back as its growth pass leaves it, so its peak is the final tables and a few MiB a shard"
 	}
 	best := plan.Best()
 	if best == nil {
@@ -620,6 +626,8 @@ func growthWords(c Candidate) string {
 	switch {
 	case c.inPlace:
 		return "the final tables: a growth remaps its slab in place and holds no old one"
+	case releasesBehind(c):
+		return "the final tables and a few MiB a shard: a growth pass releases the old slab as it goes"
 	case c.GrowthBytes == 0:
 		return "the final tables: its last growth held no more"
 	}
@@ -627,6 +635,12 @@ func growthWords(c Candidate) string {
 		return "the last growth, old and new slab alive together"
 	}
 	return fmt.Sprintf("the last growth, %d shards growing at once", c.GrowingAtOnce)
+}
+
+// releasesBehind: c's layout is compact where its growth pass releases the
+// old slab as it goes, so its growth holds a few MiB, not the old slab.
+func releasesBehind(c Candidate) bool {
+	return c.Layout == string(core.LayoutCompact) && core.CompactReleasesBehind
 }
 
 // setupName is how the plan names a setup: "packed SHARDS 8 MLF 0.94".
