@@ -195,7 +195,7 @@ func TestJSLimitsAndBadInput(t *testing.T) {
 	if lim.FreeMemoryBytes <= 0 || lim.FreeMemoryBytes >= experiments.WasmMemoryLimit {
 		t.Errorf("Limits: free %d, want the wasm32 room left (0 < free < 4 GiB)", lim.FreeMemoryBytes)
 	}
-	if len(lim.Layouts) != len(core.Layouts()) || len(lim.ChartKinds) < 6 {
+	if want := len(core.Layouts()) + len(experiments.References()); len(lim.Layouts) != want || len(lim.ChartKinds) < 6 {
 		t.Errorf("Limits: %d layouts, %d charts", len(lim.Layouts), len(lim.ChartKinds))
 	}
 

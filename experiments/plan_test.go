@@ -359,10 +359,12 @@ func TestPlanGoCodeCompiles(t *testing.T) {
 // the speeds and overheads of a calibration (2e6 rows), its predictions for
 // other sizes and shard counts match what a run then measures: bytes
 // exact for the layouts whose geometry is computed, not modelled; steady
-// RSS and the peak within 10 %.
+// RSS and the peak within 10 %. (Below a few million rows the loader's
+// freed blocks, about 10 MiB that the Go runtime keeps or returns as it
+// likes, are too large a share of the tables for 10 %.)
 func TestPlanMatchesMeasured(t *testing.T) {
 	if testing.Short() || raceEnabled || !memoryMeasurable {
-		t.Skip("measures every layout at 1e6 and 4e6 rows; not under -short, -race or without /proc")
+		t.Skip("measures every layout at 4e6 rows and three at 8e6; not under -short, -race or without /proc")
 	}
 	ctx := context.Background()
 	cfgs, err := CalibrationConfigs(PlanRequest{Rows: 1e6}, nil, 1)
@@ -375,9 +377,9 @@ func TestPlanMatchesMeasured(t *testing.T) {
 	}
 	var measured []Result
 	for _, cfg := range []Config{
-		{Rows: 1_000_000, NoRead: true, Seed: 2},
-		{Rows: 4_000_000, NoRead: true, Seed: 3, Layouts: []string{"hashed", "packed", "hashed_array"}},
-		{Rows: 4_000_000, NoRead: true, Seed: 4, Shards: 4, Layouts: []string{"hashed", "packed"}},
+		{Rows: 4_000_000, NoRead: true, Seed: 2},
+		{Rows: 8_000_000, NoRead: true, Seed: 3, Layouts: []string{"hashed", "packed", "hashed_array"}},
+		{Rows: 8_000_000, NoRead: true, Seed: 4, Shards: 4, Layouts: []string{"hashed", "packed"}},
 	} {
 		res, err := Run(ctx, cfg, RunOptions{})
 		if err != nil {
@@ -411,8 +413,8 @@ func TestPlanMatchesMeasured(t *testing.T) {
 		if !c.Estimated && c.BytesAllocated != r.BytesAllocated {
 			t.Errorf("%s at %d rows: predicted bytes_allocated %d, measured %d", setupName(c), r.Rows, c.BytesAllocated, r.BytesAllocated)
 		}
-		if c.Estimated {
-			continue // sparse and gomap: the Go allocator's share varies from run to run
+		if r.Estimated {
+			continue // gomap: its memory is the Go runtime's to manage, and read, not computed
 		}
 		if rss < 0.9 || rss > 1.1 {
 			t.Errorf("%s at %d rows: measured RSS %s is %.3fx the predicted steady %s", setupName(c), r.Rows, FormatBytes(r.RSSBytes), rss, FormatBytes(c.SteadyBytes))
@@ -421,7 +423,9 @@ func TestPlanMatchesMeasured(t *testing.T) {
 			// The peak counts every shard growing at once, the worst case;
 			// the run shows how many did.
 			pr, _ := core.Predict(core.Layout(r.Layout), core.MustType(r.KeyType), core.MustType(r.ValueType), r.ElementCount, core.Options{MaxLoadFactor: r.MaxLoadFactor}, r.Shards)
-			t.Logf("%s: %.1f of %d shards grew at once", setupName(c), float64(r.PeakRSSBytes-r.RSSBytes)/float64(pr.GrowthBytes), r.Shards)
+			if pr.GrowthBytes > 0 {
+				t.Logf("%s: %.1f of %d shards grew at once", setupName(c), float64(r.PeakRSSBytes-r.RSSBytes)/float64(pr.GrowthBytes), r.Shards)
+			}
 			if peak > 1.1 || r.PeakRSSBytes < r.RSSBytes+pr.GrowthBytes*9/10 {
 				t.Errorf("%s at %d rows: measured peak %s is %.3fx the predicted %s (every shard growing at once), or less than one shard's growth above the steady RSS %s",
 					setupName(c), r.Rows, FormatBytes(r.PeakRSSBytes), peak, FormatBytes(c.PeakBytes), FormatBytes(r.RSSBytes))
