@@ -40,8 +40,8 @@ func TestSeedClaimsConfigs(t *testing.T) {
 		case len(c.Layouts) == 3 && c.Rows == 1e6 && c.Shards == 1:
 			memory = strings.Join(c.Layouts, ",") == "hashed,packed,sparse"
 		}
-		if c.Rows != 1e6 && (c.Rows != SeedClaimsSpeedRows || c.Repeats != 3 || !c.NoRead) {
-			t.Errorf("speed run %+v: want %d rows, 3 repeats, no read phase", c, SeedClaimsSpeedRows)
+		if c.Rows != 1e6 && (c.Rows != SeedClaimsSpeedRows || c.Repeats < 3 || !c.NoRead) {
+			t.Errorf("speed run %+v: want %d rows, at least 3 repeats, no read phase", c, SeedClaimsSpeedRows)
 		}
 	}
 	want := len(seedClaimsShards) * len(threadCounts(hostInfo().CPUs))

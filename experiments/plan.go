@@ -460,25 +460,27 @@ func rank(plan *Plan) {
 		if na, nb := near(a), near(b); na != nb {
 			return boolFirst(na, nb)
 		} else if !na {
-			if c := cmp.Compare(speed(b), speed(a)); c != 0 {
+			if c := cmp.Compare(onePercent(speed(b)), onePercent(speed(a))); c != 0 {
 				return c
 			}
 		}
-		return cmp.Or(cmp.Compare(sizeClass(a.SteadyBytes), sizeClass(b.SteadyBytes)), cmp.Compare(sizeClass(a.PeakBytes), sizeClass(b.PeakBytes)),
-			cmp.Compare(secondary(b), secondary(a)), cmp.Compare(a.Shards, b.Shards))
+		return cmp.Or(cmp.Compare(onePercent(float64(a.SteadyBytes)), onePercent(float64(b.SteadyBytes))),
+			cmp.Compare(onePercent(float64(a.PeakBytes)), onePercent(float64(b.PeakBytes))),
+			cmp.Compare(onePercent(secondary(b)), onePercent(secondary(a))), cmp.Compare(a.Shards, b.Shards))
 	})
 	for i := range plan.Candidates {
 		plan.Candidates[i].Rank = i + 1
 	}
 }
 
-// sizeClass buckets a byte count by 1 %: sizes in one bucket count as
-// equal when ranking, so a few header bytes per extra shard do not decide.
-func sizeClass(n int64) int64 {
-	if n <= 0 {
-		return 0
+// onePercent buckets a size or a speed by 1 %: figures in one bucket count
+// as equal when ranking, so a few header bytes per extra shard, or the read
+// model's last digits, do not decide.
+func onePercent(v float64) int64 {
+	if v <= 0 {
+		return math.MinInt64
 	}
-	return int64(math.Log(float64(n)) / math.Log1p(0.01))
+	return int64(math.Floor(math.Log(v) / math.Log1p(0.01)))
 }
 
 func boolFirst(a, b bool) int {

@@ -115,7 +115,7 @@ func TestPlanBudget(t *testing.T) {
 		t.Fatalf("best %+v: want a setup whose peak fits in 24 GiB", best)
 	}
 	for _, c := range plan.Candidates {
-		if c.Fits && sizeClass(c.SteadyBytes) < sizeClass(best.SteadyBytes) {
+		if c.Fits && onePercent(float64(c.SteadyBytes)) < onePercent(float64(best.SteadyBytes)) {
 			t.Errorf("%s fits with steady %d, less than the answer's %d", setupName(c), c.SteadyBytes, best.SteadyBytes)
 		}
 		if c.Fits != (c.PeakBytes <= 24<<30) {

@@ -166,19 +166,24 @@ func writePlanCSV(w io.Writer, plan Plan) error {
 	return cw.Error()
 }
 
-// PlanTable is the human table of a plan: the best setup of each layout at
-// each load factor worth showing (the shard count that ranks first), by
-// rank. JSON and CSV list every setup.
+// planTablePerLayout is how many setups of one layout the human table shows.
+const planTablePerLayout = 3
+
+// PlanTable is the human table of a plan: for each layout its best setups
+// at up to planTablePerLayout load factors (at each, the shard count that
+// ranks first), by rank. JSON and CSV list every setup.
 func PlanTable(plan Plan) (header []string, numeric []bool, rows [][]string) {
 	header = []string{"rank", "setup", "steady", "peak", "bytes/pair", "load", "read (M rows/s)", "fits", "ClickHouse", "why"}
 	numeric = []bool{true, false, true, true, true, true, true, false, false, false}
 	seen := map[string]bool{}
+	perLayout := map[string]int{}
 	for _, c := range plan.Candidates {
 		group := c.Layout + "|" + fmtFloat(c.MaxLoadFactor)
-		if seen[group] {
+		if seen[group] || perLayout[c.Layout] == planTablePerLayout {
 			continue
 		}
 		seen[group] = true
+		perLayout[c.Layout]++
 		fits := "no"
 		if c.Fits {
 			fits = "yes"
@@ -302,7 +307,7 @@ func (plan Plan) Details() PlanDetails {
 		}
 	}
 	d.HowMade = append(d.HowMade, plan.Notes...)
-	d.TableTitle = fmt.Sprintf("Setups (each layout's best shard count per load factor; %d setups in all with --format json or csv)", len(plan.Candidates))
+	d.TableTitle = fmt.Sprintf("Setups (each layout's best shard count at up to %d load factors; %d setups in all with --format json or csv)", planTablePerLayout, len(plan.Candidates))
 	d.Header, d.Numeric, d.Rows = PlanTable(plan)
 	return d
 }
