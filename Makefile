@@ -134,7 +134,7 @@ deps-refs:
 # in: one object per map, two compilers at once, about two minutes of
 # CPU. The Go build does not need it.
 refs: deps-refs
-	@$(MAKE) --no-print-directory -j2 bin/packlab-refs
+	@$(MAKE) --no-print-directory -s -j2 bin/packlab-refs
 
 bin/packlab-refs: $(REFS_OBJ)
 	@echo "refs: linking $@"

@@ -75,17 +75,17 @@ func runMake(t *testing.T, path, logs string, extra []string, targets ...string)
 func TestFreshMachineSetupIsQuiet(t *testing.T) {
 	path, calls := freshMachine(t)
 	logs := t.TempDir()
-	out, err := runMake(t, path, logs, nil, "deps-desktop", "deps-web")
+	out, err := runMake(t, path, logs, nil, "deps-desktop", "deps-web", "deps-refs")
 	if err != nil {
-		t.Fatalf("make deps-desktop deps-web: %v\n%s", err, out)
+		t.Fatalf("make deps-desktop deps-web deps-refs: %v\n%s", err, out)
 	}
 	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	if len(lines) != 2 {
-		t.Errorf("the install steps printed %d lines, want 2 (one per step):\n%s", len(lines), out)
+	if len(lines) != 3 {
+		t.Errorf("the install steps printed %d lines, want 3 (one per step):\n%s", len(lines), out)
 	}
-	for i, step := range []string{"deps-desktop", "deps-web"} {
+	for i, step := range []string{"deps-desktop", "deps-web", "deps-refs"} {
 		log := filepath.Join(logs, step+".log")
-		want := regexp.MustCompile(`^` + step + `: installing [a-z0-9. -]+ with apt-get \(output in ` + regexp.QuoteMeta(log) + `\) \.\.\. done in \d+ s$`)
+		want := regexp.MustCompile(`^` + step + `: installing [a-z0-9.+ -]+ with apt-get \(output in ` + regexp.QuoteMeta(log) + `\) \.\.\. done in \d+ s$`)
 		if i >= len(lines) || !want.MatchString(lines[i]) {
 			t.Errorf("line %d of the set-up: %q, want it to match %s", i+1, lines[i%len(lines)], want)
 		}
@@ -94,7 +94,7 @@ func TestFreshMachineSetupIsQuiet(t *testing.T) {
 			t.Errorf("%s holds %d of apt's %d lines (%v)", log, n, aptLines, err)
 		}
 	}
-	if !strings.Contains(lines[0], " libgtk-3-dev ") || !strings.Contains(lines[1], "chromium nodejs") {
+	if len(lines) < 3 || !strings.Contains(lines[0], " libgtk-3-dev ") || !strings.Contains(lines[1], "chromium nodejs") || !strings.Contains(lines[2], " libboost1.81-dev ") {
 		t.Errorf("the lines do not name the packages:\n%s", out)
 	}
 	got, _ := os.ReadFile(calls)
@@ -131,8 +131,9 @@ func TestSetupInstallsOnlyWhatIsMissing(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(path, "chromium"), []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	out, err = runMake(t, path, t.TempDir(), nil, "deps-desktop", "deps-web")
-	want := "deps-desktop: nothing to install (7 packages already there)\ndeps-web: nothing to install (2 packages already there)\n"
+	out, err = runMake(t, path, t.TempDir(), nil, "deps-desktop", "deps-web", "deps-refs")
+	want := "deps-desktop: nothing to install (7 packages already there)\ndeps-web: nothing to install (2 packages already there)\n" +
+		"deps-refs: nothing to install (6 packages already there)\n"
 	if err != nil || out != want {
 		t.Errorf("with everything installed: %v\n%q\nwant %q", err, out, want)
 	}
