@@ -225,13 +225,7 @@ func parseFloat(field, text string, lo, hi float64) (float64, error) {
 	return v, nil
 }
 
-func layoutList() string {
-	var names []string
-	for _, l := range core.Layouts() {
-		names = append(names, string(l))
-	}
-	return strings.Join(names, ", ")
-}
+func layoutList() string { return experiments.LayoutNames() }
 
 // describe is a run's one-line title: "5 layouts · UInt64 → UInt16 · 1M rows".
 func describe(c experiments.Config) string {
