@@ -57,7 +57,7 @@ type feedReport struct {
 	rows, skipped int64
 	sum           uint64  // core.PairChecksum over every row sent
 	readSeconds   float64 // generating or reading the source
-	waitSeconds   float64 // blocked on the pipe (the worker busy)
+	waitSeconds   float64 // blocked on the pipe during the load (the worker busy)
 }
 
 // runReference measures reference map r over p's source in a fresh
@@ -130,7 +130,8 @@ func (typed[K, V]) feed(ctx context.Context, p parsedConfig, pipe io.Writer, fr 
 	var seen []K
 	_, indexed := src.(core.IndexedSource[K, V])
 	collect := !p.NoRead && (!indexed || src.Rows() < 0)
-	w := bufio.NewWriterSize(&timedWriter{w: pipe, waited: &fr.waitSeconds}, 256<<10)
+	tw := &timedWriter{w: pipe, waited: &fr.waitSeconds}
+	w := bufio.NewWriterSize(tw, 256<<10)
 	var head [8]byte
 	frame := func(n int) error {
 		binary.NativeEndian.PutUint32(head[:4], uint32(n))
@@ -180,6 +181,7 @@ func (typed[K, V]) feed(ctx context.Context, p parsedConfig, pipe io.Writer, fr 
 	if err := w.Flush(); err != nil { // the load is complete: let the worker finish it
 		return err
 	}
+	tw.waited = new(float64) // the producer's waits are the load's; the read phase's are not
 
 	rows, at, ok := core.ReadOrder(src, p.Seed)
 	if !ok {

@@ -102,6 +102,10 @@ func TestReferencesHoldWhatPackedHolds(t *testing.T) {
 			if r.RSSBytes <= 0 || r.PeakRSSBytes < r.RSSBytes || len(r.Timeline) < 2 || len(r.Workers) != 1 || r.Workers[0].Rows != 50_000 {
 				t.Errorf("%s: rss %d, peak %d, %d timeline points, workers %+v", ctx, r.RSSBytes, r.PeakRSSBytes, len(r.Timeline), r.Workers)
 			}
+			if w := r.Workers[0]; w.BusySeconds > r.LoadSeconds || r.Producer.WaitSeconds > r.LoadSeconds*1.05+0.01 {
+				t.Errorf("%s: load %.3f s, but inserts %.3f s and the producer waited %.3f s: the parts of a load cannot exceed it",
+					ctx, r.LoadSeconds, w.BusySeconds, r.Producer.WaitSeconds)
+			}
 			if r.PredictedPeak <= 0 {
 				t.Errorf("%s: predicted peak %d, want the guard's estimate", ctx, r.PredictedPeak)
 			}
