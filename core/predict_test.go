@@ -36,7 +36,9 @@ func predictMatches[K, V Bits](t *testing.T, key, value string) {
 				t.Fatal(err)
 			}
 			st := m.Stats()
-			if p.BucketCount != st.BucketCount {
+			// A modelled geometry (gomap's tables split by a hash seeded per
+			// process) may be off by a table or so; a replayed one is exact.
+			if b := float64(p.BucketCount) / float64(st.BucketCount); (!p.Estimated && p.BucketCount != st.BucketCount) || b < 0.9 || b > 1.1 {
 				t.Errorf("%s <%s,%s> rows=%d: predicted bucket_count %d, table has %d", l, key, value, rows, p.BucketCount, st.BucketCount)
 			}
 			r := float64(p.FinalBytes) / float64(st.BytesAllocated)
