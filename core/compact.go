@@ -425,49 +425,89 @@ func (t *Compact[K, V]) getWide(home, rem, e uint64) (V, bool) {
 	return v, false
 }
 
-// GetMany is Get for every key of keys, its cache misses overlapped (see
-// getBatch); values and found must be at least as long as keys.
+// compactBatch is one batch of keys' home slots (as byte offsets, for the
+// prefetches), homes and remainders.
+type compactBatch struct {
+	off       homes
+	home, rem [getBatch]uint64
+}
+
+// batch computes the home slots and remainders of the batch of keys from
+// lo, and prefetches the home slots (prefetch.go).
+func (t *Compact[K, V]) batch(keys []K, lo int, b *compactBatch) {
+	if lo >= len(keys) {
+		return
+	}
+	batch := keys[lo:min(lo+getBatch, len(keys))]
+	for j, k := range batch {
+		var x uint64
+		if sizeOf[K]() <= 8 {
+			x = compactHashWord(k)
+		} else {
+			x, _ = compactHash(k)
+		}
+		home, l := bits.Mul64(x, t.m)
+		b.off[j], b.home[j], b.rem[j] = uintptr(home)*t.w, home, l>>t.s
+	}
+	prefetchOffsets(t.base, &b.off, len(batch))
+}
+
+// GetMany is Get for every key of keys, the cache misses of the next
+// batch's home slots overlapped with the probes of this one (prefetch.go);
+// values and found must be at least as long as keys.
 func (t *Compact[K, V]) GetMany(keys []K, values []V, found []bool) int {
 	if t.closed {
 		closedPanic(LayoutCompact)
 	}
 	values, found = values[:len(keys)], found[:len(keys)]
-	n, sink := 0, uint8(0)
-	var home, rem [getBatch]uint64
-	for start := 0; start < len(keys); start += getBatch {
-		batch := keys[start:min(start+getBatch, len(keys))]
-		for j, k := range batch {
-			var x uint64
-			if sizeOf[K]() <= 8 {
-				x = compactHashWord(k)
-			} else {
-				x, _ = compactHash(k)
-			}
-			h, lo := bits.Mul64(x, t.m)
-			home[j], rem[j] = h, lo>>t.s
-			sink += *(*uint8)(unsafe.Add(t.base, uintptr(h)*t.w))
-		}
-		for j, key := range batch {
+	var b [2]compactBatch
+	t.batch(keys, 0, &b[0])
+	n := 0
+	for lo, cur := 0, 0; lo < len(keys); lo, cur = lo+getBatch, cur^1 {
+		t.batch(keys, lo+getBatch, &b[cur^1])
+		for j, key := range keys[lo:min(lo+getBatch, len(keys))] {
 			var v V
 			ok := false
+			home, rem := b[cur].home[j], b[cur].rem[j]
 			if sizeOf[K]() <= 8 {
-				if p, w := t.probeWord(home[j], rem[j]); p != nil && t.narrow {
+				if p, w := t.probeWord(home, rem); p != nil && t.narrow {
 					v, ok = fromWord[V](w>>t.offV), true
 				} else if p != nil {
 					v, ok = t.valueAt(p), true
 				}
 			} else {
 				_, e := compactHash(key)
-				v, ok = t.getWide(home[j], rem[j], e)
+				v, ok = t.getWide(home, rem, e)
 			}
 			if !ok && t.ovf != nil && t.ovf.Len() > 0 {
 				v, ok = t.ovf.Get(key)
 			}
-			values[start+j], found[start+j] = v, ok
+			values[lo+j], found[lo+j] = v, ok
 			n += b2i(ok)
 		}
 	}
-	touchSink.Store(uint32(sink))
+	return n
+}
+
+// InsertMany is Insert for every pair of keys and values, the cache misses
+// of the next batch's home slots overlapped with the inserts of this one
+// (prefetch.go): inserted[i] = Insert(keys[i], values[i]). It returns how
+// many were inserted; values and inserted must be at least as long as keys.
+// The loader's workers insert their blocks with it. A growth in the middle
+// moves the slots: the prefetches are only hints.
+func (t *Compact[K, V]) InsertMany(keys []K, values []V, inserted []bool) int {
+	values, inserted = values[:len(keys)], inserted[:len(keys)]
+	var b compactBatch
+	t.batch(keys, 0, &b)
+	n := 0
+	for lo := 0; lo < len(keys); lo += getBatch {
+		t.batch(keys, lo+getBatch, &b)
+		for j, k := range keys[lo:min(lo+getBatch, len(keys))] {
+			ok := t.Insert(k, values[lo+j])
+			inserted[lo+j] = ok
+			n += b2i(ok)
+		}
+	}
 	return n
 }
 

@@ -28,13 +28,14 @@ type Sharded[K, V Bits] struct {
 	// mask is len(tables)-1 when len(tables) is a power of two, else 0;
 	// shard() uses it to skip the division, giving ShardOf's answer.
 	mask uint64
-	// packed and hashed hold the same tables as tables, as their concrete
-	// types, when the layout is one of them: Get and Insert call them
+	// packed, hashed and compact hold the same tables as tables, as their
+	// concrete types, when the layout is one of them: Get and Insert call them
 	// directly rather than through the Map interface, which cost 30 % of a
 	// lookup at 1e7 (packed read 5.1 against 7.5 million rows/s, anchors
 	// harness, before).
-	packed []*Packed[K, V]
-	hashed []*Hashed[K, V]
+	packed  []*Packed[K, V]
+	hashed  []*Hashed[K, V]
+	compact []*Compact[K, V]
 }
 
 // NewSharded builds shards empty tables of one layout.
@@ -56,6 +57,8 @@ func NewSharded[K, V Bits](layout Layout, opt Options, shards int) (*Sharded[K, 
 			s.packed = append(s.packed, t)
 		case *Hashed[K, V]:
 			s.hashed = append(s.hashed, t)
+		case *Compact[K, V]:
+			s.compact = append(s.compact, t)
 		}
 	}
 	if shards&(shards-1) == 0 {
@@ -96,6 +99,9 @@ func (s *Sharded[K, V]) Get(key K) (V, bool) {
 	}
 	if s.hashed != nil {
 		return s.hashed[i].Get(key)
+	}
+	if s.compact != nil {
+		return s.compact[i].Get(key)
 	}
 	return s.tables[i].Get(key)
 }
@@ -168,6 +174,9 @@ func (s *Sharded[K, V]) Insert(key K, value V) bool {
 	}
 	if s.hashed != nil {
 		return s.hashed[i].Insert(key, value)
+	}
+	if s.compact != nil {
+		return s.compact[i].Insert(key, value)
 	}
 	return s.tables[i].Insert(key, value)
 }
