@@ -237,10 +237,43 @@ func sparseCell(bases unsafe.Pointer, ref sparseRef, w, pos uint64, cs uintptr) 
 }
 
 // Insert stores (key, value) if key is absent and reports whether it did.
-func (t *Sparse[K, V]) Insert(key K, value V) bool {
+func (t *Sparse[K, V]) Insert(key K, value V) bool { return t.insert(hashKey(key), key, value) }
+
+// InsertMany is Insert for every pair, the cache misses of a batch
+// overlapped as in GetMany: the home groups of getBatch keys are touched
+// first, then the vectors of those not empty (an insert reads a cell of it,
+// or copies it), then the inserts run on warm lines.
+func (t *Sparse[K, V]) InsertMany(keys []K, values []V, inserted []bool) int {
+	values, inserted = values[:len(keys)], inserted[:len(keys)]
+	n, sink := 0, uint8(0)
+	var hs [getBatch]uint64
+	for start := 0; start < len(keys); start += getBatch {
+		batch := keys[start:min(start+getBatch, len(keys))]
+		mask, groups := t.mask, t.groups
+		for j, k := range batch {
+			hs[j] = hashKey(k)
+			sink += *(*uint8)(unsafe.Pointer(sparseGroupAt(groups, hs[j]&mask/sparseGroupSize)))
+		}
+		for j := range batch {
+			if g := sparseGroupAt(groups, hs[j]&mask/sparseGroupSize); g.bitmap != 0 {
+				sink += *(*uint8)(t.arena.addr(g.ref))
+			}
+		}
+		for j, k := range batch {
+			ok := t.insert(hs[j], k, values[start+j])
+			inserted[start+j] = ok
+			n += b2i(ok)
+		}
+	}
+	touchSink.Store(uint32(sink))
+	return n
+}
+
+// insert is Insert of a key whose hashKey is h.
+func (t *Sparse[K, V]) insert(h uint64, key K, value V) bool {
 	for {
 		mask, groups := t.mask, t.groups
-		b := hashKey(key) & mask
+		b := h & mask
 		for step := uint64(1); ; step++ {
 			g := sparseGroupAt(groups, b/sparseGroupSize)
 			pos := b % sparseGroupSize

@@ -193,3 +193,47 @@ func TestSparseGrowthRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestSparseInsertMany: InsertMany is Insert for every pair, across growths,
+// with repeats inside a batch and key 0, and panics on a closed table.
+func TestSparseInsertMany(t *testing.T) {
+	s := NewSparse[uint64, uint16](Options{})
+	oracle := map[uint64]uint16{}
+	rng := rand.New(rand.NewPCG(6, 6))
+	for len(oracle) < 60_000 {
+		n := 1 + rng.IntN(100)
+		keys, values := make([]uint64, n), make([]uint16, n)
+		for i := range keys {
+			keys[i], values[i] = rng.Uint64N(100_000), uint16(rng.Uint32())
+			if rng.IntN(10) == 0 && i > 0 {
+				keys[i] = keys[rng.IntN(i)]
+			}
+		}
+		inserted := make([]bool, n)
+		got := s.InsertMany(keys, values, inserted)
+		want := 0
+		for i, k := range keys {
+			_, had := oracle[k]
+			if inserted[i] == had {
+				t.Fatalf("InsertMany said inserted=%v for key %d (present before: %v)", inserted[i], k, had)
+			}
+			if !had {
+				oracle[k] = values[i]
+				want++
+			}
+		}
+		if got != want {
+			t.Fatalf("InsertMany returned %d, inserted %d", got, want)
+		}
+	}
+	for k, v := range oracle {
+		if got, ok := s.Get(k); !ok || got != v {
+			t.Fatalf("Get(%d) = %d, %v; want %d", k, got, ok, v)
+		}
+	}
+	if err := s.CheckInvariants(); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	wantPanic(t, "InsertMany", "used after Close", func() { s.InsertMany([]uint64{1}, []uint16{1}, []bool{false}) })
+}
