@@ -239,34 +239,59 @@ func sparseCell(bases unsafe.Pointer, ref sparseRef, w, pos uint64, cs uintptr) 
 // Insert stores (key, value) if key is absent and reports whether it did.
 func (t *Sparse[K, V]) Insert(key K, value V) bool { return t.insert(hashKey(key), key, value) }
 
-// InsertMany is Insert for every pair, the cache misses of a batch
-// overlapped as in GetMany: the home groups of getBatch keys are touched
-// first, then the vectors of those not empty (an insert reads a cell of it,
-// or copies it), then the inserts run on warm lines.
+// InsertMany is Insert for every pair, pipelined as GetMany is: an insert
+// reads its home group, then a cell of the group's vector or copies it, so
+// the group and the vector are prefetched ahead (0.65-0.76x the time of one
+// Insert at a time at 6e6 keys, thread CPU) (a growth in between only makes the
+// prefetches useless, never wrong: the inserts hash again from h).
 func (t *Sparse[K, V]) InsertMany(keys []K, values []V, inserted []bool) int {
 	values, inserted = values[:len(keys)], inserted[:len(keys)]
-	n, sink := 0, uint8(0)
-	var hs [getBatch]uint64
-	for start := 0; start < len(keys); start += getBatch {
-		batch := keys[start:min(start+getBatch, len(keys))]
-		mask, groups := t.mask, t.groups
-		for j, k := range batch {
-			hs[j] = hashKey(k)
-			sink += *(*uint8)(unsafe.Pointer(sparseGroupAt(groups, hs[j]&mask/sparseGroupSize)))
+	var p sparsePipe
+	batches := (len(keys) + getBatch - 1) / getBatch
+	batch := func(i int) []K { return keys[i*getBatch : min(i*getBatch+getBatch, len(keys))] }
+	n := 0
+	for i := -2; i < batches; i++ {
+		p.start(t.groups, t.mask, t.arena.bases) // a growth may have changed them
+		if i+2 < batches {
+			hashBatch(&p.h[(i+2)%3], batch(i+2))
+			p.groups(&p.h[(i+2)%3], len(batch(i+2)))
 		}
-		for j := range batch {
-			if g := sparseGroupAt(groups, hs[j]&mask/sparseGroupSize); g.bitmap != 0 {
-				sink += *(*uint8)(t.arena.addr(g.ref))
+		if i+1 >= 0 && i+1 < batches {
+			p.vectors(&p.h[(i+1)%3], len(batch(i+1)), unsafe.Sizeof(cell[K, V]{}))
+		}
+		if i >= 0 {
+			h := &p.h[i%3]
+			for j, k := range batch(i) {
+				ok := t.insert(h[j], k, values[i*getBatch+j])
+				inserted[i*getBatch+j] = ok
+				n += b2i(ok)
 			}
 		}
-		for j, k := range batch {
-			ok := t.insert(hs[j], k, values[start+j])
-			inserted[start+j] = ok
-			n += b2i(ok)
+	}
+	return n
+}
+
+// vectors prefetches the lines of the home groups' vectors of h[:n], cells
+// of cs bytes (every line, not the first alone: -10 % of InsertMany's time
+// at 6e6 keys, thread CPU).
+func (p *sparsePipe) vectors(h *[getBatch]uint64, n int, cs uintptr) {
+	bases, m := unsafe.Pointer(unsafe.SliceData(p.bases)), 0
+	for j := range n {
+		if g := sparseGroupAt(p.table, h[j]&p.mask/sparseGroupSize); g.bitmap&sparseOccupied != 0 {
+			// The offset wraps around when the vector is below the origin:
+			// count the lines by length, never compare offsets.
+			start := uintptr(sparseCell(bases, g.ref, 0, 0, 0)) - uintptr(p.origin)
+			size := uintptr(bits.OnesCount64(g.bitmap&sparseOccupied)) * cs
+			for line := uintptr(0); line < size; line += 64 {
+				p.offs[m] = start + line
+				if m++; m == getBatch {
+					prefetchOffsets(p.origin, &p.offs, m)
+					m = 0
+				}
+			}
 		}
 	}
-	touchSink.Store(uint32(sink))
-	return n
+	prefetchOffsets(p.origin, &p.offs, m)
 }
 
 // insert is Insert of a key whose hashKey is h.
@@ -371,15 +396,16 @@ func (t *Sparse[K, V]) resize(n uint64) {
 	t.setBuckets(n)
 	t.arena.frozen = true
 	var home [getBatch]uint64
-	sink := uint8(0)
+	var offs homes
 	eachPage(&oldHeap, old, func(page sparseRef, cells []cell[K, V]) {
 		for len(cells) > 0 {
 			batch := cells[:min(getBatch, len(cells))]
 			cells = cells[len(batch):]
 			for j := range batch {
 				home[j] = hashKey(batch[j].key)
-				sink += *(*uint8)(unsafe.Pointer(sparseGroupAt(newGroups, home[j]&t.mask/sparseGroupSize)))
+				offs[j] = uintptr(home[j]&t.mask/sparseGroupSize) * sparseGroupBytes
 			}
+			prefetchOffsets(newGroups, &offs, len(batch))
 			for j := range batch {
 				t.place(newGroups, sparseFreeBucket(newGroups, home[j], t.mask), batch[j].key, batch[j].value)
 			}
@@ -388,7 +414,6 @@ func (t *Sparse[K, V]) resize(n uint64) {
 			t.arena.putPage(page)
 		}
 	})
-	touchSink.Store(uint32(sink))
 	t.arena.frozen = false
 	t.owner.release(oldSlab)
 	if shared {
@@ -439,15 +464,16 @@ func (t *Sparse[K, V]) dryRun(newGroups unsafe.Pointer, mask uint64, geo *sparse
 	}
 	most = remaining
 	var home [getBatch]uint64
-	sink := uint8(0)
+	var offs homes
 	eachPage(&t.heap, &t.arena, func(page sparseRef, cells []cell[K, V]) {
 		for len(cells) > 0 {
 			batch := cells[:min(getBatch, len(cells))]
 			cells = cells[len(batch):]
 			for j := range batch {
 				home[j] = hashKey(batch[j].key)
-				sink += *(*uint8)(unsafe.Pointer(sparseGroupAt(newGroups, home[j]&mask/sparseGroupSize)))
+				offs[j] = uintptr(home[j]&mask/sparseGroupSize) * sparseGroupBytes
 			}
+			prefetchOffsets(newGroups, &offs, len(batch))
 			for j := range batch {
 				b := sparseFreeBucket(newGroups, home[j], mask)
 				g := sparseGroupAt(newGroups, b/sparseGroupSize)
@@ -465,7 +491,6 @@ func (t *Sparse[K, V]) dryRun(newGroups unsafe.Pointer, mask uint64, geo *sparse
 			remaining--
 		}
 	})
-	touchSink.Store(uint32(sink))
 	return most, oldPages
 }
 
@@ -478,39 +503,89 @@ func (t *Sparse[K, V]) Len() int {
 	return int(t.size)
 }
 
-// GetMany is Get for every key of keys, the cache misses of a batch
-// overlapped: the home groups of getBatch keys are touched first, then the
-// home cells of those found occupied, then the probes run on warm lines.
+// GetMany is Get for every key of keys, software-pipelined over batches of
+// getBatch keys (see prefetch.go): while batch i is probed, the home cells
+// of batch i+1 are prefetched (their groups arrived meanwhile) and the home
+// groups of batch i+2 are asked for, so a lookup's two dependent misses,
+// group then cell, are both in flight well before it runs. At 6e6 random
+// keys (thread CPU): 31-39 ns a key against Get's 66-105, where touching
+// the groups and then the cells of one batch before probing it gave 74-78.
 func (t *Sparse[K, V]) GetMany(keys []K, values []V, found []bool) int {
 	if t.closed {
 		closedPanic(LayoutSparse)
 	}
 	values, found = values[:len(keys)], found[:len(keys)]
-	mask, groups := t.mask, t.groups
-	bases := unsafe.Pointer(unsafe.SliceData(t.arena.bases))
-	n, sink := 0, uint8(0)
-	var home [getBatch]uint64
-	for start := 0; start < len(keys); start += getBatch {
-		batch := keys[start:min(start+getBatch, len(keys))]
-		for j, k := range batch {
-			b := hashKey(k) & mask
-			home[j] = b
-			sink += *(*uint8)(unsafe.Pointer(sparseGroupAt(groups, b/sparseGroupSize)))
+	var p sparsePipe
+	p.start(t.groups, t.mask, t.arena.bases)
+	batches := (len(keys) + getBatch - 1) / getBatch
+	batch := func(i int) []K { return keys[i*getBatch : min(i*getBatch+getBatch, len(keys))] }
+	n := 0
+	for i := -2; i < batches; i++ {
+		if i+2 < batches {
+			hashBatch(&p.h[(i+2)%3], batch(i+2))
+			p.groups(&p.h[(i+2)%3], len(batch(i+2)))
 		}
-		for j := range batch {
-			b := home[j]
-			g := sparseGroupAt(groups, b/sparseGroupSize)
-			if w, pos := g.bitmap, b%sparseGroupSize; w>>pos&1 != 0 {
-				sink += *(*uint8)(sparseCell(bases, g.ref, w, pos, unsafe.Sizeof(cell[K, V]{})))
+		if i+1 >= 0 && i+1 < batches {
+			p.cells(&p.h[(i+1)%3], len(batch(i+1)), unsafe.Sizeof(cell[K, V]{}))
+		}
+		if i >= 0 {
+			h := &p.h[i%3]
+			for j, key := range batch(i) {
+				values[i*getBatch+j], found[i*getBatch+j] = t.lookup(h[j]&p.mask, key)
+				n += b2i(found[i*getBatch+j])
 			}
 		}
-		for j, key := range batch {
-			values[start+j], found[start+j] = t.lookup(home[j], key)
-			n += b2i(found[start+j])
+	}
+	return n
+}
+
+// sparsePipe is GetMany's and InsertMany's pipeline: the hashes of three
+// batches, and the prefetches of their groups and home cells.
+type sparsePipe struct {
+	h      [3][getBatch]uint64
+	offs   homes
+	table  unsafe.Pointer // the groups
+	mask   uint64
+	bases  []unsafe.Pointer
+	origin unsafe.Pointer // cell prefetches are offsets from it (mod 2^64)
+}
+
+func (p *sparsePipe) start(groups unsafe.Pointer, mask uint64, bases []unsafe.Pointer) {
+	p.table, p.mask, p.bases = groups, mask, bases
+	if len(bases) > 0 {
+		p.origin = bases[0]
+	}
+}
+
+func hashBatch[K Bits](h *[getBatch]uint64, keys []K) {
+	for j, k := range keys {
+		h[j] = hashKey(k)
+	}
+}
+
+// groups prefetches the home groups of the hashes h[:n].
+func (p *sparsePipe) groups(h *[getBatch]uint64, n int) {
+	for j := range n {
+		p.offs[j] = uintptr(h[j]&p.mask/sparseGroupSize) * sparseGroupBytes
+	}
+	prefetchOffsets(p.table, &p.offs, n)
+}
+
+// cells prefetches the home cells of the hashes h[:n] that are occupied,
+// reading their groups (prefetched a batch earlier). The cells are in
+// several slabs: their offsets are taken from one origin, wrapping around,
+// which the prefetch's address arithmetic undoes.
+func (p *sparsePipe) cells(h *[getBatch]uint64, n int, cs uintptr) {
+	bases, m := unsafe.Pointer(unsafe.SliceData(p.bases)), 0
+	for j := range n {
+		b := h[j] & p.mask
+		g := sparseGroupAt(p.table, b/sparseGroupSize)
+		if w, pos := g.bitmap, b%sparseGroupSize; w>>pos&1 != 0 {
+			p.offs[m] = uintptr(sparseCell(bases, g.ref, w, pos, cs)) - uintptr(p.origin)
+			m++
 		}
 	}
-	touchSink.Store(uint32(sink))
-	return n
+	prefetchOffsets(p.origin, &p.offs, m)
 }
 
 // Close releases the groups and every page at once; see Hashed.Close.
