@@ -247,27 +247,20 @@ func (t *Sparse[K, V]) Insert(key K, value V) bool { return t.insert(hashKey(key
 func (t *Sparse[K, V]) InsertMany(keys []K, values []V, inserted []bool) int {
 	values, inserted = values[:len(keys)], inserted[:len(keys)]
 	var p sparsePipe
-	batches := (len(keys) + getBatch - 1) / getBatch
-	batch := func(i int) []K { return keys[i*getBatch : min(i*getBatch+getBatch, len(keys))] }
+	p.start(t.groups, t.mask, t.arena.bases)
 	n := 0
-	for i := -2; i < batches; i++ {
+	p.run(len(keys), func(batch, from int, ahead bool) {
+		if ahead {
+			p.vectors(&p.h[batch%3], min(getBatch, len(keys)-from), unsafe.Sizeof(cell[K, V]{}))
+			return
+		}
+		for j, k := range keys[from:min(from+getBatch, len(keys))] {
+			ok := t.insert(p.h[batch%3][j], k, values[from+j])
+			inserted[from+j] = ok
+			n += b2i(ok)
+		}
 		p.start(t.groups, t.mask, t.arena.bases) // a growth may have changed them
-		if i+2 < batches {
-			hashBatch(&p.h[(i+2)%3], batch(i+2))
-			p.groups(&p.h[(i+2)%3], len(batch(i+2)))
-		}
-		if i+1 >= 0 && i+1 < batches {
-			p.vectors(&p.h[(i+1)%3], len(batch(i+1)), unsafe.Sizeof(cell[K, V]{}))
-		}
-		if i >= 0 {
-			h := &p.h[i%3]
-			for j, k := range batch(i) {
-				ok := t.insert(h[j], k, values[i*getBatch+j])
-				inserted[i*getBatch+j] = ok
-				n += b2i(ok)
-			}
-		}
-	}
+	}, func(h *[getBatch]uint64, from int) { hashBatch(h, keys[from:min(from+getBatch, len(keys))]) })
 	return n
 }
 
@@ -517,25 +510,17 @@ func (t *Sparse[K, V]) GetMany(keys []K, values []V, found []bool) int {
 	values, found = values[:len(keys)], found[:len(keys)]
 	var p sparsePipe
 	p.start(t.groups, t.mask, t.arena.bases)
-	batches := (len(keys) + getBatch - 1) / getBatch
-	batch := func(i int) []K { return keys[i*getBatch : min(i*getBatch+getBatch, len(keys))] }
 	n := 0
-	for i := -2; i < batches; i++ {
-		if i+2 < batches {
-			hashBatch(&p.h[(i+2)%3], batch(i+2))
-			p.groups(&p.h[(i+2)%3], len(batch(i+2)))
+	p.run(len(keys), func(batch, from int, ahead bool) {
+		if ahead {
+			p.cells(&p.h[batch%3], min(getBatch, len(keys)-from), unsafe.Sizeof(cell[K, V]{}))
+			return
 		}
-		if i+1 >= 0 && i+1 < batches {
-			p.cells(&p.h[(i+1)%3], len(batch(i+1)), unsafe.Sizeof(cell[K, V]{}))
+		for j, key := range keys[from:min(from+getBatch, len(keys))] {
+			values[from+j], found[from+j] = t.lookup(p.h[batch%3][j]&p.mask, key)
+			n += b2i(found[from+j])
 		}
-		if i >= 0 {
-			h := &p.h[i%3]
-			for j, key := range batch(i) {
-				values[i*getBatch+j], found[i*getBatch+j] = t.lookup(h[j]&p.mask, key)
-				n += b2i(found[i*getBatch+j])
-			}
-		}
-	}
+	}, func(h *[getBatch]uint64, from int) { hashBatch(h, keys[from:min(from+getBatch, len(keys))]) })
 	return n
 }
 
@@ -554,6 +539,27 @@ func (p *sparsePipe) start(groups unsafe.Pointer, mask uint64, bases []unsafe.Po
 	p.table, p.mask, p.bases = groups, mask, bases
 	if len(bases) > 0 {
 		p.origin = bases[0]
+	}
+}
+
+// run drives the pipeline over n keys in batches of getBatch: for batch
+// i+2 it hashes (hash) and prefetches the home groups; for batch i+1 it
+// calls step(i+1, its first key, true) to prefetch what the groups point
+// to; for batch i, step(i, its first key, false) to do the work.
+func (p *sparsePipe) run(n int, step func(batch, from int, ahead bool), hash func(h *[getBatch]uint64, from int)) {
+	batches := (n + getBatch - 1) / getBatch
+	for i := -2; i < batches; i++ {
+		if i+2 < batches {
+			h := &p.h[(i+2)%3]
+			hash(h, (i+2)*getBatch)
+			p.groups(h, min(getBatch, n-(i+2)*getBatch))
+		}
+		if i+1 >= 0 && i+1 < batches {
+			step(i+1, (i+1)*getBatch, true)
+		}
+		if i >= 0 {
+			step(i, i*getBatch, false)
+		}
 	}
 }
 
