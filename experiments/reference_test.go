@@ -102,7 +102,10 @@ func TestReferencesHoldWhatPackedHolds(t *testing.T) {
 			if r.RSSBytes <= 0 || r.PeakRSSBytes < r.RSSBytes || len(r.Timeline) < 2 || len(r.Workers) != 1 || r.Workers[0].Rows != 50_000 {
 				t.Errorf("%s: rss %d, peak %d, %d timeline points, workers %+v", ctx, r.RSSBytes, r.PeakRSSBytes, len(r.Timeline), r.Workers)
 			}
-			if w := r.Workers[0]; w.BusySeconds > r.LoadSeconds || r.Producer.WaitSeconds > r.LoadSeconds*1.05+0.01 {
+			// The producer's waits are the parent's clock, the load the
+			// worker's: they start apart by the worker's set-up, so the
+			// check allows a second of it (a loaded machine took 0.1 s).
+			if w := r.Workers[0]; w.BusySeconds > r.LoadSeconds || r.Producer.WaitSeconds > r.LoadSeconds+1 {
 				t.Errorf("%s: load %.3f s, but inserts %.3f s and the producer waited %.3f s: the parts of a load cannot exceed it",
 					ctx, r.LoadSeconds, w.BusySeconds, r.Producer.WaitSeconds)
 			}
