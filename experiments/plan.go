@@ -10,8 +10,9 @@ package experiments
 //	  |    distinct geometry at these rows: a higher one only slows reads)
 //	  |  x SHARDS 1, 2, 4, ... 128
 //	  v
-//	core.Predict            bytes_allocated after the load; the last growth's
-//	                        old + new slab in every shard (they grow at once)
+//	core.Predict            bytes_allocated after the load; what the last
+//	                        growth holds above it in every shard (they grow
+//	                        at once): nothing where a slab grows in place
 //	x measured overhead     RSS / bytes_allocated of the layout, measured here
 //	+ the loader's blocks   -> steady bytes, peak bytes, bytes per pair
 //	measured speeds         one shard's load and read rows/s, measured here
@@ -632,6 +633,11 @@ func growthWords(c Candidate) string {
 		return "the final tables and a few MiB a shard: a growth pass releases the old slab as it goes"
 	case c.GrowthBytes == 0:
 		return "the final tables: its last growth held no more"
+	case c.Layout == string(core.LayoutSparse):
+		if c.Shards == 1 {
+			return "the final table and the old one's groups: a growth moves the vectors page by page through a pool both share"
+		}
+		return fmt.Sprintf("the final tables and the old groups of %d shards growing at once: a growth moves the vectors page by page", c.GrowingAtOnce)
 	}
 	if c.Shards == 1 {
 		return "the last growth, old and new slab alive together"

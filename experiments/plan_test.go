@@ -67,6 +67,12 @@ func TestPlanEveryLayoutFromPredict(t *testing.T) {
 			if c.GrowingAtOnce != c.Shards {
 				t.Errorf("%s: %d shards growing at once, want all %d", setupName(c), c.GrowingAtOnce, c.Shards)
 			}
+			// What the plan says the peak is made of must be this layout's
+			// growth: no old slab beside the new where none is held.
+			if w := growthWords(c); pr.GrowthBytes == 0 && strings.Contains(w, "old and new") ||
+				l == core.LayoutSparse && !strings.Contains(w, "page by page") {
+				t.Errorf("%s: the peak is %q, but the last growth holds %d bytes more", setupName(c), w, pr.GrowthBytes)
+			}
 			if (l.ClickHouseName() == "") != (c.PacklabOnly && c.ClickHouseLayout == "") {
 				t.Errorf("%s: packlab_only %v, clickhouse_layout %q, but ClickHouseName() is %q", setupName(c), c.PacklabOnly, c.ClickHouseLayout, l.ClickHouseName())
 			}
