@@ -7,6 +7,9 @@ import "syscall"
 
 const slabsGrowInPlace = false
 
+// slabsAskHugePages: no transparent huge pages here.
+const slabsAskHugePages = false
+
 func osAlloc(bytes uintptr) ([]byte, error) {
 	return syscall.Mmap(-1, 0, int(bytes), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
 }

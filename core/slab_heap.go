@@ -14,6 +14,9 @@ import (
 
 const slabsGrowInPlace = false
 
+// slabsAskHugePages: no transparent huge pages here.
+const slabsAskHugePages = false
+
 var slabPoison atomic.Bool
 
 const poisonable = false

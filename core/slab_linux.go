@@ -1,7 +1,6 @@
 package core
 
 import (
-	"os"
 	"syscall"
 	"unsafe"
 )
@@ -24,9 +23,9 @@ const slabsGrowInPlace = true
 // hugeSlab is the size from which a slab asks for transparent huge pages.
 const hugeSlab = 4 << 20
 
-// slabHuge turns the huge-page advice on. PACKLAB_HUGEPAGES=off in the
-// environment turns it off, to compare with and without.
-var slabHuge = os.Getenv("PACKLAB_HUGEPAGES") != "off"
+// slabsAskHugePages: large slabs may ask for transparent huge pages
+// (HugePages, SetHugePages).
+const slabsAskHugePages = true
 
 func osAlloc(bytes uintptr) ([]byte, error) {
 	p, _, e := syscall.Syscall6(syscall.SYS_MMAP, 0, bytes, syscall.PROT_READ|syscall.PROT_WRITE,
@@ -43,11 +42,18 @@ func osAlloc(bytes uintptr) ([]byte, error) {
 // (transparent huge pages, `madvise` mode on most distributions), as
 // ClickHouse's Allocator can: a probe over hundreds of MB then misses the
 // TLB far less, and a load takes one page fault per 2 MiB instead of per
-// 4 KiB. A kernel that refuses is ignored.
+// 4 KiB. With huge pages turned off (SetHugePages) it refuses them instead,
+// so that "off" means off under the `always` mode too. A kernel that
+// refuses the advice is ignored.
 func adviseSlab(b []byte) {
-	if len(b) >= hugeSlab && slabHuge {
-		_ = syscall.Madvise(b, syscall.MADV_HUGEPAGE)
+	if len(b) < hugeSlab {
+		return
 	}
+	advice := syscall.MADV_HUGEPAGE
+	if !slabHuge.Load() {
+		advice = syscall.MADV_NOHUGEPAGE
+	}
+	_ = syscall.Madvise(b, advice)
 }
 
 func osFree(b []byte) {
