@@ -182,6 +182,7 @@ func newRunFlags(fs *flag.FlagSet, sweep bool) *runFlags {
 	fs.Func("threads", "threads of the measuring process", func(s string) error {
 		return intFlag("--threads", s, 1, experiments.MaxThreads, &c.Threads)
 	})
+	fs.StringVar(&c.HugePages, "huge-pages", "", "on or off")
 	fs.BoolVar(&c.InProcess, "in-process", false, "measure in this process")
 	fs.BoolVar(&c.Force, "force", false, "run even if the memory guard refuses")
 	fs.StringVar(&f.resultsDir, "results", "", "results folder")
@@ -807,6 +808,11 @@ Loader (ClickHouse's parallel loader: one producer, one worker per shard):
                         1 to 256 (default: every core); the shards' workers share them
 
 Measuring:
+  --huge-pages on|off   whether packlab's slabs from 4 MiB ask Linux for
+                        transparent huge pages (default on): reads run faster;
+                        on a VM that hands free memory back to its host a
+                        fresh huge page is slow to fault in, so loads may be
+                        slower (compare both: they are labelled apart)
   --repeats N           loads per layout; times are medians (default 1)
   --no-read             skip the read phase
   --miss-rate F         absent-key lookups per loaded row, 0 to 1 (default 0)

@@ -81,6 +81,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "--shards", "four"}, "--shards four: not a whole number (allowed: 1 to 128)"},
 		{[]string{"run", "--max-load-factor", "0.3"}, "--max-load-factor 0.3: out of range (allowed: 0.5 to 0.99)"},
 		{[]string{"run", "--shard-select", "crc"}, "--shard-select crc: unknown (allowed: auto, modulo, mask)"},
+		{[]string{"run", "--huge-pages", "yes"}, "--huge-pages yes: unknown (allowed: on, off)"},
 		{[]string{"run", "--shard-select", "mask", "--shards", "6"}, "--shard-select mask: needs a power-of-two shard count, not --shards 6 (allowed: auto or modulo; mask with --shards 1, 2, 4, ... 128)"},
 		{[]string{"run", "--block-rows", "0"}, "--block-rows 0: out of range (allowed: 1 to 16777216)"},
 		{[]string{"run", "--threads", "0"}, "--threads 0: out of range (allowed: 1 to 256)"},

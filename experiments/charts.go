@@ -815,8 +815,9 @@ const (
 	labelSelect  // the loader's shard selection
 	labelBlock   // the loader's block rows
 	labelThreads // the measuring process's threads
+	labelHuge    // transparent huge pages for the slabs
 	labelLoader  = labelSelect | labelBlock | labelThreads
-	labelAll     = labelTypes | labelRows | labelShards | labelMLF | labelLoader
+	labelAll     = labelTypes | labelRows | labelShards | labelMLF | labelLoader | labelHuge
 )
 
 func (p labelParts) without(q labelParts) labelParts { return p &^ q }
@@ -869,6 +870,9 @@ func differingParts(results []Result) labelParts {
 			if r.Threads != first.Threads {
 				p |= labelThreads
 			}
+			if hugePagesOf(r) != hugePagesOf(first) {
+				p |= labelHuge
+			}
 		}
 		if usesMaxLoadFactor(r.Layout) {
 			if !haveMLF {
@@ -900,7 +904,7 @@ func settingsLabel(r Result, parts labelParts) string {
 		fmt.Fprintf(&b, " %s rows", formatRows(r.Rows))
 	}
 	if ref {
-		parts &^= labelShards | labelLoader
+		parts &^= labelShards | labelLoader | labelHuge
 	}
 	if parts&labelShards != 0 {
 		fmt.Fprintf(&b, " SHARDS %d", r.Shards)
@@ -921,6 +925,9 @@ func settingsLabel(r Result, parts labelParts) string {
 			b.WriteString(" threads ?")
 		}
 	}
+	if parts&labelHuge != 0 {
+		b.WriteString(" hugepages " + hugePagesOf(r))
+	}
 	return b.String()
 }
 
@@ -928,6 +935,10 @@ func settingsLabel(r Result, parts labelParts) string {
 // defaults for results saved before they were recorded.
 func shardSelectOf(r Result) string { return cmp.Or(r.ShardSelect, string(core.ShardSelectAuto)) }
 func blockRowsOf(r Result) int      { return cmp.Or(r.BlockRows, core.DefaultBlockRows) }
+
+// hugePagesOf is a result's huge-page setting; results saved before it was
+// recorded ran with core's default, on.
+func hugePagesOf(r Result) string { return cmp.Or(r.HugePages, "on") }
 
 // runLabels names each run by its layout plus those settings, among the
 // allowed parts, that differ between the results, plus the parts in always;

@@ -593,6 +593,14 @@ func TestRunLabelsNameWhatDiffers(t *testing.T) {
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("labels %q, want %q", got, want)
 	}
+	// Huge pages on and off are two runs to tell apart; a result saved
+	// before the setting was recorded ran with them on.
+	rs = []Result{fxResults()[1], fxResults()[1], fxResults()[1]}
+	rs[0].HugePages, rs[1].HugePages, rs[2].HugePages = "", "off", "on"
+	got = runLabels(rs, labelAll, 0)
+	if strings.Join(got, "|") != "packed hugepages on|packed hugepages off|packed hugepages on #2" {
+		t.Errorf("labels with huge pages %q", got)
+	}
 	// Repeats of one configuration get a number.
 	rs = []Result{fxResults()[0], fxResults()[0], fxResults()[0]}
 	got = runLabels(rs, labelAll, 0)

@@ -98,6 +98,9 @@ func settingsName(cfg Config, rowsByDefault bool) string {
 	if cfg.MaxLoadFactor != 0 && cfg.MaxLoadFactor != core.DefaultMaxLoadFactor {
 		parts = append(parts, "mlf "+fmtFloat(cfg.MaxLoadFactor))
 	}
+	if on, ok := hugePagesOn(cfg.HugePages); ok && !on {
+		parts = append(parts, "hugepages off")
+	}
 	if len(parts) == 0 {
 		return ""
 	}

@@ -174,6 +174,9 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(p.Threads))
 	}
 	threads := runtime.GOMAXPROCS(0)
+	huge, _ := hugePagesOn(p.HugePages)
+	defer core.SetHugePages(core.HugePages())
+	core.SetHugePages(huge)
 	lc := p.loadConfig(l)
 	lc.ProgressEvery = timelineEvery
 	lc.Progress = func(lp core.LoadProgress) {
@@ -242,6 +245,7 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 		ShardSelect:       cmp.Or(string(lc.ShardSelect), string(core.ShardSelectAuto)),
 		BlockRows:         cmp.Or(lc.BlockRows, core.DefaultBlockRows),
 		Threads:           threads,
+		HugePages:         hugePagesName(),
 		Workers:           make([]Worker, len(lr.Workers)),
 		Producer:          Producer{ReadSeconds: lr.Producer.ReadSeconds, SplitSeconds: lr.Producer.SplitSeconds, WaitSeconds: lr.Producer.WaitSeconds},
 		Isolated:          false,
@@ -410,4 +414,15 @@ func hostInfo() Host {
 		host = Host{CPUs: runtime.NumCPU(), TotalMemory: memory.TotalMemory(), GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
 	})
 	return host
+}
+
+// hugePagesName is Result.HugePages for the tables made now.
+func hugePagesName() string {
+	switch {
+	case !core.HugePagesSupported:
+		return "none"
+	case core.HugePages():
+		return "on"
+	}
+	return "off"
 }

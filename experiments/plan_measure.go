@@ -60,10 +60,11 @@ func (s Scaling) loadRate(r1 float64, shards, threads int) float64 {
 
 // plannable reports whether a saved result can speak for this machine's
 // speed: measured here (this runtime), from distinct random keys, with the
-// loader's default knobs, large enough.
+// loader's default knobs and the tables' default huge pages, large enough.
 func plannable(r Result) bool {
 	return r.Runtime == runtimeName() && r.Source == string(core.SourceRandom) && r.Rows >= planMinRows &&
-		r.LoadRowsPerSecond > 0 && shardSelectOf(r) == string(core.ShardSelectAuto) && blockRowsOf(r) == core.DefaultBlockRows
+		r.LoadRowsPerSecond > 0 && shardSelectOf(r) == string(core.ShardSelectAuto) && blockRowsOf(r) == core.DefaultBlockRows &&
+		hugePagesOf(r) != "off"
 }
 
 // sameSizes reports whether r's key and value types have the sizes of p's:

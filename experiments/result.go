@@ -60,6 +60,11 @@ type Result struct {
 	ShardSelect string `json:"shard_select"` // auto, modulo or mask
 	BlockRows   int    `json:"block_rows"`   // rows the producer read at a time
 	Threads     int    `json:"threads"`      // GOMAXPROCS of the measuring process during the load
+	// HugePages: "on" where the tables' large slabs asked for transparent
+	// huge pages, "off" where they refused them, "none" where the platform
+	// has none (js/wasm, macOS); "" in results saved before it was recorded
+	// and for the C++ reference maps, which take what their allocator gives.
+	HugePages string `json:"huge_pages"`
 
 	Workers  []Worker        `json:"workers"`
 	Producer Producer        `json:"producer"`

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/packlab/packlab/core"
 )
 
 // jsonKeys flattens the keys of a decoded JSON value into paths:
@@ -95,6 +97,28 @@ func TestResultJSONContract(t *testing.T) {
 		}
 	}
 	walk(reflect.TypeOf(Result{}))
+}
+
+// TestHugePagesSetting: --huge-pages reaches the tables of a run in its own
+// worker process and is recorded in the result, so that runs with and
+// without can be told apart; the default is on where the platform has them.
+func TestHugePagesSetting(t *testing.T) {
+	want := map[string]string{"": "on", "off": "off", "on": "on"}
+	for setting, w := range want {
+		if !core.HugePagesSupported {
+			w = "none"
+		}
+		res, err := Run(context.Background(), Config{Layouts: []string{"packed"}, Rows: 20_000, HugePages: setting}, RunOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res[0].HugePages != w || !res[0].Isolated {
+			t.Errorf("--huge-pages %q: result says %q (isolated %v), want %q", setting, res[0].HugePages, res[0].Isolated, w)
+		}
+	}
+	if err := (Config{HugePages: "yes"}).Validate(); err == nil || err.Error() != "--huge-pages yes: unknown (allowed: on, off)" {
+		t.Errorf("--huge-pages yes: got %v", err)
+	}
 }
 
 // TestIsolatedAndInProcess measures the same config in worker processes and
