@@ -51,6 +51,7 @@ var fieldOfFlag = map[string]string{
 	"--repeats":         "repeats",
 	"--miss-rate":       "miss_rate",
 	"--no-read":         "no_read",
+	"--huge-pages":      "huge_pages",
 	"--force":           "run",
 }
 

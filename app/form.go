@@ -31,6 +31,7 @@ type Form struct {
 	Repeats       string   `json:"repeats"`         // loads per layout, times are medians; 1 to 100
 	MissRate      string   `json:"miss_rate"`       // absent-key lookups per loaded row, 0 to 1
 	NoRead        bool     `json:"no_read"`         // skip the read phase
+	HugePages     string   `json:"huge_pages"`      // "on" ("" = on) or "off": transparent huge pages for the tables' slabs
 }
 
 // KeySource is one synthetic key kind the form offers.
@@ -73,6 +74,7 @@ func defaultForm() Form {
 		Seed:          "0",
 		Repeats:       "1",
 		MissRate:      "0",
+		HugePages:     "on",
 	}
 }
 
@@ -116,6 +118,7 @@ func (f Form) config() (experiments.Config, error) {
 		}
 		c.Seed = seed
 	}
+	c.HugePages = strings.TrimSpace(f.HugePages)
 	c.NoRead = f.NoRead
 	if c.NoRead && c.MissRate != 0 {
 		return c, errorf("miss_rate", "%s: has no effect when lookups are skipped (allowed: 0 with “skip lookups”)", strings.TrimSpace(f.MissRate))

@@ -147,7 +147,10 @@ type Limits struct {
 	Cores            int    `json:"cores"`
 	CoresText        string `json:"cores_text"` // "1 core", "2 cores"
 	Runtime          string `json:"runtime"`    // "native" or "browser"
-	Isolated         bool   `json:"isolated"`   // each run in a fresh child process
+	// HugePages: the tables' slabs can have transparent huge pages here
+	// (Linux), so the form offers to turn them off.
+	HugePages bool `json:"huge_pages"`
+	Isolated  bool `json:"isolated"` // each run in a fresh child process
 
 	ChartKinds     []ChartKind `json:"chart_kinds"`
 	ResultsDir     string      `json:"results_dir"`
@@ -309,6 +312,7 @@ func (l *Lab) Limits() (Limits, error) {
 		Cores:          runtime.NumCPU(),
 		CoresText:      coresText(runtime.NumCPU()),
 		Runtime:        l.opt.Runtime,
+		HugePages:      core.HugePagesSupported,
 		Isolated:       !l.opt.InProcess,
 		ChartKinds:     chartKinds(),
 		ResultsDir:     l.opt.ResultsDir,

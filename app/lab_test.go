@@ -253,6 +253,7 @@ func TestBadInputNamesTheField(t *testing.T) {
 		{"repeats 101", func(f *Form) { f.Repeats = "101" }, "repeats", "101"},
 		{"miss rate", func(f *Form) { f.MissRate = "2" }, "miss_rate", "0 to 1"},
 		{"miss rate without read", func(f *Form) { f.MissRate, f.NoRead = "0.5", true }, "miss_rate", "skip lookups"},
+		{"huge pages", func(f *Form) { f.HugePages = "maybe" }, "huge_pages", "on, off"},
 		{"file not chosen", func(f *Form) { f.SourceKind, f.Keys = "file", "" }, "source", "choose a TSV or CSV"},
 		{"source kind", func(f *Form) { f.SourceKind = "http" }, "source", "http"},
 		{"no such file", func(f *Form) { f.Keys, f.Source = "", filepath.Join(dir, "nope.tsv") }, "source", "no such file"},

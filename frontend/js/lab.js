@@ -103,6 +103,8 @@
     const rep = $("#repeats");
     rep.min = limits.repeats.min; rep.max = limits.repeats.max; rep.value = d.repeats;
     $("#miss_rate").value = d.miss_rate;
+    $("#huge_pages").checked = d.huge_pages !== "off";
+    $("#huge_pages_row").hidden = !limits.huge_pages; // none in the browser
     $("#header").value = d.header || "auto";
   }
 
@@ -156,6 +158,7 @@
       repeats: $("#repeats").value,
       miss_rate: $("#miss_rate").value,
       no_read: $("#no_read").checked,
+      huge_pages: $("#huge_pages").checked ? "on" : "off",
     };
   }
 
