@@ -390,7 +390,9 @@ func TestInterrupt(t *testing.T) {
 	}
 	dir := t.TempDir()
 	mark := fmt.Sprintf("PACKLAB_TEST_MARK=%d-%d", os.Getpid(), time.Now().UnixNano())
-	cmd := exec.Command(exe, "run", "--layout", "hashed,sparse", "--rows", "500000", "--no-read", "--results", dir)
+	// 2M rows: sparse's load must outlast the 100 ms below plus the
+	// signal's delivery (at 5e5 rows it took 88 ms and was done first).
+	cmd := exec.Command(exe, "run", "--layout", "hashed,sparse", "--rows", "2000000", "--no-read", "--results", dir)
 	cmd.Env = append(os.Environ(), mainEnv+"=1", mark)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -424,8 +426,8 @@ func TestInterrupt(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != 130 {
 		t.Errorf("exit code %d, want 130", code)
 	}
-	want := regexp.MustCompile(`^packlab: saved 1 result\(s\) in ` + regexp.QuoteMeta(dir) + ` as job \d{8}T\d{6}\.\d{3}Z-[0-9a-f]{4} \(run hashed,sparse 5e5\)\n` +
-		`packlab: cancelled: sparse at 500K rows was stopped before it finished \(context canceled\); 1 result\(s\) measured before it\n$`)
+	want := regexp.MustCompile(`^packlab: saved 1 result\(s\) in ` + regexp.QuoteMeta(dir) + ` as job \d{8}T\d{6}\.\d{3}Z-[0-9a-f]{4} \(run hashed,sparse 2e6\)\n` +
+		`packlab: cancelled: sparse at 2M rows was stopped before it finished \(context canceled\); 1 result\(s\) measured before it\n$`)
 	if !want.MatchString(stderr.String()) {
 		t.Errorf("stderr\n got %q\nwant %q", stderr.String(), want)
 	}

@@ -208,7 +208,10 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 		}
 	}
 	_, hwm1 := statusMemory()
-	sampledPeak = max(sampledPeak, currentRSS())
+	// The peak is at least every RSS this run read: VmHWM is updated only at
+	// some events (an munmap, not the runtime's MADV_DONTNEED), so read after
+	// the collector returned pages it can be below the RSS read before.
+	sampledPeak = max(sampledPeak, currentRSS(), rss1)
 
 	r := Result{
 		StartedAt:         started.UTC().Format(time.RFC3339),
