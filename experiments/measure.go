@@ -174,9 +174,11 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(p.Threads))
 	}
 	threads := runtime.GOMAXPROCS(0)
-	huge, _ := hugePagesOn(p.HugePages)
-	defer core.SetHugePages(core.HugePages())
-	core.SetHugePages(huge)
+	if p.HugePages != "" { // else core's own: on, or PACKLAB_HUGEPAGES=off
+		huge, _ := hugePagesOn(p.HugePages)
+		defer core.SetHugePages(core.HugePages())
+		core.SetHugePages(huge)
+	}
 	lc := p.loadConfig(l)
 	lc.ProgressEvery = timelineEvery
 	lc.Progress = func(lp core.LoadProgress) {

@@ -101,19 +101,22 @@ func TestResultJSONContract(t *testing.T) {
 
 // TestHugePagesSetting: --huge-pages reaches the tables of a run in its own
 // worker process and is recorded in the result, so that runs with and
-// without can be told apart; the default is on where the platform has them.
+// without can be told apart; with no setting the process's own holds (on,
+// or off with PACKLAB_HUGEPAGES=off in the environment).
 func TestHugePagesSetting(t *testing.T) {
-	want := map[string]string{"": "on", "off": "off", "on": "on"}
-	for setting, w := range want {
+	for _, c := range []struct{ env, setting, want string }{
+		{"", "", "on"}, {"", "off", "off"}, {"off", "", "off"}, {"off", "on", "on"},
+	} {
+		t.Setenv("PACKLAB_HUGEPAGES", c.env)
 		if !core.HugePagesSupported {
-			w = "none"
+			c.want = "none"
 		}
-		res, err := Run(context.Background(), Config{Layouts: []string{"packed"}, Rows: 20_000, HugePages: setting}, RunOptions{})
+		res, err := Run(context.Background(), Config{Layouts: []string{"packed"}, Rows: 20_000, HugePages: c.setting}, RunOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res[0].HugePages != w || !res[0].Isolated {
-			t.Errorf("--huge-pages %q: result says %q (isolated %v), want %q", setting, res[0].HugePages, res[0].Isolated, w)
+		if res[0].HugePages != c.want || !res[0].Isolated {
+			t.Errorf("PACKLAB_HUGEPAGES=%q --huge-pages %q: result says %q (isolated %v), want %q", c.env, c.setting, res[0].HugePages, res[0].Isolated, c.want)
 		}
 	}
 	if err := (Config{HugePages: "yes"}).Validate(); err == nil || err.Error() != "--huge-pages yes: unknown (allowed: on, off)" {
