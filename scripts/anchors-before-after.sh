@@ -1,47 +1,54 @@
 #!/usr/bin/env bash
-# usage: scripts/anchors-before-after.sh REV N ROUNDS MAPS...   (from the project root)
+# usage: scripts/anchors-before-after.sh REV[,REV...] N ROUNDS MAPS...   (from the project root)
 #
 # The side-by-side harness (../shared/anchors, or $ANCHORS) on packlab as of
-# git revision REV ("before") and as this checkout is ("after"), in one run:
-# each round runs every map in turn, and each packlab:... map once for each
-# version, before first in odd rounds and after first in even ones (on a VM
-# a load runs faster in memory its predecessor just freed), so that a busy
-# machine slows all of them alike. MAPS are run.sh's
-# (boost_flat, packlab:packed@sharded:1, ...). Prints every run's CSV line,
-# then a markdown table of medians.
+# each git revision REV and as this checkout is ("now"), in one run: each
+# round runs every map in turn, and each packlab:... map once for every
+# version, the versions' order rotating from round to round (on a VM a load
+# runs faster in memory its predecessor just freed), so that a busy machine
+# slows all of them alike. MAPS are run.sh's (boost_flat,
+# packlab:packed@sharded:1, ...). Prints every run's CSV line, then a
+# markdown table of medians.
 set -euo pipefail
-REV=${1:?usage: anchors-before-after.sh REV N ROUNDS MAPS...}
-N=${2:?usage: anchors-before-after.sh REV N ROUNDS MAPS...}
-ROUNDS=${3:?usage: anchors-before-after.sh REV N ROUNDS MAPS...}
+usage="usage: anchors-before-after.sh REV[,REV...] N ROUNDS MAPS..."
+REVS=${1:?$usage} N=${2:?$usage} ROUNDS=${3:?$usage}
 shift 3
-[[ $# -gt 0 ]] || { echo "anchors-before-after: name at least one map" >&2; exit 2; }
+[[ $# -gt 0 ]] || { echo "anchors-before-after: name at least one map ($usage)" >&2; exit 2; }
 ANCHORS=$(cd "${ANCHORS:-../shared/anchors}" && pwd)
 work=$(mktemp -d)
-trap 'git worktree remove --force "$work/src" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
-git worktree add --detach -q "$work/src" "$REV"
+IFS=, read -ra revs <<<"$REVS"
+cleanup() {
+  for rev in "${revs[@]}"; do git worktree remove --force "$work/src-$rev" >/dev/null 2>&1 || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
 make -s -C "$ANCHORS" deps >&2
-make -s -C "$ANCHORS" all PROJECT="$work/src" BUILD="$work/before" >&2
-make -s -C "$ANCHORS" packlab PROJECT="$PWD" BUILD="$work/after" >&2
+make -s -C "$ANCHORS" all PROJECT="$PWD" BUILD="$work/now" >&2
+for rev in "${revs[@]}"; do
+  git worktree add --detach -q "$work/src-$rev" "$rev"
+  make -s -C "$ANCHORS" packlab PROJECT="$work/src-$rev" BUILD="$work/$rev" >&2
+done
+versions=("${revs[@]}" now)
 
 out=$work/runs.csv
 echo "name,N,load_s,read_s,read_Mrows_s,rss_bytes,rss_bytes_per_entry,peak_bytes_per_entry,checksum"
-for ((r = 1; r <= ROUNDS; r++)); do
+for ((r = 0; r < ROUNDS; r++)); do
   for m in "$@"; do
     case $m in
       packlab:*)
         s=${m#packlab:} mode=direct
         [[ $s == *@* ]] && { mode=${s#*@}; s=${s%%@*}; }
-        order="before after"; ((r % 2)) || order="after before"
-        for v in $order; do
+        for ((i = 0; i < ${#versions[@]}; i++)); do
+          v=${versions[(i + r) % ${#versions[@]}]}
           "$work/$v/packlab-anchor" "$N" "$s" "$mode" 2>/dev/null | sed "s/^packlab-/packlab($v)-/" | tee -a "$out"
         done ;;
-      go_u16) "$work/before/gomap" "$N" u16 2>/dev/null | tee -a "$out" ;;
-      *) "$work/before/bench_$m" "$N" 2>/dev/null | tee -a "$out" ;;
+      go_u16) "$work/now/gomap" "$N" u16 2>/dev/null | tee -a "$out" ;;
+      *) "$work/now/bench_$m" "$N" 2>/dev/null | tee -a "$out" ;;
     esac
   done
 done
 echo
-echo "| map | N | load s | read Mrows/s | RSS B/pair | peak B/pair |   (medians of $ROUNDS; packlab before = $REV)"
+echo "| map | N | load s | read Mrows/s | RSS B/pair | peak B/pair |   (medians of $ROUNDS)"
 echo "|---|---:|---:|---:|---:|---:|"
 python3 - "$out" <<'PY'
 import csv, statistics, sys
