@@ -85,12 +85,14 @@ func (t *HashedArray[K, V]) Get(key K) (V, bool) {
 }
 
 // GetMany is Get for every key of keys, the index's cache misses overlapped
-// (see getBatch); values and found must be at least as long as keys.
+// by its own GetMany (prefetch.go), called on chunks of arrayChunk keys so
+// that its pipeline runs (a chunk of one batch would prefetch nothing
+// ahead); values and found must be at least as long as keys.
 func (t *HashedArray[K, V]) GetMany(keys []K, values []V, found []bool) int {
-	var rows [getBatch]uint64
+	var rows [arrayChunk]uint64
 	n := 0
-	for start := 0; start < len(keys); start += getBatch {
-		batch := keys[start:min(start+getBatch, len(keys))]
+	for start := 0; start < len(keys); start += arrayChunk {
+		batch := keys[start:min(start+arrayChunk, len(keys))]
 		ok := found[start : start+len(batch)]
 		n += t.index.GetMany(batch, rows[:len(batch)], ok)
 		for j, row := range rows[:len(batch)] {
@@ -103,6 +105,11 @@ func (t *HashedArray[K, V]) GetMany(keys []K, values []V, found []bool) int {
 	}
 	return n
 }
+
+// arrayChunk is how many keys HashedArray.GetMany gives the index at once:
+// at 1e7 keys it read 22.4-23.8 M keys/s against 14.5-15.1 in chunks of
+// getBatch (one thread, scattered keys).
+const arrayChunk = 512
 
 func (t *HashedArray[K, V]) Has(key K) bool { _, ok := t.index.Get(key); return ok }
 func (t *HashedArray[K, V]) Len() int       { return t.index.Len() }
