@@ -810,21 +810,6 @@ func (t *Compact[K, V]) grow() {
 // pass how much of the old slab it had released, and the slab's size.
 var compactGrowHook func(released, slab uintptr)
 
-// releaseRest releases a slab whose first `released` bytes a slabReleaser
-// has already handed back.
-func (o *slabOwner) releaseRest(b []byte, released uintptr) {
-	for i, s := range o.slabs {
-		if &s[0] == &b[0] {
-			o.slabs[i] = o.slabs[len(o.slabs)-1]
-			o.slabs = o.slabs[:len(o.slabs)-1]
-			slabLive.Add(int64(released) - int64(len(b)))
-			osFree(b)
-			return
-		}
-	}
-	panic("core: releasing a slab the table does not own")
-}
-
 // moveWord is grow's pass for keys and values of at most 8 bytes, the hot
 // case, written out with the geometry in locals: a slot is one word
 // (narrow) or two, its displacement and remainder in the first, its value
@@ -958,7 +943,7 @@ func (t *Compact[K, V]) Close() {
 	}
 	t.closed, t.size, t.far = true, 0, 0
 	// Every probe of a closed table reads one empty slot (home 0 of m = 0,
-	// slots of 0 bytes: the window reads it 8 times) and ends on the miss
+	// slots of 0 bytes: probeWord reads it once) and ends on the miss
 	// path, which panics.
 	t.slab = unsafe.Slice((*byte)(unsafe.Pointer(&closedMemory)), unsafe.Sizeof(closedMemory))
 	t.base = unsafe.Pointer(&closedMemory)

@@ -66,14 +66,7 @@ func (t *HashedArray[K, V]) Insert(key K, value V) bool {
 func (t *HashedArray[K, V]) growValues() {
 	n := max(2*uint64(cap(t.values)), podArrayInitialBytes/uint64(sizeOf[V]()))
 	bytes := slabBytes(LayoutHashedArray, n, uint64(sizeOf[V]()))
-	var slab []byte
-	if cap(t.values) == 0 {
-		slab = mustSlab(LayoutHashedArray, bytes)
-		t.owner.add(slab)
-	} else {
-		slab = t.owner.grow(bytesOf(t.values[:cap(t.values)]), bytes)
-	}
-	t.values = viewOf[V](slab, n)[:len(t.values)]
+	t.values = viewOf[V](t.owner.grow(bytesOf(t.values[:cap(t.values)]), bytes), n)[:len(t.values)]
 }
 
 func (t *HashedArray[K, V]) Get(key K) (V, bool) {

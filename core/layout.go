@@ -123,7 +123,7 @@ type Map[K, V Bits] interface {
 }
 
 // ManyInserter is a table that inserts a batch of pairs at once, its cache
-// misses overlapped (hashed, packed): inserted[i] = Insert(keys[i],
+// misses overlapped (hashed, packed, sparse, compact): inserted[i] = Insert(keys[i],
 // values[i]), and the count inserted. InsertMany inserts through it where a
 // table has it, and one Insert at a time elsewhere.
 type ManyInserter[K, V Bits] interface {

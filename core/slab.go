@@ -13,9 +13,9 @@ import (
 //
 // Every table keeps its cells in slabs, blocks of zeroed memory it
 // allocates itself and releases the moment a growth has moved its elements
-// out, or when it is closed. Where the operating system allows (Linux,
-// macOS: slab_mmap.go) a slab is an anonymous mapping outside the Go heap, so
-// the collector neither scans it nor keeps it: a table's resident memory is
+// out, or when it is closed. Where the operating system allows (Linux:
+// slab_linux.go, macOS: slab_darwin.go) a slab is an anonymous mapping
+// outside the Go heap, so the collector neither scans it nor keeps it: a table's resident memory is
 // what its Stats say, at every moment, in any program, with no garbage
 // collection involved. Elsewhere (js/wasm: slab_heap.go) a slab is a Go
 // allocation, released to the collector.
@@ -124,9 +124,6 @@ const SlabsGrowInPlace = slabsGrowInPlace
 // a new slab and the release of b. Where it fails, b is untouched and the
 // error is a *SlabError; where it succeeds, b must not be touched again.
 func growSlab(layout Layout, b []byte, bytes uintptr) ([]byte, error) {
-	if len(b) == 0 {
-		return newSlab(layout, bytes)
-	}
 	if h := slabAllocHook; h != nil {
 		if err := h(bytes); err != nil {
 			return nil, &SlabError{Layout: layout, Bytes: uint64(bytes), Err: err}
@@ -183,9 +180,15 @@ func (o *slabOwner) add(b []byte) {
 	}
 }
 
-// grow replaces the owner's slab b by b grown to bytes (growSlab),
-// panicking with the *SlabError, b untouched, where it cannot.
+// grow replaces the owner's slab b by b grown to bytes (growSlab), or
+// gives the owner a new slab of bytes when b is empty, panicking with the
+// *SlabError, b untouched, where it cannot.
 func (o *slabOwner) grow(b []byte, bytes uintptr) []byte {
+	if len(b) == 0 {
+		g := mustSlab(o.layout, bytes)
+		o.add(g)
+		return g
+	}
 	i := o.index(b)
 	g, err := growSlab(o.layout, b, bytes)
 	if err != nil {
@@ -202,6 +205,13 @@ func (o *slabOwner) index(b []byte) int {
 		}
 	}
 	panic("core: a slab the table does not own")
+}
+
+// releaseRest releases a slab whose first `released` bytes have already
+// been handed back to the OS (compact's growth pass, slabReleaser).
+func (o *slabOwner) releaseRest(b []byte, released uintptr) {
+	slabLive.Add(int64(released))
+	o.release(b)
 }
 
 // release frees one slab the owner holds.

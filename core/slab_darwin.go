@@ -14,14 +14,6 @@ func osAlloc(bytes uintptr) ([]byte, error) {
 	return syscall.Mmap(-1, 0, int(bytes), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
 }
 
-func osFree(b []byte) {
-	if slabPoison.Load() {
-		poison(b)
-		return
-	}
-	osUnmap(b)
-}
-
 func osUnmap(b []byte) {
 	if err := syscall.Munmap(b); err != nil {
 		panic("core: releasing a slab: " + err.Error())

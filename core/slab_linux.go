@@ -56,14 +56,6 @@ func adviseSlab(b []byte) {
 	_ = syscall.Madvise(b, advice)
 }
 
-func osFree(b []byte) {
-	if slabPoison.Load() {
-		poison(b)
-		return
-	}
-	osUnmap(b)
-}
-
 func osUnmap(b []byte) {
 	if _, _, e := syscall.Syscall(syscall.SYS_MUNMAP, uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)), 0); e != 0 {
 		// Only a slab osAlloc did not return can fail here: a bug.

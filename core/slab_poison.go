@@ -18,6 +18,15 @@ var (
 	poisoned   [][]byte
 )
 
+// osFree returns a slab to the OS (osUnmap), or poisons it in tests.
+func osFree(b []byte) {
+	if slabPoison.Load() {
+		poison(b)
+		return
+	}
+	osUnmap(b)
+}
+
 // poisonable: released slabs can be made inaccessible (tests).
 const poisonable = true
 

@@ -40,7 +40,8 @@ import (
 //
 //	groups slab: ceil(buckets/48) * 16 bytes           (metadata)
 //	arena:       slabs of 1/64 of the arena (>= 4 KiB), carved into pages
-//	             of P bytes, P ~ 3/8 * cell * sqrt(buckets), 1 to 32 KiB
+//	             of P bytes, P ~ 3/8 * cell * sqrt(buckets), one 48-cell
+//	             block (128 B for 2-byte cells) to 32 KiB
 //	             (16 KiB for <UInt64,UInt16> from 2^22 buckets on)
 //	heap:        48 classes, one per vector size; class k is a dense array
 //	             of k-cell blocks over its own list of pages:

@@ -203,8 +203,9 @@ func (g *sparseGeometry) slotOf(k int, off uint64) uint64 {
 // cells of cellBytes: P near 3/8 * cellBytes * sqrt(buckets), the size at
 // which the 48 classes' partly filled pages (48 * P/2) cost about what the
 // pages' unusable tails (half a block per page) do; at least one 48-cell
-// block; at most 1024 cells' worth, 4 to 32 KiB. It stops changing at 2^23
-// buckets, so the growths of big tables share their arena.
+// block; at most 1024 cells' worth, 4 KiB to 2^sparseMaxPageShift. It stops
+// changing where that cap is reached (2^22 buckets of 16-byte cells, 2^24 of
+// 2-byte ones), so the growths of big tables share their arena.
 func sparsePageShift(buckets uint64, cellBytes uint32) uint8 {
 	if sparseFixedPageShift != 0 {
 		return sparseFixedPageShift
@@ -215,7 +216,7 @@ func sparsePageShift(buckets uint64, cellBytes uint32) uint8 {
 		s-- // the nearer power of two
 	}
 	lo := uint8(bits.Len64(uint64(sparseGroupSize*cellBytes+sparseOwnerSize) - 1))
-	hi := uint8(bits.Len64(uint64(min(max(1024*cellBytes, 4096), 32768)) - 1))
+	hi := uint8(bits.Len64(uint64(min(max(1024*cellBytes, 4096), 1<<sparseMaxPageShift)) - 1))
 	return min(max(s, lo), hi)
 }
 
