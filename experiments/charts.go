@@ -847,30 +847,33 @@ func differingParts(results []Result) labelParts {
 		return p
 	}
 	first := results[0]
+	var own *Result // the first of packlab's own runs: a reference map has no shards and no loader of packlab's
 	firstMLF, haveMLF := 0.0, false
-	for _, r := range results {
+	for i, r := range results {
 		if r.KeyType != first.KeyType || r.ValueType != first.ValueType {
 			p |= labelTypes
 		}
 		if r.Rows != first.Rows {
 			p |= labelRows
 		}
-		if r.IsReference() || first.IsReference() {
-			// A reference map has no shards and no loader of packlab's.
-		} else {
-			if r.Shards != first.Shards {
+		switch {
+		case r.IsReference():
+		case own == nil:
+			own = &results[i]
+		default:
+			if r.Shards != own.Shards {
 				p |= labelShards
 			}
-			if shardSelectOf(r) != shardSelectOf(first) {
+			if shardSelectOf(r) != shardSelectOf(*own) {
 				p |= labelSelect
 			}
-			if blockRowsOf(r) != blockRowsOf(first) {
+			if blockRowsOf(r) != blockRowsOf(*own) {
 				p |= labelBlock
 			}
-			if r.Threads != first.Threads {
+			if r.Threads != own.Threads {
 				p |= labelThreads
 			}
-			if hugePagesOf(r) != hugePagesOf(first) {
+			if hugePagesOf(r) != hugePagesOf(*own) {
 				p |= labelHuge
 			}
 		}

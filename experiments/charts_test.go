@@ -601,6 +601,14 @@ func TestRunLabelsNameWhatDiffers(t *testing.T) {
 	if strings.Join(got, "|") != "packed hugepages on|packed hugepages off|packed hugepages on #2" {
 		t.Errorf("labels with huge pages %q", got)
 	}
+	// A C++ map first: packlab's runs are still told apart by their shards.
+	rs = []Result{fxResults()[1], fxResults()[1], fxResults()[1]}
+	rs[0].Layout, rs[0].Reference, rs[0].Shards = "boost_flat", "boost::unordered_flat_map", 1
+	rs[1].Shards, rs[2].Shards = 1, 4
+	got = runLabels(rs, labelAll, 0)
+	if strings.Join(got, "|") != "boost_flat (C++)|packed SHARDS 1|packed SHARDS 4" {
+		t.Errorf("labels after a reference map %q", got)
+	}
 	// Repeats of one configuration get a number.
 	rs = []Result{fxResults()[0], fxResults()[0], fxResults()[0]}
 	got = runLabels(rs, labelAll, 0)
