@@ -14,8 +14,6 @@ package experiments
 
 import (
 	"context"
-	"encoding/csv"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -510,32 +508,16 @@ func claimsTable(claims []Claim) (header []string, rows [][]string) {
 	return header, rows
 }
 
-// WriteClaims writes the seed's claims that results hold runs for, in one
-// of Formats ("json": an array of claims); nothing when they hold none.
+// WriteClaims writes the seed's claims that results hold runs for, as a
+// grid under a heading: format "markdown" or "table" (the json and csv
+// formats of a sweep stay one array or one table); nothing when results
+// hold none.
 func WriteClaims(w io.Writer, results []Result, format string) error {
 	claims := SeedClaims(results)
 	if len(claims) == 0 {
 		return nil
 	}
 	header, rows := claimsTable(claims)
-	switch strings.ToLower(strings.TrimSpace(format)) {
-	case "json":
-		b, err := json.MarshalIndent(claims, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(append(b, '\n'))
-		return err
-	case "csv":
-		cw := csv.NewWriter(w)
-		if err := cw.Write(header); err != nil {
-			return err
-		}
-		if err := cw.WriteAll(rows); err != nil {
-			return err
-		}
-		return cw.Error()
-	}
 	md := strings.EqualFold(strings.TrimSpace(format), "markdown")
 	var b strings.Builder
 	if md {

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -120,7 +121,6 @@ type RefsStatus struct {
 	Path      string            `json:"path,omitempty"`      // the worker
 	Problem   string            `json:"problem,omitempty"`   // why not, ending with how to build them
 	Libraries map[string]string `json:"libraries,omitempty"` // name -> "boost::unordered_flat_map (Boost 1.81)"
-	Exact     map[string]bool   `json:"-"`                   // name -> bytes_allocated counted, not estimated
 }
 
 var refsCache struct {
@@ -190,7 +190,6 @@ type refsDescription struct {
 		Name    string `json:"name"`
 		Map     string `json:"map"`
 		Library string `json:"library"`
-		Exact   bool   `json:"exact"`
 	} `json:"maps"`
 }
 
@@ -220,16 +219,15 @@ func describeRefs(path string) RefsStatus {
 	}
 	for _, sizes := range [][]int{d.KeyBytes, d.ValueBytes} {
 		for _, want := range []int{1, 2, 4, 8, 16} {
-			if !containsInt(sizes, want) {
+			if !slices.Contains(sizes, want) {
 				st.Problem = fmt.Sprintf("%s holds no %d-byte keys or values; rebuild it with: %s", path, want, RefsBuildCommand)
 				return st
 			}
 		}
 	}
-	st.Libraries, st.Exact = map[string]string{}, map[string]bool{}
+	st.Libraries = map[string]string{}
 	for _, m := range d.Maps {
 		st.Libraries[m.Name] = m.Map + " (" + m.Library + ")"
-		st.Exact[m.Name] = m.Exact
 	}
 	for _, r := range references {
 		if _, ok := st.Libraries[r.Name]; !ok {
@@ -240,15 +238,6 @@ func describeRefs(path string) RefsStatus {
 	}
 	st.Available = true
 	return st
-}
-
-func containsInt(xs []int, x int) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
 
 // estimateReference is the guard's prediction of a reference map's run: its

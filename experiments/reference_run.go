@@ -83,7 +83,7 @@ func runReference(ctx context.Context, p parsedConfig, r Reference, progress fun
 	feed := func(ctx context.Context, w io.Writer) error {
 		return opsFor(p.key, p.value).feed(ctx, p, w, &fr)
 	}
-	res, err := runChild(ctx, exec.CommandContext(ctx, st.Path), job, feed, progress, "the C++ reference worker ("+st.Path+")")
+	res, err := runChild(ctx, exec.CommandContext(ctx, st.Path), job, feed, progress, "the C++ reference worker ("+st.Path+")", "rebuild it with: "+RefsBuildCommand)
 	if err != nil {
 		return Result{}, err
 	}

@@ -178,16 +178,16 @@ func runIsolated(ctx context.Context, cfg Config, layout core.Layout, progress f
 		cmd.ExtraFiles, job.SourceFD = []*os.File{f}, sourceFD
 	}
 	line, _ := json.Marshal(job)
-	return runChild(ctx, cmd, line, nil, progress, "the worker process")
+	return runChild(ctx, cmd, line, nil, progress, "the worker process", "use --in-process to run without one")
 }
 
 // runChild runs one job in the child cmd: it writes the job line, then, if
 // feed is set, feed's stream (a reference map's rows, reference_run.go) from
 // another goroutine, while it relays the child's progress lines and keeps
 // its result. stdin stays open until the child is done. name says what the
-// child is in an error.
+// child is in an error, fix what to do when it cannot be started.
 func runChild(ctx context.Context, cmd *exec.Cmd, job []byte, feed func(context.Context, io.Writer) error,
-	progress func(Progress), name string) (Result, error) {
+	progress func(Progress), name, fix string) (Result, error) {
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return Result{}, err
@@ -200,7 +200,7 @@ func runChild(ctx context.Context, cmd *exec.Cmd, job []byte, feed func(context.
 	cmd.Stderr = stderr
 	cmd.WaitDelay = 2 * time.Second
 	if err := cmd.Start(); err != nil {
-		return Result{}, fmt.Errorf("starting %s: %w (use --in-process to run without one)", name, err)
+		return Result{}, fmt.Errorf("starting %s: %w (%s)", name, err, fix)
 	}
 	// The job goes in one write; stdin stays open until the child is done.
 	_, werr := stdin.Write(append(job, '\n'))
@@ -242,23 +242,12 @@ func runChild(ctx context.Context, cmd *exec.Cmd, job []byte, feed func(context.
 	if protoErr != nil {
 		_ = cmd.Process.Kill()
 	}
-	var feedErr error
-	fed := false
-	if res == nil && childErr == "" && protoErr == nil {
-		// The child ended without a word: a feed that failed on its own
-		// (the source) says why better than the pipe it left behind.
-		select {
-		case feedErr = <-feedDone:
-			fed = true
-		default:
-		}
-	}
+	// A feed that failed on its own (the source) before the child ended
+	// says why better than the pipe it left behind (below).
 	stopFeed()
 	_ = stdin.Close()
 	waitErr := cmd.Wait()
-	if !fed {
-		feedErr = <-feedDone
-	}
+	feedErr := <-feedDone
 	var srcErr *sourceError
 	switch {
 	case ctx.Err() != nil:
