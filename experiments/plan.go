@@ -109,7 +109,6 @@ type Candidate struct {
 	Saturated        bool   `json:"saturated"`         // beyond 8 EiB: the figures stand at math.MaxInt64
 
 	followsMLF bool // the layout's geometry follows max_load_factor
-	inPlace    bool // its growths hold no old slab beside the new one (computed layout, core.Prediction.GrowthBytes == 0)
 }
 
 // Plan is the planner's whole answer.
@@ -367,7 +366,6 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 		LoaderBytes:    loaderBytesFor(p.key, p.value, shards, 0, p.distinct, false),
 		Estimated:      pr.Estimated,
 		Saturated:      pr.Saturated,
-		inPlace:        pr.GrowthBytes == 0 && !pr.Estimated,
 		GrowthBytes:    pr.GrowthBytes,
 	}
 	if pr.BucketCount > 0 {
@@ -506,31 +504,18 @@ func deref(p *float64) float64 {
 func explain(plan *Plan, p parsedPlan) {
 	budget := FormatBytes(plan.BudgetBytes)
 	load := p.Workload == WorkloadLoad
-	var inPlace, copies, behind []string
+	byKind := map[growthKind][]string{}
 	for _, l := range core.Layouts() {
-		for _, c := range plan.Candidates {
-			if c.Layout == string(l) {
-				switch {
-				case c.inPlace:
-					inPlace = append(inPlace, c.Layout)
-				case releasesBehind(c):
-					behind = append(behind, c.Layout)
-				default:
-					copies = append(copies, c.Layout)
-				}
-				break
-			}
+		if i := slices.IndexFunc(plan.Candidates, func(c Candidate) bool { return c.Layout == string(l) }); i >= 0 {
+			k := growthOf(plan.Candidates[i])
+			byKind[k] = append(byKind[k], string(l))
 		}
 	}
-	plan.Growing = "every shard can grow at once: the loader deals rows evenly, so the shards reach their growth points together (measured here: up to 1.9 of 2 shards, 2.6 of 4, 4.9 of 8 at once)"
-	if len(copies) > 0 {
-		plan.Growing += "; the peak of " + strings.Join(copies, ", ") + " counts the old and the new table of each"
-	}
-	if len(inPlace) > 0 {
-		plan.Growing += "; " + strings.Join(inPlace, ", ") + " grow their slabs in place (mremap, then an in-place rehash, as ClickHouse's allocator does), so their peak is the final tables"
-	}
-	if len(behind) > 0 {
-		plan.Growing += "; " + strings.Join(behind, ", ") + " hands its old slab back as its growth pass leaves it, so its peak is the final tables and a few MiB a shard"
+	plan.Growing = "every shard can grow at once: the loader deals rows evenly, so the shards reach their growth points together (measured on the 2-core lab machine: up to 1.9 of 2 shards, 2.6 of 4, 4.9 of 8 at once)"
+	for _, k := range []growthKind{growthCopies, growthInPlace, growthBehind, growthPaged} {
+		if ls := byKind[k]; len(ls) > 0 {
+			plan.Growing += "; " + strings.Join(ls, ", ") + ": " + growthKindWords[k]
+		}
 	}
 	best := plan.Best()
 	if best == nil {
@@ -624,20 +609,51 @@ func compareWhy(c, best Candidate, speedOf func(Candidate) *float64, what string
 	return "fits; as fast and as small as #1 within the model's precision"
 }
 
+// growthKind is how a candidate's layout grows, which decides its peak.
+type growthKind int
+
+const (
+	growthCopies  growthKind = iota // old and new slab alive together
+	growthInPlace                   // the slab remapped in place: no old one
+	growthBehind                    // the pass releases the old slab as it goes (compact)
+	growthPaged                     // the vectors move page by page through a shared pool (sparse)
+)
+
+// growthKindWords ends the plan's sentence on the layouts of each kind.
+var growthKindWords = map[growthKind]string{
+	growthCopies:  "the peak counts the old and the new table of each",
+	growthInPlace: "slabs grow in place (mremap, then an in-place rehash, as ClickHouse's allocator does), so the peak is the final tables",
+	growthBehind:  "the growth pass hands the old slab back as it leaves it, so the peak is the final tables and a few MiB a shard",
+	growthPaged:   "the vectors move page by page through a pool the old and the new table share, so the peak is the final tables and the old groups",
+}
+
+func growthOf(c Candidate) growthKind {
+	switch {
+	case c.GrowthBytes == 0 && !c.Estimated:
+		return growthInPlace
+	case releasesBehind(c):
+		return growthBehind
+	case c.Layout == string(core.LayoutSparse):
+		return growthPaged
+	}
+	return growthCopies
+}
+
 // growthWords says what the peak is made of.
 func growthWords(c Candidate) string {
-	switch {
-	case c.inPlace:
+	switch growthOf(c) {
+	case growthInPlace:
 		return "the final tables: a growth remaps its slab in place and holds no old one"
-	case releasesBehind(c):
+	case growthBehind:
 		return "the final tables and a few MiB a shard: a growth pass releases the old slab as it goes"
-	case c.GrowthBytes == 0:
-		return "the final tables: its last growth held no more"
-	case c.Layout == string(core.LayoutSparse):
+	case growthPaged:
 		if c.Shards == 1 {
 			return "the final table and the old one's groups: a growth moves the vectors page by page through a pool both share"
 		}
 		return fmt.Sprintf("the final tables and the old groups of %d shards growing at once: a growth moves the vectors page by page", c.GrowingAtOnce)
+	}
+	if c.GrowthBytes == 0 {
+		return "the final tables: its last growth held no more"
 	}
 	if c.Shards == 1 {
 		return "the last growth, old and new slab alive together"
