@@ -147,10 +147,10 @@ type Limits struct {
 	Cores            int    `json:"cores"`
 	CoresText        string `json:"cores_text"` // "1 core", "2 cores"
 	Runtime          string `json:"runtime"`    // "native" or "browser"
-	// HugePages: the tables' slabs can have transparent huge pages here
-	// (Linux), so the form offers to turn them off.
-	HugePages bool `json:"huge_pages"`
-	Isolated  bool `json:"isolated"` // each run in a fresh child process
+	// HugePagesSupported: the tables' slabs can have transparent huge pages
+	// here (Linux), so the form offers to turn them off.
+	HugePagesSupported bool `json:"huge_pages_supported"`
+	Isolated           bool `json:"isolated"` // each run in a fresh child process
 
 	ChartKinds     []ChartKind `json:"chart_kinds"`
 	ResultsDir     string      `json:"results_dir"`
@@ -306,17 +306,17 @@ func (l *Lab) Limits() (Limits, error) {
 		MaxLoadFactor: FloatRange{Min: core.MinMaxLoadFactor, Max: core.MaxMaxLoadFactor, Step: 0.01, Default: core.DefaultMaxLoadFactor},
 		MaxLoadFactorDefault: fmt.Sprintf("each layout's own: %v (ClickHouse's), compact %v",
 			core.DefaultMaxLoadFactor, core.DefaultCompactMaxLoadFactor),
-		Repeats:        IntRange{Min: 1, Max: experiments.MaxRepeats, Default: 1},
-		MaxRows:        core.MaxSourceRows,
-		Defaults:       defaultForm(),
-		Cores:          runtime.NumCPU(),
-		CoresText:      coresText(runtime.NumCPU()),
-		Runtime:        l.opt.Runtime,
-		HugePages:      core.HugePagesSupported,
-		Isolated:       !l.opt.InProcess,
-		ChartKinds:     chartKinds(),
-		ResultsDir:     l.opt.ResultsDir,
-		EChartsVersion: experiments.EChartsVersion,
+		Repeats:            IntRange{Min: 1, Max: experiments.MaxRepeats, Default: 1},
+		MaxRows:            core.MaxSourceRows,
+		Defaults:           defaultForm(),
+		Cores:              runtime.NumCPU(),
+		CoresText:          coresText(runtime.NumCPU()),
+		Runtime:            l.opt.Runtime,
+		HugePagesSupported: core.HugePagesSupported,
+		Isolated:           !l.opt.InProcess,
+		ChartKinds:         chartKinds(),
+		ResultsDir:         l.opt.ResultsDir,
+		EChartsVersion:     experiments.EChartsVersion,
 	}
 	for _, ly := range core.Layouts() {
 		lim.Layouts = append(lim.Layouts, LayoutInfo{

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
 )
 
@@ -832,5 +833,43 @@ func TestCompactInTheLab(t *testing.T) {
 	}
 	if len(tab.Notes) != 1 || !strings.HasPrefix(tab.Notes[0], "compact") || !strings.Contains(tab.Notes[0], "the information limit of 8.10") {
 		t.Errorf("table notes %q, want one line on compact against the limit of 1e5 pairs (8.10 bytes a pair)", tab.Notes)
+	}
+}
+
+// TestHugePagesFromTheForm: the form's "huge pages for the tables" box
+// reaches the run, whose saved result records it, and Limits offers the
+// box only where the platform has huge pages.
+func TestHugePagesFromTheForm(t *testing.T) {
+	l, ev := newLab(t)
+	lim, err := l.Limits()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lim.HugePagesSupported != core.HugePagesSupported || lim.Defaults.HugePages != "on" {
+		t.Errorf("limits: huge pages supported %v, default %q; want %v, on", lim.HugePagesSupported, lim.Defaults.HugePages, core.HugePagesSupported)
+	}
+	f := small("packed")
+	f.HugePages = "off"
+	st, err := l.StartRun(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, done := ev.waitDone(t, st.ID, 2*time.Minute); done.Failed || len(done.ResultIDs) != 1 {
+		t.Fatalf("done %+v", done)
+	}
+	store, err := experiments.OpenStore(l.opt.ResultsDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, _, err := store.List()
+	want := "off"
+	if !core.HugePagesSupported {
+		want = "none"
+	}
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("saved %d results (%v), want 1", len(rs), err)
+	}
+	if rs[0].HugePages != want {
+		t.Errorf("the result says huge_pages %q, want %q", rs[0].HugePages, want)
 	}
 }

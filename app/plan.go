@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"strconv"
 	"strings"
 	"time"
 
@@ -73,11 +72,9 @@ func (f PlanForm) parse() (experiments.PlanRequest, error) {
 		}
 	}
 	if t := strings.TrimSpace(f.Threads); t != "" {
-		n, err := strconv.Atoi(t)
-		if err != nil || n < 1 || n > experiments.MaxThreads {
-			return r, errorf("plan_threads", "%s: not a whole number from 1 to %d", t, experiments.MaxThreads)
+		if r.Threads, err = parseInt("plan_threads", t, 1, experiments.MaxThreads); err != nil {
+			return r, err
 		}
-		r.Threads = n
 	}
 	if err := r.Validate(); err != nil {
 		return r, bad(err)

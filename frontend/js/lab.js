@@ -104,7 +104,7 @@
     rep.min = limits.repeats.min; rep.max = limits.repeats.max; rep.value = d.repeats;
     $("#miss_rate").value = d.miss_rate;
     $("#huge_pages").checked = d.huge_pages !== "off";
-    $("#huge_pages_row").hidden = !limits.huge_pages; // none in the browser
+    $("#huge_pages_row").hidden = !limits.huge_pages_supported; // none in the browser
     $("#header").value = d.header || "auto";
   }
 
@@ -571,7 +571,8 @@
       box.append(el("pre", {}, el("code", { class: "lang-" + sn.lang, text: sn.text })),
         el("button", { type: "button", class: "small", text: "Copy", onclick: (e) => {
           const b = e.target;
-          Promise.resolve(navigator.clipboard && navigator.clipboard.writeText(sn.text))
+          // No clipboard (a page over plain http) is a failure, not "Copied".
+          (navigator.clipboard ? navigator.clipboard.writeText(sn.text) : Promise.reject())
             .then(() => { b.textContent = "Copied"; }, () => { b.textContent = "Select and copy"; });
         } }));
     }
