@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -301,16 +302,7 @@ func TestBrowserLab(t *testing.T) {
 			}
 			continue
 		}
-		type pixels struct{ W, H, Painted int }
-		px := eval[pixels](t, ctx, `(() => {
-			let w = 0, h = 0, painted = 0;
-			for (const c of document.querySelectorAll("#chart canvas")) {
-				w = Math.max(w, c.width); h = Math.max(h, c.height);
-				const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
-				for (let i = 3; i < d.length; i += 4) if (d[i] > 0) painted++;
-			}
-			return {W: w, H: h, Painted: painted};
-		})()`)
+		px := eval[pixels](t, ctx, inkJS("#chart"))
 		if px.W == 0 || px.H == 0 || px.Painted < px.W*px.H/200 {
 			t.Errorf("chart %s: canvas %dx%d with %d painted pixels, want a drawn chart", kind, px.W, px.H, px.Painted)
 		}
@@ -478,16 +470,10 @@ func TestBrowserLab(t *testing.T) {
 		Rows     int
 		Painted  int
 	}
-	ps := eval[planShown](t, ctx, `(() => {
-		let painted = 0;
-		for (const c of document.querySelectorAll("#plan-chart canvas")) {
-			const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
-			for (let i = 3; i < d.length; i += 4) if (d[i] > 0) painted++;
-		}
-		return {Verdict: document.getElementById("plan-verdict").textContent,
-			RuledOut: document.querySelectorAll("#plan-ruled-out li").length,
-			Rows: document.querySelectorAll("#plan-grid tbody tr").length, Painted: painted};
-	})()`)
+	ps := eval[planShown](t, ctx, `(() => ({Verdict: document.getElementById("plan-verdict").textContent,
+		RuledOut: document.querySelectorAll("#plan-ruled-out li").length,
+		Rows: document.querySelectorAll("#plan-grid tbody tr").length,
+		Painted: (`+inkJS("#plan-chart")+`).Painted}))()`)
 	t.Logf("the Plan tab: %q, %d layouts ruled out, %d rows", ps.Verdict, ps.RuledOut, ps.Rows)
 	if !strings.Contains(ps.Verdict, "fit in 24.0 GiB") || ps.RuledOut == 0 || ps.Rows < 4 || ps.Painted < 1000 {
 		t.Errorf("the Plan tab shows %+v; want an answer that fits 24 GiB, layouts ruled out, the setups and a drawn chart", ps)
@@ -934,4 +920,24 @@ func TestEmbeddedSite(t *testing.T) {
 		t.Errorf("the embedded packlab.wasm (%d bytes) is not build/web's (%d)", len(plainWasm), len(wasm))
 	}
 	t.Logf("the embedded site: packlab.wasm %d bytes sent gzipped as %d", len(wasm), len(body))
+}
+
+// pixels is what inkJS returns: the largest canvas's size and its ink.
+type pixels struct{ W, H, Painted int }
+
+// inkJS is a script that counts the pixels of the canvases under selector
+// that are neither transparent nor white (the charts paint a white
+// background, so counting opaque pixels would count every one): a drawn
+// chart has thousands.
+func inkJS(selector string) string {
+	return `(() => {
+		let w = 0, h = 0, painted = 0;
+		for (const c of document.querySelectorAll(` + strconv.Quote(selector+" canvas") + `)) {
+			w = Math.max(w, c.width); h = Math.max(h, c.height);
+			const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
+			for (let i = 0; i < d.length; i += 4)
+				if (d[i + 3] > 0 && !(d[i] > 245 && d[i + 1] > 245 && d[i + 2] > 245)) painted++;
+		}
+		return {W: w, H: h, Painted: painted};
+	})()`
 }
