@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -520,8 +521,18 @@ func TestPlanIssueTargets(t *testing.T) {
 	if err := json.Unmarshal([]byte(stdout), &cands); err != nil {
 		t.Fatal(err)
 	}
-	if b := cands[0]; b.Rank != 1 || !b.Fits || b.PeakBytes > 24*gib || b.Why == "" || b.CreateDictionary == "" {
-		t.Errorf("24 GiB: rank 1 is %+v, want a setup whose peak fits, with why and the CREATE DICTIONARY", b)
+	if b := cands[0]; b.Rank != 1 || !b.Fits || b.PeakBytes > 24*gib || b.Why == "" {
+		t.Errorf("24 GiB: rank 1 is %+v, want a setup whose peak fits, with why", b)
+	}
+	// Which layout ranks first follows the speeds measured here (compact
+	// when its reads came out fastest); ClickHouse's setup, rank 1 or the
+	// best it can run, comes with its CREATE DICTIONARY either way.
+	ch := slices.IndexFunc(cands, func(c experiments.Candidate) bool { return c.BestClickHouse })
+	if !cands[0].PacklabOnly {
+		ch = 0
+	}
+	if ch < 0 || !cands[ch].Fits || cands[ch].PacklabOnly || cands[ch].CreateDictionary == "" {
+		t.Errorf("24 GiB: no fitting setup ClickHouse can run with its CREATE DICTIONARY (rank 1 %s SHARDS %d, packlab only %v)", cands[0].Layout, cands[0].Shards, cands[0].PacklabOnly)
 	}
 
 	start := time.Now()
