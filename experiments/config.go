@@ -144,6 +144,7 @@ func (c Config) WithDefaults() Config {
 func (c Config) Validate() error {
 	c = c.WithDefaults()
 	seen := map[string]bool{}
+	packlabs := 0 // packlab's own layouts, which --huge-pages applies to
 	for _, name := range c.Layouts {
 		l, ok := parseLayoutChoice(name)
 		if !ok {
@@ -154,6 +155,7 @@ func (c Config) Validate() error {
 		}
 		seen[l.String()] = true
 		if l.ref == nil {
+			packlabs++
 			continue
 		}
 		if c.Shards > 1 {
@@ -189,6 +191,9 @@ func (c Config) Validate() error {
 	}
 	if err := c.validateLoader(); err != nil {
 		return err
+	}
+	if c.HugePages != "" && packlabs == 0 {
+		return fieldErr("--huge-pages", c.HugePages, "applies to packlab's layouts; the C++ reference maps take what their allocator gives", "with at least one packlab layout")
 	}
 	if _, err := c.SourceSpec(); err != nil {
 		return err
