@@ -4,9 +4,9 @@ GO      ?= go
 PKGS    := ./...
 GOFLAGS_TEST ?=
 
-.PHONY: test deps unit race wasm bench vet fmt-check build clean
+.PHONY: test deps unit race wasm ports bench vet fmt-check build clean
 
-test: deps deps-desktop deps-web refs fmt-check vet unit race wasm bench test-desktop test-web
+test: deps deps-desktop deps-web refs fmt-check vet unit race wasm ports bench test-desktop test-web
 
 # deps installs what the tests need. The Go toolchain and gcc (for -race) are
 # on the machine; modules come from the module proxy.
@@ -33,6 +33,16 @@ race:
 # core must build for the browser.
 wasm:
 	GOOS=js GOARCH=wasm $(GO) build ./core/...
+
+# core must build and vet where this machine cannot run it: big-endian with
+# no unaligned loads (mips64: bytes_portable.go, compact_endian_big.go,
+# prefetch_other.go), 32-bit addresses (386), macOS's slabs (darwin) and
+# the Go heap's (windows).
+PORTS = linux/mips64 linux/386 darwin/arm64 windows/amd64
+ports:
+	@for p in $(PORTS); do \
+	  GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet ./core || { echo "core does not build for $$p"; exit 1; }; \
+	done
 
 # Benchmarks run once each, to prove they still work; real figures come from
 # `make bench-full` (see the README's performance section).
