@@ -135,14 +135,15 @@ import (
 //     at 1e8 and all 64 at 1e7 (the displacement takes the spare bits), so
 //     packing bits would save 3 % at most, for two loads and shifts a slot.
 //
-//   - Lookups: Get reads the 3 slots from home and picks the match without
+//   - Lookups: Get reads the 5 slots from home and picks the match without
 //     a branch on what they hold; only when none matches does it loop
-//     one slot at a time (83 % of pairs lie within 3 slots of home at
-//     fill 0.72).
+//     one slot at a time (95 % of pairs lie within 5 slots of home at
+//     fill 0.72, 68 % at 0.885; the figures for 3 to 8 slots are in Get).
 //     What limits a single-key read is not the work but how many lookups'
 //     cache misses the CPU overlaps: a data-dependent loop exit stops it
-//     running ahead (the loop alone: 7.20 M lookups/s in the anchors
-//     harness at 1e7, the window: 7.88, boost 13.7), and so does every
+//     running ahead (anchors harness, M lookups/s: the loop alone 7.2 at
+//     1e7 and 2.9 at 3e7, the window 7.4-7.6 and 5.1-5.3, boost 13.6
+//     and 11.9), and so does every
 //     load waiting on a miss (it holds a load-queue entry): 8 slots read
 //     branch-free at 170 ns, 4 at 116, 3 at 104, one at 62 (a floor, in
 //     the same loop). Reads are as fast as packed's at equal fill (104
@@ -364,32 +365,33 @@ func (t *Compact[K, V]) decode(home, rem uint64) uint64 {
 func (t *Compact[K, V]) Get(key K) (V, bool) {
 	if sizeOf[K]() <= 8 {
 		home, lo := bits.Mul64(compactHashWord(key), t.m)
-		// The 3 slots from home first, the match picked without a branch
+		// The 5 slots from home first, the match picked without a branch
 		// on what they hold (wide slots: wmask is 0, want is odd, no
 		// match). probeWord's loop stops at a data-dependent point, so a
 		// lookup's exit was mispredicted about once per lookup, and the
 		// CPU could not run ahead into the next lookup's cache miss; one
-		// predictable branch after the window lets it. At 1e7 rows (fill
-		// 0.72, 83 % of pairs within 3 slots of home), Get in a loop like
-		// the anchors harness's: 123-129 against 134-148 ns. 3 slots, not
-		// more: each load waiting on a miss holds a load-queue entry, and
-		// 4 or 8 slots read slower (116 and 170 against 104 ns in another
-		// loop) though they find more. GetMany gains nothing from it (its
-		// prefetches hide the misses): 28 against 27 ns.
+		// predictable branch after the window lets it. Why 5: each load
+		// waiting on the miss holds a load-queue entry, so a wider window
+		// costs every lookup, and a narrower one sends more lookups to the
+		// loop, the more so the fuller the table (pairs within 3 and 5
+		// slots of home: 83 and 95 % at fill 0.72, 49 and 68 % at 0.885).
+		// A copy of the anchors harness's loop, ns a lookup, windows of
+		// 3, 4, 5, 6 slots: 125, 126, 125, 149 at 1e7 rows (fill 0.72),
+		// 270, 205, 182, 190 at 3e7 (0.885); 8 slots: 181 at 1e7. The
+		// harness itself, M lookups/s, the loop alone, 3 slots, 5: 7.2,
+		// 7.6-7.8, 7.4-7.6 at 1e7; 2.9, 3.8-3.9, 5.1-5.3 at 3e7. The 5
+		// slots are a loop: written out, the compiler keeps all 5 words
+		// live and spills them, and every spill is one more store waiting
+		// on the miss (4 slots written out: 4.8 at 3e7; picking the slot's
+		// index and loading it again: 5.7 at 1e7). GetMany gains nothing
+		// from a window (its prefetches hide the misses): 28 against 27 ns.
 		want, km := lo>>t.s<<t.b|1, t.wmask
 		p := unsafe.Add(t.base, uintptr(home)*t.w)
-		w0 := loadBitsAt[uint64](p)
-		w1 := loadBitsAt[uint64](unsafe.Add(p, t.w))
-		w2 := loadBitsAt[uint64](unsafe.Add(p, 2*t.w))
 		var hit uint64
-		if w0&km == want {
-			hit = w0
-		}
-		if w1&km == want+1 {
-			hit = w1
-		}
-		if w2&km == want+2 {
-			hit = w2
+		for j := range uint64(5) { // a fixed count: the loop's branch is predicted
+			if w := loadBitsAt[uint64](unsafe.Add(p, uintptr(j)*t.w)); w&km == want+j {
+				hit = w
+			}
 		}
 		if hit != 0 {
 			return fromWord[V](hit >> t.offV), true
