@@ -135,10 +135,11 @@ import (
 //     at 1e8 and all 64 at 1e7 (the displacement takes the spare bits), so
 //     packing bits would save 3 % at most, for two loads and shifts a slot.
 //
-//   - Lookups: Get reads the 5 slots from home and picks the match without
-//     a branch on what they hold; only when none matches does it loop
-//     one slot at a time (95 % of pairs lie within 5 slots of home at
-//     fill 0.72, 68 % at 0.885; the figures for 3 to 8 slots are in Get).
+//   - Lookups: Get reads the 3 slots from home (5 in a table at least 0.8
+//     full) and picks the match without a branch on what they hold; only
+//     when none matches does it loop one slot at a time (83 % of pairs lie
+//     within 3 slots of home at fill 0.72, 68 % within 5 at 0.885; the
+//     figures for 3 to 8 slots are in Get).
 //     What limits a single-key read is not the work but how many lookups'
 //     cache misses the CPU overlaps: a data-dependent loop exit stops it
 //     running ahead (anchors harness, M lookups/s: the loop alone 7.2 at
@@ -172,7 +173,8 @@ type Compact[K, V Bits] struct {
 	b      uint           // displacement bits
 	w      uintptr        // slot bytes
 	kmask  uint64         // the displacement and remainder bits of a narrow slot
-	wmask  uint64         // kmask for narrow slots, 0 for wide ones: window finds nothing there
+	wmask  uint64         // kmask for narrow slots, 0 for wide ones: Get's window finds nothing there
+	fullAt uint64         // from this size on, Get's window is 5 slots, not 3
 	dmask  uint64         // the displacement bits: 2^b - 1
 	offV   uint           // the value's first bit
 	narrow bool           // w <= 8 (and keys of at most 8 bytes): one word per slot
@@ -199,6 +201,7 @@ const (
 	// option is 0: slots are small, so a fuller table saves more than the
 	// longer probes cost (see the measurements in compact.go).
 	DefaultCompactMaxLoadFactor = 0.9
+	compactWideWindowFill       = 0.8     // from this fill on, Get's window is 5 slots, not 3 (see Get)
 	compactMaxDispBits          = 8       // displacement fields are at most one byte: a shift adds 1 to it in place
 	compactReleaseAlign         = 2 << 20 // the old slab is released in whole huge pages
 	compactReleaseEvery         = 2 << 20 // ... at least this much at a time
@@ -330,6 +333,7 @@ func (t *Compact[K, V]) setSlab(slab []byte, g compactGeo) {
 	if g.w <= 8 {
 		t.wmask = t.kmask
 	}
+	t.fullAt = uint64(float64(g.m) * compactWideWindowFill)
 	t.offV = g.b + g.e + g.r
 	t.narrow = g.w <= 8
 	t.farField = 0
@@ -365,31 +369,36 @@ func (t *Compact[K, V]) decode(home, rem uint64) uint64 {
 func (t *Compact[K, V]) Get(key K) (V, bool) {
 	if sizeOf[K]() <= 8 {
 		home, lo := bits.Mul64(compactHashWord(key), t.m)
-		// The 5 slots from home first, the match picked without a branch
-		// on what they hold (wide slots: wmask is 0, want is odd, no
-		// match). probeWord's loop stops at a data-dependent point, so a
-		// lookup's exit was mispredicted about once per lookup, and the
-		// CPU could not run ahead into the next lookup's cache miss; one
-		// predictable branch after the window lets it. Why 5: each load
-		// waiting on the miss holds a load-queue entry, so a wider window
-		// costs every lookup, and a narrower one sends more lookups to the
-		// loop, the more so the fuller the table (pairs within 3 and 5
-		// slots of home: 83 and 95 % at fill 0.72, 49 and 68 % at 0.885).
-		// A copy of the anchors harness's loop, ns a lookup, windows of
-		// 3, 4, 5, 6 slots: 125, 126, 125, 149 at 1e7 rows (fill 0.72),
-		// 270, 205, 182, 190 at 3e7 (0.885); 8 slots: 181 at 1e7. The
-		// harness itself, M lookups/s, the loop alone, 3 slots, 5: 7.2,
-		// 7.6-7.8, 7.4-7.6 at 1e7; 2.9, 3.8-3.9, 5.1-5.3 at 3e7. The 5
-		// slots are a loop: written out, the compiler keeps all 5 words
-		// live and spills them, and every spill is one more store waiting
-		// on the miss (4 slots written out: 4.8 at 3e7; picking the slot's
-		// index and loading it again: 5.7 at 1e7). GetMany gains nothing
-		// from a window (its prefetches hide the misses): 28 against 27 ns.
+		// The 3 slots from home first (5 once the table is 0.8 full),
+		// the match picked without a branch on what they hold (wide
+		// slots: wmask is 0, want is odd, no match). probeWord's loop
+		// stops at a data-dependent point, so a lookup's exit was
+		// mispredicted about once per lookup, and the CPU could not run
+		// ahead into the next lookup's cache miss; one predictable branch
+		// after the window lets it. Each load waiting on the miss holds a
+		// load-queue entry, so a wider window costs every lookup, and a
+		// narrower one sends more lookups to the loop, the more so the
+		// fuller the table: pairs within 3 and 5 slots of home are 83 and
+		// 95 % at fill 0.72 (1e7 rows), 49 and 68 % at 0.885 (3e7).
+		// Anchors harness, M lookups/s, the loop alone, 3 slots, 5, this:
+		// 7.2, 7.6-7.8, 7.4-7.6, 7.6 at 1e7; 2.9, 3.8-3.9, 5.1-5.6, 5.1 at
+		// 3e7; at 1e8 (fill 0.775) 3 and 5 slots read 4.7-6.0 and 4.0-6.2
+		// over five rounds, 3 ahead in four. A copy of its loop, ns a
+		// lookup, 3, 4, 5, 6 slots written out: 125, 126, 125, 149 at 1e7,
+		// 270, 205, 182, 190 at 3e7; 8 slots: 181 at 1e7. Written out, the
+		// compiler keeps all the words live and spills them (every spill
+		// one more store waiting on the miss: 4 slots, 4.8 at 3e7), so the
+		// window is a loop. GetMany gains nothing from a window (its
+		// prefetches hide the misses): 28 against 27 ns.
 		want, km := lo>>t.s<<t.b|1, t.wmask
 		p := unsafe.Add(t.base, uintptr(home)*t.w)
 		var hit uint64
-		for j := range uint64(5) { // a fixed count: the loop's branch is predicted
-			if w := loadBitsAt[uint64](unsafe.Add(p, uintptr(j)*t.w)); w&km == want+j {
+		n := uint64(3) // the same for every lookup until the table fills past 0.8: predicted
+		if t.size >= t.fullAt {
+			n = 5
+		}
+		for j, q := uint64(0), p; j < n; j, q = j+1, unsafe.Add(q, t.w) {
+			if w := loadBitsAt[uint64](q); w&km == want+j {
 				hit = w
 			}
 		}
