@@ -176,7 +176,6 @@ type Compact[K, V Bits] struct {
 	b      uint           // displacement bits
 	w      uintptr        // slot bytes
 	kmask  uint64         // the displacement and remainder bits of a narrow slot
-	wmask  uint64         // kmask for narrow slots, 0 for wide ones: Get's window finds nothing there
 	fullAt uint64         // from this size on, Get's window is 5 slots, not 3
 	dmask  uint64         // the displacement bits: 2^b - 1
 	offV   uint           // the value's first bit
@@ -332,10 +331,6 @@ func (t *Compact[K, V]) setSlab(slab []byte, g compactGeo) {
 	t.m, t.s, t.b, t.w = g.m, g.s, g.b, g.w
 	t.dmask = 1<<g.b - 1
 	t.kmask = lowMask(g.b + g.r)
-	t.wmask = 0
-	if g.w <= 8 {
-		t.wmask = t.kmask
-	}
 	t.fullAt = uint64(float64(g.m) * compactWideWindowFill)
 	t.offV = g.b + g.e + g.r
 	t.narrow = g.w <= 8
@@ -373,8 +368,8 @@ func (t *Compact[K, V]) Get(key K) (V, bool) {
 	if sizeOf[K]() <= 8 {
 		home, lo := bits.Mul64(compactHashWord(key), t.m)
 		// The 3 slots from home first (5 once the table is 0.8 full),
-		// the match picked without a branch on what they hold (wide
-		// slots: wmask is 0, want is odd, no match). probeWord's loop
+		// of a narrow table, the match picked without a branch on what
+		// they hold. probeWord's loop
 		// stops at a data-dependent point, so a lookup's exit was
 		// mispredicted about once per lookup, and the CPU could not run
 		// ahead into the next lookup's cache miss; one predictable branch
@@ -392,12 +387,15 @@ func (t *Compact[K, V]) Get(key K) (V, bool) {
 		// compiler keeps all the words live and spills them (every spill
 		// one more store waiting on the miss: 4 slots, 4.8 at 3e7), so the
 		// 5-slot window is a loop; 3 slots written out read 3 % faster
-		// than a loop of 3 at 1e7 (7.9 against 7.7, 5 rounds). GetMany gains nothing from a window (its
-		// prefetches hide the misses): 28 against 27 ns.
-		want, km := lo>>t.s<<t.b|1, t.wmask
+		// than a loop of 3 at 1e7 (7.9 against 7.7, 5 rounds). GetMany
+		// gains nothing from a window (its prefetches hide the misses):
+		// 28 against 27 ns.
+		want, km := lo>>t.s<<t.b|1, t.kmask
 		p := unsafe.Add(t.base, uintptr(home)*t.w)
 		var hit uint64
-		if t.size < t.fullAt { // the same for every lookup until the table fills past 0.8: predicted
+		switch {
+		case !t.narrow: // wide slots: probeWord alone
+		case t.size < t.fullAt: // the same for every lookup until the table fills past 0.8: predicted
 			w0 := loadBitsAt[uint64](p)
 			w1 := loadBitsAt[uint64](unsafe.Add(p, t.w))
 			w2 := loadBitsAt[uint64](unsafe.Add(p, 2*t.w))
@@ -410,7 +408,7 @@ func (t *Compact[K, V]) Get(key K) (V, bool) {
 			if w2&km == want+2 {
 				hit = w2
 			}
-		} else {
+		default:
 			for j, q := uint64(0), p; j < 5; j, q = j+1, unsafe.Add(q, t.w) {
 				if w := loadBitsAt[uint64](q); w&km == want+j {
 					hit = w
