@@ -31,6 +31,7 @@
     runResults: [],
     historySelected: new Set(), // result ids picked in History
     historyOpen: new Set(),     // job ids whose results History shows
+    history: null,              // the last History read: clicks redraw it, runs and deletes read it again
     estimateSeq: 0,
     estimateOK: false,
   };
@@ -442,22 +443,32 @@
 
   // ---- history: jobs, each opening to its results ----
 
+  // loadHistory reads the saved results again (after a run, a delete, on
+  // opening the view); renderHistory redraws the last read, which is all a
+  // click on a checkbox or an arrow needs.
   async function loadHistory() {
     try {
-      const h = await state.backend.call("History");
-      const ids = new Set();
-      const jobs = new Set();
-      for (const j of h.jobs) { jobs.add(j.id); for (const r of j.rows) ids.add(r.id); }
-      for (const id of Array.from(state.historySelected)) if (!ids.has(id)) state.historySelected.delete(id);
-      for (const id of Array.from(state.historyOpen)) if (!jobs.has(id)) state.historyOpen.delete(id);
-      $("#hist-count").textContent = h.jobs.length ? String(h.jobs.length) : "";
-      $("#history-problems").textContent = h.problems.length
-        ? `${h.problems.length} file(s) in ${h.dir} could not be read: ${h.problems.join("; ")}` : "";
-      $("#history-table").replaceChildren(historyTable(h));
-      syncHistoryButtons();
+      state.history = await state.backend.call("History");
     } catch (err) {
       showError(err, "history");
+      return;
     }
+    renderHistory();
+  }
+
+  function renderHistory() {
+    const h = state.history;
+    if (!h) return;
+    const ids = new Set();
+    const jobs = new Set();
+    for (const j of h.jobs) { jobs.add(j.id); for (const r of j.rows) ids.add(r.id); }
+    for (const id of Array.from(state.historySelected)) if (!ids.has(id)) state.historySelected.delete(id);
+    for (const id of Array.from(state.historyOpen)) if (!jobs.has(id)) state.historyOpen.delete(id);
+    $("#hist-count").textContent = h.jobs.length ? String(h.jobs.length) : "";
+    $("#history-problems").textContent = h.problems.length
+      ? `${h.problems.length} file(s) in ${h.dir} could not be read: ${h.problems.join("; ")}` : "";
+    $("#history-table").replaceChildren(historyTable(h));
+    syncHistoryButtons();
   }
 
   // historyTable is one row per job (newest first, by the time it started,
@@ -466,7 +477,7 @@
   function historyTable(h) {
     if (!h.jobs.length) return el("div", { class: "empty", text: "No saved results yet. Results are kept in " + h.dir });
     const sel = state.historySelected;
-    const pick = (ids, on) => { for (const id of ids) on ? sel.add(id) : sel.delete(id); syncHistoryButtons(); loadHistory(); };
+    const pick = (ids, on) => { for (const id of ids) on ? sel.add(id) : sel.delete(id); renderHistory(); };
     const allIds = h.jobs.flatMap((j) => j.rows.map((r) => r.id));
     const head = el("tr", {},
       el("th", {}, el("input", { type: "checkbox", "aria-label": "select every job", checked: allIds.length > 0 && allIds.every((id) => sel.has(id)),
@@ -477,7 +488,7 @@
       const ids = j.rows.map((r) => r.id);
       const picked = ids.filter((id) => sel.has(id)).length;
       const open = state.historyOpen.has(j.id);
-      const toggle = () => { open ? state.historyOpen.delete(j.id) : state.historyOpen.add(j.id); loadHistory(); };
+      const toggle = () => { open ? state.historyOpen.delete(j.id) : state.historyOpen.add(j.id); renderHistory(); };
       const box = el("input", { type: "checkbox", "aria-label": "select job " + j.name, checked: picked > 0 && picked === ids.length,
         onchange: (e) => pick(ids, e.target.checked) });
       box.indeterminate = picked > 0 && picked < ids.length;
@@ -541,6 +552,7 @@
     $("#view-plan").hidden = name !== "plan";
     if (name === "results" && state.chart) setTimeout(() => state.chart.resize(), 0);
     if (name === "plan" && state.planChart) setTimeout(() => state.planChart.resize(), 0);
+    if (name === "history") loadHistory(); // another lab or the command line may have saved results since
   }
 
   // ---- the plan: Go ranks every setup; this only shows the answer ----
