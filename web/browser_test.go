@@ -464,6 +464,9 @@ func TestBrowserLab(t *testing.T) {
 	}
 	do(t, ctx, `__t.set("plan_rows", "1e9"); __t.set("plan_memory", "24GiB"); document.getElementById("plan-form").requestSubmit()`)
 	waitFor(t, ctx, "the plan", `document.body.dataset.plan === "done" && !!document.getElementById("plan-verdict")`, 60*time.Second)
+	if left := eval[string](t, ctx, `__t.err("plan_rows") + (document.getElementById("plan_rows").classList.contains("invalid") ? " (marked invalid)" : "")`); left != "" {
+		t.Errorf("the corrected plan still shows the rows error %q", left)
+	}
 	type planShown struct {
 		Verdict  string
 		RuledOut int

@@ -54,9 +54,12 @@
     return e;
   }
 
+  // clearErrors empties the error slots of a form ("form", "plan-form"), or
+  // the one slot of an action ("chart", "export", ...), and unmarks their
+  // inputs.
   function clearErrors(scope) {
-    const fields = scope === "form"
-      ? $$("#form [data-error-for]")
+    const fields = scope === "form" || scope === "plan-form"
+      ? $$(`#${scope} [data-error-for]`)
       : $$(`[data-error-for="${scope}"]`);
     for (const s of fields) {
       s.textContent = "";
@@ -633,11 +636,7 @@
 
   async function makePlan(ev) {
     ev.preventDefault();
-    for (const s of $$("#plan-form [data-error-for]")) {
-      s.textContent = "";
-      const input = document.getElementById(s.dataset.errorFor);
-      if (input) input.classList.remove("invalid");
-    }
+    clearErrors("plan-form");
     const go = $("#plan-go");
     const f = readPlanForm();
     go.disabled = true;
