@@ -143,11 +143,10 @@ import (
 //     What limits a single-key read is not the work but how many lookups'
 //     cache misses the CPU overlaps: a data-dependent loop exit stops it
 //     running ahead (anchors harness, M lookups/s: the loop alone 7.2 at
-//     1e7 and 2.9 at 3e7, the window 7.4-7.6 and 5.1-5.3, boost 13.6
-//     and 11.9), and so does every
-//     load waiting on a miss (it holds a load-queue entry): 8 slots read
-//     branch-free at 170 ns, 4 at 116, 3 at 104, one at 62 (a floor, in
-//     the same loop). Reads are as fast as packed's at equal fill (104
+//     1e7 and 2.9 at 3e7, the window 7.8 and 5.1-5.5, boost 13.6-14.0
+//     and 11.8), and so does every load waiting on a miss (it holds a
+//     load-queue entry): 8 slots read branch-free at 170 ns, 4 at 116, 3
+//     at 104, one at 62 (a floor, in the same loop). Reads are as fast as packed's at equal fill (104
 //     against 95 ns at 0.58) and pay for compact's fill. An AVX2 window
 //     of 8 slots in two 32-byte loads read no faster than Go's 3 (99-110
 //     against 100-105 ns): the assembly call alone, two plain loads,
@@ -367,13 +366,12 @@ func (t *Compact[K, V]) decode(home, rem uint64) uint64 {
 func (t *Compact[K, V]) Get(key K) (V, bool) {
 	if sizeOf[K]() <= 8 {
 		home, lo := bits.Mul64(compactHashWord(key), t.m)
-		// The 3 slots from home first (5 once the table is 0.8 full),
-		// of a narrow table, the match picked without a branch on what
-		// they hold. probeWord's loop
-		// stops at a data-dependent point, so a lookup's exit was
-		// mispredicted about once per lookup, and the CPU could not run
-		// ahead into the next lookup's cache miss; one predictable branch
-		// after the window lets it. Each load waiting on the miss holds a
+		// In a narrow table, the 3 slots from home first (5 once the
+		// table is 0.8 full), the match picked without a branch on what
+		// they hold. probeWord's loop stops at a data-dependent point, so
+		// a lookup's exit was mispredicted about once per lookup, and the
+		// CPU could not run ahead into the next lookup's cache miss; one
+		// predictable branch after the window lets it. Each load waiting on the miss holds a
 		// load-queue entry, so a wider window costs every lookup, and a
 		// narrower one sends more lookups to the loop, the more so the
 		// fuller the table: pairs within 3 and 5 slots of home are 83 and
