@@ -430,3 +430,59 @@ func compactInsertManyRun[K, V Bits](t *testing.T, seed uint64) {
 		t.Fatal(err)
 	}
 }
+
+// TestCompactGetWindow: Get finds every pair and no absent key on each of
+// its paths in a table of narrow slots (<UInt64,UInt8>: 8-byte slots at
+// this size; <UInt64,UInt16> has them from 4.2M home slots), the 3-slot window (a table under 0.8 full), the 5-slot one (at
+// least 0.8 full) and the slot-by-slot loop past either (pairs at least 3,
+// or 5, slots from home), which the test makes sure it has pairs for.
+func TestCompactGetWindow(t *testing.T) {
+	for _, fill := range []float64{0.75, 0.89} {
+		m := NewCompact[uint64, uint8](Options{})
+		rng := rand.New(rand.NewPCG(9, 9))
+		oracle := map[uint64]uint8{}
+		// Grow to a table of 128000 home slots (65536 x5/4 x5/4 x5/4), then
+		// fill it to fill without another growth.
+		const slots = 128000
+		for len(oracle) < int(fill*slots) {
+			k, v := rng.Uint64(), uint8(rng.Uint32())
+			if m.Insert(k, v) {
+				oracle[k] = v
+			}
+		}
+		if m.m != slots || m.ovfLen() != 0 || !m.narrow {
+			t.Fatalf("fill %v: %d home slots (narrow %v), %d pairs in the overflow table; want %d narrow ones and none", fill, m.m, m.narrow, m.ovfLen(), slots)
+		}
+		window := uint64(3)
+		if m.size >= m.fullAt {
+			window = 5
+		}
+		if want := map[bool]uint64{false: 3, true: 5}[fill >= compactWideWindowFill]; window != want {
+			t.Fatalf("fill %v: Get's window is %d slots, want %d", fill, window, want)
+		}
+		var inWindow, past int
+		for i := range m.geo.slots {
+			if d := m.dispAt(i); d > window {
+				past++
+			} else if d > 0 {
+				inWindow++
+			}
+		}
+		if inWindow == 0 || past == 0 {
+			t.Fatalf("fill %v: %d pairs in the %d-slot window, %d past it; the test needs both", fill, inWindow, window, past)
+		}
+		for k, v := range oracle {
+			if got, ok := m.Get(k); !ok || got != v {
+				t.Fatalf("fill %v: Get(%#x) = %d, %v; want %d", fill, k, got, ok, v)
+			}
+		}
+		for range 100000 {
+			if k := rng.Uint64(); m.Has(k) {
+				if _, in := oracle[k]; !in {
+					t.Fatalf("fill %v: Has(%#x) for a key never inserted", fill, k)
+				}
+			}
+		}
+		m.Close()
+	}
+}
