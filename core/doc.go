@@ -80,8 +80,8 @@
 // GetMany (every layout) and InsertMany (hashed, packed, sparse, compact)
 // work on a batch of keys, as ClickHouse's dictGet works on a column: while
 // they probe one small batch, the home cells of the next are prefetched
-// (prefetch.go), so the CPU overlaps the cache misses of independent keys. The lab's read phase and the loader's workers
-// use them.
+// (prefetch.go), so the CPU overlaps the cache misses of independent keys.
+// The lab's read phase and the loader's workers use them.
 //
 // Every table has CheckInvariants, which recounts occupancy, re-finds every
 // key and checks that the memory breakdown adds up; the tests call it after
