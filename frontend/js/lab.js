@@ -341,6 +341,24 @@
   }
 
   let chartSeq = 0;
+  // chartNote shows note where a chart would be, clearing the chart if any.
+  function chartNote(chart, empty, note) {
+    if (chart) chart.clear();
+    empty.hidden = false;
+    empty.textContent = note;
+  }
+
+  // chartIn is the ECharts instance kept in state[key], made on first use
+  // in box and resized with the window.
+  function chartIn(key, box) {
+    if (!state[key]) {
+      const chart = echarts.init(box, null, { renderer: "canvas" });
+      window.addEventListener("resize", () => chart.resize());
+      state[key] = chart;
+    }
+    return state[key];
+  }
+
   async function renderChart(kind) {
     state.chartKind = kind;
     for (const b of $$("#charttabs button")) b.classList.toggle("on", b.dataset.kind === kind);
@@ -352,9 +370,7 @@
     const seq = ++chartSeq;
     if (!state.selection.length) {
       state.chartView = null;
-      if (state.chart) state.chart.clear();
-      empty.hidden = false;
-      empty.textContent = "Charts appear here after a run.";
+      chartNote(state.chart, empty, "Charts appear here after a run.");
       return;
     }
     let view;
@@ -368,23 +384,18 @@
     state.chartView = view;
     $("#chart-title").textContent = view.title || "Charts";
     if (view.empty) {
-      if (state.chart) state.chart.clear();
-      empty.hidden = false;
-      empty.textContent = view.note;
+      chartNote(state.chart, empty, view.note);
       box.dataset.kind = kind;
       box.dataset.empty = "true";
       return;
     }
     empty.hidden = true;
-    if (!state.chart) {
-      state.chart = echarts.init(box, null, { renderer: "canvas" });
-      window.addEventListener("resize", () => state.chart.resize());
-    }
-    state.chart.off("finished");
-    state.chart.on("finished", () => {
+    const chart = chartIn("chart", box);
+    chart.off("finished");
+    chart.on("finished", () => {
       if (seq === chartSeq) { box.dataset.kind = kind; box.dataset.empty = "false"; }
     });
-    state.chart.setOption(view.option, true);
+    chart.setOption(view.option, true);
   }
 
   // ---- export ----
@@ -619,18 +630,12 @@
     const box = $("#plan-chart");
     const empty = $("#plan-chart-empty");
     if (v.chart.empty) {
-      if (state.planChart) state.planChart.clear();
-      empty.hidden = false;
-      empty.textContent = v.chart.note;
+      chartNote(state.planChart, empty, v.chart.note);
       return;
     }
     empty.hidden = true;
     $("#plan-chart-title").textContent = v.chart.title;
-    if (!state.planChart) {
-      state.planChart = echarts.init(box, null, { renderer: "canvas" });
-      window.addEventListener("resize", () => state.planChart.resize());
-    }
-    state.planChart.setOption(v.chart.option, true);
+    chartIn("planChart", box).setOption(v.chart.option, true);
     box.dataset.kind = v.chart.kind;
   }
 
