@@ -150,7 +150,10 @@ import (
 //     against 95 ns at 0.58) and pay for compact's fill. An AVX2 window
 //     of 8 slots in two 32-byte loads read no faster than Go's 3 (99-110
 //     against 100-105 ns): the assembly call alone, two plain loads,
-//     took 104 against 66 ns inline in the same loop. GetMany and
+//     took 104 against 66 ns inline in the same loop. Nothing of the
+//     window stays live past it, so no word of it is spilled to the stack
+//     (a spill is one more store waiting on the miss): 3.73 to 4.80 M
+//     lookups/s at 1e8 (boost 8.23), none at 1e7. GetMany and
 //     InsertMany prefetch a batch ahead (prefetch.go); the window gains
 //     nothing there (28 against 27 ns), nor does prefetching the next
 //     line too (3 % of a load).
@@ -172,6 +175,7 @@ type Compact[K, V Bits] struct {
 	base   unsafe.Pointer // &slab[0]: slot i is at base + i*w
 	m      uint64         // home slots
 	s      uint           // remainder = low word of x*m >> s
+	sb     uint           // min(s-b, 63): low word of x*m >> sb &^ dmask is remainder<<b
 	b      uint           // displacement bits
 	w      uintptr        // slot bytes
 	kmask  uint64         // the displacement and remainder bits of a narrow slot
@@ -328,6 +332,7 @@ func (t *Compact[K, V]) setSlab(slab []byte, g compactGeo) {
 	t.slab, t.geo = slab, g
 	t.base = unsafe.Pointer(unsafe.SliceData(slab))
 	t.m, t.s, t.b, t.w = g.m, g.s, g.b, g.w
+	t.sb = min(g.s-g.b, 63)
 	t.dmask = 1<<g.b - 1
 	t.kmask = lowMask(g.b + g.r)
 	t.fullAt = uint64(float64(g.m) * compactWideWindowFill)
@@ -368,31 +373,46 @@ func (t *Compact[K, V]) Get(key K) (V, bool) {
 		home, lo := bits.Mul64(compactHashWord(key), t.m)
 		// In a narrow table, the 3 slots from home first (5 once the
 		// table is 0.8 full), the match picked without a branch on what
-		// they hold. probeWord's loop stops at a data-dependent point, so
-		// a lookup's exit was mispredicted about once per lookup, and the
-		// CPU could not run ahead into the next lookup's cache miss; one
-		// predictable branch after the window lets it. Each load waiting on the miss holds a
-		// load-queue entry, so a wider window costs every lookup, and a
-		// narrower one sends more lookups to the loop, the more so the
-		// fuller the table: pairs within 3 and 5 slots of home are 83 and
-		// 95 % at fill 0.72 (1e7 rows), 49 and 68 % at 0.885 (3e7).
+		// they hold; a key the window does not find goes on in getPast.
+		// probeWord's loop stops at a data-dependent point, so a lookup's
+		// exit was mispredicted about once per lookup, and the CPU could
+		// not run ahead into the next lookup's cache miss; one predictable
+		// branch after the window lets it. Each load waiting on the miss
+		// holds a load-queue entry, so a wider window costs every lookup,
+		// and a narrower one sends more lookups to the loop, the more so
+		// the fuller the table: pairs within 3 and 5 slots of home are 83
+		// and 95 % at fill 0.72 (1e7 rows), 49 and 68 % at 0.885 (3e7).
 		// Anchors harness, M lookups/s, the loop alone, 3 slots, 5, this:
 		// 7.2, 7.6-7.8, 7.4-7.6, 7.6 at 1e7; 2.9, 3.8-3.9, 5.1-5.6, 5.1 at
 		// 3e7; at 1e8 (fill 0.775) 3 and 5 slots read 4.7-6.0 and 4.0-6.2
 		// over five rounds, 3 ahead in four. A copy of its loop, ns a
 		// lookup, 3, 4, 5, 6 slots written out: 125, 126, 125, 149 at 1e7,
-		// 270, 205, 182, 190 at 3e7; 8 slots: 181 at 1e7. Written out, the
-		// compiler keeps all the words live and spills them (every spill
-		// one more store waiting on the miss: 4 slots, 4.8 at 3e7), so the
-		// 5-slot window is a loop; 3 slots written out read 3 % faster
-		// than a loop of 3 at 1e7 (7.9 against 7.7, 5 rounds). GetMany
-		// gains nothing from a window (its prefetches hide the misses):
-		// 28 against 27 ns.
-		want, km := lo>>t.s<<t.b|1, t.kmask
+		// 270, 205, 182, 190 at 3e7; 8 slots: 181 at 1e7.
+		//
+		// Nothing of the window is live past it (getPast starts again from
+		// the key), and fromWord keeps the value in a register: before,
+		// the compiler spilled two of the window's words and the value to
+		// the stack, three stores waiting on the miss. Reads
+		// (scripts/anchors-before-after.sh 96b1e45, medians) went from
+		// 3.73 to 4.80 M lookups/s at 1e8 (boost 8.23; 2 rounds, ahead in
+		// both), 4.26 to 4.83 at 3e7 (boost 9.81), and stayed at 1e7 (7.31
+		// and 7.28, boost 13.34; 4 rounds).
+		// Tried after that and dropped, no faster: the 5 slots written out
+		// (now without spills: 6.13 against 6.01 at 3e7), the fields Get
+		// reads packed in one header word (3 loads of the header instead
+		// of 9: 7.56 against 7.49 at 1e7, 4.82 against 5.25 at 3e7), and
+		// no branch on the window's result at all (in a copy of the loop,
+		// 127-143 against 134-154 ns: the 17 % of lookups past the window
+		// at 1e7 are not what holds reads back). GetMany gains nothing
+		// from a window (its prefetches hide the misses): 28 against 27 ns.
+		//
+		// One shift, its count masked so that the compiler need not
+		// guard it (s may be 64 for 1-byte keys; s-b never is).
+		want, km := lo>>(t.sb&63)&^t.dmask|1, t.kmask
 		p := unsafe.Add(t.base, uintptr(home)*t.w)
 		var hit uint64
 		switch {
-		case !t.narrow: // wide slots: probeWord alone
+		case !t.narrow: // wide slots: getPast alone
 		case t.size < t.fullAt: // the same for every lookup until the table fills past 0.8: predicted
 			w0 := loadBitsAt[uint64](p)
 			w1 := loadBitsAt[uint64](unsafe.Add(p, t.w))
@@ -414,19 +434,32 @@ func (t *Compact[K, V]) Get(key K) (V, bool) {
 			}
 		}
 		if hit != 0 {
-			return fromWord[V](hit >> t.offV), true
+			return fromWord[V](hit >> (t.offV & 63)), true
 		}
-		if p, w := t.probeWord(home, lo>>t.s); p != nil && t.narrow {
-			return fromWord[V](w >> t.offV), true
-		} else if p != nil {
-			return t.valueAt(p), true
-		}
-	} else {
-		x, e := compactHash(key)
-		home, rem := t.place(x)
-		if v, ok := t.getWide(home, rem, e); ok {
-			return v, true
-		}
+		// Past the window, from the key again: nothing of the window
+		// stays live, so the compiler has the registers to keep its words
+		// out of the stack (a spilled word is one more store waiting on the
+		// miss).
+		return t.getPast(key)
+	}
+	x, e := compactHash(key)
+	home, rem := t.place(x)
+	if v, ok := t.getWide(home, rem, e); ok {
+		return v, true
+	}
+	return t.getMiss(key)
+}
+
+// getPast is Get for a key of at most 8 bytes that Get's window did not
+// find: the slot-by-slot probe from its home, then the overflow table.
+//
+//go:noinline
+func (t *Compact[K, V]) getPast(key K) (V, bool) {
+	home, lo := bits.Mul64(compactHashWord(key), t.m)
+	if p, w := t.probeWord(home, lo>>t.s); p != nil && t.narrow {
+		return fromWord[V](w >> t.offV), true
+	} else if p != nil {
+		return t.valueAt(p), true
 	}
 	return t.getMiss(key)
 }
@@ -454,12 +487,25 @@ func (t *Compact[K, V]) probeWord(home, rem uint64) (unsafe.Pointer, uint64) {
 // fromWord is the T (of at most 8 bytes) in the low bits of x: FromUint64
 // without its size switch, so that it inlines.
 func fromWord[T Bits](x uint64) T {
-	var u U128
-	u[0] = x
-	if hostBigEndian {
-		u[0] <<= 64 - 8*unsafe.Sizeof(*new(T)) // T's bytes come first: the top of the word there
+	// Truncated to an integer of T's size first, T's bits are that
+	// integer's on either byte order, and the compiler keeps it in a
+	// register: through a U128 on the stack, the value of every lookup was
+	// stored and loaded again while it waited on the lookup's miss.
+	// (unsafe.Sizeof, not sizeOf: a generic call inlined here still
+	// loads and checks its dictionary.)
+	var z T
+	switch unsafe.Sizeof(z) {
+	case 1:
+		u := uint8(x)
+		return *(*T)(unsafe.Pointer(&u))
+	case 2:
+		u := uint16(x)
+		return *(*T)(unsafe.Pointer(&u))
+	case 4:
+		u := uint32(x)
+		return *(*T)(unsafe.Pointer(&u))
 	}
-	return *(*T)(unsafe.Pointer(&u))
+	return *(*T)(unsafe.Pointer(&x))
 }
 
 // valueAt is the value of the wide slot at p.
