@@ -28,8 +28,7 @@ const hugeSlab = 4 << 20
 const slabsAskHugePages = true
 
 func osAlloc(bytes uintptr) ([]byte, error) {
-	p, _, e := syscall.Syscall6(syscall.SYS_MMAP, 0, bytes, syscall.PROT_READ|syscall.PROT_WRITE,
-		syscall.MAP_PRIVATE|syscall.MAP_ANONYMOUS, ^uintptr(0), 0)
+	p, e := mmapAnon(bytes)
 	if e != 0 {
 		return nil, e
 	}
