@@ -135,11 +135,11 @@ import (
 //     at 1e8 and all 64 at 1e7 (the displacement takes the spare bits), so
 //     packing bits would save 3 % at most, for two loads and shifts a slot.
 //
-//   - Lookups: Get reads the 3 slots from home (5 in a table at least 0.8
-//     full) and picks the match without a branch on what they hold; only
-//     when none matches does it loop one slot at a time (83 % of pairs lie
-//     within 3 slots of home at fill 0.72, 68 % within 5 at 0.885; the
-//     figures for 3 to 8 slots are in Get).
+//   - Lookups: Get reads the 2 slots from home (3 in a table at least
+//     0.75 full, 5 at 0.8) and picks the match without a branch on what
+//     they hold; only when none matches does it loop one slot at a time
+//     (68 % of pairs lie within 2 slots of home at fill 0.72, 83 % within
+//     3; 68 % within 5 at 0.885; the figures for 2 to 8 slots are in Get).
 //     What limits a single-key read is not the work but how many lookups'
 //     cache misses the CPU overlaps: a data-dependent loop exit stops it
 //     running ahead (anchors harness, M lookups/s: the loop alone 7.2 at
@@ -179,6 +179,7 @@ type Compact[K, V Bits] struct {
 	b      uint           // displacement bits
 	w      uintptr        // slot bytes
 	kmask  uint64         // the displacement and remainder bits of a narrow slot
+	midAt  uint64         // from this size on, Get's window is 3 slots, not 2
 	fullAt uint64         // from this size on, Get's window is 5 slots, not 3
 	dmask  uint64         // the displacement bits: 2^b - 1
 	offV   uint           // the value's first bit
@@ -206,7 +207,8 @@ const (
 	// option is 0: slots are small, so a fuller table saves more than the
 	// longer probes cost (see the measurements in compact.go).
 	DefaultCompactMaxLoadFactor = 0.9
-	compactWideWindowFill       = 0.8     // from this fill on, Get's window is 5 slots, not 3 (see Get)
+	compactMidWindowFill        = 0.75    // from this fill on, Get's window is 3 slots, not 2 (see Get)
+	compactWideWindowFill       = 0.8     // from this fill on, Get's window is 5 slots, not 3
 	compactMaxDispBits          = 8       // displacement fields are at most one byte: a shift adds 1 to it in place
 	compactReleaseAlign         = 2 << 20 // the old slab is released in whole huge pages
 	compactReleaseEvery         = 2 << 20 // ... at least this much at a time
@@ -335,6 +337,7 @@ func (t *Compact[K, V]) setSlab(slab []byte, g compactGeo) {
 	t.sb = min(g.s-g.b, 63)
 	t.dmask = 1<<g.b - 1
 	t.kmask = lowMask(g.b + g.r)
+	t.midAt = uint64(float64(g.m) * compactMidWindowFill)
 	t.fullAt = uint64(float64(g.m) * compactWideWindowFill)
 	t.offV = g.b + g.e + g.r
 	t.narrow = g.w <= 8
@@ -371,9 +374,10 @@ func (t *Compact[K, V]) decode(home, rem uint64) uint64 {
 func (t *Compact[K, V]) Get(key K) (V, bool) {
 	if sizeOf[K]() <= 8 {
 		home, lo := bits.Mul64(compactHashWord(key), t.m)
-		// In a narrow table, the 3 slots from home first (5 once the
-		// table is 0.8 full), the match picked without a branch on what
-		// they hold; a key the window does not find goes on in getPast.
+		// In a narrow table, the 2 slots from home first (3 once the
+		// table is 0.75 full, 5 once it is 0.8 full), the match picked
+		// without a branch on what they hold; a key the window does not
+		// find goes on in getPast.
 		// probeWord's loop stops at a data-dependent point, so a lookup's
 		// exit was mispredicted about once per lookup, and the CPU could
 		// not run ahead into the next lookup's cache miss; one predictable
@@ -397,6 +401,15 @@ func (t *Compact[K, V]) Get(key K) (V, bool) {
 		// 3.73 to 4.80 M lookups/s at 1e8 (boost 8.23; 2 rounds, ahead in
 		// both), 4.26 to 4.83 at 3e7 (boost 9.81), and stayed at 1e7 (7.31
 		// and 7.28, boost 13.34; 4 rounds).
+		// With no spills, the window sizes again, in a copy of the
+		// harness's loop (ns a lookup, 2 to 3 rounds each, the table's
+		// fill set by the row count): 2, 3, 4, 5 slots: 123-136, 143-160
+		// (3 written out), -, - at fill 0.72 (1e7); 133-147, 144-153,
+		// 140-166, 158-172 at 0.75; 134-149, 125-145, 124-136, 134-196
+		// at 0.775; 203-221, 160-173, 150-156, 147-154 at 0.83; 312-314,
+		// 238-239, 200-225, 168-171 at 0.88. Hence the 2-slot window below
+		// 0.75: anchors harness at 1e7, 7.33 -> 8.22 M lookups/s (boost
+		// 12.47, 4 rounds).
 		// Tried after that and dropped, no faster: the 5 slots written out
 		// (now without spills: 6.13 against 6.01 at 3e7), the fields Get
 		// reads packed in one header word (3 loads of the header instead
@@ -413,7 +426,16 @@ func (t *Compact[K, V]) Get(key K) (V, bool) {
 		var hit uint64
 		switch {
 		case !t.narrow: // wide slots: getPast alone
-		case t.size < t.fullAt: // the same for every lookup until the table fills past 0.8: predicted
+		case t.size < t.midAt: // the same for every lookup until the table fills past 0.75: predicted
+			w0 := loadBitsAt[uint64](p)
+			w1 := loadBitsAt[uint64](unsafe.Add(p, t.w))
+			if w0&km == want {
+				hit = w0
+			}
+			if w1&km == want+1 {
+				hit = w1
+			}
+		case t.size < t.fullAt:
 			w0 := loadBitsAt[uint64](p)
 			w1 := loadBitsAt[uint64](unsafe.Add(p, t.w))
 			w2 := loadBitsAt[uint64](unsafe.Add(p, 2*t.w))

@@ -433,11 +433,13 @@ func compactInsertManyRun[K, V Bits](t *testing.T, seed uint64) {
 
 // TestCompactGetWindow: Get finds every pair and no absent key on each of
 // its paths in a table of narrow slots (<UInt64,UInt8>: 8-byte slots at
-// this size; <UInt64,UInt16> has them from 4.2M home slots), the 3-slot window (a table under 0.8 full), the 5-slot one (at
-// least 0.8 full) and the slot-by-slot loop past either (pairs at least 3,
-// or 5, slots from home), which the test makes sure it has pairs for.
+// this size; <UInt64,UInt16> has them from 4.2M home slots): the 2-slot
+// window (a table under 0.75 full), the 3-slot one (under 0.8), the 5-slot
+// one (at least 0.8 full) and the slot-by-slot loop past each (pairs at
+// least 2, 3 or 5 slots from home), which the test makes sure it has pairs
+// for.
 func TestCompactGetWindow(t *testing.T) {
-	for _, fill := range []float64{0.75, 0.89} {
+	for _, fill := range []float64{0.73, 0.77, 0.89} {
 		m := NewCompact[uint64, uint8](Options{})
 		rng := rand.New(rand.NewPCG(9, 9))
 		oracle := map[uint64]uint8{}
@@ -453,11 +455,21 @@ func TestCompactGetWindow(t *testing.T) {
 		if m.m != slots || m.ovfLen() != 0 || !m.narrow {
 			t.Fatalf("fill %v: %d home slots (narrow %v), %d pairs in the overflow table; want %d narrow ones and none", fill, m.m, m.narrow, m.ovfLen(), slots)
 		}
-		window := uint64(3)
-		if m.size >= m.fullAt {
+		window := uint64(2)
+		switch {
+		case m.size >= m.fullAt:
 			window = 5
+		case m.size >= m.midAt:
+			window = 3
 		}
-		if want := map[bool]uint64{false: 3, true: 5}[fill >= compactWideWindowFill]; window != want {
+		want := uint64(2)
+		switch {
+		case fill >= compactWideWindowFill:
+			want = 5
+		case fill >= compactMidWindowFill:
+			want = 3
+		}
+		if window != want {
 			t.Fatalf("fill %v: Get's window is %d slots, want %d", fill, window, want)
 		}
 		var inWindow, past int
