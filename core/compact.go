@@ -393,8 +393,9 @@ func (t *Compact[K, V]) Get(key K) (V, bool) {
 		// lookup, 3, 4, 5, 6 slots written out: 125, 126, 125, 149 at 1e7,
 		// 270, 205, 182, 190 at 3e7; 8 slots: 181 at 1e7.
 		//
-		// Nothing of the window is live past it (getPast starts again from
-		// the key), and fromWord keeps the value in a register: before,
+		// Nothing of the window is live past it (getPast hashes the key
+		// again and goes on from the first slot past the window), and
+		// fromWord keeps the value in a register: before,
 		// the compiler spilled two of the window's words and the value to
 		// the stack, three stores waiting on the miss. Reads
 		// (scripts/anchors-before-after.sh 96b1e45, medians) went from
@@ -409,7 +410,9 @@ func (t *Compact[K, V]) Get(key K) (V, bool) {
 		// at 0.775; 203-221, 160-173, 150-156, 147-154 at 0.83; 312-314,
 		// 238-239, 200-225, 168-171 at 0.88. Hence the 2-slot window below
 		// 0.75: anchors harness at 1e7, 7.33 -> 8.22 M lookups/s (boost
-		// 12.47, 4 rounds).
+		// 12.47, 4 rounds). getPast going on past the window rather than
+		// from home (a third of the lookups at fill 0.72 get there): 8.12
+		// -> 8.30 (boost 12.91, 4 rounds).
 		// Tried after that and dropped, no faster: the 5 slots written out
 		// (now without spills: 6.13 against 6.01 at 3e7), the fields Get
 		// reads packed in one header word (3 loads of the header instead
@@ -426,9 +429,9 @@ func (t *Compact[K, V]) Get(key K) (V, bool) {
 		want, km := lo>>(t.sb&63)&^t.dmask|1, t.kmask
 		p := unsafe.Add(t.base, uintptr(home)*t.w)
 		var hit uint64
-		switch {
-		case !t.narrow: // wide slots: getPast alone
-		case t.size < t.midAt: // the same for every lookup until the table fills past 0.75: predicted
+		switch t.window() {
+		case 0: // wide slots: getPast alone
+		case 2: // the same for every lookup until the table fills past 0.75: predicted
 			w0 := loadBitsAt[uint64](p)
 			w1 := loadBitsAt[uint64](unsafe.Add(p, t.w))
 			if w0&km == want {
@@ -437,7 +440,7 @@ func (t *Compact[K, V]) Get(key K) (V, bool) {
 			if w1&km == want+1 {
 				hit = w1
 			}
-		case t.size < t.fullAt:
+		case 3:
 			w0 := loadBitsAt[uint64](p)
 			w1 := loadBitsAt[uint64](unsafe.Add(p, t.w))
 			w2 := loadBitsAt[uint64](unsafe.Add(p, 2*t.w))
@@ -474,13 +477,28 @@ func (t *Compact[K, V]) Get(key K) (V, bool) {
 	return t.getMiss(key)
 }
 
+// window is how many slots from home Get compares at once: 2 in a narrow
+// table under 0.75 full, 3 under 0.8, 5 above; 0 in a wide one.
+func (t *Compact[K, V]) window() uint64 {
+	switch {
+	case !t.narrow:
+		return 0
+	case t.size < t.midAt:
+		return 2
+	case t.size < t.fullAt:
+		return 3
+	}
+	return 5
+}
+
 // getPast is Get for a key of at most 8 bytes that Get's window did not
-// find: the slot-by-slot probe from its home, then the overflow table.
+// find: the slot-by-slot probe from the first slot past the window, then
+// the overflow table.
 //
 //go:noinline
 func (t *Compact[K, V]) getPast(key K) (V, bool) {
 	home, lo := bits.Mul64(compactHashWord(key), t.m)
-	if p, w := t.probeWord(home, lo>>t.s); p != nil && t.narrow {
+	if p, w := t.probeWord(home, lo>>t.s, t.window()); p != nil && t.narrow {
 		return fromWord[V](w >> t.offV), true
 	} else if p != nil {
 		return t.valueAt(p), true
@@ -491,11 +509,16 @@ func (t *Compact[K, V]) getPast(key K) (V, bool) {
 // probeWord finds the slot of a key of at most 8 bytes, by its home and
 // remainder: its address and first word, or nil. The slot's displacement
 // and remainder are in its first word, whatever its width (b + r <= 8 +
-// 56): one load and compare a slot. It inlines into Get and GetMany.
-func (t *Compact[K, V]) probeWord(home, rem uint64) (unsafe.Pointer, uint64) {
-	want := rem<<t.b | 1
-	p := unsafe.Add(t.base, uintptr(home)*t.w)
-	for d := uint64(1); ; d++ {
+// 56): one load and compare a slot. It starts from slot home+from, the
+// slots before it already compared: a match there is the key whatever
+// they held (only its pair has its home and remainder), and a run that
+// ended before it ends at it too (a displacement grows by at most 1 a
+// slot, so one below j+1 at slot j is one below j+2 at slot j+1). It
+// inlines into GetMany.
+func (t *Compact[K, V]) probeWord(home, rem, from uint64) (unsafe.Pointer, uint64) {
+	want := rem<<t.b | (from + 1)
+	p := unsafe.Add(t.base, uintptr(home+from)*t.w)
+	for d := from + 1; ; d++ {
 		w := loadBitsAt[uint64](p)
 		if w&t.kmask == want {
 			return p, w
@@ -664,7 +687,7 @@ func (t *Compact[K, V]) GetMany(keys []K, values []V, found []bool) int {
 			ok := false
 			home, rem := b[cur].home[j], b[cur].rem[j]
 			if sizeOf[K]() <= 8 {
-				if p, w := t.probeWord(home, rem); p != nil && t.narrow {
+				if p, w := t.probeWord(home, rem, 0); p != nil && t.narrow {
 					v, ok = fromWord[V](w>>t.offV), true
 				} else if p != nil {
 					v, ok = t.valueAt(p), true
