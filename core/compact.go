@@ -398,17 +398,18 @@ func (t *Compact[K, V]) Get(key K) (V, bool) {
 		//
 		// Nothing of the window is live past it (getPast hashes the key
 		// again and goes on from the first slot past the window), and
-		// fromWord keeps the value in a register: before,
-		// the compiler spilled two of the window's words and the value to
-		// the stack, three stores waiting on the miss. Reads
+		// fromWord keeps the value in a register: before, the compiler
+		// spilled two of the window's words and the value to the stack,
+		// three stores waiting on the miss. Reads
 		// (scripts/anchors-before-after.sh 96b1e45, medians) went from
 		// 3.73 to 4.80 M lookups/s at 1e8 (boost 8.23; 2 rounds, ahead in
 		// both), 4.26 to 4.83 at 3e7 (boost 9.81), and stayed at 1e7 (7.31
 		// and 7.28, boost 13.34; 4 rounds).
 		// With no spills, the window sizes again, in a copy of the
 		// harness's loop (ns a lookup, 2 to 3 rounds each, the table's
-		// fill set by the row count): 2, 3, 4, 5 slots: 123-136, 143-160
-		// (3 written out), -, - at fill 0.72 (1e7); 133-147, 144-153,
+		// fill set by the row count): 2, 3, 4, 5 slots: 123-136 and
+		// 143-160 (3 written out; 4 and 5 not run) at fill 0.72 (1e7);
+		// 133-147, 144-153,
 		// 140-166, 158-172 at 0.75; 134-149, 125-145, 124-136, 134-196
 		// at 0.775; 203-221, 160-173, 150-156, 147-154 at 0.83; 312-314,
 		// 238-239, 200-225, 168-171 at 0.88. Hence the 2-slot window below
