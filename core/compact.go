@@ -647,10 +647,10 @@ func (t *Compact[K, V]) getWide(home, rem, e uint64) (V, bool) {
 }
 
 // compactBatch is one batch of keys' home slots (as byte offsets, for the
-// prefetches), homes and remainders.
+// prefetches), homes and remainders, and their hashes (x, e).
 type compactBatch struct {
-	off       homes
-	home, rem [getBatch]uint64
+	off             homes
+	home, rem, x, e [getBatch]uint64
 }
 
 // batch computes the home slots and remainders of the batch of keys from
@@ -661,14 +661,15 @@ func (t *Compact[K, V]) batch(keys []K, lo int, b *compactBatch) {
 	}
 	batch := keys[lo:min(lo+getBatch, len(keys))]
 	for j, k := range batch {
-		var x uint64
+		var x, e uint64
 		if sizeOf[K]() <= 8 {
 			x = compactHashWord(k)
 		} else {
-			x, _ = compactHash(k)
+			x, e = compactHash(k)
 		}
 		home, l := bits.Mul64(x, t.m)
 		b.off[j], b.home[j], b.rem[j] = uintptr(home)*t.w, home, l>>t.s
+		b.x[j], b.e[j] = x, e
 	}
 	prefetchOffsets(t.base, &b.off, len(batch))
 }
@@ -697,8 +698,7 @@ func (t *Compact[K, V]) GetMany(keys []K, values []V, found []bool) int {
 					v, ok = t.valueAt(p), true
 				}
 			} else {
-				_, e := compactHash(key)
-				v, ok = t.getWide(home, rem, e)
+				v, ok = t.getWide(home, rem, b[cur].e[j])
 			}
 			if !ok && t.ovf != nil && t.ovf.Len() > 0 {
 				v, ok = t.ovf.Get(key)
@@ -718,13 +718,18 @@ func (t *Compact[K, V]) GetMany(keys []K, values []V, found []bool) int {
 // moves the slots: the prefetches are only hints.
 func (t *Compact[K, V]) InsertMany(keys []K, values []V, inserted []bool) int {
 	values, inserted = values[:len(keys)], inserted[:len(keys)]
-	var b compactBatch
-	t.batch(keys, 0, &b)
+	var b [2]compactBatch
+	t.batch(keys, 0, &b[0])
 	n := 0
-	for lo := 0; lo < len(keys); lo += getBatch {
-		t.batch(keys, lo+getBatch, &b)
+	for lo, cur := 0, 0; lo < len(keys); lo, cur = lo+getBatch, cur^1 {
+		t.batch(keys, lo+getBatch, &b[cur^1])
 		for j, k := range keys[lo:min(lo+getBatch, len(keys))] {
-			ok := t.Insert(k, values[lo+j])
+			// The hash the batch computed for its prefetch (it does not
+			// change when the table grows, as homes do), not computed
+			// again: 1e7 pairs into a new table, the 2nd and 3rd loads of
+			// a process (fresh memory aside), 171 against 176 ns a pair
+			// over 7 rounds.
+			ok := t.insertHashed(k, values[lo+j], b[cur].x[j], b[cur].e[j])
 			inserted[lo+j] = ok
 			n += b2i(ok)
 		}
@@ -778,6 +783,11 @@ func (t *Compact[K, V]) Insert(key K, value V) bool {
 	} else {
 		x, e = compactHash(key)
 	}
+	return t.insertHashed(key, value, x, e)
+}
+
+// insertHashed is Insert for a key whose hash is x (and e, 16-byte keys).
+func (t *Compact[K, V]) insertHashed(key K, value V, x, e uint64) bool {
 	for {
 		i, d, dup := t.find(x, e)
 		if dup {
