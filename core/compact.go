@@ -146,8 +146,9 @@ import (
 //     1e7 and 2.9 at 3e7, the window 7.8 and 5.1-5.5, boost 13.6-14.0
 //     and 11.8), and so does every load waiting on a miss (it holds a
 //     load-queue entry): 8 slots read branch-free at 170 ns, 4 at 116, 3
-//     at 104, one at 62 (a floor, in the same loop). Reads are as fast as packed's at equal fill (104
-//     against 95 ns at 0.58) and pay for compact's fill. An AVX2 window
+//     at 104, one at 62 (a floor, in the same loop). Reads are as fast as
+//     packed's at equal fill (104 against 95 ns at 0.58) and pay for
+//     compact's fill. An AVX2 window
 //     of 8 slots in two 32-byte loads read no faster than Go's 3 (99-110
 //     against 100-105 ns): the assembly call alone, two plain loads,
 //     took 104 against 66 ns inline in the same loop. Nothing of the
@@ -409,14 +410,13 @@ func (t *Compact[K, V]) Get(key K) (V, bool) {
 		// harness's loop (ns a lookup, 2 to 3 rounds each, the table's
 		// fill set by the row count): 2, 3, 4, 5 slots: 123-136 and
 		// 143-160 (3 written out; 4 and 5 not run) at fill 0.72 (1e7);
-		// 133-147, 144-153,
-		// 140-166, 158-172 at 0.75; 134-149, 125-145, 124-136, 134-196
-		// at 0.775; 203-221, 160-173, 150-156, 147-154 at 0.83; 312-314,
-		// 238-239, 200-225, 168-171 at 0.88. Hence the 2-slot window below
-		// 0.75: anchors harness at 1e7, 7.33 -> 8.22 M lookups/s (boost
-		// 12.47, 4 rounds). getPast going on past the window rather than
-		// from home (a third of the lookups at fill 0.72 get there): 8.12
-		// -> 8.30 (boost 12.91, 4 rounds).
+		// 133-147, 144-153, 140-166, 158-172 at 0.75; 134-149, 125-145,
+		// 124-136, 134-196 at 0.775; 203-221, 160-173, 150-156, 147-154
+		// at 0.83; 312-314, 238-239, 200-225, 168-171 at 0.88. Hence the
+		// 2-slot window below 0.75: anchors harness at 1e7, 7.33 -> 8.22 M
+		// lookups/s (boost 12.47, 4 rounds). getPast going on past the
+		// window rather than from home (a third of the lookups at fill
+		// 0.72 get there): 8.12 -> 8.30 (boost 12.91, 4 rounds).
 		// Tried after that and dropped, no faster: the 5 slots written out
 		// (now without spills: 6.13 against 6.01 at 3e7), the fields Get
 		// reads packed in one header word (3 loads of the header instead
@@ -467,11 +467,7 @@ func (t *Compact[K, V]) Get(key K) (V, bool) {
 		if hit != 0 {
 			return fromWord[V](hit >> (t.offV & 63)), true
 		}
-		// Past the window, from the key again: nothing of the window
-		// stays live, so the compiler has the registers to keep its words
-		// out of the stack (a spilled word is one more store waiting on the
-		// miss).
-		return t.getPast(key)
+		return t.getPast(key) // from the key again: see above
 	}
 	x, e := compactHash(key)
 	home, rem := t.place(x)

@@ -455,13 +455,7 @@ func TestCompactGetWindow(t *testing.T) {
 		if m.m != slots || m.ovfLen() != 0 || !m.narrow {
 			t.Fatalf("fill %v: %d home slots (narrow %v), %d pairs in the overflow table; want %d narrow ones and none", fill, m.m, m.narrow, m.ovfLen(), slots)
 		}
-		window := uint64(2)
-		switch {
-		case m.size >= m.fullAt:
-			window = 5
-		case m.size >= m.midAt:
-			window = 3
-		}
+		window := m.window()
 		want := uint64(2)
 		switch {
 		case fill >= compactWideWindowFill:

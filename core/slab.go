@@ -17,8 +17,8 @@ import (
 // slab_linux.go, macOS: slab_darwin.go) a slab is an anonymous mapping
 // outside the Go heap, so the collector neither scans it nor keeps it: a
 // table's resident memory is what its Stats say, at every moment, in any
-// program, with no garbage collection involved. Elsewhere (js/wasm: slab_heap.go) a slab is a Go
-// allocation, released to the collector.
+// program, with no garbage collection involved. Elsewhere (js/wasm:
+// slab_heap.go) a slab is a Go allocation, released to the collector.
 //
 //	table header (Go heap, tens of bytes)      slab (mmap, Stats' bytes)
 //	+------------------------------+           +---------------------------+
