@@ -440,3 +440,86 @@ func TestPlanMatchesMeasured(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanTableShowsEachLayoutsRange: the plan's human table shows, for each
+// layout, its best setup, its smallest that fits and its largest, in rank
+// order and at most three a layout; for compact at 1e9 rows in 24 GiB that
+// is its densest setup, not three load factors a hundredth apart.
+func TestPlanTableShowsEachLayoutsRange(t *testing.T) {
+	plan, err := MakePlan(PlanRequest{Rows: 1e9, MemoryBytes: 24 << 30}, nil, machine24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := planTableSetups(plan.Candidates)
+	_, _, rows := PlanTable(plan)
+	if len(rows) != len(shown) {
+		t.Fatalf("PlanTable has %d rows, planTableSetups picked %d", len(rows), len(shown))
+	}
+	for i := 1; i < len(shown); i++ {
+		if shown[i].Rank <= shown[i-1].Rank {
+			t.Errorf("row %d has rank %d after rank %d: want rank order", i, shown[i].Rank, shown[i-1].Rank)
+		}
+	}
+	for _, l := range core.Layouts() {
+		var mine []Candidate
+		for _, c := range shown {
+			if c.Layout == string(l) {
+				mine = append(mine, c)
+			}
+		}
+		if len(mine) == 0 || len(mine) > 3 {
+			t.Errorf("%s: %d rows, want 1 to 3", l, len(mine))
+			continue
+		}
+		// Each load factor at its best-ranked shard count.
+		var best, dense, large *Candidate
+		seen := map[float64]bool{}
+		for i := range plan.Candidates {
+			c := &plan.Candidates[i]
+			if c.Layout != string(l) || seen[c.MaxLoadFactor] {
+				continue
+			}
+			seen[c.MaxLoadFactor] = true
+			if best == nil {
+				best = c
+			}
+			if c.Fits && (dense == nil || c.SteadyBytes < dense.SteadyBytes) {
+				dense = c
+			}
+			if large == nil || c.SteadyBytes > large.SteadyBytes {
+				large = c
+			}
+		}
+		has := func(want *Candidate, what string) {
+			if want == nil {
+				return
+			}
+			for _, c := range mine {
+				if c.SteadyBytes == want.SteadyBytes && c.MaxLoadFactor == want.MaxLoadFactor {
+					return
+				}
+			}
+			t.Errorf("%s: the table leaves out its %s setup, %s (%s); it shows %v", l, what, setupName(*want), formatBytes(want.SteadyBytes), setupNames(mine))
+		}
+		has(best, "best")
+		has(dense, "smallest fitting")
+		has(large, "largest")
+	}
+	var compact []Candidate
+	for _, c := range shown {
+		if c.Layout == string(core.LayoutCompact) {
+			compact = append(compact, c)
+		}
+	}
+	if len(compact) != 3 || !slices.ContainsFunc(compact, func(c Candidate) bool { return c.MaxLoadFactor >= 0.9 }) {
+		t.Errorf("compact at 1e9 rows shows %v; want three setups reaching its densest (load factor 0.9 or more)", setupNames(compact))
+	}
+}
+
+func setupNames(cs []Candidate) []string {
+	var out []string
+	for _, c := range cs {
+		out = append(out, setupName(c))
+	}
+	return out
+}

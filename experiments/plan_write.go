@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"go/format"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -166,24 +167,19 @@ func writePlanCSV(w io.Writer, plan Plan) error {
 	return cw.Error()
 }
 
-// planTablePerLayout is how many setups of one layout the human table shows.
-const planTablePerLayout = 3
-
-// PlanTable is the human table of a plan: for each layout its best setups
-// at up to planTablePerLayout load factors (at each, the shard count that
-// ranks first), by rank. JSON and CSV list every setup.
+// PlanTable is the human table of a plan: for each layout up to three of
+// its setups, each at the shard count that ranks first for its load factor:
+// the layout's best, its smallest that fits the budget, and its largest (the
+// lowest load factor, often the default and the fastest to read); where two
+// of those are one, the setup whose steady bytes lie nearest halfway between
+// the smallest and the largest. The three best-ranked load factors alone
+// would say one thing three times (0.5, 0.51, 0.52 when reads rank first)
+// and hide what a dense layout is for. Rows are in rank order; JSON and CSV
+// list every setup.
 func PlanTable(plan Plan) (header []string, numeric []bool, rows [][]string) {
 	header = []string{"rank", "setup", "steady", "peak", "bytes/pair", "load", "read (M rows/s)", "fits", "ClickHouse", "why"}
 	numeric = []bool{true, false, true, true, true, true, true, false, false, false}
-	seen := map[string]bool{}
-	perLayout := map[string]int{}
-	for _, c := range plan.Candidates {
-		group := c.Layout + "|" + fmtFloat(c.MaxLoadFactor)
-		if seen[group] || perLayout[c.Layout] == planTablePerLayout {
-			continue
-		}
-		seen[group] = true
-		perLayout[c.Layout]++
+	for _, c := range planTableSetups(plan.Candidates) {
 		fits := "no"
 		if c.Fits {
 			fits = "yes"
@@ -198,6 +194,71 @@ func PlanTable(plan Plan) (header []string, numeric []bool, rows [][]string) {
 		})
 	}
 	return header, numeric, rows
+}
+
+// planTableSetups picks PlanTable's rows from the ranked candidates.
+func planTableSetups(ranked []Candidate) []Candidate {
+	// The best-ranked setup of each (layout, load factor), per layout in rank order.
+	seen := map[string]bool{}
+	var layouts []string
+	byLayout := map[string][]int{}
+	for i, c := range ranked {
+		group := c.Layout + "|" + fmtFloat(c.MaxLoadFactor)
+		if seen[group] {
+			continue
+		}
+		seen[group] = true
+		if byLayout[c.Layout] == nil {
+			layouts = append(layouts, c.Layout)
+		}
+		byLayout[c.Layout] = append(byLayout[c.Layout], i)
+	}
+	var picked []int
+	for _, l := range layouts {
+		reps := byLayout[l]
+		best, dense, large := reps[0], reps[0], reps[0]
+		for _, i := range reps {
+			if ranked[i].Fits && ranked[i].SteadyBytes < ranked[dense].SteadyBytes {
+				dense = i
+			}
+			if ranked[i].SteadyBytes > ranked[large].SteadyBytes {
+				large = i
+			}
+		}
+		mine := []int{best}
+		for _, i := range []int{dense, large} {
+			if !slices.Contains(mine, i) {
+				mine = append(mine, i)
+			}
+		}
+		if len(mine) < 3 {
+			lo, hi := ranked[dense].SteadyBytes, ranked[large].SteadyBytes
+			half, between := lo+(hi-lo)/2, -1
+			for _, i := range reps {
+				if v := ranked[i].SteadyBytes; v > lo && v < hi && !slices.Contains(mine, i) &&
+					(between < 0 || absInt64(v-half) < absInt64(ranked[between].SteadyBytes-half)) {
+					between = i
+				}
+			}
+			if between >= 0 {
+				mine = append(mine, between)
+			}
+		}
+		picked = append(picked, mine...)
+	}
+	slices.Sort(picked)
+	out := make([]Candidate, len(picked))
+	for j, i := range picked {
+		out[j] = ranked[i]
+	}
+	return out
+}
+
+func absInt64(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
 }
 
 // duration writes seconds as 0.42 s, 12.3 s, 4m05s or 2h10m; "-" for none.
@@ -307,7 +368,7 @@ func (plan Plan) Details() PlanDetails {
 		}
 	}
 	d.HowMade = append(d.HowMade, plan.Notes...)
-	d.TableTitle = fmt.Sprintf("Setups (each layout's best shard count at up to %d load factors; %d setups in all with --format json or csv)", planTablePerLayout, len(plan.Candidates))
+	d.TableTitle = fmt.Sprintf("Setups (each layout's best, its smallest that fits and its lowest load factor, or one between, each at its load factor's best shard count; %d setups in all with --format json or csv)", len(plan.Candidates))
 	d.Header, d.Numeric, d.Rows = PlanTable(plan)
 	return d
 }
