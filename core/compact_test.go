@@ -373,64 +373,6 @@ func TestCompactStats(t *testing.T) {
 	runtime.KeepAlive(m)
 }
 
-// TestCompactInsertMany: InsertMany agrees with Insert pair by pair,
-// duplicates inside one batch and across batches included, through every
-// growth, for a narrow and a 16-byte key.
-func TestCompactInsertMany(t *testing.T) {
-	compactInsertManyRun[uint64, uint16](t, 1)
-	compactInsertManyRun[U128, uint64](t, 2)
-}
-
-func compactInsertManyRun[K, V Bits](t *testing.T, seed uint64) {
-	m := NewCompact[K, V](Options{})
-	defer m.Close()
-	oracle := map[K]V{}
-	rng := rand.New(rand.NewPCG(seed, 3))
-	for round := range 40 {
-		n := 1 + rng.IntN(3000)
-		keys, vals := make([]K, n), make([]V, n)
-		for i := range keys {
-			keys[i] = FromUint64[K](rng.Uint64N(60000), rng.Uint64N(2))
-			if i > 0 && rng.IntN(8) == 0 {
-				keys[i] = keys[rng.IntN(i)] // a duplicate inside the batch
-			}
-			vals[i] = FromUint64[V](rng.Uint64(), rng.Uint64())
-		}
-		inserted := make([]bool, n)
-		got := m.InsertMany(keys, vals, inserted)
-		want := 0
-		for i, k := range keys {
-			_, had := oracle[k]
-			if !had {
-				oracle[k] = vals[i]
-				want++
-			}
-			if inserted[i] == had {
-				t.Fatalf("round %d: InsertMany's inserted[%d] for key %v is %v, want %v", round, i, k, inserted[i], !had)
-			}
-		}
-		if got != want || m.Len() != len(oracle) {
-			t.Fatalf("round %d: InsertMany returned %d (Len %d), want %d (Len %d)", round, got, m.Len(), want, len(oracle))
-		}
-	}
-	keys := make([]K, 0, len(oracle))
-	for k := range oracle {
-		keys = append(keys, k)
-	}
-	vals, found := make([]V, len(keys)), make([]bool, len(keys))
-	if n := m.GetMany(keys, vals, found); n != len(keys) {
-		t.Fatalf("GetMany found %d of %d", n, len(keys))
-	}
-	for i, k := range keys {
-		if vals[i] != oracle[k] {
-			t.Fatalf("GetMany(%v) = %v, want %v", k, vals[i], oracle[k])
-		}
-	}
-	if err := m.CheckInvariants(); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestCompactGetWindow: Get finds every pair and no absent key on each of
 // its paths in a table of narrow slots (<UInt64,UInt8>: 8-byte slots at
 // this size; <UInt64,UInt16> has them from 4.2M home slots): the 2-slot

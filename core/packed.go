@@ -223,27 +223,13 @@ func (t *Packed[K, V]) GetMany(keys []K, values []V, found []bool) int {
 	return n
 }
 
-// InsertMany is Insert for every pair of keys and values, the cache misses
-// of the next batch's home cells overlapped with the inserts of this one
-// (see prefetch.go): inserted[i] = Insert(keys[i], values[i]). It returns
-// how many were inserted; values and inserted must be at least as long as
-// keys. The loader's workers insert their blocks with it. A growth in the
-// middle moves the cells: the prefetches are only hints, and Insert finds
-// every key's cell again.
+// InsertMany is Insert for every pair of keys and values, pipelined
+// (insertBatched); the loader's workers insert their blocks with it.
 func (t *Packed[K, V]) InsertMany(keys []K, values []V, inserted []bool) int {
-	values, inserted = values[:len(keys)], inserted[:len(keys)]
-	var h homes
-	t.homes(keys, 0, &h)
-	n := 0
-	for lo := 0; lo < len(keys); lo += getBatch {
-		t.homes(keys, lo+getBatch, &h)
-		for j, k := range keys[lo:min(lo+getBatch, len(keys))] {
-			ok := t.Insert(k, values[lo+j])
-			inserted[lo+j] = ok
-			n += b2i(ok)
-		}
-	}
-	return n
+	return insertBatched(keys, values, inserted, func(keys []K, lo int) (h homes) {
+		t.homes(keys, lo, &h)
+		return h
+	}, t.Insert)
 }
 
 func (t *Packed[K, V]) Has(key K) bool { _, ok := t.Get(key); return ok }

@@ -22,3 +22,27 @@ const getBatch = 8
 
 // homes is the byte offsets of one batch's home cells.
 type homes [getBatch]uintptr
+
+// insertBatched is InsertMany for a table whose homesOf(keys, lo) computes
+// and prefetches the home cells of keys[lo:lo+getBatch] (hashed, packed):
+// inserted[i] = insert(keys[i], values[i]), the cache misses of the next
+// batch's home cells overlapped with the inserts of this one. It returns
+// how many were inserted; values and inserted must be at least as long as
+// keys. A growth in the middle moves the cells: the prefetches are only
+// hints, and insert finds every key's cell again.
+func insertBatched[K, V Bits](keys []K, values []V, inserted []bool, homesOf func([]K, int) homes, insert func(K, V) bool) int {
+	values, inserted = values[:len(keys)], inserted[:len(keys)]
+	// Only the prefetches matter here: the homes themselves are dropped
+	// (and passed by value, so that nothing escapes to the heap).
+	homesOf(keys, 0)
+	n := 0
+	for lo := 0; lo < len(keys); lo += getBatch {
+		homesOf(keys, lo+getBatch)
+		for j, k := range keys[lo:min(lo+getBatch, len(keys))] {
+			ok := insert(k, values[lo+j])
+			inserted[lo+j] = ok
+			n += b2i(ok)
+		}
+	}
+	return n
+}
