@@ -388,7 +388,7 @@ func measure(ctx context.Context, f *runFlags, jobName string, stdout, stderr io
 		if err := experiments.WriteTable(stdout, results, f.format); err != nil {
 			return err
 		}
-		for _, n := range experiments.LimitNotes(results) {
+		for _, n := range experiments.ResultNotes(results) {
 			fmt.Fprintln(stderr, "packlab:", experiments.TerminalText(n))
 		}
 	}

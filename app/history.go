@@ -21,7 +21,7 @@ type Table struct {
 	// started 2026-12-01 10:40:03 · 2 results", or "3 results from 2 jobs:
 	// ..." (Lab.Table; empty elsewhere).
 	Title string   `json:"title,omitempty"`
-	Notes []string `json:"notes"` // lines for under the table (experiments.LimitNotes)
+	Notes []string `json:"notes"` // lines for under the table (experiments.ResultNotes)
 }
 
 // Column is one column of a Table.
@@ -188,7 +188,7 @@ func (l *Lab) Table(ids []string) (Table, error) {
 		t.Rows[i].ID = rs[i].ID
 	}
 	t.Title = selectionTitle(rs)
-	t.Notes = append([]string{}, experiments.LimitNotes(rs)...)
+	t.Notes = append([]string{}, experiments.ResultNotes(rs)...)
 	return t, nil
 }
 

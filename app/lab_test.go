@@ -831,7 +831,13 @@ func TestCompactInTheLab(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tab.Notes) != 1 || !strings.HasPrefix(tab.Notes[0], "compact") || !strings.Contains(tab.Notes[0], "the information limit of 8.10") {
+	var limits []string // a line on the kernel's share of a load may stand beside them
+	for _, n := range tab.Notes {
+		if strings.Contains(n, "information limit") {
+			limits = append(limits, n)
+		}
+	}
+	if len(limits) != 1 || !strings.HasPrefix(limits[0], "compact") || !strings.Contains(limits[0], "the information limit of 8.10") {
 		t.Errorf("table notes %q, want one line on compact against the limit of 1e5 pairs (8.10 bytes a pair)", tab.Notes)
 	}
 }

@@ -3,6 +3,7 @@ package experiments
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/packlab/packlab/core"
@@ -140,6 +141,31 @@ func TestClickHouseLayout(t *testing.T) {
 		if got := ClickHouseLayout(c.l, c.shards, c.mlf); got != c.want {
 			t.Errorf("ClickHouseLayout(%s, %d, %v) = %q, want %q", c.l, c.shards, c.mlf, got, c.want)
 		}
+	}
+}
+
+// TestKernelNotes: a line for each result whose load spent a fifth or more
+// of its time (and 50 ms) in the kernel, the huge-pages hint where they were
+// on; ResultNotes puts the limit's lines first.
+func TestKernelNotes(t *testing.T) {
+	rs := []Result{
+		{Layout: "packed", KeyType: "UInt64", ValueType: "UInt16", Shards: 1, MaxLoadFactor: 0.5, LoadSeconds: 2.81, LoadKernelSeconds: 1.46, HugePages: "on"},
+		{Layout: "hashed", KeyType: "UInt64", ValueType: "UInt16", Shards: 1, MaxLoadFactor: 0.5, LoadSeconds: 3, LoadKernelSeconds: 0.1, HugePages: "on"},
+		{Layout: "sparse", KeyType: "UInt64", ValueType: "UInt16", Shards: 1, MaxLoadFactor: 0.5, LoadSeconds: 0.1, LoadKernelSeconds: 0.04},
+		{Layout: "compact", KeyType: "UInt64", ValueType: "UInt16", Shards: 1, MaxLoadFactor: 0.9, LoadSeconds: 2, LoadKernelSeconds: 1, HugePages: "off", ElementCount: 1e6, BytesAllocated: 10e6},
+	}
+	notes := KernelNotes(rs)
+	if len(notes) != 2 ||
+		!strings.HasPrefix(notes[0], "packed SHARDS 1 MLF 0.5") ||
+		!strings.Contains(notes[0], ": the kernel spent 1.46 s of CPU time in its 2.81 s load (page faults") ||
+		!strings.Contains(notes[0], "huge pages were on") ||
+		!strings.HasPrefix(notes[1], "compact SHARDS 1 MLF 0.9") ||
+		!strings.Contains(notes[1], ": the kernel spent 1.00 s") || strings.Contains(notes[1], "huge pages were") {
+		t.Errorf("kernel notes %q", notes)
+	}
+	all := ResultNotes(rs)
+	if len(all) != 3 || !strings.Contains(all[0], "information limit") || all[1] != notes[0] {
+		t.Errorf("ResultNotes %q: want the limit's line, then the kernel's", all)
 	}
 }
 

@@ -188,7 +188,9 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 	}
 	started := time.Now()
 	rec := startPeakSampler(rss0)
+	kernel0 := kernelCPU()
 	m, lr, err := core.Load(ctx, src, lc)
+	kernel1 := kernelCPU()
 	sampledPeak := rec.stop()
 	if err != nil {
 		return Result{}, err
@@ -243,6 +245,7 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 		RSSBytes:          max(rel(rss1), 0),
 		PeakRSSBytes:      max(peakOf(rss0, hwm0, hwm1, sampledPeak), 0),
 		LoadSeconds:       lr.Seconds,
+		LoadKernelSeconds: kernelSeconds(kernel0, kernel1),
 		ReadSeconds:       rr.Seconds,
 		ReadRowsPerSecond: rr.RowsPerSecond,
 		FoundRate:         rr.FoundRate,
@@ -430,4 +433,13 @@ func hugePagesName() string {
 		return "on"
 	}
 	return "off"
+}
+
+// kernelSeconds is the kernel CPU time between two readings of kernelCPU, 0
+// when either is unknown.
+func kernelSeconds(before, after time.Duration) float64 {
+	if before < 0 || after < before {
+		return 0
+	}
+	return (after - before).Seconds()
 }

@@ -2,7 +2,10 @@
 
 package experiments
 
-import "runtime/metrics"
+import (
+	"runtime/metrics"
+	"time"
+)
 
 // The browser build's twin of measure_linux.go and measure_other.go (whose
 // owner meant js/wasm to land in measure_other.go's "unknown"; this file
@@ -60,3 +63,6 @@ func availableMemory() (int64, string) {
 	}
 	return max(WasmMemoryLimit-used, 0), "the 4 GiB of a wasm32 memory"
 }
+
+// kernelCPU: the kernel's CPU time for this process is unknown here (-1).
+func kernelCPU() time.Duration { return -1 }

@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"os"
 	"strconv"
+	"syscall"
+	"time"
 )
 
 // procMemory reads the kernel's view of this process's memory from /proc.
@@ -119,4 +121,15 @@ func memAvailable() int64 {
 		}
 	}
 	return -1
+}
+
+// kernelCPU is the CPU time the kernel has spent for this process so far,
+// all threads (getrusage's system time); during a load, page faults above
+// all: mapping and zeroing the tables' new memory.
+func kernelCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return -1
+	}
+	return time.Duration(ru.Stime.Nano())
 }

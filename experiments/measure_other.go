@@ -2,6 +2,8 @@
 
 package experiments
 
+import "time"
+
 // Outside Linux there is no /proc: RSS figures are unknown (-1), the
 // results say so with rss_bytes 0, and only bytes_allocated and the Go heap
 // are reported. The browser build (js/wasm) has its own twin,
@@ -14,3 +16,6 @@ func resetPeak() bool                { return false }
 const memoryMeasurable = false
 
 func availableMemory() (int64, string) { return -1, "" }
+
+// kernelCPU: the kernel's CPU time for this process is unknown here (-1).
+func kernelCPU() time.Duration { return -1 }

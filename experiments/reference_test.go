@@ -169,14 +169,21 @@ func TestReferenceFileSource(t *testing.T) {
 
 // TestReferenceRSSIsTheMap: the worker's RSS is the map's own: within 5 %
 // of what the allocator handed the maps whose bytes are counted exactly,
-// and the peak is the last growth's two tables (about 1.5x).
+// the peak is the last growth's two tables (about 1.5x), and the worker
+// records the kernel's CPU time during the load (page faults), as the Go
+// worker does.
 func TestReferenceRSSIsTheMap(t *testing.T) {
 	needRefs(t)
 	if testing.Short() {
 		t.Skip("loads 1e6 rows into each map")
 	}
 	got := runOrFail(t, Config{Layouts: []string{"boost_flat", "absl_flat", "hopscotch"}, Rows: 1_000_000, NoRead: true})
+	kernel := 0.0
 	for name, r := range got {
+		kernel += r.LoadKernelSeconds
+		if r.LoadKernelSeconds < 0 || r.LoadKernelSeconds > r.LoadSeconds+0.05 {
+			t.Errorf("%s: load_kernel_seconds %.3f for a %.3f s load on one thread", name, r.LoadKernelSeconds, r.LoadSeconds)
+		}
 		ratio := float64(r.RSSBytes) / float64(r.BytesAllocated)
 		peak := float64(r.PeakRSSBytes) / float64(r.BytesAllocated)
 		t.Logf("%s: rss %d, bytes_allocated %d (x%.3f), peak x%.3f", name, r.RSSBytes, r.BytesAllocated, ratio, peak)
@@ -189,6 +196,9 @@ func TestReferenceRSSIsTheMap(t *testing.T) {
 		if r.PredictedPeak < r.PeakRSSBytes*9/10 || r.PredictedPeak > r.PeakRSSBytes*2 {
 			t.Errorf("%s: the guard predicted a peak of %d, measured %d: want within 0.9x to 2x", name, r.PredictedPeak, r.PeakRSSBytes)
 		}
+	}
+	if kernel <= 0 {
+		t.Errorf("the three maps' loads, tens of MiB faulted in 4 KiB pages, recorded no kernel time")
 	}
 }
 

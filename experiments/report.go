@@ -132,7 +132,7 @@ func reportSummary(results []Result) []string {
 	if slices.ContainsFunc(results, Result.IsReference) {
 		lines = append(lines, "(C++) marks a reference map: a C++ library's map, loaded with the same keys and measured the same way in a process of its own (hatched in the charts)")
 	}
-	return append(lines, LimitNotes(results)...)
+	return append(lines, ResultNotes(results)...)
 }
 
 func addOnce(list []string, s string) []string {

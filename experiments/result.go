@@ -49,6 +49,12 @@ type Result struct {
 
 	LoadSeconds       float64 `json:"load_seconds"`
 	LoadRowsPerSecond float64 `json:"load_rows_per_second"`
+	// LoadKernelSeconds is the CPU time the kernel spent for the measuring
+	// process during the load, every thread (Linux: getrusage): page faults
+	// above all, the kernel mapping and zeroing the tables' new memory. 0
+	// where unknown (other platforms, the C++ reference maps, results saved
+	// before it was recorded).
+	LoadKernelSeconds float64 `json:"load_kernel_seconds"`
 	ReadSeconds       float64 `json:"read_seconds"`
 	ReadRowsPerSecond float64 `json:"read_rows_per_second"`
 	FoundRate         float64 `json:"found_rate"`
@@ -131,6 +137,33 @@ func InformationLimitOf(r Result) int64 {
 		return 0
 	}
 	return informationLimit(k, v, r.ElementCount)
+}
+
+// ResultNotes are the lines for under a table of results: LimitNotes, then
+// KernelNotes.
+func ResultNotes(results []Result) []string {
+	return append(LimitNotes(results), KernelNotes(results)...)
+}
+
+// KernelNotes says, for each result whose load kept the kernel busy for at
+// least a fifth of its time (and 50 ms), how long: such a load is slow in
+// page faults, not in the table's code, and the lines say so under the
+// table rather than leave it to be read as the layout's speed.
+func KernelNotes(results []Result) []string {
+	var notes []string
+	labels := tableSettings(results)
+	for i, r := range results {
+		if r.LoadKernelSeconds < 0.05 || r.LoadKernelSeconds < r.LoadSeconds/5 {
+			continue
+		}
+		hint := ""
+		if hugePagesOf(r) == "on" {
+			hint = "; huge pages were on, and a fresh 2 MiB page is slow to fault in on a virtual machine that hands free memory back to its host: compare a run with huge pages off"
+		}
+		notes = append(notes, fmt.Sprintf("%s: the kernel spent %.2f s of CPU time in its %.2f s load (page faults: mapping and zeroing the tables' new memory%s)",
+			labels[i], r.LoadKernelSeconds, r.LoadSeconds, hint))
+	}
+	return notes
 }
 
 // LimitNotes says, for each compact result, how many bytes a pair it holds

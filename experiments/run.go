@@ -311,11 +311,12 @@ func combineRepeats(reps []Result) Result {
 	}
 	loads := make([]float64, len(reps))
 	reads := make([]float64, len(reps))
+	kernel := make([]float64, len(reps))
 	for i, r := range reps {
-		loads[i], reads[i] = r.LoadSeconds, r.ReadSeconds
+		loads[i], reads[i], kernel[i] = r.LoadSeconds, r.ReadSeconds, r.LoadKernelSeconds
 	}
 	lookups := math.Round(last.ReadRowsPerSecond * last.ReadSeconds)
-	last.LoadSeconds, last.ReadSeconds = median(loads), median(reads)
+	last.LoadSeconds, last.ReadSeconds, last.LoadKernelSeconds = median(loads), median(reads), median(kernel)
 	last.LoadRowsPerSecond, last.ReadRowsPerSecond = 0, 0
 	if last.LoadSeconds > 0 {
 		last.LoadRowsPerSecond = float64(last.Rows) / last.LoadSeconds

@@ -241,13 +241,13 @@ func TestSeedTableTarget(t *testing.T) {
 
 func TestCombineRepeats(t *testing.T) {
 	reps := []Result{
-		{Layout: "hashed", Rows: 1000, LoadSeconds: 3, ReadSeconds: 1, ReadRowsPerSecond: 1000, RSSBytes: 1},
-		{Layout: "hashed", Rows: 1000, LoadSeconds: 1, ReadSeconds: 4, ReadRowsPerSecond: 250, RSSBytes: 2},
-		{Layout: "hashed", Rows: 1000, LoadSeconds: 2, ReadSeconds: 2, ReadRowsPerSecond: 500, RSSBytes: 3},
+		{Layout: "hashed", Rows: 1000, LoadSeconds: 3, LoadKernelSeconds: 0.5, ReadSeconds: 1, ReadRowsPerSecond: 1000, RSSBytes: 1},
+		{Layout: "hashed", Rows: 1000, LoadSeconds: 1, LoadKernelSeconds: 0.1, ReadSeconds: 4, ReadRowsPerSecond: 250, RSSBytes: 2},
+		{Layout: "hashed", Rows: 1000, LoadSeconds: 2, LoadKernelSeconds: 0.3, ReadSeconds: 2, ReadRowsPerSecond: 500, RSSBytes: 3},
 	}
 	r := combineRepeats(reps)
-	if r.LoadSeconds != 2 || r.ReadSeconds != 2 || r.LoadRowsPerSecond != 500 || r.ReadRowsPerSecond != 500 || r.RSSBytes != 3 || r.Repeats != 3 {
-		t.Errorf("combined %+v: want medians 2 s and 2 s, 500 rows/s each, memory of the last, repeats 3", r)
+	if r.LoadSeconds != 2 || r.ReadSeconds != 2 || r.LoadRowsPerSecond != 500 || r.ReadRowsPerSecond != 500 || r.RSSBytes != 3 || r.Repeats != 3 || r.LoadKernelSeconds != 0.3 {
+		t.Errorf("combined %+v: want medians 2 s and 2 s, 500 rows/s each, kernel 0.3 s, memory of the last, repeats 3", r)
 	}
 	if m := median([]float64{4, 1, 3, 2}); m != 2.5 {
 		t.Errorf("median of 4 = %v, want 2.5", m)
@@ -340,5 +340,28 @@ func TestFileSourceRun(t *testing.T) {
 	}
 	if e := c.Estimates[0]; e.Rows != 5000 || e.ReadBytes != 5000*4 || !e.Estimated {
 		t.Errorf("estimate for the file: %+v, want 5000 rows, read list 20000 bytes, estimated", e)
+	}
+}
+
+// TestLoadKernelTime: on Linux a load records the kernel's CPU time, which
+// is more than nothing for a table that faults in tens of MiB (in 4 KiB
+// pages: some 10,000 faults, well above a scheduler tick even where the
+// kernel accounts by ticks) and at most the load's time on every thread;
+// elsewhere it stays 0 (unknown).
+func TestLoadKernelTime(t *testing.T) {
+	res, err := Run(context.Background(), Config{Layouts: []string{"packed"}, Rows: 2_000_000, NoRead: true, InProcess: true, HugePages: "off"}, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := res[0]
+	t.Logf("load %.3f s, kernel %.3f s, %d threads", r.LoadSeconds, r.LoadKernelSeconds, r.Threads)
+	if runtime.GOOS != "linux" {
+		if r.LoadKernelSeconds != 0 {
+			t.Errorf("kernel time %v on %s, want 0 (unknown)", r.LoadKernelSeconds, runtime.GOOS)
+		}
+		return
+	}
+	if r.LoadKernelSeconds <= 0 || r.LoadKernelSeconds > r.LoadSeconds*float64(r.Threads)+0.05 {
+		t.Errorf("kernel time %.3f s for a %.3f s load of a 32 MiB table on %d threads: want more than 0, at most the load's time on every thread", r.LoadKernelSeconds, r.LoadSeconds, r.Threads)
 	}
 }

@@ -119,6 +119,7 @@ int measure(const Job& job, const MapInfo& info) {
   int64_t sampled_peak = rss0;
 
   const double t0 = now_seconds();
+  const double kernel0 = kernel_seconds();
   A<K, V> map;
   int64_t rows = 0, duplicates = 0;
   uint64_t kept_sum = 0;
@@ -159,6 +160,8 @@ int measure(const Job& job, const MapInfo& info) {
     }
   }
   const double load_seconds = now_seconds() - t0;
+  const double kernel1 = kernel_seconds();
+  const double load_kernel_seconds = kernel0 >= 0 && kernel1 >= kernel0 ? kernel1 - kernel0 : 0;
 
   // Memory after the load, as a program holding the map has it.
   const int64_t rss1 = current_rss();
@@ -296,14 +299,14 @@ int measure(const Job& job, const MapInfo& info) {
       ",\"slot_bytes\":%" PRId64 ",\"bytes_allocated\":%" PRId64 ",\"payload_bytes\":%" PRId64
       ",\"padding_bytes\":%" PRId64 ",\"empty_bytes\":%" PRId64 ",\"metadata_bytes\":%" PRId64
       ",\"estimated\":%s,\"heap_bytes\":%" PRId64 ",\"rss_bytes\":%" PRId64 ",\"peak_rss_bytes\":%" PRId64
-      ",\"load_seconds\":%s,\"load_rows_per_second\":%s,\"read_seconds\":%s,\"read_rows_per_second\":%s"
+      ",\"load_seconds\":%s,\"load_kernel_seconds\":%s,\"load_rows_per_second\":%s,\"read_seconds\":%s,\"read_rows_per_second\":%s"
       ",\"found_rate\":%s,\"checksum\":\"%016" PRIx64 "\",\"repeats\":1,\"isolated\":true,\"runtime\":\"native\""
       ",\"workers\":[{\"shard\":0,\"rows\":%" PRId64 ",\"busy_seconds\":%s,\"wait_seconds\":%s,\"rows_per_second\":%s}]",
       layout, json_string(std::string(info.map) + " (" + info.library + ")").c_str(), rows, size, duplicates,
       g.bucket_count, json_number(g.bucket_count > 0 ? double(size) / double(g.bucket_count) : 0).c_str(),
       short_number(g.max_load_factor).c_str(), g.slot_bytes, g.bytes_allocated, payload, padding, empty, metadata,
       g.estimated ? "true" : "false", std::max<int64_t>(heap1 - heap0, 0), std::max<int64_t>(rel(rss1), 0),
-      std::max<int64_t>(peak, 0), json_number(load_seconds).c_str(),
+      std::max<int64_t>(peak, 0), json_number(load_seconds).c_str(), json_number(load_kernel_seconds).c_str(),
       json_number(load_seconds > 0 ? double(rows) / load_seconds : 0).c_str(), json_number(read_seconds).c_str(),
       json_number(read_seconds > 0 ? double(lookups) / read_seconds : 0).c_str(),
       json_number(lookups > 0 ? double(found) / double(lookups) : 0).c_str(), kept_sum, rows,

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -293,6 +294,12 @@ void trim_malloc() { malloc_trim(0); }
 
 double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double kernel_seconds() {
+  struct rusage ru {};
+  if (getrusage(RUSAGE_SELF, &ru) != 0) return -1;
+  return double(ru.ru_stime.tv_sec) + double(ru.ru_stime.tv_usec) / 1e6;
 }
 
 std::string json_string(const std::string& s) {

@@ -162,6 +162,7 @@ bool reset_peak();            // VmHWM back to VmRSS (clear_refs 5)
 int64_t malloc_in_use();      // bytes malloc has handed out (mallinfo2)
 void trim_malloc();           // malloc_trim(0): no freed setup memory in the baseline
 double now_seconds();         // a steady clock
+double kernel_seconds();      // CPU time the kernel spent for this process so far (getrusage)
 std::string json_string(const std::string& s);
 std::string json_number(double v);
 
