@@ -635,10 +635,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		w = output
 	}
 	if strings.EqualFold(*format, "markdown") {
-		err = experiments.WriteTable(w, results, "markdown")
-		if err == nil {
-			err = experiments.WriteClaims(w, results, "markdown")
-		}
+		err = experiments.WriteReportMarkdown(w, results)
 	} else {
 		err = experiments.WriteReport(w, results, *title)
 	}
@@ -757,7 +754,7 @@ Usage:
   packlab run [flags]           measure layouts at one configuration
   packlab sweep NAME [flags]    a scenario: seed-table, shards, types, growth, load-factor, seed-claims
   packlab plan --rows N [flags] which layout, load factor and shards for N rows in a budget
-  packlab report [flags]        an HTML report (or a markdown table) of saved results
+  packlab report [flags]        an HTML report (or markdown) of saved results
   packlab serve [flags]         the lab in a browser, on 127.0.0.1 ('packlab serve -h')
   packlab version               print the version
   packlab help [COMMAND]        this text, or a command's flags
@@ -871,7 +868,7 @@ report is of the last job unless told otherwise:
 
   --results DIR         results folder (default as for run)
   --out FILE            write to FILE (default: stdout)
-  --format F            html (charts and table) or markdown (the table alone)
+  --format F            html (charts and table) or markdown (the table and its notes)
   --title T             the report's title (default: the job's name)
   --list                list the jobs instead, newest first; with --job or --all,
                         each job's results below it

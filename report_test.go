@@ -288,3 +288,33 @@ func TestStdinAndProcessSubstitution(t *testing.T) {
 		}
 	}
 }
+
+// TestReportMarkdownNotes: the markdown report is the table and, as a list
+// under it, what the HTML report says under its table: what was measured,
+// and the notes on compact's information limit and on a load the kernel
+// held up.
+func TestReportMarkdownNotes(t *testing.T) {
+	dir := t.TempDir()
+	c := oneResult("20261201T100000.000Z-compact-0001", "compact")
+	c.MaxLoadFactor, c.Isolated = 0.9, true
+	p := oneResult("20261201T100001.000Z-packed-0002", "packed")
+	p.MaxLoadFactor, p.Isolated, p.LoadSeconds, p.LoadKernelSeconds, p.HugePages = 0.5, true, 2.92, 1.99, "on"
+	c.HugePages = "on"
+	saveResult(t, dir, c)
+	saveResult(t, dir, p)
+	md, _, err := packlab(t, "report", "--format", "markdown", "--all", "--results", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| compact SHARDS 1 MLF 0.9 |",
+		"\n- 2 runs of compact, packed\n",
+		"\n- each run in a fresh process: RSS and peak RSS are the run's own\n",
+		"\n- compact SHARDS 1 MLF 0.9: 32.77 bytes a pair for 1,000 pairs",
+		"\n- packed SHARDS 1 MLF 0.5: the kernel spent 1.99 s of CPU time in its 2.92 s load (page faults",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the markdown report lacks %q:\n%s", want, md)
+		}
+	}
+}

@@ -70,6 +70,26 @@ func WriteReport(w io.Writer, results []Result, title string) error {
 	return err
 }
 
+// WriteReportMarkdown is the report as markdown, for a document: the
+// results table, then the HTML report's summary lines as a list (what was
+// measured, where, how memory was measured, and the notes on compact's
+// information limit and on loads the kernel held up), then the seed's
+// claims where the results measured them.
+func WriteReportMarkdown(w io.Writer, results []Result) error {
+	if err := WriteTable(w, results, "markdown"); err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("\n")
+	for _, line := range reportSummary(results) {
+		b.WriteString("- " + markdownText(line) + "\n")
+	}
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return err
+	}
+	return WriteClaims(w, results, "markdown")
+}
+
 // reportSummary says in a few lines what the results are: how many runs of
 // which layouts, types, rows and shards, from which source, when, on which
 // machine and how memory was measured.
