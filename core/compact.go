@@ -519,7 +519,7 @@ func (t *Compact[K, V]) getPast(key K) (V, bool) {
 // they held (only its pair has its home and remainder), and a run that
 // ended before it ends at it too (a displacement grows by at most 1 a
 // slot, so one below j+1 at slot j is one below j+2 at slot j+1). It
-// inlines into GetMany.
+// inlines into getPast and GetMany.
 func (t *Compact[K, V]) probeWord(home, rem, from uint64) (unsafe.Pointer, uint64) {
 	want := rem<<t.b | (from + 1)
 	p := unsafe.Add(t.base, uintptr(home+from)*t.w)
