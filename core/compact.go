@@ -308,24 +308,38 @@ func compactNextSlots(m uint64) uint64 {
 	return q
 }
 
-// compactSlotsFor replays the growth rule: the home slots a table has after
-// n distinct inserts, and the ones it had before its last growth (0 if it
-// never grew).
-func compactSlotsFor(n uint64, mlf float64) (final, previous uint64) {
-	m := uint64(compactInitialSlots)
+// compactSlotsFor replays the growth rule: the home slots a table built
+// with start home slots has after n distinct inserts, and the ones it had
+// before its last growth (0 if it never grew).
+func compactSlotsFor(start, n uint64, mlf float64) (final, previous uint64) {
+	m := start
 	for n > uint64(float64(m)*mlf) {
 		previous, m = m, compactNextSlots(m)
 	}
 	return m, previous
 }
 
-// NewCompact returns an empty compact table of 256 home slots. It panics
-// with a *SlabError if the first slab (about 2 KiB for <UInt64,UInt16>)
-// cannot be had.
+// compactReserveSlots is the home slots of a table built for n keys: the
+// fewest that hold n below the max load factor (any m will do: see Words),
+// at least the 256 a table starts with. Reserved for 1e8 <UInt64,UInt16>
+// pairs at mlf 0.9 that is 8.9 bytes a pair; the growth rule's sizes hold
+// 8.9 to 11.1.
+func compactReserveSlots(n uint64, mlf float64) uint64 {
+	m := max(uint64(math.Ceil(float64(n)/mlf)), compactInitialSlots)
+	for n > uint64(float64(m)*mlf) { // the float rounding of m*mlf
+		m++
+	}
+	return m
+}
+
+// NewCompact returns an empty compact table of 256 home slots, or of as
+// many as opt.Reserve needs (compactReserveSlots). It panics with a
+// *SlabError if the first slab (about 2 KiB for <UInt64,UInt16>) cannot be
+// had; New returns it as an error.
 func NewCompact[K, V Bits](opt Options) *Compact[K, V] {
 	t := &Compact[K, V]{mlf: compactMLF(opt)}
 	t.owner, t.cleanup = own(t, LayoutCompact)
-	g := t.geometry(compactInitialSlots)
+	g := t.geometry(compactReserveSlots(opt.reserve(), t.mlf))
 	slab := mustSlab(LayoutCompact, g.bytes())
 	t.owner.add(slab)
 	t.setSlab(slab, g)

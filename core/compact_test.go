@@ -343,7 +343,7 @@ func TestCompactStats(t *testing.T) {
 	for m.Len() < n {
 		m.Insert(rng.Uint64(), uint16(rng.Uint32()))
 	}
-	final, _ := compactSlotsFor(uint64(n), DefaultCompactMaxLoadFactor)
+	final, _ := compactSlotsFor(compactInitialSlots, uint64(n), DefaultCompactMaxLoadFactor)
 	g := compactGeometry(8, 2, final, DefaultCompactMaxLoadFactor)
 	st := m.Stats()
 	header := int64(unsafeSizeof(*m))

@@ -3,6 +3,7 @@ package core
 import (
 	"fmt"
 	"iter"
+	"math"
 	"unsafe"
 )
 
@@ -29,8 +30,73 @@ type GoMap[K, V Bits] struct {
 }
 
 // NewGoMap returns an empty builtin map with no size hint, as a loader that
-// does not know its row count would make it.
+// does not know its row count would make it; New(LayoutGoMap,
+// Options{Reserve: n}) returns make(map[K]V, n).
 func NewGoMap[K, V Bits]() *GoMap[K, V] { return &GoMap[K, V]{m: map[K]V{}} }
+
+// newGoMap is make(map[K]V, reserve). The runtime allocates a hint it cannot
+// have table by table until it dies of it (a fatal error, not a panic), so
+// where slabs are mappings the bytes the hint needs are asked of the OS
+// first: a reservation the machine cannot hold panics with a *SlabError, as
+// the other layouts' first slab does.
+func newGoMap[K, V Bits](reserve uint64) *GoMap[K, V] {
+	if reserve == 0 {
+		return NewGoMap[K, V]()
+	}
+	if slabsMapped {
+		slots, tables := goMapGeometry(0, saturate(reserve))
+		slot := int64(unsafe.Sizeof(cell[K, V]{}))
+		freeSlab(mustSlab(LayoutGoMap, uintptr(min(goMapBytes(slots, tables, slot), math.MaxInt64))))
+	}
+	return &GoMap[K, V]{m: make(map[K]V, int(min(reserve, math.MaxInt)))}
+}
+
+// goMapGeometry is the slots and tables of a builtin map after n distinct
+// inserts into a map made with size hint `hint` (Go 1.24-1.26,
+// internal/runtime/maps). Unhinted, a table doubles from 8 slots up to 1024
+// and then splits when 7/8 full; hashes spread evenly, so tables fill and
+// split together: a map of n > 896 keys has about nextPow2(n/896) tables of
+// 1024 slots (near a boundary some have split and some not yet). A hint
+// above 8 makes at once a directory of nextPow2(ceil(hint*8/7 / 1024))
+// tables of nextPow2(hint*8/7 / tables) slots each (NewMap); a map that
+// outgrows its hint ends near where an unhinted one would.
+func goMapGeometry(n, hint int64) (slots, tables int64) {
+	slots = 8
+	switch {
+	case n <= 8:
+	case n <= 896:
+		for n > slots*7/8 {
+			slots *= 2
+		}
+		tables = 1
+	default:
+		tables = 1
+		for tables*896 < n {
+			tables *= 2 // at most 2^53 for n <= 2^62
+		}
+		slots = SaturatingMul(tables, 1024)
+	}
+	if hint > 8 && hint <= math.MaxInt64/8 {
+		target := hint * 8 / 7
+		dir := int64(1)
+		for dir*1024 < target {
+			dir *= 2
+		}
+		per := int64(8)
+		for per < target/dir {
+			per *= 2
+		}
+		slots, tables = max(slots, SaturatingMul(dir, per)), max(tables, dir)
+	}
+	return slots, tables
+}
+
+// goMapBytes is the bytes of a builtin map of that geometry: a control byte
+// and a slot each, a directory pointer and a table header each, the header.
+func goMapBytes(slots, tables, slot int64) int64 {
+	return SaturatingAdd(SaturatingAdd(SaturatingMul(slots, slot+1),
+		SaturatingMul(tables, 8+int64(unsafe.Sizeof(swissTable{})))), int64(unsafe.Sizeof(swissMap{})))
+}
 
 func (t *GoMap[K, V]) Layout() Layout { return LayoutGoMap }
 

@@ -1,5 +1,7 @@
 package core
 
+import "math/bits"
+
 // grower is ClickHouse's HashTableGrowerWithPrecalculationAndMaxLoadFactor:
 // it decides how many cells a hashed or packed table has and when it grows.
 //
@@ -32,6 +34,25 @@ func (g *grower) setDegree(d uint8) {
 	g.degree = d
 	g.mask = 1<<d - 1
 	g.maxFill = uint64(float64(uint64(1)<<d) * g.mlf)
+}
+
+// reserve sizes g for n elements as ClickHouse's set(n) does
+// (HashTableGrowerWithPrecalculationAndMaxLoadFactor, which HashTable's
+// reserve calls): degree = ceil(log2 n), one more when 2^degree * mlf < n,
+// never smaller than g already is. At mlf 0.5 it is HashMap's own rule
+// (HashTableGrowerWithPrecalculation: floor(log2(n-1)) + 2), so
+// hashed_array's key index takes the same function.
+func (g *grower) reserve(n uint64) {
+	if n <= 1 {
+		return
+	}
+	d := uint8(bits.Len64(n - 1)) // ceil(log2 n)
+	if float64(uint64(1)<<d)*g.mlf < float64(n) {
+		d++
+	}
+	if d > g.degree {
+		g.setDegree(d)
+	}
 }
 
 func (g *grower) cells() uint64 { return 1 << g.degree }

@@ -44,16 +44,19 @@ type cell[K, V Bits] struct {
 	value V
 }
 
-// NewHashed returns an empty hashed table of 256 cells. It panics with a
-// *SlabError if the first slab (4 KiB for <UInt64,UInt16>) cannot be had.
+// NewHashed returns an empty hashed table of 256 cells, or of as many as
+// opt.Reserve needs (grower.reserve). It panics with a *SlabError if the
+// first slab (4 KiB for <UInt64,UInt16>) cannot be had; New returns it as
+// an error.
 func NewHashed[K, V Bits](opt Options) *Hashed[K, V] {
-	return newHashed[K, V](opt.mlf(), dictionaryFastDegree, LayoutHashed)
+	return newHashed[K, V](opt.mlf(), dictionaryFastDegree, opt.reserve(), LayoutHashed)
 }
 
-// newHashed builds a hashed table; layout names it in errors and panics
-// (hashed_array's key index is one).
-func newHashed[K, V Bits](mlf float64, fastDegree uint8, layout Layout) *Hashed[K, V] {
+// newHashed builds a hashed table sized for reserve elements; layout names
+// it in errors and panics (hashed_array's key index is one).
+func newHashed[K, V Bits](mlf float64, fastDegree uint8, reserve uint64, layout Layout) *Hashed[K, V] {
 	t := &Hashed[K, V]{g: newGrower(mlf, fastDegree)}
+	t.g.reserve(reserve)
 	t.owner, t.cleanup = own(t, layout)
 	t.cells = t.newCells(t.g)
 	return t

@@ -38,11 +38,33 @@ type HashedArray[K, V Bits] struct {
 // podArrayInitialBytes is ClickHouse's PODArray initial allocation.
 const podArrayInitialBytes = 4096
 
-// NewHashedArray returns an empty hashed_array table.
-func NewHashedArray[K, V Bits]() *HashedArray[K, V] {
-	t := &HashedArray[K, V]{index: newHashed[K, uint64](DefaultMaxLoadFactor, hashMapFastDegree, LayoutHashedArray)}
+// NewHashedArray returns an empty hashed_array table; New(LayoutHashedArray,
+// Options{Reserve: n}) returns one sized for n keys.
+func NewHashedArray[K, V Bits]() *HashedArray[K, V] { return newHashedArray[K, V](0) }
+
+// newHashedArray builds a table sized for reserve keys, as ClickHouse's
+// loader reserves before a block: the key index by HashMap's rule
+// (grower.reserve at 0.5), the value array to the power of two that holds
+// them (PODArray::reserve). It panics with a *SlabError if either slab
+// cannot be had.
+func newHashedArray[K, V Bits](reserve uint64) *HashedArray[K, V] {
+	t := &HashedArray[K, V]{index: newHashed[K, uint64](DefaultMaxLoadFactor, hashMapFastDegree, reserve, LayoutHashedArray)}
 	t.owner, t.cleanup = own(t, LayoutHashedArray)
+	if reserve > 0 {
+		n := hashedArrayValueCap(reserve, uint64(sizeOf[V]()))
+		t.values = viewOf[V](t.owner.grow(nil, slabBytes(LayoutHashedArray, n, uint64(sizeOf[V]()))), n)[:0]
+	}
 	return t
+}
+
+// hashedArrayValueCap is the value array's capacity after a reservation of
+// n (n >= 1): the power of two that holds n, at least PODArray's first 4 KiB.
+func hashedArrayValueCap(n, valueBytes uint64) uint64 {
+	c := max(podArrayInitialBytes/valueBytes, 1)
+	for c < n {
+		c *= 2
+	}
+	return c
 }
 
 func (t *HashedArray[K, V]) Layout() Layout { return LayoutHashedArray }

@@ -67,19 +67,40 @@ type Options struct {
 	// DefaultCompactMaxLoadFactor). hashed_array ignores it: its key index
 	// is ClickHouse's plain HashMap, which always grows at 0.5.
 	MaxLoadFactor float64
+	// Reserve is how many distinct keys the table is sized for when it is
+	// built, as boost's reserve(n), ClickHouse's HashTable::reserve (the
+	// PREALLOCATE of its dictionaries until 23.1) or Go's make(map, n): that
+	// many keys go in without a growth, and the table grows past them as
+	// usual. 0 starts at the smallest size. Each layout sizes itself by its
+	// own rule (hashed and packed: the smallest power of two that holds
+	// Reserve below the max load factor; compact: exactly Reserve / max load
+	// factor home slots; see each layout). A Sharded table gives each shard
+	// its share (ShardReserve). The memory is mapped at once but the
+	// operating system backs a page only when it is first written, so
+	// resident memory follows the keys inserted, bytes_allocated the
+	// reservation.
+	Reserve int64
 }
 
 // Validate reports an option outside its range, naming the option, the value
 // and what is allowed.
 func (o Options) Validate() error {
-	if o.MaxLoadFactor == 0 {
-		return nil
-	}
-	if !(o.MaxLoadFactor >= MinMaxLoadFactor && o.MaxLoadFactor <= MaxMaxLoadFactor) {
+	if o.MaxLoadFactor != 0 && !(o.MaxLoadFactor >= MinMaxLoadFactor && o.MaxLoadFactor <= MaxMaxLoadFactor) {
 		return fmt.Errorf("max_load_factor %v is out of range (allowed: %v to %v)", o.MaxLoadFactor, MinMaxLoadFactor, MaxMaxLoadFactor)
+	}
+	if o.Reserve < 0 || o.Reserve > MaxReserve {
+		return fmt.Errorf("reserve %d is out of range (allowed: 0 to %d)", o.Reserve, MaxReserve)
 	}
 	return nil
 }
+
+// MaxReserve is the largest Options.Reserve: MaxSourceRows, as many keys as
+// a source can give. A reservation the machine cannot map fails as a
+// *SlabError when the table is built.
+const MaxReserve = MaxSourceRows
+
+// reserve is o.Reserve as a count (Validate has refused a negative one).
+func (o Options) reserve() uint64 { return uint64(max(o.Reserve, 0)) }
 
 func (o Options) mlf() float64 {
 	if o.MaxLoadFactor == 0 {
@@ -147,8 +168,8 @@ func InsertMany[K, V Bits](m Map[K, V], keys []K, values []V, inserted []bool) i
 	return n
 }
 
-// New builds an empty table of the given layout. A first slab that cannot
-// be had is returned as a *SlabError.
+// New builds an empty table of the given layout, sized for opt.Reserve keys.
+// A first slab that cannot be had is returned as a *SlabError.
 func New[K, V Bits](layout Layout, opt Options) (m Map[K, V], err error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
@@ -170,9 +191,9 @@ func New[K, V Bits](layout Layout, opt Options) (m Map[K, V], err error) {
 	case LayoutSparse:
 		return NewSparse[K, V](opt), nil
 	case LayoutHashedArray:
-		return NewHashedArray[K, V](), nil
+		return newHashedArray[K, V](opt.reserve()), nil
 	case LayoutGoMap:
-		return NewGoMap[K, V](), nil
+		return newGoMap[K, V](opt.reserve()), nil
 	case LayoutCompact:
 		return NewCompact[K, V](opt), nil
 	}

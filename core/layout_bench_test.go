@@ -45,58 +45,69 @@ func pow10(e int) int {
 	return r
 }
 
-// BenchmarkInsert loads len random <UInt64,UInt16> pairs into an empty table
-// with no reservation, as a dictionary load does, and reports rows/s and the
-// table's bytes per entry.
+// BenchmarkInsert loads len random <UInt64,UInt16> pairs into an empty table,
+// with no reservation as a dictionary load does (Reserve=0) and reserved for
+// them (Reserve=len), and reports rows/s and the table's bytes per entry.
 func BenchmarkInsert(b *testing.B) {
 	for _, n := range benchSizes() {
 		keys := benchKeys(n)
 		for _, l := range Layouts() {
-			b.Run(fmt.Sprintf("Layout=%s/Key=UInt64/Value=UInt16/len=%s", l, lenName(n)), func(b *testing.B) {
-				var m Map[uint64, uint16]
-				start := time.Now()
-				for range b.N {
-					m, _ = New[uint64, uint16](l, Options{})
-					for _, k := range keys {
-						m.Insert(k, uint16(k))
-					}
-				}
-				b.ReportMetric(float64(n)*float64(b.N)/time.Since(start).Seconds(), "rows/s")
-				b.ReportMetric(m.Stats().BytesPerEntry(), "bytes/entry")
-				b.ReportMetric(0, "ns/op")
-			})
+			for _, reserve := range []int{0, n} {
+				b.Run(fmt.Sprintf("Layout=%s/Key=UInt64/Value=UInt16/len=%s/Reserve=%s", l, lenName(n), lenName(reserve)), func(b *testing.B) {
+					benchInsert(b, l, keys, Options{Reserve: int64(reserve)})
+				})
+			}
 		}
 	}
 }
 
-// BenchmarkLookup finds every key of a loaded table once, in a random order.
+func benchInsert(b *testing.B, l Layout, keys []uint64, opt Options) {
+	n := len(keys)
+	var m Map[uint64, uint16]
+	start := time.Now()
+	for range b.N {
+		m, _ = New[uint64, uint16](l, opt)
+		for _, k := range keys {
+			m.Insert(k, uint16(k))
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/time.Since(start).Seconds(), "rows/s")
+	b.ReportMetric(m.Stats().BytesPerEntry(), "bytes/entry")
+	b.ReportMetric(0, "ns/op")
+}
+
+// BenchmarkLookup finds every key of a loaded table once, in a random order;
+// Reserve=len reads a table that was reserved for its keys (for compact a
+// fuller one: exactly its max load factor).
 func BenchmarkLookup(b *testing.B) {
 	for _, n := range benchSizes() {
 		keys := benchKeys(n)
 		order := append([]uint64(nil), keys...)
 		rand.New(rand.NewPCG(7, 7)).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		for _, l := range Layouts() {
-			b.Run(fmt.Sprintf("Layout=%s/Key=UInt64/Value=UInt16/len=%s", l, lenName(n)), func(b *testing.B) {
-				m, _ := New[uint64, uint16](l, Options{})
-				for _, k := range keys {
-					m.Insert(k, uint16(k))
-				}
-				b.ResetTimer()
-				var sum uint64
-				start := time.Now()
-				for range b.N {
-					for _, k := range order {
-						v, _ := m.Get(k)
-						sum += uint64(v)
+			for _, reserve := range []int{0, n} {
+				b.Run(fmt.Sprintf("Layout=%s/Key=UInt64/Value=UInt16/len=%s/Reserve=%s", l, lenName(n), lenName(reserve)), func(b *testing.B) {
+					m, _ := New[uint64, uint16](l, Options{Reserve: int64(reserve)})
+					for _, k := range keys {
+						m.Insert(k, uint16(k))
 					}
-				}
-				b.ReportMetric(float64(n)*float64(b.N)/time.Since(start).Seconds(), "rows/s")
-				b.ReportMetric(m.Stats().BytesPerEntry(), "bytes/entry")
-				b.ReportMetric(0, "ns/op")
-				if sum == 0 {
-					b.Fatal("lookups found nothing")
-				}
-			})
+					b.ResetTimer()
+					var sum uint64
+					start := time.Now()
+					for range b.N {
+						for _, k := range order {
+							v, _ := m.Get(k)
+							sum += uint64(v)
+						}
+					}
+					b.ReportMetric(float64(n)*float64(b.N)/time.Since(start).Seconds(), "rows/s")
+					b.ReportMetric(m.Stats().BytesPerEntry(), "bytes/entry")
+					b.ReportMetric(0, "ns/op")
+					if sum == 0 {
+						b.Fatal("lookups found nothing")
+					}
+				})
+			}
 		}
 	}
 }

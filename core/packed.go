@@ -38,10 +38,13 @@ type Packed[K, V Bits] struct {
 	cleanup runtime.Cleanup
 }
 
-// NewPacked returns an empty packed table of 256 cells. It panics with a
-// *SlabError if the first slab (2.5 KiB for <UInt64,UInt16>) cannot be had.
+// NewPacked returns an empty packed table of 256 cells, or of as many as
+// opt.Reserve needs (grower.reserve). It panics with a *SlabError if the
+// first slab (2.5 KiB for <UInt64,UInt16>) cannot be had; New returns it as
+// an error.
 func NewPacked[K, V Bits](opt Options) *Packed[K, V] {
 	t := &Packed[K, V]{g: newGrower(opt.mlf(), dictionaryFastDegree)}
+	t.g.reserve(opt.reserve())
 	t.owner, t.cleanup = own(t, LayoutPacked)
 	t.arena = mustSlab(LayoutPacked, slabBytes(LayoutPacked, t.g.cells(), uint64(packedStride[K, V]())))
 	t.owner.add(t.arena)

@@ -38,12 +38,17 @@ type Sharded[K, V Bits] struct {
 	compact []*Compact[K, V]
 }
 
-// NewSharded builds shards empty tables of one layout.
+// NewSharded builds shards empty tables of one layout; a reservation
+// (opt.Reserve) is for all of them, and each gets its ShardReserve.
 func NewSharded[K, V Bits](layout Layout, opt Options, shards int) (*Sharded[K, V], error) {
 	if shards < MinShards || shards > MaxShards {
 		return nil, fmt.Errorf("shards %d is out of range (allowed: %d to %d)", shards, MinShards, MaxShards)
 	}
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
 	s := &Sharded[K, V]{layout: layout, tables: make([]Map[K, V], shards)}
+	opt.Reserve = int64(min(ShardReserve(opt.Reserve, shards), uint64(MaxReserve)))
 	for i := range s.tables {
 		t, err := New[K, V](layout, opt)
 		if err != nil {

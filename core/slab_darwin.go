@@ -7,6 +7,9 @@ import "syscall"
 
 const slabsGrowInPlace = false
 
+// slabsMapped: slabs are mappings the OS may refuse, not Go allocations.
+const slabsMapped = true
+
 // slabsAskHugePages: no transparent huge pages here.
 const slabsAskHugePages = false
 

@@ -14,6 +14,9 @@ import (
 
 const slabsGrowInPlace = false
 
+// slabsMapped: slabs are mappings the OS may refuse, not Go allocations.
+const slabsMapped = false
+
 // slabsAskHugePages: no transparent huge pages here.
 const slabsAskHugePages = false
 

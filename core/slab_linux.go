@@ -20,6 +20,9 @@ import (
 // peak is the new slab alone.
 const slabsGrowInPlace = true
 
+// slabsMapped: slabs are mappings the OS may refuse, not Go allocations.
+const slabsMapped = true
+
 // hugeSlab is the size from which a slab asks for transparent huge pages.
 const hugeSlab = 4 << 20
 

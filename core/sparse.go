@@ -150,15 +150,21 @@ func (g *sparseGroup) capacity() int { return int(g.bitmap >> sparseCapacityShif
 
 func sparseCellBytes[K, V Bits]() uint32 { return uint32(unsafe.Sizeof(cell[K, V]{})) }
 
-// NewSparse returns an empty sparse table of 32 buckets. It panics with a
-// *SlabError if its first slab cannot be had.
+// NewSparse returns an empty sparse table of 32 buckets, or of as many as
+// opt.Reserve needs: the library's resize(n), the smallest power of two
+// that holds n below the max load factor (sparseBucketsFor). Only the
+// groups are allocated ahead; their vectors still grow one insert at a
+// time, which is why ClickHouse found reserve could not stop sparse_hash's
+// reallocations. It panics with a *SlabError if its first slab cannot be
+// had; New returns it as an error.
 func NewSparse[K, V Bits](opt Options) *Sparse[K, V] {
 	t := &Sparse[K, V]{mlf: opt.mlf()}
 	t.owner, t.cleanup = own(t, LayoutSparse)
-	t.groupSlab = t.newGroups(sparseStartingBuckets)
+	buckets := sparseBucketsFor(opt.reserve(), t.mlf)
+	t.groupSlab = t.newGroups(buckets)
 	t.groups = unsafe.Pointer(unsafe.SliceData(t.groupSlab))
-	t.setBuckets(sparseStartingBuckets)
-	t.arena.pageShift = sparsePageShift(sparseStartingBuckets, sparseCellBytes[K, V]())
+	t.setBuckets(buckets)
+	t.arena.pageShift = sparsePageShift(buckets, sparseCellBytes[K, V]())
 	t.heap.geo = newSparseGeometry(t.arena.pageShift, sparseCellBytes[K, V]())
 	return t
 }

@@ -391,8 +391,9 @@ func expectedCeil(trials, q, per float64) float64 {
 // old heap's or the new heap's, whichever is more when they share an arena,
 // both when the page size changed). The page counts are expectations, not
 // a replay: the figures are estimates, within a few percent of a real table.
-func sparsePredict(n uint64, cellBytes uint32, mlf float64) (buckets uint64, final, peak float64) {
-	buckets = sparseBucketsFor(n, mlf)
+func sparsePredict(n, reserve uint64, cellBytes uint32, mlf float64) (buckets uint64, final, peak float64) {
+	start := sparseBucketsFor(reserve, mlf)
+	buckets = max(sparseBucketsFor(n, mlf), start)
 	shift := sparsePageShift(buckets, cellBytes)
 	geo := newSparseGeometry(shift, cellBytes)
 	page := float64(uint64(1) << shift)
@@ -412,7 +413,7 @@ func sparsePredict(n uint64, cellBytes uint32, mlf float64) (buckets uint64, fin
 	const pooled = 2
 	carved := sparseExpectedPages(n, buckets, &geo) + pooled
 	peak = groups(buckets) + arena(carved*page) + goBytes(carved, carved*page)
-	if buckets > sparseStartingBuckets {
+	if buckets > start {
 		prev := buckets / 2
 		moved := uint64(float64(prev) * mlf)
 		oldShift := sparsePageShift(prev, cellBytes)
