@@ -183,6 +183,7 @@ func newRunFlags(fs *flag.FlagSet, sweep bool) *runFlags {
 		return intFlag("--threads", s, 1, experiments.MaxThreads, &c.Threads)
 	})
 	fs.StringVar(&c.HugePages, "huge-pages", "", "on or off")
+	fs.BoolVar(&c.Preallocate, "preallocate", false, "reserve the tables for --rows before the load")
 	fs.BoolVar(&c.InProcess, "in-process", false, "measure in this process")
 	fs.BoolVar(&c.Force, "force", false, "run even if the memory guard refuses")
 	fs.StringVar(&f.resultsDir, "results", "", "results folder")
@@ -780,6 +781,11 @@ What to build:
   --value TYPE          value type (default UInt16)
   --shards N            tables per map, 1 to 128 (default 1)
   --max-load-factor F   0.5 to 0.99 (default 0.5, ClickHouse's; compact's 0.9)
+  --preallocate         reserve every table for --rows before the load (the C++
+                        maps too: reserve()), as ClickHouse's PREALLOCATE 1 did:
+                        no growth, so a faster load and no growth peak; rows, not
+                        distinct keys, so range:M and zipf keys over-reserve.
+                        Needs a synthetic source (--keys)
 
 Keys:
   --rows N              rows: 1000000, 1e6, 1M, 2.5M, 1B (default 1M)

@@ -52,12 +52,14 @@ var fieldOfFlag = map[string]string{
 	"--miss-rate":       "miss_rate",
 	"--no-read":         "no_read",
 	"--huge-pages":      "huge_pages",
+	"--preallocate":     "preallocate",
 	"--force":           "run",
 }
 
 // flagWords turns the flags a message may mention into the form's words.
 var flagWords = strings.NewReplacer(
 	"--no-read", "“skip lookups”",
+	"--preallocate", "“preallocate”",
 	"--source", "a file source",
 	"--keys", "synthetic keys",
 	"--force", "force",

@@ -32,6 +32,7 @@ type Form struct {
 	MissRate      string   `json:"miss_rate"`       // absent-key lookups per loaded row, 0 to 1
 	NoRead        bool     `json:"no_read"`         // skip the read phase
 	HugePages     string   `json:"huge_pages"`      // "on" ("" = on) or "off": transparent huge pages for the tables' slabs
+	Preallocate   bool     `json:"preallocate"`     // reserve the tables for the rows before the load (PREALLOCATE 1)
 }
 
 // KeySource is one synthetic key kind the form offers.
@@ -120,6 +121,7 @@ func (f Form) config() (experiments.Config, error) {
 	}
 	c.HugePages = strings.TrimSpace(f.HugePages)
 	c.NoRead = f.NoRead
+	c.Preallocate = f.Preallocate
 	if c.NoRead && c.MissRate != 0 {
 		return c, errorf("miss_rate", "%s: has no effect when lookups are skipped (allowed: 0 with “skip lookups”)", strings.TrimSpace(f.MissRate))
 	}

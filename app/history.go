@@ -100,10 +100,19 @@ func historyRow(r experiments.Result) TableRow {
 		where += ", isolated"
 	}
 	return TableRow{ID: r.ID, Cells: []string{
-		startedText(r.StartedAt), r.Layout, r.KeyType + " → " + r.ValueType, experiments.FormatRows(r.Rows),
+		startedText(r.StartedAt), layoutText(r), r.KeyType + " → " + r.ValueType, experiments.FormatRows(r.Rows),
 		fmt.Sprint(r.Shards), mlf, r.Source, experiments.FormatBytes(r.BytesAllocated),
 		experiments.FormatBytes(r.PeakRSSBytes), fmt.Sprintf("%.3f", r.LoadSeconds), where,
 	}}
+}
+
+// layoutText is the layout, marked when its tables were reserved for the
+// rows before the load.
+func layoutText(r experiments.Result) string {
+	if r.Preallocate {
+		return r.Layout + " PREALLOCATE"
+	}
+	return r.Layout
 }
 
 // startedText shows an RFC 3339 time in the machine's zone.

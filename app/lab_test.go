@@ -263,6 +263,7 @@ func TestBadInputNamesTheField(t *testing.T) {
 		{"column without file", func(f *Form) { f.KeyColumn = "2" }, "source", "apply to a file"},
 
 		{"bad header", func(f *Form) { f.Keys, f.Source, f.Header = "", tsv, "maybe" }, "header", "maybe"},
+		{"preallocate a file", func(f *Form) { f.Keys, f.Source, f.Preallocate = "", tsv, true }, "preallocate", "synthetic keys"},
 	}
 	l, _ := newLab(t)
 	for _, c := range cases {
@@ -856,6 +857,23 @@ func TestHugePagesFromTheForm(t *testing.T) {
 	}
 	f := small("packed")
 	f.HugePages = "off"
+	rs, err := runOne(t, l, ev, f)
+	want := "off"
+	if !core.HugePagesSupported {
+		want = "none"
+	}
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("saved %d results (%v), want 1", len(rs), err)
+	}
+	if rs[0].HugePages != want {
+		t.Errorf("the result says huge_pages %q, want %q", rs[0].HugePages, want)
+	}
+}
+
+// runOne runs f, which must give one result, and returns the results the
+// lab saved.
+func runOne(t *testing.T, l *Lab, ev *events, f Form) ([]experiments.Result, error) {
+	t.Helper()
 	st, err := l.StartRun(f)
 	if err != nil {
 		t.Fatal(err)
@@ -868,14 +886,36 @@ func TestHugePagesFromTheForm(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs, _, err := store.List()
-	want := "off"
-	if !core.HugePagesSupported {
-		want = "none"
+	return rs, err
+}
+
+// TestPreallocateFromTheForm: the form's "preallocate" reaches the
+// prediction (a compact table reserved for its rows is smaller than one
+// grown there, and has no growth to add to its peak) and the saved result.
+func TestPreallocateFromTheForm(t *testing.T) {
+	l, ev := newLab(t)
+	if lim, _ := l.Limits(); lim.Defaults.Preallocate {
+		t.Errorf("the form opens with preallocate on; ClickHouse's default is off")
 	}
-	if err != nil || len(rs) != 1 {
-		t.Fatalf("saved %d results (%v), want 1", len(rs), err)
+	f := small("compact")
+	grown, err := l.Estimate(f)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if rs[0].HugePages != want {
-		t.Errorf("the result says huge_pages %q, want %q", rs[0].HugePages, want)
+	f.Preallocate = true
+	reserved, err := l.Estimate(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, r := grown.Layouts[0], reserved.Layouts[0]
+	// The peak adds the loader's buffers and the runtime to the tables' own
+	// (the same in both); the growth's old slab is gone from it.
+	if r.FinalBytes >= g.FinalBytes || r.PeakBytes-r.FinalBytes >= g.PeakBytes-g.FinalBytes {
+		t.Errorf("compact at 1e5: grown final %d peak %d, preallocated final %d peak %d; want the preallocated smaller, with less above its final size (no growth)",
+			g.FinalBytes, g.PeakBytes, r.FinalBytes, r.PeakBytes)
+	}
+	rs, err := runOne(t, l, ev, f)
+	if err != nil || len(rs) != 1 || !rs[0].Preallocate || rs[0].BytesAllocated != r.FinalBytes {
+		t.Fatalf("saved %d results (%v); want one, preallocated, of the predicted %d bytes: %+v", len(rs), err, r.FinalBytes, rs)
 	}
 }

@@ -805,19 +805,20 @@ func rowsUnit(max float64) unit {
 // ---- run labels ----
 
 // labelParts says which settings a run label shows after the layout.
-type labelParts uint8
+type labelParts uint16
 
 const (
 	labelTypes labelParts = 1 << iota
 	labelRows
 	labelShards
 	labelMLF
-	labelSelect  // the loader's shard selection
-	labelBlock   // the loader's block rows
-	labelThreads // the measuring process's threads
-	labelHuge    // transparent huge pages for the slabs
-	labelLoader  = labelSelect | labelBlock | labelThreads
-	labelAll     = labelTypes | labelRows | labelShards | labelMLF | labelLoader | labelHuge
+	labelSelect   // the loader's shard selection
+	labelBlock    // the loader's block rows
+	labelThreads  // the measuring process's threads
+	labelHuge     // transparent huge pages for the slabs
+	labelPrealloc // tables reserved for the rows before the load
+	labelLoader   = labelSelect | labelBlock | labelThreads
+	labelAll      = labelTypes | labelRows | labelShards | labelMLF | labelLoader | labelHuge | labelPrealloc
 )
 
 func (p labelParts) without(q labelParts) labelParts { return p &^ q }
@@ -855,6 +856,9 @@ func differingParts(results []Result) labelParts {
 		}
 		if r.Rows != first.Rows {
 			p |= labelRows
+		}
+		if r.Preallocate != first.Preallocate {
+			p |= labelPrealloc
 		}
 		switch {
 		case r.IsReference():
@@ -930,6 +934,9 @@ func settingsLabel(r Result, parts labelParts) string {
 	}
 	if parts&labelHuge != 0 {
 		b.WriteString(" hugepages " + hugePagesOf(r))
+	}
+	if parts&labelPrealloc != 0 && r.Preallocate {
+		b.WriteString(" PREALLOCATE")
 	}
 	return b.String()
 }

@@ -53,6 +53,14 @@ type Config struct {
 	// Reads run faster on them; on a VM that returns free memory to its
 	// host a fresh huge page can be slow to fault in, which slows a load.
 	HugePages string `json:"huge_pages,omitempty"`
+
+	// Preallocate reserves every table for the source's rows before the
+	// load (core.Options.Reserve = Rows, each shard its share; reserve() for
+	// the C++ reference maps), as ClickHouse's PREALLOCATE 1 did from the
+	// source's row count. Rows, not distinct keys: a source with duplicates
+	// over-reserves, as ClickHouse's did. It needs the row count before the
+	// load, so a synthetic source.
+	Preallocate bool `json:"preallocate,omitempty"`
 }
 
 // MaxThreads bounds Config.Threads, MaxBlockRows Config.BlockRows.
@@ -198,6 +206,10 @@ func (c Config) Validate() error {
 	if _, err := c.SourceSpec(); err != nil {
 		return err
 	}
+	if c.Preallocate && c.Source != "" {
+		return &FieldError{Flag: "--preallocate", Problem: "needs the row count before the load, and a file's is known only once it is read",
+			Allowed: "with synthetic keys (--keys)", Switch: true}
+	}
 	return nil
 }
 
@@ -235,11 +247,21 @@ func hugePagesOn(s string) (on, ok bool) {
 	return false, false
 }
 
+// options are the tables' core.Options: the max load factor, and with
+// Preallocate a reservation for the source's rows.
+func (c Config) options() core.Options {
+	o := core.Options{MaxLoadFactor: c.MaxLoadFactor}
+	if c.Preallocate {
+		o.Reserve = c.Rows
+	}
+	return o
+}
+
 // loadConfig is the core.LoadConfig of a run of layout l.
 func (p parsedConfig) loadConfig(l core.Layout) core.LoadConfig {
 	return core.LoadConfig{
 		Layout:      l,
-		Options:     core.Options{MaxLoadFactor: p.MaxLoadFactor},
+		Options:     p.options(),
 		Shards:      p.Shards,
 		BlockRows:   p.BlockRows,
 		ShardSelect: core.ShardSelect(strings.ToLower(strings.TrimSpace(p.ShardSelect))),

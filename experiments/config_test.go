@@ -69,7 +69,7 @@ func TestConfigValidate(t *testing.T) {
 	ok := []Config{
 		{},
 		{Layouts: []string{"hashed", "PACKED", "hashed-array"}, Key: "uint32", Value: "Float64", Rows: 5, Shards: 128, MaxLoadFactor: 0.99},
-		{Keys: "range:1M", Rows: 10}, {Keys: "zipf:1.1"}, {Keys: "sequential", MissRate: 1},
+		{Keys: "range:1M", Rows: 10}, {Keys: "zipf:1.1"}, {Keys: "sequential", MissRate: 1}, {Preallocate: true},
 		{Source: file}, {Source: file, KeyColumn: "2", ValueColumn: "none", Header: "no", SkipBadRows: true},
 	}
 	for _, c := range ok {
@@ -105,6 +105,7 @@ func TestConfigValidate(t *testing.T) {
 		{Config{Source: file, KeyColumn: " id", Header: "no"}, `--key-column " id": a name, but header is "no" (allowed: a position 1 or more, or header auto/yes)`},
 		{Config{KeyColumn: "2"}, `--key-column 2: applies only to a file (allowed: with --source FILE)`},
 		{Config{SkipBadRows: true}, `--skip-bad-rows: applies only to a file (allowed: with --source FILE)`},
+		{Config{Source: file, Preallocate: true}, `--preallocate: needs the row count before the load, and a file's is known only once it is read (allowed: with synthetic keys (--keys))`},
 	}
 	for _, b := range bad {
 		err := b.c.Validate()

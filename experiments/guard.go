@@ -91,7 +91,7 @@ func (e *MemoryError) Error() string {
 // estimate predicts one layout's run of p, whose source gives rows rows.
 func estimate(p parsedConfig, l core.Layout, rows int64) (Estimate, error) {
 	distinct, bound := expectedDistinct(p.spec, p.key, rows)
-	pr, err := core.Predict(l, p.key, p.value, distinct, core.Options{MaxLoadFactor: p.MaxLoadFactor}, p.Shards)
+	pr, err := core.Predict(l, p.key, p.value, distinct, p.options(), p.Shards)
 	if err != nil {
 		return Estimate{}, err
 	}

@@ -101,6 +101,9 @@ func settingsName(cfg Config, rowsByDefault bool) string {
 	if on, ok := hugePagesOn(cfg.HugePages); ok && !on {
 		parts = append(parts, "hugepages off")
 	}
+	if cfg.Preallocate {
+		parts = append(parts, "preallocate")
+	}
 	if len(parts) == 0 {
 		return ""
 	}

@@ -254,6 +254,7 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 		BlockRows:         cmp.Or(lc.BlockRows, core.DefaultBlockRows),
 		Threads:           threads,
 		HugePages:         hugePagesName(),
+		Preallocate:       p.Preallocate,
 		Workers:           make([]Worker, len(lr.Workers)),
 		Producer:          Producer{ReadSeconds: lr.Producer.ReadSeconds, SplitSeconds: lr.Producer.SplitSeconds, WaitSeconds: lr.Producer.WaitSeconds},
 		Isolated:          false,

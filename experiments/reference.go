@@ -112,7 +112,7 @@ const (
 	// bin/packlab, or on PATH.
 	RefsWorkerName = "packlab-refs"
 	// refsProtocol is reference/worker.h's kProtocol.
-	refsProtocol = 1
+	refsProtocol = 2
 )
 
 // RefsStatus says whether the reference maps can run here.

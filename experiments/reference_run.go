@@ -50,6 +50,8 @@ type referenceJob struct {
 	TotalRows  int64  `json:"total_rows"` // -1 when the source cannot know
 	Seed       uint64 `json:"seed"`
 	NoRead     bool   `json:"no_read"`
+	// Reserve: reserve(total_rows) before the load (Config.Preallocate).
+	Reserve bool `json:"reserve"`
 }
 
 // feedReport is what the lab's side of a reference run did.
@@ -76,7 +78,7 @@ func runReference(ctx context.Context, p parsedConfig, r Reference, progress fun
 	job, _ := json.Marshal(referenceJob{
 		workerJob: workerJob{Config: cfg, Layout: r.Name},
 		Protocol:  refsProtocol, KeyBytes: p.key.Size, ValueBytes: p.value.Size,
-		TotalRows: total, Seed: p.Seed, NoRead: p.NoRead,
+		TotalRows: total, Seed: p.Seed, NoRead: p.NoRead, Reserve: p.Preallocate && total > 0,
 	})
 	started := time.Now()
 	var fr feedReport
@@ -103,6 +105,7 @@ func runReference(ctx context.Context, p parsedConfig, r Reference, progress fun
 	res.ClickHouseLayout = ""
 	res.Producer = Producer{ReadSeconds: fr.readSeconds, WaitSeconds: fr.waitSeconds}
 	res.Repeats = 1
+	res.Preallocate = p.Preallocate
 	res.Threads = 1 // one thread loads and reads; the lab's streaming runs in this process
 	res.BlockRows = refsFrameRows
 	res.Isolated = true

@@ -71,6 +71,10 @@ type Result struct {
 	// has none (js/wasm, macOS); "" in results saved before it was recorded
 	// and for the C++ reference maps, which take what their allocator gives.
 	HugePages string `json:"huge_pages"`
+	// Preallocate: the tables were reserved for the source's rows before
+	// the load (Config.Preallocate); false in results saved before it was
+	// recorded, which never were.
+	Preallocate bool `json:"preallocate"`
 
 	Workers  []Worker        `json:"workers"`
 	Producer Producer        `json:"producer"`
@@ -142,7 +146,27 @@ func InformationLimitOf(r Result) int64 {
 // ResultNotes are the lines for under a table of results: LimitNotes, then
 // KernelNotes.
 func ResultNotes(results []Result) []string {
-	return append(LimitNotes(results), KernelNotes(results)...)
+	return append(append(LimitNotes(results), KernelNotes(results)...), PreallocateNotes(results)...)
+}
+
+// PreallocateNotes says, once, what a preallocated load was and what
+// ClickHouse makes of the setting today, when any result was one.
+func PreallocateNotes(results []Result) []string {
+	n := 0
+	for _, r := range results {
+		if r.Preallocate {
+			n++
+		}
+	}
+	which := "every table was" // the labels do not say it when all runs share it
+	switch {
+	case n == 0:
+		return nil
+	case n < len(results):
+		which = "the runs marked so had their tables"
+	}
+	return []string{"PREALLOCATE: " + which + " reserved for the source's rows before the load (for the C++ maps, reserve()), so none grew; " +
+		"ClickHouse's HASHED and SPARSE_HASHED had PREALLOCATE 1 from 2021 (#23979, from the source's row count) and ignore it since 23.1 (#45388), where SHARDS is its answer to slow loads: the LAYOUT clauses leave it out"}
 }
 
 // KernelNotes says, for each result whose load kept the kernel busy for at

@@ -365,3 +365,52 @@ func TestLoadKernelTime(t *testing.T) {
 		t.Errorf("kernel time %.3f s for a %.3f s load of a 32 MiB table on %d threads: want more than 0, at most the load's time on every thread", r.LoadKernelSeconds, r.LoadSeconds, r.Threads)
 	}
 }
+
+// TestPreallocate: --preallocate reaches the tables of runs in their own
+// worker processes: each is built for the source's rows (its bytes are
+// core.Predict's for that reservation, not for growing there), the result
+// says so, the table labels it apart from an unreserved run, and the notes
+// say what ClickHouse makes of PREALLOCATE. Rows, not distinct keys: keys
+// drawn from 1000 values are reserved for every row, as ClickHouse's were.
+func TestPreallocate(t *testing.T) {
+	const rows = 300_000
+	k, v := core.MustType(DefaultKey), core.MustType(DefaultValue)
+	for _, keys := range []string{"random", "range:1000"} {
+		res, err := Run(context.Background(), Config{Layouts: []string{"packed", "compact", "hashed_array"}, Rows: rows, Keys: keys, NoRead: true, Preallocate: true}, RunOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res {
+			reserved, _ := core.Predict(core.Layout(r.Layout), k, v, r.ElementCount, core.Options{Reserve: rows}, 1)
+			grown, _ := core.Predict(core.Layout(r.Layout), k, v, r.ElementCount, core.Options{}, 1)
+			if !r.Preallocate || !r.Isolated || r.BytesAllocated != reserved.FinalBytes {
+				t.Errorf("%s %s --preallocate: preallocate %v, isolated %v, %d bytes; want true, true and %d (reserved for %d rows; grown to %d keys: %d)",
+					r.Layout, keys, r.Preallocate, r.Isolated, r.BytesAllocated, reserved.FinalBytes, rows, r.ElementCount, grown.FinalBytes)
+			}
+		}
+	}
+	plain, err := Run(context.Background(), Config{Layouts: []string{"compact"}, Rows: rows, NoRead: true}, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reserved, err := Run(context.Background(), Config{Layouts: []string{"compact"}, Rows: rows, NoRead: true, Preallocate: true}, RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain[0].Preallocate || plain[0].BytesAllocated == reserved[0].BytesAllocated {
+		t.Errorf("compact at %d rows: %d bytes grown, %d reserved; want them apart", rows, plain[0].BytesAllocated, reserved[0].BytesAllocated)
+	}
+	both := []Result{plain[0], reserved[0]}
+	if got := tableSettings(both); got[0] != "compact SHARDS 1 MLF 0.9" || got[1] != "compact SHARDS 1 MLF 0.9 PREALLOCATE" {
+		t.Errorf("settings of a grown and a preallocated run: %q", got)
+	}
+	notes := ResultNotes(both)
+	if !slices.ContainsFunc(notes, func(n string) bool {
+		return strings.HasPrefix(n, "PREALLOCATE:") && strings.Contains(n, "ignore it since 23.1")
+	}) {
+		t.Errorf("notes under a preallocated run: %q; want the PREALLOCATE line", notes)
+	}
+	if notes := ResultNotes(plain); slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, "PREALLOCATE") }) {
+		t.Errorf("notes under a run without it: %q", notes)
+	}
+}

@@ -73,7 +73,7 @@ var humanColumns = []column{
 // for layouts that follow it, MLF, as in "packed SHARDS 4 MLF 0.5"; key and
 // value types and rows are added when they differ between the results.
 func tableSettings(results []Result) []string {
-	parts := differingParts(results)&(labelTypes|labelRows|labelLoader|labelHuge) | labelShards | labelMLF
+	parts := differingParts(results)&(labelTypes|labelRows|labelLoader|labelHuge|labelPrealloc) | labelShards | labelMLF
 	out := make([]string, len(results))
 	for i, r := range results {
 		out[i] = settingsLabel(r, parts)
@@ -228,7 +228,7 @@ func markdownText(s string) string { return markdownEscaper.Replace(TerminalText
 // csvHeader names the csv columns after the Result JSON fields they hold;
 // settings is the human label, bytes_per_entry = bytes_allocated / element_count.
 var csvHeader = []string{
-	"settings", "layout", "key_type", "value_type", "rows", "shards", "max_load_factor", "element_count",
+	"settings", "layout", "key_type", "value_type", "rows", "shards", "max_load_factor", "preallocate", "element_count",
 	"load_seconds", "read_seconds", "read_rows_per_second", "bytes_allocated", "rss_bytes", "peak_rss_bytes",
 	"bytes_per_entry",
 }
@@ -248,7 +248,7 @@ func writeCSV(w io.Writer, results []Result) error {
 		}
 		if err := cw.Write([]string{
 			settings[i], r.Layout, r.KeyType, r.ValueType, i64(r.Rows), strconv.Itoa(r.Shards), f(r.MaxLoadFactor),
-			i64(r.ElementCount), f(r.LoadSeconds), f(r.ReadSeconds), f(r.ReadRowsPerSecond), i64(r.BytesAllocated),
+			strconv.FormatBool(r.Preallocate), i64(r.ElementCount), f(r.LoadSeconds), f(r.ReadSeconds), f(r.ReadRowsPerSecond), i64(r.BytesAllocated),
 			i64(r.RSSBytes), i64(r.PeakRSSBytes), perEntry,
 		}); err != nil {
 			return err

@@ -38,6 +38,8 @@ struct DenseHash {
     if (has_side) f(empty_key(), side);
   }
   std::size_t size() const { return m.size() + (has_side ? 1 : 0); }
+  // dense_hash_map's reserve is resize(n): buckets for n below its max load factor.
+  void reserve(std::size_t n) { m.resize(n); }
   // The table is one array of bucket_count cells (densehashtable.h allocates
   // exactly that): computed from the geometry, hence estimated.
   Geometry geometry() const {

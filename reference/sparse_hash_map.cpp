@@ -11,6 +11,9 @@ namespace refs {
 template <class K, class V>
 struct SparseHash : MapAdapter<google::sparse_hash_map<K, V>> {
   using Map = google::sparse_hash_map<K, V>;
+  // sparse_hash_map's reserve is resize(n): buckets for n below its max load
+  // factor (the groups' vectors still grow one insert at a time).
+  void reserve(std::size_t n) { this->m.resize(n); }
   using Group = google::sparsegroup<typename Map::value_type, 48,
                                     google::libc_allocator_with_realloc<typename Map::value_type>>;
   // The group headers (one per 48 buckets) plus one cell per element, as

@@ -224,6 +224,7 @@ int serve() {
     }
   }
   job.no_read = f["no_read"] == "true";
+  job.reserve = f["reserve"] == "true";
   return info->run(job);
 }
 

@@ -28,7 +28,7 @@ namespace refs {
 
 // kProtocol changes whenever the stream or the job line changes; the lab
 // refuses a worker built for another one (it asks with --describe).
-constexpr int kProtocol = 1;
+constexpr int kProtocol = 2;
 // kFrameRows is the most rows (or keys) one frame carries: core's block.
 constexpr uint32_t kFrameRows = 65536;
 // kReadChunk is core/read.go's readChunk: keys prepared, then looked up.
@@ -138,6 +138,7 @@ struct Job {
   int64_t total_rows = -1;  // rows the source will give, -1 if unknown
   uint64_t seed = 0;
   bool no_read = false;
+  bool reserve = false;     // reserve(total_rows) before the load: the lab's --preallocate
 };
 
 // MapInfo is one reference map of this binary.

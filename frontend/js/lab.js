@@ -108,6 +108,7 @@
     rep.min = limits.repeats.min; rep.max = limits.repeats.max; rep.value = d.repeats;
     $("#miss_rate").value = d.miss_rate;
     $("#huge_pages").checked = d.huge_pages !== "off";
+    $("#preallocate").checked = !!d.preallocate;
     $("#huge_pages_row").hidden = !limits.huge_pages_supported; // none in the browser
     $("#header").value = d.header || "auto";
   }
@@ -163,6 +164,7 @@
       miss_rate: $("#miss_rate").value,
       no_read: $("#no_read").checked,
       huge_pages: $("#huge_pages").checked ? "on" : "off",
+      preallocate: $("#preallocate").checked,
     };
   }
 
