@@ -156,8 +156,9 @@ import (
 //     (a spill is one more store waiting on the miss): 3.73 to 4.80 M
 //     lookups/s at 1e8 (boost 8.23), none at 1e7. GetMany and
 //     InsertMany prefetch a batch ahead (prefetch.go); the window gains
-//     nothing there (28 against 27 ns), nor does prefetching the next
-//     line too (3 % of a load).
+//     nothing there (28 against 27 ns). Prefetching the next line too
+//     gains 3 % of a load below fill 0.8, and 30 to 60 % of a read above
+//     it, where probes run longer: batch does it from 0.8 on.
 //
 //   - Inserts: a branch-free place-finding over the first 3 slots (the
 //     slot words compared as (displacement, -remainder)) gained nothing
@@ -220,6 +221,11 @@ const (
 	compactReleaseAlign         = 2 << 20 // the old slab is released in whole huge pages
 	compactReleaseEvery         = 2 << 20 // ... at least this much at a time
 )
+
+// CompactTwoLineFill is the fill from which a compact table's GetMany and
+// InsertMany prefetch two cache lines a key, the home slot's and the next
+// (see batch): the planner's read model counts one line less there.
+const CompactTwoLineFill = compactWideWindowFill
 
 // CompactReleasesBehind reports whether a compact table's growth pass hands
 // its old slab back as it goes (Linux): its growths then hold little more
@@ -687,6 +693,24 @@ func (t *Compact[K, V]) batch(keys []K, lo int, b *compactBatch) {
 		b.x[j], b.e[j] = x, e
 	}
 	prefetchOffsets(t.base, &b.off, len(batch))
+	// From fill 0.8 on, the line after the home slot's too: a pair sits
+	// 2.5 slots past its home on average at 0.8, 5.5 at 0.9 (linear
+	// probing's (1 + 1/(1-fill))/2), so a probe often runs into the next
+	// line, a second miss the batch did not overlap. `packlab run --layout
+	// compact`, reads in M rows/s, without and with, 2 rounds of 3 repeats,
+	// one line against two: fill 0.9 (1e7 --preallocate) 19.4, 18.8 against
+	// 28.0, 30.2; 0.885 (3e7) 16.2, 17.4 against 27.1, 23.9; 0.83 (1e7
+	// --preallocate --max-load-factor 0.83) 25.8, 27.8 against 33.9, 31.2;
+	// at 0.77 two lines gained nothing (33.3, 30.0 against 35.2, 30.5), nor
+	// did the loads change. The prefetch stops at the last slot: past it
+	// prefetch_other's plain loads would leave the slab.
+	if t.size >= t.fullAt { // CompactTwoLineFill
+		last := uintptr(t.geo.slots-1) * t.w
+		for j := range batch {
+			b.off[j] = min(b.off[j]+64, last)
+		}
+		prefetchOffsets(t.base, &b.off, len(batch))
+	}
 }
 
 // GetMany is Get for every key of keys, the cache misses of the next

@@ -523,3 +523,34 @@ func setupNames(cs []Candidate) []string {
 	}
 	return out
 }
+
+// TestReadModelCountsCompactsTwoLines: the planner's read model scales a
+// measured read speed by the cache lines a lookup waits on; compact's
+// batched lookups prefetch two lines from core.CompactTwoLineFill on, so
+// its dense setups wait on one line less than a plain linear probe (and
+// never on less than one), and every other layout on what linear probing
+// says.
+func TestReadModelCountsCompactsTwoLines(t *testing.T) {
+	for _, c := range []struct {
+		l     core.Layout
+		a     float64
+		lines float64
+	}{
+		{core.LayoutCompact, 0.77, probeLines(0.77, 8)},
+		{core.LayoutCompact, 0.893, 1},
+		{core.LayoutCompact, 0.962, probeLines(0.962, 8) - 1},
+		{core.LayoutPacked, 0.962, probeLines(0.962, 10)},
+	} {
+		cell := 8.0
+		if c.l == core.LayoutPacked {
+			cell = 10
+		}
+		if got := probeLinesOf(c.l, c.a, cell); math.Abs(got-c.lines) > 1e-9 {
+			t.Errorf("%s at fill %v: %.3f lines, want %.3f", c.l, c.a, got, c.lines)
+		}
+	}
+	// 0.962 against 0.893, the check in probeLinesOf's comment: 0.63x.
+	if r := probeLinesOf(core.LayoutCompact, 0.893, 8) / probeLinesOf(core.LayoutCompact, 0.962, 8); r < 0.6 || r > 0.66 {
+		t.Errorf("compact read at 0.962 modelled at %.2fx of 0.893's, want 0.63x", r)
+	}
+}
