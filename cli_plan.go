@@ -41,6 +41,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return intFlag("--threads", s, 1, experiments.MaxThreads, &req.Threads)
 	})
 	fs.StringVar(&req.Workload, "workload", "", "read or load")
+	fs.BoolVar(&req.Preallocate, "preallocate", false, "plan tables reserved for the rows")
 	fs.StringVar(&format, "format", "table", "output format")
 	fs.StringVar(&resultsDir, "results", "", "results folder")
 	fs.BoolVar(&noCal, "no-calibrate", false, "use saved results only")
@@ -148,6 +149,9 @@ const usagePlan = `packlab plan [flags] — which layout, load factor and shard 
   --threads N           threads the load may use, 1 to 256 (default: this machine's cores)
   --workload W          read (read-heavy: rank by read speed; default) or load
                         (load-heavy: rank by load time)
+  --preallocate         plan tables reserved for the rows before the load
+                        (core.Options.Reserve, run's --preallocate): no growth, so
+                        the peak is the final size; speeds from preallocated runs
   --format F            table, markdown, csv, json (an array of every setup, best first)
 
 Every layout, every max load factor worth showing and SHARDS 1, 2, 4 ... 128

@@ -919,3 +919,23 @@ func TestPreallocateFromTheForm(t *testing.T) {
 		t.Fatalf("saved %d results (%v); want one, preallocated, of the predicted %d bytes: %+v", len(rs), err, r.FinalBytes, rs)
 	}
 }
+
+// TestPlanPreallocateFromTheForm: the Plan tab's "preallocate" plans
+// reserved tables: every setup says so and the answer's Go code reserves.
+func TestPlanPreallocateFromTheForm(t *testing.T) {
+	l, _ := newLab(t)
+	for _, pre := range []bool{false, true} {
+		v, err := l.Plan(PlanForm{Rows: "1e9", Memory: "24GiB", Preallocate: pre})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range v.Candidates {
+			if c.Preallocate != pre {
+				t.Fatalf("preallocate %v: %s SHARDS %d says preallocate %v", pre, c.Layout, c.Shards, c.Preallocate)
+			}
+		}
+		if got := strings.Contains(v.Candidates[0].GoCode, "Reserve: 1000000000"); got != pre {
+			t.Errorf("preallocate %v: the answer's Go code reserves: %v", pre, got)
+		}
+	}
+}

@@ -11,13 +11,15 @@ import (
 
 // PlanForm is the Plan tab's form exactly as typed; Go parses it.
 type PlanForm struct {
-	Rows      string `json:"rows"`      // 1e9, 1B, 10M ... up to 2^62
-	Key       string `json:"key"`       // default UInt64
-	Value     string `json:"value"`     // default UInt16
-	Memory    string `json:"memory"`    // the budget: 24GiB, 512MiB; "" = what this machine has available
-	Threads   string `json:"threads"`   // threads the load may use; "" = this machine's cores
-	Workload  string `json:"workload"`  // "read" (default) or "load"
-	Calibrate bool   `json:"calibrate"` // measure the speeds that are missing first (a few seconds per layout)
+	Rows     string `json:"rows"`     // 1e9, 1B, 10M ... up to 2^62
+	Key      string `json:"key"`      // default UInt64
+	Value    string `json:"value"`    // default UInt16
+	Memory   string `json:"memory"`   // the budget: 24GiB, 512MiB; "" = what this machine has available
+	Threads  string `json:"threads"`  // threads the load may use; "" = this machine's cores
+	Workload string `json:"workload"` // "read" (default) or "load"
+	// Preallocate plans tables reserved for the rows before the load.
+	Preallocate bool `json:"preallocate"`
+	Calibrate   bool `json:"calibrate"` // measure the speeds that are missing first (a few seconds per layout)
 }
 
 // PlanView is the planner's answer for the Plan tab: the text worded by
@@ -60,7 +62,8 @@ func planError(err error) error {
 // parse reads the form into a request; an error names its field.
 func (f PlanForm) parse() (experiments.PlanRequest, error) {
 	bad := planError
-	r := experiments.PlanRequest{Key: strings.TrimSpace(f.Key), Value: strings.TrimSpace(f.Value), Workload: strings.TrimSpace(f.Workload)}
+	r := experiments.PlanRequest{Key: strings.TrimSpace(f.Key), Value: strings.TrimSpace(f.Value), Workload: strings.TrimSpace(f.Workload),
+		Preallocate: f.Preallocate}
 	rows, err := experiments.ParseRows(f.Rows)
 	if err != nil {
 		return r, bad(err)

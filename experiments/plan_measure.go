@@ -59,12 +59,15 @@ func (s Scaling) loadRate(r1 float64, shards, threads int) float64 {
 }
 
 // plannable reports whether a saved result can speak for this machine's
-// speed: measured here (this runtime), from distinct random keys, with the
-// loader's default knobs and the tables' default huge pages, large enough.
-func plannable(r Result) bool {
+// speed in a plan with or without preallocation: measured here (this
+// runtime), from distinct random keys, with the loader's default knobs and
+// the tables' default huge pages, large enough, and preallocated as the
+// plan is (a reserved table loads faster, and a reserved compact table
+// sits at another fill).
+func plannable(r Result, preallocate bool) bool {
 	return r.Runtime == runtimeName() && r.Source == string(core.SourceRandom) && r.Rows >= planMinRows &&
 		r.LoadRowsPerSecond > 0 && shardSelectOf(r) == string(core.ShardSelectAuto) && blockRowsOf(r) == core.DefaultBlockRows &&
-		hugePagesOf(r) != "off"
+		hugePagesOf(r) != "off" && r.Preallocate == preallocate
 }
 
 // sameSizes reports whether r's key and value types have the sizes of p's:
@@ -95,7 +98,7 @@ func measuresFrom(history []Result, p parsedPlan) map[core.Layout]Measure {
 		var best *Result
 		for i := range history {
 			r := &history[i]
-			if r.Layout == string(l) && r.Shards == 1 && plannable(*r) && sameSizes(*r, p) && (best == nil || better(r, best)) {
+			if r.Layout == string(l) && r.Shards == 1 && plannable(*r, p.Preallocate) && sameSizes(*r, p) && (best == nil || better(r, best)) {
 				best = r
 			}
 		}
@@ -104,9 +107,11 @@ func measuresFrom(history []Result, p parsedPlan) map[core.Layout]Measure {
 			m.From = best.ID
 		}
 		// Overhead: the speed run's, when it ran isolated; else the newest
-		// isolated run of the layout, any types.
+		// isolated run of the layout, any types. Not a preallocated run's:
+		// its bytes_allocated counts pages a reservation never touched.
 		memoryRun := func(r *Result) bool {
-			return r.Isolated && r.Runtime == runtimeName() && r.Rows >= planMinRows && r.RSSBytes > 0 && r.PeakRSSBytes > 0 && r.BytesAllocated > 0
+			return r.Isolated && r.Runtime == runtimeName() && r.Rows >= planMinRows && r.RSSBytes > 0 && r.PeakRSSBytes > 0 && r.BytesAllocated > 0 &&
+				!r.Preallocate
 		}
 		ovh := best
 		if ovh == nil || !memoryRun(ovh) {
@@ -182,13 +187,13 @@ func scalingFrom(history []Result) Scaling {
 	bestID := ""
 	for _, rs := range history {
 		p := min(rs.Shards, threadsOf(rs))
-		if rs.Shards < 2 || p < 2 || !plannable(rs) || rs.ID <= bestID {
+		if rs.Shards < 2 || p < 2 || !plannable(rs, false) || rs.ID <= bestID {
 			continue
 		}
 		var r1 *Result
 		for i := range history {
 			r := &history[i]
-			if r.Shards == 1 && plannable(*r) && r.Layout == rs.Layout && r.KeyType == rs.KeyType && r.ValueType == rs.ValueType &&
+			if r.Shards == 1 && plannable(*r, false) && r.Layout == rs.Layout && r.KeyType == rs.KeyType && r.ValueType == rs.ValueType &&
 				r.Rows == rs.Rows && r.MaxLoadFactor == rs.MaxLoadFactor && threadsOf(*r) == threadsOf(rs) &&
 				(r1 == nil || idDistance(r.ID, rs.ID) < idDistance(r1.ID, rs.ID)) {
 				r1 = r
@@ -239,7 +244,7 @@ func CalibrationConfigs(r PlanRequest, history []Result, cores int) ([]Config, e
 			fastest, rate = l, ms[l].LoadRowsPerSecond
 		}
 	}
-	base := Config{Key: p.key.Name, Value: p.value.Name, Rows: CalibrationRows, Seed: 1}
+	base := Config{Key: p.key.Name, Value: p.value.Name, Rows: CalibrationRows, Seed: 1, Preallocate: p.Preallocate}
 	var cfgs []Config
 	if len(missing) > 0 {
 		c := base
@@ -249,6 +254,9 @@ func CalibrationConfigs(r PlanRequest, history []Result, cores int) ([]Config, e
 	threads := min(cmp.Or(p.Threads, cores), cores)
 	if threads >= 2 && scalingFrom(history).From == "" {
 		one, many := base, base
+		// Scaling is measured on grown loads (scalingFrom): what workers
+		// add does not depend on the reservation.
+		one.Preallocate, many.Preallocate = false, false
 		one.Layouts, many.Layouts = []string{string(fastest)}, []string{string(fastest)}
 		many.Shards = min(threads, core.MaxShards)
 		cfgs = append(cfgs, one, many)
@@ -263,7 +271,11 @@ func CalibrationJobName(cfgs []Config) string {
 		return "plan calibration"
 	}
 	c := cfgs[0].WithDefaults()
-	return fmt.Sprintf("plan calibration %s/%s %s", c.Key, c.Value, FormatRows(c.Rows))
+	name := fmt.Sprintf("plan calibration %s/%s %s", c.Key, c.Value, FormatRows(c.Rows))
+	if c.Preallocate {
+		name += " preallocate"
+	}
+	return name
 }
 
 // Calibrate measures cfgs (from CalibrationConfigs) as one job (ro.Job, or

@@ -554,3 +554,48 @@ func TestReadModelCountsCompactsTwoLines(t *testing.T) {
 		t.Errorf("compact read at 0.962 modelled at %.2fx of 0.893's, want 0.63x", r)
 	}
 }
+
+// TestPlanPreallocate: a preallocated plan reserves every setup for its
+// keys: its figures are core.Predict's with the reservation (no growth
+// held at the peak), its Go code reserves, its notes say so; and its speeds
+// come from preallocated runs only, as a grown plan's from grown runs.
+func TestPlanPreallocate(t *testing.T) {
+	k, v := core.MustType("UInt64"), core.MustType("UInt16")
+	run := func(id string, prealloc bool, load float64) Result {
+		return Result{ID: id, Layout: "compact", KeyType: "UInt64", ValueType: "UInt16", Rows: planMinRows, Shards: 1,
+			Source: string(core.SourceRandom), Runtime: runtimeName(), LoadRowsPerSecond: load, ReadRowsPerSecond: 2e7,
+			LoadFactor: 0.9, MaxLoadFactor: 0.9, Preallocate: prealloc}
+	}
+	// The preallocated run is the newer: a grown plan must not take it.
+	history := []Result{run("20261201T000000.000Z-compact-a", false, 1e6), run("20261202T000000.000Z-compact-b", true, 3e6)}
+	for _, prealloc := range []bool{false, true} {
+		plan, err := MakePlan(PlanRequest{Rows: 1e9, MemoryBytes: 24 << 30, Preallocate: prealloc}, history, machine24)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := candidateOf(t, plan, "compact", 1, 0.5) // the lowest max load factor is always a setup
+		opt := core.Options{MaxLoadFactor: 0.5}
+		if prealloc {
+			opt.Reserve = 1e9
+		}
+		pr, _ := core.Predict(core.LayoutCompact, k, v, 1e9, opt, 1)
+		wantLoad := map[bool]float64{false: 1e6, true: 3e6}[prealloc]
+		if c.Preallocate != prealloc || c.BytesAllocated != pr.FinalBytes || c.GrowthBytes != pr.GrowthBytes || c.LoadRowsPerSecond == nil || *c.LoadRowsPerSecond != wantLoad {
+			t.Errorf("preallocate %v: compact SHARDS 1 MLF 0.5: preallocate %v, %d bytes, growth %d, load %v; want %d bytes, growth %d, load %v rows/s (the run preallocated as the plan)",
+				prealloc, c.Preallocate, c.BytesAllocated, c.GrowthBytes, c.LoadRowsPerSecond, pr.FinalBytes, pr.GrowthBytes, wantLoad)
+		}
+		if got := strings.Contains(goCode(c), "Reserve: 1000000000"); got != prealloc {
+			t.Errorf("preallocate %v: the Go code reserves: %v\n%s", prealloc, got, goCode(c))
+		}
+		if got := slices.ContainsFunc(plan.Notes, func(n string) bool { return strings.HasPrefix(n, "preallocated:") }); got != prealloc {
+			t.Errorf("preallocate %v: a note says preallocated: %v (%q)", prealloc, got, plan.Notes)
+		}
+		if prealloc && pr.GrowthBytes != 0 {
+			t.Errorf("a table reserved for its keys predicted to hold %d bytes of a growth", pr.GrowthBytes)
+		}
+	}
+	cfgs, err := CalibrationConfigs(PlanRequest{Rows: 1e9, Preallocate: true}, nil, 2)
+	if err != nil || len(cfgs) == 0 || !cfgs[0].Preallocate || !strings.HasSuffix(CalibrationJobName(cfgs), " preallocate") {
+		t.Errorf("a preallocated plan's calibration: %+v, %v; want preallocated runs, named so", cfgs, err)
+	}
+}

@@ -91,8 +91,15 @@ func goCode(c Candidate) string {
 	b.WriteString("if err != nil {\n\treturn err\n}\ndefer src.Close()\n")
 	b.WriteString("m, report, err := core.Load(ctx, src, core.LoadConfig{\n")
 	fmt.Fprintf(&b, "\tLayout: %q,\n", c.Layout)
+	var opts []string
 	if c.followsMLF && c.MaxLoadFactor != core.DefaultMaxLoadFactor {
-		fmt.Fprintf(&b, "\tOptions: core.Options{MaxLoadFactor: %s},\n", fmtFloat(c.MaxLoadFactor))
+		opts = append(opts, "MaxLoadFactor: "+fmtFloat(c.MaxLoadFactor))
+	}
+	if c.Preallocate {
+		opts = append(opts, fmt.Sprintf("Reserve: %d", c.Distinct))
+	}
+	if len(opts) > 0 {
+		fmt.Fprintf(&b, "\tOptions: core.Options{%s},\n", strings.Join(opts, ", "))
 	}
 	if c.Shards > 1 {
 		fmt.Fprintf(&b, "\tShards: %d,\n", c.Shards)

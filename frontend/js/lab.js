@@ -589,6 +589,7 @@
       memory: $("#plan_memory").value,
       threads: $("#plan_threads").value,
       workload: $("#plan_workload").value,
+      preallocate: $("#plan_preallocate").checked,
       calibrate: $("#plan_calibrate").checked,
     };
   }
