@@ -95,16 +95,29 @@ func measuresFrom(history []Result, p parsedPlan) map[core.Layout]Measure {
 			}
 			return a.ID > b.ID
 		}
-		var best *Result
+		// The read speed from the newest such run that read (one with
+		// --no-read has none), which may be an older one.
+		var best, read *Result
 		for i := range history {
 			r := &history[i]
-			if r.Layout == string(l) && r.Shards == 1 && plannable(*r, p.Preallocate) && sameSizes(*r, p) && (best == nil || better(r, best)) {
-				best = r
+			if r.Layout == string(l) && r.Shards == 1 && plannable(*r, p.Preallocate) && sameSizes(*r, p) {
+				if best == nil || better(r, best) {
+					best = r
+				}
+				if r.ReadRowsPerSecond > 0 && (read == nil || better(r, read)) {
+					read = r
+				}
 			}
 		}
 		if best != nil {
-			m.Rows, m.LoadRowsPerSecond, m.ReadRowsPerSecond, m.LoadFactor = best.Rows, best.LoadRowsPerSecond, best.ReadRowsPerSecond, best.LoadFactor
+			m.Rows, m.LoadRowsPerSecond = best.Rows, best.LoadRowsPerSecond
 			m.From = best.ID
+		}
+		if read != nil {
+			m.ReadRowsPerSecond, m.LoadFactor = read.ReadRowsPerSecond, read.LoadFactor
+			if read != best {
+				m.From += "; read " + read.ID
+			}
 		}
 		// Overhead: the speed run's, when it ran isolated; else the newest
 		// isolated run of the layout, any types. Not a preallocated run's:

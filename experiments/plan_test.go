@@ -599,3 +599,23 @@ func TestPlanPreallocate(t *testing.T) {
 		t.Errorf("a preallocated plan's calibration: %+v, %v; want preallocated runs, named so", cfgs, err)
 	}
 }
+
+// TestPlanReadSpeedSurvivesANoReadRun: a newer run made with --no-read
+// gives the plan its load speed and leaves the read speed to the newest
+// run that read (it once left the plan with no read speed at all).
+func TestPlanReadSpeedSurvivesANoReadRun(t *testing.T) {
+	run := func(id string, load, read, fill float64) Result {
+		return Result{ID: id, Layout: "packed", KeyType: "UInt64", ValueType: "UInt16", Rows: planMinRows, Shards: 1,
+			Source: string(core.SourceRandom), Runtime: runtimeName(), LoadRowsPerSecond: load, ReadRowsPerSecond: read,
+			LoadFactor: fill, MaxLoadFactor: 0.5}
+	}
+	history := []Result{run("20261201T000000.000Z-packed-a", 1e6, 2e7, 0.3), run("20261202T000000.000Z-packed-b", 3e6, 0, 0.4)}
+	p, err := PlanRequest{Rows: 1e6}.parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := measuresFrom(history, p)[core.LayoutPacked]
+	if m.LoadRowsPerSecond != 3e6 || m.ReadRowsPerSecond != 2e7 || m.LoadFactor != 0.3 || !strings.Contains(m.From, "read 20261201T000000.000Z-packed-a") {
+		t.Errorf("measure %+v; want the newer run's load (3e6), the older run's read (2e7 at fill 0.3), both named", m)
+	}
+}
