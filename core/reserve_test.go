@@ -10,8 +10,8 @@ import (
 // TestReserveLoadsWithoutGrowth: a table of every layout built with
 // Options{Reserve: n} takes n distinct keys without a growth (its bucket
 // count and, but for sparse's vectors, its bytes stay what they were when
-// it was built), finds every one of them, and still grows and finds them all
-// past the reservation.
+// it was built), finds every one of them, and still grows, holds its
+// invariants and finds them all past the reservation.
 func TestReserveLoadsWithoutGrowth(t *testing.T) {
 	reserveHolds[uint64, uint16](t)
 	reserveHolds[U128, uint8](t)
@@ -54,6 +54,11 @@ func reserveHolds[K, V Bits](t *testing.T) {
 					l, m, n, built.BucketCount, built.BytesAllocated, st.BucketCount, st.BytesAllocated)
 			}
 			add(min(3*n+300, 1<<(8*sizeOf[K]())-1))
+			// Grown from a size the growth rule never makes (compact:
+			// n/mlf home slots), the table still holds its invariants.
+			if err := m.CheckInvariants(); err != nil {
+				t.Fatalf("%s reserved for %d, grown to %d keys: %v", l, n, len(want), err)
+			}
 			for k, v := range want {
 				if got, ok := m.Get(k); !ok || got != v {
 					t.Fatalf("%s reserved for %d, %d keys in: Get(%v) = %v, %v; want %v", l, n, len(want), k, got, ok, v)
