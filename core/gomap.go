@@ -46,7 +46,11 @@ func newGoMap[K, V Bits](reserve uint64) *GoMap[K, V] {
 	if slabsMapped {
 		slots, tables := goMapGeometry(0, saturate(reserve))
 		slot := int64(unsafe.Sizeof(cell[K, V]{}))
-		freeSlab(mustSlab(LayoutGoMap, uintptr(min(goMapBytes(slots, tables, slot), math.MaxInt64))))
+		bytes := goMapBytes(slots, tables, slot)
+		if uint64(bytes) > uint64(^uintptr(0)) {
+			panic(&SlabError{Layout: LayoutGoMap, Bytes: uint64(bytes), Err: fmt.Errorf("a hint of %d keys needs at least %d bytes, more than an address holds", reserve, bytes)})
+		}
+		freeSlab(mustSlab(LayoutGoMap, uintptr(bytes)))
 	}
 	return &GoMap[K, V]{m: make(map[K]V, int(min(reserve, math.MaxInt)))}
 }

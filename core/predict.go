@@ -113,7 +113,7 @@ func Predict(layout Layout, key, value Type, distinct int64, opt Options, shards
 		p.GrowthBytes = saturateFloat(peak - final)
 		p.Estimated = true
 	case LayoutHashedArray:
-		cell := int64(paddedCell(key.Size, key.Align, 8, 8))
+		cell := int64(paddedCell(key.Size, key.Align, 8, wordAlign)) // struct{K; uint64}
 		g := newGrower(DefaultMaxLoadFactor, hashMapFastDegree)
 		header := emptyBytes(layout, key, value) - saturate(g.cells())*cell
 		g.reserve(reserve)

@@ -110,7 +110,10 @@ func TestPredictNeverWraps(t *testing.T) {
 								// as they grow: past 2^k home slots a remainder is a bit
 								// shorter, and a slot a byte narrower (<UInt32,UInt8>:
 								// 3-byte slots for 1e9 keys, 2-byte for 2^30).
-								shrinks := reserved && l == LayoutCompact
+								// sparse's modelled arena takes a page size from its
+								// bucket count, and a reservation's share margin can
+								// double the buckets between two row counts.
+								shrinks := reserved && (l == LayoutCompact || l == LayoutSparse)
 								if !shrinks && (p.FinalBytes < last.FinalBytes*9/10 || p.PeakBytes < last.PeakBytes*9/10) {
 									t.Fatalf("%s: fell from %+v at fewer rows", where(), last)
 								}
@@ -132,6 +135,7 @@ func TestPredictNeverWraps(t *testing.T) {
 
 // TestPredictExactAtTheEdges pins figures worked out by hand.
 func TestPredictExactAtTheEdges(t *testing.T) {
+	need64BitCells(t)
 	u64, u16, u128 := MustType("UInt64"), MustType("UInt16"), MustType("UInt128")
 	header := emptyBytes(LayoutHashed, u64, u16) - 256*16 // the table's own header, zero cell included
 	pheader := emptyBytes(LayoutPacked, u64, u16) - 256*10

@@ -24,24 +24,30 @@ const (
 type Type struct {
 	Name  string `json:"name"`  // ClickHouse spelling, e.g. "UInt64"
 	Size  int    `json:"size"`  // bytes; one of 1, 2, 4, 8, 16
-	Align int    `json:"align"` // natural alignment in a C++ (and Go) struct: min(Size, 8)
+	Align int    `json:"align"` // natural alignment in a C++ (and Go) struct: min(Size, wordAlign)
 	Kind  Kind   `json:"-"`
 }
+
+// wordAlign is the alignment of an 8-byte integer in a struct on this
+// platform: 8 on 64-bit ones and wasm, 4 on 32-bit x86 and ARM (as their C
+// ABIs lay out a uint64_t inside a struct), so that PaddedCellBytes is the
+// cells' size here, as every table's Stats are.
+const wordAlign = int(unsafe.Alignof(struct{ x uint64 }{}.x))
 
 var types = []Type{
 	{"UInt8", 1, 1, KindUnsigned},
 	{"UInt16", 2, 2, KindUnsigned},
 	{"UInt32", 4, 4, KindUnsigned},
-	{"UInt64", 8, 8, KindUnsigned},
-	{"UInt128", 16, 8, KindUnsigned},
+	{"UInt64", 8, wordAlign, KindUnsigned},
+	{"UInt128", 16, wordAlign, KindUnsigned},
 	{"Int8", 1, 1, KindSigned},
 	{"Int16", 2, 2, KindSigned},
 	{"Int32", 4, 4, KindSigned},
-	{"Int64", 8, 8, KindSigned},
-	{"Int128", 16, 8, KindSigned},
+	{"Int64", 8, wordAlign, KindSigned},
+	{"Int128", 16, wordAlign, KindSigned},
 	{"Float32", 4, 4, KindFloat},
-	{"Float64", 8, 8, KindFloat},
-	{"UUID", 16, 8, KindUUID},
+	{"Float64", 8, wordAlign, KindFloat},
+	{"UUID", 16, wordAlign, KindUUID},
 	{"Date", 2, 2, KindDate},
 	{"DateTime", 4, 4, KindDateTime},
 }
