@@ -156,9 +156,13 @@ import (
 //     (a spill is one more store waiting on the miss): 3.73 to 4.80 M
 //     lookups/s at 1e8 (boost 8.23), none at 1e7. GetMany and
 //     InsertMany prefetch a batch ahead (prefetch.go); the window gains
-//     nothing there (28 against 27 ns). Prefetching the next line too
-//     gains 3 % of a load below fill 0.8, and 30 to 60 % of a read above
-//     it, where probes run longer: batch does it from 0.8 on.
+//     nothing there (28 against 27 ns), nor does one of 8 slots over the
+//     two prefetched lines from fill 0.8 on (lab reads, M rows/s, 2
+//     rounds: 21.0 and 22.5 against 22.4 and 23.8 at fill 0.9, 21.1 and
+//     23.0 against 22.3 and 24.4 at 0.885, 29.2 and 28.6 against 29.3 and
+//     30.4 at 0.83). Prefetching the next line too gains 3 % of a load
+//     below fill 0.8, and 30 to 60 % of a read above it, where probes run
+//     longer: batch does it from 0.8 on.
 //
 //   - Inserts: a branch-free place-finding over the first 3 slots (the
 //     slot words compared as (displacement, -remainder)) gained nothing
