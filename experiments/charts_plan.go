@@ -60,8 +60,16 @@ func PlanChart(plan Plan, history []Result) (Chart, error) {
 		if c.followsMLF {
 			mlf = c.MaxLoadFactor
 		}
+		// A preallocated plan's tables are reserved for each row count.
+		options := func(n int64) core.Options {
+			o := core.Options{MaxLoadFactor: mlf}
+			if plan.Request.Preallocate {
+				o.Reserve = n
+			}
+			return o
+		}
 		steady := func(n int64) (float64, float64, bool) {
-			pr, err := core.Predict(core.Layout(c.Layout), key, value, n, core.Options{MaxLoadFactor: mlf}, c.Shards)
+			pr, err := core.Predict(core.Layout(c.Layout), key, value, n, options(n), c.Shards)
 			if err != nil {
 				return 0, 0, false
 			}
@@ -70,7 +78,10 @@ func PlanChart(plan Plan, history []Result) (Chart, error) {
 		}
 		var line, peak [][2]float64
 		for _, n := range sawtoothRows(planChartMinRows, hi, func(n int64) int64 {
-			pr, _ := core.Predict(core.Layout(c.Layout), key, value, n, core.Options{MaxLoadFactor: mlf}, c.Shards)
+			if plan.Request.Preallocate && c.Layout == string(core.LayoutCompact) {
+				return 0 // sized exactly for n: no steps to find, its slot width's jumps drawn as slopes
+			}
+			pr, _ := core.Predict(core.Layout(c.Layout), key, value, n, options(n), c.Shards)
 			return pr.BucketCount
 		}) {
 			s, p, ok := steady(n)
@@ -88,7 +99,11 @@ func PlanChart(plan Plan, history []Result) (Chart, error) {
 	}
 	u := bytesUnit(maxBytes)
 
-	notes := []string{"predicted by core.Predict x the overhead measured here; each step is a growth (cells x2, or x4 below 2^19)",
+	steps := "each step is a growth (cells x2, or x4 below 2^19)"
+	if plan.Request.Preallocate {
+		steps = "each table reserved for its rows (no growth: a step is the next power of two)"
+	}
+	notes := []string{"predicted by core.Predict x the overhead measured here; " + steps,
 		"points: RSS measured here (same types and load factor); red: the budget; ◆: the rows asked"}
 	line := charts.NewLine()
 	line.SetGlobalOptions(baseOptions(kind, title, notes)...)
@@ -118,7 +133,7 @@ func PlanChart(plan Plan, history []Result) (Chart, error) {
 		var pts []opts.ScatterData
 		for _, r := range history {
 			if r.Layout == c.Layout && r.KeyType == c.KeyType && r.ValueType == c.ValueType && r.RSSBytes > 0 && r.Rows > 0 &&
-				r.MaxLoadFactor == c.MaxLoadFactor && r.Runtime == runtimeName() {
+				r.MaxLoadFactor == c.MaxLoadFactor && r.Runtime == runtimeName() && r.Preallocate == plan.Request.Preallocate {
 				pts = append(pts, opts.ScatterData{Value: []any{r.Rows, num(float64(r.RSSBytes)/u.div, 6)}})
 			}
 		}

@@ -619,3 +619,42 @@ func TestPlanReadSpeedSurvivesANoReadRun(t *testing.T) {
 		t.Errorf("measure %+v; want the newer run's load (3e6), the older run's read (2e7 at fill 0.3), both named", m)
 	}
 }
+
+// TestPlanChartPreallocated: a preallocated plan's chart draws tables
+// reserved for each row count: the answer's peak line is its steady line
+// (nothing grows), the note says so, and compact's exact sizes (a new
+// bucket count at almost every row count) do not multiply the points.
+func TestPlanChartPreallocated(t *testing.T) {
+	plan, err := MakePlan(PlanRequest{Rows: 1e9, MemoryBytes: 24 << 30, Preallocate: true}, nil, machine24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := PlanChart(plan, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(c.Option), "reserved for its rows") {
+		t.Errorf("the chart's note does not say the tables are reserved")
+	}
+	var opt struct {
+		Series []struct {
+			Name string            `json:"name"`
+			Data []json.RawMessage `json:"data"`
+		} `json:"series"`
+	}
+	if err := json.Unmarshal(c.Option, &opt); err != nil {
+		t.Fatal(err)
+	}
+	best := setupName(*plan.Best())
+	lines := map[string]string{}
+	for _, s := range opt.Series {
+		if len(s.Data) > 2000 {
+			t.Errorf("series %q has %d points", s.Name, len(s.Data))
+		}
+		b, _ := json.Marshal(s.Data)
+		lines[s.Name] = string(b)
+	}
+	if steady, peak := lines[best+" steady"], lines[best+" peak"]; steady == "" || steady != peak {
+		t.Errorf("%s: steady line %.80s..., peak line %.80s...: want one line (no growth)", best, steady, peak)
+	}
+}
