@@ -31,16 +31,17 @@ import (
 // Estimate is the predicted memory of one layout's measured run.
 type Estimate struct {
 	Layout          string  `json:"layout"`
-	Rows            int64   `json:"rows"`             // rows the source gives
-	Distinct        int64   `json:"distinct"`         // distinct keys expected (an upper bound for zipf)
-	BucketCount     int64   `json:"bucket_count"`     // cells after the load
-	FinalBytes      int64   `json:"final_bytes"`      // bytes_allocated after the load
-	TablePeakBytes  int64   `json:"table_peak_bytes"` // the tables at their largest, during the last growth, x AllocatorFactor
-	AllocatorFactor float64 `json:"allocator_factor"` // measured Go allocator overhead of the layout (see allocatorFactor)
-	LoaderBytes     int64   `json:"loader_bytes"`     // the loader's blocks in flight
-	ReadBytes       int64   `json:"read_bytes"`       // the read phase's own allocations
-	PeakBytes       int64   `json:"peak_bytes"`       // predicted peak_rss_bytes: max(load, read), above the baseline
-	Estimated       bool    `json:"estimated"`        // the layout's geometry is a model (sparse, gomap) or the key count a bound
+	Rows            int64   `json:"rows"`               // rows the source gives
+	Distinct        int64   `json:"distinct"`           // distinct keys expected (an upper bound for zipf)
+	BucketCount     int64   `json:"bucket_count"`       // cells after the load
+	FinalBytes      int64   `json:"final_bytes"`        // bytes_allocated after the load
+	TablePeakBytes  int64   `json:"table_peak_bytes"`   // the tables at their largest, during the last growth, x AllocatorFactor
+	AllocatorFactor float64 `json:"allocator_factor"`   // measured Go allocator overhead of the layout (see allocatorFactor)
+	LoaderBytes     int64   `json:"loader_bytes"`       // the loader's blocks in flight
+	ReadBytes       int64   `json:"read_bytes"`         // the read phase's own allocations
+	PeakBytes       int64   `json:"peak_bytes"`         // predicted peak_rss_bytes: max(load, read), above the baseline
+	Estimated       bool    `json:"estimated"`          // the layout's geometry is a model (sparse, gomap) or the key count a bound
+	Reserved        int64   `json:"reserved,omitempty"` // keys the tables are reserved for (--preallocate), 0 if they grow
 }
 
 // MemoryCheck is the guard's verdict on a whole job.
@@ -82,9 +83,16 @@ func (e *MemoryError) Error() string {
 	if c.AvailableFrom != "" {
 		bound = ", bounded by " + c.AvailableFrom
 	}
-	return fmt.Sprintf("not enough memory: %s at %s rows needs %s%s at its peak (tables %s + loader %s + read %s + runtime %s), but %s of %s is available%s (use --force to run anyway)",
+	reserved := ""
+	if big.Reserved > 0 {
+		reserved = fmt.Sprintf(" reserved for %s rows by --preallocate", FormatRows(big.Reserved))
+		if big.Distinct < big.Reserved {
+			reserved += fmt.Sprintf(", about %s distinct keys", FormatRows(big.Distinct))
+		}
+	}
+	return fmt.Sprintf("not enough memory: %s at %s rows needs %s%s at its peak (tables %s%s + loader %s + read %s + runtime %s), but %s of %s is available%s (use --force to run anyway)",
 		c.Largest, FormatRows(big.Rows), about, FormatBytes(c.NeedBytes),
-		FormatBytes(big.TablePeakBytes), FormatBytes(big.LoaderBytes), FormatBytes(big.ReadBytes), FormatBytes(c.RuntimeBytes),
+		FormatBytes(big.TablePeakBytes), reserved, FormatBytes(big.LoaderBytes), FormatBytes(big.ReadBytes), FormatBytes(c.RuntimeBytes),
 		FormatBytes(c.AvailableBytes), FormatBytes(c.TotalBytes), bound)
 }
 
@@ -103,6 +111,7 @@ func estimate(p parsedConfig, l core.Layout, rows int64) (Estimate, error) {
 		AllocatorFactor: f,
 		LoaderBytes:     loaderBytes(p, rows),
 		Estimated:       pr.Estimated || bound,
+		Reserved:        p.options().Reserve,
 	}
 	if !p.NoRead && !p.spec.IsSynthetic() {
 		// core.Read lists the map's distinct keys and shuffles them.

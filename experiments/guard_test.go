@@ -169,6 +169,24 @@ func TestFormatBytesBinary(t *testing.T) {
 	}
 }
 
+// TestGuardCountsTheReservation: with --preallocate the guard predicts the
+// tables reserved for every row, not for the distinct keys, and its refusal
+// says so: 1e12 rows of keys drawn from 1000 values fill a hashed table
+// reserved for 1e12 (ClickHouse's issue #41985 in packlab's words; 32 TiB,
+// beyond any machine this runs on).
+func TestGuardCountsTheReservation(t *testing.T) {
+	cfg := Config{Layouts: []string{"hashed"}, Keys: "range:1000", Rows: 1_000_000_000_000, Preallocate: true}
+	_, err := Run(context.Background(), cfg, RunOptions{})
+	var me *MemoryError
+	if !errors.As(err, &me) || !strings.Contains(err.Error(), "reserved for 1T rows by --preallocate, about 1K distinct keys") {
+		t.Fatalf("Run = %v; want a refusal naming the reservation", err)
+	}
+	cfg.Preallocate = false
+	if c, err := Check(context.Background(), cfg); err != nil || !c.Fits {
+		t.Errorf("the same keys unreserved: %+v, %v; want them to fit (1000 keys)", c, err)
+	}
+}
+
 // TestGuardRefusesWhatCannotFit is the guard's promise over every layout,
 // every key and value type and shard counts up to 128, at row counts up to
 // 2^62: a run whose values alone need more than this machine has is
