@@ -51,6 +51,12 @@
 // it between 0.72 and 0.9 full: for 1e8 <UInt64,UInt16> pairs 10.3 bytes a
 // pair, where the information limit (InformationLimitBits) is 6.9.
 //
+// A table that knows its size takes Options.Reserve, as boost's reserve(n)
+// or make(map, n): each layout starts at the size its rule gives for that
+// many keys (ClickHouse's set(n) for hashed and packed; exactly n/mlf home
+// slots for compact, 8.89 bytes a pair at mlf 0.9) and grows only past it;
+// Predict takes it too.
+//
 // # Memory: slabs the tables own
 //
 // Every table but gomap keeps its cells in slabs (slab.go): blocks of zeroed
