@@ -58,7 +58,8 @@ func newHashedArray[K, V Bits](reserve uint64) *HashedArray[K, V] {
 }
 
 // hashedArrayValueCap is the value array's capacity after a reservation of
-// n (n >= 1): the power of two that holds n, at least PODArray's first 4 KiB.
+// n (n >= 1): the power of two that holds n, at least PODArray's first 4 KiB
+// (n = 1: the array an unreserved table's first insert makes).
 func hashedArrayValueCap(n, valueBytes uint64) uint64 {
 	c := max(podArrayInitialBytes/valueBytes, 1)
 	for c < n {

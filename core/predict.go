@@ -74,8 +74,8 @@ func saturateFloat(x float64) int64 {
 // behind the pass); in every shard at once: the loader deals rows evenly,
 // so the shards reach their growth points together. A table reserved for
 // at least its keys (opt.Reserve, each shard its ShardReserve) does not
-// grow: its peak is its final size. distinct is 0 to MaxPredictRows, shards 1 to
-// MaxShards (0 means 1).
+// grow: its peak is its final size. distinct is 0 to MaxPredictRows,
+// shards 1 to MaxShards (0 means 1).
 func Predict(layout Layout, key, value Type, distinct int64, opt Options, shards int) (Prediction, error) {
 	if err := opt.Validate(); err != nil {
 		return Prediction{}, err
@@ -118,10 +118,8 @@ func Predict(layout Layout, key, value Type, distinct int64, opt Options, shards
 		header := emptyBytes(layout, key, value) - saturate(g.cells())*cell
 		g.reserve(reserve)
 		final, prev := g.cellsFor(uint64(n))
-		vals := int64(podArrayInitialBytes / value.Size)
-		if reserve > 0 {
-			vals = saturate(hashedArrayValueCap(reserve, uint64(value.Size)))
-		}
+		// The value array starts at PODArray's 4 KiB, or at the reservation.
+		vals := saturate(hashedArrayValueCap(max(reserve, 1), uint64(value.Size)))
 		prevVals := int64(0)
 		for vals < n {
 			prevVals, vals = vals, vals*2 // vals is a power of two, n <= 2^62

@@ -267,8 +267,9 @@ func CalibrationConfigs(r PlanRequest, history []Result, cores int) ([]Config, e
 	threads := min(cmp.Or(p.Threads, cores), cores)
 	if threads >= 2 && scalingFrom(history).From == "" {
 		one, many := base, base
-		// Scaling is measured on grown loads (scalingFrom): what workers
-		// add does not depend on the reservation.
+		// Scaling is taken from grown loads (scalingFrom) for both kinds of
+		// plan: what each extra worker adds with a reservation was not
+		// measured apart.
 		one.Preallocate, many.Preallocate = false, false
 		one.Layouts, many.Layouts = []string{string(fastest)}, []string{string(fastest)}
 		many.Shards = min(threads, core.MaxShards)
