@@ -177,6 +177,36 @@ import (
 //     next lines arrive with the first (user time of 1e7 single inserts
 //     2.63-2.83 against 2.58-2.85 s, 4 rounds).
 //
+//   - Blocks with a control word instead of ordered probing, tried in a
+//     throwaway prototype (<UInt64,UInt16> only, 2026-12-02): blocks of one
+//     cache line, a control word of a byte a slot (occupied bit and 7 bits
+//     of the remainder) and 8 slots of 7 bytes (the rest of the remainder,
+//     the block displacement, the value), linear probing over blocks, a
+//     lookup matching the control word's bytes in a register as Go's
+//     swiss map does without SIMD; inserts place a pair in its home
+//     block's first empty slot, no shift. The same 8 bytes a slot as
+//     here. One process each, the harness's loop: at 1e8 (x5/4, fill
+//     0.82) blocks load 41.7 s and read 4.53 M lookups/s, this layout
+//     41.7 s and 5.03, boost 29.7 s and 7.10; 9.1 % of pairs sat outside
+//     their home block (up to 62 blocks on), which mispredicts as this
+//     layout's window does. At 1e7, grown x2 (fill 0.6, 2.1 % outside),
+//     8 s idle before each: blocks 2.40-2.51 s and 8.9-9.6, this layout
+//     3.49-3.54 s and 6.9-8.1, boost 0.84-0.97 s and 10.3-13.5. Not
+//     taken: no faster at the fill that makes the memory.
+//     Where a single-key read's time goes, in a copy of the harness's
+//     loop over that 1e7 table (M lookups/s): the loop reading its keys
+//     alone 100; with the hash and one load of the home line, inlined
+//     22, behind a call 17.5; with the control word's byte match after
+//     the load (4 operations) 12-13; with the slot load the match picks
+//     10.5-11; the whole lookup 7-9. Every operation that waits on the
+//     miss holds a scheduler entry the CPU would use to run ahead into
+//     the next lookup, so the reads follow how much a lookup does after
+//     its miss more than how many lines it touches. boost's lookup, in
+//     C++ inlined into the loop, does about what the byte match alone
+//     does here; a Go layout that matches it would need a call, a hash,
+//     one load and about four operations after it. (Get cannot inline:
+//     the inliner's budget is 80, the hash alone costs 70.)
+//
 //   - The growth pass divides (Div64): a reciprocal multiply (Moller and
 //     Granlund) took 24 ns against the divider's 17 on this Zen 4.
 //
