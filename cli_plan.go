@@ -161,7 +161,10 @@ time from speeds measured on this machine. The answer: the best setup whose peak
 fits the budget, why, its ClickHouse CREATE DICTIONARY and its Go code.
 
 Speeds come from saved results (one shard, random keys, these key and value
-sizes). What is missing is measured first by a calibration run of a few seconds
+sizes), compared at one size: each layout's run nearest the plan's rows
+when every layout has one near them (a run of 1e8 rows speaks for 1e9
+better than the 2M of a calibration). What is missing is measured first
+by a calibration run of a few seconds
 (2M rows per layout, each in its own process), saved like any run:
   --no-calibrate        use saved results only (a layout with none shows no times)
   --calibrate           measure again even when saved results exist

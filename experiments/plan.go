@@ -727,13 +727,18 @@ func planNotes(plan *Plan, p parsedPlan) []string {
 		notes = append(notes, fmt.Sprintf("a %s key has only %s values: the table holds at most %s keys, not %s", p.key.Name,
 			GroupThousands(p.distinct), GroupThousands(p.distinct), GroupThousands(p.Rows)))
 	}
-	var unmeasured, guessed []string
-	largest := int64(0)
+	var unmeasured, guessed, measured, small []string
+	largest := int64(0) // of the runs measured at a tenth of the plan's rows or less
 	for _, m := range plan.Measures {
-		if m.LoadRowsPerSecond == 0 {
+		switch {
+		case m.LoadRowsPerSecond == 0:
 			unmeasured = append(unmeasured, m.Layout)
-		} else {
+		case p.distinct > 10*m.Rows:
+			small = append(small, m.Layout)
 			largest = max(largest, m.Rows)
+			fallthrough
+		default:
+			measured = append(measured, m.Layout)
 		}
 		if !m.OverheadMeasured {
 			guessed = append(guessed, fmt.Sprintf("%s x%s", m.Layout, fmtFloat(m.Overhead)))
@@ -746,9 +751,9 @@ func planNotes(plan *Plan, p parsedPlan) []string {
 	if len(guessed) > 0 {
 		notes = append(notes, "overhead not measured here, the memory guard's cautious bound used: "+strings.Join(guessed, ", "))
 	}
-	if largest > 0 && p.distinct > 10*largest {
-		notes = append(notes, fmt.Sprintf("speeds were measured at up to %s rows; a table of %s rows misses the CPU caches more, so expect it slower than shown",
-			FormatRows(largest), FormatRows(p.distinct)))
+	if len(small) > 0 {
+		notes = append(notes, fmt.Sprintf("speeds of %s were measured at up to %s rows; a table of %s rows misses the CPU caches more (and faults in more fresh memory), so expect it slower than shown. The plan compares the layouts at one size, each by its one-shard run nearest it: runs of every layout nearer %s rows (`packlab run --layout %s --rows %s`) give it speeds measured there",
+			strings.Join(small, ", "), FormatRows(largest), FormatRows(p.distinct), FormatRows(p.distinct), strings.Join(measured, ","), FormatRows(min(p.distinct, 100_000_000))))
 	}
 	if plan.Scaling.Efficiency > 0 {
 		notes = append(notes, fmt.Sprintf("load with several shards: each extra worker adds %.0f %% of one worker's speed (measured %s), up to %d threads and the producer's %s rows/s",

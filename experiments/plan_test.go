@@ -658,3 +658,64 @@ func TestPlanChartPreallocated(t *testing.T) {
 		t.Errorf("%s: steady line %.80s..., peak line %.80s...: want one line (no growth)", best, steady, peak)
 	}
 }
+
+// TestPlanTakesTheRunNearestItsRows: the plan compares the layouts' speeds
+// at one size, each layout's one-shard run nearest it (the newest among runs
+// of one size): the plan's rows when every measured layout has a run near
+// them, else the size of the layout measured farthest from them. A
+// billion-row plan takes packed's older 1e8 run over its newer 2M
+// calibration, unless hashed was measured at 2M only; and the plan's note
+// says which layouts were measured far below its size and how to measure
+// them nearer.
+func TestPlanTakesTheRunNearestItsRows(t *testing.T) {
+	run := func(layout, id string, rows int64, load float64) Result {
+		return Result{ID: id, Layout: layout, KeyType: "UInt64", ValueType: "UInt16", Rows: rows, Shards: 1,
+			Source: string(core.SourceRandom), Runtime: runtimeName(), LoadRowsPerSecond: load, ReadRowsPerSecond: load * 3,
+			LoadFactor: 0.37, MaxLoadFactor: 0.5}
+	}
+	big, calib, calib2 := run("packed", "20261201T000000.000Z-packed-a", 100_000_000, 4e6),
+		run("packed", "20261202T000000.000Z-packed-b", CalibrationRows, 14e6), run("packed", "20261203T000000.000Z-packed-c", CalibrationRows, 15e6)
+	hashedSmall, hashedBig := run("hashed", "20261202T000000.000Z-hashed-a", CalibrationRows, 5e6), run("hashed", "20261201T000000.000Z-hashed-b", 50_000_000, 3e6)
+	for _, tc := range []struct {
+		history []Result
+		rows    int64
+		want    Result
+	}{
+		{[]Result{big, calib2, calib}, 1e9, big},
+		{[]Result{big, calib2, calib}, 3e7, big},
+		{[]Result{big, calib2, calib}, CalibrationRows, calib2},
+		{[]Result{big, calib2, calib}, 1e6, calib2},
+		{[]Result{big, calib2, hashedSmall}, 1e9, calib2},         // hashed has 2M only: both at 2M
+		{[]Result{big, calib2, hashedSmall, hashedBig}, 1e9, big}, // hashed at 5e7: packed at 1e8
+	} {
+		p, err := PlanRequest{Rows: tc.rows}.parse()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := measuresFrom(tc.history, p)[core.LayoutPacked]; m.From != tc.want.ID || m.LoadRowsPerSecond != tc.want.LoadRowsPerSecond {
+			t.Errorf("plan of %s rows, %d runs: speeds from %s (%v rows/s); want %s (%s rows)", FormatRows(tc.rows), len(tc.history), m.From, m.LoadRowsPerSecond, tc.want.ID, FormatRows(tc.want.Rows))
+		}
+	}
+	for _, tc := range []struct {
+		history []Result
+		want    string // in the notes; "" = no such note
+	}{
+		{[]Result{calib, hashedSmall}, "speeds of hashed, packed were measured at up to 2M rows; a table of 1B rows"},
+		{[]Result{calib, big}, ""},
+	} {
+		plan, err := MakePlan(PlanRequest{Rows: 1e9, MemoryBytes: 1 << 40}, tc.history, machine24)
+		if err != nil {
+			t.Fatal(err)
+		}
+		notes := strings.Join(plan.Notes, "\n")
+		if tc.want == "" {
+			if strings.Contains(notes, "were measured at up to") {
+				t.Errorf("a 1e8 run for a 1e9 plan still draws the far-below note:\n%s", notes)
+			}
+			continue
+		}
+		if !strings.Contains(notes, tc.want) || !strings.Contains(notes, "`packlab run --layout hashed,packed --rows 100M`") {
+			t.Errorf("notes lack %q and the runs that would measure nearer:\n%s", tc.want, notes)
+		}
+	}
+}
