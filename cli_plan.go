@@ -44,6 +44,14 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.BoolVar(&req.Preallocate, "preallocate", false, "plan tables reserved for the rows")
 	fs.StringVar(&format, "format", "table", "output format")
 	fs.StringVar(&resultsDir, "results", "", "results folder")
+	fs.Func("calibrate-rows", "the calibration's rows", func(s string) error {
+		n, err := experiments.ParseRows(s)
+		if fe, ok := err.(*experiments.FieldError); ok {
+			fe.Flag = "--calibrate-rows"
+		}
+		req.CalibrationRows = n
+		return err
+	})
 	fs.BoolVar(&noCal, "no-calibrate", false, "use saved results only")
 	fs.BoolVar(&recal, "calibrate", false, "measure this machine again")
 	fs.BoolVar(&noSave, "no-save", false, "do not save the calibration's results")
@@ -62,6 +70,9 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if noCal && recal {
 		return usagef("--calibrate and --no-calibrate: contradict each other (allowed: one of them)")
+	}
+	if noCal && req.CalibrationRows != 0 {
+		return usagef("--calibrate-rows and --no-calibrate: contradict each other (allowed: one of them)")
 	}
 	if err := checkFormat(format, experiments.Formats()); err != nil {
 		return err
@@ -120,8 +131,12 @@ func calibrate(ctx context.Context, cfgs []experiments.Config, store *experiment
 			what = append(what, strings.Join(c.Layouts, ", "))
 		}
 	}
-	fmt.Fprintf(stderr, "packlab: calibrating this machine: %s, %s rows each (seconds; saved results are used next time)\n",
-		strings.Join(what, "; "), experiments.FormatRows(experiments.CalibrationRows))
+	took := "seconds"
+	if cfgs[0].Rows > 10*experiments.CalibrationRows {
+		took = "minutes"
+	}
+	fmt.Fprintf(stderr, "packlab: calibrating this machine: %s, %s rows each (%s; saved results are used next time)\n",
+		strings.Join(what, "; "), experiments.FormatRows(cfgs[0].Rows), took)
 	start := time.Now()
 	bar := newProgressBar(stderr)
 	job := experiments.NewJob(experiments.CalibrationJobName(cfgs), experiments.FaceCLI, start)
@@ -166,6 +181,9 @@ when every layout has one near them (a run of 1e8 rows speaks for 1e9
 better than the 2M of a calibration). What is missing is measured first
 by a calibration run of a few seconds
 (2M rows per layout, each in its own process), saved like any run:
+  --calibrate-rows N    measure at N rows (default 2M), each layout that has no
+                        run within 2x of N: runs near the plan's rows give it
+                        speeds measured at its size (1e8 takes minutes a layout)
   --no-calibrate        use saved results only (a layout with none shows no times)
   --calibrate           measure again even when saved results exist
   --no-save             do not save the calibration's results

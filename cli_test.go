@@ -116,6 +116,9 @@ func TestBadInput(t *testing.T) {
 		{[]string{"plan", "--rows", "1e9", "--key", "UInt7"}, "--key UInt7: unknown type " + types},
 		{[]string{"plan", "--rows", "1e9", "--format", "xml"}, "--format xml: unknown format (allowed: table, markdown, csv, json)"},
 		{[]string{"plan", "--rows", "1e9", "--calibrate", "--no-calibrate"}, "--calibrate and --no-calibrate: contradict each other (allowed: one of them)"},
+		{[]string{"plan", "--rows", "1e9", "--calibrate-rows", "5e4"}, "--calibrate-rows 50000: out of range (allowed: 100K to 2^62 rows, e.g. 1e8; smaller runs measure the caches more than the tables)"},
+		{[]string{"plan", "--rows", "1e9", "--calibrate-rows", "lots"}, "--calibrate-rows lots: not a number " + rowsAllowed},
+		{[]string{"plan", "--rows", "1e9", "--calibrate-rows", "1e8", "--no-calibrate"}, "--calibrate-rows and --no-calibrate: contradict each other (allowed: one of them)"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate" (allowed: run, sweep, plan, report, serve, version, help)`},
 		{[]string{"help", "frob"}, `help "frob": unknown command (allowed: run, sweep, plan, report, serve)`},
 	}
@@ -500,6 +503,23 @@ func TestPlanIssueTargets(t *testing.T) {
 	}
 	if len(seed) > 0 {
 		t.Errorf("no SHARDS 1 MLF 0.5 candidate for %v", seed)
+	}
+
+	// A calibration at another size measures every layout there, once: a
+	// layout with a run within 2x of it is not measured again.
+	_, stderr, err = packlab(t, "plan", "--rows", "1e9", "--calibrate-rows", "2e5", "--results", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr, "packlab: calibrating this machine: hashed, packed, sparse, hashed_array, gomap, compact, 200K rows each") {
+		t.Errorf("--calibrate-rows 2e5 after a calibration at 2M: stderr %q does not say it measures every layout at 200K", stderr)
+	}
+	_, stderr, err = packlab(t, "plan", "--rows", "1e9", "--calibrate-rows", "3e5", "--results", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(stderr, "calibrating") {
+		t.Errorf("--calibrate-rows 3e5 measured again although every layout has a run at 200K: %q", stderr)
 	}
 
 	// The budget: saved results now, so no calibration.

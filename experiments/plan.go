@@ -53,6 +53,11 @@ type PlanRequest struct {
 	// (core.Options.Reserve; the lab's --preallocate): no growth, so a
 	// peak of the final size and faster loads, measured as such.
 	Preallocate bool `json:"preallocate"`
+	// CalibrationRows is the size a calibration measures at (0 =
+	// CalibrationRows, 2M): given, a layout with no run within 2x of it is
+	// measured there. Runs near the plan's rows give it speeds measured
+	// at its size (see speedRows).
+	CalibrationRows int64 `json:"calibration_rows,omitempty"`
 }
 
 // Workloads the planner ranks for.
@@ -210,6 +215,10 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 	}
 	if r.Workload != WorkloadRead && r.Workload != WorkloadLoad {
 		return p, fieldErr("--workload", r.Workload, "unknown", "read (read-heavy) or load (load-heavy)")
+	}
+	if r.CalibrationRows != 0 && (r.CalibrationRows < planMinRows || r.CalibrationRows > core.MaxSourceRows) {
+		return p, fieldErr("--calibrate-rows", strconv.FormatInt(r.CalibrationRows, 10), "out of range",
+			fmt.Sprintf("%s to 2^62 rows, e.g. 1e8; smaller runs measure the caches more than the tables", FormatRows(planMinRows)))
 	}
 	// A key type of b bits has 2^b values: no table holds more keys.
 	p.distinct = r.Rows
@@ -752,8 +761,10 @@ func planNotes(plan *Plan, p parsedPlan) []string {
 		notes = append(notes, "overhead not measured here, the memory guard's cautious bound used: "+strings.Join(guessed, ", "))
 	}
 	if len(small) > 0 {
-		notes = append(notes, fmt.Sprintf("speeds of %s were measured at up to %s rows; a table of %s rows misses the CPU caches more (and faults in more fresh memory), so expect it slower than shown. The plan compares the layouts at one size, each by its one-shard run nearest it: runs of every layout nearer %s rows (`packlab run --layout %s --rows %s`) give it speeds measured there",
-			strings.Join(small, ", "), FormatRows(largest), FormatRows(p.distinct), FormatRows(p.distinct), strings.Join(measured, ","), FormatRows(min(p.distinct, 100_000_000))))
+		nearer := min(p.distinct, 100_000_000)
+		notes = append(notes, fmt.Sprintf("speeds of %s were measured at up to %s rows; a table of %s rows misses the CPU caches more (and faults in more fresh memory), so expect it slower than shown. The plan compares the layouts at one size, each by its one-shard run nearest it: runs of every layout nearer %s rows give it speeds measured there (`packlab plan --rows %s --calibrate-rows %s`, minutes a layout, or `packlab run --layout %s --rows %s`)",
+			strings.Join(small, ", "), FormatRows(largest), FormatRows(p.distinct), FormatRows(p.distinct),
+			FormatRows(p.Rows), FormatRows(nearer), strings.Join(measured, ","), FormatRows(nearer)))
 	}
 	if plan.Scaling.Efficiency > 0 {
 		notes = append(notes, fmt.Sprintf("load with several shards: each extra worker adds %.0f %% of one worker's speed (measured %s), up to %d threads and the producer's %s rows/s",

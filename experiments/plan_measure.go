@@ -274,26 +274,28 @@ func idDistance(a, b string) int {
 
 // CalibrationConfigs are the runs that measure what history lacks for r on
 // a machine of the given cores: each layout with no speed for these types
-// (one shard, CalibrationRows random keys), and, when the load may use more
-// than one thread and no multi-shard load was measured, one layout at one
-// shard and at as many shards as threads, back to back. Nil: nothing is
-// missing.
+// (one shard, r.CalibrationRows random keys, default CalibrationRows; with
+// r.CalibrationRows given, each layout with no run within 2x of it), and,
+// when the load may use more than one thread and no multi-shard load was
+// measured, one layout at one shard and at as many shards as threads, back
+// to back. Nil: nothing is missing.
 func CalibrationConfigs(r PlanRequest, history []Result, cores int) ([]Config, error) {
 	p, err := r.parse()
 	if err != nil {
 		return nil, err
 	}
-	ms := measuresFrom(history, p)
+	rows := cmp.Or(p.CalibrationRows, CalibrationRows)
 	var missing []string
 	fastest, rate := core.Layouts()[0], 0.0
 	for _, l := range core.Layouts() {
-		if ms[l].LoadRowsPerSecond == 0 {
+		run := speedRun(history, p, l, rows, false)
+		if run == nil || p.CalibrationRows != 0 && rowsDistance(run.Rows, rows) > math.Ln2 {
 			missing = append(missing, string(l))
-		} else if ms[l].LoadRowsPerSecond > rate {
-			fastest, rate = l, ms[l].LoadRowsPerSecond
+		} else if run.LoadRowsPerSecond > rate {
+			fastest, rate = l, run.LoadRowsPerSecond
 		}
 	}
-	base := Config{Key: p.key.Name, Value: p.value.Name, Rows: CalibrationRows, Seed: 1, Preallocate: p.Preallocate}
+	base := Config{Key: p.key.Name, Value: p.value.Name, Rows: rows, Seed: 1, Preallocate: p.Preallocate}
 	var cfgs []Config
 	if len(missing) > 0 {
 		c := base

@@ -714,8 +714,53 @@ func TestPlanTakesTheRunNearestItsRows(t *testing.T) {
 			}
 			continue
 		}
-		if !strings.Contains(notes, tc.want) || !strings.Contains(notes, "`packlab run --layout hashed,packed --rows 100M`") {
+		if !strings.Contains(notes, tc.want) || !strings.Contains(notes, "`packlab run --layout hashed,packed --rows 100M`)") {
 			t.Errorf("notes lack %q and the runs that would measure nearer:\n%s", tc.want, notes)
 		}
+	}
+}
+
+// TestCalibrationAtAGivenSize: with CalibrationRows the calibration measures
+// there every layout that has no run within 2x of it (and the scaling pair,
+// when none was measured), at that size; without it, only layouts with no
+// speed at all, at 2M rows.
+func TestCalibrationAtAGivenSize(t *testing.T) {
+	run := func(layout string, rows int64) Result {
+		return Result{ID: "20261202T000000.000Z-" + layout, Layout: layout, KeyType: "UInt64", ValueType: "UInt16", Rows: rows, Shards: 1,
+			Source: string(core.SourceRandom), Runtime: runtimeName(), LoadRowsPerSecond: 1e6, ReadRowsPerSecond: 1e7, MaxLoadFactor: 0.5}
+	}
+	history := []Result{run("packed", 150_000_000), run("hashed", 30_000_000)}
+	for _, l := range core.Layouts() {
+		if l != core.LayoutPacked && l != core.LayoutHashed {
+			history = append(history, run(string(l), CalibrationRows))
+		}
+	}
+	cfgs, err := CalibrationConfigs(PlanRequest{Rows: 1e9, CalibrationRows: 100_000_000}, history, 1) // one core: no scaling pair
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, l := range core.Layouts() {
+		if l != core.LayoutPacked {
+			want = append(want, string(l))
+		}
+	}
+	if len(cfgs) != 1 || !slices.Equal(cfgs[0].Layouts, want) || cfgs[0].Rows != 100_000_000 {
+		t.Errorf("calibration at 1e8: %+v; want %v at 1e8 (packed has a run at 1.5e8, hashed's 3e7 is beyond 2x)", cfgs, want)
+	}
+	if cfgs, _ := CalibrationConfigs(PlanRequest{Rows: 1e9}, history, 1); len(cfgs) != 0 {
+		t.Errorf("default calibration with every layout measured: %+v; want nothing", cfgs)
+	}
+	cfgs, _ = CalibrationConfigs(PlanRequest{Rows: 1e9, CalibrationRows: 1e6}, nil, 2)
+	for _, c := range cfgs {
+		if c.Rows != 1e6 {
+			t.Errorf("calibration config %+v at %d rows; want every one at 1e6, the scaling pair's too", c.Layouts, c.Rows)
+		}
+	}
+	if len(cfgs) != 3 {
+		t.Errorf("calibration with no history: %d configs; want the layouts and the scaling pair", len(cfgs))
+	}
+	if err := (PlanRequest{Rows: 1e9, CalibrationRows: 10}).Validate(); err == nil || !strings.Contains(err.Error(), "--calibrate-rows 10: out of range") {
+		t.Errorf("calibration at 10 rows: %v; want an error naming --calibrate-rows", err)
 	}
 }
