@@ -131,7 +131,7 @@ func calibrate(ctx context.Context, cfgs []experiments.Config, store *experiment
 			what = append(what, strings.Join(c.Layouts, ", "))
 		}
 	}
-	took := "seconds"
+	took := "under a minute"
 	if cfgs[0].Rows > 10*experiments.CalibrationRows {
 		took = "minutes"
 	}
@@ -179,7 +179,7 @@ Speeds come from saved results (one shard, random keys, these key and value
 sizes), compared at one size: each layout's run nearest the plan's rows
 when every layout has one near them (a run of 1e8 rows speaks for 1e9
 better than the 2M of a calibration). What is missing is measured first
-by a calibration run of a few seconds
+by a calibration run of about half a minute
 (2M rows per layout, each in its own process), saved like any run:
   --calibrate-rows N    measure at N rows (default 2M), each layout that has no
                         run within 2x of N: runs near the plan's rows give it

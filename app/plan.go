@@ -19,7 +19,7 @@ type PlanForm struct {
 	Workload string `json:"workload"` // "read" (default) or "load"
 	// Preallocate plans tables reserved for the rows before the load.
 	Preallocate bool `json:"preallocate"`
-	Calibrate   bool `json:"calibrate"` // measure the speeds that are missing first (a few seconds per layout)
+	Calibrate   bool `json:"calibrate"` // measure the speeds that are missing first (about half a minute: each load after 2.5 s idle)
 }
 
 // PlanView is the planner's answer for the Plan tab: the text worded by

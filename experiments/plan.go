@@ -754,7 +754,7 @@ func planNotes(plan *Plan, p parsedPlan) []string {
 		}
 	}
 	if len(unmeasured) > 0 {
-		notes = append(notes, fmt.Sprintf("no speed measured here for %s <%s,%s>: their times are left out (a calibration of a few seconds measures them: `packlab plan` does it unless --no-calibrate; in the lab, tick \"measure missing speeds first\")",
+		notes = append(notes, fmt.Sprintf("no speed measured here for %s <%s,%s>: their times are left out (a calibration of about half a minute measures them: `packlab plan` does it unless --no-calibrate; in the lab, tick \"measure missing speeds first\")",
 			strings.Join(unmeasured, ", "), p.key.Name, p.value.Name))
 	}
 	if len(guessed) > 0 {

@@ -309,19 +309,18 @@ func CalibrationConfigs(r PlanRequest, history []Result, cores int) ([]Config, e
 		// plan: what each extra worker adds with a reservation was not
 		// measured apart.
 		one.Preallocate, many.Preallocate = false, false
-		// On a VM that hands free memory back to its host the pair is
-		// biased by its order: the first run faults its huge pages fresh
-		// and the second reuses the ones the first freed (hashed, 2M rows:
-		// SHARDS 1 0.55 and 0.61 s, SHARDS 2 right after it 0.10 and 0.08
-		// s: "each extra worker adds 100 %", capped). Loads of 1e7 rows
-		// with 5 s idle before each, so every one faulted fresh memory:
+		// Back to back on a VM that hands free memory back to its host,
+		// the pair was biased by its order: the first run faulted its huge
+		// pages fresh and the second reused the ones the first freed
+		// (hashed, 2M rows: SHARDS 1 0.55 and 0.61 s, SHARDS 2 right after
+		// it 0.10 and 0.08 s: "each extra worker adds 100 %", capped).
+		// Calibrate idles before each load (calibrationSettle), so both
+		// fault fresh memory, as a large load does: 18 % and 56 % in two
+		// calibrations. Loads of 1e7 rows with 5 s idle before each:
 		// packed SHARDS 1 3.07 and 3.29 s, SHARDS 2 1.82 and 1.77 s (75 %;
 		// the faults run on both threads); with huge pages off 0.98 and
 		// 1.00 against 1.01 and 1.03 s (0 %: the producer and two workers
-		// share the two cores, and 4 KiB faults from two threads take
-		// longer). Measuring the pair without huge pages would take away
-		// the bias but measure another regime than the plan's speeds, so
-		// it stays as it is; not fixed.
+		// share the two cores), so the pair keeps the plan's huge pages.
 		one.Layouts, many.Layouts = []string{string(fastest)}, []string{string(fastest)}
 		many.Shards = min(threads, core.MaxShards)
 		cfgs = append(cfgs, one, many)
@@ -343,10 +342,25 @@ func CalibrationJobName(cfgs []Config) string {
 	return name
 }
 
+// calibrationSettle is the idle time before each of a calibration's loads.
+// On a VM that hands freed memory back to its host (this lab's machine), a
+// load that follows another within about 2 s reuses the huge pages it freed
+// and one that follows later faults fresh ones, several times slower (packed,
+// 2M rows, the second of two loads after a gap of 0, 1, 2, 3, 5, 8 s: 0.21,
+// 0.16, 0.47, 0.35, 0.30, 0.48 s; the first, after 8 s, 0.24 to 0.52 s). So
+// without it a calibration's speeds depend on its order (the first layout
+// pays), and its scaling pair measured the first run's fresh pages against
+// the second's reused ones ("each extra worker adds 100 %", capped). With
+// it every load faults fresh memory, as a table of the sizes plans are for
+// does.
+const calibrationSettle = 2500 * time.Millisecond
+
 // Calibrate measures cfgs (from CalibrationConfigs) as one job (ro.Job, or
 // a new one named by CalibrationJobName), each layout isolated unless the
-// configs say otherwise, and returns the results.
+// configs say otherwise, each load after ro.Settle (calibrationSettle when
+// 0), and returns the results.
 func Calibrate(ctx context.Context, cfgs []Config, ro RunOptions) ([]Result, error) {
+	ro.Settle = cmp.Or(ro.Settle, calibrationSettle)
 	if ro.Job == nil {
 		j := NewJob(CalibrationJobName(cfgs), "", time.Now())
 		ro.Job = &j

@@ -30,6 +30,10 @@ type RunOptions struct {
 	// Job is the job every result is tagged with (Result.Job). Nil starts
 	// one named after the run or sweep, from no face (a library caller).
 	Job *Job
+	// Settle is how long to idle before each measured load, so that every
+	// load starts with the machine's memory in one state (see
+	// calibrationSettle); 0: none.
+	Settle time.Duration
 }
 
 // ErrCancelled is wrapped by the error of a job stopped by its context.
@@ -198,6 +202,21 @@ func sourceRows(ctx context.Context, p parsedConfig) (int64, error) {
 }
 
 // execute measures runs in order; each layout Repeats times.
+// settle idles for d, or until ctx is done (its error).
+func settle(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]Result, error) {
 	total := 0
 	for _, r := range runs {
@@ -222,6 +241,9 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]Result, err
 					pr.Run, pr.Runs = n, total
 					opt.Progress(pr)
 				}
+			}
+			if err := settle(ctx, opt.Settle); err != nil {
+				return results, cancelled(r, err)
 			}
 			res, err := measureOne(ctx, r, progress)
 			if err != nil {

@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/packlab/packlab/core"
 )
@@ -412,5 +414,37 @@ func TestPreallocate(t *testing.T) {
 	}
 	if notes := ResultNotes(plain); slices.ContainsFunc(notes, func(n string) bool { return strings.HasPrefix(n, "PREALLOCATE") }) {
 		t.Errorf("notes under a run without it: %q", notes)
+	}
+}
+
+// TestSettleIdlesBeforeEachLoad: with RunOptions.Settle every measured load
+// starts after that much idle (the calibration's fresh-memory rule), and a
+// cancel during the idle stops the job at once, keeping what was measured.
+func TestSettleIdlesBeforeEachLoad(t *testing.T) {
+	cfg := Config{Layouts: []string{"hashed", "packed"}, Rows: 1000, NoRead: true, InProcess: true}
+	start := time.Now()
+	res, err := Run(context.Background(), cfg, RunOptions{Settle: 150 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); len(res) != 2 || took < 300*time.Millisecond {
+		t.Errorf("%d results in %v; want 2, after 150 ms idle before each", len(res), took)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var measured []string
+	start = time.Now()
+	res, err = Run(ctx, cfg, RunOptions{Settle: 2 * time.Second, OnResult: func(r Result) error {
+		measured = append(measured, r.Layout)
+		return nil
+	}, Progress: func(p Progress) {
+		if p.Phase == PhaseDone {
+			cancel() // in the first load: the second one's idle is cut short
+		}
+	}})
+	if !errors.Is(err, ErrCancelled) || len(res) != 1 || !slices.Equal(measured, []string{"hashed"}) {
+		t.Errorf("cancelled in the idle: %d results, %v saved, err %v; want hashed kept and ErrCancelled", len(res), measured, err)
+	}
+	if took := time.Since(start); took > 3500*time.Millisecond {
+		t.Errorf("the cancel waited out the idle: %v (2 s before the first load, then a cancel)", took)
 	}
 }
