@@ -737,12 +737,12 @@ func planNotes(plan *Plan, p parsedPlan) []string {
 			GroupThousands(p.distinct), GroupThousands(p.distinct), GroupThousands(p.Rows)))
 	}
 	var unmeasured, guessed, measured, small []string
-	largest := int64(0) // of the runs measured at a tenth of the plan's rows or less
+	largest := int64(0) // of the runs measured at a third of the plan's rows or less
 	for _, m := range plan.Measures {
 		switch {
 		case m.LoadRowsPerSecond == 0:
 			unmeasured = append(unmeasured, m.Layout)
-		case p.distinct > 10*m.Rows:
+		case p.distinct > 3*m.Rows:
 			small = append(small, m.Layout)
 			largest = max(largest, m.Rows)
 			fallthrough
@@ -761,12 +761,17 @@ func planNotes(plan *Plan, p parsedPlan) []string {
 		notes = append(notes, "overhead not measured here, the memory guard's cautious bound used: "+strings.Join(guessed, ", "))
 	}
 	if len(small) > 0 {
-		nearer := min(p.distinct, 100_000_000)
-		notes = append(notes, fmt.Sprintf("speeds of %s were measured at up to %s rows; a table of %s rows misses the CPU caches more (and faults in more fresh memory), so expect it slower than shown. The plan compares the layouts at one size, each by its one-shard run nearest it: runs of every layout nearer %s rows give it speeds measured there (`packlab plan --rows %s --calibrate-rows %s`, minutes a layout, or `packlab run --layout %s --rows %s`)",
-			strings.Join(small, ", "), FormatRows(largest), FormatRows(p.distinct), FormatRows(p.distinct),
-			FormatRows(p.Rows), FormatRows(nearer), strings.Join(measured, ","), FormatRows(nearer)))
+		note := fmt.Sprintf("speeds of %s were measured at up to %s rows; a table of %s rows misses the CPU caches more (and faults in more fresh memory), so expect it slower than shown",
+			strings.Join(small, ", "), FormatRows(largest), FormatRows(p.distinct))
+		// Runs of up to 1e8 rows fit a machine like this lab's (24 GiB)
+		// for every layout; suggest them only where they are nearer.
+		if nearer := min(p.distinct, 100_000_000); nearer > 2*largest {
+			note += fmt.Sprintf(". The plan compares the layouts at one size, each by its one-shard run nearest it: runs of every layout nearer %s rows give it speeds measured there (`packlab plan --rows %s --calibrate-rows %s`, minutes a layout, or `packlab run --layout %s --rows %s`)",
+				FormatRows(p.distinct), FormatRows(p.Rows), FormatRows(nearer), strings.Join(measured, ","), FormatRows(nearer))
+		}
+		notes = append(notes, note)
 	}
-	if plan.Scaling.Efficiency > 0 {
+	if plan.Scaling.From != "" { // measured, if only to add nothing
 		notes = append(notes, fmt.Sprintf("load with several shards: each extra worker adds %.0f %% of one worker's speed (measured %s), up to %d threads and the producer's %s rows/s",
 			100*plan.Scaling.Efficiency, plan.Scaling.From, plan.Request.Threads, rowsRate(plan.Scaling.ProducerRowsPerSecond)))
 	} else {

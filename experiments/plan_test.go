@@ -698,24 +698,29 @@ func TestPlanTakesTheRunNearestItsRows(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		history []Result
+		rows    int64
 		want    string // in the notes; "" = no such note
+		hint    bool   // and the commands that would measure nearer
 	}{
-		{[]Result{calib, hashedSmall}, "speeds of hashed, packed were measured at up to 2M rows; a table of 1B rows"},
-		{[]Result{calib, big}, ""},
+		{[]Result{calib, hashedSmall}, 1e9, "speeds of hashed, packed were measured at up to 2M rows; a table of 1B rows", true},
+		{[]Result{calib, big}, 1e9, "speeds of packed were measured at up to 100M rows; a table of 1B rows", false}, // 1e8 is as near as this machine goes
+		{[]Result{calib, big}, 2e8, "", false},
 	} {
-		plan, err := MakePlan(PlanRequest{Rows: 1e9, MemoryBytes: 1 << 40}, tc.history, machine24)
+		plan, err := MakePlan(PlanRequest{Rows: tc.rows, MemoryBytes: 1 << 40}, tc.history, machine24)
 		if err != nil {
 			t.Fatal(err)
 		}
 		notes := strings.Join(plan.Notes, "\n")
 		if tc.want == "" {
 			if strings.Contains(notes, "were measured at up to") {
-				t.Errorf("a 1e8 run for a 1e9 plan still draws the far-below note:\n%s", notes)
+				t.Errorf("a 1e8 run for a 2e8 plan still draws the far-below note:\n%s", notes)
 			}
 			continue
 		}
-		if !strings.Contains(notes, tc.want) || !strings.Contains(notes, "`packlab run --layout hashed,packed --rows 100M`)") {
-			t.Errorf("notes lack %q and the runs that would measure nearer:\n%s", tc.want, notes)
+		hint := strings.Contains(notes, "`packlab plan --rows 1B --calibrate-rows 100M`")
+		if !strings.Contains(notes, tc.want) || hint != tc.hint ||
+			tc.hint && !strings.Contains(notes, "`packlab run --layout hashed,packed --rows 100M`)") {
+			t.Errorf("notes lack %q, or the commands that would measure nearer are there: %v (want %v):\n%s", tc.want, hint, tc.hint, notes)
 		}
 	}
 }
@@ -762,5 +767,23 @@ func TestCalibrationAtAGivenSize(t *testing.T) {
 	}
 	if err := (PlanRequest{Rows: 1e9, CalibrationRows: 10}).Validate(); err == nil || !strings.Contains(err.Error(), "--calibrate-rows 10: out of range") {
 		t.Errorf("calibration at 10 rows: %v; want an error naming --calibrate-rows", err)
+	}
+}
+
+// TestPlanSaysAWorkerAddedNothing: a measured scaling pair in which the
+// second worker added nothing is a measurement, not a missing one.
+func TestPlanSaysAWorkerAddedNothing(t *testing.T) {
+	run := func(id string, shards int, load float64) Result {
+		return Result{ID: id, Layout: "packed", KeyType: "UInt64", ValueType: "UInt16", Rows: CalibrationRows, Shards: shards, Threads: 2,
+			Source: string(core.SourceRandom), Runtime: runtimeName(), LoadRowsPerSecond: load, ReadRowsPerSecond: 3e7, LoadFactor: 0.48, MaxLoadFactor: 0.5}
+	}
+	plan, err := MakePlan(PlanRequest{Rows: 1e7, MemoryBytes: 1 << 40},
+		[]Result{run("20261202T000000.000Z-packed-a", 1, 4e6), run("20261202T000001.000Z-packed-b", 2, 3.9e6)}, machine24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := strings.Join(plan.Notes, "\n")
+	if !strings.Contains(notes, "each extra worker adds 0 % of one worker's speed (measured packed SHARDS 2 against SHARDS 1") || strings.Contains(notes, "no multi-shard load measured") {
+		t.Errorf("a pair that gained nothing:\n%s", notes)
 	}
 }
