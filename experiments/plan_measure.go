@@ -309,14 +309,12 @@ func CalibrationConfigs(r PlanRequest, history []Result, cores int) ([]Config, e
 		// plan: what each extra worker adds with a reservation was not
 		// measured apart.
 		one.Preallocate, many.Preallocate = false, false
-		// Back to back on a VM that hands free memory back to its host,
-		// the pair was biased by its order: the first run faulted its huge
-		// pages fresh and the second reused the ones the first freed
-		// (hashed, 2M rows: SHARDS 1 0.55 and 0.61 s, SHARDS 2 right after
-		// it 0.10 and 0.08 s: "each extra worker adds 100 %", capped).
-		// Calibrate idles before each load (calibrationSettle), so both
-		// fault fresh memory, as a large load does: 18 % and 56 % in two
-		// calibrations. Loads of 1e7 rows with 5 s idle before each:
+		// Each run of the pair faults fresh memory (calibrationSettle; back
+		// to back, hashed at 2M rows took 0.55 and 0.61 s at SHARDS 1 and
+		// 0.10 and 0.08 s at SHARDS 2 right after, on the pages SHARDS 1
+		// freed), as a large load does: 18 % and 56 % in two calibrations
+		// (one pair of 2M-row loads: noisy). Loads of 1e7 rows with 5 s
+		// idle before each:
 		// packed SHARDS 1 3.07 and 3.29 s, SHARDS 2 1.82 and 1.77 s (75 %;
 		// the faults run on both threads); with huge pages off 0.98 and
 		// 1.00 against 1.01 and 1.03 s (0 %: the producer and two workers
