@@ -61,13 +61,7 @@ func PlanChart(plan Plan, history []Result) (Chart, error) {
 			mlf = c.MaxLoadFactor
 		}
 		// A preallocated plan's tables are reserved for each row count.
-		options := func(n int64) core.Options {
-			o := core.Options{MaxLoadFactor: mlf}
-			if plan.Request.Preallocate {
-				o.Reserve = n
-			}
-			return o
-		}
+		options := func(n int64) core.Options { return tableOptions(mlf, plan.Request.Preallocate, n) }
 		steady := func(n int64) (float64, float64, bool) {
 			pr, err := core.Predict(core.Layout(c.Layout), key, value, n, options(n), c.Shards)
 			if err != nil {

@@ -250,9 +250,16 @@ func hugePagesOn(s string) (on, ok bool) {
 // options are the tables' core.Options: the max load factor, and with
 // Preallocate a reservation for the source's rows.
 func (c Config) options() core.Options {
-	o := core.Options{MaxLoadFactor: c.MaxLoadFactor}
-	if c.Preallocate {
-		o.Reserve = c.Rows
+	return tableOptions(c.MaxLoadFactor, c.Preallocate, c.Rows)
+}
+
+// tableOptions are the tables' options at max load factor mlf, reserved
+// for keys when preallocate (a run's rows, a plan's distinct keys, a plan
+// chart's row count).
+func tableOptions(mlf float64, preallocate bool, keys int64) core.Options {
+	o := core.Options{MaxLoadFactor: mlf}
+	if preallocate {
+		o.Reserve = keys
 	}
 	return o
 }

@@ -369,11 +369,7 @@ func layoutCandidates(p parsedPlan, l core.Layout, ms Measure, sc Scaling, threa
 
 // options are the tables' options of a setup at max load factor mlf.
 func (p parsedPlan) options(mlf float64) core.Options {
-	o := core.Options{MaxLoadFactor: mlf}
-	if p.Preallocate {
-		o.Reserve = p.distinct
-	}
-	return o
+	return tableOptions(mlf, p.Preallocate, p.distinct)
 }
 
 // candidate fills in one setup's figures.
