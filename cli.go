@@ -184,6 +184,7 @@ func newRunFlags(fs *flag.FlagSet, sweep bool) *runFlags {
 	})
 	fs.StringVar(&c.HugePages, "huge-pages", "", "on or off")
 	fs.BoolVar(&c.Preallocate, "preallocate", false, "reserve the tables for --rows before the load")
+	fs.Func("settle", "idle before each load", func(s string) error { return settleFlag(s, &c.SettleSeconds) })
 	fs.BoolVar(&c.InProcess, "in-process", false, "measure in this process")
 	fs.BoolVar(&c.Force, "force", false, "run even if the memory guard refuses")
 	fs.StringVar(&f.resultsDir, "results", "", "results folder")
@@ -215,6 +216,26 @@ func intFlag(name, s string, lo, hi int, dst *int) error {
 	}
 	if v < lo || v > hi {
 		return usagef("%s %s: out of range (allowed: %d to %d)", name, experiments.ShowValue(s), lo, hi)
+	}
+	*dst = v
+	return nil
+}
+
+// settleFlag reads --settle: seconds ("8", "2.5") or a duration ("8s",
+// "1m30s"), 0 to experiments.MaxSettleSeconds.
+func settleFlag(s string, dst *float64) error {
+	allowed := fmt.Sprintf("0 to %d seconds: 8, 2.5, 8s, 1m", experiments.MaxSettleSeconds)
+	t := strings.TrimSpace(s)
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil {
+		d, derr := time.ParseDuration(t)
+		if derr != nil {
+			return usagef("--settle %s: not a number of seconds or a duration (allowed: %s)", experiments.ShowValue(s), allowed)
+		}
+		v = d.Seconds()
+	}
+	if !(v >= 0 && v <= experiments.MaxSettleSeconds) {
+		return usagef("--settle %s: out of range (allowed: %s)", experiments.ShowValue(s), allowed)
 	}
 	*dst = v
 	return nil
@@ -436,11 +457,11 @@ func newProgressBar(stderr io.Writer) *progressBar {
 }
 
 func (b *progressBar) update(p experiments.Progress) {
-	if !b.on || p.Seconds < 1 {
+	if !b.on {
 		return
 	}
-	if p.Phase == experiments.PhaseDone {
-		b.clear()
+	if p.Phase == experiments.PhaseDone || p.Seconds < 1 {
+		b.clear() // a finished run, or the first second of a load after an idle's line
 		return
 	}
 	fmt.Fprint(b.w, "\r"+progressLine(p)+"\x1b[K")
@@ -457,6 +478,10 @@ func (b *progressBar) clear() {
 // progressLine is the bar's text: run n of m, layout, rows, rows/s, ETA, RSS.
 func progressLine(p experiments.Progress) string {
 	s := fmt.Sprintf("[%d/%d] %s ", p.Run, p.Runs, p.Layout)
+	if p.Phase == experiments.PhaseIdle {
+		return s + fmt.Sprintf("idling %s of %s before the load (--settle), so that it starts on fresh memory",
+			time.Duration(p.Seconds*float64(time.Second)).Round(time.Second), time.Duration(p.IdleSeconds*float64(time.Second)).Round(100*time.Millisecond))
+	}
 	if p.Phase == experiments.PhaseRead {
 		return s + fmt.Sprintf("loaded %s rows, reading ...  RSS %s", experiments.FormatRows(p.Rows), experiments.FormatBytes(p.RSSBytes))
 	}
@@ -817,6 +842,12 @@ Measuring:
                         fresh huge page is slow to fault in, so loads may be
                         slower (compare both: they are labelled apart)
   --repeats N           loads per layout; times are medians (default 1)
+  --settle T            idle T before each load: seconds or a duration (8, 8s,
+                        1m; 0 to 10 minutes; default 0). On a VM that hands
+                        freed memory back to its host, a load right after
+                        another reuses its pages and runs several times
+                        faster; a few seconds' idle (8s here) puts every load
+                        on fresh memory, so that loads compare fairly
   --no-read             skip the read phase
   --miss-rate F         absent-key lookups per loaded row, 0 to 1 (default 0)
   --in-process          measure in this process, not a fresh child (RSS less clean)

@@ -83,6 +83,10 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "--max-load-factor", "0.3"}, "--max-load-factor 0.3: out of range (allowed: 0.5 to 0.99)"},
 		{[]string{"run", "--shard-select", "crc"}, "--shard-select crc: unknown (allowed: auto, modulo, mask)"},
 		{[]string{"run", "--huge-pages", "yes"}, "--huge-pages yes: unknown (allowed: on, off)"},
+		{[]string{"run", "--settle", "soon"}, "--settle soon: not a number of seconds or a duration (allowed: 0 to 600 seconds: 8, 2.5, 8s, 1m)"},
+		{[]string{"run", "--settle", "-1s"}, "--settle -1s: out of range (allowed: 0 to 600 seconds: 8, 2.5, 8s, 1m)"},
+		{[]string{"run", "--settle", "11m"}, "--settle 11m: out of range (allowed: 0 to 600 seconds: 8, 2.5, 8s, 1m)"},
+		{[]string{"run", "--settle", "NaN"}, "--settle NaN: out of range (allowed: 0 to 600 seconds: 8, 2.5, 8s, 1m)"},
 		{[]string{"run", "--shard-select", "mask", "--shards", "6"}, "--shard-select mask: needs a power-of-two shard count, not --shards 6 (allowed: auto or modulo; mask with --shards 1, 2, 4, ... 128)"},
 		{[]string{"run", "--block-rows", "0"}, "--block-rows 0: out of range (allowed: 1 to 16777216)"},
 		{[]string{"run", "--threads", "0"}, "--threads 0: out of range (allowed: 1 to 256)"},
@@ -372,6 +376,10 @@ func TestProgressLine(t *testing.T) {
 	p.Phase = experiments.PhaseRead
 	if got := progressLine(p); got != "[2/5] packed loaded 2.5M rows, reading ...  RSS 100.0 MiB" {
 		t.Errorf("read phase: %q", got)
+	}
+	idle := experiments.Progress{Layout: "packed", Run: 1, Runs: 2, Phase: experiments.PhaseIdle, Seconds: 3.2, IdleSeconds: 8}
+	if got := progressLine(idle); got != "[1/2] packed idling 3s of 8s before the load (--settle), so that it starts on fresh memory" {
+		t.Errorf("idle: %q", got)
 	}
 	var buf bytes.Buffer
 	b := newProgressBar(&buf)

@@ -53,6 +53,7 @@ var fieldOfFlag = map[string]string{
 	"--no-read":         "no_read",
 	"--huge-pages":      "huge_pages",
 	"--preallocate":     "preallocate",
+	"--settle":          "settle",
 	"--force":           "run",
 }
 

@@ -33,6 +33,7 @@ type Form struct {
 	NoRead        bool     `json:"no_read"`         // skip the read phase
 	HugePages     string   `json:"huge_pages"`      // "on" ("" = on) or "off": transparent huge pages for the tables' slabs
 	Preallocate   bool     `json:"preallocate"`     // reserve the tables for the rows before the load (PREALLOCATE 1)
+	Settle        string   `json:"settle"`          // seconds to idle before each load, 0 to 600; "" = 0
 }
 
 // KeySource is one synthetic key kind the form offers.
@@ -76,6 +77,7 @@ func defaultForm() Form {
 		Repeats:       "1",
 		MissRate:      "0",
 		HugePages:     "on",
+		Settle:        "0",
 	}
 }
 
@@ -109,6 +111,11 @@ func (f Form) config() (experiments.Config, error) {
 	}
 	if s := strings.TrimSpace(f.MissRate); s != "" {
 		if c.MissRate, err = parseFloat("miss_rate", s, 0, 1); err != nil {
+			return c, err
+		}
+	}
+	if s := strings.TrimSpace(f.Settle); s != "" {
+		if c.SettleSeconds, err = parseFloat("settle", s, 0, experiments.MaxSettleSeconds); err != nil {
 			return c, err
 		}
 	}

@@ -99,6 +99,9 @@ func historyRow(r experiments.Result) TableRow {
 	if r.Isolated {
 		where += ", isolated"
 	}
+	if r.SettleSeconds > 0 {
+		where += ", idle " + seconds(r.SettleSeconds) + " first"
+	}
 	return TableRow{ID: r.ID, Cells: []string{
 		startedText(r.StartedAt), layoutText(r), r.KeyType + " → " + r.ValueType, experiments.FormatRows(r.Rows),
 		fmt.Sprint(r.Shards), mlf, r.Source, experiments.FormatBytes(r.BytesAllocated),

@@ -255,6 +255,9 @@ func TestBadInputNamesTheField(t *testing.T) {
 		{"miss rate", func(f *Form) { f.MissRate = "2" }, "miss_rate", "0 to 1"},
 		{"miss rate without read", func(f *Form) { f.MissRate, f.NoRead = "0.5", true }, "miss_rate", "skip lookups"},
 		{"huge pages", func(f *Form) { f.HugePages = "maybe" }, "huge_pages", "on, off"},
+		{"settle text", func(f *Form) { f.Settle = "soon" }, "settle", "soon"},
+		{"settle too long", func(f *Form) { f.Settle = "601" }, "settle", "0 to 600"},
+		{"settle negative", func(f *Form) { f.Settle = "-2" }, "settle", "-2"},
 		{"file not chosen", func(f *Form) { f.SourceKind, f.Keys = "file", "" }, "source", "choose a TSV or CSV"},
 		{"source kind", func(f *Form) { f.SourceKind = "http" }, "source", "http"},
 		{"no such file", func(f *Form) { f.Keys, f.Source = "", filepath.Join(dir, "nope.tsv") }, "source", "no such file"},
@@ -867,6 +870,47 @@ func TestHugePagesFromTheForm(t *testing.T) {
 	}
 	if rs[0].HugePages != want {
 		t.Errorf("the result says huge_pages %q, want %q", rs[0].HugePages, want)
+	}
+}
+
+// TestSettleFromTheForm: the form's "idle before each load" idles, shows
+// the idle in the progress (bar and ETA counting it down) and is saved in
+// the result.
+func TestSettleFromTheForm(t *testing.T) {
+	l, ev := newLab(t)
+	if lim, _ := l.Limits(); lim.Defaults.Settle != "0" {
+		t.Errorf("the form opens with an idle of %q, want 0", lim.Defaults.Settle)
+	}
+	f := small("packed")
+	f.Settle = "0.8"
+	st, err := l.StartRun(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, done := ev.waitDone(t, st.ID, 2*time.Minute)
+	if done.Failed || len(done.ResultIDs) != 1 {
+		t.Fatalf("done %+v", done)
+	}
+	var idle []Progress
+	for _, e := range evs {
+		if p, ok := e.data.(Progress); ok && p.Phase == experiments.PhaseIdle {
+			idle = append(idle, p)
+		}
+	}
+	if len(idle) < 2 || !strings.HasPrefix(idle[0].PhaseText, "idling ") || !strings.Contains(idle[0].PhaseText, "of 0.8 s before loading packed") ||
+		idle[len(idle)-1].Percent <= idle[0].Percent || idle[len(idle)-1].ETASeconds >= idle[0].ETASeconds {
+		t.Errorf("idle progress %+v; want it counting 0.8 s down", idle)
+	}
+	store, err := experiments.OpenStore(l.opt.ResultsDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, _, err := store.List()
+	if err != nil || len(rs) != 1 || rs[0].SettleSeconds != 0.8 {
+		t.Fatalf("saved %+v (%v); want one result with settle_seconds 0.8", rs, err)
+	}
+	if row := historyRow(rs[0]); !strings.Contains(row.Cells[len(row.Cells)-1], "idle 0.8 s first") {
+		t.Errorf("history row %q does not say the idle", row.Cells)
 	}
 }
 

@@ -248,7 +248,15 @@ func progressOf(id string, p experiments.Progress) Progress {
 			out.ETASeconds = float64(p.TotalRows-p.Rows) / out.RowsPerSecond
 		}
 	}
-	if p.Phase != experiments.PhaseLoad {
+	switch p.Phase {
+	case experiments.PhaseLoad:
+	case experiments.PhaseIdle: // the bar and the ETA count the idle down
+		out.RowsPerSecond, out.Percent, out.ETASeconds = 0, 0, 0
+		if p.IdleSeconds > 0 {
+			out.Percent = math.Min(100, 100*p.Seconds/p.IdleSeconds)
+			out.ETASeconds = math.Max(0, p.IdleSeconds-p.Seconds)
+		}
+	default:
 		out.Percent, out.ETASeconds = 100, 0
 	}
 	out.RowsText = experiments.GroupThousands(p.Rows)
@@ -266,6 +274,9 @@ func progressOf(id string, p experiments.Progress) Progress {
 		out.LayoutText = fmt.Sprintf("%s (%d of %d)", p.Layout, p.Run, p.Runs)
 	}
 	switch p.Phase {
+	case experiments.PhaseIdle:
+		out.PhaseText = fmt.Sprintf("idling %s of %s before loading %s, so that it starts on fresh memory",
+			seconds(p.Seconds), seconds(p.IdleSeconds), p.Layout)
 	case experiments.PhaseLoad:
 		out.PhaseText = "loading " + p.Layout
 	case experiments.PhaseRead:

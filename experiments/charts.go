@@ -817,8 +817,9 @@ const (
 	labelThreads  // the measuring process's threads
 	labelHuge     // transparent huge pages for the slabs
 	labelPrealloc // tables reserved for the rows before the load
+	labelSettle   // the idle before each load
 	labelLoader   = labelSelect | labelBlock | labelThreads
-	labelAll      = labelTypes | labelRows | labelShards | labelMLF | labelLoader | labelHuge | labelPrealloc
+	labelAll      = labelTypes | labelRows | labelShards | labelMLF | labelLoader | labelHuge | labelPrealloc | labelSettle
 )
 
 func (p labelParts) without(q labelParts) labelParts { return p &^ q }
@@ -859,6 +860,9 @@ func differingParts(results []Result) labelParts {
 		}
 		if r.Preallocate != first.Preallocate {
 			p |= labelPrealloc
+		}
+		if r.SettleSeconds != first.SettleSeconds {
+			p |= labelSettle
 		}
 		switch {
 		case r.IsReference():
@@ -937,6 +941,9 @@ func settingsLabel(r Result, parts labelParts) string {
 	}
 	if parts&labelPrealloc != 0 && r.Preallocate {
 		b.WriteString(" PREALLOCATE")
+	}
+	if parts&labelSettle != 0 && r.SettleSeconds > 0 {
+		b.WriteString(" settle " + fmtFloat(r.SettleSeconds) + "s")
 	}
 	return b.String()
 }

@@ -61,12 +61,23 @@ type Config struct {
 	// over-reserves, as ClickHouse's did. It needs the row count before the
 	// load, so a synthetic source.
 	Preallocate bool `json:"preallocate,omitempty"`
+
+	// SettleSeconds is how long to idle before each measured load, 0 to
+	// MaxSettleSeconds (0: none). On a VM that hands freed memory back to
+	// its host, a load that starts within about 2 s of another reuses the
+	// pages that one freed and runs several times faster than one that must
+	// fault in fresh pages; idling a few seconds before each load puts every
+	// load of a comparison on fresh memory (the planner's calibration idles
+	// 2.5 s). Recorded in each result (Result.SettleSeconds).
+	SettleSeconds float64 `json:"settle_seconds,omitempty"`
 }
 
-// MaxThreads bounds Config.Threads, MaxBlockRows Config.BlockRows.
+// MaxThreads bounds Config.Threads, MaxBlockRows Config.BlockRows,
+// MaxSettleSeconds Config.SettleSeconds (ten minutes).
 const (
-	MaxThreads   = 256
-	MaxBlockRows = core.MaxBlockRows
+	MaxThreads       = 256
+	MaxBlockRows     = core.MaxBlockRows
+	MaxSettleSeconds = 600
 )
 
 // Defaults of Config's zero fields.
@@ -190,6 +201,9 @@ func (c Config) Validate() error {
 	}
 	if c.Repeats < 1 || c.Repeats > MaxRepeats {
 		return fieldErr("--repeats", strconv.Itoa(c.Repeats), "out of range", fmt.Sprintf("1 to %d", MaxRepeats))
+	}
+	if !(c.SettleSeconds >= 0 && c.SettleSeconds <= MaxSettleSeconds) {
+		return fieldErr("--settle", fmtFloat(c.SettleSeconds)+"s", "out of range", fmt.Sprintf("0 to %d seconds", MaxSettleSeconds))
 	}
 	if !(c.MissRate >= 0 && c.MissRate <= 1) {
 		return fieldErr("--miss-rate", fmtFloat(c.MissRate), "out of range", "0 to 1")

@@ -104,6 +104,9 @@ func settingsName(cfg Config, rowsByDefault bool) string {
 	if cfg.Preallocate {
 		parts = append(parts, "preallocate")
 	}
+	if cfg.SettleSeconds > 0 {
+		parts = append(parts, "settle "+fmtFloat(cfg.SettleSeconds)+"s")
+	}
 	if len(parts) == 0 {
 		return ""
 	}

@@ -48,15 +48,19 @@ type Progress struct {
 	Layout    string  `json:"layout"`
 	Run       int     `json:"run"`        // 1-based: which measured load of the whole job this is
 	Runs      int     `json:"runs"`       // measured loads in the whole job (layouts x repeats, or a sweep's)
-	Phase     string  `json:"phase"`      // "load", "read" or "done"
+	Phase     string  `json:"phase"`      // "idle", "load", "read" or "done"
 	Rows      int64   `json:"rows"`       // rows loaded so far
 	TotalRows int64   `json:"total_rows"` // rows the source will give, or -1 if unknown
-	Seconds   float64 `json:"seconds"`    // since the load started
+	Seconds   float64 `json:"seconds"`    // since the load started; idle: idled so far
 	RSSBytes  int64   `json:"rss_bytes"`  // resident memory now minus the baseline; 0 if unknown
+	// IdleSeconds is, while idle, how long the job idles before the load
+	// (Config.SettleSeconds).
+	IdleSeconds float64 `json:"idle_seconds,omitempty"`
 }
 
 // Phases of a Progress.
 const (
+	PhaseIdle = "idle" // before a load, Config.SettleSeconds
 	PhaseLoad = "load"
 	PhaseRead = "read"
 	PhaseDone = "done"

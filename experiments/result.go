@@ -75,6 +75,11 @@ type Result struct {
 	// the load (Config.Preallocate); false in results saved before it was
 	// recorded, which never were.
 	Preallocate bool `json:"preallocate"`
+	// SettleSeconds is how long the job idled before each of this result's
+	// loads (Config.SettleSeconds, or the planner's calibration): loads on
+	// this VM are several times faster right after another freed its
+	// memory. 0 in results saved before it was recorded.
+	SettleSeconds float64 `json:"settle_seconds"`
 
 	Workers  []Worker        `json:"workers"`
 	Producer Producer        `json:"producer"`

@@ -201,22 +201,41 @@ func sourceRows(ctx context.Context, p parsedConfig) (int64, error) {
 	return rows, nil
 }
 
-// execute measures runs in order; each layout Repeats times.
-// settle idles for d, or until ctx is done (its error).
-func settle(ctx context.Context, d time.Duration) error {
+// settle is the idle time before each of the config's loads: its own
+// SettleSeconds, or the caller's (RunOptions.Settle) where that is longer.
+func (p parsedConfig) settle(caller time.Duration) time.Duration {
+	return max(caller, time.Duration(p.SettleSeconds*float64(time.Second)))
+}
+
+// settleProgressEvery is how often an idle before a load reports.
+const settleProgressEvery = 250 * time.Millisecond
+
+// settle idles for d, or until ctx is done (its error), reporting how long
+// it has idled to progress (if not nil) now and every settleProgressEvery.
+func settle(ctx context.Context, d time.Duration, progress func(idled time.Duration)) error {
 	if d <= 0 {
 		return nil
 	}
+	start := time.Now()
 	t := time.NewTimer(d)
 	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
+	tick := time.NewTicker(settleProgressEvery)
+	defer tick.Stop()
+	for {
+		if progress != nil {
+			progress(time.Since(start))
+		}
+		select {
+		case <-t.C:
+			return nil
+		case <-tick.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 }
 
+// execute measures runs in order; each layout Repeats times.
 func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]Result, error) {
 	total := 0
 	for _, r := range runs {
@@ -242,7 +261,12 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]Result, err
 					opt.Progress(pr)
 				}
 			}
-			if err := settle(ctx, opt.Settle); err != nil {
+			idle := r.p.settle(opt.Settle)
+			idled := func(d time.Duration) {
+				progress(Progress{Layout: r.layout.String(), Phase: PhaseIdle, TotalRows: r.est.Rows,
+					Seconds: d.Seconds(), IdleSeconds: idle.Seconds()})
+			}
+			if err := settle(ctx, idle, idled); err != nil {
 				return results, cancelled(r, err)
 			}
 			res, err := measureOne(ctx, r, progress)
@@ -267,6 +291,7 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]Result, err
 			continue
 		}
 		res := combineRepeats(reps)
+		res.SettleSeconds = r.p.settle(opt.Settle).Seconds()
 		res.PredictedPeak = r.est.PeakBytes
 		res.ID = newResultID(res.Layout, time.Now())
 		if opt.Job != nil {

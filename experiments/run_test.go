@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -446,5 +447,60 @@ func TestSettleIdlesBeforeEachLoad(t *testing.T) {
 	}
 	if took := time.Since(start); took > 3500*time.Millisecond {
 		t.Errorf("the cancel waited out the idle: %v (2 s before the first load, then a cancel)", took)
+	}
+}
+
+// TestSettleFromTheConfig: --settle (Config.SettleSeconds) idles before each
+// load, shows the idle as progress counting towards it, is recorded in every
+// result and in the job's name, and labels runs apart from unsettled ones.
+func TestSettleFromTheConfig(t *testing.T) {
+	cfg := Config{Layouts: []string{"hashed", "packed"}, Rows: 1000, NoRead: true, InProcess: true, SettleSeconds: 0.6}
+	var idle []Progress
+	start := time.Now()
+	res, err := Run(context.Background(), cfg, RunOptions{Progress: func(p Progress) {
+		if p.Phase == PhaseIdle {
+			idle = append(idle, p)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); len(res) != 2 || took < 1200*time.Millisecond {
+		t.Errorf("%d results in %v; want 2, after 0.6 s idle before each", len(res), took)
+	}
+	for _, r := range res {
+		if r.SettleSeconds != 0.6 {
+			t.Errorf("%s: settle_seconds %v, want 0.6", r.Layout, r.SettleSeconds)
+		}
+	}
+	// Reported at once and every 250 ms: at least 3 a load.
+	if len(idle) < 6 || idle[0].Layout != "hashed" || idle[0].Run != 1 || idle[0].IdleSeconds != 0.6 || idle[len(idle)-1].Layout != "packed" {
+		t.Fatalf("idle progress %+v; want hashed's then packed's, each counting towards 0.6 s", idle)
+	}
+	for i := 1; i < len(idle); i++ {
+		if idle[i].Layout == idle[i-1].Layout && idle[i].Seconds < idle[i-1].Seconds {
+			t.Errorf("idle progress went back: %v then %v", idle[i-1].Seconds, idle[i].Seconds)
+		}
+	}
+	if name := RunJobName(cfg); !strings.Contains(name, "settle 0.6s") {
+		t.Errorf("job name %q does not say the idle", name)
+	}
+	// The caller's longer idle wins, and is what the result says.
+	res, err = Run(context.Background(), Config{Layouts: []string{"packed"}, Rows: 1000, NoRead: true, InProcess: true, SettleSeconds: 0.1},
+		RunOptions{Settle: 300 * time.Millisecond})
+	if err != nil || res[0].SettleSeconds != 0.3 {
+		t.Errorf("settle 0.1 s under a caller's 0.3 s: %v, settle_seconds %v; want 0.3", err, res[0].SettleSeconds)
+	}
+	plain := res[0]
+	plain.SettleSeconds = 0
+	if labels := runLabels([]Result{plain, res[0]}, labelAll, 0); labels[0] != "packed" || labels[1] != "packed settle 0.3s" {
+		t.Errorf("labels %q; want the settled run labelled apart", labels)
+	}
+	for _, v := range []float64{-1, 601, math.NaN()} {
+		err := Config{SettleSeconds: v}.Validate()
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Flag != "--settle" || fe.Allowed != "0 to 600 seconds" {
+			t.Errorf("settle %v: %v; want a --settle field error, 0 to 600 seconds", v, err)
+		}
 	}
 }

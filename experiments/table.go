@@ -73,7 +73,7 @@ var humanColumns = []column{
 // for layouts that follow it, MLF, as in "packed SHARDS 4 MLF 0.5"; key and
 // value types and rows are added when they differ between the results.
 func tableSettings(results []Result) []string {
-	parts := differingParts(results)&(labelTypes|labelRows|labelLoader|labelHuge|labelPrealloc) | labelShards | labelMLF
+	parts := differingParts(results)&(labelTypes|labelRows|labelLoader|labelHuge|labelPrealloc|labelSettle) | labelShards | labelMLF
 	out := make([]string, len(results))
 	for i, r := range results {
 		out[i] = settingsLabel(r, parts)

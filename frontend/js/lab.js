@@ -109,7 +109,8 @@
     $("#miss_rate").value = d.miss_rate;
     $("#huge_pages").checked = d.huge_pages !== "off";
     $("#preallocate").checked = !!d.preallocate;
-    $("#huge_pages_row").hidden = !limits.huge_pages_supported; // none in the browser
+    $("#settle").value = d.settle || "0";
+    $("#memory_row").hidden = !limits.huge_pages_supported; // huge pages and the idle: native Linux only, none in the browser
     $("#header").value = d.header || "auto";
   }
 
@@ -165,6 +166,7 @@
       no_read: $("#no_read").checked,
       huge_pages: $("#huge_pages").checked ? "on" : "off",
       preallocate: $("#preallocate").checked,
+      settle: $("#settle").value,
     };
   }
 
