@@ -73,6 +73,14 @@ type smokeReport struct {
 		Snippets []string `json:"snippets"`
 		ChartInk int      `json:"chart_ink"`
 	} `json:"plan"`
+	Calibration struct {
+		Title       string `json:"title"`
+		Phase       string `json:"phase"`
+		RunDisabled bool   `json:"run_disabled"`
+		Error       string `json:"error"`
+		After       string `json:"after"`
+		RunRestored bool   `json:"run_button_restored"`
+	} `json:"calibration"`
 	Charts map[string]struct {
 		Ink    int    `json:"ink"`
 		Width  int    `json:"width"`
@@ -233,6 +241,11 @@ func TestDesktopSmoke(t *testing.T) {
 		len(p.RuledOut) == 0 || len(p.Snippets) < 2 || !strings.Contains(strings.Join(p.Snippets, "\n"), "CREATE DICTIONARY") {
 		t.Errorf("the Plan tab shows verdict %q, %d ruled out, %d table rows, %d snippets, a chart of %d inked pixels; want an answer that fits 24 GiB, the layouts ruled out, the setups, CREATE DICTIONARY and Go, and a drawn chart",
 			p.Verdict, len(p.RuledOut), p.Rows, len(p.Snippets), p.ChartInk)
+	}
+	// Its calibration shows in the progress card and stops on Cancel.
+	if c := r2.Calibration; !c.RunDisabled || !strings.Contains(c.Phase, "before loading") || c.After != "Calibration stopped" ||
+		!strings.HasPrefix(c.Error, "Calibration cancelled; ") || !c.RunRestored {
+		t.Errorf("the Plan tab's calibration: %+v; want the progress card idling before a load with Run disabled, then Cancel stopping it with the Plan tab saying so and Run as it was before", c)
 	}
 
 	// Phase 3: a file dialog opens without a screenful of GTK or dconf

@@ -151,6 +151,9 @@ type Limits struct {
 	// here (Linux), so the form offers to turn them off.
 	HugePagesSupported bool `json:"huge_pages_supported"`
 	Isolated           bool `json:"isolated"` // each run in a fresh child process
+	// PlanCalibrationID is the id of the Plan tab's calibration in progress
+	// events and for Cancel.
+	PlanCalibrationID string `json:"plan_calibration_id"`
 
 	ChartKinds     []ChartKind `json:"chart_kinds"`
 	ResultsDir     string      `json:"results_dir"`
@@ -314,6 +317,7 @@ func (l *Lab) Limits() (Limits, error) {
 		Runtime:            l.opt.Runtime,
 		HugePagesSupported: core.HugePagesSupported,
 		Isolated:           !l.opt.InProcess,
+		PlanCalibrationID:  PlanCalibrationID,
 		ChartKinds:         chartKinds(),
 		ResultsDir:         l.opt.ResultsDir,
 		EChartsVersion:     experiments.EChartsVersion,

@@ -983,3 +983,76 @@ func TestPlanPreallocateFromTheForm(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanCalibrationReportsAndCancels: the Plan tab's calibration reports
+// as a run does, under PlanCalibrationID (the idle before its first load
+// counting down), keeps a run from starting beside it, and stops on
+// Cancel(PlanCalibrationID), its Plan call saying so.
+func TestPlanCalibrationReportsAndCancels(t *testing.T) {
+	l, ev := newLab(t) // an empty history: every layout is missing
+	if lim, _ := l.Limits(); lim.PlanCalibrationID != PlanCalibrationID {
+		t.Errorf("limits give the calibration's id as %q", lim.PlanCalibrationID)
+	}
+	type answer struct {
+		v   PlanView
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		v, err := l.Plan(PlanForm{Rows: "1e9", Calibrate: true})
+		done <- answer{v, err}
+	}()
+	deadline := time.After(time.Minute)
+	for idle := false; !idle; {
+		select {
+		case e := <-ev.ch:
+			if p, ok := e.data.(Progress); ok && p.ID == PlanCalibrationID && p.Phase == experiments.PhaseIdle {
+				idle = true
+				if !strings.HasPrefix(p.PhaseText, "idling ") || p.Runs < 5 {
+					t.Errorf("the calibration's first progress: %+v; want its idle, run 1 of every layout's", p)
+				}
+			}
+		case a := <-done:
+			t.Fatalf("Plan returned before any progress: %+v, %v", a.v, a.err)
+		case <-deadline:
+			t.Fatal("no progress from the calibration in a minute")
+		}
+	}
+	_, err := l.StartRun(small("packed"))
+	apiError(t, err, "run", "the Plan tab's calibration is still going")
+	if _, err := l.Cancel(PlanCalibrationID); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case a := <-done:
+		apiError(t, a.err, "plan", "Calibration cancelled; nothing was measured")
+	case <-time.After(10 * time.Second):
+		t.Fatal("the calibration went on after Cancel")
+	}
+	if ids, _ := l.Running(); len(ids) != 0 {
+		t.Errorf("still running after the cancel: %v", ids)
+	}
+}
+
+// TestPlanCalibrationRowsFromTheForm: the Plan tab's "at N rows" reaches the
+// calibration's request, and bad values are named beside the field.
+func TestPlanCalibrationRowsFromTheForm(t *testing.T) {
+	r, err := PlanForm{Rows: "1e9", Calibrate: true, CalibrationRows: "1e8"}.parse()
+	if err != nil || r.CalibrationRows != 100_000_000 {
+		t.Errorf("at 1e8 rows: %+v, %v; want calibration rows 1e8", r, err)
+	}
+	if r, err := (PlanForm{Rows: "1e9", Calibrate: true}).parse(); err != nil || r.CalibrationRows != 0 {
+		t.Errorf("empty: %+v, %v; want the default (0)", r, err)
+	}
+	for _, c := range []struct {
+		f    PlanForm
+		want string
+	}{
+		{PlanForm{Rows: "1e9", CalibrationRows: "1e8"}, "1e8: applies when missing speeds are measured first"},
+		{PlanForm{Rows: "1e9", Calibrate: true, CalibrationRows: "5e4"}, "50000: out of range (allowed: 100K to 2^62 rows"},
+		{PlanForm{Rows: "1e9", Calibrate: true, CalibrationRows: "lots"}, "lots: not a number"},
+	} {
+		_, err := c.f.parse()
+		apiError(t, err, "plan_calibrate_rows", c.want)
+	}
+}

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -20,6 +21,9 @@ type PlanForm struct {
 	// Preallocate plans tables reserved for the rows before the load.
 	Preallocate bool `json:"preallocate"`
 	Calibrate   bool `json:"calibrate"` // measure the speeds that are missing first (about half a minute: each load after 2.5 s idle)
+	// CalibrationRows is the size the calibration measures at ("" = 2M,
+	// experiments.CalibrationRows); only with Calibrate.
+	CalibrationRows string `json:"calibration_rows"`
 }
 
 // PlanView is the planner's answer for the Plan tab: the text worded by
@@ -38,12 +42,13 @@ type PlanView struct {
 // planFieldOfFlag maps the flags the planner's errors name to the Plan
 // tab's fields.
 var planFieldOfFlag = map[string]string{
-	"--rows":     "plan_rows",
-	"--key":      "plan_key",
-	"--value":    "plan_value",
-	"--memory":   "plan_memory",
-	"--threads":  "plan_threads",
-	"--workload": "plan_workload",
+	"--rows":           "plan_rows",
+	"--key":            "plan_key",
+	"--value":          "plan_value",
+	"--memory":         "plan_memory",
+	"--threads":        "plan_threads",
+	"--workload":       "plan_workload",
+	"--calibrate-rows": "plan_calibrate_rows",
 }
 
 // planError is ErrorOf for the Plan tab: a field error names the tab's
@@ -79,17 +84,38 @@ func (f PlanForm) parse() (experiments.PlanRequest, error) {
 			return r, err
 		}
 	}
+	if t := strings.TrimSpace(f.CalibrationRows); t != "" {
+		if !f.Calibrate {
+			return r, errorf("plan_calibrate_rows", "%s: applies when missing speeds are measured first (allowed: empty, or tick “measure missing speeds first”)", t)
+		}
+		n, err := experiments.ParseRows(t)
+		if fe, ok := err.(*experiments.FieldError); ok {
+			fe.Flag = "--calibrate-rows"
+		}
+		if err != nil {
+			return r, bad(err)
+		}
+		r.CalibrationRows = n
+	}
 	if err := r.Validate(); err != nil {
 		return r, bad(err)
 	}
 	return r, nil
 }
 
+// PlanCalibrationID is the id the Plan tab's calibration goes by while it
+// measures: its EventProgress events carry it (the bar and the ETA of each
+// load, and the idle before it), Cancel(PlanCalibrationID) stops it, and a
+// run cannot start beside it (nor it beside a run).
+const PlanCalibrationID = "plan-calibration"
+
 // Plan answers the Plan tab's form: every layout, load factor and shard
 // count for the rows asked, ranked under the budget, from core.Predict and
 // the speeds saved here. With Calibrate it first measures, and saves, what
-// is missing (as `packlab plan` does), in this process in the browser.
-// Errors name the form field.
+// is missing (as `packlab plan` does), in this process in the browser,
+// reporting as a run does under PlanCalibrationID. Errors name the form
+// field; a cancelled calibration is an error of "plan" that says what was
+// kept.
 func (l *Lab) Plan(f PlanForm) (PlanView, error) {
 	start := time.Now()
 	req, err := f.parse()
@@ -112,18 +138,13 @@ func (l *Lab) Plan(f PlanForm) (PlanView, error) {
 			cfgs[i].InProcess = l.opt.InProcess
 		}
 		if len(cfgs) > 0 {
-			face := experiments.FaceDesktop
-			if l.opt.Runtime == "browser" {
-				face = experiments.FaceBrowser
-			}
-			job := experiments.NewJob(experiments.CalibrationJobName(cfgs), face, time.Now())
-			res, err := experiments.Calibrate(ctx, cfgs, experiments.RunOptions{Job: &job, OnResult: func(r experiments.Result) error {
+			res, err := l.calibrate(cfgs, func(r experiments.Result) error {
 				calibrated = append(calibrated, r.ID)
 				return l.store.Save(r)
-			}})
+			})
 			history = append(history, res...)
 			if err != nil {
-				return PlanView{}, ErrorOf(err, "plan")
+				return PlanView{}, err
 			}
 			machine = experiments.ThisMachine(ctx)
 		}
@@ -149,4 +170,42 @@ func (l *Lab) Plan(f PlanForm) (PlanView, error) {
 	}
 	v.Seconds = time.Since(start).Seconds()
 	return v, nil
+}
+
+// calibrate measures cfgs for the planner as a job of its own, under
+// PlanCalibrationID: progress as EventProgress, cancellable, one
+// measurement at a time with the runs.
+func (l *Lab) calibrate(cfgs []experiments.Config, save func(experiments.Result) error) ([]experiments.Result, error) {
+	face := experiments.FaceDesktop
+	if l.opt.Runtime == "browser" {
+		face = experiments.FaceBrowser
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	j := &job{id: PlanCalibrationID, cancel: cancel, job: experiments.NewJob(experiments.CalibrationJobName(cfgs), face, time.Now())}
+	l.mu.Lock()
+	if err := l.busy("plan"); err != nil {
+		l.mu.Unlock()
+		return nil, err
+	}
+	l.jobs[j.id] = j
+	l.mu.Unlock()
+	defer func() {
+		l.mu.Lock()
+		delete(l.jobs, j.id)
+		l.mu.Unlock()
+	}()
+	res, err := experiments.Calibrate(ctx, cfgs, experiments.RunOptions{Job: &j.job, OnResult: save,
+		Progress: func(p experiments.Progress) { l.emit(EventProgress, progressOf(j.id, p)) }})
+	switch {
+	case err != nil && (j.stopped.Load() || errors.Is(err, experiments.ErrCancelled)):
+		kept := "nothing was measured"
+		if len(res) > 0 {
+			kept = fmt.Sprintf("%d run%s measured before the cancel (kept in history, and used by the next plan)", len(res), plural(len(res)))
+		}
+		return res, errorf("plan", "Calibration cancelled; %s", kept)
+	case err != nil:
+		return res, ErrorOf(err, "plan")
+	}
+	return res, nil
 }

@@ -117,9 +117,9 @@ func (l *Lab) StartRun(f Form) (Started, error) {
 	}
 
 	l.mu.Lock()
-	for id := range l.jobs {
+	if err := l.busy("run"); err != nil {
 		l.mu.Unlock()
-		return Started{}, errorf("run", "run %s is still going: cancel it or wait for it to finish", id)
+		return Started{}, err
 	}
 	l.seq++
 	var b [3]byte
@@ -140,6 +140,19 @@ func (l *Lab) StartRun(f Form) (Started, error) {
 	}
 	go l.execute(ctx, j, cfg)
 	return st, nil
+}
+
+// busy refuses a measurement while another goes on (a run, or the Plan
+// tab's calibration): two at once would each slow the other. field is the
+// form field the refusal belongs to; l.mu is held.
+func (l *Lab) busy(field string) error {
+	for id := range l.jobs {
+		if id == PlanCalibrationID {
+			return errorf(field, "the Plan tab's calibration is still going: cancel it or wait for it to finish")
+		}
+		return errorf(field, "run %s is still going: cancel it or wait for it to finish", id)
+	}
+	return nil
 }
 
 // execute is one run's goroutine: it measures, saves each result as it
@@ -207,7 +220,8 @@ func (l *Lab) execute(ctx context.Context, j *job, cfg experiments.Config) {
 
 // Cancel stops a run at any moment: while it reads a file source, loads or
 // reads (the worker process is killed). Results already measured are kept.
-// The run's EventDone follows.
+// The run's EventDone follows. Cancel(PlanCalibrationID) stops the Plan
+// tab's calibration the same way; its Plan call then returns the cancel.
 func (l *Lab) Cancel(id string) (Cancelled, error) {
 	l.mu.Lock()
 	j, ok := l.jobs[id]

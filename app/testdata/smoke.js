@@ -118,6 +118,23 @@
         chart_ink: ink.ink,
       };
       step("plan");
+
+      // Its calibration measures as a run does: the progress card follows
+      // it (the idle before the first load counting down), and Cancel
+      // stops it, the Plan tab saying what was kept.
+      const runDisabledBefore = $("#run").disabled;
+      $("#plan_calibrate").checked = true;
+      $("#plan-form").requestSubmit();
+      await until("the calibration's idle", () => $("#progress-title").textContent === "Calibrating the planner" &&
+        $("#progress-phase").textContent.startsWith("idling "), 20000);
+      report.calibration = { title: $("#progress-title").textContent, phase: $("#progress-phase").textContent,
+        run_disabled: $("#run").disabled };
+      $("#cancel").click();
+      await until("the calibration's cancel", () => document.body.dataset.plan === "error", 20000);
+      report.calibration.error = errorText("plan");
+      report.calibration.after = $("#progress-title").textContent;
+      report.calibration.run_button_restored = $("#run").disabled === runDisabledBefore;
+      step("calibration cancelled");
       report.ok = true;
       await send(report);
       return;

@@ -593,6 +593,7 @@
       workload: $("#plan_workload").value,
       preallocate: $("#plan_preallocate").checked,
       calibrate: $("#plan_calibrate").checked,
+      calibration_rows: $("#plan_calibrate_rows").value,
     };
   }
 
@@ -649,19 +650,51 @@
     clearErrors("plan-form");
     const go = $("#plan-go");
     const f = readPlanForm();
+    if (f.calibrate && running()) {
+      showError({ field: "plan", message: "a run is still going: cancel it or wait for it to finish" }, "plan");
+      return;
+    }
     go.disabled = true;
     go.textContent = f.calibrate ? "Calibrating…" : "Planning…";
     document.body.dataset.plan = "busy";
+    // A calibration measures as a run does: the progress card follows it
+    // (its events carry the calibration's id) and Cancel stops it.
+    const calibrating = f.calibrate;
+    if (calibrating) {
+      state.runId = state.limits.plan_calibration_id;
+      $("#progress").hidden = false;
+      $("#progress").classList.remove("compact", "bad");
+      $("#progress-title").textContent = "Calibrating the planner";
+      $("#progress-phase").textContent = "starting";
+      $("#progress-bar").style.width = "0%";
+      for (const id of ["p-rows", "p-rate", "p-eta", "p-rss", "p-layout"]) $("#" + id).textContent = "–";
+      syncRunButtons();
+    }
+    let failed = false, measured = 0;
     try {
-      renderPlan(await state.backend.call("Plan", f));
-      if (f.calibrate) { $("#plan_calibrate").checked = false; loadHistory(); }
+      const v = await state.backend.call("Plan", f);
+      measured = (v.calibrated || []).length;
+      renderPlan(v);
+      if (calibrating) $("#plan_calibrate").checked = false;
       document.body.dataset.plan = "done";
     } catch (err) {
+      failed = true;
       showError(err, "plan");
       document.body.dataset.plan = "error";
     } finally {
       go.disabled = false;
       go.textContent = "Plan";
+      if (calibrating) {
+        state.runId = "";
+        $("#progress-title").textContent = failed ? "Calibration stopped" : "Calibrated";
+        $("#progress-phase").textContent = failed ? "see the Plan tab" :
+          (measured ? `${measured} run${measured > 1 ? "s" : ""} measured, saved in history` : "nothing was missing");
+        $("#progress").classList.add("compact");
+        $("#progress").classList.toggle("bad", failed);
+        syncRunButtons();
+        loadHistory();
+        scheduleEstimate(); // free memory has changed
+      }
     }
   }
 
