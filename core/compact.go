@@ -213,6 +213,20 @@ import (
 //   - Release behind the pass: the peak of a load is its final size. 1e8
 //     pairs, the lab's loader: SHARDS 1 RSS 10.50 and peak 10.53 bytes a
 //     pair; SHARDS 16 RSS 9.26, peak 9.41 (each shard at a fuller point).
+//
+//   - Growing the slab in place instead, as hashed and packed do (mremap
+//     to the new size, the old slots moved to its end with a memmove, the
+//     pass writing each pair before the old slots it has not read, which a
+//     shift of n.m*n.w - o.m*o.w + n.maxDisp*n.w + 8 bytes guarantees),
+//     tried 2026-12-02 in the hope that the kernel would fault in only the
+//     growth rather than the whole new slab: one growth at 1.05M and 21M
+//     pairs, ns a pair moved, user + system CPU, 3 rounds, other processes
+//     on the other core: released behind 11.7-12.0 + 0 and 8.7-10.6 +
+//     15.6-18.4; in place 15.1-17.5 + 0 and 12.7-16.8 + 14.5-23.5. The
+//     kernel's time is this VM's fresh pages (12-16 ms each 2 MiB), and
+//     the pages the pass releases are reused for the new slab at little
+//     cost, so both fault in the same new memory; the memmove is extra
+//     work. Not taken.
 type Compact[K, V Bits] struct {
 	base   unsafe.Pointer // &slab[0]: slot i is at base + i*w
 	m      uint64         // home slots
