@@ -873,7 +873,7 @@ func TestHugePagesFromTheForm(t *testing.T) {
 	}
 }
 
-// TestSettleFromTheForm: the form's "idle before each load" idles, shows
+// TestSettleFromTheForm: the form's "Idle first" idles before each load, shows
 // the idle in the progress (bar and ETA counting it down) and is saved in
 // the result.
 func TestSettleFromTheForm(t *testing.T) {
