@@ -81,8 +81,8 @@ func sameSizes(r Result, p parsedPlan) bool {
 
 // measuresFrom picks, for every layout, the measurements of history that
 // speak for p: the one-shard run of the same types (or the same sizes)
-// nearest the size the plan compares layouts at (speedRows), the newest of
-// those, and its overhead when it ran isolated (else the newest isolated
+// nearest the size the plan compares layouts at (speedRows), of those one
+// that idled first (on fresh memory), then the newest, and its overhead when it ran isolated (else the newest isolated
 // run's of the layout).
 func measuresFrom(history []Result, p parsedPlan) map[core.Layout]Measure {
 	out := map[core.Layout]Measure{}
@@ -135,8 +135,8 @@ func measuresFrom(history []Result, p parsedPlan) map[core.Layout]Measure {
 
 // speedRun is the run of history that speaks for layout l's speed in plan
 // p: one shard, plannable, the same key and value sizes (the same types
-// first), nearest target rows, the newest of those; with read, only a run
-// that read. Nil: none.
+// first), nearest target rows, of those one that idled before its load,
+// then the newest; with read, only a run that read. Nil: none.
 func speedRun(history []Result, p parsedPlan, l core.Layout, target int64, read bool) *Result {
 	exact := func(r *Result) bool { return r.KeyType == p.key.Name && r.ValueType == p.value.Name }
 	better := func(a, b *Result) bool {
@@ -145,6 +145,12 @@ func speedRun(history []Result, p parsedPlan, l core.Layout, target int64, read 
 		}
 		if da, db := rowsDistance(a.Rows, target), rowsDistance(b.Rows, target); da != db {
 			return da < db
+		}
+		// A load that idled first (the calibration's, --settle) ran on
+		// fresh memory; one without may have reused the pages its
+		// predecessor freed and run several times faster on this VM.
+		if sa, sb := a.SettleSeconds > 0, b.SettleSeconds > 0; sa != sb {
+			return sa
 		}
 		return a.ID > b.ID
 	}

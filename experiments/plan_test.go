@@ -676,6 +676,8 @@ func TestPlanTakesTheRunNearestItsRows(t *testing.T) {
 	big, calib, calib2 := run("packed", "20261201T000000.000Z-packed-a", 100_000_000, 4e6),
 		run("packed", "20261202T000000.000Z-packed-b", CalibrationRows, 14e6), run("packed", "20261203T000000.000Z-packed-c", CalibrationRows, 15e6)
 	hashedSmall, hashedBig := run("hashed", "20261202T000000.000Z-hashed-a", CalibrationRows, 5e6), run("hashed", "20261201T000000.000Z-hashed-b", 50_000_000, 3e6)
+	settled := run("packed", "20261201T120000.000Z-packed-d", CalibrationRows, 4.5e6) // older than calib2, idled first
+	settled.SettleSeconds = 2.5
 	for _, tc := range []struct {
 		history []Result
 		rows    int64
@@ -685,8 +687,10 @@ func TestPlanTakesTheRunNearestItsRows(t *testing.T) {
 		{[]Result{big, calib2, calib}, 3e7, big},
 		{[]Result{big, calib2, calib}, CalibrationRows, calib2},
 		{[]Result{big, calib2, calib}, 1e6, calib2},
-		{[]Result{big, calib2, hashedSmall}, 1e9, calib2},         // hashed has 2M only: both at 2M
-		{[]Result{big, calib2, hashedSmall, hashedBig}, 1e9, big}, // hashed at 5e7: packed at 1e8
+		{[]Result{big, calib2, hashedSmall}, 1e9, calib2},            // hashed has 2M only: both at 2M
+		{[]Result{big, calib2, hashedSmall, hashedBig}, 1e9, big},    // hashed at 5e7: packed at 1e8
+		{[]Result{calib2, settled, calib}, CalibrationRows, settled}, // of equal sizes, a load on fresh memory before a newer one
+		{[]Result{big, settled}, 1e9, big},                           // but nearness first
 	} {
 		p, err := PlanRequest{Rows: tc.rows}.parse()
 		if err != nil {
