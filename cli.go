@@ -479,7 +479,7 @@ func (b *progressBar) clear() {
 func progressLine(p experiments.Progress) string {
 	s := fmt.Sprintf("[%d/%d] %s ", p.Run, p.Runs, p.Layout)
 	if p.Phase == experiments.PhaseIdle {
-		return s + fmt.Sprintf("idling %s of %s before the load (--settle), so that it starts on fresh memory",
+		return s + fmt.Sprintf("idling %s of %s before the load, so that it starts on fresh memory",
 			time.Duration(p.Seconds*float64(time.Second)).Round(time.Second), time.Duration(p.IdleSeconds*float64(time.Second)).Round(100*time.Millisecond))
 	}
 	if p.Phase == experiments.PhaseRead {

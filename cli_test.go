@@ -378,7 +378,7 @@ func TestProgressLine(t *testing.T) {
 		t.Errorf("read phase: %q", got)
 	}
 	idle := experiments.Progress{Layout: "packed", Run: 1, Runs: 2, Phase: experiments.PhaseIdle, Seconds: 3.2, IdleSeconds: 8}
-	if got := progressLine(idle); got != "[1/2] packed idling 3s of 8s before the load (--settle), so that it starts on fresh memory" {
+	if got := progressLine(idle); got != "[1/2] packed idling 3s of 8s before the load, so that it starts on fresh memory" {
 		t.Errorf("idle: %q", got)
 	}
 	var buf bytes.Buffer
