@@ -846,8 +846,8 @@ Measuring:
                         1m; 0 to 10 minutes; default 0). On a VM that hands
                         freed memory back to its host, a load right after
                         another reuses its pages and runs several times
-                        faster; a few seconds' idle (8s here) puts every load
-                        on fresh memory, so that loads compare fairly
+                        faster; a few seconds' idle (8s on the lab's VM) puts
+                        every load on fresh memory, so that loads compare fairly
   --no-read             skip the read phase
   --miss-rate F         absent-key lookups per loaded row, 0 to 1 (default 0)
   --in-process          measure in this process, not a fresh child (RSS less clean)
