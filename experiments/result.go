@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/packlab/packlab/core"
@@ -177,7 +178,9 @@ func PreallocateNotes(results []Result) []string {
 // KernelNotes says, for each result whose load kept the kernel busy for at
 // least a fifth of its time (and 50 ms), how long: such a load is slow in
 // page faults, not in the table's code, and the lines say so under the
-// table rather than leave it to be read as the layout's speed.
+// table rather than leave it to be read as the layout's speed. Where loads
+// of several results ran without an idle before them, one more line says
+// that their order decides part of it (--settle).
 func KernelNotes(results []Result) []string {
 	var notes []string
 	labels := tableSettings(results)
@@ -191,6 +194,10 @@ func KernelNotes(results []Result) []string {
 		}
 		notes = append(notes, fmt.Sprintf("%s: the kernel spent %.2f s of CPU time in its %.2f s load (page faults: mapping and zeroing the tables' new memory%s)",
 			labels[i], r.LoadKernelSeconds, r.LoadSeconds, hint))
+	}
+	if len(notes) > 0 && len(results) > 1 && slices.ContainsFunc(results, func(r Result) bool { return r.SettleSeconds == 0 }) {
+		notes = append(notes, "loads that ran back to back: one that starts within about 2 s of another reuses the memory that one freed and spends less time in the kernel, "+
+			"so their times follow their order; --settle 8 (the form's \"Idle first\") puts every load on fresh memory")
 	}
 	return notes
 }
