@@ -725,6 +725,13 @@ func rowsRate(v float64) string {
 	return strconv.FormatFloat(v, 'f', 0, 64)
 }
 
+// measuredFarBelow reports whether m's speeds were measured at a third of
+// distinct keys or fewer: a table that size misses the caches (and, on a
+// VM, faults in fresh memory) more, so the plan expects it slower.
+func measuredFarBelow(distinct int64, m Measure) bool {
+	return m.Rows > 0 && distinct > 3*m.Rows
+}
+
 // planNotes says where the figures come from and how far to trust them.
 func planNotes(plan *Plan, p parsedPlan) []string {
 	var notes []string
@@ -738,7 +745,7 @@ func planNotes(plan *Plan, p parsedPlan) []string {
 		switch {
 		case m.LoadRowsPerSecond == 0:
 			unmeasured = append(unmeasured, m.Layout)
-		case p.distinct > 3*m.Rows:
+		case measuredFarBelow(p.distinct, m):
 			small = append(small, m.Layout)
 			largest = max(largest, m.Rows)
 			fallthrough

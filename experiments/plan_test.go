@@ -715,6 +715,11 @@ func TestPlanTakesTheRunNearestItsRows(t *testing.T) {
 			t.Fatal(err)
 		}
 		notes := strings.Join(plan.Notes, "\n")
+		// The answer's own speeds say so too.
+		best := strings.Join(plan.Details().Best, "\n")
+		if far := strings.Contains(best, "expect it slower at"); far != (tc.want != "") {
+			t.Errorf("plan of %s rows: the best setup's lines say it is measured far below: %v, want %v:\n%s", FormatRows(tc.rows), far, tc.want != "", best)
+		}
 		if tc.want == "" {
 			if strings.Contains(notes, "were measured at up to") {
 				t.Errorf("a 1e8 run for a 2e8 plan still draws the far-below note:\n%s", notes)

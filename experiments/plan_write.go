@@ -340,11 +340,17 @@ func (plan Plan) Details() PlanDetails {
 			fmt.Sprintf("steady %s (%s computed x %s measured overhead), peak %s during the load (%s)",
 				FormatBytes(best.SteadyBytes), FormatBytes(best.BytesAllocated), fmtFloat(roundTo(best.Overhead, 3)), FormatBytes(best.PeakBytes), growthWords(*best)),
 			fmt.Sprintf("%.2f bytes per pair, load factor %.3f after the load", best.BytesPerPair, best.LoadFactor))
+		// Speeds measured far below the plan's size say so where they are
+		// given, not only in the notes at the end.
+		far := ""
+		if i := slices.IndexFunc(plan.Measures, func(m Measure) bool { return m.Layout == best.Layout }); i >= 0 && measuredFarBelow(best.Distinct, plan.Measures[i]) {
+			far = fmt.Sprintf("; measured at %s rows, expect it slower at %s", FormatRows(plan.Measures[i].Rows), FormatRows(best.Distinct))
+		}
 		if best.LoadSeconds != nil {
-			d.Best = append(d.Best, fmt.Sprintf("load about %s (%s rows/s)", duration(best.LoadSeconds), rowsRate(*best.LoadRowsPerSecond)))
+			d.Best = append(d.Best, fmt.Sprintf("load about %s (%s rows/s%s)", duration(best.LoadSeconds), rowsRate(*best.LoadRowsPerSecond), far))
 		}
 		if best.ReadSeconds != nil {
-			d.Best = append(d.Best, fmt.Sprintf("reads %s rows/s: every key once in %s", rowsRate(*best.ReadRowsPerSecond), duration(best.ReadSeconds)))
+			d.Best = append(d.Best, fmt.Sprintf("reads %s rows/s: every key once in %s%s", rowsRate(*best.ReadRowsPerSecond), duration(best.ReadSeconds), far))
 		}
 	}
 	for _, c := range []*Candidate{best, plan.BestClickHouse()} {
