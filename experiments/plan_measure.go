@@ -82,8 +82,9 @@ func sameSizes(r Result, p parsedPlan) bool {
 // measuresFrom picks, for every layout, the measurements of history that
 // speak for p: the one-shard run of the same types (or the same sizes)
 // nearest the size the plan compares layouts at (speedRows), of those one
-// that idled first (on fresh memory), then the newest, and its overhead when it ran isolated (else the newest isolated
-// run's of the layout).
+// that idled first (on fresh memory), then the newest (speedRun), and its
+// overhead when it ran isolated (else the newest isolated run's of the
+// layout).
 func measuresFrom(history []Result, p parsedPlan) map[core.Layout]Measure {
 	out := map[core.Layout]Measure{}
 	target := speedRows(history, p)
@@ -301,7 +302,8 @@ func CalibrationConfigs(r PlanRequest, history []Result, cores int) ([]Config, e
 			fastest, rate = l, run.LoadRowsPerSecond
 		}
 	}
-	base := Config{Key: p.key.Name, Value: p.value.Name, Rows: rows, Seed: 1, Preallocate: p.Preallocate}
+	base := Config{Key: p.key.Name, Value: p.value.Name, Rows: rows, Seed: 1, Preallocate: p.Preallocate,
+		SettleSeconds: calibrationSettle.Seconds()}
 	var cfgs []Config
 	if len(missing) > 0 {
 		c := base
@@ -359,12 +361,11 @@ func CalibrationJobName(cfgs []Config) string {
 // does.
 const calibrationSettle = 2500 * time.Millisecond
 
-// Calibrate measures cfgs (from CalibrationConfigs) as one job (ro.Job, or
-// a new one named by CalibrationJobName), each layout isolated unless the
-// configs say otherwise, each load after ro.Settle (calibrationSettle when
-// 0), and returns the results.
+// Calibrate measures cfgs (from CalibrationConfigs: each load after
+// calibrationSettle) as one job (ro.Job, or a new one named by
+// CalibrationJobName), each layout isolated unless the configs say
+// otherwise, and returns the results.
 func Calibrate(ctx context.Context, cfgs []Config, ro RunOptions) ([]Result, error) {
-	ro.Settle = cmp.Or(ro.Settle, calibrationSettle)
 	if ro.Job == nil {
 		j := NewJob(CalibrationJobName(cfgs), "", time.Now())
 		ro.Job = &j

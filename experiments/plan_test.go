@@ -737,7 +737,7 @@ func TestPlanTakesTheRunNearestItsRows(t *testing.T) {
 // TestCalibrationAtAGivenSize: with CalibrationRows the calibration measures
 // there every layout that has no run within 2x of it (and the scaling pair,
 // when none was measured), at that size; without it, only layouts with no
-// speed at all, at 2M rows.
+// speed at all, at 2M rows; every load after calibrationSettle's idle.
 func TestCalibrationAtAGivenSize(t *testing.T) {
 	run := func(layout string, rows int64) Result {
 		return Result{ID: "20261202T000000.000Z-" + layout, Layout: layout, KeyType: "UInt64", ValueType: "UInt16", Rows: rows, Shards: 1,
@@ -769,6 +769,11 @@ func TestCalibrationAtAGivenSize(t *testing.T) {
 	for _, c := range cfgs {
 		if c.Rows != 1e6 {
 			t.Errorf("calibration config %+v at %d rows; want every one at 1e6, the scaling pair's too", c.Layouts, c.Rows)
+		}
+		// Every calibration load idles first, so that it faults fresh
+		// memory as a table of a plan's size does (calibrationSettle).
+		if c.SettleSeconds != calibrationSettle.Seconds() {
+			t.Errorf("calibration config %+v idles %v s first; want %v", c.Layouts, c.SettleSeconds, calibrationSettle.Seconds())
 		}
 	}
 	if len(cfgs) != 3 {

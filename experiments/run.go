@@ -30,10 +30,6 @@ type RunOptions struct {
 	// Job is the job every result is tagged with (Result.Job). Nil starts
 	// one named after the run or sweep, from no face (a library caller).
 	Job *Job
-	// Settle is how long to idle before each measured load, so that every
-	// load starts with the machine's memory in one state (see
-	// calibrationSettle); 0: none.
-	Settle time.Duration
 }
 
 // ErrCancelled is wrapped by the error of a job stopped by its context.
@@ -201,12 +197,6 @@ func sourceRows(ctx context.Context, p parsedConfig) (int64, error) {
 	return rows, nil
 }
 
-// settle is the idle time before each of the config's loads: its own
-// SettleSeconds, or the caller's (RunOptions.Settle) where that is longer.
-func (p parsedConfig) settle(caller time.Duration) time.Duration {
-	return max(caller, time.Duration(p.SettleSeconds*float64(time.Second)))
-}
-
 // settleProgressEvery is how often an idle before a load reports.
 const settleProgressEvery = 250 * time.Millisecond
 
@@ -261,7 +251,7 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]Result, err
 					opt.Progress(pr)
 				}
 			}
-			idle := r.p.settle(opt.Settle)
+			idle := time.Duration(r.p.SettleSeconds * float64(time.Second))
 			idled := func(d time.Duration) {
 				progress(Progress{Layout: r.layout.String(), Phase: PhaseIdle, TotalRows: r.est.Rows,
 					Seconds: d.Seconds(), IdleSeconds: idle.Seconds()})
@@ -291,7 +281,7 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]Result, err
 			continue
 		}
 		res := combineRepeats(reps)
-		res.SettleSeconds = r.p.settle(opt.Settle).Seconds()
+		res.SettleSeconds = r.p.SettleSeconds
 		res.PredictedPeak = r.est.PeakBytes
 		res.ID = newResultID(res.Layout, time.Now())
 		if opt.Job != nil {
