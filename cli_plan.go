@@ -44,12 +44,8 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.BoolVar(&req.Preallocate, "preallocate", false, "plan tables reserved for the rows")
 	fs.StringVar(&format, "format", "table", "output format")
 	fs.StringVar(&resultsDir, "results", "", "results folder")
-	fs.Func("calibrate-rows", "the calibration's rows", func(s string) error {
-		n, err := experiments.ParseRows(s)
-		if fe, ok := err.(*experiments.FieldError); ok {
-			fe.Flag = "--calibrate-rows"
-		}
-		req.CalibrationRows = n
+	fs.Func("calibrate-rows", "the calibration's rows", func(s string) (err error) {
+		req.CalibrationRows, err = experiments.ParseCalibrationRows(s)
 		return err
 	})
 	fs.BoolVar(&noCal, "no-calibrate", false, "use saved results only")

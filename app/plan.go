@@ -88,14 +88,9 @@ func (f PlanForm) parse() (experiments.PlanRequest, error) {
 		if !f.Calibrate {
 			return r, errorf("plan_calibrate_rows", "%s: applies when missing speeds are measured first (allowed: empty, or tick “measure missing speeds first”)", t)
 		}
-		n, err := experiments.ParseRows(t)
-		if fe, ok := err.(*experiments.FieldError); ok {
-			fe.Flag = "--calibrate-rows"
-		}
-		if err != nil {
+		if r.CalibrationRows, err = experiments.ParseCalibrationRows(t); err != nil {
 			return r, bad(err)
 		}
-		r.CalibrationRows = n
 	}
 	if err := r.Validate(); err != nil {
 		return r, bad(err)

@@ -60,6 +60,16 @@ type PlanRequest struct {
 	CalibrationRows int64 `json:"calibration_rows,omitempty"`
 }
 
+// ParseCalibrationRows reads a calibration's row count as ParseRows does,
+// its errors naming --calibrate-rows (PlanRequest.Validate checks the range).
+func ParseCalibrationRows(s string) (int64, error) {
+	n, err := ParseRows(s)
+	if fe, ok := err.(*FieldError); ok {
+		fe.Flag = "--calibrate-rows"
+	}
+	return n, err
+}
+
 // Workloads the planner ranks for.
 const (
 	WorkloadRead = "read"
