@@ -77,7 +77,7 @@ type Result struct {
 	// recorded, which never were.
 	Preallocate bool `json:"preallocate"`
 	// SettleSeconds is how long the job idled before each of this result's
-	// loads (Config.SettleSeconds, or the planner's calibration): loads on
+	// loads (Config.SettleSeconds: --settle, 2.5 s in a calibration): loads on
 	// this VM are several times faster right after another freed its
 	// memory. 0 in results saved before it was recorded.
 	SettleSeconds float64 `json:"settle_seconds"`

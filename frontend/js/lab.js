@@ -232,16 +232,33 @@
       const started = await state.backend.call("StartRun", readForm());
       state.runId = started.id;
       state.runResults = [];
-      $("#progress").hidden = false;
-      $("#progress").classList.remove("compact", "bad");
-      $("#progress-title").textContent = started.title;
-      $("#progress-phase").textContent = "starting";
-      $("#progress-bar").style.width = "0%";
-      for (const id of ["p-rows", "p-rate", "p-eta", "p-rss", "p-layout"]) $("#" + id).textContent = "–";
-      syncRunButtons();
+      openProgress(started.title);
     } catch (err) {
       showError(err, "run");
     }
+  }
+
+  // openProgress shows the progress card for a measurement starting (a run,
+  // or the Plan tab's calibration: state.runId is set), closeProgress ends it.
+  function openProgress(title) {
+    $("#progress").hidden = false;
+    $("#progress").classList.remove("compact", "bad");
+    $("#progress-title").textContent = title;
+    $("#progress-phase").textContent = "starting";
+    $("#progress-bar").style.width = "0%";
+    for (const id of ["p-rows", "p-rate", "p-eta", "p-rss", "p-layout"]) $("#" + id).textContent = "–";
+    syncRunButtons();
+  }
+
+  function closeProgress(title, phase, bad) {
+    state.runId = "";
+    $("#progress-title").textContent = title;
+    $("#progress-phase").textContent = phase;
+    $("#progress").classList.add("compact");
+    $("#progress").classList.toggle("bad", bad);
+    syncRunButtons();
+    loadHistory();
+    scheduleEstimate(); // free memory has changed
   }
 
   async function cancelRun() {
@@ -281,15 +298,8 @@
 
   function onDone(d) {
     if (d.id !== state.runId) return;
-    state.runId = "";
-    $("#progress-phase").textContent = d.message;
-    $("#progress-title").textContent = d.cancelled ? "Cancelled" : (d.failed ? "Failed" : "Finished");
-    $("#progress").classList.add("compact");
-    $("#progress").classList.toggle("bad", d.cancelled || d.failed);
+    closeProgress(d.cancelled ? "Cancelled" : (d.failed ? "Failed" : "Finished"), d.message, d.cancelled || d.failed);
     if (d.result_ids && d.result_ids.length) setSelection(d.result_ids);
-    syncRunButtons();
-    loadHistory();
-    scheduleEstimate(); // free memory has changed
   }
 
   // ---- the comparison: table and charts ----
@@ -662,13 +672,7 @@
     const calibrating = f.calibrate;
     if (calibrating) {
       state.runId = state.limits.plan_calibration_id;
-      $("#progress").hidden = false;
-      $("#progress").classList.remove("compact", "bad");
-      $("#progress-title").textContent = "Calibrating the planner";
-      $("#progress-phase").textContent = "starting";
-      $("#progress-bar").style.width = "0%";
-      for (const id of ["p-rows", "p-rate", "p-eta", "p-rss", "p-layout"]) $("#" + id).textContent = "–";
-      syncRunButtons();
+      openProgress("Calibrating the planner");
     }
     let failed = false, measured = 0;
     try {
@@ -685,15 +689,8 @@
       go.disabled = false;
       go.textContent = "Plan";
       if (calibrating) {
-        state.runId = "";
-        $("#progress-title").textContent = failed ? "Calibration stopped" : "Calibrated";
-        $("#progress-phase").textContent = failed ? "see the Plan tab" :
-          (measured ? `${measured} run${measured > 1 ? "s" : ""} measured, saved in history` : "nothing was missing");
-        $("#progress").classList.add("compact");
-        $("#progress").classList.toggle("bad", failed);
-        syncRunButtons();
-        loadHistory();
-        scheduleEstimate(); // free memory has changed
+        closeProgress(failed ? "Calibration stopped" : "Calibrated", failed ? "see the Plan tab" :
+          (measured ? `${measured} run${measured > 1 ? "s" : ""} measured, saved in history` : "nothing was missing"), failed);
       }
     }
   }
