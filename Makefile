@@ -2,11 +2,20 @@
 # the tests need first.
 GO      ?= go
 PKGS    := ./...
-GOFLAGS_TEST ?=
+# GOTESTFLAGS is added to the go test stages' flags (make test passes -v to
+# count the tests; `make unit GOTESTFLAGS=-v` by hand).
+GOTESTFLAGS ?=
 
-.PHONY: test deps unit race wasm ports bench vet fmt-check build clean
+.PHONY: test deps unit race wasm ports bench bench-once vet fmt-check build clean
 
-test: deps deps-desktop deps-web refs fmt-check vet unit race wasm ports bench test-desktop test-web
+# test: every stage in order, each printing one line when it ends (with its
+# time, and the tests it passed), a line every 20 s while it runs, its
+# output in build/logs/stage-NAME.log (shown when it fails), and the tests
+# added up at the end (build/test.sh, build/stage.sh). Then bin/packlab is
+# there too.
+TEST_STAGES := deps deps-desktop deps-web refs fmt-check vet build unit race wasm ports bench-once test-desktop test-web
+test:
+	@bash build/test.sh $(TEST_STAGES)
 
 # deps installs what the tests need. The Go toolchain and gcc (for -race) are
 # on the machine; modules come from the module proxy.
@@ -25,10 +34,10 @@ vet:
 REFS_TEST_ENV = $(if $(wildcard bin/packlab-refs),PACKLAB_REFS_WORKER=$(CURDIR)/bin/packlab-refs)
 
 unit:
-	$(REFS_TEST_ENV) $(GO) test -count=1 $(PKGS)
+	$(REFS_TEST_ENV) $(GO) test -count=1 $(GOTESTFLAGS) $(PKGS)
 
 race:
-	$(REFS_TEST_ENV) $(GO) test -count=1 -race -short $(PKGS)
+	$(REFS_TEST_ENV) $(GO) test -count=1 -race -short $(GOTESTFLAGS) $(PKGS)
 
 # core must build for the browser.
 wasm:
@@ -49,12 +58,15 @@ ports:
 	  GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet ./core || { echo "core does not build for $$p"; exit 1; }; \
 	done
 	@if GOARCH=386 $(GO) test -count=1 -run '^$$' ./core >/dev/null 2>&1; then \
-	  GOARCH=386 $(GO) test -count=1 ./core; \
+	  GOARCH=386 $(GO) test -count=1 $(GOTESTFLAGS) ./core; \
 	else echo "ports: this kernel does not run 32-bit programs: core's tests as linux/386 skipped"; fi
 
-# Benchmarks run once each, to prove they still work; real figures come from
-# `make bench-full` (see the README's performance section).
-bench:
+# bench prints the benchmarks' table (three runs each of core's, with the
+# large sizes: docs/performance.md). make test runs every benchmark once
+# (bench-once), to prove they still work, and shows no table.
+bench: bench-full
+
+bench-once:
 	$(GO) test -run=NONE -bench=. -benchtime=1x $(PKGS)
 
 bench-full:
@@ -126,7 +138,7 @@ deps-web:
 # WEB_SCREENSHOT=docs/browser.png it saves the README's picture.
 test-web: deps-web
 	GOOS=js GOARCH=wasm $(GO) build ./core/... ./experiments/... ./app/... ./cmd/packlab-wasm
-	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec "$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" -run JS ./app
+	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec "$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" -run JS $(GOTESTFLAGS) ./app
 	PACKLAB_WEB_TEST=1 PACKLAB_SCREENSHOT=$(WEB_SCREENSHOT) $(GO) test -count=1 -timeout 15m -run '^(TestBrowserLab|TestEmbeddedSite|TestChartsFitTheirBox)$$' -v ./web
 
 # web-binary builds bin/packlab-web with the site inside (tag embedweb):

@@ -8,6 +8,7 @@ package main
 // what a user runs.
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -199,5 +200,53 @@ func TestBinariesHaveTheirOwnNames(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "./bin/packlab-desktop") {
 		t.Errorf("make lab does not open bin/packlab-desktop:\n%s", out)
+	}
+}
+
+// TestStagesSayTheirTimeAndTheirTests: a stage of `make test`
+// (build/stage.sh) prints one line when it ends, with the tests a go test
+// -v run passed; a line while it runs past its tick; and, when it fails,
+// the failing test's line and the end of its log, with the command's exit
+// status.
+func TestStagesSayTheirTimeAndTheirTests(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	logs := t.TempDir()
+	stage := func(script string) (string, error) {
+		cmd := exec.Command("bash", "build/stage.sh", "unit", "--gotest", "--", "sh", "-c", script)
+		cmd.Env = append(os.Environ(), "PACKLAB_LOG_DIR="+logs, "STAGE_TICK=1")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+
+	out, err := stage("echo '=== RUN   TestA'; sleep 2.5; echo '--- PASS: TestA (0.00s)'; echo '    --- PASS: TestA/sub (0.00s)'; echo '--- SKIP: TestB (0.00s)'; echo ok")
+	if err != nil {
+		t.Fatalf("a passing stage failed: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if last := lines[len(lines)-1]; !regexp.MustCompile(`^unit: ok in \ds \(2 passed, 1 skipped\)$`).MatchString(last) {
+		t.Errorf("last line %q, want the time and 2 passed, 1 skipped", last)
+	}
+	if !strings.Contains(out, "unit: running, ") || !strings.Contains(out, "=== RUN   TestA") {
+		t.Errorf("no line while the stage ran past its tick:\n%s", out)
+	}
+	if strings.Contains(out, "--- PASS") {
+		t.Errorf("a passing stage printed its tests:\n%s", out)
+	}
+
+	out, err = stage("echo '--- FAIL: TestC (0.00s)'; echo '    c_test.go:9: got 1, want 2'; echo FAIL; exit 3")
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 3 {
+		t.Fatalf("a failing stage: %v, want exit 3\n%s", err, out)
+	}
+	for _, want := range []string{"unit: FAILED in ", "(exit 3)", "0 passed, 1 failed", "--- FAIL: TestC", "got 1, want 2", filepath.Join(logs, "stage-unit.log")} {
+		if !strings.Contains(out, want) {
+			t.Errorf("a failing stage's output lacks %q:\n%s", want, out)
+		}
+	}
+	counts, _ := os.ReadFile(filepath.Join(logs, "test-counts"))
+	if string(counts) != "2 0 1\n0 1 0\n" {
+		t.Errorf("test-counts = %q, want both stages' counts", counts)
 	}
 }
