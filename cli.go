@@ -72,7 +72,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 		if opened, err := openLab(); opened { // the lab window, in a desktop build (desktop.go)
 			return err
 		}
-		fmt.Fprint(stdout, usage+"\n"+noWindow)
+		fmt.Fprint(stdout, usageText()+"\n"+noWindow)
 		return nil
 	}
 	switch args[0] {
@@ -97,7 +97,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 
 func help(args []string, stdout io.Writer) error {
 	if len(args) == 0 {
-		fmt.Fprint(stdout, usage)
+		fmt.Fprint(stdout, usageText())
 		return nil
 	}
 	switch args[0] {
@@ -631,7 +631,8 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		case *list:
 			jobs = saved
 		default:
-			jobs = saved[:1] // the last job
+			last, _ := experiments.LastAsked(saved) // the last job asked for, not a plan's calibration
+			jobs = []experiments.JobResults{last}
 		}
 		for i := range jobs {
 			if len(jobList) == 0 { // the report reads in the order the runs were made
@@ -661,7 +662,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		w = output
 	}
 	if strings.EqualFold(*format, "markdown") {
-		err = experiments.WriteReportMarkdown(w, results)
+		err = experiments.WriteReportMarkdown(w, results, *title)
 	} else {
 		err = experiments.WriteReport(w, results, *title)
 	}
@@ -674,7 +675,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	if err == nil && len(jobs) == 1 && len(jobList) == 0 && !*all && after.IsZero() {
-		fmt.Fprintf(stderr, "packlab: reported the last job; 'packlab report --list' lists them, --job ID picks one, --all reports every job\n")
+		fmt.Fprintf(stderr, "packlab: reported the last job run (a plan's calibration is reported only with --job); 'packlab report --list' lists them, --job ID picks one, --all reports every job\n")
 	}
 	return err
 }
@@ -789,7 +790,7 @@ Example:
   packlab run --layout hashed,packed --key UInt64 --value UInt16 --rows 1e7
 
 Each layout is measured in a fresh child process, so its RSS is its own;
-results are saved as JSON in ~/.local/share/packlab/results (--results DIR).
+results are saved as JSON in {{results}} (--results DIR).
 Every run and sweep is a job: 'packlab report' reports the last one,
 'packlab report --list' lists them.
 ` + flagRules
@@ -856,15 +857,28 @@ Measuring:
 
 Output:
   --format F            table, markdown, csv, json (a JSON array and nothing else)
-  --results DIR         results folder (default $XDG_DATA_HOME/packlab/results
-                        or ~/.local/share/packlab/results)
+  --results DIR         results folder (default {{results}},
+                        from $XDG_DATA_HOME, else ~/.local/share)
   --no-save             do not save results
 ` + flagRules
 
 // usageRunText is usageRun with what this machine has of the reference maps.
 func usageRunText() string {
 	layouts := strings.Replace(experiments.LayoutNames(), "; ", ";\n                        ", 1)
-	return strings.NewReplacer("{{layouts}}", layouts, "{{refs}}", referencesStatus()).Replace(usageRun)
+	return strings.NewReplacer("{{layouts}}", layouts, "{{refs}}", referencesStatus(), "{{results}}", resultsDirText()).Replace(usageRun)
+}
+
+// usageText is usage with this user's results folder.
+func usageText() string { return strings.ReplaceAll(usage, "{{results}}", resultsDirText()) }
+
+// resultsDirText is the results folder the help names: the one a run
+// without --results would use for this user now (XDG_DATA_HOME honoured).
+func resultsDirText() string {
+	d, err := experiments.DefaultResultsDir()
+	if err != nil {
+		return "$XDG_DATA_HOME/packlab/results (" + oneLine(err) + ")"
+	}
+	return d
 }
 
 // referencesStatus says whether the C++ reference maps can run here, and

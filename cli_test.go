@@ -250,12 +250,13 @@ func TestFormatsAndReport(t *testing.T) {
 		t.Errorf("report stderr %q", stderr)
 	}
 	md, _, err := packlab(t, "report", "--results", dir, "--all", "--format", "markdown")
-	if err != nil || strings.Count(md, "\n| ") != 6 {
+	if err != nil || !strings.HasPrefix(md, "# packlab report\n\n| settings") || strings.Count(md, "\n| ") != 7 {
 		t.Errorf("report --format markdown: %v\n%s", err, md)
 	}
 	// Oldest first: the order of the runs, packed then gomap three times.
-	if lines := strings.Split(strings.TrimSpace(md), "\n"); len(lines) == 8 &&
-		(!strings.HasPrefix(lines[2], "| packed") || !strings.HasPrefix(lines[7], "| gomap")) {
+	// Every row has a name of its own.
+	if lines := strings.Split(strings.TrimSpace(md), "\n"); len(lines) >= 10 &&
+		(!strings.HasPrefix(lines[4], "| packed SHARDS 1 MLF 0.5 |") || !strings.HasPrefix(lines[9], "| gomap SHARDS 1 #3 |")) {
 		t.Errorf("report rows are not in the order the runs were made:\n%s", md)
 	}
 	if _, _, err := packlab(t, "report", "--results", dir, "--ids", "20200101T000000.000Z-hashed-0000"); err == nil ||
@@ -440,7 +441,7 @@ func TestInterrupt(t *testing.T) {
 	}
 	// A line on the kernel's share of hashed's load may come first (page
 	// faults: see experiments.KernelNotes).
-	want := regexp.MustCompile(`^(packlab: hashed [^\n]*: the kernel spent [^\n]*\n)?packlab: saved 1 result\(s\) in ` + regexp.QuoteMeta(dir) + ` as job \d{8}T\d{6}\.\d{3}Z-[0-9a-f]{4} \(run hashed,sparse 2e6\)\n` +
+	want := regexp.MustCompile(`^(packlab: hashed [^\n]*: the kernel spent [^\n]*\npacklab: the kernel's time in a load is page faults[^\n]*\n)?packlab: saved 1 result\(s\) in ` + regexp.QuoteMeta(dir) + ` as job \d{8}T\d{6}\.\d{3}Z-[0-9a-f]{4} \(run hashed,sparse 2e6\)\n` +
 		`packlab: cancelled: sparse at 2M rows was stopped before it finished \(context canceled\); 1 result\(s\) measured before it\n$`)
 	if !want.MatchString(stderr.String()) {
 		t.Errorf("stderr\n got %q\nwant %q", stderr.String(), want)
@@ -591,5 +592,23 @@ func TestCompactRun(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "packlab: compact SHARDS 1 MLF 0.9: ") || !strings.Contains(stderr, "the information limit") {
 		t.Errorf("stderr %q, want the line on the information limit", stderr)
+	}
+}
+
+// TestHelpNamesTheResultsFolder: the help names the folder a run would
+// really save into, from XDG_DATA_HOME when it is set (issue 28: it named
+// ~/.local/share whatever XDG_DATA_HOME said).
+func TestHelpNamesTheResultsFolder(t *testing.T) {
+	data := t.TempDir()
+	t.Setenv("XDG_DATA_HOME", data)
+	want := filepath.Join(data, "packlab", "results")
+	for _, args := range [][]string{{"help"}, {"help", "run"}, {"run", "--help"}} {
+		out, _, err := packlab(t, args...)
+		if err != nil {
+			t.Fatalf("packlab %v: %v", args, err)
+		}
+		if !strings.Contains(out, want) || strings.Contains(out, "{{") {
+			t.Errorf("packlab %v does not name %s:\n%s", args, want, out)
+		}
 	}
 }

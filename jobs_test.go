@@ -138,3 +138,42 @@ func TestReportByJob(t *testing.T) {
 		t.Errorf("report of a job saved before jobs: %v, %d rows:\n%s", err, len(rows), md)
 	}
 }
+
+// TestReportSkipsTheCalibration: a plan's calibration that ran after the
+// user's last run is not what `packlab report` reports by default (issue
+// 28: it picked the calibration instead of the run just made); --job
+// still reports it.
+func TestReportSkipsTheCalibration(t *testing.T) {
+	dir := t.TempDir()
+	stdout, _, err := packlab(t, "run", "--layout", "packed", "--rows", "1e4", "--in-process", "--format", "json", "--results", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var run []experiments.Result
+	if err := json.Unmarshal([]byte(stdout), &run); err != nil || len(run) != 1 {
+		t.Fatalf("run: %v\n%s", err, stdout)
+	}
+	// A calibration job started after the run, as `packlab plan
+	// --calibrate` makes one.
+	cal := run[0]
+	job := experiments.NewJob(experiments.CalibrationJobName([]experiments.Config{{Rows: 2_000_000}}), "", time.Now().Add(time.Second))
+	cal.Job, cal.ID = &job, job.ID+"-r1"
+	if err := (&experiments.Store{Dir: dir}).Save(cal); err != nil {
+		t.Fatal(err)
+	}
+
+	md, stderr, err := packlab(t, "report", "--results", dir, "--format", "markdown")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md, run[0].Job.Name) || strings.Contains(md, "plan calibration") {
+		t.Errorf("report with no flags does not report the run %q:\n%s", run[0].Job.Name, md)
+	}
+	if !strings.Contains(stderr, "calibration is reported only with --job") {
+		t.Errorf("report does not say it skipped the calibration: %q", stderr)
+	}
+	md, _, err = packlab(t, "report", "--results", dir, "--format", "markdown", "--job", job.ID)
+	if err != nil || !strings.Contains(md, "plan calibration") {
+		t.Errorf("report --job %s: %v\n%s", job.ID, err, md)
+	}
+}

@@ -962,7 +962,12 @@ func hugePagesOf(r Result) string { return cmp.Or(r.HugePages, "on") }
 // a name that would repeat
 // gets " #2", " #3"... so every bar and line has its own.
 func runLabels(results []Result, allowed, always labelParts) []string {
-	labels := settingsLabels(results, allowed, always)
+	return numberRepeats(settingsLabels(results, allowed, always))
+}
+
+// numberRepeats gives the second and later of labels that repeat " #2",
+// " #3"..., in place, so that every row, bar and line has a name of its own.
+func numberRepeats(labels []string) []string {
 	seen := map[string]int{}
 	for i, l := range labels {
 		seen[l]++

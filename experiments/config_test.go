@@ -156,28 +156,32 @@ func TestKernelNotes(t *testing.T) {
 		{Layout: "compact", KeyType: "UInt64", ValueType: "UInt16", Shards: 1, MaxLoadFactor: 0.9, LoadSeconds: 2, LoadKernelSeconds: 1, HugePages: "off", ElementCount: 1e6, BytesAllocated: 10e6},
 	}
 	notes := KernelNotes(rs)
-	if len(notes) != 3 || !strings.HasPrefix(notes[2], "loads that ran back to back") || !strings.Contains(notes[2], "--settle 8") ||
-		!strings.HasPrefix(notes[0], "packed SHARDS 1 MLF 0.5") ||
-		!strings.Contains(notes[0], ": the kernel spent 1.46 s of CPU time in its 2.81 s load (page faults") ||
-		!strings.Contains(notes[0], "huge pages were on") ||
-		!strings.HasPrefix(notes[1], "compact SHARDS 1 MLF 0.9") ||
-		!strings.Contains(notes[1], ": the kernel spent 1.00 s") || strings.Contains(notes[1], "huge pages were") {
+	if len(notes) != 4 || !strings.HasPrefix(notes[3], "loads that ran back to back") || !strings.Contains(notes[3], "--settle 8") ||
+		notes[0] != "packed SHARDS 1 MLF 0.5 hugepages on: the kernel spent 1.46 s of CPU time in its 2.81 s load" ||
+		notes[1] != "compact SHARDS 1 MLF 0.9 hugepages off: the kernel spent 1.00 s of CPU time in its 2.00 s load" ||
+		!strings.HasPrefix(notes[2], "the kernel's time in a load is page faults") ||
+		!strings.Contains(notes[2], "huge pages were on for some of those loads") {
 		t.Errorf("kernel notes %q", notes)
 	}
 	all := ResultNotes(rs)
-	if len(all) != 4 || !strings.Contains(all[0], "information limit") || all[1] != notes[0] {
+	if len(all) != 5 || !strings.Contains(all[0], "information limit") || all[1] != notes[0] {
 		t.Errorf("ResultNotes %q: want the limit's line, then the kernel's", all)
 	}
 	// Loads that idled first, or one load alone: no line about their order.
 	for i := range rs {
 		rs[i].SettleSeconds = 8
 	}
-	if n := KernelNotes(rs); len(n) != 2 {
-		t.Errorf("settled loads: kernel notes %q, want the two runs' lines only", n)
+	if n := KernelNotes(rs); len(n) != 3 {
+		t.Errorf("settled loads: kernel notes %q, want the two runs' lines and what their time is", n)
 	}
 	rs[0].SettleSeconds = 0
-	if n := KernelNotes(rs[:1]); len(n) != 1 {
-		t.Errorf("one load: kernel notes %q, want its line only", n)
+	if n := KernelNotes(rs[:1]); len(n) != 2 || !strings.Contains(n[1], "huge pages were on for those loads") {
+		t.Errorf("one load: kernel notes %q, want its line and what its time is", n)
+	}
+	// The explanation is said once however many loads it explains.
+	many := append(append([]Result(nil), rs...), rs...)
+	if n := KernelNotes(many); strings.Count(strings.Join(n, "\n"), "page faults") != 1 {
+		t.Errorf("kernel notes for %d results say what the time is more than once: %q", len(many), n)
 	}
 }
 

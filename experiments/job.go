@@ -138,6 +138,27 @@ func shortRows(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
+// calibrationJob starts the name of every planner's calibration job
+// (CalibrationJobName): runs the planner made to measure speeds, not runs a
+// person asked for.
+const calibrationJob = "plan calibration"
+
+// Calibration says whether the job is a planner's calibration.
+func (j Job) Calibration() bool { return strings.HasPrefix(j.Name, calibrationJob) }
+
+// LastAsked is the newest of jobs (newest first, as Jobs returns them) that
+// a person asked for: the first that is not a planner's calibration, or
+// the first when all are. ok is false when jobs is empty.
+func LastAsked(jobs []JobResults) (j JobResults, ok bool) {
+	if len(jobs) == 0 {
+		return JobResults{}, false
+	}
+	if i := slices.IndexFunc(jobs, func(j JobResults) bool { return !j.Calibration() }); i >= 0 {
+		return jobs[i], true
+	}
+	return jobs[0], true
+}
+
 // JobResults is one job and its results, in the order they were measured.
 type JobResults struct {
 	Job

@@ -338,10 +338,10 @@ func CalibrationConfigs(r PlanRequest, history []Result, cores int) ([]Config, e
 // UInt64/UInt16 2M".
 func CalibrationJobName(cfgs []Config) string {
 	if len(cfgs) == 0 {
-		return "plan calibration"
+		return calibrationJob
 	}
 	c := cfgs[0].WithDefaults()
-	name := fmt.Sprintf("plan calibration %s/%s %s", c.Key, c.Value, FormatRows(c.Rows))
+	name := fmt.Sprintf("%s %s/%s %s", calibrationJob, c.Key, c.Value, FormatRows(c.Rows))
 	if c.Preallocate {
 		name += " preallocate"
 	}

@@ -70,12 +70,18 @@ func WriteReport(w io.Writer, results []Result, title string) error {
 	return err
 }
 
-// WriteReportMarkdown is the report as markdown, for a document: the
-// results table, then the HTML report's summary lines as a list (what was
+// WriteReportMarkdown is the report as markdown, for a document: its title
+// (DefaultReportTitle when empty) as a heading, the results table, then the HTML report's summary lines as a list (what was
 // measured, where, how memory was measured, and the notes on compact's
 // information limit and on loads the kernel held up), then the seed's
 // claims where the results measured them.
-func WriteReportMarkdown(w io.Writer, results []Result) error {
+func WriteReportMarkdown(w io.Writer, results []Result, title string) error {
+	if strings.TrimSpace(title) == "" {
+		title = DefaultReportTitle
+	}
+	if _, err := io.WriteString(w, "# "+markdownText(title)+"\n\n"); err != nil {
+		return err
+	}
 	if err := WriteTable(w, results, "markdown"); err != nil {
 		return err
 	}
@@ -94,9 +100,12 @@ func WriteReportMarkdown(w io.Writer, results []Result) error {
 // which layouts, types, rows and shards, from which source, when, on which
 // machine and how memory was measured.
 func reportSummary(results []Result) []string {
-	var layouts, types, rows, shards, sources, hosts, started []string
+	var asked, layouts, types, rows, shards, sources, hosts, started []string
 	isolated, estimated := 0, false
 	for _, r := range results {
+		if r.Job != nil && r.Job.Name != "" {
+			asked = addOnce(asked, r.Job.Name)
+		}
 		layouts = addOnce(layouts, orDash(r.Layout))
 		types = addOnce(types, orDash(r.KeyType)+"/"+orDash(r.ValueType))
 		rows = addOnce(rows, formatRows(r.Rows))
@@ -120,10 +129,14 @@ func reportSummary(results []Result) []string {
 	if len(results) == 1 {
 		runs = "run"
 	}
-	lines := []string{
+	var lines []string
+	if len(asked) > 0 {
+		lines = append(lines, "asked: "+strings.Join(asked, "; "))
+	}
+	lines = append(lines,
 		fmt.Sprintf("%d %s of %s", len(results), runs, strings.Join(layouts, ", ")),
 		fmt.Sprintf("key/value types %s · rows %s · shards %s", strings.Join(types, ", "), strings.Join(rows, ", "), strings.Join(shards, ", ")),
-	}
+	)
 	if len(sources) > 0 {
 		lines = append(lines, "keys: "+strings.Join(sources, ", "))
 	}

@@ -176,26 +176,40 @@ func PreallocateNotes(results []Result) []string {
 }
 
 // KernelNotes says, for each result whose load kept the kernel busy for at
-// least a fifth of its time (and 50 ms), how long: such a load is slow in
-// page faults, not in the table's code, and the lines say so under the
-// table rather than leave it to be read as the layout's speed. Where loads
-// of several results ran without an idle before them, one more line says
-// that their order decides part of it (--settle).
+// least a fifth of its time (and 50 ms), how long, in one short line each:
+// such a load is slow in page faults, not in the table's code, and the
+// lines say so under the table rather than leave it to be read as the
+// layout's speed. What that time is (and, where huge pages were on, why it
+// is long on a virtual machine) is said once after them, not once a run.
+// Where loads of several results ran without an idle before them, one more
+// line says that their order decides part of it (--settle).
 func KernelNotes(results []Result) []string {
 	var notes []string
 	labels := tableSettings(results)
+	huge := 0
 	for i, r := range results {
 		if r.LoadKernelSeconds < 0.05 || r.LoadKernelSeconds < r.LoadSeconds/5 {
 			continue
 		}
-		hint := ""
 		if hugePagesOf(r) == "on" {
-			hint = "; huge pages were on, and a fresh 2 MiB page is slow to fault in on a virtual machine that hands free memory back to its host: compare a run with huge pages off"
+			huge++
 		}
-		notes = append(notes, fmt.Sprintf("%s: the kernel spent %.2f s of CPU time in its %.2f s load (page faults: mapping and zeroing the tables' new memory%s)",
-			labels[i], r.LoadKernelSeconds, r.LoadSeconds, hint))
+		notes = append(notes, fmt.Sprintf("%s: the kernel spent %.2f s of CPU time in its %.2f s load",
+			labels[i], r.LoadKernelSeconds, r.LoadSeconds))
 	}
-	if len(notes) > 0 && len(results) > 1 && slices.ContainsFunc(results, func(r Result) bool { return r.SettleSeconds == 0 }) {
+	if len(notes) == 0 {
+		return nil
+	}
+	why := "the kernel's time in a load is page faults: mapping and zeroing the tables' new memory"
+	if huge > 0 {
+		which := "those loads"
+		if huge < len(notes) {
+			which = "some of those loads"
+		}
+		why += "; huge pages were on for " + which + ", and a fresh 2 MiB page is slow to fault in on a virtual machine that hands free memory back to its host: compare a run with huge pages off"
+	}
+	notes = append(notes, why)
+	if len(results) > 1 && slices.ContainsFunc(results, func(r Result) bool { return r.SettleSeconds == 0 }) {
 		notes = append(notes, "loads that ran back to back: one that starts within about 2 s of another reuses the memory that one freed and spends less time in the kernel, "+
 			"so their times follow their order; --settle 8 (the form's \"Idle first\") puts every load on fresh memory")
 	}

@@ -78,7 +78,7 @@ func tableSettings(results []Result) []string {
 	for i, r := range results {
 		out[i] = settingsLabel(r, parts)
 	}
-	return out
+	return numberRepeats(out)
 }
 
 // humanCells returns the header and one row of cells per result.
