@@ -512,17 +512,23 @@ func ThroughputChart(results []Result) (Chart, error) {
 	labels := runLabels(results, labelAll, 0)
 	var load, read []opts.BarData
 	var refs []bool
-	measured := false
+	measured, spread := false, false
 	for _, r := range results {
 		refs = append(refs, r.IsReference())
-		load = append(load, opts.BarData{Value: rate(r.LoadRowsPerSecond)})
-		read = append(read, opts.BarData{Value: rate(r.ReadRowsPerSecond)})
+		sp := r.spread()
+		lookups := r.ReadRowsPerSecond * r.ReadSeconds
+		load = append(load, rateBar(r.LoadRowsPerSecond, perSecond(float64(r.Rows), sp.LoadSecondsMax), perSecond(float64(r.Rows), sp.LoadSecondsMin)))
+		read = append(read, rateBar(r.ReadRowsPerSecond, perSecond(lookups, sp.ReadSecondsMax), perSecond(lookups, sp.ReadSecondsMin)))
 		measured = measured || r.LoadRowsPerSecond > 0 || r.ReadRowsPerSecond > 0
+		spread = spread || r.Spread != nil
 	}
 	if !measured {
 		return Chart{}, noData(kind, "no result has load or read rows per second")
 	}
 	notes := []string{"million rows per second; higher is better"}
+	if spread {
+		notes = append(notes, "runs repeated: the median, and in brackets the slowest to the fastest")
+	}
 	if slices.Contains(refs, true) {
 		notes = append(notes, referenceNote+"; its load includes receiving the rows over a pipe")
 	}
@@ -538,6 +544,17 @@ func ThroughputChart(results []Result) (Chart, error) {
 	bar.AddSeries("load", load, label, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#5470c6"}), hatch(refs))
 	bar.AddSeries("read", read, label, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#91cc75"}), hatch(refs))
 	return finish(kind, title, bar, optionVisitor{})
+}
+
+// rateBar is a bar of rows/s in million rows/s; where lo and hi are above 0
+// (repeated runs) its label says the range too: "12.3 (11.8–12.9)".
+func rateBar(rowsPerSecond, lo, hi float64) opts.BarData {
+	d := opts.BarData{Value: rate(rowsPerSecond)}
+	if rowsPerSecond > 0 && lo > 0 && hi > 0 {
+		d.Label = &opts.Label{Show: opts.Bool(true), Position: "top",
+			Formatter: measured(rowsPerSecond/1e6, 2) + " (" + measured(lo/1e6, 2) + "–" + measured(hi/1e6, 2) + ")"}
+	}
+	return d
 }
 
 // rate is rows/s in million rows/s for a bar, or "-" (no bar) when not measured.
@@ -585,6 +602,7 @@ func (c *seriesColors) next(reference bool) string {
 // the series colour (go-echarts' ItemStyle has no decal).
 type hatchedBar struct {
 	Value     any         `json:"value"`
+	Label     *opts.Label `json:"label,omitempty"`
 	ItemStyle hatchedItem `json:"itemStyle"`
 }
 
@@ -617,7 +635,7 @@ func hatch(refs []bool) charts.SeriesOpts {
 		for i, d := range data {
 			items[i] = d
 			if i < len(refs) && refs[i] {
-				items[i] = hatchedBar{Value: d.Value, ItemStyle: referenceHatch}
+				items[i] = hatchedBar{Value: d.Value, Label: d.Label, ItemStyle: referenceHatch}
 			}
 		}
 		s.Data = items

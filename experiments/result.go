@@ -60,6 +60,8 @@ type Result struct {
 	ReadRowsPerSecond float64 `json:"read_rows_per_second"`
 	FoundRate         float64 `json:"found_rate"`
 	Repeats           int     `json:"repeats"` // times are medians over this many loads
+	// Spread is the range of the times over the repeats; null for one load.
+	Spread *Spread `json:"spread"`
 
 	// The loader's knobs (see Config): "" and 0 in results saved before
 	// they were recorded, meaning the defaults (auto, 65,536 rows) and an
@@ -147,6 +149,24 @@ func InformationLimitOf(r Result) int64 {
 		return 0
 	}
 	return informationLimit(k, v, r.ElementCount)
+}
+
+// Spread is the fastest and slowest of a result's repeated loads and reads,
+// in seconds (0 where the read phase was off). Rows a second follow: the
+// fastest is rows / the least seconds.
+type Spread struct {
+	LoadSecondsMin float64 `json:"load_seconds_min"`
+	LoadSecondsMax float64 `json:"load_seconds_max"`
+	ReadSecondsMin float64 `json:"read_seconds_min"`
+	ReadSecondsMax float64 `json:"read_seconds_max"`
+}
+
+// spread is r.Spread, or zeros (no range) for one load.
+func (r Result) spread() Spread {
+	if r.Spread == nil {
+		return Spread{}
+	}
+	return *r.Spread
 }
 
 // ResultNotes are the lines for under a table of results: LimitNotes, then

@@ -340,7 +340,8 @@ func measureOne(ctx context.Context, r runSpec, progress func(Progress)) (res Re
 }
 
 // combineRepeats folds the repeats of one layout into one result: times are
-// medians, memory and the rest come from the last repeat.
+// medians with their range (Result.Spread), memory and the rest come from
+// the last repeat.
 func combineRepeats(reps []Result) Result {
 	last := reps[len(reps)-1]
 	if len(reps) == 1 {
@@ -362,6 +363,10 @@ func combineRepeats(reps []Result) Result {
 		last.ReadRowsPerSecond = lookups / last.ReadSeconds
 	}
 	last.Repeats = len(reps)
+	last.Spread = &Spread{
+		LoadSecondsMin: slices.Min(loads), LoadSecondsMax: slices.Max(loads),
+		ReadSecondsMin: slices.Min(reads), ReadSecondsMax: slices.Max(reads),
+	}
 	return last
 }
 

@@ -50,9 +50,19 @@ type column struct {
 var humanColumns = []column{
 	{"settings", false, func(_ Result, s string) string { return s }},
 	{"element_count", true, func(r Result, _ string) string { return GroupThousands(r.ElementCount) }},
-	{"load (sec)", true, func(r Result, _ string) string { return measured(r.LoadSeconds, 3) }},
-	{"read (sec)", true, func(r Result, _ string) string { return measured(r.ReadSeconds, 3) }},
-	{"read (million rows/s)", true, func(r Result, _ string) string { return measured(r.ReadRowsPerSecond/1e6, 2) }},
+	{"load (sec)", true, func(r Result, _ string) string {
+		sp := r.spread()
+		return withRange(measured(r.LoadSeconds, 3), sp.LoadSecondsMin, sp.LoadSecondsMax, 3)
+	}},
+	{"read (sec)", true, func(r Result, _ string) string {
+		sp := r.spread()
+		return withRange(measured(r.ReadSeconds, 3), sp.ReadSecondsMin, sp.ReadSecondsMax, 3)
+	}},
+	{"read (million rows/s)", true, func(r Result, _ string) string {
+		sp := r.spread()
+		lookups := r.ReadRowsPerSecond * r.ReadSeconds / 1e6 // million lookups a read
+		return withRange(measured(r.ReadRowsPerSecond/1e6, 2), perSecond(lookups, sp.ReadSecondsMax), perSecond(lookups, sp.ReadSecondsMin), 2)
+	}},
 	{"bytes_allocated", true, func(r Result, _ string) string {
 		if r.Estimated {
 			return "~" + formatBytes(r.BytesAllocated) // read from Go's map, not computed
@@ -230,7 +240,7 @@ func markdownText(s string) string { return markdownEscaper.Replace(TerminalText
 var csvHeader = []string{
 	"settings", "layout", "key_type", "value_type", "rows", "shards", "max_load_factor", "preallocate", "element_count",
 	"load_seconds", "read_seconds", "read_rows_per_second", "bytes_allocated", "rss_bytes", "peak_rss_bytes",
-	"bytes_per_entry",
+	"bytes_per_entry", "repeats", "load_seconds_min", "load_seconds_max", "read_seconds_min", "read_seconds_max",
 }
 
 func writeCSV(w io.Writer, results []Result) error {
@@ -246,11 +256,15 @@ func writeCSV(w io.Writer, results []Result) error {
 		if r.ElementCount > 0 {
 			perEntry = f(float64(r.BytesAllocated) / float64(r.ElementCount))
 		}
-		if err := cw.Write([]string{
+		var spread [4]string // empty for one load: no range measured
+		if s := r.Spread; s != nil {
+			spread = [4]string{f(s.LoadSecondsMin), f(s.LoadSecondsMax), f(s.ReadSecondsMin), f(s.ReadSecondsMax)}
+		}
+		if err := cw.Write(append([]string{
 			settings[i], r.Layout, r.KeyType, r.ValueType, i64(r.Rows), strconv.Itoa(r.Shards), f(r.MaxLoadFactor),
 			strconv.FormatBool(r.Preallocate), i64(r.ElementCount), f(r.LoadSeconds), f(r.ReadSeconds), f(r.ReadRowsPerSecond), i64(r.BytesAllocated),
-			i64(r.RSSBytes), i64(r.PeakRSSBytes), perEntry,
-		}); err != nil {
+			i64(r.RSSBytes), i64(r.PeakRSSBytes), perEntry, strconv.Itoa(max(r.Repeats, 1)),
+		}, spread[:]...)); err != nil {
 			return err
 		}
 	}
@@ -304,6 +318,24 @@ func measuredBytes(n int64) string {
 
 // measured writes a time or a speed with dec decimals, or "-" when it was
 // not measured (0: the read phase was off) or is not a number.
+// withRange adds the range of repeated runs to a median's cell, "0.520
+// (0.500–0.550)", when there is one (lo and hi above 0: more than one
+// repeat).
+func withRange(cell string, lo, hi float64, dec int) string {
+	if cell == "-" || !(lo > 0) || !(hi > 0) {
+		return cell
+	}
+	return cell + " (" + measured(lo, dec) + "–" + measured(hi, dec) + ")"
+}
+
+// perSecond is n / seconds, or 0 when seconds is not above 0.
+func perSecond(n, seconds float64) float64 {
+	if !(seconds > 0) {
+		return 0
+	}
+	return n / seconds
+}
+
 func measured(v float64, dec int) string {
 	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 		return "-"

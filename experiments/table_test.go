@@ -203,3 +203,51 @@ func TestFormatBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestRepeatsShowTheirSpread: repeated loads give the median and the
+// range, in the result (Spread), the table, the CSV and the throughput
+// chart's labels (issue 28: figures with their spread).
+func TestRepeatsShowTheirSpread(t *testing.T) {
+	rep := func(load, read float64) Result {
+		return Result{Layout: "packed", KeyType: "UInt64", ValueType: "UInt16", Rows: 1e6, Shards: 1, MaxLoadFactor: 0.5,
+			ElementCount: 1e6, LoadSeconds: load, LoadRowsPerSecond: 1e6 / load, ReadSeconds: read, ReadRowsPerSecond: 1e6 / read}
+	}
+	r := combineRepeats([]Result{rep(0.5, 0.1), rep(0.4, 0.125), rep(0.8, 0.08)})
+	if r.Repeats != 3 || r.LoadSeconds != 0.5 || r.ReadSeconds != 0.1 ||
+		r.Spread == nil || *r.Spread != (Spread{LoadSecondsMin: 0.4, LoadSecondsMax: 0.8, ReadSecondsMin: 0.08, ReadSecondsMax: 0.125}) {
+		t.Fatalf("combined: repeats %d, load %v, read %v, spread %+v", r.Repeats, r.LoadSeconds, r.ReadSeconds, r.Spread)
+	}
+	one := combineRepeats([]Result{rep(0.5, 0.1)})
+	if one.Spread != nil {
+		t.Errorf("one load has a spread: %+v", one.Spread)
+	}
+
+	var md strings.Builder
+	if err := WriteTable(&md, []Result{r, one}, "markdown"); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| 0.500 (0.400–0.800) | 0.100 (0.080–0.125) | 10.00 (8.00–12.50) |", "| 0.500 | 0.100 | 10.00 |"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("the table lacks %q:\n%s", want, md.String())
+		}
+	}
+	var csv strings.Builder
+	if err := WriteTable(&csv, []Result{r, one}, "csv"); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(csv.String()), "\n")
+	if !strings.HasSuffix(lines[1], ",3,0.4,0.8,0.08,0.125") || !strings.HasSuffix(lines[2], ",1,,,,") {
+		t.Errorf("csv rows:\n%s", csv.String())
+	}
+
+	c, err := ThroughputChart([]Result{r, one})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt := string(c.Option)
+	for _, want := range []string{`"formatter":"2.00 (1.25–2.50)"`, `"formatter":"10.00 (8.00–12.50)"`, "the slowest to the fastest"} {
+		if !strings.Contains(opt, want) {
+			t.Errorf("the throughput chart lacks %s", want)
+		}
+	}
+}
