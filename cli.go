@@ -91,8 +91,10 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 		return cmdPlan(ctx, args[1:], stdout, stderr) // cli_plan.go
 	case "serve":
 		return cmdServe(ctx, args[1:], stdout, stderr) // the browser lab: serve.go
+	case "history":
+		return cmdHistory(ctx, args[1:], os.Stdin, stdout, stderr) // cli_history.go
 	}
-	return usagef("unknown command %q (allowed: run, sweep, plan, report, serve, version, help)", args[0])
+	return usagef("unknown command %q (allowed: run, sweep, plan, report, serve, history, version, help)", args[0])
 }
 
 func help(args []string, stdout io.Writer) error {
@@ -107,12 +109,14 @@ func help(args []string, stdout io.Writer) error {
 		fmt.Fprint(stdout, usageSweep())
 	case "report":
 		fmt.Fprint(stdout, usageReport)
+	case "history":
+		fmt.Fprint(stdout, usageHistory)
 	case "plan":
 		fmt.Fprint(stdout, usagePlan)
 	case "serve":
 		fmt.Fprint(stdout, usageServe) // serve.go
 	default:
-		return usagef("help %q: unknown command (allowed: run, sweep, plan, report, serve)", args[0])
+		return usagef("help %q: unknown command (allowed: run, sweep, plan, report, serve, history)", args[0])
 	}
 	return nil
 }
@@ -783,6 +787,7 @@ Usage:
   packlab plan --rows N [flags] which layout, load factor and shards for N rows in a budget
   packlab report [flags]        an HTML report (or markdown) of saved results
   packlab serve [flags]         the lab in a browser, on 127.0.0.1 ('packlab serve -h')
+  packlab history clear         delete every saved result (--yes to skip the question)
   packlab version               print the version
   packlab help [COMMAND]        this text, or a command's flags
 

@@ -123,8 +123,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"plan", "--rows", "1e9", "--calibrate-rows", "5e4"}, "--calibrate-rows 50000: out of range (allowed: 100K to 2^62 rows, e.g. 1e8; smaller runs measure the caches more than the tables)"},
 		{[]string{"plan", "--rows", "1e9", "--calibrate-rows", "lots"}, "--calibrate-rows lots: not a number " + rowsAllowed},
 		{[]string{"plan", "--rows", "1e9", "--calibrate-rows", "1e8", "--no-calibrate"}, "--calibrate-rows and --no-calibrate: contradict each other (allowed: one of them)"},
-		{[]string{"frobnicate"}, `unknown command "frobnicate" (allowed: run, sweep, plan, report, serve, version, help)`},
-		{[]string{"help", "frob"}, `help "frob": unknown command (allowed: run, sweep, plan, report, serve)`},
+		{[]string{"frobnicate"}, `unknown command "frobnicate" (allowed: run, sweep, plan, report, serve, history, version, help)`},
+		{[]string{"help", "frob"}, `help "frob": unknown command (allowed: run, sweep, plan, report, serve, history)`},
 	}
 	for _, c := range cases {
 		args := append(append([]string(nil), c.args...), "--results", results)

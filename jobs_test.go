@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -175,5 +177,45 @@ func TestReportSkipsTheCalibration(t *testing.T) {
 	md, _, err = packlab(t, "report", "--results", dir, "--format", "markdown", "--job", job.ID)
 	if err != nil || !strings.Contains(md, "plan calibration") {
 		t.Errorf("report --job %s: %v\n%s", job.ID, err, md)
+	}
+}
+
+// TestHistoryClear: `packlab history clear` deletes every saved result of
+// the folder after asking (or with --yes), refuses to delete unasked when
+// there is no terminal to ask on, and leaves other files alone.
+func TestHistoryClear(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := packlab(t, "run", "--layout", "packed,hashed", "--rows", "1e4", "--in-process", "--format", "csv", "--results", dir); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(other, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var out, errw strings.Builder
+	err := cmdHistory(ctx, []string{"clear", "--results", dir}, strings.NewReader("y\n"), &out, &errw)
+	var ue *usageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "would delete 2 result(s) of 1 job(s) in "+dir+"; add --yes") {
+		t.Fatalf("clear without --yes and no terminal: %v", err)
+	}
+	if n, _ := filepath.Glob(filepath.Join(dir, "*.json")); len(n) != 2 {
+		t.Fatalf("%d results left after a refused clear, want 2", len(n))
+	}
+	if _, stderr, err := packlab(t, "history", "clear", "--yes", "--results", dir); err != nil ||
+		!strings.Contains(stderr, "deleted 2 result(s) of 1 job(s) from "+dir) {
+		t.Fatalf("history clear --yes: %v, %q", err, stderr)
+	}
+	if n, _ := filepath.Glob(filepath.Join(dir, "*.json")); len(n) != 0 {
+		t.Errorf("%d results left after clear", len(n))
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("clear removed a file that is not a result: %v", err)
+	}
+	if _, stderr, err := packlab(t, "history", "clear", "--yes", "--results", dir); err != nil || !strings.Contains(stderr, "nothing to clear") {
+		t.Errorf("clearing an empty history: %v, %q", err, stderr)
+	}
+	if _, _, err := packlab(t, "history", "wipe"); err == nil || !strings.Contains(err.Error(), `"wipe" after history (allowed: clear`) {
+		t.Errorf("history wipe: %v", err)
 	}
 }

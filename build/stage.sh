@@ -7,8 +7,8 @@
 # passed and were skipped, counted from that log. A stage still running
 # prints a line every $STAGE_TICK seconds (20) with the last line of its
 # log, so that no stage is silent for longer. A command that printed one or
-# two lines (an install step saying what it did) has them repeated after
-# the stage's line. When the command fails, the stage prints the failing
+# two lines (an install step saying what it did) has them on the stage's
+# line. When the command fails, the stage prints the failing
 # tests' lines and the log's last lines, names the log, and exits with the
 # command's status.
 set -u
@@ -68,8 +68,7 @@ if [ "$status" -eq 0 ]; then
 	else
 		lines=$(grep -cv '^[[:space:]]*$' "$log")
 		if [ "$lines" -ge 1 ] && [ "$lines" -le 2 ]; then
-			grep -v '^[[:space:]]*$' "$log" | sed "s/^/$name: /"
-			echo "$name: ok in $(fmt_secs "$secs")"
+			echo "$name: ok in $(fmt_secs "$secs") — $(grep -v '^[[:space:]]*$' "$log" | paste -sd ';' | sed 's/;/; /g')"
 		else
 			echo "$name: ok in $(fmt_secs "$secs")"
 		fi

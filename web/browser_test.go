@@ -191,6 +191,32 @@ func TestBrowserLab(t *testing.T) {
 	}
 	do(t, ctx, helpers)
 
+	// ---- at 1280x800: Run and the main choices in view, chips told apart ----
+	if _, err := chromedp.Run(ctx, chromedp.EmulateViewport(1280, 800)); err != nil {
+		t.Fatal(err)
+	}
+	type inView struct {
+		Run, Layouts, Rows   bool
+		Checked, Unchecked   string
+		CheckedN, UncheckedN int
+	}
+	v := eval[inView](t, ctx, `(() => {
+		const seen = el => { const r = el.getBoundingClientRect(); return r.top >= 0 && r.bottom <= window.innerHeight && r.height > 0; };
+		const bg = el => el ? getComputedStyle(el).backgroundColor : "";
+		const on = document.querySelectorAll("#layouts input:checked + span"), off = document.querySelectorAll("#layouts input:not(:checked) + span");
+		return {run: seen(document.getElementById("run")), layouts: seen(document.getElementById("layouts")), rows: seen(document.getElementById("rows")),
+			checked: bg(on[0]), unchecked: bg(off[0]), checkedN: on.length, uncheckedN: off.length};
+	})()`)
+	if !v.Run || !v.Layouts || !v.Rows {
+		t.Errorf("at 1280x800 without scrolling: Run in view %v, the layouts %v, rows %v; want all in view", v.Run, v.Layouts, v.Rows)
+	}
+	if v.CheckedN == 0 || v.UncheckedN == 0 || v.Checked == v.Unchecked || v.Unchecked != "rgb(255, 255, 255)" {
+		t.Errorf("chips: %d selected on %q, %d not on %q; want white for unselected and a fill for selected", v.CheckedN, v.Checked, v.UncheckedN, v.Unchecked)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.EmulateViewport(1440, 1000)); err != nil {
+		t.Fatal(err)
+	}
+
 	// ---- the C++ reference maps: listed, never runnable in a browser ----
 	refs := evalString(t, ctx, `Array.from(document.querySelectorAll("#ref-layouts input")).map(i => i.value + (i.disabled ? ":off" : ":on")).join(",")`)
 	note := evalString(t, ctx, `document.getElementById("refs-note").textContent`)

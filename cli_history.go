@@ -1,0 +1,119 @@
+package main
+
+// packlab history clear: delete every saved result of a results folder
+// (the desktop's History tab deletes a selection the same way, through the
+// store).
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/packlab/packlab/experiments"
+)
+
+const usageHistory = `packlab history clear [flags] — delete every saved result
+
+  --results DIR         results folder (default as for run)
+  --yes                 delete without asking (required when not on a terminal)
+
+'packlab report --list' lists the jobs first; 'packlab report --job ID' reports one.
+Files in the folder that are not results are left alone.
+` + flagRules
+
+func cmdHistory(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "clear" {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+			fmt.Fprint(stdout, usageHistory)
+			return nil
+		}
+		what := "nothing"
+		if len(args) > 0 {
+			what = fmt.Sprintf("%q", args[0])
+		}
+		return usagef("history: %s after history (allowed: clear; 'packlab report --list' lists the jobs)", what)
+	}
+	fs := flag.NewFlagSet("history clear", flag.ContinueOnError)
+	dir := fs.String("results", "", "results folder")
+	yes := fs.Bool("yes", false, "delete without asking")
+	if err := parseFlags(fs, "history clear", args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, usageHistory)
+			return nil
+		}
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("history clear: unexpected argument %q (flags start with --)", fs.Arg(0))
+	}
+	if *dir == "" {
+		d, err := experiments.DefaultResultsDir()
+		if err != nil {
+			return err
+		}
+		*dir = d
+	}
+	if st, err := os.Stat(*dir); err != nil || !st.IsDir() {
+		fmt.Fprintf(stderr, "packlab: no results folder at %s: nothing to clear\n", *dir)
+		return nil
+	}
+	store := &experiments.Store{Dir: *dir}
+	jobs, problems, err := store.Jobs(ctx)
+	if err != nil {
+		return err
+	}
+	n := 0
+	for _, j := range jobs {
+		n += len(j.Results)
+	}
+	if n == 0 {
+		fmt.Fprintf(stderr, "packlab: no results in %s: nothing to clear\n", *dir)
+		return nil
+	}
+	question := fmt.Sprintf("delete %d result(s) of %d job(s) in %s", n, len(jobs), *dir)
+	if !*yes {
+		if !isTerminal(stdin) {
+			return usagef("history clear: would %s; add --yes to confirm (standard input is not a terminal to ask on)", question)
+		}
+		fmt.Fprintf(stderr, "packlab: %s? [y/N] ", question)
+		var answer string
+		_, _ = fmt.Fscanln(stdin, &answer)
+		if answer != "y" && answer != "Y" && answer != "yes" {
+			fmt.Fprintln(stderr, "packlab: nothing deleted")
+			return nil
+		}
+	}
+	deleted := 0
+	for _, j := range jobs {
+		for _, r := range j.Results {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("%w: history clear after %d of %d results (%v)", experiments.ErrCancelled, deleted, n, err)
+			}
+			if err := store.Delete(r.ID); err != nil {
+				return fmt.Errorf("history clear: %d of %d results deleted, then: %w", deleted, n, err)
+			}
+			deleted++
+		}
+	}
+	fmt.Fprintf(stderr, "packlab: deleted %d result(s) of %d job(s) from %s\n", deleted, len(jobs), *dir)
+	if len(problems) > 0 {
+		fmt.Fprintf(stderr, "packlab: left %d file(s) that are not readable results (they are named above)\n", len(problems))
+		for _, p := range problems {
+			fmt.Fprintln(stderr, "packlab: skipped", oneLine(p))
+		}
+	}
+	return nil
+}
+
+// isTerminal says whether r is a character device (a terminal to ask on).
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
