@@ -128,12 +128,18 @@ func calibrate(ctx context.Context, cfgs []experiments.Config, store *experiment
 			what = append(what, strings.Join(c.Layouts, ", "))
 		}
 	}
-	took := "under a minute"
-	if cfgs[0].Rows > 10*experiments.CalibrationRows {
+	loads := 0
+	for _, c := range cfgs {
+		loads += len(c.Layouts) * max(c.Repeats, 1)
+	}
+	// About 3.2 s a load at 2M rows on the 2-core lab machine, 2.5 s of it
+	// the idle before it: 76 s for the 24 loads of a first calibration.
+	took := fmt.Sprintf("about %d s", (loads*32+9)/10)
+	if cfgs[0].Rows > 2*experiments.CalibrationRows {
 		took = "minutes"
 	}
-	fmt.Fprintf(stderr, "packlab: calibrating this machine: %s, %s rows each (%s; saved results are used next time)\n",
-		strings.Join(what, "; "), experiments.FormatRows(cfgs[0].Rows), took)
+	fmt.Fprintf(stderr, "packlab: calibrating this machine: %s, %s rows each, %d loads in all for medians and ranges (%s; saved results are used next time)\n",
+		strings.Join(what, "; "), experiments.FormatRows(cfgs[0].Rows), loads, took)
 	start := time.Now()
 	bar := newProgressBar(stderr)
 	job := experiments.NewJob(experiments.CalibrationJobName(cfgs), experiments.FaceCLI, start)

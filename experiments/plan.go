@@ -488,7 +488,8 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 		c.LoadRowsPerSecond = ptr(rate)
 		c.LoadSeconds = ptr(float64(p.distinct) / rate)
 		if ms.LoadRange != nil {
-			c.LoadRange = &[2]float64{sc.loadRate(ms.LoadRange[0], shards, threads), sc.loadRate(ms.LoadRange[1], shards, threads)}
+			r := sc.loadRange(*ms.LoadRange, shards, threads)
+			c.LoadRange = &r
 		}
 	}
 	if ms.ReadRowsPerSecond > 0 {
@@ -1049,8 +1050,12 @@ func planNotes(plan *Plan, p parsedPlan) []string {
 		notes = append(notes, note)
 	}
 	if plan.Scaling.From != "" { // measured, if only to add nothing
-		notes = append(notes, fmt.Sprintf("load with several shards: each extra worker adds %.0f %% of one worker's speed (measured %s), up to %d threads and the producer's %s rows/s",
-			100*plan.Scaling.Efficiency, plan.Scaling.From, plan.Request.Threads, rowsRate(plan.Scaling.ProducerRowsPerSecond)))
+		between := ""
+		if r := plan.Scaling.EfficiencyRange; r != nil {
+			between = fmt.Sprintf(", %.0f to %.0f %% by the loads' ranges", 100*r[0], 100*r[1])
+		}
+		notes = append(notes, fmt.Sprintf("load with several shards: each extra worker adds %.0f %% of one worker's speed%s (measured %s), up to %d threads and the producer's %s rows/s",
+			100*plan.Scaling.Efficiency, between, plan.Scaling.From, plan.Request.Threads, rowsRate(plan.Scaling.ProducerRowsPerSecond)))
 	} else {
 		notes = append(notes, "no multi-shard load measured here: load times assume one worker's speed whatever the shard count")
 	}

@@ -74,17 +74,35 @@ func speedRanges(r Result) (load, read *[2]float64) {
 
 // Scaling is what several shards add to a load, as measured here.
 type Scaling struct {
-	Efficiency            float64 `json:"efficiency"`               // each extra parallel worker adds this share of one worker's speed; 0 = not measured
-	ProducerRowsPerSecond float64 `json:"producer_rows_per_second"` // rows/s the producer reads and splits: the ceiling; 0 = not measured
-	From                  string  `json:"from"`
+	Efficiency float64 `json:"efficiency"` // each extra parallel worker adds this share of one worker's speed; 0 = not measured
+	// EfficiencyRange is the least and the most Efficiency the pair's
+	// ranges allow (the many-shard load's slowest over the one-shard's
+	// fastest, and the reverse); null when either run was one load.
+	EfficiencyRange       *[2]float64 `json:"efficiency_range"`
+	ProducerRowsPerSecond float64     `json:"producer_rows_per_second"` // rows/s the producer reads and splits: the ceiling; 0 = not measured
+	From                  string      `json:"from"`
 }
 
 // loadRate is the load speed of shards shards on threads threads, from one
 // shard's rate r1: each extra worker that has a thread adds Efficiency of
 // r1, up to the producer's ceiling.
 func (s Scaling) loadRate(r1 float64, shards, threads int) float64 {
+	return s.loadRateAt(r1, s.Efficiency, shards, threads)
+}
+
+// loadRange is loadRate over a one-shard range r: the slowest with the
+// least efficiency the pair allows, the fastest with the most.
+func (s Scaling) loadRange(r [2]float64, shards, threads int) [2]float64 {
+	lo, hi := s.Efficiency, s.Efficiency
+	if s.EfficiencyRange != nil {
+		lo, hi = s.EfficiencyRange[0], s.EfficiencyRange[1]
+	}
+	return [2]float64{s.loadRateAt(r[0], lo, shards, threads), s.loadRateAt(r[1], hi, shards, threads)}
+}
+
+func (s Scaling) loadRateAt(r1, efficiency float64, shards, threads int) float64 {
 	p := max(min(shards, threads), 1)
-	rate := r1 * (1 + float64(p-1)*s.Efficiency)
+	rate := r1 * (1 + float64(p-1)*efficiency)
 	if shards > 1 && s.ProducerRowsPerSecond > 0 {
 		rate = min(rate, max(s.ProducerRowsPerSecond, r1))
 	}
@@ -297,9 +315,14 @@ func scalingFrom(history []Result, runtime string) Scaling {
 		if r1 == nil {
 			continue
 		}
-		e := (rs.LoadRowsPerSecond/r1.LoadRowsPerSecond - 1) / float64(p-1)
-		s := Scaling{Efficiency: min(max(e, 0), 1),
+		eff := func(many, one float64) float64 { return min(max((many/one-1)/float64(p-1), 0), 1) }
+		s := Scaling{Efficiency: eff(rs.LoadRowsPerSecond, r1.LoadRowsPerSecond),
 			From: fmt.Sprintf("%s SHARDS %d against SHARDS 1, %s rows, %d threads (%s, %s)", rs.Layout, rs.Shards, FormatRows(rs.Rows), p, rs.ID, r1.ID)}
+		manyRange, _ := speedRanges(rs)
+		oneRange, _ := speedRanges(*r1)
+		if manyRange != nil && oneRange != nil {
+			s.EfficiencyRange = &[2]float64{eff(manyRange[0], oneRange[1]), eff(manyRange[1], oneRange[0])}
+		}
 		if busy := rs.Producer.ReadSeconds + rs.Producer.SplitSeconds; busy > 0 {
 			s.ProducerRowsPerSecond = float64(rs.Rows) / busy
 		}
