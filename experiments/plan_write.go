@@ -368,8 +368,9 @@ func (plan Plan) Details() PlanDetails {
 	if best != nil {
 		d.BestTitle = setupName(*best) + ", per the model"
 		d.Best = append(d.Best,
-			fmt.Sprintf("steady %s (%s computed x %s), first load peak %s (%s)",
-				FormatBytes(best.SteadyBytes), FormatBytes(best.BytesAllocated), fmtFloat(roundTo(best.Overhead, 3)), FormatBytes(best.PeakBytes), growthWords(*best)),
+			fmt.Sprintf("steady %s (%s computed x %s + the loader's blocks %s), first load peak %s (%s)",
+				FormatBytes(best.SteadyBytes), FormatBytes(best.BytesAllocated), fmtFloat(roundTo(best.Overhead, 3)), FormatBytes(best.LoaderBytes),
+				FormatBytes(best.PeakBytes), growthWords(*best)),
 			fmt.Sprintf("reload peak %s: the serving table (%s) beside a new one at its first-load peak, as ClickHouse and a Go program that swaps in a new map hold them",
 				FormatBytes(best.ReloadPeakBytes), FormatBytes(best.ReloadPeakBytes-best.PeakBytes)),
 			fmt.Sprintf("%.2f bytes per pair, load factor %.3f after the load", best.BytesPerPair, best.LoadFactor))
