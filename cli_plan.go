@@ -40,7 +40,8 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.Func("threads", "loader threads", func(s string) error {
 		return intFlag("--threads", s, 1, experiments.MaxThreads, &req.Threads)
 	})
-	fs.StringVar(&req.Workload, "workload", "", "read or load")
+	fs.StringVar(&req.Prefer, "prefer", "", "memory, read or load")
+	fs.BoolVar(&req.FirstLoadOnly, "first-load-only", false, "check the budget against the first load's peak alone")
 	fs.BoolVar(&req.Preallocate, "preallocate", false, "plan tables reserved for the rows")
 	fs.StringVar(&format, "format", "table", "output format")
 	fs.StringVar(&resultsDir, "results", "", "results folder")
@@ -127,12 +128,18 @@ func calibrate(ctx context.Context, cfgs []experiments.Config, store *experiment
 			what = append(what, strings.Join(c.Layouts, ", "))
 		}
 	}
-	took := "under a minute"
-	if cfgs[0].Rows > 10*experiments.CalibrationRows {
+	loads := 0
+	for _, c := range cfgs {
+		loads += len(c.Layouts) * max(c.Repeats, 1)
+	}
+	// About 3.2 s a load at 2M rows on the 2-core lab machine, 2.5 s of it
+	// the idle before it: 76 s for the 24 loads of a first calibration.
+	took := fmt.Sprintf("about %d s", (loads*32+9)/10)
+	if cfgs[0].Rows > 2*experiments.CalibrationRows {
 		took = "minutes"
 	}
-	fmt.Fprintf(stderr, "packlab: calibrating this machine: %s, %s rows each (%s; saved results are used next time)\n",
-		strings.Join(what, "; "), experiments.FormatRows(cfgs[0].Rows), took)
+	fmt.Fprintf(stderr, "packlab: calibrating this machine: %s, %s rows each, %d loads in all for medians and ranges (%s; saved results are used next time)\n",
+		strings.Join(what, "; "), experiments.FormatRows(cfgs[0].Rows), loads, took)
 	start := time.Now()
 	bar := newProgressBar(stderr)
 	job := experiments.NewJob(experiments.CalibrationJobName(cfgs), experiments.FaceCLI, start)
@@ -158,25 +165,34 @@ const usagePlan = `packlab plan [flags] — which layout, load factor and shard 
   --memory SIZE         the memory budget: 24GiB, 512MiB, 32GB (default: what this
                         machine has available now)
   --threads N           threads the load may use, 1 to 256 (default: this machine's cores)
-  --workload W          read (read-heavy: rank by read speed; default) or load
-                        (load-heavy: rank by load time)
+  --prefer P            what decides among the setups that fit: memory (the
+                        least memory; the default: computed, so the answer is the
+                        same on every machine and face), read (the fastest reads)
+                        or load (the fastest load); a speed decides only where
+                        two setups' measured ranges do not overlap, else the
+                        tie goes to less memory, fewer shards, the layout order
+  --first-load-only     check the budget against the first load's peak; by
+                        default a reload's (the serving table beside a new one
+                        loading, as ClickHouse reloads a dictionary)
   --preallocate         plan tables reserved for the rows before the load
                         (core.Options.Reserve, run's --preallocate): no growth, so
                         the peak is the final size; speeds from preallocated runs
   --format F            table, markdown, csv, json (an array of every setup, best first)
 
 Every layout, every max load factor worth showing and SHARDS 1, 2, 4 ... 128
-is predicted by core.Predict (no table is allocated): steady bytes, the peak
-during the load (every shard grows at once), bytes per pair, and load and read
-time from speeds measured on this machine. The answer: the best setup whose peak
-fits the budget, why, its ClickHouse CREATE DICTIONARY and its Go code.
+is computed by core.Predict (no table is allocated): steady bytes, the first
+load's peak (every shard grows at once), a reload's peak, bytes per pair, and
+load and read time from speeds measured on this machine, each with its range.
+The answer: the best setup that fits the budget, why, the runners-up and why
+each lost, its ClickHouse CREATE DICTIONARY (with ClickHouse's own reload
+peak) and its Go code.
 
 Speeds come from saved results (one shard, random keys, these key and value
 sizes), compared at one size: each layout's run nearest the plan's rows
 when every layout has one near them (a run of 1e8 rows speaks for 1e9
 better than the 2M of a calibration). What is missing is measured first
-by a calibration run of about half a minute
-(2M rows per layout, each in its own process), saved like any run:
+by a calibration of about a minute (2M rows per layout, three loads each
+for a median and a range, each in its own process), saved like any run:
   --calibrate-rows N    measure at N rows (default 2M), each layout that has no
                         run within 2x of N: runs near the plan's rows give it
                         speeds measured at its size (1e8 takes minutes a layout)

@@ -115,7 +115,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"plan", "--rows", "0"}, "--rows 0: not positive " + rowsAllowed},
 		{[]string{"plan", "--rows", "1e9", "--memory", "12QB"}, `--memory 12QB: unknown unit "QB" (allowed: a size such as 24GiB, 512MiB, 1.5TiB, 32GB or 1073741824 (bytes))`},
 		{[]string{"plan", "--rows", "1e9", "--memory", "1KiB"}, "--memory 1KiB: too small (allowed: at least 1MiB, e.g. 24GiB, 512MiB, 1.5TiB)"},
-		{[]string{"plan", "--rows", "1e9", "--workload", "both"}, "--workload both: unknown (allowed: read (read-heavy) or load (load-heavy))"},
+		{[]string{"plan", "--rows", "1e9", "--prefer", "both"}, "--prefer both: unknown (allowed: memory (the least memory; the default), read (the fastest reads) or load (the fastest load))"},
 		{[]string{"plan", "--rows", "1e9", "--threads", "0"}, "--threads 0: out of range (allowed: 1 to 256)"},
 		{[]string{"plan", "--rows", "1e9", "--key", "UInt7"}, "--key UInt7: unknown type " + types},
 		{[]string{"plan", "--rows", "1e9", "--format", "xml"}, "--format xml: unknown format (allowed: table, markdown, csv, json)"},
@@ -539,7 +539,7 @@ func TestPlanIssueTargets(t *testing.T) {
 	if strings.Contains(stderr, "calibrating") {
 		t.Errorf("calibrated again although the results were saved: %q", stderr)
 	}
-	for _, want := range []string{"Answer: ", "CREATE DICTIONARY dict", "core.Load(ctx, src, core.LoadConfig{", "Ruled out:", "gomap: every setup's peak is above 24.0 GiB"} {
+	for _, want := range []string{"Answer: ", "CREATE DICTIONARY dict", "core.Load(ctx, src, core.LoadConfig{", "Ruled out:", "gomap: every setup's reload peak is above 24.0 GiB"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("plan --memory 24GiB does not say %q:\n%s", want, stdout)
 		}
@@ -555,9 +555,9 @@ func TestPlanIssueTargets(t *testing.T) {
 	if b := cands[0]; b.Rank != 1 || !b.Fits || b.PeakBytes > 24*gib || b.Why == "" {
 		t.Errorf("24 GiB: rank 1 is %+v, want a setup whose peak fits, with why", b)
 	}
-	// Which layout ranks first follows the speeds measured here (compact
-	// when its reads came out fastest); ClickHouse's setup, rank 1 or the
-	// best it can run, comes with its CREATE DICTIONARY either way.
+	// Memory decides by default (compact, packlab's own, at 1e9 in 24 GiB);
+	// ClickHouse's setup, rank 1 or the best it can run, comes with its
+	// CREATE DICTIONARY either way.
 	ch := slices.IndexFunc(cands, func(c experiments.Candidate) bool { return c.BestClickHouse })
 	if !cands[0].PacklabOnly {
 		ch = 0

@@ -436,3 +436,44 @@ func TestJSChooseSourceAndCancelled(t *testing.T) {
 		t.Errorf("RunCancelled with nothing measured: %+v", d)
 	}
 }
+
+// TestJSPlanIsNative: the browser plans a native run unless asked. Its
+// figures are Linux's (packed's slab grows in place: its first load's peak
+// is its final tables and the loader's blocks), a budget must be given (the
+// tab cannot tell the native machine's memory), and it cannot calibrate a
+// native run's speeds; asked for this browser, the wasm memory's growth
+// (every old slab stays behind) and the tab's own room are planned.
+func TestJSPlanIsNative(t *testing.T) {
+	h, _ := bindForTest(t)
+	if _, e := h.do(t, "Plan", PlanForm{Rows: "1e9"}); e == nil || e.Field != "plan_memory" || !strings.Contains(e.Message, "native run") {
+		t.Errorf("a native plan with no budget: %+v; want an error for plan_memory saying why", e)
+	}
+	if _, e := h.do(t, "Plan", PlanForm{Rows: "1e9", Memory: "24GiB", Calibrate: true}); e == nil || e.Field != "plan_calibrate" {
+		t.Errorf("calibrating a native plan in the browser: %+v; want an error for plan_calibrate", e)
+	}
+	packed := func(v PlanView) experiments.Candidate {
+		for _, c := range v.Candidates {
+			if c.Layout == "packed" && c.Shards == 1 && c.MaxLoadFactor == 0.5 {
+				return c
+			}
+		}
+		t.Fatal("no packed SHARDS 1 MLF 0.5")
+		return experiments.Candidate{}
+	}
+	var native PlanView
+	h.ok(t, &native, "Plan", PlanForm{Rows: "1e9", Memory: "24GiB"})
+	c := packed(native)
+	if !strings.Contains(native.Headline, "for a native run") || c.GrowthBytes != 0 || c.PeakBytes != c.BytesAllocated+c.LoaderBytes {
+		t.Errorf("native plan in the browser: %q; packed growth %d, first load peak %d, want its final tables %d + loader %d",
+			native.Headline, c.GrowthBytes, c.PeakBytes, c.BytesAllocated, c.LoaderBytes)
+	}
+	var wasm PlanView
+	h.ok(t, &wasm, "Plan", PlanForm{Rows: "1e8", Runtime: "browser"})
+	pr, err := core.Predict(core.LayoutPacked, core.MustType("UInt64"), core.MustType("UInt16"), 1e8, core.Options{}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := packed(wasm); !strings.Contains(wasm.Headline, "this browser's wasm memory") || pr.GrowthBytes == 0 || w.GrowthBytes != 2*pr.GrowthBytes {
+		t.Errorf("a plan for the browser: %q; packed growth %d, want twice the old slab %d", wasm.Headline, w.GrowthBytes, pr.GrowthBytes)
+	}
+}

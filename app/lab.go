@@ -431,6 +431,9 @@ func estimateOf(mc experiments.MemoryCheck) Estimate {
 		if mc.AvailableBytes > 0 {
 			le.BarPercent = min(100, max(0.5, 100*float64(need)/float64(mc.AvailableBytes)))
 		}
+		if est.ReloadPeakBytes > 0 {
+			le.Note += fmt.Sprintf("; a reload would hold %s (this table beside a new one loading, as ClickHouse reloads)", experiments.FormatBytes(est.ReloadPeakBytes))
+		}
 		if est.Estimated {
 			le.Note += " (an upper bound or a model)"
 		}

@@ -12,12 +12,18 @@ import (
 
 // PlanForm is the Plan tab's form exactly as typed; Go parses it.
 type PlanForm struct {
-	Rows     string `json:"rows"`     // 1e9, 1B, 10M ... up to 2^62
-	Key      string `json:"key"`      // default UInt64
-	Value    string `json:"value"`    // default UInt16
-	Memory   string `json:"memory"`   // the budget: 24GiB, 512MiB; "" = what this machine has available
-	Threads  string `json:"threads"`  // threads the load may use; "" = this machine's cores
-	Workload string `json:"workload"` // "read" (default) or "load"
+	Rows    string `json:"rows"`    // 1e9, 1B, 10M ... up to 2^62
+	Key     string `json:"key"`     // default UInt64
+	Value   string `json:"value"`   // default UInt16
+	Memory  string `json:"memory"`  // the budget: 24GiB, 512MiB; "" = what this machine has available
+	Threads string `json:"threads"` // threads the load may use; "" = this machine's cores
+	Prefer  string `json:"prefer"`  // "memory" (default), "read" or "load"
+	// FirstLoadOnly checks the budget against the first load's peak, not a
+	// reload's.
+	FirstLoadOnly bool `json:"first_load_only"`
+	// Runtime is where the planned table runs: "native" (default, on every
+	// face) or "browser" (this browser's wasm memory; the browser only).
+	Runtime string `json:"runtime"`
 	// Preallocate plans tables reserved for the rows before the load.
 	Preallocate bool `json:"preallocate"`
 	Calibrate   bool `json:"calibrate"` // measure the speeds that are missing first (about half a minute: each load after 2.5 s idle)
@@ -47,7 +53,9 @@ var planFieldOfFlag = map[string]string{
 	"--value":          "plan_value",
 	"--memory":         "plan_memory",
 	"--threads":        "plan_threads",
-	"--workload":       "plan_workload",
+	"--prefer":         "plan_prefer",
+	"--runtime":        "plan_runtime",
+	"--calibrate":      "plan_calibrate",
 	"--calibrate-rows": "plan_calibrate_rows",
 }
 
@@ -67,8 +75,8 @@ func planError(err error) error {
 // parse reads the form into a request; an error names its field.
 func (f PlanForm) parse() (experiments.PlanRequest, error) {
 	bad := planError
-	r := experiments.PlanRequest{Key: strings.TrimSpace(f.Key), Value: strings.TrimSpace(f.Value), Workload: strings.TrimSpace(f.Workload),
-		Preallocate: f.Preallocate}
+	r := experiments.PlanRequest{Key: strings.TrimSpace(f.Key), Value: strings.TrimSpace(f.Value), Prefer: strings.TrimSpace(f.Prefer),
+		FirstLoadOnly: f.FirstLoadOnly, Runtime: strings.TrimSpace(f.Runtime), Preallocate: f.Preallocate}
 	rows, err := experiments.ParseRows(f.Rows)
 	if err != nil {
 		return r, bad(err)
@@ -127,7 +135,7 @@ func (l *Lab) Plan(f PlanForm) (PlanView, error) {
 	if f.Calibrate {
 		cfgs, err := experiments.CalibrationConfigs(req, history, machine.Cores)
 		if err != nil {
-			return PlanView{}, ErrorOf(err, "plan")
+			return PlanView{}, planError(err)
 		}
 		for i := range cfgs {
 			cfgs[i].InProcess = l.opt.InProcess

@@ -62,15 +62,18 @@ func PlanChart(plan Plan, history []Result) (Chart, error) {
 		}
 		// A preallocated plan's tables are reserved for each row count.
 		options := func(n int64) core.Options { return tableOptions(mlf, plan.Request.Preallocate, n) }
-		steady := func(n int64) (float64, float64, bool) {
+		// steady, first-load peak and reload peak of the tables at n rows
+		steady := func(n int64) (float64, float64, float64, bool) {
 			pr, err := core.Predict(core.Layout(c.Layout), key, value, n, options(n), c.Shards)
 			if err != nil {
-				return 0, 0, false
+				return 0, 0, 0, false
 			}
-			tables := core.SaturatingAdd(pr.FinalBytes, core.SaturatingMul(int64(c.GrowingAtOnce), pr.GrowthBytes))
-			return float64(scaleBytes(pr.FinalBytes, c.Overhead)), float64(scaleBytes(tables, c.Overhead)), true
+			growth := targetGrowth(plan.Request.Runtime, core.Layout(c.Layout), pr)
+			tables := core.SaturatingAdd(pr.FinalBytes, core.SaturatingMul(int64(c.GrowingAtOnce), growth))
+			final, peak := scaleBytes(pr.FinalBytes, c.Overhead), scaleBytes(tables, c.Overhead)
+			return float64(final), float64(peak), float64(reloadPeak(final, peak)), true
 		}
-		var line, peak [][2]float64
+		var line, peak, reload [][2]float64
 		for _, n := range sawtoothRows(planChartMinRows, hi, func(n int64) int64 {
 			if plan.Request.Preallocate && c.Layout == string(core.LayoutCompact) {
 				return 0 // sized exactly for n: no steps to find, its slot width's jumps drawn as slopes
@@ -78,17 +81,22 @@ func PlanChart(plan Plan, history []Result) (Chart, error) {
 			pr, _ := core.Predict(core.Layout(c.Layout), key, value, n, options(n), c.Shards)
 			return pr.BucketCount
 		}) {
-			s, p, ok := steady(n)
+			s, p, r, ok := steady(n)
 			if !ok {
 				continue
 			}
 			line = append(line, [2]float64{float64(n), s})
 			peak = append(peak, [2]float64{float64(n), p})
+			reload = append(reload, [2]float64{float64(n), r})
+			if c.Rank == best.Rank {
+				maxBytes = max(maxBytes, r)
+			}
 			maxBytes = max(maxBytes, p)
 		}
 		curves = append(curves, curve{setupName(c) + " steady", color, "solid", line})
 		if c.Rank == best.Rank {
-			curves = append(curves, curve{setupName(c) + " peak", color, "dashed", peak})
+			curves = append(curves, curve{setupName(c) + " peak", color, "dashed", peak},
+				curve{setupName(c) + " reload", color, "dotted", reload})
 		}
 	}
 	u := bytesUnit(maxBytes)
@@ -97,7 +105,8 @@ func PlanChart(plan Plan, history []Result) (Chart, error) {
 	if plan.Request.Preallocate {
 		steps = "each table reserved for its rows (no growth: a step is the next power of two)"
 	}
-	notes := []string{"predicted by core.Predict x the overhead measured here; " + steps,
+	notes := []string{"computed by core.Predict (the growth of a native run, or of this browser's wasm memory when planned for it); " + steps +
+		"; dashed: the answer's first load peak, dotted: its reload peak (the serving table beside a new one loading)",
 		"points: RSS measured here (same types and load factor); red: the budget; ◆: the rows asked"}
 	line := charts.NewLine()
 	line.SetGlobalOptions(baseOptions(kind, title, notes)...)
@@ -127,7 +136,7 @@ func PlanChart(plan Plan, history []Result) (Chart, error) {
 		var pts []opts.ScatterData
 		for _, r := range history {
 			if r.Layout == c.Layout && r.KeyType == c.KeyType && r.ValueType == c.ValueType && r.RSSBytes > 0 && r.Rows > 0 &&
-				r.MaxLoadFactor == c.MaxLoadFactor && r.Runtime == runtimeName() && r.Preallocate == plan.Request.Preallocate {
+				r.MaxLoadFactor == c.MaxLoadFactor && r.Runtime == plan.Request.Runtime && r.Preallocate == plan.Request.Preallocate {
 				pts = append(pts, opts.ScatterData{Value: []any{r.Rows, num(float64(r.RSSBytes)/u.div, 6)}})
 			}
 		}

@@ -22,8 +22,12 @@ package experiments
 //	                        -> load seconds, read rows/s
 //	  |
 //	  v
-//	rank: setups whose peak fits the budget first; among them the fastest
-//	(reads or loads) within planTolerance of the best, then the least memory
+//	rank: setups whose reload peak (the serving table + the new one at its
+//	first-load peak; --first-load-only: the first load's) fits the budget
+//	first; then what the user prefers: memory (the default) ranks by the
+//	computed memory alone; read or load puts first the setups no other
+//	setup outruns beyond both their measured ranges, and breaks ties by
+//	the rule: less memory, fewer shards, core.Layouts()' order (rank)
 //
 // Nothing is allocated: a plan for 10^12 rows takes as long as one for
 // 10^3. Every figure traces back to core.Predict or to a saved result.
@@ -48,7 +52,17 @@ type PlanRequest struct {
 	Value       string `json:"value"`        // default UInt16
 	MemoryBytes int64  `json:"memory_bytes"` // the budget; 0 = the memory available on this machine now
 	Threads     int    `json:"threads"`      // threads the load may use; 0 = this machine's cores
-	Workload    string `json:"workload"`     // "read" (read-heavy, the default) or "load" (load-heavy)
+	// Prefer is what decides among the setups that fit: PreferMemory (the
+	// default), PreferRead or PreferLoad.
+	Prefer string `json:"prefer"`
+	// FirstLoadOnly checks the budget against the first load's peak; by
+	// default it is checked against a reload's (the serving table and the
+	// new one loading beside it, as ClickHouse's reload holds them).
+	FirstLoadOnly bool `json:"first_load_only"`
+	// Runtime is where the planned table will run: RuntimeNative (the
+	// default, on every face, the browser's too) or RuntimeBrowser (this
+	// browser's wasm memory; only in the browser build).
+	Runtime string `json:"runtime"`
 	// Preallocate plans tables reserved for the rows before the load
 	// (core.Options.Reserve; the lab's --preallocate): no growth, so a
 	// peak of the final size and faster loads, measured as such.
@@ -70,10 +84,22 @@ func ParseCalibrationRows(s string) (int64, error) {
 	return n, err
 }
 
-// Workloads the planner ranks for.
+// What a plan prefers among the setups that fit. Memory is the default:
+// it is computed (core.Predict), so the answer is the same on every face and
+// machine and whatever the history holds, and it is what a budget is about;
+// speeds measured at a calibration's size vary by tens of percent between
+// calibrations and rank tables of a billion rows only roughly (see
+// docs/plan.md), so they decide only when asked, and only beyond their range.
 const (
-	WorkloadRead = "read"
-	WorkloadLoad = "load"
+	PreferMemory = "memory"
+	PreferRead   = "read"
+	PreferLoad   = "load"
+)
+
+// Where a planned table runs (PlanRequest.Runtime).
+const (
+	RuntimeNative  = "native"
+	RuntimeBrowser = "browser"
 )
 
 // MinPlanMemory is the smallest budget the planner takes.
@@ -81,11 +107,6 @@ const MinPlanMemory = 1 << 20
 
 // planShards are the shard counts the planner tries.
 var planShards = []int{1, 2, 4, 8, 16, 32, 64, 128}
-
-// planTolerance is how close to the fastest setup's speed another counts as
-// just as fast: below it, memory decides. Speeds repeat within about 10 %
-// on one machine (±30 % on a busy one), so a smaller gap is noise.
-const planTolerance = 0.10
 
 // Candidate is one setup the planner weighed. The JSON is the contract of
 // `packlab plan --format json` (an array of these, best first).
@@ -103,32 +124,50 @@ type Candidate struct {
 	LoadFactor    float64 `json:"load_factor"` // distinct / bucket_count after the load
 
 	BytesAllocated int64   `json:"bytes_allocated"` // core.Predict's final bytes, computed
-	Overhead       float64 `json:"overhead"`        // measured RSS / bytes_allocated of the layout (at least 1)
-	PeakOverhead   float64 `json:"peak_overhead"`   // measured peak RSS / the predicted peak of the layout (at least 1)
+	Overhead       float64 `json:"overhead"`        // the allocator's factor over bytes_allocated (allocatorFactor: 1, gomap's cautious 1.4); not measured, so the same everywhere
+	PeakOverhead   float64 `json:"peak_overhead"`   // the same factor over the peak
 	SteadyBytes    int64   `json:"steady_bytes"`    // bytes_allocated x overhead + the loader's freed blocks: the RSS after the load
-	PeakBytes      int64   `json:"peak_bytes"`      // (final + growing x one shard's last growth + the loader's blocks) x peak overhead
-	GrowingAtOnce  int     `json:"growing_at_once"` // shards whose old and new slab are alive together at the peak
-	GrowthBytes    int64   `json:"growth_bytes"`    // what one shard holds above its final size in its last growth (core.Prediction.GrowthBytes)
-	LoaderBytes    int64   `json:"loader_bytes"`    // the loader's blocks in flight
-	BytesPerPair   float64 `json:"bytes_per_pair"`  // steady bytes / distinct
+	PeakBytes      int64   `json:"peak_bytes"`      // the first load's peak: (final + growing x one shard's last growth + the loader's blocks) x peak overhead
+	// ReloadPeakBytes is a reload's peak: the serving table (bytes_allocated
+	// x overhead) and a new one at its first-load peak beside it; the
+	// loader's blocks of the first load are reused.
+	ReloadPeakBytes int64   `json:"reload_peak_bytes"`
+	CheckedBytes    int64   `json:"checked_bytes"`   // what the budget is checked against: reload_peak_bytes, or peak_bytes with first_load_only
+	GrowingAtOnce   int     `json:"growing_at_once"` // shards whose old and new slab are alive together at the peak
+	GrowthBytes     int64   `json:"growth_bytes"`    // what one shard holds above its final size in its last growth, natively (nativeGrowth)
+	LoaderBytes     int64   `json:"loader_bytes"`    // the loader's blocks in flight
+	BytesPerPair    float64 `json:"bytes_per_pair"`  // steady bytes / distinct
 
 	LoadSeconds       *float64 `json:"load_seconds"`         // null when no speed was measured for the layout
-	LoadRowsPerSecond *float64 `json:"load_rows_per_second"` // with this many shards and threads
+	LoadRowsPerSecond *float64 `json:"load_rows_per_second"` // the median, with this many shards and threads
 	ReadSeconds       *float64 `json:"read_seconds"`         // every key looked up once, one thread
 	ReadRowsPerSecond *float64 `json:"read_rows_per_second"`
+	// The speeds' ranges, [slowest, fastest] rows/s over the measured
+	// loads, scaled as the medians are; null where one load gave no range
+	// (such a speed is shown, but cannot decide).
+	LoadRange *[2]float64 `json:"load_rows_per_second_range"`
+	ReadRange *[2]float64 `json:"read_rows_per_second_range"`
+	// SpeedTier is the setup's place by the preferred speed: 1 = no setup
+	// that fits is faster beyond both ranges; 0 when memory is preferred or
+	// the setup does not fit.
+	SpeedTier int `json:"speed_tier"`
 
-	Fits             bool   `json:"fits"` // peak_bytes <= the budget
+	Fits             bool   `json:"fits"` // checked_bytes <= the budget
 	Why              string `json:"why"`
 	ClickHouseLayout string `json:"clickhouse_layout"` // LAYOUT(...) of the dictionary that builds this table, "" when none does
 	ClickHouseNote   string `json:"clickhouse_note"`   // how ClickHouse's dictionary differs, when it does
-	PacklabOnly      bool   `json:"packlab_only"`      // no ClickHouse dictionary builds this table for these types
-	BestClickHouse   bool   `json:"best_clickhouse"`   // the best setup ClickHouse can run, when rank 1 is packlab-only
-	CreateDictionary string `json:"create_dictionary"` // for rank 1 and the best ClickHouse setup
-	GoCode           string `json:"go_code"`           // for rank 1 and the best ClickHouse setup
-	Estimated        bool   `json:"estimated"`         // the layout's geometry is a model (core.Prediction.Estimated)
-	Saturated        bool   `json:"saturated"`         // beyond 8 EiB: the figures stand at math.MaxInt64
+	// ClickHouse is the memory of ClickHouse's dictionary of ClickHouseLayout
+	// (its own growth; see clickHouseMemory), null when none builds it.
+	ClickHouse       *ClickHouseMemory `json:"clickhouse_memory"`
+	PacklabOnly      bool              `json:"packlab_only"`      // no ClickHouse dictionary builds this table for these types
+	BestClickHouse   bool              `json:"best_clickhouse"`   // the best setup ClickHouse can run, when rank 1 is packlab-only
+	CreateDictionary string            `json:"create_dictionary"` // for rank 1 and the best ClickHouse setup
+	GoCode           string            `json:"go_code"`           // for rank 1 and the best ClickHouse setup
+	Estimated        bool              `json:"estimated"`         // the layout's geometry is a model (core.Prediction.Estimated)
+	Saturated        bool              `json:"saturated"`         // beyond 8 EiB: the figures stand at math.MaxInt64
 
-	followsMLF bool // the layout's geometry follows max_load_factor
+	followsMLF bool   // the layout's geometry follows max_load_factor
+	runtime    string // where the table runs: PlanRequest.Runtime
 }
 
 // Plan is the planner's whole answer.
@@ -139,6 +178,9 @@ type Plan struct {
 	Cores       int         `json:"cores"`
 	Candidates  []Candidate `json:"candidates"` // every setup, by rank
 	Answer      string      `json:"answer"`     // one line: the recommendation, or why there is none
+	Checked     string      `json:"checked"`    // the peak the budget is checked against: "reload" or "first load"
+	Rule        string      `json:"rule"`       // how the plan decides, in words
+	RunnersUp   []string    `json:"runners_up"` // the next setups and each layout's best, with why each lost
 	RuledOut    []string    `json:"ruled_out"`  // one line per layout no setup of which fits
 	Growing     string      `json:"growing"`    // how many shards grow at once, and why
 	Measures    []Measure   `json:"measures"`   // where each layout's speeds and overhead come from
@@ -193,7 +235,8 @@ type parsedPlan struct {
 func (r PlanRequest) WithDefaults() PlanRequest {
 	r.Key = cmp.Or(r.Key, DefaultKey)
 	r.Value = cmp.Or(r.Value, DefaultValue)
-	r.Workload = strings.ToLower(strings.TrimSpace(cmp.Or(r.Workload, WorkloadRead)))
+	r.Prefer = strings.ToLower(strings.TrimSpace(cmp.Or(r.Prefer, PreferMemory)))
+	r.Runtime = strings.ToLower(strings.TrimSpace(cmp.Or(r.Runtime, RuntimeNative)))
 	return r
 }
 
@@ -223,8 +266,14 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 	if r.Threads < 0 || r.Threads > MaxThreads {
 		return p, fieldErr("--threads", strconv.Itoa(r.Threads), "out of range", fmt.Sprintf("1 to %d", MaxThreads))
 	}
-	if r.Workload != WorkloadRead && r.Workload != WorkloadLoad {
-		return p, fieldErr("--workload", r.Workload, "unknown", "read (read-heavy) or load (load-heavy)")
+	if r.Prefer != PreferMemory && r.Prefer != PreferRead && r.Prefer != PreferLoad {
+		return p, fieldErr("--prefer", r.Prefer, "unknown", "memory (the least memory; the default), read (the fastest reads) or load (the fastest load)")
+	}
+	switch {
+	case r.Runtime == RuntimeBrowser && runtimeName() != RuntimeBrowser:
+		return p, fieldErr("--runtime", r.Runtime, "a plan for a browser's wasm memory is made in the browser", RuntimeNative)
+	case r.Runtime != RuntimeNative && r.Runtime != RuntimeBrowser:
+		return p, fieldErr("--runtime", r.Runtime, "unknown", "native (the default) or browser (this browser's wasm memory)")
 	}
 	if r.CalibrationRows != 0 && (r.CalibrationRows < planMinRows || r.CalibrationRows > core.MaxSourceRows) {
 		return p, fieldErr("--calibrate-rows", strconv.FormatInt(r.CalibrationRows, 10), "out of range",
@@ -305,6 +354,8 @@ func MakePlan(r PlanRequest, history []Result, m PlanMachine) (Plan, error) {
 	switch {
 	case p.MemoryBytes > 0:
 		plan.BudgetBytes, plan.BudgetFrom = p.MemoryBytes, "--memory"
+	case p.Runtime == RuntimeNative && runtimeName() != RuntimeNative:
+		return Plan{}, fieldErr("--memory", "", "empty: this browser cannot tell how much memory the machine of a native run has", "a size such as 24GiB (or plan for this browser's wasm memory)")
 	case m.AvailableBytes > 0:
 		plan.BudgetBytes = m.AvailableBytes
 		plan.BudgetFrom = fmt.Sprintf("available now of %s", FormatBytes(m.TotalBytes))
@@ -312,7 +363,7 @@ func MakePlan(r PlanRequest, history []Result, m PlanMachine) (Plan, error) {
 		return Plan{}, fieldErr("--memory", "", "this platform does not tell how much memory it has", "a size such as 24GiB")
 	}
 	measures := measuresFrom(history, p)
-	plan.Scaling = scalingFrom(history)
+	plan.Scaling = scalingFrom(history, p.Runtime)
 	for _, l := range core.Layouts() {
 		ms := measures[l]
 		plan.Measures = append(plan.Measures, ms)
@@ -322,9 +373,24 @@ func MakePlan(r PlanRequest, history []Result, m PlanMachine) (Plan, error) {
 		}
 		plan.Candidates = append(plan.Candidates, cands...)
 	}
+	plan.Checked = "reload"
+	if p.FirstLoadOnly {
+		plan.Checked = "first load"
+	}
 	for i := range plan.Candidates {
 		c := &plan.Candidates[i]
-		c.Fits = c.PeakBytes <= plan.BudgetBytes
+		c.CheckedBytes = c.ReloadPeakBytes
+		if p.FirstLoadOnly {
+			c.CheckedBytes = c.PeakBytes
+		}
+		c.Fits = c.CheckedBytes <= plan.BudgetBytes
+		if ch := c.ClickHouse; ch != nil {
+			ch.CheckedBytes = ch.ReloadPeakBytes
+			if p.FirstLoadOnly {
+				ch.CheckedBytes = ch.FirstLoadPeakBytes
+			}
+			ch.Fits = ch.CheckedBytes <= plan.BudgetBytes
+		}
 	}
 	rank(&plan)
 	explain(&plan, p)
@@ -382,8 +448,13 @@ func (p parsedPlan) options(mlf float64) core.Options {
 	return tableOptions(mlf, p.Preallocate, p.distinct)
 }
 
-// candidate fills in one setup's figures.
+// candidate fills in one setup's figures. Memory is computed, never taken
+// from a measurement: core.Predict's bytes, the growth of the runtime the
+// plan is for (targetGrowth), the allocator's fixed factor and the loader's
+// blocks, so that it is the same whatever the history holds. Speeds are
+// ms's, scaled to the setup.
 func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Prediction, ms Measure, sc Scaling, threads int) Candidate {
+	f := allocatorFactor(l)
 	c := Candidate{
 		Layout: string(l), KeyType: p.key.Name, ValueType: p.value.Name,
 		Rows: p.Rows, Distinct: p.distinct, Shards: shards,
@@ -391,41 +462,88 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 		Preallocate:    p.Preallocate,
 		BucketCount:    pr.BucketCount,
 		BytesAllocated: pr.FinalBytes,
-		Overhead:       ms.Overhead,
+		Overhead:       f,
+		PeakOverhead:   f,
 		GrowingAtOnce:  growingAtOnce(shards),
 		LoaderBytes:    loaderBytesFor(p.key, p.value, shards, 0, p.distinct, false),
 		Estimated:      pr.Estimated,
 		Saturated:      pr.Saturated,
-		GrowthBytes:    pr.GrowthBytes,
+		GrowthBytes:    targetGrowth(p.Runtime, l, pr),
+		runtime:        p.Runtime,
 	}
 	if pr.BucketCount > 0 {
 		c.LoadFactor = float64(p.distinct) / float64(pr.BucketCount)
 	}
-	tables := core.SaturatingAdd(pr.FinalBytes, core.SaturatingMul(int64(c.GrowingAtOnce), pr.GrowthBytes))
+	tables := core.SaturatingAdd(pr.FinalBytes, core.SaturatingMul(int64(c.GrowingAtOnce), c.GrowthBytes))
 	// The loader's blocks are garbage once the load ends, which the Go
 	// runtime keeps (and reuses) rather than returning: they stay in RSS.
-	c.SteadyBytes = core.SaturatingAdd(scaleBytes(pr.FinalBytes, ms.Overhead), c.LoaderBytes)
+	c.SteadyBytes = core.SaturatingAdd(scaleBytes(pr.FinalBytes, f), c.LoaderBytes)
 	// The peak is never below what the tables and the loader's blocks hold
 	// at the end of the load.
-	c.PeakBytes = max(scaleBytes(core.SaturatingAdd(tables, c.LoaderBytes), ms.PeakOverhead), c.SteadyBytes)
-	c.PeakOverhead = ms.PeakOverhead
+	c.PeakBytes = max(scaleBytes(core.SaturatingAdd(tables, c.LoaderBytes), f), c.SteadyBytes)
+	c.ReloadPeakBytes = reloadPeak(scaleBytes(pr.FinalBytes, f), c.PeakBytes)
 	c.BytesPerPair = float64(c.SteadyBytes) / float64(p.distinct)
 	if ms.LoadRowsPerSecond > 0 {
 		rate := sc.loadRate(ms.LoadRowsPerSecond, shards, threads)
 		c.LoadRowsPerSecond = ptr(rate)
 		c.LoadSeconds = ptr(float64(p.distinct) / rate)
+		if ms.LoadRange != nil {
+			r := sc.loadRange(*ms.LoadRange, shards, threads)
+			c.LoadRange = &r
+		}
 	}
 	if ms.ReadRowsPerSecond > 0 {
-		rate := ms.ReadRowsPerSecond
+		scale := 1.0
 		if cell := float64(pr.FinalBytes) / float64(max(pr.BucketCount, 1)); ms.LoadFactor > 0 && c.LoadFactor > 0 {
-			rate *= probeLinesOf(l, ms.LoadFactor, cell) / probeLinesOf(l, c.LoadFactor, cell)
+			scale = probeLinesOf(l, ms.LoadFactor, cell) / probeLinesOf(l, c.LoadFactor, cell)
 		}
+		rate := ms.ReadRowsPerSecond * scale
 		c.ReadRowsPerSecond = ptr(rate)
 		c.ReadSeconds = ptr(float64(p.distinct) / rate)
+		if ms.ReadRange != nil {
+			c.ReadRange = &[2]float64{ms.ReadRange[0] * scale, ms.ReadRange[1] * scale}
+		}
 	}
 	c.ClickHouseLayout, c.ClickHouseNote, c.PacklabOnly = clickHouseFor(l, p.key, p.value, shards, mlf)
+	if c.ClickHouseLayout != "" {
+		// ClickHouse ignores PREALLOCATE since 23.1: its tables grow.
+		c.ClickHouse = clickHouseMemory(l, p.value, p.distinct, tableOptions(mlf, false, p.distinct), shards)
+	}
 	return c
 }
+
+// targetGrowth is what one shard of layout l holds above its final size
+// at its last growth (pr.GrowthBytes on the platform making the plan) where
+// the planned table runs. Natively that is Linux's, whatever platform makes
+// the plan (the browser, a Mac), so that every face gives a native plan the
+// same figures: hashed, packed and hashed_array grow their slab in place
+// (mremap), nothing held; compact hands its old slab back behind its growth
+// pass, at most two release steps of 2 MiB left (core/compact.go); sparse
+// and gomap as everywhere. TestTargetGrowthIsLinuxs holds these to
+// core.Predict's on Linux. In the browser's wasm memory, which only grows,
+// a slab layout's growth takes fresh address space for the new slab while
+// the old one and every earlier one (together at most the old one's size
+// again) stay behind: twice pr's old slab (app/bind_js.go's
+// inAddressSpace, measured in Chromium).
+func targetGrowth(runtime string, l core.Layout, pr core.Prediction) int64 {
+	slab := l == core.LayoutHashed || l == core.LayoutPacked || l == core.LayoutHashedArray || l == core.LayoutCompact
+	switch {
+	case runtime == RuntimeBrowser && slab:
+		return core.SaturatingMul(pr.GrowthBytes, 2)
+	case runtime == RuntimeBrowser:
+		return pr.GrowthBytes
+	case l == core.LayoutCompact:
+		return min(pr.GrowthBytes, linuxCompactGrowthBytes)
+	case slab:
+		return 0
+	}
+	return pr.GrowthBytes
+}
+
+// linuxCompactGrowthBytes is what a compact shard holds of its old slab at
+// the end of its growth pass on Linux: two release steps (core/compact.go's
+// compactReleaseEvery, 2 MiB).
+const linuxCompactGrowthBytes = 2 * 2 << 20
 
 // growingAtOnce is how many of a map's shards can hold their old and their
 // new slab at the same moment during a load: all of them. The loader deals
@@ -468,53 +586,87 @@ func probeLinesOf(l core.Layout, a, cell float64) float64 {
 
 func ptr(v float64) *float64 { return &v }
 
-// rank orders the candidates: those that fit first, the fastest (within
-// planTolerance of the best) and then the least memory; then those that do
-// not fit, smallest peak first.
+// rank orders the candidates: those whose checked peak fits the budget
+// first, in what the plan prefers; then those that do not fit, by the rule
+// (the smallest checked peak first).
+//
+// Preferring memory, the setups that fit are ordered by the rule alone, so
+// nothing measured moves the answer. Preferring reads or loads, they are
+// first put in speed tiers (speedTiers): a setup ranks below another only
+// when its fastest measured speed is below the other's slowest, so speeds
+// that differ by less than their own spread never decide; within a tier
+// the rule does. The rule (byRule): the least checked peak, then the least
+// steady memory (each within 1 %), then fewer shards, then the layout's
+// place in core.Layouts(), then the lower load factor.
 func rank(plan *Plan) {
-	load := plan.Request.Workload == WorkloadLoad
-	speed := func(c Candidate) float64 { // higher is better; 0 = not measured
-		switch {
-		case load && c.LoadRowsPerSecond != nil:
-			return *c.LoadRowsPerSecond
-		case !load && c.ReadRowsPerSecond != nil:
-			return *c.ReadRowsPerSecond
-		}
-		return 0
-	}
-	best := 0.0
-	for _, c := range plan.Candidates {
+	var fitting []*Candidate
+	for i := range plan.Candidates {
+		c := &plan.Candidates[i]
+		c.SpeedTier = 0
 		if c.Fits {
-			best = max(best, speed(c))
+			fitting = append(fitting, c)
 		}
 	}
-	near := func(c Candidate) bool { return speed(c) >= best*(1-planTolerance) }
-	secondary := func(c Candidate) float64 { // the other speed, higher is better
-		if load {
-			return deref(c.ReadRowsPerSecond)
-		}
-		return deref(c.LoadRowsPerSecond)
-	}
+	speedTiers(fitting, plan.Request.Prefer)
 	slices.SortStableFunc(plan.Candidates, func(a, b Candidate) int {
 		if a.Fits != b.Fits {
 			return boolFirst(a.Fits, b.Fits)
 		}
-		if !a.Fits {
-			return cmp.Or(cmp.Compare(a.PeakBytes, b.PeakBytes), cmp.Compare(a.SteadyBytes, b.SteadyBytes), cmp.Compare(a.Shards, b.Shards))
-		}
-		if na, nb := near(a), near(b); na != nb {
-			return boolFirst(na, nb)
-		} else if !na {
-			if c := cmp.Compare(onePercent(speed(b)), onePercent(speed(a))); c != 0 {
-				return c
-			}
-		}
-		return cmp.Or(cmp.Compare(onePercent(float64(a.SteadyBytes)), onePercent(float64(b.SteadyBytes))),
-			cmp.Compare(onePercent(float64(a.PeakBytes)), onePercent(float64(b.PeakBytes))),
-			cmp.Compare(onePercent(secondary(b)), onePercent(secondary(a))), cmp.Compare(a.Shards, b.Shards))
+		return cmp.Or(cmp.Compare(a.SpeedTier, b.SpeedTier), byRule(a, b))
 	})
 	for i := range plan.Candidates {
 		plan.Candidates[i].Rank = i + 1
+	}
+}
+
+// byRule is the plan's fixed order of setups that tie on what it prefers.
+func byRule(a, b Candidate) int {
+	return cmp.Or(cmp.Compare(onePercent(float64(a.CheckedBytes)), onePercent(float64(b.CheckedBytes))),
+		cmp.Compare(onePercent(float64(a.SteadyBytes)), onePercent(float64(b.SteadyBytes))),
+		cmp.Compare(a.Shards, b.Shards), cmp.Compare(layoutIndex(a.Layout), layoutIndex(b.Layout)),
+		cmp.Compare(a.MaxLoadFactor, b.MaxLoadFactor), cmp.Compare(a.CheckedBytes, b.CheckedBytes))
+}
+
+// speedRange is c's range of the speed prefer names, [slowest, fastest]
+// rows/s; a speed with no measured range (or none at all) spans everything:
+// it can neither win nor lose by speed.
+func speedRange(c Candidate, prefer string) (lo, hi float64) {
+	r := c.ReadRange
+	if prefer == PreferLoad {
+		r = c.LoadRange
+	}
+	if r == nil {
+		return 0, math.Inf(1)
+	}
+	return r[0], r[1]
+}
+
+// speedTiers sets each candidate's SpeedTier for prefer read or load: tier 1
+// is every setup whose fastest speed reaches the slowest speed of the
+// fastest setup (no other is faster beyond both ranges); tier 2 the same
+// among the rest, and so on. Which setups share a tier follows from where
+// the ranges lie, not from the medians inside them, so measurements that
+// move within their spread leave the tiers as they are.
+func speedTiers(cs []*Candidate, prefer string) {
+	if prefer == PreferMemory {
+		return
+	}
+	left := cs
+	for tier := 1; len(left) > 0; tier++ {
+		floor := 0.0
+		for _, c := range left {
+			lo, _ := speedRange(*c, prefer)
+			floor = max(floor, lo)
+		}
+		var rest []*Candidate
+		for _, c := range left {
+			if _, hi := speedRange(*c, prefer); hi >= floor {
+				c.SpeedTier = tier
+			} else {
+				rest = append(rest, c)
+			}
+		}
+		left = rest
 	}
 }
 
@@ -545,11 +697,11 @@ func deref(p *float64) float64 {
 	return *p
 }
 
-// explain writes each candidate's why, the answer, the layouts ruled out,
-// and the ClickHouse and Go text of the setups worth copying.
+// explain writes each candidate's why, the answer, the rule, the
+// runners-up, the layouts ruled out, and the ClickHouse and Go text of the
+// setups worth copying.
 func explain(plan *Plan, p parsedPlan) {
 	budget := FormatBytes(plan.BudgetBytes)
-	load := p.Workload == WorkloadLoad
 	byKind := map[growthKind][]string{}
 	for _, l := range core.Layouts() {
 		if i := slices.IndexFunc(plan.Candidates, func(c Candidate) bool { return c.Layout == string(l) }); i >= 0 {
@@ -563,50 +715,42 @@ func explain(plan *Plan, p parsedPlan) {
 			plan.Growing += "; " + strings.Join(ls, ", ") + ": " + growthKindWords[k]
 		}
 	}
+	plan.Rule = planRule(p)
 	best := plan.Best()
 	if best == nil {
 		plan.Answer = "no layout to plan"
 		return
 	}
-	fitting := 0
+	fitting, tied := 0, 0
 	for _, c := range plan.Candidates {
 		if c.Fits {
 			fitting++
+			if c.SpeedTier == best.SpeedTier {
+				tied++
+			}
 		}
-	}
-	what, unit := "reads", "rows/s read"
-	if load {
-		what, unit = "loads", "rows/s loaded"
-	}
-	speedOf := func(c Candidate) *float64 {
-		if load {
-			return c.LoadRowsPerSecond
-		}
-		return c.ReadRowsPerSecond
 	}
 	for i := range plan.Candidates {
 		c := &plan.Candidates[i]
 		switch {
 		case !c.Fits && fitting == 0 && c.Rank == 1:
-			c.Why = fmt.Sprintf("nothing fits in %s; this is the smallest setup: peak %s", budget, formatBytes(c.PeakBytes))
+			c.Why = fmt.Sprintf("nothing fits in %s; this is the smallest setup: %s peak %s", budget, plan.Checked, formatBytes(c.CheckedBytes))
 		case !c.Fits:
-			c.Why = fmt.Sprintf("peak %s (%s) is above the %s budget", formatBytes(c.PeakBytes), growthWords(*c), budget)
-		case c.Rank == 1 && speedOf(*c) == nil:
-			c.Why = fmt.Sprintf("the least memory of the %d setups that fit in %s (speeds not measured here, so memory alone decides)", fitting, budget)
+			c.Why = fmt.Sprintf("doesn't fit: %s peak %s > the %s budget (%s)", plan.Checked, formatBytes(c.CheckedBytes), budget, reloadWords(*c, p.FirstLoadOnly))
 		case c.Rank == 1:
-			c.Why = fmt.Sprintf("the fastest %s of the %d setups that fit in %s (%s %s; within %d %% counts as as fast), and the least memory of those",
-				what, fitting, budget, rowsRate(*speedOf(*c)), unit, int(planTolerance*100))
+			c.Why = bestWhy(*c, p.Prefer, plan.Checked, fitting, tied, budget)
 		default:
-			c.Why = compareWhy(*c, *best, speedOf, what)
+			c.Why = lostWhy(*c, *best, p.Prefer, plan.Checked)
 		}
 	}
 	if fitting == 0 {
-		plan.Answer = fmt.Sprintf("nothing fits in %s (%s): the smallest setup is %s with a peak of %s",
-			budget, plan.BudgetFrom, setupName(*best), formatBytes(best.PeakBytes))
+		plan.Answer = fmt.Sprintf("nothing fits in %s (%s) at a %s: the smallest setup is %s with a %s peak of %s",
+			budget, plan.BudgetFrom, plan.Checked, setupName(*best), plan.Checked, formatBytes(best.CheckedBytes))
 	} else {
-		plan.Answer = fmt.Sprintf("%s: steady %s, peak %s, %.2f bytes/pair — %s", setupName(*best),
-			FormatBytes(best.SteadyBytes), FormatBytes(best.PeakBytes), best.BytesPerPair, best.Why)
+		plan.Answer = fmt.Sprintf("%s: steady %s, first load peak %s, reload peak %s, %.2f bytes/pair — %s", setupName(*best),
+			FormatBytes(best.SteadyBytes), FormatBytes(best.PeakBytes), FormatBytes(best.ReloadPeakBytes), best.BytesPerPair, best.Why)
 	}
+	plan.RunnersUp = runnersUp(plan.Candidates)
 	// Layouts with no setup that fits, and why.
 	for _, l := range core.Layouts() {
 		var smallest *Candidate
@@ -617,42 +761,163 @@ func explain(plan *Plan, p parsedPlan) {
 				continue
 			}
 			ok = ok || c.Fits
-			if smallest == nil || c.PeakBytes < smallest.PeakBytes {
+			if smallest == nil || c.CheckedBytes < smallest.CheckedBytes {
 				smallest = c
 			}
 		}
 		if !ok && smallest != nil {
-			plan.RuledOut = append(plan.RuledOut, fmt.Sprintf("%s: every setup's peak is above %s; its smallest, %s, peaks at %s (%s)",
-				l, budget, setupName(*smallest), formatBytes(smallest.PeakBytes), growthWords(*smallest)))
+			plan.RuledOut = append(plan.RuledOut, fmt.Sprintf("%s: every setup's %s peak is above %s; its smallest, %s, peaks at %s (%s)",
+				l, plan.Checked, budget, setupName(*smallest), formatBytes(smallest.CheckedBytes), reloadWords(*smallest, p.FirstLoadOnly)))
 		}
 	}
 	best.CreateDictionary, best.GoCode = createDictionary(*best), goCode(*best)
-	if best.PacklabOnly {
-		for i := range plan.Candidates {
-			c := &plan.Candidates[i]
-			if !c.PacklabOnly && (c.Fits || fitting == 0) {
-				c.BestClickHouse = true
-				c.CreateDictionary, c.GoCode = createDictionary(*c), goCode(*c)
-				break
-			}
-		}
+	if ch := bestClickHouse(plan.Candidates); ch != nil && ch != best {
+		ch.BestClickHouse = true
+		ch.CreateDictionary, ch.GoCode = createDictionary(*ch), goCode(*ch)
 	}
 	plan.Notes = planNotes(plan, p)
 }
 
-// compareWhy says why a fitting setup ranks below the best.
-func compareWhy(c, best Candidate, speedOf func(Candidate) *float64, what string) string {
-	s, b := speedOf(c), speedOf(best)
-	if s != nil && b != nil && *s < *b*(1-planTolerance) {
-		return fmt.Sprintf("fits; %s %.0f %% slower than #1", what, 100*(1 - *s / *b))
+// bestClickHouse is the setup whose CREATE DICTIONARY the plan offers: the
+// best-ranked one whose ClickHouse dictionary fits the budget by
+// ClickHouse's own figures, or, when none does, the one whose dictionary
+// needs the least (nil: no ClickHouse dictionary builds any).
+func bestClickHouse(cs []Candidate) *Candidate {
+	var smallest *Candidate
+	for i := range cs {
+		c := &cs[i]
+		if c.ClickHouse == nil {
+			continue
+		}
+		if c.ClickHouse.Fits {
+			return c
+		}
+		if smallest == nil || c.ClickHouse.CheckedBytes < smallest.ClickHouse.CheckedBytes {
+			smallest = c
+		}
 	}
-	if c.SteadyBytes > best.SteadyBytes {
-		return fmt.Sprintf("fits, as fast as #1 within %d %%, but holds %s more", int(planTolerance*100), FormatBytes(c.SteadyBytes-best.SteadyBytes))
+	return smallest
+}
+
+// planRule says, in a sentence, how the plan decides.
+func planRule(p parsedPlan) string {
+	checked := "a reload's peak (the serving table and the new one at its first-load peak; --first-load-only checks the first load)"
+	if p.FirstLoadOnly {
+		checked = "the first load's peak (--first-load-only; a reload holds the serving table beside it)"
 	}
-	if c.PeakBytes > best.PeakBytes {
-		return fmt.Sprintf("fits, as fast and as small as #1, but peaks %s higher", FormatBytes(c.PeakBytes-best.PeakBytes))
+	order := "then fewer shards, then the layout order " + strings.Join(planLayoutOrder(), ", ") + ", then the lower load factor"
+	if p.Prefer == PreferMemory {
+		return fmt.Sprintf("prefer memory: a setup fits when %s is within the budget; of those, the least %s peak wins (within 1 %%), then the least steady memory, %s. All of it is computed, so the answer is the same on every face and machine; speeds are shown with their range but do not decide (--prefer read or load to rank by them)",
+			checked, checkedWord(p.FirstLoadOnly), order)
 	}
-	return "fits; as fast and as small as #1 within the model's precision"
+	what := map[string]string{PreferRead: "reads", PreferLoad: "loads"}[p.Prefer]
+	return fmt.Sprintf("prefer %s: a setup fits when %s is within the budget; of those, one ranks below another only when its fastest measured %s are slower than the other's slowest (the ranges do not overlap); setups whose ranges overlap tie, as do setups with no measured range, and the tie goes to the least %s peak (within 1 %%), then the least steady memory, %s",
+		p.Prefer, checked, what, checkedWord(p.FirstLoadOnly), order)
+}
+
+func checkedWord(firstLoadOnly bool) string {
+	if firstLoadOnly {
+		return "first load"
+	}
+	return "reload"
+}
+
+func planLayoutOrder() []string {
+	var out []string
+	for _, l := range core.Layouts() {
+		out = append(out, string(l))
+	}
+	return out
+}
+
+// speedWords names the speed prefer ranks by: "reads", "loads".
+func speedWords(prefer string) (what string, of func(Candidate) (*float64, *[2]float64)) {
+	if prefer == PreferLoad {
+		return "loads", func(c Candidate) (*float64, *[2]float64) { return c.LoadRowsPerSecond, c.LoadRange }
+	}
+	return "reads", func(c Candidate) (*float64, *[2]float64) { return c.ReadRowsPerSecond, c.ReadRange }
+}
+
+// rangeText writes a speed with its range: "25.1M rows/s (22.0M–27.3M)";
+// "25.1M rows/s (one load, no range)"; "not measured".
+func rangeText(v *float64, r *[2]float64) string {
+	switch {
+	case v == nil:
+		return "not measured"
+	case r == nil:
+		return rowsRate(*v) + " rows/s (one load: no range)"
+	}
+	return fmt.Sprintf("%s rows/s (%s–%s)", rowsRate(*v), rowsRate(r[0]), rowsRate(r[1]))
+}
+
+// bestWhy says why rank 1 won.
+func bestWhy(c Candidate, prefer, checked string, fitting, tied int, budget string) string {
+	if prefer == PreferMemory {
+		return fmt.Sprintf("the least memory at a %s of the %d setups that fit in %s (prefer memory: computed, so the same on every machine; speeds shown, not used)",
+			checked, fitting, budget)
+	}
+	what, of := speedWords(prefer)
+	v, r := of(c)
+	switch {
+	case tied == 1:
+		return fmt.Sprintf("%s fastest beyond the measured range of every other setup that fits in %s: %s", what, budget, rangeText(v, r))
+	case tied == fitting:
+		return fmt.Sprintf("no setup's %s are faster than another's beyond their measured ranges (%s here), so the rule decides: the least memory at a %s of the %d that fit in %s",
+			what, rangeText(v, r), checked, fitting, budget)
+	}
+	return fmt.Sprintf("%d of the %d setups that fit in %s tie on %s (their ranges overlap the fastest's; here %s), and of those this has the least memory at a %s",
+		tied, fitting, budget, what, rangeText(v, r), checked)
+}
+
+// lostWhy says why a fitting setup ranks below the best: slower beyond the
+// spread, more memory, or a tie broken by the rule.
+func lostWhy(c, best Candidate, prefer, checked string) string {
+	what, of := speedWords(prefer)
+	cv, cr := of(c)
+	bv, br := of(best)
+	if c.SpeedTier > best.SpeedTier {
+		return fmt.Sprintf("slower beyond spread: %s %s against #1's %s", what, rangeText(cv, cr), rangeText(bv, br))
+	}
+	tie := ""
+	if prefer != PreferMemory {
+		tie = fmt.Sprintf("ties #1 on %s (%s against %s); ", what, rangeText(cv, cr), rangeText(bv, br))
+	}
+	switch {
+	case onePercent(float64(c.CheckedBytes)) != onePercent(float64(best.CheckedBytes)):
+		return fmt.Sprintf("%smore memory: %s peak %s against #1's %s", tie, checked, formatBytes(c.CheckedBytes), formatBytes(best.CheckedBytes))
+	case onePercent(float64(c.SteadyBytes)) != onePercent(float64(best.SteadyBytes)):
+		return fmt.Sprintf("%smore memory: steady %s against #1's %s", tie, formatBytes(c.SteadyBytes), formatBytes(best.SteadyBytes))
+	case c.Shards != best.Shards:
+		return fmt.Sprintf("%stie broken by rule: the same memory within 1 %%, and more shards (%d against %d)", tie, c.Shards, best.Shards)
+	case c.Layout != best.Layout:
+		return fmt.Sprintf("%stie broken by rule: the same memory within 1 %% and shards; %s comes before %s in the layout order", tie, best.Layout, c.Layout)
+	}
+	return fmt.Sprintf("%stie broken by rule: the same memory within 1 %%; the lower load factor first", tie)
+}
+
+// runnersUp are the lines under the answer: ranks 2 and 3, and each other
+// layout's best setup, with why each lost.
+func runnersUp(cs []Candidate) []string {
+	if len(cs) == 0 {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{cs[0].Layout: true}
+	for i, c := range cs[1:] {
+		if i < 2 || !seen[c.Layout] {
+			out = append(out, fmt.Sprintf("#%d %s: %s", c.Rank, setupName(c), c.Why))
+		}
+		seen[c.Layout] = true
+	}
+	return out
+}
+
+// reloadWords says what a setup's checked peak is made of.
+func reloadWords(c Candidate, firstLoadOnly bool) string {
+	if firstLoadOnly {
+		return growthWords(c)
+	}
+	return fmt.Sprintf("the serving table, %s, beside a new one at its first-load peak of %s: %s", formatBytes(c.ReloadPeakBytes-c.PeakBytes), formatBytes(c.PeakBytes), growthWords(c))
 }
 
 // growthKind is how a candidate's layout grows, which decides its peak.
@@ -710,7 +975,7 @@ func growthWords(c Candidate) string {
 // releasesBehind: c's layout is compact where its growth pass releases the
 // old slab as it goes, so its growth holds a few MiB, not the old slab.
 func releasesBehind(c Candidate) bool {
-	return c.Layout == string(core.LayoutCompact) && core.CompactReleasesBehind
+	return c.Layout == string(core.LayoutCompact) && c.runtime == RuntimeNative
 }
 
 // setupName is how the plan names a setup: "packed SHARDS 8 MLF 0.94".
@@ -785,8 +1050,12 @@ func planNotes(plan *Plan, p parsedPlan) []string {
 		notes = append(notes, note)
 	}
 	if plan.Scaling.From != "" { // measured, if only to add nothing
-		notes = append(notes, fmt.Sprintf("load with several shards: each extra worker adds %.0f %% of one worker's speed (measured %s), up to %d threads and the producer's %s rows/s",
-			100*plan.Scaling.Efficiency, plan.Scaling.From, plan.Request.Threads, rowsRate(plan.Scaling.ProducerRowsPerSecond)))
+		between := ""
+		if r := plan.Scaling.EfficiencyRange; r != nil {
+			between = fmt.Sprintf(", %.0f to %.0f %% by the loads' ranges", 100*r[0], 100*r[1])
+		}
+		notes = append(notes, fmt.Sprintf("load with several shards: each extra worker adds %.0f %% of one worker's speed%s (measured %s), up to %d threads and the producer's %s rows/s",
+			100*plan.Scaling.Efficiency, between, plan.Scaling.From, plan.Request.Threads, rowsRate(plan.Scaling.ProducerRowsPerSecond)))
 	} else {
 		notes = append(notes, "no multi-shard load measured here: load times assume one worker's speed whatever the shard count")
 	}

@@ -18,9 +18,15 @@ import (
 )
 
 // CalibrationRows is the size of the planner's calibration runs: tables of
-// 32 to 70 MiB for <UInt64,UInt16>, past the CPU's caches (at 1e6 rows the
-// tables still partly fit, and reads ran 2-3x faster than at 2e6 here), each
-// loaded and read in about a second.
+// 20 to 70 MiB for <UInt64,UInt16>, past the CPU's caches (at 1e6 rows the
+// tables still partly fit, and reads ran 2-3x faster than at 2e6 here). It
+// is the largest size at which a calibration fits its budget of about a
+// minute on the 2-core lab machine with every layout measured
+// calibrationRepeats times, each load after calibrationSettle's idle
+// (measured: 56 s for the six layouts, three loads each, 45 s of it idle;
+// the scaling pair adds about 20 s), in a few hundred MiB. A plan that
+// prefers a speed is better served by a calibration nearer its rows
+// (--calibrate-rows 1e8: minutes a layout).
 const CalibrationRows = 2_000_000
 
 // planMinRows is the smallest measured run the planner takes speeds and
@@ -33,26 +39,70 @@ type Measure struct {
 	Rows              int64   `json:"rows"`                 // the size the speeds were measured at; 0 = no speed measured
 	LoadRowsPerSecond float64 `json:"load_rows_per_second"` // one shard
 	ReadRowsPerSecond float64 `json:"read_rows_per_second"`
-	LoadFactor        float64 `json:"load_factor"`       // of the measured table: the read model's reference
-	Overhead          float64 `json:"overhead"`          // (rss_bytes - the loader's blocks) / bytes_allocated, at least 1
-	PeakOverhead      float64 `json:"peak_overhead"`     // peak_rss_bytes / the predicted peak (tables + loader), at least 1
-	OverheadMeasured  bool    `json:"overhead_measured"` // false: the memory guard's cautious bound for both
-	From              string  `json:"from"`              // the result ids the figures come from
+	LoadFactor        float64 `json:"load_factor"` // of the measured table: the read model's reference
+	// The speeds' ranges, [slowest, fastest] rows/s over the run's loads
+	// (Result.Spread); null for a run of one load, whose speed cannot decide.
+	LoadRange *[2]float64 `json:"load_rows_per_second_range"`
+	ReadRange *[2]float64 `json:"read_rows_per_second_range"`
+	Loads     int         `json:"loads"` // loads the speed run's figures are the median of
+	// Overhead and PeakOverhead are measured here, shown beside the plan's
+	// computed figures as a check; the plan's memory does not use them (it
+	// is computed, the same everywhere).
+	Overhead         float64 `json:"overhead"`          // (rss_bytes - the loader's blocks) / bytes_allocated, at least 1
+	PeakOverhead     float64 `json:"peak_overhead"`     // peak_rss_bytes / the predicted peak (tables + loader), at least 1
+	OverheadMeasured bool    `json:"overhead_measured"` // false: the memory guard's cautious bound for both
+	From             string  `json:"from"`              // the result ids the figures come from
+}
+
+// speedRanges are a run's load and read ranges in rows/s, from its
+// repeats' fastest and slowest times; nil for one load.
+func speedRanges(r Result) (load, read *[2]float64) {
+	sp := r.Spread
+	if sp == nil || r.Repeats < 2 {
+		return nil, nil
+	}
+	if sp.LoadSecondsMin > 0 {
+		rows := float64(r.Rows)
+		load = &[2]float64{rows / sp.LoadSecondsMax, rows / sp.LoadSecondsMin}
+	}
+	if sp.ReadSecondsMin > 0 && r.ReadSeconds > 0 {
+		lookups := r.ReadRowsPerSecond * r.ReadSeconds
+		read = &[2]float64{lookups / sp.ReadSecondsMax, lookups / sp.ReadSecondsMin}
+	}
+	return load, read
 }
 
 // Scaling is what several shards add to a load, as measured here.
 type Scaling struct {
-	Efficiency            float64 `json:"efficiency"`               // each extra parallel worker adds this share of one worker's speed; 0 = not measured
-	ProducerRowsPerSecond float64 `json:"producer_rows_per_second"` // rows/s the producer reads and splits: the ceiling; 0 = not measured
-	From                  string  `json:"from"`
+	Efficiency float64 `json:"efficiency"` // each extra parallel worker adds this share of one worker's speed; 0 = not measured
+	// EfficiencyRange is the least and the most Efficiency the pair's
+	// ranges allow (the many-shard load's slowest over the one-shard's
+	// fastest, and the reverse); null when either run was one load.
+	EfficiencyRange       *[2]float64 `json:"efficiency_range"`
+	ProducerRowsPerSecond float64     `json:"producer_rows_per_second"` // rows/s the producer reads and splits: the ceiling; 0 = not measured
+	From                  string      `json:"from"`
 }
 
 // loadRate is the load speed of shards shards on threads threads, from one
 // shard's rate r1: each extra worker that has a thread adds Efficiency of
 // r1, up to the producer's ceiling.
 func (s Scaling) loadRate(r1 float64, shards, threads int) float64 {
+	return s.loadRateAt(r1, s.Efficiency, shards, threads)
+}
+
+// loadRange is loadRate over a one-shard range r: the slowest with the
+// least efficiency the pair allows, the fastest with the most.
+func (s Scaling) loadRange(r [2]float64, shards, threads int) [2]float64 {
+	lo, hi := s.Efficiency, s.Efficiency
+	if s.EfficiencyRange != nil {
+		lo, hi = s.EfficiencyRange[0], s.EfficiencyRange[1]
+	}
+	return [2]float64{s.loadRateAt(r[0], lo, shards, threads), s.loadRateAt(r[1], hi, shards, threads)}
+}
+
+func (s Scaling) loadRateAt(r1, efficiency float64, shards, threads int) float64 {
 	p := max(min(shards, threads), 1)
-	rate := r1 * (1 + float64(p-1)*s.Efficiency)
+	rate := r1 * (1 + float64(p-1)*efficiency)
 	if shards > 1 && s.ProducerRowsPerSecond > 0 {
 		rate = min(rate, max(s.ProducerRowsPerSecond, r1))
 	}
@@ -65,8 +115,8 @@ func (s Scaling) loadRate(r1 float64, shards, threads int) float64 {
 // the tables' default huge pages, large enough, and preallocated as the
 // plan is (a reserved table loads faster, and a reserved compact table
 // sits at another fill).
-func plannable(r Result, preallocate bool) bool {
-	return r.Runtime == runtimeName() && r.Source == string(core.SourceRandom) && r.Rows >= planMinRows &&
+func plannable(r Result, preallocate bool, runtime string) bool {
+	return r.Runtime == runtime && r.Source == string(core.SourceRandom) && r.Rows >= planMinRows &&
 		r.LoadRowsPerSecond > 0 && shardSelectOf(r) == string(core.ShardSelectAuto) && blockRowsOf(r) == core.DefaultBlockRows &&
 		hugePagesOf(r) != "off" && r.Preallocate == preallocate
 }
@@ -95,11 +145,13 @@ func measuresFrom(history []Result, p parsedPlan) map[core.Layout]Measure {
 		best := speedRun(history, p, l, target, false)
 		read := speedRun(history, p, l, target, true)
 		if best != nil {
-			m.Rows, m.LoadRowsPerSecond = best.Rows, best.LoadRowsPerSecond
+			m.Rows, m.LoadRowsPerSecond, m.Loads = best.Rows, best.LoadRowsPerSecond, max(best.Repeats, 1)
+			m.LoadRange, _ = speedRanges(*best)
 			m.From = best.ID
 		}
 		if read != nil {
 			m.ReadRowsPerSecond, m.LoadFactor = read.ReadRowsPerSecond, read.LoadFactor
+			_, m.ReadRange = speedRanges(*read)
 			if read != best {
 				m.From += "; read " + read.ID
 			}
@@ -108,7 +160,7 @@ func measuresFrom(history []Result, p parsedPlan) map[core.Layout]Measure {
 		// isolated run of the layout, any types. Not a preallocated run's:
 		// its bytes_allocated counts pages a reservation never touched.
 		memoryRun := func(r *Result) bool {
-			return r.Isolated && r.Runtime == runtimeName() && r.Rows >= planMinRows && r.RSSBytes > 0 && r.PeakRSSBytes > 0 && r.BytesAllocated > 0 &&
+			return r.Isolated && r.Runtime == p.Runtime && r.Rows >= planMinRows && r.RSSBytes > 0 && r.PeakRSSBytes > 0 && r.BytesAllocated > 0 &&
 				!r.Preallocate
 		}
 		ovh := best
@@ -147,6 +199,11 @@ func speedRun(history []Result, p parsedPlan, l core.Layout, target int64, read 
 		if da, db := rowsDistance(a.Rows, target), rowsDistance(b.Rows, target); da != db {
 			return da < db
 		}
+		// A run of several loads has a range, which a plan that prefers a
+		// speed needs before the speed may decide.
+		if ra, rb := a.Spread != nil && a.Repeats > 1, b.Spread != nil && b.Repeats > 1; ra != rb {
+			return ra
+		}
 		// A load that idled first (the calibration's, --settle) ran on
 		// fresh memory; one without may have reused the pages its
 		// predecessor freed and run several times faster on this VM.
@@ -158,7 +215,7 @@ func speedRun(history []Result, p parsedPlan, l core.Layout, target int64, read 
 	var best *Result
 	for i := range history {
 		r := &history[i]
-		if r.Layout == string(l) && r.Shards == 1 && plannable(*r, p.Preallocate) && sameSizes(*r, p) &&
+		if r.Layout == string(l) && r.Shards == 1 && plannable(*r, p.Preallocate, p.Runtime) && sameSizes(*r, p) &&
 			(!read || r.ReadRowsPerSecond > 0) && (best == nil || better(r, best)) {
 			best = r
 		}
@@ -238,18 +295,18 @@ func threadsOf(r Result) int {
 // scalingFrom finds the newest multi-shard run of history with a one-shard
 // run of the same layout, types and rows beside it (the nearest in time),
 // and works out what each extra worker added.
-func scalingFrom(history []Result) Scaling {
+func scalingFrom(history []Result, runtime string) Scaling {
 	var best Scaling
 	bestID := ""
 	for _, rs := range history {
 		p := min(rs.Shards, threadsOf(rs))
-		if rs.Shards < 2 || p < 2 || !plannable(rs, false) || rs.ID <= bestID {
+		if rs.Shards < 2 || p < 2 || !plannable(rs, false, runtime) || rs.ID <= bestID {
 			continue
 		}
 		var r1 *Result
 		for i := range history {
 			r := &history[i]
-			if r.Shards == 1 && plannable(*r, false) && r.Layout == rs.Layout && r.KeyType == rs.KeyType && r.ValueType == rs.ValueType &&
+			if r.Shards == 1 && plannable(*r, false, runtime) && r.Layout == rs.Layout && r.KeyType == rs.KeyType && r.ValueType == rs.ValueType &&
 				r.Rows == rs.Rows && r.MaxLoadFactor == rs.MaxLoadFactor && threadsOf(*r) == threadsOf(rs) &&
 				(r1 == nil || idDistance(r.ID, rs.ID) < idDistance(r1.ID, rs.ID)) {
 				r1 = r
@@ -258,9 +315,14 @@ func scalingFrom(history []Result) Scaling {
 		if r1 == nil {
 			continue
 		}
-		e := (rs.LoadRowsPerSecond/r1.LoadRowsPerSecond - 1) / float64(p-1)
-		s := Scaling{Efficiency: min(max(e, 0), 1),
+		eff := func(many, one float64) float64 { return min(max((many/one-1)/float64(p-1), 0), 1) }
+		s := Scaling{Efficiency: eff(rs.LoadRowsPerSecond, r1.LoadRowsPerSecond),
 			From: fmt.Sprintf("%s SHARDS %d against SHARDS 1, %s rows, %d threads (%s, %s)", rs.Layout, rs.Shards, FormatRows(rs.Rows), p, rs.ID, r1.ID)}
+		manyRange, _ := speedRanges(rs)
+		oneRange, _ := speedRanges(*r1)
+		if manyRange != nil && oneRange != nil {
+			s.EfficiencyRange = &[2]float64{eff(manyRange[0], oneRange[1]), eff(manyRange[1], oneRange[0])}
+		}
 		if busy := rs.Producer.ReadSeconds + rs.Producer.SplitSeconds; busy > 0 {
 			s.ProducerRowsPerSecond = float64(rs.Rows) / busy
 		}
@@ -279,9 +341,15 @@ func idDistance(a, b string) int {
 	return -n
 }
 
+// calibrationRepeats is the loads of each layout in a calibration: three,
+// so that each speed has a median and a range (Result.Spread), and a plan
+// that prefers a speed lets it decide only beyond that range.
+const calibrationRepeats = 3
+
 // CalibrationConfigs are the runs that measure what history lacks for r on
-// a machine of the given cores: each layout with no speed for these types
-// (one shard, r.CalibrationRows random keys, default CalibrationRows; with
+// a machine of the given cores, each calibrationRepeats times: each layout
+// with no speed for these types, or one of a single load (no range) (one
+// shard, r.CalibrationRows random keys, default CalibrationRows; with
 // r.CalibrationRows given, each layout with no run within 2x of it), and,
 // when the load may use more than one thread and no multi-shard load was
 // measured, one layout at one shard and at as many shards as threads, back
@@ -291,19 +359,23 @@ func CalibrationConfigs(r PlanRequest, history []Result, cores int) ([]Config, e
 	if err != nil {
 		return nil, err
 	}
+	if p.Runtime != runtimeName() {
+		return nil, fieldErr("--calibrate", "", fmt.Sprintf("a %s plan's speeds are measured by a %s run, not here", p.Runtime, p.Runtime),
+			"plan without measuring (memory decides), or run `packlab plan --calibrate` on the machine the table will run on")
+	}
 	rows := cmp.Or(p.CalibrationRows, CalibrationRows)
 	var missing []string
 	fastest, rate := core.Layouts()[0], 0.0
 	for _, l := range core.Layouts() {
 		run := speedRun(history, p, l, rows, false)
-		if run == nil || p.CalibrationRows != 0 && rowsDistance(run.Rows, rows) > math.Ln2 {
+		if run == nil || run.Spread == nil || run.Repeats < 2 || p.CalibrationRows != 0 && rowsDistance(run.Rows, rows) > math.Ln2 {
 			missing = append(missing, string(l))
 		} else if run.LoadRowsPerSecond > rate {
 			fastest, rate = l, run.LoadRowsPerSecond
 		}
 	}
 	base := Config{Key: p.key.Name, Value: p.value.Name, Rows: rows, Seed: 1, Preallocate: p.Preallocate,
-		SettleSeconds: calibrationSettle.Seconds()}
+		SettleSeconds: calibrationSettle.Seconds(), Repeats: calibrationRepeats}
 	var cfgs []Config
 	if len(missing) > 0 {
 		c := base
@@ -311,7 +383,7 @@ func CalibrationConfigs(r PlanRequest, history []Result, cores int) ([]Config, e
 		cfgs = append(cfgs, c)
 	}
 	threads := min(cmp.Or(p.Threads, cores), cores)
-	if threads >= 2 && scalingFrom(history).From == "" {
+	if threads >= 2 && scalingFrom(history, p.Runtime).From == "" {
 		one, many := base, base
 		// Scaling is taken from grown loads (scalingFrom) for both kinds of
 		// plan: what each extra worker adds with a reservation was not

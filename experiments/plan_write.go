@@ -142,8 +142,10 @@ func WritePlan(w io.Writer, plan Plan, format string) error {
 
 var planCSVHeader = []string{
 	"rank", "layout", "key_type", "value_type", "rows", "distinct", "shards", "max_load_factor", "bucket_count", "load_factor",
-	"bytes_allocated", "overhead", "steady_bytes", "peak_bytes", "growing_at_once", "loader_bytes", "bytes_per_pair",
-	"load_seconds", "load_rows_per_second", "read_seconds", "read_rows_per_second", "fits", "clickhouse_layout", "packlab_only", "why",
+	"bytes_allocated", "overhead", "steady_bytes", "peak_bytes", "reload_peak_bytes", "checked_bytes", "growing_at_once", "loader_bytes", "bytes_per_pair",
+	"load_seconds", "load_rows_per_second", "load_rows_per_second_min", "load_rows_per_second_max",
+	"read_seconds", "read_rows_per_second", "read_rows_per_second_min", "read_rows_per_second_max", "speed_tier", "fits",
+	"clickhouse_layout", "clickhouse_first_load_peak_bytes", "clickhouse_reload_peak_bytes", "packlab_only", "why",
 }
 
 func writePlanCSV(w io.Writer, plan Plan) error {
@@ -159,13 +161,24 @@ func writePlanCSV(w io.Writer, plan Plan) error {
 		}
 		return f(*p)
 	}
+	bound := func(r *[2]float64, i int) string {
+		if r == nil {
+			return ""
+		}
+		return f(r[i])
+	}
 	for _, c := range plan.Candidates {
+		chFirst, chReload := "", ""
+		if c.ClickHouse != nil {
+			chFirst, chReload = i64(c.ClickHouse.FirstLoadPeakBytes), i64(c.ClickHouse.ReloadPeakBytes)
+		}
 		if err := cw.Write([]string{
 			strconv.Itoa(c.Rank), c.Layout, c.KeyType, c.ValueType, i64(c.Rows), i64(c.Distinct), strconv.Itoa(c.Shards),
 			f(c.MaxLoadFactor), i64(c.BucketCount), f(c.LoadFactor), i64(c.BytesAllocated), f(c.Overhead), i64(c.SteadyBytes),
-			i64(c.PeakBytes), strconv.Itoa(c.GrowingAtOnce), i64(c.LoaderBytes), f(c.BytesPerPair), opt(c.LoadSeconds),
-			opt(c.LoadRowsPerSecond), opt(c.ReadSeconds), opt(c.ReadRowsPerSecond), strconv.FormatBool(c.Fits),
-			c.ClickHouseLayout, strconv.FormatBool(c.PacklabOnly), c.Why,
+			i64(c.PeakBytes), i64(c.ReloadPeakBytes), i64(c.CheckedBytes), strconv.Itoa(c.GrowingAtOnce), i64(c.LoaderBytes), f(c.BytesPerPair),
+			opt(c.LoadSeconds), opt(c.LoadRowsPerSecond), bound(c.LoadRange, 0), bound(c.LoadRange, 1),
+			opt(c.ReadSeconds), opt(c.ReadRowsPerSecond), bound(c.ReadRange, 0), bound(c.ReadRange, 1), strconv.Itoa(c.SpeedTier),
+			strconv.FormatBool(c.Fits), c.ClickHouseLayout, chFirst, chReload, strconv.FormatBool(c.PacklabOnly), c.Why,
 		}); err != nil {
 			return err
 		}
@@ -184,8 +197,8 @@ func writePlanCSV(w io.Writer, plan Plan) error {
 // and hide what a dense layout is for. Rows are in rank order; JSON and CSV
 // list every setup.
 func PlanTable(plan Plan) (header []string, numeric []bool, rows [][]string) {
-	header = []string{"rank", "setup", "steady", "peak", "bytes/pair", "load", "read (M rows/s)", "fits", "ClickHouse", "why"}
-	numeric = []bool{true, false, true, true, true, true, true, false, false, false}
+	header = []string{"rank", "setup", "steady", "first load", "reload", "bytes/pair", "load (range)", "read M rows/s (range)", "fits", "ClickHouse", "why"}
+	numeric = []bool{true, false, true, true, true, true, true, true, false, false, false}
 	for _, c := range planTableSetups(plan.Candidates) {
 		fits := "no"
 		if c.Fits {
@@ -196,8 +209,8 @@ func PlanTable(plan Plan) (header []string, numeric []bool, rows [][]string) {
 			ch = "none"
 		}
 		rows = append(rows, []string{
-			strconv.Itoa(c.Rank), setupName(c), formatBytes(c.SteadyBytes), formatBytes(c.PeakBytes),
-			strconv.FormatFloat(c.BytesPerPair, 'f', 2, 64), duration(c.LoadSeconds), readRate(c.ReadRowsPerSecond), fits, ch, c.Why,
+			strconv.Itoa(c.Rank), setupName(c), formatBytes(c.SteadyBytes), formatBytes(c.PeakBytes), formatBytes(c.ReloadPeakBytes),
+			strconv.FormatFloat(c.BytesPerPair, 'f', 2, 64), loadCell(c), readCell(c), fits, ch, c.Why,
 		})
 	}
 	return header, numeric, rows
@@ -287,22 +300,38 @@ func duration(s *float64) string {
 	return fmt.Sprintf("%.0f days", v/86400)
 }
 
-func readRate(p *float64) string {
-	if p == nil {
+// loadCell is a setup's load time with its range: "1m05s (58.1 s–1m12s)".
+func loadCell(c Candidate) string {
+	s := duration(c.LoadSeconds)
+	if c.LoadSeconds != nil && c.LoadRange != nil {
+		d := float64(c.Distinct)
+		s += " (" + duration(ptr(d/c.LoadRange[1])) + "–" + duration(ptr(d/c.LoadRange[0])) + ")"
+	}
+	return s
+}
+
+// readCell is a setup's read speed in M rows/s with its range: "25.10 (22.01–27.30)".
+func readCell(c Candidate) string {
+	if c.ReadRowsPerSecond == nil {
 		return "-"
 	}
-	return strconv.FormatFloat(*p/1e6, 'f', 2, 64)
+	m := func(v float64) string { return strconv.FormatFloat(v/1e6, 'f', 2, 64) }
+	s := m(*c.ReadRowsPerSecond)
+	if c.ReadRange != nil {
+		s += " (" + m(c.ReadRange[0]) + "–" + m(c.ReadRange[1]) + ")"
+	}
+	return s
 }
 
 // PlanHeadline is the plan's first line: what was asked.
 func PlanHeadline(plan Plan) string {
 	r := plan.Request
-	work := "read-heavy"
-	if r.Workload == WorkloadLoad {
-		work = "load-heavy"
+	where := "a native run"
+	if r.Runtime == RuntimeBrowser {
+		where = "this browser's wasm memory"
 	}
-	return fmt.Sprintf("%s rows of <%s, %s> in %s (%s), %s, %d loader thread(s)",
-		FormatRows(r.Rows), r.Key, r.Value, FormatBytes(plan.BudgetBytes), plan.BudgetFrom, work, r.Threads)
+	return fmt.Sprintf("%s rows of <%s, %s> in %s (%s), checked at a %s, prefer %s, for %s, %d loader thread(s)",
+		FormatRows(r.Rows), r.Key, r.Value, FormatBytes(plan.BudgetBytes), plan.BudgetFrom, plan.Checked, r.Prefer, where, r.Threads)
 }
 
 // PlanSnippet is text the plan offers to copy: a ClickHouse statement or
@@ -319,6 +348,8 @@ type PlanSnippet struct {
 type PlanDetails struct {
 	Headline   string        `json:"headline"` // what was asked
 	Answer     string        `json:"answer"`   // one line
+	Rule       string        `json:"rule"`     // how the plan decides
+	RunnersUp  []string      `json:"runners_up"`
 	BestTitle  string        `json:"best_title"`
 	Best       []string      `json:"best"`      // rank 1's figures, a line each
 	Snippets   []PlanSnippet `json:"snippets"`  // CREATE DICTIONARY and Go code
@@ -332,25 +363,29 @@ type PlanDetails struct {
 
 // Details words the plan for a face.
 func (plan Plan) Details() PlanDetails {
-	d := PlanDetails{Headline: PlanHeadline(plan), Answer: plan.Answer, RuledOut: plan.RuledOut}
+	d := PlanDetails{Headline: PlanHeadline(plan), Answer: plan.Answer, Rule: plan.Rule, RunnersUp: plan.RunnersUp, RuledOut: plan.RuledOut}
 	best := plan.Best()
 	if best != nil {
 		d.BestTitle = setupName(*best) + ", per the model"
 		d.Best = append(d.Best,
-			fmt.Sprintf("steady %s (%s computed x %s measured overhead), peak %s during the load (%s)",
-				FormatBytes(best.SteadyBytes), FormatBytes(best.BytesAllocated), fmtFloat(roundTo(best.Overhead, 3)), FormatBytes(best.PeakBytes), growthWords(*best)),
+			fmt.Sprintf("steady %s (%s computed x %s + the loader's blocks %s), first load peak %s (%s)",
+				FormatBytes(best.SteadyBytes), FormatBytes(best.BytesAllocated), fmtFloat(roundTo(best.Overhead, 3)), FormatBytes(best.LoaderBytes),
+				FormatBytes(best.PeakBytes), growthWords(*best)),
+			fmt.Sprintf("reload peak %s: the serving table (%s) beside a new one at its first-load peak, as ClickHouse and a Go program that swaps in a new map hold them",
+				FormatBytes(best.ReloadPeakBytes), FormatBytes(best.ReloadPeakBytes-best.PeakBytes)),
 			fmt.Sprintf("%.2f bytes per pair, load factor %.3f after the load", best.BytesPerPair, best.LoadFactor))
-		// Speeds measured far below the plan's size say so where they are
-		// given, not only in the notes at the end.
-		far := ""
-		if i := slices.IndexFunc(plan.Measures, func(m Measure) bool { return m.Layout == best.Layout }); i >= 0 && measuredFarBelow(best.Distinct, plan.Measures[i]) {
-			far = fmt.Sprintf("; measured at %s rows, expect it slower at %s", FormatRows(plan.Measures[i].Rows), FormatRows(best.Distinct))
+		where := ""
+		if i := slices.IndexFunc(plan.Measures, func(m Measure) bool { return m.Layout == best.Layout }); i >= 0 {
+			where = measuredWhere(plan.Measures[i], best.Distinct)
 		}
 		if best.LoadSeconds != nil {
-			d.Best = append(d.Best, fmt.Sprintf("load about %s (%s rows/s%s)", duration(best.LoadSeconds), rowsRate(*best.LoadRowsPerSecond), far))
+			d.Best = append(d.Best, fmt.Sprintf("load about %s: %s%s", loadCell(*best), rangeText(best.LoadRowsPerSecond, best.LoadRange), where))
 		}
 		if best.ReadSeconds != nil {
-			d.Best = append(d.Best, fmt.Sprintf("reads %s rows/s: every key once in %s%s", rowsRate(*best.ReadRowsPerSecond), duration(best.ReadSeconds), far))
+			d.Best = append(d.Best, fmt.Sprintf("reads %s: every key once in %s%s", rangeText(best.ReadRowsPerSecond, best.ReadRange), duration(best.ReadSeconds), where))
+		}
+		if ch := best.ClickHouse; ch != nil {
+			d.Best = append(d.Best, clickHouseLine(*best))
 		}
 	}
 	for _, c := range []*Candidate{best, plan.BestClickHouse()} {
@@ -361,9 +396,13 @@ func (plan Plan) Details() PlanDetails {
 		case c.CreateDictionary != "":
 			title := "ClickHouse"
 			if c.BestClickHouse {
-				title = fmt.Sprintf("ClickHouse cannot build %s; its best setup here is #%d, %s (peak %s)", best.Layout, c.Rank, setupName(*c), FormatBytes(c.PeakBytes))
+				title = clickHouseTitle(plan, *best, *c)
 			}
-			d.Snippets = append(d.Snippets, PlanSnippet{Title: title, Lang: "sql", Text: c.CreateDictionary, Note: c.ClickHouseNote})
+			note := c.ClickHouseNote
+			if c.BestClickHouse {
+				note = strings.TrimPrefix(note+"; "+clickHouseLine(*c), "; ")
+			}
+			d.Snippets = append(d.Snippets, PlanSnippet{Title: title, Lang: "sql", Text: c.CreateDictionary, Note: note})
 		case c == best:
 			d.Snippets = append(d.Snippets, PlanSnippet{Title: "ClickHouse", Note: c.ClickHouseNote})
 		}
@@ -371,19 +410,69 @@ func (plan Plan) Details() PlanDetails {
 	}
 	d.HowMade = append(d.HowMade, plan.Growing)
 	for _, m := range plan.Measures {
+		check := ""
+		if m.OverheadMeasured {
+			check = fmt.Sprintf("; RSS measured x%s of the computed bytes, x%s at the peak (a check: the plan's memory is computed)",
+				fmtFloat(roundTo(m.Overhead, 3)), fmtFloat(roundTo(m.PeakOverhead, 3)))
+		}
 		switch {
 		case m.LoadRowsPerSecond > 0:
-			d.HowMade = append(d.HowMade, fmt.Sprintf("%s: load %s rows/s, read %s rows/s at %s rows, overhead x%s, at the peak x%s (%s)", m.Layout,
-				rowsRate(m.LoadRowsPerSecond), rowsRate(m.ReadRowsPerSecond), FormatRows(m.Rows), fmtFloat(roundTo(m.Overhead, 3)), fmtFloat(roundTo(m.PeakOverhead, 3)), m.From))
+			d.HowMade = append(d.HowMade, fmt.Sprintf("%s: load %s, read %s, the median of %d load(s) at %s rows on this machine%s (%s)", m.Layout,
+				rangeText(&m.LoadRowsPerSecond, m.LoadRange), rangeText(nonZero(m.ReadRowsPerSecond), m.ReadRange), m.Loads, FormatRows(m.Rows), check, m.From))
 		case m.OverheadMeasured:
-			d.HowMade = append(d.HowMade, fmt.Sprintf("%s: no speed measured; overhead x%s, at the peak x%s (%s)", m.Layout,
-				fmtFloat(roundTo(m.Overhead, 3)), fmtFloat(roundTo(m.PeakOverhead, 3)), m.From))
+			d.HowMade = append(d.HowMade, fmt.Sprintf("%s: no speed measured%s (%s)", m.Layout, check, m.From))
 		}
 	}
 	d.HowMade = append(d.HowMade, plan.Notes...)
 	d.TableTitle = fmt.Sprintf("Setups (each layout's best, its smallest that fits and its lowest load factor, or one between, each at its load factor's best shard count; %d setups in all with --format json or csv)", len(plan.Candidates))
 	d.Header, d.Numeric, d.Rows = PlanTable(plan)
 	return d
+}
+
+func nonZero(v float64) *float64 {
+	if v == 0 {
+		return nil
+	}
+	return &v
+}
+
+// measuredWhere says where a layout's speeds were measured:
+// "; measured at 2M rows (3 loads), expect it slower at 1B".
+func measuredWhere(m Measure, distinct int64) string {
+	if m.LoadRowsPerSecond == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("; measured at %s rows (%d load(s))", FormatRows(m.Rows), m.Loads)
+	if measuredFarBelow(distinct, m) {
+		s += fmt.Sprintf(", expect it slower at %s", FormatRows(distinct))
+	}
+	return s
+}
+
+// clickHouseLine gives the memory of c's ClickHouse dictionary.
+func clickHouseLine(c Candidate) string {
+	ch := c.ClickHouse
+	verdict := "fits"
+	if !ch.Fits {
+		verdict = "does not fit"
+	}
+	return fmt.Sprintf("ClickHouse's %s, by its own growth: steady %s, first load peak %s, reload peak %s (%s): %s",
+		c.ClickHouseLayout, FormatBytes(ch.SteadyBytes), FormatBytes(ch.FirstLoadPeakBytes), FormatBytes(ch.ReloadPeakBytes), verdict, ch.Model)
+}
+
+// clickHouseTitle heads the CREATE DICTIONARY of the best ClickHouse
+// setup when it is not rank 1.
+func clickHouseTitle(plan Plan, best, c Candidate) string {
+	if !c.ClickHouse.Fits {
+		return fmt.Sprintf("No ClickHouse dictionary fits a %s in %s by ClickHouse's own growth; the least is #%d, %s (%s peak %s)",
+			plan.Checked, FormatBytes(plan.BudgetBytes), c.Rank, setupName(c), plan.Checked, FormatBytes(c.ClickHouse.CheckedBytes))
+	}
+	if best.PacklabOnly {
+		return fmt.Sprintf("ClickHouse cannot build %s; its best setup here is #%d, %s (%s peak %s by ClickHouse's growth)",
+			best.Layout, c.Rank, setupName(c), plan.Checked, FormatBytes(c.ClickHouse.CheckedBytes))
+	}
+	return fmt.Sprintf("ClickHouse's dictionary of #1 needs %s at a %s by its own growth; its best setup here is #%d, %s (%s)",
+		FormatBytes(best.ClickHouse.CheckedBytes), plan.Checked, c.Rank, setupName(c), FormatBytes(c.ClickHouse.CheckedBytes))
 }
 
 func writePlanText(w io.Writer, plan Plan, md bool) error {
@@ -420,6 +509,14 @@ func writePlanText(w io.Writer, plan Plan, md bool) error {
 			item(l)
 		}
 	}
+	if len(d.RunnersUp) > 0 {
+		heading("Runners-up, and why each lost")
+		for _, l := range d.RunnersUp {
+			item(l)
+		}
+	}
+	heading("How the plan decides")
+	item(d.Rule)
 	for _, sn := range d.Snippets {
 		heading(sn.Title)
 		switch {

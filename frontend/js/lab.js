@@ -591,6 +591,8 @@
       $("#plan_" + id).replaceChildren(...limits.types.map((t) =>
         el("option", { value: t.name, text: t.label, selected: t.name === d[id] })));
     }
+    // The browser plans a native run unless asked for its own wasm memory.
+    $("#plan_runtime_field").hidden = limits.runtime !== "browser";
   }
 
   function readPlanForm() {
@@ -600,7 +602,9 @@
       value: $("#plan_value").value,
       memory: $("#plan_memory").value,
       threads: $("#plan_threads").value,
-      workload: $("#plan_workload").value,
+      prefer: $("#plan_prefer").value,
+      first_load_only: $("#plan_first_load_only").checked,
+      runtime: $("#plan_runtime").value,
       preallocate: $("#plan_preallocate").checked,
       calibrate: $("#plan_calibrate").checked,
       calibration_rows: $("#plan_calibrate_rows").value,
@@ -631,6 +635,10 @@
       el("div", { class: "verdict", id: "plan-verdict", text: v.answer }),
     ];
     if (v.best_title) kids.push(el("h3", { text: v.best_title }), el("ul", {}, ...v.best.map((l) => el("li", { text: l }))));
+    if (v.runners_up && v.runners_up.length) {
+      kids.push(el("h3", { text: "Runners-up, and why each lost" }), el("ul", { id: "plan-runners-up" }, ...v.runners_up.map((l) => el("li", { text: l }))));
+    }
+    if (v.rule) kids.push(el("h3", { text: "How the plan decides" }), el("p", { class: "muted", id: "plan-rule", text: v.rule }));
     for (const sn of v.snippets || []) kids.push(snippetBox(sn));
     if (v.ruled_out && v.ruled_out.length) {
       kids.push(el("h3", { text: "Ruled out" }), el("ul", { id: "plan-ruled-out" }, ...v.ruled_out.map((l) => el("li", { text: l }))));
