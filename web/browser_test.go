@@ -203,9 +203,15 @@ func TestBrowserLab(t *testing.T) {
 	v := eval[inView](t, ctx, `(() => {
 		const seen = el => { const r = el.getBoundingClientRect(); return r.top >= 0 && r.bottom <= window.innerHeight && r.height > 0; };
 		const bg = el => el ? getComputedStyle(el).backgroundColor : "";
+		// Every chip is selected by default here: one is unselected for the
+		// look, and selected again.
+		const first = document.querySelector("#layouts input");
+		first.checked = false;
 		const on = document.querySelectorAll("#layouts input:checked + span"), off = document.querySelectorAll("#layouts input:not(:checked) + span");
-		return {run: seen(document.getElementById("run")), layouts: seen(document.getElementById("layouts")), rows: seen(document.getElementById("rows")),
+		const out = {run: seen(document.getElementById("run")), layouts: seen(document.getElementById("layouts")), rows: seen(document.getElementById("rows")),
 			checked: bg(on[0]), unchecked: bg(off[0]), checkedN: on.length, uncheckedN: off.length};
+		first.checked = true;
+		return out;
 	})()`)
 	if !v.Run || !v.Layouts || !v.Rows {
 		t.Errorf("at 1280x800 without scrolling: Run in view %v, the layouts %v, rows %v; want all in view", v.Run, v.Layouts, v.Rows)
