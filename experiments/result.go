@@ -91,6 +91,10 @@ type Result struct {
 	// Reference names the C++ map and library of a reference layout
 	// ("boost::unordered_flat_map (Boost 1.81)"); empty for packlab's own.
 	Reference string `json:"reference"`
+	// ClickHouse is what a run of one of ClickHouse's own dictionaries
+	// (clickhouse.go) adds: its version, DDL, memory around the load and
+	// packlab's computed figure beside it; absent for every other layout.
+	ClickHouse *ClickHouseRun `json:"clickhouse,omitempty"`
 
 	Isolated bool   `json:"isolated"` // ran in a fresh child process, so RSS figures are its own
 	Runtime  string `json:"runtime"`  // "native" or "browser"
@@ -132,6 +136,10 @@ type Host struct {
 // IsReference reports whether r measured a C++ reference map rather than
 // one of packlab's layouts.
 func (r Result) IsReference() bool { return r.Reference != "" || IsReference(r.Layout) }
+
+// IsClickHouse reports whether r measured one of ClickHouse's own
+// dictionaries, run by ClickHouse.
+func (r Result) IsClickHouse() bool { return r.ClickHouse != nil || IsClickHouse(r.Layout) }
 
 // startedAt formats a run's start time for Result.StartedAt.
 func startedAt(t time.Time) string { return t.UTC().Format(time.RFC3339) }
