@@ -74,10 +74,10 @@ type ClickHouseRun struct {
 	RSSPurgedBytes int64 `json:"rss_purged_bytes"`
 	// ReadThreads and the speed with every thread (max_threads); the
 	// result's read_seconds is one thread's (max_threads = 1).
-	ReadThreads                  int     `json:"read_threads"`
-	ReadAllThreadsSeconds        float64 `json:"read_all_threads_seconds"`
-	ReadAllThreadsRowsPerSecond  float64 `json:"read_all_threads_rows_per_second"`
-	KeyCut                       bool    `json:"key_cut"` // a 16-byte key was cut to its low 64 bits (a simple key)
+	ReadThreads                 int     `json:"read_threads"`
+	ReadAllThreadsSeconds       float64 `json:"read_all_threads_seconds"`
+	ReadAllThreadsRowsPerSecond float64 `json:"read_all_threads_rows_per_second"`
+	KeyCut                      bool    `json:"key_cut"` // a 16-byte key was cut to its low 64 bits (a simple key)
 	// ModelBytes is packlab's computed figure for this dictionary (the same
 	// rows, keys as ClickHouse keeps them), compared with ComparedWith's
 	// figure; DifferencePercent is (measured - model) / model.
@@ -251,7 +251,7 @@ func complexKeyBytes(d ClickHouseDictionary, key, value core.Type, distinct int6
 		if err != nil {
 			return 0
 		}
-		index := core.SaturatingMul(pr.BucketCount, 16)         // packlab's index: {UInt64 key, UInt64 row}
+		index := core.SaturatingMul(pr.BucketCount, 16)        // packlab's index: {UInt64 key, UInt64 row}
 		complexIndex := core.SaturatingMul(pr.BucketCount, 32) // {StringRef, UInt64 row} and the hash
 		return core.SaturatingAdd(pr.FinalBytes-index+complexIndex, arena)
 	}
