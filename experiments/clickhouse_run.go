@@ -172,6 +172,7 @@ func runClickHouse(ctx context.Context, p parsedConfig, d ClickHouseDictionary, 
 	res.Host = hostInfo()
 	ch.DDL = ddl
 	fillClickHouseModel(&res, d, p.value, p.options())
+	fillClickHouseBreakdown(&res, d, p.key, p.value)
 	return res, nil
 }
 
@@ -209,14 +210,17 @@ func (d ClickHouseDictionary) table(value core.Type) core.Layout {
 	return d.model
 }
 
-// clickHouseReserves: with one shard, ClickHouse 26.7 sizes the table for
-// the source's row count before the load (a FILE source knows it), so it
-// never grows: measured here through the lab, <UInt64,UInt16> HASHED holds
-// 2^16 cells at 30,000 rows, 2^17 at 50,000, 2^18 at 100,000, 2^19 at
-// 140,000 (its grower alone, x4 below 2^19 cells, would give 2^18 at
-// 50,000 and 2^20 at 140,000), and HASHED_ARRAY's key index the same.
-// Sharded tables are not reserved (HashedDictionaryParallelLoader): they
-// grow, and match the grower to the byte (SHARDS 4 at 1e6).
+// clickHouseReserves: with one shard and a FILE source, ClickHouse 26.7's
+// table ends at the smallest power of two of cells that holds the rows
+// under the max load factor, as a table reserved for them would: measured
+// here through the lab, <UInt64,UInt16> HASHED holds 2^16 cells at 30,000
+// rows, 2^17 at 50,000, 2^18 at 100,000, 2^19 at 140,000, where its grower
+// alone (x4 below 2^19 cells) gives 2^18 at 50,000 and 2^20 at 140,000;
+// HASHED_ARRAY's key index the same. Its RSS right after the load is about
+// twice the table all the same (freed buffers jemalloc still holds), so it
+// is not a table reserved up front; how it gets there was not traced in
+// ClickHouse's source. Sharded tables follow the grower to the byte
+// (SHARDS 4 at 1e6).
 //
 // clickHouseModelBytes is packlab's figure for ClickHouse dictionary d
 // holding distinct keys of keyType with values of value: for a simple key,
@@ -343,4 +347,96 @@ func estimateClickHouse(p parsedConfig, d ClickHouseDictionary, rows int64) Esti
 	e.PeakBytes = max(core.SaturatingAdd(e.TablePeakBytes, e.LoaderBytes),
 		core.SaturatingAdd(core.SaturatingAdd(final, clickHouseBaselineBytes), e.ReadBytes))
 	return e
+}
+
+// ClickHouseNotes says, for each run of ClickHouse's own dictionaries, what
+// ClickHouse reported beside packlab's figure, and the memory around it, in
+// one line each (and its note, where ClickHouse's figure cannot be taken as
+// it is); then once how these runs are made.
+func ClickHouseNotes(results []Result) []string {
+	var notes []string
+	labels := tableSettings(results)
+	for i, r := range results {
+		ch := r.ClickHouse
+		if ch == nil {
+			continue
+		}
+		measured := r.BytesAllocated
+		if ch.ComparedWith == "tracked_bytes" {
+			measured = ch.TrackedBytes
+		}
+		line := fmt.Sprintf("%s: ClickHouse %s, %s: %s %s, packlab computes %s (%+.2f %%); RSS %s right after the load, %s once jemalloc gave its free pages back (ClickHouse's own %s before the load taken off)",
+			labels[i], ch.Version, r.ClickHouseLayout, ch.ComparedWith, GroupThousands(measured), GroupThousands(ch.ModelBytes), ch.DifferencePercent,
+			FormatBytes(r.RSSBytes), FormatBytes(ch.RSSPurgedBytes), FormatBytes(ch.BaselineRSSBytes))
+		if ch.ReadAllThreadsRowsPerSecond > 0 {
+			line += fmt.Sprintf("; read %.1f M rows/s with max_threads %d", ch.ReadAllThreadsRowsPerSecond/1e6, ch.ReadThreads)
+		}
+		notes = append(notes, line)
+		if ch.Note != "" {
+			notes = append(notes, r.Layout+": "+ch.Note)
+		}
+		if ch.KeyCut {
+			notes = append(notes, r.Layout+": a simple key is UInt64 in ClickHouse: these "+r.KeyType+" keys were cut to their low 64 bits (the COMPLEX_KEY_ layouts keep them whole)")
+		}
+	}
+	if len(notes) > 0 {
+		notes = append(notes, "the ch_ layouts are ClickHouse itself (chDB), loading the lab's rows from a file (SOURCE(FILE)) and read with dictGet on one thread (max_threads 1); "+
+			"its RSS right after a load holds the buffers its growth freed until jemalloc gives them back")
+	}
+	return notes
+}
+
+// fillClickHouseBreakdown splits ClickHouse's bytes_allocated into the
+// lab's parts where the dictionary's cells are known: HASHED (padded cells
+// of the key as ClickHouse keeps it and the value), SPARSE_HASHED as
+// PackedHashMap (packed cells) and COMPLEX_KEY_HASHED (a reference, the
+// value and the saved hash in each cell, the keys in an arena). Payload is
+// the user's pairs (a key's widening to UInt64 is padding), metadata the
+// table's header and, for a complex key, the references and hashes; the
+// arena's unused tail and the empty cells are empty bytes. HASHED_ARRAY and
+// sparse_hash_map stay unsplit: ClickHouse's figure does not count the whole
+// of them.
+func fillClickHouseBreakdown(res *Result, d ClickHouseDictionary, key, value core.Type) {
+	n := res.ElementCount
+	if n <= 0 || res.BytesAllocated <= 0 {
+		return
+	}
+	payload := n * int64(key.Size+value.Size)
+	switch t := d.table(value); {
+	case !d.ComplexKey && (t == core.LayoutHashed || t == core.LayoutPacked):
+		u64 := core.MustType("UInt64")
+		cell := int64(core.PaddedCellBytes(u64, value))
+		if t == core.LayoutPacked {
+			cell = int64(core.PairBytes(u64, value))
+		}
+		cells := res.BytesAllocated / cell // the header, a few cells' worth, counted as cells
+		if b := res.BucketCount; b >= n && b*cell <= res.BytesAllocated && res.BytesAllocated-b*cell < 4096 {
+			cells = b // n / system.dictionaries.load_factor
+		}
+		if cells < n {
+			return
+		}
+		res.PayloadBytes = payload
+		res.PaddingBytes = n*cell - payload
+		res.EmptyBytes = (cells - n) * cell
+		res.MetadataBytes = res.BytesAllocated - cells*cell
+		res.SlotBytes = cell
+	case d.ComplexKey && t == core.LayoutHashed:
+		pair := (16 + int64(value.Size) + 7) &^ 7
+		cell := pair + 8
+		arena := arenaBytes(n * int64(key.Size)) // one shard's; several shards: each its own
+		if res.Shards > 1 {
+			per := (n + int64(res.Shards) - 1) / int64(res.Shards)
+			arena = arenaBytes(per*int64(key.Size)) * int64(res.Shards)
+		}
+		cells := (res.BytesAllocated - arena) / cell
+		if cells < n || arena < n*int64(key.Size) {
+			return
+		}
+		res.PayloadBytes = payload
+		res.MetadataBytes = n*24 + (res.BytesAllocated - arena - cells*cell) // reference and hash, the header
+		res.PaddingBytes = n * (pair - 16 - int64(value.Size))
+		res.EmptyBytes = (cells-n)*cell + (arena - n*int64(key.Size))
+		res.SlotBytes = cell
+	}
 }

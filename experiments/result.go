@@ -93,8 +93,8 @@ type Result struct {
 	Reference string `json:"reference"`
 	// ClickHouse is what a run of one of ClickHouse's own dictionaries
 	// (clickhouse.go) adds: its version, DDL, memory around the load and
-	// packlab's computed figure beside it; absent for every other layout.
-	ClickHouse *ClickHouseRun `json:"clickhouse,omitempty"`
+	// packlab's computed figure beside it; null for every other layout.
+	ClickHouse *ClickHouseRun `json:"clickhouse"`
 
 	Isolated bool   `json:"isolated"` // ran in a fresh child process, so RSS figures are its own
 	Runtime  string `json:"runtime"`  // "native" or "browser"
@@ -177,10 +177,11 @@ func (r Result) spread() Spread {
 	return *r.Spread
 }
 
-// ResultNotes are the lines for under a table of results: LimitNotes, then
-// KernelNotes.
+// ResultNotes are the lines for under a table of results: ClickHouseNotes,
+// LimitNotes, KernelNotes, PreallocateNotes.
 func ResultNotes(results []Result) []string {
-	return append(append(LimitNotes(results), KernelNotes(results)...), PreallocateNotes(results)...)
+	notes := append(ClickHouseNotes(results), LimitNotes(results)...)
+	return append(append(notes, KernelNotes(results)...), PreallocateNotes(results)...)
 }
 
 // PreallocateNotes says, once, what a preallocated load was and what
@@ -219,8 +220,8 @@ func KernelNotes(results []Result) []string {
 		if r.LoadKernelSeconds < 0.05 || r.LoadKernelSeconds < r.LoadSeconds/5 {
 			continue
 		}
-		if hugePagesOf(r) == "on" {
-			huge++
+		if hugePagesOf(r) == "on" && !r.IsReference() && !r.IsClickHouse() {
+			huge++ // packlab's own tables: the others take what their allocator gives
 		}
 		notes = append(notes, fmt.Sprintf("%s: the kernel spent %.2f s of CPU time in its %.2f s load",
 			labels[i], r.LoadKernelSeconds, r.LoadSeconds))
