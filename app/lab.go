@@ -127,15 +127,15 @@ func (l *Lab) emit(event string, data any) {
 // Limits is everything the form needs to offer and check: the choices, the
 // ranges, the defaults, and this machine.
 type Limits struct {
-	Layouts       []LayoutInfo `json:"layouts"` // packlab's, then the C++ reference maps
-	References    References   `json:"references"`
+	Layouts    []LayoutInfo `json:"layouts"` // packlab's, then the C++ reference maps
+	References References   `json:"references"`
 	// ClickHouse is the state of ClickHouse's own dictionaries (the ch_
 	// layouts), for a note under them.
-	ClickHouse ClickHouseState `json:"clickhouse"`
-	Types         []TypeInfo   `json:"types"`
-	KeySources    []KeySource  `json:"key_sources"`
-	Shards        IntRange     `json:"shards"`
-	MaxLoadFactor FloatRange   `json:"max_load_factor"`
+	ClickHouse    ClickHouseState `json:"clickhouse"`
+	Types         []TypeInfo      `json:"types"`
+	KeySources    []KeySource     `json:"key_sources"`
+	Shards        IntRange        `json:"shards"`
+	MaxLoadFactor FloatRange      `json:"max_load_factor"`
 	// MaxLoadFactorDefault is what an empty max_load_factor means: each
 	// layout's own default, as the form says it.
 	MaxLoadFactorDefault string   `json:"max_load_factor_default"`
