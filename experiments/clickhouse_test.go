@@ -61,6 +61,7 @@ func TestClickHouseAgreesWithTheModels(t *testing.T) {
 	}{
 		{1_000_000, []string{"ch_hashed", "ch_sparse_hashed", "ch_hashed_array"}, "UInt64", 1, 0, 0.001},
 		{1_000_000, []string{"ch_hashed", "ch_sparse_hashed"}, "UInt64", 4, 0.9, 0.001},
+		{10_000_000, []string{"ch_hashed", "ch_sparse_hashed", "ch_hashed_array"}, "UInt64", 1, 0, 0.001},
 		{140_000, []string{"ch_hashed", "ch_sparse_hashed", "ch_hashed_array"}, "UInt64", 1, 0, 0.001}, // ClickHouse reserves: 2^19 cells, not the grower's 2^20 rows: ClickHouse reserves (clickHouseReserves)
 		{1_000_000, []string{"ch_hashed", "ch_complex_key_hashed"}, "UInt32", 1, 0, 0.01},
 		{1_000_000, []string{"ch_hashed", "ch_complex_key_hashed", "ch_complex_key_sparse_hashed"}, "UInt128", 1, 0, 0.01},
