@@ -13,7 +13,7 @@ GOTESTFLAGS ?=
 # output in build/logs/stage-NAME.log (shown when it fails), and the tests
 # added up at the end (build/test.sh, build/stage.sh). Then bin/packlab is
 # there too.
-TEST_STAGES := deps deps-desktop deps-web refs fmt-check vet build unit race wasm ports bench-once test-desktop test-web
+TEST_STAGES := deps deps-desktop deps-web refs chdb fmt-check vet build unit race wasm ports bench-once test-desktop test-web
 test:
 	@bash build/test.sh $(TEST_STAGES)
 
@@ -31,7 +31,8 @@ vet:
 
 # With bin/packlab-refs built (make refs, which make test runs first), the
 # tests of the C++ reference maps must pass; without it they skip.
-REFS_TEST_ENV = $(if $(wildcard bin/packlab-refs),PACKLAB_REFS_WORKER=$(CURDIR)/bin/packlab-refs)
+REFS_TEST_ENV = $(if $(wildcard bin/packlab-refs),PACKLAB_REFS_WORKER=$(CURDIR)/bin/packlab-refs) \
+	$(if $(wildcard bin/packlab-ch),PACKLAB_CH_WORKER=$(CURDIR)/bin/packlab-ch)
 
 unit:
 	$(REFS_TEST_ENV) $(GO) test -count=1 $(GOTESTFLAGS) $(PKGS)
@@ -174,3 +175,24 @@ bin/refs-obj/%.o: reference/%.cpp $(wildcard reference/*.h)
 	@mkdir -p $(@D)
 	@echo "refs: compiling $<"
 	@$(REFS_CXX) $(REFS_CXXFLAGS) -c $< -o $@
+
+# ---- ClickHouse itself (chDB's libchdb.so, built into bin/packlab-ch) ----
+# The library is ClickHouse as a shared library, published as an npm
+# package: fetched on demand (npm pack, the tarball's sha256 checked) into
+# build/chdb/VERSION/, never into git. bin/packlab-ch (reference/chdb/) links
+# it and finds it again through its run path. The Go build and the browser
+# lab need none of it.
+CHDB_VERSION := 26.7.3-stable.1
+CHDB_PKG     := @chdb/lib-linux-x64-gnu@$(CHDB_VERSION)
+CHDB_SHA256  := c0d32b129e988f2b9a9a31c9141aecf5e1e2453f9a079efc4d36ab8e3f92b2ad
+CHDB_DIR     := build/chdb/$(CHDB_VERSION)
+
+.PHONY: chdb
+chdb: deps-refs
+	@bash build/fetch-chdb.sh $(CHDB_DIR) $(CHDB_PKG) $(CHDB_SHA256)
+	@$(MAKE) --no-print-directory -s bin/packlab-ch
+
+bin/packlab-ch: reference/chdb/worker.cpp reference/chdb/chdb.h bin/refs-obj/plumbing.o $(wildcard reference/*.h) $(CHDB_DIR)/libchdb.so
+	@echo "chdb: building $@ (ClickHouse $(CHDB_VERSION))"
+	@$(REFS_CXX) $(REFS_CXXFLAGS) -o $@ reference/chdb/worker.cpp bin/refs-obj/plumbing.o \
+		-L$(CHDB_DIR) -lchdb -pthread -Wl,-rpath,'$$ORIGIN/../$(CHDB_DIR)' -Wl,-rpath,$(CURDIR)/$(CHDB_DIR)

@@ -129,6 +129,7 @@ type runFlags struct {
 	noSave     bool
 	maxShards  int  // sweep only
 	withRefs   bool // sweep only
+	withCH     bool // sweep only
 }
 
 // newRunFlags defines run's flags on fs; sweep adds --max-shards. Values are
@@ -198,6 +199,7 @@ func newRunFlags(fs *flag.FlagSet, sweep bool) *runFlags {
 			return intFlag("--max-shards", s, 1, 128, &f.maxShards)
 		})
 		fs.BoolVar(&f.withRefs, "with-references", false, "add the C++ reference maps (seed-table)")
+		fs.BoolVar(&f.withCH, "with-clickhouse", false, "add ClickHouse's own dictionaries (seed-table)")
 	}
 	return f
 }
@@ -355,7 +357,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return usagef("sweep %q: unknown sweep (allowed: %s)", name, strings.Join(experiments.SweepNames(), ", "))
 	}
-	opt := experiments.SweepOptions{MaxShards: f.maxShards, WithReferences: f.withRefs}
+	opt := experiments.SweepOptions{MaxShards: f.maxShards, WithReferences: f.withRefs, WithClickHouse: f.withCH}
 	var measured []experiments.Result
 	err = measure(ctx, f, experiments.SweepJobName(sw.Name, f.cfg), stdout, stderr, func(ro experiments.RunOptions) ([]experiments.Result, error) {
 		res, err := experiments.RunSweep(ctx, sw.Name, f.cfg, opt, ro)
@@ -806,7 +808,10 @@ What to build:
   --layout L,L          layouts, comma-separated (default: all of packlab's):
                         {{layouts}}.
                         A C++ reference map runs as one table with its library's
-                        own growth ({{refs}})
+                        own growth ({{refs}}).
+                        A ch_ layout is ClickHouse itself, embedded, loading the
+                        same rows; --shards and --max-load-factor apply
+                        ({{ch}})
   --key TYPE            key type (default UInt64): UInt8..UInt128, Int8..Int128,
                         Float32, Float64, UUID, Date, DateTime
   --value TYPE          value type (default UInt16)
@@ -869,8 +874,8 @@ Output:
 
 // usageRunText is usageRun with what this machine has of the reference maps.
 func usageRunText() string {
-	layouts := strings.Replace(experiments.LayoutNames(), "; ", ";\n                        ", 1)
-	return strings.NewReplacer("{{layouts}}", layouts, "{{refs}}", referencesStatus(), "{{results}}", resultsDirText()).Replace(usageRun)
+	layouts := strings.ReplaceAll(experiments.LayoutNames(), "; ", ";\n                        ")
+	return strings.NewReplacer("{{layouts}}", layouts, "{{refs}}", referencesStatus(), "{{ch}}", clickHouseStatus(), "{{results}}", resultsDirText()).Replace(usageRun)
 }
 
 // usageText is usage with this user's results folder.
@@ -896,6 +901,16 @@ func referencesStatus() string {
 	return "built: " + st.Path
 }
 
+// clickHouseStatus says whether ClickHouse's own dictionaries can run
+// here, and how to get them when they cannot.
+func clickHouseStatus() string {
+	st := experiments.ClickHouseStatusNow()
+	if !st.Available {
+		return "unavailable: " + st.Problem
+	}
+	return "ClickHouse " + st.Version + ": " + st.Path
+}
+
 func usageSweep() string {
 	var b strings.Builder
 	b.WriteString("packlab sweep NAME [flags] — a family of runs, measured one after the other\n\nSweeps:\n")
@@ -909,6 +924,7 @@ func usageSweep() string {
 	b.WriteString("\nFlags: those of 'packlab run' (a sweep refuses the one it varies), and\n")
 	b.WriteString("  --max-shards N        shards sweep: the largest shard count (default 8)\n")
 	b.WriteString("  --with-references     seed-table sweep: the C++ reference maps too (" + referencesStatus() + ")\n")
+	b.WriteString("  --with-clickhouse     seed-table sweep: ClickHouse's own dictionaries too (" + clickHouseStatus() + ")\n")
 	b.WriteString(flagRules)
 	return b.String()
 }

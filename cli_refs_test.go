@@ -100,9 +100,9 @@ func TestReferenceFlagsRefused(t *testing.T) {
 		want string
 	}{
 		{[]string{"run", "--layout", "packed,boost_flat", "--no-save"},
-			"--layout boost_flat: unavailable: PACKLAB_REFS_WORKER=/nonexistent/packlab-refs: no such file or directory; build the reference maps with: make refs"},
+			"--layout boost_flat: unavailable: PACKLAB_REFS_WORKER=/nonexistent/packlab-refs: no such file or directory; build the C++ reference maps with: make refs"},
 		{[]string{"sweep", "seed-table", "--with-references", "--no-save"},
-			"--with-references: unavailable: PACKLAB_REFS_WORKER=/nonexistent/packlab-refs: no such file or directory; build the reference maps with: make refs"},
+			"--with-references: unavailable: PACKLAB_REFS_WORKER=/nonexistent/packlab-refs: no such file or directory; build the C++ reference maps with: make refs"},
 		{[]string{"sweep", "growth", "--with-references", "--no-save"},
 			"--with-references: applies only to the seed-table sweep (allowed: sweep seed-table --with-references)"},
 		{[]string{"run", "--layout", "bogus", "--no-save"},

@@ -127,12 +127,15 @@ func (l *Lab) emit(event string, data any) {
 // Limits is everything the form needs to offer and check: the choices, the
 // ranges, the defaults, and this machine.
 type Limits struct {
-	Layouts       []LayoutInfo `json:"layouts"` // packlab's, then the C++ reference maps
-	References    References   `json:"references"`
-	Types         []TypeInfo   `json:"types"`
-	KeySources    []KeySource  `json:"key_sources"`
-	Shards        IntRange     `json:"shards"`
-	MaxLoadFactor FloatRange   `json:"max_load_factor"`
+	Layouts    []LayoutInfo `json:"layouts"` // packlab's, then the C++ reference maps
+	References References   `json:"references"`
+	// ClickHouse is the state of ClickHouse's own dictionaries (the ch_
+	// layouts), for a note under them.
+	ClickHouse    ClickHouseState `json:"clickhouse"`
+	Types         []TypeInfo      `json:"types"`
+	KeySources    []KeySource     `json:"key_sources"`
+	Shards        IntRange        `json:"shards"`
+	MaxLoadFactor FloatRange      `json:"max_load_factor"`
 	// MaxLoadFactorDefault is what an empty max_load_factor means: each
 	// layout's own default, as the form says it.
 	MaxLoadFactorDefault string   `json:"max_load_factor_default"`
@@ -172,6 +175,9 @@ type LayoutInfo struct {
 	// Reference is a C++ reference map (boost_flat ...), measured beside
 	// packlab's layouts by a worker program that must be built first.
 	Reference bool `json:"reference"`
+	// ClickHouseOwn is one of ClickHouse's own dictionaries (ch_hashed ...),
+	// run by ClickHouse itself, embedded (make chdb).
+	ClickHouseOwn bool `json:"clickhouse_own"`
 	// Available says whether it can run here; when not, Unavailable says
 	// why and the one command that builds it.
 	Available   bool   `json:"available"`
@@ -184,6 +190,16 @@ type References struct {
 	Available    bool   `json:"available"`
 	Problem      string `json:"problem"`       // why they cannot run here, with how to build them
 	BuildCommand string `json:"build_command"` // make refs
+	Note         string `json:"note"`          // one line for the form
+}
+
+// ClickHouseState is ClickHouse's own dictionaries' state, for a note under
+// the form's layouts.
+type ClickHouseState struct {
+	Available    bool   `json:"available"`
+	Version      string `json:"version"`       // SELECT version(): 26.7.2.1
+	Problem      string `json:"problem"`       // why they cannot run here, with how to get them
+	BuildCommand string `json:"build_command"` // make chdb
 	Note         string `json:"note"`          // one line for the form
 }
 
@@ -270,6 +286,26 @@ func appendReferences(layouts []LayoutInfo) ([]LayoutInfo, References) {
 	return layouts, refs
 }
 
+// appendClickHouse adds ClickHouse's own dictionaries to the form's
+// layouts: listed always, runnable only where packlab-ch is built (never in
+// the browser), and otherwise marked unavailable with the command that gets
+// them.
+func appendClickHouse(layouts []LayoutInfo) ([]LayoutInfo, ClickHouseState) {
+	st := experiments.ClickHouseStatusNow()
+	state := ClickHouseState{Available: st.Available, Version: st.Version, Problem: st.Problem, BuildCommand: experiments.ClickHouseBuildCommand}
+	if st.Available {
+		state.Note = "ClickHouse " + st.Version + " itself (chDB): its dictionaries load the same rows, its figures beside packlab's"
+	} else {
+		state.Note = "ClickHouse's own dictionaries unavailable: " + st.Problem
+	}
+	for _, d := range experiments.ClickHouseDictionaries() {
+		layouts = append(layouts, LayoutInfo{Name: d.Name, ClickHouse: d.Layout, ClickHouseLabel: "ClickHouse " + d.Layout,
+			Description: d.Doc, UsesMaxLoadFactor: experiments.UsesMaxLoadFactor(d.Name),
+			ClickHouseOwn: true, Available: st.Available, Unavailable: st.Problem})
+	}
+	return layouts, state
+}
+
 // coresText is "1 core" or "N cores".
 func coresText(n int) string {
 	if n == 1 {
@@ -333,6 +369,7 @@ func (l *Lab) Limits() (Limits, error) {
 		})
 	}
 	lim.Layouts, lim.References = appendReferences(lim.Layouts)
+	lim.Layouts, lim.ClickHouse = appendClickHouse(lim.Layouts)
 	for _, t := range core.Types() {
 		lim.Types = append(lim.Types, TypeInfo{Name: t.Name, Size: t.Size, Align: t.Align,
 			Label: t.Name + " · " + strconv.Itoa(t.Size) + " B"})

@@ -22,8 +22,18 @@ func TestLimitsListReferences(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var own, refs []string
+	var own, refs, chs []string
 	for _, ly := range lim.Layouts {
+		if ly.ClickHouseOwn {
+			chs = append(chs, ly.Name) // after the reference maps, in a group of their own
+			if !strings.HasPrefix(ly.ClickHouseLabel, "ClickHouse ") {
+				t.Errorf("%s: labelled %q, want ClickHouse's", ly.Name, ly.ClickHouseLabel)
+			}
+			continue
+		}
+		if len(chs) > 0 {
+			t.Errorf("%s listed after ClickHouse's dictionaries", ly.Name)
+		}
 		if ly.Reference {
 			refs = append(refs, ly.Name)
 			if ly.Available || !strings.Contains(ly.Unavailable, "make refs") || !strings.HasPrefix(ly.ClickHouseLabel, "C++ ") || ly.UsesMaxLoadFactor {
@@ -45,6 +55,13 @@ func TestLimitsListReferences(t *testing.T) {
 	}
 	for _, r := range experiments.References() {
 		wantRefs = append(wantRefs, r.Name)
+	}
+	var wantCH []string
+	for _, d := range experiments.ClickHouseDictionaries() {
+		wantCH = append(wantCH, d.Name)
+	}
+	if !slices.Equal(chs, wantCH) {
+		t.Errorf("ClickHouse's layouts %v, want %v", chs, wantCH)
 	}
 	if !slices.Equal(own, wantOwn) || !slices.Equal(refs, wantRefs) {
 		t.Errorf("layouts %v then %v, want %v then %v", own, refs, wantOwn, wantRefs)

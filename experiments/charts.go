@@ -116,7 +116,7 @@ func MemoryBreakdownChart(results []Result) (Chart, error) {
 		cats                                   []string
 		payload, padding, empty, meta, overhed []opts.BarData
 		notes, skipped, estimated, unmatched   []string
-		refs                                   []bool
+		refs                                   []runKind
 	)
 	for i, r := range results {
 		if r.ElementCount <= 0 {
@@ -126,7 +126,7 @@ func MemoryBreakdownChart(results []Result) (Chart, error) {
 		n := float64(r.ElementCount)
 		perEntry := func(b int64) opts.BarData { return opts.BarData{Value: num(float64(b)/n, 3)} }
 		cats = append(cats, labels[i])
-		refs = append(refs, r.IsReference())
+		refs = append(refs, kindOf(r))
 		payload = append(payload, perEntry(r.PayloadBytes))
 		padding = append(padding, perEntry(r.PaddingBytes))
 		empty = append(empty, perEntry(r.EmptyBytes))
@@ -149,8 +149,11 @@ func MemoryBreakdownChart(results []Result) (Chart, error) {
 	if len(unmatched) > 0 {
 		notes = append(notes, "parts do not add up to bytes_allocated: "+strings.Join(unmatched, ", "))
 	}
-	if slices.Contains(refs, true) {
+	if slices.Contains(refs, kindReference) {
 		notes = append(notes, referenceNote)
+	}
+	if slices.Contains(refs, kindClickHouse) {
+		notes = append(notes, clickHouseNote)
 	}
 	if len(skipped) > 0 {
 		notes = append(notes, "left out (element_count 0): "+strings.Join(skipped, ", "))
@@ -208,7 +211,7 @@ func PaddingWasteChart(results []Result) (Chart, error) {
 		runs     []string
 		measured []opts.BarData
 		skipped  []string
-		refs     []bool
+		refs     []runKind
 	)
 	for i, r := range results {
 		cell := r.PayloadBytes + r.PaddingBytes
@@ -219,7 +222,7 @@ func PaddingWasteChart(results []Result) (Chart, error) {
 		share := 100 * float64(r.PaddingBytes) / float64(cell)
 		maxShare = max(maxShare, share)
 		runs = append(runs, labels[i])
-		refs = append(refs, r.IsReference())
+		refs = append(refs, kindOf(r))
 		measured = append(measured, opts.BarData{Value: num(share, 1)})
 	}
 
@@ -227,8 +230,11 @@ func PaddingWasteChart(results []Result) (Chart, error) {
 	if len(runs) > 0 {
 		notes = append(notes, "right: measured padding_bytes / (payload_bytes + padding_bytes)")
 	}
-	if slices.Contains(refs, true) {
+	if slices.Contains(refs, kindReference) {
 		notes = append(notes, referenceNote)
+	}
+	if slices.Contains(refs, kindClickHouse) {
+		notes = append(notes, clickHouseNote)
 	}
 	if len(skipped) > 0 {
 		notes = append(notes, "left out (no payload measured): "+strings.Join(skipped, ", "))
@@ -284,7 +290,7 @@ func MemoryVsRowsChart(results []Result) (Chart, error) {
 	labels := settingsLabels(results, labelAll.without(labelRows), 0)
 	type point struct{ rows, alloc, rss int64 }
 	groups := map[string][]point{}
-	isRef := map[string]bool{}
+	isRef := map[string]runKind{}
 	var order, skipped []string
 	limits := map[string]map[int64]int64{} // types -> rows -> limit
 	var limitOrder []string
@@ -298,7 +304,7 @@ func MemoryVsRowsChart(results []Result) (Chart, error) {
 			order = append(order, labels[i])
 		}
 		groups[labels[i]] = append(groups[labels[i]], point{r.Rows, r.BytesAllocated, r.RSSBytes})
-		isRef[labels[i]] = r.IsReference()
+		isRef[labels[i]] = kindOf(r)
 		if lim := InformationLimitOf(r); lim > 0 {
 			types := orDash(r.KeyType) + "/" + orDash(r.ValueType)
 			if limits[types] == nil {
@@ -330,12 +336,11 @@ func MemoryVsRowsChart(results []Result) (Chart, error) {
 		notes = append(notes, "left out (rows 0): "+strings.Join(skipped, ", "))
 	}
 	colors := newSeriesColors()
+	var kinds []runKind
 	for _, g := range order {
-		if isRef[g] {
-			notes = append(notes, referenceLineNote)
-			break
-		}
+		kinds = append(kinds, isRef[g])
 	}
+	notes = append(notes, lineNotes(kinds)...)
 	line := charts.NewLine()
 	line.SetGlobalOptions(baseOptions(kind, title, notes)...)
 	line.SetGlobalOptions(
@@ -403,12 +408,11 @@ func MemoryTimelineChart(results []Result) (Chart, error) {
 	if len(with) < len(results) {
 		notes = append(notes, fmt.Sprintf("%d of %d runs have no timeline", len(results)-len(with), len(results)))
 	}
+	var kinds []runKind
 	for _, i := range with {
-		if results[i].IsReference() {
-			notes = append(notes, referenceLineNote)
-			break
-		}
+		kinds = append(kinds, kindOf(results[i]))
 	}
+	notes = append(notes, lineNotes(kinds)...)
 	colors := newSeriesColors()
 	line := charts.NewLine()
 	line.SetGlobalOptions(baseOptions(kind, title, notes)...)
@@ -426,7 +430,7 @@ func MemoryTimelineChart(results []Result) (Chart, error) {
 			rss = append(rss, opts.LineData{Value: []any{num(p.Seconds, 3), num(float64(p.RSSBytes)/bu.div, 3)}})
 			rows = append(rows, opts.LineData{Value: []any{num(p.Seconds, 3), num(float64(p.Rows)/ru.div, 3)}})
 		}
-		color := colors.next(results[i].IsReference())
+		color := colors.next(kindOf(results[i]))
 		line.AddSeries(labels[i]+" RSS", rss, lineStyle(color, "solid", 0))
 		line.AddSeries(labels[i]+" rows", rows, lineStyle(color, "dashed", 1))
 	}
@@ -456,7 +460,7 @@ func PerThreadSpeedChart(results []Result) (Chart, error) {
 	ru := rowsUnit(maxRate)
 	var cats []string
 	var busy, wait, rate []opts.BarData
-	var refs []bool
+	var refs []runKind
 	for _, i := range with {
 		r := results[i]
 		prefix := ""
@@ -467,9 +471,9 @@ func PerThreadSpeedChart(results []Result) (Chart, error) {
 		busy = append(busy, opts.BarData{Value: num(r.Producer.ReadSeconds+r.Producer.SplitSeconds, 3)})
 		wait = append(wait, opts.BarData{Value: num(r.Producer.WaitSeconds, 3)})
 		rate = append(rate, opts.BarData{Value: "-"})
-		refs = append(refs, r.IsReference())
+		refs = append(refs, kindOf(r))
 		for _, w := range r.Workers {
-			refs = append(refs, r.IsReference())
+			refs = append(refs, kindOf(r))
 			cats = append(cats, prefix+"shard "+strconv.Itoa(w.Shard))
 			busy = append(busy, opts.BarData{Value: num(w.BusySeconds, 3)})
 			wait = append(wait, opts.BarData{Value: num(w.WaitSeconds, 3)})
@@ -480,8 +484,11 @@ func PerThreadSpeedChart(results []Result) (Chart, error) {
 	if len(with) < len(results) {
 		notes = append(notes, fmt.Sprintf("%d of %d runs have no workers", len(results)-len(with), len(results)))
 	}
-	if slices.Contains(refs, true) {
+	if slices.Contains(refs, kindReference) {
 		notes = append(notes, referenceNote+"; its producer is the lab streaming rows over a pipe, waiting = the pipe full")
+	}
+	if slices.Contains(refs, kindClickHouse) {
+		notes = append(notes, clickHouseNote+"; ClickHouse loads on its own threads: its bar is the whole load")
 	}
 	bar := charts.NewBar()
 	bar.SetGlobalOptions(baseOptions(kind, title, notes)...)
@@ -511,10 +518,10 @@ func ThroughputChart(results []Result) (Chart, error) {
 	}
 	labels := runLabels(results, labelAll, 0)
 	var load, read []opts.BarData
-	var refs []bool
+	var refs []runKind
 	measured, spread := false, false
 	for _, r := range results {
-		refs = append(refs, r.IsReference())
+		refs = append(refs, kindOf(r))
 		sp := r.spread()
 		lookups := r.ReadRowsPerSecond * r.ReadSeconds
 		load = append(load, rateBar(r.LoadRowsPerSecond, perSecond(float64(r.Rows), sp.LoadSecondsMax), perSecond(float64(r.Rows), sp.LoadSecondsMin)))
@@ -529,8 +536,11 @@ func ThroughputChart(results []Result) (Chart, error) {
 	if spread {
 		notes = append(notes, "runs repeated: the median, and in brackets the slowest to the fastest")
 	}
-	if slices.Contains(refs, true) {
+	if slices.Contains(refs, kindReference) {
 		notes = append(notes, referenceNote+"; its load includes receiving the rows over a pipe")
+	}
+	if slices.Contains(refs, kindClickHouse) {
+		notes = append(notes, clickHouseNote+"; its load is SYSTEM RELOAD DICTIONARY from a file of the rows")
 	}
 	bar := charts.NewBar()
 	bar.SetGlobalOptions(baseOptions(kind, title, notes)...)
@@ -583,16 +593,64 @@ const (
 // referencePalette is the reference maps' colour family.
 var referencePalette = []string{"#8c510a", "#bf812d", "#543005", "#a6761d", "#dfc27d", "#6b4226"}
 
+// ClickHouse's own dictionaries (clickhouse.go) are drawn apart too: their
+// names start with ch_, their bars are dotted, and their lines take
+// colours from a yellow and orange family.
+const (
+	clickHouseNote     = "dotted: ClickHouse itself (chDB), measured the same way"
+	clickHouseLineNote = "yellow and orange lines: ClickHouse itself (chDB)"
+)
+
+// clickHousePalette is ClickHouse's colour family.
+var clickHousePalette = []string{"#d4a600", "#e67300", "#b35900", "#f2c84b", "#8a6d00", "#ff9f40"}
+
+// runKind says whose structure a run measured: packlab's, a C++ reference
+// map, or ClickHouse's own dictionary.
+type runKind int
+
+const (
+	kindOwn runKind = iota
+	kindReference
+	kindClickHouse
+)
+
+func kindOf(r Result) runKind {
+	switch {
+	case r.IsClickHouse():
+		return kindClickHouse
+	case r.IsReference():
+		return kindReference
+	}
+	return kindOwn
+}
+
+// lineNotes says which colour family is whose, for the kinds drawn.
+func lineNotes(kinds []runKind) []string {
+	var notes []string
+	if slices.Contains(kinds, kindReference) {
+		notes = append(notes, referenceLineNote)
+	}
+	if slices.Contains(kinds, kindClickHouse) {
+		notes = append(notes, clickHouseLineNote)
+	}
+	return notes
+}
+
 // seriesColors hands out one colour per line: packlab's layouts from
-// palette, reference maps from referencePalette, each in turn.
-type seriesColors struct{ own, ref int }
+// palette, reference maps from referencePalette, ClickHouse's from
+// clickHousePalette, each in turn.
+type seriesColors struct{ own, ref, ch int }
 
 func newSeriesColors() *seriesColors { return &seriesColors{} }
 
-func (c *seriesColors) next(reference bool) string {
-	if reference {
+func (c *seriesColors) next(kind runKind) string {
+	switch kind {
+	case kindReference:
 		c.ref++
 		return referencePalette[(c.ref-1)%len(referencePalette)]
+	case kindClickHouse:
+		c.ch++
+		return clickHousePalette[(c.ch-1)%len(clickHousePalette)]
 	}
 	c.own++
 	return palette[(c.own-1)%len(palette)]
@@ -620,22 +678,28 @@ type hatchPattern struct {
 	Rotation   float64   `json:"rotation"`
 }
 
+var clickHouseDots = hatchedItem{BorderColor: "#b35900", BorderWidth: 1,
+	Decal: hatchPattern{Symbol: "circle", Color: "rgba(0, 0, 0, 0.35)", DashArrayX: []float64{3, 3}, DashArrayY: []float64{3, 3}}}
+
 var referenceHatch = hatchedItem{BorderColor: "#543005", BorderWidth: 1,
 	Decal: hatchPattern{Symbol: "rect", Color: "rgba(0, 0, 0, 0.35)", DashArrayX: []float64{1, 0}, DashArrayY: []float64{2, 4}, Rotation: -math.Pi / 4}}
 
-// hatch is a series option that hatches the bars of reference runs:
-// refs[i] says whether bar i is one.
-func hatch(refs []bool) charts.SeriesOpts {
+// hatch is a series option that hatches the bars of reference runs and
+// dots ClickHouse's: refs[i] says whose bar i is.
+func hatch(refs []runKind) charts.SeriesOpts {
 	return func(s *charts.SingleSeries) {
 		data, ok := s.Data.([]opts.BarData)
-		if !ok || !slices.Contains(refs, true) {
+		if !ok || !slices.ContainsFunc(refs, func(k runKind) bool { return k != kindOwn }) {
 			return
 		}
 		items := make([]any, len(data))
 		for i, d := range data {
 			items[i] = d
-			if i < len(refs) && refs[i] {
+			if i < len(refs) && refs[i] == kindReference {
 				items[i] = hatchedBar{Value: d.Value, Label: d.Label, ItemStyle: referenceHatch}
+			}
+			if i < len(refs) && refs[i] == kindClickHouse {
+				items[i] = hatchedBar{Value: d.Value, Label: d.Label, ItemStyle: clickHouseDots}
 			}
 		}
 		s.Data = items
@@ -857,6 +921,9 @@ func UsesMaxLoadFactor(layout string) bool {
 	case core.LayoutHashedArray, core.LayoutGoMap:
 		return false
 	}
+	if d, ok := FindClickHouseDictionary(layout); ok {
+		return d.takesMaxLoadFactor()
+	}
 	return !IsReference(layout) // a reference map grows by its library's rule
 }
 
@@ -934,6 +1001,9 @@ func settingsLabel(r Result, parts labelParts) string {
 	}
 	if ref {
 		parts &^= labelShards | labelLoader | labelHuge
+	}
+	if r.IsClickHouse() {
+		parts &^= labelLoader | labelHuge // ClickHouse loads as it does
 	}
 	if parts&labelShards != 0 {
 		fmt.Fprintf(&b, " SHARDS %d", r.Shards)

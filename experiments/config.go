@@ -173,6 +173,15 @@ func (c Config) Validate() error {
 			return fieldErr("--layout", name, "given twice", "each layout once")
 		}
 		seen[l.String()] = true
+		if l.ch != nil {
+			if c.MissRate != 0 {
+				return fieldErr("--miss-rate", fmtFloat(c.MissRate), "ClickHouse's dictionaries ("+l.ch.Name+") are read with loaded keys only", "0 with a ClickHouse layout")
+			}
+			if st := ClickHouseStatusNow(); !st.Available {
+				return fieldErr("--layout", name, "unavailable: "+st.Problem, "")
+			}
+			continue
+		}
 		if l.ref == nil {
 			packlabs++
 			continue
@@ -392,19 +401,23 @@ func layoutNames() string {
 	for _, l := range core.Layouts() {
 		names = append(names, string(l))
 	}
-	return strings.Join(names, ", ") + "; C++ reference maps: " + referenceNames()
+	return strings.Join(names, ", ") + "; C++ reference maps: " + referenceNames() + "; ClickHouse's own: " + clickHouseNames()
 }
 
 // layoutChoice is one name of Config.Layouts, resolved: one of core's
 // layouts, or a reference map (reference.go), which core cannot build.
 type layoutChoice struct {
-	layout core.Layout // "" for a reference map
-	ref    *Reference  // nil for a core layout
+	layout core.Layout           // "" for a reference map or ClickHouse's
+	ref    *Reference            // a C++ reference map
+	ch     *ClickHouseDictionary // one of ClickHouse's own dictionaries
 }
 
 func (l layoutChoice) String() string {
 	if l.ref != nil {
 		return l.ref.Name
+	}
+	if l.ch != nil {
+		return l.ch.Name
 	}
 	return string(l.layout)
 }
@@ -415,6 +428,9 @@ func parseLayoutChoice(name string) (layoutChoice, bool) {
 	}
 	if r, ok := FindReference(name); ok {
 		return layoutChoice{ref: &r}, true
+	}
+	if d, ok := FindClickHouseDictionary(name); ok {
+		return layoutChoice{ch: &d}, true
 	}
 	return layoutChoice{}, false
 }

@@ -375,6 +375,8 @@ func checkMemory(p parsedConfig, rows int64) (MemoryCheck, error) {
 		var err error
 		if l.ref != nil {
 			e = estimateReference(p, *l.ref, rows)
+		} else if l.ch != nil {
+			e = estimateClickHouse(p, *l.ch, rows)
 		} else if e, err = estimate(p, l.layout, rows); err != nil {
 			return c, err
 		}

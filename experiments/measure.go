@@ -397,17 +397,7 @@ func ClickHouseLayout(l core.Layout, shards int, mlf float64) string {
 	if name == "" {
 		return ""
 	}
-	params := ""
-	if shards > 1 {
-		params += fmt.Sprintf("SHARDS %d", shards)
-	}
-	if l != core.LayoutHashedArray && mlf != 0 && mlf != core.DefaultMaxLoadFactor {
-		if params != "" {
-			params += " "
-		}
-		params += "MAX_LOAD_FACTOR " + fmtFloat(mlf)
-	}
-	return "LAYOUT(" + name + "(" + params + "))"
+	return layoutClause(name, shards, mlf, l != core.LayoutHashedArray)
 }
 
 func runtimeName() string {

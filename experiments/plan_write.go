@@ -58,9 +58,7 @@ func createDictionary(c Candidate) string {
 	if c.KeyType != "UInt64" {
 		fmt.Fprintf(&b, "-- ClickHouse's numeric key is UInt64: the %s keys are stored as UInt64\n", c.KeyType)
 	}
-	fmt.Fprintf(&b, "CREATE DICTIONARY dict\n(\n    key UInt64,\n    value %s\n)\nPRIMARY KEY key\n", c.ValueType)
-	b.WriteString("SOURCE(CLICKHOUSE(TABLE 'source_table'))\nLIFETIME(0)\n")
-	b.WriteString(c.ClickHouseLayout)
+	b.WriteString(dictionaryDDL("dict", "UInt64", c.ValueType, "SOURCE(CLICKHOUSE(TABLE 'source_table'))", c.ClickHouseLayout))
 	return b.String()
 }
 

@@ -9,7 +9,6 @@ import (
 	"math/bits"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -155,30 +154,7 @@ func ReferenceStatus() RefsStatus {
 }
 
 func findRefsWorker() (path, problem string) {
-	if p := os.Getenv(RefsWorkerEnv); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			return "", fmt.Sprintf("%s=%s: %v; build the reference maps with: %s", RefsWorkerEnv, p, unwrapPathError(err), RefsBuildCommand)
-		}
-		return p, ""
-	}
-	var beside string
-	if exe, err := os.Executable(); err == nil {
-		if real, err := filepath.EvalSymlinks(exe); err == nil {
-			exe = real
-		}
-		beside = filepath.Join(filepath.Dir(exe), RefsWorkerName)
-		if st, err := os.Stat(beside); err == nil && !st.IsDir() {
-			return beside, ""
-		}
-	}
-	if p, err := exec.LookPath(RefsWorkerName); err == nil {
-		return p, ""
-	}
-	where := "on PATH"
-	if beside != "" {
-		where = "at " + beside + " or on PATH"
-	}
-	return "", fmt.Sprintf("the C++ reference maps are not built (no %s %s); build them with: %s", RefsWorkerName, where, RefsBuildCommand)
+	return findWorkerBinary(RefsWorkerEnv, RefsWorkerName, "the C++ reference maps", RefsBuildCommand)
 }
 
 // refsDescription is packlab-refs --describe's answer.

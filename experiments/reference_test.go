@@ -286,7 +286,7 @@ func TestReferenceCrashFailsOnlyItsRun(t *testing.T) {
 func TestReferencesUnavailable(t *testing.T) {
 	t.Setenv(RefsWorkerEnv, "/nonexistent/packlab-refs")
 	err := Config{Layouts: []string{"packed", "boost_flat"}}.Validate()
-	want := "--layout boost_flat: unavailable: PACKLAB_REFS_WORKER=/nonexistent/packlab-refs: no such file or directory; build the reference maps with: make refs"
+	want := "--layout boost_flat: unavailable: PACKLAB_REFS_WORKER=/nonexistent/packlab-refs: no such file or directory; build the C++ reference maps with: make refs"
 	if err == nil || err.Error() != want {
 		t.Errorf("Validate: %v\nwant %s", err, want)
 	}

@@ -91,6 +91,10 @@ type Result struct {
 	// Reference names the C++ map and library of a reference layout
 	// ("boost::unordered_flat_map (Boost 1.81)"); empty for packlab's own.
 	Reference string `json:"reference"`
+	// ClickHouse is what a run of one of ClickHouse's own dictionaries
+	// (clickhouse.go) adds: its version, DDL, memory around the load and
+	// packlab's computed figure beside it; null for every other layout.
+	ClickHouse *ClickHouseRun `json:"clickhouse"`
 
 	Isolated bool   `json:"isolated"` // ran in a fresh child process, so RSS figures are its own
 	Runtime  string `json:"runtime"`  // "native" or "browser"
@@ -133,6 +137,10 @@ type Host struct {
 // one of packlab's layouts.
 func (r Result) IsReference() bool { return r.Reference != "" || IsReference(r.Layout) }
 
+// IsClickHouse reports whether r measured one of ClickHouse's own
+// dictionaries, run by ClickHouse.
+func (r Result) IsClickHouse() bool { return r.ClickHouse != nil || IsClickHouse(r.Layout) }
+
 // startedAt formats a run's start time for Result.StartedAt.
 func startedAt(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
@@ -169,10 +177,11 @@ func (r Result) spread() Spread {
 	return *r.Spread
 }
 
-// ResultNotes are the lines for under a table of results: LimitNotes, then
-// KernelNotes.
+// ResultNotes are the lines for under a table of results: ClickHouseNotes,
+// LimitNotes, KernelNotes, PreallocateNotes.
 func ResultNotes(results []Result) []string {
-	return append(append(LimitNotes(results), KernelNotes(results)...), PreallocateNotes(results)...)
+	notes := append(ClickHouseNotes(results), LimitNotes(results)...)
+	return append(append(notes, KernelNotes(results)...), PreallocateNotes(results)...)
 }
 
 // PreallocateNotes says, once, what a preallocated load was and what
@@ -211,8 +220,8 @@ func KernelNotes(results []Result) []string {
 		if r.LoadKernelSeconds < 0.05 || r.LoadKernelSeconds < r.LoadSeconds/5 {
 			continue
 		}
-		if hugePagesOf(r) == "on" {
-			huge++
+		if hugePagesOf(r) == "on" && !r.IsReference() && !r.IsClickHouse() {
+			huge++ // packlab's own tables: the others take what their allocator gives
 		}
 		notes = append(notes, fmt.Sprintf("%s: the kernel spent %.2f s of CPU time in its %.2f s load",
 			labels[i], r.LoadKernelSeconds, r.LoadSeconds))

@@ -264,11 +264,11 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]Result, err
 				if ctx.Err() != nil {
 					return results, cancelled(r, ctx.Err())
 				}
-				if r.layout.ref == nil {
+				if r.layout.ref == nil && r.layout.ch == nil {
 					return results, fmt.Errorf("%s: %w", r.layout, err)
 				}
-				// A reference map is another library's code in another
-				// program: its failure (a crash, say) is that run's, and
+				// A reference map or ClickHouse is another program: its
+				// failure (a crash, ClickHouse's error) is that run's, and
 				// the job's other runs go on.
 				failed = append(failed, fmt.Sprintf("%s: %v", r.layout, err))
 				n += r.p.Repeats - rep - 1
@@ -325,6 +325,9 @@ func cancelled(r runSpec, err error) error {
 func measureOne(ctx context.Context, r runSpec, progress func(Progress)) (res Result, err error) {
 	if r.layout.ref != nil {
 		return runReference(ctx, r.p, *r.layout.ref, progress) // always a process of its own
+	}
+	if r.layout.ch != nil {
+		return runClickHouse(ctx, r.p, *r.layout.ch, progress) // always a process of its own
 	}
 	if !r.p.InProcess {
 		res, err = runIsolated(ctx, r.p.Config, r.layout.layout, progress)

@@ -25,6 +25,10 @@ type SweepOptions struct {
 	// seed-table sweep's layouts: the seed's table beside the maps people
 	// would pick instead.
 	WithReferences bool
+	// WithClickHouse adds ClickHouse's own simple-key dictionaries
+	// (clickhouse.go: ch_hashed, ch_sparse_hashed, ch_hashed_array) to the
+	// seed-table sweep: the seed's table beside what ClickHouse builds.
+	WithClickHouse bool
 }
 
 // DefaultMaxShards is the shards sweep's default top: four workers per core
@@ -51,7 +55,7 @@ type Sweep struct {
 // Sweeps lists every scenario, in the order help shows them.
 func Sweeps() []Sweep {
 	return []Sweep{
-		{Name: "seed-table", Doc: "every layout at --rows (<UInt64,UInt16> by default): the seed table (load, read, bytes_allocated, RSS, peak RSS); --with-references adds the C++ maps people pick instead",
+		{Name: "seed-table", Doc: "every layout at --rows (<UInt64,UInt16> by default): the seed table (load, read, bytes_allocated, RSS, peak RSS); --with-references adds the C++ maps people pick instead, --with-clickhouse ClickHouse's own dictionaries",
 			Rows: 1_000_000, configs: seedTable},
 		{Name: "shards", Doc: "shards 1, 2, 4, ... up to --max-shards: load rows/s in total and per worker",
 			Rows: 2_000_000, Layouts: []string{"hashed", "packed"}, Varies: "--shards", configs: shardsSweep},
@@ -128,6 +132,23 @@ func (s Sweep) Configs(base Config, opt SweepOptions) ([]Config, error) {
 		for _, r := range references {
 			if !slices.ContainsFunc(base.Layouts, func(name string) bool { f, ok := FindReference(name); return ok && f.Name == r.Name }) {
 				base.Layouts = append(base.Layouts, r.Name)
+			}
+		}
+	}
+	if opt.WithClickHouse {
+		if s.Name != "seed-table" {
+			return nil, &FieldError{Flag: "--with-clickhouse", Problem: "applies only to the seed-table sweep", Allowed: "sweep seed-table --with-clickhouse", Switch: true}
+		}
+		if st := ClickHouseStatusNow(); !st.Available {
+			return nil, &FieldError{Flag: "--with-clickhouse", Problem: "unavailable: " + st.Problem, Switch: true}
+		}
+		if len(base.Layouts) == 0 {
+			base.Layouts = base.WithDefaults().Layouts
+		}
+		base.Layouts = slices.Clone(base.Layouts)
+		for _, d := range clickHouseDictionaries {
+			if !d.ComplexKey && !slices.ContainsFunc(base.Layouts, func(name string) bool { f, ok := FindClickHouseDictionary(name); return ok && f.Name == d.Name }) {
+				base.Layouts = append(base.Layouts, d.Name)
 			}
 		}
 	}

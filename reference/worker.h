@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -150,7 +151,13 @@ struct MapInfo {
   int (*run)(const Job&);
 };
 
-// ---- the worker's plumbing (worker.cpp) ----
+// ---- the workers' plumbing (plumbing.cpp) ----
+
+// read_job reads the job line from stdin into fields (a flat JSON object;
+// nested values are skipped, a string unquoted); it returns "" or why not.
+std::string read_job(std::map<std::string, std::string>* fields);
+// parse_int reads a whole number in [lo, hi].
+bool parse_int(const std::string& text, long long lo, long long hi, long long* out);
 
 // fail writes {"error": msg} and returns the exit code for it.
 int fail(const std::string& msg);

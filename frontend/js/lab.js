@@ -73,17 +73,23 @@
   function buildForm(limits) {
     const d = limits.defaults;
     const chip = (l) =>
-      el("label", { class: "chip" + (l.reference ? " ref" : ""), title: l.available ? l.description : l.unavailable },
+      el("label", { class: "chip" + (l.reference ? " ref" : "") + (l.clickhouse_own ? " ch" : ""), title: l.available ? l.description : l.unavailable },
         el("input", { type: "checkbox", name: "layouts", value: l.name, checked: d.layouts.includes(l.name), disabled: !l.available }),
         el("span", {}, l.name, el("small", { text: l.clickhouse_label || l.clickhouse || "Go map" })));
-    // packlab's layouts, then the C++ reference maps: listed even where they
-    // cannot run, with why and the command that builds them.
+    // packlab's layouts, then the C++ reference maps, then ClickHouse's own
+    // dictionaries: listed even where they cannot run, with why and the
+    // command that builds them.
     const refs = limits.layouts.filter((l) => l.reference);
-    $("#layouts").replaceChildren(...limits.layouts.filter((l) => !l.reference).map(chip));
+    const chs = limits.layouts.filter((l) => l.clickhouse_own);
+    $("#layouts").replaceChildren(...limits.layouts.filter((l) => !l.reference && !l.clickhouse_own).map(chip));
     $("#ref-layouts").replaceChildren(...refs.map(chip));
+    $("#ch-layouts").replaceChildren(...chs.map(chip));
     const note = $("#refs-note");
     note.textContent = limits.references.note;
     note.classList.toggle("unavailable", !limits.references.available);
+    const chNote = $("#ch-note");
+    chNote.textContent = limits.clickhouse ? limits.clickhouse.note : "";
+    chNote.classList.toggle("unavailable", !(limits.clickhouse && limits.clickhouse.available));
 
     for (const id of ["key", "value"]) {
       $("#" + id).replaceChildren(...limits.types.map((t) =>

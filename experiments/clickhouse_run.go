@@ -1,0 +1,442 @@
+package experiments
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/packlab/packlab/core"
+)
+
+// A ClickHouse dictionary's run, the lab's side (the worker's is
+// reference/chdb/worker.cpp):
+//
+//	parent (this process)                   child: packlab-ch (ClickHouse inside)
+//	  make the run's folder; start child
+//	  the job line: dir, ddl, types  ------> chdb_connect(--path=dir/db --user_files_path=dir/files)
+//	  [u32 n][n keys][n values] ...  ------> written to dir/files/rows.bin (RowBinary)
+//	  [u32 0]                        ------> CREATE DICTIONARY; SYSTEM RELOAD DICTIONARY (timed);
+//	                                         system.dictionaries; JEMALLOC PURGE; count + checksum
+//	  [u64 hits][u64 0][u32 n][keys] ------> a Memory table of the keys in the lab's order;
+//	                                         sum(dictGet) with max_threads 1, then every thread
+//	  relay progress, keep the result <----- {"progress":...} ... {"result":...}
+//
+// The frames are reference_run.go's (feed), so ClickHouse loads exactly the
+// rows packlab's layouts load; the worker checks ClickHouse's count and
+// checksum against what it wrote, and the lab checks the rows against what
+// it sent. The folder is removed by the worker, and again here after a
+// crash.
+
+// chJob is packlab-ch's job line.
+type chJob struct {
+	Protocol     int    `json:"protocol"`
+	Layout       string `json:"layout"`
+	KeyBytes     int    `json:"key_bytes"`
+	ValueBytes   int    `json:"value_bytes"`
+	DictKeyBytes int    `json:"dict_key_bytes"`
+	DictKeyType  string `json:"dict_key_type"`
+	ValueType    string `json:"value_type"`
+	ComplexKey   bool   `json:"complex_key"`
+	TotalRows    int64  `json:"total_rows"` // -1 when the source cannot know
+	NoRead       bool   `json:"no_read"`
+	ReadThreads  int    `json:"read_threads"`
+	Dir          string `json:"dir"`
+	DDL          string `json:"ddl"`
+}
+
+// ClickHouseRun is what a run of one of ClickHouse's own dictionaries adds
+// to its result: what ClickHouse says, the worker's memory around it, and
+// packlab's computed figure for the same dictionary beside it.
+type ClickHouseRun struct {
+	Version string `json:"version"` // SELECT version()
+	DDL     string `json:"ddl"`     // the CREATE DICTIONARY statement it ran
+	// KeyTypes is system.dictionaries.key.types: UInt64 for every simple
+	// key, whatever the key column's type.
+	KeyTypes string `json:"key_types"`
+	// LoadingDurationSeconds is system.dictionaries.loading_duration; the
+	// result's load_seconds is the SYSTEM RELOAD DICTIONARY call's time.
+	LoadingDurationSeconds float64 `json:"loading_duration_seconds"`
+	// BaselineRSSBytes is the worker's RSS with ClickHouse started and the
+	// dictionary created but not loaded: taken off rss_bytes and
+	// peak_rss_bytes.
+	BaselineRSSBytes int64 `json:"baseline_rss_bytes"`
+	// RSSPurgedBytes is the RSS above the baseline after SYSTEM JEMALLOC
+	// PURGE: jemalloc keeps the growth's freed buffers until purged (right
+	// after a load at 1e7 RSS is about twice bytes_allocated).
+	RSSPurgedBytes int64 `json:"rss_purged_bytes"`
+	// TrackedBytes is what ClickHouse's own memory tracker (the
+	// MemoryTracking metric) gained over the load: every live allocation,
+	// freed buffers not counted, whatever bytes_allocated leaves out.
+	TrackedBytes int64 `json:"tracked_bytes"`
+	// ReadThreads and the speed with every thread (max_threads); the
+	// result's read_seconds is one thread's (max_threads = 1).
+	ReadThreads                 int     `json:"read_threads"`
+	ReadAllThreadsSeconds       float64 `json:"read_all_threads_seconds"`
+	ReadAllThreadsRowsPerSecond float64 `json:"read_all_threads_rows_per_second"`
+	KeyCut                      bool    `json:"key_cut"` // a 16-byte key was cut to its low 64 bits (a simple key)
+	// ModelBytes is packlab's computed figure for this dictionary (the same
+	// rows, keys as ClickHouse keeps them), compared with ComparedWith's
+	// figure; DifferencePercent is (measured - model) / model.
+	ModelBytes        int64   `json:"model_bytes"`
+	ComparedWith      string  `json:"compared_with"` // bytes_allocated or tracked_bytes
+	DifferencePercent float64 `json:"difference_percent"`
+	// Note says where ClickHouse's own figure cannot be taken as it is.
+	Note string `json:"note,omitempty"`
+}
+
+// chReadThreads is max_threads for the read with every thread.
+func chReadThreads() int { return max(runtime.NumCPU(), 1) }
+
+// runClickHouse measures ClickHouse dictionary d over p's source in a
+// fresh packlab-ch process.
+func runClickHouse(ctx context.Context, p parsedConfig, d ClickHouseDictionary, progress func(Progress)) (Result, error) {
+	st := ClickHouseStatusNow()
+	if !st.Available {
+		return Result{}, fmt.Errorf("unavailable: %s", st.Problem)
+	}
+	if p.MissRate != 0 {
+		return Result{}, fmt.Errorf("ClickHouse's dictionaries are read with loaded keys only: --miss-rate 0")
+	}
+	dir, err := os.MkdirTemp("", "packlab-ch-")
+	if err != nil {
+		return Result{}, fmt.Errorf("making ClickHouse's folder: %s", unwrapPathError(err))
+	}
+	defer os.RemoveAll(dir) // the worker removes it too; after a crash this does
+	total := int64(-1)
+	if p.spec.IsSynthetic() {
+		total = p.Rows
+	}
+	clause := d.Clause(p.Shards, p.MaxLoadFactor)
+	dictKey := d.dictKeyType(p.key)
+	ddl := dictionaryDDL(chDictName, dictKey.Name, p.value.Name,
+		fmt.Sprintf("SOURCE(FILE(path '%s' format 'RowBinary'))", chSourceFile), clause)
+	job, _ := json.Marshal(chJob{
+		Protocol: chProtocol, Layout: d.Name,
+		KeyBytes: p.key.Size, ValueBytes: p.value.Size,
+		DictKeyBytes: dictKey.Size, DictKeyType: dictKey.Name, ValueType: p.value.Name, ComplexKey: d.ComplexKey,
+		TotalRows: total, NoRead: p.NoRead, ReadThreads: chReadThreads(), Dir: dir, DDL: ddl,
+	})
+	started := time.Now()
+	var fr feedReport
+	feed := func(ctx context.Context, w io.Writer) error {
+		return opsFor(p.key, p.value).feed(ctx, p, w, &fr)
+	}
+	name := "ClickHouse's worker (" + st.Path + ")"
+	// The worker runs in dir/files: embedded ClickHouse resolves a FILE
+	// source's path against its working folder, and refuses one outside it.
+	files := filepath.Join(dir, "files")
+	if err := os.Mkdir(files, 0o700); err != nil {
+		return Result{}, fmt.Errorf("making ClickHouse's folder: %s", unwrapPathError(err))
+	}
+	cmd := exec.CommandContext(ctx, st.Path)
+	cmd.Dir = files
+	res, err := runChild(ctx, cmd, job, feed, progress, name, "rebuild it with: "+ClickHouseBuildCommand)
+	if err != nil {
+		return Result{}, err
+	}
+	if res.Rows != fr.rows {
+		return Result{}, fmt.Errorf("ClickHouse's worker wrote %d rows, the lab sent %d", res.Rows, fr.rows)
+	}
+	ch := res.ClickHouse
+	if ch == nil {
+		return Result{}, fmt.Errorf("%s gave a result without ClickHouse's figures; rebuild it with: %s", name, ClickHouseBuildCommand)
+	}
+	if res.Duplicates == 0 && !ch.KeyCut && res.Checksum != checksumText(fr.sum) {
+		return Result{}, fmt.Errorf("ClickHouse's dictionary has checksum %s, the %d distinct rows the lab sent %s", res.Checksum, fr.rows, checksumText(fr.sum))
+	}
+	res.StartedAt = startedAt(started)
+	res.Layout = d.Name
+	res.KeyType, res.ValueType = p.key.Name, p.value.Name
+	res.Shards = p.Shards
+	if d.takesMaxLoadFactor() {
+		res.MaxLoadFactor = cmp.Or(p.MaxLoadFactor, core.DefaultMaxLoadFactor)
+	}
+	res.Source = p.spec.String()
+	res.Seed = p.Seed
+	res.SkippedRows = fr.skipped
+	res.ClickHouseLayout = clause
+	res.Producer = Producer{ReadSeconds: fr.readSeconds, WaitSeconds: fr.waitSeconds}
+	res.Repeats = 1
+	res.Threads = 1
+	res.BlockRows = refsFrameRows
+	res.Isolated = true
+	res.Runtime = runtimeName()
+	res.Host = hostInfo()
+	ch.DDL = ddl
+	fillClickHouseModel(&res, d, p.value, p.options())
+	fillClickHouseBreakdown(&res, d, p.key, p.value)
+	return res, nil
+}
+
+// fillClickHouseModel puts packlab's computed bytes for d's dictionary of
+// res's rows beside ClickHouse's: bytes_allocated where ClickHouse counts
+// the whole dictionary, its memory tracker's gain where it does not
+// (HASHED_ARRAY's key index, #118641).
+func fillClickHouseModel(res *Result, d ClickHouseDictionary, value core.Type, opt core.Options) {
+	ch := res.ClickHouse
+	model := clickHouseModelBytes(d, res.KeyType, value, res.ElementCount, res.Rows, opt, res.Shards)
+	ch.ModelBytes = model
+	measured := res.BytesAllocated
+	ch.ComparedWith = "bytes_allocated"
+	if d.model == core.LayoutHashedArray {
+		measured = ch.TrackedBytes
+		ch.ComparedWith = "tracked_bytes"
+		ch.Note = fmt.Sprintf("ClickHouse %s's bytes_allocated (%s) leaves out its key-to-row index (fixed upstream in ClickHouse PR #118641): compared with what its memory tracker gained over the load (%s) instead",
+			ch.Version, FormatBytes(res.BytesAllocated), FormatBytes(ch.TrackedBytes))
+	}
+	if d.table(value) == core.LayoutSparse {
+		ch.Note = fmt.Sprintf("ClickHouse's bytes_allocated for sparse_hash_map is its estimate of the pairs alone (ClickHouse PR #22867), and packlab's figure is the same estimate: the process held %s after a purge", FormatBytes(ch.RSSPurgedBytes))
+	}
+	if model > 0 {
+		ch.DifferencePercent = math.Round(float64(measured-model)/float64(model)*1e4) / 100
+	}
+}
+
+// table is packlab's table of the shape ClickHouse builds for d with
+// values of value: SPARSE_HASHED keeps a value of more than 8 bytes (or a
+// UUID) in sparse_hash_map, not PackedHashMap (ClickHouse 23.5+, #49380).
+func (d ClickHouseDictionary) table(value core.Type) core.Layout {
+	if d.model == core.LayoutPacked && !(value.Size <= 8 && value.Kind != core.KindUUID) {
+		return core.LayoutSparse
+	}
+	return d.model
+}
+
+// clickHouseReserves: with one shard and a FILE source, ClickHouse 26.7's
+// table ends at the smallest power of two of cells that holds the rows
+// under the max load factor, as a table reserved for them would: measured
+// here through the lab, <UInt64,UInt16> HASHED holds 2^16 cells at 30,000
+// rows, 2^17 at 50,000, 2^18 at 100,000, 2^19 at 140,000, where its grower
+// alone (x4 below 2^19 cells) gives 2^18 at 50,000 and 2^20 at 140,000;
+// HASHED_ARRAY's key index the same. Its RSS right after the load is about
+// twice the table all the same (freed buffers jemalloc still holds), so it
+// is not a table reserved up front; how it gets there was not traced in
+// ClickHouse's source. Sharded tables follow the grower to the byte
+// (SHARDS 4 at 1e6).
+//
+// clickHouseModelBytes is packlab's figure for ClickHouse dictionary d
+// holding distinct keys of keyType with values of value: for a simple key,
+// core's table of the same shape with a UInt64 key (what ClickHouse keeps);
+// for a complex key, ClickHouse's cells of a reference into the key arena
+// and the saved hash, plus the arena (complexKeyBytes).
+func clickHouseModelBytes(d ClickHouseDictionary, keyType string, value core.Type, distinct, rows int64, opt core.Options, shards int) int64 {
+	if !d.takesMaxLoadFactor() {
+		opt.MaxLoadFactor = 0
+	}
+	if shards <= 1 && rows > 0 {
+		opt.Reserve = rows // see clickHouseReserves
+	}
+	u64 := core.MustType("UInt64")
+	model := d.table(value)
+	if !d.ComplexKey {
+		pr, err := core.Predict(model, u64, value, distinct, opt, shards)
+		if err != nil {
+			return 0
+		}
+		return pr.FinalBytes
+	}
+	key, err := core.ParseType(keyType)
+	if err != nil {
+		return 0
+	}
+	return complexKeyBytes(d, key, value, distinct, opt, shards)
+}
+
+// complexKeyBytes models a COMPLEX_KEY_ dictionary (HashedDictionary.h,
+// HashedArrayDictionary.h): the key of each row serialized into an Arena
+// (Arena.h: chunks from 4 KiB, doubling up to 128 MiB, then growing by 128
+// MiB), one arena per shard; the table's cell holds a StringRef (16 bytes)
+// to it. HASHED's cell is HashMapCellWithSavedHash: the pair {StringRef,
+// value} and the 8-byte hash, in a table of HASHED's size for the same
+// rows; SPARSE_HASHED keeps the pairs in sparse_hash_map, whose
+// bytes_allocated ClickHouse estimates as the pairs alone; HASHED_ARRAY's
+// index maps the reference to an 8-byte row number (with the saved hash)
+// beside packlab's array of values.
+func complexKeyBytes(d ClickHouseDictionary, key, value core.Type, distinct int64, opt core.Options, shards int) int64 {
+	u64 := core.MustType("UInt64")
+	s := int64(max(shards, 1))
+	perShard := (distinct + s - 1) / s
+	arena := core.SaturatingMul(arenaBytes(core.SaturatingMul(perShard, int64(key.Size))), s)
+	// ClickHouse's UInt128 and wider are arrays of 8-byte words: alignment 8.
+	pair := 16 + int64(value.Size)
+	pair = (pair + 7) &^ 7
+	switch d.model {
+	case core.LayoutHashed:
+		pr, err := core.Predict(core.LayoutHashed, u64, value, distinct, opt, shards)
+		if err != nil {
+			return 0
+		}
+		return core.SaturatingAdd(core.SaturatingMul(pr.BucketCount, pair+8), arena)
+	case core.LayoutSparse:
+		return core.SaturatingAdd(core.SaturatingMul(distinct, pair), arena)
+	case core.LayoutHashedArray:
+		pr, err := core.Predict(core.LayoutHashedArray, u64, value, distinct, opt, shards)
+		if err != nil {
+			return 0
+		}
+		index := core.SaturatingMul(pr.BucketCount, 16)        // packlab's index: {UInt64 key, UInt64 row}
+		complexIndex := core.SaturatingMul(pr.BucketCount, 32) // {StringRef, UInt64 row} and the hash
+		return core.SaturatingAdd(pr.FinalBytes-index+complexIndex, arena)
+	}
+	return 0
+}
+
+// arenaBytes is what ClickHouse's Arena allocates to hold n bytes of
+// fixed-size pieces: chunks of 4 KiB, each twice the last up to 128 MiB,
+// then 128 MiB more each.
+func arenaBytes(n int64) int64 {
+	const initial, threshold = 4096, 128 << 20
+	var sum int64
+	for size := int64(initial); sum < n; {
+		sum = core.SaturatingAdd(sum, size)
+		if size < threshold {
+			size *= 2
+		} else {
+			size += threshold
+		}
+	}
+	return sum
+}
+
+// clickHouseBaselineBytes is packlab-ch's RSS with ClickHouse started,
+// before the dictionary loads (measured here: 210-260 MB for chDB 26.7,
+// most of it the library's mapped code): the guard adds it to a run.
+const clickHouseBaselineBytes = 300 << 20
+
+// estimateClickHouse is the guard's prediction of a ClickHouse run: the
+// dictionary's first-load peak by ClickHouse's growth (clickHouseMemory:
+// jemalloc keeps the freed tables through the load), the worker's
+// ClickHouse, and the read's column of keys. It is a model of another
+// program, so it is marked estimated.
+func estimateClickHouse(p parsedConfig, d ClickHouseDictionary, rows int64) Estimate {
+	distinct, _ := expectedDistinct(p.spec, p.key, rows)
+	opt := p.options()
+	if !d.takesMaxLoadFactor() {
+		opt.MaxLoadFactor = 0
+	}
+	final := clickHouseModelBytes(d, p.key.Name, p.value, distinct, rows, opt, p.Shards)
+	peak := core.SaturatingMul(final, 2)
+	if m := clickHouseMemory(d.model, p.value, distinct, opt, p.Shards); m != nil && !d.ComplexKey {
+		peak = max(m.FirstLoadPeakBytes, final)
+	}
+	e := Estimate{
+		Layout: d.Name, Rows: rows, Distinct: distinct,
+		FinalBytes:      final,
+		TablePeakBytes:  peak,
+		AllocatorFactor: 1,
+		LoaderBytes:     core.SaturatingAdd(clickHouseBaselineBytes, int64(refsFrameRows*(p.key.Size+p.value.Size))),
+		ReloadPeakBytes: reloadPeak(final, peak),
+		Estimated:       true,
+	}
+	if !p.NoRead {
+		// The read's keys: a Memory table in the worker, and this process's
+		// list of a file's keys.
+		e.ReadBytes = core.SaturatingMul(max(rows, distinct), int64(d.dictKeyType(p.key).Size))
+		if !p.spec.IsSynthetic() {
+			e.ReadBytes = core.SaturatingAdd(e.ReadBytes, core.SaturatingMul(max(rows, distinct), int64(p.key.Size)))
+		}
+	}
+	e.PeakBytes = max(core.SaturatingAdd(e.TablePeakBytes, e.LoaderBytes),
+		core.SaturatingAdd(core.SaturatingAdd(final, clickHouseBaselineBytes), e.ReadBytes))
+	return e
+}
+
+// ClickHouseNotes says, for each run of ClickHouse's own dictionaries, what
+// ClickHouse reported beside packlab's figure, and the memory around it, in
+// one line each (and its note, where ClickHouse's figure cannot be taken as
+// it is); then once how these runs are made.
+func ClickHouseNotes(results []Result) []string {
+	var notes []string
+	labels := tableSettings(results)
+	for i, r := range results {
+		ch := r.ClickHouse
+		if ch == nil {
+			continue
+		}
+		measured := r.BytesAllocated
+		if ch.ComparedWith == "tracked_bytes" {
+			measured = ch.TrackedBytes
+		}
+		line := fmt.Sprintf("%s: ClickHouse %s, %s: %s %s, packlab computes %s (%+.2f %%); RSS %s right after the load, %s once jemalloc gave its free pages back (ClickHouse's own %s before the load taken off)",
+			labels[i], ch.Version, r.ClickHouseLayout, ch.ComparedWith, GroupThousands(measured), GroupThousands(ch.ModelBytes), ch.DifferencePercent,
+			FormatBytes(r.RSSBytes), FormatBytes(ch.RSSPurgedBytes), FormatBytes(ch.BaselineRSSBytes))
+		if ch.ReadAllThreadsRowsPerSecond > 0 {
+			line += fmt.Sprintf("; read %.1f M rows/s with max_threads %d", ch.ReadAllThreadsRowsPerSecond/1e6, ch.ReadThreads)
+		}
+		notes = append(notes, line)
+		if ch.Note != "" {
+			notes = append(notes, r.Layout+": "+ch.Note)
+		}
+		if ch.KeyCut {
+			notes = append(notes, r.Layout+": a simple key is UInt64 in ClickHouse: these "+r.KeyType+" keys were cut to their low 64 bits (the COMPLEX_KEY_ layouts keep them whole)")
+		}
+	}
+	if len(notes) > 0 {
+		notes = append(notes, "the ch_ layouts are ClickHouse itself (chDB), loading the lab's rows from a file (SOURCE(FILE)) and read with dictGet on one thread (max_threads 1); "+
+			"its RSS right after a load holds the buffers its growth freed until jemalloc gives them back")
+	}
+	return notes
+}
+
+// fillClickHouseBreakdown splits ClickHouse's bytes_allocated into the
+// lab's parts where the dictionary's cells are known: HASHED (padded cells
+// of the key as ClickHouse keeps it and the value), SPARSE_HASHED as
+// PackedHashMap (packed cells) and COMPLEX_KEY_HASHED (a reference, the
+// value and the saved hash in each cell, the keys in an arena). Payload is
+// the user's pairs (a key's widening to UInt64 is padding), metadata the
+// table's header and, for a complex key, the references and hashes; the
+// arena's unused tail and the empty cells are empty bytes. HASHED_ARRAY and
+// sparse_hash_map stay unsplit: ClickHouse's figure does not count the whole
+// of them.
+func fillClickHouseBreakdown(res *Result, d ClickHouseDictionary, key, value core.Type) {
+	n := res.ElementCount
+	if n <= 0 || res.BytesAllocated <= 0 {
+		return
+	}
+	payload := n * int64(key.Size+value.Size)
+	switch t := d.table(value); {
+	case !d.ComplexKey && (t == core.LayoutHashed || t == core.LayoutPacked):
+		u64 := core.MustType("UInt64")
+		cell := int64(core.PaddedCellBytes(u64, value))
+		if t == core.LayoutPacked {
+			cell = int64(core.PairBytes(u64, value))
+		}
+		cells := res.BytesAllocated / cell // the header, a few cells' worth, counted as cells
+		if b := res.BucketCount; b >= n && b*cell <= res.BytesAllocated && res.BytesAllocated-b*cell < 4096 {
+			cells = b // n / system.dictionaries.load_factor
+		}
+		if cells < n {
+			return
+		}
+		res.PayloadBytes = payload
+		res.PaddingBytes = n*cell - payload
+		res.EmptyBytes = (cells - n) * cell
+		res.MetadataBytes = res.BytesAllocated - cells*cell
+		res.SlotBytes = cell
+	case d.ComplexKey && t == core.LayoutHashed:
+		pair := (16 + int64(value.Size) + 7) &^ 7
+		cell := pair + 8
+		arena := arenaBytes(n * int64(key.Size)) // one shard's; several shards: each its own
+		if res.Shards > 1 {
+			per := (n + int64(res.Shards) - 1) / int64(res.Shards)
+			arena = arenaBytes(per*int64(key.Size)) * int64(res.Shards)
+		}
+		cells := (res.BytesAllocated - arena) / cell
+		if cells < n || arena < n*int64(key.Size) {
+			return
+		}
+		res.PayloadBytes = payload
+		res.MetadataBytes = n*24 + (res.BytesAllocated - arena - cells*cell) // reference and hash, the header
+		res.PaddingBytes = n * (pair - 16 - int64(value.Size))
+		res.EmptyBytes = (cells-n)*cell + (arena - n*int64(key.Size))
+		res.SlotBytes = cell
+	}
+}
