@@ -20,7 +20,10 @@ const MaxVerifyRows = 10_000_000
 // candidate it checks; ok is false when no ClickHouse dictionary builds any
 // setup of the plan.
 func VerifyConfig(plan Plan) (cfg Config, c Candidate, ok bool) {
-	best := plan.BestClickHouse()
+	best := plan.Best() // the best setup ClickHouse builds: rank 1, or the one the plan names beside it
+	if best == nil || best.ClickHouseLayout == "" {
+		best = plan.BestClickHouse()
+	}
 	if best == nil {
 		return Config{}, Candidate{}, false
 	}
