@@ -24,6 +24,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		recal      bool
 		noSave     bool
 		rowsGiven  bool
+		verify     bool
 	)
 	fs.Func("rows", "rows", func(s string) error {
 		n, err := experiments.ParseRows(s)
@@ -52,6 +53,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.BoolVar(&noCal, "no-calibrate", false, "use saved results only")
 	fs.BoolVar(&recal, "calibrate", false, "measure this machine again")
 	fs.BoolVar(&noSave, "no-save", false, "do not save the calibration's results")
+	fs.BoolVar(&verify, "verify", false, "build the chosen dictionary in ClickHouse and compare")
 	if err := parseFlags(fs, "plan", args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usagePlan)
@@ -107,11 +109,54 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			machine = experiments.ThisMachine(ctx)
 		}
 	}
+	if verify {
+		if st := experiments.ClickHouseStatusNow(); !st.Available {
+			return usagef("--verify: ClickHouse is unavailable: %s", st.Problem)
+		}
+	}
 	plan, err := experiments.MakePlan(req, history, machine)
 	if err != nil {
 		return err
 	}
-	return experiments.WritePlan(stdout, plan, format)
+	if err := experiments.WritePlan(stdout, plan, format); err != nil || !verify {
+		return err
+	}
+	return verifyPlan(ctx, plan, store, noSave, format, stdout, stderr)
+}
+
+// verifyPlan builds the plan's best ClickHouse dictionary in ClickHouse
+// itself, at the plan's rows or MaxVerifyRows if fewer, and says what it
+// holds beside the plan's model: after the plan on standard output (on
+// standard error for csv and json, which stay one document).
+func verifyPlan(ctx context.Context, plan experiments.Plan, store *experiments.Store, noSave bool, format string, stdout, stderr io.Writer) error {
+	cfg, c, ok := experiments.VerifyConfig(plan)
+	if !ok {
+		return fmt.Errorf("--verify: no setup of this plan is one ClickHouse builds (%s/%s)", plan.Request.Key, plan.Request.Value)
+	}
+	fmt.Fprintf(stderr, "packlab: verifying in ClickHouse: %s at %s rows\n", c.ClickHouseLayout, experiments.FormatRows(cfg.Rows))
+	bar := newProgressBar(stderr)
+	job := experiments.NewJob("plan verification "+cfg.Layouts[0]+" "+experiments.FormatRows(cfg.Rows), experiments.FaceCLI, time.Now())
+	results, err := experiments.Run(ctx, cfg, experiments.RunOptions{Job: &job, Progress: bar.update, OnResult: func(r experiments.Result) error {
+		bar.clear()
+		if noSave {
+			return nil
+		}
+		return store.Save(r)
+	}})
+	bar.clear()
+	if err != nil {
+		return fmt.Errorf("--verify: %w", err)
+	}
+	out, prefix := stdout, ""
+	if format == "csv" || format == "json" {
+		out, prefix = stderr, "packlab: "
+	} else {
+		fmt.Fprintln(out)
+	}
+	for _, line := range experiments.VerifyLines(c, results[0]) {
+		fmt.Fprintln(out, prefix+line)
+	}
+	return nil
 }
 
 // calibrate runs the planner's calibration, saying on stderr what it
@@ -197,6 +242,9 @@ for a median and a range, each in its own process), saved like any run:
                         run within 2x of N: runs near the plan's rows give it
                         speeds measured at its size (1e8 takes minutes a layout)
   --no-calibrate        use saved results only (a layout with none shows no times)
+  --verify              then build the plan's ClickHouse dictionary in ClickHouse
+                        itself (make chdb), at the plan's rows or 1e7 if fewer,
+                        and print its memory and speeds beside the plan's model
   --calibrate           measure again even when saved results exist
   --no-save             do not save the calibration's results
   --results DIR         results folder (default as for run)

@@ -195,16 +195,22 @@ func TestJSLimitsAndBadInput(t *testing.T) {
 	if lim.FreeMemoryBytes <= 0 || lim.FreeMemoryBytes >= experiments.WasmMemoryLimit {
 		t.Errorf("Limits: free %d, want the wasm32 room left (0 < free < 4 GiB)", lim.FreeMemoryBytes)
 	}
-	own, refs := 0, 0
+	own, refs, chs := 0, 0, 0
 	for _, l := range lim.Layouts {
+		if l.ClickHouseOwn {
+			if chs++; l.Available || !strings.Contains(l.Unavailable, "browser") || !strings.Contains(l.Unavailable, "make chdb") {
+				t.Errorf("Limits: ClickHouse's %s in the browser: %+v, want unavailable, saying why and naming make chdb", l.Name, l)
+			}
+			continue
+		}
 		if !l.Reference {
 			own++
 		} else if refs++; l.Available || !strings.Contains(l.Unavailable, "browser") || !strings.Contains(l.Unavailable, "make refs") {
 			t.Errorf("Limits: reference map %s in the browser: %+v, want unavailable, saying why and naming make refs", l.Name, l)
 		}
 	}
-	if own != len(core.Layouts()) || refs != len(experiments.References()) || len(lim.ChartKinds) < 6 {
-		t.Errorf("Limits: %d layouts and %d reference maps, %d charts", own, refs, len(lim.ChartKinds))
+	if own != len(core.Layouts()) || refs != len(experiments.References()) || chs != len(experiments.ClickHouseDictionaries()) || len(lim.ChartKinds) < 6 {
+		t.Errorf("Limits: %d layouts, %d reference maps, %d of ClickHouse's, %d charts", own, refs, chs, len(lim.ChartKinds))
 	}
 
 	f := defaultForm()

@@ -47,6 +47,7 @@ type chJob struct {
 	ComplexKey   bool   `json:"complex_key"`
 	TotalRows    int64  `json:"total_rows"` // -1 when the source cannot know
 	NoRead       bool   `json:"no_read"`
+	Reload       bool   `json:"reload"` // reload once after the load: a reload's peak
 	ReadThreads  int    `json:"read_threads"`
 	Dir          string `json:"dir"`
 	DDL          string `json:"ddl"`
@@ -82,6 +83,13 @@ type ClickHouseRun struct {
 	ReadAllThreadsSeconds       float64 `json:"read_all_threads_seconds"`
 	ReadAllThreadsRowsPerSecond float64 `json:"read_all_threads_rows_per_second"`
 	KeyCut                      bool    `json:"key_cut"` // a 16-byte key was cut to its low 64 bits (a simple key)
+	// ReloadPeakRSSBytes is the worker's peak over a second SYSTEM RELOAD
+	// DICTIONARY, above the baseline: the old version serving while the
+	// new one loads, as a dictionary in service reloads; ModelReloadPeakBytes
+	// is the plan's model of it (clickHouseMemory), 0 where it has none.
+	ReloadPeakRSSBytes   int64   `json:"reload_peak_rss_bytes"`
+	ReloadSeconds        float64 `json:"reload_seconds"`
+	ModelReloadPeakBytes int64   `json:"model_reload_peak_bytes"`
 	// ModelBytes is packlab's computed figure for this dictionary (the same
 	// rows, keys as ClickHouse keeps them), compared with ComparedWith's
 	// figure; DifferencePercent is (measured - model) / model.
@@ -122,7 +130,7 @@ func runClickHouse(ctx context.Context, p parsedConfig, d ClickHouseDictionary, 
 		Protocol: chProtocol, Layout: d.Name,
 		KeyBytes: p.key.Size, ValueBytes: p.value.Size,
 		DictKeyBytes: dictKey.Size, DictKeyType: dictKey.Name, ValueType: p.value.Name, ComplexKey: d.ComplexKey,
-		TotalRows: total, NoRead: p.NoRead, ReadThreads: chReadThreads(), Dir: dir, DDL: ddl,
+		TotalRows: total, NoRead: p.NoRead, Reload: true, ReadThreads: chReadThreads(), Dir: dir, DDL: ddl,
 	})
 	started := time.Now()
 	var fr feedReport
@@ -191,6 +199,15 @@ func fillClickHouseModel(res *Result, d ClickHouseDictionary, value core.Type, o
 		ch.ComparedWith = "tracked_bytes"
 		ch.Note = fmt.Sprintf("ClickHouse %s's bytes_allocated (%s) leaves out its key-to-row index (fixed upstream in ClickHouse PR #118641): compared with what its memory tracker gained over the load (%s) instead",
 			ch.Version, FormatBytes(res.BytesAllocated), FormatBytes(ch.TrackedBytes))
+	}
+	if !d.ComplexKey {
+		o := opt
+		if !d.takesMaxLoadFactor() {
+			o.MaxLoadFactor = 0
+		}
+		if m := clickHouseMemory(d.table(value), value, res.ElementCount, o, res.Shards); m != nil {
+			ch.ModelReloadPeakBytes = m.ReloadPeakBytes
+		}
 	}
 	if d.table(value) == core.LayoutSparse {
 		ch.Note = fmt.Sprintf("ClickHouse's bytes_allocated for sparse_hash_map is its estimate of the pairs alone (ClickHouse PR #22867), and packlab's figure is the same estimate: the process held %s after a purge", FormatBytes(ch.RSSPurgedBytes))
@@ -323,9 +340,11 @@ func estimateClickHouse(p parsedConfig, d ClickHouseDictionary, rows int64) Esti
 		opt.MaxLoadFactor = 0
 	}
 	final := clickHouseModelBytes(d, p.key.Name, p.value, distinct, rows, opt, p.Shards)
-	peak := core.SaturatingMul(final, 2)
-	if m := clickHouseMemory(d.model, p.value, distinct, opt, p.Shards); m != nil && !d.ComplexKey {
-		peak = max(m.FirstLoadPeakBytes, final)
+	// The run reloads once: the serving dictionary beside a new one at its
+	// first-load peak.
+	peak := core.SaturatingMul(final, 3)
+	if m := clickHouseMemory(d.table(p.value), p.value, distinct, opt, p.Shards); m != nil && !d.ComplexKey {
+		peak = max(m.ReloadPeakBytes, final)
 	}
 	e := Estimate{
 		Layout: d.Name, Rows: rows, Distinct: distinct,
@@ -368,6 +387,12 @@ func ClickHouseNotes(results []Result) []string {
 		line := fmt.Sprintf("%s: ClickHouse %s, %s: %s %s, packlab computes %s (%+.2f %%); RSS %s right after the load, %s once jemalloc gave its free pages back (ClickHouse's own %s before the load taken off)",
 			labels[i], ch.Version, r.ClickHouseLayout, ch.ComparedWith, GroupThousands(measured), GroupThousands(ch.ModelBytes), ch.DifferencePercent,
 			FormatBytes(r.RSSBytes), FormatBytes(ch.RSSPurgedBytes), FormatBytes(ch.BaselineRSSBytes))
+		if ch.ReloadPeakRSSBytes > 0 {
+			line += "; a reload peaked at " + FormatBytes(ch.ReloadPeakRSSBytes)
+			if m := ch.ModelReloadPeakBytes; m > 0 {
+				line += fmt.Sprintf(" (the plan's model %s, %+.1f %%)", FormatBytes(m), float64(ch.ReloadPeakRSSBytes-m)/float64(m)*100)
+			}
+		}
 		if ch.ReadAllThreadsRowsPerSecond > 0 {
 			line += fmt.Sprintf("; read %.1f M rows/s with max_threads %d", ch.ReadAllThreadsRowsPerSecond/1e6, ch.ReadThreads)
 		}

@@ -63,7 +63,7 @@ using refs::json_string;
 using refs::write_line;
 
 // kProtocol is experiments/clickhouse.go's chProtocol.
-constexpr int kProtocol = 1;
+constexpr int kProtocol = 2;
 // kDict and kReadTable are the names the lab's DDL and the read use.
 constexpr const char* kDict = "packlab_dict";
 constexpr const char* kReadTable = "packlab_read";
@@ -188,6 +188,7 @@ struct Job {
   bool complex_key = false;
   int64_t total_rows = -1;
   bool no_read = false;
+  bool reload = false;      // reload once after the load, for a reload's peak
   int read_threads = 0;     // every thread's read: max_threads
   std::string dir;
   std::string ddl;
@@ -220,6 +221,7 @@ Job parse_job() {
   }
   job.total_rows = f.count("total_rows") ? v : -1;
   job.no_read = f["no_read"] == "true";
+  job.reload = f["reload"] == "true";
   if (!refs::parse_int(f["read_threads"], 1, 1024, &v)) die("read_threads \"" + f["read_threads"] + "\": allowed 1 to 1024");
   job.read_threads = static_cast<int>(v);
   job.dir = f["dir"];
@@ -431,6 +433,23 @@ int serve() {
     die(buf);
   }
 
+  // A reload, as ClickHouse reloads a dictionary in service: the new
+  // version is built while the old one still answers, so both are held at
+  // the peak. The peak is the process's high-water mark over the reload
+  // (VmHWM reset through clear_refs; the sampler's maximum where it cannot
+  // be), above the baseline before the first load.
+  int64_t reload_peak = -1;
+  double reload_seconds = 0;
+  if (job.reload) {
+    refs::reset_peak();
+    Sampler rs;
+    const double r0 = refs::now_seconds();
+    rs.start(job.layout, rows, job.total_rows, r0, rss0);
+    query(std::string("SYSTEM RELOAD DICTIONARY ") + kDict, "reloading the dictionary", &reload_seconds);
+    rs.join();
+    reload_peak = std::max(std::max(refs::status_hwm(), rs.max_rss), refs::current_rss()) - rss0;
+  }
+
   // Read phase.
   int64_t lookups = 0, found = 0;
   double read_seconds = 0, read_all_seconds = 0;
@@ -495,7 +514,8 @@ int serve() {
       ",\"clickhouse\":{\"version\":%s,\"ddl\":%s,\"key_types\":%s,\"loading_duration_seconds\":%s"
       ",\"baseline_rss_bytes\":%" PRId64 ",\"rss_purged_bytes\":%" PRId64 ",\"tracked_bytes\":%" PRId64
       ",\"receive_seconds\":%s,\"read_threads\":%d,\"read_all_threads_seconds\":%s,\"read_all_threads_rows_per_second\":%s"
-      ",\"read_sum\":%s,\"key_cut\":%s,\"sent_checksum\":\"%016" PRIx64 "\"}",
+      ",\"read_sum\":%s,\"key_cut\":%s,\"sent_checksum\":\"%016" PRIx64 "\""
+      ",\"reload_peak_rss_bytes\":%" PRId64 ",\"reload_seconds\":%s}",
       json_string(job.layout).c_str(), rows, element_count, duplicates, bucket_count,
       json_number(load_factor).c_str(), bytes_allocated, tracked1 - tracked0, rss1 - rss0, peak - rss0,
       json_number(load_seconds).c_str(), json_number(kernel0 >= 0 && kernel1 >= kernel0 ? kernel1 - kernel0 : 0).c_str(),
@@ -508,7 +528,7 @@ int serve() {
       rss_purged - rss0, tracked1 - tracked0, json_number(receive_seconds).c_str(), job.read_threads,
       json_number(read_all_seconds).c_str(),
       json_number(read_all_seconds > 0 ? double(lookups) / read_all_seconds : 0).c_str(), json_string(read_sum).c_str(),
-      truncated ? "true" : "false", sent_sum);
+      truncated ? "true" : "false", sent_sum, reload_peak, json_number(reload_seconds).c_str());
   out += buf;
   out += ",\"timeline\":[";
   for (size_t i = 0; i < sampler.points.size(); ++i) {

@@ -1,0 +1,74 @@
+package experiments
+
+import (
+	"fmt"
+
+	"github.com/packlab/packlab/core"
+)
+
+// A plan, checked by ClickHouse: the dictionary the plan prints for the
+// best setup ClickHouse can build, built by ClickHouse itself at a size the
+// machine holds (packlab plan --verify), its figures beside the plan's
+// model of the same dictionary at the same size.
+
+// MaxVerifyRows is the most rows a verification loads: 1e7 rows of a
+// <UInt64,UInt16> HASHED are about 1 GiB at ClickHouse's first-load peak,
+// which any machine that runs the lab holds, and take seconds.
+const MaxVerifyRows = 10_000_000
+
+// VerifyConfig is the run that checks plan's ClickHouse setup, and the
+// candidate it checks; ok is false when no ClickHouse dictionary builds any
+// setup of the plan.
+func VerifyConfig(plan Plan) (cfg Config, c Candidate, ok bool) {
+	best := plan.Best() // the best setup ClickHouse builds: rank 1, or the one the plan names beside it
+	if best == nil || best.ClickHouseLayout == "" {
+		best = plan.BestClickHouse()
+	}
+	if best == nil {
+		return Config{}, Candidate{}, false
+	}
+	name := ""
+	for _, d := range clickHouseDictionaries {
+		if !d.ComplexKey && (d.model == core.Layout(best.Layout) || d.Name == "ch_sparse_hashed" && best.Layout == string(core.LayoutSparse)) {
+			name = d.Name
+			break
+		}
+	}
+	if name == "" {
+		return Config{}, Candidate{}, false
+	}
+	return Config{Layouts: []string{name}, Key: best.KeyType, Value: best.ValueType, Rows: min(best.Rows, MaxVerifyRows),
+		Shards: best.Shards, MaxLoadFactor: best.MaxLoadFactor, NoRead: false}, *best, true
+}
+
+// VerifyLines says what ClickHouse built against what the plan computes for
+// the same dictionary at the same rows: bytes, bytes a row, the difference;
+// the memory around the load; the speeds beside the plan's for packlab's
+// table.
+func VerifyLines(c Candidate, r Result) []string {
+	ch := r.ClickHouse
+	if ch == nil {
+		return []string{"the verification gave no ClickHouse figures"}
+	}
+	n := float64(max(r.ElementCount, 1))
+	measured := r.BytesAllocated
+	if ch.ComparedWith == "tracked_bytes" {
+		measured = ch.TrackedBytes
+	}
+	lines := []string{
+		fmt.Sprintf("verified in ClickHouse %s: %s at %s rows (the plan is for %s)", ch.Version, r.ClickHouseLayout, FormatRows(r.Rows), FormatRows(c.Rows)),
+		fmt.Sprintf("memory: %s %s (%.2f bytes a row), the plan's model of the same dictionary %s (%.2f), %+.2f %%; RSS right after the load %s, %s after a purge, peak %s",
+			ch.ComparedWith, GroupThousands(measured), float64(measured)/n, GroupThousands(ch.ModelBytes), float64(ch.ModelBytes)/n, ch.DifferencePercent,
+			FormatBytes(r.RSSBytes), FormatBytes(ch.RSSPurgedBytes), FormatBytes(r.PeakRSSBytes)),
+	}
+	speed := fmt.Sprintf("speed: ClickHouse loaded %.2f M rows/s and read %.1f M rows/s on one thread (%.1f with max_threads %d)",
+		r.LoadRowsPerSecond/1e6, r.ReadRowsPerSecond/1e6, ch.ReadAllThreadsRowsPerSecond/1e6, ch.ReadThreads)
+	if c.LoadRowsPerSecond != nil && c.ReadRowsPerSecond != nil {
+		speed += fmt.Sprintf("; the plan's %s: %.2f M rows/s load, %.1f M rows/s read", c.Layout, *c.LoadRowsPerSecond/1e6, *c.ReadRowsPerSecond/1e6)
+	}
+	lines = append(lines, speed)
+	if ch.Note != "" {
+		lines = append(lines, ch.Note)
+	}
+	return lines
+}
