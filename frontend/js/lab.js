@@ -90,6 +90,9 @@
     const chNote = $("#ch-note");
     chNote.textContent = limits.clickhouse ? limits.clickhouse.note : "";
     chNote.classList.toggle("unavailable", !(limits.clickhouse && limits.clickhouse.available));
+    // Folded away so that Run and the main choices stay in view; open when
+    // one of them is chosen already.
+    $("#more-layouts").open = [...refs, ...chs].some((l) => d.layouts.includes(l.name));
 
     for (const id of ["key", "value"]) {
       $("#" + id).replaceChildren(...limits.types.map((t) =>
