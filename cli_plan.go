@@ -54,6 +54,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.BoolVar(&recal, "calibrate", false, "measure this machine again")
 	fs.BoolVar(&noSave, "no-save", false, "do not save the calibration's results")
 	fs.BoolVar(&verify, "verify", false, "build the chosen dictionary in ClickHouse and compare")
+	fs.StringVar(&req.ClickHouseVersion, "clickhouse-version", "", "the ClickHouse release the LAYOUT clauses are for")
 	if err := parseFlags(fs, "plan", args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usagePlan)
@@ -223,6 +224,10 @@ const usagePlan = `packlab plan [flags] — which layout, load factor and shard 
                         (core.Options.Reserve, run's --preallocate): no growth, so
                         the peak is the final size; speeds from preallocated runs
   --format F            table, markdown, csv, json (an array of every setup, best first)
+  --clickhouse-version V  the ClickHouse release the CREATE DICTIONARY is for
+                        (default 26.7, the one the lab runs): a setup it cannot
+                        build has none, with why (SHARDS from 23.1, PackedHashMap
+                        and MAX_LOAD_FACTOR from 23.5, HASHED_ARRAY's SHARDS from 23.12)
 
 Every layout, every max load factor worth showing and SHARDS 1, 2, 4 ... 128
 is computed by core.Predict (no table is allocated): steady bytes, the first

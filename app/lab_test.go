@@ -984,6 +984,24 @@ func TestPlanPreallocateFromTheForm(t *testing.T) {
 	}
 }
 
+// TestPlanClickHouseVersionFromTheForm: the Plan tab's ClickHouse release
+// reaches the planner (23.3 builds no PackedHashMap), and a bad one is the
+// field's error.
+func TestPlanClickHouseVersionFromTheForm(t *testing.T) {
+	l, _ := newLab(t)
+	v, err := l.Plan(PlanForm{Rows: "1e9", Memory: "24GiB", ClickHouseVersion: "23.3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range v.Candidates {
+		if c.Layout == "packed" && c.ClickHouseLayout != "" {
+			t.Fatalf("ClickHouse 23.3: packed SHARDS %d has %s", c.Shards, c.ClickHouseLayout)
+		}
+	}
+	_, err = l.Plan(PlanForm{Rows: "1e9", ClickHouseVersion: "23.x"})
+	apiError(t, err, "plan_clickhouse_version", "23.x")
+}
+
 // TestPlanCalibrationReportsAndCancels: the Plan tab's calibration reports
 // as a run does, under PlanCalibrationID (the idle before its first load
 // counting down), keeps a run from starting beside it, and stops on

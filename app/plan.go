@@ -30,6 +30,9 @@ type PlanForm struct {
 	// CalibrationRows is the size the calibration measures at ("" = 2M,
 	// experiments.CalibrationRows); only with Calibrate.
 	CalibrationRows string `json:"calibration_rows"`
+	// ClickHouseVersion is the ClickHouse release the LAYOUT clauses are
+	// for ("" = experiments.DefaultClickHouseVersion).
+	ClickHouseVersion string `json:"clickhouse_version"`
 }
 
 // PlanView is the planner's answer for the Plan tab: the text worded by
@@ -48,15 +51,16 @@ type PlanView struct {
 // planFieldOfFlag maps the flags the planner's errors name to the Plan
 // tab's fields.
 var planFieldOfFlag = map[string]string{
-	"--rows":           "plan_rows",
-	"--key":            "plan_key",
-	"--value":          "plan_value",
-	"--memory":         "plan_memory",
-	"--threads":        "plan_threads",
-	"--prefer":         "plan_prefer",
-	"--runtime":        "plan_runtime",
-	"--calibrate":      "plan_calibrate",
-	"--calibrate-rows": "plan_calibrate_rows",
+	"--rows":               "plan_rows",
+	"--key":                "plan_key",
+	"--value":              "plan_value",
+	"--memory":             "plan_memory",
+	"--threads":            "plan_threads",
+	"--prefer":             "plan_prefer",
+	"--runtime":            "plan_runtime",
+	"--calibrate":          "plan_calibrate",
+	"--calibrate-rows":     "plan_calibrate_rows",
+	"--clickhouse-version": "plan_clickhouse_version",
 }
 
 // planError is ErrorOf for the Plan tab: a field error names the tab's
@@ -76,7 +80,8 @@ func planError(err error) error {
 func (f PlanForm) parse() (experiments.PlanRequest, error) {
 	bad := planError
 	r := experiments.PlanRequest{Key: strings.TrimSpace(f.Key), Value: strings.TrimSpace(f.Value), Prefer: strings.TrimSpace(f.Prefer),
-		FirstLoadOnly: f.FirstLoadOnly, Runtime: strings.TrimSpace(f.Runtime), Preallocate: f.Preallocate}
+		FirstLoadOnly: f.FirstLoadOnly, Runtime: strings.TrimSpace(f.Runtime), Preallocate: f.Preallocate,
+		ClickHouseVersion: strings.TrimSpace(f.ClickHouseVersion)}
 	rows, err := experiments.ParseRows(f.Rows)
 	if err != nil {
 		return r, bad(err)

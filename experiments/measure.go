@@ -231,7 +231,7 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 		MaxLoadFactor:     effectiveMLF(l, p.MaxLoadFactor),
 		Source:            p.spec.String(),
 		Seed:              p.Seed,
-		ClickHouseLayout:  ClickHouseLayout(l, p.Shards, p.MaxLoadFactor),
+		ClickHouseLayout:  resultLayoutClause(l, p.key, p.value, p.Shards, p.MaxLoadFactor),
 		ElementCount:      st.ElementCount,
 		InformationLimit:  informationLimit(p.key, p.value, st.ElementCount),
 		Duplicates:        lr.Duplicates,
@@ -398,6 +398,21 @@ func ClickHouseLayout(l core.Layout, shards int, mlf float64) string {
 		return ""
 	}
 	return layoutClause(name, shards, mlf, l != core.LayoutHashedArray)
+}
+
+// resultLayoutClause is the LAYOUT clause a result of packlab's layout l
+// names: only where ClickHouse builds this very table, so not for a key
+// other than UInt64 (ClickHouse keeps a simple key as UInt64, so its table
+// is another's: ch_hashed and the COMPLEX_KEY_ layouts measure those) and
+// not packed with a value PackedHashMap does not take.
+func resultLayoutClause(l core.Layout, key, value core.Type, shards int, mlf float64) string {
+	if key.Name != "UInt64" {
+		return ""
+	}
+	if l == core.LayoutPacked && !(value.Size <= 8 && value.Kind != core.KindUUID) {
+		return ""
+	}
+	return ClickHouseLayout(l, shards, mlf)
 }
 
 func runtimeName() string {

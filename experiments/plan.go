@@ -72,6 +72,10 @@ type PlanRequest struct {
 	// measured there. Runs near the plan's rows give it speeds measured
 	// at its size (see speedRows).
 	CalibrationRows int64 `json:"calibration_rows,omitempty"`
+	// ClickHouseVersion is the ClickHouse release the LAYOUT clauses are
+	// for ("23.3", default DefaultClickHouseVersion): a setup the release
+	// cannot build has none, with why (clickhouse_version.go).
+	ClickHouseVersion string `json:"clickhouse_version"`
 }
 
 // ParseCalibrationRows reads a calibration's row count as ParseRows does,
@@ -229,6 +233,7 @@ type parsedPlan struct {
 	PlanRequest
 	key, value core.Type
 	distinct   int64
+	chVersion  chVersion
 }
 
 // WithDefaults returns r with every zero field but MemoryBytes set.
@@ -237,6 +242,7 @@ func (r PlanRequest) WithDefaults() PlanRequest {
 	r.Value = cmp.Or(r.Value, DefaultValue)
 	r.Prefer = strings.ToLower(strings.TrimSpace(cmp.Or(r.Prefer, PreferMemory)))
 	r.Runtime = strings.ToLower(strings.TrimSpace(cmp.Or(r.Runtime, RuntimeNative)))
+	r.ClickHouseVersion = strings.TrimSpace(cmp.Or(r.ClickHouseVersion, DefaultClickHouseVersion))
 	return r
 }
 
@@ -263,6 +269,10 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 	if r.MemoryBytes != 0 && r.MemoryBytes < MinPlanMemory {
 		return p, fieldErr("--memory", strconv.FormatInt(r.MemoryBytes, 10), "too small", "at least 1MiB, e.g. 24GiB, 512MiB, 1.5TiB")
 	}
+	if p.chVersion, err = parseClickHouseVersion(r.ClickHouseVersion); err != nil {
+		return p, err
+	}
+	p.ClickHouseVersion = p.chVersion.String() // "v23.3-lts" is 23.3
 	if r.Threads < 0 || r.Threads > MaxThreads {
 		return p, fieldErr("--threads", strconv.Itoa(r.Threads), "out of range", fmt.Sprintf("1 to %d", MaxThreads))
 	}
@@ -504,7 +514,7 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 			c.ReadRange = &[2]float64{ms.ReadRange[0] * scale, ms.ReadRange[1] * scale}
 		}
 	}
-	c.ClickHouseLayout, c.ClickHouseNote, c.PacklabOnly = clickHouseFor(l, p.key, p.value, shards, mlf)
+	c.ClickHouseLayout, c.ClickHouseNote, c.PacklabOnly = clickHouseFor(p.chVersion, l, p.key, p.value, shards, mlf)
 	if c.ClickHouseLayout != "" {
 		// ClickHouse ignores PREALLOCATE since 23.1: its tables grow.
 		c.ClickHouse = clickHouseMemory(l, p.value, p.distinct, tableOptions(mlf, false, p.distinct), shards)

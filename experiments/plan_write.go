@@ -25,9 +25,12 @@ import (
 // sparse_hash_map (sparse) otherwise, since 23.5; before, always
 // sparse_hash_map (../shared/research/clickhouse-dictionaries.md §2).
 // ClickHouse's numeric dictionary key is always UInt64.
-func clickHouseFor(l core.Layout, key, value core.Type, shards int, mlf float64) (clause, note string, packlabOnly bool) {
+func clickHouseFor(v chVersion, l core.Layout, key, value core.Type, shards int, mlf float64) (clause, note string, packlabOnly bool) {
 	if l.ClickHouseName() == "" {
 		return "", "no ClickHouse dictionary layout builds this table", true
+	}
+	if ok, why := v.builds(l, value, shards, mlf); !ok {
+		return "", why, true
 	}
 	clause = ClickHouseLayout(l, shards, mlf)
 	var notes []string
@@ -38,6 +41,8 @@ func clickHouseFor(l core.Layout, key, value core.Type, shards int, mlf float64)
 			return "", fmt.Sprintf("ClickHouse's SPARSE_HASHED keeps a %s value in sparse_hash_map, not PackedHashMap: see the sparse setups", value.Name), true
 		case l == core.LayoutPacked:
 			notes = append(notes, "SPARSE_HASHED builds PackedHashMap for these types since ClickHouse 23.5 (sparse_hash_map before)")
+		case l == core.LayoutSparse && packs && !v.atLeast(23, 5):
+			notes = append(notes, "ClickHouse "+v.String()+"'s SPARSE_HASHED is this sparse_hash_map (PackedHashMap from 23.5)")
 		case l == core.LayoutSparse && packs:
 			notes = append(notes, "since ClickHouse 23.5 SPARSE_HASHED builds PackedHashMap (packed) for these types; sparse_hash_map is what it built before")
 		}

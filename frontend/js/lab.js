@@ -617,6 +617,7 @@
       preallocate: $("#plan_preallocate").checked,
       calibrate: $("#plan_calibrate").checked,
       calibration_rows: $("#plan_calibrate_rows").value,
+      clickhouse_version: $("#plan_clickhouse_version").value,
     };
   }
 
