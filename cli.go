@@ -24,12 +24,56 @@ import (
 )
 
 // run is the whole command line: main only wires it to the process. Ctrl-C
-// (SIGINT) or SIGTERM cancels the work in progress.
+// (SIGINT), SIGTERM or SIGHUP cancels the work in progress; the error names
+// the signal and the exit code is 128 + its number, as a shell reports it.
 func run(args []string, stdout, stderr io.Writer) error {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return runContext(ctx, args, stdout, stderr)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(signals)
+	go func() {
+		select {
+		case s := <-signals:
+			cancel(&signalError{s.(syscall.Signal)})
+		case <-ctx.Done():
+		}
+	}()
+	err := runContext(ctx, args, stdout, stderr)
+	var se *signalError
+	if err != nil && errors.As(context.Cause(ctx), &se) && !errors.As(err, new(*signalError)) {
+		err = &signalExit{err: err, sig: se.sig}
+	}
+	return err
 }
+
+// signalError is the cause of a cancel by a signal: "stopped by SIGTERM".
+type signalError struct{ sig syscall.Signal }
+
+func (e *signalError) Error() string { return "stopped by " + signalName(e.sig) }
+
+func signalName(s syscall.Signal) string {
+	switch s {
+	case syscall.SIGINT:
+		return "Ctrl-C (SIGINT)"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGHUP:
+		return "SIGHUP (the terminal closed)"
+	}
+	return s.String()
+}
+
+// signalExit is the command's error after a signal stopped it: its exit
+// code is 128 + the signal's number (130 for Ctrl-C, 143 for SIGTERM, 129
+// for SIGHUP).
+type signalExit struct {
+	err error
+	sig syscall.Signal
+}
+
+func (e *signalExit) Error() string { return e.err.Error() }
+func (e *signalExit) Unwrap() error { return e.err }
 
 // usageError is bad input on the command line (exit code 2).
 type usageError struct{ msg string }
@@ -47,7 +91,10 @@ func exitCode(err error) int {
 	var ie *experiments.InputError
 	var ue *usageError
 	var me *experiments.MemoryError
+	var se *signalExit
 	switch {
+	case errors.As(err, &se):
+		return 128 + int(se.sig)
 	case errors.Is(err, experiments.ErrCancelled):
 		return 130
 	case errors.As(err, &fe), errors.As(err, &ie), errors.As(err, &ue), errors.As(err, &me):
@@ -162,9 +209,12 @@ func newRunFlags(fs *flag.FlagSet, sweep bool) *runFlags {
 	})
 	fs.StringVar(&c.Keys, "keys", "", "key source")
 	fs.Func("seed", "seed", func(s string) error {
-		v, err := strconv.ParseUint(strings.TrimSpace(s), 0, 64)
-		if err != nil {
-			return usagef("--seed %s: not a whole number (allowed: 0 to %d)", experiments.ShowValue(s), uint64(math.MaxUint64))
+		// Decimal only: Go's base prefixes would read 010 as 8 and 0x10 as
+		// 16, which a user who typed them may not mean.
+		t := strings.TrimSpace(s)
+		v, err := strconv.ParseUint(t, 10, 64)
+		if err != nil || len(t) > 1 && t[0] == '0' {
+			return usagef("--seed %s: not a decimal whole number (allowed: 0 to %d, written in decimal without leading zeros)", experiments.ShowValue(s), uint64(math.MaxUint64))
 		}
 		c.Seed = v
 		return nil
@@ -454,7 +504,7 @@ type progressBar struct {
 
 func newProgressBar(stderr io.Writer) *progressBar {
 	b := &progressBar{w: stderr}
-	if f, ok := stderr.(*os.File); ok {
+	if f, ok := stderr.(*os.File); ok && os.Getenv("TERM") != "dumb" { // a dumb terminal has no ESC[K
 		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
 			b.on = true
 		}
@@ -533,6 +583,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	format := fs.String("format", "html", "html or markdown")
 	title := fs.String("title", "", "report title")
 	list := fs.Bool("list", false, "list saved jobs")
+	force := fs.Bool("force", false, "replace an existing --out file")
 	if err := parseFlags(fs, "report", args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usageReport)
@@ -569,9 +620,12 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	var output *experiments.Output
+	if *out == "-" {
+		*out = "" // standard output, as the default
+	}
 	if *out != "" {
 		// Checked and opened before any result is read (experiments/files.go).
-		o, err := experiments.CreateOutput("--out", *out)
+		o, err := experiments.CreateOutput("--out", *out, *force)
 		if err != nil {
 			return err
 		}
@@ -673,7 +727,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		err = experiments.WriteReport(w, results, *title)
 	}
 	if err == nil && ctx.Err() != nil {
-		err = fmt.Errorf("%w: report (%v); nothing written", experiments.ErrCancelled, ctx.Err())
+		err = fmt.Errorf("%w: report (%v); nothing written", experiments.ErrCancelled, context.Cause(ctx))
 	}
 	if output != nil && err == nil {
 		if err = output.Commit(); err == nil {
@@ -939,7 +993,9 @@ report is of the last job unless told otherwise:
   --ids ID,ID           these results, in this order
 
   --results DIR         results folder (default as for run)
-  --out FILE            write to FILE (default: stdout)
+  --out FILE            write to FILE (default, or -: stdout); a file that exists
+                        is refused unless --force (a saved result never is replaced)
+  --force               replace the --out file if it exists
   --format F            html (charts and table) or markdown (the table and its notes)
   --title T             the report's title (default: the job's name)
   --list                list the jobs instead, newest first; with --job or --all,

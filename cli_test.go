@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -77,6 +78,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "--rows", "-3"}, "--rows -3: not positive " + rowsAllowed},
 		{[]string{"run", "--rows", "many"}, "--rows many: not a number " + rowsAllowed},
 		{[]string{"run", "--rows", "1.5"}, "--rows 1.5: not a whole number of rows " + rowsAllowed},
+		{[]string{"run", "--seed", "0x10"}, "--seed 0x10: not a decimal whole number (allowed: 0 to 18446744073709551615, written in decimal without leading zeros)"},
+		{[]string{"run", "--seed", "010"}, "--seed 010: not a decimal whole number (allowed: 0 to 18446744073709551615, written in decimal without leading zeros)"},
 		{[]string{"run", "--shards", "500"}, "--shards 500: out of range (allowed: 1 to 128)"},
 		{[]string{"run", "--shards", "0"}, "--shards 0: out of range (allowed: 1 to 128)"},
 		{[]string{"run", "--shards", "four"}, "--shards four: not a whole number (allowed: 1 to 128)"},
@@ -397,6 +400,19 @@ func TestProgressLine(t *testing.T) {
 // was cancelled, prints and keeps the result already measured, and leaves no
 // worker process behind.
 func TestInterrupt(t *testing.T) {
+	interruptWith(t, os.Interrupt, 130, `stopped by Ctrl-C \(SIGINT\)`)
+}
+
+// TestTerminate: SIGTERM (a service manager stopping packlab) is the same,
+// named as what it is, with exit code 143 (128 + 15), as a shell reports it.
+func TestTerminate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads 2e6 rows twice")
+	}
+	interruptWith(t, syscall.SIGTERM, 143, `stopped by SIGTERM`)
+}
+
+func interruptWith(t *testing.T, sig os.Signal, code int, why string) {
 	exe, err := os.Executable()
 	if err != nil {
 		t.Skip(err)
@@ -425,7 +441,7 @@ func TestInterrupt(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	time.Sleep(100 * time.Millisecond)
-	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+	if err := cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
@@ -434,15 +450,15 @@ func TestInterrupt(t *testing.T) {
 	case <-done:
 	case <-time.After(10 * time.Second):
 		_ = cmd.Process.Kill()
-		t.Fatal("packlab did not exit within 10 s of SIGINT")
+		t.Fatalf("packlab did not exit within 10 s of %v", sig)
 	}
-	if code := cmd.ProcessState.ExitCode(); code != 130 {
-		t.Errorf("exit code %d, want 130", code)
+	if got := cmd.ProcessState.ExitCode(); got != code {
+		t.Errorf("exit code %d, want %d", got, code)
 	}
 	// A line on the kernel's share of hashed's load may come first (page
 	// faults: see experiments.KernelNotes).
 	want := regexp.MustCompile(`^(packlab: hashed [^\n]*: the kernel spent [^\n]*\npacklab: the kernel's time in a load is page faults[^\n]*\n)?packlab: saved 1 result\(s\) in ` + regexp.QuoteMeta(dir) + ` as job \d{8}T\d{6}\.\d{3}Z-[0-9a-f]{4} \(run hashed,sparse 2e6\)\n` +
-		`packlab: cancelled: sparse at 2M rows was stopped before it finished \(context canceled\); 1 result\(s\) measured before it\n$`)
+		`packlab: cancelled: sparse at 2M rows was stopped before it finished \(` + why + `\); 1 result\(s\) measured before it\n$`)
 	if !want.MatchString(stderr.String()) {
 		t.Errorf("stderr\n got %q\nwant %q", stderr.String(), want)
 	}
@@ -610,5 +626,49 @@ func TestHelpNamesTheResultsFolder(t *testing.T) {
 		if !strings.Contains(out, want) || strings.Contains(out, "{{") {
 			t.Errorf("packlab %v does not name %s:\n%s", args, want, out)
 		}
+	}
+}
+
+// TestReportOutIsNeverASurprise: --out onto a file that exists is refused
+// unless --force, onto a saved result always (--force or not), and "-" is
+// standard output, not a file named "-".
+func TestReportOutIsNeverASurprise(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := packlab(t, "run", "--layout", "packed", "--rows", "1e3", "--in-process", "--results", dir); err != nil {
+		t.Fatal(err)
+	}
+	existing := filepath.Join(t.TempDir(), "report.html")
+	if err := os.WriteFile(existing, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := packlab(t, "report", "--results", dir, "--out", existing)
+	if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), "--out "+existing+": exists already (allowed: a new file, or --force to replace it)") {
+		t.Errorf("--out onto an existing file: %v, want refused naming --force", err)
+	}
+	if b, _ := os.ReadFile(existing); string(b) != "mine" {
+		t.Errorf("the existing file was changed: %q", b)
+	}
+	if _, _, err := packlab(t, "report", "--results", dir, "--out", existing, "--force"); err != nil {
+		t.Errorf("--out with --force: %v", err)
+	}
+	saved, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	if len(saved) != 1 {
+		t.Fatalf("%d saved results", len(saved))
+	}
+	before, _ := os.ReadFile(saved[0])
+	_, _, err = packlab(t, "report", "--results", dir, "--out", saved[0], "--force")
+	if err == nil || !strings.Contains(err.Error(), "is a saved result of the history") {
+		t.Errorf("--out onto a saved result with --force: %v, want refused", err)
+	}
+	if after, _ := os.ReadFile(saved[0]); !bytes.Equal(before, after) {
+		t.Errorf("the saved result was changed")
+	}
+	wd, _ := os.Getwd()
+	stdout, _, err := packlab(t, "report", "--results", dir, "--out", "-", "--format", "markdown")
+	if err != nil || !strings.Contains(stdout, "| packed ") {
+		t.Errorf("--out -: %v, stdout %q", err, stdout)
+	}
+	if _, err := os.Stat(filepath.Join(wd, "-")); err == nil {
+		t.Errorf("--out - wrote a file named -")
 	}
 }

@@ -21,8 +21,8 @@ const flagRules = `
 Flags: each flag at most once, a value for every flag that takes one (--title may
 be empty); flags that contradict each other are refused, naming both.
 Exit codes: 0 done, 2 bad input (a flag, a file's content, or the memory guard's
-refusal), 130 interrupted (Ctrl-C or SIGTERM; what was measured is kept),
-1 a failure while running.
+refusal), 128+N stopped by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP; what
+was measured is kept), 1 a failure while running.
 `
 
 // strictValue wraps one flag's Value with the rules above; it remembers

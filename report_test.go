@@ -113,7 +113,8 @@ func TestReportFolderContents(t *testing.T) {
 	}
 }
 
-// TestReportOut: --out replaces a regular file through a temporary file
+// TestReportOut: --out (with --force, TestReportOutIsNeverASurprise says
+// why) replaces a regular file through a temporary file
 // (mode 0644 for a new one, the old mode kept), writes through a symbolic
 // link (the link stays), writes a device directly (it stays a device), and
 // refuses a folder, a name ending in / and a FIFO nobody reads, leaving no
@@ -123,7 +124,7 @@ func TestReportOut(t *testing.T) {
 	saveResult(t, results, oneResult("20261201T100000.000Z-packed-0001", "packed"))
 	dir := t.TempDir()
 	report := func(out string) error {
-		_, _, err := packlabWithin(t, 20*time.Second, context.Background(), "report", "--results", results, "--format", "markdown", "--out", out)
+		_, _, err := packlabWithin(t, 20*time.Second, context.Background(), "report", "--results", results, "--format", "markdown", "--out", out, "--force")
 		return err
 	}
 	isReport := func(path string) {

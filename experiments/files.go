@@ -104,7 +104,7 @@ type Output struct {
 // CreateOutput checks path and opens what will be written: a temporary file
 // beside the target, or the device itself. Its errors are *FieldError on
 // flag.
-func CreateOutput(flag, path string) (*Output, error) {
+func CreateOutput(flag, path string, replace bool) (*Output, error) {
 	bad := func(problem, allowed string) error { return fieldErr(flag, path, problem, allowed) }
 	const allowed = "a file path, or a device such as /dev/stdout"
 	if strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(filepath.Separator)) {
@@ -138,6 +138,10 @@ func CreateOutput(flag, path string) (*Output, error) {
 		return o, nil
 	case !st.Mode().IsRegular():
 		return nil, bad("is "+fileKind(st.Mode())+", which a report would replace", allowed)
+	case isSavedResult(o.target):
+		return nil, bad("is a saved result of the history, which a report never replaces", "a new file")
+	case !replace:
+		return nil, bad("exists already", "a new file, or --force to replace it")
 	default:
 		mode = st.Mode().Perm()
 	}

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -242,8 +243,8 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]Result, err
 		var reps []Result
 		for rep := range r.p.Repeats {
 			n++
-			if err := ctx.Err(); err != nil {
-				return results, cancelled(r, err)
+			if ctx.Err() != nil {
+				return results, cancelled(r, context.Cause(ctx))
 			}
 			progress := func(pr Progress) {
 				if opt.Progress != nil {
@@ -257,12 +258,12 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]Result, err
 					Seconds: d.Seconds(), IdleSeconds: idle.Seconds()})
 			}
 			if err := settle(ctx, idle, idled); err != nil {
-				return results, cancelled(r, err)
+				return results, cancelled(r, cmp.Or(context.Cause(ctx), err))
 			}
 			res, err := measureOne(ctx, r, progress)
 			if err != nil {
 				if ctx.Err() != nil {
-					return results, cancelled(r, ctx.Err())
+					return results, cancelled(r, context.Cause(ctx)) // the signal, where one stopped it
 				}
 				if r.layout.ref == nil && r.layout.ch == nil {
 					return results, fmt.Errorf("%s: %w", r.layout, err)

@@ -292,3 +292,14 @@ func checkID(id string) error {
 	}
 	return nil
 }
+
+// isSavedResult reports whether path is a result file of a history: a
+// .json file that reads as a Result (an id and a layout). A report's
+// --out never replaces one, --force or not.
+func isSavedResult(path string) bool {
+	if !strings.HasSuffix(path, resultExt) {
+		return false
+	}
+	_, err := (&Store{}).read(path)
+	return err == nil
+}
