@@ -927,7 +927,7 @@ func reloadWords(c Candidate, firstLoadOnly bool) string {
 	if firstLoadOnly {
 		return growthWords(c)
 	}
-	return fmt.Sprintf("the serving table, %s, beside a new one at its first-load peak of %s: %s", formatBytes(c.ReloadPeakBytes-c.PeakBytes), formatBytes(c.PeakBytes), growthWords(c))
+	return fmt.Sprintf("the serving table, %s, beside a new one at its first-load peak of %s: %s", formatBytes(servingBytes(c)), formatBytes(c.PeakBytes), growthWords(c))
 }
 
 // growthKind is how a candidate's layout grows, which decides its peak.
@@ -1075,4 +1075,15 @@ func planNotes(plan *Plan, p parsedPlan) []string {
 			GroupThousands(p.distinct), p.distinct))
 	}
 	return notes
+}
+
+// servingBytes is the serving table a reload's peak holds beside the new
+// one: the reload peak less the first load's, or, where the reload peak
+// stands saturated at math.MaxInt64, the steady table itself (the
+// difference of two saturated figures says nothing).
+func servingBytes(c Candidate) int64 {
+	if c.ReloadPeakBytes == math.MaxInt64 {
+		return c.SteadyBytes
+	}
+	return c.ReloadPeakBytes - c.PeakBytes
 }

@@ -375,7 +375,7 @@ func (plan Plan) Details() PlanDetails {
 				FormatBytes(best.SteadyBytes), FormatBytes(best.BytesAllocated), fmtFloat(roundTo(best.Overhead, 3)), FormatBytes(best.LoaderBytes),
 				FormatBytes(best.PeakBytes), growthWords(*best)),
 			fmt.Sprintf("reload peak %s: the serving table (%s) beside a new one at its first-load peak, as ClickHouse and a Go program that swaps in a new map hold them",
-				FormatBytes(best.ReloadPeakBytes), FormatBytes(best.ReloadPeakBytes-best.PeakBytes)),
+				FormatBytes(best.ReloadPeakBytes), FormatBytes(servingBytes(*best))),
 			fmt.Sprintf("%.2f bytes per pair, load factor %.3f after the load", best.BytesPerPair, best.LoadFactor))
 		where := ""
 		if i := slices.IndexFunc(plan.Measures, func(m Measure) bool { return m.Layout == best.Layout }); i >= 0 {

@@ -292,6 +292,11 @@ func formatBytes(n int64) string { return bytesText(n, 2) }
 // GiB, ...) that keeps it at least 1, with dec decimals: the one byte
 // formatter behind formatBytes and FormatBytes.
 func bytesText(n int64, dec int) string {
+	if n == math.MaxInt64 {
+		// core's figures saturate here (core.SaturatingAdd): not 8 EiB but
+		// more than any 64-bit count of bytes holds.
+		return "over 8 EiB"
+	}
 	v := math.Abs(float64(n))
 	sign := ""
 	if n < 0 {
