@@ -53,6 +53,9 @@ const usageServe = `packlab serve [flags] — the browser lab (the core in WebAs
                         is missing or older than the sources and the Go toolchain
                         and the packlab source are here
   --open                open the lab in the default browser
+  --allow-host NAME     answer requests for NAME too (comma-separated); by default
+                        only localhost and addresses (an IP literal), so that a page
+                        of another site cannot reach the lab through DNS rebinding
   --build               build the site folder and exit (what 'make web' runs)
 
 A binary built with the site inside ('make web-binary') serves it with no
@@ -77,6 +80,17 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	dir := fs.String("dir", filepath.Join("build", "web"), "site folder")
 	open := fs.Bool("open", false, "open the browser")
 	buildOnly := fs.Bool("build", false, "build the site and exit")
+	var allowHosts []string
+	fs.Func("allow-host", "a host name to answer to", func(s string) error {
+		for _, h := range strings.Split(s, ",") {
+			h = strings.ToLower(strings.TrimSpace(h))
+			if h == "" || strings.ContainsAny(h, "/:@ ") {
+				return usagef("--allow-host %s: not a host name (allowed: names like lab.example.com, comma-separated)", s)
+			}
+			allowHosts = append(allowHosts, h)
+		}
+		return nil
+	})
 	if err := parseFlags(fs, "serve", args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usageServe)
@@ -131,7 +145,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usagef("--addr %s: cannot listen: %v", *addr, errors.Unwrap(err))
 	}
 	url := "http://" + ln.Addr().String() + "/"
-	srv := newSiteServer(root)
+	srv := newSiteServer(root, allowHosts)
 	ln = newLimitListener(ln, serveLimits.conns)
 	fmt.Fprintf(stdout, "packlab: the browser lab is at %s (serving %s; Ctrl-C stops)\n", url, what)
 	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !isLoopback(host) {

@@ -7,9 +7,11 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"time"
 )
@@ -49,9 +51,9 @@ func securityHeaders(h http.Header) {
 }
 
 // newSiteServer is the http.Server of packlab serve, with serveLimits.
-func newSiteServer(root http.FileSystem) *http.Server {
+func newSiteServer(root http.FileSystem, allowHosts []string) *http.Server {
 	return &http.Server{
-		Handler:           siteHandler(root),
+		Handler:           hostGuard(allowHosts, siteHandler(root)),
 		ReadHeaderTimeout: serveLimits.readHeader,
 		ReadTimeout:       serveLimits.read,
 		WriteTimeout:      serveLimits.write,
@@ -115,4 +117,29 @@ func (c *limitConn) Close() error {
 		return nil
 	}
 	return err
+}
+
+// hostGuard answers only requests whose Host is this machine by address (an
+// IP literal: DNS rebinding needs a name), localhost, or a name given with
+// --allow-host; any other gets 403 and one line saying how to allow it. A
+// page of another site that rebinds its own name to 127.0.0.1 sends that
+// name as Host, and is refused.
+func hostGuard(allow []string, next http.Handler) http.Handler {
+	names := map[string]bool{"localhost": true}
+	for _, h := range allow {
+		names[h] = true
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host := r.Host
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+		host = strings.ToLower(strings.Trim(host, "[]"))
+		if net.ParseIP(host) == nil && !names[strings.TrimSuffix(host, ".")] {
+			securityHeaders(w.Header())
+			http.Error(w, fmt.Sprintf("packlab serve answers to localhost and this machine's addresses; start it with --allow-host %s to answer to %q", host, host), http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }

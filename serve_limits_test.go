@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -38,7 +39,7 @@ func startServe(t *testing.T, dir string) string {
 // rawGet sends one keep-alive GET on c and reads the response's status.
 func rawGet(t *testing.T, c net.Conn, r *bufio.Reader, path string) int {
 	t.Helper()
-	io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: x\r\n\r\n")
+	io.WriteString(c, "GET "+path+" HTTP/1.1\r\nHost: localhost\r\n\r\n")
 	resp, err := http.ReadResponse(r, nil)
 	if err != nil {
 		t.Fatalf("GET %s: %v", path, err)
@@ -123,7 +124,7 @@ func TestServeHardening(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer extra.Close()
-	io.WriteString(extra, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	io.WriteString(extra, "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
 	extra.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
 	er := bufio.NewReader(extra)
 	if _, err := er.ReadByte(); err == nil {
@@ -133,5 +134,29 @@ func TestServeHardening(t *testing.T) {
 	extra.SetReadDeadline(time.Now().Add(10 * time.Second))
 	if resp, err := http.ReadResponse(er, nil); err != nil || resp.StatusCode != 200 {
 		t.Errorf("the waiting connection after a slot freed: %v", err)
+	}
+}
+
+// TestHostGuard: requests for localhost, an address or an allowed name are
+// served; a name the server was not told of (a rebinding page's) gets 403
+// naming --allow-host.
+func TestHostGuard(t *testing.T) {
+	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
+	h := hostGuard([]string{"lab.example.com"}, ok)
+	for host, want := range map[string]int{
+		"localhost:8080": 200, "127.0.0.1:8080": 200, "[::1]:8080": 200, "10.0.0.5": 200, "LOCALHOST": 200,
+		"lab.example.com:8080": 200, "lab.example.com.": 200,
+		"evil.example:8080": 403, "attacker.test": 403, "localhost.evil.example": 403,
+	} {
+		req := httptest.NewRequest("GET", "/", nil)
+		req.Host = host
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != want {
+			t.Errorf("Host %s: %d, want %d", host, rec.Code, want)
+		}
+		if want == 403 && !strings.Contains(rec.Body.String(), "--allow-host") {
+			t.Errorf("Host %s: the refusal %q does not say how to allow it", host, rec.Body.String())
+		}
 	}
 }
