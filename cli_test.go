@@ -672,3 +672,39 @@ func TestReportOutIsNeverASurprise(t *testing.T) {
 		t.Errorf("--out - wrote a file named -")
 	}
 }
+
+// TestOutOfMemoryIsOneLine: under an address-space limit (ulimit -v 1.5 GB,
+// which the worker inherits) the guard refuses a run that cannot fit, naming
+// the limit (exit 2); forced, the worker's Go runtime runs out of memory and
+// the run ends in one line saying so, with the guard's figure and what to
+// try (exit 1), never the runtime's trace or a source line.
+func TestOutOfMemoryIsOneLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a worker into its memory limit")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash for ulimit")
+	}
+	run := func(extra ...string) (string, int) {
+		args := append([]string{"-c", `ulimit -v 1500000 && exec "$0" "$@"`, exe, "run", "--layout", "gomap", "--rows", "1e8", "--no-read", "--no-save"}, extra...)
+		cmd := exec.Command("bash", args...)
+		cmd.Env = append(os.Environ(), mainEnv+"=1")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		_ = cmd.Run()
+		return stderr.String(), cmd.ProcessState.ExitCode()
+	}
+	out, code := run()
+	if code != 2 || !strings.Contains(out, "not enough memory: gomap at 100M rows") || !strings.Contains(out, "address-space limit (ulimit -v)") {
+		t.Errorf("under ulimit -v: exit %d, stderr %q; want 2 and the guard naming the limit", code, out)
+	}
+	out, code = run("--force")
+	if code != 1 || strings.Count(strings.TrimSpace(out), "\n") > 0 || !strings.Contains(out, "gomap: out of memory: ") ||
+		!strings.Contains(out, "the guard predicted a peak of") || strings.Contains(out, ".go:") || strings.Contains(out, "goroutine") {
+		t.Errorf("forced under ulimit -v: exit %d, stderr %q; want 1 and one line", code, out)
+	}
+}

@@ -85,12 +85,18 @@ const memoryMeasurable = true
 // FreeMemory reads sysinfo's freeram, which leaves the page cache out and so
 // reads low on any machine that has read files lately.
 //
-// A cgroup memory limit (cgroup.go) bounds it further: the result is the
-// smaller of the two, and from says which one it is.
+// A cgroup memory limit (cgroup.go) and an address-space limit (ulimit -v,
+// which a run's worker inherits) bound it further: the result is the
+// smallest, and from says which one it is. A table past an address-space
+// limit would end in the Go runtime's fatal "out of memory", which no
+// program can catch, so the guard must refuse it first.
 func availableMemory() (bytes int64, from string) {
 	avail, from := memAvailable(), "MemAvailable in /proc/meminfo"
 	if room, where := cgroupRoom(procCgroupFile, procMountinfoFile); room >= 0 && (avail < 0 || room < avail) {
-		return room, where
+		avail, from = room, where
+	}
+	if room := addressSpaceRoom(); room >= 0 && (avail < 0 || room < avail) {
+		return room, "the address-space limit (ulimit -v) less this process's size"
 	}
 	if avail < 0 {
 		return -1, ""
@@ -132,4 +138,28 @@ func kernelCPU() time.Duration {
 		return -1
 	}
 	return time.Duration(ru.Stime.Nano())
+}
+
+// addressSpaceRoom is RLIMIT_AS less this process's virtual size (VmSize),
+// or -1 with no such limit.
+func addressSpaceRoom() int64 {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &lim); err != nil || lim.Cur == ^uint64(0) || lim.Cur > 1<<62 {
+		return -1
+	}
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return -1
+	}
+	for line := range bytes.SplitSeq(b, []byte("\n")) {
+		if rest, ok := bytes.CutPrefix(line, []byte("VmSize:")); ok {
+			f := bytes.Fields(rest)
+			if len(f) == 2 && string(f[1]) == "kB" {
+				if v, err := strconv.ParseInt(string(f[0]), 10, 64); err == nil {
+					return max(int64(lim.Cur)-v*1024, 0)
+				}
+			}
+		}
+	}
+	return -1
 }

@@ -265,6 +265,10 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]Result, err
 				if ctx.Err() != nil {
 					return results, cancelled(r, context.Cause(ctx)) // the signal, where one stopped it
 				}
+				if errors.Is(err, ErrOutOfMemory) {
+					err = fmt.Errorf("%w at %s rows (the guard predicted a peak of %s); try fewer rows, more --shards or a layout that needs less (packlab plan --rows %s)",
+						err, FormatRows(r.est.Rows), FormatBytes(r.est.PeakBytes), FormatRows(r.est.Rows))
+				}
 				if r.layout.ref == nil && r.layout.ch == nil {
 					return results, fmt.Errorf("%s: %w", r.layout, err)
 				}

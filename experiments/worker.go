@@ -270,6 +270,9 @@ func runChild(ctx context.Context, cmd *exec.Cmd, job []byte, feed func(context.
 	} else if werr != nil {
 		why = "it did not take the job: " + werr.Error()
 	}
+	if stderr.ranOutOfMemory() {
+		return Result{}, fmt.Errorf("%w: %s could not get more memory (the machine's, a cgroup's or an address-space limit such as ulimit -v) and ended", ErrOutOfMemory, name)
+	}
 	msg := fmt.Sprintf("%s ended without a result (%s)", name, why)
 	if last := stderr.lastLine(); last != "" {
 		msg += ": " + last
@@ -288,17 +291,31 @@ type tailBuffer struct {
 	mu  sync.Mutex
 	max int
 	buf []byte
+	oom bool // the process wrote that it ran out of memory
 }
 
 func (t *tailBuffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	// The Go runtime's "fatal error: runtime: out of memory" opens a trace
+	// that may be longer than the tail kept: remembered as it passes.
+	t.oom = t.oom || bytes.Contains(p, []byte("out of memory")) || bytes.Contains(p, []byte("cannot allocate memory"))
 	t.buf = append(t.buf, p...)
 	if len(t.buf) > t.max {
 		t.buf = t.buf[len(t.buf)-t.max:]
 	}
 	return len(p), nil
 }
+
+func (t *tailBuffer) ranOutOfMemory() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.oom
+}
+
+// ErrOutOfMemory is a run that ran out of memory in its worker: the run's
+// error says which, with the guard's figure and what to try.
+var ErrOutOfMemory = errors.New("out of memory")
 
 // lastLine is the first line of a panic, or else the last non-empty line.
 func (t *tailBuffer) lastLine() string {
