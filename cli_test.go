@@ -708,3 +708,18 @@ func TestOutOfMemoryIsOneLine(t *testing.T) {
 		t.Errorf("forced under ulimit -v: exit %d, stderr %q; want 1 and one line", code, out)
 	}
 }
+
+// TestStreamContentIsBadInput: a device or pipe as --source is read only by
+// the load; what is wrong with its content is still bad input (exit 2), as
+// a file's is: /dev/null has no rows, /dev/zero one endless line.
+func TestStreamContentIsBadInput(t *testing.T) {
+	for src, want := range map[string]string{"/dev/null": "has no rows", "/dev/zero": "line is longer than 16 MiB"} {
+		if _, err := os.Stat(src); err != nil {
+			t.Skip(err)
+		}
+		_, _, err := packlab(t, "run", "--layout", "packed", "--source", src, "--no-save", "--in-process")
+		if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), want) {
+			t.Errorf("--source %s: %v (exit %d), want exit 2 saying %q", src, err, exitCode(err), want)
+		}
+	}
+}

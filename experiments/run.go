@@ -269,6 +269,11 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]Result, err
 					err = fmt.Errorf("%w at %s rows (the guard predicted a peak of %s); try fewer rows, more --shards or a layout that needs less (packlab plan --rows %s)",
 						err, FormatRows(r.est.Rows), FormatBytes(r.est.PeakBytes), FormatRows(r.est.Rows))
 				}
+				if !r.p.spec.IsSynthetic() && strings.Contains(err.Error(), r.p.spec.Path) && !errors.Is(err, ErrOutOfMemory) {
+					// The source's content (a stream, read only by the
+					// load: /dev/stdin, a pipe, a device): bad input, exit 2.
+					return results, &InputError{Err: fmt.Errorf("%s: %w", r.layout, err)}
+				}
 				if r.layout.ref == nil && r.layout.ch == nil {
 					return results, fmt.Errorf("%s: %w", r.layout, err)
 				}
