@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -261,4 +262,55 @@ func LimitNotes(results []Result) []string {
 			labels[i], float64(r.BytesAllocated)/n, GroupThousands(r.ElementCount), float64(r.BytesAllocated)/float64(lim), float64(lim)/n))
 	}
 	return notes
+}
+
+// Limits of a result read from disk: what no run measures. A result past
+// them was edited or damaged, and is skipped with a line saying which
+// field, rather than drawn.
+const (
+	maxResultSeconds = 365 * 24 * 3600 // a year
+	maxResultBytes   = int64(1) << 62  // 4 EiB
+)
+
+// validate checks a result read from disk: counts and bytes in range,
+// times and rates finite and in range.
+func (r Result) validate() error {
+	counts := []struct {
+		name string
+		v    int64
+		max  int64
+	}{
+		{"rows", r.Rows, core.MaxSourceRows}, {"element_count", r.ElementCount, core.MaxSourceRows},
+		{"duplicates", r.Duplicates, core.MaxSourceRows}, {"bucket_count", r.BucketCount, maxResultBytes},
+		{"bytes_allocated", r.BytesAllocated, maxResultBytes}, {"rss_bytes", r.RSSBytes, maxResultBytes},
+		{"peak_rss_bytes", r.PeakRSSBytes, maxResultBytes}, {"payload_bytes", r.PayloadBytes, maxResultBytes},
+		{"padding_bytes", r.PaddingBytes, maxResultBytes}, {"empty_bytes", r.EmptyBytes, maxResultBytes},
+		{"metadata_bytes", r.MetadataBytes, maxResultBytes}, {"shards", int64(r.Shards), core.MaxShards},
+	}
+	for _, c := range counts {
+		// RSS may be below the baseline (the kernel took pages back): a
+		// small negative is a measurement, not damage.
+		min := int64(0)
+		if c.name == "rss_bytes" || c.name == "peak_rss_bytes" {
+			min = -maxResultBytes
+		}
+		if c.v < min || c.v > c.max {
+			return fmt.Errorf("%s %d is out of range (allowed: %d to %d)", c.name, c.v, max(min, 0), c.max)
+		}
+	}
+	times := []struct {
+		name string
+		v    float64
+		max  float64
+	}{
+		{"load_seconds", r.LoadSeconds, maxResultSeconds}, {"read_seconds", r.ReadSeconds, maxResultSeconds},
+		{"load_rows_per_second", r.LoadRowsPerSecond, 1e12}, {"read_rows_per_second", r.ReadRowsPerSecond, 1e12},
+		{"load_factor", r.LoadFactor, 1}, {"max_load_factor", r.MaxLoadFactor, 1}, {"found_rate", r.FoundRate, 1},
+	}
+	for _, c := range times {
+		if math.IsNaN(c.v) || c.v < 0 || c.v > c.max {
+			return fmt.Errorf("%s %v is out of range (allowed: 0 to %v)", c.name, c.v, c.max)
+		}
+	}
+	return nil
 }

@@ -282,6 +282,9 @@ func (s *Store) read(path string) (Result, error) {
 	if r.ID == "" || r.Layout == "" {
 		return Result{}, fmt.Errorf("result %s: not a result file: no id or layout", path)
 	}
+	if err := r.validate(); err != nil {
+		return Result{}, fmt.Errorf("result %s: %w", path, err)
+	}
 	return r, nil
 }
 

@@ -85,6 +85,8 @@ func TestStoreListSkipsBadFiles(t *testing.T) {
 	write("empty.json", `{}`)
 	write(tempPrefix+"20261130T205800.009Z-hashed-0009.json-123", `{"id":"20261130T`)
 	write("notes.txt", "hello")
+	write("negative.json", `{"id":"n","layout":"hashed","rows":-5}`)
+	write("forever.json", `{"id":"f","layout":"hashed","rows":10,"load_seconds":1e308}`)
 	got, problems, err := s.List()
 	if err != nil {
 		t.Fatal(err)
@@ -92,11 +94,11 @@ func TestStoreListSkipsBadFiles(t *testing.T) {
 	if len(got) != 1 || got[0].ID != "20261130T205800.001Z-hashed-0001" {
 		t.Errorf("List = %d results, want the one good file", len(got))
 	}
-	if len(problems) != 2 {
-		t.Fatalf("problems = %v, want torn.json and empty.json", problems)
+	if len(problems) != 4 {
+		t.Fatalf("problems = %v, want torn.json, empty.json, negative.json and forever.json", problems)
 	}
 	joined := fmt.Sprint(problems)
-	for _, name := range []string{"torn.json", "empty.json"} {
+	for _, name := range []string{"torn.json", "empty.json", "negative.json: rows -5 is out of range", "forever.json: load_seconds 1e+308 is out of range"} {
 		if !strings.Contains(joined, name) {
 			t.Errorf("problems %v do not name %s", problems, name)
 		}
