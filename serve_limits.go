@@ -20,14 +20,18 @@ import (
 // them.
 var serveLimits = struct {
 	readHeader, read, write, idle time.Duration
+	stall                         time.Duration
 	conns                         int
 }{
 	readHeader: 10 * time.Second,
 	read:       30 * time.Second, // requests are GETs with no body
-	// write: the whole response of one request. packlab.wasm is 19 MB
-	// (4.3 MB gzipped): 5 minutes carries it at 512 kbit/s uncompressed,
-	// at 120 kbit/s gzipped.
-	write: 5 * time.Minute,
+	// write: the whole response of one request, however slow its reader,
+	// as long as it keeps reading: packlab.wasm is 28 MB (6 MB gzipped).
+	write: 30 * time.Minute,
+	// stall: the longest one write may block. A client that stops reading
+	// (or never starts) loses its connection after it, so that a handful
+	// of them cannot hold every connection slot for the write timeout.
+	stall: 20 * time.Second,
 	idle:  30 * time.Second, // a keep-alive connection with no request
 	// conns: open connections at once. A browser opens up to 6 per host;
 	// more wait in the kernel's queue until one closes.
@@ -53,7 +57,7 @@ func securityHeaders(h http.Header) {
 // newSiteServer is the http.Server of packlab serve, with serveLimits.
 func newSiteServer(root http.FileSystem, allowHosts []string) *http.Server {
 	return &http.Server{
-		Handler:           hostGuard(allowHosts, siteHandler(root)),
+		Handler:           hostGuard(allowHosts, stallGuard(siteHandler(root))),
 		ReadHeaderTimeout: serveLimits.readHeader,
 		ReadTimeout:       serveLimits.read,
 		WriteTimeout:      serveLimits.write,
@@ -143,3 +147,39 @@ func hostGuard(allow []string, next http.Handler) http.Handler {
 		next.ServeHTTP(w, r)
 	})
 }
+
+// stallGuard gives every write of a response serveLimits.stall to go
+// through: the deadline moves on with each 64 KiB written, so a slow reader
+// that keeps reading gets its whole download (at 3.2 KB/s or more), and a
+// connection whose reader stopped is closed after one stall. It replaces
+// the server's write timeout, which it resets.
+func stallGuard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rc := http.NewResponseController(w)
+		_ = rc.SetWriteDeadline(time.Now().Add(serveLimits.stall))
+		next.ServeHTTP(&stallWriter{ResponseWriter: w, rc: rc}, r)
+	})
+}
+
+type stallWriter struct {
+	http.ResponseWriter
+	rc *http.ResponseController
+}
+
+func (s *stallWriter) Write(p []byte) (int, error) {
+	n := 0
+	for len(p) > 0 { // in 64 KiB steps, each with its own stall deadline
+		chunk := p[:min(len(p), 64<<10)]
+		_ = s.rc.SetWriteDeadline(time.Now().Add(serveLimits.stall))
+		m, err := s.ResponseWriter.Write(chunk)
+		n += m
+		if err != nil {
+			return n, err
+		}
+		p = p[len(chunk):]
+	}
+	return n, nil
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (s *stallWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }

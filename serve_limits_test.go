@@ -160,3 +160,39 @@ func TestHostGuard(t *testing.T) {
 		}
 	}
 }
+
+// TestServeStalledReaders: clients that ask for the WebAssembly download and
+// never read it hold their connections for one stall, not the write
+// timeout: with every slot taken by such clients, a new one is served once
+// the stall passes.
+func TestServeStalledReaders(t *testing.T) {
+	old := serveLimits
+	serveLimits.stall, serveLimits.conns = 300*time.Millisecond, 3
+	defer func() { serveLimits = old }()
+	dir, _ := site(t)
+	big := make([]byte, 48<<20) // more than loopback's socket buffers hold
+	if err := os.WriteFile(filepath.Join(dir, "big.bin"), big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := startServe(t, dir)
+	for range 3 {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		io.WriteString(c, "GET /big.bin HTTP/1.1\r\nHost: localhost\r\n\r\n") // and never read
+	}
+	time.Sleep(100 * time.Millisecond)
+	start := time.Now()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	if code := rawGet(t, c, bufio.NewReader(c), "/"); code != 200 {
+		t.Fatalf("GET / beside three stalled downloads: %d", code)
+	}
+	t.Logf("served after %v beside three stalled downloads (stall %v)", time.Since(start).Round(time.Millisecond), serveLimits.stall)
+}
