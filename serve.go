@@ -120,6 +120,16 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return buildSite(ctx, src, *dir, stderr)
 	}
+	// The port and the folder are checked before any site is built: a port
+	// in use or a --dir that is a file is said at once, not after a build.
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return usagef("--addr %s: cannot listen: %v", *addr, errors.Unwrap(err))
+	}
+	defer ln.Close()
+	if st, err := os.Stat(*dir); err == nil && !st.IsDir() {
+		return usagef("--dir %s: is a file (allowed: a site folder, e.g. build/web, made when missing)", *dir)
+	}
 	dirSet := false
 	fs.Visit(func(f *flag.Flag) { dirSet = dirSet || f.Name == "dir" })
 	var root http.FileSystem
@@ -140,10 +150,6 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		root = r
 	}
 
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return usagef("--addr %s: cannot listen: %v", *addr, errors.Unwrap(err))
-	}
 	url := "http://" + ln.Addr().String() + "/"
 	srv := newSiteServer(root, allowHosts)
 	ln = newLimitListener(ln, serveLimits.conns)

@@ -196,3 +196,29 @@ func TestServeStalledReaders(t *testing.T) {
 	}
 	t.Logf("served after %v beside three stalled downloads (stall %v)", time.Since(start).Round(time.Millisecond), serveLimits.stall)
 }
+
+// TestServeChecksFirst: a port in use and a --dir that is a file are said
+// at once, as bad input, before any site is built.
+func TestServeChecksFirst(t *testing.T) {
+	t.Chdir(t.TempDir())
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	file := filepath.Join(t.TempDir(), "site.txt")
+	os.WriteFile(file, []byte("x"), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--addr", held.Addr().String(), "--dir", t.TempDir()}, "cannot listen"},
+		{[]string{"serve", "--addr", "127.0.0.1:0", "--dir", file}, "is a file"},
+	} {
+		start := time.Now()
+		_, _, err := packlab(t, c.args...)
+		if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), c.want) || time.Since(start) > 2*time.Second {
+			t.Errorf("%v: %v (exit %d) after %v, want exit 2 saying %q at once", c.args, err, exitCode(err), time.Since(start), c.want)
+		}
+	}
+}
