@@ -474,6 +474,9 @@ func ParseRows(s string) (int64, error) {
 		return 0, bad("empty")
 	}
 	num := strings.ReplaceAll(text, "_", "")
+	if num == "" {
+		return 0, bad("not a number") // "_" alone (found by FuzzParseRows)
+	}
 	mult := int64(1)
 	switch num[len(num)-1] {
 	case 'k', 'K':

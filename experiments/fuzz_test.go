@@ -1,0 +1,72 @@
+package experiments
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The parsers of what a user types or a file holds, fuzzed: none panics,
+// and what each accepts is in range. `go test` runs the seeds (the cases
+// the reliability audit found); `go test -fuzz FuzzParseRows` explores.
+
+func FuzzParseRows(f *testing.F) {
+	for _, s := range []string{"1e9", "1B", "2.5M", "0", "-3", "1e19", "4611686018427387904", "1.5", "010", "0x10", "1e", "", " 7 ", "NaN", "Inf", "1e-3", "9223372036854775807"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := ParseRows(s)
+		if err == nil && (n < 1 || n > 1<<62) {
+			t.Errorf("ParseRows(%q) = %d, accepted out of range", s, n)
+		}
+		if err != nil && !strings.Contains(err.Error(), "--rows") {
+			t.Errorf("ParseRows(%q): %v does not name --rows", s, err)
+		}
+	})
+}
+
+func FuzzParseMemory(f *testing.F) {
+	for _, s := range []string{"24GiB", "512MiB", "1.5TiB", "32GB", "0", "-1GiB", "1e30GiB", "9EiB", "GiB", "", "1 GiB", "NaN GiB"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := ParseMemory(s)
+		if err == nil && n <= 0 {
+			t.Errorf("ParseMemory(%q) = %d, accepted", s, n)
+		}
+	})
+}
+
+func FuzzClickHouseVersion(f *testing.F) {
+	for _, s := range []string{"26.7", "23.5.3.24", "v23.3-lts", "22.8", "x", "23", "23.13", "99.12", "100.1", "23.5.x", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		v, err := parseClickHouseVersion(s)
+		if err == nil && (v.major < 21 || v.major > 99 || v.minor < 1 || v.minor > 12) {
+			t.Errorf("parseClickHouseVersion(%q) = %v, accepted", s, v)
+		}
+	})
+}
+
+// FuzzResultFile: any bytes in a results folder are read as a result or
+// refused with an error, never a panic, and a result read is in range.
+func FuzzResultFile(f *testing.F) {
+	for _, s := range []string{`{"id":"a","layout":"hashed","rows":10}`, `{"id":"n","layout":"hashed","rows":-5}`,
+		`{"id":"f","layout":"hashed","load_seconds":1e308}`, `{"id":"x","layout":"hashed","rows":`, `{}`, `[]`, `null`,
+		`{"id":"s","layout":"hashed","shards":1000}`, `{"id":"l","layout":"hashed","load_factor":2}`} {
+		f.Add([]byte(s))
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(dir, "r.json")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := (&Store{Dir: dir}).read(path)
+		if err == nil && r.validate() != nil {
+			t.Errorf("read %q: a result out of range was accepted", data)
+		}
+	})
+}
