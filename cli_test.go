@@ -673,7 +673,7 @@ func TestReportOutIsNeverASurprise(t *testing.T) {
 	}
 }
 
-// TestOutOfMemoryIsOneLine: under an address-space limit (ulimit -v 1.5 GB,
+// TestOutOfMemoryIsOneLine: under an address-space limit (ulimit -v 3 GB,
 // which the worker inherits) the guard refuses a run that cannot fit, naming
 // the limit (exit 2); forced, the worker's Go runtime runs out of memory and
 // the run ends in one line saying so, with the guard's figure and what to
@@ -690,7 +690,7 @@ func TestOutOfMemoryIsOneLine(t *testing.T) {
 		t.Skip("no bash for ulimit")
 	}
 	run := func(extra ...string) (string, int) {
-		args := append([]string{"-c", `ulimit -v 1500000 && exec "$0" "$@"`, exe, "run", "--layout", "gomap", "--rows", "1e8", "--no-read", "--no-save"}, extra...)
+		args := append([]string{"-c", `ulimit -v 3000000 && exec "$0" "$@"`, exe, "run", "--layout", "gomap", "--rows", "1e8", "--no-read", "--no-save"}, extra...)
 		cmd := exec.Command("bash", args...)
 		cmd.Env = append(os.Environ(), mainEnv+"=1")
 		var stderr bytes.Buffer
