@@ -505,7 +505,35 @@
     $("#history-problems").textContent = h.problems.length
       ? `${h.problems.length} file(s) in ${h.dir} could not be read: ${h.problems.join("; ")}` : "";
     $("#history-table").replaceChildren(historyTable(h));
+    $("#hist-clear").disabled = !h.jobs.length;
     syncHistoryButtons();
+  }
+
+  // clearHistory deletes every saved result of the folder, after a second
+  // click (as 'packlab history clear' asks first).
+  async function clearHistory() {
+    const btn = $("#hist-clear");
+    const h = state.history;
+    const ids = h ? h.jobs.flatMap((j) => j.rows.map((r) => r.id)) : [];
+    if (!ids.length) return;
+    if (!btn.classList.contains("armed")) {
+      btn.classList.add("armed");
+      btn.textContent = `Delete all ${ids.length} — sure?`;
+      setTimeout(() => { btn.classList.remove("armed"); btn.textContent = "Clear history"; }, 4000);
+      return;
+    }
+    btn.classList.remove("armed");
+    btn.textContent = "Clear history";
+    clearErrors("history");
+    try {
+      await state.backend.call("Delete", ids);
+      state.historySelected.clear();
+      const gone = new Set(ids);
+      if (state.selection.some((id) => gone.has(id))) setSelection(state.selection.filter((id) => !gone.has(id)));
+    } catch (err) {
+      showError(err, "history");
+    }
+    loadHistory();
   }
 
   // historyTable is one row per job (newest first, by the time it started,
@@ -777,6 +805,7 @@
       setSelection(Array.from(state.historySelected));
     });
     $("#hist-delete").addEventListener("click", deleteSelected);
+    $("#hist-clear").addEventListener("click", clearHistory);
 
     syncRunButtons();
     renderChart(state.chartKind);
