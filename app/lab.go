@@ -245,8 +245,8 @@ var layoutDescriptions = map[core.Layout]string{
 // SPARSE_HASHED has been two tables: google sparse_hash_map from 19.15, and
 // PackedHashMap (for UInt64 keys and values of at most 8 bytes) since
 // ClickHouse PR #49380, merged in May 2023 between the 23.4 (2023-04-26) and
-// 23.5 (2023-06-08) releases (../shared/research/clickhouse-dictionaries.md,
-// section 2). A layout missing here shows its LAYOUT name alone.
+// 23.5 (2023-06-08) releases (ClickHouse's changelog of 23.5; the source's
+// HashedDictionary.h). A layout missing here shows its LAYOUT name alone.
 var clickHouseLabels = map[core.Layout]string{
 	core.LayoutHashed: "HASHED (HashMap)",
 	core.LayoutPacked: "SPARSE_HASHED (PackedHashMap, since 23.5)",

@@ -5,7 +5,7 @@ package experiments
 // claim (SeedClaims, SeedClaimsChart, LoadScalingChart).
 //
 //	claim (ClickHouse PR #40003 and the HashedDictionaryCollectionType.h
-//	comment; ../shared/research/clickhouse-dictionaries.md §2, §6)
+//	comment)
 //	  shard selection by a mask instead of modulo   "not even 10 %"
 //	  blocks of max_block_size x shards              "not even 10 %"
 //	  16 threads                                     "2x faster, not perfect"

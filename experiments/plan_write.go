@@ -23,7 +23,7 @@ import (
 // SPARSE_HASHED builds PackedHashMap (packed) for a UInt64 key and a value
 // of at most 8 bytes with a plain memory layout (not UUID), and
 // sparse_hash_map (sparse) otherwise, since 23.5; before, always
-// sparse_hash_map (../shared/research/clickhouse-dictionaries.md §2).
+// sparse_hash_map (ClickHouse PR #49380, HashedDictionary.h).
 // ClickHouse's numeric dictionary key is always UInt64.
 func clickHouseFor(v chVersion, l core.Layout, key, value core.Type, shards int, mlf float64) (clause, note string, packlabOnly bool) {
 	if l.ClickHouseName() == "" {

@@ -3,13 +3,15 @@
 #
 # Each reference map's RSS and peak per pair at N random <UInt64,UInt16>,
 # measured by the lab (bin/packlab run) and by the plain C++ harness of
-# ANCHORS (default ../shared/anchors: the same map alone in a program with
+# ANCHORS (or $ANCHORS: the side-by-side harness's folder, not part of a
+# clone: the same map alone in a program with
 # its keys in a vector), and lab / harness. Memory only: times are not
 # comparable (the harness times bare inserts; the lab's load includes
 # receiving the rows over a pipe). Needs make build and make refs first.
 set -euo pipefail
 N=${1:?usage: compare-anchors.sh N [ANCHORS]}
-ANCHORS=${2:-../shared/anchors}
+ANCHORS=${2:-${ANCHORS:-}}
+[[ -n "$ANCHORS" && -d "$ANCHORS" ]] || { echo "compare-anchors: give the side-by-side harness's folder (argument 2 or \$ANCHORS; it is not part of a clone)" >&2; exit 2; }
 [[ -x bin/packlab && -x bin/packlab-refs ]] || { echo "compare-anchors: run make build refs first" >&2; exit 2; }
 lab=$(mktemp) harness=$(mktemp)
 trap 'rm -f "$lab" "$harness"' EXIT

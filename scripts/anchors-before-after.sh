@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # usage: scripts/anchors-before-after.sh REV[,REV...] N ROUNDS MAPS...   (from the project root)
 #
-# The side-by-side harness (../shared/anchors, or $ANCHORS) on packlab as of
+# The side-by-side harness (the folder $ANCHORS names; not part of a clone) on packlab as of
 # each git revision REV and as this checkout is ("now"), in one run: each
 # round runs every map in turn, and each packlab:... map once for every
 # version, the versions' order rotating from round to round (on a VM a load
@@ -14,7 +14,8 @@ usage="usage: anchors-before-after.sh REV[,REV...] N ROUNDS MAPS..."
 REVS=${1:?$usage} N=${2:?$usage} ROUNDS=${3:?$usage}
 shift 3
 [[ $# -gt 0 ]] || { echo "anchors-before-after: name at least one map ($usage)" >&2; exit 2; }
-ANCHORS=$(cd "${ANCHORS:-../shared/anchors}" && pwd)
+[[ -n "${ANCHORS:-}" && -d "$ANCHORS" ]] || { echo "anchors-before-after: set ANCHORS to the side-by-side harness's folder (it is not part of a clone)" >&2; exit 2; }
+ANCHORS=$(cd "$ANCHORS" && pwd)
 work=$(mktemp -d)
 IFS=, read -ra revs <<<"$REVS"
 cleanup() {
