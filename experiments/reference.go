@@ -93,13 +93,7 @@ func IsReference(layout string) bool {
 	return ok
 }
 
-func referenceNames() string {
-	names := make([]string, len(references))
-	for i, r := range references {
-		names[i] = r.Name
-	}
-	return strings.Join(names, ", ")
-}
+func referenceNames() string { return strings.Join(referenceNameList(), ", ") }
 
 // Where the worker is, and how to get it.
 const (

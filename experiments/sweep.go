@@ -118,37 +118,33 @@ func (s Sweep) Configs(base Config, opt SweepOptions) ([]Config, error) {
 			base.Rows = seedClaimsRows(context.Background(), base)
 		}
 	}
-	if opt.WithReferences {
-		if s.Name != "seed-table" {
-			return nil, &FieldError{Flag: "--with-references", Problem: "applies only to the seed-table sweep", Allowed: "sweep seed-table --with-references", Switch: true}
-		}
-		if st := ReferenceStatus(); !st.Available {
-			return nil, &FieldError{Flag: "--with-references", Problem: "unavailable: " + st.Problem, Switch: true}
-		}
-		if len(base.Layouts) == 0 {
-			base.Layouts = base.WithDefaults().Layouts
-		}
-		base.Layouts = slices.Clone(base.Layouts)
-		for _, r := range references {
-			if !slices.ContainsFunc(base.Layouts, func(name string) bool { f, ok := FindReference(name); return ok && f.Name == r.Name }) {
-				base.Layouts = append(base.Layouts, r.Name)
-			}
-		}
+	extra := []struct {
+		on     bool
+		flag   string
+		status func() (bool, string)
+		names  []string
+	}{
+		{opt.WithReferences, "--with-references", func() (bool, string) { st := ReferenceStatus(); return st.Available, st.Problem }, referenceNameList()},
+		{opt.WithClickHouse, "--with-clickhouse", func() (bool, string) { st := ClickHouseStatusNow(); return st.Available, st.Problem }, simpleClickHouseNames()},
 	}
-	if opt.WithClickHouse {
-		if s.Name != "seed-table" {
-			return nil, &FieldError{Flag: "--with-clickhouse", Problem: "applies only to the seed-table sweep", Allowed: "sweep seed-table --with-clickhouse", Switch: true}
+	for _, x := range extra {
+		if !x.on {
+			continue
 		}
-		if st := ClickHouseStatusNow(); !st.Available {
-			return nil, &FieldError{Flag: "--with-clickhouse", Problem: "unavailable: " + st.Problem, Switch: true}
+		if s.Name != "seed-table" {
+			return nil, &FieldError{Flag: x.flag, Problem: "applies only to the seed-table sweep", Allowed: "sweep seed-table " + x.flag, Switch: true}
+		}
+		if ok, problem := x.status(); !ok {
+			return nil, &FieldError{Flag: x.flag, Problem: "unavailable: " + problem, Switch: true}
 		}
 		if len(base.Layouts) == 0 {
 			base.Layouts = base.WithDefaults().Layouts
 		}
 		base.Layouts = slices.Clone(base.Layouts)
-		for _, d := range clickHouseDictionaries {
-			if !d.ComplexKey && !slices.ContainsFunc(base.Layouts, func(name string) bool { f, ok := FindClickHouseDictionary(name); return ok && f.Name == d.Name }) {
-				base.Layouts = append(base.Layouts, d.Name)
+		for _, name := range x.names {
+			want, _ := parseLayoutChoice(name)
+			if !slices.ContainsFunc(base.Layouts, func(n string) bool { l, ok := parseLayoutChoice(n); return ok && l.String() == want.String() }) {
+				base.Layouts = append(base.Layouts, name)
 			}
 		}
 	}
@@ -309,4 +305,24 @@ func loadFactorSweep(base Config, _ SweepOptions) []Config {
 		cfgs = append(cfgs, c)
 	}
 	return cfgs
+}
+
+// referenceNameList and simpleClickHouseNames are the layouts the
+// seed-table sweep adds with --with-references and --with-clickhouse.
+func referenceNameList() []string {
+	var names []string
+	for _, r := range references {
+		names = append(names, r.Name)
+	}
+	return names
+}
+
+func simpleClickHouseNames() []string {
+	var names []string
+	for _, d := range clickHouseDictionaries {
+		if !d.ComplexKey {
+			names = append(names, d.Name)
+		}
+	}
+	return names
 }

@@ -524,16 +524,7 @@
     }
     btn.classList.remove("armed");
     btn.textContent = "Clear history";
-    clearErrors("history");
-    try {
-      await state.backend.call("Delete", ids);
-      state.historySelected.clear();
-      const gone = new Set(ids);
-      if (state.selection.some((id) => gone.has(id))) setSelection(state.selection.filter((id) => !gone.has(id)));
-    } catch (err) {
-      showError(err, "history");
-    }
-    loadHistory();
+    deleteResults(ids);
   }
 
   // historyTable is one row per job (newest first, by the time it started,
@@ -596,6 +587,12 @@
       return;
     }
     del.classList.remove("armed");
+    deleteResults(ids);
+  }
+
+  // deleteResults deletes saved results by id, drops them from the
+  // selection, and shows the history again.
+  async function deleteResults(ids) {
     clearErrors("history");
     try {
       await state.backend.call("Delete", ids);
