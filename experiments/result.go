@@ -275,6 +275,16 @@ const (
 // validate checks a result read from disk: counts and bytes in range,
 // times and rates finite and in range.
 func (r Result) validate() error {
+	// Names become labels of every table row and chart series: a layout
+	// name of thousands of characters (an edited file) would break both.
+	for _, f := range []struct {
+		name, v string
+		max     int
+	}{{"layout", r.Layout, 64}, {"key_type", r.KeyType, 32}, {"value_type", r.ValueType, 32}} {
+		if len(f.v) > f.max {
+			return fmt.Errorf("%s of %d characters is too long for a label (allowed: at most %d)", f.name, len(f.v), f.max)
+		}
+	}
 	counts := []struct {
 		name string
 		v    int64

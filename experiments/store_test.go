@@ -87,6 +87,7 @@ func TestStoreListSkipsBadFiles(t *testing.T) {
 	write("notes.txt", "hello")
 	write("negative.json", `{"id":"n","layout":"hashed","rows":-5}`)
 	write("forever.json", `{"id":"f","layout":"hashed","rows":10,"load_seconds":1e308}`)
+	write("long.json", `{"id":"l","layout":"`+strings.Repeat("x", 5000)+`","rows":10}`)
 	got, problems, err := s.List()
 	if err != nil {
 		t.Fatal(err)
@@ -94,11 +95,11 @@ func TestStoreListSkipsBadFiles(t *testing.T) {
 	if len(got) != 1 || got[0].ID != "20261130T205800.001Z-hashed-0001" {
 		t.Errorf("List = %d results, want the one good file", len(got))
 	}
-	if len(problems) != 4 {
-		t.Fatalf("problems = %v, want torn.json, empty.json, negative.json and forever.json", problems)
+	if len(problems) != 5 {
+		t.Fatalf("problems = %v, want torn.json, empty.json, negative.json, forever.json and long.json", problems)
 	}
 	joined := fmt.Sprint(problems)
-	for _, name := range []string{"torn.json", "empty.json", "negative.json: rows -5 is out of range", "forever.json: load_seconds 1e+308 is out of range"} {
+	for _, name := range []string{"torn.json", "empty.json", "negative.json: rows -5 is out of range", "forever.json: load_seconds 1e+308 is out of range", "long.json: layout of 5000 characters is too long for a label"} {
 		if !strings.Contains(joined, name) {
 			t.Errorf("problems %v do not name %s", problems, name)
 		}
