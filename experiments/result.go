@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/packlab/packlab/core"
@@ -57,6 +58,11 @@ type Result struct {
 	// where unknown (other platforms, the C++ reference maps, results saved
 	// before it was recorded).
 	LoadKernelSeconds float64 `json:"load_kernel_seconds"`
+	// ProcessSeconds is the worker process's whole life, started to its
+	// result, wall time: at small sizes its start-up and the source's
+	// generation outweigh the load, which load_seconds times alone
+	// (ProcessNotes says so). 0 in process and in results before it.
+	ProcessSeconds    float64 `json:"process_seconds"`
 	ReadSeconds       float64 `json:"read_seconds"`
 	ReadRowsPerSecond float64 `json:"read_rows_per_second"`
 	FoundRate         float64 `json:"found_rate"`
@@ -182,6 +188,7 @@ func (r Result) spread() Spread {
 // LimitNotes, KernelNotes, PreallocateNotes.
 func ResultNotes(results []Result) []string {
 	notes := append(ClickHouseNotes(results), LimitNotes(results)...)
+	notes = append(notes, ProcessNotes(results)...)
 	return append(append(notes, KernelNotes(results)...), PreallocateNotes(results)...)
 }
 
@@ -323,4 +330,27 @@ func (r Result) validate() error {
 		}
 	}
 	return nil
+}
+
+// ProcessNotes says, once, where a run's worker process lived several times
+// longer than its load and read: at that size the table is not what the
+// wall clock measures (starting a process, generating the keys), and the
+// load and read times shown are the table's own.
+func ProcessNotes(results []Result) []string {
+	var which []string
+	var worst float64
+	labels := tableSettings(results)
+	for i, r := range results {
+		work := r.LoadSeconds + r.ReadSeconds
+		if r.ProcessSeconds <= 0 || work <= 0 || r.ProcessSeconds < 3*work {
+			continue
+		}
+		which = append(which, labels[i])
+		worst = max(worst, r.ProcessSeconds/work)
+	}
+	if len(which) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s: the worker process lived up to %.0fx its load and read (start-up, generating the keys); the times shown are the table's own, timed inside it: at this size the process, not the table, is what a stopwatch would see (try 1e7 rows)",
+		strings.Join(which, ", "), worst)}
 }

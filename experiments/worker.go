@@ -178,7 +178,10 @@ func runIsolated(ctx context.Context, cfg Config, layout core.Layout, progress f
 		cmd.ExtraFiles, job.SourceFD = []*os.File{f}, sourceFD
 	}
 	line, _ := json.Marshal(job)
-	return runChild(ctx, cmd, line, nil, progress, "the worker process", "use --in-process to run without one")
+	start := time.Now()
+	res, err := runChild(ctx, cmd, line, nil, progress, "the worker process", "use --in-process to run without one")
+	res.ProcessSeconds = time.Since(start).Seconds()
+	return res, err
 }
 
 // runChild runs one job in the child cmd: it writes the job line, then, if
