@@ -727,9 +727,24 @@ type compactBatch struct {
 	home, rem, x, e [getBatch]uint64
 }
 
+// compactInsertLines is how many cache lines from its home slot's an
+// InsertMany key prefetches: an insert reads on from its place to the end
+// of the run it shifts, (1 + 1/(1-fill)^2)/2 slots past home on average (7
+// at fill 0.72, 13 at 0.8, 50 at 0.9; linear probing's unsuccessful
+// search), so from fill 0.8 on it runs over several lines, misses a batch
+// of one line did not overlap. 1e7 <UInt64,UInt16> pairs into a new table,
+// InsertMany in blocks of 65,536 (a throwaway loop as the harness's batch
+// mode), user seconds, 3 interleaved rounds: 1 line (2 from fill 0.8)
+// 1.55-1.62, 2 lines 1.51-1.61, 3 lines 1.37-1.40, 4 lines 1.35-1.47, 6
+// lines 1.35-1.47; as many lines as the fill's average run (at most 4, 6
+// or 8) 1.35-1.47. Four it is: fewer leaves the long runs' misses, more
+// only adds prefetches.
+const compactInsertLines = 4
+
 // batch computes the home slots and remainders of the batch of keys from
-// lo, and prefetches the home slots (prefetch.go).
-func (t *Compact[K, V]) batch(keys []K, lo int, b *compactBatch) {
+// lo, and prefetches the lines of their home slots (prefetch.go), and the
+// next lines-1 lines too.
+func (t *Compact[K, V]) batch(keys []K, lo, lines int, b *compactBatch) {
 	if lo >= len(keys) {
 		return
 	}
@@ -758,7 +773,10 @@ func (t *Compact[K, V]) batch(keys []K, lo int, b *compactBatch) {
 	// did the loads change. The prefetch stops at the last slot: past it
 	// prefetch_other's plain loads would leave the slab.
 	if t.size >= t.fullAt { // CompactTwoLineFill
-		last := uintptr(t.geo.slots-1) * t.w
+		lines = max(lines, 2)
+	}
+	last := uintptr(t.geo.slots-1) * t.w
+	for range lines - 1 {
 		for j := range batch {
 			b.off[j] = min(b.off[j]+64, last)
 		}
@@ -775,10 +793,10 @@ func (t *Compact[K, V]) GetMany(keys []K, values []V, found []bool) int {
 	}
 	values, found = values[:len(keys)], found[:len(keys)]
 	var b [2]compactBatch
-	t.batch(keys, 0, &b[0])
+	t.batch(keys, 0, 1, &b[0])
 	n := 0
 	for lo, cur := 0, 0; lo < len(keys); lo, cur = lo+getBatch, cur^1 {
-		t.batch(keys, lo+getBatch, &b[cur^1])
+		t.batch(keys, lo+getBatch, 1, &b[cur^1])
 		for j, key := range keys[lo:min(lo+getBatch, len(keys))] {
 			var v V
 			ok := false
@@ -811,10 +829,10 @@ func (t *Compact[K, V]) GetMany(keys []K, values []V, found []bool) int {
 func (t *Compact[K, V]) InsertMany(keys []K, values []V, inserted []bool) int {
 	values, inserted = values[:len(keys)], inserted[:len(keys)]
 	var b [2]compactBatch
-	t.batch(keys, 0, &b[0])
+	t.batch(keys, 0, compactInsertLines, &b[0])
 	n := 0
 	for lo, cur := 0, 0; lo < len(keys); lo, cur = lo+getBatch, cur^1 {
-		t.batch(keys, lo+getBatch, &b[cur^1])
+		t.batch(keys, lo+getBatch, compactInsertLines, &b[cur^1])
 		for j, k := range keys[lo:min(lo+getBatch, len(keys))] {
 			// The hash the batch computed for its prefetch (it does not
 			// change when the table grows, as homes do), not computed
