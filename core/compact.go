@@ -275,10 +275,10 @@ const (
 	compactReleaseEvery         = 2 << 20 // ... at least this much at a time
 )
 
-// CompactTwoLineFill is the fill from which a compact table's GetMany and
-// InsertMany prefetch two cache lines a key, the home slot's and the next
-// (see batch): the planner's read model counts one line less there.
-const CompactTwoLineFill = compactWideWindowFill
+// CompactReadLines is how many cache lines a compact table's GetMany
+// prefetches a key, the home slot's and the next (see batch): the planner's
+// read model counts CompactReadLines-1 lines less than a lookup touches.
+const CompactReadLines = 2
 
 // CompactReleasesBehind reports whether a compact table's growth pass hands
 // its old slab back as it goes (Linux): its growths then hold little more
@@ -761,20 +761,22 @@ func (t *Compact[K, V]) batch(keys []K, lo, lines int, b *compactBatch) {
 		b.x[j], b.e[j] = x, e
 	}
 	prefetchOffsets(t.base, &b.off, len(batch))
-	// From fill 0.8 on, the line after the home slot's too: a pair sits
-	// 2.5 slots past its home on average at 0.8, 5.5 at 0.9 (linear
-	// probing's (1 + 1/(1-fill))/2), so a probe often runs into the next
-	// line, a second miss the batch did not overlap. `packlab run --layout
-	// compact`, reads in M rows/s, without and with, 2 rounds of 3 repeats,
-	// one line against two: fill 0.9 (1e7 --preallocate) 19.4, 18.8 against
-	// 28.0, 30.2; 0.885 (3e7) 16.2, 17.4 against 27.1, 23.9; 0.83 (1e7
-	// --preallocate --max-load-factor 0.83) 25.8, 27.8 against 33.9, 31.2;
-	// at 0.77 two lines gained nothing (33.3, 30.0 against 35.2, 30.5), nor
-	// did the loads change. The prefetch stops at the last slot: past it
-	// prefetch_other's plain loads would leave the slab.
-	if t.size >= t.fullAt { // CompactTwoLineFill
-		lines = max(lines, 2)
-	}
+	// A read prefetches the line after the home slot's too
+	// (CompactReadLines): a pair sits 2.5 slots past its home on average at
+	// fill 0.8, 5.5 at 0.9 (linear probing's (1 + 1/(1-fill))/2), and Get's
+	// window reads 2 to 5 slots from home, so a probe often runs into the
+	// next line, a second miss the batch did not overlap. `packlab run
+	// --layout compact`, reads in M rows/s, 2 rounds of 3 repeats, one line
+	// against two: fill 0.9 (1e7 --preallocate) 19.4, 18.8 against 28.0,
+	// 30.2; 0.885 (3e7) 16.2, 17.4 against 27.1, 23.9; 0.83 (1e7
+	// --preallocate --max-load-factor 0.83) 25.8, 27.8 against 33.9, 31.2.
+	// Below fill 0.8 it was first measured to gain nothing (at 0.77: 33.3,
+	// 30.0 against 35.2, 30.5) and left out there; measured again with the
+	// anchors harness's batch reads (a throwaway loop, 2 reads each of 2
+	// loads), it gains there too: 1e7 (fill 0.72) 31.8-32.6 against
+	// 34.9-36.4, 1e8 (0.77) 16.8-19.5 against 19.2-21.1. The prefetch stops
+	// at the last slot: past it prefetch_other's plain loads would leave
+	// the slab.
 	last := uintptr(t.geo.slots-1) * t.w
 	for range lines - 1 {
 		for j := range batch {
@@ -793,10 +795,10 @@ func (t *Compact[K, V]) GetMany(keys []K, values []V, found []bool) int {
 	}
 	values, found = values[:len(keys)], found[:len(keys)]
 	var b [2]compactBatch
-	t.batch(keys, 0, 1, &b[0])
+	t.batch(keys, 0, CompactReadLines, &b[0])
 	n := 0
 	for lo, cur := 0, 0; lo < len(keys); lo, cur = lo+getBatch, cur^1 {
-		t.batch(keys, lo+getBatch, 1, &b[cur^1])
+		t.batch(keys, lo+getBatch, CompactReadLines, &b[cur^1])
 		for j, key := range keys[lo:min(lo+getBatch, len(keys))] {
 			var v V
 			ok := false

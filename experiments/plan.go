@@ -579,17 +579,17 @@ func probeLines(a, cell float64) float64 {
 }
 
 // probeLinesOf is probeLines as the layout's batched lookups (the lab's
-// read phase) wait on them: compact's GetMany prefetches the line after the
-// home slot's too from core.CompactTwoLineFill on, so there a lookup waits
-// for one line less, and never for less than one. Checked with `packlab run
-// --layout compact` (3 runs of 3 repeats, medians): 17.5 M rows/s at fill
-// 0.962 (2.8M rows, mlf 0.97), 26.0 at 0.893 (2.6M), 24.4 at 0.77 (2.8M):
-// 0.67x and 0.94x of 0.893's where this says 0.63x and 0.83x (probeLines
-// alone: 0.59x and 1.26x).
+// read phase) wait on them: compact's GetMany prefetches
+// core.CompactReadLines lines from the home slot's, so a lookup waits for
+// that many lines less but one, and never for less than one. Checked with
+// `packlab run --layout compact` (3 runs of 3 repeats, medians), when the
+// second line was prefetched only from fill 0.8 on: 17.5 M rows/s at fill
+// 0.962 (2.8M rows, mlf 0.97), 26.0 at 0.893 (2.6M): 0.67x where this says
+// 0.63x (probeLines alone: 0.59x).
 func probeLinesOf(l core.Layout, a, cell float64) float64 {
 	lines := probeLines(a, cell)
-	if l == core.LayoutCompact && a >= core.CompactTwoLineFill {
-		lines = max(1, lines-1)
+	if l == core.LayoutCompact {
+		lines = max(1, lines-(core.CompactReadLines-1))
 	}
 	return lines
 }

@@ -559,17 +559,16 @@ func setupNames(cs []Candidate) []string {
 
 // TestReadModelCountsCompactsTwoLines: the planner's read model scales a
 // measured read speed by the cache lines a lookup waits on; compact's
-// batched lookups prefetch two lines from core.CompactTwoLineFill on, so
-// its dense setups wait on one line less than a plain linear probe (and
-// never on less than one), and every other layout on what linear probing
-// says.
+// batched lookups prefetch core.CompactReadLines lines, so its setups wait
+// on one line less than a plain linear probe (and never on less than one),
+// and every other layout on what linear probing says.
 func TestReadModelCountsCompactsTwoLines(t *testing.T) {
 	for _, c := range []struct {
 		l     core.Layout
 		a     float64
 		lines float64
 	}{
-		{core.LayoutCompact, 0.77, probeLines(0.77, 8)},
+		{core.LayoutCompact, 0.77, 1},
 		{core.LayoutCompact, 0.893, 1},
 		{core.LayoutCompact, 0.962, probeLines(0.962, 8) - 1},
 		{core.LayoutPacked, 0.962, probeLines(0.962, 10)},
