@@ -1,10 +1,14 @@
-// Command packlab is a tuning lab for memory-dense, sharded hash maps.
+// Command packlab is a tuning lab for memory-dense, sharded hash maps: the
+// command line (app/cli), which opens the lab window in a desktop build
+// (app/desktop) and serves the browser lab (app/serve). This file only
+// wires them to the process; main_desktop.go and main_embedweb.go hand the
+// faces the files a package below cannot embed.
 package main
 
 import (
-	"fmt"
 	"os"
 
+	"github.com/packlab/packlab/app/cli"
 	"github.com/packlab/packlab/experiments"
 )
 
@@ -13,10 +17,5 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == experiments.WorkerArg {
 		os.Exit(experiments.WorkerMain())
 	}
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "packlab:", oneLine(err))
-		os.Exit(exitCode(err))
-	}
+	os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
 }
-
-const version = "0.1.0-dev"

@@ -4,7 +4,7 @@ package app_test
 // tags, starts it under Xvfb, and drives the real page through a small
 // comparison (packed vs hashed, UInt64 -> UInt16, 1e5 rows) with the script
 // testdata/smoke.js, run in the page by the binary's smoke hook (see
-// desktop.go). Then it restarts the app and finds the results in History.
+// app/desktop). Then it restarts the app and finds the results in History.
 // It runs only with PACKLAB_DESKTOP_TEST=1 (`make test-desktop`, which
 // installs GTK, WebKit, Xvfb and ImageMagick first).
 
@@ -28,7 +28,7 @@ import (
 
 const desktopTags = "desktop,production,webkit2_41"
 
-// The window's size (desktop.go) and the screen's: equal, so that the
+// The window's size (app/desktop) and the screen's: equal, so that the
 // screenshot of the screen is the window.
 const screenW, screenH = 1360, 880
 

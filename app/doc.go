@@ -1,5 +1,5 @@
 // Package app is the lab's API as one Go type, Lab, bound to the desktop
-// window (Wails, in desktop.go at the root) and later to the browser
+// window (Wails, in app/desktop) and later to the browser
 // (js/wasm). It imports experiments, never the other way round, and no face:
 // a face hands New its event emitter and native dialogs in Options.
 //

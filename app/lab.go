@@ -13,6 +13,10 @@ import (
 	"github.com/packlab/packlab/experiments"
 )
 
+// Version is packlab's version, as `packlab version` and a built site's
+// stamp say it.
+const Version = "0.1.0-dev"
+
 // Lab is the lab's whole API, the same for every face: the desktop window
 // binds it with Wails, the browser build will bind it to WebAssembly. Each
 // method takes and returns JSON-tagged values and an error that is always

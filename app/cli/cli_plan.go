@@ -1,4 +1,4 @@
-package main
+package cli
 
 // packlab plan: the planner on the command line (experiments/plan.go).
 
@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/packlab/packlab/app/flags"
 	"github.com/packlab/packlab/experiments"
 )
 
@@ -55,7 +56,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.BoolVar(&noSave, "no-save", false, "do not save the calibration's results")
 	fs.BoolVar(&verify, "verify", false, "build the chosen dictionary in ClickHouse and compare")
 	fs.StringVar(&req.ClickHouseVersion, "clickhouse-version", "", "the ClickHouse release the LAYOUT clauses are for")
-	if err := parseFlags(fs, "plan", args); err != nil {
+	if err := flags.Parse(fs, "plan", args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usagePlan)
 			return nil
@@ -63,16 +64,16 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usagef("plan: unexpected argument %q (flags start with --; run 'packlab help plan')", fs.Arg(0))
+		return flags.Usagef("plan: unexpected argument %q (flags start with --; run 'packlab help plan')", fs.Arg(0))
 	}
 	if !rowsGiven {
-		return usagef("plan: --rows is missing (allowed: a whole number of rows from 1 to 2^62, e.g. --rows 1e9)")
+		return flags.Usagef("plan: --rows is missing (allowed: a whole number of rows from 1 to 2^62, e.g. --rows 1e9)")
 	}
 	if noCal && recal {
-		return usagef("--calibrate and --no-calibrate: contradict each other (allowed: one of them)")
+		return flags.Usagef("--calibrate and --no-calibrate: contradict each other (allowed: one of them)")
 	}
 	if noCal && req.CalibrationRows != 0 {
-		return usagef("--calibrate-rows and --no-calibrate: contradict each other (allowed: one of them)")
+		return flags.Usagef("--calibrate-rows and --no-calibrate: contradict each other (allowed: one of them)")
 	}
 	if err := checkFormat(format, experiments.Formats()); err != nil {
 		return err
@@ -112,7 +113,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	if verify {
 		if st := experiments.ClickHouseStatusNow(); !st.Available {
-			return usagef("--verify: ClickHouse is unavailable: %s", st.Problem)
+			return flags.Usagef("--verify: ClickHouse is unavailable: %s", st.Problem)
 		}
 	}
 	plan, err := experiments.MakePlan(req, history, machine)
@@ -253,4 +254,4 @@ for a median and a range, each in its own process), saved like any run:
   --calibrate           measure again even when saved results exist
   --no-save             do not save the calibration's results
   --results DIR         results folder (default as for run)
-` + flagRules
+` + flags.Rules

@@ -1,4 +1,4 @@
-package main
+package serve
 
 // packlab serve: the browser lab over HTTP on this machine, and the builder
 // of its static site (the folder `make web` makes, build/web/):
@@ -43,10 +43,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/packlab/packlab/app"
+	"github.com/packlab/packlab/app/flags"
 	"github.com/packlab/packlab/frontend"
 )
 
-const usageServe = `packlab serve [flags] — the browser lab (the core in WebAssembly) on this machine
+// Usage is `packlab serve -h`.
+const Usage = `packlab serve [flags] — the browser lab (the core in WebAssembly) on this machine
 
   --addr HOST:PORT      where to listen (default 127.0.0.1:8080; port 0 picks a free one)
   --dir DIR             the site folder (default build/web); built first when it
@@ -62,7 +65,7 @@ A binary built with the site inside ('make web-binary') serves it with no
 folder and no Go toolchain, unless --dir is given.
 
 The folder is a static site: any web server can serve it as it is.
-` + flagRules
+` + flags.Rules
 
 // siteStamp is written last into a built site: what built it, from what.
 const siteStamp = "packlab-site.json"
@@ -74,7 +77,9 @@ type Site struct {
 	Packlab   string `json:"packlab"` // the version of packlab that built it (no path: the site may be published)
 }
 
-func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// Command is `packlab serve`: it parses args (the flags after "serve"),
+// then builds the site folder or serves it until ctx is cancelled.
+func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address")
 	dir := fs.String("dir", filepath.Join("build", "web"), "site folder")
@@ -85,24 +90,24 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		for _, h := range strings.Split(s, ",") {
 			h = strings.ToLower(strings.TrimSpace(h))
 			if h == "" || strings.ContainsAny(h, "/:@ ") {
-				return usagef("--allow-host %s: not a host name (allowed: names like lab.example.com, comma-separated)", s)
+				return flags.Usagef("--allow-host %s: not a host name (allowed: names like lab.example.com, comma-separated)", s)
 			}
 			allowHosts = append(allowHosts, h)
 		}
 		return nil
 	})
-	if err := parseFlags(fs, "serve", args); err != nil {
+	if err := flags.Parse(fs, "serve", args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, usageServe)
+			fmt.Fprint(stdout, Usage)
 			return nil
 		}
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usagef("serve: unexpected argument %q (flags start with --)", fs.Arg(0))
+		return flags.Usagef("serve: unexpected argument %q (flags start with --)", fs.Arg(0))
 	}
-	if err := checkConflicts(fs, []conflict{
-		{"open", "build", "--build only builds the site folder"}, {"addr", "build", "--build only builds the site folder"},
+	if err := flags.CheckConflicts(fs, []flags.Conflict{
+		{A: "open", B: "build", Why: "--build only builds the site folder"}, {A: "addr", B: "build", Why: "--build only builds the site folder"},
 	}); err != nil {
 		return err
 	}
@@ -110,7 +115,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if strings.TrimSpace(*dir) == "" {
-		return usagef(`--dir "": needs a folder (allowed: a site folder, e.g. build/web)`)
+		return flags.Usagef(`--dir "": needs a folder (allowed: a site folder, e.g. build/web)`)
 	}
 
 	if *buildOnly {
@@ -124,17 +129,17 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// in use or a --dir that is a file is said at once, not after a build.
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
-		return usagef("--addr %s: cannot listen: %v", *addr, errors.Unwrap(err))
+		return flags.Usagef("--addr %s: cannot listen: %v", *addr, errors.Unwrap(err))
 	}
 	defer ln.Close()
 	if st, err := os.Stat(*dir); err == nil && !st.IsDir() {
-		return usagef("--dir %s: is a file (allowed: a site folder, e.g. build/web, made when missing)", *dir)
+		return flags.Usagef("--dir %s: is a file (allowed: a site folder, e.g. build/web, made when missing)", *dir)
 	}
 	dirSet := false
 	fs.Visit(func(f *flag.Flag) { dirSet = dirSet || f.Name == "dir" })
 	var root http.FileSystem
 	what := *dir
-	if site := embeddedSite(); site != nil && !dirSet {
+	if site := EmbeddedSite(); site != nil && !dirSet {
 		// A binary built with the site inside (make web-binary) needs no
 		// folder and no toolchain; --dir still serves a folder instead.
 		root, what = http.FS(site), "the site built into this binary"
@@ -177,7 +182,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 func checkAddr(addr string) error {
 	if _, port, err := net.SplitHostPort(addr); err != nil || port == "" {
-		return usagef("--addr %s: not HOST:PORT (allowed: e.g. 127.0.0.1:8080, localhost:0)", addr)
+		return flags.Usagef("--addr %s: not HOST:PORT (allowed: e.g. 127.0.0.1:8080, localhost:0)", addr)
 	}
 	return nil
 }
@@ -369,7 +374,7 @@ func buildSite(ctx context.Context, src, dir string, stderr io.Writer) error {
 	if err := gzipLarge(tmp); err != nil {
 		return fmt.Errorf("compressing the site: %w", err)
 	}
-	stamp, _ := json.MarshalIndent(Site{BuiltAt: time.Now().UTC().Format(time.RFC3339), GoVersion: runtime.Version(), Packlab: version}, "", "  ")
+	stamp, _ := json.MarshalIndent(Site{BuiltAt: time.Now().UTC().Format(time.RFC3339), GoVersion: runtime.Version(), Packlab: app.Version}, "", "  ")
 	if err := os.WriteFile(filepath.Join(tmp, siteStamp), append(stamp, '\n'), 0o644); err != nil {
 		return err
 	}

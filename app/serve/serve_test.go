@@ -1,4 +1,4 @@
-package main
+package serve
 
 import (
 	"bufio"
@@ -20,6 +20,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/packlab/packlab/app/flags"
 )
 
 // TestServeBadInput: bad flags are one line naming the flag and the value,
@@ -36,7 +38,7 @@ func TestServeBadInput(t *testing.T) {
 		{[]string{"serve", "extra"}, `serve: unexpected argument "extra"`},
 	} {
 		_, _, err := packlab(t, c.args...)
-		var ue *usageError
+		var ue *flags.UsageError
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("packlab %s: error %v, want a usage error containing %q", strings.Join(c.args, " "), err, c.want)
 		}

@@ -1,4 +1,4 @@
-package main
+package serve
 
 // What packlab serve does to stay up and keep the page to itself: timeouts
 // on every phase of a connection, a cap on connections, response headers

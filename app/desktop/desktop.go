@@ -9,7 +9,7 @@
 // (Debian packages: build-essential pkg-config libgtk-3-dev
 // libwebkit2gtk-4.1-dev; `make desktop` installs them and builds it).
 
-package main
+package desktop
 
 import (
 	"context"
@@ -30,8 +30,10 @@ import (
 	"github.com/packlab/packlab/frontend"
 )
 
-//go:embed build/appicon.png
-var appIcon []byte
+// Icon is the window's icon (build/appicon.png, which Wails' own build
+// uses too); main sets it, as a package cannot embed a file above its
+// folder.
+var Icon []byte
 
 // Environment the desktop app reads.
 const (
@@ -49,11 +51,12 @@ const (
 	envSmokeSaveDir = "PACKLAB_SMOKE_SAVE_DIR"
 )
 
-// openLab opens the lab window and returns when it is closed.
-func openLab() (bool, error) { return true, runDesktop() }
+// Open opens the lab window and returns when it is closed; opened is
+// whether this binary has one.
+func Open() (opened bool, err error) { return true, runDesktop() }
 
-// windowBuiltIn says whether this binary has the lab window.
-const windowBuiltIn = true
+// BuiltIn says whether this binary has the lab window.
+const BuiltIn = true
 
 // desktopHost is the window's side of app.Options: Wails events and dialogs,
 // usable once Wails has handed over its context.
@@ -152,7 +155,7 @@ func runDesktop() error {
 		},
 		Bind:           bind,
 		ErrorFormatter: func(err error) any { return app.ErrorOf(err, "") },
-		Linux:          &linux.Options{Icon: appIcon, ProgramName: "packlab", WebviewGpuPolicy: linux.WebviewGpuPolicyOnDemand},
+		Linux:          &linux.Options{Icon: Icon, ProgramName: "packlab", WebviewGpuPolicy: linux.WebviewGpuPolicyOnDemand},
 	})
 }
 

@@ -1,4 +1,4 @@
-package main
+package cli
 
 // packlab history clear: delete every saved result of a results folder
 // (the desktop's History tab deletes a selection the same way, through the
@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/packlab/packlab/app/flags"
 	"github.com/packlab/packlab/experiments"
 )
 
@@ -22,7 +23,7 @@ const usageHistory = `packlab history clear [flags] — delete every saved resul
 
 'packlab report --list' lists the jobs first; 'packlab report --job ID' reports one.
 Files in the folder that are not results are left alone.
-` + flagRules
+` + flags.Rules
 
 func cmdHistory(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "clear" {
@@ -34,12 +35,12 @@ func cmdHistory(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		if len(args) > 0 {
 			what = fmt.Sprintf("%q", args[0])
 		}
-		return usagef("history: %s after history (allowed: clear; 'packlab report --list' lists the jobs)", what)
+		return flags.Usagef("history: %s after history (allowed: clear; 'packlab report --list' lists the jobs)", what)
 	}
 	fs := flag.NewFlagSet("history clear", flag.ContinueOnError)
 	dir := fs.String("results", "", "results folder")
 	yes := fs.Bool("yes", false, "delete without asking")
-	if err := parseFlags(fs, "history clear", args[1:]); err != nil {
+	if err := flags.Parse(fs, "history clear", args[1:]); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usageHistory)
 			return nil
@@ -47,7 +48,7 @@ func cmdHistory(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usagef("history clear: unexpected argument %q (flags start with --)", fs.Arg(0))
+		return flags.Usagef("history clear: unexpected argument %q (flags start with --)", fs.Arg(0))
 	}
 	if *dir == "" {
 		d, err := experiments.DefaultResultsDir()
@@ -76,7 +77,7 @@ func cmdHistory(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	question := fmt.Sprintf("delete %d result(s) of %d job(s) in %s", n, len(jobs), *dir)
 	if !*yes {
 		if !isTerminal(stdin) {
-			return usagef("history clear: would %s; add --yes to confirm (standard input is not a terminal to ask on)", question)
+			return flags.Usagef("history clear: would %s; add --yes to confirm (standard input is not a terminal to ask on)", question)
 		}
 		fmt.Fprintf(stderr, "packlab: %s? [y/N] ", question)
 		var answer string

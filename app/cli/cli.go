@@ -1,4 +1,4 @@
-package main
+package cli
 
 // The command line: a thin layer over experiments. Every flag is read and
 // checked before any work; bad input is one line naming the flag, the value
@@ -20,10 +20,24 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/packlab/packlab/app"
+	"github.com/packlab/packlab/app/desktop"
+	"github.com/packlab/packlab/app/flags"
+	"github.com/packlab/packlab/app/serve"
 	"github.com/packlab/packlab/experiments"
 )
 
-// run is the whole command line: main only wires it to the process. Ctrl-C
+// Main is the whole command line, as main runs it: it prints an error as
+// one line prefixed "packlab: " on stderr and returns the exit code.
+func Main(args []string, stdout, stderr io.Writer) int {
+	if err := run(args, stdout, stderr); err != nil {
+		fmt.Fprintln(stderr, "packlab:", oneLine(err))
+		return exitCode(err)
+	}
+	return 0
+}
+
+// run is the whole command line but for printing its error. Ctrl-C
 // (SIGINT), SIGTERM or SIGHUP cancels the work in progress; the error names
 // the signal and the exit code is 128 + its number, as a shell reports it.
 func run(args []string, stdout, stderr io.Writer) error {
@@ -75,21 +89,14 @@ type signalExit struct {
 func (e *signalExit) Error() string { return e.err.Error() }
 func (e *signalExit) Unwrap() error { return e.err }
 
-// usageError is bad input on the command line (exit code 2).
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
-
-// exitCode is one code per class of outcome, as help states (flagRules):
+// exitCode is one code per class of outcome, as help states (flags.Rules):
 // 130 after a cancel (as a shell reports Ctrl-C), 2 for bad input (a flag,
 // a file's content, or the memory guard's refusal: the input asks for more
 // than the machine has), 1 for a failure while running.
 func exitCode(err error) int {
 	var fe *experiments.FieldError
 	var ie *experiments.InputError
-	var ue *usageError
+	var ue *flags.UsageError
 	var me *experiments.MemoryError
 	var se *signalExit
 	switch {
@@ -116,7 +123,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 		}
 	}()
 	if len(args) == 0 {
-		if opened, err := openLab(); opened { // the lab window, in a desktop build (desktop.go)
+		if opened, err := desktop.Open(); opened { // the lab window, in a desktop build
 			return err
 		}
 		fmt.Fprint(stdout, usageText()+"\n"+noWindow)
@@ -137,11 +144,11 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 	case "plan":
 		return cmdPlan(ctx, args[1:], stdout, stderr) // cli_plan.go
 	case "serve":
-		return cmdServe(ctx, args[1:], stdout, stderr) // the browser lab: serve.go
+		return serve.Command(ctx, args[1:], stdout, stderr) // the browser lab
 	case "history":
 		return cmdHistory(ctx, args[1:], os.Stdin, stdout, stderr) // cli_history.go
 	}
-	return usagef("unknown command %q (allowed: run, sweep, plan, report, serve, history, version, help)", args[0])
+	return flags.Usagef("unknown command %q (allowed: run, sweep, plan, report, serve, history, version, help)", args[0])
 }
 
 func help(args []string, stdout io.Writer) error {
@@ -161,9 +168,9 @@ func help(args []string, stdout io.Writer) error {
 	case "plan":
 		fmt.Fprint(stdout, usagePlan)
 	case "serve":
-		fmt.Fprint(stdout, usageServe) // serve.go
+		fmt.Fprint(stdout, serve.Usage)
 	default:
-		return usagef("help %q: unknown command (allowed: run, sweep, plan, report, serve, history)", args[0])
+		return flags.Usagef("help %q: unknown command (allowed: run, sweep, plan, report, serve, history)", args[0])
 	}
 	return nil
 }
@@ -192,7 +199,7 @@ func newRunFlags(fs *flag.FlagSet, sweep bool) *runFlags {
 			}
 		}
 		if len(c.Layouts) == 0 {
-			return usagef("--layout %q: no layout given (allowed: a comma-separated list of %s)", s, experiments.LayoutNames())
+			return flags.Usagef("--layout %q: no layout given (allowed: a comma-separated list of %s)", s, experiments.LayoutNames())
 		}
 		return nil
 	})
@@ -214,7 +221,7 @@ func newRunFlags(fs *flag.FlagSet, sweep bool) *runFlags {
 		t := strings.TrimSpace(s)
 		v, err := strconv.ParseUint(t, 10, 64)
 		if err != nil || len(t) > 1 && t[0] == '0' {
-			return usagef("--seed %s: not a decimal whole number (allowed: 0 to %d, written in decimal without leading zeros)", experiments.ShowValue(s), uint64(math.MaxUint64))
+			return flags.Usagef("--seed %s: not a decimal whole number (allowed: 0 to %d, written in decimal without leading zeros)", experiments.ShowValue(s), uint64(math.MaxUint64))
 		}
 		c.Seed = v
 		return nil
@@ -255,9 +262,9 @@ func newRunFlags(fs *flag.FlagSet, sweep bool) *runFlags {
 }
 
 // runFlagConflicts refuses run's and sweep's flags that contradict each
-// other (flags.go).
+// other (flags.go, and app/flags for the rules every command follows).
 func runFlagConflicts(fs *flag.FlagSet, f *runFlags) error {
-	if err := checkConflicts(fs, runConflicts); err != nil {
+	if err := flags.CheckConflicts(fs, runConflicts); err != nil {
 		return err
 	}
 	return checkLoadFactor(fs, f.cfg.Layouts)
@@ -268,10 +275,10 @@ func runFlagConflicts(fs *flag.FlagSet, f *runFlags) error {
 func intFlag(name, s string, lo, hi int, dst *int) error {
 	v, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil {
-		return usagef("%s %s: not a whole number (allowed: %d to %d)", name, experiments.ShowValue(s), lo, hi)
+		return flags.Usagef("%s %s: not a whole number (allowed: %d to %d)", name, experiments.ShowValue(s), lo, hi)
 	}
 	if v < lo || v > hi {
-		return usagef("%s %s: out of range (allowed: %d to %d)", name, experiments.ShowValue(s), lo, hi)
+		return flags.Usagef("%s %s: out of range (allowed: %d to %d)", name, experiments.ShowValue(s), lo, hi)
 	}
 	*dst = v
 	return nil
@@ -286,12 +293,12 @@ func settleFlag(s string, dst *float64) error {
 	if err != nil {
 		d, derr := time.ParseDuration(t)
 		if derr != nil {
-			return usagef("--settle %s: not a number of seconds or a duration (allowed: %s)", experiments.ShowValue(s), allowed)
+			return flags.Usagef("--settle %s: not a number of seconds or a duration (allowed: %s)", experiments.ShowValue(s), allowed)
 		}
 		v = d.Seconds()
 	}
 	if !(v >= 0 && v <= experiments.MaxSettleSeconds) {
-		return usagef("--settle %s: out of range (allowed: %s)", experiments.ShowValue(s), allowed)
+		return flags.Usagef("--settle %s: out of range (allowed: %s)", experiments.ShowValue(s), allowed)
 	}
 	*dst = v
 	return nil
@@ -300,49 +307,13 @@ func settleFlag(s string, dst *float64) error {
 func floatFlag(name, s string, lo, hi float64, dst *float64) error {
 	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return usagef("%s %s: not a number (allowed: %v to %v)", name, experiments.ShowValue(s), lo, hi)
+		return flags.Usagef("%s %s: not a number (allowed: %v to %v)", name, experiments.ShowValue(s), lo, hi)
 	}
 	if v < lo || v > hi {
-		return usagef("%s %s: out of range (allowed: %v to %v)", name, experiments.ShowValue(s), lo, hi)
+		return flags.Usagef("%s %s: out of range (allowed: %v to %v)", name, experiments.ShowValue(s), lo, hi)
 	}
 	*dst = v
 	return nil
-}
-
-// parseFlags parses args with fs, turning the flag package's messages into
-// packlab's one-line form; the flag callbacks' own messages pass through.
-// -h and --help return flag.ErrHelp.
-func parseFlags(fs *flag.FlagSet, cmd string, args []string) error {
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	strictFlags(fs, cmd) // flags.go: once each, a value for each, no flag as a value
-	err := fs.Parse(args)
-	if err == nil || errors.Is(err, flag.ErrHelp) {
-		return err
-	}
-	if r := refusal(fs); r != nil {
-		return r
-	}
-	msg := err.Error()
-	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
-		return usagef("unknown flag --%s for %s (run 'packlab help %s' for the flags)", strings.TrimLeft(name, "-"), cmd, cmd)
-	}
-	if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
-		return usagef("--%s: needs a value (run 'packlab help %s')", strings.TrimLeft(name, "-"), cmd)
-	}
-	// `invalid value "x" for flag -name: <callback's message>`, or
-	// `invalid boolean value "x" for -name: parse error`.
-	if rest, ok := strings.CutPrefix(msg, "invalid boolean value "); ok {
-		value, name, _ := strings.Cut(rest, " for -")
-		name, _, _ = strings.Cut(name, ":")
-		return usagef("--%s=%s: not a boolean (allowed: --%s alone, or --%s=true or false)", name, strings.Trim(value, `"`), name, name)
-	}
-	if i := strings.Index(msg, " for flag -"); i >= 0 {
-		if _, why, ok := strings.Cut(msg[i+len(" for flag -"):], ": "); ok {
-			return usagef("%s", why)
-		}
-	}
-	return usagef("%s", msg)
 }
 
 // checkFormat refuses an unknown output format before any work.
@@ -352,13 +323,13 @@ func checkFormat(format string, allowed []string) error {
 			return nil
 		}
 	}
-	return usagef("--format %s: unknown format (allowed: %s)", experiments.ShowValue(format), strings.Join(allowed, ", "))
+	return flags.Usagef("--format %s: unknown format (allowed: %s)", experiments.ShowValue(format), strings.Join(allowed, ", "))
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	f := newRunFlags(fs, false)
-	if err := parseFlags(fs, "run", args); err != nil {
+	if err := flags.Parse(fs, "run", args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usageRunText())
 			return nil
@@ -366,7 +337,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usagef("run: unexpected argument %q (flags start with --; run 'packlab help run')", fs.Arg(0))
+		return flags.Usagef("run: unexpected argument %q (flags start with --; run 'packlab help run')", fs.Arg(0))
 	}
 	if err := runFlagConflicts(fs, f); err != nil {
 		return err
@@ -383,7 +354,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		name, args = args[0], args[1:]
 	}
-	if err := parseFlags(fs, "sweep", args); err != nil {
+	if err := flags.Parse(fs, "sweep", args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usageSweep())
 			return nil
@@ -395,17 +366,17 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		name, rest = rest[0], rest[1:]
 	}
 	if name == "" {
-		return usagef("sweep: which one? (allowed: %s)", strings.Join(experiments.SweepNames(), ", "))
+		return flags.Usagef("sweep: which one? (allowed: %s)", strings.Join(experiments.SweepNames(), ", "))
 	}
 	if len(rest) > 0 {
-		return usagef("sweep %s: unexpected argument %q (flags start with --)", name, rest[0])
+		return flags.Usagef("sweep %s: unexpected argument %q (flags start with --)", name, rest[0])
 	}
 	if err := runFlagConflicts(fs, f); err != nil {
 		return err
 	}
 	sw, err := experiments.FindSweep(name)
 	if err != nil {
-		return usagef("sweep %q: unknown sweep (allowed: %s)", name, strings.Join(experiments.SweepNames(), ", "))
+		return flags.Usagef("sweep %q: unknown sweep (allowed: %s)", name, strings.Join(experiments.SweepNames(), ", "))
 	}
 	opt := experiments.SweepOptions{MaxShards: f.maxShards, WithReferences: f.withRefs, WithClickHouse: f.withCH}
 	var measured []experiments.Result
@@ -584,7 +555,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	title := fs.String("title", "", "report title")
 	list := fs.Bool("list", false, "list saved jobs")
 	force := fs.Bool("force", false, "replace an existing --out file")
-	if err := parseFlags(fs, "report", args); err != nil {
+	if err := flags.Parse(fs, "report", args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usageReport)
 			return nil
@@ -592,13 +563,13 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if fs.NArg() > 0 {
-		return usagef("report: unexpected argument %q (flags start with --)", fs.Arg(0))
+		return flags.Usagef("report: unexpected argument %q (flags start with --)", fs.Arg(0))
 	}
 	const pick = "each picks the jobs or results to report"
-	if err := checkConflicts(fs, []conflict{
-		{"out", "list", "--list prints the ids"}, {"format", "list", "--list prints the ids"}, {"title", "list", "--list prints the ids"},
-		{"job", "all", pick}, {"job", "since", pick}, {"job", "ids", pick}, {"all", "since", pick}, {"all", "ids", pick}, {"since", "ids", pick},
-		{"ids", "list", "--list lists jobs; --list --job ID lists a job's results"},
+	if err := flags.CheckConflicts(fs, []flags.Conflict{
+		{A: "out", B: "list", Why: "--list prints the ids"}, {A: "format", B: "list", Why: "--list prints the ids"}, {A: "title", B: "list", Why: "--list prints the ids"},
+		{A: "job", B: "all", Why: pick}, {A: "job", B: "since", Why: pick}, {A: "job", B: "ids", Why: pick}, {A: "all", B: "since", Why: pick}, {A: "all", B: "ids", Why: pick}, {A: "since", B: "ids", Why: pick},
+		{A: "ids", B: "list", Why: "--list lists jobs; --list --job ID lists a job's results"},
 	}); err != nil {
 		return err
 	}
@@ -614,7 +585,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	var after time.Time
-	if _, set := given(fs, "since"); set {
+	if _, set := flags.Given(fs, "since"); set {
 		if after, err = parseSince(*since, time.Now()); err != nil {
 			return err
 		}
@@ -640,7 +611,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		*dir = d
 	}
 	if st, err := os.Stat(*dir); err != nil || !st.IsDir() {
-		return usagef("--results %s: no such folder (allowed: a folder of saved results; run 'packlab run' first)", *dir)
+		return flags.Usagef("--results %s: no such folder (allowed: a folder of saved results; run 'packlab run' first)", *dir)
 	}
 	store := &experiments.Store{Dir: *dir}
 	var results []experiments.Result
@@ -672,7 +643,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			for _, id := range jobList {
 				i := slices.IndexFunc(saved, func(j experiments.JobResults) bool { return j.ID == id })
 				if i < 0 {
-					return usagef("--job %s: no such job in %s (allowed: job ids listed by 'packlab report --list')", experiments.ShowValue(id), *dir)
+					return flags.Usagef("--job %s: no such job in %s (allowed: job ids listed by 'packlab report --list')", experiments.ShowValue(id), *dir)
 				}
 				jobs = append(jobs, saved[i])
 			}
@@ -685,7 +656,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 				}
 			}
 			if len(jobs) == 0 {
-				return usagef("--since %s: no job started since %s in %s (allowed: a time before the last job, %s)",
+				return flags.Usagef("--since %s: no job started since %s in %s (allowed: a time before the last job, %s)",
 					experiments.ShowValue(*since), after.Local().Format("2006-01-02 15:04:05"), *dir, localTime(saved[0].StartedAt))
 			}
 		case *list:
@@ -711,7 +682,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	picked := fmt.Sprintf("%d results", len(results))
 	if len(jobs) == 1 {
 		picked += " of job " + jobs[0].ID + " (" + experiments.TerminalText(jobs[0].Name) + ")"
-		if _, set := given(fs, "title"); !set {
+		if _, set := flags.Given(fs, "title"); !set {
 			*title = experiments.DefaultReportTitle + ": " + jobs[0].Name
 		}
 	} else if len(jobs) > 1 {
@@ -749,8 +720,8 @@ func idsFlag(fs *flag.FlagSet, name, value, what, lister string) ([]string, erro
 			list = append(list, id)
 		}
 	}
-	if _, set := given(fs, name); set && len(list) == 0 {
-		return nil, usagef("--%s %s: no %s in it (allowed: ids listed by '%s', comma-separated)", name, experiments.ShowValue(value), what, lister)
+	if _, set := flags.Given(fs, name); set && len(list) == 0 {
+		return nil, flags.Usagef("--%s %s: no %s in it (allowed: ids listed by '%s', comma-separated)", name, experiments.ShowValue(value), what, lister)
 	}
 	return list, nil
 }
@@ -776,7 +747,7 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 			return t, nil
 		}
 	}
-	return time.Time{}, usagef("--since %s: not a time (allowed: a duration back from now like 90m, 2h or 3d; a date 2026-12-01; a time 2026-12-01T10:00)", experiments.ShowValue(s))
+	return time.Time{}, flags.Usagef("--since %s: not a time (allowed: a duration back from now like 90m, 2h or 3d; a date 2026-12-01; a time 2026-12-01T10:00)", experiments.ShowValue(s))
 }
 
 // localTime shows an RFC 3339 time in this machine's zone.
@@ -824,15 +795,15 @@ For the window, 'make lab' builds bin/packlab-desktop and opens it (or
 // lab window (make desktop) and the browser lab's site (make web-binary).
 func versionText() string {
 	window := "not built in ('make desktop' builds bin/packlab-desktop with it)"
-	if windowBuiltIn {
+	if desktop.BuiltIn {
 		window = "built in (packlab with no command opens it)"
 	}
 	site := "not built in ('packlab serve' builds build/web/ from the source; 'make web-binary' builds bin/packlab-web with it inside)"
-	if embeddedSite() != nil {
+	if serve.EmbeddedSite() != nil {
 		site = "built in ('packlab serve' needs no folder)"
 	}
 	return fmt.Sprintf("packlab %s (%s, %s/%s)\nlab window: %s\nbrowser site: %s\n",
-		version, runtime.Version(), runtime.GOOS, runtime.GOARCH, window, site)
+		app.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH, window, site)
 }
 
 const usage = `packlab — a tuning lab for memory-dense, sharded hash maps
@@ -854,7 +825,7 @@ Each layout is measured in a fresh child process, so its RSS is its own;
 results are saved as JSON in {{results}} (--results DIR).
 Every run and sweep is a job: 'packlab report' reports the last one,
 'packlab report --list' lists them.
-` + flagRules
+` + flags.Rules
 
 const usageRun = `packlab run [flags] — measure layouts at one configuration
 
@@ -924,7 +895,7 @@ Output:
   --results DIR         results folder (default {{results}},
                         from $XDG_DATA_HOME, else ~/.local/share)
   --no-save             do not save results
-` + flagRules
+` + flags.Rules
 
 // usageRunText is usageRun with what this machine has of the reference maps.
 func usageRunText() string {
@@ -979,7 +950,7 @@ func usageSweep() string {
 	b.WriteString("  --max-shards N        shards sweep: the largest shard count (default 8)\n")
 	b.WriteString("  --with-references     seed-table sweep: the C++ reference maps too (" + referencesStatus() + ")\n")
 	b.WriteString("  --with-clickhouse     seed-table sweep: ClickHouse's own dictionaries too (" + clickHouseStatus() + ")\n")
-	b.WriteString(flagRules)
+	b.WriteString(flags.Rules)
 	return b.String()
 }
 
@@ -1000,4 +971,4 @@ report is of the last job unless told otherwise:
   --title T             the report's title (default: the job's name)
   --list                list the jobs instead, newest first; with --job or --all,
                         each job's results below it
-` + flagRules
+` + flags.Rules

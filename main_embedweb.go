@@ -9,19 +9,15 @@ package main
 import (
 	"embed"
 	"io/fs"
+
+	"github.com/packlab/packlab/app/serve"
 )
 
 //go:embed build/web
 var webFiles embed.FS
 
-// embeddedSite is build/web as it was when this binary was built.
-func embeddedSite() fs.FS {
-	site, err := fs.Sub(webFiles, "build/web")
-	if err != nil {
-		return nil
+func init() {
+	if site, err := fs.Sub(webFiles, "build/web"); err == nil {
+		serve.Embedded = site
 	}
-	if _, err := fs.Stat(site, siteStamp); err != nil {
-		return nil
-	}
-	return site
 }

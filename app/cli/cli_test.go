@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/packlab/packlab/app"
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
 )
@@ -29,11 +30,18 @@ func TestMain(m *testing.M) {
 		os.Exit(experiments.WorkerMain())
 	}
 	if os.Getenv(mainEnv) == "1" {
-		main()
-		os.Exit(0)
+		if len(os.Args) > 1 && os.Args[1] == experiments.WorkerArg {
+			os.Exit(experiments.WorkerMain())
+		}
+		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	if os.Getenv("GORACE") == "" {
 		os.Setenv("GORACE", "atexit_sleep_ms=0") // see experiments' TestMain
+	}
+	// The tests name the project's files as a user in its root does
+	// (README.md, examples/, bin/).
+	if err := os.Chdir(filepath.Join("..", "..")); err != nil {
+		panic(err)
 	}
 	os.Exit(m.Run())
 }
@@ -361,7 +369,7 @@ func TestHelpAndVersion(t *testing.T) {
 		{[]string{"sweep", "--help"}, "--max-shards N"},
 		{[]string{"help", "report"}, "--ids ID,ID"},
 		{[]string{"help", "serve"}, "packlab serve"},
-		{[]string{"version"}, "packlab " + version},
+		{[]string{"version"}, "packlab " + app.Version},
 		// This test binary has no window: packlab with no command says so
 		// and how to get it, and version says what is built in.
 		{nil, "This packlab has no lab window: it was built without the desktop tags.\nFor the window, 'make lab' builds bin/packlab-desktop"},

@@ -1,4 +1,8 @@
-package main
+// Package flags holds the rules every packlab command's flags follow, and
+// its usage errors (exit code 2): each flag once, a value for every flag
+// that takes one, contradicting flags refused naming both, and the flag
+// package's messages turned into one line that names the flag and value.
+package flags
 
 // The rules every command's flags follow, stated in help (flagRules):
 //
@@ -12,12 +16,15 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
+	"io"
 	"strings"
 
 	"github.com/packlab/packlab/experiments"
 )
 
-const flagRules = `
+// Rules is the rules as help states them.
+const Rules = `
 Flags: each flag at most once, a value for every flag that takes one (--title may
 be empty); flags that contradict each other are refused, naming both.
 Exit codes: 0 done, 2 bad input (a flag, a file's content, or the memory guard's
@@ -43,7 +50,7 @@ func (v *strictValue) IsBoolFlag() bool { return v.isBool }
 
 func (v *strictValue) Set(s string) error {
 	err := v.set1(s)
-	var ue *usageError
+	var ue *UsageError
 	var fe *experiments.FieldError
 	if errors.As(err, &ue) || errors.As(err, &fe) {
 		v.err = err
@@ -54,30 +61,30 @@ func (v *strictValue) Set(s string) error {
 func (v *strictValue) set1(s string) error {
 	if v.set {
 		if v.isBool {
-			return usagef("--%s: given twice (allowed: each flag once)", v.name)
+			return Usagef("--%s: given twice (allowed: each flag once)", v.name)
 		}
-		return usagef("--%s %s: given twice, first as --%s %s (allowed: each flag once)",
+		return Usagef("--%s %s: given twice, first as --%s %s (allowed: each flag once)",
 			v.name, experiments.ShowValue(s), v.name, experiments.ShowValue(v.given))
 	}
 	v.set, v.given = true, s
 	if !v.isBool {
 		if strings.TrimSpace(s) == "" && !v.allowEmpty {
-			return usagef("--%s %s: empty (allowed: a value; run 'packlab help %s', or leave the flag out for its default)",
+			return Usagef("--%s %s: empty (allowed: a value; run 'packlab help %s', or leave the flag out for its default)",
 				v.name, experiments.ShowValue(s), v.cmd)
 		}
 		if name, ok := strings.CutPrefix(s, "-"); ok {
 			name, _, _ = strings.Cut(strings.TrimPrefix(name, "-"), "=")
 			if v.fs.Lookup(name) != nil {
-				return usagef("--%s: needs a value, but the next argument is the flag %s (run 'packlab help %s')", v.name, s, v.cmd)
+				return Usagef("--%s: needs a value, but the next argument is the flag %s (run 'packlab help %s')", v.name, s, v.cmd)
 			}
 		}
 	}
 	return v.Value.Set(s)
 }
 
-// strictFlags puts every flag of fs under the rules; call it once every
+// Strict puts every flag of fs under the rules; call it once every
 // flag is defined and before fs.Parse.
-func strictFlags(fs *flag.FlagSet, cmd string) {
+func Strict(fs *flag.FlagSet, cmd string) {
 	fs.VisitAll(func(f *flag.Flag) {
 		if _, done := f.Value.(*strictValue); done {
 			return
@@ -99,8 +106,8 @@ func refusal(fs *flag.FlagSet) error {
 	return err
 }
 
-// given is the value the user gave flag name, and whether they gave it.
-func given(fs *flag.FlagSet, name string) (string, bool) {
+// Given is the value the user gave flag name, and whether they gave it.
+func Given(fs *flag.FlagSet, name string) (string, bool) {
 	f := fs.Lookup(name)
 	if f == nil {
 		return "", false
@@ -113,10 +120,10 @@ func given(fs *flag.FlagSet, name string) (string, bool) {
 	return f.Value.String(), set
 }
 
-// shownFlag is a given flag as the user wrote it: "--rows 5", or "--open"
+// Shown is a given flag as the user wrote it: "--rows 5", or "--open"
 // for a switch.
-func shownFlag(fs *flag.FlagSet, name string) string {
-	v, _ := given(fs, name)
+func Shown(fs *flag.FlagSet, name string) string {
+	v, _ := Given(fs, name)
 	if sv, ok := fs.Lookup(name).Value.(*strictValue); ok && sv.isBool {
 		if v == "true" {
 			return "--" + name
@@ -126,42 +133,63 @@ func shownFlag(fs *flag.FlagSet, name string) string {
 	return "--" + name + " " + experiments.ShowValue(v)
 }
 
-// conflict is a pair of flags that cannot be given together, and why.
-type conflict struct{ a, b, why string }
+// Conflict is a pair of flags that cannot be given together, and why.
+type Conflict struct{ A, B, Why string }
 
-// checkConflicts refuses the first pair of cs whose flags were both given:
+// CheckConflicts refuses the first pair of cs whose flags were both given:
 // "--rows 5: cannot be combined with --source big.tsv (a file gives all its
 // rows; allowed: one of the two)".
-func checkConflicts(fs *flag.FlagSet, cs []conflict) error {
+func CheckConflicts(fs *flag.FlagSet, cs []Conflict) error {
 	for _, c := range cs {
-		_, a := given(fs, c.a)
-		_, b := given(fs, c.b)
+		_, a := Given(fs, c.A)
+		_, b := Given(fs, c.B)
 		if a && b {
-			return usagef("%s: cannot be combined with %s (%s; allowed: one of the two)", shownFlag(fs, c.a), shownFlag(fs, c.b), c.why)
+			return Usagef("%s: cannot be combined with %s (%s; allowed: one of the two)", Shown(fs, c.A), Shown(fs, c.B), c.Why)
 		}
 	}
 	return nil
 }
 
-// runConflicts are the pairs of run's and sweep's flags that contradict
-// each other, besides those Config.Validate refuses (--keys with --source,
-// --miss-rate with --no-read, a file's options without --source).
-var runConflicts = []conflict{
-	{"rows", "source", "a file gives all its rows"},
-	{"results", "no-save", "--no-save saves nothing"},
-}
+// UsageError is bad input on the command line (exit code 2).
+type UsageError struct{ msg string }
 
-// checkLoadFactor refuses --max-load-factor when every layout asked for
-// grows by its own rule and ignores it.
-func checkLoadFactor(fs *flag.FlagSet, layouts []string) error {
-	if _, ok := given(fs, "max-load-factor"); !ok || len(layouts) == 0 {
-		return nil
+func (e *UsageError) Error() string { return e.msg }
+
+// Usagef is a UsageError.
+func Usagef(format string, a ...any) error { return &UsageError{fmt.Sprintf(format, a...)} }
+
+// Parse parses args with fs, turning the flag package's messages into
+// packlab's one-line form; the flag callbacks' own messages pass through.
+// -h and --help return flag.ErrHelp.
+func Parse(fs *flag.FlagSet, cmd string, args []string) error {
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	Strict(fs, cmd) // once each, a value for each, no flag as a value
+	err := fs.Parse(args)
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return err
 	}
-	for _, l := range layouts {
-		if experiments.UsesMaxLoadFactor(strings.ToLower(strings.TrimSpace(l))) {
-			return nil
+	if r := refusal(fs); r != nil {
+		return r
+	}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		return Usagef("unknown flag --%s for %s (run 'packlab help %s' for the flags)", strings.TrimLeft(name, "-"), cmd, cmd)
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
+		return Usagef("--%s: needs a value (run 'packlab help %s')", strings.TrimLeft(name, "-"), cmd)
+	}
+	// `invalid value "x" for flag -name: <callback's message>`, or
+	// `invalid boolean value "x" for -name: parse error`.
+	if rest, ok := strings.CutPrefix(msg, "invalid boolean value "); ok {
+		value, name, _ := strings.Cut(rest, " for -")
+		name, _, _ = strings.Cut(name, ":")
+		return Usagef("--%s=%s: not a boolean (allowed: --%s alone, or --%s=true or false)", name, strings.Trim(value, `"`), name, name)
+	}
+	if i := strings.Index(msg, " for flag -"); i >= 0 {
+		if _, why, ok := strings.Cut(msg[i+len(" for flag -"):], ": "); ok {
+			return Usagef("%s", why)
 		}
 	}
-	return usagef("%s: %s ignores it (hashed_array, gomap and the C++ reference maps grow by their own rule; allowed: with hashed, packed, sparse or compact)",
-		shownFlag(fs, "max-load-factor"), shownFlag(fs, "layout"))
+	return Usagef("%s", msg)
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/packlab/packlab/app/flags"
 	"github.com/packlab/packlab/experiments"
 )
 
@@ -195,7 +196,7 @@ func TestHistoryClear(t *testing.T) {
 	ctx := context.Background()
 	var out, errw strings.Builder
 	err := cmdHistory(ctx, []string{"clear", "--results", dir}, strings.NewReader("y\n"), &out, &errw)
-	var ue *usageError
+	var ue *flags.UsageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "would delete 2 result(s) of 1 job(s) in "+dir+"; add --yes") {
 		t.Fatalf("clear without --yes and no terminal: %v", err)
 	}

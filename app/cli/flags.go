@@ -1,0 +1,32 @@
+package cli
+
+import (
+	"flag"
+	"strings"
+
+	"github.com/packlab/packlab/app/flags"
+	"github.com/packlab/packlab/experiments"
+)
+
+// runConflicts are the pairs of run's and sweep's flags that contradict
+// each other, besides those Config.Validate refuses (--keys with --source,
+// --miss-rate with --no-read, a file's options without --source).
+var runConflicts = []flags.Conflict{
+	{A: "rows", B: "source", Why: "a file gives all its rows"},
+	{A: "results", B: "no-save", Why: "--no-save saves nothing"},
+}
+
+// checkLoadFactor refuses --max-load-factor when every layout asked for
+// grows by its own rule and ignores it.
+func checkLoadFactor(fs *flag.FlagSet, layouts []string) error {
+	if _, ok := flags.Given(fs, "max-load-factor"); !ok || len(layouts) == 0 {
+		return nil
+	}
+	for _, l := range layouts {
+		if experiments.UsesMaxLoadFactor(strings.ToLower(strings.TrimSpace(l))) {
+			return nil
+		}
+	}
+	return flags.Usagef("%s: %s ignores it (hashed_array, gomap and the C++ reference maps grow by their own rule; allowed: with hashed, packed, sparse or compact)",
+		flags.Shown(fs, "max-load-factor"), flags.Shown(fs, "layout"))
+}
