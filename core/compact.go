@@ -160,9 +160,24 @@ import (
 //     two prefetched lines from fill 0.8 on (lab reads, M rows/s, 2
 //     rounds: 21.0 and 22.5 against 22.4 and 23.8 at fill 0.9, 21.1 and
 //     23.0 against 22.3 and 24.4 at 0.885, 29.2 and 28.6 against 29.3 and
-//     30.4 at 0.83). Prefetching the next line too gains 3 % of a load
-//     below fill 0.8, and 30 to 60 % of a read above it, where probes run
-//     longer: batch does it from 0.8 on.
+//     30.4 at 0.83).
+//
+//   - The batch path (what a dictionary does: a bulk load, dictGet over a
+//     column), measured as the anchors harness's batch mode does it:
+//     GetMany prefetches the home slot's line and the next at every fill
+//     (30 to 60 % of a read above fill 0.8, 8 to 10 % below it: see
+//     batch), InsertMany four lines from the home slot's (10 to 12 % of a
+//     load's user time at 1e7: see compactInsertLines), as an insert
+//     reads on to the end of the run it shifts. Not kept: a scan for the
+//     run's end 4 slots a step with one branch (1.64-1.71 against
+//     1.59-1.63 user s at 1e7: it waits on memory, not on branches); as
+//     many lines as the fill's average run (no better than four). Where a
+//     batch load's time goes now (pprof, 1e7): growth passes 40 % (half
+//     of it the kernel filling each new slab), place1's shift 35 %, find
+//     11 %, the prefetches 6 %. Merging sorted blocks into the growth pass
+//     is the idea left; a buffer of pending pairs would cost its bytes
+//     beside a table already at its final size, which the peak forbids
+//     beyond a few MiB at 1e8.
 //
 //   - Inserts: a branch-free place-finding over the first 3 slots (the
 //     slot words compared as (displacement, -remainder)) gained nothing
