@@ -8,9 +8,7 @@ import (
 	"unsafe"
 )
 
-// Sparse is google's sparse_hash_map, which ClickHouse's SPARSE_HASHED used
-// for every key and value before PackedHashMap and still uses for values
-// over 8 bytes and complex keys.
+// The sparse layout: its memory picture, and the measurements behind it.
 //
 //	buckets: 2^n logical buckets, split into groups of 48
 //	group:   16 bytes = 48-bit bitmap (+ the vector's capacity in the top
@@ -112,6 +110,13 @@ import (
 // the Go heap's size classes gave 17.29 computed, and 66-87 bytes per pair
 // resident. The most the table held during the load was its final size
 // (the growth at 8.4e6 keys held less). See the README for RSS and times.
+
+// Sparse is google's sparse_hash_map, which ClickHouse's SPARSE_HASHED used
+// for every key and value before PackedHashMap and still uses for values
+// over 8 bytes and complex keys.
+//
+// Its design, with the measurements that chose it, is the comment at
+// the top of sparse.go.
 type Sparse[K, V Bits] struct {
 	groups    unsafe.Pointer // ceil(buckets/48) sparseGroups in groupSlab (closedMemory once closed)
 	arena     sparseArena    // the pages the vectors live in
