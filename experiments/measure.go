@@ -153,13 +153,7 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 	}
 	defer src.Close()
 
-	// Baseline. FreeOSMemory is a full collection, then every free page
-	// returned to the operating system.
-	debug.FreeOSMemory()
-	heap0 := heapInUse()
-	rss0, _ := statusMemory()
-	resetPeak()
-	_, hwm0 := statusMemory()
+	heap0, rss0, hwm0 := baseline()
 
 	// core.Load calls Progress from this goroutine: no lock needed.
 	timeline := []TimelinePoint{{Seconds: 0, Rows: 0, RSSBytes: 0}}
@@ -174,15 +168,8 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 			progress(Progress{Layout: string(l), Phase: phase, Rows: rows, TotalRows: src.Rows(), Seconds: elapsed.Seconds(), RSSBytes: rel(rss)})
 		}
 	}
-	if p.Threads > 0 {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(p.Threads))
-	}
-	threads := runtime.GOMAXPROCS(0)
-	if p.HugePages != "" { // else core's own: on, or PACKLAB_HUGEPAGES=off
-		huge, _ := hugePagesOn(p.HugePages)
-		defer core.SetHugePages(core.HugePages())
-		core.SetHugePages(huge)
-	}
+	threads, restore := p.applySettings()
+	defer restore()
 	lc := p.loadConfig(l)
 	lc.ProgressEvery = timelineEvery
 	lc.Progress = func(lp core.LoadProgress) {
@@ -220,9 +207,56 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 	// some events (an munmap, not the runtime's MADV_DONTNEED), so read after
 	// the collector returned pages it can be below the RSS read before.
 	sampledPeak = max(sampledPeak, currentRSS(), rss1)
+	r := p.result(l, st, lr, rr, lc)
+	r.StartedAt = started.UTC().Format(time.RFC3339)
+	r.Threads = threads
+	r.HeapBytes = max(heap1-heap0, 0)
+	r.RSSBytes = max(rel(rss1), 0)
+	r.PeakRSSBytes = max(peakOf(rss0, hwm0, hwm1, sampledPeak), 0)
+	r.LoadKernelSeconds = kernelSeconds(kernel0, kernel1)
+	r.Timeline = timeline
+	if last := r.Timeline[len(r.Timeline)-1]; last.Rows != lr.Rows {
+		r.Timeline = append(r.Timeline, TimelinePoint{Seconds: lr.Seconds, Rows: lr.Rows, RSSBytes: last.RSSBytes})
+	}
+	report(PhaseDone, lr.Rows, time.Duration(lr.Seconds*float64(time.Second)), rss1)
+	return r, nil
+}
 
+// baseline is the process's memory before a load: the Go heap in use, RSS,
+// and VmHWM just reset (or what it held if the kernel refused). The
+// FreeOSMemory first is a full collection, then every free page returned to
+// the operating system.
+func baseline() (heap, rss, hwm int64) {
+	debug.FreeOSMemory()
+	heap = heapInUse()
+	rss, _ = statusMemory()
+	resetPeak()
+	_, hwm = statusMemory()
+	return heap, rss, hwm
+}
+
+// applySettings gives this process the run's --threads and --huge-pages,
+// and returns the threads it runs with and what puts them back.
+func (p parsedConfig) applySettings() (threads int, restore func()) {
+	procs, huge := runtime.GOMAXPROCS(0), core.HugePages()
+	if p.Threads > 0 {
+		runtime.GOMAXPROCS(p.Threads)
+	}
+	if p.HugePages != "" { // else core's own: on, or PACKLAB_HUGEPAGES=off
+		on, _ := hugePagesOn(p.HugePages)
+		core.SetHugePages(on)
+	}
+	return runtime.GOMAXPROCS(0), func() {
+		runtime.GOMAXPROCS(procs)
+		core.SetHugePages(huge)
+	}
+}
+
+// result is a run's Result from what its table, load and read reported;
+// measure adds what it measured around them (memory, kernel time, the
+// timeline).
+func (p parsedConfig) result(l core.Layout, st core.Stats, lr core.LoadReport, rr core.ReadReport, lc core.LoadConfig) Result {
 	r := Result{
-		StartedAt:         started.UTC().Format(time.RFC3339),
 		Layout:            string(l),
 		KeyType:           p.key.Name,
 		ValueType:         p.value.Name,
@@ -245,18 +279,13 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 		MetadataBytes:     st.MetadataBytes,
 		Estimated:         st.Estimated,
 		Checksum:          checksumText(lr.Checksum),
-		HeapBytes:         max(heap1-heap0, 0),
-		RSSBytes:          max(rel(rss1), 0),
-		PeakRSSBytes:      max(peakOf(rss0, hwm0, hwm1, sampledPeak), 0),
 		LoadSeconds:       lr.Seconds,
-		LoadKernelSeconds: kernelSeconds(kernel0, kernel1),
 		ReadSeconds:       rr.Seconds,
 		ReadRowsPerSecond: rr.RowsPerSecond,
 		FoundRate:         rr.FoundRate,
 		Repeats:           1,
 		ShardSelect:       cmp.Or(string(lc.ShardSelect), string(core.ShardSelectAuto)),
 		BlockRows:         cmp.Or(lc.BlockRows, core.DefaultBlockRows),
-		Threads:           threads,
 		HugePages:         hugePagesName(),
 		Preallocate:       p.Preallocate,
 		Workers:           make([]Worker, len(lr.Workers)),
@@ -271,12 +300,7 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 	for i, w := range lr.Workers {
 		r.Workers[i] = Worker{Shard: w.Shard, Rows: w.Rows, BusySeconds: w.BusySeconds, WaitSeconds: w.WaitSeconds, RowsPerSecond: w.RowsPerSecond}
 	}
-	r.Timeline = timeline
-	if last := r.Timeline[len(r.Timeline)-1]; last.Rows != lr.Rows {
-		r.Timeline = append(r.Timeline, TimelinePoint{Seconds: lr.Seconds, Rows: lr.Rows, RSSBytes: last.RSSBytes})
-	}
-	report(PhaseDone, lr.Rows, time.Duration(lr.Seconds*float64(time.Second)), rss1)
-	return r, nil
+	return r
 }
 
 // peakOf is the run's peak resident memory above the baseline rss0. VmHWM

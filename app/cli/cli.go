@@ -544,26 +544,76 @@ func shortCount(n int64) string {
 }
 
 func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	a, err := parseReportArgs(args, stdout)
+	if a == nil || err != nil {
+		return err // bad flags, or -h answered
+	}
+	var output *experiments.Output
+	if a.out != "" {
+		// Checked and opened before any result is read (experiments/files.go).
+		o, err := experiments.CreateOutput("--out", a.out, a.force)
+		if err != nil {
+			return err
+		}
+		output = o
+		defer o.Abort()
+	}
+	if a.dir == "" {
+		d, err := experiments.DefaultResultsDir()
+		if err != nil {
+			return err
+		}
+		a.dir = d
+	}
+	if st, err := os.Stat(a.dir); err != nil || !st.IsDir() {
+		return flags.Usagef("--results %s: no such folder (allowed: a folder of saved results; run 'packlab run' first)", a.dir)
+	}
+	results, jobs, err := a.pick(ctx, stderr)
+	if err != nil {
+		return err
+	}
+	if a.list {
+		listJobs(stdout, jobs, len(a.jobs) > 0 || a.all)
+		return nil
+	}
+	if len(results) == 0 {
+		return fmt.Errorf("no results in %s (run 'packlab run' first)", a.dir)
+	}
+	return a.write(ctx, results, jobs, output, stdout, stderr)
+}
+
+// reportArgs is report's flags, checked.
+type reportArgs struct {
+	dir, out, format, title, since string
+	titleSet, all, list, force     bool
+	ids, jobs                      []string  // --ids, --job
+	after                          time.Time // --since, parsed; zero if not given
+}
+
+// parseReportArgs reads and checks report's flags; with -h it prints the
+// usage and returns nil.
+func parseReportArgs(args []string, stdout io.Writer) (*reportArgs, error) {
+	a := &reportArgs{}
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	dir := fs.String("results", "", "results folder")
+	fs.StringVar(&a.dir, "results", "", "results folder")
 	jobIDs := fs.String("job", "", "job ids, comma-separated")
-	all := fs.Bool("all", false, "every job")
-	since := fs.String("since", "", "jobs started since")
+	fs.BoolVar(&a.all, "all", false, "every job")
+	fs.StringVar(&a.since, "since", "", "jobs started since")
 	ids := fs.String("ids", "", "result ids, comma-separated")
-	out := fs.String("out", "", "output file")
-	format := fs.String("format", "html", "html or markdown")
-	title := fs.String("title", "", "report title")
-	list := fs.Bool("list", false, "list saved jobs")
-	force := fs.Bool("force", false, "replace an existing --out file")
+	fs.StringVar(&a.out, "out", "", "output file")
+	fs.StringVar(&a.format, "format", "html", "html or markdown")
+	fs.StringVar(&a.title, "title", "", "report title")
+	fs.BoolVar(&a.list, "list", false, "list saved jobs")
+	fs.BoolVar(&a.force, "force", false, "replace an existing --out file")
 	if err := flags.Parse(fs, "report", args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usageReport)
-			return nil
+			return nil, nil
 		}
-		return err
+		return nil, err
 	}
 	if fs.NArg() > 0 {
-		return flags.Usagef("report: unexpected argument %q (flags start with --)", fs.Arg(0))
+		return nil, flags.Usagef("report: unexpected argument %q (flags start with --)", fs.Arg(0))
 	}
 	const pick = "each picks the jobs or results to report"
 	if err := flags.CheckConflicts(fs, []flags.Conflict{
@@ -571,119 +621,114 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		{A: "job", B: "all", Why: pick}, {A: "job", B: "since", Why: pick}, {A: "job", B: "ids", Why: pick}, {A: "all", B: "since", Why: pick}, {A: "all", B: "ids", Why: pick}, {A: "since", B: "ids", Why: pick},
 		{A: "ids", B: "list", Why: "--list lists jobs; --list --job ID lists a job's results"},
 	}); err != nil {
-		return err
+		return nil, err
 	}
-	if err := checkFormat(*format, []string{"html", "markdown"}); err != nil {
-		return err
+	if err := checkFormat(a.format, []string{"html", "markdown"}); err != nil {
+		return nil, err
 	}
-	idList, err := idsFlag(fs, "ids", *ids, "result id", "packlab report --list --all")
-	if err != nil {
-		return err
+	var err error
+	if a.ids, err = idsFlag(fs, "ids", *ids, "result id", "packlab report --list --all"); err != nil {
+		return nil, err
 	}
-	jobList, err := idsFlag(fs, "job", *jobIDs, "job id", "packlab report --list")
-	if err != nil {
-		return err
+	if a.jobs, err = idsFlag(fs, "job", *jobIDs, "job id", "packlab report --list"); err != nil {
+		return nil, err
 	}
-	var after time.Time
 	if _, set := flags.Given(fs, "since"); set {
-		if after, err = parseSince(*since, time.Now()); err != nil {
-			return err
+		if a.after, err = parseSince(a.since, time.Now()); err != nil {
+			return nil, err
 		}
 	}
-	var output *experiments.Output
-	if *out == "-" {
-		*out = "" // standard output, as the default
+	_, a.titleSet = flags.Given(fs, "title")
+	if a.out == "-" {
+		a.out = "" // standard output, as the default
 	}
-	if *out != "" {
-		// Checked and opened before any result is read (experiments/files.go).
-		o, err := experiments.CreateOutput("--out", *out, *force)
-		if err != nil {
-			return err
-		}
-		output = o
-		defer o.Abort()
-	}
-	if *dir == "" {
-		d, err := experiments.DefaultResultsDir()
-		if err != nil {
-			return err
-		}
-		*dir = d
-	}
-	if st, err := os.Stat(*dir); err != nil || !st.IsDir() {
-		return flags.Usagef("--results %s: no such folder (allowed: a folder of saved results; run 'packlab run' first)", *dir)
-	}
-	store := &experiments.Store{Dir: *dir}
+	return a, nil
+}
+
+// pick reads the results to report: those of --ids, or of the jobs picked
+// (newest first; none with --ids), the results in the order they were run.
+func (a *reportArgs) pick(ctx context.Context, stderr io.Writer) ([]experiments.Result, []experiments.JobResults, error) {
+	store := &experiments.Store{Dir: a.dir}
 	var results []experiments.Result
-	var jobs []experiments.JobResults // the jobs reported, newest first; none with --ids
-	if len(idList) > 0 {
-		for _, id := range idList {
+	if len(a.ids) > 0 {
+		for _, id := range a.ids {
 			if err := ctx.Err(); err != nil {
-				return fmt.Errorf("%w: report (%v)", experiments.ErrCancelled, err)
+				return nil, nil, fmt.Errorf("%w: report (%v)", experiments.ErrCancelled, err)
 			}
 			r, err := store.Load(id)
 			if err != nil {
-				return err
+				return nil, nil, err
 			}
 			results = append(results, r)
 		}
-	} else {
-		saved, problems, err := store.Jobs(ctx)
-		if err != nil {
-			return err
-		}
-		for _, p := range problems {
-			fmt.Fprintln(stderr, "packlab: skipped", oneLine(p))
-		}
-		if len(saved) == 0 {
-			return fmt.Errorf("no results in %s (run 'packlab run' first)", *dir)
-		}
-		switch {
-		case len(jobList) > 0:
-			for _, id := range jobList {
-				i := slices.IndexFunc(saved, func(j experiments.JobResults) bool { return j.ID == id })
-				if i < 0 {
-					return flags.Usagef("--job %s: no such job in %s (allowed: job ids listed by 'packlab report --list')", experiments.ShowValue(id), *dir)
-				}
-				jobs = append(jobs, saved[i])
-			}
-		case *all:
-			jobs = saved
-		case !after.IsZero():
-			for _, j := range saved {
-				if t, err := time.Parse(time.RFC3339, j.StartedAt); err == nil && !t.Before(after) {
-					jobs = append(jobs, j)
-				}
-			}
-			if len(jobs) == 0 {
-				return flags.Usagef("--since %s: no job started since %s in %s (allowed: a time before the last job, %s)",
-					experiments.ShowValue(*since), after.Local().Format("2006-01-02 15:04:05"), *dir, localTime(saved[0].StartedAt))
-			}
-		case *list:
-			jobs = saved
-		default:
-			last, _ := experiments.LastAsked(saved) // the last job asked for, not a plan's calibration
-			jobs = []experiments.JobResults{last}
-		}
-		for i := range jobs {
-			if len(jobList) == 0 { // the report reads in the order the runs were made
-				i = len(jobs) - 1 - i
-			}
-			results = append(results, jobs[i].Results...)
-		}
+		return results, nil, nil
 	}
-	if *list {
-		listJobs(stdout, jobs, len(jobList) > 0 || *all)
-		return nil
+	saved, problems, err := store.Jobs(ctx)
+	if err != nil {
+		return nil, nil, err
 	}
-	if len(results) == 0 {
-		return fmt.Errorf("no results in %s (run 'packlab run' first)", *dir)
+	for _, p := range problems {
+		fmt.Fprintln(stderr, "packlab: skipped", oneLine(p))
 	}
+	if len(saved) == 0 {
+		return nil, nil, fmt.Errorf("no results in %s (run 'packlab run' first)", a.dir)
+	}
+	jobs, err := a.pickJobs(saved)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range jobs {
+		if len(a.jobs) == 0 { // the report reads in the order the runs were made
+			i = len(jobs) - 1 - i
+		}
+		results = append(results, jobs[i].Results...)
+	}
+	return results, jobs, nil
+}
+
+// pickJobs is the saved jobs (newest first) that --job, --all, --since or
+// --list pick; by default the last job asked for, not a plan's calibration.
+func (a *reportArgs) pickJobs(saved []experiments.JobResults) ([]experiments.JobResults, error) {
+	var jobs []experiments.JobResults
+	switch {
+	case len(a.jobs) > 0:
+		for _, id := range a.jobs {
+			i := slices.IndexFunc(saved, func(j experiments.JobResults) bool { return j.ID == id })
+			if i < 0 {
+				return nil, flags.Usagef("--job %s: no such job in %s (allowed: job ids listed by 'packlab report --list')", experiments.ShowValue(id), a.dir)
+			}
+			jobs = append(jobs, saved[i])
+		}
+	case a.all:
+		jobs = saved
+	case !a.after.IsZero():
+		for _, j := range saved {
+			if t, err := time.Parse(time.RFC3339, j.StartedAt); err == nil && !t.Before(a.after) {
+				jobs = append(jobs, j)
+			}
+		}
+		if len(jobs) == 0 {
+			return nil, flags.Usagef("--since %s: no job started since %s in %s (allowed: a time before the last job, %s)",
+				experiments.ShowValue(a.since), a.after.Local().Format("2006-01-02 15:04:05"), a.dir, localTime(saved[0].StartedAt))
+		}
+	case a.list:
+		jobs = saved
+	default:
+		last, _ := experiments.LastAsked(saved)
+		jobs = []experiments.JobResults{last}
+	}
+	return jobs, nil
+}
+
+// write writes the report to output (or stdout when nil) and says on
+// stderr what it wrote; a cancel writes nothing.
+func (a *reportArgs) write(ctx context.Context, results []experiments.Result, jobs []experiments.JobResults, output *experiments.Output, stdout, stderr io.Writer) error {
 	picked := fmt.Sprintf("%d results", len(results))
+	title := a.title
 	if len(jobs) == 1 {
 		picked += " of job " + jobs[0].ID + " (" + experiments.TerminalText(jobs[0].Name) + ")"
-		if _, set := flags.Given(fs, "title"); !set {
-			*title = experiments.DefaultReportTitle + ": " + jobs[0].Name
+		if !a.titleSet {
+			title = experiments.DefaultReportTitle + ": " + jobs[0].Name
 		}
 	} else if len(jobs) > 1 {
 		picked += fmt.Sprintf(" of %d jobs", len(jobs))
@@ -692,20 +737,21 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if output != nil {
 		w = output
 	}
-	if strings.EqualFold(*format, "markdown") {
-		err = experiments.WriteReportMarkdown(w, results, *title)
+	var err error
+	if strings.EqualFold(a.format, "markdown") {
+		err = experiments.WriteReportMarkdown(w, results, title)
 	} else {
-		err = experiments.WriteReport(w, results, *title)
+		err = experiments.WriteReport(w, results, title)
 	}
 	if err == nil && ctx.Err() != nil {
 		err = fmt.Errorf("%w: report (%v); nothing written", experiments.ErrCancelled, context.Cause(ctx))
 	}
 	if output != nil && err == nil {
 		if err = output.Commit(); err == nil {
-			fmt.Fprintf(stderr, "packlab: wrote %s (%s)\n", *out, picked)
+			fmt.Fprintf(stderr, "packlab: wrote %s (%s)\n", a.out, picked)
 		}
 	}
-	if err == nil && len(jobs) == 1 && len(jobList) == 0 && !*all && after.IsZero() {
+	if err == nil && len(jobs) == 1 && len(a.jobs) == 0 && !a.all && a.after.IsZero() {
 		fmt.Fprintf(stderr, "packlab: reported the last job run (a plan's calibration is reported only with --job); 'packlab report --list' lists them, --job ID picks one, --all reports every job\n")
 	}
 	return err
