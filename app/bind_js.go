@@ -160,125 +160,95 @@ func (b *jsBinding) dispatch(method, raw string) (res any, err error) {
 			return nil, &Error{Message: fmt.Sprintf("%s: the arguments are not a JSON array: %v", method, err)}
 		}
 	}
-	want := func(n int) error {
-		if len(args) != n {
-			return &Error{Message: fmt.Sprintf("%s takes %d argument%s, got %d", method, n, plural(n), len(args))}
-		}
-		return nil
+	call, ok := b.methods()[method]
+	if !ok {
+		return nil, &Error{Message: fmt.Sprintf("the browser lab has no method %s", method)}
 	}
-	arg := func(i int, dst any) error {
-		if err := json.Unmarshal(args[i], dst); err != nil {
-			return &Error{Message: fmt.Sprintf("%s: argument %d: %v", method, i+1, err)}
-		}
-		return nil
-	}
-	var (
-		f    Form
-		id   string
-		ids  []string
-		kind string
-		req  ExportRequest
-	)
-	switch method {
-	case "Limits":
-		if err := want(0); err != nil {
-			return nil, err
-		}
-		return b.limits()
-	case "Estimate":
-		if err := want(1); err != nil {
-			return nil, err
-		}
-		if err := arg(0, &f); err != nil {
-			return nil, err
-		}
-		return b.estimate(f)
-	case "StartRun":
-		if err := want(1); err != nil {
-			return nil, err
-		}
-		if err := arg(0, &f); err != nil {
-			return nil, err
-		}
-		return b.startRun(f)
-	case "Cancel":
-		if err := want(1); err != nil {
-			return nil, err
-		}
-		if err := arg(0, &id); err != nil {
-			return nil, err
-		}
-		return b.lab.Cancel(id)
-	case "Running":
-		if err := want(0); err != nil {
-			return nil, err
-		}
-		return b.lab.Running()
-	case "RunCancelled":
+	return call(method, args)
+}
+
+// jsMethod is one of the Lab's methods as the page calls it: its name (for
+// the messages) and its arguments, a JSON array.
+type jsMethod func(method string, args []json.RawMessage) (any, error)
+
+// methods is every method the page may call, by name.
+func (b *jsBinding) methods() map[string]jsMethod {
+	return map[string]jsMethod{
+		"Limits":   call0(b.limits),
+		"Estimate": call1(b.estimate),
+		"StartRun": call1(b.startRun),
+		"Cancel":   call1(b.lab.Cancel),
+		"Running":  call0(b.lab.Running),
 		// The page stopped the worker that ran id (a run holds the single
 		// thread, so that is how a browser run is cancelled at any moment);
 		// this worker is its successor and words the run's end.
-		var secs float64
-		if err := want(3); err != nil {
-			return nil, err
-		}
-		if err := errors.Join(arg(0, &id), arg(1, &ids), arg(2, &secs)); err != nil {
-			return nil, err
-		}
-		return runCancelled(id, ids, secs), nil
-	case "History":
-		if err := want(0); err != nil {
-			return nil, err
-		}
-		return b.history()
-	case "Delete":
-		if err := want(1); err != nil {
-			return nil, err
-		}
-		if err := arg(0, &ids); err != nil {
-			return nil, err
-		}
-		return b.lab.Delete(ids)
-	case "Table":
-		if err := want(1); err != nil {
-			return nil, err
-		}
-		if err := arg(0, &ids); err != nil {
-			return nil, err
-		}
-		return b.table(ids)
-	case "Chart":
-		if err := want(2); err != nil {
-			return nil, err
-		}
-		if err := errors.Join(arg(0, &kind), arg(1, &ids)); err != nil {
-			return nil, err
-		}
-		return b.chart(kind, ids)
-	case "Export":
-		if err := want(1); err != nil {
-			return nil, err
-		}
-		if err := arg(0, &req); err != nil {
-			return nil, err
-		}
-		return b.export(req)
-	case "ChooseSource":
-		if err := want(0); err != nil {
-			return nil, err
-		}
-		return b.lab.ChooseSource()
-	case "Plan":
-		var pf PlanForm
-		if err := want(1); err != nil {
-			return nil, err
-		}
-		if err := arg(0, &pf); err != nil {
-			return nil, err
-		}
-		return b.lab.Plan(pf)
+		"RunCancelled": call3(func(id string, ids []string, secs float64) (RunDone, error) {
+			return runCancelled(id, ids, secs), nil
+		}),
+		"History":      call0(b.history),
+		"Delete":       call1(b.lab.Delete),
+		"Table":        call1(b.table),
+		"Chart":        call2(b.chart),
+		"Export":       call1(b.export),
+		"ChooseSource": call0(b.lab.ChooseSource),
+		"Plan":         call1(b.lab.Plan),
 	}
-	return nil, &Error{Message: fmt.Sprintf("the browser lab has no method %s", method)}
+}
+
+// jsArgs decodes a call's arguments into dst, one each: a call with another
+// number of arguments, or one that does not decode, is refused by name.
+func jsArgs(method string, args []json.RawMessage, dst ...any) error {
+	if n := len(dst); len(args) != n {
+		return &Error{Message: fmt.Sprintf("%s takes %d argument%s, got %d", method, n, plural(n), len(args))}
+	}
+	for i, d := range dst {
+		if err := json.Unmarshal(args[i], d); err != nil {
+			return &Error{Message: fmt.Sprintf("%s: argument %d: %v", method, i+1, err)}
+		}
+	}
+	return nil
+}
+
+func call0[R any](f func() (R, error)) jsMethod {
+	return func(method string, args []json.RawMessage) (any, error) {
+		if err := jsArgs(method, args); err != nil {
+			return nil, err
+		}
+		return f()
+	}
+}
+
+func call1[A, R any](f func(A) (R, error)) jsMethod {
+	return func(method string, args []json.RawMessage) (any, error) {
+		var a A
+		if err := jsArgs(method, args, &a); err != nil {
+			return nil, err
+		}
+		return f(a)
+	}
+}
+
+func call2[A, B, R any](f func(A, B) (R, error)) jsMethod {
+	return func(method string, args []json.RawMessage) (any, error) {
+		var a A
+		var b B
+		if err := jsArgs(method, args, &a, &b); err != nil {
+			return nil, err
+		}
+		return f(a, b)
+	}
+}
+
+func call3[A, B, C, R any](f func(A, B, C) (R, error)) jsMethod {
+	return func(method string, args []json.RawMessage) (any, error) {
+		var a A
+		var b B
+		var c C
+		if err := jsArgs(method, args, &a, &b, &c); err != nil {
+			return nil, err
+		}
+		return f(a, b, c)
+	}
 }
 
 // ---- memory: the wasm32 limit ----
