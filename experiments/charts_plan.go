@@ -34,69 +34,23 @@ func PlanChart(plan Plan, history []Result) (Chart, error) {
 	if best == nil {
 		return Chart{}, noData(kind, "an empty plan")
 	}
-	key, _ := core.ParseType(plan.Request.Key)
-	value, _ := core.ParseType(plan.Request.Value)
 	hi := max(planChartMaxRows, float64(plan.Request.Rows))
-	// Each layout's best setup: the first candidate of the layout by rank.
-	var setups []Candidate
-	seen := map[string]bool{}
-	for _, c := range plan.Candidates {
-		if !seen[c.Layout] {
-			seen[c.Layout] = true
-			setups = append(setups, c)
-		}
-	}
-	sort.SliceStable(setups, func(i, j int) bool { return layoutIndex(setups[i].Layout) < layoutIndex(setups[j].Layout) })
-
-	type curve struct {
-		name, color, dash string
-		pts               [][2]float64 // rows, bytes
-	}
-	var curves []curve
+	setups := planSetups(plan)
+	var curves []planCurve
 	maxBytes := float64(plan.BudgetBytes)
 	for i, c := range setups {
 		color := palette[i%len(palette)]
-		mlf := 0.0
-		if c.followsMLF {
-			mlf = c.MaxLoadFactor
-		}
-		// A preallocated plan's tables are reserved for each row count.
-		options := func(n int64) core.Options { return tableOptions(mlf, plan.Request.Preallocate, n) }
-		// steady, first-load peak and reload peak of the tables at n rows
-		steady := func(n int64) (float64, float64, float64, bool) {
-			pr, err := core.Predict(core.Layout(c.Layout), key, value, n, options(n), c.Shards)
-			if err != nil {
-				return 0, 0, 0, false
-			}
-			growth := targetGrowth(plan.Request.Runtime, core.Layout(c.Layout), pr)
-			tables := core.SaturatingAdd(pr.FinalBytes, core.SaturatingMul(int64(c.GrowingAtOnce), growth))
-			final, peak := scaleBytes(pr.FinalBytes, c.Overhead), scaleBytes(tables, c.Overhead)
-			return float64(final), float64(peak), float64(reloadPeak(final, peak)), true
-		}
-		var line, peak, reload [][2]float64
-		for _, n := range sawtoothRows(planChartMinRows, hi, func(n int64) int64 {
-			if plan.Request.Preallocate && c.Layout == string(core.LayoutCompact) {
-				return 0 // sized exactly for n: no steps to find, its slot width's jumps drawn as slopes
-			}
-			pr, _ := core.Predict(core.Layout(c.Layout), key, value, n, options(n), c.Shards)
-			return pr.BucketCount
-		}) {
-			s, p, r, ok := steady(n)
-			if !ok {
-				continue
-			}
-			line = append(line, [2]float64{float64(n), s})
-			peak = append(peak, [2]float64{float64(n), p})
-			reload = append(reload, [2]float64{float64(n), r})
+		line, peak, reload := planCurves(plan, c, hi)
+		for k := range line {
+			maxBytes = max(maxBytes, peak[k][1])
 			if c.Rank == best.Rank {
-				maxBytes = max(maxBytes, r)
+				maxBytes = max(maxBytes, reload[k][1])
 			}
-			maxBytes = max(maxBytes, p)
 		}
-		curves = append(curves, curve{setupName(c) + " steady", color, "solid", line})
+		curves = append(curves, planCurve{setupName(c) + " steady", color, "solid", line})
 		if c.Rank == best.Rank {
-			curves = append(curves, curve{setupName(c) + " peak", color, "dashed", peak},
-				curve{setupName(c) + " reload", color, "dotted", reload})
+			curves = append(curves, planCurve{setupName(c) + " peak", color, "dashed", peak},
+				planCurve{setupName(c) + " reload", color, "dotted", reload})
 		}
 	}
 	u := bytesUnit(maxBytes)
@@ -130,7 +84,68 @@ func PlanChart(plan Plan, history []Result) (Chart, error) {
 		charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}),
 		charts.WithItemStyleOpts(opts.ItemStyle{Color: "#d62728"}),
 		charts.WithLineStyleOpts(opts.LineStyle{Color: "#d62728", Type: "dashed", Width: 2}))
+	line.Overlap(planMeasured(plan, setups, history, u))
+	return finish(kind, title, line, optionVisitor{})
+}
 
+// planCurve is one line of the plan's chart: bytes against rows.
+type planCurve struct {
+	name, color, dash string
+	pts               [][2]float64 // rows, bytes
+}
+
+// planSetups is each layout's best setup of the plan (its first candidate
+// by rank), in the order of core.Layouts().
+func planSetups(plan Plan) []Candidate {
+	var setups []Candidate
+	seen := map[string]bool{}
+	for _, c := range plan.Candidates {
+		if !seen[c.Layout] {
+			seen[c.Layout] = true
+			setups = append(setups, c)
+		}
+	}
+	sort.SliceStable(setups, func(i, j int) bool { return layoutIndex(setups[i].Layout) < layoutIndex(setups[j].Layout) })
+	return setups
+}
+
+// planCurves is setup c's steady bytes, first-load peak and reload peak
+// from planChartMinRows to hi rows, at every step of its sawtooth.
+func planCurves(plan Plan, c Candidate, hi float64) (line, peak, reload [][2]float64) {
+	key, _ := core.ParseType(plan.Request.Key)
+	value, _ := core.ParseType(plan.Request.Value)
+	mlf := 0.0
+	if c.followsMLF {
+		mlf = c.MaxLoadFactor
+	}
+	// A preallocated plan's tables are reserved for each row count.
+	options := func(n int64) core.Options { return tableOptions(mlf, plan.Request.Preallocate, n) }
+	buckets := func(n int64) int64 {
+		if plan.Request.Preallocate && c.Layout == string(core.LayoutCompact) {
+			return 0 // sized exactly for n: no steps to find, its slot width's jumps drawn as slopes
+		}
+		pr, _ := core.Predict(core.Layout(c.Layout), key, value, n, options(n), c.Shards)
+		return pr.BucketCount
+	}
+	for _, n := range sawtoothRows(planChartMinRows, hi, buckets) {
+		pr, err := core.Predict(core.Layout(c.Layout), key, value, n, options(n), c.Shards)
+		if err != nil {
+			continue
+		}
+		growth := targetGrowth(plan.Request.Runtime, core.Layout(c.Layout), pr)
+		tables := core.SaturatingAdd(pr.FinalBytes, core.SaturatingMul(int64(c.GrowingAtOnce), growth))
+		final, held := scaleBytes(pr.FinalBytes, c.Overhead), scaleBytes(tables, c.Overhead)
+		line = append(line, [2]float64{float64(n), float64(final)})
+		peak = append(peak, [2]float64{float64(n), float64(held)})
+		reload = append(reload, [2]float64{float64(n), float64(reloadPeak(final, held))})
+	}
+	return line, peak, reload
+}
+
+// planMeasured is the chart's points: the RSS of saved runs of each setup's
+// layout at the plan's types, load factor, runtime and reservation, and the
+// answer at the rows asked.
+func planMeasured(plan Plan, setups []Candidate, history []Result, u unit) *charts.Scatter {
 	sc := charts.NewScatter()
 	for i, c := range setups {
 		var pts []opts.ScatterData
@@ -144,11 +159,11 @@ func PlanChart(plan Plan, history []Result) (Chart, error) {
 			sc.AddSeries(c.Layout+" measured RSS", pts, charts.WithItemStyleOpts(opts.ItemStyle{Color: palette[i%len(palette)]}))
 		}
 	}
+	best := plan.Best()
 	sc.AddSeries("asked: "+FormatRows(plan.Request.Rows)+" rows, "+setupName(*best),
 		[]opts.ScatterData{{Value: []any{plan.Request.Rows, num(float64(best.SteadyBytes)/u.div, 6)}, Symbol: "diamond", SymbolSize: 14}},
 		charts.WithItemStyleOpts(opts.ItemStyle{Color: "#222222"}))
-	line.Overlap(sc)
-	return finish(kind, title, line, optionVisitor{})
+	return sc
 }
 
 // layoutIndex is a layout's place in core.Layouts().
