@@ -16,20 +16,71 @@ import (
 )
 
 func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	a, err := parsePlanArgs(args, stdout)
+	if a == nil || err != nil {
+		return err // bad flags, or -h answered
+	}
+	store, err := experiments.OpenStore(a.resultsDir)
+	if err != nil {
+		return err
+	}
+	history, problems, err := store.ListContext(ctx)
+	if err != nil {
+		return err
+	}
+	for _, p := range problems {
+		fmt.Fprintln(stderr, "packlab: skipped", oneLine(p))
+	}
+	machine := experiments.ThisMachine(ctx)
+	if !a.noCal {
+		known := history
+		if a.recal {
+			known = nil
+		}
+		cfgs, err := experiments.CalibrationConfigs(a.req, known, machine.Cores)
+		if err != nil {
+			return err
+		}
+		if len(cfgs) > 0 {
+			measured, err := calibrate(ctx, cfgs, store, a.noSave, stderr)
+			history = append(history, measured...)
+			if err != nil {
+				return fmt.Errorf("calibrating: %w", err)
+			}
+			machine = experiments.ThisMachine(ctx)
+		}
+	}
+	if a.verify {
+		if st := experiments.ClickHouseStatusNow(); !st.Available {
+			return flags.Usagef("--verify: ClickHouse is unavailable: %s", st.Problem)
+		}
+	}
+	plan, err := experiments.MakePlan(a.req, history, machine)
+	if err != nil {
+		return err
+	}
+	if err := experiments.WritePlan(stdout, plan, a.format); err != nil || !a.verify {
+		return err
+	}
+	return verifyPlan(ctx, plan, store, a.noSave, a.format, stdout, stderr)
+}
+
+// planArgs is plan's flags, checked.
+type planArgs struct {
+	req                                experiments.PlanRequest
+	format, resultsDir                 string
+	noCal, recal, noSave, verify, rows bool
+}
+
+// parsePlanArgs reads and checks plan's flags; with -h it prints the usage
+// and returns nil.
+func parsePlanArgs(args []string, stdout io.Writer) (*planArgs, error) {
+	a := &planArgs{format: "table"}
+	req := &a.req
 	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
-	var (
-		req        experiments.PlanRequest
-		format     = "table"
-		resultsDir string
-		noCal      bool
-		recal      bool
-		noSave     bool
-		rowsGiven  bool
-		verify     bool
-	)
 	fs.Func("rows", "rows", func(s string) error {
 		n, err := experiments.ParseRows(s)
-		req.Rows, rowsGiven = n, true
+		req.Rows, a.rows = n, true
 		return err
 	})
 	fs.StringVar(&req.Key, "key", "", "key type")
@@ -45,85 +96,38 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.StringVar(&req.Prefer, "prefer", "", "memory, read or load")
 	fs.BoolVar(&req.FirstLoadOnly, "first-load-only", false, "check the budget against the first load's peak alone")
 	fs.BoolVar(&req.Preallocate, "preallocate", false, "plan tables reserved for the rows")
-	fs.StringVar(&format, "format", "table", "output format")
-	fs.StringVar(&resultsDir, "results", "", "results folder")
+	fs.StringVar(&a.format, "format", "table", "output format")
+	fs.StringVar(&a.resultsDir, "results", "", "results folder")
 	fs.Func("calibrate-rows", "the calibration's rows", func(s string) (err error) {
 		req.CalibrationRows, err = experiments.ParseCalibrationRows(s)
 		return err
 	})
-	fs.BoolVar(&noCal, "no-calibrate", false, "use saved results only")
-	fs.BoolVar(&recal, "calibrate", false, "measure this machine again")
-	fs.BoolVar(&noSave, "no-save", false, "do not save the calibration's results")
-	fs.BoolVar(&verify, "verify", false, "build the chosen dictionary in ClickHouse and compare")
+	fs.BoolVar(&a.noCal, "no-calibrate", false, "use saved results only")
+	fs.BoolVar(&a.recal, "calibrate", false, "measure this machine again")
+	fs.BoolVar(&a.noSave, "no-save", false, "do not save the calibration's results")
+	fs.BoolVar(&a.verify, "verify", false, "build the chosen dictionary in ClickHouse and compare")
 	fs.StringVar(&req.ClickHouseVersion, "clickhouse-version", "", "the ClickHouse release the LAYOUT clauses are for")
 	if err := flags.Parse(fs, "plan", args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usagePlan)
-			return nil
+			return nil, nil
 		}
-		return err
+		return nil, err
 	}
-	if fs.NArg() > 0 {
-		return flags.Usagef("plan: unexpected argument %q (flags start with --; run 'packlab help plan')", fs.Arg(0))
+	switch {
+	case fs.NArg() > 0:
+		return nil, flags.Usagef("plan: unexpected argument %q (flags start with --; run 'packlab help plan')", fs.Arg(0))
+	case !a.rows:
+		return nil, flags.Usagef("plan: --rows is missing (allowed: a whole number of rows from 1 to 2^62, e.g. --rows 1e9)")
+	case a.noCal && a.recal:
+		return nil, flags.Usagef("--calibrate and --no-calibrate: contradict each other (allowed: one of them)")
+	case a.noCal && req.CalibrationRows != 0:
+		return nil, flags.Usagef("--calibrate-rows and --no-calibrate: contradict each other (allowed: one of them)")
 	}
-	if !rowsGiven {
-		return flags.Usagef("plan: --rows is missing (allowed: a whole number of rows from 1 to 2^62, e.g. --rows 1e9)")
+	if err := checkFormat(a.format, experiments.Formats()); err != nil {
+		return nil, err
 	}
-	if noCal && recal {
-		return flags.Usagef("--calibrate and --no-calibrate: contradict each other (allowed: one of them)")
-	}
-	if noCal && req.CalibrationRows != 0 {
-		return flags.Usagef("--calibrate-rows and --no-calibrate: contradict each other (allowed: one of them)")
-	}
-	if err := checkFormat(format, experiments.Formats()); err != nil {
-		return err
-	}
-	if err := req.Validate(); err != nil {
-		return err
-	}
-	store, err := experiments.OpenStore(resultsDir)
-	if err != nil {
-		return err
-	}
-	history, problems, err := store.ListContext(ctx)
-	if err != nil {
-		return err
-	}
-	for _, p := range problems {
-		fmt.Fprintln(stderr, "packlab: skipped", oneLine(p))
-	}
-	machine := experiments.ThisMachine(ctx)
-	if !noCal {
-		known := history
-		if recal {
-			known = nil
-		}
-		cfgs, err := experiments.CalibrationConfigs(req, known, machine.Cores)
-		if err != nil {
-			return err
-		}
-		if len(cfgs) > 0 {
-			measured, err := calibrate(ctx, cfgs, store, noSave, stderr)
-			history = append(history, measured...)
-			if err != nil {
-				return fmt.Errorf("calibrating: %w", err)
-			}
-			machine = experiments.ThisMachine(ctx)
-		}
-	}
-	if verify {
-		if st := experiments.ClickHouseStatusNow(); !st.Available {
-			return flags.Usagef("--verify: ClickHouse is unavailable: %s", st.Problem)
-		}
-	}
-	plan, err := experiments.MakePlan(req, history, machine)
-	if err != nil {
-		return err
-	}
-	if err := experiments.WritePlan(stdout, plan, format); err != nil || !verify {
-		return err
-	}
-	return verifyPlan(ctx, plan, store, noSave, format, stdout, stderr)
+	return a, req.Validate()
 }
 
 // verifyPlan builds the plan's best ClickHouse dictionary in ClickHouse
