@@ -3,7 +3,7 @@
 // and the app runs it in the real page once it has loaded (WindowExecJS).
 // It drives the page as a person would — fills the form, clicks Run, the
 // chart tabs, Export, History — and reports what it saw through the bound
-// method window.go.main.smokeHook.Report. It checks nothing itself beyond
+// method window.go.desktop.smokeHook.Report. It checks nothing itself beyond
 // collecting facts; the Go test decides.
 (async function () {
   "use strict";
@@ -43,7 +43,7 @@
     }
     return { ink, width: w, height: h };
   }
-  const send = (r) => window.go.main.smokeHook.Report(JSON.stringify(r));
+  const send = (r) => window.go.desktop.smokeHook.Report(JSON.stringify(r));
 
   try {
     await until("the page to load the lab's limits", () => document.body.dataset.ready === "true", 30000);
