@@ -26,7 +26,11 @@ type Prediction struct {
 	GrowthBytes int64 `json:"growth_bytes"`
 	Estimated   bool  `json:"estimated"`      // the layout's geometry is a model, not a replay (gomap, sparse vectors)
 	PerShardMax int64 `json:"per_shard_rows"` // distinct keys the fullest shard is assumed to get
-	Saturated   bool  `json:"saturated"`      // some figure exceeded math.MaxInt64 and stands at it
+	// ValueBytes is the part of FinalBytes that hashed_array's value arrays
+	// hold, over all shards (0 for every other layout): a dictionary with
+	// several attributes keeps one index and one such array per attribute.
+	ValueBytes int64 `json:"value_bytes,omitempty"`
+	Saturated  bool  `json:"saturated"` // some figure exceeded math.MaxInt64 and stands at it
 }
 
 // MaxPredictRows is the most distinct keys Predict takes: MaxSourceRows,
@@ -129,7 +133,8 @@ func Predict(layout Layout, key, value Type, distinct int64, opt Options, shards
 		}
 		size := int64(value.Size)
 		p.BucketCount = saturate(final)
-		p.FinalBytes = SaturatingAdd(SaturatingAdd(SaturatingMul(saturate(final), cell), SaturatingMul(vals, size)), header)
+		p.ValueBytes = SaturatingMul(vals, size)
+		p.FinalBytes = SaturatingAdd(SaturatingAdd(SaturatingMul(saturate(final), cell), p.ValueBytes), header)
 		p.GrowthBytes = copiedSlab(max(SaturatingMul(saturate(prev), cell), SaturatingMul(prevVals, size)))
 	case LayoutCompact:
 		mlf := compactMLF(opt)
@@ -169,6 +174,7 @@ func Predict(layout Layout, key, value Type, distinct int64, opt Options, shards
 	p.BucketCount = SaturatingMul(p.BucketCount, s)
 	shardPeak := SaturatingAdd(p.FinalBytes, p.GrowthBytes)
 	p.FinalBytes = SaturatingMul(p.FinalBytes, s)
+	p.ValueBytes = SaturatingMul(p.ValueBytes, s)
 	// Shards load in parallel and fill evenly: all of them grow at once.
 	p.PeakBytes = SaturatingMul(shardPeak, s)
 	p.Saturated = p.PeakBytes == math.MaxInt64 || p.BucketCount == math.MaxInt64

@@ -937,7 +937,7 @@ func differingParts(results []Result) labelParts {
 	var own *Result // the first of packlab's own runs: a reference map has no shards and no loader of packlab's
 	firstMLF, haveMLF := 0.0, false
 	for i, r := range results {
-		if r.KeyType != first.KeyType || r.ValueType != first.ValueType {
+		if r.KeyType != first.KeyType || valueText(r) != valueText(first) {
 			p |= labelTypes
 		}
 		if r.Rows != first.Rows {
@@ -994,7 +994,7 @@ func settingsLabel(r Result, parts labelParts) string {
 		b.WriteString(" (C++)") // a reference map, not packlab's
 	}
 	if parts&labelTypes != 0 {
-		fmt.Fprintf(&b, " %s/%s", orDash(r.KeyType), orDash(r.ValueType))
+		fmt.Fprintf(&b, " %s/%s", orDash(r.KeyType), orDash(valueText(r)))
 	}
 	if parts&labelRows != 0 {
 		fmt.Fprintf(&b, " %s rows", formatRows(r.Rows))

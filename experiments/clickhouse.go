@@ -118,12 +118,12 @@ func layoutClause(name string, shards int, mlf float64, takesMLF bool) string {
 }
 
 // dictionaryDDL is the CREATE DICTIONARY statement of a dictionary named
-// name with key column keyType, one attribute value of valueType, source
-// (a SOURCE(...) clause) and layout (a LAYOUT(...) clause): the plan prints
-// it for the user, and the lab runs it in ClickHouse.
-func dictionaryDDL(name, keyType, valueType, source, layout string) string {
-	return fmt.Sprintf("CREATE DICTIONARY %s\n(\n    key %s,\n    value %s\n)\nPRIMARY KEY key\n%s\nLIFETIME(0)\n%s",
-		name, keyType, valueType, source, layout)
+// name with key column keyType, attribute columns ("value UInt16", ...),
+// source (a SOURCE(...) clause) and layout (a LAYOUT(...) clause): the plan
+// prints it for the user, and the lab runs it in ClickHouse.
+func dictionaryDDL(name, keyType string, columns []string, source, layout string) string {
+	return fmt.Sprintf("CREATE DICTIONARY %s\n(\n    key %s,\n    %s\n)\nPRIMARY KEY key\n%s\nLIFETIME(0)\n%s",
+		name, keyType, strings.Join(columns, ",\n    "), source, layout)
 }
 
 // dictKeyType is the key column of d's dictionary for the lab's key type:
@@ -147,10 +147,13 @@ const (
 	// bin/packlab, or on PATH.
 	ClickHouseWorkerName = "packlab-ch"
 	// chProtocol is reference/chdb/worker.cpp's kProtocol.
-	chProtocol = 2
+	chProtocol = 3
 	// The names the worker gives the dictionary and its source file.
 	chDictName   = "packlab_dict"
 	chSourceFile = "rows.bin"
+	// chAttributesFile is the source of a dictionary of several attributes,
+	// which ClickHouse writes from chSourceFile (attributesSQL).
+	chAttributesFile = "attributes.bin"
 )
 
 // ClickHouseStatus says whether ClickHouse's dictionaries can run here.

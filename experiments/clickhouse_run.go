@@ -51,6 +51,7 @@ type chJob struct {
 	ReadThreads  int    `json:"read_threads"`
 	Dir          string `json:"dir"`
 	DDL          string `json:"ddl"`
+	Prepare      string `json:"prepare,omitempty"` // writes the source file with every attribute (attributes.go)
 }
 
 // ClickHouseRun is what a run of one of ClickHouse's own dictionaries adds
@@ -124,13 +125,18 @@ func runClickHouse(ctx context.Context, p parsedConfig, d ClickHouseDictionary, 
 	}
 	clause := d.Clause(p.Shards, p.MaxLoadFactor)
 	dictKey := d.dictKeyType(p.key)
-	ddl := dictionaryDDL(chDictName, dictKey.Name, p.value.Name,
-		fmt.Sprintf("SOURCE(FILE(path '%s' format 'RowBinary'))", chSourceFile), clause)
+	source, prepare := chSourceFile, ""
+	if len(p.attrs) > 1 {
+		source = chAttributesFile
+		prepare = attributesSQL(chAttributesFile, chSourceFile, dictKey, p.attrs)
+	}
+	ddl := dictionaryDDL(chDictName, dictKey.Name, attributeColumns(p.attrs),
+		fmt.Sprintf("SOURCE(FILE(path '%s' format 'RowBinary'))", source), clause)
 	job, _ := json.Marshal(chJob{
 		Protocol: chProtocol, Layout: d.Name,
 		KeyBytes: p.key.Size, ValueBytes: p.value.Size,
 		DictKeyBytes: dictKey.Size, DictKeyType: dictKey.Name, ValueType: p.value.Name, ComplexKey: d.ComplexKey,
-		TotalRows: total, NoRead: p.NoRead, Reload: true, ReadThreads: chReadThreads(), Dir: dir, DDL: ddl,
+		TotalRows: total, NoRead: p.NoRead, Reload: true, ReadThreads: chReadThreads(), Dir: dir, DDL: ddl, Prepare: prepare,
 	})
 	started := time.Now()
 	var fr feedReport
@@ -163,6 +169,9 @@ func runClickHouse(ctx context.Context, p parsedConfig, d ClickHouseDictionary, 
 	res.StartedAt = startedAt(started)
 	res.Layout = d.Name
 	res.KeyType, res.ValueType = p.key.Name, p.value.Name
+	if len(p.attrs) > 1 {
+		res.Attributes = attributesText(p.attrs)
+	}
 	res.Shards = p.Shards
 	if d.takesMaxLoadFactor() {
 		res.MaxLoadFactor = cmp.Or(p.MaxLoadFactor, core.DefaultMaxLoadFactor)
@@ -179,8 +188,10 @@ func runClickHouse(ctx context.Context, p parsedConfig, d ClickHouseDictionary, 
 	res.Runtime = runtimeName()
 	res.Host = hostInfo()
 	ch.DDL = ddl
-	fillClickHouseModel(&res, d, p.value, p.options())
-	fillClickHouseBreakdown(&res, d, p.key, p.value)
+	fillClickHouseModel(&res, d, p.attrs, p.options())
+	if len(p.attrs) == 1 { // cells of several attributes' tables: not split yet
+		fillClickHouseBreakdown(&res, d, p.key, p.value)
+	}
 	return res, nil
 }
 
@@ -188,9 +199,10 @@ func runClickHouse(ctx context.Context, p parsedConfig, d ClickHouseDictionary, 
 // res's rows beside ClickHouse's: bytes_allocated where ClickHouse counts
 // the whole dictionary, its memory tracker's gain where it does not
 // (HASHED_ARRAY's key index, #118641).
-func fillClickHouseModel(res *Result, d ClickHouseDictionary, value core.Type, opt core.Options) {
+func fillClickHouseModel(res *Result, d ClickHouseDictionary, attrs []core.Type, opt core.Options) {
 	ch := res.ClickHouse
-	model := clickHouseModelBytes(d, res.KeyType, value, res.ElementCount, res.Rows, opt, res.Shards)
+	value := attrs[0]
+	model := clickHouseAttributesBytes(d, res.KeyType, attrs, res.ElementCount, res.Rows, opt, res.Shards)
 	ch.ModelBytes = model
 	measured := res.BytesAllocated
 	ch.ComparedWith = "bytes_allocated"
@@ -200,7 +212,7 @@ func fillClickHouseModel(res *Result, d ClickHouseDictionary, value core.Type, o
 		ch.Note = fmt.Sprintf("ClickHouse %s's bytes_allocated (%s) leaves out its key-to-row index (fixed upstream in ClickHouse PR #118641): compared with what its memory tracker gained over the load (%s) instead",
 			ch.Version, FormatBytes(res.BytesAllocated), FormatBytes(ch.TrackedBytes))
 	}
-	if !d.ComplexKey {
+	if !d.ComplexKey && len(attrs) == 1 { // the reload's model is one attribute's, so far
 		o := opt
 		if !d.takesMaxLoadFactor() {
 			o.MaxLoadFactor = 0
@@ -245,26 +257,60 @@ func (d ClickHouseDictionary) table(value core.Type) core.Layout {
 // for a complex key, ClickHouse's cells of a reference into the key arena
 // and the saved hash, plus the arena (complexKeyBytes).
 func clickHouseModelBytes(d ClickHouseDictionary, keyType string, value core.Type, distinct, rows int64, opt core.Options, shards int) int64 {
+	if !d.ComplexKey {
+		pr, err := clickHousePredict(d, value, distinct, rows, opt, shards)
+		if err != nil {
+			return 0
+		}
+		return pr.FinalBytes
+	}
 	if !d.takesMaxLoadFactor() {
 		opt.MaxLoadFactor = 0
 	}
 	if shards <= 1 && rows > 0 {
 		opt.Reserve = rows // see clickHouseReserves
 	}
-	u64 := core.MustType("UInt64")
-	model := d.table(value)
-	if !d.ComplexKey {
-		pr, err := core.Predict(model, u64, value, distinct, opt, shards)
-		if err != nil {
-			return 0
-		}
-		return pr.FinalBytes
-	}
 	key, err := core.ParseType(keyType)
 	if err != nil {
 		return 0
 	}
 	return complexKeyBytes(d, key, value, distinct, opt, shards)
+}
+
+// clickHousePredict is core's prediction for the table of a simple-key
+// dictionary d with values of value, with ClickHouse's load factor and
+// reservation (clickHouseReserves).
+func clickHousePredict(d ClickHouseDictionary, value core.Type, distinct, rows int64, opt core.Options, shards int) (core.Prediction, error) {
+	if !d.takesMaxLoadFactor() {
+		opt.MaxLoadFactor = 0
+	}
+	if shards <= 1 && rows > 0 {
+		opt.Reserve = rows // see clickHouseReserves
+	}
+	return core.Predict(d.table(value), core.MustType("UInt64"), value, distinct, opt, shards)
+}
+
+// clickHouseAttributesBytes is clickHouseModelBytes for a dictionary of
+// the attributes attrs (attributes.go): HASHED and SPARSE_HASHED keep a
+// table per attribute (and shard), each the table one attribute of its
+// type gets, the key in every one; HASHED_ARRAY keeps one key-to-row index
+// and an array per attribute (HashedDictionary.h, HashedArrayDictionary.h).
+// Simple keys only: a complex key's arena with several attributes is not
+// modelled yet.
+func clickHouseAttributesBytes(d ClickHouseDictionary, keyType string, attrs []core.Type, distinct, rows int64, opt core.Options, shards int) int64 {
+	total := clickHouseModelBytes(d, keyType, attrs[0], distinct, rows, opt, shards)
+	for _, t := range attrs[1:] {
+		pr, err := clickHousePredict(d, t, distinct, rows, opt, shards)
+		if d.ComplexKey || err != nil {
+			return 0
+		}
+		b := pr.FinalBytes
+		if d.model == core.LayoutHashedArray {
+			b = pr.ValueBytes
+		}
+		total = core.SaturatingAdd(total, b)
+	}
+	return total
 }
 
 // complexKeyBytes models a COMPLEX_KEY_ dictionary (HashedDictionary.h,
@@ -339,12 +385,24 @@ func estimateClickHouse(p parsedConfig, d ClickHouseDictionary, rows int64) Esti
 	if !d.takesMaxLoadFactor() {
 		opt.MaxLoadFactor = 0
 	}
-	final := clickHouseModelBytes(d, p.key.Name, p.value, distinct, rows, opt, p.Shards)
+	final := clickHouseAttributesBytes(d, p.key.Name, p.attrs, distinct, rows, opt, p.Shards)
 	// The run reloads once: the serving dictionary beside a new one at its
-	// first-load peak.
+	// first-load peak; with several attributes, each attribute's table's
+	// (HASHED_ARRAY's index counted once for each: the guard errs high).
 	peak := core.SaturatingMul(final, 3)
-	if m := clickHouseMemory(d.table(p.value), p.value, distinct, opt, p.Shards); m != nil && !d.ComplexKey {
-		peak = max(m.ReloadPeakBytes, final)
+	if !d.ComplexKey {
+		var sum int64
+		for _, t := range p.attrs {
+			m := clickHouseMemory(d.table(t), t, distinct, opt, p.Shards)
+			if m == nil {
+				sum = 0
+				break
+			}
+			sum = core.SaturatingAdd(sum, m.ReloadPeakBytes)
+		}
+		if sum > 0 {
+			peak = max(sum, final)
+		}
 	}
 	e := Estimate{
 		Layout: d.Name, Rows: rows, Distinct: distinct,
@@ -399,6 +457,9 @@ func ClickHouseNotes(results []Result) []string {
 		notes = append(notes, line)
 		if ch.Note != "" {
 			notes = append(notes, r.Layout+": "+ch.Note)
+		}
+		if r.Attributes != "" {
+			notes = append(notes, r.Layout+": attributes "+r.Attributes+" ("+attributesStructure(r.Layout)+"); the first is the row's value, the others ClickHouse derives from the key as it writes the source file")
 		}
 		if ch.KeyCut {
 			notes = append(notes, r.Layout+": a simple key is UInt64 in ClickHouse: these "+r.KeyType+" keys were cut to their low 64 bits (the COMPLEX_KEY_ layouts keep them whole)")

@@ -17,9 +17,12 @@ import (
 // the desktop app, the browser) fills one and calls Validate before any
 // work. A zero field means its default (see WithDefaults).
 type Config struct {
-	Layouts       []string `json:"layouts"`         // core layouts or reference maps; empty = every core layout
-	Key           string   `json:"key"`             // ClickHouse key type; default UInt64
-	Value         string   `json:"value"`           // ClickHouse value type; default UInt16
+	Layouts []string `json:"layouts"` // core layouts or reference maps; empty = every core layout
+	Key     string   `json:"key"`     // ClickHouse key type; default UInt64
+	Value   string   `json:"value"`   // ClickHouse value type; default UInt16
+	// Attributes is a dictionary's attribute types, the first the value
+	// (--value); more than one only with ClickHouse's layouts (attributes.go).
+	Attributes    []string `json:"attributes,omitempty"`
 	Rows          int64    `json:"rows"`            // rows a synthetic source produces; a file gives all its rows
 	Shards        int      `json:"shards"`          // tables per map, 1 to 128; default 1
 	MaxLoadFactor float64  `json:"max_load_factor"` // 0.5 to 0.99; 0 = each layout's default: ClickHouse's 0.5, compact's 0.9
@@ -138,6 +141,9 @@ func (c Config) WithDefaults() Config {
 	if c.Key == "" {
 		c.Key = DefaultKey
 	}
+	if c.Value == "" && len(c.Attributes) > 0 {
+		c.Value = strings.TrimSpace(c.Attributes[0])
+	}
 	if c.Value == "" {
 		c.Value = DefaultValue
 	}
@@ -195,6 +201,9 @@ func (c Config) Validate() error {
 	}
 	if _, err := core.ParseType(c.Key); err != nil {
 		return fieldErr("--key", c.Key, "unknown type", strings.Join(core.TypeNames(), ", "))
+	}
+	if err := c.validateAttributes(); err != nil { // before --value: the first attribute is the value
+		return err
 	}
 	if _, err := core.ParseType(c.Value); err != nil {
 		return fieldErr("--value", c.Value, "unknown type", strings.Join(core.TypeNames(), ", "))
@@ -440,6 +449,7 @@ type parsedConfig struct {
 	Config
 	layouts    []layoutChoice
 	key, value core.Type
+	attrs      []core.Type // the attributes' types, the first value's
 	spec       core.SourceSpec
 	file       *os.File // the source file, already open (a worker's stream from its parent); nil: open spec
 }
@@ -457,6 +467,7 @@ func (c Config) parse() (parsedConfig, error) {
 	}
 	p.key, _ = core.ParseType(c.Key)
 	p.value, _ = core.ParseType(c.Value)
+	p.attrs, _ = c.attributeTypes()
 	p.spec, _ = c.SourceSpec()
 	return p, nil
 }

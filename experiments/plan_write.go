@@ -63,7 +63,7 @@ func createDictionary(c Candidate) string {
 	if c.KeyType != "UInt64" {
 		fmt.Fprintf(&b, "-- ClickHouse's numeric key is UInt64: the %s keys are stored as UInt64\n", c.KeyType)
 	}
-	b.WriteString(dictionaryDDL("dict", "UInt64", c.ValueType, "SOURCE(CLICKHOUSE(TABLE 'source_table'))", c.ClickHouseLayout))
+	b.WriteString(dictionaryDDL("dict", "UInt64", []string{"value " + c.ValueType}, "SOURCE(CLICKHOUSE(TABLE 'source_table'))", c.ClickHouseLayout))
 	return b.String()
 }
 

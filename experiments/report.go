@@ -107,7 +107,7 @@ func reportSummary(results []Result) []string {
 			asked = addOnce(asked, r.Job.Name)
 		}
 		layouts = addOnce(layouts, orDash(r.Layout))
-		types = addOnce(types, orDash(r.KeyType)+"/"+orDash(r.ValueType))
+		types = addOnce(types, orDash(r.KeyType)+"/"+orDash(valueText(r)))
 		rows = addOnce(rows, formatRows(r.Rows))
 		shards = addOnce(shards, strconv.Itoa(r.Shards))
 		if r.Source != "" {

@@ -14,12 +14,16 @@ import (
 // (snake_case, in the words of DESIGN.md section 2 and ClickHouse's
 // system.dictionaries). Every face reads and writes exactly this.
 type Result struct {
-	ID               string  `json:"id"`         // unique, sortable by time: e.g. 20261130T205800Z-hashed-3f2a
-	Job              *Job    `json:"job"`        // the job that measured it; null in results saved before jobs
-	StartedAt        string  `json:"started_at"` // RFC 3339, UTC
-	Layout           string  `json:"layout"`
-	KeyType          string  `json:"key_type"`
-	ValueType        string  `json:"value_type"`
+	ID        string `json:"id"`         // unique, sortable by time: e.g. 20261130T205800Z-hashed-3f2a
+	Job       *Job   `json:"job"`        // the job that measured it; null in results saved before jobs
+	StartedAt string `json:"started_at"` // RFC 3339, UTC
+	Layout    string `json:"layout"`
+	KeyType   string `json:"key_type"`
+	ValueType string `json:"value_type"`
+	// Attributes is a dictionary's attribute types when it has more than
+	// one ("UInt16,UInt32,Float64"; ValueType is the first): ClickHouse's
+	// layouts only so far (attributes.go).
+	Attributes       string  `json:"attributes"`
 	Rows             int64   `json:"rows"` // rows the source produced
 	Shards           int     `json:"shards"`
 	MaxLoadFactor    float64 `json:"max_load_factor"`
@@ -287,7 +291,7 @@ func (r Result) validate() error {
 	for _, f := range []struct {
 		name, v string
 		max     int
-	}{{"layout", r.Layout, 64}, {"key_type", r.KeyType, 32}, {"value_type", r.ValueType, 32}} {
+	}{{"layout", r.Layout, 64}, {"key_type", r.KeyType, 32}, {"value_type", r.ValueType, 32}, {"attributes", r.Attributes, 33 * MaxAttributes}} {
 		if len(f.v) > f.max {
 			return fmt.Errorf("%s of %d characters is too long for a label (allowed: at most %d)", f.name, len(f.v), f.max)
 		}

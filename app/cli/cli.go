@@ -205,6 +205,10 @@ func newRunFlags(fs *flag.FlagSet, sweep bool) *runFlags {
 	})
 	fs.StringVar(&c.Key, "key", "", "key type")
 	fs.StringVar(&c.Value, "value", "", "value type")
+	fs.Func("attributes", "attribute types", func(s string) error {
+		c.Attributes = strings.Split(s, ",") // experiments checks each
+		return nil
+	})
 	fs.Func("rows", "rows", func(s string) error {
 		n, err := experiments.ParseRows(s)
 		c.Rows = n
@@ -886,6 +890,10 @@ What to build:
   --key TYPE            key type (default UInt64): UInt8..UInt128, Int8..Int128,
                         Float32, Float64, UUID, Date, DateTime
   --value TYPE          value type (default UInt16)
+  --attributes T,T,...  a dictionary's attribute types, the first the value:
+                        UInt16,UInt32,Float64 (ch_ layouts only, so far: HASHED
+                        and SPARSE_HASHED keep a table per attribute, HASHED_ARRAY
+                        one index and an array per attribute)
   --shards N            tables per map, 1 to 128 (default 1)
   --max-load-factor F   0.5 to 0.99 (default 0.5, ClickHouse's; compact's 0.9)
   --preallocate         reserve every table for --rows before the load (the C++

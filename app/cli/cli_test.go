@@ -134,6 +134,14 @@ func TestBadInput(t *testing.T) {
 		{[]string{"plan", "--rows", "1e9", "--calibrate-rows", "5e4"}, "--calibrate-rows 50000: out of range (allowed: 100K to 2^62 rows, e.g. 1e8; smaller runs measure the caches more than the tables)"},
 		{[]string{"plan", "--rows", "1e9", "--calibrate-rows", "lots"}, "--calibrate-rows lots: not a number " + rowsAllowed},
 		{[]string{"plan", "--rows", "1e9", "--calibrate-rows", "1e8", "--no-calibrate"}, "--calibrate-rows and --no-calibrate: contradict each other (allowed: one of them)"},
+		// A dictionary's attributes (several: ClickHouse's layouts only).
+		{[]string{"run", "--attributes", "UInt16,UInt7"}, "--attributes UInt7: unknown type " + types},
+		{[]string{"run", "--attributes", "UInt16,,UInt32"}, "--attributes UInt16,,UInt32: attribute 2 is empty (allowed: types, comma-separated, e.g. UInt16,UInt32,Float64)"},
+		{[]string{"run", "--attributes", strings.Repeat("UInt8,", 64) + "UInt8"}, "--attributes: 65 attributes (allowed: 1 to 64)"},
+		{[]string{"run", "--attributes", "country:UInt16"}, "--attributes country:UInt16: attribute names are not taken yet (allowed: types only, e.g. UInt16,UInt32,Float64)"},
+		{[]string{"run", "--attributes", "UInt16,String"}, "--attributes String: not modelled yet (allowed: the fixed-size types: " + strings.TrimSuffix(strings.TrimPrefix(types, "(allowed: "), ")") + ")"},
+		{[]string{"run", "--attributes", "UInt16,UInt32"}, "--attributes UInt16,UInt32: layout hashed holds one value (several attributes are ClickHouse's layouts only, so far) (allowed: with ch_ layouts only, e.g. --layout ch_hashed,ch_sparse_hashed,ch_hashed_array)"},
+		{[]string{"run", "--value", "UInt16", "--attributes", "UInt16,UInt32"}, "--value UInt16: cannot be combined with --attributes UInt16,UInt32 (the value is the first attribute; allowed: one of the two)"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate" (allowed: run, sweep, plan, report, serve, history, version, help)`},
 		{[]string{"help", "frob"}, `help "frob": unknown command (allowed: run, sweep, plan, report, serve, history)`},
 	}

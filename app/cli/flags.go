@@ -14,6 +14,7 @@ import (
 var runConflicts = []flags.Conflict{
 	{A: "rows", B: "source", Why: "a file gives all its rows"},
 	{A: "results", B: "no-save", Why: "--no-save saves nothing"},
+	{A: "value", B: "attributes", Why: "the value is the first attribute"},
 }
 
 // checkLoadFactor refuses --max-load-factor when every layout asked for

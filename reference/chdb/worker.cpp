@@ -15,6 +15,10 @@
 //   load frames   written as RowBinary to dir/files/rows.bin, each key as the
 //                 dictionary keeps it (a simple key widened to UInt64), the
 //                 dictionary's FILE source
+//   prepare       with several attributes, the lab's INSERT INTO FUNCTION
+//                 file(...) SELECT ... FROM file('rows.bin', ...) that
+//                 writes the dictionary's source file with every attribute
+//                 column (not timed)
 //   baseline      CREATE DICTIONARY (not loaded yet); VmRSS, VmHWM reset,
 //                 ClickHouse's MemoryTracking: chDB's own memory
 //   load          SYSTEM RELOAD DICTIONARY, timed; a thread samples VmRSS
@@ -63,7 +67,7 @@ using refs::json_string;
 using refs::write_line;
 
 // kProtocol is experiments/clickhouse.go's chProtocol.
-constexpr int kProtocol = 2;
+constexpr int kProtocol = 3;
 // kDict and kReadTable are the names the lab's DDL and the read use.
 constexpr const char* kDict = "packlab_dict";
 constexpr const char* kReadTable = "packlab_read";
@@ -192,6 +196,7 @@ struct Job {
   int read_threads = 0;     // every thread's read: max_threads
   std::string dir;
   std::string ddl;
+  std::string prepare;      // empty, or the statement that writes the source file with every attribute
 };
 
 Job parse_job() {
@@ -226,11 +231,15 @@ Job parse_job() {
   job.read_threads = static_cast<int>(v);
   job.dir = f["dir"];
   job.ddl = f["ddl"];
+  job.prepare = f["prepare"];
   struct stat st {};
   if (job.dir.empty() || job.dir[0] != '/' || ::stat(job.dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
     die("dir \"" + job.dir + "\": not an existing folder (the lab makes one for each run)");
   }
   if (job.ddl.find("CREATE DICTIONARY") != 0) die("ddl: not a CREATE DICTIONARY statement");
+  if (!job.prepare.empty() && job.prepare.find("INSERT INTO FUNCTION file(") != 0) {
+    die("prepare: not an INSERT INTO FUNCTION file(...) statement");
+  }
   if (!job.complex_key && job.dict_key_bytes != 8) die("dict_key_bytes: a simple key is UInt64, 8 bytes");
   if (job.complex_key && job.dict_key_bytes != job.key_bytes) die("dict_key_bytes: a complex key is the lab's key");
   return job;
@@ -366,7 +375,14 @@ int serve() {
   }
   const double receive_seconds = refs::now_seconds() - recv0;
 
-  // The dictionary, not loaded yet (LIFETIME(0): loaded when asked).
+  // The source file with every attribute, then the dictionary, not loaded
+  // yet (LIFETIME(0): loaded when asked).
+  if (!job.prepare.empty()) {
+    query(job.prepare, "writing the attributes' source file");
+    // The statement's buffers go back before the baseline, or the load
+    // would reuse them unseen.
+    query("SYSTEM JEMALLOC PURGE", "giving the statement's memory back");
+  }
   query(job.ddl, "creating the dictionary");
 
   // Baseline: chDB's own memory, with the rows on disk.
