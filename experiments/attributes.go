@@ -136,9 +136,89 @@ func valueText(r Result) string {
 // attributesText is a result's attributes as the table shows them:
 // "UInt16,UInt32,Float64".
 func attributesText(types []core.Type) string {
-	names := make([]string, len(types))
-	for i, t := range types {
+	return strings.Join(attributesList(types), ",")
+}
+
+// attributeLayout reports whether the plan weighs layout l for a
+// dictionary of several attributes: the shapes ClickHouse builds, HASHED
+// (hashed), SPARSE_HASHED (packed, or sparse_hash_map for an attribute
+// that does not pack) and HASHED_ARRAY; packlab's own layouts hold one
+// value so far.
+func attributeLayout(l core.Layout) bool {
+	return l == core.LayoutHashed || l == core.LayoutPacked || l == core.LayoutHashedArray
+}
+
+// attributeTable is the table ClickHouse keeps an attribute of type t in
+// for layout l: SPARSE_HASHED's PackedHashMap holds values of at most 8
+// bytes (not UUID), sparse_hash_map the others (ClickHouseDictionary.table).
+func attributeTable(l core.Layout, t core.Type) core.Layout {
+	if l == core.LayoutPacked && !(t.Size <= 8 && t.Kind != core.KindUUID) {
+		return core.LayoutSparse
+	}
+	return l
+}
+
+// attributesPrediction is core's prediction for a dictionary of the
+// attributes attrs in layout l as ClickHouse keeps it: HASHED and
+// SPARSE_HASHED a table per attribute (and shard), each growing as one
+// attribute's would, their bytes summed; HASHED_ARRAY one index and an
+// array per attribute; with one shard, each reserved for the rows, as
+// ClickHouse 26.7 ends a table loaded from a table or file source
+// (clickHouseReserves). BucketCount stays one attribute's table's, so that
+// the load factor is a table's.
+func attributesPrediction(l core.Layout, key core.Type, attrs []core.Type, n int64, opt core.Options, shards int) (core.Prediction, error) {
+	if len(attrs) > 1 && shards <= 1 {
+		opt.Reserve = max(opt.Reserve, n)
+	}
+	pr, err := core.Predict(attributeTable(l, attrs[0]), key, attrs[0], n, opt, shards)
+	if err != nil || len(attrs) == 1 {
+		return pr, err
+	}
+	for _, t := range attrs[1:] {
+		q, err := core.Predict(attributeTable(l, t), key, t, n, opt, shards)
+		if err != nil {
+			return core.Prediction{}, err
+		}
+		add := q.FinalBytes
+		if l == core.LayoutHashedArray {
+			add = q.ValueBytes
+			pr.ValueBytes = core.SaturatingAdd(pr.ValueBytes, q.ValueBytes)
+		}
+		pr.FinalBytes = core.SaturatingAdd(pr.FinalBytes, add)
+		pr.GrowthBytes = core.SaturatingAdd(pr.GrowthBytes, q.GrowthBytes) // every table grows at about the same row
+		pr.PeakBytes = core.SaturatingAdd(pr.PeakBytes, core.SaturatingAdd(add, core.SaturatingMul(q.GrowthBytes, int64(shards))))
+		pr.Estimated = pr.Estimated || q.Estimated
+		pr.Saturated = pr.Saturated || q.Saturated
+	}
+	return pr, nil
+}
+
+// clickHouseAttributesMemory is clickHouseMemory for a dictionary of
+// several attributes: each attribute's table's, summed (HASHED_ARRAY's
+// index counted once for each: the figures err high).
+func clickHouseAttributesMemory(l core.Layout, attrs []core.Type, n int64, opt core.Options, shards int) *ClickHouseMemory {
+	m := clickHouseMemory(attributeTable(l, attrs[0]), attrs[0], n, opt, shards)
+	for _, t := range attrs[1:] {
+		q := clickHouseMemory(attributeTable(l, t), t, n, opt, shards)
+		if m == nil || q == nil {
+			return nil
+		}
+		m.SteadyBytes = core.SaturatingAdd(m.SteadyBytes, q.SteadyBytes)
+		m.FirstLoadPeakBytes = core.SaturatingAdd(m.FirstLoadPeakBytes, q.FirstLoadPeakBytes)
+		m.ReloadPeakBytes = core.SaturatingAdd(m.ReloadPeakBytes, q.ReloadPeakBytes)
+		m.Measured = m.Measured && q.Measured
+	}
+	return m
+}
+
+// attributesList is a plan's attribute types when it has several, else nil.
+func attributesList(attrs []core.Type) []string {
+	if len(attrs) < 2 {
+		return nil
+	}
+	names := make([]string, len(attrs))
+	for i, t := range attrs {
 		names[i] = t.Name
 	}
-	return strings.Join(names, ",")
+	return names
 }

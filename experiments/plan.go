@@ -47,11 +47,15 @@ import (
 
 // PlanRequest is the planner's question. A zero field means its default.
 type PlanRequest struct {
-	Rows        int64  `json:"rows"`         // distinct keys to hold, 1 to 2^62
-	Key         string `json:"key"`          // default UInt64
-	Value       string `json:"value"`        // default UInt16
-	MemoryBytes int64  `json:"memory_bytes"` // the budget; 0 = the memory available on this machine now
-	Threads     int    `json:"threads"`      // threads the load may use; 0 = this machine's cores
+	Rows  int64  `json:"rows"`  // distinct keys to hold, 1 to 2^62
+	Key   string `json:"key"`   // default UInt64
+	Value string `json:"value"` // default UInt16
+	// Attributes is the dictionary's attribute types, the first the value
+	// (attributes.go); with more than one the plan weighs ClickHouse's
+	// layouts, each attribute in its own table (or array).
+	Attributes  []string `json:"attributes"`
+	MemoryBytes int64    `json:"memory_bytes"` // the budget; 0 = the memory available on this machine now
+	Threads     int      `json:"threads"`      // threads the load may use; 0 = this machine's cores
 	// Prefer is what decides among the setups that fit: PreferMemory (the
 	// default), PreferRead or PreferLoad.
 	Prefer string `json:"prefer"`
@@ -156,10 +160,11 @@ type Candidate struct {
 	// the setup does not fit.
 	SpeedTier int `json:"speed_tier"`
 
-	Fits             bool   `json:"fits"` // checked_bytes <= the budget
-	Why              string `json:"why"`
-	ClickHouseLayout string `json:"clickhouse_layout"` // LAYOUT(...) of the dictionary that builds this table, "" when none does
-	ClickHouseNote   string `json:"clickhouse_note"`   // how ClickHouse's dictionary differs, when it does
+	Fits             bool     `json:"fits"` // checked_bytes <= the budget
+	Why              string   `json:"why"`
+	Attributes       []string `json:"attributes"`        // the dictionary's attribute types when it has several, else null
+	ClickHouseLayout string   `json:"clickhouse_layout"` // LAYOUT(...) of the dictionary that builds this table, "" when none does
+	ClickHouseNote   string   `json:"clickhouse_note"`   // how ClickHouse's dictionary differs, when it does
 	// ClickHouse is the memory of ClickHouse's dictionary of ClickHouseLayout
 	// (its own growth; see clickHouseMemory), null when none builds it.
 	ClickHouse       *ClickHouseMemory `json:"clickhouse_memory"`
@@ -232,6 +237,7 @@ func ThisMachine(ctx context.Context) PlanMachine {
 type parsedPlan struct {
 	PlanRequest
 	key, value core.Type
+	attrs      []core.Type // the attributes, the first value's
 	distinct   int64
 	chVersion  chVersion
 }
@@ -239,6 +245,9 @@ type parsedPlan struct {
 // WithDefaults returns r with every zero field but MemoryBytes set.
 func (r PlanRequest) WithDefaults() PlanRequest {
 	r.Key = cmp.Or(r.Key, DefaultKey)
+	if len(r.Attributes) > 0 && r.Value == "" {
+		r.Value = strings.TrimSpace(r.Attributes[0])
+	}
 	r.Value = cmp.Or(r.Value, DefaultValue)
 	r.Prefer = strings.ToLower(strings.TrimSpace(cmp.Or(r.Prefer, PreferMemory)))
 	r.Runtime = strings.ToLower(strings.TrimSpace(cmp.Or(r.Runtime, RuntimeNative)))
@@ -259,6 +268,10 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 	var err error
 	if p.key, err = core.ParseType(r.Key); err != nil {
 		return p, fieldErr("--key", r.Key, "unknown type", strings.Join(core.TypeNames(), ", "))
+	}
+	attrsOf := Config{Value: r.Value, Attributes: r.Attributes}
+	if err := attrsOf.validateAttributes(); err != nil {
+		return p, err
 	}
 	if p.value, err = core.ParseType(r.Value); err != nil {
 		return p, fieldErr("--value", r.Value, "unknown type", strings.Join(core.TypeNames(), ", "))
@@ -289,6 +302,7 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 		return p, fieldErr("--calibrate-rows", strconv.FormatInt(r.CalibrationRows, 10), "out of range",
 			fmt.Sprintf("%s to 2^62 rows, e.g. 1e8; smaller runs measure the caches more than the tables", FormatRows(planMinRows)))
 	}
+	p.attrs, _ = attrsOf.attributeTypes()
 	// A key type of b bits has 2^b values: no table holds more keys.
 	p.distinct = r.Rows
 	if p.key.Size < 8 {
@@ -428,6 +442,9 @@ func planLoadFactors() []float64 {
 // layoutCandidates are a layout's setups: for each shard count, the lowest
 // max load factor of each distinct geometry.
 func layoutCandidates(p parsedPlan, l core.Layout, ms Measure, sc Scaling, threads int) ([]Candidate, error) {
+	if len(p.attrs) > 1 && !attributeLayout(l) {
+		return nil, nil // several attributes: ClickHouse's layouts (planNotes says so)
+	}
 	mlfs := []float64{0}
 	follows := followsMaxLoadFactor(l, p.key, p.value)
 	if follows {
@@ -437,7 +454,7 @@ func layoutCandidates(p parsedPlan, l core.Layout, ms Measure, sc Scaling, threa
 	for _, shards := range planShards {
 		var lastBuckets int64 = -1
 		for _, mlf := range mlfs {
-			pr, err := core.Predict(l, p.key, p.value, p.distinct, p.options(mlf), shards)
+			pr, err := attributesPrediction(l, p.key, p.attrs, p.distinct, p.options(mlf), shards)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", l, err)
 			}
@@ -466,7 +483,7 @@ func (p parsedPlan) options(mlf float64) core.Options {
 func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Prediction, ms Measure, sc Scaling, threads int) Candidate {
 	f := allocatorFactor(l)
 	c := Candidate{
-		Layout: string(l), KeyType: p.key.Name, ValueType: p.value.Name,
+		Layout: string(l), KeyType: p.key.Name, ValueType: p.value.Name, Attributes: attributesList(p.attrs),
 		Rows: p.Rows, Distinct: p.distinct, Shards: shards,
 		MaxLoadFactor:  effectiveMLF(l, mlf),
 		Preallocate:    p.Preallocate,
@@ -493,7 +510,7 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 	c.PeakBytes = max(scaleBytes(core.SaturatingAdd(tables, c.LoaderBytes), f), c.SteadyBytes)
 	c.ReloadPeakBytes = reloadPeak(scaleBytes(pr.FinalBytes, f), c.PeakBytes)
 	c.BytesPerPair = float64(c.SteadyBytes) / float64(p.distinct)
-	if ms.LoadRowsPerSecond > 0 {
+	if ms.LoadRowsPerSecond > 0 && len(p.attrs) == 1 { // several attributes' loads are not measured yet
 		rate := sc.loadRate(ms.LoadRowsPerSecond, shards, threads)
 		c.LoadRowsPerSecond = ptr(rate)
 		c.LoadSeconds = ptr(float64(p.distinct) / rate)
@@ -504,7 +521,8 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 	}
 	if ms.ReadRowsPerSecond > 0 {
 		scale := 1.0
-		if cell := float64(pr.FinalBytes) / float64(max(pr.BucketCount, 1)); ms.LoadFactor > 0 && c.LoadFactor > 0 {
+		// A read (dictGet of one attribute) probes one attribute's table.
+		if cell := float64(pr.FinalBytes) / float64(len(p.attrs)) / float64(max(pr.BucketCount, 1)); ms.LoadFactor > 0 && c.LoadFactor > 0 {
 			scale = probeLinesOf(l, ms.LoadFactor, cell) / probeLinesOf(l, c.LoadFactor, cell)
 		}
 		rate := ms.ReadRowsPerSecond * scale
@@ -515,9 +533,14 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 		}
 	}
 	c.ClickHouseLayout, c.ClickHouseNote, c.PacklabOnly = clickHouseFor(p.chVersion, l, p.key, p.value, shards, mlf)
+	for _, t := range p.attrs[1:] {
+		if ok, why := p.chVersion.builds(l, t, shards, mlf); !ok && c.ClickHouseLayout != "" {
+			c.ClickHouseLayout, c.ClickHouseNote, c.PacklabOnly = "", why, true
+		}
+	}
 	if c.ClickHouseLayout != "" {
 		// ClickHouse ignores PREALLOCATE since 23.1: its tables grow.
-		c.ClickHouse = clickHouseMemory(l, p.value, p.distinct, tableOptions(mlf, false, p.distinct), shards)
+		c.ClickHouse = clickHouseAttributesMemory(l, p.attrs, p.distinct, tableOptions(mlf, false, p.distinct), shards)
 	}
 	return c
 }
@@ -1020,6 +1043,10 @@ func measuredFarBelow(distinct int64, m Measure) bool {
 // planNotes says where the figures come from and how far to trust them.
 func planNotes(plan *Plan, p parsedPlan) []string {
 	var notes []string
+	if len(p.attrs) > 1 {
+		notes = append(notes, fmt.Sprintf("%d attributes (%s): the setups are ClickHouse's layouts, HASHED and SPARSE_HASHED a hash table per attribute (each holding the key again; with SHARDS one per shard and attribute), HASHED_ARRAY one key-to-row index and an array per attribute, as ClickHouse 26.7 was measured to hold them here (docs/clickhouse.md); their load speeds are not measured with several attributes, so they are left out, and a read is one attribute's dictGet",
+			len(p.attrs), attributesText(p.attrs)))
+	}
 	if p.distinct < p.Rows {
 		notes = append(notes, fmt.Sprintf("a %s key has only %s values: the table holds at most %s keys, not %s", p.key.Name,
 			GroupThousands(p.distinct), GroupThousands(p.distinct), GroupThousands(p.Rows)))

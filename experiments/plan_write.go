@@ -63,7 +63,14 @@ func createDictionary(c Candidate) string {
 	if c.KeyType != "UInt64" {
 		fmt.Fprintf(&b, "-- ClickHouse's numeric key is UInt64: the %s keys are stored as UInt64\n", c.KeyType)
 	}
-	b.WriteString(dictionaryDDL("dict", "UInt64", []string{"value " + c.ValueType}, "SOURCE(CLICKHOUSE(TABLE 'source_table'))", c.ClickHouseLayout))
+	types := []core.Type{core.MustType(c.ValueType)}
+	if len(c.Attributes) > 1 {
+		types = types[:0]
+		for _, a := range c.Attributes {
+			types = append(types, core.MustType(a))
+		}
+	}
+	b.WriteString(dictionaryDDL("dict", "UInt64", attributeColumns(types), "SOURCE(CLICKHOUSE(TABLE 'source_table'))", c.ClickHouseLayout))
 	return b.String()
 }
 
@@ -85,6 +92,9 @@ func goTypeOf(t core.Type) string {
 // goCode is the Go code that builds c's map with core's loader from a TSV
 // file of key, value rows.
 func goCode(c Candidate) string {
+	if len(c.Attributes) > 1 {
+		return "" // core's tables hold one value so far: no Go code builds this dictionary
+	}
 	k, _ := core.ParseType(c.KeyType)
 	v, _ := core.ParseType(c.ValueType)
 	var b strings.Builder
@@ -333,8 +343,12 @@ func PlanHeadline(plan Plan) string {
 	if r.Runtime == RuntimeBrowser {
 		where = "this browser's wasm memory"
 	}
+	value := r.Value
+	if len(r.Attributes) > 1 {
+		value = strings.Join(r.Attributes, ", ")
+	}
 	return fmt.Sprintf("%s rows of <%s, %s> in %s (%s), checked at a %s, prefer %s, for %s, %d loader thread(s)",
-		FormatRows(r.Rows), r.Key, r.Value, FormatBytes(plan.BudgetBytes), plan.BudgetFrom, plan.Checked, r.Prefer, where, r.Threads)
+		FormatRows(r.Rows), r.Key, value, FormatBytes(plan.BudgetBytes), plan.BudgetFrom, plan.Checked, r.Prefer, where, r.Threads)
 }
 
 // PlanSnippet is text the plan offers to copy: a ClickHouse statement or
@@ -408,6 +422,10 @@ func (plan Plan) Details() PlanDetails {
 			d.Snippets = append(d.Snippets, PlanSnippet{Title: title, Lang: "sql", Text: c.CreateDictionary, Note: note})
 		case c == best:
 			d.Snippets = append(d.Snippets, PlanSnippet{Title: "ClickHouse", Note: c.ClickHouseNote})
+		}
+		if c.GoCode == "" {
+			d.Snippets = append(d.Snippets, PlanSnippet{Title: "Go (core)", Note: "core's tables hold one value so far: a dictionary of several attributes is ClickHouse's"})
+			continue
 		}
 		d.Snippets = append(d.Snippets, PlanSnippet{Title: "Go (core), " + setupName(*c), Lang: "go", Text: c.GoCode})
 	}

@@ -85,6 +85,10 @@ func parsePlanArgs(args []string, stdout io.Writer) (*planArgs, error) {
 	})
 	fs.StringVar(&req.Key, "key", "", "key type")
 	fs.StringVar(&req.Value, "value", "", "value type")
+	fs.Func("attributes", "attribute types", func(s string) error {
+		req.Attributes = strings.Split(s, ",") // experiments checks each
+		return nil
+	})
 	fs.Func("memory", "memory budget", func(s string) error {
 		n, err := experiments.ParseMemory(s)
 		req.MemoryBytes = n
@@ -123,6 +127,9 @@ func parsePlanArgs(args []string, stdout io.Writer) (*planArgs, error) {
 		return nil, flags.Usagef("--calibrate and --no-calibrate: contradict each other (allowed: one of them)")
 	case a.noCal && req.CalibrationRows != 0:
 		return nil, flags.Usagef("--calibrate-rows and --no-calibrate: contradict each other (allowed: one of them)")
+	}
+	if err := flags.CheckConflicts(fs, []flags.Conflict{{A: "value", B: "attributes", Why: "the value is the first attribute"}}); err != nil {
+		return nil, err
 	}
 	if err := checkFormat(a.format, experiments.Formats()); err != nil {
 		return nil, err
@@ -213,6 +220,10 @@ const usagePlan = `packlab plan [flags] — which layout, load factor and shard 
   --rows N              rows (distinct keys) to hold: 1000, 1e9, 1B, 1T ... up to 2^62 (required)
   --key TYPE            key type (default UInt64)
   --value TYPE          value type (default UInt16)
+  --attributes T,T,...  a dictionary's attribute types, the first the value:
+                        the plan then weighs ClickHouse's layouts, a table (or
+                        an array) per attribute, and writes every attribute in
+                        its CREATE DICTIONARY
   --memory SIZE         the memory budget: 24GiB, 512MiB, 32GB (default: what this
                         machine has available now)
   --threads N           threads the load may use, 1 to 256 (default: this machine's cores)

@@ -142,6 +142,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "--attributes", "UInt16,String"}, "--attributes String: not modelled yet (allowed: the fixed-size types: " + strings.TrimSuffix(strings.TrimPrefix(types, "(allowed: "), ")") + ")"},
 		{[]string{"run", "--attributes", "UInt16,UInt32"}, "--attributes UInt16,UInt32: layout hashed holds one value (several attributes are ClickHouse's layouts only, so far) (allowed: with ch_ layouts only, e.g. --layout ch_hashed,ch_sparse_hashed,ch_hashed_array)"},
 		{[]string{"run", "--value", "UInt16", "--attributes", "UInt16,UInt32"}, "--value UInt16: cannot be combined with --attributes UInt16,UInt32 (the value is the first attribute; allowed: one of the two)"},
+		{[]string{"plan", "--rows", "1e6", "--attributes", "UInt16,UInt7"}, "--attributes UInt7: unknown type " + types},
+		{[]string{"plan", "--rows", "1e6", "--value", "UInt16", "--attributes", "UInt16,UInt32"}, "--value UInt16: cannot be combined with --attributes UInt16,UInt32 (the value is the first attribute; allowed: one of the two)"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate" (allowed: run, sweep, plan, report, serve, history, version, help)`},
 		{[]string{"help", "frob"}, `help "frob": unknown command (allowed: run, sweep, plan, report, serve, history)`},
 	}
