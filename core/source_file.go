@@ -228,10 +228,20 @@ func (s *fileSource[K, V]) detectCSV() bool {
 }
 
 func (s *fileSource[K, V]) findColumn(which, name string, headerLine int64) (int, error) {
+	exact := -1
 	for i, h := range s.header {
-		if h == name {
-			return i, nil
+		if h != name {
+			continue
 		}
+		if exact >= 0 {
+			// A header that repeats the name: either column would be a guess.
+			return 0, fmt.Errorf("source file %q: %s column %q names columns %d and %d of the header on line %d: give the column by its position (%d or %d)",
+				s.path, which, name, exact+1, i+1, headerLine, exact+1, i+1)
+		}
+		exact = i
+	}
+	if exact >= 0 {
+		return exact, nil
 	}
 	found := -1
 	for i, h := range s.header {

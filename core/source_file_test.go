@@ -303,6 +303,8 @@ func TestFileErrors(t *testing.T) {
 			`source file "PATH": value column "price" not found in the header on line 1 (columns: "key", "value")`},
 		{"ambiguous name", "amb.tsv", "Key\tKEY\n1\t2\n", false, []string{"key=key", "value=2"},
 			`source file "PATH": key column "key" matches "Key" and "KEY" in the header on line 1, ignoring case; write it exactly`},
+		{"repeated name", "rep.tsv", "id\tid\tvalue\n1\t2\t3\n", false, []string{"key=id", "value=value"},
+			`source file "PATH": key column "id" names columns 1 and 2 of the header on line 1: give the column by its position (1 or 2)`},
 		{"position beyond header", "pos.tsv", "key\tvalue\n1\t2\n", false, []string{"value=3"},
 			`source file "PATH": value column 3 does not exist: the header on line 1 has 2 columns ("key", "value")`},
 		{"first row too short", "short.tsv", "1\n2\t3\n", false, nil, `PATH:1: the row has 1 column, so the value column 2 is missing`},
