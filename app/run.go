@@ -288,6 +288,8 @@ func progressOf(id string, p experiments.Progress) Progress {
 		out.LayoutText = fmt.Sprintf("%s (%d of %d)", p.Layout, p.Run, p.Runs)
 	}
 	switch p.Phase {
+	case experiments.PhaseCount:
+		out.PhaseText = fmt.Sprintf("counting the source's rows before the load (the memory check needs them): %s so far", experiments.FormatRows(p.Rows))
 	case experiments.PhaseIdle:
 		out.PhaseText = fmt.Sprintf("idling %s of %s before loading %s, so that it starts on fresh memory",
 			seconds(p.Seconds), seconds(p.IdleSeconds), p.Layout)

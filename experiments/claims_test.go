@@ -80,7 +80,7 @@ func TestSeedClaimsReport(t *testing.T) {
 		cfgs[i].Rows, cfgs[i].Repeats = 200_000, 1
 		cfgs[i].InProcess = !memoryMeasurable || raceEnabled || i < len(cfgs)-1 // the memory runs isolated, as the sweep makes them
 	}
-	runs, err := prepare(context.Background(), cfgs)
+	runs, err := prepare(context.Background(), cfgs, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,7 @@ func TestGuardRefuses(t *testing.T) {
 
 	// --force passes the guard (the runs are prepared, not executed here).
 	cfg.Force = true
-	runs, err := prepare(context.Background(), []Config{cfg})
+	runs, err := prepare(context.Background(), []Config{cfg}, nil)
 	if err != nil || len(runs) != 2 {
 		t.Fatalf("prepare with force: %d runs, %v", len(runs), err)
 	}

@@ -48,7 +48,7 @@ type Progress struct {
 	Layout    string  `json:"layout"`
 	Run       int     `json:"run"`        // 1-based: which measured load of the whole job this is
 	Runs      int     `json:"runs"`       // measured loads in the whole job (layouts x repeats, or a sweep's)
-	Phase     string  `json:"phase"`      // "idle", "load", "read" or "done"
+	Phase     string  `json:"phase"`      // "count", "idle", "load", "read" or "done"
 	Rows      int64   `json:"rows"`       // rows loaded so far
 	TotalRows int64   `json:"total_rows"` // rows the source will give, or -1 if unknown
 	Seconds   float64 `json:"seconds"`    // since the load started; idle: idled so far
@@ -60,11 +60,15 @@ type Progress struct {
 
 // Phases of a Progress.
 const (
-	PhaseIdle = "idle" // before a load, Config.SettleSeconds
-	PhaseLoad = "load"
-	PhaseRead = "read"
-	PhaseDone = "done"
+	PhaseCount = "count" // before the runs: a file source read through for its row count (the guard's)
+	PhaseIdle  = "idle"  // before a load, Config.SettleSeconds
+	PhaseLoad  = "load"
+	PhaseRead  = "read"
+	PhaseDone  = "done"
 )
+
+// countProgressEvery is the period of a source count's progress.
+var countProgressEvery = 200 * time.Millisecond
 
 // timelineEvery is the period of the load's timeline samples.
 const timelineEvery = 100 * time.Millisecond
@@ -76,7 +80,7 @@ type typedOps interface {
 	measure(ctx context.Context, p parsedConfig, l core.Layout, progress func(Progress)) (Result, error)
 	// scan reads a source to its end without building a map: the rows it
 	// has and the first malformed row, before any allocation.
-	scan(ctx context.Context, spec core.SourceSpec, key, value core.Type) (rows, skipped int64, err error)
+	scan(ctx context.Context, spec core.SourceSpec, key, value core.Type, progress func(Progress)) (rows, skipped int64, err error)
 	// feed streams p's rows, then its read order, to a reference map's
 	// worker (reference_run.go).
 	feed(ctx context.Context, p parsedConfig, w io.Writer, fr *feedReport) error
@@ -114,7 +118,7 @@ func opsForValue[K core.Bits](value core.Type) typedOps {
 	}
 }
 
-func (typed[K, V]) scan(ctx context.Context, spec core.SourceSpec, key, value core.Type) (int64, int64, error) {
+func (typed[K, V]) scan(ctx context.Context, spec core.SourceSpec, key, value core.Type, progress func(Progress)) (int64, int64, error) {
 	src, err := core.OpenSourceContext[K, V](ctx, spec, key, value)
 	if err != nil {
 		return 0, 0, err
@@ -122,7 +126,12 @@ func (typed[K, V]) scan(ctx context.Context, spec core.SourceSpec, key, value co
 	defer src.Close()
 	var b core.Block[K, V]
 	var rows int64
+	start, last := time.Now(), time.Now()
 	for {
+		if now := time.Now(); progress != nil && now.Sub(last) >= countProgressEvery {
+			last = now
+			progress(Progress{Phase: PhaseCount, Rows: rows, TotalRows: -1, Seconds: now.Sub(start).Seconds()})
+		}
 		if err := ctx.Err(); err != nil {
 			return rows, src.Skipped(), fmt.Errorf("checking %s cancelled after %d rows: %w", spec.Path, rows, err)
 		}

@@ -442,7 +442,7 @@ func Calibrate(ctx context.Context, cfgs []Config, ro RunOptions) ([]Result, err
 		j := NewJob(CalibrationJobName(cfgs), "", time.Now())
 		ro.Job = &j
 	}
-	runs, err := prepare(ctx, cfgs)
+	runs, err := prepare(ctx, cfgs, ro.Progress)
 	if err != nil {
 		return nil, err
 	}

@@ -490,3 +490,33 @@ func TestSettleFromTheConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestSourceCountProgress: a file source is read through before the runs
+// (its rows for the guard); that count reports progress, so that a
+// 1e9-row gzip file's minute of counting is not a silent one, and the
+// rows it reports only grow, up to the file's.
+func TestSourceCountProgress(t *testing.T) {
+	defer func(d time.Duration) { countProgressEvery = d }(countProgressEvery)
+	countProgressEvery = 0 // every block
+	path := filepath.Join(t.TempDir(), "keys.tsv")
+	var b strings.Builder
+	const rows = 300_000
+	for i := 1; i <= rows; i++ {
+		b.WriteString(strconv.Itoa(i) + "\t7\n")
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var counts []int64
+	_, err := Run(context.Background(), Config{Layouts: []string{"hashed"}, Source: path, NoRead: true, InProcess: true}, RunOptions{Progress: func(p Progress) {
+		if p.Phase == PhaseCount {
+			counts = append(counts, p.Rows)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(counts) < 3 || !slices.IsSorted(counts) || counts[len(counts)-1] > rows {
+		t.Errorf("count progress %v: want several, growing, at most %d rows", counts, rows)
+	}
+}

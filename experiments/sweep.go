@@ -189,7 +189,7 @@ func RunSweep(ctx context.Context, name string, base Config, opt SweepOptions, r
 		j := NewJob(SweepJobName(s.Name, base), "", time.Now())
 		ro.Job = &j
 	}
-	runs, err := prepare(ctx, cfgs)
+	runs, err := prepare(ctx, cfgs, ro.Progress)
 	if err != nil {
 		return nil, err
 	}

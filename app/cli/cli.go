@@ -508,6 +508,10 @@ func (b *progressBar) clear() {
 
 // progressLine is the bar's text: run n of m, layout, rows, rows/s, ETA, RSS.
 func progressLine(p experiments.Progress) string {
+	if p.Phase == experiments.PhaseCount {
+		return fmt.Sprintf("counting the source's rows before the load (the memory check needs them): %s rows  %s rows/s",
+			shortCount(p.Rows), shortCount(int64(float64(p.Rows)/max(p.Seconds, 1e-9))))
+	}
 	s := fmt.Sprintf("[%d/%d] %s ", p.Run, p.Runs, p.Layout)
 	if p.Phase == experiments.PhaseIdle {
 		return s + fmt.Sprintf("idling %s of %s before the load, so that it starts on fresh memory",

@@ -406,6 +406,10 @@ func TestProgressLine(t *testing.T) {
 	if got := progressLine(idle); got != "[1/2] packed idling 3s of 8s before the load, so that it starts on fresh memory" {
 		t.Errorf("idle: %q", got)
 	}
+	count := experiments.Progress{Phase: experiments.PhaseCount, Rows: 12_300_000, TotalRows: -1, Seconds: 5}
+	if got := progressLine(count); got != "counting the source's rows before the load (the memory check needs them): 12.3M rows  2.5M rows/s" {
+		t.Errorf("counting: %q", got)
+	}
 	var buf bytes.Buffer
 	b := newProgressBar(&buf)
 	p.Phase = experiments.PhaseLoad
