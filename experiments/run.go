@@ -101,8 +101,13 @@ func prepare(ctx context.Context, cfgs []Config, progress func(Progress)) ([]run
 	scanned := map[string]int64{}
 	for _, p := range ps {
 		var err error
+		// A file is read through once however many configs load it; a
+		// generator's rows are each config's own (a growth sweep's differ).
 		key := fmt.Sprintf("%+v|%s|%s", p.spec, p.key.Name, p.value.Name)
 		rows, ok := scanned[key]
+		if p.spec.IsSynthetic() {
+			rows, ok = p.Rows, true
+		}
 		if !ok {
 			if rows, err = sourceRows(ctx, p, progress); err != nil {
 				return nil, err

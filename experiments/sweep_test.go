@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/packlab/packlab/core"
@@ -111,5 +112,35 @@ func TestTypesSweepPadding(t *testing.T) {
 		if k.Size == 1 && r.ElementCount > 256 {
 			t.Errorf("%s/%s: %d distinct one-byte keys", r.KeyType, r.ValueType, r.ElementCount)
 		}
+	}
+}
+
+// TestSweepRunsAreCheckedAtTheirOwnRows: every run of a growth sweep is
+// checked by the guard (and named, if cancelled) at its own row count, not
+// at the first config's: the synthetic source's rows are each config's.
+func TestSweepRunsAreCheckedAtTheirOwnRows(t *testing.T) {
+	s, err := FindSweep("growth")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgs, err := s.Configs(Config{Layouts: []string{"packed"}, Rows: 1_000_000}, SweepOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs, err := prepare(context.Background(), cfgs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != len(cfgs) || len(runs) < 3 {
+		t.Fatalf("%d runs for %d configs", len(runs), len(cfgs))
+	}
+	for i, r := range runs {
+		if r.est.Rows != cfgs[i].Rows {
+			t.Errorf("run %d (%s at %d rows) checked at %d rows", i, r.layout, cfgs[i].Rows, r.est.Rows)
+		}
+	}
+	last := cancelled(runs[len(runs)-1], context.Canceled)
+	if !strings.Contains(last.Error(), "packed at 1M rows was stopped") {
+		t.Errorf("the last run's cancel: %v, want it named at 1M rows", last)
 	}
 }
