@@ -272,6 +272,11 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]Result, err
 				if ctx.Err() != nil {
 					return results, cancelled(r, context.Cause(ctx)) // the signal, where one stopped it
 				}
+				if se := (*core.SlabError)(nil); errors.As(err, &se) && !errors.Is(err, ErrOutOfMemory) {
+					// In this process (--in-process): a table's slab the
+					// system refused is the same end as a worker's.
+					err = fmt.Errorf("%w: %w", ErrOutOfMemory, err)
+				}
 				if errors.Is(err, ErrOutOfMemory) {
 					err = fmt.Errorf("%w at %s rows (the guard predicted a peak of %s); try fewer rows, more --shards or a layout that needs less (packlab plan --rows %s)",
 						err, FormatRows(r.est.Rows), FormatBytes(r.est.PeakBytes), FormatRows(r.est.Rows))

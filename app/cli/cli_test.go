@@ -715,7 +715,10 @@ func TestOutOfMemoryIsOneLine(t *testing.T) {
 		t.Skip("no bash for ulimit")
 	}
 	run := func(extra ...string) (string, int) {
-		args := append([]string{"-c", `ulimit -v 3000000 && exec "$0" "$@"`, exe, "run", "--layout", "gomap", "--rows", "1e8", "--no-read", "--no-save"}, extra...)
+		if len(extra) == 0 || extra[0] != "--layout" {
+			extra = append([]string{"--layout", "gomap", "--rows", "1e8"}, extra...)
+		}
+		args := append([]string{"-c", `ulimit -v 3000000 && exec "$0" "$@"`, exe, "run", "--no-read", "--no-save"}, extra...)
 		cmd := exec.Command("bash", args...)
 		cmd.Env = append(os.Environ(), mainEnv+"=1")
 		var stderr bytes.Buffer
@@ -731,6 +734,12 @@ func TestOutOfMemoryIsOneLine(t *testing.T) {
 	if code != 1 || strings.Count(strings.TrimSpace(out), "\n") > 0 || !strings.Contains(out, "gomap: out of memory: ") ||
 		!strings.Contains(out, "the guard predicted a peak of") || strings.Contains(out, ".go:") || strings.Contains(out, "goroutine") {
 		t.Errorf("forced under ulimit -v: exit %d, stderr %q; want 1 and one line", code, out)
+	}
+	// In this process: a slab the system refuses ends the same way.
+	out, code = run("--layout", "packed", "--rows", "3e8", "--force", "--in-process")
+	if code != 1 || strings.Count(strings.TrimSpace(out), "\n") > 0 || !strings.Contains(out, "packed: out of memory: ") ||
+		!strings.Contains(out, "try fewer rows, more --shards") || strings.Contains(out, "goroutine") {
+		t.Errorf("forced in-process under ulimit -v: exit %d, stderr %q; want 1 and one line", code, out)
 	}
 }
 
