@@ -1002,6 +1002,27 @@ func TestPlanClickHouseVersionFromTheForm(t *testing.T) {
 	apiError(t, err, "plan_clickhouse_version", "23.x")
 }
 
+// TestPlanAttributesFromTheForm: the Plan tab's attributes reach the
+// planner (ClickHouse's layouts only, every attribute in the CREATE
+// DICTIONARY), and a bad one is the attributes field's error.
+func TestPlanAttributesFromTheForm(t *testing.T) {
+	l, _ := newLab(t)
+	v, err := l.Plan(PlanForm{Rows: "1e6", Memory: "24GiB", Attributes: []string{"UInt16", "UInt32", "Float64"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range v.Candidates {
+		if c.Layout != "hashed" && c.Layout != "packed" && c.Layout != "hashed_array" {
+			t.Fatalf("a plan of three attributes weighs %s", c.Layout)
+		}
+	}
+	if best := v.Candidates[0]; !strings.Contains(best.CreateDictionary, "a3 Float64") {
+		t.Errorf("rank 1's CREATE DICTIONARY: %q, want every attribute", best.CreateDictionary)
+	}
+	_, err = l.Plan(PlanForm{Rows: "1e6", Attributes: []string{"UInt16", "String"}})
+	apiError(t, err, "plan_attributes", "String")
+}
+
 // TestPlanCalibrationReportsAndCancels: the Plan tab's calibration reports
 // as a run does, under PlanCalibrationID (the idle before its first load
 // counting down), keeps a run from starting beside it, and stops on

@@ -33,6 +33,10 @@ type PlanForm struct {
 	// ClickHouseVersion is the ClickHouse release the LAYOUT clauses are
 	// for ("" = experiments.DefaultClickHouseVersion).
 	ClickHouseVersion string `json:"clickhouse_version"`
+	// Attributes is every attribute's type when the dictionary has more
+	// than one, the first the value (then Value is ignored); empty: Value
+	// alone.
+	Attributes []string `json:"attributes"`
 }
 
 // PlanView is the planner's answer for the Plan tab: the text worded by
@@ -61,6 +65,7 @@ var planFieldOfFlag = map[string]string{
 	"--calibrate":          "plan_calibrate",
 	"--calibrate-rows":     "plan_calibrate_rows",
 	"--clickhouse-version": "plan_clickhouse_version",
+	"--attributes":         "plan_attributes",
 }
 
 // planError is ErrorOf for the Plan tab: a field error names the tab's
@@ -82,6 +87,9 @@ func (f PlanForm) parse() (experiments.PlanRequest, error) {
 	r := experiments.PlanRequest{Key: strings.TrimSpace(f.Key), Value: strings.TrimSpace(f.Value), Prefer: strings.TrimSpace(f.Prefer),
 		FirstLoadOnly: f.FirstLoadOnly, Runtime: strings.TrimSpace(f.Runtime), Preallocate: f.Preallocate,
 		ClickHouseVersion: strings.TrimSpace(f.ClickHouseVersion)}
+	if len(f.Attributes) > 1 {
+		r.Value, r.Attributes = "", f.Attributes
+	}
 	rows, err := experiments.ParseRows(f.Rows)
 	if err != nil {
 		return r, bad(err)

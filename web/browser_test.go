@@ -514,6 +514,20 @@ func TestBrowserLab(t *testing.T) {
 		t.Errorf("the Plan tab shows %+v; want an answer that fits 24 GiB, layouts ruled out, the setups and a drawn chart", ps)
 	}
 
+	// ---- a dictionary of three attributes: two more types added to the
+	// value, planned as ClickHouse keeps them ----
+	do(t, ctx, `document.getElementById("plan_attr_add").click(); document.getElementById("plan_attr_add").click();
+		const s = document.querySelectorAll("#plan_attrs select"); s[1].value = "Float64";
+		document.body.dataset.plan = ""; document.getElementById("plan-form").requestSubmit()`)
+	waitFor(t, ctx, "the plan of three attributes", `document.body.dataset.plan === "done"`, 60*time.Second)
+	if out := eval[string](t, ctx, `document.getElementById("plan-out").textContent`); !strings.Contains(out, "a3 Float64") || !strings.Contains(out, "UInt16, UInt32, Float64") {
+		t.Errorf("the plan of three attributes shows no CREATE DICTIONARY with them: %.300q", out)
+	}
+	do(t, ctx, `document.querySelectorAll("#plan_attrs button").forEach((b) => b.click())`)
+	if n := eval[int](t, ctx, `document.querySelectorAll("#plan_attrs select").length`); n != 0 {
+		t.Errorf("%d attributes left after removing them", n)
+	}
+
 	// ---- deleting from the history reaches IndexedDB too: one job's
 	// results, then the rest with "Clear history" ----
 	n := historyCount(t, ctx)

@@ -627,6 +627,25 @@
     }
     // The browser plans a native run unless asked for its own wasm memory.
     $("#plan_runtime_field").hidden = limits.runtime !== "browser";
+    $("#plan_attr_add").onclick = () => addPlanAttribute(limits, "UInt32");
+  }
+
+  // addPlanAttribute adds one more attribute's type to the Plan tab, with
+  // a button that removes it again.
+  function addPlanAttribute(limits, type) {
+    const row = el("span", { class: "attr" },
+      el("select", { "aria-label": "attribute type" }, ...limits.types.map((t) =>
+        el("option", { value: t.name, text: t.label, selected: t.name === type }))),
+      el("button", { type: "button", class: "small", text: "×", title: "remove this attribute",
+        onclick: () => row.remove() }));
+    $("#plan_attrs").append(row);
+  }
+
+  // planAttributes is every attribute's type when the dictionary has more
+  // than the value, else none: the value is the first.
+  function planAttributes() {
+    const more = $$("#plan_attrs select").map((s) => s.value);
+    return more.length ? [$("#plan_value").value, ...more] : [];
   }
 
   function readPlanForm() {
@@ -643,6 +662,7 @@
       calibrate: $("#plan_calibrate").checked,
       calibration_rows: $("#plan_calibrate_rows").value,
       clickhouse_version: $("#plan_clickhouse_version").value,
+      attributes: planAttributes(),
     };
   }
 
