@@ -38,6 +38,7 @@ var fieldOfFlag = map[string]string{
 	"--layout":          "layouts",
 	"--key":             "key",
 	"--value":           "value",
+	"--attributes":      "attributes",
 	"--rows":            "rows",
 	"--shards":          "shards",
 	"--max-load-factor": "max_load_factor",

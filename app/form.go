@@ -16,6 +16,7 @@ type Form struct {
 	Layouts       []string `json:"layouts"`         // layouts to compare; at least one
 	Key           string   `json:"key"`             // ClickHouse key type, e.g. UInt64
 	Value         string   `json:"value"`           // ClickHouse value type, e.g. UInt16
+	Attributes    []string `json:"attributes"`      // every attribute's type when more than one, the first the value (Value then ignored); ch_ layouts only
 	Rows          string   `json:"rows"`            // 1000000, 1e6, 1M, 2.5M, 1B; ignored for a file
 	Shards        string   `json:"shards"`          // 1 to 128; "" = 1
 	MaxLoadFactor string   `json:"max_load_factor"` // 0.5 to 0.99; "" = each layout's default (0.5, compact 0.9)
@@ -92,6 +93,9 @@ func (f Form) config() (experiments.Config, error) {
 	c.Layouts = append([]string(nil), f.Layouts...)
 	c.Key = strings.TrimSpace(f.Key)
 	c.Value = strings.TrimSpace(f.Value)
+	if len(f.Attributes) > 1 {
+		c.Value, c.Attributes = "", f.Attributes
+	}
 
 	var err error
 	if strings.TrimSpace(f.Shards) != "" {

@@ -265,6 +265,8 @@ func TestBadInputNamesTheField(t *testing.T) {
 		{"file and keys", func(f *Form) { f.Source = tsv }, "keys", "not both"},
 		{"column without file", func(f *Form) { f.KeyColumn = "2" }, "source", "apply to a file"},
 
+		{"attributes of packlab's layout", func(f *Form) { f.Attributes = []string{"UInt16", "UInt32"} }, "attributes", "ch_ layouts only"},
+		{"attribute type", func(f *Form) { f.Attributes = []string{"UInt16", "String"} }, "attributes", "String: not modelled yet"},
 		{"bad header", func(f *Form) { f.Keys, f.Source, f.Header = "", tsv, "maybe" }, "header", "maybe"},
 		{"preallocate a file", func(f *Form) { f.Keys, f.Source, f.Preallocate = "", tsv, true }, "preallocate", "synthetic keys"},
 	}

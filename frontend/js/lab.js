@@ -98,6 +98,7 @@
       $("#" + id).replaceChildren(...limits.types.map((t) =>
         el("option", { value: t.name, text: t.label, selected: t.name === d[id] })));
     }
+    $("#attr_add").onclick = () => addAttribute("#attrs", limits, "UInt32");
     $("#rows").value = d.rows;
     const sh = $("#shards");
     sh.min = limits.shards.min; sh.max = limits.shards.max; sh.value = d.shards;
@@ -159,6 +160,7 @@
       layouts: $$('#layouts input:checked, #ref-layouts input:checked').map((i) => i.value),
       key: $("#key").value,
       value: $("#value").value,
+      attributes: attributesOf("#attrs", "#value"),
       rows: $("#rows").value,
       shards: $("#shards").value,
       max_load_factor: $("#mlf_default").checked ? "" : $("#max_load_factor").value,
@@ -627,25 +629,25 @@
     }
     // The browser plans a native run unless asked for its own wasm memory.
     $("#plan_runtime_field").hidden = limits.runtime !== "browser";
-    $("#plan_attr_add").onclick = () => addPlanAttribute(limits, "UInt32");
+    $("#plan_attr_add").onclick = () => addAttribute("#plan_attrs", limits, "UInt32");
   }
 
-  // addPlanAttribute adds one more attribute's type to the Plan tab, with
-  // a button that removes it again.
-  function addPlanAttribute(limits, type) {
+  // addAttribute adds one more attribute's type to a form's list, with a
+  // button that removes it again.
+  function addAttribute(list, limits, type) {
     const row = el("span", { class: "attr" },
       el("select", { "aria-label": "attribute type" }, ...limits.types.map((t) =>
         el("option", { value: t.name, text: t.label, selected: t.name === type }))),
       el("button", { type: "button", class: "small", text: "×", title: "remove this attribute",
         onclick: () => row.remove() }));
-    $("#plan_attrs").append(row);
+    $(list).append(row);
   }
 
-  // planAttributes is every attribute's type when the dictionary has more
-  // than the value, else none: the value is the first.
-  function planAttributes() {
-    const more = $$("#plan_attrs select").map((s) => s.value);
-    return more.length ? [$("#plan_value").value, ...more] : [];
+  // attributesOf is every attribute's type when a form's dictionary has
+  // more than its value, else none: the value is the first.
+  function attributesOf(list, value) {
+    const more = $$(list + " select").map((s) => s.value);
+    return more.length ? [$(value).value, ...more] : [];
   }
 
   function readPlanForm() {
@@ -662,7 +664,7 @@
       calibrate: $("#plan_calibrate").checked,
       calibration_rows: $("#plan_calibrate_rows").value,
       clickhouse_version: $("#plan_clickhouse_version").value,
-      attributes: planAttributes(),
+      attributes: attributesOf("#plan_attrs", "#plan_value"),
     };
   }
 
