@@ -80,83 +80,109 @@ type Site struct {
 // Command is `packlab serve`: it parses args (the flags after "serve"),
 // then builds the site folder or serves it until ctx is cancelled.
 func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseArgs(args, stdout)
+	if o == nil || err != nil {
+		return err // bad flags, or -h answered
+	}
+	if o.buildOnly {
+		src, err := sourceRoot()
+		if err != nil {
+			return err
+		}
+		return buildSite(ctx, src, o.dir, stderr)
+	}
+	// The port and the folder are checked before any site is built: a port
+	// in use or a --dir that is a file is said at once, not after a build.
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return flags.Usagef("--addr %s: cannot listen: %v", o.addr, errors.Unwrap(err))
+	}
+	defer ln.Close()
+	if st, err := os.Stat(o.dir); err == nil && !st.IsDir() {
+		return flags.Usagef("--dir %s: is a file (allowed: a site folder, e.g. build/web, made when missing)", o.dir)
+	}
+	root, what, closeRoot, err := o.site(ctx, stderr)
+	if err != nil {
+		return err
+	}
+	defer closeRoot()
+	return o.serve(ctx, ln, root, what, stdout, stderr)
+}
+
+// options is serve's flags, checked.
+type options struct {
+	addr, dir    string
+	dirSet, open bool
+	buildOnly    bool
+	allowHosts   []string
+}
+
+// parseArgs reads and checks serve's flags; with -h it prints the usage and
+// returns nil.
+func parseArgs(args []string, stdout io.Writer) (*options, error) {
+	o := &options{}
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	addr := fs.String("addr", "127.0.0.1:8080", "listen address")
-	dir := fs.String("dir", filepath.Join("build", "web"), "site folder")
-	open := fs.Bool("open", false, "open the browser")
-	buildOnly := fs.Bool("build", false, "build the site and exit")
-	var allowHosts []string
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "listen address")
+	fs.StringVar(&o.dir, "dir", filepath.Join("build", "web"), "site folder")
+	fs.BoolVar(&o.open, "open", false, "open the browser")
+	fs.BoolVar(&o.buildOnly, "build", false, "build the site and exit")
 	fs.Func("allow-host", "a host name to answer to", func(s string) error {
 		for _, h := range strings.Split(s, ",") {
 			h = strings.ToLower(strings.TrimSpace(h))
 			if h == "" || strings.ContainsAny(h, "/:@ ") {
 				return flags.Usagef("--allow-host %s: not a host name (allowed: names like lab.example.com, comma-separated)", s)
 			}
-			allowHosts = append(allowHosts, h)
+			o.allowHosts = append(o.allowHosts, h)
 		}
 		return nil
 	})
 	if err := flags.Parse(fs, "serve", args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, Usage)
-			return nil
+			return nil, nil
 		}
-		return err
+		return nil, err
 	}
 	if fs.NArg() > 0 {
-		return flags.Usagef("serve: unexpected argument %q (flags start with --)", fs.Arg(0))
+		return nil, flags.Usagef("serve: unexpected argument %q (flags start with --)", fs.Arg(0))
 	}
 	if err := flags.CheckConflicts(fs, []flags.Conflict{
 		{A: "open", B: "build", Why: "--build only builds the site folder"}, {A: "addr", B: "build", Why: "--build only builds the site folder"},
 	}); err != nil {
-		return err
+		return nil, err
 	}
-	if err := checkAddr(*addr); err != nil {
-		return err
+	if err := checkAddr(o.addr); err != nil {
+		return nil, err
 	}
-	if strings.TrimSpace(*dir) == "" {
-		return flags.Usagef(`--dir "": needs a folder (allowed: a site folder, e.g. build/web)`)
+	if strings.TrimSpace(o.dir) == "" {
+		return nil, flags.Usagef(`--dir "": needs a folder (allowed: a site folder, e.g. build/web)`)
 	}
+	_, o.dirSet = flags.Given(fs, "dir")
+	return o, nil
+}
 
-	if *buildOnly {
-		src, err := sourceRoot()
-		if err != nil {
-			return err
-		}
-		return buildSite(ctx, src, *dir, stderr)
+// site is what to serve and how to name it: the site built into this
+// binary (make web-binary: no folder, no toolchain needed) unless --dir is
+// given, else the site folder, built first when missing or stale.
+func (o *options) site(ctx context.Context, stderr io.Writer) (root http.FileSystem, what string, closeRoot func(), err error) {
+	if site := EmbeddedSite(); site != nil && !o.dirSet {
+		return http.FS(site), "the site built into this binary", func() {}, nil
 	}
-	// The port and the folder are checked before any site is built: a port
-	// in use or a --dir that is a file is said at once, not after a build.
-	ln, err := net.Listen("tcp", *addr)
+	if err := ensureSite(ctx, o.dir, stderr); err != nil {
+		return nil, "", nil, err
+	}
+	r, closeRoot, err := siteFolder(o.dir) // serve_limits.go: no link out of it
 	if err != nil {
-		return flags.Usagef("--addr %s: cannot listen: %v", *addr, errors.Unwrap(err))
+		return nil, "", nil, fmt.Errorf("--dir %s: %w", o.dir, err)
 	}
-	defer ln.Close()
-	if st, err := os.Stat(*dir); err == nil && !st.IsDir() {
-		return flags.Usagef("--dir %s: is a file (allowed: a site folder, e.g. build/web, made when missing)", *dir)
-	}
-	dirSet := false
-	fs.Visit(func(f *flag.Flag) { dirSet = dirSet || f.Name == "dir" })
-	var root http.FileSystem
-	what := *dir
-	if site := EmbeddedSite(); site != nil && !dirSet {
-		// A binary built with the site inside (make web-binary) needs no
-		// folder and no toolchain; --dir still serves a folder instead.
-		root, what = http.FS(site), "the site built into this binary"
-	} else {
-		if err := ensureSite(ctx, *dir, stderr); err != nil {
-			return err
-		}
-		r, closeRoot, err := siteFolder(*dir) // serve_limits.go: no link out of it
-		if err != nil {
-			return fmt.Errorf("--dir %s: %w", *dir, err)
-		}
-		defer closeRoot()
-		root = r
-	}
+	return r, o.dir, closeRoot, nil
+}
 
+// serve answers on ln until ctx is cancelled (a clean stop) or the server
+// fails, opening the browser first with --open.
+func (o *options) serve(ctx context.Context, ln net.Listener, root http.FileSystem, what string, stdout, stderr io.Writer) error {
 	url := "http://" + ln.Addr().String() + "/"
-	srv := newSiteServer(root, allowHosts)
+	srv := newSiteServer(root, o.allowHosts)
 	ln = newLimitListener(ln, serveLimits.conns)
 	fmt.Fprintf(stdout, "packlab: the browser lab is at %s (serving %s; Ctrl-C stops)\n", url, what)
 	if host, _, _ := net.SplitHostPort(ln.Addr().String()); !isLoopback(host) {
@@ -164,7 +190,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	if *open {
+	if o.open {
 		if err := openBrowser(url); err != nil {
 			fmt.Fprintf(stderr, "packlab: --open: %v, so no browser was opened; open %s in a browser yourself\n", err, url)
 		}
