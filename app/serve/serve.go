@@ -364,6 +364,25 @@ func buildSite(ctx context.Context, src, dir string, stderr io.Writer) error {
 	}
 	defer os.RemoveAll(tmp)
 
+	if err := writeSite(ctx, goBin, wasmExec, src, tmp); err != nil {
+		return err
+	}
+	if err := swapIn(tmp, abs, dir); err != nil {
+		return err
+	}
+	wasm, _ := os.Stat(filepath.Join(abs, "packlab.wasm"))
+	gz, _ := os.Stat(filepath.Join(abs, "packlab.wasm.gz"))
+	if wasm != nil && gz != nil {
+		fmt.Fprintf(stderr, "packlab: built %s in %.1f s (packlab.wasm %.1f MB, %.1f MB gzipped)\n",
+			dir, time.Since(start).Seconds(), float64(wasm.Size())/1e6, float64(gz.Size())/1e6)
+	}
+	return nil
+}
+
+// writeSite writes the site into tmp: packlab.wasm built from src,
+// wasm_exec.js from the toolchain, the frontend, ECharts, the browser's
+// index.html, gzip copies of the big files and the stamp.
+func writeSite(ctx context.Context, goBin, wasmExec, src, tmp string) error {
 	// packlab.wasm
 	cmd := exec.CommandContext(ctx, goBin, "build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(tmp, "packlab.wasm"), "./cmd/packlab-wasm")
 	cmd.Dir = src
@@ -405,7 +424,12 @@ func buildSite(ctx context.Context, src, dir string, stderr io.Writer) error {
 		return err
 	}
 
-	// Swap the new folder in.
+	return nil
+}
+
+// swapIn puts the built folder tmp in place of abs (the user's --dir dir),
+// the old one kept until the new one is there.
+func swapIn(tmp, abs, dir string) error {
 	old := ""
 	if _, err := os.Stat(abs); err == nil {
 		old = tmp + ".old"
@@ -422,16 +446,7 @@ func buildSite(ctx context.Context, src, dir string, stderr io.Writer) error {
 	if old != "" {
 		os.RemoveAll(old)
 	}
-	if err := os.Chmod(abs, 0o755); err != nil {
-		return err
-	}
-	wasm, _ := os.Stat(filepath.Join(abs, "packlab.wasm"))
-	gz, _ := os.Stat(filepath.Join(abs, "packlab.wasm.gz"))
-	if wasm != nil && gz != nil {
-		fmt.Fprintf(stderr, "packlab: built %s in %.1f s (packlab.wasm %.1f MB, %.1f MB gzipped)\n",
-			dir, time.Since(start).Seconds(), float64(wasm.Size())/1e6, float64(gz.Size())/1e6)
-	}
-	return nil
+	return os.Chmod(abs, 0o755)
 }
 
 // replaceable refuses to build over a folder that is neither missing, nor
