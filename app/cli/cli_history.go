@@ -75,17 +75,8 @@ func cmdHistory(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return nil
 	}
 	question := fmt.Sprintf("delete %d result(s) of %d job(s) in %s", n, len(jobs), *dir)
-	if !*yes {
-		if !isTerminal(stdin) {
-			return flags.Usagef("history clear: would %s; add --yes to confirm (standard input is not a terminal to ask on)", question)
-		}
-		fmt.Fprintf(stderr, "packlab: %s? [y/N] ", question)
-		var answer string
-		_, _ = fmt.Fscanln(stdin, &answer)
-		if answer != "y" && answer != "Y" && answer != "yes" {
-			fmt.Fprintln(stderr, "packlab: nothing deleted")
-			return nil
-		}
+	if ok, err := confirm(question, *yes, stdin, stderr); !ok || err != nil {
+		return err
 	}
 	deleted := 0
 	for _, j := range jobs {
@@ -107,6 +98,26 @@ func cmdHistory(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		}
 	}
 	return nil
+}
+
+// confirm asks on stdin whether to do what question says, unless yes (the
+// --yes flag) answers it; with no terminal to ask on it refuses, saying how
+// to confirm.
+func confirm(question string, yes bool, stdin io.Reader, stderr io.Writer) (bool, error) {
+	if yes {
+		return true, nil
+	}
+	if !isTerminal(stdin) {
+		return false, flags.Usagef("history clear: would %s; add --yes to confirm (standard input is not a terminal to ask on)", question)
+	}
+	fmt.Fprintf(stderr, "packlab: %s? [y/N] ", question)
+	var answer string
+	_, _ = fmt.Fscanln(stdin, &answer)
+	if answer != "y" && answer != "Y" && answer != "yes" {
+		fmt.Fprintln(stderr, "packlab: nothing deleted")
+		return false, nil
+	}
+	return true, nil
 }
 
 // isTerminal says whether r is a character device (a terminal to ask on).
