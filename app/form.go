@@ -97,38 +97,8 @@ func (f Form) config() (experiments.Config, error) {
 		c.Value, c.Attributes = "", f.Attributes
 	}
 
-	var err error
-	if strings.TrimSpace(f.Shards) != "" {
-		if c.Shards, err = parseInt("shards", f.Shards, core.MinShards, core.MaxShards); err != nil {
-			return c, err
-		}
-	}
-	if s := strings.TrimSpace(f.MaxLoadFactor); s != "" {
-		if c.MaxLoadFactor, err = parseFloat("max_load_factor", s, core.MinMaxLoadFactor, core.MaxMaxLoadFactor); err != nil {
-			return c, err
-		}
-	}
-	if s := strings.TrimSpace(f.Repeats); s != "" {
-		if c.Repeats, err = parseInt("repeats", s, 1, experiments.MaxRepeats); err != nil {
-			return c, err
-		}
-	}
-	if s := strings.TrimSpace(f.MissRate); s != "" {
-		if c.MissRate, err = parseFloat("miss_rate", s, 0, 1); err != nil {
-			return c, err
-		}
-	}
-	if s := strings.TrimSpace(f.Settle); s != "" {
-		if c.SettleSeconds, err = parseFloat("settle", s, 0, experiments.MaxSettleSeconds); err != nil {
-			return c, err
-		}
-	}
-	if s := strings.TrimSpace(f.Seed); s != "" {
-		seed, err := strconv.ParseUint(strings.ReplaceAll(s, "_", ""), 10, 64)
-		if err != nil {
-			return c, errorf("seed", "%s: not a whole number (allowed: 0 to 18446744073709551615)", s)
-		}
-		c.Seed = seed
+	if err := f.numbers(&c); err != nil {
+		return c, err
 	}
 	c.HugePages = strings.TrimSpace(f.HugePages)
 	c.NoRead = f.NoRead
@@ -136,7 +106,51 @@ func (f Form) config() (experiments.Config, error) {
 	if c.NoRead && c.MissRate != 0 {
 		return c, errorf("miss_rate", "%s: has no effect when lookups are skipped (allowed: 0 with “skip lookups”)", strings.TrimSpace(f.MissRate))
 	}
+	return f.source(c)
+}
 
+// numbers reads the form's numbers into c, each error naming its field.
+func (f Form) numbers(c *experiments.Config) error {
+	var err error
+	if strings.TrimSpace(f.Shards) != "" {
+		if c.Shards, err = parseInt("shards", f.Shards, core.MinShards, core.MaxShards); err != nil {
+			return err
+		}
+	}
+	if s := strings.TrimSpace(f.MaxLoadFactor); s != "" {
+		if c.MaxLoadFactor, err = parseFloat("max_load_factor", s, core.MinMaxLoadFactor, core.MaxMaxLoadFactor); err != nil {
+			return err
+		}
+	}
+	if s := strings.TrimSpace(f.Repeats); s != "" {
+		if c.Repeats, err = parseInt("repeats", s, 1, experiments.MaxRepeats); err != nil {
+			return err
+		}
+	}
+	if s := strings.TrimSpace(f.MissRate); s != "" {
+		if c.MissRate, err = parseFloat("miss_rate", s, 0, 1); err != nil {
+			return err
+		}
+	}
+	if s := strings.TrimSpace(f.Settle); s != "" {
+		if c.SettleSeconds, err = parseFloat("settle", s, 0, experiments.MaxSettleSeconds); err != nil {
+			return err
+		}
+	}
+	if s := strings.TrimSpace(f.Seed); s != "" {
+		seed, err := strconv.ParseUint(strings.ReplaceAll(s, "_", ""), 10, 64)
+		if err != nil {
+			return errorf("seed", "%s: not a whole number (allowed: 0 to 18446744073709551615)", s)
+		}
+		c.Seed = seed
+	}
+	return nil
+}
+
+// source reads the form's key source into c: a file and how to read it,
+// or synthetic keys and their rows.
+func (f Form) source(c experiments.Config) (experiments.Config, error) {
+	var err error
 	switch strings.TrimSpace(f.SourceKind) {
 	case "", "synthetic":
 	case "file":
