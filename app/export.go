@@ -82,17 +82,38 @@ func (l *Lab) Export(req ExportRequest) (Exported, error) {
 		return Exported{}, err
 	}
 
+	body, name, err := exportBody(req, what, format, field, rs)
+	if err != nil {
+		return Exported{}, err
+	}
+	path, err := l.exportPath(req, ef, name, field)
+	if err != nil {
+		return Exported{}, err
+	}
+	if path == "" {
+		return Exported{Cancelled: true, Message: "Export cancelled"}, nil
+	}
+	if err := writeAtomic(path, body.Bytes()); err != nil {
+		return Exported{}, errorf(field, "%s", err)
+	}
+	return Exported{Path: path, Bytes: int64(body.Len()),
+		Message: fmt.Sprintf("Saved %s to %s", experiments.FormatBytes(int64(body.Len())), path)}, nil
+}
+
+// exportBody is the bytes an export writes, and the file name it proposes
+// (without its extension).
+func exportBody(req ExportRequest, what, format, field string, rs []experiments.Result) (bytes.Buffer, string, error) {
 	var body bytes.Buffer
 	name := "packlab-" + time.Now().Format("2006-01-02")
 	switch what {
 	case "chart":
 		if !knownChart(req.Kind) {
-			return Exported{}, errorf(field, "%s: unknown chart (allowed: %s)", req.Kind, strings.Join(experiments.ChartKinds(), ", "))
+			return body, name, errorf(field, "%s: unknown chart (allowed: %s)", req.Kind, strings.Join(experiments.ChartKinds(), ", "))
 		}
 		name += "-" + req.Kind
 		b, err := chartBytes(format, req.Data)
 		if err != nil {
-			return Exported{}, errorf(field, "%s", err)
+			return body, name, errorf(field, "%s", err)
 		}
 		body.Write(b)
 	case "report":
@@ -102,24 +123,30 @@ func (l *Lab) Export(req ExportRequest) (Exported, error) {
 			title = "packlab comparison"
 		}
 		if err := experiments.WriteReport(&body, rs, title); err != nil {
-			return Exported{}, ErrorOf(err, field)
+			return body, name, ErrorOf(err, field)
 		}
 	case "table":
 		name += "-table"
 		if err := experiments.WriteTable(&body, rs, format); err != nil {
-			return Exported{}, ErrorOf(err, field)
+			return body, name, ErrorOf(err, field)
 		}
 	case "results":
 		name += "-results"
 		if err := experiments.WriteTable(&body, rs, "json"); err != nil {
-			return Exported{}, ErrorOf(err, field)
+			return body, name, ErrorOf(err, field)
 		}
 	}
 
+	return body, name, nil
+}
+
+// exportPath is where an export goes: the request's path, else the one the
+// save dialog gives ("" when the person cancels it).
+func (l *Lab) exportPath(req ExportRequest, ef *exportFormat, name, field string) (string, error) {
 	path := strings.TrimSpace(req.Path)
 	if path == "" {
 		if l.opt.SaveFile == nil {
-			return Exported{}, errorf(field, "no save dialog here: give a path")
+			return "", errorf(field, "no save dialog here: give a path")
 		}
 		p, err := l.opt.SaveFile(FileDialog{
 			Title:       "Export " + ef.filter,
@@ -127,21 +154,17 @@ func (l *Lab) Export(req ExportRequest) (Exported, error) {
 			Filters:     []FileFilter{{Name: ef.filter + " (*" + ef.ext + ")", Pattern: "*" + ef.ext}},
 		})
 		if err != nil {
-			return Exported{}, errorf(field, "the save dialog failed: %s", err)
+			return "", errorf(field, "the save dialog failed: %s", err)
 		}
 		if p == "" {
-			return Exported{Cancelled: true, Message: "Export cancelled"}, nil
+			return "", nil // cancelled
 		}
 		path = p
 		if filepath.Ext(path) == "" {
 			path += ef.ext
 		}
 	}
-	if err := writeAtomic(path, body.Bytes()); err != nil {
-		return Exported{}, errorf(field, "%s", err)
-	}
-	return Exported{Path: path, Bytes: int64(body.Len()),
-		Message: fmt.Sprintf("Saved %s to %s", experiments.FormatBytes(int64(body.Len())), path)}, nil
+	return path, nil
 }
 
 // chartBytes checks what the page rendered and returns the file's bytes.
