@@ -94,59 +94,12 @@ func FindSweep(name string) (Sweep, error) {
 // Configs returns the sweep's runs for a base config whose zero fields take
 // the sweep's defaults. It refuses a base that sets what the sweep varies.
 func (s Sweep) Configs(base Config, opt SweepOptions) ([]Config, error) {
-	switch s.Varies {
-	case "--shards":
-		if base.Shards != 0 {
-			return nil, fieldErr("--shards", strconv.Itoa(base.Shards), "the shards sweep sets the shard count itself", "--max-shards N")
-		}
-	case "--max-load-factor":
-		if base.MaxLoadFactor != 0 {
-			return nil, fieldErr("--max-load-factor", fmtFloat(base.MaxLoadFactor), "the load-factor sweep sets it itself", "no --max-load-factor")
-		}
-	case "--key/--value":
-		if base.Key != "" {
-			return nil, fieldErr("--key", base.Key, "the types sweep runs every key type", "no --key")
-		}
-		if base.Value != "" {
-			return nil, fieldErr("--value", base.Value, "the types sweep runs every value type", "no --value")
-		}
-	case "seed-claims":
-		if err := seedClaimsRefuses(base); err != nil {
-			return nil, err
-		}
-		if base.Rows == 0 {
-			base.Rows = seedClaimsRows(context.Background(), base)
-		}
+	base, err := s.checkBase(base)
+	if err != nil {
+		return nil, err
 	}
-	extra := []struct {
-		on     bool
-		flag   string
-		status func() (bool, string)
-		names  []string
-	}{
-		{opt.WithReferences, "--with-references", func() (bool, string) { st := ReferenceStatus(); return st.Available, st.Problem }, referenceNameList()},
-		{opt.WithClickHouse, "--with-clickhouse", func() (bool, string) { st := ClickHouseStatusNow(); return st.Available, st.Problem }, simpleClickHouseNames()},
-	}
-	for _, x := range extra {
-		if !x.on {
-			continue
-		}
-		if s.Name != "seed-table" {
-			return nil, &FieldError{Flag: x.flag, Problem: "applies only to the seed-table sweep", Allowed: "sweep seed-table " + x.flag, Switch: true}
-		}
-		if ok, problem := x.status(); !ok {
-			return nil, &FieldError{Flag: x.flag, Problem: "unavailable: " + problem, Switch: true}
-		}
-		if len(base.Layouts) == 0 {
-			base.Layouts = base.WithDefaults().Layouts
-		}
-		base.Layouts = slices.Clone(base.Layouts)
-		for _, name := range x.names {
-			want, _ := parseLayoutChoice(name)
-			if !slices.ContainsFunc(base.Layouts, func(n string) bool { l, ok := parseLayoutChoice(n); return ok && l.String() == want.String() }) {
-				base.Layouts = append(base.Layouts, name)
-			}
-		}
+	if base, err = s.withExtraLayouts(base, opt); err != nil {
+		return nil, err
 	}
 	if opt.MaxShards != 0 && s.Name != "shards" {
 		return nil, fieldErr("--max-shards", strconv.Itoa(opt.MaxShards), "applies only to the shards sweep", "sweep shards")
@@ -173,6 +126,76 @@ func (s Sweep) Configs(base Config, opt SweepOptions) ([]Config, error) {
 		}
 	}
 	return cfgs, nil
+}
+
+// checkBase refuses what base sets that the sweep varies itself, and fills
+// in what the sweep needs (seed-claims' rows).
+func (s Sweep) checkBase(base Config) (Config, error) {
+	switch s.Varies {
+	case "--shards":
+		if base.Shards != 0 {
+			return base, fieldErr("--shards", strconv.Itoa(base.Shards), "the shards sweep sets the shard count itself", "--max-shards N")
+		}
+	case "--max-load-factor":
+		if base.MaxLoadFactor != 0 {
+			return base, fieldErr("--max-load-factor", fmtFloat(base.MaxLoadFactor), "the load-factor sweep sets it itself", "no --max-load-factor")
+		}
+	case "--key/--value":
+		if len(base.Attributes) > 0 {
+			return base, fieldErr("--attributes", strings.Join(base.Attributes, ","), "the types sweep runs every value type", "no --attributes")
+		}
+		if base.Key != "" {
+			return base, fieldErr("--key", base.Key, "the types sweep runs every key type", "no --key")
+		}
+		if base.Value != "" {
+			return base, fieldErr("--value", base.Value, "the types sweep runs every value type", "no --value")
+		}
+	case "seed-claims":
+		if err := seedClaimsRefuses(base); err != nil {
+			return base, err
+		}
+		if base.Rows == 0 {
+			base.Rows = seedClaimsRows(context.Background(), base)
+		}
+	}
+	return base, nil
+}
+
+// withExtraLayouts adds the C++ reference maps (--with-references) and
+// ClickHouse's own dictionaries (--with-clickhouse) to the seed table's
+// layouts, where they are available.
+func (s Sweep) withExtraLayouts(base Config, opt SweepOptions) (Config, error) {
+	extra := []struct {
+		on     bool
+		flag   string
+		status func() (bool, string)
+		names  []string
+	}{
+		{opt.WithReferences, "--with-references", func() (bool, string) { st := ReferenceStatus(); return st.Available, st.Problem }, referenceNameList()},
+		{opt.WithClickHouse, "--with-clickhouse", func() (bool, string) { st := ClickHouseStatusNow(); return st.Available, st.Problem }, simpleClickHouseNames()},
+	}
+	for _, x := range extra {
+		if !x.on {
+			continue
+		}
+		if s.Name != "seed-table" {
+			return base, &FieldError{Flag: x.flag, Problem: "applies only to the seed-table sweep", Allowed: "sweep seed-table " + x.flag, Switch: true}
+		}
+		if ok, problem := x.status(); !ok {
+			return base, &FieldError{Flag: x.flag, Problem: "unavailable: " + problem, Switch: true}
+		}
+		if len(base.Layouts) == 0 {
+			base.Layouts = base.WithDefaults().Layouts
+		}
+		base.Layouts = slices.Clone(base.Layouts)
+		for _, name := range x.names {
+			want, _ := parseLayoutChoice(name)
+			if !slices.ContainsFunc(base.Layouts, func(n string) bool { l, ok := parseLayoutChoice(n); return ok && l.String() == want.String() }) {
+				base.Layouts = append(base.Layouts, name)
+			}
+		}
+	}
+	return base, nil
 }
 
 // RunSweep runs the named scenario over base.
