@@ -119,25 +119,7 @@ func runClickHouse(ctx context.Context, p parsedConfig, d ClickHouseDictionary, 
 		return Result{}, fmt.Errorf("making ClickHouse's folder: %s", unwrapPathError(err))
 	}
 	defer os.RemoveAll(dir) // the worker removes it too; after a crash this does
-	total := int64(-1)
-	if p.spec.IsSynthetic() {
-		total = p.Rows
-	}
-	clause := d.Clause(p.Shards, p.MaxLoadFactor)
-	dictKey := d.dictKeyType(p.key)
-	source, prepare := chSourceFile, ""
-	if len(p.attrs) > 1 {
-		source = chAttributesFile
-		prepare = attributesSQL(chAttributesFile, chSourceFile, dictKey, p.attrs)
-	}
-	ddl := dictionaryDDL(chDictName, dictKey.Name, attributeColumns(p.attrs),
-		fmt.Sprintf("SOURCE(FILE(path '%s' format 'RowBinary'))", source), clause)
-	job, _ := json.Marshal(chJob{
-		Protocol: chProtocol, Layout: d.Name,
-		KeyBytes: p.key.Size, ValueBytes: p.value.Size,
-		DictKeyBytes: dictKey.Size, DictKeyType: dictKey.Name, ValueType: p.value.Name, ComplexKey: d.ComplexKey,
-		TotalRows: total, NoRead: p.NoRead, Reload: true, ReadThreads: chReadThreads(), Dir: dir, DDL: ddl, Prepare: prepare,
-	})
+	job, ddl, clause := chJobFor(p, d, dir)
 	started := time.Now()
 	var fr feedReport
 	feed := func(ctx context.Context, w io.Writer) error {
@@ -167,6 +149,39 @@ func runClickHouse(ctx context.Context, p parsedConfig, d ClickHouseDictionary, 
 		return Result{}, fmt.Errorf("ClickHouse's dictionary has checksum %s, the %d distinct rows the lab sent %s", res.Checksum, fr.rows, checksumText(fr.sum))
 	}
 	res.StartedAt = startedAt(started)
+	fillClickHouseResult(&res, p, d, fr, clause, ddl)
+	return res, nil
+}
+
+// chJobFor is packlab-ch's job line for dictionary d over p's rows in dir,
+// the CREATE DICTIONARY it runs and its LAYOUT clause.
+func chJobFor(p parsedConfig, d ClickHouseDictionary, dir string) (job []byte, ddl, clause string) {
+	total := int64(-1)
+	if p.spec.IsSynthetic() {
+		total = p.Rows
+	}
+	clause = d.Clause(p.Shards, p.MaxLoadFactor)
+	dictKey := d.dictKeyType(p.key)
+	source, prepare := chSourceFile, ""
+	if len(p.attrs) > 1 {
+		source = chAttributesFile
+		prepare = attributesSQL(chAttributesFile, chSourceFile, dictKey, p.attrs)
+	}
+	ddl = dictionaryDDL(chDictName, dictKey.Name, attributeColumns(p.attrs),
+		fmt.Sprintf("SOURCE(FILE(path '%s' format 'RowBinary'))", source), clause)
+	job, _ = json.Marshal(chJob{
+		Protocol: chProtocol, Layout: d.Name,
+		KeyBytes: p.key.Size, ValueBytes: p.value.Size,
+		DictKeyBytes: dictKey.Size, DictKeyType: dictKey.Name, ValueType: p.value.Name, ComplexKey: d.ComplexKey,
+		TotalRows: total, NoRead: p.NoRead, Reload: true, ReadThreads: chReadThreads(), Dir: dir, DDL: ddl, Prepare: prepare,
+	})
+	return job, ddl, clause
+}
+
+// fillClickHouseResult fills in what the lab knows of a ClickHouse run
+// beside what the worker measured: the setup, the source, the run's
+// shape, and packlab's model of the dictionary.
+func fillClickHouseResult(res *Result, p parsedConfig, d ClickHouseDictionary, fr feedReport, clause, ddl string) {
 	res.Layout = d.Name
 	res.KeyType, res.ValueType = p.key.Name, p.value.Name
 	if len(p.attrs) > 1 {
@@ -187,12 +202,11 @@ func runClickHouse(ctx context.Context, p parsedConfig, d ClickHouseDictionary, 
 	res.Isolated = true
 	res.Runtime = runtimeName()
 	res.Host = hostInfo()
-	ch.DDL = ddl
-	fillClickHouseModel(&res, d, p.attrs, p.options())
+	res.ClickHouse.DDL = ddl
+	fillClickHouseModel(res, d, p.attrs, p.options())
 	if len(p.attrs) == 1 { // cells of several attributes' tables: not split yet
-		fillClickHouseBreakdown(&res, d, p.key, p.value)
+		fillClickHouseBreakdown(res, d, p.key, p.value)
 	}
-	return res, nil
 }
 
 // fillClickHouseModel puts packlab's computed bytes for d's dictionary of
