@@ -272,27 +272,11 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]Result, err
 				if ctx.Err() != nil {
 					return results, cancelled(r, context.Cause(ctx)) // the signal, where one stopped it
 				}
-				if se := (*core.SlabError)(nil); errors.As(err, &se) && !errors.Is(err, ErrOutOfMemory) {
-					// In this process (--in-process): a table's slab the
-					// system refused is the same end as a worker's.
-					err = fmt.Errorf("%w: %w", ErrOutOfMemory, err)
+				line, stop := runFailure(r, err)
+				if stop != nil {
+					return results, stop
 				}
-				if errors.Is(err, ErrOutOfMemory) {
-					err = fmt.Errorf("%w at %s rows (the guard predicted a peak of %s); try fewer rows, more --shards or a layout that needs less (packlab plan --rows %s)",
-						err, FormatRows(r.est.Rows), FormatBytes(r.est.PeakBytes), FormatRows(r.est.Rows))
-				}
-				if !r.p.spec.IsSynthetic() && strings.Contains(err.Error(), r.p.spec.Path) && !errors.Is(err, ErrOutOfMemory) {
-					// The source's content (a stream, read only by the
-					// load: /dev/stdin, a pipe, a device): bad input, exit 2.
-					return results, &InputError{Err: fmt.Errorf("%s: %w", r.layout, err)}
-				}
-				if r.layout.ref == nil && r.layout.ch == nil {
-					return results, fmt.Errorf("%s: %w", r.layout, err)
-				}
-				// A reference map or ClickHouse is another program: its
-				// failure (a crash, ClickHouse's error) is that run's, and
-				// the job's other runs go on.
-				failed = append(failed, fmt.Sprintf("%s: %v", r.layout, err))
+				failed = append(failed, line)
 				n += r.p.Repeats - rep - 1
 				reps = nil
 				break
@@ -321,6 +305,32 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]Result, err
 		return results, &RunsFailedError{Failed: failed, Measured: len(results)}
 	}
 	return results, nil
+}
+
+// runFailure words how run r failed: a stop of the whole job (packlab's own
+// layouts, and a source's bad content: bad input), or a line for the job's
+// failures when r is another program's (a reference map or ClickHouse: its
+// crash or error is that run's, and the job's other runs go on). Running
+// out of memory says the guard's figure and what to try.
+func runFailure(r runSpec, err error) (line string, stop error) {
+	if se := (*core.SlabError)(nil); errors.As(err, &se) && !errors.Is(err, ErrOutOfMemory) {
+		// In this process (--in-process): a table's slab the system
+		// refused is the same end as a worker's.
+		err = fmt.Errorf("%w: %w", ErrOutOfMemory, err)
+	}
+	if errors.Is(err, ErrOutOfMemory) {
+		err = fmt.Errorf("%w at %s rows (the guard predicted a peak of %s); try fewer rows, more --shards or a layout that needs less (packlab plan --rows %s)",
+			err, FormatRows(r.est.Rows), FormatBytes(r.est.PeakBytes), FormatRows(r.est.Rows))
+	}
+	if !r.p.spec.IsSynthetic() && strings.Contains(err.Error(), r.p.spec.Path) && !errors.Is(err, ErrOutOfMemory) {
+		// The source's content (a stream, read only by the load:
+		// /dev/stdin, a pipe, a device): bad input, exit 2.
+		return "", &InputError{Err: fmt.Errorf("%s: %w", r.layout, err)}
+	}
+	if r.layout.ref == nil && r.layout.ch == nil {
+		return "", fmt.Errorf("%s: %w", r.layout, err)
+	}
+	return fmt.Sprintf("%s: %v", r.layout, err), nil
 }
 
 // RunsFailedError says which runs of a job failed while the others went on
