@@ -130,21 +130,49 @@ func (typed[K, V]) feed(ctx context.Context, p parsedConfig, pipe io.Writer, fr 
 	defer src.Close()
 	// A source that cannot compute its rows (a file, which may be a stream
 	// read only once) gives its keys for the read order as it is loaded.
-	var seen []K
 	_, indexed := src.(core.IndexedSource[K, V])
 	collect := !p.NoRead && (!indexed || src.Rows() < 0)
 	tw := &timedWriter{w: pipe, waited: &fr.waitSeconds}
-	w := bufio.NewWriterSize(tw, 256<<10)
-	var head [8]byte
-	frame := func(n int) error {
-		binary.NativeEndian.PutUint32(head[:4], uint32(n))
-		_, err := w.Write(head[:4])
+	fw := &frameWriter{w: bufio.NewWriterSize(tw, 256<<10)}
+	seen, err := feedLoad(ctx, src, fw, fr, collect)
+	if err != nil {
 		return err
 	}
+	if err := fw.w.Flush(); err != nil || p.NoRead { // the load is complete: let the worker finish it
+		return err
+	}
+	tw.waited = new(float64) // the producer's waits are the load's; the read phase's are not
+	return feedRead(ctx, p, src, seen, fw)
+}
+
+// frameWriter writes the worker protocol's frames: a 4-byte row count, then
+// the rows' bytes.
+type frameWriter struct {
+	w    *bufio.Writer
+	head [8]byte
+}
+
+func (f *frameWriter) frame(n int) error {
+	binary.NativeEndian.PutUint32(f.head[:4], uint32(n))
+	_, err := f.w.Write(f.head[:4])
+	return err
+}
+
+func (f *frameWriter) u64(v uint64) error {
+	binary.NativeEndian.PutUint64(f.head[:], v)
+	_, err := f.w.Write(f.head[:])
+	return err
+}
+
+// feedLoad streams src's rows as load frames, then the empty frame that
+// ends the load, summing them into fr; with collect it returns the keys
+// too, for the read order of a source that cannot give it.
+func feedLoad[K, V core.Bits](ctx context.Context, src core.Source[K, V], fw *frameWriter, fr *feedReport, collect bool) ([]K, error) {
+	var seen []K
 	var b core.Block[K, V]
 	for {
 		if err := ctx.Err(); err != nil {
-			return err
+			return nil, err
 		}
 		t := time.Now()
 		err := src.Next(&b, refsFrameRows)
@@ -156,14 +184,14 @@ func (typed[K, V]) feed(ctx context.Context, p parsedConfig, pipe io.Writer, fr 
 			if collect {
 				seen = append(seen, b.Keys...)
 			}
-			if werr := frame(n); werr != nil {
-				return werr
+			if werr := fw.frame(n); werr != nil {
+				return nil, werr
 			}
-			if _, werr := w.Write(bytesOf(b.Keys)); werr != nil {
-				return werr
+			if _, werr := fw.w.Write(bytesOf(b.Keys)); werr != nil {
+				return nil, werr
 			}
-			if _, werr := w.Write(bytesOf(b.Values)); werr != nil {
-				return werr
+			if _, werr := fw.w.Write(bytesOf(b.Values)); werr != nil {
+				return nil, werr
 			}
 			fr.rows += int64(n)
 		}
@@ -171,21 +199,17 @@ func (typed[K, V]) feed(ctx context.Context, p parsedConfig, pipe io.Writer, fr 
 			break
 		}
 		if err != nil {
-			return &sourceError{err}
+			return nil, &sourceError{err}
 		}
 	}
 	fr.skipped = src.Skipped()
-	if err := frame(0); err != nil {
-		return err
-	}
-	if p.NoRead {
-		return w.Flush()
-	}
-	if err := w.Flush(); err != nil { // the load is complete: let the worker finish it
-		return err
-	}
-	tw.waited = new(float64) // the producer's waits are the load's; the read phase's are not
+	return seen, fw.frame(0)
+}
 
+// feedRead streams the read phase: the counts of rows and misses, then the
+// keys in core.Read's order (seen's, shuffled, for a source that cannot
+// give it) as frames, and the empty frame that ends them.
+func feedRead[K, V core.Bits](ctx context.Context, p parsedConfig, src core.Source[K, V], seen []K, fw *frameWriter) error {
 	rows, at, ok := core.ReadOrder(src, p.Seed)
 	if !ok {
 		keys := distinct(seen)
@@ -193,12 +217,10 @@ func (typed[K, V]) feed(ctx context.Context, p parsedConfig, pipe io.Writer, fr 
 		rows, at = int64(len(keys)), func(i int64) K { return keys[i] }
 	}
 	misses := int64(math.Round(p.MissRate * float64(rows)))
-	binary.NativeEndian.PutUint64(head[:], uint64(rows))
-	if _, err := w.Write(head[:]); err != nil {
+	if err := fw.u64(uint64(rows)); err != nil {
 		return err
 	}
-	binary.NativeEndian.PutUint64(head[:], uint64(misses))
-	if _, err := w.Write(head[:]); err != nil {
+	if err := fw.u64(uint64(misses)); err != nil {
 		return err
 	}
 	keys := make([]K, refsFrameRows)
@@ -210,18 +232,18 @@ func (typed[K, V]) feed(ctx context.Context, p parsedConfig, pipe io.Writer, fr 
 		for j := range n {
 			keys[j] = at(i + int64(j))
 		}
-		if err := frame(n); err != nil {
+		if err := fw.frame(n); err != nil {
 			return err
 		}
-		if _, err := w.Write(bytesOf(keys[:n])); err != nil {
+		if _, err := fw.w.Write(bytesOf(keys[:n])); err != nil {
 			return err
 		}
 		i += int64(n)
 	}
-	if err := frame(0); err != nil {
+	if err := fw.frame(0); err != nil {
 		return err
 	}
-	return w.Flush()
+	return fw.w.Flush()
 }
 
 // distinct sorts keys and drops repeats: the list core.Read shuffles for a
