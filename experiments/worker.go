@@ -217,31 +217,7 @@ func runChild(ctx context.Context, cmd *exec.Cmd, job []byte, feed func(context.
 		feedDone <- nil
 	}
 
-	var res *Result
-	var childErr string
-	var protoErr error
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(make([]byte, 0, 64<<10), 256<<20)
-	for sc.Scan() {
-		var line workerLine
-		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
-			protoErr = fmt.Errorf("%s wrote a line that is not JSON: %.80q", name, sc.Text())
-			break
-		}
-		switch {
-		case line.Progress != nil:
-			if progress != nil {
-				progress(*line.Progress)
-			}
-		case line.Result != nil:
-			res = line.Result
-		case line.Error != "":
-			childErr = line.Error
-		}
-	}
-	if protoErr == nil {
-		protoErr = sc.Err()
-	}
+	res, childErr, protoErr := readChild(stdout, progress, name)
 	if protoErr != nil {
 		_ = cmd.Process.Kill()
 	}
@@ -264,6 +240,37 @@ func runChild(ctx context.Context, cmd *exec.Cmd, job []byte, feed func(context.
 	case errors.As(feedErr, &srcErr):
 		return Result{}, srcErr.err
 	}
+	return Result{}, childEnded(name, waitErr, werr, stderr)
+}
+
+// readChild reads a child's lines: its progress, relayed, then its result or
+// its error; protoErr is a line that is not the protocol's.
+func readChild(stdout io.Reader, progress func(Progress), name string) (res *Result, childErr string, protoErr error) {
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 0, 64<<10), 256<<20)
+	for sc.Scan() {
+		var line workerLine
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+			return res, childErr, fmt.Errorf("%s wrote a line that is not JSON: %.80q", name, sc.Text())
+		}
+		switch {
+		case line.Progress != nil:
+			if progress != nil {
+				progress(*line.Progress)
+			}
+		case line.Result != nil:
+			res = line.Result
+		case line.Error != "":
+			childErr = line.Error
+		}
+	}
+	return res, childErr, sc.Err()
+}
+
+// childEnded says why a child ended without a result or an error of its
+// own: out of memory (its runtime said so), killed, or it exited, with the
+// last line it wrote on stderr.
+func childEnded(name string, waitErr, werr error, stderr *tailBuffer) error {
 	why := "it exited"
 	if waitErr != nil {
 		why = waitErr.Error()
@@ -274,13 +281,13 @@ func runChild(ctx context.Context, cmd *exec.Cmd, job []byte, feed func(context.
 		why = "it did not take the job: " + werr.Error()
 	}
 	if stderr.ranOutOfMemory() {
-		return Result{}, fmt.Errorf("%w: %s could not get more memory (the machine's, a cgroup's or an address-space limit such as ulimit -v) and ended", ErrOutOfMemory, name)
+		return fmt.Errorf("%w: %s could not get more memory (the machine's, a cgroup's or an address-space limit such as ulimit -v) and ended", ErrOutOfMemory, name)
 	}
 	msg := fmt.Sprintf("%s ended without a result (%s)", name, why)
 	if last := stderr.lastLine(); last != "" {
 		msg += ": " + last
 	}
-	return Result{}, errors.New(msg)
+	return errors.New(msg)
 }
 
 // sourceError is a feed's failure that is the source's (a bad row, a file
