@@ -287,58 +287,25 @@ func MemoryVsRowsChart(results []Result) (Chart, error) {
 	if len(results) == 0 {
 		return Chart{}, noData(kind, "no results")
 	}
-	labels := settingsLabels(results, labelAll.without(labelRows), 0)
-	type point struct{ rows, alloc, rss int64 }
-	groups := map[string][]point{}
-	isRef := map[string]runKind{}
-	var order, skipped []string
-	limits := map[string]map[int64]int64{} // types -> rows -> limit
-	var limitOrder []string
-	var maxBytes, minBytes float64 = 0, math.Inf(1)
-	for i, r := range results {
-		if r.Rows <= 0 {
-			skipped = append(skipped, labels[i])
-			continue
-		}
-		if _, ok := groups[labels[i]]; !ok {
-			order = append(order, labels[i])
-		}
-		groups[labels[i]] = append(groups[labels[i]], point{r.Rows, r.BytesAllocated, r.RSSBytes})
-		isRef[labels[i]] = kindOf(r)
-		if lim := InformationLimitOf(r); lim > 0 {
-			types := orDash(r.KeyType) + "/" + orDash(r.ValueType)
-			if limits[types] == nil {
-				limits[types] = map[int64]int64{}
-				limitOrder = append(limitOrder, types)
-			}
-			limits[types][r.Rows] = lim
-		}
-		for _, b := range []int64{r.BytesAllocated, r.RSSBytes} {
-			if b > 0 {
-				maxBytes = max(maxBytes, float64(b))
-				minBytes = min(minBytes, float64(b))
-			}
-		}
-	}
-	if len(order) == 0 || maxBytes == 0 {
+	g := gatherRows(results)
+	if len(g.order) == 0 || g.maxBytes == 0 {
 		return Chart{}, noData(kind, "no result has rows and bytes")
 	}
-	u := bytesUnit(maxBytes)
+	u := bytesUnit(g.maxBytes)
 	yType := "value"
-	if maxBytes/minBytes > 100 {
+	if g.maxBytes/g.minBytes > 100 {
 		yType = "log"
 	}
 	notes := []string{"solid: bytes_allocated (computed); dashed: RSS (measured)"}
-	if len(limits) > 0 {
+	if len(g.limits) > 0 {
 		notes[0] += "; dotted: the information limit"
 	}
-	if len(skipped) > 0 {
-		notes = append(notes, "left out (rows 0): "+strings.Join(skipped, ", "))
+	if len(g.skipped) > 0 {
+		notes = append(notes, "left out (rows 0): "+strings.Join(g.skipped, ", "))
 	}
-	colors := newSeriesColors()
 	var kinds []runKind
-	for _, g := range order {
-		kinds = append(kinds, isRef[g])
+	for _, label := range g.order {
+		kinds = append(kinds, g.kinds[label])
 	}
 	notes = append(notes, lineNotes(kinds)...)
 	line := charts.NewLine()
@@ -348,8 +315,62 @@ func MemoryVsRowsChart(results []Result) (Chart, error) {
 		charts.WithXAxisOpts(opts.XAxis{Type: "log", Name: "rows", NameLocation: "middle", NameGap: 30}),
 		charts.WithYAxisOpts(opts.YAxis{Type: yType, Name: u.name, AxisLabel: &opts.AxisLabel{Formatter: types.FuncStr("{value} " + u.name)}}),
 	)
-	for _, g := range order {
-		pts := groups[g]
+	g.addSeries(line, u)
+	return finish(kind, title, line, optionVisitor{})
+}
+
+// rowsGroups is the memory-against-rows chart's data: each label's points
+// in the order the labels first came, and the information limit of each
+// key/value pair of types at each row count.
+type rowsGroups struct {
+	order, skipped     []string
+	points             map[string][]rowsPoint
+	kinds              map[string]runKind
+	limits             map[string]map[int64]int64 // types -> rows -> limit
+	limitOrder         []string
+	maxBytes, minBytes float64
+}
+
+type rowsPoint struct{ rows, alloc, rss int64 }
+
+// gatherRows groups results by their label without the rows.
+func gatherRows(results []Result) rowsGroups {
+	g := rowsGroups{points: map[string][]rowsPoint{}, kinds: map[string]runKind{}, limits: map[string]map[int64]int64{}, minBytes: math.Inf(1)}
+	labels := settingsLabels(results, labelAll.without(labelRows), 0)
+	for i, r := range results {
+		if r.Rows <= 0 {
+			g.skipped = append(g.skipped, labels[i])
+			continue
+		}
+		if _, ok := g.points[labels[i]]; !ok {
+			g.order = append(g.order, labels[i])
+		}
+		g.points[labels[i]] = append(g.points[labels[i]], rowsPoint{r.Rows, r.BytesAllocated, r.RSSBytes})
+		g.kinds[labels[i]] = kindOf(r)
+		if lim := InformationLimitOf(r); lim > 0 {
+			types := orDash(r.KeyType) + "/" + orDash(r.ValueType)
+			if g.limits[types] == nil {
+				g.limits[types] = map[int64]int64{}
+				g.limitOrder = append(g.limitOrder, types)
+			}
+			g.limits[types][r.Rows] = lim
+		}
+		for _, b := range []int64{r.BytesAllocated, r.RSSBytes} {
+			if b > 0 {
+				g.maxBytes = max(g.maxBytes, float64(b))
+				g.minBytes = min(g.minBytes, float64(b))
+			}
+		}
+	}
+	return g
+}
+
+// addSeries draws each label's bytes_allocated (solid) and RSS (dashed)
+// against rows, and the information limits (dotted).
+func (g rowsGroups) addSeries(line *charts.Line, u unit) {
+	colors := newSeriesColors()
+	for _, label := range g.order {
+		pts := g.points[label]
 		sort.SliceStable(pts, func(a, b int) bool { return pts[a].rows < pts[b].rows })
 		var alloc, rss []opts.LineData
 		for _, p := range pts {
@@ -360,26 +381,25 @@ func MemoryVsRowsChart(results []Result) (Chart, error) {
 				rss = append(rss, opts.LineData{Value: []any{p.rows, num(float64(p.rss)/u.div, 4)}})
 			}
 		}
-		color := colors.next(isRef[g])
+		color := colors.next(g.kinds[label])
 		if len(alloc) > 0 {
-			line.AddSeries(g+" bytes_allocated", alloc, lineStyle(color, "solid", 0))
+			line.AddSeries(label+" bytes_allocated", alloc, lineStyle(color, "solid", 0))
 		}
 		if len(rss) > 0 {
-			line.AddSeries(g+" RSS", rss, lineStyle(color, "dashed", 0))
+			line.AddSeries(label+" RSS", rss, lineStyle(color, "dashed", 0))
 		}
 	}
-	for _, types := range limitOrder {
+	for _, types := range g.limitOrder {
 		var pts []opts.LineData
-		for _, rows := range slices.Sorted(maps.Keys(limits[types])) {
-			pts = append(pts, opts.LineData{Value: []any{rows, num(float64(limits[types][rows])/u.div, 4)}})
+		for _, rows := range slices.Sorted(maps.Keys(g.limits[types])) {
+			pts = append(pts, opts.LineData{Value: []any{rows, num(float64(g.limits[types][rows])/u.div, 4)}})
 		}
 		name := "information limit"
-		if len(limitOrder) > 1 {
+		if len(g.limitOrder) > 1 {
 			name += " " + types
 		}
 		line.AddSeries(name, pts, lineStyle("#888888", "dotted", 0))
 	}
-	return finish(kind, title, line, optionVisitor{})
 }
 
 // MemoryTimelineChart draws, for each run that sampled a timeline, RSS
