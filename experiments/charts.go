@@ -191,40 +191,10 @@ func MemoryBreakdownChart(results []Result) (Chart, error) {
 // It has data even with no results.
 func PaddingWasteChart(results []Result) (Chart, error) {
 	const kind, title = "padding-waste", "Padding waste of a struct{K;V} cell"
-	types := core.Types()
 	names := core.TypeNames()
-	var (
-		cells    []opts.HeatMapData
-		maxShare float64
-	)
-	for ki, k := range types {
-		for vi, v := range types {
-			padded := core.PaddedCellBytes(k, v)
-			share := 100 * float64(padded-core.PairBytes(k, v)) / float64(padded)
-			maxShare = max(maxShare, share)
-			cells = append(cells, opts.HeatMapData{Value: []any{vi, ki, num(share, 1)}})
-		}
-	}
-
-	labels := runLabels(results, labelAll, labelTypes)
-	var (
-		runs     []string
-		measured []opts.BarData
-		skipped  []string
-		refs     []runKind
-	)
-	for i, r := range results {
-		cell := r.PayloadBytes + r.PaddingBytes
-		if cell <= 0 {
-			skipped = append(skipped, labels[i])
-			continue
-		}
-		share := 100 * float64(r.PaddingBytes) / float64(cell)
-		maxShare = max(maxShare, share)
-		runs = append(runs, labels[i])
-		refs = append(refs, kindOf(r))
-		measured = append(measured, opts.BarData{Value: num(share, 1)})
-	}
+	cells, maxShare := paddingGrid()
+	runs, measured, skipped, refs, most := measuredPadding(results)
+	maxShare = max(maxShare, most)
 
 	notes := []string{"% of sizeof(struct{K;V}) spent on alignment; packed cells spend none"}
 	if len(runs) > 0 {
@@ -275,6 +245,41 @@ func PaddingWasteChart(results []Result) (Chart, error) {
 		hm.Overlap(m)
 	}
 	return finish(kind, title, hm, optionVisitor{visualMapSeries: []int{0}})
+}
+
+// paddingGrid is every key and value type pair's padding share of a
+// struct{K;V} cell, in %, and the largest.
+func paddingGrid() (cells []opts.HeatMapData, maxShare float64) {
+	types := core.Types()
+	for ki, k := range types {
+		for vi, v := range types {
+			padded := core.PaddedCellBytes(k, v)
+			share := 100 * float64(padded-core.PairBytes(k, v)) / float64(padded)
+			maxShare = max(maxShare, share)
+			cells = append(cells, opts.HeatMapData{Value: []any{vi, ki, num(share, 1)}})
+		}
+	}
+	return cells, maxShare
+}
+
+// measuredPadding is each result's measured padding share, in %, by its
+// label, and the largest; skipped are the results with no payload
+// measured.
+func measuredPadding(results []Result) (runs []string, measured []opts.BarData, skipped []string, refs []runKind, maxShare float64) {
+	labels := runLabels(results, labelAll, labelTypes)
+	for i, r := range results {
+		cell := r.PayloadBytes + r.PaddingBytes
+		if cell <= 0 {
+			skipped = append(skipped, labels[i])
+			continue
+		}
+		share := 100 * float64(r.PaddingBytes) / float64(cell)
+		maxShare = max(maxShare, share)
+		runs = append(runs, labels[i])
+		refs = append(refs, kindOf(r))
+		measured = append(measured, opts.BarData{Value: num(share, 1)})
+	}
+	return runs, measured, skipped, refs, maxShare
 }
 
 // MemoryVsRowsChart draws, for each layout (and each setting other than rows
