@@ -95,8 +95,27 @@ func Predict(layout Layout, key, value Type, distinct int64, opt Options, shards
 	}
 	n := (distinct + int64(shards) - 1) / int64(shards)
 	// Each shard's table is built for its share of the reservation.
-	reserve := ShardReserve(opt.Reserve, shards)
-	var p Prediction // per shard until the end
+	p, err := predictShard(layout, key, value, n, ShardReserve(opt.Reserve, shards), opt)
+	if err != nil {
+		return Prediction{}, err
+	}
+	p.PerShardMax = n
+	s := int64(shards)
+	p.BucketCount = SaturatingMul(p.BucketCount, s)
+	shardPeak := SaturatingAdd(p.FinalBytes, p.GrowthBytes)
+	p.FinalBytes = SaturatingMul(p.FinalBytes, s)
+	p.ValueBytes = SaturatingMul(p.ValueBytes, s)
+	// Shards load in parallel and fill evenly: all of them grow at once.
+	p.PeakBytes = SaturatingMul(shardPeak, s)
+	p.Saturated = p.PeakBytes == math.MaxInt64 || p.BucketCount == math.MaxInt64
+	return p, nil
+}
+
+// predictShard is one shard's table of n distinct keys, reserved for
+// reserve: its cells, bytes and what its last growth holds, replayed from
+// the layout's growth rule.
+func predictShard(layout Layout, key, value Type, n int64, reserve uint64, opt Options) (Prediction, error) {
+	var p Prediction
 	switch layout {
 	case LayoutHashed, LayoutPacked:
 		cell := int64(PaddedCellBytes(key, value))
@@ -169,15 +188,6 @@ func Predict(layout Layout, key, value Type, distinct int64, opt Options, shards
 		_, err := ParseLayout(string(layout))
 		return Prediction{}, err
 	}
-	p.PerShardMax = n
-	s := int64(shards)
-	p.BucketCount = SaturatingMul(p.BucketCount, s)
-	shardPeak := SaturatingAdd(p.FinalBytes, p.GrowthBytes)
-	p.FinalBytes = SaturatingMul(p.FinalBytes, s)
-	p.ValueBytes = SaturatingMul(p.ValueBytes, s)
-	// Shards load in parallel and fill evenly: all of them grow at once.
-	p.PeakBytes = SaturatingMul(shardPeak, s)
-	p.Saturated = p.PeakBytes == math.MaxInt64 || p.BucketCount == math.MaxInt64
 	return p, nil
 }
 
