@@ -670,6 +670,9 @@ func (t *Sparse[K, V]) Stats() Stats {
 	return s
 }
 
+// CheckInvariants checks every group, its bitmap, its vector and the
+// counts against each other: an invariant checker for tests, one pass that
+// says which rule broke where.
 func (t *Sparse[K, V]) CheckInvariants() error {
 	if t.closed {
 		return fmt.Errorf("sparse: closed")
