@@ -203,12 +203,7 @@ func newRunFlags(fs *flag.FlagSet, sweep bool) *runFlags {
 		}
 		return nil
 	})
-	fs.StringVar(&c.Key, "key", "", "key type")
-	fs.StringVar(&c.Value, "value", "", "value type")
-	fs.Func("attributes", "attribute types", func(s string) error {
-		c.Attributes = strings.Split(s, ",") // experiments checks each
-		return nil
-	})
+	typeFlags(fs, &c.Key, &c.Value, &c.Attributes)
 	fs.Func("rows", "rows", func(s string) error {
 		n, err := experiments.ParseRows(s)
 		c.Rows = n

@@ -83,12 +83,7 @@ func parsePlanArgs(args []string, stdout io.Writer) (*planArgs, error) {
 		req.Rows, a.rows = n, true
 		return err
 	})
-	fs.StringVar(&req.Key, "key", "", "key type")
-	fs.StringVar(&req.Value, "value", "", "value type")
-	fs.Func("attributes", "attribute types", func(s string) error {
-		req.Attributes = strings.Split(s, ",") // experiments checks each
-		return nil
-	})
+	typeFlags(fs, &req.Key, &req.Value, &req.Attributes)
 	fs.Func("memory", "memory budget", func(s string) error {
 		n, err := experiments.ParseMemory(s)
 		req.MemoryBytes = n

@@ -17,6 +17,17 @@ var runConflicts = []flags.Conflict{
 	{A: "value", B: "attributes", Why: "the value is the first attribute"},
 }
 
+// typeFlags defines --key, --value and --attributes (comma-separated; the
+// types are experiments' to check), as run, sweep and plan take them.
+func typeFlags(fs *flag.FlagSet, key, value *string, attributes *[]string) {
+	fs.StringVar(key, "key", "", "key type")
+	fs.StringVar(value, "value", "", "value type")
+	fs.Func("attributes", "attribute types", func(s string) error {
+		*attributes = strings.Split(s, ",")
+		return nil
+	})
+}
+
 // checkLoadFactor refuses --max-load-factor when every layout asked for
 // grows by its own rule and ignores it.
 func checkLoadFactor(fs *flag.FlagSet, layouts []string) error {
