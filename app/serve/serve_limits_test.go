@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -220,5 +221,54 @@ func TestServeChecksFirst(t *testing.T) {
 		if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), c.want) || time.Since(start) > 2*time.Second {
 			t.Errorf("%v: %v (exit %d) after %v, want exit 2 saying %q at once", c.args, err, exitCode(err), time.Since(start), c.want)
 		}
+	}
+}
+
+// TestServeUnderIdleAndSlowClients is the target: 200 clients that
+// connect and send nothing, and 200 that ask for a large file and never
+// read it, while a normal client's request is answered within a second.
+// The slow readers take tiny receive buffers, so that the test holds
+// little kernel memory.
+func TestServeUnderIdleAndSlowClients(t *testing.T) {
+	if testing.Short() {
+		t.Skip("opens 400 connections")
+	}
+	dir, _ := site(t)
+	if err := os.WriteFile(filepath.Join(dir, "big.bin"), make([]byte, 4<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	addr := startServe(t, dir)
+	small := net.Dialer{Control: func(_, _ string, rc syscall.RawConn) error {
+		return rc.Control(func(fd uintptr) { _ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+	}}
+	for i := range 400 {
+		d := net.Dialer{}
+		if i%2 == 1 {
+			d = small
+		}
+		c, err := d.Dial("tcp", addr)
+		if err != nil {
+			t.Fatalf("client %d: %v", i, err)
+		}
+		defer c.Close()
+		if i%2 == 1 {
+			io.WriteString(c, "GET /big.bin HTTP/1.1\r\nHost: localhost\r\n\r\n") // and never read
+		}
+	}
+	time.Sleep(200 * time.Millisecond)
+	start := time.Now()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(30 * time.Second))
+	if code := rawGet(t, c, bufio.NewReader(c), "/"); code != 200 {
+		t.Fatalf("GET / beside 200 idle clients and 200 stalled downloads: %d", code)
+	}
+	took := time.Since(start)
+	t.Logf("GET / beside 200 idle clients and 200 stalled downloads: answered in %v", took.Round(time.Millisecond))
+	if took > time.Second {
+		t.Errorf("GET / beside 200 idle clients and 200 stalled downloads answered after %v, want within 1 s", took.Round(time.Millisecond))
 	}
 }
