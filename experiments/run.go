@@ -121,6 +121,14 @@ func prepare(ctx context.Context, cfgs []Config, progress func(Progress)) ([]run
 		if !check.Fits && !p.Force {
 			return nil, &MemoryError{Check: check}
 		}
+		if !check.Fits && p.InProcess {
+			// Forced past the guard, a run may run out of memory; in this
+			// process the Go runtime would end it with its trace, a worker's
+			// end is one line (runFailure).
+			return nil, &FieldError{Flag: "--in-process", Switch: true,
+				Problem: "the memory guard predicts the run will not fit, and running out of memory in this process ends it in the Go runtime's trace",
+				Allowed: "--force without --in-process: the run in its own worker, whose end is one line"}
+		}
 		for i, l := range p.layouts {
 			runs = append(runs, runSpec{p: p, layout: l, est: check.Estimates[i]})
 		}
