@@ -104,7 +104,7 @@ func reportSummary(results []Result) []string {
 	isolated, estimated := 0, false
 	for _, r := range results {
 		if r.Job != nil && r.Job.Name != "" {
-			asked = addOnce(asked, r.Job.Name)
+			asked = addOnce(asked, ShortText(r.Job.Name, MaxLabel))
 		}
 		layouts = addOnce(layouts, orDash(r.Layout))
 		types = addOnce(types, orDash(r.KeyType)+"/"+orDash(valueText(r)))

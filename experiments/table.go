@@ -199,6 +199,21 @@ func writeMarkdownGrid(b *strings.Builder, header []string, numeric []bool, rows
 // that are not UTF-8 ("\x1b", "\u202e", "\xff"). Text read from a result
 // file goes through it before it reaches a terminal, so a crafted file
 // cannot move the cursor, recolour the screen or retitle the window.
+// MaxLabel is the most characters a name (a job's, a result's) is shown
+// with; ShortText cuts a longer one for display, the result file keeps it
+// whole.
+const MaxLabel = 80
+
+// ShortText is s cut to at most n characters for display, "…" in place of
+// the rest, and how many characters were left out.
+func ShortText(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + fmt.Sprintf("… (%d more characters)", len(r)-(n-1))
+}
+
 func TerminalText(s string) string {
 	clean := true
 	for _, r := range s {

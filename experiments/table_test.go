@@ -251,3 +251,25 @@ func TestRepeatsShowTheirSpread(t *testing.T) {
 		}
 	}
 }
+
+// TestShortText: a name of 5,000 characters is shown cut to MaxLabel with
+// what was left out said, so that it cannot break a list, a table or a
+// chart; the result file keeps it whole. Short names pass as they are.
+func TestShortText(t *testing.T) {
+	long := strings.Repeat("x", 5000)
+	got := ShortText(long, MaxLabel)
+	if !strings.HasPrefix(got, strings.Repeat("x", MaxLabel-1)+"…") || !strings.HasSuffix(got, "(4921 more characters)") {
+		t.Errorf("ShortText of 5,000 characters: %q", got)
+	}
+	if got := ShortText("seed-table · 1M rows", MaxLabel); got != "seed-table · 1M rows" {
+		t.Errorf("a short name changed: %q", got)
+	}
+	rs := []Result{{ID: "a", Layout: "packed", KeyType: "UInt64", ValueType: "UInt16", Rows: 10, Job: &Job{ID: "j", Name: long}}}
+	var b strings.Builder
+	if err := WriteReportMarkdown(&b, rs, "t"); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), strings.Repeat("x", MaxLabel)) {
+		t.Errorf("the report shows the 5,000-character job name whole")
+	}
+}

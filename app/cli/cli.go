@@ -444,7 +444,7 @@ func measure(ctx context.Context, f *runFlags, jobName string, stdout, stderr io
 		fmt.Fprintln(stderr, "packlab: --skip-bad-rows:", skippedText(results))
 	}
 	if saved > 0 {
-		fmt.Fprintf(stderr, "packlab: saved %d result(s) in %s as job %s (%s)\n", saved, store.Dir, job.ID, experiments.TerminalText(job.Name))
+		fmt.Fprintf(stderr, "packlab: saved %d result(s) in %s as job %s (%s)\n", saved, store.Dir, job.ID, experiments.TerminalText(experiments.ShortText(job.Name, experiments.MaxLabel)))
 	}
 	if runErr != nil && errors.Is(runErr, experiments.ErrCancelled) {
 		return fmt.Errorf("%w; %d result(s) measured before it", runErr, len(results))
@@ -729,9 +729,9 @@ func (a *reportArgs) write(ctx context.Context, results []experiments.Result, jo
 	picked := fmt.Sprintf("%d results", len(results))
 	title := a.title
 	if len(jobs) == 1 {
-		picked += " of job " + jobs[0].ID + " (" + experiments.TerminalText(jobs[0].Name) + ")"
+		picked += " of job " + jobs[0].ID + " (" + experiments.TerminalText(experiments.ShortText(jobs[0].Name, experiments.MaxLabel)) + ")"
 		if !a.titleSet {
-			title = experiments.DefaultReportTitle + ": " + jobs[0].Name
+			title = experiments.DefaultReportTitle + ": " + experiments.ShortText(jobs[0].Name, experiments.MaxLabel)
 		}
 	} else if len(jobs) > 1 {
 		picked += fmt.Sprintf(" of %d jobs", len(jobs))
@@ -821,7 +821,7 @@ func listJobs(w io.Writer, jobs []experiments.JobResults, results bool) {
 		if len(j.Results) == 1 {
 			n = "result"
 		}
-		line := fmt.Sprintf("%s  %s  %-12s  %5s %-7s  %s", j.ID, localTime(j.StartedAt), face, experiments.GroupThousands(int64(len(j.Results))), n, j.Name)
+		line := fmt.Sprintf("%s  %s  %-12s  %5s %-7s  %s", j.ID, localTime(j.StartedAt), face, experiments.GroupThousands(int64(len(j.Results))), n, experiments.ShortText(j.Name, experiments.MaxLabel))
 		fmt.Fprintln(w, experiments.TerminalText(line))
 		if !results {
 			continue
