@@ -78,7 +78,7 @@ func (l *Lab) History() (History, error) {
 		{"shards", true}, {"mlf", true}, {"source", false}, {"bytes_allocated", true}, {"peak RSS", true},
 		{"load (sec)", true}, {"runtime", false}}
 	for _, j := range jobs {
-		hj := HistoryJob{ID: j.ID, Name: j.Name, Started: startedText(j.StartedAt), Face: j.Face,
+		hj := HistoryJob{ID: j.ID, Name: experiments.ShortText(j.Name, experiments.MaxLabel), Started: startedText(j.StartedAt), Face: j.Face,
 			Summary: experiments.DescribeJob(j), Legacy: j.Legacy, Results: experiments.GroupThousands(int64(len(j.Results))), Rows: []TableRow{}}
 		for _, r := range j.Results {
 			hj.Rows = append(hj.Rows, historyRow(r))
@@ -212,7 +212,7 @@ func selectionTitle(rs []experiments.Result) string {
 	results := fmt.Sprintf("%d result%s", n, plural(n))
 	if len(jobs) == 1 {
 		j := jobs[0]
-		parts := []string{j.Name}
+		parts := []string{experiments.ShortText(j.Name, experiments.MaxLabel)}
 		if j.Face != "" {
 			parts = append(parts, j.Face)
 		}
@@ -223,7 +223,7 @@ func selectionTitle(rs []experiments.Result) string {
 	}
 	var names []string
 	for i := len(jobs) - 1; i >= 0; i-- { // oldest first, as the rows are
-		names = append(names, jobs[i].Name)
+		names = append(names, experiments.ShortText(jobs[i].Name, experiments.MaxLabel))
 	}
 	return fmt.Sprintf("%s from %d jobs: %s", results, len(jobs), strings.Join(names, "; "))
 }
