@@ -12,6 +12,8 @@ package experiments
 import (
 	"cmp"
 	"fmt"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -33,10 +35,7 @@ func (c Config) attributeTypes() ([]core.Type, error) {
 	}
 	types := make([]core.Type, len(list))
 	for i, s := range list {
-		name := strings.TrimSpace(s)
-		if strings.Contains(name, ":") {
-			return nil, fieldErr("--attributes", s, "attribute names are not taken yet", "types only, e.g. UInt16,UInt32,Float64")
-		}
+		_, name := splitAttribute(s)
 		if name == "" {
 			return nil, fieldErr("--attributes", strings.Join(c.Attributes, ","), "attribute "+strconv.Itoa(i+1)+" is empty", "types, comma-separated, e.g. UInt16,UInt32,Float64")
 		}
@@ -52,6 +51,49 @@ func (c Config) attributeTypes() ([]core.Type, error) {
 	return types, nil
 }
 
+// splitAttribute is an --attributes entry's name ("" when none is given)
+// and type: "country:UInt16", or "UInt16".
+func splitAttribute(s string) (name, typ string) {
+	name, typ, ok := strings.Cut(strings.TrimSpace(s), ":")
+	if !ok {
+		return "", name
+	}
+	return strings.TrimSpace(name), strings.TrimSpace(typ)
+}
+
+// attributeNameRule is what a name may be: a ClickHouse identifier that
+// needs no quoting.
+var attributeNameRule = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
+
+// attributeNames is each attribute's column name: the one given
+// ("country:UInt16"), else value for the first and a2, a3, ... for the
+// others. A name that is not an identifier, is the key's, or is given
+// twice is refused.
+func attributeNames(list []string) ([]string, error) {
+	if len(list) == 0 {
+		return []string{attributeName(0)}, nil
+	}
+	names := make([]string, len(list))
+	seen := map[string]int{}
+	for i, s := range list {
+		name, _ := splitAttribute(s)
+		if name == "" {
+			name = attributeName(i)
+		} else if !attributeNameRule.MatchString(name) {
+			return nil, fieldErr("--attributes", s, "not a column name", "a letter or _ then letters, digits or _, at most 64, e.g. country:UInt16")
+		}
+		if strings.EqualFold(name, "key") {
+			return nil, fieldErr("--attributes", s, "key is the key's column", "another name")
+		}
+		if j, ok := seen[strings.ToLower(name)]; ok {
+			return nil, fieldErr("--attributes", strings.Join(list, ","), fmt.Sprintf("attributes %d and %d are both named %s", j+1, i+1, name), "each name once")
+		}
+		seen[strings.ToLower(name)] = i
+		names[i] = name
+	}
+	return names, nil
+}
+
 // validateAttributes checks --attributes: a list of types whose first is
 // the value, and more than one only where every layout is ClickHouse's.
 func (c Config) validateAttributes() error {
@@ -60,6 +102,9 @@ func (c Config) validateAttributes() error {
 	}
 	types, err := c.attributeTypes()
 	if err != nil {
+		return err
+	}
+	if _, err := attributeNames(c.Attributes); err != nil {
 		return err
 	}
 	if v, err := core.ParseType(c.Value); err != nil || v.Name != types[0].Name {
@@ -83,11 +128,11 @@ func (c Config) validateAttributes() error {
 }
 
 // attributeColumns is the attribute columns of a dictionary's structure:
-// "value UInt16", then "a2 UInt32", "a3 Float64", ...
-func attributeColumns(types []core.Type) []string {
+// "value UInt16", then "a2 UInt32", "a3 Float64", ... or the names given.
+func attributeColumns(names []string, types []core.Type) []string {
 	cols := make([]string, len(types))
 	for i, t := range types {
-		cols[i] = attributeName(i) + " " + t.Name
+		cols[i] = names[i] + " " + t.Name
 	}
 	return cols
 }
@@ -104,7 +149,7 @@ func attributeName(i int) string {
 // with every attribute, from rows (the key and value the lab sent):
 // attribute i > 0 is sipHash64(key, i) % 1000 in its type, a UUID the hash
 // reinterpreted.
-func attributesSQL(file, rows string, key core.Type, types []core.Type) string {
+func attributesSQL(file, rows string, key core.Type, names []string, types []core.Type) string {
 	exprs := []string{"key", "value"}
 	for i, t := range types[1:] {
 		h := fmt.Sprintf("sipHash64(key, %d)", i+2)
@@ -115,7 +160,7 @@ func attributesSQL(file, rows string, key core.Type, types []core.Type) string {
 		}
 	}
 	return fmt.Sprintf("INSERT INTO FUNCTION file('%s', 'RowBinary', 'key %s, %s') SELECT %s FROM file('%s', 'RowBinary', 'key %s, value %s')",
-		file, key.Name, strings.Join(attributeColumns(types), ", "), strings.Join(exprs, ", "), rows, key.Name, types[0].Name)
+		file, key.Name, strings.Join(attributeColumns(names, types), ", "), strings.Join(exprs, ", "), rows, key.Name, types[0].Name)
 }
 
 // attributesStructure says how ClickHouse's layout keeps several
@@ -134,9 +179,17 @@ func valueText(r Result) string {
 }
 
 // attributesText is a result's attributes as the table shows them:
-// "UInt16,UInt32,Float64".
-func attributesText(types []core.Type) string {
-	return strings.Join(attributesList(types), ",")
+// "UInt16,UInt32,Float64", or "country:UInt16,plan:UInt32" when names were
+// given (the type names ClickHouse's, whatever case they were given in).
+func attributesText(given []string, types []core.Type) string {
+	parts := attributesList(types)
+	named := slices.ContainsFunc(given, func(s string) bool { n, _ := splitAttribute(s); return n != "" })
+	if names, err := attributeNames(given); err == nil && named {
+		for i := range parts {
+			parts[i] = names[i] + ":" + parts[i]
+		}
+	}
+	return strings.Join(parts, ",")
 }
 
 // attributeLayout reports whether the plan weighs layout l for a

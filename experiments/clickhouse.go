@@ -147,7 +147,7 @@ const (
 	// bin/packlab, or on PATH.
 	ClickHouseWorkerName = "packlab-ch"
 	// chProtocol is reference/chdb/worker.cpp's kProtocol.
-	chProtocol = 3
+	chProtocol = 4
 	// The names the worker gives the dictionary and its source file.
 	chDictName   = "packlab_dict"
 	chSourceFile = "rows.bin"

@@ -52,6 +52,7 @@ type chJob struct {
 	Dir          string `json:"dir"`
 	DDL          string `json:"ddl"`
 	Prepare      string `json:"prepare,omitempty"` // writes the source file with every attribute (attributes.go)
+	ValueColumn  string `json:"value_column"`      // the first attribute's column: value, or the name given
 }
 
 // ClickHouseRun is what a run of one of ClickHouse's own dictionaries adds
@@ -165,15 +166,15 @@ func chJobFor(p parsedConfig, d ClickHouseDictionary, dir string) (job []byte, d
 	source, prepare := chSourceFile, ""
 	if len(p.attrs) > 1 {
 		source = chAttributesFile
-		prepare = attributesSQL(chAttributesFile, chSourceFile, dictKey, p.attrs)
+		prepare = attributesSQL(chAttributesFile, chSourceFile, dictKey, p.attrNames, p.attrs)
 	}
-	ddl = dictionaryDDL(chDictName, dictKey.Name, attributeColumns(p.attrs),
+	ddl = dictionaryDDL(chDictName, dictKey.Name, attributeColumns(p.attrNames, p.attrs),
 		fmt.Sprintf("SOURCE(FILE(path '%s' format 'RowBinary'))", source), clause)
 	job, _ = json.Marshal(chJob{
 		Protocol: chProtocol, Layout: d.Name,
 		KeyBytes: p.key.Size, ValueBytes: p.value.Size,
 		DictKeyBytes: dictKey.Size, DictKeyType: dictKey.Name, ValueType: p.value.Name, ComplexKey: d.ComplexKey,
-		TotalRows: total, NoRead: p.NoRead, Reload: true, ReadThreads: chReadThreads(), Dir: dir, DDL: ddl, Prepare: prepare,
+		TotalRows: total, NoRead: p.NoRead, Reload: true, ReadThreads: chReadThreads(), Dir: dir, DDL: ddl, Prepare: prepare, ValueColumn: p.attrNames[0],
 	})
 	return job, ddl, clause
 }
@@ -185,7 +186,7 @@ func fillClickHouseResult(res *Result, p parsedConfig, d ClickHouseDictionary, f
 	res.Layout = d.Name
 	res.KeyType, res.ValueType = p.key.Name, p.value.Name
 	if len(p.attrs) > 1 {
-		res.Attributes = attributesText(p.attrs)
+		res.Attributes = attributesText(p.Attributes, p.attrs)
 	}
 	res.Shards = p.Shards
 	if d.takesMaxLoadFactor() {

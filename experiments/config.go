@@ -142,7 +142,7 @@ func (c Config) WithDefaults() Config {
 		c.Key = DefaultKey
 	}
 	if c.Value == "" && len(c.Attributes) > 0 {
-		c.Value = strings.TrimSpace(c.Attributes[0])
+		_, c.Value = splitAttribute(c.Attributes[0])
 	}
 	if c.Value == "" {
 		c.Value = DefaultValue
@@ -450,6 +450,7 @@ type parsedConfig struct {
 	layouts    []layoutChoice
 	key, value core.Type
 	attrs      []core.Type // the attributes' types, the first value's
+	attrNames  []string    // their column names
 	spec       core.SourceSpec
 	file       *os.File // the source file, already open (a worker's stream from its parent); nil: open spec
 }
@@ -468,6 +469,7 @@ func (c Config) parse() (parsedConfig, error) {
 	p.key, _ = core.ParseType(c.Key)
 	p.value, _ = core.ParseType(c.Value)
 	p.attrs, _ = c.attributeTypes()
+	p.attrNames, _ = attributeNames(c.Attributes)
 	p.spec, _ = c.SourceSpec()
 	return p, nil
 }

@@ -175,8 +175,9 @@ type Candidate struct {
 	Estimated        bool              `json:"estimated"`         // the layout's geometry is a model (core.Prediction.Estimated)
 	Saturated        bool              `json:"saturated"`         // beyond 8 EiB: the figures stand at math.MaxInt64
 
-	followsMLF bool   // the layout's geometry follows max_load_factor
-	runtime    string // where the table runs: PlanRequest.Runtime
+	columns    []string // the dictionary's attribute columns when it has several
+	followsMLF bool     // the layout's geometry follows max_load_factor
+	runtime    string   // where the table runs: PlanRequest.Runtime
 }
 
 // Plan is the planner's whole answer.
@@ -238,6 +239,7 @@ type parsedPlan struct {
 	PlanRequest
 	key, value core.Type
 	attrs      []core.Type // the attributes, the first value's
+	attrNames  []string    // their column names
 	distinct   int64
 	chVersion  chVersion
 }
@@ -246,7 +248,7 @@ type parsedPlan struct {
 func (r PlanRequest) WithDefaults() PlanRequest {
 	r.Key = cmp.Or(r.Key, DefaultKey)
 	if len(r.Attributes) > 0 && r.Value == "" {
-		r.Value = strings.TrimSpace(r.Attributes[0])
+		_, r.Value = splitAttribute(r.Attributes[0])
 	}
 	r.Value = cmp.Or(r.Value, DefaultValue)
 	r.Prefer = strings.ToLower(strings.TrimSpace(cmp.Or(r.Prefer, PreferMemory)))
@@ -303,6 +305,7 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 			fmt.Sprintf("%s to 2^62 rows, e.g. 1e8; smaller runs measure the caches more than the tables", FormatRows(planMinRows)))
 	}
 	p.attrs, _ = attrsOf.attributeTypes()
+	p.attrNames, _ = attributeNames(r.Attributes)
 	// A key type of b bits has 2^b values: no table holds more keys.
 	p.distinct = r.Rows
 	if p.key.Size < 8 {
@@ -484,7 +487,8 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 	f := allocatorFactor(l)
 	c := Candidate{
 		Layout: string(l), KeyType: p.key.Name, ValueType: p.value.Name, Attributes: attributesList(p.attrs),
-		Rows: p.Rows, Distinct: p.distinct, Shards: shards,
+		columns: attributeColumns(p.attrNames, p.attrs),
+		Rows:    p.Rows, Distinct: p.distinct, Shards: shards,
 		MaxLoadFactor:  effectiveMLF(l, mlf),
 		Preallocate:    p.Preallocate,
 		BucketCount:    pr.BucketCount,
@@ -1045,7 +1049,7 @@ func planNotes(plan *Plan, p parsedPlan) []string {
 	var notes []string
 	if len(p.attrs) > 1 {
 		notes = append(notes, fmt.Sprintf("%d attributes (%s): the setups are ClickHouse's layouts, HASHED and SPARSE_HASHED a hash table per attribute (each holding the key again; with SHARDS one per shard and attribute), HASHED_ARRAY one key-to-row index and an array per attribute, as ClickHouse 26.7 was measured to hold them here (docs/clickhouse.md); their load speeds are not measured with several attributes, so they are left out, and a read is one attribute's dictGet",
-			len(p.attrs), attributesText(p.attrs)))
+			len(p.attrs), attributesText(p.Attributes, p.attrs)))
 	}
 	if p.distinct < p.Rows {
 		notes = append(notes, fmt.Sprintf("a %s key has only %s values: the table holds at most %s keys, not %s", p.key.Name,

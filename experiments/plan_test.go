@@ -892,6 +892,13 @@ func TestPlanWithAttributes(t *testing.T) {
 	if !strings.Contains(best.CreateDictionary, "a3 Float64") || best.GoCode != "" {
 		t.Errorf("best %s: DDL %q, Go code %q: want every attribute a column and no Go code", setupName(*best), best.CreateDictionary, best.GoCode)
 	}
+	named, err := MakePlan(PlanRequest{Rows: 1_000_000, Attributes: []string{"country:UInt16", "plan:UInt32", "score:Float64"}}, nil, machine24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ddl := named.Best().CreateDictionary; !strings.Contains(ddl, "country UInt16,\n    plan UInt32,\n    score Float64") || named.Best().BytesAllocated != best.BytesAllocated {
+		t.Errorf("named attributes: %d bytes (unnamed %d), DDL %q: want the same bytes and every name a column", named.Best().BytesAllocated, best.BytesAllocated, ddl)
+	}
 	if _, err := MakePlan(PlanRequest{Rows: 1e6, Attributes: []string{"UInt16", "String"}}, nil, machine24); err == nil || !strings.Contains(err.Error(), "--attributes String: not modelled yet") {
 		t.Errorf("a String attribute: %v, want refused by name", err)
 	}

@@ -63,14 +63,11 @@ func createDictionary(c Candidate) string {
 	if c.KeyType != "UInt64" {
 		fmt.Fprintf(&b, "-- ClickHouse's numeric key is UInt64: the %s keys are stored as UInt64\n", c.KeyType)
 	}
-	types := []core.Type{core.MustType(c.ValueType)}
-	if len(c.Attributes) > 1 {
-		types = types[:0]
-		for _, a := range c.Attributes {
-			types = append(types, core.MustType(a))
-		}
+	columns := []string{"value " + c.ValueType}
+	if len(c.columns) > 1 {
+		columns = c.columns
 	}
-	b.WriteString(dictionaryDDL("dict", "UInt64", attributeColumns(types), "SOURCE(CLICKHOUSE(TABLE 'source_table'))", c.ClickHouseLayout))
+	b.WriteString(dictionaryDDL("dict", "UInt64", columns, "SOURCE(CLICKHOUSE(TABLE 'source_table'))", c.ClickHouseLayout))
 	return b.String()
 }
 

@@ -44,6 +44,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
@@ -67,7 +68,7 @@ using refs::json_string;
 using refs::write_line;
 
 // kProtocol is experiments/clickhouse.go's chProtocol.
-constexpr int kProtocol = 3;
+constexpr int kProtocol = 4;
 // kDict and kReadTable are the names the lab's DDL and the read use.
 constexpr const char* kDict = "packlab_dict";
 constexpr const char* kReadTable = "packlab_read";
@@ -197,6 +198,7 @@ struct Job {
   std::string dir;
   std::string ddl;
   std::string prepare;      // empty, or the statement that writes the source file with every attribute
+  std::string value_column = "value";  // the first attribute's column, which the checks and reads use
 };
 
 Job parse_job() {
@@ -232,6 +234,10 @@ Job parse_job() {
   job.dir = f["dir"];
   job.ddl = f["ddl"];
   job.prepare = f["prepare"];
+  if (!f["value_column"].empty()) job.value_column = f["value_column"];
+  for (char c : job.value_column) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) die("value_column \"" + job.value_column + "\": not a column name");
+  }
   struct stat st {};
   if (job.dir.empty() || job.dir[0] != '/' || ::stat(job.dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
     die("dir \"" + job.dir + "\": not an existing folder (the lab makes one for each run)");
@@ -430,7 +436,7 @@ int serve() {
   const int64_t rss_purged = refs::current_rss();
 
   // Verify: ClickHouse holds the rows written, no more, no less.
-  auto check = split_tabs(query("SELECT count(), sum(" + checksum_sql("key", job.dict_key_bytes, "value", job.value_bytes) +
+  auto check = split_tabs(query("SELECT count(), sum(" + checksum_sql("key", job.dict_key_bytes, job.value_column, job.value_bytes) +
                                     ") FROM dictionary('" + kDict + "')",
                                 "reading the dictionary back"));
   if (check.size() != 2) die("reading the dictionary back: no count and checksum");
@@ -505,7 +511,7 @@ int serve() {
           "copying the read's keys");
     std::remove((files + "/read.bin").c_str());
     const std::string key_arg = job.complex_key ? "tuple(key)" : "key";
-    const std::string get = std::string("dictGet('") + kDict + "', 'value', " + key_arg + ")";
+    const std::string get = std::string("dictGet('") + kDict + "', '" + job.value_column + "', " + key_arg + ")";
     const std::string sum = job.value_bytes == 16 ? "sum(reinterpretAsUInt128(" + get + "))" : "sum(reinterpretAsUInt64(" + get + "))";
     read_sum = query("SELECT " + sum + " FROM " + kReadTable + " SETTINGS max_threads = 1", "reading the dictionary", &read_seconds);
     query("SELECT " + sum + " FROM " + kReadTable + " SETTINGS max_threads = " + std::to_string(job.read_threads),
