@@ -93,27 +93,27 @@ func (l *Lab) Export(req ExportRequest) (Exported, error) {
 	if path == "" {
 		return Exported{Cancelled: true, Message: "Export cancelled"}, nil
 	}
-	if err := writeAtomic(path, body.Bytes()); err != nil {
+	if err := writeAtomic(path, body); err != nil {
 		return Exported{}, errorf(field, "%s", err)
 	}
-	return Exported{Path: path, Bytes: int64(body.Len()),
-		Message: fmt.Sprintf("Saved %s to %s", experiments.FormatBytes(int64(body.Len())), path)}, nil
+	return Exported{Path: path, Bytes: int64(len(body)),
+		Message: fmt.Sprintf("Saved %s to %s", experiments.FormatBytes(int64(len(body))), path)}, nil
 }
 
 // exportBody is the bytes an export writes, and the file name it proposes
 // (without its extension).
-func exportBody(req ExportRequest, what, format, field string, rs []experiments.Result) (bytes.Buffer, string, error) {
+func exportBody(req ExportRequest, what, format, field string, rs []experiments.Result) ([]byte, string, error) {
 	var body bytes.Buffer
 	name := "packlab-" + time.Now().Format("2006-01-02")
 	switch what {
 	case "chart":
 		if !knownChart(req.Kind) {
-			return body, name, errorf(field, "%s: unknown chart (allowed: %s)", req.Kind, strings.Join(experiments.ChartKinds(), ", "))
+			return nil, name, errorf(field, "%s: unknown chart (allowed: %s)", req.Kind, strings.Join(experiments.ChartKinds(), ", "))
 		}
 		name += "-" + req.Kind
 		b, err := chartBytes(format, req.Data)
 		if err != nil {
-			return body, name, errorf(field, "%s", err)
+			return nil, name, errorf(field, "%s", err)
 		}
 		body.Write(b)
 	case "report":
@@ -123,21 +123,21 @@ func exportBody(req ExportRequest, what, format, field string, rs []experiments.
 			title = "packlab comparison"
 		}
 		if err := experiments.WriteReport(&body, rs, title); err != nil {
-			return body, name, ErrorOf(err, field)
+			return nil, name, ErrorOf(err, field)
 		}
 	case "table":
 		name += "-table"
 		if err := experiments.WriteTable(&body, rs, format); err != nil {
-			return body, name, ErrorOf(err, field)
+			return nil, name, ErrorOf(err, field)
 		}
 	case "results":
 		name += "-results"
 		if err := experiments.WriteTable(&body, rs, "json"); err != nil {
-			return body, name, ErrorOf(err, field)
+			return nil, name, ErrorOf(err, field)
 		}
 	}
 
-	return body, name, nil
+	return body.Bytes(), name, nil
 }
 
 // exportPath is where an export goes: the request's path, else the one the

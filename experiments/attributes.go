@@ -201,10 +201,11 @@ func attributeLayout(l core.Layout) bool {
 	return l == core.LayoutHashed || l == core.LayoutPacked || l == core.LayoutHashedArray
 }
 
-// attributeTable is the table ClickHouse keeps an attribute of type t in
-// for layout l: SPARSE_HASHED's PackedHashMap holds values of at most 8
-// bytes (not UUID), sparse_hash_map the others (ClickHouseDictionary.table).
-func attributeTable(l core.Layout, t core.Type) core.Layout {
+// clickHouseTable is packlab's table of the shape ClickHouse keeps a value
+// (an attribute) of type t in for layout l: SPARSE_HASHED's PackedHashMap
+// holds values of at most 8 bytes but UUIDs, sparse_hash_map the others
+// (ClickHouse 23.5+, #49380).
+func clickHouseTable(l core.Layout, t core.Type) core.Layout {
 	if l == core.LayoutPacked && !(t.Size <= 8 && t.Kind != core.KindUUID) {
 		return core.LayoutSparse
 	}
@@ -215,20 +216,15 @@ func attributeTable(l core.Layout, t core.Type) core.Layout {
 // attributes attrs in layout l as ClickHouse keeps it: HASHED and
 // SPARSE_HASHED a table per attribute (and shard), each growing as one
 // attribute's would, their bytes summed; HASHED_ARRAY one index and an
-// array per attribute; with one shard, each reserved for the rows, as
-// ClickHouse 26.7 ends a table loaded from a table or file source
-// (clickHouseReserves). BucketCount stays one attribute's table's, so that
+// array per attribute. BucketCount stays one attribute's table's, so that
 // the load factor is a table's.
 func attributesPrediction(l core.Layout, key core.Type, attrs []core.Type, n int64, opt core.Options, shards int) (core.Prediction, error) {
-	if len(attrs) > 1 && shards <= 1 {
-		opt.Reserve = max(opt.Reserve, n)
-	}
-	pr, err := core.Predict(attributeTable(l, attrs[0]), key, attrs[0], n, opt, shards)
+	pr, err := core.Predict(clickHouseTable(l, attrs[0]), key, attrs[0], n, opt, shards)
 	if err != nil || len(attrs) == 1 {
 		return pr, err
 	}
 	for _, t := range attrs[1:] {
-		q, err := core.Predict(attributeTable(l, t), key, t, n, opt, shards)
+		q, err := core.Predict(clickHouseTable(l, t), key, t, n, opt, shards)
 		if err != nil {
 			return core.Prediction{}, err
 		}
@@ -250,9 +246,9 @@ func attributesPrediction(l core.Layout, key core.Type, attrs []core.Type, n int
 // several attributes: each attribute's table's, summed (HASHED_ARRAY's
 // index counted once for each: the figures err high).
 func clickHouseAttributesMemory(l core.Layout, attrs []core.Type, n int64, opt core.Options, shards int) *ClickHouseMemory {
-	m := clickHouseMemory(attributeTable(l, attrs[0]), attrs[0], n, opt, shards)
+	m := clickHouseMemory(clickHouseTable(l, attrs[0]), attrs[0], n, opt, shards)
 	for _, t := range attrs[1:] {
-		q := clickHouseMemory(attributeTable(l, t), t, n, opt, shards)
+		q := clickHouseMemory(clickHouseTable(l, t), t, n, opt, shards)
 		if m == nil || q == nil {
 			return nil
 		}

@@ -245,13 +245,9 @@ func fillClickHouseModel(res *Result, d ClickHouseDictionary, attrs []core.Type,
 }
 
 // table is packlab's table of the shape ClickHouse builds for d with
-// values of value: SPARSE_HASHED keeps a value of more than 8 bytes (or a
-// UUID) in sparse_hash_map, not PackedHashMap (ClickHouse 23.5+, #49380).
+// values of value (clickHouseTable).
 func (d ClickHouseDictionary) table(value core.Type) core.Layout {
-	if d.model == core.LayoutPacked && !(value.Size <= 8 && value.Kind != core.KindUUID) {
-		return core.LayoutSparse
-	}
-	return d.model
+	return clickHouseTable(d.model, value)
 }
 
 // clickHouseReserves: with one shard and a FILE source, ClickHouse 26.7's
@@ -273,7 +269,7 @@ func (d ClickHouseDictionary) table(value core.Type) core.Layout {
 // and the saved hash, plus the arena (complexKeyBytes).
 func clickHouseModelBytes(d ClickHouseDictionary, keyType string, value core.Type, distinct, rows int64, opt core.Options, shards int) int64 {
 	if !d.ComplexKey {
-		pr, err := clickHousePredict(d, value, distinct, rows, opt, shards)
+		pr, err := clickHousePredict(d, []core.Type{value}, distinct, rows, opt, shards)
 		if err != nil {
 			return 0
 		}
@@ -292,40 +288,31 @@ func clickHouseModelBytes(d ClickHouseDictionary, keyType string, value core.Typ
 	return complexKeyBytes(d, key, value, distinct, opt, shards)
 }
 
-// clickHousePredict is core's prediction for the table of a simple-key
-// dictionary d with values of value, with ClickHouse's load factor and
-// reservation (clickHouseReserves).
-func clickHousePredict(d ClickHouseDictionary, value core.Type, distinct, rows int64, opt core.Options, shards int) (core.Prediction, error) {
+// clickHousePredict is core's prediction for the tables of a simple-key
+// dictionary d with the attributes attrs (attributesPrediction), with
+// ClickHouse's load factor and reservation (clickHouseReserves).
+func clickHousePredict(d ClickHouseDictionary, attrs []core.Type, distinct, rows int64, opt core.Options, shards int) (core.Prediction, error) {
 	if !d.takesMaxLoadFactor() {
 		opt.MaxLoadFactor = 0
 	}
 	if shards <= 1 && rows > 0 {
 		opt.Reserve = rows // see clickHouseReserves
 	}
-	return core.Predict(d.table(value), core.MustType("UInt64"), value, distinct, opt, shards)
+	return attributesPrediction(d.model, core.MustType("UInt64"), attrs, distinct, opt, shards)
 }
 
 // clickHouseAttributesBytes is clickHouseModelBytes for a dictionary of
-// the attributes attrs (attributes.go): HASHED and SPARSE_HASHED keep a
-// table per attribute (and shard), each the table one attribute of its
-// type gets, the key in every one; HASHED_ARRAY keeps one key-to-row index
-// and an array per attribute (HashedDictionary.h, HashedArrayDictionary.h).
-// Simple keys only: a complex key's arena with several attributes is not
-// modelled yet.
+// the attributes attrs (attributes.go). Several attributes take a simple
+// key: a complex key's arena with several is not modelled yet.
 func clickHouseAttributesBytes(d ClickHouseDictionary, keyType string, attrs []core.Type, distinct, rows int64, opt core.Options, shards int) int64 {
-	total := clickHouseModelBytes(d, keyType, attrs[0], distinct, rows, opt, shards)
-	for _, t := range attrs[1:] {
-		pr, err := clickHousePredict(d, t, distinct, rows, opt, shards)
-		if d.ComplexKey || err != nil {
-			return 0
-		}
-		b := pr.FinalBytes
-		if d.model == core.LayoutHashedArray {
-			b = pr.ValueBytes
-		}
-		total = core.SaturatingAdd(total, b)
+	if len(attrs) == 1 || d.ComplexKey {
+		return clickHouseModelBytes(d, keyType, attrs[0], distinct, rows, opt, shards)
 	}
-	return total
+	pr, err := clickHousePredict(d, attrs, distinct, rows, opt, shards)
+	if err != nil {
+		return 0
+	}
+	return pr.FinalBytes
 }
 
 // complexKeyBytes models a COMPLEX_KEY_ dictionary (HashedDictionary.h,
@@ -405,19 +392,8 @@ func estimateClickHouse(p parsedConfig, d ClickHouseDictionary, rows int64) Esti
 	// first-load peak; with several attributes, each attribute's table's
 	// (HASHED_ARRAY's index counted once for each: the guard errs high).
 	peak := core.SaturatingMul(final, 3)
-	if !d.ComplexKey {
-		var sum int64
-		for _, t := range p.attrs {
-			m := clickHouseMemory(d.table(t), t, distinct, opt, p.Shards)
-			if m == nil {
-				sum = 0
-				break
-			}
-			sum = core.SaturatingAdd(sum, m.ReloadPeakBytes)
-		}
-		if sum > 0 {
-			peak = max(sum, final)
-		}
+	if m := clickHouseAttributesMemory(d.model, p.attrs, distinct, opt, p.Shards); m != nil && !d.ComplexKey {
+		peak = max(m.ReloadPeakBytes, final)
 	}
 	e := Estimate{
 		Layout: d.Name, Rows: rows, Distinct: distinct,

@@ -457,7 +457,7 @@ func layoutCandidates(p parsedPlan, l core.Layout, ms Measure, sc Scaling, threa
 	for _, shards := range planShards {
 		var lastBuckets int64 = -1
 		for _, mlf := range mlfs {
-			pr, err := attributesPrediction(l, p.key, p.attrs, p.distinct, p.options(mlf), shards)
+			pr, err := attributesPrediction(l, p.key, p.attrs, p.distinct, p.attributeOptions(mlf, shards), shards)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", l, err)
 			}
@@ -471,6 +471,17 @@ func layoutCandidates(p parsedPlan, l core.Layout, ms Measure, sc Scaling, threa
 		}
 	}
 	return out, nil
+}
+
+// attributeOptions are options, but for a dictionary of several attributes
+// with one shard reserved for its keys, as ClickHouse 26.7 ends a table
+// loaded from a table or file source (clickHouseReserves).
+func (p parsedPlan) attributeOptions(mlf float64, shards int) core.Options {
+	opt := p.options(mlf)
+	if len(p.attrs) > 1 && shards <= 1 {
+		opt.Reserve = max(opt.Reserve, p.distinct)
+	}
+	return opt
 }
 
 // options are the tables' options of a setup at max load factor mlf.

@@ -35,7 +35,7 @@ func clickHouseFor(v chVersion, l core.Layout, key, value core.Type, shards int,
 	clause = ClickHouseLayout(l, shards, mlf)
 	var notes []string
 	if l.ClickHouseName() == "SPARSE_HASHED" {
-		packs := value.Size <= 8 && value.Kind != core.KindUUID
+		packs := clickHouseTable(core.LayoutPacked, value) == core.LayoutPacked
 		switch {
 		case l == core.LayoutPacked && !packs:
 			return "", fmt.Sprintf("ClickHouse's SPARSE_HASHED keeps a %s value in sparse_hash_map, not PackedHashMap: see the sparse setups", value.Name), true
