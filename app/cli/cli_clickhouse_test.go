@@ -10,21 +10,44 @@ import (
 	"github.com/packlab/packlab/experiments"
 )
 
-// needClickHouse points the command at packlab-ch: $PACKLAB_CH_WORKER (make
-// test sets it, after make chdb), or bin/packlab-ch of this checkout; skip
-// when neither.
+// needClickHouse points the command at packlab-ch (needWorker).
 func needClickHouse(t *testing.T) {
 	t.Helper()
-	if os.Getenv(experiments.ClickHouseWorkerEnv) == "" {
-		path, _ := filepath.Abs(filepath.Join("bin", experiments.ClickHouseWorkerName))
+	needWorker(t, experiments.ClickHouseWorkerEnv, experiments.ClickHouseWorkerName, experiments.ClickHouseBuildCommand, func() (bool, string) {
+		st := experiments.ClickHouseStatusNow()
+		return st.Available, st.Problem
+	})
+}
+
+// needWorker points the command at a C or C++ worker: $env (make test sets
+// it, after building it), or bin/name of this checkout; it skips when
+// neither is there, and fails when the one there does not answer (status).
+func needWorker(t *testing.T, env, name, build string, status func() (bool, string)) {
+	t.Helper()
+	if os.Getenv(env) == "" {
+		path, _ := filepath.Abs(filepath.Join("bin", name))
 		if _, err := os.Stat(path); err != nil {
-			t.Skipf("%s is not built (run: %s)", path, experiments.ClickHouseBuildCommand)
+			t.Skipf("%s is not built (run: %s)", path, build)
 		}
-		t.Setenv(experiments.ClickHouseWorkerEnv, path)
+		t.Setenv(env, path)
 	}
-	if st := experiments.ClickHouseStatusNow(); !st.Available {
-		t.Fatalf("ClickHouse unavailable: %s", st.Problem)
+	if ok, problem := status(); !ok {
+		t.Fatalf("%s unavailable: %s", name, problem)
 	}
+}
+
+// reportHTML writes dir's last job as an HTML report and returns it.
+func reportHTML(t *testing.T, dir string) string {
+	t.Helper()
+	out := filepath.Join(dir, "report.html")
+	if _, _, err := packlab(t, "report", "--results", dir, "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	html, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(html)
 }
 
 // TestClickHouseRunAndReport is the command at 1e6 rows (the docs
@@ -46,16 +69,9 @@ func TestClickHouseRunAndReport(t *testing.T) {
 			t.Errorf("run's notes lack %q:\n%s", want, stderr)
 		}
 	}
-	out := filepath.Join(dir, "report.html")
-	if _, _, err := packlab(t, "report", "--results", dir, "--out", out); err != nil {
-		t.Fatal(err)
-	}
-	html, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	html := reportHTML(t, dir)
 	for _, want := range []string{"packed", "ch_sparse_hashed", "ch_hashed", "dotted: ClickHouse itself (chDB)", "yellow and orange lines: ClickHouse itself"} {
-		if !strings.Contains(string(html), want) {
+		if !strings.Contains(html, want) {
 			t.Errorf("the report lacks %q", want)
 		}
 	}

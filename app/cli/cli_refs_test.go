@@ -2,8 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,20 +9,13 @@ import (
 	"github.com/packlab/packlab/experiments"
 )
 
-// needRefs points the command at the C++ worker: $PACKLAB_REFS_WORKER (make
-// test sets it), or bin/packlab-refs of this checkout; skip when neither.
+// needRefs points the command at packlab-refs, the C++ maps (needWorker).
 func needRefs(t *testing.T) {
 	t.Helper()
-	if os.Getenv(experiments.RefsWorkerEnv) == "" {
-		path, _ := filepath.Abs(filepath.Join("bin", experiments.RefsWorkerName))
-		if _, err := os.Stat(path); err != nil {
-			t.Skipf("%s is not built (run: make refs)", path)
-		}
-		t.Setenv(experiments.RefsWorkerEnv, path)
-	}
-	if st := experiments.ReferenceStatus(); !st.Available {
-		t.Fatalf("reference maps unavailable: %s", st.Problem)
-	}
+	needWorker(t, experiments.RefsWorkerEnv, experiments.RefsWorkerName, "make refs", func() (bool, string) {
+		st := experiments.ReferenceStatus()
+		return st.Available, st.Problem
+	})
 }
 
 // TestReferenceRunAndReport is the target at 1e6 rows (the README
@@ -49,16 +40,9 @@ func TestReferenceRunAndReport(t *testing.T) {
 			t.Errorf("%s: element_count %d, checksum %s, rss %d; packed %d, %s", r.Layout, r.ElementCount, r.Checksum, r.RSSBytes, res[0].ElementCount, res[0].Checksum)
 		}
 	}
-	out := filepath.Join(dir, "report.html")
-	if _, _, err := packlab(t, "report", "--results", dir, "--out", out); err != nil {
-		t.Fatal(err)
-	}
-	html, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	html := reportHTML(t, dir)
 	for _, want := range []string{"packed", "boost_flat (C++)", "sparse_hash_map (C++)", "hatched: a C++ reference map", "~15.93 MiB"} {
-		if !strings.Contains(string(html), want) {
+		if !strings.Contains(html, want) {
 			t.Errorf("the report does not show %q", want)
 		}
 	}
