@@ -135,11 +135,14 @@ type Limits struct {
 	References References   `json:"references"`
 	// ClickHouse is the state of ClickHouse's own dictionaries (the ch_
 	// layouts), for a note under them.
-	ClickHouse    ClickHouseState `json:"clickhouse"`
-	Types         []TypeInfo      `json:"types"`
-	KeySources    []KeySource     `json:"key_sources"`
-	Shards        IntRange        `json:"shards"`
-	MaxLoadFactor FloatRange      `json:"max_load_factor"`
+	ClickHouse ClickHouseState `json:"clickhouse"`
+	Types      []TypeInfo      `json:"types"`
+	// AttributeTypes is what an attribute may be besides the value: the
+	// types, and Strings of a few length ranges (--attributes takes any).
+	AttributeTypes []TypeInfo  `json:"attribute_types"`
+	KeySources     []KeySource `json:"key_sources"`
+	Shards         IntRange    `json:"shards"`
+	MaxLoadFactor  FloatRange  `json:"max_load_factor"`
 	// MaxLoadFactorDefault is what an empty max_load_factor means: each
 	// layout's own default, as the form says it.
 	MaxLoadFactorDefault string   `json:"max_load_factor_default"`
@@ -377,6 +380,11 @@ func (l *Lab) Limits() (Limits, error) {
 	for _, t := range core.Types() {
 		lim.Types = append(lim.Types, TypeInfo{Name: t.Name, Size: t.Size, Align: t.Align,
 			Label: t.Name + " · " + strconv.Itoa(t.Size) + " B"})
+	}
+	lim.AttributeTypes = append(lim.AttributeTypes, lim.Types...)
+	for _, s := range []struct{ name, lengths string }{{"String(1..8)", "1–8"}, {"String", "8–32"}, {"String(32..128)", "32–128"}} {
+		// The cell holds a 16-byte reference, the value's bytes are in an arena.
+		lim.AttributeTypes = append(lim.AttributeTypes, TypeInfo{Name: s.name, Size: 16, Align: 8, Label: "String · " + s.lengths + " B"})
 	}
 	// The guard's view of memory, on the smallest run there is.
 	mc, err := experiments.Check(context.Background(), experiments.Config{

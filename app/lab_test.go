@@ -266,7 +266,7 @@ func TestBadInputNamesTheField(t *testing.T) {
 		{"column without file", func(f *Form) { f.KeyColumn = "2" }, "source", "apply to a file"},
 
 		{"attributes of packlab's layout", func(f *Form) { f.Attributes = []string{"UInt16", "UInt32"} }, "attributes", "ch_ layouts only"},
-		{"attribute type", func(f *Form) { f.Attributes = []string{"UInt16", "String"} }, "attributes", "String: not modelled yet"},
+		{"attribute type", func(f *Form) { f.Attributes = []string{"UInt16", "Nullable(String)"} }, "attributes", "Nullable is not modelled yet"},
 		{"bad header", func(f *Form) { f.Keys, f.Source, f.Header = "", tsv, "maybe" }, "header", "maybe"},
 		{"preallocate a file", func(f *Form) { f.Keys, f.Source, f.Preallocate = "", tsv, true }, "preallocate", "synthetic keys"},
 	}
@@ -1021,8 +1021,18 @@ func TestPlanAttributesFromTheForm(t *testing.T) {
 	if best := v.Candidates[0]; !strings.Contains(best.CreateDictionary, "a3 Float64") {
 		t.Errorf("rank 1's CREATE DICTIONARY: %q, want every attribute", best.CreateDictionary)
 	}
-	_, err = l.Plan(PlanForm{Rows: "1e6", Attributes: []string{"UInt16", "String"}})
-	apiError(t, err, "plan_attributes", "String")
+	// What the form's attribute menu offers plans, a String among them.
+	lim, err := l.Limits()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range lim.AttributeTypes {
+		if _, err := l.Plan(PlanForm{Rows: "1e6", Memory: "24GiB", Attributes: []string{"UInt16", a.Name}}); err != nil {
+			t.Errorf("the form's attribute %s (%s): %v", a.Name, a.Label, err)
+		}
+	}
+	_, err = l.Plan(PlanForm{Rows: "1e6", Attributes: []string{"UInt16", "String(40..20)"}})
+	apiError(t, err, "plan_attributes", "String(40..20)")
 }
 
 // TestPlanCalibrationReportsAndCancels: the Plan tab's calibration reports

@@ -23,9 +23,106 @@ import (
 // MaxAttributes is the most attributes a run takes.
 const MaxAttributes = 64
 
-// attributeTypes resolves c.Attributes (after WithDefaults): at least one,
-// the first the run's value type.
-func (c Config) attributeTypes() ([]core.Type, error) {
+// attribute is one of a dictionary's columns besides its key: a
+// fixed-size type, or a String, which ClickHouse keeps as a 16-byte
+// reference (StringRef: pointer and size) in the table's cell or array,
+// its bytes in the shard's arena (HashedDictionary.h blockToAttributes,
+// copyStringInArena).
+type attribute struct {
+	core.Type          // a String's is its reference's: 16 bytes, aligned as a pointer
+	MinLen, MaxLen int // a String's value lengths in bytes, uniform between them
+}
+
+// The String values a run generates: their lengths by default, and the
+// longest a run takes.
+const (
+	defaultStringMin = 8
+	defaultStringMax = 32
+	maxStringLen     = 4096
+)
+
+// stringRef is a String attribute's cell: ClickHouse's StringRef, a
+// pointer and a size, 16 bytes aligned as an 8-byte word.
+var stringRef = core.Type{Name: "String", Size: 16, Align: core.MustType("UInt64").Align, Kind: core.KindUnsigned}
+
+// isString reports whether a is a String attribute.
+func (a attribute) isString() bool { return a.MaxLen > 0 || a.Name == stringRef.Name }
+
+// meanLen is a String attribute's mean value length (0 for the others).
+func (a attribute) meanLen() float64 {
+	if !a.isString() {
+		return 0
+	}
+	return float64(a.MinLen+a.MaxLen) / 2
+}
+
+// String is the attribute as --attributes takes it: UInt16, String, or
+// String(4..16) when its lengths are not the default ones.
+func (a attribute) String() string {
+	switch {
+	case !a.isString():
+		return a.Name
+	case a.MinLen == defaultStringMin && a.MaxLen == defaultStringMax:
+		return "String"
+	case a.MinLen == a.MaxLen:
+		return fmt.Sprintf("String(%d)", a.MinLen)
+	}
+	return fmt.Sprintf("String(%d..%d)", a.MinLen, a.MaxLen)
+}
+
+// cellTypes is attrs' core types (a String's its reference's).
+func cellTypes(attrs []attribute) []core.Type {
+	out := make([]core.Type, len(attrs))
+	for i, a := range attrs {
+		out[i] = a.Type
+	}
+	return out
+}
+
+// fixed makes attributes of fixed-size types.
+func fixed(ts ...core.Type) []attribute {
+	out := make([]attribute, len(ts))
+	for i, t := range ts {
+		out[i] = attribute{Type: t}
+	}
+	return out
+}
+
+// stringLengths matches String, String(16) and String(8..32).
+var stringLengths = regexp.MustCompile(`^(?i:string)(?:\(\s*(\d+)\s*(?:\.\.\s*(\d+)\s*)?\))?$`)
+
+// parseAttributeType reads one attribute's type: a fixed-size type, or
+// String with the lengths of its values.
+func parseAttributeType(s, typ string) (attribute, error) {
+	const allowed = "%s, String (values of 8 to 32 bytes), String(16) or String(4..16)"
+	if strings.HasPrefix(strings.ToLower(typ), "nullable(") {
+		return attribute{}, fieldErr("--attributes", s, "Nullable is not modelled yet", fmt.Sprintf(allowed, strings.Join(core.TypeNames(), ", ")))
+	}
+	if m := stringLengths.FindStringSubmatch(typ); m != nil {
+		a := attribute{Type: stringRef, MinLen: defaultStringMin, MaxLen: defaultStringMax}
+		if m[1] != "" {
+			a.MinLen, _ = strconv.Atoi(m[1])
+			a.MaxLen = a.MinLen
+		}
+		if m[2] != "" {
+			a.MaxLen, _ = strconv.Atoi(m[2])
+		}
+		if a.MinLen > a.MaxLen || a.MaxLen > maxStringLen || a.MaxLen == 0 {
+			return attribute{}, fieldErr("--attributes", s, "String lengths out of range",
+				fmt.Sprintf("String(min..max) with 0 <= min <= max and 1 <= max <= %d, e.g. String(8..32)", maxStringLen))
+		}
+		return a, nil
+	}
+	t, err := core.ParseType(typ)
+	if err != nil {
+		return attribute{}, fieldErr("--attributes", s, "unknown type", fmt.Sprintf(allowed, strings.Join(core.TypeNames(), ", ")))
+	}
+	return attribute{Type: t}, nil
+}
+
+// attributes resolves c.Attributes (after WithDefaults): at least one,
+// the first the run's value type, which is a fixed-size one.
+func (c Config) attributes() ([]attribute, error) {
 	list := c.Attributes
 	if len(list) == 0 {
 		list = []string{c.Value}
@@ -33,22 +130,23 @@ func (c Config) attributeTypes() ([]core.Type, error) {
 	if len(list) > MaxAttributes {
 		return nil, &FieldError{Flag: "--attributes", Problem: fmt.Sprintf("%d attributes", len(list)), Allowed: fmt.Sprintf("1 to %d", MaxAttributes), Switch: true}
 	}
-	types := make([]core.Type, len(list))
+	attrs := make([]attribute, len(list))
 	for i, s := range list {
-		_, name := splitAttribute(s)
-		if name == "" {
+		_, typ := splitAttribute(s)
+		if typ == "" {
 			return nil, fieldErr("--attributes", strings.Join(c.Attributes, ","), "attribute "+strconv.Itoa(i+1)+" is empty", "types, comma-separated, e.g. UInt16,UInt32,Float64")
 		}
-		if strings.EqualFold(name, "String") || strings.HasPrefix(name, "Nullable(") {
-			return nil, fieldErr("--attributes", s, "not modelled yet", "the fixed-size types: "+strings.Join(core.TypeNames(), ", "))
-		}
-		t, err := core.ParseType(name)
+		a, err := parseAttributeType(s, typ)
 		if err != nil {
-			return nil, fieldErr("--attributes", s, "unknown type", strings.Join(core.TypeNames(), ", "))
+			return nil, err
 		}
-		types[i] = t
+		if i == 0 && a.isString() {
+			return nil, fieldErr("--attributes", s, "the first attribute is the value the lab sends and checks, of a fixed-size type",
+				"a fixed-size type first, the String after it, e.g. UInt16,String")
+		}
+		attrs[i] = a
 	}
-	return types, nil
+	return attrs, nil
 }
 
 // splitAttribute is an --attributes entry's name ("" when none is given)
@@ -100,7 +198,7 @@ func (c Config) validateAttributes() error {
 	if len(c.Attributes) == 0 {
 		return nil // --value alone, checked as such
 	}
-	types, err := c.attributeTypes()
+	types, err := c.attributes()
 	if err != nil {
 		return err
 	}
@@ -129,7 +227,7 @@ func (c Config) validateAttributes() error {
 
 // attributeColumns is the attribute columns of a dictionary's structure:
 // "value UInt16", then "a2 UInt32", "a3 Float64", ... or the names given.
-func attributeColumns(names []string, types []core.Type) []string {
+func attributeColumns(names []string, types []attribute) []string {
 	cols := make([]string, len(types))
 	for i, t := range types {
 		cols[i] = names[i] + " " + t.Name
@@ -148,14 +246,19 @@ func attributeName(i int) string {
 // attributesSQL is the statement that writes file, the dictionary's source
 // with every attribute, from rows (the key and value the lab sent):
 // attribute i > 0 is sipHash64(key, i) % 1000 in its type, a UUID the hash
-// reinterpreted.
-func attributesSQL(file, rows string, key core.Type, names []string, types []core.Type) string {
+// reinterpreted, a String the hash's hex digits repeated to a length drawn
+// uniformly from its range by sipHash64(key, 1000 + i).
+func attributesSQL(file, rows string, key core.Type, names []string, types []attribute) string {
 	exprs := []string{"key", "value"}
 	for i, t := range types[1:] {
 		h := fmt.Sprintf("sipHash64(key, %d)", i+2)
-		if t.Kind == core.KindUUID {
+		switch {
+		case t.isString():
+			n := fmt.Sprintf("%d + sipHash64(key, %d) %% %d", t.MinLen, 1000+i+2, t.MaxLen-t.MinLen+1)
+			exprs = append(exprs, fmt.Sprintf("substring(repeat(hex(%s), %d), 1, %s)", h, (t.MaxLen+15)/16, n))
+		case t.Kind == core.KindUUID:
 			exprs = append(exprs, "reinterpretAsUUID(toUInt128("+h+"))")
-		} else {
+		default:
 			exprs = append(exprs, "CAST("+h+" % 1000 AS "+t.Name+")")
 		}
 	}
@@ -181,7 +284,7 @@ func valueText(r Result) string {
 // attributesText is a result's attributes as the table shows them:
 // "UInt16,UInt32,Float64", or "country:UInt16,plan:UInt32" when names were
 // given (the type names ClickHouse's, whatever case they were given in).
-func attributesText(given []string, types []core.Type) string {
+func attributesText(given []string, types []attribute) string {
 	parts := attributesList(types)
 	named := slices.ContainsFunc(given, func(s string) bool { n, _ := splitAttribute(s); return n != "" })
 	if names, err := attributeNames(given); err == nil && named {
@@ -216,15 +319,16 @@ func clickHouseTable(l core.Layout, t core.Type) core.Layout {
 // attributes attrs in layout l as ClickHouse keeps it: HASHED and
 // SPARSE_HASHED a table per attribute (and shard), each growing as one
 // attribute's would, their bytes summed; HASHED_ARRAY one index and an
-// array per attribute. BucketCount stays one attribute's table's, so that
-// the load factor is a table's.
-func attributesPrediction(l core.Layout, key core.Type, attrs []core.Type, n int64, opt core.Options, shards int) (core.Prediction, error) {
-	pr, err := core.Predict(clickHouseTable(l, attrs[0]), key, attrs[0], n, opt, shards)
-	if err != nil || len(attrs) == 1 {
+// array per attribute; and the String values' arenas (stringArenaBytes).
+// BucketCount stays one attribute's table's, so that the load factor is a
+// table's.
+func attributesPrediction(l core.Layout, key core.Type, attrs []attribute, n int64, opt core.Options, shards int) (core.Prediction, error) {
+	pr, err := core.Predict(clickHouseTable(l, attrs[0].Type), key, attrs[0].Type, n, opt, shards)
+	if err != nil {
 		return pr, err
 	}
 	for _, t := range attrs[1:] {
-		q, err := core.Predict(clickHouseTable(l, t), key, t, n, opt, shards)
+		q, err := core.Predict(clickHouseTable(l, t.Type), key, t.Type, n, opt, shards)
 		if err != nil {
 			return core.Prediction{}, err
 		}
@@ -239,16 +343,44 @@ func attributesPrediction(l core.Layout, key core.Type, attrs []core.Type, n int
 		pr.Estimated = pr.Estimated || q.Estimated
 		pr.Saturated = pr.Saturated || q.Saturated
 	}
+	// The arenas only grow, by chunks: they are in the peak once.
+	arena := stringArenaBytes(attrs, n, shards)
+	pr.FinalBytes = core.SaturatingAdd(pr.FinalBytes, arena)
+	pr.PeakBytes = core.SaturatingAdd(pr.PeakBytes, arena)
 	return pr, nil
+}
+
+// stringArenaBytes is what ClickHouse's arenas allocate for the String
+// values of n rows: one arena per shard, shared by every String attribute
+// (HashedDictionary's and HashedArrayDictionary's string_arenas), each
+// value copied in without a terminator (copyStringInArena), the values'
+// lengths at their mean (ranges of a few dozen bytes over a million rows
+// sum to within 0.1 % of it).
+func stringArenaBytes(attrs []attribute, n int64, shards int) int64 {
+	var count int64
+	var total float64
+	for _, a := range attrs {
+		if a.isString() {
+			count++
+			total += a.meanLen()
+		}
+	}
+	if count == 0 || n == 0 {
+		return 0
+	}
+	s := int64(max(shards, 1))
+	perShard := (n + s - 1) / s
+	return core.SaturatingMul(arenaBytes(core.SaturatingMul(perShard, count), total/float64(count)), s)
 }
 
 // clickHouseAttributesMemory is clickHouseMemory for a dictionary of
 // several attributes: each attribute's table's, summed (HASHED_ARRAY's
-// index counted once for each: the figures err high).
-func clickHouseAttributesMemory(l core.Layout, attrs []core.Type, n int64, opt core.Options, shards int) *ClickHouseMemory {
-	m := clickHouseMemory(clickHouseTable(l, attrs[0]), attrs[0], n, opt, shards)
+// index counted once for each: the figures err high), and the String
+// values' arenas, once in a load and twice in a reload.
+func clickHouseAttributesMemory(l core.Layout, attrs []attribute, n int64, opt core.Options, shards int) *ClickHouseMemory {
+	m := clickHouseMemory(clickHouseTable(l, attrs[0].Type), attrs[0].Type, n, opt, shards)
 	for _, t := range attrs[1:] {
-		q := clickHouseMemory(clickHouseTable(l, t), t, n, opt, shards)
+		q := clickHouseMemory(clickHouseTable(l, t.Type), t.Type, n, opt, shards)
 		if m == nil || q == nil {
 			return nil
 		}
@@ -257,17 +389,24 @@ func clickHouseAttributesMemory(l core.Layout, attrs []core.Type, n int64, opt c
 		m.ReloadPeakBytes = core.SaturatingAdd(m.ReloadPeakBytes, q.ReloadPeakBytes)
 		m.Measured = m.Measured && q.Measured
 	}
+	if arena := stringArenaBytes(attrs, n, shards); m != nil && arena > 0 {
+		m.SteadyBytes = core.SaturatingAdd(m.SteadyBytes, arena)
+		m.FirstLoadPeakBytes = core.SaturatingAdd(m.FirstLoadPeakBytes, arena)
+		m.ReloadPeakBytes = core.SaturatingAdd(m.ReloadPeakBytes, core.SaturatingMul(arena, 2))
+		m.Measured = false
+	}
 	return m
 }
 
-// attributesList is a plan's attribute types when it has several, else nil.
-func attributesList(attrs []core.Type) []string {
+// attributesList is a plan's attributes as --attributes takes them when it
+// has several, else nil.
+func attributesList(attrs []attribute) []string {
 	if len(attrs) < 2 {
 		return nil
 	}
 	names := make([]string, len(attrs))
 	for i, t := range attrs {
-		names[i] = t.Name
+		names[i] = t.String()
 	}
 	return names
 }

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/packlab/packlab/core"
@@ -214,10 +215,13 @@ func fillClickHouseResult(res *Result, p parsedConfig, d ClickHouseDictionary, f
 // res's rows beside ClickHouse's: bytes_allocated where ClickHouse counts
 // the whole dictionary, its memory tracker's gain where it does not
 // (HASHED_ARRAY's key index, #118641).
-func fillClickHouseModel(res *Result, d ClickHouseDictionary, attrs []core.Type, opt core.Options) {
+func fillClickHouseModel(res *Result, d ClickHouseDictionary, attrs []attribute, opt core.Options) {
 	ch := res.ClickHouse
-	value := attrs[0]
+	value := attrs[0].Type
 	model := clickHouseAttributesBytes(d, res.KeyType, attrs, res.ElementCount, res.Rows, opt, res.Shards)
+	if !d.ComplexKey {
+		model -= sparseUncounted(d, attrs, res.ElementCount, opt, res.Shards)
+	}
 	ch.ModelBytes = model
 	measured := res.BytesAllocated
 	ch.ComparedWith = "bytes_allocated"
@@ -236,12 +240,33 @@ func fillClickHouseModel(res *Result, d ClickHouseDictionary, attrs []core.Type,
 			ch.ModelReloadPeakBytes = m.ReloadPeakBytes
 		}
 	}
-	if d.table(value) == core.LayoutSparse {
+	if slices.ContainsFunc(attrs, func(a attribute) bool { return d.table(a.Type) == core.LayoutSparse }) {
 		ch.Note = fmt.Sprintf("ClickHouse's bytes_allocated for sparse_hash_map is its estimate of the pairs alone (ClickHouse PR #22867), and packlab's figure is the same estimate: the process held %s after a purge", FormatBytes(ch.RSSPurgedBytes))
 	}
 	if model > 0 {
 		ch.DifferencePercent = math.Round(float64(measured-model)/float64(model)*1e4) / 100
 	}
+}
+
+// sparseUncounted is what ClickHouse's bytes_allocated leaves out of
+// the sparse_hash_map tables of a simple-key dictionary d: it counts a
+// table as its pairs alone, size() * sizeof(pair) (ClickHouse PR #22867),
+// where packlab's prediction is the table's memory, its groups' bitmaps
+// and slack included.
+func sparseUncounted(d ClickHouseDictionary, attrs []attribute, distinct int64, opt core.Options, shards int) int64 {
+	var gap int64
+	u64 := core.MustType("UInt64")
+	for _, a := range attrs {
+		if d.table(a.Type) != core.LayoutSparse {
+			continue
+		}
+		pr, err := core.Predict(core.LayoutSparse, u64, a.Type, distinct, opt, shards)
+		if err != nil {
+			return 0
+		}
+		gap += pr.FinalBytes - core.SaturatingMul(distinct, int64(core.PaddedCellBytes(u64, a.Type)))
+	}
+	return gap
 }
 
 // table is packlab's table of the shape ClickHouse builds for d with
@@ -269,7 +294,7 @@ func (d ClickHouseDictionary) table(value core.Type) core.Layout {
 // and the saved hash, plus the arena (complexKeyBytes).
 func clickHouseModelBytes(d ClickHouseDictionary, keyType string, value core.Type, distinct, rows int64, opt core.Options, shards int) int64 {
 	if !d.ComplexKey {
-		pr, err := clickHousePredict(d, []core.Type{value}, distinct, rows, opt, shards)
+		pr, err := clickHousePredict(d, fixed(value), distinct, rows, opt, shards)
 		if err != nil {
 			return 0
 		}
@@ -291,7 +316,7 @@ func clickHouseModelBytes(d ClickHouseDictionary, keyType string, value core.Typ
 // clickHousePredict is core's prediction for the tables of a simple-key
 // dictionary d with the attributes attrs (attributesPrediction), with
 // ClickHouse's load factor and reservation (clickHouseReserves).
-func clickHousePredict(d ClickHouseDictionary, attrs []core.Type, distinct, rows int64, opt core.Options, shards int) (core.Prediction, error) {
+func clickHousePredict(d ClickHouseDictionary, attrs []attribute, distinct, rows int64, opt core.Options, shards int) (core.Prediction, error) {
 	if !d.takesMaxLoadFactor() {
 		opt.MaxLoadFactor = 0
 	}
@@ -304,9 +329,9 @@ func clickHousePredict(d ClickHouseDictionary, attrs []core.Type, distinct, rows
 // clickHouseAttributesBytes is clickHouseModelBytes for a dictionary of
 // the attributes attrs (attributes.go). Several attributes take a simple
 // key: a complex key's arena with several is not modelled yet.
-func clickHouseAttributesBytes(d ClickHouseDictionary, keyType string, attrs []core.Type, distinct, rows int64, opt core.Options, shards int) int64 {
+func clickHouseAttributesBytes(d ClickHouseDictionary, keyType string, attrs []attribute, distinct, rows int64, opt core.Options, shards int) int64 {
 	if len(attrs) == 1 || d.ComplexKey {
-		return clickHouseModelBytes(d, keyType, attrs[0], distinct, rows, opt, shards)
+		return clickHouseModelBytes(d, keyType, attrs[0].Type, distinct, rows, opt, shards)
 	}
 	pr, err := clickHousePredict(d, attrs, distinct, rows, opt, shards)
 	if err != nil {
@@ -329,7 +354,7 @@ func complexKeyBytes(d ClickHouseDictionary, key, value core.Type, distinct int6
 	u64 := core.MustType("UInt64")
 	s := int64(max(shards, 1))
 	perShard := (distinct + s - 1) / s
-	arena := core.SaturatingMul(arenaBytes(core.SaturatingMul(perShard, int64(key.Size))), s)
+	arena := core.SaturatingMul(arenaBytes(perShard, float64(key.Size)), s)
 	// ClickHouse's UInt128 and wider are arrays of 8-byte words: alignment 8.
 	pair := 16 + int64(value.Size)
 	pair = (pair + 7) &^ 7
@@ -354,18 +379,20 @@ func complexKeyBytes(d ClickHouseDictionary, key, value core.Type, distinct int6
 	return 0
 }
 
-// arenaBytes is what ClickHouse's Arena allocates to hold n bytes of
-// fixed-size pieces: chunks of 4 KiB, each twice the last up to 128 MiB,
-// then 128 MiB more each.
-func arenaBytes(n int64) int64 {
-	const initial, threshold = 4096, 128 << 20
+// arenaBytes is what ClickHouse's Arena (Arena.h) allocates to hold count
+// pieces of piece bytes, one after another: chunks of 4 KiB, each twice
+// the last up to 128 MiB, then 128 MiB each; a chunk keeps its last 63
+// bytes as padding (pad_right), and a piece that does not fit in what is
+// left of a chunk starts the next one.
+func arenaBytes(count int64, piece float64) int64 {
+	const initial, threshold, padRight = 4096, 128 << 20, 63
 	var sum int64
-	for size := int64(initial); sum < n; {
+	left := float64(count)
+	for size := int64(initial); left > 0; {
 		sum = core.SaturatingAdd(sum, size)
+		left -= math.Floor(float64(size-padRight) / max(piece, 1))
 		if size < threshold {
 			size *= 2
-		} else {
-			size += threshold
 		}
 	}
 	return sum
@@ -501,10 +528,10 @@ func fillClickHouseBreakdown(res *Result, d ClickHouseDictionary, key, value cor
 	case d.ComplexKey && t == core.LayoutHashed:
 		pair := (16 + int64(value.Size) + 7) &^ 7
 		cell := pair + 8
-		arena := arenaBytes(n * int64(key.Size)) // one shard's; several shards: each its own
+		arena := arenaBytes(n, float64(key.Size)) // one shard's; several shards: each its own
 		if res.Shards > 1 {
 			per := (n + int64(res.Shards) - 1) / int64(res.Shards)
-			arena = arenaBytes(per*int64(key.Size)) * int64(res.Shards)
+			arena = arenaBytes(per, float64(key.Size)) * int64(res.Shards)
 		}
 		cells := (res.BytesAllocated - arena) / cell
 		if cells < n || arena < n*int64(key.Size) {

@@ -449,7 +449,7 @@ type parsedConfig struct {
 	Config
 	layouts    []layoutChoice
 	key, value core.Type
-	attrs      []core.Type // the attributes' types, the first value's
+	attrs      []attribute // the attributes, the first the value
 	attrNames  []string    // their column names
 	spec       core.SourceSpec
 	file       *os.File // the source file, already open (a worker's stream from its parent); nil: open spec
@@ -468,7 +468,7 @@ func (c Config) parse() (parsedConfig, error) {
 	}
 	p.key, _ = core.ParseType(c.Key)
 	p.value, _ = core.ParseType(c.Value)
-	p.attrs, _ = c.attributeTypes()
+	p.attrs, _ = c.attributes()
 	p.attrNames, _ = attributeNames(c.Attributes)
 	p.spec, _ = c.SourceSpec()
 	return p, nil

@@ -238,7 +238,7 @@ func ThisMachine(ctx context.Context) PlanMachine {
 type parsedPlan struct {
 	PlanRequest
 	key, value core.Type
-	attrs      []core.Type // the attributes, the first value's
+	attrs      []attribute // the attributes, the first the value
 	attrNames  []string    // their column names
 	distinct   int64
 	chVersion  chVersion
@@ -304,7 +304,7 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 		return p, fieldErr("--calibrate-rows", strconv.FormatInt(r.CalibrationRows, 10), "out of range",
 			fmt.Sprintf("%s to 2^62 rows, e.g. 1e8; smaller runs measure the caches more than the tables", FormatRows(planMinRows)))
 	}
-	p.attrs, _ = attrsOf.attributeTypes()
+	p.attrs, _ = attrsOf.attributes()
 	p.attrNames, _ = attributeNames(r.Attributes)
 	// A key type of b bits has 2^b values: no table holds more keys.
 	p.distinct = r.Rows
@@ -537,7 +537,8 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 	if ms.ReadRowsPerSecond > 0 {
 		scale := 1.0
 		// A read (dictGet of one attribute) probes one attribute's table.
-		if cell := float64(pr.FinalBytes) / float64(len(p.attrs)) / float64(max(pr.BucketCount, 1)); ms.LoadFactor > 0 && c.LoadFactor > 0 {
+		cells := pr.FinalBytes - stringArenaBytes(p.attrs, p.distinct, shards)
+		if cell := float64(cells) / float64(len(p.attrs)) / float64(max(pr.BucketCount, 1)); ms.LoadFactor > 0 && c.LoadFactor > 0 {
 			scale = probeLinesOf(l, ms.LoadFactor, cell) / probeLinesOf(l, c.LoadFactor, cell)
 		}
 		rate := ms.ReadRowsPerSecond * scale
@@ -549,7 +550,7 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 	}
 	c.ClickHouseLayout, c.ClickHouseNote, c.PacklabOnly = clickHouseFor(p.chVersion, l, p.key, p.value, shards, mlf)
 	for _, t := range p.attrs[1:] {
-		if ok, why := p.chVersion.builds(l, t, shards, mlf); !ok && c.ClickHouseLayout != "" {
+		if ok, why := p.chVersion.builds(l, t.Type, shards, mlf); !ok && c.ClickHouseLayout != "" {
 			c.ClickHouseLayout, c.ClickHouseNote, c.PacklabOnly = "", why, true
 		}
 	}

@@ -890,8 +890,9 @@ What to build:
                         Float32, Float64, UUID, Date, DateTime
   --value TYPE          value type (default UInt16)
   --attributes T,T,...  a dictionary's attribute types, the first the value:
-                        UInt16,UInt32,Float64, or with names country:UInt16,...
-                        (ch_ layouts only, so far: HASHED
+                        UInt16,UInt32,Float64, or with names country:UInt16,...;
+                        String values are 8 to 32 bytes, String(4..16) or
+                        String(16) for others (ch_ layouts only, so far: HASHED
                         and SPARSE_HASHED keep a table per attribute, HASHED_ARRAY
                         one index and an array per attribute)
   --shards N            tables per map, 1 to 128 (default 1)

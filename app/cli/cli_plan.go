@@ -218,7 +218,8 @@ const usagePlan = `packlab plan [flags] — which layout, load factor and shard 
   --attributes T,T,...  a dictionary's attribute types, the first the value:
                         the plan then weighs ClickHouse's layouts, a table (or
                         an array) per attribute, and writes every attribute in
-                        its CREATE DICTIONARY
+                        its CREATE DICTIONARY; a String (8 to 32 bytes, or
+                        String(4..16)) adds its arena of values
   --memory SIZE         the memory budget: 24GiB, 512MiB, 32GB (default: what this
                         machine has available now)
   --threads N           threads the load may use, 1 to 256 (default: this machine's cores)

@@ -75,6 +75,7 @@ func TestBadInput(t *testing.T) {
 	}
 	const rowsAllowed = "(allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)"
 	types := "(allowed: UInt8, UInt16, UInt32, UInt64, UInt128, Int8, Int16, Int32, Int64, Int128, Float32, Float64, UUID, Date, DateTime)"
+	attrTypes := strings.TrimSuffix(types, ")") + ", String (values of 8 to 32 bytes), String(16) or String(4..16))"
 	cases := []struct {
 		args []string
 		want string
@@ -135,16 +136,19 @@ func TestBadInput(t *testing.T) {
 		{[]string{"plan", "--rows", "1e9", "--calibrate-rows", "lots"}, "--calibrate-rows lots: not a number " + rowsAllowed},
 		{[]string{"plan", "--rows", "1e9", "--calibrate-rows", "1e8", "--no-calibrate"}, "--calibrate-rows and --no-calibrate: contradict each other (allowed: one of them)"},
 		// A dictionary's attributes (several: ClickHouse's layouts only).
-		{[]string{"run", "--attributes", "UInt16,UInt7"}, "--attributes UInt7: unknown type " + types},
+		{[]string{"run", "--attributes", "UInt16,UInt7"}, "--attributes UInt7: unknown type " + attrTypes},
 		{[]string{"run", "--attributes", "UInt16,,UInt32"}, "--attributes UInt16,,UInt32: attribute 2 is empty (allowed: types, comma-separated, e.g. UInt16,UInt32,Float64)"},
 		{[]string{"run", "--attributes", strings.Repeat("UInt8,", 64) + "UInt8"}, "--attributes: 65 attributes (allowed: 1 to 64)"},
 		{[]string{"run", "--attributes", "1st:UInt16"}, "--attributes 1st:UInt16: not a column name (allowed: a letter or _ then letters, digits or _, at most 64, e.g. country:UInt16)"},
 		{[]string{"run", "--attributes", "key:UInt16"}, "--attributes key:UInt16: key is the key's column (allowed: another name)"},
 		{[]string{"run", "--attributes", "a:UInt16,b:UInt32,A:Float64"}, "--attributes a:UInt16,b:UInt32,A:Float64: attributes 1 and 3 are both named A (allowed: each name once)"},
-		{[]string{"run", "--attributes", "UInt16,String"}, "--attributes String: not modelled yet (allowed: the fixed-size types: " + strings.TrimSuffix(strings.TrimPrefix(types, "(allowed: "), ")") + ")"},
+		{[]string{"run", "--attributes", "UInt16,Nullable(UInt8)"}, "--attributes Nullable(UInt8): Nullable is not modelled yet " + attrTypes},
+		{[]string{"run", "--attributes", "String,UInt16"}, "--attributes String: the first attribute is the value the lab sends and checks, of a fixed-size type (allowed: a fixed-size type first, the String after it, e.g. UInt16,String)"},
+		{[]string{"run", "--attributes", "UInt16,name:String(9..3)"}, "--attributes name:String(9..3): String lengths out of range (allowed: String(min..max) with 0 <= min <= max and 1 <= max <= 4096, e.g. String(8..32))"},
+		{[]string{"run", "--attributes", "UInt16,String"}, "--attributes UInt16,String: layout hashed holds one value (several attributes are ClickHouse's layouts only, so far) (allowed: with ch_ layouts only, e.g. --layout ch_hashed,ch_sparse_hashed,ch_hashed_array)"},
 		{[]string{"run", "--attributes", "UInt16,UInt32"}, "--attributes UInt16,UInt32: layout hashed holds one value (several attributes are ClickHouse's layouts only, so far) (allowed: with ch_ layouts only, e.g. --layout ch_hashed,ch_sparse_hashed,ch_hashed_array)"},
 		{[]string{"run", "--value", "UInt16", "--attributes", "UInt16,UInt32"}, "--value UInt16: cannot be combined with --attributes UInt16,UInt32 (the value is the first attribute; allowed: one of the two)"},
-		{[]string{"plan", "--rows", "1e6", "--attributes", "UInt16,UInt7"}, "--attributes UInt7: unknown type " + types},
+		{[]string{"plan", "--rows", "1e6", "--attributes", "UInt16,UInt7"}, "--attributes UInt7: unknown type " + attrTypes},
 		{[]string{"plan", "--rows", "1e6", "--value", "UInt16", "--attributes", "UInt16,UInt32"}, "--value UInt16: cannot be combined with --attributes UInt16,UInt32 (the value is the first attribute; allowed: one of the two)"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate" (allowed: run, sweep, plan, report, serve, history, version, help)`},
 		{[]string{"help", "frob"}, `help "frob": unknown command (allowed: run, sweep, plan, report, serve, history)`},

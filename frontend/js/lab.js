@@ -636,7 +636,7 @@
   // button that removes it again.
   function addAttribute(list, limits, type) {
     const row = el("span", { class: "attr" },
-      el("select", { "aria-label": "attribute type" }, ...limits.types.map((t) =>
+      el("select", { "aria-label": "attribute type" }, ...(limits.attribute_types || limits.types).map((t) =>
         el("option", { value: t.name, text: t.label, selected: t.name === type }))),
       el("button", { type: "button", class: "small", text: "×", title: "remove this attribute",
         onclick: () => row.remove() }));
