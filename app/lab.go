@@ -185,6 +185,9 @@ type LayoutInfo struct {
 	// ClickHouseOwn is one of ClickHouse's own dictionaries (ch_hashed ...),
 	// run by ClickHouse itself, embedded (make chdb).
 	ClickHouseOwn bool `json:"clickhouse_own"`
+	// Row marks a row layout: packlab's table holding every attribute of
+	// a row in one cell (takes --attributes; experiments/rows.go).
+	Row bool `json:"row,omitempty"`
 	// Available says whether it can run here; when not, Unavailable says
 	// why and the one command that builds it.
 	Available   bool   `json:"available"`
@@ -245,6 +248,13 @@ var layoutDescriptions = map[core.Layout]string{
 	core.LayoutHashedArray: "ClickHouse HASHED_ARRAY: key → row index, values in an array",
 	core.LayoutGoMap:       "Go's builtin map[K]V (swiss table), the everyday baseline",
 	core.LayoutCompact:     "quotiented slots of a few bytes: only what the home slot does not say, near the information limit",
+}
+
+// rowDescriptions are the row layouts' (experiments/rows.go): packlab's
+// own, for a dictionary of several attributes.
+var rowDescriptions = map[string]string{
+	"packed_row":  "the key once and every attribute beside it in one unpadded cell (packed), rows of up to 16 bytes",
+	"compact_row": "the key's quotient and every attribute in one compact slot, rows of up to 16 bytes",
 }
 
 // clickHouseLabels name, for a layout whose ClickHouse LAYOUT name another
@@ -374,6 +384,10 @@ func (l *Lab) Limits() (Limits, error) {
 			UsesMaxLoadFactor: experiments.UsesMaxLoadFactor(string(ly)),
 			Available:         true,
 		})
+	}
+	for _, name := range experiments.RowLayoutNames() {
+		lim.Layouts = append(lim.Layouts, LayoutInfo{Name: name, Description: rowDescriptions[name],
+			UsesMaxLoadFactor: true, Available: true, Row: true})
 	}
 	lim.Layouts, lim.References = appendReferences(lim.Layouts)
 	lim.Layouts, lim.ClickHouse = appendClickHouse(lim.Layouts)

@@ -163,7 +163,7 @@ func TestLimits(t *testing.T) {
 	}
 	// The defaults are a valid form that fits.
 	est, err := l.Estimate(lim.Defaults)
-	own := slices.DeleteFunc(slices.Clone(lim.Layouts), func(l LayoutInfo) bool { return l.Reference || l.ClickHouseOwn })
+	own := slices.DeleteFunc(slices.Clone(lim.Layouts), func(l LayoutInfo) bool { return l.Reference || l.ClickHouseOwn || l.Row })
 	if err != nil || !est.Fits || len(est.Layouts) != len(own) {
 		t.Errorf("defaults: %+v, %v", est, err)
 	}
@@ -265,7 +265,7 @@ func TestBadInputNamesTheField(t *testing.T) {
 		{"file and keys", func(f *Form) { f.Source = tsv }, "keys", "not both"},
 		{"column without file", func(f *Form) { f.KeyColumn = "2" }, "source", "apply to a file"},
 
-		{"attributes of packlab's layout", func(f *Form) { f.Attributes = []string{"UInt16", "UInt32"} }, "attributes", "ch_ layouts only"},
+		{"attributes of packlab's layout", func(f *Form) { f.Attributes = []string{"UInt16", "UInt32"} }, "attributes", "ClickHouse's layouts and the row layouts"},
 		{"attribute type", func(f *Form) { f.Attributes = []string{"UInt16", "Nullable(String)"} }, "attributes", "Nullable is not modelled yet"},
 		{"bad header", func(f *Form) { f.Keys, f.Source, f.Header = "", tsv, "maybe" }, "header", "maybe"},
 		{"preallocate a file", func(f *Form) { f.Keys, f.Source, f.Preallocate = "", tsv, true }, "preallocate", "synthetic keys"},

@@ -53,6 +53,7 @@ func TestLimitsListReferences(t *testing.T) {
 	for _, ly := range core.Layouts() {
 		wantOwn = append(wantOwn, string(ly))
 	}
+	wantOwn = append(wantOwn, experiments.RowLayoutNames()...)
 	for _, r := range experiments.References() {
 		wantRefs = append(wantRefs, r.Name)
 	}

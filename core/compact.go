@@ -271,6 +271,7 @@ type Compact[K, V Bits] struct {
 	farField uint64 // next growth's maxDisp+1 when it may not fit what this one holds, else 0
 	geo      compactGeo
 	mlf      float64
+	vs       int // the value's bytes in a slot: sizeof(V), or a row's (Options.ValueBytes)
 	slab     []byte
 	ovf      *Packed[K, V] // pairs whose displacement would not fit; nil until one is needed
 	closed   bool
@@ -416,7 +417,7 @@ func compactReserveSlots(n uint64, mlf float64) uint64 {
 // *SlabError if the first slab (about 2 KiB for <UInt64,UInt16>) cannot be
 // had; New returns it as an error.
 func NewCompact[K, V Bits](opt Options) *Compact[K, V] {
-	t := &Compact[K, V]{mlf: compactMLF(opt)}
+	t := &Compact[K, V]{mlf: compactMLF(opt), vs: int(valueBytes[V](opt))}
 	t.owner, t.cleanup = own(t, LayoutCompact)
 	g := t.geometry(compactReserveSlots(opt.reserve(), t.mlf))
 	slab := mustSlab(LayoutCompact, g.bytes())
@@ -426,7 +427,7 @@ func NewCompact[K, V Bits](opt Options) *Compact[K, V] {
 }
 
 func (t *Compact[K, V]) geometry(m uint64) compactGeo {
-	return compactGeometry(int(sizeOf[K]()), int(sizeOf[V]()), m, t.mlf)
+	return compactGeometry(int(sizeOf[K]()), t.vs, m, t.mlf)
 }
 
 // setSlab makes slab, of geometry g, the table's.
@@ -725,7 +726,7 @@ func (t *Compact[K, V]) wideFields(w *[4]uint64) (lo, hi uint64) {
 	if t.geo.v <= 64 {
 		return field(w, t.offV, t.geo.v), 0
 	}
-	return field(w, t.offV, 64), field(w, t.offV+64, 64)
+	return field(w, t.offV, 64), field(w, t.offV+64, t.geo.v-64) // a row's value may end before 128 bits
 }
 
 func (t *Compact[K, V]) getWide(home, rem, e uint64) (V, bool) {
@@ -963,7 +964,7 @@ func (t *Compact[K, V]) ovfLen() uint64 {
 // panic with a *SlabError, changing nothing).
 func (t *Compact[K, V]) overflow(key K, value V) {
 	if t.ovf == nil {
-		t.ovf = NewPacked[K, V](Options{})
+		t.ovf = NewPacked[K, V](Options{ValueBytes: t.vs})
 	}
 	t.ovf.Insert(key, value)
 }
@@ -1097,7 +1098,7 @@ func (t *Compact[K, V]) grow() {
 	// new slab: either may panic with a *SlabError, changing nothing.
 	if t.far > 0 {
 		if t.ovf == nil {
-			t.ovf = NewPacked[K, V](Options{})
+			t.ovf = NewPacked[K, V](Options{ValueBytes: t.vs})
 		}
 		for t.ovf.g.overflow(t.ovf.size + t.far) {
 			t.ovf.grow()

@@ -80,6 +80,13 @@ type Options struct {
 	// resident memory follows the keys inserted, bytes_allocated the
 	// reservation.
 	Reserve int64
+	// ValueBytes makes packed's and compact's values rows: a cell keeps
+	// only the value's low ValueBytes bytes, for a row of several
+	// attributes narrower than the V that carries it (UInt16, UInt32 and
+	// Float64 are 14 bytes, carried in a U128). A row's other bytes must
+	// be zero. 0, or V's own size, is the whole value; other layouts take
+	// only those (New refuses a row for them).
+	ValueBytes int
 }
 
 // Validate reports an option outside its range, naming the option, the value
@@ -87,6 +94,9 @@ type Options struct {
 func (o Options) Validate() error {
 	if o.MaxLoadFactor != 0 && !(o.MaxLoadFactor >= MinMaxLoadFactor && o.MaxLoadFactor <= MaxMaxLoadFactor) {
 		return fmt.Errorf("max_load_factor %v is out of range (allowed: %v to %v)", o.MaxLoadFactor, MinMaxLoadFactor, MaxMaxLoadFactor)
+	}
+	if o.ValueBytes < 0 || o.ValueBytes > 16 {
+		return fmt.Errorf("value_bytes %d is out of range (allowed: 0 to 16)", o.ValueBytes)
 	}
 	if o.Reserve < 0 || o.Reserve > MaxReserve {
 		return fmt.Errorf("reserve %d is out of range (allowed: 0 to %d)", o.Reserve, MaxReserve)
@@ -183,6 +193,14 @@ func New[K, V Bits](layout Layout, opt Options) (m Map[K, V], err error) {
 			m, err = nil, e
 		}
 	}()
+	if vs := opt.ValueBytes; vs != 0 && vs != int(sizeOf[V]()) {
+		if vs > int(sizeOf[V]()) {
+			return nil, fmt.Errorf("value_bytes %d is wider than the value's %d bytes", vs, sizeOf[V]())
+		}
+		if layout != LayoutPacked && layout != LayoutCompact {
+			return nil, fmt.Errorf("value_bytes %d: rows are packed's and compact's, not %s's", vs, layout)
+		}
+	}
 	switch layout {
 	case LayoutHashed:
 		return NewHashed[K, V](opt), nil

@@ -27,8 +27,10 @@ import (
 // unaligned move each (bytes.go). Probing, growth in place and the zero
 // cell are Hashed's; only the stride differs.
 type Packed[K, V Bits] struct {
-	arena   []byte // the slab; len == 2^degree * stride
-	size    uint64 // elements in the arena, not counting the zero cell
+	arena   []byte  // the slab; len == 2^degree * stride
+	stride  uintptr // sizeof(K) + vs
+	vs      uintptr // the value's bytes in a cell: sizeof(V), or a row's (Options.ValueBytes)
+	size    uint64  // elements in the arena, not counting the zero cell
 	g       grower
 	hasZero bool
 	closed  bool
@@ -43,15 +45,31 @@ type Packed[K, V Bits] struct {
 // first slab (2.5 KiB for <UInt64,UInt16>) cannot be had; New returns it as
 // an error.
 func NewPacked[K, V Bits](opt Options) *Packed[K, V] {
-	t := &Packed[K, V]{g: newGrower(opt.mlf(), dictionaryFastDegree)}
+	t := &Packed[K, V]{g: newGrower(opt.mlf(), dictionaryFastDegree), vs: valueBytes[V](opt)}
+	t.stride = sizeOf[K]() + t.vs
 	t.g.reserve(opt.reserve())
 	t.owner, t.cleanup = own(t, LayoutPacked)
-	t.arena = mustSlab(LayoutPacked, slabBytes(LayoutPacked, t.g.cells(), uint64(packedStride[K, V]())))
+	t.arena = mustSlab(LayoutPacked, slabBytes(LayoutPacked, t.g.cells(), uint64(t.stride)))
 	t.owner.add(t.arena)
 	return t
 }
 
-func packedStride[K, V Bits]() uintptr { return sizeOf[K]() + sizeOf[V]() }
+// loadValue and storeValue read and write a cell's value at p: all of V,
+// or a row's first t.vs bytes (rowAt, setRowAt).
+func (t *Packed[K, V]) loadValue(p unsafe.Pointer) V {
+	if t.vs == sizeOf[V]() {
+		return loadBitsAt[V](p)
+	}
+	return rowAt[V](p, t.vs)
+}
+
+func (t *Packed[K, V]) storeValue(p unsafe.Pointer, v V) {
+	if t.vs == sizeOf[V]() {
+		storeBitsAt(p, v)
+		return
+	}
+	setRowAt(p, t.vs, v)
+}
 
 func (t *Packed[K, V]) Layout() Layout { return LayoutPacked }
 
@@ -68,7 +86,7 @@ func (t *Packed[K, V]) Insert(key K, value V) bool {
 		t.hasZero, t.zeroVal = true, value
 		return true
 	}
-	stride := packedStride[K, V]()
+	stride := t.stride
 	for {
 		base, mask := unsafe.Pointer(unsafe.SliceData(t.arena)), uintptr(t.g.mask)
 		var p unsafe.Pointer
@@ -88,7 +106,7 @@ func (t *Packed[K, V]) Insert(key K, value V) bool {
 			continue
 		}
 		storeBitsAt(p, key)
-		storeBitsAt(unsafe.Add(p, sizeOf[K]()), value)
+		t.storeValue(unsafe.Add(p, sizeOf[K]()), value)
 		t.size++
 		return true
 	}
@@ -102,7 +120,7 @@ func (t *Packed[K, V]) grow() {
 	}
 	g := t.g
 	g.increase()
-	stride := packedStride[K, V]()
+	stride := t.stride
 	old := uintptr(len(t.arena)) / stride
 	// May panic with a *SlabError: nothing has changed yet.
 	t.arena = t.owner.grow(t.arena, slabBytes(LayoutPacked, g.cells(), uint64(stride)))
@@ -112,7 +130,7 @@ func (t *Packed[K, V]) grow() {
 
 // rehash is Hashed.rehash over packed cells.
 func (t *Packed[K, V]) rehash(old uintptr) {
-	stride, ks := packedStride[K, V](), sizeOf[K]()
+	stride, ks := t.stride, sizeOf[K]()
 	base, mask := unsafe.Pointer(unsafe.SliceData(t.arena)), uintptr(t.g.mask)
 	var zero K
 	reinsert := func(i uintptr, k K) {
@@ -122,9 +140,9 @@ func (t *Packed[K, V]) rehash(old uintptr) {
 			d := unsafe.Add(base, p*stride)
 			if loadBitsAt[K](d) == zero {
 				storeBitsAt(d, k)
-				storeBitsAt(unsafe.Add(d, ks), loadBitsAt[V](unsafe.Add(c, ks)))
+				t.storeValue(unsafe.Add(d, ks), t.loadValue(unsafe.Add(c, ks)))
 				storeBitsAt(c, zero)
-				storeBitsAt(unsafe.Add(c, ks), *new(V))
+				t.storeValue(unsafe.Add(c, ks), *new(V))
 				return
 			}
 		}
@@ -149,8 +167,8 @@ func (t *Packed[K, V]) Get(key K) (V, bool) {
 	var zero K
 	if key != zero {
 		base, end := unsafe.Pointer(unsafe.SliceData(t.arena)), uintptr(len(t.arena))
-		if p := t.find(base, end, (uintptr(hashKey(key))&uintptr(t.g.mask))*packedStride[K, V](), key); p != nil {
-			return loadBitsAt[V](unsafe.Add(p, sizeOf[K]())), true
+		if p := t.find(base, end, (uintptr(hashKey(key))&uintptr(t.g.mask))*t.stride, key); p != nil {
+			return t.loadValue(unsafe.Add(p, sizeOf[K]())), true
 		}
 	} else if t.hasZero {
 		return t.zeroVal, true
@@ -175,7 +193,7 @@ func (t *Packed[K, V]) find(base unsafe.Pointer, end, o uintptr, key K) unsafe.P
 		} else if k == *new(K) {
 			return nil
 		}
-		if o += unsafe.Sizeof(key) + unsafe.Sizeof(*new(V)); o == end {
+		if o += t.stride; o == end {
 			o = 0
 		}
 	}
@@ -187,7 +205,7 @@ func (t *Packed[K, V]) homes(keys []K, lo int, h *homes) {
 	if lo >= len(keys) {
 		return
 	}
-	stride, mask := packedStride[K, V](), uintptr(t.g.mask)
+	stride, mask := t.stride, uintptr(t.g.mask)
 	batch := keys[lo:min(lo+getBatch, len(keys))]
 	for j, k := range batch {
 		h[j] = (uintptr(hashKey(k)) & mask) * stride
@@ -214,7 +232,7 @@ func (t *Packed[K, V]) GetMany(keys []K, values []V, found []bool) int {
 			ok := false
 			if key != zero {
 				if p := t.find(base, end, h[cur][j], key); p != nil {
-					v, ok = loadBitsAt[V](unsafe.Add(p, sizeOf[K]())), true
+					v, ok = t.loadValue(unsafe.Add(p, sizeOf[K]())), true
 				}
 			} else if t.hasZero {
 				v, ok = t.zeroVal, true
@@ -253,10 +271,10 @@ func (t *Packed[K, V]) All() iter.Seq2[K, V] {
 			return
 		}
 		var zero K
-		stride, ks := packedStride[K, V](), sizeOf[K]()
+		stride, ks := t.stride, sizeOf[K]()
 		for off := uintptr(0); off < uintptr(len(t.arena)); off += stride {
 			c := t.arena[off : off+stride]
-			if k := loadBits[K](c); k != zero && !yield(k, loadBits[V](c[ks:])) {
+			if k := loadBits[K](c); k != zero && !yield(k, t.loadValue(unsafe.Pointer(&c[ks]))) {
 				return
 			}
 		}
@@ -271,13 +289,13 @@ func (t *Packed[K, V]) Close() {
 	t.cleanup.Stop()
 	t.owner.free()
 	t.closed, t.hasZero, t.size = true, false, 0
-	t.arena = closedView[[32]byte]()[0][:packedStride[K, V]()]
+	t.arena = closedView[[32]byte]()[0][:t.stride]
 	t.g.mask, t.g.maxFill = 0, 0
 }
 
 func (t *Packed[K, V]) Stats() Stats {
 	n := int64(t.Len())
-	stride := int64(packedStride[K, V]())
+	stride := int64(t.stride)
 	header := int64(unsafe.Sizeof(*t))
 	zeroCell := int64(unsafe.Sizeof(t.zeroKey) + unsafe.Sizeof(t.zeroVal))
 	cells := int64(t.g.cells())
@@ -300,7 +318,7 @@ func (t *Packed[K, V]) CheckInvariants() error {
 	if t.closed {
 		return fmt.Errorf("packed: closed")
 	}
-	stride := packedStride[K, V]()
+	stride := t.stride
 	if uintptr(len(t.arena)) != uintptr(t.g.cells())*stride {
 		return fmt.Errorf("packed: arena of %d bytes, want 2^%d cells x %d", len(t.arena), t.g.degree, stride)
 	}
@@ -314,7 +332,7 @@ func (t *Packed[K, V]) CheckInvariants() error {
 		c := t.arena[i*stride : i*stride+stride]
 		k := loadBits[K](c)
 		if k == zero {
-			if loadBits[V](c[ks:]) != *new(V) {
+			if t.loadValue(unsafe.Pointer(&c[ks])) != *new(V) {
 				return fmt.Errorf("packed: empty cell %d holds a value", i)
 			}
 			continue
@@ -326,8 +344,8 @@ func (t *Packed[K, V]) CheckInvariants() error {
 				return fmt.Errorf("packed: key %v in cell %d is not found by a lookup (cell %d holds %v)", k, i, j, o)
 			}
 		}
-		if v, ok := t.Get(k); !ok || v != loadBits[V](c[ks:]) {
-			return fmt.Errorf("packed: Get(%v) = %v, %v; cell %d holds %v", k, v, ok, i, loadBits[V](c[ks:]))
+		if v, ok := t.Get(k); !ok || v != t.loadValue(unsafe.Pointer(&c[ks])) {
+			return fmt.Errorf("packed: Get(%v) = %v, %v; cell %d holds %v", k, v, ok, i, t.loadValue(unsafe.Pointer(&c[ks])))
 		}
 	}
 	if n != t.size {

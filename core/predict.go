@@ -254,21 +254,26 @@ type emptyKey struct {
 var emptyCache sync.Map // emptyKey -> int64
 
 func emptyBytesV[K Bits](l Layout, value Type) int64 {
-	switch value.Size {
-	case 1:
-		return emptyOf[K, uint8](l)
-	case 2:
-		return emptyOf[K, uint16](l)
-	case 4:
-		return emptyOf[K, uint32](l)
-	case 8:
-		return emptyOf[K, uint64](l)
+	// A row (Options.ValueBytes) is carried in the narrowest V that holds it.
+	switch {
+	case value.Size <= 1:
+		return emptyOf[K, uint8](l, value.Size)
+	case value.Size <= 2:
+		return emptyOf[K, uint16](l, value.Size)
+	case value.Size <= 4:
+		return emptyOf[K, uint32](l, value.Size)
+	case value.Size <= 8:
+		return emptyOf[K, uint64](l, value.Size)
 	}
-	return emptyOf[K, U128](l)
+	return emptyOf[K, U128](l, value.Size)
 }
 
-func emptyOf[K, V Bits](l Layout) int64 {
-	m, err := New[K, V](l, Options{})
+func emptyOf[K, V Bits](l Layout, valueBytes int) int64 {
+	opt := Options{}
+	if l == LayoutPacked || l == LayoutCompact {
+		opt.ValueBytes = valueBytes
+	}
+	m, err := New[K, V](l, opt)
 	if err != nil {
 		return 0
 	}

@@ -383,13 +383,14 @@ func openSource[K, V Bits](ctx context.Context, f *os.File, spec SourceSpec, key
 	if !knownType(key) {
 		return nil, fmt.Errorf("source %q: unknown key type %q (allowed: %s)", spec.String(), key.Name, strings.Join(TypeNames(), ", "))
 	}
-	if !knownType(value) {
+	row := value.Kind == KindRow && value.Size >= 1 && value.Size <= int(sizeOf[V]()) && spec.Kind != SourceFile
+	if !knownType(value) && !row {
 		return nil, fmt.Errorf("source %q: unknown value type %q (allowed: %s)", spec.String(), value.Name, strings.Join(TypeNames(), ", "))
 	}
 	if ks := int(sizeOf[K]()); ks != key.Size {
 		return nil, fmt.Errorf("source %q: key type %s is %d bytes but K (%T) holds %d", spec.String(), key.Name, key.Size, *new(K), ks)
 	}
-	if vs := int(sizeOf[V]()); vs != value.Size {
+	if vs := int(sizeOf[V]()); vs != value.Size && !row {
 		return nil, fmt.Errorf("source %q: value type %s is %d bytes but V (%T) holds %d", spec.String(), value.Name, value.Size, *new(V), vs)
 	}
 	if err := spec.Validate(); err != nil {
@@ -398,5 +399,9 @@ func openSource[K, V Bits](ctx context.Context, f *os.File, spec SourceSpec, key
 	if spec.Kind == SourceFile {
 		return openFileSource[K, V](ctx, f, spec, key, value)
 	}
-	return newSynthSource[K, V](spec, key)
+	s, err := newSynthSource[K, V](spec, key)
+	if err == nil && row && value.Size < int(sizeOf[V]()) {
+		s.rowBytes = value.Size
+	}
+	return s, err
 }

@@ -101,7 +101,17 @@ type synthSource[K, V Bits] struct {
 	valueBase  uint64
 	zipfBase   uint64
 	zipf       zipfSampler
+	rowBytes   int // a row's values (RowType): the low rowBytes bytes of V's, else 0
 	closed     bool
+}
+
+// cutRow keeps a value's low s.rowBytes bytes, for a row.
+func (s *synthSource[K, V]) cutRow(v V) V {
+	lo, hi := ToUint64(v)
+	if s.rowBytes < 8 {
+		return FromUint64[V](lo&(1<<(8*s.rowBytes)-1), 0)
+	}
+	return FromUint64[V](lo, hi&(1<<(8*(s.rowBytes-8))-1))
 }
 
 func newSynthSource[K, V Bits](spec SourceSpec, key Type) (*synthSource[K, V], error) {
@@ -209,11 +219,17 @@ func (s *synthSource[K, V]) key(i uint64) K {
 
 // value computes row i's value, given its key.
 func (s *synthSource[K, V]) value(i uint64, k K) V {
+	var v V
 	if s.hashValues {
 		lo, hi := ToUint64(k)
-		return valueBits[V](valueHash(lo, hi))
+		v = valueBits[V](valueHash(lo, hi))
+	} else {
+		v = valueBits[V](moremur(s.valueBase + i*weylGamma))
 	}
-	return valueBits[V](moremur(s.valueBase + i*weylGamma))
+	if s.rowBytes > 0 {
+		v = s.cutRow(v)
+	}
+	return v
 }
 
 // Row implements IndexedSource: the i-th row, computed alone. For i outside
@@ -263,6 +279,11 @@ func (s *synthSource[K, V]) Next(b *Block[K, V], max int) error {
 		hashValues(keys, vals)
 	} else {
 		randomValues(vals, s.valueBase+start*weylGamma)
+	}
+	if s.rowBytes > 0 {
+		for j, v := range vals {
+			vals[j] = s.cutRow(v)
+		}
 	}
 	b.Keys, b.Values = keys, vals
 	s.next += n

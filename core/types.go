@@ -18,7 +18,18 @@ const (
 	KindUUID                 // 16 bytes
 	KindDate                 // days since 1970-01-01, unsigned 16-bit
 	KindDateTime             // seconds since the Unix epoch, unsigned 32-bit
+	KindRow                  // a row of several attributes side by side (RowType)
 )
+
+// RowType is the value type of a row: several attributes' bytes side by
+// side with no padding, size bytes in all (1 to 16), named by the caller
+// (e.g. "Tuple(UInt16, UInt32, Float64)"). A table carries it in the
+// narrowest V that holds it, its low size bytes, and packed and compact keep
+// only those (Options.ValueBytes); a synthetic source draws its values cut
+// to them. Text is not parsed into a row.
+func RowType(name string, size int) Type {
+	return Type{Name: name, Size: size, Align: 1, Kind: KindRow}
+}
 
 // Type is one of ClickHouse's fixed-size key or value types.
 type Type struct {

@@ -208,14 +208,24 @@ func (c Config) validateAttributes() error {
 	if v, err := core.ParseType(c.Value); err != nil || v.Name != types[0].Name {
 		return fieldErr("--value", c.Value, "the value is the first of --attributes ("+types[0].Name+")", "--attributes alone, or --value alone")
 	}
+	for _, name := range c.Layouts {
+		if l, _ := parseLayoutChoice(name); l.row {
+			if err := c.checkRow(name, types); err != nil {
+				return err
+			}
+		}
+	}
 	if len(types) == 1 {
 		return nil
 	}
 	for _, name := range c.Layouts {
 		l, _ := parseLayoutChoice(name)
+		if l.row {
+			continue
+		}
 		if l.ch == nil {
-			return fieldErr("--attributes", strings.Join(c.Attributes, ","), "layout "+name+" holds one value (several attributes are ClickHouse's layouts only, so far)",
-				"with ch_ layouts only, e.g. --layout ch_hashed,ch_sparse_hashed,ch_hashed_array")
+			return fieldErr("--attributes", strings.Join(c.Attributes, ","), "layout "+name+" holds one value (several attributes are ClickHouse's layouts and the row layouts)",
+				"ch_ layouts or rows, e.g. --layout ch_hashed,ch_sparse_hashed,ch_hashed_array,packed_row,compact_row")
 		}
 		if l.ch.ComplexKey {
 			return fieldErr("--attributes", strings.Join(c.Attributes, ","), "several attributes with a complex key ("+name+") are not modelled yet",

@@ -410,13 +410,14 @@ func layoutNames() string {
 	for _, l := range core.Layouts() {
 		names = append(names, string(l))
 	}
-	return strings.Join(names, ", ") + "; C++ reference maps: " + referenceNames() + "; ClickHouse's own: " + clickHouseNames()
+	return strings.Join(names, ", ") + "; rows of every attribute: " + strings.Join(RowLayoutNames(), ", ") + "; C++ reference maps: " + referenceNames() + "; ClickHouse's own: " + clickHouseNames()
 }
 
 // layoutChoice is one name of Config.Layouts, resolved: one of core's
 // layouts, or a reference map (reference.go), which core cannot build.
 type layoutChoice struct {
 	layout core.Layout           // "" for a reference map or ClickHouse's
+	row    bool                  // packed or compact holding a row of every attribute (rows.go)
 	ref    *Reference            // a C++ reference map
 	ch     *ClickHouseDictionary // one of ClickHouse's own dictionaries
 }
@@ -428,12 +429,18 @@ func (l layoutChoice) String() string {
 	if l.ch != nil {
 		return l.ch.Name
 	}
+	if l.row {
+		return string(l.layout) + rowSuffix
+	}
 	return string(l.layout)
 }
 
 func parseLayoutChoice(name string) (layoutChoice, bool) {
 	if l, err := core.ParseLayout(name); err == nil {
 		return layoutChoice{layout: l}, true
+	}
+	if l, ok := parseRowLayout(name); ok {
+		return layoutChoice{layout: l, row: true}, true
 	}
 	if r, ok := FindReference(name); ok {
 		return layoutChoice{ref: &r}, true
@@ -450,6 +457,7 @@ type parsedConfig struct {
 	layouts    []layoutChoice
 	key, value core.Type
 	attrs      []attribute // the attributes, the first the value
+	row        bool        // value is the row of every attribute (at)
 	attrNames  []string    // their column names
 	spec       core.SourceSpec
 	file       *os.File // the source file, already open (a worker's stream from its parent); nil: open spec

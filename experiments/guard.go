@@ -377,7 +377,7 @@ func checkMemory(p parsedConfig, rows int64) (MemoryCheck, error) {
 			e = estimateReference(p, *l.ref, rows)
 		} else if l.ch != nil {
 			e = estimateClickHouse(p, *l.ch, rows)
-		} else if e, err = estimate(p, l.layout, rows); err != nil {
+		} else if e, err = estimate(p.at(l), l.layout, rows); err != nil {
 			return c, err
 		}
 		c.Estimates = append(c.Estimates, e)

@@ -104,14 +104,14 @@ func opsFor(key, value core.Type) typedOps {
 }
 
 func opsForValue[K core.Bits](value core.Type) typedOps {
-	switch value.Size {
-	case 1:
+	switch { // a row (rows.go) in the narrowest type that holds it
+	case value.Size <= 1:
 		return typed[K, uint8]{}
-	case 2:
+	case value.Size <= 2:
 		return typed[K, uint16]{}
-	case 4:
+	case value.Size <= 4:
 		return typed[K, uint32]{}
-	case 8:
+	case value.Size <= 8:
 		return typed[K, uint64]{}
 	default:
 		return typed[K, core.U128]{}
@@ -174,7 +174,7 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 	}
 	report := func(phase string, rows int64, elapsed time.Duration, rss int64) {
 		if progress != nil {
-			progress(Progress{Layout: string(l), Phase: phase, Rows: rows, TotalRows: src.Rows(), Seconds: elapsed.Seconds(), RSSBytes: rel(rss)})
+			progress(Progress{Layout: p.layoutName(l), Phase: phase, Rows: rows, TotalRows: src.Rows(), Seconds: elapsed.Seconds(), RSSBytes: rel(rss)})
 		}
 	}
 	threads, restore := p.applySettings()
@@ -266,7 +266,7 @@ func (p parsedConfig) applySettings() (threads int, restore func()) {
 // timeline).
 func (p parsedConfig) result(l core.Layout, st core.Stats, lr core.LoadReport, rr core.ReadReport, lc core.LoadConfig) Result {
 	r := Result{
-		Layout:            string(l),
+		Layout:            p.layoutName(l),
 		KeyType:           p.key.Name,
 		ValueType:         p.value.Name,
 		Rows:              lr.Rows,
@@ -302,6 +302,9 @@ func (p parsedConfig) result(l core.Layout, st core.Stats, lr core.LoadReport, r
 		Isolated:          false,
 		Runtime:           runtimeName(),
 		Host:              hostInfo(),
+	}
+	if p.row { // packlab's own: no ClickHouse layout keeps a row
+		r.Attributes, r.ClickHouseLayout = attributesText(p.Attributes, p.attrs), ""
 	}
 	if lr.Seconds > 0 {
 		r.LoadRowsPerSecond = float64(lr.Rows) / lr.Seconds

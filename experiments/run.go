@@ -370,7 +370,7 @@ func measureOne(ctx context.Context, r runSpec, progress func(Progress)) (res Re
 		return runClickHouse(ctx, r.p, *r.layout.ch, progress) // always a process of its own
 	}
 	if !r.p.InProcess {
-		res, err = runIsolated(ctx, r.p.Config, r.layout.layout, progress)
+		res, err = runIsolated(ctx, r.p.Config, r.layout.String(), progress)
 		res.Isolated = err == nil
 		return res, err
 	}
@@ -379,7 +379,8 @@ func measureOne(ctx context.Context, r runSpec, progress func(Progress)) (res Re
 			err = fmt.Errorf("internal error: %v", v)
 		}
 	}()
-	return opsFor(r.p.key, r.p.value).measure(ctx, r.p, r.layout.layout, progress)
+	p := r.p.at(r.layout)
+	return opsFor(p.key, p.value).measure(ctx, p, r.layout.layout, progress)
 }
 
 // combineRepeats folds the repeats of one layout into one result: times are

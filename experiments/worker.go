@@ -140,11 +140,13 @@ func measureJob(ctx context.Context, job workerJob, progress func(Progress)) (Re
 		p.spec.Path, p.Source = name, name // messages and the result name the user's file
 		p.file = os.NewFile(uintptr(job.SourceFD), name)
 	}
-	l, err := core.ParseLayout(job.Layout)
-	if err != nil {
+	l, ok := parseLayoutChoice(job.Layout)
+	if !ok || l.layout == "" {
+		_, err := core.ParseLayout(job.Layout)
 		return Result{}, err
 	}
-	return opsFor(p.key, p.value).measure(ctx, p, l, progress)
+	p = p.at(l)
+	return opsFor(p.key, p.value).measure(ctx, p, l.layout, progress)
 }
 
 // workerCommand builds the child process for one job. It is the running
@@ -162,13 +164,13 @@ var workerCommand = func(ctx context.Context) (*exec.Cmd, error) {
 
 // runIsolated measures one layout of cfg in a fresh worker process, relaying
 // its progress. On ctx's cancel the child is killed.
-func runIsolated(ctx context.Context, cfg Config, layout core.Layout, progress func(Progress)) (Result, error) {
+func runIsolated(ctx context.Context, cfg Config, layout string, progress func(Progress)) (Result, error) {
 	cmd, err := workerCommand(ctx)
 	if err != nil {
 		return Result{}, err
 	}
-	cfg.Layouts = []string{string(layout)} // the child needs only its own
-	job := workerJob{Config: cfg, Layout: string(layout)}
+	cfg.Layouts = []string{layout} // the child needs only its own
+	job := workerJob{Config: cfg, Layout: layout}
 	if cfg.Source != "" && parentOpens(cfg.Source) {
 		f, err := core.OpenFile(ctx, cfg.Source)
 		if err != nil {

@@ -1,0 +1,49 @@
+package experiments
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/packlab/packlab/core"
+)
+
+// TestRowLayouts: packed_row and compact_row hold a dictionary of three
+// attributes (UInt16, UInt32, Float64: a 14-byte row) in one table, in a
+// worker and in this process alike: every row loaded and read back, the
+// table exactly the bytes core predicts for a 14-byte value (packed: 8 + 14
+// bytes a cell, no padding), beside packed's table of the first attribute
+// alone that a SPARSE_HASHED would keep three of.
+func TestRowLayouts(t *testing.T) {
+	const rows = 900_000 // 2^21 cells at MLF 0.5, 2^20 at 0.9
+	for _, inProcess := range []bool{false, true} {
+		got := runOrFail(t, Config{Layouts: []string{"packed_row", "compact_row", "packed"}, Value: "UInt16", Rows: rows, Seed: 3, InProcess: inProcess})
+		one := runOrFail(t, Config{Layouts: []string{"packed_row"}, Attributes: threeAttributes, Rows: rows, Seed: 3, MaxLoadFactor: 0.9, InProcess: inProcess})
+		three := runOrFail(t, Config{Layouts: []string{"packed_row", "compact_row"}, Attributes: threeAttributes, Rows: rows, Seed: 3, InProcess: inProcess})
+		row := core.RowType("Tuple(UInt16, UInt32, Float64)", 14)
+		for name, r := range map[string]Result{"packed_row": three["packed_row"], "compact_row": three["compact_row"], "packed_row MLF 0.9": one["packed_row"]} {
+			l := core.LayoutPacked
+			if strings.HasPrefix(name, "compact") {
+				l = core.LayoutCompact
+			}
+			pr, err := core.Predict(l, core.MustType("UInt64"), row, rows, core.Options{MaxLoadFactor: r.MaxLoadFactor, ValueBytes: 14}, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s (in process %v): %d bytes (%.2f a row), load %.2f s, read %.1f M rows/s", name, inProcess, r.BytesAllocated, float64(r.BytesAllocated)/rows, r.LoadSeconds, r.ReadRowsPerSecond/1e6)
+			if r.ElementCount != rows || r.FoundRate != 1 || r.BytesAllocated != pr.FinalBytes {
+				t.Errorf("%s: %d rows (found %v), %d bytes; want %d, 1, core's %d", name, r.ElementCount, r.FoundRate, r.BytesAllocated, rows, pr.FinalBytes)
+			}
+			if r.ValueType != row.Name || r.Attributes != "UInt16,UInt32,Float64" || r.ClickHouseLayout != "" || !strings.HasPrefix(r.Layout, strings.Fields(name)[0]) {
+				t.Errorf("%s: layout %q, value %q, attributes %q, ClickHouse %q: want the row's layout, its Tuple, its attributes, no ClickHouse layout",
+					name, r.Layout, r.ValueType, r.Attributes, r.ClickHouseLayout)
+			}
+		}
+		if pr, p := three["packed_row"], one["packed_row"]; pr.PayloadBytes != rows*22 || pr.PaddingBytes != 0 || p.BucketCount*2 != pr.BucketCount {
+			t.Errorf("packed_row: payload %d, padding %d, %d cells (%d at MLF 0.9): want 22 bytes a row, none, half the cells at 0.9", pr.PayloadBytes, pr.PaddingBytes, pr.BucketCount, p.BucketCount)
+		}
+		// One attribute in a row is that attribute's table.
+		if a, b := got["packed_row"], got["packed"]; a.BytesAllocated != b.BytesAllocated || a.Checksum != b.Checksum {
+			t.Errorf("packed_row of UInt16: %d bytes, checksum %s; packed %d, %s: want the same table", a.BytesAllocated, a.Checksum, b.BytesAllocated, b.Checksum)
+		}
+	}
+}
