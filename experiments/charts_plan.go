@@ -168,12 +168,11 @@ func planMeasured(plan Plan, setups []Candidate, history []Result, u unit) *char
 
 // layoutIndex is a layout's place in core.Layouts().
 func layoutIndex(name string) int {
-	for i, l := range core.Layouts() {
-		if string(l) == name {
-			return i
-		}
+	order := planLayoutOrder()
+	if i := slices.Index(order, name); i >= 0 {
+		return i
 	}
-	return len(core.Layouts())
+	return len(order)
 }
 
 // sawtoothRows are row counts from lo to hi for a line of a table's

@@ -400,6 +400,11 @@ func MakePlan(r PlanRequest, history []Result, m PlanMachine) (Plan, error) {
 		}
 		plan.Candidates = append(plan.Candidates, cands...)
 	}
+	rows, err := rowCandidates(p, plan.Scaling, plan.Request.Threads)
+	if err != nil {
+		return Plan{}, err
+	}
+	plan.Candidates = append(plan.Candidates, rows...)
 	plan.Checked = "reload"
 	if p.FirstLoadOnly {
 		plan.Checked = "first load"
@@ -876,7 +881,7 @@ func planLayoutOrder() []string {
 	for _, l := range core.Layouts() {
 		out = append(out, string(l))
 	}
-	return out
+	return append(out, RowLayoutNames()...)
 }
 
 // speedWords names the speed prefer ranks by: "reads", "loads".
@@ -1060,7 +1065,7 @@ func measuredFarBelow(distinct int64, m Measure) bool {
 func planNotes(plan *Plan, p parsedPlan) []string {
 	var notes []string
 	if len(p.attrs) > 1 {
-		notes = append(notes, fmt.Sprintf("%d attributes (%s): the setups are ClickHouse's layouts, HASHED and SPARSE_HASHED a hash table per attribute (each holding the key again; with SHARDS one per shard and attribute), HASHED_ARRAY one key-to-row index and an array per attribute, as ClickHouse 26.7 was measured to hold them here (docs/clickhouse.md); their load speeds are not measured with several attributes, so they are left out, and a read is one attribute's dictGet",
+		notes = append(notes, fmt.Sprintf("%d attributes (%s): the setups are ClickHouse's layouts, HASHED and SPARSE_HASHED a hash table per attribute (each holding the key again; with SHARDS one per shard and attribute), HASHED_ARRAY one key-to-row index and an array per attribute, as ClickHouse 26.7 was measured to hold them here (docs/clickhouse.md), and, for fixed-size attributes of 16 bytes or less in all, packlab's packed_row and compact_row (the key once, the row beside it); their load speeds are not measured with several attributes, so they are left out, and a read is one attribute's dictGet",
 			len(p.attrs), attributesText(p.Attributes, p.attrs)))
 	}
 	if p.distinct < p.Rows {

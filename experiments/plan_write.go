@@ -421,7 +421,7 @@ func (plan Plan) Details() PlanDetails {
 			d.Snippets = append(d.Snippets, PlanSnippet{Title: "ClickHouse", Note: c.ClickHouseNote})
 		}
 		if c.GoCode == "" {
-			d.Snippets = append(d.Snippets, PlanSnippet{Title: "Go (core)", Note: "core's tables hold one value so far: a dictionary of several attributes is ClickHouse's"})
+			d.Snippets = append(d.Snippets, PlanSnippet{Title: "Go (core)", Note: "no Go code is written for several attributes yet: core keeps them as a row in packed or compact (core.Options.ValueBytes, the lab's packed_row and compact_row), or ClickHouse as its layouts do"})
 			continue
 		}
 		d.Snippets = append(d.Snippets, PlanSnippet{Title: "Go (core), " + setupName(*c), Lang: "go", Text: c.GoCode})

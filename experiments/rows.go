@@ -116,3 +116,41 @@ func (p parsedConfig) layoutName(l core.Layout) string {
 	}
 	return string(l)
 }
+
+// rowCandidates are the plan's row layouts for a dictionary of several
+// fixed-size attributes whose row fits a cell: packed_row and compact_row
+// at each shard count and distinct geometry, their tables grown (not
+// reserved, unless --preallocate) as packlab's are. No ClickHouse layout
+// builds them, and their speeds are not measured yet, so they carry none.
+func rowCandidates(p parsedPlan, sc Scaling, threads int) ([]Candidate, error) {
+	if len(p.attrs) < 2 || (Config{Attributes: attributesList(p.attrs)}).checkRow("", p.attrs) != nil {
+		return nil, nil
+	}
+	row := rowType(p.attrs)
+	var out []Candidate
+	for _, l := range rowTables {
+		for _, shards := range planShards {
+			var lastBuckets int64 = -1
+			for _, mlf := range planLoadFactors() {
+				opt := p.options(mlf)
+				opt.ValueBytes = row.Size
+				pr, err := core.Predict(l, p.key, row, p.distinct, opt, shards)
+				if err != nil {
+					return nil, fmt.Errorf("%s%s: %w", l, rowSuffix, err)
+				}
+				if pr.BucketCount == lastBuckets {
+					continue
+				}
+				lastBuckets = pr.BucketCount
+				rp := p
+				rp.value = row
+				c := candidate(rp, l, mlf, shards, pr, Measure{}, sc, threads)
+				c.Layout = string(l) + rowSuffix
+				c.ClickHouseLayout, c.ClickHouseNote, c.PacklabOnly, c.ClickHouse = "", "packlab's own: no ClickHouse layout keeps a row", true, nil
+				c.followsMLF = true
+				out = append(out, c)
+			}
+		}
+	}
+	return out, nil
+}
