@@ -101,7 +101,8 @@ func noData(kind, why string) error { return fmt.Errorf("%s chart: %s: %w", kind
 // ---- the six charts ----
 
 // MemoryBreakdownChart is a stacked bar per run: where each entry's bytes go.
-// bytes_allocated splits into payload, padding, empty cells and metadata;
+// bytes_allocated splits into payload, padding, empty cells, metadata and,
+// for ClickHouse's tables per attribute, the key's copies;
 // measured overhead = max(0, rss_bytes - bytes_allocated) sits on top, so a
 // bar's height is the larger of the computed and the measured figure. Bars
 // are in bytes per entry (bytes / element_count), so runs of different
@@ -115,6 +116,7 @@ func MemoryBreakdownChart(results []Result) (Chart, error) {
 	var (
 		cats                                   []string
 		payload, padding, empty, meta, overhed []opts.BarData
+		copies                                 []opts.BarData
 		notes, skipped, estimated, unmatched   []string
 		refs                                   []runKind
 	)
@@ -131,11 +133,12 @@ func MemoryBreakdownChart(results []Result) (Chart, error) {
 		padding = append(padding, perEntry(r.PaddingBytes))
 		empty = append(empty, perEntry(r.EmptyBytes))
 		meta = append(meta, perEntry(r.MetadataBytes))
+		copies = append(copies, perEntry(r.KeyCopyBytes))
 		overhed = append(overhed, perEntry(max(0, r.RSSBytes-r.BytesAllocated)))
 		if r.Estimated {
 			estimated = append(estimated, labels[i])
 		}
-		if r.PayloadBytes+r.PaddingBytes+r.EmptyBytes+r.MetadataBytes != r.BytesAllocated {
+		if r.PayloadBytes+r.PaddingBytes+r.EmptyBytes+r.MetadataBytes+r.KeyCopyBytes != r.BytesAllocated {
 			unmatched = append(unmatched, labels[i])
 		}
 	}
@@ -177,8 +180,12 @@ func MemoryBreakdownChart(results []Result) (Chart, error) {
 		{"padding", "#ee6666", padding},
 		{"empty cells", "#fac858", empty},
 		{"metadata", "#91cc75", meta},
+		{"key copies", "#3ba272", copies},
 		{"measured overhead", "#9a60b4", overhed},
 	} {
+		if s.name == "key copies" && !slices.ContainsFunc(copies, func(d opts.BarData) bool { return d.Value != 0.0 }) {
+			continue // no run holds its key twice
+		}
 		bar.AddSeries(s.name, s.data, stack, charts.WithItemStyleOpts(opts.ItemStyle{Color: s.color}), hatch(refs))
 	}
 	return finish(kind, title, bar, optionVisitor{})

@@ -206,8 +206,10 @@ func fillClickHouseResult(res *Result, p parsedConfig, d ClickHouseDictionary, f
 	res.Host = hostInfo()
 	res.ClickHouse.DDL = ddl
 	fillClickHouseModel(res, d, p.attrs, p.options())
-	if len(p.attrs) == 1 { // cells of several attributes' tables: not split yet
+	if len(p.attrs) == 1 {
 		fillClickHouseBreakdown(res, d, p.key, p.value)
+	} else {
+		fillAttributesBreakdown(res, d, p.attrs)
 	}
 }
 
@@ -500,6 +502,44 @@ func ClickHouseNotes(results []Result) []string {
 // arena's unused tail and the empty cells are empty bytes. HASHED_ARRAY and
 // sparse_hash_map stay unsplit: ClickHouse's figure does not count the whole
 // of them.
+// fillAttributesBreakdown splits a simple-key HASHED or SPARSE_HASHED
+// dictionary of several fixed-size attributes into its parts: a table per
+// attribute, each of bucket_count cells of the key and that attribute, so
+// the payload is the key once and every attribute, the key's other copies
+// are key_copy_bytes, and each table's padding and empty cells are summed.
+// HASHED_ARRAY's (its index is not in bytes_allocated), a String's (its
+// arena) and a sparse_hash_map's (an estimate) are left unsplit.
+func fillAttributesBreakdown(res *Result, d ClickHouseDictionary, attrs []attribute) {
+	n, cells := res.ElementCount, res.BucketCount
+	if n <= 0 || cells < n || d.ComplexKey || d.model == core.LayoutHashedArray {
+		return
+	}
+	u64 := core.MustType("UInt64")
+	var cellBytes, sizes int64
+	for _, a := range attrs {
+		t := d.table(a.Type)
+		if a.isString() || (t != core.LayoutHashed && t != core.LayoutPacked) {
+			return
+		}
+		c := int64(core.PaddedCellBytes(u64, a.Type))
+		if t == core.LayoutPacked {
+			c = int64(core.PairBytes(u64, a.Type))
+		}
+		cellBytes += c
+		sizes += int64(a.Size)
+	}
+	header := res.BytesAllocated - cells*cellBytes
+	if header < 0 || header >= 4096*int64(len(attrs)) {
+		return // not tables of bucket_count cells each: leave the figure whole
+	}
+	k := int64(u64.Size)
+	res.PayloadBytes = n * (k + sizes)
+	res.KeyCopyBytes = n * k * int64(len(attrs)-1)
+	res.PaddingBytes = n*cellBytes - res.PayloadBytes - res.KeyCopyBytes
+	res.EmptyBytes = (cells - n) * cellBytes
+	res.MetadataBytes = header
+}
+
 func fillClickHouseBreakdown(res *Result, d ClickHouseDictionary, key, value core.Type) {
 	n := res.ElementCount
 	if n <= 0 || res.BytesAllocated <= 0 {

@@ -6,8 +6,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/packlab/packlab/core"
 )
 
 // needClickHouse points the lab at packlab-ch for a test: $PACKLAB_CH_WORKER
@@ -150,6 +153,13 @@ func TestClickHouseAgreesWithTheModels(t *testing.T) {
 				t.Errorf("%s %s SHARDS %d: a reload peaked at %d, want between 1.5x the table (%d) and the model's %d",
 					name, c.key, c.shards, ch.ReloadPeakRSSBytes, ch.ModelBytes, m)
 			}
+			// Three fixed-size attributes' tables: the key's two other
+			// copies are a part of their own, and the parts add up.
+			if slices.Equal(c.attrs, threeAttributes) && name != "ch_hashed_array" &&
+				(r.KeyCopyBytes != rows*16 || r.PayloadBytes+r.PaddingBytes+r.EmptyBytes+r.MetadataBytes+r.KeyCopyBytes != r.BytesAllocated) {
+				t.Errorf("%s SHARDS %d: key copies %d of %d bytes (payload %d, padding %d, empty %d, metadata %d): want 16 bytes a row, the parts adding up",
+					name, c.shards, r.KeyCopyBytes, r.BytesAllocated, r.PayloadBytes, r.PaddingBytes, r.EmptyBytes, r.MetadataBytes)
+			}
 			if !strings.Contains(name, "complex") && ch.KeyTypes != "UInt64" {
 				t.Errorf("%s %s: ClickHouse keeps the key as %q, want UInt64 (a simple key)", name, c.key, ch.KeyTypes)
 			}
@@ -203,5 +213,42 @@ func TestClickHouseFailureIsOneRun(t *testing.T) {
 	left, _ := os.ReadDir(tmp)
 	for _, e := range left {
 		t.Errorf("left in the temporary folder: %s", e.Name())
+	}
+}
+
+// TestAttributesBreakdown: a dictionary of three attributes, as ClickHouse
+// 26.7 reported it at 1e6 rows (bytes_allocated, bucket_count), splits into
+// the key once and the attributes (payload), the key's two other copies,
+// each table's padding and empty cells, and the headers; the memory chart
+// shows the copies as their own part.
+func TestAttributesBreakdown(t *testing.T) {
+	const n = 1_000_000
+	attrs := fixed(core.MustType("UInt16"), core.MustType("UInt32"), core.MustType("Float64"))
+	for _, c := range []struct {
+		layout           string
+		bytes            int64
+		padding, metaMax int64
+	}{
+		{"ch_hashed", 100_663_992, n * (48 - 38), 1024},       // cells of 16 + 16 + 16 bytes
+		{"ch_sparse_hashed", 79_692_472, n * (38 - 38), 1024}, // PackedHashMap: 10 + 12 + 16, no padding
+	} {
+		d, _ := FindClickHouseDictionary(c.layout)
+		r := Result{Layout: c.layout, ElementCount: n, BucketCount: 1 << 21, BytesAllocated: c.bytes}
+		fillAttributesBreakdown(&r, d, attrs)
+		if r.PayloadBytes != n*22 || r.KeyCopyBytes != n*16 || r.PaddingBytes != c.padding || r.MetadataBytes > c.metaMax ||
+			r.PayloadBytes+r.PaddingBytes+r.EmptyBytes+r.MetadataBytes+r.KeyCopyBytes != r.BytesAllocated {
+			t.Errorf("%s: payload %d, key copies %d, padding %d, empty %d, metadata %d of %d: want 22, 16 and %d bytes a row, the rest empty cells and headers",
+				c.layout, r.PayloadBytes, r.KeyCopyBytes, r.PaddingBytes, r.EmptyBytes, r.MetadataBytes, r.BytesAllocated, c.padding/n)
+		}
+		ch, err := MemoryBreakdownChart([]Result{r})
+		if err != nil || !strings.Contains(string(ch.Option), `"key copies"`) || strings.Contains(string(ch.Option), "do not add up") {
+			t.Errorf("%s: the memory chart (%v) has no key copies, or says the parts do not add up", c.layout, err)
+		}
+	}
+	// A String's arena, or HASHED_ARRAY, stays one figure.
+	d, _ := FindClickHouseDictionary("ch_hashed_array")
+	r := Result{ElementCount: n, BucketCount: 1 << 21, BytesAllocated: 48_272_240}
+	if fillAttributesBreakdown(&r, d, attrs); r.PayloadBytes != 0 || r.KeyCopyBytes != 0 {
+		t.Errorf("ch_hashed_array: split into %+v, want left whole", r)
 	}
 }

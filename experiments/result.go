@@ -46,6 +46,10 @@ type Result struct {
 	PaddingBytes     int64   `json:"padding_bytes"`
 	EmptyBytes       int64   `json:"empty_bytes"`
 	MetadataBytes    int64   `json:"metadata_bytes"`
+	// KeyCopyBytes is the key held again, once in each attribute's table
+	// past the first (ClickHouse's HASHED and SPARSE_HASHED with several
+	// attributes): a part of bytes_allocated beside the four above.
+	KeyCopyBytes int64 `json:"key_copy_bytes,omitempty"`
 	Estimated        bool    `json:"estimated"`      // bytes_allocated is read from a structure packlab does not own (gomap, some reference maps)
 	SlotBytes        int64   `json:"slot_bytes"`     // a reference map's slot, as its library lays it out
 	Checksum         string  `json:"checksum"`       // sum of core.PairChecksum over the loaded pairs, hex: equal for every layout that loaded the same pairs
@@ -306,7 +310,8 @@ func (r Result) validate() error {
 		{"bytes_allocated", r.BytesAllocated, maxResultBytes}, {"rss_bytes", r.RSSBytes, maxResultBytes},
 		{"peak_rss_bytes", r.PeakRSSBytes, maxResultBytes}, {"payload_bytes", r.PayloadBytes, maxResultBytes},
 		{"padding_bytes", r.PaddingBytes, maxResultBytes}, {"empty_bytes", r.EmptyBytes, maxResultBytes},
-		{"metadata_bytes", r.MetadataBytes, maxResultBytes}, {"shards", int64(r.Shards), core.MaxShards},
+		{"metadata_bytes", r.MetadataBytes, maxResultBytes}, {"key_copy_bytes", r.KeyCopyBytes, maxResultBytes},
+		{"shards", int64(r.Shards), core.MaxShards},
 	}
 	for _, c := range counts {
 		// RSS may be below the baseline (the kernel took pages back): a
