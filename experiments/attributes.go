@@ -281,6 +281,8 @@ func attributesSQL(file, rows string, key core.Type, names []string, types []att
 func attributesStructure(layout string) string {
 	if d, ok := FindClickHouseDictionary(layout); ok && d.model == core.LayoutHashedArray {
 		return "one key-to-row index and an array per attribute"
+	} else if ok && d.flat() {
+		return "an array per attribute, indexed by the key"
 	}
 	return "a hash table per attribute, each holding the key again"
 }

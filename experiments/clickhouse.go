@@ -52,6 +52,8 @@ var clickHouseDictionaries = []ClickHouseDictionary{
 		Doc: "ClickHouse's SPARSE_HASHED: PackedHashMap for a value of at most 8 bytes (23.5+), sparse_hash_map otherwise"},
 	{Name: "ch_hashed_array", Layout: "HASHED_ARRAY", model: core.LayoutHashedArray,
 		Doc: "ClickHouse's HASHED_ARRAY: a key-to-row HashMap and an array of values"},
+	{Name: "ch_flat", Layout: "FLAT",
+		Doc: "ClickHouse's FLAT: an array per attribute indexed by the key (sequential or range:M keys, below MAX_ARRAY_SIZE)"},
 	{Name: "ch_complex_key_hashed", Layout: "COMPLEX_KEY_HASHED", ComplexKey: true, model: core.LayoutHashed,
 		Doc: "ClickHouse's COMPLEX_KEY_HASHED: the key serialized in an arena, a reference and its hash in each cell"},
 	{Name: "ch_complex_key_sparse_hashed", Layout: "COMPLEX_KEY_SPARSE_HASHED", ComplexKey: true, model: core.LayoutSparse,
@@ -95,7 +97,9 @@ func clickHouseNames() string {
 
 // takesMaxLoadFactor: HASHED_ARRAY's key index is ClickHouse's plain
 // HashMap, which has no MAX_LOAD_FACTOR.
-func (d ClickHouseDictionary) takesMaxLoadFactor() bool { return d.model != core.LayoutHashedArray }
+func (d ClickHouseDictionary) takesMaxLoadFactor() bool {
+	return d.model != core.LayoutHashedArray && !d.flat()
+}
 
 // Clause is d's LAYOUT clause for shards and mlf, parameters written only
 // where they differ from ClickHouse's defaults: LAYOUT(HASHED()),

@@ -163,6 +163,9 @@ func chJobFor(p parsedConfig, d ClickHouseDictionary, dir string) (job []byte, d
 		total = p.Rows
 	}
 	clause = d.Clause(p.Shards, p.MaxLoadFactor)
+	if span, ok := flatKeySpan(p.spec, p.Rows); d.flat() && ok {
+		clause = flatClause(span)
+	}
 	dictKey := d.dictKeyType(p.key)
 	source, prepare := chSourceFile, ""
 	if len(p.attrs) > 1 {
@@ -221,7 +224,11 @@ func fillClickHouseModel(res *Result, d ClickHouseDictionary, attrs []attribute,
 	ch := res.ClickHouse
 	value := attrs[0].Type
 	model := clickHouseAttributesBytes(d, res.KeyType, attrs, res.ElementCount, res.Rows, opt, res.Shards)
-	if !d.ComplexKey {
+	if span, ok := flatSpanOf(res); d.flat() && ok {
+		model = flatBytes(attrs, span, res.ElementCount)
+		ch.ModelReloadPeakBytes = flatMemory(attrs, span, res.ElementCount).ReloadPeakBytes
+	}
+	if !d.ComplexKey && !d.flat() {
 		model -= sparseUncounted(d, attrs, res.ElementCount, opt, res.Shards)
 	}
 	ch.ModelBytes = model
@@ -233,7 +240,7 @@ func fillClickHouseModel(res *Result, d ClickHouseDictionary, attrs []attribute,
 		ch.Note = fmt.Sprintf("ClickHouse %s's bytes_allocated (%s) leaves out its key-to-row index (fixed upstream in ClickHouse PR #118641): compared with what its memory tracker gained over the load (%s) instead",
 			ch.Version, FormatBytes(res.BytesAllocated), FormatBytes(ch.TrackedBytes))
 	}
-	if !d.ComplexKey && len(attrs) == 1 { // the reload's model is one attribute's, so far
+	if !d.ComplexKey && !d.flat() && len(attrs) == 1 { // the reload's model is one attribute's, so far
 		o := opt
 		if !d.takesMaxLoadFactor() {
 			o.MaxLoadFactor = 0
@@ -421,7 +428,10 @@ func estimateClickHouse(p parsedConfig, d ClickHouseDictionary, rows int64) Esti
 	// first-load peak; with several attributes, each attribute's table's
 	// (HASHED_ARRAY's index counted once for each: the guard errs high).
 	peak := core.SaturatingMul(final, 3)
-	if m := clickHouseAttributesMemory(d.model, p.attrs, distinct, opt, p.Shards); m != nil && !d.ComplexKey {
+	if span, ok := flatKeySpan(p.spec, rows); d.flat() && ok {
+		m := flatMemory(p.attrs, span, distinct)
+		final, peak = m.SteadyBytes, m.ReloadPeakBytes
+	} else if m := clickHouseAttributesMemory(d.model, p.attrs, distinct, opt, p.Shards); m != nil && !d.ComplexKey {
 		peak = max(m.ReloadPeakBytes, final)
 	}
 	e := Estimate{

@@ -252,3 +252,43 @@ func TestAttributesBreakdown(t *testing.T) {
 		t.Errorf("ch_hashed_array: split into %+v, want left whole", r)
 	}
 }
+
+// TestClickHouseFlat: FLAT is an array per attribute indexed by the key,
+// of the largest key's size rounded to a power of two: packlab's figure is
+// ClickHouse's bytes_allocated to the byte for sequential keys past the
+// default MAX_ARRAY_SIZE (the clause raises it) with a String, and for
+// range:M keys; keys it cannot index, SHARDS and a wide key are refused by
+// name before anything runs.
+func TestClickHouseFlat(t *testing.T) {
+	for _, c := range []struct {
+		cfg    Config
+		reason string
+	}{
+		{Config{Layouts: []string{"ch_flat"}, Rows: 1000}, "--keys random: ch_flat indexes an array by the key"},
+		{Config{Layouts: []string{"ch_flat"}, Rows: 1000, Keys: "sequential", Shards: 2}, "--shards 2: ch_flat takes no SHARDS"},
+		{Config{Layouts: []string{"ch_flat"}, Rows: 1000, Keys: "sequential", Key: "UInt128"}, "--key UInt128: ch_flat indexes its arrays by an integer key"},
+	} {
+		if err := c.cfg.Validate(); err == nil || !strings.HasPrefix(err.Error(), c.reason) {
+			t.Errorf("%+v: %v, want %q", c.cfg, err, c.reason)
+		}
+	}
+	if testing.Short() {
+		return
+	}
+	needClickHouse(t)
+	for _, c := range []struct {
+		keys   string
+		attrs  []string
+		clause string
+	}{
+		{"sequential", []string{"UInt16", "name:String", "UInt32"}, "LAYOUT(FLAT(MAX_ARRAY_SIZE 1000000))"},
+		{"range:3000000", nil, "LAYOUT(FLAT(MAX_ARRAY_SIZE 3000000))"},
+	} {
+		r := runOrFail(t, Config{Layouts: []string{"ch_flat"}, Keys: c.keys, Rows: 1_000_000, Attributes: c.attrs, Seed: 1})["ch_flat"]
+		ch := r.ClickHouse
+		t.Logf("ch_flat %s %v: %s, bytes_allocated %d, model %d, load %.2f s, read %.1f M/s", c.keys, c.attrs, r.ClickHouseLayout, r.BytesAllocated, ch.ModelBytes, r.LoadSeconds, r.ReadRowsPerSecond/1e6)
+		if r.ClickHouseLayout != c.clause || r.BytesAllocated != ch.ModelBytes || r.FoundRate != 1 || ch.ComparedWith != "bytes_allocated" {
+			t.Errorf("ch_flat %s: %s, bytes_allocated %d, packlab computes %d, found %v: want %s, the same bytes, every key", c.keys, r.ClickHouseLayout, r.BytesAllocated, ch.ModelBytes, r.FoundRate, c.clause)
+		}
+	}
+}

@@ -183,6 +183,11 @@ func (c Config) Validate() error {
 			if c.MissRate != 0 {
 				return fieldErr("--miss-rate", fmtFloat(c.MissRate), "ClickHouse's dictionaries ("+l.ch.Name+") are read with loaded keys only", "0 with a ClickHouse layout")
 			}
+			if l.ch.flat() {
+				if err := c.checkFlat(name); err != nil {
+					return err
+				}
+			}
 			if st := ClickHouseStatusNow(); !st.Available {
 				return fieldErr("--layout", name, "unavailable: "+st.Problem, "")
 			}

@@ -49,14 +49,14 @@ type Result struct {
 	// KeyCopyBytes is the key held again, once in each attribute's table
 	// past the first (ClickHouse's HASHED and SPARSE_HASHED with several
 	// attributes): a part of bytes_allocated beside the four above.
-	KeyCopyBytes int64 `json:"key_copy_bytes,omitempty"`
-	Estimated        bool    `json:"estimated"`      // bytes_allocated is read from a structure packlab does not own (gomap, some reference maps)
-	SlotBytes        int64   `json:"slot_bytes"`     // a reference map's slot, as its library lays it out
-	Checksum         string  `json:"checksum"`       // sum of core.PairChecksum over the loaded pairs, hex: equal for every layout that loaded the same pairs
-	HeapBytes        int64   `json:"heap_bytes"`     // Go heap in use after the load (objects, none collected on purpose) minus the baseline; a reference map: malloc's bytes in use
-	RSSBytes         int64   `json:"rss_bytes"`      // resident memory after the load minus before it
-	PeakRSSBytes     int64   `json:"peak_rss_bytes"` // high-water mark during the run minus resident memory before it
-	PredictedPeak    int64   `json:"predicted_peak_bytes"`
+	KeyCopyBytes  int64  `json:"key_copy_bytes,omitempty"`
+	Estimated     bool   `json:"estimated"`      // bytes_allocated is read from a structure packlab does not own (gomap, some reference maps)
+	SlotBytes     int64  `json:"slot_bytes"`     // a reference map's slot, as its library lays it out
+	Checksum      string `json:"checksum"`       // sum of core.PairChecksum over the loaded pairs, hex: equal for every layout that loaded the same pairs
+	HeapBytes     int64  `json:"heap_bytes"`     // Go heap in use after the load (objects, none collected on purpose) minus the baseline; a reference map: malloc's bytes in use
+	RSSBytes      int64  `json:"rss_bytes"`      // resident memory after the load minus before it
+	PeakRSSBytes  int64  `json:"peak_rss_bytes"` // high-water mark during the run minus resident memory before it
+	PredictedPeak int64  `json:"predicted_peak_bytes"`
 
 	LoadSeconds       float64 `json:"load_seconds"`
 	LoadRowsPerSecond float64 `json:"load_rows_per_second"`

@@ -340,10 +340,12 @@ func referenceNameList() []string {
 	return names
 }
 
+// simpleClickHouseNames are ClickHouse's hash layouts of a simple key, which
+// any keys load (FLAT takes small dense keys only).
 func simpleClickHouseNames() []string {
 	var names []string
 	for _, d := range clickHouseDictionaries {
-		if !d.ComplexKey {
+		if !d.ComplexKey && !d.flat() {
 			names = append(names, d.Name)
 		}
 	}
