@@ -37,6 +37,9 @@ type PlanForm struct {
 	// than one, the first the value (then Value is ignored); empty: Value
 	// alone.
 	Attributes []string `json:"attributes"`
+	// MaxKey is the largest key when the keys are dense integers from 0
+	// ("" = not known): the plan then weighs ClickHouse's FLAT.
+	MaxKey string `json:"max_key"`
 }
 
 // PlanView is the planner's answer for the Plan tab: the text worded by
@@ -66,6 +69,7 @@ var planFieldOfFlag = map[string]string{
 	"--calibrate-rows":     "plan_calibrate_rows",
 	"--clickhouse-version": "plan_clickhouse_version",
 	"--attributes":         "plan_attributes",
+	"--max-key":            "plan_max_key",
 }
 
 // planError is ErrorOf for the Plan tab: a field error names the tab's
@@ -110,6 +114,11 @@ func (f PlanForm) parse() (experiments.PlanRequest, error) {
 			return r, errorf("plan_calibrate_rows", "%s: applies when missing speeds are measured first (allowed: empty, or tick “measure missing speeds first”)", t)
 		}
 		if r.CalibrationRows, err = experiments.ParseCalibrationRows(t); err != nil {
+			return r, bad(err)
+		}
+	}
+	if t := strings.TrimSpace(f.MaxKey); t != "" {
+		if r.MaxKey, err = experiments.ParseMaxKey(t); err != nil {
 			return r, bad(err)
 		}
 	}

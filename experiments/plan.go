@@ -80,6 +80,10 @@ type PlanRequest struct {
 	// for ("23.3", default DefaultClickHouseVersion): a setup the release
 	// cannot build has none, with why (clickhouse_version.go).
 	ClickHouseVersion string `json:"clickhouse_version"`
+	// MaxKey is the largest key when the keys are dense integers from 0
+	// (ids): the plan then weighs ClickHouse's FLAT, whose arrays the key
+	// indexes (clickhouse_flat.go). 0: not known, FLAT is not weighed.
+	MaxKey int64 `json:"max_key,omitempty"`
 }
 
 // ParseCalibrationRows reads a calibration's row count as ParseRows does,
@@ -88,6 +92,16 @@ func ParseCalibrationRows(s string) (int64, error) {
 	n, err := ParseRows(s)
 	if fe, ok := err.(*FieldError); ok {
 		fe.Flag = "--calibrate-rows"
+	}
+	return n, err
+}
+
+// ParseMaxKey reads the largest key as ParseRows reads a count (1e6, 10M,
+// 999999), its errors naming --max-key.
+func ParseMaxKey(s string) (int64, error) {
+	n, err := ParseRows(s)
+	if fe, ok := err.(*FieldError); ok {
+		fe.Flag = "--max-key"
 	}
 	return n, err
 }
@@ -306,6 +320,9 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 	}
 	p.attrs, _ = attrsOf.attributes()
 	p.attrNames, _ = attributeNames(r.Attributes)
+	if err := r.checkMaxKey(p.key); err != nil {
+		return p, err
+	}
 	// A key type of b bits has 2^b values: no table holds more keys.
 	p.distinct = r.Rows
 	if p.key.Size < 8 {
@@ -405,6 +422,9 @@ func MakePlan(r PlanRequest, history []Result, m PlanMachine) (Plan, error) {
 		return Plan{}, err
 	}
 	plan.Candidates = append(plan.Candidates, rows...)
+	if c, ok := flatCandidate(p); ok {
+		plan.Candidates = append(plan.Candidates, c)
+	}
 	plan.Checked = "reload"
 	if p.FirstLoadOnly {
 		plan.Checked = "first load"
@@ -881,7 +901,7 @@ func planLayoutOrder() []string {
 	for _, l := range core.Layouts() {
 		out = append(out, string(l))
 	}
-	return append(out, RowLayoutNames()...)
+	return append(append(out, RowLayoutNames()...), flatLayout)
 }
 
 // speedWords names the speed prefer ranks by: "reads", "loads".
@@ -1006,6 +1026,9 @@ func growthOf(c Candidate) growthKind {
 
 // growthWords says what the peak is made of.
 func growthWords(c Candidate) string {
+	if c.Layout == flatLayout {
+		return "the final arrays and the halves their last doubling left (ClickHouse's FLAT)"
+	}
 	switch growthOf(c) {
 	case growthInPlace:
 		return "the final tables: a growth remaps its slab in place and holds no old one"
@@ -1067,6 +1090,9 @@ func planNotes(plan *Plan, p parsedPlan) []string {
 	if len(p.attrs) > 1 {
 		notes = append(notes, fmt.Sprintf("%d attributes (%s): the setups are ClickHouse's layouts, HASHED and SPARSE_HASHED a hash table per attribute (each holding the key again; with SHARDS one per shard and attribute), HASHED_ARRAY one key-to-row index and an array per attribute, as ClickHouse 26.7 was measured to hold them here (docs/clickhouse.md), and, for fixed-size attributes of 16 bytes or less in all, packlab's packed_row and compact_row (the key once, the row beside it); their load speeds are not measured with several attributes, so they are left out, and a read is one attribute's dictGet",
 			len(p.attrs), attributesText(p.Attributes, p.attrs)))
+	}
+	if p.MaxKey == 0 {
+		notes = append(notes, "FLAT is not weighed: it indexes an array by the key, so it needs the largest key; give --max-key N when the keys are integers from 0 to N (ids)")
 	}
 	if p.distinct < p.Rows {
 		notes = append(notes, fmt.Sprintf("a %s key has only %s values: the table holds at most %s keys, not %s", p.key.Name,

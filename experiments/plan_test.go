@@ -956,3 +956,42 @@ func TestPlanStringAttribute(t *testing.T) {
 		t.Errorf("the best setup's DDL %q: want the String a column", ddl)
 	}
 }
+
+// TestPlanFlat: with the largest key of dense ids the plan weighs FLAT,
+// an array per attribute indexed by the key: keys 0 .. 999,999 with a
+// UInt16 take 2,097,312 bytes as ClickHouse 26.7 reports them (the array
+// rounded to 2^21 bytes and 160 of bookkeeping), the least memory here,
+// with its MAX_ARRAY_SIZE in the clause; without --max-key a note says why
+// FLAT is not weighed; a largest key below the rows, or a float key, is
+// refused by name.
+func TestPlanFlat(t *testing.T) {
+	plan, err := MakePlan(PlanRequest{Rows: 1_000_000, MaxKey: 999_999}, nil, machine24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := plan.Best()
+	if best.Layout != flatLayout || best.BytesAllocated != 2_097_312 || best.ClickHouseLayout != "LAYOUT(FLAT(MAX_ARRAY_SIZE 1000000))" ||
+		!strings.Contains(best.CreateDictionary, "LAYOUT(FLAT(MAX_ARRAY_SIZE 1000000))") || best.GoCode != "" {
+		t.Errorf("rank 1 %s: %d bytes, %s, DDL %q, Go %q: want FLAT of 2,097,312 bytes, its clause, no Go code",
+			setupName(*best), best.BytesAllocated, best.ClickHouseLayout, best.CreateDictionary, best.GoCode)
+	}
+	none, err := MakePlan(PlanRequest{Rows: 1_000_000}, nil, machine24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.ContainsFunc(none.Candidates, func(c Candidate) bool { return c.Layout == flatLayout }) ||
+		!strings.Contains(strings.Join(none.Notes, "\n"), "FLAT is not weighed") {
+		t.Errorf("without --max-key: FLAT weighed, or no note saying why not: %v", none.Notes)
+	}
+	for _, r := range []struct {
+		req  PlanRequest
+		want string
+	}{
+		{PlanRequest{Rows: 1_000_000, MaxKey: 5000}, "--max-key 5000: below the rows"},
+		{PlanRequest{Rows: 1000, MaxKey: 5000, Key: "Float64"}, "--max-key 5000: FLAT indexes its arrays by an integer key, not Float64"},
+	} {
+		if _, err := MakePlan(r.req, nil, machine24); err == nil || !strings.HasPrefix(err.Error(), r.want) {
+			t.Errorf("%+v: %v, want %q", r.req, err, r.want)
+		}
+	}
+}

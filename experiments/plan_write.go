@@ -89,7 +89,7 @@ func goTypeOf(t core.Type) string {
 // goCode is the Go code that builds c's map with core's loader from a TSV
 // file of key, value rows.
 func goCode(c Candidate) string {
-	if len(c.Attributes) > 1 {
+	if len(c.Attributes) > 1 || c.Layout == flatLayout {
 		return "" // core's tables hold one value so far: no Go code builds this dictionary
 	}
 	k, _ := core.ParseType(c.KeyType)
@@ -421,7 +421,11 @@ func (plan Plan) Details() PlanDetails {
 			d.Snippets = append(d.Snippets, PlanSnippet{Title: "ClickHouse", Note: c.ClickHouseNote})
 		}
 		if c.GoCode == "" {
-			d.Snippets = append(d.Snippets, PlanSnippet{Title: "Go (core)", Note: "no Go code is written for several attributes yet: core keeps them as a row in packed or compact (core.Options.ValueBytes, the lab's packed_row and compact_row), or ClickHouse as its layouts do"})
+			why := "no Go code is written for several attributes yet: core keeps them as a row in packed or compact (core.Options.ValueBytes, the lab's packed_row and compact_row), or ClickHouse as its layouts do"
+			if c.Layout == flatLayout {
+				why = "core has no FLAT table: an array indexed by the key is a Go slice ([]V of --max-key + 1 elements)"
+			}
+			d.Snippets = append(d.Snippets, PlanSnippet{Title: "Go (core)", Note: why})
 			continue
 		}
 		d.Snippets = append(d.Snippets, PlanSnippet{Title: "Go (core), " + setupName(*c), Lang: "go", Text: c.GoCode})

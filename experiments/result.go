@@ -49,7 +49,7 @@ type Result struct {
 	// KeyCopyBytes is the key held again, once in each attribute's table
 	// past the first (ClickHouse's HASHED and SPARSE_HASHED with several
 	// attributes): a part of bytes_allocated beside the four above.
-	KeyCopyBytes  int64  `json:"key_copy_bytes,omitempty"`
+	KeyCopyBytes  int64  `json:"key_copy_bytes"`
 	Estimated     bool   `json:"estimated"`      // bytes_allocated is read from a structure packlab does not own (gomap, some reference maps)
 	SlotBytes     int64  `json:"slot_bytes"`     // a reference map's slot, as its library lays it out
 	Checksum      string `json:"checksum"`       // sum of core.PairChecksum over the loaded pairs, hex: equal for every layout that loaded the same pairs

@@ -101,6 +101,10 @@ func parsePlanArgs(args []string, stdout io.Writer) (*planArgs, error) {
 		req.CalibrationRows, err = experiments.ParseCalibrationRows(s)
 		return err
 	})
+	fs.Func("max-key", "the largest key of dense integer keys", func(s string) (err error) {
+		req.MaxKey, err = experiments.ParseMaxKey(s)
+		return err
+	})
 	fs.BoolVar(&a.noCal, "no-calibrate", false, "use saved results only")
 	fs.BoolVar(&a.recal, "calibrate", false, "measure this machine again")
 	fs.BoolVar(&a.noSave, "no-save", false, "do not save the calibration's results")
@@ -215,6 +219,9 @@ const usagePlan = `packlab plan [flags] — which layout, load factor and shard 
   --rows N              rows (distinct keys) to hold: 1000, 1e9, 1B, 1T ... up to 2^62 (required)
   --key TYPE            key type (default UInt64)
   --value TYPE          value type (default UInt16)
+  --max-key N           the largest key, when the keys are integers from 0 to N
+                        (ids): the plan weighs ClickHouse's FLAT, an array per
+                        attribute indexed by the key
   --attributes T,T,...  a dictionary's attribute types, the first the value:
                         the plan then weighs ClickHouse's layouts, a table (or
                         an array) per attribute, and writes every attribute in

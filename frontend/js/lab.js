@@ -663,6 +663,7 @@
       preallocate: $("#plan_preallocate").checked,
       calibrate: $("#plan_calibrate").checked,
       calibration_rows: $("#plan_calibrate_rows").value,
+      max_key: $("#plan_max_key").value,
       clickhouse_version: $("#plan_clickhouse_version").value,
       attributes: attributesOf("#plan_attrs", "#plan_value"),
     };
