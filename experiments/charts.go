@@ -117,7 +117,7 @@ func MemoryBreakdownChart(results []Result) (Chart, error) {
 		cats                                   []string
 		payload, padding, empty, meta, overhed []opts.BarData
 		copies                                 []opts.BarData
-		notes, skipped, estimated, unmatched   []string
+		skipped, estimated, unmatched          []string
 		refs                                   []runKind
 	)
 	for i, r := range results {
@@ -145,22 +145,7 @@ func MemoryBreakdownChart(results []Result) (Chart, error) {
 	if len(cats) == 0 {
 		return Chart{}, noData(kind, "no result has element_count > 0")
 	}
-	notes = append(notes, "bytes per entry; overhead = RSS − bytes_allocated where RSS is larger")
-	if len(estimated) > 0 {
-		notes = append(notes, "estimated bytes_allocated: "+strings.Join(estimated, ", "))
-	}
-	if len(unmatched) > 0 {
-		notes = append(notes, "parts do not add up to bytes_allocated: "+strings.Join(unmatched, ", "))
-	}
-	if slices.Contains(refs, kindReference) {
-		notes = append(notes, referenceNote)
-	}
-	if slices.Contains(refs, kindClickHouse) {
-		notes = append(notes, clickHouseNote)
-	}
-	if len(skipped) > 0 {
-		notes = append(notes, "left out (element_count 0): "+strings.Join(skipped, ", "))
-	}
+	notes := breakdownNotes(estimated, unmatched, skipped, refs)
 
 	bar := charts.NewBar()
 	bar.SetGlobalOptions(baseOptions(kind, title, notes)...)
@@ -189,6 +174,29 @@ func MemoryBreakdownChart(results []Result) (Chart, error) {
 		bar.AddSeries(s.name, s.data, stack, charts.WithItemStyleOpts(opts.ItemStyle{Color: s.color}), hatch(refs))
 	}
 	return finish(kind, title, bar, optionVisitor{})
+}
+
+// breakdownNotes are the memory chart's notes: what a bar is, and which
+// runs' figures are estimated, do not add up, are another program's or
+// were left out.
+func breakdownNotes(estimated, unmatched, skipped []string, refs []runKind) []string {
+	notes := []string{"bytes per entry; overhead = RSS − bytes_allocated where RSS is larger"}
+	if len(estimated) > 0 {
+		notes = append(notes, "estimated bytes_allocated: "+strings.Join(estimated, ", "))
+	}
+	if len(unmatched) > 0 {
+		notes = append(notes, "parts do not add up to bytes_allocated: "+strings.Join(unmatched, ", "))
+	}
+	if slices.Contains(refs, kindReference) {
+		notes = append(notes, referenceNote)
+	}
+	if slices.Contains(refs, kindClickHouse) {
+		notes = append(notes, clickHouseNote)
+	}
+	if len(skipped) > 0 {
+		notes = append(notes, "left out (element_count 0): "+strings.Join(skipped, ", "))
+	}
+	return notes
 }
 
 // PaddingWasteChart is a heatmap over every key type x value type: the share

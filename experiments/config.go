@@ -166,6 +166,33 @@ func (c Config) WithDefaults() Config {
 // types, rows, shards, max load factor, the key source (a file must exist
 // and its options make sense), repeats and the miss rate. The error is a
 // *FieldError naming the flag, the value and what is allowed.
+// validateOther checks a layout packlab runs in another program: one of
+// ClickHouse's dictionaries or a C++ reference map, available here, with
+// the settings it takes.
+func (c Config) validateOther(name string, l layoutChoice) error {
+	if l.ch != nil {
+		if c.MissRate != 0 {
+			return fieldErr("--miss-rate", fmtFloat(c.MissRate), "ClickHouse's dictionaries ("+l.ch.Name+") are read with loaded keys only", "0 with a ClickHouse layout")
+		}
+		if l.ch.flat() {
+			if err := c.checkFlat(name); err != nil {
+				return err
+			}
+		}
+		if st := ClickHouseStatusNow(); !st.Available {
+			return fieldErr("--layout", name, "unavailable: "+st.Problem, "")
+		}
+		return nil
+	}
+	if c.Shards > 1 {
+		return fieldErr("--shards", strconv.Itoa(c.Shards), "a C++ reference map ("+l.ref.Name+") runs as one table", "1 with a reference map")
+	}
+	if st := ReferenceStatus(); !st.Available {
+		return fieldErr("--layout", name, "unavailable: "+st.Problem, "")
+	}
+	return nil
+}
+
 func (c Config) Validate() error {
 	c = c.WithDefaults()
 	seen := map[string]bool{}
@@ -179,29 +206,10 @@ func (c Config) Validate() error {
 			return fieldErr("--layout", name, "given twice", "each layout once")
 		}
 		seen[l.String()] = true
-		if l.ch != nil {
-			if c.MissRate != 0 {
-				return fieldErr("--miss-rate", fmtFloat(c.MissRate), "ClickHouse's dictionaries ("+l.ch.Name+") are read with loaded keys only", "0 with a ClickHouse layout")
-			}
-			if l.ch.flat() {
-				if err := c.checkFlat(name); err != nil {
-					return err
-				}
-			}
-			if st := ClickHouseStatusNow(); !st.Available {
-				return fieldErr("--layout", name, "unavailable: "+st.Problem, "")
-			}
-			continue
-		}
-		if l.ref == nil {
+		if l.ch == nil && l.ref == nil {
 			packlabs++
-			continue
-		}
-		if c.Shards > 1 {
-			return fieldErr("--shards", strconv.Itoa(c.Shards), "a C++ reference map ("+l.ref.Name+") runs as one table", "1 with a reference map")
-		}
-		if st := ReferenceStatus(); !st.Available {
-			return fieldErr("--layout", name, "unavailable: "+st.Problem, "")
+		} else if err := c.validateOther(name, l); err != nil {
+			return err
 		}
 	}
 	if _, err := core.ParseType(c.Key); err != nil {
