@@ -57,6 +57,12 @@
 // slots for compact, 8.89 bytes a pair at mlf 0.9) and grows only past it;
 // Predict takes it too.
 //
+// A row of several attributes takes Options.ValueBytes: packed and compact
+// keep only the row's bytes of a wider V, the key once and the attributes
+// beside it (UInt16, UInt32 and Float64 in a U128: a packed cell of 8 + 14
+// bytes, no padding); RowType is such a row's type for Predict and the
+// synthetic sources. The lab's packed_row and compact_row are these tables.
+//
 // # Memory: slabs the tables own
 //
 // Every table but gomap keeps its cells in slabs (slab.go): blocks of zeroed
