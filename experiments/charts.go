@@ -187,14 +187,22 @@ func breakdownNotes(estimated, unmatched, skipped []string, refs []runKind) []st
 	if len(unmatched) > 0 {
 		notes = append(notes, "parts do not add up to bytes_allocated: "+strings.Join(unmatched, ", "))
 	}
-	if slices.Contains(refs, kindReference) {
-		notes = append(notes, referenceNote)
-	}
-	if slices.Contains(refs, kindClickHouse) {
-		notes = append(notes, clickHouseNote)
-	}
+	notes = otherProgramNotes(notes, refs, "", "")
 	if len(skipped) > 0 {
 		notes = append(notes, "left out (element_count 0): "+strings.Join(skipped, ", "))
+	}
+	return notes
+}
+
+// otherProgramNotes adds to notes, when refs holds a C++ map's run or
+// ClickHouse's, whose figures those are, each with what the chart adds
+// about them.
+func otherProgramNotes(notes []string, refs []runKind, refExtra, chExtra string) []string {
+	if slices.Contains(refs, kindReference) {
+		notes = append(notes, referenceNote+refExtra)
+	}
+	if slices.Contains(refs, kindClickHouse) {
+		notes = append(notes, clickHouseNote+chExtra)
 	}
 	return notes
 }
@@ -215,12 +223,7 @@ func PaddingWasteChart(results []Result) (Chart, error) {
 	if len(runs) > 0 {
 		notes = append(notes, "right: measured padding_bytes / (payload_bytes + padding_bytes)")
 	}
-	if slices.Contains(refs, kindReference) {
-		notes = append(notes, referenceNote)
-	}
-	if slices.Contains(refs, kindClickHouse) {
-		notes = append(notes, clickHouseNote)
-	}
+	notes = otherProgramNotes(notes, refs, "", "")
 	if len(skipped) > 0 {
 		notes = append(notes, "left out (no payload measured): "+strings.Join(skipped, ", "))
 	}
@@ -573,12 +576,7 @@ func PerThreadSpeedChart(results []Result) (Chart, error) {
 	if len(with) < len(results) {
 		notes = append(notes, fmt.Sprintf("%d of %d runs have no workers", len(results)-len(with), len(results)))
 	}
-	if slices.Contains(refs, kindReference) {
-		notes = append(notes, referenceNote+"; its producer is the lab streaming rows over a pipe, waiting = the pipe full")
-	}
-	if slices.Contains(refs, kindClickHouse) {
-		notes = append(notes, clickHouseNote+"; ClickHouse loads on its own threads: its bar is the whole load")
-	}
+	notes = otherProgramNotes(notes, refs, "; its producer is the lab streaming rows over a pipe, waiting = the pipe full", "; ClickHouse loads on its own threads: its bar is the whole load")
 	bar := charts.NewBar()
 	bar.SetGlobalOptions(baseOptions(kind, title, notes)...)
 	bar.SetGlobalOptions(
@@ -625,12 +623,7 @@ func ThroughputChart(results []Result) (Chart, error) {
 	if spread {
 		notes = append(notes, "runs repeated: the median, and in brackets the slowest to the fastest")
 	}
-	if slices.Contains(refs, kindReference) {
-		notes = append(notes, referenceNote+"; its load includes receiving the rows over a pipe")
-	}
-	if slices.Contains(refs, kindClickHouse) {
-		notes = append(notes, clickHouseNote+"; its load is SYSTEM RELOAD DICTIONARY from a file of the rows")
-	}
+	notes = otherProgramNotes(notes, refs, "; its load includes receiving the rows over a pipe", "; its load is SYSTEM RELOAD DICTIONARY from a file of the rows")
 	bar := charts.NewBar()
 	bar.SetGlobalOptions(baseOptions(kind, title, notes)...)
 	bar.SetGlobalOptions(
