@@ -266,7 +266,7 @@ func TestBadInputNamesTheField(t *testing.T) {
 		{"column without file", func(f *Form) { f.KeyColumn = "2" }, "source", "apply to a file"},
 
 		{"attributes of packlab's layout", func(f *Form) { f.Attributes = []string{"UInt16", "UInt32"} }, "attributes", "ClickHouse's layouts and the row layouts"},
-		{"attribute type", func(f *Form) { f.Attributes = []string{"UInt16", "Nullable(String)"} }, "attributes", "Nullable is not modelled yet"},
+		{"attribute type", func(f *Form) { f.Attributes = []string{"UInt16", "LowCardinality(String)"} }, "attributes", "LowCardinality(String): unknown type"},
 		{"bad header", func(f *Form) { f.Keys, f.Source, f.Header = "", tsv, "maybe" }, "header", "maybe"},
 		{"preallocate a file", func(f *Form) { f.Keys, f.Source, f.Preallocate = "", tsv, true }, "preallocate", "synthetic keys"},
 	}

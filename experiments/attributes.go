@@ -29,8 +29,33 @@ const MaxAttributes = 64
 // its bytes in the shard's arena (HashedDictionary.h blockToAttributes,
 // copyStringInArena).
 type attribute struct {
-	core.Type          // a String's is its reference's: 16 bytes, aligned as a pointer
-	MinLen, MaxLen int // a String's value lengths in bytes, uniform between them
+	core.Type           // a String's is its reference's: 16 bytes, aligned as a pointer
+	MinLen, MaxLen int  // a String's value lengths in bytes, uniform between them
+	Nullable       bool // Nullable(T): a row in nullEvery is NULL (nullRows), kept as ClickHouse keeps nulls
+}
+
+// nullEvery: a Nullable attribute's generated values are NULL for one row
+// in this many (sipHash64(key, 2000 + i) % nullEvery = 0).
+const nullEvery = 10
+
+// nullRows is how many of n rows a Nullable attribute holds NULL in, as
+// the lab generates them: one in nullEvery, on average.
+func nullRows(n int64) int64 { return n / nullEvery }
+
+// nonNull is how many of n rows hold a value.
+func (a attribute) nonNull(n int64) int64 {
+	if a.Nullable {
+		return n - nullRows(n)
+	}
+	return n
+}
+
+// columnType is the attribute's type in a CREATE DICTIONARY.
+func (a attribute) columnType() string {
+	if a.Nullable {
+		return "Nullable(" + a.Name + ")"
+	}
+	return a.Name
 }
 
 // The String values a run generates: their lengths by default, and the
@@ -59,6 +84,11 @@ func (a attribute) meanLen() float64 {
 // String is the attribute as --attributes takes it: UInt16, String, or
 // String(4..16) when its lengths are not the default ones.
 func (a attribute) String() string {
+	if a.Nullable {
+		b := a
+		b.Nullable = false
+		return "Nullable(" + b.String() + ")"
+	}
 	switch {
 	case !a.isString():
 		return a.Name
@@ -94,9 +124,14 @@ var stringLengths = regexp.MustCompile(`^(?i:string)(?:\(\s*(\d+)\s*(?:\.\.\s*(\
 // parseAttributeType reads one attribute's type: a fixed-size type, or
 // String with the lengths of its values.
 func parseAttributeType(s, typ string) (attribute, error) {
-	const allowed = "%s, String (values of 8 to 32 bytes), String(16) or String(4..16)"
-	if strings.HasPrefix(strings.ToLower(typ), "nullable(") {
-		return attribute{}, fieldErr("--attributes", s, "Nullable is not modelled yet", fmt.Sprintf(allowed, strings.Join(core.TypeNames(), ", ")))
+	const allowed = "%s, String (values of 8 to 32 bytes), String(16) or String(4..16), and Nullable(T) of any of them"
+	if inner, ok := strings.CutPrefix(typ, "Nullable("); ok && strings.HasSuffix(inner, ")") {
+		a, err := parseAttributeType(s, strings.TrimSpace(strings.TrimSuffix(inner, ")")))
+		if err != nil || a.Nullable {
+			return attribute{}, fieldErr("--attributes", s, "unknown type", fmt.Sprintf(allowed, strings.Join(core.TypeNames(), ", ")))
+		}
+		a.Nullable = true
+		return a, nil
 	}
 	if m := stringLengths.FindStringSubmatch(typ); m != nil {
 		a := attribute{Type: stringRef, MinLen: defaultStringMin, MaxLen: defaultStringMax}
@@ -140,9 +175,9 @@ func (c Config) attributes() ([]attribute, error) {
 		if err != nil {
 			return nil, err
 		}
-		if i == 0 && a.isString() {
+		if i == 0 && (a.isString() || a.Nullable) {
 			return nil, fieldErr("--attributes", s, "the first attribute is the value the lab sends and checks, of a fixed-size type",
-				"a fixed-size type first, the String after it, e.g. UInt16,String")
+				"a fixed-size type first, a String or Nullable after it, e.g. UInt16,String")
 		}
 		attrs[i] = a
 	}
@@ -227,6 +262,9 @@ func (c Config) validateAttributes() error {
 			return fieldErr("--attributes", strings.Join(c.Attributes, ","), "layout "+name+" holds one value (several attributes are ClickHouse's layouts and the row layouts)",
 				"ch_ layouts or rows, e.g. --layout ch_hashed,ch_sparse_hashed,ch_hashed_array,packed_row,compact_row")
 		}
+		if l.ch.flat() && slices.ContainsFunc(types, func(a attribute) bool { return a.Nullable }) {
+			return fieldErr("--attributes", strings.Join(c.Attributes, ","), "a Nullable attribute in FLAT is not modelled yet", "ch_hashed, ch_sparse_hashed or ch_hashed_array for Nullable attributes")
+		}
 		if l.ch.ComplexKey {
 			return fieldErr("--attributes", strings.Join(c.Attributes, ","), "several attributes with a complex key ("+name+") are not modelled yet",
 				"ch_hashed, ch_sparse_hashed or ch_hashed_array")
@@ -240,7 +278,7 @@ func (c Config) validateAttributes() error {
 func attributeColumns(names []string, types []attribute) []string {
 	cols := make([]string, len(types))
 	for i, t := range types {
-		cols[i] = names[i] + " " + t.Name
+		cols[i] = names[i] + " " + t.columnType()
 	}
 	return cols
 }
@@ -257,7 +295,8 @@ func attributeName(i int) string {
 // with every attribute, from rows (the key and value the lab sent):
 // attribute i > 0 is sipHash64(key, i) % 1000 in its type, a UUID the hash
 // reinterpreted, a String the hash's hex digits repeated to a length drawn
-// uniformly from its range by sipHash64(key, 1000 + i).
+// uniformly from its range by sipHash64(key, 1000 + i); a Nullable one is
+// NULL where sipHash64(key, 2000 + i) % nullEvery is 0.
 func attributesSQL(file, rows string, key core.Type, names []string, types []attribute) string {
 	exprs := []string{"key", "value"}
 	for i, t := range types[1:] {
@@ -270,6 +309,10 @@ func attributesSQL(file, rows string, key core.Type, names []string, types []att
 			exprs = append(exprs, "reinterpretAsUUID(toUInt128("+h+"))")
 		default:
 			exprs = append(exprs, "CAST("+h+" % 1000 AS "+t.Name+")")
+		}
+		if t.Nullable {
+			last := len(exprs) - 1
+			exprs[last] = fmt.Sprintf("if(sipHash64(key, %d) %% %d = 0, NULL, %s)", 2000+i+2, nullEvery, exprs[last])
 		}
 	}
 	return fmt.Sprintf("INSERT INTO FUNCTION file('%s', 'RowBinary', 'key %s, %s') SELECT %s FROM file('%s', 'RowBinary', 'key %s, value %s')",
@@ -340,12 +383,19 @@ func attributesPrediction(l core.Layout, key core.Type, attrs []attribute, n int
 		return pr, err
 	}
 	for _, t := range attrs[1:] {
-		q, err := core.Predict(clickHouseTable(l, t.Type), key, t.Type, n, opt, shards)
+		rows := t.nonNull(n) // a table holds a Nullable attribute's values, its nulls a set (nullSetBytes)
+		if l == core.LayoutHashedArray {
+			rows = n // an array has a slot for every row
+		}
+		q, err := core.Predict(clickHouseTable(l, t.Type), key, t.Type, rows, opt, shards)
 		if err != nil {
 			return core.Prediction{}, err
 		}
 		add := q.FinalBytes
 		if l == core.LayoutHashedArray {
+			if t.Nullable { // is_index_null: a bit a row (ClickHouse's bytes_allocated counts a byte)
+				q.ValueBytes = core.SaturatingAdd(q.ValueBytes, (n+63)/64*8)
+			}
 			add = q.ValueBytes
 			pr.ValueBytes = core.SaturatingAdd(pr.ValueBytes, q.ValueBytes)
 		}
@@ -355,11 +405,40 @@ func attributesPrediction(l core.Layout, key core.Type, attrs []attribute, n int
 		pr.Estimated = pr.Estimated || q.Estimated
 		pr.Saturated = pr.Saturated || q.Saturated
 	}
-	// The arenas only grow, by chunks: they are in the peak once.
-	arena := stringArenaBytes(attrs, n, shards)
-	pr.FinalBytes = core.SaturatingAdd(pr.FinalBytes, arena)
-	pr.PeakBytes = core.SaturatingAdd(pr.PeakBytes, arena)
+	// The arenas only grow, by chunks: they are in the peak once; so,
+	// nearly, do the sets of null keys, a tenth of the tables.
+	extra := stringArenaBytes(attrs, n, shards)
+	if l != core.LayoutHashedArray {
+		extra = core.SaturatingAdd(extra, nullSetBytes(attrs, n, shards))
+	}
+	pr.FinalBytes = core.SaturatingAdd(pr.FinalBytes, extra)
+	pr.PeakBytes = core.SaturatingAdd(pr.PeakBytes, extra)
 	return pr, nil
+}
+
+// nullSetBytes is what HASHED and SPARSE_HASHED keep of a Nullable
+// attribute's null rows: a HashSet of their keys per shard
+// (is_nullable_sets, HashedDictionary.h), 8-byte cells from 256, growing
+// x4 below 2^23 cells and x2 above when more than half full (ClickHouse's
+// default HashTableGrower); nullRows(n) of them, spread over the shards.
+func nullSetBytes(attrs []attribute, n int64, shards int) int64 {
+	s := int64(max(shards, 1))
+	per := (nullRows(n) + s - 1) / s
+	cells := int64(256)
+	for degree := 8; per > cells/2; cells = int64(1) << degree {
+		if degree >= 23 {
+			degree++
+		} else {
+			degree += 2
+		}
+	}
+	var b int64
+	for _, a := range attrs {
+		if a.Nullable {
+			b = core.SaturatingAdd(b, core.SaturatingMul(cells*8, s))
+		}
+	}
+	return b
 }
 
 // stringArenaBytes is what ClickHouse's arenas allocate for the String
@@ -369,12 +448,12 @@ func attributesPrediction(l core.Layout, key core.Type, attrs []attribute, n int
 // lengths at their mean (ranges of a few dozen bytes over a million rows
 // sum to within 0.1 % of it).
 func stringArenaBytes(attrs []attribute, n int64, shards int) int64 {
-	var count int64
-	var total float64
+	var count, total float64 // the values a row holds, and their bytes
 	for _, a := range attrs {
 		if a.isString() {
-			count++
-			total += a.meanLen()
+			f := float64(a.nonNull(n)) / float64(max(n, 1)) // a NULL is not in the arena
+			count += f
+			total += f * a.meanLen()
 		}
 	}
 	if count == 0 || n == 0 {
@@ -382,7 +461,7 @@ func stringArenaBytes(attrs []attribute, n int64, shards int) int64 {
 	}
 	s := int64(max(shards, 1))
 	perShard := (n + s - 1) / s
-	return core.SaturatingMul(arenaBytes(core.SaturatingMul(perShard, count), total/float64(count)), s)
+	return core.SaturatingMul(arenaBytes(int64(float64(perShard)*count), total/count), s)
 }
 
 // clickHouseAttributesMemory is clickHouseMemory for a dictionary of
@@ -401,7 +480,7 @@ func clickHouseAttributesMemory(l core.Layout, attrs []attribute, n int64, opt c
 		m.ReloadPeakBytes = core.SaturatingAdd(m.ReloadPeakBytes, q.ReloadPeakBytes)
 		m.Measured = m.Measured && q.Measured
 	}
-	if arena := stringArenaBytes(attrs, n, shards); m != nil && arena > 0 {
+	if arena := stringArenaBytes(attrs, n, shards) + nullSetBytes(attrs, n, shards); m != nil && arena > 0 {
 		m.SteadyBytes = core.SaturatingAdd(m.SteadyBytes, arena)
 		m.FirstLoadPeakBytes = core.SaturatingAdd(m.FirstLoadPeakBytes, arena)
 		m.ReloadPeakBytes = core.SaturatingAdd(m.ReloadPeakBytes, core.SaturatingMul(arena, 2))

@@ -269,11 +269,12 @@ func sparseUncounted(d ClickHouseDictionary, attrs []attribute, distinct int64, 
 		if d.table(a.Type) != core.LayoutSparse {
 			continue
 		}
-		pr, err := core.Predict(core.LayoutSparse, u64, a.Type, distinct, opt, shards)
+		pairs := a.nonNull(distinct) // a NULL is in the set of null keys, not the table
+		pr, err := core.Predict(core.LayoutSparse, u64, a.Type, pairs, opt, shards)
 		if err != nil {
 			return 0
 		}
-		gap += pr.FinalBytes - core.SaturatingMul(distinct, int64(core.PaddedCellBytes(u64, a.Type)))
+		gap += pr.FinalBytes - core.SaturatingMul(pairs, int64(core.PaddedCellBytes(u64, a.Type)))
 	}
 	return gap
 }
@@ -528,7 +529,7 @@ func fillAttributesBreakdown(res *Result, d ClickHouseDictionary, attrs []attrib
 	var cellBytes, sizes int64
 	for _, a := range attrs {
 		t := d.table(a.Type)
-		if a.isString() || (t != core.LayoutHashed && t != core.LayoutPacked) {
+		if a.isString() || a.Nullable || (t != core.LayoutHashed && t != core.LayoutPacked) {
 			return
 		}
 		c := int64(core.PaddedCellBytes(u64, a.Type))

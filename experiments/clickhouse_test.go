@@ -54,13 +54,17 @@ func within(got, want int64, frac float64) bool {
 // Float64: a table per attribute, or HASHED_ARRAY's index and an array per
 // attribute) the same, at 1e6 and 1e7, with SHARDS 4 too; with two String
 // attributes (a 16-byte reference in the cell, the values in each shard's
-// arena) within 0.5 %. Each run proves
+// arena) within 0.5 %, and with Nullable ones (the nulls in a set of their
+// keys, HASHED_ARRAY's a bit a row) too. Each run proves
 // its rows: the count, and the checksum of the pairs ClickHouse holds.
 // threeAttributes is the dictionary of three attributes.
 var threeAttributes = []string{"UInt16", "UInt32", "Float64"}
 
 // stringAttributes has two Strings, whose values share each shard's arena.
 var stringAttributes = []string{"id:UInt16", "name:String", "code:String(4..16)", "score:Float64"}
+
+// nullableAttributes has a tenth of its last two attributes' rows NULL.
+var nullableAttributes = []string{"id:UInt16", "plan:Nullable(UInt32)", "name:Nullable(String)"}
 
 func TestClickHouseAgreesWithTheModels(t *testing.T) {
 	needClickHouse(t)
@@ -85,6 +89,8 @@ func TestClickHouseAgreesWithTheModels(t *testing.T) {
 		{100_000, []string{"ch_hashed", "ch_hashed_array"}, "UInt64", 1, 0, 0.01, []string{"country:UInt16", "plan:UInt32", "score:Float64"}},
 		{1_000_000, []string{"ch_hashed", "ch_sparse_hashed", "ch_hashed_array"}, "UInt64", 1, 0, 0.005, stringAttributes},
 		{1_000_000, []string{"ch_hashed", "ch_sparse_hashed", "ch_hashed_array"}, "UInt64", 4, 0, 0.005, stringAttributes},
+		{1_000_000, []string{"ch_hashed", "ch_sparse_hashed", "ch_hashed_array"}, "UInt64", 1, 0, 0.005, nullableAttributes},
+		{1_000_000, []string{"ch_hashed", "ch_sparse_hashed", "ch_hashed_array"}, "UInt64", 4, 0, 0.005, nullableAttributes},
 	}
 	if testing.Short() {
 		cases = cases[:1]
@@ -139,8 +145,13 @@ func TestClickHouseAgreesWithTheModels(t *testing.T) {
 			// The process's memory says the same: the RSS left after
 			// jemalloc gave its free pages back is the model's, and
 			// ClickHouse's own few MiB (2.2-2.4 MiB here, whatever the
-			// layout).
-			if slack := ch.RSSPurgedBytes - ch.ModelBytes; !strings.Contains(ch.Note, "sparse_hash_map") && (slack < -ch.ModelBytes/20 || slack > ch.ModelBytes/20+4<<20) {
+			// layout). A String arena's last chunks are allocated before
+			// they are written, so its RSS may be up to a tenth lower.
+			below := ch.ModelBytes / 20
+			if strings.Contains(strings.Join(c.attrs, ","), "String") {
+				below = ch.ModelBytes / 10
+			}
+			if slack := ch.RSSPurgedBytes - ch.ModelBytes; !strings.Contains(ch.Note, "sparse_hash_map") && (slack < -below || slack > ch.ModelBytes/20+4<<20) {
 				t.Errorf("%s %s: RSS after a purge %d, the model %d: want within 5 %% and ClickHouse's own 4 MiB", name, c.key, ch.RSSPurgedBytes, ch.ModelBytes)
 			}
 			// A reload holds the serving dictionary and the new one: at 1e7

@@ -76,8 +76,8 @@ func (c Config) checkRow(name string, attrs []attribute) error {
 	list := strings.Join(c.Attributes, ",")
 	size := 0
 	for _, a := range attrs {
-		if a.isString() {
-			return fieldErr("--attributes", list, name+" holds fixed-size attributes (a String's arena is modelled for ClickHouse's layouts only, so far)", "fixed-size types with "+name)
+		if a.isString() || a.Nullable {
+			return fieldErr("--attributes", list, name+" holds fixed-size attributes (a String's arena and a Nullable's nulls are modelled for ClickHouse's layouts only, so far)", "fixed-size types with "+name)
 		}
 		size += a.Size
 	}

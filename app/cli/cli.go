@@ -892,9 +892,11 @@ What to build:
   --attributes T,T,...  a dictionary's attribute types, the first the value:
                         UInt16,UInt32,Float64, or with names country:UInt16,...;
                         String values are 8 to 32 bytes, String(4..16) or
-                        String(16) for others (ch_ layouts only, so far: HASHED
-                        and SPARSE_HASHED keep a table per attribute, HASHED_ARRAY
-                        one index and an array per attribute)
+                        String(16) for others, Nullable(T) a tenth of them NULL;
+                        ch_ layouts (HASHED and SPARSE_HASHED keep a table per
+                        attribute, HASHED_ARRAY one index and an array per
+                        attribute) and packed_row, compact_row (fixed-size
+                        attributes of 16 bytes in all at most, in one cell)
   --shards N            tables per map, 1 to 128 (default 1)
   --max-load-factor F   0.5 to 0.99 (default 0.5, ClickHouse's; compact's 0.9)
   --preallocate         reserve every table for --rows before the load (the C++

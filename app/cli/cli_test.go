@@ -75,7 +75,7 @@ func TestBadInput(t *testing.T) {
 	}
 	const rowsAllowed = "(allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)"
 	types := "(allowed: UInt8, UInt16, UInt32, UInt64, UInt128, Int8, Int16, Int32, Int64, Int128, Float32, Float64, UUID, Date, DateTime)"
-	attrTypes := strings.TrimSuffix(types, ")") + ", String (values of 8 to 32 bytes), String(16) or String(4..16))"
+	attrTypes := strings.TrimSuffix(types, ")") + ", String (values of 8 to 32 bytes), String(16) or String(4..16), and Nullable(T) of any of them)"
 	cases := []struct {
 		args []string
 		want string
@@ -142,11 +142,12 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "--attributes", "1st:UInt16"}, "--attributes 1st:UInt16: not a column name (allowed: a letter or _ then letters, digits or _, at most 64, e.g. country:UInt16)"},
 		{[]string{"run", "--attributes", "key:UInt16"}, "--attributes key:UInt16: key is the key's column (allowed: another name)"},
 		{[]string{"run", "--attributes", "a:UInt16,b:UInt32,A:Float64"}, "--attributes a:UInt16,b:UInt32,A:Float64: attributes 1 and 3 are both named A (allowed: each name once)"},
-		{[]string{"run", "--attributes", "UInt16,Nullable(UInt8)"}, "--attributes Nullable(UInt8): Nullable is not modelled yet " + attrTypes},
-		{[]string{"run", "--attributes", "String,UInt16"}, "--attributes String: the first attribute is the value the lab sends and checks, of a fixed-size type (allowed: a fixed-size type first, the String after it, e.g. UInt16,String)"},
+		{[]string{"run", "--attributes", "Nullable(UInt16),UInt8"}, "--attributes Nullable(UInt16): the first attribute is the value the lab sends and checks, of a fixed-size type (allowed: a fixed-size type first, a String or Nullable after it, e.g. UInt16,String)"},
+		{[]string{"run", "--attributes", "UInt16,Nullable(Nullable(UInt8))"}, "--attributes Nullable(Nullable(UInt8)): unknown type " + attrTypes},
+		{[]string{"run", "--attributes", "String,UInt16"}, "--attributes String: the first attribute is the value the lab sends and checks, of a fixed-size type (allowed: a fixed-size type first, a String or Nullable after it, e.g. UInt16,String)"},
 		{[]string{"run", "--attributes", "UInt16,name:String(9..3)"}, "--attributes name:String(9..3): String lengths out of range (allowed: String(min..max) with 0 <= min <= max and 1 <= max <= 4096, e.g. String(8..32))"},
 		{[]string{"run", "--attributes", "UInt16,String"}, "--attributes UInt16,String: layout hashed holds one value (several attributes are ClickHouse's layouts and the row layouts) (allowed: ch_ layouts or rows, e.g. --layout ch_hashed,ch_sparse_hashed,ch_hashed_array,packed_row,compact_row)"},
-		{[]string{"run", "--layout", "packed_row", "--attributes", "UInt16,name:String"}, "--attributes UInt16,name:String: packed_row holds fixed-size attributes (a String's arena is modelled for ClickHouse's layouts only, so far) (allowed: fixed-size types with packed_row)"},
+		{[]string{"run", "--layout", "packed_row", "--attributes", "UInt16,name:String"}, "--attributes UInt16,name:String: packed_row holds fixed-size attributes (a String's arena and a Nullable's nulls are modelled for ClickHouse's layouts only, so far) (allowed: fixed-size types with packed_row)"},
 		{[]string{"run", "--layout", "compact_row", "--attributes", "UInt64,UInt64,UInt16"}, "--attributes UInt64,UInt64,UInt16: a row of 18 bytes; compact_row holds rows of at most 16 bytes so far (allowed: attributes of 16 bytes or less in all, e.g. UInt16,UInt32,Float64 (14))"},
 		{[]string{"run", "--attributes", "UInt16,UInt32"}, "--attributes UInt16,UInt32: layout hashed holds one value (several attributes are ClickHouse's layouts and the row layouts) (allowed: ch_ layouts or rows, e.g. --layout ch_hashed,ch_sparse_hashed,ch_hashed_array,packed_row,compact_row)"},
 		{[]string{"run", "--value", "UInt16", "--attributes", "UInt16,UInt32"}, "--value UInt16: cannot be combined with --attributes UInt16,UInt32 (the value is the first attribute; allowed: one of the two)"},
