@@ -145,10 +145,14 @@ func TestClickHouseAgreesWithTheModels(t *testing.T) {
 			// The process's memory says the same: the RSS left after
 			// jemalloc gave its free pages back is the model's, and
 			// ClickHouse's own few MiB (2.2-2.4 MiB here, whatever the
-			// layout). A String arena's last chunks are allocated before
-			// they are written, so its RSS may be up to a tenth lower.
+			// layout). With several attributes up to a tenth lower: the
+			// baseline is taken after ClickHouse wrote the attributes' file,
+			// and some of what that held is given back only later (seen
+			// here: 95.2 MB against HASHED's 100.7 for three attributes, on
+			// a clean clone's run), and a String arena's last chunks are
+			// allocated before they are written.
 			below := ch.ModelBytes / 20
-			if strings.Contains(strings.Join(c.attrs, ","), "String") {
+			if c.attrs != nil {
 				below = ch.ModelBytes / 10
 			}
 			if slack := ch.RSSPurgedBytes - ch.ModelBytes; !strings.Contains(ch.Note, "sparse_hash_map") && (slack < -below || slack > ch.ModelBytes/20+4<<20) {
