@@ -54,24 +54,16 @@ func NewPacked[K, V Bits](opt Options) *Packed[K, V] {
 	return t
 }
 
-// loadValue and storeValue read and write a cell's value at p: all of V,
-// or a row's first t.vs bytes (rowAt, setRowAt). The hot paths (Insert,
-// Get, GetMany, rehash) write the test out instead: these do not inline
-// (the row's call is over the inliner's budget), and a call per lookup
-// cost a fifth of packed's reads at 1e7.
+// loadValue reads a cell's value at p: all of V, or a row's first t.vs
+// bytes (rowAt). The hot paths (Insert, Get, GetMany, rehash) write the
+// test out instead: this does not inline (the row's call is over the
+// inliner's budget), and a call per lookup cost a fifth of packed's reads
+// at 1e7.
 func (t *Packed[K, V]) loadValue(p unsafe.Pointer) V {
 	if t.vs == sizeOf[V]() {
 		return loadBitsAt[V](p)
 	}
 	return rowAt[V](p, t.vs)
-}
-
-func (t *Packed[K, V]) storeValue(p unsafe.Pointer, v V) {
-	if t.vs == sizeOf[V]() {
-		storeBitsAt(p, v)
-		return
-	}
-	setRowAt(p, t.vs, v)
 }
 
 func (t *Packed[K, V]) Layout() Layout { return LayoutPacked }

@@ -71,7 +71,7 @@ const (
 var stringRef = core.Type{Name: "String", Size: 16, Align: core.MustType("UInt64").Align, Kind: core.KindUnsigned}
 
 // isString reports whether a is a String attribute.
-func (a attribute) isString() bool { return a.MaxLen > 0 || a.Name == stringRef.Name }
+func (a attribute) isString() bool { return a.Type == stringRef }
 
 // meanLen is a String attribute's mean value length (0 for the others).
 func (a attribute) meanLen() float64 {
@@ -98,15 +98,6 @@ func (a attribute) String() string {
 		return fmt.Sprintf("String(%d)", a.MinLen)
 	}
 	return fmt.Sprintf("String(%d..%d)", a.MinLen, a.MaxLen)
-}
-
-// cellTypes is attrs' core types (a String's its reference's).
-func cellTypes(attrs []attribute) []core.Type {
-	out := make([]core.Type, len(attrs))
-	for i, a := range attrs {
-		out[i] = a.Type
-	}
-	return out
 }
 
 // fixed makes attributes of fixed-size types.

@@ -25,7 +25,7 @@ var machine24 = PlanMachine{AvailableBytes: 24 << 30, TotalBytes: 24 << 30, Core
 func candidateOf(t *testing.T, plan Plan, layout string, shards int, mlf float64) Candidate {
 	t.Helper()
 	for _, c := range plan.Candidates {
-		if c.Layout == layout && c.Shards == shards && c.MaxLoadFactor == mlf {
+		if c.Layout == layout && c.Shards == shards && (mlf == 0 || c.MaxLoadFactor == mlf) {
 			return c
 		}
 	}
@@ -857,13 +857,11 @@ func TestPlanWithAttributes(t *testing.T) {
 		t.Fatal(err)
 	}
 	find := func(layout string, shards int, mlf float64) *Candidate {
-		for i, c := range plan.Candidates {
-			if c.Layout == layout && c.Shards == shards && (mlf == 0 || c.MaxLoadFactor == mlf) {
-				return &plan.Candidates[i]
-			}
+		c := find2(plan, layout, shards, mlf)
+		if c == nil {
+			t.Fatalf("no %s SHARDS %d MLF %v setup", layout, shards, mlf)
 		}
-		t.Fatalf("no %s SHARDS %d MLF %v setup", layout, shards, mlf)
-		return nil
+		return c
 	}
 	rows := 0
 	for _, c := range plan.Candidates {
@@ -1008,10 +1006,10 @@ func TestPlanFlat(t *testing.T) {
 	}
 }
 
-// find2 is a plan's setup of layout, shards and max load factor, or nil.
+// find2 is a plan's setup of layout, shards and max load factor (0: any), or nil.
 func find2(plan Plan, layout string, shards int, mlf float64) *Candidate {
 	for i, c := range plan.Candidates {
-		if c.Layout == layout && c.Shards == shards && c.MaxLoadFactor == mlf {
+		if c.Layout == layout && c.Shards == shards && (mlf == 0 || c.MaxLoadFactor == mlf) {
 			return &plan.Candidates[i]
 		}
 	}
