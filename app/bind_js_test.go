@@ -29,6 +29,8 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/planner"
+	"github.com/packlab/packlab/experiments/report"
 )
 
 type jsReply struct {
@@ -378,7 +380,7 @@ func TestJSRun(t *testing.T) {
 	if len(hist.Jobs) != 1 || hist.Jobs[0].Face != "browser" || len(hist.Jobs[0].Rows) != 2 {
 		t.Errorf("history: %+v, want the run as one job from the browser", hist.Jobs)
 	}
-	for _, kind := range experiments.ChartKinds() {
+	for _, kind := range report.ChartKinds() {
 		var v ChartView
 		h.ok(t, &v, "Chart", kind, done.ResultIDs)
 		if !v.Empty && (bytes.Contains(v.Option, []byte("RSS")) || !json.Valid(v.Option)) {
@@ -457,14 +459,14 @@ func TestJSPlanIsNative(t *testing.T) {
 	if _, e := h.do(t, "Plan", PlanForm{Rows: "1e9", Memory: "24GiB", Calibrate: true}); e == nil || e.Field != "plan_calibrate" {
 		t.Errorf("calibrating a native plan in the browser: %+v; want an error for plan_calibrate", e)
 	}
-	packed := func(v PlanView) experiments.Candidate {
+	packed := func(v PlanView) planner.Candidate {
 		for _, c := range v.Candidates {
 			if c.Layout == "packed" && c.Shards == 1 && c.MaxLoadFactor == 0.5 {
 				return c
 			}
 		}
 		t.Fatal("no packed SHARDS 1 MLF 0.5")
-		return experiments.Candidate{}
+		return planner.Candidate{}
 	}
 	var native PlanView
 	h.ok(t, &native, "Plan", PlanForm{Rows: "1e9", Memory: "24GiB"})

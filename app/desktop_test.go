@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/report"
 )
 
 const desktopTags = "desktop,production,webkit2_41"
@@ -450,7 +451,7 @@ func checkRunReport(t *testing.T, r smokeReport) {
 	if !slices.Equal(layouts, []string{"hashed", "packed"}) {
 		t.Errorf("results table rows are %v, want hashed and packed", layouts)
 	}
-	kinds := experiments.ChartKinds()
+	kinds := report.ChartKinds()
 	if len(r.Charts) != len(kinds) {
 		t.Errorf("the page drew %d charts, want %d (%v)", len(r.Charts), len(kinds), kinds)
 	}

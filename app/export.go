@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/report"
 )
 
 // ExportRequest says what to write and where.
@@ -108,7 +109,7 @@ func exportBody(req ExportRequest, what, format, field string, rs []experiments.
 	switch what {
 	case "chart":
 		if !knownChart(req.Kind) {
-			return nil, name, errorf(field, "%s: unknown chart (allowed: %s)", req.Kind, strings.Join(experiments.ChartKinds(), ", "))
+			return nil, name, errorf(field, "%s: unknown chart (allowed: %s)", req.Kind, strings.Join(report.ChartKinds(), ", "))
 		}
 		name += "-" + req.Kind
 		b, err := chartBytes(format, req.Data)
@@ -122,17 +123,17 @@ func exportBody(req ExportRequest, what, format, field string, rs []experiments.
 		if title == "" {
 			title = "packlab comparison"
 		}
-		if err := experiments.WriteReport(&body, rs, title); err != nil {
+		if err := report.WriteReport(&body, rs, title); err != nil {
 			return nil, name, ErrorOf(err, field)
 		}
 	case "table":
 		name += "-table"
-		if err := experiments.WriteTable(&body, rs, format); err != nil {
+		if err := report.WriteTable(&body, rs, format); err != nil {
 			return nil, name, ErrorOf(err, field)
 		}
 	case "results":
 		name += "-results"
-		if err := experiments.WriteTable(&body, rs, "json"); err != nil {
+		if err := report.WriteTable(&body, rs, "json"); err != nil {
 			return nil, name, ErrorOf(err, field)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/report"
 )
 
 // Table is a table ready to show: column names and one row of text cells
@@ -186,7 +187,7 @@ func (l *Lab) Table(ids []string) (Table, error) {
 		return Table{}, err
 	}
 	var md bytes.Buffer
-	if err := experiments.WriteTable(&md, rs, "markdown"); err != nil {
+	if err := report.WriteTable(&md, rs, "markdown"); err != nil {
 		return Table{}, ErrorOf(err, "export")
 	}
 	t, err := parseMarkdownTable(md.String())
@@ -228,7 +229,7 @@ func selectionTitle(rs []experiments.Result) string {
 	return fmt.Sprintf("%s from %d jobs: %s", results, len(jobs), strings.Join(names, "; "))
 }
 
-// parseMarkdownTable reads back the table experiments.WriteTable writes as
+// parseMarkdownTable reads back the table report.WriteTable writes as
 // Markdown, so that the window shows the same cells as the export.
 func parseMarkdownTable(md string) (Table, error) {
 	lines := strings.Split(strings.TrimRight(md, "\n"), "\n")
@@ -291,14 +292,14 @@ type ChartView struct {
 // BuildChart: the same option the HTML report and the browser render).
 func (l *Lab) Chart(kind string, ids []string) (ChartView, error) {
 	if !knownChart(kind) {
-		return ChartView{}, errorf("chart", "%s: unknown chart (allowed: %s)", kind, strings.Join(experiments.ChartKinds(), ", "))
+		return ChartView{}, errorf("chart", "%s: unknown chart (allowed: %s)", kind, strings.Join(report.ChartKinds(), ", "))
 	}
 	rs, err := l.results(ids, "chart")
 	if err != nil {
 		return ChartView{}, err
 	}
-	c, err := experiments.BuildChart(kind, rs)
-	if errors.Is(err, experiments.ErrNoData) {
+	c, err := report.BuildChart(kind, rs)
+	if errors.Is(err, report.ErrNoData) {
 		return ChartView{Kind: kind, Title: chartTitles[kind], Option: json.RawMessage("null"), Empty: true,
 			Note: "Nothing to draw: " + err.Error()}, nil
 	}
@@ -309,7 +310,7 @@ func (l *Lab) Chart(kind string, ids []string) (ChartView, error) {
 }
 
 func knownChart(kind string) bool {
-	for _, k := range experiments.ChartKinds() {
+	for _, k := range report.ChartKinds() {
 		if k == kind {
 			return true
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/report"
 )
 
 // Version is packlab's version, as `packlab version` and a built site's
@@ -343,7 +344,7 @@ var chartTitles = map[string]string{
 
 func chartKinds() []ChartKind {
 	var out []ChartKind
-	for _, k := range experiments.ChartKinds() {
+	for _, k := range report.ChartKinds() {
 		t := chartTitles[k]
 		if t == "" {
 			t = k
@@ -373,7 +374,7 @@ func (l *Lab) Limits() (Limits, error) {
 		PlanCalibrationID:  PlanCalibrationID,
 		ChartKinds:         chartKinds(),
 		ResultsDir:         l.opt.ResultsDir,
-		EChartsVersion:     experiments.EChartsVersion,
+		EChartsVersion:     report.EChartsVersion,
 	}
 	for _, ly := range core.Layouts() {
 		lim.Layouts = append(lim.Layouts, LayoutInfo{

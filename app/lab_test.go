@@ -20,6 +20,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/report"
 )
 
 // TestMain lets this test binary serve as the worker process that measures
@@ -158,8 +159,8 @@ func TestLimits(t *testing.T) {
 			t.Errorf("chart %s has no title", k.Kind)
 		}
 	}
-	if !slices.Equal(kinds, experiments.ChartKinds()) {
-		t.Errorf("chart kinds %v, want %v", kinds, experiments.ChartKinds())
+	if !slices.Equal(kinds, report.ChartKinds()) {
+		t.Errorf("chart kinds %v, want %v", kinds, report.ChartKinds())
 	}
 	// The defaults are a valid form that fits.
 	est, err := l.Estimate(lim.Defaults)
@@ -420,7 +421,7 @@ func TestRunCompareAndExport(t *testing.T) {
 		t.Errorf("table title %q, want %q", tab.Title, want)
 	}
 
-	for _, kind := range experiments.ChartKinds() {
+	for _, kind := range report.ChartKinds() {
 		c, err := l.Chart(kind, done.ResultIDs)
 		if err != nil || c.Empty || c.Kind != kind || c.Title == "" {
 			t.Errorf("chart %s: %+v, %v", kind, c, err)

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/planner"
+	"github.com/packlab/packlab/experiments/report"
 )
 
 // PlanForm is the Plan tab's form exactly as typed; Go parses it.
@@ -28,10 +30,10 @@ type PlanForm struct {
 	Preallocate bool `json:"preallocate"`
 	Calibrate   bool `json:"calibrate"` // measure the speeds that are missing first (about half a minute: each load after 2.5 s idle)
 	// CalibrationRows is the size the calibration measures at ("" = 2M,
-	// experiments.CalibrationRows); only with Calibrate.
+	// planner.CalibrationRows); only with Calibrate.
 	CalibrationRows string `json:"calibration_rows"`
 	// ClickHouseVersion is the ClickHouse release the LAYOUT clauses are
-	// for ("" = experiments.DefaultClickHouseVersion).
+	// for ("" = planner.DefaultClickHouseVersion).
 	ClickHouseVersion string `json:"clickhouse_version"`
 	// Attributes is every attribute's type when the dictionary has more
 	// than one, the first the value (then Value is ignored); empty: Value
@@ -46,13 +48,13 @@ type PlanForm struct {
 // experiments (the same as `packlab plan` prints), the table, the chart, and
 // the plan itself.
 type PlanView struct {
-	experiments.PlanDetails
-	Fits       bool                    `json:"fits"`       // rank 1's peak fits the budget
-	Missing    []string                `json:"missing"`    // layouts with no speed measured: Calibrate measures them
-	Calibrated []string                `json:"calibrated"` // result ids measured by this call's calibration
-	Chart      ChartView               `json:"chart"`
-	Candidates []experiments.Candidate `json:"candidates"` // every setup, by rank (the JSON of `plan --format json`)
-	Seconds    float64                 `json:"seconds"`    // time to answer, calibration included
+	planner.PlanDetails
+	Fits       bool                `json:"fits"`       // rank 1's peak fits the budget
+	Missing    []string            `json:"missing"`    // layouts with no speed measured: Calibrate measures them
+	Calibrated []string            `json:"calibrated"` // result ids measured by this call's calibration
+	Chart      ChartView           `json:"chart"`
+	Candidates []planner.Candidate `json:"candidates"` // every setup, by rank (the JSON of `plan --format json`)
+	Seconds    float64             `json:"seconds"`    // time to answer, calibration included
 }
 
 // planFieldOfFlag maps the flags the planner's errors name to the Plan
@@ -86,9 +88,9 @@ func planError(err error) error {
 }
 
 // parse reads the form into a request; an error names its field.
-func (f PlanForm) parse() (experiments.PlanRequest, error) {
+func (f PlanForm) parse() (planner.PlanRequest, error) {
 	bad := planError
-	r := experiments.PlanRequest{Key: strings.TrimSpace(f.Key), Value: strings.TrimSpace(f.Value), Prefer: strings.TrimSpace(f.Prefer),
+	r := planner.PlanRequest{Key: strings.TrimSpace(f.Key), Value: strings.TrimSpace(f.Value), Prefer: strings.TrimSpace(f.Prefer),
 		FirstLoadOnly: f.FirstLoadOnly, Runtime: strings.TrimSpace(f.Runtime), Preallocate: f.Preallocate,
 		ClickHouseVersion: strings.TrimSpace(f.ClickHouseVersion)}
 	if len(f.Attributes) > 1 {
@@ -100,7 +102,7 @@ func (f PlanForm) parse() (experiments.PlanRequest, error) {
 	}
 	r.Rows = rows
 	if strings.TrimSpace(f.Memory) != "" {
-		if r.MemoryBytes, err = experiments.ParseMemory(f.Memory); err != nil {
+		if r.MemoryBytes, err = planner.ParseMemory(f.Memory); err != nil {
 			return r, bad(err)
 		}
 	}
@@ -113,12 +115,12 @@ func (f PlanForm) parse() (experiments.PlanRequest, error) {
 		if !f.Calibrate {
 			return r, errorf("plan_calibrate_rows", "%s: applies when missing speeds are measured first (allowed: empty, or tick “measure missing speeds first”)", t)
 		}
-		if r.CalibrationRows, err = experiments.ParseCalibrationRows(t); err != nil {
+		if r.CalibrationRows, err = planner.ParseCalibrationRows(t); err != nil {
 			return r, bad(err)
 		}
 	}
 	if t := strings.TrimSpace(f.MaxKey); t != "" {
-		if r.MaxKey, err = experiments.ParseMaxKey(t); err != nil {
+		if r.MaxKey, err = planner.ParseMaxKey(t); err != nil {
 			return r, bad(err)
 		}
 	}
@@ -152,10 +154,10 @@ func (l *Lab) Plan(f PlanForm) (PlanView, error) {
 	if err != nil {
 		return PlanView{}, ErrorOf(err, "plan")
 	}
-	machine := experiments.ThisMachine(ctx)
+	machine := planner.ThisMachine(ctx)
 	var calibrated []string
 	if f.Calibrate {
-		cfgs, err := experiments.CalibrationConfigs(req, history, machine.Cores)
+		cfgs, err := planner.CalibrationConfigs(req, history, machine.Cores)
 		if err != nil {
 			return PlanView{}, planError(err)
 		}
@@ -171,10 +173,10 @@ func (l *Lab) Plan(f PlanForm) (PlanView, error) {
 			if err != nil {
 				return PlanView{}, err
 			}
-			machine = experiments.ThisMachine(ctx)
+			machine = planner.ThisMachine(ctx)
 		}
 	}
-	plan, err := experiments.MakePlan(req, history, machine)
+	plan, err := planner.MakePlan(req, history, machine)
 	if err != nil {
 		return PlanView{}, planError(err)
 	}
@@ -187,9 +189,9 @@ func (l *Lab) Plan(f PlanForm) (PlanView, error) {
 			v.Missing = append(v.Missing, m.Layout)
 		}
 	}
-	c, err := experiments.PlanChart(plan, history)
+	c, err := report.PlanChart(plan, history)
 	if err != nil {
-		v.Chart = ChartView{Kind: experiments.PlanChartKind, Empty: true, Note: err.Error()}
+		v.Chart = ChartView{Kind: report.PlanChartKind, Empty: true, Note: err.Error()}
 	} else {
 		v.Chart = ChartView{Kind: c.Kind, Title: c.Title, Option: c.Option}
 	}
@@ -207,7 +209,7 @@ func (l *Lab) calibrate(cfgs []experiments.Config, save func(experiments.Result)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	j := &job{id: PlanCalibrationID, cancel: cancel, job: experiments.NewJob(experiments.CalibrationJobName(cfgs), face, time.Now())}
+	j := &job{id: PlanCalibrationID, cancel: cancel, job: experiments.NewJob(planner.CalibrationJobName(cfgs), face, time.Now())}
 	l.mu.Lock()
 	if err := l.busy("plan"); err != nil {
 		l.mu.Unlock()
@@ -220,7 +222,7 @@ func (l *Lab) calibrate(cfgs []experiments.Config, save func(experiments.Result)
 		delete(l.jobs, j.id)
 		l.mu.Unlock()
 	}()
-	res, err := experiments.Calibrate(ctx, cfgs, experiments.RunOptions{Job: &j.job, OnResult: save,
+	res, err := planner.Calibrate(ctx, cfgs, experiments.RunOptions{Job: &j.job, OnResult: save,
 		Progress: func(p experiments.Progress) { l.emit(EventProgress, progressOf(j.id, p)) }})
 	switch {
 	case err != nil && (j.stopped.Load() || errors.Is(err, experiments.ErrCancelled)):

@@ -23,12 +23,12 @@ import (
 // MaxAttributes is the most attributes a run takes.
 const MaxAttributes = 64
 
-// attribute is one of a dictionary's columns besides its key: a
+// Attribute is one of a dictionary's columns besides its key: a
 // fixed-size type, or a String, which ClickHouse keeps as a 16-byte
 // reference (StringRef: pointer and size) in the table's cell or array,
 // its bytes in the shard's arena (HashedDictionary.h blockToAttributes,
 // copyStringInArena).
-type attribute struct {
+type Attribute struct {
 	core.Type           // a String's is its reference's: 16 bytes, aligned as a pointer
 	MinLen, MaxLen int  // a String's value lengths in bytes, uniform between them
 	Nullable       bool // Nullable(T): a row in nullEvery is NULL (nullRows), kept as ClickHouse keeps nulls
@@ -43,7 +43,7 @@ const nullEvery = 10
 func nullRows(n int64) int64 { return n / nullEvery }
 
 // nonNull is how many of n rows hold a value.
-func (a attribute) nonNull(n int64) int64 {
+func (a Attribute) nonNull(n int64) int64 {
 	if a.Nullable {
 		return n - nullRows(n)
 	}
@@ -51,7 +51,7 @@ func (a attribute) nonNull(n int64) int64 {
 }
 
 // columnType is the attribute's type in a CREATE DICTIONARY.
-func (a attribute) columnType() string {
+func (a Attribute) columnType() string {
 	if a.Nullable {
 		return "Nullable(" + a.Name + ")"
 	}
@@ -71,10 +71,10 @@ const (
 var stringRef = core.Type{Name: "String", Size: 16, Align: core.MustType("UInt64").Align, Kind: core.KindUnsigned}
 
 // isString reports whether a is a String attribute.
-func (a attribute) isString() bool { return a.Type == stringRef }
+func (a Attribute) isString() bool { return a.Type == stringRef }
 
 // meanLen is a String attribute's mean value length (0 for the others).
-func (a attribute) meanLen() float64 {
+func (a Attribute) meanLen() float64 {
 	if !a.isString() {
 		return 0
 	}
@@ -83,7 +83,7 @@ func (a attribute) meanLen() float64 {
 
 // String is the attribute as --attributes takes it: UInt16, String, or
 // String(4..16) when its lengths are not the default ones.
-func (a attribute) String() string {
+func (a Attribute) String() string {
 	if a.Nullable {
 		b := a
 		b.Nullable = false
@@ -101,10 +101,10 @@ func (a attribute) String() string {
 }
 
 // fixed makes attributes of fixed-size types.
-func fixed(ts ...core.Type) []attribute {
-	out := make([]attribute, len(ts))
+func fixed(ts ...core.Type) []Attribute {
+	out := make([]Attribute, len(ts))
 	for i, t := range ts {
-		out[i] = attribute{Type: t}
+		out[i] = Attribute{Type: t}
 	}
 	return out
 }
@@ -114,18 +114,18 @@ var stringLengths = regexp.MustCompile(`^(?i:string)(?:\(\s*(\d+)\s*(?:\.\.\s*(\
 
 // parseAttributeType reads one attribute's type: a fixed-size type, or
 // String with the lengths of its values.
-func parseAttributeType(s, typ string) (attribute, error) {
+func parseAttributeType(s, typ string) (Attribute, error) {
 	const allowed = "%s, String (values of 8 to 32 bytes), String(16) or String(4..16), and Nullable(T) of any of them"
 	if inner, ok := strings.CutPrefix(typ, "Nullable("); ok && strings.HasSuffix(inner, ")") {
 		a, err := parseAttributeType(s, strings.TrimSpace(strings.TrimSuffix(inner, ")")))
 		if err != nil || a.Nullable {
-			return attribute{}, fieldErr("--attributes", s, "unknown type", fmt.Sprintf(allowed, strings.Join(core.TypeNames(), ", ")))
+			return Attribute{}, NewFieldError("--attributes", s, "unknown type", fmt.Sprintf(allowed, strings.Join(core.TypeNames(), ", ")))
 		}
 		a.Nullable = true
 		return a, nil
 	}
 	if m := stringLengths.FindStringSubmatch(typ); m != nil {
-		a := attribute{Type: stringRef, MinLen: defaultStringMin, MaxLen: defaultStringMax}
+		a := Attribute{Type: stringRef, MinLen: defaultStringMin, MaxLen: defaultStringMax}
 		if m[1] != "" {
 			a.MinLen, _ = strconv.Atoi(m[1])
 			a.MaxLen = a.MinLen
@@ -134,21 +134,21 @@ func parseAttributeType(s, typ string) (attribute, error) {
 			a.MaxLen, _ = strconv.Atoi(m[2])
 		}
 		if a.MinLen > a.MaxLen || a.MaxLen > maxStringLen || a.MaxLen == 0 {
-			return attribute{}, fieldErr("--attributes", s, "String lengths out of range",
+			return Attribute{}, NewFieldError("--attributes", s, "String lengths out of range",
 				fmt.Sprintf("String(min..max) with 0 <= min <= max and 1 <= max <= %d, e.g. String(8..32)", maxStringLen))
 		}
 		return a, nil
 	}
 	t, err := core.ParseType(typ)
 	if err != nil {
-		return attribute{}, fieldErr("--attributes", s, "unknown type", fmt.Sprintf(allowed, strings.Join(core.TypeNames(), ", ")))
+		return Attribute{}, NewFieldError("--attributes", s, "unknown type", fmt.Sprintf(allowed, strings.Join(core.TypeNames(), ", ")))
 	}
-	return attribute{Type: t}, nil
+	return Attribute{Type: t}, nil
 }
 
 // attributes resolves c.Attributes (after WithDefaults): at least one,
 // the first the run's value type, which is a fixed-size one.
-func (c Config) attributes() ([]attribute, error) {
+func (c Config) attributes() ([]Attribute, error) {
 	list := c.Attributes
 	if len(list) == 0 {
 		list = []string{c.Value}
@@ -156,18 +156,18 @@ func (c Config) attributes() ([]attribute, error) {
 	if len(list) > MaxAttributes {
 		return nil, &FieldError{Flag: "--attributes", Problem: fmt.Sprintf("%d attributes", len(list)), Allowed: fmt.Sprintf("1 to %d", MaxAttributes), Switch: true}
 	}
-	attrs := make([]attribute, len(list))
+	attrs := make([]Attribute, len(list))
 	for i, s := range list {
-		_, typ := splitAttribute(s)
+		_, typ := SplitAttribute(s)
 		if typ == "" {
-			return nil, fieldErr("--attributes", strings.Join(c.Attributes, ","), "attribute "+strconv.Itoa(i+1)+" is empty", "types, comma-separated, e.g. UInt16,UInt32,Float64")
+			return nil, NewFieldError("--attributes", strings.Join(c.Attributes, ","), "attribute "+strconv.Itoa(i+1)+" is empty", "types, comma-separated, e.g. UInt16,UInt32,Float64")
 		}
 		a, err := parseAttributeType(s, typ)
 		if err != nil {
 			return nil, err
 		}
 		if i == 0 && (a.isString() || a.Nullable) {
-			return nil, fieldErr("--attributes", s, "the first attribute is the value the lab sends and checks, of a fixed-size type",
+			return nil, NewFieldError("--attributes", s, "the first attribute is the value the lab sends and checks, of a fixed-size type",
 				"a fixed-size type first, a String or Nullable after it, e.g. UInt16,String")
 		}
 		attrs[i] = a
@@ -175,9 +175,9 @@ func (c Config) attributes() ([]attribute, error) {
 	return attrs, nil
 }
 
-// splitAttribute is an --attributes entry's name ("" when none is given)
+// SplitAttribute is an --attributes entry's name ("" when none is given)
 // and type: "country:UInt16", or "UInt16".
-func splitAttribute(s string) (name, typ string) {
+func SplitAttribute(s string) (name, typ string) {
 	name, typ, ok := strings.Cut(strings.TrimSpace(s), ":")
 	if !ok {
 		return "", name
@@ -189,28 +189,28 @@ func splitAttribute(s string) (name, typ string) {
 // needs no quoting.
 var attributeNameRule = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
 
-// attributeNames is each attribute's column name: the one given
+// AttributeNames is each attribute's column name: the one given
 // ("country:UInt16"), else value for the first and a2, a3, ... for the
 // others. A name that is not an identifier, is the key's, or is given
 // twice is refused.
-func attributeNames(list []string) ([]string, error) {
+func AttributeNames(list []string) ([]string, error) {
 	if len(list) == 0 {
 		return []string{attributeName(0)}, nil
 	}
 	names := make([]string, len(list))
 	seen := map[string]int{}
 	for i, s := range list {
-		name, _ := splitAttribute(s)
+		name, _ := SplitAttribute(s)
 		if name == "" {
 			name = attributeName(i)
 		} else if !attributeNameRule.MatchString(name) {
-			return nil, fieldErr("--attributes", s, "not a column name", "a letter or _ then letters, digits or _, at most 64, e.g. country:UInt16")
+			return nil, NewFieldError("--attributes", s, "not a column name", "a letter or _ then letters, digits or _, at most 64, e.g. country:UInt16")
 		}
 		if strings.EqualFold(name, "key") {
-			return nil, fieldErr("--attributes", s, "key is the key's column", "another name")
+			return nil, NewFieldError("--attributes", s, "key is the key's column", "another name")
 		}
 		if j, ok := seen[strings.ToLower(name)]; ok {
-			return nil, fieldErr("--attributes", strings.Join(list, ","), fmt.Sprintf("attributes %d and %d are both named %s", j+1, i+1, name), "each name once")
+			return nil, NewFieldError("--attributes", strings.Join(list, ","), fmt.Sprintf("attributes %d and %d are both named %s", j+1, i+1, name), "each name once")
 		}
 		seen[strings.ToLower(name)] = i
 		names[i] = name
@@ -228,11 +228,11 @@ func (c Config) validateAttributes() error {
 	if err != nil {
 		return err
 	}
-	if _, err := attributeNames(c.Attributes); err != nil {
+	if _, err := AttributeNames(c.Attributes); err != nil {
 		return err
 	}
 	if v, err := core.ParseType(c.Value); err != nil || v.Name != types[0].Name {
-		return fieldErr("--value", c.Value, "the value is the first of --attributes ("+types[0].Name+")", "--attributes alone, or --value alone")
+		return NewFieldError("--value", c.Value, "the value is the first of --attributes ("+types[0].Name+")", "--attributes alone, or --value alone")
 	}
 	for _, name := range c.Layouts {
 		if l, _ := parseLayoutChoice(name); l.row {
@@ -250,23 +250,23 @@ func (c Config) validateAttributes() error {
 			continue
 		}
 		if l.ch == nil {
-			return fieldErr("--attributes", strings.Join(c.Attributes, ","), "layout "+name+" holds one value (several attributes are ClickHouse's layouts and the row layouts)",
+			return NewFieldError("--attributes", strings.Join(c.Attributes, ","), "layout "+name+" holds one value (several attributes are ClickHouse's layouts and the row layouts)",
 				"ch_ layouts or rows, e.g. --layout ch_hashed,ch_sparse_hashed,ch_hashed_array,packed_row,compact_row")
 		}
-		if l.ch.flat() && slices.ContainsFunc(types, func(a attribute) bool { return a.Nullable }) {
-			return fieldErr("--attributes", strings.Join(c.Attributes, ","), "a Nullable attribute in FLAT is not modelled yet", "ch_hashed, ch_sparse_hashed or ch_hashed_array for Nullable attributes")
+		if l.ch.flat() && slices.ContainsFunc(types, func(a Attribute) bool { return a.Nullable }) {
+			return NewFieldError("--attributes", strings.Join(c.Attributes, ","), "a Nullable attribute in FLAT is not modelled yet", "ch_hashed, ch_sparse_hashed or ch_hashed_array for Nullable attributes")
 		}
 		if l.ch.ComplexKey {
-			return fieldErr("--attributes", strings.Join(c.Attributes, ","), "several attributes with a complex key ("+name+") are not modelled yet",
+			return NewFieldError("--attributes", strings.Join(c.Attributes, ","), "several attributes with a complex key ("+name+") are not modelled yet",
 				"ch_hashed, ch_sparse_hashed or ch_hashed_array")
 		}
 	}
 	return nil
 }
 
-// attributeColumns is the attribute columns of a dictionary's structure:
+// AttributeColumns is the attribute columns of a dictionary's structure:
 // "value UInt16", then "a2 UInt32", "a3 Float64", ... or the names given.
-func attributeColumns(names []string, types []attribute) []string {
+func AttributeColumns(names []string, types []Attribute) []string {
 	cols := make([]string, len(types))
 	for i, t := range types {
 		cols[i] = names[i] + " " + t.columnType()
@@ -288,7 +288,7 @@ func attributeName(i int) string {
 // reinterpreted, a String the hash's hex digits repeated to a length drawn
 // uniformly from its range by sipHash64(key, 1000 + i); a Nullable one is
 // NULL where sipHash64(key, 2000 + i) % nullEvery is 0.
-func attributesSQL(file, rows string, key core.Type, names []string, types []attribute) string {
+func attributesSQL(file, rows string, key core.Type, names []string, types []Attribute) string {
 	exprs := []string{"key", "value"}
 	for i, t := range types[1:] {
 		h := fmt.Sprintf("sipHash64(key, %d)", i+2)
@@ -307,7 +307,7 @@ func attributesSQL(file, rows string, key core.Type, names []string, types []att
 		}
 	}
 	return fmt.Sprintf("INSERT INTO FUNCTION file('%s', 'RowBinary', 'key %s, %s') SELECT %s FROM file('%s', 'RowBinary', 'key %s, value %s')",
-		file, key.Name, strings.Join(attributeColumns(names, types), ", "), strings.Join(exprs, ", "), rows, key.Name, types[0].Name)
+		file, key.Name, strings.Join(AttributeColumns(names, types), ", "), strings.Join(exprs, ", "), rows, key.Name, types[0].Name)
 }
 
 // attributesStructure says how ClickHouse's layout keeps several
@@ -321,19 +321,19 @@ func attributesStructure(layout string) string {
 	return "a hash table per attribute, each holding the key again"
 }
 
-// valueText is a result's value as labels show it: its attributes when it
+// ValueText is a result's value as labels show it: its attributes when it
 // has several.
-func valueText(r Result) string {
+func ValueText(r Result) string {
 	return cmp.Or(r.Attributes, r.ValueType)
 }
 
-// attributesText is a result's attributes as the table shows them:
+// AttributesText is a result's attributes as the table shows them:
 // "UInt16,UInt32,Float64", or "country:UInt16,plan:UInt32" when names were
 // given (the type names ClickHouse's, whatever case they were given in).
-func attributesText(given []string, types []attribute) string {
-	parts := attributesList(types)
-	named := slices.ContainsFunc(given, func(s string) bool { n, _ := splitAttribute(s); return n != "" })
-	if names, err := attributeNames(given); err == nil && named {
+func AttributesText(given []string, types []Attribute) string {
+	parts := AttributesList(types)
+	named := slices.ContainsFunc(given, func(s string) bool { n, _ := SplitAttribute(s); return n != "" })
+	if names, err := AttributeNames(given); err == nil && named {
 		for i := range parts {
 			parts[i] = names[i] + ":" + parts[i]
 		}
@@ -341,35 +341,35 @@ func attributesText(given []string, types []attribute) string {
 	return strings.Join(parts, ",")
 }
 
-// attributeLayout reports whether the plan weighs layout l for a
+// AttributeLayout reports whether the plan weighs layout l for a
 // dictionary of several attributes: the shapes ClickHouse builds, HASHED
 // (hashed), SPARSE_HASHED (packed, or sparse_hash_map for an attribute
 // that does not pack) and HASHED_ARRAY; packlab's own layouts hold one
 // value so far.
-func attributeLayout(l core.Layout) bool {
+func AttributeLayout(l core.Layout) bool {
 	return l == core.LayoutHashed || l == core.LayoutPacked || l == core.LayoutHashedArray
 }
 
-// clickHouseTable is packlab's table of the shape ClickHouse keeps a value
+// ClickHouseTable is packlab's table of the shape ClickHouse keeps a value
 // (an attribute) of type t in for layout l: SPARSE_HASHED's PackedHashMap
 // holds values of at most 8 bytes but UUIDs, sparse_hash_map the others
 // (ClickHouse 23.5+, #49380).
-func clickHouseTable(l core.Layout, t core.Type) core.Layout {
+func ClickHouseTable(l core.Layout, t core.Type) core.Layout {
 	if l == core.LayoutPacked && !(t.Size <= 8 && t.Kind != core.KindUUID) {
 		return core.LayoutSparse
 	}
 	return l
 }
 
-// attributesPrediction is core's prediction for a dictionary of the
+// AttributesPrediction is core's prediction for a dictionary of the
 // attributes attrs in layout l as ClickHouse keeps it: HASHED and
 // SPARSE_HASHED a table per attribute (and shard), each growing as one
 // attribute's would, their bytes summed; HASHED_ARRAY one index and an
-// array per attribute; and the String values' arenas (stringArenaBytes).
+// array per attribute; and the String values' arenas (StringArenaBytes).
 // BucketCount stays one attribute's table's, so that the load factor is a
 // table's.
-func attributesPrediction(l core.Layout, key core.Type, attrs []attribute, n int64, opt core.Options, shards int) (core.Prediction, error) {
-	pr, err := core.Predict(clickHouseTable(l, attrs[0].Type), key, attrs[0].Type, n, opt, shards)
+func AttributesPrediction(l core.Layout, key core.Type, attrs []Attribute, n int64, opt core.Options, shards int) (core.Prediction, error) {
+	pr, err := core.Predict(ClickHouseTable(l, attrs[0].Type), key, attrs[0].Type, n, opt, shards)
 	if err != nil {
 		return pr, err
 	}
@@ -378,7 +378,7 @@ func attributesPrediction(l core.Layout, key core.Type, attrs []attribute, n int
 		if l == core.LayoutHashedArray {
 			rows = n // an array has a slot for every row
 		}
-		q, err := core.Predict(clickHouseTable(l, t.Type), key, t.Type, rows, opt, shards)
+		q, err := core.Predict(ClickHouseTable(l, t.Type), key, t.Type, rows, opt, shards)
 		if err != nil {
 			return core.Prediction{}, err
 		}
@@ -398,7 +398,7 @@ func attributesPrediction(l core.Layout, key core.Type, attrs []attribute, n int
 	}
 	// The arenas only grow, by chunks: they are in the peak once; so,
 	// nearly, do the sets of null keys, a tenth of the tables.
-	extra := stringArenaBytes(attrs, n, shards)
+	extra := StringArenaBytes(attrs, n, shards)
 	if l != core.LayoutHashedArray {
 		extra = core.SaturatingAdd(extra, nullSetBytes(attrs, n, shards))
 	}
@@ -412,7 +412,7 @@ func attributesPrediction(l core.Layout, key core.Type, attrs []attribute, n int
 // (is_nullable_sets, HashedDictionary.h), 8-byte cells from 256, growing
 // x4 below 2^23 cells and x2 above when more than half full (ClickHouse's
 // default HashTableGrower); nullRows(n) of them, spread over the shards.
-func nullSetBytes(attrs []attribute, n int64, shards int) int64 {
+func nullSetBytes(attrs []Attribute, n int64, shards int) int64 {
 	s := int64(max(shards, 1))
 	per := (nullRows(n) + s - 1) / s
 	cells := int64(256)
@@ -432,13 +432,13 @@ func nullSetBytes(attrs []attribute, n int64, shards int) int64 {
 	return b
 }
 
-// stringArenaBytes is what ClickHouse's arenas allocate for the String
+// StringArenaBytes is what ClickHouse's arenas allocate for the String
 // values of n rows: one arena per shard, shared by every String attribute
 // (HashedDictionary's and HashedArrayDictionary's string_arenas), each
 // value copied in without a terminator (copyStringInArena), the values'
 // lengths at their mean (ranges of a few dozen bytes over a million rows
 // sum to within 0.1 % of it).
-func stringArenaBytes(attrs []attribute, n int64, shards int) int64 {
+func StringArenaBytes(attrs []Attribute, n int64, shards int) int64 {
 	var count, total float64 // the values a row holds, and their bytes
 	for _, a := range attrs {
 		if a.isString() {
@@ -455,14 +455,14 @@ func stringArenaBytes(attrs []attribute, n int64, shards int) int64 {
 	return core.SaturatingMul(arenaBytes(int64(float64(perShard)*count), total/count), s)
 }
 
-// clickHouseAttributesMemory is clickHouseMemory for a dictionary of
+// ClickHouseAttributesMemory is clickHouseMemory for a dictionary of
 // several attributes: each attribute's table's, summed (HASHED_ARRAY's
 // index counted once for each: the figures err high), and the String
 // values' arenas, once in a load and twice in a reload.
-func clickHouseAttributesMemory(l core.Layout, attrs []attribute, n int64, opt core.Options, shards int) *ClickHouseMemory {
-	m := clickHouseMemory(clickHouseTable(l, attrs[0].Type), attrs[0].Type, n, opt, shards)
+func ClickHouseAttributesMemory(l core.Layout, attrs []Attribute, n int64, opt core.Options, shards int) *ClickHouseMemory {
+	m := clickHouseMemory(ClickHouseTable(l, attrs[0].Type), attrs[0].Type, n, opt, shards)
 	for _, t := range attrs[1:] {
-		q := clickHouseMemory(clickHouseTable(l, t.Type), t.Type, n, opt, shards)
+		q := clickHouseMemory(ClickHouseTable(l, t.Type), t.Type, n, opt, shards)
 		if m == nil || q == nil {
 			return nil
 		}
@@ -471,7 +471,7 @@ func clickHouseAttributesMemory(l core.Layout, attrs []attribute, n int64, opt c
 		m.ReloadPeakBytes = core.SaturatingAdd(m.ReloadPeakBytes, q.ReloadPeakBytes)
 		m.Measured = m.Measured && q.Measured
 	}
-	if arena := stringArenaBytes(attrs, n, shards) + nullSetBytes(attrs, n, shards); m != nil && arena > 0 {
+	if arena := StringArenaBytes(attrs, n, shards) + nullSetBytes(attrs, n, shards); m != nil && arena > 0 {
 		m.SteadyBytes = core.SaturatingAdd(m.SteadyBytes, arena)
 		m.FirstLoadPeakBytes = core.SaturatingAdd(m.FirstLoadPeakBytes, arena)
 		m.ReloadPeakBytes = core.SaturatingAdd(m.ReloadPeakBytes, core.SaturatingMul(arena, 2))
@@ -480,9 +480,9 @@ func clickHouseAttributesMemory(l core.Layout, attrs []attribute, n int64, opt c
 	return m
 }
 
-// attributesList is a plan's attributes as --attributes takes them when it
+// AttributesList is a plan's attributes as --attributes takes them when it
 // has several, else nil.
-func attributesList(attrs []attribute) []string {
+func AttributesList(attrs []Attribute) []string {
 	if len(attrs) < 2 {
 		return nil
 	}
@@ -491,4 +491,15 @@ func attributesList(attrs []attribute) []string {
 		names[i] = t.String()
 	}
 	return names
+}
+
+// ParseAttributes checks an --attributes list against its --value, as a
+// run's config is checked, and resolves its types; an empty list is the
+// value alone.
+func ParseAttributes(value string, list []string) ([]Attribute, error) {
+	c := Config{Value: value, Attributes: list}
+	if err := c.validateAttributes(); err != nil {
+		return nil, err
+	}
+	return c.attributes()
 }

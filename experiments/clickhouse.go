@@ -23,7 +23,7 @@ import (
 // of the run's own key source and the read phase's keys in the lab's order,
 // as it does a C++ reference map (reference_run.go); the worker writes them
 // as the dictionary's FILE source, creates the dictionary with the DDL the
-// lab wrote (dictionaryDDL, the code that prints the plan's), loads it with
+// lab wrote (DictionaryDDL, the code that prints the plan's), loads it with
 // SYSTEM RELOAD DICTIONARY and reads it with dictGet over a column of the
 // keys. What ClickHouse's system.dictionaries says fills the fields every
 // result has (bytes_allocated, element_count, load_factor); packlab's
@@ -116,16 +116,16 @@ func layoutClause(name string, shards int, mlf float64, takesMLF bool) string {
 		params = append(params, fmt.Sprintf("SHARDS %d", shards))
 	}
 	if takesMLF && mlf != 0 && mlf != core.DefaultMaxLoadFactor {
-		params = append(params, "MAX_LOAD_FACTOR "+fmtFloat(mlf))
+		params = append(params, "MAX_LOAD_FACTOR "+FormatFloat(mlf))
 	}
 	return "LAYOUT(" + name + "(" + strings.Join(params, " ") + "))"
 }
 
-// dictionaryDDL is the CREATE DICTIONARY statement of a dictionary named
+// DictionaryDDL is the CREATE DICTIONARY statement of a dictionary named
 // name with key column keyType, attribute columns ("value UInt16", ...),
 // source (a SOURCE(...) clause) and layout (a LAYOUT(...) clause): the plan
 // prints it for the user, and the lab runs it in ClickHouse.
-func dictionaryDDL(name, keyType string, columns []string, source, layout string) string {
+func DictionaryDDL(name, keyType string, columns []string, source, layout string) string {
 	return fmt.Sprintf("CREATE DICTIONARY %s\n(\n    key %s,\n    %s\n)\nPRIMARY KEY key\n%s\nLIFETIME(0)\n%s",
 		name, keyType, strings.Join(columns, ",\n    "), source, layout)
 }
@@ -262,4 +262,15 @@ func findWorkerBinary(env, name, what, build string) (path, problem string) {
 		where = "at " + beside + " or on PATH"
 	}
 	return "", fmt.Sprintf("%s are not built (no %s %s); build them with: %s", what, name, where, build)
+}
+
+// ClickHouseDictionaryFor is the simple-key ClickHouse dictionary that
+// builds packlab's table l (SPARSE_HASHED's sparse_hash_map for sparse).
+func ClickHouseDictionaryFor(l core.Layout) (ClickHouseDictionary, bool) {
+	for _, d := range clickHouseDictionaries {
+		if !d.ComplexKey && (d.model == l || d.Name == "ch_sparse_hashed" && l == core.LayoutSparse) {
+			return d, true
+		}
+	}
+	return ClickHouseDictionary{}, false
 }

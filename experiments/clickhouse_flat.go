@@ -60,21 +60,21 @@ func (c Config) checkFlat(name string) error {
 		return nil // reported as the source's error
 	}
 	if _, ok := flatKeySpan(spec, c.Rows); !ok {
-		return fieldErr("--keys", spec.String(), name+" indexes an array by the key, so it needs keys whose largest is known and small",
+		return NewFieldError("--keys", spec.String(), name+" indexes an array by the key, so it needs keys whose largest is known and small",
 			"sequential or range:M with "+name)
 	}
 	if c.Shards > 1 {
-		return fieldErr("--shards", strconv.Itoa(c.Shards), name+" takes no SHARDS", "1 with "+name)
+		return NewFieldError("--shards", strconv.Itoa(c.Shards), name+" takes no SHARDS", "1 with "+name)
 	}
 	if k, err := core.ParseType(c.Key); err == nil && (k.Size > 8 || k.Kind == core.KindFloat || k.Kind == core.KindUUID) {
-		return fieldErr("--key", c.Key, name+" indexes its arrays by an integer key", "an integer type of at most 8 bytes, e.g. UInt64")
+		return NewFieldError("--key", c.Key, name+" indexes its arrays by an integer key", "an integer type of at most 8 bytes, e.g. UInt64")
 	}
 	return nil
 }
 
-// flatClause is FLAT's LAYOUT clause for keys below span: MAX_ARRAY_SIZE
+// FlatClause is FLAT's LAYOUT clause for keys below span: MAX_ARRAY_SIZE
 // only where the default is too small.
-func flatClause(span int64) string {
+func FlatClause(span int64) string {
 	if span > flatMaxArraySize {
 		return fmt.Sprintf("LAYOUT(FLAT(MAX_ARRAY_SIZE %d))", span)
 	}
@@ -91,23 +91,23 @@ func flatArrayBytes(n int64, size int) int64 {
 	return int64(1) << bits.Len64(uint64(need-1))
 }
 
-// flatBytes is FLAT's bytes_allocated for keys below span, n of them
+// FlatBytes is FLAT's bytes_allocated for keys below span, n of them
 // loaded: an array per attribute (a String's holds its 16-byte reference,
 // its values in one arena), and each attribute's bookkeeping.
-func flatBytes(attrs []attribute, span, n int64) int64 {
+func FlatBytes(attrs []Attribute, span, n int64) int64 {
 	var b int64
 	for _, a := range attrs {
 		b = core.SaturatingAdd(b, flatArrayBytes(span, a.Size)+flatAttributeBytes)
 	}
-	return core.SaturatingAdd(b, stringArenaBytes(attrs, n, 1))
+	return core.SaturatingAdd(b, StringArenaBytes(attrs, n, 1))
 }
 
-// flatMemory is FLAT's memory for the guard: its arrays grow by doubling
+// FlatMemory is FLAT's memory for the guard: its arrays grow by doubling
 // (the last growth holds the old half beside the new array), and a reload
 // holds the serving dictionary beside a new one at that peak; the loaded
 // keys' bits (span/8 bytes) are beside them, outside bytes_allocated.
-func flatMemory(attrs []attribute, span, n int64) *ClickHouseMemory {
-	steady := core.SaturatingAdd(flatBytes(attrs, span, n), span/8)
+func FlatMemory(attrs []Attribute, span, n int64) *ClickHouseMemory {
+	steady := core.SaturatingAdd(FlatBytes(attrs, span, n), span/8)
 	peak := core.SaturatingAdd(steady, steady/2)
 	return &ClickHouseMemory{SteadyBytes: steady, FirstLoadPeakBytes: peak, ReloadPeakBytes: core.SaturatingAdd(steady, peak),
 		Model: "FLAT: an array per attribute of the largest key's size, doubled as keys land past it"}
@@ -122,51 +122,8 @@ func flatSpanOf(res *Result) (int64, bool) {
 	return flatKeySpan(spec, res.Rows)
 }
 
-// flatLayout is FLAT's name among the plan's setups: ClickHouse's alone,
-// packlab keeps no such table.
-const flatLayout = "flat"
-
-// checkMaxKey refuses a --max-key FLAT cannot use: negative, below the
-// rows it must hold (keys from 0), or for keys that are not integers.
-func (r PlanRequest) checkMaxKey(key core.Type) error {
-	mk := strconv.FormatInt(r.MaxKey, 10)
-	switch {
-	case r.MaxKey == 0:
-		return nil
-	case r.MaxKey < 0 || r.MaxKey >= core.MaxSourceRows:
-		return fieldErr("--max-key", mk, "out of range", "1 to 2^62")
-	case r.MaxKey < r.Rows-1:
-		return fieldErr("--max-key", mk, fmt.Sprintf("below the rows: %s distinct keys from 0 reach at least %d", FormatRows(r.Rows), r.Rows-1),
-			"the largest key, at least --rows - 1")
-	case key.Size > 8 || key.Kind == core.KindFloat || key.Kind == core.KindUUID:
-		return fieldErr("--max-key", mk, "FLAT indexes its arrays by an integer key, not "+key.Name, "--max-key with an integer key of at most 8 bytes")
-	}
-	return nil
-}
-
-// flatCandidate is FLAT as the plan weighs it for keys 0 .. MaxKey: its
-// arrays, one shard, no load factor; no speeds (FLAT is not measured by
-// the plan's calibration).
-func flatCandidate(p parsedPlan) (Candidate, bool) {
-	if p.MaxKey <= 0 {
-		return Candidate{}, false
-	}
-	span := p.MaxKey + 1
-	m := flatMemory(p.attrs, span, p.distinct)
-	bytes := flatBytes(p.attrs, span, p.distinct)
-	c := Candidate{
-		Layout: flatLayout, KeyType: p.key.Name, ValueType: p.value.Name, Attributes: attributesList(p.attrs),
-		columns: attributeColumns(p.attrNames, p.attrs),
-		Rows:    p.Rows, Distinct: p.distinct, Shards: 1,
-		BucketCount:    (flatArrayBytes(span, p.attrs[0].Size) - flatArrayPadding) / int64(p.attrs[0].Size),
-		BytesAllocated: bytes, Overhead: 1, PeakOverhead: 1,
-		SteadyBytes: m.SteadyBytes, PeakBytes: m.FirstLoadPeakBytes, ReloadPeakBytes: m.ReloadPeakBytes,
-		BytesPerPair:     float64(m.SteadyBytes) / float64(max(p.distinct, 1)),
-		ClickHouseLayout: flatClause(span),
-		ClickHouseNote:   fmt.Sprintf("ClickHouse's FLAT: an array per attribute of %s elements, indexed by the key (keys above %d fail the load)", GroupThousands(span), p.MaxKey),
-		ClickHouse:       m,
-		runtime:          p.Runtime,
-	}
-	c.LoadFactor = float64(p.distinct) / float64(max(c.BucketCount, 1))
-	return c, true
+// FlatCells is how many elements of size bytes a FLAT array for keys below
+// span holds: its bytes less the padding.
+func FlatCells(span int64, size int) int64 {
+	return (flatArrayBytes(span, size) - flatArrayPadding) / int64(size)
 }

@@ -164,7 +164,7 @@ func chJobFor(p parsedConfig, d ClickHouseDictionary, dir string) (job []byte, d
 	}
 	clause = d.Clause(p.Shards, p.MaxLoadFactor)
 	if span, ok := flatKeySpan(p.spec, p.Rows); d.flat() && ok {
-		clause = flatClause(span)
+		clause = FlatClause(span)
 	}
 	dictKey := d.dictKeyType(p.key)
 	source, prepare := chSourceFile, ""
@@ -172,7 +172,7 @@ func chJobFor(p parsedConfig, d ClickHouseDictionary, dir string) (job []byte, d
 		source = chAttributesFile
 		prepare = attributesSQL(chAttributesFile, chSourceFile, dictKey, p.attrNames, p.attrs)
 	}
-	ddl = dictionaryDDL(chDictName, dictKey.Name, attributeColumns(p.attrNames, p.attrs),
+	ddl = DictionaryDDL(chDictName, dictKey.Name, AttributeColumns(p.attrNames, p.attrs),
 		fmt.Sprintf("SOURCE(FILE(path '%s' format 'RowBinary'))", source), clause)
 	job, _ = json.Marshal(chJob{
 		Protocol: chProtocol, Layout: d.Name,
@@ -190,7 +190,7 @@ func fillClickHouseResult(res *Result, p parsedConfig, d ClickHouseDictionary, f
 	res.Layout = d.Name
 	res.KeyType, res.ValueType = p.key.Name, p.value.Name
 	if len(p.attrs) > 1 {
-		res.Attributes = attributesText(p.Attributes, p.attrs)
+		res.Attributes = AttributesText(p.Attributes, p.attrs)
 	}
 	res.Shards = p.Shards
 	if d.takesMaxLoadFactor() {
@@ -205,7 +205,7 @@ func fillClickHouseResult(res *Result, p parsedConfig, d ClickHouseDictionary, f
 	res.Threads = 1
 	res.BlockRows = refsFrameRows
 	res.Isolated = true
-	res.Runtime = runtimeName()
+	res.Runtime = RuntimeName()
 	res.Host = hostInfo()
 	res.ClickHouse.DDL = ddl
 	fillClickHouseModel(res, d, p.attrs, p.options())
@@ -220,13 +220,13 @@ func fillClickHouseResult(res *Result, p parsedConfig, d ClickHouseDictionary, f
 // res's rows beside ClickHouse's: bytes_allocated where ClickHouse counts
 // the whole dictionary, its memory tracker's gain where it does not
 // (HASHED_ARRAY's key index, #118641).
-func fillClickHouseModel(res *Result, d ClickHouseDictionary, attrs []attribute, opt core.Options) {
+func fillClickHouseModel(res *Result, d ClickHouseDictionary, attrs []Attribute, opt core.Options) {
 	ch := res.ClickHouse
 	value := attrs[0].Type
 	model := clickHouseAttributesBytes(d, res.KeyType, attrs, res.ElementCount, res.Rows, opt, res.Shards)
 	if span, ok := flatSpanOf(res); d.flat() && ok {
-		model = flatBytes(attrs, span, res.ElementCount)
-		ch.ModelReloadPeakBytes = flatMemory(attrs, span, res.ElementCount).ReloadPeakBytes
+		model = FlatBytes(attrs, span, res.ElementCount)
+		ch.ModelReloadPeakBytes = FlatMemory(attrs, span, res.ElementCount).ReloadPeakBytes
 	}
 	if !d.ComplexKey && !d.flat() {
 		model -= sparseUncounted(d, attrs, res.ElementCount, opt, res.Shards)
@@ -249,7 +249,7 @@ func fillClickHouseModel(res *Result, d ClickHouseDictionary, attrs []attribute,
 			ch.ModelReloadPeakBytes = m.ReloadPeakBytes
 		}
 	}
-	if slices.ContainsFunc(attrs, func(a attribute) bool { return d.table(a.Type) == core.LayoutSparse }) {
+	if slices.ContainsFunc(attrs, func(a Attribute) bool { return d.table(a.Type) == core.LayoutSparse }) {
 		ch.Note = fmt.Sprintf("ClickHouse's bytes_allocated for sparse_hash_map is its estimate of the pairs alone (ClickHouse PR #22867), and packlab's figure is the same estimate: the process held %s after a purge", FormatBytes(ch.RSSPurgedBytes))
 	}
 	if model > 0 {
@@ -262,7 +262,7 @@ func fillClickHouseModel(res *Result, d ClickHouseDictionary, attrs []attribute,
 // table as its pairs alone, size() * sizeof(pair) (ClickHouse PR #22867),
 // where packlab's prediction is the table's memory, its groups' bitmaps
 // and slack included.
-func sparseUncounted(d ClickHouseDictionary, attrs []attribute, distinct int64, opt core.Options, shards int) int64 {
+func sparseUncounted(d ClickHouseDictionary, attrs []Attribute, distinct int64, opt core.Options, shards int) int64 {
 	var gap int64
 	u64 := core.MustType("UInt64")
 	for _, a := range attrs {
@@ -280,9 +280,9 @@ func sparseUncounted(d ClickHouseDictionary, attrs []attribute, distinct int64, 
 }
 
 // table is packlab's table of the shape ClickHouse builds for d with
-// values of value (clickHouseTable).
+// values of value (ClickHouseTable).
 func (d ClickHouseDictionary) table(value core.Type) core.Layout {
-	return clickHouseTable(d.model, value)
+	return ClickHouseTable(d.model, value)
 }
 
 // clickHouseReserves: with one shard and a FILE source, ClickHouse 26.7's
@@ -324,22 +324,22 @@ func clickHouseModelBytes(d ClickHouseDictionary, keyType string, value core.Typ
 }
 
 // clickHousePredict is core's prediction for the tables of a simple-key
-// dictionary d with the attributes attrs (attributesPrediction), with
+// dictionary d with the attributes attrs (AttributesPrediction), with
 // ClickHouse's load factor and reservation (clickHouseReserves).
-func clickHousePredict(d ClickHouseDictionary, attrs []attribute, distinct, rows int64, opt core.Options, shards int) (core.Prediction, error) {
+func clickHousePredict(d ClickHouseDictionary, attrs []Attribute, distinct, rows int64, opt core.Options, shards int) (core.Prediction, error) {
 	if !d.takesMaxLoadFactor() {
 		opt.MaxLoadFactor = 0
 	}
 	if shards <= 1 && rows > 0 {
 		opt.Reserve = rows // see clickHouseReserves
 	}
-	return attributesPrediction(d.model, core.MustType("UInt64"), attrs, distinct, opt, shards)
+	return AttributesPrediction(d.model, core.MustType("UInt64"), attrs, distinct, opt, shards)
 }
 
 // clickHouseAttributesBytes is clickHouseModelBytes for a dictionary of
 // the attributes attrs (attributes.go). Several attributes take a simple
 // key: a complex key's arena with several is not modelled yet.
-func clickHouseAttributesBytes(d ClickHouseDictionary, keyType string, attrs []attribute, distinct, rows int64, opt core.Options, shards int) int64 {
+func clickHouseAttributesBytes(d ClickHouseDictionary, keyType string, attrs []Attribute, distinct, rows int64, opt core.Options, shards int) int64 {
 	if len(attrs) == 1 || d.ComplexKey {
 		return clickHouseModelBytes(d, keyType, attrs[0].Type, distinct, rows, opt, shards)
 	}
@@ -430,9 +430,9 @@ func estimateClickHouse(p parsedConfig, d ClickHouseDictionary, rows int64) Esti
 	// (HASHED_ARRAY's index counted once for each: the guard errs high).
 	peak := core.SaturatingMul(final, 3)
 	if span, ok := flatKeySpan(p.spec, rows); d.flat() && ok {
-		m := flatMemory(p.attrs, span, distinct)
+		m := FlatMemory(p.attrs, span, distinct)
 		final, peak = m.SteadyBytes, m.ReloadPeakBytes
-	} else if m := clickHouseAttributesMemory(d.model, p.attrs, distinct, opt, p.Shards); m != nil && !d.ComplexKey {
+	} else if m := ClickHouseAttributesMemory(d.model, p.attrs, distinct, opt, p.Shards); m != nil && !d.ComplexKey {
 		peak = max(m.ReloadPeakBytes, final)
 	}
 	e := Estimate{
@@ -441,7 +441,7 @@ func estimateClickHouse(p parsedConfig, d ClickHouseDictionary, rows int64) Esti
 		TablePeakBytes:  peak,
 		AllocatorFactor: 1,
 		LoaderBytes:     core.SaturatingAdd(clickHouseBaselineBytes, int64(refsFrameRows*(p.key.Size+p.value.Size))),
-		ReloadPeakBytes: reloadPeak(final, peak),
+		ReloadPeakBytes: ReloadPeak(final, peak),
 		Estimated:       true,
 	}
 	if !p.NoRead {
@@ -463,7 +463,7 @@ func estimateClickHouse(p parsedConfig, d ClickHouseDictionary, rows int64) Esti
 // it is); then once how these runs are made.
 func ClickHouseNotes(results []Result) []string {
 	var notes []string
-	labels := tableSettings(results)
+	labels := TableSettings(results)
 	for i, r := range results {
 		ch := r.ClickHouse
 		if ch == nil {
@@ -520,7 +520,7 @@ func ClickHouseNotes(results []Result) []string {
 // are key_copy_bytes, and each table's padding and empty cells are summed.
 // HASHED_ARRAY's (its index is not in bytes_allocated), a String's (its
 // arena) and a sparse_hash_map's (an estimate) are left unsplit.
-func fillAttributesBreakdown(res *Result, d ClickHouseDictionary, attrs []attribute) {
+func fillAttributesBreakdown(res *Result, d ClickHouseDictionary, attrs []Attribute) {
 	n, cells := res.ElementCount, res.BucketCount
 	if n <= 0 || cells < n || d.ComplexKey || d.model == core.LayoutHashedArray {
 		return

@@ -127,7 +127,7 @@ func ShowValue(v string) string {
 	return v
 }
 
-func fieldErr(flag, value, problem, allowed string) error {
+func NewFieldError(flag, value, problem, allowed string) error {
 	return &FieldError{Flag: flag, Value: value, Problem: problem, Allowed: allowed}
 }
 
@@ -142,7 +142,7 @@ func (c Config) WithDefaults() Config {
 		c.Key = DefaultKey
 	}
 	if c.Value == "" && len(c.Attributes) > 0 {
-		_, c.Value = splitAttribute(c.Attributes[0])
+		_, c.Value = SplitAttribute(c.Attributes[0])
 	}
 	if c.Value == "" {
 		c.Value = DefaultValue
@@ -172,7 +172,7 @@ func (c Config) WithDefaults() Config {
 func (c Config) validateOther(name string, l layoutChoice) error {
 	if l.ch != nil {
 		if c.MissRate != 0 {
-			return fieldErr("--miss-rate", fmtFloat(c.MissRate), "ClickHouse's dictionaries ("+l.ch.Name+") are read with loaded keys only", "0 with a ClickHouse layout")
+			return NewFieldError("--miss-rate", FormatFloat(c.MissRate), "ClickHouse's dictionaries ("+l.ch.Name+") are read with loaded keys only", "0 with a ClickHouse layout")
 		}
 		if l.ch.flat() {
 			if err := c.checkFlat(name); err != nil {
@@ -180,15 +180,15 @@ func (c Config) validateOther(name string, l layoutChoice) error {
 			}
 		}
 		if st := ClickHouseStatusNow(); !st.Available {
-			return fieldErr("--layout", name, "unavailable: "+st.Problem, "")
+			return NewFieldError("--layout", name, "unavailable: "+st.Problem, "")
 		}
 		return nil
 	}
 	if c.Shards > 1 {
-		return fieldErr("--shards", strconv.Itoa(c.Shards), "a C++ reference map ("+l.ref.Name+") runs as one table", "1 with a reference map")
+		return NewFieldError("--shards", strconv.Itoa(c.Shards), "a C++ reference map ("+l.ref.Name+") runs as one table", "1 with a reference map")
 	}
 	if st := ReferenceStatus(); !st.Available {
-		return fieldErr("--layout", name, "unavailable: "+st.Problem, "")
+		return NewFieldError("--layout", name, "unavailable: "+st.Problem, "")
 	}
 	return nil
 }
@@ -200,10 +200,10 @@ func (c Config) Validate() error {
 	for _, name := range c.Layouts {
 		l, ok := parseLayoutChoice(name)
 		if !ok {
-			return fieldErr("--layout", name, "unknown layout", layoutNames())
+			return NewFieldError("--layout", name, "unknown layout", layoutNames())
 		}
 		if seen[l.String()] {
-			return fieldErr("--layout", name, "given twice", "each layout once")
+			return NewFieldError("--layout", name, "given twice", "each layout once")
 		}
 		seen[l.String()] = true
 		if l.ch == nil && l.ref == nil {
@@ -213,40 +213,40 @@ func (c Config) Validate() error {
 		}
 	}
 	if _, err := core.ParseType(c.Key); err != nil {
-		return fieldErr("--key", c.Key, "unknown type", strings.Join(core.TypeNames(), ", "))
+		return NewFieldError("--key", c.Key, "unknown type", strings.Join(core.TypeNames(), ", "))
 	}
 	if err := c.validateAttributes(); err != nil { // before --value: the first attribute is the value
 		return err
 	}
 	if _, err := core.ParseType(c.Value); err != nil {
-		return fieldErr("--value", c.Value, "unknown type", strings.Join(core.TypeNames(), ", "))
+		return NewFieldError("--value", c.Value, "unknown type", strings.Join(core.TypeNames(), ", "))
 	}
 	if c.Source == "" && (c.Rows < 1 || c.Rows > core.MaxSourceRows) {
-		return fieldErr("--rows", strconv.FormatInt(c.Rows, 10), "out of range", fmt.Sprintf("1 to %d", core.MaxSourceRows))
+		return NewFieldError("--rows", strconv.FormatInt(c.Rows, 10), "out of range", fmt.Sprintf("1 to %d", core.MaxSourceRows))
 	}
 	if c.Shards < core.MinShards || c.Shards > core.MaxShards {
-		return fieldErr("--shards", strconv.Itoa(c.Shards), "out of range", fmt.Sprintf("%d to %d", core.MinShards, core.MaxShards))
+		return NewFieldError("--shards", strconv.Itoa(c.Shards), "out of range", fmt.Sprintf("%d to %d", core.MinShards, core.MaxShards))
 	}
 	if c.MaxLoadFactor != 0 && !(c.MaxLoadFactor >= core.MinMaxLoadFactor && c.MaxLoadFactor <= core.MaxMaxLoadFactor) {
-		return fieldErr("--max-load-factor", fmtFloat(c.MaxLoadFactor), "out of range", fmt.Sprintf("%v to %v", core.MinMaxLoadFactor, core.MaxMaxLoadFactor))
+		return NewFieldError("--max-load-factor", FormatFloat(c.MaxLoadFactor), "out of range", fmt.Sprintf("%v to %v", core.MinMaxLoadFactor, core.MaxMaxLoadFactor))
 	}
 	if c.Repeats < 1 || c.Repeats > MaxRepeats {
-		return fieldErr("--repeats", strconv.Itoa(c.Repeats), "out of range", fmt.Sprintf("1 to %d", MaxRepeats))
+		return NewFieldError("--repeats", strconv.Itoa(c.Repeats), "out of range", fmt.Sprintf("1 to %d", MaxRepeats))
 	}
 	if !(c.SettleSeconds >= 0 && c.SettleSeconds <= MaxSettleSeconds) {
-		return fieldErr("--settle", fmtFloat(c.SettleSeconds)+"s", "out of range", fmt.Sprintf("0 to %d seconds", MaxSettleSeconds))
+		return NewFieldError("--settle", FormatFloat(c.SettleSeconds)+"s", "out of range", fmt.Sprintf("0 to %d seconds", MaxSettleSeconds))
 	}
 	if !(c.MissRate >= 0 && c.MissRate <= 1) {
-		return fieldErr("--miss-rate", fmtFloat(c.MissRate), "out of range", "0 to 1")
+		return NewFieldError("--miss-rate", FormatFloat(c.MissRate), "out of range", "0 to 1")
 	}
 	if c.NoRead && c.MissRate != 0 {
-		return fieldErr("--miss-rate", fmtFloat(c.MissRate), "has no effect with --no-read", "0 with --no-read")
+		return NewFieldError("--miss-rate", FormatFloat(c.MissRate), "has no effect with --no-read", "0 with --no-read")
 	}
 	if err := c.validateLoader(); err != nil {
 		return err
 	}
 	if c.HugePages != "" && packlabs == 0 {
-		return fieldErr("--huge-pages", c.HugePages, "applies to packlab's layouts; the C++ reference maps take what their allocator gives", "with at least one packlab layout")
+		return NewFieldError("--huge-pages", c.HugePages, "applies to packlab's layouts; the C++ reference maps take what their allocator gives", "with at least one packlab layout")
 	}
 	if _, err := c.SourceSpec(); err != nil {
 		return err
@@ -264,19 +264,19 @@ func (c Config) validateLoader() error {
 	case "", core.ShardSelectAuto, core.ShardSelectModulo:
 	case core.ShardSelectMask:
 		if c.Shards&(c.Shards-1) != 0 {
-			return fieldErr("--shard-select", c.ShardSelect, fmt.Sprintf("needs a power-of-two shard count, not --shards %d", c.Shards), "auto or modulo; mask with --shards 1, 2, 4, ... 128")
+			return NewFieldError("--shard-select", c.ShardSelect, fmt.Sprintf("needs a power-of-two shard count, not --shards %d", c.Shards), "auto or modulo; mask with --shards 1, 2, 4, ... 128")
 		}
 	default:
-		return fieldErr("--shard-select", c.ShardSelect, "unknown", "auto, modulo, mask")
+		return NewFieldError("--shard-select", c.ShardSelect, "unknown", "auto, modulo, mask")
 	}
 	if c.BlockRows < 0 || c.BlockRows > MaxBlockRows {
-		return fieldErr("--block-rows", strconv.Itoa(c.BlockRows), "out of range", fmt.Sprintf("1 to %d", MaxBlockRows))
+		return NewFieldError("--block-rows", strconv.Itoa(c.BlockRows), "out of range", fmt.Sprintf("1 to %d", MaxBlockRows))
 	}
 	if c.Threads < 0 || c.Threads > MaxThreads {
-		return fieldErr("--threads", strconv.Itoa(c.Threads), "out of range", fmt.Sprintf("1 to %d", MaxThreads))
+		return NewFieldError("--threads", strconv.Itoa(c.Threads), "out of range", fmt.Sprintf("1 to %d", MaxThreads))
 	}
 	if _, ok := hugePagesOn(c.HugePages); !ok {
-		return fieldErr("--huge-pages", c.HugePages, "unknown", "on, off")
+		return NewFieldError("--huge-pages", c.HugePages, "unknown", "on, off")
 	}
 	return nil
 }
@@ -295,13 +295,13 @@ func hugePagesOn(s string) (on, ok bool) {
 // options are the tables' core.Options: the max load factor, and with
 // Preallocate a reservation for the source's rows.
 func (c Config) options() core.Options {
-	return tableOptions(c.MaxLoadFactor, c.Preallocate, c.Rows)
+	return TableOptions(c.MaxLoadFactor, c.Preallocate, c.Rows)
 }
 
-// tableOptions are the tables' options at max load factor mlf, reserved
+// TableOptions are the tables' options at max load factor mlf, reserved
 // for keys when preallocate (a run's rows, a plan's distinct keys, a plan
 // chart's row count).
-func tableOptions(mlf float64, preallocate bool, keys int64) core.Options {
+func TableOptions(mlf float64, preallocate bool, keys int64) core.Options {
 	o := core.Options{MaxLoadFactor: mlf}
 	if preallocate {
 		o.Reserve = keys
@@ -327,18 +327,18 @@ func (c Config) SourceSpec() (core.SourceSpec, error) {
 	c = c.WithDefaults()
 	if c.Source != "" {
 		if c.Keys != "" {
-			return core.SourceSpec{}, fieldErr("--keys", c.Keys, "cannot be combined with --source", "one of --keys or --source")
+			return core.SourceSpec{}, NewFieldError("--keys", c.Keys, "cannot be combined with --source", "one of --keys or --source")
 		}
 		spec := core.SourceSpec{Kind: core.SourceFile, Path: c.Source, Values: core.ValuesHash,
 			Header: c.Header, KeyColumn: c.KeyColumn, ValueColumn: c.ValueColumn, SkipBadRows: c.SkipBadRows, Seed: c.Seed}
 		st, err := os.Stat(c.Source)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
-			return spec, fieldErr("--source", c.Source, "no such file", "an existing TSV or CSV file, optionally .gz")
+			return spec, NewFieldError("--source", c.Source, "no such file", "an existing TSV or CSV file, optionally .gz")
 		case err != nil:
-			return spec, fieldErr("--source", c.Source, "cannot be read: "+unwrapPathError(err), "a readable TSV or CSV file")
+			return spec, NewFieldError("--source", c.Source, "cannot be read: "+unwrapPathError(err), "a readable TSV or CSV file")
 		case st.IsDir():
-			return spec, fieldErr("--source", c.Source, "is a directory", "a TSV or CSV file, optionally .gz")
+			return spec, NewFieldError("--source", c.Source, "is a directory", "a TSV or CSV file, optionally .gz")
 		}
 		if err := spec.Validate(); err != nil {
 			flag := sourceFlag(err)
@@ -365,7 +365,7 @@ func (c Config) SourceSpec() (core.SourceSpec, error) {
 		return spec, sourceFieldErr("--keys", c.Keys, spec, err)
 	}
 	if spec.Kind == core.SourceFile {
-		return spec, fieldErr("--keys", c.Keys, "is not a key generator", "sequential, random, range:M, zipf:S; use --source for a file")
+		return spec, NewFieldError("--keys", c.Keys, "is not a key generator", "sequential, random, range:M, zipf:S; use --source for a file")
 	}
 	spec.Rows, spec.Seed = c.Rows, c.Seed
 	if err := spec.Validate(); err != nil {
@@ -443,7 +443,7 @@ func (l layoutChoice) String() string {
 		return l.ch.Name
 	}
 	if l.row {
-		return string(l.layout) + rowSuffix
+		return string(l.layout) + RowSuffix
 	}
 	return string(l.layout)
 }
@@ -469,7 +469,7 @@ type parsedConfig struct {
 	Config
 	layouts    []layoutChoice
 	key, value core.Type
-	attrs      []attribute // the attributes, the first the value
+	attrs      []Attribute // the attributes, the first the value
 	row        bool        // value is the row of every attribute (at)
 	attrNames  []string    // their column names
 	spec       core.SourceSpec
@@ -490,7 +490,7 @@ func (c Config) parse() (parsedConfig, error) {
 	p.key, _ = core.ParseType(c.Key)
 	p.value, _ = core.ParseType(c.Value)
 	p.attrs, _ = c.attributes()
-	p.attrNames, _ = attributeNames(c.Attributes)
+	p.attrNames, _ = AttributeNames(c.Attributes)
 	p.spec, _ = c.SourceSpec()
 	return p, nil
 }
@@ -502,7 +502,7 @@ func (c Config) parse() (parsedConfig, error) {
 func ParseRows(s string) (int64, error) {
 	text := strings.TrimSpace(s)
 	bad := func(problem string) error {
-		return fieldErr("--rows", s, problem, "a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B")
+		return NewFieldError("--rows", s, problem, "a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B")
 	}
 	if text == "" {
 		return 0, bad("empty")
@@ -544,19 +544,3 @@ func ParseRows(s string) (int64, error) {
 	}
 	return r.Num().Int64(), nil
 }
-
-// FormatRows writes a row count the short way ParseRows reads: 1e6 as "1M",
-// 2.5e6 as "2.5M", 1234 as "1234".
-func FormatRows(n int64) string {
-	for _, u := range []struct {
-		v int64
-		s string
-	}{{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "K"}} {
-		if n >= u.v && n%(u.v/100) == 0 {
-			return strconv.FormatFloat(float64(n)/float64(u.v), 'f', -1, 64) + u.s
-		}
-	}
-	return strconv.FormatInt(n, 10)
-}
-
-func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }

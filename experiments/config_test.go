@@ -208,10 +208,10 @@ func TestLimitNotes(t *testing.T) {
 	if got := InformationLimitOf(Result{KeyType: "UInt65", ElementCount: 5}); got != 0 {
 		t.Errorf("unknown type: limit %d, want 0", got)
 	}
-	if m := effectiveMLF(core.LayoutCompact, 0); m != core.DefaultCompactMaxLoadFactor {
+	if m := EffectiveMLF(core.LayoutCompact, 0); m != core.DefaultCompactMaxLoadFactor {
 		t.Errorf("compact's mlf by default %v, want %v", m, core.DefaultCompactMaxLoadFactor)
 	}
-	if m := effectiveMLF(core.LayoutCompact, 0.7); m != 0.7 {
+	if m := EffectiveMLF(core.LayoutCompact, 0.7); m != 0.7 {
 		t.Errorf("compact's mlf when given 0.7: %v", m)
 	}
 }

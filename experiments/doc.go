@@ -1,4 +1,13 @@
-// Package experiments turns run configurations into measured results: it
-// drives core's tables, measures time and memory, runs sweeps and builds the
-// charts and reports. It imports core and nothing of the faces.
+// Package experiments is the lab's engine: it turns run configurations into
+// measured results. It checks a config and asks the memory guard (Check),
+// runs each layout in a worker process (packlab's tables through core, the
+// C++ reference maps, ClickHouse's dictionaries through chDB), measures
+// time and memory, keeps results and jobs in the results folder (store.go,
+// job.go) and runs sweeps. Its memory model (guard.go, attributes.go:
+// AllocatorFactor, LoaderBytes, ReloadPeak, AttributesPrediction,
+// ClickHouseMemory) is the one the planner and the charts ask.
+//
+// It imports core and nothing above it: the planner (package
+// experiments/planner) and the charts and reports (experiments/report) are
+// built on it, and the faces (app/...) on all three.
 package experiments

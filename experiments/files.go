@@ -105,7 +105,7 @@ type Output struct {
 // beside the target, or the device itself. Its errors are *FieldError on
 // flag.
 func CreateOutput(flag, path string, replace bool) (*Output, error) {
-	bad := func(problem, allowed string) error { return fieldErr(flag, path, problem, allowed) }
+	bad := func(problem, allowed string) error { return NewFieldError(flag, path, problem, allowed) }
 	const allowed = "a file path, or a device such as /dev/stdout"
 	if strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(filepath.Separator)) {
 		return nil, bad("names a folder", allowed)

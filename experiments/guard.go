@@ -36,12 +36,12 @@ type Estimate struct {
 	BucketCount     int64   `json:"bucket_count"`     // cells after the load
 	FinalBytes      int64   `json:"final_bytes"`      // bytes_allocated after the load
 	TablePeakBytes  int64   `json:"table_peak_bytes"` // the tables at their largest, during the last growth, x AllocatorFactor
-	AllocatorFactor float64 `json:"allocator_factor"` // measured Go allocator overhead of the layout (see allocatorFactor)
+	AllocatorFactor float64 `json:"allocator_factor"` // measured Go allocator overhead of the layout (see AllocatorFactor)
 	LoaderBytes     int64   `json:"loader_bytes"`     // the loader's blocks in flight
 	ReadBytes       int64   `json:"read_bytes"`       // the read phase's own allocations
 	PeakBytes       int64   `json:"peak_bytes"`       // predicted peak_rss_bytes: max(load, read), above the baseline
 	// ReloadPeakBytes is what a reload of this table would hold at its
-	// peak (reloadPeak): the serving table beside a new one at its
+	// peak (ReloadPeak): the serving table beside a new one at its
 	// first-load peak. The guard checks the run, a first load, against the
 	// memory available; this is the figure a service that reloads needs.
 	ReloadPeakBytes int64 `json:"reload_peak_bytes"`
@@ -108,13 +108,13 @@ func estimate(p parsedConfig, l core.Layout, rows int64) (Estimate, error) {
 	if err != nil {
 		return Estimate{}, err
 	}
-	f := allocatorFactor(l)
+	f := AllocatorFactor(l)
 	e := Estimate{
 		Layout: string(l), Rows: rows, Distinct: distinct,
 		BucketCount: pr.BucketCount, FinalBytes: pr.FinalBytes,
-		TablePeakBytes:  scaleBytes(pr.PeakBytes, f),
+		TablePeakBytes:  ScaleBytes(pr.PeakBytes, f),
 		AllocatorFactor: f,
-		LoaderBytes:     loaderBytes(p, rows),
+		LoaderBytes:     loaderBytesOf(p, rows),
 		Estimated:       pr.Estimated || bound,
 		Reserved:        p.options().Reserve,
 	}
@@ -122,8 +122,8 @@ func estimate(p parsedConfig, l core.Layout, rows int64) (Estimate, error) {
 		// core.Read lists the map's distinct keys and shuffles them.
 		e.ReadBytes = core.SaturatingMul(distinct, int64(p.key.Size))
 	}
-	e.PeakBytes = max(core.SaturatingAdd(e.TablePeakBytes, e.LoaderBytes), core.SaturatingAdd(scaleBytes(e.FinalBytes, f), e.ReadBytes))
-	e.ReloadPeakBytes = reloadPeak(scaleBytes(e.FinalBytes, f), core.SaturatingAdd(e.TablePeakBytes, e.LoaderBytes))
+	e.PeakBytes = max(core.SaturatingAdd(e.TablePeakBytes, e.LoaderBytes), core.SaturatingAdd(ScaleBytes(e.FinalBytes, f), e.ReadBytes))
+	e.ReloadPeakBytes = ReloadPeak(ScaleBytes(e.FinalBytes, f), core.SaturatingAdd(e.TablePeakBytes, e.LoaderBytes))
 	return e, nil
 }
 
@@ -142,10 +142,10 @@ func estimate(p parsedConfig, l core.Layout, rows int64) (Estimate, error) {
 // and the planner checks a budget against it unless asked to check the
 // first load alone (--first-load-only).
 
-// reloadPeak is a reload's peak: the serving tables (bytes_allocated x the
+// ReloadPeak is a reload's peak: the serving tables (bytes_allocated x the
 // allocator's factor; the loader's blocks of their load are garbage the new
 // load reuses) and the new table at its first-load peak.
-func reloadPeak(servingTables, firstLoadPeak int64) int64 {
+func ReloadPeak(servingTables, firstLoadPeak int64) int64 {
 	return core.SaturatingAdd(servingTables, firstLoadPeak)
 }
 
@@ -226,7 +226,7 @@ func clickHouseMemory(l core.Layout, value core.Type, distinct int64, opt core.O
 		m.Model = "packlab's " + string(l) + " growth (groups moved one by one); ClickHouse's reload of this layout was not measured"
 	}
 	m.FirstLoadPeakBytes = core.SaturatingAdd(pr.FinalBytes, core.SaturatingMul(freed, s))
-	m.ReloadPeakBytes = reloadPeak(m.SteadyBytes, m.FirstLoadPeakBytes)
+	m.ReloadPeakBytes = ReloadPeak(m.SteadyBytes, m.FirstLoadPeakBytes)
 	return m
 }
 
@@ -254,10 +254,10 @@ func smallerTables(final int64, fastDegree int) int64 {
 	return sum
 }
 
-// scaleBytes is n*f for f >= 1, saturating at math.MaxInt64 like
+// ScaleBytes is n*f for f >= 1, saturating at math.MaxInt64 like
 // core.Predict's figures (a float64 beyond the int64 range does not convert
 // to a meaningful int64).
-func scaleBytes(n int64, f float64) int64 {
+func ScaleBytes(n int64, f float64) int64 {
 	x := float64(n) * f
 	if x >= math.MaxInt64 {
 		return math.MaxInt64
@@ -265,7 +265,7 @@ func scaleBytes(n int64, f float64) int64 {
 	return int64(x)
 }
 
-// allocatorFactor is what the Go allocator adds on top of the bytes a layout
+// AllocatorFactor is what the Go allocator adds on top of the bytes a layout
 // computes for itself, as measured: peak_rss_bytes / core.Predict's peak
 // over 1e6, 3e6 and 1e7 random <UInt64,UInt16> keys, mlf 0.5 and 0.9,
 // isolated. gomap: 1.14 to 1.38 (tables of 1024 slots fall in an 18 KiB size
@@ -275,25 +275,25 @@ func scaleBytes(n int64, f float64) int64 {
 // (sparse's vectors too, in pages of its own slabs since issue 9: RSS / its
 // computed bytes 0.99-1.01 at 1e7, where the Go heap held 2.25-2.99x) and
 // needs no factor.
-func allocatorFactor(l core.Layout) float64 {
+func AllocatorFactor(l core.Layout) float64 {
 	if l == core.LayoutGoMap {
 		return 1.4
 	}
 	return 1
 }
 
-// loaderBytes is what core.Load holds besides the tables: per shard up to
+// loaderBytesOf is what core.Load holds besides the tables: per shard up to
 // Backlog+2 sub-blocks of ceil(BlockRows/shards) rows (queued, being
 // inserted, being filled), plus with several shards the source block being
 // split; a file source adds its read and decompression buffers. A source
 // smaller than a block only ever fills that many rows.
-func loaderBytes(p parsedConfig, rows int64) int64 {
-	return loaderBytesFor(p.key, p.value, p.Shards, p.BlockRows, rows, !p.spec.IsSynthetic())
+func loaderBytesOf(p parsedConfig, rows int64) int64 {
+	return LoaderBytes(p.key, p.value, p.Shards, p.BlockRows, rows, !p.spec.IsSynthetic())
 }
 
-// loaderBytesFor is loaderBytes for a load of rows <key,value> rows into
+// LoaderBytes is loaderBytes for a load of rows <key,value> rows into
 // shards shards, blockRows at a time (0: the default), from a file or not.
-func loaderBytesFor(key, value core.Type, shards, blockRows int, rows int64, file bool) int64 {
+func LoaderBytes(key, value core.Type, shards, blockRows int, rows int64, file bool) int64 {
 	row := int64(key.Size + value.Size)
 	block := int64(cmp.Or(blockRows, core.DefaultBlockRows))
 	n := int64(shards)
@@ -359,7 +359,7 @@ func checkMemory(p parsedConfig, rows int64) (MemoryCheck, error) {
 		}
 	}
 	if !p.InProcess {
-		if rss, _ := statusMemory(); rss > 0 {
+		if rss, _ := StatusMemory(); rss > 0 {
 			c.RuntimeBytes = rss
 		}
 	}
@@ -387,13 +387,4 @@ func checkMemory(p parsedConfig, rows int64) (MemoryCheck, error) {
 	}
 	c.Fits = c.AvailableBytes < 0 || c.NeedBytes <= c.AvailableBytes
 	return c, nil
-}
-
-// FormatBytes writes a byte count with a binary unit: 512 B, 1.5 KiB,
-// 20.0 MiB, 35.2 GiB.
-func FormatBytes(n int64) string {
-	if n < 0 {
-		return "unknown"
-	}
-	return bytesText(n, 1)
 }

@@ -86,7 +86,7 @@ func TestEstimateParts(t *testing.T) {
 		t.Errorf("peak %d, want tables + loader %d", e.PeakBytes, e.TablePeakBytes+e.LoaderBytes)
 	}
 	ps, _ := core.Predict(core.LayoutSparse, k, v, 1_000_000, core.Options{}, 4)
-	if s := c.Estimates[1]; s.TablePeakBytes != int64(float64(ps.PeakBytes)*allocatorFactor(core.LayoutSparse)) || !s.Estimated {
+	if s := c.Estimates[1]; s.TablePeakBytes != int64(float64(ps.PeakBytes)*AllocatorFactor(core.LayoutSparse)) || !s.Estimated {
 		t.Errorf("sparse estimate %+v: want core's peak x the measured allocator factor, estimated", s)
 	}
 }
@@ -126,7 +126,7 @@ func TestExpectedDistinct(t *testing.T) {
 // TestPredictedPeakMatchesMeasured is the guard's promise: for rows >= 1e6
 // the predicted peak is within 10 % of the peak RSS a worker measures.
 func TestPredictedPeakMatchesMeasured(t *testing.T) {
-	if testing.Short() || raceEnabled || !memoryMeasurable {
+	if testing.Short() || raceEnabled || !MemoryMeasurable {
 		t.Skip("measures memory at 2e6 rows; not under -short, -race or without /proc")
 	}
 	res, err := Run(context.Background(), Config{Layouts: []string{"hashed", "packed", "hashed_array"}, Rows: 2_000_000, NoRead: true}, RunOptions{})
@@ -145,7 +145,7 @@ func TestPredictedPeakMatchesMeasured(t *testing.T) {
 // TestRSSMatchesBytesAllocated is issue 4's honesty target: at 1e7 rows,
 // isolated, hashed and packed hold within 10 % of what they compute.
 func TestRSSMatchesBytesAllocated(t *testing.T) {
-	if testing.Short() || raceEnabled || !memoryMeasurable {
+	if testing.Short() || raceEnabled || !MemoryMeasurable {
 		t.Skip("loads 1e7 rows twice; not under -short, -race or without /proc")
 	}
 	res, err := Run(context.Background(), Config{Layouts: []string{"hashed", "packed"}, Rows: 10_000_000, NoRead: true}, RunOptions{})

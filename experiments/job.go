@@ -96,7 +96,7 @@ func settingsName(cfg Config, rowsByDefault bool) string {
 		parts = append(parts, "shards "+strconv.Itoa(cfg.Shards))
 	}
 	if cfg.MaxLoadFactor != 0 && cfg.MaxLoadFactor != core.DefaultMaxLoadFactor {
-		parts = append(parts, "mlf "+fmtFloat(cfg.MaxLoadFactor))
+		parts = append(parts, "mlf "+FormatFloat(cfg.MaxLoadFactor))
 	}
 	if on, ok := hugePagesOn(cfg.HugePages); ok && !on {
 		parts = append(parts, "hugepages off")
@@ -105,7 +105,7 @@ func settingsName(cfg Config, rowsByDefault bool) string {
 		parts = append(parts, "preallocate")
 	}
 	if cfg.SettleSeconds > 0 {
-		parts = append(parts, "settle "+fmtFloat(cfg.SettleSeconds)+"s")
+		parts = append(parts, "settle "+FormatFloat(cfg.SettleSeconds)+"s")
 	}
 	if len(parts) == 0 {
 		return ""
@@ -138,13 +138,13 @@ func shortRows(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
-// calibrationJob starts the name of every planner's calibration job
+// CalibrationJobPrefix starts the name of every planner's calibration job
 // (CalibrationJobName): runs the planner made to measure speeds, not runs a
 // person asked for.
-const calibrationJob = "plan calibration"
+const CalibrationJobPrefix = "plan calibration"
 
 // Calibration says whether the job is a planner's calibration.
-func (j Job) Calibration() bool { return strings.HasPrefix(j.Name, calibrationJob) }
+func (j Job) Calibration() bool { return strings.HasPrefix(j.Name, CalibrationJobPrefix) }
 
 // LastAsked is the newest of jobs (newest first, as Jobs returns them) that
 // a person asked for: the first that is not a planner's calibration, or
@@ -300,4 +300,11 @@ func DescribeJob(j JobResults) string {
 		n = "result"
 	}
 	return fmt.Sprintf("%s %s · %s", GroupThousands(int64(len(j.Results))), n, describeResults(j.Results))
+}
+
+func addOnce(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
 }

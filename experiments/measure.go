@@ -182,7 +182,7 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 	lc := p.loadConfig(l)
 	lc.ProgressEvery = timelineEvery
 	lc.Progress = func(lp core.LoadProgress) {
-		rss := currentRSS()
+		rss := CurrentRSS()
 		timeline = append(timeline, TimelinePoint{Seconds: lp.Elapsed.Seconds(), Rows: lp.Rows, RSSBytes: rel(rss)})
 		report(PhaseLoad, lp.Rows, lp.Elapsed, rss)
 	}
@@ -200,22 +200,22 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 		return Result{}, err
 	}
 	st := m.Stats()
-	rss1, _ := statusMemory()
+	rss1, _ := StatusMemory()
 	heap1 := heapInUse()
 
 	var rr core.ReadReport
 	if !p.NoRead {
-		report(PhaseRead, lr.Rows, time.Duration(lr.Seconds*float64(time.Second)), currentRSS())
+		report(PhaseRead, lr.Rows, time.Duration(lr.Seconds*float64(time.Second)), CurrentRSS())
 		rr, err = core.Read(ctx, m, src, core.ReadOptions{Seed: p.Seed, MissRate: p.MissRate})
 		if err != nil {
 			return Result{}, err
 		}
 	}
-	_, hwm1 := statusMemory()
+	_, hwm1 := StatusMemory()
 	// The peak is at least every RSS this run read: VmHWM is updated only at
 	// some events (an munmap, not the runtime's MADV_DONTNEED), so read after
 	// the collector returned pages it can be below the RSS read before.
-	sampledPeak = max(sampledPeak, currentRSS(), rss1)
+	sampledPeak = max(sampledPeak, CurrentRSS(), rss1)
 	r := p.result(l, st, lr, rr, lc)
 	r.StartedAt = started.UTC().Format(time.RFC3339)
 	r.Threads = threads
@@ -238,9 +238,9 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 func baseline() (heap, rss, hwm int64) {
 	debug.FreeOSMemory()
 	heap = heapInUse()
-	rss, _ = statusMemory()
-	resetPeak()
-	_, hwm = statusMemory()
+	rss, _ = StatusMemory()
+	ResetPeak()
+	_, hwm = StatusMemory()
 	return heap, rss, hwm
 }
 
@@ -271,7 +271,7 @@ func (p parsedConfig) result(l core.Layout, st core.Stats, lr core.LoadReport, r
 		ValueType:         p.value.Name,
 		Rows:              lr.Rows,
 		Shards:            p.Shards,
-		MaxLoadFactor:     effectiveMLF(l, p.MaxLoadFactor),
+		MaxLoadFactor:     EffectiveMLF(l, p.MaxLoadFactor),
 		Source:            p.spec.String(),
 		Seed:              p.Seed,
 		ClickHouseLayout:  resultLayoutClause(l, p.key, p.value, p.Shards, p.MaxLoadFactor),
@@ -300,11 +300,11 @@ func (p parsedConfig) result(l core.Layout, st core.Stats, lr core.LoadReport, r
 		Workers:           make([]Worker, len(lr.Workers)),
 		Producer:          Producer{ReadSeconds: lr.Producer.ReadSeconds, SplitSeconds: lr.Producer.SplitSeconds, WaitSeconds: lr.Producer.WaitSeconds},
 		Isolated:          false,
-		Runtime:           runtimeName(),
+		Runtime:           RuntimeName(),
 		Host:              hostInfo(),
 	}
 	if p.row { // packlab's own: no ClickHouse layout keeps a row
-		r.Attributes, r.ClickHouseLayout = attributesText(p.Attributes, p.attrs), ""
+		r.Attributes, r.ClickHouseLayout = AttributesText(p.Attributes, p.attrs), ""
 	}
 	if lr.Seconds > 0 {
 		r.LoadRowsPerSecond = float64(lr.Rows) / lr.Seconds
@@ -346,7 +346,7 @@ const peakPoll = 10 * time.Millisecond
 func startPeakSampler(rss0 int64) *peakSampler {
 	r := &peakSampler{quit: make(chan struct{}), done: make(chan struct{})}
 	r.peak.Store(rss0)
-	if !memoryMeasurable || rss0 < 0 {
+	if !MemoryMeasurable || rss0 < 0 {
 		close(r.done)
 		return r
 	}
@@ -360,7 +360,7 @@ func startPeakSampler(rss0 int64) *peakSampler {
 				return
 			case <-t.C:
 			}
-			if rss := currentRSS(); rss > r.peak.Load() {
+			if rss := CurrentRSS(); rss > r.peak.Load() {
 				r.peak.Store(rss)
 			}
 		}
@@ -391,11 +391,11 @@ func heapInUse() int64 {
 	return int64(s[0].Value.Uint64())
 }
 
-// effectiveMLF is the max load factor a layout actually uses: the given one
+// EffectiveMLF is the max load factor a layout actually uses: the given one
 // (or ClickHouse's default 0.5) for hashed, packed and sparse; the given one
 // or its own default 0.9 for compact; 0.5 for hashed_array, whose key index
 // is a plain HashMap; 0.875 for gomap (Go's swiss tables grow at 7/8 full).
-func effectiveMLF(l core.Layout, mlf float64) float64 {
+func EffectiveMLF(l core.Layout, mlf float64) float64 {
 	switch l {
 	case core.LayoutHashedArray:
 		return core.DefaultMaxLoadFactor
@@ -451,7 +451,7 @@ func resultLayoutClause(l core.Layout, key, value core.Type, shards int, mlf flo
 	return ClickHouseLayout(l, shards, mlf)
 }
 
-func runtimeName() string {
+func RuntimeName() string {
 	if runtime.GOOS == "js" {
 		return "browser"
 	}

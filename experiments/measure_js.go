@@ -45,15 +45,15 @@ func wasmInUse() int64 {
 	return int64(s[0].Value.Uint64() - s[1].Value.Uint64())
 }
 
-func currentRSS() int64 { return wasmInUse() }
+func CurrentRSS() int64 { return wasmInUse() }
 
-// statusMemory has no high-water mark to give: the peak sampler's samples
+// StatusMemory has no high-water mark to give: the peak sampler's samples
 // (every 10 ms, when the single thread lets it run) make the peak.
-func statusMemory() (rss, hwm int64) { return wasmInUse(), -1 }
+func StatusMemory() (rss, hwm int64) { return wasmInUse(), -1 }
 
-func resetPeak() bool { return false }
+func ResetPeak() bool { return false }
 
-const memoryMeasurable = true
+const MemoryMeasurable = true
 
 // availableMemory is the room left in the wasm32 address space.
 func availableMemory() (int64, string) {

@@ -13,10 +13,10 @@ import (
 // procMemory reads the kernel's view of this process's memory from /proc.
 // Only Linux has it; measure_other.go reports "unknown" elsewhere.
 
-// currentRSS is the resident set size now, in bytes, from /proc/self/statm
+// CurrentRSS is the resident set size now, in bytes, from /proc/self/statm
 // (its second field, in pages): cheaper than parsing /proc/self/status, so
 // the peak sampler can poll it every few milliseconds. -1 if unreadable.
-func currentRSS() int64 {
+func CurrentRSS() int64 {
 	f, err := os.Open("/proc/self/statm")
 	if err != nil {
 		return -1
@@ -35,9 +35,9 @@ func currentRSS() int64 {
 	return pages * int64(os.Getpagesize())
 }
 
-// statusMemory returns VmRSS and VmHWM (the resident high-water mark) from
+// StatusMemory returns VmRSS and VmHWM (the resident high-water mark) from
 // /proc/self/status, in bytes; -1 for a field it cannot read.
-func statusMemory() (rss, hwm int64) {
+func StatusMemory() (rss, hwm int64) {
 	rss, hwm = -1, -1
 	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
@@ -67,17 +67,17 @@ func statusMemory() (rss, hwm int64) {
 	return
 }
 
-// resetPeak sets VmHWM back to the current RSS by writing "5" to
+// ResetPeak sets VmHWM back to the current RSS by writing "5" to
 // /proc/self/clear_refs (Linux 4.0 and later). It reports whether the kernel
 // accepted it: a kernel built without CONFIG_PROC_PAGE_MONITOR, or a sandbox
 // that makes /proc read-only, refuses, and then VmHWM keeps the process's
 // earlier high-water mark (see peakOf for what the measurement does then).
-func resetPeak() bool {
+func ResetPeak() bool {
 	return os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
 }
 
-// memoryMeasurable reports whether this platform gives RSS figures at all.
-const memoryMeasurable = true
+// MemoryMeasurable reports whether this platform gives RSS figures at all.
+const MemoryMeasurable = true
 
 // availableMemory is MemAvailable from /proc/meminfo: free memory plus the
 // page cache and slabs the kernel can reclaim without swapping (what free(1)

@@ -9,11 +9,11 @@ import "time"
 // are reported. The browser build (js/wasm) has its own twin,
 // measure_js.go, where the tab's WebAssembly memory stands in for RSS.
 
-func currentRSS() int64              { return -1 }
-func statusMemory() (rss, hwm int64) { return -1, -1 }
-func resetPeak() bool                { return false }
+func CurrentRSS() int64              { return -1 }
+func StatusMemory() (rss, hwm int64) { return -1, -1 }
+func ResetPeak() bool                { return false }
 
-const memoryMeasurable = false
+const MemoryMeasurable = false
 
 func availableMemory() (int64, string) { return -1, "" }
 

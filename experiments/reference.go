@@ -248,7 +248,7 @@ func estimateReference(p parsedConfig, r Reference, rows int64) Estimate {
 	e := Estimate{
 		Layout: r.Name, Rows: rows, Distinct: distinct, BucketCount: c,
 		FinalBytes:      final,
-		TablePeakBytes:  scaleBytes(peak, g.allocator),
+		TablePeakBytes:  ScaleBytes(peak, g.allocator),
 		AllocatorFactor: g.allocator,
 		// The worker holds one frame of rows and one chunk of keys; the
 		// lab's own loader runs in this process.
@@ -259,7 +259,7 @@ func estimateReference(p parsedConfig, r Reference, rows int64) Estimate {
 		// This process lists the file's keys for the read order.
 		e.ReadBytes = core.SaturatingMul(max(rows, distinct), int64(p.key.Size))
 	}
-	e.PeakBytes = max(core.SaturatingAdd(e.TablePeakBytes, e.LoaderBytes), core.SaturatingAdd(scaleBytes(final, g.allocator), e.ReadBytes))
+	e.PeakBytes = max(core.SaturatingAdd(e.TablePeakBytes, e.LoaderBytes), core.SaturatingAdd(ScaleBytes(final, g.allocator), e.ReadBytes))
 	return e
 }
 

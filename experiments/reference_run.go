@@ -109,7 +109,7 @@ func runReference(ctx context.Context, p parsedConfig, r Reference, progress fun
 	res.Threads = 1 // one thread loads and reads; the lab's streaming runs in this process
 	res.BlockRows = refsFrameRows
 	res.Isolated = true
-	res.Runtime = runtimeName()
+	res.Runtime = RuntimeName()
 	res.Host = hostInfo()
 	if lib := st.Libraries[r.Name]; lib != "" {
 		res.Reference = lib

@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -185,7 +186,7 @@ type Spread struct {
 }
 
 // spread is r.Spread, or zeros (no range) for one load.
-func (r Result) spread() Spread {
+func (r Result) SpreadOrZero() Spread {
 	if r.Spread == nil {
 		return Spread{}
 	}
@@ -230,13 +231,13 @@ func PreallocateNotes(results []Result) []string {
 // line says that their order decides part of it (--settle).
 func KernelNotes(results []Result) []string {
 	var notes []string
-	labels := tableSettings(results)
+	labels := TableSettings(results)
 	huge := 0
 	for i, r := range results {
 		if r.LoadKernelSeconds < 0.05 || r.LoadKernelSeconds < r.LoadSeconds/5 {
 			continue
 		}
-		if hugePagesOf(r) == "on" && !r.IsReference() && !r.IsClickHouse() {
+		if HugePagesOf(r) == "on" && !r.IsReference() && !r.IsClickHouse() {
 			huge++ // packlab's own tables: the others take what their allocator gives
 		}
 		notes = append(notes, fmt.Sprintf("%s: the kernel spent %.2f s of CPU time in its %.2f s load",
@@ -266,7 +267,7 @@ func KernelNotes(results []Result) []string {
 // has no such layout: one short line each, for under a table.
 func LimitNotes(results []Result) []string {
 	var notes []string
-	labels := tableSettings(results)
+	labels := TableSettings(results)
 	for i, r := range results {
 		lim := InformationLimitOf(r)
 		if core.Layout(r.Layout) != core.LayoutCompact || lim <= 0 || r.ElementCount <= 0 {
@@ -348,7 +349,7 @@ func (r Result) validate() error {
 func ProcessNotes(results []Result) []string {
 	var which []string
 	var worst float64
-	labels := tableSettings(results)
+	labels := TableSettings(results)
 	for i, r := range results {
 		work := r.LoadSeconds + r.ReadSeconds
 		if r.ProcessSeconds <= 0 || work <= 0 || r.ProcessSeconds < 3*work {
@@ -362,4 +363,34 @@ func ProcessNotes(results []Result) []string {
 	}
 	return []string{fmt.Sprintf("%s: the worker process lived up to %.0fx its load and read (start-up, generating the keys); the times shown are the table's own, timed inside it: at this size the process, not the table, is what a stopwatch would see (try 1e7 rows)",
 		strings.Join(which, ", "), worst)}
+}
+
+// ShardSelectOf is a result's shard selection, with the default for
+// results saved before it was recorded.
+func ShardSelectOf(r Result) string { return cmp.Or(r.ShardSelect, string(core.ShardSelectAuto)) }
+
+// BlockRowsOf is a result's loader block rows, with the default for
+// results saved before they were recorded.
+func BlockRowsOf(r Result) int { return cmp.Or(r.BlockRows, core.DefaultBlockRows) }
+
+// HugePagesOf is a result's huge-page setting; results saved before it was
+// recorded ran with core's default, on.
+func HugePagesOf(r Result) string { return cmp.Or(r.HugePages, "on") }
+
+// ThreadsOf is the threads a result's load had: recorded, or the host's cores.
+func ThreadsOf(r Result) int {
+	if r.Threads > 0 {
+		return r.Threads
+	}
+	return r.Host.CPUs
+}
+
+// IDDistance orders result ids by how far apart in time they were made:
+// ids start with their time, so the length of the common prefix does.
+func IDDistance(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return -n
 }

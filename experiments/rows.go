@@ -29,20 +29,20 @@ import (
 	"github.com/packlab/packlab/core"
 )
 
-// rowSuffix names a row layout after its table: packed_row, compact_row.
-const rowSuffix = "_row"
+// RowSuffix names a row layout after its table: packed_row, compact_row.
+const RowSuffix = "_row"
 
 // maxRowBytes is the widest row a cell takes: a U128's.
 const maxRowBytes = 16
 
-// rowTables are the tables a row layout may be.
-var rowTables = []core.Layout{core.LayoutPacked, core.LayoutCompact}
+// RowTables are the tables a row layout may be.
+var RowTables = []core.Layout{core.LayoutPacked, core.LayoutCompact}
 
 // RowLayoutNames is what --layout takes for a row layout.
 func RowLayoutNames() []string {
-	names := make([]string, len(rowTables))
-	for i, l := range rowTables {
-		names[i] = string(l) + rowSuffix
+	names := make([]string, len(RowTables))
+	for i, l := range RowTables {
+		names[i] = string(l) + RowSuffix
 	}
 	return names
 }
@@ -50,17 +50,17 @@ func RowLayoutNames() []string {
 // parseRowLayout finds the table of a row layout's name.
 func parseRowLayout(name string) (core.Layout, bool) {
 	n := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "-", "_")
-	for _, l := range rowTables {
-		if n == string(l)+rowSuffix {
+	for _, l := range RowTables {
+		if n == string(l)+RowSuffix {
 			return l, true
 		}
 	}
 	return "", false
 }
 
-// rowType is the value type of a row of attrs: their bytes summed,
+// RowType is the value type of a row of attrs: their bytes summed,
 // aligned to nothing, named as ClickHouse names a row of types.
-func rowType(attrs []attribute) core.Type {
+func RowType(attrs []Attribute) core.Type {
 	names := make([]string, len(attrs))
 	size := 0
 	for i, a := range attrs {
@@ -72,21 +72,21 @@ func rowType(attrs []attribute) core.Type {
 // checkRow refuses attributes a row layout cannot hold: a String (its
 // arena is ClickHouse's, not modelled for rows), a row wider than a cell's
 // value, or a file's values (one column is read so far).
-func (c Config) checkRow(name string, attrs []attribute) error {
+func (c Config) checkRow(name string, attrs []Attribute) error {
 	list := strings.Join(c.Attributes, ",")
 	size := 0
 	for _, a := range attrs {
 		if a.isString() || a.Nullable {
-			return fieldErr("--attributes", list, name+" holds fixed-size attributes (a String's arena and a Nullable's nulls are modelled for ClickHouse's layouts only, so far)", "fixed-size types with "+name)
+			return NewFieldError("--attributes", list, name+" holds fixed-size attributes (a String's arena and a Nullable's nulls are modelled for ClickHouse's layouts only, so far)", "fixed-size types with "+name)
 		}
 		size += a.Size
 	}
 	if size > maxRowBytes {
-		return fieldErr("--attributes", list, fmt.Sprintf("a row of %d bytes; %s holds rows of at most %d bytes so far", size, name, maxRowBytes),
+		return NewFieldError("--attributes", list, fmt.Sprintf("a row of %d bytes; %s holds rows of at most %d bytes so far", size, name, maxRowBytes),
 			"attributes of 16 bytes or less in all, e.g. UInt16,UInt32,Float64 (14)")
 	}
 	if c.Source != "" {
-		return fieldErr("--layout", name, "rows are drawn from the keys: a file's attributes are not read yet", "--keys, or a layout of one value for --source")
+		return NewFieldError("--layout", name, "rows are drawn from the keys: a file's attributes are not read yet", "--keys, or a layout of one value for --source")
 	}
 	return nil
 }
@@ -94,7 +94,7 @@ func (c Config) checkRow(name string, attrs []attribute) error {
 // at is p for a run of layout l: for a row layout, the row as its value.
 func (p parsedConfig) at(l layoutChoice) parsedConfig {
 	if l.row {
-		p.value, p.row = rowType(p.attrs), true
+		p.value, p.row = RowType(p.attrs), true
 	}
 	return p
 }
@@ -112,45 +112,13 @@ func (p parsedConfig) options() core.Options {
 // layout's, when this is a row's run.
 func (p parsedConfig) layoutName(l core.Layout) string {
 	if p.row {
-		return string(l) + rowSuffix
+		return string(l) + RowSuffix
 	}
 	return string(l)
 }
 
-// rowCandidates are the plan's row layouts for a dictionary of several
-// fixed-size attributes whose row fits a cell: packed_row and compact_row
-// at each shard count and distinct geometry, their tables grown (not
-// reserved, unless --preallocate) as packlab's are. No ClickHouse layout
-// builds them, and their speeds are not measured yet, so they carry none.
-func rowCandidates(p parsedPlan, sc Scaling, threads int) ([]Candidate, error) {
-	if len(p.attrs) < 2 || (Config{Attributes: attributesList(p.attrs)}).checkRow("", p.attrs) != nil {
-		return nil, nil
-	}
-	row := rowType(p.attrs)
-	var out []Candidate
-	for _, l := range rowTables {
-		for _, shards := range planShards {
-			var lastBuckets int64 = -1
-			for _, mlf := range planLoadFactors() {
-				opt := p.options(mlf)
-				opt.ValueBytes = row.Size
-				pr, err := core.Predict(l, p.key, row, p.distinct, opt, shards)
-				if err != nil {
-					return nil, fmt.Errorf("%s%s: %w", l, rowSuffix, err)
-				}
-				if pr.BucketCount == lastBuckets {
-					continue
-				}
-				lastBuckets = pr.BucketCount
-				rp := p
-				rp.value = row
-				c := candidate(rp, l, mlf, shards, pr, Measure{}, sc, threads)
-				c.Layout = string(l) + rowSuffix
-				c.ClickHouseLayout, c.ClickHouseNote, c.PacklabOnly, c.ClickHouse = "", "packlab's own: no ClickHouse layout keeps a row", true, nil
-				c.followsMLF = true
-				out = append(out, c)
-			}
-		}
-	}
-	return out, nil
+// CheckRow refuses attributes no row layout holds (checkRow's rules for
+// a generated source), for the planner's row setups.
+func CheckRow(attrs []Attribute) error {
+	return Config{Attributes: AttributesList(attrs)}.checkRow("a row layout", attrs)
 }

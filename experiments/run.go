@@ -46,7 +46,14 @@ func Run(ctx context.Context, cfg Config, opt RunOptions) ([]Result, error) {
 		j := NewJob(RunJobName(cfg), "", time.Now())
 		opt.Job = &j
 	}
-	runs, err := prepare(ctx, []Config{cfg}, opt.Progress)
+	return RunConfigs(ctx, []Config{cfg}, opt)
+}
+
+// RunConfigs is Run for several configs measured as one job (a sweep's, a
+// plan's calibration): every config is checked, its source read through
+// and the guard asked before the first run; opt.Job must be set.
+func RunConfigs(ctx context.Context, cfgs []Config, opt RunOptions) ([]Result, error) {
+	runs, err := prepare(ctx, cfgs, opt.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +178,7 @@ func checkStreamLoads(ps []parsedConfig) error {
 	for _, path := range order {
 		if n := loads[path]; n > 1 {
 			kind, _ := core.IsStream(path)
-			return fieldErr("--source", path, fmt.Sprintf("is %s, which can be read only once, but this job loads it %d times", kind, n),
+			return NewFieldError("--source", path, fmt.Sprintf("is %s, which can be read only once, but this job loads it %d times", kind, n),
 				"one layout, --repeats 1 and no sweep for a pipe or device; or save it to a regular file first")
 		}
 	}
@@ -208,7 +215,7 @@ func sourceRows(ctx context.Context, p parsedConfig, progress func(Progress)) (i
 		return 0, &InputError{Err: fmt.Errorf("--source %s: %w", p.spec.Path, err)}
 	}
 	if rows == 0 {
-		return 0, fieldErr("--source", p.spec.Path, "has no rows", "a file with at least one row")
+		return 0, NewFieldError("--source", p.spec.Path, "has no rows", "a file with at least one row")
 	}
 	return rows, nil
 }
@@ -294,7 +301,7 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]Result, err
 		if reps == nil {
 			continue
 		}
-		res := combineRepeats(reps)
+		res := CombineRepeats(reps)
 		res.SettleSeconds = r.p.SettleSeconds
 		res.PredictedPeak = r.est.PeakBytes
 		res.ID = newResultID(res.Layout, time.Now())
@@ -383,10 +390,10 @@ func measureOne(ctx context.Context, r runSpec, progress func(Progress)) (res Re
 	return opsFor(p.key, p.value).measure(ctx, p, r.layout.layout, progress)
 }
 
-// combineRepeats folds the repeats of one layout into one result: times are
+// CombineRepeats folds the repeats of one layout into one result: times are
 // medians with their range (Result.Spread), memory and the rest come from
 // the last repeat.
-func combineRepeats(reps []Result) Result {
+func CombineRepeats(reps []Result) Result {
 	last := reps[len(reps)-1]
 	if len(reps) == 1 {
 		return last

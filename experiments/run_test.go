@@ -193,7 +193,7 @@ func TestIsolatedAndInProcess(t *testing.T) {
 			if r.PredictedPeak <= 0 || r.HeapBytes <= 0 {
 				t.Errorf("%s: predicted_peak_bytes %d heap_bytes %d", r.Layout, r.PredictedPeak, r.HeapBytes)
 			}
-			if memoryMeasurable && !raceEnabled && (r.RSSBytes <= 0 || r.PeakRSSBytes < r.RSSBytes) {
+			if MemoryMeasurable && !raceEnabled && (r.RSSBytes <= 0 || r.PeakRSSBytes < r.RSSBytes) {
 				t.Errorf("%s: rss_bytes %d peak_rss_bytes %d, want 0 < rss <= peak", r.Layout, r.RSSBytes, r.PeakRSSBytes)
 			}
 		}
@@ -248,7 +248,7 @@ func TestCombineRepeats(t *testing.T) {
 		{Layout: "hashed", Rows: 1000, LoadSeconds: 1, LoadKernelSeconds: 0.1, ReadSeconds: 4, ReadRowsPerSecond: 250, RSSBytes: 2},
 		{Layout: "hashed", Rows: 1000, LoadSeconds: 2, LoadKernelSeconds: 0.3, ReadSeconds: 2, ReadRowsPerSecond: 500, RSSBytes: 3},
 	}
-	r := combineRepeats(reps)
+	r := CombineRepeats(reps)
 	if r.LoadSeconds != 2 || r.ReadSeconds != 2 || r.LoadRowsPerSecond != 500 || r.ReadRowsPerSecond != 500 || r.RSSBytes != 3 || r.Repeats != 3 || r.LoadKernelSeconds != 0.3 {
 		t.Errorf("combined %+v: want medians 2 s and 2 s, 500 rows/s each, kernel 0.3 s, memory of the last, repeats 3", r)
 	}
@@ -404,7 +404,7 @@ func TestPreallocate(t *testing.T) {
 		t.Errorf("compact at %d rows: %d bytes grown, %d reserved; want them apart", rows, plain[0].BytesAllocated, reserved[0].BytesAllocated)
 	}
 	both := []Result{plain[0], reserved[0]}
-	if got := tableSettings(both); got[0] != "compact SHARDS 1 MLF 0.9" || got[1] != "compact SHARDS 1 MLF 0.9 PREALLOCATE" {
+	if got := TableSettings(both); got[0] != "compact SHARDS 1 MLF 0.9" || got[1] != "compact SHARDS 1 MLF 0.9 PREALLOCATE" {
 		t.Errorf("settings of a grown and a preallocated run: %q", got)
 	}
 	notes := ResultNotes(both)
@@ -479,7 +479,7 @@ func TestSettleFromTheConfig(t *testing.T) {
 	}
 	plain := res[1]
 	plain.SettleSeconds = 0
-	if labels := runLabels([]Result{plain, res[1]}, labelAll, 0); labels[0] != "packed" || labels[1] != "packed settle 0.6s" {
+	if labels := RunLabels([]Result{plain, res[1]}, LabelAll, 0); labels[0] != "packed" || labels[1] != "packed settle 0.6s" {
 		t.Errorf("labels %q; want the settled run labelled apart", labels)
 	}
 	for _, v := range []float64{-1, 601, math.NaN()} {

@@ -54,10 +54,10 @@ func OpenStore(dir string) (*Store, error) {
 	if testing.Testing() && isUsersFolder(dir) {
 		// A test program writing here would put its runs into the person's
 		// own history: results a test makes go to a folder it owns.
-		return nil, fieldErr("--results", dir, "a test program may not save into the user's results folder", "a folder under "+os.TempDir()+", e.g. t.TempDir()")
+		return nil, NewFieldError("--results", dir, "a test program may not save into the user's results folder", "a folder under "+os.TempDir()+", e.g. t.TempDir()")
 	}
 	bad := func(err error) error {
-		return fieldErr("--results", dir, "not a writable folder: "+unwrapPathError(err), "a folder packlab can create and write")
+		return NewFieldError("--results", dir, "not a writable folder: "+unwrapPathError(err), "a folder packlab can create and write")
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, bad(err)
@@ -220,7 +220,7 @@ func (s *Store) FindJob(ctx context.Context, id string) (JobResults, error) {
 			return j, nil
 		}
 	}
-	return JobResults{}, fieldErr("--job", id, "no such job in "+s.Dir, "job ids listed by 'packlab report --list'")
+	return JobResults{}, NewFieldError("--job", id, "no such job in "+s.Dir, "job ids listed by 'packlab report --list'")
 }
 
 // DeleteJob removes a job: every result it measured. It returns the ids of
@@ -247,7 +247,7 @@ func (s *Store) Load(id string) (Result, error) {
 	}
 	r, err := s.read(filepath.Join(s.Dir, id+resultExt))
 	if errors.Is(err, os.ErrNotExist) {
-		return Result{}, fieldErr("--ids", id, "no such result in "+s.Dir, "ids listed by 'packlab report --list --all'")
+		return Result{}, NewFieldError("--ids", id, "no such result in "+s.Dir, "ids listed by 'packlab report --list --all'")
 	}
 	return r, err
 }
@@ -259,7 +259,7 @@ func (s *Store) Delete(id string) error {
 	}
 	err := os.Remove(filepath.Join(s.Dir, id+resultExt))
 	if errors.Is(err, os.ErrNotExist) {
-		return fieldErr("--ids", id, "no such result in "+s.Dir, "ids listed by 'packlab report --list --all'")
+		return NewFieldError("--ids", id, "no such result in "+s.Dir, "ids listed by 'packlab report --list --all'")
 	}
 	if err == nil {
 		if d, derr := os.Open(s.Dir); derr == nil {
@@ -291,7 +291,7 @@ func (s *Store) read(path string) (Result, error) {
 // checkID refuses an id that could name a file outside the folder.
 func checkID(id string) error {
 	if id == "" || strings.ContainsAny(id, `/\`) || strings.HasPrefix(id, ".") {
-		return fieldErr("--ids", id, "not a result id", "ids like 20261130T205800.123Z-hashed-3f2a")
+		return NewFieldError("--ids", id, "not a result id", "ids like 20261130T205800.123Z-hashed-3f2a")
 	}
 	return nil
 }

@@ -88,7 +88,7 @@ func FindSweep(name string) (Sweep, error) {
 			return s, nil
 		}
 	}
-	return Sweep{}, fieldErr("sweep", name, "unknown sweep", strings.Join(SweepNames(), ", "))
+	return Sweep{}, NewFieldError("sweep", name, "unknown sweep", strings.Join(SweepNames(), ", "))
 }
 
 // Configs returns the sweep's runs for a base config whose zero fields take
@@ -102,13 +102,13 @@ func (s Sweep) Configs(base Config, opt SweepOptions) ([]Config, error) {
 		return nil, err
 	}
 	if opt.MaxShards != 0 && s.Name != "shards" {
-		return nil, fieldErr("--max-shards", strconv.Itoa(opt.MaxShards), "applies only to the shards sweep", "sweep shards")
+		return nil, NewFieldError("--max-shards", strconv.Itoa(opt.MaxShards), "applies only to the shards sweep", "sweep shards")
 	}
 	if opt.MaxShards == 0 {
 		opt.MaxShards = DefaultMaxShards
 	}
 	if opt.MaxShards < core.MinShards || opt.MaxShards > core.MaxShards {
-		return nil, fieldErr("--max-shards", strconv.Itoa(opt.MaxShards), "out of range", fmt.Sprintf("%d to %d", core.MinShards, core.MaxShards))
+		return nil, NewFieldError("--max-shards", strconv.Itoa(opt.MaxShards), "out of range", fmt.Sprintf("%d to %d", core.MinShards, core.MaxShards))
 	}
 	if base.Rows == 0 && base.Source == "" {
 		base.Rows = s.Rows
@@ -134,21 +134,21 @@ func (s Sweep) checkBase(base Config) (Config, error) {
 	switch s.Varies {
 	case "--shards":
 		if base.Shards != 0 {
-			return base, fieldErr("--shards", strconv.Itoa(base.Shards), "the shards sweep sets the shard count itself", "--max-shards N")
+			return base, NewFieldError("--shards", strconv.Itoa(base.Shards), "the shards sweep sets the shard count itself", "--max-shards N")
 		}
 	case "--max-load-factor":
 		if base.MaxLoadFactor != 0 {
-			return base, fieldErr("--max-load-factor", fmtFloat(base.MaxLoadFactor), "the load-factor sweep sets it itself", "no --max-load-factor")
+			return base, NewFieldError("--max-load-factor", FormatFloat(base.MaxLoadFactor), "the load-factor sweep sets it itself", "no --max-load-factor")
 		}
 	case "--key/--value":
 		if len(base.Attributes) > 0 {
-			return base, fieldErr("--attributes", strings.Join(base.Attributes, ","), "the types sweep runs every value type", "no --attributes")
+			return base, NewFieldError("--attributes", strings.Join(base.Attributes, ","), "the types sweep runs every value type", "no --attributes")
 		}
 		if base.Key != "" {
-			return base, fieldErr("--key", base.Key, "the types sweep runs every key type", "no --key")
+			return base, NewFieldError("--key", base.Key, "the types sweep runs every key type", "no --key")
 		}
 		if base.Value != "" {
-			return base, fieldErr("--value", base.Value, "the types sweep runs every value type", "no --value")
+			return base, NewFieldError("--value", base.Value, "the types sweep runs every value type", "no --value")
 		}
 	case "seed-claims":
 		if err := seedClaimsRefuses(base); err != nil {
@@ -212,11 +212,7 @@ func RunSweep(ctx context.Context, name string, base Config, opt SweepOptions, r
 		j := NewJob(SweepJobName(s.Name, base), "", time.Now())
 		ro.Job = &j
 	}
-	runs, err := prepare(ctx, cfgs, ro.Progress)
-	if err != nil {
-		return nil, err
-	}
-	return execute(ctx, runs, ro)
+	return RunConfigs(ctx, cfgs, ro)
 }
 
 func seedTable(base Config, _ SweepOptions) []Config { return []Config{base} }
@@ -227,25 +223,25 @@ func seedClaimsRefuses(base Config) error {
 	const allowed = "--rows, --seed, --repeats and the output flags"
 	switch {
 	case len(base.Layouts) > 0:
-		return fieldErr("--layout", strings.Join(base.Layouts, ","), "the seed-claims sweep picks the layouts of each claim", allowed)
+		return NewFieldError("--layout", strings.Join(base.Layouts, ","), "the seed-claims sweep picks the layouts of each claim", allowed)
 	case base.Shards != 0:
-		return fieldErr("--shards", strconv.Itoa(base.Shards), "the seed-claims sweep sets the shard count itself", allowed)
+		return NewFieldError("--shards", strconv.Itoa(base.Shards), "the seed-claims sweep sets the shard count itself", allowed)
 	case base.ShardSelect != "":
-		return fieldErr("--shard-select", base.ShardSelect, "the seed-claims sweep tries modulo and mask itself", allowed)
+		return NewFieldError("--shard-select", base.ShardSelect, "the seed-claims sweep tries modulo and mask itself", allowed)
 	case base.BlockRows != 0:
-		return fieldErr("--block-rows", strconv.Itoa(base.BlockRows), "the seed-claims sweep sets the block rows itself", allowed)
+		return NewFieldError("--block-rows", strconv.Itoa(base.BlockRows), "the seed-claims sweep sets the block rows itself", allowed)
 	case base.Threads != 0:
-		return fieldErr("--threads", strconv.Itoa(base.Threads), "the seed-claims sweep tries every thread count itself", allowed)
+		return NewFieldError("--threads", strconv.Itoa(base.Threads), "the seed-claims sweep tries every thread count itself", allowed)
 	case base.MaxLoadFactor != 0:
-		return fieldErr("--max-load-factor", fmtFloat(base.MaxLoadFactor), "the seed's figures are at ClickHouse's default 0.5", allowed)
+		return NewFieldError("--max-load-factor", FormatFloat(base.MaxLoadFactor), "the seed's figures are at ClickHouse's default 0.5", allowed)
 	case base.Key != "" && base.Key != DefaultKey:
-		return fieldErr("--key", base.Key, "the seed's claims are about <UInt64,UInt16>", allowed)
+		return NewFieldError("--key", base.Key, "the seed's claims are about <UInt64,UInt16>", allowed)
 	case base.Value != "" && base.Value != DefaultValue:
-		return fieldErr("--value", base.Value, "the seed's claims are about <UInt64,UInt16>", allowed)
+		return NewFieldError("--value", base.Value, "the seed's claims are about <UInt64,UInt16>", allowed)
 	case base.Source != "":
-		return fieldErr("--source", base.Source, "the seed's claims are about random keys", allowed)
+		return NewFieldError("--source", base.Source, "the seed's claims are about random keys", allowed)
 	case base.Keys != "" && base.Keys != DefaultKeys:
-		return fieldErr("--keys", base.Keys, "the seed's claims are about random keys", allowed)
+		return NewFieldError("--keys", base.Keys, "the seed's claims are about random keys", allowed)
 	}
 	return nil
 }

@@ -17,7 +17,7 @@ import (
 	"path"
 	"time"
 
-	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/report"
 )
 
 //go:embed index.html css js
@@ -27,7 +27,7 @@ var files embed.FS
 const EChartsPath = "vendor/echarts.min.js"
 
 // FS returns the frontend as a file system rooted at index.html, with
-// EChartsPath served from experiments.EChartsJS.
+// EChartsPath served from report.EChartsJS.
 func FS() fs.FS { return assets{} }
 
 type assets struct{}
@@ -38,7 +38,7 @@ func (assets) Open(name string) (fs.File, error) {
 	}
 	switch name {
 	case EChartsPath:
-		return &memFile{name: path.Base(name), Reader: bytes.NewReader([]byte(experiments.EChartsJS()))}, nil
+		return &memFile{name: path.Base(name), Reader: bytes.NewReader([]byte(report.EChartsJS()))}, nil
 	}
 	return files.Open(name)
 }

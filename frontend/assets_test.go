@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/report"
 )
 
 func read(t *testing.T, name string) []byte {
@@ -37,12 +37,12 @@ func read(t *testing.T, name string) []byte {
 // package frontend/package.json pins.
 func TestEChartsIsTheVendoredCopy(t *testing.T) {
 	got := read(t, EChartsPath)
-	if !bytes.Equal(got, []byte(experiments.EChartsJS())) {
-		t.Fatalf("%s differs from experiments.EChartsJS()", EChartsPath)
+	if !bytes.Equal(got, []byte(report.EChartsJS())) {
+		t.Fatalf("%s differs from report.EChartsJS()", EChartsPath)
 	}
-	if !bytes.Contains(got[:4096], []byte(`version="`+experiments.EChartsVersion+`"`)) &&
-		!bytes.Contains(got, []byte(`"`+experiments.EChartsVersion+`"`)) {
-		t.Errorf("%s does not name version %s", EChartsPath, experiments.EChartsVersion)
+	if !bytes.Contains(got[:4096], []byte(`version="`+report.EChartsVersion+`"`)) &&
+		!bytes.Contains(got, []byte(`"`+report.EChartsVersion+`"`)) {
+		t.Errorf("%s does not name version %s", EChartsPath, report.EChartsVersion)
 	}
 	npm, err := os.ReadFile("node_modules/echarts/dist/echarts.min.js")
 	if os.IsNotExist(err) {

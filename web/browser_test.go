@@ -32,6 +32,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/report"
 )
 
 // Environment the test reads.
@@ -725,7 +726,7 @@ func shownTable(t *testing.T, ctx context.Context) map[string]string {
 func bytesCells(t *testing.T, rs []experiments.Result) map[string]string {
 	t.Helper()
 	var md bytes.Buffer
-	if err := experiments.WriteTable(&md, rs, "markdown"); err != nil {
+	if err := report.WriteTable(&md, rs, "markdown"); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(md.String()), "\n")

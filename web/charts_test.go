@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/report"
 )
 
 // TestChartsFitTheirBox renders the charts with a category axis of runs
@@ -49,7 +50,7 @@ func TestChartsFitTheirBox(t *testing.T) {
 		}
 		results = append(results, rs...)
 	}
-	echartsJS, err := os.ReadFile(filepath.Join("..", "experiments", "assets", "echarts.min.js"))
+	echartsJS, err := os.ReadFile(filepath.Join("..", "experiments", "report", "assets", "echarts.min.js"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func TestChartsFitTheirBox(t *testing.T) {
 	// insets.
 	for _, size := range []struct{ w, h int }{{964, 414}, {1044, 414}, {1204, 414}} {
 		for _, kind := range []string{"memory-breakdown", "per-thread-speed", "throughput"} {
-			c, err := experiments.BuildChart(kind, results)
+			c, err := report.BuildChart(kind, results)
 			if err != nil {
 				t.Errorf("chart %s: %v", kind, err)
 				continue

@@ -25,6 +25,7 @@ import (
 	"github.com/packlab/packlab/app/flags"
 	"github.com/packlab/packlab/app/serve"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/report"
 )
 
 // Main is the whole command line, as main runs it: it prints an error as
@@ -390,7 +391,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// Under the table, the claims its results measured (seed-claims); the
 	// json and csv formats stay one array or one table.
 	if err == nil && (strings.EqualFold(f.format, "table") || strings.EqualFold(f.format, "markdown")) {
-		err = experiments.WriteClaims(stdout, measured, f.format)
+		err = report.WriteClaims(stdout, measured, f.format)
 	}
 	return err
 }
@@ -433,7 +434,7 @@ func measure(ctx context.Context, f *runFlags, jobName string, stdout, stderr io
 	results, runErr := do(ro)
 	bar.clear()
 	if len(results) > 0 {
-		if err := experiments.WriteTable(stdout, results, f.format); err != nil {
+		if err := report.WriteTable(stdout, results, f.format); err != nil {
 			return err
 		}
 		for _, n := range experiments.ResultNotes(results) {
@@ -731,7 +732,7 @@ func (a *reportArgs) write(ctx context.Context, results []experiments.Result, jo
 	if len(jobs) == 1 {
 		picked += " of job " + jobs[0].ID + " (" + experiments.TerminalText(experiments.ShortText(jobs[0].Name, experiments.MaxLabel)) + ")"
 		if !a.titleSet {
-			title = experiments.DefaultReportTitle + ": " + experiments.ShortText(jobs[0].Name, experiments.MaxLabel)
+			title = report.DefaultReportTitle + ": " + experiments.ShortText(jobs[0].Name, experiments.MaxLabel)
 		}
 	} else if len(jobs) > 1 {
 		picked += fmt.Sprintf(" of %d jobs", len(jobs))
@@ -742,9 +743,9 @@ func (a *reportArgs) write(ctx context.Context, results []experiments.Result, jo
 	}
 	var err error
 	if strings.EqualFold(a.format, "markdown") {
-		err = experiments.WriteReportMarkdown(w, results, title)
+		err = report.WriteReportMarkdown(w, results, title)
 	} else {
-		err = experiments.WriteReport(w, results, title)
+		err = report.WriteReport(w, results, title)
 	}
 	if err == nil && ctx.Err() != nil {
 		err = fmt.Errorf("%w: report (%v); nothing written", experiments.ErrCancelled, context.Cause(ctx))

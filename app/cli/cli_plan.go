@@ -1,6 +1,6 @@
 package cli
 
-// packlab plan: the planner on the command line (experiments/plan.go).
+// packlab plan: the planner on the command line (package experiments/planner).
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/packlab/packlab/app/flags"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/planner"
 )
 
 func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -31,13 +32,13 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	for _, p := range problems {
 		fmt.Fprintln(stderr, "packlab: skipped", oneLine(p))
 	}
-	machine := experiments.ThisMachine(ctx)
+	machine := planner.ThisMachine(ctx)
 	if !a.noCal {
 		known := history
 		if a.recal {
 			known = nil
 		}
-		cfgs, err := experiments.CalibrationConfigs(a.req, known, machine.Cores)
+		cfgs, err := planner.CalibrationConfigs(a.req, known, machine.Cores)
 		if err != nil {
 			return err
 		}
@@ -47,7 +48,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			if err != nil {
 				return fmt.Errorf("calibrating: %w", err)
 			}
-			machine = experiments.ThisMachine(ctx)
+			machine = planner.ThisMachine(ctx)
 		}
 	}
 	if a.verify {
@@ -55,11 +56,11 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return flags.Usagef("--verify: ClickHouse is unavailable: %s", st.Problem)
 		}
 	}
-	plan, err := experiments.MakePlan(a.req, history, machine)
+	plan, err := planner.MakePlan(a.req, history, machine)
 	if err != nil {
 		return err
 	}
-	if err := experiments.WritePlan(stdout, plan, a.format); err != nil || !a.verify {
+	if err := planner.WritePlan(stdout, plan, a.format); err != nil || !a.verify {
 		return err
 	}
 	return verifyPlan(ctx, plan, store, a.noSave, a.format, stdout, stderr)
@@ -67,7 +68,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 // planArgs is plan's flags, checked.
 type planArgs struct {
-	req                                experiments.PlanRequest
+	req                                planner.PlanRequest
 	format, resultsDir                 string
 	noCal, recal, noSave, verify, rows bool
 }
@@ -85,7 +86,7 @@ func parsePlanArgs(args []string, stdout io.Writer) (*planArgs, error) {
 	})
 	typeFlags(fs, &req.Key, &req.Value, &req.Attributes)
 	fs.Func("memory", "memory budget", func(s string) error {
-		n, err := experiments.ParseMemory(s)
+		n, err := planner.ParseMemory(s)
 		req.MemoryBytes = n
 		return err
 	})
@@ -98,11 +99,11 @@ func parsePlanArgs(args []string, stdout io.Writer) (*planArgs, error) {
 	fs.StringVar(&a.format, "format", "table", "output format")
 	fs.StringVar(&a.resultsDir, "results", "", "results folder")
 	fs.Func("calibrate-rows", "the calibration's rows", func(s string) (err error) {
-		req.CalibrationRows, err = experiments.ParseCalibrationRows(s)
+		req.CalibrationRows, err = planner.ParseCalibrationRows(s)
 		return err
 	})
 	fs.Func("max-key", "the largest key of dense integer keys", func(s string) (err error) {
-		req.MaxKey, err = experiments.ParseMaxKey(s)
+		req.MaxKey, err = planner.ParseMaxKey(s)
 		return err
 	})
 	fs.BoolVar(&a.noCal, "no-calibrate", false, "use saved results only")
@@ -140,8 +141,8 @@ func parsePlanArgs(args []string, stdout io.Writer) (*planArgs, error) {
 // itself, at the plan's rows or MaxVerifyRows if fewer, and says what it
 // holds beside the plan's model: after the plan on standard output (on
 // standard error for csv and json, which stay one document).
-func verifyPlan(ctx context.Context, plan experiments.Plan, store *experiments.Store, noSave bool, format string, stdout, stderr io.Writer) error {
-	cfg, c, ok := experiments.VerifyConfig(plan)
+func verifyPlan(ctx context.Context, plan planner.Plan, store *experiments.Store, noSave bool, format string, stdout, stderr io.Writer) error {
+	cfg, c, ok := planner.VerifyConfig(plan)
 	if !ok {
 		return fmt.Errorf("--verify: no setup of this plan is one ClickHouse builds (%s/%s)", plan.Request.Key, plan.Request.Value)
 	}
@@ -165,7 +166,7 @@ func verifyPlan(ctx context.Context, plan experiments.Plan, store *experiments.S
 	} else {
 		fmt.Fprintln(out)
 	}
-	for _, line := range experiments.VerifyLines(c, results[0]) {
+	for _, line := range planner.VerifyLines(c, results[0]) {
 		fmt.Fprintln(out, prefix+line)
 	}
 	return nil
@@ -192,15 +193,15 @@ func calibrate(ctx context.Context, cfgs []experiments.Config, store *experiment
 	// About 3.2 s a load at 2M rows on the 2-core lab machine, 2.5 s of it
 	// the idle before it: 76 s for the 24 loads of a first calibration.
 	took := fmt.Sprintf("about %d s", (loads*32+9)/10)
-	if cfgs[0].Rows > 2*experiments.CalibrationRows {
+	if cfgs[0].Rows > 2*planner.CalibrationRows {
 		took = "minutes"
 	}
 	fmt.Fprintf(stderr, "packlab: calibrating this machine: %s, %s rows each, %d loads in all for medians and ranges (%s; saved results are used next time)\n",
 		strings.Join(what, "; "), experiments.FormatRows(cfgs[0].Rows), loads, took)
 	start := time.Now()
 	bar := newProgressBar(stderr)
-	job := experiments.NewJob(experiments.CalibrationJobName(cfgs), experiments.FaceCLI, start)
-	results, err := experiments.Calibrate(ctx, cfgs, experiments.RunOptions{Job: &job, Progress: bar.update, OnResult: func(r experiments.Result) error {
+	job := experiments.NewJob(planner.CalibrationJobName(cfgs), experiments.FaceCLI, start)
+	results, err := planner.Calibrate(ctx, cfgs, experiments.RunOptions{Job: &job, Progress: bar.update, OnResult: func(r experiments.Result) error {
 		bar.clear()
 		if noSave {
 			return nil

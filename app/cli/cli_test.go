@@ -19,6 +19,7 @@ import (
 	"github.com/packlab/packlab/app"
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/planner"
 )
 
 // mainEnv makes the test binary behave as the packlab command itself (see
@@ -531,7 +532,7 @@ func TestPlanIssueTargets(t *testing.T) {
 	if !strings.Contains(stderr, "packlab: calibrating this machine") {
 		t.Errorf("stderr %q does not say it calibrates", stderr)
 	}
-	var cands []experiments.Candidate
+	var cands []planner.Candidate
 	if err := json.Unmarshal([]byte(stdout), &cands); err != nil {
 		t.Fatalf("not a JSON array of candidates: %v\n%s", err, stdout)
 	}
@@ -608,7 +609,7 @@ func TestPlanIssueTargets(t *testing.T) {
 	// Memory decides by default (compact, packlab's own, at 1e9 in 24 GiB);
 	// ClickHouse's setup, rank 1 or the best it can run, comes with its
 	// CREATE DICTIONARY either way.
-	ch := slices.IndexFunc(cands, func(c experiments.Candidate) bool { return c.BestClickHouse })
+	ch := slices.IndexFunc(cands, func(c planner.Candidate) bool { return c.BestClickHouse })
 	if !cands[0].PacklabOnly {
 		ch = 0
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/packlab/packlab/app/flags"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/planner"
 )
 
 // markdownRows is the table rows of a markdown report.
@@ -159,7 +160,7 @@ func TestReportSkipsTheCalibration(t *testing.T) {
 	// A calibration job started after the run, as `packlab plan
 	// --calibrate` makes one.
 	cal := run[0]
-	job := experiments.NewJob(experiments.CalibrationJobName([]experiments.Config{{Rows: 2_000_000}}), "", time.Now().Add(time.Second))
+	job := experiments.NewJob(planner.CalibrationJobName([]experiments.Config{{Rows: 2_000_000}}), "", time.Now().Add(time.Second))
 	cal.Job, cal.ID = &job, job.ID+"-r1"
 	if err := (&experiments.Store{Dir: dir}).Save(cal); err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/report"
 )
 
 // saveResult writes one result file as the store does.
@@ -227,7 +228,7 @@ func TestTerminalEscapes(t *testing.T) {
 	}
 	// The terminal table (run's default format) shows the same cells.
 	var table strings.Builder
-	if err := experiments.WriteTable(&table, []experiments.Result{r}, "table"); err != nil {
+	if err := report.WriteTable(&table, []experiments.Result{r}, "table"); err != nil {
 		t.Fatal(err)
 	}
 	if strings.ContainsAny(table.String(), "\x1b\x07") {

@@ -402,7 +402,7 @@ func writeSite(ctx context.Context, goBin, wasmExec, src, tmp string) error {
 			return fmt.Errorf("copying the frontend: %w", err)
 		}
 	}
-	if err := copyFile(filepath.Join(src, "experiments", "assets", "echarts.min.js"), filepath.Join(tmp, filepath.FromSlash(frontend.EChartsPath))); err != nil {
+	if err := copyFile(filepath.Join(src, "experiments", "report", "assets", "echarts.min.js"), filepath.Join(tmp, filepath.FromSlash(frontend.EChartsPath))); err != nil {
 		return fmt.Errorf("copying ECharts: %w", err)
 	}
 	page, err := os.ReadFile(filepath.Join(fe, "index.html"))

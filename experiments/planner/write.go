@@ -1,4 +1,4 @@
-package experiments
+package planner
 
 // The planner's answer as text: the ClickHouse dictionary and the Go code
 // of a setup, and the plan in each output format.
@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments"
 )
 
 // clickHouseFor is the ClickHouse dictionary that builds l's table for
@@ -32,10 +33,10 @@ func clickHouseFor(v chVersion, l core.Layout, key, value core.Type, shards int,
 	if ok, why := v.builds(l, value, shards, mlf); !ok {
 		return "", why, true
 	}
-	clause = ClickHouseLayout(l, shards, mlf)
+	clause = experiments.ClickHouseLayout(l, shards, mlf)
 	var notes []string
 	if l.ClickHouseName() == "SPARSE_HASHED" {
-		packs := clickHouseTable(core.LayoutPacked, value) == core.LayoutPacked
+		packs := experiments.ClickHouseTable(core.LayoutPacked, value) == core.LayoutPacked
 		switch {
 		case l == core.LayoutPacked && !packs:
 			return "", fmt.Sprintf("ClickHouse's SPARSE_HASHED keeps a %s value in sparse_hash_map, not PackedHashMap: see the sparse setups", value.Name), true
@@ -67,7 +68,7 @@ func createDictionary(c Candidate) string {
 	if len(c.columns) > 1 {
 		columns = c.columns
 	}
-	b.WriteString(dictionaryDDL("dict", "UInt64", columns, "SOURCE(CLICKHOUSE(TABLE 'source_table'))", c.ClickHouseLayout))
+	b.WriteString(experiments.DictionaryDDL("dict", "UInt64", columns, "SOURCE(CLICKHOUSE(TABLE 'source_table'))", c.ClickHouseLayout))
 	return b.String()
 }
 
@@ -89,7 +90,7 @@ func goTypeOf(t core.Type) string {
 // goCode is the Go code that builds c's map with core's loader from a TSV
 // file of key, value rows.
 func goCode(c Candidate) string {
-	if len(c.Attributes) > 1 || c.Layout == flatLayout {
+	if len(c.Attributes) > 1 || c.Layout == FlatLayout {
 		return "" // core's tables hold one value so far: no Go code builds this dictionary
 	}
 	k, _ := core.ParseType(c.KeyType)
@@ -102,8 +103,8 @@ func goCode(c Candidate) string {
 	b.WriteString("m, report, err := core.Load(ctx, src, core.LoadConfig{\n")
 	fmt.Fprintf(&b, "\tLayout: %q,\n", c.Layout)
 	var opts []string
-	if c.followsMLF && c.MaxLoadFactor != core.DefaultMaxLoadFactor {
-		opts = append(opts, "MaxLoadFactor: "+fmtFloat(c.MaxLoadFactor))
+	if c.FollowsMLF && c.MaxLoadFactor != core.DefaultMaxLoadFactor {
+		opts = append(opts, "MaxLoadFactor: "+experiments.FormatFloat(c.MaxLoadFactor))
 	}
 	if c.Preallocate {
 		opts = append(opts, fmt.Sprintf("Reserve: %d", c.Distinct))
@@ -147,7 +148,7 @@ func WritePlan(w io.Writer, plan Plan, format string) error {
 	case "markdown":
 		return writePlanText(w, plan, true)
 	}
-	return fmt.Errorf("unknown format %q (allowed: %s)", format, strings.Join(Formats(), ", "))
+	return fmt.Errorf("unknown format %q (allowed: %s)", format, strings.Join(experiments.Formats(), ", "))
 }
 
 var planCSVHeader = []string{
@@ -219,7 +220,7 @@ func PlanTable(plan Plan) (header []string, numeric []bool, rows [][]string) {
 			ch = "none"
 		}
 		rows = append(rows, []string{
-			strconv.Itoa(c.Rank), setupName(c), formatBytes(c.SteadyBytes), formatBytes(c.PeakBytes), formatBytes(c.ReloadPeakBytes),
+			strconv.Itoa(c.Rank), SetupName(c), experiments.FormatBytes2(c.SteadyBytes), experiments.FormatBytes2(c.PeakBytes), experiments.FormatBytes2(c.ReloadPeakBytes),
 			strconv.FormatFloat(c.BytesPerPair, 'f', 2, 64), loadCell(c), readCell(c), fits, ch, c.Why,
 		})
 	}
@@ -233,7 +234,7 @@ func planTableSetups(ranked []Candidate) []Candidate {
 	var layouts []string
 	byLayout := map[string][]int{}
 	for i, c := range ranked {
-		group := c.Layout + "|" + fmtFloat(c.MaxLoadFactor)
+		group := c.Layout + "|" + experiments.FormatFloat(c.MaxLoadFactor)
 		if seen[group] {
 			continue
 		}
@@ -345,7 +346,7 @@ func PlanHeadline(plan Plan) string {
 		value = strings.Join(r.Attributes, ", ")
 	}
 	return fmt.Sprintf("%s rows of <%s, %s> in %s (%s), checked at a %s, prefer %s, for %s, %d loader thread(s)",
-		FormatRows(r.Rows), r.Key, value, FormatBytes(plan.BudgetBytes), plan.BudgetFrom, plan.Checked, r.Prefer, where, r.Threads)
+		experiments.FormatRows(r.Rows), r.Key, value, experiments.FormatBytes(plan.BudgetBytes), plan.BudgetFrom, plan.Checked, r.Prefer, where, r.Threads)
 }
 
 // PlanSnippet is text the plan offers to copy: a ClickHouse statement or
@@ -380,13 +381,13 @@ func (plan Plan) Details() PlanDetails {
 	d := PlanDetails{Headline: PlanHeadline(plan), Answer: plan.Answer, Rule: plan.Rule, RunnersUp: plan.RunnersUp, RuledOut: plan.RuledOut}
 	best := plan.Best()
 	if best != nil {
-		d.BestTitle = setupName(*best) + ", per the model"
+		d.BestTitle = SetupName(*best) + ", per the model"
 		d.Best = append(d.Best,
 			fmt.Sprintf("steady %s (%s computed x %s + the loader's blocks %s), first load peak %s (%s)",
-				FormatBytes(best.SteadyBytes), FormatBytes(best.BytesAllocated), fmtFloat(roundTo(best.Overhead, 3)), FormatBytes(best.LoaderBytes),
-				FormatBytes(best.PeakBytes), growthWords(*best)),
+				experiments.FormatBytes(best.SteadyBytes), experiments.FormatBytes(best.BytesAllocated), experiments.FormatFloat(experiments.RoundTo(best.Overhead, 3)), experiments.FormatBytes(best.LoaderBytes),
+				experiments.FormatBytes(best.PeakBytes), growthWords(*best)),
 			fmt.Sprintf("reload peak %s: the serving table (%s) beside a new one at its first-load peak, as ClickHouse and a Go program that swaps in a new map hold them",
-				FormatBytes(best.ReloadPeakBytes), FormatBytes(servingBytes(*best))),
+				experiments.FormatBytes(best.ReloadPeakBytes), experiments.FormatBytes(servingBytes(*best))),
 			fmt.Sprintf("%.2f bytes per pair, load factor %.3f after the load", best.BytesPerPair, best.LoadFactor))
 		where := ""
 		if i := slices.IndexFunc(plan.Measures, func(m Measure) bool { return m.Layout == best.Layout }); i >= 0 {
@@ -422,25 +423,25 @@ func (plan Plan) Details() PlanDetails {
 		}
 		if c.GoCode == "" {
 			why := "no Go code is written for several attributes yet: core keeps them as a row in packed or compact (core.Options.ValueBytes, the lab's packed_row and compact_row), or ClickHouse as its layouts do"
-			if c.Layout == flatLayout {
+			if c.Layout == FlatLayout {
 				why = "core has no FLAT table: an array indexed by the key is a Go slice ([]V of --max-key + 1 elements)"
 			}
 			d.Snippets = append(d.Snippets, PlanSnippet{Title: "Go (core)", Note: why})
 			continue
 		}
-		d.Snippets = append(d.Snippets, PlanSnippet{Title: "Go (core), " + setupName(*c), Lang: "go", Text: c.GoCode})
+		d.Snippets = append(d.Snippets, PlanSnippet{Title: "Go (core), " + SetupName(*c), Lang: "go", Text: c.GoCode})
 	}
 	d.HowMade = append(d.HowMade, plan.Growing)
 	for _, m := range plan.Measures {
 		check := ""
 		if m.OverheadMeasured {
 			check = fmt.Sprintf("; RSS measured x%s of the computed bytes, x%s at the peak (a check: the plan's memory is computed)",
-				fmtFloat(roundTo(m.Overhead, 3)), fmtFloat(roundTo(m.PeakOverhead, 3)))
+				experiments.FormatFloat(experiments.RoundTo(m.Overhead, 3)), experiments.FormatFloat(experiments.RoundTo(m.PeakOverhead, 3)))
 		}
 		switch {
 		case m.LoadRowsPerSecond > 0:
 			d.HowMade = append(d.HowMade, fmt.Sprintf("%s: load %s, read %s, the median of %d load(s) at %s rows on this machine%s (%s)", m.Layout,
-				rangeText(&m.LoadRowsPerSecond, m.LoadRange), rangeText(nonZero(m.ReadRowsPerSecond), m.ReadRange), m.Loads, FormatRows(m.Rows), check, m.From))
+				rangeText(&m.LoadRowsPerSecond, m.LoadRange), rangeText(nonZero(m.ReadRowsPerSecond), m.ReadRange), m.Loads, experiments.FormatRows(m.Rows), check, m.From))
 		case m.OverheadMeasured:
 			d.HowMade = append(d.HowMade, fmt.Sprintf("%s: no speed measured%s (%s)", m.Layout, check, m.From))
 		}
@@ -464,9 +465,9 @@ func measuredWhere(m Measure, distinct int64) string {
 	if m.LoadRowsPerSecond == 0 {
 		return ""
 	}
-	s := fmt.Sprintf("; measured at %s rows (%d load(s))", FormatRows(m.Rows), m.Loads)
+	s := fmt.Sprintf("; measured at %s rows (%d load(s))", experiments.FormatRows(m.Rows), m.Loads)
 	if measuredFarBelow(distinct, m) {
-		s += fmt.Sprintf(", expect it slower at %s", FormatRows(distinct))
+		s += fmt.Sprintf(", expect it slower at %s", experiments.FormatRows(distinct))
 	}
 	return s
 }
@@ -479,7 +480,7 @@ func clickHouseLine(c Candidate) string {
 		verdict = "does not fit"
 	}
 	return fmt.Sprintf("ClickHouse's %s, by its own growth: steady %s, first load peak %s, reload peak %s (%s): %s",
-		c.ClickHouseLayout, FormatBytes(ch.SteadyBytes), FormatBytes(ch.FirstLoadPeakBytes), FormatBytes(ch.ReloadPeakBytes), verdict, ch.Model)
+		c.ClickHouseLayout, experiments.FormatBytes(ch.SteadyBytes), experiments.FormatBytes(ch.FirstLoadPeakBytes), experiments.FormatBytes(ch.ReloadPeakBytes), verdict, ch.Model)
 }
 
 // clickHouseTitle heads the CREATE DICTIONARY of the best ClickHouse
@@ -487,14 +488,14 @@ func clickHouseLine(c Candidate) string {
 func clickHouseTitle(plan Plan, best, c Candidate) string {
 	if !c.ClickHouse.Fits {
 		return fmt.Sprintf("No ClickHouse dictionary fits a %s in %s by ClickHouse's own growth; the least is #%d, %s (%s peak %s)",
-			plan.Checked, FormatBytes(plan.BudgetBytes), c.Rank, setupName(c), plan.Checked, FormatBytes(c.ClickHouse.CheckedBytes))
+			plan.Checked, experiments.FormatBytes(plan.BudgetBytes), c.Rank, SetupName(c), plan.Checked, experiments.FormatBytes(c.ClickHouse.CheckedBytes))
 	}
 	if best.PacklabOnly {
 		return fmt.Sprintf("ClickHouse cannot build %s; its best setup here is #%d, %s (%s peak %s by ClickHouse's growth)",
-			best.Layout, c.Rank, setupName(c), plan.Checked, FormatBytes(c.ClickHouse.CheckedBytes))
+			best.Layout, c.Rank, SetupName(c), plan.Checked, experiments.FormatBytes(c.ClickHouse.CheckedBytes))
 	}
 	return fmt.Sprintf("ClickHouse's dictionary of #1 needs %s at a %s by its own growth; its best setup here is #%d, %s (%s)",
-		FormatBytes(best.ClickHouse.CheckedBytes), plan.Checked, c.Rank, setupName(c), FormatBytes(c.ClickHouse.CheckedBytes))
+		experiments.FormatBytes(best.ClickHouse.CheckedBytes), plan.Checked, c.Rank, SetupName(c), experiments.FormatBytes(c.ClickHouse.CheckedBytes))
 }
 
 func writePlanText(w io.Writer, plan Plan, md bool) error {
@@ -502,9 +503,9 @@ func writePlanText(w io.Writer, plan Plan, md bool) error {
 	var b strings.Builder
 	text := func(s string) string {
 		if md {
-			return markdownText(s)
+			return experiments.MarkdownText(s)
 		}
-		return TerminalText(s)
+		return experiments.TerminalText(s)
 	}
 	heading := func(s string) {
 		if md {
@@ -565,13 +566,7 @@ func writePlanText(w io.Writer, plan Plan, md bool) error {
 		item(l)
 	}
 	heading(d.TableTitle)
-	writeGrid(&b, d.Header, d.Numeric, d.Rows, md)
+	experiments.WriteGrid(&b, d.Header, d.Numeric, d.Rows, md)
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-func roundTo(v float64, dec int) float64 {
-	s := strconv.FormatFloat(v, 'f', dec, 64)
-	r, _ := strconv.ParseFloat(s, 64)
-	return r
 }

@@ -1,4 +1,4 @@
-package experiments
+package planner
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments"
 )
 
 // machine24 is a 24 GiB, 2-core machine: this lab's.
@@ -52,30 +53,30 @@ func TestPlanEveryLayoutFromPredict(t *testing.T) {
 				shards = append(shards, c.Shards)
 			}
 			mlf := c.MaxLoadFactor
-			if !c.followsMLF {
+			if !c.FollowsMLF {
 				mlf = 0
 			}
 			pr, err := core.Predict(l, k, v, 1e9, core.Options{MaxLoadFactor: mlf}, c.Shards)
 			if err != nil {
 				t.Fatal(err)
 			}
-			wantPeak := scaleBytes(pr.PeakBytes+c.LoaderBytes, c.PeakOverhead) // every shard growing at once
-			if c.BytesAllocated != pr.FinalBytes || c.BucketCount != pr.BucketCount || c.SteadyBytes != scaleBytes(pr.FinalBytes, c.Overhead)+c.LoaderBytes ||
+			wantPeak := experiments.ScaleBytes(pr.PeakBytes+c.LoaderBytes, c.PeakOverhead) // every shard growing at once
+			if c.BytesAllocated != pr.FinalBytes || c.BucketCount != pr.BucketCount || c.SteadyBytes != experiments.ScaleBytes(pr.FinalBytes, c.Overhead)+c.LoaderBytes ||
 				math.Abs(float64(c.PeakBytes-wantPeak)) > 1 {
 				t.Errorf("%s: got bytes %d, buckets %d, steady %d, peak %d; want core.Predict's %d, %d, x%.3f, peak %d",
-					setupName(c), c.BytesAllocated, c.BucketCount, c.SteadyBytes, c.PeakBytes, pr.FinalBytes, pr.BucketCount, c.Overhead, wantPeak)
+					SetupName(c), c.BytesAllocated, c.BucketCount, c.SteadyBytes, c.PeakBytes, pr.FinalBytes, pr.BucketCount, c.Overhead, wantPeak)
 			}
 			if c.GrowingAtOnce != c.Shards {
-				t.Errorf("%s: %d shards growing at once, want all %d", setupName(c), c.GrowingAtOnce, c.Shards)
+				t.Errorf("%s: %d shards growing at once, want all %d", SetupName(c), c.GrowingAtOnce, c.Shards)
 			}
 			// What the plan says the peak is made of must be this layout's
 			// growth: no old slab beside the new where none is held.
 			if w := growthWords(c); pr.GrowthBytes == 0 && strings.Contains(w, "old and new") ||
 				l == core.LayoutSparse && !strings.Contains(w, "page by page") {
-				t.Errorf("%s: the peak is %q, but the last growth holds %d bytes more", setupName(c), w, pr.GrowthBytes)
+				t.Errorf("%s: the peak is %q, but the last growth holds %d bytes more", SetupName(c), w, pr.GrowthBytes)
 			}
 			if (l.ClickHouseName() == "") != (c.PacklabOnly && c.ClickHouseLayout == "") {
-				t.Errorf("%s: packlab_only %v, clickhouse_layout %q, but ClickHouseName() is %q", setupName(c), c.PacklabOnly, c.ClickHouseLayout, l.ClickHouseName())
+				t.Errorf("%s: packlab_only %v, clickhouse_layout %q, but ClickHouseName() is %q", SetupName(c), c.PacklabOnly, c.ClickHouseLayout, l.ClickHouseName())
 			}
 		}
 		slices.Sort(shards)
@@ -123,18 +124,18 @@ func TestPlanBudget(t *testing.T) {
 	}
 	for _, c := range plan.Candidates {
 		if c.Fits && onePercent(float64(c.CheckedBytes)) < onePercent(float64(best.CheckedBytes)) {
-			t.Errorf("%s fits with a reload peak of %d, less than the answer's %d", setupName(c), c.CheckedBytes, best.CheckedBytes)
+			t.Errorf("%s fits with a reload peak of %d, less than the answer's %d", SetupName(c), c.CheckedBytes, best.CheckedBytes)
 		}
-		if c.CheckedBytes != c.ReloadPeakBytes || c.ReloadPeakBytes != scaleBytes(c.BytesAllocated, c.Overhead)+c.PeakBytes {
+		if c.CheckedBytes != c.ReloadPeakBytes || c.ReloadPeakBytes != experiments.ScaleBytes(c.BytesAllocated, c.Overhead)+c.PeakBytes {
 			t.Errorf("%s: checked %d, reload peak %d; want the reload's: the serving table %d + the first load's peak %d",
-				setupName(c), c.CheckedBytes, c.ReloadPeakBytes, scaleBytes(c.BytesAllocated, c.Overhead), c.PeakBytes)
+				SetupName(c), c.CheckedBytes, c.ReloadPeakBytes, experiments.ScaleBytes(c.BytesAllocated, c.Overhead), c.PeakBytes)
 		}
 		if c.Fits != (c.CheckedBytes <= 24<<30) {
-			t.Errorf("%s: fits %v with a reload peak of %d", setupName(c), c.Fits, c.CheckedBytes)
+			t.Errorf("%s: fits %v with a reload peak of %d", SetupName(c), c.Fits, c.CheckedBytes)
 		}
 	}
-	if !strings.Contains(plan.Answer, setupName(*best)) || best.Why == "" {
-		t.Errorf("answer %q does not name %s, or no why", plan.Answer, setupName(*best))
+	if !strings.Contains(plan.Answer, SetupName(*best)) || best.Why == "" {
+		t.Errorf("answer %q does not name %s, or no why", plan.Answer, SetupName(*best))
 	}
 	// gomap's swiss tables need 16-byte slots at 7/8 and split one table at
 	// a time: over 24 GiB at any setting for 1e9 <UInt64,UInt16>.
@@ -153,10 +154,10 @@ func TestPlanBudget(t *testing.T) {
 	}
 	for _, c := range none.Candidates {
 		if c.CheckedBytes < b.CheckedBytes {
-			t.Errorf("1 GiB: %s peaks at %d at a reload, below the answer's %d", setupName(c), c.CheckedBytes, b.CheckedBytes)
+			t.Errorf("1 GiB: %s peaks at %d at a reload, below the answer's %d", SetupName(c), c.CheckedBytes, b.CheckedBytes)
 		}
 	}
-	want := "nothing fits in 1.0 GiB (--memory) at a reload: the smallest setup is " + setupName(*b) + " with a reload peak of " + formatBytes(b.CheckedBytes)
+	want := "nothing fits in 1.0 GiB (--memory) at a reload: the smallest setup is " + SetupName(*b) + " with a reload peak of " + experiments.FormatBytes2(b.CheckedBytes)
 	if none.Answer != want {
 		t.Errorf("1 GiB answer\n got %q\nwant %q", none.Answer, want)
 	}
@@ -171,7 +172,7 @@ func TestPlanRanksBySpeed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("measures every layout at 2e5 rows, three loads each")
 	}
-	res, err := Run(context.Background(), Config{Rows: 200_000, InProcess: true, Seed: 1, Repeats: 3}, RunOptions{})
+	res, err := experiments.Run(context.Background(), experiments.Config{Rows: 200_000, InProcess: true, Seed: 1, Repeats: 3}, experiments.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,16 +190,16 @@ func TestPlanRanksBySpeed(t *testing.T) {
 		}
 		for _, c := range plan.Candidates {
 			if c.LoadRange == nil || c.ReadRange == nil {
-				t.Fatalf("%s: no speed range although every layout was measured three times", setupName(c))
+				t.Fatalf("%s: no speed range although every layout was measured three times", SetupName(c))
 			}
 			if lo, _ := speedRange(c, prefer); c.Fits && lo > speedRangeHi(*best, prefer) {
-				t.Errorf("prefer %s: %s is faster beyond both ranges (slowest %.0f rows/s) than the answer %s (fastest %.0f)", prefer, setupName(c), lo, setupName(*best), speedRangeHi(*best, prefer))
+				t.Errorf("prefer %s: %s is faster beyond both ranges (slowest %.0f rows/s) than the answer %s (fastest %.0f)", prefer, SetupName(c), lo, SetupName(*best), speedRangeHi(*best, prefer))
 			}
 			if _, hi := speedRange(c, prefer); c.Fits && (c.SpeedTier == 1) != (hi >= floor) {
-				t.Errorf("prefer %s: %s in speed tier %d with its fastest %.0f rows/s against the fastest setup's slowest %.0f", prefer, setupName(c), c.SpeedTier, hi, floor)
+				t.Errorf("prefer %s: %s in speed tier %d with its fastest %.0f rows/s against the fastest setup's slowest %.0f", prefer, SetupName(c), c.SpeedTier, hi, floor)
 			}
 			if c.Fits && c.SpeedTier == best.SpeedTier && byRule(c, *best) < 0 {
-				t.Errorf("prefer %s: %s ties the answer %s on speed and comes first by the rule", prefer, setupName(c), setupName(*best))
+				t.Errorf("prefer %s: %s ties the answer %s on speed and comes first by the rule", prefer, SetupName(c), SetupName(*best))
 			}
 		}
 		if best.SpeedTier != 1 || best.Why == "" {
@@ -213,8 +214,8 @@ func TestPlanRanksBySpeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if setupName(*mem.Best()) != setupName(*bare.Best()) {
-		t.Errorf("prefer memory: %s with speeds, %s without: speeds must not decide", setupName(*mem.Best()), setupName(*bare.Best()))
+	if SetupName(*mem.Best()) != SetupName(*bare.Best()) {
+		t.Errorf("prefer memory: %s with speeds, %s without: speeds must not decide", SetupName(*mem.Best()), SetupName(*bare.Best()))
 	}
 }
 
@@ -240,9 +241,6 @@ func TestPlanIsFast(t *testing.T) {
 		if a := after.TotalAlloc - before.TotalAlloc; a > 16<<20 {
 			t.Errorf("%d rows allocated %d bytes: a table?", rows, a)
 		}
-		if _, err := PlanChart(plan, nil); err != nil {
-			t.Errorf("%d rows: chart: %v", rows, err)
-		}
 	}
 }
 
@@ -264,7 +262,7 @@ func TestPlanBadInput(t *testing.T) {
 		{PlanRequest{Rows: 10, MemoryBytes: 1000}, "--memory 1000: too small"},
 	} {
 		_, err := MakePlan(c.req, nil, machine24)
-		var fe *FieldError
+		var fe *experiments.FieldError
 		if !errors.As(err, &fe) || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%+v: got %v, want a FieldError starting %q", c.req, err, c.want)
 		}
@@ -355,7 +353,7 @@ func TestPlanClickHouse(t *testing.T) {
 	}
 	if b := uuid.Best(); b.PacklabOnly {
 		if ch := uuid.BestClickHouse(); ch == nil || ch.PacklabOnly || ch.CreateDictionary == "" {
-			t.Errorf("best %s is packlab-only, but no ClickHouse setup is offered: %+v", setupName(*b), ch)
+			t.Errorf("best %s is packlab-only, but no ClickHouse setup is offered: %+v", SetupName(*b), ch)
 		}
 	}
 }
@@ -397,7 +395,7 @@ func TestPlanGoCodeCompiles(t *testing.T) {
 // freed blocks, about 10 MiB that the Go runtime keeps or returns as it
 // likes, are too large a share of the tables for 10 %.)
 func TestPlanMatchesMeasured(t *testing.T) {
-	if testing.Short() || raceEnabled || !memoryMeasurable {
+	if testing.Short() || raceEnabled || !experiments.MemoryMeasurable {
 		t.Skip("measures every layout at 4e6 rows and three at 8e6; not under -short, -race or without /proc")
 	}
 	ctx := context.Background()
@@ -408,17 +406,17 @@ func TestPlanMatchesMeasured(t *testing.T) {
 	for i := range cfgs {
 		cfgs[i].Repeats = 1 // memory only: one load each
 	}
-	calib, err := Calibrate(ctx, cfgs, RunOptions{})
+	calib, err := Calibrate(ctx, cfgs, experiments.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var measured []Result
-	for _, cfg := range []Config{
+	var measured []experiments.Result
+	for _, cfg := range []experiments.Config{
 		{Rows: 4_000_000, NoRead: true, Seed: 2},
 		{Rows: 8_000_000, NoRead: true, Seed: 3, Layouts: []string{"hashed", "packed", "hashed_array"}},
 		{Rows: 8_000_000, NoRead: true, Seed: 4, Shards: 4, Layouts: []string{"hashed", "packed"}},
 	} {
-		res, err := Run(ctx, cfg, RunOptions{})
+		res, err := experiments.Run(ctx, cfg, experiments.RunOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -445,32 +443,32 @@ func TestPlanMatchesMeasured(t *testing.T) {
 		c := plan.Candidates[i]
 		rss := float64(r.RSSBytes) / float64(c.SteadyBytes)
 		peak := float64(r.PeakRSSBytes) / float64(c.PeakBytes)
-		t.Logf("%s at %s rows: bytes %d (measured %d), steady %s (RSS %s, x%.3f), peak %s (measured %s, x%.3f)", setupName(c), FormatRows(r.Rows),
-			c.BytesAllocated, r.BytesAllocated, FormatBytes(c.SteadyBytes), FormatBytes(r.RSSBytes), rss, FormatBytes(c.PeakBytes), FormatBytes(r.PeakRSSBytes), peak)
+		t.Logf("%s at %s rows: bytes %d (measured %d), steady %s (RSS %s, x%.3f), peak %s (measured %s, x%.3f)", SetupName(c), experiments.FormatRows(r.Rows),
+			c.BytesAllocated, r.BytesAllocated, experiments.FormatBytes(c.SteadyBytes), experiments.FormatBytes(r.RSSBytes), rss, experiments.FormatBytes(c.PeakBytes), experiments.FormatBytes(r.PeakRSSBytes), peak)
 		if !c.Estimated && c.BytesAllocated != r.BytesAllocated {
-			t.Errorf("%s at %d rows: predicted bytes_allocated %d, measured %d", setupName(c), r.Rows, c.BytesAllocated, r.BytesAllocated)
+			t.Errorf("%s at %d rows: predicted bytes_allocated %d, measured %d", SetupName(c), r.Rows, c.BytesAllocated, r.BytesAllocated)
 		}
 		if r.Estimated {
 			continue // gomap: its memory is the Go runtime's to manage, and read, not computed
 		}
 		if rss < 0.9 || rss > 1.1 {
-			t.Errorf("%s at %d rows: measured RSS %s is %.3fx the predicted steady %s", setupName(c), r.Rows, FormatBytes(r.RSSBytes), rss, FormatBytes(c.SteadyBytes))
+			t.Errorf("%s at %d rows: measured RSS %s is %.3fx the predicted steady %s", SetupName(c), r.Rows, experiments.FormatBytes(r.RSSBytes), rss, experiments.FormatBytes(c.SteadyBytes))
 		}
 		if c.Shards > 1 {
 			// The peak counts every shard growing at once, the worst case;
 			// the run shows how many did.
 			pr, _ := core.Predict(core.Layout(r.Layout), core.MustType(r.KeyType), core.MustType(r.ValueType), r.ElementCount, core.Options{MaxLoadFactor: r.MaxLoadFactor}, r.Shards)
 			if pr.GrowthBytes > 0 {
-				t.Logf("%s: %.1f of %d shards grew at once", setupName(c), float64(r.PeakRSSBytes-r.RSSBytes)/float64(pr.GrowthBytes), r.Shards)
+				t.Logf("%s: %.1f of %d shards grew at once", SetupName(c), float64(r.PeakRSSBytes-r.RSSBytes)/float64(pr.GrowthBytes), r.Shards)
 			}
 			if peak > 1.1 || r.PeakRSSBytes < r.RSSBytes+pr.GrowthBytes*9/10 {
 				t.Errorf("%s at %d rows: measured peak %s is %.3fx the predicted %s (every shard growing at once), or less than one shard's growth above the steady RSS %s",
-					setupName(c), r.Rows, FormatBytes(r.PeakRSSBytes), peak, FormatBytes(c.PeakBytes), FormatBytes(r.RSSBytes))
+					SetupName(c), r.Rows, experiments.FormatBytes(r.PeakRSSBytes), peak, experiments.FormatBytes(c.PeakBytes), experiments.FormatBytes(r.RSSBytes))
 			}
 			continue
 		}
 		if peak < 0.9 || peak > 1.1 {
-			t.Errorf("%s at %d rows: measured peak %s is %.3fx the predicted %s", setupName(c), r.Rows, FormatBytes(r.PeakRSSBytes), peak, FormatBytes(c.PeakBytes))
+			t.Errorf("%s at %d rows: measured peak %s is %.3fx the predicted %s", SetupName(c), r.Rows, experiments.FormatBytes(r.PeakRSSBytes), peak, experiments.FormatBytes(c.PeakBytes))
 		}
 	}
 }
@@ -533,7 +531,7 @@ func TestPlanTableShowsEachLayoutsRange(t *testing.T) {
 					return
 				}
 			}
-			t.Errorf("%s: the table leaves out its %s setup, %s (%s); it shows %v", l, what, setupName(*want), formatBytes(want.SteadyBytes), setupNames(mine))
+			t.Errorf("%s: the table leaves out its %s setup, %s (%s); it shows %v", l, what, SetupName(*want), experiments.FormatBytes2(want.SteadyBytes), setupNames(mine))
 		}
 		has(best, "best")
 		has(dense, "smallest fitting")
@@ -553,7 +551,7 @@ func TestPlanTableShowsEachLayoutsRange(t *testing.T) {
 func setupNames(cs []Candidate) []string {
 	var out []string
 	for _, c := range cs {
-		out = append(out, setupName(c))
+		out = append(out, SetupName(c))
 	}
 	return out
 }
@@ -594,13 +592,13 @@ func TestReadModelCountsCompactsTwoLines(t *testing.T) {
 // come from preallocated runs only, as a grown plan's from grown runs.
 func TestPlanPreallocate(t *testing.T) {
 	k, v := core.MustType("UInt64"), core.MustType("UInt16")
-	run := func(id string, prealloc bool, load float64) Result {
-		return Result{ID: id, Layout: "compact", KeyType: "UInt64", ValueType: "UInt16", Rows: planMinRows, Shards: 1,
-			Source: string(core.SourceRandom), Runtime: runtimeName(), LoadRowsPerSecond: load, ReadRowsPerSecond: 2e7,
+	run := func(id string, prealloc bool, load float64) experiments.Result {
+		return experiments.Result{ID: id, Layout: "compact", KeyType: "UInt64", ValueType: "UInt16", Rows: planMinRows, Shards: 1,
+			Source: string(core.SourceRandom), Runtime: experiments.RuntimeName(), LoadRowsPerSecond: load, ReadRowsPerSecond: 2e7,
 			LoadFactor: 0.9, MaxLoadFactor: 0.9, Preallocate: prealloc}
 	}
 	// The preallocated run is the newer: a grown plan must not take it.
-	history := []Result{run("20261201T000000.000Z-compact-a", false, 1e6), run("20261202T000000.000Z-compact-b", true, 3e6)}
+	history := []experiments.Result{run("20261201T000000.000Z-compact-a", false, 1e6), run("20261202T000000.000Z-compact-b", true, 3e6)}
 	for _, prealloc := range []bool{false, true} {
 		plan, err := MakePlan(PlanRequest{Rows: 1e9, MemoryBytes: 24 << 30, Preallocate: prealloc}, history, machine24)
 		if err != nil {
@@ -637,12 +635,12 @@ func TestPlanPreallocate(t *testing.T) {
 // gives the plan its load speed and leaves the read speed to the newest
 // run that read (it once left the plan with no read speed at all).
 func TestPlanReadSpeedSurvivesANoReadRun(t *testing.T) {
-	run := func(id string, load, read, fill float64) Result {
-		return Result{ID: id, Layout: "packed", KeyType: "UInt64", ValueType: "UInt16", Rows: planMinRows, Shards: 1,
-			Source: string(core.SourceRandom), Runtime: runtimeName(), LoadRowsPerSecond: load, ReadRowsPerSecond: read,
+	run := func(id string, load, read, fill float64) experiments.Result {
+		return experiments.Result{ID: id, Layout: "packed", KeyType: "UInt64", ValueType: "UInt16", Rows: planMinRows, Shards: 1,
+			Source: string(core.SourceRandom), Runtime: experiments.RuntimeName(), LoadRowsPerSecond: load, ReadRowsPerSecond: read,
 			LoadFactor: fill, MaxLoadFactor: 0.5}
 	}
-	history := []Result{run("20261201T000000.000Z-packed-a", 1e6, 2e7, 0.3), run("20261202T000000.000Z-packed-b", 3e6, 0, 0.4)}
+	history := []experiments.Result{run("20261201T000000.000Z-packed-a", 1e6, 2e7, 0.3), run("20261202T000000.000Z-packed-b", 3e6, 0, 0.4)}
 	p, err := PlanRequest{Rows: 1e6}.parse()
 	if err != nil {
 		t.Fatal(err)
@@ -650,45 +648,6 @@ func TestPlanReadSpeedSurvivesANoReadRun(t *testing.T) {
 	m := measuresFrom(history, p)[core.LayoutPacked]
 	if m.LoadRowsPerSecond != 3e6 || m.ReadRowsPerSecond != 2e7 || m.LoadFactor != 0.3 || !strings.Contains(m.From, "read 20261201T000000.000Z-packed-a") {
 		t.Errorf("measure %+v; want the newer run's load (3e6), the older run's read (2e7 at fill 0.3), both named", m)
-	}
-}
-
-// TestPlanChartPreallocated: a preallocated plan's chart draws tables
-// reserved for each row count: the answer's peak line is its steady line
-// (nothing grows), the note says so, and compact's exact sizes (a new
-// bucket count at almost every row count) do not multiply the points.
-func TestPlanChartPreallocated(t *testing.T) {
-	plan, err := MakePlan(PlanRequest{Rows: 1e9, MemoryBytes: 24 << 30, Preallocate: true}, nil, machine24)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := PlanChart(plan, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(c.Option), "reserved for its rows") {
-		t.Errorf("the chart's note does not say the tables are reserved")
-	}
-	var opt struct {
-		Series []struct {
-			Name string            `json:"name"`
-			Data []json.RawMessage `json:"data"`
-		} `json:"series"`
-	}
-	if err := json.Unmarshal(c.Option, &opt); err != nil {
-		t.Fatal(err)
-	}
-	best := setupName(*plan.Best())
-	lines := map[string]string{}
-	for _, s := range opt.Series {
-		if len(s.Data) > 2000 {
-			t.Errorf("series %q has %d points", s.Name, len(s.Data))
-		}
-		b, _ := json.Marshal(s.Data)
-		lines[s.Name] = string(b)
-	}
-	if steady, peak := lines[best+" steady"], lines[best+" peak"]; steady == "" || steady != peak {
-		t.Errorf("%s: steady line %.80s..., peak line %.80s...: want one line (no growth)", best, steady, peak)
 	}
 }
 
@@ -701,9 +660,9 @@ func TestPlanChartPreallocated(t *testing.T) {
 // says which layouts were measured far below its size and how to measure
 // them nearer.
 func TestPlanTakesTheRunNearestItsRows(t *testing.T) {
-	run := func(layout, id string, rows int64, load float64) Result {
-		return Result{ID: id, Layout: layout, KeyType: "UInt64", ValueType: "UInt16", Rows: rows, Shards: 1,
-			Source: string(core.SourceRandom), Runtime: runtimeName(), LoadRowsPerSecond: load, ReadRowsPerSecond: load * 3,
+	run := func(layout, id string, rows int64, load float64) experiments.Result {
+		return experiments.Result{ID: id, Layout: layout, KeyType: "UInt64", ValueType: "UInt16", Rows: rows, Shards: 1,
+			Source: string(core.SourceRandom), Runtime: experiments.RuntimeName(), LoadRowsPerSecond: load, ReadRowsPerSecond: load * 3,
 			LoadFactor: 0.37, MaxLoadFactor: 0.5}
 	}
 	big, calib, calib2 := run("packed", "20261201T000000.000Z-packed-a", 100_000_000, 4e6),
@@ -712,36 +671,36 @@ func TestPlanTakesTheRunNearestItsRows(t *testing.T) {
 	settled := run("packed", "20261201T120000.000Z-packed-d", CalibrationRows, 4.5e6) // older than calib2, idled first
 	settled.SettleSeconds = 2.5
 	for _, tc := range []struct {
-		history []Result
+		history []experiments.Result
 		rows    int64
-		want    Result
+		want    experiments.Result
 	}{
-		{[]Result{big, calib2, calib}, 1e9, big},
-		{[]Result{big, calib2, calib}, 3e7, big},
-		{[]Result{big, calib2, calib}, CalibrationRows, calib2},
-		{[]Result{big, calib2, calib}, 1e6, calib2},
-		{[]Result{big, calib2, hashedSmall}, 1e9, calib2},            // hashed has 2M only: both at 2M
-		{[]Result{big, calib2, hashedSmall, hashedBig}, 1e9, big},    // hashed at 5e7: packed at 1e8
-		{[]Result{calib2, settled, calib}, CalibrationRows, settled}, // of equal sizes, a load on fresh memory before a newer one
-		{[]Result{big, settled}, 1e9, big},                           // but nearness first
+		{[]experiments.Result{big, calib2, calib}, 1e9, big},
+		{[]experiments.Result{big, calib2, calib}, 3e7, big},
+		{[]experiments.Result{big, calib2, calib}, CalibrationRows, calib2},
+		{[]experiments.Result{big, calib2, calib}, 1e6, calib2},
+		{[]experiments.Result{big, calib2, hashedSmall}, 1e9, calib2},            // hashed has 2M only: both at 2M
+		{[]experiments.Result{big, calib2, hashedSmall, hashedBig}, 1e9, big},    // hashed at 5e7: packed at 1e8
+		{[]experiments.Result{calib2, settled, calib}, CalibrationRows, settled}, // of equal sizes, a load on fresh memory before a newer one
+		{[]experiments.Result{big, settled}, 1e9, big},                           // but nearness first
 	} {
 		p, err := PlanRequest{Rows: tc.rows}.parse()
 		if err != nil {
 			t.Fatal(err)
 		}
 		if m := measuresFrom(tc.history, p)[core.LayoutPacked]; m.From != tc.want.ID || m.LoadRowsPerSecond != tc.want.LoadRowsPerSecond {
-			t.Errorf("plan of %s rows, %d runs: speeds from %s (%v rows/s); want %s (%s rows)", FormatRows(tc.rows), len(tc.history), m.From, m.LoadRowsPerSecond, tc.want.ID, FormatRows(tc.want.Rows))
+			t.Errorf("plan of %s rows, %d runs: speeds from %s (%v rows/s); want %s (%s rows)", experiments.FormatRows(tc.rows), len(tc.history), m.From, m.LoadRowsPerSecond, tc.want.ID, experiments.FormatRows(tc.want.Rows))
 		}
 	}
 	for _, tc := range []struct {
-		history []Result
+		history []experiments.Result
 		rows    int64
 		want    string // in the notes; "" = no such note
 		hint    bool   // and the commands that would measure nearer
 	}{
-		{[]Result{calib, hashedSmall}, 1e9, "speeds of hashed, packed were measured at up to 2M rows; a table of 1B rows", true},
-		{[]Result{calib, big}, 1e9, "speeds of packed were measured at up to 100M rows; a table of 1B rows", false}, // 1e8 is as near as this machine goes
-		{[]Result{calib, big}, 2e8, "", false},
+		{[]experiments.Result{calib, hashedSmall}, 1e9, "speeds of hashed, packed were measured at up to 2M rows; a table of 1B rows", true},
+		{[]experiments.Result{calib, big}, 1e9, "speeds of packed were measured at up to 100M rows; a table of 1B rows", false}, // 1e8 is as near as this machine goes
+		{[]experiments.Result{calib, big}, 2e8, "", false},
 	} {
 		plan, err := MakePlan(PlanRequest{Rows: tc.rows, MemoryBytes: 1 << 40}, tc.history, machine24)
 		if err != nil {
@@ -752,7 +711,7 @@ func TestPlanTakesTheRunNearestItsRows(t *testing.T) {
 		// setup's speeds were measured).
 		packed := plan.Measures[slices.IndexFunc(plan.Measures, func(m Measure) bool { return m.Layout == "packed" })]
 		if w := measuredWhere(packed, tc.rows); strings.Contains(w, "expect it slower at") != (tc.want != "") || !strings.Contains(w, "measured at ") {
-			t.Errorf("plan of %s rows: packed's speeds %q; want them to say where they were measured, and whether far below: %v", FormatRows(tc.rows), w, tc.want != "")
+			t.Errorf("plan of %s rows: packed's speeds %q; want them to say where they were measured, and whether far below: %v", experiments.FormatRows(tc.rows), w, tc.want != "")
 		}
 		if tc.want == "" {
 			if strings.Contains(notes, "were measured at up to") {
@@ -773,12 +732,12 @@ func TestPlanTakesTheRunNearestItsRows(t *testing.T) {
 // when none was measured), at that size; without it, only layouts with no
 // speed at all, at 2M rows; every load after calibrationSettle's idle.
 func TestCalibrationAtAGivenSize(t *testing.T) {
-	run := func(layout string, rows int64) Result {
-		return Result{ID: "20261202T000000.000Z-" + layout, Layout: layout, KeyType: "UInt64", ValueType: "UInt16", Rows: rows, Shards: 1,
-			Source: string(core.SourceRandom), Runtime: runtimeName(), LoadRowsPerSecond: 1e6, ReadRowsPerSecond: 1e7, MaxLoadFactor: 0.5,
-			Repeats: 3, Spread: &Spread{LoadSecondsMin: 1, LoadSecondsMax: 1.1, ReadSecondsMin: 0.1, ReadSecondsMax: 0.11}}
+	run := func(layout string, rows int64) experiments.Result {
+		return experiments.Result{ID: "20261202T000000.000Z-" + layout, Layout: layout, KeyType: "UInt64", ValueType: "UInt16", Rows: rows, Shards: 1,
+			Source: string(core.SourceRandom), Runtime: experiments.RuntimeName(), LoadRowsPerSecond: 1e6, ReadRowsPerSecond: 1e7, MaxLoadFactor: 0.5,
+			Repeats: 3, Spread: &experiments.Spread{LoadSecondsMin: 1, LoadSecondsMax: 1.1, ReadSecondsMin: 0.1, ReadSecondsMax: 0.11}}
 	}
-	history := []Result{run("packed", 150_000_000), run("hashed", 30_000_000)}
+	history := []experiments.Result{run("packed", 150_000_000), run("hashed", 30_000_000)}
 	for _, l := range core.Layouts() {
 		if l != core.LayoutPacked && l != core.LayoutHashed {
 			history = append(history, run(string(l), CalibrationRows))
@@ -829,12 +788,12 @@ func TestCalibrationAtAGivenSize(t *testing.T) {
 // TestPlanSaysAWorkerAddedNothing: a measured scaling pair in which the
 // second worker added nothing is a measurement, not a missing one.
 func TestPlanSaysAWorkerAddedNothing(t *testing.T) {
-	run := func(id string, shards int, load float64) Result {
-		return Result{ID: id, Layout: "packed", KeyType: "UInt64", ValueType: "UInt16", Rows: CalibrationRows, Shards: shards, Threads: 2,
-			Source: string(core.SourceRandom), Runtime: runtimeName(), LoadRowsPerSecond: load, ReadRowsPerSecond: 3e7, LoadFactor: 0.48, MaxLoadFactor: 0.5}
+	run := func(id string, shards int, load float64) experiments.Result {
+		return experiments.Result{ID: id, Layout: "packed", KeyType: "UInt64", ValueType: "UInt16", Rows: CalibrationRows, Shards: shards, Threads: 2,
+			Source: string(core.SourceRandom), Runtime: experiments.RuntimeName(), LoadRowsPerSecond: load, ReadRowsPerSecond: 3e7, LoadFactor: 0.48, MaxLoadFactor: 0.5}
 	}
 	plan, err := MakePlan(PlanRequest{Rows: 1e7, MemoryBytes: 1 << 40},
-		[]Result{run("20261202T000000.000Z-packed-a", 1, 4e6), run("20261202T000001.000Z-packed-b", 2, 3.9e6)}, machine24)
+		[]experiments.Result{run("20261202T000000.000Z-packed-a", 1, 4e6), run("20261202T000001.000Z-packed-b", 2, 3.9e6)}, machine24)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -852,7 +811,7 @@ func TestPlanSaysAWorkerAddedNothing(t *testing.T) {
 // HASHED_ARRAY's memory tracker 48,272,240); its CREATE DICTIONARY has
 // every attribute, and no Go code pretends core builds it.
 func TestPlanWithAttributes(t *testing.T) {
-	plan, err := MakePlan(PlanRequest{Rows: 1_000_000, Attributes: threeAttributes}, nil, machine24)
+	plan, err := MakePlan(PlanRequest{Rows: 1_000_000, Attributes: []string{"UInt16", "UInt32", "Float64"}}, nil, machine24)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -865,21 +824,21 @@ func TestPlanWithAttributes(t *testing.T) {
 	}
 	rows := 0
 	for _, c := range plan.Candidates {
-		_, row := parseRowLayout(c.Layout)
-		if (!attributeLayout(core.Layout(c.Layout)) && !row) || strings.Join(c.Attributes, ",") != "UInt16,UInt32,Float64" {
-			t.Errorf("%s: attributes %v; want ClickHouse's layouts and the rows only, each with the three attributes", setupName(c), c.Attributes)
+		row := slices.Contains(experiments.RowLayoutNames(), c.Layout)
+		if (!experiments.AttributeLayout(core.Layout(c.Layout)) && !row) || strings.Join(c.Attributes, ",") != "UInt16,UInt32,Float64" {
+			t.Errorf("%s: attributes %v; want ClickHouse's layouts and the rows only, each with the three attributes", SetupName(c), c.Attributes)
 		}
 		if row {
 			rows++
 			if c.ClickHouseLayout != "" || !c.PacklabOnly || c.ValueType != "Tuple(UInt16, UInt32, Float64)" {
-				t.Errorf("%s: ClickHouse %q, value %s: want packlab's own, a row", setupName(c), c.ClickHouseLayout, c.ValueType)
+				t.Errorf("%s: ClickHouse %q, value %s: want packlab's own, a row", SetupName(c), c.ClickHouseLayout, c.ValueType)
 			}
 		}
 	}
 	// The row layouts hold the row in one table: at 1e6 the least memory
 	// is packed_row at MLF 0.96, 2^20 cells of 8 + 14 bytes.
 	if best := plan.Best(); rows == 0 || best.Layout != "packed_row" || best.BytesAllocated < 22<<20 || best.BytesAllocated > 22<<20+1024 {
-		t.Errorf("%d row setups, rank 1 %s of %d bytes: want packed_row, 2^20 cells of 22 bytes", rows, setupName(*best), best.BytesAllocated)
+		t.Errorf("%d row setups, rank 1 %s of %d bytes: want packed_row, 2^20 cells of 22 bytes", rows, SetupName(*best), best.BytesAllocated)
 	}
 	for _, w := range []struct {
 		layout string
@@ -897,12 +856,12 @@ func TestPlanWithAttributes(t *testing.T) {
 			c = find(w.layout, w.shards, 0)
 		}
 		if !within(c.BytesAllocated, w.bytes, w.tol) {
-			t.Errorf("%s: %d bytes, ClickHouse holds %d: want within %.1f %%", setupName(*c), c.BytesAllocated, w.bytes, w.tol*100)
+			t.Errorf("%s: %d bytes, ClickHouse holds %d: want within %.1f %%", SetupName(*c), c.BytesAllocated, w.bytes, w.tol*100)
 		}
 	}
 	best := bestClickHouse(plan.Candidates) // the best ClickHouse setup, whose DDL the plan writes
 	if !strings.Contains(best.CreateDictionary, "a3 Float64") || best.GoCode != "" {
-		t.Errorf("best %s: DDL %q, Go code %q: want every attribute a column and no Go code", setupName(*best), best.CreateDictionary, best.GoCode)
+		t.Errorf("best %s: DDL %q, Go code %q: want every attribute a column and no Go code", SetupName(*best), best.CreateDictionary, best.GoCode)
 	}
 	named, err := MakePlan(PlanRequest{Rows: 1_000_000, Attributes: []string{"country:UInt16", "plan:UInt32", "score:Float64"}}, nil, machine24)
 	if err != nil {
@@ -980,16 +939,16 @@ func TestPlanFlat(t *testing.T) {
 		t.Fatal(err)
 	}
 	best := plan.Best()
-	if best.Layout != flatLayout || best.BytesAllocated != 2_097_312 || best.ClickHouseLayout != "LAYOUT(FLAT(MAX_ARRAY_SIZE 1000000))" ||
+	if best.Layout != FlatLayout || best.BytesAllocated != 2_097_312 || best.ClickHouseLayout != "LAYOUT(FLAT(MAX_ARRAY_SIZE 1000000))" ||
 		!strings.Contains(best.CreateDictionary, "LAYOUT(FLAT(MAX_ARRAY_SIZE 1000000))") || best.GoCode != "" {
 		t.Errorf("rank 1 %s: %d bytes, %s, DDL %q, Go %q: want FLAT of 2,097,312 bytes, its clause, no Go code",
-			setupName(*best), best.BytesAllocated, best.ClickHouseLayout, best.CreateDictionary, best.GoCode)
+			SetupName(*best), best.BytesAllocated, best.ClickHouseLayout, best.CreateDictionary, best.GoCode)
 	}
 	none, err := MakePlan(PlanRequest{Rows: 1_000_000}, nil, machine24)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if slices.ContainsFunc(none.Candidates, func(c Candidate) bool { return c.Layout == flatLayout }) ||
+	if slices.ContainsFunc(none.Candidates, func(c Candidate) bool { return c.Layout == FlatLayout }) ||
 		!strings.Contains(strings.Join(none.Notes, "\n"), "FLAT is not weighed") {
 		t.Errorf("without --max-key: FLAT weighed, or no note saying why not: %v", none.Notes)
 	}
@@ -1014,4 +973,9 @@ func find2(plan Plan, layout string, shards int, mlf float64) *Candidate {
 		}
 	}
 	return nil
+}
+
+// within reports whether got is within frac of want.
+func within(got, want int64, frac float64) bool {
+	return want > 0 && math.Abs(float64(got-want)) <= frac*float64(want)
 }

@@ -1,4 +1,4 @@
-package experiments
+package report
 
 // The report: one self-contained HTML file from saved results — a summary
 // of what was measured and where, the results table, then every chart that
@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/packlab/packlab/experiments"
 )
 
 // DefaultReportTitle is the title WriteReport uses when given none.
@@ -21,7 +23,7 @@ const DefaultReportTitle = "packlab report"
 // WriteReport writes one self-contained HTML report of results: the table,
 // then every chart kind that has data (a kind with none is named at the
 // end, with why). It writes nothing if it fails.
-func WriteReport(w io.Writer, results []Result, title string) error {
+func WriteReport(w io.Writer, results []experiments.Result, title string) error {
 	if len(results) == 0 {
 		return errors.New("report: no results to report")
 	}
@@ -37,7 +39,7 @@ func WriteReport(w io.Writer, results []Result, title string) error {
 	}
 	d.Table = t
 
-	builders := make([]func([]Result) (Chart, error), 0, len(chartKinds)+2)
+	builders := make([]func([]experiments.Result) (Chart, error), 0, len(chartKinds)+2)
 	for _, k := range chartKinds {
 		builders = append(builders, k.build)
 	}
@@ -75,11 +77,11 @@ func WriteReport(w io.Writer, results []Result, title string) error {
 // measured, where, how memory was measured, and the notes on compact's
 // information limit and on loads the kernel held up), then the seed's
 // claims where the results measured them.
-func WriteReportMarkdown(w io.Writer, results []Result, title string) error {
+func WriteReportMarkdown(w io.Writer, results []experiments.Result, title string) error {
 	if strings.TrimSpace(title) == "" {
 		title = DefaultReportTitle
 	}
-	if _, err := io.WriteString(w, "# "+markdownText(title)+"\n\n"); err != nil {
+	if _, err := io.WriteString(w, "# "+experiments.MarkdownText(title)+"\n\n"); err != nil {
 		return err
 	}
 	if err := WriteTable(w, results, "markdown"); err != nil {
@@ -88,7 +90,7 @@ func WriteReportMarkdown(w io.Writer, results []Result, title string) error {
 	var b strings.Builder
 	b.WriteString("\n")
 	for _, line := range reportSummary(results) {
-		b.WriteString("- " + markdownText(line) + "\n")
+		b.WriteString("- " + experiments.MarkdownText(line) + "\n")
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
@@ -99,23 +101,23 @@ func WriteReportMarkdown(w io.Writer, results []Result, title string) error {
 // reportSummary says in a few lines what the results are: how many runs of
 // which layouts, types, rows and shards, from which source, when, on which
 // machine and how memory was measured.
-func reportSummary(results []Result) []string {
+func reportSummary(results []experiments.Result) []string {
 	var asked, layouts, types, rows, shards, sources, hosts, started []string
 	isolated, estimated := 0, false
 	for _, r := range results {
 		if r.Job != nil && r.Job.Name != "" {
-			asked = addOnce(asked, ShortText(r.Job.Name, MaxLabel))
+			asked = addOnce(asked, experiments.ShortText(r.Job.Name, experiments.MaxLabel))
 		}
-		layouts = addOnce(layouts, orDash(r.Layout))
-		types = addOnce(types, orDash(r.KeyType)+"/"+orDash(valueText(r)))
-		rows = addOnce(rows, formatRows(r.Rows))
+		layouts = addOnce(layouts, experiments.OrDash(r.Layout))
+		types = addOnce(types, experiments.OrDash(r.KeyType)+"/"+experiments.OrDash(experiments.ValueText(r)))
+		rows = addOnce(rows, experiments.ShortRows(r.Rows))
 		shards = addOnce(shards, strconv.Itoa(r.Shards))
 		if r.Source != "" {
 			sources = addOnce(sources, r.Source)
 		}
 		if r.Host.CPUs > 0 {
 			hosts = addOnce(hosts, fmt.Sprintf("%s/%s, %d CPUs, %s memory, %s",
-				r.Host.OS, r.Host.Arch, r.Host.CPUs, formatBytes(int64(r.Host.TotalMemory)), r.Host.GoVersion))
+				r.Host.OS, r.Host.Arch, r.Host.CPUs, experiments.FormatBytes2(int64(r.Host.TotalMemory)), r.Host.GoVersion))
 		}
 		if r.StartedAt != "" {
 			started = append(started, r.StartedAt)
@@ -162,15 +164,16 @@ func reportSummary(results []Result) []string {
 	if estimated {
 		lines = append(lines, "~ marks a bytes_allocated read from Go's own map or worked out from a C++ map's geometry, an estimate rather than a computed figure")
 	}
-	if slices.ContainsFunc(results, Result.IsReference) {
+	if slices.ContainsFunc(results, experiments.Result.IsReference) {
 		lines = append(lines, "(C++) marks a reference map: a C++ library's map, loaded with the same keys and measured the same way in a process of its own (hatched in the charts)")
 	}
-	return append(lines, ResultNotes(results)...)
+	return append(lines, experiments.ResultNotes(results)...)
 }
 
+// addOnce is list with s at its end, unless list holds s already.
 func addOnce(list []string, s string) []string {
-	if slices.Contains(list, s) {
-		return list
+	if !slices.Contains(list, s) {
+		list = append(list, s)
 	}
-	return append(list, s)
+	return list
 }

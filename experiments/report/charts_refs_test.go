@@ -1,14 +1,16 @@
-package experiments
+package report
 
 import (
 	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/packlab/packlab/experiments"
 )
 
 // fxWithReference is the chart fixture plus a C++ reference map's result.
-func fxWithReference() []Result {
+func fxWithReference() []experiments.Result {
 	rs := fxResults()
 	r := rs[1]
 	r.ID, r.Layout, r.Reference = "20261130T205900Z-boost_flat-1a2b", "boost_flat", "boost::unordered_flat_map (Boost 1.81)"

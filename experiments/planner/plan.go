@@ -1,4 +1,4 @@
-package experiments
+package planner
 
 // The planner: which layout, max load factor and shard count for N rows of
 // <K,V> in a memory budget, answered before a single row is loaded.
@@ -43,6 +43,7 @@ import (
 	"strings"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments"
 )
 
 // PlanRequest is the planner's question. A zero field means its default.
@@ -89,8 +90,8 @@ type PlanRequest struct {
 // ParseCalibrationRows reads a calibration's row count as ParseRows does,
 // its errors naming --calibrate-rows (PlanRequest.Validate checks the range).
 func ParseCalibrationRows(s string) (int64, error) {
-	n, err := ParseRows(s)
-	if fe, ok := err.(*FieldError); ok {
+	n, err := experiments.ParseRows(s)
+	if fe, ok := err.(*experiments.FieldError); ok {
 		fe.Flag = "--calibrate-rows"
 	}
 	return n, err
@@ -99,8 +100,8 @@ func ParseCalibrationRows(s string) (int64, error) {
 // ParseMaxKey reads the largest key as ParseRows reads a count (1e6, 10M,
 // 999999), its errors naming --max-key.
 func ParseMaxKey(s string) (int64, error) {
-	n, err := ParseRows(s)
-	if fe, ok := err.(*FieldError); ok {
+	n, err := experiments.ParseRows(s)
+	if fe, ok := err.(*experiments.FieldError); ok {
 		fe.Flag = "--max-key"
 	}
 	return n, err
@@ -146,7 +147,7 @@ type Candidate struct {
 	LoadFactor    float64 `json:"load_factor"` // distinct / bucket_count after the load
 
 	BytesAllocated int64   `json:"bytes_allocated"` // core.Predict's final bytes, computed
-	Overhead       float64 `json:"overhead"`        // the allocator's factor over bytes_allocated (allocatorFactor: 1, gomap's cautious 1.4); not measured, so the same everywhere
+	Overhead       float64 `json:"overhead"`        // the allocator's factor over bytes_allocated (experiments.AllocatorFactor: 1, gomap's cautious 1.4); not measured, so the same everywhere
 	PeakOverhead   float64 `json:"peak_overhead"`   // the same factor over the peak
 	SteadyBytes    int64   `json:"steady_bytes"`    // bytes_allocated x overhead + the loader's freed blocks: the RSS after the load
 	PeakBytes      int64   `json:"peak_bytes"`      // the first load's peak: (final + growing x one shard's last growth + the loader's blocks) x peak overhead
@@ -181,16 +182,16 @@ type Candidate struct {
 	ClickHouseNote   string   `json:"clickhouse_note"`   // how ClickHouse's dictionary differs, when it does
 	// ClickHouse is the memory of ClickHouse's dictionary of ClickHouseLayout
 	// (its own growth; see clickHouseMemory), null when none builds it.
-	ClickHouse       *ClickHouseMemory `json:"clickhouse_memory"`
-	PacklabOnly      bool              `json:"packlab_only"`      // no ClickHouse dictionary builds this table for these types
-	BestClickHouse   bool              `json:"best_clickhouse"`   // the best setup ClickHouse can run, when rank 1 is packlab-only
-	CreateDictionary string            `json:"create_dictionary"` // for rank 1 and the best ClickHouse setup
-	GoCode           string            `json:"go_code"`           // for rank 1 and the best ClickHouse setup
-	Estimated        bool              `json:"estimated"`         // the layout's geometry is a model (core.Prediction.Estimated)
-	Saturated        bool              `json:"saturated"`         // beyond 8 EiB: the figures stand at math.MaxInt64
+	ClickHouse       *experiments.ClickHouseMemory `json:"clickhouse_memory"`
+	PacklabOnly      bool                          `json:"packlab_only"`      // no ClickHouse dictionary builds this table for these types
+	BestClickHouse   bool                          `json:"best_clickhouse"`   // the best setup ClickHouse can run, when rank 1 is packlab-only
+	CreateDictionary string                        `json:"create_dictionary"` // for rank 1 and the best ClickHouse setup
+	GoCode           string                        `json:"go_code"`           // for rank 1 and the best ClickHouse setup
+	Estimated        bool                          `json:"estimated"`         // the layout's geometry is a model (core.Prediction.Estimated)
+	Saturated        bool                          `json:"saturated"`         // beyond 8 EiB: the figures stand at math.MaxInt64
 
 	columns    []string // the dictionary's attribute columns when it has several
-	followsMLF bool     // the layout's geometry follows max_load_factor
+	FollowsMLF bool     `json:"-"` // the layout's geometry follows max_load_factor
 	runtime    string   // where the table runs: PlanRequest.Runtime
 }
 
@@ -241,7 +242,7 @@ type PlanMachine struct {
 // ThisMachine asks the memory guard what this machine has now.
 func ThisMachine(ctx context.Context) PlanMachine {
 	m := PlanMachine{AvailableBytes: -1, Cores: runtime.NumCPU()}
-	c, err := Check(ctx, Config{Layouts: []string{string(core.Layouts()[0])}, Rows: 1, InProcess: true})
+	c, err := experiments.Check(ctx, experiments.Config{Layouts: []string{string(core.Layouts()[0])}, Rows: 1, InProcess: true})
 	if err == nil {
 		m.AvailableBytes, m.TotalBytes = c.AvailableBytes, c.TotalBytes
 	}
@@ -252,19 +253,19 @@ func ThisMachine(ctx context.Context) PlanMachine {
 type parsedPlan struct {
 	PlanRequest
 	key, value core.Type
-	attrs      []attribute // the attributes, the first the value
-	attrNames  []string    // their column names
+	attrs      []experiments.Attribute // the attributes, the first the value
+	attrNames  []string                // their column names
 	distinct   int64
 	chVersion  chVersion
 }
 
 // WithDefaults returns r with every zero field but MemoryBytes set.
 func (r PlanRequest) WithDefaults() PlanRequest {
-	r.Key = cmp.Or(r.Key, DefaultKey)
+	r.Key = cmp.Or(r.Key, experiments.DefaultKey)
 	if len(r.Attributes) > 0 && r.Value == "" {
-		_, r.Value = splitAttribute(r.Attributes[0])
+		_, r.Value = experiments.SplitAttribute(r.Attributes[0])
 	}
-	r.Value = cmp.Or(r.Value, DefaultValue)
+	r.Value = cmp.Or(r.Value, experiments.DefaultValue)
 	r.Prefer = strings.ToLower(strings.TrimSpace(cmp.Or(r.Prefer, PreferMemory)))
 	r.Runtime = strings.ToLower(strings.TrimSpace(cmp.Or(r.Runtime, RuntimeNative)))
 	r.ClickHouseVersion = strings.TrimSpace(cmp.Or(r.ClickHouseVersion, DefaultClickHouseVersion))
@@ -283,43 +284,43 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 	p := parsedPlan{PlanRequest: r}
 	var err error
 	if p.key, err = core.ParseType(r.Key); err != nil {
-		return p, fieldErr("--key", r.Key, "unknown type", strings.Join(core.TypeNames(), ", "))
-	}
-	attrsOf := Config{Value: r.Value, Attributes: r.Attributes}
-	if err := attrsOf.validateAttributes(); err != nil {
-		return p, err
+		return p, experiments.NewFieldError("--key", r.Key, "unknown type", strings.Join(core.TypeNames(), ", "))
 	}
 	if p.value, err = core.ParseType(r.Value); err != nil {
-		return p, fieldErr("--value", r.Value, "unknown type", strings.Join(core.TypeNames(), ", "))
+		return p, experiments.NewFieldError("--value", r.Value, "unknown type", strings.Join(core.TypeNames(), ", "))
+	}
+	attrs, err := experiments.ParseAttributes(r.Value, r.Attributes)
+	if err != nil {
+		return p, err
 	}
 	if r.Rows < 1 || r.Rows > core.MaxSourceRows {
-		return p, fieldErr("--rows", strconv.FormatInt(r.Rows, 10), "out of range", fmt.Sprintf("1 to %d", core.MaxSourceRows))
+		return p, experiments.NewFieldError("--rows", strconv.FormatInt(r.Rows, 10), "out of range", fmt.Sprintf("1 to %d", core.MaxSourceRows))
 	}
 	if r.MemoryBytes != 0 && r.MemoryBytes < MinPlanMemory {
-		return p, fieldErr("--memory", strconv.FormatInt(r.MemoryBytes, 10), "too small", "at least 1MiB, e.g. 24GiB, 512MiB, 1.5TiB")
+		return p, experiments.NewFieldError("--memory", strconv.FormatInt(r.MemoryBytes, 10), "too small", "at least 1MiB, e.g. 24GiB, 512MiB, 1.5TiB")
 	}
 	if p.chVersion, err = parseClickHouseVersion(r.ClickHouseVersion); err != nil {
 		return p, err
 	}
 	p.ClickHouseVersion = p.chVersion.String() // "v23.3-lts" is 23.3
-	if r.Threads < 0 || r.Threads > MaxThreads {
-		return p, fieldErr("--threads", strconv.Itoa(r.Threads), "out of range", fmt.Sprintf("1 to %d", MaxThreads))
+	if r.Threads < 0 || r.Threads > experiments.MaxThreads {
+		return p, experiments.NewFieldError("--threads", strconv.Itoa(r.Threads), "out of range", fmt.Sprintf("1 to %d", experiments.MaxThreads))
 	}
 	if r.Prefer != PreferMemory && r.Prefer != PreferRead && r.Prefer != PreferLoad {
-		return p, fieldErr("--prefer", r.Prefer, "unknown", "memory (the least memory; the default), read (the fastest reads) or load (the fastest load)")
+		return p, experiments.NewFieldError("--prefer", r.Prefer, "unknown", "memory (the least memory; the default), read (the fastest reads) or load (the fastest load)")
 	}
 	switch {
-	case r.Runtime == RuntimeBrowser && runtimeName() != RuntimeBrowser:
-		return p, fieldErr("--runtime", r.Runtime, "a plan for a browser's wasm memory is made in the browser", RuntimeNative)
+	case r.Runtime == RuntimeBrowser && experiments.RuntimeName() != RuntimeBrowser:
+		return p, experiments.NewFieldError("--runtime", r.Runtime, "a plan for a browser's wasm memory is made in the browser", RuntimeNative)
 	case r.Runtime != RuntimeNative && r.Runtime != RuntimeBrowser:
-		return p, fieldErr("--runtime", r.Runtime, "unknown", "native (the default) or browser (this browser's wasm memory)")
+		return p, experiments.NewFieldError("--runtime", r.Runtime, "unknown", "native (the default) or browser (this browser's wasm memory)")
 	}
 	if r.CalibrationRows != 0 && (r.CalibrationRows < planMinRows || r.CalibrationRows > core.MaxSourceRows) {
-		return p, fieldErr("--calibrate-rows", strconv.FormatInt(r.CalibrationRows, 10), "out of range",
-			fmt.Sprintf("%s to 2^62 rows, e.g. 1e8; smaller runs measure the caches more than the tables", FormatRows(planMinRows)))
+		return p, experiments.NewFieldError("--calibrate-rows", strconv.FormatInt(r.CalibrationRows, 10), "out of range",
+			fmt.Sprintf("%s to 2^62 rows, e.g. 1e8; smaller runs measure the caches more than the tables", experiments.FormatRows(planMinRows)))
 	}
-	p.attrs, _ = attrsOf.attributes()
-	p.attrNames, _ = attributeNames(r.Attributes)
+	p.attrs = attrs
+	p.attrNames, _ = experiments.AttributeNames(r.Attributes)
 	if err := r.checkMaxKey(p.key); err != nil {
 		return p, err
 	}
@@ -336,7 +337,7 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 func ParseMemory(s string) (int64, error) {
 	n, err := ParseBytes("--memory", s)
 	if err == nil && n < MinPlanMemory {
-		return 0, fieldErr("--memory", s, "too small", "at least 1MiB, e.g. 24GiB, 512MiB, 1.5TiB")
+		return 0, experiments.NewFieldError("--memory", s, "too small", "at least 1MiB, e.g. 24GiB, 512MiB, 1.5TiB")
 	}
 	return n, err
 }
@@ -347,7 +348,7 @@ func ParseMemory(s string) (int64, error) {
 func ParseBytes(flag, s string) (int64, error) {
 	text := strings.TrimSpace(s)
 	bad := func(problem string) error {
-		return fieldErr(flag, s, problem, "a size such as 24GiB, 512MiB, 1.5TiB, 32GB or 1073741824 (bytes)")
+		return experiments.NewFieldError(flag, s, problem, "a size such as 24GiB, 512MiB, 1.5TiB, 32GB or 1073741824 (bytes)")
 	}
 	if text == "" {
 		return 0, bad("empty")
@@ -386,7 +387,7 @@ func ParseBytes(flag, s string) (int64, error) {
 // MakePlan answers r from core.Predict and the measurements in history
 // (saved results of this machine; see Calibrate for making them), for the
 // machine m. It allocates no table.
-func MakePlan(r PlanRequest, history []Result, m PlanMachine) (Plan, error) {
+func MakePlan(r PlanRequest, history []experiments.Result, m PlanMachine) (Plan, error) {
 	p, err := r.parse()
 	if err != nil {
 		return Plan{}, err
@@ -398,13 +399,13 @@ func MakePlan(r PlanRequest, history []Result, m PlanMachine) (Plan, error) {
 	switch {
 	case p.MemoryBytes > 0:
 		plan.BudgetBytes, plan.BudgetFrom = p.MemoryBytes, "--memory"
-	case p.Runtime == RuntimeNative && runtimeName() != RuntimeNative:
-		return Plan{}, fieldErr("--memory", "", "empty: this browser cannot tell how much memory the machine of a native run has", "a size such as 24GiB (or plan for this browser's wasm memory)")
+	case p.Runtime == RuntimeNative && experiments.RuntimeName() != RuntimeNative:
+		return Plan{}, experiments.NewFieldError("--memory", "", "empty: this browser cannot tell how much memory the machine of a native run has", "a size such as 24GiB (or plan for this browser's wasm memory)")
 	case m.AvailableBytes > 0:
 		plan.BudgetBytes = m.AvailableBytes
-		plan.BudgetFrom = fmt.Sprintf("available now of %s", FormatBytes(m.TotalBytes))
+		plan.BudgetFrom = fmt.Sprintf("available now of %s", experiments.FormatBytes(m.TotalBytes))
 	default:
-		return Plan{}, fieldErr("--memory", "", "this platform does not tell how much memory it has", "a size such as 24GiB")
+		return Plan{}, experiments.NewFieldError("--memory", "", "this platform does not tell how much memory it has", "a size such as 24GiB")
 	}
 	measures := measuresFrom(history, p)
 	plan.Scaling = scalingFrom(history, p.Runtime)
@@ -470,7 +471,7 @@ func planLoadFactors() []float64 {
 // layoutCandidates are a layout's setups: for each shard count, the lowest
 // max load factor of each distinct geometry.
 func layoutCandidates(p parsedPlan, l core.Layout, ms Measure, sc Scaling, threads int) ([]Candidate, error) {
-	if len(p.attrs) > 1 && !attributeLayout(l) {
+	if len(p.attrs) > 1 && !experiments.AttributeLayout(l) {
 		return nil, nil // several attributes: ClickHouse's layouts (planNotes says so)
 	}
 	mlfs := []float64{0}
@@ -482,7 +483,7 @@ func layoutCandidates(p parsedPlan, l core.Layout, ms Measure, sc Scaling, threa
 	for _, shards := range planShards {
 		var lastBuckets int64 = -1
 		for _, mlf := range mlfs {
-			pr, err := attributesPrediction(l, p.key, p.attrs, p.distinct, p.attributeOptions(mlf, shards), shards)
+			pr, err := experiments.AttributesPrediction(l, p.key, p.attrs, p.distinct, p.attributeOptions(mlf, shards), shards)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", l, err)
 			}
@@ -491,7 +492,7 @@ func layoutCandidates(p parsedPlan, l core.Layout, ms Measure, sc Scaling, threa
 			}
 			lastBuckets = pr.BucketCount
 			c := candidate(p, l, mlf, shards, pr, ms, sc, threads)
-			c.followsMLF = follows
+			c.FollowsMLF = follows
 			out = append(out, c)
 		}
 	}
@@ -511,31 +512,31 @@ func (p parsedPlan) attributeOptions(mlf float64, shards int) core.Options {
 
 // options are the tables' options of a setup at max load factor mlf.
 func (p parsedPlan) options(mlf float64) core.Options {
-	return tableOptions(mlf, p.Preallocate, p.distinct)
+	return experiments.TableOptions(mlf, p.Preallocate, p.distinct)
 }
 
 // candidate fills in one setup's figures. Memory is computed, never taken
 // from a measurement: core.Predict's bytes, the growth of the runtime the
-// plan is for (targetGrowth), the allocator's fixed factor and the loader's
+// plan is for (TargetGrowth), the allocator's fixed factor and the loader's
 // blocks, so that it is the same whatever the history holds. Speeds are
 // ms's, scaled to the setup.
 func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Prediction, ms Measure, sc Scaling, threads int) Candidate {
-	f := allocatorFactor(l)
+	f := experiments.AllocatorFactor(l)
 	c := Candidate{
-		Layout: string(l), KeyType: p.key.Name, ValueType: p.value.Name, Attributes: attributesList(p.attrs),
-		columns: attributeColumns(p.attrNames, p.attrs),
+		Layout: string(l), KeyType: p.key.Name, ValueType: p.value.Name, Attributes: experiments.AttributesList(p.attrs),
+		columns: experiments.AttributeColumns(p.attrNames, p.attrs),
 		Rows:    p.Rows, Distinct: p.distinct, Shards: shards,
-		MaxLoadFactor:  effectiveMLF(l, mlf),
+		MaxLoadFactor:  experiments.EffectiveMLF(l, mlf),
 		Preallocate:    p.Preallocate,
 		BucketCount:    pr.BucketCount,
 		BytesAllocated: pr.FinalBytes,
 		Overhead:       f,
 		PeakOverhead:   f,
 		GrowingAtOnce:  growingAtOnce(shards),
-		LoaderBytes:    loaderBytesFor(p.key, p.value, shards, 0, p.distinct, false),
+		LoaderBytes:    experiments.LoaderBytes(p.key, p.value, shards, 0, p.distinct, false),
 		Estimated:      pr.Estimated,
 		Saturated:      pr.Saturated,
-		GrowthBytes:    targetGrowth(p.Runtime, l, pr),
+		GrowthBytes:    TargetGrowth(p.Runtime, l, pr),
 		runtime:        p.Runtime,
 	}
 	if pr.BucketCount > 0 {
@@ -544,11 +545,11 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 	tables := core.SaturatingAdd(pr.FinalBytes, core.SaturatingMul(int64(c.GrowingAtOnce), c.GrowthBytes))
 	// The loader's blocks are garbage once the load ends, which the Go
 	// runtime keeps (and reuses) rather than returning: they stay in RSS.
-	c.SteadyBytes = core.SaturatingAdd(scaleBytes(pr.FinalBytes, f), c.LoaderBytes)
+	c.SteadyBytes = core.SaturatingAdd(experiments.ScaleBytes(pr.FinalBytes, f), c.LoaderBytes)
 	// The peak is never below what the tables and the loader's blocks hold
 	// at the end of the load.
-	c.PeakBytes = max(scaleBytes(core.SaturatingAdd(tables, c.LoaderBytes), f), c.SteadyBytes)
-	c.ReloadPeakBytes = reloadPeak(scaleBytes(pr.FinalBytes, f), c.PeakBytes)
+	c.PeakBytes = max(experiments.ScaleBytes(core.SaturatingAdd(tables, c.LoaderBytes), f), c.SteadyBytes)
+	c.ReloadPeakBytes = experiments.ReloadPeak(experiments.ScaleBytes(pr.FinalBytes, f), c.PeakBytes)
 	c.BytesPerPair = float64(c.SteadyBytes) / float64(p.distinct)
 	if ms.LoadRowsPerSecond > 0 && len(p.attrs) == 1 { // several attributes' loads are not measured yet
 		rate := sc.loadRate(ms.LoadRowsPerSecond, shards, threads)
@@ -562,7 +563,7 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 	if ms.ReadRowsPerSecond > 0 {
 		scale := 1.0
 		// A read (dictGet of one attribute) probes one attribute's table.
-		cells := pr.FinalBytes - stringArenaBytes(p.attrs, p.distinct, shards)
+		cells := pr.FinalBytes - experiments.StringArenaBytes(p.attrs, p.distinct, shards)
 		if cell := float64(cells) / float64(len(p.attrs)) / float64(max(pr.BucketCount, 1)); ms.LoadFactor > 0 && c.LoadFactor > 0 {
 			scale = probeLinesOf(l, ms.LoadFactor, cell) / probeLinesOf(l, c.LoadFactor, cell)
 		}
@@ -581,12 +582,12 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 	}
 	if c.ClickHouseLayout != "" {
 		// ClickHouse ignores PREALLOCATE since 23.1: its tables grow.
-		c.ClickHouse = clickHouseAttributesMemory(l, p.attrs, p.distinct, tableOptions(mlf, false, p.distinct), shards)
+		c.ClickHouse = experiments.ClickHouseAttributesMemory(l, p.attrs, p.distinct, experiments.TableOptions(mlf, false, p.distinct), shards)
 	}
 	return c
 }
 
-// targetGrowth is what one shard of layout l holds above its final size
+// TargetGrowth is what one shard of layout l holds above its final size
 // at its last growth (pr.GrowthBytes on the platform making the plan) where
 // the planned table runs. Natively that is Linux's, whatever platform makes
 // the plan (the browser, a Mac), so that every face gives a native plan the
@@ -599,7 +600,7 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 // the old one and every earlier one (together at most the old one's size
 // again) stay behind: twice pr's old slab (app/bind_js.go's
 // inAddressSpace, measured in Chromium).
-func targetGrowth(runtime string, l core.Layout, pr core.Prediction) int64 {
+func TargetGrowth(runtime string, l core.Layout, pr core.Prediction) int64 {
 	slab := l == core.LayoutHashed || l == core.LayoutPacked || l == core.LayoutHashedArray || l == core.LayoutCompact
 	switch {
 	case runtime == RuntimeBrowser && slab:
@@ -697,7 +698,7 @@ func rank(plan *Plan) {
 func byRule(a, b Candidate) int {
 	return cmp.Or(cmp.Compare(onePercent(float64(a.CheckedBytes)), onePercent(float64(b.CheckedBytes))),
 		cmp.Compare(onePercent(float64(a.SteadyBytes)), onePercent(float64(b.SteadyBytes))),
-		cmp.Compare(a.Shards, b.Shards), cmp.Compare(layoutIndex(a.Layout), layoutIndex(b.Layout)),
+		cmp.Compare(a.Shards, b.Shards), cmp.Compare(LayoutIndex(a.Layout), LayoutIndex(b.Layout)),
 		cmp.Compare(a.MaxLoadFactor, b.MaxLoadFactor), cmp.Compare(a.CheckedBytes, b.CheckedBytes))
 }
 
@@ -775,7 +776,7 @@ func deref(p *float64) float64 {
 // runners-up, the layouts ruled out, and the ClickHouse and Go text of the
 // setups worth copying.
 func explain(plan *Plan, p parsedPlan) {
-	budget := FormatBytes(plan.BudgetBytes)
+	budget := experiments.FormatBytes(plan.BudgetBytes)
 	byKind := map[growthKind][]string{}
 	for _, l := range core.Layouts() {
 		if i := slices.IndexFunc(plan.Candidates, func(c Candidate) bool { return c.Layout == string(l) }); i >= 0 {
@@ -808,9 +809,9 @@ func explain(plan *Plan, p parsedPlan) {
 		c := &plan.Candidates[i]
 		switch {
 		case !c.Fits && fitting == 0 && c.Rank == 1:
-			c.Why = fmt.Sprintf("nothing fits in %s; this is the smallest setup: %s peak %s", budget, plan.Checked, formatBytes(c.CheckedBytes))
+			c.Why = fmt.Sprintf("nothing fits in %s; this is the smallest setup: %s peak %s", budget, plan.Checked, experiments.FormatBytes2(c.CheckedBytes))
 		case !c.Fits:
-			c.Why = fmt.Sprintf("doesn't fit: %s peak %s > the %s budget (%s)", plan.Checked, formatBytes(c.CheckedBytes), budget, reloadWords(*c, p.FirstLoadOnly))
+			c.Why = fmt.Sprintf("doesn't fit: %s peak %s > the %s budget (%s)", plan.Checked, experiments.FormatBytes2(c.CheckedBytes), budget, reloadWords(*c, p.FirstLoadOnly))
 		case c.Rank == 1:
 			c.Why = bestWhy(*c, p.Prefer, plan.Checked, fitting, tied, budget)
 		default:
@@ -819,10 +820,10 @@ func explain(plan *Plan, p parsedPlan) {
 	}
 	if fitting == 0 {
 		plan.Answer = fmt.Sprintf("nothing fits in %s (%s) at a %s: the smallest setup is %s with a %s peak of %s",
-			budget, plan.BudgetFrom, plan.Checked, setupName(*best), plan.Checked, formatBytes(best.CheckedBytes))
+			budget, plan.BudgetFrom, plan.Checked, SetupName(*best), plan.Checked, experiments.FormatBytes2(best.CheckedBytes))
 	} else {
-		plan.Answer = fmt.Sprintf("%s: steady %s, first load peak %s, reload peak %s, %.2f bytes/pair — %s", setupName(*best),
-			FormatBytes(best.SteadyBytes), FormatBytes(best.PeakBytes), FormatBytes(best.ReloadPeakBytes), best.BytesPerPair, best.Why)
+		plan.Answer = fmt.Sprintf("%s: steady %s, first load peak %s, reload peak %s, %.2f bytes/pair — %s", SetupName(*best),
+			experiments.FormatBytes(best.SteadyBytes), experiments.FormatBytes(best.PeakBytes), experiments.FormatBytes(best.ReloadPeakBytes), best.BytesPerPair, best.Why)
 	}
 	plan.RunnersUp = runnersUp(plan.Candidates)
 	// Layouts with no setup that fits, and why.
@@ -841,7 +842,7 @@ func explain(plan *Plan, p parsedPlan) {
 		}
 		if !ok && smallest != nil {
 			plan.RuledOut = append(plan.RuledOut, fmt.Sprintf("%s: every setup's %s peak is above %s; its smallest, %s, peaks at %s (%s)",
-				l, plan.Checked, budget, setupName(*smallest), formatBytes(smallest.CheckedBytes), reloadWords(*smallest, p.FirstLoadOnly)))
+				l, plan.Checked, budget, SetupName(*smallest), experiments.FormatBytes2(smallest.CheckedBytes), reloadWords(*smallest, p.FirstLoadOnly)))
 		}
 	}
 	best.CreateDictionary, best.GoCode = createDictionary(*best), goCode(*best)
@@ -901,7 +902,7 @@ func planLayoutOrder() []string {
 	for _, l := range core.Layouts() {
 		out = append(out, string(l))
 	}
-	return append(append(out, RowLayoutNames()...), flatLayout)
+	return append(append(out, experiments.RowLayoutNames()...), FlatLayout)
 }
 
 // speedWords names the speed prefer ranks by: "reads", "loads".
@@ -919,9 +920,9 @@ func rangeText(v *float64, r *[2]float64) string {
 	case v == nil:
 		return "not measured"
 	case r == nil:
-		return rowsRate(*v) + " rows/s (one load: no range)"
+		return experiments.RowsRate(*v) + " rows/s (one load: no range)"
 	}
-	return fmt.Sprintf("%s rows/s (%s–%s)", rowsRate(*v), rowsRate(r[0]), rowsRate(r[1]))
+	return fmt.Sprintf("%s rows/s (%s–%s)", experiments.RowsRate(*v), experiments.RowsRate(r[0]), experiments.RowsRate(r[1]))
 }
 
 // bestWhy says why rank 1 won.
@@ -958,9 +959,9 @@ func lostWhy(c, best Candidate, prefer, checked string) string {
 	}
 	switch {
 	case onePercent(float64(c.CheckedBytes)) != onePercent(float64(best.CheckedBytes)):
-		return fmt.Sprintf("%smore memory: %s peak %s against #1's %s", tie, checked, formatBytes(c.CheckedBytes), formatBytes(best.CheckedBytes))
+		return fmt.Sprintf("%smore memory: %s peak %s against #1's %s", tie, checked, experiments.FormatBytes2(c.CheckedBytes), experiments.FormatBytes2(best.CheckedBytes))
 	case onePercent(float64(c.SteadyBytes)) != onePercent(float64(best.SteadyBytes)):
-		return fmt.Sprintf("%smore memory: steady %s against #1's %s", tie, formatBytes(c.SteadyBytes), formatBytes(best.SteadyBytes))
+		return fmt.Sprintf("%smore memory: steady %s against #1's %s", tie, experiments.FormatBytes2(c.SteadyBytes), experiments.FormatBytes2(best.SteadyBytes))
 	case c.Shards != best.Shards:
 		return fmt.Sprintf("%stie broken by rule: the same memory within 1 %%, and more shards (%d against %d)", tie, c.Shards, best.Shards)
 	case c.Layout != best.Layout:
@@ -979,7 +980,7 @@ func runnersUp(cs []Candidate) []string {
 	seen := map[string]bool{cs[0].Layout: true}
 	for i, c := range cs[1:] {
 		if i < 2 || !seen[c.Layout] {
-			out = append(out, fmt.Sprintf("#%d %s: %s", c.Rank, setupName(c), c.Why))
+			out = append(out, fmt.Sprintf("#%d %s: %s", c.Rank, SetupName(c), c.Why))
 		}
 		seen[c.Layout] = true
 	}
@@ -991,7 +992,7 @@ func reloadWords(c Candidate, firstLoadOnly bool) string {
 	if firstLoadOnly {
 		return growthWords(c)
 	}
-	return fmt.Sprintf("the serving table, %s, beside a new one at its first-load peak of %s: %s", formatBytes(servingBytes(c)), formatBytes(c.PeakBytes), growthWords(c))
+	return fmt.Sprintf("the serving table, %s, beside a new one at its first-load peak of %s: %s", experiments.FormatBytes2(servingBytes(c)), experiments.FormatBytes2(c.PeakBytes), growthWords(c))
 }
 
 // growthKind is how a candidate's layout grows, which decides its peak.
@@ -1026,7 +1027,7 @@ func growthOf(c Candidate) growthKind {
 
 // growthWords says what the peak is made of.
 func growthWords(c Candidate) string {
-	if c.Layout == flatLayout {
+	if c.Layout == FlatLayout {
 		return "the final arrays and the halves their last doubling left (ClickHouse's FLAT)"
 	}
 	switch growthOf(c) {
@@ -1055,26 +1056,13 @@ func releasesBehind(c Candidate) bool {
 	return c.Layout == string(core.LayoutCompact) && c.runtime == RuntimeNative
 }
 
-// setupName is how the plan names a setup: "packed SHARDS 8 MLF 0.94".
-func setupName(c Candidate) string {
+// SetupName is how the plan names a setup: "packed SHARDS 8 MLF 0.94".
+func SetupName(c Candidate) string {
 	s := fmt.Sprintf("%s SHARDS %d", c.Layout, c.Shards)
-	if c.followsMLF {
-		s += " MLF " + fmtFloat(c.MaxLoadFactor)
+	if c.FollowsMLF {
+		s += " MLF " + experiments.FormatFloat(c.MaxLoadFactor)
 	}
 	return s
-}
-
-// rowsRate writes rows per second the short way: 3.1M, 850K.
-func rowsRate(v float64) string {
-	switch {
-	case v >= 1e9:
-		return strconv.FormatFloat(v/1e9, 'f', 2, 64) + "B"
-	case v >= 1e6:
-		return strconv.FormatFloat(v/1e6, 'f', 2, 64) + "M"
-	case v >= 1e3:
-		return strconv.FormatFloat(v/1e3, 'f', 1, 64) + "K"
-	}
-	return strconv.FormatFloat(v, 'f', 0, 64)
 }
 
 // measuredFarBelow reports whether m's speeds were measured at a third of
@@ -1089,14 +1077,14 @@ func planNotes(plan *Plan, p parsedPlan) []string {
 	var notes []string
 	if len(p.attrs) > 1 {
 		notes = append(notes, fmt.Sprintf("%d attributes (%s): the setups are ClickHouse's layouts, HASHED and SPARSE_HASHED a hash table per attribute (each holding the key again; with SHARDS one per shard and attribute), HASHED_ARRAY one key-to-row index and an array per attribute, as ClickHouse 26.7 was measured to hold them here (docs/clickhouse.md), and, for fixed-size attributes of 16 bytes or less in all, packlab's packed_row and compact_row (the key once, the row beside it); their load speeds are not measured with several attributes, so they are left out, and a read is one attribute's dictGet",
-			len(p.attrs), attributesText(p.Attributes, p.attrs)))
+			len(p.attrs), experiments.AttributesText(p.Attributes, p.attrs)))
 	}
 	if p.MaxKey == 0 {
 		notes = append(notes, "FLAT is not weighed: it indexes an array by the key, so it needs the largest key; give --max-key N when the keys are integers from 0 to N (ids)")
 	}
 	if p.distinct < p.Rows {
 		notes = append(notes, fmt.Sprintf("a %s key has only %s values: the table holds at most %s keys, not %s", p.key.Name,
-			GroupThousands(p.distinct), GroupThousands(p.distinct), GroupThousands(p.Rows)))
+			experiments.GroupThousands(p.distinct), experiments.GroupThousands(p.distinct), experiments.GroupThousands(p.Rows)))
 	}
 	var unmeasured, guessed, measured, small []string
 	largest := int64(0) // of the runs measured at a third of the plan's rows or less
@@ -1112,7 +1100,7 @@ func planNotes(plan *Plan, p parsedPlan) []string {
 			measured = append(measured, m.Layout)
 		}
 		if !m.OverheadMeasured {
-			guessed = append(guessed, fmt.Sprintf("%s x%s", m.Layout, fmtFloat(m.Overhead)))
+			guessed = append(guessed, fmt.Sprintf("%s x%s", m.Layout, experiments.FormatFloat(m.Overhead)))
 		}
 	}
 	if len(unmeasured) > 0 {
@@ -1124,12 +1112,12 @@ func planNotes(plan *Plan, p parsedPlan) []string {
 	}
 	if len(small) > 0 {
 		note := fmt.Sprintf("speeds of %s were measured at up to %s rows; a table of %s rows misses the CPU caches more (and faults in more fresh memory), so expect it slower than shown",
-			strings.Join(small, ", "), FormatRows(largest), FormatRows(p.distinct))
+			strings.Join(small, ", "), experiments.FormatRows(largest), experiments.FormatRows(p.distinct))
 		// Runs of up to 1e8 rows fit a machine like this lab's (24 GiB)
 		// for every layout; suggest them only where they are nearer.
 		if nearer := min(p.distinct, 100_000_000); nearer > 2*largest {
 			note += fmt.Sprintf(". The plan compares the layouts at one size, each by its one-shard run nearest it: runs of every layout nearer %s rows give it speeds measured there (`packlab plan --rows %s --calibrate-rows %s`, minutes a layout, or `packlab run --layout %s --rows %s`)",
-				FormatRows(p.distinct), FormatRows(p.Rows), FormatRows(nearer), strings.Join(measured, ","), FormatRows(nearer))
+				experiments.FormatRows(p.distinct), experiments.FormatRows(p.Rows), experiments.FormatRows(nearer), strings.Join(measured, ","), experiments.FormatRows(nearer))
 		}
 		notes = append(notes, note)
 	}
@@ -1139,14 +1127,14 @@ func planNotes(plan *Plan, p parsedPlan) []string {
 			between = fmt.Sprintf(", %.0f to %.0f %% by the loads' ranges", 100*r[0], 100*r[1])
 		}
 		notes = append(notes, fmt.Sprintf("load with several shards: each extra worker adds %.0f %% of one worker's speed%s (measured %s), up to %d threads and the producer's %s rows/s",
-			100*plan.Scaling.Efficiency, between, plan.Scaling.From, plan.Request.Threads, rowsRate(plan.Scaling.ProducerRowsPerSecond)))
+			100*plan.Scaling.Efficiency, between, plan.Scaling.From, plan.Request.Threads, experiments.RowsRate(plan.Scaling.ProducerRowsPerSecond)))
 	} else {
 		notes = append(notes, "no multi-shard load measured here: load times assume one worker's speed whatever the shard count")
 	}
 	notes = append(notes, "read rows/s: one thread looking every key up once in random order; other load factors than the measured one are scaled by a linear-probing model (cache lines per lookup)")
 	if p.Preallocate {
 		notes = append(notes, fmt.Sprintf("preallocated: every table reserved for its share of the %s keys before the load (core.Options{Reserve: %d}), so none grows and the peak is the final size; speeds from preallocated runs only. ClickHouse ignores PREALLOCATE since 23.1: its CREATE DICTIONARY leaves it out",
-			GroupThousands(p.distinct), p.distinct))
+			experiments.GroupThousands(p.distinct), p.distinct))
 	}
 	return notes
 }
@@ -1160,4 +1148,13 @@ func servingBytes(c Candidate) int64 {
 		return c.SteadyBytes
 	}
 	return c.ReloadPeakBytes - c.PeakBytes
+}
+
+// LayoutIndex is a layout's place in core.Layouts().
+func LayoutIndex(name string) int {
+	order := planLayoutOrder()
+	if i := slices.Index(order, name); i >= 0 {
+		return i
+	}
+	return len(order)
 }

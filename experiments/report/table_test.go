@@ -1,4 +1,4 @@
-package experiments
+package report
 
 import (
 	"bytes"
@@ -10,11 +10,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/packlab/packlab/experiments"
 )
 
 // fxMixed is a table whose runs differ in shards, mlf and rows, with one
 // read phase off and one run measured in a browser (no RSS).
-func fxMixed() []Result {
+func fxMixed() []experiments.Result {
 	rs := fxResults()
 	rs[1].Shards = 16
 	rs[1].MaxLoadFactor = 0.9
@@ -30,8 +32,8 @@ func fxMixed() []Result {
 
 func TestWriteTableGolden(t *testing.T) {
 	ext := map[string]string{"table": "txt", "markdown": "md", "csv": "csv", "json": "json"}
-	for _, format := range Formats() {
-		for name, in := range map[string][]Result{"layouts": fxResults(), "mixed": fxMixed()} {
+	for _, format := range experiments.Formats() {
+		for name, in := range map[string][]experiments.Result{"layouts": fxResults(), "mixed": fxMixed()} {
 			var buf bytes.Buffer
 			if err := WriteTable(&buf, in, format); err != nil {
 				t.Fatalf("WriteTable(%s, %s): %v", name, format, err)
@@ -46,7 +48,7 @@ func TestWriteTableUnknownFormat(t *testing.T) {
 	if err == nil {
 		t.Fatal("WriteTable(yaml) succeeded")
 	}
-	for _, want := range append([]string{`"yaml"`}, Formats()...) {
+	for _, want := range append([]string{`"yaml"`}, experiments.Formats()...) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not name %s", err, want)
 		}
@@ -58,14 +60,14 @@ func TestWriteTableUnknownFormat(t *testing.T) {
 }
 
 func TestWriteTableJSONIsTheResultsAndNothingElse(t *testing.T) {
-	for _, in := range [][]Result{fxResults(), fxMixed()} {
+	for _, in := range [][]experiments.Result{fxResults(), fxMixed()} {
 		var buf bytes.Buffer
 		if err := WriteTable(&buf, in, "json"); err != nil {
 			t.Fatal(err)
 		}
 		dec := json.NewDecoder(&buf)
 		dec.DisallowUnknownFields()
-		var back []Result
+		var back []experiments.Result
 		if err := dec.Decode(&back); err != nil {
 			t.Fatal(err)
 		}
@@ -76,7 +78,7 @@ func TestWriteTableJSONIsTheResultsAndNothingElse(t *testing.T) {
 			t.Errorf("after the array: %q", rest)
 		}
 	}
-	for _, in := range [][]Result{nil, {}} {
+	for _, in := range [][]experiments.Result{nil, {}} {
 		var buf bytes.Buffer
 		if err := WriteTable(&buf, in, "json"); err != nil || buf.String() != "[]\n" {
 			t.Errorf("JSON of no results = %q, %v; want \"[]\\n\"", buf.String(), err)
@@ -193,12 +195,12 @@ func TestFormatBytes(t *testing.T) {
 		0: "0 B", 1023: "1023 B", 1024: "1.00 KiB", 33554432: "32.00 MiB", 35 << 30: "35.00 GiB",
 		17_700_000_000: "16.48 GiB", -1 << 20: "-1.00 MiB", 1<<30 - 1: "1024.00 MiB",
 	} {
-		if got := formatBytes(n); got != want {
-			t.Errorf("formatBytes(%d) = %q, want %q", n, got, want)
+		if got := experiments.FormatBytes2(n); got != want {
+			t.Errorf("FormatBytes2(%d) = %q, want %q", n, got, want)
 		}
 	}
 	for n, want := range map[int64]string{0: "0", 12: "12", 1000: "1,000", 999999: "999,999", 1_000_000_000: "1,000,000,000", -1234: "-1,234"} {
-		if got := GroupThousands(n); got != want {
+		if got := experiments.GroupThousands(n); got != want {
 			t.Errorf("GroupThousands(%d) = %q, want %q", n, got, want)
 		}
 	}
@@ -208,22 +210,22 @@ func TestFormatBytes(t *testing.T) {
 // range, in the result (Spread), the table, the CSV and the throughput
 // chart's labels (issue 28: figures with their spread).
 func TestRepeatsShowTheirSpread(t *testing.T) {
-	rep := func(load, read float64) Result {
-		return Result{Layout: "packed", KeyType: "UInt64", ValueType: "UInt16", Rows: 1e6, Shards: 1, MaxLoadFactor: 0.5,
+	rep := func(load, read float64) experiments.Result {
+		return experiments.Result{Layout: "packed", KeyType: "UInt64", ValueType: "UInt16", Rows: 1e6, Shards: 1, MaxLoadFactor: 0.5,
 			ElementCount: 1e6, LoadSeconds: load, LoadRowsPerSecond: 1e6 / load, ReadSeconds: read, ReadRowsPerSecond: 1e6 / read}
 	}
-	r := combineRepeats([]Result{rep(0.5, 0.1), rep(0.4, 0.125), rep(0.8, 0.08)})
+	r := experiments.CombineRepeats([]experiments.Result{rep(0.5, 0.1), rep(0.4, 0.125), rep(0.8, 0.08)})
 	if r.Repeats != 3 || r.LoadSeconds != 0.5 || r.ReadSeconds != 0.1 ||
-		r.Spread == nil || *r.Spread != (Spread{LoadSecondsMin: 0.4, LoadSecondsMax: 0.8, ReadSecondsMin: 0.08, ReadSecondsMax: 0.125}) {
+		r.Spread == nil || *r.Spread != (experiments.Spread{LoadSecondsMin: 0.4, LoadSecondsMax: 0.8, ReadSecondsMin: 0.08, ReadSecondsMax: 0.125}) {
 		t.Fatalf("combined: repeats %d, load %v, read %v, spread %+v", r.Repeats, r.LoadSeconds, r.ReadSeconds, r.Spread)
 	}
-	one := combineRepeats([]Result{rep(0.5, 0.1)})
+	one := experiments.CombineRepeats([]experiments.Result{rep(0.5, 0.1)})
 	if one.Spread != nil {
 		t.Errorf("one load has a spread: %+v", one.Spread)
 	}
 
 	var md strings.Builder
-	if err := WriteTable(&md, []Result{r, one}, "markdown"); err != nil {
+	if err := WriteTable(&md, []experiments.Result{r, one}, "markdown"); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"| 0.500 (0.400–0.800) | 0.100 (0.080–0.125) | 10.00 (8.00–12.50) |", "| 0.500 | 0.100 | 10.00 |"} {
@@ -232,7 +234,7 @@ func TestRepeatsShowTheirSpread(t *testing.T) {
 		}
 	}
 	var csv strings.Builder
-	if err := WriteTable(&csv, []Result{r, one}, "csv"); err != nil {
+	if err := WriteTable(&csv, []experiments.Result{r, one}, "csv"); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(csv.String()), "\n")
@@ -240,7 +242,7 @@ func TestRepeatsShowTheirSpread(t *testing.T) {
 		t.Errorf("csv rows:\n%s", csv.String())
 	}
 
-	c, err := ThroughputChart([]Result{r, one})
+	c, err := ThroughputChart([]experiments.Result{r, one})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,19 +259,19 @@ func TestRepeatsShowTheirSpread(t *testing.T) {
 // chart; the result file keeps it whole. Short names pass as they are.
 func TestShortText(t *testing.T) {
 	long := strings.Repeat("x", 5000)
-	got := ShortText(long, MaxLabel)
-	if !strings.HasPrefix(got, strings.Repeat("x", MaxLabel-1)+"…") || !strings.HasSuffix(got, "(4921 more characters)") {
+	got := experiments.ShortText(long, experiments.MaxLabel)
+	if !strings.HasPrefix(got, strings.Repeat("x", experiments.MaxLabel-1)+"…") || !strings.HasSuffix(got, "(4921 more characters)") {
 		t.Errorf("ShortText of 5,000 characters: %q", got)
 	}
-	if got := ShortText("seed-table · 1M rows", MaxLabel); got != "seed-table · 1M rows" {
+	if got := experiments.ShortText("seed-table · 1M rows", experiments.MaxLabel); got != "seed-table · 1M rows" {
 		t.Errorf("a short name changed: %q", got)
 	}
-	rs := []Result{{ID: "a", Layout: "packed", KeyType: "UInt64", ValueType: "UInt16", Rows: 10, Job: &Job{ID: "j", Name: long}}}
+	rs := []experiments.Result{{ID: "a", Layout: "packed", KeyType: "UInt64", ValueType: "UInt16", Rows: 10, Job: &experiments.Job{ID: "j", Name: long}}}
 	var b strings.Builder
 	if err := WriteReportMarkdown(&b, rs, "t"); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(b.String(), strings.Repeat("x", MaxLabel)) {
+	if strings.Contains(b.String(), strings.Repeat("x", experiments.MaxLabel)) {
 		t.Errorf("the report shows the 5,000-character job name whole")
 	}
 }

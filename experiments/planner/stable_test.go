@@ -1,4 +1,4 @@
-package experiments
+package planner
 
 import (
 	"bufio"
@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments"
 )
 
 // rankedWith ranks copies of cs for prefer, their speed ranges drawn by
@@ -36,7 +37,7 @@ func rankedWith(cs []Candidate, prefer string, draw func(i int) [2]float64) []st
 	rank(&plan)
 	var out []string
 	for _, c := range plan.Candidates {
-		out = append(out, setupName(c))
+		out = append(out, SetupName(c))
 	}
 	return out
 }
@@ -101,7 +102,7 @@ func TestPlanRankingIsStable(t *testing.T) {
 	explain(&plan, parsedPlan{PlanRequest: PlanRequest{Prefer: PreferRead}})
 	for _, c := range plan.Candidates[1:] {
 		if !strings.HasPrefix(c.Why, "slower beyond spread: reads 30.00M rows/s (20.00M–30.00M) against #1's 42.00M rows/s (38.00M–42.00M)") {
-			t.Errorf("%s: why %q", setupName(c), c.Why)
+			t.Errorf("%s: why %q", SetupName(c), c.Why)
 		}
 	}
 	if len(plan.RunnersUp) != 3 || !strings.HasPrefix(plan.RunnersUp[0], "#2 compact SHARDS 8: slower beyond spread") {
@@ -116,21 +117,21 @@ func TestPlanRankingIsStable(t *testing.T) {
 // not, checked at a reload and at the first load.
 func TestPlanIgnoresHistoryWhenPreferringMemory(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	history := func() []Result {
-		var out []Result
+	history := func() []experiments.Result {
+		var out []experiments.Result
 		for i, l := range core.Layouts() {
 			for j := range 1 + rng.IntN(3) {
 				rows := int64(planMinRows) << rng.IntN(10)
 				load := 1e6 + 3e7*rng.Float64()
-				r := Result{ID: fmt.Sprintf("2026120%dT00000%d.000Z-%s-%d", 1+rng.IntN(8), j, l, i), Layout: string(l), KeyType: "UInt64", ValueType: "UInt16",
-					Rows: rows, ElementCount: rows, Shards: 1 << rng.IntN(3), Threads: 2, Source: string(core.SourceRandom), Runtime: runtimeName(),
+				r := experiments.Result{ID: fmt.Sprintf("2026120%dT00000%d.000Z-%s-%d", 1+rng.IntN(8), j, l, i), Layout: string(l), KeyType: "UInt64", ValueType: "UInt16",
+					Rows: rows, ElementCount: rows, Shards: 1 << rng.IntN(3), Threads: 2, Source: string(core.SourceRandom), Runtime: experiments.RuntimeName(),
 					LoadRowsPerSecond: load, LoadSeconds: float64(rows) / load, ReadRowsPerSecond: 2 * load, ReadSeconds: float64(rows) / (2 * load),
 					MaxLoadFactor: 0.5, LoadFactor: 0.4, Isolated: true, BytesAllocated: rows * 20}
 				r.RSSBytes = int64(float64(r.BytesAllocated) * (1 + 0.5*rng.Float64()))
 				r.PeakRSSBytes = r.RSSBytes * 2
 				if rng.IntN(2) == 0 {
 					r.Repeats = 3
-					r.Spread = &Spread{LoadSecondsMin: r.LoadSeconds * 0.8, LoadSecondsMax: r.LoadSeconds * 1.3, ReadSecondsMin: r.ReadSeconds * 0.9, ReadSecondsMax: r.ReadSeconds * 1.2}
+					r.Spread = &experiments.Spread{LoadSecondsMin: r.LoadSeconds * 0.8, LoadSecondsMax: r.LoadSeconds * 1.3, ReadSecondsMin: r.ReadSeconds * 0.9, ReadSecondsMax: r.ReadSeconds * 1.2}
 				}
 				out = append(out, r)
 			}
@@ -147,58 +148,16 @@ func TestPlanIgnoresHistoryWhenPreferringMemory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := setupName(*bare.Best())
+		want := SetupName(*bare.Best())
 		for range 12 {
 			plan, err := MakePlan(req, history(), machine24)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := setupName(*plan.Best()); got != want || plan.Answer != bare.Answer {
+			if got := SetupName(*plan.Best()); got != want || plan.Answer != bare.Answer {
 				t.Fatalf("%+v: %s with a history (answer %q), %s without (%q)", req, got, plan.Answer, want, bare.Answer)
 			}
 		}
-	}
-}
-
-// TestClickHouseReloadModel: for the layouts it measured, the ClickHouse
-// model gives ClickHouse's reload within 5 % and its first load's peak and
-// steady bytes within 5 % (clickHouseReloads, 1e7 <UInt64,UInt16>).
-func TestClickHouseReloadModel(t *testing.T) {
-	const mib = 1 << 20
-	for name, l := range map[string]core.Layout{"HASHED": core.LayoutHashed, "SPARSE_HASHED": core.LayoutPacked} {
-		m := clickHouseMemory(l, core.MustType("UInt16"), 1e7, core.Options{}, 1)
-		got := [3]float64{float64(m.SteadyBytes) / mib, float64(m.FirstLoadPeakBytes) / mib, float64(m.ReloadPeakBytes) / mib}
-		want := clickHouseReloads[name]
-		for i, what := range []string{"steady", "first load peak", "reload peak"} {
-			t.Logf("%s %s: model %.0f MiB, measured %.0f (%+.1f %%)", name, what, got[i], want[i], 100*(got[i]/want[i]-1))
-			if r := got[i] / want[i]; r < 0.95 || r > 1.05 {
-				t.Errorf("%s %s: model %.0f MiB is %.3fx ClickHouse's measured %.0f", name, what, got[i], r, want[i])
-			}
-		}
-		if !m.Measured || !strings.Contains(m.Model, "jemalloc") {
-			t.Errorf("%s: measured %v, model %q", name, m.Measured, m.Model)
-		}
-	}
-	// A billion rows in SPARSE_HASHED: the plan's ClickHouse figure is
-	// about twice packlab's in-place growth, three times steady at a reload.
-	plan, err := MakePlan(PlanRequest{Rows: 1e9, MemoryBytes: 24 << 30}, nil, machine24)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := candidateOf(t, plan, "packed", 2, 0.94)
-	if ch := c.ClickHouse; ch == nil || ch.Fits || ch.ReloadPeakBytes < 28<<30 || ch.FirstLoadPeakBytes < 19<<30 || c.PeakBytes > 11<<30 {
-		t.Errorf("packed SHARDS 2 MLF 0.94 at 1e9: packlab's first load %s; ClickHouse's %+v: want a first load near 20 GiB and a reload near 30 that does not fit 24",
-			FormatBytes(c.PeakBytes), ch)
-	}
-	if ch := plan.BestClickHouse(); ch == nil || ch.ClickHouse.Fits || !strings.Contains(strings.Join(plan.Details().Best, "\n")+fmt.Sprint(plan.Details().Snippets), "No ClickHouse dictionary fits a reload in 24.0 GiB") {
-		t.Errorf("1e9 in 24 GiB: the plan does not say that no ClickHouse dictionary reloads in 24 GiB: %+v", plan.Details().Snippets)
-	}
-	first, err := MakePlan(PlanRequest{Rows: 1e9, MemoryBytes: 24 << 30, FirstLoadOnly: true}, nil, machine24)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ch := first.BestClickHouse(); ch == nil || !ch.ClickHouse.Fits || ch.ClickHouse.CheckedBytes != ch.ClickHouse.FirstLoadPeakBytes {
-		t.Errorf("--first-load-only: the best ClickHouse setup %+v; want one whose first load fits", ch)
 	}
 }
 
@@ -215,7 +174,7 @@ func TestTargetGrowthIsLinuxs(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if g := targetGrowth(RuntimeNative, l, pr); g != pr.GrowthBytes {
+				if g := TargetGrowth(RuntimeNative, l, pr); g != pr.GrowthBytes {
 					t.Errorf("%s %d rows SHARDS %d: native growth %d, core.Predict's on Linux %d", l, rows, shards, g, pr.GrowthBytes)
 				}
 			}
@@ -237,7 +196,7 @@ func TestPlanReloadMatchesMeasured(t *testing.T) {
 		reloadChild(t, spec)
 		return
 	}
-	if testing.Short() || raceEnabled || !memoryMeasurable || runtime.GOOS != "linux" {
+	if testing.Short() || raceEnabled || !experiments.MemoryMeasurable || runtime.GOOS != "linux" {
 		t.Skip("loads two tables of 8e6 rows per layout in a child; not under -short, -race or without /proc")
 	}
 	const rows = 8_000_000
@@ -274,9 +233,9 @@ func TestPlanReloadMatchesMeasured(t *testing.T) {
 			model, measure int64
 		}{{"steady", c.SteadyBytes, m.Steady}, {"first load peak", c.PeakBytes, m.FirstLoad}, {"reload peak", c.ReloadPeakBytes, m.Reload}} {
 			r := float64(f.measure) / float64(f.model)
-			t.Logf("%s at %s rows: %s %s, measured %s (%.3fx)", setupName(c), FormatRows(rows), f.what, FormatBytes(f.model), FormatBytes(f.measure), r)
+			t.Logf("%s at %s rows: %s %s, measured %s (%.3fx)", SetupName(c), experiments.FormatRows(rows), f.what, experiments.FormatBytes(f.model), experiments.FormatBytes(f.measure), r)
 			if r < 0.95 || r > 1.05 {
-				t.Errorf("%s: measured %s %s is %.3fx the plan's %s", setupName(c), f.what, FormatBytes(f.measure), r, FormatBytes(f.model))
+				t.Errorf("%s: measured %s %s is %.3fx the plan's %s", SetupName(c), f.what, experiments.FormatBytes(f.measure), r, experiments.FormatBytes(f.model))
 			}
 		}
 	}
@@ -298,7 +257,7 @@ func reloadChild(t *testing.T, spec string) {
 		t.Fatal(err)
 	}
 	l := core.Layout(layout)
-	mlf := effectiveMLF(l, 0)
+	mlf := experiments.EffectiveMLF(l, 0)
 	load := func(seed uint64) *core.Sharded[uint64, uint16] {
 		src, err := core.ParseSourceSpec("random")
 		if err != nil {
@@ -316,19 +275,45 @@ func reloadChild(t *testing.T, spec string) {
 		}
 		return m
 	}
-	base := currentRSS()
-	if !resetPeak() {
+	base := experiments.CurrentRSS()
+	if !experiments.ResetPeak() {
 		t.Skip("this kernel does not reset VmHWM")
 	}
 	first := load(1)
-	_, hwm := statusMemory()
-	got := reloadMeasured{MaxLoadFactor: mlf, Steady: currentRSS() - base, FirstLoad: hwm - base}
-	resetPeak()
+	_, hwm := experiments.StatusMemory()
+	got := reloadMeasured{MaxLoadFactor: mlf, Steady: experiments.CurrentRSS() - base, FirstLoad: hwm - base}
+	experiments.ResetPeak()
 	second := load(2)
-	_, hwm = statusMemory()
+	_, hwm = experiments.StatusMemory()
 	got.Reload = hwm - base
 	b, _ := json.Marshal(got)
 	fmt.Printf("RELOAD %s\n", b)
 	second.Close()
 	first.Close()
+}
+
+// TestPlanClickHouseReload: a billion rows in SPARSE_HASHED: the plan's
+// ClickHouse figure (the engine's model, held to ClickHouse's measured
+// reload by TestClickHouseReloadModel) is about twice packlab's in-place
+// growth, three times steady at a reload.
+func TestPlanClickHouseReload(t *testing.T) {
+	plan, err := MakePlan(PlanRequest{Rows: 1e9, MemoryBytes: 24 << 30}, nil, machine24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := candidateOf(t, plan, "packed", 2, 0.94)
+	if ch := c.ClickHouse; ch == nil || ch.Fits || ch.ReloadPeakBytes < 28<<30 || ch.FirstLoadPeakBytes < 19<<30 || c.PeakBytes > 11<<30 {
+		t.Errorf("packed SHARDS 2 MLF 0.94 at 1e9: packlab's first load %s; ClickHouse's %+v: want a first load near 20 GiB and a reload near 30 that does not fit 24",
+			experiments.FormatBytes(c.PeakBytes), ch)
+	}
+	if ch := plan.BestClickHouse(); ch == nil || ch.ClickHouse.Fits || !strings.Contains(strings.Join(plan.Details().Best, "\n")+fmt.Sprint(plan.Details().Snippets), "No ClickHouse dictionary fits a reload in 24.0 GiB") {
+		t.Errorf("1e9 in 24 GiB: the plan does not say that no ClickHouse dictionary reloads in 24 GiB: %+v", plan.Details().Snippets)
+	}
+	first, err := MakePlan(PlanRequest{Rows: 1e9, MemoryBytes: 24 << 30, FirstLoadOnly: true}, nil, machine24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch := first.BestClickHouse(); ch == nil || !ch.ClickHouse.Fits || ch.ClickHouse.CheckedBytes != ch.ClickHouse.FirstLoadPeakBytes {
+		t.Errorf("--first-load-only: the best ClickHouse setup %+v; want one whose first load fits", ch)
+	}
 }

@@ -1,4 +1,4 @@
-package experiments
+package report
 
 // Charts: one function per chart, each turning results into an ECharts
 // option built with go-echarts. The option JSON is the product: the desktop
@@ -11,7 +11,6 @@ package experiments
 
 import (
 	"bytes"
-	"cmp"
 	_ "embed"
 	"encoding/json"
 	"errors"
@@ -31,6 +30,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/types"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments"
 )
 
 // EChartsVersion is the ECharts release every face renders chart options
@@ -60,7 +60,7 @@ var ErrNoData = errors.New("nothing to chart")
 
 type chartKind struct {
 	kind  string
-	build func([]Result) (Chart, error)
+	build func([]experiments.Result) (Chart, error)
 }
 
 // chartKinds lists every chart in the order a report shows them.
@@ -86,7 +86,7 @@ func ChartKinds() []string {
 // BuildChart builds the chart of the given kind from results. An unknown
 // kind is an error that lists the allowed ones; a kind with nothing to show
 // returns an error wrapping ErrNoData.
-func BuildChart(kind string, results []Result) (Chart, error) {
+func BuildChart(kind string, results []experiments.Result) (Chart, error) {
 	k := strings.ToLower(strings.TrimSpace(kind))
 	for _, c := range chartKinds {
 		if c.kind == k {
@@ -107,12 +107,12 @@ func noData(kind, why string) error { return fmt.Errorf("%s chart: %s: %w", kind
 // bar's height is the larger of the computed and the measured figure. Bars
 // are in bytes per entry (bytes / element_count), so runs of different
 // sizes and types compare directly.
-func MemoryBreakdownChart(results []Result) (Chart, error) {
+func MemoryBreakdownChart(results []experiments.Result) (Chart, error) {
 	const kind, title = "memory-breakdown", "Where the bytes go"
 	if len(results) == 0 {
 		return Chart{}, noData(kind, "no results")
 	}
-	labels := runLabels(results, labelAll, 0)
+	labels := experiments.RunLabels(results, experiments.LabelAll, 0)
 	var (
 		cats                                   []string
 		payload, padding, empty, meta, overhed []opts.BarData
@@ -212,7 +212,7 @@ func otherProgramNotes(notes []string, refs []runKind, refExtra, chExtra string)
 // and core.PairBytes. With results it adds, beside the map, each run's
 // measured padding share: padding_bytes / (payload_bytes + padding_bytes).
 // It has data even with no results.
-func PaddingWasteChart(results []Result) (Chart, error) {
+func PaddingWasteChart(results []experiments.Result) (Chart, error) {
 	const kind, title = "padding-waste", "Padding waste of a struct{K;V} cell"
 	names := core.TypeNames()
 	cells, maxShare := paddingGrid()
@@ -283,8 +283,8 @@ func paddingGrid() (cells []opts.HeatMapData, maxShare float64) {
 // measuredPadding is each result's measured padding share, in %, by its
 // label, and the largest; skipped are the results with no payload
 // measured.
-func measuredPadding(results []Result) (runs []string, measured []opts.BarData, skipped []string, refs []runKind, maxShare float64) {
-	labels := runLabels(results, labelAll, labelTypes)
+func measuredPadding(results []experiments.Result) (runs []string, measured []opts.BarData, skipped []string, refs []runKind, maxShare float64) {
+	labels := experiments.RunLabels(results, experiments.LabelAll, experiments.LabelTypes)
 	for i, r := range results {
 		cell := r.PayloadBytes + r.PaddingBytes
 		if cell <= 0 {
@@ -305,7 +305,7 @@ func measuredPadding(results []Result) (runs []string, measured []opts.BarData, 
 // (dashed) against rows on a log axis, so each layout's growth steps show,
 // and for each pair of key and value types the information limit (dotted,
 // grey): the fewest bytes any structure could hold those pairs in.
-func MemoryVsRowsChart(results []Result) (Chart, error) {
+func MemoryVsRowsChart(results []experiments.Result) (Chart, error) {
 	const kind, title = "memory-vs-rows", "Memory against rows"
 	if len(results) == 0 {
 		return Chart{}, noData(kind, "no results")
@@ -357,9 +357,9 @@ type rowsGroups struct {
 type rowsPoint struct{ rows, alloc, rss int64 }
 
 // gatherRows groups results by their label without the rows.
-func gatherRows(results []Result) rowsGroups {
+func gatherRows(results []experiments.Result) rowsGroups {
 	g := rowsGroups{points: map[string][]rowsPoint{}, kinds: map[string]runKind{}, limits: map[string]map[int64]int64{}, minBytes: math.Inf(1)}
-	labels := settingsLabels(results, labelAll.without(labelRows), 0)
+	labels := experiments.SettingsLabels(results, experiments.LabelAll.Without(experiments.LabelRows), 0)
 	for i, r := range results {
 		if r.Rows <= 0 {
 			g.skipped = append(g.skipped, labels[i])
@@ -370,8 +370,8 @@ func gatherRows(results []Result) rowsGroups {
 		}
 		g.points[labels[i]] = append(g.points[labels[i]], rowsPoint{r.Rows, r.BytesAllocated, r.RSSBytes})
 		g.kinds[labels[i]] = kindOf(r)
-		if lim := InformationLimitOf(r); lim > 0 {
-			types := orDash(r.KeyType) + "/" + orDash(r.ValueType)
+		if lim := experiments.InformationLimitOf(r); lim > 0 {
+			types := experiments.OrDash(r.KeyType) + "/" + experiments.OrDash(r.ValueType)
 			if g.limits[types] == nil {
 				g.limits[types] = map[int64]int64{}
 				g.limitOrder = append(g.limitOrder, types)
@@ -428,9 +428,9 @@ func (g rowsGroups) addSeries(line *charts.Line, u unit) {
 // MemoryTimelineChart draws, for each run that sampled a timeline, RSS
 // (solid, left axis) and rows loaded (dashed, right axis) against seconds
 // since the load began: the growth sawtooth and rehash peaks.
-func MemoryTimelineChart(results []Result) (Chart, error) {
+func MemoryTimelineChart(results []experiments.Result) (Chart, error) {
 	const kind, title = "memory-timeline", "Memory during the load"
-	labels := runLabels(results, labelAll, 0)
+	labels := experiments.RunLabels(results, experiments.LabelAll, 0)
 	var maxRSS, maxRows float64
 	var with []int
 	for i, r := range results {
@@ -504,7 +504,7 @@ func timelinePoints(runs int) int {
 
 // thinTimeline is at most n of ts's points, evenly spaced from the first to
 // the last, and the point of the highest RSS (the peak a reader looks for).
-func thinTimeline(ts []TimelinePoint, n int) []TimelinePoint {
+func thinTimeline(ts []experiments.TimelinePoint, n int) []experiments.TimelinePoint {
 	if len(ts) <= n || n < 2 {
 		return ts
 	}
@@ -514,7 +514,7 @@ func thinTimeline(ts []TimelinePoint, n int) []TimelinePoint {
 			peak = i
 		}
 	}
-	out := make([]TimelinePoint, 0, n+1)
+	out := make([]experiments.TimelinePoint, 0, n+1)
 	last := -1
 	for k := range n - 1 {
 		i := k * (len(ts) - 1) / (n - 1)
@@ -533,9 +533,9 @@ func thinTimeline(ts []TimelinePoint, n int) []TimelinePoint {
 // seconds stacked (left axis) and, beside it, the worker's rows per second
 // (right axis). Each run's producer comes first: busy = reading + splitting
 // the source, waiting = blocked on full shard queues.
-func PerThreadSpeedChart(results []Result) (Chart, error) {
+func PerThreadSpeedChart(results []experiments.Result) (Chart, error) {
 	const kind, title = "per-thread-speed", "Load speed per thread"
-	labels := runLabels(results, labelAll, 0)
+	labels := experiments.RunLabels(results, experiments.LabelAll, 0)
 	var with []int
 	var maxRate float64
 	for i, r := range results {
@@ -598,18 +598,18 @@ func PerThreadSpeedChart(results []Result) (Chart, error) {
 
 // ThroughputChart is a bar per run: load and read speed in million rows per
 // second. A run whose read phase was off shows no read bar.
-func ThroughputChart(results []Result) (Chart, error) {
+func ThroughputChart(results []experiments.Result) (Chart, error) {
 	const kind, title = "throughput", "Load and read throughput"
 	if len(results) == 0 {
 		return Chart{}, noData(kind, "no results")
 	}
-	labels := runLabels(results, labelAll, 0)
+	labels := experiments.RunLabels(results, experiments.LabelAll, 0)
 	var load, read []opts.BarData
 	var refs []runKind
 	measured, spread := false, false
 	for _, r := range results {
 		refs = append(refs, kindOf(r))
-		sp := r.spread()
+		sp := r.SpreadOrZero()
 		lookups := r.ReadRowsPerSecond * r.ReadSeconds
 		load = append(load, rateBar(r.LoadRowsPerSecond, perSecond(float64(r.Rows), sp.LoadSecondsMax), perSecond(float64(r.Rows), sp.LoadSecondsMin)))
 		read = append(read, rateBar(r.ReadRowsPerSecond, perSecond(lookups, sp.ReadSecondsMax), perSecond(lookups, sp.ReadSecondsMin)))
@@ -696,7 +696,7 @@ const (
 	kindClickHouse
 )
 
-func kindOf(r Result) runKind {
+func kindOf(r experiments.Result) runKind {
 	switch {
 	case r.IsClickHouse():
 		return kindClickHouse
@@ -964,220 +964,6 @@ func rowsUnit(max float64) unit {
 		return unit{"thousand rows", 1e3}
 	}
 	return unit{"rows", 1}
-}
-
-// ---- run labels ----
-
-// labelParts says which settings a run label shows after the layout.
-type labelParts uint16
-
-const (
-	labelTypes labelParts = 1 << iota
-	labelRows
-	labelShards
-	labelMLF
-	labelSelect   // the loader's shard selection
-	labelBlock    // the loader's block rows
-	labelThreads  // the measuring process's threads
-	labelHuge     // transparent huge pages for the slabs
-	labelPrealloc // tables reserved for the rows before the load
-	labelSettle   // the idle before each load
-	labelLoader   = labelSelect | labelBlock | labelThreads
-	labelAll      = labelTypes | labelRows | labelShards | labelMLF | labelLoader | labelHuge | labelPrealloc | labelSettle
-)
-
-func (p labelParts) without(q labelParts) labelParts { return p &^ q }
-
-// usesMaxLoadFactor reports whether a layout's growth follows
-// max_load_factor: hashed_array's key index always grows at 0.5 and Go's map
-// has its own rule, so their MLF is not a setting worth a label.
-func usesMaxLoadFactor(layout string) bool { return UsesMaxLoadFactor(layout) }
-
-// UsesMaxLoadFactor reports whether a layout (a --layout name) grows at
-// max_load_factor: not hashed_array, gomap or a reference map.
-func UsesMaxLoadFactor(layout string) bool {
-	if l, err := core.ParseLayout(layout); err == nil {
-		layout = string(l)
-	}
-	switch core.Layout(layout) {
-	case core.LayoutHashedArray, core.LayoutGoMap:
-		return false
-	}
-	if d, ok := FindClickHouseDictionary(layout); ok {
-		return d.takesMaxLoadFactor()
-	}
-	return !IsReference(layout) // a reference map grows by its library's rule
-}
-
-// differingParts finds which settings differ between results.
-func differingParts(results []Result) labelParts {
-	var p labelParts
-	if len(results) == 0 {
-		return p
-	}
-	first := results[0]
-	var own *Result // the first of packlab's own runs: a reference map has no shards and no loader of packlab's
-	firstMLF, haveMLF := 0.0, false
-	for i, r := range results {
-		if r.KeyType != first.KeyType || valueText(r) != valueText(first) {
-			p |= labelTypes
-		}
-		if r.Rows != first.Rows {
-			p |= labelRows
-		}
-		if r.Preallocate != first.Preallocate {
-			p |= labelPrealloc
-		}
-		if r.SettleSeconds != first.SettleSeconds {
-			p |= labelSettle
-		}
-		switch {
-		case r.IsReference():
-		case own == nil:
-			own = &results[i]
-		default:
-			if r.Shards != own.Shards {
-				p |= labelShards
-			}
-			if shardSelectOf(r) != shardSelectOf(*own) {
-				p |= labelSelect
-			}
-			if blockRowsOf(r) != blockRowsOf(*own) {
-				p |= labelBlock
-			}
-			if r.Threads != own.Threads {
-				p |= labelThreads
-			}
-			if hugePagesOf(r) != hugePagesOf(*own) {
-				p |= labelHuge
-			}
-		}
-		if usesMaxLoadFactor(r.Layout) {
-			if !haveMLF {
-				firstMLF, haveMLF = r.MaxLoadFactor, true
-			} else if r.MaxLoadFactor != firstMLF {
-				p |= labelMLF
-			}
-		}
-	}
-	return p
-}
-
-// settingsLabel names a run by its layout and the settings in parts.
-func settingsLabel(r Result, parts labelParts) string {
-	var b strings.Builder
-	ref := r.IsReference()
-	if r.Layout == "" {
-		b.WriteString("(no layout)")
-	} else {
-		b.WriteString(r.Layout)
-	}
-	if ref {
-		b.WriteString(" (C++)") // a reference map, not packlab's
-	}
-	if parts&labelTypes != 0 {
-		fmt.Fprintf(&b, " %s/%s", orDash(r.KeyType), orDash(valueText(r)))
-	}
-	if parts&labelRows != 0 {
-		fmt.Fprintf(&b, " %s rows", formatRows(r.Rows))
-	}
-	if ref {
-		parts &^= labelShards | labelLoader | labelHuge
-	}
-	if r.IsClickHouse() {
-		parts &^= labelLoader | labelHuge // ClickHouse loads as it does
-	}
-	if parts&labelShards != 0 {
-		fmt.Fprintf(&b, " SHARDS %d", r.Shards)
-	}
-	if parts&labelMLF != 0 && usesMaxLoadFactor(r.Layout) {
-		fmt.Fprintf(&b, " MLF %s", strconv.FormatFloat(r.MaxLoadFactor, 'f', -1, 64))
-	}
-	if parts&labelSelect != 0 {
-		b.WriteString(" " + shardSelectOf(r))
-	}
-	if parts&labelBlock != 0 {
-		fmt.Fprintf(&b, " blocks %s", formatRows(int64(blockRowsOf(r))))
-	}
-	if parts&labelThreads != 0 {
-		if r.Threads > 0 {
-			fmt.Fprintf(&b, " threads %d", r.Threads)
-		} else {
-			b.WriteString(" threads ?")
-		}
-	}
-	if parts&labelHuge != 0 {
-		b.WriteString(" hugepages " + hugePagesOf(r))
-	}
-	if parts&labelPrealloc != 0 && r.Preallocate {
-		b.WriteString(" PREALLOCATE")
-	}
-	if parts&labelSettle != 0 && r.SettleSeconds > 0 {
-		b.WriteString(" settle " + fmtFloat(r.SettleSeconds) + "s")
-	}
-	return b.String()
-}
-
-// shardSelectOf and blockRowsOf are a result's loader knobs, with the
-// defaults for results saved before they were recorded.
-func shardSelectOf(r Result) string { return cmp.Or(r.ShardSelect, string(core.ShardSelectAuto)) }
-func blockRowsOf(r Result) int      { return cmp.Or(r.BlockRows, core.DefaultBlockRows) }
-
-// hugePagesOf is a result's huge-page setting; results saved before it was
-// recorded ran with core's default, on.
-func hugePagesOf(r Result) string { return cmp.Or(r.HugePages, "on") }
-
-// runLabels names each run by its layout plus those settings, among the
-// allowed parts, that differ between the results, plus the parts in always;
-// a name that would repeat
-// gets " #2", " #3"... so every bar and line has its own.
-func runLabels(results []Result, allowed, always labelParts) []string {
-	return numberRepeats(settingsLabels(results, allowed, always))
-}
-
-// numberRepeats gives the second and later of labels that repeat " #2",
-// " #3"..., in place, so that every row, bar and line has a name of its own.
-func numberRepeats(labels []string) []string {
-	seen := map[string]int{}
-	for i, l := range labels {
-		seen[l]++
-		if seen[l] > 1 {
-			labels[i] = fmt.Sprintf("%s #%d", l, seen[l])
-		}
-	}
-	return labels
-}
-
-// settingsLabels is runLabels without the numbering: runs that differ only
-// in settings left out share a label (a line of a memory-vs-rows chart).
-func settingsLabels(results []Result, allowed, always labelParts) []string {
-	parts := differingParts(results)&allowed | always
-	labels := make([]string, len(results))
-	for i, r := range results {
-		labels[i] = settingsLabel(r, parts)
-	}
-	return labels
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-// formatRows writes a row count the way --rows accepts it: 1000000 is
-// "1M", 1e9 is "1B", 1500 is "1.5K"; other counts are written in full.
-func formatRows(n int64) string {
-	for _, s := range []struct {
-		suffix string
-		div    int64
-	}{{"B", 1e9}, {"M", 1e6}, {"K", 1e3}} {
-		if n >= s.div && n%(s.div/10) == 0 {
-			return strconv.FormatFloat(float64(n)/float64(s.div), 'f', -1, 64) + s.suffix
-		}
-	}
-	return strconv.FormatInt(n, 10)
 }
 
 // ---- HTML ----

@@ -1,4 +1,4 @@
-package experiments
+package planner
 
 // What the planner takes from this machine's measurements: per layout, one
 // shard's load and read speed and the RSS overhead over the computed bytes;
@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments"
 )
 
 // CalibrationRows is the size of the planner's calibration runs: tables of
@@ -56,7 +57,7 @@ type Measure struct {
 
 // speedRanges are a run's load and read ranges in rows/s, from its
 // repeats' fastest and slowest times; nil for one load.
-func speedRanges(r Result) (load, read *[2]float64) {
+func speedRanges(r experiments.Result) (load, read *[2]float64) {
 	sp := r.Spread
 	if sp == nil || r.Repeats < 2 {
 		return nil, nil
@@ -115,15 +116,15 @@ func (s Scaling) loadRateAt(r1, efficiency float64, shards, threads int) float64
 // the tables' default huge pages, large enough, and preallocated as the
 // plan is (a reserved table loads faster, and a reserved compact table
 // sits at another fill).
-func plannable(r Result, preallocate bool, runtime string) bool {
+func plannable(r experiments.Result, preallocate bool, runtime string) bool {
 	return r.Runtime == runtime && r.Source == string(core.SourceRandom) && r.Rows >= planMinRows &&
-		r.LoadRowsPerSecond > 0 && shardSelectOf(r) == string(core.ShardSelectAuto) && blockRowsOf(r) == core.DefaultBlockRows &&
-		hugePagesOf(r) != "off" && r.Preallocate == preallocate
+		r.LoadRowsPerSecond > 0 && experiments.ShardSelectOf(r) == string(core.ShardSelectAuto) && experiments.BlockRowsOf(r) == core.DefaultBlockRows &&
+		experiments.HugePagesOf(r) != "off" && r.Preallocate == preallocate
 }
 
 // sameSizes reports whether r's key and value types have the sizes of p's:
 // the tables see only bits, so a <Int64,Date> run speaks for <UInt64,UInt16>.
-func sameSizes(r Result, p parsedPlan) bool {
+func sameSizes(r experiments.Result, p parsedPlan) bool {
 	k, err1 := core.ParseType(r.KeyType)
 	v, err2 := core.ParseType(r.ValueType)
 	return err1 == nil && err2 == nil && k.Size == p.key.Size && v.Size == p.value.Size
@@ -135,11 +136,11 @@ func sameSizes(r Result, p parsedPlan) bool {
 // that idled first (on fresh memory), then the newest (speedRun), and its
 // overhead when it ran isolated (else the newest isolated run's of the
 // layout).
-func measuresFrom(history []Result, p parsedPlan) map[core.Layout]Measure {
+func measuresFrom(history []experiments.Result, p parsedPlan) map[core.Layout]Measure {
 	out := map[core.Layout]Measure{}
 	target := speedRows(history, p)
 	for _, l := range core.Layouts() {
-		m := Measure{Layout: string(l), Overhead: allocatorFactor(l), PeakOverhead: allocatorFactor(l)}
+		m := Measure{Layout: string(l), Overhead: experiments.AllocatorFactor(l), PeakOverhead: experiments.AllocatorFactor(l)}
 		// The read speed from the best such run that read (one with
 		// --no-read has none), which may be another one.
 		best := speedRun(history, p, l, target, false)
@@ -159,7 +160,7 @@ func measuresFrom(history []Result, p parsedPlan) map[core.Layout]Measure {
 		// Overhead: the speed run's, when it ran isolated; else the newest
 		// isolated run of the layout, any types. Not a preallocated run's:
 		// its bytes_allocated counts pages a reservation never touched.
-		memoryRun := func(r *Result) bool {
+		memoryRun := func(r *experiments.Result) bool {
 			return r.Isolated && r.Runtime == p.Runtime && r.Rows >= planMinRows && r.RSSBytes > 0 && r.PeakRSSBytes > 0 && r.BytesAllocated > 0 &&
 				!r.Preallocate
 		}
@@ -190,9 +191,9 @@ func measuresFrom(history []Result, p parsedPlan) map[core.Layout]Measure {
 // p: one shard, plannable, the same key and value sizes (the same types
 // first), nearest target rows, of those one that idled before its load,
 // then the newest; with read, only a run that read. Nil: none.
-func speedRun(history []Result, p parsedPlan, l core.Layout, target int64, read bool) *Result {
-	exact := func(r *Result) bool { return r.KeyType == p.key.Name && r.ValueType == p.value.Name }
-	better := func(a, b *Result) bool {
+func speedRun(history []experiments.Result, p parsedPlan, l core.Layout, target int64, read bool) *experiments.Result {
+	exact := func(r *experiments.Result) bool { return r.KeyType == p.key.Name && r.ValueType == p.value.Name }
+	better := func(a, b *experiments.Result) bool {
 		if exact(a) != exact(b) {
 			return exact(a)
 		}
@@ -212,7 +213,7 @@ func speedRun(history []Result, p parsedPlan, l core.Layout, target int64, read 
 		}
 		return a.ID > b.ID
 	}
-	var best *Result
+	var best *experiments.Result
 	for i := range history {
 		r := &history[i]
 		if r.Layout == string(l) && r.Shards == 1 && plannable(*r, p.Preallocate, p.Runtime) && sameSizes(*r, p) &&
@@ -238,7 +239,7 @@ func rowsDistance(a, b int64) float64 {
 // Measured here: from a 2M-row calibration the plan said packed SHARDS 1
 // loads 2e8 rows in 24.2 s and reads 40.1M rows/s; from a run of 1e8 rows,
 // 68.0 s and 22.9M rows/s; a run of 2e8 took 64.4 s and read 11.9M rows/s.
-func speedRows(history []Result, p parsedPlan) int64 {
+func speedRows(history []experiments.Result, p parsedPlan) int64 {
 	rows := max(p.distinct, 1)
 	target, worst := rows, -1.0
 	for _, l := range core.Layouts() {
@@ -252,7 +253,7 @@ func speedRows(history []Result, p parsedPlan) int64 {
 // peakOverhead is a result's measured peak over what the planner would
 // predict for it: the tables at their peak (every shard growing at once)
 // plus the loader's blocks; 0 when it cannot be predicted.
-func peakOverhead(r Result) float64 {
+func peakOverhead(r experiments.Result) float64 {
 	k, err1 := core.ParseType(r.KeyType)
 	v, err2 := core.ParseType(r.ValueType)
 	mlf := r.MaxLoadFactor
@@ -269,13 +270,13 @@ func peakOverhead(r Result) float64 {
 
 // runLoaderBytes is the loader's blocks of a measured run (loaderBytes):
 // part of its peak, and, freed but kept by the Go runtime, of its RSS.
-func runLoaderBytes(r Result) int64 {
+func runLoaderBytes(r experiments.Result) int64 {
 	k, err1 := core.ParseType(r.KeyType)
 	v, err2 := core.ParseType(r.ValueType)
 	if err1 != nil || err2 != nil || r.Shards < 1 {
 		return 0
 	}
-	return loaderBytesFor(k, v, r.Shards, r.BlockRows, r.Rows, !isSynthetic(r.Source))
+	return experiments.LoaderBytes(k, v, r.Shards, r.BlockRows, r.Rows, !isSynthetic(r.Source))
 }
 
 // isSynthetic reports whether a result's source was a key generator.
@@ -284,31 +285,23 @@ func isSynthetic(source string) bool {
 	return err == nil && spec.IsSynthetic()
 }
 
-// threadsOf is the threads a result's load had: recorded, or the host's cores.
-func threadsOf(r Result) int {
-	if r.Threads > 0 {
-		return r.Threads
-	}
-	return r.Host.CPUs
-}
-
 // scalingFrom finds the newest multi-shard run of history with a one-shard
 // run of the same layout, types and rows beside it (the nearest in time),
 // and works out what each extra worker added.
-func scalingFrom(history []Result, runtime string) Scaling {
+func scalingFrom(history []experiments.Result, runtime string) Scaling {
 	var best Scaling
 	bestID := ""
 	for _, rs := range history {
-		p := min(rs.Shards, threadsOf(rs))
+		p := min(rs.Shards, experiments.ThreadsOf(rs))
 		if rs.Shards < 2 || p < 2 || !plannable(rs, false, runtime) || rs.ID <= bestID {
 			continue
 		}
-		var r1 *Result
+		var r1 *experiments.Result
 		for i := range history {
 			r := &history[i]
 			if r.Shards == 1 && plannable(*r, false, runtime) && r.Layout == rs.Layout && r.KeyType == rs.KeyType && r.ValueType == rs.ValueType &&
-				r.Rows == rs.Rows && r.MaxLoadFactor == rs.MaxLoadFactor && threadsOf(*r) == threadsOf(rs) &&
-				(r1 == nil || idDistance(r.ID, rs.ID) < idDistance(r1.ID, rs.ID)) {
+				r.Rows == rs.Rows && r.MaxLoadFactor == rs.MaxLoadFactor && experiments.ThreadsOf(*r) == experiments.ThreadsOf(rs) &&
+				(r1 == nil || experiments.IDDistance(r.ID, rs.ID) < experiments.IDDistance(r1.ID, rs.ID)) {
 				r1 = r
 			}
 		}
@@ -317,7 +310,7 @@ func scalingFrom(history []Result, runtime string) Scaling {
 		}
 		eff := func(many, one float64) float64 { return min(max((many/one-1)/float64(p-1), 0), 1) }
 		s := Scaling{Efficiency: eff(rs.LoadRowsPerSecond, r1.LoadRowsPerSecond),
-			From: fmt.Sprintf("%s SHARDS %d against SHARDS 1, %s rows, %d threads (%s, %s)", rs.Layout, rs.Shards, FormatRows(rs.Rows), p, rs.ID, r1.ID)}
+			From: fmt.Sprintf("%s SHARDS %d against SHARDS 1, %s rows, %d threads (%s, %s)", rs.Layout, rs.Shards, experiments.FormatRows(rs.Rows), p, rs.ID, r1.ID)}
 		manyRange, _ := speedRanges(rs)
 		oneRange, _ := speedRanges(*r1)
 		if manyRange != nil && oneRange != nil {
@@ -329,16 +322,6 @@ func scalingFrom(history []Result, runtime string) Scaling {
 		best, bestID = s, rs.ID
 	}
 	return best
-}
-
-// idDistance orders result ids by how far apart in time they were made:
-// ids start with their time, so the length of the common prefix does.
-func idDistance(a, b string) int {
-	n := 0
-	for n < len(a) && n < len(b) && a[n] == b[n] {
-		n++
-	}
-	return -n
 }
 
 // calibrationRepeats is the loads of each layout in a calibration: three,
@@ -354,13 +337,13 @@ const calibrationRepeats = 3
 // when the load may use more than one thread and no multi-shard load was
 // measured, one layout at one shard and at as many shards as threads, back
 // to back. Nil: nothing is missing.
-func CalibrationConfigs(r PlanRequest, history []Result, cores int) ([]Config, error) {
+func CalibrationConfigs(r PlanRequest, history []experiments.Result, cores int) ([]experiments.Config, error) {
 	p, err := r.parse()
 	if err != nil {
 		return nil, err
 	}
-	if p.Runtime != runtimeName() {
-		return nil, fieldErr("--calibrate", "", fmt.Sprintf("a %s plan's speeds are measured by a %s run, not here", p.Runtime, p.Runtime),
+	if p.Runtime != experiments.RuntimeName() {
+		return nil, experiments.NewFieldError("--calibrate", "", fmt.Sprintf("a %s plan's speeds are measured by a %s run, not here", p.Runtime, p.Runtime),
 			"plan without measuring (memory decides), or run `packlab plan --calibrate` on the machine the table will run on")
 	}
 	rows := cmp.Or(p.CalibrationRows, CalibrationRows)
@@ -374,9 +357,9 @@ func CalibrationConfigs(r PlanRequest, history []Result, cores int) ([]Config, e
 			fastest, rate = l, run.LoadRowsPerSecond
 		}
 	}
-	base := Config{Key: p.key.Name, Value: p.value.Name, Rows: rows, Seed: 1, Preallocate: p.Preallocate,
+	base := experiments.Config{Key: p.key.Name, Value: p.value.Name, Rows: rows, Seed: 1, Preallocate: p.Preallocate,
 		SettleSeconds: calibrationSettle.Seconds(), Repeats: calibrationRepeats}
-	var cfgs []Config
+	var cfgs []experiments.Config
 	if len(missing) > 0 {
 		c := base
 		c.Layouts = missing
@@ -408,12 +391,12 @@ func CalibrationConfigs(r PlanRequest, history []Result, cores int) ([]Config, e
 
 // CalibrationJobName names a calibration's job: "plan calibration
 // UInt64/UInt16 2M".
-func CalibrationJobName(cfgs []Config) string {
+func CalibrationJobName(cfgs []experiments.Config) string {
 	if len(cfgs) == 0 {
-		return calibrationJob
+		return experiments.CalibrationJobPrefix
 	}
 	c := cfgs[0].WithDefaults()
-	name := fmt.Sprintf("%s %s/%s %s", calibrationJob, c.Key, c.Value, FormatRows(c.Rows))
+	name := fmt.Sprintf("%s %s/%s %s", experiments.CalibrationJobPrefix, c.Key, c.Value, experiments.FormatRows(c.Rows))
 	if c.Preallocate {
 		name += " preallocate"
 	}
@@ -437,14 +420,10 @@ const calibrationSettle = 2500 * time.Millisecond
 // calibrationSettle) as one job (ro.Job, or a new one named by
 // CalibrationJobName), each layout isolated unless the configs say
 // otherwise, and returns the results.
-func Calibrate(ctx context.Context, cfgs []Config, ro RunOptions) ([]Result, error) {
+func Calibrate(ctx context.Context, cfgs []experiments.Config, ro experiments.RunOptions) ([]experiments.Result, error) {
 	if ro.Job == nil {
-		j := NewJob(CalibrationJobName(cfgs), "", time.Now())
+		j := experiments.NewJob(CalibrationJobName(cfgs), "", time.Now())
 		ro.Job = &j
 	}
-	runs, err := prepare(ctx, cfgs, ro.Progress)
-	if err != nil {
-		return nil, err
-	}
-	return execute(ctx, runs, ro)
+	return experiments.RunConfigs(ctx, cfgs, ro)
 }

@@ -1,4 +1,4 @@
-package experiments
+package report
 
 // The planner's chart: memory against rows from 10^3 to 10^10 for every
 // layout at its best setup, predicted by core.Predict, with the runs
@@ -14,6 +14,8 @@ import (
 	"github.com/go-echarts/go-echarts/v2/types"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/planner"
 )
 
 // PlanChartKind is the kind of PlanChart's chart.
@@ -28,7 +30,7 @@ const planChartMinRows, planChartMaxRows = 1e3, 1e10
 // the power-of-two sawtooth shows; the recommended setup's peak (dashed);
 // the RSS of runs measured here with the same types and load factor
 // (points); the budget (a red line) and the rows asked (a marker).
-func PlanChart(plan Plan, history []Result) (Chart, error) {
+func PlanChart(plan planner.Plan, history []experiments.Result) (Chart, error) {
 	const kind, title = PlanChartKind, "Memory against rows"
 	best := plan.Best()
 	if best == nil {
@@ -47,10 +49,10 @@ func PlanChart(plan Plan, history []Result) (Chart, error) {
 				maxBytes = max(maxBytes, reload[k][1])
 			}
 		}
-		curves = append(curves, planCurve{setupName(c) + " steady", color, "solid", line})
+		curves = append(curves, planCurve{planner.SetupName(c) + " steady", color, "solid", line})
 		if c.Rank == best.Rank {
-			curves = append(curves, planCurve{setupName(c) + " peak", color, "dashed", peak},
-				planCurve{setupName(c) + " reload", color, "dotted", reload})
+			curves = append(curves, planCurve{planner.SetupName(c) + " peak", color, "dashed", peak},
+				planCurve{planner.SetupName(c) + " reload", color, "dotted", reload})
 		}
 	}
 	u := bytesUnit(maxBytes)
@@ -79,7 +81,7 @@ func PlanChart(plan Plan, history []Result) (Chart, error) {
 			charts.WithItemStyleOpts(opts.ItemStyle{Color: c.color}),
 			charts.WithLineStyleOpts(opts.LineStyle{Color: c.color, Type: c.dash, Width: 2}))
 	}
-	line.AddSeries("budget "+FormatBytes(plan.BudgetBytes),
+	line.AddSeries("budget "+experiments.FormatBytes(plan.BudgetBytes),
 		[]opts.LineData{point(planChartMinRows, float64(plan.BudgetBytes)), point(hi, float64(plan.BudgetBytes))},
 		charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}),
 		charts.WithItemStyleOpts(opts.ItemStyle{Color: "#d62728"}),
@@ -96,8 +98,8 @@ type planCurve struct {
 
 // planSetups is each layout's best setup of the plan (its first candidate
 // by rank), in the order of core.Layouts().
-func planSetups(plan Plan) []Candidate {
-	var setups []Candidate
+func planSetups(plan planner.Plan) []planner.Candidate {
+	var setups []planner.Candidate
 	seen := map[string]bool{}
 	for _, c := range plan.Candidates {
 		if !seen[c.Layout] {
@@ -105,21 +107,23 @@ func planSetups(plan Plan) []Candidate {
 			setups = append(setups, c)
 		}
 	}
-	sort.SliceStable(setups, func(i, j int) bool { return layoutIndex(setups[i].Layout) < layoutIndex(setups[j].Layout) })
+	sort.SliceStable(setups, func(i, j int) bool {
+		return planner.LayoutIndex(setups[i].Layout) < planner.LayoutIndex(setups[j].Layout)
+	})
 	return setups
 }
 
 // planCurves is setup c's steady bytes, first-load peak and reload peak
 // from planChartMinRows to hi rows, at every step of its sawtooth.
-func planCurves(plan Plan, c Candidate, hi float64) (line, peak, reload [][2]float64) {
+func planCurves(plan planner.Plan, c planner.Candidate, hi float64) (line, peak, reload [][2]float64) {
 	key, _ := core.ParseType(plan.Request.Key)
 	value, _ := core.ParseType(plan.Request.Value)
 	mlf := 0.0
-	if c.followsMLF {
+	if c.FollowsMLF {
 		mlf = c.MaxLoadFactor
 	}
 	// A preallocated plan's tables are reserved for each row count.
-	options := func(n int64) core.Options { return tableOptions(mlf, plan.Request.Preallocate, n) }
+	options := func(n int64) core.Options { return experiments.TableOptions(mlf, plan.Request.Preallocate, n) }
 	buckets := func(n int64) int64 {
 		if plan.Request.Preallocate && c.Layout == string(core.LayoutCompact) {
 			return 0 // sized exactly for n: no steps to find, its slot width's jumps drawn as slopes
@@ -132,12 +136,12 @@ func planCurves(plan Plan, c Candidate, hi float64) (line, peak, reload [][2]flo
 		if err != nil {
 			continue
 		}
-		growth := targetGrowth(plan.Request.Runtime, core.Layout(c.Layout), pr)
+		growth := planner.TargetGrowth(plan.Request.Runtime, core.Layout(c.Layout), pr)
 		tables := core.SaturatingAdd(pr.FinalBytes, core.SaturatingMul(int64(c.GrowingAtOnce), growth))
-		final, held := scaleBytes(pr.FinalBytes, c.Overhead), scaleBytes(tables, c.Overhead)
+		final, held := experiments.ScaleBytes(pr.FinalBytes, c.Overhead), experiments.ScaleBytes(tables, c.Overhead)
 		line = append(line, [2]float64{float64(n), float64(final)})
 		peak = append(peak, [2]float64{float64(n), float64(held)})
-		reload = append(reload, [2]float64{float64(n), float64(reloadPeak(final, held))})
+		reload = append(reload, [2]float64{float64(n), float64(experiments.ReloadPeak(final, held))})
 	}
 	return line, peak, reload
 }
@@ -145,7 +149,7 @@ func planCurves(plan Plan, c Candidate, hi float64) (line, peak, reload [][2]flo
 // planMeasured is the chart's points: the RSS of saved runs of each setup's
 // layout at the plan's types, load factor, runtime and reservation, and the
 // answer at the rows asked.
-func planMeasured(plan Plan, setups []Candidate, history []Result, u unit) *charts.Scatter {
+func planMeasured(plan planner.Plan, setups []planner.Candidate, history []experiments.Result, u unit) *charts.Scatter {
 	sc := charts.NewScatter()
 	for i, c := range setups {
 		var pts []opts.ScatterData
@@ -160,19 +164,10 @@ func planMeasured(plan Plan, setups []Candidate, history []Result, u unit) *char
 		}
 	}
 	best := plan.Best()
-	sc.AddSeries("asked: "+FormatRows(plan.Request.Rows)+" rows, "+setupName(*best),
+	sc.AddSeries("asked: "+experiments.FormatRows(plan.Request.Rows)+" rows, "+planner.SetupName(*best),
 		[]opts.ScatterData{{Value: []any{plan.Request.Rows, num(float64(best.SteadyBytes)/u.div, 6)}, Symbol: "diamond", SymbolSize: 14}},
 		charts.WithItemStyleOpts(opts.ItemStyle{Color: "#222222"}))
 	return sc
-}
-
-// layoutIndex is a layout's place in core.Layouts().
-func layoutIndex(name string) int {
-	order := planLayoutOrder()
-	if i := slices.Index(order, name); i >= 0 {
-		return i
-	}
-	return len(order)
 }
 
 // sawtoothRows are row counts from lo to hi for a line of a table's

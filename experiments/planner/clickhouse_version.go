@@ -1,4 +1,4 @@
-package experiments
+package planner
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments"
 )
 
 // The ClickHouse release a plan is for: which LAYOUT clauses it accepts
@@ -41,7 +42,7 @@ func parseClickHouseVersion(s string) (chVersion, error) {
 		t = t[:i]
 	}
 	parts := strings.Split(t, ".")
-	bad := fieldErr("--clickhouse-version", s, "not a ClickHouse release", "YY.M from 21.1 on, e.g. 23.3 or 26.7")
+	bad := experiments.NewFieldError("--clickhouse-version", s, "not a ClickHouse release", "YY.M from 21.1 on, e.g. 23.3 or 26.7")
 	if len(parts) < 2 {
 		return chVersion{}, bad
 	}

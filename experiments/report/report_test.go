@@ -1,4 +1,4 @@
-package experiments
+package report
 
 import (
 	"bytes"
@@ -13,9 +13,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/packlab/packlab/experiments"
 )
 
-func writeReport(t *testing.T, results []Result, title string) []byte {
+func writeReport(t *testing.T, results []experiments.Result, title string) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := WriteReport(&buf, results, title); err != nil {

@@ -1,9 +1,11 @@
-package experiments
+package planner
 
 import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/packlab/packlab/experiments"
 )
 
 // TestPlanForAnOlderClickHouse: the plan's LAYOUT clauses are for the
@@ -45,7 +47,7 @@ func TestPlanForAnOlderClickHouse(t *testing.T) {
 	}
 	for _, bad := range []string{"x", "20.3", "23", "23.13", "23.x"} {
 		_, err := MakePlan(PlanRequest{Rows: 1e8, ClickHouseVersion: bad}, nil, machine24)
-		var fe *FieldError
+		var fe *experiments.FieldError
 		if !errors.As(err, &fe) || fe.Flag != "--clickhouse-version" || !strings.Contains(err.Error(), bad) {
 			t.Errorf("--clickhouse-version %q: %v, want a field error naming it", bad, err)
 		}

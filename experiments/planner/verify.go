@@ -1,9 +1,10 @@
-package experiments
+package planner
 
 import (
 	"fmt"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments"
 )
 
 // A plan, checked by ClickHouse: the dictionary the plan prints for the
@@ -19,25 +20,19 @@ const MaxVerifyRows = 10_000_000
 // VerifyConfig is the run that checks plan's ClickHouse setup, and the
 // candidate it checks; ok is false when no ClickHouse dictionary builds any
 // setup of the plan.
-func VerifyConfig(plan Plan) (cfg Config, c Candidate, ok bool) {
+func VerifyConfig(plan Plan) (cfg experiments.Config, c Candidate, ok bool) {
 	best := plan.Best() // the best setup ClickHouse builds: rank 1, or the one the plan names beside it
 	if best == nil || best.ClickHouseLayout == "" {
 		best = plan.BestClickHouse()
 	}
 	if best == nil {
-		return Config{}, Candidate{}, false
+		return experiments.Config{}, Candidate{}, false
 	}
-	name := ""
-	for _, d := range clickHouseDictionaries {
-		if !d.ComplexKey && (d.model == core.Layout(best.Layout) || d.Name == "ch_sparse_hashed" && best.Layout == string(core.LayoutSparse)) {
-			name = d.Name
-			break
-		}
+	d, ok := experiments.ClickHouseDictionaryFor(core.Layout(best.Layout))
+	if !ok {
+		return experiments.Config{}, Candidate{}, false
 	}
-	if name == "" {
-		return Config{}, Candidate{}, false
-	}
-	return Config{Layouts: []string{name}, Key: best.KeyType, Value: best.ValueType, Rows: min(best.Rows, MaxVerifyRows),
+	return experiments.Config{Layouts: []string{d.Name}, Key: best.KeyType, Value: best.ValueType, Rows: min(best.Rows, MaxVerifyRows),
 		Shards: best.Shards, MaxLoadFactor: best.MaxLoadFactor, NoRead: false}, *best, true
 }
 
@@ -45,7 +40,7 @@ func VerifyConfig(plan Plan) (cfg Config, c Candidate, ok bool) {
 // the same dictionary at the same rows: bytes, bytes a row, the difference;
 // the memory around the load; the speeds beside the plan's for packlab's
 // table.
-func VerifyLines(c Candidate, r Result) []string {
+func VerifyLines(c Candidate, r experiments.Result) []string {
 	ch := r.ClickHouse
 	if ch == nil {
 		return []string{"the verification gave no ClickHouse figures"}
@@ -56,10 +51,10 @@ func VerifyLines(c Candidate, r Result) []string {
 		measured = ch.TrackedBytes
 	}
 	lines := []string{
-		fmt.Sprintf("verified in ClickHouse %s: %s at %s rows (the plan is for %s)", ch.Version, r.ClickHouseLayout, FormatRows(r.Rows), FormatRows(c.Rows)),
+		fmt.Sprintf("verified in ClickHouse %s: %s at %s rows (the plan is for %s)", ch.Version, r.ClickHouseLayout, experiments.FormatRows(r.Rows), experiments.FormatRows(c.Rows)),
 		fmt.Sprintf("memory: %s %s (%.2f bytes a row), the plan's model of the same dictionary %s (%.2f), %+.2f %%; RSS right after the load %s, %s after a purge, peak %s",
-			ch.ComparedWith, GroupThousands(measured), float64(measured)/n, GroupThousands(ch.ModelBytes), float64(ch.ModelBytes)/n, ch.DifferencePercent,
-			FormatBytes(r.RSSBytes), FormatBytes(ch.RSSPurgedBytes), FormatBytes(r.PeakRSSBytes)),
+			ch.ComparedWith, experiments.GroupThousands(measured), float64(measured)/n, experiments.GroupThousands(ch.ModelBytes), float64(ch.ModelBytes)/n, ch.DifferencePercent,
+			experiments.FormatBytes(r.RSSBytes), experiments.FormatBytes(ch.RSSPurgedBytes), experiments.FormatBytes(r.PeakRSSBytes)),
 	}
 	speed := fmt.Sprintf("speed: ClickHouse loaded %.2f M rows/s and read %.1f M rows/s on one thread (%.1f with max_threads %d)",
 		r.LoadRowsPerSecond/1e6, r.ReadRowsPerSecond/1e6, ch.ReadAllThreadsRowsPerSecond/1e6, ch.ReadThreads)

@@ -1,4 +1,4 @@
-package experiments
+package report
 
 // The seed's claims, measured here: `packlab sweep seed-claims` runs what
 // each claim is about, and the report puts the measurement next to the
@@ -13,7 +13,6 @@ package experiments
 //	  22 GiB RSS, sparse_hash_map 26 GiB (17.5-17.7 GiB with a packed pair)
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"math"
@@ -25,22 +24,9 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/planner"
 )
-
-// SeedClaimsSpeedRows is the size of the seed-claims sweep's speed runs:
-// tables past the CPU caches, a load of one to two seconds each.
-const SeedClaimsSpeedRows = 4_000_000
-
-// seedClaimsShards are the shard counts of the speed-against-shards runs.
-var seedClaimsShards = []int{1, 2, 4, 8, 16}
-
-// seedClaimsSpeedLayout is the layout of the speed claims: the table
-// SPARSE_HASHED builds for <UInt64,UInt16> since 23.5, and the fastest to
-// insert, so the loader's own costs show most.
-const seedClaimsSpeedLayout = core.LayoutPacked
-
-// seedClaimsMemory are the structures of the seed's memory table.
-var seedClaimsMemory = []core.Layout{core.LayoutHashed, core.LayoutPacked, core.LayoutSparse}
 
 // seedMemory is the seed's memory table at 1e9 <UInt64,UInt16>, in GiB:
 // its RSS and, where it gave one, the other figure it quoted.
@@ -51,74 +37,6 @@ var seedMemory = map[core.Layout]struct {
 	core.LayoutHashed: {35, 0, "", ""},
 	core.LayoutPacked: {22, 20, "allocated", "allocated figure"},
 	core.LayoutSparse: {26, 17.5, "with a packed pair and a patched allocator", "packed-pair figure"},
-}
-
-// seedClaimsConfigs are the sweep's runs: the speed claims on
-// seedClaimsSpeedLayout at SeedClaimsSpeedRows (each Repeats times, 3 by
-// default, 5 for the pairs of the two few-per-cent claims: times are
-// medians), then the memory of the seed's three structures at base.Rows.
-func seedClaimsConfigs(base Config, _ SweepOptions) []Config {
-	speed := base
-	speed.Layouts = []string{string(seedClaimsSpeedLayout)}
-	speed.Rows = SeedClaimsSpeedRows
-	speed.NoRead = true
-	if speed.Repeats <= 1 {
-		speed.Repeats = 3
-	}
-	// The two claims of a few per cent compare pairs of runs: more loads
-	// each, as the machine's noise is of that size.
-	pair := speed
-	pair.Repeats = max(speed.Repeats, 5)
-	var cfgs []Config
-	for _, sel := range []core.ShardSelect{core.ShardSelectModulo, core.ShardSelectMask} {
-		c := pair
-		c.Shards, c.ShardSelect = 8, string(sel)
-		cfgs = append(cfgs, c)
-	}
-	big := pair
-	big.Shards, big.ShardSelect, big.BlockRows = 8, string(core.ShardSelectMask), core.DefaultBlockRows*8
-	cfgs = append(cfgs, big)
-	for _, threads := range threadCounts(hostInfo().CPUs) {
-		for _, s := range seedClaimsShards {
-			c := speed
-			c.Shards, c.Threads = s, threads
-			cfgs = append(cfgs, c)
-		}
-	}
-	mem := base
-	mem.Layouts = nil
-	for _, l := range seedClaimsMemory {
-		mem.Layouts = append(mem.Layouts, string(l))
-	}
-	mem.NoRead = true
-	return append(cfgs, mem)
-}
-
-// threadCounts are 1, 2, 4, ... up to cores, and cores.
-func threadCounts(cores int) []int {
-	var out []int
-	for t := 1; t < cores; t *= 2 {
-		out = append(out, t)
-	}
-	return append(out, max(cores, 1))
-}
-
-// seedClaimsRows is the memory comparison's default size: the largest of
-// 1e6, 1e7 and 1e8 whose run of the three structures the memory guard lets
-// through on this machine now.
-func seedClaimsRows(ctx context.Context, base Config) int64 {
-	rows := int64(1_000_000)
-	for _, n := range []int64{10_000_000, 100_000_000} {
-		c := base
-		c.Rows, c.Layouts, c.NoRead = n, nil, true
-		for _, l := range seedClaimsMemory {
-			c.Layouts = append(c.Layouts, string(l))
-		}
-		if mc, err := Check(ctx, c); err == nil && mc.Fits {
-			rows = n
-		}
-	}
-	return rows
 }
 
 // Claim is one of the seed's claims beside what was measured here.
@@ -133,7 +51,7 @@ type Claim struct {
 
 // loaderMatch reports whether two results differ at most in the loader
 // knobs: same layout, types, rows, max load factor and source.
-func loaderMatch(a, b Result) bool {
+func loaderMatch(a, b experiments.Result) bool {
 	return a.Layout == b.Layout && a.KeyType == b.KeyType && a.ValueType == b.ValueType && a.Rows == b.Rows &&
 		a.MaxLoadFactor == b.MaxLoadFactor && a.Source == b.Source
 }
@@ -142,60 +60,103 @@ func loaderMatch(a, b Result) bool {
 // seed-claims` hold runs for next to what they measured; nil when results
 // hold none (other runs are not taken for claims: a run that happens to
 // match one was not made to test it).
-func SeedClaims(results []Result) []Claim {
+func SeedClaims(results []experiments.Result) []Claim {
 	results = seedClaimsRuns(results)
+	out := loaderClaims(results)
+	if c, ok := scalingClaim(results); ok {
+		out = append(out, c)
+	}
+	return append(out, memoryClaims(results)...)
+}
+
+// gain is how much faster fast is than slow, in %.
+func gain(fast, slow float64) float64 { return 100 * (fast/slow - 1) }
+
+// loadRate is a run's load speed, the short way.
+func loadRate(r experiments.Result) string {
+	return experiments.RowsRate(r.LoadRowsPerSecond) + " rows/s"
+}
+
+// loaderClaims are the two claims of a few per cent on the loader: shard
+// selection by a mask, and blocks of max_block_size x shards.
+func loaderClaims(results []experiments.Result) []Claim {
 	var out []Claim
-	gain := func(fast, slow float64) float64 { return 100 * (fast/slow - 1) }
-	rate := func(r Result) string { return rowsRate(r.LoadRowsPerSecond) + " rows/s" }
-	if mod, mask, ok := pairBy(results, func(r Result) bool { return shardSelectOf(r) == string(core.ShardSelectModulo) },
-		func(r Result) bool { return shardSelectOf(r) == string(core.ShardSelectMask) },
-		func(a, b Result) bool { return a.Shards == b.Shards && blockRowsOf(a) == blockRowsOf(b) }); ok {
+	selects := func(sel core.ShardSelect) func(experiments.Result) bool {
+		return func(r experiments.Result) bool { return experiments.ShardSelectOf(r) == string(sel) }
+	}
+	blocks := func(perShard bool) func(experiments.Result) bool {
+		return func(r experiments.Result) bool {
+			want := core.DefaultBlockRows
+			if perShard {
+				want *= r.Shards
+			}
+			return experiments.BlockRowsOf(r) == want && r.Shards > 1
+		}
+	}
+	sameBlocks := func(a, b experiments.Result) bool {
+		return a.Shards == b.Shards && experiments.BlockRowsOf(a) == experiments.BlockRowsOf(b)
+	}
+	sameSelect := func(a, b experiments.Result) bool {
+		return a.Shards == b.Shards && experiments.ShardSelectOf(a) == experiments.ShardSelectOf(b)
+	}
+	if mod, mask, ok := pairBy(results, selects(core.ShardSelectModulo), selects(core.ShardSelectMask), sameBlocks); ok {
 		g := gain(mask.LoadRowsPerSecond, mod.LoadRowsPerSecond)
 		out = append(out, Claim{
 			Claim:    "shard selection by a mask instead of modulo",
 			Seed:     "not even 10 % faster (ClickHouse PR #40003, v3)",
-			Measured: fmt.Sprintf("%+.1f %%: %s against %s (%s, %s rows, %d shards, %s%s)", g, rate(mask), rate(mod), mask.Layout, FormatRows(mask.Rows), mask.Shards, plural(threadsOf(mask), "thread"), mediansOf(mask)),
+			Measured: fmt.Sprintf("%+.1f %%: %s against %s (%s, %s rows, %d shards, %s%s)", g, loadRate(mask), loadRate(mod), mask.Layout, experiments.FormatRows(mask.Rows), mask.Shards, plural(experiments.ThreadsOf(mask), "thread"), mediansOf(mask)),
 			Agrees:   yesNo(g < 10),
 			SeedGain: 10, Gain: g,
 		})
 	}
-	if small, big, ok := pairBy(results, func(r Result) bool { return blockRowsOf(r) == core.DefaultBlockRows && r.Shards > 1 },
-		func(r Result) bool { return blockRowsOf(r) == core.DefaultBlockRows*r.Shards && r.Shards > 1 },
-		func(a, b Result) bool { return a.Shards == b.Shards && shardSelectOf(a) == shardSelectOf(b) }); ok {
+	if small, big, ok := pairBy(results, blocks(false), blocks(true), sameSelect); ok {
 		g := gain(big.LoadRowsPerSecond, small.LoadRowsPerSecond)
 		out = append(out, Claim{
 			Claim: "blocks of max_block_size x shards into the shard queues",
 			Seed:  "not even 10 % faster (ClickHouse PR #40003, v4)",
-			Measured: fmt.Sprintf("%+.1f %%: %s with blocks of %s rows against %s with %s (%s, %s rows, %d shards%s)", g, rate(big), GroupThousands(int64(big.BlockRows)),
-				rate(small), GroupThousands(int64(blockRowsOf(small))), big.Layout, FormatRows(big.Rows), big.Shards, mediansOf(big)),
+			Measured: fmt.Sprintf("%+.1f %%: %s with blocks of %s rows against %s with %s (%s, %s rows, %d shards%s)", g, loadRate(big), experiments.GroupThousands(int64(big.BlockRows)),
+				loadRate(small), experiments.GroupThousands(int64(experiments.BlockRowsOf(small))), big.Layout, experiments.FormatRows(big.Rows), big.Shards, mediansOf(big)),
 			Agrees:   yesNo(g < 10),
 			SeedGain: 10, Gain: g,
 		})
 	}
-	if s := scalingSeries(results); s != nil {
-		one := s.rates[1][1]
-		bestT, bestS, best := 1, 1, one
-		for t, byShards := range s.rates {
-			for sh, r := range byShards {
-				if r > best {
-					bestT, bestS, best = t, sh, r
-				}
+	return out
+}
+
+// scalingClaim is the claim on threads: 16 of them about 2x faster.
+func scalingClaim(results []experiments.Result) (Claim, bool) {
+	s := scalingSeries(results)
+	if s == nil {
+		return Claim{}, false
+	}
+	one := s.rates[1][1]
+	bestT, bestS, best := 1, 1, one
+	for t, byShards := range s.rates {
+		for sh, r := range byShards {
+			if r > best {
+				bestT, bestS, best = t, sh, r
 			}
 		}
-		g := gain(best, one)
-		agrees := fmt.Sprintf("cannot tell: this machine has %d threads, the claim is at 16", s.cores)
-		if s.cores >= 16 {
-			agrees = yesNo(g >= 50 && g <= 150)
-		}
-		out = append(out, Claim{
-			Claim: "load speed with more threads (one per shard)",
-			Seed:  "with 16 threads about 2x faster, not perfect (ClickHouse PR #40003)",
-			Measured: fmt.Sprintf("%.2fx: %s rows/s with %s on %s against %s with 1 shard on 1 thread (%s, %s rows%s)",
-				best/one, rowsRate(best), plural(bestS, "shard"), plural(bestT, "thread"), rowsRate(one), s.layout, FormatRows(s.rows), s.medians),
-			Agrees:   agrees,
-			SeedGain: 100, Gain: g,
-		})
 	}
+	g := gain(best, one)
+	agrees := fmt.Sprintf("cannot tell: this machine has %d threads, the claim is at 16", s.cores)
+	if s.cores >= 16 {
+		agrees = yesNo(g >= 50 && g <= 150)
+	}
+	return Claim{
+		Claim: "load speed with more threads (one per shard)",
+		Seed:  "with 16 threads about 2x faster, not perfect (ClickHouse PR #40003)",
+		Measured: fmt.Sprintf("%.2fx: %s rows/s with %s on %s against %s with 1 shard on 1 thread (%s, %s rows%s)",
+			best/one, experiments.RowsRate(best), plural(bestS, "shard"), plural(bestT, "thread"), experiments.RowsRate(one), s.layout, experiments.FormatRows(s.rows), s.medians),
+		Agrees:   agrees,
+		SeedGain: 100, Gain: g,
+	}, true
+}
+
+// memoryClaims are the seed's memory table at 1e9, each structure
+// measured here projected there by the planner.
+func memoryClaims(results []experiments.Result) []Claim {
+	var out []Claim
 	for _, m := range seedMemoryProjection(results) {
 		seed := seedMemory[m.layout]
 		say := fmt.Sprintf("%.1f GiB RSS", seed.rss)
@@ -214,7 +175,7 @@ func SeedClaims(results []Result) []Claim {
 			Claim: fmt.Sprintf("memory of %s at 1e9 <UInt64,UInt16> (%s)", m.layout, clickHouseStructure(m.layout)),
 			Seed:  say,
 			Measured: fmt.Sprintf("%.1f GiB projected by the planner from %s rows measured here (RSS %s, %.2f bytes/pair; overhead x%s)",
-				m.gib, FormatRows(m.from.Rows), formatBytes(m.from.RSSBytes), float64(m.from.RSSBytes)/float64(max(m.from.ElementCount, 1)), fmtFloat(roundTo(m.overhead, 3))),
+				m.gib, experiments.FormatRows(m.from.Rows), experiments.FormatBytes2(m.from.RSSBytes), float64(m.from.RSSBytes)/float64(max(m.from.ElementCount, 1)), experiments.FormatFloat(experiments.RoundTo(m.overhead, 3))),
 			Agrees: agrees,
 		})
 	}
@@ -230,9 +191,9 @@ func plural(n int, word string) string {
 }
 
 // seedClaimsRuns are the results measured by seed-claims sweeps.
-func seedClaimsRuns(results []Result) []Result {
-	prefix := SweepJobName("seed-claims", Config{})
-	var out []Result
+func seedClaimsRuns(results []experiments.Result) []experiments.Result {
+	prefix := experiments.SweepJobName("seed-claims", experiments.Config{})
+	var out []experiments.Result
 	for _, r := range results {
 		if r.Job != nil && (r.Job.Name == prefix || strings.HasPrefix(r.Job.Name, prefix+" ")) {
 			out = append(out, r)
@@ -249,7 +210,7 @@ func yesNo(b bool) string {
 }
 
 // mediansOf says how a result's times were taken.
-func mediansOf(r Result) string {
+func mediansOf(r experiments.Result) string {
 	if r.Repeats > 1 {
 		return fmt.Sprintf("; medians of %d loads", r.Repeats)
 	}
@@ -273,18 +234,18 @@ func clickHouseStructure(l core.Layout) string {
 // a (isA, without it) measured nearest to it in time that differs from it
 // only in the loader's knobs and matches it by same: the sweep runs the two
 // back to back.
-func pairBy(results []Result, isA, isB func(Result) bool, same func(a, b Result) bool) (Result, Result, bool) {
-	var bestA, bestB Result
+func pairBy(results []experiments.Result, isA, isB func(experiments.Result) bool, same func(a, b experiments.Result) bool) (experiments.Result, experiments.Result, bool) {
+	var bestA, bestB experiments.Result
 	found := false
 	for _, b := range results {
 		if b.LoadRowsPerSecond <= 0 || !isB(b) || (found && b.ID <= bestB.ID) {
 			continue
 		}
-		var pick *Result
+		var pick *experiments.Result
 		for i := range results {
 			a := &results[i]
-			if a.ID != b.ID && a.LoadRowsPerSecond > 0 && isA(*a) && loaderMatch(*a, b) && same(*a, b) && threadsOf(*a) == threadsOf(b) &&
-				(pick == nil || idDistance(a.ID, b.ID) < idDistance(pick.ID, b.ID)) {
+			if a.ID != b.ID && a.LoadRowsPerSecond > 0 && isA(*a) && loaderMatch(*a, b) && same(*a, b) && experiments.ThreadsOf(*a) == experiments.ThreadsOf(b) &&
+				(pick == nil || experiments.IDDistance(a.ID, b.ID) < experiments.IDDistance(pick.ID, b.ID)) {
 				pick = a
 			}
 		}
@@ -307,14 +268,14 @@ type scaling struct {
 // scalingSeries gathers the default-loader runs of the one layout and size
 // that has the most (threads, shards) points, including 1 shard on 1
 // thread; nil when there is no such series.
-func scalingSeries(results []Result) *scaling {
+func scalingSeries(results []experiments.Result) *scaling {
 	type key struct {
 		layout string
 		rows   int64
 	}
 	series := map[key]*scaling{}
 	for _, r := range results {
-		if r.LoadRowsPerSecond <= 0 || r.Threads <= 0 || shardSelectOf(r) == string(core.ShardSelectModulo) || blockRowsOf(r) != core.DefaultBlockRows {
+		if r.LoadRowsPerSecond <= 0 || r.Threads <= 0 || experiments.ShardSelectOf(r) == string(core.ShardSelectModulo) || experiments.BlockRowsOf(r) != core.DefaultBlockRows {
 			continue
 		}
 		k := key{r.Layout, r.Rows}
@@ -348,7 +309,7 @@ func scalingSeries(results []Result) *scaling {
 // figure for it at 1e9.
 type memoryProjection struct {
 	layout   core.Layout
-	from     Result
+	from     experiments.Result
 	gib      float64
 	overhead float64
 }
@@ -356,10 +317,10 @@ type memoryProjection struct {
 // seedMemoryProjection projects each of the seed's structures measured in
 // results (one shard, max load factor 0.5, <UInt64,UInt16>, isolated) to
 // 1e9 rows with the planner, from the overhead that run measured.
-func seedMemoryProjection(results []Result) []memoryProjection {
+func seedMemoryProjection(results []experiments.Result) []memoryProjection {
 	var out []memoryProjection
-	for _, l := range seedClaimsMemory {
-		var from *Result
+	for _, l := range experiments.SeedClaimsMemory {
+		var from *experiments.Result
 		for i := range results {
 			r := &results[i]
 			if r.Layout == string(l) && r.KeyType == "UInt64" && r.ValueType == "UInt16" && r.Shards == 1 && r.MaxLoadFactor == 0.5 &&
@@ -370,7 +331,7 @@ func seedMemoryProjection(results []Result) []memoryProjection {
 		if from == nil {
 			continue
 		}
-		plan, err := MakePlan(PlanRequest{Rows: 1e9, MemoryBytes: 1 << 50}, []Result{*from}, PlanMachine{AvailableBytes: 1 << 50, Cores: 1})
+		plan, err := planner.MakePlan(planner.PlanRequest{Rows: 1e9, MemoryBytes: 1 << 50}, []experiments.Result{*from}, planner.PlanMachine{AvailableBytes: 1 << 50, Cores: 1})
 		if err != nil {
 			continue
 		}
@@ -387,7 +348,7 @@ func seedMemoryProjection(results []Result) []memoryProjection {
 // in % (the seed's bound or figure beside the measured one), on the right
 // the memory at 1e9, the seed's beside the planner's projection of what was
 // measured here.
-func SeedClaimsChart(results []Result) (Chart, error) {
+func SeedClaimsChart(results []experiments.Result) (Chart, error) {
 	const kind, title = "seed-claims", "The seed's claims, measured here"
 	claims := SeedClaims(results)
 	var speedCats []string
@@ -448,7 +409,7 @@ func SeedClaimsChart(results []Result) (Chart, error) {
 // LoadScalingChart draws load speed against the shard count, one line per
 // thread count: the seed's "16 threads about 2x" as far as this machine
 // goes.
-func LoadScalingChart(results []Result) (Chart, error) {
+func LoadScalingChart(results []experiments.Result) (Chart, error) {
 	const kind, title = "load-scaling", "Load speed against shards and threads"
 	s := scalingSeries(seedClaimsRuns(results))
 	if s == nil {
@@ -473,7 +434,7 @@ func LoadScalingChart(results []Result) (Chart, error) {
 		cats[i] = strconv.Itoa(sh)
 	}
 	notes := []string{fmt.Sprintf("%s, %s random rows; one worker per shard; threads: GOMAXPROCS of the measuring process%s",
-		s.layout, FormatRows(s.rows), s.medians)}
+		s.layout, experiments.FormatRows(s.rows), s.medians)}
 	line := charts.NewLine()
 	line.SetGlobalOptions(baseOptions(kind, title, notes)...)
 	line.SetGlobalOptions(
@@ -512,7 +473,7 @@ func claimsTable(claims []Claim) (header []string, rows [][]string) {
 // grid under a heading: format "markdown" or "table" (the json and csv
 // formats of a sweep stay one array or one table); nothing when results
 // hold none.
-func WriteClaims(w io.Writer, results []Result, format string) error {
+func WriteClaims(w io.Writer, results []experiments.Result, format string) error {
 	claims := SeedClaims(results)
 	if len(claims) == 0 {
 		return nil
@@ -525,7 +486,7 @@ func WriteClaims(w io.Writer, results []Result, format string) error {
 	} else {
 		b.WriteString("\nThe seed's claims, measured here:\n")
 	}
-	writeGrid(&b, header, make([]bool, len(header)), rows, md)
+	experiments.WriteGrid(&b, header, make([]bool, len(header)), rows, md)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -1,0 +1,58 @@
+package planner
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments"
+)
+
+// FlatLayout is FLAT's name among the plan's setups: ClickHouse's alone,
+// packlab keeps no such table.
+const FlatLayout = "flat"
+
+// checkMaxKey refuses a --max-key FLAT cannot use: negative, below the
+// rows it must hold (keys from 0), or for keys that are not integers.
+func (r PlanRequest) checkMaxKey(key core.Type) error {
+	mk := strconv.FormatInt(r.MaxKey, 10)
+	switch {
+	case r.MaxKey == 0:
+		return nil
+	case r.MaxKey < 0 || r.MaxKey >= core.MaxSourceRows:
+		return experiments.NewFieldError("--max-key", mk, "out of range", "1 to 2^62")
+	case r.MaxKey < r.Rows-1:
+		return experiments.NewFieldError("--max-key", mk, fmt.Sprintf("below the rows: %s distinct keys from 0 reach at least %d", experiments.FormatRows(r.Rows), r.Rows-1),
+			"the largest key, at least --rows - 1")
+	case key.Size > 8 || key.Kind == core.KindFloat || key.Kind == core.KindUUID:
+		return experiments.NewFieldError("--max-key", mk, "FLAT indexes its arrays by an integer key, not "+key.Name, "--max-key with an integer key of at most 8 bytes")
+	}
+	return nil
+}
+
+// flatCandidate is FLAT as the plan weighs it for keys 0 .. MaxKey: its
+// arrays, one shard, no load factor; no speeds (FLAT is not measured by
+// the plan's calibration).
+func flatCandidate(p parsedPlan) (Candidate, bool) {
+	if p.MaxKey <= 0 {
+		return Candidate{}, false
+	}
+	span := p.MaxKey + 1
+	m := experiments.FlatMemory(p.attrs, span, p.distinct)
+	bytes := experiments.FlatBytes(p.attrs, span, p.distinct)
+	c := Candidate{
+		Layout: FlatLayout, KeyType: p.key.Name, ValueType: p.value.Name, Attributes: experiments.AttributesList(p.attrs),
+		columns: experiments.AttributeColumns(p.attrNames, p.attrs),
+		Rows:    p.Rows, Distinct: p.distinct, Shards: 1,
+		BucketCount:    experiments.FlatCells(span, p.attrs[0].Size),
+		BytesAllocated: bytes, Overhead: 1, PeakOverhead: 1,
+		SteadyBytes: m.SteadyBytes, PeakBytes: m.FirstLoadPeakBytes, ReloadPeakBytes: m.ReloadPeakBytes,
+		BytesPerPair:     float64(m.SteadyBytes) / float64(max(p.distinct, 1)),
+		ClickHouseLayout: experiments.FlatClause(span),
+		ClickHouseNote:   fmt.Sprintf("ClickHouse's FLAT: an array per attribute of %s elements, indexed by the key (keys above %d fail the load)", experiments.GroupThousands(span), p.MaxKey),
+		ClickHouse:       m,
+		runtime:          p.Runtime,
+	}
+	c.LoadFactor = float64(p.distinct) / float64(max(c.BucketCount, 1))
+	return c, true
+}

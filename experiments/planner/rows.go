@@ -1,0 +1,46 @@
+package planner
+
+import (
+	"fmt"
+
+	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments"
+)
+
+// rowCandidates are the plan's row layouts for a dictionary of several
+// fixed-size attributes whose row fits a cell: packed_row and compact_row
+// at each shard count and distinct geometry, their tables grown (not
+// reserved, unless --preallocate) as packlab's are. No ClickHouse layout
+// builds them, and their speeds are not measured yet, so they carry none.
+func rowCandidates(p parsedPlan, sc Scaling, threads int) ([]Candidate, error) {
+	if len(p.attrs) < 2 || experiments.CheckRow(p.attrs) != nil {
+		return nil, nil
+	}
+	row := experiments.RowType(p.attrs)
+	var out []Candidate
+	for _, l := range experiments.RowTables {
+		for _, shards := range planShards {
+			var lastBuckets int64 = -1
+			for _, mlf := range planLoadFactors() {
+				opt := p.options(mlf)
+				opt.ValueBytes = row.Size
+				pr, err := core.Predict(l, p.key, row, p.distinct, opt, shards)
+				if err != nil {
+					return nil, fmt.Errorf("%s%s: %w", l, experiments.RowSuffix, err)
+				}
+				if pr.BucketCount == lastBuckets {
+					continue
+				}
+				lastBuckets = pr.BucketCount
+				rp := p
+				rp.value = row
+				c := candidate(rp, l, mlf, shards, pr, Measure{}, sc, threads)
+				c.Layout = string(l) + experiments.RowSuffix
+				c.ClickHouseLayout, c.ClickHouseNote, c.PacklabOnly, c.ClickHouse = "", "packlab's own: no ClickHouse layout keeps a row", true, nil
+				c.FollowsMLF = true
+				out = append(out, c)
+			}
+		}
+	}
+	return out, nil
+}

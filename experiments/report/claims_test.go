@@ -1,0 +1,71 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/packlab/packlab/experiments"
+)
+
+// TestSeedClaimsReport runs the sweep's configs at a small size, in this
+// process, and checks that every claim finds its runs and the report shows
+// the claims table and their charts.
+func TestSeedClaimsReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("measures about 16 small loads")
+	}
+	sw, _ := experiments.FindSweep("seed-claims")
+	cfgs, err := sw.Configs(experiments.Config{Rows: 200_000}, experiments.SweepOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range cfgs {
+		cfgs[i].Rows, cfgs[i].Repeats = 200_000, 1
+		cfgs[i].InProcess = !experiments.MemoryMeasurable || raceEnabled || i < len(cfgs)-1 // the memory runs isolated, as the sweep makes them
+	}
+	job := experiments.NewJob(experiments.SweepJobName("seed-claims", experiments.Config{Rows: 200_000}), experiments.FaceCLI, time.Now())
+	res, err := experiments.RunConfigs(context.Background(), cfgs, experiments.RunOptions{Job: &job})
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims := SeedClaims(res)
+	var names []string
+	for _, c := range claims {
+		names = append(names, c.Claim)
+		if c.Seed == "" || c.Measured == "" || c.Agrees == "" {
+			t.Errorf("claim %+v is missing a part", c)
+		}
+	}
+	for _, want := range []string{"shard selection by a mask instead of modulo", "blocks of max_block_size x shards", "load speed with more threads",
+		"memory of hashed at 1e9", "memory of packed at 1e9", "memory of sparse at 1e9"} {
+		if !strings.Contains(strings.Join(names, "\n"), want) && (experiments.MemoryMeasurable && !raceEnabled || !strings.HasPrefix(want, "memory")) {
+			t.Errorf("no claim %q among %q", want, names)
+		}
+	}
+	// Runs not made by the sweep are not taken for claims.
+	plain := slices.Clone(res)
+	for i := range plain {
+		plain[i].Job = nil
+	}
+	if c := SeedClaims(plain); c != nil {
+		t.Errorf("runs of no seed-claims job gave claims %+v", c)
+	}
+	var buf bytes.Buffer
+	if err := WriteReport(&buf, res, ""); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, want := range []string{"<h2>The seed's claims, measured here</h2>", `id="packlab-seed-claims`, `id="packlab-load-scaling`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the report has no %q", want)
+		}
+	}
+	buf.Reset()
+	if err := WriteClaims(&buf, res, "markdown"); err != nil || !strings.Contains(buf.String(), "| claim | the seed says | measured here | agrees |") {
+		t.Errorf("markdown claims: %v\n%s", err, buf.String())
+	}
+}

@@ -1,0 +1,233 @@
+package experiments
+
+// Text: how every face and writer prints figures (bytes, rows, floats) and
+// draws a grid of cells for a terminal or markdown, with untrusted text
+// made safe for both.
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Formats lists the formats WriteTable accepts.
+func Formats() []string { return []string{"table", "markdown", "csv", "json"} }
+
+// WriteGrid draws a header and rows as aligned text, every cell through
+// TerminalText, or (md) as a markdown table, every cell through
+// MarkdownText; numeric columns are right-aligned.
+func WriteGrid(b *strings.Builder, header []string, numeric []bool, rows [][]string, md bool) {
+	clean := make([][]string, len(rows))
+	for i, row := range rows {
+		clean[i] = make([]string, len(row))
+		for j, c := range row {
+			if md {
+				clean[i][j] = MarkdownText(c)
+			} else {
+				clean[i][j] = TerminalText(c)
+			}
+		}
+	}
+	if md {
+		writeMarkdownGrid(b, header, numeric, clean)
+	} else {
+		writeTextGrid(b, header, numeric, clean)
+	}
+}
+
+// writeTextGrid draws a header and rows as aligned text, numeric columns
+// right-aligned; cells are written as they are (escape them first).
+func writeTextGrid(b *strings.Builder, header []string, numeric []bool, rows [][]string) {
+	width := make([]int, len(header))
+	for _, row := range append([][]string{header}, rows...) {
+		for j, cell := range row {
+			width[j] = max(width[j], utf8.RuneCountInString(cell))
+		}
+	}
+	for _, row := range append([][]string{header}, rows...) {
+		for j, cell := range row {
+			pad := strings.Repeat(" ", width[j]-utf8.RuneCountInString(cell))
+			if j > 0 {
+				b.WriteString("  ")
+			}
+			switch {
+			case numeric[j]:
+				b.WriteString(pad + cell)
+			case j < len(row)-1:
+				b.WriteString(cell + pad)
+			default:
+				b.WriteString(cell)
+			}
+		}
+		b.WriteByte('\n')
+	}
+}
+
+// writeMarkdownGrid draws a header and rows as a markdown table; cells are
+// written as they are (escape them with MarkdownText first).
+func writeMarkdownGrid(b *strings.Builder, header []string, numeric []bool, rows [][]string) {
+	b.WriteString("| " + strings.Join(header, " | ") + " |\n|")
+	for _, n := range numeric {
+		if n {
+			b.WriteString("---:|")
+		} else {
+			b.WriteString("---|")
+		}
+	}
+	b.WriteByte('\n')
+	for _, row := range rows {
+		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
+	}
+}
+
+// TerminalText is s with every character that a terminal would act on
+// rather than show written out as a visible escape: control characters (C0,
+// DEL, C1, so ESC and OSC sequences), bidirectional controls, and bytes
+// that are not UTF-8 ("\x1b", "\u202e", "\xff"). Text read from a result
+// file goes through it before it reaches a terminal, so a crafted file
+// cannot move the cursor, recolour the screen or retitle the window.
+// MaxLabel is the most characters a name (a job's, a result's) is shown
+// with; ShortText cuts a longer one for display, the result file keeps it
+// whole.
+const MaxLabel = 80
+
+// ShortText is s cut to at most n characters for display, "…" in place of
+// the rest, and how many characters were left out.
+func ShortText(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + fmt.Sprintf("… (%d more characters)", len(r)-(n-1))
+}
+
+func TerminalText(s string) string {
+	clean := true
+	for _, r := range s {
+		if r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n <= 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r < 0x100 && unicode.IsControl(r):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// MarkdownText is a text cell of a markdown table: TerminalText, and the
+// characters markdown would read as markup escaped: | (a column break),
+// backticks (code spans), < and > (HTML, which renderers pass through).
+var markdownEscaper = strings.NewReplacer("|", `\|`, "`", "\\`", "<", "&lt;", ">", "&gt;")
+
+func MarkdownText(s string) string { return markdownEscaper.Replace(TerminalText(s)) }
+
+// FormatBytes2 writes a size for a table: the largest binary unit that keeps
+// it at least 1, with two decimals.
+func FormatBytes2(n int64) string { return bytesText(n, 2) }
+
+// bytesText writes a byte count in the largest binary unit (B, KiB, MiB,
+// GiB, ...) that keeps it at least 1, with dec decimals: the one byte
+// formatter behind FormatBytes2 and FormatBytes.
+func bytesText(n int64, dec int) string {
+	if n == math.MaxInt64 {
+		// core's figures saturate here (core.SaturatingAdd): not 8 EiB but
+		// more than any 64-bit count of bytes holds.
+		return "over 8 EiB"
+	}
+	v := math.Abs(float64(n))
+	sign := ""
+	if n < 0 {
+		sign = "-"
+	}
+	if v < 1024 {
+		return fmt.Sprintf("%d B", n)
+	}
+	const units = "KMGTPE"
+	i := 0
+	for v /= 1024; v >= 1024 && i < len(units)-1; i++ {
+		v /= 1024
+	}
+	return fmt.Sprintf("%s%.*f %ciB", sign, dec, v, units[i])
+}
+
+// GroupThousands writes 1234567 as "1,234,567".
+func GroupThousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// FormatBytes writes a byte count with a binary unit: 512 B, 1.5 KiB,
+// 20.0 MiB, 35.2 GiB.
+func FormatBytes(n int64) string {
+	if n < 0 {
+		return "unknown"
+	}
+	return bytesText(n, 1)
+}
+
+// FormatRows writes a row count the short way ParseRows reads: 1e6 as "1M",
+// 2.5e6 as "2.5M", 1234 as "1234".
+func FormatRows(n int64) string {
+	for _, u := range []struct {
+		v int64
+		s string
+	}{{1e12, "T"}, {1e9, "B"}, {1e6, "M"}, {1e3, "K"}} {
+		if n >= u.v && n%(u.v/100) == 0 {
+			return strconv.FormatFloat(float64(n)/float64(u.v), 'f', -1, 64) + u.s
+		}
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// FormatFloat writes f in the fewest digits that read back as f.
+func FormatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+
+// RowsRate writes rows per second the short way: 3.1M, 850K.
+func RowsRate(v float64) string {
+	switch {
+	case v >= 1e9:
+		return strconv.FormatFloat(v/1e9, 'f', 2, 64) + "B"
+	case v >= 1e6:
+		return strconv.FormatFloat(v/1e6, 'f', 2, 64) + "M"
+	case v >= 1e3:
+		return strconv.FormatFloat(v/1e3, 'f', 1, 64) + "K"
+	}
+	return strconv.FormatFloat(v, 'f', 0, 64)
+}
+
+func RoundTo(v float64, dec int) float64 {
+	s := strconv.FormatFloat(v, 'f', dec, 64)
+	r, _ := strconv.ParseFloat(s, 64)
+	return r
+}
