@@ -136,7 +136,11 @@ func TestClickHouseAgreesWithTheModels(t *testing.T) {
 			}
 			tol, slack := c.tol, int64(1024)
 			if ch.ComparedWith == "tracked_bytes" {
-				tol, slack = 0.005, 128<<10 // the tracker counts ClickHouse's own few tens of KiB too
+				// The tracker counts what ClickHouse's own threads allocate
+				// and free over the load too: a few tens of KiB, up to 450 KiB
+				// less seen at 1e5 rows on a loaded machine (the load took
+				// 0.5 s, not 0.08), noise on a 6 MB dictionary.
+				tol, slack = 0.005, 512<<10
 			}
 			if !within(measured, ch.ModelBytes, tol) && max(measured-ch.ModelBytes, ch.ModelBytes-measured) > slack {
 				t.Errorf("%s %s SHARDS %d MLF %v: ClickHouse's %s %d, packlab computes %d (%+.3f %%), want within %.1f %%",
