@@ -394,12 +394,7 @@ func relabelNote(le LayoutEstimate) LayoutEstimate {
 // the tab has left of its 4 GiB, and the row caps (the reason a larger run
 // is refused).
 func browserMessage(mc experiments.MemoryCheck, e Estimate, caps map[string]int64) string {
-	var big experiments.Estimate
-	for _, est := range mc.Estimates {
-		if est.Layout == mc.Largest {
-			big = est
-		}
-	}
+	big := mc.LargestEstimate()
 	about := "about "
 	if big.Estimated {
 		about = "at most about "

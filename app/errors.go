@@ -118,12 +118,7 @@ func fieldMessage(fe *experiments.FieldError) string {
 
 // refusal is the guard's "no" with its numbers, for the page.
 func refusal(c experiments.MemoryCheck) string {
-	var big experiments.Estimate
-	for _, e := range c.Estimates {
-		if e.Layout == c.Largest {
-			big = e
-		}
-	}
+	big := c.LargestEstimate()
 	about := "about "
 	if big.Estimated {
 		about = "at most about "

@@ -25,12 +25,7 @@ import (
 
 // TestMain lets this test binary serve as the worker process that measures
 // each run, as the packlab binary does in the desktop app.
-func TestMain(m *testing.M) {
-	if os.Getenv(experiments.WorkerEnv) == "1" {
-		os.Exit(experiments.WorkerMain())
-	}
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { os.Exit(experiments.WorkerOr(m.Run)) }
 
 // events records what a run emits.
 type events struct {

@@ -49,8 +49,11 @@ func TestParseRows(t *testing.T) {
 	}
 }
 
+// TestFormatRowsRoundTrip: every row count a label, a table or a message
+// shows reads back as --rows takes it: the short way where it is exact.
 func TestFormatRowsRoundTrip(t *testing.T) {
-	for n, want := range map[int64]string{1: "1", 1000: "1K", 1_000_000: "1M", 2_500_000: "2.5M", 1e9: "1B", 1234: "1234", 12_345_678: "12345678", 1e7: "10M"} {
+	for n, want := range map[int64]string{1: "1", 999: "999", 1000: "1K", 1500: "1.5K", 1_000_000: "1M", 1_250_000: "1.25M", 2_500_000: "2.5M", 1e9: "1B",
+		2_500_000_000: "2.5B", 1e12: "1T", 1234: "1234", 12_345_678: "12345678", 123_456_789: "123456789", 1e7: "10M"} {
 		if got := FormatRows(n); got != want {
 			t.Errorf("FormatRows(%d) = %q, want %q", n, got, want)
 		}

@@ -66,17 +66,22 @@ type MemoryCheck struct {
 	RowsUnknown bool `json:"rows_unknown,omitempty"`
 }
 
+// LargestEstimate is the estimate of the run that needs the most (Largest).
+func (c MemoryCheck) LargestEstimate() Estimate {
+	for _, e := range c.Estimates {
+		if e.Layout == c.Largest {
+			return e
+		}
+	}
+	return Estimate{}
+}
+
 // MemoryError is a refusal by the guard; its text is one line.
 type MemoryError struct{ Check MemoryCheck }
 
 func (e *MemoryError) Error() string {
 	c := e.Check
-	var big Estimate
-	for _, est := range c.Estimates {
-		if est.Layout == c.Largest {
-			big = est
-		}
-	}
+	big := c.LargestEstimate()
 	about := "about "
 	switch {
 	case c.NeedBytes == math.MaxInt64:

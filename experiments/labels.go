@@ -122,7 +122,7 @@ func settingsLabel(r Result, parts LabelParts) string {
 		fmt.Fprintf(&b, " %s/%s", OrDash(r.KeyType), OrDash(ValueText(r)))
 	}
 	if parts&LabelRows != 0 {
-		fmt.Fprintf(&b, " %s rows", ShortRows(r.Rows))
+		fmt.Fprintf(&b, " %s rows", FormatRows(r.Rows))
 	}
 	if ref {
 		parts &^= LabelShards | LabelLoader | LabelHuge
@@ -140,7 +140,7 @@ func settingsLabel(r Result, parts LabelParts) string {
 		b.WriteString(" " + ShardSelectOf(r))
 	}
 	if parts&LabelBlock != 0 {
-		fmt.Fprintf(&b, " blocks %s", ShortRows(int64(BlockRowsOf(r))))
+		fmt.Fprintf(&b, " blocks %s", FormatRows(int64(BlockRowsOf(r))))
 	}
 	if parts&LabelThreads != 0 {
 		if r.Threads > 0 {
@@ -198,20 +198,6 @@ func OrDash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-// ShortRows writes a row count the way --rows accepts it: 1000000 is
-// "1M", 1e9 is "1B", 1500 is "1.5K"; other counts are written in full.
-func ShortRows(n int64) string {
-	for _, s := range []struct {
-		suffix string
-		div    int64
-	}{{"B", 1e9}, {"M", 1e6}, {"K", 1e3}} {
-		if n >= s.div && n%(s.div/10) == 0 {
-			return strconv.FormatFloat(float64(n)/float64(s.div), 'f', -1, 64) + s.suffix
-		}
-	}
-	return strconv.FormatInt(n, 10)
 }
 
 // TableSettings names each run for the settings column: layout, SHARDS and,

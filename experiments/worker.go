@@ -80,6 +80,22 @@ type workerLine struct {
 	Error    string    `json:"error,omitempty"`
 }
 
+// WorkerOr is a test binary's main when its tests measure runs: the
+// engine starts the test binary itself as each run's worker (WorkerEnv),
+// and then it serves as one; otherwise it runs the tests (m.Run, passed as
+// run), telling the race detector not to sleep a second at each worker's
+// exit (atexit_sleep_ms: the tests start dozens of them). It returns the
+// exit code.
+func WorkerOr(run func() int) int {
+	if os.Getenv(WorkerEnv) == "1" {
+		return WorkerMain()
+	}
+	if os.Getenv("GORACE") == "" {
+		os.Setenv("GORACE", "atexit_sleep_ms=0")
+	}
+	return run()
+}
+
 // WorkerMain is a worker process's whole life: it serves one job from stdin
 // to stdout and returns the exit code (0 when it wrote a result or an error
 // line, 1 when it could not even do that).

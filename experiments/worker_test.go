@@ -18,20 +18,11 @@ import (
 // starts itself with the __worker subcommand. It also serves the store's
 // crash test (see TestSaveSurvivesKill).
 func TestMain(m *testing.M) {
-	if os.Getenv(WorkerEnv) == "1" {
-		os.Exit(WorkerMain())
-	}
-	if dir := os.Getenv(saveLoopEnv); dir != "" {
+	if dir := os.Getenv(saveLoopEnv); dir != "" && os.Getenv(WorkerEnv) != "1" {
 		saveLoop(dir)
 		return
 	}
-	// Under -race, a process sleeps a second before it exits
-	// (atexit_sleep_ms) so that racing goroutines get reported; the worker
-	// children need not, and the tests start dozens of them.
-	if os.Getenv("GORACE") == "" {
-		os.Setenv("GORACE", "atexit_sleep_ms=0")
-	}
-	os.Exit(m.Run())
+	os.Exit(WorkerOr(m.Run))
 }
 
 // countWorkers wraps workerCommand for the duration of a test, recording

@@ -621,15 +621,6 @@ func TestRunLabelsNameWhatDiffers(t *testing.T) {
 	}
 }
 
-func TestFormatRows(t *testing.T) {
-	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1K", 1500: "1.5K", 1234: "1234",
-		1_000_000: "1M", 10_000_000: "10M", 1_000_000_000: "1B", 2_500_000_000: "2.5B", 123_456_789: "123456789"} {
-		if got := experiments.ShortRows(n); got != want {
-			t.Errorf("ShortRows(%d) = %q, want %q", n, got, want)
-		}
-	}
-}
-
 func TestChartsAreReproducibleGolden(t *testing.T) {
 	for _, kind := range ChartKinds() {
 		in := fxResults()

@@ -110,7 +110,7 @@ func reportSummary(results []experiments.Result) []string {
 		}
 		layouts = addOnce(layouts, experiments.OrDash(r.Layout))
 		types = addOnce(types, experiments.OrDash(r.KeyType)+"/"+experiments.OrDash(experiments.ValueText(r)))
-		rows = addOnce(rows, experiments.ShortRows(r.Rows))
+		rows = addOnce(rows, experiments.FormatRows(r.Rows))
 		shards = addOnce(shards, strconv.Itoa(r.Shards))
 		if r.Source != "" {
 			sources = addOnce(sources, r.Source)
