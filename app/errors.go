@@ -47,6 +47,7 @@ var fieldOfFlag = map[string]string{
 	"--header":          "header",
 	"--key-column":      "key_column",
 	"--value-column":    "value_column",
+	"--columns":         "columns",
 	"--skip-bad-rows":   "skip_bad_rows",
 	"--seed":            "seed",
 	"--repeats":         "repeats",

@@ -28,6 +28,7 @@ type Form struct {
 	KeyColumn     string   `json:"key_column"`      // file: 1-based position or header name
 	ValueColumn   string   `json:"value_column"`    // file: position, name, or none
 	SkipBadRows   bool     `json:"skip_bad_rows"`   // file: skip malformed rows instead of failing
+	Columns       string   `json:"columns"`         // file: the columns of the attributes after the value, comma-separated; "" = by name, else 3, 4, ...
 	Seed          string   `json:"seed"`            // 0 to 2^64-1; fixes keys, values and read order
 	Repeats       string   `json:"repeats"`         // loads per layout, times are medians; 1 to 100
 	MissRate      string   `json:"miss_rate"`       // absent-key lookups per loaded row, 0 to 1
@@ -172,9 +173,12 @@ func (f Form) source(c experiments.Config) (experiments.Config, error) {
 		c.KeyColumn = strings.TrimSpace(f.KeyColumn)
 		c.ValueColumn = strings.TrimSpace(f.ValueColumn)
 		c.SkipBadRows = f.SkipBadRows
+		if cols := strings.TrimSpace(f.Columns); cols != "" {
+			c.Columns = strings.Split(cols, ",")
+		}
 		return c, nil
 	}
-	if strings.TrimSpace(f.KeyColumn) != "" || strings.TrimSpace(f.ValueColumn) != "" || f.SkipBadRows {
+	if strings.TrimSpace(f.KeyColumn) != "" || strings.TrimSpace(f.ValueColumn) != "" || strings.TrimSpace(f.Columns) != "" || f.SkipBadRows {
 		return c, errorf("source", "columns and bad-row skipping apply to a file: choose one, or clear them")
 	}
 	if c.Rows, err = experiments.ParseRows(f.Rows); err != nil {

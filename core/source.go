@@ -45,3 +45,11 @@ type IndexedSource[K, V Bits] interface {
 	// Row returns the i-th row, 0 <= i < Rows(); Next yields rows 0, 1, 2, ...
 	Row(i int64) (K, V)
 }
+
+// CellSource is a file source that reads more columns with each row
+// (SourceSpec.Columns). After a Next, Cell(i, j) is the text of the j-th
+// of those columns in the block's i-th row, decoded as the key's is (TSV
+// escapes, CSV quotes); it is valid until the next Next.
+type CellSource interface {
+	Cell(row, column int) []byte
+}

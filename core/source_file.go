@@ -61,6 +61,10 @@ type fileSource[K, V Bits] struct {
 	valRand    bool     // no value column: values random (else hash)
 	valueBase  uint64
 	skipBad    bool
+	cols       []int                          // SourceSpec.Columns, 0-based
+	checkCell  func(i int, text []byte) error // SourceSpec.CheckCell
+	cells      []byte                         // this block's cells of cols, back to back
+	cellEnds   []int                          // cellEnds[row*len(cols)+j] is where that cell ends in cells
 
 	line    int64  // physical lines read so far
 	recLine int64  // line the current record starts on
@@ -114,6 +118,7 @@ func openFileSource[K, V Bits](ctx context.Context, f *os.File, spec SourceSpec,
 		path: path, f: f, key: key, value: value,
 		keyCol: fl.keyCol, valCol: fl.valCol, valRand: fl.valRand,
 		valueBase: seedBase(spec.Seed, purposeValue), skipBad: spec.SkipBadRows,
+		cols: slices.Clone(fl.cols), checkCell: spec.CheckCell,
 		ctx: ctx, stopWatch: watchCancel(ctx, f), nextCheck: cancelCheckBytes,
 	}
 	if err := s.open(spec, fl); err != nil {
@@ -162,7 +167,7 @@ func (s *fileSource[K, V]) open(spec SourceSpec, fl fileLayout) error {
 	if !ok {
 		return fmt.Errorf("source file %q: has no rows (only blank lines or an empty stream)", s.path)
 	}
-	hasHeader := fl.header == "yes" || fl.keyCol < 0 || (fl.valCol < 0 && !fl.valNone)
+	hasHeader := fl.header == "yes" || fl.byName()
 	if fl.header == "auto" && !hasHeader && s.keyCol < len(s.ends) {
 		kf := s.field(s.keyCol)
 		if _, _, perr := ParseValue(s.key, bytesString(kf)); perr != nil && looksLikeName(kf) {
@@ -185,13 +190,17 @@ func (s *fileSource[K, V]) open(spec SourceSpec, fl fileLayout) error {
 				return err
 			}
 		}
-		for _, c := range []struct {
-			which string
-			col   int
-		}{{"key", s.keyCol}, {"value", s.valCol}} {
+		for i, name := range fl.colNames {
+			if s.cols[i] < 0 {
+				if s.cols[i], err = s.findColumn("column", name, headerLine); err != nil {
+					return err
+				}
+			}
+		}
+		for _, c := range s.columnsUsed() {
 			if c.col >= len(s.header) {
-				return fmt.Errorf("source file %q: %s column %d does not exist: the header on line %d has %d %s (%s)",
-					s.path, c.which, c.col+1, headerLine, len(s.header), plural(len(s.header), "column"), quoteList(s.header))
+				return fmt.Errorf("source file %q: %s %d does not exist: the header on line %d has %d %s (%s)",
+					s.path, strings.TrimSpace(c.which+" column"), c.col+1, headerLine, len(s.header), plural(len(s.header), "column"), quoteList(s.header))
 			}
 		}
 		if ok, err = s.readRecord(); err != nil {
@@ -201,7 +210,7 @@ func (s *fileSource[K, V]) open(spec SourceSpec, fl fileLayout) error {
 			return fmt.Errorf("source file %q: has a header row (line %d: %s) but no data rows", s.path, headerLine, quoteList(s.header))
 		}
 	} else if !s.skipBad {
-		if need := max(s.keyCol, s.valCol) + 1; len(s.ends) < need {
+		if len(s.ends) <= s.lastColumn() {
 			return s.shortRowError()
 		}
 	}
@@ -550,18 +559,45 @@ func (s *fileSource[K, V]) columnLabel(col int) string {
 	return fmt.Sprintf("column %d", col+1)
 }
 
+// fileColumn is a column the source reads, and what it is for.
+type fileColumn struct {
+	which string // key, value, or "" for one of Columns
+	col   int    // 0-based; -1 for no value column
+}
+
+// columnsUsed are the columns each row must have: the key's, the value's
+// and Columns.
+func (s *fileSource[K, V]) columnsUsed() []fileColumn {
+	used := []fileColumn{{"key", s.keyCol}, {"value", s.valCol}}
+	for _, c := range s.cols {
+		used = append(used, fileColumn{"", c})
+	}
+	return used
+}
+
+// lastColumn is the highest 0-based column a row must have.
+func (s *fileSource[K, V]) lastColumn() int {
+	last := max(s.keyCol, s.valCol)
+	for _, c := range s.cols {
+		last = max(last, c)
+	}
+	return last
+}
+
 func (s *fileSource[K, V]) shortRowError() error {
 	n := len(s.ends)
-	missing := s.keyCol
-	which := "key"
-	if s.valCol >= n {
-		missing, which = s.valCol, "value"
+	missing := fileColumn{"key", s.keyCol}
+	for _, c := range s.columnsUsed() {
+		if c.col >= n {
+			missing = c // the first missing one, key first
+			break
+		}
 	}
-	if s.keyCol >= n {
-		missing, which = s.keyCol, "key"
+	what := s.columnLabel(missing.col)
+	if missing.which != "" {
+		what = "the " + missing.which + " " + what
 	}
-	return fmt.Errorf("%s:%d: the row has %d %s, so the %s %s is missing",
-		s.path, s.recLine, n, plural(n, "column"), which, s.columnLabel(missing))
+	return fmt.Errorf("%s:%d: the row has %d %s, so %s is missing", s.path, s.recLine, n, plural(n, "column"), what)
 }
 
 // parseRow turns the current record into a key and a value.
@@ -571,7 +607,7 @@ func (s *fileSource[K, V]) parseRow() (K, V, error) {
 	if s.badRow != nil {
 		return k, v, s.badRow
 	}
-	if len(s.ends) <= max(s.keyCol, s.valCol) {
+	if len(s.ends) <= s.lastColumn() {
 		return k, v, s.shortRowError()
 	}
 	lo, hi, err := ParseValue(s.key, bytesString(s.field(s.keyCol)))
@@ -591,7 +627,35 @@ func (s *fileSource[K, V]) parseRow() (K, V, error) {
 	default:
 		v = valueBits[V](valueHash(lo, hi))
 	}
-	return k, v, nil
+	return k, v, s.keepCells()
+}
+
+// keepCells checks the current record's Columns (CheckCell) and keeps
+// them for Cell; a bad cell keeps none of the row's.
+func (s *fileSource[K, V]) keepCells() error {
+	start, ends := len(s.cells), len(s.cellEnds)
+	for i, c := range s.cols {
+		text := s.field(c)
+		if s.checkCell != nil {
+			if err := s.checkCell(i, text); err != nil {
+				s.cells, s.cellEnds = s.cells[:start], s.cellEnds[:ends]
+				return fmt.Errorf("%s:%d: %s: %w", s.path, s.recLine, s.columnLabel(c), err)
+			}
+		}
+		s.cells = append(s.cells, text...)
+		s.cellEnds = append(s.cellEnds, len(s.cells))
+	}
+	return nil
+}
+
+// Cell implements CellSource.
+func (s *fileSource[K, V]) Cell(row, column int) []byte {
+	i := row*len(s.cols) + column
+	start := 0
+	if i > 0 {
+		start = s.cellEnds[i-1]
+	}
+	return s.cells[start:s.cellEnds[i]]
 }
 
 // Next implements Source. A bad row stops the load with its file, line,
@@ -599,6 +663,7 @@ func (s *fileSource[K, V]) parseRow() (K, V, error) {
 // Skipped. On an error b is left empty.
 func (s *fileSource[K, V]) Next(b *Block[K, V], max int) error {
 	b.Reset()
+	s.cells, s.cellEnds = s.cells[:0], s.cellEnds[:0]
 	switch {
 	case s.closed:
 		return errSourceClosed

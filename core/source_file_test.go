@@ -562,3 +562,63 @@ func BenchmarkFileSource(b *testing.B) {
 		})
 	}
 }
+
+// TestFileCells: SourceSpec.Columns reads more columns with each row, by
+// header name or position, decoded as the key's are; CheckCell's error is
+// the row's, with the file, line and column, and --skip-bad-rows skips
+// such a row with its cells; a row without a column names it.
+func TestFileCells(t *testing.T) {
+	tsv := writeFile(t, "attrs.tsv", "id\tprice\tcountry\tname\n1\t100\tFR\ta\\tb\n2\t200\tDE\tc\n3\t300\t??\td\n", false)
+	check := func(i int, text []byte) error {
+		if i == 0 && (len(text) != 2 || bytes.ContainsFunc(text, func(r rune) bool { return r < 'A' || r > 'Z' })) {
+			return fmt.Errorf("%q is not a country code", text)
+		}
+		return nil
+	}
+	cells := func(spec SourceSpec) (got [][]string, err error) {
+		src, err := openU64U16(t, spec)
+		if err != nil {
+			return nil, err
+		}
+		defer src.Close()
+		var b Block[uint64, uint16]
+		for {
+			if err := src.Next(&b, 2); err == io.EOF {
+				return got, nil
+			} else if err != nil {
+				return got, err
+			}
+			for i := range b.Len() {
+				row := []string{fmt.Sprint(b.Keys[i], b.Values[i])}
+				for j := range spec.Columns {
+					row = append(row, string(src.(CellSource).Cell(i, j)))
+				}
+				got = append(got, row)
+			}
+		}
+	}
+	spec := testFileSpec(tsv)
+	spec.Columns = []string{"country", "4"}
+	got, err := cells(spec)
+	if want := "[[1 100 FR a\tb] [2 200 DE c] [3 300 ?? d]]"; err != nil || fmt.Sprint(got) != want {
+		t.Errorf("cells %v (%v), want %s", got, err, want)
+	}
+	spec.CheckCell = check
+	if _, err := cells(spec); err == nil || !strings.Contains(err.Error(), `attrs.tsv:4: column 3 ("country"): "??" is not a country code`) {
+		t.Errorf("a bad cell: %v", err)
+	}
+	spec.SkipBadRows = true
+	if got, err := cells(spec); err != nil || fmt.Sprint(got) != "[[1 100 FR a\tb] [2 200 DE c]]" {
+		t.Errorf("a bad cell skipped: %v (%v)", got, err)
+	}
+	spec = testFileSpec(tsv)
+	spec.Columns = []string{"city"}
+	if _, err := cells(spec); err == nil || !strings.Contains(err.Error(), `column "city" not found in the header`) {
+		t.Errorf("an unknown column: %v", err)
+	}
+	short := testFileSpec(writeFile(t, "short.tsv", "1\t100\tFR\n2\t200\n", false))
+	short.Columns = []string{"3"}
+	if _, err := cells(short); err == nil || !strings.Contains(err.Error(), "short.tsv:2: the row has 2 columns, so column 3 is missing") {
+		t.Errorf("a short row: %v", err)
+	}
+}

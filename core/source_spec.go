@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -86,6 +87,14 @@ type SourceSpec struct {
 	KeyColumn   string `json:"key_column,omitempty"`   // 1-based position ("1") or a header name; default "1"
 	ValueColumn string `json:"value_column,omitempty"` // position or name; default "2"; "none" = no column, values made as Values says
 	SkipBadRows bool   `json:"skip_bad_rows,omitempty"`
+	// Columns are more of the file's columns read with each row (a
+	// dictionary's attributes after the value), each a 1-based position
+	// or a header name; the file source reading them is a CellSource.
+	Columns []string `json:"columns,omitempty"`
+	// CheckCell, when set, checks the text of Columns[i] in every row as
+	// its key and value are parsed: its error is the row's bad cell, with
+	// the file, line and column, and SkipBadRows skips such a row as any.
+	CheckCell func(i int, text []byte) error `json:"-"`
 }
 
 // allowedKinds is the list every unknown-kind error shows.
@@ -276,14 +285,16 @@ func (s SourceSpec) validateValues() error {
 // fileLayout is a file spec's options after defaults and ClickHouse format
 // names are resolved.
 type fileLayout struct {
-	format  string // "tsv", "csv" or "" (detect)
-	header  string // "auto", "yes", "no"
-	keyCol  int    // 0-based position, or -1 when keyName is set
-	keyName string
-	valCol  int // 0-based position, -1 when valName is set or there is no value column
-	valName string
-	valNone bool
-	valRand bool
+	format   string // "tsv", "csv" or "" (detect)
+	header   string // "auto", "yes", "no"
+	keyCol   int    // 0-based position, or -1 when keyName is set
+	keyName  string
+	valCol   int // 0-based position, -1 when valName is set or there is no value column
+	valName  string
+	valNone  bool
+	valRand  bool
+	cols     []int    // Columns: 0-based positions, -1 where colNames has the name
+	colNames []string // Columns given by name
 }
 
 func (s SourceSpec) validateFile() error {
@@ -331,12 +342,26 @@ func (s SourceSpec) fileLayout() (fileLayout, error) {
 	if fl.keyCol, fl.keyName, err = s.column("key", s.KeyColumn, "1", header); err != nil {
 		return fl, err
 	}
+	fl.cols, fl.colNames = make([]int, len(s.Columns)), make([]string, len(s.Columns))
+	for i, c := range s.Columns {
+		if strings.TrimSpace(c) == "" {
+			return fl, s.errorf("column %d of the columns is empty (allowed: a position 1 or more, or a header name)", i+1)
+		}
+		if fl.cols[i], fl.colNames[i], err = s.column("column", c, "", header); err != nil {
+			return fl, err
+		}
+	}
 	if strings.EqualFold(strings.TrimSpace(s.ValueColumn), "none") {
 		fl.valNone, fl.valCol = true, -1
 		return fl, nil
 	}
 	fl.valCol, fl.valName, err = s.column("value", s.ValueColumn, "2", header)
 	return fl, err
+}
+
+// byName reports whether a column of fl is given by a header name.
+func (fl fileLayout) byName() bool {
+	return fl.keyCol < 0 || (fl.valCol < 0 && !fl.valNone) || slices.Contains(fl.cols, -1)
 }
 
 // column reads a column option: a 1-based position or a header name.

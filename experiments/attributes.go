@@ -32,6 +32,10 @@ type Attribute struct {
 	core.Type           // a String's is its reference's: 16 bytes, aligned as a pointer
 	MinLen, MaxLen int  // a String's value lengths in bytes, uniform between them
 	Nullable       bool // Nullable(T): a row in nullEvery is NULL (nullRows), kept as ClickHouse keeps nulls
+	// FileMeanLen is a String's mean length in a file source's column
+	// (clickhouse_file.go), which the model takes over MinLen..MaxLen; 0
+	// for generated values.
+	FileMeanLen float64
 }
 
 // nullEvery: a Nullable attribute's generated values are NULL for one row
@@ -77,6 +81,9 @@ func (a Attribute) isString() bool { return a.Type == stringRef }
 func (a Attribute) meanLen() float64 {
 	if !a.isString() {
 		return 0
+	}
+	if a.FileMeanLen > 0 {
+		return a.FileMeanLen
 	}
 	return float64(a.MinLen+a.MaxLen) / 2
 }

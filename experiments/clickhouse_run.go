@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/packlab/packlab/core"
@@ -134,6 +135,13 @@ func runClickHouse(ctx context.Context, p parsedConfig, d ClickHouseDictionary, 
 	if err := os.Mkdir(files, 0o700); err != nil {
 		return Result{}, fmt.Errorf("making ClickHouse's folder: %s", unwrapPathError(err))
 	}
+	if p.fileAttributes() {
+		fst, err := opsFor(p.key, p.value).writeFileAttributes(ctx, p, d.dictKeyType(p.key).Size, filepath.Join(files, chAttributesFile), progress)
+		if err != nil {
+			return Result{}, err
+		}
+		p.attrs = withFileLengths(p.attrs, fst)
+	}
 	cmd := exec.CommandContext(ctx, st.Path)
 	cmd.Dir = files
 	res, err := runChild(ctx, cmd, job, feed, progress, name, "rebuild it with: "+ClickHouseBuildCommand)
@@ -169,8 +177,10 @@ func chJobFor(p parsedConfig, d ClickHouseDictionary, dir string) (job []byte, d
 	dictKey := d.dictKeyType(p.key)
 	source, prepare := chSourceFile, ""
 	if len(p.attrs) > 1 {
-		source = chAttributesFile
-		prepare = attributesSQL(chAttributesFile, chSourceFile, dictKey, p.attrNames, p.attrs)
+		source = chAttributesFile // written by ClickHouse from the lab's rows, or by the lab from a file
+		if !p.fileAttributes() {
+			prepare = attributesSQL(chAttributesFile, chSourceFile, dictKey, p.attrNames, p.attrs)
+		}
 	}
 	ddl = DictionaryDDL(chDictName, dictKey.Name, AttributeColumns(p.attrNames, p.attrs),
 		fmt.Sprintf("SOURCE(FILE(path '%s' format 'RowBinary'))", source), clause)
@@ -191,6 +201,7 @@ func fillClickHouseResult(res *Result, p parsedConfig, d ClickHouseDictionary, f
 	res.KeyType, res.ValueType = p.key.Name, p.value.Name
 	if len(p.attrs) > 1 {
 		res.Attributes = AttributesText(p.Attributes, p.attrs)
+		res.AttributeColumns = p.spec.Columns
 	}
 	res.Shards = p.Shards
 	if d.takesMaxLoadFactor() {
@@ -490,7 +501,11 @@ func ClickHouseNotes(results []Result) []string {
 			notes = append(notes, r.Layout+": "+ch.Note)
 		}
 		if r.Attributes != "" {
-			notes = append(notes, r.Layout+": attributes "+r.Attributes+" ("+attributesStructure(r.Layout)+"); the first is the row's value, the others ClickHouse derives from the key as it writes the source file")
+			from := "the others ClickHouse derives from the key as it writes the source file"
+			if len(r.AttributeColumns) > 0 {
+				from = "the others read from the file's columns " + strings.Join(r.AttributeColumns, ", ") + ", their Strings' mean lengths the file's"
+			}
+			notes = append(notes, r.Layout+": attributes "+r.Attributes+" ("+attributesStructure(r.Layout)+"); the first is the row's value, "+from)
 		}
 		if ch.KeyCut {
 			notes = append(notes, r.Layout+": a simple key is UInt64 in ClickHouse: these "+r.KeyType+" keys were cut to their low 64 bits (the COMPLEX_KEY_ layouts keep them whole)")

@@ -34,6 +34,11 @@ type Config struct {
 	KeyColumn   string `json:"key_column,omitempty"`   // 1-based position or header name; default 1
 	ValueColumn string `json:"value_column,omitempty"` // position, name, or none; default 2
 	SkipBadRows bool   `json:"skip_bad_rows,omitempty"`
+	// Columns are the file's columns of the attributes after the value
+	// (clickhouse_file.go): positions or header names, or "none" for
+	// values drawn from the key; default each attribute's name, else the
+	// columns after the value's.
+	Columns []string `json:"columns,omitempty"`
 
 	Seed      uint64  `json:"seed"`      // fixes keys, values and the read order
 	Repeats   int     `json:"repeats"`   // loads per layout; times are medians; default 1
@@ -331,6 +336,9 @@ func (c Config) SourceSpec() (core.SourceSpec, error) {
 		}
 		spec := core.SourceSpec{Kind: core.SourceFile, Path: c.Source, Values: core.ValuesHash,
 			Header: c.Header, KeyColumn: c.KeyColumn, ValueColumn: c.ValueColumn, SkipBadRows: c.SkipBadRows, Seed: c.Seed}
+		if err := c.fileColumns(&spec); err != nil {
+			return spec, err
+		}
 		st, err := os.Stat(c.Source)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
@@ -342,7 +350,7 @@ func (c Config) SourceSpec() (core.SourceSpec, error) {
 		}
 		if err := spec.Validate(); err != nil {
 			flag := sourceFlag(err)
-			value := map[string]string{"--key-column": c.KeyColumn, "--value-column": c.ValueColumn, "--header": c.Header}[flag]
+			value := map[string]string{"--key-column": c.KeyColumn, "--value-column": c.ValueColumn, "--header": c.Header, "--columns": strings.Join(c.Columns, ",")}[flag]
 			if flag == "--source" {
 				value = c.Source
 			}
@@ -354,7 +362,7 @@ func (c Config) SourceSpec() (core.SourceSpec, error) {
 		flag, value string
 		set         bool
 	}{{"--header", c.Header, c.Header != ""}, {"--key-column", c.KeyColumn, c.KeyColumn != ""},
-		{"--value-column", c.ValueColumn, c.ValueColumn != ""}, {"--skip-bad-rows", "", c.SkipBadRows}} {
+		{"--value-column", c.ValueColumn, c.ValueColumn != ""}, {"--skip-bad-rows", "", c.SkipBadRows}, {"--columns", strings.Join(c.Columns, ","), len(c.Columns) > 0}} {
 		if f.set {
 			return core.SourceSpec{}, &FieldError{Flag: f.flag, Value: f.value, Problem: "applies only to a file",
 				Allowed: "with --source FILE", Switch: f.flag == "--skip-bad-rows"}
@@ -378,6 +386,8 @@ func (c Config) SourceSpec() (core.SourceSpec, error) {
 func sourceFlag(err error) string {
 	msg := err.Error()
 	switch {
+	case strings.Contains(msg, ": column "):
+		return "--columns" // one of Columns (clickhouse_file.go)
 	case strings.Contains(msg, "key column"):
 		return "--key-column"
 	case strings.Contains(msg, "value column"):

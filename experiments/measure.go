@@ -80,10 +80,14 @@ type typedOps interface {
 	measure(ctx context.Context, p parsedConfig, l core.Layout, progress func(Progress)) (Result, error)
 	// scan reads a source to its end without building a map: the rows it
 	// has and the first malformed row, before any allocation.
-	scan(ctx context.Context, spec core.SourceSpec, key, value core.Type, progress func(Progress)) (rows, skipped int64, err error)
+	// A file's attribute columns are counted too (their bytes).
+	scan(ctx context.Context, spec core.SourceSpec, key, value core.Type, progress func(Progress)) (st fileStats, err error)
 	// feed streams p's rows, then its read order, to a reference map's
 	// worker (reference_run.go).
 	feed(ctx context.Context, p parsedConfig, w io.Writer, fr *feedReport) error
+	// writeFileAttributes writes ClickHouse's source of a file's
+	// attributes (clickhouse_file.go).
+	writeFileAttributes(ctx context.Context, p parsedConfig, dictKeyBytes int, path string, progress func(Progress)) (fileStats, error)
 }
 
 type typed[K, V core.Bits] struct{}
@@ -118,30 +122,31 @@ func opsForValue[K core.Bits](value core.Type) typedOps {
 	}
 }
 
-func (typed[K, V]) scan(ctx context.Context, spec core.SourceSpec, key, value core.Type, progress func(Progress)) (int64, int64, error) {
+func (typed[K, V]) scan(ctx context.Context, spec core.SourceSpec, key, value core.Type, progress func(Progress)) (fileStats, error) {
+	st := fileStats{cellBytes: make([]int64, len(spec.Columns))}
 	src, err := core.OpenSourceContext[K, V](ctx, spec, key, value)
 	if err != nil {
-		return 0, 0, err
+		return st, err
 	}
 	defer src.Close()
+	cells, _ := src.(core.CellSource)
 	var b core.Block[K, V]
-	var rows int64
 	start, last := time.Now(), time.Now()
 	for {
 		if now := time.Now(); progress != nil && now.Sub(last) >= countProgressEvery {
 			last = now
-			progress(Progress{Phase: PhaseCount, Rows: rows, TotalRows: -1, Seconds: now.Sub(start).Seconds()})
+			progress(Progress{Phase: PhaseCount, Rows: st.rows, TotalRows: -1, Seconds: now.Sub(start).Seconds()})
 		}
 		if err := ctx.Err(); err != nil {
-			return rows, src.Skipped(), fmt.Errorf("checking %s cancelled after %d rows: %w", spec.Path, rows, err)
+			return st, fmt.Errorf("checking %s cancelled after %d rows: %w", spec.Path, st.rows, err)
 		}
 		err := src.Next(&b, core.DefaultBlockRows)
-		rows += int64(b.Len())
+		st.count(b.Len(), cells)
 		if err != nil {
 			if errors.Is(err, io.EOF) {
-				return rows, src.Skipped(), nil
+				err = nil
 			}
-			return rows, src.Skipped(), err
+			return st, err
 		}
 	}
 }

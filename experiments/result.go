@@ -24,13 +24,17 @@ type Result struct {
 	// Attributes is a dictionary's attribute types when it has more than
 	// one ("UInt16,UInt32,Float64"; ValueType is the first): ClickHouse's
 	// layouts only so far (attributes.go).
-	Attributes       string  `json:"attributes"`
-	Rows             int64   `json:"rows"` // rows the source produced
-	Shards           int     `json:"shards"`
-	MaxLoadFactor    float64 `json:"max_load_factor"`
-	Source           string  `json:"source"` // "random", "range:1000000", "zipf:1.1", "sequential", or a file path
-	Seed             uint64  `json:"seed"`
-	ClickHouseLayout string  `json:"clickhouse_layout"` // e.g. LAYOUT(SPARSE_HASHED(SHARDS 16 MAX_LOAD_FACTOR 0.9)), or ""
+	Attributes string `json:"attributes"`
+	// AttributeColumns are the source file's columns the attributes after
+	// the value were read from (clickhouse_file.go); empty when they were
+	// drawn from the key.
+	AttributeColumns []string `json:"attribute_columns"`
+	Rows             int64    `json:"rows"` // rows the source produced
+	Shards           int      `json:"shards"`
+	MaxLoadFactor    float64  `json:"max_load_factor"`
+	Source           string   `json:"source"` // "random", "range:1000000", "zipf:1.1", "sequential", or a file path
+	Seed             uint64   `json:"seed"`
+	ClickHouseLayout string   `json:"clickhouse_layout"` // e.g. LAYOUT(SPARSE_HASHED(SHARDS 16 MAX_LOAD_FACTOR 0.9)), or ""
 
 	ElementCount int64 `json:"element_count"`
 	// InformationLimit is the fewest bytes any structure can hold

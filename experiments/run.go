@@ -67,11 +67,11 @@ func Check(ctx context.Context, cfg Config) (MemoryCheck, error) {
 	if err != nil {
 		return MemoryCheck{}, err
 	}
-	rows, err := sourceRows(ctx, p, nil)
+	st, err := sourceRows(ctx, p, nil)
 	if err != nil {
 		return MemoryCheck{}, err
 	}
-	return checkMemory(p, rows)
+	return checkMemory(p.withFile(st), st.rows)
 }
 
 // InputError is bad input found by reading it before any work, such as a
@@ -105,22 +105,25 @@ func prepare(ctx context.Context, cfgs []Config, progress func(Progress)) ([]run
 		return nil, err
 	}
 	var runs []runSpec
-	scanned := map[string]int64{}
+	scanned := map[string]fileStats{}
 	for _, p := range ps {
 		var err error
 		// A file is read through once however many configs load it; a
 		// generator's rows are each config's own (a growth sweep's differ).
-		key := fmt.Sprintf("%+v|%s|%s", p.spec, p.key.Name, p.value.Name)
-		rows, ok := scanned[key]
+		spec := p.spec
+		spec.CheckCell = nil // a func prints as its address: the attributes say what it checks
+		key := fmt.Sprintf("%+v|%s|%s|%v", spec, p.key.Name, p.value.Name, p.attrs)
+		st, ok := scanned[key]
 		if p.spec.IsSynthetic() {
-			rows, ok = p.Rows, true
+			st, ok = fileStats{rows: p.Rows}, true
 		}
 		if !ok {
-			if rows, err = sourceRows(ctx, p, progress); err != nil {
+			if st, err = sourceRows(ctx, p, progress); err != nil {
 				return nil, err
 			}
-			scanned[key] = rows
+			scanned[key] = st
 		}
+		p, rows := p.withFile(st), st.rows
 		check, err := checkMemory(p, rows)
 		if err != nil {
 			return nil, err
@@ -185,39 +188,39 @@ func checkStreamLoads(ps []parsedConfig) error {
 	return nil
 }
 
-// sourceRows is the rows p's source gives: Rows for a generator; for a file,
-// counted by reading it through, which also finds a malformed row (file,
+// sourceRows is the rows p's source gives (and a file's attribute columns'
+// bytes): Rows for a generator; for a file, counted by reading it through, which also finds a malformed row (file,
 // line, column) or a missing column before any work; -1 (unknown) for a
 // stream, which is read only once, by the load. progress, if set, hears the
 // count (PhaseCount) about every 200 ms: a 1e9-row gzip file takes a
 // minute.
-func sourceRows(ctx context.Context, p parsedConfig, progress func(Progress)) (int64, error) {
+func sourceRows(ctx context.Context, p parsedConfig, progress func(Progress)) (fileStats, error) {
 	if p.spec.IsSynthetic() {
-		return p.Rows, nil
+		return fileStats{rows: p.Rows}, nil
 	}
 	if _, stream := core.IsStream(p.spec.Path); stream {
-		return -1, nil
+		return fileStats{rows: -1}, nil
 	}
-	rows, _, err := opsFor(p.key, p.value).scan(ctx, p.spec, p.key, p.value, progress)
+	st, err := opsFor(p.key, p.value).scan(ctx, p.spec, p.key, p.value, progress)
 	if err != nil {
 		if ctx.Err() != nil {
-			return 0, fmt.Errorf("%w: %w", ErrCancelled, err)
+			return st, fmt.Errorf("%w: %w", ErrCancelled, err)
 		}
 		if strings.HasPrefix(err.Error(), p.spec.Path) {
 			// core names the place: "FILE:LINE: column N: ...".
-			return 0, &InputError{Err: fmt.Errorf("--source %w", err)}
+			return st, &InputError{Err: fmt.Errorf("--source %w", err)}
 		}
 		// core names the file too ("source file \"FILE\": ..."): the flag
 		// and the path once are enough.
 		if rest, ok := strings.CutPrefix(err.Error(), fmt.Sprintf("source file %q: ", p.spec.Path)); ok {
-			return 0, &InputError{Err: fmt.Errorf("--source %s: %s", p.spec.Path, rest)}
+			return st, &InputError{Err: fmt.Errorf("--source %s: %s", p.spec.Path, rest)}
 		}
-		return 0, &InputError{Err: fmt.Errorf("--source %s: %w", p.spec.Path, err)}
+		return st, &InputError{Err: fmt.Errorf("--source %s: %w", p.spec.Path, err)}
 	}
-	if rows == 0 {
-		return 0, NewFieldError("--source", p.spec.Path, "has no rows", "a file with at least one row")
+	if st.rows == 0 {
+		return st, NewFieldError("--source", p.spec.Path, "has no rows", "a file with at least one row")
 	}
-	return rows, nil
+	return st, nil
 }
 
 // settleProgressEvery is how often an idle before a load reports.

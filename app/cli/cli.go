@@ -232,6 +232,10 @@ func newRunFlags(fs *flag.FlagSet, sweep bool) *runFlags {
 	fs.StringVar(&c.ValueColumn, "value-column", "", "value column")
 	fs.StringVar(&c.Header, "header", "", "header: auto, yes, no")
 	fs.BoolVar(&c.SkipBadRows, "skip-bad-rows", false, "skip malformed rows")
+	fs.Func("columns", "the file's columns of the attributes after the value", func(s string) error {
+		c.Columns = strings.Split(s, ",")
+		return nil
+	})
 	fs.Func("repeats", "repeats", func(s string) error {
 		return intFlag("--repeats", s, 1, experiments.MaxRepeats, &c.Repeats)
 	})
@@ -918,6 +922,12 @@ Keys:
   --value-column C      its value column, or none (default 2)
   --header H            auto, yes, no (default auto)
   --skip-bad-rows       skip malformed rows instead of stopping at the first
+  --columns C,C,...     with --attributes, the file's column of each attribute
+                        after the value: positions or header names (default:
+                        an attribute's name in the header, else the columns
+                        after the value's: 3, 4, ...); none: drawn from the key.
+                        A cell that does not parse as its type stops the run
+                        before it starts, naming the file, line and column
 
 Loader (ClickHouse's parallel loader: one producer, one worker per shard):
   --shard-select S      how the producer picks a row's shard from its hash:

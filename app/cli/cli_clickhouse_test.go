@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -88,5 +89,53 @@ func TestPlanVerify(t *testing.T) {
 	if !regexp.MustCompile(`verified in ClickHouse 26\.[0-9.]+: LAYOUT\(\w+\(.*\)\) at 1M rows`).MatchString(stdout) ||
 		!regexp.MustCompile(`memory: (bytes_allocated|tracked_bytes) [0-9,]+ \([0-9.]+ bytes a row\), the plan's model of the same dictionary [0-9,]+ \([0-9.]+\), [+-]0\.[0-2]\d %`).MatchString(stdout) {
 		t.Errorf("plan --verify wrote\n%s", stdout)
+	}
+}
+
+// sampleDictionary is the dictionary file docs/cli.md's attribute example
+// reads.
+const sampleDictionary = "examples/users.tsv.gz"
+
+// TestSampleDictionaryFile runs docs/cli.md's example of a file's
+// attributes as written: ClickHouse's three layouts load the 5,000 rows
+// with price, country and name from the file's columns, and packlab's
+// model of each dictionary is ClickHouse's figure within 0.1 %.
+func TestSampleDictionaryFile(t *testing.T) {
+	needClickHouse(t)
+	doc, err := os.ReadFile(filepath.Join("docs", "cli.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var example []string
+	for _, line := range strings.Split(string(doc), "\n") {
+		if strings.HasPrefix(line, "bin/packlab run ") && strings.Contains(line, "--source "+sampleDictionary) {
+			cmd, _, _ := strings.Cut(line, "#")
+			example = strings.Fields(cmd)[1:]
+		}
+	}
+	if example == nil {
+		t.Fatalf("docs/cli.md has no example 'bin/packlab run ... --source %s'", sampleDictionary)
+	}
+	stdout, _, err := packlab(t, append(example, "--no-save", "--format", "json")...)
+	if err != nil {
+		t.Fatalf("packlab %s: %v", strings.Join(example, " "), err)
+	}
+	var res []experiments.Result
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil || len(res) != 3 {
+		t.Fatalf("packlab %s: %v\n%s", strings.Join(example, " "), err, stdout)
+	}
+	for _, r := range res {
+		ch := r.ClickHouse
+		if r.ElementCount != 5000 || strings.Join(r.AttributeColumns, ",") != "country,name" || ch == nil {
+			t.Fatalf("%s: %d keys, columns %v, ClickHouse %+v; want 5000 keys from the file's country and name", r.Layout, r.ElementCount, r.AttributeColumns, ch)
+		}
+		measured, off := r.BytesAllocated, 0.001*float64(ch.ModelBytes)
+		if ch.ComparedWith == "tracked_bytes" {
+			measured, off = ch.TrackedBytes, 128<<10 // the tracker counts ClickHouse's own few tens of KiB too
+		}
+		t.Logf("%s: %s %d, model %d", r.Layout, ch.ComparedWith, measured, ch.ModelBytes)
+		if d := float64(measured - ch.ModelBytes); d < -off || d > off {
+			t.Errorf("%s: ClickHouse's %s %d, packlab's model %d: want within %.0f bytes", r.Layout, ch.ComparedWith, measured, ch.ModelBytes, off)
+		}
 	}
 }

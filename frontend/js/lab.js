@@ -170,6 +170,7 @@
       header: file ? $("#header").value : "",
       key_column: file ? $("#key_column").value : "",
       value_column: file ? $("#value_column").value : "",
+      columns: file ? $("#columns").value : "",
       skip_bad_rows: file ? $("#skip_bad_rows").checked : false,
       seed: $("#seed").value,
       repeats: $("#repeats").value,
