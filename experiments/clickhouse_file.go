@@ -152,6 +152,9 @@ func withFileLengths(attrs []Attribute, st fileStats) []Attribute {
 	for i := range out[1:] {
 		if a := &out[i+1]; a.isString() && st.rows > 0 {
 			a.FileMeanLen = float64(st.cellBytes[i]) / float64(st.rows)
+			if a.FileMeanLen == 0 {
+				a.MinLen, a.MaxLen = 0, 0 // every value empty: nothing in the arena
+			}
 		}
 	}
 	return out
