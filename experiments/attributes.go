@@ -12,6 +12,7 @@ package experiments
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -32,27 +33,36 @@ type Attribute struct {
 	core.Type           // a String's is its reference's: 16 bytes, aligned as a pointer
 	MinLen, MaxLen int  // a String's value lengths in bytes, uniform between them
 	Nullable       bool // Nullable(T): a row in nullEvery is NULL (nullRows), kept as ClickHouse keeps nulls
-	// FileMeanLen is a String's mean length in a file source's column
-	// (clickhouse_file.go), which the model takes over MinLen..MaxLen; 0
-	// for generated values.
-	FileMeanLen float64
+	// File is what a file source's column holds (clickhouse_file.go),
+	// which the model takes over the generated values; nil for those.
+	File *FileColumn
+}
+
+// FileColumn is an attribute's column as a source file holds it.
+type FileColumn struct {
+	MeanLen   float64 // a String's mean length over its values (NULLs not counted)
+	NullShare float64 // a Nullable's share of NULLs (\N)
 }
 
 // nullEvery: a Nullable attribute's generated values are NULL for one row
 // in this many (sipHash64(key, 2000 + i) % nullEvery = 0).
 const nullEvery = 10
 
-// nullRows is how many of n rows a Nullable attribute holds NULL in, as
-// the lab generates them: one in nullEvery, on average.
-func nullRows(n int64) int64 { return n / nullEvery }
+// nullRows is how many of n rows a Nullable attribute holds NULL in: as
+// its file holds them, or as the lab generates them, one in nullEvery on
+// average.
+func (a Attribute) nullRows(n int64) int64 {
+	switch {
+	case !a.Nullable:
+		return 0
+	case a.File != nil:
+		return int64(math.Round(a.File.NullShare * float64(n)))
+	}
+	return n / nullEvery
+}
 
 // nonNull is how many of n rows hold a value.
-func (a Attribute) nonNull(n int64) int64 {
-	if a.Nullable {
-		return n - nullRows(n)
-	}
-	return n
-}
+func (a Attribute) nonNull(n int64) int64 { return n - a.nullRows(n) }
 
 // columnType is the attribute's type in a CREATE DICTIONARY.
 func (a Attribute) columnType() string {
@@ -82,8 +92,8 @@ func (a Attribute) meanLen() float64 {
 	if !a.isString() {
 		return 0
 	}
-	if a.FileMeanLen > 0 {
-		return a.FileMeanLen
+	if a.File != nil {
+		return a.File.MeanLen
 	}
 	return float64(a.MinLen+a.MaxLen) / 2
 }
@@ -418,23 +428,25 @@ func AttributesPrediction(l core.Layout, key core.Type, attrs []Attribute, n int
 // attribute's null rows: a HashSet of their keys per shard
 // (is_nullable_sets, HashedDictionary.h), 8-byte cells from 256, growing
 // x4 below 2^23 cells and x2 above when more than half full (ClickHouse's
-// default HashTableGrower); nullRows(n) of them, spread over the shards.
+// default HashTableGrower); each attribute's nullRows(n), spread over the
+// shards.
 func nullSetBytes(attrs []Attribute, n int64, shards int) int64 {
 	s := int64(max(shards, 1))
-	per := (nullRows(n) + s - 1) / s
-	cells := int64(256)
-	for degree := 8; per > cells/2; cells = int64(1) << degree {
-		if degree >= 23 {
-			degree++
-		} else {
-			degree += 2
-		}
-	}
 	var b int64
 	for _, a := range attrs {
-		if a.Nullable {
-			b = core.SaturatingAdd(b, core.SaturatingMul(cells*8, s))
+		if !a.Nullable {
+			continue
 		}
+		per := (a.nullRows(n) + s - 1) / s
+		cells := int64(256)
+		for degree := 8; per > cells/2; cells = int64(1) << degree {
+			if degree >= 23 {
+				degree++
+			} else {
+				degree += 2
+			}
+		}
+		b = core.SaturatingAdd(b, core.SaturatingMul(cells*8, s))
 	}
 	return b
 }

@@ -23,8 +23,9 @@ package experiments
 // attribute's cell in its type (a String as a varint length and its
 // bytes). The same parser feeds the worker its key and value, so the
 // dictionary holds exactly the file's rows and the lab's checksum of them
-// still holds. The model of a String attribute takes the file's mean
-// length, counted in that pass.
+// still holds. A Nullable attribute's NULL is \N, as ClickHouse writes
+// one in TSV and CSV. The model takes the file's own String lengths and
+// NULLs (counted as the file is read through) over the generated ones.
 
 import (
 	"cmp"
@@ -67,12 +68,6 @@ func (c Config) fileColumns(spec *core.SourceSpec) error {
 	if kind, stream := core.IsStream(c.Source); stream {
 		return NewFieldError("--source", c.Source, kind+": a file's attributes are read twice (the check, then ClickHouse's source)", "a regular file, or --columns none")
 	}
-	for i, a := range attrs[1:] {
-		if a.Nullable {
-			return NewFieldError("--attributes", strings.Join(c.Attributes, ","), "attribute "+strconv.Itoa(i+2)+" is Nullable: a file's NULLs are not modelled yet",
-				"fixed-size or String attributes from a file, or --columns none for generated ones")
-		}
-	}
 	spec.Columns = c.Columns
 	if len(spec.Columns) == 0 {
 		for i := range attrs[1:] {
@@ -85,9 +80,13 @@ func (c Config) fileColumns(spec *core.SourceSpec) error {
 }
 
 // checkCell is core's CheckCell for attrs: a fixed-size attribute's cell
-// must parse as its type; a String takes any text.
+// must parse as its type; a String takes any text; a Nullable's \N is
+// NULL.
 func checkCell(attrs []Attribute) func(i int, text []byte) error {
 	return func(i int, text []byte) error {
+		if a := attrs[i]; a.Nullable && string(text) == nullText {
+			return nil
+		}
 		if a := attrs[i]; !a.isString() {
 			_, _, err := core.ParseValue(a.Type, string(text))
 			return err
@@ -96,10 +95,11 @@ func checkCell(attrs []Attribute) func(i int, text []byte) error {
 	}
 }
 
-// withFile is p with its file's String lengths (st) in the model.
+// withFile is p with what its file's attribute columns hold (st) in the
+// model.
 func (p parsedConfig) withFile(st fileStats) parsedConfig {
 	if p.fileAttributes() && len(st.cellBytes) == len(p.attrs)-1 {
-		p.attrs = withFileLengths(p.attrs, st)
+		p.attrs = withFileColumns(p.attrs, st)
 	}
 	return p
 }
@@ -108,10 +108,20 @@ func (p parsedConfig) withFile(st fileStats) parsedConfig {
 // its file's columns.
 func (p parsedConfig) fileAttributes() bool { return len(p.spec.Columns) > 0 }
 
-// appendCell appends a's cell text in RowBinary: a String as its length
-// (a varint) and bytes, another type as its bits in its size, little
-// endian, as the lab sends a value.
+// nullText is a NULL as ClickHouse writes one in TSV and CSV.
+const nullText = `\N`
+
+// appendCell appends a's cell text in RowBinary: a Nullable's flag (1 for
+// NULL, then nothing), a String as its length (a varint) and bytes,
+// another type as its bits in its size, little endian, as the lab sends a
+// value.
 func appendCell(dst []byte, a Attribute, text []byte) []byte {
+	if a.Nullable {
+		if string(text) == nullText {
+			return append(dst, 1)
+		}
+		dst = append(dst, 0)
+	}
 	if a.isString() {
 		return append(binary.AppendUvarint(dst, uint64(len(text))), text...)
 	}
@@ -128,10 +138,16 @@ func appendBits(dst []byte, lo, hi uint64, size int) []byte {
 }
 
 // fileStats is what a pass over a file counted: its rows, and the bytes
-// of each of its attribute columns in all.
+// and the NULLs (\N) of each of its attribute columns in all.
 type fileStats struct {
 	rows      int64
 	cellBytes []int64 // by attribute after the first
+	nulls     []int64
+}
+
+// newFileStats counts a source with columns attribute columns.
+func newFileStats(columns int) fileStats {
+	return fileStats{cellBytes: make([]int64, columns), nulls: make([]int64, columns)}
 }
 
 // count adds a block of n rows, with their cells when the source has
@@ -140,21 +156,32 @@ func (st *fileStats) count(n int, cells core.CellSource) {
 	st.rows += int64(n)
 	for i := 0; cells != nil && i < n; i++ {
 		for j := range st.cellBytes {
-			st.cellBytes[j] += int64(len(cells.Cell(i, j)))
+			c := cells.Cell(i, j)
+			st.cellBytes[j] += int64(len(c))
+			if string(c) == nullText {
+				st.nulls[j]++
+			}
 		}
 	}
 }
 
-// withFileLengths is attrs with each String's mean length the file's
-// (stats), for the model of the arena.
-func withFileLengths(attrs []Attribute, st fileStats) []Attribute {
+// withFileColumns is attrs with what the file's columns hold (st): a
+// String's mean length, a Nullable's share of NULLs, for the model.
+func withFileColumns(attrs []Attribute, st fileStats) []Attribute {
 	out := slices.Clone(attrs)
+	if st.rows <= 0 {
+		return out
+	}
 	for i := range out[1:] {
-		if a := &out[i+1]; a.isString() && st.rows > 0 {
-			a.FileMeanLen = float64(st.cellBytes[i]) / float64(st.rows)
-			if a.FileMeanLen == 0 {
-				a.MinLen, a.MaxLen = 0, 0 // every value empty: nothing in the arena
-			}
+		a := &out[i+1]
+		nulls := int64(0)
+		if a.Nullable {
+			nulls = st.nulls[i]
+		}
+		values := st.rows - nulls
+		a.File = &FileColumn{NullShare: float64(nulls) / float64(st.rows)}
+		if a.isString() && values > 0 {
+			a.File.MeanLen = float64(st.cellBytes[i]-nulls*int64(len(nullText))) / float64(values)
 		}
 	}
 	return out
@@ -183,7 +210,7 @@ func (typed[K, V]) writeFileAttributes(ctx context.Context, p parsedConfig, dict
 		}
 	}()
 	attrs := p.attrs[1:]
-	st.cellBytes = make([]int64, len(attrs))
+	st = newFileStats(len(attrs))
 	var b core.Block[K, V]
 	var buf []byte
 	start, last := time.Now(), time.Now()

@@ -11,20 +11,29 @@ import (
 )
 
 // writeUsers writes a dictionary source file of n rows: a distinct id,
-// then price (UInt16), country (a String of 2) and name (a String of 40
-// to 60 bytes, longer than the lab's generated 8 to 32, so a model that
-// took the generated lengths would be far off). bad, if not 0, is the
-// line whose price does not parse.
+// then price (UInt16), country (a String of 2), name (a String of 40 to
+// 60 bytes, longer than the lab's generated 8 to 32, so a model that took
+// the generated lengths would be far off), plan (a UInt32, NULL in one
+// row in 7) and note (a String of 30 bytes, NULL in one row in 3: not the
+// generated one in 10). bad, if not 0, is the line whose price does not
+// parse.
 func writeUsers(t *testing.T, n, bad int) string {
 	t.Helper()
 	var b strings.Builder
-	b.WriteString("id\tprice\tcountry\tname\n")
+	b.WriteString("id\tprice\tcountry\tname\tplan\tnote\n")
 	for i := range n {
 		price := fmt.Sprint(i % 65536)
 		if i+2 == bad {
 			price = "cheap"
 		}
-		fmt.Fprintf(&b, "%d\t%s\t%s\t%s\n", uint64(i+1)*0x9E3779B97F4A7C15, price, []string{"FR", "DE", "US", "JP"}[i%4], strings.Repeat("n", 40+i%21))
+		plan, note := fmt.Sprint(i), strings.Repeat("x", 30)
+		if i%7 == 0 {
+			plan = `\N`
+		}
+		if i%3 == 0 {
+			note = `\N`
+		}
+		fmt.Fprintf(&b, "%d\t%s\t%s\t%s\t%s\t%s\n", uint64(i+1)*0x9E3779B97F4A7C15, price, []string{"FR", "DE", "US", "JP"}[i%4], strings.Repeat("n", 40+i%21), plan, note)
 	}
 	path := filepath.Join(t.TempDir(), "users.tsv")
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
@@ -62,7 +71,7 @@ func TestFileAttributeColumns(t *testing.T) {
 		{func(c *Config) { c.Columns = []string{"3"} }, "--columns 3: 1 columns for 2 attributes after the value"},
 		{func(c *Config) { c.Columns = []string{"country", "city"} }, `column "city" not found in the header`},
 		{func(c *Config) { c.Columns = []string{"3", "9"} }, "column 9 does not exist"},
-		{func(c *Config) { c.Attributes = []string{"price:UInt16", "country:Nullable(String)"} }, "attribute 2 is Nullable: a file's NULLs are not modelled yet"},
+		{func(c *Config) { c.Attributes = []string{"price:UInt16", "country:UInt32"} }, `column 3 ("country"): "FR" is not a valid UInt32`},
 		{func(c *Config) { c.Attributes, c.Columns = nil, []string{"3"} }, "--columns 3: applies to a file's attributes after the value"},
 	} {
 		cfg := good
@@ -79,24 +88,40 @@ func TestFileAttributeColumns(t *testing.T) {
 }
 
 // TestClickHouseFileAttributes: ClickHouse loads a file's attributes, the
-// rows the lab parsed, and packlab's model (the file's String lengths)
-// gives its bytes_allocated within 0.1 %.
+// rows the lab parsed, and packlab's model (the file's String lengths and
+// NULLs) gives its bytes_allocated within 0.1 %, with Nullable attributes
+// too (NULL written \N).
 func TestClickHouseFileAttributes(t *testing.T) {
 	needClickHouse(t)
 	const n = 200_000
-	cfg := Config{Layouts: []string{"ch_hashed", "ch_sparse_hashed", "ch_hashed_array"}, Source: writeUsers(t, n, 0), Attributes: fileAttributes}
-	for name, r := range runOrFail(t, cfg) {
-		ch := r.ClickHouse
-		t.Logf("%s: bytes_allocated %d, model %d (%+.3f %% of %s)", name, r.BytesAllocated, ch.ModelBytes, ch.DifferencePercent, ch.ComparedWith)
-		if r.ElementCount != n || r.FoundRate != 1 || !slices.Equal(r.AttributeColumns, []string{"country", "name"}) {
-			t.Errorf("%s: %d rows, found %v, columns %v; want %d, 1, [country name]", name, r.ElementCount, r.FoundRate, r.AttributeColumns, n)
+	file := writeUsers(t, n, 0)
+	for _, c := range []struct {
+		attrs   []string
+		columns []string
+	}{
+		{fileAttributes, []string{"country", "name"}},
+		{[]string{"price:UInt16", "plan:Nullable(UInt32)", "note:Nullable(String)"}, []string{"plan", "note"}},
+	} {
+		cfg := Config{Layouts: []string{"ch_hashed", "ch_sparse_hashed", "ch_hashed_array"}, Source: file, Attributes: c.attrs}
+		for name, r := range runOrFail(t, cfg) {
+			checkFileRun(t, name, r, n, c.columns)
 		}
-		tol := 0.1
-		if ch.ComparedWith == "tracked_bytes" {
-			tol = 1 // the tracker counts ClickHouse's own few tens of KiB too
-		}
-		if d := ch.DifferencePercent; d < -tol || d > tol {
-			t.Errorf("%s: ClickHouse's %d bytes are %+.3f %% off packlab's %d", name, r.BytesAllocated, d, ch.ModelBytes)
-		}
+	}
+}
+
+// checkFileRun holds a run of a file's attributes to ClickHouse's figures.
+func checkFileRun(t *testing.T, name string, r Result, n int64, columns []string) {
+	t.Helper()
+	ch := r.ClickHouse
+	t.Logf("%s %s: bytes_allocated %d, model %d (%+.3f %% of %s)", name, r.Attributes, r.BytesAllocated, ch.ModelBytes, ch.DifferencePercent, ch.ComparedWith)
+	if r.ElementCount != n || r.FoundRate != 1 || !slices.Equal(r.AttributeColumns, columns) {
+		t.Errorf("%s: %d rows, found %v, columns %v; want %d, 1, %v", name, r.ElementCount, r.FoundRate, r.AttributeColumns, n, columns)
+	}
+	tol := 0.1
+	if ch.ComparedWith == "tracked_bytes" {
+		tol = 1 // the tracker counts ClickHouse's own few tens of KiB too
+	}
+	if d := ch.DifferencePercent; d < -tol || d > tol {
+		t.Errorf("%s: ClickHouse's %d bytes are %+.3f %% off packlab's %d", name, r.BytesAllocated, d, ch.ModelBytes)
 	}
 }

@@ -140,7 +140,7 @@ func runClickHouse(ctx context.Context, p parsedConfig, d ClickHouseDictionary, 
 		if err != nil {
 			return Result{}, err
 		}
-		p.attrs = withFileLengths(p.attrs, fst)
+		p.attrs = withFileColumns(p.attrs, fst)
 	}
 	cmd := exec.CommandContext(ctx, st.Path)
 	cmd.Dir = files
@@ -503,7 +503,7 @@ func ClickHouseNotes(results []Result) []string {
 		if r.Attributes != "" {
 			from := "the others ClickHouse derives from the key as it writes the source file"
 			if len(r.AttributeColumns) > 0 {
-				from = "the others read from the file's columns " + strings.Join(r.AttributeColumns, ", ") + ", their Strings' mean lengths the file's"
+				from = "the others read from the file's columns " + strings.Join(r.AttributeColumns, ", ") + ", their Strings' lengths and NULLs the file's"
 			}
 			notes = append(notes, r.Layout+": attributes "+r.Attributes+" ("+attributesStructure(r.Layout)+"); the first is the row's value, "+from)
 		}

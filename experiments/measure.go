@@ -123,7 +123,7 @@ func opsForValue[K core.Bits](value core.Type) typedOps {
 }
 
 func (typed[K, V]) scan(ctx context.Context, spec core.SourceSpec, key, value core.Type, progress func(Progress)) (fileStats, error) {
-	st := fileStats{cellBytes: make([]int64, len(spec.Columns))}
+	st := newFileStats(len(spec.Columns))
 	src, err := core.OpenSourceContext[K, V](ctx, spec, key, value)
 	if err != nil {
 		return st, err
