@@ -223,7 +223,7 @@ func fillClickHouseResult(res *Result, p parsedConfig, d ClickHouseDictionary, f
 	if len(p.attrs) == 1 {
 		fillClickHouseBreakdown(res, d, p.key, p.value)
 	} else {
-		fillAttributesBreakdown(res, d, p.attrs)
+		fillAttributesBreakdown(res, d, p.attrNames, p.attrs)
 	}
 }
 
@@ -535,14 +535,15 @@ func ClickHouseNotes(results []Result) []string {
 // are key_copy_bytes, and each table's padding and empty cells are summed.
 // HASHED_ARRAY's (its index is not in bytes_allocated), a String's (its
 // arena) and a sparse_hash_map's (an estimate) are left unsplit.
-func fillAttributesBreakdown(res *Result, d ClickHouseDictionary, attrs []Attribute) {
+func fillAttributesBreakdown(res *Result, d ClickHouseDictionary, names []string, attrs []Attribute) {
 	n, cells := res.ElementCount, res.BucketCount
 	if n <= 0 || cells < n || d.ComplexKey || d.model == core.LayoutHashedArray {
 		return
 	}
 	u64 := core.MustType("UInt64")
 	var cellBytes, sizes int64
-	for _, a := range attrs {
+	each := make([]AttributeCell, len(attrs))
+	for i, a := range attrs {
 		t := d.table(a.Type)
 		if a.isString() || a.Nullable || (t != core.LayoutHashed && t != core.LayoutPacked) {
 			return
@@ -553,6 +554,7 @@ func fillAttributesBreakdown(res *Result, d ClickHouseDictionary, attrs []Attrib
 		}
 		cellBytes += c
 		sizes += int64(a.Size)
+		each[i] = AttributeCell{Name: names[i], Type: a.Name, CellBytes: c, PaddingBytes: c - int64(u64.Size+a.Size)}
 	}
 	header := res.BytesAllocated - cells*cellBytes
 	if header < 0 || header >= 4096*int64(len(attrs)) {
@@ -564,6 +566,7 @@ func fillAttributesBreakdown(res *Result, d ClickHouseDictionary, attrs []Attrib
 	res.PaddingBytes = n*cellBytes - res.PayloadBytes - res.KeyCopyBytes
 	res.EmptyBytes = (cells - n) * cellBytes
 	res.MetadataBytes = header
+	res.AttributeCells = each
 }
 
 func fillClickHouseBreakdown(res *Result, d ClickHouseDictionary, key, value core.Type) {

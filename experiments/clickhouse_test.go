@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -243,27 +244,32 @@ func TestClickHouseFailureIsOneRun(t *testing.T) {
 func TestAttributesBreakdown(t *testing.T) {
 	const n = 1_000_000
 	attrs := fixed(core.MustType("UInt16"), core.MustType("UInt32"), core.MustType("Float64"))
+	names := []string{"value", "a2", "a3"}
 	for _, c := range []struct {
 		layout           string
 		bytes            int64
 		padding, metaMax int64
+		cells            string
 	}{
-		{"ch_hashed", 100_663_992, n * (48 - 38), 1024},       // cells of 16 + 16 + 16 bytes
-		{"ch_sparse_hashed", 79_692_472, n * (38 - 38), 1024}, // PackedHashMap: 10 + 12 + 16, no padding
+		{"ch_hashed", 100_663_992, n * (48 - 38), 1024, "[{value UInt16 16 6} {a2 UInt32 16 4} {a3 Float64 16 0}]"},       // cells of 16 + 16 + 16 bytes
+		{"ch_sparse_hashed", 79_692_472, n * (38 - 38), 1024, "[{value UInt16 10 0} {a2 UInt32 12 0} {a3 Float64 16 0}]"}, // PackedHashMap: 10 + 12 + 16, no padding
 	} {
 		d, _ := FindClickHouseDictionary(c.layout)
 		r := Result{Layout: c.layout, ElementCount: n, BucketCount: 1 << 21, BytesAllocated: c.bytes}
-		fillAttributesBreakdown(&r, d, attrs)
+		fillAttributesBreakdown(&r, d, names, attrs)
 		if r.PayloadBytes != n*22 || r.KeyCopyBytes != n*16 || r.PaddingBytes != c.padding || r.MetadataBytes > c.metaMax ||
 			r.PayloadBytes+r.PaddingBytes+r.EmptyBytes+r.MetadataBytes+r.KeyCopyBytes != r.BytesAllocated {
 			t.Errorf("%s: payload %d, key copies %d, padding %d, empty %d, metadata %d of %d: want 22, 16 and %d bytes a row, the rest empty cells and headers",
 				c.layout, r.PayloadBytes, r.KeyCopyBytes, r.PaddingBytes, r.EmptyBytes, r.MetadataBytes, r.BytesAllocated, c.padding/n)
 		}
+		if got := fmt.Sprint(r.AttributeCells); got != c.cells {
+			t.Errorf("%s: attribute cells %s, want %s", c.layout, got, c.cells)
+		}
 	}
 	// A String's arena, or HASHED_ARRAY, stays one figure.
 	d, _ := FindClickHouseDictionary("ch_hashed_array")
 	r := Result{ElementCount: n, BucketCount: 1 << 21, BytesAllocated: 48_272_240}
-	if fillAttributesBreakdown(&r, d, attrs); r.PayloadBytes != 0 || r.KeyCopyBytes != 0 {
+	if fillAttributesBreakdown(&r, d, names, attrs); r.PayloadBytes != 0 || r.KeyCopyBytes != 0 || r.AttributeCells != nil {
 		t.Errorf("ch_hashed_array: split into %+v, want left whole", r)
 	}
 }

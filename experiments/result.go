@@ -54,14 +54,19 @@ type Result struct {
 	// KeyCopyBytes is the key held again, once in each attribute's table
 	// past the first (ClickHouse's HASHED and SPARSE_HASHED with several
 	// attributes): a part of bytes_allocated beside the four above.
-	KeyCopyBytes  int64  `json:"key_copy_bytes"`
-	Estimated     bool   `json:"estimated"`      // bytes_allocated is read from a structure packlab does not own (gomap, some reference maps)
-	SlotBytes     int64  `json:"slot_bytes"`     // a reference map's slot, as its library lays it out
-	Checksum      string `json:"checksum"`       // sum of core.PairChecksum over the loaded pairs, hex: equal for every layout that loaded the same pairs
-	HeapBytes     int64  `json:"heap_bytes"`     // Go heap in use after the load (objects, none collected on purpose) minus the baseline; a reference map: malloc's bytes in use
-	RSSBytes      int64  `json:"rss_bytes"`      // resident memory after the load minus before it
-	PeakRSSBytes  int64  `json:"peak_rss_bytes"` // high-water mark during the run minus resident memory before it
-	PredictedPeak int64  `json:"predicted_peak_bytes"`
+	KeyCopyBytes int64 `json:"key_copy_bytes"`
+	// AttributeCells are the cells of each attribute's table, with several
+	// fixed-size attributes in HASHED or SPARSE_HASHED
+	// (fillAttributesBreakdown): the padding chart shows each; empty
+	// otherwise.
+	AttributeCells []AttributeCell `json:"attribute_cells"`
+	Estimated      bool            `json:"estimated"`      // bytes_allocated is read from a structure packlab does not own (gomap, some reference maps)
+	SlotBytes      int64           `json:"slot_bytes"`     // a reference map's slot, as its library lays it out
+	Checksum       string          `json:"checksum"`       // sum of core.PairChecksum over the loaded pairs, hex: equal for every layout that loaded the same pairs
+	HeapBytes      int64           `json:"heap_bytes"`     // Go heap in use after the load (objects, none collected on purpose) minus the baseline; a reference map: malloc's bytes in use
+	RSSBytes       int64           `json:"rss_bytes"`      // resident memory after the load minus before it
+	PeakRSSBytes   int64           `json:"peak_rss_bytes"` // high-water mark during the run minus resident memory before it
+	PredictedPeak  int64           `json:"predicted_peak_bytes"`
 
 	LoadSeconds       float64 `json:"load_seconds"`
 	LoadRowsPerSecond float64 `json:"load_rows_per_second"`
@@ -397,4 +402,13 @@ func IDDistance(a, b string) int {
 		n++
 	}
 	return -n
+}
+
+// AttributeCell is one attribute's table cell: the key (UInt64, as
+// ClickHouse keeps a simple key), the attribute, and the padding after.
+type AttributeCell struct {
+	Name         string `json:"name"`
+	Type         string `json:"type"`
+	CellBytes    int64  `json:"cell_bytes"`
+	PaddingBytes int64  `json:"padding_bytes"` // of one cell
 }

@@ -223,6 +223,9 @@ func PaddingWasteChart(results []experiments.Result) (Chart, error) {
 	if len(runs) > 0 {
 		notes = append(notes, "right: measured padding_bytes / (payload_bytes + padding_bytes)")
 	}
+	if slices.ContainsFunc(results, func(r experiments.Result) bool { return len(r.AttributeCells) > 1 }) {
+		notes = append(notes, "a dictionary of several attributes: a bar for each attribute's table, its cell the key (UInt64) and that attribute")
+	}
 	notes = otherProgramNotes(notes, refs, "", "")
 	if len(skipped) > 0 {
 		notes = append(notes, "left out (no payload measured): "+strings.Join(skipped, ", "))
@@ -285,17 +288,25 @@ func paddingGrid() (cells []opts.HeatMapData, maxShare float64) {
 // measured.
 func measuredPadding(results []experiments.Result) (runs []string, measured []opts.BarData, skipped []string, refs []runKind, maxShare float64) {
 	labels := experiments.RunLabels(results, experiments.LabelAll, experiments.LabelTypes)
-	for i, r := range results {
-		cell := r.PayloadBytes + r.PaddingBytes
-		if cell <= 0 {
-			skipped = append(skipped, labels[i])
-			continue
-		}
-		share := 100 * float64(r.PaddingBytes) / float64(cell)
+	add := func(label string, r experiments.Result, padding, cell int64) {
+		share := 100 * float64(padding) / float64(cell)
 		maxShare = max(maxShare, share)
-		runs = append(runs, labels[i])
+		runs = append(runs, label)
 		refs = append(refs, kindOf(r))
 		measured = append(measured, opts.BarData{Value: num(share, 1)})
+	}
+	for i, r := range results {
+		cell := r.PayloadBytes + r.PaddingBytes
+		switch {
+		case len(r.AttributeCells) > 1: // a table per attribute: a bar each
+			for _, c := range r.AttributeCells {
+				add(labels[i]+" · "+c.Name+" "+c.Type, r, c.PaddingBytes, c.CellBytes)
+			}
+		case cell > 0:
+			add(labels[i], r, r.PaddingBytes, cell)
+		default:
+			skipped = append(skipped, labels[i])
+		}
 	}
 	return runs, measured, skipped, refs, maxShare
 }

@@ -462,6 +462,25 @@ func TestPaddingWasteChart(t *testing.T) {
 			t.Errorf("%s measured padding share %v %%, want %v", wantRuns[i], got, want)
 		}
 	}
+
+	// A dictionary of several attributes: a bar for each attribute's table.
+	dict := experiments.Result{Layout: "ch_hashed", KeyType: "UInt64", ValueType: "UInt16", Attributes: "UInt16,UInt32,Float64", Rows: 1e6, Shards: 1,
+		ElementCount: 1e6, PayloadBytes: 22e6, KeyCopyBytes: 16e6, PaddingBytes: 10e6,
+		AttributeCells: []experiments.AttributeCell{
+			{Name: "value", Type: "UInt16", CellBytes: 16, PaddingBytes: 6},
+			{Name: "a2", Type: "UInt32", CellBytes: 16, PaddingBytes: 4},
+			{Name: "a3", Type: "Float64", CellBytes: 16, PaddingBytes: 0}}}
+	_, o = mustChart(t, "padding-waste", []experiments.Result{dict})
+	run := "ch_hashed UInt64/UInt16,UInt32,Float64"
+	wantRuns = []string{run + " · value UInt16", run + " · a2 UInt32", run + " · a3 Float64"}
+	if got := o.YAxis[1].Data; strings.Join(got, ",") != strings.Join(wantRuns, ",") {
+		t.Errorf("a dictionary's bars %v, want %v", got, wantRuns)
+	}
+	for i, want := range []float64{37.5, 25, 0} {
+		if got, _ := o.Series[1].Data[i].float(t); got != want {
+			t.Errorf("%s padding share %v %%, want %v", wantRuns[i], got, want)
+		}
+	}
 }
 
 func TestMemoryVsRowsChart(t *testing.T) {
