@@ -273,9 +273,13 @@ func (c Config) validateAttributes() error {
 		if l.ch.flat() && slices.ContainsFunc(types, func(a Attribute) bool { return a.Nullable }) {
 			return NewFieldError("--attributes", strings.Join(c.Attributes, ","), "a Nullable attribute in FLAT is not modelled yet", "ch_hashed, ch_sparse_hashed or ch_hashed_array for Nullable attributes")
 		}
-		if l.ch.ComplexKey {
-			return NewFieldError("--attributes", strings.Join(c.Attributes, ","), "several attributes with a complex key ("+name+") are not modelled yet",
-				"ch_hashed, ch_sparse_hashed or ch_hashed_array")
+		switch {
+		case l.ch.ComplexKey && l.ch.model == core.LayoutHashedArray:
+			return NewFieldError("--attributes", strings.Join(c.Attributes, ","), "several attributes with a complex key in "+name+" are not modelled yet",
+				"ch_complex_key_hashed, ch_complex_key_sparse_hashed, or a simple key's ch_hashed_array")
+		case l.ch.ComplexKey && slices.ContainsFunc(types, func(a Attribute) bool { return a.Nullable }):
+			return NewFieldError("--attributes", strings.Join(c.Attributes, ","), "a Nullable attribute with a complex key ("+name+") is not modelled yet",
+				"a simple key's ch_ layouts for Nullable attributes")
 		}
 	}
 	return nil
