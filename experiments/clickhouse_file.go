@@ -10,8 +10,8 @@ package experiments
 //
 // Each attribute after the first is read from its column: --columns gives
 // them (positions or header names), else an attribute's name finds its
-// column in the header, else the columns after the value's are taken in
-// order; --columns none draws them from the key as for generated keys.
+// column in the header, else columns 3, 4, ... are taken in order (after
+// the key's and the value's default columns); --columns none draws them from the key as for generated keys.
 // Every cell is checked against its attribute's type as the file is read
 // through before any run (core's CheckCell: a bad cell names the file,
 // line and column; --skip-bad-rows skips its row as any bad row).

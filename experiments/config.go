@@ -37,7 +37,7 @@ type Config struct {
 	// Columns are the file's columns of the attributes after the value
 	// (clickhouse_file.go): positions or header names, or "none" for
 	// values drawn from the key; default each attribute's name, else the
-	// columns after the value's.
+	// columns 3, 4, ... (after the key's and the value's defaults).
 	Columns []string `json:"columns,omitempty"`
 
 	Seed      uint64  `json:"seed"`      // fixes keys, values and the read order

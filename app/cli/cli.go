@@ -924,8 +924,8 @@ Keys:
   --skip-bad-rows       skip malformed rows instead of stopping at the first
   --columns C,C,...     with --attributes, the file's column of each attribute
                         after the value: positions or header names (default:
-                        an attribute's name in the header, else the columns
-                        after the value's: 3, 4, ...); none: drawn from the key.
+                        an attribute's name in the header, else columns
+                        3, 4, ... in order); none: drawn from the key.
                         A cell that does not parse as its type stops the run
                         before it starts, naming the file, line and column
 
