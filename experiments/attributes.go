@@ -273,14 +273,6 @@ func (c Config) validateAttributes() error {
 		if l.ch.flat() && slices.ContainsFunc(types, func(a Attribute) bool { return a.Nullable }) {
 			return NewFieldError("--attributes", strings.Join(c.Attributes, ","), "a Nullable attribute in FLAT is not modelled yet", "ch_hashed, ch_sparse_hashed or ch_hashed_array for Nullable attributes")
 		}
-		switch {
-		case l.ch.ComplexKey && l.ch.model == core.LayoutHashedArray:
-			return NewFieldError("--attributes", strings.Join(c.Attributes, ","), "several attributes with a complex key in "+name+" are not modelled yet",
-				"ch_complex_key_hashed, ch_complex_key_sparse_hashed, or a simple key's ch_hashed_array")
-		case l.ch.ComplexKey && slices.ContainsFunc(types, func(a Attribute) bool { return a.Nullable }):
-			return NewFieldError("--attributes", strings.Join(c.Attributes, ","), "a Nullable attribute with a complex key ("+name+") is not modelled yet",
-				"a simple key's ch_ layouts for Nullable attributes")
-		}
 	}
 	return nil
 }
@@ -421,7 +413,7 @@ func AttributesPrediction(l core.Layout, key core.Type, attrs []Attribute, n int
 	// nearly, do the sets of null keys, a tenth of the tables.
 	extra := StringArenaBytes(attrs, n, shards)
 	if l != core.LayoutHashedArray {
-		extra = core.SaturatingAdd(extra, nullSetBytes(attrs, n, shards))
+		extra = core.SaturatingAdd(extra, nullSetBytes(attrs, n, shards, 8))
 	}
 	pr.FinalBytes = core.SaturatingAdd(pr.FinalBytes, extra)
 	pr.PeakBytes = core.SaturatingAdd(pr.PeakBytes, extra)
@@ -430,11 +422,12 @@ func AttributesPrediction(l core.Layout, key core.Type, attrs []Attribute, n int
 
 // nullSetBytes is what HASHED and SPARSE_HASHED keep of a Nullable
 // attribute's null rows: a HashSet of their keys per shard
-// (is_nullable_sets, HashedDictionary.h), 8-byte cells from 256, growing
+// (is_nullable_sets, HashedDictionary.h), cells of cell bytes (8 for a
+// UInt64 key, 16 for a complex key's StringRef) from 256, growing
 // x4 below 2^23 cells and x2 above when more than half full (ClickHouse's
 // default HashTableGrower); each attribute's nullRows(n), spread over the
 // shards.
-func nullSetBytes(attrs []Attribute, n int64, shards int) int64 {
+func nullSetBytes(attrs []Attribute, n int64, shards int, cell int64) int64 {
 	s := int64(max(shards, 1))
 	var b int64
 	for _, a := range attrs {
@@ -450,7 +443,7 @@ func nullSetBytes(attrs []Attribute, n int64, shards int) int64 {
 				degree += 2
 			}
 		}
-		b = core.SaturatingAdd(b, core.SaturatingMul(cells*8, s))
+		b = core.SaturatingAdd(b, core.SaturatingMul(cells*cell, s))
 	}
 	return b
 }
@@ -494,7 +487,7 @@ func ClickHouseAttributesMemory(l core.Layout, attrs []Attribute, n int64, opt c
 		m.ReloadPeakBytes = core.SaturatingAdd(m.ReloadPeakBytes, q.ReloadPeakBytes)
 		m.Measured = m.Measured && q.Measured
 	}
-	if arena := StringArenaBytes(attrs, n, shards) + nullSetBytes(attrs, n, shards); m != nil && arena > 0 {
+	if arena := StringArenaBytes(attrs, n, shards) + nullSetBytes(attrs, n, shards, 8); m != nil && arena > 0 {
 		m.SteadyBytes = core.SaturatingAdd(m.SteadyBytes, arena)
 		m.FirstLoadPeakBytes = core.SaturatingAdd(m.FirstLoadPeakBytes, arena)
 		m.ReloadPeakBytes = core.SaturatingAdd(m.ReloadPeakBytes, core.SaturatingMul(arena, 2))

@@ -410,37 +410,55 @@ func complexKeyBytes(d ClickHouseDictionary, key, value core.Type, distinct int6
 	return 0
 }
 
-// complexKeyAttributesBytes models a COMPLEX_KEY_HASHED or
-// COMPLEX_KEY_SPARSE_HASHED dictionary of several attributes: a table per
-// attribute as for one (complexKeyBytes: a cell of the StringRef to the
-// key and the value, 8-byte aligned, HASHED's with the saved hash), and
-// one arena per shard that holds the key once for each attribute's table
-// (each table copies its keys in) beside the String values. Measured
-// through ClickHouse 26.7 at 1e6 UInt64 keys of (UInt16, UInt32, Float64):
-// HASHED 234,877,624 bytes, three tables of 2^21 32-byte cells and an
-// arena of 24 MB of keys in 33,550,336 bytes; SPARSE_HASHED 105,550,936.
+// complexKeyAttributesBytes models a COMPLEX_KEY_ dictionary of several
+// attributes. COMPLEX_KEY_HASHED and COMPLEX_KEY_SPARSE_HASHED keep a
+// table per attribute as for one (complexKeyBytes: a cell of the StringRef
+// to the key and the value, 8-byte aligned, HASHED's with the saved hash),
+// a Nullable attribute's NULL rows in a set of 16-byte StringRef cells
+// instead, and one arena per shard that holds the key once for each
+// attribute (each table, or set, copies its keys in) beside the String
+// values. COMPLEX_KEY_HASHED_ARRAY keeps the simple key's arrays and one
+// index of {StringRef, UInt64 row} cells with the saved hash, its key in
+// the arena once. Measured through ClickHouse 26.7 at 1e6 UInt64 keys of
+// (UInt16, UInt32, Float64): HASHED 234,877,624 bytes, three tables of
+// 2^21 32-byte cells and an arena of 24 MB of keys in 33,550,336 bytes;
+// SPARSE_HASHED 105,550,936; HASHED_ARRAY's tracker 90,215,512 against
+// 90,173,616 here.
 func complexKeyAttributesBytes(d ClickHouseDictionary, key core.Type, attrs []Attribute, distinct int64, opt core.Options, shards int) int64 {
-	var pairs int64 // the cells' bytes of one row across the tables
-	for _, a := range attrs {
-		pairs += (16 + int64(a.Size) + 7) &^ 7
-	}
-	keys := make([]Attribute, len(attrs)) // the key's copies, pieces of the arena as Strings are
-	for i := range keys {
-		keys[i] = Attribute{Type: stringRef, MinLen: key.Size, MaxLen: key.Size}
-	}
-	arena := StringArenaBytes(append(keys, attrs...), distinct, shards)
-	switch d.model {
-	case core.LayoutHashed:
-		pr, err := core.Predict(core.LayoutHashed, core.MustType("UInt64"), attrs[0].Type, distinct, opt, shards)
+	u64 := core.MustType("UInt64")
+	keyCopy := Attribute{Type: stringRef, MinLen: key.Size, MaxLen: key.Size} // a piece of the arena, as a String is
+	if d.model == core.LayoutHashedArray {
+		pr, err := AttributesPrediction(core.LayoutHashedArray, u64, attrs, distinct, opt, shards)
 		if err != nil {
 			return 0
 		}
-		cells := core.SaturatingMul(pr.BucketCount, pairs+8*int64(len(attrs)))
-		return core.SaturatingAdd(cells, arena)
-	case core.LayoutSparse:
-		return core.SaturatingAdd(core.SaturatingMul(distinct, pairs), arena)
+		arrays := pr.FinalBytes - StringArenaBytes(attrs, distinct, shards) - core.SaturatingMul(pr.BucketCount, 16) // less the simple key's {UInt64 key, UInt64 row} index
+		index := core.SaturatingMul(pr.BucketCount, 32)
+		return core.SaturatingAdd(core.SaturatingAdd(arrays, index), StringArenaBytes(append([]Attribute{keyCopy}, attrs...), distinct, shards))
 	}
-	return 0
+	var tables int64
+	for _, a := range attrs {
+		pair := (16 + int64(a.Size) + 7) &^ 7
+		rows := a.nonNull(distinct)
+		switch d.model {
+		case core.LayoutHashed:
+			pr, err := core.Predict(core.LayoutHashed, u64, attrs[0].Type, rows, opt, shards)
+			if err != nil {
+				return 0
+			}
+			tables = core.SaturatingAdd(tables, core.SaturatingMul(pr.BucketCount, pair+8))
+		case core.LayoutSparse:
+			tables = core.SaturatingAdd(tables, core.SaturatingMul(rows, pair))
+		default:
+			return 0
+		}
+	}
+	keys := make([]Attribute, len(attrs)) // the key's copies
+	for i := range keys {
+		keys[i] = keyCopy
+	}
+	arena := StringArenaBytes(append(keys, attrs...), distinct, shards)
+	return core.SaturatingAdd(core.SaturatingAdd(tables, arena), nullSetBytes(attrs, distinct, shards, 16))
 }
 
 // arenaBytes is what ClickHouse's Arena (Arena.h) allocates to hold count

@@ -92,8 +92,9 @@ func TestClickHouseAgreesWithTheModels(t *testing.T) {
 		{1_000_000, []string{"ch_hashed", "ch_sparse_hashed", "ch_hashed_array"}, "UInt64", 4, 0, 0.005, stringAttributes},
 		{1_000_000, []string{"ch_hashed", "ch_sparse_hashed", "ch_hashed_array"}, "UInt64", 1, 0, 0.005, nullableAttributes},
 		{1_000_000, []string{"ch_hashed", "ch_sparse_hashed", "ch_hashed_array"}, "UInt64", 4, 0, 0.005, nullableAttributes},
-		{1_000_000, []string{"ch_complex_key_hashed", "ch_complex_key_sparse_hashed"}, "UInt64", 1, 0, 0.001, threeAttributes},
-		{1_000_000, []string{"ch_complex_key_hashed", "ch_complex_key_sparse_hashed"}, "UInt128", 4, 0, 0.005, stringAttributes},
+		{1_000_000, []string{"ch_complex_key_hashed", "ch_complex_key_sparse_hashed", "ch_complex_key_hashed_array"}, "UInt64", 1, 0, 0.001, threeAttributes},
+		{1_000_000, []string{"ch_complex_key_hashed", "ch_complex_key_sparse_hashed", "ch_complex_key_hashed_array"}, "UInt128", 4, 0, 0.005, stringAttributes},
+		{1_000_000, []string{"ch_complex_key_hashed", "ch_complex_key_sparse_hashed", "ch_complex_key_hashed_array"}, "UInt128", 4, 0, 0.005, nullableAttributes},
 	}
 	if testing.Short() {
 		cases = cases[:1]
