@@ -573,7 +573,7 @@ func (b *jsBinding) export(req ExportRequest) (Exported, error) {
 	data, err := os.ReadFile(res.Path)
 	os.Remove(res.Path)
 	if err != nil {
-		return Exported{}, errorf(field, "reading the export back: %v", unwrapPath(err))
+		return Exported{}, errorf(field, "reading the export back: %v", core.PathErrorReason(err))
 	}
 	name := path.Base(res.Path)
 	typ := mime.TypeByExtension(path.Ext(name))

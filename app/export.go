@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"image/png"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/report"
 )
@@ -219,7 +219,7 @@ func writeAtomic(path string, b []byte) error {
 	}
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("cannot write in %s: %v", dir, unwrapPath(err))
+		return fmt.Errorf("cannot write in %s: %v", dir, core.PathErrorReason(err))
 	}
 	tmp := f.Name()
 	_, werr := f.Write(b)
@@ -235,17 +235,9 @@ func writeAtomic(path string, b []byte) error {
 	}
 	if werr != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %v", path, unwrapPath(werr))
+		return fmt.Errorf("writing %s: %v", path, core.PathErrorReason(werr))
 	}
 	return nil
-}
-
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // SourceChoice is ChooseSource's answer.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/report"
+	"github.com/packlab/packlab/experiments/store"
 )
 
 // Table is a table ready to show: column names and one row of text cells
@@ -80,7 +81,7 @@ func (l *Lab) History() (History, error) {
 		{"load (sec)", true}, {"runtime", false}}
 	for _, j := range jobs {
 		hj := HistoryJob{ID: j.ID, Name: experiments.ShortText(j.Name, experiments.MaxLabel), Started: startedText(j.StartedAt), Face: j.Face,
-			Summary: experiments.DescribeJob(j), Legacy: j.Legacy, Results: experiments.GroupThousands(int64(len(j.Results))), Rows: []TableRow{}}
+			Summary: store.DescribeJob(j), Legacy: j.Legacy, Results: experiments.GroupThousands(int64(len(j.Results))), Rows: []TableRow{}}
 		for _, r := range j.Results {
 			hj.Rows = append(hj.Rows, historyRow(r))
 		}
@@ -208,7 +209,7 @@ func (l *Lab) Table(ids []string) (Table, error) {
 // selectionTitle says which job or jobs the chosen results come from, so
 // that the comparison's heading describes what it shows.
 func selectionTitle(rs []experiments.Result) string {
-	jobs := experiments.Jobs(rs)
+	jobs := store.Jobs(rs)
 	n := len(rs)
 	results := fmt.Sprintf("%d result%s", n, plural(n))
 	if len(jobs) == 1 {

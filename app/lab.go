@@ -12,6 +12,7 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/report"
+	"github.com/packlab/packlab/experiments/store"
 )
 
 // Version is packlab's version, as `packlab version` and a built site's
@@ -28,7 +29,7 @@ const Version = "0.1.0-dev"
 // Options.
 type Lab struct {
 	opt   Options
-	store *experiments.Store
+	store *store.Store
 
 	mu   sync.Mutex
 	jobs map[string]*job // runs not yet finished, by id
@@ -70,7 +71,7 @@ func (l *Lab) check(cfg experiments.Config) (experiments.MemoryCheck, error) {
 // Options is what a face gives the lab.
 type Options struct {
 	// ResultsDir is the folder results are saved in, one JSON file each;
-	// "" means experiments.DefaultResultsDir.
+	// "" means store.DefaultResultsDir.
 	ResultsDir string
 	// Emit sends an event to the page ("run:progress", "run:result",
 	// "run:error", "run:done"); it must be safe to call from any goroutine.
@@ -109,13 +110,13 @@ func New(opt Options) (*Lab, error) {
 	}
 	dir := opt.ResultsDir
 	if dir == "" {
-		d, err := experiments.DefaultResultsDir()
+		d, err := store.DefaultResultsDir()
 		if err != nil {
 			return nil, fmt.Errorf("finding the results folder: %w", err)
 		}
 		dir = d
 	}
-	st, err := experiments.OpenStore(dir)
+	st, err := store.OpenStore(dir)
 	if err != nil {
 		return nil, fmt.Errorf("opening the results folder: %w", err)
 	}

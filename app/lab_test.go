@@ -21,6 +21,7 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/report"
+	"github.com/packlab/packlab/experiments/store"
 )
 
 // TestMain lets this test binary serve as the worker process that measures
@@ -899,11 +900,11 @@ func TestSettleFromTheForm(t *testing.T) {
 		idle[len(idle)-1].Percent <= idle[0].Percent || idle[len(idle)-1].ETASeconds >= idle[0].ETASeconds {
 		t.Errorf("idle progress %+v; want it counting 0.8 s down", idle)
 	}
-	store, err := experiments.OpenStore(l.opt.ResultsDir)
+	saved, err := store.OpenStore(l.opt.ResultsDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs, _, err := store.List()
+	rs, _, err := saved.List()
 	if err != nil || len(rs) != 1 || rs[0].SettleSeconds != 0.8 {
 		t.Fatalf("saved %+v (%v); want one result with settle_seconds 0.8", rs, err)
 	}
@@ -923,11 +924,11 @@ func runOne(t *testing.T, l *Lab, ev *events, f Form) ([]experiments.Result, err
 	if _, done := ev.waitDone(t, st.ID, 2*time.Minute); done.Failed || len(done.ResultIDs) != 1 {
 		t.Fatalf("done %+v", done)
 	}
-	store, err := experiments.OpenStore(l.opt.ResultsDir)
+	saved, err := store.OpenStore(l.opt.ResultsDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs, _, err := store.List()
+	rs, _, err := saved.List()
 	return rs, err
 }
 

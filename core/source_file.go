@@ -103,7 +103,7 @@ func openFileSource[K, V Bits](ctx context.Context, f *os.File, spec SourceSpec,
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, fmt.Errorf("source file %q: no such file", path)
 	case err != nil:
-		return nil, fmt.Errorf("source file %q: %w", path, unwrapPathError(err))
+		return nil, fmt.Errorf("source file %q: %w", path, PathErrorReason(err))
 	case st.IsDir():
 		return nil, fmt.Errorf("source file %q: is a directory, not a file", path)
 	case st.Mode().IsRegular() && st.Size() == 0:
@@ -131,7 +131,10 @@ func openFileSource[K, V Bits](ctx context.Context, f *os.File, spec SourceSpec,
 	return s, nil
 }
 
-func unwrapPathError(err error) error {
+// PathErrorReason is the operating system's reason for a failed file
+// operation ("no such file or directory"), without the operation and the
+// path, which the caller's message names in its own words.
+func PathErrorReason(err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err

@@ -65,7 +65,7 @@ func OpenFile(ctx context.Context, path string) (*os.File, error) {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("source file %q: stopped while waiting for it to open: %w", path, ctx.Err())
 		}
-		return nil, fmt.Errorf("source file %q: %w", path, unwrapPathError(err))
+		return nil, fmt.Errorf("source file %q: %w", path, PathErrorReason(err))
 	}
 	return f, nil
 }

@@ -189,7 +189,7 @@ func ClickHouseStatusNow() ClickHouseStatus {
 	}
 	st, err := os.Stat(path)
 	if err != nil {
-		return ClickHouseStatus{Path: path, Problem: fmt.Sprintf("%s: %v; get it with: %s", path, unwrapPathError(err), ClickHouseBuildCommand)}
+		return ClickHouseStatus{Path: path, Problem: fmt.Sprintf("%s: %v; get it with: %s", path, core.PathErrorReason(err), ClickHouseBuildCommand)}
 	}
 	key := fmt.Sprintf("%s|%d|%d", path, st.Size(), st.ModTime().UnixNano())
 	chCache.Lock()
@@ -240,7 +240,7 @@ func describeClickHouse(path string) ClickHouseStatus {
 func findWorkerBinary(env, name, what, build string) (path, problem string) {
 	if p := os.Getenv(env); p != "" {
 		if _, err := os.Stat(p); err != nil {
-			return "", fmt.Sprintf("%s=%s: %v; build %s with: %s", env, p, unwrapPathError(err), what, build)
+			return "", fmt.Sprintf("%s=%s: %v; build %s with: %s", env, p, core.PathErrorReason(err), what, build)
 		}
 		return p, ""
 	}

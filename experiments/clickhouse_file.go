@@ -202,11 +202,11 @@ func (typed[K, V]) writeFileAttributes(ctx context.Context, p parsedConfig, dict
 	}
 	f, err := os.Create(path)
 	if err != nil {
-		return st, fmt.Errorf("writing ClickHouse's source: %s", unwrapPathError(err))
+		return st, fmt.Errorf("writing ClickHouse's source: %s", core.PathErrorReason(err))
 	}
 	defer func() {
 		if cerr := f.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("writing ClickHouse's source: %s", unwrapPathError(cerr))
+			err = fmt.Errorf("writing ClickHouse's source: %s", core.PathErrorReason(cerr))
 		}
 	}()
 	attrs := p.attrs[1:]
@@ -240,7 +240,7 @@ func (typed[K, V]) writeFileAttributes(ctx context.Context, p parsedConfig, dict
 		}
 		st.count(b.Len(), cells)
 		if _, err := f.Write(buf); err != nil {
-			return st, fmt.Errorf("writing ClickHouse's source: %s", unwrapPathError(err))
+			return st, fmt.Errorf("writing ClickHouse's source: %s", core.PathErrorReason(err))
 		}
 	}
 }

@@ -119,7 +119,7 @@ func runClickHouse(ctx context.Context, p parsedConfig, d ClickHouseDictionary, 
 	}
 	dir, err := os.MkdirTemp("", "packlab-ch-")
 	if err != nil {
-		return Result{}, fmt.Errorf("making ClickHouse's folder: %s", unwrapPathError(err))
+		return Result{}, fmt.Errorf("making ClickHouse's folder: %s", core.PathErrorReason(err))
 	}
 	defer os.RemoveAll(dir) // the worker removes it too; after a crash this does
 	job, ddl, clause := chJobFor(p, d, dir)
@@ -133,7 +133,7 @@ func runClickHouse(ctx context.Context, p parsedConfig, d ClickHouseDictionary, 
 	// source's path against its working folder, and refuses one outside it.
 	files := filepath.Join(dir, "files")
 	if err := os.Mkdir(files, 0o700); err != nil {
-		return Result{}, fmt.Errorf("making ClickHouse's folder: %s", unwrapPathError(err))
+		return Result{}, fmt.Errorf("making ClickHouse's folder: %s", core.PathErrorReason(err))
 	}
 	if p.fileAttributes() {
 		fst, err := opsFor(p.key, p.value).writeFileAttributes(ctx, p, d.dictKeyType(p.key).Size, filepath.Join(files, chAttributesFile), progress)

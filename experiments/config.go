@@ -344,7 +344,7 @@ func (c Config) SourceSpec() (core.SourceSpec, error) {
 		case errors.Is(err, os.ErrNotExist):
 			return spec, NewFieldError("--source", c.Source, "no such file", "an existing TSV or CSV file, optionally .gz")
 		case err != nil:
-			return spec, NewFieldError("--source", c.Source, "cannot be read: "+unwrapPathError(err), "a readable TSV or CSV file")
+			return spec, NewFieldError("--source", c.Source, "cannot be read: "+core.PathErrorReason(err).Error(), "a readable TSV or CSV file")
 		case st.IsDir():
 			return spec, NewFieldError("--source", c.Source, "is a directory", "a TSV or CSV file, optionally .gz")
 		}
@@ -414,14 +414,6 @@ func sourceFieldErr(flag, value string, spec core.SourceSpec, err error) error {
 		problem, allowed = msg[:i], msg[i+len(" (allowed: "):len(msg)-1]
 	}
 	return &FieldError{Flag: flag, Value: value, Problem: problem, Allowed: allowed}
-}
-
-func unwrapPathError(err error) string {
-	var pe *os.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }
 
 // LayoutNames lists what --layout takes: core's layouts, then the

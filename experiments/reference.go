@@ -136,7 +136,7 @@ func ReferenceStatus() RefsStatus {
 	}
 	st, err := os.Stat(path)
 	if err != nil {
-		return RefsStatus{Path: path, Problem: fmt.Sprintf("%s: %v; build it with: %s", path, unwrapPathError(err), RefsBuildCommand)}
+		return RefsStatus{Path: path, Problem: fmt.Sprintf("%s: %v; build it with: %s", path, core.PathErrorReason(err), RefsBuildCommand)}
 	}
 	key := fmt.Sprintf("%s|%d|%d", path, st.Size(), st.ModTime().UnixNano())
 	refsCache.Lock()

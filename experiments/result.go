@@ -297,9 +297,9 @@ const (
 	maxResultBytes   = int64(1) << 62  // 4 EiB
 )
 
-// validate checks a result read from disk: counts and bytes in range,
+// Validate checks a result read from disk: counts and bytes in range,
 // times and rates finite and in range.
-func (r Result) validate() error {
+func (r Result) Validate() error {
 	// Names become labels of every table row and chart series: a layout
 	// name of thousands of characters (an edited file) would break both.
 	for _, f := range []struct {

@@ -15,15 +15,8 @@ import (
 
 // TestMain lets this test binary serve as a worker process: the isolated
 // runs of the tests start it again with WorkerEnv set, exactly as packlab
-// starts itself with the __worker subcommand. It also serves the store's
-// crash test (see TestSaveSurvivesKill).
-func TestMain(m *testing.M) {
-	if dir := os.Getenv(saveLoopEnv); dir != "" && os.Getenv(WorkerEnv) != "1" {
-		saveLoop(dir)
-		return
-	}
-	os.Exit(WorkerOr(m.Run))
-}
+// starts itself with the __worker subcommand.
+func TestMain(m *testing.M) { os.Exit(WorkerOr(m.Run)) }
 
 // countWorkers wraps workerCommand for the duration of a test, recording
 // every child process it starts.

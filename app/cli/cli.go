@@ -26,6 +26,7 @@ import (
 	"github.com/packlab/packlab/app/serve"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/report"
+	"github.com/packlab/packlab/experiments/store"
 )
 
 // Main is the whole command line, as main runs it: it prints an error as
@@ -411,13 +412,13 @@ func measure(ctx context.Context, f *runFlags, jobName string, stdout, stderr io
 	if err := validate(); err != nil {
 		return err
 	}
-	var store *experiments.Store
+	var st *store.Store
 	if !f.noSave {
-		s, err := experiments.OpenStore(f.resultsDir)
+		s, err := store.OpenStore(f.resultsDir)
 		if err != nil {
 			return err
 		}
-		store = s
+		st = s
 	}
 	bar := newProgressBar(stderr)
 	saved := 0
@@ -426,10 +427,10 @@ func measure(ctx context.Context, f *runFlags, jobName string, stdout, stderr io
 		fmt.Fprintln(stderr, "packlab:", experiments.TerminalText(s))
 	}, OnResult: func(r experiments.Result) error {
 		bar.clear()
-		if store == nil {
+		if st == nil {
 			return nil
 		}
-		if err := store.Save(r); err != nil {
+		if err := st.Save(r); err != nil {
 			return err
 		}
 		saved++
@@ -449,7 +450,7 @@ func measure(ctx context.Context, f *runFlags, jobName string, stdout, stderr io
 		fmt.Fprintln(stderr, "packlab: --skip-bad-rows:", skippedText(results))
 	}
 	if saved > 0 {
-		fmt.Fprintf(stderr, "packlab: saved %d result(s) in %s as job %s (%s)\n", saved, store.Dir, job.ID, experiments.TerminalText(experiments.ShortText(job.Name, experiments.MaxLabel)))
+		fmt.Fprintf(stderr, "packlab: saved %d result(s) in %s as job %s (%s)\n", saved, st.Dir, job.ID, experiments.TerminalText(experiments.ShortText(job.Name, experiments.MaxLabel)))
 	}
 	if runErr != nil && errors.Is(runErr, experiments.ErrCancelled) {
 		return fmt.Errorf("%w; %d result(s) measured before it", runErr, len(results))
@@ -556,10 +557,10 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if a == nil || err != nil {
 		return err // bad flags, or -h answered
 	}
-	var output *experiments.Output
+	var output *store.Output
 	if a.out != "" {
 		// Checked and opened before any result is read (experiments/files.go).
-		o, err := experiments.CreateOutput("--out", a.out, a.force)
+		o, err := store.CreateOutput("--out", a.out, a.force)
 		if err != nil {
 			return err
 		}
@@ -567,7 +568,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		defer o.Abort()
 	}
 	if a.dir == "" {
-		d, err := experiments.DefaultResultsDir()
+		d, err := store.DefaultResultsDir()
 		if err != nil {
 			return err
 		}
@@ -655,15 +656,15 @@ func parseReportArgs(args []string, stdout io.Writer) (*reportArgs, error) {
 
 // pick reads the results to report: those of --ids, or of the jobs picked
 // (newest first; none with --ids), the results in the order they were run.
-func (a *reportArgs) pick(ctx context.Context, stderr io.Writer) ([]experiments.Result, []experiments.JobResults, error) {
-	store := &experiments.Store{Dir: a.dir}
+func (a *reportArgs) pick(ctx context.Context, stderr io.Writer) ([]experiments.Result, []store.JobResults, error) {
+	st := &store.Store{Dir: a.dir}
 	var results []experiments.Result
 	if len(a.ids) > 0 {
 		for _, id := range a.ids {
 			if err := ctx.Err(); err != nil {
 				return nil, nil, fmt.Errorf("%w: report (%v)", experiments.ErrCancelled, err)
 			}
-			r, err := store.Load(id)
+			r, err := st.Load(id)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -671,7 +672,7 @@ func (a *reportArgs) pick(ctx context.Context, stderr io.Writer) ([]experiments.
 		}
 		return results, nil, nil
 	}
-	saved, problems, err := store.Jobs(ctx)
+	saved, problems, err := st.Jobs(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -696,12 +697,12 @@ func (a *reportArgs) pick(ctx context.Context, stderr io.Writer) ([]experiments.
 
 // pickJobs is the saved jobs (newest first) that --job, --all, --since or
 // --list pick; by default the last job asked for, not a plan's calibration.
-func (a *reportArgs) pickJobs(saved []experiments.JobResults) ([]experiments.JobResults, error) {
-	var jobs []experiments.JobResults
+func (a *reportArgs) pickJobs(saved []store.JobResults) ([]store.JobResults, error) {
+	var jobs []store.JobResults
 	switch {
 	case len(a.jobs) > 0:
 		for _, id := range a.jobs {
-			i := slices.IndexFunc(saved, func(j experiments.JobResults) bool { return j.ID == id })
+			i := slices.IndexFunc(saved, func(j store.JobResults) bool { return j.ID == id })
 			if i < 0 {
 				return nil, flags.Usagef("--job %s: no such job in %s (allowed: job ids listed by 'packlab report --list')", experiments.ShowValue(id), a.dir)
 			}
@@ -722,15 +723,15 @@ func (a *reportArgs) pickJobs(saved []experiments.JobResults) ([]experiments.Job
 	case a.list:
 		jobs = saved
 	default:
-		last, _ := experiments.LastAsked(saved)
-		jobs = []experiments.JobResults{last}
+		last, _ := store.LastAsked(saved)
+		jobs = []store.JobResults{last}
 	}
 	return jobs, nil
 }
 
 // write writes the report to output (or stdout when nil) and says on
 // stderr what it wrote; a cancel writes nothing.
-func (a *reportArgs) write(ctx context.Context, results []experiments.Result, jobs []experiments.JobResults, output *experiments.Output, stdout, stderr io.Writer) error {
+func (a *reportArgs) write(ctx context.Context, results []experiments.Result, jobs []store.JobResults, output *store.Output, stdout, stderr io.Writer) error {
 	picked := fmt.Sprintf("%d results", len(results))
 	title := a.title
 	if len(jobs) == 1 {
@@ -816,7 +817,7 @@ func localTime(s string) string {
 // listJobs prints one line per job, newest first: its id, when it started,
 // where, how many results, its name; with results, each job's results
 // below it, in the order they were measured.
-func listJobs(w io.Writer, jobs []experiments.JobResults, results bool) {
+func listJobs(w io.Writer, jobs []store.JobResults, results bool) {
 	for _, j := range jobs {
 		face := j.Face
 		if face == "" {
@@ -977,7 +978,7 @@ func usageText() string { return strings.ReplaceAll(usage, "{{results}}", result
 // resultsDirText is the results folder the help names: the one a run
 // without --results would use for this user now (XDG_DATA_HOME honoured).
 func resultsDirText() string {
-	d, err := experiments.DefaultResultsDir()
+	d, err := store.DefaultResultsDir()
 	if err != nil {
 		return "$XDG_DATA_HOME/packlab/results (" + oneLine(err) + ")"
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/packlab/packlab/app/flags"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/store"
 )
 
 const usageHistory = `packlab history clear [flags] — delete every saved result
@@ -51,7 +52,7 @@ func cmdHistory(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return flags.Usagef("history clear: unexpected argument %q (flags start with --)", fs.Arg(0))
 	}
 	if *dir == "" {
-		d, err := experiments.DefaultResultsDir()
+		d, err := store.DefaultResultsDir()
 		if err != nil {
 			return err
 		}
@@ -61,8 +62,8 @@ func cmdHistory(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		fmt.Fprintf(stderr, "packlab: no results folder at %s: nothing to clear\n", *dir)
 		return nil
 	}
-	store := &experiments.Store{Dir: *dir}
-	jobs, problems, err := store.Jobs(ctx)
+	saved := &store.Store{Dir: *dir}
+	jobs, problems, err := saved.Jobs(ctx)
 	if err != nil {
 		return err
 	}
@@ -84,7 +85,7 @@ func cmdHistory(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			if err := ctx.Err(); err != nil {
 				return fmt.Errorf("%w: history clear after %d of %d results (%v)", experiments.ErrCancelled, deleted, n, err)
 			}
-			if err := store.Delete(r.ID); err != nil {
+			if err := saved.Delete(r.ID); err != nil {
 				return fmt.Errorf("history clear: %d of %d results deleted, then: %w", deleted, n, err)
 			}
 			deleted++

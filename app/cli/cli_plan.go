@@ -14,6 +14,7 @@ import (
 	"github.com/packlab/packlab/app/flags"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/planner"
+	"github.com/packlab/packlab/experiments/store"
 )
 
 func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -21,11 +22,11 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if a == nil || err != nil {
 		return err // bad flags, or -h answered
 	}
-	store, err := experiments.OpenStore(a.resultsDir)
+	saved, err := store.OpenStore(a.resultsDir)
 	if err != nil {
 		return err
 	}
-	history, problems, err := store.ListContext(ctx)
+	history, problems, err := saved.ListContext(ctx)
 	if err != nil {
 		return err
 	}
@@ -43,7 +44,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 		if len(cfgs) > 0 {
-			measured, err := calibrate(ctx, cfgs, store, a.noSave, stderr)
+			measured, err := calibrate(ctx, cfgs, saved, a.noSave, stderr)
 			history = append(history, measured...)
 			if err != nil {
 				return fmt.Errorf("calibrating: %w", err)
@@ -63,7 +64,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := planner.WritePlan(stdout, plan, a.format); err != nil || !a.verify {
 		return err
 	}
-	return verifyPlan(ctx, plan, store, a.noSave, a.format, stdout, stderr)
+	return verifyPlan(ctx, plan, saved, a.noSave, a.format, stdout, stderr)
 }
 
 // planArgs is plan's flags, checked.
@@ -141,7 +142,7 @@ func parsePlanArgs(args []string, stdout io.Writer) (*planArgs, error) {
 // itself, at the plan's rows or MaxVerifyRows if fewer, and says what it
 // holds beside the plan's model: after the plan on standard output (on
 // standard error for csv and json, which stay one document).
-func verifyPlan(ctx context.Context, plan planner.Plan, store *experiments.Store, noSave bool, format string, stdout, stderr io.Writer) error {
+func verifyPlan(ctx context.Context, plan planner.Plan, saved *store.Store, noSave bool, format string, stdout, stderr io.Writer) error {
 	cfg, c, ok := planner.VerifyConfig(plan)
 	if !ok {
 		return fmt.Errorf("--verify: no setup of this plan is one ClickHouse builds (%s/%s)", plan.Request.Key, plan.Request.Value)
@@ -154,7 +155,7 @@ func verifyPlan(ctx context.Context, plan planner.Plan, store *experiments.Store
 		if noSave {
 			return nil
 		}
-		return store.Save(r)
+		return saved.Save(r)
 	}})
 	bar.clear()
 	if err != nil {
@@ -174,7 +175,7 @@ func verifyPlan(ctx context.Context, plan planner.Plan, store *experiments.Store
 
 // calibrate runs the planner's calibration, saying on stderr what it
 // measures and how long it took, and saves the results unless noSave.
-func calibrate(ctx context.Context, cfgs []experiments.Config, store *experiments.Store, noSave bool, stderr io.Writer) ([]experiments.Result, error) {
+func calibrate(ctx context.Context, cfgs []experiments.Config, saved *store.Store, noSave bool, stderr io.Writer) ([]experiments.Result, error) {
 	var what []string
 	for i, c := range cfgs {
 		switch {
@@ -206,7 +207,7 @@ func calibrate(ctx context.Context, cfgs []experiments.Config, store *experiment
 		if noSave {
 			return nil
 		}
-		return store.Save(r)
+		return saved.Save(r)
 	}})
 	bar.clear()
 	if err == nil {

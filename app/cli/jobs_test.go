@@ -13,6 +13,7 @@ import (
 	"github.com/packlab/packlab/app/flags"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/planner"
+	"github.com/packlab/packlab/experiments/store"
 )
 
 // markdownRows is the table rows of a markdown report.
@@ -162,7 +163,7 @@ func TestReportSkipsTheCalibration(t *testing.T) {
 	cal := run[0]
 	job := experiments.NewJob(planner.CalibrationJobName([]experiments.Config{{Rows: 2_000_000}}), "", time.Now().Add(time.Second))
 	cal.Job, cal.ID = &job, job.ID+"-r1"
-	if err := (&experiments.Store{Dir: dir}).Save(cal); err != nil {
+	if err := (&store.Store{Dir: dir}).Save(cal); err != nil {
 		t.Fatal(err)
 	}
 

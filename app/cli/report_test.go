@@ -17,12 +17,13 @@ import (
 
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/report"
+	"github.com/packlab/packlab/experiments/store"
 )
 
 // saveResult writes one result file as the store does.
 func saveResult(t *testing.T, dir string, r experiments.Result) {
 	t.Helper()
-	s, err := experiments.OpenStore(dir)
+	s, err := store.OpenStore(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func TestReportFolderContents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := big.Truncate(experiments.MaxResultBytes + 1); err != nil { // sparse: no disk used
+	if err := big.Truncate(store.MaxResultBytes + 1); err != nil { // sparse: no disk used
 		t.Fatal(err)
 	}
 	big.Close()

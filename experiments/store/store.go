@@ -1,4 +1,4 @@
-package experiments
+package store
 
 import (
 	"context"
@@ -11,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments"
 )
 
 // Store keeps results as one JSON file per run, <id>.json, in one folder.
@@ -54,10 +57,10 @@ func OpenStore(dir string) (*Store, error) {
 	if testing.Testing() && isUsersFolder(dir) {
 		// A test program writing here would put its runs into the person's
 		// own history: results a test makes go to a folder it owns.
-		return nil, NewFieldError("--results", dir, "a test program may not save into the user's results folder", "a folder under "+os.TempDir()+", e.g. t.TempDir()")
+		return nil, experiments.NewFieldError("--results", dir, "a test program may not save into the user's results folder", "a folder under "+os.TempDir()+", e.g. t.TempDir()")
 	}
 	bad := func(err error) error {
-		return NewFieldError("--results", dir, "not a writable folder: "+unwrapPathError(err), "a folder packlab can create and write")
+		return experiments.NewFieldError("--results", dir, "not a writable folder: "+core.PathErrorReason(err).Error(), "a folder packlab can create and write")
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, bad(err)
@@ -115,7 +118,7 @@ func removeStaleTemps(dir string, cutoff time.Time) {
 }
 
 // Save writes r as <r.ID>.json, atomically.
-func (s *Store) Save(r Result) error {
+func (s *Store) Save(r experiments.Result) error {
 	if err := checkID(r.ID); err != nil {
 		return err
 	}
@@ -167,12 +170,12 @@ func writeFileAtomic(path string, data []byte) (err error) {
 // per file naming it; so is anything that is not a regular file of at most
 // MaxResultBytes (files.go). Temporary files of an interrupted save are
 // ignored.
-func (s *Store) List() (results []Result, problems []error, err error) {
+func (s *Store) List() (results []experiments.Result, problems []error, err error) {
 	return s.ListContext(context.Background())
 }
 
 // ListContext is List, stopped by ctx between files (with ErrCancelled).
-func (s *Store) ListContext(ctx context.Context) (results []Result, problems []error, err error) {
+func (s *Store) ListContext(ctx context.Context) (results []experiments.Result, problems []error, err error) {
 	entries, err := os.ReadDir(s.Dir)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -186,7 +189,7 @@ func (s *Store) ListContext(ctx context.Context) (results []Result, problems []e
 			continue
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, nil, fmt.Errorf("%w: reading results in %s (%v)", ErrCancelled, s.Dir, err)
+			return nil, nil, fmt.Errorf("%w: reading results in %s (%v)", experiments.ErrCancelled, s.Dir, err)
 		}
 		r, err := s.read(filepath.Join(s.Dir, name))
 		if err != nil {
@@ -195,7 +198,7 @@ func (s *Store) ListContext(ctx context.Context) (results []Result, problems []e
 		}
 		results = append(results, r)
 	}
-	slices.SortStableFunc(results, func(a, b Result) int { return strings.Compare(b.ID, a.ID) })
+	slices.SortStableFunc(results, func(a, b experiments.Result) int { return strings.Compare(b.ID, a.ID) })
 	return results, problems, nil
 }
 
@@ -220,7 +223,7 @@ func (s *Store) FindJob(ctx context.Context, id string) (JobResults, error) {
 			return j, nil
 		}
 	}
-	return JobResults{}, NewFieldError("--job", id, "no such job in "+s.Dir, "job ids listed by 'packlab report --list'")
+	return JobResults{}, experiments.NewFieldError("--job", id, "no such job in "+s.Dir, "job ids listed by 'packlab report --list'")
 }
 
 // DeleteJob removes a job: every result it measured. It returns the ids of
@@ -241,13 +244,13 @@ func (s *Store) DeleteJob(ctx context.Context, id string) ([]string, error) {
 }
 
 // Load reads the result with the given id.
-func (s *Store) Load(id string) (Result, error) {
+func (s *Store) Load(id string) (experiments.Result, error) {
 	if err := checkID(id); err != nil {
-		return Result{}, err
+		return experiments.Result{}, err
 	}
 	r, err := s.read(filepath.Join(s.Dir, id+resultExt))
 	if errors.Is(err, os.ErrNotExist) {
-		return Result{}, NewFieldError("--ids", id, "no such result in "+s.Dir, "ids listed by 'packlab report --list --all'")
+		return experiments.Result{}, experiments.NewFieldError("--ids", id, "no such result in "+s.Dir, "ids listed by 'packlab report --list --all'")
 	}
 	return r, err
 }
@@ -259,7 +262,7 @@ func (s *Store) Delete(id string) error {
 	}
 	err := os.Remove(filepath.Join(s.Dir, id+resultExt))
 	if errors.Is(err, os.ErrNotExist) {
-		return NewFieldError("--ids", id, "no such result in "+s.Dir, "ids listed by 'packlab report --list --all'")
+		return experiments.NewFieldError("--ids", id, "no such result in "+s.Dir, "ids listed by 'packlab report --list --all'")
 	}
 	if err == nil {
 		if d, derr := os.Open(s.Dir); derr == nil {
@@ -270,20 +273,20 @@ func (s *Store) Delete(id string) error {
 	return err
 }
 
-func (s *Store) read(path string) (Result, error) {
+func (s *Store) read(path string) (experiments.Result, error) {
 	data, err := readRegular(path, MaxResultBytes)
 	if err != nil {
-		return Result{}, fmt.Errorf("result %s: %w", path, err)
+		return experiments.Result{}, fmt.Errorf("result %s: %w", path, err)
 	}
-	var r Result
+	var r experiments.Result
 	if err := json.Unmarshal(data, &r); err != nil {
-		return Result{}, fmt.Errorf("result %s: not a result file: %w", path, err)
+		return experiments.Result{}, fmt.Errorf("result %s: not a result file: %w", path, err)
 	}
 	if r.ID == "" || r.Layout == "" {
-		return Result{}, fmt.Errorf("result %s: not a result file: no id or layout", path)
+		return experiments.Result{}, fmt.Errorf("result %s: not a result file: no id or layout", path)
 	}
-	if err := r.validate(); err != nil {
-		return Result{}, fmt.Errorf("result %s: %w", path, err)
+	if err := r.Validate(); err != nil {
+		return experiments.Result{}, fmt.Errorf("result %s: %w", path, err)
 	}
 	return r, nil
 }
@@ -291,7 +294,7 @@ func (s *Store) read(path string) (Result, error) {
 // checkID refuses an id that could name a file outside the folder.
 func checkID(id string) error {
 	if id == "" || strings.ContainsAny(id, `/\`) || strings.HasPrefix(id, ".") {
-		return NewFieldError("--ids", id, "not a result id", "ids like 20261130T205800.123Z-hashed-3f2a")
+		return experiments.NewFieldError("--ids", id, "not a result id", "ids like 20261130T205800.123Z-hashed-3f2a")
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package experiments
+package store
 
 import (
 	"errors"
@@ -10,12 +10,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/packlab/packlab/experiments"
 )
 
-func sampleResult(id string) Result {
-	r := Result{ID: id, StartedAt: "2026-11-30T20:58:00Z", Layout: "hashed", KeyType: "UInt64", ValueType: "UInt16",
+func sampleResult(id string) experiments.Result {
+	r := experiments.Result{ID: id, StartedAt: "2026-11-30T20:58:00Z", Layout: "hashed", KeyType: "UInt64", ValueType: "UInt16",
 		Rows: 1000, Shards: 1, MaxLoadFactor: 0.5, Source: "random", ElementCount: 1000, BucketCount: 4096,
-		Workers: []Worker{{Shard: 0, Rows: 1000}}, Timeline: []TimelinePoint{{}}}
+		Workers: []experiments.Worker{{Shard: 0, Rows: 1000}}, Timeline: []experiments.TimelinePoint{{}}}
 	return r
 }
 
@@ -119,7 +121,7 @@ func TestOpenStoreUnwritable(t *testing.T) {
 	if err == nil || err.Error() != want {
 		t.Errorf("OpenStore(under a file)\n got %v\nwant %s", err, want)
 	}
-	var fe *FieldError
+	var fe *experiments.FieldError
 	if !errors.As(err, &fe) {
 		t.Errorf("error is %T, want *FieldError", err)
 	}
@@ -141,12 +143,22 @@ func TestDefaultResultsDir(t *testing.T) {
 // a loop until it is killed (see TestMain).
 const saveLoopEnv = "PACKLAB_TEST_SAVE_LOOP"
 
+// TestMain makes this test binary the saving process of the crash test
+// (TestSaveSurvivesKill) when saveLoopEnv is set.
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(saveLoopEnv); dir != "" {
+		saveLoop(dir)
+		return
+	}
+	os.Exit(m.Run())
+}
+
 func saveLoop(dir string) {
 	s := &Store{Dir: dir}
 	r := sampleResult("")
-	r.Timeline = make([]TimelinePoint, 30_000) // ~1.5 MB of JSON: a save takes a while
+	r.Timeline = make([]experiments.TimelinePoint, 30_000) // ~1.5 MB of JSON: a save takes a while
 	for i := range r.Timeline {
-		r.Timeline[i] = TimelinePoint{Seconds: float64(i) / 10, Rows: int64(i) * 1000, RSSBytes: int64(i) << 20}
+		r.Timeline[i] = experiments.TimelinePoint{Seconds: float64(i) / 10, Rows: int64(i) * 1000, RSSBytes: int64(i) << 20}
 	}
 	for i := 0; ; i++ {
 		r.ID = fmt.Sprintf("20261130T205800.%03dZ-hashed-%04d", i%1000, i)

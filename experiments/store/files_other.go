@@ -1,6 +1,6 @@
 //go:build !unix
 
-package experiments
+package store
 
 // openNonblock: outside Unix there are no named pipes in the file system to
 // block an open, and js/wasm has no O_NONBLOCK.

@@ -1,4 +1,4 @@
-package experiments
+package store
 
 // Files packlab reads from a folder or writes where a user points, by rules
 // that a hostile or odd folder cannot turn into a hang, a crash or the loss
@@ -25,6 +25,9 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments"
 )
 
 // MaxResultBytes is the largest result file the store reads: a result with
@@ -66,7 +69,7 @@ func readRegular(path string, max int64) ([]byte, error) {
 			return fmt.Errorf("is %s, not a regular file", fileKind(st.Mode()))
 		}
 		if st.Size() > max {
-			return fmt.Errorf("is %s, more than the %s a result file may be", FormatBytes(st.Size()), FormatBytes(max))
+			return fmt.Errorf("is %s, more than the %s a result file may be", experiments.FormatBytes(st.Size()), experiments.FormatBytes(max))
 		}
 		return nil
 	}
@@ -86,7 +89,7 @@ func readRegular(path string, max int64) ([]byte, error) {
 	}
 	data, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err == nil && int64(len(data)) > max {
-		err = fmt.Errorf("grew past the %s a result file may be while read", FormatBytes(max))
+		err = fmt.Errorf("grew past the %s a result file may be while read", experiments.FormatBytes(max))
 	}
 	return data, err
 }
@@ -105,7 +108,7 @@ type Output struct {
 // beside the target, or the device itself. Its errors are *FieldError on
 // flag.
 func CreateOutput(flag, path string, replace bool) (*Output, error) {
-	bad := func(problem, allowed string) error { return NewFieldError(flag, path, problem, allowed) }
+	bad := func(problem, allowed string) error { return experiments.NewFieldError(flag, path, problem, allowed) }
 	const allowed = "a file path, or a device such as /dev/stdout"
 	if strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(filepath.Separator)) {
 		return nil, bad("names a folder", allowed)
@@ -114,7 +117,7 @@ func CreateOutput(flag, path string, replace bool) (*Output, error) {
 	if lst, err := os.Lstat(path); err == nil && lst.Mode()&fs.ModeSymlink != 0 {
 		t, err := filepath.EvalSymlinks(path)
 		if err != nil {
-			return nil, bad("is a symbolic link that leads nowhere: "+unwrapPathError(err), allowed)
+			return nil, bad("is a symbolic link that leads nowhere: "+core.PathErrorReason(err).Error(), allowed)
 		}
 		o.target = t
 	}
@@ -123,7 +126,7 @@ func CreateOutput(flag, path string, replace bool) (*Output, error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return nil, bad("cannot be written: "+unwrapPathError(err), allowed)
+		return nil, bad("cannot be written: "+core.PathErrorReason(err).Error(), allowed)
 	case st.Mode()&(fs.ModeCharDevice|fs.ModeNamedPipe) != 0:
 		// Written directly, never replaced. A named pipe with no reader
 		// would block the open: O_NONBLOCK makes that ENXIO instead.
@@ -132,7 +135,7 @@ func CreateOutput(flag, path string, replace bool) (*Output, error) {
 			return nil, bad("is a named pipe that no program is reading", allowed)
 		}
 		if err != nil {
-			return nil, bad("cannot be written: "+unwrapPathError(err), allowed)
+			return nil, bad("cannot be written: "+core.PathErrorReason(err).Error(), allowed)
 		}
 		o.f, o.direct = f, true
 		return o, nil
@@ -147,12 +150,12 @@ func CreateOutput(flag, path string, replace bool) (*Output, error) {
 	}
 	f, err := os.CreateTemp(filepath.Dir(o.target), tempPrefix+filepath.Base(o.target)+"-*")
 	if err != nil {
-		return nil, bad("cannot write in its folder: "+unwrapPathError(err), allowed)
+		return nil, bad("cannot write in its folder: "+core.PathErrorReason(err).Error(), allowed)
 	}
 	if err := f.Chmod(mode); err != nil {
 		f.Close()
 		os.Remove(f.Name())
-		return nil, bad("cannot write in its folder: "+unwrapPathError(err), allowed)
+		return nil, bad("cannot write in its folder: "+core.PathErrorReason(err).Error(), allowed)
 	}
 	o.f = f
 	return o, nil
