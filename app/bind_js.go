@@ -22,7 +22,7 @@
 //
 // What differs from the desktop, all of it here:
 //   - memory: the guard's "available" is the room left in the tab's wasm32
-//     memory (experiments/measure_js.go), its "total" the 4 GiB a wasm32
+//     memory (experiments/internal/machine/machine_js.go), its "total" the 4 GiB a wasm32
 //     memory can hold; Estimate names the largest row count that fits for each
 //     chosen layout at the chosen settings, worked out from core.Predict's peak
 //     through the guard, and says why;

@@ -6,8 +6,13 @@ import (
 	"math"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/internal/machine"
 	"github.com/pbnjay/memory"
 )
+
+// WasmMemoryLimit is a browser tab's memory in all, the guard's total
+// there: one wasm32 linear memory, 2^32 bytes.
+const WasmMemoryLimit = machine.WasmMemoryLimit
 
 // The memory guard: before anything is allocated, predict how much memory
 // each measured run will hold at its peak and refuse a run that will not fit
@@ -57,7 +62,7 @@ type MemoryCheck struct {
 	Largest        string     `json:"largest"`         // the layout of that run
 	AvailableBytes int64      `json:"available_bytes"` // memory the kernel can hand out now; -1 if unknown
 	// AvailableFrom says what bounds AvailableBytes: MemAvailable, or the
-	// tightest cgroup memory limit less the cgroup's use (cgroup.go).
+	// tightest cgroup memory limit less the cgroup's use (package experiments/internal/machine).
 	AvailableFrom string `json:"available_from,omitempty"`
 	TotalBytes    int64  `json:"total_bytes"` // installed memory; 0 if unknown
 	Fits          bool   `json:"fits"`
@@ -356,7 +361,7 @@ func expectedDistinct(spec core.SourceSpec, key core.Type, rows int64) (int64, b
 // -1 for a stream, which leaves the guard nothing to predict).
 func checkMemory(p parsedConfig, rows int64) (MemoryCheck, error) {
 	c := MemoryCheck{TotalBytes: int64(memory.TotalMemory())}
-	c.AvailableBytes, c.AvailableFrom = availableMemory()
+	c.AvailableBytes, c.AvailableFrom = machine.AvailableMemory()
 	if c.AvailableBytes < 0 {
 		c.AvailableBytes, c.AvailableFrom = int64(memory.FreeMemory()), "free memory"
 		if c.AvailableBytes == 0 && c.TotalBytes == 0 {
@@ -364,7 +369,7 @@ func checkMemory(p parsedConfig, rows int64) (MemoryCheck, error) {
 		}
 	}
 	if !p.InProcess {
-		if rss, _ := StatusMemory(); rss > 0 {
+		if rss, _ := machine.StatusMemory(); rss > 0 {
 			c.RuntimeBytes = rss
 		}
 	}

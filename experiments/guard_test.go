@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/internal/machine"
 )
 
 // TestGuardRefuses: a run far beyond the machine is refused before any
@@ -38,7 +39,7 @@ func TestGuardRefuses(t *testing.T) {
 	if !core.SlabsGrowInPlace {
 		tib, before = "48", int64(1<<40)*16
 	}
-	re := regexp.MustCompile(`^not enough memory: hashed at 1T rows needs about ` + tib + `\.0 TiB at its peak \(tables ` + tib + `\.0 TiB \+ loader [0-9.]+ MiB \+ read 0 B \+ runtime [0-9.]+ MiB\), but [0-9.]+ [KMGT]iB of [0-9.]+ [KMGT]iB is available, bounded by (MemAvailable in /proc/meminfo|the cgroup limit .+ less what the cgroup uses) \(use --force to run anyway\)$`)
+	re := regexp.MustCompile(`^not enough memory: hashed at 1T rows needs about ` + tib + `\.0 TiB at its peak \(tables ` + tib + `\.0 TiB \+ loader [0-9.]+ MiB \+ read 0 B \+ runtime [0-9.]+ MiB\), but [0-9.]+ [KMGT]iB of [0-9.]+ [KMGT]iB is available, bounded by (MemAvailable in /proc/meminfo|the cgroup limit of .+ less what the cgroup uses) \(use --force to run anyway\)$`)
 	if !re.MatchString(msg) {
 		t.Errorf("refusal\n got %q\nwant match %s", msg, re)
 	}
@@ -126,7 +127,7 @@ func TestExpectedDistinct(t *testing.T) {
 // TestPredictedPeakMatchesMeasured is the guard's promise: for rows >= 1e6
 // the predicted peak is within 10 % of the peak RSS a worker measures.
 func TestPredictedPeakMatchesMeasured(t *testing.T) {
-	if testing.Short() || raceEnabled || !MemoryMeasurable {
+	if testing.Short() || raceEnabled || !machine.MemoryMeasurable {
 		t.Skip("measures memory at 2e6 rows; not under -short, -race or without /proc")
 	}
 	res, err := Run(context.Background(), Config{Layouts: []string{"hashed", "packed", "hashed_array"}, Rows: 2_000_000, NoRead: true}, RunOptions{})
@@ -145,7 +146,7 @@ func TestPredictedPeakMatchesMeasured(t *testing.T) {
 // TestRSSMatchesBytesAllocated is issue 4's honesty target: at 1e7 rows,
 // isolated, hashed and packed hold within 10 % of what they compute.
 func TestRSSMatchesBytesAllocated(t *testing.T) {
-	if testing.Short() || raceEnabled || !MemoryMeasurable {
+	if testing.Short() || raceEnabled || !machine.MemoryMeasurable {
 		t.Skip("loads 1e7 rows twice; not under -short, -race or without /proc")
 	}
 	res, err := Run(context.Background(), Config{Layouts: []string{"hashed", "packed"}, Rows: 10_000_000, NoRead: true}, RunOptions{})

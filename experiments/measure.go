@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/internal/machine"
 	"github.com/pbnjay/memory"
 )
 
@@ -187,15 +188,15 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 	lc := p.loadConfig(l)
 	lc.ProgressEvery = timelineEvery
 	lc.Progress = func(lp core.LoadProgress) {
-		rss := CurrentRSS()
+		rss := machine.CurrentRSS()
 		timeline = append(timeline, TimelinePoint{Seconds: lp.Elapsed.Seconds(), Rows: lp.Rows, RSSBytes: rel(rss)})
 		report(PhaseLoad, lp.Rows, lp.Elapsed, rss)
 	}
 	started := time.Now()
 	rec := startPeakSampler(rss0)
-	kernel0 := kernelCPU()
+	kernel0 := machine.KernelCPU()
 	m, lr, err := core.Load(ctx, src, lc)
-	kernel1 := kernelCPU()
+	kernel1 := machine.KernelCPU()
 	sampledPeak := rec.stop()
 	if err != nil {
 		return Result{}, err
@@ -205,22 +206,22 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 		return Result{}, err
 	}
 	st := m.Stats()
-	rss1, _ := StatusMemory()
+	rss1, _ := machine.StatusMemory()
 	heap1 := heapInUse()
 
 	var rr core.ReadReport
 	if !p.NoRead {
-		report(PhaseRead, lr.Rows, time.Duration(lr.Seconds*float64(time.Second)), CurrentRSS())
+		report(PhaseRead, lr.Rows, time.Duration(lr.Seconds*float64(time.Second)), machine.CurrentRSS())
 		rr, err = core.Read(ctx, m, src, core.ReadOptions{Seed: p.Seed, MissRate: p.MissRate})
 		if err != nil {
 			return Result{}, err
 		}
 	}
-	_, hwm1 := StatusMemory()
+	_, hwm1 := machine.StatusMemory()
 	// The peak is at least every RSS this run read: VmHWM is updated only at
 	// some events (an munmap, not the runtime's MADV_DONTNEED), so read after
 	// the collector returned pages it can be below the RSS read before.
-	sampledPeak = max(sampledPeak, CurrentRSS(), rss1)
+	sampledPeak = max(sampledPeak, machine.CurrentRSS(), rss1)
 	r := p.result(l, st, lr, rr, lc)
 	r.StartedAt = started.UTC().Format(time.RFC3339)
 	r.Threads = threads
@@ -243,9 +244,9 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 func baseline() (heap, rss, hwm int64) {
 	debug.FreeOSMemory()
 	heap = heapInUse()
-	rss, _ = StatusMemory()
-	ResetPeak()
-	_, hwm = StatusMemory()
+	rss, _ = machine.StatusMemory()
+	machine.ResetPeak()
+	_, hwm = machine.StatusMemory()
 	return heap, rss, hwm
 }
 
@@ -351,7 +352,7 @@ const peakPoll = 10 * time.Millisecond
 func startPeakSampler(rss0 int64) *peakSampler {
 	r := &peakSampler{quit: make(chan struct{}), done: make(chan struct{})}
 	r.peak.Store(rss0)
-	if !MemoryMeasurable || rss0 < 0 {
+	if !machine.MemoryMeasurable || rss0 < 0 {
 		close(r.done)
 		return r
 	}
@@ -365,7 +366,7 @@ func startPeakSampler(rss0 int64) *peakSampler {
 				return
 			case <-t.C:
 			}
-			if rss := CurrentRSS(); rss > r.peak.Load() {
+			if rss := machine.CurrentRSS(); rss > r.peak.Load() {
 				r.peak.Store(rss)
 			}
 		}
@@ -486,7 +487,7 @@ func hugePagesName() string {
 	return "off"
 }
 
-// kernelSeconds is the kernel CPU time between two readings of kernelCPU, 0
+// kernelSeconds is the kernel CPU time between two readings of machine.KernelCPU, 0
 // when either is unknown.
 func kernelSeconds(before, after time.Duration) float64 {
 	if before < 0 || after < before {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/internal/machine"
 )
 
 // jsonKeys flattens the keys of a decoded JSON value into paths:
@@ -193,7 +194,7 @@ func TestIsolatedAndInProcess(t *testing.T) {
 			if r.PredictedPeak <= 0 || r.HeapBytes <= 0 {
 				t.Errorf("%s: predicted_peak_bytes %d heap_bytes %d", r.Layout, r.PredictedPeak, r.HeapBytes)
 			}
-			if MemoryMeasurable && !raceEnabled && (r.RSSBytes <= 0 || r.PeakRSSBytes < r.RSSBytes) {
+			if machine.MemoryMeasurable && !raceEnabled && (r.RSSBytes <= 0 || r.PeakRSSBytes < r.RSSBytes) {
 				t.Errorf("%s: rss_bytes %d peak_rss_bytes %d, want 0 < rss <= peak", r.Layout, r.RSSBytes, r.PeakRSSBytes)
 			}
 		}

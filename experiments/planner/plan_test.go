@@ -18,6 +18,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/internal/machine"
 )
 
 // machine24 is a 24 GiB, 2-core machine: this lab's.
@@ -395,7 +396,7 @@ func TestPlanGoCodeCompiles(t *testing.T) {
 // freed blocks, about 10 MiB that the Go runtime keeps or returns as it
 // likes, are too large a share of the tables for 10 %.)
 func TestPlanMatchesMeasured(t *testing.T) {
-	if testing.Short() || raceEnabled || !experiments.MemoryMeasurable {
+	if testing.Short() || raceEnabled || !machine.MemoryMeasurable {
 		t.Skip("measures every layout at 4e6 rows and three at 8e6; not under -short, -race or without /proc")
 	}
 	ctx := context.Background()

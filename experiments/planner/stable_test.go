@@ -17,6 +17,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/internal/machine"
 )
 
 // rankedWith ranks copies of cs for prefer, their speed ranges drawn by
@@ -196,7 +197,7 @@ func TestPlanReloadMatchesMeasured(t *testing.T) {
 		reloadChild(t, spec)
 		return
 	}
-	if testing.Short() || raceEnabled || !experiments.MemoryMeasurable || runtime.GOOS != "linux" {
+	if testing.Short() || raceEnabled || !machine.MemoryMeasurable || runtime.GOOS != "linux" {
 		t.Skip("loads two tables of 8e6 rows per layout in a child; not under -short, -race or without /proc")
 	}
 	const rows = 8_000_000
@@ -275,16 +276,16 @@ func reloadChild(t *testing.T, spec string) {
 		}
 		return m
 	}
-	base := experiments.CurrentRSS()
-	if !experiments.ResetPeak() {
+	base := machine.CurrentRSS()
+	if !machine.ResetPeak() {
 		t.Skip("this kernel does not reset VmHWM")
 	}
 	first := load(1)
-	_, hwm := experiments.StatusMemory()
-	got := reloadMeasured{MaxLoadFactor: mlf, Steady: experiments.CurrentRSS() - base, FirstLoad: hwm - base}
-	experiments.ResetPeak()
+	_, hwm := machine.StatusMemory()
+	got := reloadMeasured{MaxLoadFactor: mlf, Steady: machine.CurrentRSS() - base, FirstLoad: hwm - base}
+	machine.ResetPeak()
 	second := load(2)
-	_, hwm = experiments.StatusMemory()
+	_, hwm = machine.StatusMemory()
 	got.Reload = hwm - base
 	b, _ := json.Marshal(got)
 	fmt.Printf("RELOAD %s\n", b)

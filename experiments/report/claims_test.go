@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/internal/machine"
 )
 
 // TestSeedClaimsReport runs the sweep's configs at a small size, in this
@@ -25,7 +26,7 @@ func TestSeedClaimsReport(t *testing.T) {
 	}
 	for i := range cfgs {
 		cfgs[i].Rows, cfgs[i].Repeats = 200_000, 1
-		cfgs[i].InProcess = !experiments.MemoryMeasurable || raceEnabled || i < len(cfgs)-1 // the memory runs isolated, as the sweep makes them
+		cfgs[i].InProcess = !machine.MemoryMeasurable || raceEnabled || i < len(cfgs)-1 // the memory runs isolated, as the sweep makes them
 	}
 	job := experiments.NewJob(experiments.SweepJobName("seed-claims", experiments.Config{Rows: 200_000}), experiments.FaceCLI, time.Now())
 	res, err := experiments.RunConfigs(context.Background(), cfgs, experiments.RunOptions{Job: &job})
@@ -42,7 +43,7 @@ func TestSeedClaimsReport(t *testing.T) {
 	}
 	for _, want := range []string{"shard selection by a mask instead of modulo", "blocks of max_block_size x shards", "load speed with more threads",
 		"memory of hashed at 1e9", "memory of packed at 1e9", "memory of sparse at 1e9"} {
-		if !strings.Contains(strings.Join(names, "\n"), want) && (experiments.MemoryMeasurable && !raceEnabled || !strings.HasPrefix(want, "memory")) {
+		if !strings.Contains(strings.Join(names, "\n"), want) && (machine.MemoryMeasurable && !raceEnabled || !strings.HasPrefix(want, "memory")) {
 			t.Errorf("no claim %q among %q", want, names)
 		}
 	}

@@ -1,14 +1,14 @@
 //go:build js && wasm
 
-package experiments
+package machine
 
 import (
 	"runtime/metrics"
 	"time"
 )
 
-// The browser build's twin of measure_linux.go and measure_other.go (whose
-// owner meant js/wasm to land in measure_other.go's "unknown"; this file
+// The browser build's twin of machine_linux.go and machine_other.go (whose
+// owner meant js/wasm to land in machine_other.go's "unknown"; this file
 // gives the browser figures of its own instead, the issue's "RSS replaced by
 // the wasm memory").
 //
@@ -23,11 +23,6 @@ import (
 // its own even after an earlier run in the same tab grew the memory; the
 // browser face labels it "wasm memory". The memory's own size
 // (WebAssembly.Memory.buffer.byteLength) is its high-water mark.
-
-// WasmMemoryLimit is the most a wasm32 linear memory can hold: 2^32 bytes.
-// The memory guard's "available" in the browser is this minus what the
-// runtime holds now, so a run's row cap follows from core.Predict's peak.
-const WasmMemoryLimit = 1 << 32
 
 var wasmSamples = []metrics.Sample{
 	{Name: "/memory/classes/total:bytes"},
@@ -55,8 +50,8 @@ func ResetPeak() bool { return false }
 
 const MemoryMeasurable = true
 
-// availableMemory is the room left in the wasm32 address space.
-func availableMemory() (int64, string) {
+// AvailableMemory is the room left in the wasm32 address space.
+func AvailableMemory() (int64, string) {
 	used := wasmInUse()
 	if used < 0 {
 		return -1, ""
@@ -64,5 +59,5 @@ func availableMemory() (int64, string) {
 	return max(WasmMemoryLimit-used, 0), "the 4 GiB of a wasm32 memory"
 }
 
-// kernelCPU: the kernel's CPU time for this process is unknown here (-1).
-func kernelCPU() time.Duration { return -1 }
+// KernelCPU: the kernel's CPU time for this process is unknown here (-1).
+func KernelCPU() time.Duration { return -1 }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package experiments
+package machine
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 )
 
 // procMemory reads the kernel's view of this process's memory from /proc.
-// Only Linux has it; measure_other.go reports "unknown" elsewhere.
+// Only Linux has it; machine_other.go reports "unknown" elsewhere.
 
 // CurrentRSS is the resident set size now, in bytes, from /proc/self/statm
 // (its second field, in pages): cheaper than parsing /proc/self/status, so
@@ -79,7 +79,7 @@ func ResetPeak() bool {
 // MemoryMeasurable reports whether this platform gives RSS figures at all.
 const MemoryMeasurable = true
 
-// availableMemory is MemAvailable from /proc/meminfo: free memory plus the
+// AvailableMemory is MemAvailable from /proc/meminfo: free memory plus the
 // page cache and slabs the kernel can reclaim without swapping (what free(1)
 // shows as "available"), in bytes; -1 if unreadable. pbnjay/memory's
 // FreeMemory reads sysinfo's freeram, which leaves the page cache out and so
@@ -90,7 +90,7 @@ const MemoryMeasurable = true
 // smallest, and from says which one it is. A table past an address-space
 // limit would end in the Go runtime's fatal "out of memory", which no
 // program can catch, so the guard must refuse it first.
-func availableMemory() (bytes int64, from string) {
+func AvailableMemory() (bytes int64, from string) {
 	avail, from := memAvailable(), "MemAvailable in /proc/meminfo"
 	if room, where := cgroupRoom(procCgroupFile, procMountinfoFile); room >= 0 && (avail < 0 || room < avail) {
 		avail, from = room, where
@@ -129,10 +129,10 @@ func memAvailable() int64 {
 	return -1
 }
 
-// kernelCPU is the CPU time the kernel has spent for this process so far,
+// KernelCPU is the CPU time the kernel has spent for this process so far,
 // all threads (getrusage's system time); during a load, page faults above
 // all: mapping and zeroing the tables' new memory.
-func kernelCPU() time.Duration {
+func KernelCPU() time.Duration {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return -1

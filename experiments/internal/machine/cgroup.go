@@ -1,4 +1,4 @@
-package experiments
+package machine
 
 // The memory a cgroup lets this process have. A container, a systemd unit
 // or a CI runner puts a limit on a cgroup (v2: memory.max; v1:
@@ -65,7 +65,7 @@ func cgroupRoom(cgroupFile, mountinfoFile string) (room int64, where string) {
 			if r, ok := cgroupLevelRoom(dir, files); ok && (room < 0 || r < room) {
 				room = r
 				limit, _ := readCgroupNumber(filepath.Join(dir, files[0]))
-				where = fmt.Sprintf("the cgroup limit %s (%s) less what the cgroup uses", FormatBytes(limit), filepath.Join(dir, files[0]))
+				where = fmt.Sprintf("the cgroup limit of %d MiB (%s) less what the cgroup uses", limit>>20, filepath.Join(dir, files[0]))
 			}
 			if dir == m.point || len(dir) <= len(m.point) {
 				break
