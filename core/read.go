@@ -57,6 +57,15 @@ type ReadReport struct {
 // map has them; a key type of one or two bytes draws from the list of its
 // absent values instead, and Read fails if there are none.
 func Read[K, V Bits](ctx context.Context, m *Sharded[K, V], src Source[K, V], opt ReadOptions) (ReadReport, error) {
+	return ReadVisit(ctx, m, src, opt, nil)
+}
+
+// ReadVisit is Read handing each batch's values and found flags to visit,
+// inside the timed lookups: a caller whose values name more data (the lab's
+// row layouts keep a String's bytes in an arena, the row its reference)
+// reads that too, as a dictionary's read of a String does. visit may be
+// nil.
+func ReadVisit[K, V Bits](ctx context.Context, m *Sharded[K, V], src Source[K, V], opt ReadOptions, visit func(vals []V, found []bool)) (ReadReport, error) {
 	if !(opt.MissRate >= 0 && opt.MissRate <= 1) {
 		return ReadReport{}, fmt.Errorf("miss_rate %v is out of range (allowed: 0 to 1)", opt.MissRate)
 	}
@@ -112,6 +121,9 @@ func Read[K, V Bits](ctx context.Context, m *Sharded[K, V], src Source[K, V], op
 		}
 		t := time.Now()
 		found := int64(m.GetMany(buf[:n], vals, oks))
+		if visit != nil {
+			visit(vals[:n], oks[:n])
+		}
 		elapsed += time.Since(t)
 		r.Lookups += int64(n)
 		r.Found += found

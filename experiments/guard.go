@@ -118,6 +118,10 @@ func estimate(p parsedConfig, l core.Layout, rows int64) (Estimate, error) {
 	if err != nil {
 		return Estimate{}, err
 	}
+	if p.row { // every row's Strings go into the arena, a duplicate's too
+		arena := RowArenaBytes(p.attrs, rows)
+		pr.FinalBytes, pr.PeakBytes = core.SaturatingAdd(pr.FinalBytes, arena), core.SaturatingAdd(pr.PeakBytes, arena)
+	}
 	f := AllocatorFactor(l)
 	e := Estimate{
 		Layout: string(l), Rows: rows, Distinct: distinct,

@@ -17,10 +17,11 @@ package experiments
 //
 // The row is carried in the narrowest value type that holds it (a U128
 // for 9 to 16 bytes) and a cell keeps only the row's bytes
-// (core.Options.ValueBytes), so rows are at most 16 bytes so far. The
-// lab's rows are the row's bytes drawn from the key (the synthetic
-// source's values, cut to the row): what a cell holds of each attribute
-// does not change its memory or speed.
+// (core.Options.ValueBytes), so rows are at most 16 bytes so far. A
+// String is an 8-byte reference in the row, its bytes in an arena beside
+// the table (rows_strings.go). The lab's rows are the row's bytes drawn
+// from the key (the synthetic source's values, cut to the row): what a
+// cell holds of each attribute does not change its memory or speed.
 
 import (
 	"fmt"
@@ -64,26 +65,27 @@ func RowType(attrs []Attribute) core.Type {
 	names := make([]string, len(attrs))
 	size := 0
 	for i, a := range attrs {
-		names[i], size = a.Name, size+a.Size
+		names[i], size = a.Name, size+rowAttrBytes(a)
 	}
 	return core.RowType("Tuple("+strings.Join(names, ", ")+")", size)
 }
 
-// checkRow refuses attributes a row layout cannot hold: a String (its
-// arena is ClickHouse's, not modelled for rows), a row wider than a cell's
-// value, or a file's values (one column is read so far).
+// checkRow refuses attributes a row layout cannot hold: a Nullable (its
+// nulls are modelled for ClickHouse's layouts only), a row wider than a
+// cell's value (a String takes its 8-byte reference), or a file's values
+// (one column is read so far).
 func (c Config) checkRow(name string, attrs []Attribute) error {
 	list := strings.Join(c.Attributes, ",")
 	size := 0
 	for _, a := range attrs {
-		if a.isString() || a.Nullable {
-			return NewFieldError("--attributes", list, name+" holds fixed-size attributes (a String's arena and a Nullable's nulls are modelled for ClickHouse's layouts only, so far)", "fixed-size types with "+name)
+		if a.Nullable {
+			return NewFieldError("--attributes", list, name+" holds no Nullable attributes (a Nullable's nulls are modelled for ClickHouse's layouts only, so far)", "attributes that are not Nullable with "+name)
 		}
-		size += a.Size
+		size += rowAttrBytes(a)
 	}
 	if size > maxRowBytes {
-		return NewFieldError("--attributes", list, fmt.Sprintf("a row of %d bytes; %s holds rows of at most %d bytes so far", size, name, maxRowBytes),
-			"attributes of 16 bytes or less in all, e.g. UInt16,UInt32,Float64 (14)")
+		return NewFieldError("--attributes", list, fmt.Sprintf("a row of %d bytes; %s holds rows of at most %d bytes so far (a String takes %d: its reference into the row's arena)", size, name, maxRowBytes, rowStringBytes),
+			"attributes of 16 bytes or less in all, e.g. UInt16,UInt32,Float64 (14) or UInt16,String,UInt32 (14)")
 	}
 	if c.Source != "" {
 		return NewFieldError("--layout", name, "rows are drawn from the keys: a file's attributes are not read yet", "--keys, or a layout of one value for --source")

@@ -3,12 +3,12 @@ package planner
 import (
 	"fmt"
 
-	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
 )
 
 // rowCandidates are the plan's row layouts for a dictionary of several
-// fixed-size attributes whose row fits a cell: packed_row and compact_row
+// attributes whose row fits a cell (a String its reference, its bytes in
+// the row's arena): packed_row and compact_row
 // at each shard count and distinct geometry, their tables grown (not
 // reserved, unless --preallocate) as packlab's are. No ClickHouse layout
 // builds them, and their speeds are not measured yet, so they carry none.
@@ -22,9 +22,7 @@ func rowCandidates(p parsedPlan, sc Scaling, threads int) ([]Candidate, error) {
 		for _, shards := range planShards {
 			var lastBuckets int64 = -1
 			for _, mlf := range planLoadFactors() {
-				opt := p.options(mlf)
-				opt.ValueBytes = row.Size
-				pr, err := core.Predict(l, p.key, row, p.distinct, opt, shards)
+				pr, err := experiments.RowPrediction(l, p.key, p.attrs, p.distinct, p.options(mlf), shards)
 				if err != nil {
 					return nil, fmt.Errorf("%s%s: %w", l, experiments.RowSuffix, err)
 				}
