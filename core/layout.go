@@ -23,10 +23,17 @@ func Layouts() []Layout {
 	return []Layout{LayoutHashed, LayoutPacked, LayoutSparse, LayoutHashedArray, LayoutGoMap, LayoutCompact}
 }
 
-// ParseLayout finds a layout by name, ignoring case; "hashed-array" is
-// accepted for "hashed_array".
+// LayoutKey is the form a layout's name is compared in, here and by the
+// lab's other layouts (ClickHouse's, the C++ maps, the rows): lower case,
+// "-" read as "_", no spaces around, so "Hashed-Array" is "hashed_array".
+func LayoutKey(name string) string {
+	return strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "-", "_")
+}
+
+// ParseLayout finds a layout by name (LayoutKey: case and "-" for "_" do
+// not matter).
 func ParseLayout(name string) (Layout, error) {
-	n := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "-", "_")
+	n := LayoutKey(name)
 	for _, l := range Layouts() {
 		if string(l) == n {
 			return l, nil

@@ -71,7 +71,7 @@ func ClickHouseDictionaries() []ClickHouseDictionary {
 // FindClickHouseDictionary finds a ClickHouse layout by its lab name (as
 // ParseLayout reads names: case and '-' for '_' do not matter).
 func FindClickHouseDictionary(name string) (ClickHouseDictionary, bool) {
-	n := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "-", "_")
+	n := core.LayoutKey(name)
 	for _, d := range clickHouseDictionaries {
 		if d.Name == n {
 			return d, true

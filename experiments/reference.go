@@ -78,7 +78,7 @@ func References() []Reference { return append([]Reference(nil), references...) }
 // FindReference finds a reference map by name, as ParseLayout reads names:
 // case and '-' for '_' do not matter.
 func FindReference(name string) (Reference, bool) {
-	n := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "-", "_")
+	n := core.LayoutKey(name)
 	for _, r := range references {
 		if r.Name == n {
 			return r, true

@@ -50,7 +50,7 @@ func RowLayoutNames() []string {
 
 // parseRowLayout finds the table of a row layout's name.
 func parseRowLayout(name string) (core.Layout, bool) {
-	n := strings.ReplaceAll(strings.ToLower(strings.TrimSpace(name)), "-", "_")
+	n := core.LayoutKey(name)
 	for _, l := range RowTables {
 		if n == string(l)+RowSuffix {
 			return l, true
