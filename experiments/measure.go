@@ -167,12 +167,8 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 		return Result{}, err
 	}
 	defer src.Close()
-	var arena rowArena // a row's Strings (rows_strings.go)
-	var strs []rowString
-	if p.row {
-		strs = rowStringsOf(p.attrs)
-		src = newRowStrings(src, strs, &arena)
-	}
+	rs := rowStringsFor(p) // a row's Strings, in an arena the load fills
+	src = withRowStrings(src, rs)
 
 	heap0, rss0, hwm0 := baseline()
 
@@ -218,12 +214,7 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 	var rr core.ReadReport
 	if !p.NoRead {
 		report(PhaseRead, lr.Rows, time.Duration(lr.Seconds*float64(time.Second)), machine.CurrentRSS())
-		var visit func([]V, []bool)
-		if len(strs) > 0 {
-			visit = copyStrings[V](&arena, strs)
-		}
-		rr, err = core.ReadVisit(ctx, m, src, core.ReadOptions{Seed: p.Seed, MissRate: p.MissRate}, visit)
-		if err != nil {
+		if rr, err = core.ReadVisit(ctx, m, src, core.ReadOptions{Seed: p.Seed, MissRate: p.MissRate}, copyRowStrings[V](rs)); err != nil {
 			return Result{}, err
 		}
 	}
@@ -233,11 +224,7 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 	// the collector returned pages it can be below the RSS read before.
 	sampledPeak = max(sampledPeak, machine.CurrentRSS(), rss1)
 	r := p.result(l, st, lr, rr, lc)
-	if arena.used > 0 { // the arena's Strings are payload, its chunks' unused ends empty
-		r.BytesAllocated += arena.bytes()
-		r.PayloadBytes += arena.used
-		r.EmptyBytes += arena.bytes() - arena.used
-	}
+	rs.count(&r)
 	r.StartedAt = started.UTC().Format(time.RFC3339)
 	r.Threads = threads
 	r.HeapBytes = max(heap1-heap0, 0)

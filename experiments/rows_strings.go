@@ -109,52 +109,74 @@ type rowString struct {
 	salt     uint64 // its attribute's number
 }
 
-// rowStrings is a source of a row layout's rows: inner's rows, each
-// String's reference written into the value after its bytes went into the
-// arena. It is an IndexedSource when inner is (the read order needs only
-// the keys).
-type rowStrings[K, V core.Bits] struct {
-	core.Source[K, V]
+// rowStrings is a row run's Strings: where each sits in the row, and the
+// arena the load fills with their bytes.
+type rowStrings struct {
 	strs  []rowString
-	arena *rowArena
+	arena rowArena
 }
 
-// rowStringsOf lists the String attributes of a row of attrs.
-func rowStringsOf(attrs []Attribute) []rowString {
-	var strs []rowString
+// rowStringsFor is p's row Strings; nil when p is not a row's run or its
+// row has none.
+func rowStringsFor(p parsedConfig) *rowStrings {
+	if !p.row {
+		return nil
+	}
+	var rs rowStrings
 	at := 0
-	for i, a := range attrs {
+	for i, a := range p.attrs {
 		if a.isString() {
-			strs = append(strs, rowString{at: at, min: a.MinLen, max: a.MaxLen, salt: uint64(i)})
+			rs.strs = append(rs.strs, rowString{at: at, min: a.MinLen, max: a.MaxLen, salt: uint64(i)})
 		}
 		at += rowAttrBytes(a)
 	}
-	return strs
+	if len(rs.strs) == 0 {
+		return nil
+	}
+	return &rs
 }
 
-// newRowStrings wraps src for the Strings strs, or returns src when the
-// row has none.
-func newRowStrings[K, V core.Bits](src core.Source[K, V], strs []rowString, arena *rowArena) core.Source[K, V] {
-	if len(strs) == 0 {
+// count adds the arena to a result: its Strings are payload, its chunks'
+// unused ends empty.
+func (rs *rowStrings) count(r *Result) {
+	if rs == nil {
+		return
+	}
+	r.BytesAllocated += rs.arena.bytes()
+	r.PayloadBytes += rs.arena.used
+	r.EmptyBytes += rs.arena.bytes() - rs.arena.used
+}
+
+// withRowStrings is src with each row's Strings put in rs's arena and
+// their references written into the row; src itself when rs is nil. It is
+// an IndexedSource when src is (the read order needs only the keys).
+func withRowStrings[K, V core.Bits](src core.Source[K, V], rs *rowStrings) core.Source[K, V] {
+	if rs == nil {
 		return src
 	}
-	s := &rowStrings[K, V]{Source: src, strs: strs, arena: arena}
+	s := &rowStringSource[K, V]{Source: src, rs: rs}
 	if ix, ok := src.(core.IndexedSource[K, V]); ok {
 		return indexedRowStrings[K, V]{s, ix}
 	}
 	return s
 }
 
-func (s *rowStrings[K, V]) Next(b *core.Block[K, V], max int) error {
+// rowStringSource is withRowStrings' source.
+type rowStringSource[K, V core.Bits] struct {
+	core.Source[K, V]
+	rs *rowStrings
+}
+
+func (s *rowStringSource[K, V]) Next(b *core.Block[K, V], max int) error {
 	if err := s.Source.Next(b, max); err != nil {
 		return err
 	}
 	for i, k := range b.Keys {
 		row := unsafe.Slice((*byte)(unsafe.Pointer(&b.Values[i])), unsafe.Sizeof(b.Values[i]))
-		for _, st := range s.strs {
+		for _, st := range s.rs.strs {
 			h := core.PairChecksum(k, st.salt)
 			n := st.min + int(core.PairChecksum(k, 1000+st.salt)%uint64(st.max-st.min+1))
-			dst, off := s.arena.add(n)
+			dst, off := s.rs.arena.add(n)
 			for j := range dst {
 				dst[j] = "0123456789ABCDEF"[h>>(4*(j%16))&15]
 			}
@@ -164,18 +186,21 @@ func (s *rowStrings[K, V]) Next(b *core.Block[K, V], max int) error {
 	return nil
 }
 
-// indexedRowStrings is rowStrings over an IndexedSource.
+// indexedRowStrings is rowStringSource over an IndexedSource.
 type indexedRowStrings[K, V core.Bits] struct {
-	*rowStrings[K, V]
+	*rowStringSource[K, V]
 	ix core.IndexedSource[K, V]
 }
 
 func (s indexedRowStrings[K, V]) Row(i int64) (K, V) { return s.ix.Row(i) }
 
-// copyStrings is the read's visit of a row layout's found rows: every
-// String's bytes copied out, as a dictGet of a String column copies them
-// into its result.
-func copyStrings[V core.Bits](arena *rowArena, strs []rowString) func(vals []V, found []bool) {
+// copyRowStrings is the read's visit of a row run's found rows (nil when
+// rs is): every String's bytes copied out, as a dictGet of a String column
+// copies them into its result.
+func copyRowStrings[V core.Bits](rs *rowStrings) func(vals []V, found []bool) {
+	if rs == nil {
+		return nil
+	}
 	var out []byte
 	return func(vals []V, found []bool) {
 		out = out[:0]
@@ -184,8 +209,8 @@ func copyStrings[V core.Bits](arena *rowArena, strs []rowString) func(vals []V, 
 				continue
 			}
 			row := unsafe.Slice((*byte)(unsafe.Pointer(&vals[i])), unsafe.Sizeof(vals[i]))
-			for _, st := range strs {
-				out = append(out, arena.get(binary.LittleEndian.Uint64(row[st.at:]))...)
+			for _, st := range rs.strs {
+				out = append(out, rs.arena.get(binary.LittleEndian.Uint64(row[st.at:]))...)
 			}
 		}
 	}
