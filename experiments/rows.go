@@ -19,12 +19,14 @@ package experiments
 // for 9 to 16 bytes) and a cell keeps only the row's bytes
 // (core.Options.ValueBytes), so rows are at most 16 bytes so far. A
 // String is an 8-byte reference in the row, its bytes in an arena beside
-// the table (rows_strings.go). The lab's rows are the row's bytes drawn
+// the table; a row with Nullables ends in a byte of their null flags
+// (rows_strings.go). The lab's rows are the row's bytes drawn
 // from the key (the synthetic source's values, cut to the row): what a
 // cell holds of each attribute does not change its memory or speed.
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/packlab/packlab/core"
@@ -64,27 +66,30 @@ func parseRowLayout(name string) (core.Layout, bool) {
 func RowType(attrs []Attribute) core.Type {
 	names := make([]string, len(attrs))
 	size := 0
+	nullable := false
 	for i, a := range attrs {
 		names[i], size = a.Name, size+rowAttrBytes(a)
+		if a.Nullable {
+			names[i], nullable = "Nullable("+a.Name+")", true
+		}
+	}
+	if nullable { // a byte of null flags, a bit a Nullable attribute
+		size++
 	}
 	return core.RowType("Tuple("+strings.Join(names, ", ")+")", size)
 }
 
-// checkRow refuses attributes a row layout cannot hold: a Nullable (its
-// nulls are modelled for ClickHouse's layouts only), a row wider than a
-// cell's value (a String takes its 8-byte reference), or a file's values
-// (one column is read so far).
+// checkRow refuses attributes a row layout cannot hold: a row wider than
+// a cell's value (a String takes its 8-byte reference, Nullables a byte of
+// flags), more than 8 Nullables, or a file's values (one column is read so
+// far).
 func (c Config) checkRow(name string, attrs []Attribute) error {
 	list := strings.Join(c.Attributes, ",")
-	size := 0
-	for _, a := range attrs {
-		if a.Nullable {
-			return NewFieldError("--attributes", list, name+" holds no Nullable attributes (a Nullable's nulls are modelled for ClickHouse's layouts only, so far)", "attributes that are not Nullable with "+name)
-		}
-		size += rowAttrBytes(a)
+	if n := len(slices.DeleteFunc(slices.Clone(attrs), func(a Attribute) bool { return !a.Nullable })); n > 8 {
+		return NewFieldError("--attributes", list, fmt.Sprintf("%d Nullable attributes; %s keeps the null flags of at most 8 in a byte", n, name), "at most 8 Nullable attributes with "+name)
 	}
-	if size > maxRowBytes {
-		return NewFieldError("--attributes", list, fmt.Sprintf("a row of %d bytes; %s holds rows of at most %d bytes so far (a String takes %d: its reference into the row's arena)", size, name, maxRowBytes, rowStringBytes),
+	if size := RowType(attrs).Size; size > maxRowBytes {
+		return NewFieldError("--attributes", list, fmt.Sprintf("a row of %d bytes; %s holds rows of at most %d bytes so far (a String takes %d: its reference into the row's arena; Nullables a byte of flags)", size, name, maxRowBytes, rowStringBytes),
 			"attributes of 16 bytes or less in all, e.g. UInt16,UInt32,Float64 (14) or UInt16,String,UInt32 (14)")
 	}
 	if c.Source != "" {

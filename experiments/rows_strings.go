@@ -3,6 +3,8 @@ package experiments
 // A row's Strings: the bytes in one arena beside the table, the row holding
 // an 8-byte reference to them (rowStringBytes), so that a row of a UInt16
 // and a String is a cell of key + 10 bytes, whatever the String's length.
+// A row with Nullable attributes ends in a byte of their null flags (bit i
+// for the i-th Nullable); a NULL String takes nothing in the arena.
 //
 //	row:    +--+---------------------------+
 //	        |a1| offset (40 bits), length (24 bits) |   in the table's cell
@@ -41,13 +43,14 @@ func rowAttrBytes(a Attribute) int {
 }
 
 // RowArenaBytes is what a row layout's arena allocates for the String
-// attributes of n rows: their mean lengths summed, in whole chunks.
+// attributes of n rows: their mean lengths over the rows not NULL, in
+// whole chunks.
 func RowArenaBytes(attrs []Attribute, n int64) int64 {
-	var mean float64
+	var sum float64
 	for _, a := range attrs {
-		mean += a.meanLen()
+		sum += a.meanLen() * float64(a.nonNull(n)) // a NULL takes none
 	}
-	total := int64(mean*float64(n) + 0.5)
+	total := int64(sum + 0.5)
 	if total == 0 {
 		return 0
 	}
@@ -107,17 +110,22 @@ type rowString struct {
 	at       int    // its reference's first byte in the row
 	min, max int    // its lengths
 	salt     uint64 // its attribute's number
+	null     byte   // its flag in the row's null byte, 0 if not Nullable
 }
 
-// rowStrings is a row run's Strings: where each sits in the row, and the
-// arena the load fills with their bytes.
+// rowStrings is what a row run writes into its rows beyond the source's
+// bits: each String's reference, its bytes in the arena the load fills,
+// and the byte of null flags of a row with Nullables (a Nullable is NULL
+// in one row of nullEvery, by a hash of the key).
 type rowStrings struct {
-	strs  []rowString
-	arena rowArena
+	strs    []rowString
+	nulls   []uint64 // the Nullables' attribute numbers, bit i of the flags for nulls[i]
+	flagsAt int      // the flags' byte in the row
+	arena   rowArena
 }
 
-// rowStringsFor is p's row Strings; nil when p is not a row's run or its
-// row has none.
+// rowStringsFor is p's row Strings and null flags; nil when p is not a
+// row's run or its row has neither.
 func rowStringsFor(p parsedConfig) *rowStrings {
 	if !p.row {
 		return nil
@@ -125,12 +133,18 @@ func rowStringsFor(p parsedConfig) *rowStrings {
 	var rs rowStrings
 	at := 0
 	for i, a := range p.attrs {
+		var flag byte
+		if a.Nullable {
+			flag = 1 << len(rs.nulls)
+			rs.nulls = append(rs.nulls, uint64(i))
+		}
 		if a.isString() {
-			rs.strs = append(rs.strs, rowString{at: at, min: a.MinLen, max: a.MaxLen, salt: uint64(i)})
+			rs.strs = append(rs.strs, rowString{at: at, min: a.MinLen, max: a.MaxLen, salt: uint64(i), null: flag})
 		}
 		at += rowAttrBytes(a)
 	}
-	if len(rs.strs) == 0 {
+	rs.flagsAt = at
+	if len(rs.strs) == 0 && len(rs.nulls) == 0 {
 		return nil
 	}
 	return &rs
@@ -173,7 +187,20 @@ func (s *rowStringSource[K, V]) Next(b *core.Block[K, V], max int) error {
 	}
 	for i, k := range b.Keys {
 		row := unsafe.Slice((*byte)(unsafe.Pointer(&b.Values[i])), unsafe.Sizeof(b.Values[i]))
+		var flags byte
+		for j, a := range s.rs.nulls {
+			if core.PairChecksum(k, 2000+a)%nullEvery == 0 {
+				flags |= 1 << j
+			}
+		}
+		if len(s.rs.nulls) > 0 {
+			row[s.rs.flagsAt] = flags
+		}
 		for _, st := range s.rs.strs {
+			if flags&st.null != 0 {
+				binary.LittleEndian.PutUint64(row[st.at:], 0)
+				continue
+			}
 			h := core.PairChecksum(k, st.salt)
 			n := st.min + int(core.PairChecksum(k, 1000+st.salt)%uint64(st.max-st.min+1))
 			dst, off := s.rs.arena.add(n)
@@ -198,7 +225,7 @@ func (s indexedRowStrings[K, V]) Row(i int64) (K, V) { return s.ix.Row(i) }
 // rs is): every String's bytes copied out, as a dictGet of a String column
 // copies them into its result.
 func copyRowStrings[V core.Bits](rs *rowStrings) func(vals []V, found []bool) {
-	if rs == nil {
+	if rs == nil || len(rs.strs) == 0 {
 		return nil
 	}
 	var out []byte
@@ -210,7 +237,9 @@ func copyRowStrings[V core.Bits](rs *rowStrings) func(vals []V, found []bool) {
 			}
 			row := unsafe.Slice((*byte)(unsafe.Pointer(&vals[i])), unsafe.Sizeof(vals[i]))
 			for _, st := range rs.strs {
-				out = append(out, rs.arena.get(binary.LittleEndian.Uint64(row[st.at:]))...)
+				if len(rs.nulls) == 0 || row[rs.flagsAt]&st.null == 0 {
+					out = append(out, rs.arena.get(binary.LittleEndian.Uint64(row[st.at:]))...)
+				}
 			}
 		}
 	}

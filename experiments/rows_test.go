@@ -44,32 +44,42 @@ func TestRowLayouts(t *testing.T) {
 		// A String in a row: its 8-byte reference in the cell, its bytes
 		// (8 to 32, 20 on average) in the arena beside the table, every
 		// one read back.
-		strs := runOrFail(t, Config{Layouts: []string{"packed_row", "compact_row"}, Attributes: []string{"UInt16", "name:String", "UInt32"}, Rows: rows, Seed: 3, InProcess: inProcess})
-		attrs, err := ParseAttributes("UInt16", []string{"UInt16", "name:String", "UInt32"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, l := range RowTables {
-			r := strs[string(l)+RowSuffix]
-			pr, err := RowPrediction(l, core.MustType("UInt64"), attrs, rows, core.Options{MaxLoadFactor: r.MaxLoadFactor}, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			arena := RowArenaBytes(attrs, rows)
-			t.Logf("%s with a String (in process %v): %d bytes (%.2f a row; arena %d), RSS %d, load %.2f s, read %.1f M rows/s",
-				l, inProcess, r.BytesAllocated, float64(r.BytesAllocated)/rows, arena, r.RSSBytes, r.LoadSeconds, r.ReadRowsPerSecond/1e6)
-			if r.ElementCount != rows || r.FoundRate != 1 || max(r.BytesAllocated-pr.FinalBytes, pr.FinalBytes-r.BytesAllocated) > rowArenaChunk ||
-				arena < rows*20 || arena > rows*20+rowArenaChunk || r.ValueType != "Tuple(UInt16, String, UInt32)" {
-				t.Errorf("%s with a String: %d rows (found %v), %d bytes, value %q; want %d, 1, the prediction's %d (the arena %d) within a chunk, a Tuple with the String",
-					l, r.ElementCount, r.FoundRate, r.BytesAllocated, r.ValueType, rows, pr.FinalBytes, arena)
-			}
-			if r.PayloadBytes+r.PaddingBytes+r.EmptyBytes+r.MetadataBytes != r.BytesAllocated {
-				t.Errorf("%s with a String: payload %d + padding %d + empty %d + metadata %d, want bytes_allocated %d", l, r.PayloadBytes, r.PaddingBytes, r.EmptyBytes, r.MetadataBytes, r.BytesAllocated)
-			}
+		for _, list := range [][]string{{"UInt16", "name:String", "UInt32"}, {"UInt16", "name:Nullable(String)", "Nullable(UInt32)"}} {
+			rowsWith(t, list, inProcess)
 		}
 		// One attribute in a row is that attribute's table.
 		if a, b := got["packed_row"], got["packed"]; a.BytesAllocated != b.BytesAllocated || a.Checksum != b.Checksum {
 			t.Errorf("packed_row of UInt16: %d bytes, checksum %s; packed %d, %s: want the same table", a.BytesAllocated, a.Checksum, b.BytesAllocated, b.Checksum)
+		}
+	}
+}
+
+// rowsWith checks packed_row and compact_row of attributes list (with a
+// String, and Nullables): the table and the arena within a chunk of
+// RowPrediction, every row read back, the parts adding up.
+func rowsWith(t *testing.T, list []string, inProcess bool) {
+	const rows = 900_000
+	strs := runOrFail(t, Config{Layouts: []string{"packed_row", "compact_row"}, Attributes: list, Rows: rows, Seed: 3, InProcess: inProcess})
+	attrs, err := ParseAttributes(list[0], list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range RowTables {
+		r := strs[string(l)+RowSuffix]
+		pr, err := RowPrediction(l, core.MustType("UInt64"), attrs, rows, core.Options{MaxLoadFactor: r.MaxLoadFactor}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		arena, values := RowArenaBytes(attrs, rows), 20*attrs[1].nonNull(rows) // 8 to 32 bytes, none for a NULL
+		t.Logf("%s of %v (in process %v): %d bytes (%.2f a row; arena %d), RSS %d, load %.2f s, read %.1f M rows/s",
+			l, list, inProcess, r.BytesAllocated, float64(r.BytesAllocated)/rows, arena, r.RSSBytes, r.LoadSeconds, r.ReadRowsPerSecond/1e6)
+		if r.ElementCount != rows || r.FoundRate != 1 || max(r.BytesAllocated-pr.FinalBytes, pr.FinalBytes-r.BytesAllocated) > rowArenaChunk ||
+			arena < values || arena > values+rowArenaChunk || r.ValueType != RowType(attrs).Name || !strings.Contains(r.ValueType, "String") {
+			t.Errorf("%s of %v: %d rows (found %v), %d bytes, value %q; want %d, 1, the prediction's %d (the arena %d for %d bytes of values) within a chunk, a Tuple with the String",
+				l, list, r.ElementCount, r.FoundRate, r.BytesAllocated, r.ValueType, rows, pr.FinalBytes, arena, values)
+		}
+		if r.PayloadBytes+r.PaddingBytes+r.EmptyBytes+r.MetadataBytes != r.BytesAllocated {
+			t.Errorf("%s of %v: payload %d + padding %d + empty %d + metadata %d, want bytes_allocated %d", l, list, r.PayloadBytes, r.PaddingBytes, r.EmptyBytes, r.MetadataBytes, r.BytesAllocated)
 		}
 	}
 }
