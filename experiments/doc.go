@@ -2,8 +2,8 @@
 // measured results. It checks a config and asks the memory guard (Check),
 // runs each layout in a worker process (packlab's tables through core, the
 // C++ reference maps, ClickHouse's dictionaries through chDB), measures
-// time and memory, names jobs (job.go) and runs sweeps; the results folder
-// is package experiments/store. Its memory model (guard.go, attributes.go:
+// time and memory, and names jobs (job.go); the sweeps are package
+// experiments/sweep, the results folder experiments/store. Its memory model (guard.go, attributes.go:
 // AllocatorFactor, LoaderBytes, ReloadPeak, AttributesPrediction,
 // ClickHouseMemory) is the one the planner and the charts ask.
 //

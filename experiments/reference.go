@@ -93,7 +93,13 @@ func IsReference(layout string) bool {
 	return ok
 }
 
-func referenceNames() string { return strings.Join(referenceNameList(), ", ") }
+func referenceNames() string {
+	names := make([]string, len(references))
+	for i, r := range references {
+		names[i] = r.Name
+	}
+	return strings.Join(names, ", ")
+}
 
 // Where the worker is, and how to get it.
 const (

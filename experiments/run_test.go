@@ -521,3 +521,29 @@ func TestSourceCountProgress(t *testing.T) {
 		t.Errorf("count progress %v: want several, growing, at most %d rows", counts, rows)
 	}
 }
+
+// TestSweepRunsAreCheckedAtTheirOwnRows: every run of a growth sweep is
+// checked by the guard (and named, if cancelled) at its own row count, not
+// at the first config's: the synthetic source's rows are each config's.
+func TestSweepRunsAreCheckedAtTheirOwnRows(t *testing.T) {
+	var cfgs []Config // a growth sweep's
+	for _, rows := range []int64{10_000, 100_000, 1_000_000} {
+		cfgs = append(cfgs, Config{Layouts: []string{"packed"}, Rows: rows})
+	}
+	runs, err := prepare(context.Background(), cfgs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != len(cfgs) || len(runs) < 3 {
+		t.Fatalf("%d runs for %d configs", len(runs), len(cfgs))
+	}
+	for i, r := range runs {
+		if r.est.Rows != cfgs[i].Rows {
+			t.Errorf("run %d (%s at %d rows) checked at %d rows", i, r.layout, cfgs[i].Rows, r.est.Rows)
+		}
+	}
+	last := cancelled(runs[len(runs)-1], context.Canceled)
+	if !strings.Contains(last.Error(), "packed at 1M rows was stopped") {
+		t.Errorf("the last run's cancel: %v, want it named at 1M rows", last)
+	}
+}

@@ -27,6 +27,7 @@ import (
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/report"
 	"github.com/packlab/packlab/experiments/store"
+	"github.com/packlab/packlab/experiments/sweep"
 )
 
 // Main is the whole command line, as main runs it: it prints an error as
@@ -371,7 +372,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		name, rest = rest[0], rest[1:]
 	}
 	if name == "" {
-		return flags.Usagef("sweep: which one? (allowed: %s)", strings.Join(experiments.SweepNames(), ", "))
+		return flags.Usagef("sweep: which one? (allowed: %s)", strings.Join(sweep.Names(), ", "))
 	}
 	if len(rest) > 0 {
 		return flags.Usagef("sweep %s: unexpected argument %q (flags start with --)", name, rest[0])
@@ -379,14 +380,14 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := runFlagConflicts(fs, f); err != nil {
 		return err
 	}
-	sw, err := experiments.FindSweep(name)
+	sw, err := sweep.Find(name)
 	if err != nil {
-		return flags.Usagef("sweep %q: unknown sweep (allowed: %s)", name, strings.Join(experiments.SweepNames(), ", "))
+		return flags.Usagef("sweep %q: unknown sweep (allowed: %s)", name, strings.Join(sweep.Names(), ", "))
 	}
-	opt := experiments.SweepOptions{MaxShards: f.maxShards, WithReferences: f.withRefs, WithClickHouse: f.withCH}
+	opt := sweep.Options{MaxShards: f.maxShards, WithReferences: f.withRefs, WithClickHouse: f.withCH}
 	var measured []experiments.Result
 	err = measure(ctx, f, experiments.SweepJobName(sw.Name, f.cfg), stdout, stderr, func(ro experiments.RunOptions) ([]experiments.Result, error) {
-		res, err := experiments.RunSweep(ctx, sw.Name, f.cfg, opt, ro)
+		res, err := sweep.Run(ctx, sw.Name, f.cfg, opt, ro)
 		measured = res
 		return res, err
 	}, func() error {
@@ -1008,7 +1009,7 @@ func clickHouseStatus() string {
 func usageSweep() string {
 	var b strings.Builder
 	b.WriteString("packlab sweep NAME [flags] — a family of runs, measured one after the other\n\nSweeps:\n")
-	for _, s := range experiments.Sweeps() {
+	for _, s := range sweep.All() {
 		rows := experiments.FormatRows(s.Rows)
 		if s.RowsDoc != "" {
 			rows = s.RowsDoc

@@ -26,6 +26,7 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/planner"
+	"github.com/packlab/packlab/experiments/sweep"
 )
 
 // seedMemory is the seed's memory table at 1e9 <UInt64,UInt16>, in GiB:
@@ -319,7 +320,7 @@ type memoryProjection struct {
 // 1e9 rows with the planner, from the overhead that run measured.
 func seedMemoryProjection(results []experiments.Result) []memoryProjection {
 	var out []memoryProjection
-	for _, l := range experiments.SeedClaimsMemory {
+	for _, l := range sweep.SeedClaimsMemory {
 		var from *experiments.Result
 		for i := range results {
 			r := &results[i]

@@ -10,6 +10,7 @@ import (
 
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/internal/machine"
+	"github.com/packlab/packlab/experiments/sweep"
 )
 
 // TestSeedClaimsReport runs the sweep's configs at a small size, in this
@@ -19,8 +20,8 @@ func TestSeedClaimsReport(t *testing.T) {
 	if testing.Short() {
 		t.Skip("measures about 16 small loads")
 	}
-	sw, _ := experiments.FindSweep("seed-claims")
-	cfgs, err := sw.Configs(experiments.Config{Rows: 200_000}, experiments.SweepOptions{})
+	sw, _ := sweep.Find("seed-claims")
+	cfgs, err := sw.Configs(experiments.Config{Rows: 200_000}, sweep.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

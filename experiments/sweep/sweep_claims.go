@@ -1,12 +1,14 @@
-package experiments
+package sweep
 
 // The seed-claims sweep's runs: what each of the seed's claims is about
 // (the report, in package report, puts each measurement beside its claim).
 
 import (
 	"context"
+	"runtime"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments"
 )
 
 // SeedClaimsSpeedRows is the size of the seed-claims sweep's speed runs:
@@ -28,7 +30,7 @@ var SeedClaimsMemory = []core.Layout{core.LayoutHashed, core.LayoutPacked, core.
 // SeedClaimsSpeedLayout at SeedClaimsSpeedRows (each Repeats times, 3 by
 // default, 5 for the pairs of the two few-per-cent claims: times are
 // medians), then the memory of the seed's three structures at base.Rows.
-func seedClaimsConfigs(base Config, _ SweepOptions) []Config {
+func seedClaimsConfigs(base experiments.Config, _ Options) []experiments.Config {
 	speed := base
 	speed.Layouts = []string{string(SeedClaimsSpeedLayout)}
 	speed.Rows = SeedClaimsSpeedRows
@@ -40,7 +42,7 @@ func seedClaimsConfigs(base Config, _ SweepOptions) []Config {
 	// each, as the machine's noise is of that size.
 	pair := speed
 	pair.Repeats = max(speed.Repeats, 5)
-	var cfgs []Config
+	var cfgs []experiments.Config
 	for _, sel := range []core.ShardSelect{core.ShardSelectModulo, core.ShardSelectMask} {
 		c := pair
 		c.Shards, c.ShardSelect = 8, string(sel)
@@ -49,7 +51,7 @@ func seedClaimsConfigs(base Config, _ SweepOptions) []Config {
 	big := pair
 	big.Shards, big.ShardSelect, big.BlockRows = 8, string(core.ShardSelectMask), core.DefaultBlockRows*8
 	cfgs = append(cfgs, big)
-	for _, threads := range threadCounts(hostInfo().CPUs) {
+	for _, threads := range threadCounts(runtime.NumCPU()) {
 		for _, s := range SeedClaimsShards {
 			c := speed
 			c.Shards, c.Threads = s, threads
@@ -77,7 +79,7 @@ func threadCounts(cores int) []int {
 // seedClaimsRows is the memory comparison's default size: the largest of
 // 1e6, 1e7 and 1e8 whose run of the three structures the memory guard lets
 // through on this machine now.
-func seedClaimsRows(ctx context.Context, base Config) int64 {
+func seedClaimsRows(ctx context.Context, base experiments.Config) int64 {
 	rows := int64(1_000_000)
 	for _, n := range []int64{10_000_000, 100_000_000} {
 		c := base
@@ -85,7 +87,7 @@ func seedClaimsRows(ctx context.Context, base Config) int64 {
 		for _, l := range SeedClaimsMemory {
 			c.Layouts = append(c.Layouts, string(l))
 		}
-		if mc, err := Check(ctx, c); err == nil && mc.Fits {
+		if mc, err := experiments.Check(ctx, c); err == nil && mc.Fits {
 			rows = n
 		}
 	}

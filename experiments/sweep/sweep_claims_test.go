@@ -1,11 +1,13 @@
-package experiments
+package sweep
 
 import (
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments"
 )
 
 // TestSeedClaimsConfigs: the sweep runs what each claim is about: packed at
@@ -13,11 +15,11 @@ import (
 // count on every thread count, and hashed, packed and sparse at --rows; it
 // refuses the settings it makes itself.
 func TestSeedClaimsConfigs(t *testing.T) {
-	sw, err := FindSweep("seed-claims")
+	sw, err := Find("seed-claims")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfgs, err := sw.Configs(Config{Rows: 1e6}, SweepOptions{})
+	cfgs, err := sw.Configs(experiments.Config{Rows: 1e6}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,20 +42,20 @@ func TestSeedClaimsConfigs(t *testing.T) {
 			t.Errorf("speed run %+v: want %d rows, at least 3 repeats, no read phase", c, SeedClaimsSpeedRows)
 		}
 	}
-	want := len(SeedClaimsShards) * len(threadCounts(hostInfo().CPUs))
+	want := len(SeedClaimsShards) * len(threadCounts(runtime.NumCPU()))
 	if !modulo || !mask || !big || !memory || len(points) != want || !points[[2]int{1, 1}] {
 		t.Errorf("configs: modulo %v mask %v big blocks %v memory %v, %d (threads, shards) points (want %d, with 1 and 1)", modulo, mask, big, memory, len(points), want)
 	}
 	for _, bad := range []struct {
-		cfg  Config
+		cfg  experiments.Config
 		flag string
 	}{
-		{Config{Shards: 4}, "--shards"}, {Config{Layouts: []string{"hashed"}}, "--layout"}, {Config{ShardSelect: "mask"}, "--shard-select"},
-		{Config{BlockRows: 10}, "--block-rows"}, {Config{Threads: 1}, "--threads"}, {Config{MaxLoadFactor: 0.9}, "--max-load-factor"},
-		{Config{Key: "UInt32"}, "--key"}, {Config{Keys: "sequential"}, "--keys"},
+		{experiments.Config{Shards: 4}, "--shards"}, {experiments.Config{Layouts: []string{"hashed"}}, "--layout"}, {experiments.Config{ShardSelect: "mask"}, "--shard-select"},
+		{experiments.Config{BlockRows: 10}, "--block-rows"}, {experiments.Config{Threads: 1}, "--threads"}, {experiments.Config{MaxLoadFactor: 0.9}, "--max-load-factor"},
+		{experiments.Config{Key: "UInt32"}, "--key"}, {experiments.Config{Keys: "sequential"}, "--keys"},
 	} {
-		_, err := sw.Configs(bad.cfg, SweepOptions{})
-		var fe *FieldError
+		_, err := sw.Configs(bad.cfg, Options{})
+		var fe *experiments.FieldError
 		if !errors.As(err, &fe) || fe.Flag != bad.flag {
 			t.Errorf("seed-claims with %+v: got %v, want a refusal naming %s", bad.cfg, err, bad.flag)
 		}

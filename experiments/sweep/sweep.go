@@ -1,4 +1,4 @@
-package experiments
+package sweep
 
 import (
 	"context"
@@ -10,14 +10,11 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments"
 )
 
-// Sweeps are scenarios: a family of runs that vary one setting, measured one
-// after the other like a Run, after the memory guard has passed every one of
-// them. Each returns its results in the order it ran them.
-
-// SweepOptions are the settings only some sweeps take.
-type SweepOptions struct {
+// Options are the settings only some sweeps take.
+type Options struct {
 	// MaxShards is the largest shard count of the shards sweep (1, 2, 4, ...
 	// up to it, and it); 0 means DefaultMaxShards.
 	MaxShards int
@@ -49,11 +46,11 @@ type Sweep struct {
 	// Varies is the Config setting the sweep sets itself, so the user may
 	// not: "" or a flag name ("seed-claims": most of them).
 	Varies  string
-	configs func(base Config, opt SweepOptions) []Config
+	configs func(base experiments.Config, opt Options) []experiments.Config
 }
 
-// Sweeps lists every scenario, in the order help shows them.
-func Sweeps() []Sweep {
+// All lists every scenario, in the order help shows them.
+func All() []Sweep {
 	return []Sweep{
 		{Name: "seed-table", Doc: "every layout at --rows (<UInt64,UInt16> by default): the seed table (load, read, bytes_allocated, RSS, peak RSS); --with-references adds the C++ maps people pick instead, --with-clickhouse ClickHouse's own dictionaries",
 			Rows: 1_000_000, configs: seedTable},
@@ -72,28 +69,28 @@ func Sweeps() []Sweep {
 	}
 }
 
-// SweepNames lists the scenarios' names.
-func SweepNames() []string {
+// Names lists the scenarios' names.
+func Names() []string {
 	var names []string
-	for _, s := range Sweeps() {
+	for _, s := range All() {
 		names = append(names, s.Name)
 	}
 	return names
 }
 
-// FindSweep returns the named scenario, or an error listing them.
-func FindSweep(name string) (Sweep, error) {
-	for _, s := range Sweeps() {
+// Find returns the named scenario, or an error listing them.
+func Find(name string) (Sweep, error) {
+	for _, s := range All() {
 		if s.Name == strings.ToLower(strings.TrimSpace(name)) {
 			return s, nil
 		}
 	}
-	return Sweep{}, NewFieldError("sweep", name, "unknown sweep", strings.Join(SweepNames(), ", "))
+	return Sweep{}, experiments.NewFieldError("sweep", name, "unknown sweep", strings.Join(Names(), ", "))
 }
 
 // Configs returns the sweep's runs for a base config whose zero fields take
 // the sweep's defaults. It refuses a base that sets what the sweep varies.
-func (s Sweep) Configs(base Config, opt SweepOptions) ([]Config, error) {
+func (s Sweep) Configs(base experiments.Config, opt Options) ([]experiments.Config, error) {
 	base, err := s.checkBase(base)
 	if err != nil {
 		return nil, err
@@ -102,13 +99,13 @@ func (s Sweep) Configs(base Config, opt SweepOptions) ([]Config, error) {
 		return nil, err
 	}
 	if opt.MaxShards != 0 && s.Name != "shards" {
-		return nil, NewFieldError("--max-shards", strconv.Itoa(opt.MaxShards), "applies only to the shards sweep", "sweep shards")
+		return nil, experiments.NewFieldError("--max-shards", strconv.Itoa(opt.MaxShards), "applies only to the shards sweep", "sweep shards")
 	}
 	if opt.MaxShards == 0 {
 		opt.MaxShards = DefaultMaxShards
 	}
 	if opt.MaxShards < core.MinShards || opt.MaxShards > core.MaxShards {
-		return nil, NewFieldError("--max-shards", strconv.Itoa(opt.MaxShards), "out of range", fmt.Sprintf("%d to %d", core.MinShards, core.MaxShards))
+		return nil, experiments.NewFieldError("--max-shards", strconv.Itoa(opt.MaxShards), "out of range", fmt.Sprintf("%d to %d", core.MinShards, core.MaxShards))
 	}
 	if base.Rows == 0 && base.Source == "" {
 		base.Rows = s.Rows
@@ -130,25 +127,25 @@ func (s Sweep) Configs(base Config, opt SweepOptions) ([]Config, error) {
 
 // checkBase refuses what base sets that the sweep varies itself, and fills
 // in what the sweep needs (seed-claims' rows).
-func (s Sweep) checkBase(base Config) (Config, error) {
+func (s Sweep) checkBase(base experiments.Config) (experiments.Config, error) {
 	switch s.Varies {
 	case "--shards":
 		if base.Shards != 0 {
-			return base, NewFieldError("--shards", strconv.Itoa(base.Shards), "the shards sweep sets the shard count itself", "--max-shards N")
+			return base, experiments.NewFieldError("--shards", strconv.Itoa(base.Shards), "the shards sweep sets the shard count itself", "--max-shards N")
 		}
 	case "--max-load-factor":
 		if base.MaxLoadFactor != 0 {
-			return base, NewFieldError("--max-load-factor", FormatFloat(base.MaxLoadFactor), "the load-factor sweep sets it itself", "no --max-load-factor")
+			return base, experiments.NewFieldError("--max-load-factor", experiments.FormatFloat(base.MaxLoadFactor), "the load-factor sweep sets it itself", "no --max-load-factor")
 		}
 	case "--key/--value":
 		if len(base.Attributes) > 0 {
-			return base, NewFieldError("--attributes", strings.Join(base.Attributes, ","), "the types sweep runs every value type", "no --attributes")
+			return base, experiments.NewFieldError("--attributes", strings.Join(base.Attributes, ","), "the types sweep runs every value type", "no --attributes")
 		}
 		if base.Key != "" {
-			return base, NewFieldError("--key", base.Key, "the types sweep runs every key type", "no --key")
+			return base, experiments.NewFieldError("--key", base.Key, "the types sweep runs every key type", "no --key")
 		}
 		if base.Value != "" {
-			return base, NewFieldError("--value", base.Value, "the types sweep runs every value type", "no --value")
+			return base, experiments.NewFieldError("--value", base.Value, "the types sweep runs every value type", "no --value")
 		}
 	case "seed-claims":
 		if err := seedClaimsRefuses(base); err != nil {
@@ -164,33 +161,32 @@ func (s Sweep) checkBase(base Config) (Config, error) {
 // withExtraLayouts adds the C++ reference maps (--with-references) and
 // ClickHouse's own dictionaries (--with-clickhouse) to the seed table's
 // layouts, where they are available.
-func (s Sweep) withExtraLayouts(base Config, opt SweepOptions) (Config, error) {
+func (s Sweep) withExtraLayouts(base experiments.Config, opt Options) (experiments.Config, error) {
 	extra := []struct {
 		on     bool
 		flag   string
 		status func() (bool, string)
 		names  []string
 	}{
-		{opt.WithReferences, "--with-references", func() (bool, string) { st := ReferenceStatus(); return st.Available, st.Problem }, referenceNameList()},
-		{opt.WithClickHouse, "--with-clickhouse", func() (bool, string) { st := ClickHouseStatusNow(); return st.Available, st.Problem }, simpleClickHouseNames()},
+		{opt.WithReferences, "--with-references", func() (bool, string) { st := experiments.ReferenceStatus(); return st.Available, st.Problem }, referenceNames()},
+		{opt.WithClickHouse, "--with-clickhouse", func() (bool, string) { st := experiments.ClickHouseStatusNow(); return st.Available, st.Problem }, simpleClickHouseNames()},
 	}
 	for _, x := range extra {
 		if !x.on {
 			continue
 		}
 		if s.Name != "seed-table" {
-			return base, &FieldError{Flag: x.flag, Problem: "applies only to the seed-table sweep", Allowed: "sweep seed-table " + x.flag, Switch: true}
+			return base, &experiments.FieldError{Flag: x.flag, Problem: "applies only to the seed-table sweep", Allowed: "sweep seed-table " + x.flag, Switch: true}
 		}
 		if ok, problem := x.status(); !ok {
-			return base, &FieldError{Flag: x.flag, Problem: "unavailable: " + problem, Switch: true}
+			return base, &experiments.FieldError{Flag: x.flag, Problem: "unavailable: " + problem, Switch: true}
 		}
 		if len(base.Layouts) == 0 {
 			base.Layouts = base.WithDefaults().Layouts
 		}
 		base.Layouts = slices.Clone(base.Layouts)
 		for _, name := range x.names {
-			want, _ := parseLayoutChoice(name)
-			if !slices.ContainsFunc(base.Layouts, func(n string) bool { l, ok := parseLayoutChoice(n); return ok && l.String() == want.String() }) {
+			if !slices.ContainsFunc(base.Layouts, func(n string) bool { return core.LayoutKey(n) == name }) {
 				base.Layouts = append(base.Layouts, name)
 			}
 		}
@@ -198,9 +194,9 @@ func (s Sweep) withExtraLayouts(base Config, opt SweepOptions) (Config, error) {
 	return base, nil
 }
 
-// RunSweep runs the named scenario over base.
-func RunSweep(ctx context.Context, name string, base Config, opt SweepOptions, ro RunOptions) ([]Result, error) {
-	s, err := FindSweep(name)
+// Run runs the named scenario over base.
+func Run(ctx context.Context, name string, base experiments.Config, opt Options, ro experiments.RunOptions) ([]experiments.Result, error) {
+	s, err := Find(name)
 	if err != nil {
 		return nil, err
 	}
@@ -209,45 +205,47 @@ func RunSweep(ctx context.Context, name string, base Config, opt SweepOptions, r
 		return nil, err
 	}
 	if ro.Job == nil {
-		j := NewJob(SweepJobName(s.Name, base), "", time.Now())
+		j := experiments.NewJob(experiments.SweepJobName(s.Name, base), "", time.Now())
 		ro.Job = &j
 	}
-	return RunConfigs(ctx, cfgs, ro)
+	return experiments.RunConfigs(ctx, cfgs, ro)
 }
 
-func seedTable(base Config, _ SweepOptions) []Config { return []Config{base} }
+func seedTable(base experiments.Config, _ Options) []experiments.Config {
+	return []experiments.Config{base}
+}
 
 // seedClaimsRefuses refuses the settings the seed-claims sweep makes itself:
 // the claims are about ClickHouse's <UInt64,UInt16> example, random keys.
-func seedClaimsRefuses(base Config) error {
+func seedClaimsRefuses(base experiments.Config) error {
 	const allowed = "--rows, --seed, --repeats and the output flags"
 	switch {
 	case len(base.Layouts) > 0:
-		return NewFieldError("--layout", strings.Join(base.Layouts, ","), "the seed-claims sweep picks the layouts of each claim", allowed)
+		return experiments.NewFieldError("--layout", strings.Join(base.Layouts, ","), "the seed-claims sweep picks the layouts of each claim", allowed)
 	case base.Shards != 0:
-		return NewFieldError("--shards", strconv.Itoa(base.Shards), "the seed-claims sweep sets the shard count itself", allowed)
+		return experiments.NewFieldError("--shards", strconv.Itoa(base.Shards), "the seed-claims sweep sets the shard count itself", allowed)
 	case base.ShardSelect != "":
-		return NewFieldError("--shard-select", base.ShardSelect, "the seed-claims sweep tries modulo and mask itself", allowed)
+		return experiments.NewFieldError("--shard-select", base.ShardSelect, "the seed-claims sweep tries modulo and mask itself", allowed)
 	case base.BlockRows != 0:
-		return NewFieldError("--block-rows", strconv.Itoa(base.BlockRows), "the seed-claims sweep sets the block rows itself", allowed)
+		return experiments.NewFieldError("--block-rows", strconv.Itoa(base.BlockRows), "the seed-claims sweep sets the block rows itself", allowed)
 	case base.Threads != 0:
-		return NewFieldError("--threads", strconv.Itoa(base.Threads), "the seed-claims sweep tries every thread count itself", allowed)
+		return experiments.NewFieldError("--threads", strconv.Itoa(base.Threads), "the seed-claims sweep tries every thread count itself", allowed)
 	case base.MaxLoadFactor != 0:
-		return NewFieldError("--max-load-factor", FormatFloat(base.MaxLoadFactor), "the seed's figures are at ClickHouse's default 0.5", allowed)
-	case base.Key != "" && base.Key != DefaultKey:
-		return NewFieldError("--key", base.Key, "the seed's claims are about <UInt64,UInt16>", allowed)
-	case base.Value != "" && base.Value != DefaultValue:
-		return NewFieldError("--value", base.Value, "the seed's claims are about <UInt64,UInt16>", allowed)
+		return experiments.NewFieldError("--max-load-factor", experiments.FormatFloat(base.MaxLoadFactor), "the seed's figures are at ClickHouse's default 0.5", allowed)
+	case base.Key != "" && base.Key != experiments.DefaultKey:
+		return experiments.NewFieldError("--key", base.Key, "the seed's claims are about <UInt64,UInt16>", allowed)
+	case base.Value != "" && base.Value != experiments.DefaultValue:
+		return experiments.NewFieldError("--value", base.Value, "the seed's claims are about <UInt64,UInt16>", allowed)
 	case base.Source != "":
-		return NewFieldError("--source", base.Source, "the seed's claims are about random keys", allowed)
-	case base.Keys != "" && base.Keys != DefaultKeys:
-		return NewFieldError("--keys", base.Keys, "the seed's claims are about random keys", allowed)
+		return experiments.NewFieldError("--source", base.Source, "the seed's claims are about random keys", allowed)
+	case base.Keys != "" && base.Keys != experiments.DefaultKeys:
+		return experiments.NewFieldError("--keys", base.Keys, "the seed's claims are about random keys", allowed)
 	}
 	return nil
 }
 
-func shardsSweep(base Config, opt SweepOptions) []Config {
-	var cfgs []Config
+func shardsSweep(base experiments.Config, opt Options) []experiments.Config {
+	var cfgs []experiments.Config
 	for n := 1; ; n *= 2 {
 		c := base
 		c.Shards = min(n, opt.MaxShards)
@@ -258,8 +256,8 @@ func shardsSweep(base Config, opt SweepOptions) []Config {
 	}
 }
 
-func typesSweep(base Config, _ SweepOptions) []Config {
-	var cfgs []Config
+func typesSweep(base experiments.Config, _ Options) []experiments.Config {
+	var cfgs []experiments.Config
 	for _, k := range core.Types() {
 		for _, v := range core.Types() {
 			c := base
@@ -285,8 +283,8 @@ func growthSteps(rows int64) []int64 {
 	return append(steps, rows)
 }
 
-func growthSweep(base Config, _ SweepOptions) []Config {
-	var cfgs []Config
+func growthSweep(base experiments.Config, _ Options) []experiments.Config {
+	var cfgs []experiments.Config
 	for _, n := range growthSteps(base.Rows) {
 		c := base
 		c.Rows = n
@@ -300,7 +298,7 @@ var LoadFactors = []float64{0.5, 0.6, 0.7, 0.8, 0.9, 0.99}
 
 // loadFactorSweep runs each layout that follows max_load_factor at every
 // value; hashed_array and gomap ignore it, so they run once, as references.
-func loadFactorSweep(base Config, _ SweepOptions) []Config {
+func loadFactorSweep(base experiments.Config, _ Options) []experiments.Config {
 	var follow, fixed []string
 	for _, name := range base.Layouts {
 		l, _ := core.ParseLayout(name)
@@ -310,7 +308,7 @@ func loadFactorSweep(base Config, _ SweepOptions) []Config {
 			follow = append(follow, name)
 		}
 	}
-	var cfgs []Config
+	var cfgs []experiments.Config
 	if len(follow) > 0 {
 		for _, mlf := range LoadFactors {
 			c := base
@@ -326,11 +324,11 @@ func loadFactorSweep(base Config, _ SweepOptions) []Config {
 	return cfgs
 }
 
-// referenceNameList and simpleClickHouseNames are the layouts the
-// seed-table sweep adds with --with-references and --with-clickhouse.
-func referenceNameList() []string {
+// referenceNames and simpleClickHouseNames are the layouts the seed-table
+// sweep adds with --with-references and --with-clickhouse.
+func referenceNames() []string {
 	var names []string
-	for _, r := range references {
+	for _, r := range experiments.References() {
 		names = append(names, r.Name)
 	}
 	return names
@@ -340,8 +338,8 @@ func referenceNameList() []string {
 // any keys load (FLAT takes small dense keys only).
 func simpleClickHouseNames() []string {
 	var names []string
-	for _, d := range clickHouseDictionaries {
-		if !d.ComplexKey && !d.flat() {
+	for _, d := range experiments.ClickHouseDictionaries() {
+		if !d.ComplexKey && d.Layout != "FLAT" {
 			names = append(names, d.Name)
 		}
 	}
