@@ -270,9 +270,6 @@ func (c Config) validateAttributes() error {
 			return NewFieldError("--attributes", strings.Join(c.Attributes, ","), "layout "+name+" holds one value (several attributes are ClickHouse's layouts and the row layouts)",
 				"ch_ layouts or rows, e.g. --layout ch_hashed,ch_sparse_hashed,ch_hashed_array,packed_row,compact_row")
 		}
-		if l.ch.flat() && slices.ContainsFunc(types, func(a Attribute) bool { return a.Nullable }) {
-			return NewFieldError("--attributes", strings.Join(c.Attributes, ","), "a Nullable attribute in FLAT is not modelled yet", "ch_hashed, ch_sparse_hashed or ch_hashed_array for Nullable attributes")
-		}
 	}
 	return nil
 }

@@ -306,6 +306,7 @@ func TestClickHouseFlat(t *testing.T) {
 		clause string
 	}{
 		{"sequential", []string{"UInt16", "name:String", "UInt32"}, "LAYOUT(FLAT(MAX_ARRAY_SIZE 1000000))"},
+		{"sequential", []string{"UInt16", "Nullable(UInt32)", "name:Nullable(String)"}, "LAYOUT(FLAT(MAX_ARRAY_SIZE 1000000))"},
 		{"range:3000000", nil, "LAYOUT(FLAT(MAX_ARRAY_SIZE 3000000))"},
 	} {
 		r := runOrFail(t, Config{Layouts: []string{"ch_flat"}, Keys: c.keys, Rows: 1_000_000, Attributes: c.attrs, Seed: 1})["ch_flat"]
