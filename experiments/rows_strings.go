@@ -6,12 +6,14 @@ package experiments
 // A row with Nullable attributes ends in a byte of their null flags (bit i
 // for the i-th Nullable); a NULL String takes nothing in the arena.
 //
-//	row:    +--+---------------------------+
-//	        |a1| offset (40 bits), length (24 bits) |   in the table's cell
-//	        +--+---------------------------+
-//	                      |
+//	--attributes UInt16,String,Nullable(UInt32): a row of 2 + 8 + 4 + 1 bytes
+//
+//	row:    +--+----------------------------------+----+-----+
+//	        |a1| String: offset 40 b, length 24 b |a3  |nulls|   in the table's cell
+//	        +--+----------------------------------+----+-----+
+//	                 |
 //	arena:  [chunk 0: 1 MiB ............][chunk 1 ....   ]   one for the table
-//	                      ^ the String's bytes, no terminator
+//	                 ^ the String's bytes, no terminator
 //
 // The arena is chunks of rowArenaChunk bytes, each filled from its start; a
 // String that does not fit in what is left of a chunk starts the next one
