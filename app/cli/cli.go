@@ -560,7 +560,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	var output *store.Output
 	if a.out != "" {
-		// Checked and opened before any result is read (experiments/files.go).
+		// Checked and opened before any result is read (experiments/store/files.go).
 		o, err := store.CreateOutput("--out", a.out, a.force)
 		if err != nil {
 			return err
