@@ -115,12 +115,11 @@ func (e *MemoryError) Error() string {
 func estimate(p parsedConfig, l core.Layout, rows int64) (Estimate, error) {
 	distinct, bound := expectedDistinct(p.spec, p.key, rows)
 	pr, err := core.Predict(l, p.key, p.value, distinct, p.options(), p.Shards)
+	if p.row { // the row's table and its Strings' arena, as the plan counts them
+		pr, err = RowPrediction(l, p.key, p.attrs, distinct, p.options(), p.Shards)
+	}
 	if err != nil {
 		return Estimate{}, err
-	}
-	if p.row { // every row's Strings go into the arena, a duplicate's too
-		arena := RowArenaBytes(p.attrs, rows)
-		pr.FinalBytes, pr.PeakBytes = core.SaturatingAdd(pr.FinalBytes, arena), core.SaturatingAdd(pr.PeakBytes, arena)
 	}
 	f := AllocatorFactor(l)
 	e := Estimate{

@@ -26,7 +26,6 @@ package experiments
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/packlab/packlab/core"
@@ -85,7 +84,13 @@ func RowType(attrs []Attribute) core.Type {
 // far).
 func (c Config) checkRow(name string, attrs []Attribute) error {
 	list := strings.Join(c.Attributes, ",")
-	if n := len(slices.DeleteFunc(slices.Clone(attrs), func(a Attribute) bool { return !a.Nullable })); n > 8 {
+	n := 0
+	for _, a := range attrs {
+		if a.Nullable {
+			n++
+		}
+	}
+	if n > 8 {
 		return NewFieldError("--attributes", list, fmt.Sprintf("%d Nullable attributes; %s keeps the null flags of at most 8 in a byte", n, name), "at most 8 Nullable attributes with "+name)
 	}
 	if size := RowType(attrs).Size; size > maxRowBytes {

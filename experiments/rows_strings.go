@@ -239,7 +239,7 @@ func copyRowStrings[V core.Bits](rs *rowStrings) func(vals []V, found []bool) {
 			}
 			row := unsafe.Slice((*byte)(unsafe.Pointer(&vals[i])), unsafe.Sizeof(vals[i]))
 			for _, st := range rs.strs {
-				if len(rs.nulls) == 0 || row[rs.flagsAt]&st.null == 0 {
+				if st.null == 0 || row[rs.flagsAt]&st.null == 0 { // not NULL
 					out = append(out, rs.arena.get(binary.LittleEndian.Uint64(row[st.at:]))...)
 				}
 			}
