@@ -49,7 +49,15 @@ func reserveHolds[K, V Bits](t *testing.T) {
 			if l == LayoutGoMap && n <= 8 {
 				built = st
 			}
-			if st.BucketCount != built.BucketCount || (l != LayoutSparse && st.BytesAllocated != built.BytesAllocated) {
+			grew := st.BucketCount != built.BucketCount || (l != LayoutSparse && st.BytesAllocated != built.BytesAllocated)
+			if l == LayoutGoMap {
+				// Go's map sizes its tables by the hint, but a table splits
+				// by its keys' hashes under a seed random per map, so one
+				// that fills early splits: 65,536 slots became 66,560 once
+				// for 50,000 uint16 keys. A split or two, not a growth.
+				grew = st.BucketCount > built.BucketCount+built.BucketCount/32
+			}
+			if grew {
 				t.Errorf("%s %T: reserved for %d keys, grew while taking them: built with %d buckets, %d bytes; now %d, %d",
 					l, m, n, built.BucketCount, built.BytesAllocated, st.BucketCount, st.BytesAllocated)
 			}
