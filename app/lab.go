@@ -11,6 +11,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/report"
 	"github.com/packlab/packlab/experiments/store"
 )
@@ -317,7 +318,7 @@ func appendClickHouse(layouts []LayoutInfo) ([]LayoutInfo, ClickHouseState) {
 	} else {
 		state.Note = "ClickHouse's own dictionaries unavailable: " + st.Problem
 	}
-	for _, d := range experiments.ClickHouseDictionaries() {
+	for _, d := range dict.ClickHouseDictionaries() {
 		layouts = append(layouts, LayoutInfo{Name: d.Name, ClickHouse: d.Layout, ClickHouseLabel: "ClickHouse " + d.Layout,
 			Description: d.Doc, UsesMaxLoadFactor: experiments.UsesMaxLoadFactor(d.Name),
 			ClickHouseOwn: true, Available: st.Available, Unavailable: st.Problem})
@@ -387,7 +388,7 @@ func (l *Lab) Limits() (Limits, error) {
 			Available:         true,
 		})
 	}
-	for _, name := range experiments.RowLayoutNames() {
+	for _, name := range dict.RowLayoutNames() {
 		lim.Layouts = append(lim.Layouts, LayoutInfo{Name: name, Description: rowDescriptions[name],
 			UsesMaxLoadFactor: true, Available: true, Row: true})
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/dict"
 )
 
 // TestLimitsListReferences: the form lists the C++ reference maps after
@@ -53,12 +54,12 @@ func TestLimitsListReferences(t *testing.T) {
 	for _, ly := range core.Layouts() {
 		wantOwn = append(wantOwn, string(ly))
 	}
-	wantOwn = append(wantOwn, experiments.RowLayoutNames()...)
+	wantOwn = append(wantOwn, dict.RowLayoutNames()...)
 	for _, r := range experiments.References() {
 		wantRefs = append(wantRefs, r.Name)
 	}
 	var wantCH []string
-	for _, d := range experiments.ClickHouseDictionaries() {
+	for _, d := range dict.ClickHouseDictionaries() {
 		wantCH = append(wantCH, d.Name)
 	}
 	if !slices.Equal(chs, wantCH) {

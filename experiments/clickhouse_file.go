@@ -41,6 +41,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/dict"
 )
 
 // columnsNone is --columns' word for attributes drawn from the key.
@@ -82,12 +83,12 @@ func (c Config) fileColumns(spec *core.SourceSpec) error {
 // checkCell is core's CheckCell for attrs: a fixed-size attribute's cell
 // must parse as its type; a String takes any text; a Nullable's \N is
 // NULL.
-func checkCell(attrs []Attribute) func(i int, text []byte) error {
+func checkCell(attrs []dict.Attribute) func(i int, text []byte) error {
 	return func(i int, text []byte) error {
 		if a := attrs[i]; a.Nullable && string(text) == nullText {
 			return nil
 		}
-		if a := attrs[i]; !a.isString() {
+		if a := attrs[i]; !a.IsString() {
 			_, _, err := core.ParseValue(a.Type, string(text))
 			return err
 		}
@@ -115,14 +116,14 @@ const nullText = `\N`
 // NULL, then nothing), a String as its length (a varint) and bytes,
 // another type as its bits in its size, little endian, as the lab sends a
 // value.
-func appendCell(dst []byte, a Attribute, text []byte) []byte {
+func appendCell(dst []byte, a dict.Attribute, text []byte) []byte {
 	if a.Nullable {
 		if string(text) == nullText {
 			return append(dst, 1)
 		}
 		dst = append(dst, 0)
 	}
-	if a.isString() {
+	if a.IsString() {
 		return append(binary.AppendUvarint(dst, uint64(len(text))), text...)
 	}
 	lo, hi, _ := core.ParseValue(a.Type, string(text)) // checked by CheckCell as the source read it
@@ -167,7 +168,7 @@ func (st *fileStats) count(n int, cells core.CellSource) {
 
 // withFileColumns is attrs with what the file's columns hold (st): a
 // String's mean length, a Nullable's share of NULLs, for the model.
-func withFileColumns(attrs []Attribute, st fileStats) []Attribute {
+func withFileColumns(attrs []dict.Attribute, st fileStats) []dict.Attribute {
 	out := slices.Clone(attrs)
 	if st.rows <= 0 {
 		return out
@@ -179,8 +180,8 @@ func withFileColumns(attrs []Attribute, st fileStats) []Attribute {
 			nulls = st.nulls[i]
 		}
 		values := st.rows - nulls
-		a.File = &FileColumn{NullShare: float64(nulls) / float64(st.rows)}
-		if a.isString() && values > 0 {
+		a.File = &dict.FileColumn{NullShare: float64(nulls) / float64(st.rows)}
+		if a.IsString() && values > 0 {
 			a.File.MeanLen = float64(st.cellBytes[i]-nulls*int64(len(nullText))) / float64(values)
 		}
 	}

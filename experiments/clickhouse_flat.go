@@ -22,24 +22,10 @@ package experiments
 // sequential (0 .. rows-1) and range:M (below M).
 
 import (
-	"fmt"
-	"math/bits"
 	"strconv"
 
 	"github.com/packlab/packlab/core"
 )
-
-// FLAT's array sizes: ClickHouse's defaults, and the padding a
-// PaddedPODArray allocates beside its elements (pad_left 64, pad_right 63).
-const (
-	flatInitialArraySize = 1024
-	flatMaxArraySize     = 500_000
-	flatArrayPadding     = 127
-	flatAttributeBytes   = 160 // sizeof(Attribute) and the array's header, measured
-)
-
-// flat reports whether d is ClickHouse's FLAT.
-func (d ClickHouseDictionary) flat() bool { return d.Layout == "FLAT" }
 
 // flatKeySpan is the largest key + 1 a generated source gives (its array's
 // size), or false for keys FLAT cannot index (random, zipf, a file's).
@@ -73,50 +59,6 @@ func (c Config) checkFlat(name string) error {
 	return nil
 }
 
-// FlatClause is FLAT's LAYOUT clause for keys below span: MAX_ARRAY_SIZE
-// only where the default is too small.
-func FlatClause(span int64) string {
-	if span > flatMaxArraySize {
-		return fmt.Sprintf("LAYOUT(FLAT(MAX_ARRAY_SIZE %d))", span)
-	}
-	return "LAYOUT(FLAT())"
-}
-
-// flatArrayBytes is a PaddedPODArray of n elements of size bytes: the
-// elements and the padding, rounded up to a power of two.
-func flatArrayBytes(n int64, size int) int64 {
-	need := core.SaturatingAdd(core.SaturatingMul(max(n, flatInitialArraySize), int64(size)), flatArrayPadding)
-	if need > 1<<62 {
-		return need
-	}
-	return int64(1) << bits.Len64(uint64(need-1))
-}
-
-// FlatBytes is FLAT's bytes_allocated for keys below span, n of them
-// loaded: an array per attribute (a String's holds its 16-byte reference,
-// its values in one arena), each attribute's bookkeeping, and a Nullable
-// attribute's null keys in a set of their own, as HASHED keeps them
-// (nullSetBytes: measured through chDB 26.7, 4e5 sequential keys with a
-// tenth NULL add 2,097,152 bytes for each Nullable, whatever its type).
-func FlatBytes(attrs []Attribute, span, n int64) int64 {
-	var b int64
-	for _, a := range attrs {
-		b = core.SaturatingAdd(b, flatArrayBytes(span, a.Size)+flatAttributeBytes)
-	}
-	return core.SaturatingAdd(core.SaturatingAdd(b, StringArenaBytes(attrs, n, 1)), nullSetBytes(attrs, n, 1, 8))
-}
-
-// FlatMemory is FLAT's memory for the guard: its arrays grow by doubling
-// (the last growth holds the old half beside the new array), and a reload
-// holds the serving dictionary beside a new one at that peak; the loaded
-// keys' bits (span/8 bytes) are beside them, outside bytes_allocated.
-func FlatMemory(attrs []Attribute, span, n int64) *ClickHouseMemory {
-	steady := core.SaturatingAdd(FlatBytes(attrs, span, n), span/8)
-	peak := core.SaturatingAdd(steady, steady/2)
-	return &ClickHouseMemory{SteadyBytes: steady, FirstLoadPeakBytes: peak, ReloadPeakBytes: core.SaturatingAdd(steady, peak),
-		Model: "FLAT: an array per attribute of the largest key's size, doubled as keys land past it"}
-}
-
 // flatSpanOf is the key span of a FLAT run's result, from its source.
 func flatSpanOf(res *Result) (int64, bool) {
 	spec, err := core.ParseSourceSpec(res.Source)
@@ -124,10 +66,4 @@ func flatSpanOf(res *Result) (int64, bool) {
 		return 0, false
 	}
 	return flatKeySpan(spec, res.Rows)
-}
-
-// FlatCells is how many elements of size bytes a FLAT array for keys below
-// span holds: its bytes less the padding.
-func FlatCells(span int64, size int) int64 {
-	return (flatArrayBytes(span, size) - flatArrayPadding) / int64(size)
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/dict"
 )
 
 // A ClickHouse dictionary's run, the lab's side (the worker's is
@@ -90,7 +91,7 @@ type ClickHouseRun struct {
 	// ReloadPeakRSSBytes is the worker's peak over a second SYSTEM RELOAD
 	// DICTIONARY, above the baseline: the old version serving while the
 	// new one loads, as a dictionary in service reloads; ModelReloadPeakBytes
-	// is the plan's model of it (clickHouseMemory), 0 where it has none.
+	// is the plan's model of it (dict.ClickHouseTableMemory), 0 where it has none.
 	ReloadPeakRSSBytes   int64   `json:"reload_peak_rss_bytes"`
 	ReloadSeconds        float64 `json:"reload_seconds"`
 	ModelReloadPeakBytes int64   `json:"model_reload_peak_bytes"`
@@ -109,7 +110,7 @@ func chReadThreads() int { return max(runtime.NumCPU(), 1) }
 
 // runClickHouse measures ClickHouse dictionary d over p's source in a
 // fresh packlab-ch process.
-func runClickHouse(ctx context.Context, p parsedConfig, d ClickHouseDictionary, progress func(Progress)) (Result, error) {
+func runClickHouse(ctx context.Context, p parsedConfig, d dict.ClickHouseDictionary, progress func(Progress)) (Result, error) {
 	st := ClickHouseStatusNow()
 	if !st.Available {
 		return Result{}, fmt.Errorf("unavailable: %s", st.Problem)
@@ -136,7 +137,7 @@ func runClickHouse(ctx context.Context, p parsedConfig, d ClickHouseDictionary, 
 		return Result{}, fmt.Errorf("making ClickHouse's folder: %s", core.PathErrorReason(err))
 	}
 	if p.fileAttributes() {
-		fst, err := opsFor(p.key, p.value).writeFileAttributes(ctx, p, d.dictKeyType(p.key).Size, filepath.Join(files, chAttributesFile), progress)
+		fst, err := opsFor(p.key, p.value).writeFileAttributes(ctx, p, d.KeyType(p.key).Size, filepath.Join(files, chAttributesFile), progress)
 		if err != nil {
 			return Result{}, err
 		}
@@ -165,16 +166,16 @@ func runClickHouse(ctx context.Context, p parsedConfig, d ClickHouseDictionary, 
 
 // chJobFor is packlab-ch's job line for dictionary d over p's rows in dir,
 // the CREATE DICTIONARY it runs and its LAYOUT clause.
-func chJobFor(p parsedConfig, d ClickHouseDictionary, dir string) (job []byte, ddl, clause string) {
+func chJobFor(p parsedConfig, d dict.ClickHouseDictionary, dir string) (job []byte, ddl, clause string) {
 	total := int64(-1)
 	if p.spec.IsSynthetic() {
 		total = p.Rows
 	}
 	clause = d.Clause(p.Shards, p.MaxLoadFactor)
-	if span, ok := flatKeySpan(p.spec, p.Rows); d.flat() && ok {
-		clause = FlatClause(span)
+	if span, ok := flatKeySpan(p.spec, p.Rows); d.Flat() && ok {
+		clause = dict.FlatClause(span)
 	}
-	dictKey := d.dictKeyType(p.key)
+	dictKey := d.KeyType(p.key)
 	source, prepare := chSourceFile, ""
 	if len(p.attrs) > 1 {
 		source = chAttributesFile // written by ClickHouse from the lab's rows, or by the lab from a file
@@ -182,7 +183,7 @@ func chJobFor(p parsedConfig, d ClickHouseDictionary, dir string) (job []byte, d
 			prepare = attributesSQL(chAttributesFile, chSourceFile, dictKey, p.attrNames, p.attrs)
 		}
 	}
-	ddl = DictionaryDDL(chDictName, dictKey.Name, AttributeColumns(p.attrNames, p.attrs),
+	ddl = dict.DictionaryDDL(chDictName, dictKey.Name, dict.AttributeColumns(p.attrNames, p.attrs),
 		fmt.Sprintf("SOURCE(FILE(path '%s' format 'RowBinary'))", source), clause)
 	job, _ = json.Marshal(chJob{
 		Protocol: chProtocol, Layout: d.Name,
@@ -196,7 +197,7 @@ func chJobFor(p parsedConfig, d ClickHouseDictionary, dir string) (job []byte, d
 // fillClickHouseResult fills in what the lab knows of a ClickHouse run
 // beside what the worker measured: the setup, the source, the run's
 // shape, and packlab's model of the dictionary.
-func fillClickHouseResult(res *Result, p parsedConfig, d ClickHouseDictionary, fr feedReport, clause, ddl string) {
+func fillClickHouseResult(res *Result, p parsedConfig, d dict.ClickHouseDictionary, fr feedReport, clause, ddl string) {
 	res.Layout = d.Name
 	res.KeyType, res.ValueType = p.key.Name, p.value.Name
 	if len(p.attrs) > 1 {
@@ -204,7 +205,7 @@ func fillClickHouseResult(res *Result, p parsedConfig, d ClickHouseDictionary, f
 		res.AttributeColumns = p.spec.Columns
 	}
 	res.Shards = p.Shards
-	if d.takesMaxLoadFactor() {
+	if d.TakesMaxLoadFactor() {
 		res.MaxLoadFactor = cmp.Or(p.MaxLoadFactor, core.DefaultMaxLoadFactor)
 	}
 	res.Source = p.spec.String()
@@ -231,253 +232,41 @@ func fillClickHouseResult(res *Result, p parsedConfig, d ClickHouseDictionary, f
 // res's rows beside ClickHouse's: bytes_allocated where ClickHouse counts
 // the whole dictionary, its memory tracker's gain where it does not
 // (HASHED_ARRAY's key index, #118641).
-func fillClickHouseModel(res *Result, d ClickHouseDictionary, attrs []Attribute, opt core.Options) {
+func fillClickHouseModel(res *Result, d dict.ClickHouseDictionary, attrs []dict.Attribute, opt core.Options) {
 	ch := res.ClickHouse
 	value := attrs[0].Type
-	model := clickHouseAttributesBytes(d, res.KeyType, attrs, res.ElementCount, res.Rows, opt, res.Shards)
-	if span, ok := flatSpanOf(res); d.flat() && ok {
-		model = FlatBytes(attrs, span, res.ElementCount)
-		ch.ModelReloadPeakBytes = FlatMemory(attrs, span, res.ElementCount).ReloadPeakBytes
+	model := dict.AttributesBytes(d, res.KeyType, attrs, res.ElementCount, res.Rows, opt, res.Shards)
+	if span, ok := flatSpanOf(res); d.Flat() && ok {
+		model = dict.FlatBytes(attrs, span, res.ElementCount)
+		ch.ModelReloadPeakBytes = dict.FlatMemory(attrs, span, res.ElementCount).ReloadPeakBytes
 	}
-	if !d.ComplexKey && !d.flat() {
-		model -= sparseUncounted(d, attrs, res.ElementCount, opt, res.Shards)
+	if !d.ComplexKey && !d.Flat() {
+		model -= dict.SparseUncounted(d, attrs, res.ElementCount, opt, res.Shards)
 	}
 	ch.ModelBytes = model
 	measured := res.BytesAllocated
 	ch.ComparedWith = "bytes_allocated"
-	if d.model == core.LayoutHashedArray {
+	if d.Model == core.LayoutHashedArray {
 		measured = ch.TrackedBytes
 		ch.ComparedWith = "tracked_bytes"
 		ch.Note = fmt.Sprintf("ClickHouse %s's bytes_allocated (%s) leaves out its key-to-row index (fixed upstream in ClickHouse PR #118641): compared with what its memory tracker gained over the load (%s) instead",
 			ch.Version, FormatBytes(res.BytesAllocated), FormatBytes(ch.TrackedBytes))
 	}
-	if !d.ComplexKey && !d.flat() && len(attrs) == 1 { // the reload's model is one attribute's, so far
+	if !d.ComplexKey && !d.Flat() && len(attrs) == 1 { // the reload's model is one attribute's, so far
 		o := opt
-		if !d.takesMaxLoadFactor() {
+		if !d.TakesMaxLoadFactor() {
 			o.MaxLoadFactor = 0
 		}
-		if m := clickHouseMemory(d.table(value), value, res.ElementCount, o, res.Shards); m != nil {
+		if m := dict.ClickHouseTableMemory(d.Table(value), value, res.ElementCount, o, res.Shards); m != nil {
 			ch.ModelReloadPeakBytes = m.ReloadPeakBytes
 		}
 	}
-	if slices.ContainsFunc(attrs, func(a Attribute) bool { return d.table(a.Type) == core.LayoutSparse }) {
+	if slices.ContainsFunc(attrs, func(a dict.Attribute) bool { return d.Table(a.Type) == core.LayoutSparse }) {
 		ch.Note = fmt.Sprintf("ClickHouse's bytes_allocated for sparse_hash_map is its estimate of the pairs alone (ClickHouse PR #22867), and packlab's figure is the same estimate: the process held %s after a purge", FormatBytes(ch.RSSPurgedBytes))
 	}
 	if model > 0 {
 		ch.DifferencePercent = math.Round(float64(measured-model)/float64(model)*1e4) / 100
 	}
-}
-
-// sparseUncounted is what ClickHouse's bytes_allocated leaves out of
-// the sparse_hash_map tables of a simple-key dictionary d: it counts a
-// table as its pairs alone, size() * sizeof(pair) (ClickHouse PR #22867),
-// where packlab's prediction is the table's memory, its groups' bitmaps
-// and slack included.
-func sparseUncounted(d ClickHouseDictionary, attrs []Attribute, distinct int64, opt core.Options, shards int) int64 {
-	var gap int64
-	u64 := core.MustType("UInt64")
-	for _, a := range attrs {
-		if d.table(a.Type) != core.LayoutSparse {
-			continue
-		}
-		pairs := a.nonNull(distinct) // a NULL is in the set of null keys, not the table
-		pr, err := core.Predict(core.LayoutSparse, u64, a.Type, pairs, opt, shards)
-		if err != nil {
-			return 0
-		}
-		gap += pr.FinalBytes - core.SaturatingMul(pairs, int64(core.PaddedCellBytes(u64, a.Type)))
-	}
-	return gap
-}
-
-// table is packlab's table of the shape ClickHouse builds for d with
-// values of value (ClickHouseTable).
-func (d ClickHouseDictionary) table(value core.Type) core.Layout {
-	return ClickHouseTable(d.model, value)
-}
-
-// clickHouseReserves: with one shard and a FILE source, ClickHouse 26.7's
-// table ends at the smallest power of two of cells that holds the rows
-// under the max load factor, as a table reserved for them would: measured
-// here through the lab, <UInt64,UInt16> HASHED holds 2^16 cells at 30,000
-// rows, 2^17 at 50,000, 2^18 at 100,000, 2^19 at 140,000, where its grower
-// alone (x4 below 2^19 cells) gives 2^18 at 50,000 and 2^20 at 140,000;
-// HASHED_ARRAY's key index the same. Its RSS right after the load is about
-// twice the table all the same (freed buffers jemalloc still holds), so it
-// is not a table reserved up front; how it gets there was not traced in
-// ClickHouse's source. Sharded tables follow the grower to the byte
-// (SHARDS 4 at 1e6).
-//
-// clickHouseModelBytes is packlab's figure for ClickHouse dictionary d
-// holding distinct keys of keyType with values of value: for a simple key,
-// core's table of the same shape with a UInt64 key (what ClickHouse keeps);
-// for a complex key, ClickHouse's cells of a reference into the key arena
-// and the saved hash, plus the arena (complexKeyBytes).
-func clickHouseModelBytes(d ClickHouseDictionary, keyType string, value core.Type, distinct, rows int64, opt core.Options, shards int) int64 {
-	if !d.ComplexKey {
-		pr, err := clickHousePredict(d, fixed(value), distinct, rows, opt, shards)
-		if err != nil {
-			return 0
-		}
-		return pr.FinalBytes
-	}
-	if !d.takesMaxLoadFactor() {
-		opt.MaxLoadFactor = 0
-	}
-	if shards <= 1 && rows > 0 {
-		opt.Reserve = rows // see clickHouseReserves
-	}
-	key, err := core.ParseType(keyType)
-	if err != nil {
-		return 0
-	}
-	return complexKeyBytes(d, key, value, distinct, opt, shards)
-}
-
-// clickHousePredict is core's prediction for the tables of a simple-key
-// dictionary d with the attributes attrs (AttributesPrediction), with
-// ClickHouse's load factor and reservation (clickHouseReserves).
-func clickHousePredict(d ClickHouseDictionary, attrs []Attribute, distinct, rows int64, opt core.Options, shards int) (core.Prediction, error) {
-	if !d.takesMaxLoadFactor() {
-		opt.MaxLoadFactor = 0
-	}
-	if shards <= 1 && rows > 0 {
-		opt.Reserve = rows // see clickHouseReserves
-	}
-	return AttributesPrediction(d.model, core.MustType("UInt64"), attrs, distinct, opt, shards)
-}
-
-// clickHouseAttributesBytes is clickHouseModelBytes for a dictionary of
-// the attributes attrs (attributes.go; complexKeyAttributesBytes for a
-// complex key).
-func clickHouseAttributesBytes(d ClickHouseDictionary, keyType string, attrs []Attribute, distinct, rows int64, opt core.Options, shards int) int64 {
-	if len(attrs) == 1 {
-		return clickHouseModelBytes(d, keyType, attrs[0].Type, distinct, rows, opt, shards)
-	}
-	if d.ComplexKey {
-		key, err := core.ParseType(keyType)
-		if err != nil {
-			return 0
-		}
-		if shards <= 1 && rows > 0 {
-			opt.Reserve = rows // see clickHouseReserves
-		}
-		return complexKeyAttributesBytes(d, key, attrs, distinct, opt, shards)
-	}
-	pr, err := clickHousePredict(d, attrs, distinct, rows, opt, shards)
-	if err != nil {
-		return 0
-	}
-	return pr.FinalBytes
-}
-
-// complexKeyBytes models a COMPLEX_KEY_ dictionary (HashedDictionary.h,
-// HashedArrayDictionary.h): the key of each row serialized into an Arena
-// (Arena.h: chunks from 4 KiB, doubling up to 128 MiB, then growing by 128
-// MiB), one arena per shard; the table's cell holds a StringRef (16 bytes)
-// to it. HASHED's cell is HashMapCellWithSavedHash: the pair {StringRef,
-// value} and the 8-byte hash, in a table of HASHED's size for the same
-// rows; SPARSE_HASHED keeps the pairs in sparse_hash_map, whose
-// bytes_allocated ClickHouse estimates as the pairs alone; HASHED_ARRAY's
-// index maps the reference to an 8-byte row number (with the saved hash)
-// beside packlab's array of values.
-func complexKeyBytes(d ClickHouseDictionary, key, value core.Type, distinct int64, opt core.Options, shards int) int64 {
-	u64 := core.MustType("UInt64")
-	s := int64(max(shards, 1))
-	perShard := (distinct + s - 1) / s
-	arena := core.SaturatingMul(arenaBytes(perShard, float64(key.Size)), s)
-	// ClickHouse's UInt128 and wider are arrays of 8-byte words: alignment 8.
-	pair := 16 + int64(value.Size)
-	pair = (pair + 7) &^ 7
-	switch d.model {
-	case core.LayoutHashed:
-		pr, err := core.Predict(core.LayoutHashed, u64, value, distinct, opt, shards)
-		if err != nil {
-			return 0
-		}
-		return core.SaturatingAdd(core.SaturatingMul(pr.BucketCount, pair+8), arena)
-	case core.LayoutSparse:
-		return core.SaturatingAdd(core.SaturatingMul(distinct, pair), arena)
-	case core.LayoutHashedArray:
-		pr, err := core.Predict(core.LayoutHashedArray, u64, value, distinct, opt, shards)
-		if err != nil {
-			return 0
-		}
-		index := core.SaturatingMul(pr.BucketCount, 16)        // packlab's index: {UInt64 key, UInt64 row}
-		complexIndex := core.SaturatingMul(pr.BucketCount, 32) // {StringRef, UInt64 row} and the hash
-		return core.SaturatingAdd(pr.FinalBytes-index+complexIndex, arena)
-	}
-	return 0
-}
-
-// complexKeyAttributesBytes models a COMPLEX_KEY_ dictionary of several
-// attributes. COMPLEX_KEY_HASHED and COMPLEX_KEY_SPARSE_HASHED keep a
-// table per attribute as for one (complexKeyBytes: a cell of the StringRef
-// to the key and the value, 8-byte aligned, HASHED's with the saved hash),
-// a Nullable attribute's NULL rows in a set of 16-byte StringRef cells
-// instead, and one arena per shard that holds the key once for each
-// attribute (each table, or set, copies its keys in) beside the String
-// values. COMPLEX_KEY_HASHED_ARRAY keeps the simple key's arrays and one
-// index of {StringRef, UInt64 row} cells with the saved hash, its key in
-// the arena once. Measured through ClickHouse 26.7 at 1e6 UInt64 keys of
-// (UInt16, UInt32, Float64): HASHED 234,877,624 bytes, three tables of
-// 2^21 32-byte cells and an arena of 24 MB of keys in 33,550,336 bytes;
-// SPARSE_HASHED 105,550,936; HASHED_ARRAY's tracker 90,215,512 against
-// 90,173,616 here.
-func complexKeyAttributesBytes(d ClickHouseDictionary, key core.Type, attrs []Attribute, distinct int64, opt core.Options, shards int) int64 {
-	u64 := core.MustType("UInt64")
-	keyCopy := Attribute{Type: stringRef, MinLen: key.Size, MaxLen: key.Size} // a piece of the arena, as a String is
-	if d.model == core.LayoutHashedArray {
-		pr, err := AttributesPrediction(core.LayoutHashedArray, u64, attrs, distinct, opt, shards)
-		if err != nil {
-			return 0
-		}
-		arrays := pr.FinalBytes - StringArenaBytes(attrs, distinct, shards) - core.SaturatingMul(pr.BucketCount, 16) // less the simple key's {UInt64 key, UInt64 row} index
-		index := core.SaturatingMul(pr.BucketCount, 32)
-		return core.SaturatingAdd(core.SaturatingAdd(arrays, index), StringArenaBytes(append([]Attribute{keyCopy}, attrs...), distinct, shards))
-	}
-	var tables int64
-	for _, a := range attrs {
-		pair := (16 + int64(a.Size) + 7) &^ 7
-		rows := a.nonNull(distinct)
-		switch d.model {
-		case core.LayoutHashed:
-			pr, err := core.Predict(core.LayoutHashed, u64, attrs[0].Type, rows, opt, shards)
-			if err != nil {
-				return 0
-			}
-			tables = core.SaturatingAdd(tables, core.SaturatingMul(pr.BucketCount, pair+8))
-		case core.LayoutSparse:
-			tables = core.SaturatingAdd(tables, core.SaturatingMul(rows, pair))
-		default:
-			return 0
-		}
-	}
-	keys := make([]Attribute, len(attrs)) // the key's copies
-	for i := range keys {
-		keys[i] = keyCopy
-	}
-	arena := StringArenaBytes(append(keys, attrs...), distinct, shards)
-	return core.SaturatingAdd(core.SaturatingAdd(tables, arena), nullSetBytes(attrs, distinct, shards, 16))
-}
-
-// arenaBytes is what ClickHouse's Arena (Arena.h) allocates to hold count
-// pieces of piece bytes, one after another: chunks of 4 KiB, each twice
-// the last up to 128 MiB, then 128 MiB each; a chunk keeps its last 63
-// bytes as padding (pad_right), and a piece that does not fit in what is
-// left of a chunk starts the next one.
-func arenaBytes(count int64, piece float64) int64 {
-	const initial, threshold, padRight = 4096, 128 << 20, 63
-	var sum int64
-	left := float64(count)
-	for size := int64(initial); left > 0; {
-		sum = core.SaturatingAdd(sum, size)
-		left -= math.Floor(float64(size-padRight) / max(piece, 1))
-		if size < threshold {
-			size *= 2
-		}
-	}
-	return sum
 }
 
 // clickHouseBaselineBytes is packlab-ch's RSS with ClickHouse started,
@@ -486,25 +275,25 @@ func arenaBytes(count int64, piece float64) int64 {
 const clickHouseBaselineBytes = 300 << 20
 
 // estimateClickHouse is the guard's prediction of a ClickHouse run: the
-// dictionary's first-load peak by ClickHouse's growth (clickHouseMemory:
+// dictionary's first-load peak by ClickHouse's growth (dict.ClickHouseTableMemory:
 // jemalloc keeps the freed tables through the load), the worker's
 // ClickHouse, and the read's column of keys. It is a model of another
 // program, so it is marked estimated.
-func estimateClickHouse(p parsedConfig, d ClickHouseDictionary, rows int64) Estimate {
+func estimateClickHouse(p parsedConfig, d dict.ClickHouseDictionary, rows int64) Estimate {
 	distinct, _ := expectedDistinct(p.spec, p.key, rows)
 	opt := p.options()
-	if !d.takesMaxLoadFactor() {
+	if !d.TakesMaxLoadFactor() {
 		opt.MaxLoadFactor = 0
 	}
-	final := clickHouseAttributesBytes(d, p.key.Name, p.attrs, distinct, rows, opt, p.Shards)
+	final := dict.AttributesBytes(d, p.key.Name, p.attrs, distinct, rows, opt, p.Shards)
 	// The run reloads once: the serving dictionary beside a new one at its
 	// first-load peak; with several attributes, each attribute's table's
 	// (HASHED_ARRAY's index counted once for each: the guard errs high).
 	peak := core.SaturatingMul(final, 3)
-	if span, ok := flatKeySpan(p.spec, rows); d.flat() && ok {
-		m := FlatMemory(p.attrs, span, distinct)
+	if span, ok := flatKeySpan(p.spec, rows); d.Flat() && ok {
+		m := dict.FlatMemory(p.attrs, span, distinct)
 		final, peak = m.SteadyBytes, m.ReloadPeakBytes
-	} else if m := ClickHouseAttributesMemory(d.model, p.attrs, distinct, opt, p.Shards); m != nil && !d.ComplexKey {
+	} else if m := dict.ClickHouseAttributesMemory(d.Model, p.attrs, distinct, opt, p.Shards); m != nil && !d.ComplexKey {
 		peak = max(m.ReloadPeakBytes, final)
 	}
 	e := Estimate{
@@ -513,13 +302,13 @@ func estimateClickHouse(p parsedConfig, d ClickHouseDictionary, rows int64) Esti
 		TablePeakBytes:  peak,
 		AllocatorFactor: 1,
 		LoaderBytes:     core.SaturatingAdd(clickHouseBaselineBytes, int64(refsFrameRows*(p.key.Size+p.value.Size))),
-		ReloadPeakBytes: ReloadPeak(final, peak),
+		ReloadPeakBytes: dict.ReloadPeak(final, peak),
 		Estimated:       true,
 	}
 	if !p.NoRead {
 		// The read's keys: a Memory table in the worker, and this process's
 		// list of a file's keys.
-		e.ReadBytes = core.SaturatingMul(max(rows, distinct), int64(d.dictKeyType(p.key).Size))
+		e.ReadBytes = core.SaturatingMul(max(rows, distinct), int64(d.KeyType(p.key).Size))
 		if !p.spec.IsSynthetic() {
 			e.ReadBytes = core.SaturatingAdd(e.ReadBytes, core.SaturatingMul(max(rows, distinct), int64(p.key.Size)))
 		}
@@ -596,17 +385,17 @@ func ClickHouseNotes(results []Result) []string {
 // are key_copy_bytes, and each table's padding and empty cells are summed.
 // HASHED_ARRAY's (its index is not in bytes_allocated), a String's (its
 // arena) and a sparse_hash_map's (an estimate) are left unsplit.
-func fillAttributesBreakdown(res *Result, d ClickHouseDictionary, names []string, attrs []Attribute) {
+func fillAttributesBreakdown(res *Result, d dict.ClickHouseDictionary, names []string, attrs []dict.Attribute) {
 	n, cells := res.ElementCount, res.BucketCount
-	if n <= 0 || cells < n || d.ComplexKey || d.model == core.LayoutHashedArray {
+	if n <= 0 || cells < n || d.ComplexKey || d.Model == core.LayoutHashedArray {
 		return
 	}
 	u64 := core.MustType("UInt64")
 	var cellBytes, sizes int64
 	each := make([]AttributeCell, len(attrs))
 	for i, a := range attrs {
-		t := d.table(a.Type)
-		if a.isString() || a.Nullable || (t != core.LayoutHashed && t != core.LayoutPacked) {
+		t := d.Table(a.Type)
+		if a.IsString() || a.Nullable || (t != core.LayoutHashed && t != core.LayoutPacked) {
 			return
 		}
 		c := int64(core.PaddedCellBytes(u64, a.Type))
@@ -630,13 +419,13 @@ func fillAttributesBreakdown(res *Result, d ClickHouseDictionary, names []string
 	res.AttributeCells = each
 }
 
-func fillClickHouseBreakdown(res *Result, d ClickHouseDictionary, key, value core.Type) {
+func fillClickHouseBreakdown(res *Result, d dict.ClickHouseDictionary, key, value core.Type) {
 	n := res.ElementCount
 	if n <= 0 || res.BytesAllocated <= 0 {
 		return
 	}
 	payload := n * int64(key.Size+value.Size)
-	switch t := d.table(value); {
+	switch t := d.Table(value); {
 	case !d.ComplexKey && (t == core.LayoutHashed || t == core.LayoutPacked):
 		u64 := core.MustType("UInt64")
 		cell := int64(core.PaddedCellBytes(u64, value))
@@ -658,10 +447,10 @@ func fillClickHouseBreakdown(res *Result, d ClickHouseDictionary, key, value cor
 	case d.ComplexKey && t == core.LayoutHashed:
 		pair := (16 + int64(value.Size) + 7) &^ 7
 		cell := pair + 8
-		arena := arenaBytes(n, float64(key.Size)) // one shard's; several shards: each its own
+		arena := dict.ArenaBytes(n, float64(key.Size)) // one shard's; several shards: each its own
 		if res.Shards > 1 {
 			per := (n + int64(res.Shards) - 1) / int64(res.Shards)
-			arena = arenaBytes(per, float64(key.Size)) * int64(res.Shards)
+			arena = dict.ArenaBytes(per, float64(key.Size)) * int64(res.Shards)
 		}
 		cells := (res.BytesAllocated - arena) / cell
 		if cells < n || arena < n*int64(key.Size) {

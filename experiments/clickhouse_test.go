@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/dict"
 )
 
 // needClickHouse points the lab at packlab-ch for a test: $PACKLAB_CH_WORKER
@@ -81,7 +82,7 @@ func TestClickHouseAgreesWithTheModels(t *testing.T) {
 		{1_000_000, []string{"ch_hashed", "ch_sparse_hashed", "ch_hashed_array"}, "UInt64", 1, 0, 0.001, nil},
 		{1_000_000, []string{"ch_hashed", "ch_sparse_hashed"}, "UInt64", 4, 0.9, 0.001, nil},
 		{10_000_000, []string{"ch_hashed", "ch_sparse_hashed", "ch_hashed_array"}, "UInt64", 1, 0, 0.001, nil},
-		{140_000, []string{"ch_hashed", "ch_sparse_hashed", "ch_hashed_array"}, "UInt64", 1, 0, 0.001, nil}, // ClickHouse reserves: 2^19 cells, not the grower's 2^20 rows: ClickHouse reserves (clickHouseReserves)
+		{140_000, []string{"ch_hashed", "ch_sparse_hashed", "ch_hashed_array"}, "UInt64", 1, 0, 0.001, nil}, // ClickHouse reserves: 2^19 cells, not the grower's 2^20 rows: ClickHouse reserves (dict.clickHouseReserves)
 		{1_000_000, []string{"ch_hashed", "ch_complex_key_hashed"}, "UInt32", 1, 0, 0.01, nil},
 		{1_000_000, []string{"ch_hashed", "ch_complex_key_hashed", "ch_complex_key_sparse_hashed"}, "UInt128", 1, 0, 0.01, nil},
 		{1_000_000, []string{"ch_hashed", "ch_sparse_hashed", "ch_hashed_array"}, "UInt64", 1, 0, 0.001, threeAttributes},
@@ -246,7 +247,7 @@ func TestClickHouseFailureIsOneRun(t *testing.T) {
 // shows the copies as their own part.
 func TestAttributesBreakdown(t *testing.T) {
 	const n = 1_000_000
-	attrs := fixed(core.MustType("UInt16"), core.MustType("UInt32"), core.MustType("Float64"))
+	attrs := dict.Fixed(core.MustType("UInt16"), core.MustType("UInt32"), core.MustType("Float64"))
 	names := []string{"value", "a2", "a3"}
 	for _, c := range []struct {
 		layout           string
@@ -257,7 +258,7 @@ func TestAttributesBreakdown(t *testing.T) {
 		{"ch_hashed", 100_663_992, n * (48 - 38), 1024, "[{value UInt16 16 6} {a2 UInt32 16 4} {a3 Float64 16 0}]"},       // cells of 16 + 16 + 16 bytes
 		{"ch_sparse_hashed", 79_692_472, n * (38 - 38), 1024, "[{value UInt16 10 0} {a2 UInt32 12 0} {a3 Float64 16 0}]"}, // PackedHashMap: 10 + 12 + 16, no padding
 	} {
-		d, _ := FindClickHouseDictionary(c.layout)
+		d, _ := dict.FindClickHouseDictionary(c.layout)
 		r := Result{Layout: c.layout, ElementCount: n, BucketCount: 1 << 21, BytesAllocated: c.bytes}
 		fillAttributesBreakdown(&r, d, names, attrs)
 		if r.PayloadBytes != n*22 || r.KeyCopyBytes != n*16 || r.PaddingBytes != c.padding || r.MetadataBytes > c.metaMax ||
@@ -270,7 +271,7 @@ func TestAttributesBreakdown(t *testing.T) {
 		}
 	}
 	// A String's arena, or HASHED_ARRAY, stays one figure.
-	d, _ := FindClickHouseDictionary("ch_hashed_array")
+	d, _ := dict.FindClickHouseDictionary("ch_hashed_array")
 	r := Result{ElementCount: n, BucketCount: 1 << 21, BytesAllocated: 48_272_240}
 	if fillAttributesBreakdown(&r, d, names, attrs); r.PayloadBytes != 0 || r.KeyCopyBytes != 0 || r.AttributeCells != nil {
 		t.Errorf("ch_hashed_array: split into %+v, want left whole", r)
@@ -314,27 +315,6 @@ func TestClickHouseFlat(t *testing.T) {
 		t.Logf("ch_flat %s %v: %s, bytes_allocated %d, model %d, load %.2f s, read %.1f M/s", c.keys, c.attrs, r.ClickHouseLayout, r.BytesAllocated, ch.ModelBytes, r.LoadSeconds, r.ReadRowsPerSecond/1e6)
 		if r.ClickHouseLayout != c.clause || r.BytesAllocated != ch.ModelBytes || r.FoundRate != 1 || ch.ComparedWith != "bytes_allocated" {
 			t.Errorf("ch_flat %s: %s, bytes_allocated %d, packlab computes %d, found %v: want %s, the same bytes, every key", c.keys, r.ClickHouseLayout, r.BytesAllocated, ch.ModelBytes, r.FoundRate, c.clause)
-		}
-	}
-}
-
-// TestClickHouseReloadModel: for the layouts it measured, the ClickHouse
-// model gives ClickHouse's reload within 5 % and its first load's peak and
-// steady bytes within 5 % (clickHouseReloads, 1e7 <UInt64,UInt16>).
-func TestClickHouseReloadModel(t *testing.T) {
-	const mib = 1 << 20
-	for name, l := range map[string]core.Layout{"HASHED": core.LayoutHashed, "SPARSE_HASHED": core.LayoutPacked} {
-		m := clickHouseMemory(l, core.MustType("UInt16"), 1e7, core.Options{}, 1)
-		got := [3]float64{float64(m.SteadyBytes) / mib, float64(m.FirstLoadPeakBytes) / mib, float64(m.ReloadPeakBytes) / mib}
-		want := clickHouseReloads[name]
-		for i, what := range []string{"steady", "first load peak", "reload peak"} {
-			t.Logf("%s %s: model %.0f MiB, measured %.0f (%+.1f %%)", name, what, got[i], want[i], 100*(got[i]/want[i]-1))
-			if r := got[i] / want[i]; r < 0.95 || r > 1.05 {
-				t.Errorf("%s %s: model %.0f MiB is %.3fx ClickHouse's measured %.0f", name, what, got[i], r, want[i])
-			}
-		}
-		if !m.Measured || !strings.Contains(m.Model, "jemalloc") {
-			t.Errorf("%s: measured %v, model %q", name, m.Measured, m.Model)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/dict"
 )
 
 // Config is one measured run as a user asks for it: which layouts to build,
@@ -179,7 +180,7 @@ func (c Config) validateOther(name string, l layoutChoice) error {
 		if c.MissRate != 0 {
 			return NewFieldError("--miss-rate", FormatFloat(c.MissRate), "ClickHouse's dictionaries ("+l.ch.Name+") are read with loaded keys only", "0 with a ClickHouse layout")
 		}
-		if l.ch.flat() {
+		if l.ch.Flat() {
 			if err := c.checkFlat(name); err != nil {
 				return err
 			}
@@ -425,16 +426,16 @@ func layoutNames() string {
 	for _, l := range core.Layouts() {
 		names = append(names, string(l))
 	}
-	return strings.Join(names, ", ") + "; rows of every attribute: " + strings.Join(RowLayoutNames(), ", ") + "; C++ reference maps: " + referenceNames() + "; ClickHouse's own: " + clickHouseNames()
+	return strings.Join(names, ", ") + "; rows of every attribute: " + strings.Join(dict.RowLayoutNames(), ", ") + "; C++ reference maps: " + referenceNames() + "; ClickHouse's own: " + dict.ClickHouseNames()
 }
 
 // layoutChoice is one name of Config.Layouts, resolved: one of core's
 // layouts, or a reference map (reference.go), which core cannot build.
 type layoutChoice struct {
-	layout core.Layout           // "" for a reference map or ClickHouse's
-	row    bool                  // packed or compact holding a row of every attribute (rows.go)
-	ref    *Reference            // a C++ reference map
-	ch     *ClickHouseDictionary // one of ClickHouse's own dictionaries
+	layout core.Layout                // "" for a reference map or ClickHouse's
+	row    bool                       // packed or compact holding a row of every attribute (rows.go)
+	ref    *Reference                 // a C++ reference map
+	ch     *dict.ClickHouseDictionary // one of ClickHouse's own dictionaries
 }
 
 func (l layoutChoice) String() string {
@@ -445,7 +446,7 @@ func (l layoutChoice) String() string {
 		return l.ch.Name
 	}
 	if l.row {
-		return string(l.layout) + RowSuffix
+		return string(l.layout) + dict.RowSuffix
 	}
 	return string(l.layout)
 }
@@ -454,13 +455,13 @@ func parseLayoutChoice(name string) (layoutChoice, bool) {
 	if l, err := core.ParseLayout(name); err == nil {
 		return layoutChoice{layout: l}, true
 	}
-	if l, ok := parseRowLayout(name); ok {
+	if l, ok := dict.ParseRowLayout(name); ok {
 		return layoutChoice{layout: l, row: true}, true
 	}
 	if r, ok := FindReference(name); ok {
 		return layoutChoice{ref: &r}, true
 	}
-	if d, ok := FindClickHouseDictionary(name); ok {
+	if d, ok := dict.FindClickHouseDictionary(name); ok {
 		return layoutChoice{ch: &d}, true
 	}
 	return layoutChoice{}, false
@@ -471,9 +472,9 @@ type parsedConfig struct {
 	Config
 	layouts    []layoutChoice
 	key, value core.Type
-	attrs      []Attribute // the attributes, the first the value
-	row        bool        // value is the row of every attribute (at)
-	attrNames  []string    // their column names
+	attrs      []dict.Attribute // the attributes, the first the value
+	row        bool             // value is the row of every attribute (at)
+	attrNames  []string         // their column names
 	spec       core.SourceSpec
 	file       *os.File // the source file, already open (a worker's stream from its parent); nil: open spec
 }

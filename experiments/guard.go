@@ -1,11 +1,11 @@
 package experiments
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/internal/machine"
 	"github.com/pbnjay/memory"
 )
@@ -116,16 +116,16 @@ func estimate(p parsedConfig, l core.Layout, rows int64) (Estimate, error) {
 	distinct, bound := expectedDistinct(p.spec, p.key, rows)
 	pr, err := core.Predict(l, p.key, p.value, distinct, p.options(), p.Shards)
 	if p.row { // the row's table and its Strings' arena, as the plan counts them
-		pr, err = RowPrediction(l, p.key, p.attrs, distinct, p.options(), p.Shards)
+		pr, err = dict.RowPrediction(l, p.key, p.attrs, distinct, p.options(), p.Shards)
 	}
 	if err != nil {
 		return Estimate{}, err
 	}
-	f := AllocatorFactor(l)
+	f := dict.AllocatorFactor(l)
 	e := Estimate{
 		Layout: string(l), Rows: rows, Distinct: distinct,
 		BucketCount: pr.BucketCount, FinalBytes: pr.FinalBytes,
-		TablePeakBytes:  ScaleBytes(pr.PeakBytes, f),
+		TablePeakBytes:  dict.ScaleBytes(pr.PeakBytes, f),
 		AllocatorFactor: f,
 		LoaderBytes:     loaderBytesOf(p, rows),
 		Estimated:       pr.Estimated || bound,
@@ -135,8 +135,8 @@ func estimate(p parsedConfig, l core.Layout, rows int64) (Estimate, error) {
 		// core.Read lists the map's distinct keys and shuffles them.
 		e.ReadBytes = core.SaturatingMul(distinct, int64(p.key.Size))
 	}
-	e.PeakBytes = max(core.SaturatingAdd(e.TablePeakBytes, e.LoaderBytes), core.SaturatingAdd(ScaleBytes(e.FinalBytes, f), e.ReadBytes))
-	e.ReloadPeakBytes = ReloadPeak(ScaleBytes(e.FinalBytes, f), core.SaturatingAdd(e.TablePeakBytes, e.LoaderBytes))
+	e.PeakBytes = max(core.SaturatingAdd(e.TablePeakBytes, e.LoaderBytes), core.SaturatingAdd(dict.ScaleBytes(e.FinalBytes, f), e.ReadBytes))
+	e.ReloadPeakBytes = dict.ReloadPeak(dict.ScaleBytes(e.FinalBytes, f), core.SaturatingAdd(e.TablePeakBytes, e.LoaderBytes))
 	return e, nil
 }
 
@@ -155,177 +155,13 @@ func estimate(p parsedConfig, l core.Layout, rows int64) (Estimate, error) {
 // and the planner checks a budget against it unless asked to check the
 // first load alone (--first-load-only).
 
-// ReloadPeak is a reload's peak: the serving tables (bytes_allocated x the
-// allocator's factor; the loader's blocks of their load are garbage the new
-// load reuses) and the new table at its first-load peak.
-func ReloadPeak(servingTables, firstLoadPeak int64) int64 {
-	return core.SaturatingAdd(servingTables, firstLoadPeak)
-}
-
-// ClickHouseMemory is the memory of the ClickHouse dictionary that builds a
-// planned table, by ClickHouse's own growth (clickHouseMemory), above the
-// server's base.
-type ClickHouseMemory struct {
-	SteadyBytes        int64  `json:"steady_bytes"`          // bytes_allocated after the load, once jemalloc has returned the freed buffers
-	FirstLoadPeakBytes int64  `json:"first_load_peak_bytes"` // the final tables and the buffers their growth freed
-	ReloadPeakBytes    int64  `json:"reload_peak_bytes"`     // the serving dictionary + a new one at its first-load peak
-	CheckedBytes       int64  `json:"checked_bytes"`         // what the plan checks against its budget: the reload's peak, or the first load's
-	Fits               bool   `json:"fits"`
-	Measured           bool   `json:"measured"` // the model was checked against ClickHouse for this layout (clickHouseReloads)
-	Model              string `json:"model"`    // how the figures were made
-}
-
-// clickHouseReloads are the reloads measured in ClickHouse 26.7.2 (chDB
-// 26.7.3, libchdb) at 1e7 random <UInt64,UInt16> keys, in MiB of RSS above
-// the process's base after SYSTEM JEMALLOC PURGE, peaks from VmHWM reset
-// through /proc/self/clear_refs, on the 2-core lab machine:
-//
-//	LAYOUT          steady  first-load peak  reload peak
-//	HASHED             514            1,024        1,473
-//	SPARSE_HASHED      321              639          921
-//
-// clickHouseMemory's figures for these (TestClickHouseReloadModel): HASHED
-// 512 (-0.4 %), 1,013 (-1.0 %), 1,525 (+3.6 %); SPARSE_HASHED 320 (-0.3 %),
-// 633 (-0.9 %), 953 (+3.5 %). At 1e8 SPARSE_HASHED's first load peaked only 5 % above its
-// steady bytes and HASHED's 44 % (42.5 and 61.1 bytes a pair): jemalloc
-// extended the largest buffers in place there, which it can do only when
-// the address space after them is free. The model keeps the worst case
-// measured, every freed buffer still held at the end of the load (1e7: the
-// load takes 2 s, jemalloc returns freed pages after about 10 s), so at
-// sizes where jemalloc grows in place it is an upper bound, by up to 2x
-// on the first load and 1.5x on a reload.
-var clickHouseReloads = map[string][3]float64{"HASHED": {514, 1024, 1473}, "SPARSE_HASHED": {321, 639, 921}}
-
-// clickHouseMemory works out the memory of ClickHouse's dictionary for
-// layout l with values of type value, distinct keys in shards shards, at
-// opt: ClickHouse keeps a numeric key as UInt64, so the table is
-// core.Predict's for a UInt64 key. HASHED and SPARSE_HASHED (PackedHashMap)
-// grow their hash table by reallocating it (x4 below 2^19 cells, then x2),
-// and HASHED_ARRAY grows its key index (x4 below 2^23 cells) and its value
-// array (x2) the same way; jemalloc keeps every freed buffer through the
-// load, so the first load's peak is the final tables plus every smaller
-// table the growth made (the sum of a doubling series: about the final
-// size again). sparse_hash_map (SPARSE_HASHED for values it does not pack)
-// moves its groups one by one: packlab's sparse peak, not checked against
-// ClickHouse. Shards load in parallel, each the same.
-func clickHouseMemory(l core.Layout, value core.Type, distinct int64, opt core.Options, shards int) *ClickHouseMemory {
-	key := core.MustType("UInt64")
-	pr, err := core.Predict(l, key, value, distinct, opt, shards)
-	if err != nil {
-		return nil
-	}
-	m := &ClickHouseMemory{SteadyBytes: pr.FinalBytes}
-	s := int64(shards)
-	cells := pr.BucketCount / s // per shard, a power of two
-	perShard := pr.FinalBytes / s
-	var freed int64 // per shard: every buffer the growth replaced
-	switch l {
-	case core.LayoutHashed, core.LayoutPacked:
-		cell := int64(core.PaddedCellBytes(key, value))
-		if l == core.LayoutPacked {
-			cell = int64(core.PairBytes(key, value))
-		}
-		freed = core.SaturatingMul(smallerTables(cells, clickHouseDictionaryFastDegree), cell)
-		m.Measured = true
-		m.Model = "ClickHouse's growth: the hash table reallocated x4 below 2^19 cells, then x2, every freed buffer still held by jemalloc at the end of the load (measured at 1e7 rows: within 1 % of the first load's peak and 4 % of a reload's; at 1e8 the first load peaked lower, 5-44 % above steady, where jemalloc grew the last buffers in place)"
-	case core.LayoutHashedArray:
-		const indexCell = 16 // struct{UInt64 key; UInt64 row}
-		index := core.SaturatingMul(cells, indexCell)
-		values := max(perShard-index, 0) // the value array, a power of two of rows, and the header
-		freed = core.SaturatingAdd(core.SaturatingMul(smallerTables(cells, clickHouseHashMapFastDegree), indexCell), max(values-4096, 0))
-		m.Model = "ClickHouse's growth: the key index reallocated x4 below 2^23 cells, then x2, the value array x2, every freed buffer still held by jemalloc at the end of the load (a model: HASHED_ARRAY's reload was not measured)"
-	default:
-		freed = pr.GrowthBytes
-		m.Model = "packlab's " + string(l) + " growth (groups moved one by one); ClickHouse's reload of this layout was not measured"
-	}
-	m.FirstLoadPeakBytes = core.SaturatingAdd(pr.FinalBytes, core.SaturatingMul(freed, s))
-	m.ReloadPeakBytes = ReloadPeak(m.SteadyBytes, m.FirstLoadPeakBytes)
-	return m
-}
-
-// ClickHouse's hash table growers, as core's grower replays them
-// (core/grower.go): from 2^8 cells, x4 while the degree is below these,
-// then x2.
-const (
-	clickHouseInitialDegree        = 8
-	clickHouseDictionaryFastDegree = 19 // HashTableGrowerWithPrecalculationAndMaxLoadFactor (HASHED, SPARSE_HASHED)
-	clickHouseHashMapFastDegree    = 23 // HashTableGrowerWithPrecalculation (HASHED_ARRAY's key index)
-)
-
-// smallerTables is the cells of every table a hash table of final cells
-// had before it: the growth from 2^8 cells, x4 below fastDegree, then x2.
-func smallerTables(final int64, fastDegree int) int64 {
-	var sum int64
-	for d := clickHouseInitialDegree; d < 62 && int64(1)<<d < final; {
-		sum += int64(1) << d
-		if d < fastDegree {
-			d += 2
-		} else {
-			d++
-		}
-	}
-	return sum
-}
-
-// ScaleBytes is n*f for f >= 1, saturating at math.MaxInt64 like
-// core.Predict's figures (a float64 beyond the int64 range does not convert
-// to a meaningful int64).
-func ScaleBytes(n int64, f float64) int64 {
-	x := float64(n) * f
-	if x >= math.MaxInt64 {
-		return math.MaxInt64
-	}
-	return int64(x)
-}
-
-// AllocatorFactor is what the Go allocator adds on top of the bytes a layout
-// computes for itself, as measured: peak_rss_bytes / core.Predict's peak
-// over 1e6, 3e6 and 1e7 random <UInt64,UInt16> keys, mlf 0.5 and 0.9,
-// isolated. gomap: 1.14 to 1.38 (tables of 1024 slots fall in an 18 KiB size
-// class, and split tables leave holes the runtime cannot return). The guard
-// takes the largest ratio seen, so for gomap its figure is a cautious bound,
-// not a prediction. Every other layout keeps its memory in slabs it owns
-// (sparse's vectors too, in pages of its own slabs since issue 9: RSS / its
-// computed bytes 0.99-1.01 at 1e7, where the Go heap held 2.25-2.99x) and
-// needs no factor.
-func AllocatorFactor(l core.Layout) float64 {
-	if l == core.LayoutGoMap {
-		return 1.4
-	}
-	return 1
-}
-
 // loaderBytesOf is what core.Load holds besides the tables: per shard up to
 // Backlog+2 sub-blocks of ceil(BlockRows/shards) rows (queued, being
 // inserted, being filled), plus with several shards the source block being
 // split; a file source adds its read and decompression buffers. A source
 // smaller than a block only ever fills that many rows.
 func loaderBytesOf(p parsedConfig, rows int64) int64 {
-	return LoaderBytes(p.key, p.value, p.Shards, p.BlockRows, rows, !p.spec.IsSynthetic())
-}
-
-// LoaderBytes is loaderBytes for a load of rows <key,value> rows into
-// shards shards, blockRows at a time (0: the default), from a file or not.
-func LoaderBytes(key, value core.Type, shards, blockRows int, rows int64, file bool) int64 {
-	row := int64(key.Size + value.Size)
-	block := int64(cmp.Or(blockRows, core.DefaultBlockRows))
-	n := int64(shards)
-	sub := (block + n - 1) / n
-	if n == 1 {
-		sub = block
-	}
-	perShard := int64(core.DefaultBacklog+2) * sub
-	if rows >= 0 {
-		perShard = min(perShard, (rows+n-1)/n+sub)
-	}
-	b := n * perShard * row
-	if n > 1 {
-		b += min(block, max(rows, 0)) * row
-	}
-	if file {
-		b += 1 << 20
-	}
-	return b
+	return dict.LoaderBytes(p.key, p.value, p.Shards, p.BlockRows, rows, !p.spec.IsSynthetic())
 }
 
 // expectedDistinct is how many distinct keys a source of rows rows gives, and

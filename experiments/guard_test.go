@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/internal/machine"
 )
 
@@ -87,7 +88,7 @@ func TestEstimateParts(t *testing.T) {
 		t.Errorf("peak %d, want tables + loader %d", e.PeakBytes, e.TablePeakBytes+e.LoaderBytes)
 	}
 	ps, _ := core.Predict(core.LayoutSparse, k, v, 1_000_000, core.Options{}, 4)
-	if s := c.Estimates[1]; s.TablePeakBytes != int64(float64(ps.PeakBytes)*AllocatorFactor(core.LayoutSparse)) || !s.Estimated {
+	if s := c.Estimates[1]; s.TablePeakBytes != int64(float64(ps.PeakBytes)*dict.AllocatorFactor(core.LayoutSparse)) || !s.Estimated {
 		t.Errorf("sparse estimate %+v: want core's peak x the measured allocator factor, estimated", s)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/dict"
 )
 
 // Run labels: the name a run goes by in a table row, a bar or a line, its
@@ -46,8 +47,8 @@ func UsesMaxLoadFactor(layout string) bool {
 	case core.LayoutHashedArray, core.LayoutGoMap:
 		return false
 	}
-	if d, ok := FindClickHouseDictionary(layout); ok {
-		return d.takesMaxLoadFactor()
+	if d, ok := dict.FindClickHouseDictionary(layout); ok {
+		return d.TakesMaxLoadFactor()
 	}
 	return !IsReference(layout) // a reference map grows by its library's rule
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/internal/machine"
 	"github.com/pbnjay/memory"
 )
@@ -441,7 +442,7 @@ func ClickHouseLayout(l core.Layout, shards int, mlf float64) string {
 	if name == "" {
 		return ""
 	}
-	return layoutClause(name, shards, mlf, l != core.LayoutHashedArray)
+	return dict.LayoutClause(name, shards, mlf, l != core.LayoutHashedArray)
 }
 
 // resultLayoutClause is the LAYOUT clause a result of packlab's layout l

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/dict"
 )
 
 // Reference maps: the C++ maps a user would pick instead of packlab's
@@ -254,7 +255,7 @@ func estimateReference(p parsedConfig, r Reference, rows int64) Estimate {
 	e := Estimate{
 		Layout: r.Name, Rows: rows, Distinct: distinct, BucketCount: c,
 		FinalBytes:      final,
-		TablePeakBytes:  ScaleBytes(peak, g.allocator),
+		TablePeakBytes:  dict.ScaleBytes(peak, g.allocator),
 		AllocatorFactor: g.allocator,
 		// The worker holds one frame of rows and one chunk of keys; the
 		// lab's own loader runs in this process.
@@ -265,7 +266,7 @@ func estimateReference(p parsedConfig, r Reference, rows int64) Estimate {
 		// This process lists the file's keys for the read order.
 		e.ReadBytes = core.SaturatingMul(max(rows, distinct), int64(p.key.Size))
 	}
-	e.PeakBytes = max(core.SaturatingAdd(e.TablePeakBytes, e.LoaderBytes), core.SaturatingAdd(ScaleBytes(final, g.allocator), e.ReadBytes))
+	e.PeakBytes = max(core.SaturatingAdd(e.TablePeakBytes, e.LoaderBytes), core.SaturatingAdd(dict.ScaleBytes(final, g.allocator), e.ReadBytes))
 	return e
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/dict"
 )
 
 // Result is one measured run of one layout: the JSON contract of the lab
@@ -164,7 +165,7 @@ func (r Result) IsReference() bool { return r.Reference != "" || IsReference(r.L
 
 // IsClickHouse reports whether r measured one of ClickHouse's own
 // dictionaries, run by ClickHouse.
-func (r Result) IsClickHouse() bool { return r.ClickHouse != nil || IsClickHouse(r.Layout) }
+func (r Result) IsClickHouse() bool { return r.ClickHouse != nil || dict.IsClickHouse(r.Layout) }
 
 // startedAt formats a run's start time for Result.StartedAt.
 func startedAt(t time.Time) string { return t.UTC().Format(time.RFC3339) }
@@ -305,7 +306,7 @@ func (r Result) Validate() error {
 	for _, f := range []struct {
 		name, v string
 		max     int
-	}{{"layout", r.Layout, 64}, {"key_type", r.KeyType, 32}, {"value_type", r.ValueType, 32}, {"attributes", r.Attributes, 33 * MaxAttributes}} {
+	}{{"layout", r.Layout, 64}, {"key_type", r.KeyType, 32}, {"value_type", r.ValueType, 32}, {"attributes", r.Attributes, 33 * dict.MaxAttributes}} {
 		if len(f.v) > f.max {
 			return fmt.Errorf("%s of %d characters is too long for a label (allowed: at most %d)", f.name, len(f.v), f.max)
 		}

@@ -29,60 +29,14 @@ import (
 	"strings"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/dict"
 )
-
-// RowSuffix names a row layout after its table: packed_row, compact_row.
-const RowSuffix = "_row"
-
-// maxRowBytes is the widest row a cell takes: a U128's.
-const maxRowBytes = 16
-
-// RowTables are the tables a row layout may be.
-var RowTables = []core.Layout{core.LayoutPacked, core.LayoutCompact}
-
-// RowLayoutNames is what --layout takes for a row layout.
-func RowLayoutNames() []string {
-	names := make([]string, len(RowTables))
-	for i, l := range RowTables {
-		names[i] = string(l) + RowSuffix
-	}
-	return names
-}
-
-// parseRowLayout finds the table of a row layout's name.
-func parseRowLayout(name string) (core.Layout, bool) {
-	n := core.LayoutKey(name)
-	for _, l := range RowTables {
-		if n == string(l)+RowSuffix {
-			return l, true
-		}
-	}
-	return "", false
-}
-
-// RowType is the value type of a row of attrs: their bytes summed,
-// aligned to nothing, named as ClickHouse names a row of types.
-func RowType(attrs []Attribute) core.Type {
-	names := make([]string, len(attrs))
-	size := 0
-	nullable := false
-	for i, a := range attrs {
-		names[i], size = a.Name, size+rowAttrBytes(a)
-		if a.Nullable {
-			names[i], nullable = "Nullable("+a.Name+")", true
-		}
-	}
-	if nullable { // a byte of null flags, a bit a Nullable attribute
-		size++
-	}
-	return core.RowType("Tuple("+strings.Join(names, ", ")+")", size)
-}
 
 // checkRow refuses attributes a row layout cannot hold: a row wider than
 // a cell's value (a String takes its 8-byte reference, Nullables a byte of
 // flags), more than 8 Nullables, or a file's values (one column is read so
 // far).
-func (c Config) checkRow(name string, attrs []Attribute) error {
+func (c Config) checkRow(name string, attrs []dict.Attribute) error {
 	list := strings.Join(c.Attributes, ",")
 	n := 0
 	for _, a := range attrs {
@@ -93,8 +47,8 @@ func (c Config) checkRow(name string, attrs []Attribute) error {
 	if n > 8 {
 		return NewFieldError("--attributes", list, fmt.Sprintf("%d Nullable attributes; %s keeps the null flags of at most 8 in a byte", n, name), "at most 8 Nullable attributes with "+name)
 	}
-	if size := RowType(attrs).Size; size > maxRowBytes {
-		return NewFieldError("--attributes", list, fmt.Sprintf("a row of %d bytes; %s holds rows of at most %d bytes so far (a String takes %d: its reference into the row's arena; Nullables a byte of flags)", size, name, maxRowBytes, rowStringBytes),
+	if size := dict.RowType(attrs).Size; size > dict.MaxRowBytes {
+		return NewFieldError("--attributes", list, fmt.Sprintf("a row of %d bytes; %s holds rows of at most %d bytes so far (a String takes %d: its reference into the row's arena; Nullables a byte of flags)", size, name, dict.MaxRowBytes, dict.RowStringBytes),
 			"attributes of 16 bytes or less in all, e.g. UInt16,UInt32,Float64 (14) or UInt16,String,UInt32 (14)")
 	}
 	if c.Source != "" {
@@ -106,7 +60,7 @@ func (c Config) checkRow(name string, attrs []Attribute) error {
 // at is p for a run of layout l: for a row layout, the row as its value.
 func (p parsedConfig) at(l layoutChoice) parsedConfig {
 	if l.row {
-		p.value, p.row = RowType(p.attrs), true
+		p.value, p.row = dict.RowType(p.attrs), true
 	}
 	return p
 }
@@ -124,13 +78,13 @@ func (p parsedConfig) options() core.Options {
 // layout's, when this is a row's run.
 func (p parsedConfig) layoutName(l core.Layout) string {
 	if p.row {
-		return string(l) + RowSuffix
+		return string(l) + dict.RowSuffix
 	}
 	return string(l)
 }
 
 // CheckRow refuses attributes no row layout holds (checkRow's rules for
 // a generated source), for the planner's row setups.
-func CheckRow(attrs []Attribute) error {
-	return Config{Attributes: AttributesList(attrs)}.checkRow("a row layout", attrs)
+func CheckRow(attrs []dict.Attribute) error {
+	return Config{Attributes: dict.AttributesList(attrs)}.checkRow("a row layout", attrs)
 }

@@ -1,7 +1,7 @@
 package experiments
 
 // A row's Strings: the bytes in one arena beside the table, the row holding
-// an 8-byte reference to them (rowStringBytes), so that a row of a UInt16
+// an 8-byte reference to them (dict.RowStringBytes), so that a row of a UInt16
 // and a String is a cell of key + 10 bytes, whatever the String's length.
 // A row with Nullable attributes ends in a byte of their null flags (bit i
 // for the i-th Nullable); a NULL String takes nothing in the arena.
@@ -15,7 +15,7 @@ package experiments
 //	arena:  [chunk 0: 1 MiB ............][chunk 1 ....   ]   one for the table
 //	                 ^ the String's bytes, no terminator
 //
-// The arena is chunks of rowArenaChunk bytes, each filled from its start; a
+// The arena is chunks of dict.RowArenaChunk bytes, each filled from its start; a
 // String that does not fit in what is left of a chunk starts the next one
 // (at most maxStringLen bytes of a chunk stay unused). The lab's rows are
 // drawn from their keys as ClickHouse's are (attributesSQL): a String's
@@ -28,52 +28,8 @@ import (
 	"unsafe"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/dict"
 )
-
-// rowStringBytes is a String's part of a row: its reference into the arena.
-const rowStringBytes = 8
-
-// rowArenaChunk is the arena's unit of allocation.
-const rowArenaChunk = 1 << 20
-
-// rowAttrBytes is what attribute a takes in a row.
-func rowAttrBytes(a Attribute) int {
-	if a.isString() {
-		return rowStringBytes
-	}
-	return a.Size
-}
-
-// RowArenaBytes is what a row layout's arena allocates for the String
-// attributes of n rows: their mean lengths over the rows not NULL, in
-// whole chunks.
-func RowArenaBytes(attrs []Attribute, n int64) int64 {
-	var sum float64
-	for _, a := range attrs {
-		sum += a.meanLen() * float64(a.nonNull(n)) // a NULL takes none
-	}
-	total := int64(sum + 0.5)
-	if total == 0 {
-		return 0
-	}
-	return (total + rowArenaChunk - 1) / rowArenaChunk * rowArenaChunk
-}
-
-// RowPrediction is core's prediction for a row layout's table of attrs
-// (the row as its value, its cells keeping only the row's bytes), and the
-// arena of its Strings, which only grows: in the final bytes and the peak.
-func RowPrediction(l core.Layout, key core.Type, attrs []Attribute, n int64, opt core.Options, shards int) (core.Prediction, error) {
-	row := RowType(attrs)
-	opt.ValueBytes = row.Size
-	pr, err := core.Predict(l, key, row, n, opt, shards)
-	if err != nil {
-		return pr, err
-	}
-	arena := RowArenaBytes(attrs, n)
-	pr.FinalBytes = core.SaturatingAdd(pr.FinalBytes, arena)
-	pr.PeakBytes = core.SaturatingAdd(pr.PeakBytes, arena)
-	return pr, nil
-}
 
 // rowArena holds a row layout's String bytes.
 type rowArena struct {
@@ -84,12 +40,12 @@ type rowArena struct {
 // add makes room for n bytes and returns them and their offset.
 func (a *rowArena) add(n int) ([]byte, int64) {
 	last := len(a.chunks) - 1
-	if last < 0 || len(a.chunks[last])+n > rowArenaChunk {
-		a.chunks = append(a.chunks, make([]byte, 0, rowArenaChunk))
+	if last < 0 || len(a.chunks[last])+n > dict.RowArenaChunk {
+		a.chunks = append(a.chunks, make([]byte, 0, dict.RowArenaChunk))
 		last++
 	}
 	c := a.chunks[last]
-	off := int64(last)*rowArenaChunk + int64(len(c))
+	off := int64(last)*dict.RowArenaChunk + int64(len(c))
 	a.chunks[last] = c[:len(c)+n]
 	a.used += int64(n)
 	return a.chunks[last][len(c):], off
@@ -98,13 +54,13 @@ func (a *rowArena) add(n int) ([]byte, int64) {
 // get is the String a reference names.
 func (a *rowArena) get(ref uint64) []byte {
 	off, n := ref>>24, int(ref&(1<<24-1))
-	c := a.chunks[off/rowArenaChunk]
-	i := int(off % rowArenaChunk)
+	c := a.chunks[off/dict.RowArenaChunk]
+	i := int(off % dict.RowArenaChunk)
 	return c[i : i+n]
 }
 
 // bytes is what the arena allocated.
-func (a *rowArena) bytes() int64 { return int64(len(a.chunks)) * rowArenaChunk }
+func (a *rowArena) bytes() int64 { return int64(len(a.chunks)) * dict.RowArenaChunk }
 
 // rowString is where a String attribute sits in the row and how its
 // values are drawn.
@@ -118,7 +74,7 @@ type rowString struct {
 // rowStrings is what a row run writes into its rows beyond the source's
 // bits: each String's reference, its bytes in the arena the load fills,
 // and the byte of null flags of a row with Nullables (a Nullable is NULL
-// in one row of nullEvery, by a hash of the key).
+// in one row of dict.NullEvery, by a hash of the key).
 type rowStrings struct {
 	strs    []rowString
 	nulls   []uint64 // the Nullables' attribute numbers, bit i of the flags for nulls[i]
@@ -140,10 +96,10 @@ func rowStringsFor(p parsedConfig) *rowStrings {
 			flag = 1 << len(rs.nulls)
 			rs.nulls = append(rs.nulls, uint64(i))
 		}
-		if a.isString() {
+		if a.IsString() {
 			rs.strs = append(rs.strs, rowString{at: at, min: a.MinLen, max: a.MaxLen, salt: uint64(i), null: flag})
 		}
-		at += rowAttrBytes(a)
+		at += dict.RowAttrBytes(a)
 	}
 	rs.flagsAt = at
 	if len(rs.strs) == 0 && len(rs.nulls) == 0 {
@@ -191,7 +147,7 @@ func (s *rowStringSource[K, V]) Next(b *core.Block[K, V], max int) error {
 		row := unsafe.Slice((*byte)(unsafe.Pointer(&b.Values[i])), unsafe.Sizeof(b.Values[i]))
 		var flags byte
 		for j, a := range s.rs.nulls {
-			if core.PairChecksum(k, 2000+a)%nullEvery == 0 {
+			if core.PairChecksum(k, 2000+a)%dict.NullEvery == 0 {
 				flags |= 1 << j
 			}
 		}

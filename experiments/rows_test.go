@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/dict"
 )
 
 // TestRowLayouts: packed_row and compact_row hold a dictionary of three
@@ -64,17 +65,17 @@ func rowsWith(t *testing.T, list []string, inProcess bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, l := range RowTables {
-		r := strs[string(l)+RowSuffix]
-		pr, err := RowPrediction(l, core.MustType("UInt64"), attrs, rows, core.Options{MaxLoadFactor: r.MaxLoadFactor}, 1)
+	for _, l := range dict.RowTables {
+		r := strs[string(l)+dict.RowSuffix]
+		pr, err := dict.RowPrediction(l, core.MustType("UInt64"), attrs, rows, core.Options{MaxLoadFactor: r.MaxLoadFactor}, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		arena, values := RowArenaBytes(attrs, rows), 20*attrs[1].nonNull(rows) // 8 to 32 bytes, none for a NULL
+		arena, values := dict.RowArenaBytes(attrs, rows), 20*attrs[1].NonNull(rows) // 8 to 32 bytes, none for a NULL
 		t.Logf("%s of %v (in process %v): %d bytes (%.2f a row; arena %d), RSS %d, load %.2f s, read %.1f M rows/s",
 			l, list, inProcess, r.BytesAllocated, float64(r.BytesAllocated)/rows, arena, r.RSSBytes, r.LoadSeconds, r.ReadRowsPerSecond/1e6)
-		if r.ElementCount != rows || r.FoundRate != 1 || max(r.BytesAllocated-pr.FinalBytes, pr.FinalBytes-r.BytesAllocated) > rowArenaChunk ||
-			arena < values || arena > values+rowArenaChunk || r.ValueType != RowType(attrs).Name || !strings.Contains(r.ValueType, "String") {
+		if r.ElementCount != rows || r.FoundRate != 1 || max(r.BytesAllocated-pr.FinalBytes, pr.FinalBytes-r.BytesAllocated) > dict.RowArenaChunk ||
+			arena < values || arena > values+dict.RowArenaChunk || r.ValueType != dict.RowType(attrs).Name || !strings.Contains(r.ValueType, "String") {
 			t.Errorf("%s of %v: %d rows (found %v), %d bytes, value %q; want %d, 1, the prediction's %d (the arena %d for %d bytes of values) within a chunk, a Tuple with the String",
 				l, list, r.ElementCount, r.FoundRate, r.BytesAllocated, r.ValueType, rows, pr.FinalBytes, arena, values)
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/dict"
 )
 
 // FlatLayout is FLAT's name among the plan's setups: ClickHouse's alone,
@@ -38,17 +39,17 @@ func flatCandidate(p parsedPlan) (Candidate, bool) {
 		return Candidate{}, false
 	}
 	span := p.MaxKey + 1
-	m := experiments.FlatMemory(p.attrs, span, p.distinct)
-	bytes := experiments.FlatBytes(p.attrs, span, p.distinct)
+	m := dict.FlatMemory(p.attrs, span, p.distinct)
+	bytes := dict.FlatBytes(p.attrs, span, p.distinct)
 	c := Candidate{
-		Layout: FlatLayout, KeyType: p.key.Name, ValueType: p.value.Name, Attributes: experiments.AttributesList(p.attrs),
-		columns: experiments.AttributeColumns(p.attrNames, p.attrs),
+		Layout: FlatLayout, KeyType: p.key.Name, ValueType: p.value.Name, Attributes: dict.AttributesList(p.attrs),
+		columns: dict.AttributeColumns(p.attrNames, p.attrs),
 		Rows:    p.Rows, Distinct: p.distinct, Shards: 1,
-		BucketCount:    experiments.FlatCells(span, p.attrs[0].Size),
+		BucketCount:    dict.FlatCells(span, p.attrs[0].Size),
 		BytesAllocated: bytes, Overhead: 1, PeakOverhead: 1,
 		SteadyBytes: m.SteadyBytes, PeakBytes: m.FirstLoadPeakBytes, ReloadPeakBytes: m.ReloadPeakBytes,
 		BytesPerPair:     float64(m.SteadyBytes) / float64(max(p.distinct, 1)),
-		ClickHouseLayout: experiments.FlatClause(span),
+		ClickHouseLayout: dict.FlatClause(span),
 		ClickHouseNote:   fmt.Sprintf("ClickHouse's FLAT: an array per attribute of %s elements, indexed by the key (keys above %d fail the load)", experiments.GroupThousands(span), p.MaxKey),
 		ClickHouse:       m,
 		runtime:          p.Runtime,

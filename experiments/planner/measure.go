@@ -16,6 +16,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/dict"
 )
 
 // CalibrationRows is the size of the planner's calibration runs: tables of
@@ -140,7 +141,7 @@ func measuresFrom(history []experiments.Result, p parsedPlan) map[core.Layout]Me
 	out := map[core.Layout]Measure{}
 	target := speedRows(history, p)
 	for _, l := range core.Layouts() {
-		m := Measure{Layout: string(l), Overhead: experiments.AllocatorFactor(l), PeakOverhead: experiments.AllocatorFactor(l)}
+		m := Measure{Layout: string(l), Overhead: dict.AllocatorFactor(l), PeakOverhead: dict.AllocatorFactor(l)}
 		// The read speed from the best such run that read (one with
 		// --no-read has none), which may be another one.
 		best := speedRun(history, p, l, target, false)
@@ -276,7 +277,7 @@ func runLoaderBytes(r experiments.Result) int64 {
 	if err1 != nil || err2 != nil || r.Shards < 1 {
 		return 0
 	}
-	return experiments.LoaderBytes(k, v, r.Shards, r.BlockRows, r.Rows, !isSynthetic(r.Source))
+	return dict.LoaderBytes(k, v, r.Shards, r.BlockRows, r.Rows, !isSynthetic(r.Source))
 }
 
 // isSynthetic reports whether a result's source was a key generator.

@@ -44,6 +44,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/dict"
 )
 
 // PlanRequest is the planner's question. A zero field means its default.
@@ -147,7 +148,7 @@ type Candidate struct {
 	LoadFactor    float64 `json:"load_factor"` // distinct / bucket_count after the load
 
 	BytesAllocated int64   `json:"bytes_allocated"` // core.Predict's final bytes, computed
-	Overhead       float64 `json:"overhead"`        // the allocator's factor over bytes_allocated (experiments.AllocatorFactor: 1, gomap's cautious 1.4); not measured, so the same everywhere
+	Overhead       float64 `json:"overhead"`        // the allocator's factor over bytes_allocated (dict.AllocatorFactor: 1, gomap's cautious 1.4); not measured, so the same everywhere
 	PeakOverhead   float64 `json:"peak_overhead"`   // the same factor over the peak
 	SteadyBytes    int64   `json:"steady_bytes"`    // bytes_allocated x overhead + the loader's freed blocks: the RSS after the load
 	PeakBytes      int64   `json:"peak_bytes"`      // the first load's peak: (final + growing x one shard's last growth + the loader's blocks) x peak overhead
@@ -181,14 +182,14 @@ type Candidate struct {
 	ClickHouseLayout string   `json:"clickhouse_layout"` // LAYOUT(...) of the dictionary that builds this table, "" when none does
 	ClickHouseNote   string   `json:"clickhouse_note"`   // how ClickHouse's dictionary differs, when it does
 	// ClickHouse is the memory of ClickHouse's dictionary of ClickHouseLayout
-	// (its own growth; see clickHouseMemory), null when none builds it.
-	ClickHouse       *experiments.ClickHouseMemory `json:"clickhouse_memory"`
-	PacklabOnly      bool                          `json:"packlab_only"`      // no ClickHouse dictionary builds this table for these types
-	BestClickHouse   bool                          `json:"best_clickhouse"`   // the best setup ClickHouse can run, when rank 1 is packlab-only
-	CreateDictionary string                        `json:"create_dictionary"` // for rank 1 and the best ClickHouse setup
-	GoCode           string                        `json:"go_code"`           // for rank 1 and the best ClickHouse setup
-	Estimated        bool                          `json:"estimated"`         // the layout's geometry is a model (core.Prediction.Estimated)
-	Saturated        bool                          `json:"saturated"`         // beyond 8 EiB: the figures stand at math.MaxInt64
+	// (its own growth; see dict.ClickHouseTableMemory), null when none builds it.
+	ClickHouse       *dict.ClickHouseMemory `json:"clickhouse_memory"`
+	PacklabOnly      bool                   `json:"packlab_only"`      // no ClickHouse dictionary builds this table for these types
+	BestClickHouse   bool                   `json:"best_clickhouse"`   // the best setup ClickHouse can run, when rank 1 is packlab-only
+	CreateDictionary string                 `json:"create_dictionary"` // for rank 1 and the best ClickHouse setup
+	GoCode           string                 `json:"go_code"`           // for rank 1 and the best ClickHouse setup
+	Estimated        bool                   `json:"estimated"`         // the layout's geometry is a model (core.Prediction.Estimated)
+	Saturated        bool                   `json:"saturated"`         // beyond 8 EiB: the figures stand at math.MaxInt64
 
 	columns    []string // the dictionary's attribute columns when it has several
 	FollowsMLF bool     `json:"-"` // the layout's geometry follows max_load_factor
@@ -253,8 +254,8 @@ func ThisMachine(ctx context.Context) PlanMachine {
 type parsedPlan struct {
 	PlanRequest
 	key, value core.Type
-	attrs      []experiments.Attribute // the attributes, the first the value
-	attrNames  []string                // their column names
+	attrs      []dict.Attribute // the attributes, the first the value
+	attrNames  []string         // their column names
 	distinct   int64
 	chVersion  chVersion
 }
@@ -471,7 +472,7 @@ func planLoadFactors() []float64 {
 // layoutCandidates are a layout's setups: for each shard count, the lowest
 // max load factor of each distinct geometry.
 func layoutCandidates(p parsedPlan, l core.Layout, ms Measure, sc Scaling, threads int) ([]Candidate, error) {
-	if len(p.attrs) > 1 && !experiments.AttributeLayout(l) {
+	if len(p.attrs) > 1 && !dict.AttributeLayout(l) {
 		return nil, nil // several attributes: ClickHouse's layouts (planNotes says so)
 	}
 	mlfs := []float64{0}
@@ -483,7 +484,7 @@ func layoutCandidates(p parsedPlan, l core.Layout, ms Measure, sc Scaling, threa
 	for _, shards := range planShards {
 		var lastBuckets int64 = -1
 		for _, mlf := range mlfs {
-			pr, err := experiments.AttributesPrediction(l, p.key, p.attrs, p.distinct, p.attributeOptions(mlf, shards), shards)
+			pr, err := dict.AttributesPrediction(l, p.key, p.attrs, p.distinct, p.attributeOptions(mlf, shards), shards)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", l, err)
 			}
@@ -501,7 +502,7 @@ func layoutCandidates(p parsedPlan, l core.Layout, ms Measure, sc Scaling, threa
 
 // attributeOptions are options, but for a dictionary of several attributes
 // with one shard reserved for its keys, as ClickHouse 26.7 ends a table
-// loaded from a table or file source (clickHouseReserves).
+// loaded from a table or file source (dict.clickHouseReserves).
 func (p parsedPlan) attributeOptions(mlf float64, shards int) core.Options {
 	opt := p.options(mlf)
 	if len(p.attrs) > 1 && shards <= 1 {
@@ -521,10 +522,10 @@ func (p parsedPlan) options(mlf float64) core.Options {
 // blocks, so that it is the same whatever the history holds. Speeds are
 // ms's, scaled to the setup.
 func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Prediction, ms Measure, sc Scaling, threads int) Candidate {
-	f := experiments.AllocatorFactor(l)
+	f := dict.AllocatorFactor(l)
 	c := Candidate{
-		Layout: string(l), KeyType: p.key.Name, ValueType: p.value.Name, Attributes: experiments.AttributesList(p.attrs),
-		columns: experiments.AttributeColumns(p.attrNames, p.attrs),
+		Layout: string(l), KeyType: p.key.Name, ValueType: p.value.Name, Attributes: dict.AttributesList(p.attrs),
+		columns: dict.AttributeColumns(p.attrNames, p.attrs),
 		Rows:    p.Rows, Distinct: p.distinct, Shards: shards,
 		MaxLoadFactor:  experiments.EffectiveMLF(l, mlf),
 		Preallocate:    p.Preallocate,
@@ -533,7 +534,7 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 		Overhead:       f,
 		PeakOverhead:   f,
 		GrowingAtOnce:  growingAtOnce(shards),
-		LoaderBytes:    experiments.LoaderBytes(p.key, p.value, shards, 0, p.distinct, false),
+		LoaderBytes:    dict.LoaderBytes(p.key, p.value, shards, 0, p.distinct, false),
 		Estimated:      pr.Estimated,
 		Saturated:      pr.Saturated,
 		GrowthBytes:    TargetGrowth(p.Runtime, l, pr),
@@ -545,11 +546,11 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 	tables := core.SaturatingAdd(pr.FinalBytes, core.SaturatingMul(int64(c.GrowingAtOnce), c.GrowthBytes))
 	// The loader's blocks are garbage once the load ends, which the Go
 	// runtime keeps (and reuses) rather than returning: they stay in RSS.
-	c.SteadyBytes = core.SaturatingAdd(experiments.ScaleBytes(pr.FinalBytes, f), c.LoaderBytes)
+	c.SteadyBytes = core.SaturatingAdd(dict.ScaleBytes(pr.FinalBytes, f), c.LoaderBytes)
 	// The peak is never below what the tables and the loader's blocks hold
 	// at the end of the load.
-	c.PeakBytes = max(experiments.ScaleBytes(core.SaturatingAdd(tables, c.LoaderBytes), f), c.SteadyBytes)
-	c.ReloadPeakBytes = experiments.ReloadPeak(experiments.ScaleBytes(pr.FinalBytes, f), c.PeakBytes)
+	c.PeakBytes = max(dict.ScaleBytes(core.SaturatingAdd(tables, c.LoaderBytes), f), c.SteadyBytes)
+	c.ReloadPeakBytes = dict.ReloadPeak(dict.ScaleBytes(pr.FinalBytes, f), c.PeakBytes)
 	c.BytesPerPair = float64(c.SteadyBytes) / float64(p.distinct)
 	if ms.LoadRowsPerSecond > 0 && len(p.attrs) == 1 { // several attributes' loads are not measured yet
 		rate := sc.loadRate(ms.LoadRowsPerSecond, shards, threads)
@@ -563,7 +564,7 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 	if ms.ReadRowsPerSecond > 0 {
 		scale := 1.0
 		// A read (dictGet of one attribute) probes one attribute's table.
-		cells := pr.FinalBytes - experiments.StringArenaBytes(p.attrs, p.distinct, shards)
+		cells := pr.FinalBytes - dict.StringArenaBytes(p.attrs, p.distinct, shards)
 		if cell := float64(cells) / float64(len(p.attrs)) / float64(max(pr.BucketCount, 1)); ms.LoadFactor > 0 && c.LoadFactor > 0 {
 			scale = probeLinesOf(l, ms.LoadFactor, cell) / probeLinesOf(l, c.LoadFactor, cell)
 		}
@@ -582,7 +583,7 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 	}
 	if c.ClickHouseLayout != "" {
 		// ClickHouse ignores PREALLOCATE since 23.1: its tables grow.
-		c.ClickHouse = experiments.ClickHouseAttributesMemory(l, p.attrs, p.distinct, experiments.TableOptions(mlf, false, p.distinct), shards)
+		c.ClickHouse = dict.ClickHouseAttributesMemory(l, p.attrs, p.distinct, experiments.TableOptions(mlf, false, p.distinct), shards)
 	}
 	return c
 }
@@ -902,7 +903,7 @@ func planLayoutOrder() []string {
 	for _, l := range core.Layouts() {
 		out = append(out, string(l))
 	}
-	return append(append(out, experiments.RowLayoutNames()...), FlatLayout)
+	return append(append(out, dict.RowLayoutNames()...), FlatLayout)
 }
 
 // speedWords names the speed prefer ranks by: "reads", "loads".

@@ -18,6 +18,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/internal/machine"
 )
 
@@ -61,8 +62,8 @@ func TestPlanEveryLayoutFromPredict(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			wantPeak := experiments.ScaleBytes(pr.PeakBytes+c.LoaderBytes, c.PeakOverhead) // every shard growing at once
-			if c.BytesAllocated != pr.FinalBytes || c.BucketCount != pr.BucketCount || c.SteadyBytes != experiments.ScaleBytes(pr.FinalBytes, c.Overhead)+c.LoaderBytes ||
+			wantPeak := dict.ScaleBytes(pr.PeakBytes+c.LoaderBytes, c.PeakOverhead) // every shard growing at once
+			if c.BytesAllocated != pr.FinalBytes || c.BucketCount != pr.BucketCount || c.SteadyBytes != dict.ScaleBytes(pr.FinalBytes, c.Overhead)+c.LoaderBytes ||
 				math.Abs(float64(c.PeakBytes-wantPeak)) > 1 {
 				t.Errorf("%s: got bytes %d, buckets %d, steady %d, peak %d; want core.Predict's %d, %d, x%.3f, peak %d",
 					SetupName(c), c.BytesAllocated, c.BucketCount, c.SteadyBytes, c.PeakBytes, pr.FinalBytes, pr.BucketCount, c.Overhead, wantPeak)
@@ -127,9 +128,9 @@ func TestPlanBudget(t *testing.T) {
 		if c.Fits && onePercent(float64(c.CheckedBytes)) < onePercent(float64(best.CheckedBytes)) {
 			t.Errorf("%s fits with a reload peak of %d, less than the answer's %d", SetupName(c), c.CheckedBytes, best.CheckedBytes)
 		}
-		if c.CheckedBytes != c.ReloadPeakBytes || c.ReloadPeakBytes != experiments.ScaleBytes(c.BytesAllocated, c.Overhead)+c.PeakBytes {
+		if c.CheckedBytes != c.ReloadPeakBytes || c.ReloadPeakBytes != dict.ScaleBytes(c.BytesAllocated, c.Overhead)+c.PeakBytes {
 			t.Errorf("%s: checked %d, reload peak %d; want the reload's: the serving table %d + the first load's peak %d",
-				SetupName(c), c.CheckedBytes, c.ReloadPeakBytes, experiments.ScaleBytes(c.BytesAllocated, c.Overhead), c.PeakBytes)
+				SetupName(c), c.CheckedBytes, c.ReloadPeakBytes, dict.ScaleBytes(c.BytesAllocated, c.Overhead), c.PeakBytes)
 		}
 		if c.Fits != (c.CheckedBytes <= 24<<30) {
 			t.Errorf("%s: fits %v with a reload peak of %d", SetupName(c), c.Fits, c.CheckedBytes)
@@ -825,8 +826,8 @@ func TestPlanWithAttributes(t *testing.T) {
 	}
 	rows := 0
 	for _, c := range plan.Candidates {
-		row := slices.Contains(experiments.RowLayoutNames(), c.Layout)
-		if (!experiments.AttributeLayout(core.Layout(c.Layout)) && !row) || strings.Join(c.Attributes, ",") != "UInt16,UInt32,Float64" {
+		row := slices.Contains(dict.RowLayoutNames(), c.Layout)
+		if (!dict.AttributeLayout(core.Layout(c.Layout)) && !row) || strings.Join(c.Attributes, ",") != "UInt16,UInt32,Float64" {
 			t.Errorf("%s: attributes %v; want ClickHouse's layouts and the rows only, each with the three attributes", SetupName(c), c.Attributes)
 		}
 		if row {
@@ -912,14 +913,14 @@ func TestPlanStringAttribute(t *testing.T) {
 	// 20 MB of values in chunks of 1 MiB.
 	var rows []Candidate
 	str.Candidates = slices.DeleteFunc(str.Candidates, func(c Candidate) bool {
-		if strings.HasSuffix(c.Layout, experiments.RowSuffix) {
+		if strings.HasSuffix(c.Layout, dict.RowSuffix) {
 			rows = append(rows, c)
 			return true
 		}
 		return false
 	})
 	for _, c := range rows {
-		ten, err := core.Predict(core.Layout(strings.TrimSuffix(c.Layout, experiments.RowSuffix)), core.MustType("UInt64"), core.RowType("row", 10), 1_000_000,
+		ten, err := core.Predict(core.Layout(strings.TrimSuffix(c.Layout, dict.RowSuffix)), core.MustType("UInt64"), core.RowType("row", 10), 1_000_000,
 			core.Options{MaxLoadFactor: c.MaxLoadFactor, ValueBytes: 10}, c.Shards)
 		if err != nil {
 			t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/dict"
 )
 
 // rowCandidates are the plan's row layouts for a dictionary of several
@@ -16,15 +17,15 @@ func rowCandidates(p parsedPlan, sc Scaling, threads int) ([]Candidate, error) {
 	if len(p.attrs) < 2 || experiments.CheckRow(p.attrs) != nil {
 		return nil, nil
 	}
-	row := experiments.RowType(p.attrs)
+	row := dict.RowType(p.attrs)
 	var out []Candidate
-	for _, l := range experiments.RowTables {
+	for _, l := range dict.RowTables {
 		for _, shards := range planShards {
 			var lastBuckets int64 = -1
 			for _, mlf := range planLoadFactors() {
-				pr, err := experiments.RowPrediction(l, p.key, p.attrs, p.distinct, p.options(mlf), shards)
+				pr, err := dict.RowPrediction(l, p.key, p.attrs, p.distinct, p.options(mlf), shards)
 				if err != nil {
-					return nil, fmt.Errorf("%s%s: %w", l, experiments.RowSuffix, err)
+					return nil, fmt.Errorf("%s%s: %w", l, dict.RowSuffix, err)
 				}
 				if pr.BucketCount == lastBuckets {
 					continue
@@ -33,7 +34,7 @@ func rowCandidates(p parsedPlan, sc Scaling, threads int) ([]Candidate, error) {
 				rp := p
 				rp.value = row
 				c := candidate(rp, l, mlf, shards, pr, Measure{}, sc, threads)
-				c.Layout = string(l) + experiments.RowSuffix
+				c.Layout = string(l) + dict.RowSuffix
 				c.ClickHouseLayout, c.ClickHouseNote, c.PacklabOnly, c.ClickHouse = "", "packlab's own: no ClickHouse layout keeps a row", true, nil
 				c.FollowsMLF = true
 				out = append(out, c)

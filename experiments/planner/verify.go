@@ -5,6 +5,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/dict"
 )
 
 // A plan, checked by ClickHouse: the dictionary the plan prints for the
@@ -28,7 +29,7 @@ func VerifyConfig(plan Plan) (cfg experiments.Config, c Candidate, ok bool) {
 	if best == nil {
 		return experiments.Config{}, Candidate{}, false
 	}
-	d, ok := experiments.ClickHouseDictionaryFor(core.Layout(best.Layout))
+	d, ok := dict.ClickHouseDictionaryFor(core.Layout(best.Layout))
 	if !ok {
 		return experiments.Config{}, Candidate{}, false
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/dict"
 )
 
 // clickHouseFor is the ClickHouse dictionary that builds l's table for
@@ -36,7 +37,7 @@ func clickHouseFor(v chVersion, l core.Layout, key, value core.Type, shards int,
 	clause = experiments.ClickHouseLayout(l, shards, mlf)
 	var notes []string
 	if l.ClickHouseName() == "SPARSE_HASHED" {
-		packs := experiments.ClickHouseTable(core.LayoutPacked, value) == core.LayoutPacked
+		packs := dict.ClickHouseTable(core.LayoutPacked, value) == core.LayoutPacked
 		switch {
 		case l == core.LayoutPacked && !packs:
 			return "", fmt.Sprintf("ClickHouse's SPARSE_HASHED keeps a %s value in sparse_hash_map, not PackedHashMap: see the sparse setups", value.Name), true
@@ -68,7 +69,7 @@ func createDictionary(c Candidate) string {
 	if len(c.columns) > 1 {
 		columns = c.columns
 	}
-	b.WriteString(experiments.DictionaryDDL("dict", "UInt64", columns, "SOURCE(CLICKHOUSE(TABLE 'source_table'))", c.ClickHouseLayout))
+	b.WriteString(dict.DictionaryDDL("dict", "UInt64", columns, "SOURCE(CLICKHOUSE(TABLE 'source_table'))", c.ClickHouseLayout))
 	return b.String()
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/planner"
 )
 
@@ -138,10 +139,10 @@ func planCurves(plan planner.Plan, c planner.Candidate, hi float64) (line, peak,
 		}
 		growth := planner.TargetGrowth(plan.Request.Runtime, core.Layout(c.Layout), pr)
 		tables := core.SaturatingAdd(pr.FinalBytes, core.SaturatingMul(int64(c.GrowingAtOnce), growth))
-		final, held := experiments.ScaleBytes(pr.FinalBytes, c.Overhead), experiments.ScaleBytes(tables, c.Overhead)
+		final, held := dict.ScaleBytes(pr.FinalBytes, c.Overhead), dict.ScaleBytes(tables, c.Overhead)
 		line = append(line, [2]float64{float64(n), float64(final)})
 		peak = append(peak, [2]float64{float64(n), float64(held)})
-		reload = append(reload, [2]float64{float64(n), float64(experiments.ReloadPeak(final, held))})
+		reload = append(reload, [2]float64{float64(n), float64(dict.ReloadPeak(final, held))})
 	}
 	return line, peak, reload
 }

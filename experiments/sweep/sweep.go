@@ -11,6 +11,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/dict"
 )
 
 // Options are the settings only some sweeps take.
@@ -338,7 +339,7 @@ func referenceNames() []string {
 // any keys load (FLAT takes small dense keys only).
 func simpleClickHouseNames() []string {
 	var names []string
-	for _, d := range experiments.ClickHouseDictionaries() {
+	for _, d := range dict.ClickHouseDictionaries() {
 		if !d.ComplexKey && d.Layout != "FLAT" {
 			names = append(names, d.Name)
 		}

@@ -1,0 +1,154 @@
+package dict
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/packlab/packlab/core"
+)
+
+// MaxAttributes is the most attributes a run takes.
+const MaxAttributes = 64
+
+// Attribute is one of a dictionary's columns besides its key: a
+// fixed-size type, or a String, which ClickHouse keeps as a 16-byte
+// reference (StringRef: pointer and size) in the table's cell or array,
+// its bytes in the shard's arena (HashedDictionary.h blockToAttributes,
+// copyStringInArena).
+type Attribute struct {
+	core.Type           // a String's is its reference's: 16 bytes, aligned as a pointer
+	MinLen, MaxLen int  // a String's value lengths in bytes, uniform between them
+	Nullable       bool // Nullable(T): a row in NullEvery is NULL (NullRows), kept as ClickHouse keeps nulls
+	// File is what a file source's column holds (the engine reads it from the file),
+	// which the model takes over the generated values; nil for those.
+	File *FileColumn
+}
+
+// FileColumn is an attribute's column as a source file holds it.
+type FileColumn struct {
+	MeanLen   float64 // a String's mean length over its values (NULLs not counted)
+	NullShare float64 // a Nullable's share of NULLs (\N)
+}
+
+// NullEvery: a Nullable attribute's generated values are NULL for one row
+// in this many (sipHash64(key, 2000 + i) % NullEvery = 0).
+const NullEvery = 10
+
+// NullRows is how many of n rows a Nullable attribute holds NULL in: as
+// its file holds them, or as the lab generates them, one in NullEvery on
+// average.
+func (a Attribute) NullRows(n int64) int64 {
+	switch {
+	case !a.Nullable:
+		return 0
+	case a.File != nil:
+		return int64(math.Round(a.File.NullShare * float64(n)))
+	}
+	return n / NullEvery
+}
+
+// NonNull is how many of n rows hold a value.
+func (a Attribute) NonNull(n int64) int64 { return n - a.NullRows(n) }
+
+// ColumnType is the attribute's type in a CREATE DICTIONARY.
+func (a Attribute) ColumnType() string {
+	if a.Nullable {
+		return "Nullable(" + a.Name + ")"
+	}
+	return a.Name
+}
+
+// The String values a run generates: their lengths by default, and the
+// longest a run takes.
+const (
+	DefaultStringMin = 8
+	DefaultStringMax = 32
+	MaxStringLen     = 4096
+)
+
+// StringRef is a String attribute's cell: ClickHouse's StringRef, a
+// pointer and a size, 16 bytes aligned as an 8-byte word.
+var StringRef = core.Type{Name: "String", Size: 16, Align: core.MustType("UInt64").Align, Kind: core.KindUnsigned}
+
+// IsString reports whether a is a String attribute.
+func (a Attribute) IsString() bool { return a.Type == StringRef }
+
+// MeanLen is a String attribute's mean value length (0 for the others).
+func (a Attribute) MeanLen() float64 {
+	if !a.IsString() {
+		return 0
+	}
+	if a.File != nil {
+		return a.File.MeanLen
+	}
+	return float64(a.MinLen+a.MaxLen) / 2
+}
+
+// String is the attribute as --attributes takes it: UInt16, String, or
+// String(4..16) when its lengths are not the default ones.
+func (a Attribute) String() string {
+	if a.Nullable {
+		b := a
+		b.Nullable = false
+		return "Nullable(" + b.String() + ")"
+	}
+	switch {
+	case !a.IsString():
+		return a.Name
+	case a.MinLen == DefaultStringMin && a.MaxLen == DefaultStringMax:
+		return "String"
+	case a.MinLen == a.MaxLen:
+		return fmt.Sprintf("String(%d)", a.MinLen)
+	}
+	return fmt.Sprintf("String(%d..%d)", a.MinLen, a.MaxLen)
+}
+
+// Fixed makes attributes of fixed-size types.
+func Fixed(ts ...core.Type) []Attribute {
+	out := make([]Attribute, len(ts))
+	for i, t := range ts {
+		out[i] = Attribute{Type: t}
+	}
+	return out
+}
+
+// AttributeColumns is the attribute columns of a dictionary's structure:
+// "value UInt16", then "a2 UInt32", "a3 Float64", ... or the names given.
+func AttributeColumns(names []string, types []Attribute) []string {
+	cols := make([]string, len(types))
+	for i, t := range types {
+		cols[i] = names[i] + " " + t.ColumnType()
+	}
+	return cols
+}
+
+// AttributeName is the i-th attribute's column: value, a2, a3, ...
+func AttributeName(i int) string {
+	if i == 0 {
+		return "value"
+	}
+	return "a" + strconv.Itoa(i+1)
+}
+
+// AttributeLayout reports whether the plan weighs layout l for a
+// dictionary of several attributes: the shapes ClickHouse builds, HASHED
+// (hashed), SPARSE_HASHED (packed, or sparse_hash_map for an attribute
+// that does not pack) and HASHED_ARRAY; packlab's own layouts hold one
+// value so far.
+func AttributeLayout(l core.Layout) bool {
+	return l == core.LayoutHashed || l == core.LayoutPacked || l == core.LayoutHashedArray
+}
+
+// AttributesList is a plan's attributes as --attributes takes them when it
+// has several, else nil.
+func AttributesList(attrs []Attribute) []string {
+	if len(attrs) < 2 {
+		return nil
+	}
+	names := make([]string, len(attrs))
+	for i, t := range attrs {
+		names[i] = t.String()
+	}
+	return names
+}
