@@ -54,14 +54,11 @@ func sizeName(n int64) string {
 	return fmt.Sprint(n)
 }
 
-// randomRows is the benchmarks' source: n rows of the `random` synthetic
-// source, UInt64 keys and UInt16 values.
-func randomRows(b *testing.B, n int64) Source[uint64, uint16] {
-	src, err := OpenSource[uint64, uint16](SourceSpec{Kind: SourceRandom, Rows: n, Seed: 1, Values: ValuesHash}, MustType("UInt64"), MustType("UInt16"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	return src
+// randomRows is the benchmarks' source: n rows of distinct random UInt64
+// keys and UInt16 values (genSource; core cannot use core/source's
+// generators, which import it).
+func randomRows(n int64) Source[uint64, uint16] {
+	return &genSource{rows: n, random: true}
 }
 
 // runLoads loads n rows b.N times and reports rows/s (from the load's own
@@ -71,7 +68,7 @@ func runLoads(b *testing.B, n int64, cfg LoadConfig) {
 	var rows, wall, busy, producer float64
 	minBusy := math.Inf(1)
 	for range b.N {
-		_, r, err := Load[uint64, uint16](context.Background(), randomRows(b, n), cfg)
+		_, r, err := Load[uint64, uint16](context.Background(), randomRows(n), cfg)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -125,16 +122,14 @@ func BenchmarkLoad(b *testing.B) {
 // hundreds of MB; Source=range:65536 repeats 65,536 keys, so the tables stay
 // in cache and the figures show the loader's own cost and scaling.
 func BenchmarkLoadScaling(b *testing.B) {
-	for _, source := range []SourceSpec{{Kind: SourceRandom}, {Kind: SourceRange, Param: 65536}} {
+	for _, source := range []struct {
+		name string
+		span uint64 // genSource's: 0 for distinct keys
+	}{{"random", 0}, {"range:65536", 65536}} {
 		for _, n := range loadSizes() {
-			source.Rows, source.Seed, source.Values = n, 1, ValuesHash
-			b.Run(fmt.Sprintf("Layout=packed/Key=UInt64/Value=UInt16/Source=%s/len=%s", source, sizeName(n)), func(b *testing.B) {
+			b.Run(fmt.Sprintf("Layout=packed/Key=UInt64/Value=UInt16/Source=%s/len=%s", source.name, sizeName(n)), func(b *testing.B) {
 				open := func() Source[uint64, uint16] {
-					src, err := OpenSource[uint64, uint16](source, MustType("UInt64"), MustType("UInt16"))
-					if err != nil {
-						b.Fatal(err)
-					}
-					return src
+					return &genSource{rows: n, random: true, span: source.span}
 				}
 				split := splitRows(b, open(), 2)
 				shardCounts := []int{1, 2, 8}
@@ -294,7 +289,7 @@ func BenchmarkBacklog(b *testing.B) {
 				busy := make([][]float64, len(backlogs))
 				for range b.N {
 					for i, backlog := range backlogs {
-						_, r, err := Load[uint64, uint16](context.Background(), randomRows(b, n), LoadConfig{Layout: LayoutPacked, Shards: shards, Backlog: backlog})
+						_, r, err := Load[uint64, uint16](context.Background(), randomRows(n), LoadConfig{Layout: LayoutPacked, Shards: shards, Backlog: backlog})
 						if err != nil {
 							b.Fatal(err)
 						}
@@ -326,7 +321,7 @@ func BenchmarkRead(b *testing.B) {
 				}
 				name := fmt.Sprintf("Layout=%s/Key=UInt64/Value=UInt16/Shards=%d/len=%s", l, shards, sizeName(n))
 				b.Run(name, func(b *testing.B) {
-					src := randomRows(b, n)
+					src := randomRows(n)
 					m, _, err := Load[uint64, uint16](context.Background(), src, LoadConfig{Layout: l, Shards: shards})
 					if err != nil {
 						b.Fatal(err)
@@ -358,9 +353,9 @@ func BenchmarkSplit(b *testing.B) {
 			ctx, cancel := context.WithCancelCause(context.Background())
 			defer cancel(nil)
 			cfg, _ := LoadConfig{Layout: LayoutPacked, Shards: shards}.normalize()
-			l := newLoader(m, randomRows(b, 1), cfg, ctx, cancel)
+			l := newLoader(m, randomRows(1), cfg, ctx, cancel)
 			var blk Block[uint64, uint16]
-			randomRows(b, DefaultBlockRows).Next(&blk, DefaultBlockRows)
+			randomRows(DefaultBlockRows).Next(&blk, DefaultBlockRows)
 			for s := range shards {
 				go func() {
 					for {

@@ -55,18 +55,25 @@ func (p plainSource[K, V]) Close() error                       { return p.inner.
 
 // genSource computes row i on demand: key(i) and value = low bits of i. With
 // random set the keys are intHash64(i), a bijection, so they are distinct
-// and uniform; otherwise they are i (sequential, key 0 included).
+// and uniform; otherwise they are i (sequential, key 0 included). With span
+// set the keys are those modulo span: span keys, each repeated (as
+// core/source's range:M).
 type genSource struct {
 	rows   int64
 	random bool
+	span   uint64
 	pos    int64
 }
 
 func (g *genSource) key(i int64) uint64 {
+	k := uint64(i)
 	if g.random {
-		return intHash64(uint64(i) + 0x51ed)
+		k = intHash64(k + 0x51ed)
 	}
-	return uint64(i)
+	if g.span > 0 {
+		k %= g.span
+	}
+	return k
 }
 func (g *genSource) Next(b *Block[uint64, uint16], max int) error {
 	b.Reset()
@@ -106,11 +113,11 @@ func (f *failingSource[K, V]) Next(b *Block[K, V], max int) error {
 	return f.Source.Next(b, max)
 }
 
-// loadSeq loads the keys 0..n-1 (the sequential source) into a packed map
+// loadSeq loads the keys 0..n-1 (genSource, not random) into a packed map
 // of the given shards.
 func loadSeq(t *testing.T, n, shards int) (*Sharded[uint64, uint16], LoadReport, error) {
 	t.Helper()
-	return Load[uint64, uint16](context.Background(), loaderSynth(t, SourceSequential, 0, int64(n)), LoadConfig{Layout: LayoutPacked, Shards: shards})
+	return Load[uint64, uint16](context.Background(), &genSource{rows: int64(n)}, LoadConfig{Layout: LayoutPacked, Shards: shards})
 }
 
 // noLeaks fails the test if goroutines started during it are still running
@@ -377,7 +384,7 @@ func TestLoadCancelDeep(t *testing.T) {
 			var at time.Time
 			var rows, last int64
 			stalled := 0
-			src := loaderSynth(t, SourceRandom, 0, int64(*loadRows))
+			src := &genSource{rows: int64(*loadRows), random: true}
 			m, _, err := Load[uint64, uint16](ctx, src, LoadConfig{Layout: LayoutPacked, Shards: c.shards, ProgressEvery: time.Millisecond,
 				Progress: func(p LoadProgress) {
 					if p.Rows == last && p.Rows > c.grows*99/100 {

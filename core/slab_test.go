@@ -190,7 +190,7 @@ func TestNoSlabTouchedAfterRelease(t *testing.T) {
 		t.Run(string(l), func(t *testing.T) {
 			oracleRun[uint64, uint16](t, l, Options{}, testKeys[uint64](20_000, 11), 11)
 			oracleRun[U128, uint8](t, l, Options{MaxLoadFactor: 0.9}, testKeys[U128](5_000, 12), 12)
-			src := must(OpenSource[uint64, uint16](SourceSpec{Kind: SourceRandom, Rows: 200_000, Seed: 4}, MustType("UInt64"), MustType("UInt16")))
+			src := &genSource{rows: 200_000, random: true}
 			m, r, err := Load(context.Background(), src, LoadConfig{Layout: l, Shards: 3})
 			if err != nil {
 				t.Fatal(err)
@@ -264,7 +264,7 @@ func TestSlabFailure(t *testing.T) {
 			if err := m.CheckInvariants(); err != nil {
 				t.Fatal(err)
 			}
-			src := must(OpenSource[uint64, uint16](SourceSpec{Kind: SourceRandom, Rows: 1_000_000, Seed: 4}, MustType("UInt64"), MustType("UInt16")))
+			src := &genSource{rows: 1_000_000, random: true}
 			before := settledSlabBytes()
 			_, _, err := Load(context.Background(), src, LoadConfig{Layout: l, Shards: 2})
 			var se *SlabError
