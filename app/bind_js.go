@@ -49,6 +49,7 @@ import (
 	"syscall/js"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
 )
 
@@ -334,7 +335,7 @@ func rowCap(cfg experiments.Config, layout string) int64 {
 	// keys so narrow (UInt8, UInt16) that the table stops growing.
 	lo, hi := int64(0), int64(1)<<40 // fits(lo) or lo == 0; !fits(hi+1)
 	if fits(hi) {
-		return core.MaxSourceRows
+		return source.MaxRows
 	}
 	for lo < hi {
 		mid := lo + (hi-lo+1)/2
@@ -424,7 +425,7 @@ func browserMessage(mc experiments.MemoryCheck, e Estimate, caps map[string]int6
 // capText writes a row cap: "67,108,864", or "any number of" when the
 // table stops growing (narrow keys).
 func capText(n int64) string {
-	if n >= core.MaxSourceRows {
+	if n >= source.MaxRows {
 		return "any number of"
 	}
 	return experiments.GroupThousands(n)
@@ -573,7 +574,7 @@ func (b *jsBinding) export(req ExportRequest) (Exported, error) {
 	data, err := os.ReadFile(res.Path)
 	os.Remove(res.Path)
 	if err != nil {
-		return Exported{}, errorf(field, "reading the export back: %v", core.PathErrorReason(err))
+		return Exported{}, errorf(field, "reading the export back: %v", source.PathErrorReason(err))
 	}
 	name := path.Base(res.Path)
 	typ := mime.TypeByExtension(path.Ext(name))

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/report"
 )
@@ -219,7 +219,7 @@ func writeAtomic(path string, b []byte) error {
 	}
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return fmt.Errorf("cannot write in %s: %v", dir, core.PathErrorReason(err))
+		return fmt.Errorf("cannot write in %s: %v", dir, source.PathErrorReason(err))
 	}
 	tmp := f.Name()
 	_, werr := f.Write(b)
@@ -235,7 +235,7 @@ func writeAtomic(path string, b []byte) error {
 	}
 	if werr != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %v", path, core.PathErrorReason(werr))
+		return fmt.Errorf("writing %s: %v", path, source.PathErrorReason(werr))
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
 )
 
@@ -49,8 +50,8 @@ type KeySource struct {
 
 // keySources are the synthetic kinds, in the order the menu shows them.
 var keySources = []KeySource{
-	{Kind: core.SourceRandom, Label: "random (distinct)", ParamHint: ""},
-	{Kind: core.SourceSequential, Label: "sequential 1, 2, 3…"},
+	{Kind: source.Random, Label: "random (distinct)", ParamHint: ""},
+	{Kind: source.Sequential, Label: "sequential 1, 2, 3…"},
 	{Kind: "range", Label: "random in range:M", Param: "M", ParamDefault: "1000000",
 		ParamHint: "M: keys are drawn from M values, so they repeat (e.g. 1000000, 1e6, 1M)"},
 	{Kind: "zipf", Label: "zipf:S (skewed)", Param: "S", ParamDefault: "1.1",
@@ -73,7 +74,7 @@ func defaultForm() Form {
 		Shards:        "1",
 		MaxLoadFactor: "", // each layout's own: ClickHouse's 0.5, compact's 0.9
 		SourceKind:    "synthetic",
-		Keys:          core.SourceRandom,
+		Keys:          source.Random,
 		Header:        "auto",
 		Seed:          "0",
 		Repeats:       "1",

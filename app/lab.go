@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/report"
@@ -366,7 +367,7 @@ func (l *Lab) Limits() (Limits, error) {
 		MaxLoadFactorDefault: fmt.Sprintf("each layout's own: %v (ClickHouse's), compact %v",
 			core.DefaultMaxLoadFactor, core.DefaultCompactMaxLoadFactor),
 		Repeats:            IntRange{Min: 1, Max: experiments.MaxRepeats, Default: 1},
-		MaxRows:            core.MaxSourceRows,
+		MaxRows:            source.MaxRows,
 		Defaults:           defaultForm(),
 		Cores:              runtime.NumCPU(),
 		CoresText:          coresText(runtime.NumCPU()),

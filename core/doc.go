@@ -61,7 +61,7 @@
 // keep only the row's bytes of a wider V, the key once and the attributes
 // beside it (UInt16, UInt32 and Float64 in a U128: a packed cell of 8 + 14
 // bytes, no padding); RowType is such a row's type for Predict and the
-// synthetic sources. The lab's packed_row and compact_row are these tables.
+// synthetic sources of core/source. The lab's packed_row and compact_row are these tables.
 //
 // # Memory: slabs the tables own
 //

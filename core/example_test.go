@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/core/source"
 )
 
 // A table of one layout: first value wins, as in a ClickHouse dictionary,
@@ -54,7 +55,7 @@ func ExampleNew_compact() {
 // SHARDS(4): one producer splits the source's blocks by shard, one worker
 // goroutine owns each table.
 func ExampleLoad() {
-	src, err := core.OpenSource[uint64, uint16](core.SourceSpec{Kind: core.SourceRandom, Rows: 100_000, Seed: 1},
+	src, err := source.Open[uint64, uint16](source.Spec{Kind: source.Random, Rows: 100_000, Seed: 1},
 		core.MustType("UInt64"), core.MustType("UInt16"))
 	if err != nil {
 		panic(err)

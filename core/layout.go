@@ -111,10 +111,10 @@ func (o Options) Validate() error {
 	return nil
 }
 
-// MaxReserve is the largest Options.Reserve: MaxSourceRows, as many keys as
-// a source can give. A reservation the machine cannot map fails as a
-// *SlabError when the table is built.
-const MaxReserve = MaxSourceRows
+// MaxReserve is the largest Options.Reserve: MaxPredictRows (2^62), as many
+// keys as a source can give. A reservation the machine cannot map fails as
+// a *SlabError when the table is built.
+const MaxReserve = MaxPredictRows
 
 // reserve is o.Reserve as a count (Validate has refused a negative one).
 func (o Options) reserve() uint64 { return uint64(max(o.Reserve, 0)) }

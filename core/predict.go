@@ -33,9 +33,9 @@ type Prediction struct {
 	Saturated  bool  `json:"saturated"` // some figure exceeded math.MaxInt64 and stands at it
 }
 
-// MaxPredictRows is the most distinct keys Predict takes: MaxSourceRows,
-// 2^62, as many as a source can give.
-const MaxPredictRows = MaxSourceRows
+// MaxPredictRows is the most distinct keys Predict takes: 2^62, as many as
+// a source can give (core/source bounds a generator's rows by it).
+const MaxPredictRows = int64(1) << 62
 
 // SaturatingAdd is a+b for non-negative a and b, or math.MaxInt64 when the
 // sum does not fit: the arithmetic of Prediction's figures, for callers that

@@ -47,7 +47,7 @@ type IndexedSource[K, V Bits] interface {
 }
 
 // CellSource is a file source that reads more columns with each row
-// (SourceSpec.Columns). After a Next, Cell(i, j) is the text of the j-th
+// (core/source's Spec.Columns). After a Next, Cell(i, j) is the text of the j-th
 // of those columns in the block's i-th row, decoded as the key's is (TSV
 // escapes, CSV quotes); it is valid until the next Next.
 type CellSource interface {

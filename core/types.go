@@ -117,7 +117,7 @@ func alignUp(n, a int) int { return (n + a - 1) / a * a }
 // Bits is the set of Go types a map stores keys and values in: the raw bits
 // of a ClickHouse type of 1, 2, 4, 8 or 16 bytes. Floats and signed types are
 // stored as their bit patterns (uint64(math.Float64bits(f)), uint32(i) for
-// an Int32, ...; ParseValue does it for text), so equality is bitwise and NaN
+// an Int32, ...; core/source's ParseValue does it for text), so equality is bitwise and NaN
 // or -0.0 are ordinary keys, as in ClickHouse.
 type Bits interface {
 	~uint8 | ~uint16 | ~uint32 | ~uint64 | ~[2]uint64

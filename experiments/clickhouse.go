@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/core/source"
 )
 
 // ClickHouse's own dictionaries in the lab: not packlab's models of them
@@ -78,7 +78,7 @@ func ClickHouseStatusNow() ClickHouseStatus {
 	}
 	st, err := os.Stat(path)
 	if err != nil {
-		return ClickHouseStatus{Path: path, Problem: fmt.Sprintf("%s: %v; get it with: %s", path, core.PathErrorReason(err), ClickHouseBuildCommand)}
+		return ClickHouseStatus{Path: path, Problem: fmt.Sprintf("%s: %v; get it with: %s", path, source.PathErrorReason(err), ClickHouseBuildCommand)}
 	}
 	key := fmt.Sprintf("%s|%d|%d", path, st.Size(), st.ModTime().UnixNano())
 	chCache.Lock()
@@ -129,7 +129,7 @@ func describeClickHouse(path string) ClickHouseStatus {
 func findWorkerBinary(env, name, what, build string) (path, problem string) {
 	if p := os.Getenv(env); p != "" {
 		if _, err := os.Stat(p); err != nil {
-			return "", fmt.Sprintf("%s=%s: %v; build %s with: %s", env, p, core.PathErrorReason(err), what, build)
+			return "", fmt.Sprintf("%s=%s: %v; build %s with: %s", env, p, source.PathErrorReason(err), what, build)
 		}
 		return p, ""
 	}

@@ -41,6 +41,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments/dict"
 )
 
@@ -49,7 +50,7 @@ const columnsNone = "none"
 
 // fileColumns sets spec's Columns and CheckCell for a file of several
 // attributes: the file's column of each after the first.
-func (c Config) fileColumns(spec *core.SourceSpec) error {
+func (c Config) fileColumns(spec *source.Spec) error {
 	attrs, err := c.attributes()
 	if err != nil || len(attrs) < 2 {
 		if len(c.Columns) > 0 {
@@ -66,7 +67,7 @@ func (c Config) fileColumns(spec *core.SourceSpec) error {
 		return NewFieldError("--columns", list, fmt.Sprintf("%d columns for %d attributes after the value", len(c.Columns), len(attrs)-1),
 			"one column for each attribute after the first, e.g. --columns 3,4, or none")
 	}
-	if kind, stream := core.IsStream(c.Source); stream {
+	if kind, stream := source.IsStream(c.Source); stream {
 		return NewFieldError("--source", c.Source, kind+": a file's attributes are read twice (the check, then ClickHouse's source)", "a regular file, or --columns none")
 	}
 	spec.Columns = c.Columns
@@ -89,7 +90,7 @@ func checkCell(attrs []dict.Attribute) func(i int, text []byte) error {
 			return nil
 		}
 		if a := attrs[i]; !a.IsString() {
-			_, _, err := core.ParseValue(a.Type, string(text))
+			_, _, err := source.ParseValue(a.Type, string(text))
 			return err
 		}
 		return nil
@@ -126,7 +127,7 @@ func appendCell(dst []byte, a dict.Attribute, text []byte) []byte {
 	if a.IsString() {
 		return append(binary.AppendUvarint(dst, uint64(len(text))), text...)
 	}
-	lo, hi, _ := core.ParseValue(a.Type, string(text)) // checked by CheckCell as the source read it
+	lo, hi, _ := source.ParseValue(a.Type, string(text)) // checked by CheckCell as the source read it
 	return appendBits(dst, lo, hi, a.Size)
 }
 
@@ -203,11 +204,11 @@ func (typed[K, V]) writeFileAttributes(ctx context.Context, p parsedConfig, dict
 	}
 	f, err := os.Create(path)
 	if err != nil {
-		return st, fmt.Errorf("writing ClickHouse's source: %s", core.PathErrorReason(err))
+		return st, fmt.Errorf("writing ClickHouse's source: %s", source.PathErrorReason(err))
 	}
 	defer func() {
 		if cerr := f.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("writing ClickHouse's source: %s", core.PathErrorReason(cerr))
+			err = fmt.Errorf("writing ClickHouse's source: %s", source.PathErrorReason(cerr))
 		}
 	}()
 	attrs := p.attrs[1:]
@@ -241,7 +242,7 @@ func (typed[K, V]) writeFileAttributes(ctx context.Context, p parsedConfig, dict
 		}
 		st.count(b.Len(), cells)
 		if _, err := f.Write(buf); err != nil {
-			return st, fmt.Errorf("writing ClickHouse's source: %s", core.PathErrorReason(err))
+			return st, fmt.Errorf("writing ClickHouse's source: %s", source.PathErrorReason(err))
 		}
 	}
 }

@@ -25,15 +25,16 @@ import (
 	"strconv"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/core/source"
 )
 
 // flatKeySpan is the largest key + 1 a generated source gives (its array's
 // size), or false for keys FLAT cannot index (random, zipf, a file's).
-func flatKeySpan(spec core.SourceSpec, rows int64) (int64, bool) {
+func flatKeySpan(spec source.Spec, rows int64) (int64, bool) {
 	switch spec.Kind {
-	case core.SourceSequential:
+	case source.Sequential:
 		return max(rows, 1), true
-	case core.SourceRange:
+	case source.Range:
 		return max(int64(spec.Param), 1), true // range:M keys are below M
 	}
 	return 0, false
@@ -61,7 +62,7 @@ func (c Config) checkFlat(name string) error {
 
 // flatSpanOf is the key span of a FLAT run's result, from its source.
 func flatSpanOf(res *Result) (int64, bool) {
-	spec, err := core.ParseSourceSpec(res.Source)
+	spec, err := source.Parse(res.Source)
 	if err != nil {
 		return 0, false
 	}

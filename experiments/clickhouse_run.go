@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments/dict"
 )
 
@@ -120,7 +121,7 @@ func runClickHouse(ctx context.Context, p parsedConfig, d dict.ClickHouseDiction
 	}
 	dir, err := os.MkdirTemp("", "packlab-ch-")
 	if err != nil {
-		return Result{}, fmt.Errorf("making ClickHouse's folder: %s", core.PathErrorReason(err))
+		return Result{}, fmt.Errorf("making ClickHouse's folder: %s", source.PathErrorReason(err))
 	}
 	defer os.RemoveAll(dir) // the worker removes it too; after a crash this does
 	job, ddl, clause := chJobFor(p, d, dir)
@@ -134,7 +135,7 @@ func runClickHouse(ctx context.Context, p parsedConfig, d dict.ClickHouseDiction
 	// source's path against its working folder, and refuses one outside it.
 	files := filepath.Join(dir, "files")
 	if err := os.Mkdir(files, 0o700); err != nil {
-		return Result{}, fmt.Errorf("making ClickHouse's folder: %s", core.PathErrorReason(err))
+		return Result{}, fmt.Errorf("making ClickHouse's folder: %s", source.PathErrorReason(err))
 	}
 	if p.fileAttributes() {
 		fst, err := opsFor(p.key, p.value).writeFileAttributes(ctx, p, d.KeyType(p.key).Size, filepath.Join(files, chAttributesFile), progress)

@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments/dict"
 )
 
@@ -93,7 +94,7 @@ const (
 const (
 	DefaultKey     = "UInt64"
 	DefaultValue   = "UInt16"
-	DefaultKeys    = core.SourceRandom
+	DefaultKeys    = source.Random
 	DefaultRows    = 1_000_000
 	MaxRepeats     = 100
 	defaultShards  = 1
@@ -227,8 +228,8 @@ func (c Config) Validate() error {
 	if _, err := core.ParseType(c.Value); err != nil {
 		return NewFieldError("--value", c.Value, "unknown type", strings.Join(core.TypeNames(), ", "))
 	}
-	if c.Source == "" && (c.Rows < 1 || c.Rows > core.MaxSourceRows) {
-		return NewFieldError("--rows", strconv.FormatInt(c.Rows, 10), "out of range", fmt.Sprintf("1 to %d", core.MaxSourceRows))
+	if c.Source == "" && (c.Rows < 1 || c.Rows > source.MaxRows) {
+		return NewFieldError("--rows", strconv.FormatInt(c.Rows, 10), "out of range", fmt.Sprintf("1 to %d", source.MaxRows))
 	}
 	if c.Shards < core.MinShards || c.Shards > core.MaxShards {
 		return NewFieldError("--shards", strconv.Itoa(c.Shards), "out of range", fmt.Sprintf("%d to %d", core.MinShards, core.MaxShards))
@@ -329,13 +330,13 @@ func (p parsedConfig) loadConfig(l core.Layout) core.LoadConfig {
 // SourceSpec turns the key-source fields into core's description of the
 // source, checked: a synthetic kind with Rows and Seed, or a file that exists
 // with its reading options. Errors name the flag.
-func (c Config) SourceSpec() (core.SourceSpec, error) {
+func (c Config) SourceSpec() (source.Spec, error) {
 	c = c.WithDefaults()
 	if c.Source != "" {
 		if c.Keys != "" {
-			return core.SourceSpec{}, NewFieldError("--keys", c.Keys, "cannot be combined with --source", "one of --keys or --source")
+			return source.Spec{}, NewFieldError("--keys", c.Keys, "cannot be combined with --source", "one of --keys or --source")
 		}
-		spec := core.SourceSpec{Kind: core.SourceFile, Path: c.Source, Values: core.ValuesHash,
+		spec := source.Spec{Kind: source.File, Path: c.Source, Values: source.ValuesHash,
 			Header: c.Header, KeyColumn: c.KeyColumn, ValueColumn: c.ValueColumn, SkipBadRows: c.SkipBadRows, Seed: c.Seed}
 		if err := c.fileColumns(&spec); err != nil {
 			return spec, err
@@ -345,7 +346,7 @@ func (c Config) SourceSpec() (core.SourceSpec, error) {
 		case errors.Is(err, os.ErrNotExist):
 			return spec, NewFieldError("--source", c.Source, "no such file", "an existing TSV or CSV file, optionally .gz")
 		case err != nil:
-			return spec, NewFieldError("--source", c.Source, "cannot be read: "+core.PathErrorReason(err).Error(), "a readable TSV or CSV file")
+			return spec, NewFieldError("--source", c.Source, "cannot be read: "+source.PathErrorReason(err).Error(), "a readable TSV or CSV file")
 		case st.IsDir():
 			return spec, NewFieldError("--source", c.Source, "is a directory", "a TSV or CSV file, optionally .gz")
 		}
@@ -365,15 +366,15 @@ func (c Config) SourceSpec() (core.SourceSpec, error) {
 	}{{"--header", c.Header, c.Header != ""}, {"--key-column", c.KeyColumn, c.KeyColumn != ""},
 		{"--value-column", c.ValueColumn, c.ValueColumn != ""}, {"--skip-bad-rows", "", c.SkipBadRows}, {"--columns", strings.Join(c.Columns, ","), len(c.Columns) > 0}} {
 		if f.set {
-			return core.SourceSpec{}, &FieldError{Flag: f.flag, Value: f.value, Problem: "applies only to a file",
+			return source.Spec{}, &FieldError{Flag: f.flag, Value: f.value, Problem: "applies only to a file",
 				Allowed: "with --source FILE", Switch: f.flag == "--skip-bad-rows"}
 		}
 	}
-	spec, err := core.ParseSourceSpec(c.Keys)
+	spec, err := source.Parse(c.Keys)
 	if err != nil {
 		return spec, sourceFieldErr("--keys", c.Keys, spec, err)
 	}
-	if spec.Kind == core.SourceFile {
+	if spec.Kind == source.File {
 		return spec, NewFieldError("--keys", c.Keys, "is not a key generator", "sequential, random, range:M, zipf:S; use --source for a file")
 	}
 	spec.Rows, spec.Seed = c.Rows, c.Seed
@@ -402,7 +403,7 @@ func sourceFlag(err error) string {
 // sourceFieldErr wraps an error of core's source parsing, dropping its
 // `source "X": ` prefix and the option's own `key column "0" is ` since the
 // flag and the value (the user's, exactly) already say it.
-func sourceFieldErr(flag, value string, spec core.SourceSpec, err error) error {
+func sourceFieldErr(flag, value string, spec source.Spec, err error) error {
 	msg := err.Error()
 	for _, p := range []string{fmt.Sprintf("source %q: ", value), fmt.Sprintf("source %q: ", spec.String())} {
 		msg = strings.TrimPrefix(msg, p)
@@ -475,7 +476,7 @@ type parsedConfig struct {
 	attrs      []dict.Attribute // the attributes, the first the value
 	row        bool             // value is the row of every attribute (at)
 	attrNames  []string         // their column names
-	spec       core.SourceSpec
+	spec       source.Spec
 	file       *os.File // the source file, already open (a worker's stream from its parent); nil: open spec
 }
 
@@ -540,7 +541,7 @@ func ParseRows(s string) (int64, error) {
 	switch {
 	case r.Sign() <= 0:
 		return 0, bad("not positive")
-	case r.Cmp(new(big.Rat).SetInt64(core.MaxSourceRows)) > 0:
+	case r.Cmp(new(big.Rat).SetInt64(source.MaxRows)) > 0:
 		return 0, bad("too many")
 	case !r.IsInt():
 		return 0, bad("not a whole number of rows")

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/internal/machine"
 	"github.com/pbnjay/memory"
@@ -169,7 +170,7 @@ func loaderBytesOf(p parsedConfig, rows int64) int64 {
 // key type runs out of values; range:M repeats by the birthday rule: of D
 // equally likely keys, rows draws hit D*(1-(1-1/D)^rows) distinct ones on
 // average.
-func expectedDistinct(spec core.SourceSpec, key core.Type, rows int64) (int64, bool) {
+func expectedDistinct(spec source.Spec, key core.Type, rows int64) (int64, bool) {
 	domain := math.Inf(1)
 	if key.Size < 8 {
 		domain = math.Ldexp(1, 8*key.Size)
@@ -181,13 +182,13 @@ func expectedDistinct(spec core.SourceSpec, key core.Type, rows int64) (int64, b
 		return int64(math.Ceil(-d * math.Expm1(float64(rows)*math.Log1p(-1/d))))
 	}
 	switch spec.Kind {
-	case core.SourceSequential:
+	case source.Sequential:
 		return int64(min(float64(rows), domain)), false
-	case core.SourceRandom:
+	case source.Random:
 		// A permutation of the key's width (core's mix8..mix32, moremur):
 		// no repeats before every value has come.
 		return int64(min(float64(rows), domain)), false
-	case core.SourceRange:
+	case source.Range:
 		return min(birthday(min(spec.Param, domain)), rows), false
 	}
 	// zipf repeats its first ranks heavily, a file may repeat keys: every

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/internal/machine"
 )
@@ -95,8 +96,8 @@ func TestEstimateParts(t *testing.T) {
 
 func TestExpectedDistinct(t *testing.T) {
 	u8, u64 := core.MustType("UInt8"), core.MustType("UInt64")
-	spec := func(s string) core.SourceSpec {
-		sp, err := core.ParseSourceSpec(s)
+	spec := func(s string) source.Spec {
+		sp, err := source.Parse(s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -249,7 +250,7 @@ func TestGuardRefusesWhatCannotFit(t *testing.T) {
 					}
 					// The guard itself, at the first refused row count and at 2^62
 					// (small keys repeat, so some runs fit at any row count).
-					for _, n := range []int64{refusedAt, core.MaxSourceRows} {
+					for _, n := range []int64{refusedAt, source.MaxRows} {
 						if refusedAt == 0 {
 							break
 						}
@@ -261,7 +262,7 @@ func TestGuardRefusesWhatCannotFit(t *testing.T) {
 						}
 						// The memory available moves while the test runs (other
 						// processes): judge by the figures of this check.
-						if c.Fits != (c.NeedBytes <= c.AvailableBytes) || (n == core.MaxSourceRows && c.Fits) {
+						if c.Fits != (c.NeedBytes <= c.AvailableBytes) || (n == source.MaxRows && c.Fits) {
 							t.Fatalf("%s <%s,%s> shards %d rows %d: the guard says fits=%v with %d bytes available and %d needed", l, key.Name, value.Name, shards, n, c.Fits, c.AvailableBytes, c.NeedBytes)
 						}
 						if c.Fits {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/internal/machine"
 	"github.com/pbnjay/memory"
@@ -83,7 +84,7 @@ type typedOps interface {
 	// scan reads a source to its end without building a map: the rows it
 	// has and the first malformed row, before any allocation.
 	// A file's attribute columns are counted too (their bytes).
-	scan(ctx context.Context, spec core.SourceSpec, key, value core.Type, progress func(Progress)) (st fileStats, err error)
+	scan(ctx context.Context, spec source.Spec, key, value core.Type, progress func(Progress)) (st fileStats, err error)
 	// feed streams p's rows, then its read order, to a reference map's
 	// worker (reference_run.go).
 	feed(ctx context.Context, p parsedConfig, w io.Writer, fr *feedReport) error
@@ -124,9 +125,9 @@ func opsForValue[K core.Bits](value core.Type) typedOps {
 	}
 }
 
-func (typed[K, V]) scan(ctx context.Context, spec core.SourceSpec, key, value core.Type, progress func(Progress)) (fileStats, error) {
+func (typed[K, V]) scan(ctx context.Context, spec source.Spec, key, value core.Type, progress func(Progress)) (fileStats, error) {
 	st := newFileStats(len(spec.Columns))
-	src, err := core.OpenSourceContext[K, V](ctx, spec, key, value)
+	src, err := source.OpenContext[K, V](ctx, spec, key, value)
 	if err != nil {
 		return st, err
 	}
@@ -157,9 +158,9 @@ func (typed[K, V]) scan(ctx context.Context, spec core.SourceSpec, key, value co
 // by the parent process when there is one (worker.go), else by its spec.
 func openSourceOf[K, V core.Bits](ctx context.Context, p parsedConfig) (core.Source[K, V], error) {
 	if p.file != nil {
-		return core.OpenSourceFile[K, V](ctx, p.file, p.spec, p.key, p.value)
+		return source.FromFile[K, V](ctx, p.file, p.spec, p.key, p.value)
 	}
-	return core.OpenSourceContext[K, V](ctx, p.spec, p.key, p.value)
+	return source.OpenContext[K, V](ctx, p.spec, p.key, p.value)
 }
 
 func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, progress func(Progress)) (Result, error) {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments/dict"
 )
 
@@ -143,7 +144,7 @@ func ReferenceStatus() RefsStatus {
 	}
 	st, err := os.Stat(path)
 	if err != nil {
-		return RefsStatus{Path: path, Problem: fmt.Sprintf("%s: %v; build it with: %s", path, core.PathErrorReason(err), RefsBuildCommand)}
+		return RefsStatus{Path: path, Problem: fmt.Sprintf("%s: %v; build it with: %s", path, source.PathErrorReason(err), RefsBuildCommand)}
 	}
 	key := fmt.Sprintf("%s|%d|%d", path, st.Size(), st.ModTime().UnixNano())
 	refsCache.Lock()

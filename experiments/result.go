@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments/dict"
 )
 
@@ -316,8 +317,8 @@ func (r Result) Validate() error {
 		v    int64
 		max  int64
 	}{
-		{"rows", r.Rows, core.MaxSourceRows}, {"element_count", r.ElementCount, core.MaxSourceRows},
-		{"duplicates", r.Duplicates, core.MaxSourceRows}, {"bucket_count", r.BucketCount, maxResultBytes},
+		{"rows", r.Rows, source.MaxRows}, {"element_count", r.ElementCount, source.MaxRows},
+		{"duplicates", r.Duplicates, source.MaxRows}, {"bucket_count", r.BucketCount, maxResultBytes},
 		{"bytes_allocated", r.BytesAllocated, maxResultBytes}, {"rss_bytes", r.RSSBytes, maxResultBytes},
 		{"peak_rss_bytes", r.PeakRSSBytes, maxResultBytes}, {"payload_bytes", r.PayloadBytes, maxResultBytes},
 		{"padding_bytes", r.PaddingBytes, maxResultBytes}, {"empty_bytes", r.EmptyBytes, maxResultBytes},

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/core/source"
 )
 
 // RunOptions are the caller's hooks into a running job.
@@ -160,7 +161,7 @@ func SourceIsStream(cfg Config) (kind string, stream bool) {
 	if cfg.Source == "" {
 		return "", false
 	}
-	return core.IsStream(cfg.Source)
+	return source.IsStream(cfg.Source)
 }
 
 // checkStreamLoads refuses a job that loads a stream more than once.
@@ -171,7 +172,7 @@ func checkStreamLoads(ps []parsedConfig) error {
 		if p.spec.IsSynthetic() {
 			continue
 		}
-		if _, stream := core.IsStream(p.spec.Path); stream {
+		if _, stream := source.IsStream(p.spec.Path); stream {
 			if loads[p.spec.Path] == 0 {
 				order = append(order, p.spec.Path)
 			}
@@ -180,7 +181,7 @@ func checkStreamLoads(ps []parsedConfig) error {
 	}
 	for _, path := range order {
 		if n := loads[path]; n > 1 {
-			kind, _ := core.IsStream(path)
+			kind, _ := source.IsStream(path)
 			return NewFieldError("--source", path, fmt.Sprintf("is %s, which can be read only once, but this job loads it %d times", kind, n),
 				"one layout, --repeats 1 and no sweep for a pipe or device; or save it to a regular file first")
 		}
@@ -198,7 +199,7 @@ func sourceRows(ctx context.Context, p parsedConfig, progress func(Progress)) (f
 	if p.spec.IsSynthetic() {
 		return fileStats{rows: p.Rows}, nil
 	}
-	if _, stream := core.IsStream(p.spec.Path); stream {
+	if _, stream := source.IsStream(p.spec.Path); stream {
 		return fileStats{rows: -1}, nil
 	}
 	st, err := opsFor(p.key, p.value).scan(ctx, p.spec, p.key, p.value, progress)
@@ -257,7 +258,7 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]Result, err
 	for _, r := range runs {
 		total += r.p.Repeats
 		if r.est.Rows < 0 && opt.Notice != nil {
-			kind, _ := core.IsStream(r.p.spec.Path)
+			kind, _ := source.IsStream(r.p.spec.Path)
 			opt.Notice(fmt.Sprintf("--source %s is %s: read once as it comes, so its rows are not counted first, the memory guard cannot check the run, and the progress has no ETA", r.p.spec.Path, kind))
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/core/source"
 )
 
 // Isolation: each measured load runs in a fresh child process of the same
@@ -62,7 +63,7 @@ const sourceFD = 3
 // /proc/self/fd/N), which in the worker would name the worker's own: its
 // stdin is the job pipe.
 func parentOpens(path string) bool {
-	if _, stream := core.IsStream(path); stream {
+	if _, stream := source.IsStream(path); stream {
 		return true
 	}
 	clean := filepath.Clean(path)
@@ -188,7 +189,7 @@ func runIsolated(ctx context.Context, cfg Config, layout string, progress func(P
 	cfg.Layouts = []string{layout} // the child needs only its own
 	job := workerJob{Config: cfg, Layout: layout}
 	if cfg.Source != "" && parentOpens(cfg.Source) {
-		f, err := core.OpenFile(ctx, cfg.Source)
+		f, err := source.OpenFile(ctx, cfg.Source)
 		if err != nil {
 			return Result{}, err
 		}

@@ -31,6 +31,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/report"
 )
@@ -753,12 +754,12 @@ func cells(line string) []string {
 // with core, as the lab does, and returns its stats.
 func coreStats(t *testing.T, layout core.Layout, rows int64) core.Stats {
 	t.Helper()
-	spec, err := core.ParseSourceSpec(core.SourceRandom)
+	spec, err := source.Parse(source.Random)
 	if err != nil {
 		t.Fatal(err)
 	}
 	spec.Rows = rows
-	src, err := core.OpenSource[uint64, uint16](spec, core.MustType("UInt64"), core.MustType("UInt16"))
+	src, err := source.Open[uint64, uint16](spec, core.MustType("UInt64"), core.MustType("UInt16"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -873,11 +874,11 @@ func writeKeys(t *testing.T, path string, rows int) {
 // coreFileStats loads the key file into one packed table with core.
 func coreFileStats(t *testing.T, path string) core.Stats {
 	t.Helper()
-	spec, err := core.ParseSourceSpec(path)
+	spec, err := source.Parse(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := core.OpenSource[uint64, uint16](spec, core.MustType("UInt64"), core.MustType("UInt16"))
+	src, err := source.Open[uint64, uint16](spec, core.MustType("UInt64"), core.MustType("UInt16"))
 	if err != nil {
 		t.Fatal(err)
 	}

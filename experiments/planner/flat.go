@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
 )
@@ -20,7 +21,7 @@ func (r PlanRequest) checkMaxKey(key core.Type) error {
 	switch {
 	case r.MaxKey == 0:
 		return nil
-	case r.MaxKey < 0 || r.MaxKey >= core.MaxSourceRows:
+	case r.MaxKey < 0 || r.MaxKey >= source.MaxRows:
 		return experiments.NewFieldError("--max-key", mk, "out of range", "1 to 2^62")
 	case r.MaxKey < r.Rows-1:
 		return experiments.NewFieldError("--max-key", mk, fmt.Sprintf("below the rows: %s distinct keys from 0 reach at least %d", experiments.FormatRows(r.Rows), r.Rows-1),

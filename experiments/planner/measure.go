@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
 )
@@ -118,7 +119,7 @@ func (s Scaling) loadRateAt(r1, efficiency float64, shards, threads int) float64
 // plan is (a reserved table loads faster, and a reserved compact table
 // sits at another fill).
 func plannable(r experiments.Result, preallocate bool, runtime string) bool {
-	return r.Runtime == runtime && r.Source == string(core.SourceRandom) && r.Rows >= planMinRows &&
+	return r.Runtime == runtime && r.Source == string(source.Random) && r.Rows >= planMinRows &&
 		r.LoadRowsPerSecond > 0 && experiments.ShardSelectOf(r) == string(core.ShardSelectAuto) && experiments.BlockRowsOf(r) == core.DefaultBlockRows &&
 		experiments.HugePagesOf(r) != "off" && r.Preallocate == preallocate
 }
@@ -281,8 +282,8 @@ func runLoaderBytes(r experiments.Result) int64 {
 }
 
 // isSynthetic reports whether a result's source was a key generator.
-func isSynthetic(source string) bool {
-	spec, err := core.ParseSourceSpec(source)
+func isSynthetic(name string) bool {
+	spec, err := source.Parse(name)
 	return err == nil && spec.IsSynthetic()
 }
 

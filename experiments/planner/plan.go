@@ -43,6 +43,7 @@ import (
 	"strings"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
 )
@@ -294,8 +295,8 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 	if err != nil {
 		return p, err
 	}
-	if r.Rows < 1 || r.Rows > core.MaxSourceRows {
-		return p, experiments.NewFieldError("--rows", strconv.FormatInt(r.Rows, 10), "out of range", fmt.Sprintf("1 to %d", core.MaxSourceRows))
+	if r.Rows < 1 || r.Rows > source.MaxRows {
+		return p, experiments.NewFieldError("--rows", strconv.FormatInt(r.Rows, 10), "out of range", fmt.Sprintf("1 to %d", source.MaxRows))
 	}
 	if r.MemoryBytes != 0 && r.MemoryBytes < MinPlanMemory {
 		return p, experiments.NewFieldError("--memory", strconv.FormatInt(r.MemoryBytes, 10), "too small", "at least 1MiB, e.g. 24GiB, 512MiB, 1.5TiB")
@@ -316,7 +317,7 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 	case r.Runtime != RuntimeNative && r.Runtime != RuntimeBrowser:
 		return p, experiments.NewFieldError("--runtime", r.Runtime, "unknown", "native (the default) or browser (this browser's wasm memory)")
 	}
-	if r.CalibrationRows != 0 && (r.CalibrationRows < planMinRows || r.CalibrationRows > core.MaxSourceRows) {
+	if r.CalibrationRows != 0 && (r.CalibrationRows < planMinRows || r.CalibrationRows > source.MaxRows) {
 		return p, experiments.NewFieldError("--calibrate-rows", strconv.FormatInt(r.CalibrationRows, 10), "out of range",
 			fmt.Sprintf("%s to 2^62 rows, e.g. 1e8; smaller runs measure the caches more than the tables", experiments.FormatRows(planMinRows)))
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/internal/machine"
@@ -229,7 +230,7 @@ func speedRangeHi(c Candidate, prefer string) float64 {
 // TestPlanIsFast: 1e12 rows (and 2^62) are answered allocating no table, a
 // few MB at most; the time is logged (a TARGET line), not asserted.
 func TestPlanIsFast(t *testing.T) {
-	for _, rows := range []int64{1e12, core.MaxSourceRows} {
+	for _, rows := range []int64{1e12, source.MaxRows} {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		start := time.Now()
@@ -254,7 +255,7 @@ func TestPlanBadInput(t *testing.T) {
 		want string
 	}{
 		{PlanRequest{Rows: 0}, "--rows 0: out of range (allowed: 1 to 4611686018427387904)"},
-		{PlanRequest{Rows: core.MaxSourceRows + 1}, "--rows 4611686018427387905: out of range"},
+		{PlanRequest{Rows: source.MaxRows + 1}, "--rows 4611686018427387905: out of range"},
 		{PlanRequest{Rows: 10, Key: "UInt7"}, "--key UInt7: unknown type"},
 		{PlanRequest{Rows: 10, Value: "String"}, "--value String: unknown type"},
 		{PlanRequest{Rows: 10, Threads: 300}, "--threads 300: out of range (allowed: 1 to 256)"},
@@ -361,7 +362,7 @@ func TestPlanClickHouse(t *testing.T) {
 }
 
 // TestPlanGoCodeCompiles builds the Go code of a plan's answer as a program
-// against this module's core.
+// against this module's core and core/source.
 func TestPlanGoCodeCompiles(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the Go compiler")
@@ -377,7 +378,7 @@ func TestPlanGoCodeCompiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	prog := "package main\n\nimport (\n\t\"context\"\n\n\t\"github.com/packlab/packlab/core\"\n)\n\nfunc load(ctx context.Context) error {\n" +
+	prog := "package main\n\nimport (\n\t\"context\"\n\n\t\"github.com/packlab/packlab/core\"\n\t\"github.com/packlab/packlab/core/source\"\n)\n\nfunc load(ctx context.Context) error {\n" +
 		best.GoCode + "\n\t_, _, _ = report, v, ok\n\treturn nil\n}\n\nfunc main() { _ = load(context.Background()) }\n"
 	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(prog), 0o644); err != nil {
 		t.Fatal(err)
@@ -596,7 +597,7 @@ func TestPlanPreallocate(t *testing.T) {
 	k, v := core.MustType("UInt64"), core.MustType("UInt16")
 	run := func(id string, prealloc bool, load float64) experiments.Result {
 		return experiments.Result{ID: id, Layout: "compact", KeyType: "UInt64", ValueType: "UInt16", Rows: planMinRows, Shards: 1,
-			Source: string(core.SourceRandom), Runtime: experiments.RuntimeName(), LoadRowsPerSecond: load, ReadRowsPerSecond: 2e7,
+			Source: string(source.Random), Runtime: experiments.RuntimeName(), LoadRowsPerSecond: load, ReadRowsPerSecond: 2e7,
 			LoadFactor: 0.9, MaxLoadFactor: 0.9, Preallocate: prealloc}
 	}
 	// The preallocated run is the newer: a grown plan must not take it.
@@ -639,7 +640,7 @@ func TestPlanPreallocate(t *testing.T) {
 func TestPlanReadSpeedSurvivesANoReadRun(t *testing.T) {
 	run := func(id string, load, read, fill float64) experiments.Result {
 		return experiments.Result{ID: id, Layout: "packed", KeyType: "UInt64", ValueType: "UInt16", Rows: planMinRows, Shards: 1,
-			Source: string(core.SourceRandom), Runtime: experiments.RuntimeName(), LoadRowsPerSecond: load, ReadRowsPerSecond: read,
+			Source: string(source.Random), Runtime: experiments.RuntimeName(), LoadRowsPerSecond: load, ReadRowsPerSecond: read,
 			LoadFactor: fill, MaxLoadFactor: 0.5}
 	}
 	history := []experiments.Result{run("20261201T000000.000Z-packed-a", 1e6, 2e7, 0.3), run("20261202T000000.000Z-packed-b", 3e6, 0, 0.4)}
@@ -664,7 +665,7 @@ func TestPlanReadSpeedSurvivesANoReadRun(t *testing.T) {
 func TestPlanTakesTheRunNearestItsRows(t *testing.T) {
 	run := func(layout, id string, rows int64, load float64) experiments.Result {
 		return experiments.Result{ID: id, Layout: layout, KeyType: "UInt64", ValueType: "UInt16", Rows: rows, Shards: 1,
-			Source: string(core.SourceRandom), Runtime: experiments.RuntimeName(), LoadRowsPerSecond: load, ReadRowsPerSecond: load * 3,
+			Source: string(source.Random), Runtime: experiments.RuntimeName(), LoadRowsPerSecond: load, ReadRowsPerSecond: load * 3,
 			LoadFactor: 0.37, MaxLoadFactor: 0.5}
 	}
 	big, calib, calib2 := run("packed", "20261201T000000.000Z-packed-a", 100_000_000, 4e6),
@@ -736,7 +737,7 @@ func TestPlanTakesTheRunNearestItsRows(t *testing.T) {
 func TestCalibrationAtAGivenSize(t *testing.T) {
 	run := func(layout string, rows int64) experiments.Result {
 		return experiments.Result{ID: "20261202T000000.000Z-" + layout, Layout: layout, KeyType: "UInt64", ValueType: "UInt16", Rows: rows, Shards: 1,
-			Source: string(core.SourceRandom), Runtime: experiments.RuntimeName(), LoadRowsPerSecond: 1e6, ReadRowsPerSecond: 1e7, MaxLoadFactor: 0.5,
+			Source: string(source.Random), Runtime: experiments.RuntimeName(), LoadRowsPerSecond: 1e6, ReadRowsPerSecond: 1e7, MaxLoadFactor: 0.5,
 			Repeats: 3, Spread: &experiments.Spread{LoadSecondsMin: 1, LoadSecondsMax: 1.1, ReadSecondsMin: 0.1, ReadSecondsMax: 0.11}}
 	}
 	history := []experiments.Result{run("packed", 150_000_000), run("hashed", 30_000_000)}
@@ -792,7 +793,7 @@ func TestCalibrationAtAGivenSize(t *testing.T) {
 func TestPlanSaysAWorkerAddedNothing(t *testing.T) {
 	run := func(id string, shards int, load float64) experiments.Result {
 		return experiments.Result{ID: id, Layout: "packed", KeyType: "UInt64", ValueType: "UInt16", Rows: CalibrationRows, Shards: shards, Threads: 2,
-			Source: string(core.SourceRandom), Runtime: experiments.RuntimeName(), LoadRowsPerSecond: load, ReadRowsPerSecond: 3e7, LoadFactor: 0.48, MaxLoadFactor: 0.5}
+			Source: string(source.Random), Runtime: experiments.RuntimeName(), LoadRowsPerSecond: load, ReadRowsPerSecond: 3e7, LoadFactor: 0.48, MaxLoadFactor: 0.5}
 	}
 	plan, err := MakePlan(PlanRequest{Rows: 1e7, MemoryBytes: 1 << 40},
 		[]experiments.Result{run("20261202T000000.000Z-packed-a", 1, 4e6), run("20261202T000001.000Z-packed-b", 2, 3.9e6)}, machine24)

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/internal/machine"
 )
@@ -125,7 +126,7 @@ func TestPlanIgnoresHistoryWhenPreferringMemory(t *testing.T) {
 				rows := int64(planMinRows) << rng.IntN(10)
 				load := 1e6 + 3e7*rng.Float64()
 				r := experiments.Result{ID: fmt.Sprintf("2026120%dT00000%d.000Z-%s-%d", 1+rng.IntN(8), j, l, i), Layout: string(l), KeyType: "UInt64", ValueType: "UInt16",
-					Rows: rows, ElementCount: rows, Shards: 1 << rng.IntN(3), Threads: 2, Source: string(core.SourceRandom), Runtime: experiments.RuntimeName(),
+					Rows: rows, ElementCount: rows, Shards: 1 << rng.IntN(3), Threads: 2, Source: string(source.Random), Runtime: experiments.RuntimeName(),
 					LoadRowsPerSecond: load, LoadSeconds: float64(rows) / load, ReadRowsPerSecond: 2 * load, ReadSeconds: float64(rows) / (2 * load),
 					MaxLoadFactor: 0.5, LoadFactor: 0.4, Isolated: true, BytesAllocated: rows * 20}
 				r.RSSBytes = int64(float64(r.BytesAllocated) * (1 + 0.5*rng.Float64()))
@@ -260,12 +261,12 @@ func reloadChild(t *testing.T, spec string) {
 	l := core.Layout(layout)
 	mlf := experiments.EffectiveMLF(l, 0)
 	load := func(seed uint64) *core.Sharded[uint64, uint16] {
-		src, err := core.ParseSourceSpec("random")
+		src, err := source.Parse("random")
 		if err != nil {
 			t.Fatal(err)
 		}
 		src.Rows, src.Seed = rows, seed
-		s, err := core.OpenSource[uint64, uint16](src, core.MustType("UInt64"), core.MustType("UInt16"))
+		s, err := source.Open[uint64, uint16](src, core.MustType("UInt64"), core.MustType("UInt16"))
 		if err != nil {
 			t.Fatal(err)
 		}

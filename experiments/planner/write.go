@@ -98,8 +98,8 @@ func goCode(c Candidate) string {
 	v, _ := core.ParseType(c.ValueType)
 	var b strings.Builder
 	fmt.Fprintf(&b, "// <%s,%s>, stored by their bits as <%s,%s>\n", c.KeyType, c.ValueType, goTypeOf(k), goTypeOf(v))
-	b.WriteString("spec, err := core.ParseSourceSpec(\"dict.tsv\") // a TSV or CSV file: key, value\nif err != nil {\n\treturn err\n}\n")
-	fmt.Fprintf(&b, "src, err := core.OpenSource[%s, %s](spec, core.MustType(%q), core.MustType(%q))\n", goTypeOf(k), goTypeOf(v), c.KeyType, c.ValueType)
+	b.WriteString("spec, err := source.Parse(\"dict.tsv\") // a TSV or CSV file: key, value\nif err != nil {\n\treturn err\n}\n")
+	fmt.Fprintf(&b, "src, err := source.Open[%s, %s](spec, core.MustType(%q), core.MustType(%q))\n", goTypeOf(k), goTypeOf(v), c.KeyType, c.ValueType)
 	b.WriteString("if err != nil {\n\treturn err\n}\ndefer src.Close()\n")
 	b.WriteString("m, report, err := core.Load(ctx, src, core.LoadConfig{\n")
 	fmt.Fprintf(&b, "\tLayout: %q,\n", c.Layout)

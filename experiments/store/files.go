@@ -26,7 +26,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
 )
 
@@ -117,7 +117,7 @@ func CreateOutput(flag, path string, replace bool) (*Output, error) {
 	if lst, err := os.Lstat(path); err == nil && lst.Mode()&fs.ModeSymlink != 0 {
 		t, err := filepath.EvalSymlinks(path)
 		if err != nil {
-			return nil, bad("is a symbolic link that leads nowhere: "+core.PathErrorReason(err).Error(), allowed)
+			return nil, bad("is a symbolic link that leads nowhere: "+source.PathErrorReason(err).Error(), allowed)
 		}
 		o.target = t
 	}
@@ -126,7 +126,7 @@ func CreateOutput(flag, path string, replace bool) (*Output, error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return nil, bad("cannot be written: "+core.PathErrorReason(err).Error(), allowed)
+		return nil, bad("cannot be written: "+source.PathErrorReason(err).Error(), allowed)
 	case st.Mode()&(fs.ModeCharDevice|fs.ModeNamedPipe) != 0:
 		// Written directly, never replaced. A named pipe with no reader
 		// would block the open: O_NONBLOCK makes that ENXIO instead.
@@ -135,7 +135,7 @@ func CreateOutput(flag, path string, replace bool) (*Output, error) {
 			return nil, bad("is a named pipe that no program is reading", allowed)
 		}
 		if err != nil {
-			return nil, bad("cannot be written: "+core.PathErrorReason(err).Error(), allowed)
+			return nil, bad("cannot be written: "+source.PathErrorReason(err).Error(), allowed)
 		}
 		o.f, o.direct = f, true
 		return o, nil
@@ -150,12 +150,12 @@ func CreateOutput(flag, path string, replace bool) (*Output, error) {
 	}
 	f, err := os.CreateTemp(filepath.Dir(o.target), tempPrefix+filepath.Base(o.target)+"-*")
 	if err != nil {
-		return nil, bad("cannot write in its folder: "+core.PathErrorReason(err).Error(), allowed)
+		return nil, bad("cannot write in its folder: "+source.PathErrorReason(err).Error(), allowed)
 	}
 	if err := f.Chmod(mode); err != nil {
 		f.Close()
 		os.Remove(f.Name())
-		return nil, bad("cannot write in its folder: "+core.PathErrorReason(err).Error(), allowed)
+		return nil, bad("cannot write in its folder: "+source.PathErrorReason(err).Error(), allowed)
 	}
 	o.f = f
 	return o, nil

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
 )
 
@@ -60,7 +60,7 @@ func OpenStore(dir string) (*Store, error) {
 		return nil, experiments.NewFieldError("--results", dir, "a test program may not save into the user's results folder", "a folder under "+os.TempDir()+", e.g. t.TempDir()")
 	}
 	bad := func(err error) error {
-		return experiments.NewFieldError("--results", dir, "not a writable folder: "+core.PathErrorReason(err).Error(), "a folder packlab can create and write")
+		return experiments.NewFieldError("--results", dir, "not a writable folder: "+source.PathErrorReason(err).Error(), "a folder packlab can create and write")
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, bad(err)

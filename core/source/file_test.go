@@ -1,4 +1,4 @@
-package core
+package source
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/packlab/packlab/core"
 )
 
 // writeFile writes content to name in a fresh temporary directory, gzipped
@@ -33,8 +35,8 @@ func writeFile(t testing.TB, name, content string, gz bool) string {
 }
 
 // fileSpec builds a file spec; opts is "key=value" pairs.
-func testFileSpec(path string, opts ...string) SourceSpec {
-	s, _ := ParseSourceSpec("file:" + path)
+func testFileSpec(path string, opts ...string) Spec {
+	s, _ := Parse("file:" + path)
 	for _, o := range opts {
 		k, v, _ := strings.Cut(o, "=")
 		switch k {
@@ -57,14 +59,14 @@ func testFileSpec(path string, opts ...string) SourceSpec {
 	return s
 }
 
-func openU64U16(t testing.TB, spec SourceSpec) (Source[uint64, uint16], error) {
+func openU64U16(t testing.TB, spec Spec) (core.Source[uint64, uint16], error) {
 	t.Helper()
-	return OpenSource[uint64, uint16](spec, MustType("UInt64"), MustType("UInt16"))
+	return Open[uint64, uint16](spec, core.MustType("UInt64"), core.MustType("UInt16"))
 }
 
 // readAll opens the file spec as <UInt64, UInt16> and reads every row; it
 // fails the test on an error.
-func readAll(t *testing.T, spec SourceSpec) ([]row[uint64, uint16], Source[uint64, uint16]) {
+func readAll(t *testing.T, spec Spec) ([]row[uint64, uint16], core.Source[uint64, uint16]) {
 	t.Helper()
 	src, err := openU64U16(t, spec)
 	if err != nil {
@@ -78,14 +80,14 @@ func readAll(t *testing.T, spec SourceSpec) ([]row[uint64, uint16], Source[uint6
 }
 
 // readErr opens and reads the spec and returns the first error.
-func readErr(t *testing.T, spec SourceSpec) error {
+func readErr(t *testing.T, spec Spec) error {
 	t.Helper()
 	src, err := openU64U16(t, spec)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	var b Block[uint64, uint16]
+	var b core.Block[uint64, uint16]
 	for {
 		if err := src.Next(&b, 2); err != nil {
 			if err == io.EOF {
@@ -219,7 +221,7 @@ func TestFileCSVQuoting(t *testing.T) {
 	if strings.Join(fs.header, "|") != "the key|note, with comma|value" {
 		t.Errorf("CSV header = %q", fs.header)
 	}
-	var b Block[uint64, uint16]
+	var b core.Block[uint64, uint16]
 	if err := src.Next(&b, 3); err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +257,7 @@ func TestFileTSVEscapes(t *testing.T) {
 	if strings.Join(fs.header, "|") != "my\tkey|val\\ue|note" {
 		t.Errorf("TSV header = %q", fs.header)
 	}
-	var b Block[uint64, uint16]
+	var b core.Block[uint64, uint16]
 	if err := src.Next(&b, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -418,7 +420,7 @@ func TestFileSkipBadRows(t *testing.T) {
 // back as keys and values: the bits must survive.
 func TestFileEveryType(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
-	for _, typ := range Types() {
+	for _, typ := range core.Types() {
 		var tsv, csv strings.Builder
 		tsv.WriteString("k\tv\n")
 		csv.WriteString("\"k\",\"v\"\n")
@@ -429,7 +431,7 @@ func TestFileEveryType(t *testing.T) {
 			if typ.Size < 16 {
 				lo, hi = lo&sizeMask(typ.Size), 0
 			}
-			if typ.Kind == KindFloat { // avoid NaN payloads, which do not round-trip
+			if typ.Kind == core.KindFloat { // avoid NaN payloads, which do not round-trip
 				lo, _, _ = ParseValue(typ, FormatValue(typ, lo, hi))
 			}
 			if i == 0 {
@@ -457,15 +459,15 @@ func TestFileEveryType(t *testing.T) {
 			case 8:
 				fileRoundTrip[uint64, uint64](t, path, typ, check)
 			case 16:
-				fileRoundTrip[U128, U128](t, path, typ, check)
+				fileRoundTrip[core.U128, core.U128](t, path, typ, check)
 			}
 		}
 	}
 }
 
-func fileRoundTrip[K, V Bits](t *testing.T, path string, typ Type, check func(klo, khi, vlo, vhi uint64, i int)) {
+func fileRoundTrip[K, V core.Bits](t *testing.T, path string, typ core.Type, check func(klo, khi, vlo, vhi uint64, i int)) {
 	t.Helper()
-	src, err := OpenSource[K, V](testFileSpec(path), typ, typ)
+	src, err := Open[K, V](testFileSpec(path), typ, typ)
 	if err != nil {
 		t.Fatalf("%s: %v", typ.Name, err)
 	}
@@ -475,8 +477,8 @@ func fileRoundTrip[K, V Bits](t *testing.T, path string, typ Type, check func(kl
 		t.Fatalf("%s %s: %d rows, want 200", typ.Name, path, len(rows))
 	}
 	for i, r := range rows {
-		klo, khi := ToUint64(r.k)
-		vlo, vhi := ToUint64(r.v)
+		klo, khi := core.ToUint64(r.k)
+		vlo, vhi := core.ToUint64(r.v)
 		check(klo, khi, vlo, vhi, i)
 	}
 }
@@ -496,7 +498,7 @@ func TestFileStreaming(t *testing.T) {
 	text.WriteString("id\tvalue\n")
 	for i := range n {
 		k, v := uint64(i)*2654435761, uint16(i*7)
-		want += PairChecksum(k, v)
+		want += core.PairChecksum(k, v)
 		fmt.Fprintf(&text, "%d\t%d\n", k, v)
 	}
 	for _, gz := range []bool{false, true} {
@@ -505,7 +507,7 @@ func TestFileStreaming(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer src.Close()
-		var b Block[uint64, uint16]
+		var b core.Block[uint64, uint16]
 		var got uint64
 		rows := 0
 		var before, after runtime.MemStats
@@ -521,7 +523,7 @@ func TestFileStreaming(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i := range b.Keys {
-				got += PairChecksum(b.Keys[i], b.Values[i])
+				got += core.PairChecksum(b.Keys[i], b.Values[i])
 			}
 			rows += b.Len()
 		}
@@ -549,7 +551,7 @@ func BenchmarkFileSource(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer src.Close()
-			var blk Block[uint64, uint16]
+			var blk core.Block[uint64, uint16]
 			b.SetBytes(int64(sb.Len() / max(b.N, 1)))
 			b.ResetTimer()
 			for {
@@ -563,7 +565,7 @@ func BenchmarkFileSource(b *testing.B) {
 	}
 }
 
-// TestFileCells: SourceSpec.Columns reads more columns with each row, by
+// TestFileCells: Spec.Columns reads more columns with each row, by
 // header name or position, decoded as the key's are; CheckCell's error is
 // the row's, with the file, line and column, and --skip-bad-rows skips
 // such a row with its cells; a row without a column names it.
@@ -575,13 +577,13 @@ func TestFileCells(t *testing.T) {
 		}
 		return nil
 	}
-	cells := func(spec SourceSpec) (got [][]string, err error) {
+	cells := func(spec Spec) (got [][]string, err error) {
 		src, err := openU64U16(t, spec)
 		if err != nil {
 			return nil, err
 		}
 		defer src.Close()
-		var b Block[uint64, uint16]
+		var b core.Block[uint64, uint16]
 		for {
 			if err := src.Next(&b, 2); err == io.EOF {
 				return got, nil
@@ -591,7 +593,7 @@ func TestFileCells(t *testing.T) {
 			for i := range b.Len() {
 				row := []string{fmt.Sprint(b.Keys[i], b.Values[i])}
 				for j := range spec.Columns {
-					row = append(row, string(src.(CellSource).Cell(i, j)))
+					row = append(row, string(src.(core.CellSource).Cell(i, j)))
 				}
 				got = append(got, row)
 			}

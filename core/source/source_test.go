@@ -1,4 +1,4 @@
-package core
+package source
 
 import (
 	"errors"
@@ -9,11 +9,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/packlab/packlab/core"
 )
 
-// ---- SourceSpec ----
+// ---- Spec ----
 
-func TestParseSourceSpec(t *testing.T) {
+func TestParse(t *testing.T) {
 	for _, c := range []struct {
 		in     string
 		kind   string
@@ -21,50 +23,50 @@ func TestParseSourceSpec(t *testing.T) {
 		path   string
 		render string
 	}{
-		{"sequential", SourceSequential, 0, "", "sequential"},
-		{"Random", SourceRandom, 0, "", "random"},
-		{"range:1000000", SourceRange, 1e6, "", "range:1000000"},
-		{"range:1e6", SourceRange, 1e6, "", "range:1000000"},
-		{"range:1M", SourceRange, 1e6, "", "range:1000000"},
-		{"range:2.5k", SourceRange, 2500, "", "range:2500"},
-		{"range:1", SourceRange, 1, "", "range:1"},
-		{"range:9007199254740992", SourceRange, 1 << 53, "", "range:9007199254740992"},
-		{"zipf:1.1", SourceZipf, 1.1, "", "zipf:1.1"},
-		{"zipf:1", SourceZipf, 1, "", "zipf:1"},
-		{"zipf:10", SourceZipf, 10, "", "zipf:10"},
-		{"data.tsv", SourceFile, 0, "data.tsv", "data.tsv"},
-		{"dir/keys", SourceFile, 0, "dir/keys", "dir/keys"},
-		{"keys.csv.gz", SourceFile, 0, "keys.csv.gz", "keys.csv.gz"},
-		{"file:random", SourceFile, 0, "random", "file:random"},
-		{"file:zipf:2", SourceFile, 0, "zipf:2", "file:zipf:2"},
+		{"sequential", Sequential, 0, "", "sequential"},
+		{"Random", Random, 0, "", "random"},
+		{"range:1000000", Range, 1e6, "", "range:1000000"},
+		{"range:1e6", Range, 1e6, "", "range:1000000"},
+		{"range:1M", Range, 1e6, "", "range:1000000"},
+		{"range:2.5k", Range, 2500, "", "range:2500"},
+		{"range:1", Range, 1, "", "range:1"},
+		{"range:9007199254740992", Range, 1 << 53, "", "range:9007199254740992"},
+		{"zipf:1.1", Zipf, 1.1, "", "zipf:1.1"},
+		{"zipf:1", Zipf, 1, "", "zipf:1"},
+		{"zipf:10", Zipf, 10, "", "zipf:10"},
+		{"data.tsv", File, 0, "data.tsv", "data.tsv"},
+		{"dir/keys", File, 0, "dir/keys", "dir/keys"},
+		{"keys.csv.gz", File, 0, "keys.csv.gz", "keys.csv.gz"},
+		{"file:random", File, 0, "random", "file:random"},
+		{"file:zipf:2", File, 0, "zipf:2", "file:zipf:2"},
 	} {
-		got, err := ParseSourceSpec(c.in)
+		got, err := Parse(c.in)
 		if err != nil {
-			t.Errorf("ParseSourceSpec(%q): %v", c.in, err)
+			t.Errorf("Parse(%q): %v", c.in, err)
 			continue
 		}
 		if got.Kind != c.kind || got.Param != c.param || got.Path != c.path {
-			t.Errorf("ParseSourceSpec(%q) = kind %q param %v path %q; want %q %v %q", c.in, got.Kind, got.Param, got.Path, c.kind, c.param, c.path)
+			t.Errorf("Parse(%q) = kind %q param %v path %q; want %q %v %q", c.in, got.Kind, got.Param, got.Path, c.kind, c.param, c.path)
 		}
 		if got.String() != c.render {
-			t.Errorf("ParseSourceSpec(%q).String() = %q, want %q", c.in, got.String(), c.render)
+			t.Errorf("Parse(%q).String() = %q, want %q", c.in, got.String(), c.render)
 		}
-		// String round-trips through ParseSourceSpec.
-		again, err := ParseSourceSpec(got.String())
+		// String round-trips through Parse.
+		again, err := Parse(got.String())
 		if err != nil || again.Kind != got.Kind || again.Param != got.Param || again.Path != got.Path {
-			t.Errorf("ParseSourceSpec(%q) = %+v, %v; want %+v", got.String(), again, err, got)
+			t.Errorf("Parse(%q) = %+v, %v; want %+v", got.String(), again, err, got)
 		}
 		if got.Values != ValuesHash {
-			t.Errorf("ParseSourceSpec(%q).Values = %q, want the default %q", c.in, got.Values, ValuesHash)
+			t.Errorf("Parse(%q).Values = %q, want the default %q", c.in, got.Values, ValuesHash)
 		}
 	}
-	f, _ := ParseSourceSpec("x.tsv")
+	f, _ := Parse("x.tsv")
 	if f.Header != "auto" || f.KeyColumn != "1" || f.ValueColumn != "2" || f.Format != "" {
 		t.Errorf("file defaults = header %q key %q value %q format %q; want auto, 1, 2, empty", f.Header, f.KeyColumn, f.ValueColumn, f.Format)
 	}
 }
 
-func TestParseSourceSpecErrors(t *testing.T) {
+func TestParseErrors(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"zipff:1", `source "zipff:1": unknown kind (allowed: sequential, random, range:M, zipf:S, or a file)`},
 		{"zipff:1.5", `source "zipff:1.5": unknown kind (allowed: sequential, random, range:M, zipf:S, or a file)`},
@@ -87,59 +89,59 @@ func TestParseSourceSpecErrors(t *testing.T) {
 		{"random:5", `source "random:5": random takes no parameter`},
 		{"file:", `source "file:": file: needs a path`},
 	} {
-		_, err := ParseSourceSpec(c.in)
+		_, err := Parse(c.in)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("ParseSourceSpec(%q) error = %v, want it to contain %q", c.in, err, c.want)
+			t.Errorf("Parse(%q) error = %v, want it to contain %q", c.in, err, c.want)
 		}
 	}
 }
 
-func TestSourceSpecValidate(t *testing.T) {
-	u64, u16 := MustType("UInt64"), MustType("UInt16")
+func TestSpecValidate(t *testing.T) {
+	u64, u16 := core.MustType("UInt64"), core.MustType("UInt16")
 	for _, c := range []struct {
-		spec SourceSpec
+		spec Spec
 		want string
 	}{
-		{SourceSpec{Kind: SourceRandom}, `source "random": rows 0 is out of range (allowed: 1 to 4611686018427387904)`},
-		{SourceSpec{Kind: SourceRandom, Rows: -1}, `rows -1 is out of range`},
-		{SourceSpec{Kind: SourceRandom, Rows: 10, Values: "hashh"}, `source "random": values "hashh" is not allowed (allowed: hash, random)`},
-		{SourceSpec{Kind: "rnd", Rows: 10}, `source kind "rnd": unknown kind (allowed: sequential, random, range, zipf, file)`},
-		{SourceSpec{Kind: SourceRange, Rows: 10}, `source "range:0": M 0 is not allowed`},
-		{SourceSpec{Kind: SourceRange, Param: 2.5, Rows: 10}, `M 2.5 is not allowed`},
-		{SourceSpec{Kind: SourceZipf, Param: 0, Rows: 10}, `source "zipf:0": S 0 is out of range`},
-		{SourceSpec{Kind: SourceFile}, `source file: no path given`},
-		{SourceSpec{Kind: SourceFile, Path: "a.tsv", Header: "maybe"}, `source "a.tsv": header "maybe" is not allowed (allowed: auto, yes, no)`},
-		{SourceSpec{Kind: SourceFile, Path: "a.tsv", Format: "json"}, `source "a.tsv": format "json" is not allowed (allowed: tsv, csv, TSVWithNames, CSVWithNames, or empty to detect)`},
-		{SourceSpec{Kind: SourceFile, Path: "a.tsv", KeyColumn: "0"}, `source "a.tsv": key column "0" is not allowed (allowed: a position 1 or more, or a header name)`},
-		{SourceSpec{Kind: SourceFile, Path: "a.tsv", ValueColumn: "-2"}, `value column "-2" is not allowed`},
-		{SourceSpec{Kind: SourceFile, Path: "a.tsv", Header: "no", KeyColumn: "id"}, `source "a.tsv": key column "id" is a name, but header is "no"`},
-		{SourceSpec{Kind: SourceFile, Path: "a.tsv", Header: "no", Format: "CSVWithNames"}, `format "CSVWithNames" has a header row but header is "no"`},
+		{Spec{Kind: Random}, `source "random": rows 0 is out of range (allowed: 1 to 4611686018427387904)`},
+		{Spec{Kind: Random, Rows: -1}, `rows -1 is out of range`},
+		{Spec{Kind: Random, Rows: 10, Values: "hashh"}, `source "random": values "hashh" is not allowed (allowed: hash, random)`},
+		{Spec{Kind: "rnd", Rows: 10}, `source kind "rnd": unknown kind (allowed: sequential, random, range, zipf, file)`},
+		{Spec{Kind: Range, Rows: 10}, `source "range:0": M 0 is not allowed`},
+		{Spec{Kind: Range, Param: 2.5, Rows: 10}, `M 2.5 is not allowed`},
+		{Spec{Kind: Zipf, Param: 0, Rows: 10}, `source "zipf:0": S 0 is out of range`},
+		{Spec{Kind: File}, `source file: no path given`},
+		{Spec{Kind: File, Path: "a.tsv", Header: "maybe"}, `source "a.tsv": header "maybe" is not allowed (allowed: auto, yes, no)`},
+		{Spec{Kind: File, Path: "a.tsv", Format: "json"}, `source "a.tsv": format "json" is not allowed (allowed: tsv, csv, TSVWithNames, CSVWithNames, or empty to detect)`},
+		{Spec{Kind: File, Path: "a.tsv", KeyColumn: "0"}, `source "a.tsv": key column "0" is not allowed (allowed: a position 1 or more, or a header name)`},
+		{Spec{Kind: File, Path: "a.tsv", ValueColumn: "-2"}, `value column "-2" is not allowed`},
+		{Spec{Kind: File, Path: "a.tsv", Header: "no", KeyColumn: "id"}, `source "a.tsv": key column "id" is a name, but header is "no"`},
+		{Spec{Kind: File, Path: "a.tsv", Header: "no", Format: "CSVWithNames"}, `format "CSVWithNames" has a header row but header is "no"`},
 	} {
 		err := c.spec.Validate()
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Validate(%+v) = %v, want it to contain %q", c.spec, err, c.want)
 		}
-		if _, oerr := OpenSource[uint64, uint16](c.spec, u64, u16); oerr == nil || oerr.Error() != err.Error() {
-			t.Errorf("OpenSource(%+v) = %v, want the Validate error %v", c.spec, oerr, err)
+		if _, oerr := Open[uint64, uint16](c.spec, u64, u16); oerr == nil || oerr.Error() != err.Error() {
+			t.Errorf("Open(%+v) = %v, want the Validate error %v", c.spec, oerr, err)
 		}
 	}
-	ok := SourceSpec{Kind: SourceZipf, Param: 0.5, Rows: 1, Values: ValuesRandom}
+	ok := Spec{Kind: Zipf, Param: 0.5, Rows: 1, Values: ValuesRandom}
 	if err := ok.Validate(); err != nil {
 		t.Errorf("Validate(%+v) = %v, want nil", ok, err)
 	}
 }
 
-func TestOpenSourceTypeErrors(t *testing.T) {
-	spec := SourceSpec{Kind: SourceRandom, Rows: 10}
-	_, err := OpenSource[uint32, uint16](spec, MustType("UInt64"), MustType("UInt16"))
+func TestOpenTypeErrors(t *testing.T) {
+	spec := Spec{Kind: Random, Rows: 10}
+	_, err := Open[uint32, uint16](spec, core.MustType("UInt64"), core.MustType("UInt16"))
 	if want := `source "random": key type UInt64 is 8 bytes but K (uint32) holds 4`; err == nil || err.Error() != want {
 		t.Errorf("K mismatch: %v, want %q", err, want)
 	}
-	_, err = OpenSource[uint64, uint64](spec, MustType("UInt64"), MustType("UUID"))
+	_, err = Open[uint64, uint64](spec, core.MustType("UInt64"), core.MustType("UUID"))
 	if want := `source "random": value type UUID is 16 bytes but V (uint64) holds 8`; err == nil || err.Error() != want {
 		t.Errorf("V mismatch: %v, want %q", err, want)
 	}
-	_, err = OpenSource[uint64, uint16](spec, Type{Name: "UInt65", Size: 8}, MustType("UInt16"))
+	_, err = Open[uint64, uint16](spec, core.Type{Name: "UInt65", Size: 8}, core.MustType("UInt16"))
 	if err == nil || !strings.Contains(err.Error(), `unknown key type "UInt65"`) {
 		t.Errorf("unknown key type: %v", err)
 	}
@@ -154,16 +156,16 @@ func TestOpenSourceTypeErrors(t *testing.T) {
 		{"Date", 65537, `allowed: 1 to 65536`},
 		{"Float32", 1<<24 + 1, `allowed: 1 to 16777216`},
 	} {
-		kt := MustType(c.key)
-		spec := SourceSpec{Kind: SourceRange, Param: c.m, Rows: 10}
+		kt := core.MustType(c.key)
+		spec := Spec{Kind: Range, Param: c.m, Rows: 10}
 		var err error
 		switch kt.Size {
 		case 1:
-			_, err = OpenSource[uint8, uint16](spec, kt, MustType("UInt16"))
+			_, err = Open[uint8, uint16](spec, kt, core.MustType("UInt16"))
 		case 2:
-			_, err = OpenSource[uint16, uint16](spec, kt, MustType("UInt16"))
+			_, err = Open[uint16, uint16](spec, kt, core.MustType("UInt16"))
 		case 4:
-			_, err = OpenSource[uint32, uint16](spec, kt, MustType("UInt16"))
+			_, err = Open[uint32, uint16](spec, kt, core.MustType("UInt16"))
 		}
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("range:%v on %s: %v, want %q", c.m, c.key, err, c.want)
@@ -171,11 +173,11 @@ func TestOpenSourceTypeErrors(t *testing.T) {
 		spec.Param--
 		switch kt.Size { // one less fits
 		case 1:
-			_, err = OpenSource[uint8, uint16](spec, kt, MustType("UInt16"))
+			_, err = Open[uint8, uint16](spec, kt, core.MustType("UInt16"))
 		case 2:
-			_, err = OpenSource[uint16, uint16](spec, kt, MustType("UInt16"))
+			_, err = Open[uint16, uint16](spec, kt, core.MustType("UInt16"))
 		case 4:
-			_, err = OpenSource[uint32, uint16](spec, kt, MustType("UInt16"))
+			_, err = Open[uint32, uint16](spec, kt, core.MustType("UInt16"))
 		}
 		if err != nil {
 			t.Errorf("range:%v on %s: %v, want it to fit", spec.Param, c.key, err)
@@ -185,16 +187,16 @@ func TestOpenSourceTypeErrors(t *testing.T) {
 
 // ---- synthetic sources ----
 
-type row[K, V Bits] struct {
+type row[K, V core.Bits] struct {
 	k K
 	v V
 }
 
 // drain reads every row with the given block size.
-func drain[K, V Bits](t testing.TB, src Source[K, V], block int) []row[K, V] {
+func drain[K, V core.Bits](t testing.TB, src core.Source[K, V], block int) []row[K, V] {
 	t.Helper()
 	var out []row[K, V]
-	var b Block[K, V]
+	var b core.Block[K, V]
 	for {
 		err := src.Next(&b, block)
 		if err == io.EOF {
@@ -215,20 +217,20 @@ func drain[K, V Bits](t testing.TB, src Source[K, V], block int) []row[K, V] {
 	}
 }
 
-func openSynth[K, V Bits](t testing.TB, spec string, rows int64, seed uint64, values string, key, value Type) IndexedSource[K, V] {
+func openSynth[K, V core.Bits](t testing.TB, spec string, rows int64, seed uint64, values string, key, value core.Type) core.IndexedSource[K, V] {
 	t.Helper()
-	s, err := ParseSourceSpec(spec)
+	s, err := Parse(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.Rows, s.Seed, s.Values = rows, seed, values
-	src, err := OpenSource[K, V](s, key, value)
+	src, err := Open[K, V](s, key, value)
 	if err != nil {
 		t.Fatal(err)
 	}
-	is, ok := src.(IndexedSource[K, V])
+	is, ok := src.(core.IndexedSource[K, V])
 	if !ok {
-		t.Fatalf("%s: source %T is not an IndexedSource", spec, src)
+		t.Fatalf("%s: source %T is not an core.IndexedSource", spec, src)
 	}
 	if src.Rows() != rows || src.Skipped() != 0 {
 		t.Fatalf("%s: Rows() = %d, Skipped() = %d; want %d, 0", spec, src.Rows(), src.Skipped(), rows)
@@ -240,7 +242,7 @@ var synthKinds = []string{"sequential", "random", "range:100", "zipf:1.1", "zipf
 
 // checkRowsMatch proves Row(i) is the i-th row Next yields, for any block
 // size, and in a random order of i.
-func checkRowsMatch[K, V Bits](t *testing.T, key, value Type) {
+func checkRowsMatch[K, V core.Bits](t *testing.T, key, value core.Type) {
 	const rows = 3000
 	for _, kind := range synthKinds {
 		for _, values := range []string{ValuesHash, ValuesRandom} {
@@ -268,17 +270,17 @@ func checkRowsMatch[K, V Bits](t *testing.T, key, value Type) {
 }
 
 func TestSyntheticRowMatchesNext(t *testing.T) {
-	checkRowsMatch[uint64, uint16](t, MustType("UInt64"), MustType("UInt16"))
-	checkRowsMatch[uint16, uint8](t, MustType("UInt16"), MustType("Int8"))
-	checkRowsMatch[uint32, uint64](t, MustType("Float32"), MustType("Float64"))
-	checkRowsMatch[uint64, uint32](t, MustType("Float64"), MustType("DateTime"))
-	checkRowsMatch[U128, U128](t, MustType("UUID"), MustType("UInt128"))
-	checkRowsMatch[uint8, U128](t, MustType("UInt8"), MustType("Int128"))
-	checkRowsMatch[U128, uint16](t, MustType("Int128"), MustType("Date"))
+	checkRowsMatch[uint64, uint16](t, core.MustType("UInt64"), core.MustType("UInt16"))
+	checkRowsMatch[uint16, uint8](t, core.MustType("UInt16"), core.MustType("Int8"))
+	checkRowsMatch[uint32, uint64](t, core.MustType("Float32"), core.MustType("Float64"))
+	checkRowsMatch[uint64, uint32](t, core.MustType("Float64"), core.MustType("DateTime"))
+	checkRowsMatch[core.U128, core.U128](t, core.MustType("UUID"), core.MustType("UInt128"))
+	checkRowsMatch[uint8, core.U128](t, core.MustType("UInt8"), core.MustType("Int128"))
+	checkRowsMatch[core.U128, uint16](t, core.MustType("Int128"), core.MustType("Date"))
 }
 
 func TestSyntheticDeterminism(t *testing.T) {
-	u64, u16 := MustType("UInt64"), MustType("UInt16")
+	u64, u16 := core.MustType("UInt64"), core.MustType("UInt16")
 	for _, kind := range synthKinds {
 		for _, values := range []string{ValuesHash, ValuesRandom} {
 			a := drain[uint64, uint16](t, openSynth[uint64, uint16](t, kind, 2000, 7, values, u64, u16), 500)
@@ -312,14 +314,14 @@ func TestSyntheticDeterminism(t *testing.T) {
 }
 
 func TestSequential(t *testing.T) {
-	got := drain[uint64, uint16](t, openSynth[uint64, uint16](t, "sequential", 1000, 99, ValuesHash, MustType("UInt64"), MustType("UInt16")), 64)
+	got := drain[uint64, uint16](t, openSynth[uint64, uint16](t, "sequential", 1000, 99, ValuesHash, core.MustType("UInt64"), core.MustType("UInt16")), 64)
 	for i, r := range got {
 		if r.k != uint64(i) {
 			t.Fatalf("sequential row %d: key %d, want %d", i, r.k, i)
 		}
 	}
 	// Truncation to UInt8, as numbers() cast to UInt8: 255 is followed by 0.
-	u8 := drain[uint8, uint16](t, openSynth[uint8, uint16](t, "sequential", 600, 0, ValuesHash, MustType("UInt8"), MustType("UInt16")), 100)
+	u8 := drain[uint8, uint16](t, openSynth[uint8, uint16](t, "sequential", 600, 0, ValuesHash, core.MustType("UInt8"), core.MustType("UInt16")), 100)
 	for i, r := range u8 {
 		if r.k != uint8(i) {
 			t.Fatalf("UInt8 sequential row %d: key %d, want %d", i, r.k, uint8(i))
@@ -329,33 +331,33 @@ func TestSequential(t *testing.T) {
 		}
 	}
 	// Int8 wraps to negative numbers.
-	i8 := drain[uint8, uint8](t, openSynth[uint8, uint8](t, "sequential", 200, 0, ValuesHash, MustType("Int8"), MustType("UInt8")), 50)
-	if lo, _ := ToUint64(i8[128].k); FormatValue(MustType("Int8"), lo, 0) != "-128" {
-		t.Errorf("Int8 sequential row 128 = %s, want -128", FormatValue(MustType("Int8"), lo, 0))
+	i8 := drain[uint8, uint8](t, openSynth[uint8, uint8](t, "sequential", 200, 0, ValuesHash, core.MustType("Int8"), core.MustType("UInt8")), 50)
+	if lo, _ := core.ToUint64(i8[128].k); FormatValue(core.MustType("Int8"), lo, 0) != "-128" {
+		t.Errorf("Int8 sequential row 128 = %s, want -128", FormatValue(core.MustType("Int8"), lo, 0))
 	}
 	// Floats count in value, not in bits.
-	f64 := drain[uint64, uint16](t, openSynth[uint64, uint16](t, "sequential", 10, 0, ValuesHash, MustType("Float64"), MustType("UInt16")), 3)
+	f64 := drain[uint64, uint16](t, openSynth[uint64, uint16](t, "sequential", 10, 0, ValuesHash, core.MustType("Float64"), core.MustType("UInt16")), 3)
 	for i, r := range f64 {
 		if math.Float64frombits(r.k) != float64(i) {
 			t.Errorf("Float64 sequential row %d = %v, want %d", i, math.Float64frombits(r.k), i)
 		}
 	}
-	f32 := drain[uint32, uint16](t, openSynth[uint32, uint16](t, "range:100", 500, 3, ValuesHash, MustType("Float32"), MustType("UInt16")), 64)
+	f32 := drain[uint32, uint16](t, openSynth[uint32, uint16](t, "range:100", 500, 3, ValuesHash, core.MustType("Float32"), core.MustType("UInt16")), 64)
 	for i, r := range f32 {
 		if f := math.Float32frombits(r.k); f != float32(int(f)) || f < 0 || f >= 100 {
 			t.Fatalf("Float32 range:100 row %d = %v, want an integer in [0, 100)", i, f)
 		}
 	}
 	// 16-byte sequential keys: the count in the low word.
-	u128 := drain[U128, uint16](t, openSynth[U128, uint16](t, "sequential", 5, 0, ValuesHash, MustType("UInt128"), MustType("UInt16")), 2)
-	if u128[4].k != (U128{4, 0}) {
+	u128 := drain[core.U128, uint16](t, openSynth[core.U128, uint16](t, "sequential", 5, 0, ValuesHash, core.MustType("UInt128"), core.MustType("UInt16")), 2)
+	if u128[4].k != (core.U128{4, 0}) {
 		t.Errorf("UInt128 sequential row 4 = %v, want [4 0]", u128[4].k)
 	}
 }
 
 func TestRangeStaysInRangeWithDuplicates(t *testing.T) {
 	const m, rows = 500, 20000
-	got := drain[uint64, uint16](t, openSynth[uint64, uint16](t, "range:500", rows, 5, ValuesHash, MustType("UInt64"), MustType("UInt16")), 4096)
+	got := drain[uint64, uint16](t, openSynth[uint64, uint16](t, "range:500", rows, 5, ValuesHash, core.MustType("UInt64"), core.MustType("UInt16")), 4096)
 	count := map[uint64]int{}
 	valueOf := map[uint64]uint16{}
 	for i, r := range got {
@@ -378,7 +380,7 @@ func TestRangeStaysInRangeWithDuplicates(t *testing.T) {
 		}
 	}
 	// range:1 is all zeros.
-	one := drain[uint32, uint16](t, openSynth[uint32, uint16](t, "range:1", 100, 5, ValuesHash, MustType("UInt32"), MustType("UInt16")), 30)
+	one := drain[uint32, uint16](t, openSynth[uint32, uint16](t, "range:1", 100, 5, ValuesHash, core.MustType("UInt32"), core.MustType("UInt16")), 30)
 	for _, r := range one {
 		if r.k != 0 {
 			t.Fatalf("range:1 produced key %d", r.k)
@@ -388,7 +390,7 @@ func TestRangeStaysInRangeWithDuplicates(t *testing.T) {
 
 func TestRandomIsUniform(t *testing.T) {
 	// UInt64: a bijection of the row number, so no key repeats.
-	got := drain[uint64, uint16](t, openSynth[uint64, uint16](t, "random", 100000, 11, ValuesHash, MustType("UInt64"), MustType("UInt16")), 65536)
+	got := drain[uint64, uint16](t, openSynth[uint64, uint16](t, "random", 100000, 11, ValuesHash, core.MustType("UInt64"), core.MustType("UInt16")), 65536)
 	seen := make(map[uint64]bool, len(got))
 	var ones [64]int
 	for _, r := range got {
@@ -406,7 +408,7 @@ func TestRandomIsUniform(t *testing.T) {
 		}
 	}
 	// UInt8: 256 buckets, 51200 rows, about 200 each (sd 14).
-	u8 := drain[uint8, uint8](t, openSynth[uint8, uint8](t, "random", 51200, 3, ValuesRandom, MustType("UInt8"), MustType("UInt8")), 1000)
+	u8 := drain[uint8, uint8](t, openSynth[uint8, uint8](t, "random", 51200, 3, ValuesRandom, core.MustType("UInt8"), core.MustType("UInt8")), 1000)
 	var hist [256]int
 	for _, r := range u8 {
 		hist[r.k]++
@@ -417,7 +419,7 @@ func TestRandomIsUniform(t *testing.T) {
 		}
 	}
 	// 16-byte keys: both words random.
-	w := drain[U128, U128](t, openSynth[U128, U128](t, "random", 1000, 3, ValuesHash, MustType("UUID"), MustType("UUID")), 100)
+	w := drain[core.U128, core.U128](t, openSynth[core.U128, core.U128](t, "random", 1000, 3, ValuesHash, core.MustType("UUID"), core.MustType("UUID")), 100)
 	hiSet, vhiSet := 0, 0
 	for _, r := range w {
 		if r.k[1]>>32 != 0 {
@@ -446,16 +448,16 @@ func TestRandomNarrowKeysAreDistinct(t *testing.T) {
 	}
 	for _, seed := range []uint64{0, 1, 42} {
 		var u32, u16, u8, f32 []uint64
-		for _, r := range drain[uint32, uint16](t, openSynth[uint32, uint16](t, "random", 200_000, seed, ValuesHash, MustType("UInt32"), MustType("UInt16")), 4096) {
+		for _, r := range drain[uint32, uint16](t, openSynth[uint32, uint16](t, "random", 200_000, seed, ValuesHash, core.MustType("UInt32"), core.MustType("UInt16")), 4096) {
 			u32 = append(u32, uint64(r.k))
 		}
-		for _, r := range drain[uint32, uint16](t, openSynth[uint32, uint16](t, "random", 200_000, seed, ValuesHash, MustType("Float32"), MustType("UInt16")), 4096) {
+		for _, r := range drain[uint32, uint16](t, openSynth[uint32, uint16](t, "random", 200_000, seed, ValuesHash, core.MustType("Float32"), core.MustType("UInt16")), 4096) {
 			f32 = append(f32, uint64(r.k))
 		}
-		for _, r := range drain[uint16, uint8](t, openSynth[uint16, uint8](t, "random", 1<<16, seed, ValuesHash, MustType("Date"), MustType("UInt8")), 1000) {
+		for _, r := range drain[uint16, uint8](t, openSynth[uint16, uint8](t, "random", 1<<16, seed, ValuesHash, core.MustType("Date"), core.MustType("UInt8")), 1000) {
 			u16 = append(u16, uint64(r.k))
 		}
-		for _, r := range drain[uint8, uint8](t, openSynth[uint8, uint8](t, "random", 256, seed, ValuesHash, MustType("Int8"), MustType("UInt8")), 100) {
+		for _, r := range drain[uint8, uint8](t, openSynth[uint8, uint8](t, "random", 256, seed, ValuesHash, core.MustType("Int8"), core.MustType("UInt8")), 100) {
 			u8 = append(u8, uint64(r.k))
 		}
 		for _, c := range []struct {
@@ -486,7 +488,7 @@ func TestZipfIsSkewed(t *testing.T) {
 	}
 	for _, s := range []float64{0.6, 1, 1.1, 2} {
 		spec := fmt.Sprintf("zipf:%g", s)
-		got := drain[uint64, uint16](t, openSynth[uint64, uint16](t, spec, int64(rows), 21, ValuesHash, MustType("UInt64"), MustType("UInt16")), 65536)
+		got := drain[uint64, uint16](t, openSynth[uint64, uint16](t, spec, int64(rows), 21, ValuesHash, core.MustType("UInt64"), core.MustType("UInt16")), 65536)
 		count := map[uint64]int{}
 		for i, r := range got {
 			if r.k >= uint64(rows) {
@@ -523,8 +525,8 @@ func TestZipfIsSkewed(t *testing.T) {
 }
 
 func TestSyntheticNextContract(t *testing.T) {
-	src := openSynth[uint64, uint16](t, "random", 10, 1, ValuesHash, MustType("UInt64"), MustType("UInt16"))
-	var b Block[uint64, uint16]
+	src := openSynth[uint64, uint16](t, "random", 10, 1, ValuesHash, core.MustType("UInt64"), core.MustType("UInt16"))
+	var b core.Block[uint64, uint16]
 	if err := src.Next(&b, 0); err == nil || !strings.Contains(err.Error(), "max must be at least 1") {
 		t.Errorf("Next(max = 0) = %v, want an error", err)
 	}
@@ -549,8 +551,8 @@ func TestSyntheticNextContract(t *testing.T) {
 
 func TestSyntheticNextDoesNotAllocate(t *testing.T) {
 	for _, kind := range []string{"sequential", "random", "range:1000", "zipf:1.1"} {
-		src := openSynth[uint64, uint16](t, kind, 1<<40, 1, ValuesHash, MustType("UInt64"), MustType("UInt16"))
-		b := Block[uint64, uint16]{Keys: make([]uint64, 0, 1024), Values: make([]uint16, 0, 1024)}
+		src := openSynth[uint64, uint16](t, kind, 1<<40, 1, ValuesHash, core.MustType("UInt64"), core.MustType("UInt16"))
+		b := core.Block[uint64, uint16]{Keys: make([]uint64, 0, 1024), Values: make([]uint16, 0, 1024)}
 		if n := testing.AllocsPerRun(20, func() { src.Next(&b, 1024) }); n != 0 {
 			t.Errorf("%s: Next allocates %v times per block, want 0", kind, n)
 		}
@@ -620,7 +622,7 @@ func TestParseValue(t *testing.T) {
 		{"DateTime", "2106-02-07 06:28:15", math.MaxUint32, 0, ""},
 		{"DateTime", "1706704496", 1706704496, 0, "2024-01-31 12:34:56"},
 	} {
-		typ := MustType(c.typ)
+		typ := core.MustType(c.typ)
 		lo, hi, err := ParseValue(typ, c.in)
 		if err != nil || lo != c.lo || hi != c.hi {
 			t.Errorf("ParseValue(%s, %q) = %#x, %#x, %v; want %#x, %#x", c.typ, c.in, lo, hi, err, c.lo, c.hi)
@@ -677,16 +679,16 @@ func TestParseValueErrors(t *testing.T) {
 		{"DateTime", "4294967296", `"4294967296" is out of range for DateTime`},
 		{"DateTime", "-1", `"-1" is out of range for DateTime`},
 	} {
-		_, _, err := ParseValue(MustType(c.typ), c.in)
+		_, _, err := ParseValue(core.MustType(c.typ), c.in)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("ParseValue(%s, %q) error = %v, want it to contain %q", c.typ, c.in, err, c.want)
 		}
 	}
-	if _, _, err := ParseValue(Type{Name: "UInt24", Size: 3}, "1"); err == nil {
+	if _, _, err := ParseValue(core.Type{Name: "UInt24", Size: 3}, "1"); err == nil {
 		t.Error("ParseValue with a hand-made Type of the wrong size succeeded")
 	}
 	long := strings.Repeat("9", 1000)
-	if _, _, err := ParseValue(MustType("UInt8"), long); err == nil || len(err.Error()) > 200 {
+	if _, _, err := ParseValue(core.MustType("UInt8"), long); err == nil || len(err.Error()) > 200 {
 		t.Errorf("ParseValue of 1000 digits: error %q should be short", err)
 	}
 }
@@ -695,7 +697,7 @@ func TestParseValueErrors(t *testing.T) {
 // back: the same bits, except that NaN payloads become the canonical NaN.
 func TestFormatRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, typ := range Types() {
+	for _, typ := range core.Types() {
 		n := 3000
 		if testing.Short() {
 			n = 500
@@ -718,7 +720,7 @@ func TestFormatRoundTrip(t *testing.T) {
 				t.Fatalf("%s: FormatValue(%#x, %#x) = %q does not parse: %v", typ.Name, lo, hi, text, err)
 			}
 			wlo, whi := lo, hi
-			if typ.Kind == KindFloat {
+			if typ.Kind == core.KindFloat {
 				if typ.Size == 8 && math.IsNaN(math.Float64frombits(lo)) {
 					wlo = float64QuietNaN | lo&(1<<63)
 				}
@@ -739,7 +741,7 @@ func TestFormatRoundTrip(t *testing.T) {
 // blocks of 65,536, reported as rows/s. The target for random UInt64 keys
 // with hash values is >= 1e8 rows/s on one core.
 func BenchmarkSource(b *testing.B) {
-	u64, u16 := MustType("UInt64"), MustType("UInt16")
+	u64, u16 := core.MustType("UInt64"), core.MustType("UInt16")
 	for _, kind := range []string{"sequential", "random", "range:1000000", "zipf:1.1"} {
 		name, _, _ := strings.Cut(kind, ":")
 		b.Run("Kind="+name+"/Key=UInt64/Value=UInt16", func(b *testing.B) {
@@ -747,22 +749,22 @@ func BenchmarkSource(b *testing.B) {
 		})
 	}
 	b.Run("Kind=random/Key=UUID/Value=UInt64", func(b *testing.B) {
-		benchSource[U128, uint64](b, "random", MustType("UUID"), MustType("UInt64"))
+		benchSource[core.U128, uint64](b, "random", core.MustType("UUID"), core.MustType("UInt64"))
 	})
 }
 
-func benchSource[K, V Bits](b *testing.B, kind string, key, value Type) {
-	spec, err := ParseSourceSpec(kind)
+func benchSource[K, V core.Bits](b *testing.B, kind string, key, value core.Type) {
+	spec, err := Parse(kind)
 	if err != nil {
 		b.Fatal(err)
 	}
 	spec.Rows = int64(b.N)
-	src, err := OpenSource[K, V](spec, key, value)
+	src, err := Open[K, V](spec, key, value)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer src.Close()
-	var blk Block[K, V]
+	var blk core.Block[K, V]
 	var sink K
 	b.ReportAllocs()
 	b.ResetTimer()

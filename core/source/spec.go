@@ -1,4 +1,4 @@
-package core
+package source
 
 import (
 	"context"
@@ -9,15 +9,17 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/packlab/packlab/core"
 )
 
-// Source kinds, as SourceSpec.Kind spells them.
+// Source kinds, as Spec.Kind spells them.
 const (
-	SourceSequential = "sequential" // 0, 1, 2, ... truncated to the key type, as ClickHouse's numbers()
-	SourceRandom     = "random"     // uniform over the key type's bits
-	SourceRange      = "range"      // uniform in [0, M): duplicates on purpose
-	SourceZipf       = "zipf"       // Zipf-distributed ranks: skewed
-	SourceFile       = "file"       // a TSV or CSV file, optionally gzip-compressed
+	Sequential = "sequential" // 0, 1, 2, ... truncated to the key type, as ClickHouse's numbers()
+	Random     = "random"     // uniform over the key type's bits
+	Range      = "range"      // uniform in [0, M): duplicates on purpose
+	Zipf       = "zipf"       // Zipf-distributed ranks: skewed
+	File       = "file"       // a TSV or CSV file, optionally gzip-compressed
 )
 
 // How a synthetic source (or a file without a value column) makes values.
@@ -26,18 +28,20 @@ const (
 	ValuesRandom = "random" // a deterministic function of the seed and the row number
 )
 
-// Limits of a SourceSpec.
+// Limits of a Spec.
 const (
-	// MaxSourceRows bounds Rows for a synthetic source (2^62).
-	MaxSourceRows = int64(1) << 62
+	// MaxRows bounds Rows for a synthetic source: 2^62, core's
+	// MaxPredictRows, so that a prediction and a reservation take any
+	// source's count.
+	MaxRows = core.MaxPredictRows
 	// MaxRangeM bounds range:M at 2^53, so that M is exact in Param.
 	MaxRangeM = 1 << 53
 	// MaxZipfS bounds zipf:S; S must also be > 0.
 	MaxZipfS = 10.0
 )
 
-// SourceSpec describes where a load's rows come from: a synthetic generator
-// (sequential, random, range:M, zipf:S) or a TSV/CSV file. ParseSourceSpec
+// Spec describes where a load's rows come from: a synthetic generator
+// (sequential, random, range:M, zipf:S) or a TSV/CSV file. Parse
 // reads the short form users type; the other fields are set by the caller.
 // An empty string in Values, Header, KeyColumn or ValueColumn means that
 // field's default.
@@ -69,11 +73,11 @@ const (
 // number's low bytes.
 //
 // Every synthetic row is a pure function of (Seed, i), so any row can be
-// computed alone (IndexedSource.Row) and a source uses constant memory.
-type SourceSpec struct {
+// computed alone (core.IndexedSource.Row) and a source uses constant memory.
+type Spec struct {
 	Kind  string  `json:"kind"`            // one of the Source* constants
 	Param float64 `json:"param,omitempty"` // range: M; zipf: S; otherwise 0
-	Rows  int64   `json:"rows,omitempty"`  // synthetic only: rows to produce, 1 to MaxSourceRows; ignored for files
+	Rows  int64   `json:"rows,omitempty"`  // synthetic only: rows to produce, 1 to MaxRows; ignored for files
 	Seed  uint64  `json:"seed"`            // every random choice derives from it
 
 	// Values is how values are made when no column holds them: ValuesHash
@@ -89,7 +93,7 @@ type SourceSpec struct {
 	SkipBadRows bool   `json:"skip_bad_rows,omitempty"`
 	// Columns are more of the file's columns read with each row (a
 	// dictionary's attributes after the value), each a 1-based position
-	// or a header name; the file source reading them is a CellSource.
+	// or a header name; the file source reading them is a core.CellSource.
 	Columns []string `json:"columns,omitempty"`
 	// CheckCell, when set, checks the text of Columns[i] in every row as
 	// its key and value are parsed: its error is the row's bad cell, with
@@ -100,60 +104,60 @@ type SourceSpec struct {
 // allowedKinds is the list every unknown-kind error shows.
 const allowedKinds = "sequential, random, range:M, zipf:S, or a file"
 
-// ParseSourceSpec reads a source as users type it: "sequential", "random",
+// Parse reads a source as users type it: "sequential", "random",
 // "range:M", "zipf:S", a file path, or "file:PATH" for a path that would
 // otherwise read as a kind. The result has the defaults filled in (Values
 // "hash"; for files Header "auto", KeyColumn "1", ValueColumn "2"); Rows and
 // Seed are left for the caller.
-func ParseSourceSpec(s string) (SourceSpec, error) {
+func Parse(s string) (Spec, error) {
 	text := strings.TrimSpace(s)
 	if text == "" {
-		return SourceSpec{}, fmt.Errorf("source %q: empty (allowed: %s)", s, allowedKinds)
+		return Spec{}, fmt.Errorf("source %q: empty (allowed: %s)", s, allowedKinds)
 	}
 	if path, ok := strings.CutPrefix(text, "file:"); ok {
 		if path == "" {
-			return SourceSpec{}, fmt.Errorf("source %q: file: needs a path", s)
+			return Spec{}, fmt.Errorf("source %q: file: needs a path", s)
 		}
 		return fileSpec(path), nil
 	}
 	word, param, hasParam := strings.Cut(text, ":")
 	switch strings.ToLower(word) {
-	case SourceSequential, SourceRandom:
+	case Sequential, Random:
 		if hasParam {
-			return SourceSpec{}, fmt.Errorf("source %q: %s takes no parameter (allowed: %s)", s, strings.ToLower(word), allowedKinds)
+			return Spec{}, fmt.Errorf("source %q: %s takes no parameter (allowed: %s)", s, strings.ToLower(word), allowedKinds)
 		}
-		return SourceSpec{Kind: strings.ToLower(word), Values: ValuesHash}, nil
-	case SourceRange:
+		return Spec{Kind: strings.ToLower(word), Values: ValuesHash}, nil
+	case Range:
 		if !hasParam {
-			return SourceSpec{}, fmt.Errorf("source %q: range needs M, as range:M (e.g. range:1000000, range:1e6, range:1M)", s)
+			return Spec{}, fmt.Errorf("source %q: range needs M, as range:M (e.g. range:1000000, range:1e6, range:1M)", s)
 		}
 		m, err := parseRangeM(param)
 		if err != nil {
-			return SourceSpec{}, fmt.Errorf("source %q: %w", s, err)
+			return Spec{}, fmt.Errorf("source %q: %w", s, err)
 		}
-		return SourceSpec{Kind: SourceRange, Param: m, Values: ValuesHash}, nil
-	case SourceZipf:
+		return Spec{Kind: Range, Param: m, Values: ValuesHash}, nil
+	case Zipf:
 		if !hasParam {
-			return SourceSpec{}, fmt.Errorf("source %q: zipf needs an exponent, as zipf:S (e.g. zipf:1.1)", s)
+			return Spec{}, fmt.Errorf("source %q: zipf needs an exponent, as zipf:S (e.g. zipf:1.1)", s)
 		}
 		v, err := strconv.ParseFloat(strings.TrimSpace(param), 64)
 		if err != nil {
-			return SourceSpec{}, fmt.Errorf("source %q: S %q is not a number (allowed: 0 < S <= %g, e.g. zipf:1.1)", s, param, MaxZipfS)
+			return Spec{}, fmt.Errorf("source %q: S %q is not a number (allowed: 0 < S <= %g, e.g. zipf:1.1)", s, param, MaxZipfS)
 		}
 		if err := checkZipfS(v); err != nil {
-			return SourceSpec{}, fmt.Errorf("source %q: %w", s, err)
+			return Spec{}, fmt.Errorf("source %q: %w", s, err)
 		}
-		return SourceSpec{Kind: SourceZipf, Param: v, Values: ValuesHash}, nil
+		return Spec{Kind: Zipf, Param: v, Values: ValuesHash}, nil
 	}
 	// Not a kind: a file, if it exists or looks like a path.
 	if _, err := os.Stat(text); err == nil || !isBareWord(word) || strings.ContainsAny(text, `/\`) {
 		return fileSpec(text), nil
 	}
-	return SourceSpec{}, fmt.Errorf("source %q: unknown kind (allowed: %s)", s, allowedKinds)
+	return Spec{}, fmt.Errorf("source %q: unknown kind (allowed: %s)", s, allowedKinds)
 }
 
-func fileSpec(path string) SourceSpec {
-	return SourceSpec{Kind: SourceFile, Path: path, Values: ValuesHash, Header: "auto", KeyColumn: "1", ValueColumn: "2"}
+func fileSpec(path string) Spec {
+	return Spec{Kind: File, Path: path, Values: ValuesHash, Header: "auto", KeyColumn: "1", ValueColumn: "2"}
 }
 
 // isBareWord is true for letters only: "zipff" is a mistyped kind, while
@@ -217,17 +221,17 @@ func checkZipfS(v float64) error {
 	return nil
 }
 
-// String renders the spec the way ParseSourceSpec reads it: "random",
+// String renders the spec the way Parse reads it: "random",
 // "range:1000000", "zipf:1.1", or the file's path ("file:PATH" when the
 // path alone would read as something else).
-func (s SourceSpec) String() string {
+func (s Spec) String() string {
 	switch s.Kind {
-	case SourceRange:
+	case Range:
 		return "range:" + strconv.FormatFloat(s.Param, 'f', -1, 64)
-	case SourceZipf:
+	case Zipf:
 		return "zipf:" + strconv.FormatFloat(s.Param, 'g', -1, 64)
-	case SourceFile:
-		if p, err := ParseSourceSpec(s.Path); err != nil || p.Kind != SourceFile || p.Path != s.Path {
+	case File:
+		if p, err := Parse(s.Path); err != nil || p.Kind != File || p.Path != s.Path {
 			return "file:" + s.Path
 		}
 		return s.Path
@@ -236,45 +240,45 @@ func (s SourceSpec) String() string {
 }
 
 // IsSynthetic reports whether the rows are generated rather than read.
-func (s SourceSpec) IsSynthetic() bool {
+func (s Spec) IsSynthetic() bool {
 	switch s.Kind {
-	case SourceSequential, SourceRandom, SourceRange, SourceZipf:
+	case Sequential, Random, Range, Zipf:
 		return true
 	}
 	return false
 }
 
-func (s SourceSpec) errorf(format string, args ...any) error {
+func (s Spec) errorf(format string, args ...any) error {
 	return fmt.Errorf("source %q: "+format, append([]any{s.String()}, args...)...)
 }
 
 // Validate checks every field that does not need the key type or the file
 // itself, so that a command line can refuse bad input before any work.
-// OpenSource calls it too.
-func (s SourceSpec) Validate() error {
+// Open calls it too.
+func (s Spec) Validate() error {
 	switch s.Kind {
-	case SourceSequential, SourceRandom:
-	case SourceRange:
+	case Sequential, Random:
+	case Range:
 		if s.Param != math.Trunc(s.Param) || s.Param < 1 || s.Param > MaxRangeM {
 			return s.errorf("M %v is not allowed (allowed: an integer 1 to %d)", s.Param, int64(MaxRangeM))
 		}
-	case SourceZipf:
+	case Zipf:
 		if err := checkZipfS(s.Param); err != nil {
 			return s.errorf("%w", err)
 		}
-	case SourceFile:
+	case File:
 		return s.validateFile()
 	default:
 		return fmt.Errorf("source kind %q: unknown kind (allowed: %s, %s, %s, %s, %s)",
-			s.Kind, SourceSequential, SourceRandom, SourceRange, SourceZipf, SourceFile)
+			s.Kind, Sequential, Random, Range, Zipf, File)
 	}
-	if s.Rows < 1 || s.Rows > MaxSourceRows {
-		return s.errorf("rows %d is out of range (allowed: 1 to %d)", s.Rows, MaxSourceRows)
+	if s.Rows < 1 || s.Rows > MaxRows {
+		return s.errorf("rows %d is out of range (allowed: 1 to %d)", s.Rows, MaxRows)
 	}
 	return s.validateValues()
 }
 
-func (s SourceSpec) validateValues() error {
+func (s Spec) validateValues() error {
 	switch s.Values {
 	case "", ValuesHash, ValuesRandom:
 		return nil
@@ -297,12 +301,12 @@ type fileLayout struct {
 	colNames []string // Columns given by name
 }
 
-func (s SourceSpec) validateFile() error {
+func (s Spec) validateFile() error {
 	_, err := s.fileLayout()
 	return err
 }
 
-func (s SourceSpec) fileLayout() (fileLayout, error) {
+func (s Spec) fileLayout() (fileLayout, error) {
 	var fl fileLayout
 	if s.Path == "" {
 		return fl, errors.New("source file: no path given")
@@ -365,7 +369,7 @@ func (fl fileLayout) byName() bool {
 }
 
 // column reads a column option: a 1-based position or a header name.
-func (s SourceSpec) column(which, text, def, header string) (int, string, error) {
+func (s Spec) column(which, text, def, header string) (int, string, error) {
 	t := strings.TrimSpace(text)
 	if t == "" {
 		t = def
@@ -382,22 +386,23 @@ func (s SourceSpec) column(which, text, def, header string) (int, string, error)
 	return -1, t, nil
 }
 
-// OpenSource opens the source spec describes, producing keys of type key
-// stored in K and values of type value stored in V. K and V must be the Bits
-// types of those sizes (UInt64 in uint64, UUID in [2]uint64, ...). Synthetic
-// sources also implement IndexedSource; a file is opened, its header read
-// and its columns resolved here, so a missing file, an empty one or an
-// unknown column name fails now rather than in the middle of a load.
+// Open opens the source spec describes, producing keys of type key stored
+// in K and values of type value stored in V. K and V must be the core.Bits
+// types of those sizes (UInt64 in uint64, UUID in [2]uint64, ...).
+// Synthetic sources also implement core.IndexedSource; a file is opened,
+// its header read and its columns resolved here, so a missing file, an
+// empty one or an unknown column name fails now rather than in the middle
+// of a load.
 //
-// OpenSourceContext and OpenSourceFile (source_open.go) are the same with a
-// context that stops a file source's opening and reading.
-func OpenSource[K, V Bits](spec SourceSpec, key, value Type) (Source[K, V], error) {
+// OpenContext and FromFile (open.go) are the same with a context that
+// stops a file source's opening and reading.
+func Open[K, V core.Bits](spec Spec, key, value core.Type) (core.Source[K, V], error) {
 	return openSource[K, V](context.Background(), nil, spec, key, value)
 }
 
-// openSource is OpenSource with a context, and for a file source a file
+// openSource is Open with a context, and for a file source a file
 // already open (f, which it closes on an error) or nil to open spec.Path.
-func openSource[K, V Bits](ctx context.Context, f *os.File, spec SourceSpec, key, value Type) (src Source[K, V], err error) {
+func openSource[K, V core.Bits](ctx context.Context, f *os.File, spec Spec, key, value core.Type) (src core.Source[K, V], err error) {
 	if f != nil {
 		defer func() {
 			if err != nil {
@@ -406,11 +411,11 @@ func openSource[K, V Bits](ctx context.Context, f *os.File, spec SourceSpec, key
 		}()
 	}
 	if !knownType(key) {
-		return nil, fmt.Errorf("source %q: unknown key type %q (allowed: %s)", spec.String(), key.Name, strings.Join(TypeNames(), ", "))
+		return nil, fmt.Errorf("source %q: unknown key type %q (allowed: %s)", spec.String(), key.Name, strings.Join(core.TypeNames(), ", "))
 	}
-	row := value.Kind == KindRow && value.Size >= 1 && value.Size <= int(sizeOf[V]()) && spec.Kind != SourceFile
+	row := value.Kind == core.KindRow && value.Size >= 1 && value.Size <= int(sizeOf[V]()) && spec.Kind != File
 	if !knownType(value) && !row {
-		return nil, fmt.Errorf("source %q: unknown value type %q (allowed: %s)", spec.String(), value.Name, strings.Join(TypeNames(), ", "))
+		return nil, fmt.Errorf("source %q: unknown value type %q (allowed: %s)", spec.String(), value.Name, strings.Join(core.TypeNames(), ", "))
 	}
 	if ks := int(sizeOf[K]()); ks != key.Size {
 		return nil, fmt.Errorf("source %q: key type %s is %d bytes but K (%T) holds %d", spec.String(), key.Name, key.Size, *new(K), ks)
@@ -421,7 +426,7 @@ func openSource[K, V Bits](ctx context.Context, f *os.File, spec SourceSpec, key
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
-	if spec.Kind == SourceFile {
+	if spec.Kind == File {
 		return openFileSource[K, V](ctx, f, spec, key, value)
 	}
 	s, err := newSynthSource[K, V](spec, key)

@@ -1,6 +1,6 @@
 //go:build unix
 
-package core
+package source
 
 import (
 	"context"
@@ -14,9 +14,11 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/packlab/packlab/core"
 )
 
-var u64, u16 = MustType("UInt64"), MustType("UInt16")
+var u64, u16 = core.MustType("UInt64"), core.MustType("UInt16")
 
 // within runs f and fails the test if it has not returned within limit: a
 // test of a hang that came back ends instead of hanging the suite.
@@ -50,13 +52,13 @@ func TestFileSourceStopsWithin64KiB(t *testing.T) {
 	} {
 		path := writeFile(t, c.name, "1\t2\n"+strings.Repeat(c.line, total/len(c.line)), c.gz)
 		ctx, cancel := context.WithCancel(context.Background())
-		src, err := OpenSourceContext[uint64, uint16](ctx, testFileSpec(path, c.opts...), u64, u16)
+		src, err := OpenContext[uint64, uint16](ctx, testFileSpec(path, c.opts...), u64, u16)
 		if err != nil {
 			t.Fatal(err)
 		}
 		cancel()
-		var b Block[uint64, uint16]
-		err = src.Next(&b, DefaultBlockRows)
+		var b core.Block[uint64, uint16]
+		err = src.Next(&b, core.DefaultBlockRows)
 		src.Close()
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: Next after cancel = %v, want context.Canceled", c.name, err)
@@ -85,7 +87,7 @@ func TestFIFOOpenStopsOnCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(50*time.Millisecond, cancel)
 	err := within(t, 10*time.Second, "opening a FIFO with no writer", func() error {
-		src, err := OpenSourceContext[uint64, uint16](ctx, testFileSpec(fifo), u64, u16)
+		src, err := OpenContext[uint64, uint16](ctx, testFileSpec(fifo), u64, u16)
 		if err == nil {
 			src.Close()
 		}
@@ -115,22 +117,22 @@ func TestFIFOReadStopsOnCancel(t *testing.T) {
 		<-release
 	}()
 	ctx, cancel := context.WithCancel(context.Background())
-	src, err := OpenSourceContext[uint64, uint16](ctx, testFileSpec(fifo), u64, u16)
+	src, err := OpenContext[uint64, uint16](ctx, testFileSpec(fifo), u64, u16)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer src.Close()
 	time.AfterFunc(50*time.Millisecond, cancel)
-	var b Block[uint64, uint16]
-	err = within(t, 10*time.Second, "reading a stalled FIFO", func() error { return src.Next(&b, DefaultBlockRows) })
+	var b core.Block[uint64, uint16]
+	err = within(t, 10*time.Second, "reading a stalled FIFO", func() error { return src.Next(&b, core.DefaultBlockRows) })
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("read of a stalled FIFO, cancelled: %v, want context.Canceled", err)
 	}
 }
 
-// TestOpenSourceFile: a file opened by someone else (a worker's stream from
+// TestFromFile: a file opened by someone else (a worker's stream from
 // its parent) is read once, and messages name it as the user did.
-func TestOpenSourceFile(t *testing.T) {
+func TestFromFile(t *testing.T) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -139,18 +141,18 @@ func TestOpenSourceFile(t *testing.T) {
 		w.WriteString("1\t2\n3\t4\n5\t70000\n")
 		w.Close()
 	}()
-	src, err := OpenSourceFile[uint64, uint16](context.Background(), r, testFileSpec("/dev/stdin"), u64, u16)
+	src, err := FromFile[uint64, uint16](context.Background(), r, testFileSpec("/dev/stdin"), u64, u16)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	var b Block[uint64, uint16]
-	err = src.Next(&b, DefaultBlockRows)
+	var b core.Block[uint64, uint16]
+	err = src.Next(&b, core.DefaultBlockRows)
 	if err == nil || err.Error() != `/dev/stdin:3: column 2: "70000" is out of range for UInt16 (0 to 65535)` {
 		t.Errorf("bad row from an open pipe: %v", err)
 	}
-	if _, err := OpenSourceFile[uint64, uint16](context.Background(), nil, testFileSpec("x"), u64, u16); err == nil {
-		t.Error("OpenSourceFile with no file succeeded")
+	if _, err := FromFile[uint64, uint16](context.Background(), nil, testFileSpec("x"), u64, u16); err == nil {
+		t.Error("FromFile with no file succeeded")
 	}
 	if err := src.Next(&b, 1); err == io.EOF {
 		t.Error("a failed source reads on")

@@ -1,10 +1,10 @@
-package core
+package source
 
 // File sources: TSV and CSV as ClickHouse writes them (FORMAT TSV,
 // TSVWithNames, CSV, CSVWithNames), optionally gzip-compressed.
 //
 //   - gzip is recognised by its magic bytes (1f 8b), whatever the name.
-//   - The format is SourceSpec.Format if set, else the name's extension
+//   - The format is Spec.Format if set, else the name's extension
 //     (.tsv, .tab, .csv, before any .gz), else the first line's content: tabs
 //     mean TSV, commas CSV.
 //   - A header row is used when declared (Header "yes", a WithNames format,
@@ -40,6 +40,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/packlab/packlab/core"
 )
 
 const (
@@ -48,21 +50,21 @@ const (
 )
 
 // fileSource implements Source for a TSV or CSV file.
-type fileSource[K, V Bits] struct {
+type fileSource[K, V core.Bits] struct {
 	path       string // as the user gave it, for messages
 	f          *os.File
 	gz         *gzip.Reader
 	r          *bufio.Reader
 	csv        bool
-	key, value Type
+	key, value core.Type
 	keyCol     int      // 0-based
 	valCol     int      // 0-based; -1 = no value column
 	header     []string // column names when the file has a header row
 	valRand    bool     // no value column: values random (else hash)
 	valueBase  uint64
 	skipBad    bool
-	cols       []int                          // SourceSpec.Columns, 0-based
-	checkCell  func(i int, text []byte) error // SourceSpec.CheckCell
+	cols       []int                          // Spec.Columns, 0-based
+	checkCell  func(i int, text []byte) error // Spec.CheckCell
 	cells      []byte                         // this block's cells of cols, back to back
 	cellEnds   []int                          // cellEnds[row*len(cols)+j] is where that cell ends in cells
 
@@ -79,7 +81,7 @@ type fileSource[K, V Bits] struct {
 	done    bool
 	closed  bool
 
-	ctx       context.Context // stops opening and reading (source_open.go)
+	ctx       context.Context // stops opening and reading (open.go)
 	stopWatch func() bool     // ends the watch that wakes a blocked read on ctx's end
 	consumed  int64           // bytes of (decompressed) input read by readLine
 	nextCheck int64           // consumed at which ctx is looked at next
@@ -87,7 +89,7 @@ type fileSource[K, V Bits] struct {
 
 // openFileSource opens spec's file (f, when the caller opened it already;
 // it is closed on an error) and reads its header and first row.
-func openFileSource[K, V Bits](ctx context.Context, f *os.File, spec SourceSpec, key, value Type) (Source[K, V], error) {
+func openFileSource[K, V core.Bits](ctx context.Context, f *os.File, spec Spec, key, value core.Type) (core.Source[K, V], error) {
 	fl, err := spec.fileLayout()
 	if err != nil {
 		return nil, err
@@ -144,7 +146,7 @@ func PathErrorReason(err error) error {
 
 // open detects compression and format, reads the header if there is one
 // and the first data row, and resolves the columns.
-func (s *fileSource[K, V]) open(spec SourceSpec, fl fileLayout) error {
+func (s *fileSource[K, V]) open(spec Spec, fl fileLayout) error {
 	raw := bufio.NewReaderSize(s.f, fileBufferBytes)
 	s.r = raw
 	if magic, _ := raw.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
@@ -617,14 +619,14 @@ func (s *fileSource[K, V]) parseRow() (K, V, error) {
 	if err != nil {
 		return k, v, fmt.Errorf("%s:%d: %s: %w", s.path, s.recLine, s.columnLabel(s.keyCol), err)
 	}
-	k = FromUint64[K](lo, hi)
+	k = core.FromUint64[K](lo, hi)
 	switch {
 	case s.valCol >= 0:
 		lo, hi, err = ParseValue(s.value, bytesString(s.field(s.valCol)))
 		if err != nil {
 			return k, v, fmt.Errorf("%s:%d: %s: %w", s.path, s.recLine, s.columnLabel(s.valCol), err)
 		}
-		v = FromUint64[V](lo, hi)
+		v = core.FromUint64[V](lo, hi)
 	case s.valRand:
 		v = valueBits[V](moremur(s.valueBase + uint64(s.rows)*weylGamma))
 	default:
@@ -651,7 +653,7 @@ func (s *fileSource[K, V]) keepCells() error {
 	return nil
 }
 
-// Cell implements CellSource.
+// Cell implements core.CellSource.
 func (s *fileSource[K, V]) Cell(row, column int) []byte {
 	i := row*len(s.cols) + column
 	start := 0
@@ -664,7 +666,7 @@ func (s *fileSource[K, V]) Cell(row, column int) []byte {
 // Next implements Source. A bad row stops the load with its file, line,
 // column and value, unless SkipBadRows is set: then it is counted in
 // Skipped. On an error b is left empty.
-func (s *fileSource[K, V]) Next(b *Block[K, V], max int) error {
+func (s *fileSource[K, V]) Next(b *core.Block[K, V], max int) error {
 	b.Reset()
 	s.cells, s.cellEnds = s.cells[:0], s.cellEnds[:0]
 	switch {

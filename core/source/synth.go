@@ -1,4 +1,4 @@
-package core
+package source
 
 // Synthetic sources: rows computed from (seed, row number) alone.
 //
@@ -30,6 +30,8 @@ import (
 	"math"
 	"math/bits"
 	"unsafe"
+
+	"github.com/packlab/packlab/core"
 )
 
 // weylGamma is the odd increment of every Weyl sequence (2^64 / phi).
@@ -69,11 +71,11 @@ func valueHash(klo, khi uint64) uint64 {
 
 // valueBits makes a value of type V from a 64-bit draw; 16-byte values get a
 // second, independent word.
-func valueBits[V Bits](x uint64) V {
+func valueBits[V core.Bits](x uint64) V {
 	if sizeOf[V]() == 16 {
-		return FromUint64[V](x, moremur(x+weylGamma))
+		return core.FromUint64[V](x, moremur(x+weylGamma))
 	}
-	return FromUint64[V](x, 0)
+	return core.FromUint64[V](x, 0)
 }
 
 // synthKind numbers the generators for the switch in Next.
@@ -86,10 +88,10 @@ const (
 	synthZipf
 )
 
-// synthSource implements IndexedSource for the four generated kinds. It
+// synthSource implements core.IndexedSource for the four generated kinds. It
 // holds no per-row state beyond the next row number, so its memory is
 // constant; Row is safe for concurrent use.
-type synthSource[K, V Bits] struct {
+type synthSource[K, V core.Bits] struct {
 	kind       synthKind
 	rows       int64
 	next       int64  // the row the next Next starts at
@@ -101,20 +103,20 @@ type synthSource[K, V Bits] struct {
 	valueBase  uint64
 	zipfBase   uint64
 	zipf       zipfSampler
-	rowBytes   int // a row's values (RowType): the low rowBytes bytes of V's, else 0
+	rowBytes   int // a row's values (core.RowType): the low rowBytes bytes of V's, else 0
 	closed     bool
 }
 
 // cutRow keeps a value's low s.rowBytes bytes, for a row.
 func (s *synthSource[K, V]) cutRow(v V) V {
-	lo, hi := ToUint64(v)
+	lo, hi := core.ToUint64(v)
 	if s.rowBytes < 8 {
-		return FromUint64[V](lo&(1<<(8*s.rowBytes)-1), 0)
+		return core.FromUint64[V](lo&(1<<(8*s.rowBytes)-1), 0)
 	}
-	return FromUint64[V](lo, hi&(1<<(8*(s.rowBytes-8))-1))
+	return core.FromUint64[V](lo, hi&(1<<(8*(s.rowBytes-8))-1))
 }
 
-func newSynthSource[K, V Bits](spec SourceSpec, key Type) (*synthSource[K, V], error) {
+func newSynthSource[K, V core.Bits](spec Spec, key core.Type) (*synthSource[K, V], error) {
 	s := &synthSource[K, V]{
 		rows:       spec.Rows,
 		hashValues: spec.Values != ValuesRandom,
@@ -123,22 +125,22 @@ func newSynthSource[K, V Bits](spec SourceSpec, key Type) (*synthSource[K, V], e
 		valueBase:  seedBase(spec.Seed, purposeValue),
 		zipfBase:   seedBase(spec.Seed, purposeZipf),
 	}
-	if key.Kind == KindFloat {
+	if key.Kind == core.KindFloat {
 		s.floatKey = 8 * key.Size
 	}
 	switch spec.Kind {
-	case SourceSequential:
+	case Sequential:
 		s.kind = synthSequential
-	case SourceRandom:
+	case Random:
 		s.kind = synthRandom
-	case SourceRange:
+	case Range:
 		s.kind = synthRange
 		s.m = uint64(spec.Param)
 		if limit := rangeLimit(key); s.m > limit {
 			return nil, spec.errorf("M %d is too large for key type %s (allowed: 1 to %d, the count of values %s holds from 0 up)",
 				s.m, key.Name, limit, key.Name)
 		}
-	case SourceZipf:
+	case Zipf:
 		s.kind = synthZipf
 		s.zipf = newZipfSampler(float64(spec.Rows), spec.Param)
 	default:
@@ -149,13 +151,13 @@ func newSynthSource[K, V Bits](spec SourceSpec, key Type) (*synthSource[K, V], e
 
 // rangeLimit is the largest M for which every number in [0, M) is a
 // distinct value of the key type.
-func rangeLimit(key Type) uint64 {
+func rangeLimit(key core.Type) uint64 {
 	switch key.Kind {
-	case KindSigned:
+	case core.KindSigned:
 		if key.Size < 8 {
 			return 1 << (8*key.Size - 1)
 		}
-	case KindFloat:
+	case core.KindFloat:
 		if key.Size == 4 {
 			return 1 << 24
 		}
@@ -181,14 +183,14 @@ func (s *synthSource[K, V]) Close() error {
 
 // numKey turns a generated number into a key: the number as a float for
 // float keys, its low bytes otherwise.
-func numKey[K Bits](n uint64, floatKey int) K {
+func numKey[K core.Bits](n uint64, floatKey int) K {
 	switch floatKey {
 	case 64:
-		return FromUint64[K](math.Float64bits(float64(n)), 0)
+		return core.FromUint64[K](math.Float64bits(float64(n)), 0)
 	case 32:
-		return FromUint64[K](uint64(math.Float32bits(float32(n))), 0)
+		return core.FromUint64[K](uint64(math.Float32bits(float32(n))), 0)
 	}
-	return FromUint64[K](n, 0)
+	return core.FromUint64[K](n, 0)
 }
 
 // key computes row i's key.
@@ -200,15 +202,15 @@ func (s *synthSource[K, V]) key(i uint64) K {
 		x := s.keyBase + i*weylGamma
 		switch sizeOf[K]() {
 		case 1:
-			return FromUint64[K](uint64(mix8(uint8(x))), 0)
+			return core.FromUint64[K](uint64(mix8(uint8(x))), 0)
 		case 2:
-			return FromUint64[K](uint64(mix16(uint16(x))), 0)
+			return core.FromUint64[K](uint64(mix16(uint16(x))), 0)
 		case 4:
-			return FromUint64[K](uint64(mix32(uint32(x))), 0)
+			return core.FromUint64[K](uint64(mix32(uint32(x))), 0)
 		case 16:
-			return FromUint64[K](moremur(x), moremur(s.keyBaseHi+i*weylGamma))
+			return core.FromUint64[K](moremur(x), moremur(s.keyBaseHi+i*weylGamma))
 		}
-		return FromUint64[K](moremur(x), 0)
+		return core.FromUint64[K](moremur(x), 0)
 	case synthRange:
 		n, _ := bits.Mul64(moremur(s.keyBase+i*weylGamma), s.m)
 		return numKey[K](n, s.floatKey)
@@ -221,7 +223,7 @@ func (s *synthSource[K, V]) key(i uint64) K {
 func (s *synthSource[K, V]) value(i uint64, k K) V {
 	var v V
 	if s.hashValues {
-		lo, hi := ToUint64(k)
+		lo, hi := core.ToUint64(k)
 		v = valueBits[V](valueHash(lo, hi))
 	} else {
 		v = valueBits[V](moremur(s.valueBase + i*weylGamma))
@@ -232,8 +234,8 @@ func (s *synthSource[K, V]) value(i uint64, k K) V {
 	return v
 }
 
-// Row implements IndexedSource: the i-th row, computed alone. For i outside
-// [0, Rows) it returns what row i would be in a longer source.
+// Row implements core.IndexedSource: the i-th row, computed alone. For i
+// outside [0, Rows) it returns what row i would be in a longer source.
 func (s *synthSource[K, V]) Row(i int64) (K, V) {
 	k := s.key(uint64(i))
 	return k, s.value(uint64(i), k)
@@ -243,7 +245,7 @@ var errSourceClosed = errors.New("source: Next after Close")
 
 // Next implements Source. Each kind has its own loop, with no calls that
 // are not inlined and no allocation once the block has capacity.
-func (s *synthSource[K, V]) Next(b *Block[K, V], max int) error {
+func (s *synthSource[K, V]) Next(b *core.Block[K, V], max int) error {
 	if s.closed {
 		b.Reset()
 		return errSourceClosed
@@ -295,12 +297,16 @@ func (s *synthSource[K, V]) Next(b *Block[K, V], max int) error {
 // [2]uint64) slices, so the loop body is a few multiplies and a store: no
 // calls, no type dictionary, no bounds checks.
 
-// synthWord is what a kernel stores: the Bits types of up to 8 bytes.
+// synthWord is what a kernel stores: the core.Bits types of up to 8 bytes.
 type synthWord interface {
 	uint8 | uint16 | uint32 | uint64
 }
 
-// wordsOf views a slice of Bits as the plain type of the same size.
+// sizeOf is unsafe.Sizeof for a type parameter: 1, 2, 4, 8 or 16 for the
+// Bits types; the compiler folds it to a constant in every instantiation.
+func sizeOf[T any]() uintptr { return unsafe.Sizeof(*new(T)) }
+
+// wordsOf views a slice of core.Bits as the plain type of the same size.
 func wordsOf[T, S any](s []S) []T {
 	if len(s) == 0 {
 		return nil
@@ -308,7 +314,7 @@ func wordsOf[T, S any](s []S) []T {
 	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
 }
 
-func seqKeys[K Bits](keys []K, start uint64) {
+func seqKeys[K core.Bits](keys []K, start uint64) {
 	switch sizeOf[K]() {
 	case 1:
 		seqKernel(wordsOf[uint8](keys), start)
@@ -319,9 +325,9 @@ func seqKeys[K Bits](keys []K, start uint64) {
 	case 8:
 		seqKernel(wordsOf[uint64](keys), start)
 	default:
-		k := wordsOf[U128](keys)
+		k := wordsOf[core.U128](keys)
 		for j := range k {
-			k[j] = U128{start + uint64(j), 0}
+			k[j] = core.U128{start + uint64(j), 0}
 		}
 	}
 }
@@ -332,7 +338,7 @@ func seqKernel[T synthWord](dst []T, start uint64) {
 	}
 }
 
-func randomKeys[K Bits](keys []K, x, y uint64) {
+func randomKeys[K core.Bits](keys []K, x, y uint64) {
 	switch sizeOf[K]() {
 	case 1:
 		k := wordsOf[uint8](keys)
@@ -355,9 +361,9 @@ func randomKeys[K Bits](keys []K, x, y uint64) {
 	case 8:
 		randomKernel(wordsOf[uint64](keys), x)
 	default:
-		k := wordsOf[U128](keys)
+		k := wordsOf[core.U128](keys)
 		for j := range k {
-			k[j] = U128{moremur(x), moremur(y)}
+			k[j] = core.U128{moremur(x), moremur(y)}
 			x += weylGamma
 			y += weylGamma
 		}
@@ -404,7 +410,7 @@ func mix8(x uint8) uint8 {
 	return x
 }
 
-func rangeKeys[K Bits](keys []K, x, m uint64) {
+func rangeKeys[K core.Bits](keys []K, x, m uint64) {
 	switch sizeOf[K]() {
 	case 1:
 		rangeKernel(wordsOf[uint8](keys), x, m)
@@ -415,10 +421,10 @@ func rangeKeys[K Bits](keys []K, x, m uint64) {
 	case 8:
 		rangeKernel(wordsOf[uint64](keys), x, m)
 	default:
-		k := wordsOf[U128](keys)
+		k := wordsOf[core.U128](keys)
 		for j := range k {
 			r, _ := bits.Mul64(moremur(x), m)
-			k[j] = U128{r, 0}
+			k[j] = core.U128{r, 0}
 			x += weylGamma
 		}
 	}
@@ -435,7 +441,7 @@ func rangeKernel[T synthWord](dst []T, x, m uint64) {
 	}
 }
 
-func hashValues[K, V Bits](keys []K, vals []V) {
+func hashValues[K, V core.Bits](keys []K, vals []V) {
 	switch sizeOf[K]() {
 	case 1:
 		hashValuesFrom(wordsOf[uint8](keys), vals)
@@ -446,14 +452,14 @@ func hashValues[K, V Bits](keys []K, vals []V) {
 	case 8:
 		hashValuesFrom(wordsOf[uint64](keys), vals)
 	default:
-		k := wordsOf[U128](keys)
+		k := wordsOf[core.U128](keys)
 		for j := range k {
 			vals[j] = valueBits[V](valueHash(k[j][0], k[j][1]))
 		}
 	}
 }
 
-func hashValuesFrom[KT synthWord, V Bits](keys []KT, vals []V) {
+func hashValuesFrom[KT synthWord, V core.Bits](keys []KT, vals []V) {
 	switch sizeOf[V]() {
 	case 1:
 		hashKernel(keys, wordsOf[uint8](vals))
@@ -464,10 +470,10 @@ func hashValuesFrom[KT synthWord, V Bits](keys []KT, vals []V) {
 	case 8:
 		hashKernel(keys, wordsOf[uint64](vals))
 	default:
-		v := wordsOf[U128](vals)
+		v := wordsOf[core.U128](vals)
 		for j := range v {
 			x := valueHash(uint64(keys[j]), 0)
-			v[j] = U128{x, moremur(x + weylGamma)}
+			v[j] = core.U128{x, moremur(x + weylGamma)}
 		}
 	}
 }
@@ -479,7 +485,7 @@ func hashKernel[KT, VT synthWord](keys []KT, vals []VT) {
 	}
 }
 
-func randomValues[V Bits](vals []V, x uint64) {
+func randomValues[V core.Bits](vals []V, x uint64) {
 	switch sizeOf[V]() {
 	case 1:
 		randomKernel(wordsOf[uint8](vals), x)
@@ -490,10 +496,10 @@ func randomValues[V Bits](vals []V, x uint64) {
 	case 8:
 		randomKernel(wordsOf[uint64](vals), x)
 	default:
-		v := wordsOf[U128](vals)
+		v := wordsOf[core.U128](vals)
 		for j := range v {
 			r := moremur(x)
-			v[j] = U128{r, moremur(r + weylGamma)}
+			v[j] = core.U128{r, moremur(r + weylGamma)}
 			x += weylGamma
 		}
 	}

@@ -1,4 +1,4 @@
-package core
+package source
 
 // Opening and reading a key file so that a cancel always ends it.
 //
@@ -20,6 +20,8 @@ import (
 	"io/fs"
 	"os"
 	"time"
+
+	"github.com/packlab/packlab/core"
 )
 
 // cancelCheckBytes is how much (decompressed) input a file source reads at
@@ -70,23 +72,23 @@ func OpenFile(ctx context.Context, path string) (*os.File, error) {
 	return f, nil
 }
 
-// OpenSourceContext is OpenSource for a source that ctx can stop: a file
+// OpenContext is Open for a source that ctx can stop: a file
 // source opens its file with OpenFile, and its Next returns an error
 // wrapping ctx's (context.Canceled) within cancelCheckBytes of input, or at
 // once when it waits on a stream, after ctx ends.
-func OpenSourceContext[K, V Bits](ctx context.Context, spec SourceSpec, key, value Type) (Source[K, V], error) {
+func OpenContext[K, V core.Bits](ctx context.Context, spec Spec, key, value core.Type) (core.Source[K, V], error) {
 	return openSource[K, V](ctx, nil, spec, key, value)
 }
 
-// OpenSourceFile is OpenSourceContext for a file source whose file f the
+// FromFile is OpenContext for a file source whose file f the
 // caller has opened already (a stream handed over from another process):
 // spec.Path names it in messages. The source owns f and closes it, also
 // when it returns an error.
-func OpenSourceFile[K, V Bits](ctx context.Context, f *os.File, spec SourceSpec, key, value Type) (Source[K, V], error) {
+func FromFile[K, V core.Bits](ctx context.Context, f *os.File, spec Spec, key, value core.Type) (core.Source[K, V], error) {
 	if f == nil {
 		return nil, errors.New("source file: no file given")
 	}
-	if spec.Kind != SourceFile {
+	if spec.Kind != File {
 		f.Close()
 		return nil, fmt.Errorf("source %q: an open file needs a file source spec", spec.String())
 	}

@@ -1,4 +1,4 @@
-package core
+package source
 
 // Text <-> bits for every supported type, as ClickHouse writes values in
 // FORMAT TSV and CSV. ParseValue is what a file source runs on each field;
@@ -6,8 +6,8 @@ package core
 //
 // The bits are returned as (lo, hi): lo holds a value of up to 8 bytes in its
 // low bytes (signed values as two's complement, floats as IEEE 754 bits) and
-// hi is zero; a 16-byte value uses both words. FromUint64[T](lo, hi) turns
-// them into a map's key or value.
+// hi is zero; a 16-byte value uses both words. core.FromUint64[T](lo, hi)
+// turns them into a map's key or value.
 //
 // What each type accepts:
 //
@@ -43,27 +43,29 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+
+	"github.com/packlab/packlab/core"
 )
 
 // ParseValue parses s, as ClickHouse writes a value of type t in TSV or CSV,
 // into the value's bits. The error names the value, the type and what is
 // allowed, e.g. `"70000" is out of range for UInt16 (0 to 65535)`.
-func ParseValue(t Type, s string) (lo, hi uint64, err error) {
+func ParseValue(t core.Type, s string) (lo, hi uint64, err error) {
 	if !validShape(t) {
 		return 0, 0, fmt.Errorf("cannot parse %s: unknown type %q (size %d)", quoteValue(s), t.Name, t.Size)
 	}
 	switch t.Kind {
-	case KindUnsigned:
+	case core.KindUnsigned:
 		return parseUnsignedText(t, s)
-	case KindSigned:
+	case core.KindSigned:
 		return parseSignedText(t, s)
-	case KindFloat:
+	case core.KindFloat:
 		return parseFloatText(t, s)
-	case KindUUID:
+	case core.KindUUID:
 		return parseUUIDText(t, s)
-	case KindDate:
+	case core.KindDate:
 		return parseDateText(t, s)
-	case KindDateTime:
+	case core.KindDateTime:
 		return parseDateTimeText(t, s)
 	}
 	return 0, 0, fmt.Errorf("cannot parse %s: type %s has an unknown kind %d", quoteValue(s), t.Name, t.Kind)
@@ -71,17 +73,17 @@ func ParseValue(t Type, s string) (lo, hi uint64, err error) {
 
 // FormatValue writes the bits of a value of type t as ClickHouse would in TSV
 // (without CSV quoting). Bits above t's size are ignored.
-func FormatValue(t Type, lo, hi uint64) string {
+func FormatValue(t core.Type, lo, hi uint64) string {
 	if !validShape(t) {
 		return fmt.Sprintf("<%s %#x %#x>", t.Name, hi, lo)
 	}
 	switch t.Kind {
-	case KindUnsigned:
+	case core.KindUnsigned:
 		if t.Size == 16 {
 			return formatUint128(lo, hi)
 		}
 		return strconv.FormatUint(lo&sizeMask(t.Size), 10)
-	case KindSigned:
+	case core.KindSigned:
 		if t.Size == 16 {
 			if int64(hi) < 0 {
 				lo, hi = negate128(lo, hi)
@@ -90,14 +92,14 @@ func FormatValue(t Type, lo, hi uint64) string {
 			return formatUint128(lo, hi)
 		}
 		return strconv.FormatInt(signExtend(lo, t.Size), 10)
-	case KindFloat:
+	case core.KindFloat:
 		return formatFloatBits(t, lo)
-	case KindUUID:
+	case core.KindUUID:
 		return formatUUID(lo, hi)
-	case KindDate:
+	case core.KindDate:
 		y, m, d := civilFromDays(int64(uint16(lo)))
 		return fmt.Sprintf("%04d-%02d-%02d", y, m, d)
-	case KindDateTime:
+	case core.KindDateTime:
 		secs := int64(uint32(lo))
 		y, m, d := civilFromDays(secs / 86400)
 		r := secs % 86400
@@ -106,10 +108,10 @@ func FormatValue(t Type, lo, hi uint64) string {
 	return fmt.Sprintf("<%s %#x %#x>", t.Name, hi, lo)
 }
 
-// knownType reports whether t is one of Types(): a hand-built Type with a
+// knownType reports whether t is one of core.Types(): a hand-built Type with a
 // wrong size or kind is refused rather than misread.
-func knownType(t Type) bool {
-	for _, u := range types {
+func knownType(t core.Type) bool {
+	for _, u := range core.Types() {
 		if u.Name == t.Name && u.Size == t.Size && u.Kind == t.Kind {
 			return true
 		}
@@ -119,17 +121,17 @@ func knownType(t Type) bool {
 
 // validShape is the cheap check ParseValue runs on every field: a size
 // that the kind allows, so that the bits are well defined.
-func validShape(t Type) bool {
+func validShape(t core.Type) bool {
 	switch t.Kind {
-	case KindUnsigned, KindSigned:
+	case core.KindUnsigned, core.KindSigned:
 		return t.Size == 1 || t.Size == 2 || t.Size == 4 || t.Size == 8 || t.Size == 16
-	case KindFloat:
+	case core.KindFloat:
 		return t.Size == 4 || t.Size == 8
-	case KindUUID:
+	case core.KindUUID:
 		return t.Size == 16
-	case KindDate:
+	case core.KindDate:
 		return t.Size == 2
-	case KindDateTime:
+	case core.KindDateTime:
 		return t.Size == 4
 	}
 	return false
@@ -159,39 +161,39 @@ func quoteValue(s string) string {
 }
 
 // allowedText says what a type accepts, for error messages.
-func allowedText(t Type) string {
+func allowedText(t core.Type) string {
 	switch t.Kind {
-	case KindUnsigned:
+	case core.KindUnsigned:
 		if t.Size == 16 {
 			return "0 to 340282366920938463463374607431768211455"
 		}
 		return "0 to " + strconv.FormatUint(sizeMask(t.Size), 10)
-	case KindSigned:
+	case core.KindSigned:
 		if t.Size == 16 {
 			return "-170141183460469231731687303715884105728 to 170141183460469231731687303715884105727"
 		}
 		maxv := int64(sizeMask(t.Size) >> 1)
 		return strconv.FormatInt(-maxv-1, 10) + " to " + strconv.FormatInt(maxv, 10)
-	case KindFloat:
+	case core.KindFloat:
 		if t.Size == 4 {
 			return "a decimal number of magnitude up to 3.4028234663852886e38, nan, inf or -inf"
 		}
 		return "a decimal number of magnitude up to 1.7976931348623157e308, nan, inf or -inf"
-	case KindUUID:
+	case core.KindUUID:
 		return "8-4-4-4-12 hex digits, e.g. 61f0c404-5cb3-11e7-907b-a6006ad3dba0"
-	case KindDate:
+	case core.KindDate:
 		return "YYYY-MM-DD from 1970-01-01 to 2149-06-06, or a day number 0 to 65535"
-	case KindDateTime:
+	case core.KindDateTime:
 		return "YYYY-MM-DD hh:mm:ss (UTC) from 1970-01-01 00:00:00 to 2106-02-07 06:28:15, or seconds 0 to 4294967295"
 	}
 	return "nothing"
 }
 
-func errOutOfRange(t Type, s string) error {
+func errOutOfRange(t core.Type, s string) error {
 	return fmt.Errorf("%s is out of range for %s (%s)", quoteValue(s), t.Name, allowedText(t))
 }
 
-func errMalformed(t Type, s string) error {
+func errMalformed(t core.Type, s string) error {
 	return fmt.Errorf("%s is not a valid %s (allowed: %s)", quoteValue(s), t.Name, allowedText(t))
 }
 
@@ -255,7 +257,7 @@ func negate128(lo, hi uint64) (uint64, uint64) {
 	return l, h
 }
 
-func parseUnsignedText(t Type, s string) (lo, hi uint64, err error) {
+func parseUnsignedText(t core.Type, s string) (lo, hi uint64, err error) {
 	neg, digits := splitSign(s)
 	lo, hi, ok, overflow := parseDecimal128(digits)
 	if !ok {
@@ -270,7 +272,7 @@ func parseUnsignedText(t Type, s string) (lo, hi uint64, err error) {
 	return lo, hi, nil
 }
 
-func parseSignedText(t Type, s string) (lo, hi uint64, err error) {
+func parseSignedText(t core.Type, s string) (lo, hi uint64, err error) {
 	neg, digits := splitSign(s)
 	lo, hi, ok, overflow := parseDecimal128(digits)
 	if !ok {
@@ -307,7 +309,7 @@ const (
 	float32QuietNaN = 0x7fc00000
 )
 
-func parseFloatText(t Type, s string) (lo, hi uint64, err error) {
+func parseFloatText(t core.Type, s string) (lo, hi uint64, err error) {
 	neg, rest := splitSign(s)
 	if strings.EqualFold(rest, "nan") {
 		if t.Size == 4 {
@@ -346,7 +348,7 @@ func parseFloatText(t Type, s string) (lo, hi uint64, err error) {
 	return math.Float64bits(f), 0, nil
 }
 
-func formatFloatBits(t Type, lo uint64) string {
+func formatFloatBits(t core.Type, lo uint64) string {
 	var f float64
 	bitSize := 64
 	if t.Size == 4 {
@@ -420,7 +422,7 @@ func hexNibble(c byte) (uint64, bool) {
 	return 0, false
 }
 
-func parseUUIDText(t Type, s string) (lo, hi uint64, err error) {
+func parseUUIDText(t core.Type, s string) (lo, hi uint64, err error) {
 	var digits [32]byte
 	switch len(s) {
 	case 36:
@@ -562,7 +564,7 @@ func parsePlainUint(s string) (v uint64, ok, overflow bool) {
 	return lo, ok, overflow
 }
 
-func parseDateText(t Type, s string) (lo, hi uint64, err error) {
+func parseDateText(t core.Type, s string) (lo, hi uint64, err error) {
 	if len(s) == 10 && s[4] == '-' {
 		days, ok := parseCivilDate(s)
 		if !ok {
@@ -584,7 +586,7 @@ func parseDateText(t Type, s string) (lo, hi uint64, err error) {
 	return v, 0, nil
 }
 
-func parseDateTimeText(t Type, s string) (lo, hi uint64, err error) {
+func parseDateTimeText(t core.Type, s string) (lo, hi uint64, err error) {
 	if len(s) == 19 && s[4] == '-' {
 		days, ok := parseCivilDate(s)
 		if !ok || (s[10] != ' ' && s[10] != 'T') || s[13] != ':' || s[16] != ':' {
