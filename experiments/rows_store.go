@@ -1,0 +1,320 @@
+package experiments
+
+// What a row keeps beside its table: its Strings' bytes in one arena, the
+// row holding an 8-byte reference to them (dict.RowStringBytes), so that a
+// row of a UInt16 and a String is a cell of key + 10 bytes, whatever the
+// String's length; and a row wider than a cell's value (dict.MaxRowBytes)
+// in a row array, the cell holding its number (dict.RowCell). A row with
+// Nullable attributes ends in a byte of their null flags (bit i for the
+// i-th Nullable); a NULL String takes nothing in the arena.
+//
+//	--attributes UInt16,String,Nullable(UInt32): a row of 2 + 8 + 4 + 1 bytes
+//
+//	row:    +--+----------------------------------+----+-----+
+//	        |a1| String: offset 40 b, length 24 b |a3  |nulls|   in the table's cell
+//	        +--+----------------------------------+----+-----+
+//	                 |
+//	arena:  [chunk 0: 1 MiB ............][chunk 1 ....   ]   one for the table
+//	                 ^ the String's bytes, no terminator
+//
+//	--attributes UInt64,Float64,UInt32,String: a row of 8 + 8 + 4 + 8 bytes
+//
+//	cell:   +--------+-----+                 (compact: the key's remainder
+//	        |key     |row #|                  and the row's number in a slot)
+//	        +--------+-----+
+//	                    |  4 bytes below 2^32 rows, else 8
+//	array:  [chunk 0: 37,449 rows of 28 bytes][chunk 1 ...]   one for the table
+//	                    ^ the row, its String's reference into the arena
+//
+// The arena and the row array are chunks of dict.RowArenaChunk bytes, each
+// filled from its start and never moved; a String that does not fit in what
+// is left of a chunk starts the next one (at most dict.MaxStringLen bytes of
+// a chunk stay unused), and a chunk of the array holds whole rows
+// (dict.RowsPerChunk). The lab's rows are drawn from their keys as
+// ClickHouse's are (attributesSQL): a String's length uniformly from its
+// range, its bytes hex digits of a hash of the key; a wide row's other
+// bytes hashes of the key too. Both are on the Go heap: pointer-free chunks
+// the collector never scans, counted in the result's bytes_allocated beside
+// the table's slab. A wide row's read is one more cache miss than a narrow
+// one's: the cell, then the row.
+
+import (
+	"encoding/binary"
+	"unsafe"
+
+	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/dict"
+)
+
+// rowArena holds a row layout's String bytes.
+type rowArena struct {
+	chunks [][]byte
+	used   int64 // the Strings' bytes
+}
+
+// add makes room for n bytes and returns them and their offset.
+func (a *rowArena) add(n int) ([]byte, int64) {
+	last := len(a.chunks) - 1
+	if last < 0 || len(a.chunks[last])+n > dict.RowArenaChunk {
+		a.chunks = append(a.chunks, make([]byte, 0, dict.RowArenaChunk))
+		last++
+	}
+	c := a.chunks[last]
+	off := int64(last)*dict.RowArenaChunk + int64(len(c))
+	a.chunks[last] = c[:len(c)+n]
+	a.used += int64(n)
+	return a.chunks[last][len(c):], off
+}
+
+// get is the String a reference names.
+func (a *rowArena) get(ref uint64) []byte {
+	off, n := ref>>24, int(ref&(1<<24-1))
+	c := a.chunks[off/dict.RowArenaChunk]
+	i := int(off % dict.RowArenaChunk)
+	return c[i : i+n]
+}
+
+// bytes is what the arena allocated.
+func (a *rowArena) bytes() int64 { return int64(len(a.chunks)) * dict.RowArenaChunk }
+
+// rowArray holds a wide row layout's rows: chunks of whole rows of width
+// bytes, row i in chunk i/per.
+type rowArray struct {
+	width  int
+	cell   int   // a row number's bytes in the table's cell: 4 or 8
+	per    int64 // rows a chunk (dict.RowsPerChunk)
+	chunks [][]byte
+	rows   int64
+}
+
+// add appends a zeroed row and returns its bytes and its number.
+func (a *rowArray) add() ([]byte, uint64) {
+	i := a.rows % a.per
+	if i == 0 {
+		a.chunks = append(a.chunks, make([]byte, a.per*int64(a.width)))
+	}
+	a.rows++
+	c := a.chunks[len(a.chunks)-1]
+	return c[i*int64(a.width) : (i+1)*int64(a.width)], uint64(a.rows - 1)
+}
+
+// row is row number i.
+func (a *rowArray) row(i uint64) []byte {
+	c, at := a.chunks[int64(i)/a.per], int64(i)%a.per*int64(a.width)
+	return c[at : at+int64(a.width)]
+}
+
+// bytes is what the array allocated.
+func (a *rowArray) bytes() int64 { return int64(len(a.chunks)) * a.per * int64(a.width) }
+
+// rowString is where a String attribute sits in the row and how its
+// values are drawn.
+type rowString struct {
+	at       int    // its reference's first byte in the row
+	min, max int    // its lengths
+	salt     uint64 // its attribute's number
+	null     byte   // its flag in the row's null byte, 0 if not Nullable
+}
+
+// rowStore is what a row run keeps beyond the source's bits: each
+// String's reference in the row and its bytes in the arena the load
+// fills, the byte of null flags of a row with Nullables (a Nullable is
+// NULL in one row of dict.NullEvery, by a hash of the key), and a wide
+// row's array.
+type rowStore struct {
+	strs    []rowString
+	nulls   []uint64 // the Nullables' attribute numbers, bit i of the flags for nulls[i]
+	flagsAt int      // the flags' byte in the row
+	arena   rowArena
+	wide    *rowArray // nil when the row is the cell's value
+}
+
+// rowStoreFor is p's row store; nil when p is not a row's run or its row
+// has no Strings, no Nullables and fits in a cell.
+func rowStoreFor(p parsedConfig) *rowStore {
+	if !p.row {
+		return nil
+	}
+	var rs rowStore
+	at := 0
+	for i, a := range p.attrs {
+		var flag byte
+		if a.Nullable {
+			flag = 1 << len(rs.nulls)
+			rs.nulls = append(rs.nulls, uint64(i))
+		}
+		if a.IsString() {
+			rs.strs = append(rs.strs, rowString{at: at, min: a.MinLen, max: a.MaxLen, salt: uint64(i), null: flag})
+		}
+		at += dict.RowAttrBytes(a)
+	}
+	rs.flagsAt = at
+	if row := dict.RowType(p.attrs); row.Size != p.value.Size {
+		rs.wide = &rowArray{width: row.Size, cell: p.value.Size, per: dict.RowsPerChunk(row.Size)}
+	}
+	if len(rs.strs) == 0 && len(rs.nulls) == 0 && rs.wide == nil {
+		return nil
+	}
+	return &rs
+}
+
+// count adds the arena and the row array to a result: their Strings and
+// rows are payload, their chunks' unused ends empty, and a wide row's
+// number in the cell metadata rather than payload.
+func (rs *rowStore) count(r *Result) {
+	if rs == nil {
+		return
+	}
+	r.BytesAllocated += rs.arena.bytes()
+	r.PayloadBytes += rs.arena.used
+	r.EmptyBytes += rs.arena.bytes() - rs.arena.used
+	if a := rs.wide; a != nil {
+		numbers := r.ElementCount * int64(a.cell)
+		r.BytesAllocated += a.bytes()
+		r.PayloadBytes += a.rows*int64(a.width) - numbers
+		r.MetadataBytes += numbers
+		r.EmptyBytes += a.bytes() - a.rows*int64(a.width)
+	}
+}
+
+// withRowStore is src with each row's Strings put in rs's arena and their
+// references written into the row, and a wide row put in rs's array, its
+// number in the value; src itself when rs is nil. It is an IndexedSource
+// when src is (the read order needs only the keys).
+func withRowStore[K, V core.Bits](src core.Source[K, V], rs *rowStore) core.Source[K, V] {
+	if rs == nil {
+		return src
+	}
+	s := &rowStoreSource[K, V]{Source: src, rs: rs}
+	if ix, ok := src.(core.IndexedSource[K, V]); ok {
+		return indexedRowStore[K, V]{s, ix}
+	}
+	return s
+}
+
+// rowStoreSource is withRowStore's source.
+type rowStoreSource[K, V core.Bits] struct {
+	core.Source[K, V]
+	rs *rowStore
+}
+
+func (s *rowStoreSource[K, V]) Next(b *core.Block[K, V], max int) error {
+	if err := s.Source.Next(b, max); err != nil {
+		return err
+	}
+	for i, k := range b.Keys {
+		row := unsafe.Slice((*byte)(unsafe.Pointer(&b.Values[i])), unsafe.Sizeof(b.Values[i]))
+		if a := s.rs.wide; a != nil {
+			var n uint64
+			row, n = a.add()
+			for j := 0; j < len(row); j += 8 { // the row's bits, drawn from the key
+				var w [8]byte
+				binary.LittleEndian.PutUint64(w[:], core.PairChecksum(k, 3000+uint64(j/8)))
+				copy(row[j:], w[:])
+			}
+			b.Values[i] = core.FromUint64[V](n, 0)
+		}
+		fillRow(s.rs, k, row)
+	}
+	return nil
+}
+
+// fillRow writes row's null flags and Strings for key k, the Strings'
+// bytes into rs's arena.
+func fillRow[K core.Bits](rs *rowStore, k K, row []byte) {
+	var flags byte
+	for j, a := range rs.nulls {
+		if core.PairChecksum(k, 2000+a)%dict.NullEvery == 0 {
+			flags |= 1 << j
+		}
+	}
+	if len(rs.nulls) > 0 {
+		row[rs.flagsAt] = flags
+	}
+	for _, st := range rs.strs {
+		if flags&st.null != 0 {
+			binary.LittleEndian.PutUint64(row[st.at:], 0)
+			continue
+		}
+		h := core.PairChecksum(k, st.salt)
+		n := st.min + int(core.PairChecksum(k, 1000+st.salt)%uint64(st.max-st.min+1))
+		dst, off := rs.arena.add(n)
+		for j := range dst {
+			dst[j] = "0123456789ABCDEF"[h>>(4*(j%16))&15]
+		}
+		binary.LittleEndian.PutUint64(row[st.at:], uint64(off)<<24|uint64(n))
+	}
+}
+
+// indexedRowStore is rowStoreSource over an IndexedSource.
+type indexedRowStore[K, V core.Bits] struct {
+	*rowStoreSource[K, V]
+	ix core.IndexedSource[K, V]
+}
+
+func (s indexedRowStore[K, V]) Row(i int64) (K, V) { return s.ix.Row(i) }
+
+// copyRows is the read's visit of a row run's found rows (nil when there
+// is nothing to copy): a wide row's bytes copied out of the array, as a
+// dictGet of each attribute reads its column, and every String's bytes
+// copied out of the arena, as a dictGet of a String column copies them
+// into its result. It works through the rows copyGroup at a time: their
+// rows first touched, then their Strings, then copied, so that the misses
+// of a group overlap instead of following one another.
+func copyRows[V core.Bits](rs *rowStore) func(vals []V, found []bool) {
+	if rs == nil || len(rs.strs) == 0 && rs.wide == nil {
+		return nil
+	}
+	var (
+		out  []byte
+		rows [copyGroup][]byte
+		sink byte
+	)
+	return func(vals []V, found []bool) {
+		out = out[:0]
+		for lo := 0; lo < len(vals); lo += copyGroup {
+			group := vals[lo:min(lo+copyGroup, len(vals))]
+			for i := range group {
+				rows[i] = nil
+				if !found[lo+i] {
+					continue
+				}
+				rows[i] = unsafe.Slice((*byte)(unsafe.Pointer(&group[i])), unsafe.Sizeof(group[i]))
+				if a := rs.wide; a != nil {
+					n, _ := core.ToUint64(group[i])
+					rows[i] = a.row(n)
+					sink += rows[i][0] // touched: its miss starts now
+				}
+			}
+			for _, row := range rows[:len(group)] {
+				for _, st := range rs.strs {
+					if row != nil && (st.null == 0 || row[rs.flagsAt]&st.null == 0) { // not NULL
+						if s := rs.arena.get(binary.LittleEndian.Uint64(row[st.at:])); len(s) > 0 {
+							sink += s[0]
+						}
+					}
+				}
+			}
+			for _, row := range rows[:len(group)] {
+				if row == nil {
+					continue
+				}
+				if rs.wide != nil {
+					out = append(out, row...)
+				}
+				for _, st := range rs.strs {
+					if st.null == 0 || row[rs.flagsAt]&st.null == 0 {
+						out = append(out, rs.arena.get(binary.LittleEndian.Uint64(row[st.at:]))...)
+					}
+				}
+			}
+		}
+		copySink = sink
+	}
+}
+
+// copyGroup is how many rows copyRows touches before it copies them.
+const copyGroup = 32
+
+// copySink keeps copyRows' touching loads from being dropped.
+var copySink byte
