@@ -257,8 +257,8 @@ var layoutDescriptions = map[core.Layout]string{
 // rowDescriptions are the row layouts' (experiments/rows.go): packlab's
 // own, for a dictionary of several attributes.
 var rowDescriptions = map[string]string{
-	"packed_row":  "the key once and every attribute beside it in one unpadded cell (packed), rows of up to 16 bytes",
-	"compact_row": "the key's quotient and every attribute in one compact slot, rows of up to 16 bytes",
+	"packed_row":  "the key once and every attribute beside it in one unpadded cell (packed); a row over 16 bytes in an array beside it, its number in the cell",
+	"compact_row": "the key's quotient and every attribute in one compact slot; a row over 16 bytes in an array beside it, its number in the slot",
 }
 
 // clickHouseLabels name, for a layout whose ClickHouse LAYOUT name another

@@ -169,8 +169,9 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 		return Result{}, err
 	}
 	defer src.Close()
-	rs := rowStringsFor(p) // a row's Strings, in an arena the load fills
-	src = withRowStrings(src, rs)
+	rs := rowStoreFor(p) // a row's Strings and wide rows, beside the table
+	defer rs.close()
+	src = withRowStore(src, rs)
 
 	heap0, rss0, hwm0 := baseline()
 
@@ -216,7 +217,7 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 	var rr core.ReadReport
 	if !p.NoRead {
 		report(PhaseRead, lr.Rows, time.Duration(lr.Seconds*float64(time.Second)), machine.CurrentRSS())
-		if rr, err = core.ReadVisit(ctx, m, src, core.ReadOptions{Seed: p.Seed, MissRate: p.MissRate}, copyRowStrings[V](rs)); err != nil {
+		if rr, err = core.ReadVisit(ctx, m, src, core.ReadOptions{Seed: p.Seed, MissRate: p.MissRate}, copyRows[V](rs)); err != nil {
 			return Result{}, err
 		}
 	}
@@ -286,7 +287,7 @@ func (p parsedConfig) result(l core.Layout, st core.Stats, lr core.LoadReport, r
 		Seed:              p.Seed,
 		ClickHouseLayout:  resultLayoutClause(l, p.key, p.value, p.Shards, p.MaxLoadFactor),
 		ElementCount:      st.ElementCount,
-		InformationLimit:  informationLimit(p.key, p.value, st.ElementCount),
+		InformationLimit:  informationLimit(p.key, p.rowOrValue(), st.ElementCount),
 		Duplicates:        lr.Duplicates,
 		SkippedRows:       lr.Skipped,
 		BucketCount:       st.BucketCount,

@@ -17,12 +17,16 @@ package experiments
 //
 // The row is carried in the narrowest value type that holds it (a U128
 // for 9 to 16 bytes) and a cell keeps only the row's bytes
-// (core.Options.ValueBytes), so rows are at most 16 bytes so far. A
-// String is an 8-byte reference in the row, its bytes in an arena beside
-// the table; a row with Nullables ends in a byte of their null flags
-// (rows_strings.go). The lab's rows are the row's bytes drawn
-// from the key (the synthetic source's values, cut to the row): what a
-// cell holds of each attribute does not change its memory or speed.
+// (core.Options.ValueBytes). A wider row (17 bytes and more) lives in a
+// row array beside the table, the cell keeping the key and the row's
+// number (4 bytes): a row of 28 bytes is a packed cell of 12 bytes and 28
+// in the array, so the empty cells of a table at fill 0.5 cost 12 bytes
+// each, not 36. A String is an 8-byte reference in the row, its bytes in
+// an arena beside the table; a row with Nullables ends in a byte of their
+// null flags (rows_store.go). The lab's rows are the row's bytes drawn
+// from the key (the synthetic source's values, cut to the row; hashes of
+// the key for a wide row): what a cell holds of each attribute does not
+// change its memory or speed.
 
 import (
 	"fmt"
@@ -32,10 +36,9 @@ import (
 	"github.com/packlab/packlab/experiments/dict"
 )
 
-// checkRow refuses attributes a row layout cannot hold: a row wider than
-// a cell's value (a String takes its 8-byte reference, Nullables a byte of
-// flags), more than 8 Nullables, or a file's values (one column is read so
-// far).
+// checkRow refuses attributes a row layout cannot hold: more than 8
+// Nullables (their flags are a byte), or a file's values (one column is
+// read so far).
 func (c Config) checkRow(name string, attrs []dict.Attribute) error {
 	list := strings.Join(c.Attributes, ",")
 	n := 0
@@ -47,20 +50,17 @@ func (c Config) checkRow(name string, attrs []dict.Attribute) error {
 	if n > 8 {
 		return NewFieldError("--attributes", list, fmt.Sprintf("%d Nullable attributes; %s keeps the null flags of at most 8 in a byte", n, name), "at most 8 Nullable attributes with "+name)
 	}
-	if size := dict.RowType(attrs).Size; size > dict.MaxRowBytes {
-		return NewFieldError("--attributes", list, fmt.Sprintf("a row of %d bytes; %s holds rows of at most %d bytes so far (a String takes %d: its reference into the row's arena; Nullables a byte of flags)", size, name, dict.MaxRowBytes, dict.RowStringBytes),
-			"attributes of 16 bytes or less in all, e.g. UInt16,UInt32,Float64 (14) or UInt16,String,UInt32 (14)")
-	}
 	if c.Source != "" {
 		return NewFieldError("--layout", name, "rows are drawn from the keys: a file's attributes are not read yet", "--keys, or a layout of one value for --source")
 	}
 	return nil
 }
 
-// at is p for a run of layout l: for a row layout, the row as its value.
+// at is p for a run of layout l: for a row layout, what its cell holds
+// as its value (dict.RowCell: the row, or a wide row's number).
 func (p parsedConfig) at(l layoutChoice) parsedConfig {
 	if l.row {
-		p.value, p.row = dict.RowType(p.attrs), true
+		p.value, p.row = dict.RowCell(p.attrs, p.Rows), true
 	}
 	return p
 }
@@ -87,4 +87,13 @@ func (p parsedConfig) layoutName(l core.Layout) string {
 // a generated source), for the planner's row setups.
 func CheckRow(attrs []dict.Attribute) error {
 	return Config{Attributes: dict.AttributesList(attrs)}.checkRow("a row layout", attrs)
+}
+
+// rowOrValue is the value a run's pairs carry: a row's whole bytes when it
+// is a row's run (a wide row's cell holds only its number), else the value.
+func (p parsedConfig) rowOrValue() core.Type {
+	if p.row {
+		return dict.RowType(p.attrs)
+	}
+	return p.value
 }

@@ -14,7 +14,7 @@ package experiments
 //	        |a1| String: offset 40 b, length 24 b |a3  |nulls|   in the table's cell
 //	        +--+----------------------------------+----+-----+
 //	                 |
-//	arena:  [chunk 0: 1 MiB ............][chunk 1 ....   ]   one for the table
+//	arena:  [chunk 0: 4 MiB ............][chunk 1 ....   ]   one for the table
 //	                 ^ the String's bytes, no terminator
 //
 //	--attributes UInt64,Float64,UInt32,String: a row of 8 + 8 + 4 + 8 bytes
@@ -23,20 +23,18 @@ package experiments
 //	        |key     |row #|                  and the row's number in a slot)
 //	        +--------+-----+
 //	                    |  4 bytes below 2^32 rows, else 8
-//	array:  [chunk 0: 37,449 rows of 28 bytes][chunk 1 ...]   one for the table
+//	array:  [chunk 0: 149,796 rows of 28 bytes][chunk 1 ...]  4 MiB chunks
 //	                    ^ the row, its String's reference into the arena
 //
-// The arena and the row array are chunks of dict.RowArenaChunk bytes, each
-// filled from its start and never moved; a String that does not fit in what
-// is left of a chunk starts the next one (at most dict.MaxStringLen bytes of
-// a chunk stay unused), and a chunk of the array holds whole rows
-// (dict.RowsPerChunk). The lab's rows are drawn from their keys as
-// ClickHouse's are (attributesSQL): a String's length uniformly from its
-// range, its bytes hex digits of a hash of the key; a wide row's other
-// bytes hashes of the key too. Both are on the Go heap: pointer-free chunks
-// the collector never scans, counted in the result's bytes_allocated beside
-// the table's slab. A wide row's read is one more cache miss than a narrow
-// one's: the cell, then the row.
+// The arena and the row array are each a core.Arena: chunks of
+// dict.RowArenaChunk outside the Go heap (huge pages, as a table's slab),
+// filled in order and never moved, so a String's reference and a row's
+// number stay valid as they grow; a piece never straddles two chunks. The lab's
+// rows are drawn from their keys as ClickHouse's are (attributesSQL): a
+// String's length uniformly from its range, its bytes hex digits of a hash
+// of the key; a wide row's other bytes hashes of the key too. Both are counted in the result's
+// bytes_allocated beside the table's slab. A wide row's read is one more
+// cache miss than a narrow one's: the cell, then the row.
 
 import (
 	"encoding/binary"
@@ -48,64 +46,48 @@ import (
 
 // rowArena holds a row layout's String bytes.
 type rowArena struct {
-	chunks [][]byte
-	used   int64 // the Strings' bytes
+	*core.Arena
 }
 
 // add makes room for n bytes and returns them and their offset.
-func (a *rowArena) add(n int) ([]byte, int64) {
-	last := len(a.chunks) - 1
-	if last < 0 || len(a.chunks[last])+n > dict.RowArenaChunk {
-		a.chunks = append(a.chunks, make([]byte, 0, dict.RowArenaChunk))
-		last++
+func (a rowArena) add(n int) ([]byte, int64, error) {
+	off, err := a.Alloc(n)
+	if err != nil {
+		return nil, 0, err
 	}
-	c := a.chunks[last]
-	off := int64(last)*dict.RowArenaChunk + int64(len(c))
-	a.chunks[last] = c[:len(c)+n]
-	a.used += int64(n)
-	return a.chunks[last][len(c):], off
+	return a.At(off, n), off, nil
 }
 
 // get is the String a reference names.
-func (a *rowArena) get(ref uint64) []byte {
-	off, n := ref>>24, int(ref&(1<<24-1))
-	c := a.chunks[off/dict.RowArenaChunk]
-	i := int(off % dict.RowArenaChunk)
-	return c[i : i+n]
+func (a rowArena) get(ref uint64) []byte {
+	return a.At(int64(ref>>24), int(ref&(1<<24-1)))
 }
 
-// bytes is what the arena allocated.
-func (a *rowArena) bytes() int64 { return int64(len(a.chunks)) * dict.RowArenaChunk }
-
-// rowArray holds a wide row layout's rows: chunks of whole rows of width
-// bytes, row i in chunk i/per.
+// rowArray holds a wide row layout's rows: per of them to a chunk of the
+// arena (dict.RowsPerChunk), row i in chunk i/per.
 type rowArray struct {
-	width  int
-	cell   int   // a row number's bytes in the table's cell: 4 or 8
-	per    int64 // rows a chunk (dict.RowsPerChunk)
-	chunks [][]byte
-	rows   int64
+	*core.Arena
+	width int
+	cell  int   // a row number's bytes in the table's cell: 4 or 8
+	per   int64 // rows a chunk
+	rows  int64
 }
 
 // add appends a zeroed row and returns its bytes and its number.
-func (a *rowArray) add() ([]byte, uint64) {
-	i := a.rows % a.per
-	if i == 0 {
-		a.chunks = append(a.chunks, make([]byte, a.per*int64(a.width)))
+func (a *rowArray) add() ([]byte, uint64, error) {
+	off, err := a.Alloc(a.width)
+	if err != nil {
+		return nil, 0, err
 	}
 	a.rows++
-	c := a.chunks[len(a.chunks)-1]
-	return c[i*int64(a.width) : (i+1)*int64(a.width)], uint64(a.rows - 1)
+	return a.At(off, a.width), uint64(a.rows - 1), nil
 }
 
 // row is row number i.
 func (a *rowArray) row(i uint64) []byte {
-	c, at := a.chunks[int64(i)/a.per], int64(i)%a.per*int64(a.width)
-	return c[at : at+int64(a.width)]
+	n := int64(i)
+	return a.At(n/a.per*dict.RowArenaChunk+n%a.per*int64(a.width), a.width)
 }
-
-// bytes is what the array allocated.
-func (a *rowArray) bytes() int64 { return int64(len(a.chunks)) * a.per * int64(a.width) }
 
 // rowString is where a String attribute sits in the row and how its
 // values are drawn.
@@ -129,13 +111,24 @@ type rowStore struct {
 	wide    *rowArray // nil when the row is the cell's value
 }
 
+// close releases the arena and the row array.
+func (rs *rowStore) close() {
+	if rs == nil {
+		return
+	}
+	rs.arena.Close()
+	if rs.wide != nil {
+		rs.wide.Close()
+	}
+}
+
 // rowStoreFor is p's row store; nil when p is not a row's run or its row
 // has no Strings, no Nullables and fits in a cell.
 func rowStoreFor(p parsedConfig) *rowStore {
 	if !p.row {
 		return nil
 	}
-	var rs rowStore
+	rs := rowStore{arena: rowArena{core.NewArena(dict.RowArenaChunk)}}
 	at := 0
 	for i, a := range p.attrs {
 		var flag byte
@@ -150,9 +143,10 @@ func rowStoreFor(p parsedConfig) *rowStore {
 	}
 	rs.flagsAt = at
 	if row := dict.RowType(p.attrs); row.Size != p.value.Size {
-		rs.wide = &rowArray{width: row.Size, cell: p.value.Size, per: dict.RowsPerChunk(row.Size)}
+		rs.wide = &rowArray{Arena: core.NewArena(dict.RowArenaChunk), width: row.Size, cell: p.value.Size, per: dict.RowsPerChunk(row.Size)}
 	}
 	if len(rs.strs) == 0 && len(rs.nulls) == 0 && rs.wide == nil {
+		rs.arena.Close()
 		return nil
 	}
 	return &rs
@@ -165,16 +159,26 @@ func (rs *rowStore) count(r *Result) {
 	if rs == nil {
 		return
 	}
-	r.BytesAllocated += rs.arena.bytes()
-	r.PayloadBytes += rs.arena.used
-	r.EmptyBytes += rs.arena.bytes() - rs.arena.used
+	for _, a := range []*core.Arena{rs.arena.Arena, rs.wideArena()} {
+		if a != nil {
+			r.BytesAllocated += a.Size()
+			r.PayloadBytes += a.Len()
+			r.EmptyBytes += a.Size() - a.Len()
+		}
+	}
 	if a := rs.wide; a != nil {
 		numbers := r.ElementCount * int64(a.cell)
-		r.BytesAllocated += a.bytes()
-		r.PayloadBytes += a.rows*int64(a.width) - numbers
+		r.PayloadBytes -= numbers
 		r.MetadataBytes += numbers
-		r.EmptyBytes += a.bytes() - a.rows*int64(a.width)
 	}
+}
+
+// wideArena is the row array's arena, nil without one.
+func (rs *rowStore) wideArena() *core.Arena {
+	if rs.wide == nil {
+		return nil
+	}
+	return rs.wide.Arena
 }
 
 // withRowStore is src with each row's Strings put in rs's arena and their
@@ -206,7 +210,10 @@ func (s *rowStoreSource[K, V]) Next(b *core.Block[K, V], max int) error {
 		row := unsafe.Slice((*byte)(unsafe.Pointer(&b.Values[i])), unsafe.Sizeof(b.Values[i]))
 		if a := s.rs.wide; a != nil {
 			var n uint64
-			row, n = a.add()
+			var err error
+			if row, n, err = a.add(); err != nil {
+				return err
+			}
 			for j := 0; j < len(row); j += 8 { // the row's bits, drawn from the key
 				var w [8]byte
 				binary.LittleEndian.PutUint64(w[:], core.PairChecksum(k, 3000+uint64(j/8)))
@@ -214,14 +221,16 @@ func (s *rowStoreSource[K, V]) Next(b *core.Block[K, V], max int) error {
 			}
 			b.Values[i] = core.FromUint64[V](n, 0)
 		}
-		fillRow(s.rs, k, row)
+		if err := fillRow(s.rs, k, row); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
 // fillRow writes row's null flags and Strings for key k, the Strings'
 // bytes into rs's arena.
-func fillRow[K core.Bits](rs *rowStore, k K, row []byte) {
+func fillRow[K core.Bits](rs *rowStore, k K, row []byte) error {
 	var flags byte
 	for j, a := range rs.nulls {
 		if core.PairChecksum(k, 2000+a)%dict.NullEvery == 0 {
@@ -238,12 +247,16 @@ func fillRow[K core.Bits](rs *rowStore, k K, row []byte) {
 		}
 		h := core.PairChecksum(k, st.salt)
 		n := st.min + int(core.PairChecksum(k, 1000+st.salt)%uint64(st.max-st.min+1))
-		dst, off := rs.arena.add(n)
+		dst, off, err := rs.arena.add(n)
+		if err != nil {
+			return err
+		}
 		for j := range dst {
 			dst[j] = "0123456789ABCDEF"[h>>(4*(j%16))&15]
 		}
 		binary.LittleEndian.PutUint64(row[st.at:], uint64(off)<<24|uint64(n))
 	}
+	return nil
 }
 
 // indexedRowStore is rowStoreSource over an IndexedSource.

@@ -45,7 +45,10 @@ func TestRowLayouts(t *testing.T) {
 		// A String in a row: its 8-byte reference in the cell, its bytes
 		// (8 to 32, 20 on average) in the arena beside the table, every
 		// one read back.
-		for _, list := range [][]string{{"UInt16", "name:String", "UInt32"}, {"UInt16", "name:Nullable(String)", "Nullable(UInt32)"}} {
+		// A row wider than a cell's value (28 and 23 bytes): in the row
+		// array beside the table, its 4-byte number in the cell.
+		for _, list := range [][]string{{"UInt16", "name:String", "UInt32"}, {"UInt16", "name:Nullable(String)", "Nullable(UInt32)"},
+			{"UInt64", "name:String", "Float64", "UInt32"}, {"UInt16", "name:Nullable(String)", "Float64", "Nullable(UInt32)"}} {
 			rowsWith(t, list, inProcess)
 		}
 		// One attribute in a row is that attribute's table.
@@ -78,6 +81,13 @@ func rowsWith(t *testing.T, list []string, inProcess bool) {
 			arena < values || arena > values+dict.RowArenaChunk || r.ValueType != dict.RowType(attrs).Name || !strings.Contains(r.ValueType, "String") {
 			t.Errorf("%s of %v: %d rows (found %v), %d bytes, value %q; want %d, 1, the prediction's %d (the arena %d for %d bytes of values) within a chunk, a Tuple with the String",
 				l, list, r.ElementCount, r.FoundRate, r.BytesAllocated, r.ValueType, rows, pr.FinalBytes, arena, values)
+		}
+		if row := dict.RowType(attrs); row.Size > dict.MaxRowBytes {
+			array := dict.RowArrayBytes(row.Size, rows)
+			if cell := dict.RowCell(attrs, rows); cell.Size != 4 || r.MetadataBytes < 4*rows || r.BytesAllocated < array+arena || r.PayloadBytes < int64(row.Size)*rows {
+				t.Errorf("%s of %v: a cell of %d bytes, metadata %d, %d bytes, payload %d: want a 4-byte row number (%d bytes of them), the array's %d and the arena's %d, %d bytes of rows",
+					l, list, cell.Size, r.MetadataBytes, r.BytesAllocated, r.PayloadBytes, 4*rows, array, arena, int64(row.Size)*rows)
+			}
 		}
 		if r.PayloadBytes+r.PaddingBytes+r.EmptyBytes+r.MetadataBytes != r.BytesAllocated {
 			t.Errorf("%s of %v: payload %d + padding %d + empty %d + metadata %d, want bytes_allocated %d", l, list, r.PayloadBytes, r.PaddingBytes, r.EmptyBytes, r.MetadataBytes, r.BytesAllocated)

@@ -902,8 +902,8 @@ What to build:
                         String(16) for others, Nullable(T) a tenth of them NULL;
                         ch_ layouts (HASHED and SPARSE_HASHED keep a table per
                         attribute, HASHED_ARRAY one index and an array per
-                        attribute) and packed_row, compact_row (fixed-size
-                        attributes of 16 bytes in all at most, in one cell)
+                        attribute) and packed_row, compact_row (the row in
+                        one cell; a row over 16 bytes in an array beside it)
   --shards N            tables per map, 1 to 128 (default 1)
   --max-load-factor F   0.5 to 0.99 (default 0.5, ClickHouse's; compact's 0.9)
   --preallocate         reserve every table for --rows before the load (the C++

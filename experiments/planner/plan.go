@@ -1078,7 +1078,7 @@ func measuredFarBelow(distinct int64, m Measure) bool {
 func planNotes(plan *Plan, p parsedPlan) []string {
 	var notes []string
 	if len(p.attrs) > 1 {
-		notes = append(notes, fmt.Sprintf("%d attributes (%s): the setups are ClickHouse's layouts, HASHED and SPARSE_HASHED a hash table per attribute (each holding the key again; with SHARDS one per shard and attribute), HASHED_ARRAY one key-to-row index and an array per attribute, as ClickHouse 26.7 was measured to hold them here (docs/clickhouse.md), and, for fixed-size attributes of 16 bytes or less in all, packlab's packed_row and compact_row (the key once, the row beside it); their load speeds are not measured with several attributes, so they are left out, and a read is one attribute's dictGet",
+		notes = append(notes, fmt.Sprintf("%d attributes (%s): the setups are ClickHouse's layouts, HASHED and SPARSE_HASHED a hash table per attribute (each holding the key again; with SHARDS one per shard and attribute), HASHED_ARRAY one key-to-row index and an array per attribute, as ClickHouse 26.7 was measured to hold them here (docs/clickhouse.md), and packlab's packed_row and compact_row (the key once, the row beside it, or a row wider than 16 bytes in an array beside the table and its number in the cell); their load speeds are not measured with several attributes, so they are left out, and a read is one attribute's dictGet",
 			len(p.attrs), experiments.AttributesText(p.Attributes, p.attrs)))
 	}
 	if p.MaxKey == 0 {

@@ -8,8 +8,9 @@ import (
 )
 
 // rowCandidates are the plan's row layouts for a dictionary of several
-// attributes whose row fits a cell (a String its reference, its bytes in
-// the row's arena): packed_row and compact_row
+// attributes (a String its reference, its bytes in the row's arena; a row
+// wider than a cell's value in the row array, its number in the cell):
+// packed_row and compact_row
 // at each shard count and distinct geometry, their tables grown (not
 // reserved, unless --preallocate) as packlab's are. No ClickHouse layout
 // builds them, and their speeds are not measured yet, so they carry none.
