@@ -25,20 +25,22 @@ package experiments
 // an arena beside the table; a row with Nullables ends in a byte of their
 // null flags (rows_store.go). The lab's rows are the row's bytes drawn
 // from the key (the synthetic source's values, cut to the row; hashes of
-// the key for a wide row): what a cell holds of each attribute does not
-// change its memory or speed.
+// the key for a wide row), or a file's own columns (rowSpec): what a cell
+// holds of each attribute does not change its memory or speed, a String's
+// length does (the arena).
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments/dict"
 )
 
 // checkRow refuses attributes a row layout cannot hold: more than 8
-// Nullables (their flags are a byte), or a file's values (one column is
-// read so far).
+// Nullables (their flags are a byte).
 func (c Config) checkRow(name string, attrs []dict.Attribute) error {
 	list := strings.Join(c.Attributes, ",")
 	n := 0
@@ -50,9 +52,6 @@ func (c Config) checkRow(name string, attrs []dict.Attribute) error {
 	if n > 8 {
 		return NewFieldError("--attributes", list, fmt.Sprintf("%d Nullable attributes; %s keeps the null flags of at most 8 in a byte", n, name), "at most 8 Nullable attributes with "+name)
 	}
-	if c.Source != "" {
-		return NewFieldError("--layout", name, "rows are drawn from the keys: a file's attributes are not read yet", "--keys, or a layout of one value for --source")
-	}
 	return nil
 }
 
@@ -61,8 +60,23 @@ func (c Config) checkRow(name string, attrs []dict.Attribute) error {
 func (p parsedConfig) at(l layoutChoice) parsedConfig {
 	if l.row {
 		p.value, p.row = dict.RowCell(p.attrs, p.Rows), true
+		p.spec = p.rowSpec()
 	}
 	return p
+}
+
+// rowSpec is a row run's source: a file's with its attributes in its
+// Columns, the value's column first, and no value column (the row is built
+// from those cells, rows_store.go; the attributes the file does not hold,
+// with --columns none, are drawn from the key); any other source as it is.
+func (p parsedConfig) rowSpec() source.Spec {
+	s := p.spec
+	if s.Kind != source.File || s.NoValueColumn() {
+		return s
+	}
+	s.Columns = append([]string{cmp.Or(strings.TrimSpace(s.ValueColumn), "2")}, s.Columns...)
+	s.ValueColumn, s.CheckCell = "none", checkCell(p.attrs[:len(s.Columns)])
+	return s
 }
 
 // options are the tables' options; a row's cells keep only its bytes.

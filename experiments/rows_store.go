@@ -41,6 +41,7 @@ import (
 	"unsafe"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments/dict"
 )
 
@@ -109,6 +110,11 @@ type rowStore struct {
 	flagsAt int      // the flags' byte in the row
 	arena   rowArena
 	wide    *rowArray // nil when the row is the cell's value
+	// A file's rows: the first cells attributes are the source's cells
+	// (rowSpec), at their offsets in the row; the others drawn from the key.
+	attrs []dict.Attribute
+	at    []int
+	cells int
 }
 
 // close releases the arena and the row array.
@@ -128,9 +134,13 @@ func rowStoreFor(p parsedConfig) *rowStore {
 	if !p.row {
 		return nil
 	}
-	rs := rowStore{arena: rowArena{core.NewArena(dict.RowArenaChunk)}}
+	rs := rowStore{arena: rowArena{core.NewArena(dict.RowArenaChunk)}, attrs: p.attrs}
+	if p.spec.Kind == source.File && p.spec.NoValueColumn() {
+		rs.cells = len(p.spec.Columns)
+	}
 	at := 0
 	for i, a := range p.attrs {
+		rs.at = append(rs.at, at)
 		var flag byte
 		if a.Nullable {
 			flag = 1 << len(rs.nulls)
@@ -145,7 +155,7 @@ func rowStoreFor(p parsedConfig) *rowStore {
 	if row := dict.RowType(p.attrs); row.Size != p.value.Size {
 		rs.wide = &rowArray{Arena: core.NewArena(dict.RowArenaChunk), width: row.Size, cell: p.value.Size, per: dict.RowsPerChunk(row.Size)}
 	}
-	if len(rs.strs) == 0 && len(rs.nulls) == 0 && rs.wide == nil {
+	if len(rs.strs) == 0 && len(rs.nulls) == 0 && rs.wide == nil && rs.cells == 0 {
 		rs.arena.Close()
 		return nil
 	}
@@ -206,6 +216,7 @@ func (s *rowStoreSource[K, V]) Next(b *core.Block[K, V], max int) error {
 	if err := s.Source.Next(b, max); err != nil {
 		return err
 	}
+	cells, _ := s.Source.(core.CellSource)
 	for i, k := range b.Keys {
 		row := unsafe.Slice((*byte)(unsafe.Pointer(&b.Values[i])), unsafe.Sizeof(b.Values[i]))
 		if a := s.rs.wide; a != nil {
@@ -221,19 +232,46 @@ func (s *rowStoreSource[K, V]) Next(b *core.Block[K, V], max int) error {
 			}
 			b.Values[i] = core.FromUint64[V](n, 0)
 		}
-		if err := fillRow(s.rs, k, row); err != nil {
+		if s.rs.cells > 0 {
+			s.rs.fromCells(row, cells, i)
+		}
+		if err := fillRow(s.rs, k, row, cells, i); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// fillRow writes row's null flags and Strings for key k, the Strings'
-// bytes into rs's arena.
-func fillRow[K core.Bits](rs *rowStore, k K, row []byte) error {
+// fromCells writes the fixed-size attributes of the block's row i that the
+// source's cells hold into row (a NULL as zeros); fillRow does the rest.
+func (rs *rowStore) fromCells(row []byte, cells core.CellSource, i int) {
+	for j, a := range rs.attrs[:rs.cells] {
+		if a.IsString() {
+			continue
+		}
+		text := cells.Cell(i, j)
+		var lo, hi uint64
+		if !a.Nullable || string(text) != nullText {
+			lo, hi, _ = source.ParseValue(a.Type, string(text)) // checked by CheckCell as the source read it
+		}
+		var w [16]byte
+		binary.LittleEndian.PutUint64(w[:], lo)
+		binary.LittleEndian.PutUint64(w[8:], hi)
+		copy(row[rs.at[j]:rs.at[j]+a.Size], w[:])
+	}
+}
+
+// fillRow writes row's null flags and Strings: for the attributes the
+// source's cells hold (rs.cells), as the block's row i holds them, a
+// String's bytes copied into rs's arena; for the others, drawn from key k.
+func fillRow[K core.Bits](rs *rowStore, k K, row []byte, cells core.CellSource, i int) error {
 	var flags byte
 	for j, a := range rs.nulls {
-		if core.PairChecksum(k, 2000+a)%dict.NullEvery == 0 {
+		if int(a) < rs.cells {
+			if string(cells.Cell(i, int(a))) == nullText {
+				flags |= 1 << j
+			}
+		} else if core.PairChecksum(k, 2000+a)%dict.NullEvery == 0 {
 			flags |= 1 << j
 		}
 	}
@@ -245,14 +283,23 @@ func fillRow[K core.Bits](rs *rowStore, k K, row []byte) error {
 			binary.LittleEndian.PutUint64(row[st.at:], 0)
 			continue
 		}
-		h := core.PairChecksum(k, st.salt)
+		var text []byte
 		n := st.min + int(core.PairChecksum(k, 1000+st.salt)%uint64(st.max-st.min+1))
+		if int(st.salt) < rs.cells {
+			text = cells.Cell(i, int(st.salt))
+			n = len(text)
+		}
 		dst, off, err := rs.arena.add(n)
 		if err != nil {
 			return err
 		}
-		for j := range dst {
-			dst[j] = "0123456789ABCDEF"[h>>(4*(j%16))&15]
+		if text != nil {
+			copy(dst, text)
+		} else {
+			h := core.PairChecksum(k, st.salt)
+			for j := range dst {
+				dst[j] = "0123456789ABCDEF"[h>>(4*(j%16))&15]
+			}
 		}
 		binary.LittleEndian.PutUint64(row[st.at:], uint64(off)<<24|uint64(n))
 	}

@@ -1,6 +1,10 @@
 package experiments
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -92,5 +96,60 @@ func rowsWith(t *testing.T, list []string, inProcess bool) {
 		if r.PayloadBytes+r.PaddingBytes+r.EmptyBytes+r.MetadataBytes != r.BytesAllocated {
 			t.Errorf("%s of %v: payload %d + padding %d + empty %d + metadata %d, want bytes_allocated %d", l, list, r.PayloadBytes, r.PaddingBytes, r.EmptyBytes, r.MetadataBytes, r.BytesAllocated)
 		}
+	}
+}
+
+// TestRowsFromFile: with --source, a row layout builds each row from the
+// file's own columns (the value's, then --columns or the header's names):
+// every key loaded and read back, the Strings' arena exactly the file's
+// String bytes (NULLs taking none), the table the prediction's with the
+// file's own String lengths within a chunk; --columns none draws the
+// attributes after the value from the key; a bad cell is an error that
+// names its column and line.
+func TestRowsFromFile(t *testing.T) {
+	const rows = 50_000
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("id\tprice\tcountry\tname\tscore\n")
+	var strBytes int64
+	for i := range rows {
+		country, name := [...]string{"BR", "FR", "DE", "JP"}[i%4], strings.Repeat("x", 1+i%40)
+		strBytes += int64(len(country))
+		if i%7 == 0 {
+			name = `\N`
+		} else {
+			strBytes += int64(len(name))
+		}
+		fmt.Fprintf(&b, "%d\t%d\t%s\t%s\t%d.5\n", uint64(i)*0x9E3779B97F4A7C15, i%65536, country, name, i)
+	}
+	path := filepath.Join(dir, "users.tsv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	list := []string{"price:UInt16", "country:String", "name:Nullable(String)", "score:Float64"} // a row of 2 + 8 + 8 + 8 + 1: in the row array
+	got := runOrFail(t, Config{Layouts: []string{"packed_row", "compact_row"}, Attributes: list, Source: path, KeyColumn: "id", InProcess: true})
+	for _, l := range dict.RowTables {
+		r := got[string(l)+dict.RowSuffix]
+		t.Logf("%s from a file: %d bytes, payload %d, %d rows found %v", l, r.BytesAllocated, r.PayloadBytes, r.ElementCount, r.FoundRate)
+		if r.ElementCount != rows || r.FoundRate != 1 {
+			t.Errorf("%s: %d rows, found %v; want %d, all", l, r.ElementCount, r.FoundRate, rows)
+		}
+	}
+	// packed's payload is every pair's key and cell; the row number moves
+	// to metadata, the rows (27 bytes) and the Strings are payload.
+	if r := got["packed_row"]; r.PayloadBytes != rows*(8+27)+strBytes {
+		t.Errorf("packed_row: payload %d, want %d: the keys, the rows and the file's %d String bytes", r.PayloadBytes, rows*(8+27)+strBytes, strBytes)
+	}
+	drawn := runOrFail(t, Config{Layouts: []string{"packed_row"}, Attributes: list, Source: path, KeyColumn: "id", Columns: []string{"none"}, InProcess: true})
+	if r := drawn["packed_row"]; r.ElementCount != rows || r.PayloadBytes == got["packed_row"].PayloadBytes {
+		t.Errorf("--columns none: %d rows, payload %d: want %d rows, Strings drawn from the key (not the file's %d bytes)", r.ElementCount, r.PayloadBytes, rows, strBytes)
+	}
+	bad := strings.Replace(b.String(), "\t7\tJP", "\tseven\tJP", 1)
+	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Run(context.Background(), Config{Layouts: []string{"compact_row"}, Attributes: list, Source: path, KeyColumn: "id", InProcess: true}, RunOptions{})
+	if err == nil || !strings.Contains(err.Error(), "seven") || !strings.Contains(err.Error(), "price") {
+		t.Errorf("a bad price: %v, want an error naming the column and the value", err)
 	}
 }

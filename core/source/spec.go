@@ -248,6 +248,12 @@ func (s Spec) IsSynthetic() bool {
 	return false
 }
 
+// NoValueColumn reports whether no column of a file holds the values
+// (ValueColumn "none"): they are made as Values says.
+func (s Spec) NoValueColumn() bool {
+	return strings.EqualFold(strings.TrimSpace(s.ValueColumn), "none")
+}
+
 func (s Spec) errorf(format string, args ...any) error {
 	return fmt.Errorf("source %q: "+format, append([]any{s.String()}, args...)...)
 }
@@ -355,7 +361,7 @@ func (s Spec) fileLayout() (fileLayout, error) {
 			return fl, err
 		}
 	}
-	if strings.EqualFold(strings.TrimSpace(s.ValueColumn), "none") {
+	if s.NoValueColumn() {
 		fl.valNone, fl.valCol = true, -1
 		return fl, nil
 	}
@@ -413,7 +419,9 @@ func openSource[K, V core.Bits](ctx context.Context, f *os.File, spec Spec, key,
 	if !knownType(key) {
 		return nil, fmt.Errorf("source %q: unknown key type %q (allowed: %s)", spec.String(), key.Name, strings.Join(core.TypeNames(), ", "))
 	}
-	row := value.Kind == core.KindRow && value.Size >= 1 && value.Size <= int(sizeOf[V]()) && spec.Kind != File
+	// A row's bits are made from the key (a file's too, when no column
+	// holds its value: its attributes are then the file's Columns).
+	row := value.Kind == core.KindRow && value.Size >= 1 && value.Size <= int(sizeOf[V]()) && (spec.Kind != File || spec.NoValueColumn())
 	if !knownType(value) && !row {
 		return nil, fmt.Errorf("source %q: unknown value type %q (allowed: %s)", spec.String(), value.Name, strings.Join(core.TypeNames(), ", "))
 	}
