@@ -108,13 +108,13 @@ func TestSampleDictionaryFile(t *testing.T) {
 	}
 	var example []string
 	for _, line := range strings.Split(string(doc), "\n") {
-		if strings.HasPrefix(line, "bin/packlab run ") && strings.Contains(line, "--source "+sampleDictionary) {
+		if strings.HasPrefix(line, "bin/packlab run ") && strings.Contains(line, "--source "+sampleDictionary) && strings.Contains(line, "ch_hashed") {
 			cmd, _, _ := strings.Cut(line, "#")
 			example = strings.Fields(cmd)[1:]
 		}
 	}
 	if example == nil {
-		t.Fatalf("docs/cli.md has no example 'bin/packlab run ... --source %s'", sampleDictionary)
+		t.Fatalf("docs/cli.md has no example 'bin/packlab run --layout ch_hashed... --source %s'", sampleDictionary)
 	}
 	stdout, _, err := packlab(t, append(example, "--no-save", "--format", "json")...)
 	if err != nil {
