@@ -316,6 +316,7 @@ func (p parsedConfig) result(l core.Layout, st core.Stats, lr core.LoadReport, r
 	}
 	if p.row { // packlab's own: no ClickHouse layout keeps a row
 		r.Attributes, r.ClickHouseLayout = AttributesText(p.Attributes, p.attrs), ""
+		r.AttributeColumns = p.rowFileColumns()
 	}
 	if lr.Seconds > 0 {
 		r.LoadRowsPerSecond = float64(lr.Rows) / lr.Seconds

@@ -111,3 +111,28 @@ func (p parsedConfig) rowOrValue() core.Type {
 	}
 	return p.value
 }
+
+// rowFileColumns are the file's columns a row run reads the attributes
+// after the value from (rowSpec; Result.AttributeColumns), nil when they
+// are drawn from the key.
+func (p parsedConfig) rowFileColumns() []string {
+	s := p.spec
+	if s.Kind != source.File || !s.NoValueColumn() || len(s.Columns) == 0 {
+		return nil
+	}
+	cols := s.Columns[1-p.rowCellsFrom():]
+	if len(cols) == 0 {
+		return nil
+	}
+	return cols
+}
+
+// rowCellsFrom is the first attribute a file row run's cells hold: 0, the
+// value's column first (rowSpec), or 1 when the file has no value column
+// (--value-column none: the value is drawn from the key).
+func (p parsedConfig) rowCellsFrom() int {
+	if (source.Spec{ValueColumn: p.ValueColumn}).NoValueColumn() {
+		return 1
+	}
+	return 0
+}

@@ -110,11 +110,21 @@ type rowStore struct {
 	flagsAt int      // the flags' byte in the row
 	arena   rowArena
 	wide    *rowArray // nil when the row is the cell's value
-	// A file's rows: the first cells attributes are the source's cells
-	// (rowSpec), at their offsets in the row; the others drawn from the key.
-	attrs []dict.Attribute
-	at    []int
-	cells int
+	// A file's rows: attributes from..from+cells-1 are the source's cells
+	// (rowSpec: from 0, the value's column first; from 1 when the file has
+	// no value column), at their offsets in the row; the others are drawn
+	// from the key.
+	attrs       []dict.Attribute
+	at          []int
+	from, cells int
+}
+
+// cell is attribute ai's column among the source's cells, or -1.
+func (rs *rowStore) cell(ai int) int {
+	if ai < rs.from || ai >= rs.from+rs.cells {
+		return -1
+	}
+	return ai - rs.from
 }
 
 // close releases the arena and the row array.
@@ -136,7 +146,7 @@ func rowStoreFor(p parsedConfig) *rowStore {
 	}
 	rs := rowStore{arena: rowArena{core.NewArena(dict.RowArenaChunk)}, attrs: p.attrs}
 	if p.spec.Kind == source.File && p.spec.NoValueColumn() {
-		rs.cells = len(p.spec.Columns)
+		rs.cells, rs.from = len(p.spec.Columns), p.rowCellsFrom()
 	}
 	at := 0
 	for i, a := range p.attrs {
@@ -245,7 +255,7 @@ func (s *rowStoreSource[K, V]) Next(b *core.Block[K, V], max int) error {
 // fromCells writes the fixed-size attributes of the block's row i that the
 // source's cells hold into row (a NULL as zeros); fillRow does the rest.
 func (rs *rowStore) fromCells(row []byte, cells core.CellSource, i int) {
-	for j, a := range rs.attrs[:rs.cells] {
+	for j, a := range rs.attrs[rs.from : rs.from+rs.cells] {
 		if a.IsString() {
 			continue
 		}
@@ -257,18 +267,19 @@ func (rs *rowStore) fromCells(row []byte, cells core.CellSource, i int) {
 		var w [16]byte
 		binary.LittleEndian.PutUint64(w[:], lo)
 		binary.LittleEndian.PutUint64(w[8:], hi)
-		copy(row[rs.at[j]:rs.at[j]+a.Size], w[:])
+		at := rs.at[rs.from+j]
+		copy(row[at:at+a.Size], w[:])
 	}
 }
 
 // fillRow writes row's null flags and Strings: for the attributes the
-// source's cells hold (rs.cells), as the block's row i holds them, a
+// source's cells hold (rs.cell), as the block's row i holds them, a
 // String's bytes copied into rs's arena; for the others, drawn from key k.
 func fillRow[K core.Bits](rs *rowStore, k K, row []byte, cells core.CellSource, i int) error {
 	var flags byte
 	for j, a := range rs.nulls {
-		if int(a) < rs.cells {
-			if string(cells.Cell(i, int(a))) == nullText {
+		if c := rs.cell(int(a)); c >= 0 {
+			if string(cells.Cell(i, c)) == nullText {
 				flags |= 1 << j
 			}
 		} else if core.PairChecksum(k, 2000+a)%dict.NullEvery == 0 {
@@ -285,8 +296,8 @@ func fillRow[K core.Bits](rs *rowStore, k K, row []byte, cells core.CellSource, 
 		}
 		var text []byte
 		n := st.min + int(core.PairChecksum(k, 1000+st.salt)%uint64(st.max-st.min+1))
-		if int(st.salt) < rs.cells {
-			text = cells.Cell(i, int(st.salt))
+		if c := rs.cell(int(st.salt)); c >= 0 {
+			text = cells.Cell(i, c)
 			n = len(text)
 		}
 		dst, off, err := rs.arena.add(n)

@@ -140,6 +140,15 @@ func TestRowsFromFile(t *testing.T) {
 	if r := got["packed_row"]; r.PayloadBytes != rows*(8+27)+strBytes {
 		t.Errorf("packed_row: payload %d, want %d: the keys, the rows and the file's %d String bytes", r.PayloadBytes, rows*(8+27)+strBytes, strBytes)
 	}
+	if r := got["packed_row"]; strings.Join(r.AttributeColumns, ",") != "country,name,score" {
+		t.Errorf("packed_row: attribute columns %v, want the file's country, name and score", r.AttributeColumns)
+	}
+	// No value column: the first attribute drawn from the key, the others
+	// still the file's (the same String bytes).
+	noValue := runOrFail(t, Config{Layouts: []string{"packed_row"}, Attributes: list, Source: path, KeyColumn: "id", ValueColumn: "none", InProcess: true})
+	if r := noValue["packed_row"]; r.ElementCount != rows || r.PayloadBytes != rows*(8+27)+strBytes || strings.Join(r.AttributeColumns, ",") != "country,name,score" {
+		t.Errorf("--value-column none: %d rows, payload %d, columns %v: want %d, %d (the file's Strings), country,name,score", r.ElementCount, r.PayloadBytes, r.AttributeColumns, rows, rows*(8+27)+strBytes)
+	}
 	drawn := runOrFail(t, Config{Layouts: []string{"packed_row"}, Attributes: list, Source: path, KeyColumn: "id", Columns: []string{"none"}, InProcess: true})
 	if r := drawn["packed_row"]; r.ElementCount != rows || r.PayloadBytes == got["packed_row"].PayloadBytes {
 		t.Errorf("--columns none: %d rows, payload %d: want %d rows, Strings drawn from the key (not the file's %d bytes)", r.ElementCount, r.PayloadBytes, rows, strBytes)
