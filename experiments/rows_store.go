@@ -329,63 +329,29 @@ func (s indexedRowStore[K, V]) Row(i int64) (K, V) { return s.ix.Row(i) }
 // is nothing to copy): a wide row's bytes copied out of the array, as a
 // dictGet of each attribute reads its column, and every String's bytes
 // copied out of the arena, as a dictGet of a String column copies them
-// into its result. It works through the rows copyGroup at a time: their
-// rows first touched, then their Strings, then copied, so that the misses
-// of a group overlap instead of following one another.
+// into its result.
 func copyRows[V core.Bits](rs *rowStore) func(vals []V, found []bool) {
 	if rs == nil || len(rs.strs) == 0 && rs.wide == nil {
 		return nil
 	}
-	var (
-		out  []byte
-		rows [copyGroup][]byte
-		sink byte
-	)
+	var out []byte
 	return func(vals []V, found []bool) {
 		out = out[:0]
-		for lo := 0; lo < len(vals); lo += copyGroup {
-			group := vals[lo:min(lo+copyGroup, len(vals))]
-			for i := range group {
-				rows[i] = nil
-				if !found[lo+i] {
-					continue
-				}
-				rows[i] = unsafe.Slice((*byte)(unsafe.Pointer(&group[i])), unsafe.Sizeof(group[i]))
-				if a := rs.wide; a != nil {
-					n, _ := core.ToUint64(group[i])
-					rows[i] = a.row(n)
-					sink += rows[i][0] // touched: its miss starts now
-				}
+		for i := range vals {
+			if !found[i] {
+				continue
 			}
-			for _, row := range rows[:len(group)] {
-				for _, st := range rs.strs {
-					if row != nil && (st.null == 0 || row[rs.flagsAt]&st.null == 0) { // not NULL
-						if s := rs.arena.get(binary.LittleEndian.Uint64(row[st.at:])); len(s) > 0 {
-							sink += s[0]
-						}
-					}
-				}
+			row := unsafe.Slice((*byte)(unsafe.Pointer(&vals[i])), unsafe.Sizeof(vals[i]))
+			if a := rs.wide; a != nil {
+				n, _ := core.ToUint64(vals[i])
+				row = a.row(n)
+				out = append(out, row...)
 			}
-			for _, row := range rows[:len(group)] {
-				if row == nil {
-					continue
-				}
-				if rs.wide != nil {
-					out = append(out, row...)
-				}
-				for _, st := range rs.strs {
-					if st.null == 0 || row[rs.flagsAt]&st.null == 0 {
-						out = append(out, rs.arena.get(binary.LittleEndian.Uint64(row[st.at:]))...)
-					}
+			for _, st := range rs.strs {
+				if st.null == 0 || row[rs.flagsAt]&st.null == 0 { // not NULL
+					out = append(out, rs.arena.get(binary.LittleEndian.Uint64(row[st.at:]))...)
 				}
 			}
 		}
-		copySink = sink
 	}
 }
-
-// copyGroup is how many rows copyRows touches before it copies them.
-const copyGroup = 32
-
-// copySink keeps copyRows' touching loads from being dropped.
-var copySink byte
