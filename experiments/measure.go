@@ -227,7 +227,7 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 	// the collector returned pages it can be below the RSS read before.
 	sampledPeak = max(sampledPeak, machine.CurrentRSS(), rss1)
 	r := p.result(l, st, lr, rr, lc)
-	rs.count(&r)
+	rs.count(&r, keptRowBytes(rs, m, lr.Duplicates))
 	r.StartedAt = started.UTC().Format(time.RFC3339)
 	r.Threads = threads
 	r.HeapBytes = max(heap1-heap0, 0)

@@ -172,25 +172,67 @@ func rowStoreFor(p parsedConfig) *rowStore {
 	return &rs
 }
 
-// count adds the arena and the row array to a result: their Strings and
-// rows are payload, their chunks' unused ends empty, and a wide row's
-// number in the cell metadata rather than payload.
-func (rs *rowStore) count(r *Result) {
+// count adds the arena and the row array to a result: the Strings and
+// rows the table keeps are payload (kept: rowBytesKept), the rest of their
+// chunks empty, and a wide row's number in the cell metadata rather than
+// payload.
+func (rs *rowStore) count(r *Result, kept rowBytesKept) {
 	if rs == nil {
 		return
 	}
 	for _, a := range []*core.Arena{rs.arena.Arena, rs.wideArena()} {
 		if a != nil {
 			r.BytesAllocated += a.Size()
-			r.PayloadBytes += a.Len()
-			r.EmptyBytes += a.Size() - a.Len()
+			r.EmptyBytes += a.Size()
 		}
 	}
+	r.PayloadBytes += kept.strings + kept.rows
+	r.EmptyBytes -= kept.strings + kept.rows
 	if a := rs.wide; a != nil {
 		numbers := r.ElementCount * int64(a.cell)
 		r.PayloadBytes -= numbers
 		r.MetadataBytes += numbers
 	}
+}
+
+// rowBytesKept is the bytes of the arena's Strings and of the row array's
+// rows that the table's rows hold.
+type rowBytesKept struct{ strings, rows int64 }
+
+// keptRowBytes is what of rs's arena and row array m's rows hold. Every
+// piece is a kept row's unless the source repeated a key: the row store
+// draws a row as the source yields it, and the table keeps the first of a
+// key's rows (core.Map.Insert), so a repeated key's String bytes and wide
+// row are left behind in their chunks; then the rows are walked to count
+// what they hold.
+func keptRowBytes[K, V core.Bits](rs *rowStore, m *core.Sharded[K, V], duplicates int64) rowBytesKept {
+	if rs == nil {
+		return rowBytesKept{}
+	}
+	var k rowBytesKept
+	if rs.wide != nil {
+		k.rows = rs.wide.Len()
+	}
+	if duplicates == 0 {
+		k.strings = rs.arena.Len()
+		return k
+	}
+	for _, v := range m.All() {
+		row := unsafe.Slice((*byte)(unsafe.Pointer(&v)), unsafe.Sizeof(v))
+		if a := rs.wide; a != nil {
+			n, _ := core.ToUint64(v)
+			row = a.row(n)
+		}
+		for _, st := range rs.strs {
+			if st.null == 0 || row[rs.flagsAt]&st.null == 0 {
+				k.strings += int64(binary.LittleEndian.Uint64(row[st.at:]) & (1<<24 - 1))
+			}
+		}
+	}
+	if rs.wide != nil {
+		k.rows = int64(m.Len()) * int64(rs.wide.width)
+	}
+	return k
 }
 
 // wideArena is the row array's arena, nil without one.

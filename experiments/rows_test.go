@@ -162,3 +162,42 @@ func TestRowsFromFile(t *testing.T) {
 		t.Errorf("a bad price: %v, want an error naming the column and the value", err)
 	}
 }
+
+// TestRowsFromFileRepeatedKeys loads a row that fits in the cell (UInt16,
+// String: 10 bytes) from a file that holds every key twice: the table keeps
+// each key's first row, and the Strings the second rows left in the arena
+// are empty bytes, not payload. Then with no value column (the UInt16
+// drawn from the key, cut to the row's bytes: once it leaked into the
+// cell's other bits and failed the load's checksum).
+func TestRowsFromFileRepeatedKeys(t *testing.T) {
+	const keys = 20_000
+	var b strings.Builder
+	b.WriteString("id\tplan\tname\n")
+	var kept int64
+	for round := range 2 {
+		for i := range keys {
+			name := strings.Repeat("ab", 1+(i+round)%12)
+			if round == 0 {
+				kept += int64(len(name))
+			}
+			fmt.Fprintf(&b, "%d\t%d\t%s\n", uint64(i)*0x9E3779B97F4A7C15, i%1000, name)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "plans.tsv")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	list := []string{"plan:UInt16", "name:String"}
+	for _, valueColumn := range []string{"", "none"} {
+		got := runOrFail(t, Config{Layouts: []string{"packed_row", "compact_row"}, Attributes: list, Source: path, KeyColumn: "id", ValueColumn: valueColumn, InProcess: true})
+		for _, l := range dict.RowTables {
+			r := got[string(l)+dict.RowSuffix]
+			if r.ElementCount != keys || r.Duplicates != keys || r.FoundRate != 1 {
+				t.Errorf("value column %q, %s: %d rows, %d repeated, found %v; want %d, %d, all", valueColumn, l, r.ElementCount, r.Duplicates, r.FoundRate, keys, keys)
+			}
+		}
+		if r := got["packed_row"]; r.PayloadBytes != keys*(8+10)+kept {
+			t.Errorf("value column %q, packed_row: payload %d, want %d: the keys, the 10-byte rows and the first rows' %d String bytes", valueColumn, r.PayloadBytes, keys*(8+10)+kept, kept)
+		}
+	}
+}

@@ -61,6 +61,7 @@ type fileSource[K, V core.Bits] struct {
 	valCol     int      // 0-based; -1 = no value column
 	header     []string // column names when the file has a header row
 	valRand    bool     // no value column: values random (else hash)
+	rowBytes   int      // no value column and a row's values: the low rowBytes bytes of V's, else 0
 	valueBase  uint64
 	skipBad    bool
 	cols       []int                          // Spec.Columns, 0-based
@@ -122,6 +123,9 @@ func openFileSource[K, V core.Bits](ctx context.Context, f *os.File, spec Spec, 
 		valueBase: seedBase(spec.Seed, purposeValue), skipBad: spec.SkipBadRows,
 		cols: slices.Clone(fl.cols), checkCell: spec.CheckCell,
 		ctx: ctx, stopWatch: watchCancel(ctx, f), nextCheck: cancelCheckBytes,
+	}
+	if value.Kind == core.KindRow && value.Size < int(sizeOf[V]()) {
+		s.rowBytes = value.Size // a row drawn from the key (Open allows no value column then)
 	}
 	if err := s.open(spec, fl); err != nil {
 		if ctx.Err() != nil {
@@ -631,6 +635,9 @@ func (s *fileSource[K, V]) parseRow() (K, V, error) {
 		v = valueBits[V](moremur(s.valueBase + uint64(s.rows)*weylGamma))
 	default:
 		v = valueBits[V](valueHash(lo, hi))
+	}
+	if s.rowBytes > 0 {
+		v = cutRow(v, s.rowBytes)
 	}
 	return k, v, s.keepCells()
 }

@@ -107,13 +107,15 @@ type synthSource[K, V core.Bits] struct {
 	closed     bool
 }
 
-// cutRow keeps a value's low s.rowBytes bytes, for a row.
-func (s *synthSource[K, V]) cutRow(v V) V {
+// cutRow keeps v's low n bytes (0 < n < sizeof V): a row's values are
+// drawn in a V wider than the row (core.RowType), and the bytes past it
+// must be zero, as the table keeps only the row's.
+func cutRow[V core.Bits](v V, n int) V {
 	lo, hi := core.ToUint64(v)
-	if s.rowBytes < 8 {
-		return core.FromUint64[V](lo&(1<<(8*s.rowBytes)-1), 0)
+	if n < 8 {
+		return core.FromUint64[V](lo&(1<<(8*n)-1), 0)
 	}
-	return core.FromUint64[V](lo, hi&(1<<(8*(s.rowBytes-8))-1))
+	return core.FromUint64[V](lo, hi&(1<<(8*(n-8))-1))
 }
 
 func newSynthSource[K, V core.Bits](spec Spec, key core.Type) (*synthSource[K, V], error) {
@@ -229,7 +231,7 @@ func (s *synthSource[K, V]) value(i uint64, k K) V {
 		v = valueBits[V](moremur(s.valueBase + i*weylGamma))
 	}
 	if s.rowBytes > 0 {
-		v = s.cutRow(v)
+		v = cutRow(v, s.rowBytes)
 	}
 	return v
 }
@@ -284,7 +286,7 @@ func (s *synthSource[K, V]) Next(b *core.Block[K, V], max int) error {
 	}
 	if s.rowBytes > 0 {
 		for j, v := range vals {
-			vals[j] = s.cutRow(v)
+			vals[j] = cutRow(v, s.rowBytes)
 		}
 	}
 	b.Keys, b.Values = keys, vals
