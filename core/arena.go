@@ -14,6 +14,11 @@ import "runtime"
 //	+-------+------+------+---+-----------+----------------+
 //	 chunk 0 (a slab)         chunk 1 (a slab)
 //
+// A piece larger than a chunk (a String of several MiB in a file's row)
+// gets a slab of as many whole chunks as it needs, counted as that many
+// chunks; what its last chunk leaves is filled by the next pieces, so an
+// offset still names its chunk by off / chunk.
+//
 // Reads over hundreds of MB on the Go heap's 4 KiB pages wait on page
 // walks, and a slab grown in place by small steps (mremap) loses its huge
 // pages each time the kernel moves it (1e7 random reads of 28-byte pieces
@@ -22,7 +27,7 @@ import "runtime"
 // second lookup (its row, its String) misses the TLB about as seldom as
 // the table's first.
 type Arena struct {
-	chunks  [][]byte
+	chunks  [][]byte // chunk i's bytes: its slab from i's start on (a large piece's slab spans several)
 	chunk   int64
 	last    int64 // bytes used in the last chunk
 	len     int64 // bytes handed out, in all
@@ -40,21 +45,22 @@ func NewArena(chunk int) *Arena {
 	return a
 }
 
-// Alloc hands out the next n bytes (at most a chunk), zeroed, and returns
-// their offset: in the last chunk, or at the start of a new one when they
-// do not fit what is left of it. It returns the *SlabError of a chunk the
-// OS refuses, the arena unchanged.
+// Alloc hands out the next n bytes, zeroed, and returns their offset: in
+// the last chunk, or at the start of a new slab when they do not fit what
+// is left of it (one chunk, or as many as n needs). It returns the
+// *SlabError of a slab the OS refuses, the arena unchanged.
 func (a *Arena) Alloc(n int) (int64, error) {
-	if int64(n) > a.chunk {
-		panic("core: an arena piece larger than its chunk")
-	}
 	if len(a.chunks) == 0 || a.last+int64(n) > a.chunk {
-		c, err := newSlab(arenaName, uintptr(a.chunk))
+		k := max((int64(n)+a.chunk-1)/a.chunk, 1)
+		c, err := newSlab(arenaName, uintptr(k*a.chunk))
 		if err != nil {
 			return 0, err
 		}
 		a.owner.add(c)
-		a.chunks, a.last = append(a.chunks, c), 0
+		for j := range k {
+			a.chunks = append(a.chunks, c[j*a.chunk:])
+		}
+		a.last = -(k - 1) * a.chunk // the piece's bytes past its first chunk are in the last's
 	}
 	off := int64(len(a.chunks)-1)*a.chunk + a.last
 	a.last += int64(n)

@@ -29,7 +29,7 @@ package experiments
 // The arena and the row array are each a core.Arena: chunks of
 // dict.RowArenaChunk outside the Go heap (huge pages, as a table's slab),
 // filled in order and never moved, so a String's reference and a row's
-// number stay valid as they grow; a piece never straddles two chunks. The lab's
+// number stay valid as they grow; a piece never straddles two slabs. The lab's
 // rows are drawn from their keys as ClickHouse's are (attributesSQL): a
 // String's length uniformly from its range, its bytes hex digits of a hash
 // of the key; a wide row's other bytes hashes of the key too. Both are counted in the result's
