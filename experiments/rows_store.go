@@ -14,7 +14,7 @@ package experiments
 //	        |a1| String: offset 40 b, length 24 b |a3  |nulls|   in the table's cell
 //	        +--+----------------------------------+----+-----+
 //	                 |
-//	arena:  [chunk 0: 4 MiB ............][chunk 1 ....   ]   one for the table
+//	arena:  [chunk 0: 64 KiB][chunk 1: 128 KiB .][...]   one for the table
 //	                 ^ the String's bytes, no terminator
 //
 //	--attributes UInt64,Float64,UInt32,String: a row of 8 + 8 + 4 + 8 bytes
@@ -23,10 +23,10 @@ package experiments
 //	        |key     |row #|                  and the row's number in a slot)
 //	        +--------+-----+
 //	                    |  4 bytes below 2^32 rows, else 8
-//	array:  [chunk 0: 149,796 rows of 28 bytes][chunk 1 ...]  4 MiB chunks
+//	array:  [chunk 0: 2,340 rows of 28 bytes][chunk 1: 4,681 ...] ... 4 MiB chunks
 //	                    ^ the row, its String's reference into the arena
 //
-// The arena and the row array are each a core.Arena: chunks of
+// The arena and the row array are each a core.Arena: chunks growing to
 // dict.RowArenaChunk outside the Go heap (huge pages, as a table's slab),
 // filled in order and never moved, so a String's reference and a row's
 // number stay valid as they grow; a piece never straddles two slabs. The lab's
@@ -64,14 +64,31 @@ func (a rowArena) get(ref uint64) []byte {
 	return a.At(int64(ref>>24), int(ref&(1<<24-1)))
 }
 
-// rowArray holds a wide row layout's rows: per of them to a chunk of the
-// arena (dict.RowsPerChunk), row i in chunk i/per.
+// rowArray holds a wide row layout's rows in an arena: whole rows in each
+// chunk, so row i is in the first chunks (small ones, core.ArenaFirstChunk
+// doubling) or in chunk (i - geoRows) / per of dict.RowArenaChunk after them.
 type rowArray struct {
 	*core.Arena
-	width int
-	cell  int   // a row number's bytes in the table's cell: 4 or 8
-	per   int64 // rows a chunk
-	rows  int64
+	width  int
+	cell   int     // a row number's bytes in the table's cell: 4 or 8
+	per    int64   // rows a chunk of dict.RowArenaChunk
+	starts []int64 // the first row of each of the first chunks
+	offs   []int64 // their offsets
+	rows   int64
+	// The rows and bytes of the first chunks.
+	geoRows, geoBytes int64
+}
+
+// newRowArray is an empty array of rows of width bytes (at most
+// core.ArenaFirstChunk), numbered in cells of cell bytes.
+func newRowArray(width, cell int) *rowArray {
+	a := &rowArray{Arena: core.NewArena(dict.RowArenaChunk), width: width, cell: cell, per: max(dict.RowArenaChunk/int64(width), 1)}
+	for j := 0; a.ChunkBytes(j) < dict.RowArenaChunk; j++ {
+		a.starts, a.offs = append(a.starts, a.geoRows), append(a.offs, a.geoBytes)
+		a.geoRows += a.ChunkBytes(j) / int64(width)
+		a.geoBytes += a.ChunkBytes(j)
+	}
+	return a
 }
 
 // add appends a zeroed row and returns its bytes and its number.
@@ -86,8 +103,16 @@ func (a *rowArray) add() ([]byte, uint64, error) {
 
 // row is row number i.
 func (a *rowArray) row(i uint64) []byte {
-	n := int64(i)
-	return a.At(n/a.per*dict.RowArenaChunk+n%a.per*int64(a.width), a.width)
+	n, w := int64(i), int64(a.width)
+	if n >= a.geoRows {
+		n -= a.geoRows
+		return a.At(a.geoBytes+n/a.per*dict.RowArenaChunk+n%a.per*w, a.width)
+	}
+	j := len(a.starts) - 1
+	for a.starts[j] > n {
+		j--
+	}
+	return a.At(a.offs[j]+(n-a.starts[j])*w, a.width)
 }
 
 // rowString is where a String attribute sits in the row and how its
@@ -163,7 +188,7 @@ func rowStoreFor(p parsedConfig) *rowStore {
 	}
 	rs.flagsAt = at
 	if row := dict.RowType(p.attrs); row.Size != p.value.Size {
-		rs.wide = &rowArray{Arena: core.NewArena(dict.RowArenaChunk), width: row.Size, cell: p.value.Size, per: dict.RowsPerChunk(row.Size)}
+		rs.wide = newRowArray(row.Size, p.value.Size)
 	}
 	if len(rs.strs) == 0 && len(rs.nulls) == 0 && rs.wide == nil && rs.cells == 0 {
 		rs.arena.Close()

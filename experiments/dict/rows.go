@@ -58,7 +58,8 @@ func RowType(attrs []Attribute) core.Type {
 // RowStringBytes is a String's part of a row: its reference into the arena.
 const RowStringBytes = 8
 
-// RowArenaChunk is the chunk the arena and the row array grow by: 4 MiB,
+// RowArenaChunk is the chunk the arena and the row array grow by once
+// their first chunks (core.ArenaFirstChunk, doubling) are full: 4 MiB,
 // the smallest slab core gives huge pages (1e7 random reads of 28-byte
 // rows of a 280 MB array: 42 ns a read in chunks of 4 MiB as in chunks of
 // 64 MiB, 62 in chunks of 1 MiB, whose pages are 4 KiB).
@@ -74,7 +75,7 @@ func RowAttrBytes(a Attribute) int {
 
 // RowArenaBytes is what a row layout's arena holds for the String
 // attributes of n rows: their mean lengths over the rows not NULL, in
-// whole chunks of RowArenaChunk.
+// whole chunks (core.ArenaSize).
 func RowArenaBytes(attrs []Attribute, n int64) int64 {
 	var sum float64
 	for _, a := range attrs {
@@ -84,7 +85,7 @@ func RowArenaBytes(attrs []Attribute, n int64) int64 {
 	if total == 0 {
 		return 0
 	}
-	return (total + RowArenaChunk - 1) / RowArenaChunk * RowArenaChunk
+	return core.ArenaSize(RowArenaChunk, 1, total)
 }
 
 // RowCell is what a row layout's cell holds beside the key for rows of
@@ -103,17 +104,10 @@ func RowCell(attrs []Attribute, rows int64) core.Type {
 	return core.RowType(row.Name, 8)
 }
 
-// RowsPerChunk is how many rows of width bytes one chunk of the row array
-// holds: whole rows, at least one.
-func RowsPerChunk(width int) int64 {
-	return max(RowArenaChunk/int64(max(width, 1)), 1)
-}
-
 // RowArrayBytes is what the row array of n rows of width bytes holds:
-// whole chunks of RowsPerChunk rows each (a core.Arena).
+// whole chunks of whole rows (core.ArenaSize).
 func RowArrayBytes(width int, n int64) int64 {
-	per := RowsPerChunk(width)
-	return core.SaturatingMul((n+per-1)/per, RowArenaChunk)
+	return core.ArenaSize(RowArenaChunk, width, n)
 }
 
 // RowPrediction is core's prediction for a row layout's table of attrs

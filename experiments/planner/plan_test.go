@@ -912,7 +912,7 @@ func TestPlanStringAttribute(t *testing.T) {
 		costs[setup(c)] = c.BytesAllocated
 	}
 	// packlab's rows hold the String as an 8-byte reference: a table of
-	// 10-byte rows and the arena, 20 MB of values in chunks of 1 MiB.
+	// 10-byte rows and the arena, 20 MB of values in its chunks (core.ArenaSize).
 	var rows []Candidate
 	str.Candidates = slices.DeleteFunc(str.Candidates, func(c Candidate) bool {
 		if isRow(c) {
@@ -927,8 +927,8 @@ func TestPlanStringAttribute(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if arena := c.BytesAllocated - ten.FinalBytes; arena != 20<<20 {
-			t.Errorf("%s: %d bytes, a table of 10-byte rows %d: an arena of %d, want 20 MiB", setup(c), c.BytesAllocated, ten.FinalBytes, arena)
+		if arena, want := c.BytesAllocated-ten.FinalBytes, core.ArenaSize(dict.RowArenaChunk, 1, 20_000_000); arena != want || want < 20_000_000 || want > 21<<20 {
+			t.Errorf("%s: %d bytes, a table of 10-byte rows %d: an arena of %d, want %d", setup(c), c.BytesAllocated, ten.FinalBytes, arena, want)
 		}
 	}
 	if len(rows) == 0 || len(str.Candidates) == 0 || len(str.Candidates) != len(wide.Candidates) {
