@@ -31,6 +31,7 @@ import (
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/planner"
+	"github.com/packlab/packlab/experiments/refdriver"
 	"github.com/packlab/packlab/experiments/report"
 )
 
@@ -212,7 +213,7 @@ func TestJSLimitsAndBadInput(t *testing.T) {
 			t.Errorf("Limits: reference map %s in the browser: %+v, want unavailable, saying why and naming make refs", l.Name, l)
 		}
 	}
-	if own != len(core.Layouts())+len(dict.RowLayoutNames()) || refs != len(experiments.References()) || chs != len(dict.ClickHouseDictionaries()) || len(lim.ChartKinds) < 6 {
+	if own != len(core.Layouts())+len(dict.RowLayoutNames()) || refs != len(refdriver.References()) || chs != len(dict.ClickHouseDictionaries()) || len(lim.ChartKinds) < 6 {
 		t.Errorf("Limits: %d layouts, %d reference maps, %d of ClickHouse's, %d charts", own, refs, chs, len(lim.ChartKinds))
 	}
 

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/refdriver"
 	"github.com/packlab/packlab/experiments/report"
 )
 
@@ -592,18 +593,18 @@ func takeScreenshot(t *testing.T, display, shot string, c chartBox) {
 func checkReferencesListed(t *testing.T, names []string, disabled int, note string) {
 	t.Helper()
 	var want []string
-	for _, r := range experiments.References() {
+	for _, r := range refdriver.References() {
 		want = append(want, r.Name)
 	}
 	if !slices.Equal(names, want) {
 		t.Errorf("reference maps listed %v, want %v", names, want)
 	}
-	if st := experiments.ReferenceStatus(); st.Available && disabled == 0 {
+	if st := refdriver.Status(); st.Available && disabled == 0 {
 		return
 	}
-	if disabled != len(want) || !strings.Contains(note, "unavailable") || !strings.Contains(note, experiments.RefsBuildCommand) {
+	if disabled != len(want) || !strings.Contains(note, "unavailable") || !strings.Contains(note, refdriver.BuildCommand) {
 		t.Errorf("reference maps: %d of %d disabled, note %q; want all disabled and a note naming %q (or all enabled where the worker is built)",
-			disabled, len(want), note, experiments.RefsBuildCommand)
+			disabled, len(want), note, refdriver.BuildCommand)
 	}
 }
 

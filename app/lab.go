@@ -12,7 +12,9 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/chdriver"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/refdriver"
 	"github.com/packlab/packlab/experiments/report"
 	"github.com/packlab/packlab/experiments/store"
 )
@@ -289,14 +291,14 @@ func clickHouseLabel(l core.Layout) string {
 // browser), and otherwise marked unavailable with the command that builds
 // them.
 func appendReferences(layouts []LayoutInfo) ([]LayoutInfo, References) {
-	st := experiments.ReferenceStatus()
-	refs := References{Available: st.Available, Problem: st.Problem, BuildCommand: experiments.RefsBuildCommand}
+	st := refdriver.Status()
+	refs := References{Available: st.Available, Problem: st.Problem, BuildCommand: refdriver.BuildCommand}
 	if st.Available {
 		refs.Note = "C++ reference maps: the maps people pick instead, measured the same way"
 	} else {
 		refs.Note = "C++ reference maps unavailable: " + st.Problem
 	}
-	for _, r := range experiments.References() {
+	for _, r := range refdriver.References() {
 		info := LayoutInfo{Name: r.Name, ClickHouseLabel: "C++ " + r.Map, Description: r.Doc,
 			Reference: true, Available: st.Available, Unavailable: st.Problem}
 		if lib := st.Libraries[r.Name]; lib != "" {
@@ -312,8 +314,8 @@ func appendReferences(layouts []LayoutInfo) ([]LayoutInfo, References) {
 // the browser), and otherwise marked unavailable with the command that gets
 // them.
 func appendClickHouse(layouts []LayoutInfo) ([]LayoutInfo, ClickHouseState) {
-	st := experiments.ClickHouseStatusNow()
-	state := ClickHouseState{Available: st.Available, Version: st.Version, Problem: st.Problem, BuildCommand: experiments.ClickHouseBuildCommand}
+	st := chdriver.Status()
+	state := ClickHouseState{Available: st.Available, Version: st.Version, Problem: st.Problem, BuildCommand: chdriver.BuildCommand}
 	if st.Available {
 		state.Note = "ClickHouse " + st.Version + " itself (chDB): its dictionaries load the same rows, its figures beside packlab's"
 	} else {

@@ -9,15 +9,15 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/core"
-	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/refdriver"
 )
 
 // TestLimitsListReferences: the form lists the C++ reference maps after
 // packlab's layouts (whose list is core's), and where the worker is not
 // built it marks them unavailable with the command that builds them.
 func TestLimitsListReferences(t *testing.T) {
-	t.Setenv(experiments.RefsWorkerEnv, filepath.Join(t.TempDir(), "packlab-refs"))
+	t.Setenv(refdriver.WorkerEnv, filepath.Join(t.TempDir(), "packlab-refs"))
 	l, _ := newLab(t)
 	lim, err := l.Limits()
 	if err != nil {
@@ -55,7 +55,7 @@ func TestLimitsListReferences(t *testing.T) {
 		wantOwn = append(wantOwn, string(ly))
 	}
 	wantOwn = append(wantOwn, dict.RowLayoutNames()...)
-	for _, r := range experiments.References() {
+	for _, r := range refdriver.References() {
 		wantRefs = append(wantRefs, r.Name)
 	}
 	var wantCH []string
@@ -80,13 +80,13 @@ func TestLimitsListReferences(t *testing.T) {
 // API measures a reference map beside a core layout, and the results table
 // marks it C++.
 func TestRunWithReference(t *testing.T) {
-	path := os.Getenv(experiments.RefsWorkerEnv)
+	path := os.Getenv(refdriver.WorkerEnv)
 	if path == "" {
-		path, _ = filepath.Abs(filepath.Join("..", "bin", experiments.RefsWorkerName))
+		path, _ = filepath.Abs(filepath.Join("..", "bin", refdriver.WorkerName))
 		if _, err := os.Stat(path); err != nil {
 			t.Skipf("%s is not built (run: make refs)", path)
 		}
-		t.Setenv(experiments.RefsWorkerEnv, path)
+		t.Setenv(refdriver.WorkerEnv, path)
 	}
 	l, ev := newLab(t)
 	lim, err := l.Limits()

@@ -1,8 +1,8 @@
 package experiments
 
 // Attributes as a run's config gives them (--attributes, --value): their
-// parsing, names and checks, and the SQL that writes a dictionary's source
-// with every attribute. What an attribute is, and what it costs, is
+// parsing, names and checks (the SQL that writes ClickHouse's source of
+// them is package chdriver's). What an attribute is, and what it costs, is
 // package dict's.
 
 import (
@@ -157,51 +157,12 @@ func (c Config) validateAttributes() error {
 		if l.row {
 			continue
 		}
-		if l.ch == nil {
+		if _, ch := dict.FindClickHouseDictionary(name); !ch {
 			return NewFieldError("--attributes", strings.Join(c.Attributes, ","), "layout "+name+" holds one value (several attributes are ClickHouse's layouts and the row layouts)",
 				"ch_ layouts or rows, e.g. --layout ch_hashed,ch_sparse_hashed,ch_hashed_array,packed_row,compact_row")
 		}
 	}
 	return nil
-}
-
-// attributesSQL is the statement that writes file, the dictionary's source
-// with every attribute, from rows (the key and value the lab sent):
-// attribute i > 0 is sipHash64(key, i) % 1000 in its type, a UUID the hash
-// reinterpreted, a String the hash's hex digits repeated to a length drawn
-// uniformly from its range by sipHash64(key, 1000 + i); a Nullable one is
-// NULL where sipHash64(key, 2000 + i) % dict.NullEvery is 0.
-func attributesSQL(file, rows string, key core.Type, names []string, types []dict.Attribute) string {
-	exprs := []string{"key", "value"}
-	for i, t := range types[1:] {
-		h := fmt.Sprintf("sipHash64(key, %d)", i+2)
-		switch {
-		case t.IsString():
-			n := fmt.Sprintf("%d + sipHash64(key, %d) %% %d", t.MinLen, 1000+i+2, t.MaxLen-t.MinLen+1)
-			exprs = append(exprs, fmt.Sprintf("substring(repeat(hex(%s), %d), 1, %s)", h, (t.MaxLen+15)/16, n))
-		case t.Kind == core.KindUUID:
-			exprs = append(exprs, "reinterpretAsUUID(toUInt128("+h+"))")
-		default:
-			exprs = append(exprs, "CAST("+h+" % 1000 AS "+t.Name+")")
-		}
-		if t.Nullable {
-			last := len(exprs) - 1
-			exprs[last] = fmt.Sprintf("if(sipHash64(key, %d) %% %d = 0, NULL, %s)", 2000+i+2, dict.NullEvery, exprs[last])
-		}
-	}
-	return fmt.Sprintf("INSERT INTO FUNCTION file('%s', 'RowBinary', 'key %s, %s') SELECT %s FROM file('%s', 'RowBinary', 'key %s, value %s')",
-		file, key.Name, strings.Join(dict.AttributeColumns(names, types), ", "), strings.Join(exprs, ", "), rows, key.Name, types[0].Name)
-}
-
-// attributesStructure says how ClickHouse's layout keeps several
-// attributes.
-func attributesStructure(layout string) string {
-	if d, ok := dict.FindClickHouseDictionary(layout); ok && d.Model == core.LayoutHashedArray {
-		return "one key-to-row index and an array per attribute"
-	} else if ok && d.Flat() {
-		return "an array per attribute, indexed by the key"
-	}
-	return "a hash table per attribute, each holding the key again"
 }
 
 // ValueText is a result's value as labels show it: its attributes when it

@@ -37,7 +37,7 @@ type Config struct {
 	ValueColumn string `json:"value_column,omitempty"` // position, name, or none; default 2
 	SkipBadRows bool   `json:"skip_bad_rows,omitempty"`
 	// Columns are the file's columns of the attributes after the value
-	// (clickhouse_file.go): positions or header names, or "none" for
+	// (file_attributes.go): positions or header names, or "none" for
 	// values drawn from the key; default each attribute's name, else the
 	// columns 3, 4, ... (after the key's and the value's defaults).
 	Columns []string `json:"columns,omitempty"`
@@ -173,33 +173,6 @@ func (c Config) WithDefaults() Config {
 // types, rows, shards, max load factor, the key source (a file must exist
 // and its options make sense), repeats and the miss rate. The error is a
 // *FieldError naming the flag, the value and what is allowed.
-// validateOther checks a layout packlab runs in another program: one of
-// ClickHouse's dictionaries or a C++ reference map, available here, with
-// the settings it takes.
-func (c Config) validateOther(name string, l layoutChoice) error {
-	if l.ch != nil {
-		if c.MissRate != 0 {
-			return NewFieldError("--miss-rate", FormatFloat(c.MissRate), "ClickHouse's dictionaries ("+l.ch.Name+") are read with loaded keys only", "0 with a ClickHouse layout")
-		}
-		if l.ch.Flat() {
-			if err := c.checkFlat(name); err != nil {
-				return err
-			}
-		}
-		if st := ClickHouseStatusNow(); !st.Available {
-			return NewFieldError("--layout", name, "unavailable: "+st.Problem, "")
-		}
-		return nil
-	}
-	if c.Shards > 1 {
-		return NewFieldError("--shards", strconv.Itoa(c.Shards), "a C++ reference map ("+l.ref.Name+") runs as one table", "1 with a reference map")
-	}
-	if st := ReferenceStatus(); !st.Available {
-		return NewFieldError("--layout", name, "unavailable: "+st.Problem, "")
-	}
-	return nil
-}
-
 func (c Config) Validate() error {
 	c = c.WithDefaults()
 	seen := map[string]bool{}
@@ -213,9 +186,9 @@ func (c Config) Validate() error {
 			return NewFieldError("--layout", name, "given twice", "each layout once")
 		}
 		seen[l.String()] = true
-		if l.ch == nil && l.ref == nil {
+		if l.driver == nil {
 			packlabs++
-		} else if err := c.validateOther(name, l); err != nil {
+		} else if err := l.driver.Validate(c, name); err != nil { // a layout run in another program
 			return err
 		}
 	}
@@ -389,7 +362,7 @@ func sourceFlag(err error) string {
 	msg := err.Error()
 	switch {
 	case strings.Contains(msg, ": column "):
-		return "--columns" // one of Columns (clickhouse_file.go)
+		return "--columns" // one of Columns (file_attributes.go)
 	case strings.Contains(msg, "key column"):
 		return "--key-column"
 	case strings.Contains(msg, "value column"):
@@ -418,8 +391,8 @@ func sourceFieldErr(flag, value string, spec source.Spec, err error) error {
 	return &FieldError{Flag: flag, Value: value, Problem: problem, Allowed: allowed}
 }
 
-// LayoutNames lists what --layout takes: core's layouts, then the
-// reference maps.
+// LayoutNames lists what --layout takes: core's layouts, the row layouts,
+// then each driver's.
 func LayoutNames() string { return layoutNames() }
 
 func layoutNames() string {
@@ -427,24 +400,25 @@ func layoutNames() string {
 	for _, l := range core.Layouts() {
 		names = append(names, string(l))
 	}
-	return strings.Join(names, ", ") + "; rows of every attribute: " + strings.Join(dict.RowLayoutNames(), ", ") + "; C++ reference maps: " + referenceNames() + "; ClickHouse's own: " + dict.ClickHouseNames()
+	list := strings.Join(names, ", ") + "; rows of every attribute: " + strings.Join(dict.RowLayoutNames(), ", ")
+	for _, d := range drivers {
+		list += "; " + d.LayoutNames()
+	}
+	return list
 }
 
 // layoutChoice is one name of Config.Layouts, resolved: one of core's
-// layouts, or a reference map (reference.go), which core cannot build.
+// layouts, or a driver's (driver.go), which core cannot build.
 type layoutChoice struct {
-	layout core.Layout                // "" for a reference map or ClickHouse's
-	row    bool                       // packed or compact holding a row of every attribute (rows.go)
-	ref    *Reference                 // a C++ reference map
-	ch     *dict.ClickHouseDictionary // one of ClickHouse's own dictionaries
+	layout core.Layout // "" for a driver's
+	row    bool        // packed or compact holding a row of every attribute (rows.go)
+	driver Driver      // the driver of a layout run in another program
+	name   string      // the driver's name of it
 }
 
 func (l layoutChoice) String() string {
-	if l.ref != nil {
-		return l.ref.Name
-	}
-	if l.ch != nil {
-		return l.ch.Name
+	if l.driver != nil {
+		return l.name
 	}
 	if l.row {
 		return string(l.layout) + dict.RowSuffix
@@ -459,11 +433,8 @@ func parseLayoutChoice(name string) (layoutChoice, bool) {
 	if l, ok := dict.ParseRowLayout(name); ok {
 		return layoutChoice{layout: l, row: true}, true
 	}
-	if r, ok := FindReference(name); ok {
-		return layoutChoice{ref: &r}, true
-	}
-	if d, ok := dict.FindClickHouseDictionary(name); ok {
-		return layoutChoice{ch: &d}, true
+	if d, n, ok := findDriver(name); ok {
+		return layoutChoice{driver: d, name: n}, true
 	}
 	return layoutChoice{}, false
 }

@@ -223,10 +223,8 @@ func checkMemory(p parsedConfig, rows int64) (MemoryCheck, error) {
 	for _, l := range p.layouts {
 		var e Estimate
 		var err error
-		if l.ref != nil {
-			e = estimateReference(p, *l.ref, rows)
-		} else if l.ch != nil {
-			e = estimateClickHouse(p, *l.ch, rows)
+		if l.driver != nil {
+			e = l.driver.Estimate(p.driverRun(l), rows)
 		} else if e, err = estimate(p.at(l), l.layout, rows); err != nil {
 			return c, err
 		}

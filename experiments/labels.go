@@ -32,10 +32,11 @@ const (
 
 func (p LabelParts) Without(q LabelParts) LabelParts { return p &^ q }
 
-// usesMaxLoadFactor reports whether a layout's growth follows
-// max_load_factor: hashed_array's key index always grows at 0.5 and Go's map
-// has its own rule, so their MLF is not a setting worth a label.
-func usesMaxLoadFactor(layout string) bool { return UsesMaxLoadFactor(layout) }
+// usesMaxLoadFactor reports whether r's layout's growth follows
+// max_load_factor: hashed_array's key index always grows at 0.5, Go's map
+// and a reference map (the result says so) have their own rules, so their
+// MLF is not a setting worth a label.
+func usesMaxLoadFactor(r Result) bool { return !r.IsReference() && UsesMaxLoadFactor(r.Layout) }
 
 // UsesMaxLoadFactor reports whether a layout (a --layout name) grows at
 // max_load_factor: not hashed_array, gomap or a reference map.
@@ -96,7 +97,7 @@ func differingParts(results []Result) LabelParts {
 				p |= LabelHuge
 			}
 		}
-		if usesMaxLoadFactor(r.Layout) {
+		if usesMaxLoadFactor(r) {
 			if !haveMLF {
 				firstMLF, haveMLF = r.MaxLoadFactor, true
 			} else if r.MaxLoadFactor != firstMLF {
@@ -134,7 +135,7 @@ func settingsLabel(r Result, parts LabelParts) string {
 	if parts&LabelShards != 0 {
 		fmt.Fprintf(&b, " SHARDS %d", r.Shards)
 	}
-	if parts&LabelMLF != 0 && usesMaxLoadFactor(r.Layout) {
+	if parts&LabelMLF != 0 && usesMaxLoadFactor(r) {
 		fmt.Fprintf(&b, " MLF %s", strconv.FormatFloat(r.MaxLoadFactor, 'f', -1, 64))
 	}
 	if parts&LabelSelect != 0 {

@@ -85,11 +85,11 @@ type typedOps interface {
 	// has and the first malformed row, before any allocation.
 	// A file's attribute columns are counted too (their bytes).
 	scan(ctx context.Context, spec source.Spec, key, value core.Type, progress func(Progress)) (st fileStats, err error)
-	// feed streams p's rows, then its read order, to a reference map's
-	// worker (reference_run.go).
+	// feed streams p's rows, then its read order, to a driver's worker
+	// (feed.go, DriverRun.Feed).
 	feed(ctx context.Context, p parsedConfig, w io.Writer, fr *feedReport) error
 	// writeFileAttributes writes ClickHouse's source of a file's
-	// attributes (clickhouse_file.go).
+	// attributes (file_attributes.go, DriverRun.WriteFileAttributes).
 	writeFileAttributes(ctx context.Context, p parsedConfig, dictKeyBytes int, path string, progress func(Progress)) (fileStats, error)
 }
 

@@ -28,7 +28,7 @@ type Result struct {
 	// layouts only so far (attributes.go).
 	Attributes string `json:"attributes"`
 	// AttributeColumns are the source file's columns the attributes after
-	// the value were read from (clickhouse_file.go); empty when they were
+	// the value were read from (file_attributes.go); empty when they were
 	// drawn from the key.
 	AttributeColumns []string `json:"attribute_columns"`
 	Rows             int64    `json:"rows"` // rows the source produced
@@ -119,7 +119,7 @@ type Result struct {
 	// ("boost::unordered_flat_map (Boost 1.81)"); empty for packlab's own.
 	Reference string `json:"reference"`
 	// ClickHouse is what a run of one of ClickHouse's own dictionaries
-	// (clickhouse.go) adds: its version, DDL, memory around the load and
+	// (package experiments/chdriver) adds: its version, DDL, memory around the load and
 	// packlab's computed figure beside it; null for every other layout.
 	ClickHouse *ClickHouseRun `json:"clickhouse"`
 
@@ -204,10 +204,14 @@ func (r Result) SpreadOrZero() Spread {
 	return *r.Spread
 }
 
-// ResultNotes are the lines for under a table of results: ClickHouseNotes,
-// LimitNotes, KernelNotes, PreallocateNotes.
+// ResultNotes are the lines for under a table of results: the drivers'
+// (ClickHouse's runs), LimitNotes, KernelNotes, PreallocateNotes.
 func ResultNotes(results []Result) []string {
-	notes := append(ClickHouseNotes(results), LimitNotes(results)...)
+	var notes []string
+	for _, d := range drivers {
+		notes = append(notes, d.Notes(results)...)
+	}
+	notes = append(notes, LimitNotes(results)...)
 	notes = append(notes, ProcessNotes(results)...)
 	return append(append(notes, KernelNotes(results)...), PreallocateNotes(results)...)
 }
@@ -413,4 +417,51 @@ type AttributeCell struct {
 	Type         string `json:"type"`
 	CellBytes    int64  `json:"cell_bytes"`
 	PaddingBytes int64  `json:"padding_bytes"` // of one cell
+}
+
+// ClickHouseRun is what a run of one of ClickHouse's own dictionaries adds
+// to its result: what ClickHouse says, the worker's memory around it, and
+// packlab's computed figure for the same dictionary beside it.
+type ClickHouseRun struct {
+	Version string `json:"version"` // SELECT version()
+	DDL     string `json:"ddl"`     // the CREATE DICTIONARY statement it ran
+	// KeyTypes is system.dictionaries.key.types: UInt64 for every simple
+	// key, whatever the key column's type.
+	KeyTypes string `json:"key_types"`
+	// LoadingDurationSeconds is system.dictionaries.loading_duration; the
+	// result's load_seconds is the SYSTEM RELOAD DICTIONARY call's time.
+	LoadingDurationSeconds float64 `json:"loading_duration_seconds"`
+	// BaselineRSSBytes is the worker's RSS with ClickHouse started and the
+	// dictionary created but not loaded: taken off rss_bytes and
+	// peak_rss_bytes.
+	BaselineRSSBytes int64 `json:"baseline_rss_bytes"`
+	// RSSPurgedBytes is the RSS above the baseline after SYSTEM JEMALLOC
+	// PURGE: jemalloc keeps the growth's freed buffers until purged (right
+	// after a load at 1e7 RSS is about twice bytes_allocated).
+	RSSPurgedBytes int64 `json:"rss_purged_bytes"`
+	// TrackedBytes is what ClickHouse's own memory tracker (the
+	// MemoryTracking metric) gained over the load: every live allocation,
+	// freed buffers not counted, whatever bytes_allocated leaves out.
+	TrackedBytes int64 `json:"tracked_bytes"`
+	// ReadThreads and the speed with every thread (max_threads); the
+	// result's read_seconds is one thread's (max_threads = 1).
+	ReadThreads                 int     `json:"read_threads"`
+	ReadAllThreadsSeconds       float64 `json:"read_all_threads_seconds"`
+	ReadAllThreadsRowsPerSecond float64 `json:"read_all_threads_rows_per_second"`
+	KeyCut                      bool    `json:"key_cut"` // a 16-byte key was cut to its low 64 bits (a simple key)
+	// ReloadPeakRSSBytes is the worker's peak over a second SYSTEM RELOAD
+	// DICTIONARY, above the baseline: the old version serving while the
+	// new one loads, as a dictionary in service reloads; ModelReloadPeakBytes
+	// is the plan's model of it (dict.ClickHouseTableMemory), 0 where it has none.
+	ReloadPeakRSSBytes   int64   `json:"reload_peak_rss_bytes"`
+	ReloadSeconds        float64 `json:"reload_seconds"`
+	ModelReloadPeakBytes int64   `json:"model_reload_peak_bytes"`
+	// ModelBytes is packlab's computed figure for this dictionary (the same
+	// rows, keys as ClickHouse keeps them), compared with ComparedWith's
+	// figure; DifferencePercent is (measured - model) / model.
+	ModelBytes        int64   `json:"model_bytes"`
+	ComparedWith      string  `json:"compared_with"` // bytes_allocated or tracked_bytes
+	DifferencePercent float64 `json:"difference_percent"`
+	// Note says where ClickHouse's own figure cannot be taken as it is.
+	Note string `json:"note,omitempty"`
 }

@@ -13,6 +13,24 @@ import (
 	"github.com/packlab/packlab/experiments/dict"
 )
 
+// threeAttributes is the dictionary of three attributes.
+var threeAttributes = []string{"UInt16", "UInt32", "Float64"}
+
+// runOrFail runs cfg with no result saved and fails the test on any error;
+// the results by layout.
+func runOrFail(t *testing.T, cfg Config) map[string]Result {
+	t.Helper()
+	results, err := Run(context.Background(), cfg, RunOptions{})
+	if err != nil {
+		t.Fatalf("Run(%v %s/%s %d rows %s): %v", cfg.Layouts, cfg.Key, cfg.Value, cfg.Rows, cfg.Keys, err)
+	}
+	byLayout := map[string]Result{}
+	for _, r := range results {
+		byLayout[r.Layout] = r
+	}
+	return byLayout
+}
+
 // TestRowLayouts: packed_row and compact_row hold a dictionary of three
 // attributes (UInt16, UInt32, Float64: a 14-byte row) in one table, in a
 // worker and in this process alike: every row loaded and read back, the

@@ -346,7 +346,7 @@ func runFailure(r runSpec, err error) (line string, stop error) {
 		// /dev/stdin, a pipe, a device): bad input, exit 2.
 		return "", &InputError{Err: fmt.Errorf("%s: %w", r.layout, err)}
 	}
-	if r.layout.ref == nil && r.layout.ch == nil {
+	if r.layout.driver == nil {
 		return "", fmt.Errorf("%s: %w", r.layout, err)
 	}
 	return fmt.Sprintf("%s: %v", r.layout, err), nil
@@ -374,11 +374,10 @@ func cancelled(r runSpec, err error) error {
 // measureOne runs one measured load of r, isolated unless asked otherwise.
 // A panic in this process's part becomes an error.
 func measureOne(ctx context.Context, r runSpec, progress func(Progress)) (res Result, err error) {
-	if r.layout.ref != nil {
-		return runReference(ctx, r.p, *r.layout.ref, progress) // always a process of its own
-	}
-	if r.layout.ch != nil {
-		return runClickHouse(ctx, r.p, *r.layout.ch, progress) // always a process of its own
+	if r.layout.driver != nil { // always a process of its own
+		d := r.p.driverRun(r.layout)
+		d.startedAt = time.Now()
+		return r.layout.driver.Run(ctx, d, progress)
 	}
 	if !r.p.InProcess {
 		res, err = runIsolated(ctx, r.p.Config, r.layout.String(), progress)

@@ -126,15 +126,6 @@ func TestHugePagesSetting(t *testing.T) {
 	if err := (Config{HugePages: "yes"}).Validate(); err == nil || err.Error() != "--huge-pages yes: unknown (allowed: on, off)" {
 		t.Errorf("--huge-pages yes: got %v", err)
 	}
-	if ReferenceStatus().Available {
-		err := Config{Layouts: []string{"boost_flat"}, HugePages: "off"}.Validate()
-		if err == nil || !strings.Contains(err.Error(), "applies to packlab's layouts") {
-			t.Errorf("--huge-pages off with only a C++ map: got %v", err)
-		}
-		if err := (Config{Layouts: []string{"boost_flat", "packed"}, HugePages: "off"}).Validate(); err != nil {
-			t.Errorf("--huge-pages off with a C++ map and packed: %v", err)
-		}
-	}
 }
 
 // TestIsolatedAndInProcess measures the same config in worker processes and

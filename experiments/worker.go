@@ -198,17 +198,17 @@ func runIsolated(ctx context.Context, cfg Config, layout string, progress func(P
 	}
 	line, _ := json.Marshal(job)
 	start := time.Now()
-	res, err := runChild(ctx, cmd, line, nil, progress, "the worker process", "use --in-process to run without one")
+	res, err := RunWorker(ctx, cmd, line, nil, progress, "the worker process", "use --in-process to run without one")
 	res.ProcessSeconds = time.Since(start).Seconds()
 	return res, err
 }
 
-// runChild runs one job in the child cmd: it writes the job line, then, if
-// feed is set, feed's stream (a reference map's rows, reference_run.go) from
-// another goroutine, while it relays the child's progress lines and keeps
-// its result. stdin stays open until the child is done. name says what the
-// child is in an error, fix what to do when it cannot be started.
-func runChild(ctx context.Context, cmd *exec.Cmd, job []byte, feed func(context.Context, io.Writer) error,
+// RunWorker runs one job in the worker cmd: it writes the job line, then,
+// if feed is set, feed's stream (a driver's rows, DriverRun.Feed) from
+// another goroutine, while it relays the worker's progress lines and keeps
+// its result. stdin stays open until the worker is done. name says what
+// the worker is in an error, fix what to do when it cannot be started.
+func RunWorker(ctx context.Context, cmd *exec.Cmd, job []byte, feed func(context.Context, io.Writer) error,
 	progress func(Progress), name, fix string) (Result, error) {
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

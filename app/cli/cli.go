@@ -25,6 +25,8 @@ import (
 	"github.com/packlab/packlab/app/flags"
 	"github.com/packlab/packlab/app/serve"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/chdriver"
+	"github.com/packlab/packlab/experiments/refdriver"
 	"github.com/packlab/packlab/experiments/report"
 	"github.com/packlab/packlab/experiments/store"
 	"github.com/packlab/packlab/experiments/sweep"
@@ -989,7 +991,7 @@ func resultsDirText() string {
 // referencesStatus says whether the C++ reference maps can run here, and
 // how to get them when they cannot.
 func referencesStatus() string {
-	st := experiments.ReferenceStatus()
+	st := refdriver.Status()
 	if !st.Available {
 		return "unavailable: " + st.Problem
 	}
@@ -999,7 +1001,7 @@ func referencesStatus() string {
 // clickHouseStatus says whether ClickHouse's own dictionaries can run
 // here, and how to get them when they cannot.
 func clickHouseStatus() string {
-	st := experiments.ClickHouseStatusNow()
+	st := chdriver.Status()
 	if !st.Available {
 		return "unavailable: " + st.Problem
 	}

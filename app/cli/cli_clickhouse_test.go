@@ -9,13 +9,14 @@ import (
 	"testing"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/chdriver"
 )
 
 // needClickHouse points the command at packlab-ch (needWorker).
 func needClickHouse(t *testing.T) {
 	t.Helper()
-	needWorker(t, experiments.ClickHouseWorkerEnv, experiments.ClickHouseWorkerName, experiments.ClickHouseBuildCommand, func() (bool, string) {
-		st := experiments.ClickHouseStatusNow()
+	needWorker(t, chdriver.WorkerEnv, chdriver.WorkerName, chdriver.BuildCommand, func() (bool, string) {
+		st := chdriver.Status()
 		return st.Available, st.Problem
 	})
 }

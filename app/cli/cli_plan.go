@@ -13,6 +13,7 @@ import (
 
 	"github.com/packlab/packlab/app/flags"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/chdriver"
 	"github.com/packlab/packlab/experiments/planner"
 	"github.com/packlab/packlab/experiments/store"
 )
@@ -53,7 +54,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 	}
 	if a.verify {
-		if st := experiments.ClickHouseStatusNow(); !st.Available {
+		if st := chdriver.Status(); !st.Available {
 			return flags.Usagef("--verify: ClickHouse is unavailable: %s", st.Problem)
 		}
 	}

@@ -7,13 +7,14 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/refdriver"
 )
 
 // needRefs points the command at packlab-refs, the C++ maps (needWorker).
 func needRefs(t *testing.T) {
 	t.Helper()
-	needWorker(t, experiments.RefsWorkerEnv, experiments.RefsWorkerName, "make refs", func() (bool, string) {
-		st := experiments.ReferenceStatus()
+	needWorker(t, refdriver.WorkerEnv, refdriver.WorkerName, "make refs", func() (bool, string) {
+		st := refdriver.Status()
 		return st.Available, st.Problem
 	})
 }
@@ -67,7 +68,7 @@ func TestSweepWithReferences(t *testing.T) {
 	for _, l := range core.Layouts() {
 		want = append(want, string(l))
 	}
-	for _, r := range experiments.References() {
+	for _, r := range refdriver.References() {
 		want = append(want, r.Name)
 	}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
@@ -78,7 +79,7 @@ func TestSweepWithReferences(t *testing.T) {
 // TestReferenceFlagsRefused: one line and exit 2 for a reference map where
 // it cannot run, or a flag it does not take.
 func TestReferenceFlagsRefused(t *testing.T) {
-	t.Setenv(experiments.RefsWorkerEnv, "/nonexistent/packlab-refs")
+	t.Setenv(refdriver.WorkerEnv, "/nonexistent/packlab-refs")
 	for _, c := range []struct {
 		args []string
 		want string

@@ -85,7 +85,7 @@ type PlanRequest struct {
 	ClickHouseVersion string `json:"clickhouse_version"`
 	// MaxKey is the largest key when the keys are dense integers from 0
 	// (ids): the plan then weighs ClickHouse's FLAT, whose arrays the key
-	// indexes (clickhouse_flat.go). 0: not known, FLAT is not weighed.
+	// indexes (experiments/chdriver/flat.go). 0: not known, FLAT is not weighed.
 	MaxKey int64 `json:"max_key,omitempty"`
 }
 

@@ -674,7 +674,7 @@ func rate(rowsPerSecond float64) any {
 // run must share a colour.
 var palette = []string{"#5470c6", "#91cc75", "#fac858", "#ee6666", "#73c0de", "#3ba272", "#fc8452", "#9a60b4", "#ea7ccc"}
 
-// Reference maps (C++, reference.go) are drawn apart from packlab's
+// Reference maps (C++, package experiments/refdriver) are drawn apart from packlab's
 // layouts in every chart: their names end in "(C++)", their bars are
 // hatched, and their lines take colours from a brown family that packlab's
 // palette does not use.
@@ -686,7 +686,7 @@ const (
 // referencePalette is the reference maps' colour family.
 var referencePalette = []string{"#8c510a", "#bf812d", "#543005", "#a6761d", "#dfc27d", "#6b4226"}
 
-// ClickHouse's own dictionaries (clickhouse.go) are drawn apart too: their
+// ClickHouse's own dictionaries (experiments/chdriver) are drawn apart too: their
 // names start with ch_, their bars are dotted, and their lines take
 // colours from a yellow and orange family.
 const (

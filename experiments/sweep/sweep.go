@@ -11,7 +11,9 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/chdriver"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/refdriver"
 )
 
 // Options are the settings only some sweeps take.
@@ -19,12 +21,12 @@ type Options struct {
 	// MaxShards is the largest shard count of the shards sweep (1, 2, 4, ...
 	// up to it, and it); 0 means DefaultMaxShards.
 	MaxShards int
-	// WithReferences adds the C++ reference maps (reference.go) to the
+	// WithReferences adds the C++ reference maps (package refdriver) to the
 	// seed-table sweep's layouts: the seed's table beside the maps people
 	// would pick instead.
 	WithReferences bool
 	// WithClickHouse adds ClickHouse's own simple-key dictionaries
-	// (clickhouse.go: ch_hashed, ch_sparse_hashed, ch_hashed_array) to the
+	// (package chdriver: ch_hashed, ch_sparse_hashed, ch_hashed_array) to the
 	// seed-table sweep: the seed's table beside what ClickHouse builds.
 	WithClickHouse bool
 }
@@ -169,8 +171,8 @@ func (s Sweep) withExtraLayouts(base experiments.Config, opt Options) (experimen
 		status func() (bool, string)
 		names  []string
 	}{
-		{opt.WithReferences, "--with-references", func() (bool, string) { st := experiments.ReferenceStatus(); return st.Available, st.Problem }, referenceNames()},
-		{opt.WithClickHouse, "--with-clickhouse", func() (bool, string) { st := experiments.ClickHouseStatusNow(); return st.Available, st.Problem }, simpleClickHouseNames()},
+		{opt.WithReferences, "--with-references", func() (bool, string) { st := refdriver.Status(); return st.Available, st.Problem }, referenceNames()},
+		{opt.WithClickHouse, "--with-clickhouse", func() (bool, string) { st := chdriver.Status(); return st.Available, st.Problem }, simpleClickHouseNames()},
 	}
 	for _, x := range extra {
 		if !x.on {
@@ -329,7 +331,7 @@ func loadFactorSweep(base experiments.Config, _ Options) []experiments.Config {
 // sweep adds with --with-references and --with-clickhouse.
 func referenceNames() []string {
 	var names []string
-	for _, r := range experiments.References() {
+	for _, r := range refdriver.References() {
 		names = append(names, r.Name)
 	}
 	return names

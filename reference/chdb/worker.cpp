@@ -67,7 +67,7 @@ using refs::json_number;
 using refs::json_string;
 using refs::write_line;
 
-// kProtocol is experiments/clickhouse.go's chProtocol.
+// kProtocol is experiments/chdriver/clickhouse.go's chProtocol.
 constexpr int kProtocol = 4;
 // kDict and kReadTable are the names the lab's DDL and the read use.
 constexpr const char* kDict = "packlab_dict";

@@ -1,4 +1,11 @@
-package experiments
+// Package refdriver is the C++ reference maps' driver: the maps a user
+// would pick instead of packlab's layouts (boost_flat, absl_flat ...),
+// measured in their own worker program, packlab-refs, beside packlab's.
+// It registers with the engine (Register) and runs through the engine's
+// driver seam (experiments.Driver): the engine parses the config and
+// streams the rows; this package names the maps, finds and asks the
+// worker, models the maps' memory for the guard, and runs them.
+package refdriver
 
 import (
 	"bytes"
@@ -11,12 +18,14 @@ import (
 	"os/exec"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
+	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
 )
 
@@ -24,9 +33,9 @@ import (
 // layouts, measured by the lab beside them, the same way. They are not core
 // tables (core cannot build them): a C++ worker program, packlab-refs (its
 // source is reference/ at the repository's top, built by `make refs`),
-// holds them, and speaks the Go worker's JSON lines (worker.go). The lab
-// streams it the rows of the run's own key source and the read phase's keys
-// in the lab's order (reference_run.go), so a reference map loads exactly
+// holds them, and speaks the Go worker's JSON lines (the engine's worker.go).
+// The lab streams it the rows of the run's own key source and the read
+// phase's keys in the lab's order (run.go), so a reference map loads exactly
 // what packlab's layouts load; the element count and the checksum over the
 // loaded pairs prove it.
 //
@@ -89,11 +98,36 @@ func FindReference(name string) (Reference, bool) {
 	return Reference{}, false
 }
 
-// IsReference reports whether a result's layout name is a reference map.
-func IsReference(layout string) bool {
-	_, ok := FindReference(layout)
-	return ok
+// Driver runs the reference maps: the engine's experiments.Driver.
+type Driver struct{}
+
+// Register registers the reference maps' driver with the engine.
+func Register() { experiments.RegisterDriver(Driver{}) }
+
+// Layout resolves a --layout name to a reference map's.
+func (Driver) Layout(name string) (string, bool) {
+	r, ok := FindReference(name)
+	return r.Name, ok
 }
+
+// LayoutNames lists the reference maps for --layout's list of names.
+func (Driver) LayoutNames() string { return "C++ reference maps: " + referenceNames() }
+
+// Validate checks c for a reference map (name as given): one table, and
+// the worker here.
+func (Driver) Validate(c experiments.Config, name string) error {
+	if c.Shards > 1 {
+		r, _ := FindReference(name)
+		return experiments.NewFieldError("--shards", strconv.Itoa(c.Shards), "a C++ reference map ("+r.Name+") runs as one table", "1 with a reference map")
+	}
+	if st := Status(); !st.Available {
+		return experiments.NewFieldError("--layout", name, "unavailable: "+st.Problem, "")
+	}
+	return nil
+}
+
+// Notes: a reference map's runs add no lines under a table of results.
+func (Driver) Notes([]experiments.Result) []string { return nil }
 
 func referenceNames() string {
 	names := make([]string, len(references))
@@ -105,19 +139,19 @@ func referenceNames() string {
 
 // Where the worker is, and how to get it.
 const (
-	// RefsBuildCommand is the one command that builds the reference maps.
-	RefsBuildCommand = "make refs"
-	// RefsWorkerEnv, when set, is the path of the worker to use.
-	RefsWorkerEnv = "PACKLAB_REFS_WORKER"
-	// RefsWorkerName is the worker's file name: bin/packlab-refs beside
+	// BuildCommand is the one command that builds the reference maps.
+	BuildCommand = "make refs"
+	// WorkerEnv, when set, is the path of the worker to use.
+	WorkerEnv = "PACKLAB_REFS_WORKER"
+	// WorkerName is the worker's file name: bin/packlab-refs beside
 	// bin/packlab, or on PATH.
-	RefsWorkerName = "packlab-refs"
+	WorkerName = "packlab-refs"
 	// refsProtocol is reference/worker.h's kProtocol.
 	refsProtocol = 2
 )
 
-// RefsStatus says whether the reference maps can run here.
-type RefsStatus struct {
+// State says whether the reference maps can run here.
+type State struct {
 	Available bool              `json:"available"`
 	Path      string            `json:"path,omitempty"`      // the worker
 	Problem   string            `json:"problem,omitempty"`   // why not, ending with how to build them
@@ -127,24 +161,24 @@ type RefsStatus struct {
 var refsCache struct {
 	sync.Mutex
 	key    string
-	status RefsStatus
+	status State
 }
 
-// ReferenceStatus finds the worker ($PACKLAB_REFS_WORKER, else
+// Status finds the worker ($PACKLAB_REFS_WORKER, else
 // packlab-refs beside this program, else on PATH) and asks it what it holds
 // (packlab-refs --describe); the answer is kept while the file does not
 // change. In the browser the reference maps never run.
-func ReferenceStatus() RefsStatus {
+func Status() State {
 	if runtime.GOOS == "js" {
-		return RefsStatus{Problem: "the browser lab runs packlab's Go layouts only; the C++ reference maps run in the desktop lab and 'packlab run' (build them there with: " + RefsBuildCommand + ")"}
+		return State{Problem: "the browser lab runs packlab's Go layouts only; the C++ reference maps run in the desktop lab and 'packlab run' (build them there with: " + BuildCommand + ")"}
 	}
 	path, problem := findRefsWorker()
 	if problem != "" {
-		return RefsStatus{Problem: problem}
+		return State{Problem: problem}
 	}
 	st, err := os.Stat(path)
 	if err != nil {
-		return RefsStatus{Path: path, Problem: fmt.Sprintf("%s: %v; build it with: %s", path, source.PathErrorReason(err), RefsBuildCommand)}
+		return State{Path: path, Problem: fmt.Sprintf("%s: %v; build it with: %s", path, source.PathErrorReason(err), BuildCommand)}
 	}
 	key := fmt.Sprintf("%s|%d|%d", path, st.Size(), st.ModTime().UnixNano())
 	refsCache.Lock()
@@ -156,7 +190,7 @@ func ReferenceStatus() RefsStatus {
 }
 
 func findRefsWorker() (path, problem string) {
-	return findWorkerBinary(RefsWorkerEnv, RefsWorkerName, "the C++ reference maps", RefsBuildCommand)
+	return experiments.FindWorker(WorkerEnv, WorkerName, "the C++ reference maps", BuildCommand)
 }
 
 // refsDescription is packlab-refs --describe's answer.
@@ -171,8 +205,8 @@ type refsDescription struct {
 	} `json:"maps"`
 }
 
-func describeRefs(path string) RefsStatus {
-	st := RefsStatus{Path: path}
+func describeRefs(path string) State {
+	st := State{Path: path}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var stderr bytes.Buffer
@@ -188,17 +222,17 @@ func describeRefs(path string) RefsStatus {
 		if s := strings.TrimSpace(stderr.String()); s != "" {
 			why += ": " + strings.SplitN(s, "\n", 2)[0]
 		}
-		st.Problem = fmt.Sprintf("%s --describe failed (%s); rebuild it with: %s", path, why, RefsBuildCommand)
+		st.Problem = fmt.Sprintf("%s --describe failed (%s); rebuild it with: %s", path, why, BuildCommand)
 		return st
 	}
 	if d.Protocol != refsProtocol {
-		st.Problem = fmt.Sprintf("%s speaks protocol %d, this packlab %d; rebuild it with: %s", path, d.Protocol, refsProtocol, RefsBuildCommand)
+		st.Problem = fmt.Sprintf("%s speaks protocol %d, this packlab %d; rebuild it with: %s", path, d.Protocol, refsProtocol, BuildCommand)
 		return st
 	}
 	for _, sizes := range [][]int{d.KeyBytes, d.ValueBytes} {
 		for _, want := range []int{1, 2, 4, 8, 16} {
 			if !slices.Contains(sizes, want) {
-				st.Problem = fmt.Sprintf("%s holds no %d-byte keys or values; rebuild it with: %s", path, want, RefsBuildCommand)
+				st.Problem = fmt.Sprintf("%s holds no %d-byte keys or values; rebuild it with: %s", path, want, BuildCommand)
 				return st
 			}
 		}
@@ -209,7 +243,7 @@ func describeRefs(path string) RefsStatus {
 	}
 	for _, r := range references {
 		if _, ok := st.Libraries[r.Name]; !ok {
-			st.Problem = fmt.Sprintf("%s has no %s; rebuild it with: %s", path, r.Name, RefsBuildCommand)
+			st.Problem = fmt.Sprintf("%s has no %s; rebuild it with: %s", path, r.Name, BuildCommand)
 			st.Libraries = nil
 			return st
 		}
@@ -218,15 +252,16 @@ func describeRefs(path string) RefsStatus {
 	return st
 }
 
-// estimateReference is the guard's prediction of a reference map's run: its
+// Estimate is the guard's prediction of a reference map's run: its
 // growth rule (refGrowth) replayed to the final table, and the peak of the
 // last growth, when the old table and the new one are both alive (a sparse
 // table frees its old groups as it moves them, so its peak is its size).
 // It is a model of another library, so it is marked estimated.
-func estimateReference(p parsedConfig, r Reference, rows int64) Estimate {
-	distinct, _ := expectedDistinct(p.spec, p.key, rows)
+func (Driver) Estimate(run *experiments.DriverRun, rows int64) experiments.Estimate {
+	r, _ := FindReference(run.Layout)
+	distinct := run.ExpectedDistinct(rows)
 	g := r.growth
-	cell := int64(core.PaddedCellBytes(p.key, p.value))
+	cell := int64(core.PaddedCellBytes(run.Key, run.Value))
 	cells := func(n int64) int64 { // cells of a table that holds n
 		need := int64(math.Ceil(float64(n) / g.mlf))
 		switch {
@@ -253,19 +288,19 @@ func estimateReference(p parsedConfig, r Reference, rows int64) Estimate {
 	if !g.sparse && c > 32 {
 		peak = core.SaturatingAdd(final, tableBytes(c/2, distinct))
 	}
-	e := Estimate{
+	e := experiments.Estimate{
 		Layout: r.Name, Rows: rows, Distinct: distinct, BucketCount: c,
 		FinalBytes:      final,
 		TablePeakBytes:  dict.ScaleBytes(peak, g.allocator),
 		AllocatorFactor: g.allocator,
 		// The worker holds one frame of rows and one chunk of keys; the
 		// lab's own loader runs in this process.
-		LoaderBytes: int64(refsFrameRows * (p.key.Size + p.value.Size)),
+		LoaderBytes: int64(experiments.FrameRows * (run.Key.Size + run.Value.Size)),
 		Estimated:   true,
 	}
-	if !p.NoRead && !p.spec.IsSynthetic() {
+	if !run.Config.NoRead && !run.Source.IsSynthetic() {
 		// This process lists the file's keys for the read order.
-		e.ReadBytes = core.SaturatingMul(max(rows, distinct), int64(p.key.Size))
+		e.ReadBytes = core.SaturatingMul(max(rows, distinct), int64(run.Key.Size))
 	}
 	e.PeakBytes = max(core.SaturatingAdd(e.TablePeakBytes, e.LoaderBytes), core.SaturatingAdd(dict.ScaleBytes(final, g.allocator), e.ReadBytes))
 	return e

@@ -1,4 +1,4 @@
-package experiments
+package chdriver
 
 import (
 	"context"
@@ -12,28 +12,32 @@ import (
 	"testing"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/internal/drivertest"
 )
+
+func TestMain(m *testing.M) { os.Exit(drivertest.Main(m, Register)) }
 
 // needClickHouse points the lab at packlab-ch for a test: $PACKLAB_CH_WORKER
 // (make test sets it, after make chdb, and then ClickHouse must run), or
 // else bin/packlab-ch of this checkout; a test skips when neither is built.
 func needClickHouse(t *testing.T) string {
 	t.Helper()
-	path := os.Getenv(ClickHouseWorkerEnv)
+	path := os.Getenv(WorkerEnv)
 	if path == "" {
-		abs, err := filepath.Abs(filepath.Join("..", "bin", ClickHouseWorkerName))
+		abs, err := filepath.Abs(filepath.Join("..", "..", "bin", WorkerName))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if _, err := os.Stat(abs); err != nil {
-			t.Skipf("%s is not built (run: %s)", abs, ClickHouseBuildCommand)
+			t.Skipf("%s is not built (run: %s)", abs, BuildCommand)
 		}
 		path = abs
-		t.Setenv(ClickHouseWorkerEnv, path)
+		t.Setenv(WorkerEnv, path)
 	}
-	if st := ClickHouseStatusNow(); !st.Available {
-		t.Fatalf("%s=%s, but ClickHouse is unavailable: %s", ClickHouseWorkerEnv, path, st.Problem)
+	if st := Status(); !st.Available {
+		t.Fatalf("%s=%s, but ClickHouse is unavailable: %s", WorkerEnv, path, st.Problem)
 	}
 	return path
 }
@@ -106,7 +110,7 @@ func TestClickHouseAgreesWithTheModels(t *testing.T) {
 		if c.attrs != nil {
 			value = ""
 		}
-		got := runOrFail(t, Config{Layouts: c.layouts, Key: c.key, Value: value, Attributes: c.attrs, Rows: rows, Shards: c.shards, MaxLoadFactor: c.mlf, Seed: 1})
+		got := drivertest.RunOrFail(t, experiments.Config{Layouts: c.layouts, Key: c.key, Value: value, Attributes: c.attrs, Rows: rows, Shards: c.shards, MaxLoadFactor: c.mlf, Seed: 1})
 		for _, name := range c.layouts {
 			r, ok := got[name]
 			if !ok {
@@ -128,7 +132,7 @@ func TestClickHouseAgreesWithTheModels(t *testing.T) {
 			}
 			last := "a3 Float64"
 			if c.attrs != nil {
-				if n, typ := SplitAttribute(c.attrs[len(c.attrs)-1]); n != "" {
+				if n, typ := experiments.SplitAttribute(c.attrs[len(c.attrs)-1]); n != "" {
 					last = n + " " + typ
 				}
 			}
@@ -223,9 +227,9 @@ func TestClickHouseFailureIsOneRun(t *testing.T) {
 	if err := os.WriteFile(capped, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(ClickHouseWorkerEnv, capped)
-	results, err := Run(context.Background(), Config{Layouts: []string{"ch_hashed", "packed"}, Rows: 10_000_000, NoRead: true}, RunOptions{})
-	var failed *RunsFailedError
+	t.Setenv(WorkerEnv, capped)
+	results, err := experiments.Run(context.Background(), experiments.Config{Layouts: []string{"ch_hashed", "packed"}, Rows: 10_000_000, NoRead: true}, experiments.RunOptions{})
+	var failed *experiments.RunsFailedError
 	if !errors.As(err, &failed) || len(failed.Failed) != 1 || len(results) != 1 || results[0].Layout != "packed" {
 		t.Fatalf("Run with ClickHouse out of address space: %d results, error %v; want packed measured and ch_hashed failed", len(results), err)
 	}
@@ -259,7 +263,7 @@ func TestAttributesBreakdown(t *testing.T) {
 		{"ch_sparse_hashed", 79_692_472, n * (38 - 38), 1024, "[{value UInt16 10 0} {a2 UInt32 12 0} {a3 Float64 16 0}]"}, // PackedHashMap: 10 + 12 + 16, no padding
 	} {
 		d, _ := dict.FindClickHouseDictionary(c.layout)
-		r := Result{Layout: c.layout, ElementCount: n, BucketCount: 1 << 21, BytesAllocated: c.bytes}
+		r := experiments.Result{Layout: c.layout, ElementCount: n, BucketCount: 1 << 21, BytesAllocated: c.bytes}
 		fillAttributesBreakdown(&r, d, names, attrs)
 		if r.PayloadBytes != n*22 || r.KeyCopyBytes != n*16 || r.PaddingBytes != c.padding || r.MetadataBytes > c.metaMax ||
 			r.PayloadBytes+r.PaddingBytes+r.EmptyBytes+r.MetadataBytes+r.KeyCopyBytes != r.BytesAllocated {
@@ -272,7 +276,7 @@ func TestAttributesBreakdown(t *testing.T) {
 	}
 	// A String's arena, or HASHED_ARRAY, stays one figure.
 	d, _ := dict.FindClickHouseDictionary("ch_hashed_array")
-	r := Result{ElementCount: n, BucketCount: 1 << 21, BytesAllocated: 48_272_240}
+	r := experiments.Result{ElementCount: n, BucketCount: 1 << 21, BytesAllocated: 48_272_240}
 	if fillAttributesBreakdown(&r, d, names, attrs); r.PayloadBytes != 0 || r.KeyCopyBytes != 0 || r.AttributeCells != nil {
 		t.Errorf("ch_hashed_array: split into %+v, want left whole", r)
 	}
@@ -286,12 +290,12 @@ func TestAttributesBreakdown(t *testing.T) {
 // name before anything runs.
 func TestClickHouseFlat(t *testing.T) {
 	for _, c := range []struct {
-		cfg    Config
+		cfg    experiments.Config
 		reason string
 	}{
-		{Config{Layouts: []string{"ch_flat"}, Rows: 1000}, "--keys random: ch_flat indexes an array by the key"},
-		{Config{Layouts: []string{"ch_flat"}, Rows: 1000, Keys: "sequential", Shards: 2}, "--shards 2: ch_flat takes no SHARDS"},
-		{Config{Layouts: []string{"ch_flat"}, Rows: 1000, Keys: "sequential", Key: "UInt128"}, "--key UInt128: ch_flat indexes its arrays by an integer key"},
+		{experiments.Config{Layouts: []string{"ch_flat"}, Rows: 1000}, "--keys random: ch_flat indexes an array by the key"},
+		{experiments.Config{Layouts: []string{"ch_flat"}, Rows: 1000, Keys: "sequential", Shards: 2}, "--shards 2: ch_flat takes no SHARDS"},
+		{experiments.Config{Layouts: []string{"ch_flat"}, Rows: 1000, Keys: "sequential", Key: "UInt128"}, "--key UInt128: ch_flat indexes its arrays by an integer key"},
 	} {
 		if err := c.cfg.Validate(); err == nil || !strings.HasPrefix(err.Error(), c.reason) {
 			t.Errorf("%+v: %v, want %q", c.cfg, err, c.reason)
@@ -310,7 +314,7 @@ func TestClickHouseFlat(t *testing.T) {
 		{"sequential", []string{"UInt16", "Nullable(UInt32)", "name:Nullable(String)"}, "LAYOUT(FLAT(MAX_ARRAY_SIZE 1000000))"},
 		{"range:3000000", nil, "LAYOUT(FLAT(MAX_ARRAY_SIZE 3000000))"},
 	} {
-		r := runOrFail(t, Config{Layouts: []string{"ch_flat"}, Keys: c.keys, Rows: 1_000_000, Attributes: c.attrs, Seed: 1})["ch_flat"]
+		r := drivertest.RunOrFail(t, experiments.Config{Layouts: []string{"ch_flat"}, Keys: c.keys, Rows: 1_000_000, Attributes: c.attrs, Seed: 1})["ch_flat"]
 		ch := r.ClickHouse
 		t.Logf("ch_flat %s %v: %s, bytes_allocated %d, model %d, load %.2f s, read %.1f M/s", c.keys, c.attrs, r.ClickHouseLayout, r.BytesAllocated, ch.ModelBytes, r.LoadSeconds, r.ReadRowsPerSecond/1e6)
 		if r.ClickHouseLayout != c.clause || r.BytesAllocated != ch.ModelBytes || r.FoundRate != 1 || ch.ComparedWith != "bytes_allocated" {

@@ -1,4 +1,4 @@
-package experiments
+package chdriver
 
 // FLAT: ClickHouse's layout for dense keys, the one its documentation
 // calls the fastest. No hash table: one array per attribute, indexed by
@@ -26,6 +26,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
+	"github.com/packlab/packlab/experiments"
 )
 
 // flatKeySpan is the largest key + 1 a generated source gives (its array's
@@ -42,26 +43,26 @@ func flatKeySpan(spec source.Spec, rows int64) (int64, bool) {
 
 // checkFlat refuses what FLAT cannot load: keys it cannot index, SHARDS,
 // and a key that is not an integer of at most 8 bytes.
-func (c Config) checkFlat(name string) error {
+func checkFlat(c experiments.Config, name string) error {
 	spec, err := c.SourceSpec()
 	if err != nil {
 		return nil // reported as the source's error
 	}
 	if _, ok := flatKeySpan(spec, c.Rows); !ok {
-		return NewFieldError("--keys", spec.String(), name+" indexes an array by the key, so it needs keys whose largest is known and small",
+		return experiments.NewFieldError("--keys", spec.String(), name+" indexes an array by the key, so it needs keys whose largest is known and small",
 			"sequential or range:M with "+name)
 	}
 	if c.Shards > 1 {
-		return NewFieldError("--shards", strconv.Itoa(c.Shards), name+" takes no SHARDS", "1 with "+name)
+		return experiments.NewFieldError("--shards", strconv.Itoa(c.Shards), name+" takes no SHARDS", "1 with "+name)
 	}
 	if k, err := core.ParseType(c.Key); err == nil && (k.Size > 8 || k.Kind == core.KindFloat || k.Kind == core.KindUUID) {
-		return NewFieldError("--key", c.Key, name+" indexes its arrays by an integer key", "an integer type of at most 8 bytes, e.g. UInt64")
+		return experiments.NewFieldError("--key", c.Key, name+" indexes its arrays by an integer key", "an integer type of at most 8 bytes, e.g. UInt64")
 	}
 	return nil
 }
 
 // flatSpanOf is the key span of a FLAT run's result, from its source.
-func flatSpanOf(res *Result) (int64, bool) {
+func flatSpanOf(res *experiments.Result) (int64, bool) {
 	spec, err := source.Parse(res.Source)
 	if err != nil {
 		return 0, false

@@ -1,11 +1,10 @@
-package experiments
+package chdriver
 
 import (
 	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -13,10 +12,10 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
+	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
 )
 
@@ -33,7 +32,7 @@ import (
 //	                                         sum(dictGet) with max_threads 1, then every thread
 //	  relay progress, keep the result <----- {"progress":...} ... {"result":...}
 //
-// The frames are reference_run.go's (feed), so ClickHouse loads exactly the
+// The frames are the engine's (experiments.DriverRun.Feed), so ClickHouse loads exactly the
 // rows packlab's layouts load; the worker checks ClickHouse's count and
 // checksum against what it wrote, and the lab checks the rows against what
 // it sent. The folder is removed by the worker, and again here after a
@@ -59,173 +58,114 @@ type chJob struct {
 	ValueColumn  string `json:"value_column"`      // the first attribute's column: value, or the name given
 }
 
-// ClickHouseRun is what a run of one of ClickHouse's own dictionaries adds
-// to its result: what ClickHouse says, the worker's memory around it, and
-// packlab's computed figure for the same dictionary beside it.
-type ClickHouseRun struct {
-	Version string `json:"version"` // SELECT version()
-	DDL     string `json:"ddl"`     // the CREATE DICTIONARY statement it ran
-	// KeyTypes is system.dictionaries.key.types: UInt64 for every simple
-	// key, whatever the key column's type.
-	KeyTypes string `json:"key_types"`
-	// LoadingDurationSeconds is system.dictionaries.loading_duration; the
-	// result's load_seconds is the SYSTEM RELOAD DICTIONARY call's time.
-	LoadingDurationSeconds float64 `json:"loading_duration_seconds"`
-	// BaselineRSSBytes is the worker's RSS with ClickHouse started and the
-	// dictionary created but not loaded: taken off rss_bytes and
-	// peak_rss_bytes.
-	BaselineRSSBytes int64 `json:"baseline_rss_bytes"`
-	// RSSPurgedBytes is the RSS above the baseline after SYSTEM JEMALLOC
-	// PURGE: jemalloc keeps the growth's freed buffers until purged (right
-	// after a load at 1e7 RSS is about twice bytes_allocated).
-	RSSPurgedBytes int64 `json:"rss_purged_bytes"`
-	// TrackedBytes is what ClickHouse's own memory tracker (the
-	// MemoryTracking metric) gained over the load: every live allocation,
-	// freed buffers not counted, whatever bytes_allocated leaves out.
-	TrackedBytes int64 `json:"tracked_bytes"`
-	// ReadThreads and the speed with every thread (max_threads); the
-	// result's read_seconds is one thread's (max_threads = 1).
-	ReadThreads                 int     `json:"read_threads"`
-	ReadAllThreadsSeconds       float64 `json:"read_all_threads_seconds"`
-	ReadAllThreadsRowsPerSecond float64 `json:"read_all_threads_rows_per_second"`
-	KeyCut                      bool    `json:"key_cut"` // a 16-byte key was cut to its low 64 bits (a simple key)
-	// ReloadPeakRSSBytes is the worker's peak over a second SYSTEM RELOAD
-	// DICTIONARY, above the baseline: the old version serving while the
-	// new one loads, as a dictionary in service reloads; ModelReloadPeakBytes
-	// is the plan's model of it (dict.ClickHouseTableMemory), 0 where it has none.
-	ReloadPeakRSSBytes   int64   `json:"reload_peak_rss_bytes"`
-	ReloadSeconds        float64 `json:"reload_seconds"`
-	ModelReloadPeakBytes int64   `json:"model_reload_peak_bytes"`
-	// ModelBytes is packlab's computed figure for this dictionary (the same
-	// rows, keys as ClickHouse keeps them), compared with ComparedWith's
-	// figure; DifferencePercent is (measured - model) / model.
-	ModelBytes        int64   `json:"model_bytes"`
-	ComparedWith      string  `json:"compared_with"` // bytes_allocated or tracked_bytes
-	DifferencePercent float64 `json:"difference_percent"`
-	// Note says where ClickHouse's own figure cannot be taken as it is.
-	Note string `json:"note,omitempty"`
-}
-
 // chReadThreads is max_threads for the read with every thread.
 func chReadThreads() int { return max(runtime.NumCPU(), 1) }
 
-// runClickHouse measures ClickHouse dictionary d over p's source in a
-// fresh packlab-ch process.
-func runClickHouse(ctx context.Context, p parsedConfig, d dict.ClickHouseDictionary, progress func(Progress)) (Result, error) {
-	st := ClickHouseStatusNow()
+// Run measures r's ClickHouse dictionary over its source in a fresh
+// packlab-ch process.
+func (Driver) Run(ctx context.Context, r *experiments.DriverRun, progress func(experiments.Progress)) (experiments.Result, error) {
+	st := Status()
 	if !st.Available {
-		return Result{}, fmt.Errorf("unavailable: %s", st.Problem)
+		return experiments.Result{}, fmt.Errorf("unavailable: %s", st.Problem)
 	}
-	if p.MissRate != 0 {
-		return Result{}, fmt.Errorf("ClickHouse's dictionaries are read with loaded keys only: --miss-rate 0")
+	if r.Config.MissRate != 0 {
+		return experiments.Result{}, fmt.Errorf("ClickHouse's dictionaries are read with loaded keys only: --miss-rate 0")
 	}
+	d, _ := dict.FindClickHouseDictionary(r.Layout)
 	dir, err := os.MkdirTemp("", "packlab-ch-")
 	if err != nil {
-		return Result{}, fmt.Errorf("making ClickHouse's folder: %s", source.PathErrorReason(err))
+		return experiments.Result{}, fmt.Errorf("making ClickHouse's folder: %s", source.PathErrorReason(err))
 	}
 	defer os.RemoveAll(dir) // the worker removes it too; after a crash this does
-	job, ddl, clause := chJobFor(p, d, dir)
-	started := time.Now()
-	var fr feedReport
-	feed := func(ctx context.Context, w io.Writer) error {
-		return opsFor(p.key, p.value).feed(ctx, p, w, &fr)
-	}
+	job, ddl, clause := chJobFor(r, d, dir)
 	name := "ClickHouse's worker (" + st.Path + ")"
 	// The worker runs in dir/files: embedded ClickHouse resolves a FILE
 	// source's path against its working folder, and refuses one outside it.
 	files := filepath.Join(dir, "files")
 	if err := os.Mkdir(files, 0o700); err != nil {
-		return Result{}, fmt.Errorf("making ClickHouse's folder: %s", source.PathErrorReason(err))
+		return experiments.Result{}, fmt.Errorf("making ClickHouse's folder: %s", source.PathErrorReason(err))
 	}
-	if p.fileAttributes() {
-		fst, err := opsFor(p.key, p.value).writeFileAttributes(ctx, p, d.KeyType(p.key).Size, filepath.Join(files, chAttributesFile), progress)
-		if err != nil {
-			return Result{}, err
+	if fileAttributes(r) {
+		if err := r.WriteFileAttributes(ctx, d.KeyType(r.Key).Size, filepath.Join(files, chAttributesFile), progress); err != nil {
+			return experiments.Result{}, err
 		}
-		p.attrs = withFileColumns(p.attrs, fst)
 	}
 	cmd := exec.CommandContext(ctx, st.Path)
 	cmd.Dir = files
-	res, err := runChild(ctx, cmd, job, feed, progress, name, "rebuild it with: "+ClickHouseBuildCommand)
+	res, err := experiments.RunWorker(ctx, cmd, job, r.Feed, progress, name, "rebuild it with: "+BuildCommand)
 	if err != nil {
-		return Result{}, err
+		return experiments.Result{}, err
 	}
-	if res.Rows != fr.rows {
-		return Result{}, fmt.Errorf("ClickHouse's worker wrote %d rows, the lab sent %d", res.Rows, fr.rows)
+	rows, sum := r.Sent()
+	if res.Rows != rows {
+		return experiments.Result{}, fmt.Errorf("ClickHouse's worker wrote %d rows, the lab sent %d", res.Rows, rows)
 	}
 	ch := res.ClickHouse
 	if ch == nil {
-		return Result{}, fmt.Errorf("%s gave a result without ClickHouse's figures; rebuild it with: %s", name, ClickHouseBuildCommand)
+		return experiments.Result{}, fmt.Errorf("%s gave a result without ClickHouse's figures; rebuild it with: %s", name, BuildCommand)
 	}
-	if res.Duplicates == 0 && !ch.KeyCut && res.Checksum != checksumText(fr.sum) {
-		return Result{}, fmt.Errorf("ClickHouse's dictionary has checksum %s, the %d distinct rows the lab sent %s", res.Checksum, fr.rows, checksumText(fr.sum))
+	if res.Duplicates == 0 && !ch.KeyCut && res.Checksum != sum {
+		return experiments.Result{}, fmt.Errorf("ClickHouse's dictionary has checksum %s, the %d distinct rows the lab sent %s", res.Checksum, rows, sum)
 	}
-	res.StartedAt = startedAt(started)
-	fillClickHouseResult(&res, p, d, fr, clause, ddl)
+	fillClickHouseResult(&res, r, d, clause, ddl)
 	return res, nil
 }
 
+// fileAttributes reports whether r's attributes after the first come from
+// its file's columns.
+func fileAttributes(r *experiments.DriverRun) bool { return len(r.Source.Columns) > 0 }
+
 // chJobFor is packlab-ch's job line for dictionary d over p's rows in dir,
 // the CREATE DICTIONARY it runs and its LAYOUT clause.
-func chJobFor(p parsedConfig, d dict.ClickHouseDictionary, dir string) (job []byte, ddl, clause string) {
+func chJobFor(r *experiments.DriverRun, d dict.ClickHouseDictionary, dir string) (job []byte, ddl, clause string) {
+	c := r.Config
 	total := int64(-1)
-	if p.spec.IsSynthetic() {
-		total = p.Rows
+	if r.Source.IsSynthetic() {
+		total = c.Rows
 	}
-	clause = d.Clause(p.Shards, p.MaxLoadFactor)
-	if span, ok := flatKeySpan(p.spec, p.Rows); d.Flat() && ok {
+	clause = d.Clause(c.Shards, c.MaxLoadFactor)
+	if span, ok := flatKeySpan(r.Source, c.Rows); d.Flat() && ok {
 		clause = dict.FlatClause(span)
 	}
-	dictKey := d.KeyType(p.key)
+	dictKey := d.KeyType(r.Key)
 	source, prepare := chSourceFile, ""
-	if len(p.attrs) > 1 {
+	if len(r.Attributes) > 1 {
 		source = chAttributesFile // written by ClickHouse from the lab's rows, or by the lab from a file
-		if !p.fileAttributes() {
-			prepare = attributesSQL(chAttributesFile, chSourceFile, dictKey, p.attrNames, p.attrs)
+		if !fileAttributes(r) {
+			prepare = attributesSQL(chAttributesFile, chSourceFile, dictKey, r.AttributeNames, r.Attributes)
 		}
 	}
-	ddl = dict.DictionaryDDL(chDictName, dictKey.Name, dict.AttributeColumns(p.attrNames, p.attrs),
+	ddl = dict.DictionaryDDL(chDictName, dictKey.Name, dict.AttributeColumns(r.AttributeNames, r.Attributes),
 		fmt.Sprintf("SOURCE(FILE(path '%s' format 'RowBinary'))", source), clause)
 	job, _ = json.Marshal(chJob{
 		Protocol: chProtocol, Layout: d.Name,
-		KeyBytes: p.key.Size, ValueBytes: p.value.Size,
-		DictKeyBytes: dictKey.Size, DictKeyType: dictKey.Name, ValueType: p.value.Name, ComplexKey: d.ComplexKey,
-		TotalRows: total, NoRead: p.NoRead, Reload: true, ReadThreads: chReadThreads(), Dir: dir, DDL: ddl, Prepare: prepare, ValueColumn: p.attrNames[0],
+		KeyBytes: r.Key.Size, ValueBytes: r.Value.Size,
+		DictKeyBytes: dictKey.Size, DictKeyType: dictKey.Name, ValueType: r.Value.Name, ComplexKey: d.ComplexKey,
+		TotalRows: total, NoRead: c.NoRead, Reload: true, ReadThreads: chReadThreads(), Dir: dir, DDL: ddl, Prepare: prepare, ValueColumn: r.AttributeNames[0],
 	})
 	return job, ddl, clause
 }
 
 // fillClickHouseResult fills in what the lab knows of a ClickHouse run
-// beside what the worker measured: the setup, the source, the run's
-// shape, and packlab's model of the dictionary.
-func fillClickHouseResult(res *Result, p parsedConfig, d dict.ClickHouseDictionary, fr feedReport, clause, ddl string) {
-	res.Layout = d.Name
-	res.KeyType, res.ValueType = p.key.Name, p.value.Name
-	if len(p.attrs) > 1 {
-		res.Attributes = AttributesText(p.Attributes, p.attrs)
-		res.AttributeColumns = p.spec.Columns
+// beside what the worker measured: the engine's part (FillResult), the
+// setup, the run's shape, and packlab's model of the dictionary.
+func fillClickHouseResult(res *experiments.Result, r *experiments.DriverRun, d dict.ClickHouseDictionary, clause, ddl string) {
+	r.FillResult(res)
+	if len(r.Attributes) > 1 {
+		res.Attributes = experiments.AttributesText(r.Config.Attributes, r.Attributes)
+		res.AttributeColumns = r.Source.Columns
 	}
-	res.Shards = p.Shards
+	res.Shards = r.Config.Shards
 	if d.TakesMaxLoadFactor() {
-		res.MaxLoadFactor = cmp.Or(p.MaxLoadFactor, core.DefaultMaxLoadFactor)
+		res.MaxLoadFactor = cmp.Or(r.Config.MaxLoadFactor, core.DefaultMaxLoadFactor)
 	}
-	res.Source = p.spec.String()
-	res.Seed = p.Seed
-	res.SkippedRows = fr.skipped
 	res.ClickHouseLayout = clause
-	res.Producer = Producer{ReadSeconds: fr.readSeconds, WaitSeconds: fr.waitSeconds}
-	res.Repeats = 1
-	res.Threads = 1
-	res.BlockRows = refsFrameRows
-	res.Isolated = true
-	res.Runtime = RuntimeName()
-	res.Host = hostInfo()
 	res.ClickHouse.DDL = ddl
-	fillClickHouseModel(res, d, p.attrs, p.options())
-	if len(p.attrs) == 1 {
-		fillClickHouseBreakdown(res, d, p.key, p.value)
+	fillClickHouseModel(res, d, r.Attributes, r.Options())
+	if len(r.Attributes) == 1 {
+		fillClickHouseBreakdown(res, d, r.Key, r.Value)
 	} else {
-		fillAttributesBreakdown(res, d, p.attrNames, p.attrs)
+		fillAttributesBreakdown(res, d, r.AttributeNames, r.Attributes)
 	}
 }
 
@@ -233,7 +173,7 @@ func fillClickHouseResult(res *Result, p parsedConfig, d dict.ClickHouseDictiona
 // res's rows beside ClickHouse's: bytes_allocated where ClickHouse counts
 // the whole dictionary, its memory tracker's gain where it does not
 // (HASHED_ARRAY's key index, #118641).
-func fillClickHouseModel(res *Result, d dict.ClickHouseDictionary, attrs []dict.Attribute, opt core.Options) {
+func fillClickHouseModel(res *experiments.Result, d dict.ClickHouseDictionary, attrs []dict.Attribute, opt core.Options) {
 	ch := res.ClickHouse
 	value := attrs[0].Type
 	model := dict.AttributesBytes(d, res.KeyType, attrs, res.ElementCount, res.Rows, opt, res.Shards)
@@ -251,7 +191,7 @@ func fillClickHouseModel(res *Result, d dict.ClickHouseDictionary, attrs []dict.
 		measured = ch.TrackedBytes
 		ch.ComparedWith = "tracked_bytes"
 		ch.Note = fmt.Sprintf("ClickHouse %s's bytes_allocated (%s) leaves out its key-to-row index (fixed upstream in ClickHouse PR #118641): compared with what its memory tracker gained over the load (%s) instead",
-			ch.Version, FormatBytes(res.BytesAllocated), FormatBytes(ch.TrackedBytes))
+			ch.Version, experiments.FormatBytes(res.BytesAllocated), experiments.FormatBytes(ch.TrackedBytes))
 	}
 	if !d.ComplexKey && !d.Flat() && len(attrs) == 1 { // the reload's model is one attribute's, so far
 		o := opt
@@ -263,7 +203,7 @@ func fillClickHouseModel(res *Result, d dict.ClickHouseDictionary, attrs []dict.
 		}
 	}
 	if slices.ContainsFunc(attrs, func(a dict.Attribute) bool { return d.Table(a.Type) == core.LayoutSparse }) {
-		ch.Note = fmt.Sprintf("ClickHouse's bytes_allocated for sparse_hash_map is its estimate of the pairs alone (ClickHouse PR #22867), and packlab's figure is the same estimate: the process held %s after a purge", FormatBytes(ch.RSSPurgedBytes))
+		ch.Note = fmt.Sprintf("ClickHouse's bytes_allocated for sparse_hash_map is its estimate of the pairs alone (ClickHouse PR #22867), and packlab's figure is the same estimate: the process held %s after a purge", experiments.FormatBytes(ch.RSSPurgedBytes))
 	}
 	if model > 0 {
 		ch.DifferencePercent = math.Round(float64(measured-model)/float64(model)*1e4) / 100
@@ -275,43 +215,45 @@ func fillClickHouseModel(res *Result, d dict.ClickHouseDictionary, attrs []dict.
 // most of it the library's mapped code): the guard adds it to a run.
 const clickHouseBaselineBytes = 300 << 20
 
-// estimateClickHouse is the guard's prediction of a ClickHouse run: the
+// Estimate is the guard's prediction of a ClickHouse run: the
 // dictionary's first-load peak by ClickHouse's growth (dict.ClickHouseTableMemory:
 // jemalloc keeps the freed tables through the load), the worker's
 // ClickHouse, and the read's column of keys. It is a model of another
 // program, so it is marked estimated.
-func estimateClickHouse(p parsedConfig, d dict.ClickHouseDictionary, rows int64) Estimate {
-	distinct, _ := expectedDistinct(p.spec, p.key, rows)
-	opt := p.options()
+func (Driver) Estimate(r *experiments.DriverRun, rows int64) experiments.Estimate {
+	d, _ := dict.FindClickHouseDictionary(r.Layout)
+	c := r.Config
+	distinct := r.ExpectedDistinct(rows)
+	opt := r.Options()
 	if !d.TakesMaxLoadFactor() {
 		opt.MaxLoadFactor = 0
 	}
-	final := dict.AttributesBytes(d, p.key.Name, p.attrs, distinct, rows, opt, p.Shards)
+	final := dict.AttributesBytes(d, r.Key.Name, r.Attributes, distinct, rows, opt, c.Shards)
 	// The run reloads once: the serving dictionary beside a new one at its
 	// first-load peak; with several attributes, each attribute's table's
 	// (HASHED_ARRAY's index counted once for each: the guard errs high).
 	peak := core.SaturatingMul(final, 3)
-	if span, ok := flatKeySpan(p.spec, rows); d.Flat() && ok {
-		m := dict.FlatMemory(p.attrs, span, distinct)
+	if span, ok := flatKeySpan(r.Source, rows); d.Flat() && ok {
+		m := dict.FlatMemory(r.Attributes, span, distinct)
 		final, peak = m.SteadyBytes, m.ReloadPeakBytes
-	} else if m := dict.ClickHouseAttributesMemory(d.Model, p.attrs, distinct, opt, p.Shards); m != nil && !d.ComplexKey {
+	} else if m := dict.ClickHouseAttributesMemory(d.Model, r.Attributes, distinct, opt, c.Shards); m != nil && !d.ComplexKey {
 		peak = max(m.ReloadPeakBytes, final)
 	}
-	e := Estimate{
+	e := experiments.Estimate{
 		Layout: d.Name, Rows: rows, Distinct: distinct,
 		FinalBytes:      final,
 		TablePeakBytes:  peak,
 		AllocatorFactor: 1,
-		LoaderBytes:     core.SaturatingAdd(clickHouseBaselineBytes, int64(refsFrameRows*(p.key.Size+p.value.Size))),
+		LoaderBytes:     core.SaturatingAdd(clickHouseBaselineBytes, int64(experiments.FrameRows*(r.Key.Size+r.Value.Size))),
 		ReloadPeakBytes: dict.ReloadPeak(final, peak),
 		Estimated:       true,
 	}
-	if !p.NoRead {
+	if !c.NoRead {
 		// The read's keys: a Memory table in the worker, and this process's
 		// list of a file's keys.
-		e.ReadBytes = core.SaturatingMul(max(rows, distinct), int64(d.KeyType(p.key).Size))
-		if !p.spec.IsSynthetic() {
-			e.ReadBytes = core.SaturatingAdd(e.ReadBytes, core.SaturatingMul(max(rows, distinct), int64(p.key.Size)))
+		e.ReadBytes = core.SaturatingMul(max(rows, distinct), int64(d.KeyType(r.Key).Size))
+		if !r.Source.IsSynthetic() {
+			e.ReadBytes = core.SaturatingAdd(e.ReadBytes, core.SaturatingMul(max(rows, distinct), int64(r.Key.Size)))
 		}
 	}
 	e.PeakBytes = max(core.SaturatingAdd(e.TablePeakBytes, e.LoaderBytes),
@@ -319,13 +261,13 @@ func estimateClickHouse(p parsedConfig, d dict.ClickHouseDictionary, rows int64)
 	return e
 }
 
-// ClickHouseNotes says, for each run of ClickHouse's own dictionaries, what
+// Notes says, for each run of ClickHouse's own dictionaries, what
 // ClickHouse reported beside packlab's figure, and the memory around it, in
 // one line each (and its note, where ClickHouse's figure cannot be taken as
 // it is); then once how these runs are made.
-func ClickHouseNotes(results []Result) []string {
+func (Driver) Notes(results []experiments.Result) []string {
 	var notes []string
-	labels := TableSettings(results)
+	labels := experiments.TableSettings(results)
 	for i, r := range results {
 		ch := r.ClickHouse
 		if ch == nil {
@@ -336,12 +278,12 @@ func ClickHouseNotes(results []Result) []string {
 			measured = ch.TrackedBytes
 		}
 		line := fmt.Sprintf("%s: ClickHouse %s, %s: %s %s, packlab computes %s (%+.2f %%); RSS %s right after the load, %s once jemalloc gave its free pages back (ClickHouse's own %s before the load taken off)",
-			labels[i], ch.Version, r.ClickHouseLayout, ch.ComparedWith, GroupThousands(measured), GroupThousands(ch.ModelBytes), ch.DifferencePercent,
-			FormatBytes(r.RSSBytes), FormatBytes(ch.RSSPurgedBytes), FormatBytes(ch.BaselineRSSBytes))
+			labels[i], ch.Version, r.ClickHouseLayout, ch.ComparedWith, experiments.GroupThousands(measured), experiments.GroupThousands(ch.ModelBytes), ch.DifferencePercent,
+			experiments.FormatBytes(r.RSSBytes), experiments.FormatBytes(ch.RSSPurgedBytes), experiments.FormatBytes(ch.BaselineRSSBytes))
 		if ch.ReloadPeakRSSBytes > 0 {
-			line += "; a reload peaked at " + FormatBytes(ch.ReloadPeakRSSBytes)
+			line += "; a reload peaked at " + experiments.FormatBytes(ch.ReloadPeakRSSBytes)
 			if m := ch.ModelReloadPeakBytes; m > 0 {
-				line += fmt.Sprintf(" (the plan's model %s, %+.1f %%)", FormatBytes(m), float64(ch.ReloadPeakRSSBytes-m)/float64(m)*100)
+				line += fmt.Sprintf(" (the plan's model %s, %+.1f %%)", experiments.FormatBytes(m), float64(ch.ReloadPeakRSSBytes-m)/float64(m)*100)
 			}
 		}
 		if ch.ReadAllThreadsRowsPerSecond > 0 {
@@ -386,14 +328,14 @@ func ClickHouseNotes(results []Result) []string {
 // are key_copy_bytes, and each table's padding and empty cells are summed.
 // HASHED_ARRAY's (its index is not in bytes_allocated), a String's (its
 // arena) and a sparse_hash_map's (an estimate) are left unsplit.
-func fillAttributesBreakdown(res *Result, d dict.ClickHouseDictionary, names []string, attrs []dict.Attribute) {
+func fillAttributesBreakdown(res *experiments.Result, d dict.ClickHouseDictionary, names []string, attrs []dict.Attribute) {
 	n, cells := res.ElementCount, res.BucketCount
 	if n <= 0 || cells < n || d.ComplexKey || d.Model == core.LayoutHashedArray {
 		return
 	}
 	u64 := core.MustType("UInt64")
 	var cellBytes, sizes int64
-	each := make([]AttributeCell, len(attrs))
+	each := make([]experiments.AttributeCell, len(attrs))
 	for i, a := range attrs {
 		t := d.Table(a.Type)
 		if a.IsString() || a.Nullable || (t != core.LayoutHashed && t != core.LayoutPacked) {
@@ -405,7 +347,7 @@ func fillAttributesBreakdown(res *Result, d dict.ClickHouseDictionary, names []s
 		}
 		cellBytes += c
 		sizes += int64(a.Size)
-		each[i] = AttributeCell{Name: names[i], Type: a.Name, CellBytes: c, PaddingBytes: c - int64(u64.Size+a.Size)}
+		each[i] = experiments.AttributeCell{Name: names[i], Type: a.Name, CellBytes: c, PaddingBytes: c - int64(u64.Size+a.Size)}
 	}
 	header := res.BytesAllocated - cells*cellBytes
 	if header < 0 || header >= 4096*int64(len(attrs)) {
@@ -420,7 +362,7 @@ func fillAttributesBreakdown(res *Result, d dict.ClickHouseDictionary, names []s
 	res.AttributeCells = each
 }
 
-func fillClickHouseBreakdown(res *Result, d dict.ClickHouseDictionary, key, value core.Type) {
+func fillClickHouseBreakdown(res *experiments.Result, d dict.ClickHouseDictionary, key, value core.Type) {
 	n := res.ElementCount
 	if n <= 0 || res.BytesAllocated <= 0 {
 		return

@@ -1,4 +1,4 @@
-package experiments
+package refdriver
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/internal/drivertest"
 )
 
 // needRefs points the lab at the C++ worker for a test: $PACKLAB_REFS_WORKER
@@ -18,20 +20,20 @@ import (
 // of this checkout; a test skips when neither is built.
 func needRefs(t *testing.T) string {
 	t.Helper()
-	path := os.Getenv(RefsWorkerEnv)
+	path := os.Getenv(WorkerEnv)
 	if path == "" {
-		abs, err := filepath.Abs(filepath.Join("..", "bin", RefsWorkerName))
+		abs, err := filepath.Abs(filepath.Join("..", "..", "bin", WorkerName))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if _, err := os.Stat(abs); err != nil {
-			t.Skipf("%s is not built (run: %s)", abs, RefsBuildCommand)
+			t.Skipf("%s is not built (run: %s)", abs, BuildCommand)
 		}
 		path = abs
-		t.Setenv(RefsWorkerEnv, path)
+		t.Setenv(WorkerEnv, path)
 	}
-	if st := ReferenceStatus(); !st.Available {
-		t.Fatalf("%s=%s, but the reference maps are unavailable: %s", RefsWorkerEnv, path, st.Problem)
+	if st := Status(); !st.Available {
+		t.Fatalf("%s=%s, but the reference maps are unavailable: %s", WorkerEnv, path, st.Problem)
 	}
 	return path
 }
@@ -44,19 +46,7 @@ func referenceLayouts() []string {
 	return names
 }
 
-// runOrFail runs cfg with no result saved and fails the test on any error.
-func runOrFail(t *testing.T, cfg Config) map[string]Result {
-	t.Helper()
-	results, err := Run(context.Background(), cfg, RunOptions{})
-	if err != nil {
-		t.Fatalf("Run(%v %s/%s %d rows %s): %v", cfg.Layouts, cfg.Key, cfg.Value, cfg.Rows, cfg.Keys, err)
-	}
-	byLayout := map[string]Result{}
-	for _, r := range results {
-		byLayout[r.Layout] = r
-	}
-	return byLayout
-}
+func TestMain(m *testing.M) { os.Exit(drivertest.Main(m, Register)) }
 
 // TestReferencesHoldWhatPackedHolds: every reference map loads the same
 // pairs as packlab's packed from the same source (element count and the
@@ -65,8 +55,8 @@ func runOrFail(t *testing.T, cfg Config) map[string]Result {
 func TestReferencesHoldWhatPackedHolds(t *testing.T) {
 	needRefs(t)
 	for _, keys := range []string{"random", "range:30000"} {
-		cfg := Config{Layouts: append([]string{"packed"}, referenceLayouts()...), Rows: 50_000, Keys: keys, Seed: 7}
-		got := runOrFail(t, cfg)
+		cfg := experiments.Config{Layouts: append([]string{"packed"}, referenceLayouts()...), Rows: 50_000, Keys: keys, Seed: 7}
+		got := drivertest.RunOrFail(t, cfg)
 		want := got["packed"]
 		if want.Checksum == "" || len(want.Checksum) != 16 {
 			t.Fatalf("%s: packed's checksum %q, want 16 hex digits", keys, want.Checksum)
@@ -127,8 +117,8 @@ func TestReferencesEveryTypePair(t *testing.T) {
 	}
 	for _, k := range names {
 		for _, v := range names {
-			cfg := Config{Layouts: append([]string{"packed"}, referenceLayouts()...), Key: k, Value: v, Rows: 100, Keys: "random", Seed: 3, MissRate: 0.3}
-			got := runOrFail(t, cfg)
+			cfg := experiments.Config{Layouts: append([]string{"packed"}, referenceLayouts()...), Key: k, Value: v, Rows: 100, Keys: "random", Seed: 3, MissRate: 0.3}
+			got := drivertest.RunOrFail(t, cfg)
 			want := got["packed"]
 			for _, name := range referenceLayouts() {
 				r := got[name]
@@ -156,7 +146,7 @@ func TestReferenceFileSource(t *testing.T) {
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got := runOrFail(t, Config{Layouts: []string{"packed", "boost_flat", "sparse_hash_map"}, Source: path})
+	got := drivertest.RunOrFail(t, experiments.Config{Layouts: []string{"packed", "boost_flat", "sparse_hash_map"}, Source: path})
 	want := got["packed"]
 	for _, name := range []string{"boost_flat", "sparse_hash_map"} {
 		r := got[name]
@@ -177,7 +167,7 @@ func TestReferenceRSSIsTheMap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads 1e6 rows into each map")
 	}
-	got := runOrFail(t, Config{Layouts: []string{"boost_flat", "absl_flat", "hopscotch"}, Rows: 1_000_000, NoRead: true})
+	got := drivertest.RunOrFail(t, experiments.Config{Layouts: []string{"boost_flat", "absl_flat", "hopscotch"}, Rows: 1_000_000, NoRead: true})
 	kernel := 0.0
 	for name, r := range got {
 		kernel += r.LoadKernelSeconds
@@ -211,7 +201,7 @@ func TestReferencePreallocate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads 1e6 rows into each map")
 	}
-	got := runOrFail(t, Config{Layouts: []string{"boost_flat", "absl_flat", "hopscotch", "dense_hash_map"}, Rows: 1_000_000, NoRead: true, Preallocate: true})
+	got := drivertest.RunOrFail(t, experiments.Config{Layouts: []string{"boost_flat", "absl_flat", "hopscotch", "dense_hash_map"}, Rows: 1_000_000, NoRead: true, Preallocate: true})
 	for name, r := range got {
 		peak := float64(r.PeakRSSBytes) / float64(r.BytesAllocated)
 		if !r.Preallocate || peak > 1.1 {
@@ -219,7 +209,7 @@ func TestReferencePreallocate(t *testing.T) {
 				name, r.Preallocate, r.PeakRSSBytes, peak, r.BytesAllocated)
 		}
 	}
-	if r := runOrFail(t, Config{Layouts: []string{"sparse_hash_map"}, Rows: 100_000, NoRead: true, Preallocate: true})["sparse_hash_map"]; !r.Preallocate || r.ElementCount != 100_000 {
+	if r := drivertest.RunOrFail(t, experiments.Config{Layouts: []string{"sparse_hash_map"}, Rows: 100_000, NoRead: true, Preallocate: true})["sparse_hash_map"]; !r.Preallocate || r.ElementCount != 100_000 {
 		t.Errorf("sparse_hash_map --preallocate: preallocate %v, %d elements", r.Preallocate, r.ElementCount)
 	}
 }
@@ -263,11 +253,11 @@ func TestReferenceCrashFailsOnlyItsRun(t *testing.T) {
 	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(RefsWorkerEnv, wrapper)
-	results, err := Run(context.Background(), Config{Layouts: []string{"packed", "absl_flat", "boost_flat"}, Rows: 20_000}, RunOptions{})
-	var failed *RunsFailedError
+	t.Setenv(WorkerEnv, wrapper)
+	results, err := experiments.Run(context.Background(), experiments.Config{Layouts: []string{"packed", "absl_flat", "boost_flat"}, Rows: 20_000}, experiments.RunOptions{})
+	var failed *experiments.RunsFailedError
 	if !errors.As(err, &failed) {
-		t.Fatalf("Run: error %v (%T), want a *RunsFailedError", err, err)
+		t.Fatalf("Run: error %v (%T), want a *experiments.RunsFailedError", err, err)
 	}
 	if len(failed.Failed) != 1 || !strings.HasPrefix(failed.Failed[0], "absl_flat: ") || !strings.Contains(failed.Failed[0], "segmentation fault") {
 		t.Errorf("failed runs %q, want one, absl_flat's, saying segmentation fault", failed.Failed)
@@ -284,20 +274,20 @@ func TestReferenceCrashFailsOnlyItsRun(t *testing.T) {
 // TestReferencesUnavailable: without the worker a reference layout is
 // refused before any run, with the one command that builds it.
 func TestReferencesUnavailable(t *testing.T) {
-	t.Setenv(RefsWorkerEnv, "/nonexistent/packlab-refs")
-	err := Config{Layouts: []string{"packed", "boost_flat"}}.Validate()
+	t.Setenv(WorkerEnv, "/nonexistent/packlab-refs")
+	err := experiments.Config{Layouts: []string{"packed", "boost_flat"}}.Validate()
 	want := "--layout boost_flat: unavailable: PACKLAB_REFS_WORKER=/nonexistent/packlab-refs: no such file or directory; build the C++ reference maps with: make refs"
 	if err == nil || err.Error() != want {
 		t.Errorf("Validate: %v\nwant %s", err, want)
 	}
-	t.Setenv(RefsWorkerEnv, "")
+	t.Setenv(WorkerEnv, "")
 	t.Setenv("PATH", t.TempDir())
-	st := ReferenceStatus()
+	st := Status()
 	if st.Available || !strings.HasPrefix(st.Problem, "the C++ reference maps are not built (no packlab-refs at ") ||
 		!strings.HasSuffix(st.Problem, " or on PATH); build them with: make refs") {
 		t.Errorf("ReferenceStatus with no worker: %+v", st)
 	}
-	if err := (Config{Layouts: []string{"packed", "gomap"}}).Validate(); err != nil {
+	if err := (experiments.Config{Layouts: []string{"packed", "gomap"}}).Validate(); err != nil {
 		t.Errorf("core layouts need no worker: %v", err)
 	}
 }
@@ -305,9 +295,24 @@ func TestReferencesUnavailable(t *testing.T) {
 // TestReferenceRunsOneTable: --shards does not apply to a reference map.
 func TestReferenceRunsOneTable(t *testing.T) {
 	needRefs(t)
-	err := Config{Layouts: []string{"hashed", "dense_hash_map"}, Shards: 4}.Validate()
+	err := experiments.Config{Layouts: []string{"hashed", "dense_hash_map"}, Shards: 4}.Validate()
 	want := "--shards 4: a C++ reference map (dense_hash_map) runs as one table (allowed: 1 with a reference map)"
 	if err == nil || err.Error() != want {
 		t.Errorf("Validate: %v\nwant %s", err, want)
+	}
+}
+
+// TestHugePagesWithAReference: --huge-pages applies to packlab's layouts,
+// so it is refused with only a C++ map, and taken with packed beside one.
+func TestHugePagesWithAReference(t *testing.T) {
+	if !Status().Available {
+		t.Skip("the reference maps are not built")
+	}
+	err := experiments.Config{Layouts: []string{"boost_flat"}, HugePages: "off"}.Validate()
+	if err == nil || !strings.Contains(err.Error(), "applies to packlab's layouts") {
+		t.Errorf("--huge-pages off with only a C++ map: got %v", err)
+	}
+	if err := (experiments.Config{Layouts: []string{"boost_flat", "packed"}, HugePages: "off"}).Validate(); err != nil {
+		t.Errorf("--huge-pages off with a C++ map and packed: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package experiments
+package chdriver
 
 import (
 	"context"
@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/internal/drivertest"
 )
 
 // writeUsers writes a dictionary source file of n rows: a distinct id,
@@ -42,7 +45,7 @@ func writeUsers(t *testing.T, n, bad int) string {
 	return path
 }
 
-var fileAttributes = []string{"price:UInt16", "country:String", "name:String"}
+var usersAttributes = []string{"price:UInt16", "country:String", "name:String"}
 
 // TestFileAttributeColumns: a file's attributes are checked as it is read
 // through before any run: a cell that does not parse names the file, line
@@ -53,37 +56,37 @@ var fileAttributes = []string{"price:UInt16", "country:String", "name:String"}
 func TestFileAttributeColumns(t *testing.T) {
 	needClickHouse(t)
 	ctx := context.Background()
-	base := Config{Layouts: []string{"ch_hashed"}, Attributes: fileAttributes}
+	base := experiments.Config{Layouts: []string{"ch_hashed"}, Attributes: usersAttributes}
 	bad := base
 	bad.Source = writeUsers(t, 100, 7)
-	if _, err := Check(ctx, bad); err == nil || !strings.Contains(err.Error(), `users.tsv:7: column 2 ("price")`) || !strings.Contains(err.Error(), "cheap") {
+	if _, err := experiments.Check(ctx, bad); err == nil || !strings.Contains(err.Error(), `users.tsv:7: column 2 ("price")`) || !strings.Contains(err.Error(), "cheap") {
 		t.Errorf("a bad price: %v; want the file, line 7 and column 2 named", err)
 	}
 	good := base
 	good.Source = writeUsers(t, 100, 0)
-	if mc, err := Check(ctx, good); err != nil || mc.Estimates[0].Rows != 100 {
+	if mc, err := experiments.Check(ctx, good); err != nil || mc.Estimates[0].Rows != 100 {
 		t.Errorf("a good file: %+v, %v", mc, err)
 	}
 	for _, c := range []struct {
-		change func(*Config)
+		change func(*experiments.Config)
 		want   string
 	}{
-		{func(c *Config) { c.Columns = []string{"3"} }, "--columns 3: 1 columns for 2 attributes after the value"},
-		{func(c *Config) { c.Columns = []string{"country", "city"} }, `column "city" not found in the header`},
-		{func(c *Config) { c.Columns = []string{"3", "9"} }, "column 9 does not exist"},
-		{func(c *Config) { c.Attributes = []string{"price:UInt16", "country:UInt32"} }, `column 3 ("country"): "FR" is not a valid UInt32`},
-		{func(c *Config) { c.Attributes, c.Columns = nil, []string{"3"} }, "--columns 3: applies to a file's attributes after the value"},
+		{func(c *experiments.Config) { c.Columns = []string{"3"} }, "--columns 3: 1 columns for 2 attributes after the value"},
+		{func(c *experiments.Config) { c.Columns = []string{"country", "city"} }, `column "city" not found in the header`},
+		{func(c *experiments.Config) { c.Columns = []string{"3", "9"} }, "column 9 does not exist"},
+		{func(c *experiments.Config) { c.Attributes = []string{"price:UInt16", "country:UInt32"} }, `column 3 ("country"): "FR" is not a valid UInt32`},
+		{func(c *experiments.Config) { c.Attributes, c.Columns = nil, []string{"3"} }, "--columns 3: applies to a file's attributes after the value"},
 	} {
 		cfg := good
 		c.change(&cfg)
-		if _, err := Check(ctx, cfg); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := experiments.Check(ctx, cfg); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v; want %q", cfg, err, c.want)
 		}
 	}
 	none := good
 	none.Columns = []string{"none"}
-	if p, err := none.parse(); err != nil || p.fileAttributes() {
-		t.Errorf("--columns none: %v, attributes from the file %v; want them drawn from the key", err, p.fileAttributes())
+	if spec, err := none.SourceSpec(); err != nil || len(spec.Columns) > 0 {
+		t.Errorf("--columns none: %v, attributes from the file's columns %v; want them drawn from the key", err, spec.Columns)
 	}
 }
 
@@ -99,18 +102,18 @@ func TestClickHouseFileAttributes(t *testing.T) {
 		attrs   []string
 		columns []string
 	}{
-		{fileAttributes, []string{"country", "name"}},
+		{usersAttributes, []string{"country", "name"}},
 		{[]string{"price:UInt16", "plan:Nullable(UInt32)", "note:Nullable(String)"}, []string{"plan", "note"}},
 	} {
-		cfg := Config{Layouts: []string{"ch_hashed", "ch_sparse_hashed", "ch_hashed_array"}, Source: file, Attributes: c.attrs}
-		for name, r := range runOrFail(t, cfg) {
+		cfg := experiments.Config{Layouts: []string{"ch_hashed", "ch_sparse_hashed", "ch_hashed_array"}, Source: file, Attributes: c.attrs}
+		for name, r := range drivertest.RunOrFail(t, cfg) {
 			checkFileRun(t, name, r, n, c.columns)
 		}
 	}
 }
 
 // checkFileRun holds a run of a file's attributes to ClickHouse's figures.
-func checkFileRun(t *testing.T, name string, r Result, n int64, columns []string) {
+func checkFileRun(t *testing.T, name string, r experiments.Result, n int64, columns []string) {
 	t.Helper()
 	ch := r.ClickHouse
 	t.Logf("%s %s: bytes_allocated %d, model %d (%+.3f %% of %s)", name, r.Attributes, r.BytesAllocated, ch.ModelBytes, ch.DifferencePercent, ch.ComparedWith)

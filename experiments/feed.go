@@ -5,12 +5,10 @@ import (
 	"cmp"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os/exec"
 	"slices"
 	"time"
 	"unsafe"
@@ -18,10 +16,12 @@ import (
 	"github.com/packlab/packlab/core"
 )
 
-// A reference map's run, the lab's side (the worker's is reference/measure.h):
+// The feed: a driver's worker (DriverRun.Feed) gets the rows of the run's
+// own key source and the read phase's keys in the lab's order, in frames
+// on its stdin, so it loads exactly what packlab's layouts load:
 //
-//	parent (this process)                     child: packlab-refs
-//	  start child, write the job line ------> {"config":...,"layout":"boost_flat","key_bytes":8,...}
+//	parent (this process)                     child: a driver's worker
+//	  start child, write the job line ------> {...}
 //	  open the run's source; for each block:
 //	    [u32 n][n keys][n values]   -------> insert each row (first one wins)
 //	  [u32 0]                       -------> end of the load: RSS, geometry, verify
@@ -30,31 +30,11 @@ import (
 //	    [u32 n][n keys] ... [u32 0] -------> absent keys drawn there, lookups timed
 //	  relay progress, keep the result <----- {"progress":...} ... {"result":...}
 //
-// The keys cross a pipe, so the worker holds none of them: its RSS is the
-// map's. The parent proves the table holds what it sent: the row count, and,
-// when no key repeats, the checksum of the pairs against its own sum over
-// every row it sent; with repeats, the checksum equals a core layout's
-// (Result.Checksum) on the same source.
+// The keys cross a pipe, so the worker holds none of them. The parent sums
+// every pair it sends (core.PairChecksum), for the driver to check the
+// table against.
 
-// refsFrameRows is reference/worker.h's kFrameRows: the most rows (or
-// keys) in one frame, core's block.
-const refsFrameRows = core.DefaultBlockRows
-
-// referenceJob is packlab-refs's job line: the Go worker's, and what the C++
-// side cannot work out from a Config (sizes, not type names).
-type referenceJob struct {
-	workerJob
-	Protocol   int    `json:"protocol"`
-	KeyBytes   int    `json:"key_bytes"`
-	ValueBytes int    `json:"value_bytes"`
-	TotalRows  int64  `json:"total_rows"` // -1 when the source cannot know
-	Seed       uint64 `json:"seed"`
-	NoRead     bool   `json:"no_read"`
-	// Reserve: reserve(total_rows) before the load (Config.Preallocate).
-	Reserve bool `json:"reserve"`
-}
-
-// feedReport is what the lab's side of a reference run did.
+// feedReport is what the lab's side of a driver's run did.
 type feedReport struct {
 	rows, skipped int64
 	sum           uint64  // core.PairChecksum over every row sent
@@ -62,65 +42,10 @@ type feedReport struct {
 	waitSeconds   float64 // blocked on the pipe during the load (the worker busy)
 }
 
-// runReference measures reference map r over p's source in a fresh
-// packlab-refs process.
-func runReference(ctx context.Context, p parsedConfig, r Reference, progress func(Progress)) (Result, error) {
-	st := ReferenceStatus()
-	if !st.Available {
-		return Result{}, fmt.Errorf("unavailable: %s", st.Problem)
-	}
-	cfg := p.Config
-	cfg.Layouts = []string{r.Name}
-	total := int64(-1)
-	if p.spec.IsSynthetic() {
-		total = p.Rows
-	}
-	job, _ := json.Marshal(referenceJob{
-		workerJob: workerJob{Config: cfg, Layout: r.Name},
-		Protocol:  refsProtocol, KeyBytes: p.key.Size, ValueBytes: p.value.Size,
-		TotalRows: total, Seed: p.Seed, NoRead: p.NoRead, Reserve: p.Preallocate && total > 0,
-	})
-	started := time.Now()
-	var fr feedReport
-	feed := func(ctx context.Context, w io.Writer) error {
-		return opsFor(p.key, p.value).feed(ctx, p, w, &fr)
-	}
-	res, err := runChild(ctx, exec.CommandContext(ctx, st.Path), job, feed, progress, "the C++ reference worker ("+st.Path+")", "rebuild it with: "+RefsBuildCommand)
-	if err != nil {
-		return Result{}, err
-	}
-	switch {
-	case res.Rows != fr.rows:
-		return Result{}, fmt.Errorf("the C++ reference worker loaded %d rows, the lab sent %d", res.Rows, fr.rows)
-	case res.Duplicates == 0 && res.Checksum != checksumText(fr.sum):
-		return Result{}, fmt.Errorf("the C++ reference worker's table has checksum %s, the %d distinct rows the lab sent %s", res.Checksum, fr.rows, checksumText(fr.sum))
-	}
-	res.StartedAt = startedAt(started)
-	res.Layout = r.Name
-	res.KeyType, res.ValueType = p.key.Name, p.value.Name
-	res.Shards = 1
-	res.Source = p.spec.String()
-	res.Seed = p.Seed
-	res.SkippedRows = fr.skipped
-	res.ClickHouseLayout = ""
-	res.Producer = Producer{ReadSeconds: fr.readSeconds, WaitSeconds: fr.waitSeconds}
-	res.Repeats = 1
-	res.Preallocate = p.Preallocate
-	res.Threads = 1 // one thread loads and reads; the lab's streaming runs in this process
-	res.BlockRows = refsFrameRows
-	res.Isolated = true
-	res.Runtime = RuntimeName()
-	res.Host = hostInfo()
-	if lib := st.Libraries[r.Name]; lib != "" {
-		res.Reference = lib
-	}
-	return res, nil
-}
-
 // checksumText writes a checksum as Result.Checksum holds it.
 func checksumText(sum uint64) string { return fmt.Sprintf("%016x", sum) }
 
-// feed streams p's rows to a reference worker, then the read phase's keys in
+// feed streams p's rows to a driver's worker, then the read phase's keys in
 // core.Read's order (see the picture above).
 func (typed[K, V]) feed(ctx context.Context, p parsedConfig, pipe io.Writer, fr *feedReport) error {
 	src, err := openSourceOf[K, V](ctx, p)
@@ -175,7 +100,7 @@ func feedLoad[K, V core.Bits](ctx context.Context, src core.Source[K, V], fw *fr
 			return nil, err
 		}
 		t := time.Now()
-		err := src.Next(&b, refsFrameRows)
+		err := src.Next(&b, FrameRows)
 		fr.readSeconds += time.Since(t).Seconds()
 		if n := b.Len(); n > 0 {
 			for i, k := range b.Keys {
@@ -223,12 +148,12 @@ func feedRead[K, V core.Bits](ctx context.Context, p parsedConfig, src core.Sour
 	if err := fw.u64(uint64(misses)); err != nil {
 		return err
 	}
-	keys := make([]K, refsFrameRows)
+	keys := make([]K, FrameRows)
 	for i := int64(0); i < rows; {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		n := int(min(int64(refsFrameRows), rows-i))
+		n := int(min(int64(FrameRows), rows-i))
 		for j := range n {
 			keys[j] = at(i + int64(j))
 		}

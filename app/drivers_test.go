@@ -1,0 +1,21 @@
+package app
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/dict"
+)
+
+// TestDriversRegistered: a lab takes the drivers' layouts, and --layout's
+// list of names ends with the C++ reference maps', then ClickHouse's.
+func TestDriversRegistered(t *testing.T) {
+	want := "; C++ reference maps: boost_flat, absl_flat, dense_hash_map, sparse_hash_map, hopscotch; ClickHouse's own: " + dict.ClickHouseNames()
+	if got := experiments.LayoutNames(); !strings.HasSuffix(got, want) {
+		t.Errorf("LayoutNames() = %q, want it to end with %q", got, want)
+	}
+	if !experiments.IsReference("Boost-Flat") || experiments.IsReference("ch_hashed") || experiments.IsReference("packed") {
+		t.Error("IsReference: want Boost-Flat a reference map, ch_hashed and packed not")
+	}
+}

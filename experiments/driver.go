@@ -1,0 +1,194 @@
+package experiments
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/core/source"
+	"github.com/packlab/packlab/experiments/dict"
+)
+
+// Drivers: the layouts packlab runs in a worker program it does not build
+// (the C++ reference maps, package experiments/refdriver; ClickHouse's own
+// dictionaries, experiments/chdriver). The engine knows them only through
+// this seam: whoever builds a lab registers each driver once (package app
+// does), and a config's --layout names, the guard, the run and the notes
+// under a table of results then ask it. The driver starts its worker with
+// RunWorker and streams it the run's rows with DriverRun.Feed.
+
+// A Driver runs some layouts in a worker program of its own.
+type Driver interface {
+	// Layout resolves a --layout name to one of the driver's layouts: its
+	// name as results hold it, or false.
+	Layout(name string) (string, bool)
+	// LayoutNames is the driver's part of --layout's list of names:
+	// "C++ reference maps: boost_flat, ...".
+	LayoutNames() string
+	// Validate checks c (defaults in) for a run of layout, here (the worker
+	// found and working): nil, or a *FieldError naming the flag.
+	Validate(c Config, layout string) error
+	// Estimate is the guard's prediction of r's run over rows rows.
+	Estimate(r *DriverRun, rows int64) Estimate
+	// Run measures r's layout once in a fresh worker process; the
+	// engine's part of the result is DriverRun.FillResult's.
+	Run(ctx context.Context, r *DriverRun, progress func(Progress)) (Result, error)
+	// Notes are the lines the driver's runs add under a table of results
+	// (ResultNotes), none when results holds none of them.
+	Notes(results []Result) []string
+}
+
+var drivers []Driver
+
+// RegisterDriver adds d to the drivers a config's layouts are looked up
+// in, after packlab's own and those registered before; d again does
+// nothing (a Driver is comparable: its type a struct of plain fields).
+// Call it while the program starts, before any config is checked.
+func RegisterDriver(d Driver) {
+	if !slices.Contains(drivers, d) {
+		drivers = append(drivers, d)
+	}
+}
+
+// findDriver finds the driver of a --layout name and the layout's name.
+func findDriver(name string) (Driver, string, bool) {
+	for _, d := range drivers {
+		if n, ok := d.Layout(name); ok {
+			return d, n, true
+		}
+	}
+	return nil, "", false
+}
+
+// IsReference reports whether a layout name is a C++ reference map: a
+// driver's layout that is not one of ClickHouse's dictionaries.
+func IsReference(layout string) bool {
+	if _, ok := dict.FindClickHouseDictionary(layout); ok {
+		return false
+	}
+	_, _, ok := findDriver(layout)
+	return ok
+}
+
+// FrameRows is the most rows (or keys) in one frame of DriverRun.Feed:
+// core's block, the workers' kFrameRows.
+const FrameRows = core.DefaultBlockRows
+
+// DriverRun is one run of a driver's layout as the engine parsed and
+// checked it.
+type DriverRun struct {
+	Config Config    // the job's settings, defaults in (Layouts: every layout of the job)
+	Layout string    // the driver's layout, by its name
+	Key    core.Type // the key's type
+	Value  core.Type // the value's: the first attribute's
+	// Attributes are the dictionary's attributes, the first the value (one
+	// when --attributes is not given), with a file's String lengths and
+	// NULLs once its columns are counted; AttributeNames their columns.
+	Attributes     []dict.Attribute
+	AttributeNames []string
+	Source         source.Spec // the key source
+
+	p         parsedConfig
+	fed       feedReport
+	startedAt time.Time
+}
+
+// driverRun is p's run of layout l, a driver's.
+func (p parsedConfig) driverRun(l layoutChoice) *DriverRun {
+	return &DriverRun{Config: p.Config, Layout: l.name, Key: p.key, Value: p.value,
+		Attributes: p.attrs, AttributeNames: p.attrNames, Source: p.spec, p: p}
+}
+
+// Options are the tables' options the run's settings give.
+func (r *DriverRun) Options() core.Options { return r.p.options() }
+
+// ExpectedDistinct is how many distinct keys the source gives in rows
+// rows (an upper bound where it cannot know: a file, zipf).
+func (r *DriverRun) ExpectedDistinct(rows int64) int64 {
+	n, _ := expectedDistinct(r.Source, r.Key, rows)
+	return n
+}
+
+// Feed streams the source's rows to a worker in frames ([u32 n][n keys][n
+// values], then [u32 0]), then, unless --no-read, the read phase: [u64
+// rows][u64 misses] and the keys in core.Read's order, in frames, ending
+// with [u32 0]. It is RunWorker's feed; Sent says what it sent.
+func (r *DriverRun) Feed(ctx context.Context, w io.Writer) error {
+	return opsFor(r.Key, r.Value).feed(ctx, r.p, w, &r.fed)
+}
+
+// Sent is what Feed sent: the rows, and the checksum of their pairs as
+// Result.Checksum writes one.
+func (r *DriverRun) Sent() (rows int64, checksum string) {
+	return r.fed.rows, checksumText(r.fed.sum)
+}
+
+// WriteFileAttributes writes path, ClickHouse's source of a file's
+// attributes in RowBinary (the key as the dictionary keeps it: its low
+// dictKeyBytes bytes; the value; each attribute's cell in its type), and
+// takes the file's String lengths and NULLs into r.Attributes.
+func (r *DriverRun) WriteFileAttributes(ctx context.Context, dictKeyBytes int, path string, progress func(Progress)) error {
+	st, err := opsFor(r.Key, r.Value).writeFileAttributes(ctx, r.p, dictKeyBytes, path, progress)
+	if err != nil {
+		return err
+	}
+	r.p.attrs = withFileColumns(r.p.attrs, st)
+	r.Attributes = r.p.attrs
+	return nil
+}
+
+// FillResult fills in what the engine knows of every driver's run beside
+// what its worker measured: when it started, the layout, the types and
+// the source, what Feed read and waited, one repeat on one thread in a
+// process of its own, the runtime and the host.
+func (r *DriverRun) FillResult(res *Result) {
+	res.StartedAt = startedAt(r.startedAt)
+	res.Layout = r.Layout
+	res.KeyType, res.ValueType = r.Key.Name, r.Value.Name
+	res.Source = r.Source.String()
+	res.Seed = r.Config.Seed
+	res.SkippedRows = r.fed.skipped
+	res.Producer = Producer{ReadSeconds: r.fed.readSeconds, WaitSeconds: r.fed.waitSeconds}
+	res.Repeats = 1
+	res.Threads = 1 // one thread loads and reads; the lab's streaming runs in this process
+	res.BlockRows = FrameRows
+	res.Isolated = true
+	res.Runtime = RuntimeName()
+	res.Host = hostInfo()
+}
+
+// FindWorker finds a driver's worker program: $env, else name beside this
+// program, else on PATH; problem says why not and how to build what (a
+// plural: "the C++ reference maps") with build.
+func FindWorker(env, name, what, build string) (path, problem string) {
+	if p := os.Getenv(env); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Sprintf("%s=%s: %v; build %s with: %s", env, p, source.PathErrorReason(err), what, build)
+		}
+		return p, ""
+	}
+	var beside string
+	if exe, err := os.Executable(); err == nil {
+		if real, err := filepath.EvalSymlinks(exe); err == nil {
+			exe = real
+		}
+		beside = filepath.Join(filepath.Dir(exe), name)
+		if st, err := os.Stat(beside); err == nil && !st.IsDir() {
+			return beside, ""
+		}
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return p, ""
+	}
+	where := "on PATH"
+	if beside != "" {
+		where = "at " + beside + " or on PATH"
+	}
+	return "", fmt.Sprintf("%s are not built (no %s %s); build them with: %s", what, name, where, build)
+}

@@ -1,0 +1,34 @@
+// Package drivertest holds what the drivers' tests share: a test binary
+// that serves as the Go worker too, and a run that fails the test on any
+// error.
+package drivertest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/packlab/packlab/experiments"
+)
+
+// Main is a driver package's TestMain: it registers the driver, lets the
+// test binary serve as the Go worker process (packlab's own layouts run
+// beside the driver's), and returns m.Run's exit code.
+func Main(m *testing.M, register func()) int {
+	register()
+	return experiments.WorkerOr(m.Run)
+}
+
+// RunOrFail runs cfg with no result saved and fails the test on any error;
+// the results by layout.
+func RunOrFail(t *testing.T, cfg experiments.Config) map[string]experiments.Result {
+	t.Helper()
+	results, err := experiments.Run(context.Background(), cfg, experiments.RunOptions{})
+	if err != nil {
+		t.Fatalf("Run(%v %s/%s %d rows %s): %v", cfg.Layouts, cfg.Key, cfg.Value, cfg.Rows, cfg.Keys, err)
+	}
+	byLayout := map[string]experiments.Result{}
+	for _, r := range results {
+		byLayout[r.Layout] = r
+	}
+	return byLayout
+}
