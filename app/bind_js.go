@@ -51,6 +51,7 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // DownloadsDir is the scratch folder exports are written to before they are
@@ -262,8 +263,8 @@ func (b *jsBinding) limits() (Limits, error) {
 		return lim, err
 	}
 	lim.TotalMemoryBytes = experiments.WasmMemoryLimit
-	lim.TotalMemoryText = experiments.FormatBytes(experiments.WasmMemoryLimit) + " wasm32"
-	lim.FreeMemoryText = experiments.FormatBytes(lim.FreeMemoryBytes) + " wasm"
+	lim.TotalMemoryText = text.Bytes(experiments.WasmMemoryLimit) + " wasm32"
+	lim.FreeMemoryText = text.Bytes(lim.FreeMemoryBytes) + " wasm"
 	return lim, nil
 }
 
@@ -401,7 +402,7 @@ func browserMessage(mc experiments.MemoryCheck, e Estimate, caps map[string]int6
 		about = "at most about "
 	}
 	room := fmt.Sprintf("this tab's WebAssembly memory has %s of its %s left (wasm32: 32-bit addresses, so 4 GiB at most, whatever the machine has)",
-		experiments.FormatBytes(mc.AvailableBytes), experiments.FormatBytes(mc.TotalBytes))
+		text.Bytes(mc.AvailableBytes), text.Bytes(mc.TotalBytes))
 	var lim []string
 	for _, le := range e.Layouts {
 		if c, ok := caps[le.Layout]; ok {
@@ -414,12 +415,12 @@ func browserMessage(mc experiments.MemoryCheck, e Estimate, caps map[string]int6
 	}
 	if !mc.Fits {
 		return fmt.Sprintf("Not run: %s at %s rows needs %s%s at its peak (tables %s, loader %s, read %s), but %s.%s",
-			mc.Largest, experiments.FormatRows(big.Rows), about, experiments.FormatBytes(mc.NeedBytes),
-			experiments.FormatBytes(big.TablePeakBytes), experiments.FormatBytes(big.LoaderBytes),
-			experiments.FormatBytes(big.ReadBytes), room, limits)
+			mc.Largest, text.Rows(big.Rows), about, text.Bytes(mc.NeedBytes),
+			text.Bytes(big.TablePeakBytes), text.Bytes(big.LoaderBytes),
+			text.Bytes(big.ReadBytes), room, limits)
 	}
 	return fmt.Sprintf("Largest need %s (%s at %s rows); %s.%s",
-		experiments.FormatBytes(mc.NeedBytes), mc.Largest, experiments.FormatRows(big.Rows), room, limits)
+		text.Bytes(mc.NeedBytes), mc.Largest, text.Rows(big.Rows), room, limits)
 }
 
 // capText writes a row cap: "67,108,864", or "any number of" when the
@@ -428,7 +429,7 @@ func capText(n int64) string {
 	if n >= source.MaxRows {
 		return "any number of"
 	}
-	return experiments.GroupThousands(n)
+	return text.Thousands(n)
 }
 
 // startRun refuses a run that does not fit the tab with the browser's
@@ -585,5 +586,5 @@ func (b *jsBinding) export(req ExportRequest) (Exported, error) {
 	js.CopyBytesToJS(arr, data)
 	b.host.Call("download", name, typ, arr)
 	return Exported{Path: name, Bytes: int64(len(data)),
-		Message: fmt.Sprintf("Downloaded %s (%s)", name, experiments.FormatBytes(int64(len(data))))}, nil
+		Message: fmt.Sprintf("Downloaded %s (%s)", name, text.Bytes(int64(len(data))))}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // Error is every error the lab's API returns: the form field or the action
@@ -129,8 +130,8 @@ func refusal(c experiments.MemoryCheck) string {
 		bound = " (bounded by " + c.AvailableFrom + ")"
 	}
 	return fmt.Sprintf("Not run: %s at %s rows needs %s%s at its peak (tables %s, loader %s, read %s, worker runtime %s), but only %s of %s is available%s.",
-		c.Largest, experiments.FormatRows(big.Rows), about, experiments.FormatBytes(c.NeedBytes),
-		experiments.FormatBytes(big.TablePeakBytes), experiments.FormatBytes(big.LoaderBytes),
-		experiments.FormatBytes(big.ReadBytes), experiments.FormatBytes(c.RuntimeBytes),
-		experiments.FormatBytes(c.AvailableBytes), experiments.FormatBytes(c.TotalBytes), bound)
+		c.Largest, text.Rows(big.Rows), about, text.Bytes(c.NeedBytes),
+		text.Bytes(big.TablePeakBytes), text.Bytes(big.LoaderBytes),
+		text.Bytes(big.ReadBytes), text.Bytes(c.RuntimeBytes),
+		text.Bytes(c.AvailableBytes), text.Bytes(c.TotalBytes), bound)
 }

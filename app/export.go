@@ -14,6 +14,7 @@ import (
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/report"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // ExportRequest says what to write and where.
@@ -98,7 +99,7 @@ func (l *Lab) Export(req ExportRequest) (Exported, error) {
 		return Exported{}, errorf(field, "%s", err)
 	}
 	return Exported{Path: path, Bytes: int64(len(body)),
-		Message: fmt.Sprintf("Saved %s to %s", experiments.FormatBytes(int64(len(body))), path)}, nil
+		Message: fmt.Sprintf("Saved %s to %s", text.Bytes(int64(len(body))), path)}, nil
 }
 
 // exportBody is the bytes an export writes, and the file name it proposes

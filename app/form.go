@@ -8,6 +8,7 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // Form is the run form exactly as the person filled it in: every number is
@@ -70,7 +71,7 @@ func defaultForm() Form {
 		Layouts:       layouts,
 		Key:           experiments.DefaultKey,
 		Value:         experiments.DefaultValue,
-		Rows:          experiments.FormatRows(experiments.DefaultRows),
+		Rows:          text.Rows(experiments.DefaultRows),
 		Shards:        "1",
 		MaxLoadFactor: "", // each layout's own: ClickHouse's 0.5, compact's 0.9
 		SourceKind:    "synthetic",
@@ -269,7 +270,7 @@ func describe(c experiments.Config) string {
 	if len(c.Layouts) > 1 {
 		what = fmt.Sprintf("%d layouts", len(c.Layouts))
 	}
-	rows := experiments.FormatRows(c.Rows) + " rows"
+	rows := text.Rows(c.Rows) + " rows"
 	if c.Source != "" {
 		rows = c.Source
 	}

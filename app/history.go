@@ -12,6 +12,7 @@ import (
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/report"
 	"github.com/packlab/packlab/experiments/store"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // Table is a table ready to show: column names and one row of text cells
@@ -80,8 +81,8 @@ func (l *Lab) History() (History, error) {
 		{"shards", true}, {"mlf", true}, {"source", false}, {"bytes_allocated", true}, {"peak RSS", true},
 		{"load (sec)", true}, {"runtime", false}}
 	for _, j := range jobs {
-		hj := HistoryJob{ID: j.ID, Name: experiments.ShortText(j.Name, experiments.MaxLabel), Started: startedText(j.StartedAt), Face: j.Face,
-			Summary: store.DescribeJob(j), Legacy: j.Legacy, Results: experiments.GroupThousands(int64(len(j.Results))), Rows: []TableRow{}}
+		hj := HistoryJob{ID: j.ID, Name: text.Short(j.Name, text.MaxLabel), Started: startedText(j.StartedAt), Face: j.Face,
+			Summary: store.DescribeJob(j), Legacy: j.Legacy, Results: text.Thousands(int64(len(j.Results))), Rows: []TableRow{}}
 		for _, r := range j.Results {
 			hj.Rows = append(hj.Rows, historyRow(r))
 		}
@@ -105,9 +106,9 @@ func historyRow(r experiments.Result) TableRow {
 		where += ", idle " + seconds(r.SettleSeconds) + " first"
 	}
 	return TableRow{ID: r.ID, Cells: []string{
-		startedText(r.StartedAt), layoutText(r), r.KeyType + " → " + r.ValueType, experiments.FormatRows(r.Rows),
-		fmt.Sprint(r.Shards), mlf, r.Source, experiments.FormatBytes(r.BytesAllocated),
-		experiments.FormatBytes(r.PeakRSSBytes), fmt.Sprintf("%.3f", r.LoadSeconds), where,
+		startedText(r.StartedAt), layoutText(r), r.KeyType + " → " + r.ValueType, text.Rows(r.Rows),
+		fmt.Sprint(r.Shards), mlf, r.Source, text.Bytes(r.BytesAllocated),
+		text.Bytes(r.PeakRSSBytes), fmt.Sprintf("%.3f", r.LoadSeconds), where,
 	}}
 }
 
@@ -214,7 +215,7 @@ func selectionTitle(rs []experiments.Result) string {
 	results := fmt.Sprintf("%d result%s", n, plural(n))
 	if len(jobs) == 1 {
 		j := jobs[0]
-		parts := []string{experiments.ShortText(j.Name, experiments.MaxLabel)}
+		parts := []string{text.Short(j.Name, text.MaxLabel)}
 		if j.Face != "" {
 			parts = append(parts, j.Face)
 		}
@@ -225,7 +226,7 @@ func selectionTitle(rs []experiments.Result) string {
 	}
 	var names []string
 	for i := len(jobs) - 1; i >= 0; i-- { // oldest first, as the rows are
-		names = append(names, experiments.ShortText(jobs[i].Name, experiments.MaxLabel))
+		names = append(names, text.Short(jobs[i].Name, text.MaxLabel))
 	}
 	return fmt.Sprintf("%s from %d jobs: %s", results, len(jobs), strings.Join(names, "; "))
 }

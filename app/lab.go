@@ -17,6 +17,7 @@ import (
 	"github.com/packlab/packlab/experiments/refdriver"
 	"github.com/packlab/packlab/experiments/report"
 	"github.com/packlab/packlab/experiments/store"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // Version is packlab's version, as `packlab version` and a built site's
@@ -413,8 +414,8 @@ func (l *Lab) Limits() (Limits, error) {
 		return lim, ErrorOf(err, "")
 	}
 	lim.TotalMemoryBytes, lim.FreeMemoryBytes = mc.TotalBytes, mc.AvailableBytes
-	lim.TotalMemoryText = experiments.FormatBytes(mc.TotalBytes)
-	lim.FreeMemoryText = experiments.FormatBytes(mc.AvailableBytes)
+	lim.TotalMemoryText = text.Bytes(mc.TotalBytes)
+	lim.FreeMemoryText = text.Bytes(mc.AvailableBytes)
 	return lim, nil
 }
 
@@ -472,11 +473,11 @@ func estimateOf(mc experiments.MemoryCheck) Estimate {
 	e := Estimate{
 		Fits:            mc.Fits,
 		NeedBytes:       mc.NeedBytes,
-		NeedText:        experiments.FormatBytes(mc.NeedBytes),
+		NeedText:        text.Bytes(mc.NeedBytes),
 		AvailableBytes:  mc.AvailableBytes,
-		AvailableText:   experiments.FormatBytes(mc.AvailableBytes),
+		AvailableText:   text.Bytes(mc.AvailableBytes),
 		TotalBytes:      mc.TotalBytes,
-		TotalText:       experiments.FormatBytes(mc.TotalBytes),
+		TotalText:       text.Bytes(mc.TotalBytes),
 		WorkerRuntime:   mc.RuntimeBytes,
 		Largest:         mc.Largest,
 		GuardPrediction: mc,
@@ -487,21 +488,21 @@ func estimateOf(mc experiments.MemoryCheck) Estimate {
 			Layout:     est.Layout,
 			PeakBytes:  est.PeakBytes,
 			FinalBytes: est.FinalBytes,
-			PeakText:   experiments.FormatBytes(est.PeakBytes),
-			FinalText:  experiments.FormatBytes(est.FinalBytes),
+			PeakText:   text.Bytes(est.PeakBytes),
+			FinalText:  text.Bytes(est.FinalBytes),
 			Fits:       mc.AvailableBytes < 0 || need <= mc.AvailableBytes,
 			Estimated:  est.Estimated,
 			BarPercent: 100,
 			Note: fmt.Sprintf("%s: predicted peak RSS %s = tables %s + loader %s + read %s; %s after the load; with the worker's runtime (%s) it needs %s",
-				est.Layout, experiments.FormatBytes(est.PeakBytes), experiments.FormatBytes(est.TablePeakBytes),
-				experiments.FormatBytes(est.LoaderBytes), experiments.FormatBytes(est.ReadBytes),
-				experiments.FormatBytes(est.FinalBytes), experiments.FormatBytes(mc.RuntimeBytes), experiments.FormatBytes(need)),
+				est.Layout, text.Bytes(est.PeakBytes), text.Bytes(est.TablePeakBytes),
+				text.Bytes(est.LoaderBytes), text.Bytes(est.ReadBytes),
+				text.Bytes(est.FinalBytes), text.Bytes(mc.RuntimeBytes), text.Bytes(need)),
 		}
 		if mc.AvailableBytes > 0 {
 			le.BarPercent = min(100, max(0.5, 100*float64(need)/float64(mc.AvailableBytes)))
 		}
 		if est.ReloadPeakBytes > 0 {
-			le.Note += fmt.Sprintf("; a reload would hold %s (this table beside a new one loading, as ClickHouse reloads)", experiments.FormatBytes(est.ReloadPeakBytes))
+			le.Note += fmt.Sprintf("; a reload would hold %s (this table beside a new one loading, as ClickHouse reloads)", text.Bytes(est.ReloadPeakBytes))
 		}
 		if est.Estimated {
 			le.Note += " (an upper bound or a model)"
@@ -509,7 +510,7 @@ func estimateOf(mc experiments.MemoryCheck) Estimate {
 		e.Layouts = append(e.Layouts, le)
 		e.Rows = est.Rows
 	}
-	e.RowsText = experiments.FormatRows(e.Rows)
+	e.RowsText = text.Rows(e.Rows)
 	switch {
 	case !mc.Fits:
 		e.Verdict = "Will not fit — Run is refused"
@@ -520,7 +521,7 @@ func estimateOf(mc experiments.MemoryCheck) Estimate {
 	default:
 		e.Verdict = "Fits in memory"
 		e.Message = fmt.Sprintf("Largest need %s (%s at %s rows, with the worker's runtime %s) of %s available (%s installed).",
-			e.NeedText, mc.Largest, e.RowsText, experiments.FormatBytes(mc.RuntimeBytes), e.AvailableText, e.TotalText)
+			e.NeedText, mc.Largest, e.RowsText, text.Bytes(mc.RuntimeBytes), e.AvailableText, e.TotalText)
 	}
 	return e
 }

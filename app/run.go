@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // Events a run sends through Options.Emit, in this order: any number of
@@ -192,7 +193,7 @@ func (l *Lab) execute(ctx context.Context, j *job, cfg experiments.Config) {
 	}
 	measured := fmt.Sprintf("%d layout%s measured in %s", len(ids), plural(len(ids)), seconds(done.Seconds))
 	if skipped >= 0 {
-		measured += fmt.Sprintf("; %s bad row%s of the file skipped", experiments.GroupThousands(skipped), plural(int(min(skipped, 2))))
+		measured += fmt.Sprintf("; %s bad row%s of the file skipped", text.Thousands(skipped), plural(int(min(skipped, 2))))
 	}
 	switch {
 	case err != nil && (j.stopped.Load() || errors.Is(err, experiments.ErrCancelled) || errors.Is(err, context.Canceled)):
@@ -273,23 +274,23 @@ func progressOf(id string, p experiments.Progress) Progress {
 	default:
 		out.Percent, out.ETASeconds = 100, 0
 	}
-	out.RowsText = experiments.GroupThousands(p.Rows)
+	out.RowsText = text.Thousands(p.Rows)
 	if p.TotalRows > 0 {
-		out.RowsText += " / " + experiments.GroupThousands(p.TotalRows)
+		out.RowsText += " / " + text.Thousands(p.TotalRows)
 	}
 	out.RateText = rate(out.RowsPerSecond)
 	out.ETAText = "–"
 	if out.ETASeconds >= 0 {
 		out.ETAText = seconds(out.ETASeconds)
 	}
-	out.RSSText = experiments.FormatBytes(p.RSSBytes)
+	out.RSSText = text.Bytes(p.RSSBytes)
 	out.LayoutText = p.Layout
 	if p.Runs > 1 {
 		out.LayoutText = fmt.Sprintf("%s (%d of %d)", p.Layout, p.Run, p.Runs)
 	}
 	switch p.Phase {
 	case experiments.PhaseCount:
-		out.PhaseText = fmt.Sprintf("counting the source's rows before the load (the memory check needs them): %s so far", experiments.FormatRows(p.Rows))
+		out.PhaseText = fmt.Sprintf("counting the source's rows before the load (the memory check needs them): %s so far", text.Rows(p.Rows))
 	case experiments.PhaseIdle:
 		out.PhaseText = fmt.Sprintf("idling %s of %s before loading %s, so that it starts on fresh memory",
 			seconds(p.Seconds), seconds(p.IdleSeconds), p.Layout)

@@ -12,6 +12,7 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // Config is one measured run as a user asks for it: which layouts to build,
@@ -208,19 +209,19 @@ func (c Config) Validate() error {
 		return NewFieldError("--shards", strconv.Itoa(c.Shards), "out of range", fmt.Sprintf("%d to %d", core.MinShards, core.MaxShards))
 	}
 	if c.MaxLoadFactor != 0 && !(c.MaxLoadFactor >= core.MinMaxLoadFactor && c.MaxLoadFactor <= core.MaxMaxLoadFactor) {
-		return NewFieldError("--max-load-factor", FormatFloat(c.MaxLoadFactor), "out of range", fmt.Sprintf("%v to %v", core.MinMaxLoadFactor, core.MaxMaxLoadFactor))
+		return NewFieldError("--max-load-factor", text.Float(c.MaxLoadFactor), "out of range", fmt.Sprintf("%v to %v", core.MinMaxLoadFactor, core.MaxMaxLoadFactor))
 	}
 	if c.Repeats < 1 || c.Repeats > MaxRepeats {
 		return NewFieldError("--repeats", strconv.Itoa(c.Repeats), "out of range", fmt.Sprintf("1 to %d", MaxRepeats))
 	}
 	if !(c.SettleSeconds >= 0 && c.SettleSeconds <= MaxSettleSeconds) {
-		return NewFieldError("--settle", FormatFloat(c.SettleSeconds)+"s", "out of range", fmt.Sprintf("0 to %d seconds", MaxSettleSeconds))
+		return NewFieldError("--settle", text.Float(c.SettleSeconds)+"s", "out of range", fmt.Sprintf("0 to %d seconds", MaxSettleSeconds))
 	}
 	if !(c.MissRate >= 0 && c.MissRate <= 1) {
-		return NewFieldError("--miss-rate", FormatFloat(c.MissRate), "out of range", "0 to 1")
+		return NewFieldError("--miss-rate", text.Float(c.MissRate), "out of range", "0 to 1")
 	}
 	if c.NoRead && c.MissRate != 0 {
-		return NewFieldError("--miss-rate", FormatFloat(c.MissRate), "has no effect with --no-read", "0 with --no-read")
+		return NewFieldError("--miss-rate", text.Float(c.MissRate), "has no effect with --no-read", "0 with --no-read")
 	}
 	if err := c.validateLoader(); err != nil {
 		return err

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 func TestParseRows(t *testing.T) {
@@ -54,11 +55,11 @@ func TestParseRows(t *testing.T) {
 func TestFormatRowsRoundTrip(t *testing.T) {
 	for n, want := range map[int64]string{1: "1", 999: "999", 1000: "1K", 1500: "1.5K", 1_000_000: "1M", 1_250_000: "1.25M", 2_500_000: "2.5M", 1e9: "1B",
 		2_500_000_000: "2.5B", 1e12: "1T", 1234: "1234", 12_345_678: "12345678", 123_456_789: "123456789", 1e7: "10M"} {
-		if got := FormatRows(n); got != want {
-			t.Errorf("FormatRows(%d) = %q, want %q", n, got, want)
+		if got := text.Rows(n); got != want {
+			t.Errorf("text.Rows(%d) = %q, want %q", n, got, want)
 		}
-		if back, err := ParseRows(FormatRows(n)); err != nil || back != n {
-			t.Errorf("ParseRows(FormatRows(%d)) = %d, %v", n, back, err)
+		if back, err := ParseRows(text.Rows(n)); err != nil || back != n {
+			t.Errorf("ParseRows(text.Rows(%d)) = %d, %v", n, back, err)
 		}
 	}
 }

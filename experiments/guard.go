@@ -8,6 +8,7 @@ import (
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/internal/machine"
+	"github.com/packlab/packlab/experiments/text"
 	"github.com/pbnjay/memory"
 )
 
@@ -101,15 +102,15 @@ func (e *MemoryError) Error() string {
 	}
 	reserved := ""
 	if big.Reserved > 0 {
-		reserved = fmt.Sprintf(" reserved for %s rows by --preallocate", FormatRows(big.Reserved))
+		reserved = fmt.Sprintf(" reserved for %s rows by --preallocate", text.Rows(big.Reserved))
 		if big.Distinct < big.Reserved {
-			reserved += fmt.Sprintf(", about %s distinct keys", FormatRows(big.Distinct))
+			reserved += fmt.Sprintf(", about %s distinct keys", text.Rows(big.Distinct))
 		}
 	}
 	return fmt.Sprintf("not enough memory: %s at %s rows needs %s%s at its peak (tables %s%s + loader %s + read %s + runtime %s), but %s of %s is available%s (use --force to run anyway)",
-		c.Largest, FormatRows(big.Rows), about, FormatBytes(c.NeedBytes),
-		FormatBytes(big.TablePeakBytes), reserved, FormatBytes(big.LoaderBytes), FormatBytes(big.ReadBytes), FormatBytes(c.RuntimeBytes),
-		FormatBytes(c.AvailableBytes), FormatBytes(c.TotalBytes), bound)
+		c.Largest, text.Rows(big.Rows), about, text.Bytes(c.NeedBytes),
+		text.Bytes(big.TablePeakBytes), reserved, text.Bytes(big.LoaderBytes), text.Bytes(big.ReadBytes), text.Bytes(c.RuntimeBytes),
+		text.Bytes(c.AvailableBytes), text.Bytes(c.TotalBytes), bound)
 }
 
 // estimate predicts one layout's run of p, whose source gives rows rows.

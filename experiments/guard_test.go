@@ -14,6 +14,7 @@ import (
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/internal/machine"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // TestGuardRefuses: a run far beyond the machine is refused before any
@@ -52,8 +53,8 @@ func TestGuardRefuses(t *testing.T) {
 	if want := int64(1<<41)*16 + before; c.Estimates[1].TablePeakBytes-want > 1024 || c.Estimates[1].TablePeakBytes < want {
 		t.Errorf("hashed table peak %d, want %d plus a header", c.Estimates[1].TablePeakBytes, want)
 	}
-	if c.AvailableBytes > 0 && !strings.Contains(msg, FormatBytes(c.AvailableBytes)+" of "+FormatBytes(c.TotalBytes)) {
-		t.Errorf("refusal does not show the available %s of %s", FormatBytes(c.AvailableBytes), FormatBytes(c.TotalBytes))
+	if c.AvailableBytes > 0 && !strings.Contains(msg, text.Bytes(c.AvailableBytes)+" of "+text.Bytes(c.TotalBytes)) {
+		t.Errorf("refusal does not show the available %s of %s", text.Bytes(c.AvailableBytes), text.Bytes(c.TotalBytes))
 	}
 
 	// --force passes the guard (the runs are prepared, not executed here).
@@ -140,7 +141,7 @@ func TestPredictedPeakMatchesMeasured(t *testing.T) {
 		ratio := float64(r.PeakRSSBytes) / float64(r.PredictedPeak)
 		t.Logf("%s: peak_rss_bytes %d predicted %d ratio %.3f", r.Layout, r.PeakRSSBytes, r.PredictedPeak, ratio)
 		if ratio < 0.9 || ratio > 1.1 {
-			t.Errorf("%s: measured peak %s is %.3fx the predicted %s, want within 10%%", r.Layout, FormatBytes(r.PeakRSSBytes), ratio, FormatBytes(r.PredictedPeak))
+			t.Errorf("%s: measured peak %s is %.3fx the predicted %s, want within 10%%", r.Layout, text.Bytes(r.PeakRSSBytes), ratio, text.Bytes(r.PredictedPeak))
 		}
 	}
 }
@@ -159,15 +160,7 @@ func TestRSSMatchesBytesAllocated(t *testing.T) {
 		ratio := float64(r.RSSBytes) / float64(r.BytesAllocated)
 		t.Logf("%s: rss_bytes %d bytes_allocated %d ratio %.3f; peak %.3fx predicted", r.Layout, r.RSSBytes, r.BytesAllocated, ratio, float64(r.PeakRSSBytes)/float64(r.PredictedPeak))
 		if ratio < 0.9 || ratio > 1.1 {
-			t.Errorf("%s: rss_bytes %s is %.3fx bytes_allocated %s, want within 10%%", r.Layout, FormatBytes(r.RSSBytes), ratio, FormatBytes(r.BytesAllocated))
-		}
-	}
-}
-
-func TestFormatBytesBinary(t *testing.T) {
-	for n, want := range map[int64]string{-1: "unknown", 0: "0 B", 1023: "1023 B", 1536: "1.5 KiB", 20 << 20: "20.0 MiB", 35 << 30: "35.0 GiB", 48 << 40: "48.0 TiB"} {
-		if got := FormatBytes(n); got != want {
-			t.Errorf("FormatBytes(%d) = %q, want %q", n, got, want)
+			t.Errorf("%s: rss_bytes %s is %.3fx bytes_allocated %s, want within 10%%", r.Layout, text.Bytes(r.RSSBytes), ratio, text.Bytes(r.BytesAllocated))
 		}
 	}
 }
@@ -270,8 +263,8 @@ func TestGuardRefusesWhatCannotFit(t *testing.T) {
 						}
 						msg := (&MemoryError{Check: c}).Error()
 						if strings.Contains(msg, "unknown") || strings.Contains(msg, "\n") ||
-							!strings.Contains(msg, " "+FormatBytes(c.NeedBytes)+" at its peak") || !strings.Contains(msg, FormatBytes(c.AvailableBytes)+" of ") {
-							t.Fatalf("%s <%s,%s> shards %d rows %d: refusal %q lacks the need %s or the available %s", l, key.Name, value.Name, shards, n, msg, FormatBytes(c.NeedBytes), FormatBytes(c.AvailableBytes))
+							!strings.Contains(msg, " "+text.Bytes(c.NeedBytes)+" at its peak") || !strings.Contains(msg, text.Bytes(c.AvailableBytes)+" of ") {
+							t.Fatalf("%s <%s,%s> shards %d rows %d: refusal %q lacks the need %s or the available %s", l, key.Name, value.Name, shards, n, msg, text.Bytes(c.NeedBytes), text.Bytes(c.AvailableBytes))
 						}
 					}
 				}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // Job names one job; every result it measured carries it.
@@ -94,7 +95,7 @@ func settingsName(cfg Config, rowsByDefault bool) string {
 		parts = append(parts, "shards "+strconv.Itoa(cfg.Shards))
 	}
 	if cfg.MaxLoadFactor != 0 && cfg.MaxLoadFactor != core.DefaultMaxLoadFactor {
-		parts = append(parts, "mlf "+FormatFloat(cfg.MaxLoadFactor))
+		parts = append(parts, "mlf "+text.Float(cfg.MaxLoadFactor))
 	}
 	if on, ok := hugePagesOn(cfg.HugePages); ok && !on {
 		parts = append(parts, "hugepages off")
@@ -103,7 +104,7 @@ func settingsName(cfg Config, rowsByDefault bool) string {
 		parts = append(parts, "preallocate")
 	}
 	if cfg.SettleSeconds > 0 {
-		parts = append(parts, "settle "+FormatFloat(cfg.SettleSeconds)+"s")
+		parts = append(parts, "settle "+text.Float(cfg.SettleSeconds)+"s")
 	}
 	if len(parts) == 0 {
 		return ""

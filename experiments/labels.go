@@ -7,6 +7,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // Run labels: the name a run goes by in a table row, a bar or a line, its
@@ -121,10 +122,10 @@ func settingsLabel(r Result, parts LabelParts) string {
 		b.WriteString(" (C++)") // a reference map, not packlab's
 	}
 	if parts&LabelTypes != 0 {
-		fmt.Fprintf(&b, " %s/%s", OrDash(r.KeyType), OrDash(ValueText(r)))
+		fmt.Fprintf(&b, " %s/%s", text.OrDash(r.KeyType), text.OrDash(ValueText(r)))
 	}
 	if parts&LabelRows != 0 {
-		fmt.Fprintf(&b, " %s rows", FormatRows(r.Rows))
+		fmt.Fprintf(&b, " %s rows", text.Rows(r.Rows))
 	}
 	if ref {
 		parts &^= LabelShards | LabelLoader | LabelHuge
@@ -142,7 +143,7 @@ func settingsLabel(r Result, parts LabelParts) string {
 		b.WriteString(" " + ShardSelectOf(r))
 	}
 	if parts&LabelBlock != 0 {
-		fmt.Fprintf(&b, " blocks %s", FormatRows(int64(BlockRowsOf(r))))
+		fmt.Fprintf(&b, " blocks %s", text.Rows(int64(BlockRowsOf(r))))
 	}
 	if parts&LabelThreads != 0 {
 		if r.Threads > 0 {
@@ -158,7 +159,7 @@ func settingsLabel(r Result, parts LabelParts) string {
 		b.WriteString(" PREALLOCATE")
 	}
 	if parts&LabelSettle != 0 && r.SettleSeconds > 0 {
-		b.WriteString(" settle " + FormatFloat(r.SettleSeconds) + "s")
+		b.WriteString(" settle " + text.Float(r.SettleSeconds) + "s")
 	}
 	return b.String()
 }
@@ -193,13 +194,6 @@ func SettingsLabels(results []Result, allowed, always LabelParts) []string {
 		labels[i] = settingsLabel(r, parts)
 	}
 	return labels
-}
-
-func OrDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 // TableSettings names each run for the settings column: layout, SHARDS and,

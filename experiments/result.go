@@ -11,6 +11,7 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // Result is one measured run of one layout: the JSON contract of the lab
@@ -290,7 +291,7 @@ func LimitNotes(results []Result) []string {
 		}
 		n := float64(r.ElementCount)
 		notes = append(notes, fmt.Sprintf("%s: %.2f bytes a pair for %s pairs, %.2fx the information limit of %.2f (no ClickHouse layout is like it)",
-			labels[i], float64(r.BytesAllocated)/n, GroupThousands(r.ElementCount), float64(r.BytesAllocated)/float64(lim), float64(lim)/n))
+			labels[i], float64(r.BytesAllocated)/n, text.Thousands(r.ElementCount), float64(r.BytesAllocated)/float64(lim), float64(lim)/n))
 	}
 	return notes
 }

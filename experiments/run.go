@@ -14,6 +14,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // RunOptions are the caller's hooks into a running job.
@@ -339,7 +340,7 @@ func runFailure(r runSpec, err error) (line string, stop error) {
 	}
 	if errors.Is(err, ErrOutOfMemory) {
 		err = fmt.Errorf("%w at %s rows (the guard predicted a peak of %s); try fewer rows, more --shards or a layout that needs less (packlab plan --rows %s)",
-			err, FormatRows(r.est.Rows), FormatBytes(r.est.PeakBytes), FormatRows(r.est.Rows))
+			err, text.Rows(r.est.Rows), text.Bytes(r.est.PeakBytes), text.Rows(r.est.Rows))
 	}
 	if !r.p.spec.IsSynthetic() && strings.Contains(err.Error(), r.p.spec.Path) && !errors.Is(err, ErrOutOfMemory) {
 		// The source's content (a stream, read only by the load:
@@ -364,7 +365,7 @@ func (e *RunsFailedError) Error() string {
 }
 
 func cancelled(r runSpec, err error) error {
-	what := fmt.Sprintf("%s at %s rows", r.layout, FormatRows(r.est.Rows))
+	what := fmt.Sprintf("%s at %s rows", r.layout, text.Rows(r.est.Rows))
 	if r.est.Rows < 0 {
 		what = fmt.Sprintf("%s loading %s", r.layout, r.p.spec.Path) // a stream: its rows are unknown
 	}

@@ -34,6 +34,7 @@ import (
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/report"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // Environment the test reads.
@@ -488,7 +489,7 @@ func TestBrowserLab(t *testing.T) {
 	ratio := bl / nl
 	t.Logf("TARGET 1e6 <UInt64,UInt16> packed, median load of 3 alternating runs: %.3f s in the browser, %.3f s native in-process: %.2fx (target <= 3x)%s; loads %.3f vs %.3f s; read %.3f s vs %.3f s (%.2fx); the first run of the tab loaded in %.3f s (%.2fx); wasm memory peak %s above the baseline for bytes_allocated %s",
 		bl, nl, ratio, notMet(ratio > 3), browserLoads[1:], nativeLoads[1:], median(browserReads[1:]), median(nativeReads[1:]), median(browserReads[1:])/median(nativeReads[1:]),
-		browserLoads[0], browserLoads[0]/nl, experiments.FormatBytes(last.PeakRSSBytes), experiments.FormatBytes(last.BytesAllocated))
+		browserLoads[0], browserLoads[0]/nl, text.Bytes(last.PeakRSSBytes), text.Bytes(last.BytesAllocated))
 
 	// ---- the Plan tab: the same API call as packlab plan, in the tab ----
 	do(t, ctx, `document.querySelector('#viewtabs button[data-view="plan"]').click(); __t.set("plan_rows", "1T rows")`)

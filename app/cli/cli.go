@@ -30,6 +30,7 @@ import (
 	"github.com/packlab/packlab/experiments/report"
 	"github.com/packlab/packlab/experiments/store"
 	"github.com/packlab/packlab/experiments/sweep"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // Main is the whole command line, as main runs it: it prints an error as
@@ -116,9 +117,9 @@ func exitCode(err error) int {
 }
 
 // oneLine keeps an error to one line on a terminal, its control
-// characters written out (experiments.TerminalText).
+// characters written out (text.Terminal).
 func oneLine(err error) string {
-	return experiments.TerminalText(strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", " ")), " "))
+	return text.Terminal(strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", " ")), " "))
 }
 
 func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
@@ -409,7 +410,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // named jobName, save each result as it comes, print the table.
 func measure(ctx context.Context, f *runFlags, jobName string, stdout, stderr io.Writer,
 	do func(experiments.RunOptions) ([]experiments.Result, error), validate func() error) error {
-	if err := checkFormat(f.format, experiments.Formats()); err != nil {
+	if err := checkFormat(f.format, text.Formats()); err != nil {
 		return err
 	}
 	if err := validate(); err != nil {
@@ -427,7 +428,7 @@ func measure(ctx context.Context, f *runFlags, jobName string, stdout, stderr io
 	saved := 0
 	job := experiments.NewJob(jobName, experiments.FaceCLI, time.Now())
 	ro := experiments.RunOptions{Job: &job, Progress: bar.update, Notice: func(s string) {
-		fmt.Fprintln(stderr, "packlab:", experiments.TerminalText(s))
+		fmt.Fprintln(stderr, "packlab:", text.Terminal(s))
 	}, OnResult: func(r experiments.Result) error {
 		bar.clear()
 		if st == nil {
@@ -446,14 +447,14 @@ func measure(ctx context.Context, f *runFlags, jobName string, stdout, stderr io
 			return err
 		}
 		for _, n := range experiments.ResultNotes(results) {
-			fmt.Fprintln(stderr, "packlab:", experiments.TerminalText(n))
+			fmt.Fprintln(stderr, "packlab:", text.Terminal(n))
 		}
 	}
 	if f.cfg.SkipBadRows && len(results) > 0 {
 		fmt.Fprintln(stderr, "packlab: --skip-bad-rows:", skippedText(results))
 	}
 	if saved > 0 {
-		fmt.Fprintf(stderr, "packlab: saved %d result(s) in %s as job %s (%s)\n", saved, st.Dir, job.ID, experiments.TerminalText(experiments.ShortText(job.Name, experiments.MaxLabel)))
+		fmt.Fprintf(stderr, "packlab: saved %d result(s) in %s as job %s (%s)\n", saved, st.Dir, job.ID, text.Terminal(text.Short(job.Name, text.MaxLabel)))
 	}
 	if runErr != nil && errors.Is(runErr, experiments.ErrCancelled) {
 		return fmt.Errorf("%w; %d result(s) measured before it", runErr, len(results))
@@ -470,7 +471,7 @@ func skippedText(results []experiments.Result) string {
 	if r.SkippedRows == 1 {
 		rows = "row"
 	}
-	return fmt.Sprintf("skipped %s bad %s of %s (%s rows loaded)", experiments.GroupThousands(r.SkippedRows), rows, r.Source, experiments.GroupThousands(r.Rows))
+	return fmt.Sprintf("skipped %s bad %s of %s (%s rows loaded)", text.Thousands(r.SkippedRows), rows, r.Source, text.Thousands(r.Rows))
 }
 
 // progressBar draws one line on a terminal's stderr, redrawn in place, once
@@ -522,7 +523,7 @@ func progressLine(p experiments.Progress) string {
 			time.Duration(p.Seconds*float64(time.Second)).Round(time.Second), time.Duration(p.IdleSeconds*float64(time.Second)).Round(100*time.Millisecond))
 	}
 	if p.Phase == experiments.PhaseRead {
-		return s + fmt.Sprintf("loaded %s rows, reading ...  RSS %s", experiments.FormatRows(p.Rows), experiments.FormatBytes(p.RSSBytes))
+		return s + fmt.Sprintf("loaded %s rows, reading ...  RSS %s", text.Rows(p.Rows), text.Bytes(p.RSSBytes))
 	}
 	rate := float64(p.Rows) / p.Seconds
 	if p.TotalRows > 0 {
@@ -539,7 +540,7 @@ func progressLine(p experiments.Progress) string {
 		eta := time.Duration(float64(p.TotalRows-p.Rows) / rate * float64(time.Second))
 		s += "  ETA " + eta.Round(time.Second).String()
 	}
-	return s + "  RSS " + experiments.FormatBytes(p.RSSBytes)
+	return s + "  RSS " + text.Bytes(p.RSSBytes)
 }
 
 // shortCount writes 12345678 as 12.3M.
@@ -738,9 +739,9 @@ func (a *reportArgs) write(ctx context.Context, results []experiments.Result, jo
 	picked := fmt.Sprintf("%d results", len(results))
 	title := a.title
 	if len(jobs) == 1 {
-		picked += " of job " + jobs[0].ID + " (" + experiments.TerminalText(experiments.ShortText(jobs[0].Name, experiments.MaxLabel)) + ")"
+		picked += " of job " + jobs[0].ID + " (" + text.Terminal(text.Short(jobs[0].Name, text.MaxLabel)) + ")"
 		if !a.titleSet {
-			title = report.DefaultReportTitle + ": " + experiments.ShortText(jobs[0].Name, experiments.MaxLabel)
+			title = report.DefaultReportTitle + ": " + text.Short(jobs[0].Name, text.MaxLabel)
 		}
 	} else if len(jobs) > 1 {
 		picked += fmt.Sprintf(" of %d jobs", len(jobs))
@@ -812,7 +813,7 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 func localTime(s string) string {
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
-		return experiments.TerminalText(s)
+		return text.Terminal(s)
 	}
 	return t.Local().Format("2006-01-02 15:04:05")
 }
@@ -830,14 +831,14 @@ func listJobs(w io.Writer, jobs []store.JobResults, results bool) {
 		if len(j.Results) == 1 {
 			n = "result"
 		}
-		line := fmt.Sprintf("%s  %s  %-12s  %5s %-7s  %s", j.ID, localTime(j.StartedAt), face, experiments.GroupThousands(int64(len(j.Results))), n, experiments.ShortText(j.Name, experiments.MaxLabel))
-		fmt.Fprintln(w, experiments.TerminalText(line))
+		line := fmt.Sprintf("%s  %s  %-12s  %5s %-7s  %s", j.ID, localTime(j.StartedAt), face, text.Thousands(int64(len(j.Results))), n, text.Short(j.Name, text.MaxLabel))
+		fmt.Fprintln(w, text.Terminal(line))
 		if !results {
 			continue
 		}
 		for _, r := range j.Results {
-			line := fmt.Sprintf("    %s  %s  %s/%s  %s rows  shards %d", r.ID, r.Layout, r.KeyType, r.ValueType, experiments.FormatRows(r.Rows), r.Shards)
-			fmt.Fprintln(w, experiments.TerminalText(line))
+			line := fmt.Sprintf("    %s  %s  %s/%s  %s rows  shards %d", r.ID, r.Layout, r.KeyType, r.ValueType, text.Rows(r.Rows), r.Shards)
+			fmt.Fprintln(w, text.Terminal(line))
 		}
 	}
 }
@@ -1012,7 +1013,7 @@ func usageSweep() string {
 	var b strings.Builder
 	b.WriteString("packlab sweep NAME [flags] — a family of runs, measured one after the other\n\nSweeps:\n")
 	for _, s := range sweep.All() {
-		rows := experiments.FormatRows(s.Rows)
+		rows := text.Rows(s.Rows)
 		if s.RowsDoc != "" {
 			rows = s.RowsDoc
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/packlab/packlab/experiments/chdriver"
 	"github.com/packlab/packlab/experiments/planner"
 	"github.com/packlab/packlab/experiments/store"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -133,7 +134,7 @@ func parsePlanArgs(args []string, stdout io.Writer) (*planArgs, error) {
 	if err := flags.CheckConflicts(fs, []flags.Conflict{{A: "value", B: "attributes", Why: "the value is the first attribute"}}); err != nil {
 		return nil, err
 	}
-	if err := checkFormat(a.format, experiments.Formats()); err != nil {
+	if err := checkFormat(a.format, text.Formats()); err != nil {
 		return nil, err
 	}
 	return a, req.Validate()
@@ -148,9 +149,9 @@ func verifyPlan(ctx context.Context, plan planner.Plan, saved *store.Store, noSa
 	if !ok {
 		return fmt.Errorf("--verify: no setup of this plan is one ClickHouse builds (%s/%s)", plan.Request.Key, plan.Request.Value)
 	}
-	fmt.Fprintf(stderr, "packlab: verifying in ClickHouse: %s at %s rows\n", c.ClickHouseLayout, experiments.FormatRows(cfg.Rows))
+	fmt.Fprintf(stderr, "packlab: verifying in ClickHouse: %s at %s rows\n", c.ClickHouseLayout, text.Rows(cfg.Rows))
 	bar := newProgressBar(stderr)
-	job := experiments.NewJob("plan verification "+cfg.Layouts[0]+" "+experiments.FormatRows(cfg.Rows), experiments.FaceCLI, time.Now())
+	job := experiments.NewJob("plan verification "+cfg.Layouts[0]+" "+text.Rows(cfg.Rows), experiments.FaceCLI, time.Now())
 	results, err := experiments.Run(ctx, cfg, experiments.RunOptions{Job: &job, Progress: bar.update, OnResult: func(r experiments.Result) error {
 		bar.clear()
 		if noSave {
@@ -199,7 +200,7 @@ func calibrate(ctx context.Context, cfgs []experiments.Config, saved *store.Stor
 		took = "minutes"
 	}
 	fmt.Fprintf(stderr, "packlab: calibrating this machine: %s, %s rows each, %d loads in all for medians and ranges (%s; saved results are used next time)\n",
-		strings.Join(what, "; "), experiments.FormatRows(cfgs[0].Rows), loads, took)
+		strings.Join(what, "; "), text.Rows(cfgs[0].Rows), loads, took)
 	start := time.Now()
 	bar := newProgressBar(stderr)
 	job := experiments.NewJob(planner.CalibrationJobName(cfgs), experiments.FaceCLI, start)

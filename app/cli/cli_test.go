@@ -20,6 +20,7 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/planner"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // mainEnv makes the test binary behave as the packlab command itself (see
@@ -543,9 +544,9 @@ func TestPlanIssueTargets(t *testing.T) {
 			continue
 		}
 		delete(seed, c.Layout)
-		t.Logf("%s MLF 0.5: steady %s (ClickHouse: %s), peak %s", c.Layout, experiments.FormatBytes(c.SteadyBytes), experiments.FormatBytes(int64(want)), experiments.FormatBytes(c.PeakBytes))
+		t.Logf("%s MLF 0.5: steady %s (ClickHouse: %s), peak %s", c.Layout, text.Bytes(c.SteadyBytes), text.Bytes(int64(want)), text.Bytes(c.PeakBytes))
 		if r := float64(c.SteadyBytes) / want; r < 0.9 || r > 1.1 {
-			t.Errorf("%s MLF 0.5 at 1e9: steady %s is %.3fx ClickHouse's %s, want within 10 %%", c.Layout, experiments.FormatBytes(c.SteadyBytes), r, experiments.FormatBytes(int64(want)))
+			t.Errorf("%s MLF 0.5 at 1e9: steady %s is %.3fx ClickHouse's %s, want within 10 %%", c.Layout, text.Bytes(c.SteadyBytes), r, text.Bytes(int64(want)))
 		}
 		if c.Layout == "packed" {
 			// 2^31 cells of 10 bytes after the last growth, from 2^30: where

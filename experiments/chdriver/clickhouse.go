@@ -23,6 +23,7 @@ import (
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // ClickHouse's own dictionaries in the lab: not packlab's models of them
@@ -154,7 +155,7 @@ func (Driver) LayoutNames() string { return "ClickHouse's own: " + dict.ClickHou
 func (Driver) Validate(c experiments.Config, name string) error {
 	d, _ := dict.FindClickHouseDictionary(name)
 	if c.MissRate != 0 {
-		return experiments.NewFieldError("--miss-rate", experiments.FormatFloat(c.MissRate), "ClickHouse's dictionaries ("+d.Name+") are read with loaded keys only", "0 with a ClickHouse layout")
+		return experiments.NewFieldError("--miss-rate", text.Float(c.MissRate), "ClickHouse's dictionaries ("+d.Name+") are read with loaded keys only", "0 with a ClickHouse layout")
 	}
 	if d.Flat() {
 		if err := checkFlat(c, name); err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // A ClickHouse dictionary's run, the lab's side (the worker's is
@@ -191,7 +192,7 @@ func fillClickHouseModel(res *experiments.Result, d dict.ClickHouseDictionary, a
 		measured = ch.TrackedBytes
 		ch.ComparedWith = "tracked_bytes"
 		ch.Note = fmt.Sprintf("ClickHouse %s's bytes_allocated (%s) leaves out its key-to-row index (fixed upstream in ClickHouse PR #118641): compared with what its memory tracker gained over the load (%s) instead",
-			ch.Version, experiments.FormatBytes(res.BytesAllocated), experiments.FormatBytes(ch.TrackedBytes))
+			ch.Version, text.Bytes(res.BytesAllocated), text.Bytes(ch.TrackedBytes))
 	}
 	if !d.ComplexKey && !d.Flat() && len(attrs) == 1 { // the reload's model is one attribute's, so far
 		o := opt
@@ -203,7 +204,7 @@ func fillClickHouseModel(res *experiments.Result, d dict.ClickHouseDictionary, a
 		}
 	}
 	if slices.ContainsFunc(attrs, func(a dict.Attribute) bool { return d.Table(a.Type) == core.LayoutSparse }) {
-		ch.Note = fmt.Sprintf("ClickHouse's bytes_allocated for sparse_hash_map is its estimate of the pairs alone (ClickHouse PR #22867), and packlab's figure is the same estimate: the process held %s after a purge", experiments.FormatBytes(ch.RSSPurgedBytes))
+		ch.Note = fmt.Sprintf("ClickHouse's bytes_allocated for sparse_hash_map is its estimate of the pairs alone (ClickHouse PR #22867), and packlab's figure is the same estimate: the process held %s after a purge", text.Bytes(ch.RSSPurgedBytes))
 	}
 	if model > 0 {
 		ch.DifferencePercent = math.Round(float64(measured-model)/float64(model)*1e4) / 100
@@ -278,12 +279,12 @@ func (Driver) Notes(results []experiments.Result) []string {
 			measured = ch.TrackedBytes
 		}
 		line := fmt.Sprintf("%s: ClickHouse %s, %s: %s %s, packlab computes %s (%+.2f %%); RSS %s right after the load, %s once jemalloc gave its free pages back (ClickHouse's own %s before the load taken off)",
-			labels[i], ch.Version, r.ClickHouseLayout, ch.ComparedWith, experiments.GroupThousands(measured), experiments.GroupThousands(ch.ModelBytes), ch.DifferencePercent,
-			experiments.FormatBytes(r.RSSBytes), experiments.FormatBytes(ch.RSSPurgedBytes), experiments.FormatBytes(ch.BaselineRSSBytes))
+			labels[i], ch.Version, r.ClickHouseLayout, ch.ComparedWith, text.Thousands(measured), text.Thousands(ch.ModelBytes), ch.DifferencePercent,
+			text.Bytes(r.RSSBytes), text.Bytes(ch.RSSPurgedBytes), text.Bytes(ch.BaselineRSSBytes))
 		if ch.ReloadPeakRSSBytes > 0 {
-			line += "; a reload peaked at " + experiments.FormatBytes(ch.ReloadPeakRSSBytes)
+			line += "; a reload peaked at " + text.Bytes(ch.ReloadPeakRSSBytes)
 			if m := ch.ModelReloadPeakBytes; m > 0 {
-				line += fmt.Sprintf(" (the plan's model %s, %+.1f %%)", experiments.FormatBytes(m), float64(ch.ReloadPeakRSSBytes-m)/float64(m)*100)
+				line += fmt.Sprintf(" (the plan's model %s, %+.1f %%)", text.Bytes(m), float64(ch.ReloadPeakRSSBytes-m)/float64(m)*100)
 			}
 		}
 		if ch.ReadAllThreadsRowsPerSecond > 0 {

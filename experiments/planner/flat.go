@@ -8,6 +8,7 @@ import (
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // FlatLayout is FLAT's name among the plan's setups: ClickHouse's alone,
@@ -24,7 +25,7 @@ func (r PlanRequest) checkMaxKey(key core.Type) error {
 	case r.MaxKey < 0 || r.MaxKey >= source.MaxRows:
 		return experiments.NewFieldError("--max-key", mk, "out of range", "1 to 2^62")
 	case r.MaxKey < r.Rows-1:
-		return experiments.NewFieldError("--max-key", mk, fmt.Sprintf("below the rows: %s distinct keys from 0 reach at least %d", experiments.FormatRows(r.Rows), r.Rows-1),
+		return experiments.NewFieldError("--max-key", mk, fmt.Sprintf("below the rows: %s distinct keys from 0 reach at least %d", text.Rows(r.Rows), r.Rows-1),
 			"the largest key, at least --rows - 1")
 	case key.Size > 8 || key.Kind == core.KindFloat || key.Kind == core.KindUUID:
 		return experiments.NewFieldError("--max-key", mk, "FLAT indexes its arrays by an integer key, not "+key.Name, "--max-key with an integer key of at most 8 bytes")
@@ -51,7 +52,7 @@ func flatCandidate(p parsedPlan) (Candidate, bool) {
 		SteadyBytes: m.SteadyBytes, PeakBytes: m.FirstLoadPeakBytes, ReloadPeakBytes: m.ReloadPeakBytes,
 		BytesPerPair:     float64(m.SteadyBytes) / float64(max(p.distinct, 1)),
 		ClickHouseLayout: dict.FlatClause(span),
-		ClickHouseNote:   fmt.Sprintf("ClickHouse's FLAT: an array per attribute of %s elements, indexed by the key (keys above %d fail the load)", experiments.GroupThousands(span), p.MaxKey),
+		ClickHouseNote:   fmt.Sprintf("ClickHouse's FLAT: an array per attribute of %s elements, indexed by the key (keys above %d fail the load)", text.Thousands(span), p.MaxKey),
 		ClickHouse:       m,
 		runtime:          p.Runtime,
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // CalibrationRows is the size of the planner's calibration runs: tables of
@@ -312,7 +313,7 @@ func scalingFrom(history []experiments.Result, runtime string) Scaling {
 		}
 		eff := func(many, one float64) float64 { return min(max((many/one-1)/float64(p-1), 0), 1) }
 		s := Scaling{Efficiency: eff(rs.LoadRowsPerSecond, r1.LoadRowsPerSecond),
-			From: fmt.Sprintf("%s SHARDS %d against SHARDS 1, %s rows, %d threads (%s, %s)", rs.Layout, rs.Shards, experiments.FormatRows(rs.Rows), p, rs.ID, r1.ID)}
+			From: fmt.Sprintf("%s SHARDS %d against SHARDS 1, %s rows, %d threads (%s, %s)", rs.Layout, rs.Shards, text.Rows(rs.Rows), p, rs.ID, r1.ID)}
 		manyRange, _ := speedRanges(rs)
 		oneRange, _ := speedRanges(*r1)
 		if manyRange != nil && oneRange != nil {
@@ -398,7 +399,7 @@ func CalibrationJobName(cfgs []experiments.Config) string {
 		return experiments.CalibrationJobPrefix
 	}
 	c := cfgs[0].WithDefaults()
-	name := fmt.Sprintf("%s %s/%s %s", experiments.CalibrationJobPrefix, c.Key, c.Value, experiments.FormatRows(c.Rows))
+	name := fmt.Sprintf("%s %s/%s %s", experiments.CalibrationJobPrefix, c.Key, c.Value, text.Rows(c.Rows))
 	if c.Preallocate {
 		name += " preallocate"
 	}

@@ -46,6 +46,7 @@ import (
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // PlanRequest is the planner's question. A zero field means its default.
@@ -319,7 +320,7 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 	}
 	if r.CalibrationRows != 0 && (r.CalibrationRows < planMinRows || r.CalibrationRows > source.MaxRows) {
 		return p, experiments.NewFieldError("--calibrate-rows", strconv.FormatInt(r.CalibrationRows, 10), "out of range",
-			fmt.Sprintf("%s to 2^62 rows, e.g. 1e8; smaller runs measure the caches more than the tables", experiments.FormatRows(planMinRows)))
+			fmt.Sprintf("%s to 2^62 rows, e.g. 1e8; smaller runs measure the caches more than the tables", text.Rows(planMinRows)))
 	}
 	p.attrs = attrs
 	p.attrNames, _ = experiments.AttributeNames(r.Attributes)
@@ -405,7 +406,7 @@ func MakePlan(r PlanRequest, history []experiments.Result, m PlanMachine) (Plan,
 		return Plan{}, experiments.NewFieldError("--memory", "", "empty: this browser cannot tell how much memory the machine of a native run has", "a size such as 24GiB (or plan for this browser's wasm memory)")
 	case m.AvailableBytes > 0:
 		plan.BudgetBytes = m.AvailableBytes
-		plan.BudgetFrom = fmt.Sprintf("available now of %s", experiments.FormatBytes(m.TotalBytes))
+		plan.BudgetFrom = fmt.Sprintf("available now of %s", text.Bytes(m.TotalBytes))
 	default:
 		return Plan{}, experiments.NewFieldError("--memory", "", "this platform does not tell how much memory it has", "a size such as 24GiB")
 	}
@@ -778,7 +779,7 @@ func deref(p *float64) float64 {
 // runners-up, the layouts ruled out, and the ClickHouse and Go text of the
 // setups worth copying.
 func explain(plan *Plan, p parsedPlan) {
-	budget := experiments.FormatBytes(plan.BudgetBytes)
+	budget := text.Bytes(plan.BudgetBytes)
 	byKind := map[growthKind][]string{}
 	for _, l := range core.Layouts() {
 		if i := slices.IndexFunc(plan.Candidates, func(c Candidate) bool { return c.Layout == string(l) }); i >= 0 {
@@ -811,9 +812,9 @@ func explain(plan *Plan, p parsedPlan) {
 		c := &plan.Candidates[i]
 		switch {
 		case !c.Fits && fitting == 0 && c.Rank == 1:
-			c.Why = fmt.Sprintf("nothing fits in %s; this is the smallest setup: %s peak %s", budget, plan.Checked, experiments.FormatBytes2(c.CheckedBytes))
+			c.Why = fmt.Sprintf("nothing fits in %s; this is the smallest setup: %s peak %s", budget, plan.Checked, text.Bytes2(c.CheckedBytes))
 		case !c.Fits:
-			c.Why = fmt.Sprintf("doesn't fit: %s peak %s > the %s budget (%s)", plan.Checked, experiments.FormatBytes2(c.CheckedBytes), budget, reloadWords(*c, p.FirstLoadOnly))
+			c.Why = fmt.Sprintf("doesn't fit: %s peak %s > the %s budget (%s)", plan.Checked, text.Bytes2(c.CheckedBytes), budget, reloadWords(*c, p.FirstLoadOnly))
 		case c.Rank == 1:
 			c.Why = bestWhy(*c, p.Prefer, plan.Checked, fitting, tied, budget)
 		default:
@@ -822,10 +823,10 @@ func explain(plan *Plan, p parsedPlan) {
 	}
 	if fitting == 0 {
 		plan.Answer = fmt.Sprintf("nothing fits in %s (%s) at a %s: the smallest setup is %s with a %s peak of %s",
-			budget, plan.BudgetFrom, plan.Checked, SetupName(*best), plan.Checked, experiments.FormatBytes2(best.CheckedBytes))
+			budget, plan.BudgetFrom, plan.Checked, SetupName(*best), plan.Checked, text.Bytes2(best.CheckedBytes))
 	} else {
 		plan.Answer = fmt.Sprintf("%s: steady %s, first load peak %s, reload peak %s, %.2f bytes/pair — %s", SetupName(*best),
-			experiments.FormatBytes(best.SteadyBytes), experiments.FormatBytes(best.PeakBytes), experiments.FormatBytes(best.ReloadPeakBytes), best.BytesPerPair, best.Why)
+			text.Bytes(best.SteadyBytes), text.Bytes(best.PeakBytes), text.Bytes(best.ReloadPeakBytes), best.BytesPerPair, best.Why)
 	}
 	plan.RunnersUp = runnersUp(plan.Candidates)
 	// Layouts with no setup that fits, and why.
@@ -844,7 +845,7 @@ func explain(plan *Plan, p parsedPlan) {
 		}
 		if !ok && smallest != nil {
 			plan.RuledOut = append(plan.RuledOut, fmt.Sprintf("%s: every setup's %s peak is above %s; its smallest, %s, peaks at %s (%s)",
-				l, plan.Checked, budget, SetupName(*smallest), experiments.FormatBytes2(smallest.CheckedBytes), reloadWords(*smallest, p.FirstLoadOnly)))
+				l, plan.Checked, budget, SetupName(*smallest), text.Bytes2(smallest.CheckedBytes), reloadWords(*smallest, p.FirstLoadOnly)))
 		}
 	}
 	best.CreateDictionary, best.GoCode = createDictionary(*best), goCode(*best)
@@ -922,9 +923,9 @@ func rangeText(v *float64, r *[2]float64) string {
 	case v == nil:
 		return "not measured"
 	case r == nil:
-		return experiments.RowsRate(*v) + " rows/s (one load: no range)"
+		return text.RowsRate(*v) + " rows/s (one load: no range)"
 	}
-	return fmt.Sprintf("%s rows/s (%s–%s)", experiments.RowsRate(*v), experiments.RowsRate(r[0]), experiments.RowsRate(r[1]))
+	return fmt.Sprintf("%s rows/s (%s–%s)", text.RowsRate(*v), text.RowsRate(r[0]), text.RowsRate(r[1]))
 }
 
 // bestWhy says why rank 1 won.
@@ -961,9 +962,9 @@ func lostWhy(c, best Candidate, prefer, checked string) string {
 	}
 	switch {
 	case onePercent(float64(c.CheckedBytes)) != onePercent(float64(best.CheckedBytes)):
-		return fmt.Sprintf("%smore memory: %s peak %s against #1's %s", tie, checked, experiments.FormatBytes2(c.CheckedBytes), experiments.FormatBytes2(best.CheckedBytes))
+		return fmt.Sprintf("%smore memory: %s peak %s against #1's %s", tie, checked, text.Bytes2(c.CheckedBytes), text.Bytes2(best.CheckedBytes))
 	case onePercent(float64(c.SteadyBytes)) != onePercent(float64(best.SteadyBytes)):
-		return fmt.Sprintf("%smore memory: steady %s against #1's %s", tie, experiments.FormatBytes2(c.SteadyBytes), experiments.FormatBytes2(best.SteadyBytes))
+		return fmt.Sprintf("%smore memory: steady %s against #1's %s", tie, text.Bytes2(c.SteadyBytes), text.Bytes2(best.SteadyBytes))
 	case c.Shards != best.Shards:
 		return fmt.Sprintf("%stie broken by rule: the same memory within 1 %%, and more shards (%d against %d)", tie, c.Shards, best.Shards)
 	case c.Layout != best.Layout:
@@ -994,7 +995,7 @@ func reloadWords(c Candidate, firstLoadOnly bool) string {
 	if firstLoadOnly {
 		return growthWords(c)
 	}
-	return fmt.Sprintf("the serving table, %s, beside a new one at its first-load peak of %s: %s", experiments.FormatBytes2(servingBytes(c)), experiments.FormatBytes2(c.PeakBytes), growthWords(c))
+	return fmt.Sprintf("the serving table, %s, beside a new one at its first-load peak of %s: %s", text.Bytes2(servingBytes(c)), text.Bytes2(c.PeakBytes), growthWords(c))
 }
 
 // growthKind is how a candidate's layout grows, which decides its peak.
@@ -1062,7 +1063,7 @@ func releasesBehind(c Candidate) bool {
 func SetupName(c Candidate) string {
 	s := fmt.Sprintf("%s SHARDS %d", c.Layout, c.Shards)
 	if c.FollowsMLF {
-		s += " MLF " + experiments.FormatFloat(c.MaxLoadFactor)
+		s += " MLF " + text.Float(c.MaxLoadFactor)
 	}
 	return s
 }
@@ -1086,7 +1087,7 @@ func planNotes(plan *Plan, p parsedPlan) []string {
 	}
 	if p.distinct < p.Rows {
 		notes = append(notes, fmt.Sprintf("a %s key has only %s values: the table holds at most %s keys, not %s", p.key.Name,
-			experiments.GroupThousands(p.distinct), experiments.GroupThousands(p.distinct), experiments.GroupThousands(p.Rows)))
+			text.Thousands(p.distinct), text.Thousands(p.distinct), text.Thousands(p.Rows)))
 	}
 	var unmeasured, guessed, measured, small []string
 	largest := int64(0) // of the runs measured at a third of the plan's rows or less
@@ -1102,7 +1103,7 @@ func planNotes(plan *Plan, p parsedPlan) []string {
 			measured = append(measured, m.Layout)
 		}
 		if !m.OverheadMeasured {
-			guessed = append(guessed, fmt.Sprintf("%s x%s", m.Layout, experiments.FormatFloat(m.Overhead)))
+			guessed = append(guessed, fmt.Sprintf("%s x%s", m.Layout, text.Float(m.Overhead)))
 		}
 	}
 	if len(unmeasured) > 0 {
@@ -1114,12 +1115,12 @@ func planNotes(plan *Plan, p parsedPlan) []string {
 	}
 	if len(small) > 0 {
 		note := fmt.Sprintf("speeds of %s were measured at up to %s rows; a table of %s rows misses the CPU caches more (and faults in more fresh memory), so expect it slower than shown",
-			strings.Join(small, ", "), experiments.FormatRows(largest), experiments.FormatRows(p.distinct))
+			strings.Join(small, ", "), text.Rows(largest), text.Rows(p.distinct))
 		// Runs of up to 1e8 rows fit a machine like this lab's (24 GiB)
 		// for every layout; suggest them only where they are nearer.
 		if nearer := min(p.distinct, 100_000_000); nearer > 2*largest {
 			note += fmt.Sprintf(". The plan compares the layouts at one size, each by its one-shard run nearest it: runs of every layout nearer %s rows give it speeds measured there (`packlab plan --rows %s --calibrate-rows %s`, minutes a layout, or `packlab run --layout %s --rows %s`)",
-				experiments.FormatRows(p.distinct), experiments.FormatRows(p.Rows), experiments.FormatRows(nearer), strings.Join(measured, ","), experiments.FormatRows(nearer))
+				text.Rows(p.distinct), text.Rows(p.Rows), text.Rows(nearer), strings.Join(measured, ","), text.Rows(nearer))
 		}
 		notes = append(notes, note)
 	}
@@ -1129,14 +1130,14 @@ func planNotes(plan *Plan, p parsedPlan) []string {
 			between = fmt.Sprintf(", %.0f to %.0f %% by the loads' ranges", 100*r[0], 100*r[1])
 		}
 		notes = append(notes, fmt.Sprintf("load with several shards: each extra worker adds %.0f %% of one worker's speed%s (measured %s), up to %d threads and the producer's %s rows/s",
-			100*plan.Scaling.Efficiency, between, plan.Scaling.From, plan.Request.Threads, experiments.RowsRate(plan.Scaling.ProducerRowsPerSecond)))
+			100*plan.Scaling.Efficiency, between, plan.Scaling.From, plan.Request.Threads, text.RowsRate(plan.Scaling.ProducerRowsPerSecond)))
 	} else {
 		notes = append(notes, "no multi-shard load measured here: load times assume one worker's speed whatever the shard count")
 	}
 	notes = append(notes, "read rows/s: one thread looking every key up once in random order; other load factors than the measured one are scaled by a linear-probing model (cache lines per lookup)")
 	if p.Preallocate {
 		notes = append(notes, fmt.Sprintf("preallocated: every table reserved for its share of the %s keys before the load (core.Options{Reserve: %d}), so none grows and the peak is the final size; speeds from preallocated runs only. ClickHouse ignores PREALLOCATE since 23.1: its CREATE DICTIONARY leaves it out",
-			experiments.GroupThousands(p.distinct), p.distinct))
+			text.Thousands(p.distinct), p.distinct))
 	}
 	return notes
 }

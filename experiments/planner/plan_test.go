@@ -21,6 +21,7 @@ import (
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/internal/machine"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // machine24 is a 24 GiB, 2-core machine: this lab's.
@@ -160,7 +161,7 @@ func TestPlanBudget(t *testing.T) {
 			t.Errorf("1 GiB: %s peaks at %d at a reload, below the answer's %d", SetupName(c), c.CheckedBytes, b.CheckedBytes)
 		}
 	}
-	want := "nothing fits in 1.0 GiB (--memory) at a reload: the smallest setup is " + SetupName(*b) + " with a reload peak of " + experiments.FormatBytes2(b.CheckedBytes)
+	want := "nothing fits in 1.0 GiB (--memory) at a reload: the smallest setup is " + SetupName(*b) + " with a reload peak of " + text.Bytes2(b.CheckedBytes)
 	if none.Answer != want {
 		t.Errorf("1 GiB answer\n got %q\nwant %q", none.Answer, want)
 	}
@@ -446,8 +447,8 @@ func TestPlanMatchesMeasured(t *testing.T) {
 		c := plan.Candidates[i]
 		rss := float64(r.RSSBytes) / float64(c.SteadyBytes)
 		peak := float64(r.PeakRSSBytes) / float64(c.PeakBytes)
-		t.Logf("%s at %s rows: bytes %d (measured %d), steady %s (RSS %s, x%.3f), peak %s (measured %s, x%.3f)", SetupName(c), experiments.FormatRows(r.Rows),
-			c.BytesAllocated, r.BytesAllocated, experiments.FormatBytes(c.SteadyBytes), experiments.FormatBytes(r.RSSBytes), rss, experiments.FormatBytes(c.PeakBytes), experiments.FormatBytes(r.PeakRSSBytes), peak)
+		t.Logf("%s at %s rows: bytes %d (measured %d), steady %s (RSS %s, x%.3f), peak %s (measured %s, x%.3f)", SetupName(c), text.Rows(r.Rows),
+			c.BytesAllocated, r.BytesAllocated, text.Bytes(c.SteadyBytes), text.Bytes(r.RSSBytes), rss, text.Bytes(c.PeakBytes), text.Bytes(r.PeakRSSBytes), peak)
 		if !c.Estimated && c.BytesAllocated != r.BytesAllocated {
 			t.Errorf("%s at %d rows: predicted bytes_allocated %d, measured %d", SetupName(c), r.Rows, c.BytesAllocated, r.BytesAllocated)
 		}
@@ -455,7 +456,7 @@ func TestPlanMatchesMeasured(t *testing.T) {
 			continue // gomap: its memory is the Go runtime's to manage, and read, not computed
 		}
 		if rss < 0.9 || rss > 1.1 {
-			t.Errorf("%s at %d rows: measured RSS %s is %.3fx the predicted steady %s", SetupName(c), r.Rows, experiments.FormatBytes(r.RSSBytes), rss, experiments.FormatBytes(c.SteadyBytes))
+			t.Errorf("%s at %d rows: measured RSS %s is %.3fx the predicted steady %s", SetupName(c), r.Rows, text.Bytes(r.RSSBytes), rss, text.Bytes(c.SteadyBytes))
 		}
 		if c.Shards > 1 {
 			// The peak counts every shard growing at once, the worst case;
@@ -466,12 +467,12 @@ func TestPlanMatchesMeasured(t *testing.T) {
 			}
 			if peak > 1.1 || r.PeakRSSBytes < r.RSSBytes+pr.GrowthBytes*9/10 {
 				t.Errorf("%s at %d rows: measured peak %s is %.3fx the predicted %s (every shard growing at once), or less than one shard's growth above the steady RSS %s",
-					SetupName(c), r.Rows, experiments.FormatBytes(r.PeakRSSBytes), peak, experiments.FormatBytes(c.PeakBytes), experiments.FormatBytes(r.RSSBytes))
+					SetupName(c), r.Rows, text.Bytes(r.PeakRSSBytes), peak, text.Bytes(c.PeakBytes), text.Bytes(r.RSSBytes))
 			}
 			continue
 		}
 		if peak < 0.9 || peak > 1.1 {
-			t.Errorf("%s at %d rows: measured peak %s is %.3fx the predicted %s", SetupName(c), r.Rows, experiments.FormatBytes(r.PeakRSSBytes), peak, experiments.FormatBytes(c.PeakBytes))
+			t.Errorf("%s at %d rows: measured peak %s is %.3fx the predicted %s", SetupName(c), r.Rows, text.Bytes(r.PeakRSSBytes), peak, text.Bytes(c.PeakBytes))
 		}
 	}
 }
@@ -534,7 +535,7 @@ func TestPlanTableShowsEachLayoutsRange(t *testing.T) {
 					return
 				}
 			}
-			t.Errorf("%s: the table leaves out its %s setup, %s (%s); it shows %v", l, what, SetupName(*want), experiments.FormatBytes2(want.SteadyBytes), setupNames(mine))
+			t.Errorf("%s: the table leaves out its %s setup, %s (%s); it shows %v", l, what, SetupName(*want), text.Bytes2(want.SteadyBytes), setupNames(mine))
 		}
 		has(best, "best")
 		has(dense, "smallest fitting")
@@ -692,7 +693,7 @@ func TestPlanTakesTheRunNearestItsRows(t *testing.T) {
 			t.Fatal(err)
 		}
 		if m := measuresFrom(tc.history, p)[core.LayoutPacked]; m.From != tc.want.ID || m.LoadRowsPerSecond != tc.want.LoadRowsPerSecond {
-			t.Errorf("plan of %s rows, %d runs: speeds from %s (%v rows/s); want %s (%s rows)", experiments.FormatRows(tc.rows), len(tc.history), m.From, m.LoadRowsPerSecond, tc.want.ID, experiments.FormatRows(tc.want.Rows))
+			t.Errorf("plan of %s rows, %d runs: speeds from %s (%v rows/s); want %s (%s rows)", text.Rows(tc.rows), len(tc.history), m.From, m.LoadRowsPerSecond, tc.want.ID, text.Rows(tc.want.Rows))
 		}
 	}
 	for _, tc := range []struct {
@@ -714,7 +715,7 @@ func TestPlanTakesTheRunNearestItsRows(t *testing.T) {
 		// setup's speeds were measured).
 		packed := plan.Measures[slices.IndexFunc(plan.Measures, func(m Measure) bool { return m.Layout == "packed" })]
 		if w := measuredWhere(packed, tc.rows); strings.Contains(w, "expect it slower at") != (tc.want != "") || !strings.Contains(w, "measured at ") {
-			t.Errorf("plan of %s rows: packed's speeds %q; want them to say where they were measured, and whether far below: %v", experiments.FormatRows(tc.rows), w, tc.want != "")
+			t.Errorf("plan of %s rows: packed's speeds %q; want them to say where they were measured, and whether far below: %v", text.Rows(tc.rows), w, tc.want != "")
 		}
 		if tc.want == "" {
 			if strings.Contains(notes, "were measured at up to") {

@@ -19,6 +19,7 @@ import (
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/internal/machine"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // rankedWith ranks copies of cs for prefer, their speed ranges drawn by
@@ -235,9 +236,9 @@ func TestPlanReloadMatchesMeasured(t *testing.T) {
 			model, measure int64
 		}{{"steady", c.SteadyBytes, m.Steady}, {"first load peak", c.PeakBytes, m.FirstLoad}, {"reload peak", c.ReloadPeakBytes, m.Reload}} {
 			r := float64(f.measure) / float64(f.model)
-			t.Logf("%s at %s rows: %s %s, measured %s (%.3fx)", SetupName(c), experiments.FormatRows(rows), f.what, experiments.FormatBytes(f.model), experiments.FormatBytes(f.measure), r)
+			t.Logf("%s at %s rows: %s %s, measured %s (%.3fx)", SetupName(c), text.Rows(rows), f.what, text.Bytes(f.model), text.Bytes(f.measure), r)
 			if r < 0.95 || r > 1.05 {
-				t.Errorf("%s: measured %s %s is %.3fx the plan's %s", SetupName(c), f.what, experiments.FormatBytes(f.measure), r, experiments.FormatBytes(f.model))
+				t.Errorf("%s: measured %s %s is %.3fx the plan's %s", SetupName(c), f.what, text.Bytes(f.measure), r, text.Bytes(f.model))
 			}
 		}
 	}
@@ -306,7 +307,7 @@ func TestPlanClickHouseReload(t *testing.T) {
 	c := candidateOf(t, plan, "packed", 2, 0.94)
 	if ch := c.ClickHouse; ch == nil || ch.Fits || ch.ReloadPeakBytes < 28<<30 || ch.FirstLoadPeakBytes < 19<<30 || c.PeakBytes > 11<<30 {
 		t.Errorf("packed SHARDS 2 MLF 0.94 at 1e9: packlab's first load %s; ClickHouse's %+v: want a first load near 20 GiB and a reload near 30 that does not fit 24",
-			experiments.FormatBytes(c.PeakBytes), ch)
+			text.Bytes(c.PeakBytes), ch)
 	}
 	if ch := plan.BestClickHouse(); ch == nil || ch.ClickHouse.Fits || !strings.Contains(strings.Join(plan.Details().Best, "\n")+fmt.Sprint(plan.Details().Snippets), "No ClickHouse dictionary fits a reload in 24.0 GiB") {
 		t.Errorf("1e9 in 24 GiB: the plan does not say that no ClickHouse dictionary reloads in 24 GiB: %+v", plan.Details().Snippets)

@@ -6,6 +6,7 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // A plan, checked by ClickHouse: the dictionary the plan prints for the
@@ -52,10 +53,10 @@ func VerifyLines(c Candidate, r experiments.Result) []string {
 		measured = ch.TrackedBytes
 	}
 	lines := []string{
-		fmt.Sprintf("verified in ClickHouse %s: %s at %s rows (the plan is for %s)", ch.Version, r.ClickHouseLayout, experiments.FormatRows(r.Rows), experiments.FormatRows(c.Rows)),
+		fmt.Sprintf("verified in ClickHouse %s: %s at %s rows (the plan is for %s)", ch.Version, r.ClickHouseLayout, text.Rows(r.Rows), text.Rows(c.Rows)),
 		fmt.Sprintf("memory: %s %s (%.2f bytes a row), the plan's model of the same dictionary %s (%.2f), %+.2f %%; RSS right after the load %s, %s after a purge, peak %s",
-			ch.ComparedWith, experiments.GroupThousands(measured), float64(measured)/n, experiments.GroupThousands(ch.ModelBytes), float64(ch.ModelBytes)/n, ch.DifferencePercent,
-			experiments.FormatBytes(r.RSSBytes), experiments.FormatBytes(ch.RSSPurgedBytes), experiments.FormatBytes(r.PeakRSSBytes)),
+			ch.ComparedWith, text.Thousands(measured), float64(measured)/n, text.Thousands(ch.ModelBytes), float64(ch.ModelBytes)/n, ch.DifferencePercent,
+			text.Bytes(r.RSSBytes), text.Bytes(ch.RSSPurgedBytes), text.Bytes(r.PeakRSSBytes)),
 	}
 	speed := fmt.Sprintf("speed: ClickHouse loaded %.2f M rows/s and read %.1f M rows/s on one thread (%.1f with max_threads %d)",
 		r.LoadRowsPerSecond/1e6, r.ReadRowsPerSecond/1e6, ch.ReadAllThreadsRowsPerSecond/1e6, ch.ReadThreads)

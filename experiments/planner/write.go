@@ -16,6 +16,7 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // clickHouseFor is the ClickHouse dictionary that builds l's table for
@@ -105,7 +106,7 @@ func goCode(c Candidate) string {
 	fmt.Fprintf(&b, "\tLayout: %q,\n", c.Layout)
 	var opts []string
 	if c.FollowsMLF && c.MaxLoadFactor != core.DefaultMaxLoadFactor {
-		opts = append(opts, "MaxLoadFactor: "+experiments.FormatFloat(c.MaxLoadFactor))
+		opts = append(opts, "MaxLoadFactor: "+text.Float(c.MaxLoadFactor))
 	}
 	if c.Preallocate {
 		opts = append(opts, fmt.Sprintf("Reserve: %d", c.Distinct))
@@ -149,7 +150,7 @@ func WritePlan(w io.Writer, plan Plan, format string) error {
 	case "markdown":
 		return writePlanText(w, plan, true)
 	}
-	return fmt.Errorf("unknown format %q (allowed: %s)", format, strings.Join(experiments.Formats(), ", "))
+	return fmt.Errorf("unknown format %q (allowed: %s)", format, strings.Join(text.Formats(), ", "))
 }
 
 var planCSVHeader = []string{
@@ -221,7 +222,7 @@ func PlanTable(plan Plan) (header []string, numeric []bool, rows [][]string) {
 			ch = "none"
 		}
 		rows = append(rows, []string{
-			strconv.Itoa(c.Rank), SetupName(c), experiments.FormatBytes2(c.SteadyBytes), experiments.FormatBytes2(c.PeakBytes), experiments.FormatBytes2(c.ReloadPeakBytes),
+			strconv.Itoa(c.Rank), SetupName(c), text.Bytes2(c.SteadyBytes), text.Bytes2(c.PeakBytes), text.Bytes2(c.ReloadPeakBytes),
 			strconv.FormatFloat(c.BytesPerPair, 'f', 2, 64), loadCell(c), readCell(c), fits, ch, c.Why,
 		})
 	}
@@ -235,7 +236,7 @@ func planTableSetups(ranked []Candidate) []Candidate {
 	var layouts []string
 	byLayout := map[string][]int{}
 	for i, c := range ranked {
-		group := c.Layout + "|" + experiments.FormatFloat(c.MaxLoadFactor)
+		group := c.Layout + "|" + text.Float(c.MaxLoadFactor)
 		if seen[group] {
 			continue
 		}
@@ -347,7 +348,7 @@ func PlanHeadline(plan Plan) string {
 		value = strings.Join(r.Attributes, ", ")
 	}
 	return fmt.Sprintf("%s rows of <%s, %s> in %s (%s), checked at a %s, prefer %s, for %s, %d loader thread(s)",
-		experiments.FormatRows(r.Rows), r.Key, value, experiments.FormatBytes(plan.BudgetBytes), plan.BudgetFrom, plan.Checked, r.Prefer, where, r.Threads)
+		text.Rows(r.Rows), r.Key, value, text.Bytes(plan.BudgetBytes), plan.BudgetFrom, plan.Checked, r.Prefer, where, r.Threads)
 }
 
 // PlanSnippet is text the plan offers to copy: a ClickHouse statement or
@@ -385,10 +386,10 @@ func (plan Plan) Details() PlanDetails {
 		d.BestTitle = SetupName(*best) + ", per the model"
 		d.Best = append(d.Best,
 			fmt.Sprintf("steady %s (%s computed x %s + the loader's blocks %s), first load peak %s (%s)",
-				experiments.FormatBytes(best.SteadyBytes), experiments.FormatBytes(best.BytesAllocated), experiments.FormatFloat(experiments.RoundTo(best.Overhead, 3)), experiments.FormatBytes(best.LoaderBytes),
-				experiments.FormatBytes(best.PeakBytes), growthWords(*best)),
+				text.Bytes(best.SteadyBytes), text.Bytes(best.BytesAllocated), text.Float(text.Round(best.Overhead, 3)), text.Bytes(best.LoaderBytes),
+				text.Bytes(best.PeakBytes), growthWords(*best)),
 			fmt.Sprintf("reload peak %s: the serving table (%s) beside a new one at its first-load peak, as ClickHouse and a Go program that swaps in a new map hold them",
-				experiments.FormatBytes(best.ReloadPeakBytes), experiments.FormatBytes(servingBytes(*best))),
+				text.Bytes(best.ReloadPeakBytes), text.Bytes(servingBytes(*best))),
 			fmt.Sprintf("%.2f bytes per pair, load factor %.3f after the load", best.BytesPerPair, best.LoadFactor))
 		where := ""
 		if i := slices.IndexFunc(plan.Measures, func(m Measure) bool { return m.Layout == best.Layout }); i >= 0 {
@@ -437,12 +438,12 @@ func (plan Plan) Details() PlanDetails {
 		check := ""
 		if m.OverheadMeasured {
 			check = fmt.Sprintf("; RSS measured x%s of the computed bytes, x%s at the peak (a check: the plan's memory is computed)",
-				experiments.FormatFloat(experiments.RoundTo(m.Overhead, 3)), experiments.FormatFloat(experiments.RoundTo(m.PeakOverhead, 3)))
+				text.Float(text.Round(m.Overhead, 3)), text.Float(text.Round(m.PeakOverhead, 3)))
 		}
 		switch {
 		case m.LoadRowsPerSecond > 0:
 			d.HowMade = append(d.HowMade, fmt.Sprintf("%s: load %s, read %s, the median of %d load(s) at %s rows on this machine%s (%s)", m.Layout,
-				rangeText(&m.LoadRowsPerSecond, m.LoadRange), rangeText(nonZero(m.ReadRowsPerSecond), m.ReadRange), m.Loads, experiments.FormatRows(m.Rows), check, m.From))
+				rangeText(&m.LoadRowsPerSecond, m.LoadRange), rangeText(nonZero(m.ReadRowsPerSecond), m.ReadRange), m.Loads, text.Rows(m.Rows), check, m.From))
 		case m.OverheadMeasured:
 			d.HowMade = append(d.HowMade, fmt.Sprintf("%s: no speed measured%s (%s)", m.Layout, check, m.From))
 		}
@@ -466,9 +467,9 @@ func measuredWhere(m Measure, distinct int64) string {
 	if m.LoadRowsPerSecond == 0 {
 		return ""
 	}
-	s := fmt.Sprintf("; measured at %s rows (%d load(s))", experiments.FormatRows(m.Rows), m.Loads)
+	s := fmt.Sprintf("; measured at %s rows (%d load(s))", text.Rows(m.Rows), m.Loads)
 	if measuredFarBelow(distinct, m) {
-		s += fmt.Sprintf(", expect it slower at %s", experiments.FormatRows(distinct))
+		s += fmt.Sprintf(", expect it slower at %s", text.Rows(distinct))
 	}
 	return s
 }
@@ -481,7 +482,7 @@ func clickHouseLine(c Candidate) string {
 		verdict = "does not fit"
 	}
 	return fmt.Sprintf("ClickHouse's %s, by its own growth: steady %s, first load peak %s, reload peak %s (%s): %s",
-		c.ClickHouseLayout, experiments.FormatBytes(ch.SteadyBytes), experiments.FormatBytes(ch.FirstLoadPeakBytes), experiments.FormatBytes(ch.ReloadPeakBytes), verdict, ch.Model)
+		c.ClickHouseLayout, text.Bytes(ch.SteadyBytes), text.Bytes(ch.FirstLoadPeakBytes), text.Bytes(ch.ReloadPeakBytes), verdict, ch.Model)
 }
 
 // clickHouseTitle heads the CREATE DICTIONARY of the best ClickHouse
@@ -489,41 +490,41 @@ func clickHouseLine(c Candidate) string {
 func clickHouseTitle(plan Plan, best, c Candidate) string {
 	if !c.ClickHouse.Fits {
 		return fmt.Sprintf("No ClickHouse dictionary fits a %s in %s by ClickHouse's own growth; the least is #%d, %s (%s peak %s)",
-			plan.Checked, experiments.FormatBytes(plan.BudgetBytes), c.Rank, SetupName(c), plan.Checked, experiments.FormatBytes(c.ClickHouse.CheckedBytes))
+			plan.Checked, text.Bytes(plan.BudgetBytes), c.Rank, SetupName(c), plan.Checked, text.Bytes(c.ClickHouse.CheckedBytes))
 	}
 	if best.PacklabOnly {
 		return fmt.Sprintf("ClickHouse cannot build %s; its best setup here is #%d, %s (%s peak %s by ClickHouse's growth)",
-			best.Layout, c.Rank, SetupName(c), plan.Checked, experiments.FormatBytes(c.ClickHouse.CheckedBytes))
+			best.Layout, c.Rank, SetupName(c), plan.Checked, text.Bytes(c.ClickHouse.CheckedBytes))
 	}
 	return fmt.Sprintf("ClickHouse's dictionary of #1 needs %s at a %s by its own growth; its best setup here is #%d, %s (%s)",
-		experiments.FormatBytes(best.ClickHouse.CheckedBytes), plan.Checked, c.Rank, SetupName(c), experiments.FormatBytes(c.ClickHouse.CheckedBytes))
+		text.Bytes(best.ClickHouse.CheckedBytes), plan.Checked, c.Rank, SetupName(c), text.Bytes(c.ClickHouse.CheckedBytes))
 }
 
 func writePlanText(w io.Writer, plan Plan, md bool) error {
 	d := plan.Details()
 	var b strings.Builder
-	text := func(s string) string {
+	clean := func(s string) string {
 		if md {
-			return experiments.MarkdownText(s)
+			return text.Markdown(s)
 		}
-		return experiments.TerminalText(s)
+		return text.Terminal(s)
 	}
 	heading := func(s string) {
 		if md {
-			b.WriteString("\n### " + text(s) + "\n\n")
+			b.WriteString("\n### " + clean(s) + "\n\n")
 		} else {
-			b.WriteString("\n" + text(s) + ":\n")
+			b.WriteString("\n" + clean(s) + ":\n")
 		}
 	}
 	item := func(s string) {
 		if md {
-			b.WriteString("- " + text(s) + "\n")
+			b.WriteString("- " + clean(s) + "\n")
 		} else {
-			b.WriteString("  " + text(s) + "\n")
+			b.WriteString("  " + clean(s) + "\n")
 		}
 	}
 	if md {
-		b.WriteString("## packlab plan: " + text(d.Headline) + "\n\n**Answer:** " + text(d.Answer) + "\n")
+		b.WriteString("## packlab plan: " + clean(d.Headline) + "\n\n**Answer:** " + clean(d.Answer) + "\n")
 	} else {
 		b.WriteString("packlab plan: " + d.Headline + "\n\nAnswer: " + d.Answer + "\n")
 	}
@@ -567,7 +568,7 @@ func writePlanText(w io.Writer, plan Plan, md bool) error {
 		item(l)
 	}
 	heading(d.TableTitle)
-	experiments.WriteGrid(&b, d.Header, d.Numeric, d.Rows, md)
+	text.Grid(&b, d.Header, d.Numeric, d.Rows, md)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

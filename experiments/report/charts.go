@@ -31,6 +31,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // EChartsVersion is the ECharts release every face renders chart options
@@ -382,7 +383,7 @@ func gatherRows(results []experiments.Result) rowsGroups {
 		g.points[labels[i]] = append(g.points[labels[i]], rowsPoint{r.Rows, r.BytesAllocated, r.RSSBytes})
 		g.kinds[labels[i]] = kindOf(r)
 		if lim := experiments.InformationLimitOf(r); lim > 0 {
-			types := experiments.OrDash(r.KeyType) + "/" + experiments.OrDash(r.ValueType)
+			types := text.OrDash(r.KeyType) + "/" + text.OrDash(r.ValueType)
 			if g.limits[types] == nil {
 				g.limits[types] = map[int64]int64{}
 				g.limitOrder = append(g.limitOrder, types)

@@ -17,6 +17,7 @@ import (
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/planner"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // PlanChartKind is the kind of PlanChart's chart.
@@ -82,7 +83,7 @@ func PlanChart(plan planner.Plan, history []experiments.Result) (Chart, error) {
 			charts.WithItemStyleOpts(opts.ItemStyle{Color: c.color}),
 			charts.WithLineStyleOpts(opts.LineStyle{Color: c.color, Type: c.dash, Width: 2}))
 	}
-	line.AddSeries("budget "+experiments.FormatBytes(plan.BudgetBytes),
+	line.AddSeries("budget "+text.Bytes(plan.BudgetBytes),
 		[]opts.LineData{point(planChartMinRows, float64(plan.BudgetBytes)), point(hi, float64(plan.BudgetBytes))},
 		charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}),
 		charts.WithItemStyleOpts(opts.ItemStyle{Color: "#d62728"}),
@@ -165,7 +166,7 @@ func planMeasured(plan planner.Plan, setups []planner.Candidate, history []exper
 		}
 	}
 	best := plan.Best()
-	sc.AddSeries("asked: "+experiments.FormatRows(plan.Request.Rows)+" rows, "+planner.SetupName(*best),
+	sc.AddSeries("asked: "+text.Rows(plan.Request.Rows)+" rows, "+planner.SetupName(*best),
 		[]opts.ScatterData{{Value: []any{plan.Request.Rows, num(float64(best.SteadyBytes)/u.div, 6)}, Symbol: "diamond", SymbolSize: 14}},
 		charts.WithItemStyleOpts(opts.ItemStyle{Color: "#222222"}))
 	return sc

@@ -27,6 +27,7 @@ import (
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/planner"
 	"github.com/packlab/packlab/experiments/sweep"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // seedMemory is the seed's memory table at 1e9 <UInt64,UInt16>, in GiB:
@@ -75,7 +76,7 @@ func gain(fast, slow float64) float64 { return 100 * (fast/slow - 1) }
 
 // loadRate is a run's load speed, the short way.
 func loadRate(r experiments.Result) string {
-	return experiments.RowsRate(r.LoadRowsPerSecond) + " rows/s"
+	return text.RowsRate(r.LoadRowsPerSecond) + " rows/s"
 }
 
 // loaderClaims are the two claims of a few per cent on the loader: shard
@@ -105,7 +106,7 @@ func loaderClaims(results []experiments.Result) []Claim {
 		out = append(out, Claim{
 			Claim:    "shard selection by a mask instead of modulo",
 			Seed:     "not even 10 % faster (ClickHouse PR #40003, v3)",
-			Measured: fmt.Sprintf("%+.1f %%: %s against %s (%s, %s rows, %d shards, %s%s)", g, loadRate(mask), loadRate(mod), mask.Layout, experiments.FormatRows(mask.Rows), mask.Shards, plural(experiments.ThreadsOf(mask), "thread"), mediansOf(mask)),
+			Measured: fmt.Sprintf("%+.1f %%: %s against %s (%s, %s rows, %d shards, %s%s)", g, loadRate(mask), loadRate(mod), mask.Layout, text.Rows(mask.Rows), mask.Shards, plural(experiments.ThreadsOf(mask), "thread"), mediansOf(mask)),
 			Agrees:   yesNo(g < 10),
 			SeedGain: 10, Gain: g,
 		})
@@ -115,8 +116,8 @@ func loaderClaims(results []experiments.Result) []Claim {
 		out = append(out, Claim{
 			Claim: "blocks of max_block_size x shards into the shard queues",
 			Seed:  "not even 10 % faster (ClickHouse PR #40003, v4)",
-			Measured: fmt.Sprintf("%+.1f %%: %s with blocks of %s rows against %s with %s (%s, %s rows, %d shards%s)", g, loadRate(big), experiments.GroupThousands(int64(big.BlockRows)),
-				loadRate(small), experiments.GroupThousands(int64(experiments.BlockRowsOf(small))), big.Layout, experiments.FormatRows(big.Rows), big.Shards, mediansOf(big)),
+			Measured: fmt.Sprintf("%+.1f %%: %s with blocks of %s rows against %s with %s (%s, %s rows, %d shards%s)", g, loadRate(big), text.Thousands(int64(big.BlockRows)),
+				loadRate(small), text.Thousands(int64(experiments.BlockRowsOf(small))), big.Layout, text.Rows(big.Rows), big.Shards, mediansOf(big)),
 			Agrees:   yesNo(g < 10),
 			SeedGain: 10, Gain: g,
 		})
@@ -148,7 +149,7 @@ func scalingClaim(results []experiments.Result) (Claim, bool) {
 		Claim: "load speed with more threads (one per shard)",
 		Seed:  "with 16 threads about 2x faster, not perfect (ClickHouse PR #40003)",
 		Measured: fmt.Sprintf("%.2fx: %s rows/s with %s on %s against %s with 1 shard on 1 thread (%s, %s rows%s)",
-			best/one, experiments.RowsRate(best), plural(bestS, "shard"), plural(bestT, "thread"), experiments.RowsRate(one), s.layout, experiments.FormatRows(s.rows), s.medians),
+			best/one, text.RowsRate(best), plural(bestS, "shard"), plural(bestT, "thread"), text.RowsRate(one), s.layout, text.Rows(s.rows), s.medians),
 		Agrees:   agrees,
 		SeedGain: 100, Gain: g,
 	}, true
@@ -176,7 +177,7 @@ func memoryClaims(results []experiments.Result) []Claim {
 			Claim: fmt.Sprintf("memory of %s at 1e9 <UInt64,UInt16> (%s)", m.layout, clickHouseStructure(m.layout)),
 			Seed:  say,
 			Measured: fmt.Sprintf("%.1f GiB projected by the planner from %s rows measured here (RSS %s, %.2f bytes/pair; overhead x%s)",
-				m.gib, experiments.FormatRows(m.from.Rows), experiments.FormatBytes2(m.from.RSSBytes), float64(m.from.RSSBytes)/float64(max(m.from.ElementCount, 1)), experiments.FormatFloat(experiments.RoundTo(m.overhead, 3))),
+				m.gib, text.Rows(m.from.Rows), text.Bytes2(m.from.RSSBytes), float64(m.from.RSSBytes)/float64(max(m.from.ElementCount, 1)), text.Float(text.Round(m.overhead, 3))),
 			Agrees: agrees,
 		})
 	}
@@ -435,7 +436,7 @@ func LoadScalingChart(results []experiments.Result) (Chart, error) {
 		cats[i] = strconv.Itoa(sh)
 	}
 	notes := []string{fmt.Sprintf("%s, %s random rows; one worker per shard; threads: GOMAXPROCS of the measuring process%s",
-		s.layout, experiments.FormatRows(s.rows), s.medians)}
+		s.layout, text.Rows(s.rows), s.medians)}
 	line := charts.NewLine()
 	line.SetGlobalOptions(baseOptions(kind, title, notes)...)
 	line.SetGlobalOptions(
@@ -487,7 +488,7 @@ func WriteClaims(w io.Writer, results []experiments.Result, format string) error
 	} else {
 		b.WriteString("\nThe seed's claims, measured here:\n")
 	}
-	experiments.WriteGrid(&b, header, make([]bool, len(header)), rows, md)
+	text.Grid(&b, header, make([]bool, len(header)), rows, md)
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // DefaultReportTitle is the title WriteReport uses when given none.
@@ -81,7 +82,7 @@ func WriteReportMarkdown(w io.Writer, results []experiments.Result, title string
 	if strings.TrimSpace(title) == "" {
 		title = DefaultReportTitle
 	}
-	if _, err := io.WriteString(w, "# "+experiments.MarkdownText(title)+"\n\n"); err != nil {
+	if _, err := io.WriteString(w, "# "+text.Markdown(title)+"\n\n"); err != nil {
 		return err
 	}
 	if err := WriteTable(w, results, "markdown"); err != nil {
@@ -90,7 +91,7 @@ func WriteReportMarkdown(w io.Writer, results []experiments.Result, title string
 	var b strings.Builder
 	b.WriteString("\n")
 	for _, line := range reportSummary(results) {
-		b.WriteString("- " + experiments.MarkdownText(line) + "\n")
+		b.WriteString("- " + text.Markdown(line) + "\n")
 	}
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return err
@@ -106,18 +107,18 @@ func reportSummary(results []experiments.Result) []string {
 	isolated, estimated := 0, false
 	for _, r := range results {
 		if r.Job != nil && r.Job.Name != "" {
-			asked = addOnce(asked, experiments.ShortText(r.Job.Name, experiments.MaxLabel))
+			asked = addOnce(asked, text.Short(r.Job.Name, text.MaxLabel))
 		}
-		layouts = addOnce(layouts, experiments.OrDash(r.Layout))
-		types = addOnce(types, experiments.OrDash(r.KeyType)+"/"+experiments.OrDash(experiments.ValueText(r)))
-		rows = addOnce(rows, experiments.FormatRows(r.Rows))
+		layouts = addOnce(layouts, text.OrDash(r.Layout))
+		types = addOnce(types, text.OrDash(r.KeyType)+"/"+text.OrDash(experiments.ValueText(r)))
+		rows = addOnce(rows, text.Rows(r.Rows))
 		shards = addOnce(shards, strconv.Itoa(r.Shards))
 		if r.Source != "" {
 			sources = addOnce(sources, r.Source)
 		}
 		if r.Host.CPUs > 0 {
 			hosts = addOnce(hosts, fmt.Sprintf("%s/%s, %d CPUs, %s memory, %s",
-				r.Host.OS, r.Host.Arch, r.Host.CPUs, experiments.FormatBytes2(int64(r.Host.TotalMemory)), r.Host.GoVersion))
+				r.Host.OS, r.Host.Arch, r.Host.CPUs, text.Bytes2(int64(r.Host.TotalMemory)), r.Host.GoVersion))
 		}
 		if r.StartedAt != "" {
 			started = append(started, r.StartedAt)

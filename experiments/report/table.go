@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // WriteTable writes results in one of Formats: "table" (aligned text for a
@@ -31,7 +32,7 @@ func WriteTable(w io.Writer, results []experiments.Result, format string) error 
 	case "json":
 		return writeJSON(w, results)
 	}
-	return fmt.Errorf("unknown format %q (allowed: %s)", format, strings.Join(experiments.Formats(), ", "))
+	return fmt.Errorf("unknown format %q (allowed: %s)", format, strings.Join(text.Formats(), ", "))
 }
 
 // column is one column of the human table.
@@ -46,7 +47,7 @@ type column struct {
 // bytes/entry added.
 var humanColumns = []column{
 	{"settings", false, func(_ experiments.Result, s string) string { return s }},
-	{"element_count", true, func(r experiments.Result, _ string) string { return experiments.GroupThousands(r.ElementCount) }},
+	{"element_count", true, func(r experiments.Result, _ string) string { return text.Thousands(r.ElementCount) }},
 	{"load (sec)", true, func(r experiments.Result, _ string) string {
 		sp := r.SpreadOrZero()
 		return withRange(measured(r.LoadSeconds, 3), sp.LoadSecondsMin, sp.LoadSecondsMax, 3)
@@ -62,9 +63,9 @@ var humanColumns = []column{
 	}},
 	{"bytes_allocated", true, func(r experiments.Result, _ string) string {
 		if r.Estimated {
-			return "~" + experiments.FormatBytes2(r.BytesAllocated) // read from Go's map, not computed
+			return "~" + text.Bytes2(r.BytesAllocated) // read from Go's map, not computed
 		}
-		return experiments.FormatBytes2(r.BytesAllocated)
+		return text.Bytes2(r.BytesAllocated)
 	}},
 	{"RSS", true, func(r experiments.Result, _ string) string { return measuredBytes(r.RSSBytes) }},
 	{"peak RSS", true, func(r experiments.Result, _ string) string { return measuredBytes(r.PeakRSSBytes) }},
@@ -97,7 +98,7 @@ func humanCells(results []experiments.Result) (header []string, rows [][]string)
 func writeHuman(w io.Writer, results []experiments.Result, md bool) error {
 	header, rows := humanCells(results)
 	var b strings.Builder
-	experiments.WriteGrid(&b, header, humanNumeric(), rows, md)
+	text.Grid(&b, header, humanNumeric(), rows, md)
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -165,7 +166,7 @@ func measuredBytes(n int64) string {
 	if n == 0 {
 		return "-"
 	}
-	return experiments.FormatBytes2(n)
+	return text.Bytes2(n)
 }
 
 // measured writes a time or a speed with dec decimals, or "-" when it was

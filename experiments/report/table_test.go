@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // fxMixed is a table whose runs differ in shards, mlf and rows, with one
@@ -32,7 +33,7 @@ func fxMixed() []experiments.Result {
 
 func TestWriteTableGolden(t *testing.T) {
 	ext := map[string]string{"table": "txt", "markdown": "md", "csv": "csv", "json": "json"}
-	for _, format := range experiments.Formats() {
+	for _, format := range text.Formats() {
 		for name, in := range map[string][]experiments.Result{"layouts": fxResults(), "mixed": fxMixed()} {
 			var buf bytes.Buffer
 			if err := WriteTable(&buf, in, format); err != nil {
@@ -48,7 +49,7 @@ func TestWriteTableUnknownFormat(t *testing.T) {
 	if err == nil {
 		t.Fatal("WriteTable(yaml) succeeded")
 	}
-	for _, want := range append([]string{`"yaml"`}, experiments.Formats()...) {
+	for _, want := range append([]string{`"yaml"`}, text.Formats()...) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not name %s", err, want)
 		}
@@ -195,12 +196,12 @@ func TestFormatBytes(t *testing.T) {
 		0: "0 B", 1023: "1023 B", 1024: "1.00 KiB", 33554432: "32.00 MiB", 35 << 30: "35.00 GiB",
 		17_700_000_000: "16.48 GiB", -1 << 20: "-1.00 MiB", 1<<30 - 1: "1024.00 MiB",
 	} {
-		if got := experiments.FormatBytes2(n); got != want {
+		if got := text.Bytes2(n); got != want {
 			t.Errorf("FormatBytes2(%d) = %q, want %q", n, got, want)
 		}
 	}
 	for n, want := range map[int64]string{0: "0", 12: "12", 1000: "1,000", 999999: "999,999", 1_000_000_000: "1,000,000,000", -1234: "-1,234"} {
-		if got := experiments.GroupThousands(n); got != want {
+		if got := text.Thousands(n); got != want {
 			t.Errorf("GroupThousands(%d) = %q, want %q", n, got, want)
 		}
 	}
@@ -259,11 +260,11 @@ func TestRepeatsShowTheirSpread(t *testing.T) {
 // chart; the result file keeps it whole. Short names pass as they are.
 func TestShortText(t *testing.T) {
 	long := strings.Repeat("x", 5000)
-	got := experiments.ShortText(long, experiments.MaxLabel)
-	if !strings.HasPrefix(got, strings.Repeat("x", experiments.MaxLabel-1)+"…") || !strings.HasSuffix(got, "(4921 more characters)") {
+	got := text.Short(long, text.MaxLabel)
+	if !strings.HasPrefix(got, strings.Repeat("x", text.MaxLabel-1)+"…") || !strings.HasSuffix(got, "(4921 more characters)") {
 		t.Errorf("ShortText of 5,000 characters: %q", got)
 	}
-	if got := experiments.ShortText("seed-table · 1M rows", experiments.MaxLabel); got != "seed-table · 1M rows" {
+	if got := text.Short("seed-table · 1M rows", text.MaxLabel); got != "seed-table · 1M rows" {
 		t.Errorf("a short name changed: %q", got)
 	}
 	rs := []experiments.Result{{ID: "a", Layout: "packed", KeyType: "UInt64", ValueType: "UInt16", Rows: 10, Job: &experiments.Job{ID: "j", Name: long}}}
@@ -271,7 +272,7 @@ func TestShortText(t *testing.T) {
 	if err := WriteReportMarkdown(&b, rs, "t"); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(b.String(), strings.Repeat("x", experiments.MaxLabel)) {
+	if strings.Contains(b.String(), strings.Repeat("x", text.MaxLabel)) {
 		t.Errorf("the report shows the 5,000-character job name whole")
 	}
 }

@@ -28,6 +28,7 @@ import (
 
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // MaxResultBytes is the largest result file the store reads: a result with
@@ -69,7 +70,7 @@ func readRegular(path string, max int64) ([]byte, error) {
 			return fmt.Errorf("is %s, not a regular file", fileKind(st.Mode()))
 		}
 		if st.Size() > max {
-			return fmt.Errorf("is %s, more than the %s a result file may be", experiments.FormatBytes(st.Size()), experiments.FormatBytes(max))
+			return fmt.Errorf("is %s, more than the %s a result file may be", text.Bytes(st.Size()), text.Bytes(max))
 		}
 		return nil
 	}
@@ -89,7 +90,7 @@ func readRegular(path string, max int64) ([]byte, error) {
 	}
 	data, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err == nil && int64(len(data)) > max {
-		err = fmt.Errorf("grew past the %s a result file may be while read", experiments.FormatBytes(max))
+		err = fmt.Errorf("grew past the %s a result file may be while read", text.Bytes(max))
 	}
 	return data, err
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // LastAsked is the newest of jobs (newest first, as Jobs returns them) that
@@ -144,7 +145,7 @@ func describeResults(rs []experiments.Result) string {
 	for _, r := range rs {
 		layouts = addOnce(layouts, r.Layout)
 		types = addOnce(types, r.KeyType+"→"+r.ValueType)
-		rows = addOnce(rows, experiments.FormatRows(r.Rows))
+		rows = addOnce(rows, text.Rows(r.Rows))
 	}
 	few := func(list []string) string {
 		if len(list) > 3 {
@@ -162,7 +163,7 @@ func DescribeJob(j JobResults) string {
 	if len(j.Results) == 1 {
 		n = "result"
 	}
-	return fmt.Sprintf("%s %s · %s", experiments.GroupThousands(int64(len(j.Results))), n, describeResults(j.Results))
+	return fmt.Sprintf("%s %s · %s", text.Thousands(int64(len(j.Results))), n, describeResults(j.Results))
 }
 
 func addOnce(list []string, s string) []string {

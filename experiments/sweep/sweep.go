@@ -14,6 +14,7 @@ import (
 	"github.com/packlab/packlab/experiments/chdriver"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/refdriver"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // Options are the settings only some sweeps take.
@@ -138,7 +139,7 @@ func (s Sweep) checkBase(base experiments.Config) (experiments.Config, error) {
 		}
 	case "--max-load-factor":
 		if base.MaxLoadFactor != 0 {
-			return base, experiments.NewFieldError("--max-load-factor", experiments.FormatFloat(base.MaxLoadFactor), "the load-factor sweep sets it itself", "no --max-load-factor")
+			return base, experiments.NewFieldError("--max-load-factor", text.Float(base.MaxLoadFactor), "the load-factor sweep sets it itself", "no --max-load-factor")
 		}
 	case "--key/--value":
 		if len(base.Attributes) > 0 {
@@ -234,7 +235,7 @@ func seedClaimsRefuses(base experiments.Config) error {
 	case base.Threads != 0:
 		return experiments.NewFieldError("--threads", strconv.Itoa(base.Threads), "the seed-claims sweep tries every thread count itself", allowed)
 	case base.MaxLoadFactor != 0:
-		return experiments.NewFieldError("--max-load-factor", experiments.FormatFloat(base.MaxLoadFactor), "the seed's figures are at ClickHouse's default 0.5", allowed)
+		return experiments.NewFieldError("--max-load-factor", text.Float(base.MaxLoadFactor), "the seed's figures are at ClickHouse's default 0.5", allowed)
 	case base.Key != "" && base.Key != experiments.DefaultKey:
 		return experiments.NewFieldError("--key", base.Key, "the seed's claims are about <UInt64,UInt16>", allowed)
 	case base.Value != "" && base.Value != experiments.DefaultValue:

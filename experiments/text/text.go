@@ -1,8 +1,7 @@
-package experiments
-
-// Text: how every face and writer prints figures (bytes, rows, floats) and
-// draws a grid of cells for a terminal or markdown, with untrusted text
-// made safe for both.
+// Package text is how every face and writer prints figures (bytes, rows,
+// floats) and draws a grid of cells for a terminal or markdown, with
+// untrusted text made safe for both.
+package text
 
 import (
 	"fmt"
@@ -16,18 +15,18 @@ import (
 // Formats lists the formats WriteTable accepts.
 func Formats() []string { return []string{"table", "markdown", "csv", "json"} }
 
-// WriteGrid draws a header and rows as aligned text, every cell through
-// TerminalText, or (md) as a markdown table, every cell through
-// MarkdownText; numeric columns are right-aligned.
-func WriteGrid(b *strings.Builder, header []string, numeric []bool, rows [][]string, md bool) {
+// Grid draws a header and rows as aligned text, every cell through
+// Terminal, or (md) as a markdown table, every cell through
+// Markdown; numeric columns are right-aligned.
+func Grid(b *strings.Builder, header []string, numeric []bool, rows [][]string, md bool) {
 	clean := make([][]string, len(rows))
 	for i, row := range rows {
 		clean[i] = make([]string, len(row))
 		for j, c := range row {
 			if md {
-				clean[i][j] = MarkdownText(c)
+				clean[i][j] = Markdown(c)
 			} else {
-				clean[i][j] = TerminalText(c)
+				clean[i][j] = Terminal(c)
 			}
 		}
 	}
@@ -67,7 +66,7 @@ func writeTextGrid(b *strings.Builder, header []string, numeric []bool, rows [][
 }
 
 // writeMarkdownGrid draws a header and rows as a markdown table; cells are
-// written as they are (escape them with MarkdownText first).
+// written as they are (escape them with Markdown first).
 func writeMarkdownGrid(b *strings.Builder, header []string, numeric []bool, rows [][]string) {
 	b.WriteString("| " + strings.Join(header, " | ") + " |\n|")
 	for _, n := range numeric {
@@ -83,20 +82,20 @@ func writeMarkdownGrid(b *strings.Builder, header []string, numeric []bool, rows
 	}
 }
 
-// TerminalText is s with every character that a terminal would act on
+// Terminal is s with every character that a terminal would act on
 // rather than show written out as a visible escape: control characters (C0,
 // DEL, C1, so ESC and OSC sequences), bidirectional controls, and bytes
 // that are not UTF-8 ("\x1b", "\u202e", "\xff"). Text read from a result
 // file goes through it before it reaches a terminal, so a crafted file
 // cannot move the cursor, recolour the screen or retitle the window.
 // MaxLabel is the most characters a name (a job's, a result's) is shown
-// with; ShortText cuts a longer one for display, the result file keeps it
+// with; Short cuts a longer one for display, the result file keeps it
 // whole.
 const MaxLabel = 80
 
-// ShortText is s cut to at most n characters for display, "…" in place of
+// Short is s cut to at most n characters for display, "…" in place of
 // the rest, and how many characters were left out.
-func ShortText(s string, n int) string {
+func Short(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
@@ -104,7 +103,7 @@ func ShortText(s string, n int) string {
 	return string(r[:n-1]) + fmt.Sprintf("… (%d more characters)", len(r)-(n-1))
 }
 
-func TerminalText(s string) string {
+func Terminal(s string) string {
 	clean := true
 	for _, r := range s {
 		if r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) {
@@ -133,20 +132,20 @@ func TerminalText(s string) string {
 	return b.String()
 }
 
-// MarkdownText is a text cell of a markdown table: TerminalText, and the
+// Markdown is a text cell of a markdown table: Terminal, and the
 // characters markdown would read as markup escaped: | (a column break),
 // backticks (code spans), < and > (HTML, which renderers pass through).
 var markdownEscaper = strings.NewReplacer("|", `\|`, "`", "\\`", "<", "&lt;", ">", "&gt;")
 
-func MarkdownText(s string) string { return markdownEscaper.Replace(TerminalText(s)) }
+func Markdown(s string) string { return markdownEscaper.Replace(Terminal(s)) }
 
-// FormatBytes2 writes a size for a table: the largest binary unit that keeps
+// Bytes2 writes a size for a table: the largest binary unit that keeps
 // it at least 1, with two decimals.
-func FormatBytes2(n int64) string { return bytesText(n, 2) }
+func Bytes2(n int64) string { return bytesText(n, 2) }
 
 // bytesText writes a byte count in the largest binary unit (B, KiB, MiB,
 // GiB, ...) that keeps it at least 1, with dec decimals: the one byte
-// formatter behind FormatBytes2 and FormatBytes.
+// formatter behind Bytes2 and Bytes.
 func bytesText(n int64, dec int) string {
 	if n == math.MaxInt64 {
 		// core's figures saturate here (core.SaturatingAdd): not 8 EiB but
@@ -169,8 +168,8 @@ func bytesText(n int64, dec int) string {
 	return fmt.Sprintf("%s%.*f %ciB", sign, dec, v, units[i])
 }
 
-// GroupThousands writes 1234567 as "1,234,567".
-func GroupThousands(n int64) string {
+// Thousands writes 1234567 as "1,234,567".
+func Thousands(n int64) string {
 	s := strconv.FormatInt(n, 10)
 	neg := strings.HasPrefix(s, "-")
 	s = strings.TrimPrefix(s, "-")
@@ -187,18 +186,18 @@ func GroupThousands(n int64) string {
 	return b.String()
 }
 
-// FormatBytes writes a byte count with a binary unit: 512 B, 1.5 KiB,
+// Bytes writes a byte count with a binary unit: 512 B, 1.5 KiB,
 // 20.0 MiB, 35.2 GiB.
-func FormatBytes(n int64) string {
+func Bytes(n int64) string {
 	if n < 0 {
 		return "unknown"
 	}
 	return bytesText(n, 1)
 }
 
-// FormatRows writes a row count the short way ParseRows reads: 1e6 as "1M",
+// Rows writes a row count the short way ParseRows reads: 1e6 as "1M",
 // 2.5e6 as "2.5M", 1234 as "1234".
-func FormatRows(n int64) string {
+func Rows(n int64) string {
 	for _, u := range []struct {
 		v int64
 		s string
@@ -210,8 +209,8 @@ func FormatRows(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
-// FormatFloat writes f in the fewest digits that read back as f.
-func FormatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
+// Float writes f in the fewest digits that read back as f.
+func Float(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 // RowsRate writes rows per second the short way: 3.1M, 850K.
 func RowsRate(v float64) string {
@@ -226,8 +225,16 @@ func RowsRate(v float64) string {
 	return strconv.FormatFloat(v, 'f', 0, 64)
 }
 
-func RoundTo(v float64, dec int) float64 {
+func Round(v float64, dec int) float64 {
 	s := strconv.FormatFloat(v, 'f', dec, 64)
 	r, _ := strconv.ParseFloat(s, 64)
 	return r
+}
+
+// OrDash is s, or "-" when s is empty (a cell with nothing to say).
+func OrDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
