@@ -33,6 +33,7 @@ import (
 	"github.com/packlab/packlab/experiments/planner"
 	"github.com/packlab/packlab/experiments/refdriver"
 	"github.com/packlab/packlab/experiments/report"
+	"github.com/packlab/packlab/experiments/result"
 )
 
 type jsReply struct {
@@ -407,7 +408,7 @@ func TestJSRun(t *testing.T) {
 	}
 	h.ok(t, &ex, "Export", ExportRequest{What: "results", Format: "json", IDs: done.ResultIDs})
 	d = <-h.downloads
-	var rs []experiments.Result
+	var rs []result.Result
 	if err := json.Unmarshal(d.data, &rs); err != nil || len(rs) != 2 || rs[0].Runtime != "browser" || !strings.HasPrefix(d.mime, "application/json") {
 		t.Errorf("JSON export: %s %s: %v, %d results", d.name, d.mime, err, len(rs))
 	}

@@ -23,9 +23,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/refdriver"
 	"github.com/packlab/packlab/experiments/report"
+	"github.com/packlab/packlab/experiments/result"
 )
 
 const desktopTags = "desktop,production,webkit2_41"
@@ -518,7 +518,7 @@ func checkExports(t *testing.T, dir string, ids []string) {
 		t.Errorf("exported CSV has %d lines, want a header and 2 rows", bytes.Count(b, []byte("\n")))
 	}
 	if b := one("*.json"); b != nil {
-		var rs []experiments.Result
+		var rs []result.Result
 		if err := json.Unmarshal(b, &rs); err != nil {
 			t.Errorf("exported JSON: %v", err)
 		}

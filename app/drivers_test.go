@@ -6,6 +6,7 @@ import (
 
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/result"
 )
 
 // TestDriversRegistered: a lab takes the drivers' layouts, and --layout's
@@ -15,7 +16,7 @@ func TestDriversRegistered(t *testing.T) {
 	if got := experiments.LayoutNames(); !strings.HasSuffix(got, want) {
 		t.Errorf("LayoutNames() = %q, want it to end with %q", got, want)
 	}
-	if !experiments.IsReference("Boost-Flat") || experiments.IsReference("ch_hashed") || experiments.IsReference("packed") {
+	if !result.IsReference("Boost-Flat") || result.IsReference("ch_hashed") || result.IsReference("packed") {
 		t.Error("IsReference: want Boost-Flat a reference map, ch_hashed and packed not")
 	}
 }

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/core/source"
-	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/report"
+	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -104,7 +104,7 @@ func (l *Lab) Export(req ExportRequest) (Exported, error) {
 
 // exportBody is the bytes an export writes, and the file name it proposes
 // (without its extension).
-func exportBody(req ExportRequest, what, format, field string, rs []experiments.Result) ([]byte, string, error) {
+func exportBody(req ExportRequest, what, format, field string, rs []result.Result) ([]byte, string, error) {
 	var body bytes.Buffer
 	name := "packlab-" + time.Now().Format("2006-01-02")
 	switch what {

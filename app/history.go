@@ -11,6 +11,7 @@ import (
 
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/report"
+	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/store"
 	"github.com/packlab/packlab/experiments/text"
 )
@@ -93,7 +94,7 @@ func (l *Lab) History() (History, error) {
 }
 
 // historyRow is one result's row under its job in History.
-func historyRow(r experiments.Result) TableRow {
+func historyRow(r result.Result) TableRow {
 	mlf := "–"
 	if r.Layout != "hashed_array" {
 		mlf = fmt.Sprint(r.MaxLoadFactor)
@@ -114,7 +115,7 @@ func historyRow(r experiments.Result) TableRow {
 
 // layoutText is the layout, marked when its tables were reserved for the
 // rows before the load.
-func layoutText(r experiments.Result) string {
+func layoutText(r result.Result) string {
 	if r.Preallocate {
 		return r.Layout + " PREALLOCATE"
 	}
@@ -156,12 +157,12 @@ func (l *Lab) Delete(ids []string) (Deleted, error) {
 
 // results loads saved results by id, in the order given. field is where an
 // error shows.
-func (l *Lab) results(ids []string, field string) ([]experiments.Result, error) {
+func (l *Lab) results(ids []string, field string) ([]result.Result, error) {
 	if len(ids) == 0 {
 		return nil, errorf(field, "no results chosen: run a comparison or pick results in History")
 	}
 	seen := map[string]bool{}
-	var out []experiments.Result
+	var out []result.Result
 	for _, id := range ids {
 		if seen[id] {
 			return nil, errorf(field, "result %s is chosen twice", id)
@@ -209,7 +210,7 @@ func (l *Lab) Table(ids []string) (Table, error) {
 
 // selectionTitle says which job or jobs the chosen results come from, so
 // that the comparison's heading describes what it shows.
-func selectionTitle(rs []experiments.Result) string {
+func selectionTitle(rs []result.Result) string {
 	jobs := store.Jobs(rs)
 	n := len(rs)
 	results := fmt.Sprintf("%d result%s", n, plural(n))

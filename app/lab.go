@@ -16,6 +16,7 @@ import (
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/refdriver"
 	"github.com/packlab/packlab/experiments/report"
+	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/store"
 	"github.com/packlab/packlab/experiments/text"
 )
@@ -324,7 +325,7 @@ func appendClickHouse(layouts []LayoutInfo) ([]LayoutInfo, ClickHouseState) {
 	}
 	for _, d := range dict.ClickHouseDictionaries() {
 		layouts = append(layouts, LayoutInfo{Name: d.Name, ClickHouse: d.Layout, ClickHouseLabel: "ClickHouse " + d.Layout,
-			Description: d.Doc, UsesMaxLoadFactor: experiments.UsesMaxLoadFactor(d.Name),
+			Description: d.Doc, UsesMaxLoadFactor: result.UsesMaxLoadFactor(d.Name),
 			ClickHouseOwn: true, Available: st.Available, Unavailable: st.Problem})
 	}
 	return layouts, state
@@ -388,7 +389,7 @@ func (l *Lab) Limits() (Limits, error) {
 			ClickHouse:        ly.ClickHouseName(),
 			ClickHouseLabel:   clickHouseLabel(ly),
 			Description:       layoutDescriptions[ly],
-			UsesMaxLoadFactor: experiments.UsesMaxLoadFactor(string(ly)),
+			UsesMaxLoadFactor: result.UsesMaxLoadFactor(string(ly)),
 			Available:         true,
 		})
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/report"
+	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/store"
 )
 
@@ -452,7 +453,7 @@ func TestRunCompareAndExport(t *testing.T) {
 		{ExportRequest{What: "table", Format: "markdown"}, func(b []byte) bool { return bytes.HasPrefix(b, []byte("| settings |")) }},
 		{ExportRequest{What: "table", Format: "csv"}, func(b []byte) bool { return bytes.Count(b, []byte("\n")) == 3 }},
 		{ExportRequest{What: "results", Format: "json"}, func(b []byte) bool {
-			var rs []experiments.Result
+			var rs []result.Result
 			return json.Unmarshal(b, &rs) == nil && len(rs) == 2 && rs[0].ID == done.ResultIDs[0] && rs[0].Isolated
 		}},
 	} {
@@ -669,7 +670,7 @@ func TestRunFromFile(t *testing.T) {
 	}
 	data, _ := os.ReadFile(res.Path)
 	out.Write(data)
-	var rs []experiments.Result
+	var rs []result.Result
 	if err := json.Unmarshal(out.Bytes(), &rs); err != nil || len(rs) != 1 {
 		t.Fatalf("results: %v", err)
 	}
@@ -915,7 +916,7 @@ func TestSettleFromTheForm(t *testing.T) {
 
 // runOne runs f, which must give one result, and returns the results the
 // lab saved.
-func runOne(t *testing.T, l *Lab, ev *events, f Form) ([]experiments.Result, error) {
+func runOne(t *testing.T, l *Lab, ev *events, f Form) ([]result.Result, error) {
 	t.Helper()
 	st, err := l.StartRun(f)
 	if err != nil {

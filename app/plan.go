@@ -10,6 +10,7 @@ import (
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/planner"
 	"github.com/packlab/packlab/experiments/report"
+	"github.com/packlab/packlab/experiments/result"
 )
 
 // PlanForm is the Plan tab's form exactly as typed; Go parses it.
@@ -165,7 +166,7 @@ func (l *Lab) Plan(f PlanForm) (PlanView, error) {
 			cfgs[i].InProcess = l.opt.InProcess
 		}
 		if len(cfgs) > 0 {
-			res, err := l.calibrate(cfgs, func(r experiments.Result) error {
+			res, err := l.calibrate(cfgs, func(r result.Result) error {
 				calibrated = append(calibrated, r.ID)
 				return l.store.Save(r)
 			})
@@ -202,14 +203,14 @@ func (l *Lab) Plan(f PlanForm) (PlanView, error) {
 // calibrate measures cfgs for the planner as a job of its own, under
 // PlanCalibrationID: progress as EventProgress, cancellable, one
 // measurement at a time with the runs.
-func (l *Lab) calibrate(cfgs []experiments.Config, save func(experiments.Result) error) ([]experiments.Result, error) {
-	face := experiments.FaceDesktop
+func (l *Lab) calibrate(cfgs []experiments.Config, save func(result.Result) error) ([]result.Result, error) {
+	face := result.FaceDesktop
 	if l.opt.Runtime == "browser" {
-		face = experiments.FaceBrowser
+		face = result.FaceBrowser
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	j := &job{id: PlanCalibrationID, cancel: cancel, job: experiments.NewJob(planner.CalibrationJobName(cfgs), face, time.Now())}
+	j := &job{id: PlanCalibrationID, cancel: cancel, job: result.NewJob(planner.CalibrationJobName(cfgs), face, time.Now())}
 	l.mu.Lock()
 	if err := l.busy("plan"); err != nil {
 		l.mu.Unlock()

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -89,7 +90,7 @@ type Cancelled struct {
 
 type job struct {
 	id      string
-	job     experiments.Job // what its results are saved under
+	job     result.Job // what its results are saved under
 	cancel  context.CancelFunc
 	stopped atomic.Bool
 }
@@ -127,11 +128,11 @@ func (l *Lab) StartRun(f Form) (Started, error) {
 	_, _ = rand.Read(b[:])
 	id := fmt.Sprintf("run-%s-%d-%s", time.Now().UTC().Format("150405"), l.seq, hex.EncodeToString(b[:]))
 	ctx, cancel := context.WithCancel(context.Background())
-	face := experiments.FaceDesktop
+	face := result.FaceDesktop
 	if l.opt.Runtime == "browser" {
-		face = experiments.FaceBrowser
+		face = result.FaceBrowser
 	}
-	j := &job{id: id, cancel: cancel, job: experiments.NewJob(experiments.RunJobName(cfg), face, time.Now())}
+	j := &job{id: id, cancel: cancel, job: result.NewJob(experiments.RunJobName(cfg), face, time.Now())}
 	l.jobs[id] = j
 	l.mu.Unlock()
 
@@ -175,7 +176,7 @@ func (l *Lab) execute(ctx context.Context, j *job, cfg experiments.Config) {
 	_, err := experiments.Run(ctx, cfg, experiments.RunOptions{
 		Job:      &j.job,
 		Progress: func(p experiments.Progress) { l.emit(EventProgress, progressOf(j.id, p)) },
-		OnResult: func(r experiments.Result) error {
+		OnResult: func(r result.Result) error {
 			if err := l.store.Save(r); err != nil {
 				return fmt.Errorf("saving the result of %s: %w", r.Layout, err)
 			}

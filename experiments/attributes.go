@@ -6,7 +6,6 @@ package experiments
 // package dict's.
 
 import (
-	"cmp"
 	"fmt"
 	"regexp"
 	"slices"
@@ -163,12 +162,6 @@ func (c Config) validateAttributes() error {
 		}
 	}
 	return nil
-}
-
-// ValueText is a result's value as labels show it: its attributes when it
-// has several.
-func ValueText(r Result) string {
-	return cmp.Or(r.Attributes, r.ValueType)
 }
 
 // AttributesText is a result's attributes as the table shows them:

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -155,13 +156,13 @@ func TestClickHouseLayout(t *testing.T) {
 // of its time (and 50 ms) in the kernel, the huge-pages hint where they were
 // on; ResultNotes puts the limit's lines first.
 func TestKernelNotes(t *testing.T) {
-	rs := []Result{
+	rs := []result.Result{
 		{Layout: "packed", KeyType: "UInt64", ValueType: "UInt16", Shards: 1, MaxLoadFactor: 0.5, LoadSeconds: 2.81, LoadKernelSeconds: 1.46, HugePages: "on"},
 		{Layout: "hashed", KeyType: "UInt64", ValueType: "UInt16", Shards: 1, MaxLoadFactor: 0.5, LoadSeconds: 3, LoadKernelSeconds: 0.1, HugePages: "on"},
 		{Layout: "sparse", KeyType: "UInt64", ValueType: "UInt16", Shards: 1, MaxLoadFactor: 0.5, LoadSeconds: 0.1, LoadKernelSeconds: 0.04},
 		{Layout: "compact", KeyType: "UInt64", ValueType: "UInt16", Shards: 1, MaxLoadFactor: 0.9, LoadSeconds: 2, LoadKernelSeconds: 1, HugePages: "off", ElementCount: 1e6, BytesAllocated: 10e6},
 	}
-	notes := KernelNotes(rs)
+	notes := result.KernelNotes(rs)
 	if len(notes) != 4 || !strings.HasPrefix(notes[3], "loads that ran back to back") || !strings.Contains(notes[3], "--settle 8") ||
 		notes[0] != "packed SHARDS 1 MLF 0.5 hugepages on: the kernel spent 1.46 s of CPU time in its 2.81 s load" ||
 		notes[1] != "compact SHARDS 1 MLF 0.9 hugepages off: the kernel spent 1.00 s of CPU time in its 2.00 s load" ||
@@ -177,16 +178,16 @@ func TestKernelNotes(t *testing.T) {
 	for i := range rs {
 		rs[i].SettleSeconds = 8
 	}
-	if n := KernelNotes(rs); len(n) != 3 {
+	if n := result.KernelNotes(rs); len(n) != 3 {
 		t.Errorf("settled loads: kernel notes %q, want the two runs' lines and what their time is", n)
 	}
 	rs[0].SettleSeconds = 0
-	if n := KernelNotes(rs[:1]); len(n) != 2 || !strings.Contains(n[1], "huge pages were on for those loads") {
+	if n := result.KernelNotes(rs[:1]); len(n) != 2 || !strings.Contains(n[1], "huge pages were on for those loads") {
 		t.Errorf("one load: kernel notes %q, want its line and what its time is", n)
 	}
 	// The explanation is said once however many loads it explains.
-	many := append(append([]Result(nil), rs...), rs...)
-	if n := KernelNotes(many); strings.Count(strings.Join(n, "\n"), "page faults") != 1 {
+	many := append(append([]result.Result(nil), rs...), rs...)
+	if n := result.KernelNotes(many); strings.Count(strings.Join(n, "\n"), "page faults") != 1 {
 		t.Errorf("kernel notes for %d results say what the time is more than once: %q", len(many), n)
 	}
 }
@@ -195,23 +196,23 @@ func TestKernelNotes(t *testing.T) {
 // the recorded limit or, for a result saved before it was recorded, from
 // the types; and compact's own default max load factor.
 func TestLimitNotes(t *testing.T) {
-	rs := []Result{
+	rs := []result.Result{
 		{Layout: "compact", KeyType: "UInt64", ValueType: "UInt16", Rows: 1e8, ElementCount: 1e8, Shards: 1, MaxLoadFactor: 0.9, BytesAllocated: 1_073_741_824},
 		{Layout: "packed", KeyType: "UInt64", ValueType: "UInt16", Rows: 1e8, ElementCount: 1e8, Shards: 1, MaxLoadFactor: 0.5, BytesAllocated: 2_684_354_560},
 	}
-	if got := InformationLimitOf(rs[0]); got < 685_000_000 || got > 687_000_000 {
+	if got := result.InformationLimitOf(rs[0]); got < 685_000_000 || got > 687_000_000 {
 		t.Errorf("limit of 1e8 <UInt64,UInt16> pairs %d bytes, want 6.86 a pair", got)
 	}
-	notes := LimitNotes(rs)
+	notes := result.LimitNotes(rs)
 	want := "compact SHARDS 1 MLF 0.9: 10.74 bytes a pair for 100,000,000 pairs, 1.57x the information limit of 6.86 (no ClickHouse layout is like it)"
 	if len(notes) != 1 || notes[0] != want {
 		t.Errorf("notes %q, want [%q]", notes, want)
 	}
 	rs[0].InformationLimit = 700_000_000 // as recorded
-	if got := InformationLimitOf(rs[0]); got != 700_000_000 {
+	if got := result.InformationLimitOf(rs[0]); got != 700_000_000 {
 		t.Errorf("recorded limit %d, want 700000000", got)
 	}
-	if got := InformationLimitOf(Result{KeyType: "UInt65", ElementCount: 5}); got != 0 {
+	if got := result.InformationLimitOf(result.Result{KeyType: "UInt65", ElementCount: 5}); got != 0 {
 		t.Errorf("unknown type: limit %d, want 0", got)
 	}
 	if m := EffectiveMLF(core.LayoutCompact, 0); m != core.DefaultCompactMaxLoadFactor {

@@ -2,8 +2,9 @@
 // measured results. It checks a config and asks the memory guard (Check),
 // runs each layout in a worker process (packlab's tables through core, or a
 // driver's worker program: driver.go), measures time and memory, and names
-// jobs (job.go); the sweeps are package experiments/sweep, the results
-// folder experiments/store. Its guard (guard.go) asks the memory model the
+// jobs (job.go); a run's Result is package experiments/result's, the
+// sweeps are package experiments/sweep, the results folder
+// experiments/store. Its guard (guard.go) asks the memory model the
 // planner and the charts ask, package experiments/dict's.
 //
 // The layouts packlab runs in other programs are drivers' (Driver,

@@ -13,6 +13,7 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/result"
 )
 
 // Drivers: the layouts packlab runs in a worker program it does not build
@@ -38,10 +39,10 @@ type Driver interface {
 	Estimate(r *DriverRun, rows int64) Estimate
 	// Run measures r's layout once in a fresh worker process; the
 	// engine's part of the result is DriverRun.FillResult's.
-	Run(ctx context.Context, r *DriverRun, progress func(Progress)) (Result, error)
+	Run(ctx context.Context, r *DriverRun, progress func(Progress)) (result.Result, error)
 	// Notes are the lines the driver's runs add under a table of results
 	// (ResultNotes), none when results holds none of them.
-	Notes(results []Result) []string
+	Notes(results []result.Result) []string
 }
 
 var drivers []Driver
@@ -64,16 +65,6 @@ func findDriver(name string) (Driver, string, bool) {
 		}
 	}
 	return nil, "", false
-}
-
-// IsReference reports whether a layout name is a C++ reference map: a
-// driver's layout that is not one of ClickHouse's dictionaries.
-func IsReference(layout string) bool {
-	if _, ok := dict.FindClickHouseDictionary(layout); ok {
-		return false
-	}
-	_, _, ok := findDriver(layout)
-	return ok
 }
 
 // FrameRows is the most rows (or keys) in one frame of DriverRun.Feed:
@@ -147,14 +138,14 @@ func (r *DriverRun) WriteFileAttributes(ctx context.Context, dictKeyBytes int, p
 // what its worker measured: when it started, the layout, the types and
 // the source, what Feed read and waited, one repeat on one thread in a
 // process of its own, the runtime and the host.
-func (r *DriverRun) FillResult(res *Result) {
+func (r *DriverRun) FillResult(res *result.Result) {
 	res.StartedAt = startedAt(r.startedAt)
 	res.Layout = r.Layout
 	res.KeyType, res.ValueType = r.Key.Name, r.Value.Name
 	res.Source = r.Source.String()
 	res.Seed = r.Config.Seed
 	res.SkippedRows = r.fed.skipped
-	res.Producer = Producer{ReadSeconds: r.fed.readSeconds, WaitSeconds: r.fed.waitSeconds}
+	res.Producer = result.Producer{ReadSeconds: r.fed.readSeconds, WaitSeconds: r.fed.waitSeconds}
 	res.Repeats = 1
 	res.Threads = 1 // one thread loads and reads; the lab's streaming runs in this process
 	res.BlockRows = FrameRows
@@ -192,3 +183,18 @@ func FindWorker(env, name, what, build string) (path, problem string) {
 	}
 	return "", fmt.Sprintf("%s are not built (no %s %s); build them with: %s", what, name, where, build)
 }
+
+// ResultNotes are the lines for under a table of results: the drivers'
+// (ClickHouse's runs), LimitNotes, KernelNotes, PreallocateNotes.
+func ResultNotes(results []result.Result) []string {
+	var notes []string
+	for _, d := range drivers {
+		notes = append(notes, d.Notes(results)...)
+	}
+	notes = append(notes, result.LimitNotes(results)...)
+	notes = append(notes, result.ProcessNotes(results)...)
+	return append(append(notes, result.KernelNotes(results)...), result.PreallocateNotes(results)...)
+}
+
+// startedAt formats a run's start time for Result.StartedAt.
+func startedAt(t time.Time) string { return t.UTC().Format(time.RFC3339) }

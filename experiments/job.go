@@ -11,43 +11,13 @@ package experiments
 // measured back to back on one machine.
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments/text"
 )
-
-// Job names one job; every result it measured carries it.
-type Job struct {
-	ID        string `json:"id"`         // unique, sortable by start: 20261201T104000.123Z-3f2a
-	Name      string `json:"name"`       // what was asked: "run packed,hashed 1e7", "sweep types"
-	StartedAt string `json:"started_at"` // RFC 3339, UTC
-	Face      string `json:"face"`       // FaceCLI, FaceDesktop, FaceBrowser, or "" (a program using the library)
-}
-
-// The faces a job is started from.
-const (
-	FaceCLI     = "command line"
-	FaceDesktop = "desktop"
-	FaceBrowser = "browser"
-)
-
-// NewJob starts a job named name, from face, at t.
-func NewJob(name, face string, t time.Time) Job {
-	var b [2]byte
-	_, _ = rand.Read(b[:])
-	return Job{
-		ID:        t.UTC().Format("20060102T150405.000Z") + "-" + hex.EncodeToString(b[:]),
-		Name:      name,
-		StartedAt: t.UTC().Format(time.RFC3339),
-		Face:      face,
-	}
-}
 
 // RunJobName names a run of cfg as a person would say it: "run
 // packed,hashed 1e7", "run sparse dict.tsv.gz", "run all layouts 1e6
@@ -136,11 +106,3 @@ func shortRows(n int64) string {
 	}
 	return strconv.FormatInt(n, 10)
 }
-
-// CalibrationJobPrefix starts the name of every planner's calibration job
-// (CalibrationJobName): runs the planner made to measure speeds, not runs a
-// person asked for.
-const CalibrationJobPrefix = "plan calibration"
-
-// Calibration says whether the job is a planner's calibration.
-func (j Job) Calibration() bool { return strings.HasPrefix(j.Name, CalibrationJobPrefix) }

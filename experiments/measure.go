@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
@@ -18,6 +17,7 @@ import (
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/internal/machine"
+	"github.com/packlab/packlab/experiments/result"
 	"github.com/pbnjay/memory"
 )
 
@@ -80,7 +80,7 @@ const timelineEvery = 100 * time.Millisecond
 // dispatched once, by size, in opsFor: 5 x 5 = 25 instantiations cover the
 // 15 x 15 ClickHouse type pairs, since maps only see bits.
 type typedOps interface {
-	measure(ctx context.Context, p parsedConfig, l core.Layout, progress func(Progress)) (Result, error)
+	measure(ctx context.Context, p parsedConfig, l core.Layout, progress func(Progress)) (result.Result, error)
 	// scan reads a source to its end without building a map: the rows it
 	// has and the first malformed row, before any allocation.
 	// A file's attribute columns are counted too (their bytes).
@@ -163,10 +163,10 @@ func openSourceOf[K, V core.Bits](ctx context.Context, p parsedConfig) (core.Sou
 	return source.OpenContext[K, V](ctx, p.spec, p.key, p.value)
 }
 
-func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, progress func(Progress)) (Result, error) {
+func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, progress func(Progress)) (result.Result, error) {
 	src, err := openSourceOf[K, V](ctx, p)
 	if err != nil {
-		return Result{}, err
+		return result.Result{}, err
 	}
 	defer src.Close()
 	rs := rowStoreFor(p) // a row's Strings and wide rows, beside the table
@@ -176,7 +176,7 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 	heap0, rss0, hwm0 := baseline()
 
 	// core.Load calls Progress from this goroutine: no lock needed.
-	timeline := []TimelinePoint{{Seconds: 0, Rows: 0, RSSBytes: 0}}
+	timeline := []result.TimelinePoint{{Seconds: 0, Rows: 0, RSSBytes: 0}}
 	rel := func(rss int64) int64 {
 		if rss < 0 || rss0 < 0 {
 			return 0
@@ -194,7 +194,7 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 	lc.ProgressEvery = timelineEvery
 	lc.Progress = func(lp core.LoadProgress) {
 		rss := machine.CurrentRSS()
-		timeline = append(timeline, TimelinePoint{Seconds: lp.Elapsed.Seconds(), Rows: lp.Rows, RSSBytes: rel(rss)})
+		timeline = append(timeline, result.TimelinePoint{Seconds: lp.Elapsed.Seconds(), Rows: lp.Rows, RSSBytes: rel(rss)})
 		report(PhaseLoad, lp.Rows, lp.Elapsed, rss)
 	}
 	started := time.Now()
@@ -204,11 +204,11 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 	kernel1 := machine.KernelCPU()
 	sampledPeak := rec.stop()
 	if err != nil {
-		return Result{}, err
+		return result.Result{}, err
 	}
 	defer m.Close()
 	if err := m.Verify(lr); err != nil {
-		return Result{}, err
+		return result.Result{}, err
 	}
 	st := m.Stats()
 	rss1, _ := machine.StatusMemory()
@@ -218,7 +218,7 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 	if !p.NoRead {
 		report(PhaseRead, lr.Rows, time.Duration(lr.Seconds*float64(time.Second)), machine.CurrentRSS())
 		if rr, err = core.ReadVisit(ctx, m, src, core.ReadOptions{Seed: p.Seed, MissRate: p.MissRate}, copyRows[V](rs)); err != nil {
-			return Result{}, err
+			return result.Result{}, err
 		}
 	}
 	_, hwm1 := machine.StatusMemory()
@@ -236,7 +236,7 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 	r.LoadKernelSeconds = kernelSeconds(kernel0, kernel1)
 	r.Timeline = timeline
 	if last := r.Timeline[len(r.Timeline)-1]; last.Rows != lr.Rows {
-		r.Timeline = append(r.Timeline, TimelinePoint{Seconds: lr.Seconds, Rows: lr.Rows, RSSBytes: last.RSSBytes})
+		r.Timeline = append(r.Timeline, result.TimelinePoint{Seconds: lr.Seconds, Rows: lr.Rows, RSSBytes: last.RSSBytes})
 	}
 	report(PhaseDone, lr.Rows, time.Duration(lr.Seconds*float64(time.Second)), rss1)
 	return r, nil
@@ -275,8 +275,8 @@ func (p parsedConfig) applySettings() (threads int, restore func()) {
 // result is a run's Result from what its table, load and read reported;
 // measure adds what it measured around them (memory, kernel time, the
 // timeline).
-func (p parsedConfig) result(l core.Layout, st core.Stats, lr core.LoadReport, rr core.ReadReport, lc core.LoadConfig) Result {
-	r := Result{
+func (p parsedConfig) result(l core.Layout, st core.Stats, lr core.LoadReport, rr core.ReadReport, lc core.LoadConfig) result.Result {
+	r := result.Result{
 		Layout:            p.layoutName(l),
 		KeyType:           p.key.Name,
 		ValueType:         p.value.Name,
@@ -287,7 +287,7 @@ func (p parsedConfig) result(l core.Layout, st core.Stats, lr core.LoadReport, r
 		Seed:              p.Seed,
 		ClickHouseLayout:  resultLayoutClause(l, p.key, p.value, p.Shards, p.MaxLoadFactor),
 		ElementCount:      st.ElementCount,
-		InformationLimit:  informationLimit(p.key, p.rowOrValue(), st.ElementCount),
+		InformationLimit:  result.InformationLimit(p.key, p.rowOrValue(), st.ElementCount),
 		Duplicates:        lr.Duplicates,
 		SkippedRows:       lr.Skipped,
 		BucketCount:       st.BucketCount,
@@ -308,8 +308,8 @@ func (p parsedConfig) result(l core.Layout, st core.Stats, lr core.LoadReport, r
 		BlockRows:         cmp.Or(lc.BlockRows, core.DefaultBlockRows),
 		HugePages:         hugePagesName(),
 		Preallocate:       p.Preallocate,
-		Workers:           make([]Worker, len(lr.Workers)),
-		Producer:          Producer{ReadSeconds: lr.Producer.ReadSeconds, SplitSeconds: lr.Producer.SplitSeconds, WaitSeconds: lr.Producer.WaitSeconds},
+		Workers:           make([]result.Worker, len(lr.Workers)),
+		Producer:          result.Producer{ReadSeconds: lr.Producer.ReadSeconds, SplitSeconds: lr.Producer.SplitSeconds, WaitSeconds: lr.Producer.WaitSeconds},
 		Isolated:          false,
 		Runtime:           RuntimeName(),
 		Host:              hostInfo(),
@@ -322,7 +322,7 @@ func (p parsedConfig) result(l core.Layout, st core.Stats, lr core.LoadReport, r
 		r.LoadRowsPerSecond = float64(lr.Rows) / lr.Seconds
 	}
 	for i, w := range lr.Workers {
-		r.Workers[i] = Worker{Shard: w.Shard, Rows: w.Rows, BusySeconds: w.BusySeconds, WaitSeconds: w.WaitSeconds, RowsPerSecond: w.RowsPerSecond}
+		r.Workers[i] = result.Worker{Shard: w.Shard, Rows: w.Rows, BusySeconds: w.BusySeconds, WaitSeconds: w.WaitSeconds, RowsPerSecond: w.RowsPerSecond}
 	}
 	return r
 }
@@ -423,16 +423,6 @@ func EffectiveMLF(l core.Layout, mlf float64) float64 {
 	return mlf
 }
 
-// informationLimit is the fewest bytes n distinct random keys of key and
-// their values can be held in (core.InformationLimitBits), rounded up.
-func informationLimit(key, value core.Type, n int64) int64 {
-	b := core.InformationLimitBits(8*key.Size, 8*value.Size, n)
-	if !(b > 0) || b/8 > math.MaxInt64 {
-		return 0 // no pairs, or more than the key type has
-	}
-	return int64(math.Ceil(b / 8))
-}
-
 // ClickHouseLayout is the LAYOUT clause of the ClickHouse dictionary a run
 // corresponds to, or "" for gomap and compact (ClickHouse has no such
 // layout). A parameter appears only when it differs
@@ -472,12 +462,12 @@ func RuntimeName() string {
 
 var (
 	hostOnce sync.Once
-	host     Host
+	host     result.Host
 )
 
-func hostInfo() Host {
+func hostInfo() result.Host {
 	hostOnce.Do(func() {
-		host = Host{CPUs: runtime.NumCPU(), TotalMemory: memory.TotalMemory(), GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
+		host = result.Host{CPUs: runtime.NumCPU(), TotalMemory: memory.TotalMemory(), GoVersion: runtime.Version(), OS: runtime.GOOS, Arch: runtime.GOARCH}
 	})
 	return host
 }

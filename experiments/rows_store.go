@@ -43,6 +43,7 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/result"
 )
 
 // rowArena holds a row layout's String bytes.
@@ -201,7 +202,7 @@ func rowStoreFor(p parsedConfig) *rowStore {
 // rows the table keeps are payload (kept: rowBytesKept), the rest of their
 // chunks empty, and a wide row's number in the cell metadata rather than
 // payload.
-func (rs *rowStore) count(r *Result, kept rowBytesKept) {
+func (rs *rowStore) count(r *result.Result, kept rowBytesKept) {
 	if rs == nil {
 		return
 	}

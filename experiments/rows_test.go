@@ -11,6 +11,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/result"
 )
 
 // threeAttributes is the dictionary of three attributes.
@@ -18,13 +19,13 @@ var threeAttributes = []string{"UInt16", "UInt32", "Float64"}
 
 // runOrFail runs cfg with no result saved and fails the test on any error;
 // the results by layout.
-func runOrFail(t *testing.T, cfg Config) map[string]Result {
+func runOrFail(t *testing.T, cfg Config) map[string]result.Result {
 	t.Helper()
 	results, err := Run(context.Background(), cfg, RunOptions{})
 	if err != nil {
 		t.Fatalf("Run(%v %s/%s %d rows %s): %v", cfg.Layouts, cfg.Key, cfg.Value, cfg.Rows, cfg.Keys, err)
 	}
-	byLayout := map[string]Result{}
+	byLayout := map[string]result.Result{}
 	for _, r := range results {
 		byLayout[r.Layout] = r
 	}
@@ -44,7 +45,7 @@ func TestRowLayouts(t *testing.T) {
 		one := runOrFail(t, Config{Layouts: []string{"packed_row"}, Attributes: threeAttributes, Rows: rows, Seed: 3, MaxLoadFactor: 0.9, InProcess: inProcess})
 		three := runOrFail(t, Config{Layouts: []string{"packed_row", "compact_row"}, Attributes: threeAttributes, Rows: rows, Seed: 3, InProcess: inProcess})
 		row := core.RowType("Tuple(UInt16, UInt32, Float64)", 14)
-		for name, r := range map[string]Result{"packed_row": three["packed_row"], "compact_row": three["compact_row"], "packed_row MLF 0.9": one["packed_row"]} {
+		for name, r := range map[string]result.Result{"packed_row": three["packed_row"], "compact_row": three["compact_row"], "packed_row MLF 0.9": one["packed_row"]} {
 			l := core.LayoutPacked
 			if strings.HasPrefix(name, "compact") {
 				l = core.LayoutCompact

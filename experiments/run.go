@@ -14,6 +14,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
+	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -25,14 +26,14 @@ type RunOptions struct {
 	// OnResult, if set, is called with each layout's result as soon as it
 	// is measured (the command line saves it then, so a later failure or a
 	// cancel loses nothing). An error from it stops the job.
-	OnResult func(Result) error
+	OnResult func(result.Result) error
 	// Notice, if set, receives one-line notes about the job once it is
 	// accepted, before the first run: a stream source that the guard could
 	// not check.
 	Notice func(string)
 	// Job is the job every result is tagged with (Result.Job). Nil starts
 	// one named after the run or sweep, from no face (a library caller).
-	Job *Job
+	Job *result.Job
 }
 
 // ErrCancelled is wrapped by the error of a job stopped by its context.
@@ -43,9 +44,9 @@ var ErrCancelled = errors.New("cancelled")
 // fresh worker process each time, or in this one with cfg.InProcess. It
 // returns the results measured so far even when it fails or is cancelled.
 // Bad input and the guard's refusal come back before any run.
-func Run(ctx context.Context, cfg Config, opt RunOptions) ([]Result, error) {
+func Run(ctx context.Context, cfg Config, opt RunOptions) ([]result.Result, error) {
 	if opt.Job == nil {
-		j := NewJob(RunJobName(cfg), "", time.Now())
+		j := result.NewJob(RunJobName(cfg), "", time.Now())
 		opt.Job = &j
 	}
 	return RunConfigs(ctx, []Config{cfg}, opt)
@@ -54,7 +55,7 @@ func Run(ctx context.Context, cfg Config, opt RunOptions) ([]Result, error) {
 // RunConfigs is Run for several configs measured as one job (a sweep's, a
 // plan's calibration): every config is checked, its source read through
 // and the guard asked before the first run; opt.Job must be set.
-func RunConfigs(ctx context.Context, cfgs []Config, opt RunOptions) ([]Result, error) {
+func RunConfigs(ctx context.Context, cfgs []Config, opt RunOptions) ([]result.Result, error) {
 	runs, err := prepare(ctx, cfgs, opt.Progress)
 	if err != nil {
 		return nil, err
@@ -254,7 +255,7 @@ func settle(ctx context.Context, d time.Duration, progress func(idled time.Durat
 }
 
 // execute measures runs in order; each layout Repeats times.
-func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]Result, error) {
+func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]result.Result, error) {
 	total := 0
 	for _, r := range runs {
 		total += r.p.Repeats
@@ -263,11 +264,11 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]Result, err
 			opt.Notice(fmt.Sprintf("--source %s is %s: read once as it comes, so its rows are not counted first, the memory guard cannot check the run, and the progress has no ETA", r.p.spec.Path, kind))
 		}
 	}
-	var results []Result
+	var results []result.Result
 	var failed []string
 	n := 0
 	for _, r := range runs {
-		var reps []Result
+		var reps []result.Result
 		for rep := range r.p.Repeats {
 			n++
 			if ctx.Err() != nil {
@@ -374,7 +375,7 @@ func cancelled(r runSpec, err error) error {
 
 // measureOne runs one measured load of r, isolated unless asked otherwise.
 // A panic in this process's part becomes an error.
-func measureOne(ctx context.Context, r runSpec, progress func(Progress)) (res Result, err error) {
+func measureOne(ctx context.Context, r runSpec, progress func(Progress)) (res result.Result, err error) {
 	if r.layout.driver != nil { // always a process of its own
 		d := r.p.driverRun(r.layout)
 		d.startedAt = time.Now()
@@ -397,7 +398,7 @@ func measureOne(ctx context.Context, r runSpec, progress func(Progress)) (res Re
 // CombineRepeats folds the repeats of one layout into one result: times are
 // medians with their range (Result.Spread), memory and the rest come from
 // the last repeat.
-func CombineRepeats(reps []Result) Result {
+func CombineRepeats(reps []result.Result) result.Result {
 	last := reps[len(reps)-1]
 	if len(reps) == 1 {
 		return last
@@ -418,7 +419,7 @@ func CombineRepeats(reps []Result) Result {
 		last.ReadRowsPerSecond = lookups / last.ReadSeconds
 	}
 	last.Repeats = len(reps)
-	last.Spread = &Spread{
+	last.Spread = &result.Spread{
 		LoadSecondsMin: slices.Min(loads), LoadSecondsMax: slices.Max(loads),
 		ReadSecondsMin: slices.Min(reads), ReadSecondsMax: slices.Max(reads),
 	}

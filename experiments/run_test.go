@@ -19,6 +19,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments/internal/machine"
+	"github.com/packlab/packlab/experiments/result"
 )
 
 // jsonKeys flattens the keys of a decoded JSON value into paths:
@@ -100,7 +101,7 @@ func TestResultJSONContract(t *testing.T) {
 			}
 		}
 	}
-	walk(reflect.TypeOf(Result{}))
+	walk(reflect.TypeOf(result.Result{}))
 }
 
 // TestHugePagesSetting: --huge-pages reaches the tables of a run in its own
@@ -158,7 +159,7 @@ func TestIsolatedAndInProcess(t *testing.T) {
 		if a.Layout != cfg.Layouts[i] || b.Layout != cfg.Layouts[i] {
 			t.Errorf("result %d is %s/%s, want %s", i, a.Layout, b.Layout, cfg.Layouts[i])
 		}
-		for _, r := range []Result{a, b} {
+		for _, r := range []result.Result{a, b} {
 			if ids[r.ID] {
 				t.Errorf("id %s used twice", r.ID)
 			}
@@ -173,7 +174,7 @@ func TestIsolatedAndInProcess(t *testing.T) {
 				t.Errorf("%s: found_rate %v read %v rows/s load %v rows/s", r.Layout, r.FoundRate, r.ReadRowsPerSecond, r.LoadRowsPerSecond)
 			}
 			tl := r.Timeline
-			if len(tl) < 2 || tl[0] != (TimelinePoint{}) || tl[len(tl)-1].Rows != 100_000 {
+			if len(tl) < 2 || tl[0] != (result.TimelinePoint{}) || tl[len(tl)-1].Rows != 100_000 {
 				t.Errorf("%s: timeline %+v, want (0,0,0) first and all rows last", r.Layout, tl)
 			}
 			if r.Seed != 7 || r.Source != "sequential" || r.KeyType != "UInt64" || r.ValueType != "UInt16" || r.Shards != 2 || r.Repeats != 1 {
@@ -235,7 +236,7 @@ func TestSeedTableTarget(t *testing.T) {
 }
 
 func TestCombineRepeats(t *testing.T) {
-	reps := []Result{
+	reps := []result.Result{
 		{Layout: "hashed", Rows: 1000, LoadSeconds: 3, LoadKernelSeconds: 0.5, ReadSeconds: 1, ReadRowsPerSecond: 1000, RSSBytes: 1},
 		{Layout: "hashed", Rows: 1000, LoadSeconds: 1, LoadKernelSeconds: 0.1, ReadSeconds: 4, ReadRowsPerSecond: 250, RSSBytes: 2},
 		{Layout: "hashed", Rows: 1000, LoadSeconds: 2, LoadKernelSeconds: 0.3, ReadSeconds: 2, ReadRowsPerSecond: 500, RSSBytes: 3},
@@ -395,8 +396,8 @@ func TestPreallocate(t *testing.T) {
 	if plain[0].Preallocate || plain[0].BytesAllocated == reserved[0].BytesAllocated {
 		t.Errorf("compact at %d rows: %d bytes grown, %d reserved; want them apart", rows, plain[0].BytesAllocated, reserved[0].BytesAllocated)
 	}
-	both := []Result{plain[0], reserved[0]}
-	if got := TableSettings(both); got[0] != "compact SHARDS 1 MLF 0.9" || got[1] != "compact SHARDS 1 MLF 0.9 PREALLOCATE" {
+	both := []result.Result{plain[0], reserved[0]}
+	if got := result.TableSettings(both); got[0] != "compact SHARDS 1 MLF 0.9" || got[1] != "compact SHARDS 1 MLF 0.9 PREALLOCATE" {
 		t.Errorf("settings of a grown and a preallocated run: %q", got)
 	}
 	notes := ResultNotes(both)
@@ -417,7 +418,7 @@ func TestSettleCancelledInTheIdle(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var measured []string
 	start := time.Now()
-	res, err := Run(ctx, cfg, RunOptions{OnResult: func(r Result) error {
+	res, err := Run(ctx, cfg, RunOptions{OnResult: func(r result.Result) error {
 		measured = append(measured, r.Layout)
 		return nil
 	}, Progress: func(p Progress) {
@@ -471,7 +472,7 @@ func TestSettleFromTheConfig(t *testing.T) {
 	}
 	plain := res[1]
 	plain.SettleSeconds = 0
-	if labels := RunLabels([]Result{plain, res[1]}, LabelAll, 0); labels[0] != "packed" || labels[1] != "packed settle 0.6s" {
+	if labels := result.RunLabels([]result.Result{plain, res[1]}, result.LabelAll, 0); labels[0] != "packed" || labels[1] != "packed settle 0.6s" {
 		t.Errorf("labels %q; want the settled run labelled apart", labels)
 	}
 	for _, v := range []float64{-1, 601, math.NaN()} {

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/packlab/packlab/experiments/result"
 )
 
 // keysTSV is n rows of distinct keys and small values.
@@ -46,10 +48,10 @@ func fifoWithData(t *testing.T, data string) string {
 
 // runWithin is Run, failing the test if it has not returned within limit
 // (a FIFO read twice hangs: the pre-scan takes the data, the load waits).
-func runWithin(t *testing.T, limit time.Duration, cfg Config) ([]Result, error) {
+func runWithin(t *testing.T, limit time.Duration, cfg Config) ([]result.Result, error) {
 	t.Helper()
 	type out struct {
-		res []Result
+		res []result.Result
 		err error
 	}
 	done := make(chan out, 1)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
+	"github.com/packlab/packlab/experiments/result"
 )
 
 // Isolation: each measured load runs in a fresh child process of the same
@@ -76,9 +77,9 @@ func parentOpens(path string) bool {
 }
 
 type workerLine struct {
-	Progress *Progress `json:"progress,omitempty"`
-	Result   *Result   `json:"result,omitempty"`
-	Error    string    `json:"error,omitempty"`
+	Progress *Progress      `json:"progress,omitempty"`
+	Result   *result.Result `json:"result,omitempty"`
+	Error    string         `json:"error,omitempty"`
 }
 
 // WorkerOr is a test binary's main when its tests measure runs: the
@@ -144,14 +145,14 @@ func ServeWorker(ctx context.Context, in io.Reader, out io.Writer) (err error) {
 	return write(workerLine{Result: &res})
 }
 
-func measureJob(ctx context.Context, job workerJob, progress func(Progress)) (Result, error) {
+func measureJob(ctx context.Context, job workerJob, progress func(Progress)) (result.Result, error) {
 	name := job.Config.Source
 	if job.SourceFD > 0 {
 		job.Config.Source = fmt.Sprintf("/dev/fd/%d", job.SourceFD)
 	}
 	p, err := job.Config.parse()
 	if err != nil {
-		return Result{}, err
+		return result.Result{}, err
 	}
 	if job.SourceFD > 0 {
 		p.spec.Path, p.Source = name, name // messages and the result name the user's file
@@ -160,7 +161,7 @@ func measureJob(ctx context.Context, job workerJob, progress func(Progress)) (Re
 	l, ok := parseLayoutChoice(job.Layout)
 	if !ok || l.layout == "" {
 		_, err := core.ParseLayout(job.Layout)
-		return Result{}, err
+		return result.Result{}, err
 	}
 	p = p.at(l)
 	return opsFor(p.key, p.value).measure(ctx, p, l.layout, progress)
@@ -181,17 +182,17 @@ var workerCommand = func(ctx context.Context) (*exec.Cmd, error) {
 
 // runIsolated measures one layout of cfg in a fresh worker process, relaying
 // its progress. On ctx's cancel the child is killed.
-func runIsolated(ctx context.Context, cfg Config, layout string, progress func(Progress)) (Result, error) {
+func runIsolated(ctx context.Context, cfg Config, layout string, progress func(Progress)) (result.Result, error) {
 	cmd, err := workerCommand(ctx)
 	if err != nil {
-		return Result{}, err
+		return result.Result{}, err
 	}
 	cfg.Layouts = []string{layout} // the child needs only its own
 	job := workerJob{Config: cfg, Layout: layout}
 	if cfg.Source != "" && parentOpens(cfg.Source) {
 		f, err := source.OpenFile(ctx, cfg.Source)
 		if err != nil {
-			return Result{}, err
+			return result.Result{}, err
 		}
 		defer f.Close()
 		cmd.ExtraFiles, job.SourceFD = []*os.File{f}, sourceFD
@@ -209,20 +210,20 @@ func runIsolated(ctx context.Context, cfg Config, layout string, progress func(P
 // its result. stdin stays open until the worker is done. name says what
 // the worker is in an error, fix what to do when it cannot be started.
 func RunWorker(ctx context.Context, cmd *exec.Cmd, job []byte, feed func(context.Context, io.Writer) error,
-	progress func(Progress), name, fix string) (Result, error) {
+	progress func(Progress), name, fix string) (result.Result, error) {
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return Result{}, err
+		return result.Result{}, err
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return Result{}, err
+		return result.Result{}, err
 	}
 	stderr := &tailBuffer{max: 8 << 10}
 	cmd.Stderr = stderr
 	cmd.WaitDelay = 2 * time.Second
 	if err := cmd.Start(); err != nil {
-		return Result{}, fmt.Errorf("starting %s: %w (%s)", name, err, fix)
+		return result.Result{}, fmt.Errorf("starting %s: %w (%s)", name, err, fix)
 	}
 	// The job goes in one write; stdin stays open until the child is done.
 	_, werr := stdin.Write(append(job, '\n'))
@@ -249,22 +250,22 @@ func RunWorker(ctx context.Context, cmd *exec.Cmd, job []byte, feed func(context
 	var srcErr *sourceError
 	switch {
 	case ctx.Err() != nil:
-		return Result{}, ctx.Err()
+		return result.Result{}, ctx.Err()
 	case res != nil:
 		return *res, nil
 	case childErr != "":
-		return Result{}, errors.New(childErr)
+		return result.Result{}, errors.New(childErr)
 	case protoErr != nil:
-		return Result{}, protoErr
+		return result.Result{}, protoErr
 	case errors.As(feedErr, &srcErr):
-		return Result{}, srcErr.err
+		return result.Result{}, srcErr.err
 	}
-	return Result{}, childEnded(name, waitErr, werr, stderr)
+	return result.Result{}, childEnded(name, waitErr, werr, stderr)
 }
 
 // readChild reads a child's lines: its progress, relayed, then its result or
 // its error; protoErr is a line that is not the protocol's.
-func readChild(stdout io.Reader, progress func(Progress), name string) (res *Result, childErr string, protoErr error) {
+func readChild(stdout io.Reader, progress func(Progress), name string) (res *result.Result, childErr string, protoErr error) {
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 0, 64<<10), 256<<20)
 	for sc.Scan() {

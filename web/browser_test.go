@@ -34,6 +34,7 @@ import (
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/report"
+	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -277,11 +278,11 @@ func TestBrowserLab(t *testing.T) {
 	runLab(t, ctx, "the 1e5 comparison", 2)
 
 	coreBytes := map[string]int64{}
-	var want []experiments.Result
+	var want []result.Result
 	for _, l := range []core.Layout{core.LayoutPacked, core.LayoutHashed} {
 		st := coreStats(t, l, 100_000)
 		coreBytes[string(l)] = st.BytesAllocated
-		want = append(want, experiments.Result{Layout: string(l), KeyType: "UInt64", ValueType: "UInt16", Rows: 100_000, Shards: 1,
+		want = append(want, result.Result{Layout: string(l), KeyType: "UInt64", ValueType: "UInt16", Rows: 100_000, Shards: 1,
 			MaxLoadFactor: 0.5, ElementCount: st.ElementCount, BytesAllocated: st.BytesAllocated})
 	}
 	shown := shownTable(t, ctx)
@@ -467,7 +468,7 @@ func TestBrowserLab(t *testing.T) {
 	// of the other three pairs.
 	do(t, ctx, `__t.layouts(["packed"]); __t.set("rows", "1e6"); __t.set("repeats", "1")`)
 	var browserLoads, nativeLoads, browserReads, nativeReads []float64
-	var last experiments.Result
+	var last result.Result
 	for i := range 4 {
 		nat, err := experiments.Run(context.Background(), experiments.Config{Layouts: []string{"packed"}, Rows: 1_000_000, InProcess: true}, experiments.RunOptions{})
 		if err != nil || len(nat) != 1 {
@@ -725,7 +726,7 @@ func shownTable(t *testing.T, ctx context.Context) map[string]string {
 }
 
 // bytesCells formats results' bytes_allocated as experiments' table does.
-func bytesCells(t *testing.T, rs []experiments.Result) map[string]string {
+func bytesCells(t *testing.T, rs []result.Result) map[string]string {
 	t.Helper()
 	var md bytes.Buffer
 	if err := report.WriteTable(&md, rs, "markdown"); err != nil {
@@ -773,7 +774,7 @@ func coreStats(t *testing.T, layout core.Layout, rows int64) core.Stats {
 }
 
 // exportJSON clicks the JSON export and reads the downloaded results.
-func exportJSON(t *testing.T, ctx context.Context, downloads string) []experiments.Result {
+func exportJSON(t *testing.T, ctx context.Context, downloads string) []result.Result {
 	t.Helper()
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`[data-export="json"]`))); err != nil {
 		t.Fatal(err)
@@ -783,7 +784,7 @@ func exportJSON(t *testing.T, ctx context.Context, downloads string) []experimen
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rs []experiments.Result
+	var rs []result.Result
 	if err := json.Unmarshal(b, &rs); err != nil {
 		t.Fatalf("the JSON export %s: %v\n%.300s", f, err, b)
 	}

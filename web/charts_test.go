@@ -14,6 +14,7 @@ import (
 
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/report"
+	"github.com/packlab/packlab/experiments/result"
 )
 
 // TestChartsFitTheirBox renders the charts with a category axis of runs
@@ -37,7 +38,7 @@ func TestChartsFitTheirBox(t *testing.T) {
 	}
 	// Real results, measured in this process: three configurations whose
 	// labels carry types, rows and shards.
-	var results []experiments.Result
+	var results []result.Result
 	for _, cfg := range []experiments.Config{
 		{Layouts: []string{"packed", "hashed"}, Key: "UInt64", Rows: 10_000},
 		{Layouts: []string{"packed", "hashed"}, Key: "UInt8", Rows: 10_000},

@@ -28,6 +28,7 @@ import (
 	"github.com/packlab/packlab/experiments/chdriver"
 	"github.com/packlab/packlab/experiments/refdriver"
 	"github.com/packlab/packlab/experiments/report"
+	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/store"
 	"github.com/packlab/packlab/experiments/sweep"
 	"github.com/packlab/packlab/experiments/text"
@@ -351,7 +352,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := runFlagConflicts(fs, f); err != nil {
 		return err
 	}
-	return measure(ctx, f, experiments.RunJobName(f.cfg), stdout, stderr, func(ro experiments.RunOptions) ([]experiments.Result, error) {
+	return measure(ctx, f, experiments.RunJobName(f.cfg), stdout, stderr, func(ro experiments.RunOptions) ([]result.Result, error) {
 		return experiments.Run(ctx, f.cfg, ro)
 	}, func() error { return f.cfg.Validate() })
 }
@@ -388,8 +389,8 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return flags.Usagef("sweep %q: unknown sweep (allowed: %s)", name, strings.Join(sweep.Names(), ", "))
 	}
 	opt := sweep.Options{MaxShards: f.maxShards, WithReferences: f.withRefs, WithClickHouse: f.withCH}
-	var measured []experiments.Result
-	err = measure(ctx, f, experiments.SweepJobName(sw.Name, f.cfg), stdout, stderr, func(ro experiments.RunOptions) ([]experiments.Result, error) {
+	var measured []result.Result
+	err = measure(ctx, f, experiments.SweepJobName(sw.Name, f.cfg), stdout, stderr, func(ro experiments.RunOptions) ([]result.Result, error) {
 		res, err := sweep.Run(ctx, sw.Name, f.cfg, opt, ro)
 		measured = res
 		return res, err
@@ -409,7 +410,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // results folder, measure with a progress bar on a terminal as one job
 // named jobName, save each result as it comes, print the table.
 func measure(ctx context.Context, f *runFlags, jobName string, stdout, stderr io.Writer,
-	do func(experiments.RunOptions) ([]experiments.Result, error), validate func() error) error {
+	do func(experiments.RunOptions) ([]result.Result, error), validate func() error) error {
 	if err := checkFormat(f.format, text.Formats()); err != nil {
 		return err
 	}
@@ -426,10 +427,10 @@ func measure(ctx context.Context, f *runFlags, jobName string, stdout, stderr io
 	}
 	bar := newProgressBar(stderr)
 	saved := 0
-	job := experiments.NewJob(jobName, experiments.FaceCLI, time.Now())
+	job := result.NewJob(jobName, result.FaceCLI, time.Now())
 	ro := experiments.RunOptions{Job: &job, Progress: bar.update, Notice: func(s string) {
 		fmt.Fprintln(stderr, "packlab:", text.Terminal(s))
-	}, OnResult: func(r experiments.Result) error {
+	}, OnResult: func(r result.Result) error {
 		bar.clear()
 		if st == nil {
 			return nil
@@ -465,7 +466,7 @@ func measure(ctx context.Context, f *runFlags, jobName string, stdout, stderr io
 // skippedText says how many malformed rows a file source's load skipped:
 // "skipped 2 bad rows of dict.tsv (4,998 rows loaded)". Every layout reads
 // the same file, so the first result speaks for all.
-func skippedText(results []experiments.Result) string {
+func skippedText(results []result.Result) string {
 	r := results[0]
 	rows := "rows"
 	if r.SkippedRows == 1 {
@@ -660,9 +661,9 @@ func parseReportArgs(args []string, stdout io.Writer) (*reportArgs, error) {
 
 // pick reads the results to report: those of --ids, or of the jobs picked
 // (newest first; none with --ids), the results in the order they were run.
-func (a *reportArgs) pick(ctx context.Context, stderr io.Writer) ([]experiments.Result, []store.JobResults, error) {
+func (a *reportArgs) pick(ctx context.Context, stderr io.Writer) ([]result.Result, []store.JobResults, error) {
 	st := &store.Store{Dir: a.dir}
-	var results []experiments.Result
+	var results []result.Result
 	if len(a.ids) > 0 {
 		for _, id := range a.ids {
 			if err := ctx.Err(); err != nil {
@@ -735,7 +736,7 @@ func (a *reportArgs) pickJobs(saved []store.JobResults) ([]store.JobResults, err
 
 // write writes the report to output (or stdout when nil) and says on
 // stderr what it wrote; a cancel writes nothing.
-func (a *reportArgs) write(ctx context.Context, results []experiments.Result, jobs []store.JobResults, output *store.Output, stdout, stderr io.Writer) error {
+func (a *reportArgs) write(ctx context.Context, results []result.Result, jobs []store.JobResults, output *store.Output, stdout, stderr io.Writer) error {
 	picked := fmt.Sprintf("%d results", len(results))
 	title := a.title
 	if len(jobs) == 1 {

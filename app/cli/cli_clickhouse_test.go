@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/chdriver"
+	"github.com/packlab/packlab/experiments/result"
 )
 
 // needClickHouse points the command at packlab-ch (needWorker).
@@ -121,7 +121,7 @@ func TestSampleDictionaryFile(t *testing.T) {
 	if err != nil {
 		t.Fatalf("packlab %s: %v", strings.Join(example, " "), err)
 	}
-	var res []experiments.Result
+	var res []result.Result
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil || len(res) != 3 {
 		t.Fatalf("packlab %s: %v\n%s", strings.Join(example, " "), err, stdout)
 	}

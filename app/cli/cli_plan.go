@@ -15,6 +15,7 @@ import (
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/chdriver"
 	"github.com/packlab/packlab/experiments/planner"
+	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/store"
 	"github.com/packlab/packlab/experiments/text"
 )
@@ -151,8 +152,8 @@ func verifyPlan(ctx context.Context, plan planner.Plan, saved *store.Store, noSa
 	}
 	fmt.Fprintf(stderr, "packlab: verifying in ClickHouse: %s at %s rows\n", c.ClickHouseLayout, text.Rows(cfg.Rows))
 	bar := newProgressBar(stderr)
-	job := experiments.NewJob("plan verification "+cfg.Layouts[0]+" "+text.Rows(cfg.Rows), experiments.FaceCLI, time.Now())
-	results, err := experiments.Run(ctx, cfg, experiments.RunOptions{Job: &job, Progress: bar.update, OnResult: func(r experiments.Result) error {
+	job := result.NewJob("plan verification "+cfg.Layouts[0]+" "+text.Rows(cfg.Rows), result.FaceCLI, time.Now())
+	results, err := experiments.Run(ctx, cfg, experiments.RunOptions{Job: &job, Progress: bar.update, OnResult: func(r result.Result) error {
 		bar.clear()
 		if noSave {
 			return nil
@@ -177,7 +178,7 @@ func verifyPlan(ctx context.Context, plan planner.Plan, saved *store.Store, noSa
 
 // calibrate runs the planner's calibration, saying on stderr what it
 // measures and how long it took, and saves the results unless noSave.
-func calibrate(ctx context.Context, cfgs []experiments.Config, saved *store.Store, noSave bool, stderr io.Writer) ([]experiments.Result, error) {
+func calibrate(ctx context.Context, cfgs []experiments.Config, saved *store.Store, noSave bool, stderr io.Writer) ([]result.Result, error) {
 	var what []string
 	for i, c := range cfgs {
 		switch {
@@ -203,8 +204,8 @@ func calibrate(ctx context.Context, cfgs []experiments.Config, saved *store.Stor
 		strings.Join(what, "; "), text.Rows(cfgs[0].Rows), loads, took)
 	start := time.Now()
 	bar := newProgressBar(stderr)
-	job := experiments.NewJob(planner.CalibrationJobName(cfgs), experiments.FaceCLI, start)
-	results, err := planner.Calibrate(ctx, cfgs, experiments.RunOptions{Job: &job, Progress: bar.update, OnResult: func(r experiments.Result) error {
+	job := result.NewJob(planner.CalibrationJobName(cfgs), result.FaceCLI, start)
+	results, err := planner.Calibrate(ctx, cfgs, experiments.RunOptions{Job: &job, Progress: bar.update, OnResult: func(r result.Result) error {
 		bar.clear()
 		if noSave {
 			return nil

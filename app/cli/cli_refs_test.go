@@ -8,6 +8,7 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/refdriver"
+	"github.com/packlab/packlab/experiments/result"
 )
 
 // needRefs points the command at packlab-refs, the C++ maps (needWorker).
@@ -32,7 +33,7 @@ func TestReferenceRunAndReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res []experiments.Result
+	var res []result.Result
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil || len(res) != 3 {
 		t.Fatalf("%d results, %v", len(res), err)
 	}
@@ -57,7 +58,7 @@ func TestSweepWithReferences(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res []experiments.Result
+	var res []result.Result
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatal(err)
 	}

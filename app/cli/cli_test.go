@@ -20,6 +20,7 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/planner"
+	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -207,7 +208,7 @@ func TestRunJSONIsOnlyJSON(t *testing.T) {
 	}
 	dec := json.NewDecoder(strings.NewReader(stdout))
 	dec.DisallowUnknownFields()
-	var res []experiments.Result
+	var res []result.Result
 	if err := dec.Decode(&res); err != nil {
 		t.Fatalf("stdout is not a JSON array of results: %v\n%s", err, stdout)
 	}
@@ -218,11 +219,11 @@ func TestRunJSONIsOnlyJSON(t *testing.T) {
 		t.Errorf("results %+v", res)
 	}
 	job := res[0].Job
-	if job == nil || res[1].Job == nil || *res[1].Job != *job || job.Name != "run hashed,packed 2e4 shards 2" || job.Face != experiments.FaceCLI {
+	if job == nil || res[1].Job == nil || *res[1].Job != *job || job.Name != "run hashed,packed 2e4 shards 2" || job.Face != result.FaceCLI {
 		t.Fatalf("results' jobs %+v, %+v: want one job, run hashed,packed 2e4 shards 2, from the command line", res[0].Job, res[1].Job)
 	}
 	// At 2e4 rows the notes may say that the worker process outlived its
-	// load several times over (experiments.ProcessNotes): a note, not output.
+	// load several times over (result.ProcessNotes): a note, not output.
 	stderr = regexp.MustCompile(`(?m)^packlab: [^\n]*the worker process lived[^\n]*\n`).ReplaceAllString(stderr, "")
 	if want := fmt.Sprintf("packlab: saved 2 result(s) in %s as job %s (run hashed,packed 2e4 shards 2)\n", dir, job.ID); stderr != want {
 		t.Errorf("stderr %q, want %q (and no progress bar when not a terminal)", stderr, want)
@@ -247,7 +248,7 @@ func TestIssueTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res []experiments.Result
+	var res []result.Result
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatal(err)
 	}
@@ -334,7 +335,7 @@ func TestSampleKeyFile(t *testing.T) {
 	if err != nil {
 		t.Fatalf("packlab %s: %v", strings.Join(example, " "), err)
 	}
-	var res []experiments.Result
+	var res []result.Result
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil || len(res) == 0 {
 		t.Fatalf("packlab %s: %v\n%s", strings.Join(example, " "), err, stdout)
 	}
@@ -370,7 +371,7 @@ func TestSweepCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res []experiments.Result
+	var res []result.Result
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil || len(res) != len(core.Layouts()) {
 		t.Errorf("seed-table: %d results, %v", len(res), err)
 	}
@@ -491,7 +492,7 @@ func interruptWith(t *testing.T, sig os.Signal, code int, why string) {
 		t.Errorf("exit code %d, want %d", got, code)
 	}
 	// A line on the kernel's share of hashed's load may come first (page
-	// faults: see experiments.KernelNotes).
+	// faults: see result.KernelNotes).
 	want := regexp.MustCompile(`^(packlab: hashed [^\n]*: the kernel spent [^\n]*\npacklab: the kernel's time in a load is page faults[^\n]*\n)?packlab: saved 1 result\(s\) in ` + regexp.QuoteMeta(dir) + ` as job \d{8}T\d{6}\.\d{3}Z-[0-9a-f]{4} \(run hashed,sparse 2e6\)\n` +
 		`packlab: cancelled: sparse at 2M rows was stopped before it finished \(` + why + `\); 1 result\(s\) measured before it\n$`)
 	if !want.MatchString(stderr.String()) {
@@ -633,7 +634,7 @@ func TestCompactRun(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v: %s", err, stderr)
 	}
-	var res []experiments.Result
+	var res []result.Result
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil || len(res) != 1 {
 		t.Fatalf("stdout %q: %v", stdout, err)
 	}

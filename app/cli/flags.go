@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/packlab/packlab/app/flags"
-	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/result"
 )
 
 // runConflicts are the pairs of run's and sweep's flags that contradict
@@ -35,7 +35,7 @@ func checkLoadFactor(fs *flag.FlagSet, layouts []string) error {
 		return nil
 	}
 	for _, l := range layouts {
-		if experiments.UsesMaxLoadFactor(strings.ToLower(strings.TrimSpace(l))) {
+		if result.UsesMaxLoadFactor(strings.ToLower(strings.TrimSpace(l))) {
 			return nil
 		}
 	}

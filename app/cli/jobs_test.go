@@ -13,6 +13,7 @@ import (
 	"github.com/packlab/packlab/app/flags"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/planner"
+	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/store"
 )
 
@@ -40,7 +41,7 @@ func TestReportByJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var run []experiments.Result
+	var run []result.Result
 	if err := json.Unmarshal([]byte(stdout), &run); err != nil || len(run) != 2 {
 		t.Fatalf("run: %v\n%s", err, stdout)
 	}
@@ -154,14 +155,14 @@ func TestReportSkipsTheCalibration(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var run []experiments.Result
+	var run []result.Result
 	if err := json.Unmarshal([]byte(stdout), &run); err != nil || len(run) != 1 {
 		t.Fatalf("run: %v\n%s", err, stdout)
 	}
 	// A calibration job started after the run, as `packlab plan
 	// --calibrate` makes one.
 	cal := run[0]
-	job := experiments.NewJob(planner.CalibrationJobName([]experiments.Config{{Rows: 2_000_000}}), "", time.Now().Add(time.Second))
+	job := result.NewJob(planner.CalibrationJobName([]experiments.Config{{Rows: 2_000_000}}), "", time.Now().Add(time.Second))
 	cal.Job, cal.ID = &job, job.ID+"-r1"
 	if err := (&store.Store{Dir: dir}).Save(cal); err != nil {
 		t.Fatal(err)

@@ -17,11 +17,12 @@ import (
 
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/report"
+	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/store"
 )
 
 // saveResult writes one result file as the store does.
-func saveResult(t *testing.T, dir string, r experiments.Result) {
+func saveResult(t *testing.T, dir string, r result.Result) {
 	t.Helper()
 	s, err := store.OpenStore(dir)
 	if err != nil {
@@ -32,9 +33,9 @@ func saveResult(t *testing.T, dir string, r experiments.Result) {
 	}
 }
 
-func oneResult(id, layout string) experiments.Result {
-	return experiments.Result{ID: id, Layout: layout, KeyType: "UInt64", ValueType: "UInt16", Rows: 1000, Shards: 1,
-		ElementCount: 1000, BucketCount: 2048, BytesAllocated: 32768, Timeline: []experiments.TimelinePoint{{}}}
+func oneResult(id, layout string) result.Result {
+	return result.Result{ID: id, Layout: layout, KeyType: "UInt64", ValueType: "UInt16", Rows: 1000, Shards: 1,
+		ElementCount: 1000, BucketCount: 2048, BytesAllocated: 32768, Timeline: []result.TimelinePoint{{}}}
 }
 
 // packlabWithin runs the command line and fails the test if it has not
@@ -229,7 +230,7 @@ func TestTerminalEscapes(t *testing.T) {
 	}
 	// The terminal table (run's default format) shows the same cells.
 	var table strings.Builder
-	if err := report.WriteTable(&table, []experiments.Result{r}, "table"); err != nil {
+	if err := report.WriteTable(&table, []result.Result{r}, "table"); err != nil {
 		t.Fatal(err)
 	}
 	if strings.ContainsAny(table.String(), "\x1b\x07") {
@@ -282,7 +283,7 @@ func TestStdinAndProcessSubstitution(t *testing.T) {
 		if err != nil {
 			t.Fatalf("--source %s: %v\n%s", path, err, stderr.String())
 		}
-		var res []experiments.Result
+		var res []result.Result
 		if err := json.Unmarshal(out, &res); err != nil || len(res) != 1 || res[0].ElementCount != 3000 || res[0].Source != path || !res[0].Isolated {
 			t.Errorf("--source %s: %v %+v", path, err, res)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/internal/drivertest"
+	"github.com/packlab/packlab/experiments/result"
 )
 
 func TestMain(m *testing.M) { os.Exit(drivertest.Main(m, Register)) }
@@ -263,7 +264,7 @@ func TestAttributesBreakdown(t *testing.T) {
 		{"ch_sparse_hashed", 79_692_472, n * (38 - 38), 1024, "[{value UInt16 10 0} {a2 UInt32 12 0} {a3 Float64 16 0}]"}, // PackedHashMap: 10 + 12 + 16, no padding
 	} {
 		d, _ := dict.FindClickHouseDictionary(c.layout)
-		r := experiments.Result{Layout: c.layout, ElementCount: n, BucketCount: 1 << 21, BytesAllocated: c.bytes}
+		r := result.Result{Layout: c.layout, ElementCount: n, BucketCount: 1 << 21, BytesAllocated: c.bytes}
 		fillAttributesBreakdown(&r, d, names, attrs)
 		if r.PayloadBytes != n*22 || r.KeyCopyBytes != n*16 || r.PaddingBytes != c.padding || r.MetadataBytes > c.metaMax ||
 			r.PayloadBytes+r.PaddingBytes+r.EmptyBytes+r.MetadataBytes+r.KeyCopyBytes != r.BytesAllocated {
@@ -276,7 +277,7 @@ func TestAttributesBreakdown(t *testing.T) {
 	}
 	// A String's arena, or HASHED_ARRAY, stays one figure.
 	d, _ := dict.FindClickHouseDictionary("ch_hashed_array")
-	r := experiments.Result{ElementCount: n, BucketCount: 1 << 21, BytesAllocated: 48_272_240}
+	r := result.Result{ElementCount: n, BucketCount: 1 << 21, BytesAllocated: 48_272_240}
 	if fillAttributesBreakdown(&r, d, names, attrs); r.PayloadBytes != 0 || r.KeyCopyBytes != 0 || r.AttributeCells != nil {
 		t.Errorf("ch_hashed_array: split into %+v, want left whole", r)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/internal/drivertest"
+	"github.com/packlab/packlab/experiments/result"
 )
 
 // writeUsers writes a dictionary source file of n rows: a distinct id,
@@ -113,7 +114,7 @@ func TestClickHouseFileAttributes(t *testing.T) {
 }
 
 // checkFileRun holds a run of a file's attributes to ClickHouse's figures.
-func checkFileRun(t *testing.T, name string, r experiments.Result, n int64, columns []string) {
+func checkFileRun(t *testing.T, name string, r result.Result, n int64, columns []string) {
 	t.Helper()
 	ch := r.ClickHouse
 	t.Logf("%s %s: bytes_allocated %d, model %d (%+.3f %% of %s)", name, r.Attributes, r.BytesAllocated, ch.ModelBytes, ch.DifferencePercent, ch.ComparedWith)

@@ -27,6 +27,7 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/result"
 )
 
 // flatKeySpan is the largest key + 1 a generated source gives (its array's
@@ -62,7 +63,7 @@ func checkFlat(c experiments.Config, name string) error {
 }
 
 // flatSpanOf is the key span of a FLAT run's result, from its source.
-func flatSpanOf(res *experiments.Result) (int64, bool) {
+func flatSpanOf(res *result.Result) (int64, bool) {
 	spec, err := source.Parse(res.Source)
 	if err != nil {
 		return 0, false

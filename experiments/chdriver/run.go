@@ -17,6 +17,7 @@ import (
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -64,18 +65,18 @@ func chReadThreads() int { return max(runtime.NumCPU(), 1) }
 
 // Run measures r's ClickHouse dictionary over its source in a fresh
 // packlab-ch process.
-func (Driver) Run(ctx context.Context, r *experiments.DriverRun, progress func(experiments.Progress)) (experiments.Result, error) {
+func (Driver) Run(ctx context.Context, r *experiments.DriverRun, progress func(experiments.Progress)) (result.Result, error) {
 	st := Status()
 	if !st.Available {
-		return experiments.Result{}, fmt.Errorf("unavailable: %s", st.Problem)
+		return result.Result{}, fmt.Errorf("unavailable: %s", st.Problem)
 	}
 	if r.Config.MissRate != 0 {
-		return experiments.Result{}, fmt.Errorf("ClickHouse's dictionaries are read with loaded keys only: --miss-rate 0")
+		return result.Result{}, fmt.Errorf("ClickHouse's dictionaries are read with loaded keys only: --miss-rate 0")
 	}
 	d, _ := dict.FindClickHouseDictionary(r.Layout)
 	dir, err := os.MkdirTemp("", "packlab-ch-")
 	if err != nil {
-		return experiments.Result{}, fmt.Errorf("making ClickHouse's folder: %s", source.PathErrorReason(err))
+		return result.Result{}, fmt.Errorf("making ClickHouse's folder: %s", source.PathErrorReason(err))
 	}
 	defer os.RemoveAll(dir) // the worker removes it too; after a crash this does
 	job, ddl, clause := chJobFor(r, d, dir)
@@ -84,29 +85,29 @@ func (Driver) Run(ctx context.Context, r *experiments.DriverRun, progress func(e
 	// source's path against its working folder, and refuses one outside it.
 	files := filepath.Join(dir, "files")
 	if err := os.Mkdir(files, 0o700); err != nil {
-		return experiments.Result{}, fmt.Errorf("making ClickHouse's folder: %s", source.PathErrorReason(err))
+		return result.Result{}, fmt.Errorf("making ClickHouse's folder: %s", source.PathErrorReason(err))
 	}
 	if fileAttributes(r) {
 		if err := r.WriteFileAttributes(ctx, d.KeyType(r.Key).Size, filepath.Join(files, chAttributesFile), progress); err != nil {
-			return experiments.Result{}, err
+			return result.Result{}, err
 		}
 	}
 	cmd := exec.CommandContext(ctx, st.Path)
 	cmd.Dir = files
 	res, err := experiments.RunWorker(ctx, cmd, job, r.Feed, progress, name, "rebuild it with: "+BuildCommand)
 	if err != nil {
-		return experiments.Result{}, err
+		return result.Result{}, err
 	}
 	rows, sum := r.Sent()
 	if res.Rows != rows {
-		return experiments.Result{}, fmt.Errorf("ClickHouse's worker wrote %d rows, the lab sent %d", res.Rows, rows)
+		return result.Result{}, fmt.Errorf("ClickHouse's worker wrote %d rows, the lab sent %d", res.Rows, rows)
 	}
 	ch := res.ClickHouse
 	if ch == nil {
-		return experiments.Result{}, fmt.Errorf("%s gave a result without ClickHouse's figures; rebuild it with: %s", name, BuildCommand)
+		return result.Result{}, fmt.Errorf("%s gave a result without ClickHouse's figures; rebuild it with: %s", name, BuildCommand)
 	}
 	if res.Duplicates == 0 && !ch.KeyCut && res.Checksum != sum {
-		return experiments.Result{}, fmt.Errorf("ClickHouse's dictionary has checksum %s, the %d distinct rows the lab sent %s", res.Checksum, rows, sum)
+		return result.Result{}, fmt.Errorf("ClickHouse's dictionary has checksum %s, the %d distinct rows the lab sent %s", res.Checksum, rows, sum)
 	}
 	fillClickHouseResult(&res, r, d, clause, ddl)
 	return res, nil
@@ -150,7 +151,7 @@ func chJobFor(r *experiments.DriverRun, d dict.ClickHouseDictionary, dir string)
 // fillClickHouseResult fills in what the lab knows of a ClickHouse run
 // beside what the worker measured: the engine's part (FillResult), the
 // setup, the run's shape, and packlab's model of the dictionary.
-func fillClickHouseResult(res *experiments.Result, r *experiments.DriverRun, d dict.ClickHouseDictionary, clause, ddl string) {
+func fillClickHouseResult(res *result.Result, r *experiments.DriverRun, d dict.ClickHouseDictionary, clause, ddl string) {
 	r.FillResult(res)
 	if len(r.Attributes) > 1 {
 		res.Attributes = experiments.AttributesText(r.Config.Attributes, r.Attributes)
@@ -174,7 +175,7 @@ func fillClickHouseResult(res *experiments.Result, r *experiments.DriverRun, d d
 // res's rows beside ClickHouse's: bytes_allocated where ClickHouse counts
 // the whole dictionary, its memory tracker's gain where it does not
 // (HASHED_ARRAY's key index, #118641).
-func fillClickHouseModel(res *experiments.Result, d dict.ClickHouseDictionary, attrs []dict.Attribute, opt core.Options) {
+func fillClickHouseModel(res *result.Result, d dict.ClickHouseDictionary, attrs []dict.Attribute, opt core.Options) {
 	ch := res.ClickHouse
 	value := attrs[0].Type
 	model := dict.AttributesBytes(d, res.KeyType, attrs, res.ElementCount, res.Rows, opt, res.Shards)
@@ -266,9 +267,9 @@ func (Driver) Estimate(r *experiments.DriverRun, rows int64) experiments.Estimat
 // ClickHouse reported beside packlab's figure, and the memory around it, in
 // one line each (and its note, where ClickHouse's figure cannot be taken as
 // it is); then once how these runs are made.
-func (Driver) Notes(results []experiments.Result) []string {
+func (Driver) Notes(results []result.Result) []string {
 	var notes []string
-	labels := experiments.TableSettings(results)
+	labels := result.TableSettings(results)
 	for i, r := range results {
 		ch := r.ClickHouse
 		if ch == nil {
@@ -329,14 +330,14 @@ func (Driver) Notes(results []experiments.Result) []string {
 // are key_copy_bytes, and each table's padding and empty cells are summed.
 // HASHED_ARRAY's (its index is not in bytes_allocated), a String's (its
 // arena) and a sparse_hash_map's (an estimate) are left unsplit.
-func fillAttributesBreakdown(res *experiments.Result, d dict.ClickHouseDictionary, names []string, attrs []dict.Attribute) {
+func fillAttributesBreakdown(res *result.Result, d dict.ClickHouseDictionary, names []string, attrs []dict.Attribute) {
 	n, cells := res.ElementCount, res.BucketCount
 	if n <= 0 || cells < n || d.ComplexKey || d.Model == core.LayoutHashedArray {
 		return
 	}
 	u64 := core.MustType("UInt64")
 	var cellBytes, sizes int64
-	each := make([]experiments.AttributeCell, len(attrs))
+	each := make([]result.AttributeCell, len(attrs))
 	for i, a := range attrs {
 		t := d.Table(a.Type)
 		if a.IsString() || a.Nullable || (t != core.LayoutHashed && t != core.LayoutPacked) {
@@ -348,7 +349,7 @@ func fillAttributesBreakdown(res *experiments.Result, d dict.ClickHouseDictionar
 		}
 		cellBytes += c
 		sizes += int64(a.Size)
-		each[i] = experiments.AttributeCell{Name: names[i], Type: a.Name, CellBytes: c, PaddingBytes: c - int64(u64.Size+a.Size)}
+		each[i] = result.AttributeCell{Name: names[i], Type: a.Name, CellBytes: c, PaddingBytes: c - int64(u64.Size+a.Size)}
 	}
 	header := res.BytesAllocated - cells*cellBytes
 	if header < 0 || header >= 4096*int64(len(attrs)) {
@@ -363,7 +364,7 @@ func fillAttributesBreakdown(res *experiments.Result, d dict.ClickHouseDictionar
 	res.AttributeCells = each
 }
 
-func fillClickHouseBreakdown(res *experiments.Result, d dict.ClickHouseDictionary, key, value core.Type) {
+func fillClickHouseBreakdown(res *result.Result, d dict.ClickHouseDictionary, key, value core.Type) {
 	n := res.ElementCount
 	if n <= 0 || res.BytesAllocated <= 0 {
 		return

@@ -18,6 +18,7 @@ import (
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -60,7 +61,7 @@ type Measure struct {
 
 // speedRanges are a run's load and read ranges in rows/s, from its
 // repeats' fastest and slowest times; nil for one load.
-func speedRanges(r experiments.Result) (load, read *[2]float64) {
+func speedRanges(r result.Result) (load, read *[2]float64) {
 	sp := r.Spread
 	if sp == nil || r.Repeats < 2 {
 		return nil, nil
@@ -119,15 +120,15 @@ func (s Scaling) loadRateAt(r1, efficiency float64, shards, threads int) float64
 // the tables' default huge pages, large enough, and preallocated as the
 // plan is (a reserved table loads faster, and a reserved compact table
 // sits at another fill).
-func plannable(r experiments.Result, preallocate bool, runtime string) bool {
+func plannable(r result.Result, preallocate bool, runtime string) bool {
 	return r.Runtime == runtime && r.Source == string(source.Random) && r.Rows >= planMinRows &&
-		r.LoadRowsPerSecond > 0 && experiments.ShardSelectOf(r) == string(core.ShardSelectAuto) && experiments.BlockRowsOf(r) == core.DefaultBlockRows &&
-		experiments.HugePagesOf(r) != "off" && r.Preallocate == preallocate
+		r.LoadRowsPerSecond > 0 && result.ShardSelectOf(r) == string(core.ShardSelectAuto) && result.BlockRowsOf(r) == core.DefaultBlockRows &&
+		result.HugePagesOf(r) != "off" && r.Preallocate == preallocate
 }
 
 // sameSizes reports whether r's key and value types have the sizes of p's:
 // the tables see only bits, so a <Int64,Date> run speaks for <UInt64,UInt16>.
-func sameSizes(r experiments.Result, p parsedPlan) bool {
+func sameSizes(r result.Result, p parsedPlan) bool {
 	k, err1 := core.ParseType(r.KeyType)
 	v, err2 := core.ParseType(r.ValueType)
 	return err1 == nil && err2 == nil && k.Size == p.key.Size && v.Size == p.value.Size
@@ -139,7 +140,7 @@ func sameSizes(r experiments.Result, p parsedPlan) bool {
 // that idled first (on fresh memory), then the newest (speedRun), and its
 // overhead when it ran isolated (else the newest isolated run's of the
 // layout).
-func measuresFrom(history []experiments.Result, p parsedPlan) map[core.Layout]Measure {
+func measuresFrom(history []result.Result, p parsedPlan) map[core.Layout]Measure {
 	out := map[core.Layout]Measure{}
 	target := speedRows(history, p)
 	for _, l := range core.Layouts() {
@@ -163,7 +164,7 @@ func measuresFrom(history []experiments.Result, p parsedPlan) map[core.Layout]Me
 		// Overhead: the speed run's, when it ran isolated; else the newest
 		// isolated run of the layout, any types. Not a preallocated run's:
 		// its bytes_allocated counts pages a reservation never touched.
-		memoryRun := func(r *experiments.Result) bool {
+		memoryRun := func(r *result.Result) bool {
 			return r.Isolated && r.Runtime == p.Runtime && r.Rows >= planMinRows && r.RSSBytes > 0 && r.PeakRSSBytes > 0 && r.BytesAllocated > 0 &&
 				!r.Preallocate
 		}
@@ -194,9 +195,9 @@ func measuresFrom(history []experiments.Result, p parsedPlan) map[core.Layout]Me
 // p: one shard, plannable, the same key and value sizes (the same types
 // first), nearest target rows, of those one that idled before its load,
 // then the newest; with read, only a run that read. Nil: none.
-func speedRun(history []experiments.Result, p parsedPlan, l core.Layout, target int64, read bool) *experiments.Result {
-	exact := func(r *experiments.Result) bool { return r.KeyType == p.key.Name && r.ValueType == p.value.Name }
-	better := func(a, b *experiments.Result) bool {
+func speedRun(history []result.Result, p parsedPlan, l core.Layout, target int64, read bool) *result.Result {
+	exact := func(r *result.Result) bool { return r.KeyType == p.key.Name && r.ValueType == p.value.Name }
+	better := func(a, b *result.Result) bool {
 		if exact(a) != exact(b) {
 			return exact(a)
 		}
@@ -216,7 +217,7 @@ func speedRun(history []experiments.Result, p parsedPlan, l core.Layout, target 
 		}
 		return a.ID > b.ID
 	}
-	var best *experiments.Result
+	var best *result.Result
 	for i := range history {
 		r := &history[i]
 		if r.Layout == string(l) && r.Shards == 1 && plannable(*r, p.Preallocate, p.Runtime) && sameSizes(*r, p) &&
@@ -242,7 +243,7 @@ func rowsDistance(a, b int64) float64 {
 // Measured here: from a 2M-row calibration the plan said packed SHARDS 1
 // loads 2e8 rows in 24.2 s and reads 40.1M rows/s; from a run of 1e8 rows,
 // 68.0 s and 22.9M rows/s; a run of 2e8 took 64.4 s and read 11.9M rows/s.
-func speedRows(history []experiments.Result, p parsedPlan) int64 {
+func speedRows(history []result.Result, p parsedPlan) int64 {
 	rows := max(p.distinct, 1)
 	target, worst := rows, -1.0
 	for _, l := range core.Layouts() {
@@ -256,7 +257,7 @@ func speedRows(history []experiments.Result, p parsedPlan) int64 {
 // peakOverhead is a result's measured peak over what the planner would
 // predict for it: the tables at their peak (every shard growing at once)
 // plus the loader's blocks; 0 when it cannot be predicted.
-func peakOverhead(r experiments.Result) float64 {
+func peakOverhead(r result.Result) float64 {
 	k, err1 := core.ParseType(r.KeyType)
 	v, err2 := core.ParseType(r.ValueType)
 	mlf := r.MaxLoadFactor
@@ -273,7 +274,7 @@ func peakOverhead(r experiments.Result) float64 {
 
 // runLoaderBytes is the loader's blocks of a measured run (loaderBytes):
 // part of its peak, and, freed but kept by the Go runtime, of its RSS.
-func runLoaderBytes(r experiments.Result) int64 {
+func runLoaderBytes(r result.Result) int64 {
 	k, err1 := core.ParseType(r.KeyType)
 	v, err2 := core.ParseType(r.ValueType)
 	if err1 != nil || err2 != nil || r.Shards < 1 {
@@ -291,20 +292,20 @@ func isSynthetic(name string) bool {
 // scalingFrom finds the newest multi-shard run of history with a one-shard
 // run of the same layout, types and rows beside it (the nearest in time),
 // and works out what each extra worker added.
-func scalingFrom(history []experiments.Result, runtime string) Scaling {
+func scalingFrom(history []result.Result, runtime string) Scaling {
 	var best Scaling
 	bestID := ""
 	for _, rs := range history {
-		p := min(rs.Shards, experiments.ThreadsOf(rs))
+		p := min(rs.Shards, result.ThreadsOf(rs))
 		if rs.Shards < 2 || p < 2 || !plannable(rs, false, runtime) || rs.ID <= bestID {
 			continue
 		}
-		var r1 *experiments.Result
+		var r1 *result.Result
 		for i := range history {
 			r := &history[i]
 			if r.Shards == 1 && plannable(*r, false, runtime) && r.Layout == rs.Layout && r.KeyType == rs.KeyType && r.ValueType == rs.ValueType &&
-				r.Rows == rs.Rows && r.MaxLoadFactor == rs.MaxLoadFactor && experiments.ThreadsOf(*r) == experiments.ThreadsOf(rs) &&
-				(r1 == nil || experiments.IDDistance(r.ID, rs.ID) < experiments.IDDistance(r1.ID, rs.ID)) {
+				r.Rows == rs.Rows && r.MaxLoadFactor == rs.MaxLoadFactor && result.ThreadsOf(*r) == result.ThreadsOf(rs) &&
+				(r1 == nil || result.IDDistance(r.ID, rs.ID) < result.IDDistance(r1.ID, rs.ID)) {
 				r1 = r
 			}
 		}
@@ -340,7 +341,7 @@ const calibrationRepeats = 3
 // when the load may use more than one thread and no multi-shard load was
 // measured, one layout at one shard and at as many shards as threads, back
 // to back. Nil: nothing is missing.
-func CalibrationConfigs(r PlanRequest, history []experiments.Result, cores int) ([]experiments.Config, error) {
+func CalibrationConfigs(r PlanRequest, history []result.Result, cores int) ([]experiments.Config, error) {
 	p, err := r.parse()
 	if err != nil {
 		return nil, err
@@ -396,10 +397,10 @@ func CalibrationConfigs(r PlanRequest, history []experiments.Result, cores int) 
 // UInt64/UInt16 2M".
 func CalibrationJobName(cfgs []experiments.Config) string {
 	if len(cfgs) == 0 {
-		return experiments.CalibrationJobPrefix
+		return result.CalibrationJobPrefix
 	}
 	c := cfgs[0].WithDefaults()
-	name := fmt.Sprintf("%s %s/%s %s", experiments.CalibrationJobPrefix, c.Key, c.Value, text.Rows(c.Rows))
+	name := fmt.Sprintf("%s %s/%s %s", result.CalibrationJobPrefix, c.Key, c.Value, text.Rows(c.Rows))
 	if c.Preallocate {
 		name += " preallocate"
 	}
@@ -423,9 +424,9 @@ const calibrationSettle = 2500 * time.Millisecond
 // calibrationSettle) as one job (ro.Job, or a new one named by
 // CalibrationJobName), each layout isolated unless the configs say
 // otherwise, and returns the results.
-func Calibrate(ctx context.Context, cfgs []experiments.Config, ro experiments.RunOptions) ([]experiments.Result, error) {
+func Calibrate(ctx context.Context, cfgs []experiments.Config, ro experiments.RunOptions) ([]result.Result, error) {
 	if ro.Job == nil {
-		j := experiments.NewJob(CalibrationJobName(cfgs), "", time.Now())
+		j := result.NewJob(CalibrationJobName(cfgs), "", time.Now())
 		ro.Job = &j
 	}
 	return experiments.RunConfigs(ctx, cfgs, ro)

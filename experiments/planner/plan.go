@@ -46,6 +46,7 @@ import (
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -390,7 +391,7 @@ func ParseBytes(flag, s string) (int64, error) {
 // MakePlan answers r from core.Predict and the measurements in history
 // (saved results of this machine; see Calibrate for making them), for the
 // machine m. It allocates no table.
-func MakePlan(r PlanRequest, history []experiments.Result, m PlanMachine) (Plan, error) {
+func MakePlan(r PlanRequest, history []result.Result, m PlanMachine) (Plan, error) {
 	p, err := r.parse()
 	if err != nil {
 		return Plan{}, err

@@ -21,6 +21,7 @@ import (
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/internal/machine"
+	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -414,7 +415,7 @@ func TestPlanMatchesMeasured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var measured []experiments.Result
+	var measured []result.Result
 	for _, cfg := range []experiments.Config{
 		{Rows: 4_000_000, NoRead: true, Seed: 2},
 		{Rows: 8_000_000, NoRead: true, Seed: 3, Layouts: []string{"hashed", "packed", "hashed_array"}},
@@ -596,13 +597,13 @@ func TestReadModelCountsCompactsTwoLines(t *testing.T) {
 // come from preallocated runs only, as a grown plan's from grown runs.
 func TestPlanPreallocate(t *testing.T) {
 	k, v := core.MustType("UInt64"), core.MustType("UInt16")
-	run := func(id string, prealloc bool, load float64) experiments.Result {
-		return experiments.Result{ID: id, Layout: "compact", KeyType: "UInt64", ValueType: "UInt16", Rows: planMinRows, Shards: 1,
+	run := func(id string, prealloc bool, load float64) result.Result {
+		return result.Result{ID: id, Layout: "compact", KeyType: "UInt64", ValueType: "UInt16", Rows: planMinRows, Shards: 1,
 			Source: string(source.Random), Runtime: experiments.RuntimeName(), LoadRowsPerSecond: load, ReadRowsPerSecond: 2e7,
 			LoadFactor: 0.9, MaxLoadFactor: 0.9, Preallocate: prealloc}
 	}
 	// The preallocated run is the newer: a grown plan must not take it.
-	history := []experiments.Result{run("20261201T000000.000Z-compact-a", false, 1e6), run("20261202T000000.000Z-compact-b", true, 3e6)}
+	history := []result.Result{run("20261201T000000.000Z-compact-a", false, 1e6), run("20261202T000000.000Z-compact-b", true, 3e6)}
 	for _, prealloc := range []bool{false, true} {
 		plan, err := MakePlan(PlanRequest{Rows: 1e9, MemoryBytes: 24 << 30, Preallocate: prealloc}, history, machine24)
 		if err != nil {
@@ -639,12 +640,12 @@ func TestPlanPreallocate(t *testing.T) {
 // gives the plan its load speed and leaves the read speed to the newest
 // run that read (it once left the plan with no read speed at all).
 func TestPlanReadSpeedSurvivesANoReadRun(t *testing.T) {
-	run := func(id string, load, read, fill float64) experiments.Result {
-		return experiments.Result{ID: id, Layout: "packed", KeyType: "UInt64", ValueType: "UInt16", Rows: planMinRows, Shards: 1,
+	run := func(id string, load, read, fill float64) result.Result {
+		return result.Result{ID: id, Layout: "packed", KeyType: "UInt64", ValueType: "UInt16", Rows: planMinRows, Shards: 1,
 			Source: string(source.Random), Runtime: experiments.RuntimeName(), LoadRowsPerSecond: load, ReadRowsPerSecond: read,
 			LoadFactor: fill, MaxLoadFactor: 0.5}
 	}
-	history := []experiments.Result{run("20261201T000000.000Z-packed-a", 1e6, 2e7, 0.3), run("20261202T000000.000Z-packed-b", 3e6, 0, 0.4)}
+	history := []result.Result{run("20261201T000000.000Z-packed-a", 1e6, 2e7, 0.3), run("20261202T000000.000Z-packed-b", 3e6, 0, 0.4)}
 	p, err := PlanRequest{Rows: 1e6}.parse()
 	if err != nil {
 		t.Fatal(err)
@@ -664,8 +665,8 @@ func TestPlanReadSpeedSurvivesANoReadRun(t *testing.T) {
 // says which layouts were measured far below its size and how to measure
 // them nearer.
 func TestPlanTakesTheRunNearestItsRows(t *testing.T) {
-	run := func(layout, id string, rows int64, load float64) experiments.Result {
-		return experiments.Result{ID: id, Layout: layout, KeyType: "UInt64", ValueType: "UInt16", Rows: rows, Shards: 1,
+	run := func(layout, id string, rows int64, load float64) result.Result {
+		return result.Result{ID: id, Layout: layout, KeyType: "UInt64", ValueType: "UInt16", Rows: rows, Shards: 1,
 			Source: string(source.Random), Runtime: experiments.RuntimeName(), LoadRowsPerSecond: load, ReadRowsPerSecond: load * 3,
 			LoadFactor: 0.37, MaxLoadFactor: 0.5}
 	}
@@ -675,18 +676,18 @@ func TestPlanTakesTheRunNearestItsRows(t *testing.T) {
 	settled := run("packed", "20261201T120000.000Z-packed-d", CalibrationRows, 4.5e6) // older than calib2, idled first
 	settled.SettleSeconds = 2.5
 	for _, tc := range []struct {
-		history []experiments.Result
+		history []result.Result
 		rows    int64
-		want    experiments.Result
+		want    result.Result
 	}{
-		{[]experiments.Result{big, calib2, calib}, 1e9, big},
-		{[]experiments.Result{big, calib2, calib}, 3e7, big},
-		{[]experiments.Result{big, calib2, calib}, CalibrationRows, calib2},
-		{[]experiments.Result{big, calib2, calib}, 1e6, calib2},
-		{[]experiments.Result{big, calib2, hashedSmall}, 1e9, calib2},            // hashed has 2M only: both at 2M
-		{[]experiments.Result{big, calib2, hashedSmall, hashedBig}, 1e9, big},    // hashed at 5e7: packed at 1e8
-		{[]experiments.Result{calib2, settled, calib}, CalibrationRows, settled}, // of equal sizes, a load on fresh memory before a newer one
-		{[]experiments.Result{big, settled}, 1e9, big},                           // but nearness first
+		{[]result.Result{big, calib2, calib}, 1e9, big},
+		{[]result.Result{big, calib2, calib}, 3e7, big},
+		{[]result.Result{big, calib2, calib}, CalibrationRows, calib2},
+		{[]result.Result{big, calib2, calib}, 1e6, calib2},
+		{[]result.Result{big, calib2, hashedSmall}, 1e9, calib2},            // hashed has 2M only: both at 2M
+		{[]result.Result{big, calib2, hashedSmall, hashedBig}, 1e9, big},    // hashed at 5e7: packed at 1e8
+		{[]result.Result{calib2, settled, calib}, CalibrationRows, settled}, // of equal sizes, a load on fresh memory before a newer one
+		{[]result.Result{big, settled}, 1e9, big},                           // but nearness first
 	} {
 		p, err := PlanRequest{Rows: tc.rows}.parse()
 		if err != nil {
@@ -697,14 +698,14 @@ func TestPlanTakesTheRunNearestItsRows(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct {
-		history []experiments.Result
+		history []result.Result
 		rows    int64
 		want    string // in the notes; "" = no such note
 		hint    bool   // and the commands that would measure nearer
 	}{
-		{[]experiments.Result{calib, hashedSmall}, 1e9, "speeds of hashed, packed were measured at up to 2M rows; a table of 1B rows", true},
-		{[]experiments.Result{calib, big}, 1e9, "speeds of packed were measured at up to 100M rows; a table of 1B rows", false}, // 1e8 is as near as this machine goes
-		{[]experiments.Result{calib, big}, 2e8, "", false},
+		{[]result.Result{calib, hashedSmall}, 1e9, "speeds of hashed, packed were measured at up to 2M rows; a table of 1B rows", true},
+		{[]result.Result{calib, big}, 1e9, "speeds of packed were measured at up to 100M rows; a table of 1B rows", false}, // 1e8 is as near as this machine goes
+		{[]result.Result{calib, big}, 2e8, "", false},
 	} {
 		plan, err := MakePlan(PlanRequest{Rows: tc.rows, MemoryBytes: 1 << 40}, tc.history, machine24)
 		if err != nil {
@@ -736,12 +737,12 @@ func TestPlanTakesTheRunNearestItsRows(t *testing.T) {
 // when none was measured), at that size; without it, only layouts with no
 // speed at all, at 2M rows; every load after calibrationSettle's idle.
 func TestCalibrationAtAGivenSize(t *testing.T) {
-	run := func(layout string, rows int64) experiments.Result {
-		return experiments.Result{ID: "20261202T000000.000Z-" + layout, Layout: layout, KeyType: "UInt64", ValueType: "UInt16", Rows: rows, Shards: 1,
+	run := func(layout string, rows int64) result.Result {
+		return result.Result{ID: "20261202T000000.000Z-" + layout, Layout: layout, KeyType: "UInt64", ValueType: "UInt16", Rows: rows, Shards: 1,
 			Source: string(source.Random), Runtime: experiments.RuntimeName(), LoadRowsPerSecond: 1e6, ReadRowsPerSecond: 1e7, MaxLoadFactor: 0.5,
-			Repeats: 3, Spread: &experiments.Spread{LoadSecondsMin: 1, LoadSecondsMax: 1.1, ReadSecondsMin: 0.1, ReadSecondsMax: 0.11}}
+			Repeats: 3, Spread: &result.Spread{LoadSecondsMin: 1, LoadSecondsMax: 1.1, ReadSecondsMin: 0.1, ReadSecondsMax: 0.11}}
 	}
-	history := []experiments.Result{run("packed", 150_000_000), run("hashed", 30_000_000)}
+	history := []result.Result{run("packed", 150_000_000), run("hashed", 30_000_000)}
 	for _, l := range core.Layouts() {
 		if l != core.LayoutPacked && l != core.LayoutHashed {
 			history = append(history, run(string(l), CalibrationRows))
@@ -792,12 +793,12 @@ func TestCalibrationAtAGivenSize(t *testing.T) {
 // TestPlanSaysAWorkerAddedNothing: a measured scaling pair in which the
 // second worker added nothing is a measurement, not a missing one.
 func TestPlanSaysAWorkerAddedNothing(t *testing.T) {
-	run := func(id string, shards int, load float64) experiments.Result {
-		return experiments.Result{ID: id, Layout: "packed", KeyType: "UInt64", ValueType: "UInt16", Rows: CalibrationRows, Shards: shards, Threads: 2,
+	run := func(id string, shards int, load float64) result.Result {
+		return result.Result{ID: id, Layout: "packed", KeyType: "UInt64", ValueType: "UInt16", Rows: CalibrationRows, Shards: shards, Threads: 2,
 			Source: string(source.Random), Runtime: experiments.RuntimeName(), LoadRowsPerSecond: load, ReadRowsPerSecond: 3e7, LoadFactor: 0.48, MaxLoadFactor: 0.5}
 	}
 	plan, err := MakePlan(PlanRequest{Rows: 1e7, MemoryBytes: 1 << 40},
-		[]experiments.Result{run("20261202T000000.000Z-packed-a", 1, 4e6), run("20261202T000001.000Z-packed-b", 2, 3.9e6)}, machine24)
+		[]result.Result{run("20261202T000000.000Z-packed-a", 1, 4e6), run("20261202T000001.000Z-packed-b", 2, 3.9e6)}, machine24)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/internal/machine"
+	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -120,13 +121,13 @@ func TestPlanRankingIsStable(t *testing.T) {
 // not, checked at a reload and at the first load.
 func TestPlanIgnoresHistoryWhenPreferringMemory(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	history := func() []experiments.Result {
-		var out []experiments.Result
+	history := func() []result.Result {
+		var out []result.Result
 		for i, l := range core.Layouts() {
 			for j := range 1 + rng.IntN(3) {
 				rows := int64(planMinRows) << rng.IntN(10)
 				load := 1e6 + 3e7*rng.Float64()
-				r := experiments.Result{ID: fmt.Sprintf("2026120%dT00000%d.000Z-%s-%d", 1+rng.IntN(8), j, l, i), Layout: string(l), KeyType: "UInt64", ValueType: "UInt16",
+				r := result.Result{ID: fmt.Sprintf("2026120%dT00000%d.000Z-%s-%d", 1+rng.IntN(8), j, l, i), Layout: string(l), KeyType: "UInt64", ValueType: "UInt16",
 					Rows: rows, ElementCount: rows, Shards: 1 << rng.IntN(3), Threads: 2, Source: string(source.Random), Runtime: experiments.RuntimeName(),
 					LoadRowsPerSecond: load, LoadSeconds: float64(rows) / load, ReadRowsPerSecond: 2 * load, ReadSeconds: float64(rows) / (2 * load),
 					MaxLoadFactor: 0.5, LoadFactor: 0.4, Isolated: true, BytesAllocated: rows * 20}
@@ -134,7 +135,7 @@ func TestPlanIgnoresHistoryWhenPreferringMemory(t *testing.T) {
 				r.PeakRSSBytes = r.RSSBytes * 2
 				if rng.IntN(2) == 0 {
 					r.Repeats = 3
-					r.Spread = &experiments.Spread{LoadSecondsMin: r.LoadSeconds * 0.8, LoadSecondsMax: r.LoadSeconds * 1.3, ReadSecondsMin: r.ReadSeconds * 0.9, ReadSecondsMax: r.ReadSeconds * 1.2}
+					r.Spread = &result.Spread{LoadSecondsMin: r.LoadSeconds * 0.8, LoadSecondsMax: r.LoadSeconds * 1.3, ReadSecondsMin: r.ReadSeconds * 0.9, ReadSecondsMax: r.ReadSeconds * 1.2}
 				}
 				out = append(out, r)
 			}

@@ -6,6 +6,7 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -42,7 +43,7 @@ func VerifyConfig(plan Plan) (cfg experiments.Config, c Candidate, ok bool) {
 // the same dictionary at the same rows: bytes, bytes a row, the difference;
 // the memory around the load; the speeds beside the plan's for packlab's
 // table.
-func VerifyLines(c Candidate, r experiments.Result) []string {
+func VerifyLines(c Candidate, r result.Result) []string {
 	ch := r.ClickHouse
 	if ch == nil {
 		return []string{"the verification gave no ClickHouse figures"}

@@ -27,6 +27,7 @@ import (
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/result"
 )
 
 // Reference maps: the C++ maps a user would pick instead of packlab's
@@ -127,7 +128,7 @@ func (Driver) Validate(c experiments.Config, name string) error {
 }
 
 // Notes: a reference map's runs add no lines under a table of results.
-func (Driver) Notes([]experiments.Result) []string { return nil }
+func (Driver) Notes([]result.Result) []string { return nil }
 
 func referenceNames() string {
 	names := make([]string, len(references))

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/result"
 )
 
 // A reference map's run, the lab's side (the worker's is reference/measure.h;
@@ -46,10 +47,10 @@ type referenceJob struct {
 
 // Run measures r's reference map over its source in a fresh packlab-refs
 // process.
-func (Driver) Run(ctx context.Context, r *experiments.DriverRun, progress func(experiments.Progress)) (experiments.Result, error) {
+func (Driver) Run(ctx context.Context, r *experiments.DriverRun, progress func(experiments.Progress)) (result.Result, error) {
 	st := Status()
 	if !st.Available {
-		return experiments.Result{}, fmt.Errorf("unavailable: %s", st.Problem)
+		return result.Result{}, fmt.Errorf("unavailable: %s", st.Problem)
 	}
 	cfg := r.Config
 	cfg.Layouts = []string{r.Layout}
@@ -64,13 +65,13 @@ func (Driver) Run(ctx context.Context, r *experiments.DriverRun, progress func(e
 	})
 	res, err := experiments.RunWorker(ctx, exec.CommandContext(ctx, st.Path), job, r.Feed, progress, "the C++ reference worker ("+st.Path+")", "rebuild it with: "+BuildCommand)
 	if err != nil {
-		return experiments.Result{}, err
+		return result.Result{}, err
 	}
 	switch rows, sum := r.Sent(); {
 	case res.Rows != rows:
-		return experiments.Result{}, fmt.Errorf("the C++ reference worker loaded %d rows, the lab sent %d", res.Rows, rows)
+		return result.Result{}, fmt.Errorf("the C++ reference worker loaded %d rows, the lab sent %d", res.Rows, rows)
 	case res.Duplicates == 0 && res.Checksum != sum:
-		return experiments.Result{}, fmt.Errorf("the C++ reference worker's table has checksum %s, the %d distinct rows the lab sent %s", res.Checksum, rows, sum)
+		return result.Result{}, fmt.Errorf("the C++ reference worker's table has checksum %s, the %d distinct rows the lab sent %s", res.Checksum, rows, sum)
 	}
 	r.FillResult(&res)
 	res.Shards = 1

@@ -30,7 +30,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/types"
 
 	"github.com/packlab/packlab/core"
-	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -61,7 +61,7 @@ var ErrNoData = errors.New("nothing to chart")
 
 type chartKind struct {
 	kind  string
-	build func([]experiments.Result) (Chart, error)
+	build func([]result.Result) (Chart, error)
 }
 
 // chartKinds lists every chart in the order a report shows them.
@@ -87,7 +87,7 @@ func ChartKinds() []string {
 // BuildChart builds the chart of the given kind from results. An unknown
 // kind is an error that lists the allowed ones; a kind with nothing to show
 // returns an error wrapping ErrNoData.
-func BuildChart(kind string, results []experiments.Result) (Chart, error) {
+func BuildChart(kind string, results []result.Result) (Chart, error) {
 	k := strings.ToLower(strings.TrimSpace(kind))
 	for _, c := range chartKinds {
 		if c.kind == k {
@@ -108,12 +108,12 @@ func noData(kind, why string) error { return fmt.Errorf("%s chart: %s: %w", kind
 // bar's height is the larger of the computed and the measured figure. Bars
 // are in bytes per entry (bytes / element_count), so runs of different
 // sizes and types compare directly.
-func MemoryBreakdownChart(results []experiments.Result) (Chart, error) {
+func MemoryBreakdownChart(results []result.Result) (Chart, error) {
 	const kind, title = "memory-breakdown", "Where the bytes go"
 	if len(results) == 0 {
 		return Chart{}, noData(kind, "no results")
 	}
-	labels := experiments.RunLabels(results, experiments.LabelAll, 0)
+	labels := result.RunLabels(results, result.LabelAll, 0)
 	var (
 		cats                                   []string
 		payload, padding, empty, meta, overhed []opts.BarData
@@ -213,7 +213,7 @@ func otherProgramNotes(notes []string, refs []runKind, refExtra, chExtra string)
 // and core.PairBytes. With results it adds, beside the map, each run's
 // measured padding share: padding_bytes / (payload_bytes + padding_bytes).
 // It has data even with no results.
-func PaddingWasteChart(results []experiments.Result) (Chart, error) {
+func PaddingWasteChart(results []result.Result) (Chart, error) {
 	const kind, title = "padding-waste", "Padding waste of a struct{K;V} cell"
 	names := core.TypeNames()
 	cells, maxShare := paddingGrid()
@@ -224,7 +224,7 @@ func PaddingWasteChart(results []experiments.Result) (Chart, error) {
 	if len(runs) > 0 {
 		notes = append(notes, "right: measured padding_bytes / (payload_bytes + padding_bytes)")
 	}
-	if slices.ContainsFunc(results, func(r experiments.Result) bool { return len(r.AttributeCells) > 1 }) {
+	if slices.ContainsFunc(results, func(r result.Result) bool { return len(r.AttributeCells) > 1 }) {
 		notes = append(notes, "a dictionary of several attributes: a bar for each attribute's table, its cell the key (UInt64) and that attribute")
 	}
 	notes = otherProgramNotes(notes, refs, "", "")
@@ -287,9 +287,9 @@ func paddingGrid() (cells []opts.HeatMapData, maxShare float64) {
 // measuredPadding is each result's measured padding share, in %, by its
 // label, and the largest; skipped are the results with no payload
 // measured.
-func measuredPadding(results []experiments.Result) (runs []string, measured []opts.BarData, skipped []string, refs []runKind, maxShare float64) {
-	labels := experiments.RunLabels(results, experiments.LabelAll, experiments.LabelTypes)
-	add := func(label string, r experiments.Result, padding, cell int64) {
+func measuredPadding(results []result.Result) (runs []string, measured []opts.BarData, skipped []string, refs []runKind, maxShare float64) {
+	labels := result.RunLabels(results, result.LabelAll, result.LabelTypes)
+	add := func(label string, r result.Result, padding, cell int64) {
 		share := 100 * float64(padding) / float64(cell)
 		maxShare = max(maxShare, share)
 		runs = append(runs, label)
@@ -317,7 +317,7 @@ func measuredPadding(results []experiments.Result) (runs []string, measured []op
 // (dashed) against rows on a log axis, so each layout's growth steps show,
 // and for each pair of key and value types the information limit (dotted,
 // grey): the fewest bytes any structure could hold those pairs in.
-func MemoryVsRowsChart(results []experiments.Result) (Chart, error) {
+func MemoryVsRowsChart(results []result.Result) (Chart, error) {
 	const kind, title = "memory-vs-rows", "Memory against rows"
 	if len(results) == 0 {
 		return Chart{}, noData(kind, "no results")
@@ -369,9 +369,9 @@ type rowsGroups struct {
 type rowsPoint struct{ rows, alloc, rss int64 }
 
 // gatherRows groups results by their label without the rows.
-func gatherRows(results []experiments.Result) rowsGroups {
+func gatherRows(results []result.Result) rowsGroups {
 	g := rowsGroups{points: map[string][]rowsPoint{}, kinds: map[string]runKind{}, limits: map[string]map[int64]int64{}, minBytes: math.Inf(1)}
-	labels := experiments.SettingsLabels(results, experiments.LabelAll.Without(experiments.LabelRows), 0)
+	labels := result.SettingsLabels(results, result.LabelAll.Without(result.LabelRows), 0)
 	for i, r := range results {
 		if r.Rows <= 0 {
 			g.skipped = append(g.skipped, labels[i])
@@ -382,7 +382,7 @@ func gatherRows(results []experiments.Result) rowsGroups {
 		}
 		g.points[labels[i]] = append(g.points[labels[i]], rowsPoint{r.Rows, r.BytesAllocated, r.RSSBytes})
 		g.kinds[labels[i]] = kindOf(r)
-		if lim := experiments.InformationLimitOf(r); lim > 0 {
+		if lim := result.InformationLimitOf(r); lim > 0 {
 			types := text.OrDash(r.KeyType) + "/" + text.OrDash(r.ValueType)
 			if g.limits[types] == nil {
 				g.limits[types] = map[int64]int64{}
@@ -440,9 +440,9 @@ func (g rowsGroups) addSeries(line *charts.Line, u unit) {
 // MemoryTimelineChart draws, for each run that sampled a timeline, RSS
 // (solid, left axis) and rows loaded (dashed, right axis) against seconds
 // since the load began: the growth sawtooth and rehash peaks.
-func MemoryTimelineChart(results []experiments.Result) (Chart, error) {
+func MemoryTimelineChart(results []result.Result) (Chart, error) {
 	const kind, title = "memory-timeline", "Memory during the load"
-	labels := experiments.RunLabels(results, experiments.LabelAll, 0)
+	labels := result.RunLabels(results, result.LabelAll, 0)
 	var maxRSS, maxRows float64
 	var with []int
 	for i, r := range results {
@@ -516,7 +516,7 @@ func timelinePoints(runs int) int {
 
 // thinTimeline is at most n of ts's points, evenly spaced from the first to
 // the last, and the point of the highest RSS (the peak a reader looks for).
-func thinTimeline(ts []experiments.TimelinePoint, n int) []experiments.TimelinePoint {
+func thinTimeline(ts []result.TimelinePoint, n int) []result.TimelinePoint {
 	if len(ts) <= n || n < 2 {
 		return ts
 	}
@@ -526,7 +526,7 @@ func thinTimeline(ts []experiments.TimelinePoint, n int) []experiments.TimelineP
 			peak = i
 		}
 	}
-	out := make([]experiments.TimelinePoint, 0, n+1)
+	out := make([]result.TimelinePoint, 0, n+1)
 	last := -1
 	for k := range n - 1 {
 		i := k * (len(ts) - 1) / (n - 1)
@@ -545,9 +545,9 @@ func thinTimeline(ts []experiments.TimelinePoint, n int) []experiments.TimelineP
 // seconds stacked (left axis) and, beside it, the worker's rows per second
 // (right axis). Each run's producer comes first: busy = reading + splitting
 // the source, waiting = blocked on full shard queues.
-func PerThreadSpeedChart(results []experiments.Result) (Chart, error) {
+func PerThreadSpeedChart(results []result.Result) (Chart, error) {
 	const kind, title = "per-thread-speed", "Load speed per thread"
-	labels := experiments.RunLabels(results, experiments.LabelAll, 0)
+	labels := result.RunLabels(results, result.LabelAll, 0)
 	var with []int
 	var maxRate float64
 	for i, r := range results {
@@ -610,12 +610,12 @@ func PerThreadSpeedChart(results []experiments.Result) (Chart, error) {
 
 // ThroughputChart is a bar per run: load and read speed in million rows per
 // second. A run whose read phase was off shows no read bar.
-func ThroughputChart(results []experiments.Result) (Chart, error) {
+func ThroughputChart(results []result.Result) (Chart, error) {
 	const kind, title = "throughput", "Load and read throughput"
 	if len(results) == 0 {
 		return Chart{}, noData(kind, "no results")
 	}
-	labels := experiments.RunLabels(results, experiments.LabelAll, 0)
+	labels := result.RunLabels(results, result.LabelAll, 0)
 	var load, read []opts.BarData
 	var refs []runKind
 	measured, spread := false, false
@@ -708,7 +708,7 @@ const (
 	kindClickHouse
 )
 
-func kindOf(r experiments.Result) runKind {
+func kindOf(r result.Result) runKind {
 	switch {
 	case r.IsClickHouse():
 		return kindClickHouse

@@ -17,6 +17,7 @@ import (
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/planner"
+	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -32,7 +33,7 @@ const planChartMinRows, planChartMaxRows = 1e3, 1e10
 // the power-of-two sawtooth shows; the recommended setup's peak (dashed);
 // the RSS of runs measured here with the same types and load factor
 // (points); the budget (a red line) and the rows asked (a marker).
-func PlanChart(plan planner.Plan, history []experiments.Result) (Chart, error) {
+func PlanChart(plan planner.Plan, history []result.Result) (Chart, error) {
 	const kind, title = PlanChartKind, "Memory against rows"
 	best := plan.Best()
 	if best == nil {
@@ -151,7 +152,7 @@ func planCurves(plan planner.Plan, c planner.Candidate, hi float64) (line, peak,
 // planMeasured is the chart's points: the RSS of saved runs of each setup's
 // layout at the plan's types, load factor, runtime and reservation, and the
 // answer at the rows asked.
-func planMeasured(plan planner.Plan, setups []planner.Candidate, history []experiments.Result, u unit) *charts.Scatter {
+func planMeasured(plan planner.Plan, setups []planner.Candidate, history []result.Result, u unit) *charts.Scatter {
 	sc := charts.NewScatter()
 	for i, c := range setups {
 		var pts []opts.ScatterData

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/result"
 )
 
 // fxWithReference is the chart fixture plus a C++ reference map's result.
-func fxWithReference() []experiments.Result {
+func fxWithReference() []result.Result {
 	rs := fxResults()
 	r := rs[1]
 	r.ID, r.Layout, r.Reference = "20261130T205900Z-boost_flat-1a2b", "boost_flat", "boost::unordered_flat_map (Boost 1.81)"

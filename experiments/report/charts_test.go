@@ -16,7 +16,7 @@ import (
 	"testing"
 
 	"github.com/packlab/packlab/core"
-	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/result"
 )
 
 // updateGoldenFiles rewrites experiments/testdata from the current output:
@@ -27,24 +27,24 @@ var updateGoldenFiles = flag.Bool("update-golden", false, "rewrite the golden fi
 // layout, with SHARDS 2. The memory figures are what core's tables report
 // for that load (bytes_allocated and its parts); times, RSS and the timeline
 // are of the size this machine measures.
-func fxResults() []experiments.Result {
-	host := experiments.Host{CPUs: 2, TotalMemory: 25769803776, GoVersion: "go1.26.8", OS: "linux", Arch: "amd64"}
-	base := func(id, layout string) experiments.Result {
-		return experiments.Result{
+func fxResults() []result.Result {
+	host := result.Host{CPUs: 2, TotalMemory: 25769803776, GoVersion: "go1.26.8", OS: "linux", Arch: "amd64"}
+	base := func(id, layout string) result.Result {
+		return result.Result{
 			ID: id, StartedAt: "2026-11-30T20:58:00Z", Layout: layout, KeyType: "UInt64", ValueType: "UInt16",
 			Rows: 1_000_000, Shards: 2, MaxLoadFactor: 0.5, Source: "random", Seed: 1,
 			ElementCount: 1_000_000, Repeats: 1, FoundRate: 1, Isolated: true, Runtime: "native", Host: host,
 		}
 	}
-	workers := func(rows0 int64, busy0, wait0, busy1, wait1 float64) []experiments.Worker {
+	workers := func(rows0 int64, busy0, wait0, busy1, wait1 float64) []result.Worker {
 		rows1 := 1_000_000 - rows0
-		return []experiments.Worker{
+		return []result.Worker{
 			{Shard: 0, Rows: rows0, BusySeconds: busy0, WaitSeconds: wait0, RowsPerSecond: float64(rows0) / busy0},
 			{Shard: 1, Rows: rows1, BusySeconds: busy1, WaitSeconds: wait1, RowsPerSecond: float64(rows1) / busy1},
 		}
 	}
-	timeline := func(secs float64, peak, end int64) []experiments.TimelinePoint {
-		return []experiments.TimelinePoint{
+	timeline := func(secs float64, peak, end int64) []result.TimelinePoint {
+		return []result.TimelinePoint{
 			{Seconds: 0, Rows: 0, RSSBytes: 0},
 			{Seconds: secs * 0.25, Rows: 250_000, RSSBytes: end / 4},
 			{Seconds: secs * 0.5, Rows: 500_000, RSSBytes: end / 3},
@@ -61,7 +61,7 @@ func fxResults() []experiments.Result {
 	hashed.HeapBytes, hashed.RSSBytes, hashed.PeakRSSBytes, hashed.PredictedPeak = 33505280, 35127296, 52428800, 50331648
 	hashed.LoadSeconds, hashed.LoadRowsPerSecond, hashed.ReadSeconds, hashed.ReadRowsPerSecond = 0.212, 4716981.13, 0.094, 10638297.87
 	hashed.Workers = workers(500321, 0.161, 0.043, 0.158, 0.046)
-	hashed.Producer = experiments.Producer{ReadSeconds: 0.061, SplitSeconds: 0.027, WaitSeconds: 0.118}
+	hashed.Producer = result.Producer{ReadSeconds: 0.061, SplitSeconds: 0.027, WaitSeconds: 0.118}
 	hashed.Timeline = timeline(0.212, 42991616, 35127296)
 
 	packed := base("20261130T205801Z-packed-9c1e", "packed")
@@ -72,7 +72,7 @@ func fxResults() []experiments.Result {
 	packed.HeapBytes, packed.RSSBytes, packed.PeakRSSBytes, packed.PredictedPeak = 20955136, 22282240, 33030144, 31457280
 	packed.LoadSeconds, packed.LoadRowsPerSecond, packed.ReadSeconds, packed.ReadRowsPerSecond = 0.187, 5347593.58, 0.088, 11363636.36
 	packed.Workers = workers(500321, 0.139, 0.041, 0.137, 0.044)
-	packed.Producer = experiments.Producer{ReadSeconds: 0.060, SplitSeconds: 0.026, WaitSeconds: 0.097}
+	packed.Producer = result.Producer{ReadSeconds: 0.060, SplitSeconds: 0.026, WaitSeconds: 0.097}
 	packed.Timeline = timeline(0.187, 27262976, 22282240)
 
 	sparse := base("20261130T205802Z-sparse-71b0", "sparse")
@@ -83,7 +83,7 @@ func fxResults() []experiments.Result {
 	sparse.HeapBytes, sparse.RSSBytes, sparse.PeakRSSBytes, sparse.PredictedPeak = 37183488, 39845888, 45088768, 25165824
 	sparse.LoadSeconds, sparse.LoadRowsPerSecond, sparse.ReadSeconds, sparse.ReadRowsPerSecond = 0.534, 1872659.18, 0.231, 4329004.33
 	sparse.Workers = workers(500321, 0.498, 0.012, 0.493, 0.015)
-	sparse.Producer = experiments.Producer{ReadSeconds: 0.062, SplitSeconds: 0.028, WaitSeconds: 0.421}
+	sparse.Producer = result.Producer{ReadSeconds: 0.062, SplitSeconds: 0.028, WaitSeconds: 0.421}
 	sparse.Timeline = timeline(0.534, 41943040, 39845888)
 
 	array := base("20261130T205803Z-hashed_array-d402", "hashed_array")
@@ -94,7 +94,7 @@ func fxResults() []experiments.Result {
 	array.HeapBytes, array.RSSBytes, array.PeakRSSBytes, array.PredictedPeak = 69189632, 71565312, 103809024, 100663296
 	array.LoadSeconds, array.LoadRowsPerSecond, array.ReadSeconds, array.ReadRowsPerSecond = 0.241, 4149377.59, 0.102, 9803921.57
 	array.Workers = workers(500321, 0.190, 0.040, 0.186, 0.043)
-	array.Producer = experiments.Producer{ReadSeconds: 0.061, SplitSeconds: 0.027, WaitSeconds: 0.149}
+	array.Producer = result.Producer{ReadSeconds: 0.061, SplitSeconds: 0.027, WaitSeconds: 0.149}
 	array.Timeline = timeline(0.241, 87031808, 71565312)
 
 	gomap := base("20261130T205804Z-gomap-5e77", "gomap")
@@ -105,17 +105,17 @@ func fxResults() []experiments.Result {
 	gomap.HeapBytes, gomap.RSSBytes, gomap.PeakRSSBytes, gomap.PredictedPeak = 47554560, 50331648, 60817408, 53477376
 	gomap.LoadSeconds, gomap.LoadRowsPerSecond, gomap.ReadSeconds, gomap.ReadRowsPerSecond = 0.301, 3322259.14, 0.127, 7874015.75
 	gomap.Workers = workers(500321, 0.249, 0.029, 0.244, 0.033)
-	gomap.Producer = experiments.Producer{ReadSeconds: 0.063, SplitSeconds: 0.027, WaitSeconds: 0.188}
+	gomap.Producer = result.Producer{ReadSeconds: 0.063, SplitSeconds: 0.027, WaitSeconds: 0.188}
 	gomap.Timeline = timeline(0.301, 60817408, 50331648)
 
-	return []experiments.Result{hashed, packed, sparse, array, gomap}
+	return []result.Result{hashed, packed, sparse, array, gomap}
 }
 
 // fxGrowth is hashed and packed at 1e3 ... 1e6 rows, SHARDS 1: the input
 // of a growth sweep. bytes_allocated is the table's: 2^k cells of 16 or 10
 // bytes, the smallest power of two holding rows at fill 0.5.
-func fxGrowth() []experiments.Result {
-	var out []experiments.Result
+func fxGrowth() []result.Result {
+	var out []result.Result
 	for _, layout := range []string{"hashed", "packed"} {
 		cell := int64(16)
 		if layout == "packed" {
@@ -126,7 +126,7 @@ func fxGrowth() []experiments.Result {
 			for float64(rows) > float64(cells)*0.5 {
 				cells *= 2
 			}
-			r := experiments.Result{Layout: layout, KeyType: "UInt64", ValueType: "UInt16", Rows: rows, Shards: 1, MaxLoadFactor: 0.5,
+			r := result.Result{Layout: layout, KeyType: "UInt64", ValueType: "UInt16", Rows: rows, Shards: 1, MaxLoadFactor: 0.5,
 				ElementCount: rows, BucketCount: cells, BytesAllocated: cells * cell, PayloadBytes: rows * 10,
 				EmptyBytes: (cells - rows) * cell, LoadSeconds: float64(rows) / 5e6, LoadRowsPerSecond: 5e6,
 				RSSBytes: cells*cell + 1<<20, PeakRSSBytes: cells*cell*5/4 + 1<<20, Isolated: true, Runtime: "native"}
@@ -210,7 +210,7 @@ func decodeOption(t *testing.T, c Chart) fxOption {
 	return o
 }
 
-func mustChart(t *testing.T, kind string, results []experiments.Result) (Chart, fxOption) {
+func mustChart(t *testing.T, kind string, results []result.Result) (Chart, fxOption) {
 	t.Helper()
 	c, err := BuildChart(kind, results)
 	if err != nil {
@@ -305,7 +305,7 @@ func TestBuildChartUnknownKind(t *testing.T) {
 
 func TestChartsEmptyInput(t *testing.T) {
 	for _, kind := range ChartKinds() {
-		for _, in := range [][]experiments.Result{nil, {}} {
+		for _, in := range [][]result.Result{nil, {}} {
 			c, err := BuildChart(kind, in)
 			if kind == "padding-waste" {
 				// The computed heatmap needs no result.
@@ -329,14 +329,14 @@ func TestChartsEmptyInput(t *testing.T) {
 func TestChartsMissingFieldsNeverPanic(t *testing.T) {
 	// A run that measured nothing: no elements, no times, no timeline, no
 	// workers; and one with NaN and infinite figures.
-	bare := []experiments.Result{{Layout: "hashed"}, {}}
+	bare := []result.Result{{Layout: "hashed"}, {}}
 	weird := fxResults()[:2]
 	weird[0].LoadRowsPerSecond = math.Inf(1)
 	weird[0].Workers[0].RowsPerSecond = math.NaN()
 	weird[0].Timeline[1].Seconds = math.NaN()
 	weird[1].ElementCount = 0
 	for _, kind := range ChartKinds() {
-		for name, in := range map[string][]experiments.Result{"bare": bare, "weird": weird} {
+		for name, in := range map[string][]result.Result{"bare": bare, "weird": weird} {
 			c, err := BuildChart(kind, in)
 			if err != nil {
 				if !errors.Is(err, ErrNoData) {
@@ -464,13 +464,13 @@ func TestPaddingWasteChart(t *testing.T) {
 	}
 
 	// A dictionary of several attributes: a bar for each attribute's table.
-	dict := experiments.Result{Layout: "ch_hashed", KeyType: "UInt64", ValueType: "UInt16", Attributes: "UInt16,UInt32,Float64", Rows: 1e6, Shards: 1,
+	dict := result.Result{Layout: "ch_hashed", KeyType: "UInt64", ValueType: "UInt16", Attributes: "UInt16,UInt32,Float64", Rows: 1e6, Shards: 1,
 		ElementCount: 1e6, PayloadBytes: 22e6, KeyCopyBytes: 16e6, PaddingBytes: 10e6,
-		AttributeCells: []experiments.AttributeCell{
+		AttributeCells: []result.AttributeCell{
 			{Name: "value", Type: "UInt16", CellBytes: 16, PaddingBytes: 6},
 			{Name: "a2", Type: "UInt32", CellBytes: 16, PaddingBytes: 4},
 			{Name: "a3", Type: "Float64", CellBytes: 16, PaddingBytes: 0}}}
-	_, o = mustChart(t, "padding-waste", []experiments.Result{dict})
+	_, o = mustChart(t, "padding-waste", []result.Result{dict})
 	run := "ch_hashed UInt64/UInt16,UInt32,Float64"
 	wantRuns = []string{run + " · value UInt16", run + " · a2 UInt32", run + " · a3 Float64"}
 	if got := o.YAxis[1].Data; strings.Join(got, ",") != strings.Join(wantRuns, ",") {
@@ -600,7 +600,7 @@ func TestRunLabelsNameWhatDiffers(t *testing.T) {
 	rs[1].Shards = 8
 	rs[2].MaxLoadFactor = 0.9
 	rs[2].ValueType = "UInt64"
-	got := experiments.RunLabels(rs, experiments.LabelAll, 0)
+	got := result.RunLabels(rs, result.LabelAll, 0)
 	want := []string{"hashed UInt64/UInt16 SHARDS 2 MLF 0.5", "packed UInt64/UInt16 SHARDS 8 MLF 0.5", "sparse UInt64/UInt64 SHARDS 2 MLF 0.9"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("labels %q, want %q", got, want)
@@ -611,30 +611,30 @@ func TestRunLabelsNameWhatDiffers(t *testing.T) {
 	rs = append(rs, fxResults()[0])
 	rs[2].MaxLoadFactor = 0.7
 	rs[2].Rows = 1_500_000
-	got = experiments.RunLabels(rs, experiments.LabelAll, 0)
+	got = result.RunLabels(rs, result.LabelAll, 0)
 	want = []string{"hashed_array 1M rows", "gomap 1M rows", "hashed 1.5M rows"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("labels %q, want %q", got, want)
 	}
 	// Huge pages on and off are two runs to tell apart; a result saved
 	// before the setting was recorded ran with them on.
-	rs = []experiments.Result{fxResults()[1], fxResults()[1], fxResults()[1]}
+	rs = []result.Result{fxResults()[1], fxResults()[1], fxResults()[1]}
 	rs[0].HugePages, rs[1].HugePages, rs[2].HugePages = "", "off", "on"
-	got = experiments.RunLabels(rs, experiments.LabelAll, 0)
+	got = result.RunLabels(rs, result.LabelAll, 0)
 	if strings.Join(got, "|") != "packed hugepages on|packed hugepages off|packed hugepages on #2" {
 		t.Errorf("labels with huge pages %q", got)
 	}
 	// A C++ map first: packlab's runs are still told apart by their shards.
-	rs = []experiments.Result{fxResults()[1], fxResults()[1], fxResults()[1]}
+	rs = []result.Result{fxResults()[1], fxResults()[1], fxResults()[1]}
 	rs[0].Layout, rs[0].Reference, rs[0].Shards = "boost_flat", "boost::unordered_flat_map", 1
 	rs[1].Shards, rs[2].Shards = 1, 4
-	got = experiments.RunLabels(rs, experiments.LabelAll, 0)
+	got = result.RunLabels(rs, result.LabelAll, 0)
 	if strings.Join(got, "|") != "boost_flat (C++)|packed SHARDS 1|packed SHARDS 4" {
 		t.Errorf("labels after a reference map %q", got)
 	}
 	// Repeats of one configuration get a number.
-	rs = []experiments.Result{fxResults()[0], fxResults()[0], fxResults()[0]}
-	got = experiments.RunLabels(rs, experiments.LabelAll, 0)
+	rs = []result.Result{fxResults()[0], fxResults()[0], fxResults()[0]}
+	got = result.RunLabels(rs, result.LabelAll, 0)
 	if strings.Join(got, "|") != "hashed|hashed #2|hashed #3" {
 		t.Errorf("repeated labels %q", got)
 	}
@@ -767,23 +767,23 @@ func pageOptions(t *testing.T, page []byte) []json.RawMessage {
 // last and peak kept), so that a report of thousands of long runs stays a
 // page: 2,070 runs of 2,000 samples made a 195 MB report before.
 func TestTimelineIsThinned(t *testing.T) {
-	ts := make([]experiments.TimelinePoint, 2001)
+	ts := make([]result.TimelinePoint, 2001)
 	for i := range ts {
-		ts[i] = experiments.TimelinePoint{Seconds: float64(i) / 10, Rows: int64(i) * 1000, RSSBytes: int64(i % 700)}
+		ts[i] = result.TimelinePoint{Seconds: float64(i) / 10, Rows: int64(i) * 1000, RSSBytes: int64(i % 700)}
 	}
 	thin := thinTimeline(ts, 50)
 	if len(thin) > 51 || thin[0] != ts[0] || thin[len(thin)-1] != ts[2000] || !slices.Contains(thin, ts[699]) {
 		t.Errorf("thinned to %d points; want at most 51, the first, the last and the peak (RSS %d at %.1f s)", len(thin), ts[699].RSSBytes, ts[699].Seconds)
 	}
-	if !slices.IsSortedFunc(thin, func(a, b experiments.TimelinePoint) int { return cmp.Compare(a.Seconds, b.Seconds) }) {
+	if !slices.IsSortedFunc(thin, func(a, b result.TimelinePoint) int { return cmp.Compare(a.Seconds, b.Seconds) }) {
 		t.Errorf("thinned points out of order")
 	}
 	if got := thinTimeline(ts[:30], 50); len(got) != 30 {
 		t.Errorf("a short timeline was thinned to %d points", len(got))
 	}
-	results := make([]experiments.Result, 500)
+	results := make([]result.Result, 500)
 	for i := range results {
-		results[i] = experiments.Result{ID: fmt.Sprint(i), Layout: "packed", KeyType: "UInt64", ValueType: "UInt16", Rows: 2e6, Shards: 1 + i%4, Timeline: ts}
+		results[i] = result.Result{ID: fmt.Sprint(i), Layout: "packed", KeyType: "UInt64", ValueType: "UInt16", Rows: 2e6, Shards: 1 + i%4, Timeline: ts}
 	}
 	c, err := MemoryTimelineChart(results)
 	if err != nil {

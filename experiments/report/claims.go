@@ -26,6 +26,7 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/planner"
+	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/sweep"
 	"github.com/packlab/packlab/experiments/text"
 )
@@ -53,7 +54,7 @@ type Claim struct {
 
 // loaderMatch reports whether two results differ at most in the loader
 // knobs: same layout, types, rows, max load factor and source.
-func loaderMatch(a, b experiments.Result) bool {
+func loaderMatch(a, b result.Result) bool {
 	return a.Layout == b.Layout && a.KeyType == b.KeyType && a.ValueType == b.ValueType && a.Rows == b.Rows &&
 		a.MaxLoadFactor == b.MaxLoadFactor && a.Source == b.Source
 }
@@ -62,7 +63,7 @@ func loaderMatch(a, b experiments.Result) bool {
 // seed-claims` hold runs for next to what they measured; nil when results
 // hold none (other runs are not taken for claims: a run that happens to
 // match one was not made to test it).
-func SeedClaims(results []experiments.Result) []Claim {
+func SeedClaims(results []result.Result) []Claim {
 	results = seedClaimsRuns(results)
 	out := loaderClaims(results)
 	if c, ok := scalingClaim(results); ok {
@@ -75,38 +76,38 @@ func SeedClaims(results []experiments.Result) []Claim {
 func gain(fast, slow float64) float64 { return 100 * (fast/slow - 1) }
 
 // loadRate is a run's load speed, the short way.
-func loadRate(r experiments.Result) string {
+func loadRate(r result.Result) string {
 	return text.RowsRate(r.LoadRowsPerSecond) + " rows/s"
 }
 
 // loaderClaims are the two claims of a few per cent on the loader: shard
 // selection by a mask, and blocks of max_block_size x shards.
-func loaderClaims(results []experiments.Result) []Claim {
+func loaderClaims(results []result.Result) []Claim {
 	var out []Claim
-	selects := func(sel core.ShardSelect) func(experiments.Result) bool {
-		return func(r experiments.Result) bool { return experiments.ShardSelectOf(r) == string(sel) }
+	selects := func(sel core.ShardSelect) func(result.Result) bool {
+		return func(r result.Result) bool { return result.ShardSelectOf(r) == string(sel) }
 	}
-	blocks := func(perShard bool) func(experiments.Result) bool {
-		return func(r experiments.Result) bool {
+	blocks := func(perShard bool) func(result.Result) bool {
+		return func(r result.Result) bool {
 			want := core.DefaultBlockRows
 			if perShard {
 				want *= r.Shards
 			}
-			return experiments.BlockRowsOf(r) == want && r.Shards > 1
+			return result.BlockRowsOf(r) == want && r.Shards > 1
 		}
 	}
-	sameBlocks := func(a, b experiments.Result) bool {
-		return a.Shards == b.Shards && experiments.BlockRowsOf(a) == experiments.BlockRowsOf(b)
+	sameBlocks := func(a, b result.Result) bool {
+		return a.Shards == b.Shards && result.BlockRowsOf(a) == result.BlockRowsOf(b)
 	}
-	sameSelect := func(a, b experiments.Result) bool {
-		return a.Shards == b.Shards && experiments.ShardSelectOf(a) == experiments.ShardSelectOf(b)
+	sameSelect := func(a, b result.Result) bool {
+		return a.Shards == b.Shards && result.ShardSelectOf(a) == result.ShardSelectOf(b)
 	}
 	if mod, mask, ok := pairBy(results, selects(core.ShardSelectModulo), selects(core.ShardSelectMask), sameBlocks); ok {
 		g := gain(mask.LoadRowsPerSecond, mod.LoadRowsPerSecond)
 		out = append(out, Claim{
 			Claim:    "shard selection by a mask instead of modulo",
 			Seed:     "not even 10 % faster (ClickHouse PR #40003, v3)",
-			Measured: fmt.Sprintf("%+.1f %%: %s against %s (%s, %s rows, %d shards, %s%s)", g, loadRate(mask), loadRate(mod), mask.Layout, text.Rows(mask.Rows), mask.Shards, plural(experiments.ThreadsOf(mask), "thread"), mediansOf(mask)),
+			Measured: fmt.Sprintf("%+.1f %%: %s against %s (%s, %s rows, %d shards, %s%s)", g, loadRate(mask), loadRate(mod), mask.Layout, text.Rows(mask.Rows), mask.Shards, plural(result.ThreadsOf(mask), "thread"), mediansOf(mask)),
 			Agrees:   yesNo(g < 10),
 			SeedGain: 10, Gain: g,
 		})
@@ -117,7 +118,7 @@ func loaderClaims(results []experiments.Result) []Claim {
 			Claim: "blocks of max_block_size x shards into the shard queues",
 			Seed:  "not even 10 % faster (ClickHouse PR #40003, v4)",
 			Measured: fmt.Sprintf("%+.1f %%: %s with blocks of %s rows against %s with %s (%s, %s rows, %d shards%s)", g, loadRate(big), text.Thousands(int64(big.BlockRows)),
-				loadRate(small), text.Thousands(int64(experiments.BlockRowsOf(small))), big.Layout, text.Rows(big.Rows), big.Shards, mediansOf(big)),
+				loadRate(small), text.Thousands(int64(result.BlockRowsOf(small))), big.Layout, text.Rows(big.Rows), big.Shards, mediansOf(big)),
 			Agrees:   yesNo(g < 10),
 			SeedGain: 10, Gain: g,
 		})
@@ -126,7 +127,7 @@ func loaderClaims(results []experiments.Result) []Claim {
 }
 
 // scalingClaim is the claim on threads: 16 of them about 2x faster.
-func scalingClaim(results []experiments.Result) (Claim, bool) {
+func scalingClaim(results []result.Result) (Claim, bool) {
 	s := scalingSeries(results)
 	if s == nil {
 		return Claim{}, false
@@ -157,7 +158,7 @@ func scalingClaim(results []experiments.Result) (Claim, bool) {
 
 // memoryClaims are the seed's memory table at 1e9, each structure
 // measured here projected there by the planner.
-func memoryClaims(results []experiments.Result) []Claim {
+func memoryClaims(results []result.Result) []Claim {
 	var out []Claim
 	for _, m := range seedMemoryProjection(results) {
 		seed := seedMemory[m.layout]
@@ -193,9 +194,9 @@ func plural(n int, word string) string {
 }
 
 // seedClaimsRuns are the results measured by seed-claims sweeps.
-func seedClaimsRuns(results []experiments.Result) []experiments.Result {
+func seedClaimsRuns(results []result.Result) []result.Result {
 	prefix := experiments.SweepJobName("seed-claims", experiments.Config{})
-	var out []experiments.Result
+	var out []result.Result
 	for _, r := range results {
 		if r.Job != nil && (r.Job.Name == prefix || strings.HasPrefix(r.Job.Name, prefix+" ")) {
 			out = append(out, r)
@@ -212,7 +213,7 @@ func yesNo(b bool) string {
 }
 
 // mediansOf says how a result's times were taken.
-func mediansOf(r experiments.Result) string {
+func mediansOf(r result.Result) string {
 	if r.Repeats > 1 {
 		return fmt.Sprintf("; medians of %d loads", r.Repeats)
 	}
@@ -236,18 +237,18 @@ func clickHouseStructure(l core.Layout) string {
 // a (isA, without it) measured nearest to it in time that differs from it
 // only in the loader's knobs and matches it by same: the sweep runs the two
 // back to back.
-func pairBy(results []experiments.Result, isA, isB func(experiments.Result) bool, same func(a, b experiments.Result) bool) (experiments.Result, experiments.Result, bool) {
-	var bestA, bestB experiments.Result
+func pairBy(results []result.Result, isA, isB func(result.Result) bool, same func(a, b result.Result) bool) (result.Result, result.Result, bool) {
+	var bestA, bestB result.Result
 	found := false
 	for _, b := range results {
 		if b.LoadRowsPerSecond <= 0 || !isB(b) || (found && b.ID <= bestB.ID) {
 			continue
 		}
-		var pick *experiments.Result
+		var pick *result.Result
 		for i := range results {
 			a := &results[i]
-			if a.ID != b.ID && a.LoadRowsPerSecond > 0 && isA(*a) && loaderMatch(*a, b) && same(*a, b) && experiments.ThreadsOf(*a) == experiments.ThreadsOf(b) &&
-				(pick == nil || experiments.IDDistance(a.ID, b.ID) < experiments.IDDistance(pick.ID, b.ID)) {
+			if a.ID != b.ID && a.LoadRowsPerSecond > 0 && isA(*a) && loaderMatch(*a, b) && same(*a, b) && result.ThreadsOf(*a) == result.ThreadsOf(b) &&
+				(pick == nil || result.IDDistance(a.ID, b.ID) < result.IDDistance(pick.ID, b.ID)) {
 				pick = a
 			}
 		}
@@ -270,14 +271,14 @@ type scaling struct {
 // scalingSeries gathers the default-loader runs of the one layout and size
 // that has the most (threads, shards) points, including 1 shard on 1
 // thread; nil when there is no such series.
-func scalingSeries(results []experiments.Result) *scaling {
+func scalingSeries(results []result.Result) *scaling {
 	type key struct {
 		layout string
 		rows   int64
 	}
 	series := map[key]*scaling{}
 	for _, r := range results {
-		if r.LoadRowsPerSecond <= 0 || r.Threads <= 0 || experiments.ShardSelectOf(r) == string(core.ShardSelectModulo) || experiments.BlockRowsOf(r) != core.DefaultBlockRows {
+		if r.LoadRowsPerSecond <= 0 || r.Threads <= 0 || result.ShardSelectOf(r) == string(core.ShardSelectModulo) || result.BlockRowsOf(r) != core.DefaultBlockRows {
 			continue
 		}
 		k := key{r.Layout, r.Rows}
@@ -311,7 +312,7 @@ func scalingSeries(results []experiments.Result) *scaling {
 // figure for it at 1e9.
 type memoryProjection struct {
 	layout   core.Layout
-	from     experiments.Result
+	from     result.Result
 	gib      float64
 	overhead float64
 }
@@ -319,10 +320,10 @@ type memoryProjection struct {
 // seedMemoryProjection projects each of the seed's structures measured in
 // results (one shard, max load factor 0.5, <UInt64,UInt16>, isolated) to
 // 1e9 rows with the planner, from the overhead that run measured.
-func seedMemoryProjection(results []experiments.Result) []memoryProjection {
+func seedMemoryProjection(results []result.Result) []memoryProjection {
 	var out []memoryProjection
 	for _, l := range sweep.SeedClaimsMemory {
-		var from *experiments.Result
+		var from *result.Result
 		for i := range results {
 			r := &results[i]
 			if r.Layout == string(l) && r.KeyType == "UInt64" && r.ValueType == "UInt16" && r.Shards == 1 && r.MaxLoadFactor == 0.5 &&
@@ -333,7 +334,7 @@ func seedMemoryProjection(results []experiments.Result) []memoryProjection {
 		if from == nil {
 			continue
 		}
-		plan, err := planner.MakePlan(planner.PlanRequest{Rows: 1e9, MemoryBytes: 1 << 50}, []experiments.Result{*from}, planner.PlanMachine{AvailableBytes: 1 << 50, Cores: 1})
+		plan, err := planner.MakePlan(planner.PlanRequest{Rows: 1e9, MemoryBytes: 1 << 50}, []result.Result{*from}, planner.PlanMachine{AvailableBytes: 1 << 50, Cores: 1})
 		if err != nil {
 			continue
 		}
@@ -350,7 +351,7 @@ func seedMemoryProjection(results []experiments.Result) []memoryProjection {
 // in % (the seed's bound or figure beside the measured one), on the right
 // the memory at 1e9, the seed's beside the planner's projection of what was
 // measured here.
-func SeedClaimsChart(results []experiments.Result) (Chart, error) {
+func SeedClaimsChart(results []result.Result) (Chart, error) {
 	const kind, title = "seed-claims", "The seed's claims, measured here"
 	claims := SeedClaims(results)
 	var speedCats []string
@@ -411,7 +412,7 @@ func SeedClaimsChart(results []experiments.Result) (Chart, error) {
 // LoadScalingChart draws load speed against the shard count, one line per
 // thread count: the seed's "16 threads about 2x" as far as this machine
 // goes.
-func LoadScalingChart(results []experiments.Result) (Chart, error) {
+func LoadScalingChart(results []result.Result) (Chart, error) {
 	const kind, title = "load-scaling", "Load speed against shards and threads"
 	s := scalingSeries(seedClaimsRuns(results))
 	if s == nil {
@@ -475,7 +476,7 @@ func claimsTable(claims []Claim) (header []string, rows [][]string) {
 // grid under a heading: format "markdown" or "table" (the json and csv
 // formats of a sweep stay one array or one table); nothing when results
 // hold none.
-func WriteClaims(w io.Writer, results []experiments.Result, format string) error {
+func WriteClaims(w io.Writer, results []result.Result, format string) error {
 	claims := SeedClaims(results)
 	if len(claims) == 0 {
 		return nil

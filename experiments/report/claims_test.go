@@ -10,6 +10,7 @@ import (
 
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/internal/machine"
+	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/sweep"
 )
 
@@ -29,7 +30,7 @@ func TestSeedClaimsReport(t *testing.T) {
 		cfgs[i].Rows, cfgs[i].Repeats = 200_000, 1
 		cfgs[i].InProcess = !machine.MemoryMeasurable || raceEnabled || i < len(cfgs)-1 // the memory runs isolated, as the sweep makes them
 	}
-	job := experiments.NewJob(experiments.SweepJobName("seed-claims", experiments.Config{Rows: 200_000}), experiments.FaceCLI, time.Now())
+	job := result.NewJob(experiments.SweepJobName("seed-claims", experiments.Config{Rows: 200_000}), result.FaceCLI, time.Now())
 	res, err := experiments.RunConfigs(context.Background(), cfgs, experiments.RunOptions{Job: &job})
 	if err != nil {
 		t.Fatal(err)

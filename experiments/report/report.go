@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -24,7 +25,7 @@ const DefaultReportTitle = "packlab report"
 // WriteReport writes one self-contained HTML report of results: the table,
 // then every chart kind that has data (a kind with none is named at the
 // end, with why). It writes nothing if it fails.
-func WriteReport(w io.Writer, results []experiments.Result, title string) error {
+func WriteReport(w io.Writer, results []result.Result, title string) error {
 	if len(results) == 0 {
 		return errors.New("report: no results to report")
 	}
@@ -40,7 +41,7 @@ func WriteReport(w io.Writer, results []experiments.Result, title string) error 
 	}
 	d.Table = t
 
-	builders := make([]func([]experiments.Result) (Chart, error), 0, len(chartKinds)+2)
+	builders := make([]func([]result.Result) (Chart, error), 0, len(chartKinds)+2)
 	for _, k := range chartKinds {
 		builders = append(builders, k.build)
 	}
@@ -78,7 +79,7 @@ func WriteReport(w io.Writer, results []experiments.Result, title string) error 
 // measured, where, how memory was measured, and the notes on compact's
 // information limit and on loads the kernel held up), then the seed's
 // claims where the results measured them.
-func WriteReportMarkdown(w io.Writer, results []experiments.Result, title string) error {
+func WriteReportMarkdown(w io.Writer, results []result.Result, title string) error {
 	if strings.TrimSpace(title) == "" {
 		title = DefaultReportTitle
 	}
@@ -102,7 +103,7 @@ func WriteReportMarkdown(w io.Writer, results []experiments.Result, title string
 // reportSummary says in a few lines what the results are: how many runs of
 // which layouts, types, rows and shards, from which source, when, on which
 // machine and how memory was measured.
-func reportSummary(results []experiments.Result) []string {
+func reportSummary(results []result.Result) []string {
 	var asked, layouts, types, rows, shards, sources, hosts, started []string
 	isolated, estimated := 0, false
 	for _, r := range results {
@@ -110,7 +111,7 @@ func reportSummary(results []experiments.Result) []string {
 			asked = addOnce(asked, text.Short(r.Job.Name, text.MaxLabel))
 		}
 		layouts = addOnce(layouts, text.OrDash(r.Layout))
-		types = addOnce(types, text.OrDash(r.KeyType)+"/"+text.OrDash(experiments.ValueText(r)))
+		types = addOnce(types, text.OrDash(r.KeyType)+"/"+text.OrDash(result.ValueText(r)))
 		rows = addOnce(rows, text.Rows(r.Rows))
 		shards = addOnce(shards, strconv.Itoa(r.Shards))
 		if r.Source != "" {
@@ -165,7 +166,7 @@ func reportSummary(results []experiments.Result) []string {
 	if estimated {
 		lines = append(lines, "~ marks a bytes_allocated read from Go's own map or worked out from a C++ map's geometry, an estimate rather than a computed figure")
 	}
-	if slices.ContainsFunc(results, experiments.Result.IsReference) {
+	if slices.ContainsFunc(results, result.Result.IsReference) {
 		lines = append(lines, "(C++) marks a reference map: a C++ library's map, loaded with the same keys and measured the same way in a process of its own (hatched in the charts)")
 	}
 	return append(lines, experiments.ResultNotes(results)...)

@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/result"
 )
 
-func writeReport(t *testing.T, results []experiments.Result, title string) []byte {
+func writeReport(t *testing.T, results []result.Result, title string) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := WriteReport(&buf, results, title); err != nil {

@@ -14,14 +14,14 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
 )
 
 // WriteTable writes results in one of Formats: "table" (aligned text for a
 // terminal), "markdown", "csv" or "json" (a JSON array of the Result objects
 // and nothing else). Rows keep the order of results.
-func WriteTable(w io.Writer, results []experiments.Result, format string) error {
+func WriteTable(w io.Writer, results []result.Result, format string) error {
 	switch strings.ToLower(strings.TrimSpace(format)) {
 	case "table":
 		return writeHuman(w, results, false)
@@ -39,37 +39,37 @@ func WriteTable(w io.Writer, results []experiments.Result, format string) error 
 type column struct {
 	name    string
 	numeric bool // right-aligned
-	cell    func(r experiments.Result, settings string) string
+	cell    func(r result.Result, settings string) string
 }
 
 // humanColumns follow the seed table of issue 4 (settings, load, read,
 // read speed, bytes_allocated, RSS, peak RSS), with element_count and
 // bytes/entry added.
 var humanColumns = []column{
-	{"settings", false, func(_ experiments.Result, s string) string { return s }},
-	{"element_count", true, func(r experiments.Result, _ string) string { return text.Thousands(r.ElementCount) }},
-	{"load (sec)", true, func(r experiments.Result, _ string) string {
+	{"settings", false, func(_ result.Result, s string) string { return s }},
+	{"element_count", true, func(r result.Result, _ string) string { return text.Thousands(r.ElementCount) }},
+	{"load (sec)", true, func(r result.Result, _ string) string {
 		sp := r.SpreadOrZero()
 		return withRange(measured(r.LoadSeconds, 3), sp.LoadSecondsMin, sp.LoadSecondsMax, 3)
 	}},
-	{"read (sec)", true, func(r experiments.Result, _ string) string {
+	{"read (sec)", true, func(r result.Result, _ string) string {
 		sp := r.SpreadOrZero()
 		return withRange(measured(r.ReadSeconds, 3), sp.ReadSecondsMin, sp.ReadSecondsMax, 3)
 	}},
-	{"read (million rows/s)", true, func(r experiments.Result, _ string) string {
+	{"read (million rows/s)", true, func(r result.Result, _ string) string {
 		sp := r.SpreadOrZero()
 		lookups := r.ReadRowsPerSecond * r.ReadSeconds / 1e6 // million lookups a read
 		return withRange(measured(r.ReadRowsPerSecond/1e6, 2), perSecond(lookups, sp.ReadSecondsMax), perSecond(lookups, sp.ReadSecondsMin), 2)
 	}},
-	{"bytes_allocated", true, func(r experiments.Result, _ string) string {
+	{"bytes_allocated", true, func(r result.Result, _ string) string {
 		if r.Estimated {
 			return "~" + text.Bytes2(r.BytesAllocated) // read from Go's map, not computed
 		}
 		return text.Bytes2(r.BytesAllocated)
 	}},
-	{"RSS", true, func(r experiments.Result, _ string) string { return measuredBytes(r.RSSBytes) }},
-	{"peak RSS", true, func(r experiments.Result, _ string) string { return measuredBytes(r.PeakRSSBytes) }},
-	{"bytes/entry", true, func(r experiments.Result, _ string) string {
+	{"RSS", true, func(r result.Result, _ string) string { return measuredBytes(r.RSSBytes) }},
+	{"peak RSS", true, func(r result.Result, _ string) string { return measuredBytes(r.PeakRSSBytes) }},
+	{"bytes/entry", true, func(r result.Result, _ string) string {
 		if r.ElementCount <= 0 {
 			return "-"
 		}
@@ -78,11 +78,11 @@ var humanColumns = []column{
 }
 
 // humanCells returns the header and one row of cells per result.
-func humanCells(results []experiments.Result) (header []string, rows [][]string) {
+func humanCells(results []result.Result) (header []string, rows [][]string) {
 	for _, c := range humanColumns {
 		header = append(header, c.name)
 	}
-	settings := experiments.TableSettings(results)
+	settings := result.TableSettings(results)
 	for i, r := range results {
 		row := make([]string, len(humanColumns))
 		for j, c := range humanColumns {
@@ -95,7 +95,7 @@ func humanCells(results []experiments.Result) (header []string, rows [][]string)
 
 // writeHuman writes results as aligned text for a terminal, or (md) as a
 // markdown table.
-func writeHuman(w io.Writer, results []experiments.Result, md bool) error {
+func writeHuman(w io.Writer, results []result.Result, md bool) error {
 	header, rows := humanCells(results)
 	var b strings.Builder
 	text.Grid(&b, header, humanNumeric(), rows, md)
@@ -120,14 +120,14 @@ var csvHeader = []string{
 	"bytes_per_entry", "repeats", "load_seconds_min", "load_seconds_max", "read_seconds_min", "read_seconds_max",
 }
 
-func writeCSV(w io.Writer, results []experiments.Result) error {
+func writeCSV(w io.Writer, results []result.Result) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(csvHeader); err != nil {
 		return err
 	}
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	i64 := func(v int64) string { return strconv.FormatInt(v, 10) }
-	settings := experiments.TableSettings(results)
+	settings := result.TableSettings(results)
 	for i, r := range results {
 		perEntry := ""
 		if r.ElementCount > 0 {
@@ -149,9 +149,9 @@ func writeCSV(w io.Writer, results []experiments.Result) error {
 	return cw.Error()
 }
 
-func writeJSON(w io.Writer, results []experiments.Result) error {
+func writeJSON(w io.Writer, results []result.Result) error {
 	if results == nil {
-		results = []experiments.Result{} // "[]", never "null"
+		results = []result.Result{} // "[]", never "null"
 	}
 	b, err := json.MarshalIndent(results, "", "  ")
 	if err != nil {

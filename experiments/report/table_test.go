@@ -12,12 +12,13 @@ import (
 	"testing"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
 )
 
 // fxMixed is a table whose runs differ in shards, mlf and rows, with one
 // read phase off and one run measured in a browser (no RSS).
-func fxMixed() []experiments.Result {
+func fxMixed() []result.Result {
 	rs := fxResults()
 	rs[1].Shards = 16
 	rs[1].MaxLoadFactor = 0.9
@@ -34,7 +35,7 @@ func fxMixed() []experiments.Result {
 func TestWriteTableGolden(t *testing.T) {
 	ext := map[string]string{"table": "txt", "markdown": "md", "csv": "csv", "json": "json"}
 	for _, format := range text.Formats() {
-		for name, in := range map[string][]experiments.Result{"layouts": fxResults(), "mixed": fxMixed()} {
+		for name, in := range map[string][]result.Result{"layouts": fxResults(), "mixed": fxMixed()} {
 			var buf bytes.Buffer
 			if err := WriteTable(&buf, in, format); err != nil {
 				t.Fatalf("WriteTable(%s, %s): %v", name, format, err)
@@ -61,14 +62,14 @@ func TestWriteTableUnknownFormat(t *testing.T) {
 }
 
 func TestWriteTableJSONIsTheResultsAndNothingElse(t *testing.T) {
-	for _, in := range [][]experiments.Result{fxResults(), fxMixed()} {
+	for _, in := range [][]result.Result{fxResults(), fxMixed()} {
 		var buf bytes.Buffer
 		if err := WriteTable(&buf, in, "json"); err != nil {
 			t.Fatal(err)
 		}
 		dec := json.NewDecoder(&buf)
 		dec.DisallowUnknownFields()
-		var back []experiments.Result
+		var back []result.Result
 		if err := dec.Decode(&back); err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +80,7 @@ func TestWriteTableJSONIsTheResultsAndNothingElse(t *testing.T) {
 			t.Errorf("after the array: %q", rest)
 		}
 	}
-	for _, in := range [][]experiments.Result{nil, {}} {
+	for _, in := range [][]result.Result{nil, {}} {
 		var buf bytes.Buffer
 		if err := WriteTable(&buf, in, "json"); err != nil || buf.String() != "[]\n" {
 			t.Errorf("JSON of no results = %q, %v; want \"[]\\n\"", buf.String(), err)
@@ -211,22 +212,22 @@ func TestFormatBytes(t *testing.T) {
 // range, in the result (Spread), the table, the CSV and the throughput
 // chart's labels (issue 28: figures with their spread).
 func TestRepeatsShowTheirSpread(t *testing.T) {
-	rep := func(load, read float64) experiments.Result {
-		return experiments.Result{Layout: "packed", KeyType: "UInt64", ValueType: "UInt16", Rows: 1e6, Shards: 1, MaxLoadFactor: 0.5,
+	rep := func(load, read float64) result.Result {
+		return result.Result{Layout: "packed", KeyType: "UInt64", ValueType: "UInt16", Rows: 1e6, Shards: 1, MaxLoadFactor: 0.5,
 			ElementCount: 1e6, LoadSeconds: load, LoadRowsPerSecond: 1e6 / load, ReadSeconds: read, ReadRowsPerSecond: 1e6 / read}
 	}
-	r := experiments.CombineRepeats([]experiments.Result{rep(0.5, 0.1), rep(0.4, 0.125), rep(0.8, 0.08)})
+	r := experiments.CombineRepeats([]result.Result{rep(0.5, 0.1), rep(0.4, 0.125), rep(0.8, 0.08)})
 	if r.Repeats != 3 || r.LoadSeconds != 0.5 || r.ReadSeconds != 0.1 ||
-		r.Spread == nil || *r.Spread != (experiments.Spread{LoadSecondsMin: 0.4, LoadSecondsMax: 0.8, ReadSecondsMin: 0.08, ReadSecondsMax: 0.125}) {
+		r.Spread == nil || *r.Spread != (result.Spread{LoadSecondsMin: 0.4, LoadSecondsMax: 0.8, ReadSecondsMin: 0.08, ReadSecondsMax: 0.125}) {
 		t.Fatalf("combined: repeats %d, load %v, read %v, spread %+v", r.Repeats, r.LoadSeconds, r.ReadSeconds, r.Spread)
 	}
-	one := experiments.CombineRepeats([]experiments.Result{rep(0.5, 0.1)})
+	one := experiments.CombineRepeats([]result.Result{rep(0.5, 0.1)})
 	if one.Spread != nil {
 		t.Errorf("one load has a spread: %+v", one.Spread)
 	}
 
 	var md strings.Builder
-	if err := WriteTable(&md, []experiments.Result{r, one}, "markdown"); err != nil {
+	if err := WriteTable(&md, []result.Result{r, one}, "markdown"); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"| 0.500 (0.400–0.800) | 0.100 (0.080–0.125) | 10.00 (8.00–12.50) |", "| 0.500 | 0.100 | 10.00 |"} {
@@ -235,7 +236,7 @@ func TestRepeatsShowTheirSpread(t *testing.T) {
 		}
 	}
 	var csv strings.Builder
-	if err := WriteTable(&csv, []experiments.Result{r, one}, "csv"); err != nil {
+	if err := WriteTable(&csv, []result.Result{r, one}, "csv"); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(csv.String()), "\n")
@@ -243,7 +244,7 @@ func TestRepeatsShowTheirSpread(t *testing.T) {
 		t.Errorf("csv rows:\n%s", csv.String())
 	}
 
-	c, err := ThroughputChart([]experiments.Result{r, one})
+	c, err := ThroughputChart([]result.Result{r, one})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +268,7 @@ func TestShortText(t *testing.T) {
 	if got := text.Short("seed-table · 1M rows", text.MaxLabel); got != "seed-table · 1M rows" {
 		t.Errorf("a short name changed: %q", got)
 	}
-	rs := []experiments.Result{{ID: "a", Layout: "packed", KeyType: "UInt64", ValueType: "UInt16", Rows: 10, Job: &experiments.Job{ID: "j", Name: long}}}
+	rs := []result.Result{{ID: "a", Layout: "packed", KeyType: "UInt64", ValueType: "UInt16", Rows: 10, Job: &result.Job{ID: "j", Name: long}}}
 	var b strings.Builder
 	if err := WriteReportMarkdown(&b, rs, "t"); err != nil {
 		t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -25,11 +25,11 @@ func LastAsked(jobs []JobResults) (j JobResults, ok bool) {
 
 // JobResults is one job and its results, in the order they were measured.
 type JobResults struct {
-	experiments.Job
+	result.Job
 	// Legacy: the results name no job (saved before jobs existed); Jobs
 	// grouped them by time, and ID and Name describe the group.
-	Legacy  bool                 `json:"legacy"`
-	Results []experiments.Result `json:"results"`
+	Legacy  bool            `json:"legacy"`
+	Results []result.Result `json:"results"`
 }
 
 // ResultIDs lists the job's result ids, in the order they were measured.
@@ -49,10 +49,10 @@ const legacyGap = time.Minute
 // Jobs groups results into their jobs, newest job first (by the time each
 // started); each job's results in the order they were measured. Results
 // that name no job are grouped by time (see legacyGap) and host.
-func Jobs(results []experiments.Result) []JobResults {
+func Jobs(results []result.Result) []JobResults {
 	byID := map[string]int{}
 	var jobs []JobResults
-	var legacy []experiments.Result
+	var legacy []result.Result
 	for _, r := range results {
 		if r.Job == nil || r.Job.ID == "" {
 			legacy = append(legacy, r)
@@ -68,7 +68,7 @@ func Jobs(results []experiments.Result) []JobResults {
 	}
 	jobs = append(jobs, legacyJobs(legacy)...)
 	for i := range jobs {
-		slices.SortStableFunc(jobs[i].Results, func(a, b experiments.Result) int { return strings.Compare(a.ID, b.ID) })
+		slices.SortStableFunc(jobs[i].Results, func(a, b result.Result) int { return strings.Compare(a.ID, b.ID) })
 	}
 	slices.SortStableFunc(jobs, func(a, b JobResults) int {
 		if c := compareTimes(b.StartedAt, a.StartedAt); c != 0 {
@@ -98,8 +98,8 @@ func compareTimes(a, b string) int {
 // legacyJobs groups results that name no job: in the order they were
 // measured, a result starts a new group when it started more than
 // legacyGap after the previous one ended, or on another machine.
-func legacyJobs(results []experiments.Result) []JobResults {
-	slices.SortStableFunc(results, func(a, b experiments.Result) int { return strings.Compare(a.ID, b.ID) })
+func legacyJobs(results []result.Result) []JobResults {
+	slices.SortStableFunc(results, func(a, b result.Result) int { return strings.Compare(a.ID, b.ID) })
 	var jobs []JobResults
 	var lastEnd time.Time
 	for i, r := range results {
@@ -108,7 +108,7 @@ func legacyJobs(results []experiments.Result) []JobResults {
 			start = idTime(r.ID)
 		}
 		if i == 0 || start.IsZero() || lastEnd.IsZero() || start.Sub(lastEnd) > legacyGap || r.Host != results[i-1].Host || r.Runtime != results[i-1].Runtime {
-			jobs = append(jobs, JobResults{Legacy: true, Job: experiments.Job{ID: "no-job-" + r.ID, StartedAt: r.StartedAt}})
+			jobs = append(jobs, JobResults{Legacy: true, Job: result.Job{ID: "no-job-" + r.ID, StartedAt: r.StartedAt}})
 		}
 		j := &jobs[len(jobs)-1]
 		j.Results = append(j.Results, r)
@@ -121,7 +121,7 @@ func legacyJobs(results []experiments.Result) []JobResults {
 	for i := range jobs {
 		jobs[i].Name = "saved before jobs: " + describeResults(jobs[i].Results)
 		if jobs[i].Results[0].Runtime == "browser" {
-			jobs[i].Face = experiments.FaceBrowser
+			jobs[i].Face = result.FaceBrowser
 		}
 	}
 	return jobs
@@ -140,7 +140,7 @@ func idTime(id string) time.Time {
 
 // describeResults says in a few words what results hold: "packed, hashed ·
 // UInt64→UInt16 · 100K rows", with "…" after the first few of each.
-func describeResults(rs []experiments.Result) string {
+func describeResults(rs []result.Result) string {
 	var layouts, types, rows []string
 	for _, r := range rs {
 		layouts = addOnce(layouts, r.Layout)

@@ -11,25 +11,26 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/result"
 )
 
-func result(id, started string, job *experiments.Job) experiments.Result {
-	return experiments.Result{ID: id, StartedAt: started, Layout: strings.Split(id, "-")[1], KeyType: "UInt64", ValueType: "UInt16", Rows: 1000, Job: job}
+func stored(id, started string, job *result.Job) result.Result {
+	return result.Result{ID: id, StartedAt: started, Layout: strings.Split(id, "-")[1], KeyType: "UInt64", ValueType: "UInt16", Rows: 1000, Job: job}
 }
 
 // TestJobsGrouping: results group by their job, newest job first, each
 // job's results in the order measured; results with no job group by time.
 func TestJobsGrouping(t *testing.T) {
-	a := experiments.NewJob("run packed,hashed 1e3", experiments.FaceCLI, time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC))
-	b := experiments.NewJob("sweep types", experiments.FaceDesktop, time.Date(2026, 12, 1, 11, 0, 0, 0, time.UTC))
-	rs := []experiments.Result{
-		result("20261201T110005.000Z-hashed-0004", "2026-12-01T11:00:04Z", &b),
-		result("20261201T100002.000Z-hashed-0002", "2026-12-01T10:00:01Z", &a),
-		result("20261201T100001.000Z-packed-0001", "2026-12-01T10:00:00Z", &a),
+	a := result.NewJob("run packed,hashed 1e3", result.FaceCLI, time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC))
+	b := result.NewJob("sweep types", result.FaceDesktop, time.Date(2026, 12, 1, 11, 0, 0, 0, time.UTC))
+	rs := []result.Result{
+		stored("20261201T110005.000Z-hashed-0004", "2026-12-01T11:00:04Z", &b),
+		stored("20261201T100002.000Z-hashed-0002", "2026-12-01T10:00:01Z", &a),
+		stored("20261201T100001.000Z-packed-0001", "2026-12-01T10:00:00Z", &a),
 		// Saved before jobs: two back to back, then one after a pause.
-		result("20200101T000010.000Z-gomap-0011", "2020-01-01T00:00:05Z", nil),
-		result("20200101T000004.000Z-packed-0010", "2020-01-01T00:00:00Z", nil),
-		result("20200101T001000.000Z-sparse-0012", "2020-01-01T00:09:00Z", nil),
+		stored("20200101T000010.000Z-gomap-0011", "2020-01-01T00:00:05Z", nil),
+		stored("20200101T000004.000Z-packed-0010", "2020-01-01T00:00:00Z", nil),
+		stored("20200101T001000.000Z-sparse-0012", "2020-01-01T00:09:00Z", nil),
 	}
 	jobs := Jobs(rs)
 	var got []string
@@ -45,7 +46,7 @@ func TestJobsGrouping(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("jobs\n got %q\nwant %q", got, want)
 	}
-	if !jobs[2].Legacy || jobs[1].Legacy || jobs[2].ID != "no-job-20200101T001000.000Z-sparse-0012" || jobs[0].Face != experiments.FaceDesktop {
+	if !jobs[2].Legacy || jobs[1].Legacy || jobs[2].ID != "no-job-20200101T001000.000Z-sparse-0012" || jobs[0].Face != result.FaceDesktop {
 		t.Errorf("jobs %+v", jobs)
 	}
 	if d := DescribeJob(jobs[1]); d != "2 results · packed, hashed · UInt64→UInt16 · 1K rows" {
@@ -60,11 +61,11 @@ func TestStoreJobs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	job := experiments.NewJob("run packed,hashed 1e3", experiments.FaceCLI, time.Now())
-	for _, r := range []experiments.Result{
-		result("20261201T100001.000Z-packed-0001", "2026-12-01T10:00:00Z", &job),
-		result("20261201T100002.000Z-hashed-0002", "2026-12-01T10:00:01Z", &job),
-		result("20200101T000004.000Z-packed-0010", "2020-01-01T00:00:00Z", nil),
+	job := result.NewJob("run packed,hashed 1e3", result.FaceCLI, time.Now())
+	for _, r := range []result.Result{
+		stored("20261201T100001.000Z-packed-0001", "2026-12-01T10:00:00Z", &job),
+		stored("20261201T100002.000Z-hashed-0002", "2026-12-01T10:00:01Z", &job),
+		stored("20200101T000004.000Z-packed-0010", "2020-01-01T00:00:00Z", nil),
 	} {
 		if err := s.Save(r); err != nil {
 			t.Fatal(err)

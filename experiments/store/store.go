@@ -14,6 +14,7 @@ import (
 
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/result"
 )
 
 // Store keeps results as one JSON file per run, <id>.json, in one folder.
@@ -118,7 +119,7 @@ func removeStaleTemps(dir string, cutoff time.Time) {
 }
 
 // Save writes r as <r.ID>.json, atomically.
-func (s *Store) Save(r experiments.Result) error {
+func (s *Store) Save(r result.Result) error {
 	if err := checkID(r.ID); err != nil {
 		return err
 	}
@@ -170,12 +171,12 @@ func writeFileAtomic(path string, data []byte) (err error) {
 // per file naming it; so is anything that is not a regular file of at most
 // MaxResultBytes (files.go). Temporary files of an interrupted save are
 // ignored.
-func (s *Store) List() (results []experiments.Result, problems []error, err error) {
+func (s *Store) List() (results []result.Result, problems []error, err error) {
 	return s.ListContext(context.Background())
 }
 
 // ListContext is List, stopped by ctx between files (with ErrCancelled).
-func (s *Store) ListContext(ctx context.Context) (results []experiments.Result, problems []error, err error) {
+func (s *Store) ListContext(ctx context.Context) (results []result.Result, problems []error, err error) {
 	entries, err := os.ReadDir(s.Dir)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -198,7 +199,7 @@ func (s *Store) ListContext(ctx context.Context) (results []experiments.Result, 
 		}
 		results = append(results, r)
 	}
-	slices.SortStableFunc(results, func(a, b experiments.Result) int { return strings.Compare(b.ID, a.ID) })
+	slices.SortStableFunc(results, func(a, b result.Result) int { return strings.Compare(b.ID, a.ID) })
 	return results, problems, nil
 }
 
@@ -244,13 +245,13 @@ func (s *Store) DeleteJob(ctx context.Context, id string) ([]string, error) {
 }
 
 // Load reads the result with the given id.
-func (s *Store) Load(id string) (experiments.Result, error) {
+func (s *Store) Load(id string) (result.Result, error) {
 	if err := checkID(id); err != nil {
-		return experiments.Result{}, err
+		return result.Result{}, err
 	}
 	r, err := s.read(filepath.Join(s.Dir, id+resultExt))
 	if errors.Is(err, os.ErrNotExist) {
-		return experiments.Result{}, experiments.NewFieldError("--ids", id, "no such result in "+s.Dir, "ids listed by 'packlab report --list --all'")
+		return result.Result{}, experiments.NewFieldError("--ids", id, "no such result in "+s.Dir, "ids listed by 'packlab report --list --all'")
 	}
 	return r, err
 }
@@ -273,20 +274,20 @@ func (s *Store) Delete(id string) error {
 	return err
 }
 
-func (s *Store) read(path string) (experiments.Result, error) {
+func (s *Store) read(path string) (result.Result, error) {
 	data, err := readRegular(path, MaxResultBytes)
 	if err != nil {
-		return experiments.Result{}, fmt.Errorf("result %s: %w", path, err)
+		return result.Result{}, fmt.Errorf("result %s: %w", path, err)
 	}
-	var r experiments.Result
+	var r result.Result
 	if err := json.Unmarshal(data, &r); err != nil {
-		return experiments.Result{}, fmt.Errorf("result %s: not a result file: %w", path, err)
+		return result.Result{}, fmt.Errorf("result %s: not a result file: %w", path, err)
 	}
 	if r.ID == "" || r.Layout == "" {
-		return experiments.Result{}, fmt.Errorf("result %s: not a result file: no id or layout", path)
+		return result.Result{}, fmt.Errorf("result %s: not a result file: no id or layout", path)
 	}
 	if err := r.Validate(); err != nil {
-		return experiments.Result{}, fmt.Errorf("result %s: %w", path, err)
+		return result.Result{}, fmt.Errorf("result %s: %w", path, err)
 	}
 	return r, nil
 }

@@ -12,12 +12,13 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/result"
 )
 
-func sampleResult(id string) experiments.Result {
-	r := experiments.Result{ID: id, StartedAt: "2026-11-30T20:58:00Z", Layout: "hashed", KeyType: "UInt64", ValueType: "UInt16",
+func sampleResult(id string) result.Result {
+	r := result.Result{ID: id, StartedAt: "2026-11-30T20:58:00Z", Layout: "hashed", KeyType: "UInt64", ValueType: "UInt16",
 		Rows: 1000, Shards: 1, MaxLoadFactor: 0.5, Source: "random", ElementCount: 1000, BucketCount: 4096,
-		Workers: []experiments.Worker{{Shard: 0, Rows: 1000}}, Timeline: []experiments.TimelinePoint{{}}}
+		Workers: []result.Worker{{Shard: 0, Rows: 1000}}, Timeline: []result.TimelinePoint{{}}}
 	return r
 }
 
@@ -156,9 +157,9 @@ func TestMain(m *testing.M) {
 func saveLoop(dir string) {
 	s := &Store{Dir: dir}
 	r := sampleResult("")
-	r.Timeline = make([]experiments.TimelinePoint, 30_000) // ~1.5 MB of JSON: a save takes a while
+	r.Timeline = make([]result.TimelinePoint, 30_000) // ~1.5 MB of JSON: a save takes a while
 	for i := range r.Timeline {
-		r.Timeline[i] = experiments.TimelinePoint{Seconds: float64(i) / 10, Rows: int64(i) * 1000, RSSBytes: int64(i) << 20}
+		r.Timeline[i] = result.TimelinePoint{Seconds: float64(i) / 10, Rows: int64(i) * 1000, RSSBytes: int64(i) << 20}
 	}
 	for i := 0; ; i++ {
 		r.ID = fmt.Sprintf("20261130T205800.%03dZ-hashed-%04d", i%1000, i)

@@ -14,6 +14,7 @@ import (
 	"github.com/packlab/packlab/experiments/chdriver"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/refdriver"
+	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -199,7 +200,7 @@ func (s Sweep) withExtraLayouts(base experiments.Config, opt Options) (experimen
 }
 
 // Run runs the named scenario over base.
-func Run(ctx context.Context, name string, base experiments.Config, opt Options, ro experiments.RunOptions) ([]experiments.Result, error) {
+func Run(ctx context.Context, name string, base experiments.Config, opt Options, ro experiments.RunOptions) ([]result.Result, error) {
 	s, err := Find(name)
 	if err != nil {
 		return nil, err
@@ -209,7 +210,7 @@ func Run(ctx context.Context, name string, base experiments.Config, opt Options,
 		return nil, err
 	}
 	if ro.Job == nil {
-		j := experiments.NewJob(experiments.SweepJobName(s.Name, base), "", time.Now())
+		j := result.NewJob(experiments.SweepJobName(s.Name, base), "", time.Now())
 		ro.Job = &j
 	}
 	return experiments.RunConfigs(ctx, cfgs, ro)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/result"
 )
 
 // Main is a driver package's TestMain: it registers the driver, lets the
@@ -20,13 +21,13 @@ func Main(m *testing.M, register func()) int {
 
 // RunOrFail runs cfg with no result saved and fails the test on any error;
 // the results by layout.
-func RunOrFail(t *testing.T, cfg experiments.Config) map[string]experiments.Result {
+func RunOrFail(t *testing.T, cfg experiments.Config) map[string]result.Result {
 	t.Helper()
 	results, err := experiments.Run(context.Background(), cfg, experiments.RunOptions{})
 	if err != nil {
 		t.Fatalf("Run(%v %s/%s %d rows %s): %v", cfg.Layouts, cfg.Key, cfg.Value, cfg.Rows, cfg.Keys, err)
 	}
-	byLayout := map[string]experiments.Result{}
+	byLayout := map[string]result.Result{}
 	for _, r := range results {
 		byLayout[r.Layout] = r
 	}

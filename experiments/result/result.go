@@ -1,4 +1,9 @@
-package experiments
+// Package result is the lab's contract: Result, one measured run of one
+// layout as every face reads and writes it (JSON, snake_case, in the words
+// of ClickHouse's system.dictionaries), the Job that measured it, the run
+// labels a table or chart names it by, and the notes a table of results
+// carries. It asks core and the memory model (experiments/dict) only.
+package result
 
 import (
 	"cmp"
@@ -6,7 +11,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
@@ -169,9 +173,6 @@ func (r Result) IsReference() bool { return r.Reference != "" || IsReference(r.L
 // dictionaries, run by ClickHouse.
 func (r Result) IsClickHouse() bool { return r.ClickHouse != nil || dict.IsClickHouse(r.Layout) }
 
-// startedAt formats a run's start time for Result.StartedAt.
-func startedAt(t time.Time) string { return t.UTC().Format(time.RFC3339) }
-
 // InformationLimitOf is r's information limit in bytes: as recorded, or
 // worked out from its types and element count for a result saved before it
 // was recorded; 0 when the types are unknown.
@@ -184,7 +185,7 @@ func InformationLimitOf(r Result) int64 {
 	if err1 != nil || err2 != nil {
 		return 0
 	}
-	return informationLimit(k, v, r.ElementCount)
+	return InformationLimit(k, v, r.ElementCount)
 }
 
 // Spread is the fastest and slowest of a result's repeated loads and reads,
@@ -203,18 +204,6 @@ func (r Result) SpreadOrZero() Spread {
 		return Spread{}
 	}
 	return *r.Spread
-}
-
-// ResultNotes are the lines for under a table of results: the drivers'
-// (ClickHouse's runs), LimitNotes, KernelNotes, PreallocateNotes.
-func ResultNotes(results []Result) []string {
-	var notes []string
-	for _, d := range drivers {
-		notes = append(notes, d.Notes(results)...)
-	}
-	notes = append(notes, LimitNotes(results)...)
-	notes = append(notes, ProcessNotes(results)...)
-	return append(append(notes, KernelNotes(results)...), PreallocateNotes(results)...)
 }
 
 // PreallocateNotes says, once, what a preallocated load was and what
@@ -465,4 +454,34 @@ type ClickHouseRun struct {
 	DifferencePercent float64 `json:"difference_percent"`
 	// Note says where ClickHouse's own figure cannot be taken as it is.
 	Note string `json:"note,omitempty"`
+}
+
+// IsReference reports whether a run's layout is a C++ reference map: a
+// layout neither packlab's own (core's tables, the row layouts) nor one of
+// ClickHouse's dictionaries, so a driver's (experiments/refdriver).
+func IsReference(layout string) bool {
+	if layout == "" || dict.IsClickHouse(layout) {
+		return false
+	}
+	if _, err := core.ParseLayout(layout); err == nil {
+		return false
+	}
+	_, row := dict.ParseRowLayout(layout)
+	return !row
+}
+
+// ValueText is a result's value as labels show it: its attributes when it
+// has several.
+func ValueText(r Result) string {
+	return cmp.Or(r.Attributes, r.ValueType)
+}
+
+// InformationLimit is the fewest bytes n distinct random keys of key and
+// their values can be held in (core.InformationLimitBits), rounded up.
+func InformationLimit(key, value core.Type, n int64) int64 {
+	b := core.InformationLimitBits(8*key.Size, 8*value.Size, n)
+	if !(b > 0) || b/8 > math.MaxInt64 {
+		return 0 // no pairs, or more than the key type has
+	}
+	return int64(math.Ceil(b / 8))
 }
