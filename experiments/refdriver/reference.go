@@ -44,12 +44,10 @@ import (
 // as one table: --max-load-factor does not apply to it, and --shards must
 // be 1. It always runs in its own process, --in-process or not.
 
-// Reference is one C++ reference map.
+// Reference is one C++ reference map: its name, C++ type and line
+// (dict's, which names the maps for every room) and its growth rule.
 type Reference struct {
-	Name string `json:"name"` // as --layout takes it: boost_flat
-	Map  string `json:"map"`  // the C++ type: boost::unordered_flat_map
-	Doc  string `json:"doc"`  // one line: what it is
-
+	dict.ReferenceMap
 	growth refGrowth
 }
 
@@ -66,23 +64,24 @@ type refGrowth struct {
 	allocator  float64 // what malloc adds, from measurements (sparse: many small arrays)
 }
 
-var references = []Reference{
-	{Name: "boost_flat", Map: "boost::unordered_flat_map",
-		Doc:    "Boost's flat map (1.81+): groups of 15 slots with SIMD-matched metadata, grows at 0.875 full",
-		growth: refGrowth{mlf: 0.875, groupCells: 15, groupMeta: 16, allocator: 1}},
-	{Name: "absl_flat", Map: "absl::flat_hash_map",
-		Doc:    "Abseil's Swiss table: one control byte per slot, capacity 2^n-1, grows at 7/8 full",
-		growth: refGrowth{mlf: 7.0 / 8, ctrlBytes: 1, allocator: 1}},
-	{Name: "dense_hash_map", Map: "google::dense_hash_map",
-		Doc:    "google sparsehash's dense table: padded pairs, quadratic probing, grows at 0.5 full",
-		growth: refGrowth{mlf: 0.5, allocator: 1}},
-	{Name: "sparse_hash_map", Map: "google::sparse_hash_map",
-		Doc:    "google sparsehash's sparse table: 48-bucket groups of only the occupied pairs, grows at 0.8 full",
-		growth: refGrowth{mlf: 0.8, sparse: true, allocator: 1.3}},
-	{Name: "hopscotch", Map: "tsl::hopscotch_map",
-		Doc:    "Tessil's hopscotch map: each bucket a pair and a 62-bit neighbourhood bitmap, grows at 0.9 full",
-		growth: refGrowth{mlf: 0.9, cellExtra: 8, tailCells: 61, allocator: 1}},
+// growths are the reference maps' growth rules, by name.
+var growths = map[string]refGrowth{
+	"boost_flat":      {mlf: 0.875, groupCells: 15, groupMeta: 16, allocator: 1},
+	"absl_flat":       {mlf: 7.0 / 8, ctrlBytes: 1, allocator: 1},
+	"dense_hash_map":  {mlf: 0.5, allocator: 1},
+	"sparse_hash_map": {mlf: 0.8, sparse: true, allocator: 1.3},
+	"hopscotch":       {mlf: 0.9, cellExtra: 8, tailCells: 61, allocator: 1},
 }
+
+// references are dict's reference maps with their growth rules, in the
+// order the lab shows them.
+var references = func() []Reference {
+	var rs []Reference
+	for _, m := range dict.ReferenceMaps() {
+		rs = append(rs, Reference{m, growths[m.Name]})
+	}
+	return rs
+}()
 
 // References lists the reference maps, in the order the lab shows them.
 func References() []Reference { return append([]Reference(nil), references...) }
@@ -90,13 +89,8 @@ func References() []Reference { return append([]Reference(nil), references...) }
 // FindReference finds a reference map by name, as ParseLayout reads names:
 // case and '-' for '_' do not matter.
 func FindReference(name string) (Reference, bool) {
-	n := core.LayoutKey(name)
-	for _, r := range references {
-		if r.Name == n {
-			return r, true
-		}
-	}
-	return Reference{}, false
+	m, ok := dict.FindReferenceMap(name)
+	return Reference{m, growths[m.Name]}, ok
 }
 
 // Driver runs the reference maps: the engine's experiments.Driver.

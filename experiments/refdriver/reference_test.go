@@ -316,3 +316,15 @@ func TestHugePagesWithAReference(t *testing.T) {
 		t.Errorf("--huge-pages off with a C++ map and packed: %v", err)
 	}
 }
+
+// TestEveryReferenceGrows: every map dict names has its growth rule here.
+func TestEveryReferenceGrows(t *testing.T) {
+	for _, r := range References() {
+		if r.growth.mlf <= 0 || r.growth.allocator <= 0 {
+			t.Errorf("%s: no growth rule (%+v)", r.Name, r.growth)
+		}
+	}
+	if len(growths) != len(References()) {
+		t.Errorf("%d growth rules for %d reference maps", len(growths), len(References()))
+	}
+}

@@ -456,18 +456,11 @@ type ClickHouseRun struct {
 	Note string `json:"note,omitempty"`
 }
 
-// IsReference reports whether a run's layout is a C++ reference map: a
-// layout neither packlab's own (core's tables, the row layouts) nor one of
-// ClickHouse's dictionaries, so a driver's (experiments/refdriver).
+// IsReference reports whether a run's layout is a C++ reference map's
+// (dict.ReferenceMaps), typed in any case.
 func IsReference(layout string) bool {
-	if layout == "" || dict.IsClickHouse(layout) {
-		return false
-	}
-	if _, err := core.ParseLayout(layout); err == nil {
-		return false
-	}
-	_, row := dict.ParseRowLayout(layout)
-	return !row
+	_, ok := dict.FindReferenceMap(layout)
+	return ok
 }
 
 // ValueText is a result's value as labels show it: its attributes when it
