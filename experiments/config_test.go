@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
 )
@@ -146,7 +147,7 @@ func TestClickHouseLayout(t *testing.T) {
 		{core.LayoutGoMap, 8, 0.7, ""},
 		{core.LayoutCompact, 4, 0.9, ""}, // ClickHouse has no such layout
 	} {
-		if got := ClickHouseLayout(c.l, c.shards, c.mlf); got != c.want {
+		if got := dict.ClickHouseLayout(c.l, c.shards, c.mlf); got != c.want {
 			t.Errorf("ClickHouseLayout(%s, %d, %v) = %q, want %q", c.l, c.shards, c.mlf, got, c.want)
 		}
 	}
@@ -215,10 +216,10 @@ func TestLimitNotes(t *testing.T) {
 	if got := result.InformationLimitOf(result.Result{KeyType: "UInt65", ElementCount: 5}); got != 0 {
 		t.Errorf("unknown type: limit %d, want 0", got)
 	}
-	if m := EffectiveMLF(core.LayoutCompact, 0); m != core.DefaultCompactMaxLoadFactor {
+	if m := dict.EffectiveMLF(core.LayoutCompact, 0); m != core.DefaultCompactMaxLoadFactor {
 		t.Errorf("compact's mlf by default %v, want %v", m, core.DefaultCompactMaxLoadFactor)
 	}
-	if m := EffectiveMLF(core.LayoutCompact, 0.7); m != 0.7 {
+	if m := dict.EffectiveMLF(core.LayoutCompact, 0.7); m != 0.7 {
 		t.Errorf("compact's mlf when given 0.7: %v", m)
 	}
 }

@@ -102,7 +102,7 @@ func (r *DriverRun) Options() core.Options { return r.p.options() }
 // ExpectedDistinct is how many distinct keys the source gives in rows
 // rows (an upper bound where it cannot know: a file, zipf).
 func (r *DriverRun) ExpectedDistinct(rows int64) int64 {
-	n, _ := expectedDistinct(r.Source, r.Key, rows)
+	n, _ := source.ExpectedDistinct(r.Source, r.Key, rows)
 	return n
 }
 

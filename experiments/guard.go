@@ -115,7 +115,7 @@ func (e *MemoryError) Error() string {
 
 // estimate predicts one layout's run of p, whose source gives rows rows.
 func estimate(p parsedConfig, l core.Layout, rows int64) (Estimate, error) {
-	distinct, bound := expectedDistinct(p.spec, p.key, rows)
+	distinct, bound := source.ExpectedDistinct(p.spec, p.key, rows)
 	pr, err := core.Predict(l, p.key, p.value, distinct, p.options(), p.Shards)
 	if p.row { // the row's table and its Strings' arena, as the plan counts them
 		pr, err = dict.RowPrediction(l, p.key, p.attrs, distinct, p.options(), p.Shards)
@@ -164,37 +164,6 @@ func estimate(p parsedConfig, l core.Layout, rows int64) (Estimate, error) {
 // smaller than a block only ever fills that many rows.
 func loaderBytesOf(p parsedConfig, rows int64) int64 {
 	return dict.LoaderBytes(p.key, p.value, p.Shards, p.BlockRows, rows, !p.spec.IsSynthetic())
-}
-
-// expectedDistinct is how many distinct keys a source of rows rows gives, and
-// whether that is only an upper bound. Random keys are distinct until the
-// key type runs out of values; range:M repeats by the birthday rule: of D
-// equally likely keys, rows draws hit D*(1-(1-1/D)^rows) distinct ones on
-// average.
-func expectedDistinct(spec source.Spec, key core.Type, rows int64) (int64, bool) {
-	domain := math.Inf(1)
-	if key.Size < 8 {
-		domain = math.Ldexp(1, 8*key.Size)
-	}
-	birthday := func(d float64) int64 {
-		if d >= 1e18 {
-			return rows
-		}
-		return int64(math.Ceil(-d * math.Expm1(float64(rows)*math.Log1p(-1/d))))
-	}
-	switch spec.Kind {
-	case source.Sequential:
-		return int64(min(float64(rows), domain)), false
-	case source.Random:
-		// A permutation of the key's width (core's mix8..mix32, moremur):
-		// no repeats before every value has come.
-		return int64(min(float64(rows), domain)), false
-	case source.Range:
-		return min(birthday(min(spec.Param, domain)), rows), false
-	}
-	// zipf repeats its first ranks heavily, a file may repeat keys: every
-	// row is taken as a distinct key, an upper bound.
-	return int64(min(float64(rows), domain)), true
 }
 
 // checkMemory predicts every layout's run and compares the largest with the

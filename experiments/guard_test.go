@@ -120,9 +120,9 @@ func TestExpectedDistinct(t *testing.T) {
 		{"range:1000000", u64, 1e6, 632_121, false}, // 1e6 * (1 - 1/e)
 		{"zipf:1.1", u64, 1e6, 1e6, true},
 	} {
-		got, bound := expectedDistinct(spec(c.spec), c.key, c.rows)
+		got, bound := source.ExpectedDistinct(spec(c.spec), c.key, c.rows)
 		if math.Abs(float64(got-c.want)) > 1 || bound != c.bound {
-			t.Errorf("expectedDistinct(%s, %s, %d) = %d, %v; want %d, %v", c.spec, c.key.Name, c.rows, got, bound, c.want, c.bound)
+			t.Errorf("ExpectedDistinct(%s, %s, %d) = %d, %v; want %d, %v", c.spec, c.key.Name, c.rows, got, bound, c.want, c.bound)
 		}
 	}
 }

@@ -282,7 +282,7 @@ func (p parsedConfig) result(l core.Layout, st core.Stats, lr core.LoadReport, r
 		ValueType:         p.value.Name,
 		Rows:              lr.Rows,
 		Shards:            p.Shards,
-		MaxLoadFactor:     EffectiveMLF(l, p.MaxLoadFactor),
+		MaxLoadFactor:     dict.EffectiveMLF(l, p.MaxLoadFactor),
 		Source:            p.spec.String(),
 		Seed:              p.Seed,
 		ClickHouseLayout:  resultLayoutClause(l, p.key, p.value, p.Shards, p.MaxLoadFactor),
@@ -403,41 +403,6 @@ func heapInUse() int64 {
 	return int64(s[0].Value.Uint64())
 }
 
-// EffectiveMLF is the max load factor a layout actually uses: the given one
-// (or ClickHouse's default 0.5) for hashed, packed and sparse; the given one
-// or its own default 0.9 for compact; 0.5 for hashed_array, whose key index
-// is a plain HashMap; 0.875 for gomap (Go's swiss tables grow at 7/8 full).
-func EffectiveMLF(l core.Layout, mlf float64) float64 {
-	switch l {
-	case core.LayoutHashedArray:
-		return core.DefaultMaxLoadFactor
-	case core.LayoutGoMap:
-		return 7.0 / 8
-	}
-	if mlf == 0 && l == core.LayoutCompact {
-		return core.DefaultCompactMaxLoadFactor
-	}
-	if mlf == 0 {
-		return core.DefaultMaxLoadFactor
-	}
-	return mlf
-}
-
-// ClickHouseLayout is the LAYOUT clause of the ClickHouse dictionary a run
-// corresponds to, or "" for gomap and compact (ClickHouse has no such
-// layout). A parameter appears only when it differs
-// from ClickHouse's default (SHARDS 1, MAX_LOAD_FACTOR 0.5), as one would
-// write it: LAYOUT(HASHED()), LAYOUT(SPARSE_HASHED(SHARDS 16
-// MAX_LOAD_FACTOR 0.9)), LAYOUT(HASHED_ARRAY(SHARDS 4)); HASHED_ARRAY takes
-// no MAX_LOAD_FACTOR.
-func ClickHouseLayout(l core.Layout, shards int, mlf float64) string {
-	name := l.ClickHouseName()
-	if name == "" {
-		return ""
-	}
-	return dict.LayoutClause(name, shards, mlf, l != core.LayoutHashedArray)
-}
-
 // resultLayoutClause is the LAYOUT clause a result of packlab's layout l
 // names: only where ClickHouse builds this very table, so not for a key
 // other than UInt64 (ClickHouse keeps a simple key as UInt64, so its table
@@ -450,7 +415,7 @@ func resultLayoutClause(l core.Layout, key, value core.Type, shards int, mlf flo
 	if l == core.LayoutPacked && !(value.Size <= 8 && value.Kind != core.KindUUID) {
 		return ""
 	}
-	return ClickHouseLayout(l, shards, mlf)
+	return dict.ClickHouseLayout(l, shards, mlf)
 }
 
 func RuntimeName() string {

@@ -7,8 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"math"
-	"slices"
 	"strings"
 	"time"
 
@@ -307,7 +305,7 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]result.Resu
 		if reps == nil {
 			continue
 		}
-		res := CombineRepeats(reps)
+		res := result.Combine(reps)
 		res.SettleSeconds = r.p.SettleSeconds
 		res.PredictedPeak = r.est.PeakBytes
 		res.ID = newResultID(res.Layout, time.Now())
@@ -393,47 +391,6 @@ func measureOne(ctx context.Context, r runSpec, progress func(Progress)) (res re
 	}()
 	p := r.p.at(r.layout)
 	return opsFor(p.key, p.value).measure(ctx, p, r.layout.layout, progress)
-}
-
-// CombineRepeats folds the repeats of one layout into one result: times are
-// medians with their range (Result.Spread), memory and the rest come from
-// the last repeat.
-func CombineRepeats(reps []result.Result) result.Result {
-	last := reps[len(reps)-1]
-	if len(reps) == 1 {
-		return last
-	}
-	loads := make([]float64, len(reps))
-	reads := make([]float64, len(reps))
-	kernel := make([]float64, len(reps))
-	for i, r := range reps {
-		loads[i], reads[i], kernel[i] = r.LoadSeconds, r.ReadSeconds, r.LoadKernelSeconds
-	}
-	lookups := math.Round(last.ReadRowsPerSecond * last.ReadSeconds)
-	last.LoadSeconds, last.ReadSeconds, last.LoadKernelSeconds = median(loads), median(reads), median(kernel)
-	last.LoadRowsPerSecond, last.ReadRowsPerSecond = 0, 0
-	if last.LoadSeconds > 0 {
-		last.LoadRowsPerSecond = float64(last.Rows) / last.LoadSeconds
-	}
-	if last.ReadSeconds > 0 {
-		last.ReadRowsPerSecond = lookups / last.ReadSeconds
-	}
-	last.Repeats = len(reps)
-	last.Spread = &result.Spread{
-		LoadSecondsMin: slices.Min(loads), LoadSecondsMax: slices.Max(loads),
-		ReadSecondsMin: slices.Min(reads), ReadSecondsMax: slices.Max(reads),
-	}
-	return last
-}
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // newResultID is unique and sorts by time: 20261130T205800.123Z-hashed-3f2a.

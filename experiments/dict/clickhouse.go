@@ -188,3 +188,18 @@ func FlatMemory(attrs []Attribute, span, n int64) *ClickHouseMemory {
 func FlatCells(span int64, size int) int64 {
 	return (flatArrayBytes(span, size) - FlatArrayPadding) / int64(size)
 }
+
+// ClickHouseLayout is the LAYOUT clause of the ClickHouse dictionary a run
+// corresponds to, or "" for gomap and compact (ClickHouse has no such
+// layout). A parameter appears only when it differs
+// from ClickHouse's default (SHARDS 1, MAX_LOAD_FACTOR 0.5), as one would
+// write it: LAYOUT(HASHED()), LAYOUT(SPARSE_HASHED(SHARDS 16
+// MAX_LOAD_FACTOR 0.9)), LAYOUT(HASHED_ARRAY(SHARDS 4)); HASHED_ARRAY takes
+// no MAX_LOAD_FACTOR.
+func ClickHouseLayout(l core.Layout, shards int, mlf float64) string {
+	name := l.ClickHouseName()
+	if name == "" {
+		return ""
+	}
+	return LayoutClause(name, shards, mlf, l != core.LayoutHashedArray)
+}

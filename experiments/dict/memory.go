@@ -515,3 +515,23 @@ func ArenaBytes(count int64, piece float64) int64 {
 	}
 	return sum
 }
+
+// EffectiveMLF is the max load factor a layout actually uses: the given one
+// (or ClickHouse's default 0.5) for hashed, packed and sparse; the given one
+// or its own default 0.9 for compact; 0.5 for hashed_array, whose key index
+// is a plain HashMap; 0.875 for gomap (Go's swiss tables grow at 7/8 full).
+func EffectiveMLF(l core.Layout, mlf float64) float64 {
+	switch l {
+	case core.LayoutHashedArray:
+		return core.DefaultMaxLoadFactor
+	case core.LayoutGoMap:
+		return 7.0 / 8
+	}
+	if mlf == 0 && l == core.LayoutCompact {
+		return core.DefaultCompactMaxLoadFactor
+	}
+	if mlf == 0 {
+		return core.DefaultMaxLoadFactor
+	}
+	return mlf
+}

@@ -530,7 +530,7 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 		Layout: string(l), KeyType: p.key.Name, ValueType: p.value.Name, Attributes: dict.AttributesList(p.attrs),
 		columns: dict.AttributeColumns(p.attrNames, p.attrs),
 		Rows:    p.Rows, Distinct: p.distinct, Shards: shards,
-		MaxLoadFactor:  experiments.EffectiveMLF(l, mlf),
+		MaxLoadFactor:  dict.EffectiveMLF(l, mlf),
 		Preallocate:    p.Preallocate,
 		BucketCount:    pr.BucketCount,
 		BytesAllocated: pr.FinalBytes,

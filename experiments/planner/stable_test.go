@@ -18,6 +18,7 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/internal/machine"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
@@ -261,7 +262,7 @@ func reloadChild(t *testing.T, spec string) {
 		t.Fatal(err)
 	}
 	l := core.Layout(layout)
-	mlf := experiments.EffectiveMLF(l, 0)
+	mlf := dict.EffectiveMLF(l, 0)
 	load := func(seed uint64) *core.Sharded[uint64, uint16] {
 		src, err := source.Parse("random")
 		if err != nil {

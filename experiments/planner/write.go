@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"github.com/packlab/packlab/core"
-	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/text"
 )
@@ -35,7 +34,7 @@ func clickHouseFor(v chVersion, l core.Layout, key, value core.Type, shards int,
 	if ok, why := v.builds(l, value, shards, mlf); !ok {
 		return "", why, true
 	}
-	clause = experiments.ClickHouseLayout(l, shards, mlf)
+	clause = dict.ClickHouseLayout(l, shards, mlf)
 	var notes []string
 	if l.ClickHouseName() == "SPARSE_HASHED" {
 		packs := dict.ClickHouseTable(core.LayoutPacked, value) == core.LayoutPacked

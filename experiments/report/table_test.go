@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
 )
@@ -216,12 +215,12 @@ func TestRepeatsShowTheirSpread(t *testing.T) {
 		return result.Result{Layout: "packed", KeyType: "UInt64", ValueType: "UInt16", Rows: 1e6, Shards: 1, MaxLoadFactor: 0.5,
 			ElementCount: 1e6, LoadSeconds: load, LoadRowsPerSecond: 1e6 / load, ReadSeconds: read, ReadRowsPerSecond: 1e6 / read}
 	}
-	r := experiments.CombineRepeats([]result.Result{rep(0.5, 0.1), rep(0.4, 0.125), rep(0.8, 0.08)})
+	r := result.Combine([]result.Result{rep(0.5, 0.1), rep(0.4, 0.125), rep(0.8, 0.08)})
 	if r.Repeats != 3 || r.LoadSeconds != 0.5 || r.ReadSeconds != 0.1 ||
 		r.Spread == nil || *r.Spread != (result.Spread{LoadSecondsMin: 0.4, LoadSecondsMax: 0.8, ReadSecondsMin: 0.08, ReadSecondsMax: 0.125}) {
 		t.Fatalf("combined: repeats %d, load %v, read %v, spread %+v", r.Repeats, r.LoadSeconds, r.ReadSeconds, r.Spread)
 	}
-	one := experiments.CombineRepeats([]result.Result{rep(0.5, 0.1)})
+	one := result.Combine([]result.Result{rep(0.5, 0.1)})
 	if one.Spread != nil {
 		t.Errorf("one load has a spread: %+v", one.Spread)
 	}
