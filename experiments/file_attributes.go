@@ -86,7 +86,7 @@ func (c Config) fileColumns(spec *source.Spec) error {
 // NULL.
 func checkCell(attrs []dict.Attribute) func(i int, text []byte) error {
 	return func(i int, text []byte) error {
-		if a := attrs[i]; a.Nullable && string(text) == nullText {
+		if a := attrs[i]; a.Nullable && string(text) == dict.NullText {
 			return nil
 		}
 		if a := attrs[i]; !a.IsString() {
@@ -110,16 +110,13 @@ func (p parsedConfig) withFile(st fileStats) parsedConfig {
 // its file's columns.
 func (p parsedConfig) fileAttributes() bool { return len(p.spec.Columns) > 0 }
 
-// nullText is a NULL as ClickHouse writes one in TSV and CSV.
-const nullText = `\N`
-
 // appendCell appends a's cell text in RowBinary: a Nullable's flag (1 for
 // NULL, then nothing), a String as its length (a varint) and bytes,
 // another type as its bits in its size, little endian, as the lab sends a
 // value.
 func appendCell(dst []byte, a dict.Attribute, text []byte) []byte {
 	if a.Nullable {
-		if string(text) == nullText {
+		if string(text) == dict.NullText {
 			return append(dst, 1)
 		}
 		dst = append(dst, 0)
@@ -160,7 +157,7 @@ func (st *fileStats) count(n int, cells core.CellSource) {
 		for j := range st.cellBytes {
 			c := cells.Cell(i, j)
 			st.cellBytes[j] += int64(len(c))
-			if string(c) == nullText {
+			if string(c) == dict.NullText {
 				st.nulls[j]++
 			}
 		}
@@ -183,7 +180,7 @@ func withFileColumns(attrs []dict.Attribute, st fileStats) []dict.Attribute {
 		values := st.rows - nulls
 		a.File = &dict.FileColumn{NullShare: float64(nulls) / float64(st.rows)}
 		if a.IsString() && values > 0 {
-			a.File.MeanLen = float64(st.cellBytes[i]-nulls*int64(len(nullText))) / float64(values)
+			a.File.MeanLen = float64(st.cellBytes[i]-nulls*int64(len(dict.NullText))) / float64(values)
 		}
 	}
 	return out

@@ -18,6 +18,7 @@ import (
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/internal/machine"
 	"github.com/packlab/packlab/experiments/result"
+	"github.com/packlab/packlab/experiments/rowstore"
 	"github.com/pbnjay/memory"
 )
 
@@ -170,8 +171,8 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 	}
 	defer src.Close()
 	rs := rowStoreFor(p) // a row's Strings and wide rows, beside the table
-	defer rs.close()
-	src = withRowStore(src, rs)
+	defer rs.Close()
+	src = rowstore.Source(src, rs)
 
 	heap0, rss0, hwm0 := baseline()
 
@@ -217,7 +218,7 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 	var rr core.ReadReport
 	if !p.NoRead {
 		report(PhaseRead, lr.Rows, time.Duration(lr.Seconds*float64(time.Second)), machine.CurrentRSS())
-		if rr, err = core.ReadVisit(ctx, m, src, core.ReadOptions{Seed: p.Seed, MissRate: p.MissRate}, copyRows[V](rs)); err != nil {
+		if rr, err = core.ReadVisit(ctx, m, src, core.ReadOptions{Seed: p.Seed, MissRate: p.MissRate}, rowstore.CopyRows[V](rs)); err != nil {
 			return result.Result{}, err
 		}
 	}
@@ -227,7 +228,7 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 	// the collector returned pages it can be below the RSS read before.
 	sampledPeak = max(sampledPeak, machine.CurrentRSS(), rss1)
 	r := p.result(l, st, lr, rr, lc)
-	rs.count(&r, keptRowBytes(rs, m, lr.Duplicates))
+	addRowBytes(&r, rowstore.Count(rs, m, lr.Duplicates, r.ElementCount))
 	r.StartedAt = started.UTC().Format(time.RFC3339)
 	r.Threads = threads
 	r.HeapBytes = max(heap1-heap0, 0)

@@ -23,11 +23,11 @@ package experiments
 // in the array, so the empty cells of a table at fill 0.5 cost 12 bytes
 // each, not 36. A String is an 8-byte reference in the row, its bytes in
 // an arena beside the table; a row with Nullables ends in a byte of their
-// null flags (rows_store.go). The lab's rows are the row's bytes drawn
-// from the key (the synthetic source's values, cut to the row; hashes of
-// the key for a wide row), or a file's own columns (rowSpec): what a cell
-// holds of each attribute does not change its memory or speed, a String's
-// length does (the arena).
+// null flags (experiments/rowstore). The lab's rows are the row's bytes
+// drawn from the key (the synthetic source's values, cut to the row;
+// hashes of the key for a wide row), or a file's own columns (rowSpec):
+// what a cell holds of each attribute does not change its memory or speed,
+// a String's length does (the arena).
 
 import (
 	"cmp"
@@ -37,6 +37,8 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/result"
+	"github.com/packlab/packlab/experiments/rowstore"
 )
 
 // checkRow refuses attributes a row layout cannot hold: more than 8
@@ -67,8 +69,9 @@ func (p parsedConfig) at(l layoutChoice) parsedConfig {
 
 // rowSpec is a row run's source: a file's with its attributes in its
 // Columns, the value's column first, and no value column (the row is built
-// from those cells, rows_store.go; the attributes the file does not hold,
-// with --columns none, are drawn from the key); any other source as it is.
+// from those cells, experiments/rowstore; the attributes the file does not
+// hold, with --columns none, are drawn from the key); any other source as
+// it is.
 func (p parsedConfig) rowSpec() source.Spec {
 	s := p.spec
 	if s.Kind != source.File || s.NoValueColumn() {
@@ -135,4 +138,25 @@ func (p parsedConfig) rowCellsFrom() int {
 		return 1
 	}
 	return 0
+}
+
+// rowStoreFor is p's row store (rowstore.New): nil when p is not a row's
+// run or its row has no Strings, no Nullables and fits in a cell.
+func rowStoreFor(p parsedConfig) *rowstore.Store {
+	if !p.row {
+		return nil
+	}
+	cells, from := 0, 0
+	if p.spec.Kind == source.File && p.spec.NoValueColumn() {
+		cells, from = len(p.spec.Columns), p.rowCellsFrom()
+	}
+	return rowstore.New(p.attrs, p.value.Size, cells, from)
+}
+
+// addRowBytes adds a row store's arena and row array to r (rowstore.Count).
+func addRowBytes(r *result.Result, b rowstore.Bytes) {
+	r.BytesAllocated += b.Allocated
+	r.PayloadBytes += b.Payload
+	r.EmptyBytes += b.Empty
+	r.MetadataBytes += b.Metadata
 }

@@ -1,4 +1,10 @@
-package experiments
+// Package rowstore is a row run's store beside its table: the arena of its
+// rows' String bytes, the array of rows wider than a cell, the source that
+// fills them as the table loads (Source), the read's copy of the rows it
+// finds (CopyRows), and what they add to a result's bytes (Count). The
+// engine (experiments) builds one for a row layout's run (New); it needs
+// only core, core/source and the model (experiments/dict).
+package rowstore
 
 // What a row keeps beside its table: its Strings' bytes in one arena, the
 // row holding an 8-byte reference to them (dict.RowStringBytes), so that a
@@ -30,7 +36,7 @@ package experiments
 // dict.RowArenaChunk outside the Go heap (huge pages, as a table's slab),
 // filled in order and never moved, so a String's reference and a row's
 // number stay valid as they grow; a piece never straddles two slabs. The lab's
-// rows are drawn from their keys as ClickHouse's are (attributesSQL): a
+// rows are drawn from their keys as ClickHouse's are (chdriver's attributesSQL): a
 // String's length uniformly from its range, its bytes hex digits of a hash
 // of the key; a wide row's other bytes hashes of the key too. Both are counted in the result's
 // bytes_allocated beside the table's slab. A wide row's read is one more
@@ -43,7 +49,6 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments/dict"
-	"github.com/packlab/packlab/experiments/result"
 )
 
 // rowArena holds a row layout's String bytes.
@@ -125,36 +130,36 @@ type rowString struct {
 	null     byte   // its flag in the row's null byte, 0 if not Nullable
 }
 
-// rowStore is what a row run keeps beyond the source's bits: each
+// Store is what a row run keeps beyond the source's bits: each
 // String's reference in the row and its bytes in the arena the load
 // fills, the byte of null flags of a row with Nullables (a Nullable is
 // NULL in one row of dict.NullEvery, by a hash of the key), and a wide
 // row's array.
-type rowStore struct {
+type Store struct {
 	strs    []rowString
 	nulls   []uint64 // the Nullables' attribute numbers, bit i of the flags for nulls[i]
 	flagsAt int      // the flags' byte in the row
 	arena   rowArena
 	wide    *rowArray // nil when the row is the cell's value
 	// A file's rows: attributes from..from+cells-1 are the source's cells
-	// (rowSpec: from 0, the value's column first; from 1 when the file has
-	// no value column), at their offsets in the row; the others are drawn
-	// from the key.
+	// (the engine's rowSpec: from 0, the value's column first; from 1 when
+	// the file has no value column), at their offsets in the row; the
+	// others are drawn from the key.
 	attrs       []dict.Attribute
 	at          []int
 	from, cells int
 }
 
 // cell is attribute ai's column among the source's cells, or -1.
-func (rs *rowStore) cell(ai int) int {
+func (rs *Store) cell(ai int) int {
 	if ai < rs.from || ai >= rs.from+rs.cells {
 		return -1
 	}
 	return ai - rs.from
 }
 
-// close releases the arena and the row array.
-func (rs *rowStore) close() {
+// Close releases the arena and the row array; nothing when rs is nil.
+func (rs *Store) Close() {
 	if rs == nil {
 		return
 	}
@@ -164,18 +169,15 @@ func (rs *rowStore) close() {
 	}
 }
 
-// rowStoreFor is p's row store; nil when p is not a row's run or its row
-// has no Strings, no Nullables and fits in a cell.
-func rowStoreFor(p parsedConfig) *rowStore {
-	if !p.row {
-		return nil
-	}
-	rs := rowStore{arena: rowArena{core.NewArena(dict.RowArenaChunk)}, attrs: p.attrs}
-	if p.spec.Kind == source.File && p.spec.NoValueColumn() {
-		rs.cells, rs.from = len(p.spec.Columns), p.rowCellsFrom()
-	}
+// New is the store of a row run of attrs whose table's cell holds a value
+// of valueBytes bytes; fileCells of the attributes, from the cellsFrom-th
+// on, are a file's cells the source reads (0 when none are). It is nil
+// when the row has no Strings, no Nullables and fits in the cell, and no
+// attribute comes from the file.
+func New(attrs []dict.Attribute, valueBytes, fileCells, cellsFrom int) *Store {
+	rs := Store{arena: rowArena{core.NewArena(dict.RowArenaChunk)}, attrs: attrs, cells: fileCells, from: cellsFrom}
 	at := 0
-	for i, a := range p.attrs {
+	for i, a := range attrs {
 		rs.at = append(rs.at, at)
 		var flag byte
 		if a.Nullable {
@@ -188,8 +190,8 @@ func rowStoreFor(p parsedConfig) *rowStore {
 		at += dict.RowAttrBytes(a)
 	}
 	rs.flagsAt = at
-	if row := dict.RowType(p.attrs); row.Size != p.value.Size {
-		rs.wide = newRowArray(row.Size, p.value.Size)
+	if row := dict.RowType(attrs); row.Size != valueBytes {
+		rs.wide = newRowArray(row.Size, valueBytes)
 	}
 	if len(rs.strs) == 0 && len(rs.nulls) == 0 && rs.wide == nil && rs.cells == 0 {
 		rs.arena.Close()
@@ -198,27 +200,35 @@ func rowStoreFor(p parsedConfig) *rowStore {
 	return &rs
 }
 
-// count adds the arena and the row array to a result: the Strings and
-// rows the table keeps are payload (kept: rowBytesKept), the rest of their
-// chunks empty, and a wide row's number in the cell metadata rather than
-// payload.
-func (rs *rowStore) count(r *result.Result, kept rowBytesKept) {
+// Bytes is what a row store adds to a result's byte figures (its
+// BytesAllocated, PayloadBytes, EmptyBytes and MetadataBytes).
+type Bytes struct{ Allocated, Payload, Empty, Metadata int64 }
+
+// Count is what rs's arena and row array add to the bytes of a run whose
+// table m holds elements rows, duplicates of the source's rows having
+// repeated a key: the Strings and rows the table keeps are payload
+// (keptRowBytes), the rest of their chunks empty, and a wide row's number
+// in the cell metadata rather than payload. Nothing when rs is nil.
+func Count[K, V core.Bits](rs *Store, m *core.Sharded[K, V], duplicates, elements int64) Bytes {
+	var b Bytes
 	if rs == nil {
-		return
+		return b
 	}
+	kept := keptRowBytes(rs, m, duplicates)
 	for _, a := range []*core.Arena{rs.arena.Arena, rs.wideArena()} {
 		if a != nil {
-			r.BytesAllocated += a.Size()
-			r.EmptyBytes += a.Size()
+			b.Allocated += a.Size()
+			b.Empty += a.Size()
 		}
 	}
-	r.PayloadBytes += kept.strings + kept.rows
-	r.EmptyBytes -= kept.strings + kept.rows
+	b.Payload += kept.strings + kept.rows
+	b.Empty -= kept.strings + kept.rows
 	if a := rs.wide; a != nil {
-		numbers := r.ElementCount * int64(a.cell)
-		r.PayloadBytes -= numbers
-		r.MetadataBytes += numbers
+		numbers := elements * int64(a.cell)
+		b.Payload -= numbers
+		b.Metadata += numbers
 	}
+	return b
 }
 
 // rowBytesKept is the bytes of the arena's Strings and of the row array's
@@ -231,7 +241,7 @@ type rowBytesKept struct{ strings, rows int64 }
 // key's rows (core.Map.Insert), so a repeated key's String bytes and wide
 // row are left behind in their chunks; then the rows are walked to count
 // what they hold.
-func keptRowBytes[K, V core.Bits](rs *rowStore, m *core.Sharded[K, V], duplicates int64) rowBytesKept {
+func keptRowBytes[K, V core.Bits](rs *Store, m *core.Sharded[K, V], duplicates int64) rowBytesKept {
 	if rs == nil {
 		return rowBytesKept{}
 	}
@@ -262,35 +272,35 @@ func keptRowBytes[K, V core.Bits](rs *rowStore, m *core.Sharded[K, V], duplicate
 }
 
 // wideArena is the row array's arena, nil without one.
-func (rs *rowStore) wideArena() *core.Arena {
+func (rs *Store) wideArena() *core.Arena {
 	if rs.wide == nil {
 		return nil
 	}
 	return rs.wide.Arena
 }
 
-// withRowStore is src with each row's Strings put in rs's arena and their
+// Source is src with each row's Strings put in rs's arena and their
 // references written into the row, and a wide row put in rs's array, its
 // number in the value; src itself when rs is nil. It is an IndexedSource
 // when src is (the read order needs only the keys).
-func withRowStore[K, V core.Bits](src core.Source[K, V], rs *rowStore) core.Source[K, V] {
+func Source[K, V core.Bits](src core.Source[K, V], rs *Store) core.Source[K, V] {
 	if rs == nil {
 		return src
 	}
-	s := &rowStoreSource[K, V]{Source: src, rs: rs}
+	s := &storeSource[K, V]{Source: src, rs: rs}
 	if ix, ok := src.(core.IndexedSource[K, V]); ok {
-		return indexedRowStore[K, V]{s, ix}
+		return indexedSource[K, V]{s, ix}
 	}
 	return s
 }
 
-// rowStoreSource is withRowStore's source.
-type rowStoreSource[K, V core.Bits] struct {
+// storeSource is Source's source.
+type storeSource[K, V core.Bits] struct {
 	core.Source[K, V]
-	rs *rowStore
+	rs *Store
 }
 
-func (s *rowStoreSource[K, V]) Next(b *core.Block[K, V], max int) error {
+func (s *storeSource[K, V]) Next(b *core.Block[K, V], max int) error {
 	if err := s.Source.Next(b, max); err != nil {
 		return err
 	}
@@ -322,14 +332,14 @@ func (s *rowStoreSource[K, V]) Next(b *core.Block[K, V], max int) error {
 
 // fromCells writes the fixed-size attributes of the block's row i that the
 // source's cells hold into row (a NULL as zeros); fillRow does the rest.
-func (rs *rowStore) fromCells(row []byte, cells core.CellSource, i int) {
+func (rs *Store) fromCells(row []byte, cells core.CellSource, i int) {
 	for j, a := range rs.attrs[rs.from : rs.from+rs.cells] {
 		if a.IsString() {
 			continue
 		}
 		text := cells.Cell(i, j)
 		var lo, hi uint64
-		if !a.Nullable || string(text) != nullText {
+		if !a.Nullable || string(text) != dict.NullText {
 			lo, hi, _ = source.ParseValue(a.Type, string(text)) // checked by CheckCell as the source read it
 		}
 		var w [16]byte
@@ -343,11 +353,11 @@ func (rs *rowStore) fromCells(row []byte, cells core.CellSource, i int) {
 // fillRow writes row's null flags and Strings: for the attributes the
 // source's cells hold (rs.cell), as the block's row i holds them, a
 // String's bytes copied into rs's arena; for the others, drawn from key k.
-func fillRow[K core.Bits](rs *rowStore, k K, row []byte, cells core.CellSource, i int) error {
+func fillRow[K core.Bits](rs *Store, k K, row []byte, cells core.CellSource, i int) error {
 	var flags byte
 	for j, a := range rs.nulls {
 		if c := rs.cell(int(a)); c >= 0 {
-			if string(cells.Cell(i, c)) == nullText {
+			if string(cells.Cell(i, c)) == dict.NullText {
 				flags |= 1 << j
 			}
 		} else if core.PairChecksum(k, 2000+a)%dict.NullEvery == 0 {
@@ -385,20 +395,20 @@ func fillRow[K core.Bits](rs *rowStore, k K, row []byte, cells core.CellSource, 
 	return nil
 }
 
-// indexedRowStore is rowStoreSource over an IndexedSource.
-type indexedRowStore[K, V core.Bits] struct {
-	*rowStoreSource[K, V]
+// indexedSource is storeSource over an IndexedSource.
+type indexedSource[K, V core.Bits] struct {
+	*storeSource[K, V]
 	ix core.IndexedSource[K, V]
 }
 
-func (s indexedRowStore[K, V]) Row(i int64) (K, V) { return s.ix.Row(i) }
+func (s indexedSource[K, V]) Row(i int64) (K, V) { return s.ix.Row(i) }
 
-// copyRows is the read's visit of a row run's found rows (nil when there
+// CopyRows is the read's visit of a row run's found rows (nil when there
 // is nothing to copy): a wide row's bytes copied out of the array, as a
 // dictGet of each attribute reads its column, and every String's bytes
 // copied out of the arena, as a dictGet of a String column copies them
 // into its result.
-func copyRows[V core.Bits](rs *rowStore) func(vals []V, found []bool) {
+func CopyRows[V core.Bits](rs *Store) func(vals []V, found []bool) {
 	if rs == nil || len(rs.strs) == 0 && rs.wide == nil {
 		return nil
 	}
