@@ -7,10 +7,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"runtime/debug"
-	"runtime/metrics"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/packlab/packlab/core"
@@ -174,7 +171,7 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 	defer rs.Close()
 	src = rowstore.Source(src, rs)
 
-	heap0, rss0, hwm0 := baseline()
+	heap0, rss0, hwm0 := machine.Baseline()
 
 	// core.Load calls Progress from this goroutine: no lock needed.
 	timeline := []result.TimelinePoint{{Seconds: 0, Rows: 0, RSSBytes: 0}}
@@ -199,11 +196,11 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 		report(PhaseLoad, lp.Rows, lp.Elapsed, rss)
 	}
 	started := time.Now()
-	rec := startPeakSampler(rss0)
+	rec := machine.StartPeakSampler(rss0)
 	kernel0 := machine.KernelCPU()
 	m, lr, err := core.Load(ctx, src, lc)
 	kernel1 := machine.KernelCPU()
-	sampledPeak := rec.stop()
+	sampledPeak := rec.Stop()
 	if err != nil {
 		return result.Result{}, err
 	}
@@ -213,7 +210,7 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 	}
 	st := m.Stats()
 	rss1, _ := machine.StatusMemory()
-	heap1 := heapInUse()
+	heap1 := machine.HeapInUse()
 
 	var rr core.ReadReport
 	if !p.NoRead {
@@ -233,27 +230,14 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 	r.Threads = threads
 	r.HeapBytes = max(heap1-heap0, 0)
 	r.RSSBytes = max(rel(rss1), 0)
-	r.PeakRSSBytes = max(peakOf(rss0, hwm0, hwm1, sampledPeak), 0)
-	r.LoadKernelSeconds = kernelSeconds(kernel0, kernel1)
+	r.PeakRSSBytes = max(machine.PeakOf(rss0, hwm0, hwm1, sampledPeak), 0)
+	r.LoadKernelSeconds = machine.KernelSeconds(kernel0, kernel1)
 	r.Timeline = timeline
 	if last := r.Timeline[len(r.Timeline)-1]; last.Rows != lr.Rows {
 		r.Timeline = append(r.Timeline, result.TimelinePoint{Seconds: lr.Seconds, Rows: lr.Rows, RSSBytes: last.RSSBytes})
 	}
 	report(PhaseDone, lr.Rows, time.Duration(lr.Seconds*float64(time.Second)), rss1)
 	return r, nil
-}
-
-// baseline is the process's memory before a load: the Go heap in use, RSS,
-// and VmHWM just reset (or what it held if the kernel refused). The
-// FreeOSMemory first is a full collection, then every free page returned to
-// the operating system.
-func baseline() (heap, rss, hwm int64) {
-	debug.FreeOSMemory()
-	heap = heapInUse()
-	rss, _ = machine.StatusMemory()
-	machine.ResetPeak()
-	_, hwm = machine.StatusMemory()
-	return heap, rss, hwm
 }
 
 // applySettings gives this process the run's --threads and --huge-pages,
@@ -328,82 +312,6 @@ func (p parsedConfig) result(l core.Layout, st core.Stats, lr core.LoadReport, r
 	return r
 }
 
-// peakOf is the run's peak resident memory above the baseline rss0. VmHWM
-// was reset to VmRSS before the run (hwm0 is what it read after the reset);
-// if the kernel refused the reset, hwm0 is the process's earlier high-water
-// mark, and a run that never rose above it leaves VmHWM unchanged. In that
-// case VmHWM says nothing about this run, and the peak falls back to the
-// highest RSS the peak sampler saw while polling every 10 ms (which can miss a
-// spike shorter than that).
-func peakOf(rss0, hwm0, hwm1, sampled int64) int64 {
-	if rss0 < 0 {
-		return 0
-	}
-	if hwm1 > hwm0 || hwm0 <= rss0+(1<<20) {
-		return max(hwm1, sampled) - rss0
-	}
-	return sampled - rss0
-}
-
-// peakSampler reads RSS every 10 ms while a load runs: the fallback for
-// peak_rss_bytes where the kernel's high-water mark cannot be reset (see
-// peakOf). It reads; it never collects or returns memory.
-type peakSampler struct {
-	quit chan struct{}
-	done chan struct{}
-	peak atomic.Int64 // highest RSS polled
-}
-
-const peakPoll = 10 * time.Millisecond
-
-func startPeakSampler(rss0 int64) *peakSampler {
-	r := &peakSampler{quit: make(chan struct{}), done: make(chan struct{})}
-	r.peak.Store(rss0)
-	if !machine.MemoryMeasurable || rss0 < 0 {
-		close(r.done)
-		return r
-	}
-	go func() {
-		defer close(r.done)
-		t := time.NewTicker(peakPoll)
-		defer t.Stop()
-		for {
-			select {
-			case <-r.quit:
-				return
-			case <-t.C:
-			}
-			if rss := machine.CurrentRSS(); rss > r.peak.Load() {
-				r.peak.Store(rss)
-			}
-		}
-	}()
-	return r
-}
-
-// stop ends the polling and returns the highest RSS seen.
-func (r *peakSampler) stop() int64 {
-	select {
-	case <-r.done:
-	default:
-		close(r.quit)
-		<-r.done
-	}
-	return r.peak.Load()
-}
-
-// heapInUse is the Go heap's bytes in objects right now, live or not yet
-// collected: what the runtime holds for the program's Go objects, with no
-// collection forced to find out.
-func heapInUse() int64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
-	}
-	return int64(s[0].Value.Uint64())
-}
-
 // resultLayoutClause is the LAYOUT clause a result of packlab's layout l
 // names: only where ClickHouse builds this very table, so not for a key
 // other than UInt64 (ClickHouse keeps a simple key as UInt64, so its table
@@ -447,13 +355,4 @@ func hugePagesName() string {
 		return "on"
 	}
 	return "off"
-}
-
-// kernelSeconds is the kernel CPU time between two readings of machine.KernelCPU, 0
-// when either is unknown.
-func kernelSeconds(before, after time.Duration) float64 {
-	if before < 0 || after < before {
-		return 0
-	}
-	return (after - before).Seconds()
 }

@@ -1,6 +1,7 @@
 // Package machine reads what the operating system says of this process
 // and this machine: the resident set size now and at its peak
-// (CurrentRSS, StatusMemory, ResetPeak), the kernel's CPU time (KernelCPU)
+// (CurrentRSS, StatusMemory, ResetPeak; around a load Baseline, PeakOf,
+// PeakSampler), the kernel's CPU time (KernelCPU, KernelSeconds)
 // and the memory a run may still take (AvailableMemory: MemAvailable, the
 // tightest cgroup limit above this process, RLIMIT_AS). Linux has /proc; the
 // browser build reads its WebAssembly memory instead (machine_js.go);
