@@ -467,28 +467,21 @@ func (s *fileSource[K, V]) splitTSV(line []byte) error {
 // appendTSVEscape decodes the character after a backslash. \N (NULL) stays
 // as written, so that it fails to parse as a number with a readable message.
 func appendTSVEscape(dst []byte, c byte) []byte {
-	switch c {
-	case 't':
-		return append(dst, '\t')
-	case 'n':
-		return append(dst, '\n')
-	case 'r':
-		return append(dst, '\r')
-	case '0':
-		return append(dst, 0)
-	case 'b':
-		return append(dst, '\b')
-	case 'f':
-		return append(dst, '\f')
-	case 'a':
-		return append(dst, '\a')
-	case 'v':
-		return append(dst, '\v')
-	case 'N':
+	if c == 'N' {
 		return append(dst, '\\', 'N')
+	}
+	if i := strings.IndexByte(tsvEscaped, c); i >= 0 {
+		return append(dst, tsvDecoded[i])
 	}
 	return append(dst, c) // \\ \' \" and any other character: itself
 }
+
+// tsvEscaped lists the characters that follow a backslash in TSV's escapes;
+// tsvDecoded, at the same index, the byte each stands for.
+const (
+	tsvEscaped = "tnr0bfav"
+	tsvDecoded = "\t\n\r\x00\b\f\a\v"
+)
 
 // splitCSV decodes one CSV record starting with line; a quoted field may
 // continue over the following lines.

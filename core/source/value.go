@@ -564,6 +564,21 @@ func parsePlainUint(s string) (v uint64, ok, overflow bool) {
 	return lo, ok, overflow
 }
 
+// parseStoredCount parses a Date or DateTime written as its stored number
+// (days or seconds since the epoch): a plain unsigned integer of at most
+// max; "-0" is accepted as zero.
+func parseStoredCount(t core.Type, s string, max uint64) (lo, hi uint64, err error) {
+	neg, digits := splitSign(s)
+	v, ok, overflow := parsePlainUint(digits)
+	if !ok {
+		return 0, 0, errMalformed(t, s)
+	}
+	if overflow || (neg && v != 0) || v > max {
+		return 0, 0, errOutOfRange(t, s)
+	}
+	return v, 0, nil
+}
+
 func parseDateText(t core.Type, s string) (lo, hi uint64, err error) {
 	if len(s) == 10 && s[4] == '-' {
 		days, ok := parseCivilDate(s)
@@ -575,15 +590,7 @@ func parseDateText(t core.Type, s string) (lo, hi uint64, err error) {
 		}
 		return uint64(days), 0, nil
 	}
-	neg, digits := splitSign(s)
-	v, ok, overflow := parsePlainUint(digits)
-	if !ok {
-		return 0, 0, errMalformed(t, s)
-	}
-	if overflow || (neg && v != 0) || v > math.MaxUint16 {
-		return 0, 0, errOutOfRange(t, s)
-	}
-	return v, 0, nil
+	return parseStoredCount(t, s, math.MaxUint16)
 }
 
 func parseDateTimeText(t core.Type, s string) (lo, hi uint64, err error) {
@@ -604,13 +611,5 @@ func parseDateTimeText(t core.Type, s string) (lo, hi uint64, err error) {
 		}
 		return uint64(total), 0, nil
 	}
-	neg, digits := splitSign(s)
-	v, ok, overflow := parsePlainUint(digits)
-	if !ok {
-		return 0, 0, errMalformed(t, s)
-	}
-	if overflow || (neg && v != 0) || v > math.MaxUint32 {
-		return 0, 0, errOutOfRange(t, s)
-	}
-	return v, 0, nil
+	return parseStoredCount(t, s, math.MaxUint32)
 }
