@@ -64,15 +64,23 @@ func openU64U16(t testing.TB, spec Spec) (core.Source[uint64, uint16], error) {
 	return Open[uint64, uint16](spec, core.MustType("UInt64"), core.MustType("UInt16"))
 }
 
-// readAll opens the file spec as <UInt64, UInt16> and reads every row; it
-// fails the test on an error.
-func readAll(t *testing.T, spec Spec) ([]row[uint64, uint16], core.Source[uint64, uint16]) {
+// mustOpenFile opens the file spec as <UInt64, UInt16>, fails the test on
+// an error and closes the source when the test ends.
+func mustOpenFile(t *testing.T, spec Spec) *fileSource[uint64, uint16] {
 	t.Helper()
 	src, err := openU64U16(t, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { src.Close() })
+	return src.(*fileSource[uint64, uint16])
+}
+
+// readAll opens the file spec as <UInt64, UInt16> and reads every row; it
+// fails the test on an error.
+func readAll(t *testing.T, spec Spec) ([]row[uint64, uint16], core.Source[uint64, uint16]) {
+	t.Helper()
+	src := mustOpenFile(t, spec)
 	if src.Rows() != -1 {
 		t.Errorf("file Rows() = %d, want -1", src.Rows())
 	}
@@ -212,17 +220,12 @@ func TestFileCSVQuoting(t *testing.T) {
 		"3,\"\",30\n" +
 		"x,y,70000\n" // line 6
 	path := writeFile(t, "q.csv", content, false)
-	src, err := openU64U16(t, testFileSpec(path, "key=the key", "value=value"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	fs := src.(*fileSource[uint64, uint16])
+	fs := mustOpenFile(t, testFileSpec(path, "key=the key", "value=value"))
 	if strings.Join(fs.header, "|") != "the key|note, with comma|value" {
 		t.Errorf("CSV header = %q", fs.header)
 	}
 	var b core.Block[uint64, uint16]
-	if err := src.Next(&b, 3); err != nil {
+	if err := fs.Next(&b, 3); err != nil {
 		t.Fatal(err)
 	}
 	wantRows(t, "quoted CSV", []row[uint64, uint16]{{b.Keys[0], b.Values[0]}, {b.Keys[1], b.Values[1]}, {b.Keys[2], b.Values[2]}}, 1, 10, 2, 20, 3, 30)
@@ -230,14 +233,13 @@ func TestFileCSVQuoting(t *testing.T) {
 		t.Errorf("empty quoted field = %q", got)
 	}
 	// The line number after a record that spans two lines is still right.
-	err = src.Next(&b, 3)
+	err := fs.Next(&b, 3)
 	if want := path + `:6: column 1 ("the key"): "x" is not a valid UInt64`; err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("error after a two-line record: %v, want prefix %q", err, want)
 	}
 	// The field of the escaped quote decodes.
-	src2, _ := openU64U16(t, testFileSpec(writeFile(t, "q2.csv", "1,\"say \"\"hi\"\"\",10\n", false), "value=3"))
-	defer src2.Close()
-	if got := string(src2.(*fileSource[uint64, uint16]).field(1)); got != `say "hi"` {
+	fs2 := mustOpenFile(t, testFileSpec(writeFile(t, "q2.csv", "1,\"say \"\"hi\"\"\",10\n", false), "value=3"))
+	if got := string(fs2.field(1)); got != `say "hi"` {
 		t.Errorf(`"" in a quoted field decodes to %q, want say "hi"`, got)
 	}
 }
@@ -248,33 +250,28 @@ func TestFileTSVEscapes(t *testing.T) {
 		"2\t20\tcontinued\\\nhere\n" + // escaped line feed: one record on lines 3-4
 		"3\t30\tx\n"
 	path := writeFile(t, "e.tsv", content, false)
-	src, err := openU64U16(t, testFileSpec(path, "key=my\tkey", "value=val\\ue"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	fs := src.(*fileSource[uint64, uint16])
+	fs := mustOpenFile(t, testFileSpec(path, "key=my\tkey", "value=val\\ue"))
 	if strings.Join(fs.header, "|") != "my\tkey|val\\ue|note" {
 		t.Errorf("TSV header = %q", fs.header)
 	}
 	var b core.Block[uint64, uint16]
-	if err := src.Next(&b, 1); err != nil {
+	if err := fs.Next(&b, 1); err != nil {
 		t.Fatal(err)
 	}
 	if got := string(fs.field(2)); got != "a\tb\nc\\d\\N" {
 		t.Errorf("escaped field = %q, want %q", got, "a\tb\nc\\d\\N")
 	}
-	if err := src.Next(&b, 1); err != nil {
+	if err := fs.Next(&b, 1); err != nil {
 		t.Fatal(err)
 	}
 	if got := string(fs.field(2)); got != "continued\nhere" || fs.recLine != 3 {
 		t.Errorf("escaped line feed: field %q on line %d, want %q on line 3", got, fs.recLine, "continued\nhere")
 	}
-	if err := src.Next(&b, 5); err != nil || b.Len() != 1 || b.Keys[0] != 3 || fs.recLine != 5 {
+	if err := fs.Next(&b, 5); err != nil || b.Len() != 1 || b.Keys[0] != 3 || fs.recLine != 5 {
 		t.Errorf("after the escaped line feed: %v, %d rows, line %d; want key 3 on line 5", err, b.Len(), fs.recLine)
 	}
 	// \N (NULL) as a key is reported as such.
-	err = readErr(t, testFileSpec(writeFile(t, "null.tsv", "1\t1\n\\N\t2\n", false)))
+	err := readErr(t, testFileSpec(writeFile(t, "null.tsv", "1\t1\n\\N\t2\n", false)))
 	if want := `null.tsv:2: column 1: "\\N" is not a valid UInt64`; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("NULL key: %v, want %q", err, want)
 	}
