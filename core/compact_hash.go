@@ -77,6 +77,7 @@ func feistel128(lo, hi uint64) (e, x uint64) {
 	return a, b
 }
 
+// feistel128Inverse undoes feistel128: its rounds in the reverse order.
 func feistel128Inverse(e, x uint64) (lo, hi uint64) {
 	a, b := e, x
 	b ^= intHash64(a ^ feistelKey3)

@@ -194,6 +194,7 @@ func (t *Packed[K, V]) Get(key K) (V, bool) {
 // the arena, so it needs no bounds check. It inlines into Get and GetMany:
 // the probe calls no function.
 func (t *Packed[K, V]) find(base unsafe.Pointer, end, o, stride uintptr, key K) unsafe.Pointer {
+	// Kept parallel to Hashed.find: each probes its own cell layout and stays inlinable into the probe loops.
 	for {
 		p := unsafe.Add(base, o)
 		if k := loadBitsAt[K](p); k == key {
@@ -234,6 +235,7 @@ func (t *Packed[K, V]) GetMany(keys []K, values []V, found []bool) int {
 	var h [2]homes
 	t.homes(keys, 0, &h[0])
 	n := 0
+	// Kept parallel to Hashed.GetMany: a loop shared through a probe function would make an indirect call per key.
 	for lo, cur := 0, 0; lo < len(keys); lo, cur = lo+getBatch, cur^1 {
 		t.homes(keys, lo+getBatch, &h[cur^1])
 		for j, key := range keys[lo:min(lo+getBatch, len(keys))] {

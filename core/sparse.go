@@ -523,6 +523,7 @@ func (t *Sparse[K, V]) GetMany(keys []K, values []V, found []bool) int {
 	var p sparsePipe
 	p.start(t.groups, t.mask, t.arena.bases)
 	n := 0
+	// The same pipeline as InsertMany's, kept written out in each: they prefetch different lines (cells here, vectors there) and a shared driver would add a call per key.
 	p.run(len(keys), func(batch, from int, ahead bool) {
 		if ahead {
 			p.cells(&p.h[batch%3], min(getBatch, len(keys)-from), unsafe.Sizeof(cell[K, V]{}))
