@@ -211,6 +211,10 @@ func (t *Packed[K, V]) find(base unsafe.Pointer, end, o, stride uintptr, key K) 
 // homes computes the byte offsets of the home cells of keys[lo:lo+getBatch]
 // into h and prefetches them (prefetch.go).
 func (t *Packed[K, V]) homes(keys []K, lo int, h *homes) {
+	// Kept parallel to Hashed.homes: a shared homesAt was not shown to cost
+	// nothing (2^20 keys, best of 12 interleaved runs on a busy machine, ms:
+	// packed GetMany 17.3 -> 18.6, hashed InsertMany 62.7 -> 77.8, packed
+	// InsertMany 26.0 -> 24.3).
 	if lo >= len(keys) {
 		return
 	}
