@@ -1338,55 +1338,9 @@ func (t *Compact[K, V]) CheckInvariants() error {
 	if g != t.geometry(t.m) {
 		return fmt.Errorf("compact: geometry %+v, want %+v", g, t.geometry(t.m))
 	}
-	var n, far uint64
-	var px, pe uint64
-	prev := false
-	for i := uint64(0); i < g.slots; i++ {
-		d, x, e, vlo, vhi := t.slotAt(i)
-		if d == 0 {
-			// An empty slot is all zero, so that its bytes read as empty
-			// under every mask.
-			p := t.slab[uintptr(i)*g.w : uintptr(i+1)*g.w]
-			for _, c := range p {
-				if c != 0 {
-					return fmt.Errorf("compact: empty slot %d holds % x", i, p)
-				}
-			}
-			prev = false
-			continue
-		}
-		if i == g.slots-1 {
-			return fmt.Errorf("compact: the sentinel slot %d is occupied", i)
-		}
-		if d-1 > i || i-(d-1) >= g.m {
-			return fmt.Errorf("compact: slot %d has displacement %d: home %d outside 0..%d", i, d-1, int64(i)-int64(d-1), g.m-1)
-		}
-		if d > 1 && !prev {
-			return fmt.Errorf("compact: slot %d has displacement %d after an empty slot", i, d-1)
-		}
-		if home, rem := t.place(x); home != i-(d-1) || t.decode(home, rem) != x {
-			return fmt.Errorf("compact: slot %d decodes to hash %#x, whose home is %d, not %d", i, x, home, i-(d-1))
-		}
-		if prev && (x < px || x == px && e <= pe) {
-			return fmt.Errorf("compact: slot %d (hash %#x,%#x) is not after slot %d (%#x,%#x)", i, x, e, i-1, px, pe)
-		}
-		if t.narrow {
-			if w := loadBitsAt[uint64](unsafe.Add(t.base, uintptr(i)*g.w)); w&lowMask(uint(8*g.w))>>(t.offV+g.v) != 0 {
-				return fmt.Errorf("compact: slot %d has padding bits set: %#x", i, w)
-			}
-		}
-		k := compactKey[K](x, e)
-		if v, ok := t.Get(k); !ok || v != FromUint64[V](vlo, vhi) {
-			return fmt.Errorf("compact: Get(%v) = %v, %v; slot %d holds %v", k, v, ok, i, FromUint64[V](vlo, vhi))
-		}
-		if t.ovf != nil && t.ovf.Has(k) {
-			return fmt.Errorf("compact: key %v is both in slot %d and in the overflow table", k, i)
-		}
-		if t.farField != 0 && d >= t.farField {
-			far++
-		}
-		n++
-		px, pe, prev = x, e, true
+	n, far, err := t.checkSlots()
+	if err != nil {
+		return err
 	}
 	if n != t.size {
 		return fmt.Errorf("compact: %d occupied slots, size says %d", n, t.size)
@@ -1408,6 +1362,71 @@ func (t *Compact[K, V]) CheckInvariants() error {
 		}
 	}
 	return t.Stats().check()
+}
+
+// checkSlots checks every slot in order (checkSlot), and returns how many
+// hold a pair and how many of those sit at a far displacement field.
+func (t *Compact[K, V]) checkSlots() (n, far uint64, err error) {
+	var px, pe uint64
+	prev := false
+	for i := uint64(0); i < t.geo.slots; i++ {
+		d, x, e, vlo, vhi := t.slotAt(i)
+		if d == 0 {
+			// An empty slot is all zero, so that its bytes read as empty
+			// under every mask.
+			p := t.slab[uintptr(i)*t.geo.w : uintptr(i+1)*t.geo.w]
+			for _, c := range p {
+				if c != 0 {
+					return 0, 0, fmt.Errorf("compact: empty slot %d holds % x", i, p)
+				}
+			}
+			prev = false
+			continue
+		}
+		if err := t.checkSlot(i, d, x, e, vlo, vhi, prev, px, pe); err != nil {
+			return 0, 0, err
+		}
+		if t.farField != 0 && d >= t.farField {
+			far++
+		}
+		n++
+		px, pe, prev = x, e, true
+	}
+	return n, far, nil
+}
+
+// checkSlot checks occupied slot i (displacement field d, hash x and its
+// extension e, value vlo:vhi) against its home, its order after the slot
+// before it (prev: occupied, holding px, pe), its padding and a lookup.
+func (t *Compact[K, V]) checkSlot(i, d, x, e, vlo, vhi uint64, prev bool, px, pe uint64) error {
+	if i == t.geo.slots-1 {
+		return fmt.Errorf("compact: the sentinel slot %d is occupied", i)
+	}
+	if d-1 > i || i-(d-1) >= t.geo.m {
+		return fmt.Errorf("compact: slot %d has displacement %d: home %d outside 0..%d", i, d-1, int64(i)-int64(d-1), t.geo.m-1)
+	}
+	if d > 1 && !prev {
+		return fmt.Errorf("compact: slot %d has displacement %d after an empty slot", i, d-1)
+	}
+	if home, rem := t.place(x); home != i-(d-1) || t.decode(home, rem) != x {
+		return fmt.Errorf("compact: slot %d decodes to hash %#x, whose home is %d, not %d", i, x, home, i-(d-1))
+	}
+	if prev && (x < px || x == px && e <= pe) {
+		return fmt.Errorf("compact: slot %d (hash %#x,%#x) is not after slot %d (%#x,%#x)", i, x, e, i-1, px, pe)
+	}
+	if t.narrow {
+		if w := loadBitsAt[uint64](unsafe.Add(t.base, uintptr(i)*t.geo.w)); w&lowMask(uint(8*t.geo.w))>>(t.offV+t.geo.v) != 0 {
+			return fmt.Errorf("compact: slot %d has padding bits set: %#x", i, w)
+		}
+	}
+	k := compactKey[K](x, e)
+	if v, ok := t.Get(k); !ok || v != FromUint64[V](vlo, vhi) {
+		return fmt.Errorf("compact: Get(%v) = %v, %v; slot %d holds %v", k, v, ok, i, FromUint64[V](vlo, vhi))
+	}
+	if t.ovf != nil && t.ovf.Has(k) {
+		return fmt.Errorf("compact: key %v is both in slot %d and in the overflow table", k, i)
+	}
+	return nil
 }
 
 // InformationLimitBits is the fewest bits any structure can hold n distinct

@@ -686,11 +686,28 @@ func (t *Sparse[K, V]) CheckInvariants() error {
 	if uint64(len(t.groupSlab)) != groups*sparseGroupBytes {
 		return fmt.Errorf("sparse: %d bytes of groups for %d buckets, want %d", len(t.groupSlab), buckets, groups*sparseGroupBytes)
 	}
-	a, h := &t.arena, &t.heap
-	if want := sparsePageShift(buckets, sparseCellBytes[K, V]()); a.pageShift != want {
-		return fmt.Errorf("sparse: pages of 2^%d bytes, want 2^%d for %d buckets", a.pageShift, want, buckets)
+	if want := sparsePageShift(buckets, sparseCellBytes[K, V]()); t.arena.pageShift != want {
+		return fmt.Errorf("sparse: pages of 2^%d bytes, want 2^%d for %d buckets", t.arena.pageShift, want, buckets)
 	}
-	// The slabs: the owner holds exactly the groups and the arena's.
+	if err := t.checkSlabs(); err != nil {
+		return err
+	}
+	if err := t.checkPages(groups); err != nil {
+		return err
+	}
+	if err := t.checkGroups(buckets, groups); err != nil {
+		return err
+	}
+	if t.size > t.maxFill {
+		return fmt.Errorf("sparse: %d elements exceed the threshold %d of %d buckets", t.size, t.maxFill, buckets)
+	}
+	return t.Stats().check()
+}
+
+// checkSlabs checks that the owner holds exactly the groups and the arena's
+// slabs, each whole pages at its base.
+func (t *Sparse[K, V]) checkSlabs() error {
+	a := &t.arena
 	var slabBytes int64
 	for i, s := range a.slabs {
 		if len(s) == 0 || len(s)%int(a.pageBytes()) != 0 || a.bases[i] != unsafe.Pointer(unsafe.SliceData(s)) {
@@ -701,7 +718,14 @@ func (t *Sparse[K, V]) CheckInvariants() error {
 	if slabBytes != a.bytes || len(t.owner.slabs) != len(a.slabs)+1 {
 		return fmt.Errorf("sparse: arena says %d bytes in %d slabs, they hold %d; the owner holds %d slabs", a.bytes, len(a.slabs), slabBytes, len(t.owner.slabs))
 	}
-	// Pages: every carved page is in exactly one class or in the pool.
+	return nil
+}
+
+// checkPages checks that every carved page is in exactly one class or in
+// the pool, and that every block of a class names the group whose vector
+// it is.
+func (t *Sparse[K, V]) checkPages(groups uint64) error {
+	a, h := &t.arena, &t.heap
 	carved := map[sparseRef]string{}
 	for i, s := range a.slabs {
 		for off := uint64(0); off < uint64(len(s)); off += a.pageBytes() {
@@ -758,7 +782,12 @@ func (t *Sparse[K, V]) CheckInvariants() error {
 	if blocks != h.blocks || cells != t.size {
 		return fmt.Errorf("sparse: the classes hold %d blocks of %d cells, the heap says %d blocks, size %d", blocks, cells, h.blocks, t.size)
 	}
-	// Groups: capacity == count, buckets in range, every key found where it is.
+	return nil
+}
+
+// checkGroups checks every group: capacity == count, buckets in range,
+// every key found where it is, and the count of them all.
+func (t *Sparse[K, V]) checkGroups(buckets, groups uint64) error {
 	var n uint64
 	for gi := range groups {
 		g := sparseGroupAt(t.groups, gi)
@@ -783,10 +812,7 @@ func (t *Sparse[K, V]) CheckInvariants() error {
 	if n != t.size {
 		return fmt.Errorf("sparse: %d occupied buckets, size says %d", n, t.size)
 	}
-	if t.size > t.maxFill {
-		return fmt.Errorf("sparse: %d elements exceed the threshold %d of %d buckets", t.size, t.maxFill, buckets)
-	}
-	return t.Stats().check()
+	return nil
 }
 
 // lookupBucket is the bucket a lookup of key ends at.
