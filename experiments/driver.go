@@ -2,11 +2,7 @@ package experiments
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -152,36 +148,6 @@ func (r *DriverRun) FillResult(res *result.Result) {
 	res.Isolated = true
 	res.Runtime = RuntimeName()
 	res.Host = hostInfo()
-}
-
-// FindWorker finds a driver's worker program: $env, else name beside this
-// program, else on PATH; problem says why not and how to build what (a
-// plural: "the C++ reference maps") with build.
-func FindWorker(env, name, what, build string) (path, problem string) {
-	if p := os.Getenv(env); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			return "", fmt.Sprintf("%s=%s: %v; build %s with: %s", env, p, source.PathErrorReason(err), what, build)
-		}
-		return p, ""
-	}
-	var beside string
-	if exe, err := os.Executable(); err == nil {
-		if real, err := filepath.EvalSymlinks(exe); err == nil {
-			exe = real
-		}
-		beside = filepath.Join(filepath.Dir(exe), name)
-		if st, err := os.Stat(beside); err == nil && !st.IsDir() {
-			return beside, ""
-		}
-	}
-	if p, err := exec.LookPath(name); err == nil {
-		return p, ""
-	}
-	where := "on PATH"
-	if beside != "" {
-		where = "at " + beside + " or on PATH"
-	}
-	return "", fmt.Sprintf("%s are not built (no %s %s); build them with: %s", what, name, where, build)
 }
 
 // ResultNotes are the lines for under a table of results: the drivers'

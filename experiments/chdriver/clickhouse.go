@@ -9,20 +9,14 @@
 package chdriver
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"runtime"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/internal/program"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -67,11 +61,7 @@ type State struct {
 	Problem   string `json:"problem,omitempty"` // why not, ending with how to get it
 }
 
-var chCache struct {
-	sync.Mutex
-	key    string
-	status State
-}
+var chCache program.Cache[State]
 
 // Status finds the worker ($PACKLAB_CH_WORKER, else
 // packlab-ch beside this program, else on PATH) and asks it which
@@ -82,55 +72,25 @@ func Status() State {
 	if runtime.GOOS == "js" {
 		return State{Problem: "the browser lab runs packlab's Go layouts only; ClickHouse's own dictionaries run in the desktop lab and 'packlab run' (get them there with: " + BuildCommand + ")"}
 	}
-	path, problem := experiments.FindWorker(WorkerEnv, WorkerName, "ClickHouse's own dictionaries", BuildCommand)
+	path, problem := program.Find(WorkerEnv, WorkerName, "ClickHouse's own dictionaries", BuildCommand)
 	if problem != "" {
 		return State{Problem: problem}
 	}
-	st, err := os.Stat(path)
+	st, err := chCache.Get(path, describeClickHouse)
 	if err != nil {
 		return State{Path: path, Problem: fmt.Sprintf("%s: %v; get it with: %s", path, source.PathErrorReason(err), BuildCommand)}
 	}
-	key := fmt.Sprintf("%s|%d|%d", path, st.Size(), st.ModTime().UnixNano())
-	chCache.Lock()
-	defer chCache.Unlock()
-	if chCache.key != key {
-		chCache.key, chCache.status = key, describeClickHouse(path)
-	}
-	return chCache.status
+	return st
 }
 
 func describeClickHouse(path string) State {
-	st := State{Path: path}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	var stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, path, "--describe")
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
 	var d struct {
-		Protocol   int    `json:"protocol"`
 		ClickHouse string `json:"clickhouse"`
-		Error      string `json:"error"`
 	}
-	if err == nil {
-		err = json.Unmarshal(bytes.TrimSpace(out), &d)
+	st := State{Path: path}
+	if st.Problem = program.Describe(path, 60*time.Second, chProtocol, BuildCommand, &d); st.Problem == "" {
+		st.Version, st.Available = d.ClickHouse, true
 	}
-	if err == nil && d.Error != "" {
-		err = fmt.Errorf("%s", d.Error)
-	}
-	if err != nil {
-		why := err.Error()
-		if s := strings.TrimSpace(stderr.String()); s != "" {
-			why += ": " + strings.SplitN(s, "\n", 2)[0]
-		}
-		st.Problem = fmt.Sprintf("%s --describe failed (%s); rebuild it with: %s", path, why, BuildCommand)
-		return st
-	}
-	if d.Protocol != chProtocol {
-		st.Problem = fmt.Sprintf("%s speaks protocol %d, this packlab %d; rebuild it with: %s", path, d.Protocol, chProtocol, BuildCommand)
-		return st
-	}
-	st.Version, st.Available = d.ClickHouse, true
 	return st
 }
 

@@ -25,22 +25,10 @@ func TestMain(m *testing.M) { os.Exit(drivertest.Main(m, Register)) }
 // else bin/packlab-ch of this checkout; a test skips when neither is built.
 func needClickHouse(t *testing.T) string {
 	t.Helper()
-	path := os.Getenv(WorkerEnv)
-	if path == "" {
-		abs, err := filepath.Abs(filepath.Join("..", "..", "bin", WorkerName))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := os.Stat(abs); err != nil {
-			t.Skipf("%s is not built (run: %s)", abs, BuildCommand)
-		}
-		path = abs
-		t.Setenv(WorkerEnv, path)
-	}
-	if st := Status(); !st.Available {
-		t.Fatalf("%s=%s, but ClickHouse is unavailable: %s", WorkerEnv, path, st.Problem)
-	}
-	return path
+	return drivertest.NeedWorker(t, WorkerEnv, WorkerName, BuildCommand, func() (bool, string) {
+		st := Status()
+		return st.Available, st.Problem
+	})
 }
 
 // within reports whether got is within frac of want.

@@ -8,25 +8,20 @@
 package refdriver
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/bits"
-	"os"
-	"os/exec"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/internal/program"
 	"github.com/packlab/packlab/experiments/result"
 )
 
@@ -153,11 +148,7 @@ type State struct {
 	Libraries map[string]string `json:"libraries,omitempty"` // name -> "boost::unordered_flat_map (Boost 1.81)"
 }
 
-var refsCache struct {
-	sync.Mutex
-	key    string
-	status State
-}
+var refsCache program.Cache[State]
 
 // Status finds the worker ($PACKLAB_REFS_WORKER, else
 // packlab-refs beside this program, else on PATH) and asks it what it holds
@@ -171,26 +162,19 @@ func Status() State {
 	if problem != "" {
 		return State{Problem: problem}
 	}
-	st, err := os.Stat(path)
+	st, err := refsCache.Get(path, describeRefs)
 	if err != nil {
 		return State{Path: path, Problem: fmt.Sprintf("%s: %v; build it with: %s", path, source.PathErrorReason(err), BuildCommand)}
 	}
-	key := fmt.Sprintf("%s|%d|%d", path, st.Size(), st.ModTime().UnixNano())
-	refsCache.Lock()
-	defer refsCache.Unlock()
-	if refsCache.key != key {
-		refsCache.key, refsCache.status = key, describeRefs(path)
-	}
-	return refsCache.status
+	return st
 }
 
 func findRefsWorker() (path, problem string) {
-	return experiments.FindWorker(WorkerEnv, WorkerName, "the C++ reference maps", BuildCommand)
+	return program.Find(WorkerEnv, WorkerName, "the C++ reference maps", BuildCommand)
 }
 
 // refsDescription is packlab-refs --describe's answer.
 type refsDescription struct {
-	Protocol   int   `json:"protocol"`
 	KeyBytes   []int `json:"key_bytes"`
 	ValueBytes []int `json:"value_bytes"`
 	Maps       []struct {
@@ -202,26 +186,8 @@ type refsDescription struct {
 
 func describeRefs(path string) State {
 	st := State{Path: path}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	var stderr bytes.Buffer
-	cmd := exec.CommandContext(ctx, path, "--describe")
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
 	var d refsDescription
-	if err == nil {
-		err = json.Unmarshal(bytes.TrimSpace(out), &d)
-	}
-	if err != nil {
-		why := err.Error()
-		if s := strings.TrimSpace(stderr.String()); s != "" {
-			why += ": " + strings.SplitN(s, "\n", 2)[0]
-		}
-		st.Problem = fmt.Sprintf("%s --describe failed (%s); rebuild it with: %s", path, why, BuildCommand)
-		return st
-	}
-	if d.Protocol != refsProtocol {
-		st.Problem = fmt.Sprintf("%s speaks protocol %d, this packlab %d; rebuild it with: %s", path, d.Protocol, refsProtocol, BuildCommand)
+	if st.Problem = program.Describe(path, 10*time.Second, refsProtocol, BuildCommand, &d); st.Problem != "" {
 		return st
 	}
 	for _, sizes := range [][]int{d.KeyBytes, d.ValueBytes} {

@@ -20,22 +20,10 @@ import (
 // of this checkout; a test skips when neither is built.
 func needRefs(t *testing.T) string {
 	t.Helper()
-	path := os.Getenv(WorkerEnv)
-	if path == "" {
-		abs, err := filepath.Abs(filepath.Join("..", "..", "bin", WorkerName))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := os.Stat(abs); err != nil {
-			t.Skipf("%s is not built (run: %s)", abs, BuildCommand)
-		}
-		path = abs
-		t.Setenv(WorkerEnv, path)
-	}
-	if st := Status(); !st.Available {
-		t.Fatalf("%s=%s, but the reference maps are unavailable: %s", WorkerEnv, path, st.Problem)
-	}
-	return path
+	return drivertest.NeedWorker(t, WorkerEnv, WorkerName, BuildCommand, func() (bool, string) {
+		st := Status()
+		return st.Available, st.Problem
+	})
 }
 
 func referenceLayouts() []string {

@@ -5,6 +5,8 @@ package drivertest
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/packlab/packlab/experiments"
@@ -32,4 +34,29 @@ func RunOrFail(t *testing.T, cfg experiments.Config) map[string]result.Result {
 		byLayout[r.Layout] = r
 	}
 	return byLayout
+}
+
+// NeedWorker points the lab at a driver's worker for a test: $env (make
+// test sets it, and then the worker must work), or else bin/name of this
+// checkout; the test skips when neither is built (build: how to build it)
+// and fails when the worker is there but available says it cannot run
+// (problem, the driver's Status's).
+func NeedWorker(t *testing.T, env, name, build string, available func() (bool, string)) string {
+	t.Helper()
+	path := os.Getenv(env)
+	if path == "" {
+		abs, err := filepath.Abs(filepath.Join("..", "..", "bin", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(abs); err != nil {
+			t.Skipf("%s is not built (run: %s)", abs, build)
+		}
+		path = abs
+		t.Setenv(env, path)
+	}
+	if ok, problem := available(); !ok {
+		t.Fatalf("%s=%s, but its worker cannot run: %s", env, path, problem)
+	}
+	return path
 }
