@@ -19,6 +19,11 @@
 //                 file(...) SELECT ... FROM file('rows.bin', ...) that
 //                 writes the dictionary's source file with every attribute
 //                 column (not timed)
+//   sync          every file in dir/files on disk (fdatasync), not timed:
+//                 the kernel's writeback of them would otherwise run
+//                 beside the load or the read (rows.bin's 30 s dirty expiry
+//                 falls about on the read at 1e7 rows), a cost ClickHouse
+//                 fed from a table does not have
 //   baseline      CREATE DICTIONARY (not loaded yet); VmRSS, VmHWM reset,
 //                 ClickHouse's MemoryTracking: chDB's own memory
 //   load          SYSTEM RELOAD DICTIONARY, timed; a thread samples VmRSS
@@ -30,10 +35,11 @@
 //                 load_factor, loading_duration
 //   verify        count() and core.PairChecksum summed in SQL over
 //                 dictionary(...): ClickHouse holds exactly the rows written
-//   read          the hit frames written to dir/files/read.bin, copied into
-//                 a Memory table in the lab's order, then
+//   read          the hit frames written to dir/files/read.bin (synced),
+//                 copied into a Memory table in the lab's order, then
 //                 sum(dictGet(...)) over it with max_threads = 1 (timed),
-//                 and again with every thread
+//                 and again with every thread; read.bin is removed after
+//                 the reads, so that no freeing of its blocks runs beside them
 //
 // A ClickHouse error is this run's one error line, with ClickHouse's
 // message; the folder is removed at the end either way (the lab removes it
@@ -264,11 +270,34 @@ struct Writer {
   void write(const void* p, size_t n) {
     if (std::fwrite(p, 1, n, f) != n) die("writing " + path + ": " + std::strerror(errno));
   }
-  void close() {
+  // close closes the file; with sync, once its bytes are on disk
+  // (fdatasync), so that no writeback of it runs during a timed phase.
+  void close(bool sync = false) {
+    if (sync && (std::fflush(f) != 0 || ::fdatasync(fileno(f)) != 0)) die("writing " + path + ": " + std::strerror(errno));
     if (std::fclose(f) != 0) die("writing " + path + ": " + std::strerror(errno));
     f = nullptr;
   }
 };
+
+// sync_files puts every file in dir on disk (fdatasync): the dictionary's
+// source, whoever wrote it (this worker, ClickHouse's prepare statement or
+// the lab). Not timed; what the kernel would otherwise write back later,
+// beside ClickHouse's load or read, a dictionary loaded from a table does
+// not have (the side-by-side harness's).
+void sync_files(const std::string& dir) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    if (!e.is_regular_file(ec)) continue;
+    const std::string p = e.path().string();
+    FILE* f = std::fopen(p.c_str(), "rb");
+    if (!f) die("syncing " + p + ": " + std::strerror(errno));
+    const bool ok = ::fdatasync(fileno(f)) == 0;
+    const int err = errno;
+    std::fclose(f);
+    if (!ok) die("syncing " + p + ": " + std::strerror(err));
+  }
+  if (ec) die("listing " + dir + ": " + ec.message());
+}
 
 std::string progress_line(const std::string& layout, const char* phase, int64_t rows, int64_t total, double seconds,
                           int64_t rss) {
@@ -390,6 +419,7 @@ int serve() {
     query("SYSTEM JEMALLOC PURGE", "giving the statement's memory back");
   }
   query(job.ddl, "creating the dictionary");
+  sync_files(files);
 
   // Baseline: chDB's own memory, with the rows on disk.
   refs::trim_malloc();
@@ -501,7 +531,7 @@ int serve() {
         }
         lookups += n;
       }
-      out.close();
+      out.close(true);
     }
     if (uint64_t(lookups) != head[0]) die("protocol: the lab announced " + std::to_string(head[0]) + " keys and sent " + std::to_string(lookups));
     // The keys in the lab's order: one thread reads the file, one inserts.
@@ -509,13 +539,13 @@ int serve() {
     query(std::string("INSERT INTO ") + kReadTable + " SELECT key FROM file('read.bin', 'RowBinary', 'key " + job.dict_key_type +
               "') SETTINGS max_threads = 1, max_insert_threads = 1",
           "copying the read's keys");
-    std::remove((files + "/read.bin").c_str());
     const std::string key_arg = job.complex_key ? "tuple(key)" : "key";
     const std::string get = std::string("dictGet('") + kDict + "', '" + job.value_column + "', " + key_arg + ")";
     const std::string sum = job.value_bytes == 16 ? "sum(reinterpretAsUInt128(" + get + "))" : "sum(reinterpretAsUInt64(" + get + "))";
     read_sum = query("SELECT " + sum + " FROM " + kReadTable + " SETTINGS max_threads = 1", "reading the dictionary", &read_seconds);
     query("SELECT " + sum + " FROM " + kReadTable + " SETTINGS max_threads = " + std::to_string(job.read_threads),
           "reading the dictionary with every thread", &read_all_seconds);
+    std::remove((files + "/read.bin").c_str());
     found = parse_i64(query(std::string("SELECT countIf(dictHas('") + kDict + "', " + key_arg + ")) FROM " + kReadTable,
                             "counting the read's keys found"));
   }
