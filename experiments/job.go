@@ -1,14 +1,8 @@
 package experiments
 
-// Jobs: what a person asked for in one go — one `packlab run`, one `packlab
-// sweep`, one Run in the desktop or browser lab — with the results it
-// measured. A job is not a file of its own: every result names its job
-// (Result.Job), so a job is the results that name it, saved and deleted with
-// them, and a crash never leaves a job without its results or the reverse.
-//
-// Results saved before jobs existed name none. They still load: Jobs groups
-// them by time into jobs of their own (Legacy), one per burst of results
-// measured back to back on one machine.
+// Job names: a run's or a sweep's job named as a person would say it
+// (RunJobName, SweepJobName). What a job is, and the Job every result
+// carries, is package result's.
 
 import (
 	"path/filepath"

@@ -6,8 +6,8 @@ package result
 // (Result.Job), so a job is the results that name it, saved and deleted with
 // them, and a crash never leaves a job without its results or the reverse.
 //
-// Results saved before jobs existed name none. They still load: Jobs groups
-// them by time into jobs of their own (Legacy), one per burst of results
+// Results saved before jobs existed name none. They still load: package store's Jobs
+// groups them by time into jobs of their own (Legacy), one per burst of results
 // measured back to back on one machine.
 
 import (

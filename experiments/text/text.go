@@ -12,7 +12,8 @@ import (
 	"unicode/utf8"
 )
 
-// Formats lists the formats WriteTable accepts.
+// Formats lists the text formats the writers accept (report.WriteTable,
+// the plan).
 func Formats() []string { return []string{"table", "markdown", "csv", "json"} }
 
 // Grid draws a header and rows as aligned text, every cell through
