@@ -150,12 +150,14 @@ import (
 //     window stays live past it, so no word of it is spilled to the stack
 //     (a spill is one more store waiting on the miss): 3.73 to 4.80 M
 //     lookups/s at 1e8 (boost 8.23), none at 1e7. GetMany and
-//     InsertMany prefetch a batch ahead (prefetch.go); the window gains
-//     nothing there (28 against 27 ns), nor does one of 8 slots over the
-//     two prefetched lines from fill 0.8 on (lab reads, M rows/s, 2
-//     rounds: 21.0 and 22.5 against 22.4 and 23.8 at fill 0.9, 21.1 and
-//     23.0 against 22.3 and 24.4 at 0.885, 29.2 and 28.6 against 29.3 and
-//     30.4 at 0.83).
+//     InsertMany prefetch a batch ahead (prefetch.go). Get's window was
+//     first measured to gain nothing there (28 against 27 ns), nor one of
+//     8 slots over the two prefetched lines from fill 0.8 on (lab reads,
+//     M rows/s, 2 rounds: 21.0 and 22.5 against 22.4 and 23.8 at fill
+//     0.9, 21.1 and 23.0 against 22.3 and 24.4 at 0.885, 29.2 and 28.6
+//     against 29.3 and 30.4 at 0.83); a window of 4 slots with no branch
+//     at all on what they hold did (probeWindow, and the batch path
+//     below).
 //
 //   - The batch path (what a dictionary does: a bulk load, dictGet over a
 //     column), measured as the anchors harness's batch mode does it:
@@ -176,14 +178,35 @@ import (
 //     several times, alternating (2026-12-04): prefetching 16 keys ahead
 //     instead of 8, 20.96-21.53 against 20.75-21.85 M rows/s; the line
 //     at the window's end (4 to 8 slots past home) instead of the next
-//     line, within the noise. They wait on DRAM with 16 lines in flight,
-//     not on the prefetch distance. Not kept.
+//     line, within the noise; the batch 2 or 3 batches ahead instead of
+//     1 (2026-12-05), within the noise too. Not kept. What the reads did
+//     wait on: in a throwaway loop over the same batches and prefetches,
+//     one plain load of the home slot's word a key (summed, so that it
+//     stays) read 52-61 M keys/s at 1e7 and 29-34 at 1e8, probeWord's
+//     loop in its place 34-38 and 18-24. The loop's data-dependent exit
+//     was mispredicted about once a key. GetMany's 4-slot window without
+//     a branch on what it holds (probeWindow) took back most of it:
+//     44-47 against 36-38 at 1e7, 29-32 against 25-27 at 1e8. Sorting
+//     each block of 65,536 keys by home first (a bound: the sort itself
+//     not timed) read 16.3-19.0 against 14.5-17.1 at 1e8 with the loop,
+//     20.4-23.2 against 18.0-19.4 with the window, and into 256 buckets
+//     by the hash's top byte (each a 1/256 of the slab, a few huge
+//     pages) 20.5-20.9: 8 to 13 % at most, before the cost of the pass
+//     that would bucket each block (a hash, a count and a scatter a
+//     key, beside a lookup of 50 ns), and less at 1e7; not built. With
+//     the window, the second line at its last slot (the home line again
+//     when the 4 slots fit in it) instead of the next line: 36.2-36.7
+//     against 35.9-37.7 at 1e7, 13.1-19.1 against 15.6-20.4 at 1e8. Not
+//     kept.
 //
 //   - Inserts: a branch-free place-finding over the first 3 slots (the
 //     slot words compared as (displacement, -remainder)) gained nothing
 //     (find waits on the same miss, and the scan for the run's end, 13
 //     slots on average at fill 0.8 and 50 at 0.9, mispredicts anyway),
-//     nor did a branch-free growth pass (it divides for the empty slots
+//     nor did it over the first 4 in InsertMany, tried again after
+//     GetMany's window paid (harness batch loads at 1e7, two alternated
+//     runs of 3 rounds: 2.22 and 2.01 s against 2.26 and 1.96), nor did
+//     a branch-free growth pass (it divides for the empty slots
 //     too: 3.23 against 2.83 s of moves over 3 loads), nor a loop of its
 //     own for the run's end (in place1 the compiler keeps the slot index
 //     on the stack, a store a slot; without: 2.80-2.90 against 2.79-2.92 M
@@ -535,8 +558,8 @@ func (t *Compact[K, V]) Get(key K) (V, bool) {
 		// 127-143 against 134-154 ns: the 17 % of lookups past the window
 		// at 1e7 are not what holds reads back), nor Get without its
 		// stack check (//go:nosplit: 130-140 against 137-140 ns in the
-		// copy of the loop, 3 rounds). GetMany gains nothing
-		// from a window (its prefetches hide the misses): 28 against 27 ns.
+		// copy of the loop, 3 rounds). GetMany has a window of its own
+		// (probeWindow), 4 slots whatever the fill.
 		//
 		// One shift, its count masked so that the compiler need not
 		// guard it (s may be 64 for 1-byte keys; s-b never is).
@@ -835,10 +858,13 @@ func (t *Compact[K, V]) GetMany(keys []K, values []V, found []bool) int {
 			var v V
 			ok := false
 			home, rem := b[cur].home[j], b[cur].rem[j]
-			if sizeOf[K]() <= 8 {
-				if p, w := t.probeWord(home, rem, 0); p != nil && t.narrow {
-					v, ok = fromWord[V](w>>t.offV), true
-				} else if p != nil {
+			if sizeOf[K]() <= 8 && t.narrow {
+				var w uint64
+				if w, ok = t.probeWindow(home, rem); ok {
+					v = fromWord[V](w >> t.offV)
+				}
+			} else if sizeOf[K]() <= 8 {
+				if p, _ := t.probeWord(home, rem, 0); p != nil {
 					v, ok = t.valueAt(p), true
 				}
 			} else {
@@ -852,6 +878,39 @@ func (t *Compact[K, V]) GetMany(keys []K, values []V, found []bool) int {
 		}
 	}
 	return n
+}
+
+// probeWindow is probeWord from slot 0 for GetMany in a narrow table: the 4
+// slots from home compared at once, the match picked with masks, no branch
+// on what they hold; only a key that may lie past them (its run goes on
+// past slot 3) takes probeWord's loop, a branch that goes one way for most
+// lookups. probeWord's loop alone exits at a data-dependent point, so it
+// was mispredicted about once a key, and each misprediction threw away the
+// work the CPU had run ahead into. GetMany over the anchors harness's
+// read order in a throwaway loop beside this file, one table read
+// alternately (M rows/s, 4 rounds): at 1e7 (fill 0.72) 3 slots
+// 41.9-45.5, 4 slots 44.4-46.7, 6 slots 43.1-46.4, the loop 36.2-37.7; at
+// 1e8 (0.77) 26.3-30.4, 28.8-32.0, 28.2-31.0, 25.0-27.0. Four slots lie
+// within the two lines the batch prefetched (CompactReadLines), and hold
+// 91 % of the pairs at fill 0.72 (1e7 rows). The 4th slot's word ends at
+// most 3 slots past the last home slot, inside the maxDisp tail.
+func (t *Compact[K, V]) probeWindow(home, rem uint64) (uint64, bool) {
+	p := unsafe.Add(t.base, uintptr(home)*t.w)
+	km, want := t.kmask, rem<<t.b|1
+	w0 := loadBitsAt[uint64](p)
+	w1 := loadBitsAt[uint64](unsafe.Add(p, t.w))
+	w2 := loadBitsAt[uint64](unsafe.Add(p, 2*t.w))
+	w3 := loadBitsAt[uint64](unsafe.Add(p, 3*t.w))
+	e0, e1, e2, e3 := uint64(b2i(w0&km == want)), uint64(b2i(w1&km == want+1)), uint64(b2i(w2&km == want+2)), uint64(b2i(w3&km == want+3))
+	if e0|e1|e2|e3 != 0 {
+		// At most one matches: only one pair has this home and remainder.
+		return w0&-e0 | w1&-e1 | w2&-e2 | w3&-e3, true
+	}
+	if w3&t.dmask < 4 {
+		return 0, false // the run ended within the window
+	}
+	p, w := t.probeWord(home, rem, 4)
+	return w, p != nil
 }
 
 // InsertMany is Insert for every pair of keys and values, the cache misses

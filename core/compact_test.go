@@ -373,13 +373,13 @@ func TestCompactStats(t *testing.T) {
 	runtime.KeepAlive(m)
 }
 
-// TestCompactGetWindow: Get finds every pair and no absent key on each of
-// its paths in a table of narrow slots (<UInt64,UInt8>: 8-byte slots at
-// this size; <UInt64,UInt16> has them from 4.2M home slots): the 2-slot
-// window (a table under 0.75 full), the 3-slot one (under 0.8), the 5-slot
-// one (at least 0.8 full) and the slot-by-slot loop past each (pairs at
-// least 2, 3 or 5 slots from home), which the test makes sure it has pairs
-// for.
+// TestCompactGetWindow: Get and GetMany find every pair and no absent key
+// on each of their paths in a table of narrow slots (<UInt64,UInt8>: 8-byte
+// slots at this size; <UInt64,UInt16> has them from 4.2M home slots): Get's
+// 2-slot window (a table under 0.75 full), its 3-slot one (under 0.8), its
+// 5-slot one (at least 0.8 full), GetMany's 4-slot one (probeWindow) and the
+// slot-by-slot loop past each (pairs at least 2, 3, 4 or 5 slots from
+// home), which the test makes sure it has pairs for.
 func TestCompactGetWindow(t *testing.T) {
 	for _, fill := range []float64{0.73, 0.77, 0.89} {
 		m := NewCompact[uint64, uint8](Options{})
@@ -408,16 +408,35 @@ func TestCompactGetWindow(t *testing.T) {
 		if window != want {
 			t.Fatalf("fill %v: Get's window is %d slots, want %d", fill, window, want)
 		}
-		var inWindow, past int
+		var inWindow, past, pastMany int
 		for i := range m.geo.slots {
-			if d := m.dispAt(i); d > window {
+			d := m.dispAt(i)
+			if d > window {
 				past++
 			} else if d > 0 {
 				inWindow++
 			}
+			if d > 4 {
+				pastMany++
+			}
 		}
-		if inWindow == 0 || past == 0 {
-			t.Fatalf("fill %v: %d pairs in the %d-slot window, %d past it; the test needs both", fill, inWindow, window, past)
+		if inWindow == 0 || past == 0 || pastMany == 0 {
+			t.Fatalf("fill %v: %d pairs in the %d-slot window, %d past it, %d past GetMany's 4; the test needs each", fill, inWindow, window, past, pastMany)
+		}
+		keys := make([]uint64, 0, 2*len(oracle))
+		for k := range oracle {
+			keys = append(keys, k, rng.Uint64()) // a hit, then (almost surely) a miss
+		}
+		vals, found := make([]uint8, len(keys)), make([]bool, len(keys))
+		hits := m.GetMany(keys, vals, found)
+		for i, k := range keys {
+			v, in := oracle[k]
+			if found[i] != in || vals[i] != v {
+				t.Fatalf("fill %v: GetMany gave %#x %d, %v; want %d, %v", fill, k, vals[i], found[i], v, in)
+			}
+		}
+		if hits != len(oracle) {
+			t.Fatalf("fill %v: GetMany found %d, want %d", fill, hits, len(oracle))
 		}
 		for k, v := range oracle {
 			if got, ok := m.Get(k); !ok || got != v {
