@@ -131,12 +131,16 @@ func TestSampleDictionaryFile(t *testing.T) {
 			t.Fatalf("%s: %d keys, columns %v, ClickHouse %+v; want 5000 keys from the file's country and name", r.Layout, r.ElementCount, r.AttributeColumns, ch)
 		}
 		measured, off := r.BytesAllocated, 0.001*float64(ch.ModelBytes)
+		below, above := off, off
 		if ch.ComparedWith == "tracked_bytes" {
-			measured, off = ch.TrackedBytes, 128<<10 // the tracker counts ClickHouse's own few tens of KiB too
+			// The tracker counts ClickHouse's own memory of the load too,
+			// never less than the table: over 9 runs (one under -race)
+			// +43 to +142 KiB above the model, in steps of about 32 KiB.
+			measured, below, above = ch.TrackedBytes, 32<<10, 192<<10
 		}
 		t.Logf("%s: %s %d, model %d", r.Layout, ch.ComparedWith, measured, ch.ModelBytes)
-		if d := float64(measured - ch.ModelBytes); d < -off || d > off {
-			t.Errorf("%s: ClickHouse's %s %d, packlab's model %d: want within %.0f bytes", r.Layout, ch.ComparedWith, measured, ch.ModelBytes, off)
+		if d := float64(measured - ch.ModelBytes); d < -below || d > above {
+			t.Errorf("%s: ClickHouse's %s %d, packlab's model %d: want from %.0f bytes below to %.0f above", r.Layout, ch.ComparedWith, measured, ch.ModelBytes, below, above)
 		}
 	}
 }
