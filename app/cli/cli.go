@@ -339,11 +339,7 @@ func checkFormat(format string, allowed []string) error {
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	f := newRunFlags(fs, false)
-	if err := flags.Parse(fs, "run", args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, usageRunText())
-			return nil
-		}
+	if help, err := flags.ParseCommand(fs, "run", args, stdout, usageRunText()); help || err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
@@ -364,11 +360,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		name, args = args[0], args[1:]
 	}
-	if err := flags.Parse(fs, "sweep", args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, usageSweep())
-			return nil
-		}
+	if help, err := flags.ParseCommand(fs, "sweep", args, stdout, usageSweep()); help || err != nil {
 		return err
 	}
 	rest := fs.Args()
@@ -619,11 +611,7 @@ func parseReportArgs(args []string, stdout io.Writer) (*reportArgs, error) {
 	fs.StringVar(&a.title, "title", "", "report title")
 	fs.BoolVar(&a.list, "list", false, "list saved jobs")
 	fs.BoolVar(&a.force, "force", false, "replace an existing --out file")
-	if err := flags.Parse(fs, "report", args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, usageReport)
-			return nil, nil
-		}
+	if help, err := flags.ParseCommand(fs, "report", args, stdout, usageReport); help || err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {

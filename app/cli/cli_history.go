@@ -6,7 +6,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -41,11 +40,7 @@ func cmdHistory(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	fs := flag.NewFlagSet("history clear", flag.ContinueOnError)
 	dir := fs.String("results", "", "results folder")
 	yes := fs.Bool("yes", false, "delete without asking")
-	if err := flags.Parse(fs, "history clear", args[1:]); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, usageHistory)
-			return nil
-		}
+	if help, err := flags.ParseCommand(fs, "history clear", args[1:], stdout, usageHistory); help || err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {

@@ -4,7 +4,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -115,11 +114,7 @@ func parsePlanArgs(args []string, stdout io.Writer) (*planArgs, error) {
 	fs.BoolVar(&a.noSave, "no-save", false, "do not save the calibration's results")
 	fs.BoolVar(&a.verify, "verify", false, "build the chosen dictionary in ClickHouse and compare")
 	fs.StringVar(&req.ClickHouseVersion, "clickhouse-version", "", "the ClickHouse release the LAYOUT clauses are for")
-	if err := flags.Parse(fs, "plan", args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, usagePlan)
-			return nil, nil
-		}
+	if help, err := flags.ParseCommand(fs, "plan", args, stdout, usagePlan); help || err != nil {
 		return nil, err
 	}
 	switch {

@@ -193,3 +193,15 @@ func Parse(fs *flag.FlagSet, cmd string, args []string) error {
 	}
 	return Usagef("%s", msg)
 }
+
+// ParseCommand is Parse for a command's flags: on -h or --help it writes
+// usage to stdout and says so (help), and the command returns at once,
+// with no error.
+func ParseCommand(fs *flag.FlagSet, cmd string, args []string, stdout io.Writer, usage string) (help bool, err error) {
+	err = Parse(fs, cmd, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, usage)
+		return true, nil
+	}
+	return false, err
+}

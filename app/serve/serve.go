@@ -136,11 +136,7 @@ func parseArgs(args []string, stdout io.Writer) (*options, error) {
 		}
 		return nil
 	})
-	if err := flags.Parse(fs, "serve", args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, Usage)
-			return nil, nil
-		}
+	if help, err := flags.ParseCommand(fs, "serve", args, stdout, Usage); help || err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
