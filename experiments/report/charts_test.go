@@ -53,62 +53,54 @@ func fxResults() []result.Result {
 		}
 	}
 
-	hashed := base("20261130T205800Z-hashed-3f2a", "hashed")
-	hashed.ClickHouseLayout = "LAYOUT(HASHED(SHARDS 2))"
-	hashed.BucketCount, hashed.LoadFactor = 2097152, 0.476837158203125
-	hashed.BytesAllocated, hashed.PayloadBytes, hashed.PaddingBytes, hashed.EmptyBytes, hashed.MetadataBytes =
-		33554520, 10000000, 6000000, 17554448, 72
-	hashed.HeapBytes, hashed.RSSBytes, hashed.PeakRSSBytes, hashed.PredictedPeak = 33505280, 35127296, 52428800, 50331648
-	hashed.LoadSeconds, hashed.LoadRowsPerSecond, hashed.ReadSeconds, hashed.ReadRowsPerSecond = 0.212, 4716981.13, 0.094, 10638297.87
-	hashed.Workers = workers(500321, 0.161, 0.043, 0.158, 0.046)
-	hashed.Producer = result.Producer{ReadSeconds: 0.061, SplitSeconds: 0.027, WaitSeconds: 0.118}
-	hashed.Timeline = timeline(0.212, 42991616, 35127296)
-
-	packed := base("20261130T205801Z-packed-9c1e", "packed")
-	packed.ClickHouseLayout = "LAYOUT(SPARSE_HASHED(SHARDS 2))"
-	packed.BucketCount, packed.LoadFactor = 2097152, 0.476837158203125
-	packed.BytesAllocated, packed.PayloadBytes, packed.PaddingBytes, packed.EmptyBytes, packed.MetadataBytes =
-		20971608, 10000000, 0, 10971530, 78
-	packed.HeapBytes, packed.RSSBytes, packed.PeakRSSBytes, packed.PredictedPeak = 20955136, 22282240, 33030144, 31457280
-	packed.LoadSeconds, packed.LoadRowsPerSecond, packed.ReadSeconds, packed.ReadRowsPerSecond = 0.187, 5347593.58, 0.088, 11363636.36
-	packed.Workers = workers(500321, 0.139, 0.041, 0.137, 0.044)
-	packed.Producer = result.Producer{ReadSeconds: 0.060, SplitSeconds: 0.026, WaitSeconds: 0.097}
-	packed.Timeline = timeline(0.187, 27262976, 22282240)
-
-	sparse := base("20261130T205802Z-sparse-71b0", "sparse")
-	sparse.ClickHouseLayout = "LAYOUT(SPARSE_HASHED(SHARDS 2))"
-	sparse.BucketCount, sparse.LoadFactor = 2097152, 0.476837158203125
-	sparse.BytesAllocated, sparse.PayloadBytes, sparse.PaddingBytes, sparse.EmptyBytes, sparse.MetadataBytes =
-		17047896, 10000000, 6000000, 348784, 699112
-	sparse.HeapBytes, sparse.RSSBytes, sparse.PeakRSSBytes, sparse.PredictedPeak = 37183488, 39845888, 45088768, 25165824
-	sparse.LoadSeconds, sparse.LoadRowsPerSecond, sparse.ReadSeconds, sparse.ReadRowsPerSecond = 0.534, 1872659.18, 0.231, 4329004.33
-	sparse.Workers = workers(500321, 0.498, 0.012, 0.493, 0.015)
-	sparse.Producer = result.Producer{ReadSeconds: 0.062, SplitSeconds: 0.028, WaitSeconds: 0.421}
-	sparse.Timeline = timeline(0.534, 41943040, 39845888)
-
-	array := base("20261130T205803Z-hashed_array-d402", "hashed_array")
-	array.ClickHouseLayout = "LAYOUT(HASHED_ARRAY(SHARDS 2))"
-	array.BucketCount, array.LoadFactor = 4194304, 0.2384185791015625
-	array.BytesAllocated, array.PayloadBytes, array.PaddingBytes, array.EmptyBytes, array.MetadataBytes =
-		69206136, 10000000, 0, 51206032, 8000104
-	array.HeapBytes, array.RSSBytes, array.PeakRSSBytes, array.PredictedPeak = 69189632, 71565312, 103809024, 100663296
-	array.LoadSeconds, array.LoadRowsPerSecond, array.ReadSeconds, array.ReadRowsPerSecond = 0.241, 4149377.59, 0.102, 9803921.57
-	array.Workers = workers(500321, 0.190, 0.040, 0.186, 0.043)
-	array.Producer = result.Producer{ReadSeconds: 0.061, SplitSeconds: 0.027, WaitSeconds: 0.149}
-	array.Timeline = timeline(0.241, 87031808, 71565312)
-
-	gomap := base("20261130T205804Z-gomap-5e77", "gomap")
-	gomap.BucketCount, gomap.LoadFactor = 2093056, 0.4777703033268102
-	gomap.BytesAllocated, gomap.PayloadBytes, gomap.PaddingBytes, gomap.EmptyBytes, gomap.MetadataBytes =
-		35663792, 10000000, 6000000, 17488896, 2174896
-	gomap.Estimated = true
-	gomap.HeapBytes, gomap.RSSBytes, gomap.PeakRSSBytes, gomap.PredictedPeak = 47554560, 50331648, 60817408, 53477376
-	gomap.LoadSeconds, gomap.LoadRowsPerSecond, gomap.ReadSeconds, gomap.ReadRowsPerSecond = 0.301, 3322259.14, 0.127, 7874015.75
-	gomap.Workers = workers(500321, 0.249, 0.029, 0.244, 0.033)
-	gomap.Producer = result.Producer{ReadSeconds: 0.063, SplitSeconds: 0.027, WaitSeconds: 0.188}
-	gomap.Timeline = timeline(0.301, 60817408, 50331648)
-
-	return []result.Result{hashed, packed, sparse, array, gomap}
+	// One row a layout: the table's figures, then what the run measured.
+	// Each worker's rows are 500321 and the rest; the timeline ends at the
+	// load's end with the run's RSS.
+	type figures struct {
+		id, layout, clickhouse               string
+		buckets                              int64
+		fill                                 float64
+		alloc, payload, padding, empty, meta int64
+		estimated                            bool
+		heap, rss, peak, predicted           int64
+		load, loadRate, read, readRate       float64
+		busy0, wait0, busy1, wait1           float64
+		producerRead, split, producerWait    float64
+		timelinePeak                         int64
+	}
+	rows := []figures{
+		{"20261130T205800Z-hashed-3f2a", "hashed", "LAYOUT(HASHED(SHARDS 2))", 2097152, 0.476837158203125,
+			33554520, 10000000, 6000000, 17554448, 72, false, 33505280, 35127296, 52428800, 50331648,
+			0.212, 4716981.13, 0.094, 10638297.87, 0.161, 0.043, 0.158, 0.046, 0.061, 0.027, 0.118, 42991616},
+		{"20261130T205801Z-packed-9c1e", "packed", "LAYOUT(SPARSE_HASHED(SHARDS 2))", 2097152, 0.476837158203125,
+			20971608, 10000000, 0, 10971530, 78, false, 20955136, 22282240, 33030144, 31457280,
+			0.187, 5347593.58, 0.088, 11363636.36, 0.139, 0.041, 0.137, 0.044, 0.060, 0.026, 0.097, 27262976},
+		{"20261130T205802Z-sparse-71b0", "sparse", "LAYOUT(SPARSE_HASHED(SHARDS 2))", 2097152, 0.476837158203125,
+			17047896, 10000000, 6000000, 348784, 699112, false, 37183488, 39845888, 45088768, 25165824,
+			0.534, 1872659.18, 0.231, 4329004.33, 0.498, 0.012, 0.493, 0.015, 0.062, 0.028, 0.421, 41943040},
+		{"20261130T205803Z-hashed_array-d402", "hashed_array", "LAYOUT(HASHED_ARRAY(SHARDS 2))", 4194304, 0.2384185791015625,
+			69206136, 10000000, 0, 51206032, 8000104, false, 69189632, 71565312, 103809024, 100663296,
+			0.241, 4149377.59, 0.102, 9803921.57, 0.190, 0.040, 0.186, 0.043, 0.061, 0.027, 0.149, 87031808},
+		{"20261130T205804Z-gomap-5e77", "gomap", "", 2093056, 0.4777703033268102,
+			35663792, 10000000, 6000000, 17488896, 2174896, true, 47554560, 50331648, 60817408, 53477376,
+			0.301, 3322259.14, 0.127, 7874015.75, 0.249, 0.029, 0.244, 0.033, 0.063, 0.027, 0.188, 60817408},
+	}
+	var out []result.Result
+	for _, f := range rows {
+		r := base(f.id, f.layout)
+		r.ClickHouseLayout = f.clickhouse
+		r.BucketCount, r.LoadFactor = f.buckets, f.fill
+		r.BytesAllocated, r.PayloadBytes, r.PaddingBytes, r.EmptyBytes, r.MetadataBytes =
+			f.alloc, f.payload, f.padding, f.empty, f.meta
+		r.Estimated = f.estimated
+		r.HeapBytes, r.RSSBytes, r.PeakRSSBytes, r.PredictedPeak = f.heap, f.rss, f.peak, f.predicted
+		r.LoadSeconds, r.LoadRowsPerSecond, r.ReadSeconds, r.ReadRowsPerSecond = f.load, f.loadRate, f.read, f.readRate
+		r.Workers = workers(500321, f.busy0, f.wait0, f.busy1, f.wait1)
+		r.Producer = result.Producer{ReadSeconds: f.producerRead, SplitSeconds: f.split, WaitSeconds: f.producerWait}
+		r.Timeline = timeline(f.load, f.timelinePeak, f.rss)
+		out = append(out, r)
+	}
+	return out
 }
 
 // fxGrowth is hashed and packed at 1e3 ... 1e6 rows, SHARDS 1: the input
