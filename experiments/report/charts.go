@@ -148,14 +148,7 @@ func MemoryBreakdownChart(results []result.Result) (Chart, error) {
 	}
 	notes := breakdownNotes(estimated, unmatched, skipped, refs)
 
-	bar := charts.NewBar()
-	bar.SetGlobalOptions(baseOptions(kind, title, notes)...)
-	bar.SetGlobalOptions(
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", AxisPointer: &opts.AxisPointer{Type: "shadow"}}),
-		categoryAxis(cats),
-		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "bytes per entry", AxisLabel: &opts.AxisLabel{Formatter: "{value} B"}}),
-	)
-	bar.SetXAxis(cats)
+	bar := categoryBar(kind, title, notes, cats, opts.YAxis{Type: "value", Name: "bytes per entry", AxisLabel: &opts.AxisLabel{Formatter: "{value} B"}})
 	stack := charts.WithBarChartOpts(opts.BarChart{Stack: "bytes"})
 	for _, s := range []struct {
 		name  string
@@ -589,16 +582,9 @@ func PerThreadSpeedChart(results []result.Result) (Chart, error) {
 		notes = append(notes, fmt.Sprintf("%d of %d runs have no workers", len(results)-len(with), len(results)))
 	}
 	notes = otherProgramNotes(notes, refs, "; its producer is the lab streaming rows over a pipe, waiting = the pipe full", "; ClickHouse loads on its own threads: its bar is the whole load")
-	bar := charts.NewBar()
-	bar.SetGlobalOptions(baseOptions(kind, title, notes)...)
-	bar.SetGlobalOptions(
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", AxisPointer: &opts.AxisPointer{Type: "shadow"}}),
-		categoryAxis(cats),
-		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "seconds", AxisLabel: &opts.AxisLabel{Formatter: "{value} s"}}),
-	)
+	bar := categoryBar(kind, title, notes, cats, opts.YAxis{Type: "value", Name: "seconds", AxisLabel: &opts.AxisLabel{Formatter: "{value} s"}})
 	bar.ExtendYAxis(opts.YAxis{Type: "value", Name: ru.name + "/s", Position: "right",
 		SplitLine: &opts.SplitLine{Show: opts.Bool(false)}})
-	bar.SetXAxis(cats)
 	bar.AddSeries("busy", busy, charts.WithBarChartOpts(opts.BarChart{Stack: "time"}),
 		charts.WithItemStyleOpts(opts.ItemStyle{Color: "#5470c6"}), hatch(refs))
 	bar.AddSeries("waiting", wait, charts.WithBarChartOpts(opts.BarChart{Stack: "time"}),
@@ -636,14 +622,7 @@ func ThroughputChart(results []result.Result) (Chart, error) {
 		notes = append(notes, "runs repeated: the median, and in brackets the slowest to the fastest")
 	}
 	notes = otherProgramNotes(notes, refs, "; its load includes receiving the rows over a pipe", "; its load is SYSTEM RELOAD DICTIONARY from a file of the rows")
-	bar := charts.NewBar()
-	bar.SetGlobalOptions(baseOptions(kind, title, notes)...)
-	bar.SetGlobalOptions(
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", AxisPointer: &opts.AxisPointer{Type: "shadow"}}),
-		categoryAxis(labels),
-		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "million rows/s"}),
-	)
-	bar.SetXAxis(labels)
+	bar := categoryBar(kind, title, notes, labels, opts.YAxis{Type: "value", Name: "million rows/s"})
 	label := charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "top"})
 	bar.AddSeries("load", load, label, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#5470c6"}), hatch(refs))
 	bar.AddSeries("read", read, label, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#91cc75"}), hatch(refs))
@@ -829,6 +808,19 @@ func baseOptions(kind, title string, notes []string) []charts.GlobalOpts {
 		charts.WithGridOpts(opts.Grid{Left: "3%", Right: "4%", Top: gridTop(notes), Bottom: "50", ContainLabel: opts.Bool(true)}),
 	}
 }
+
+// categoryBar is a bar chart of named bars on one value axis, with the
+// settings every chart shares and a tooltip for the whole column.
+func categoryBar(kind, title string, notes, cats []string, y opts.YAxis) *charts.Bar {
+	bar := charts.NewBar()
+	bar.SetGlobalOptions(baseOptions(kind, title, notes)...)
+	bar.SetGlobalOptions(columnTooltip, categoryAxis(cats), charts.WithYAxisOpts(y))
+	bar.SetXAxis(cats)
+	return bar
+}
+
+// columnTooltip shows every series of the column under the pointer.
+var columnTooltip = charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", AxisPointer: &opts.AxisPointer{Type: "shadow"}})
 
 // gridTop leaves room above a grid for the title, its notes and an axis name.
 func gridTop(notes []string) string { return strconv.Itoa(72 + 16*len(notes)) }

@@ -374,7 +374,7 @@ func SeedClaimsChart(results []result.Result) (Chart, error) {
 	bar.SetGlobalOptions(baseOptions(kind, title, notes)...)
 	bar.GridList = nil
 	bar.SetGlobalOptions(
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", AxisPointer: &opts.AxisPointer{Type: "shadow"}}),
+		columnTooltip,
 		charts.WithGridOpts(opts.Grid{Left: "3%", Right: "54%", Top: gridTop(notes), Bottom: "70", ContainLabel: opts.Bool(true)}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "category", AxisLabel: &opts.AxisLabel{Interval: "0", Rotate: 15}}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "gain %", AxisLabel: &opts.AxisLabel{Formatter: "{value} %"}}),
