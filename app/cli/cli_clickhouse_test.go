@@ -66,17 +66,9 @@ func TestClickHouseRunAndReport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"ch_hashed SHARDS 1 MLF 0.5: ClickHouse 26.", "LAYOUT(HASHED()): bytes_allocated 33,554,664, packlab computes 33,554,544 (+0.00 %)"} {
-		if !strings.Contains(stderr, want) {
-			t.Errorf("run's notes lack %q:\n%s", want, stderr)
-		}
-	}
+	mustSay(t, "run's notes", stderr, "ch_hashed SHARDS 1 MLF 0.5: ClickHouse 26.", "LAYOUT(HASHED()): bytes_allocated 33,554,664, packlab computes 33,554,544 (+0.00 %)")
 	html := reportHTML(t, dir)
-	for _, want := range []string{"packed", "ch_sparse_hashed", "ch_hashed", "dotted: ClickHouse itself (chDB)", "yellow and orange lines: ClickHouse itself"} {
-		if !strings.Contains(html, want) {
-			t.Errorf("the report lacks %q", want)
-		}
-	}
+	mustSay(t, "the report", html, "packed", "ch_sparse_hashed", "ch_hashed", "dotted: ClickHouse itself (chDB)", "yellow and orange lines: ClickHouse itself")
 }
 
 // TestPlanVerify: plan --verify builds the plan's ClickHouse dictionary in

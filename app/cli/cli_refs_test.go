@@ -43,11 +43,7 @@ func TestReferenceRunAndReport(t *testing.T) {
 		}
 	}
 	html := reportHTML(t, dir)
-	for _, want := range []string{"packed", "boost_flat (C++)", "sparse_hash_map (C++)", "hatched: a C++ reference map", "~15.93 MiB"} {
-		if !strings.Contains(html, want) {
-			t.Errorf("the report does not show %q", want)
-		}
-	}
+	mustSay(t, "the report", html, "packed", "boost_flat (C++)", "sparse_hash_map (C++)", "hatched: a C++ reference map", "~15.93 MiB")
 }
 
 // TestSweepWithReferences: the seed table, then the maps people pick

@@ -57,6 +57,21 @@ func packlab(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	return o.String(), e.String(), err
 }
 
+// mustSay fails t for each of wants that text, the output named by what,
+// does not contain; a short text is shown whole.
+func mustSay(t *testing.T, what, text string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(text, want) {
+			if len(text) > 4096 {
+				t.Errorf("%s (%d bytes) lacks %q", what, len(text), want)
+			} else {
+				t.Errorf("%s lacks %q:\n%s", what, want, text)
+			}
+		}
+	}
+}
+
 // TestBadInput: every kind of bad input is one line naming the flag, the
 // value and what is allowed, a non-zero exit, and no work: the results
 // folder is not even created.
@@ -591,11 +606,7 @@ func TestPlanIssueTargets(t *testing.T) {
 	if strings.Contains(stderr, "calibrating") {
 		t.Errorf("calibrated again although the results were saved: %q", stderr)
 	}
-	for _, want := range []string{"Answer: ", "CREATE DICTIONARY dict", "core.Load(ctx, src, core.LoadConfig{", "Ruled out:", "gomap: every setup's reload peak is above 24.0 GiB"} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("plan --memory 24GiB does not say %q:\n%s", want, stdout)
-		}
-	}
+	mustSay(t, "plan --memory 24GiB", stdout, "Answer: ", "CREATE DICTIONARY dict", "core.Load(ctx, src, core.LoadConfig{", "Ruled out:", "gomap: every setup's reload peak is above 24.0 GiB")
 	stdout, _, err = packlab(t, "plan", "--rows", "1e9", "--memory", "24GiB", "--format", "json", "--results", dir)
 	if err != nil {
 		t.Fatal(err)
