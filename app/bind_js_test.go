@@ -257,8 +257,7 @@ func TestJSLimitsAndBadInput(t *testing.T) {
 // fit, one more does not.
 func TestJSRowCap(t *testing.T) {
 	h, _ := bindForTest(t)
-	f := defaultForm()
-	f.Layouts = []string{"packed", "hashed"}
+	f := small("packed", "hashed")
 	f.Rows = "1e10"
 	var est Estimate
 	h.ok(t, &est, "Estimate", f)
@@ -310,9 +309,7 @@ func TestJSRowCap(t *testing.T) {
 // and charts name the wasm memory, not RSS; exports come out as downloads.
 func TestJSRun(t *testing.T) {
 	h, lab := bindForTest(t)
-	f := defaultForm()
-	f.Layouts = []string{"packed", "hashed"}
-	f.Rows = "1e5"
+	f := small("packed", "hashed")
 	var st Started
 	h.ok(t, &st, "StartRun", f)
 	if st.ID == "" || st.TotalRows != 100_000 {

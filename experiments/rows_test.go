@@ -1,4 +1,4 @@
-package experiments
+package experiments_test
 
 import (
 	"context"
@@ -9,27 +9,14 @@ import (
 	"testing"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/internal/drivertest"
 	"github.com/packlab/packlab/experiments/result"
 )
 
 // threeAttributes is the dictionary of three attributes.
 var threeAttributes = []string{"UInt16", "UInt32", "Float64"}
-
-// runOrFail runs cfg with no result saved and fails the test on any error;
-// the results by layout.
-func runOrFail(t *testing.T, cfg Config) map[string]result.Result {
-	t.Helper()
-	results, err := Run(context.Background(), cfg, RunOptions{})
-	if err != nil {
-		t.Fatalf("Run(%v %s/%s %d rows %s): %v", cfg.Layouts, cfg.Key, cfg.Value, cfg.Rows, cfg.Keys, err)
-	}
-	byLayout := map[string]result.Result{}
-	for _, r := range results {
-		byLayout[r.Layout] = r
-	}
-	return byLayout
-}
 
 // TestRowLayouts: packed_row and compact_row hold a dictionary of three
 // attributes (UInt16, UInt32, Float64: a 14-byte row) in one table, in a
@@ -40,9 +27,9 @@ func runOrFail(t *testing.T, cfg Config) map[string]result.Result {
 func TestRowLayouts(t *testing.T) {
 	const rows = 900_000 // 2^21 cells at MLF 0.5, 2^20 at 0.9
 	for _, inProcess := range []bool{false, true} {
-		got := runOrFail(t, Config{Layouts: []string{"packed_row", "compact_row", "packed"}, Value: "UInt16", Rows: rows, Seed: 3, InProcess: inProcess})
-		one := runOrFail(t, Config{Layouts: []string{"packed_row"}, Attributes: threeAttributes, Rows: rows, Seed: 3, MaxLoadFactor: 0.9, InProcess: inProcess})
-		three := runOrFail(t, Config{Layouts: []string{"packed_row", "compact_row"}, Attributes: threeAttributes, Rows: rows, Seed: 3, InProcess: inProcess})
+		got := drivertest.RunOrFail(t, experiments.Config{Layouts: []string{"packed_row", "compact_row", "packed"}, Value: "UInt16", Rows: rows, Seed: 3, InProcess: inProcess})
+		one := drivertest.RunOrFail(t, experiments.Config{Layouts: []string{"packed_row"}, Attributes: threeAttributes, Rows: rows, Seed: 3, MaxLoadFactor: 0.9, InProcess: inProcess})
+		three := drivertest.RunOrFail(t, experiments.Config{Layouts: []string{"packed_row", "compact_row"}, Attributes: threeAttributes, Rows: rows, Seed: 3, InProcess: inProcess})
 		row := core.RowType("Tuple(UInt16, UInt32, Float64)", 14)
 		for name, r := range map[string]result.Result{"packed_row": three["packed_row"], "compact_row": three["compact_row"], "packed_row MLF 0.9": one["packed_row"]} {
 			l := core.LayoutPacked
@@ -86,8 +73,8 @@ func TestRowLayouts(t *testing.T) {
 // RowPrediction, every row read back, the parts adding up.
 func rowsWith(t *testing.T, list []string, inProcess bool) {
 	const rows = 900_000
-	strs := runOrFail(t, Config{Layouts: []string{"packed_row", "compact_row"}, Attributes: list, Rows: rows, Seed: 3, InProcess: inProcess})
-	attrs, err := ParseAttributes(list[0], list)
+	strs := drivertest.RunOrFail(t, experiments.Config{Layouts: []string{"packed_row", "compact_row"}, Attributes: list, Rows: rows, Seed: 3, InProcess: inProcess})
+	attrs, err := experiments.ParseAttributes(list[0], list)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +133,7 @@ func TestRowsFromFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	list := []string{"price:UInt16", "country:String", "name:Nullable(String)", "score:Float64"} // a row of 2 + 8 + 8 + 8 + 1: in the row array
-	got := runOrFail(t, Config{Layouts: []string{"packed_row", "compact_row"}, Attributes: list, Source: path, KeyColumn: "id", InProcess: true})
+	got := drivertest.RunOrFail(t, experiments.Config{Layouts: []string{"packed_row", "compact_row"}, Attributes: list, Source: path, KeyColumn: "id", InProcess: true})
 	for _, l := range dict.RowTables {
 		r := got[string(l)+dict.RowSuffix]
 		t.Logf("%s from a file: %d bytes, payload %d, %d rows found %v", l, r.BytesAllocated, r.PayloadBytes, r.ElementCount, r.FoundRate)
@@ -164,11 +151,11 @@ func TestRowsFromFile(t *testing.T) {
 	}
 	// No value column: the first attribute drawn from the key, the others
 	// still the file's (the same String bytes).
-	noValue := runOrFail(t, Config{Layouts: []string{"packed_row"}, Attributes: list, Source: path, KeyColumn: "id", ValueColumn: "none", InProcess: true})
+	noValue := drivertest.RunOrFail(t, experiments.Config{Layouts: []string{"packed_row"}, Attributes: list, Source: path, KeyColumn: "id", ValueColumn: "none", InProcess: true})
 	if r := noValue["packed_row"]; r.ElementCount != rows || r.PayloadBytes != rows*(8+27)+strBytes || strings.Join(r.AttributeColumns, ",") != "country,name,score" {
 		t.Errorf("--value-column none: %d rows, payload %d, columns %v: want %d, %d (the file's Strings), country,name,score", r.ElementCount, r.PayloadBytes, r.AttributeColumns, rows, rows*(8+27)+strBytes)
 	}
-	drawn := runOrFail(t, Config{Layouts: []string{"packed_row"}, Attributes: list, Source: path, KeyColumn: "id", Columns: []string{"none"}, InProcess: true})
+	drawn := drivertest.RunOrFail(t, experiments.Config{Layouts: []string{"packed_row"}, Attributes: list, Source: path, KeyColumn: "id", Columns: []string{"none"}, InProcess: true})
 	if r := drawn["packed_row"]; r.ElementCount != rows || r.PayloadBytes == got["packed_row"].PayloadBytes {
 		t.Errorf("--columns none: %d rows, payload %d: want %d rows, Strings drawn from the key (not the file's %d bytes)", r.ElementCount, r.PayloadBytes, rows, strBytes)
 	}
@@ -176,7 +163,7 @@ func TestRowsFromFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Run(context.Background(), Config{Layouts: []string{"compact_row"}, Attributes: list, Source: path, KeyColumn: "id", InProcess: true}, RunOptions{})
+	_, err := experiments.Run(context.Background(), experiments.Config{Layouts: []string{"compact_row"}, Attributes: list, Source: path, KeyColumn: "id", InProcess: true}, experiments.RunOptions{})
 	if err == nil || !strings.Contains(err.Error(), "seven") || !strings.Contains(err.Error(), "price") {
 		t.Errorf("a bad price: %v, want an error naming the column and the value", err)
 	}
@@ -208,7 +195,7 @@ func TestRowsFromFileRepeatedKeys(t *testing.T) {
 	}
 	list := []string{"plan:UInt16", "name:String"}
 	for _, valueColumn := range []string{"", "none"} {
-		got := runOrFail(t, Config{Layouts: []string{"packed_row", "compact_row"}, Attributes: list, Source: path, KeyColumn: "id", ValueColumn: valueColumn, InProcess: true})
+		got := drivertest.RunOrFail(t, experiments.Config{Layouts: []string{"packed_row", "compact_row"}, Attributes: list, Source: path, KeyColumn: "id", ValueColumn: valueColumn, InProcess: true})
 		for _, l := range dict.RowTables {
 			r := got[string(l)+dict.RowSuffix]
 			if r.ElementCount != keys || r.Duplicates != keys || r.FoundRate != 1 {
