@@ -211,11 +211,7 @@ func newRunFlags(fs *flag.FlagSet, sweep bool) *runFlags {
 		return nil
 	})
 	typeFlags(fs, &c.Key, &c.Value, &c.Attributes)
-	fs.Func("rows", "rows", func(s string) error {
-		n, err := experiments.ParseRows(s)
-		c.Rows = n
-		return err
-	})
+	rowsFlag(fs, &c.Rows)
 	fs.Func("shards", "shards", func(s string) error { return intFlag("--shards", s, 1, 128, &c.Shards) })
 	fs.Func("max-load-factor", "max load factor", func(s string) error {
 		return floatFlag("--max-load-factor", s, 0.5, 0.99, &c.MaxLoadFactor)

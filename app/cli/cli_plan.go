@@ -71,9 +71,9 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 // planArgs is plan's flags, checked.
 type planArgs struct {
-	req                                planner.PlanRequest
-	format, resultsDir                 string
-	noCal, recal, noSave, verify, rows bool
+	req                          planner.PlanRequest
+	format, resultsDir           string
+	noCal, recal, noSave, verify bool
 }
 
 // parsePlanArgs reads and checks plan's flags; with -h it prints the usage
@@ -82,11 +82,7 @@ func parsePlanArgs(args []string, stdout io.Writer) (*planArgs, error) {
 	a := &planArgs{format: "table"}
 	req := &a.req
 	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
-	fs.Func("rows", "rows", func(s string) error {
-		n, err := experiments.ParseRows(s)
-		req.Rows, a.rows = n, true
-		return err
-	})
+	rowsFlag(fs, &req.Rows)
 	typeFlags(fs, &req.Key, &req.Value, &req.Attributes)
 	fs.Func("memory", "memory budget", func(s string) error {
 		n, err := planner.ParseMemory(s)
@@ -117,10 +113,11 @@ func parsePlanArgs(args []string, stdout io.Writer) (*planArgs, error) {
 	if help, err := flags.ParseCommand(fs, "plan", args, stdout, usagePlan); help || err != nil {
 		return nil, err
 	}
+	_, rowsGiven := flags.Given(fs, "rows")
 	switch {
 	case fs.NArg() > 0:
 		return nil, flags.Usagef("plan: unexpected argument %q (flags start with --; run 'packlab help plan')", fs.Arg(0))
-	case !a.rows:
+	case !rowsGiven:
 		return nil, flags.Usagef("plan: --rows is missing (allowed: a whole number of rows from 1 to 2^62, e.g. --rows 1e9)")
 	case a.noCal && a.recal:
 		return nil, flags.Usagef("--calibrate and --no-calibrate: contradict each other (allowed: one of them)")
