@@ -145,13 +145,7 @@ func verifyPlan(ctx context.Context, plan planner.Plan, saved *store.Store, noSa
 	fmt.Fprintf(stderr, "packlab: verifying in ClickHouse: %s at %s rows\n", c.ClickHouseLayout, text.Rows(cfg.Rows))
 	bar := newProgressBar(stderr)
 	job := result.NewJob("plan verification "+cfg.Layouts[0]+" "+text.Rows(cfg.Rows), result.FaceCLI, time.Now())
-	results, err := experiments.Run(ctx, cfg, experiments.RunOptions{Job: &job, Progress: bar.update, OnResult: func(r result.Result) error {
-		bar.clear()
-		if noSave {
-			return nil
-		}
-		return saved.Save(r)
-	}})
+	results, err := experiments.Run(ctx, cfg, bar.options(&job, saved, noSave))
 	bar.clear()
 	if err != nil {
 		return fmt.Errorf("--verify: %w", err)
@@ -166,6 +160,18 @@ func verifyPlan(ctx context.Context, plan planner.Plan, saved *store.Store, noSa
 		fmt.Fprintln(out, prefix+line)
 	}
 	return nil
+}
+
+// options are the plan's runs' options: the bar shows their progress and
+// steps aside while each result is saved (unless noSave) in job.
+func (b *progressBar) options(job *result.Job, saved *store.Store, noSave bool) experiments.RunOptions {
+	return experiments.RunOptions{Job: job, Progress: b.update, OnResult: func(r result.Result) error {
+		b.clear()
+		if noSave {
+			return nil
+		}
+		return saved.Save(r)
+	}}
 }
 
 // calibrate runs the planner's calibration, saying on stderr what it
@@ -197,13 +203,7 @@ func calibrate(ctx context.Context, cfgs []experiments.Config, saved *store.Stor
 	start := time.Now()
 	bar := newProgressBar(stderr)
 	job := result.NewJob(planner.CalibrationJobName(cfgs), result.FaceCLI, start)
-	results, err := planner.Calibrate(ctx, cfgs, experiments.RunOptions{Job: &job, Progress: bar.update, OnResult: func(r result.Result) error {
-		bar.clear()
-		if noSave {
-			return nil
-		}
-		return saved.Save(r)
-	}})
+	results, err := planner.Calibrate(ctx, cfgs, bar.options(&job, saved, noSave))
 	bar.clear()
 	if err == nil {
 		fmt.Fprintf(stderr, "packlab: calibrated in %.1f s\n", time.Since(start).Seconds())
