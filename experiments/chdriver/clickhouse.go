@@ -9,11 +9,9 @@
 package chdriver
 
 import (
-	"fmt"
 	"runtime"
 	"time"
 
-	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/internal/program"
@@ -72,15 +70,8 @@ func Status() State {
 	if runtime.GOOS == "js" {
 		return State{Problem: "the browser lab runs packlab's Go layouts only; ClickHouse's own dictionaries run in the desktop lab and 'packlab run' (get them there with: " + BuildCommand + ")"}
 	}
-	path, problem := program.Find(WorkerEnv, WorkerName, "ClickHouse's own dictionaries", BuildCommand)
-	if problem != "" {
-		return State{Problem: problem}
-	}
-	st, err := chCache.Get(path, describeClickHouse)
-	if err != nil {
-		return State{Path: path, Problem: fmt.Sprintf("%s: %v; get it with: %s", path, source.PathErrorReason(err), BuildCommand)}
-	}
-	return st
+	return chCache.Status(WorkerEnv, WorkerName, "ClickHouse's own dictionaries", BuildCommand, describeClickHouse,
+		func(path, problem string) State { return State{Path: path, Problem: problem} })
 }
 
 func describeClickHouse(path string) State {

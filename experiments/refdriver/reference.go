@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/core"
-	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/internal/program"
@@ -158,19 +157,8 @@ func Status() State {
 	if runtime.GOOS == "js" {
 		return State{Problem: "the browser lab runs packlab's Go layouts only; the C++ reference maps run in the desktop lab and 'packlab run' (build them there with: " + BuildCommand + ")"}
 	}
-	path, problem := findRefsWorker()
-	if problem != "" {
-		return State{Problem: problem}
-	}
-	st, err := refsCache.Get(path, describeRefs)
-	if err != nil {
-		return State{Path: path, Problem: fmt.Sprintf("%s: %v; build it with: %s", path, source.PathErrorReason(err), BuildCommand)}
-	}
-	return st
-}
-
-func findRefsWorker() (path, problem string) {
-	return program.Find(WorkerEnv, WorkerName, "the C++ reference maps", BuildCommand)
+	return refsCache.Status(WorkerEnv, WorkerName, "the C++ reference maps", BuildCommand, describeRefs,
+		func(path, problem string) State { return State{Path: path, Problem: problem} })
 }
 
 // refsDescription is packlab-refs --describe's answer.

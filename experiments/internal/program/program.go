@@ -1,6 +1,7 @@
 // Package program is a driver's worker program on this machine: where it
 // is (Find), what it says it holds (Describe, one JSON line from its
-// --describe), and that answer kept while the file does not change (Cache).
+// --describe), and that answer kept while the file does not change (Cache,
+// whose Status does all three).
 // Starting a run in it is the engine's (experiments.RunWorker).
 package program
 
@@ -73,6 +74,21 @@ func (c *Cache[S]) Get(path string, describe func(string) S) (S, error) {
 		c.key, c.s = key, describe(path)
 	}
 	return c.s, nil
+}
+
+// Status finds a driver's worker (Find's env, name, what and build) and is
+// its describe answer, kept while the file does not change; where there is
+// no worker to ask, failed(path, problem) says why, ending with build.
+func (c *Cache[S]) Status(env, name, what, build string, describe func(path string) S, failed func(path, problem string) S) S {
+	path, problem := Find(env, name, what, build)
+	if problem != "" {
+		return failed("", problem)
+	}
+	st, err := c.Get(path, describe)
+	if err != nil {
+		return failed(path, fmt.Sprintf("%s: %v; build it with: %s", path, source.PathErrorReason(err), build))
+	}
+	return st
 }
 
 // Describe runs a worker's --describe (for at most timeout) and reads
