@@ -46,13 +46,20 @@ func ClickHouseDictionaries() []ClickHouseDictionary {
 // FindClickHouseDictionary finds a ClickHouse layout by its lab name (as
 // ParseLayout reads names: case and '-' for '_' do not matter).
 func FindClickHouseDictionary(name string) (ClickHouseDictionary, bool) {
+	return findNamed(clickHouseDictionaries, name, func(d ClickHouseDictionary) string { return d.Name })
+}
+
+// findNamed is the entry of list whose nameOf is name, read as
+// core.ParseLayout reads names: case and '-' for '_' do not matter.
+func findNamed[T any](list []T, name string, nameOf func(T) string) (T, bool) {
 	n := core.LayoutKey(name)
-	for _, d := range clickHouseDictionaries {
-		if d.Name == n {
-			return d, true
+	for _, e := range list {
+		if nameOf(e) == n {
+			return e, true
 		}
 	}
-	return ClickHouseDictionary{}, false
+	var none T
+	return none, false
 }
 
 // IsClickHouse reports whether a result's layout name is one of

@@ -1,7 +1,5 @@
 package dict
 
-import "github.com/packlab/packlab/core"
-
 // The C++ reference maps: the maps a user would pick instead of packlab's
 // layouts, held by the reference worker (packlab-refs, driven by package
 // experiments/refdriver, which models their growth). dict names them so
@@ -34,11 +32,5 @@ func ReferenceMaps() []ReferenceMap { return append([]ReferenceMap(nil), referen
 // FindReferenceMap finds a reference map by name, as core.ParseLayout reads
 // names: case and '-' for '_' do not matter.
 func FindReferenceMap(name string) (ReferenceMap, bool) {
-	n := core.LayoutKey(name)
-	for _, m := range referenceMaps {
-		if m.Name == n {
-			return m, true
-		}
-	}
-	return ReferenceMap{}, false
+	return findNamed(referenceMaps, name, func(m ReferenceMap) string { return m.Name })
 }

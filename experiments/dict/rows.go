@@ -28,13 +28,7 @@ func RowLayoutNames() []string {
 
 // ParseRowLayout finds the table of a row layout's name.
 func ParseRowLayout(name string) (core.Layout, bool) {
-	n := core.LayoutKey(name)
-	for _, l := range RowTables {
-		if n == string(l)+RowSuffix {
-			return l, true
-		}
-	}
-	return "", false
+	return findNamed(RowTables, name, func(l core.Layout) string { return string(l) + RowSuffix })
 }
 
 // RowType is the value type of a row of attrs: their bytes summed,
