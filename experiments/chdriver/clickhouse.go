@@ -9,7 +9,6 @@
 package chdriver
 
 import (
-	"runtime"
 	"time"
 
 	"github.com/packlab/packlab/experiments"
@@ -67,9 +66,6 @@ var chCache program.Cache[State]
 // second); the answer is kept while the file does not change. In the
 // browser ClickHouse never runs.
 func Status() State {
-	if runtime.GOOS == "js" {
-		return State{Problem: "the browser lab runs packlab's Go layouts only; ClickHouse's own dictionaries run in the desktop lab and 'packlab run' (get them there with: " + BuildCommand + ")"}
-	}
 	return chCache.Status(WorkerEnv, WorkerName, "ClickHouse's own dictionaries", BuildCommand, describeClickHouse,
 		func(path, problem string) State { return State{Path: path, Problem: problem} })
 }

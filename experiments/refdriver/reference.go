@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -154,9 +153,6 @@ var refsCache program.Cache[State]
 // (packlab-refs --describe); the answer is kept while the file does not
 // change. In the browser the reference maps never run.
 func Status() State {
-	if runtime.GOOS == "js" {
-		return State{Problem: "the browser lab runs packlab's Go layouts only; the C++ reference maps run in the desktop lab and 'packlab run' (build them there with: " + BuildCommand + ")"}
-	}
 	return refsCache.Status(WorkerEnv, WorkerName, "the C++ reference maps", BuildCommand, describeRefs,
 		func(path, problem string) State { return State{Path: path, Problem: problem} })
 }

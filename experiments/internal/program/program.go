@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -78,8 +79,12 @@ func (c *Cache[S]) Get(path string, describe func(string) S) (S, error) {
 
 // Status finds a driver's worker (Find's env, name, what and build) and is
 // its describe answer, kept while the file does not change; where there is
-// no worker to ask, failed(path, problem) says why, ending with build.
+// no worker to ask (none found, or in the browser, where no worker runs),
+// failed(path, problem) says why, ending with build.
 func (c *Cache[S]) Status(env, name, what, build string, describe func(path string) S, failed func(path, problem string) S) S {
+	if runtime.GOOS == "js" {
+		return failed("", "the browser lab runs packlab's Go layouts only; "+what+" run in the desktop lab and 'packlab run' (build them there with: "+build+")")
+	}
 	path, problem := Find(env, name, what, build)
 	if problem != "" {
 		return failed("", problem)
