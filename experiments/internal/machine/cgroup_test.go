@@ -5,6 +5,7 @@ package machine
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -94,5 +95,26 @@ func TestAvailableMemoryHonoursCgroupLimit(t *testing.T) {
 	got, from := AvailableMemory()
 	if want := "the cgroup limit of 1024 MiB (" + filepath.Join(filepath.Dir(cg), "unified", "app", "memory.max") + ") less what the cgroup uses"; got != gib-50<<20 || from != want {
 		t.Errorf("AvailableMemory in a 1 GiB cgroup = %d, %q; want %d, %q", got, from, gib-50<<20, want)
+	}
+}
+
+// TestKBFields: the /proc fields in bytes, in the order asked, -1 for one
+// the file lacks or one not in kB; this process's own figures are sane.
+func TestKBFields(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "status")
+	text := "Name:\tx\nVmHWM:\t    2048 kB\nVmRSS:\t    1024 kB\nThreads:\t4\nVmSize: 7 MB\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := kBFields(path, "VmRSS", "VmHWM", "VmSwap", "Threads", "VmSize")
+	if want := []int64{1 << 20, 2 << 20, -1, -1, -1}; !slices.Equal(got, want) {
+		t.Errorf("kBFields = %v, want %v", got, want)
+	}
+	if got := kBFields(filepath.Join(path, "none"), "VmRSS"); got[0] != -1 {
+		t.Errorf("an unreadable file: %v", got)
+	}
+	rss, hwm := StatusMemory()
+	if rss <= 0 || hwm < rss || memAvailable() <= 0 {
+		t.Errorf("this process: rss %d, hwm %d, MemAvailable %d", rss, hwm, memAvailable())
 	}
 }

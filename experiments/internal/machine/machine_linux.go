@@ -5,6 +5,7 @@ package machine
 import (
 	"bytes"
 	"os"
+	"slices"
 	"strconv"
 	"syscall"
 	"time"
@@ -38,33 +39,35 @@ func CurrentRSS() int64 {
 // StatusMemory returns VmRSS and VmHWM (the resident high-water mark) from
 // /proc/self/status, in bytes; -1 for a field it cannot read.
 func StatusMemory() (rss, hwm int64) {
-	rss, hwm = -1, -1
-	b, err := os.ReadFile("/proc/self/status")
+	v := kBFields("/proc/self/status", "VmRSS", "VmHWM")
+	return v[0], v[1]
+}
+
+// kBFields reads the fields names ("VmRSS: 123456 kB") of a /proc file in
+// bytes, -1 for each one missing or unreadable.
+func kBFields(path string, names ...string) []int64 {
+	out := make([]int64, len(names))
+	for i := range out {
+		out[i] = -1
+	}
+	b, err := os.ReadFile(path)
 	if err != nil {
-		return
+		return out
 	}
 	for line := range bytes.SplitSeq(b, []byte("\n")) {
 		name, rest, ok := bytes.Cut(line, []byte(":"))
-		if !ok {
+		i := slices.Index(names, string(name))
+		if !ok || i < 0 {
 			continue
 		}
-		var dst *int64
-		switch string(name) {
-		case "VmRSS":
-			dst = &rss
-		case "VmHWM":
-			dst = &hwm
-		default:
-			continue
-		}
-		f := bytes.Fields(rest) // "123456 kB"
+		f := bytes.Fields(rest)
 		if len(f) == 2 && string(f[1]) == "kB" {
 			if v, err := strconv.ParseInt(string(f[0]), 10, 64); err == nil {
-				*dst = v * 1024
+				out[i] = v * 1024
 			}
 		}
 	}
-	return
+	return out
 }
 
 // ResetPeak sets VmHWM back to the current RSS by writing "5" to
@@ -111,23 +114,7 @@ var (
 	procMountinfoFile = "/proc/self/mountinfo"
 )
 
-func memAvailable() int64 {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return -1
-	}
-	for line := range bytes.SplitSeq(b, []byte("\n")) {
-		if rest, ok := bytes.CutPrefix(line, []byte("MemAvailable:")); ok {
-			f := bytes.Fields(rest)
-			if len(f) == 2 && string(f[1]) == "kB" {
-				if v, err := strconv.ParseInt(string(f[0]), 10, 64); err == nil {
-					return v * 1024
-				}
-			}
-		}
-	}
-	return -1
-}
+func memAvailable() int64 { return kBFields("/proc/meminfo", "MemAvailable")[0] }
 
 // KernelCPU is the CPU time the kernel has spent for this process so far,
 // all threads (getrusage's system time); during a load, page faults above
@@ -147,19 +134,9 @@ func addressSpaceRoom() int64 {
 	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &lim); err != nil || lim.Cur == ^uint64(0) || lim.Cur > 1<<62 {
 		return -1
 	}
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
+	vm := kBFields("/proc/self/status", "VmSize")[0]
+	if vm < 0 {
 		return -1
 	}
-	for line := range bytes.SplitSeq(b, []byte("\n")) {
-		if rest, ok := bytes.CutPrefix(line, []byte("VmSize:")); ok {
-			f := bytes.Fields(rest)
-			if len(f) == 2 && string(f[1]) == "kB" {
-				if v, err := strconv.ParseInt(string(f[0]), 10, 64); err == nil {
-					return max(int64(lim.Cur)-v*1024, 0)
-				}
-			}
-		}
-	}
-	return -1
+	return max(int64(lim.Cur)-vm, 0)
 }
