@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/packlab/packlab/experiments/chdriver"
-	"github.com/packlab/packlab/experiments/result"
 )
 
 // needClickHouse points the command at packlab-ch (needWorker).
@@ -109,14 +107,7 @@ func TestSampleDictionaryFile(t *testing.T) {
 	if example == nil {
 		t.Fatalf("docs/cli.md has no example 'bin/packlab run --layout ch_hashed... --source %s'", sampleDictionary)
 	}
-	stdout, _, err := packlab(t, append(example, "--no-save", "--format", "json")...)
-	if err != nil {
-		t.Fatalf("packlab %s: %v", strings.Join(example, " "), err)
-	}
-	var res []result.Result
-	if err := json.Unmarshal([]byte(stdout), &res); err != nil || len(res) != 3 {
-		t.Fatalf("packlab %s: %v\n%s", strings.Join(example, " "), err, stdout)
-	}
+	res := packlabResults(t, 3, append(example, "--no-save", "--format", "json")...)
 	for _, r := range res {
 		ch := r.ClickHouse
 		if r.ElementCount != 5000 || strings.Join(r.AttributeColumns, ",") != "country,name" || ch == nil {

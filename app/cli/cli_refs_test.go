@@ -1,14 +1,12 @@
 package cli
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/refdriver"
-	"github.com/packlab/packlab/experiments/result"
 )
 
 // needRefs points the command at packlab-refs, the C++ maps (needWorker).
@@ -29,14 +27,7 @@ func TestReferenceRunAndReport(t *testing.T) {
 		t.Skip("loads 1e6 rows three times")
 	}
 	dir := t.TempDir()
-	stdout, _, err := packlab(t, "run", "--layout", "packed,boost_flat,sparse_hash_map", "--rows", "1e6", "--results", dir, "--format", "json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res []result.Result
-	if err := json.Unmarshal([]byte(stdout), &res); err != nil || len(res) != 3 {
-		t.Fatalf("%d results, %v", len(res), err)
-	}
+	res := packlabResults(t, 3, "run", "--layout", "packed,boost_flat,sparse_hash_map", "--rows", "1e6", "--results", dir, "--format", "json")
 	for _, r := range res[1:] {
 		if r.ElementCount != res[0].ElementCount || r.Checksum != res[0].Checksum || r.RSSBytes <= 0 {
 			t.Errorf("%s: element_count %d, checksum %s, rss %d; packed %d, %s", r.Layout, r.ElementCount, r.Checksum, r.RSSBytes, res[0].ElementCount, res[0].Checksum)
@@ -50,14 +41,7 @@ func TestReferenceRunAndReport(t *testing.T) {
 // instead, in one sweep.
 func TestSweepWithReferences(t *testing.T) {
 	needRefs(t)
-	stdout, _, err := packlab(t, "sweep", "seed-table", "--with-references", "--rows", "2e4", "--format", "json", "--no-save")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res []result.Result
-	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
-		t.Fatal(err)
-	}
+	res := packlabResults(t, -1, "sweep", "seed-table", "--with-references", "--rows", "2e4", "--format", "json", "--no-save")
 	var got, want []string
 	for _, r := range res {
 		got = append(got, r.Layout)

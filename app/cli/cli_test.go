@@ -57,6 +57,22 @@ func packlab(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	return o.String(), e.String(), err
 }
 
+// packlabResults runs the command line (args asking for --format json)
+// and is the results it wrote, failing the test on an error or on other
+// than want results (any number for want -1).
+func packlabResults(t *testing.T, want int, args ...string) []result.Result {
+	t.Helper()
+	stdout, stderr, err := packlab(t, args...)
+	if err != nil {
+		t.Fatalf("packlab %s: %v\n%s", strings.Join(args, " "), err, stderr)
+	}
+	var res []result.Result
+	if err := json.Unmarshal([]byte(stdout), &res); err != nil || (want >= 0 && len(res) != want) {
+		t.Fatalf("packlab %s: %d results (want %d), %v\n%s", strings.Join(args, " "), len(res), want, err, stdout)
+	}
+	return res
+}
+
 // mustSay fails t for each of wants that text, the output named by what,
 // does not contain; a short text is shown whole.
 func mustSay(t *testing.T, what, text string, wants ...string) {
@@ -259,14 +275,7 @@ func TestIssueTarget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads 1e6 rows twice")
 	}
-	stdout, _, err := packlab(t, "run", "--layout", "hashed,packed", "--key", "UInt64", "--value", "UInt16", "--rows", "1e6", "--format", "json", "--no-save")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res []result.Result
-	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
-		t.Fatal(err)
-	}
+	res := packlabResults(t, -1, "run", "--layout", "hashed,packed", "--key", "UInt64", "--value", "UInt16", "--rows", "1e6", "--format", "json", "--no-save")
 	for i, want := range []struct{ bytes, padding int64 }{{33554432, 6000000}, {20971520, 0}} {
 		r := res[i]
 		if r.BucketCount != 2097152 || r.BytesAllocated < want.bytes || r.BytesAllocated > want.bytes+512 || r.PaddingBytes != want.padding {
@@ -382,14 +391,7 @@ func TestSweepCommand(t *testing.T) {
 		t.Errorf("sweep shards to 2: %d csv lines, want a header and 2 rows:\n%s", len(lines), stdout)
 	}
 	// Flags may also come before the sweep's name.
-	stdout, _, err = packlab(t, "sweep", "--rows", "1e4", "--no-save", "--in-process", "--format", "json", "seed-table")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res []result.Result
-	if err := json.Unmarshal([]byte(stdout), &res); err != nil || len(res) != len(core.Layouts()) {
-		t.Errorf("seed-table: %d results, %v", len(res), err)
-	}
+	packlabResults(t, len(core.Layouts()), "sweep", "--rows", "1e4", "--no-save", "--in-process", "--format", "json", "seed-table")
 }
 
 func TestHelpAndVersion(t *testing.T) {

@@ -37,14 +37,7 @@ func TestReportByJob(t *testing.T) {
 	if _, _, err := packlab(t, "sweep", "types", "--layout", "packed", "--rows", "1e3", "--in-process", "--format", "csv", "--results", dir); err != nil {
 		t.Fatal(err)
 	}
-	stdout, _, err := packlab(t, "run", "--layout", "packed,hashed", "--rows", "1e4", "--in-process", "--format", "json", "--results", dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var run []result.Result
-	if err := json.Unmarshal([]byte(stdout), &run); err != nil || len(run) != 2 {
-		t.Fatalf("run: %v\n%s", err, stdout)
-	}
+	run := packlabResults(t, 2, "run", "--layout", "packed,hashed", "--rows", "1e4", "--in-process", "--format", "json", "--results", dir)
 
 	// The report, with no flags: the run's two results and nothing else.
 	md, stderr, err := packlab(t, "report", "--results", dir, "--format", "markdown")
@@ -147,14 +140,7 @@ func TestReportByJob(t *testing.T) {
 // still reports it.
 func TestReportSkipsTheCalibration(t *testing.T) {
 	dir := t.TempDir()
-	stdout, _, err := packlab(t, "run", "--layout", "packed", "--rows", "1e4", "--in-process", "--format", "json", "--results", dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var run []result.Result
-	if err := json.Unmarshal([]byte(stdout), &run); err != nil || len(run) != 1 {
-		t.Fatalf("run: %v\n%s", err, stdout)
-	}
+	run := packlabResults(t, 1, "run", "--layout", "packed", "--rows", "1e4", "--in-process", "--format", "json", "--results", dir)
 	// A calibration job started after the run, as `packlab plan
 	// --calibrate` makes one.
 	cal := run[0]
