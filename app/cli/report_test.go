@@ -130,6 +130,12 @@ func TestReportOut(t *testing.T) {
 		_, _, err := packlabWithin(t, 20*time.Second, context.Background(), "report", "--results", results, "--format", "markdown", "--out", out, "--force")
 		return err
 	}
+	mustReport := func(out string) {
+		t.Helper()
+		if err := report(out); err != nil {
+			t.Fatal(err)
+		}
+	}
 	isReport := func(path string) {
 		t.Helper()
 		b, err := os.ReadFile(path)
@@ -139,18 +145,14 @@ func TestReportOut(t *testing.T) {
 	}
 
 	fresh := filepath.Join(dir, "new.md")
-	if err := report(fresh); err != nil {
-		t.Fatal(err)
-	}
+	mustReport(fresh)
 	isReport(fresh)
 	if st, _ := os.Stat(fresh); st.Mode().Perm() != 0o644 {
 		t.Errorf("a new report has mode %v, want 0644", st.Mode().Perm())
 	}
 	old := filepath.Join(dir, "old.md")
 	os.WriteFile(old, []byte("old"), 0o600)
-	if err := report(old); err != nil {
-		t.Fatal(err)
-	}
+	mustReport(old)
 	isReport(old)
 	if st, _ := os.Stat(old); st.Mode().Perm() != 0o600 {
 		t.Errorf("a replaced report has mode %v, want the old 0600", st.Mode().Perm())
@@ -160,9 +162,7 @@ func TestReportOut(t *testing.T) {
 	target := filepath.Join(t.TempDir(), "target.md")
 	os.WriteFile(target, []byte("old"), 0o644)
 	os.Symlink(target, link)
-	if err := report(link); err != nil {
-		t.Fatal(err)
-	}
+	mustReport(link)
 	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("--out on a symbolic link replaced the link: %v %v", st.Mode(), err)
 	}
@@ -174,9 +174,7 @@ func TestReportOut(t *testing.T) {
 	if err := syscall.Mknod(null, syscall.S_IFCHR|0o666, 1<<8|3); err != nil {
 		t.Logf("no device node of our own (%v): writing /dev/stdout's kind is not checked", err)
 	} else {
-		if err := report(null); err != nil {
-			t.Fatal(err)
-		}
+		mustReport(null)
 		if st, err := os.Stat(null); err != nil || st.Mode()&os.ModeCharDevice == 0 {
 			t.Errorf("--out on a device replaced it: mode %v, %v", st.Mode(), err)
 		}
