@@ -651,23 +651,17 @@
     return more.length ? [$(value).value, ...more] : [];
   }
 
+  // The plan form's fields are the inputs of the same name after "plan_"
+  // (the calibration's rows are plan_calibrate_rows, as in the errors).
   function readPlanForm() {
-    return {
-      rows: $("#plan_rows").value,
-      key: $("#plan_key").value,
-      value: $("#plan_value").value,
-      memory: $("#plan_memory").value,
-      threads: $("#plan_threads").value,
-      prefer: $("#plan_prefer").value,
-      first_load_only: $("#plan_first_load_only").checked,
-      runtime: $("#plan_runtime").value,
-      preallocate: $("#plan_preallocate").checked,
-      calibrate: $("#plan_calibrate").checked,
-      calibration_rows: $("#plan_calibrate_rows").value,
-      max_key: $("#plan_max_key").value,
-      clickhouse_version: $("#plan_clickhouse_version").value,
-      attributes: attributesOf("#plan_attrs", "#plan_value"),
-    };
+    const form = {};
+    for (const name of ["rows", "key", "value", "memory", "threads", "prefer", "runtime", "max_key", "clickhouse_version"]) {
+      form[name] = $("#plan_" + name).value;
+    }
+    for (const name of ["first_load_only", "preallocate", "calibrate"]) form[name] = $("#plan_" + name).checked;
+    form.calibration_rows = $("#plan_calibrate_rows").value;
+    form.attributes = attributesOf("#plan_attrs", "#plan_value");
+    return form;
   }
 
   function snippetBox(sn) {
