@@ -100,6 +100,15 @@ chdb_connection g_conn = nullptr;
   finish(0);
 }
 
+// frame_size reads the count that heads a frame of the lab's stream (0
+// ends the phase); more than a frame holds is a broken stream.
+uint32_t frame_size(const char* frame, const char* unit) {
+  uint32_t n = 0;
+  refs::read_exact(&n, sizeof n, frame);
+  if (n > refs::kFrameRows) die(std::string("protocol: ") + frame + " of " + std::to_string(n) + " " + unit);
+  return n;
+}
+
 // first_line is ClickHouse's message without its stack trace, at most 600
 // characters.
 std::string first_line(const char* s) {
@@ -376,9 +385,7 @@ int serve() {
     Writer out(files + "/rows.bin");
     double last = 0;
     for (;;) {
-      uint32_t n = 0;
-      refs::read_exact(&n, sizeof n, "a load frame");
-      if (n > refs::kFrameRows) die("protocol: a load frame of " + std::to_string(n) + " rows");
+      const uint32_t n = frame_size("a load frame", "rows");
       if (n == 0) break;
       refs::read_exact(keys.data(), size_t(n) * job.key_bytes, "a load frame's keys");
       refs::read_exact(values.data(), size_t(n) * job.value_bytes, "a load frame's values");
@@ -527,9 +534,7 @@ int serve() {
     {
       Writer out(files + "/read.bin");
       for (;;) {
-        uint32_t n = 0;
-        refs::read_exact(&n, sizeof n, "a read frame");
-        if (n > refs::kFrameRows) die("protocol: a read frame of " + std::to_string(n) + " keys");
+        const uint32_t n = frame_size("a read frame", "keys");
         if (n == 0) break;
         refs::read_exact(keys.data(), size_t(n) * job.key_bytes, "a read frame's keys");
         for (uint32_t i = 0; i < n; ++i) {
