@@ -32,6 +32,7 @@ import (
 	"unsafe"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/core/internal/mix"
 )
 
 // weylGamma is the odd increment of every Weyl sequence (2^64 / phi).
@@ -41,14 +42,7 @@ const weylGamma = 0x9e3779b97f4a7c15
 // PractRand when fed a Weyl sequence. Its constants are unrelated to the
 // in-table hash (fmix64) and the shard hash (mix13), so generated keys do
 // not line up with either.
-func moremur(x uint64) uint64 {
-	x ^= x >> 27
-	x *= 0x3c79ac492ba7b653
-	x ^= x >> 33
-	x *= 0x1c69b3f74ac4ae35
-	x ^= x >> 27
-	return x
-}
+func moremur(x uint64) uint64 { return mix.Mix(x, 27, 0x3c79ac492ba7b653, 33, 0x1c69b3f74ac4ae35, 27) }
 
 // seedBase derives an independent stream base per purpose from the user's
 // seed; seeds 0 and 1 give unrelated streams.
@@ -385,32 +379,9 @@ func randomKernel[T synthWord](dst []T, x uint64) {
 // Weyl sequence, which run through every value of that width before
 // repeating, they give narrow random keys that are distinct until the key
 // type runs out of values.
-func mix32(x uint32) uint32 {
-	x ^= x >> 16
-	x *= 0x7feb352d
-	x ^= x >> 15
-	x *= 0x846ca68b
-	x ^= x >> 16
-	return x
-}
-
-func mix16(x uint16) uint16 {
-	x ^= x >> 8
-	x *= 0x88b5
-	x ^= x >> 7
-	x *= 0xdb2d
-	x ^= x >> 9
-	return x
-}
-
-func mix8(x uint8) uint8 {
-	x ^= x >> 4
-	x *= 0x6b
-	x ^= x >> 3
-	x *= 0xd5
-	x ^= x >> 4
-	return x
-}
+func mix32(x uint32) uint32 { return mix.Mix(x, 16, 0x7feb352d, 15, 0x846ca68b, 16) }
+func mix16(x uint16) uint16 { return mix.Mix(x, 8, 0x88b5, 7, 0xdb2d, 9) }
+func mix8(x uint8) uint8    { return mix.Mix(x, 4, 0x6b, 3, 0xd5, 4) }
 
 func rangeKeys[K core.Bits](keys []K, x, m uint64) {
 	switch sizeOf[K]() {

