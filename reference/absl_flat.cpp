@@ -21,13 +21,13 @@ struct AbslFlat : MapAdapter<absl::flat_hash_map<K, V, absl::Hash<K>, std::equal
   Geometry geometry() const { return this->counted_geometry(sizeof(std::pair<const K, V>), 7.0 / 8); }
 };
 
-static int run(const Job& job);
 #ifdef ABSL_LTS_RELEASE_VERSION
 extern const MapInfo kAbslFlat = {"absl_flat", "absl::flat_hash_map",
-                                  "Abseil LTS " + std::to_string(ABSL_LTS_RELEASE_VERSION), true, run};
+                                  "Abseil LTS " + std::to_string(ABSL_LTS_RELEASE_VERSION), true,
+                                  measure_types<AbslFlat>};
 #else
-extern const MapInfo kAbslFlat = {"absl_flat", "absl::flat_hash_map", "Abseil", true, run};
+extern const MapInfo kAbslFlat = {"absl_flat", "absl::flat_hash_map", "Abseil", true,
+                                  measure_types<AbslFlat>};
 #endif
-static int run(const Job& job) { return measure_types<AbslFlat>(job, kAbslFlat); }
 
 }  // namespace refs

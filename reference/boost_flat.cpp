@@ -25,11 +25,9 @@ struct BoostFlat : MapAdapter<boost::unordered_flat_map<K, V, boost::hash<K>, st
   }
 };
 
-static int run(const Job& job);
 extern const MapInfo kBoostFlat = {"boost_flat", "boost::unordered_flat_map",
                                    "Boost " + std::to_string(BOOST_VERSION / 100000) + "." +
                                        std::to_string(BOOST_VERSION / 100 % 1000),
-                                   true, run};
-static int run(const Job& job) { return measure_types<BoostFlat>(job, kBoostFlat); }
+                                   true, measure_types<BoostFlat>};
 
 }  // namespace refs

@@ -53,8 +53,7 @@ struct DenseHash {
   }
 };
 
-static int run(const Job& job);
-extern const MapInfo kDenseHashMap = {"dense_hash_map", "google::dense_hash_map", "sparsehash", false, run};
-static int run(const Job& job) { return measure_types<DenseHash>(job, kDenseHashMap); }
+extern const MapInfo kDenseHashMap = {"dense_hash_map", "google::dense_hash_map", "sparsehash", false,
+                                      measure_types<DenseHash>};
 
 }  // namespace refs

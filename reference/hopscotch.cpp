@@ -15,8 +15,7 @@ struct Hopscotch : MapAdapter<tsl::hopscotch_map<K, V, std::hash<K>, std::equal_
   Geometry geometry() const { return this->counted_geometry(sizeof(Bucket), this->m.max_load_factor()); }
 };
 
-static int run(const Job& job);
-extern const MapInfo kHopscotch = {"hopscotch", "tsl::hopscotch_map", "tsl-hopscotch-map", true, run};
-static int run(const Job& job) { return measure_types<Hopscotch>(job, kHopscotch); }
+extern const MapInfo kHopscotch = {"hopscotch", "tsl::hopscotch_map", "tsl-hopscotch-map", true,
+                                   measure_types<Hopscotch>};
 
 }  // namespace refs

@@ -9,8 +9,10 @@
 #include <chrono>
 #include <cinttypes>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <string>
 
@@ -156,6 +158,16 @@ bool parse_int(const std::string& text, long long lo, long long hi, long long* o
   if (errno != 0 || *end != 0 || v < lo || v > hi) return false;
   *out = v;
   return true;
+}
+
+int worker_main(int argc, char** argv, const char* name, int (*describe)(), int (*serve)()) {
+  signal(SIGINT, SIG_IGN);
+  if (argc == 2 && std::strcmp(argv[1], "--describe") == 0) return describe();
+  if (argc != 1) {
+    std::fprintf(stderr, "usage: %s [--describe] (packlab starts it and writes a job on stdin)\n", name);
+    return 2;
+  }
+  return serve();
 }
 
 int fail(const std::string& msg) {

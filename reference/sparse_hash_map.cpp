@@ -33,8 +33,7 @@ struct SparseHash : MapAdapter<google::sparse_hash_map<K, V>> {
   }
 };
 
-static int run(const Job& job);
-extern const MapInfo kSparseHashMap = {"sparse_hash_map", "google::sparse_hash_map", "sparsehash", false, run};
-static int run(const Job& job) { return measure_types<SparseHash>(job, kSparseHashMap); }
+extern const MapInfo kSparseHashMap = {"sparse_hash_map", "google::sparse_hash_map", "sparsehash", false,
+                                       measure_types<SparseHash>};
 
 }  // namespace refs

@@ -3,7 +3,6 @@
 //
 //   packlab-refs              serve one job from stdin (what the lab starts)
 //   packlab-refs --describe   one JSON line: the protocol and the maps built in
-#include <signal.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -88,7 +87,7 @@ int serve() {
   }
   job.no_read = f["no_read"] == "true";
   job.reserve = f["reserve"] == "true";
-  return info->run(job);
+  return info->run(job, *info);
 }
 
 }  // namespace
@@ -96,12 +95,5 @@ int serve() {
 }  // namespace refs
 
 int main(int argc, char** argv) {
-  // Ctrl-C reaches the whole process group: the lab decides, and kills us.
-  signal(SIGINT, SIG_IGN);
-  if (argc == 2 && std::strcmp(argv[1], "--describe") == 0) return refs::describe();
-  if (argc != 1) {
-    std::fprintf(stderr, "usage: packlab-refs [--describe] (packlab starts it and writes a job on stdin)\n");
-    return 2;
-  }
-  return refs::serve();
+  return refs::worker_main(argc, argv, "packlab-refs", refs::describe, refs::serve);
 }

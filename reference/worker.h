@@ -148,11 +148,17 @@ struct MapInfo {
   const char* map;      // the C++ type: boost::unordered_flat_map
   std::string library;  // where it comes from: Boost 1.81
   bool exact;           // bytes_allocated counted by the allocator, not estimated
-  int (*run)(const Job&);
+  // run measures the job in this map: measure_types<the map's adapter>.
+  int (*run)(const Job&, const MapInfo&);
 };
 
 // ---- the workers' plumbing (plumbing.cpp) ----
 
+// worker_main is a worker's main (name is its program's): Ctrl-C, which
+// reaches the whole process group, is ignored (the lab decides, and kills
+// us); --describe answers what it holds; with no argument it serves the job
+// the lab writes on stdin.
+int worker_main(int argc, char** argv, const char* name, int (*describe)(), int (*serve)());
 // read_job reads the job line from stdin into fields (a flat JSON object;
 // nested values are skipped, a string unquoted); it returns "" or why not.
 std::string read_job(std::map<std::string, std::string>* fields);

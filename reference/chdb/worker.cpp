@@ -632,12 +632,5 @@ int describe() {
 }  // namespace chw
 
 int main(int argc, char** argv) {
-  // Ctrl-C reaches the whole process group: the lab decides, and kills us.
-  signal(SIGINT, SIG_IGN);
-  if (argc == 2 && std::strcmp(argv[1], "--describe") == 0) return chw::describe();
-  if (argc != 1) {
-    std::fprintf(stderr, "usage: packlab-ch [--describe] (packlab starts it and writes a job on stdin)\n");
-    return 2;
-  }
-  return chw::serve();
+  return refs::worker_main(argc, argv, "packlab-ch", chw::describe, chw::serve);
 }
