@@ -66,6 +66,25 @@ func openU64U16(t testing.TB, spec Spec) (core.Source[uint64, uint16], error) {
 
 // mustOpenFile opens the file spec as <UInt64, UInt16>, fails the test on
 // an error and closes the source when the test ends.
+// openHeaded opens the file at path with opts (as testFileSpec takes them)
+// and checks the header it read, its names joined by "|".
+func openHeaded(t *testing.T, path, header string, opts ...string) *fileSource[uint64, uint16] {
+	t.Helper()
+	fs := mustOpenFile(t, testFileSpec(path, opts...))
+	if got := strings.Join(fs.header, "|"); got != header {
+		t.Errorf("%s: header %q, want %q", filepath.Base(path), got, header)
+	}
+	return fs
+}
+
+// mustNext reads the next n rows of fs into b or fails the test.
+func mustNext(t *testing.T, fs *fileSource[uint64, uint16], b *core.Block[uint64, uint16], n int) {
+	t.Helper()
+	if err := fs.Next(b, n); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func mustOpenFile(t *testing.T, spec Spec) *fileSource[uint64, uint16] {
 	t.Helper()
 	src, err := openU64U16(t, spec)
@@ -220,14 +239,9 @@ func TestFileCSVQuoting(t *testing.T) {
 		"3,\"\",30\n" +
 		"x,y,70000\n" // line 6
 	path := writeFile(t, "q.csv", content, false)
-	fs := mustOpenFile(t, testFileSpec(path, "key=the key", "value=value"))
-	if strings.Join(fs.header, "|") != "the key|note, with comma|value" {
-		t.Errorf("CSV header = %q", fs.header)
-	}
+	fs := openHeaded(t, path, "the key|note, with comma|value", "key=the key", "value=value")
 	var b core.Block[uint64, uint16]
-	if err := fs.Next(&b, 3); err != nil {
-		t.Fatal(err)
-	}
+	mustNext(t, fs, &b, 3)
 	wantRows(t, "quoted CSV", []row[uint64, uint16]{{b.Keys[0], b.Values[0]}, {b.Keys[1], b.Values[1]}, {b.Keys[2], b.Values[2]}}, 1, 10, 2, 20, 3, 30)
 	if got := string(fs.field(1)); got != "" {
 		t.Errorf("empty quoted field = %q", got)
@@ -249,21 +263,13 @@ func TestFileTSVEscapes(t *testing.T) {
 		"1\t10\ta\\tb\\nc\\\\d\\N\n" +
 		"2\t20\tcontinued\\\nhere\n" + // escaped line feed: one record on lines 3-4
 		"3\t30\tx\n"
-	path := writeFile(t, "e.tsv", content, false)
-	fs := mustOpenFile(t, testFileSpec(path, "key=my\tkey", "value=val\\ue"))
-	if strings.Join(fs.header, "|") != "my\tkey|val\\ue|note" {
-		t.Errorf("TSV header = %q", fs.header)
-	}
+	fs := openHeaded(t, writeFile(t, "e.tsv", content, false), "my\tkey|val\\ue|note", "key=my\tkey", "value=val\\ue")
 	var b core.Block[uint64, uint16]
-	if err := fs.Next(&b, 1); err != nil {
-		t.Fatal(err)
-	}
+	mustNext(t, fs, &b, 1)
 	if got := string(fs.field(2)); got != "a\tb\nc\\d\\N" {
 		t.Errorf("escaped field = %q, want %q", got, "a\tb\nc\\d\\N")
 	}
-	if err := fs.Next(&b, 1); err != nil {
-		t.Fatal(err)
-	}
+	mustNext(t, fs, &b, 1)
 	if got := string(fs.field(2)); got != "continued\nhere" || fs.recLine != 3 {
 		t.Errorf("escaped line feed: field %q on line %d, want %q on line 3", got, fs.recLine, "continued\nhere")
 	}
