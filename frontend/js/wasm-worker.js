@@ -142,6 +142,19 @@ class MemFS {
     return n;
   }
 
+  // existing is path's node, or throws ENOENT.
+  existing(path) {
+    const n = this.lookup(path);
+    if (!n) throw fsError("ENOENT", path);
+    return n;
+  }
+
+  // detach takes path's node out of its folder.
+  detach(path) {
+    const [dir, name] = this.parentOf(path);
+    dir.children.delete(name);
+  }
+
   // parentOf returns [parent dir node, base name] or throws ENOENT/ENOTDIR.
   parentOf(path) {
     const ps = this.parts(path);
@@ -371,8 +384,7 @@ class MemFS {
 
   truncate(path, length, cb) {
     try {
-      const n = this.lookup(path);
-      if (!n) throw fsError("ENOENT", path);
+      const n = this.existing(path);
       this.truncateNode(n, length, path);
       this.persist(this.putsOf(path, n), [], cb);
     } catch (e) { cb(e); }
@@ -408,32 +420,26 @@ class MemFS {
 
   rmdir(path, cb) {
     try {
-      const n = this.lookup(path);
-      if (!n) throw fsError("ENOENT", path);
+      const n = this.existing(path);
       if (n.kind !== "dir") throw fsError("ENOTDIR", path);
       if (n.children.size) throw fsError("ENOTEMPTY", path);
       if (n === this.root) throw fsError("EBUSY", path);
-      const [dir, name] = this.parentOf(path);
-      dir.children.delete(name);
+      this.detach(path);
       cb(null);
     } catch (e) { cb(e); }
   }
 
   unlink(path, cb) {
     try {
-      const n = this.lookup(path);
-      if (!n) throw fsError("ENOENT", path);
-      if (n.kind === "dir") throw fsError("EISDIR", path);
-      const [dir, name] = this.parentOf(path);
-      dir.children.delete(name);
+      if (this.existing(path).kind === "dir") throw fsError("EISDIR", path);
+      this.detach(path);
       this.persist([], this.isPersisted(path) ? [this.norm(path)] : [], cb);
     } catch (e) { cb(e); }
   }
 
   rename(from, to, cb) {
     try {
-      const n = this.lookup(from);
-      if (!n) throw fsError("ENOENT", from);
+      const n = this.existing(from);
       const [sdir, sname] = this.parentOf(from);
       const [ddir, dname] = this.parentOf(to);
       const old = ddir.children.get(dname);
