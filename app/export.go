@@ -14,6 +14,7 @@ import (
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments/report"
 	"github.com/packlab/packlab/experiments/result"
+	"github.com/packlab/packlab/experiments/store"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -209,7 +210,8 @@ func chartBytes(format, data string) ([]byte, error) {
 const xmlHeader = `<?xml version="1.0" encoding="UTF-8"?>`
 
 // writeAtomic writes b to path through a temporary file in the same folder
-// and a rename, so that a reader never sees half a file.
+// and a rename (store.WriteFile), so that a reader never sees half a file;
+// its errors name the folder or the file for the export's message.
 func writeAtomic(path string, b []byte) error {
 	dir := filepath.Dir(path)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
@@ -218,25 +220,8 @@ func writeAtomic(path string, b []byte) error {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return fmt.Errorf("%s is a folder", path)
 	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("cannot write in %s: %v", dir, source.PathErrorReason(err))
-	}
-	tmp := f.Name()
-	_, werr := f.Write(b)
-	cerr := f.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(tmp, 0o644)
-	}
-	if werr == nil {
-		werr = os.Rename(tmp, path)
-	}
-	if werr != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %v", path, source.PathErrorReason(werr))
+	if err := store.WriteFile(path, b, 0o644); err != nil {
+		return fmt.Errorf("writing %s: %v", path, source.PathErrorReason(err))
 	}
 	return nil
 }

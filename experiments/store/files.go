@@ -98,9 +98,10 @@ func readRegular(path string, max int64) ([]byte, error) {
 // Output is a file being written by the rules above: Write to it, then
 // Commit, or Abort to leave the target as it was.
 type Output struct {
-	Path   string   // as the user gave it
-	target string   // Path after symbolic links
-	f      *os.File // the temporary file, or the device written directly
+	Path   string       // as the user gave it
+	target string       // Path after symbolic links
+	f      *os.File     // the device written directly, or the replacement's file
+	r      *replacement // the temporary file beside the target
 	direct bool
 	done   bool
 }
@@ -149,16 +150,11 @@ func CreateOutput(flag, path string, replace bool) (*Output, error) {
 	default:
 		mode = st.Mode().Perm()
 	}
-	f, err := os.CreateTemp(filepath.Dir(o.target), tempPrefix+filepath.Base(o.target)+"-*")
+	r, err := newReplacement(o.target, mode)
 	if err != nil {
 		return nil, bad("cannot write in its folder: "+source.PathErrorReason(err).Error(), allowed)
 	}
-	if err := f.Chmod(mode); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return nil, bad("cannot write in its folder: "+source.PathErrorReason(err).Error(), allowed)
-	}
-	o.f = f
+	o.r, o.f = r, r.File
 	return o, nil
 }
 
@@ -174,16 +170,7 @@ func (o *Output) Commit() error {
 	if o.direct {
 		return o.f.Close()
 	}
-	tmp := o.f.Name()
-	err := o.f.Sync()
-	if cerr := o.f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, o.target)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := o.r.commit(); err != nil {
 		return fmt.Errorf("writing %s: %w", o.Path, err)
 	}
 	return nil
@@ -196,8 +183,77 @@ func (o *Output) Abort() {
 		return
 	}
 	o.done = true
-	o.f.Close()
-	if !o.direct {
-		os.Remove(o.f.Name())
+	if o.direct {
+		o.f.Close()
+	} else {
+		o.r.abort()
 	}
+}
+
+// replacement is a file written beside target and renamed over it, so
+// that a reader or a crash sees the old file or the new one, never a part
+// of the new one. Output, WriteFile and the saving of results write
+// through it.
+type replacement struct {
+	*os.File
+	target string
+}
+
+// newReplacement creates the temporary file, hidden and named after the
+// target, with mode.
+func newReplacement(target string, mode fs.FileMode) (*replacement, error) {
+	f, err := os.CreateTemp(filepath.Dir(target), tempPrefix+filepath.Base(target)+"-*")
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Chmod(mode); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	return &replacement{f, target}, nil
+}
+
+// commit syncs what was written and renames it over the target; on an
+// error the temporary file is gone and the target is as it was.
+func (r *replacement) commit() error {
+	err := r.Sync()
+	if cerr := r.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(r.Name(), r.target)
+	}
+	if err != nil {
+		os.Remove(r.Name())
+	}
+	return err
+}
+
+// abort drops the temporary file.
+func (r *replacement) abort() {
+	r.Close()
+	os.Remove(r.Name())
+}
+
+// WriteFile replaces path with data, through a temporary file of the given
+// mode beside it, then syncs the folder so that the rename itself lasts
+// (some file systems cannot sync a folder; the file is whole either way).
+func WriteFile(path string, data []byte, mode fs.FileMode) error {
+	r, err := newReplacement(path, mode)
+	if err != nil {
+		return err
+	}
+	if _, err := r.Write(data); err != nil {
+		r.abort()
+		return err
+	}
+	if err := r.commit(); err != nil {
+		return err
+	}
+	if d, err := os.Open(filepath.Dir(path)); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
 }

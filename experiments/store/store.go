@@ -127,41 +127,10 @@ func (s *Store) Save(r result.Result) error {
 	if err != nil {
 		return fmt.Errorf("saving result %s: %w", r.ID, err)
 	}
-	return writeFileAtomic(filepath.Join(s.Dir, r.ID+resultExt), append(data, '\n'))
-}
-
-// writeFileAtomic replaces path with data so that a reader (or a crash) sees
-// the old file or the new one, never a part of the new one.
-func writeFileAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, tempPrefix+filepath.Base(path)+"-*")
-	if err != nil {
+	// 0600, as results have always been saved.
+	path := filepath.Join(s.Dir, r.ID+resultExt)
+	if err := WriteFile(path, append(data, '\n'), 0o600); err != nil {
 		return fmt.Errorf("saving %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("saving %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("saving %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("saving %s: %w", path, err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("saving %s: %w", path, err)
-	}
-	// Sync the folder so the rename itself is durable. Some file systems
-	// cannot sync a directory; the file is complete either way.
-	if d, derr := os.Open(dir); derr == nil {
-		_ = d.Sync()
-		d.Close()
 	}
 	return nil
 }
