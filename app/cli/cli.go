@@ -1,8 +1,9 @@
+// Package cli is packlab's command line (run, sweep, plan, report, serve,
+// history, version, help): a thin layer over app and the engine. Every flag
+// is read and checked before any work; bad input is one line naming the
+// flag, the value and what is allowed, and exit code 2. docs/cli.md lists
+// every command and flag.
 package cli
-
-// The command line: a thin layer over experiments. Every flag is read and
-// checked before any work; bad input is one line naming the flag, the value
-// and what is allowed.
 
 import (
 	"context"

@@ -1,13 +1,6 @@
 //go:build desktop
 
-// The desktop face: the Wails v2 window over app.Lab. This file is the only
-// place that imports Wails; it gives the lab its events and native dialogs
-// and nothing else. Build it with
-//
-//	go build -tags desktop,production,webkit2_41 -o bin/packlab-desktop .
-//
-// (Debian packages: build-essential pkg-config libgtk-3-dev
-// libwebkit2gtk-4.1-dev; `make desktop` installs them and builds it).
+// This file is the only place that imports Wails (see doc.go).
 
 package desktop
 

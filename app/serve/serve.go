@@ -1,7 +1,5 @@
-package serve
-
-// packlab serve: the browser lab over HTTP on this machine, and the builder
-// of its static site (the folder `make web` makes, build/web/):
+// Package serve is `packlab serve`: the browser lab over HTTP on this
+// machine, and the builder of its static site (the folder `make web` makes, build/web/):
 //
 //	index.html            frontend/index.html, with backend-wasm.js plugged in
 //	                      before backend.js and the progress label "RSS now"
@@ -19,6 +17,7 @@ package serve
 // when it is missing or older than the sources (with the Go toolchain and the
 // packlab source at hand), serves .wasm as application/wasm, and sends the
 // .gz copy of a file to a browser that accepts gzip.
+package serve
 
 import (
 	"bytes"
