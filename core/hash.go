@@ -52,7 +52,8 @@ func keyWords[K Bits](k K) (lo, hi uint64) {
 // "mix13" variant of splitmix64) with constants unrelated to fmix64's.
 func shardHash[K Bits](k K) uint64 {
 	lo, hi := ToUint64(k)
-	return mix.Mix(lo^bits.RotateLeft64(hi, 32)*0x94d049bb133111eb, 30, 0xbf58476d1ce4e5b9, 27, 0x94d049bb133111eb, 31)
+	x := lo ^ bits.RotateLeft64(hi, 32)*0x94d049bb133111eb
+	return mix.Mix(x, 30, 0xbf58476d1ce4e5b9, 27, 0x94d049bb133111eb, 31)
 }
 
 // ShardOf returns the shard, in [0, shards), that owns key. ClickHouse takes

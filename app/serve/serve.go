@@ -1,5 +1,6 @@
 // Package serve is `packlab serve`: the browser lab over HTTP on this
-// machine, and the builder of its static site (the folder `make web` makes, build/web/):
+// machine, and the builder of its static site (the folder `make web`
+// makes, build/web/):
 //
 //	index.html            frontend/index.html, with backend-wasm.js plugged in
 //	                      before backend.js and the progress label "RSS now"

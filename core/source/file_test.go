@@ -64,8 +64,6 @@ func openU64U16(t testing.TB, spec Spec) (core.Source[uint64, uint16], error) {
 	return Open[uint64, uint16](spec, core.MustType("UInt64"), core.MustType("UInt16"))
 }
 
-// mustOpenFile opens the file spec as <UInt64, UInt16>, fails the test on
-// an error and closes the source when the test ends.
 // openHeaded opens the file at path with opts (as testFileSpec takes them)
 // and checks the header it read, its names joined by "|".
 func openHeaded(t *testing.T, path, header string, opts ...string) *fileSource[uint64, uint16] {
@@ -85,6 +83,8 @@ func mustNext(t *testing.T, fs *fileSource[uint64, uint16], b *core.Block[uint64
 	}
 }
 
+// mustOpenFile opens the file spec as <UInt64, UInt16>, fails the test on
+// an error and closes the source when the test ends.
 func mustOpenFile(t *testing.T, spec Spec) *fileSource[uint64, uint16] {
 	t.Helper()
 	src, err := openU64U16(t, spec)

@@ -100,9 +100,8 @@ func readRegular(path string, max int64) ([]byte, error) {
 type Output struct {
 	Path   string       // as the user gave it
 	target string       // Path after symbolic links
-	f      *os.File     // the device written directly, or the replacement's file
-	r      *replacement // the temporary file beside the target
-	direct bool
+	f      *os.File     // what Write writes: the device, or r's temporary file
+	r      *replacement // nil when the device is written directly
 	done   bool
 }
 
@@ -139,7 +138,7 @@ func CreateOutput(flag, path string, replace bool) (*Output, error) {
 		if err != nil {
 			return nil, bad("cannot be written: "+source.PathErrorReason(err).Error(), allowed)
 		}
-		o.f, o.direct = f, true
+		o.f = f
 		return o, nil
 	case !st.Mode().IsRegular():
 		return nil, bad("is "+fileKind(st.Mode())+", which a report would replace", allowed)
@@ -167,7 +166,7 @@ func (o *Output) Commit() error {
 		return errors.New("output " + o.Path + ": already finished")
 	}
 	o.done = true
-	if o.direct {
+	if o.r == nil {
 		return o.f.Close()
 	}
 	if err := o.r.commit(); err != nil {
@@ -183,7 +182,7 @@ func (o *Output) Abort() {
 		return
 	}
 	o.done = true
-	if o.direct {
+	if o.r == nil {
 		o.f.Close()
 	} else {
 		o.r.abort()

@@ -10,10 +10,10 @@ type Word interface {
 	~uint8 | ~uint16 | ~uint32 | ~uint64
 }
 
-// Mix is x ^= x>>a; x *= m1; x ^= x>>b; x *= m2; x ^= x>>c. It costs 23
-// of the inliner's budget of 80 and is always called with constants, so a
-// caller compiles to the same instructions as the steps written out in it:
-// the tables' hashKey stays inlinable in their probe loops.
+// Mix is x ^= x>>a; x *= m1; x ^= x>>b; x *= m2; x ^= x>>c. It inlines
+// (cost 23 of the inliner's 80), and called with constants it compiles to
+// the steps written out, give or take a register move. core's in-table hash
+// keeps its own copy: its comment says why.
 func Mix[T Word](x T, a uint, m1 T, b uint, m2 T, c uint) T {
 	x ^= x >> a
 	x *= m1

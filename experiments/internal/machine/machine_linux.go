@@ -43,7 +43,7 @@ func StatusMemory() (rss, hwm int64) {
 	return v[0], v[1]
 }
 
-// kBFields reads the fields names ("VmRSS: 123456 kB") of a /proc file in
+// kBFields reads the fields named names ("VmRSS: 123456 kB") of a /proc file in
 // bytes, -1 for each one missing or unreadable.
 func kBFields(path string, names ...string) []int64 {
 	out := make([]int64, len(names))
