@@ -61,6 +61,25 @@ var stringAttributes = []string{"id:UInt16", "name:String", "code:String(4..16)"
 // nullableAttributes has a tenth of its last two attributes' rows NULL.
 var nullableAttributes = []string{"id:UInt16", "plan:Nullable(UInt32)", "name:Nullable(String)"}
 
+// unwrittenArena is the part of ClickHouse's String arenas for n rows of
+// attrs that the model counts (dict.StringArenaBytes: whole chunks) and no
+// value is written into: the values' mean lengths.
+func unwrittenArena(t *testing.T, attrs []string, n int64, shards int) int64 {
+	t.Helper()
+	_, first := experiments.SplitAttribute(attrs[0])
+	parsed, err := experiments.ParseAttributes(first, attrs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	written := 0.0
+	for _, a := range parsed {
+		if a.IsString() {
+			written += float64(a.NonNull(n)) * a.MeanLen()
+		}
+	}
+	return dict.StringArenaBytes(parsed, n, shards) - int64(written)
+}
+
 func TestClickHouseAgreesWithTheModels(t *testing.T) {
 	needClickHouse(t)
 	cases := []struct {
@@ -151,11 +170,13 @@ func TestClickHouseAgreesWithTheModels(t *testing.T) {
 			// baseline is taken after ClickHouse wrote the attributes' file,
 			// and some of what that held is given back only later (seen
 			// here: 95.2 MB against HASHED's 100.7 for three attributes, on
-			// a clean clone's run), and a String arena's last chunks are
-			// allocated before they are written.
+			// a clean clone's run). And RSS holds only the pages written: a
+			// String arena's chunks are allocated before they are written,
+			// so up to its unwritten part is missing (a Nullable(String)'s
+			// HASHED_ARRAY: 10.5 % below, 9.5 MB, on a clean clone's run).
 			below := ch.ModelBytes / 20
 			if c.attrs != nil {
-				below = ch.ModelBytes / 10
+				below = ch.ModelBytes/10 + unwrittenArena(t, c.attrs, rows, c.shards)
 			}
 			if slack := ch.RSSPurgedBytes - ch.ModelBytes; !strings.Contains(ch.Note, "sparse_hash_map") && (slack < -below || slack > ch.ModelBytes/20+4<<20) {
 				t.Errorf("%s %s: RSS after a purge %d, the model %d: want within 5 %% and ClickHouse's own 4 MiB", name, c.key, ch.RSSPurgedBytes, ch.ModelBytes)
