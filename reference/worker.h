@@ -159,6 +159,7 @@ struct MapInfo {
 // us); --describe answers what it holds; with no argument it serves the job
 // the lab writes on stdin.
 int worker_main(int argc, char** argv, const char* name, int (*describe)(), int (*serve)());
+
 // read_job reads the job line from stdin into fields (a flat JSON object;
 // nested values are skipped, a string unquoted); it returns "" or why not.
 std::string read_job(std::map<std::string, std::string>* fields);

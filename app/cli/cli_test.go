@@ -275,7 +275,7 @@ func TestIssueTarget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads 1e6 rows twice")
 	}
-	res := packlabResults(t, -1, "run", "--layout", "hashed,packed", "--key", "UInt64", "--value", "UInt16", "--rows", "1e6", "--format", "json", "--no-save")
+	res := packlabResults(t, 2, "run", "--layout", "hashed,packed", "--key", "UInt64", "--value", "UInt16", "--rows", "1e6", "--format", "json", "--no-save")
 	for i, want := range []struct{ bytes, padding int64 }{{33554432, 6000000}, {20971520, 0}} {
 		r := res[i]
 		if r.BucketCount != 2097152 || r.BytesAllocated < want.bytes || r.BytesAllocated > want.bytes+512 || r.PaddingBytes != want.padding {

@@ -213,8 +213,10 @@ func newReplacement(target string, mode fs.FileMode) (*replacement, error) {
 	return &replacement{f, target}, nil
 }
 
-// commit syncs what was written and renames it over the target; on an
-// error the temporary file is gone and the target is as it was.
+// commit syncs what was written, renames it over the target and syncs the
+// folder so that the rename itself lasts (some file systems cannot sync a
+// folder; the file is whole either way); on an error the temporary file is
+// gone and the target is as it was.
 func (r *replacement) commit() error {
 	err := r.Sync()
 	if cerr := r.Close(); err == nil {
@@ -225,8 +227,13 @@ func (r *replacement) commit() error {
 	}
 	if err != nil {
 		os.Remove(r.Name())
+		return err
 	}
-	return err
+	if d, err := os.Open(filepath.Dir(r.target)); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
 }
 
 // abort drops the temporary file.
@@ -236,8 +243,7 @@ func (r *replacement) abort() {
 }
 
 // WriteFile replaces path with data, through a temporary file of the given
-// mode beside it, then syncs the folder so that the rename itself lasts
-// (some file systems cannot sync a folder; the file is whole either way).
+// mode beside it (a replacement).
 func WriteFile(path string, data []byte, mode fs.FileMode) error {
 	r, err := newReplacement(path, mode)
 	if err != nil {
@@ -247,12 +253,5 @@ func WriteFile(path string, data []byte, mode fs.FileMode) error {
 		r.abort()
 		return err
 	}
-	if err := r.commit(); err != nil {
-		return err
-	}
-	if d, err := os.Open(filepath.Dir(path)); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
-	return nil
+	return r.commit()
 }

@@ -56,8 +56,11 @@ func kBFields(path string, names ...string) []int64 {
 	}
 	for line := range bytes.SplitSeq(b, []byte("\n")) {
 		name, rest, ok := bytes.Cut(line, []byte(":"))
-		i := slices.Index(names, string(name))
-		if !ok || i < 0 {
+		if !ok {
+			continue
+		}
+		i := slices.IndexFunc(names, func(n string) bool { return string(name) == n }) // compared, not copied
+		if i < 0 {
 			continue
 		}
 		f := bytes.Fields(rest)
