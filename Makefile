@@ -193,13 +193,23 @@ CHDB_VERSION := 26.7.3-stable.1
 CHDB_PKG     := @chdb/lib-linux-x64-gnu@$(CHDB_VERSION)
 CHDB_SHA256  := c0d32b129e988f2b9a9a31c9141aecf5e1e2453f9a079efc4d36ab8e3f92b2ad
 CHDB_DIR     := build/chdb/$(CHDB_VERSION)
+CHSERVER_CC  ?= gcc
 
 .PHONY: chdb
 chdb: deps-refs
 	@bash build/fetch-chdb.sh $(CHDB_DIR) $(CHDB_PKG) $(CHDB_SHA256)
-	@$(MAKE) --no-print-directory -s bin/packlab-ch
+	@$(MAKE) --no-print-directory -s bin/packlab-ch bin/packlab-chserver
 
 bin/packlab-ch: reference/chdb/worker.cpp reference/chdb/chdb.h bin/refs-obj/plumbing.o $(wildcard reference/*.h) $(CHDB_DIR)/libchdb.so
 	@echo "chdb: building $@ (ClickHouse $(CHDB_VERSION))"
 	@$(REFS_CXX) $(REFS_CXXFLAGS) -o $@ reference/chdb/worker.cpp bin/refs-obj/plumbing.o \
 		-L$(CHDB_DIR) -lchdb -pthread -Wl,-rpath,'$$ORIGIN/../$(CHDB_DIR)' -Wl,-rpath,$(CURDIR)/$(CHDB_DIR)
+
+# bin/packlab-chserver (reference/chdb/server.c) is a ClickHouse server from
+# the same library, for the tests of packlab inspect (experiments/server):
+# clickhouse-local listening on 127.0.0.1 until it is killed.
+bin/packlab-chserver: reference/chdb/server.c $(CHDB_DIR)/libchdb.so
+	@echo "chdb: building $@ (a test server, ClickHouse $(CHDB_VERSION))"
+	@mkdir -p $(@D)
+	@$(CHSERVER_CC) -O2 -Wall -Wextra -o $@ reference/chdb/server.c \
+		-L$(CHDB_DIR) -lchdb -Wl,-rpath,'$$ORIGIN/../$(CHDB_DIR)' -Wl,-rpath,$(CURDIR)/$(CHDB_DIR)

@@ -1,0 +1,50 @@
+package servertest
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestCluster starts two nodes that declare one cluster: each answers over
+// HTTP, clusterAllReplicas reads both, and once stopped a node's port no
+// longer answers and its folder is removed at the end.
+func TestCluster(t *testing.T) {
+	start := time.Now()
+	nodes := StartCluster(t, "lab", 2)
+	t.Logf("two nodes answered in %s", time.Since(start))
+	out := nodes[0].Exec(t, "SELECT tcpPort() FROM clusterAllReplicas('lab', system.one) ORDER BY 1 FORMAT TSV")
+	ports := strings.Fields(out)
+	if len(ports) != 2 || ports[0] == ports[1] {
+		t.Fatalf("clusterAllReplicas saw ports %q, want the two nodes'", ports)
+	}
+	if v := strings.TrimSpace(nodes[1].Exec(t, "SELECT version()")); !strings.HasPrefix(v, "26.7.") {
+		t.Errorf("version() = %q, want 26.7.*", v)
+	}
+	nodes[1].Stop()
+	if _, err := nodes[1].Query("SELECT 1"); err == nil {
+		t.Error("a stopped node still answers")
+	}
+}
+
+// TestFolderRemoved: a server's folder is gone once its test ends, also
+// when the test fails, and its process with it.
+func TestFolderRemoved(t *testing.T) {
+	var dir string
+	var node *Node
+	t.Run("server", func(t *testing.T) {
+		node = Start(t)
+		dir = node.Dir
+		node.Exec(t, "CREATE TABLE t (x UInt8) ENGINE = MergeTree ORDER BY x", "INSERT INTO t VALUES (1)")
+	})
+	if dir == "" {
+		t.Skip("no server started")
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("%s is still there after its test (%v)", dir, err)
+	}
+	if _, err := node.Query("SELECT 1"); err == nil {
+		t.Error("the server still answers after its test")
+	}
+}
