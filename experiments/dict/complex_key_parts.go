@@ -1,0 +1,28 @@
+package dict
+
+import "github.com/packlab/packlab/core"
+
+// ComplexKeyPartsBytes is AttributesBytes for a COMPLEX_KEY_ dictionary
+// whose key is serialized into keyBytes bytes a row (its mean, rounded):
+// ClickHouse serializes each key part into the arena as
+// IColumn::serializeValueIntoArena does, a fixed-size part as its bytes and
+// a String part as its 8-byte length, its bytes and their terminating zero
+// (ColumnString). packlab inspect models a user's (String, UInt64) key so,
+// from the key's mean length on their server.
+func ComplexKeyPartsBytes(d ClickHouseDictionary, keyBytes int, attrs []Attribute, distinct, rows int64, opt core.Options, shards int) int64 {
+	if !d.ComplexKey || keyBytes < 1 || len(attrs) == 0 {
+		return 0
+	}
+	if !d.TakesMaxLoadFactor() {
+		opt.MaxLoadFactor = 0
+	}
+	if shards <= 1 && rows > 0 {
+		opt.Reserve = rows // see clickHouseReserves
+	}
+	key := core.Type{Name: "key", Size: keyBytes, Align: 8, Kind: core.KindUnsigned}
+	return complexKeyAttributesBytes(d, key, attrs, distinct, opt, shards)
+}
+
+// ComplexKeyIndexCellBytes is a COMPLEX_KEY_HASHED_ARRAY index cell: the
+// key's StringRef, the row and the saved hash.
+const ComplexKeyIndexCellBytes = 32

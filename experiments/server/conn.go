@@ -1,0 +1,401 @@
+// Package server is packlab's side of a user's own ClickHouse: it
+// connects to a server (or a cluster, through one of its nodes), reads
+// what ClickHouse says of every dictionary, models each with the memory
+// model ClickHouse's dictionaries are checked against
+// (experiments/dict), and advises (Inspect).
+//
+// It reads only: system tables, SHOW CREATE-equivalent DDL from
+// system.tables, and one bounded query per dictionary with String parts
+// (the mean length of its values, from its source table). Every name it
+// puts in SQL is quoted (quoteIdent, quoteString); nothing a server
+// returns is pasted in unquoted. The password is held in Settings and
+// never printed: errors are scrubbed of it (Conn.scrub).
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/ClickHouse/clickhouse-go/v2"
+	"github.com/packlab/packlab/experiments"
+)
+
+// PasswordEnv is where the password comes from on the command line (or a
+// prompt): never a flag, never the URL.
+const PasswordEnv = "CLICKHOUSE_PASSWORD"
+
+// Defaults of Settings' timeouts.
+const (
+	DefaultConnectTimeout = 10 * time.Second
+	DefaultQueryTimeout   = 60 * time.Second
+)
+
+// Settings is how to reach a server.
+type Settings struct {
+	// URL is clickhouse://host[:9000][/database] for the native protocol,
+	// http://host[:8123] or https://host[:8443] for HTTP; a user may be in
+	// it (clickhouse://alice@host), a password may not.
+	URL      string
+	User     string // else the URL's, else "default"
+	Database string // else the URL's path, else "default"
+	Password string `json:"-"` // never printed, never saved
+	CAFile   string // a PEM file of the CAs that sign the server's certificate (turns TLS on)
+	// Secure asks for TLS on the native protocol without a CA file (the
+	// system's CAs); https:// always has it.
+	Secure         bool
+	ConnectTimeout time.Duration // 0: DefaultConnectTimeout
+	QueryTimeout   time.Duration // each query's; 0: DefaultQueryTimeout
+}
+
+// Endpoint is a parsed URL: what a report may show of it (no password).
+type Endpoint struct {
+	Protocol string `json:"protocol"` // native or http
+	Host     string `json:"host"`     // host:port
+	User     string `json:"user"`
+	Database string `json:"database"`
+	TLS      bool   `json:"tls"`
+}
+
+func (e Endpoint) String() string {
+	scheme := "clickhouse"
+	if e.Protocol == "http" {
+		scheme = "http"
+		if e.TLS {
+			scheme = "https"
+		}
+	}
+	return scheme + "://" + e.Host
+}
+
+// ErrorKind classes a failure to reach or read a server.
+type ErrorKind string
+
+const (
+	NotListening  ErrorKind = "not listening"    // nothing accepts a connection there
+	NotClickHouse ErrorKind = "not ClickHouse"   // something answers, not ClickHouse's protocol
+	TooOld        ErrorKind = "too old"          // before DDL dictionaries (19.17)
+	Gone          ErrorKind = "connection lost"  // the server went away mid-inspect
+	Timeout       ErrorKind = "timeout"          // a connect or query timeout
+	Refused       ErrorKind = "refused"          // ClickHouse answered with an error (auth, rights, ...)
+	Unreadable    ErrorKind = "unexpected reply" // an answer packlab could not read
+)
+
+// Error is a failure to reach or read a server: its kind, where, and
+// ClickHouse's or the network's words (the password scrubbed out).
+type Error struct {
+	Kind ErrorKind
+	Host string // host:port
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	return "ClickHouse at " + e.Host + ": " + string(e.Kind) + ": " + e.Msg
+}
+
+// MinDDLVersion is the first release with CREATE DICTIONARY (ClickHouse
+// #7360, 19.17).
+var MinDDLVersion = Version{19, 17}
+
+// Version is a ClickHouse release: 26.7.
+type Version struct{ Major, Minor int }
+
+func (v Version) AtLeast(o Version) bool {
+	return v.Major > o.Major || v.Major == o.Major && v.Minor >= o.Minor
+}
+
+func (v Version) String() string { return fmt.Sprintf("%d.%d", v.Major, v.Minor) }
+
+// ParseVersion reads version()'s answer: 26.7.2.1.
+func ParseVersion(s string) (Version, bool) {
+	parts := strings.Split(strings.TrimSpace(s), ".")
+	if len(parts) < 2 {
+		return Version{}, false
+	}
+	a, err1 := strconv.Atoi(parts[0])
+	b, err2 := strconv.Atoi(parts[1])
+	return Version{a, b}, err1 == nil && err2 == nil
+}
+
+// ParseURL reads s's URL and fields into an endpoint, or a FieldError
+// naming what is wrong (the password never shown).
+func (s Settings) ParseURL() (Endpoint, error) {
+	bad := func(problem string) error {
+		return experiments.NewFieldError("--clickhouse", redactURL(s.URL), problem,
+			"clickhouse://host[:9000][/database] (native), http://host[:8123] or https://host[:8443] (HTTP); a user may be in it, the password only in $"+PasswordEnv)
+	}
+	u, err := url.Parse(strings.TrimSpace(s.URL))
+	if err != nil || u.Host == "" || u.Opaque != "" {
+		return Endpoint{}, bad("not a URL with a host")
+	}
+	e := Endpoint{}
+	port := ""
+	switch strings.ToLower(u.Scheme) {
+	case "clickhouse", "tcp":
+		e.Protocol, port = "native", "9000"
+		e.TLS = s.Secure || s.CAFile != "" || u.Query().Get("secure") == "true"
+		if e.TLS {
+			port = "9440"
+		}
+	case "http":
+		e.Protocol, port = "http", "8123"
+		if s.CAFile != "" {
+			return Endpoint{}, bad("a CA file needs https://")
+		}
+	case "https":
+		e.Protocol, port, e.TLS = "http", "8443", true
+	default:
+		return Endpoint{}, bad(fmt.Sprintf("unknown scheme %q", u.Scheme))
+	}
+	if _, ok := u.User.Password(); ok {
+		return Endpoint{}, bad("holds a password (it would show in the process list and the shell's history)")
+	}
+	host := u.Hostname()
+	if host == "" {
+		return Endpoint{}, bad("no host")
+	}
+	if p := u.Port(); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 || n > 65535 {
+			return Endpoint{}, bad("port out of range")
+		}
+		port = p
+	}
+	e.Host = net.JoinHostPort(host, port)
+	e.User = u.User.Username()
+	if s.User != "" {
+		if e.User != "" && e.User != s.User {
+			return Endpoint{}, bad(fmt.Sprintf("names user %q, and the user given is %q", e.User, s.User))
+		}
+		e.User = s.User
+	}
+	if e.User == "" {
+		e.User = "default"
+	}
+	e.Database = strings.Trim(u.Path, "/")
+	if s.Database != "" {
+		if e.Database != "" && e.Database != s.Database {
+			return Endpoint{}, bad(fmt.Sprintf("names database %q, and the database given is %q", e.Database, s.Database))
+		}
+		e.Database = s.Database
+	}
+	if e.Database == "" {
+		e.Database = "default"
+	}
+	return e, nil
+}
+
+// redactURL is u without a password in it.
+func redactURL(s string) string {
+	u, err := url.Parse(strings.TrimSpace(s))
+	if err != nil || u.User == nil {
+		if i := strings.Index(s, "@"); i >= 0 {
+			if j := strings.Index(s, "://"); j >= 0 && j < i {
+				return s[:j+3] + "…@" + s[i+1:]
+			}
+		}
+		return s
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
+}
+
+// Conn is an open connection to one server.
+type Conn struct {
+	Endpoint Endpoint
+	Version  Version
+	Release  string // version()'s answer: 26.7.2.1
+	conn     clickhouse.Conn
+	settings Settings
+}
+
+// Connect opens a connection and reads the server's version: an *Error
+// when nothing listens there, it is not ClickHouse, it is too old for DDL
+// dictionaries, or it does not answer in time; a FieldError for a bad URL
+// or CA file.
+func Connect(ctx context.Context, s Settings) (*Conn, error) {
+	e, err := s.ParseURL()
+	if err != nil {
+		return nil, err
+	}
+	if s.ConnectTimeout <= 0 {
+		s.ConnectTimeout = DefaultConnectTimeout
+	}
+	if s.QueryTimeout <= 0 {
+		s.QueryTimeout = DefaultQueryTimeout
+	}
+	opt := &clickhouse.Options{
+		Addr:         []string{e.Host},
+		Auth:         clickhouse.Auth{Database: e.Database, Username: e.User, Password: s.Password},
+		Protocol:     clickhouse.Native,
+		DialTimeout:  s.ConnectTimeout,
+		ReadTimeout:  s.QueryTimeout,
+		ClientInfo:   clickhouse.ClientInfo{Products: []struct{ Name, Version string }{{Name: "packlab-inspect", Version: "1"}}},
+		MaxOpenConns: 4,
+	}
+	if e.Protocol == "http" {
+		opt.Protocol = clickhouse.HTTP
+	}
+	if e.TLS {
+		cfg := &tls.Config{MinVersion: tls.VersionTLS12}
+		if s.CAFile != "" {
+			pem, err := os.ReadFile(s.CAFile)
+			if err != nil {
+				return nil, experiments.NewFieldError("--ca-file", s.CAFile, "cannot be read: "+errText(err), "a PEM file of CA certificates")
+			}
+			pool := x509.NewCertPool()
+			if !pool.AppendCertsFromPEM(pem) {
+				return nil, experiments.NewFieldError("--ca-file", s.CAFile, "holds no PEM certificate", "a PEM file of CA certificates")
+			}
+			cfg.RootCAs = pool
+		}
+		opt.TLS = cfg
+	}
+	c := &Conn{Endpoint: e, settings: s}
+	// Nothing listening is told apart from something that is not
+	// ClickHouse by a plain connect first.
+	d := net.Dialer{Timeout: s.ConnectTimeout}
+	raw, err := d.DialContext(ctx, "tcp", e.Host)
+	if err != nil {
+		return nil, c.classify(err, NotListening)
+	}
+	raw.Close()
+	c.conn, err = clickhouse.Open(opt)
+	if err != nil {
+		return nil, c.classify(err, NotClickHouse)
+	}
+	var release string
+	qctx, cancel := context.WithTimeout(ctx, s.ConnectTimeout+s.QueryTimeout)
+	defer cancel()
+	if err := c.conn.QueryRow(qctx, "SELECT version()").Scan(&release); err != nil {
+		c.conn.Close()
+		return nil, c.classify(err, NotClickHouse)
+	}
+	v, ok := ParseVersion(release)
+	if !ok {
+		c.conn.Close()
+		return nil, &Error{Kind: NotClickHouse, Host: e.Host, Msg: fmt.Sprintf("version() answered %q", release)}
+	}
+	c.Version, c.Release = v, release
+	if !v.AtLeast(MinDDLVersion) {
+		c.conn.Close()
+		return nil, &Error{Kind: TooOld, Host: e.Host, Msg: fmt.Sprintf("ClickHouse %s has no DDL dictionaries (CREATE DICTIONARY is from %s on, #7360); packlab inspects %s and newer", release, MinDDLVersion, MinDDLVersion)}
+	}
+	return c, nil
+}
+
+// Close closes the connection.
+func (c *Conn) Close() error { return c.conn.Close() }
+
+// Query runs one read-only query under the query timeout and calls scan
+// for each row.
+func (c *Conn) Query(ctx context.Context, sql string, scan func(clickhouseRows) error) error {
+	qctx, cancel := context.WithTimeout(ctx, c.settings.QueryTimeout)
+	defer cancel()
+	rows, err := c.conn.Query(qctx, sql)
+	if err != nil {
+		return c.queryError(ctx, qctx, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			return c.queryError(ctx, qctx, err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return c.queryError(ctx, qctx, err)
+	}
+	return nil
+}
+
+// Exec runs one statement under the query timeout.
+func (c *Conn) Exec(ctx context.Context, sql string) error {
+	qctx, cancel := context.WithTimeout(ctx, c.settings.QueryTimeout)
+	defer cancel()
+	if err := c.conn.Exec(qctx, sql); err != nil {
+		return c.queryError(ctx, qctx, err)
+	}
+	return nil
+}
+
+// clickhouseRows is what a scan function reads a row from.
+type clickhouseRows interface{ Scan(dest ...any) error }
+
+func (c *Conn) queryError(ctx, qctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return experiments.ErrCancelled
+	}
+	if errors.Is(qctx.Err(), context.DeadlineExceeded) {
+		return &Error{Kind: Timeout, Host: c.Endpoint.Host, Msg: fmt.Sprintf("a query took longer than its %s", c.settings.QueryTimeout)}
+	}
+	return c.classify(err, Unreadable)
+}
+
+// classify turns a client's error into an *Error: a timeout, nothing
+// listening, a connection that broke, ClickHouse's own exception (Refused),
+// else fallback.
+func (c *Conn) classify(err error, fallback ErrorKind) error {
+	kind := fallback
+	var ex *clickhouse.Exception
+	var ne net.Error
+	switch {
+	case errors.As(err, &ex):
+		kind = Refused
+		return &Error{Kind: kind, Host: c.Endpoint.Host, Msg: c.scrub(fmt.Sprintf("code %d: %s", ex.Code, ex.Message))}
+	case errors.Is(err, syscall.ECONNREFUSED):
+		if fallback == Unreadable {
+			kind = Gone
+		} else {
+			kind = NotListening
+		}
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		kind = Timeout
+		return &Error{Kind: kind, Host: c.Endpoint.Host, Msg: fmt.Sprintf("no answer in %s", c.settings.ConnectTimeout)}
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		if fallback == Unreadable {
+			kind = Gone
+		}
+	}
+	msg := errText(err)
+	if kind == Unreadable && looksGone(msg) {
+		kind = Gone
+	}
+	if kind == NotClickHouse && strings.Contains(msg, "code: ") {
+		kind = Refused // ClickHouse's own words over HTTP: authentication, rights
+	}
+	return &Error{Kind: kind, Host: c.Endpoint.Host, Msg: c.scrub(msg)}
+}
+
+func looksGone(msg string) bool {
+	for _, w := range []string{"connection refused", "connection reset", "broken pipe", "EOF", "bad connection", "use of closed network connection"} {
+		if strings.Contains(msg, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// scrub takes the password out of a message.
+func (c *Conn) scrub(msg string) string {
+	if p := c.settings.Password; p != "" {
+		msg = strings.ReplaceAll(msg, p, "xxxxx")
+		msg = strings.ReplaceAll(msg, url.QueryEscape(p), "xxxxx")
+	}
+	return strings.Join(strings.Fields(msg), " ")
+}
+
+func errText(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
+}

@@ -1,0 +1,420 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/text"
+)
+
+// Inspection is what Inspect found on a server or a cluster.
+type Inspection struct {
+	Server       string       `json:"server"`  // the URL, without a password
+	Release      string       `json:"release"` // version() of the node connected to
+	Cluster      string       `json:"cluster,omitempty"`
+	Nodes        []Node       `json:"nodes"`
+	Dictionaries []Dictionary `json:"dictionaries"` // one per dictionary and node
+	Findings     []string     `json:"findings,omitempty"`
+	Seconds      float64      `json:"seconds"` // how long the inspection took
+}
+
+// Node is one server of the inspection.
+type Node struct {
+	Name             string `json:"node"`               // host:native port
+	MemoryLimitBytes int64  `json:"memory_limit_bytes"` // max_server_memory_usage, else the host's memory, else 0
+	MemoryLimitFrom  string `json:"memory_limit_from"`  // which
+	TrackedBytes     int64  `json:"tracked_bytes"`      // system.metrics MemoryTracking: what the server holds now
+}
+
+// Options are what an inspection reads beyond the system tables.
+type Options struct {
+	Cluster  string // inspect every replica of this cluster (clusterAllReplicas)
+	NoSample bool   // no query of a dictionary's source for its String lengths
+}
+
+// sampleRows bounds the query that reads a source's String lengths.
+const sampleRows = 100_000
+
+// Inspect connects, reads every dictionary of the server (or of every
+// replica of opt.Cluster), models each and advises. It reads only.
+func Inspect(ctx context.Context, s Settings, opt Options) (*Inspection, error) {
+	start := time.Now()
+	c, err := Connect(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	ins := &Inspection{Server: c.Endpoint.String(), Release: c.Release, Cluster: opt.Cluster}
+	if opt.Cluster != "" {
+		if err := c.checkCluster(ctx, opt.Cluster); err != nil {
+			return nil, err
+		}
+	}
+	if ins.Nodes, err = c.nodes(ctx, opt.Cluster); err != nil {
+		return nil, err
+	}
+	if ins.Dictionaries, err = c.dictionaries(ctx, opt.Cluster); err != nil {
+		return nil, err
+	}
+	ddl, err := c.createQueries(ctx, opt.Cluster)
+	if err != nil {
+		return nil, err
+	}
+	limits := map[string]Node{}
+	for _, n := range ins.Nodes {
+		limits[n.Name] = n
+	}
+	samples := map[string]*sample{}
+	for i := range ins.Dictionaries {
+		d := &ins.Dictionaries[i]
+		d.readDDL(ddl[d.Node+"\x00"+d.Database+"\x00"+d.Name])
+		n := limits[d.Node]
+		d.ServerMemoryLimitBytes, d.ServerTrackedBytes = n.MemoryLimitBytes, n.TrackedBytes
+		if !opt.NoSample && d.needsSample() {
+			key := d.Database + "\x00" + d.Name
+			if _, ok := samples[key]; !ok {
+				samples[key] = c.sample(ctx, d)
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			d.sample = samples[key]
+		}
+		d.model(c.Version)
+	}
+	ins.Findings = disagreements(ins.Dictionaries)
+	ins.Seconds = time.Since(start).Seconds()
+	return ins, nil
+}
+
+// from is the system table t on the node, or on every replica of cluster.
+func from(cluster, t string) string {
+	if cluster == "" {
+		return t
+	}
+	return "clusterAllReplicas(" + quoteString(cluster) + ", " + t + ")"
+}
+
+// nodeExpr names the node a row comes from: the host and its native port
+// (test clusters on one host share the host name).
+const nodeExpr = "hostName() || ':' || toString(tcpPort())"
+
+func (c *Conn) checkCluster(ctx context.Context, cluster string) error {
+	n := 0
+	err := c.Query(ctx, "SELECT count() FROM system.clusters WHERE cluster = "+quoteString(cluster), func(r clickhouseRows) error {
+		var v uint64
+		err := r.Scan(&v)
+		n = int(v)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		var names []string
+		c.Query(ctx, "SELECT DISTINCT cluster FROM system.clusters ORDER BY cluster LIMIT 20", func(r clickhouseRows) error {
+			var s string
+			err := r.Scan(&s)
+			names = append(names, s)
+			return err
+		})
+		allowed := "a cluster of system.clusters on this server"
+		if len(names) > 0 {
+			allowed = strings.Join(names, ", ")
+		}
+		return fieldError("--cluster", cluster, "no such cluster on "+c.Endpoint.Host, allowed)
+	}
+	return nil
+}
+
+// nodes reads each node's memory limit and what it holds now.
+func (c *Conn) nodes(ctx context.Context, cluster string) ([]Node, error) {
+	byName := map[string]*Node{}
+	var order []string
+	get := func(name string) *Node {
+		if n, ok := byName[name]; ok {
+			return n
+		}
+		byName[name] = &Node{Name: name}
+		order = append(order, name)
+		return byName[name]
+	}
+	err := c.Query(ctx, "SELECT "+nodeExpr+", toInt64(value) FROM "+from(cluster, "system.metrics")+" WHERE metric = 'MemoryTracking'", func(r clickhouseRows) error {
+		var name string
+		var v int64
+		if err := r.Scan(&name, &v); err != nil {
+			return err
+		}
+		get(name).TrackedBytes = v
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// system.server_settings is from 23.3 on; system.asynchronous_metrics
+	// is not in every build (clickhouse-local has none): each is optional.
+	c.Query(ctx, "SELECT "+nodeExpr+", toInt64OrZero(value) FROM "+from(cluster, "system.server_settings")+" WHERE name = 'max_server_memory_usage'", func(r clickhouseRows) error {
+		var name string
+		var v int64
+		if err := r.Scan(&name, &v); err != nil {
+			return err
+		}
+		if v > 0 {
+			n := get(name)
+			n.MemoryLimitBytes, n.MemoryLimitFrom = v, "max_server_memory_usage"
+		}
+		return nil
+	})
+	c.Query(ctx, "SELECT "+nodeExpr+", toInt64(value) FROM "+from(cluster, "system.asynchronous_metrics")+" WHERE metric = 'OSMemoryTotal'", func(r clickhouseRows) error {
+		var name string
+		var v int64
+		if err := r.Scan(&name, &v); err != nil {
+			return err
+		}
+		if n := get(name); n.MemoryLimitBytes == 0 && v > 0 {
+			n.MemoryLimitBytes, n.MemoryLimitFrom = v, "the host's memory (OSMemoryTotal)"
+		}
+		return nil
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	sort.Strings(order)
+	out := make([]Node, len(order))
+	for i, name := range order {
+		out[i] = *byName[name]
+	}
+	return out, nil
+}
+
+// dictionaries reads system.dictionaries in one query (on every replica
+// of cluster).
+func (c *Conn) dictionaries(ctx context.Context, cluster string) ([]Dictionary, error) {
+	var out []Dictionary
+	q := "SELECT " + nodeExpr + ", database, name, toString(status), origin, type, `key.names`, `key.types`, `attribute.names`, `attribute.types`," +
+		" bytes_allocated, element_count, load_factor, source, lifetime_min, lifetime_max, loading_duration, last_exception FROM " +
+		from(cluster, "system.dictionaries") + " ORDER BY 1, database, name"
+	err := c.Query(ctx, q, func(r clickhouseRows) error {
+		var d Dictionary
+		var ba, ec, lmin, lmax uint64
+		var lf float64
+		var dur float32
+		if err := r.Scan(&d.Node, &d.Database, &d.Name, &d.Status, &d.Origin, &d.Type, &d.KeyNames, &d.KeyTypes, &d.AttributeNames, &d.AttributeTypes,
+			&ba, &ec, &lf, &d.Source, &lmin, &lmax, &dur, &d.LastException); err != nil {
+			return err
+		}
+		d.BytesAllocated, d.ElementCount, d.LoadFactor = int64(ba), int64(ec), lf
+		d.LifetimeMin, d.LifetimeMax, d.LoadingSeconds = int64(lmin), int64(lmax), float64(dur)
+		out = append(out, d)
+		return nil
+	})
+	return out, err
+}
+
+// createQueries reads every DDL dictionary's CREATE DICTIONARY (system.tables
+// holds it, with the layout's parameters system.dictionaries drops), keyed
+// by node, database and name.
+func (c *Conn) createQueries(ctx context.Context, cluster string) (map[string]string, error) {
+	out := map[string]string{}
+	err := c.Query(ctx, "SELECT "+nodeExpr+", database, name, create_table_query FROM "+from(cluster, "system.tables")+" WHERE engine = 'Dictionary'", func(r clickhouseRows) error {
+		var node, db, name, q string
+		if err := r.Scan(&node, &db, &name, &q); err != nil {
+			return err
+		}
+		out[node+"\x00"+db+"\x00"+name] = q
+		return nil
+	})
+	return out, err
+}
+
+// sample is what one bounded query of a source says of the columns the
+// model needs: each String column's mean length and NULL share, and FLAT's
+// largest key.
+type sample struct {
+	Rows    int64
+	MeanLen map[string]float64
+	Nulls   map[string]float64
+	MaxKey  int64
+	Problem string // why there is none
+}
+
+// sourceTable finds SOURCE(CLICKHOUSE(... TABLE 't' [DB 'd'] ...)) on the
+// local server in a CREATE DICTIONARY.
+var (
+	sourceClause = regexp.MustCompile(`(?is)SOURCE\(\s*CLICKHOUSE\((.*?)\)\s*\)\s*(LIFETIME|LAYOUT|RANGE|SETTINGS|COMMENT|$)`)
+	sourceParam  = regexp.MustCompile(`(?is)\b(TABLE|DB|HOST|QUERY)\s+'((?:[^'\\]|\\.)*)'`)
+)
+
+func sourceTable(ddl, defaultDB string) (db, table, problem string) {
+	m := sourceClause.FindStringSubmatch(ddl)
+	if m == nil {
+		return "", "", "its source is not a ClickHouse table"
+	}
+	params := map[string]string{}
+	for _, p := range sourceParam.FindAllStringSubmatch(m[1], -1) {
+		params[strings.ToUpper(p[1])] = unescapeString(p[2])
+	}
+	if h := params["HOST"]; h != "" && h != "localhost" && h != "127.0.0.1" && h != "::1" {
+		return "", "", "its source is another server's table"
+	}
+	if params["QUERY"] != "" || params["TABLE"] == "" {
+		return "", "", "its source is a query, not a table"
+	}
+	db = params["DB"]
+	if db == "" {
+		db = defaultDB
+	}
+	return db, params["TABLE"], ""
+}
+
+func unescapeString(s string) string {
+	if u, err := strconv.Unquote(`"` + strings.ReplaceAll(s, `"`, `\"`) + `"`); err == nil {
+		return u
+	}
+	return s
+}
+
+// sample reads, in one query bounded to sampleRows rows of the source
+// table, the mean length and NULL share of every String key part and
+// attribute, and FLAT's largest key.
+func (c *Conn) sample(ctx context.Context, d *Dictionary) *sample {
+	db, table, problem := sourceTable(d.DDL, d.Database)
+	if problem != "" {
+		return &sample{Problem: problem}
+	}
+	cols := d.stringColumns()
+	var exprs []string
+	for _, col := range cols {
+		q := quoteIdent(col)
+		exprs = append(exprs, "avg(length(assumeNotNull("+q+")))", "countIf(isNull("+q+"))")
+	}
+	flat := d.layoutWord() == "FLAT"
+	if flat {
+		exprs = append(exprs, "toInt64(max(toUInt64("+quoteIdent(d.KeyNames[0])+")))")
+	}
+	var inner []string
+	for _, col := range cols {
+		inner = append(inner, quoteIdent(col))
+	}
+	if flat {
+		inner = append(inner, quoteIdent(d.KeyNames[0]))
+	}
+	q := "SELECT count(), " + strings.Join(exprs, ", ") + " FROM (SELECT " + strings.Join(inner, ", ") + " FROM " + quoteIdent(db) + "." + quoteIdent(table)
+	if !flat {
+		q += " LIMIT " + strconv.Itoa(sampleRows) // FLAT's largest key needs every row
+	}
+	q += ")"
+	s := &sample{MeanLen: map[string]float64{}, Nulls: map[string]float64{}}
+	err := c.Query(ctx, q, func(r clickhouseRows) error {
+		var n uint64
+		dest := []any{&n}
+		means := make([]float64, len(cols))
+		nulls := make([]uint64, len(cols))
+		for i := range cols {
+			dest = append(dest, &means[i], &nulls[i])
+		}
+		var maxKey int64
+		if flat {
+			dest = append(dest, &maxKey)
+		}
+		if err := r.Scan(dest...); err != nil {
+			return err
+		}
+		s.Rows, s.MaxKey = int64(n), maxKey
+		for i, col := range cols {
+			s.MeanLen[col] = means[i]
+			if n > 0 {
+				s.Nulls[col] = float64(nulls[i]) / float64(n)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		s.Problem = "its source could not be read: " + err.Error()
+	}
+	return s
+}
+
+// quoteIdent quotes a name as ClickHouse reads a backquoted identifier.
+func quoteIdent(s string) string {
+	return "`" + strings.NewReplacer(`\`, `\\`, "`", "\\`").Replace(s) + "`"
+}
+
+// quoteString quotes a value as a ClickHouse string literal.
+func quoteString(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+}
+
+// disagreements compares each dictionary across the nodes that hold it:
+// its rows, its layout, whether it loaded. It writes a finding on each
+// node's row and returns them for the inspection.
+func disagreements(ds []Dictionary) []string {
+	groups := map[string][]int{}
+	var order []string
+	for i, d := range ds {
+		k := d.Database + "\x00" + d.Name
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], i)
+	}
+	var out []string
+	for _, k := range order {
+		idx := groups[k]
+		if len(idx) < 2 {
+			continue
+		}
+		var diffs []string
+		first := ds[idx[0]]
+		for _, what := range []struct {
+			name string
+			get  func(Dictionary) string
+		}{
+			{"rows", func(d Dictionary) string { return strconv.FormatInt(d.ElementCount, 10) }},
+			{"layout", func(d Dictionary) string { return d.Layout }},
+			{"status", func(d Dictionary) string { return d.Status }},
+			{"structure", func(d Dictionary) string {
+				return strings.Join(d.KeyTypes, ",") + "|" + strings.Join(d.AttributeTypes, ",")
+			}},
+		} {
+			same := true
+			for _, i := range idx[1:] {
+				same = same && what.get(ds[i]) == what.get(first)
+			}
+			if same {
+				continue
+			}
+			var per []string
+			for _, i := range idx {
+				v := what.get(ds[i])
+				if what.name == "rows" {
+					n, _ := strconv.ParseInt(v, 10, 64)
+					v = thousands(n)
+				}
+				per = append(per, ds[i].Node+" "+v)
+			}
+			diffs = append(diffs, what.name+": "+strings.Join(per, ", "))
+		}
+		if len(diffs) == 0 {
+			continue
+		}
+		f := fmt.Sprintf("replicas disagree on %s: %s", first.Database+"."+first.Name, strings.Join(diffs, "; "))
+		out = append(out, f)
+		for _, i := range idx {
+			ds[i].Findings = append(ds[i].Findings, f)
+		}
+	}
+	return out
+}
+
+func fieldError(flag, value, problem, allowed string) error {
+	return experiments.NewFieldError(flag, value, problem, allowed)
+}
+
+func thousands(n int64) string { return text.Thousands(n) }

@@ -1,0 +1,482 @@
+package server
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/text"
+)
+
+// Dictionary is one dictionary on one node: what ClickHouse says of it,
+// packlab's model of the same structure, the findings and the advice.
+type Dictionary struct {
+	Node           string   `json:"node"`
+	Database       string   `json:"database"`
+	Name           string   `json:"name"`
+	Layout         string   `json:"layout"` // the LAYOUT clause, with its parameters
+	Type           string   `json:"type"`   // system.dictionaries.type: Hashed (no parameters)
+	Origin         string   `json:"origin"`
+	XML            bool     `json:"xml"` // defined in a configuration file: its layout's parameters are not visible to SQL
+	KeyNames       []string `json:"key_names"`
+	KeyTypes       []string `json:"key_types"`
+	AttributeNames []string `json:"attribute_names"`
+	AttributeTypes []string `json:"attribute_types"`
+	Source         string   `json:"source"`
+	LifetimeMin    int64    `json:"lifetime_min"`
+	LifetimeMax    int64    `json:"lifetime_max"`
+	Status         string   `json:"status"`
+	LastException  string   `json:"last_exception,omitempty"`
+	LoadingSeconds float64  `json:"loading_seconds"`
+	LoadFactor     float64  `json:"load_factor"`
+
+	ElementCount   int64 `json:"element_count"`
+	BytesAllocated int64 `json:"bytes_allocated"`
+	// ModelBytes is packlab's figure for what bytes_allocated counts;
+	// RealBytes the memory the dictionary holds (more than bytes_allocated
+	// for HASHED_ARRAY's key index, #118641, and sparse_hash_map's estimate,
+	// #22867); ReloadPeakBytes a reload's peak, the serving dictionary beside
+	// the new one at its first-load peak by ClickHouse's growth. 0 where not
+	// modelled.
+	ModelBytes             int64    `json:"model_bytes"`
+	RealBytes              int64    `json:"real_bytes"`
+	ReloadPeakBytes        int64    `json:"reload_peak_bytes"`
+	ServerMemoryLimitBytes int64    `json:"server_memory_limit_bytes"`
+	ServerTrackedBytes     int64    `json:"server_tracked_bytes"` // what the node holds now (MemoryTracking)
+	Modelled               bool     `json:"modelled"`
+	NotModelled            string   `json:"not_modelled,omitempty"` // why not
+	Notes                  []string `json:"notes,omitempty"`        // how the figures were made
+	Findings               []string `json:"findings"`
+	Advice                 *Advice  `json:"advice"`
+
+	DDL    string  `json:"-"` // CREATE DICTIONARY as the server holds it ("" for XML)
+	shards int     // SHARDS
+	mlf    float64 // MAX_LOAD_FACTOR
+	word   string  // HASHED, COMPLEX_KEY_HASHED, ...
+	sample *sample
+}
+
+// Advice is the layout packlab advises for a dictionary on that server's
+// version, and its CREATE DICTIONARY: the user's source, lifetime and
+// attributes kept.
+type Advice struct {
+	Layout          string `json:"layout"` // its LAYOUT clause
+	DDL             string `json:"ddl"`
+	SteadyBytes     int64  `json:"steady_bytes"`
+	ReloadPeakBytes int64  `json:"reload_peak_bytes"`
+	Why             string `json:"why"`
+}
+
+// layoutClause finds LAYOUT(NAME(params)) in a CREATE DICTIONARY.
+var layoutClause = regexp.MustCompile(`(?is)\bLAYOUT\(\s*([A-Za-z_]+)\s*\(([^()]*)\)\s*\)`)
+
+// typeWords maps system.dictionaries.type to the LAYOUT word, for a
+// dictionary whose DDL SQL does not show (XML).
+var typeWords = map[string]string{
+	"Hashed": "HASHED", "SparseHashed": "SPARSE_HASHED", "HashedArray": "HASHED_ARRAY", "Flat": "FLAT",
+	"ComplexKeyHashed": "COMPLEX_KEY_HASHED", "ComplexKeySparseHashed": "COMPLEX_KEY_SPARSE_HASHED",
+	"ComplexHashedArray": "COMPLEX_KEY_HASHED_ARRAY", "ComplexKeyHashedArray": "COMPLEX_KEY_HASHED_ARRAY",
+	"Cache": "CACHE", "ComplexKeyCache": "COMPLEX_KEY_CACHE", "SSDCache": "SSD_CACHE", "SSDComplexKeyCache": "COMPLEX_KEY_SSD_CACHE",
+	"Direct": "DIRECT", "ComplexKeyDirect": "COMPLEX_KEY_DIRECT", "IPTrie": "IP_TRIE", "RangeHashed": "RANGE_HASHED",
+	"ComplexKeyRangeHashed": "COMPLEX_KEY_RANGE_HASHED", "PolygonSimple": "POLYGON_SIMPLE",
+}
+
+// readDDL takes the layout's word and parameters from the dictionary's
+// CREATE DICTIONARY, or, for one defined in XML, from its type.
+func (d *Dictionary) readDDL(ddl string) {
+	d.DDL, d.shards = ddl, 1
+	all := layoutClause.FindAllStringSubmatch(ddl, -1)
+	if ddl == "" || len(all) == 0 {
+		d.XML = ddl == ""
+		d.word = typeWords[d.Type]
+		if d.word == "" {
+			d.word = strings.ToUpper(d.Type)
+		}
+		if d.word != "" {
+			d.Layout = "LAYOUT(" + d.word + "())"
+		}
+		if d.XML {
+			d.Notes = append(d.Notes, "defined in "+orDash(d.Origin)+" (not DDL): the layout is read from system.dictionaries.type, which drops its parameters (SHARDS taken as 1)")
+		}
+		return
+	}
+	m := all[len(all)-1]
+	d.word = strings.ToUpper(m[1])
+	d.Layout = m[0]
+	f := strings.Fields(m[2])
+	for i := 0; i+1 < len(f); i += 2 {
+		switch strings.ToUpper(f[i]) {
+		case "SHARDS":
+			if n, err := strconv.Atoi(f[i+1]); err == nil && n > 0 {
+				d.shards = n
+			}
+		case "MAX_LOAD_FACTOR":
+			if x, err := strconv.ParseFloat(f[i+1], 64); err == nil {
+				d.mlf = x
+			}
+		}
+	}
+}
+
+func (d *Dictionary) layoutWord() string { return d.word }
+
+func orDash(s string) string { return text.OrDash(s) }
+
+// stringColumns are the key parts and attributes of type String (or
+// Nullable(String)).
+func (d *Dictionary) stringColumns() []string {
+	var out []string
+	for i, t := range d.KeyTypes {
+		if isString(t) && d.word != "" && strings.HasPrefix(d.word, "COMPLEX_KEY") && i < len(d.KeyNames) {
+			out = append(out, d.KeyNames[i])
+		}
+	}
+	for i, t := range d.AttributeTypes {
+		if isString(t) && i < len(d.AttributeNames) {
+			out = append(out, d.AttributeNames[i])
+		}
+	}
+	return out
+}
+
+func isString(t string) bool { return t == "String" || t == "Nullable(String)" }
+
+// needsSample: a modelled layout with String parts, or FLAT (its largest
+// key sizes its arrays).
+func (d *Dictionary) needsSample() bool {
+	if _, ok := modelledLayout(d.word); !ok || d.ElementCount == 0 {
+		return false
+	}
+	return d.word == "FLAT" || len(d.stringColumns()) > 0
+}
+
+func modelledLayout(word string) (dict.ClickHouseDictionary, bool) {
+	for _, cd := range dict.ClickHouseDictionaries() {
+		if cd.Layout == word {
+			return cd, true
+		}
+	}
+	return dict.ClickHouseDictionary{}, false
+}
+
+// attributes are the dictionary's attributes as the model takes them, a
+// String's mean length and a Nullable's share of NULLs from the sample.
+func (d *Dictionary) attributes() ([]dict.Attribute, string) {
+	out := make([]dict.Attribute, len(d.AttributeTypes))
+	for i, t := range d.AttributeTypes {
+		a := dict.Attribute{}
+		inner, nullable := strings.CutPrefix(t, "Nullable(")
+		if nullable {
+			inner = strings.TrimSuffix(inner, ")")
+			a.Nullable = true
+		}
+		if inner == "String" {
+			a.Type = dict.StringRef
+			name := ""
+			if i < len(d.AttributeNames) {
+				name = d.AttributeNames[i]
+			}
+			mean, ok := d.sampled(name)
+			if !ok {
+				return nil, "the String lengths of " + name + " are unknown (" + d.sampleProblem() + ")"
+			}
+			a.File = &dict.FileColumn{MeanLen: mean, NullShare: d.sample.Nulls[name]}
+		} else {
+			ct, err := core.ParseType(inner)
+			if err != nil {
+				return nil, "attribute type " + t + " is not one packlab models"
+			}
+			a.Type = ct
+		}
+		if a.Nullable && a.File == nil {
+			return nil, "the NULL share of a Nullable attribute is unknown"
+		}
+		out[i] = a
+	}
+	if len(out) == 0 {
+		return nil, "no attributes"
+	}
+	return out, ""
+}
+
+func (d *Dictionary) sampled(col string) (float64, bool) {
+	if d.sample == nil || d.sample.Problem != "" {
+		return 0, false
+	}
+	m, ok := d.sample.MeanLen[col]
+	return m, ok
+}
+
+func (d *Dictionary) sampleProblem() string {
+	if d.sample == nil {
+		return "not sampled"
+	}
+	if d.sample.Problem != "" {
+		return d.sample.Problem
+	}
+	return "not in the sample"
+}
+
+// keyBytes is a complex key's serialized bytes a row, its String parts at
+// their sampled mean length.
+func (d *Dictionary) keyBytes() (float64, string) {
+	var b float64
+	for i, t := range d.KeyTypes {
+		if t == "String" {
+			mean, ok := d.sampled(d.KeyNames[i])
+			if !ok {
+				return 0, "the String lengths of the key part " + d.KeyNames[i] + " are unknown (" + d.sampleProblem() + ")"
+			}
+			b += 8 + mean + 1 // its length, its bytes and a terminating zero (ColumnString::serializeValueIntoArena)
+			continue
+		}
+		ct, err := core.ParseType(t)
+		if err != nil {
+			return 0, "key part type " + t + " is not one packlab models"
+		}
+		b += float64(ct.Size)
+	}
+	return b, ""
+}
+
+// figures is one layout's model of the dictionary's rows.
+type figures struct {
+	clause                  string
+	model, real, reloadPeak int64
+	note                    string
+}
+
+// modelAs models the dictionary's rows in layout cd with shards: what
+// bytes_allocated counts, the real bytes, the reload's peak.
+func (d *Dictionary) modelAs(cd dict.ClickHouseDictionary, attrs []dict.Attribute, shards int, mlf float64) (figures, string) {
+	n := d.ElementCount
+	opt := core.Options{MaxLoadFactor: mlf}
+	if !cd.TakesMaxLoadFactor() {
+		opt.MaxLoadFactor, mlf = 0, 0
+	}
+	f := figures{clause: dict.LayoutClause(cd.Layout, shards, mlf, cd.TakesMaxLoadFactor())}
+	if cd.Flat() {
+		if d.sample == nil || d.sample.Problem != "" {
+			return f, "FLAT's largest key is unknown (" + d.sampleProblem() + ")"
+		}
+		span := d.sample.MaxKey + 1
+		f.clause = dict.FlatClause(span)
+		f.model = dict.FlatBytes(attrs, span, n)
+		m := dict.FlatMemory(attrs, span, n)
+		f.real, f.reloadPeak = m.SteadyBytes, m.ReloadPeakBytes
+		return f, ""
+	}
+	simple := cd
+	if cd.ComplexKey {
+		for _, s := range dict.ClickHouseDictionaries() {
+			if !s.ComplexKey && s.Model == cd.Model || cd.Model == core.LayoutSparse && s.Layout == "SPARSE_HASHED" {
+				simple = s
+				break
+			}
+		}
+	}
+	sopt := opt
+	if shards <= 1 {
+		sopt.Reserve = n
+	}
+	pr, err := dict.Predict(simple, attrs, n, n, sopt, shards)
+	if err != nil {
+		return f, "the model refused it: " + err.Error()
+	}
+	simpleFull := pr.FinalBytes
+	if cd.ComplexKey {
+		kb, problem := d.keyBytes()
+		if problem != "" {
+			return f, problem
+		}
+		f.real = dict.ComplexKeyPartsBytes(cd, int(kb+0.5), attrs, n, n, opt, shards)
+		f.model = f.real
+		if cd.Model == core.LayoutHashedArray {
+			f.model = f.real - pr.BucketCount*dict.ComplexKeyIndexCellBytes + n
+			f.note = "bytes_allocated counts the key index as a byte a row (ClickHouse #118641): real_bytes counts it whole"
+		}
+		if cd.Model == core.LayoutSparse {
+			f.note = "sparse_hash_map's bytes_allocated and packlab's figure are both ClickHouse's estimate of the pairs alone (#22867)"
+		}
+	} else {
+		f.real = simpleFull
+		f.model = simpleFull - dict.SparseUncounted(cd, attrs, n, opt, shards)
+		if cd.Model == core.LayoutHashedArray {
+			f.model = simpleFull - pr.BucketCount*16 + n // measured: 8,584,608 bytes_allocated at 200,000 rows with a String
+			f.note = "bytes_allocated counts the key-to-row index as a byte a row (ClickHouse #118641): real_bytes counts it whole"
+		}
+	}
+	// The reload: the serving dictionary beside the new one at its
+	// first-load peak, whose growth frees what the simple key's tables'
+	// growth frees, scaled to these tables.
+	m := dict.ClickHouseAttributesMemory(simple.Model, attrs, n, opt, shards)
+	if m == nil || m.SteadyBytes <= 0 {
+		return f, "no reload model for these attributes"
+	}
+	freed := m.FirstLoadPeakBytes - m.SteadyBytes
+	if cd.ComplexKey && simpleFull > 0 {
+		freed = int64(float64(freed) * float64(f.real) / float64(simpleFull))
+	}
+	f.reloadPeak = 2*f.real + freed
+	return f, ""
+}
+
+// model fills the figures, findings and advice.
+func (d *Dictionary) model(v Version) {
+	if d.Findings == nil {
+		d.Findings = []string{}
+	}
+	switch d.Status {
+	case "FAILED", "FAILED_AND_RELOADING":
+		d.Findings = append(d.Findings, "failed to load: "+firstLine(d.LastException, 200))
+	}
+	cd, ok := modelledLayout(d.word)
+	if !ok {
+		d.NotModelled = "ClickHouse's " + orDash(d.word) + ": not modelled (packlab models HASHED, SPARSE_HASHED, HASHED_ARRAY, their COMPLEX_KEY_ forms and FLAT)"
+		return
+	}
+	if d.ElementCount == 0 {
+		d.NotModelled = "holds no rows (" + strings.ToLower(d.Status) + "): nothing to model"
+		return
+	}
+	attrs, problem := d.attributes()
+	if problem != "" {
+		d.NotModelled = problem
+		return
+	}
+	cur, problem := d.modelAs(cd, attrs, d.shards, d.mlf)
+	if problem != "" {
+		d.NotModelled = problem
+		return
+	}
+	d.Modelled = true
+	d.ModelBytes, d.RealBytes, d.ReloadPeakBytes = cur.model, cur.real, cur.reloadPeak
+	if cur.note != "" {
+		d.Notes = append(d.Notes, cur.note)
+	}
+	if d.sample != nil && d.sample.Problem == "" && len(d.sample.MeanLen) > 0 {
+		var parts []string
+		for _, c := range d.stringColumns() {
+			parts = append(parts, fmt.Sprintf("%s %.1f", c, d.sample.MeanLen[c]))
+		}
+		d.Notes = append(d.Notes, fmt.Sprintf("String mean lengths from %s source rows: %s bytes", text.Thousands(d.sample.Rows), strings.Join(parts, ", ")))
+	}
+	// The reload beside what the server holds: the serving copy is in it.
+	if lim := d.ServerMemoryLimitBytes; lim > 0 {
+		extra := d.ReloadPeakBytes - d.RealBytes
+		if need := d.ServerTrackedBytes + extra; need > lim {
+			d.Findings = append(d.Findings, fmt.Sprintf("a reload will not fit: it takes %s more at its peak (%s in all) beside the %s the server holds, over its limit of %s",
+				text.Bytes(extra), text.Bytes(d.ReloadPeakBytes), text.Bytes(d.ServerTrackedBytes), text.Bytes(lim)))
+		}
+	}
+	if d.shards > 1 && !cd.Flat() {
+		if one, p := d.modelAs(cd, attrs, 1, d.mlf); p == "" && float64(cur.real) >= 1.5*float64(one.real) {
+			d.Findings = append(d.Findings, fmt.Sprintf("SHARDS %d: its tables hold %s against %s in one reserved table (%.1fx): sharded tables are not reserved ahead of the load, each grew past its rows (load factor %.2f)",
+				d.shards, text.Bytes(cur.real), text.Bytes(one.real), float64(cur.real)/float64(one.real), d.LoadFactor))
+		}
+	}
+	d.advise(v, cd, attrs, cur)
+}
+
+// advise picks, among the layouts of the key's kind that the server's
+// version builds, the one that holds the rows in the least memory, keeping
+// the current one unless another saves a quarter.
+func (d *Dictionary) advise(v Version, cd dict.ClickHouseDictionary, attrs []dict.Attribute, cur figures) {
+	best, bestWord := cur, cd.Layout
+	why := ""
+	if !cd.Flat() {
+		for _, c := range dict.ClickHouseDictionaries() {
+			if c.Flat() || c.ComplexKey != cd.ComplexKey || c.Layout == cd.Layout || !builds(v, c, d.shards) {
+				continue
+			}
+			f, p := d.modelAs(c, attrs, d.shards, d.mlf)
+			if p != "" || f.real <= 0 {
+				continue
+			}
+			if float64(f.real) <= 0.75*float64(cur.real) && f.real < best.real {
+				best, bestWord = f, c.Layout
+			}
+		}
+	}
+	if bestWord != cd.Layout {
+		d.Findings = append(d.Findings, fmt.Sprintf("%s holds the same rows in %s, %.0f %% less than %s's %s",
+			bestWord, text.Bytes(best.real), 100*(1-float64(best.real)/float64(cur.real)), cd.Layout, text.Bytes(cur.real)))
+		why = fmt.Sprintf("%s holds these %s rows in %s where %s takes %s; a reload peaks at %s instead of %s",
+			bestWord, text.Thousands(d.ElementCount), text.Bytes(best.real), cd.Layout, text.Bytes(cur.real), text.Bytes(best.reloadPeak), text.Bytes(cur.reloadPeak))
+	} else {
+		why = fmt.Sprintf("%s is already the smallest layout for these rows that ClickHouse %s builds (another saves less than a quarter); a reload peaks at %s", cd.Layout, v, text.Bytes(cur.reloadPeak))
+	}
+	if d.ServerMemoryLimitBytes > 0 {
+		why += fmt.Sprintf(" against the server's limit of %s", text.Bytes(d.ServerMemoryLimitBytes))
+	}
+	d.Advice = &Advice{Layout: best.clause, DDL: d.adviceDDL(best.clause), SteadyBytes: best.real, ReloadPeakBytes: best.reloadPeak, Why: why}
+}
+
+// builds: the LAYOUT clauses ClickHouse's releases accept (changelogs):
+// HASHED_ARRAY from 21.11 (#30242), SHARDS from 23.1 (#40003) and for
+// HASHED_ARRAY from 23.12 (#57544), SPARSE_HASHED as PackedHashMap from 23.5
+// (#49380; packlab's model of it before that is sparse_hash_map's estimate,
+// so it is not advised there).
+func builds(v Version, c dict.ClickHouseDictionary, shards int) bool {
+	switch {
+	case c.Model == core.LayoutHashedArray && !v.AtLeast(Version{21, 11}):
+		return false
+	case shards > 1 && !v.AtLeast(Version{23, 1}):
+		return false
+	case shards > 1 && c.Model == core.LayoutHashedArray && !v.AtLeast(Version{23, 12}):
+		return false
+	case c.Layout == "SPARSE_HASHED" && !v.AtLeast(Version{23, 5}):
+		return false
+	}
+	return true
+}
+
+// adviceDDL is the dictionary's CREATE OR REPLACE DICTIONARY with the
+// layout clause: the server's own statement with its LAYOUT replaced, or,
+// for an XML dictionary, one written from what system.dictionaries shows.
+func (d *Dictionary) adviceDDL(clause string) string {
+	if d.DDL != "" {
+		all := layoutClause.FindAllStringIndex(d.DDL, -1)
+		if len(all) > 0 {
+			last := all[len(all)-1]
+			s := d.DDL[:last[0]] + clause + d.DDL[last[1]:]
+			if rest, ok := strings.CutPrefix(s, "CREATE DICTIONARY "); ok {
+				s = "CREATE OR REPLACE DICTIONARY " + rest
+			}
+			return s
+		}
+	}
+	var cols []string
+	for i, n := range d.KeyNames {
+		cols = append(cols, quoteIdent(n)+" "+at(d.KeyTypes, i))
+	}
+	for i, n := range d.AttributeNames {
+		cols = append(cols, quoteIdent(n)+" "+at(d.AttributeTypes, i))
+	}
+	keys := make([]string, len(d.KeyNames))
+	for i, n := range d.KeyNames {
+		keys[i] = quoteIdent(n)
+	}
+	name := quoteIdent(d.Name)
+	if d.Database != "" {
+		name = quoteIdent(d.Database) + "." + name
+	}
+	src := strings.NewReplacer("*/", "* /", "\n", " ").Replace(d.Source)
+	return fmt.Sprintf("CREATE OR REPLACE DICTIONARY %s\n(\n    %s\n)\nPRIMARY KEY %s\nSOURCE(/* as in %s: %s */)\nLIFETIME(MIN %d MAX %d)\n%s",
+		name, strings.Join(cols, ",\n    "), strings.Join(keys, ", "), strings.NewReplacer("*/", "* /", "\n", " ").Replace(d.Origin), src, d.LifetimeMin, d.LifetimeMax, clause)
+}
+
+func at(s []string, i int) string {
+	if i < len(s) {
+		return s[i]
+	}
+	return "?"
+}
+
+func firstLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	return text.Short(s, n)
+}
