@@ -155,8 +155,10 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 		return serve.Command(ctx, args[1:], stdout, stderr) // the browser lab
 	case "history":
 		return cmdHistory(ctx, args[1:], os.Stdin, stdout, stderr) // cli_history.go
+	case "inspect":
+		return cmdInspect(ctx, args[1:], os.Stdin, stdout, stderr) // cli_inspect.go
 	}
-	return flags.Usagef("unknown command %q (allowed: run, sweep, plan, report, serve, history, version, help)", args[0])
+	return flags.Usagef("unknown command %q (allowed: run, sweep, plan, report, inspect, serve, history, version, help)", args[0])
 }
 
 func help(args []string, stdout io.Writer) error {
@@ -177,8 +179,10 @@ func help(args []string, stdout io.Writer) error {
 		fmt.Fprint(stdout, usagePlan)
 	case "serve":
 		fmt.Fprint(stdout, serve.Usage)
+	case "inspect":
+		fmt.Fprint(stdout, usageInspect)
 	default:
-		return flags.Usagef("help %q: unknown command (allowed: run, sweep, plan, report, serve, history)", args[0])
+		return flags.Usagef("help %q: unknown command (allowed: run, sweep, plan, report, inspect, serve, history)", args[0])
 	}
 	return nil
 }
@@ -858,6 +862,7 @@ Usage:
   packlab sweep NAME [flags]    a scenario: seed-table, shards, types, growth, load-factor, seed-claims
   packlab plan --rows N [flags] which layout, load factor and shards for N rows in a budget
   packlab report [flags]        an HTML report (or markdown) of saved results
+  packlab inspect --clickhouse URL  a ClickHouse server's dictionaries, modelled and advised
   packlab serve [flags]         the lab in a browser, on 127.0.0.1 ('packlab serve -h')
   packlab history clear         delete every saved result (--yes to skip the question)
   packlab version               print the version
