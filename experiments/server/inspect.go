@@ -274,10 +274,23 @@ func sourceTable(ddl, defaultDB string) (db, table, problem string) {
 }
 
 func unescapeString(s string) string {
-	if u, err := strconv.Unquote(`"` + strings.ReplaceAll(s, `"`, `\"`) + `"`); err == nil {
-		return u
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+			switch s[i] {
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			default:
+				b.WriteByte(s[i])
+			}
+			continue
+		}
+		b.WriteByte(s[i])
 	}
-	return s
+	return b.String()
 }
 
 // sample reads, in one query bounded to sampleRows rows of the source

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -53,6 +54,26 @@ func TestInspectTargets(t *testing.T) {
 	node := servertest.Start(t)
 	fill(t, node, targetRows)
 	ctx := context.Background()
+	defer func() { // 200 dictionaries more: one inspection under 5 s
+		var ddl []string
+		for i := range 200 {
+			ddl = append(ddl, "CREATE DICTIONARY many.d"+itoa(i)+" (id UInt64, v UInt16, s String) PRIMARY KEY id SOURCE(CLICKHOUSE(DB 'many' TABLE 'src')) LIFETIME(0) LAYOUT(HASHED())")
+		}
+		node.Exec(t, append([]string{"CREATE DATABASE many", "CREATE TABLE many.src (id UInt64, v UInt16, s String) ENGINE = MergeTree ORDER BY id",
+			"INSERT INTO many.src SELECT number, number, toString(number) FROM numbers(1000)"}, ddl...)...)
+		for _, url := range []string{node.NativeURL(), node.HTTPURL()} {
+			start := time.Now()
+			ins, err := Inspect(ctx, Settings{URL: url}, Options{})
+			took := time.Since(start)
+			if err != nil || len(ins.Dictionaries) != 200+len(targetDictionaries) {
+				t.Fatalf("%s: %v", url, err)
+			}
+			t.Logf("%s: %d dictionaries in %s", url, len(ins.Dictionaries), took)
+			if took > 5*time.Second {
+				t.Errorf("%s: %d dictionaries took %s (allowed: 5 s)", url, len(ins.Dictionaries), took)
+			}
+		}
+	}()
 	for _, url := range []string{node.NativeURL(), node.HTTPURL()} {
 		start := time.Now()
 		ins, err := Inspect(ctx, Settings{URL: url}, Options{})
@@ -82,5 +103,64 @@ func TestInspectTargets(t *testing.T) {
 				t.Errorf("%s: %s: model_bytes %d, bytes_allocated %d: %.3f %% apart (allowed %.1f %%)", url, d.Name, d.ModelBytes, d.BytesAllocated, 100*diff, 100*target.tol)
 			}
 		}
+	}
+}
+
+// memoryTracking is the node's MemoryTracking now.
+func memoryTracking(t *testing.T, n *servertest.Node) int64 {
+	t.Helper()
+	v, err := strconv.ParseInt(strings.TrimSpace(n.Exec(t, "SELECT value FROM system.metrics WHERE metric = 'MemoryTracking'")), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// TestInspectMemory: HASHED_ARRAY's real_bytes against the server's own
+// memory growth when it loads, and a reload's peak against the peak of
+// MemoryTracking sampled during SYSTEM RELOAD DICTIONARY, at 1e6 rows.
+func TestInspectMemory(t *testing.T) {
+	node := servertest.Start(t)
+	node.Exec(t, "CREATE TABLE big (id UInt64, s String) ENGINE = MergeTree ORDER BY tuple()",
+		"INSERT INTO big SELECT sipHash64(number), repeat('y', 4 + number % 29) FROM numbers(1000000)",
+		"CREATE DICTIONARY d_growth (id UInt64, s String) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'big')) LIFETIME(0) LAYOUT(HASHED_ARRAY())",
+		"SYSTEM JEMALLOC PURGE")
+	time.Sleep(200 * time.Millisecond)
+	before := memoryTracking(t, node)
+	node.Exec(t, "SYSTEM RELOAD DICTIONARY d_growth")
+	time.Sleep(200 * time.Millisecond)
+	growth := memoryTracking(t, node) - before
+
+	peak := before
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if out, err := node.Query("SELECT value FROM system.metrics WHERE metric = 'MemoryTracking'"); err == nil {
+				if v, err := strconv.ParseInt(strings.TrimSpace(out), 10, 64); err == nil && v > peak {
+					peak = v
+				}
+			}
+		}
+	}()
+	node.Exec(t, "SYSTEM RELOAD DICTIONARY d_growth")
+	close(stop)
+	<-done
+
+	ins, err := Inspect(context.Background(), Settings{URL: node.NativeURL()}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := ins.Dictionaries[0]
+	t.Logf("HASHED_ARRAY at 1e6 with a String: bytes_allocated %d, model %d, real %d, MemoryTracking grew %d on the load; reload peak model %d, MemoryTracking's peak above the base %d",
+		d.BytesAllocated, d.ModelBytes, d.RealBytes, growth, d.ReloadPeakBytes, peak-before)
+	if diff := math.Abs(float64(d.RealBytes-growth)) / float64(growth); diff > 0.05 {
+		t.Errorf("real_bytes %d, the server's memory grew %d: %.1f %% apart (allowed 5 %%)", d.RealBytes, growth, 100*diff)
 	}
 }

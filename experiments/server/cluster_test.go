@@ -1,0 +1,77 @@
+package server
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/packlab/packlab/experiments/server/servertest"
+)
+
+// TestClusterReplicasDisagree: two nodes of one cluster hold the same
+// dictionary over different rows; inspecting through one of them shows
+// both nodes, and a finding names the difference.
+func TestClusterReplicasDisagree(t *testing.T) {
+	nodes := servertest.StartCluster(t, "lab", 2)
+	for i, n := range nodes {
+		rows := []string{"100000", "150000"}[i]
+		n.Exec(t, "CREATE TABLE src (id UInt64, v UInt16) ENGINE = MergeTree ORDER BY tuple()",
+			"INSERT INTO src SELECT sipHash64(number), number FROM numbers("+rows+")",
+			"CREATE DICTIONARY d (id UInt64, v UInt16) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(HASHED())",
+			"SYSTEM RELOAD DICTIONARY d")
+	}
+	ins, err := Inspect(context.Background(), Settings{URL: nodes[0].NativeURL()}, Options{Cluster: "lab"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ins.Nodes) != 2 || len(ins.Dictionaries) != 2 {
+		t.Fatalf("%d nodes and %d dictionary rows, want 2 and 2: %+v", len(ins.Nodes), len(ins.Dictionaries), ins.Nodes)
+	}
+	seen := map[int64]bool{}
+	for _, d := range ins.Dictionaries {
+		seen[d.ElementCount] = true
+		if !d.Modelled || d.ModelBytes != d.BytesAllocated && abs(d.ModelBytes-d.BytesAllocated) > d.BytesAllocated/1000 {
+			t.Errorf("%s on %s: model %d, bytes_allocated %d (%s)", d.Name, d.Node, d.ModelBytes, d.BytesAllocated, d.NotModelled)
+		}
+		found := false
+		for _, f := range d.Findings {
+			found = found || strings.Contains(f, "replicas disagree") && strings.Contains(f, "100,000") && strings.Contains(f, "150,000")
+		}
+		if !found {
+			t.Errorf("%s on %s: no finding names the rows' difference: %q", d.Name, d.Node, d.Findings)
+		}
+	}
+	if !seen[100000] || !seen[150000] {
+		t.Errorf("element counts %v, want 100,000 and 150,000", seen)
+	}
+	for _, n := range ins.Nodes {
+		if n.MemoryLimitBytes <= 0 || n.TrackedBytes <= 0 {
+			t.Errorf("node %s: limit %d, holds %d", n.Name, n.MemoryLimitBytes, n.TrackedBytes)
+		}
+	}
+	if _, err := Inspect(context.Background(), Settings{URL: nodes[1].HTTPURL()}, Options{Cluster: "no_such"}); err == nil || !strings.Contains(err.Error(), "lab") {
+		t.Errorf("an unknown cluster: %v, want an error naming the cluster there is", err)
+	}
+
+	// A server that goes away mid-inspect: the connection is open, the
+	// server killed, the next query is a clear error.
+	c, err := Connect(context.Background(), Settings{URL: nodes[1].NativeURL(), QueryTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	nodes[1].Stop()
+	_, err = c.dictionaries(context.Background(), "")
+	var e *Error
+	if !asError(err, &e) || e.Kind != Gone && e.Kind != NotListening {
+		t.Errorf("after the server went away: %v, want a lost connection", err)
+	}
+}
+
+func abs(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

@@ -1,0 +1,144 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/packlab/packlab/experiments"
+)
+
+func asError(err error, e **Error) bool { return errors.As(err, e) }
+
+// TestBadURLs: each a FieldError naming the value and what is allowed,
+// never showing a password.
+func TestBadURLs(t *testing.T) {
+	for _, tc := range []struct{ url, want string }{
+		{"", "not a URL with a host"},
+		{"localhost:9000", "not a URL with a host"},
+		{"ftp://host", `unknown scheme "ftp"`},
+		{"clickhouse://host:99999", "port out of range"},
+		{"clickhouse://alice:hunter2@host", "holds a password"},
+		{"http://[::1", "not a URL with a host"},
+		{"clickhouse://bob@host/db1", ""},
+	} {
+		_, err := Settings{URL: tc.url, User: "alice", Database: "db1"}.ParseURL()
+		if tc.want == "" {
+			if err == nil || !strings.Contains(err.Error(), `names user "bob"`) {
+				t.Errorf("%q: %v, want the two users named", tc.url, err)
+			}
+			continue
+		}
+		var fe *experiments.FieldError
+		if !errors.As(err, &fe) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "allowed: clickhouse://") {
+			t.Errorf("%q: %v, want a field error saying %q", tc.url, err, tc.want)
+		}
+		if strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("%q: the password shows: %v", tc.url, err)
+		}
+	}
+	e, err := Settings{URL: "https://u@example.com/sales"}.ParseURL()
+	if err != nil || e.Host != "example.com:8443" || !e.TLS || e.User != "u" || e.Database != "sales" || e.Protocol != "http" {
+		t.Errorf("https://u@example.com/sales: %+v, %v", e, err)
+	}
+}
+
+// TestUnreachable: a closed port, something that is not ClickHouse, and
+// something that accepts and never answers; each a typed error, the
+// password nowhere in it.
+func TestUnreachable(t *testing.T) {
+	const password = "pw-never-shown-7"
+	ctx := context.Background()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := l.Addr().String()
+	l.Close()
+	check := func(name, url string, kinds ...ErrorKind) {
+		t.Helper()
+		start := time.Now()
+		_, err := Connect(ctx, Settings{URL: url, Password: password, ConnectTimeout: time.Second, QueryTimeout: 2 * time.Second})
+		var e *Error
+		if !errors.As(err, &e) || !containsKind(kinds, e.Kind) {
+			t.Errorf("%s (%s): %v, want one of %q", name, url, err, kinds)
+			return
+		}
+		if strings.Contains(err.Error(), password) {
+			t.Errorf("%s: the password shows: %v", name, err)
+		}
+		t.Logf("%s: %v (%s)", name, err, time.Since(start).Round(time.Millisecond))
+	}
+	check("closed native port", "clickhouse://"+closed, NotListening)
+	check("closed HTTP port", "http://"+closed, NotListening)
+
+	// Not ClickHouse: a server that answers every connection with a line
+	// of text and closes it.
+	junk, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer junk.Close()
+	go func() {
+		for {
+			c, err := junk.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello"))
+			c.Close()
+		}
+	}()
+	check("not ClickHouse, native", "clickhouse://"+junk.Addr().String(), NotClickHouse, Gone)
+	check("not ClickHouse, HTTP", "http://"+junk.Addr().String(), NotClickHouse, Unreadable, Gone)
+
+	// A server that accepts and never answers: a timeout.
+	mute, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mute.Close()
+	var held []net.Conn
+	defer func() {
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	go func() {
+		for {
+			c, err := mute.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	check("a server that never answers", "clickhouse://"+mute.Addr().String(), Timeout)
+}
+
+func containsKind(kinds []ErrorKind, k ErrorKind) bool {
+	for _, x := range kinds {
+		if x == k {
+			return true
+		}
+	}
+	return false
+}
+
+func TestQuoting(t *testing.T) {
+	for in, want := range map[string]string{"a`b": "`a\\`b`", `x\y`: "`x\\\\y`", "plain name": "`plain name`"} {
+		if got := quoteIdent(in); got != want {
+			t.Errorf("quoteIdent(%q) = %s, want %s", in, got, want)
+		}
+	}
+	if got := quoteString(`it's \ here`); got != `'it\'s \\ here'` {
+		t.Errorf("quoteString = %s", got)
+	}
+	db, table, p := sourceTable(`CREATE DICTIONARY x.y (id UInt64) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'we\'ird' DB 'other')) LIFETIME(0) LAYOUT(HASHED())`, "x")
+	if db != "other" || table != "we'ird" || p != "" {
+		t.Errorf("sourceTable: %q %q %q", db, table, p)
+	}
+}
