@@ -387,9 +387,10 @@ func looksGone(msg string) bool {
 	return false
 }
 
-// scrub takes the password out of a message.
+// scrub takes the password out of a message (one of fewer than 4 bytes
+// would also match the message's own words: it is not looked for).
 func (c *Conn) scrub(msg string) string {
-	if p := c.settings.Password; p != "" {
+	if p := c.settings.Password; len(p) >= 4 {
 		msg = strings.ReplaceAll(msg, p, "xxxxx")
 		msg = strings.ReplaceAll(msg, url.QueryEscape(p), "xxxxx")
 	}
