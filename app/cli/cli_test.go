@@ -186,8 +186,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "--value", "UInt16", "--attributes", "UInt16,UInt32"}, "--value UInt16: cannot be combined with --attributes UInt16,UInt32 (the value is the first attribute; allowed: one of the two)"},
 		{[]string{"plan", "--rows", "1e6", "--attributes", "UInt16,UInt7"}, "--attributes UInt7: unknown type " + attrTypes},
 		{[]string{"plan", "--rows", "1e6", "--value", "UInt16", "--attributes", "UInt16,UInt32"}, "--value UInt16: cannot be combined with --attributes UInt16,UInt32 (the value is the first attribute; allowed: one of the two)"},
-		{[]string{"frobnicate"}, `unknown command "frobnicate" (allowed: run, sweep, plan, report, serve, history, version, help)`},
-		{[]string{"help", "frob"}, `help "frob": unknown command (allowed: run, sweep, plan, report, serve, history)`},
+		{[]string{"frobnicate"}, `unknown command "frobnicate" (allowed: run, sweep, plan, report, inspect, serve, history, version, help)`},
+		{[]string{"help", "frob"}, `help "frob": unknown command (allowed: run, sweep, plan, report, inspect, serve, history)`},
 	}
 	for _, c := range cases {
 		args := append(append([]string(nil), c.args...), "--results", results)
