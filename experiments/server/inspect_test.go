@@ -117,50 +117,75 @@ func memoryTracking(t *testing.T, n *servertest.Node) int64 {
 }
 
 // TestInspectMemory: HASHED_ARRAY's real_bytes against the server's own
-// memory growth when it loads, and a reload's peak against the peak of
-// MemoryTracking sampled during SYSTEM RELOAD DICTIONARY, at 1e6 rows.
+// memory growth when it loads (within 5 %), and reload_peak_bytes against
+// MemoryTracking's peak sampled during SYSTEM RELOAD DICTIONARY, at 1e6
+// rows: the model counts every buffer the growth freed as jemalloc keeps
+// them (RSS), MemoryTracking does not, and sampling can miss a peak that
+// lasts a moment, so the model must be at least the peak sampled and at
+// most a quarter above it (measured: HASHED 89.5 MB against 87.5,
+// HASHED_ARRAY with a String 206.9 against 171.9).
 func TestInspectMemory(t *testing.T) {
 	node := servertest.Start(t)
-	node.Exec(t, "CREATE TABLE big (id UInt64, s String) ENGINE = MergeTree ORDER BY tuple()",
-		"INSERT INTO big SELECT sipHash64(number), repeat('y', 4 + number % 29) FROM numbers(1000000)",
-		"CREATE DICTIONARY d_growth (id UInt64, s String) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'big')) LIFETIME(0) LAYOUT(HASHED_ARRAY())",
-		"SYSTEM JEMALLOC PURGE")
-	time.Sleep(200 * time.Millisecond)
-	before := memoryTracking(t, node)
-	node.Exec(t, "SYSTEM RELOAD DICTIONARY d_growth")
-	time.Sleep(200 * time.Millisecond)
-	growth := memoryTracking(t, node) - before
-
-	peak := before
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			if out, err := node.Query("SELECT value FROM system.metrics WHERE metric = 'MemoryTracking'"); err == nil {
-				if v, err := strconv.ParseInt(strings.TrimSpace(out), 10, 64); err == nil && v > peak {
-					peak = v
-				}
-			}
-		}
-	}()
-	node.Exec(t, "SYSTEM RELOAD DICTIONARY d_growth")
-	close(stop)
-	<-done
-
-	ins, err := Inspect(context.Background(), Settings{URL: node.NativeURL()}, Options{})
+	ctx := context.Background()
+	node.Exec(t, "CREATE TABLE big (id UInt64, v UInt16, s String) ENGINE = MergeTree ORDER BY tuple()",
+		"INSERT INTO big SELECT sipHash64(number), number, repeat('y', 4 + number % 29) FROM numbers(1000000)")
+	c, err := Connect(ctx, Settings{URL: node.NativeURL()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := ins.Dictionaries[0]
-	t.Logf("HASHED_ARRAY at 1e6 with a String: bytes_allocated %d, model %d, real %d, MemoryTracking grew %d on the load; reload peak model %d, MemoryTracking's peak above the base %d",
-		d.BytesAllocated, d.ModelBytes, d.RealBytes, growth, d.ReloadPeakBytes, peak-before)
-	if diff := math.Abs(float64(d.RealBytes-growth)) / float64(growth); diff > 0.05 {
-		t.Errorf("real_bytes %d, the server's memory grew %d: %.1f %% apart (allowed 5 %%)", d.RealBytes, growth, 100*diff)
+	defer c.Close()
+	tracked := func() int64 {
+		var v int64
+		if err := c.Query(ctx, "SELECT toInt64(value) FROM system.metrics WHERE metric = 'MemoryTracking'", func(r clickhouseRows) error { return r.Scan(&v) }); err != nil {
+			t.Error(err)
+		}
+		return v
+	}
+	for _, tc := range []struct{ name, cols, layout string }{
+		{"d_hashed", "v UInt16", "HASHED()"},
+		{"d_array", "s String", "HASHED_ARRAY()"},
+	} {
+		node.Exec(t, "CREATE DICTIONARY "+tc.name+" (id UInt64, "+tc.cols+") PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'big')) LIFETIME(0) LAYOUT("+tc.layout+")",
+			"SYSTEM JEMALLOC PURGE")
+		time.Sleep(300 * time.Millisecond)
+		before := tracked()
+		node.Exec(t, "SYSTEM RELOAD DICTIONARY "+tc.name)
+		time.Sleep(300 * time.Millisecond)
+		growth := tracked() - before
+		peak := before
+		stop, done := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(done)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				peak = max(peak, tracked())
+			}
+		}()
+		node.Exec(t, "SYSTEM RELOAD DICTIONARY "+tc.name)
+		close(stop)
+		<-done
+		ins, err := Inspect(ctx, Settings{URL: node.NativeURL()}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d Dictionary
+		for _, x := range ins.Dictionaries {
+			if x.Name == tc.name {
+				d = x
+			}
+		}
+		peak -= before
+		t.Logf("%s at 1e6 rows: bytes_allocated %d, model %d, real %d, MemoryTracking grew %d on the load; reload peak: model %d, MemoryTracking's sampled %d",
+			tc.layout, d.BytesAllocated, d.ModelBytes, d.RealBytes, growth, d.ReloadPeakBytes, peak)
+		if diff := math.Abs(float64(d.RealBytes-growth)) / float64(growth); diff > 0.05 {
+			t.Errorf("%s: real_bytes %d, the server's memory grew %d: %.1f %% apart (allowed 5 %%)", tc.layout, d.RealBytes, growth, 100*diff)
+		}
+		if r := float64(d.ReloadPeakBytes) / float64(peak); r < 0.98 || r > 1.25 {
+			t.Errorf("%s: reload_peak_bytes %d, MemoryTracking's peak %d: %.2fx (allowed 0.98x to 1.25x)", tc.layout, d.ReloadPeakBytes, peak, r)
+		}
 	}
 }
