@@ -97,3 +97,22 @@ func TestInspectBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanVerifyOnServer: plan --verify --clickhouse builds the plan's
+// answer on a test server, prints its figures beside the model's, and
+// leaves nothing behind; --clickhouse without --verify is refused.
+func TestPlanVerifyOnServer(t *testing.T) {
+	node := servertest.Start(t)
+	stdout, stderr, err := packlab(t, "plan", "--rows", "1e6", "--no-calibrate", "--results", t.TempDir(), "--verify", "--clickhouse", node.NativeURL())
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	mustSay(t, "plan --verify --clickhouse", stdout, "verified on ClickHouse 26.7", "1,000,000 rows", "dropped afterwards: true", "memory: bytes_allocated", "reload: MemoryTracking peaked")
+	if left := strings.TrimSpace(node.Exec(t, "SELECT count() FROM system.databases WHERE name LIKE 'packlab_verify_%'")); left != "0" {
+		t.Errorf("%s databases left behind", left)
+	}
+	var o, e bytes.Buffer
+	if code := Main([]string{"plan", "--rows", "1e6", "--clickhouse", node.NativeURL()}, &o, &e); code != 2 || !strings.Contains(e.String(), "--clickhouse: needs --verify") {
+		t.Errorf("--clickhouse without --verify: exit %d, %q", code, e.String())
+	}
+}

@@ -54,7 +54,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			machine = planner.ThisMachine(ctx)
 		}
 	}
-	if a.verify {
+	if a.verify && a.clickhouse == "" {
 		if st := chdriver.Status(); !st.Available {
 			return flags.Usagef("--verify: ClickHouse is unavailable: %s", st.Problem)
 		}
@@ -66,6 +66,9 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := planner.WritePlan(stdout, plan, a.format); err != nil || !a.verify {
 		return err
 	}
+	if a.clickhouse != "" {
+		return verifyPlanOnServer(ctx, plan, a.clickhouse, a.format, stdout, stderr) // cli_plan_server.go
+	}
 	return verifyPlan(ctx, plan, saved, a.noSave, a.format, stdout, stderr)
 }
 
@@ -74,6 +77,7 @@ type planArgs struct {
 	req                          planner.PlanRequest
 	format, resultsDir           string
 	noCal, recal, noSave, verify bool
+	clickhouse                   string // --verify on this server (cli_plan_server.go)
 }
 
 // parsePlanArgs reads and checks plan's flags; with -h it prints the usage
@@ -110,6 +114,7 @@ func parsePlanArgs(args []string, stdout io.Writer) (*planArgs, error) {
 	fs.BoolVar(&a.noSave, "no-save", false, "do not save the calibration's results")
 	fs.BoolVar(&a.verify, "verify", false, "build the chosen dictionary in ClickHouse and compare")
 	fs.StringVar(&req.ClickHouseVersion, "clickhouse-version", "", "the ClickHouse release the LAYOUT clauses are for")
+	fs.StringVar(&a.clickhouse, "clickhouse", "", "--verify on this ClickHouse server")
 	if help, err := flags.ParseCommand(fs, "plan", args, stdout, usagePlan); help || err != nil {
 		return nil, err
 	}
@@ -121,6 +126,8 @@ func parsePlanArgs(args []string, stdout io.Writer) (*planArgs, error) {
 		return nil, flags.Usagef("plan: --rows is missing (allowed: a whole number of rows from 1 to 2^62, e.g. --rows 1e9)")
 	case a.noCal && a.recal:
 		return nil, flags.Usagef("--calibrate and --no-calibrate: contradict each other (allowed: one of them)")
+	case a.clickhouse != "" && !a.verify:
+		return nil, flags.Usagef("--clickhouse: needs --verify (allowed: plan --verify --clickhouse URL builds the plan's dictionary on that server)")
 	case a.noCal && req.CalibrationRows != 0:
 		return nil, flags.Usagef("--calibrate-rows and --no-calibrate: contradict each other (allowed: one of them)")
 	}
@@ -266,6 +273,10 @@ for a median and a range, each in its own process), saved like any run:
   --verify              then build the plan's ClickHouse dictionary in ClickHouse
                         itself (make chdb), at the plan's rows or 1e7 if fewer,
                         and print its memory and speeds beside the plan's model
+  --clickhouse URL      with --verify: build it on that ClickHouse server instead, in
+                        a database packlab_verify_... dropped afterwards; refused
+                        when the reload would not fit under the server's limit
+                        (the password from $CLICKHOUSE_PASSWORD; see 'packlab help inspect')
   --calibrate           measure again even when saved results exist
   --no-save             do not save the calibration's results
   --results DIR         results folder (default as for run)

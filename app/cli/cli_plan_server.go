@@ -1,0 +1,55 @@
+package cli
+
+// packlab plan --verify --clickhouse URL: the plan's ClickHouse answer built
+// on a user's server (experiments/server.Verify), beside the plan's model.
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/planner"
+	"github.com/packlab/packlab/experiments/server"
+	"github.com/packlab/packlab/experiments/text"
+)
+
+func verifyPlanOnServer(ctx context.Context, plan planner.Plan, url, format string, stdout, stderr io.Writer) error {
+	cfg, _, ok := planner.VerifyConfig(plan)
+	if !ok {
+		return fmt.Errorf("--verify: no setup of this plan is one ClickHouse builds (%s/%s)", plan.Request.Key, plan.Request.Value)
+	}
+	d, ok := dict.FindClickHouseDictionary(cfg.Layouts[0])
+	if !ok {
+		return fmt.Errorf("--verify: %s is not a ClickHouse layout", cfg.Layouts[0])
+	}
+	value, list := cfg.Value, plan.Request.Attributes
+	if len(list) > 0 {
+		value = ""
+	}
+	attrs, err := experiments.ParseAttributes(value, list)
+	if err != nil {
+		return err
+	}
+	s := server.Settings{URL: url, Password: os.Getenv(server.PasswordEnv)}
+	if _, err := s.ParseURL(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "packlab: verifying on ClickHouse at %s: %s at %s rows\n", text.Terminal(url), d.Clause(cfg.Shards, cfg.MaxLoadFactor), text.Rows(cfg.Rows))
+	v, err := server.Verify(ctx, s, server.VerifyRequest{Layout: d.Layout, Shards: cfg.Shards, MaxLoadFactor: cfg.MaxLoadFactor, Attributes: attrs, Rows: cfg.Rows})
+	if err != nil {
+		return fmt.Errorf("--verify: %w", err)
+	}
+	out, prefix := stdout, ""
+	if format == "csv" || format == "json" {
+		out, prefix = stderr, "packlab: "
+	} else {
+		fmt.Fprintln(out)
+	}
+	for _, line := range v.Lines() {
+		fmt.Fprintln(out, prefix+text.Terminal(line))
+	}
+	return nil
+}

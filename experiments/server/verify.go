@@ -1,0 +1,241 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/text"
+)
+
+// A plan's ClickHouse answer, built on the user's own server (packlab plan
+// --verify with a server): a database of its own, packlab_verify_<random>,
+// holding a generated table of the planned shape and the planned
+// dictionary over it; the dictionary loaded, then reloaded while the
+// server's MemoryTracking is sampled; everything dropped at the end, also
+// on an error or a cancel. It refuses before creating anything when the
+// server's free memory under its limit cannot hold the reload's peak with
+// a margin, and it never touches an object it did not make.
+
+// VerifyDatabasePrefix starts the name of the database a verification
+// makes.
+const VerifyDatabasePrefix = "packlab_verify_"
+
+// verifyMargin: the reload's peak must fit in the server's free memory
+// with this much to spare.
+const verifyMargin = 1.25
+
+// VerifyRequest is the dictionary to build: the plan's ClickHouse answer.
+type VerifyRequest struct {
+	Layout        string           // ClickHouse's word: HASHED, SPARSE_HASHED, HASHED_ARRAY
+	Shards        int              // SHARDS
+	MaxLoadFactor float64          // MAX_LOAD_FACTOR (0: ClickHouse's default)
+	Attributes    []dict.Attribute // the value first; a String's lengths as generated
+	Rows          int64            // distinct random UInt64 keys
+}
+
+// Verification is what the server built and measured, beside the model.
+type Verification struct {
+	Server                 string  `json:"server"`
+	Release                string  `json:"release"`
+	Node                   string  `json:"node"`
+	Database               string  `json:"database"` // made and dropped
+	Layout                 string  `json:"layout"`   // the LAYOUT clause
+	DDL                    string  `json:"ddl"`
+	Rows                   int64   `json:"rows"`
+	ElementCount           int64   `json:"element_count"`
+	BytesAllocated         int64   `json:"bytes_allocated"`
+	ModelBytes             int64   `json:"model_bytes"` // what bytes_allocated counts, by packlab's model
+	RealBytes              int64   `json:"real_bytes"`  // the model's real memory
+	TrackedGrowthBytes     int64   `json:"tracked_growth_bytes"`
+	LoadSeconds            float64 `json:"load_seconds"`              // loading_duration of the first load
+	ReloadPeakBytes        int64   `json:"reload_peak_bytes"`         // MemoryTracking's peak during the reload, above the base before the first load
+	ModelReloadPeakBytes   int64   `json:"model_reload_peak_bytes"`   // the model's
+	ServerMemoryLimitBytes int64   `json:"server_memory_limit_bytes"` // the limit
+	ServerTrackedBytes     int64   `json:"server_tracked_bytes"`      // what the server held before
+	Dropped                bool    `json:"dropped"`                   // the database is gone
+	Samples                int     `json:"memory_samples"`            // MemoryTracking samples during the reload
+}
+
+// Verify builds req on the server of s and measures it; see above.
+func Verify(ctx context.Context, s Settings, req VerifyRequest) (v *Verification, err error) {
+	cd, ok := modelledLayout(req.Layout)
+	if !ok || cd.ComplexKey || cd.Flat() {
+		return nil, fieldError("--layout", req.Layout, "not a layout a verification builds", "HASHED, SPARSE_HASHED, HASHED_ARRAY")
+	}
+	if req.Rows < 1 || len(req.Attributes) == 0 {
+		return nil, fieldError("--rows", strconv.FormatInt(req.Rows, 10), "nothing to build", "at least a row and an attribute")
+	}
+	c, err := Connect(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	nodes, err := c.nodes(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	v = &Verification{Server: c.Endpoint.String(), Release: c.Release, Rows: req.Rows}
+	if len(nodes) > 0 {
+		v.Node, v.ServerMemoryLimitBytes, v.ServerTrackedBytes = nodes[0].Name, nodes[0].MemoryLimitBytes, nodes[0].TrackedBytes
+	}
+	// The model of the dictionary to build, as inspect would model it.
+	d := &Dictionary{ElementCount: req.Rows, sample: &sample{MeanLen: map[string]float64{}, Nulls: map[string]float64{}}}
+	cols := []string{"key UInt64"}
+	for i, a := range req.Attributes {
+		name := dict.AttributeName(i)
+		cols = append(cols, quoteIdent(name)+" "+a.ColumnType())
+		d.AttributeNames = append(d.AttributeNames, name)
+		d.AttributeTypes = append(d.AttributeTypes, a.ColumnType())
+		d.sample.MeanLen[name] = a.MeanLen()
+		d.sample.Nulls[name] = float64(a.NullRows(req.Rows)) / float64(req.Rows)
+	}
+	attrs, problem := d.attributes()
+	if problem != "" {
+		return nil, fieldError("--attributes", strings.Join(d.AttributeTypes, ","), problem, "fixed-size types, String, Nullable(T)")
+	}
+	f, problem := d.modelAs(cd, attrs, max(req.Shards, 1), req.MaxLoadFactor)
+	if problem != "" {
+		return nil, fmt.Errorf("the model: %s", problem)
+	}
+	v.ModelBytes, v.RealBytes, v.ModelReloadPeakBytes, v.Layout = f.model, f.real, f.reloadPeak, f.clause
+	// The refusal, before anything is made.
+	if lim := v.ServerMemoryLimitBytes; lim > 0 {
+		free := lim - v.ServerTrackedBytes
+		if need := int64(float64(f.reloadPeak) * verifyMargin); need > free {
+			return nil, &experiments.InputError{Err: fmt.Errorf("ClickHouse at %s: the verification's reload peaks at about %s (%s with a quarter to spare), and the server has %s free under its limit of %s (it holds %s): nothing was made",
+				c.Endpoint.Host, text.Bytes(f.reloadPeak), text.Bytes(need), text.Bytes(max(free, 0)), text.Bytes(lim), text.Bytes(v.ServerTrackedBytes))}
+		}
+	}
+	var rnd [6]byte
+	rand.Read(rnd[:])
+	v.Database = VerifyDatabasePrefix + hex.EncodeToString(rnd[:])
+	db := quoteIdent(v.Database)
+	if err := c.Exec(ctx, "CREATE DATABASE "+db); err != nil {
+		return nil, err
+	}
+	defer func() { // also on an error or a cancel: a context of its own
+		cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if derr := c.Exec(cctx, "DROP DATABASE IF EXISTS "+db+" SYNC"); derr != nil {
+			err = fmt.Errorf("%v; and dropping %s failed, drop it by hand: %v", errOr(err), v.Database, derr)
+			return
+		}
+		v.Dropped = true
+	}()
+	var exprs []string
+	for i, a := range req.Attributes {
+		exprs = append(exprs, generated(a, i))
+	}
+	steps := []string{
+		"CREATE TABLE " + db + ".src (" + strings.Join(cols, ", ") + ") ENGINE = MergeTree ORDER BY tuple()",
+		"INSERT INTO " + db + ".src SELECT sipHash64(number), " + strings.Join(exprs, ", ") + " FROM numbers(" + strconv.FormatInt(req.Rows, 10) + ")",
+	}
+	v.DDL = "CREATE DICTIONARY " + db + ".dict (" + strings.Join(cols, ", ") + ") PRIMARY KEY key SOURCE(CLICKHOUSE(DB " + quoteString(v.Database) +
+		" TABLE 'src')) LIFETIME(0) " + f.clause
+	steps = append(steps, v.DDL, "SYSTEM JEMALLOC PURGE")
+	for _, q := range steps {
+		if err := c.Exec(ctx, q); err != nil && !strings.Contains(q, "JEMALLOC") {
+			return v, err
+		}
+	}
+	tracked := func(ctx context.Context) (int64, error) {
+		var t int64
+		err := c.Query(ctx, "SELECT toInt64(value) FROM system.metrics WHERE metric = 'MemoryTracking'", func(r clickhouseRows) error { return r.Scan(&t) })
+		return t, err
+	}
+	before, err := tracked(ctx)
+	if err != nil {
+		return v, err
+	}
+	dictName := db + ".dict"
+	if err := c.Exec(ctx, "SYSTEM RELOAD DICTIONARY "+dictName); err != nil {
+		return v, err
+	}
+	after, err := tracked(ctx)
+	if err != nil {
+		return v, err
+	}
+	v.TrackedGrowthBytes = after - before
+	// The reload, MemoryTracking sampled beside it.
+	peak, samples := after, 0
+	var wg sync.WaitGroup
+	sctx, stop := context.WithCancel(ctx)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for sctx.Err() == nil {
+			if t, err := tracked(sctx); err == nil {
+				peak = max(peak, t)
+				samples++
+			}
+		}
+	}()
+	rerr := c.Exec(ctx, "SYSTEM RELOAD DICTIONARY "+dictName)
+	stop()
+	wg.Wait()
+	if rerr != nil {
+		return v, rerr
+	}
+	v.ReloadPeakBytes, v.Samples = peak-before, samples
+	err = c.Query(ctx, "SELECT bytes_allocated, element_count, loading_duration FROM system.dictionaries WHERE database = "+quoteString(v.Database)+" AND name = 'dict'", func(r clickhouseRows) error {
+		var ba, ec uint64
+		var dur float32
+		if err := r.Scan(&ba, &ec, &dur); err != nil {
+			return err
+		}
+		v.BytesAllocated, v.ElementCount, v.LoadSeconds = int64(ba), int64(ec), float64(dur)
+		return nil
+	})
+	return v, err
+}
+
+func errOr(err error) string {
+	if err == nil {
+		return "the verification ended"
+	}
+	return err.Error()
+}
+
+// generated is attribute i's column of the generated table: values drawn
+// from the key, a String of its lengths (between MinLen and MaxLen), a
+// Nullable's NULL one row in dict.NullEvery.
+func generated(a dict.Attribute, i int) string {
+	var e string
+	if a.IsString() {
+		span := max(a.MaxLen-a.MinLen+1, 1)
+		e = fmt.Sprintf("repeat('x', %d + sipHash64(number, %d) %% %d)", a.MinLen, 1000+i, span)
+	} else {
+		e = fmt.Sprintf("CAST(sipHash64(number, %d) AS %s)", 1000+i, a.Name)
+	}
+	if a.Nullable {
+		e = fmt.Sprintf("if(sipHash64(number, %d) %% %d = 0, NULL, %s)", 2000+i, dict.NullEvery, e)
+	}
+	return e
+}
+
+// Lines says what the verification measured beside the model.
+func (v *Verification) Lines() []string {
+	pct := func(a, b int64) float64 {
+		if b == 0 {
+			return 0
+		}
+		return 100 * float64(a-b) / float64(b)
+	}
+	n := float64(max(v.ElementCount, 1))
+	return []string{
+		fmt.Sprintf("verified on ClickHouse %s at %s (%s): %s at %s rows, in %s, dropped afterwards: %v",
+			v.Release, v.Server, v.Node, v.Layout, text.Thousands(v.ElementCount), v.Database, v.Dropped),
+		fmt.Sprintf("memory: bytes_allocated %s (%.2f bytes a row), the model %s, %+.2f %%; the server's memory grew %s over the load, the model's real bytes %s",
+			text.Thousands(v.BytesAllocated), float64(v.BytesAllocated)/n, text.Thousands(v.ModelBytes), pct(v.ModelBytes, v.BytesAllocated), text.Bytes(v.TrackedGrowthBytes), text.Bytes(v.RealBytes)),
+		fmt.Sprintf("reload: MemoryTracking peaked %s above the base (%d samples), the model %s, %+.1f %%; the load took %.2f s; the server's limit %s",
+			text.Bytes(v.ReloadPeakBytes), v.Samples, text.Bytes(v.ModelReloadPeakBytes), pct(v.ModelReloadPeakBytes, v.ReloadPeakBytes), v.LoadSeconds, text.Bytes(v.ServerMemoryLimitBytes)),
+	}
+}

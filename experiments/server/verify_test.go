@@ -1,0 +1,57 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/server/servertest"
+)
+
+// TestVerify: a plan's answer at 1e7 rows (the target) built on a
+// test server: bytes within 0.1 % of the model, the reload's peak beside
+// MemoryTracking's, nothing left behind; and a refusal, before anything
+// is made, when the server's limit cannot hold the reload.
+func TestVerify(t *testing.T) {
+	node := servertest.Start(t)
+	ctx := context.Background()
+	rows := int64(10_000_000)
+	if testing.Short() {
+		rows = 1_000_000
+	}
+	req := VerifyRequest{Layout: "SPARSE_HASHED", Attributes: dict.Fixed(core.MustType("UInt16")), Rows: rows}
+	v, err := Verify(ctx, Settings{URL: node.NativeURL()}, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range v.Lines() {
+		t.Log(l)
+	}
+	if v.ElementCount != rows || !v.Dropped {
+		t.Errorf("%d rows, dropped %v", v.ElementCount, v.Dropped)
+	}
+	if d := math.Abs(float64(v.ModelBytes-v.BytesAllocated)) / float64(v.BytesAllocated); d > 0.001 {
+		t.Errorf("model %d, bytes_allocated %d: %.3f %% apart (allowed 0.1 %%)", v.ModelBytes, v.BytesAllocated, 100*d)
+	}
+	if r := float64(v.ModelReloadPeakBytes) / float64(v.ReloadPeakBytes); r < 0.9 || r > 1.25 {
+		t.Errorf("model's reload peak %d, MemoryTracking's %d: %.2fx", v.ModelReloadPeakBytes, v.ReloadPeakBytes, r)
+	}
+	if left := strings.TrimSpace(node.Exec(t, "SELECT count() FROM system.databases WHERE name LIKE 'packlab_verify_%'")); left != "0" {
+		t.Errorf("%s databases of packlab's left behind", left)
+	}
+
+	// A server whose limit cannot hold the reload: refused, nothing made.
+	_, err = Verify(ctx, Settings{URL: node.NativeURL()}, VerifyRequest{Layout: "HASHED", Attributes: dict.Fixed(core.MustType("UInt64")), Rows: 4_000_000_000})
+	var ie *experiments.InputError
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "nothing was made") {
+		t.Errorf("4e9 rows: %v, want a refusal", err)
+	}
+	if left := strings.TrimSpace(node.Exec(t, "SELECT count() FROM system.databases WHERE name LIKE 'packlab_verify_%'")); left != "0" {
+		t.Errorf("a refusal made %s databases", left)
+	}
+}
