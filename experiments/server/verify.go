@@ -118,18 +118,31 @@ func Verify(ctx context.Context, s Settings, req VerifyRequest) (v *Verification
 	rand.Read(rnd[:])
 	v.Database = VerifyDatabasePrefix + hex.EncodeToString(rnd[:])
 	db := quoteIdent(v.Database)
-	if err := c.Exec(ctx, "CREATE DATABASE "+db); err != nil {
-		return nil, err
-	}
 	defer func() { // also on an error or a cancel: a context of its own
-		cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		cctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
-		if derr := c.Exec(cctx, "DROP DATABASE IF EXISTS "+db+" SYNC"); derr != nil {
+		// A statement the cancel cut short on this side may still be
+		// finishing on the server ("New table appeared in database being
+		// dropped"): try again, a few times.
+		var derr error
+		for try := 0; try < 20; try++ {
+			if derr = c.Exec(cctx, "DROP DATABASE IF EXISTS "+db+" SYNC"); derr == nil || cctx.Err() != nil {
+				break
+			}
+			time.Sleep(250 * time.Millisecond)
+		}
+		if derr != nil {
 			err = fmt.Errorf("%v; and dropping %s failed, drop it by hand: %v", errOr(err), v.Database, derr)
 			return
 		}
 		v.Dropped = true
 	}()
+	// The drop above is set first: a cancel may cut this statement short
+	// on this side after the server made the database (its name is new,
+	// random: nothing else has it).
+	if err := c.Exec(ctx, "CREATE DATABASE "+db); err != nil {
+		return v, err
+	}
 	var exprs []string
 	for i, a := range req.Attributes {
 		exprs = append(exprs, generated(a, i))

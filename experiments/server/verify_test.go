@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
@@ -53,5 +54,28 @@ func TestVerify(t *testing.T) {
 	}
 	if left := strings.TrimSpace(node.Exec(t, "SELECT count() FROM system.databases WHERE name LIKE 'packlab_verify_%'")); left != "0" {
 		t.Errorf("a refusal made %s databases", left)
+	}
+}
+
+// TestVerifyCancelled: a verification cancelled while it builds (Ctrl-C)
+// drops what it made.
+func TestVerifyCancelled(t *testing.T) {
+	node := servertest.Start(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for range 200 {
+			if out, _ := node.Query("SELECT count() FROM system.databases WHERE name LIKE 'packlab_verify_%'"); strings.TrimSpace(out) == "1" {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		cancel()
+	}()
+	_, err := Verify(ctx, Settings{URL: node.NativeURL()}, VerifyRequest{Layout: "HASHED", Attributes: dict.Fixed(core.MustType("UInt16")), Rows: 30_000_000})
+	if !errors.Is(err, experiments.ErrCancelled) {
+		t.Errorf("cancelled: %v, want ErrCancelled", err)
+	}
+	if left := strings.TrimSpace(node.Exec(t, "SELECT count() FROM system.databases WHERE name LIKE 'packlab_verify_%'")); left != "0" {
+		t.Errorf("%s databases left behind after a cancel", left)
 	}
 }
