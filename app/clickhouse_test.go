@@ -1,0 +1,29 @@
+package app
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/packlab/packlab/experiments/server/servertest"
+)
+
+// TestInspectClickHouse: the window's way to inspect a server; a bad URL
+// is the url field's error.
+func TestInspectClickHouse(t *testing.T) {
+	lab, err := New(Options{ResultsDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lab.InspectClickHouse(ClickHouseForm{URL: "localhost"}); err == nil || ErrorOf(err, "").Field != "url" {
+		t.Errorf("a bad URL: %v, want the url field's error", err)
+	}
+	node := servertest.Start(t)
+	node.Exec(t, "CREATE TABLE src (id UInt64, v UInt16) ENGINE = MergeTree ORDER BY tuple()",
+		"INSERT INTO src SELECT sipHash64(number), number FROM numbers(10000)",
+		"CREATE DICTIONARY d (id UInt64, v UInt16) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(HASHED())",
+		"SYSTEM RELOAD DICTIONARY d")
+	ins, err := lab.InspectClickHouse(ClickHouseForm{URL: " " + node.HTTPURL() + " "})
+	if err != nil || len(ins.Dictionaries) != 1 || !ins.Dictionaries[0].Modelled || !strings.HasPrefix(ins.Release, "26.7") {
+		t.Fatalf("%+v, %v", ins, err)
+	}
+}
