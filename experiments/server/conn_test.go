@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -101,8 +102,11 @@ func TestUnreachable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer mute.Close()
+	var mu sync.Mutex
 	var held []net.Conn
 	defer func() {
+		mu.Lock()
+		defer mu.Unlock()
 		for _, c := range held {
 			c.Close()
 		}
@@ -113,7 +117,9 @@ func TestUnreachable(t *testing.T) {
 			if err != nil {
 				return
 			}
+			mu.Lock()
 			held = append(held, c)
+			mu.Unlock()
 		}
 	}()
 	check("a server that never answers", "clickhouse://"+mute.Addr().String(), Timeout)
