@@ -146,10 +146,22 @@ func Start(t testing.TB) *Node {
 	return StartCluster(t, "", 1)[0]
 }
 
+// StartWithConfig starts one server whose configuration holds extra
+// (server settings: <max_server_memory_usage>300000000</max_server_memory_usage>).
+func StartWithConfig(t testing.TB, extra string) *Node {
+	t.Helper()
+	return start(t, "", 1, extra)[0]
+}
+
 // StartCluster starts n servers at once that each declare the cluster
 // name (one shard, every node a replica of it), so that
 // clusterAllReplicas(name, ...) on any of them reads them all.
 func StartCluster(t testing.TB, name string, n int) []*Node {
+	t.Helper()
+	return start(t, name, n, "")
+}
+
+func start(t testing.TB, name string, n int, extra string) []*Node {
 	t.Helper()
 	prog, problem, skip := Program()
 	if problem != "" {
@@ -163,16 +175,17 @@ func StartCluster(t testing.TB, name string, n int) []*Node {
 	for i := range nodes {
 		nodes[i] = &Node{TCPPort: ports[2*i], HTTPPort: ports[2*i+1], Dir: t.TempDir()}
 	}
-	config := "<clickhouse></clickhouse>\n"
+	var b strings.Builder
+	b.WriteString("<clickhouse>\n" + extra)
 	if name != "" {
-		var b strings.Builder
-		fmt.Fprintf(&b, "<clickhouse>\n  <remote_servers>\n    <%s>\n      <shard>\n", name)
+		fmt.Fprintf(&b, "  <remote_servers>\n    <%s>\n      <shard>\n", name)
 		for _, node := range nodes {
 			fmt.Fprintf(&b, "        <replica><host>127.0.0.1</host><port>%d</port></replica>\n", node.TCPPort)
 		}
-		fmt.Fprintf(&b, "      </shard>\n    </%s>\n  </remote_servers>\n</clickhouse>\n", name)
-		config = b.String()
+		fmt.Fprintf(&b, "      </shard>\n    </%s>\n  </remote_servers>\n", name)
 	}
+	b.WriteString("</clickhouse>\n")
+	config := b.String()
 	var wg sync.WaitGroup
 	errs := make([]error, n)
 	for i, node := range nodes {
