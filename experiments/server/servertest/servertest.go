@@ -39,6 +39,14 @@ type Node struct {
 	cmd               *exec.Cmd
 	stderr            *bytes.Buffer
 	done              chan struct{}
+	stopped           bool // Stop was called
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "..." + s[len(s)-n:]
+	}
+	return s
 }
 
 // NativeURL is the node's address for the native protocol.
@@ -84,6 +92,7 @@ func (n *Node) Query(q string) (string, error) {
 // Stop kills the node now (tests of a server that goes away); the
 // cleanup does it otherwise.
 func (n *Node) Stop() {
+	n.stopped = true
 	if n.cmd.Process != nil {
 		n.cmd.Process.Kill()
 		<-n.done
@@ -201,7 +210,16 @@ func start(t testing.TB, name string, n int, extra string) []*Node {
 		}
 		node.done = make(chan struct{})
 		go func() { node.cmd.Wait(); close(node.done) }()
-		t.Cleanup(node.Stop) // before t.TempDir's removal (cleanups run last first)
+		t.Cleanup(func() { // before t.TempDir's removal (cleanups run last first)
+			select {
+			case <-node.done:
+				if !node.stopped {
+					t.Logf("the ClickHouse server on port %d ended by itself (%v): %s", node.TCPPort, node.cmd.ProcessState, tail(node.stderr.String(), 2000))
+				}
+			default:
+			}
+			node.Stop()
+		})
 		wg.Add(1)
 		go func() { defer wg.Done(); errs[i] = node.wait() }()
 	}
