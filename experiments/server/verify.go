@@ -286,7 +286,10 @@ func (p *prepared) build(ctx context.Context) (v *Verification, err error) {
 	go func() {
 		defer wg.Done()
 		for sctx.Err() == nil {
-			if t, err := tracked(sctx); err == nil {
+			// Under ctx, not sctx: a sample is never cut short (a cancelled
+			// native query is a Cancel packet the server must handle; the
+			// loop stops between samples).
+			if t, err := tracked(ctx); err == nil {
 				peak = max(peak, t)
 				samples++
 			}
