@@ -28,6 +28,8 @@ var targetDictionaries = []struct {
 	{"d_array", "(id UInt64, s String) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(HASHED_ARRAY())", 0.02},
 	{"d_hashed_str", "(id UInt64, v UInt16, s String) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(HASHED())", 0.02},
 	{"d_complex", "(k String, id UInt64, v UInt16) PRIMARY KEY k, id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(COMPLEX_KEY_HASHED())", 0.02},
+	{"d_complex_array", "(k String, id UInt64, v UInt16) PRIMARY KEY k, id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(COMPLEX_KEY_HASHED_ARRAY())", 0.02},
+	{"d_complex_sparse", "(k String, id UInt64, v UInt16) PRIMARY KEY k, id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(COMPLEX_KEY_SPARSE_HASHED())", 0.02},
 	{"d_flat", "(seq UInt64, v UInt16) PRIMARY KEY seq SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(FLAT())", 0.001},
 	{"d_failed", "(id UInt64, v UInt16) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'no_such_table')) LIFETIME(0) LAYOUT(HASHED())", 0},
 	{"d_cache", "(id UInt64, v UInt16) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(CACHE(SIZE_IN_CELLS 1000))", 0},
