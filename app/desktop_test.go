@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/packlab/packlab/experiments/chdriver"
 	"github.com/packlab/packlab/experiments/refdriver"
 	"github.com/packlab/packlab/experiments/report"
 	"github.com/packlab/packlab/experiments/result"
@@ -97,6 +98,18 @@ type smokeReport struct {
 	} `json:"exports"`
 	FinalChart chartBox `json:"final_chart"`
 	Ms         int64    `json:"ms"`
+	Families   struct {
+		Chips map[string]string `json:"chips"`
+		Notes []string          `json:"notes"`
+		Wide  []string          `json:"wide"`
+		Attr  struct {
+			Error      string `json:"error"`
+			KeyBefore  int    `json:"key_before"`
+			KeyAfter   int    `json:"key_after"`
+			SideScroll int    `json:"side_scroll"`
+			SideClient int    `json:"side_client"`
+		} `json:"attr"`
+	} `json:"families"`
 	References struct {
 		Names    []string `json:"names"`
 		Disabled int      `json:"disabled"`
@@ -250,7 +263,9 @@ func TestDesktopSmoke(t *testing.T) {
 		t.Errorf("the Plan tab's calibration: %+v; want the progress card idling before a load with Run disabled, then Cancel stopping it with the Plan tab saying so and Run as it was before", c)
 	}
 
-	// Phase 3: a file dialog opens without a screenful of GTK or dconf
+	checkFamilies(t, bin, display, tmp, script, results, exports)
+
+	// Phase 4: a file dialog opens without a screenful of GTK or dconf
 	// warnings, with no D-Bus session (dconf cannot save settings there).
 	r3, logs := runApp(t, bin, display, tmp, "dialog", nil, script, results, exports, "")
 	if !r3.OK {
@@ -278,6 +293,53 @@ func TestDesktopSmoke(t *testing.T) {
 		} else {
 			t.Logf("screenshot: %s", out)
 		}
+	}
+}
+
+// checkFamilies is the phase "families": ClickHouse's own dictionaries
+// and the C++ maps, ticked in their own chip groups, run from the window
+// where their workers are built (else their chips are disabled, the note
+// naming the command that builds them); and "+ attribute" beside a layout
+// of one value says what to tick, in the window's words, without
+// squeezing the sidebar.
+func checkFamilies(t *testing.T, bin, display, tmp string, script []byte, results, exports string) {
+	t.Helper()
+	want := []string{"ch_hashed", "boost_flat"}
+	r, _ := runApp(t, bin, display, tmp, "families", want, script, results, exports, "")
+	if !r.OK {
+		t.Fatalf("the families phase: %s (banner %q, estimate %q, run error %q, steps %+v)", r.Error, r.Banner, r.Estimate, r.RunError, r.Steps)
+	}
+	f := r.Families
+	if a := f.Attr; a.Error == "" || strings.Contains(a.Error, "--") || !strings.Contains(a.Error, "ticked: ch_hashed, ch_sparse_hashed") ||
+		a.KeyAfter < a.KeyBefore-1 || a.SideScroll > a.SideClient {
+		t.Errorf("+ attribute beside hashed: error %q, the key type %d px wide before and %d after, the sidebar %d px of content in %d (wider: %q); want the form's words (no flag) and the sidebar as it was",
+			a.Error, a.KeyBefore, a.KeyAfter, a.SideScroll, a.SideClient, f.Wide)
+	}
+	for _, n := range f.Notes {
+		if strings.Count(n, "ClickHouse's own dictionaries") > 1 || strings.Count(strings.ToLower(n), "c++ reference maps") > 1 {
+			t.Errorf("a layouts note says its family twice: %q", n)
+		}
+	}
+	ready := chdriver.Status().Available && refdriver.Status().Available
+	for _, name := range want {
+		if c := f.Chips[name]; (ready && c != "enabled") || (!ready && c != "disabled") {
+			t.Errorf("the %s chip is %s (workers built: %v)", name, c, ready)
+		}
+	}
+	if !ready {
+		t.Logf("ClickHouse's worker or the C++ one is not built (PACKLAB_CH_WORKER, PACKLAB_REFS_WORKER): their chips are disabled, notes %q", f.Notes)
+		if !strings.Contains(strings.Join(f.Notes, " "), chdriver.BuildCommand) || !strings.Contains(strings.Join(f.Notes, " "), refdriver.BuildCommand) {
+			t.Errorf("the notes %q do not name %s and %s", f.Notes, chdriver.BuildCommand, refdriver.BuildCommand)
+		}
+		return
+	}
+	var got []string
+	for _, row := range r.Rows {
+		got = append(got, strings.Fields(row[0])[0])
+	}
+	slices.Sort(got)
+	if r.Title != "Finished" || r.RunError != "" || !slices.Equal(got, []string{"boost_flat", "ch_hashed"}) {
+		t.Errorf("ch_hashed and boost_flat from the window: %q (%q), error %q, results %v; want both measured", r.Title, r.Phase2, r.RunError, r.Rows)
 	}
 }
 

@@ -157,7 +157,9 @@
     const file = state.sourceMode === "file";
     return {
       source_kind: state.sourceMode,
-      layouts: $$('#layouts input:checked, #ref-layouts input:checked').map((i) => i.value),
+      // Every chip group the form draws (packlab's, the C++ maps,
+      // ClickHouse's own): the chips, not their groups, are the field.
+      layouts: $$('#form input[name="layouts"]:checked').map((i) => i.value),
       key: $("#key").value,
       value: $("#value").value,
       attributes: attributesOf("#attrs", "#value"),
@@ -635,13 +637,17 @@
 
   // addAttribute adds one more attribute's type to a form's list, with a
   // button that removes it again.
+  // Adding or removing one is a change of the form (the estimate follows).
   function addAttribute(list, limits, type) {
+    const box = $(list);
+    const changed = () => box.dispatchEvent(new Event("change", { bubbles: true }));
     const row = el("span", { class: "attr" },
       el("select", { "aria-label": "attribute type" }, ...(limits.attribute_types || limits.types).map((t) =>
         el("option", { value: t.name, text: t.label, selected: t.name === type }))),
       el("button", { type: "button", class: "small", text: "×", title: "remove this attribute",
-        onclick: () => row.remove() }));
-    $(list).append(row);
+        onclick: () => { row.remove(); changed(); } }));
+    box.append(row);
+    changed();
   }
 
   // attributesOf is every attribute's type when a form's dictionary has
