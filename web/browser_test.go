@@ -358,11 +358,17 @@ func TestBrowserLab(t *testing.T) {
 		t.Errorf("the chart's export note says %q, want Downloaded …", note)
 	}
 
-	// ---- the picture for the README ----
-	time.Sleep(700 * time.Millisecond) // the chart's entry animation
+	// ---- the picture for the README, at a 1280x800 laptop's size ----
+	if _, err := chromedp.Run(ctx, chromedp.EmulateViewport(1280, 800)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(700 * time.Millisecond) // the chart's resize and entry animation
 	shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	if err != nil {
 		t.Fatalf("screenshot: %v", err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.EmulateViewport(1440, 1000)); err != nil {
+		t.Fatal(err)
 	}
 	if dst := os.Getenv(envScreenshot); dst != "" {
 		if !filepath.IsAbs(dst) {
