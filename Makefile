@@ -119,7 +119,7 @@ lab: desktop refs
 # saves it as the README's picture.
 SCREENSHOT ?=
 test-desktop: deps-desktop
-	PACKLAB_DESKTOP_TEST=1 PACKLAB_SCREENSHOT=$(SCREENSHOT) $(GO) test -count=1 -timeout 20m -run '^TestDesktopSmoke$$' -v ./app
+	$(REFS_TEST_ENV) PACKLAB_DESKTOP_TEST=1 PACKLAB_SCREENSHOT=$(SCREENSHOT) $(GO) test -count=1 -timeout 20m -run '^TestDesktopSmoke$$' -v ./app
 
 # ---- the browser lab (the core in WebAssembly, in a Web Worker) ----
 WEB_DIR ?= build/web

@@ -49,7 +49,10 @@ func settingsName(cfg Config, rowsByDefault bool) string {
 	if cfg.Source == "" && cfg.Keys != "" && cfg.Keys != DefaultKeys {
 		parts = append(parts, cfg.Keys)
 	}
-	if cfg.Key != "" || cfg.Value != "" {
+	switch {
+	case len(cfg.Attributes) > 1: // a dictionary of several attributes names them all
+		parts = append(parts, cmpOr(cfg.Key, DefaultKey)+"→"+strings.Join(cfg.Attributes, ","))
+	case cfg.Key != "" || cfg.Value != "":
 		k, v := cmpOr(cfg.Key, DefaultKey), cmpOr(cfg.Value, DefaultValue)
 		if k != DefaultKey || v != DefaultValue {
 			parts = append(parts, k+"→"+v)

@@ -64,7 +64,11 @@ func PlanChart(plan planner.Plan, history []result.Result) (Chart, error) {
 	if plan.Request.Preallocate {
 		steps = "each table reserved for its rows (no growth: a step is the next power of two)"
 	}
-	notes := []string{"computed by core.Predict (the growth of a native run, or of this browser's wasm memory when planned for it); " + steps +
+	growth := "the growth of a native run"
+	if plan.Request.Runtime == planner.RuntimeBrowser {
+		growth = "the growth of this browser's wasm memory"
+	}
+	notes := []string{"computed by core.Predict (" + growth + "); " + steps +
 		"; dashed: the answer's first load peak, dotted: its reload peak (the serving table beside a new one loading)",
 		"points: RSS measured here (same types and load factor); red: the budget; ◆: the rows asked"}
 	line := charts.NewLine()
