@@ -42,10 +42,10 @@ REFS_TEST_ENV = $(if $(wildcard bin/packlab-refs),PACKLAB_REFS_WORKER=$(CURDIR)/
 TEST_PKGS := ./experiments/chdriver ./app/cli ./core ./experiments $(PKGS)
 
 unit:
-	$(REFS_TEST_ENV) $(GO) test -count=1 $(GOTESTFLAGS) $(TEST_PKGS)
+	$(REFS_TEST_ENV) $(GO) test -count=1 -timeout 20m $(GOTESTFLAGS) $(TEST_PKGS)
 
 race:
-	$(REFS_TEST_ENV) $(GO) test -count=1 -race -short $(GOTESTFLAGS) $(TEST_PKGS)
+	$(REFS_TEST_ENV) $(GO) test -count=1 -timeout 20m -race -short $(GOTESTFLAGS) $(TEST_PKGS)
 
 # core must build for the browser.
 wasm:
