@@ -43,10 +43,10 @@ REFS_TEST_ENV = $(if $(wildcard bin/packlab-refs),PACKLAB_REFS_WORKER=$(CURDIR)/
 TEST_PKGS := ./experiments/chdriver ./app/cli ./experiments/server ./core ./experiments $(PKGS)
 
 unit:
-	$(REFS_TEST_ENV) $(GO) test -count=1 $(GOTESTFLAGS) $(TEST_PKGS)
+	$(REFS_TEST_ENV) $(GO) test -count=1 -timeout 20m $(GOTESTFLAGS) $(TEST_PKGS)
 
 race:
-	$(REFS_TEST_ENV) $(GO) test -count=1 -race -short $(GOTESTFLAGS) $(TEST_PKGS)
+	$(REFS_TEST_ENV) $(GO) test -count=1 -timeout 20m -race -short $(GOTESTFLAGS) $(TEST_PKGS)
 
 # core must build for the browser.
 wasm:
@@ -120,7 +120,7 @@ lab: desktop refs
 # saves it as the README's picture.
 SCREENSHOT ?=
 test-desktop: deps-desktop
-	PACKLAB_DESKTOP_TEST=1 PACKLAB_SCREENSHOT=$(SCREENSHOT) $(GO) test -count=1 -timeout 20m -run '^TestDesktopSmoke$$' -v ./app
+	$(REFS_TEST_ENV) PACKLAB_DESKTOP_TEST=1 PACKLAB_SCREENSHOT=$(SCREENSHOT) $(GO) test -count=1 -timeout 20m -run '^TestDesktopSmoke$$' -v ./app
 
 # ---- the browser lab (the core in WebAssembly, in a Web Worker) ----
 WEB_DIR ?= build/web

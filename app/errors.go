@@ -62,6 +62,8 @@ var fieldOfFlag = map[string]string{
 
 // flagWords turns the flags a message may mention into the form's words.
 var flagWords = strings.NewReplacer(
+	// The command line's advice to list layouts: the form ticks them.
+	"ch_ layouts or rows, e.g. --layout ch_hashed,ch_sparse_hashed,ch_hashed_array,packed_row,compact_row", "only ch_ layouts and rows ticked: ch_hashed, ch_sparse_hashed, ch_hashed_array, packed_row, compact_row",
 	"--no-read", "“skip lookups”",
 	"--preallocate", "“preallocate”",
 	"--source", "a file source",

@@ -8,6 +8,8 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/refdriver"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -104,12 +106,31 @@ func (f Form) config() (experiments.Config, error) {
 		return c, err
 	}
 	c.HugePages = strings.TrimSpace(f.HugePages)
+	// The box is ticked by default, as the tables' own default is on: with
+	// only C++ maps and ClickHouse's own dictionaries chosen it has no table
+	// to apply to, and asks nothing (an explicit "on" would be refused).
+	if c.HugePages == "on" && !anyPacklabLayout(c.Layouts) {
+		c.HugePages = ""
+	}
 	c.NoRead = f.NoRead
 	c.Preallocate = f.Preallocate
 	if c.NoRead && c.MissRate != 0 {
 		return c, errorf("miss_rate", "%s: has no effect when lookups are skipped (allowed: 0 with “skip lookups”)", strings.TrimSpace(f.MissRate))
 	}
 	return f.source(c)
+}
+
+// anyPacklabLayout says whether names holds one of packlab's own layouts:
+// neither a C++ reference map nor one of ClickHouse's dictionaries.
+func anyPacklabLayout(names []string) bool {
+	for _, name := range names {
+		_, ref := refdriver.FindReference(strings.TrimSpace(name))
+		_, ch := dict.FindClickHouseDictionary(strings.TrimSpace(name))
+		if !ref && !ch {
+			return true
+		}
+	}
+	return false
 }
 
 // numbers reads the form's numbers into c, each error naming its field.

@@ -204,7 +204,7 @@ func (l *Lab) Table(ids []string) (Table, error) {
 		t.Rows[i].ID = rs[i].ID
 	}
 	t.Title = selectionTitle(rs)
-	t.Notes = append([]string{}, experiments.ResultNotes(rs)...)
+	t.Notes = append([]string{}, formLines(experiments.ResultNotes(rs))...)
 	return t, nil
 }
 
@@ -223,6 +223,9 @@ func selectionTitle(rs []result.Result) string {
 		if j.StartedAt != "" {
 			parts = append(parts, "started "+startedText(j.StartedAt))
 		}
+		if types := sharedTypes(rs); types != "" {
+			parts = append(parts, types)
+		}
 		return strings.Join(append(parts, results), " · ")
 	}
 	var names []string
@@ -230,6 +233,21 @@ func selectionTitle(rs []result.Result) string {
 		names = append(names, text.Short(jobs[i].Name, text.MaxLabel))
 	}
 	return fmt.Sprintf("%s from %d jobs: %s", results, len(jobs), strings.Join(names, "; "))
+}
+
+// sharedTypes is the key and value types (every attribute's) that all of
+// rs have, "UInt64 → UInt16, UInt32", for the heading of a table whose
+// settings leave out what the rows share; "" when they differ.
+func sharedTypes(rs []result.Result) string {
+	if len(rs) == 0 || rs[0].KeyType == "" {
+		return ""
+	}
+	for _, r := range rs[1:] {
+		if r.KeyType != rs[0].KeyType || result.ValueText(r) != result.ValueText(rs[0]) {
+			return ""
+		}
+	}
+	return rs[0].KeyType + " → " + strings.ReplaceAll(result.ValueText(rs[0]), ",", ", ")
 }
 
 // parseMarkdownTable reads back the table report.WriteTable writes as
@@ -304,12 +322,20 @@ func (l *Lab) Chart(kind string, ids []string) (ChartView, error) {
 	c, err := report.BuildChart(kind, rs)
 	if errors.Is(err, report.ErrNoData) {
 		return ChartView{Kind: kind, Title: chartTitles[kind], Option: json.RawMessage("null"), Empty: true,
-			Note: "Nothing to draw: " + err.Error()}, nil
+			Note: "Nothing to draw: " + noDataReason(kind, err)}, nil
 	}
 	if err != nil {
 		return ChartView{}, ErrorOf(err, "chart")
 	}
 	return ChartView{Kind: c.Kind, Title: c.Title, Option: c.Option}, nil
+}
+
+// noDataReason is why a chart has nothing to draw, without the kind and
+// the sentinel's words around it ("memory-vs-rows chart: ...: nothing to
+// chart").
+func noDataReason(kind string, err error) string {
+	msg := strings.TrimPrefix(err.Error(), kind+" chart: ")
+	return strings.TrimSuffix(msg, ": "+report.ErrNoData.Error())
 }
 
 func knownChart(kind string) bool {

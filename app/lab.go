@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/packlab/packlab/core"
@@ -298,7 +299,7 @@ func appendReferences(layouts []LayoutInfo) ([]LayoutInfo, References) {
 	if st.Available {
 		refs.Note = "C++ reference maps: the maps people pick instead, measured the same way"
 	} else {
-		refs.Note = "C++ reference maps unavailable: " + st.Problem
+		refs.Note = unavailableNote("C++ reference maps", "the C++ reference maps", st.Problem)
 	}
 	for _, r := range refdriver.References() {
 		info := LayoutInfo{Name: r.Name, ClickHouseLabel: "C++ " + r.Map, Description: r.Doc,
@@ -321,7 +322,7 @@ func appendClickHouse(layouts []LayoutInfo) ([]LayoutInfo, ClickHouseState) {
 	if st.Available {
 		state.Note = "ClickHouse " + st.Version + " itself (chDB): its dictionaries load the same rows, its figures beside packlab's"
 	} else {
-		state.Note = "ClickHouse's own dictionaries unavailable: " + st.Problem
+		state.Note = unavailableNote("ClickHouse's own dictionaries", "ClickHouse's own dictionaries", st.Problem)
 	}
 	for _, d := range dict.ClickHouseDictionaries() {
 		layouts = append(layouts, LayoutInfo{Name: d.Name, ClickHouse: d.Layout, ClickHouseLabel: "ClickHouse " + d.Layout,
@@ -329,6 +330,19 @@ func appendClickHouse(layouts []LayoutInfo) ([]LayoutInfo, ClickHouseState) {
 			ClickHouseOwn: true, Available: st.Available, Unavailable: st.Problem})
 	}
 	return layouts, state
+}
+
+// unavailableNote is the form's line for a family of layouts that cannot
+// run here: "<family> unavailable: <problem>", without the problem's own
+// "<what> are " before "not built ...", which would say the family twice.
+func unavailableNote(family, what, problem string) string {
+	for _, w := range []string{what, family} {
+		if rest, ok := strings.CutPrefix(problem, w+" are "); ok {
+			problem = rest
+			break
+		}
+	}
+	return family + " unavailable: " + problem
 }
 
 // coresText is "1 core" or "N cores".

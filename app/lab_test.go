@@ -8,8 +8,10 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -413,8 +415,9 @@ func TestRunCompareAndExport(t *testing.T) {
 	if len(tab.Rows) != 2 || !strings.HasPrefix(tab.Rows[0].Cells[0], "packed") || tab.Rows[0].ID != done.ResultIDs[0] || !tab.Columns[1].Numeric || tab.Columns[0].Numeric {
 		t.Errorf("table %+v", tab)
 	}
-	// The comparison's heading says what it shows: this job.
-	if want := "run packed,hashed 1e5 · desktop · started " + hj.Started + " · 2 results"; tab.Title != want {
+	// The comparison's heading says what it shows: this job, and the types
+	// its rows share.
+	if want := "run packed,hashed 1e5 · desktop · started " + hj.Started + " · UInt64 → UInt16 · 2 results"; tab.Title != want {
 		t.Errorf("table title %q, want %q", tab.Title, want)
 	}
 
@@ -1107,5 +1110,78 @@ func TestPlanCalibrationRowsFromTheForm(t *testing.T) {
 	} {
 		_, err := c.f.parse()
 		apiError(t, err, "plan_calibrate_rows", c.want)
+	}
+}
+
+// TestProgressIsTheJobs: the bar is the job's, so the first of three
+// layouts reading shows a third, not a full bar; the last loading half its
+// rows five sixths.
+func TestProgressIsTheJobs(t *testing.T) {
+	for _, c := range []struct {
+		p    experiments.Progress
+		want float64
+	}{
+		{experiments.Progress{Layout: "hashed", Run: 1, Runs: 3, Phase: experiments.PhaseRead, Rows: 100, TotalRows: 100}, 100.0 / 3},
+		{experiments.Progress{Layout: "sparse", Run: 3, Runs: 3, Phase: experiments.PhaseLoad, Rows: 50, TotalRows: 100}, 100 * 2.5 / 3},
+		{experiments.Progress{Layout: "packed", Run: 1, Runs: 1, Phase: experiments.PhaseLoad, Rows: 25, TotalRows: 100}, 25},
+	} {
+		got := progressOf("r", c.p)
+		if math.Abs(got.Percent-c.want) > 0.01 {
+			t.Errorf("%s (%s) at %d of %d rows: the bar at %.2f %%, want %.2f %%", got.LayoutText, c.p.Phase, c.p.Rows, c.p.TotalRows, got.Percent, c.want)
+		}
+	}
+}
+
+// TestPlanInTheFormsWords: the Plan tab's lines name the form's controls,
+// not the command line's flags ("24.0 GiB (--memory)", "with --format json
+// or csv", "--first-load-only"), whichever budget is checked.
+func TestPlanInTheFormsWords(t *testing.T) {
+	l, _ := newLab(t)
+	flag := regexp.MustCompile(`(^|[\s(])--[a-z]`)
+	for _, first := range []bool{false, true} {
+		v, err := l.Plan(PlanForm{Rows: "1e9", Memory: "24GiB", FirstLoadOnly: first})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := v.PlanDetails
+		d.Snippets = nil // code: SQL and Go, not the form's words
+		b, _ := json.Marshal(d)
+		if m := flag.FindAllIndex(b, 3); m != nil {
+			for _, at := range m {
+				t.Errorf("first load only %v: the plan says %q", first, b[max(0, at[0]-60):min(len(b), at[1]+40)])
+			}
+		}
+	}
+	// The table's note about loads run back to back names the form's idle.
+	if got := formWords.Replace(`so their times follow their order; --settle 8 (the form's "Idle first") puts every load on fresh memory`); strings.Contains(got, "--") {
+		t.Errorf("the table's note says %q", got)
+	}
+}
+
+// TestAttributesNamed: a run of several attributes names their types in
+// its job and in its table's heading, whose settings leave the shared
+// types out.
+func TestAttributesNamed(t *testing.T) {
+	l, ev := newLab(t)
+	f := small("packed_row")
+	f.Rows = "1e4"
+	f.Attributes = []string{"UInt16", "UInt32"}
+	st, err := l.StartRun(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "run packed_row 1e4 UInt64→UInt16,UInt32"; st.JobName != want {
+		t.Errorf("the job is named %q, want %q", st.JobName, want)
+	}
+	_, done := ev.waitDone(t, st.ID, 2*time.Minute)
+	if done.Failed || len(done.ResultIDs) != 1 {
+		t.Fatalf("done %+v", done)
+	}
+	tab, err := l.Table(done.ResultIDs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(tab.Title, " · UInt64 → UInt16, UInt32 · 1 result") {
+		t.Errorf("the table's heading is %q, want the key and attribute types", tab.Title)
 	}
 }

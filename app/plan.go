@@ -181,7 +181,7 @@ func (l *Lab) Plan(f PlanForm) (PlanView, error) {
 	if err != nil {
 		return PlanView{}, planError(err)
 	}
-	v := PlanView{PlanDetails: plan.Details(), Candidates: plan.Candidates, Calibrated: calibrated}
+	v := PlanView{PlanDetails: formPlan(plan.Details()), Candidates: plan.Candidates, Calibrated: calibrated}
 	if b := plan.Best(); b != nil {
 		v.Fits = b.Fits
 	}

@@ -49,7 +49,7 @@ type Progress struct {
 	RowsPerSecond float64 `json:"rows_per_second"`
 	ETASeconds    float64 `json:"eta_seconds"` // -1 when unknown
 	RSSBytes      int64   `json:"rss_bytes"`   // the worker's resident memory above its baseline
-	Percent       float64 `json:"percent"`     // of this load's rows, 0 to 100
+	Percent       float64 `json:"percent"`     // of the job (its loads done and this one's rows), 0 to 100; an idle's own time
 
 	RowsText   string `json:"rows_text"`
 	RateText   string `json:"rate_text"`
@@ -274,6 +274,12 @@ func progressOf(id string, p experiments.Progress) Progress {
 		}
 	default:
 		out.Percent, out.ETASeconds = 100, 0
+	}
+	// The bar is the job's: loads done before this one fill their share,
+	// so that "hashed (1 of 3)" reading shows a third, not a full bar. An
+	// idle counts its own time down.
+	if p.Runs > 1 && p.Run >= 1 && p.Phase != experiments.PhaseIdle {
+		out.Percent = (100*float64(p.Run-1) + out.Percent) / float64(p.Runs)
 	}
 	out.RowsText = text.Thousands(p.Rows)
 	if p.TotalRows > 0 {

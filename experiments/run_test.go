@@ -443,8 +443,9 @@ func TestSettleFromTheConfig(t *testing.T) {
 			t.Errorf("%s: settle_seconds %v, want 0.6", r.Layout, r.SettleSeconds)
 		}
 	}
-	// Reported at once and every 250 ms: at least 3 a load.
-	if len(idle) < 6 || idle[0].Layout != "hashed" || idle[0].Run != 1 || idle[0].IdleSeconds != 0.6 || idle[len(idle)-1].Layout != "packed" {
+	// Reported at once and every 250 ms (a ticker drops ticks that a busy
+	// machine delivers late): at least 2 a load.
+	if len(idle) < 4 || idle[0].Layout != "hashed" || idle[0].Run != 1 || idle[0].IdleSeconds != 0.6 || idle[len(idle)-1].Layout != "packed" {
 		t.Fatalf("idle progress %+v; want hashed's then packed's, each counting towards 0.6 s", idle)
 	}
 	for i := 1; i < len(idle); i++ {

@@ -358,11 +358,17 @@ func TestBrowserLab(t *testing.T) {
 		t.Errorf("the chart's export note says %q, want Downloaded …", note)
 	}
 
-	// ---- the picture for the README ----
-	time.Sleep(700 * time.Millisecond) // the chart's entry animation
+	// ---- the picture for the README, at a 1280x800 laptop's size ----
+	if _, err := chromedp.Run(ctx, chromedp.EmulateViewport(1280, 800)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(700 * time.Millisecond) // the chart's resize and entry animation
 	shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	if err != nil {
 		t.Fatalf("screenshot: %v", err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.EmulateViewport(1440, 1000)); err != nil {
+		t.Fatal(err)
 	}
 	if dst := os.Getenv(envScreenshot); dst != "" {
 		if !filepath.IsAbs(dst) {
@@ -459,6 +465,27 @@ func TestBrowserLab(t *testing.T) {
 		t.Errorf("after the cancel the results show %v, want packed's", kept)
 	}
 
+	// ---- at 1280x800: a run of three layouts fits, Run pressed while the
+	// comparison is scrolled down shows the progress, and after the run
+	// Run, the estimate, the progress and the first chart are in view ----
+	if _, err := chromedp.Run(ctx, chromedp.EmulateViewport(1280, 800)); err != nil {
+		t.Fatal(err)
+	}
+	do(t, ctx, `__t.layouts(["packed", "hashed", "sparse"]); __t.set("rows", "1e5"); document.querySelector(".main").scrollTop = 1e6`)
+	runLab(t, ctx, "three layouts at 1280x800", 3)
+	checkFit(t, ctx, "after a run of three layouts")
+	type inView2 struct{ Run, Estimate, Progress, Chart bool }
+	if v := eval[inView2](t, ctx, `(() => {
+		const seen = (id, whole) => { const r = document.getElementById(id).getBoundingClientRect();
+			return r.height > 0 && r.top >= 0 && (whole ? r.bottom <= window.innerHeight : r.top < window.innerHeight - 120); };
+		return {Run: seen("run", true), Estimate: seen("estimate", true), Progress: seen("progress", true), Chart: seen("chart", false)};
+	})()`); !v.Run || !v.Estimate || !v.Progress || !v.Chart {
+		t.Errorf("at 1280x800 after a run started scrolled down: in view Run %v, the estimate %v, the progress %v, the first chart %v; want all", v.Run, v.Estimate, v.Progress, v.Chart)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.EmulateViewport(1440, 1000)); err != nil {
+		t.Fatal(err)
+	}
+
 	// ---- the target: 1e6 packed rows, browser vs native in-process ----
 	// The machine is shared, so the two sides alternate: a native
 	// in-process run, then the same run in the browser, four times. The
@@ -513,6 +540,24 @@ func TestBrowserLab(t *testing.T) {
 		Rows: document.querySelectorAll("#plan-grid tbody tr").length,
 		Painted: (`+inkJS("#plan-chart")+`).Painted}))()`)
 	t.Logf("the Plan tab: %q, %d layouts ruled out, %d rows", ps.Verdict, ps.RuledOut, ps.Rows)
+	if _, err := chromedp.Run(ctx, chromedp.EmulateViewport(1280, 800)); err != nil {
+		t.Fatal(err)
+	}
+	checkFit(t, ctx, "after a plan of 1e9 rows")
+	// History with a job open: its results scroll in their own box, and the
+	// jobs' table (its results count at the right) stays the card's width.
+	do(t, ctx, `document.querySelector('#viewtabs button[data-view="history"]').click()`)
+	waitFor(t, ctx, "the history", `document.querySelectorAll("#history-grid tr.job").length >= 1`, 20*time.Second)
+	do(t, ctx, `const b = document.querySelector('#history-grid tr.job button.twisty[aria-expanded="false"]'); if (b) b.click()`)
+	waitFor(t, ctx, "a job open", `document.querySelectorAll("#history-grid tr.job-results").length >= 1`, 20*time.Second)
+	checkFit(t, ctx, "with a job open in History")
+	if w := eval[[]int](t, ctx, `(() => { const w = document.getElementById("history-table"); return [w.scrollWidth, w.clientWidth]; })()`); w[0] > w[1] {
+		t.Errorf("at 1280x800 with a job open, History's jobs are %d px wide in %d: its results column off the card", w[0], w[1])
+	}
+	do(t, ctx, `document.querySelector('#viewtabs button[data-view="plan"]').click()`)
+	if _, err := chromedp.Run(ctx, chromedp.EmulateViewport(1440, 1000)); err != nil {
+		t.Fatal(err)
+	}
 	if !strings.Contains(ps.Verdict, "fit in 24.0 GiB") || ps.RuledOut == 0 || ps.Rows < 4 || ps.Painted < 1000 {
 		t.Errorf("the Plan tab shows %+v; want an answer that fits 24 GiB, layouts ruled out, the setups and a drawn chart", ps)
 	}
@@ -982,4 +1027,50 @@ func inkJS(selector string) string {
 		}
 		return {W: w, H: h, Painted: painted};
 	})()`
+}
+
+// fitJS finds what does not fit the view: a card whose content is wider
+// than the card, a horizontal scrollbar on the document or the main column,
+// and text cut by an ellipsis with no title to read it in full.
+const fitJS = `(() => {
+	const out = [];
+	const name = (e) => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") + (e.className && typeof e.className === "string" ? "." + e.className.trim().split(/\s+/).join(".") : "");
+	const visible = (e) => e.offsetParent !== null || getComputedStyle(e).position === "fixed";
+	const de = document.documentElement;
+	if (de.scrollWidth > de.clientWidth) out.push("the document: " + de.scrollWidth + " px wide in " + de.clientWidth);
+	for (const e of document.querySelectorAll(".main, .sidebar")) {
+		if (e.scrollWidth > e.clientWidth) out.push(name(e) + ": " + e.scrollWidth + " px of content in " + e.clientWidth);
+	}
+	for (const card of document.querySelectorAll(".card")) {
+		if (!visible(card)) continue;
+		if (card.scrollWidth > card.clientWidth) {
+			const r = card.getBoundingClientRect();
+			const wide = Array.from(card.querySelectorAll("*")).filter((k) => visible(k) && k.getBoundingClientRect().right > r.right + 1).map(name).slice(0, 3);
+			out.push("card " + name(card) + ": " + card.scrollWidth + " px of content in " + card.clientWidth + " (" + wide.join(", ") + ")");
+		}
+	}
+	// Inside a card, what is wider than its box and clipped: a table that
+	// scrolls in its card must keep its first column in view (sticky); code
+	// may scroll; text cut by an ellipsis needs a title to be read whole.
+	for (const e of document.querySelectorAll(".card *, .sidebar *")) {
+		if (!visible(e) || e.scrollWidth <= e.clientWidth + 1) continue;
+		const cs = getComputedStyle(e);
+		if (cs.overflowX === "visible" || e.tagName === "PRE" || e.tagName === "CANVAS" || e.closest(".chart")) continue;
+		if (cs.textOverflow === "ellipsis") {
+			if (!e.title && !e.closest("[title]")) out.push("text cut with no title: " + name(e) + " " + JSON.stringify(e.textContent.slice(0, 60)));
+			continue;
+		}
+		const first = e.querySelector("table.grid > tbody > tr > td:first-child");
+		if (e.classList.contains("table-wrap") && first && getComputedStyle(first).position === "sticky") continue;
+		out.push(name(e) + ": " + e.scrollWidth + " px of content in " + e.clientWidth + ", cut" + (first ? " (its first column not fixed)" : ""));
+	}
+	return out;
+})()`
+
+// checkFit fails for everything fitJS finds at the page's size now.
+func checkFit(t *testing.T, ctx context.Context, when string) {
+	t.Helper()
+	for _, p := range eval[[]string](t, ctx, fitJS) {
+		t.Errorf("at 1280x800 %s: %s", when, p)
+	}
 }

@@ -127,14 +127,15 @@ func runDesktop() error {
 	}
 	return wails.Run(&options.App{
 		Title:            "packlab",
-		Width:            1360,
-		Height:           880,
+		Width:            windowW,
+		Height:           windowH,
 		MinWidth:         980,
 		MinHeight:        640,
 		BackgroundColour: &options.RGBA{R: 244, G: 246, B: 249, A: 255},
 		AssetServer:      &assetserver.Options{Assets: frontend.FS()},
 		OnStartup:        host.startup,
 		OnDomReady: func(ctx context.Context) {
+			fitWindow(ctx)
 			if smoke != nil {
 				smoke.start(ctx)
 			}
@@ -150,6 +151,35 @@ func runDesktop() error {
 		ErrorFormatter: func(err error) any { return app.ErrorOf(err, "") },
 		Linux:          &linux.Options{Icon: Icon, ProgramName: "packlab", WebviewGpuPolicy: linux.WebviewGpuPolicyOnDemand},
 	})
+}
+
+// The window's size where its screen has room for it.
+const windowW, windowH = 1360, 880
+
+// fitWindow sizes the window to its screen: where the screen has no room
+// for windowW x windowH and a panel or two (a 1280x800 or 1366x768 laptop),
+// the window takes the screen's size, placed on it, and is maximised (where
+// a window manager does that, it leaves the panels be); GTK would open it
+// centred and larger than the screen, its edges off it.
+func fitWindow(ctx context.Context) {
+	screens, err := wruntime.ScreenGetAll(ctx)
+	if err != nil || len(screens) == 0 {
+		return
+	}
+	sc := screens[0]
+	for _, s := range screens {
+		if s.IsCurrent {
+			sc = s
+		}
+	}
+	w, h := sc.Size.Width, sc.Size.Height
+	const panels = 80
+	if w <= 0 || h <= 0 || (w >= windowW+panels && h >= windowH+panels) {
+		return
+	}
+	wruntime.WindowSetSize(ctx, min(w, windowW), min(h, windowH))
+	wruntime.WindowSetPosition(ctx, 0, 0)
+	wruntime.WindowMaximise(ctx)
 }
 
 // quietSettings keeps GTK's settings in memory when there is no D-Bus
@@ -187,6 +217,12 @@ func (s *smokeHook) start(ctx context.Context) {
 		}
 		wruntime.WindowExecJS(ctx, string(js))
 	})
+}
+
+// Mark tells the test that the script has reached a point it waits for:
+// it writes the empty file <report>.<name>.
+func (s *smokeHook) Mark(name string) error {
+	return os.WriteFile(s.report+"."+filepath.Base(name), nil, 0o644)
 }
 
 // Report receives the script's findings (JSON), writes them for the test,

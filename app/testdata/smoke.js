@@ -1,5 +1,5 @@
 // The desktop smoke test's script. app/desktop_test.go prepends
-//   const SMOKE = {phase: "run" | "history" | "dialog", expect: [result ids]};
+//   const SMOKE = {phase: "run" | "history" | "families" | "dialog", expect: [result ids or layouts], recheck: bool};
 // and the app runs it in the real page once it has loaded (WindowExecJS).
 // It drives the page as a person would — fills the form, clicks Run, the
 // chart tabs, Export, History — and reports what it saw through the bound
@@ -58,6 +58,62 @@
       await sleep(2500);
       report.ok = true;
       step("dialog open");
+      await send(report);
+      return;
+    }
+
+    if (SMOKE.phase === "families") {
+      // Every family of layouts runs from the window: ClickHouse's own
+      // (ch_hashed) and a C++ map (boost_flat), ticked in their own chip
+      // groups, with none of packlab's.
+      report.families = { chips: {} };
+      // The C++ maps' worker appears while the window is open (the test
+      // puts it in place once told): "check again" finds it, no restart.
+      const boost = () => $('#form input[name="layouts"][value="boost_flat"]');
+      if (SMOKE.recheck) {
+        report.families.before = boost().disabled ? "disabled" : "enabled";
+        report.families.link = !!$("#refs-note .check-again");
+        await window.go.desktop.smokeHook.Mark("unbuilt");
+        for (const end = Date.now() + 30000; boost().disabled && Date.now() < end;) {
+          const a = $("#refs-note .check-again");
+          if (a) a.click();
+          await sleep(400);
+        }
+        report.families.after = boost().disabled ? "disabled" : "enabled";
+      }
+      report.families.notes = [$("#refs-note").textContent, $("#ch-note").textContent];
+      for (const name of SMOKE.expect) {
+        const box = $(`#form input[name="layouts"][value="${name}"]`);
+        report.families.chips[name] = box ? (box.disabled ? "disabled" : "enabled") : "missing";
+      }
+      // "+ attribute" with hashed ticked: the error says what to tick, and
+      // the sidebar keeps its shape.
+      for (const box of $$('#form input[name="layouts"]')) if (box.checked !== (box.value === "hashed")) box.click();
+      const keyWidth = $("#key").getBoundingClientRect().width;
+      $("#attr_add").click();
+      await until("the attributes error", () => errorText("attributes") !== "");
+      const side = $(".form-fields");
+      report.families.attr = { error: errorText("attributes"), key_before: Math.round(keyWidth),
+        key_after: Math.round($("#key").getBoundingClientRect().width), side_scroll: side.scrollWidth, side_client: side.clientWidth };
+      report.families.wide = $$(".sidebar *").filter((e) => e.getBoundingClientRect().right > side.getBoundingClientRect().right).map((e) => e.tagName + "#" + e.id + "." + e.className + " " + Math.round(e.getBoundingClientRect().right)).slice(0, 8);
+      $("#attrs button").click();
+      await until("the attributes error to clear", () => errorText("attributes") === "");
+      if (Object.values(report.families.chips).every((c) => c === "enabled")) {
+        for (const box of $$('#form input[name="layouts"]')) if (box.checked !== SMOKE.expect.includes(box.value)) box.click();
+        setValue("rows", "1e5");
+        await until("the prediction to fit", () => $("#estimate").classList.contains("fits") && !$("#run").disabled &&
+          $$("#estimate .est-row").length === SMOKE.expect.length, 30000);
+        $("#run").click();
+        await until("the run to start", () => document.body.dataset.run === "running", 10000);
+        await until("the run to finish", () => document.body.dataset.run === "idle", 120000);
+        report.progress_title = $("#progress-title").textContent;
+        report.progress_phase = $("#progress-phase").textContent;
+        report.run_error = errorText("run");
+        await until("the results", () => $$("#results-grid tbody tr").length === SMOKE.expect.length, 20000);
+        report.table_rows = $$("#results-grid tbody tr").map((tr) => Array.from(tr.cells).map((c) => c.textContent));
+        step("families run");
+      }
+      report.ok = true;
       await send(report);
       return;
     }
@@ -140,6 +196,7 @@
       return;
     }
 
+    report.window = { x: window.screenX, y: window.screenY, w: window.innerWidth, h: window.innerHeight };
     // The C++ reference maps are listed beside packlab's layouts: runnable
     // where their worker is built, else disabled, with the command.
     report.references = {
@@ -267,6 +324,7 @@
   } catch (e) {
     report.error = String((e && e.message) || e);
     report.banner = ($("#banner") || {}).textContent;
+    report.estimate = ($("#estimate") || {}).textContent;
   }
   report.ms = Date.now() - t0;
   await send(report);

@@ -167,7 +167,12 @@ func MemoryBreakdownChart(results []result.Result) (Chart, error) {
 		}
 		bar.AddSeries(s.name, s.data, stack, charts.WithItemStyleOpts(opts.ItemStyle{Color: s.color}), hatch(refs))
 	}
-	return finish(kind, title, bar, optionVisitor{})
+	units := make([]string, len(bar.MultiSeries))
+	for i := range units {
+		units[i] = "B per entry"
+	}
+	bar.SetGlobalOptions(unitTooltip(units...))
+	return finish(kind, title, bar, optionVisitor{styleKey: refs})
 }
 
 // breakdownNotes are the memory chart's notes: what a bar is, and which
@@ -248,9 +253,11 @@ func PaddingWasteChart(results []result.Result) (Chart, error) {
 	hm.AddSeries("computed padding share (%)", cells,
 		charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), FontSize: 9}))
 	if len(runs) > 0 {
-		hm.SetGlobalOptions(charts.WithGridOpts(opts.Grid{Left: "66%", Right: "4%", Top: gridTop(notes), Bottom: "70", ContainLabel: opts.Bool(true)}))
-		hm.ExtendXAxis(opts.XAxis{Type: "value", GridIndex: 1, Min: 0, Max: 100, Name: "measured padding (%)",
-			NameLocation: "middle", NameGap: 30, AxisLabel: &opts.AxisLabel{Formatter: "{value} %"}})
+		hm.SetGlobalOptions(charts.WithGridOpts(opts.Grid{Left: "66%", Right: "40", Top: gridTop(notes), Bottom: "70", ContainLabel: opts.Bool(true)}))
+		// Three ticks (0, 50, 100 %): five ran together in the third of the
+		// chart this grid has ("0 %20 %40 %60 %80 %").
+		hm.ExtendXAxis(opts.XAxis{Type: "value", GridIndex: 1, Min: 0, Max: 100, Name: "measured padding", SplitNumber: 2,
+			NameLocation: "middle", NameGap: 30, AxisLabel: &opts.AxisLabel{Formatter: "{value} %", Interval: "0"}})
 		hm.ExtendYAxis(opts.YAxis{Type: "category", GridIndex: 1, Data: runs, Inverse: opts.Bool(true), AxisLabel: &opts.AxisLabel{Interval: "0"}})
 		m := charts.NewBar()
 		m.AddSeries("measured padding share (%)", measured,
@@ -259,7 +266,7 @@ func PaddingWasteChart(results []result.Result) (Chart, error) {
 			charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "right", Formatter: "{c} %"}), hatch(refs))
 		hm.Overlap(m)
 	}
-	return finish(kind, title, hm, optionVisitor{visualMapSeries: []int{0}})
+	return finish(kind, title, hm, optionVisitor{visualMapSeries: []int{0}, styleKey: refs})
 }
 
 // paddingGrid is every key and value type pair's padding share of a
@@ -336,11 +343,18 @@ func MemoryVsRowsChart(results []result.Result) (Chart, error) {
 		kinds = append(kinds, g.kinds[label])
 	}
 	notes = append(notes, lineNotes(kinds)...)
+	// One row count is a column of points: the axis is the decade either
+	// side of it (not 100 to 1e8), and the notes say what draws lines.
+	x := opts.XAxis{Type: "log", Name: "rows", NameLocation: "middle", NameGap: 30}
+	if rows := g.rowCounts(); len(rows) == 1 {
+		x.Min, x.Max = float64(rows[0])/10, float64(rows[0])*10
+		notes = append(notes, "every result has "+text.Thousands(rows[0])+" rows: results of several row counts draw a line each")
+	}
 	line := charts.NewLine()
 	line.SetGlobalOptions(baseOptions(kind, title, notes)...)
 	line.SetGlobalOptions(
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "log", Name: "rows", NameLocation: "middle", NameGap: 30}),
+		pointTooltip("rows", u.name),
+		charts.WithXAxisOpts(x),
 		charts.WithYAxisOpts(opts.YAxis{Type: yType, Name: u.name, AxisLabel: &opts.AxisLabel{Formatter: types.FuncStr("{value} " + u.name)}}),
 	)
 	g.addSeries(line, u)
@@ -360,6 +374,18 @@ type rowsGroups struct {
 }
 
 type rowsPoint struct{ rows, alloc, rss int64 }
+
+// rowCounts are the distinct row counts of g's points, in order.
+func (g rowsGroups) rowCounts() []int64 {
+	var rows []int64
+	for _, pts := range g.points {
+		for _, p := range pts {
+			rows = append(rows, p.rows)
+		}
+	}
+	slices.Sort(rows)
+	return slices.Compact(rows)
+}
 
 // gatherRows groups results by their label without the rows.
 func gatherRows(results []result.Result) rowsGroups {
@@ -591,7 +617,8 @@ func PerThreadSpeedChart(results []result.Result) (Chart, error) {
 		charts.WithItemStyleOpts(opts.ItemStyle{Color: "#c8c8c8"}), hatch(refs))
 	bar.AddSeries(ru.name+"/s", rate, charts.WithBarChartOpts(opts.BarChart{YAxisIndex: 1}),
 		charts.WithItemStyleOpts(opts.ItemStyle{Color: "#3ba272"}), hatch(refs))
-	return finish(kind, title, bar, optionVisitor{})
+	bar.SetGlobalOptions(unitTooltip("s", "s", ru.name+"/s"))
+	return finish(kind, title, bar, optionVisitor{styleKey: refs})
 }
 
 // ThroughputChart is a bar per run: load and read speed in million rows per
@@ -626,7 +653,8 @@ func ThroughputChart(results []result.Result) (Chart, error) {
 	label := charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "top"})
 	bar.AddSeries("load", load, label, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#5470c6"}), hatch(refs))
 	bar.AddSeries("read", read, label, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#91cc75"}), hatch(refs))
-	return finish(kind, title, bar, optionVisitor{})
+	bar.SetGlobalOptions(unitTooltip("million rows/s", "million rows/s"))
+	return finish(kind, title, bar, optionVisitor{styleKey: refs})
 }
 
 // rateBar is a bar of rows/s in million rows/s; where lo and hi are above 0
@@ -795,18 +823,47 @@ func chartElementID(kind string) string {
 }
 
 // baseOptions are the settings every chart shares: a fixed id, a white
-// background (for PNG export), no animation, legend at the bottom and a
-// save-as-image button.
+// background (for PNG export), no animation, the notes wrapped under the
+// title and a legend at the bottom. No toolbox: the faces' own buttons
+// export a chart (ECharts' save icon wrote a file with no dialog and was
+// drawn into every export). The grid leaves 60 px at the right for the
+// last x label, which hangs past the axis' end by half its width.
 func baseOptions(kind, title string, notes []string) []charts.GlobalOpts {
 	return []charts.GlobalOpts{
 		charts.WithInitializationOpts(opts.Initialization{ChartID: chartElementID(kind), BackgroundColor: "#ffffff", PageTitle: title}),
 		charts.WithAnimation(false),
-		charts.WithTitleOpts(opts.Title{Title: title, Subtitle: strings.Join(notes, "\n"), Left: "center"}),
+		charts.WithTitleOpts(opts.Title{Title: title, Subtitle: strings.Join(wrapNotes(notes), "\n"), Left: "center"}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Type: "scroll", Bottom: "0"}),
-		charts.WithToolboxOpts(opts.Toolbox{Show: opts.Bool(true), Right: "20", Feature: &opts.ToolBoxFeature{
-			SaveAsImage: &opts.ToolBoxFeatureSaveAsImage{Show: opts.Bool(true), Type: "png", Name: "packlab-" + kind, Title: "save as image"}}}),
-		charts.WithGridOpts(opts.Grid{Left: "3%", Right: "4%", Top: gridTop(notes), Bottom: "50", ContainLabel: opts.Bool(true)}),
+		charts.WithToolboxOpts(opts.Toolbox{Show: opts.Bool(false)}),
+		charts.WithGridOpts(opts.Grid{Left: "3%", Right: "60", Top: gridTop(notes), Bottom: "50", ContainLabel: opts.Bool(true)}),
 	}
+}
+
+// noteWidth is the most characters a line of a chart's notes holds: at
+// ECharts' 12 px sans-serif (about 6.5 px a character) 100 are 650 px, which
+// a chart beside the lab's sidebar at 1280 px (about 850 px) holds.
+const noteWidth = 100
+
+// wrapNotes breaks each note into lines of at most noteWidth characters,
+// at spaces (ECharts draws a subtitle's lines as given, cut at the chart's
+// edges).
+func wrapNotes(notes []string) []string {
+	var lines []string
+	for _, n := range notes {
+		line := ""
+		for _, w := range strings.Fields(n) {
+			if line != "" && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) > noteWidth {
+				lines = append(lines, line)
+				line = ""
+			}
+			if line != "" {
+				line += " "
+			}
+			line += w
+		}
+		lines = append(lines, line)
+	}
+	return lines
 }
 
 // categoryBar is a bar chart of named bars on one value axis, with the
@@ -819,11 +876,27 @@ func categoryBar(kind, title string, notes, cats []string, y opts.YAxis) *charts
 	return bar
 }
 
+// unitTooltip is columnTooltip with each series' value and its unit:
+// units[i] is the i-th series' ("B", "s", "million rows/s").
+func unitTooltip(units ...string) charts.GlobalOpts {
+	f := "{b}"
+	for i, u := range units {
+		f += fmt.Sprintf("<br/>{a%d}: {c%d} %s", i, i, u)
+	}
+	return charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", AxisPointer: &opts.AxisPointer{Type: "shadow"}, Formatter: types.FuncStr(f)})
+}
+
+// pointTooltip names a line's point by its series and both its figures
+// with their units.
+func pointTooltip(x, y string) charts.GlobalOpts {
+	return charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item", Formatter: types.FuncStr("{a}<br/>{c} (" + x + ", " + y + ")")})
+}
+
 // columnTooltip shows every series of the column under the pointer.
 var columnTooltip = charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", AxisPointer: &opts.AxisPointer{Type: "shadow"}})
 
 // gridTop leaves room above a grid for the title, its notes and an axis name.
-func gridTop(notes []string) string { return strconv.Itoa(72 + 16*len(notes)) }
+func gridTop(notes []string) string { return strconv.Itoa(72 + 16*len(wrapNotes(notes))) }
 
 // categoryAxis is an x axis of named bars that shows every name, slanted
 // when the names would not fit side by side.
@@ -886,6 +959,47 @@ type optionChart interface {
 type optionVisitor struct {
 	charts.BaseConfigurationVisitor
 	visualMapSeries []int
+	// styleKey is whose bars a bar chart draws: where another program's
+	// are among them, the legend says which style is whose.
+	styleKey []runKind
+}
+
+// VisitSeriesOpt adds, where the bars are not all packlab's, the style
+// key to the legend: plain = packlab, hatched = a C++ map, dotted =
+// ClickHouse. Its entries are the slices of a pie that is not drawn (no
+// radius): ECharts lists a pie's slices in the legend with their style,
+// hatching and dots included, and a pie takes no room from the bars.
+func (v optionVisitor) VisitSeriesOpt(series charts.MultiSeries) interface{} {
+	if !slices.ContainsFunc(v.styleKey, func(k runKind) bool { return k != kindOwn }) {
+		return series
+	}
+	type slice struct {
+		Name      string `json:"name"`
+		Value     int    `json:"value"`
+		ItemStyle any    `json:"itemStyle"`
+	}
+	key := []slice{{"plain: packlab", 1, map[string]string{"color": "#9aa5b4"}}}
+	if slices.Contains(v.styleKey, kindReference) {
+		key = append(key, slice{"hatched: C++ map", 1, struct {
+			Color string `json:"color"`
+			hatchedItem
+		}{"#bf812d", referenceHatch}})
+	}
+	if slices.Contains(v.styleKey, kindClickHouse) {
+		key = append(key, slice{"dotted: ClickHouse", 1, struct {
+			Color string `json:"color"`
+			hatchedItem
+		}{"#e67300", clickHouseDots}})
+	}
+	out := make([]any, 0, len(series)+1)
+	for _, s := range series {
+		out = append(out, s)
+	}
+	return append(out, map[string]any{
+		"type": "pie", "name": "style", "radius": []int{0, 0}, "center": []int{-100, -100},
+		"silent": true, "legendHoverLink": false, "label": map[string]bool{"show": false}, "tooltip": map[string]bool{"show": false},
+		"data": key,
+	})
 }
 
 func (optionVisitor) VisitTitleOpt(t opts.Title) interface{} {

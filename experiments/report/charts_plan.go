@@ -64,13 +64,17 @@ func PlanChart(plan planner.Plan, history []result.Result) (Chart, error) {
 	if plan.Request.Preallocate {
 		steps = "each table reserved for its rows (no growth: a step is the next power of two)"
 	}
-	notes := []string{"computed by core.Predict (the growth of a native run, or of this browser's wasm memory when planned for it); " + steps +
+	growth := "the growth of a native run"
+	if plan.Request.Runtime == planner.RuntimeBrowser {
+		growth = "the growth of this browser's wasm memory"
+	}
+	notes := []string{"computed by core.Predict (" + growth + "); " + steps +
 		"; dashed: the answer's first load peak, dotted: its reload peak (the serving table beside a new one loading)",
 		"points: RSS measured here (same types and load factor); red: the budget; ◆: the rows asked"}
 	line := charts.NewLine()
 	line.SetGlobalOptions(baseOptions(kind, title, notes)...)
 	line.SetGlobalOptions(
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
+		pointTooltip("rows", u.name),
 		charts.WithXAxisOpts(opts.XAxis{Type: "log", Name: "rows", NameLocation: "middle", NameGap: 30, Min: planChartMinRows, Max: hi}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "log", Name: u.name, AxisLabel: &opts.AxisLabel{Formatter: types.FuncStr("{value} " + u.name)}}),
 	)

@@ -72,27 +72,60 @@
 
   function buildForm(limits) {
     const d = limits.defaults;
+    drawLayouts(limits, new Set(d.layouts));
+    // Folded away so that Run and the main choices stay in view; open when
+    // one of them is chosen already.
+    $("#more-layouts").open = limits.layouts.some((l) => (l.reference || l.clickhouse_own) && d.layouts.includes(l.name));
+    buildFormFields(limits);
+  }
+
+  // drawLayouts draws every layout's chip, ticked where checked has it:
+  // packlab's layouts, then the C++ reference maps, then ClickHouse's own
+  // dictionaries, listed even where they cannot run, with why, the command
+  // that builds them, and a link that checks again.
+  function drawLayouts(limits, checked) {
     const chip = (l) =>
       el("label", { class: "chip" + (l.reference ? " ref" : "") + (l.clickhouse_own ? " ch" : ""), title: l.available ? l.description : l.unavailable },
-        el("input", { type: "checkbox", name: "layouts", value: l.name, checked: d.layouts.includes(l.name), disabled: !l.available }),
+        el("input", { type: "checkbox", name: "layouts", value: l.name, checked: l.available && checked.has(l.name), disabled: !l.available }),
         el("span", {}, l.name, el("small", { text: l.clickhouse_label || l.clickhouse || "Go map" })));
-    // packlab's layouts, then the C++ reference maps, then ClickHouse's own
-    // dictionaries: listed even where they cannot run, with why and the
-    // command that builds them.
     const refs = limits.layouts.filter((l) => l.reference);
     const chs = limits.layouts.filter((l) => l.clickhouse_own);
     $("#layouts").replaceChildren(...limits.layouts.filter((l) => !l.reference && !l.clickhouse_own).map(chip));
     $("#ref-layouts").replaceChildren(...refs.map(chip));
     $("#ch-layouts").replaceChildren(...chs.map(chip));
+    // Where a worker can be built (not in the browser), "check again"
+    // finds it without a restart; so does the window gaining focus.
+    const again = () => el("button", { type: "button", class: "link check-again", text: "check again", onclick: recheckWorkers });
     const note = $("#refs-note");
-    note.textContent = limits.references.note;
-    note.classList.toggle("unavailable", !limits.references.available);
+    const refsOK = limits.references.available;
+    note.replaceChildren(limits.references.note, ...(refsOK || limits.runtime === "browser" ? [] : [" ", again()]));
+    note.classList.toggle("unavailable", !refsOK);
     const chNote = $("#ch-note");
-    chNote.textContent = limits.clickhouse ? limits.clickhouse.note : "";
-    chNote.classList.toggle("unavailable", !(limits.clickhouse && limits.clickhouse.available));
-    // Folded away so that Run and the main choices stay in view; open when
-    // one of them is chosen already.
-    $("#more-layouts").open = [...refs, ...chs].some((l) => d.layouts.includes(l.name));
+    const chOK = !!(limits.clickhouse && limits.clickhouse.available);
+    chNote.replaceChildren(limits.clickhouse ? limits.clickhouse.note : "", ...(chOK || limits.runtime === "browser" ? [] : [" ", again()]));
+    chNote.classList.toggle("unavailable", !chOK);
+  }
+
+  // recheckWorkers asks for the layouts again (a worker built since, say
+  // by make chdb, runs now) and redraws their chips when anything changed,
+  // keeping what is ticked.
+  async function recheckWorkers() {
+    let l;
+    try {
+      l = await state.backend.call("Limits");
+    } catch (err) {
+      return; // the form stays as it was; the next check may answer
+    }
+    const key = (x) => JSON.stringify([x.layouts.map((y) => [y.name, y.available, y.unavailable, y.description]), x.references, x.clickhouse]);
+    if (key(l) === key(state.limits)) return;
+    const checked = new Set(readForm().layouts);
+    Object.assign(state.limits, { layouts: l.layouts, references: l.references, clickhouse: l.clickhouse });
+    drawLayouts(state.limits, checked);
+    scheduleEstimate();
+  }
+
+  function buildFormFields(limits) {
+    const d = limits.defaults;
 
     for (const id of ["key", "value"]) {
       $("#" + id).replaceChildren(...limits.types.map((t) =>
@@ -157,7 +190,9 @@
     const file = state.sourceMode === "file";
     return {
       source_kind: state.sourceMode,
-      layouts: $$('#layouts input:checked, #ref-layouts input:checked').map((i) => i.value),
+      // Every chip group the form draws (packlab's, the C++ maps,
+      // ClickHouse's own): the chips, not their groups, are the field.
+      layouts: $$('#form input[name="layouts"]:checked').map((i) => i.value),
       key: $("#key").value,
       value: $("#value").value,
       attributes: attributesOf("#attrs", "#value"),
@@ -205,7 +240,7 @@
       const box = $("#estimate");
       box.className = "estimate refused";
       box.replaceChildren(el("div", { class: "verdict", text: "Check the form" }),
-        el("div", { class: "message", text: e.message }));
+        el("div", { class: "message", text: e.message, title: e.message }));
       syncRunButtons();
     }
   }
@@ -222,7 +257,7 @@
     box.replaceChildren(
       el("div", { class: "verdict", text: est.verdict }),
       ...rows,
-      el("div", { class: "message", text: est.message }));
+      el("div", { class: "message", text: est.message, title: est.message }));
     syncRunButtons();
   }
 
@@ -258,8 +293,18 @@
     $("#progress-title").textContent = title;
     $("#progress-phase").textContent = "starting";
     $("#progress-bar").style.width = "0%";
-    for (const id of ["p-rows", "p-rate", "p-eta", "p-rss", "p-layout"]) $("#" + id).textContent = "–";
+    for (const id of ["p-rows", "p-rate", "p-eta", "p-rss", "p-layout"]) setStat(id, "–");
     syncRunButtons();
+    // Run pressed while the comparison is scrolled down: the card comes
+    // into view.
+    $("#progress").scrollIntoView({ block: "nearest" });
+  }
+
+  // setStat shows a progress figure, whole in its title where it is cut.
+  function setStat(id, text) {
+    const e = $("#" + id);
+    e.textContent = text;
+    e.title = text;
   }
 
   function closeProgress(title, phase, bad) {
@@ -289,11 +334,11 @@
   function onProgress(p) {
     if (p.id !== state.runId) return;
     $("#progress-bar").style.width = p.percent + "%";
-    $("#p-rows").textContent = p.rows_text;
-    $("#p-rate").textContent = p.rate_text;
-    $("#p-eta").textContent = p.eta_text;
-    $("#p-rss").textContent = p.rss_text;
-    $("#p-layout").textContent = p.layout_text;
+    setStat("p-rows", p.rows_text);
+    setStat("p-rate", p.rate_text);
+    setStat("p-eta", p.eta_text);
+    setStat("p-rss", p.rss_text);
+    setStat("p-layout", p.layout_text);
     $("#progress-phase").textContent = p.phase_text;
   }
 
@@ -345,14 +390,20 @@
   async function renderTable() {
     const wrap = $("#results-table");
     if (!state.selection.length) {
+      $("#results-notes").replaceChildren();
       wrap.replaceChildren(el("div", { class: "empty", text: "Run a comparison, or pick earlier runs in History." }));
       $("#results-desc").textContent = "";
       return;
     }
     try {
       const t = await state.backend.call("Table", state.selection);
-      wrap.replaceChildren(gridTable(t, { id: "results-grid" }),
-        ...(t.notes || []).map((n) => el("p", { class: "table-note", text: n })));
+      // The notes fold under one line, so that the first chart stays in
+      // view after a run.
+      const notes = t.notes || [];
+      wrap.replaceChildren(gridTable(t, { id: "results-grid" }));
+      $("#results-notes").replaceChildren(...(notes.length ? [el("details", { class: "table-notes", id: "results-notes-list" },
+        el("summary", { title: notes[0], text: `${notes.length} note${notes.length > 1 ? "s" : ""}: ${notes[0]}` }),
+        ...notes.map((n) => el("p", { class: "table-note", text: n })))] : []));
       $("#results-desc").textContent = t.title || "";
     } catch (err) {
       wrap.replaceChildren(el("div", { class: "empty", text: "" }));
@@ -560,12 +611,14 @@
         el("td", { text: j.face || "–" }),
         el("td", { class: "num", text: j.results })));
       if (open) {
+        // The job's results scroll in their own box, so that they do not
+        // widen the jobs' table past its card.
         body.push(el("tr", { class: "job-results", "data-job": j.id }, el("td", { colspan: "6" },
-          gridTable({ columns: h.columns, rows: j.rows }, {
+          el("div", { class: "table-wrap" }, gridTable({ columns: h.columns, rows: j.rows }, {
             selectable: true, selected: sel, rowClass: "result",
             onToggle: (id, on) => pick([id], on),
             onToggleAll: (on) => pick(ids, on),
-          }))));
+          })))));
       }
     }
     return el("table", { class: "grid history", id: "history-grid" }, el("thead", {}, head), el("tbody", {}, ...body));
@@ -635,13 +688,17 @@
 
   // addAttribute adds one more attribute's type to a form's list, with a
   // button that removes it again.
+  // Adding or removing one is a change of the form (the estimate follows).
   function addAttribute(list, limits, type) {
+    const box = $(list);
+    const changed = () => box.dispatchEvent(new Event("change", { bubbles: true }));
     const row = el("span", { class: "attr" },
       el("select", { "aria-label": "attribute type" }, ...(limits.attribute_types || limits.types).map((t) =>
         el("option", { value: t.name, text: t.label, selected: t.name === type }))),
       el("button", { type: "button", class: "small", text: "×", title: "remove this attribute",
-        onclick: () => row.remove() }));
-    $(list).append(row);
+        onclick: () => { row.remove(); changed(); } }));
+    box.append(row);
+    changed();
   }
 
   // attributesOf is every attribute's type when a form's dictionary has
@@ -780,6 +837,7 @@
     buildPlanForm(l);
     $("#plan-form").addEventListener("submit", makePlan);
 
+    window.addEventListener("focus", recheckWorkers);
     state.backend.on("run:progress", onProgress);
     state.backend.on("run:result", onResult);
     state.backend.on("run:error", onRunError);
