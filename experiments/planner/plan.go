@@ -153,8 +153,8 @@ const (
 	// loses unless it saves much memory (balanced.go).
 	PreferBalanced = "balanced"
 	PreferMemory   = "memory"
-	PreferRead   = "read"
-	PreferLoad   = "load"
+	PreferRead     = "read"
+	PreferLoad     = "load"
 )
 
 // Where a planned table runs (PlanRequest.Runtime).
