@@ -7,9 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -372,35 +369,6 @@ func TestPlanClickHouse(t *testing.T) {
 		if ch := uuid.BestClickHouse(); ch == nil || ch.PacklabOnly || ch.CreateDictionary == "" {
 			t.Errorf("best %s is packlab-only, but no ClickHouse setup is offered: %+v", SetupName(*b), ch)
 		}
-	}
-}
-
-// TestPlanGoCodeCompiles builds the Go code of a plan's answer as a program
-// against this module's core and core/source.
-func TestPlanGoCodeCompiles(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the Go compiler")
-	}
-	plan, err := MakePlan(PlanRequest{Rows: 1e9, Key: "Int128", Value: "Float32", MemoryBytes: 1 << 40}, nil, machine24)
-	if err != nil {
-		t.Fatal(err)
-	}
-	best := candidateOf(t, plan, "packed", 8, 0.94)
-	best.GoCode = goCode(best)
-	dir, err := os.MkdirTemp("..", "plan-gocode-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	prog := "package main\n\nimport (\n\t\"context\"\n\n\t\"github.com/packlab/packlab/core\"\n\t\"github.com/packlab/packlab/core/source\"\n)\n\nfunc load(ctx context.Context) error {\n" +
-		best.GoCode + "\n\t_, _, _ = report, v, ok\n\treturn nil\n}\n\nfunc main() { _ = load(context.Background()) }\n"
-	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(prog), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("go", "vet", "./"+filepath.Base(dir))
-	cmd.Dir = ".."
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("the plan's Go code does not compile: %v\n%s\n%s", err, out, prog)
 	}
 }
 
