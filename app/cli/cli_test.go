@@ -189,7 +189,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"plan", "--rows", "1e6", "--attributes", "UInt16,UInt7"}, "--attributes UInt7: unknown type " + attrTypes},
 		{[]string{"plan", "--rows", "1e6", "--value", "UInt16", "--attributes", "UInt16,UInt32"}, "--value UInt16: cannot be combined with --attributes UInt16,UInt32 (the value is the first attribute; allowed: one of the two)"},
 		{[]string{"frobnicate"}, `unknown command "frobnicate" (allowed: run, sweep, plan, report, serve, history, version, help)`},
-		{[]string{"help", "frob"}, `help "frob": unknown command (allowed: run, sweep, plan, report, serve, history)`},
+		{[]string{"help", "frob"}, `help "frob": unknown command (allowed: run, sweep, plan, report, serve, history, version, help)`},
 	}
 	for _, c := range cases {
 		args := append(append([]string(nil), c.args...), "--results", results)
@@ -410,6 +410,10 @@ func TestHelpAndVersion(t *testing.T) {
 		{[]string{"help", "report"}, "--ids ID,ID"},
 		{[]string{"help", "serve"}, "packlab serve"},
 		{[]string{"version"}, "packlab " + app.Version},
+		{[]string{"help", "version"}, "packlab version — the version"},
+		{[]string{"help", "help"}, "packlab help [COMMAND] — "},
+		{[]string{"version"}, "\nClickHouse's dictionaries (ch_ layouts): "},
+		{[]string{"version"}, "\nC++ reference maps: "},
 		// This test binary has no window: packlab with no command says so
 		// and how to get it, and version says what is built in.
 		{nil, "This packlab has no lab window: it was built without the desktop tags.\nFor the window, 'make lab' builds bin/packlab-desktop"},
