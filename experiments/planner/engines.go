@@ -299,9 +299,18 @@ func answerLine(plan Plan, c Candidate) string {
 	if engineOf(c) == EngineClickHouse {
 		how = " by ClickHouse's own growth"
 	}
-	return fmt.Sprintf("%s: %s: steady %s, first load peak %s, reload peak %s%s, %.2f bytes/pair; %s at a %s",
+	return fmt.Sprintf("%s: %s: steady %s, first load peak %s, reload peak %s%s, %.2f %s; %s at a %s",
 		AnswerTitle(plan, c), SetupName(c), text.Bytes(c.SteadyBytes), text.Bytes(c.PeakBytes), text.Bytes(c.ReloadPeakBytes), how,
-		c.BytesPerPair, fitWords(plan, c), plan.Checked)
+		c.BytesPerPair, perKeyWords(plan), fitWords(plan, c), plan.Checked)
+}
+
+// perKeyWords names bytes per key: "bytes/pair", or "bytes/row" for a
+// dictionary of several attributes (the key and every attribute).
+func perKeyWords(plan Plan) string {
+	if len(plan.Request.Attributes) > 1 {
+		return "bytes/row"
+	}
+	return "bytes/pair"
 }
 
 // holdsWords says up to how many rows an answer's setup holds in the

@@ -895,7 +895,7 @@ func explain(plan *Plan, p parsedPlan) {
 	budget := text.Bytes(plan.BudgetBytes)
 	byKind := map[growthKind][]string{}
 	for _, l := range core.Layouts() {
-		if i := slices.IndexFunc(plan.Candidates, func(c Candidate) bool { return c.Layout == string(l) }); i >= 0 {
+		if i := slices.IndexFunc(plan.Candidates, func(c Candidate) bool { return c.Layout == string(l) && engineOf(c) == EngineGo }); i >= 0 {
 			k := growthOf(plan.Candidates[i])
 			byKind[k] = append(byKind[k], string(l))
 		}

@@ -386,3 +386,30 @@ func stableHistory() []result.Result {
 	}
 	return out
 }
+
+// TestPlanAttributesWording: a dictionary of three attributes is planned
+// per row, not per pair: the table's header and each answer say bytes/row;
+// the ClickHouse answer's peaks are ClickHouse's growth (above steady), and
+// the growth sentence names no ClickHouse layout as a Go table.
+func TestPlanAttributesWording(t *testing.T) {
+	plan, err := MakePlan(PlanRequest{Rows: 1e6, Attributes: []string{"UInt16", "UInt32", "Float64"}, MemoryBytes: 1 << 30}, nil, machine24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := plan.Details()
+	if !slices.Contains(d.Header, "bytes/row") || slices.Contains(d.Header, "bytes/pair") {
+		t.Errorf("header %v: want bytes/row", d.Header)
+	}
+	ch, g := plan.BestClickHouse(), plan.BestGo()
+	if ch == nil || g == nil || ch.PeakBytes <= ch.SteadyBytes || !strings.HasSuffix(g.Layout, dict.RowSuffix) {
+		t.Fatalf("answers %v, %v: want a ClickHouse dictionary peaking above steady and a Go row table", ch, g)
+	}
+	for _, a := range d.Answers {
+		if !strings.Contains(a.Line, " bytes/row;") || strings.Contains(strings.Join(a.Lines, " "), "bytes per pair") {
+			t.Errorf("answer %q: want bytes/row", a.Line)
+		}
+	}
+	if strings.Contains(plan.Growing, "hashed,") || strings.Contains(plan.Growing, "the peak counts the old and the new table") {
+		t.Errorf("growth sentence %q names ClickHouse's tables as Go's", plan.Growing)
+	}
+}

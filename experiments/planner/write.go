@@ -222,7 +222,7 @@ func writePlanCSV(w io.Writer, plan Plan) error {
 // and hide what a dense layout is for. Rows are in rank order; JSON and CSV
 // list every setup.
 func PlanTable(plan Plan) (header []string, numeric []bool, rows [][]string) {
-	header = []string{"rank", "runs in", "setup", "steady", "first load", "reload", "bytes/pair", "load (range)", "read M rows/s (range)", "fits", "why"}
+	header = []string{"rank", "runs in", "setup", "steady", "first load", "reload", perKeyWords(plan), "load (range)", "read M rows/s (range)", "fits", "why"}
 	numeric = []bool{true, false, false, true, true, true, true, true, true, false, false}
 	for _, c := range planTableSetups(plan.Candidates) {
 		fits := "no"
@@ -473,7 +473,7 @@ func answerOf(plan Plan, c Candidate) PlanAnswer {
 		a.Lines = append(a.Lines,
 			fmt.Sprintf("steady %s, first load peak %s, reload peak %s (the serving dictionary beside a new one at its first-load peak): %s", text.Bytes(c.SteadyBytes),
 				text.Bytes(c.PeakBytes), text.Bytes(c.ReloadPeakBytes), ch.Model),
-			fmt.Sprintf("%.2f bytes per pair, load factor %.3f after the load; %s at a %s", c.BytesPerPair, c.LoadFactor, fitWords(plan, c), plan.Checked))
+			fmt.Sprintf("%.2f %s, load factor %.3f after the load; %s at a %s", c.BytesPerPair, perKeyWords(plan), c.LoadFactor, fitWords(plan, c), plan.Checked))
 	} else {
 		a.Lines = append(a.Lines,
 			fmt.Sprintf("steady %s (%s computed x %s + the loader's blocks %s), first load peak %s (%s)",
@@ -481,7 +481,7 @@ func answerOf(plan Plan, c Candidate) PlanAnswer {
 				text.Bytes(c.PeakBytes), growthWords(c)),
 			fmt.Sprintf("reload peak %s: the serving table (%s) beside a new one at its first-load peak, as a Go program that builds a new map and swaps it in holds them",
 				text.Bytes(c.ReloadPeakBytes), text.Bytes(servingBytes(c))),
-			fmt.Sprintf("%.2f bytes per pair, load factor %.3f after the load; %s at a %s", c.BytesPerPair, c.LoadFactor, fitWords(plan, c), plan.Checked))
+			fmt.Sprintf("%.2f %s, load factor %.3f after the load; %s at a %s", c.BytesPerPair, perKeyWords(plan), c.LoadFactor, fitWords(plan, c), plan.Checked))
 	}
 	where := ""
 	speedLayout := c.Layout
