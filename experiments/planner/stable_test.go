@@ -299,8 +299,12 @@ func reloadChild(t *testing.T, spec string) {
 
 // TestPlanClickHouseReload: a billion rows in SPARSE_HASHED: the plan's
 // ClickHouse figure (the engine's model, held to ClickHouse's measured
-// reload by TestClickHouseReloadModel) is about twice packlab's in-place
-// growth, three times steady at a reload.
+// reloads by TestClickHouseReloadModel: at 1e8 and above a load keeps 15 %
+// of the final table beside it) is above packlab's in-place growth, and a
+// reload holds the serving dictionary beside it: SPARSE_HASHED(MAX_LOAD_FACTOR
+// 0.94) reloads 1e9 keys in 21.5 GiB, which fits 24 GiB; with 10 % growth
+// the table doubles, and no ClickHouse dictionary reloads in 24 GiB: the
+// answer says so, and by how much.
 func TestPlanClickHouseReload(t *testing.T) {
 	plan, err := MakePlan(PlanRequest{Rows: 1e9, MemoryBytes: 24 << 30}, nil, machine24)
 	if err != nil {
@@ -313,15 +317,23 @@ func TestPlanClickHouseReload(t *testing.T) {
 	}); i >= 0 {
 		ch = plan.Candidates[i].ClickHouse
 	}
-	if ch == nil || ch.Fits || ch.ReloadPeakBytes < 28<<30 || ch.FirstLoadPeakBytes < 19<<30 || c.PeakBytes > 11<<30 {
-		t.Errorf("packed SHARDS 2 MLF 0.94 at 1e9: packlab's first load %s; ClickHouse's %+v: want a first load near 20 GiB and a reload near 30 that does not fit 24",
+	if ch == nil || !ch.Fits || ch.ReloadPeakBytes < 21<<30 || ch.ReloadPeakBytes > 22<<30 || ch.FirstLoadPeakBytes < 11<<30 || c.PeakBytes > 10<<30+64<<20 {
+		t.Errorf("packed SHARDS 2 MLF 0.94 at 1e9: packlab's first load %s; ClickHouse's %+v: want a first load near 11.5 GiB and a reload near 21.5 that fits 24",
 			text.Bytes(c.PeakBytes), ch)
 	}
-	if ch := plan.BestClickHouse(); ch == nil || ch.Fits || ch.ClickHouse.Fits || !strings.Contains(plan.Details().Answers[0].Line, "does not fit in 24.0 GiB") ||
-		!strings.Contains(ch.Why, "nothing in ClickHouse fits in 24.0 GiB") {
-		t.Errorf("1e9 in 24 GiB: the plan does not say that no ClickHouse dictionary reloads in 24 GiB: %+v", plan.Details().Answers)
+	if best := plan.BestClickHouse(); best == nil || !best.Fits || best.ReloadPeakBytes != best.ClickHouse.ReloadPeakBytes {
+		t.Errorf("1e9 in 24 GiB: ClickHouse's answer %+v; want one that fits, its figures ClickHouse's", best)
 	}
-	first, err := MakePlan(PlanRequest{Rows: 1e9, MemoryBytes: 24 << 30, FirstLoadOnly: true}, nil, machine24)
+	g := 10.0
+	grown, err := MakePlan(PlanRequest{Rows: 1e9, MemoryBytes: 24 << 30, GrowthPercent: &g}, nil, machine24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch := grown.BestClickHouse(); ch == nil || ch.Fits || !strings.Contains(grown.Details().Answers[0].Line, "does not fit in 24.0 GiB: ") ||
+		!strings.Contains(ch.Why, "nothing in ClickHouse fits in 24.0 GiB") {
+		t.Errorf("1.1e9 keys in 24 GiB: the plan does not say that no ClickHouse dictionary reloads in 24 GiB: %+v", grown.Details().Answers)
+	}
+	first, err := MakePlan(PlanRequest{Rows: 1e9, MemoryBytes: 24 << 30, FirstLoadOnly: true, GrowthPercent: &g}, nil, machine24)
 	if err != nil {
 		t.Fatal(err)
 	}
