@@ -194,6 +194,8 @@ var clickHouseReloads = []clickHouseReload{
 	{core.LayoutHashedArray, 1e7, 4, 1047.0, 1068.1, 2121.3},
 	{core.LayoutPacked, 1e8, 1, 2562.0, 2971.1, 5382.8},
 	{core.LayoutPacked, 1e8, 4, 2571.2, 3154.1, 5645.9},
+	{core.LayoutHashed, 1e8, 1, 4098.2, 4301.6, 8377.5},
+	{core.LayoutHashed, 1e8, 4, 4137.2, 4563.5, 8827.6},
 }
 
 // clickHouseRetained is the share of the final tables that a ClickHouse
