@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/packlab/packlab/core"
 )
@@ -240,7 +241,7 @@ func ClickHouseTableMemory(l core.Layout, value core.Type, distinct int64, opt c
 	perShard := pr.FinalBytes / s
 	var freed int64 // per shard: every buffer the growth replaced
 	retained := clickHouseRetained(l, distinct, shards)
-	fit := fmt.Sprintf("fitted to ClickHouse 26.7's loads and reloads at 1e6, 1e7 and 1e8 rows (docs/clickhouse.md): %.0f %% of the final tables still held at the peak at %s rows", 100*retained, rowsWords(distinct))
+	fit := fmt.Sprintf("(at %s rows %.0f %% of the final tables; fitted to ClickHouse 26.7's loads and reloads at 1e6, 1e7 and 1e8 rows, within 8 %% of its reloads at 1e7 and 1e8: docs/clickhouse.md)", rowsWords(distinct), 100*retained)
 	switch l {
 	case core.LayoutHashed, core.LayoutPacked:
 		cell := int64(core.PaddedCellBytes(key, value))
@@ -273,7 +274,13 @@ func ClickHouseTableMemory(l core.Layout, value core.Type, distinct int64, opt c
 
 // rowsWords writes a row count as 1e7, 2.5e8.
 func rowsWords(n int64) string {
-	return strconv.FormatFloat(float64(n), 'g', 3, 64)
+	if n < 1000 {
+		return strconv.FormatInt(n, 10)
+	}
+	m, e, _ := strings.Cut(strconv.FormatFloat(float64(n), 'e', 2, 64), "e")
+	m = strings.TrimSuffix(strings.TrimRight(m, "0"), ".")
+	x, _ := strconv.Atoi(e)
+	return m + "e" + strconv.Itoa(x)
 }
 
 // ClickHouse's hash table growers, as core's grower replays them
