@@ -197,6 +197,7 @@ var clickHouseReloads = []clickHouseReload{
 	{core.LayoutPacked, 1e8, 4, 2571.2, 3154.1, 5645.9},
 	{core.LayoutHashed, 1e8, 1, 4098.2, 4301.6, 8377.5},
 	{core.LayoutHashed, 1e8, 4, 4137.2, 4563.5, 8827.6},
+	{core.LayoutHashedArray, 1e8, 1, 4288.8, 4500.6, 8730.3},
 }
 
 // clickHouseRetained is the share of the final tables that a ClickHouse
