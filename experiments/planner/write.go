@@ -363,8 +363,12 @@ func PlanHeadline(plan Plan) string {
 	if len(r.Attributes) > 1 {
 		value = strings.Join(r.Attributes, ", ")
 	}
-	return fmt.Sprintf("%s rows of <%s, %s> in %s (%s), checked at a %s, prefer %s, for %s, %d loader thread(s)",
-		text.Rows(r.Rows), r.Key, value, text.Bytes(plan.BudgetBytes), plan.BudgetFrom, plan.Checked, r.Prefer, where, r.Threads)
+	rows := text.Rows(r.Rows) + " rows"
+	if g := r.Growth(); g > 0 {
+		rows += fmt.Sprintf(" (%s keys after %s %% growth)", text.Rows(plannedRows(r.Rows, g)), text.Float(g))
+	}
+	return fmt.Sprintf("%s of <%s, %s> in %s (%s), checked at a %s, prefer %s, for %s, %d loader thread(s)",
+		rows, r.Key, value, text.Bytes(plan.BudgetBytes), plan.BudgetFrom, plan.Checked, r.Prefer, where, r.Threads)
 }
 
 // PlanSnippet is text the plan offers to copy: a ClickHouse statement or
