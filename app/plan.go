@@ -43,6 +43,11 @@ type PlanForm struct {
 	// MaxKey is the largest key when the keys are dense integers from 0
 	// ("" = not known): the plan then weighs ClickHouse's FLAT.
 	MaxKey string `json:"max_key"`
+	// Growth is how much the dictionary grows before its next reload, in
+	// percent ("" = planner.DefaultGrowthPercent).
+	Growth string `json:"growth"`
+	// For shows one answer: "clickhouse" or "go" ("" = both).
+	For string `json:"for"`
 }
 
 // PlanView is the planner's answer for the Plan tab: the text worded by
@@ -50,7 +55,7 @@ type PlanForm struct {
 // the plan itself.
 type PlanView struct {
 	planner.PlanDetails
-	Fits       bool                `json:"fits"`       // rank 1's peak fits the budget
+	Fits       bool                `json:"fits"`       // the Go answer's peak fits the budget (else the ClickHouse answer's)
 	Missing    []string            `json:"missing"`    // layouts with no speed measured: Calibrate measures them
 	Calibrated []string            `json:"calibrated"` // result ids measured by this call's calibration
 	Chart      ChartView           `json:"chart"`
@@ -73,6 +78,8 @@ var planFieldOfFlag = map[string]string{
 	"--clickhouse-version": "plan_clickhouse_version",
 	"--attributes":         "plan_attributes",
 	"--max-key":            "plan_max_key",
+	"--growth":             "plan_growth",
+	"--for":                "plan_for",
 }
 
 // planError is ErrorOf for the Plan tab: a field error names the tab's
@@ -120,6 +127,14 @@ func (f PlanForm) parse() (planner.PlanRequest, error) {
 			return r, bad(err)
 		}
 	}
+	if t := strings.TrimSpace(f.Growth); t != "" {
+		g, err := planner.ParseGrowth(t)
+		if err != nil {
+			return r, bad(err)
+		}
+		r.GrowthPercent = &g
+	}
+	r.For = strings.TrimSpace(f.For)
 	if t := strings.TrimSpace(f.MaxKey); t != "" {
 		if r.MaxKey, err = planner.ParseMaxKey(t); err != nil {
 			return r, bad(err)

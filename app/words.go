@@ -35,10 +35,16 @@ func formLines(lines []string) []string {
 
 // formPlan is the plan's words in the form's.
 func formPlan(d planner.PlanDetails) planner.PlanDetails {
-	for _, s := range []*string{&d.Headline, &d.Answer, &d.Rule, &d.BestTitle, &d.TableTitle} {
+	for _, s := range []*string{&d.Headline, &d.Answer, &d.Rule, &d.TableTitle} {
 		*s = formWords.Replace(*s)
 	}
-	d.RunnersUp, d.Best, d.RuledOut, d.HowMade = formLines(d.RunnersUp), formLines(d.Best), formLines(d.RuledOut), formLines(d.HowMade)
+	d.RunnersUp, d.RuledOut, d.HowMade = formLines(d.RunnersUp), formLines(d.RuledOut), formLines(d.HowMade)
+	d.Answers = append([]planner.PlanAnswer(nil), d.Answers...)
+	for i := range d.Answers {
+		a := &d.Answers[i]
+		a.Line, a.Why, a.Lines = formWords.Replace(a.Line), formWords.Replace(a.Why), formLines(a.Lines)
+		a.Snippet.Note = formWords.Replace(a.Snippet.Note)
+	}
 	for i := range d.Rows {
 		d.Rows[i] = formLines(d.Rows[i])
 	}

@@ -239,11 +239,24 @@ type Stats struct {
 	BucketCount    int64   `json:"bucket_count"`    // cells (slots, buckets) the table has room for
 	LoadFactor     float64 `json:"load_factor"`     // element_count / bucket_count
 	BytesAllocated int64   `json:"bytes_allocated"` // every byte the structure holds
-	PayloadBytes   int64   `json:"payload_bytes"`   // element_count * (sizeof K + sizeof V)
+	PayloadBytes   int64   `json:"payload_bytes"`   // the stored pairs' own bytes: element_count * (sizeof K + sizeof V); compact's, the bits of each pair its slot keeps (what the position does not say of the key, and the value), element_count * those bits / 8
 	PaddingBytes   int64   `json:"padding_bytes"`   // alignment bytes inside occupied cells
 	EmptyBytes     int64   `json:"empty_bytes"`     // cells (or capacity) allocated but unoccupied
 	MetadataBytes  int64   `json:"metadata_bytes"`  // headers, control bytes, bitmaps, indexes, pointers
 	Estimated      bool    `json:"estimated"`       // true when read from another's structure (gomap), not computed by packlab's own
+}
+
+// String writes the stats with their names, as ClickHouse's
+// system.dictionaries does: "element_count 1000000, bucket_count 2097152,
+// load_factor 0.477, bytes_allocated 20971520 (payload 10000000, padding 0,
+// empty 10971520, metadata 0)", and "estimated" when they are.
+func (s Stats) String() string {
+	est := ""
+	if s.Estimated {
+		est = ", estimated"
+	}
+	return fmt.Sprintf("element_count %d, bucket_count %d, load_factor %.3f, bytes_allocated %d (payload %d, padding %d, empty %d, metadata %d)%s",
+		s.ElementCount, s.BucketCount, s.LoadFactor, s.BytesAllocated, s.PayloadBytes, s.PaddingBytes, s.EmptyBytes, s.MetadataBytes, est)
 }
 
 // Add sums two tables' stats, as a sharded map does over its shards.

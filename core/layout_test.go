@@ -247,3 +247,32 @@ func need64BitCells(t *testing.T) {
 		t.Skipf("8-byte integers are %d-aligned here: the x86-64 figures do not apply", wordAlign)
 	}
 }
+
+// TestStatsStringAndPayload: fmt.Println(m.Stats()) names every figure,
+// and payload_bytes is what Stats documents: element_count * (sizeof K +
+// sizeof V), compact's the bits its slots keep, never more than that.
+func TestStatsStringAndPayload(t *testing.T) {
+	for _, l := range Layouts() {
+		m, err := New[uint64, uint16](l, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range uint64(1000) {
+			m.Insert(k*0x9E3779B97F4A7C15+1, uint16(k))
+		}
+		st := m.Stats()
+		s := fmt.Sprint(st)
+		for _, name := range []string{"element_count 1000,", "bucket_count ", "load_factor ", "bytes_allocated ", "payload ", "padding ", "empty ", "metadata "} {
+			if !strings.Contains(s, name) {
+				t.Errorf("%s: Stats prints %q, without %q", l, s, name)
+			}
+		}
+		switch full := st.ElementCount * 10; {
+		case l == LayoutCompact && (st.PayloadBytes <= 0 || st.PayloadBytes > full):
+			t.Errorf("compact: payload %d, want the slots' kept bits, at most %d", st.PayloadBytes, full)
+		case l != LayoutCompact && st.PayloadBytes != full:
+			t.Errorf("%s: payload %d, want element_count * 10 = %d", l, st.PayloadBytes, full)
+		}
+		m.Close()
+	}
+}

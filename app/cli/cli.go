@@ -167,6 +167,10 @@ func help(args []string, stdout io.Writer) error {
 		return nil
 	}
 	switch args[0] {
+	case "help":
+		fmt.Fprint(stdout, "packlab help [COMMAND] — this list of commands, or a command's flags (packlab help plan)\n\n"+usageText())
+	case "version":
+		fmt.Fprint(stdout, "packlab version — the version, the Go it was built with, and what is built in: the lab window, the browser site, ClickHouse's worker (the ch_ layouts) and the C++ reference maps' worker\n")
 	case "run":
 		fmt.Fprint(stdout, usageRunText())
 	case "sweep":
@@ -182,7 +186,7 @@ func help(args []string, stdout io.Writer) error {
 	case "inspect":
 		fmt.Fprint(stdout, usageInspect)
 	default:
-		return flags.Usagef("help %q: unknown command (allowed: run, sweep, plan, report, inspect, serve, history)", args[0])
+		return flags.Usagef("help %q: unknown command (allowed: run, sweep, plan, report, inspect, serve, history, version, help)", args[0])
 	}
 	return nil
 }
@@ -851,8 +855,24 @@ func versionText() string {
 	if serve.EmbeddedSite() != nil {
 		site = "built in ('packlab serve' needs no folder)"
 	}
-	return fmt.Sprintf("packlab %s (%s, %s/%s)\nlab window: %s\nbrowser site: %s\n",
-		app.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH, window, site)
+	return fmt.Sprintf("packlab %s (%s, %s/%s)\nlab window: %s\nbrowser site: %s\n%s\n",
+		app.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH, window, site, workersText())
+}
+
+// workersText says which workers this packlab finds: ClickHouse's (the ch_
+// layouts, the plan's --verify) and the C++ reference maps'.
+func workersText() string {
+	ch := chdriver.Status()
+	chLine := "ClickHouse's dictionaries (ch_ layouts): not built: " + ch.Problem
+	if ch.Available {
+		chLine = fmt.Sprintf("ClickHouse's dictionaries (ch_ layouts): built, ClickHouse %s (%s)", ch.Version, ch.Path)
+	}
+	refs := refdriver.Status()
+	refsLine := "C++ reference maps: not built: " + refs.Problem
+	if refs.Available {
+		refsLine = "C++ reference maps: built (" + refs.Path + ")"
+	}
+	return chLine + "\n" + refsLine
 }
 
 const usage = `packlab — a tuning lab for memory-dense, sharded hash maps

@@ -96,7 +96,13 @@ func parsePlanArgs(args []string, stdout io.Writer) (*planArgs, error) {
 	fs.Func("threads", "loader threads", func(s string) error {
 		return intFlag("--threads", s, 1, experiments.MaxThreads, &req.Threads)
 	})
-	fs.StringVar(&req.Prefer, "prefer", "", "memory, read or load")
+	fs.StringVar(&req.Prefer, "prefer", "", "balanced, memory, read or load")
+	fs.Func("growth", "percent the dictionary grows before its next reload", func(s string) error {
+		g, err := planner.ParseGrowth(s)
+		req.GrowthPercent = &g
+		return err
+	})
+	fs.StringVar(&req.For, "for", "", "clickhouse or go: show that answer alone")
 	fs.BoolVar(&req.FirstLoadOnly, "first-load-only", false, "check the budget against the first load's peak alone")
 	fs.BoolVar(&req.Preallocate, "preallocate", false, "plan tables reserved for the rows")
 	fs.StringVar(&a.format, "format", "table", "output format")
@@ -237,12 +243,20 @@ const usagePlan = `packlab plan [flags] — which layout, load factor and shard 
   --memory SIZE         the memory budget: 24GiB, 512MiB, 32GB (default: what this
                         machine has available now)
   --threads N           threads the load may use, 1 to 256 (default: this machine's cores)
-  --prefer P            what decides among the setups that fit: memory (the
-                        least memory; the default: computed, so the answer is the
-                        same on every machine and face), read (the fastest reads)
-                        or load (the fastest load); a speed decides only where
-                        two setups' measured ranges do not overlap, else the
-                        tie goes to less memory, fewer shards, the layout order
+  --prefer P            what decides among the setups that fit: balanced (the
+                        default: less memory among setups of similar speed; a
+                        setup 4/3x slower to load or read than another that fits
+                        loses unless it needs at most 2/3 of its memory, and
+                        each doubling of the shards must save 2 %), memory (the
+                        least memory: computed, the same on every machine), read
+                        (the fastest reads) or load (the fastest load); with read
+                        or load a speed decides only where two setups' measured
+                        ranges do not overlap, else the tie goes to less memory,
+                        fewer shards, the layout order
+  --growth PERCENT      how much the dictionary grows before its next reload:
+                        the plan is for rows x (1 + PERCENT/100) (default 10)
+  --for WHAT            clickhouse or go: show that answer alone (default both:
+                        the best ClickHouse dictionary, then the best Go table)
   --first-load-only     check the budget against the first load's peak; by
                         default a reload's (the serving table beside a new one
                         loading, as ClickHouse reloads a dictionary)
@@ -259,9 +273,11 @@ Every layout, every max load factor worth showing and SHARDS 1, 2, 4 ... 128
 is computed by core.Predict (no table is allocated): steady bytes, the first
 load's peak (every shard grows at once), a reload's peak, bytes per pair, and
 load and read time from speeds measured on this machine, each with its range.
-The answer: the best setup that fits the budget, why, the runners-up and why
-each lost, its ClickHouse CREATE DICTIONARY (with ClickHouse's own reload
-peak) and its Go code.
+Two answers, each the best of its kind: in ClickHouse, the best dictionary
+the release can build (its CREATE DICTIONARY, its memory by ClickHouse's own
+growth, whether it fits and by how much), and in Go, the best table of
+packlab's core (its Go code); each with why, and the runners-up with why
+each lost. A table both can build is two setups, each with its own memory.
 
 Speeds come from saved results (one shard, random keys, these key and value
 sizes), compared at one size: each layout's run nearest the plan's rows

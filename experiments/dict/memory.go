@@ -2,7 +2,10 @@ package dict
 
 import (
 	"cmp"
+	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/packlab/packlab/core"
 )
@@ -160,26 +163,59 @@ type ClickHouseMemory struct {
 	Model              string `json:"model"`    // how the figures were made
 }
 
-// clickHouseReloads are the reloads measured in ClickHouse 26.7.2 (chDB
-// 26.7.3, libchdb) at 1e7 random <UInt64,UInt16> keys, in MiB of RSS above
-// the process's base after SYSTEM JEMALLOC PURGE, peaks from VmHWM reset
-// through /proc/self/clear_refs, on the 2-core lab machine:
-//
-//	LAYOUT          steady  first-load peak  reload peak
-//	HASHED             514            1,024        1,473
-//	SPARSE_HASHED      321              639          921
-//
-// ClickHouseTableMemory's figures for these (TestClickHouseReloadModel): HASHED
-// 512 (-0.4 %), 1,013 (-1.0 %), 1,525 (+3.6 %); SPARSE_HASHED 320 (-0.3 %),
-// 633 (-0.9 %), 953 (+3.5 %). At 1e8 SPARSE_HASHED's first load peaked only 5 % above its
-// steady bytes and HASHED's 44 % (42.5 and 61.1 bytes a pair): jemalloc
-// extended the largest buffers in place there, which it can do only when
-// the address space after them is free. The model keeps the worst case
-// measured, every freed buffer still held at the end of the load (1e7: the
-// load takes 2 s, jemalloc returns freed pages after about 10 s), so at
-// sizes where jemalloc grows in place it is an upper bound, by up to 2x
-// on the first load and 1.5x on a reload.
-var clickHouseReloads = map[string][3]float64{"HASHED": {514, 1024, 1473}, "SPARSE_HASHED": {321, 639, 921}}
+// clickHouseReload is one load and reload of a ClickHouse dictionary
+// measured through the lab's ch_ layouts (ClickHouse 26.7.2, chDB 26.7.3):
+// random <UInt64,UInt16> keys, RSS above the worker's base, peaks from a
+// VmHWM reset (/proc/self/clear_refs), steady after SYSTEM JEMALLOC PURGE;
+// MiB.
+type clickHouseReload struct {
+	Layout                    core.Layout
+	Rows                      int64
+	Shards                    int
+	Steady, FirstLoad, Reload float64
+}
+
+// clickHouseReloads are the loads the reload model is fitted to, measured
+// on the 2-core lab machine on 6 Dec 2026 while four other sessions ran on
+// it (loads of 1e7 rows took 7-30 s, of 1e8 190-300 s). Earlier, on a
+// quiet machine (loads of 2 s), 1e7 rows peaked higher: HASHED 514, 1,024,
+// 1,473 and SPARSE_HASHED 321, 639, 921 (every freed buffer still held).
+var clickHouseReloads = []clickHouseReload{
+	{core.LayoutHashed, 1e6, 1, 34.2, 63.9, 98.6},
+	{core.LayoutHashed, 1e6, 4, 69.3, 93.3, 162.7},
+	{core.LayoutPacked, 1e6, 1, 22.0, 40.8, 77.3},
+	{core.LayoutPacked, 1e6, 4, 44.5, 61.6, 108.0},
+	{core.LayoutHashedArray, 1e6, 1, 35.6, 65.9, 111.0},
+	{core.LayoutHashedArray, 1e6, 4, 70.5, 95.8, 164.2},
+	{core.LayoutHashed, 1e7, 1, 514.1, 732.5, 1286.7},
+	{core.LayoutHashed, 1e7, 4, 517.5, 571.3, 1283.8},
+	{core.LayoutPacked, 1e7, 1, 322.0, 493.7, 727.2},
+	{core.LayoutPacked, 1e7, 4, 325.5, 391.0, 794.4},
+	{core.LayoutHashedArray, 1e7, 1, 533.0, 787.7, 1324.3},
+	{core.LayoutHashedArray, 1e7, 4, 1047.0, 1068.1, 2121.3},
+	{core.LayoutPacked, 1e8, 1, 2562.0, 2971.1, 5382.8},
+	{core.LayoutPacked, 1e8, 4, 2571.2, 3154.1, 5645.9},
+	{core.LayoutHashed, 1e8, 1, 4098.2, 4301.6, 8377.5},
+	{core.LayoutHashed, 1e8, 4, 4137.2, 4563.5, 8827.6},
+	{core.LayoutHashedArray, 1e8, 1, 4288.8, 4500.6, 8730.3},
+}
+
+// clickHouseRetained is the share of the final tables that a ClickHouse
+// load of n keys still holds beside them at its peak: buffers its growth
+// freed that jemalloc has not yet returned, and the last one alive while
+// its rows are copied out. A short load keeps them all (the quiet
+// machine's 1e7: 1.0); a long one returns the early ones as it goes and
+// grows the largest in place, so the share falls with the rows: fitted to
+// clickHouseReloads, 0.45 at 1e7 rows, 0.15 at 1e8, from 0.75 at 1e6 to at
+// least 0.15. A sharded HASHED_ARRAY held nothing above its tables (1e7:
+// a first-load peak 1.02x steady).
+func clickHouseRetained(l core.Layout, n int64, shards int) float64 {
+	if l == core.LayoutHashedArray && shards > 1 {
+		return 0
+	}
+	f := 0.45 - 0.30*math.Log10(float64(max(n, 1))/1e7)
+	return min(max(f, 0.15), 0.75)
+}
 
 // ClickHouseTableMemory works out the memory of ClickHouse's dictionary for
 // layout l with values of type value, distinct keys in shards shards, at
@@ -187,12 +223,13 @@ var clickHouseReloads = map[string][3]float64{"HASHED": {514, 1024, 1473}, "SPAR
 // core.Predict's for a UInt64 key. HASHED and SPARSE_HASHED (PackedHashMap)
 // grow their hash table by reallocating it (x4 below 2^19 cells, then x2),
 // and HASHED_ARRAY grows its key index (x4 below 2^23 cells) and its value
-// array (x2) the same way; jemalloc keeps every freed buffer through the
-// load, so the first load's peak is the final tables plus every smaller
-// table the growth made (the sum of a doubling series: about the final
-// size again). sparse_hash_map (SPARSE_HASHED for values it does not pack)
-// moves its groups one by one: packlab's sparse peak, not checked against
-// ClickHouse. Shards load in parallel, each the same.
+// array (x2) the same way; what jemalloc still holds of the freed buffers
+// at the load's peak is clickHouseRetained's share of the final tables
+// (never more than every buffer the growth freed), so the first load's
+// peak is the final tables and that share, and a reload's the serving
+// dictionary beside it. sparse_hash_map (SPARSE_HASHED for values it does
+// not pack) moves its groups one by one: packlab's sparse peak, not
+// checked against ClickHouse. Shards load in parallel, each the same.
 func ClickHouseTableMemory(l core.Layout, value core.Type, distinct int64, opt core.Options, shards int) *ClickHouseMemory {
 	key := core.MustType("UInt64")
 	pr, err := core.Predict(l, key, value, distinct, opt, shards)
@@ -204,6 +241,8 @@ func ClickHouseTableMemory(l core.Layout, value core.Type, distinct int64, opt c
 	cells := pr.BucketCount / s // per shard, a power of two
 	perShard := pr.FinalBytes / s
 	var freed int64 // per shard: every buffer the growth replaced
+	retained := clickHouseRetained(l, distinct, shards)
+	fit := fmt.Sprintf("(at %s rows %.0f %% of the final tables; fitted to ClickHouse 26.7's loads and reloads at 1e6, 1e7 and 1e8 rows, within 8 %% of its reloads at 1e7 and 1e8: docs/clickhouse.md)", rowsWords(distinct), 100*retained)
 	switch l {
 	case core.LayoutHashed, core.LayoutPacked:
 		cell := int64(core.PaddedCellBytes(key, value))
@@ -212,20 +251,37 @@ func ClickHouseTableMemory(l core.Layout, value core.Type, distinct int64, opt c
 		}
 		freed = core.SaturatingMul(smallerTables(cells, clickHouseDictionaryFastDegree), cell)
 		m.Measured = true
-		m.Model = "ClickHouse's growth: the hash table reallocated x4 below 2^19 cells, then x2, every freed buffer still held by jemalloc at the end of the load (measured at 1e7 rows: within 1 % of the first load's peak and 4 % of a reload's; at 1e8 the first load peaked lower, 5-44 % above steady, where jemalloc grew the last buffers in place)"
+		m.Model = "ClickHouse's growth: the hash table reallocated x4 below 2^19 cells, then x2, the freed buffers jemalloc still holds at the peak " + fit
 	case core.LayoutHashedArray:
 		const indexCell = 16 // struct{UInt64 key; UInt64 row}
 		index := core.SaturatingMul(cells, indexCell)
 		values := max(perShard-index, 0) // the value array, a power of two of rows, and the header
 		freed = core.SaturatingAdd(core.SaturatingMul(smallerTables(cells, clickHouseHashMapFastDegree), indexCell), max(values-4096, 0))
-		m.Model = "ClickHouse's growth: the key index reallocated x4 below 2^23 cells, then x2, the value array x2, every freed buffer still held by jemalloc at the end of the load (a model: HASHED_ARRAY's reload was not measured)"
+		m.Measured = true
+		m.Model = "ClickHouse's growth: the key index reallocated x4 below 2^23 cells, then x2, the value array x2, the freed buffers jemalloc still holds at the peak " + fit
 	default:
 		freed = pr.GrowthBytes
+		retained = -1
 		m.Model = "packlab's " + string(l) + " growth (groups moved one by one); ClickHouse's reload of this layout was not measured"
 	}
-	m.FirstLoadPeakBytes = core.SaturatingAdd(pr.FinalBytes, core.SaturatingMul(freed, s))
+	held := core.SaturatingMul(freed, s)
+	if retained >= 0 {
+		held = min(held, ScaleBytes(pr.FinalBytes, retained))
+	}
+	m.FirstLoadPeakBytes = core.SaturatingAdd(pr.FinalBytes, held)
 	m.ReloadPeakBytes = ReloadPeak(m.SteadyBytes, m.FirstLoadPeakBytes)
 	return m
+}
+
+// rowsWords writes a row count as 1e7, 2.5e8.
+func rowsWords(n int64) string {
+	if n < 1000 {
+		return strconv.FormatInt(n, 10)
+	}
+	m, e, _ := strings.Cut(strconv.FormatFloat(float64(n), 'e', 2, 64), "e")
+	m = strings.TrimSuffix(strings.TrimRight(m, "0"), ".")
+	x, _ := strconv.Atoi(e)
+	return m + "e" + strconv.Itoa(x)
 }
 
 // ClickHouse's hash table growers, as core's grower replays them

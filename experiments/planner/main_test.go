@@ -9,4 +9,9 @@ import (
 
 // TestMain makes this test binary a worker when the engine starts it as
 // one (a run measured in a fresh process), as the engine's tests do.
-func TestMain(m *testing.M) { os.Exit(experiments.WorkerOr(m.Run)) }
+// The figures of its tests are for the rows they ask for: no growth
+// unless a test asks for it (TestPlanGrowth, TestPlanAnswersAreStable).
+func TestMain(m *testing.M) {
+	defaultGrowth = 0
+	os.Exit(experiments.WorkerOr(m.Run))
+}

@@ -89,6 +89,36 @@ type PlanRequest struct {
 	// (ids): the plan then weighs ClickHouse's FLAT, whose arrays the key
 	// indexes (experiments/chdriver/flat.go). 0: not known, FLAT is not weighed.
 	MaxKey int64 `json:"max_key,omitempty"`
+	// GrowthPercent is how much the dictionary grows before its next
+	// reload: the plan is for Rows x (1 + GrowthPercent/100) keys. Nil:
+	// DefaultGrowthPercent; 0: none.
+	GrowthPercent *float64 `json:"growth_percent,omitempty"`
+	// For shows one answer: EngineClickHouse or EngineGo; "" both.
+	For string `json:"for,omitempty"`
+}
+
+// DefaultGrowthPercent is the growth a plan leaves room for unless told:
+// see docs/plan.md ("Headroom"). A dictionary is planned once and reloaded
+// for months while its source grows; a plan exactly at its rows also sits
+// wherever the power-of-two steps put it, so the same table's answer for
+// rows a few percent apart could differ. 10 % covers a quarter's growth of
+// a source that grows 3 % a month and puts the planned rows past the
+// step a few percent more would cross.
+const DefaultGrowthPercent = 10
+
+// defaultGrowth is DefaultGrowthPercent; the package's tests of figures at
+// exact row counts set it to 0 (main_test.go).
+var defaultGrowth float64 = DefaultGrowthPercent
+
+// MaxGrowthPercent is the most growth a plan takes.
+const MaxGrowthPercent = 1000
+
+// Growth is r's growth in percent, its default filled in.
+func (r PlanRequest) Growth() float64 {
+	if r.GrowthPercent == nil {
+		return defaultGrowth
+	}
+	return *r.GrowthPercent
 }
 
 // ParseCalibrationRows reads a calibration's row count as ParseRows does,
@@ -118,9 +148,13 @@ func ParseMaxKey(s string) (int64, error) {
 // calibrations and rank tables of a billion rows only roughly (see
 // docs/plan.md), so they decide only when asked, and only beyond their range.
 const (
-	PreferMemory = "memory"
-	PreferRead   = "read"
-	PreferLoad   = "load"
+	// PreferBalanced (the default): memory decides among setups of
+	// similar speed; one much slower to load or read than another that fits
+	// loses unless it saves much memory (balanced.go).
+	PreferBalanced = "balanced"
+	PreferMemory   = "memory"
+	PreferRead     = "read"
+	PreferLoad     = "load"
 )
 
 // Where a planned table runs (PlanRequest.Runtime).
@@ -179,18 +213,33 @@ type Candidate struct {
 	// the setup does not fit.
 	SpeedTier int `json:"speed_tier"`
 
+	// Engine is what runs the setup: EngineGo (packlab's core, its
+	// figures core.Predict's) or EngineClickHouse (ClickHouse's dictionary
+	// of ClickHouseLayout, its figures by ClickHouse's own growth). A
+	// table ClickHouse builds as well is two setups, one of each: each row
+	// shows the memory of what would really run.
+	Engine string `json:"engine"`
+	// Answer marks the plan's two answers: "clickhouse" on the best
+	// ClickHouse dictionary, "go" on the best Go table; "" on the others.
+	Answer string `json:"answer,omitempty"`
+	// HoldsUpTo is, on an answer, the most rows its setup holds in the
+	// budget (the same layout, shards and load factor); beyond it the
+	// answer changes. 0 elsewhere.
+	HoldsUpTo int64 `json:"holds_up_to_rows,omitempty"`
+
 	Fits             bool     `json:"fits"` // checked_bytes <= the budget
 	Why              string   `json:"why"`
 	Attributes       []string `json:"attributes"`        // the dictionary's attribute types when it has several, else null
-	ClickHouseLayout string   `json:"clickhouse_layout"` // LAYOUT(...) of the dictionary that builds this table, "" when none does
-	ClickHouseNote   string   `json:"clickhouse_note"`   // how ClickHouse's dictionary differs, when it does
-	// ClickHouse is the memory of ClickHouse's dictionary of ClickHouseLayout
-	// (its own growth; see dict.ClickHouseTableMemory), null when none builds it.
+	ClickHouseLayout string   `json:"clickhouse_layout"` // a ClickHouse setup's LAYOUT(...); "" on a Go setup
+	ClickHouseNote   string   `json:"clickhouse_note"`   // how ClickHouse's dictionary differs, when it does; on a Go setup, why no ClickHouse dictionary builds it
+	// ClickHouse is, on a ClickHouse setup, the memory of its dictionary by
+	// ClickHouse's own growth (dict.ClickHouseTableMemory; the setup's
+	// steady and peak figures are these); null on a Go setup.
 	ClickHouse       *dict.ClickHouseMemory `json:"clickhouse_memory"`
-	PacklabOnly      bool                   `json:"packlab_only"`      // no ClickHouse dictionary builds this table for these types
-	BestClickHouse   bool                   `json:"best_clickhouse"`   // the best setup ClickHouse can run, when rank 1 is packlab-only
-	CreateDictionary string                 `json:"create_dictionary"` // for rank 1 and the best ClickHouse setup
-	GoCode           string                 `json:"go_code"`           // for rank 1 and the best ClickHouse setup
+	PacklabOnly      bool                   `json:"packlab_only"`      // a Go setup no ClickHouse dictionary builds for these types
+	BestClickHouse   bool                   `json:"best_clickhouse"`   // the ClickHouse answer (Answer "clickhouse")
+	CreateDictionary string                 `json:"create_dictionary"` // the ClickHouse answer's statement
+	GoCode           string                 `json:"go_code"`           // the Go answer's code
 	Estimated        bool                   `json:"estimated"`         // the layout's geometry is a model (core.Prediction.Estimated)
 	Saturated        bool                   `json:"saturated"`         // beyond 8 EiB: the figures stand at math.MaxInt64
 
@@ -217,19 +266,27 @@ type Plan struct {
 	Notes       []string    `json:"notes"`
 }
 
-// Best is rank 1, or nil for an empty plan.
+// Best is the Go answer (the best Go table), or the ClickHouse answer when
+// no Go table is weighed (FLAT alone); nil for an empty plan.
 func (p Plan) Best() *Candidate {
-	if len(p.Candidates) == 0 {
-		return nil
+	if c := p.answer(EngineGo); c != nil {
+		return c
 	}
-	return &p.Candidates[0]
+	return p.answer(EngineClickHouse)
 }
 
-// BestClickHouse is the best setup ClickHouse can run when rank 1 is
-// packlab-only, else nil.
-func (p Plan) BestClickHouse() *Candidate {
+// BestGo is the Go answer: the best table of packlab's core; nil when none
+// is weighed.
+func (p Plan) BestGo() *Candidate { return p.answer(EngineGo) }
+
+// BestClickHouse is the ClickHouse answer: the best dictionary the
+// ClickHouse release can build (the least over the budget when none fits);
+// nil when it builds none.
+func (p Plan) BestClickHouse() *Candidate { return p.answer(EngineClickHouse) }
+
+func (p Plan) answer(engine string) *Candidate {
 	for i := range p.Candidates {
-		if p.Candidates[i].BestClickHouse {
+		if p.Candidates[i].Answer == engine {
 			return &p.Candidates[i]
 		}
 	}
@@ -270,8 +327,9 @@ func (r PlanRequest) WithDefaults() PlanRequest {
 		_, r.Value = experiments.SplitAttribute(r.Attributes[0])
 	}
 	r.Value = cmp.Or(r.Value, experiments.DefaultValue)
-	r.Prefer = strings.ToLower(strings.TrimSpace(cmp.Or(r.Prefer, PreferMemory)))
+	r.Prefer = strings.ToLower(strings.TrimSpace(cmp.Or(r.Prefer, PreferBalanced)))
 	r.Runtime = strings.ToLower(strings.TrimSpace(cmp.Or(r.Runtime, RuntimeNative)))
+	r.For = strings.ToLower(strings.TrimSpace(r.For))
 	r.ClickHouseVersion = strings.TrimSpace(cmp.Or(r.ClickHouseVersion, DefaultClickHouseVersion))
 	return r
 }
@@ -310,14 +368,17 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 	if r.Threads < 0 || r.Threads > experiments.MaxThreads {
 		return p, experiments.NewFieldError("--threads", strconv.Itoa(r.Threads), "out of range", fmt.Sprintf("1 to %d", experiments.MaxThreads))
 	}
-	if r.Prefer != PreferMemory && r.Prefer != PreferRead && r.Prefer != PreferLoad {
-		return p, experiments.NewFieldError("--prefer", r.Prefer, "unknown", "memory (the least memory; the default), read (the fastest reads) or load (the fastest load)")
+	if r.Prefer != PreferBalanced && r.Prefer != PreferMemory && r.Prefer != PreferRead && r.Prefer != PreferLoad {
+		return p, experiments.NewFieldError("--prefer", r.Prefer, "unknown", "balanced (less memory among setups of similar speed; the default), memory (the least memory), read (the fastest reads) or load (the fastest load)")
 	}
 	switch {
 	case r.Runtime == RuntimeBrowser && experiments.RuntimeName() != RuntimeBrowser:
 		return p, experiments.NewFieldError("--runtime", r.Runtime, "a plan for a browser's wasm memory is made in the browser", RuntimeNative)
 	case r.Runtime != RuntimeNative && r.Runtime != RuntimeBrowser:
 		return p, experiments.NewFieldError("--runtime", r.Runtime, "unknown", "native (the default) or browser (this browser's wasm memory)")
+	}
+	if r.For != "" && r.For != EngineClickHouse && r.For != EngineGo {
+		return p, experiments.NewFieldError("--for", r.For, "unknown", "clickhouse (the ClickHouse dictionary), go (the Go table), or empty for both")
 	}
 	if r.CalibrationRows != 0 && (r.CalibrationRows < planMinRows || r.CalibrationRows > source.MaxRows) {
 		return p, experiments.NewFieldError("--calibrate-rows", strconv.FormatInt(r.CalibrationRows, 10), "out of range",
@@ -328,12 +389,38 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 	if err := r.checkMaxKey(p.key); err != nil {
 		return p, err
 	}
-	// A key type of b bits has 2^b values: no table holds more keys.
-	p.distinct = r.Rows
+	if g := r.Growth(); math.IsNaN(g) || g < 0 || g > MaxGrowthPercent {
+		return p, experiments.NewFieldError("--growth", strconv.FormatFloat(g, 'g', -1, 64), "out of range",
+			fmt.Sprintf("0 to %d (percent the dictionary grows before its next reload; default %d)", MaxGrowthPercent, DefaultGrowthPercent))
+	}
+	// The keys after the growth; a key type of b bits has 2^b values: no
+	// table holds more keys.
+	p.distinct = plannedRows(r.Rows, r.Growth())
 	if p.key.Size < 8 {
-		p.distinct = min(r.Rows, int64(1)<<(8*p.key.Size))
+		p.distinct = min(p.distinct, int64(1)<<(8*p.key.Size))
 	}
 	return p, nil
+}
+
+// plannedRows is rows after growing by growth percent, at most 2^62.
+func plannedRows(rows int64, growth float64) int64 {
+	n := math.Round(float64(rows) * (1 + growth/100))
+	if n >= float64(source.MaxRows) {
+		return source.MaxRows
+	}
+	return max(int64(n), rows)
+}
+
+// ParseGrowth reads --growth: a percent, with or without its sign ("10",
+// "10%", "2.5").
+func ParseGrowth(s string) (float64, error) {
+	t := strings.TrimSuffix(strings.TrimSpace(s), "%")
+	v, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
+	if err != nil || math.IsNaN(v) || v < 0 || v > MaxGrowthPercent {
+		return 0, experiments.NewFieldError("--growth", s, "not a percent from 0 to 1000",
+			fmt.Sprintf("e.g. 10 or 10%% (how much the dictionary grows before its next reload; default %d)", DefaultGrowthPercent))
+	}
+	return v, nil
 }
 
 // ParseMemory reads --memory: a size (see ParseBytes) of at least
@@ -430,6 +517,13 @@ func MakePlan(r PlanRequest, history []result.Result, m PlanMachine) (Plan, erro
 	if c, ok := flatCandidate(p); ok {
 		plan.Candidates = append(plan.Candidates, c)
 	}
+	chm := clickHouseMeasuresFrom(history, p)
+	plan.Candidates = withEngines(p, plan.Candidates, chm, plan.Scaling, plan.Request.Threads)
+	for _, l := range clickHouseSpeedLayouts {
+		if m, ok := chm[l]; ok {
+			plan.Measures = append(plan.Measures, m)
+		}
+	}
 	plan.Checked = "reload"
 	if p.FirstLoadOnly {
 		plan.Checked = "first load"
@@ -451,6 +545,11 @@ func MakePlan(r PlanRequest, history []result.Result, m PlanMachine) (Plan, erro
 	}
 	rank(&plan)
 	explain(&plan, p)
+	for _, c := range []*Candidate{plan.BestClickHouse(), plan.BestGo()} {
+		if c != nil {
+			c.HoldsUpTo = holdsUpTo(p, *c, plan.BudgetBytes)
+		}
+	}
 	return plan, nil
 }
 
@@ -678,24 +777,37 @@ func ptr(v float64) *float64 { return &v }
 // steady memory (each within 1 %), then fewer shards, then the layout's
 // place in core.Layouts(), then the lower load factor.
 func rank(plan *Plan) {
-	var fitting []*Candidate
+	fitting := map[string][]*Candidate{} // by engine: each answer is the best of its kind
 	for i := range plan.Candidates {
 		c := &plan.Candidates[i]
 		c.SpeedTier = 0
 		if c.Fits {
-			fitting = append(fitting, c)
+			fitting[engineOf(*c)] = append(fitting[engineOf(*c)], c)
 		}
 	}
-	speedTiers(fitting, plan.Request.Prefer)
+	prefer := plan.Request.Prefer
+	for _, cs := range fitting {
+		if prefer == PreferBalanced {
+			balancedTiers(cs)
+		} else {
+			speedTiers(cs, prefer)
+		}
+	}
+	rule := byRule
+	if prefer == PreferBalanced {
+		rule = byBalancedRule
+	}
 	slices.SortStableFunc(plan.Candidates, func(a, b Candidate) int {
 		if a.Fits != b.Fits {
 			return boolFirst(a.Fits, b.Fits)
 		}
-		return cmp.Or(cmp.Compare(a.SpeedTier, b.SpeedTier), byRule(a, b))
+		return cmp.Or(cmp.Compare(a.SpeedTier, b.SpeedTier), rule(a, b))
 	})
 	for i := range plan.Candidates {
 		plan.Candidates[i].Rank = i + 1
+		plan.Candidates[i].Answer, plan.Candidates[i].BestClickHouse = "", false
 	}
+	markAnswers(plan)
 }
 
 // byRule is the plan's fixed order of setups that tie on what it prefers.
@@ -783,7 +895,7 @@ func explain(plan *Plan, p parsedPlan) {
 	budget := text.Bytes(plan.BudgetBytes)
 	byKind := map[growthKind][]string{}
 	for _, l := range core.Layouts() {
-		if i := slices.IndexFunc(plan.Candidates, func(c Candidate) bool { return c.Layout == string(l) }); i >= 0 {
+		if i := slices.IndexFunc(plan.Candidates, func(c Candidate) bool { return c.Layout == string(l) && engineOf(c) == EngineGo }); i >= 0 {
 			k := growthOf(plan.Candidates[i])
 			byKind[k] = append(byKind[k], string(l))
 		}
@@ -795,40 +907,49 @@ func explain(plan *Plan, p parsedPlan) {
 		}
 	}
 	plan.Rule = planRule(p)
-	best := plan.Best()
-	if best == nil {
+	if plan.Best() == nil {
 		plan.Answer = "no layout to plan"
 		return
 	}
-	fitting, tied := 0, 0
+	// Each setup is weighed against its engine's answer.
+	fitting, tied := map[string]int{}, map[string]int{}
+	answers := map[string]*Candidate{EngineGo: plan.BestGo(), EngineClickHouse: plan.BestClickHouse()}
 	for _, c := range plan.Candidates {
+		e := engineOf(c)
 		if c.Fits {
-			fitting++
-			if c.SpeedTier == best.SpeedTier {
-				tied++
+			fitting[e]++
+			if c.SpeedTier == answers[e].SpeedTier {
+				tied[e]++
 			}
 		}
 	}
 	for i := range plan.Candidates {
 		c := &plan.Candidates[i]
+		e := engineOf(*c)
+		best := answers[e]
 		switch {
-		case !c.Fits && fitting == 0 && c.Rank == 1:
-			c.Why = fmt.Sprintf("nothing fits in %s; this is the smallest setup: %s peak %s", budget, plan.Checked, text.Bytes2(c.CheckedBytes))
+		case !c.Fits && fitting[e] == 0 && c.Answer != "":
+			over := text.Bytes2(c.CheckedBytes-plan.BudgetBytes) + " over"
+			if c.CheckedBytes == math.MaxInt64 {
+				over = "beyond what 8 EiB counts"
+			}
+			c.Why = fmt.Sprintf("nothing %s fits in %s; this is the smallest: %s peak %s, %s", engineWords(e), budget, plan.Checked,
+				text.Bytes2(c.CheckedBytes), over)
 		case !c.Fits:
 			c.Why = fmt.Sprintf("doesn't fit: %s peak %s > the %s budget (%s)", plan.Checked, text.Bytes2(c.CheckedBytes), budget, reloadWords(*c, p.FirstLoadOnly))
-		case c.Rank == 1:
-			c.Why = bestWhy(*c, p.Prefer, plan.Checked, fitting, tied, budget)
+		case c.Answer != "":
+			c.Why = bestWhy(*c, p.Prefer, plan.Checked, fitting[e], tied[e], budget)
 		default:
 			c.Why = lostWhy(*c, *best, p.Prefer, plan.Checked)
 		}
 	}
-	if fitting == 0 {
-		plan.Answer = fmt.Sprintf("nothing fits in %s (%s) at a %s: the smallest setup is %s with a %s peak of %s",
-			budget, plan.BudgetFrom, plan.Checked, SetupName(*best), plan.Checked, text.Bytes2(best.CheckedBytes))
-	} else {
-		plan.Answer = fmt.Sprintf("%s: steady %s, first load peak %s, reload peak %s, %.2f bytes/pair — %s", SetupName(*best),
-			text.Bytes(best.SteadyBytes), text.Bytes(best.PeakBytes), text.Bytes(best.ReloadPeakBytes), best.BytesPerPair, best.Why)
+	var lines []string
+	for _, c := range []*Candidate{plan.BestClickHouse(), plan.BestGo()} {
+		if c != nil {
+			lines = append(lines, answerLine(*plan, *c))
+		}
 	}
+	plan.Answer = strings.Join(lines, "; ")
 	plan.RunnersUp = runnersUp(plan.Candidates)
 	// Layouts with no setup that fits, and why.
 	for _, l := range core.Layouts() {
@@ -836,7 +957,7 @@ func explain(plan *Plan, p parsedPlan) {
 		ok := false
 		for i := range plan.Candidates {
 			c := &plan.Candidates[i]
-			if c.Layout != string(l) {
+			if c.Layout != string(l) || engineOf(*c) != EngineGo {
 				continue
 			}
 			ok = ok || c.Fits
@@ -849,33 +970,13 @@ func explain(plan *Plan, p parsedPlan) {
 				l, plan.Checked, budget, SetupName(*smallest), text.Bytes2(smallest.CheckedBytes), reloadWords(*smallest, p.FirstLoadOnly)))
 		}
 	}
-	best.CreateDictionary, best.GoCode = createDictionary(*best), goCode(*best)
-	if ch := bestClickHouse(plan.Candidates); ch != nil && ch != best {
-		ch.BestClickHouse = true
-		ch.CreateDictionary, ch.GoCode = createDictionary(*ch), goCode(*ch)
+	if ch := plan.BestClickHouse(); ch != nil {
+		ch.CreateDictionary = createDictionary(*ch)
+	}
+	if g := plan.BestGo(); g != nil {
+		g.GoCode = goCode(*g)
 	}
 	plan.Notes = planNotes(plan, p)
-}
-
-// bestClickHouse is the setup whose CREATE DICTIONARY the plan offers: the
-// best-ranked one whose ClickHouse dictionary fits the budget by
-// ClickHouse's own figures, or, when none does, the one whose dictionary
-// needs the least (nil: no ClickHouse dictionary builds any).
-func bestClickHouse(cs []Candidate) *Candidate {
-	var smallest *Candidate
-	for i := range cs {
-		c := &cs[i]
-		if c.ClickHouse == nil {
-			continue
-		}
-		if c.ClickHouse.Fits {
-			return c
-		}
-		if smallest == nil || c.ClickHouse.CheckedBytes < smallest.ClickHouse.CheckedBytes {
-			smallest = c
-		}
-	}
-	return smallest
 }
 
 // planRule says, in a sentence, how the plan decides.
@@ -885,6 +986,10 @@ func planRule(p parsedPlan) string {
 		checked = "the first load's peak (--first-load-only; a reload holds the serving table beside it)"
 	}
 	order := "then fewer shards, then the layout order " + strings.Join(planLayoutOrder(), ", ") + ", then the lower load factor"
+	if p.Prefer == PreferBalanced {
+		return fmt.Sprintf("prefer balanced (the default): each answer is the best setup of its kind, a ClickHouse dictionary or a Go table. A setup fits when %s is within the budget; of those, one that another outruns by %s or more, loading or reading (medians, as measured here and scaled by the load factor), ranks below it unless it needs at most %s of the other's %s peak; then the least %s peak wins (within 1 %%), each doubling of the shards counting as %.0f %% more, then the least steady memory, %s. A setup with no measured speed is weighed on memory alone",
+			checked, text.Float(text.Round(balancedSlower, 2))+"x", text.Float(text.Round(balancedSaves, 2)), checkedWord(p.FirstLoadOnly), checkedWord(p.FirstLoadOnly), 100*balancedShardCost, order)
+	}
 	if p.Prefer == PreferMemory {
 		return fmt.Sprintf("prefer memory: a setup fits when %s is within the budget; of those, the least %s peak wins (within 1 %%), then the least steady memory, %s. All of it is computed, so the answer is the same on every face and machine; speeds are shown with their range but do not decide (--prefer read or load to rank by them)",
 			checked, checkedWord(p.FirstLoadOnly), order)
@@ -931,6 +1036,13 @@ func rangeText(v *float64, r *[2]float64) string {
 
 // bestWhy says why rank 1 won.
 func bestWhy(c Candidate, prefer, checked string, fitting, tied int, budget string) string {
+	if prefer == PreferBalanced {
+		if tied == fitting {
+			return fmt.Sprintf("the least memory at a %s of the %d setups %s that fit in %s, none of them much faster to load or read", checked, fitting, engineWords(engineOf(c)), budget)
+		}
+		return fmt.Sprintf("the least memory at a %s of the %d setups %s that fit in %s and that no other outruns by %sx (%d more are that much slower without saving a third of the memory)",
+			checked, tied, engineWords(engineOf(c)), budget, text.Float(text.Round(balancedSlower, 2)), fitting-tied)
+	}
 	if prefer == PreferMemory {
 		return fmt.Sprintf("the least memory at a %s of the %d setups that fit in %s (prefer memory: computed, so the same on every machine; speeds shown, not used)",
 			checked, fitting, budget)
@@ -954,18 +1066,23 @@ func lostWhy(c, best Candidate, prefer, checked string) string {
 	what, of := speedWords(prefer)
 	cv, cr := of(c)
 	bv, br := of(best)
+	if prefer == PreferBalanced && c.SpeedTier > best.SpeedTier {
+		return fmt.Sprintf("much slower: load %s, read %s against the answer's (#%d) %s and %s, for less than a third less memory",
+			rangeText(c.LoadRowsPerSecond, c.LoadRange), rangeText(c.ReadRowsPerSecond, c.ReadRange), best.Rank,
+			rangeText(best.LoadRowsPerSecond, best.LoadRange), rangeText(best.ReadRowsPerSecond, best.ReadRange))
+	}
 	if c.SpeedTier > best.SpeedTier {
 		return fmt.Sprintf("slower beyond spread: %s %s against #1's %s", what, rangeText(cv, cr), rangeText(bv, br))
 	}
 	tie := ""
-	if prefer != PreferMemory {
+	if prefer == PreferRead || prefer == PreferLoad {
 		tie = fmt.Sprintf("ties #1 on %s (%s against %s); ", what, rangeText(cv, cr), rangeText(bv, br))
 	}
 	switch {
 	case onePercent(float64(c.CheckedBytes)) != onePercent(float64(best.CheckedBytes)):
-		return fmt.Sprintf("%smore memory: %s peak %s against #1's %s", tie, checked, text.Bytes2(c.CheckedBytes), text.Bytes2(best.CheckedBytes))
+		return fmt.Sprintf("%smore memory: %s peak %s against the answer's (#%d) %s", tie, checked, text.Bytes2(c.CheckedBytes), best.Rank, text.Bytes2(best.CheckedBytes))
 	case onePercent(float64(c.SteadyBytes)) != onePercent(float64(best.SteadyBytes)):
-		return fmt.Sprintf("%smore memory: steady %s against #1's %s", tie, text.Bytes2(c.SteadyBytes), text.Bytes2(best.SteadyBytes))
+		return fmt.Sprintf("%smore memory: steady %s against the answer's (#%d) %s", tie, text.Bytes2(c.SteadyBytes), best.Rank, text.Bytes2(best.SteadyBytes))
 	case c.Shards != best.Shards:
 		return fmt.Sprintf("%stie broken by rule: the same memory within 1 %%, and more shards (%d against %d)", tie, c.Shards, best.Shards)
 	case c.Layout != best.Layout:
@@ -974,25 +1091,40 @@ func lostWhy(c, best Candidate, prefer, checked string) string {
 	return fmt.Sprintf("%stie broken by rule: the same memory within 1 %%; the lower load factor first", tie)
 }
 
-// runnersUp are the lines under the answer: ranks 2 and 3, and each other
-// layout's best setup, with why each lost.
+// runnersUp are the lines under the answers: of each engine the next two
+// setups and each other layout's best, with why each lost.
 func runnersUp(cs []Candidate) []string {
-	if len(cs) == 0 {
-		return nil
-	}
 	var out []string
-	seen := map[string]bool{cs[0].Layout: true}
-	for i, c := range cs[1:] {
-		if i < 2 || !seen[c.Layout] {
-			out = append(out, fmt.Sprintf("#%d %s: %s", c.Rank, SetupName(c), c.Why))
+	for _, engine := range []string{EngineClickHouse, EngineGo} {
+		seen := map[string]bool{}
+		n := 0
+		for _, c := range cs {
+			if engineOf(c) != engine {
+				continue
+			}
+			if c.Answer != "" {
+				seen[c.Layout] = true
+				continue
+			}
+			if n < 2 || !seen[c.Layout] {
+				out = append(out, fmt.Sprintf("#%d %s (%s): %s", c.Rank, SetupName(c), engineWords(engine), c.Why))
+			}
+			n++
+			seen[c.Layout] = true
 		}
-		seen[c.Layout] = true
 	}
 	return out
 }
 
 // reloadWords says what a setup's checked peak is made of.
 func reloadWords(c Candidate, firstLoadOnly bool) string {
+	if engineOf(c) == EngineClickHouse && c.Layout != FlatLayout {
+		grown := "the final tables and every buffer their growth freed, which jemalloc holds through the load"
+		if firstLoadOnly {
+			return grown
+		}
+		return fmt.Sprintf("the serving dictionary, %s, beside a new one at its first-load peak of %s: %s", text.Bytes2(servingBytes(c)), text.Bytes2(c.PeakBytes), grown)
+	}
 	if firstLoadOnly {
 		return growthWords(c)
 	}
@@ -1062,6 +1194,9 @@ func releasesBehind(c Candidate) bool {
 
 // SetupName is how the plan names a setup: "packed SHARDS 8 MLF 0.94".
 func SetupName(c Candidate) string {
+	if engineOf(c) == EngineClickHouse && c.ClickHouseLayout != "" {
+		return strings.TrimSuffix(strings.TrimPrefix(c.ClickHouseLayout, "LAYOUT("), ")")
+	}
 	s := fmt.Sprintf("%s SHARDS %d", c.Layout, c.Shards)
 	if c.FollowsMLF {
 		s += " MLF " + text.Float(c.MaxLoadFactor)

@@ -24,11 +24,8 @@ const MaxVerifyRows = 10_000_000
 // candidate it checks; ok is false when no ClickHouse dictionary builds any
 // setup of the plan.
 func VerifyConfig(plan Plan) (cfg experiments.Config, c Candidate, ok bool) {
-	best := plan.Best() // the best setup ClickHouse builds: rank 1, or the one the plan names beside it
+	best := plan.BestClickHouse() // the ClickHouse answer
 	if best == nil || best.ClickHouseLayout == "" {
-		best = plan.BestClickHouse()
-	}
-	if best == nil {
 		return experiments.Config{}, Candidate{}, false
 	}
 	d, ok := dict.ClickHouseDictionaryFor(core.Layout(best.Layout))
@@ -65,6 +62,14 @@ func VerifyLines(c Candidate, r result.Result) []string {
 		speed += fmt.Sprintf("; the plan's %s: %.2f M rows/s load, %.1f M rows/s read", c.Layout, *c.LoadRowsPerSecond/1e6, *c.ReadRowsPerSecond/1e6)
 	}
 	lines = append(lines, speed)
+	if ch.ReloadPeakRSSBytes > 0 {
+		reload := fmt.Sprintf("reload: ClickHouse peaked at %s during a reload (the serving dictionary beside the new one loading)", text.Bytes(ch.ReloadPeakRSSBytes))
+		if m := ch.ModelReloadPeakBytes; m > 0 {
+			reload += fmt.Sprintf(", the plan's model of the same reload %s (%+.1f %%); the first load peaked at %s", text.Bytes(m),
+				100*(float64(ch.ReloadPeakRSSBytes)/float64(m)-1), text.Bytes(r.PeakRSSBytes))
+		}
+		lines = append(lines, reload)
+	}
 	if ch.Note != "" {
 		lines = append(lines, ch.Note)
 	}

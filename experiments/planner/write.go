@@ -88,8 +88,9 @@ func goTypeOf(t core.Type) string {
 	return "core.U128"
 }
 
-// goCode is the Go code that builds c's map with core's loader from a TSV
-// file of key, value rows.
+// goCode is a Go program that builds c's map with core's loader from a
+// TSV file of key, value rows and looks a key up: it compiles as it is
+// (TestPlanGoCodeCompiles builds every layout's).
 func goCode(c Candidate) string {
 	if len(c.Attributes) > 1 || c.Layout == FlatLayout {
 		return "" // core's tables hold one value so far: no Go code builds this dictionary
@@ -97,12 +98,14 @@ func goCode(c Candidate) string {
 	k, _ := core.ParseType(c.KeyType)
 	v, _ := core.ParseType(c.ValueType)
 	var b strings.Builder
-	fmt.Fprintf(&b, "// <%s,%s>, stored by their bits as <%s,%s>\n", c.KeyType, c.ValueType, goTypeOf(k), goTypeOf(v))
-	b.WriteString("spec, err := source.Parse(\"dict.tsv\") // a TSV or CSV file: key, value\nif err != nil {\n\treturn err\n}\n")
-	fmt.Fprintf(&b, "src, err := source.Open[%s, %s](spec, core.MustType(%q), core.MustType(%q))\n", goTypeOf(k), goTypeOf(v), c.KeyType, c.ValueType)
-	b.WriteString("if err != nil {\n\treturn err\n}\ndefer src.Close()\n")
-	b.WriteString("m, report, err := core.Load(ctx, src, core.LoadConfig{\n")
-	fmt.Fprintf(&b, "\tLayout: %q,\n", c.Layout)
+	fmt.Fprintf(&b, "// %s: <%s,%s>, stored by their bits as <%s,%s>\n", SetupName(c), c.KeyType, c.ValueType, goTypeOf(k), goTypeOf(v))
+	b.WriteString("package main\n\nimport (\n\t\"context\"\n\t\"fmt\"\n\t\"log\"\n\n\t\"github.com/packlab/packlab/core\"\n\t\"github.com/packlab/packlab/core/source\"\n)\n\n")
+	b.WriteString("func main() {\n\tctx := context.Background()\n")
+	b.WriteString("\tspec, err := source.Parse(\"dict.tsv\") // a TSV or CSV file: key, value\n\tif err != nil {\n\t\tlog.Fatal(err)\n\t}\n")
+	fmt.Fprintf(&b, "\tsrc, err := source.Open[%s, %s](spec, core.MustType(%q), core.MustType(%q))\n", goTypeOf(k), goTypeOf(v), c.KeyType, c.ValueType)
+	b.WriteString("\tif err != nil {\n\t\tlog.Fatal(err)\n\t}\n\tdefer src.Close()\n")
+	b.WriteString("\tm, report, err := core.Load(ctx, src, core.LoadConfig{\n")
+	fmt.Fprintf(&b, "\t\tLayout: %q,\n", c.Layout)
 	var opts []string
 	if c.FollowsMLF && c.MaxLoadFactor != core.DefaultMaxLoadFactor {
 		opts = append(opts, "MaxLoadFactor: "+text.Float(c.MaxLoadFactor))
@@ -111,15 +114,20 @@ func goCode(c Candidate) string {
 		opts = append(opts, fmt.Sprintf("Reserve: %d", c.Distinct))
 	}
 	if len(opts) > 0 {
-		fmt.Fprintf(&b, "\tOptions: core.Options{%s},\n", strings.Join(opts, ", "))
+		fmt.Fprintf(&b, "\t\tOptions: core.Options{%s},\n", strings.Join(opts, ", "))
 	}
 	if c.Shards > 1 {
-		fmt.Fprintf(&b, "\tShards: %d,\n", c.Shards)
+		fmt.Fprintf(&b, "\t\tShards: %d,\n", c.Shards)
 	}
-	b.WriteString("})\nif err != nil {\n\treturn err\n}\ndefer m.Close() // the tables' memory is returned at once\n")
-	fmt.Fprintf(&b, "v, ok := m.Get(core.FromUint64[%s](42, 0)) // key 42's value", goTypeOf(k))
+	b.WriteString("\t})\n\tif err != nil {\n\t\tlog.Fatal(err)\n\t}\n\tdefer m.Close() // the tables' memory is returned at once\n")
+	b.WriteString("\tfmt.Printf(\"loaded %d keys in %.1f s\\n\", report.Elements, report.Seconds)\n")
+	key := "42"
+	if k.Size > 8 {
+		key = "core.FromUint64[core.U128](42, 0)"
+	}
+	fmt.Fprintf(&b, "\tv, ok := m.Get(%s) // key 42's value\n\tfmt.Println(v, ok)\n\tfmt.Println(m.Stats())\n}\n", key)
 	if src, err := format.Source([]byte(b.String())); err == nil {
-		return string(src)
+		return strings.TrimSuffix(string(src), "\n")
 	}
 	return b.String()
 }
@@ -132,9 +140,11 @@ func goCode(c Candidate) string {
 func WritePlan(w io.Writer, plan Plan, format string) error {
 	switch strings.ToLower(strings.TrimSpace(format)) {
 	case "json":
-		cands := plan.Candidates
-		if cands == nil {
-			cands = []Candidate{}
+		cands := []Candidate{}
+		for _, c := range plan.Candidates {
+			if plan.Request.For == "" || engineOf(c) == plan.Request.For {
+				cands = append(cands, c)
+			}
 		}
 		b, err := json.MarshalIndent(cands, "", "  ")
 		if err != nil {
@@ -157,7 +167,7 @@ var planCSVHeader = []string{
 	"bytes_allocated", "overhead", "steady_bytes", "peak_bytes", "reload_peak_bytes", "checked_bytes", "growing_at_once", "loader_bytes", "bytes_per_pair",
 	"load_seconds", "load_rows_per_second", "load_rows_per_second_min", "load_rows_per_second_max",
 	"read_seconds", "read_rows_per_second", "read_rows_per_second_min", "read_rows_per_second_max", "speed_tier", "fits",
-	"clickhouse_layout", "clickhouse_first_load_peak_bytes", "clickhouse_reload_peak_bytes", "packlab_only", "why",
+	"clickhouse_layout", "clickhouse_first_load_peak_bytes", "clickhouse_reload_peak_bytes", "packlab_only", "engine", "answer", "why",
 }
 
 func writePlanCSV(w io.Writer, plan Plan) error {
@@ -180,6 +190,9 @@ func writePlanCSV(w io.Writer, plan Plan) error {
 		return f(r[i])
 	}
 	for _, c := range plan.Candidates {
+		if plan.Request.For != "" && engineOf(c) != plan.Request.For {
+			continue
+		}
 		chFirst, chReload := "", ""
 		if c.ClickHouse != nil {
 			chFirst, chReload = i64(c.ClickHouse.FirstLoadPeakBytes), i64(c.ClickHouse.ReloadPeakBytes)
@@ -190,7 +203,7 @@ func writePlanCSV(w io.Writer, plan Plan) error {
 			i64(c.PeakBytes), i64(c.ReloadPeakBytes), i64(c.CheckedBytes), strconv.Itoa(c.GrowingAtOnce), i64(c.LoaderBytes), f(c.BytesPerPair),
 			opt(c.LoadSeconds), opt(c.LoadRowsPerSecond), bound(c.LoadRange, 0), bound(c.LoadRange, 1),
 			opt(c.ReadSeconds), opt(c.ReadRowsPerSecond), bound(c.ReadRange, 0), bound(c.ReadRange, 1), strconv.Itoa(c.SpeedTier),
-			strconv.FormatBool(c.Fits), c.ClickHouseLayout, chFirst, chReload, strconv.FormatBool(c.PacklabOnly), c.Why,
+			strconv.FormatBool(c.Fits), c.ClickHouseLayout, chFirst, chReload, strconv.FormatBool(c.PacklabOnly), engineOf(c), c.Answer, c.Why,
 		}); err != nil {
 			return err
 		}
@@ -209,20 +222,23 @@ func writePlanCSV(w io.Writer, plan Plan) error {
 // and hide what a dense layout is for. Rows are in rank order; JSON and CSV
 // list every setup.
 func PlanTable(plan Plan) (header []string, numeric []bool, rows [][]string) {
-	header = []string{"rank", "setup", "steady", "first load", "reload", "bytes/pair", "load (range)", "read M rows/s (range)", "fits", "ClickHouse", "why"}
-	numeric = []bool{true, false, true, true, true, true, true, true, false, false, false}
+	header = []string{"rank", "runs in", "setup", "steady", "first load", "reload", perKeyWords(plan), "load (range)", "read M rows/s (range)", "fits", "why"}
+	numeric = []bool{true, false, false, true, true, true, true, true, true, false, false}
 	for _, c := range planTableSetups(plan.Candidates) {
 		fits := "no"
 		if c.Fits {
 			fits = "yes"
 		}
-		ch := c.ClickHouseLayout
-		if c.PacklabOnly {
-			ch = "none"
+		runs := "Go"
+		if engineOf(c) == EngineClickHouse {
+			runs = "ClickHouse"
+		}
+		if c.Answer != "" {
+			runs += " (answer)"
 		}
 		rows = append(rows, []string{
-			strconv.Itoa(c.Rank), SetupName(c), text.Bytes2(c.SteadyBytes), text.Bytes2(c.PeakBytes), text.Bytes2(c.ReloadPeakBytes),
-			strconv.FormatFloat(c.BytesPerPair, 'f', 2, 64), loadCell(c), readCell(c), fits, ch, c.Why,
+			strconv.Itoa(c.Rank), runs, SetupName(c), text.Bytes2(c.SteadyBytes), text.Bytes2(c.PeakBytes), text.Bytes2(c.ReloadPeakBytes),
+			strconv.FormatFloat(c.BytesPerPair, 'f', 2, 64), loadCell(c), readCell(c), fits, c.Why,
 		})
 	}
 	return header, numeric, rows
@@ -235,15 +251,16 @@ func planTableSetups(ranked []Candidate) []Candidate {
 	var layouts []string
 	byLayout := map[string][]int{}
 	for i, c := range ranked {
-		group := c.Layout + "|" + text.Float(c.MaxLoadFactor)
+		group := engineOf(c) + "|" + c.Layout + "|" + text.Float(c.MaxLoadFactor)
 		if seen[group] {
 			continue
 		}
 		seen[group] = true
-		if byLayout[c.Layout] == nil {
-			layouts = append(layouts, c.Layout)
+		kind := engineOf(c) + "|" + c.Layout
+		if byLayout[kind] == nil {
+			layouts = append(layouts, kind)
 		}
-		byLayout[c.Layout] = append(byLayout[c.Layout], i)
+		byLayout[kind] = append(byLayout[kind], i)
 	}
 	var picked []int
 	for _, l := range layouts {
@@ -346,8 +363,12 @@ func PlanHeadline(plan Plan) string {
 	if len(r.Attributes) > 1 {
 		value = strings.Join(r.Attributes, ", ")
 	}
-	return fmt.Sprintf("%s rows of <%s, %s> in %s (%s), checked at a %s, prefer %s, for %s, %d loader thread(s)",
-		text.Rows(r.Rows), r.Key, value, text.Bytes(plan.BudgetBytes), plan.BudgetFrom, plan.Checked, r.Prefer, where, r.Threads)
+	rows := text.Rows(r.Rows) + " rows"
+	if g := r.Growth(); g > 0 {
+		rows += fmt.Sprintf(" (%s keys after %s %% growth)", text.Rows(plannedRows(r.Rows, g)), text.Float(g))
+	}
+	return fmt.Sprintf("%s of <%s, %s> in %s (%s), checked at a %s, prefer %s, for %s, %d loader thread(s)",
+		rows, r.Key, value, text.Bytes(plan.BudgetBytes), plan.BudgetFrom, plan.Checked, r.Prefer, where, r.Threads)
 }
 
 // PlanSnippet is text the plan offers to copy: a ClickHouse statement or
@@ -359,17 +380,31 @@ type PlanSnippet struct {
 	Note  string `json:"note"`
 }
 
+// PlanAnswer is one of the plan's two answers as every face shows it.
+type PlanAnswer struct {
+	For     string      `json:"for"`   // EngineClickHouse or EngineGo
+	Title   string      `json:"title"` // "In ClickHouse 26.7", "In Go (packlab's core)"
+	Rank    int         `json:"rank"`  // its rank among every setup
+	Setup   string      `json:"setup"` // "SPARSE_HASHED(SHARDS 8)", "compact SHARDS 1 MLF 0.9"
+	Fits    bool        `json:"fits"`
+	Line    string      `json:"line"`    // the answer in one line (Plan.Answer's part)
+	Why     string      `json:"why"`     // why it won
+	Lines   []string    `json:"lines"`   // its figures, a line each
+	Snippet PlanSnippet `json:"snippet"` // its CREATE DICTIONARY or Go code
+}
+
 // PlanDetails is a plan as every face shows it: lines and snippets, worded
 // once here for the command line, the desktop and the browser.
 type PlanDetails struct {
-	Headline   string        `json:"headline"` // what was asked
-	Answer     string        `json:"answer"`   // one line
-	Rule       string        `json:"rule"`     // how the plan decides
-	RunnersUp  []string      `json:"runners_up"`
-	BestTitle  string        `json:"best_title"`
-	Best       []string      `json:"best"`      // rank 1's figures, a line each
-	Snippets   []PlanSnippet `json:"snippets"`  // CREATE DICTIONARY and Go code
-	RuledOut   []string      `json:"ruled_out"` // layouts no setup of which fits
+	Headline  string       `json:"headline"` // what was asked
+	Answer    string       `json:"answer"`   // one line: both answers
+	Answers   []PlanAnswer `json:"answers"`  // ClickHouse's first, then Go's (one with For)
+	Rule      string       `json:"rule"`     // how the plan decides
+	RunnersUp []string     `json:"runners_up"`
+	// Snippets are the answers' snippets again, for faces that list them
+	// apart.
+	Snippets   []PlanSnippet `json:"snippets"`
+	RuledOut   []string      `json:"ruled_out"` // layouts no Go setup of which fits
 	HowMade    []string      `json:"how_made"`  // where the figures come from
 	TableTitle string        `json:"table_title"`
 	Header     []string      `json:"header"`
@@ -377,60 +412,32 @@ type PlanDetails struct {
 	Rows       [][]string    `json:"rows"`
 }
 
-// Details words the plan for a face.
+// Details words the plan for a face; with for set (EngineClickHouse or
+// EngineGo) only that answer and that engine's setups.
 func (plan Plan) Details() PlanDetails {
-	d := PlanDetails{Headline: PlanHeadline(plan), Answer: plan.Answer, Rule: plan.Rule, RunnersUp: plan.RunnersUp, RuledOut: plan.RuledOut}
-	best := plan.Best()
-	if best != nil {
-		d.BestTitle = SetupName(*best) + ", per the model"
-		d.Best = append(d.Best,
-			fmt.Sprintf("steady %s (%s computed x %s + the loader's blocks %s), first load peak %s (%s)",
-				text.Bytes(best.SteadyBytes), text.Bytes(best.BytesAllocated), text.Float(text.Round(best.Overhead, 3)), text.Bytes(best.LoaderBytes),
-				text.Bytes(best.PeakBytes), growthWords(*best)),
-			fmt.Sprintf("reload peak %s: the serving table (%s) beside a new one at its first-load peak, as ClickHouse and a Go program that swaps in a new map hold them",
-				text.Bytes(best.ReloadPeakBytes), text.Bytes(servingBytes(*best))),
-			fmt.Sprintf("%.2f bytes per pair, load factor %.3f after the load", best.BytesPerPair, best.LoadFactor))
-		where := ""
-		if i := slices.IndexFunc(plan.Measures, func(m Measure) bool { return m.Layout == best.Layout }); i >= 0 {
-			where = measuredWhere(plan.Measures[i], best.Distinct)
+	d := PlanDetails{Headline: PlanHeadline(plan), Answer: plan.Answer, Rule: plan.Rule, RuledOut: plan.RuledOut}
+	show := func(engine string) bool { return plan.Request.For == "" || plan.Request.For == engine }
+	var lines []string
+	for _, c := range []*Candidate{plan.BestClickHouse(), plan.BestGo()} {
+		if c == nil || !show(engineOf(*c)) {
+			continue
 		}
-		if best.LoadSeconds != nil {
-			d.Best = append(d.Best, fmt.Sprintf("load about %s: %s%s", loadCell(*best), rangeText(best.LoadRowsPerSecond, best.LoadRange), where))
-		}
-		if best.ReadSeconds != nil {
-			d.Best = append(d.Best, fmt.Sprintf("reads %s: every key once in %s%s", rangeText(best.ReadRowsPerSecond, best.ReadRange), duration(best.ReadSeconds), where))
-		}
-		if ch := best.ClickHouse; ch != nil {
-			d.Best = append(d.Best, clickHouseLine(*best))
+		a := answerOf(plan, *c)
+		d.Answers = append(d.Answers, a)
+		d.Snippets = append(d.Snippets, a.Snippet)
+		lines = append(lines, a.Line)
+	}
+	d.Answer = strings.Join(lines, "; ")
+	if d.Answer == "" {
+		d.Answer = plan.Answer
+	}
+	for _, l := range plan.RunnersUp {
+		if plan.Request.For == "" || strings.Contains(l, "("+engineWords(plan.Request.For)+")") {
+			d.RunnersUp = append(d.RunnersUp, l)
 		}
 	}
-	for _, c := range []*Candidate{best, plan.BestClickHouse()} {
-		if c == nil {
-			continue
-		}
-		switch {
-		case c.CreateDictionary != "":
-			title := "ClickHouse"
-			if c.BestClickHouse {
-				title = clickHouseTitle(plan, *best, *c)
-			}
-			note := c.ClickHouseNote
-			if c.BestClickHouse {
-				note = strings.TrimPrefix(note+"; "+clickHouseLine(*c), "; ")
-			}
-			d.Snippets = append(d.Snippets, PlanSnippet{Title: title, Lang: "sql", Text: c.CreateDictionary, Note: note})
-		case c == best:
-			d.Snippets = append(d.Snippets, PlanSnippet{Title: "ClickHouse", Note: c.ClickHouseNote})
-		}
-		if c.GoCode == "" {
-			why := "no Go code is written for several attributes yet: core keeps them as a row in packed or compact (core.Options.ValueBytes, the lab's packed_row and compact_row), or ClickHouse as its layouts do"
-			if c.Layout == FlatLayout {
-				why = "core has no FLAT table: an array indexed by the key is a Go slice ([]V of --max-key + 1 elements)"
-			}
-			d.Snippets = append(d.Snippets, PlanSnippet{Title: "Go (core)", Note: why})
-			continue
-		}
-		d.Snippets = append(d.Snippets, PlanSnippet{Title: "Go (core), " + SetupName(*c), Lang: "go", Text: c.GoCode})
+	if plan.Request.For == EngineClickHouse {
+		d.RuledOut = nil
 	}
 	d.HowMade = append(d.HowMade, plan.Growing)
 	for _, m := range plan.Measures {
@@ -448,9 +455,71 @@ func (plan Plan) Details() PlanDetails {
 		}
 	}
 	d.HowMade = append(d.HowMade, plan.Notes...)
-	d.TableTitle = fmt.Sprintf("Setups (each layout's best, its smallest that fits and its lowest load factor, or one between, each at its load factor's best shard count; %d setups in all with --format json or csv)", len(plan.Candidates))
-	d.Header, d.Numeric, d.Rows = PlanTable(plan)
+	shown := plan
+	if plan.Request.For != "" {
+		shown.Candidates = nil
+		for _, c := range plan.Candidates {
+			if engineOf(c) == plan.Request.For {
+				shown.Candidates = append(shown.Candidates, c)
+			}
+		}
+	}
+	d.TableTitle = fmt.Sprintf("Setups (each row is what would run, in ClickHouse or in Go, with its own memory; of each layout its best, its smallest that fits and its lowest load factor, or one between, each at its load factor's best shard count; %d setups in all with --format json or csv)", len(shown.Candidates))
+	d.Header, d.Numeric, d.Rows = PlanTable(shown)
 	return d
+}
+
+// answerOf words answer c.
+func answerOf(plan Plan, c Candidate) PlanAnswer {
+	a := PlanAnswer{For: engineOf(c), Title: AnswerTitle(plan, c), Rank: c.Rank, Setup: SetupName(c), Fits: c.Fits, Line: answerLine(plan, c), Why: c.Why}
+	if a.For == EngineClickHouse {
+		ch := c.ClickHouse
+		a.Lines = append(a.Lines,
+			fmt.Sprintf("steady %s, first load peak %s, reload peak %s (the serving dictionary beside a new one at its first-load peak): %s", text.Bytes(c.SteadyBytes),
+				text.Bytes(c.PeakBytes), text.Bytes(c.ReloadPeakBytes), ch.Model),
+			fmt.Sprintf("%.2f %s, load factor %.3f after the load; %s at a %s", c.BytesPerPair, perKeyWords(plan), c.LoadFactor, fitWords(plan, c), plan.Checked))
+	} else {
+		a.Lines = append(a.Lines,
+			fmt.Sprintf("steady %s (%s computed x %s + the loader's blocks %s), first load peak %s (%s)",
+				text.Bytes(c.SteadyBytes), text.Bytes(c.BytesAllocated), text.Float(text.Round(c.Overhead, 3)), text.Bytes(c.LoaderBytes),
+				text.Bytes(c.PeakBytes), growthWords(c)),
+			fmt.Sprintf("reload peak %s: the serving table (%s) beside a new one at its first-load peak, as a Go program that builds a new map and swaps it in holds them",
+				text.Bytes(c.ReloadPeakBytes), text.Bytes(servingBytes(c))),
+			fmt.Sprintf("%.2f %s, load factor %.3f after the load; %s at a %s", c.BytesPerPair, perKeyWords(plan), c.LoadFactor, fitWords(plan, c), plan.Checked))
+	}
+	where := ""
+	speedLayout := c.Layout
+	if a.For == EngineClickHouse {
+		speedLayout = chSpeedLayout(c.Layout)
+	}
+	if i := slices.IndexFunc(plan.Measures, func(m Measure) bool { return m.Layout == speedLayout }); i >= 0 {
+		where = measuredWhere(plan.Measures[i], c.Distinct)
+	}
+	if c.LoadSeconds != nil {
+		a.Lines = append(a.Lines, fmt.Sprintf("load about %s: %s%s", loadCell(c), rangeText(c.LoadRowsPerSecond, c.LoadRange), where))
+	}
+	if c.ReadSeconds != nil {
+		a.Lines = append(a.Lines, fmt.Sprintf("reads %s: every key once in %s%s", rangeText(c.ReadRowsPerSecond, c.ReadRange), duration(c.ReadSeconds), where))
+	}
+	if c.LoadSeconds == nil && a.For == EngineClickHouse && c.Layout != FlatLayout {
+		a.Lines = append(a.Lines, fmt.Sprintf("speed: no load of ClickHouse's %s measured here (the lab's %s layout measures one)", strings.SplitN(SetupName(c), "(", 2)[0], speedLayout))
+	}
+	if h := holdsWords(plan, c); h != "" {
+		a.Lines = append(a.Lines, h)
+	}
+	a.Lines = append(a.Lines, "why: "+c.Why)
+	switch {
+	case a.For == EngineClickHouse && c.CreateDictionary != "":
+		a.Snippet = PlanSnippet{Title: a.Title + ": " + a.Setup, Lang: "sql", Text: c.CreateDictionary, Note: c.ClickHouseNote}
+	case a.For == EngineClickHouse:
+		a.Snippet = PlanSnippet{Title: a.Title, Note: c.ClickHouseNote}
+	case c.GoCode != "":
+		a.Snippet = PlanSnippet{Title: a.Title + ": " + a.Setup, Lang: "go", Text: c.GoCode}
+	default:
+		why := "no Go code is written for several attributes yet: core keeps them as a row in packed or compact (core.Options.ValueBytes, the lab's packed_row and compact_row)"
+		a.Snippet = PlanSnippet{Title: a.Title, Note: why}
+	}
+	return a
 }
 
 func nonZero(v float64) *float64 {
@@ -471,32 +540,6 @@ func measuredWhere(m Measure, distinct int64) string {
 		s += fmt.Sprintf(", expect it slower at %s", text.Rows(distinct))
 	}
 	return s
-}
-
-// clickHouseLine gives the memory of c's ClickHouse dictionary.
-func clickHouseLine(c Candidate) string {
-	ch := c.ClickHouse
-	verdict := "fits"
-	if !ch.Fits {
-		verdict = "does not fit"
-	}
-	return fmt.Sprintf("ClickHouse's %s, by its own growth: steady %s, first load peak %s, reload peak %s (%s): %s",
-		c.ClickHouseLayout, text.Bytes(ch.SteadyBytes), text.Bytes(ch.FirstLoadPeakBytes), text.Bytes(ch.ReloadPeakBytes), verdict, ch.Model)
-}
-
-// clickHouseTitle heads the CREATE DICTIONARY of the best ClickHouse
-// setup when it is not rank 1.
-func clickHouseTitle(plan Plan, best, c Candidate) string {
-	if !c.ClickHouse.Fits {
-		return fmt.Sprintf("No ClickHouse dictionary fits a %s in %s by ClickHouse's own growth; the least is #%d, %s (%s peak %s)",
-			plan.Checked, text.Bytes(plan.BudgetBytes), c.Rank, SetupName(c), plan.Checked, text.Bytes(c.ClickHouse.CheckedBytes))
-	}
-	if best.PacklabOnly {
-		return fmt.Sprintf("ClickHouse cannot build %s; its best setup here is #%d, %s (%s peak %s by ClickHouse's growth)",
-			best.Layout, c.Rank, SetupName(c), plan.Checked, text.Bytes(c.ClickHouse.CheckedBytes))
-	}
-	return fmt.Sprintf("ClickHouse's dictionary of #1 needs %s at a %s by its own growth; its best setup here is #%d, %s (%s)",
-		text.Bytes(best.ClickHouse.CheckedBytes), plan.Checked, c.Rank, SetupName(c), text.Bytes(c.ClickHouse.CheckedBytes))
 }
 
 func writePlanText(w io.Writer, plan Plan, md bool) error {
@@ -523,14 +566,42 @@ func writePlanText(w io.Writer, plan Plan, md bool) error {
 		}
 	}
 	if md {
-		b.WriteString("## packlab plan: " + clean(d.Headline) + "\n\n**Answer:** " + clean(d.Answer) + "\n")
+		b.WriteString("## packlab plan: " + clean(d.Headline) + "\n\n")
 	} else {
-		b.WriteString("packlab plan: " + d.Headline + "\n\nAnswer: " + d.Answer + "\n")
+		b.WriteString("packlab plan: " + d.Headline + "\n\n")
 	}
-	if d.BestTitle != "" {
-		heading(d.BestTitle)
-		for _, l := range d.Best {
+	answers := []string{d.Answer}
+	if len(d.Answers) > 0 {
+		answers = nil
+		for _, a := range d.Answers {
+			answers = append(answers, a.Line)
+		}
+	}
+	for _, a := range answers {
+		if md {
+			b.WriteString("**Answer:** " + clean(a) + "\n\n")
+		} else {
+			b.WriteString("Answer: " + clean(a) + "\n")
+		}
+	}
+	for _, a := range d.Answers {
+		heading(a.Title + ": " + a.Setup)
+		for _, l := range a.Lines {
 			item(l)
+		}
+		sn := a.Snippet
+		switch {
+		case sn.Text == "":
+		case md:
+			b.WriteString("\n```" + sn.Lang + "\n" + sn.Text + "\n```\n\n")
+		default:
+			b.WriteString("\n")
+			for _, l := range strings.Split(sn.Text, "\n") {
+				b.WriteString("    " + l + "\n")
+			}
+		}
+		if sn.Note != "" {
+			item("note: " + sn.Note)
 		}
 	}
 	if len(d.RunnersUp) > 0 {
@@ -541,21 +612,6 @@ func writePlanText(w io.Writer, plan Plan, md bool) error {
 	}
 	heading("How the plan decides")
 	item(d.Rule)
-	for _, sn := range d.Snippets {
-		heading(sn.Title)
-		switch {
-		case sn.Text == "":
-		case md:
-			b.WriteString("```" + sn.Lang + "\n" + sn.Text + "\n```\n")
-		default:
-			for _, l := range strings.Split(sn.Text, "\n") {
-				b.WriteString("  " + l + "\n")
-			}
-		}
-		if sn.Note != "" {
-			item("note: " + sn.Note)
-		}
-	}
 	if len(d.RuledOut) > 0 {
 		heading("Ruled out")
 		for _, r := range d.RuledOut {

@@ -103,12 +103,15 @@ type planCurve struct {
 	pts               [][2]float64 // rows, bytes
 }
 
-// planSetups is each layout's best setup of the plan (its first candidate
-// by rank), in the order of core.Layouts().
+// planSetups is each layout's best Go setup of the plan (its first
+// candidate by rank), in the order of core.Layouts().
 func planSetups(plan planner.Plan) []planner.Candidate {
 	var setups []planner.Candidate
 	seen := map[string]bool{}
 	for _, c := range plan.Candidates {
+		if c.Engine == planner.EngineClickHouse {
+			continue // the curves are core.Predict's: Go's tables
+		}
 		if !seen[c.Layout] {
 			seen[c.Layout] = true
 			setups = append(setups, c)

@@ -712,7 +712,7 @@
   // (the calibration's rows are plan_calibrate_rows, as in the errors).
   function readPlanForm() {
     const form = {};
-    for (const name of ["rows", "key", "value", "memory", "threads", "prefer", "runtime", "max_key", "clickhouse_version"]) {
+    for (const name of ["rows", "key", "value", "memory", "threads", "prefer", "runtime", "max_key", "clickhouse_version", "growth", "for"]) {
       form[name] = $("#plan_" + name).value;
     }
     for (const name of ["first_load_only", "preallocate", "calibrate"]) form[name] = $("#plan_" + name).checked;
@@ -739,17 +739,23 @@
   function renderPlan(v) {
     $("#plan-out").hidden = false;
     const ans = $("#plan-answer");
-    ans.className = "card plan-answer " + (v.fits ? "fits" : "refused");
+    ans.className = "card plan-answer " + ((v.answers || []).some((a) => a.fits) || v.fits ? "fits" : "refused");
+    // The two answers lead, ClickHouse's first: each its setup, whether it
+    // fits and by how much, its figures and its CREATE DICTIONARY or Go code.
     const kids = [
       el("div", { class: "muted", text: v.headline }),
-      el("div", { class: "verdict", id: "plan-verdict", text: v.answer }),
+      el("div", { class: "verdict", id: "plan-verdict", text: (v.answers || []).map((a) => a.line).join("\n") || v.answer }),
     ];
-    if (v.best_title) kids.push(el("h3", { text: v.best_title }), el("ul", {}, ...v.best.map((l) => el("li", { text: l }))));
+    for (const a of v.answers || []) {
+      kids.push(el("div", { class: "plan-answer-item " + (a.fits ? "fits" : "refused"), id: "plan-answer-" + a.for, "data-answer": a.for },
+        el("h3", { text: a.title + ": " + a.setup }),
+        el("ul", {}, ...a.lines.map((l) => el("li", { text: l }))),
+        snippetBox(a.snippet)));
+    }
     if (v.runners_up && v.runners_up.length) {
       kids.push(el("h3", { text: "Runners-up, and why each lost" }), el("ul", { id: "plan-runners-up" }, ...v.runners_up.map((l) => el("li", { text: l }))));
     }
     if (v.rule) kids.push(el("h3", { text: "How the plan decides" }), el("p", { class: "muted", id: "plan-rule", text: v.rule }));
-    for (const sn of v.snippets || []) kids.push(snippetBox(sn));
     if (v.ruled_out && v.ruled_out.length) {
       kids.push(el("h3", { text: "Ruled out" }), el("ul", { id: "plan-ruled-out" }, ...v.ruled_out.map((l) => el("li", { text: l }))));
     }
