@@ -232,7 +232,17 @@ func RunWorker(ctx context.Context, cmd *exec.Cmd, job []byte, feed func(context
 	defer stopFeed()
 	feedDone := make(chan error, 1)
 	if feed != nil && werr == nil {
-		go func() { feedDone <- feed(feedCtx, stdin) }()
+		go func() {
+			err := feed(feedCtx, stdin)
+			if se := (*sourceError)(nil); errors.As(err, &se) {
+				// The source failed (a bad row, a truncated stream): the
+				// worker waits for frames that will never come, and the
+				// pipe stays open until it ends. End it: the error is the
+				// source's, as the in-process load's would be.
+				_ = cmd.Process.Kill()
+			}
+			feedDone <- err
+		}()
 	} else {
 		feedDone <- nil
 	}
