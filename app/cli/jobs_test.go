@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -204,4 +205,58 @@ func TestHistoryClear(t *testing.T) {
 	if _, _, err := packlab(t, "history", "wipe"); err == nil || !strings.Contains(err.Error(), `"wipe" after history (allowed: clear`) {
 		t.Errorf("history wipe: %v", err)
 	}
+}
+
+// zeros is an endless input of NUL bytes, as /dev/zero is.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+// TestPromptGivesUp: history clear's prompt gives up, deleting nothing, on
+// input that is no terminal though a device (/dev/zero is refused as /dev/null
+// is, not read forever), on a line that is no answer (read no further than
+// maxAnswer bytes), at the end of the input, and on a signal (issue 48).
+func TestPromptGivesUp(t *testing.T) {
+	for _, dev := range []string{"/dev/zero", "/dev/null"} {
+		f, err := os.Open(dev)
+		if err != nil {
+			t.Skip(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmdHistoryClearAsked(t, f) }()
+		select {
+		case err := <-done:
+			var ue *flags.UsageError
+			if !errors.As(err, &ue) || !strings.Contains(err.Error(), "add --yes") {
+				t.Errorf("history clear reading %s: %v, want the refusal that says add --yes", dev, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("history clear reading %s did not end within 10 s", dev)
+		}
+		f.Close()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	for _, in := range []io.Reader{zeros{}, strings.NewReader(""), strings.NewReader("n\n"), strings.NewReader("maybe")} {
+		a, err := readAnswer(ctx, in)
+		if err != nil || len(a) > maxAnswer+1 || a == "y" {
+			t.Errorf("readAnswer: %q (%d bytes), %v; want no answer", a[:min(len(a), 8)], len(a), err)
+		}
+	}
+	r, w := io.Pipe() // nothing ever comes: only the signal ends the wait
+	defer w.Close()
+	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+	if a, err := readAnswer(ctx, r); err == nil {
+		t.Errorf("readAnswer after a signal: %q, nil; want the signal's error", a)
+	}
+}
+
+// cmdHistoryClearAsked runs history clear without --yes on a folder of one
+// result, stdin in.
+func cmdHistoryClearAsked(t *testing.T, in *os.File) error {
+	dir := t.TempDir()
+	if _, _, err := packlab(t, "run", "--layout", "packed", "--rows", "1e3", "--in-process", "--format", "csv", "--results", dir); err != nil {
+		return err
+	}
+	var out, errw strings.Builder
+	return cmdHistory(context.Background(), []string{"clear", "--results", dir}, in, &out, &errw)
 }
