@@ -28,7 +28,6 @@ package experiments
 // NULLs (counted as the file is read through) over the generated ones.
 
 import (
-	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -72,13 +71,38 @@ func (c Config) fileColumns(spec *source.Spec) error {
 	}
 	spec.Columns = c.Columns
 	if len(spec.Columns) == 0 {
+		// By position; with a header line a named attribute's is the
+		// column its name heads (source.Spec's Names, givenAttributeNames).
 		for i := range attrs[1:] {
-			name, _ := SplitAttribute(c.Attributes[i+1])
-			spec.Columns = append(spec.Columns, cmp.Or(name, strconv.Itoa(i+3)))
+			spec.Columns = append(spec.Columns, strconv.Itoa(i+3))
 		}
 	}
 	spec.CheckCell = checkCell(attrs[1:])
 	return nil
+}
+
+// attributeNames sets spec's Names and ByDefault: the names --attributes
+// gives the value and each attribute read from a column ("" where it
+// gives none), and whether that column's position is only the default, so
+// that a file with a header line loads each from the column its name
+// heads, and refuses one given whose header names another.
+func (c Config) attributeNames(spec *source.Spec) {
+	var names []string
+	for i, a := range c.Attributes {
+		if i > len(spec.Columns) {
+			break
+		}
+		name, _ := SplitAttribute(a)
+		names = append(names, name)
+	}
+	if !slices.ContainsFunc(names, func(n string) bool { return n != "" }) {
+		return
+	}
+	spec.Names = names
+	spec.ByDefault = []bool{strings.TrimSpace(c.ValueColumn) == ""}
+	for range spec.Columns {
+		spec.ByDefault = append(spec.ByDefault, len(c.Columns) == 0)
+	}
 }
 
 // checkCell is core's CheckCell for attrs: a fixed-size attribute's cell
