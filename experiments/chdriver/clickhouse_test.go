@@ -335,3 +335,18 @@ func TestClickHouseFlat(t *testing.T) {
 		}
 	}
 }
+
+// TestClickHouseFlatSmallRange: keys of range:1000 fall in FLAT's first
+// array, which is never resized: packlab's figure is ClickHouse's to the
+// byte (it counted a power of two: +82 %, issue 48). Not -short: one
+// worker start.
+func TestClickHouseFlatSmallRange(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts ClickHouse")
+	}
+	needClickHouse(t)
+	r := drivertest.RunOrFail(t, experiments.Config{Layouts: []string{"ch_flat"}, Keys: "range:1000", Rows: 10_000, Value: "UInt64", NoRead: true})["ch_flat"]
+	if ch := r.ClickHouse; r.BytesAllocated != ch.ModelBytes {
+		t.Errorf("ch_flat range:1000: bytes_allocated %d, packlab computes %d; want the same", r.BytesAllocated, ch.ModelBytes)
+	}
+}
