@@ -67,7 +67,11 @@ func (c Config) fileColumns(spec *source.Spec) error {
 			"one column for each attribute after the first, e.g. --columns 3,4, or none")
 	}
 	if kind, stream := source.IsStream(c.Source); stream {
-		return NewFieldError("--source", c.Source, kind+": a file's attributes are read twice (the check, then ClickHouse's source)", "a regular file, or --columns none")
+		why := "a file's attributes are read twice (the check of every cell and its Strings' lengths, then the load)"
+		if slices.ContainsFunc(c.Layouts, func(l string) bool { return strings.HasPrefix(strings.ToLower(strings.TrimSpace(l)), "ch_") }) {
+			why = "a file's attributes are read twice (the check, then ClickHouse's source)"
+		}
+		return NewFieldError("--source", c.Source, kind+": "+why, "a regular file, or --columns none")
 	}
 	spec.Columns = c.Columns
 	if len(spec.Columns) == 0 {

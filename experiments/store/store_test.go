@@ -269,3 +269,15 @@ func TestOpenStoreRemovesStaleTemps(t *testing.T) {
 		t.Errorf("fresh temporary file removed: %v", err)
 	}
 }
+
+// TestOpenStoreSystemFolder: a folder in which no file can be made though
+// it is there (/proc/self) is refused as such, not as "no such file".
+func TestOpenStoreSystemFolder(t *testing.T) {
+	if _, err := os.Stat("/proc/self"); err != nil {
+		t.Skip(err)
+	}
+	_, err := OpenStore("/proc/self")
+	if err == nil || strings.Contains(err.Error(), "no such file") || !strings.Contains(err.Error(), "--results /proc/self: a folder in which no file can be created") {
+		t.Errorf("OpenStore(/proc/self): %v", err)
+	}
+}
