@@ -427,6 +427,7 @@ func measure(ctx context.Context, f *runFlags, jobName string, stdout, stderr io
 			return err
 		}
 		st = s
+		defer st.MarkJob()() // history clear waits for the job's end
 	}
 	bar := newProgressBar(stderr)
 	saved := 0

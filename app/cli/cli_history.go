@@ -59,6 +59,11 @@ func cmdHistory(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return nil
 	}
 	saved := &store.Store{Dir: *dir}
+	if pids := saved.JobsSaving(); len(pids) > 0 {
+		// Deleting now would take what a running job has saved, and the
+		// job would go on saving (a sweep said "saved 1350" of none).
+		return fmt.Errorf("history clear: a job is saving into %s (packlab process %d): nothing deleted; clear it once that job has ended", *dir, pids[0])
+	}
 	jobs, problems, err := saved.Jobs(ctx)
 	if err != nil {
 		return err

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -259,4 +261,36 @@ func cmdHistoryClearAsked(t *testing.T, in *os.File) error {
 	}
 	var out, errw strings.Builder
 	return cmdHistory(context.Background(), []string{"clear", "--results", dir}, in, &out, &errw)
+}
+
+// TestHistoryClearWhileSaving: history clear refuses, deleting nothing,
+// while another packlab's job saves into the folder (it deleted a running
+// sweep's results, issue 48); a mark left by a process that is gone does
+// not stop it.
+func TestHistoryClearWhileSaving(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := packlab(t, "run", "--layout", "packed", "--rows", "1e3", "--in-process", "--format", "csv", "--results", dir); err != nil {
+		t.Fatal(err)
+	}
+	other := exec.Command("sleep", "30") // another process, its job saving
+	if err := other.Start(); err != nil {
+		t.Skip(err)
+	}
+	defer other.Process.Kill()
+	mark := filepath.Join(dir, fmt.Sprintf(".packlab-job-%d", other.Process.Pid))
+	if err := os.WriteFile(mark, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := packlab(t, "history", "clear", "--yes", "--results", dir)
+	if err == nil || !strings.Contains(err.Error(), "a job is saving into "+dir) {
+		t.Errorf("history clear while a job saves: %v", err)
+	}
+	if n, _ := filepath.Glob(filepath.Join(dir, "*.json")); len(n) != 1 {
+		t.Errorf("%d results left, want the 1 saved", len(n))
+	}
+	other.Process.Kill()
+	other.Wait()
+	if _, stderr, err := packlab(t, "history", "clear", "--yes", "--results", dir); err != nil || !strings.Contains(stderr, "deleted 1 result") {
+		t.Errorf("history clear after the job's process is gone: %v, %q", err, stderr)
+	}
 }
