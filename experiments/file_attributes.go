@@ -172,6 +172,15 @@ type fileStats struct {
 	nulls     []int64
 }
 
+// bytes is the attribute cells' bytes counted so far.
+func (st *fileStats) bytes() int64 {
+	var b int64
+	for _, c := range st.cellBytes {
+		b += c
+	}
+	return b
+}
+
 // newFileStats counts a source with columns attribute columns.
 func newFileStats(columns int) fileStats {
 	return fileStats{cellBytes: make([]int64, columns), nulls: make([]int64, columns)}
@@ -241,6 +250,7 @@ func (typed[K, V]) writeFileAttributes(ctx context.Context, p parsedConfig, dict
 	var b core.Block[K, V]
 	var buf []byte
 	start, last := time.Now(), time.Now()
+	blockRows := firstBlockRows(cells)
 	for {
 		if err := ctx.Err(); err != nil {
 			return st, err
@@ -249,7 +259,8 @@ func (typed[K, V]) writeFileAttributes(ctx context.Context, p parsedConfig, dict
 			last = now // the file read again, for ClickHouse's source: as long as the count
 			progress(Progress{Phase: PhaseCount, Rows: st.rows, TotalRows: -1, Seconds: now.Sub(start).Seconds()})
 		}
-		if err := src.Next(&b, core.DefaultBlockRows); err != nil {
+		before := st.bytes()
+		if err := src.Next(&b, blockRows); err != nil {
 			if errors.Is(err, io.EOF) {
 				return st, nil
 			}
@@ -266,6 +277,7 @@ func (typed[K, V]) writeFileAttributes(ctx context.Context, p parsedConfig, dict
 			}
 		}
 		st.count(b.Len(), cells)
+		blockRows = nextBlockRows(blockRows, b.Len(), st.bytes()-before)
 		if _, err := f.Write(buf); err != nil {
 			return st, fmt.Errorf("writing ClickHouse's source: %s", source.PathErrorReason(err))
 		}

@@ -265,6 +265,9 @@ func (s *fileSource[K, V]) checkNames(spec Spec, headerLine int64) error {
 			*col = c
 			continue
 		}
+		if *col >= len(s.header) {
+			continue // a column past the header's: refused as missing (open)
+		}
 		return fmt.Errorf("source file %q: %s is named %q but its column, %d, is headed %q on line %d: the names differ (name the attribute %q, or read it from the column headed %q)",
 			s.path, what, name, *col+1, h, headerLine, h, name)
 	}
