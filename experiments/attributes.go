@@ -113,13 +113,13 @@ func AttributeNames(list []string) ([]string, error) {
 		} else if !attributeNameRule.MatchString(name) {
 			return nil, NewFieldError("--attributes", s, "not a column name", "a letter or _ then letters, digits or _, at most 64, e.g. country:UInt16")
 		}
-		if strings.EqualFold(name, "key") {
+		if name == "key" {
 			return nil, NewFieldError("--attributes", s, "key is the key's column", "another name")
 		}
-		if j, ok := seen[strings.ToLower(name)]; ok {
+		if j, ok := seen[name]; ok { // case-sensitive, as ClickHouse's names
 			return nil, NewFieldError("--attributes", strings.Join(list, ","), fmt.Sprintf("attributes %d and %d are both named %s", j+1, i+1, name), "each name once")
 		}
-		seen[strings.ToLower(name)] = i
+		seen[name] = i
 		names[i] = name
 	}
 	return names, nil

@@ -315,6 +315,7 @@ func (c Config) SourceSpec() (source.Spec, error) {
 		if err := c.fileColumns(&spec); err != nil {
 			return spec, err
 		}
+		c.attributeNames(&spec)
 		st, err := os.Stat(c.Source)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
@@ -362,7 +363,7 @@ func (c Config) SourceSpec() (source.Spec, error) {
 func sourceFlag(err error) string {
 	msg := err.Error()
 	switch {
-	case strings.Contains(msg, ": column "):
+	case strings.Contains(msg, ": column "), strings.Contains(msg, "attribute column"):
 		return "--columns" // one of Columns (file_attributes.go)
 	case strings.Contains(msg, "key column"):
 		return "--key-column"

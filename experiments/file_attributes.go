@@ -28,7 +28,6 @@ package experiments
 // NULLs (counted as the file is read through) over the generated ones.
 
 import (
-	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -68,17 +67,46 @@ func (c Config) fileColumns(spec *source.Spec) error {
 			"one column for each attribute after the first, e.g. --columns 3,4, or none")
 	}
 	if kind, stream := source.IsStream(c.Source); stream {
-		return NewFieldError("--source", c.Source, kind+": a file's attributes are read twice (the check, then ClickHouse's source)", "a regular file, or --columns none")
+		why := "a file's attributes are read twice (the check of every cell and its Strings' lengths, then the load)"
+		if slices.ContainsFunc(c.Layouts, func(l string) bool { return strings.HasPrefix(strings.ToLower(strings.TrimSpace(l)), "ch_") }) {
+			why = "a file's attributes are read twice (the check, then ClickHouse's source)"
+		}
+		return NewFieldError("--source", c.Source, kind+": "+why, "a regular file, or --columns none")
 	}
 	spec.Columns = c.Columns
 	if len(spec.Columns) == 0 {
+		// By position; with a header line a named attribute's is the
+		// column its name heads (source.Spec's Names, givenAttributeNames).
 		for i := range attrs[1:] {
-			name, _ := SplitAttribute(c.Attributes[i+1])
-			spec.Columns = append(spec.Columns, cmp.Or(name, strconv.Itoa(i+3)))
+			spec.Columns = append(spec.Columns, strconv.Itoa(i+3))
 		}
 	}
 	spec.CheckCell = checkCell(attrs[1:])
 	return nil
+}
+
+// attributeNames sets spec's Names and ByDefault: the names --attributes
+// gives the value and each attribute read from a column ("" where it
+// gives none), and whether that column's position is only the default, so
+// that a file with a header line loads each from the column its name
+// heads, and refuses one given whose header names another.
+func (c Config) attributeNames(spec *source.Spec) {
+	var names []string
+	for i, a := range c.Attributes {
+		if i > len(spec.Columns) {
+			break
+		}
+		name, _ := SplitAttribute(a)
+		names = append(names, name)
+	}
+	if !slices.ContainsFunc(names, func(n string) bool { return n != "" }) {
+		return
+	}
+	spec.Names = names
+	spec.ByDefault = []bool{strings.TrimSpace(c.ValueColumn) == ""}
+	for range spec.Columns {
+		spec.ByDefault = append(spec.ByDefault, len(c.Columns) == 0)
+	}
 }
 
 // checkCell is core's CheckCell for attrs: a fixed-size attribute's cell
@@ -142,6 +170,15 @@ type fileStats struct {
 	rows      int64
 	cellBytes []int64 // by attribute after the first
 	nulls     []int64
+}
+
+// bytes is the attribute cells' bytes counted so far.
+func (st *fileStats) bytes() int64 {
+	var b int64
+	for _, c := range st.cellBytes {
+		b += c
+	}
+	return b
 }
 
 // newFileStats counts a source with columns attribute columns.
@@ -213,6 +250,7 @@ func (typed[K, V]) writeFileAttributes(ctx context.Context, p parsedConfig, dict
 	var b core.Block[K, V]
 	var buf []byte
 	start, last := time.Now(), time.Now()
+	blockRows := firstBlockRows(cells)
 	for {
 		if err := ctx.Err(); err != nil {
 			return st, err
@@ -221,7 +259,8 @@ func (typed[K, V]) writeFileAttributes(ctx context.Context, p parsedConfig, dict
 			last = now // the file read again, for ClickHouse's source: as long as the count
 			progress(Progress{Phase: PhaseCount, Rows: st.rows, TotalRows: -1, Seconds: now.Sub(start).Seconds()})
 		}
-		if err := src.Next(&b, core.DefaultBlockRows); err != nil {
+		before := st.bytes()
+		if err := src.Next(&b, blockRows); err != nil {
 			if errors.Is(err, io.EOF) {
 				return st, nil
 			}
@@ -238,6 +277,7 @@ func (typed[K, V]) writeFileAttributes(ctx context.Context, p parsedConfig, dict
 			}
 		}
 		st.count(b.Len(), cells)
+		blockRows = nextBlockRows(blockRows, b.Len(), st.bytes()-before)
 		if _, err := f.Write(buf); err != nil {
 			return st, fmt.Errorf("writing ClickHouse's source: %s", source.PathErrorReason(err))
 		}

@@ -79,6 +79,10 @@ func (p parsedConfig) rowSpec() source.Spec {
 	}
 	s.Columns = append([]string{cmp.Or(strings.TrimSpace(s.ValueColumn), "2")}, s.Columns...)
 	s.ValueColumn, s.CheckCell = "none", checkCell(p.attrs[:len(s.Columns)])
+	if s.Names != nil { // the value's column is now the first of Columns
+		s.Names = append([]string{""}, s.Names...)
+		s.ByDefault = append([]bool{false}, s.ByDefault...)
+	}
 	return s
 }
 
@@ -123,7 +127,7 @@ func (p parsedConfig) rowFileColumns() []string {
 	if s.Kind != source.File || !s.NoValueColumn() || len(s.Columns) == 0 {
 		return nil
 	}
-	cols := s.Columns[1-p.rowCellsFrom():]
+	cols := s.ColumnLabels()[1-p.rowCellsFrom():]
 	if len(cols) == 0 {
 		return nil
 	}

@@ -2,6 +2,7 @@ package experiments_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -218,5 +219,81 @@ func TestRowsFromFileRepeatedKeys(t *testing.T) {
 		if r := got["packed_row"]; r.PayloadBytes != keys*(8+10)+kept {
 			t.Errorf("value column %q, packed_row: payload %d, want %d: the keys, the 10-byte rows and the first rows' %d String bytes", valueColumn, r.PayloadBytes, keys*(8+10)+kept, kept)
 		}
+	}
+}
+
+// TestColumnsByName: with a header line, a named attribute loads from the
+// column its name heads, the value's too (a header "id qty price" and
+// price:UInt16,qty:UInt16 loaded price from qty's column, issue 48); a
+// column given for it that the header names otherwise is refused naming
+// both; names are case-sensitive as ClickHouse's; without a header the
+// positions hold.
+func TestColumnsByName(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	var rows strings.Builder
+	for i := 1; i <= 300; i++ {
+		fmt.Fprintf(&rows, "%d\t%d\t%d\n", i, i%97, 1000+i)
+	}
+	header := write("header.tsv", "id\tqty\tprice\n"+rows.String())
+	cases := write("cases.tsv", "id\ta\tA\n"+rows.String())
+	bare := write("bare.tsv", rows.String())
+	checksum := func(cfg experiments.Config) string {
+		t.Helper()
+		cfg.InProcess, cfg.Rows = true, 0
+		got := drivertest.RunOrFail(t, cfg)
+		return got[cfg.Layouts[0]].Checksum
+	}
+	for _, layout := range []string{"packed_row", "compact_row"} {
+		row := func(src, value string, columns []string, attrs ...string) string {
+			return checksum(experiments.Config{Layouts: []string{layout}, Source: src, Attributes: attrs, ValueColumn: value, Columns: columns})
+		}
+		byPosition := row(header, "3", []string{"2"}, "UInt16", "UInt16")
+		if row(header, "", nil, "UInt16", "UInt16") == byPosition {
+			t.Fatalf("%s: columns 2, 3 and 3, 2 load the same rows: the test cannot tell them apart", layout)
+		}
+		if got := row(header, "", nil, "price:UInt16", "qty:UInt16"); got != byPosition {
+			t.Errorf("%s: price:UInt16,qty:UInt16 over a header id qty price: checksum %s, want price's column then qty's (%s)", layout, got, byPosition)
+		}
+		if got := row(cases, "", nil, "A:UInt16", "a:UInt16"); got != byPosition {
+			t.Errorf("%s: A:UInt16,a:UInt16 over a header id a A: checksum %s, want column A then a (%s)", layout, got, byPosition)
+		}
+		if got, want := row(bare, "", nil, "price:UInt16", "qty:UInt16"), row(bare, "", nil, "UInt16", "UInt16"); got != want {
+			t.Errorf("%s: named attributes over a file without a header: checksum %s, want the positions' %s", layout, got, want)
+		}
+	}
+	single := checksum(experiments.Config{Layouts: []string{"packed"}, Source: header, Attributes: []string{"price:UInt16"}})
+	if want := checksum(experiments.Config{Layouts: []string{"packed"}, Source: header, ValueColumn: "price"}); single != want {
+		t.Errorf("packed, price:UInt16 alone: checksum %s, want price's column (%s)", single, want)
+	}
+	for _, c := range []struct {
+		cfg  experiments.Config
+		want []string
+	}{
+		{experiments.Config{Attributes: []string{"price:UInt16", "qty:UInt16"}, ValueColumn: "2"}, []string{`"price"`, `"qty"`, "column, 2"}},
+		{experiments.Config{Attributes: []string{"price:UInt16", "qty:UInt16"}, Columns: []string{"3"}}, []string{`"qty"`, `"price"`, "column, 3"}},
+		{experiments.Config{Attributes: []string{"price:UInt16", "count:UInt16"}}, []string{`"count"`, `"id", "qty", "price"`}},
+	} {
+		c.cfg.Layouts, c.cfg.Source, c.cfg.InProcess = []string{"packed_row"}, header, true
+		_, err := experiments.Run(context.Background(), c.cfg, experiments.RunOptions{})
+		var ie *experiments.InputError
+		if !errors.As(err, &ie) {
+			t.Errorf("%+v: %v; want it refused as bad input", c.cfg, err)
+			continue
+		}
+		for _, w := range c.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%+v: %v; want it to say %s", c.cfg, err, w)
+			}
+		}
+	}
+	if _, err := experiments.AttributeNames([]string{"a:UInt16", "A:UInt16"}); err != nil {
+		t.Errorf("a:UInt16,A:UInt16: %v; ClickHouse's names are case-sensitive", err)
 	}
 }

@@ -291,6 +291,9 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]result.Resu
 				reps = nil
 				break
 			}
+			if err := checkSameRows(r, res); err != nil {
+				return results, err
+			}
 			reps = append(reps, res)
 		}
 		if reps == nil {
@@ -341,6 +344,18 @@ func runFailure(r runSpec, err error) (line string, stop error) {
 		return "", fmt.Errorf("%s: %w", r.layout, err)
 	}
 	return fmt.Sprintf("%s: %v", r.layout, err), nil
+}
+
+// checkSameRows stops a job whose file source changed under it: the count
+// before the runs (the guard's) and a run's rows differ, so its layouts
+// would be compared over different rows (a file that grew while read
+// loaded different row counts per layout, silently).
+func checkSameRows(r runSpec, res result.Result) error {
+	if r.p.spec.IsSynthetic() || r.est.Rows < 0 || res.Rows == r.est.Rows {
+		return nil
+	}
+	return fmt.Errorf("--source %s changed while this job read it: it held %s rows when counted before the runs, and %s loaded %s; the results measured before it are kept (a file that does not change during the job, or a copy of it)",
+		r.p.spec.Path, text.Thousands(r.est.Rows), r.layout, text.Thousands(res.Rows))
 }
 
 // RunsFailedError says which runs of a job failed while the others went on

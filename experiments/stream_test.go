@@ -143,3 +143,26 @@ func TestCancelledPrescanSaysCancelled(t *testing.T) {
 		t.Errorf("cancelled pre-scan: %v, want cancelled and no word of rows", err)
 	}
 }
+
+// TestFileChangedDuringTheJob: a file that grows between two layouts' runs
+// stops the job, saying so, where the second layout loaded more rows than
+// the first, silently (issue 48).
+func TestFileChangedDuringTheJob(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "keys.tsv")
+	if err := os.WriteFile(path, []byte(keysTSV(1000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	grow := func(result.Result) error {
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		_, err = f.WriteString("5000\t1\n5001\t2\n")
+		return err
+	}
+	res, err := Run(context.Background(), Config{Layouts: []string{"packed", "hashed"}, Source: path, InProcess: true}, RunOptions{OnResult: grow})
+	if len(res) != 1 || err == nil || !strings.Contains(err.Error(), "changed while this job read it") || !strings.Contains(err.Error(), "1,000 rows") {
+		t.Errorf("a file grown between runs: %d results, %v; want packed's and the job stopped saying so", len(res), err)
+	}
+}

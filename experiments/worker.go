@@ -232,7 +232,17 @@ func RunWorker(ctx context.Context, cmd *exec.Cmd, job []byte, feed func(context
 	defer stopFeed()
 	feedDone := make(chan error, 1)
 	if feed != nil && werr == nil {
-		go func() { feedDone <- feed(feedCtx, stdin) }()
+		go func() {
+			err := feed(feedCtx, stdin)
+			if se := (*sourceError)(nil); errors.As(err, &se) {
+				// The source failed (a bad row, a truncated stream): the
+				// worker waits for frames that will never come, and the
+				// pipe stays open until it ends. End it: the error is the
+				// source's, as the in-process load's would be.
+				_ = cmd.Process.Kill()
+			}
+			feedDone <- err
+		}()
 	} else {
 		feedDone <- nil
 	}
@@ -253,6 +263,8 @@ func RunWorker(ctx context.Context, cmd *exec.Cmd, job []byte, feed func(context
 		return result.Result{}, ctx.Err()
 	case res != nil:
 		return *res, nil
+	case childErr != "" && outOfMemory([]byte(childErr)):
+		return result.Result{}, noMemory(name) // ClickHouse's exception, 570 characters of it: the promised line instead
 	case childErr != "":
 		return result.Result{}, errors.New(childErr)
 	case protoErr != nil:
@@ -301,7 +313,7 @@ func childEnded(name string, waitErr, werr error, stderr *tailBuffer) error {
 		why = "it did not take the job: " + werr.Error()
 	}
 	if stderr.ranOutOfMemory() {
-		return fmt.Errorf("%w: %s could not get more memory (the machine's, a cgroup's or an address-space limit such as ulimit -v) and ended", ErrOutOfMemory, name)
+		return noMemory(name)
 	}
 	msg := fmt.Sprintf("%s ended without a result (%s)", name, why)
 	if last := stderr.lastLine(); last != "" {
@@ -329,7 +341,7 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	defer t.mu.Unlock()
 	// The Go runtime's "fatal error: runtime: out of memory" opens a trace
 	// that may be longer than the tail kept: remembered as it passes.
-	t.oom = t.oom || bytes.Contains(p, []byte("out of memory")) || bytes.Contains(p, []byte("cannot allocate memory"))
+	t.oom = t.oom || outOfMemory(p)
 	t.buf = append(t.buf, p...)
 	if len(t.buf) > t.max {
 		t.buf = t.buf[len(t.buf)-t.max:]
@@ -341,6 +353,26 @@ func (t *tailBuffer) ranOutOfMemory() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.oom
+}
+
+// outOfMemory reports whether a worker's words say it ran out of memory:
+// the Go runtime's, C++'s (std::bad_alloc), ClickHouse's exceptions, or a
+// thread the system could not give a stack (EAGAIN: "Resource temporarily
+// unavailable" under an address-space limit).
+func outOfMemory(p []byte) bool {
+	lower := bytes.ToLower(p)
+	for _, w := range []string{"out of memory", "cannot allocate memory", "bad_alloc", "memory_limit_exceeded",
+		"cannot_allocate_memory", "memory limit", "resource temporarily unavailable"} {
+		if bytes.Contains(lower, []byte(w)) {
+			return true
+		}
+	}
+	return false
+}
+
+// noMemory is a worker's end by running out of memory, in one line.
+func noMemory(name string) error {
+	return fmt.Errorf("%w: %s could not get more memory (the machine's, a cgroup's or an address-space limit such as ulimit -v) and ended", ErrOutOfMemory, name)
 }
 
 // ErrOutOfMemory is a run that ran out of memory in its worker: the run's

@@ -52,7 +52,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Notify(signals, stopSignals...)
 	defer signal.Stop(signals)
 	go func() {
 		select {
@@ -63,11 +63,23 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}()
 	err := runContext(ctx, args, stdout, stderr)
 	var se *signalError
-	if err != nil && errors.As(context.Cause(ctx), &se) && !errors.As(err, new(*signalError)) {
+	if errors.As(context.Cause(ctx), &se) && !errors.As(err, new(*signalError)) {
+		if err == nil { // a command that stops cleanly on a signal (serve): its code all the same
+			err = se
+		}
 		err = &signalExit{err: err, sig: se.sig}
 	}
 	return err
 }
+
+// stopSignals are the signals that stop a command, each ending it with
+// its 128+N code and one line (the Go runtime's own handling would dump
+// every goroutine on SIGQUIT and exit 2, or end packlab before a worker's
+// folder is removed): every signal whose default ends a process and that
+// a program may catch, but SIGPIPE (the runtime's for a closed output)
+// and SIGPROF (a profiler's).
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT,
+	syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGALRM, syscall.SIGVTALRM, syscall.SIGXCPU, syscall.SIGXFSZ}
 
 // signalError is the cause of a cancel by a signal: "stopped by SIGTERM".
 type signalError struct{ sig syscall.Signal }
@@ -82,8 +94,10 @@ func signalName(s syscall.Signal) string {
 		return "SIGTERM"
 	case syscall.SIGHUP:
 		return "SIGHUP (the terminal closed)"
+	case syscall.SIGQUIT:
+		return "SIGQUIT"
 	}
-	return s.String()
+	return fmt.Sprintf("signal %d (%s)", int(s), s)
 }
 
 // signalExit is the command's error after a signal stopped it: its exit
@@ -421,6 +435,7 @@ func measure(ctx context.Context, f *runFlags, jobName string, stdout, stderr io
 			return err
 		}
 		st = s
+		defer st.MarkJob()() // history clear waits for the job's end
 	}
 	bar := newProgressBar(stderr)
 	saved := 0

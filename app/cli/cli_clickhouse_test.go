@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/packlab/packlab/experiments/chdriver"
 )
@@ -128,5 +132,57 @@ func TestSampleDictionaryFile(t *testing.T) {
 		if d := float64(measured - ch.ModelBytes); d < -below || d > above {
 			t.Errorf("%s: ClickHouse's %s %d, packlab's model %d: want from %.0f bytes below to %.0f above", r.Layout, ch.ComparedWith, measured, ch.ModelBytes, below, above)
 		}
+	}
+}
+
+// TestClickHouseSignal: SIGQUIT during a ClickHouse run ends packlab as
+// every stopping signal does: exit 131 (128 + 3), one line naming it, no
+// goroutine dump, no worker left, and no packlab-ch-* folder left in the
+// temporary folder (issue 48: a dump, exit 2 and an 80 MB folder).
+func TestClickHouseSignal(t *testing.T) {
+	needClickHouse(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	tmp := t.TempDir()
+	cmd := exec.Command(exe, "run", "--layout", "ch_hashed", "--rows", "3e6", "--no-save")
+	cmd.Env = append(os.Environ(), mainEnv+"=1", "TMPDIR="+tmp)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if m, _ := filepath.Glob(filepath.Join(tmp, "packlab-ch-*", "files")); len(m) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("no ClickHouse folder after 60 s; stderr: %s", stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond) // the worker started, the rows streaming
+	if err := cmd.Process.Signal(syscall.SIGQUIT); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("packlab did not exit within 20 s of SIGQUIT")
+	}
+	if got := cmd.ProcessState.ExitCode(); got != 131 {
+		t.Errorf("exit code %d after SIGQUIT, want 131", got)
+	}
+	if s := stderr.String(); strings.Count(s, "\n") != 1 || !strings.Contains(s, "stopped by SIGQUIT") || strings.Contains(s, "goroutine") {
+		t.Errorf("stderr after SIGQUIT: %q; want one line naming it", s)
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, "packlab-ch-*")); len(left) > 0 {
+		t.Errorf("left after SIGQUIT: %v", left)
 	}
 }

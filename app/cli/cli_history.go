@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/packlab/packlab/app/flags"
 	"github.com/packlab/packlab/experiments"
@@ -58,6 +59,11 @@ func cmdHistory(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return nil
 	}
 	saved := &store.Store{Dir: *dir}
+	if pids := saved.JobsSaving(); len(pids) > 0 {
+		// Deleting now would take what a running job has saved, and the
+		// job would go on saving (a sweep said "saved 1350" of none).
+		return fmt.Errorf("history clear: a job is saving into %s (packlab process %d): nothing deleted; clear it once that job has ended", *dir, pids[0])
+	}
 	jobs, problems, err := saved.Jobs(ctx)
 	if err != nil {
 		return err
@@ -71,7 +77,7 @@ func cmdHistory(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return nil
 	}
 	question := fmt.Sprintf("delete %d result(s) of %d job(s) in %s", n, len(jobs), *dir)
-	if ok, err := confirm(question, *yes, stdin, stderr); !ok || err != nil {
+	if ok, err := confirm(ctx, question, *yes, stdin, stderr); !ok || err != nil {
 		return err
 	}
 	deleted := 0
@@ -98,8 +104,10 @@ func cmdHistory(ctx context.Context, args []string, stdin io.Reader, stdout, std
 
 // confirm asks on stdin whether to do what question says, unless yes (the
 // --yes flag) answers it; with no terminal to ask on it refuses, saying how
-// to confirm.
-func confirm(question string, yes bool, stdin io.Reader, stderr io.Writer) (bool, error) {
+// to confirm. It gives up, deleting nothing, at the end of the input, on
+// an answer that is not one (a line longer than maxAnswer bytes: /dev/zero
+// is read no further) and on a signal (ctx's cancel: the signal's exit).
+func confirm(ctx context.Context, question string, yes bool, stdin io.Reader, stderr io.Writer) (bool, error) {
 	if yes {
 		return true, nil
 	}
@@ -107,21 +115,55 @@ func confirm(question string, yes bool, stdin io.Reader, stderr io.Writer) (bool
 		return false, flags.Usagef("history clear: would %s; add --yes to confirm (standard input is not a terminal to ask on)", question)
 	}
 	fmt.Fprintf(stderr, "packlab: %s? [y/N] ", question)
-	var answer string
-	_, _ = fmt.Fscanln(stdin, &answer)
-	if answer != "y" && answer != "Y" && answer != "yes" {
+	answer, err := readAnswer(ctx, stdin)
+	if err != nil {
+		fmt.Fprintln(stderr)
+		return false, fmt.Errorf("%w: history clear asked and deleted nothing (%v)", experiments.ErrCancelled, context.Cause(ctx))
+	}
+	if answer = strings.TrimSpace(answer); answer != "y" && answer != "Y" && answer != "yes" {
 		fmt.Fprintln(stderr, "packlab: nothing deleted")
 		return false, nil
 	}
 	return true, nil
 }
 
-// isTerminal says whether r is a character device (a terminal to ask on).
+// maxAnswer is the longest line a prompt reads as an answer.
+const maxAnswer = 64
+
+// readAnswer reads one line from r, at most maxAnswer bytes of it (a longer
+// one comes back cut, which answers no prompt), or what came before the end
+// of the input; ctx's end stops the wait (the read itself goes on in its
+// goroutine until the process ends: a terminal's read cannot be stopped).
+func readAnswer(ctx context.Context, r io.Reader) (string, error) {
+	got := make(chan string, 1)
+	go func() {
+		var line []byte
+		b := make([]byte, 1)
+		for len(line) <= maxAnswer {
+			n, err := r.Read(b)
+			if n == 1 {
+				if b[0] == '\n' {
+					break
+				}
+				line = append(line, b[0])
+			}
+			if err != nil {
+				break
+			}
+		}
+		got <- string(line)
+	}()
+	select {
+	case a := <-got:
+		return a, nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// isTerminal says whether r is a terminal to ask on (not only a character
+// device: /dev/null and /dev/zero are devices too).
 func isTerminal(r io.Reader) bool {
 	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return ok && terminal(f)
 }

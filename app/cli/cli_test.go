@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -770,5 +771,52 @@ func TestStreamContentIsBadInput(t *testing.T) {
 		if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), want) {
 			t.Errorf("--source %s: %v (exit %d), want exit 2 saying %q", src, err, exitCode(err), want)
 		}
+	}
+}
+
+// TestServeSignal: SIGTERM stops packlab serve with exit 143, as it stops
+// any command (it exited 0), with one line naming it.
+func TestServeSignal(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	site := t.TempDir() // a built site as far as serve can tell: its stamp, newer than the sources
+	if err := os.WriteFile(filepath.Join(site, "packlab-site.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	future := time.Now().Add(time.Hour)
+	os.Chtimes(filepath.Join(site, "packlab-site.json"), future, future)
+	cmd := exec.Command(exe, "serve", "--addr", "127.0.0.1:0", "--dir", site)
+	cmd.Env = append(os.Environ(), mainEnv+"=1")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line := make(chan string, 1)
+	go func() {
+		b := make([]byte, 4096)
+		n, _ := stdout.Read(b)
+		line <- string(b[:n])
+		io.Copy(io.Discard, stdout)
+	}()
+	select {
+	case l := <-line:
+		if !strings.Contains(l, "the browser lab is at") {
+			t.Fatalf("serve said %q; stderr %q", l, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("serve did not start within 30 s: %q", stderr.String())
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	err = cmd.Wait()
+	if got := cmd.ProcessState.ExitCode(); got != 143 || strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), "stopped by SIGTERM") {
+		t.Errorf("serve after SIGTERM: exit %d (%v), stderr %q; want 143 and one line naming it", got, err, stderr.String())
 	}
 }

@@ -101,6 +101,15 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if st, err := os.Stat(o.dir); err == nil && !st.IsDir() {
 		return flags.Usagef("--dir %s: is a file (allowed: a site folder, e.g. build/web, made when missing)", o.dir)
 	}
+	if EmbeddedSite() == nil || o.dirSet {
+		// A folder of other things is refused now, not after "building
+		// the browser lab" has been said (buildSite would refuse it then).
+		if abs, err := filepath.Abs(o.dir); err == nil {
+			if err := replaceable(abs); err != nil {
+				return flags.Usagef("--dir %s: %v (allowed: a site folder 'make web' built, or a new or empty one)", o.dir, err)
+			}
+		}
+	}
 	root, what, closeRoot, err := o.site(ctx, stderr)
 	if err != nil {
 		return err

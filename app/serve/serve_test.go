@@ -27,6 +27,10 @@ import (
 // TestServeBadInput: bad flags are one line naming the flag and the value,
 // before anything is built or served.
 func TestServeBadInput(t *testing.T) {
+	notSite := t.TempDir() // a folder of other things: refused before a build is begun (issue 48)
+	if err := os.WriteFile(filepath.Join(notSite, "notes.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -36,6 +40,7 @@ func TestServeBadInput(t *testing.T) {
 		{[]string{"serve", "--dir", " "}, `--dir " ": empty`},
 		{[]string{"serve", "--port", "1"}, "unknown flag --port for serve"},
 		{[]string{"serve", "extra"}, `serve: unexpected argument "extra"`},
+		{[]string{"serve", "--addr", "127.0.0.1:0", "--dir", notSite}, "--dir " + notSite + ": has files and is not a site packlab built"},
 	} {
 		_, _, err := packlab(t, c.args...)
 		var ue *flags.UsageError

@@ -201,10 +201,13 @@ func (s *fileSource[K, V]) open(spec Spec, fl fileLayout) error {
 		}
 		for i, name := range fl.colNames {
 			if s.cols[i] < 0 {
-				if s.cols[i], err = s.findColumn("column", name, headerLine); err != nil {
+				if s.cols[i], err = s.findColumn("attribute", name, headerLine); err != nil {
 					return err
 				}
 			}
+		}
+		if err := s.checkNames(spec, headerLine); err != nil {
+			return err
 		}
 		for _, c := range s.columnsUsed() {
 			if c.col >= len(s.header) {
@@ -224,6 +227,50 @@ func (s *fileSource[K, V]) open(spec Spec, fl fileLayout) error {
 		}
 	}
 	s.pending = true
+	return nil
+}
+
+// checkNames maps the columns Spec.Names names (the value's, then each of
+// Columns') by the header: a column whose position is the default and
+// whose header is another name is the one its name heads; one given and
+// headed by another name is refused, naming both: its data would load
+// under the wrong name.
+func (s *fileSource[K, V]) checkNames(spec Spec, headerLine int64) error {
+	for i, name := range spec.Names {
+		col := &s.valCol
+		which, what := "value", "the value"
+		if i > 0 {
+			if i > len(s.cols) {
+				break
+			}
+			col = &s.cols[i-1]
+			which, what = "attribute", fmt.Sprintf("attribute %d", i+1)
+		}
+		if name == "" || *col < 0 {
+			continue
+		}
+		h := ""
+		if *col < len(s.header) {
+			// Names are case-sensitive, as ClickHouse's: another case
+			// passes only where no column has the name exactly.
+			if h = s.header[*col]; h == name || (strings.EqualFold(h, name) && !slices.Contains(s.header, name)) {
+				continue
+			}
+		}
+		if i < len(spec.ByDefault) && spec.ByDefault[i] {
+			c, err := s.findColumn(which, name, headerLine)
+			if err != nil {
+				return err
+			}
+			*col = c
+			continue
+		}
+		if *col >= len(s.header) {
+			continue // a column past the header's: refused as missing (open)
+		}
+		return fmt.Errorf("source file %q: %s is named %q but its column, %d, is headed %q on line %d: the names differ (name the attribute %q, or read it from the column headed %q)",
+			s.path, what, name, *col+1, h, headerLine, h, name)
+	}
 	return nil
 }
 

@@ -99,6 +99,27 @@ type Spec struct {
 	// its key and value are parsed: its error is the row's bad cell, with
 	// the file, line and column, and SkipBadRows skips such a row as any.
 	CheckCell func(i int, text []byte) error `json:"-"`
+	// Names, when set, are the names the value's column (Names[0]) and
+	// each of Columns (Names[i+1]) stand for, "" where none is given (a
+	// dictionary's attributes). With a header line, a column headed by
+	// another name than its own is found by its name where ByDefault says
+	// its position is only the default, and refused, naming both, where it
+	// was given; without a header line the positions hold.
+	Names     []string `json:"names,omitempty"`
+	ByDefault []bool   `json:"by_default,omitempty"` // as Names: the column's position is the default, not given
+}
+
+// ColumnLabels are Columns as a result names them: each given column as
+// given, and one whose position is only the default by its name (Names)
+// where it has one, the column it reads when the file has a header line.
+func (s Spec) ColumnLabels() []string {
+	out := slices.Clone(s.Columns)
+	for i := range out {
+		if i+1 < len(s.Names) && s.Names[i+1] != "" && i+1 < len(s.ByDefault) && s.ByDefault[i+1] {
+			out[i] = s.Names[i+1]
+		}
+	}
+	return out
 }
 
 // allowedKinds is the list every unknown-kind error shows.
@@ -357,7 +378,7 @@ func (s Spec) fileLayout() (fileLayout, error) {
 		if strings.TrimSpace(c) == "" {
 			return fl, s.errorf("column %d of the columns is empty (allowed: a position 1 or more, or a header name)", i+1)
 		}
-		if fl.cols[i], fl.colNames[i], err = s.column("column", c, "", header); err != nil {
+		if fl.cols[i], fl.colNames[i], err = s.column("attribute", c, "", header); err != nil {
 			return fl, err
 		}
 	}

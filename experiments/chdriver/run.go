@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/packlab/packlab/core"
@@ -74,7 +75,8 @@ func (Driver) Run(ctx context.Context, r *experiments.DriverRun, progress func(e
 		return result.Result{}, fmt.Errorf("ClickHouse's dictionaries are read with loaded keys only: --miss-rate 0")
 	}
 	d, _ := dict.FindClickHouseDictionary(r.Layout)
-	dir, err := os.MkdirTemp("", "packlab-ch-")
+	removeStaleFolders(os.TempDir())
+	dir, err := os.MkdirTemp("", folderPrefix+strconv.Itoa(os.Getpid())+"-")
 	if err != nil {
 		return result.Result{}, fmt.Errorf("making ClickHouse's folder: %s", source.PathErrorReason(err))
 	}
@@ -155,7 +157,7 @@ func fillClickHouseResult(res *result.Result, r *experiments.DriverRun, d dict.C
 	r.FillResult(res)
 	if len(r.Attributes) > 1 {
 		res.Attributes = experiments.AttributesText(r.Config.Attributes, r.Attributes)
-		res.AttributeColumns = r.Source.Columns
+		res.AttributeColumns = r.Source.ColumnLabels()
 	}
 	res.Shards = r.Config.Shards
 	if d.TakesMaxLoadFactor() {

@@ -158,6 +158,16 @@ func FlatClause(span int64) string {
 // flatArrayBytes is a PaddedPODArray of n elements of size bytes: the
 // elements and the padding, rounded up to a power of two.
 func flatArrayBytes(n int64, size int) int64 {
+	if n <= FlatInitialArraySize {
+		// Keys that all fall in the first array (range:M, M <= 1024): it
+		// is never resized, and its first allocation is the elements and
+		// the padding (pad_right rounded up to an element), not a power of
+		// two: measured through chDB 26.7, range:1000 with UInt16 2,336
+		// bytes (2,048 + 128 + 160) and UInt64 8,480, where this gave 4,256
+		// and 16,544.
+		padRight := (63 + int64(size) - 1) / int64(size) * int64(size)
+		return FlatInitialArraySize*int64(size) + 64 + padRight
+	}
 	need := core.SaturatingAdd(core.SaturatingMul(max(n, FlatInitialArraySize), int64(size)), FlatArrayPadding)
 	if need > 1<<62 {
 		return need

@@ -1,6 +1,8 @@
 package refdriver
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -8,7 +10,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
@@ -314,5 +318,60 @@ func TestEveryReferenceGrows(t *testing.T) {
 	}
 	if len(growths) != len(References()) {
 		t.Errorf("%d growth rules for %d reference maps", len(growths), len(References()))
+	}
+}
+
+// TestBadStreamEndsTheRun: a stream source (a FIFO) whose row 50 is bad,
+// or whose gzip is cut short, ends a reference map's run as it ends
+// packed's: bad input naming the place, not a worker waiting on its pipe
+// for frames that never come (issue 48).
+func TestBadStreamEndsTheRun(t *testing.T) {
+	needRefs(t)
+	var b strings.Builder
+	for i := 1; i <= 3000; i++ {
+		if i == 50 {
+			b.WriteString("x\t1\n")
+			continue
+		}
+		fmt.Fprintf(&b, "%d\t%d\n", i, i%300)
+	}
+	bad := b.String()
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(strings.Replace(bad, "x\t1\n", "50\t1\n", 1)))
+	zw.Close()
+	cut := gz.Bytes()[:gz.Len()/2]
+	for _, c := range []struct {
+		name, data, want string
+	}{
+		{"a bad row", bad, ":50: column 1"},
+		{"a truncated gzip", string(cut), "unexpected EOF"},
+	} {
+		fifo := filepath.Join(t.TempDir(), "keys.tsv")
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			t.Skip("no FIFOs here:", err)
+		}
+		go func() {
+			if w, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+				w.WriteString(c.data)
+				w.Close()
+			}
+		}()
+		done := make(chan error, 1)
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() {
+			_, err := experiments.Run(ctx, experiments.Config{Layouts: []string{"boost_flat"}, Source: fifo}, experiments.RunOptions{})
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			var ie *experiments.InputError
+			if !errors.As(err, &ie) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: %v; want bad input naming %q", c.name, err, c.want)
+			}
+		case <-time.After(30 * time.Second):
+			t.Errorf("%s: the run did not end within 30 s", c.name)
+		}
+		cancel()
 	}
 }

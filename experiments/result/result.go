@@ -339,9 +339,53 @@ func (r Result) Validate() error {
 		{"load_rows_per_second", r.LoadRowsPerSecond, 1e12}, {"read_rows_per_second", r.ReadRowsPerSecond, 1e12},
 		{"load_factor", r.LoadFactor, 1}, {"max_load_factor", r.MaxLoadFactor, 1}, {"found_rate", r.FoundRate, 1},
 	}
+	// Every other figure a chart or a table draws: a sample of the
+	// timeline at 1e308 s made every chart's JSON fail (+Inf).
+	times = append(times, []struct {
+		name string
+		v    float64
+		max  float64
+	}{
+		{"process_seconds", r.ProcessSeconds, maxResultSeconds}, {"settle_seconds", r.SettleSeconds, maxResultSeconds},
+		{"load_kernel_seconds", r.LoadKernelSeconds, maxResultSeconds},
+		{"producer.read_seconds", r.Producer.ReadSeconds, maxResultSeconds}, {"producer.split_seconds", r.Producer.SplitSeconds, maxResultSeconds},
+		{"producer.wait_seconds", r.Producer.WaitSeconds, maxResultSeconds},
+	}...)
+	for i, w := range r.Workers {
+		times = append(times, []struct {
+			name string
+			v    float64
+			max  float64
+		}{
+			{fmt.Sprintf("workers[%d].busy_seconds", i), w.BusySeconds, maxResultSeconds},
+			{fmt.Sprintf("workers[%d].wait_seconds", i), w.WaitSeconds, maxResultSeconds},
+			{fmt.Sprintf("workers[%d].rows_per_second", i), w.RowsPerSecond, 1e12},
+		}...)
+	}
+	if r.Spread != nil {
+		sp := r.Spread
+		times = append(times, []struct {
+			name string
+			v    float64
+			max  float64
+		}{
+			{"load_seconds_min", sp.LoadSecondsMin, maxResultSeconds}, {"load_seconds_max", sp.LoadSecondsMax, maxResultSeconds},
+			{"read_seconds_min", sp.ReadSecondsMin, maxResultSeconds}, {"read_seconds_max", sp.ReadSecondsMax, maxResultSeconds},
+		}...)
+	}
 	for _, c := range times {
 		if math.IsNaN(c.v) || c.v < 0 || c.v > c.max {
 			return fmt.Errorf("%s %v is out of range (allowed: 0 to %v)", c.name, c.v, c.max)
+		}
+	}
+	for i, p := range r.Timeline {
+		switch {
+		case math.IsNaN(p.Seconds) || p.Seconds < 0 || p.Seconds > maxResultSeconds:
+			return fmt.Errorf("timeline[%d].seconds %v is out of range (allowed: 0 to %v)", i, p.Seconds, maxResultSeconds)
+		case p.Rows < 0 || p.Rows > source.MaxRows:
+			return fmt.Errorf("timeline[%d].rows %d is out of range (allowed: 0 to %d)", i, p.Rows, source.MaxRows)
+		case p.RSSBytes < -maxResultBytes || p.RSSBytes > maxResultBytes:
+			return fmt.Errorf("timeline[%d].rss_bytes %d is out of range (allowed: at most %d)", i, p.RSSBytes, maxResultBytes)
 		}
 	}
 	return nil
@@ -354,6 +398,7 @@ func (r Result) Validate() error {
 func ProcessNotes(results []Result) []string {
 	var which []string
 	var worst float64
+	generated, read := false, false
 	labels := TableSettings(results)
 	for i, r := range results {
 		work := r.LoadSeconds + r.ReadSeconds
@@ -362,12 +407,33 @@ func ProcessNotes(results []Result) []string {
 		}
 		which = append(which, labels[i])
 		worst = max(worst, r.ProcessSeconds/work)
+		if spec, err := source.Parse(r.Source); err == nil && spec.Kind == source.File {
+			read = true
+		} else {
+			generated = true
+		}
 	}
 	if len(which) == 0 {
 		return nil
 	}
-	return []string{fmt.Sprintf("%s: the worker process lived up to %.0fx its load and read (start-up, generating the keys); the times shown are the table's own, timed inside it: at this size the process, not the table, is what a stopwatch would see (try 1e7 rows)",
-		strings.Join(which, ", "), worst)}
+	what := "generating the keys"
+	switch {
+	case read && generated:
+		what = "generating or reading the keys"
+	case read:
+		what = "reading the file"
+	}
+	return []string{fmt.Sprintf("%s: the worker process lived up to %.0fx its load and read (start-up, %s); the times shown are the table's own, timed inside it: at this size the process, not the table, is what a stopwatch would see (try 1e7 rows)",
+		FewOf(which, 5), worst, what)}
+}
+
+// FewOf is a list for a note: its first n items and how many more (a
+// sweep's 1,350 runs made one note a line of 40 KB).
+func FewOf(items []string, n int) string {
+	if len(items) <= n {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:n], ", "), len(items)-n)
 }
 
 // ShardSelectOf is a result's shard selection, with the default for

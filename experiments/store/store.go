@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -68,6 +69,11 @@ func OpenStore(dir string) (*Store, error) {
 	}
 	f, err := os.CreateTemp(dir, tempPrefix+"probe-*")
 	if err != nil {
+		if st, serr := os.Stat(dir); serr == nil && st.IsDir() && errors.Is(err, fs.ErrNotExist) {
+			// /proc/self and its kin: a folder that is there, in which no
+			// file can be made (the system says "no such file").
+			return nil, experiments.NewFieldError("--results", dir, "a folder in which no file can be created (the system's own, as /proc is)", "a folder packlab can create and write")
+		}
 		return nil, bad(err)
 	}
 	name := f.Name()

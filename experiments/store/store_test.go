@@ -91,6 +91,10 @@ func TestStoreListSkipsBadFiles(t *testing.T) {
 	write("negative.json", `{"id":"n","layout":"hashed","rows":-5}`)
 	write("forever.json", `{"id":"f","layout":"hashed","rows":10,"load_seconds":1e308}`)
 	write("long.json", `{"id":"l","layout":"`+strings.Repeat("x", 5000)+`","rows":10}`)
+	// A sample of the timeline at 1e308 s made every report's charts fail
+	// (+Inf in their JSON, the file not named: issue 48).
+	write("sample.json", `{"id":"s","layout":"hashed","rows":10,"timeline":[{"seconds":0.1,"rows":5},{"seconds":1e308,"rows":10}]}`)
+	write("producer.json", `{"id":"p","layout":"hashed","rows":10,"producer":{"read_seconds":1e308}}`)
 	got, problems, err := s.List()
 	if err != nil {
 		t.Fatal(err)
@@ -98,11 +102,12 @@ func TestStoreListSkipsBadFiles(t *testing.T) {
 	if len(got) != 1 || got[0].ID != "20261130T205800.001Z-hashed-0001" {
 		t.Errorf("List = %d results, want the one good file", len(got))
 	}
-	if len(problems) != 5 {
-		t.Fatalf("problems = %v, want torn.json, empty.json, negative.json, forever.json and long.json", problems)
+	if len(problems) != 7 {
+		t.Fatalf("problems = %v, want torn.json, empty.json, negative.json, forever.json, long.json, sample.json and producer.json", problems)
 	}
 	joined := fmt.Sprint(problems)
-	for _, name := range []string{"torn.json", "empty.json", "negative.json: rows -5 is out of range", "forever.json: load_seconds 1e+308 is out of range", "long.json: layout of 5000 characters is too long for a label"} {
+	for _, name := range []string{"torn.json", "empty.json", "negative.json: rows -5 is out of range", "forever.json: load_seconds 1e+308 is out of range", "long.json: layout of 5000 characters is too long for a label",
+		"sample.json: timeline[1].seconds 1e+308 is out of range", "producer.json: producer.read_seconds 1e+308 is out of range"} {
 		if !strings.Contains(joined, name) {
 			t.Errorf("problems %v do not name %s", problems, name)
 		}
@@ -262,5 +267,17 @@ func TestOpenStoreRemovesStaleTemps(t *testing.T) {
 	}
 	if _, err := os.Stat(fresh); err != nil {
 		t.Errorf("fresh temporary file removed: %v", err)
+	}
+}
+
+// TestOpenStoreSystemFolder: a folder in which no file can be made though
+// it is there (/proc/self) is refused as such, not as "no such file".
+func TestOpenStoreSystemFolder(t *testing.T) {
+	if _, err := os.Stat("/proc/self"); err != nil {
+		t.Skip(err)
+	}
+	_, err := OpenStore("/proc/self")
+	if err == nil || strings.Contains(err.Error(), "no such file") || !strings.Contains(err.Error(), "--results /proc/self: a folder in which no file can be created") {
+		t.Errorf("OpenStore(/proc/self): %v", err)
 	}
 }
