@@ -398,6 +398,10 @@ func mulHi(a, b uint64) uint64 { h, _ := bits.Mul64(a, b); return h }
 // slot reads slot i of the bucket at p: remainder, choice, e, value.
 func (y *icebergYard) slot(p unsafe.Pointer, i uint64) (rem, c, e, vlo, vhi uint64) {
 	off := 8 + uint(i)*y.sb
+	if y.sb <= 64 && y.e == 0 && y.v <= 64 {
+		w := getBits(p, off, y.sb)
+		return w & y.lmask, w >> y.l & lowMask(y.ch), 0, w >> (y.l + y.ch), 0
+	}
 	rem = getBits(p, off, y.l)
 	off += y.l
 	if y.ch != 0 {
@@ -426,6 +430,11 @@ func (y *icebergYard) put(p unsafe.Pointer, rem, c, e, vlo, vhi uint64) {
 // write writes a pair into slot s of the bucket at p, whose bits are zero.
 func (y *icebergYard) write(p unsafe.Pointer, s, rem, c, e, vlo, vhi uint64) {
 	off := 8 + uint(s)*y.sb
+	if y.sb <= 64 && y.e == 0 && y.v <= 64 {
+		// One word: the remainder, the choice bit and the value.
+		orBits(p, off, y.sb, rem|c<<y.l|vlo<<(y.l+y.ch))
+		return
+	}
 	orBits(p, off, y.l, rem)
 	off += y.l
 	if y.ch != 0 {
