@@ -303,7 +303,7 @@ func inAddressSpace(mc experiments.MemoryCheck) experiments.MemoryCheck {
 	mc.NeedBytes, mc.Largest = 0, ""
 	for i, e := range mc.Estimates {
 		switch core.Layout(e.Layout) {
-		case core.LayoutHashed, core.LayoutPacked, core.LayoutHashedArray, core.LayoutCompact:
+		case core.LayoutHashed, core.LayoutPacked, core.LayoutHashedArray, core.LayoutCompact, core.LayoutIceberg:
 			if prev := e.TablePeakBytes - e.FinalBytes; prev > 0 {
 				e.TablePeakBytes += prev
 				e.PeakBytes = max(e.TablePeakBytes+e.LoaderBytes, e.FinalBytes+e.ReadBytes)
@@ -369,7 +369,7 @@ func (b *jsBinding) estimate(f Form) (Estimate, error) {
 	for i, le := range e.Layouts {
 		le.Note = strings.Replace(le.Note, "; with the worker's runtime (0 B) it needs", "; it needs", 1)
 		switch core.Layout(le.Layout) {
-		case core.LayoutHashed, core.LayoutPacked, core.LayoutHashedArray, core.LayoutCompact:
+		case core.LayoutHashed, core.LayoutPacked, core.LayoutHashedArray, core.LayoutCompact, core.LayoutIceberg:
 			le.Note += "; the tables' part counts every slab the growth makes, since a wasm memory cannot reuse the smaller ones' space for a larger one"
 		}
 		if c, ok := caps[le.Layout]; ok {

@@ -257,6 +257,7 @@ var layoutDescriptions = map[core.Layout]string{
 	core.LayoutHashedArray: "ClickHouse HASHED_ARRAY: key → row index, values in an array",
 	core.LayoutGoMap:       "Go's builtin map[K]V (swiss table), the everyday baseline",
 	core.LayoutCompact:     "quotiented slots of a few bytes: only what the home slot does not say, near the information limit",
+	core.LayoutIceberg:     "quotiented slots packed bit to bit into cache-line buckets: a front yard by one hash, a small two-choice back yard",
 }
 
 // rowDescriptions are the row layouts' (experiments/rows.go): packlab's
@@ -279,6 +280,7 @@ var clickHouseLabels = map[core.Layout]string{
 	core.LayoutSparse: "SPARSE_HASHED (sparse_hash_map, before 23.5)",
 	// compact has no LAYOUT clause at all (its clickhouse_layout is "").
 	core.LayoutCompact: "no ClickHouse layout",
+	core.LayoutIceberg: "no ClickHouse layout",
 }
 
 // clickHouseLabel is what the form shows under a layout's name.

@@ -40,6 +40,8 @@
 //	gomap.go         GoMap        Go's map[K]V (swiss table), the everyday baseline
 //	compact.go       Compact      no ClickHouse counterpart: quotiented slots of a few bytes,
 //	                              sorted Robin Hood probing, near the information limit
+//	iceberg.go       Iceberg      no ClickHouse counterpart: quotiented slots packed bit to bit
+//	                              into two-line buckets, a front yard and a two-choice back yard
 //
 // For 1,000,000 distinct <UInt64,UInt16> pairs at mlf 0.5, hashed and packed
 // both have 2^21 = 2,097,152 cells: 33,554,432 bytes of 16-byte cells against

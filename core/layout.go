@@ -16,11 +16,12 @@ const (
 	LayoutHashedArray Layout = "hashed_array" // ClickHouse HASHED_ARRAY: key -> index, values in an array
 	LayoutGoMap       Layout = "gomap"        // Go's builtin map[K]V (a swiss table), the everyday baseline
 	LayoutCompact     Layout = "compact"      // no ClickHouse counterpart: quotiented slots of a few bytes, near the information limit
+	LayoutIceberg     Layout = "iceberg"      // no ClickHouse counterpart: quotiented slots packed into cache-line buckets, a front and a back yard
 )
 
 // Layouts lists every layout, in the order the lab shows them.
 func Layouts() []Layout {
-	return []Layout{LayoutHashed, LayoutPacked, LayoutSparse, LayoutHashedArray, LayoutGoMap, LayoutCompact}
+	return []Layout{LayoutHashed, LayoutPacked, LayoutSparse, LayoutHashedArray, LayoutGoMap, LayoutCompact, LayoutIceberg}
 }
 
 // LayoutKey is the form a layout's name is compared in, here and by the
@@ -204,8 +205,8 @@ func New[K, V Bits](layout Layout, opt Options) (m Map[K, V], err error) {
 		if vs > int(sizeOf[V]()) {
 			return nil, fmt.Errorf("value_bytes %d is wider than the value's %d bytes", vs, sizeOf[V]())
 		}
-		if layout != LayoutPacked && layout != LayoutCompact {
-			return nil, fmt.Errorf("value_bytes %d: rows are packed's and compact's, not %s's", vs, layout)
+		if layout != LayoutPacked && layout != LayoutCompact && layout != LayoutIceberg {
+			return nil, fmt.Errorf("value_bytes %d: rows are packed's, compact's and iceberg's, not %s's", vs, layout)
 		}
 	}
 	switch layout {
@@ -221,6 +222,8 @@ func New[K, V Bits](layout Layout, opt Options) (m Map[K, V], err error) {
 		return newGoMap[K, V](opt.reserve()), nil
 	case LayoutCompact:
 		return NewCompact[K, V](opt), nil
+	case LayoutIceberg:
+		return NewIceberg[K, V](opt), nil
 	}
 	_, err = ParseLayout(string(layout))
 	return nil, err

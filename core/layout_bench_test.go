@@ -111,3 +111,52 @@ func BenchmarkLookup(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkMiss reads a table of len random <UInt64,UInt16> pairs with Get,
+// every key once in a scattered order, then the same number of absent keys
+// (each key with its low bit cleared: the loaded keys are odd), alternately,
+// and reports both speeds and the miss time over the hit time.
+func BenchmarkMiss(b *testing.B) {
+	for _, n := range benchSizes() {
+		keys := benchKeys(n)
+		order := append([]uint64(nil), keys...)
+		rand.New(rand.NewPCG(7, 7)).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		absent := make([]uint64, n)
+		for i, k := range order {
+			absent[i] = k &^ 1
+		}
+		for _, l := range Layouts() {
+			b.Run(fmt.Sprintf("Layout=%s/Key=UInt64/Value=UInt16/len=%s", l, lenName(n)), func(b *testing.B) {
+				m, _ := New[uint64, uint16](l, Options{})
+				defer m.Close()
+				for _, k := range keys {
+					m.Insert(k, uint16(k))
+				}
+				b.ResetTimer()
+				var hit, miss time.Duration
+				found := 0
+				for range b.N {
+					start := time.Now()
+					for _, k := range order {
+						_, ok := m.Get(k)
+						found += b2i(ok)
+					}
+					hit += time.Since(start)
+					start = time.Now()
+					for _, k := range absent {
+						_, ok := m.Get(k)
+						found -= b2i(ok)
+					}
+					miss += time.Since(start)
+				}
+				if found != n*b.N {
+					b.Fatalf("found %d of %d keys and absent keys", found, n*b.N)
+				}
+				b.ReportMetric(float64(n*b.N)/hit.Seconds(), "hits/s")
+				b.ReportMetric(float64(n*b.N)/miss.Seconds(), "misses/s")
+				b.ReportMetric(miss.Seconds()/hit.Seconds(), "miss/hit")
+				b.ReportMetric(0, "ns/op")
+			})
+		}
+	}
+}

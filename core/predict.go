@@ -173,6 +173,24 @@ func predictShard(layout Layout, key, value Type, n int64, reserve uint64, opt O
 				p.GrowthBytes = min(p.GrowthBytes, 2*compactReleaseEvery)
 			}
 		}
+	case LayoutIceberg:
+		mlf := icebergMLF(opt)
+		final, prev := icebergBucketsFor(key.Size, value.Size, icebergReserveBuckets(key.Size, value.Size, reserve, mlf), uint64(n), mlf)
+		sh := icebergShapeOf(key.Size, value.Size, final, mlf)
+		yard := func(y icebergYard) int64 {
+			return SaturatingAdd(SaturatingMul(saturate(y.m), int64(y.bb)), icebergPad)
+		}
+		p.BucketCount = saturate(sh.front.m*sh.front.c + sh.back.m*sh.back.c)
+		p.FinalBytes = SaturatingAdd(SaturatingAdd(yard(sh.front), yard(sh.back)), int64(unsafe.Sizeof(Iceberg[U128, U128]{})))
+		if prev > 0 {
+			// A growth holds the new yards, the old back yard, and the old
+			// front yard's part the pass has not released yet.
+			old := icebergShapeOf(key.Size, value.Size, prev, mlf)
+			p.GrowthBytes = SaturatingAdd(yard(old.back), yard(old.front))
+			if compactStreamRelease {
+				p.GrowthBytes = SaturatingAdd(yard(old.back), min(yard(old.front), 2*compactReleaseEvery))
+			}
+		}
 	case LayoutGoMap:
 		slot := int64(PaddedCellBytes(key, value))
 		slots, tables := goMapGeometry(n, saturate(reserve))
@@ -270,7 +288,7 @@ func emptyBytesV[K Bits](l Layout, value Type) int64 {
 
 func emptyOf[K, V Bits](l Layout, valueBytes int) int64 {
 	opt := Options{}
-	if l == LayoutPacked || l == LayoutCompact {
+	if l == LayoutPacked || l == LayoutCompact || l == LayoutIceberg {
 		opt.ValueBytes = valueBytes
 	}
 	m, err := New[K, V](l, opt)

@@ -89,7 +89,7 @@ func TestConfigValidate(t *testing.T) {
 	}{
 		// No driver is registered in this test: app's TestDriversRegistered
 		// has the drivers' names.
-		{Config{Layouts: []string{"hashed", "bogus"}}, `--layout bogus: unknown layout (allowed: hashed, packed, sparse, hashed_array, gomap, compact; rows of every attribute: packed_row, compact_row)`},
+		{Config{Layouts: []string{"hashed", "bogus"}}, `--layout bogus: unknown layout (allowed: hashed, packed, sparse, hashed_array, gomap, compact, iceberg; rows of every attribute: packed_row, compact_row)`},
 		{Config{Layouts: []string{"hashed", "Hashed"}}, `--layout Hashed: given twice (allowed: each layout once)`},
 		{Config{Key: "UInt7"}, `--key UInt7: unknown type (allowed: UInt8, UInt16, UInt32, UInt64, UInt128, Int8, Int16, Int32, Int64, Int128, Float32, Float64, UUID, Date, DateTime)`},
 		{Config{Value: "String"}, `--value String: unknown type (allowed: UInt8, UInt16, UInt32, UInt64, UInt128, Int8, Int16, Int32, Int64, Int128, Float32, Float64, UUID, Date, DateTime)`},

@@ -173,7 +173,7 @@ func TestServeWorkerBadJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := strings.TrimSpace(out.String()), `{"error":"unknown layout \"bogus\" (allowed: hashed, packed, sparse, hashed_array, gomap, compact)"}`; got != want {
+	if got, want := strings.TrimSpace(out.String()), `{"error":"unknown layout \"bogus\" (allowed: hashed, packed, sparse, hashed_array, gomap, compact, iceberg)"}`; got != want {
 		t.Errorf("got %s\nwant %s", got, want)
 	}
 	if err := ServeWorker(context.Background(), strings.NewReader(`not json`), &out); err == nil {

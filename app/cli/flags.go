@@ -48,6 +48,6 @@ func checkLoadFactor(fs *flag.FlagSet, layouts []string) error {
 			return nil
 		}
 	}
-	return flags.Usagef("%s: %s ignores it (hashed_array, gomap and the C++ reference maps grow by their own rule; allowed: with hashed, packed, sparse or compact)",
+	return flags.Usagef("%s: %s ignores it (hashed_array, gomap and the C++ reference maps grow by their own rule; allowed: with hashed, packed, sparse, compact or iceberg)",
 		flags.Shown(fs, "max-load-factor"), flags.Shown(fs, "layout"))
 }

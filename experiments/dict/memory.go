@@ -586,6 +586,9 @@ func EffectiveMLF(l core.Layout, mlf float64) float64 {
 	if mlf == 0 && l == core.LayoutCompact {
 		return core.DefaultCompactMaxLoadFactor
 	}
+	if mlf == 0 && l == core.LayoutIceberg {
+		return core.DefaultIcebergMaxLoadFactor
+	}
 	if mlf == 0 {
 		return core.DefaultMaxLoadFactor
 	}

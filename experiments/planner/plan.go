@@ -704,7 +704,7 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 // again) stay behind: twice pr's old slab (app/bind_js.go's
 // inAddressSpace, measured in Chromium).
 func TargetGrowth(runtime string, l core.Layout, pr core.Prediction) int64 {
-	slab := l == core.LayoutHashed || l == core.LayoutPacked || l == core.LayoutHashedArray || l == core.LayoutCompact
+	slab := l == core.LayoutHashed || l == core.LayoutPacked || l == core.LayoutHashedArray || l == core.LayoutCompact || l == core.LayoutIceberg
 	switch {
 	case runtime == RuntimeBrowser && slab:
 		return core.SaturatingMul(pr.GrowthBytes, 2)
@@ -712,6 +712,8 @@ func TargetGrowth(runtime string, l core.Layout, pr core.Prediction) int64 {
 		return pr.GrowthBytes
 	case l == core.LayoutCompact:
 		return min(pr.GrowthBytes, linuxCompactGrowthBytes)
+	case l == core.LayoutIceberg:
+		return pr.GrowthBytes // core.Predict's: the old back yard and two release steps
 	case slab:
 		return 0
 	}
@@ -1189,7 +1191,7 @@ func growthWords(c Candidate) string {
 // releasesBehind: c's layout is compact where its growth pass releases the
 // old slab as it goes, so its growth holds a few MiB, not the old slab.
 func releasesBehind(c Candidate) bool {
-	return c.Layout == string(core.LayoutCompact) && c.runtime == RuntimeNative
+	return (c.Layout == string(core.LayoutCompact) || c.Layout == string(core.LayoutIceberg)) && c.runtime == RuntimeNative
 }
 
 // SetupName is how the plan names a setup: "packed SHARDS 8 MLF 0.94".
