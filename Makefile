@@ -38,8 +38,9 @@ REFS_TEST_ENV = $(if $(wildcard bin/packlab-refs),PACKLAB_REFS_WORKER=$(CURDIR)/
 # package named twice once: the slowest first (ClickHouse's fidelity test,
 # the command line's plans), so that the stage does not end on one of them
 # running alone (in one clean-clone run their 301 and 229 s started after
-# most of the rest).
-TEST_PKGS := ./experiments/chdriver ./app/cli ./core ./experiments $(PKGS)
+# most of the rest; experiments/server's real servers take about a minute
+# and a half).
+TEST_PKGS := ./experiments/chdriver ./app/cli ./experiments/server ./core ./experiments $(PKGS)
 
 unit:
 	$(REFS_TEST_ENV) $(GO) test -count=1 $(GOTESTFLAGS) $(TEST_PKGS)

@@ -415,8 +415,9 @@ func TestRunCompareAndExport(t *testing.T) {
 	if len(tab.Rows) != 2 || !strings.HasPrefix(tab.Rows[0].Cells[0], "packed") || tab.Rows[0].ID != done.ResultIDs[0] || !tab.Columns[1].Numeric || tab.Columns[0].Numeric {
 		t.Errorf("table %+v", tab)
 	}
-	// The comparison's heading says what it shows: this job.
-	if want := "run packed,hashed 1e5 · desktop · started " + hj.Started + " · 2 results"; tab.Title != want {
+	// The comparison's heading says what it shows: this job, and the types
+	// its rows share.
+	if want := "run packed,hashed 1e5 · desktop · started " + hj.Started + " · UInt64 → UInt16 · 2 results"; tab.Title != want {
 		t.Errorf("table title %q, want %q", tab.Title, want)
 	}
 

@@ -358,11 +358,17 @@ func TestBrowserLab(t *testing.T) {
 		t.Errorf("the chart's export note says %q, want Downloaded …", note)
 	}
 
-	// ---- the picture for the README ----
-	time.Sleep(700 * time.Millisecond) // the chart's entry animation
+	// ---- the picture for the README, at a 1280x800 laptop's size ----
+	if _, err := chromedp.Run(ctx, chromedp.EmulateViewport(1280, 800)); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(700 * time.Millisecond) // the chart's resize and entry animation
 	shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	if err != nil {
 		t.Fatalf("screenshot: %v", err)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.EmulateViewport(1440, 1000)); err != nil {
+		t.Fatal(err)
 	}
 	if dst := os.Getenv(envScreenshot); dst != "" {
 		if !filepath.IsAbs(dst) {
@@ -538,6 +544,17 @@ func TestBrowserLab(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkFit(t, ctx, "after a plan of 1e9 rows")
+	// History with a job open: its results scroll in their own box, and the
+	// jobs' table (its results count at the right) stays the card's width.
+	do(t, ctx, `document.querySelector('#viewtabs button[data-view="history"]').click()`)
+	waitFor(t, ctx, "the history", `document.querySelectorAll("#history-grid tr.job").length >= 1`, 20*time.Second)
+	do(t, ctx, `const b = document.querySelector('#history-grid tr.job button.twisty[aria-expanded="false"]'); if (b) b.click()`)
+	waitFor(t, ctx, "a job open", `document.querySelectorAll("#history-grid tr.job-results").length >= 1`, 20*time.Second)
+	checkFit(t, ctx, "with a job open in History")
+	if w := eval[[]int](t, ctx, `(() => { const w = document.getElementById("history-table"); return [w.scrollWidth, w.clientWidth]; })()`); w[0] > w[1] {
+		t.Errorf("at 1280x800 with a job open, History's jobs are %d px wide in %d: its results column off the card", w[0], w[1])
+	}
+	do(t, ctx, `document.querySelector('#viewtabs button[data-view="plan"]').click()`)
 	if _, err := chromedp.Run(ctx, chromedp.EmulateViewport(1440, 1000)); err != nil {
 		t.Fatal(err)
 	}

@@ -67,7 +67,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if a.clickhouse != "" {
-		return verifyPlanOnServer(ctx, plan, a.clickhouse, a.format, stdout, stderr) // cli_plan_server.go
+		return verifyPlanOnServer(ctx, plan, a.clickhouse, a.cluster, a.format, stdout, stderr) // cli_plan_server.go
 	}
 	return verifyPlan(ctx, plan, saved, a.noSave, a.format, stdout, stderr)
 }
@@ -77,7 +77,7 @@ type planArgs struct {
 	req                          planner.PlanRequest
 	format, resultsDir           string
 	noCal, recal, noSave, verify bool
-	clickhouse                   string // --verify on this server (cli_plan_server.go)
+	clickhouse, cluster          string // --verify on this server, or every replica of this cluster (cli_plan_server.go)
 }
 
 // parsePlanArgs reads and checks plan's flags; with -h it prints the usage
@@ -115,6 +115,7 @@ func parsePlanArgs(args []string, stdout io.Writer) (*planArgs, error) {
 	fs.BoolVar(&a.verify, "verify", false, "build the chosen dictionary in ClickHouse and compare")
 	fs.StringVar(&req.ClickHouseVersion, "clickhouse-version", "", "the ClickHouse release the LAYOUT clauses are for")
 	fs.StringVar(&a.clickhouse, "clickhouse", "", "--verify on this ClickHouse server")
+	fs.StringVar(&a.cluster, "cluster", "", "--verify on every replica of this cluster")
 	if help, err := flags.ParseCommand(fs, "plan", args, stdout, usagePlan); help || err != nil {
 		return nil, err
 	}
@@ -126,6 +127,8 @@ func parsePlanArgs(args []string, stdout io.Writer) (*planArgs, error) {
 		return nil, flags.Usagef("plan: --rows is missing (allowed: a whole number of rows from 1 to 2^62, e.g. --rows 1e9)")
 	case a.noCal && a.recal:
 		return nil, flags.Usagef("--calibrate and --no-calibrate: contradict each other (allowed: one of them)")
+	case a.cluster != "" && a.clickhouse == "":
+		return nil, flags.Usagef("--cluster: needs --clickhouse (allowed: plan --verify --clickhouse URL --cluster NAME)")
 	case a.clickhouse != "" && !a.verify:
 		return nil, flags.Usagef("--clickhouse: needs --verify (allowed: plan --verify --clickhouse URL builds the plan's dictionary on that server)")
 	case a.noCal && req.CalibrationRows != 0:
@@ -277,6 +280,7 @@ for a median and a range, each in its own process), saved like any run:
                         a database packlab_verify_... dropped afterwards; refused
                         when the reload would not fit under the server's limit
                         (the password from $CLICKHOUSE_PASSWORD; see 'packlab help inspect')
+  --cluster NAME        with --clickhouse: on every replica of that cluster, one by one
   --calibrate           measure again even when saved results exist
   --no-save             do not save the calibration's results
   --results DIR         results folder (default as for run)

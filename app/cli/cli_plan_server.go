@@ -16,7 +16,7 @@ import (
 	"github.com/packlab/packlab/experiments/text"
 )
 
-func verifyPlanOnServer(ctx context.Context, plan planner.Plan, url, format string, stdout, stderr io.Writer) error {
+func verifyPlanOnServer(ctx context.Context, plan planner.Plan, url, cluster, format string, stdout, stderr io.Writer) error {
 	cfg, _, ok := planner.VerifyConfig(plan)
 	if !ok {
 		return fmt.Errorf("--verify: no setup of this plan is one ClickHouse builds (%s/%s)", plan.Request.Key, plan.Request.Value)
@@ -37,8 +37,21 @@ func verifyPlanOnServer(ctx context.Context, plan planner.Plan, url, format stri
 	if _, err := s.ParseURL(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "packlab: verifying on ClickHouse at %s: %s at %s rows\n", text.Terminal(url), d.Clause(cfg.Shards, cfg.MaxLoadFactor), text.Rows(cfg.Rows))
-	v, err := server.Verify(ctx, s, server.VerifyRequest{Layout: d.Layout, Shards: cfg.Shards, MaxLoadFactor: cfg.MaxLoadFactor, Attributes: attrs, Rows: cfg.Rows})
+	where := text.Terminal(url)
+	if cluster != "" {
+		where += ", every replica of " + text.Terminal(cluster)
+	}
+	fmt.Fprintf(stderr, "packlab: verifying on ClickHouse at %s: %s at %s rows\n", where, d.Clause(cfg.Shards, cfg.MaxLoadFactor), text.Rows(cfg.Rows))
+	req := server.VerifyRequest{Layout: d.Layout, Shards: cfg.Shards, MaxLoadFactor: cfg.MaxLoadFactor, Attributes: attrs, Rows: cfg.Rows}
+	var vs []*server.Verification
+	if cluster != "" {
+		vs, err = server.VerifyCluster(ctx, s, cluster, req)
+	} else {
+		var v *server.Verification
+		if v, err = server.Verify(ctx, s, req); v != nil {
+			vs = append(vs, v)
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("--verify: %w", err)
 	}
@@ -48,8 +61,10 @@ func verifyPlanOnServer(ctx context.Context, plan planner.Plan, url, format stri
 	} else {
 		fmt.Fprintln(out)
 	}
-	for _, line := range v.Lines() {
-		fmt.Fprintln(out, prefix+text.Terminal(line))
+	for _, v := range vs {
+		for _, line := range v.Lines() {
+			fmt.Fprintln(out, prefix+text.Terminal(line))
+		}
 	}
 	return nil
 }

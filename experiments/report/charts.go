@@ -167,7 +167,12 @@ func MemoryBreakdownChart(results []result.Result) (Chart, error) {
 		}
 		bar.AddSeries(s.name, s.data, stack, charts.WithItemStyleOpts(opts.ItemStyle{Color: s.color}), hatch(refs))
 	}
-	return finish(kind, title, bar, optionVisitor{})
+	units := make([]string, len(bar.MultiSeries))
+	for i := range units {
+		units[i] = "B per entry"
+	}
+	bar.SetGlobalOptions(unitTooltip(units...))
+	return finish(kind, title, bar, optionVisitor{styleKey: refs})
 }
 
 // breakdownNotes are the memory chart's notes: what a bar is, and which
@@ -261,7 +266,7 @@ func PaddingWasteChart(results []result.Result) (Chart, error) {
 			charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "right", Formatter: "{c} %"}), hatch(refs))
 		hm.Overlap(m)
 	}
-	return finish(kind, title, hm, optionVisitor{visualMapSeries: []int{0}})
+	return finish(kind, title, hm, optionVisitor{visualMapSeries: []int{0}, styleKey: refs})
 }
 
 // paddingGrid is every key and value type pair's padding share of a
@@ -348,7 +353,7 @@ func MemoryVsRowsChart(results []result.Result) (Chart, error) {
 	line := charts.NewLine()
 	line.SetGlobalOptions(baseOptions(kind, title, notes)...)
 	line.SetGlobalOptions(
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
+		pointTooltip("rows", u.name),
 		charts.WithXAxisOpts(x),
 		charts.WithYAxisOpts(opts.YAxis{Type: yType, Name: u.name, AxisLabel: &opts.AxisLabel{Formatter: types.FuncStr("{value} " + u.name)}}),
 	)
@@ -612,7 +617,8 @@ func PerThreadSpeedChart(results []result.Result) (Chart, error) {
 		charts.WithItemStyleOpts(opts.ItemStyle{Color: "#c8c8c8"}), hatch(refs))
 	bar.AddSeries(ru.name+"/s", rate, charts.WithBarChartOpts(opts.BarChart{YAxisIndex: 1}),
 		charts.WithItemStyleOpts(opts.ItemStyle{Color: "#3ba272"}), hatch(refs))
-	return finish(kind, title, bar, optionVisitor{})
+	bar.SetGlobalOptions(unitTooltip("s", "s", ru.name+"/s"))
+	return finish(kind, title, bar, optionVisitor{styleKey: refs})
 }
 
 // ThroughputChart is a bar per run: load and read speed in million rows per
@@ -647,7 +653,8 @@ func ThroughputChart(results []result.Result) (Chart, error) {
 	label := charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "top"})
 	bar.AddSeries("load", load, label, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#5470c6"}), hatch(refs))
 	bar.AddSeries("read", read, label, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#91cc75"}), hatch(refs))
-	return finish(kind, title, bar, optionVisitor{})
+	bar.SetGlobalOptions(unitTooltip("million rows/s", "million rows/s"))
+	return finish(kind, title, bar, optionVisitor{styleKey: refs})
 }
 
 // rateBar is a bar of rows/s in million rows/s; where lo and hi are above 0
@@ -869,6 +876,22 @@ func categoryBar(kind, title string, notes, cats []string, y opts.YAxis) *charts
 	return bar
 }
 
+// unitTooltip is columnTooltip with each series' value and its unit:
+// units[i] is the i-th series' ("B", "s", "million rows/s").
+func unitTooltip(units ...string) charts.GlobalOpts {
+	f := "{b}"
+	for i, u := range units {
+		f += fmt.Sprintf("<br/>{a%d}: {c%d} %s", i, i, u)
+	}
+	return charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", AxisPointer: &opts.AxisPointer{Type: "shadow"}, Formatter: types.FuncStr(f)})
+}
+
+// pointTooltip names a line's point by its series and both its figures
+// with their units.
+func pointTooltip(x, y string) charts.GlobalOpts {
+	return charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item", Formatter: types.FuncStr("{a}<br/>{c} (" + x + ", " + y + ")")})
+}
+
 // columnTooltip shows every series of the column under the pointer.
 var columnTooltip = charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", AxisPointer: &opts.AxisPointer{Type: "shadow"}})
 
@@ -936,6 +959,47 @@ type optionChart interface {
 type optionVisitor struct {
 	charts.BaseConfigurationVisitor
 	visualMapSeries []int
+	// styleKey is whose bars a bar chart draws: where another program's
+	// are among them, the legend says which style is whose.
+	styleKey []runKind
+}
+
+// VisitSeriesOpt adds, where the bars are not all packlab's, the style
+// key to the legend: plain = packlab, hatched = a C++ map, dotted =
+// ClickHouse. Its entries are the slices of a pie that is not drawn (no
+// radius): ECharts lists a pie's slices in the legend with their style,
+// hatching and dots included, and a pie takes no room from the bars.
+func (v optionVisitor) VisitSeriesOpt(series charts.MultiSeries) interface{} {
+	if !slices.ContainsFunc(v.styleKey, func(k runKind) bool { return k != kindOwn }) {
+		return series
+	}
+	type slice struct {
+		Name      string `json:"name"`
+		Value     int    `json:"value"`
+		ItemStyle any    `json:"itemStyle"`
+	}
+	key := []slice{{"plain: packlab", 1, map[string]string{"color": "#9aa5b4"}}}
+	if slices.Contains(v.styleKey, kindReference) {
+		key = append(key, slice{"hatched: C++ map", 1, struct {
+			Color string `json:"color"`
+			hatchedItem
+		}{"#bf812d", referenceHatch}})
+	}
+	if slices.Contains(v.styleKey, kindClickHouse) {
+		key = append(key, slice{"dotted: ClickHouse", 1, struct {
+			Color string `json:"color"`
+			hatchedItem
+		}{"#e67300", clickHouseDots}})
+	}
+	out := make([]any, 0, len(series)+1)
+	for _, s := range series {
+		out = append(out, s)
+	}
+	return append(out, map[string]any{
+		"type": "pie", "name": "style", "radius": []int{0, 0}, "center": []int{-100, -100},
+		"silent": true, "legendHoverLink": false, "label": map[string]bool{"show": false}, "tooltip": map[string]bool{"show": false},
+		"data": key,
+	})
 }
 
 func (optionVisitor) VisitTitleOpt(t opts.Title) interface{} {

@@ -74,7 +74,7 @@ func PlanChart(plan planner.Plan, history []result.Result) (Chart, error) {
 	line := charts.NewLine()
 	line.SetGlobalOptions(baseOptions(kind, title, notes)...)
 	line.SetGlobalOptions(
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
+		pointTooltip("rows", u.name),
 		charts.WithXAxisOpts(opts.XAxis{Type: "log", Name: "rows", NameLocation: "middle", NameGap: 30, Min: planChartMinRows, Max: hi}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "log", Name: u.name, AxisLabel: &opts.AxisLabel{Formatter: types.FuncStr("{value} " + u.name)}}),
 	)

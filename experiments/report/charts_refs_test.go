@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -50,12 +51,29 @@ func TestChartsMarkReferences(t *testing.T) {
 		if err := json.Unmarshal(c.Option, &o); err != nil {
 			t.Fatal(err)
 		}
+		bars, key := false, ""
 		for _, s := range o.Series {
 			switch s.Type {
+			case "pie": // the style key, in the legend
+				key = strings.Join(slices.Collect(func(yield func(string) bool) {
+					for _, d := range s.Data {
+						var slice struct {
+							Name      string `json:"name"`
+							ItemStyle struct {
+								Decal any `json:"decal"`
+							} `json:"itemStyle"`
+						}
+						_ = json.Unmarshal(d, &slice)
+						if !yield(fmt.Sprintf("%s %v", slice.Name, slice.ItemStyle.Decal != nil)) {
+							return
+						}
+					}
+				}), ", ")
 			case "bar":
 				if len(s.Data) == 0 {
 					continue
 				}
+				bars = true
 				var hatched []int
 				for i, d := range s.Data {
 					if strings.Contains(string(d), `"decal"`) {
@@ -74,6 +92,9 @@ func TestChartsMarkReferences(t *testing.T) {
 					t.Errorf("%s, line %q: colour %s; references take the reference family %v, packlab's layouts never", kind, s.Name, s.ItemStyle.Color, referencePalette)
 				}
 			}
+		}
+		if want := "plain: packlab false, hatched: C++ map true"; bars && key != want {
+			t.Errorf("%s: the legend's style key is %q, want %q", kind, key, want)
 		}
 	}
 }

@@ -781,8 +781,9 @@ func TestTimelineIsThinned(t *testing.T) {
 
 // TestChartsFitAndHaveNoToolbox: no chart draws ECharts' own save icon (it
 // wrote a file with no dialog and was drawn into every export), every line
-// of a chart's notes fits a chart beside the lab's sidebar at 1280 px, and
-// the grid leaves room at the right for the last x label.
+// of a chart's notes fits a chart beside the lab's sidebar at 1280 px, the
+// grid leaves room at the right for the last x label, and the tooltips give
+// their figures' units.
 func TestChartsFitAndHaveNoToolbox(t *testing.T) {
 	for _, kind := range ChartKinds() {
 		c, err := BuildChart(kind, fxResults())
@@ -800,6 +801,9 @@ func TestChartsFitAndHaveNoToolbox(t *testing.T) {
 			Grid []struct {
 				Right string `json:"right"`
 			} `json:"grid"`
+			Tooltip struct {
+				Formatter string `json:"formatter"`
+			} `json:"tooltip"`
 		}
 		if err := json.Unmarshal(c.Option, &o); err != nil {
 			t.Fatal(err)
@@ -811,6 +815,10 @@ func TestChartsFitAndHaveNoToolbox(t *testing.T) {
 			if n := utf8.RuneCountInString(line); n > noteWidth {
 				t.Errorf("%s: a note line of %d characters (at most %d fit): %q", kind, n, noteWidth, line)
 			}
+		}
+		units := map[string]string{"memory-breakdown": "{c0} B per entry", "per-thread-speed": "{c0} s", "throughput": "{c1} million rows/s", "memory-vs-rows": "(rows, "}
+		if want := units[kind]; want != "" && !strings.Contains(o.Tooltip.Formatter, want) {
+			t.Errorf("%s: the tooltip's formatter is %q, want the figures with their units (%q)", kind, o.Tooltip.Formatter, want)
 		}
 		if len(o.Grid) == 0 || strings.HasSuffix(o.Grid[len(o.Grid)-1].Right, "%") {
 			t.Errorf("%s: grids %+v; want the last one to leave pixels at the right for the last x label", kind, o.Grid)

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/server/servertest"
 )
 
@@ -53,6 +55,30 @@ func TestClusterReplicasDisagree(t *testing.T) {
 	if _, err := Inspect(context.Background(), Settings{URL: nodes[1].HTTPURL()}, Options{Cluster: "no_such"}); err == nil || !strings.Contains(err.Error(), "lab") {
 		t.Errorf("an unknown cluster: %v, want an error naming the cluster there is", err)
 	}
+
+	// A verification on each node of the cluster, through one node's HTTP.
+	vs, err := VerifyCluster(context.Background(), Settings{URL: nodes[0].HTTPURL()}, "lab",
+		VerifyRequest{Layout: "HASHED_ARRAY", Attributes: dict.Fixed(core.MustType("UInt32")), Rows: 200_000})
+	if err != nil || len(vs) != 2 || vs[0].Node == vs[1].Node {
+		t.Fatalf("VerifyCluster: %d verifications, %v", len(vs), err)
+	}
+	for _, v := range vs {
+		if !v.Dropped || v.ElementCount != 200_000 || abs(v.ModelBytes-v.BytesAllocated) > v.BytesAllocated/1000 {
+			t.Errorf("on %s: dropped %v, %d rows, model %d, bytes_allocated %d", v.Node, v.Dropped, v.ElementCount, v.ModelBytes, v.BytesAllocated)
+		}
+	}
+
+	// A query longer than the query timeout.
+	slow, err := Connect(context.Background(), Settings{URL: nodes[1].HTTPURL(), QueryTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = slow.Exec(context.Background(), "SELECT sleep(2)")
+	var te *Error
+	if !asError(err, &te) || te.Kind != Timeout || !strings.Contains(err.Error(), "1s") {
+		t.Errorf("SELECT sleep(2) under a 1 s query timeout: %v", err)
+	}
+	slow.Close()
 
 	// A server that goes away mid-inspect: the connection is open, the
 	// server killed, the next query is a clear error.

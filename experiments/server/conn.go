@@ -283,17 +283,25 @@ func Connect(ctx context.Context, s Settings) (*Conn, error) {
 		c.conn.Close()
 		return nil, c.classify(err, NotClickHouse)
 	}
+	if c.Version, err = checkRelease(e.Host, release); err != nil {
+		c.conn.Close()
+		return nil, err
+	}
+	c.Release = release
+	return c, nil
+}
+
+// checkRelease reads version()'s answer: not ClickHouse's form, or a
+// release before DDL dictionaries, is an *Error.
+func checkRelease(host, release string) (Version, error) {
 	v, ok := ParseVersion(release)
 	if !ok {
-		c.conn.Close()
-		return nil, &Error{Kind: NotClickHouse, Host: e.Host, Msg: fmt.Sprintf("version() answered %q", release)}
+		return v, &Error{Kind: NotClickHouse, Host: host, Msg: fmt.Sprintf("version() answered %q", release)}
 	}
-	c.Version, c.Release = v, release
 	if !v.AtLeast(MinDDLVersion) {
-		c.conn.Close()
-		return nil, &Error{Kind: TooOld, Host: e.Host, Msg: fmt.Sprintf("ClickHouse %s has no DDL dictionaries (CREATE DICTIONARY is from %s on, #7360); packlab inspects %s and newer", release, MinDDLVersion, MinDDLVersion)}
+		return v, &Error{Kind: TooOld, Host: host, Msg: fmt.Sprintf("ClickHouse %s has no DDL dictionaries (CREATE DICTIONARY is from %s on, #7360); packlab inspects %s and newer", release, MinDDLVersion, MinDDLVersion)}
 	}
-	return c, nil
+	return v, nil
 }
 
 // Close closes the connection.

@@ -148,3 +148,19 @@ func TestQuoting(t *testing.T) {
 		t.Errorf("sourceTable: %q %q %q", db, table, p)
 	}
 }
+
+// TestReleases: version()'s answer, read; before 19.17 is too old (no
+// server that old runs here: Debian's 18.16 does not run beside 26.7's
+// library, so the rule is checked on the answer).
+func TestReleases(t *testing.T) {
+	for release, want := range map[string]ErrorKind{"26.7.2.1": "", "19.17.1.1": "", "19.16.14.65": TooOld, "18.16.1": TooOld, "hello": NotClickHouse, "": NotClickHouse} {
+		_, err := checkRelease("h:9000", release)
+		var e *Error
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%q: %v", release, err)
+		case want != "" && (!errors.As(err, &e) || e.Kind != want):
+			t.Errorf("%q: %v, want %s", release, err, want)
+		}
+	}
+}

@@ -77,7 +77,13 @@ func Inspect(ctx context.Context, s Settings, opt Options) (*Inspection, error) 
 		n := limits[d.Node]
 		d.ServerMemoryLimitBytes, d.ServerTrackedBytes = n.MemoryLimitBytes, n.TrackedBytes
 		if !opt.NoSample && d.needsSample() {
-			key := d.Database + "\x00" + d.Name
+			// One query per source table and set of columns: dictionaries
+			// over the same table share it, and so do a cluster's nodes.
+			db, table, _ := sourceTable(d.DDL, d.Database)
+			key := db + "\x00" + table + "\x00" + strings.Join(d.stringColumns(), "\x00") + "\x00" + d.word + "\x00" + strings.Join(d.KeyNames, "\x00")
+			if table == "" {
+				key = "\x01" + d.Database + "\x00" + d.Name
+			}
 			if _, ok := samples[key]; !ok {
 				samples[key] = c.sample(ctx, d)
 			}

@@ -28,6 +28,8 @@ var targetDictionaries = []struct {
 	{"d_array", "(id UInt64, s String) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(HASHED_ARRAY())", 0.02},
 	{"d_hashed_str", "(id UInt64, v UInt16, s String) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(HASHED())", 0.02},
 	{"d_complex", "(k String, id UInt64, v UInt16) PRIMARY KEY k, id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(COMPLEX_KEY_HASHED())", 0.02},
+	{"d_complex_array", "(k String, id UInt64, v UInt16) PRIMARY KEY k, id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(COMPLEX_KEY_HASHED_ARRAY())", 0.02},
+	{"d_complex_sparse", "(k String, id UInt64, v UInt16) PRIMARY KEY k, id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(COMPLEX_KEY_SPARSE_HASHED())", 0.02},
 	{"d_flat", "(seq UInt64, v UInt16) PRIMARY KEY seq SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(FLAT())", 0.001},
 	{"d_failed", "(id UInt64, v UInt16) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'no_such_table')) LIFETIME(0) LAYOUT(HASHED())", 0},
 	{"d_cache", "(id UInt64, v UInt16) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(CACHE(SIZE_IN_CELLS 1000))", 0},
@@ -57,10 +59,19 @@ func TestInspectTargets(t *testing.T) {
 	defer func() { // 200 dictionaries more: one inspection under 5 s
 		var ddl []string
 		for i := range 200 {
-			ddl = append(ddl, "CREATE DICTIONARY many.d"+itoa(i)+" (id UInt64, v UInt16, s String) PRIMARY KEY id SOURCE(CLICKHOUSE(DB 'many' TABLE 'src')) LIFETIME(0) LAYOUT(HASHED())")
+			ddl = append(ddl, "CREATE DICTIONARY many.d"+itoa(i)+" (id UInt64, v UInt16, s String) PRIMARY KEY id SOURCE(CLICKHOUSE(DB 'many' TABLE 'src"+itoa(i%50)+"')) LIFETIME(0) LAYOUT(HASHED())")
 		}
-		node.Exec(t, append([]string{"CREATE DATABASE many", "CREATE TABLE many.src (id UInt64, v UInt16, s String) ENGINE = MergeTree ORDER BY id",
-			"INSERT INTO many.src SELECT number, number, toString(number) FROM numbers(1000)"}, ddl...)...)
+		setup := []string{"CREATE DATABASE many"}
+		for i := range 50 { // 50 source tables, 4 dictionaries over each
+			setup = append(setup, "CREATE TABLE many.src"+itoa(i)+" (id UInt64, v UInt16, s String) ENGINE = MergeTree ORDER BY id",
+				"INSERT INTO many.src"+itoa(i)+" SELECT number, number, toString(number) FROM numbers(1000)")
+		}
+		node.Exec(t, append(setup, ddl...)...)
+		for i := range 200 { // loaded, each asks for its Strings' lengths
+			if i%2 == 0 {
+				node.Exec(t, "SYSTEM RELOAD DICTIONARY many.d"+itoa(i))
+			}
+		}
 		for _, url := range []string{node.NativeURL(), node.HTTPURL()} {
 			start := time.Now()
 			ins, err := Inspect(ctx, Settings{URL: url}, Options{})

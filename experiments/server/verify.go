@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -65,28 +66,122 @@ type Verification struct {
 }
 
 // Verify builds req on the server of s and measures it; see above.
-func Verify(ctx context.Context, s Settings, req VerifyRequest) (v *Verification, err error) {
-	cd, ok := modelledLayout(req.Layout)
-	if !ok || cd.ComplexKey || cd.Flat() {
-		return nil, fieldError("--layout", req.Layout, "not a layout a verification builds", "HASHED, SPARSE_HASHED, HASHED_ARRAY")
-	}
-	if req.Rows < 1 || len(req.Attributes) == 0 {
-		return nil, fieldError("--rows", strconv.FormatInt(req.Rows, 10), "nothing to build", "at least a row and an attribute")
+func Verify(ctx context.Context, s Settings, req VerifyRequest) (*Verification, error) {
+	cd, err := req.check()
+	if err != nil {
+		return nil, err
 	}
 	c, err := Connect(ctx, s)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Close()
+	p, err := prepare(ctx, c, cd, req)
+	if err != nil {
+		return nil, err
+	}
+	return p.build(ctx)
+}
+
+// VerifyCluster verifies on every replica of cluster, one after another,
+// each node reached on its native port as system.clusters lists it (with
+// s's user, database, password and TLS): DDL per node, as a cluster
+// without Keeper needs. Every node's free memory is checked before
+// anything is made on any.
+func VerifyCluster(ctx context.Context, s Settings, cluster string, req VerifyRequest) ([]*Verification, error) {
+	cd, err := req.check()
+	if err != nil {
+		return nil, err
+	}
+	c, err := Connect(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkCluster(ctx, cluster); err != nil {
+		c.Close()
+		return nil, err
+	}
+	var addrs []string
+	err = c.Query(ctx, "SELECT host_address, port FROM system.clusters WHERE cluster = "+quoteString(cluster)+" ORDER BY shard_num, replica_num", func(r clickhouseRows) error {
+		var host string
+		var port uint16
+		if err := r.Scan(&host, &port); err != nil {
+			return err
+		}
+		addrs = append(addrs, net.JoinHostPort(host, strconv.Itoa(int(port))))
+		return nil
+	})
+	e := c.Endpoint
+	c.Close()
+	if err != nil {
+		return nil, err
+	}
+	var preps []*prepared
+	defer func() {
+		for _, p := range preps {
+			p.c.Close()
+		}
+	}()
+	for _, a := range addrs {
+		ns := s
+		ns.URL, ns.User, ns.Database, ns.Secure = "clickhouse://"+a, e.User, e.Database, e.TLS
+		nc, err := Connect(ctx, ns)
+		if err != nil {
+			return nil, err
+		}
+		p, err := prepare(ctx, nc, cd, req)
+		if err != nil {
+			nc.Close()
+			return nil, err
+		}
+		preps = append(preps, p)
+	}
+	var out []*Verification
+	for _, p := range preps {
+		v, err := p.build(ctx)
+		if v != nil {
+			out = append(out, v)
+		}
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+func (req VerifyRequest) check() (dict.ClickHouseDictionary, error) {
+	cd, ok := modelledLayout(req.Layout)
+	if !ok || cd.ComplexKey || cd.Flat() {
+		return cd, fieldError("--layout", req.Layout, "not a layout a verification builds", "HASHED, SPARSE_HASHED, HASHED_ARRAY")
+	}
+	if req.Rows < 1 || len(req.Attributes) == 0 {
+		return cd, fieldError("--rows", strconv.FormatInt(req.Rows, 10), "nothing to build", "at least a row and an attribute")
+	}
+	return cd, nil
+}
+
+// prepared is a verification modelled and checked against one server's
+// free memory, nothing made yet.
+type prepared struct {
+	c    *Conn
+	v    *Verification
+	f    figures
+	cols []string
+	req  VerifyRequest
+}
+
+// prepare models req as inspect would model it and refuses when the
+// server's free memory under its limit cannot hold the reload's peak with
+// a margin.
+func prepare(ctx context.Context, c *Conn, cd dict.ClickHouseDictionary, req VerifyRequest) (*prepared, error) {
 	nodes, err := c.nodes(ctx, "")
 	if err != nil {
 		return nil, err
 	}
-	v = &Verification{Server: c.Endpoint.String(), Release: c.Release, Rows: req.Rows}
+	v := &Verification{Server: c.Endpoint.String(), Release: c.Release, Rows: req.Rows}
 	if len(nodes) > 0 {
 		v.Node, v.ServerMemoryLimitBytes, v.ServerTrackedBytes = nodes[0].Name, nodes[0].MemoryLimitBytes, nodes[0].TrackedBytes
 	}
-	// The model of the dictionary to build, as inspect would model it.
 	d := &Dictionary{ElementCount: req.Rows, sample: &sample{MeanLen: map[string]float64{}, Nulls: map[string]float64{}}}
 	cols := []string{"key UInt64"}
 	for i, a := range req.Attributes {
@@ -106,7 +201,6 @@ func Verify(ctx context.Context, s Settings, req VerifyRequest) (v *Verification
 		return nil, fmt.Errorf("the model: %s", problem)
 	}
 	v.ModelBytes, v.RealBytes, v.ModelReloadPeakBytes, v.Layout = f.model, f.real, f.reloadPeak, f.clause
-	// The refusal, before anything is made.
 	if lim := v.ServerMemoryLimitBytes; lim > 0 {
 		free := lim - v.ServerTrackedBytes
 		if need := int64(float64(f.reloadPeak) * verifyMargin); need > free {
@@ -114,6 +208,13 @@ func Verify(ctx context.Context, s Settings, req VerifyRequest) (v *Verification
 				c.Endpoint.Host, text.Bytes(f.reloadPeak), text.Bytes(need), text.Bytes(max(free, 0)), text.Bytes(lim), text.Bytes(v.ServerTrackedBytes))}
 		}
 	}
+	return &prepared{c: c, v: v, f: f, cols: cols, req: req}, nil
+}
+
+// build makes the database, the table and the dictionary, measures, and
+// drops the database, also on an error or a cancel.
+func (p *prepared) build(ctx context.Context) (v *Verification, err error) {
+	c, v, f, cols, req := p.c, p.v, p.f, p.cols, p.req
 	var rnd [6]byte
 	rand.Read(rnd[:])
 	v.Database = VerifyDatabasePrefix + hex.EncodeToString(rnd[:])
@@ -185,7 +286,10 @@ func Verify(ctx context.Context, s Settings, req VerifyRequest) (v *Verification
 	go func() {
 		defer wg.Done()
 		for sctx.Err() == nil {
-			if t, err := tracked(sctx); err == nil {
+			// Under ctx, not sctx: a sample is never cut short (a cancelled
+			// native query is a Cancel packet the server must handle; the
+			// loop stops between samples).
+			if t, err := tracked(ctx); err == nil {
 				peak = max(peak, t)
 				samples++
 			}

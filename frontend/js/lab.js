@@ -611,12 +611,14 @@
         el("td", { text: j.face || "–" }),
         el("td", { class: "num", text: j.results })));
       if (open) {
+        // The job's results scroll in their own box, so that they do not
+        // widen the jobs' table past its card.
         body.push(el("tr", { class: "job-results", "data-job": j.id }, el("td", { colspan: "6" },
-          gridTable({ columns: h.columns, rows: j.rows }, {
+          el("div", { class: "table-wrap" }, gridTable({ columns: h.columns, rows: j.rows }, {
             selectable: true, selected: sel, rowClass: "result",
             onToggle: (id, on) => pick([id], on),
             onToggleAll: (on) => pick(ids, on),
-          }))));
+          })))));
       }
     }
     return el("table", { class: "grid history", id: "history-grid" }, el("thead", {}, head), el("tbody", {}, ...body));

@@ -39,6 +39,14 @@ type Node struct {
 	cmd               *exec.Cmd
 	stderr            *bytes.Buffer
 	done              chan struct{}
+	stopped           bool // Stop was called
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "..." + s[len(s)-n:]
+	}
+	return s
 }
 
 // NativeURL is the node's address for the native protocol.
@@ -84,6 +92,7 @@ func (n *Node) Query(q string) (string, error) {
 // Stop kills the node now (tests of a server that goes away); the
 // cleanup does it otherwise.
 func (n *Node) Stop() {
+	n.stopped = true
 	if n.cmd.Process != nil {
 		n.cmd.Process.Kill()
 		<-n.done
@@ -146,10 +155,22 @@ func Start(t testing.TB) *Node {
 	return StartCluster(t, "", 1)[0]
 }
 
+// StartWithConfig starts one server whose configuration holds extra
+// (server settings: <max_server_memory_usage>300000000</max_server_memory_usage>).
+func StartWithConfig(t testing.TB, extra string) *Node {
+	t.Helper()
+	return start(t, "", 1, extra)[0]
+}
+
 // StartCluster starts n servers at once that each declare the cluster
 // name (one shard, every node a replica of it), so that
 // clusterAllReplicas(name, ...) on any of them reads them all.
 func StartCluster(t testing.TB, name string, n int) []*Node {
+	t.Helper()
+	return start(t, name, n, "")
+}
+
+func start(t testing.TB, name string, n int, extra string) []*Node {
 	t.Helper()
 	prog, problem, skip := Program()
 	if problem != "" {
@@ -163,16 +184,17 @@ func StartCluster(t testing.TB, name string, n int) []*Node {
 	for i := range nodes {
 		nodes[i] = &Node{TCPPort: ports[2*i], HTTPPort: ports[2*i+1], Dir: t.TempDir()}
 	}
-	config := "<clickhouse></clickhouse>\n"
+	var b strings.Builder
+	b.WriteString("<clickhouse>\n" + extra)
 	if name != "" {
-		var b strings.Builder
-		fmt.Fprintf(&b, "<clickhouse>\n  <remote_servers>\n    <%s>\n      <shard>\n", name)
+		fmt.Fprintf(&b, "  <remote_servers>\n    <%s>\n      <shard>\n", name)
 		for _, node := range nodes {
 			fmt.Fprintf(&b, "        <replica><host>127.0.0.1</host><port>%d</port></replica>\n", node.TCPPort)
 		}
-		fmt.Fprintf(&b, "      </shard>\n    </%s>\n  </remote_servers>\n</clickhouse>\n", name)
-		config = b.String()
+		fmt.Fprintf(&b, "      </shard>\n    </%s>\n  </remote_servers>\n", name)
 	}
+	b.WriteString("</clickhouse>\n")
+	config := b.String()
 	var wg sync.WaitGroup
 	errs := make([]error, n)
 	for i, node := range nodes {
@@ -188,7 +210,16 @@ func StartCluster(t testing.TB, name string, n int) []*Node {
 		}
 		node.done = make(chan struct{})
 		go func() { node.cmd.Wait(); close(node.done) }()
-		t.Cleanup(node.Stop) // before t.TempDir's removal (cleanups run last first)
+		t.Cleanup(func() { // before t.TempDir's removal (cleanups run last first)
+			select {
+			case <-node.done:
+				if !node.stopped {
+					t.Logf("the ClickHouse server on port %d ended by itself (%v): %s", node.TCPPort, node.cmd.ProcessState, tail(node.stderr.String(), 2000))
+				}
+			default:
+			}
+			node.Stop()
+		})
 		wg.Add(1)
 		go func() { defer wg.Done(); errs[i] = node.wait() }()
 	}
