@@ -91,185 +91,62 @@ import (
 //
 // # Measurements that decided it
 //
-// <UInt64,UInt16>, random keys, the 2-core lab machine (shared: CPU
-// nanoseconds per row from getrusage, medians of 3 interleaved rounds,
-// throwaway tests beside this file; bytes from core.Predict, which
-// TestPredictMatchesTables ties to the tables):
+// <UInt64,UInt16>, random keys, the 2-core lab machine (CPU nanoseconds per
+// row from getrusage, medians of 3 interleaved rounds; bytes from
+// core.Predict, which TestPredictMatchesTables ties to the tables). What
+// was tried and not taken, with its figures, is in docs/performance.md
+// ("compact: what was tried").
 //
-//   - Table size and growth: any m (floor(x*m/2^64) is monotone, so the
-//     slots stay in hash order) lets a table grow by less than x2. At 1e7
-//     rows, bytes a pair over 1e6..1e8 rows (mean, worst), load and read:
+//   - Growth x5/4 at mlf 0.9: any m keeps the slots in hash order
+//     (floor(x*m/2^64) is monotone), so the table may grow by less than x2.
+//     Bytes a pair over 1e6..1e8 rows (mean, worst), load and read ns at 1e7:
 //
-//     growth  mlf   mean  worst  at 1e7  at 1e8  load ns  read ns
-//     x5/4    0.90  10.28  12.49  11.10   10.34    292      138
-//     x5/4    0.85  10.88  13.23  11.10   10.34    257      126
-//     x5/4    0.80  11.53  14.04  11.10   10.34    255      131
-//     x3/2    0.90  11.36  14.99  10.20   11.62    227      174
-//     x2      0.90  13.12  18.88  13.42   10.74    214      123
-//     x2      0.80  14.54  19.99  13.42   10.74    182      117
+//     growth  mlf   mean  worst  load ns  read ns
+//     x5/4    0.90  10.28  12.49    292      138
+//     x3/2    0.90  11.36  14.99    227      174
+//     x2      0.90  13.12  18.88    214      123
 //
-//     x5/4 at 0.9 it is: the sawtooth of x2 (8.9 to 17.8 bytes a pair)
-//     shrinks to 8.9..11.1 wherever slots are 8 bytes (from 4.2M home
-//     slots; the worst, 12.5, is at 1.3e6 rows in 9-byte slots). It costs
-//     the load: a pair is moved 4 to 5 times (11 ns a move: 55 of the 273
-//     ns an insert takes at 1e7), and the table is always 0.72 to 0.9 full,
-//     so an insert shifts longer runs (a presized table takes 129 ns).
+//     x2's sawtooth (8.9 to 17.8 bytes a pair) shrinks to 8.9..11.1
+//     wherever slots are 8 bytes, for a load that moves each pair 4 to 5
+//     times (55 of the 273 ns an insert takes at 1e7).
 //
 //   - Default mlf 0.9 rather than ClickHouse's 0.5: with 8-byte slots the
-//     empty slots are the memory, and the longer probes cost 10 % of a read.
+//     empty slots are the memory; the longer probes cost 10 % of a read.
 //
 //   - Displacement bits: sorted linear probing over 1e7 random keys has its
 //     largest displacement at 23 (load 0.75), 63 (0.9), 113 (0.95), 373
-//     (0.99); at 0.9, 3 of 1e7 pairs exceed 62. Hence at least 6 bits to
-//     mlf 0.9, 7 to 0.95, 8 above; a byte at most, so a shift adds 1 in
-//     place. The rare pair beyond goes to the overflow table rather than
-//     growing the table, so Predict stays exact and keys chosen to collide
+//     (0.99). Hence at least 6 bits to mlf 0.9, 7 to 0.95, 8 above, a byte
+//     at most so that a shift adds 1 in place; the rare pair beyond goes to
+//     the overflow table, so Predict stays exact and keys chosen to collide
 //     cannot blow the table up (TestCompactOverflow).
 //
 //   - Whole-byte slots, not bit-packed: <UInt64,UInt16> fills 62 of 64 bits
-//     at 1e8 and all 64 at 1e7 (the displacement takes the spare bits), so
-//     packing bits would save 3 % at most, for two loads and shifts a slot.
+//     at 1e8 and all 64 at 1e7, so packing bits would save 3 % at most, for
+//     two loads and shifts a slot.
 //
-//   - Lookups: Get reads the 2 slots from home (3 in a table at least
-//     0.75 full, 5 at 0.8) and picks the match without a branch on what
-//     they hold; only when none matches does it loop one slot at a time
-//     (68 % of pairs lie within 2 slots of home at fill 0.72, 83 % within
-//     3; 68 % within 5 at 0.885; the figures for 2 to 8 slots are in Get).
-//     What limits a single-key read is not the work but how many lookups'
-//     cache misses the CPU overlaps: a data-dependent loop exit stops it
-//     running ahead (anchors harness, M lookups/s: the loop alone 7.2 at
-//     1e7 and 2.9 at 3e7, the window 7.8 and 5.1-5.5, boost 13.6-14.0
-//     and 11.8), and so does every load waiting on a miss (it holds a
-//     load-queue entry): 8 slots read branch-free at 170 ns, 4 at 116, 3
-//     at 104, one at 62 (a floor, in the same loop). Reads are as fast as
-//     packed's at equal fill (104 against 95 ns at 0.58) and pay for
-//     compact's fill. An AVX2 window
-//     of 8 slots in two 32-byte loads read no faster than Go's 3 (99-110
-//     against 100-105 ns): the assembly call alone, two plain loads,
-//     took 104 against 66 ns inline in the same loop. Nothing of the
-//     window stays live past it, so no word of it is spilled to the stack
-//     (a spill is one more store waiting on the miss): 3.73 to 4.80 M
-//     lookups/s at 1e8 (boost 8.23), none at 1e7. GetMany and
-//     InsertMany prefetch a batch ahead (prefetch.go). Get's window was
-//     first measured to gain nothing there (28 against 27 ns), nor one of
-//     8 slots over the two prefetched lines from fill 0.8 on (lab reads,
-//     M rows/s, 2 rounds: 21.0 and 22.5 against 22.4 and 23.8 at fill
-//     0.9, 21.1 and 23.0 against 22.3 and 24.4 at 0.885, 29.2 and 28.6
-//     against 29.3 and 30.4 at 0.83); a window of 4 slots with no branch
-//     at all on what they hold did (probeWindow, and the batch path
-//     below).
+//   - Lookups: what limits a single-key read is how many lookups' cache
+//     misses the CPU overlaps, not the work of one. A data-dependent loop
+//     exit (mispredicted about once a lookup) stops it running ahead, and
+//     every load waiting on the miss holds a load-queue entry. So Get reads
+//     a window of 2 slots from home (3 from fill 0.75, 5 from 0.8), picks
+//     the match without a branch on what they hold, keeps nothing of the
+//     window live past it (no spill to the stack), and only then loops:
+//     anchors harness, M lookups/s, the loop alone against the window: 7.2
+//     against 7.8 at 1e7 (8.2 once the window was 2 slots below fill
+//     0.75), 2.9 against 5.1-5.5 at 3e7 (boost 13.6-14.0 and 11.8); the
+//     window without spills, 3.73 against 4.80 at 1e8 (boost 8.23). Get's
+//     own comment has the window's figures per fill.
 //
-//   - The batch path (what a dictionary does: a bulk load, dictGet over a
-//     column), measured as the anchors harness's batch mode does it:
-//     GetMany prefetches the home slot's line and the next at every fill
-//     (30 to 60 % of a read above fill 0.8, 8 to 10 % below it: see
-//     batch), InsertMany four lines from the home slot's (10 to 12 % of a
-//     load's user time at 1e7: see compactInsertLines), as an insert
-//     reads on to the end of the run it shifts. Not kept: a scan for the
-//     run's end 4 slots a step with one branch (1.64-1.71 against
-//     1.59-1.63 user s at 1e7: it waits on memory, not on branches); as
-//     many lines as the fill's average run (no better than four). Where a
-//     batch load's time goes now (pprof, 1e7): growth passes 40 % (half
-//     of it the kernel filling each new slab), place1's shift 35 %, find
-//     11 %, the prefetches 6 %. Merging sorted blocks into the growth pass
-//     is the idea left; a buffer of pending pairs would cost its bytes
-//     beside a table already at its final size, which the peak forbids
-//     beyond a few MiB at 1e8. Reads at 1e8 (fill 0.77), one load read
-//     several times, alternating (2026-12-04): prefetching 16 keys ahead
-//     instead of 8, 20.96-21.53 against 20.75-21.85 M rows/s; the line
-//     at the window's end (4 to 8 slots past home) instead of the next
-//     line, within the noise; the batch 2 or 3 batches ahead instead of
-//     1 (2026-12-05), within the noise too. Not kept. What the reads did
-//     wait on: in a throwaway loop over the same batches and prefetches,
-//     one plain load of the home slot's word a key (summed, so that it
-//     stays) read 52-61 M keys/s at 1e7 and 29-34 at 1e8, probeWord's
-//     loop in its place 34-38 and 18-24. The loop's data-dependent exit
-//     was mispredicted about once a key. GetMany's 4-slot window without
-//     a branch on what it holds (probeWindow) took back most of it:
-//     44-47 against 36-38 at 1e7, 29-32 against 25-27 at 1e8. Sorting
-//     each block of 65,536 keys by home first (a bound: the sort itself
-//     not timed) read 16.3-19.0 against 14.5-17.1 at 1e8 with the loop,
-//     20.4-23.2 against 18.0-19.4 with the window, and into 256 buckets
-//     by the hash's top byte (each a 1/256 of the slab, a few huge
-//     pages) 20.5-20.9: 8 to 13 % at most, before the cost of the pass
-//     that would bucket each block (a hash, a count and a scatter a
-//     key, beside a lookup of 50 ns), and less at 1e7; not built. With
-//     the window, the second line at its last slot (the home line again
-//     when the 4 slots fit in it) instead of the next line: 36.2-36.7
-//     against 35.9-37.7 at 1e7, 13.1-19.1 against 15.6-20.4 at 1e8. Not
-//     kept.
+//   - The batch path (a bulk load, dictGet over a column): GetMany
+//     prefetches the home slot's line and the next a batch of 8 ahead and
+//     compares 4 slots from home at once (probeWindow); InsertMany
+//     prefetches four lines, as an insert reads on to the end of the run it
+//     shifts. Figures in docs/performance.md ("compact on the dictionary's
+//     path").
 //
-//   - Inserts: a branch-free place-finding over the first 3 slots (the
-//     slot words compared as (displacement, -remainder)) gained nothing
-//     (find waits on the same miss, and the scan for the run's end, 13
-//     slots on average at fill 0.8 and 50 at 0.9, mispredicts anyway),
-//     nor did it over the first 4 in InsertMany, tried again after
-//     GetMany's window paid (harness batch loads at 1e7, two alternated
-//     runs of 3 rounds: 2.22 and 2.01 s against 2.26 and 1.96), nor did
-//     a branch-free growth pass (it divides for the empty slots
-//     too: 3.23 against 2.83 s of moves over 3 loads), nor a loop of its
-//     own for the run's end (in place1 the compiler keeps the slot index
-//     on the stack, a store a slot; without: 2.80-2.90 against 2.79-2.92 M
-//     rows/s, BenchmarkInsert -large at 1e7, 4 rounds), nor prefetching
-//     the two lines after the home slot's in Insert, so that a long run's
-//     next lines arrive with the first (user time of 1e7 single inserts
-//     2.63-2.83 against 2.58-2.85 s, 4 rounds).
-//
-//   - Blocks with a control word instead of ordered probing, tried in a
-//     throwaway prototype (<UInt64,UInt16> only, 2026-12-02): blocks of one
-//     cache line, a control word of a byte a slot (occupied bit and 7 bits
-//     of the remainder) and 8 slots of 7 bytes (the rest of the remainder,
-//     the block displacement, the value), linear probing over blocks, a
-//     lookup matching the control word's bytes in a register as Go's
-//     swiss map does without SIMD; inserts place a pair in its home
-//     block's first empty slot, no shift. The same 8 bytes a slot as
-//     here. One process each, the harness's loop: at 1e8 (x5/4, fill
-//     0.82) blocks load 41.7 s and read 4.53 M lookups/s, this layout
-//     41.7 s and 5.03, boost 29.7 s and 7.10; 9.1 % of pairs sat outside
-//     their home block (up to 62 blocks on), which mispredicts as this
-//     layout's window does. At 1e7, grown x2 (fill 0.6, 2.1 % outside),
-//     8 s idle before each: blocks 2.40-2.51 s and 8.9-9.6, this layout
-//     3.49-3.54 s and 6.9-8.1, boost 0.84-0.97 s and 10.3-13.5. Not
-//     taken: no faster at the fill that makes the memory.
-//     Where a single-key read's time goes, in a copy of the harness's
-//     loop over that 1e7 table (M lookups/s): the loop reading its keys
-//     alone 100; with the hash and one load of the home line, inlined
-//     22, behind a call 17.5; with the control word's byte match after
-//     the load (4 operations) 12-13; with the slot load the match picks
-//     10.5-11; the whole lookup 7-9. Every operation that waits on the
-//     miss holds a scheduler entry the CPU would use to run ahead into
-//     the next lookup, so the reads follow how much a lookup does after
-//     its miss more than how many lines it touches. boost's lookup, in
-//     C++ inlined into the loop, does about what the byte match alone
-//     does here; a Go layout that matches it would need a call, a hash,
-//     one load and about four operations after it. (Get cannot inline:
-//     the inliner's budget is 80, the hash alone costs 70.)
-//
-//   - The growth pass divides (Div64): a reciprocal multiply (Moller and
-//     Granlund) took 24 ns against the divider's 17 on this Zen 4.
-//
-//   - Release behind the pass: the peak of a load is its final size. 1e8
-//     pairs, the lab's loader: SHARDS 1 RSS 10.50 and peak 10.53 bytes a
-//     pair; SHARDS 16 RSS 9.26, peak 9.41 (each shard at a fuller point).
-//
-//   - Growing the slab in place instead, as hashed and packed do (mremap
-//     to the new size, the old slots moved to its end with a memmove, the
-//     pass writing each pair before the old slots it has not read, which a
-//     shift of n.m*n.w - o.m*o.w + n.maxDisp*n.w + 8 bytes guarantees),
-//     tried 2026-12-02 in the hope that the kernel would fault in only the
-//     growth rather than the whole new slab: one growth at 1.05M and 21M
-//     pairs, ns a pair moved, user + system CPU, 3 rounds, other processes
-//     on the other core: released behind 11.7-12.0 + 0 and 8.7-10.6 +
-//     15.6-18.4; in place 15.1-17.5 + 0 and 12.7-16.8 + 14.5-23.5. The
-//     kernel's time is this VM's fresh pages (12-16 ms each 2 MiB), and
-//     the pages the pass releases are reused for the new slab at little
-//     cost, so both fault in the same new memory; the memmove is extra
-//     work. Not taken. Nor is the pass's own work what costs: with the
-//     loop free of calls (no spills) and its shifts unguarded, 7.6-9.4
-//     against 8.4-9.9 ns of user time a pair at 6.3M and 21M pairs; with
-//     the division replaced by a multiply (wrong x, same order, for the
-//     timing only), 6.6-8.6. A pass over memory the kernel has just
-//     handed over runs at a few GB/s whatever it computes.
+//   - Release behind the growth pass: the peak of a load is its final
+//     size. 1e8 pairs, the lab's loader: SHARDS 1 RSS 10.50 and peak 10.53
+//     bytes a pair; SHARDS 16 RSS 9.26, peak 9.41.
 
 // Compact is a layout no ClickHouse dictionary has: a hash table that stores
 // of each key only what its slot does not already say (quotienting, after
@@ -512,54 +389,21 @@ func (t *Compact[K, V]) Get(key K) (V, bool) {
 		// In a narrow table, the 2 slots from home first (3 once the
 		// table is 0.75 full, 5 once it is 0.8 full), the match picked
 		// without a branch on what they hold; a key the window does not
-		// find goes on in getPast.
-		// probeWord's loop stops at a data-dependent point, so a lookup's
-		// exit was mispredicted about once per lookup, and the CPU could
-		// not run ahead into the next lookup's cache miss; one predictable
-		// branch after the window lets it. Each load waiting on the miss
-		// holds a load-queue entry, so a wider window costs every lookup,
-		// and a narrower one sends more lookups to the loop, the more so
-		// the fuller the table: pairs within 3 and 5 slots of home are 83
-		// and 95 % at fill 0.72 (1e7 rows), 49 and 68 % at 0.885 (3e7).
-		// Anchors harness, M lookups/s, the loop alone, 3 slots, 5, this:
-		// 7.2, 7.6-7.8, 7.4-7.6, 7.6 at 1e7; 2.9, 3.8-3.9, 5.1-5.6, 5.1 at
-		// 3e7; at 1e8 (fill 0.775) 3 and 5 slots read 4.7-6.0 and 4.0-6.2
-		// over five rounds, 3 ahead in four. A copy of its loop, ns a
-		// lookup, 3, 4, 5, 6 slots written out: 125, 126, 125, 149 at 1e7,
-		// 270, 205, 182, 190 at 3e7; 8 slots: 181 at 1e7.
-		//
-		// Nothing of the window is live past it (getPast hashes the key
-		// again and goes on from the first slot past the window), and
-		// fromWord keeps the value in a register: before, the compiler
-		// spilled two of the window's words and the value to the stack,
-		// three stores waiting on the miss. Reads
-		// (scripts/anchors-before-after.sh 96b1e45, medians) went from
-		// 3.73 to 4.80 M lookups/s at 1e8 (boost 8.23; 2 rounds, ahead in
-		// both), 4.26 to 4.83 at 3e7 (boost 9.81), and stayed at 1e7 (7.31
-		// and 7.28, boost 13.34; 4 rounds).
-		// With no spills, the window sizes again, in a copy of the
-		// harness's loop (ns a lookup, 2 to 3 rounds each, the table's
-		// fill set by the row count): 2, 3, 4, 5 slots: 123-136 and
-		// 143-160 (3 written out; 4 and 5 not run) at fill 0.72 (1e7);
-		// 133-147, 144-153, 140-166, 158-172 at 0.75; 134-149, 125-145,
-		// 124-136, 134-196 at 0.775; 203-221, 160-173, 150-156, 147-154
-		// at 0.83; 312-314, 238-239, 200-225, 168-171 at 0.88. Hence the
-		// 2-slot window below 0.75: anchors harness at 1e7, 7.33 -> 8.22 M
-		// lookups/s (boost 12.47, 4 rounds). getPast going on past the
-		// window rather than from home (a third of the lookups at fill
-		// 0.72 get there): 8.12 -> 8.30 (boost 12.91, 4 rounds).
-		// Tried after that and dropped, no faster: the 5 slots written out
-		// (now without spills: 6.13 against 6.01 at 3e7), the fields Get
-		// reads packed in one header word (3 loads of the header instead
-		// of 9: 7.56 against 7.49 at 1e7, 4.82 against 5.25 at 3e7), a
-		// hash of one multiply and one shift instead of fmix64's five
-		// steps (in a copy of the loop, 141-146 against 141-142 ns), and
-		// no branch on the window's result at all (in a copy of the loop,
-		// 127-143 against 134-154 ns: the 17 % of lookups past the window
-		// at 1e7 are not what holds reads back), nor Get without its
-		// stack check (//go:nosplit: 130-140 against 137-140 ns in the
-		// copy of the loop, 3 rounds). GetMany has a window of its own
-		// (probeWindow), 4 slots whatever the fill.
+		// find goes on in getPast, from the first slot past the window.
+		// One predictable branch after the window lets the CPU run ahead
+		// into the next lookup's miss, where probeWord's data-dependent
+		// exit did not; a wider window costs every lookup a load waiting
+		// on the miss, a narrower one sends more lookups to the loop.
+		// Pairs within 3 and 5 slots of home: 83 and 95 % at fill 0.72
+		// (1e7 rows), 49 and 68 % at 0.885 (3e7). ns a lookup in a copy of
+		// the harness's loop, windows of 2, 3, 4, 5 slots: 133-147,
+		// 144-153, 140-166, 158-172 at fill 0.75; 203-221, 160-173,
+		// 150-156, 147-154 at 0.83; 312-314, 238-239, 200-225, 168-171 at
+		// 0.88. Nothing of the window is live past it (getPast hashes the
+		// key again), so the compiler spills none of it to the stack:
+		// 3.73 -> 4.80 M lookups/s at 1e8. What else was tried here is in
+		// docs/performance.md ("compact: what was tried"). GetMany has a
+		// window of its own (probeWindow), 4 slots whatever the fill.
 		//
 		// One shift, its count masked so that the compiler need not
 		// guard it (s may be 64 for 1-byte keys; s-b never is).

@@ -5,6 +5,7 @@ package experiments
 // carries, is package result's.
 
 import (
+	"cmp"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -51,9 +52,9 @@ func settingsName(cfg Config, rowsByDefault bool) string {
 	}
 	switch {
 	case len(cfg.Attributes) > 1: // a dictionary of several attributes names them all
-		parts = append(parts, cmpOr(cfg.Key, DefaultKey)+"→"+strings.Join(cfg.Attributes, ","))
+		parts = append(parts, cmp.Or(cfg.Key, DefaultKey)+"→"+strings.Join(cfg.Attributes, ","))
 	case cfg.Key != "" || cfg.Value != "":
-		k, v := cmpOr(cfg.Key, DefaultKey), cmpOr(cfg.Value, DefaultValue)
+		k, v := cmp.Or(cfg.Key, DefaultKey), cmp.Or(cfg.Value, DefaultValue)
 		if k != DefaultKey || v != DefaultValue {
 			parts = append(parts, k+"→"+v)
 		}
@@ -77,13 +78,6 @@ func settingsName(cfg Config, rowsByDefault bool) string {
 		return ""
 	}
 	return " " + strings.Join(parts, " ")
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // shortRows writes a row count as people type it: 1e7, 2.5e6, 12345.

@@ -155,15 +155,6 @@ func prepare(ctx context.Context, cfgs []Config, progress func(Progress)) ([]run
 // job that would load it more than once (several layouts, --repeats, a
 // sweep) is refused before anything is read.
 
-// SourceIsStream reports whether cfg's key source is a stream, and what kind
-// ("a pipe", "a character device").
-func SourceIsStream(cfg Config) (kind string, stream bool) {
-	if cfg.Source == "" {
-		return "", false
-	}
-	return source.IsStream(cfg.Source)
-}
-
 // checkStreamLoads refuses a job that loads a stream more than once.
 func checkStreamLoads(ps []parsedConfig) error {
 	loads := map[string]int{}
