@@ -5,9 +5,13 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/report"
 	"github.com/packlab/packlab/experiments/server"
 )
 
@@ -22,18 +26,95 @@ type ClickHouseForm struct {
 	CAFile   string `json:"ca_file"`
 	Cluster  string `json:"cluster"`   // every replica of this cluster
 	NoSample bool   `json:"no_sample"` // no query of a source's String lengths
+	// Seconds as typed; "" is the default (server.DefaultConnectTimeout,
+	// server.DefaultQueryTimeout).
+	ConnectTimeout string `json:"connect_timeout"`
+	QueryTimeout   string `json:"query_timeout"`
+}
+
+// ClickHouseView is an inspection for the "Your ClickHouse" tab: what
+// server.Inspect found, and its chart (report.ServerChart), built here so
+// that the page draws it and computes nothing.
+type ClickHouseView struct {
+	*server.Inspection
+	Chart ChartView `json:"chart"`
+}
+
+// timeoutField reads a timeout field: "" is 0 (the default).
+func timeoutField(field, v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, nil
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f <= 0 || f > 3600 {
+		return 0, &Error{Field: field, Message: fmt.Sprintf("%q: not a timeout (allowed: seconds, more than 0 and at most 3600)", v)}
+	}
+	return time.Duration(f * float64(time.Second)), nil
 }
 
 // InspectClickHouse inspects the server of f: every dictionary beside
 // packlab's model, the findings and the advice (server.Inspect). An error
 // names the form's field ("url", "cluster", "ca_file") or "clickhouse".
-func (l *Lab) InspectClickHouse(f ClickHouseForm) (*server.Inspection, error) {
-	ins, err := server.Inspect(context.Background(), server.Settings{URL: strings.TrimSpace(f.URL), User: f.User, Database: f.Database, Password: f.Password, CAFile: f.CAFile},
-		server.Options{Cluster: strings.TrimSpace(f.Cluster), NoSample: f.NoSample})
+// CancelInspect stops it.
+func (l *Lab) InspectClickHouse(f ClickHouseForm) (ClickHouseView, error) {
+	connect, err := timeoutField("connect_timeout", f.ConnectTimeout)
 	if err != nil {
-		return nil, clickHouseError(err)
+		return ClickHouseView{}, err
 	}
-	return ins, nil
+	query, err := timeoutField("query_timeout", f.QueryTimeout)
+	if err != nil {
+		return ClickHouseView{}, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	l.inspectMu.Lock()
+	if l.inspectStop == nil {
+		l.inspectStop = map[int]context.CancelFunc{}
+	}
+	l.inspectSeq++
+	id := l.inspectSeq
+	l.inspectStop[id] = cancel
+	l.inspectMu.Unlock()
+	defer func() {
+		l.inspectMu.Lock()
+		delete(l.inspectStop, id)
+		l.inspectMu.Unlock()
+	}()
+	s := server.Settings{URL: strings.TrimSpace(f.URL), User: strings.TrimSpace(f.User), Database: strings.TrimSpace(f.Database),
+		Password: f.Password, CAFile: strings.TrimSpace(f.CAFile), ConnectTimeout: connect, QueryTimeout: query}
+	ins, err := server.Inspect(ctx, s, server.Options{Cluster: strings.TrimSpace(f.Cluster), NoSample: f.NoSample})
+	if ctx.Err() != nil {
+		return ClickHouseView{}, &Error{Field: "clickhouse", Message: "the inspection was cancelled"}
+	}
+	if err != nil {
+		return ClickHouseView{}, clickHouseError(err)
+	}
+	v := ClickHouseView{Inspection: ins}
+	var bars []report.ServerBar
+	for _, d := range ins.Dictionaries {
+		name := d.Database + "." + d.Name
+		if len(ins.Nodes) > 1 {
+			name = d.Node + " " + name
+		}
+		bars = append(bars, report.ServerBar{Name: name, Reported: d.BytesAllocated, Real: d.RealBytes, ReloadPeak: d.ReloadPeakBytes, Limit: d.ServerMemoryLimitBytes})
+	}
+	if c, err := report.ServerChart(bars); err != nil {
+		v.Chart = ChartView{Kind: report.ServerChartKind, Empty: true, Note: "no dictionary on this server"}
+	} else {
+		v.Chart = ChartView{Kind: c.Kind, Title: c.Title, Option: c.Option}
+	}
+	return v, nil
+}
+
+// CancelInspect stops every inspection in progress: each returns the
+// clickhouse field's error "the inspection was cancelled".
+func (l *Lab) CancelInspect() {
+	l.inspectMu.Lock()
+	defer l.inspectMu.Unlock()
+	for _, stop := range l.inspectStop {
+		stop()
+	}
 }
 
 func clickHouseError(err error) *Error {

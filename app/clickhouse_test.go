@@ -19,6 +19,9 @@ func TestInspectClickHouse(t *testing.T) {
 	if _, err := lab.InspectClickHouse(ClickHouseForm{URL: "localhost"}); err == nil || ErrorOf(err, "").Field != "url" {
 		t.Errorf("a bad URL: %v, want the url field's error", err)
 	}
+	if _, err := lab.InspectClickHouse(ClickHouseForm{URL: "http://127.0.0.1:1", QueryTimeout: "soon"}); err == nil || ErrorOf(err, "").Field != "query_timeout" {
+		t.Errorf("a bad timeout: %v, want the query_timeout field's error", err)
+	}
 	node := servertest.Start(t)
 	node.Exec(t, "CREATE TABLE src (id UInt64, v UInt16) ENGINE = MergeTree ORDER BY tuple()",
 		"INSERT INTO src SELECT sipHash64(number), number FROM numbers(10000)",
@@ -27,5 +30,8 @@ func TestInspectClickHouse(t *testing.T) {
 	ins, err := lab.InspectClickHouse(ClickHouseForm{URL: " " + node.HTTPURL() + " "})
 	if err != nil || len(ins.Dictionaries) != 1 || !ins.Dictionaries[0].Modelled || !strings.HasPrefix(ins.Release, "26.7") {
 		t.Fatalf("%+v, %v", ins, err)
+	}
+	if ins.Chart.Empty || !strings.Contains(string(ins.Chart.Option), "default.d") {
+		t.Errorf("the chart %+v does not draw default.d", ins.Chart)
 	}
 }
