@@ -13,6 +13,7 @@ import (
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/report"
 	"github.com/packlab/packlab/experiments/server"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // ClickHouseForm is the "Your ClickHouse" tab's form as typed: a server to
@@ -38,6 +39,107 @@ type ClickHouseForm struct {
 type ClickHouseView struct {
 	*server.Inspection
 	Chart ChartView `json:"chart"`
+	// The tab's words, made here: a line per node, the dictionaries'
+	// table as text cells, every finding on one line, and the advice.
+	Headline  string           `json:"headline"`
+	NodeLines []string         `json:"node_lines"`
+	Table     ClickHouseTable  `json:"table"`
+	Lines     []string         `json:"finding_lines"`
+	Advice    []ClickHouseHint `json:"advice_boxes"`
+}
+
+// ClickHouseTable is the tab's table of dictionaries: one row per
+// dictionary and node.
+type ClickHouseTable struct {
+	Header  []string   `json:"header"`
+	Numeric []bool     `json:"numeric"`
+	Rows    [][]string `json:"rows"`
+}
+
+// ClickHouseHint is one dictionary's advice: its CREATE DICTIONARY to
+// copy (none for one not modelled) and why.
+type ClickHouseHint struct {
+	Title string `json:"title"`
+	DDL   string `json:"ddl"`
+	Note  string `json:"note"`
+}
+
+// words fills the view's text from its inspection.
+func (v *ClickHouseView) words() {
+	ins := v.Inspection
+	several := len(ins.Nodes) > 1
+	v.Headline = fmt.Sprintf("%s: ClickHouse %s, %d dictionar%s, read in %.1f s", ins.Server, ins.Release,
+		len(ins.Dictionaries), map[bool]string{true: "y", false: "ies"}[len(ins.Dictionaries) == 1], ins.Seconds)
+	if ins.Cluster != "" {
+		v.Headline += fmt.Sprintf(" (cluster %s, %d nodes)", ins.Cluster, len(ins.Nodes))
+	}
+	for _, n := range ins.Nodes {
+		limit := "memory limit unknown"
+		if n.MemoryLimitBytes > 0 {
+			limit = "memory limit " + text.Bytes(n.MemoryLimitBytes) + " (" + n.MemoryLimitFrom + ")"
+		}
+		var held int64
+		count := 0
+		for _, d := range ins.Dictionaries {
+			if d.Node == n.Name {
+				held += max(d.RealBytes, d.BytesAllocated)
+				count++
+			}
+		}
+		v.NodeLines = append(v.NodeLines, fmt.Sprintf("%s: ClickHouse %s, %s; holds %s now, %s of it in %d dictionar%s",
+			n.Name, ins.Release, limit, text.Bytes(n.TrackedBytes), text.Bytes(held), count, map[bool]string{true: "y", false: "ies"}[count == 1]))
+	}
+	t := &v.Table
+	if several {
+		t.Header, t.Numeric = append(t.Header, "node"), append(t.Numeric, false)
+	}
+	for _, c := range []struct {
+		name string
+		num  bool
+	}{{"dictionary", false}, {"layout", false}, {"keys", false}, {"attributes", false}, {"elements", true},
+		{"bytes_allocated", true}, {"packlab's model", true}, {"real memory", true}, {"reload peak", true}, {"status", false}} {
+		t.Header, t.Numeric = append(t.Header, c.name), append(t.Numeric, c.num)
+	}
+	figure := func(n int64, ok bool) string {
+		if !ok || n <= 0 {
+			return "–"
+		}
+		return text.Bytes(n)
+	}
+	v.Lines = append(v.Lines, ins.Findings...)
+	for _, d := range ins.Dictionaries {
+		name := d.Database + "." + d.Name
+		var row []string
+		if several {
+			row = append(row, d.Node)
+		}
+		status := d.Status
+		if d.LastException != "" {
+			status += ": " + d.LastException
+		}
+		layout := d.Layout
+		if d.XML {
+			layout += " (from a configuration file)"
+		}
+		row = append(row, name, layout, strings.Join(d.KeyTypes, ", "), strings.Join(d.AttributeTypes, ", "),
+			text.Thousands(d.ElementCount), text.Bytes(d.BytesAllocated), figure(d.ModelBytes, d.Modelled),
+			figure(d.RealBytes, d.Modelled), figure(d.ReloadPeakBytes, d.Modelled), status)
+		t.Rows = append(t.Rows, row)
+		who := name
+		if several {
+			who = d.Node + " " + name
+		}
+		for _, f := range d.Findings {
+			v.Lines = append(v.Lines, who+": "+f)
+		}
+		switch {
+		case d.Advice != nil:
+			v.Advice = append(v.Advice, ClickHouseHint{Title: who + ": " + d.Advice.Layout, DDL: d.Advice.DDL,
+				Note: fmt.Sprintf("steady %s, reload peak %s. %s", text.Bytes(d.Advice.SteadyBytes), text.Bytes(d.Advice.ReloadPeakBytes), d.Advice.Why)})
+		case !d.Modelled:
+			v.Advice = append(v.Advice, ClickHouseHint{Title: who + ": not modelled", Note: d.NotModelled})
+		}
+	}
 }
 
 // timeoutField reads a timeout field: "" is 0 (the default).
@@ -91,6 +193,7 @@ func (l *Lab) InspectClickHouse(f ClickHouseForm) (ClickHouseView, error) {
 		return ClickHouseView{}, clickHouseError(err)
 	}
 	v := ClickHouseView{Inspection: ins}
+	v.words()
 	var bars []report.ServerBar
 	for _, d := range ins.Dictionaries {
 		name := d.Database + "." + d.Name

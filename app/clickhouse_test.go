@@ -34,4 +34,8 @@ func TestInspectClickHouse(t *testing.T) {
 	if ins.Chart.Empty || !strings.Contains(string(ins.Chart.Option), "default.d") {
 		t.Errorf("the chart %+v does not draw default.d", ins.Chart)
 	}
+	if len(ins.Table.Rows) != 1 || ins.Table.Rows[0][0] != "default.d" || len(ins.Table.Rows[0]) != len(ins.Table.Header) ||
+		len(ins.NodeLines) != 1 || len(ins.Advice) != 1 {
+		t.Errorf("the tab's words: %+v %q %+v", ins.Table, ins.NodeLines, ins.Advice)
+	}
 }
