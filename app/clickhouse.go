@@ -227,7 +227,9 @@ func clickHouseError(err error) *Error {
 		if field == "" {
 			field = "clickhouse"
 		}
-		return &Error{Field: field, Message: strings.TrimPrefix(fe.Error(), fe.Flag+" ")}
+		// The window's password is its own field, not the environment.
+		msg := strings.Replace(strings.TrimPrefix(fe.Error(), fe.Flag+" "), "the password only in $CLICKHOUSE_PASSWORD", "the password in its own field", 1)
+		return &Error{Field: field, Message: msg}
 	}
 	return &Error{Field: "clickhouse", Message: err.Error()}
 }

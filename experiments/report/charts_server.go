@@ -5,6 +5,8 @@ package report
 // model, a reload's peak, and the server's memory limit.
 
 import (
+	"math"
+
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 	"github.com/go-echarts/go-echarts/v2/types"
@@ -36,15 +38,24 @@ func ServerChart(bars []ServerBar) (Chart, error) {
 		return Chart{}, noData(kind, "no dictionary")
 	}
 	var cats []string
-	maxBytes := 0.0
+	minBytes := math.Inf(1)
 	for _, b := range bars {
 		cats = append(cats, b.Name)
-		maxBytes = max(maxBytes, float64(b.Reported), float64(b.Real), float64(b.ReloadPeak), float64(b.Limit))
+		for _, v := range []int64{b.Reported, b.Real, b.ReloadPeak, b.Limit} {
+			if v > 0 {
+				minBytes = min(minBytes, float64(v))
+			}
+		}
 	}
-	u := bytesUnit(maxBytes)
+	// ECharts draws a bar on a log axis from 1: in the unit of the smallest
+	// figure every bar is at least 1 and grows up from the axis' foot.
+	if math.IsInf(minBytes, 1) {
+		minBytes = 1
+	}
+	u := bytesUnit(minBytes)
 	notes := []string{"reported: ClickHouse's bytes_allocated; real: packlab's model of what the dictionary holds; " +
 		"reload peak: the serving dictionary beside the one loading; ◆ red: the server's memory limit (log axis)"}
-	bar := categoryBar(kind, title, notes, cats, opts.YAxis{Type: "log", Name: u.name,
+	bar := categoryBar(kind, title, notes, cats, opts.YAxis{Type: "log", Name: u.name, Min: 1,
 		AxisLabel: &opts.AxisLabel{Formatter: types.FuncStr("{value} " + u.name)}})
 	series := func(name, color string, of func(ServerBar) int64) {
 		data := make([]opts.BarData, len(bars))
