@@ -185,7 +185,24 @@ func (l *Lab) InspectClickHouse(f ClickHouseForm) (ClickHouseView, error) {
 	}()
 	s := server.Settings{URL: strings.TrimSpace(f.URL), User: strings.TrimSpace(f.User), Database: strings.TrimSpace(f.Database),
 		Password: f.Password, CAFile: strings.TrimSpace(f.CAFile), ConnectTimeout: connect, QueryTimeout: query}
-	ins, err := server.Inspect(ctx, s, server.Options{Cluster: strings.TrimSpace(f.Cluster), NoSample: f.NoSample})
+	// The client does not give up a handshake on its context's cancel (a
+	// server that accepts and never answers holds it to the timeouts): the
+	// inspection runs aside, and Cancel answers at once; it ends on its own.
+	type answer struct {
+		ins *server.Inspection
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		ins, err := server.Inspect(ctx, s, server.Options{Cluster: strings.TrimSpace(f.Cluster), NoSample: f.NoSample})
+		done <- answer{ins, err}
+	}()
+	var ins *server.Inspection
+	select {
+	case a := <-done:
+		ins, err = a.ins, a.err
+	case <-ctx.Done():
+	}
 	if ctx.Err() != nil {
 		return ClickHouseView{}, &Error{Field: "clickhouse", Message: "the inspection was cancelled"}
 	}

@@ -3,8 +3,10 @@
 package app
 
 import (
+	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/packlab/packlab/experiments/server/servertest"
 )
@@ -37,5 +39,34 @@ func TestInspectClickHouse(t *testing.T) {
 	if len(ins.Table.Rows) != 1 || ins.Table.Rows[0][0] != "default.d" || len(ins.Table.Rows[0]) != len(ins.Table.Header) ||
 		len(ins.NodeLines) != 1 || len(ins.Advice) != 1 {
 		t.Errorf("the tab's words: %+v %q %+v", ins.Table, ins.NodeLines, ins.Advice)
+	}
+}
+
+// TestCancelInspect: Cancel stops an inspection of a server that never
+// answers, long before its timeouts.
+func TestCancelInspect(t *testing.T) {
+	lab, err := New(Options{ResultsDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() { // accepts and says nothing
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	time.AfterFunc(300*time.Millisecond, lab.CancelInspect)
+	start := time.Now()
+	_, err = lab.InspectClickHouse(ClickHouseForm{URL: "clickhouse://" + ln.Addr().String(), ConnectTimeout: "30", QueryTimeout: "30"})
+	if e := ErrorOf(err, ""); e.Field != "clickhouse" || !strings.Contains(e.Message, "cancelled") || time.Since(start) > 5*time.Second {
+		t.Errorf("cancelled after 0.3 s: %v after %.1f s, want the clickhouse field's cancel at once", err, time.Since(start).Seconds())
 	}
 }
