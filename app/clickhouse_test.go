@@ -24,6 +24,9 @@ func TestInspectClickHouse(t *testing.T) {
 	if _, err := lab.InspectClickHouse(ClickHouseForm{URL: "http://127.0.0.1:1", QueryTimeout: "soon"}); err == nil || ErrorOf(err, "").Field != "query_timeout" {
 		t.Errorf("a bad timeout: %v, want the query_timeout field's error", err)
 	}
+	if _, err := lab.InspectClickHouse(ClickHouseForm{URL: "clickhouse://127.0.0.1:1"}); ErrorOf(err, "").Field != "clickhouse" || strings.Contains(err.Error(), "\n") {
+		t.Errorf("a closed port: %v, want one line, the connection's error", err)
+	}
 	node := servertest.Start(t)
 	node.Exec(t, "CREATE TABLE src (id UInt64, v UInt16) ENGINE = MergeTree ORDER BY tuple()",
 		"INSERT INTO src SELECT sipHash64(number), number FROM numbers(10000)",
