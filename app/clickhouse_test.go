@@ -3,8 +3,10 @@
 package app
 
 import (
+	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/packlab/packlab/experiments/server/servertest"
 )
@@ -19,6 +21,12 @@ func TestInspectClickHouse(t *testing.T) {
 	if _, err := lab.InspectClickHouse(ClickHouseForm{URL: "localhost"}); err == nil || ErrorOf(err, "").Field != "url" {
 		t.Errorf("a bad URL: %v, want the url field's error", err)
 	}
+	if _, err := lab.InspectClickHouse(ClickHouseForm{URL: "http://127.0.0.1:1", QueryTimeout: "soon"}); err == nil || ErrorOf(err, "").Field != "query_timeout" {
+		t.Errorf("a bad timeout: %v, want the query_timeout field's error", err)
+	}
+	if _, err := lab.InspectClickHouse(ClickHouseForm{URL: "clickhouse://127.0.0.1:1"}); ErrorOf(err, "").Field != "clickhouse" || strings.Contains(err.Error(), "\n") {
+		t.Errorf("a closed port: %v, want one line, the connection's error", err)
+	}
 	node := servertest.Start(t)
 	node.Exec(t, "CREATE TABLE src (id UInt64, v UInt16) ENGINE = MergeTree ORDER BY tuple()",
 		"INSERT INTO src SELECT sipHash64(number), number FROM numbers(10000)",
@@ -27,5 +35,41 @@ func TestInspectClickHouse(t *testing.T) {
 	ins, err := lab.InspectClickHouse(ClickHouseForm{URL: " " + node.HTTPURL() + " "})
 	if err != nil || len(ins.Dictionaries) != 1 || !ins.Dictionaries[0].Modelled || !strings.HasPrefix(ins.Release, "26.7") {
 		t.Fatalf("%+v, %v", ins, err)
+	}
+	if ins.Chart.Empty || !strings.Contains(string(ins.Chart.Option), "default.d") {
+		t.Errorf("the chart %+v does not draw default.d", ins.Chart)
+	}
+	if len(ins.Table.Rows) != 1 || ins.Table.Rows[0][0] != "default.d" || len(ins.Table.Rows[0]) != len(ins.Table.Header) ||
+		len(ins.NodeLines) != 1 || len(ins.Advice) != 1 {
+		t.Errorf("the tab's words: %+v %q %+v", ins.Table, ins.NodeLines, ins.Advice)
+	}
+}
+
+// TestCancelInspect: Cancel stops an inspection of a server that never
+// answers, long before its timeouts.
+func TestCancelInspect(t *testing.T) {
+	lab, err := New(Options{ResultsDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() { // accepts and says nothing
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	time.AfterFunc(300*time.Millisecond, lab.CancelInspect)
+	start := time.Now()
+	_, err = lab.InspectClickHouse(ClickHouseForm{URL: "clickhouse://" + ln.Addr().String(), ConnectTimeout: "30", QueryTimeout: "30"})
+	if e := ErrorOf(err, ""); e.Field != "clickhouse" || !strings.Contains(e.Message, "cancelled") || time.Since(start) > 5*time.Second {
+		t.Errorf("cancelled after 0.3 s: %v after %.1f s, want the clickhouse field's cancel at once", err, time.Since(start).Seconds())
 	}
 }

@@ -97,6 +97,17 @@ type smokeReport struct {
 		Note  string `json:"note"`
 		Error string `json:"error"`
 	} `json:"exports"`
+	CH struct {
+		URLError      string     `json:"url_error"`
+		URLErrorAfter string     `json:"url_error_after"`
+		Header        []string   `json:"header"`
+		Rows          [][]string `json:"rows"`
+		Nodes         []string   `json:"nodes"`
+		Advice        []string   `json:"advice"`
+		Copy          []string   `json:"copy"`
+		ChartInk      int        `json:"chart_ink"`
+		Wide          []string   `json:"wide"`
+	} `json:"ch"`
 	FinalChart chartBox `json:"final_chart"`
 	Window     struct {
 		X, Y, W, H int
@@ -273,6 +284,8 @@ func TestDesktopSmoke(t *testing.T) {
 	}
 
 	checkFamilies(t, bin, display, tmp, script, results, exports)
+
+	checkClickHouseTab(t, bin, display, tmp, script, results, exports)
 
 	// Phase 4: a file dialog opens without a screenful of GTK or dconf
 	// warnings, with no D-Bus session (dconf cannot save settings there).

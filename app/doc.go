@@ -20,7 +20,9 @@
 //	Chart(kind, ids)            an ECharts option built by experiments
 //	Export(ExportRequest)       chart PNG/SVG, HTML report, Markdown/CSV, JSON
 //	ChooseSource()              the native open dialog for a key file
-//	InspectClickHouse(form)     a ClickHouse server's dictionaries, modelled and advised (not in js/wasm)
+//	InspectClickHouse(form)     a ClickHouse server's dictionaries, modelled and advised, with
+//	                            the tab's words and chart (not in js/wasm)
+//	CancelInspect()             stops the inspections in progress (not in js/wasm)
 //
 // A run reports through Options.Emit: "run:progress" (Progress) while it
 // loads and reads, "run:result" (RunResult) per layout saved, "run:error"

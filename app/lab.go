@@ -46,6 +46,11 @@ type Lab struct {
 	// while, and the form asks for an estimate as the person types.
 	checkMu   sync.Mutex
 	lastCheck fileCheck
+
+	// The "Your ClickHouse" tab's inspections in progress (clickhouse.go).
+	inspectMu   sync.Mutex
+	inspectStop map[int]context.CancelFunc
+	inspectSeq  int
 }
 
 type fileCheck struct {

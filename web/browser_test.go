@@ -554,6 +554,20 @@ func TestBrowserLab(t *testing.T) {
 	if w := eval[[]int](t, ctx, `(() => { const w = document.getElementById("history-table"); return [w.scrollWidth, w.clientWidth]; })()`); w[0] > w[1] {
 		t.Errorf("at 1280x800 with a job open, History's jobs are %d px wide in %d: its results column off the card", w[0], w[1])
 	}
+	// The Your ClickHouse tab says why a browser page cannot inspect a
+	// server, and the command that can; it has no form here.
+	do(t, ctx, `document.querySelector('#viewtabs button[data-view="clickhouse"]').click()`)
+	type chShown struct {
+		Why, Command string
+		Form         bool
+	}
+	ch := eval[chShown](t, ctx, `(() => ({Why: document.getElementById("ch-browser").offsetParent ? document.getElementById("ch-browser-why").textContent : "",
+		Command: document.getElementById("ch-browser-command").textContent, Form: document.getElementById("ch-connect").offsetParent !== null}))()`)
+	if !strings.Contains(ch.Why, "desktop window or the command line") || !strings.Contains(ch.Why, "native protocol") ||
+		!strings.HasPrefix(ch.Command, "packlab inspect ") || ch.Form {
+		t.Errorf("the Your ClickHouse tab in the browser: %+v; want why it needs the desktop or the command line, the command, and no form", ch)
+	}
+	checkFit(t, ctx, "on the Your ClickHouse tab")
 	do(t, ctx, `document.querySelector('#viewtabs button[data-view="plan"]').click()`)
 	if _, err := chromedp.Run(ctx, chromedp.EmulateViewport(1440, 1000)); err != nil {
 		t.Fatal(err)

@@ -32,9 +32,9 @@
   const errorText = (field) => ($(`[data-error-for="${field}"]`) || {}).textContent || "";
   // canvasInk counts the pixels of the chart's canvases that are neither
   // transparent nor white: a drawn chart has thousands.
-  function canvasInk() {
+  function canvasInk(box) {
     let ink = 0, w = 0, h = 0;
-    for (const c of $$("#chart canvas")) {
+    for (const c of $$((box || "#chart") + " canvas")) {
       w = Math.max(w, c.width); h = Math.max(h, c.height);
       const d = c.getContext("2d").getImageData(0, 0, c.width, c.height).data;
       for (let i = 0; i < d.length; i += 4) {
@@ -49,6 +49,44 @@
     await until("the page to load the lab's limits", () => document.body.dataset.ready === "true", 30000);
     step("ready");
     report.backend = document.querySelector("#machine").textContent;
+
+    if (SMOKE.phase === "clickhouse") {
+      // The Your ClickHouse tab: a bad URL is the url field's error; the
+      // test server (SMOKE.expect[0]) inspected shows its dictionary's row,
+      // its advice, and a chart; nothing is wider than the window.
+      $('#viewtabs button[data-view="clickhouse"]').click();
+      setValue("ch_url", "localhost");
+      $("#ch-form").requestSubmit();
+      await until("the url's error", () => document.body.dataset.clickhouse === "error");
+      report.ch = { url_error: errorText("ch_url") };
+      setValue("ch_url", SMOKE.expect[0]);
+      $("#ch-form").requestSubmit();
+      await until("the inspection", () => document.body.dataset.clickhouse === "done", 60000);
+      await until("the chart", () => $("#ch-chart").dataset.kind && canvasInk("#ch-chart").ink > 1000, 20000);
+      step("inspected");
+      Object.assign(report.ch, {
+        url_error_after: errorText("ch_url"),
+        header: $$("#ch-grid thead th").map((th) => th.textContent),
+        rows: $$("#ch-grid tbody tr").map((tr) => Array.from(tr.cells).map((td) => td.textContent)),
+        nodes: $$("#ch-nodes li").map((li) => li.textContent),
+        advice: $$("#ch-advice pre").map((p) => p.textContent),
+        copy: $$("#ch-advice .snippet button").map((b) => b.textContent),
+        chart_ink: canvasInk("#ch-chart").ink,
+        // Whatever is wider than its box: the page, or a card of the tab
+        // (a table scrolls inside its own box, which is not a card).
+        wide: [document.documentElement, ...$$("#view-clickhouse .card")]
+          .filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.id || e.tagName),
+      });
+      $("#ch-chart").scrollIntoView({ block: "end" });
+      await sleep(600);
+      report.final_chart = canvasInk("#ch-chart");
+      const box = $("#ch-chart").getBoundingClientRect();
+      Object.assign(report.final_chart, { x: Math.round(box.x), y: Math.round(box.y),
+        w: Math.round(box.width), h: Math.round(Math.min(box.height, window.innerHeight - box.y)), dpr: window.devicePixelRatio });
+      report.ok = true;
+      await send(report);
+      return;
+    }
 
     if (SMOKE.phase === "dialog") {
       // The native file dialog opens (Choose… of a file source) and stays

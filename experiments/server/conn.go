@@ -1,3 +1,5 @@
+//go:build !js
+
 // Package server is packlab's side of a user's own ClickHouse: it
 // connects to a server (or a cluster, through one of its nodes), reads
 // what ClickHouse says of every dictionary, models each with the memory

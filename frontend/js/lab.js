@@ -58,7 +58,7 @@
   // the one slot of an action ("chart", "export", ...), and unmarks their
   // inputs.
   function clearErrors(scope) {
-    const fields = scope === "form" || scope === "plan-form"
+    const fields = scope === "form" || scope === "plan-form" || scope === "ch-form"
       ? $$(`#${scope} [data-error-for]`)
       : $$(`[data-error-for="${scope}"]`);
     for (const s of fields) {
@@ -668,6 +668,8 @@
     $("#view-results").hidden = name !== "results";
     $("#view-history").hidden = name !== "history";
     $("#view-plan").hidden = name !== "plan";
+    $("#view-clickhouse").hidden = name !== "clickhouse";
+    if (name === "clickhouse" && state.chChart) setTimeout(() => state.chChart.resize(), 0);
     if (name === "results" && state.chart) setTimeout(() => state.chart.resize(), 0);
     if (name === "plan" && state.planChart) setTimeout(() => state.planChart.resize(), 0);
     if (name === "history") loadHistory(); // another lab or the command line may have saved results since
@@ -819,6 +821,82 @@
     }
   }
 
+  // ---- Your ClickHouse: Go inspects the server and words every line ----
+
+  // The form's fields are the inputs of the same name after "ch_"; Go's
+  // errors name the form's fields (url, cluster, ...), and an error of the
+  // connection as a whole is "clickhouse".
+  const CH_FIELDS = ["url", "user", "password", "database", "cluster", "ca_file", "connect_timeout", "query_timeout"];
+
+  function readClickHouseForm() {
+    const form = {};
+    for (const name of CH_FIELDS) form[name] = $("#ch_" + name).value;
+    form.no_sample = $("#ch_no_sample").checked;
+    return form;
+  }
+
+  function renderClickHouse(v) {
+    $("#ch-out").hidden = false;
+    $("#ch-headline").textContent = v.headline;
+    $("#ch-nodes").replaceChildren(...v.node_lines.map((l) => el("li", { text: l })));
+    const t = v.table;
+    $("#ch-table").replaceChildren(gridTable({
+      columns: t.header.map((h, i) => ({ name: h, numeric: t.numeric[i] })),
+      rows: t.rows.map((cells, i) => ({ id: String(i), cells })),
+    }, { id: "ch-grid", empty: "No dictionary on this server." }));
+    const lines = v.finding_lines || [];
+    $("#ch-findings").replaceChildren(...(lines.length ? lines.map((l) => el("li", { text: l }))
+      : [el("li", { class: "muted", text: "Nothing to report." })]));
+    const advice = v.advice_boxes || [];
+    $("#ch-advice").replaceChildren(el("h2", { text: "Advice" }),
+      ...(advice.length ? advice.map((a) => snippetBox({ title: a.title, text: a.ddl, lang: "sql", note: a.note }))
+        : [el("p", { class: "muted", text: "No dictionary to advise." })]));
+    const box = $("#ch-chart");
+    const empty = $("#ch-chart-empty");
+    if (v.chart.empty) {
+      chartNote(state.chChart, empty, v.chart.note);
+      return;
+    }
+    empty.hidden = true;
+    $("#ch-chart-title").textContent = v.chart.title;
+    chartIn("chChart", box).setOption(v.chart.option, true);
+    box.dataset.kind = v.chart.kind;
+  }
+
+  async function inspectClickHouse(ev) {
+    ev.preventDefault();
+    clearErrors("ch-form");
+    const go = $("#ch-go");
+    const cancel = $("#ch-cancel");
+    go.disabled = true;
+    go.textContent = "Inspecting…";
+    cancel.disabled = false;
+    document.body.dataset.clickhouse = "busy";
+    try {
+      renderClickHouse(await state.backend.call("InspectClickHouse", readClickHouseForm()));
+      document.body.dataset.clickhouse = "done";
+    } catch (err) {
+      const e = Backend.normalizeError(err);
+      showError({ field: "ch_" + (e.field || "clickhouse"), message: e.message }, "ch_clickhouse");
+      document.body.dataset.clickhouse = "error";
+    } finally {
+      go.disabled = false;
+      go.textContent = "Inspect";
+      cancel.disabled = true;
+    }
+  }
+
+  // buildClickHouse sets the tab up: the form in the desktop window, and
+  // in a browser why it cannot inspect there.
+  function buildClickHouse() {
+    const desktop = state.backend.kind === "wails";
+    $("#ch-browser").hidden = desktop;
+    $("#ch-connect").hidden = !desktop;
+    if (!desktop) return;
+    $("#ch-form").addEventListener("submit", inspectClickHouse);
+    $("#ch-cancel").addEventListener("click", () => state.backend.call("CancelInspect").catch((err) => showError(err, "ch_clickhouse")));
+  }
+
   // ---- start ----
 
   function renderMachine(l) {
@@ -842,6 +920,7 @@
     buildChartTabs(l.chart_kinds);
     buildPlanForm(l);
     $("#plan-form").addEventListener("submit", makePlan);
+    buildClickHouse();
 
     window.addEventListener("focus", recheckWorkers);
     state.backend.on("run:progress", onProgress);

@@ -1,3 +1,5 @@
+//go:build !js
+
 // Package servertest starts real ClickHouse servers for tests: ClickHouse
 // 26.7's clickhouse-local from the library `make chdb` fetches, listening
 // on 127.0.0.1 (bin/packlab-chserver, reference/chdb/server.c), one node

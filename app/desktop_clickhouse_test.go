@@ -1,0 +1,56 @@
+//go:build !js
+
+package app_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/packlab/packlab/experiments/server/servertest"
+)
+
+// checkClickHouseTab is the phase "clickhouse": the Your ClickHouse tab
+// inspects a real test server (servertest, ClickHouse 26.7 from the fetched
+// library) holding one dictionary, and shows its row, its advice with Copy
+// and the chart; a bad URL is the url field's error. The screenshot of the
+// tab goes to PACKLAB_CH_SCREENSHOT when set.
+func checkClickHouseTab(t *testing.T, bin, display, tmp string, script []byte, results, exports string) {
+	t.Helper()
+	if _, problem, skip := servertest.Program(); skip {
+		t.Logf("the Your ClickHouse tab is not driven: %s", problem)
+		return
+	}
+	node := servertest.Start(t)
+	node.Exec(t, "CREATE TABLE src (id UInt64, name String) ENGINE = MergeTree ORDER BY id",
+		"INSERT INTO src SELECT number, concat('name-', toString(number)) FROM numbers(20000)",
+		"CREATE DICTIONARY shop_names (id UInt64, name String) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(HASHED_ARRAY())",
+		"SYSTEM RELOAD DICTIONARY shop_names")
+	shot := filepath.Join(tmp, "clickhouse.png")
+	r, _ := runApp(t, bin, display, tmp, "clickhouse", []string{node.NativeURL()}, script, results, exports, shot)
+	if !r.OK {
+		t.Fatalf("the Your ClickHouse tab: %s (steps %+v)", r.Error, r.Steps)
+	}
+	c := r.CH
+	if !strings.HasPrefix(c.URLError, "localhost: ") || strings.Contains(c.URLError, "$") || c.URLErrorAfter != "" {
+		t.Errorf("a bad URL's error beside the url field: %q (after a good one: %q)", c.URLError, c.URLErrorAfter)
+	}
+	if len(c.Rows) != 1 || len(c.Rows[0]) != len(c.Header) || c.Rows[0][0] != "default.shop_names" ||
+		!strings.Contains(c.Rows[0][1], "HASHED_ARRAY") || c.Rows[0][4] != "20,000" {
+		t.Errorf("the dictionaries' table: %q %q; want default.shop_names, HASHED_ARRAY, 20,000 elements", c.Header, c.Rows)
+	}
+	if len(c.Advice) != 1 || !strings.Contains(c.Advice[0], "DICTIONARY default.shop_names") ||
+		!slices.Equal(c.Copy, []string{"Copy"}) {
+		t.Errorf("the advice: %q with buttons %q; want shop_names's CREATE DICTIONARY and Copy", c.Advice, c.Copy)
+	}
+	if len(c.Nodes) != 1 || !strings.Contains(c.Nodes[0], "26.7") || c.ChartInk < 1000 || len(c.Wide) > 0 {
+		t.Errorf("the tab: nodes %q, a chart of %d inked pixels, wider than the window: %q", c.Nodes, c.ChartInk, c.Wide)
+	}
+	if out := os.Getenv("PACKLAB_CH_SCREENSHOT"); out != "" {
+		if b, err := os.ReadFile(shot); err == nil {
+			os.WriteFile(out, b, 0o644)
+		}
+	}
+}

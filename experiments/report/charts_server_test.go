@@ -1,0 +1,44 @@
+package report
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestServerChart: a bar per figure and dictionary, the limit as points,
+// an unknown figure not drawn, and no dictionary is ErrNoData.
+func TestServerChart(t *testing.T) {
+	if _, err := ServerChart(nil); !errors.Is(err, ErrNoData) {
+		t.Errorf("no dictionary: %v, want ErrNoData", err)
+	}
+	c, err := ServerChart([]ServerBar{
+		{Name: "db.a", Reported: 4 << 20, Real: 5 << 20, ReloadPeak: 9 << 20, Limit: 8 << 30},
+		{Name: "db.cache", Reported: 1 << 20, Limit: 8 << 30},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o struct {
+		Series []struct {
+			Name string `json:"name"`
+			Type string `json:"type"`
+			Data []struct {
+				Value any `json:"value"`
+			} `json:"data"`
+		} `json:"series"`
+	}
+	if err := json.Unmarshal(c.Option, &o); err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Series) != 4 || o.Series[3].Type != "scatter" || !strings.Contains(o.Series[3].Name, "limit") {
+		t.Fatalf("series %+v, want three bars and the limit", o.Series)
+	}
+	if v := o.Series[1].Data[1].Value; v != "-" {
+		t.Errorf("an unmodelled dictionary's real bytes drawn as %v", v)
+	}
+	if v := o.Series[2].Data[0].Value; v != 9.0 { // in MiB, the smallest figure's unit
+		t.Errorf("reload peak %v MiB, want 9", v)
+	}
+}
