@@ -242,7 +242,7 @@ type Stats struct {
 	BucketCount    int64   `json:"bucket_count"`    // cells (slots, buckets) the table has room for
 	LoadFactor     float64 `json:"load_factor"`     // element_count / bucket_count
 	BytesAllocated int64   `json:"bytes_allocated"` // every byte the structure holds
-	PayloadBytes   int64   `json:"payload_bytes"`   // the stored pairs' own bytes: element_count * (sizeof K + sizeof V); compact's, the bits of each pair its slot keeps (what the position does not say of the key, and the value), element_count * those bits / 8
+	PayloadBytes   int64   `json:"payload_bytes"`   // the stored pairs' own bytes: element_count * (sizeof K + sizeof V); compact's and iceberg's, the bits of each pair its slot keeps (what the position does not say of the key, and the value), element_count * those bits / 8
 	PaddingBytes   int64   `json:"padding_bytes"`   // alignment bytes inside occupied cells
 	EmptyBytes     int64   `json:"empty_bytes"`     // cells (or capacity) allocated but unoccupied
 	MetadataBytes  int64   `json:"metadata_bytes"`  // headers, control bytes, bitmaps, indexes, pointers

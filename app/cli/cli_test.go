@@ -178,7 +178,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "--attributes", strings.Repeat("UInt8,", 64) + "UInt8"}, "--attributes: 65 attributes (allowed: 1 to 64)"},
 		{[]string{"run", "--attributes", "1st:UInt16"}, "--attributes 1st:UInt16: not a column name (allowed: a letter or _ then letters, digits or _, at most 64, e.g. country:UInt16)"},
 		{[]string{"run", "--attributes", "key:UInt16"}, "--attributes key:UInt16: key is the key's column (allowed: another name)"},
-		{[]string{"run", "--attributes", "a:UInt16,b:UInt32,A:Float64"}, "--attributes a:UInt16,b:UInt32,A:Float64: attributes 1 and 3 are both named A (allowed: each name once)"},
+		{[]string{"run", "--layout", "ch_hashed", "--attributes", "a:UInt16,b:UInt32,a:Float64"}, "--attributes a:UInt16,b:UInt32,a:Float64: attributes 1 and 3 are both named a (allowed: each name once)"},
 		{[]string{"run", "--attributes", "Nullable(UInt16),UInt8"}, "--attributes Nullable(UInt16): the first attribute is the value the lab sends and checks, of a fixed-size type (allowed: a fixed-size type first, a String or Nullable after it, e.g. UInt16,String)"},
 		{[]string{"run", "--attributes", "UInt16,Nullable(Nullable(UInt8))"}, "--attributes Nullable(Nullable(UInt8)): unknown type " + attrTypes},
 		{[]string{"run", "--attributes", "String,UInt16"}, "--attributes String: the first attribute is the value the lab sends and checks, of a fixed-size type (allowed: a fixed-size type first, a String or Nullable after it, e.g. UInt16,String)"},

@@ -25,7 +25,7 @@ func TestFlagRules(t *testing.T) {
 	}{
 		// Conflicts, naming both.
 		{[]string{"run", "--rows", "5", "--source", src, r}, "--rows 5: cannot be combined with --source " + src + " (a file gives all its rows; allowed: one of the two)"},
-		{[]string{"run", "--max-load-factor", "0.9", "--layout", "gomap", r}, "--max-load-factor 0.9: --layout gomap ignores it (hashed_array, gomap and the C++ reference maps grow by their own rule; allowed: with hashed, packed, sparse or compact)"},
+		{[]string{"run", "--max-load-factor", "0.9", "--layout", "gomap", r}, "--max-load-factor 0.9: --layout gomap ignores it (hashed_array, gomap and the C++ reference maps grow by their own rule; allowed: with hashed, packed, sparse, compact or iceberg)"},
 		{[]string{"run", "--max-load-factor", "0.9", "--layout", "hashed_array,gomap", r}, "--max-load-factor 0.9: --layout hashed_array,gomap ignores it"},
 		{[]string{"run", "--results", results, "--no-save"}, "--results " + results + ": cannot be combined with --no-save"},
 		{[]string{"sweep", "growth", "--rows", "5", "--source", src, r}, "--rows 5: cannot be combined with --source " + src},
