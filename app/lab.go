@@ -283,9 +283,10 @@ var clickHouseLabels = map[core.Layout]string{
 	core.LayoutHashed: "HASHED (HashMap)",
 	core.LayoutPacked: "SPARSE_HASHED (PackedHashMap, since 23.5)",
 	core.LayoutSparse: "SPARSE_HASHED (sparse_hash_map, before 23.5)",
-	// compact has no LAYOUT clause at all (its clickhouse_layout is "").
-	core.LayoutCompact: "no ClickHouse layout",
-	core.LayoutIceberg: "no ClickHouse layout",
+	// compact and iceberg have no LAYOUT clause at all (their
+	// clickhouse_layout is ""): each label says whose they are.
+	core.LayoutCompact: "no ClickHouse layout (packlab's, ordered probing)",
+	core.LayoutIceberg: "no ClickHouse layout (packlab's, buckets)",
 }
 
 // clickHouseLabel is what the form shows under a layout's name.

@@ -129,7 +129,7 @@ func TestLimits(t *testing.T) {
 		"packed":  "SPARSE_HASHED (PackedHashMap, since 23.5)",
 		"sparse":  "SPARSE_HASHED (sparse_hash_map, before 23.5)",
 		"hashed":  "HASHED (HashMap)",
-		"compact": "no ClickHouse layout",
+		"compact": "no ClickHouse layout (packlab's, ordered probing)",
 	} {
 		i := slices.IndexFunc(lim.Layouts, func(l LayoutInfo) bool { return l.Name == name })
 		if i < 0 || lim.Layouts[i].ClickHouseLabel != want {

@@ -143,7 +143,7 @@ func sameSizes(r result.Result, p parsedPlan) bool {
 func measuresFrom(history []result.Result, p parsedPlan) map[core.Layout]Measure {
 	out := map[core.Layout]Measure{}
 	target := speedRows(history, p)
-	for _, l := range core.Layouts() {
+	for _, l := range planLayouts() {
 		m := Measure{Layout: string(l), Overhead: dict.AllocatorFactor(l), PeakOverhead: dict.AllocatorFactor(l)}
 		// The read speed from the best such run that read (one with
 		// --no-read has none), which may be another one.
@@ -246,7 +246,7 @@ func rowsDistance(a, b int64) float64 {
 func speedRows(history []result.Result, p parsedPlan) int64 {
 	rows := max(p.distinct, 1)
 	target, worst := rows, -1.0
-	for _, l := range core.Layouts() {
+	for _, l := range planLayouts() {
 		if r := speedRun(history, p, l, rows, false); r != nil && rowsDistance(r.Rows, rows) > worst {
 			target, worst = r.Rows, rowsDistance(r.Rows, rows)
 		}
@@ -352,8 +352,8 @@ func CalibrationConfigs(r PlanRequest, history []result.Result, cores int) ([]ex
 	}
 	rows := cmp.Or(p.CalibrationRows, CalibrationRows)
 	var missing []string
-	fastest, rate := core.Layouts()[0], 0.0
-	for _, l := range core.Layouts() {
+	fastest, rate := planLayouts()[0], 0.0
+	for _, l := range planLayouts() {
 		run := speedRun(history, p, l, rows, false)
 		if run == nil || run.Spread == nil || run.Repeats < 2 || p.CalibrationRows != 0 && rowsDistance(run.Rows, rows) > math.Ln2 {
 			missing = append(missing, string(l))

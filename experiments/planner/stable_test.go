@@ -124,7 +124,7 @@ func TestPlanIgnoresHistoryWhenPreferringMemory(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	history := func() []result.Result {
 		var out []result.Result
-		for i, l := range core.Layouts() {
+		for i, l := range planLayouts() {
 			for j := range 1 + rng.IntN(3) {
 				rows := int64(planMinRows) << rng.IntN(10)
 				load := 1e6 + 3e7*rng.Float64()
@@ -172,7 +172,7 @@ func TestTargetGrowthIsLinuxs(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("core.Predict's growth is Linux's only on Linux")
 	}
-	for _, l := range core.Layouts() {
+	for _, l := range planLayouts() {
 		for _, rows := range []int64{1e3, 3e5, 1e7, 1e9, 1e12} {
 			for _, shards := range []int{1, 8} {
 				pr, err := core.Predict(l, core.MustType("UInt64"), core.MustType("UInt16"), rows, core.Options{}, shards)

@@ -135,8 +135,10 @@ func planCurves(plan planner.Plan, c planner.Candidate, hi float64) (line, peak,
 	// A preallocated plan's tables are reserved for each row count.
 	options := func(n int64) core.Options { return experiments.TableOptions(mlf, plan.Request.Preallocate, n) }
 	buckets := func(n int64) int64 {
-		if plan.Request.Preallocate && c.Layout == string(core.LayoutCompact) {
-			return 0 // sized exactly for n: no steps to find, its slot width's jumps drawn as slopes
+		if plan.Request.Preallocate && (c.Layout == string(core.LayoutCompact) || c.Layout == string(core.LayoutIceberg)) {
+			// Sized exactly for n: no steps to find (every row count
+			// is one), its slot width's jumps drawn as slopes.
+			return 0
 		}
 		pr, _ := core.Predict(core.Layout(c.Layout), key, value, n, options(n), c.Shards)
 		return pr.BucketCount
