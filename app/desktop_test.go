@@ -675,7 +675,9 @@ func takeScreenshot(t *testing.T, display, shot string, c chartBox) {
 	t.Helper()
 	crop := fmt.Sprintf("%dx%d+%d+%d", c.W, c.H, c.X, c.Y)
 	colors := 0
-	for try := 0; try < 20; try++ {
+	// Up to 10 s: on a busy machine WebKit repainted the Your ClickHouse
+	// tab's chart after the 5 s this waited before (once in three runs).
+	for try := 0; try < 40; try++ {
 		if try > 0 {
 			time.Sleep(250 * time.Millisecond)
 		}
