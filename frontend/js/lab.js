@@ -778,6 +778,9 @@
     empty.hidden = true;
     $("#plan-chart-title").textContent = v.chart.title;
     chartIn("planChart", box).setOption(v.chart.option, true);
+    // The chart may have been made before the Plan view had its width:
+    // size it to its card once the answers above it are laid out.
+    requestAnimationFrame(() => state.planChart.resize());
     box.dataset.kind = v.chart.kind;
   }
 
