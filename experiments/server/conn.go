@@ -347,7 +347,10 @@ func (c *Conn) queryError(ctx, qctx context.Context, err error) error {
 	if ctx.Err() != nil {
 		return experiments.ErrCancelled
 	}
-	if errors.Is(qctx.Err(), context.DeadlineExceeded) {
+	// The client's read deadline (ReadTimeout, the query timeout too) can
+	// fire a moment before qctx's: either is the query's timeout.
+	var ne net.Error
+	if errors.Is(qctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
 		return &Error{Kind: Timeout, Host: c.Endpoint.Host, Msg: fmt.Sprintf("a query took longer than its %s", c.settings.QueryTimeout)}
 	}
 	return c.classify(err, Unreadable)
