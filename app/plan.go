@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/planner"
 	"github.com/packlab/packlab/experiments/report"
 	"github.com/packlab/packlab/experiments/result"
+	"github.com/packlab/packlab/experiments/usecase"
 )
 
 // PlanForm is the Plan tab's form exactly as typed; Go parses it.
@@ -165,37 +167,37 @@ func (l *Lab) Plan(f PlanForm) (PlanView, error) {
 	if err != nil {
 		return PlanView{}, err
 	}
-	ctx := context.Background()
-	history, _, err := l.store.ListContext(ctx)
-	if err != nil {
-		return PlanView{}, ErrorOf(err, "plan")
-	}
-	machine := planner.ThisMachine(ctx)
-	var calibrated []string
+	calibration := usecase.CalibrateNone
 	if f.Calibrate {
-		cfgs, err := planner.CalibrationConfigs(req, history, machine.Cores)
-		if err != nil {
-			return PlanView{}, planError(err)
-		}
-		for i := range cfgs {
-			cfgs[i].InProcess = l.opt.InProcess
-		}
-		if len(cfgs) > 0 {
-			res, err := l.calibrate(cfgs, func(r result.Result) error {
-				calibrated = append(calibrated, r.ID)
-				return l.store.Save(r)
-			})
-			history = append(history, res...)
-			if err != nil {
-				return PlanView{}, err
-			}
-			machine = planner.ThisMachine(ctx)
-		}
+		calibration = usecase.CalibrateMissing
 	}
-	plan, err := planner.MakePlan(req, history, machine)
-	if err != nil {
+	var stopped *atomic.Bool // the calibration's, once it starts
+	a, err := usecase.Plan(context.Background(), usecase.PlanAsk{Request: req, Calibration: calibration, Store: l.store, InProcess: l.opt.InProcess,
+		Calibrating: func(cfgs []experiments.Config) (context.Context, usecase.Hooks, func(), error) {
+			ctx, h, j, release, err := l.startCalibration(cfgs)
+			if j != nil {
+				stopped = &j.stopped
+			}
+			return ctx, h, release, err
+		}})
+	var calibrated []string
+	for _, r := range a.Calibrated.Results {
+		calibrated = append(calibrated, r.ID)
+	}
+	var ce *usecase.CalibrationError
+	switch {
+	case errors.As(err, &ce) && (stopped != nil && stopped.Load() || usecase.Cancelled(err)):
+		kept := "nothing was measured"
+		if n := len(a.Calibrated.Results); n > 0 {
+			kept = fmt.Sprintf("%d run%s measured before the cancel (kept in history, and used by the next plan)", n, plural(n))
+		}
+		return PlanView{}, errorf("plan", "Calibration cancelled; %s", kept)
+	case errors.As(err, &ce):
+		return PlanView{}, ErrorOf(ce.Err, "plan")
+	case err != nil:
 		return PlanView{}, planError(err)
 	}
+	plan, history := a.Plan, a.History
 	v := PlanView{PlanDetails: formPlan(plan.Details()), Candidates: plan.Candidates, Calibrated: calibrated}
 	if b := plan.Best(); b != nil {
 		v.Fits = b.Fits
@@ -215,40 +217,29 @@ func (l *Lab) Plan(f PlanForm) (PlanView, error) {
 	return v, nil
 }
 
-// calibrate measures cfgs for the planner as a job of its own, under
-// PlanCalibrationID: progress as EventProgress, cancellable, one
-// measurement at a time with the runs.
-func (l *Lab) calibrate(cfgs []experiments.Config, save func(result.Result) error) ([]result.Result, error) {
+// startCalibration registers the Plan tab's calibration as a job of its
+// own, under PlanCalibrationID, unless a run is going: its progress goes out
+// as EventProgress and Cancel(PlanCalibrationID) stops it. release ends it.
+func (l *Lab) startCalibration(cfgs []experiments.Config) (ctx context.Context, h usecase.Hooks, j *job, release func(), err error) {
 	face := result.FaceDesktop
 	if l.opt.Runtime == "browser" {
 		face = result.FaceBrowser
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	j := &job{id: PlanCalibrationID, cancel: cancel, job: result.NewJob(planner.CalibrationJobName(cfgs), face, time.Now())}
+	j = &job{id: PlanCalibrationID, cancel: cancel, job: result.NewJob(planner.CalibrationJobName(cfgs), face, time.Now())}
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	if err := l.busy("plan"); err != nil {
-		l.mu.Unlock()
-		return nil, err
+		cancel()
+		return nil, h, nil, nil, err
 	}
 	l.jobs[j.id] = j
-	l.mu.Unlock()
-	defer func() {
+	release = func() {
+		cancel()
 		l.mu.Lock()
 		delete(l.jobs, j.id)
 		l.mu.Unlock()
-	}()
-	res, err := planner.Calibrate(ctx, cfgs, experiments.RunOptions{Job: &j.job, OnResult: save,
-		Progress: func(p experiments.Progress) { l.emit(EventProgress, progressOf(j.id, p)) }})
-	switch {
-	case err != nil && (j.stopped.Load() || errors.Is(err, experiments.ErrCancelled)):
-		kept := "nothing was measured"
-		if len(res) > 0 {
-			kept = fmt.Sprintf("%d run%s measured before the cancel (kept in history, and used by the next plan)", len(res), plural(len(res)))
-		}
-		return res, errorf("plan", "Calibration cancelled; %s", kept)
-	case err != nil:
-		return res, ErrorOf(err, "plan")
 	}
-	return res, nil
+	h = usecase.Hooks{Job: &j.job, Progress: func(p experiments.Progress) { l.emit(EventProgress, progressOf(j.id, p)) }}
+	return ctx, h, j, release, nil
 }

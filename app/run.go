@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
+	"github.com/packlab/packlab/experiments/usecase"
 )
 
 // Events a run sends through Options.Emit, in this order: any number of
@@ -162,7 +162,6 @@ func (l *Lab) busy(field string) error {
 func (l *Lab) execute(ctx context.Context, j *job, cfg experiments.Config) {
 	start := time.Now()
 	var ids []string
-	skipped := int64(-1) // bad file rows skipped on request; -1 until a result says
 	defer func() {
 		if v := recover(); v != nil { // a bug must not leave the run "going" forever
 			l.mu.Lock()
@@ -173,21 +172,17 @@ func (l *Lab) execute(ctx context.Context, j *job, cfg experiments.Config) {
 			l.emit(EventDone, RunDone{ID: j.id, ResultIDs: append([]string{}, ids...), Failed: true, Message: "Failed: " + msg})
 		}
 	}()
-	_, err := experiments.Run(ctx, cfg, experiments.RunOptions{
+	m, err := usecase.Run(ctx, cfg, usecase.Hooks{
+		Store:    l.store,
 		Job:      &j.job,
 		Progress: func(p experiments.Progress) { l.emit(EventProgress, progressOf(j.id, p)) },
-		OnResult: func(r result.Result) error {
-			if err := l.store.Save(r); err != nil {
-				return fmt.Errorf("saving the result of %s: %w", r.Layout, err)
-			}
+		Measured: func(r result.Result) error {
 			ids = append(ids, r.ID)
-			if cfg.SkipBadRows {
-				skipped = r.SkippedRows
-			}
 			l.emit(EventResult, RunResult{ID: j.id, ResultID: r.ID, Layout: r.Layout})
 			return nil
 		},
 	})
+	skipped := m.Skipped
 	done := RunDone{ID: j.id, ResultIDs: ids, Seconds: time.Since(start).Seconds()}
 	if done.ResultIDs == nil {
 		done.ResultIDs = []string{}
@@ -197,7 +192,7 @@ func (l *Lab) execute(ctx context.Context, j *job, cfg experiments.Config) {
 		measured += fmt.Sprintf("; %s bad row%s of the file skipped", text.Thousands(skipped), plural(int(min(skipped, 2))))
 	}
 	switch {
-	case err != nil && (j.stopped.Load() || errors.Is(err, experiments.ErrCancelled) || errors.Is(err, context.Canceled)):
+	case err != nil && (j.stopped.Load() || usecase.Cancelled(err)):
 		done.Cancelled = true
 		done.Message = "Cancelled; " + measured + " before the cancel (kept in history)"
 		if len(ids) == 0 {

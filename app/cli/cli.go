@@ -33,6 +33,7 @@ import (
 	"github.com/packlab/packlab/experiments/store"
 	"github.com/packlab/packlab/experiments/sweep"
 	"github.com/packlab/packlab/experiments/text"
+	"github.com/packlab/packlab/experiments/usecase"
 )
 
 // Main is the whole command line, as main runs it: it prints an error as
@@ -367,8 +368,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := runFlagConflicts(fs, f); err != nil {
 		return err
 	}
-	return measure(ctx, f, experiments.RunJobName(f.cfg), stdout, stderr, func(ro experiments.RunOptions) ([]result.Result, error) {
-		return experiments.Run(ctx, f.cfg, ro)
+	return measure(f, experiments.RunJobName(f.cfg), stdout, stderr, func(h usecase.Hooks) (usecase.Measured, error) {
+		return usecase.Run(ctx, f.cfg, h)
 	}, func() error { return f.cfg.Validate() })
 }
 
@@ -401,10 +402,10 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	opt := sweep.Options{MaxShards: f.maxShards, WithReferences: f.withRefs, WithClickHouse: f.withCH}
 	var measured []result.Result
-	err = measure(ctx, f, experiments.SweepJobName(sw.Name, f.cfg), stdout, stderr, func(ro experiments.RunOptions) ([]result.Result, error) {
-		res, err := sweep.Run(ctx, sw.Name, f.cfg, opt, ro)
-		measured = res
-		return res, err
+	err = measure(f, experiments.SweepJobName(sw.Name, f.cfg), stdout, stderr, func(h usecase.Hooks) (usecase.Measured, error) {
+		m, err := usecase.Sweep(ctx, sw.Name, f.cfg, opt, h)
+		measured = m.Results
+		return m, err
 	}, func() error {
 		_, err := sw.Configs(f.cfg, opt)
 		return err
@@ -419,58 +420,44 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // measure is run and sweep's common part: check everything, open the
 // results folder, measure with a progress bar on a terminal as one job
-// named jobName, save each result as it comes, print the table.
-func measure(ctx context.Context, f *runFlags, jobName string, stdout, stderr io.Writer,
-	do func(experiments.RunOptions) ([]result.Result, error), validate func() error) error {
+// named jobName (each result saved as it comes), print the table.
+func measure(f *runFlags, jobName string, stdout, stderr io.Writer,
+	do func(usecase.Hooks) (usecase.Measured, error), validate func() error) error {
 	if err := checkFormat(f.format, text.Formats()); err != nil {
 		return err
 	}
 	if err := validate(); err != nil {
 		return err
 	}
-	var st *store.Store
+	bar := newProgressBar(stderr)
+	job := result.NewJob(jobName, result.FaceCLI, time.Now())
+	h := bar.hooks(&job)
+	h.Notice = func(s string) { fmt.Fprintln(stderr, "packlab:", text.Terminal(s)) }
 	if !f.noSave {
-		s, err := store.OpenStore(f.resultsDir)
+		st, err := store.OpenStore(f.resultsDir)
 		if err != nil {
 			return err
 		}
-		st = s
-		defer st.MarkJob()() // history clear waits for the job's end
+		h.Store = st
 	}
-	bar := newProgressBar(stderr)
-	saved := 0
-	job := result.NewJob(jobName, result.FaceCLI, time.Now())
-	ro := experiments.RunOptions{Job: &job, Progress: bar.update, Notice: func(s string) {
-		fmt.Fprintln(stderr, "packlab:", text.Terminal(s))
-	}, OnResult: func(r result.Result) error {
-		bar.clear()
-		if st == nil {
-			return nil
-		}
-		if err := st.Save(r); err != nil {
-			return err
-		}
-		saved++
-		return nil
-	}}
-	results, runErr := do(ro)
+	m, runErr := do(h)
 	bar.clear()
-	if len(results) > 0 {
-		if err := report.WriteTable(stdout, results, f.format); err != nil {
+	if len(m.Results) > 0 {
+		if err := report.WriteTable(stdout, m.Results, f.format); err != nil {
 			return err
 		}
-		for _, n := range experiments.ResultNotes(results) {
+		for _, n := range m.Notes {
 			fmt.Fprintln(stderr, "packlab:", text.Terminal(n))
 		}
 	}
-	if f.cfg.SkipBadRows && len(results) > 0 {
-		fmt.Fprintln(stderr, "packlab: --skip-bad-rows:", skippedText(results))
+	if m.Skipped >= 0 {
+		fmt.Fprintln(stderr, "packlab: --skip-bad-rows:", skippedText(m.Results))
 	}
-	if saved > 0 {
-		fmt.Fprintf(stderr, "packlab: saved %d result(s) in %s as job %s (%s)\n", saved, st.Dir, job.ID, text.Terminal(text.Short(job.Name, text.MaxLabel)))
+	if saved := len(m.Saved); saved > 0 {
+		fmt.Fprintf(stderr, "packlab: saved %d result(s) in %s as job %s (%s)\n", saved, h.Store.Dir, job.ID, text.Terminal(text.Short(job.Name, text.MaxLabel)))
 	}
 	if runErr != nil && errors.Is(runErr, experiments.ErrCancelled) {
-		return fmt.Errorf("%w; %d result(s) measured before it", runErr, len(results))
+		return fmt.Errorf("%w; %d result(s) measured before it", runErr, len(m.Results))
 	}
 	return runErr
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/store"
 	"github.com/packlab/packlab/experiments/text"
+	"github.com/packlab/packlab/experiments/usecase"
 )
 
 func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -28,41 +29,37 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	history, problems, err := saved.ListContext(ctx)
+	calibration := usecase.CalibrateMissing
+	switch {
+	case a.noCal:
+		calibration = usecase.CalibrateNone
+	case a.recal:
+		calibration = usecase.CalibrateAgain
+	}
+	var bar *progressBar
+	start := time.Now()
+	ans, err := usecase.Plan(ctx, usecase.PlanAsk{Request: a.req, Calibration: calibration, Store: saved, NoSave: a.noSave,
+		Calibrating: func(cfgs []experiments.Config) (context.Context, usecase.Hooks, func(), error) {
+			fmt.Fprintln(stderr, calibrationLine(cfgs))
+			bar = newProgressBar(stderr)
+			job := result.NewJob(planner.CalibrationJobName(cfgs), result.FaceCLI, start)
+			return ctx, bar.hooks(&job), bar.clear, nil
+		}})
+	for _, p := range ans.Problems {
+		fmt.Fprintln(stderr, "packlab: skipped", oneLine(p))
+	}
 	if err != nil {
 		return err
 	}
-	for _, p := range problems {
-		fmt.Fprintln(stderr, "packlab: skipped", oneLine(p))
-	}
-	machine := planner.ThisMachine(ctx)
-	if !a.noCal {
-		known := history
-		if a.recal {
-			known = nil
-		}
-		cfgs, err := planner.CalibrationConfigs(a.req, known, machine.Cores)
-		if err != nil {
-			return err
-		}
-		if len(cfgs) > 0 {
-			measured, err := calibrate(ctx, cfgs, saved, a.noSave, stderr)
-			history = append(history, measured...)
-			if err != nil {
-				return fmt.Errorf("calibrating: %w", err)
-			}
-			machine = planner.ThisMachine(ctx)
-		}
+	if bar != nil {
+		fmt.Fprintf(stderr, "packlab: calibrated in %.1f s\n", ans.Calibrated.Seconds)
 	}
 	if a.verify && a.clickhouse == "" {
 		if st := chdriver.Status(); !st.Available {
 			return flags.Usagef("--verify: ClickHouse is unavailable: %s", st.Problem)
 		}
 	}
-	plan, err := planner.MakePlan(a.req, history, machine)
-	if err != nil {
-		return err
-	}
+	plan := ans.Plan
 	if err := planner.WritePlan(stdout, plan, a.format); err != nil || !a.verify {
 		return err
 	}
@@ -161,11 +158,16 @@ func verifyPlan(ctx context.Context, plan planner.Plan, saved *store.Store, noSa
 	fmt.Fprintf(stderr, "packlab: verifying in ClickHouse: %s at %s rows\n", c.ClickHouseLayout, text.Rows(cfg.Rows))
 	bar := newProgressBar(stderr)
 	job := result.NewJob("plan verification "+cfg.Layouts[0]+" "+text.Rows(cfg.Rows), result.FaceCLI, time.Now())
-	results, err := experiments.Run(ctx, cfg, bar.options(&job, saved, noSave))
+	h := bar.hooks(&job)
+	if !noSave {
+		h.Store = saved
+	}
+	m, err := usecase.Run(ctx, cfg, h)
 	bar.clear()
 	if err != nil {
 		return fmt.Errorf("--verify: %w", err)
 	}
+	results := m.Results
 	out, prefix := stdout, ""
 	if format == "csv" || format == "json" {
 		out, prefix = stderr, "packlab: "
@@ -178,21 +180,18 @@ func verifyPlan(ctx context.Context, plan planner.Plan, saved *store.Store, noSa
 	return nil
 }
 
-// options are the plan's runs' options: the bar shows their progress and
-// steps aside while each result is saved (unless noSave) in job.
-func (b *progressBar) options(job *result.Job, saved *store.Store, noSave bool) experiments.RunOptions {
-	return experiments.RunOptions{Job: job, Progress: b.update, OnResult: func(r result.Result) error {
+// hooks are a job's hooks on the command line: the bar shows its progress
+// and steps aside while each result is kept.
+func (b *progressBar) hooks(job *result.Job) usecase.Hooks {
+	return usecase.Hooks{Job: job, Progress: b.update, Measured: func(result.Result) error {
 		b.clear()
-		if noSave {
-			return nil
-		}
-		return saved.Save(r)
+		return nil
 	}}
 }
 
-// calibrate runs the planner's calibration, saying on stderr what it
-// measures and how long it took, and saves the results unless noSave.
-func calibrate(ctx context.Context, cfgs []experiments.Config, saved *store.Store, noSave bool, stderr io.Writer) ([]result.Result, error) {
+// calibrationLine says what the planner's calibration measures and about
+// how long it takes.
+func calibrationLine(cfgs []experiments.Config) string {
 	var what []string
 	for i, c := range cfgs {
 		switch {
@@ -214,17 +213,8 @@ func calibrate(ctx context.Context, cfgs []experiments.Config, saved *store.Stor
 	if cfgs[0].Rows > 2*planner.CalibrationRows {
 		took = "minutes"
 	}
-	fmt.Fprintf(stderr, "packlab: calibrating this machine: %s, %s rows each, %d loads in all for medians and ranges (%s; saved results are used next time)\n",
+	return fmt.Sprintf("packlab: calibrating this machine: %s, %s rows each, %d loads in all for medians and ranges (%s; saved results are used next time)",
 		strings.Join(what, "; "), text.Rows(cfgs[0].Rows), loads, took)
-	start := time.Now()
-	bar := newProgressBar(stderr)
-	job := result.NewJob(planner.CalibrationJobName(cfgs), result.FaceCLI, start)
-	results, err := planner.Calibrate(ctx, cfgs, bar.options(&job, saved, noSave))
-	bar.clear()
-	if err == nil {
-		fmt.Fprintf(stderr, "packlab: calibrated in %.1f s\n", time.Since(start).Seconds())
-	}
-	return results, err
 }
 
 const usagePlan = `packlab plan [flags] — which layout, load factor and shard count, before loading a row

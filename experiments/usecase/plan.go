@@ -1,0 +1,108 @@
+package usecase
+
+import (
+	"context"
+	"time"
+
+	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/planner"
+	"github.com/packlab/packlab/experiments/result"
+	"github.com/packlab/packlab/experiments/store"
+)
+
+// Calibration is what a plan measures before it answers.
+type Calibration int
+
+const (
+	CalibrateNone    Calibration = iota // saved results only: a layout with none has no times
+	CalibrateMissing                    // the speeds no saved result gives (planner.CalibrationConfigs)
+	CalibrateAgain                      // every layout's, saved or not
+)
+
+// PlanAsk is a plan as a face asks for it.
+type PlanAsk struct {
+	Request     planner.PlanRequest
+	Calibration Calibration
+	// Store gives the saved speeds, and keeps the calibration's results
+	// unless NoSave.
+	Store  *store.Store
+	NoSave bool
+	// InProcess measures the calibration in this process (the browser has
+	// no worker processes).
+	InProcess bool
+	// Calibrating, if set, is told of the calibration's runs before they
+	// start. It returns the context they run under, the hooks the face
+	// follows them by (Store is set here) and a release called when they
+	// end; an error (another job is going) stops the plan.
+	Calibrating func(cfgs []experiments.Config) (context.Context, Hooks, func(), error)
+}
+
+// PlanAnswer is the plan, and what it was made from.
+type PlanAnswer struct {
+	Plan planner.Plan
+	// History is the results the plan read: the saved ones and the
+	// calibration's.
+	History    []result.Result
+	Problems   []error  // saved files that could not be read, skipped
+	Calibrated Measured // the calibration's runs; none when nothing was missing
+}
+
+// CalibrationError is a calibration that failed or was cancelled: what it
+// measured before is kept (PlanAnswer.Calibrated) and used by the next plan.
+type CalibrationError struct{ Err error }
+
+func (e *CalibrationError) Error() string { return "calibrating: " + e.Err.Error() }
+func (e *CalibrationError) Unwrap() error { return e.Err }
+
+// Plan answers ask: the saved results, then (with a calibration) the
+// missing speeds measured and kept, then planner.MakePlan on this machine
+// as it is after them.
+func Plan(ctx context.Context, ask PlanAsk) (PlanAnswer, error) {
+	var a PlanAnswer
+	history, problems, err := ask.Store.ListContext(ctx)
+	if err != nil {
+		return a, err
+	}
+	a.Problems = problems
+	machine := planner.ThisMachine(ctx)
+	if ask.Calibration != CalibrateNone {
+		known := history
+		if ask.Calibration == CalibrateAgain {
+			known = nil
+		}
+		cfgs, err := planner.CalibrationConfigs(ask.Request, known, machine.Cores)
+		if err != nil {
+			return a, err
+		}
+		if len(cfgs) > 0 {
+			for i := range cfgs {
+				cfgs[i].InProcess = ask.InProcess
+			}
+			cctx, h, release := ctx, Hooks{}, func() {}
+			if ask.Calibrating != nil {
+				if cctx, h, release, err = ask.Calibrating(cfgs); err != nil {
+					return a, err
+				}
+			}
+			if !ask.NoSave {
+				h.Store = ask.Store
+			}
+			if h.Job == nil {
+				j := result.NewJob(planner.CalibrationJobName(cfgs), "", time.Now())
+				h.Job = &j
+			}
+			a.Calibrated, err = measure(experiments.Config{}, h, func(ro experiments.RunOptions) ([]result.Result, error) {
+				return planner.Calibrate(cctx, cfgs, ro)
+			})
+			release()
+			history = append(history, a.Calibrated.Results...)
+			if err != nil {
+				return a, &CalibrationError{Err: err}
+			}
+			machine = planner.ThisMachine(ctx) // the memory the calibration's loads gave back
+		}
+	}
+	a.History = history
+	a.Plan, err = planner.MakePlan(ask.Request, history, machine)
+	return a, err
+}
