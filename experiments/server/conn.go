@@ -174,27 +174,27 @@ func (s Settings) ParseURL() (Endpoint, error) {
 		port = p
 	}
 	e.Host = net.JoinHostPort(host, port)
-	e.User = u.User.Username()
-	if s.User != "" {
-		if e.User != "" && e.User != s.User {
-			return Endpoint{}, bad(fmt.Sprintf("names user %q, and the user given is %q", e.User, s.User))
-		}
-		e.User = s.User
+	if e.User, err = oneOf("user", u.User.Username(), s.User, "default"); err != nil {
+		return Endpoint{}, bad(err.Error())
 	}
-	if e.User == "" {
-		e.User = "default"
-	}
-	e.Database = strings.Trim(u.Path, "/")
-	if s.Database != "" {
-		if e.Database != "" && e.Database != s.Database {
-			return Endpoint{}, bad(fmt.Sprintf("names database %q, and the database given is %q", e.Database, s.Database))
-		}
-		e.Database = s.Database
-	}
-	if e.Database == "" {
-		e.Database = "default"
+	if e.Database, err = oneOf("database", strings.Trim(u.Path, "/"), s.Database, "default"); err != nil {
+		return Endpoint{}, bad(err.Error())
 	}
 	return e, nil
+}
+
+// oneOf is what the URL and the settings say of one thing (a user, a
+// database): either, both if they agree, else def.
+func oneOf(what, inURL, given, def string) (string, error) {
+	switch {
+	case inURL != "" && given != "" && inURL != given:
+		return "", fmt.Errorf("names %s %q, and the %s given is %q", what, inURL, what, given)
+	case given != "":
+		return given, nil
+	case inURL != "":
+		return inURL, nil
+	}
+	return def, nil
 }
 
 // redactURL is u without a password in it.

@@ -19,9 +19,9 @@ import (
 // the figures, and a verification that would not fit is refused before it
 // makes anything.
 func TestReloadWillNotFit(t *testing.T) {
-	node := servertest.StartWithConfig(t, "  <max_server_memory_usage>200000000</max_server_memory_usage>\n")
+	node := servertest.StartWithConfig(t, "  <max_server_memory_usage>175000000</max_server_memory_usage>\n")
 	node.Exec(t, "CREATE TABLE src (id UInt64, s String) ENGINE = MergeTree ORDER BY tuple()",
-		"INSERT INTO src SELECT sipHash64(number), repeat('z', 4 + number % 29) FROM numbers(1200000)",
+		"INSERT INTO src SELECT sipHash64(number), repeat('z', 4 + number % 29) FROM numbers(1000000)",
 		"CREATE DICTIONARY d (id UInt64, s String) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(HASHED())",
 		"SYSTEM RELOAD DICTIONARY d")
 	ins, err := Inspect(context.Background(), Settings{URL: node.NativeURL()}, Options{})
@@ -30,12 +30,12 @@ func TestReloadWillNotFit(t *testing.T) {
 	}
 	d := ins.Dictionaries[0]
 	t.Logf("limit %d, holds %d, real %d, reload peak %d: %q", d.ServerMemoryLimitBytes, d.ServerTrackedBytes, d.RealBytes, d.ReloadPeakBytes, d.Findings)
-	if d.ServerMemoryLimitBytes != 200000000 {
-		t.Errorf("server_memory_limit_bytes %d, want the configured 200000000", d.ServerMemoryLimitBytes)
+	if d.ServerMemoryLimitBytes != 175000000 {
+		t.Errorf("server_memory_limit_bytes %d, want the configured 175000000", d.ServerMemoryLimitBytes)
 	}
 	found := false
 	for _, f := range d.Findings {
-		found = found || strings.HasPrefix(f, "a reload will not fit") && strings.Contains(f, "190.7 MiB") // the limit, as printed
+		found = found || strings.HasPrefix(f, "a reload will not fit") && strings.Contains(f, "166.9 MiB") // the limit, as printed
 	}
 	if need := d.ServerTrackedBytes + d.ReloadPeakBytes - d.RealBytes; need > d.ServerMemoryLimitBytes && !found {
 		t.Errorf("the reload needs %d beside what the server holds, over its limit %d, and no finding says so: %q", need, d.ServerMemoryLimitBytes, d.Findings)

@@ -67,13 +67,19 @@ type Verification struct {
 	Samples                int     `json:"memory_samples"`            // MemoryTracking samples during the reload
 }
 
-// Verify builds req on the server of s and measures it; see above.
-func Verify(ctx context.Context, s Settings, req VerifyRequest) (*Verification, error) {
+// connect checks req, then connects to the server of s.
+func (req VerifyRequest) connect(ctx context.Context, s Settings) (dict.ClickHouseDictionary, *Conn, error) {
 	cd, err := req.check()
 	if err != nil {
-		return nil, err
+		return cd, nil, err
 	}
 	c, err := Connect(ctx, s)
+	return cd, c, err
+}
+
+// Verify builds req on the server of s and measures it; see above.
+func Verify(ctx context.Context, s Settings, req VerifyRequest) (*Verification, error) {
+	cd, c, err := req.connect(ctx, s)
 	if err != nil {
 		return nil, err
 	}
@@ -91,11 +97,7 @@ func Verify(ctx context.Context, s Settings, req VerifyRequest) (*Verification, 
 // without Keeper needs. Every node's free memory is checked before
 // anything is made on any.
 func VerifyCluster(ctx context.Context, s Settings, cluster string, req VerifyRequest) ([]*Verification, error) {
-	cd, err := req.check()
-	if err != nil {
-		return nil, err
-	}
-	c, err := Connect(ctx, s)
+	cd, c, err := req.connect(ctx, s)
 	if err != nil {
 		return nil, err
 	}
