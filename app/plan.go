@@ -61,6 +61,7 @@ type PlanView struct {
 	Missing    []string            `json:"missing"`    // layouts with no speed measured: Calibrate measures them
 	Calibrated []string            `json:"calibrated"` // result ids measured by this call's calibration
 	Chart      ChartView           `json:"chart"`
+	Front      ChartView           `json:"front"`      // load and read time against memory, the front in colour (report.PlanFrontChart)
 	Candidates []planner.Candidate `json:"candidates"` // every setup, by rank (the JSON of `plan --format json`)
 	Seconds    float64             `json:"seconds"`    // time to answer, calibration included
 }
@@ -212,6 +213,11 @@ func (l *Lab) Plan(f PlanForm) (PlanView, error) {
 		v.Chart = ChartView{Kind: report.PlanChartKind, Empty: true, Note: err.Error()}
 	} else {
 		v.Chart = ChartView{Kind: c.Kind, Title: c.Title, Option: c.Option}
+	}
+	if c, err := report.PlanFrontChart(plan); err != nil {
+		v.Front = ChartView{Kind: report.PlanFrontChartKind, Empty: true, Note: "no setup has its speeds measured yet: tick “measure missing speeds first”"}
+	} else {
+		v.Front = ChartView{Kind: c.Kind, Title: c.Title, Option: c.Option}
 	}
 	v.Seconds = time.Since(start).Seconds()
 	return v, nil

@@ -534,12 +534,22 @@ func TestBrowserLab(t *testing.T) {
 		RuledOut int
 		Rows     int
 		Painted  int
+		// The front's chart: painted, or its note says why not.
+		FrontPainted int
+		FrontNote    string
+		FrontLines   int
 	}
 	ps := eval[planShown](t, ctx, `(() => ({Verdict: document.getElementById("plan-verdict").textContent,
 		RuledOut: document.querySelectorAll("#plan-ruled-out li").length,
 		Rows: document.querySelectorAll("#plan-grid tbody tr").length,
-		Painted: (`+inkJS("#plan-chart")+`).Painted}))()`)
-	t.Logf("the Plan tab: %q, %d layouts ruled out, %d rows", ps.Verdict, ps.RuledOut, ps.Rows)
+		Painted: (`+inkJS("#plan-chart")+`).Painted,
+		FrontPainted: (`+inkJS("#front-chart")+`).Painted,
+		FrontNote: document.getElementById("front-chart-empty").hidden ? "" : document.getElementById("front-chart-empty").textContent,
+		FrontLines: document.querySelectorAll("#plan-front li").length}))()`)
+	t.Logf("the Plan tab: %q, %d layouts ruled out, %d rows; the front: %d lines, painted %d, note %q", ps.Verdict, ps.RuledOut, ps.Rows, ps.FrontLines, ps.FrontPainted, ps.FrontNote)
+	if (ps.FrontPainted == 0) == (ps.FrontNote == "") || (ps.FrontLines > 0) != (ps.FrontPainted > 0) {
+		t.Errorf("the front's chart: painted %d, note %q, %d lines of the front: want a painted chart with its lines, or a note", ps.FrontPainted, ps.FrontNote, ps.FrontLines)
+	}
 	if _, err := chromedp.Run(ctx, chromedp.EmulateViewport(1280, 800)); err != nil {
 		t.Fatal(err)
 	}

@@ -403,13 +403,16 @@ type PlanDetails struct {
 	RunnersUp []string     `json:"runners_up"`
 	// Snippets are the answers' snippets again, for faces that list them
 	// apart.
-	Snippets   []PlanSnippet `json:"snippets"`
-	RuledOut   []string      `json:"ruled_out"` // layouts no Go setup of which fits
-	HowMade    []string      `json:"how_made"`  // where the figures come from
-	TableTitle string        `json:"table_title"`
-	Header     []string      `json:"header"`
-	Numeric    []bool        `json:"numeric"`
-	Rows       [][]string    `json:"rows"`
+	Snippets []PlanSnippet `json:"snippets"`
+	RuledOut []string      `json:"ruled_out"` // layouts no Go setup of which fits
+	// Front is the setups no other beats on memory, load and read
+	// (Plan.FrontLines), least memory first.
+	Front      []string   `json:"front"`
+	HowMade    []string   `json:"how_made"` // where the figures come from
+	TableTitle string     `json:"table_title"`
+	Header     []string   `json:"header"`
+	Numeric    []bool     `json:"numeric"`
+	Rows       [][]string `json:"rows"`
 }
 
 // Details words the plan for a face; with for set (EngineClickHouse or
@@ -438,6 +441,11 @@ func (plan Plan) Details() PlanDetails {
 	}
 	if plan.Request.For == EngineClickHouse {
 		d.RuledOut = nil
+	}
+	for _, l := range plan.FrontLines() {
+		if plan.Request.For == "" || strings.Contains(l, "("+engineWords(plan.Request.For)+")") {
+			d.Front = append(d.Front, l)
+		}
 	}
 	d.HowMade = append(d.HowMade, plan.Growing)
 	for _, m := range plan.Measures {
@@ -612,6 +620,12 @@ func writePlanText(w io.Writer, plan Plan, md bool) error {
 	}
 	heading("How the plan decides")
 	item(d.Rule)
+	if len(d.Front) > 0 {
+		heading("The front: no other setup needs less memory and loads and reads as fast")
+		for _, l := range d.Front {
+			item(l)
+		}
+	}
 	if len(d.RuledOut) > 0 {
 		heading("Ruled out")
 		for _, r := range d.RuledOut {

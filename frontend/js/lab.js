@@ -26,7 +26,8 @@
     chartKind: "",
     chartView: null,      // the last chart Go built: {kind, title, option, empty, note}
     chart: null,          // the ECharts instance
-    planChart: null,      // the Plan tab's ECharts instance
+    planChart: null,      // the Plan tab's ECharts instances: memory against rows,
+    frontChart: null,     // and the front of memory against speed
     runId: "",
     runResults: [],
     historySelected: new Set(), // result ids picked in History
@@ -671,7 +672,9 @@
     $("#view-clickhouse").hidden = name !== "clickhouse";
     if (name === "clickhouse" && state.chChart) setTimeout(() => state.chChart.resize(), 0);
     if (name === "results" && state.chart) setTimeout(() => state.chart.resize(), 0);
-    if (name === "plan" && state.planChart) setTimeout(() => state.planChart.resize(), 0);
+    if (name === "plan") {
+      for (const c of [state.planChart, state.frontChart]) if (c) setTimeout(() => c.resize(), 0);
+    }
     if (name === "history") loadHistory(); // another lab or the command line may have saved results since
   }
 
@@ -758,6 +761,10 @@
       kids.push(el("h3", { text: "Runners-up, and why each lost" }), el("ul", { id: "plan-runners-up" }, ...v.runners_up.map((l) => el("li", { text: l }))));
     }
     if (v.rule) kids.push(el("h3", { text: "How the plan decides" }), el("p", { class: "muted", id: "plan-rule", text: v.rule }));
+    if (v.front && v.front.length) {
+      kids.push(el("h3", { text: "The front: no other setup needs less memory and loads and reads as fast" }),
+        el("ul", { id: "plan-front" }, ...v.front.map((l) => el("li", { text: l }))));
+    }
     if (v.ruled_out && v.ruled_out.length) {
       kids.push(el("h3", { text: "Ruled out" }), el("ul", { id: "plan-ruled-out" }, ...v.ruled_out.map((l) => el("li", { text: l }))));
     }
@@ -769,19 +776,26 @@
     };
     $("#plan-table").replaceChildren(gridTable(table, { id: "plan-grid" }));
     $("#plan-notes").replaceChildren(...v.how_made.map((l) => el("li", { text: l })));
-    const box = $("#plan-chart");
-    const empty = $("#plan-chart-empty");
-    if (v.chart.empty) {
-      chartNote(state.planChart, empty, v.chart.note);
+    drawPlanChart("planChart", "plan-chart", v.chart);
+    drawPlanChart("frontChart", "front-chart", v.front);
+  }
+
+  // drawPlanChart draws one of the Plan tab's charts, view, in the card
+  // whose chart box is #id (its title #id-title, its note #id-empty).
+  function drawPlanChart(key, id, view) {
+    const box = $("#" + id);
+    const empty = $("#" + id + "-empty");
+    if (!view || view.empty) {
+      chartNote(state[key], empty, view ? view.note : "");
       return;
     }
     empty.hidden = true;
-    $("#plan-chart-title").textContent = v.chart.title;
-    chartIn("planChart", box).setOption(v.chart.option, true);
+    $("#" + id + "-title").textContent = view.title;
+    chartIn(key, box).setOption(view.option, true);
     // The chart may have been made before the Plan view had its width:
     // size it to its card once the answers above it are laid out.
-    requestAnimationFrame(() => state.planChart.resize());
-    box.dataset.kind = v.chart.kind;
+    requestAnimationFrame(() => state[key].resize());
+    box.dataset.kind = view.kind;
   }
 
   async function makePlan(ev) {
