@@ -31,7 +31,7 @@ type PlanForm struct {
 	Runtime string `json:"runtime"`
 	// Preallocate plans tables reserved for the rows before the load.
 	Preallocate bool `json:"preallocate"`
-	Calibrate   bool `json:"calibrate"` // measure the speeds that are missing first (about half a minute: each load after 2.5 s idle)
+	Calibrate   bool `json:"calibrate"` // measure the speeds that are missing first (one to two minutes: each load after 2.5 s idle)
 	// CalibrationRows is the size the calibration measures at ("" = 2M,
 	// planner.CalibrationRows); only with Calibrate.
 	CalibrationRows string `json:"calibration_rows"`

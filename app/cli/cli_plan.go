@@ -273,8 +273,10 @@ Speeds come from saved results (one shard, random keys, these key and value
 sizes), compared at one size: each layout's run nearest the plan's rows
 when every layout has one near them (a run of 1e8 rows speaks for 1e9
 better than the 2M of a calibration). What is missing is measured first
-by a calibration of about a minute (2M rows per layout, three loads each
-for a median and a range, each in its own process), saved like any run:
+by a calibration of one to two minutes (2M rows per layout, three loads each
+for a median and a range, each in its own process; ClickHouse's own loads of
+HASHED, SPARSE_HASHED and HASHED_ARRAY too where make chdb built its worker),
+saved like any run:
   --calibrate-rows N    measure at N rows (default 2M), each layout that has no
                         run within 2x of N: runs near the plan's rows give it
                         speeds measured at its size (1e8 takes minutes a layout)

@@ -337,7 +337,9 @@ const calibrationRepeats = 3
 // a machine of the given cores, each calibrationRepeats times: each layout
 // with no speed for these types, or one of a single load (no range) (one
 // shard, r.CalibrationRows random keys, default CalibrationRows; with
-// r.CalibrationRows given, each layout with no run within 2x of it), and,
+// r.CalibrationRows given, each layout with no run within 2x of it), the
+// ch_ layouts that measure ClickHouse's own loads likewise where ClickHouse
+// runs here (clickHouseMissing), and,
 // when the load may use more than one thread and no multi-shard load was
 // measured, one layout at one shard and at as many shards as threads, back
 // to back. Nil: nothing is missing.
@@ -369,6 +371,11 @@ func CalibrationConfigs(r PlanRequest, history []result.Result, cores int) ([]ex
 		c.Layouts = missing
 		cfgs = append(cfgs, c)
 	}
+	if ch := clickHouseMissing(p, base, history); len(ch) > 0 {
+		c := base
+		c.Layouts = ch
+		cfgs = append(cfgs, c)
+	}
 	threads := min(cmp.Or(p.Threads, cores), cores)
 	if threads >= 2 && scalingFrom(history, p.Runtime).From == "" {
 		one, many := base, base
@@ -391,6 +398,33 @@ func CalibrationConfigs(r PlanRequest, history []result.Result, cores int) ([]ex
 		cfgs = append(cfgs, one, many)
 	}
 	return cfgs, nil
+}
+
+// clickHouseMissing are the ch_ layouts whose loads give the plan's
+// ClickHouse setups their speeds (clickHouseMeasuresFrom) that history
+// lacks, or has without a range or (with CalibrationRows) not within 2x of
+// base's rows: measured by ClickHouse itself, where it runs here (the
+// layout validates: make chdb built its worker) and the plan weighs
+// ClickHouse's setups with one attribute and no reservation, as their
+// speeds are then used (clickHouseSetup).
+func clickHouseMissing(p parsedPlan, base experiments.Config, history []result.Result) []string {
+	if p.For == EngineGo || len(p.attrs) > 1 || p.Preallocate {
+		return nil
+	}
+	have := clickHouseMeasuresFrom(history, p)
+	var out []string
+	for _, name := range clickHouseSpeedLayouts {
+		m, ok := have[name]
+		if ok && m.LoadRange != nil && m.Loads >= 2 && (p.CalibrationRows == 0 || rowsDistance(m.Rows, base.Rows) <= math.Ln2) {
+			continue
+		}
+		c := base
+		c.Layouts = []string{name}
+		if c.Validate() == nil {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // CalibrationJobName names a calibration's job: "plan calibration
