@@ -17,7 +17,7 @@ import (
 	"github.com/packlab/packlab/experiments/store"
 )
 
-const usageHistory = `packlab history clear [flags] — delete every saved result
+const usageHistory = `packlab history clear [flags] — delete every saved result and inspection
 
   --results DIR         results folder (default as for run)
   --yes                 delete without asking (required when not on a terminal)
@@ -68,20 +68,32 @@ func cmdHistory(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if err != nil {
 		return err
 	}
-	n := 0
+	n, inspected := 0, 0
 	for _, j := range jobs {
 		n += len(j.Results)
+		if j.Inspection != nil {
+			inspected++
+		}
 	}
-	if n == 0 {
+	if n == 0 && inspected == 0 {
 		fmt.Fprintf(stderr, "packlab: no results in %s: nothing to clear\n", *dir)
 		return nil
 	}
 	question := fmt.Sprintf("delete %d result(s) of %d job(s) in %s", n, len(jobs), *dir)
+	if inspected > 0 {
+		question = fmt.Sprintf("delete %d result(s) and %d inspection(s), %d job(s) in all, in %s", n, inspected, len(jobs), *dir)
+	}
 	if ok, err := confirm(ctx, question, *yes, stdin, stderr); !ok || err != nil {
 		return err
 	}
-	deleted := 0
+	deleted, deletedInspections := 0, 0
 	for _, j := range jobs {
+		if j.Inspection != nil {
+			if err := saved.DeleteInspection(j.ID); err != nil {
+				return fmt.Errorf("history clear: %d of %d inspections deleted, then: %w", deletedInspections, inspected, err)
+			}
+			deletedInspections++
+		}
 		for _, r := range j.Results {
 			if err := ctx.Err(); err != nil {
 				return fmt.Errorf("%w: history clear after %d of %d results (%v)", experiments.ErrCancelled, deleted, n, err)
@@ -92,7 +104,11 @@ func cmdHistory(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			deleted++
 		}
 	}
-	fmt.Fprintf(stderr, "packlab: deleted %d result(s) of %d job(s) from %s\n", deleted, len(jobs), *dir)
+	if inspected > 0 {
+		fmt.Fprintf(stderr, "packlab: deleted %d result(s) and %d inspection(s), %d job(s), from %s\n", deleted, deletedInspections, len(jobs), *dir)
+	} else {
+		fmt.Fprintf(stderr, "packlab: deleted %d result(s) of %d job(s) from %s\n", deleted, len(jobs), *dir)
+	}
 	if len(problems) > 0 {
 		fmt.Fprintf(stderr, "packlab: left %d file(s) that are not readable results (they are named above)\n", len(problems))
 		for _, p := range problems {
