@@ -33,6 +33,11 @@ func TestInspectKeepsJob(t *testing.T) {
 	if _, err := node.Query("SYSTEM RELOAD DICTIONARY d2"); err == nil {
 		t.Fatal("d2 loaded with a wrong password")
 	}
+	// The CREATE DICTIONARY an advice starts from: ClickHouse hides a
+	// source's password in it.
+	if ddl := node.Exec(t, "SELECT create_table_query FROM system.tables WHERE name = 'd2'"); strings.Contains(ddl, srcSecret) || !strings.Contains(ddl, "[HIDDEN]") {
+		t.Errorf("system.tables shows d2's source as %q", ddl)
+	}
 	s := openStore(t)
 
 	// The test server's only user has no password: one given fails (over
