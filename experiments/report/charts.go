@@ -1176,7 +1176,10 @@ table.claims td { white-space: normal; vertical-align: top; }
 .chart-error { height: auto; color: #b00; }
 h3 { font-size: 1em; margin: 1.2em 0 0.2em; }
 .finding { color: #8a4b00; margin: 4px 0; }
-pre.ddl { background: #f6f6f6; border: 1px solid #ddd; padding: 8px; overflow-x: auto; font-size: 0.85em; }
+pre.ddl { background: #f6f6f6; border: 1px solid #ddd; padding: 8px; white-space: pre-wrap; word-break: break-all; font-size: 0.85em; }
+table.inspection { font-size: 0.82em; }
+table.inspection td { white-space: normal; }
+table.inspection td.num { white-space: nowrap; }
 </style>
 <script id="echarts" data-library="Apache ECharts {{.Version}}" data-note="inlined so this page works with no network">
 {{.ECharts}}
