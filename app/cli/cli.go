@@ -911,10 +911,10 @@ Usage:
   packlab run [flags]           measure layouts at one configuration
   packlab sweep NAME [flags]    a scenario: seed-table, shards, types, growth, load-factor, seed-claims
   packlab plan --rows N [flags] which layout, load factor and shards for N rows in a budget
-  packlab report [flags]        an HTML report (or markdown) of saved results
+  packlab report [flags]        an HTML report (or markdown) of saved results and inspections
   packlab inspect --clickhouse URL  a ClickHouse server's dictionaries, modelled and advised
   packlab serve [flags]         the lab in a browser, on 127.0.0.1 ('packlab serve -h')
-  packlab history clear         delete every saved result (--yes to skip the question)
+  packlab history clear         delete every saved result and inspection (--yes: no question)
   packlab version               print the version
   packlab help [COMMAND]        this text, or a command's flags
 
@@ -1070,9 +1070,9 @@ func usageSweep() string {
 
 const usageReport = `packlab report [flags] — a self-contained HTML report of saved results
 
-Every run, sweep and inspection (packlab inspect) is a job, the desktop's and
-browser's Runs and inspections too; the report is of the last job asked for (a
-run, sweep or inspection, not a plan's calibration) unless told otherwise:
+Every run, sweep and inspection (packlab inspect) is a job, the desktop's Runs
+and inspections and the browser's Runs too; the report is of the last job asked
+for (a run, sweep or inspection, not a plan's calibration) unless told otherwise:
   --job ID,ID           these jobs (ids from --list)
   --all                 every job in the folder
   --since WHEN          the jobs started since WHEN: 90m, 2h, 3d, 2026-12-01, 2026-12-01T10:00

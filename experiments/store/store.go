@@ -82,6 +82,7 @@ func OpenStore(dir string) (*Store, error) {
 		return nil, bad(err)
 	}
 	removeStaleTemps(dir, time.Now().Add(-staleTemp))
+	removeStaleTemps(filepath.Join(dir, InspectionsFolder), time.Now().Add(-staleTemp))
 	return &Store{Dir: dir}, nil
 }
 
