@@ -914,6 +914,7 @@ Usage:
   packlab report [flags]        an HTML report (or markdown) of saved results and inspections
   packlab inspect --clickhouse URL  a ClickHouse server's dictionaries, modelled and advised
   packlab serve [flags]         the lab in a browser, on 127.0.0.1 ('packlab serve -h')
+  packlab history list          the saved jobs, newest first (runs, sweeps, inspections)
   packlab history clear         delete every saved result and inspection (--yes: no question)
   packlab version               print the version
   packlab help [COMMAND]        this text, or a command's flags

@@ -146,9 +146,11 @@ func TestInspectionInHistory(t *testing.T) {
 		t.Fatalf("inspect did not say the job it kept: %q", stderr)
 	}
 	id := m[1]
-	list, _, err := packlab(t, "report", "--list", "--results", dir)
-	if err != nil || !strings.Contains(list, id) || !strings.Contains(list, "inspection  inspect "+node.NativeURL()+" (2 dictionaries)") {
-		t.Errorf("report --list: %v\n%s", err, list)
+	for _, args := range [][]string{{"report", "--list"}, {"history", "list"}} {
+		list, _, err := packlab(t, append(args, "--results", dir)...)
+		if err != nil || !strings.Contains(list, id) || !strings.Contains(list, "inspection  inspect "+node.NativeURL()+" (2 dictionaries)") || !strings.Contains(list, "1 result ") {
+			t.Errorf("%s: %v\n%s", args, err, list)
+		}
 	}
 
 	// The default report is the inspection's; its words are the command's.
