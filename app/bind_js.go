@@ -187,13 +187,15 @@ func (b *jsBinding) methods() map[string]jsMethod {
 		"RunCancelled": call3(func(id string, ids []string, secs float64) (RunDone, error) {
 			return runCancelled(id, ids, secs), nil
 		}),
-		"History":      call0(b.history),
-		"Delete":       call1(b.lab.Delete),
-		"Table":        call1(b.table),
-		"Chart":        call2(b.chart),
-		"Export":       call1(b.export),
-		"ChooseSource": call0(b.lab.ChooseSource),
-		"Plan":         call1(b.lab.Plan),
+		"History":          call0(b.history),
+		"Delete":           call1(b.lab.Delete),
+		"Inspection":       call1(b.lab.Inspection),
+		"DeleteInspection": call1(b.lab.DeleteInspection),
+		"Table":            call1(b.table),
+		"Chart":            call2(b.chart),
+		"Export":           call1(b.export),
+		"ChooseSource":     call0(b.lab.ChooseSource),
+		"Plan":             call1(b.lab.Plan),
 	}
 }
 

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/experiments"
-	"github.com/packlab/packlab/experiments/report"
+	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/server"
-	"github.com/packlab/packlab/experiments/text"
+	"github.com/packlab/packlab/experiments/usecase"
 )
 
 // ClickHouseForm is the "Your ClickHouse" tab's form as typed: a server to
@@ -33,115 +33,6 @@ type ClickHouseForm struct {
 	QueryTimeout   string `json:"query_timeout"`
 }
 
-// ClickHouseView is an inspection for the "Your ClickHouse" tab: what
-// server.Inspect found, and its chart (report.ServerChart), built here so
-// that the page draws it and computes nothing.
-type ClickHouseView struct {
-	*server.Inspection
-	Chart ChartView `json:"chart"`
-	// The tab's words, made here: a line per node, the dictionaries'
-	// table as text cells, every finding on one line, and the advice.
-	Headline  string           `json:"headline"`
-	NodeLines []string         `json:"node_lines"`
-	Table     ClickHouseTable  `json:"table"`
-	Lines     []string         `json:"finding_lines"`
-	Advice    []ClickHouseHint `json:"advice_boxes"`
-}
-
-// ClickHouseTable is the tab's table of dictionaries: one row per
-// dictionary and node.
-type ClickHouseTable struct {
-	Header  []string   `json:"header"`
-	Numeric []bool     `json:"numeric"`
-	Rows    [][]string `json:"rows"`
-}
-
-// ClickHouseHint is one dictionary's advice: its CREATE DICTIONARY to
-// copy (none for one not modelled) and why.
-type ClickHouseHint struct {
-	Title string `json:"title"`
-	DDL   string `json:"ddl"`
-	Note  string `json:"note"`
-}
-
-// words fills the view's text from its inspection.
-func (v *ClickHouseView) words() {
-	ins := v.Inspection
-	several := len(ins.Nodes) > 1
-	v.Headline = fmt.Sprintf("%s: ClickHouse %s, %d dictionar%s, read in %.1f s", ins.Server, ins.Release,
-		len(ins.Dictionaries), map[bool]string{true: "y", false: "ies"}[len(ins.Dictionaries) == 1], ins.Seconds)
-	if ins.Cluster != "" {
-		v.Headline += fmt.Sprintf(" (cluster %s, %d nodes)", ins.Cluster, len(ins.Nodes))
-	}
-	for _, n := range ins.Nodes {
-		limit := "memory limit unknown"
-		if n.MemoryLimitBytes > 0 {
-			limit = "memory limit " + text.Bytes(n.MemoryLimitBytes) + " (" + n.MemoryLimitFrom + ")"
-		}
-		var held int64
-		count := 0
-		for _, d := range ins.Dictionaries {
-			if d.Node == n.Name {
-				held += max(d.RealBytes, d.BytesAllocated)
-				count++
-			}
-		}
-		v.NodeLines = append(v.NodeLines, fmt.Sprintf("%s: ClickHouse %s, %s; holds %s now, %s of it in %d dictionar%s",
-			n.Name, ins.Release, limit, text.Bytes(n.TrackedBytes), text.Bytes(held), count, map[bool]string{true: "y", false: "ies"}[count == 1]))
-	}
-	t := &v.Table
-	if several {
-		t.Header, t.Numeric = append(t.Header, "node"), append(t.Numeric, false)
-	}
-	for _, c := range []struct {
-		name string
-		num  bool
-	}{{"dictionary", false}, {"layout", false}, {"keys", false}, {"attributes", false}, {"elements", true},
-		{"bytes_allocated", true}, {"packlab's model", true}, {"real memory", true}, {"reload peak", true}, {"status", false}} {
-		t.Header, t.Numeric = append(t.Header, c.name), append(t.Numeric, c.num)
-	}
-	figure := func(n int64, ok bool) string {
-		if !ok || n <= 0 {
-			return "–"
-		}
-		return text.Bytes(n)
-	}
-	v.Lines = append(v.Lines, ins.Findings...)
-	for _, d := range ins.Dictionaries {
-		name := d.Database + "." + d.Name
-		var row []string
-		if several {
-			row = append(row, d.Node)
-		}
-		status := d.Status
-		if d.LastException != "" {
-			status += ": " + d.LastException
-		}
-		layout := d.Layout
-		if d.XML {
-			layout += " (from a configuration file)"
-		}
-		row = append(row, name, layout, strings.Join(d.KeyTypes, ", "), strings.Join(d.AttributeTypes, ", "),
-			text.Thousands(d.ElementCount), text.Bytes(d.BytesAllocated), figure(d.ModelBytes, d.Modelled),
-			figure(d.RealBytes, d.Modelled), figure(d.ReloadPeakBytes, d.Modelled), status)
-		t.Rows = append(t.Rows, row)
-		who := name
-		if several {
-			who = d.Node + " " + name
-		}
-		for _, f := range d.Findings {
-			v.Lines = append(v.Lines, who+": "+f)
-		}
-		switch {
-		case d.Advice != nil:
-			v.Advice = append(v.Advice, ClickHouseHint{Title: who + ": " + d.Advice.Layout, DDL: d.Advice.DDL,
-				Note: fmt.Sprintf("steady %s, reload peak %s. %s", text.Bytes(d.Advice.SteadyBytes), text.Bytes(d.Advice.ReloadPeakBytes), d.Advice.Why)})
-		case !d.Modelled:
-			v.Advice = append(v.Advice, ClickHouseHint{Title: who + ": not modelled", Note: d.NotModelled})
-		}
-	}
-}
-
 // timeoutField reads a timeout field: "" is 0 (the default).
 func timeoutField(field, v string) (time.Duration, error) {
 	v = strings.TrimSpace(v)
@@ -156,7 +47,8 @@ func timeoutField(field, v string) (time.Duration, error) {
 }
 
 // InspectClickHouse inspects the server of f: every dictionary beside
-// packlab's model, the findings and the advice (server.Inspect). An error
+// packlab's model, the findings and the advice (usecase.Inspect), and
+// keeps the inspection in the history as a job (View.JobID). An error
 // names the form's field ("url", "cluster", "ca_file") or "clickhouse".
 // CancelInspect stops it.
 func (l *Lab) InspectClickHouse(f ClickHouseForm) (ClickHouseView, error) {
@@ -189,40 +81,34 @@ func (l *Lab) InspectClickHouse(f ClickHouseForm) (ClickHouseView, error) {
 	// server that accepts and never answers holds it to the timeouts): the
 	// inspection runs aside, and Cancel answers at once; it ends on its own.
 	type answer struct {
-		ins *server.Inspection
+		got usecase.Inspected
 		err error
 	}
+	// The inspection is kept in the history as a job (usecase.Inspect) once
+	// it is done, unless cancelled first.
 	done := make(chan answer, 1)
 	go func() {
-		ins, err := server.Inspect(ctx, s, server.Options{Cluster: strings.TrimSpace(f.Cluster), NoSample: f.NoSample})
-		done <- answer{ins, err}
+		got, err := usecase.Inspect(ctx, usecase.InspectAsk{Settings: s, Options: server.Options{Cluster: strings.TrimSpace(f.Cluster), NoSample: f.NoSample},
+			Store: l.store, Face: result.FaceDesktop})
+		done <- answer{got, err}
 	}()
-	var ins *server.Inspection
+	var got usecase.Inspected
 	select {
 	case a := <-done:
-		ins, err = a.ins, a.err
+		got, err = a.got, a.err
 	case <-ctx.Done():
 	}
 	if ctx.Err() != nil {
 		return ClickHouseView{}, &Error{Field: "clickhouse", Message: "the inspection was cancelled"}
 	}
-	if err != nil {
+	if err != nil && got.Inspection == nil {
 		return ClickHouseView{}, clickHouseError(err)
 	}
-	v := ClickHouseView{Inspection: ins}
-	v.words()
-	var bars []report.ServerBar
-	for _, d := range ins.Dictionaries {
-		name := d.Database + "." + d.Name
-		if len(ins.Nodes) > 1 {
-			name = d.Node + " " + name
-		}
-		bars = append(bars, report.ServerBar{Name: name, Reported: d.BytesAllocated, Real: d.RealBytes, ReloadPeak: d.ReloadPeakBytes, Limit: d.ServerMemoryLimitBytes})
-	}
-	if c, err := report.ServerChart(bars); err != nil {
-		v.Chart = ChartView{Kind: report.ServerChartKind, Empty: true, Note: "no dictionary on this server"}
-	} else {
-		v.Chart = ChartView{Kind: c.Kind, Title: c.Title, Option: c.Option}
+	v := inspectionView(got.Inspection)
+	if got.Saved {
+		v.JobID, v.JobName = got.Job.ID, got.Job.Name
+	} else if err != nil {
+		v.SaveProblem = err.Error() // inspected, not kept: shown, not lost
 	}
 	return v, nil
 }

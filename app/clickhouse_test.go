@@ -4,6 +4,7 @@ package app
 
 import (
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -42,6 +43,30 @@ func TestInspectClickHouse(t *testing.T) {
 	if len(ins.Table.Rows) != 1 || ins.Table.Rows[0][0] != "default.d" || len(ins.Table.Rows[0]) != len(ins.Table.Header) ||
 		len(ins.NodeLines) != 1 || len(ins.Advice) != 1 {
 		t.Errorf("the tab's words: %+v %q %+v", ins.Table, ins.NodeLines, ins.Advice)
+	}
+
+	// Kept as a job: History lists it, Inspection opens the same view from
+	// the saved file, DeleteInspection removes it.
+	if ins.JobID == "" || ins.SaveProblem != "" {
+		t.Fatalf("the inspection was not kept: job %q, %q", ins.JobID, ins.SaveProblem)
+	}
+	h, err := lab.History()
+	if err != nil || len(h.Jobs) != 1 || !h.Jobs[0].Inspection || h.Jobs[0].ID != ins.JobID || h.Jobs[0].Face != "desktop" ||
+		!strings.HasPrefix(h.Jobs[0].Summary, "inspection · ClickHouse "+ins.Release+" · 1 node · 1 dictionary · ") {
+		t.Fatalf("History: %+v, %v", h.Jobs, err)
+	}
+	saved, err := lab.Inspection(ins.JobID)
+	if err != nil || saved.Started == "" || !slices.EqualFunc(saved.Table.Rows, ins.Table.Rows, slices.Equal) || string(saved.Chart.Option) != string(ins.Chart.Option) {
+		t.Errorf("the saved inspection opened: %+v, %v", saved.Table, err)
+	}
+	if _, err := lab.Inspection("20261201T000000.000Z-0000"); ErrorOf(err, "").Field != "history" {
+		t.Errorf("an unknown job: %v", err)
+	}
+	if d, err := lab.DeleteInspection(ins.JobID); err != nil || !slices.Equal(d.Deleted, []string{ins.JobID}) {
+		t.Errorf("DeleteInspection: %+v, %v", d, err)
+	}
+	if h, _ := lab.History(); len(h.Jobs) != 0 {
+		t.Errorf("History after the delete: %+v", h.Jobs)
 	}
 }
 

@@ -48,6 +48,17 @@ func checkClickHouseTab(t *testing.T, bin, display, tmp string, script []byte, r
 	if len(c.Nodes) != 1 || !strings.Contains(c.Nodes[0], "26.7") || c.ChartInk < 1000 || len(c.Wide) > 0 {
 		t.Errorf("the tab: nodes %q, a chart of %d inked pixels, wider than the window: %q", c.Nodes, c.ChartInk, c.Wide)
 	}
+	// The inspection is kept as a job: History lists it, and opening it
+	// shows the same table from the saved file.
+	if !strings.HasPrefix(c.Kept, "Kept in the history as job ") {
+		t.Errorf("the tab does not say the inspection was kept: %q", c.Kept)
+	}
+	if len(c.HistoryRow) < 6 || !strings.Contains(c.HistoryRow[3], "inspect "+node.NativeURL()+" (1 dictionary)") || c.HistoryRow[5] != "inspection" || len(c.HistoryWide) > 0 {
+		t.Errorf("History's row of the inspection: %q (wider than the window: %q)", c.HistoryRow, c.HistoryWide)
+	}
+	if !strings.HasPrefix(c.OpenedKept, "Saved inspection of ") || !slices.EqualFunc(c.OpenedRows, c.Rows, slices.Equal) {
+		t.Errorf("the saved inspection opened from History: %q, rows %q; want the rows %q", c.OpenedKept, c.OpenedRows, c.Rows)
+	}
 	if out := os.Getenv("PACKLAB_CH_SCREENSHOT"); out != "" {
 		if b, err := os.ReadFile(shot); err == nil {
 			os.WriteFile(out, b, 0o644)

@@ -107,6 +107,11 @@ type smokeReport struct {
 		Copy          []string   `json:"copy"`
 		ChartInk      int        `json:"chart_ink"`
 		Wide          []string   `json:"wide"`
+		Kept          string     `json:"kept"`
+		HistoryRow    []string   `json:"history_row"`
+		HistoryWide   []string   `json:"history_wide"`
+		OpenedKept    string     `json:"opened_kept"`
+		OpenedRows    [][]string `json:"opened_rows"`
 	} `json:"ch"`
 	FinalChart chartBox `json:"final_chart"`
 	Window     struct {

@@ -45,7 +45,7 @@ type TableRow struct {
 // from, in the order they were measured.
 //
 // What it shows is one results folder (Options.ResultsDir): the person's
-// own by default. Every run, sweep and Run there is a job of its own, named
+// own by default. Every run, sweep, Run and inspection there is a job of its own, named
 // and dated; a file that is not a packlab result is not listed but named in
 // Problems; results saved before jobs existed come as jobs grouped by time.
 type History struct {
@@ -66,6 +66,9 @@ type HistoryJob struct {
 	Legacy  bool       `json:"legacy"`  // saved before jobs: grouped by time
 	Results string     `json:"results"` // how many results: "1,125"
 	Rows    []TableRow `json:"rows"`    // its results, in the order measured
+	// Inspection: a saved inspection of a user's ClickHouse, no results;
+	// Lab.Inspection opens it.
+	Inspection bool `json:"inspection"`
 }
 
 // History lists every saved job, newest first, with its results.
@@ -86,6 +89,9 @@ func (l *Lab) History() (History, error) {
 			Summary: store.DescribeJob(j), Legacy: j.Legacy, Results: text.Thousands(int64(len(j.Results))), Rows: []TableRow{}}
 		for _, r := range j.Results {
 			hj.Rows = append(hj.Rows, historyRow(r))
+		}
+		if j.Inspection != nil {
+			hj.Inspection, hj.Results = true, "inspection"
 		}
 		h.Count += len(j.Results)
 		h.Jobs = append(h.Jobs, hj)

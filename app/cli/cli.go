@@ -589,7 +589,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		listJobs(stdout, jobs, len(a.jobs) > 0 || a.all)
 		return nil
 	}
-	if len(results) == 0 {
+	if len(results) == 0 && len(inspections(jobs)) == 0 {
 		return fmt.Errorf("no results in %s (run 'packlab run' first)", a.dir)
 	}
 	return a.write(ctx, results, jobs, output, stdout, stderr)
@@ -732,9 +732,17 @@ func (a *reportArgs) pickJobs(saved []store.JobResults) ([]store.JobResults, err
 // write writes the report to output (or stdout when nil) and says on
 // stderr what it wrote; a cancel writes nothing.
 func (a *reportArgs) write(ctx context.Context, results []result.Result, jobs []store.JobResults, output *store.Output, stdout, stderr io.Writer) error {
+	ins := inspections(jobs)
+	if len(a.jobs) == 0 { // in the order they were made, as the results
+		slices.Reverse(ins)
+	}
 	picked := fmt.Sprintf("%d results", len(results))
+	if len(ins) > 0 {
+		picked = fmt.Sprintf("%d results and %d inspection(s)", len(results), len(ins))
+	}
 	title := a.title
 	if len(jobs) == 1 {
+		picked = strings.TrimPrefix(picked, "0 results and ")
 		picked += " of job " + jobs[0].ID + " (" + text.Terminal(text.Short(jobs[0].Name, text.MaxLabel)) + ")"
 		if !a.titleSet {
 			title = report.DefaultReportTitle + ": " + text.Short(jobs[0].Name, text.MaxLabel)
@@ -748,9 +756,9 @@ func (a *reportArgs) write(ctx context.Context, results []result.Result, jobs []
 	}
 	var err error
 	if strings.EqualFold(a.format, "markdown") {
-		err = report.WriteReportMarkdown(w, results, title)
+		err = report.WriteJobsReportMarkdown(w, results, ins, title)
 	} else {
-		err = report.WriteReport(w, results, title)
+		err = report.WriteJobsReport(w, results, ins, title)
 	}
 	if err == nil && ctx.Err() != nil {
 		err = fmt.Errorf("%w: report (%v); nothing written", experiments.ErrCancelled, context.Cause(ctx))
@@ -761,9 +769,20 @@ func (a *reportArgs) write(ctx context.Context, results []result.Result, jobs []
 		}
 	}
 	if err == nil && len(jobs) == 1 && len(a.jobs) == 0 && !a.all && a.after.IsZero() {
-		fmt.Fprintf(stderr, "packlab: reported the last job run (a plan's calibration is reported only with --job); 'packlab report --list' lists them, --job ID picks one, --all reports every job\n")
+		fmt.Fprintf(stderr, "packlab: reported the last job (a run, sweep or inspection; a plan's calibration is reported only with --job); 'packlab report --list' lists them, --job ID picks one, --all reports every job\n")
 	}
 	return err
+}
+
+// inspections are the saved inspections among jobs, in their order.
+func inspections(jobs []store.JobResults) []report.InspectionJob {
+	var out []report.InspectionJob
+	for _, j := range jobs {
+		if j.Inspection != nil {
+			out = append(out, report.InspectionJob{Job: j.Job, Inspection: j.Inspection})
+		}
+	}
+	return out
 }
 
 // idsFlag splits a comma-separated list of ids; a flag given with none in
@@ -823,14 +842,23 @@ func listJobs(w io.Writer, jobs []store.JobResults, results bool) {
 		if face == "" {
 			face = "-"
 		}
-		n := "results"
+		n, count := "results", text.Thousands(int64(len(j.Results)))
 		if len(j.Results) == 1 {
 			n = "result"
 		}
-		line := fmt.Sprintf("%s  %s  %-12s  %5s %-7s  %s", j.ID, localTime(j.StartedAt), face, text.Thousands(int64(len(j.Results))), n, text.Short(j.Name, text.MaxLabel))
+		if j.Inspection != nil {
+			n, count = "inspection", "" // an inspection measured no result
+		}
+		line := fmt.Sprintf("%s  %s  %-12s  %5s %-7s  %s", j.ID, localTime(j.StartedAt), face, count, n, text.Short(j.Name, text.MaxLabel))
 		fmt.Fprintln(w, text.Terminal(line))
 		if !results {
 			continue
+		}
+		if j.Inspection != nil {
+			for _, d := range j.Inspection.Dictionaries {
+				line := fmt.Sprintf("    %s.%s on %s  %s  %s rows  %s", d.Database, d.Name, d.Node, text.OrDash(d.Layout), text.Thousands(d.ElementCount), text.Bytes(d.BytesAllocated))
+				fmt.Fprintln(w, text.Terminal(line))
+			}
 		}
 		for _, r := range j.Results {
 			line := fmt.Sprintf("    %s  %s  %s/%s  %s rows  shards %d", r.ID, r.Layout, r.KeyType, r.ValueType, text.Rows(r.Rows), r.Shards)
@@ -883,10 +911,11 @@ Usage:
   packlab run [flags]           measure layouts at one configuration
   packlab sweep NAME [flags]    a scenario: seed-table, shards, types, growth, load-factor, seed-claims
   packlab plan --rows N [flags] which layout, load factor and shards for N rows in a budget
-  packlab report [flags]        an HTML report (or markdown) of saved results
+  packlab report [flags]        an HTML report (or markdown) of saved results and inspections
   packlab inspect --clickhouse URL  a ClickHouse server's dictionaries, modelled and advised
   packlab serve [flags]         the lab in a browser, on 127.0.0.1 ('packlab serve -h')
-  packlab history clear         delete every saved result (--yes to skip the question)
+  packlab history list          the saved jobs, newest first (runs, sweeps, inspections)
+  packlab history clear         delete every saved result and inspection (--yes: no question)
   packlab version               print the version
   packlab help [COMMAND]        this text, or a command's flags
 
@@ -1042,8 +1071,9 @@ func usageSweep() string {
 
 const usageReport = `packlab report [flags] — a self-contained HTML report of saved results
 
-Every run and sweep is a job (the desktop's and browser's Runs too); the
-report is of the last job unless told otherwise:
+Every run, sweep and inspection (packlab inspect) is a job, the desktop's Runs
+and inspections and the browser's Runs too; the report is of the last job asked
+for (a run, sweep or inspection, not a plan's calibration) unless told otherwise:
   --job ID,ID           these jobs (ids from --list)
   --all                 every job in the folder
   --since WHEN          the jobs started since WHEN: 90m, 2h, 3d, 2026-12-01, 2026-12-01T10:00
@@ -1053,7 +1083,8 @@ report is of the last job unless told otherwise:
   --out FILE            write to FILE (default, or -: stdout); a file that exists
                         is refused unless --force (a saved result never is replaced)
   --force               replace the --out file if it exists
-  --format F            html (charts and table) or markdown (the table and its notes)
+  --format F            html (charts and table) or markdown (the table and its notes);
+                        an inspection: its dictionaries, findings and advice, as inspect prints them
   --title T             the report's title (default: the job's name)
   --list                list the jobs instead, newest first; with --job or --all,
                         each job's results below it

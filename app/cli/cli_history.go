@@ -17,16 +17,20 @@ import (
 	"github.com/packlab/packlab/experiments/store"
 )
 
-const usageHistory = `packlab history clear [flags] — delete every saved result
+const usageHistory = `packlab history list [flags] — the saved jobs, newest first: runs, sweeps, inspections
+packlab history clear [flags] — delete every saved result and inspection
 
   --results DIR         results folder (default as for run)
-  --yes                 delete without asking (required when not on a terminal)
+  --yes                 clear: delete without asking (required when not on a terminal)
 
-'packlab report --list' lists the jobs first; 'packlab report --job ID' reports one.
-Files in the folder that are not results are left alone.
+'packlab history list' is 'packlab report --list'; 'packlab report --job ID' reports one.
+Files in the folder that are not results or inspections are left alone.
 ` + flags.Rules
 
 func cmdHistory(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "list" {
+		return historyList(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "clear" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
 			fmt.Fprint(stdout, usageHistory)
@@ -36,7 +40,7 @@ func cmdHistory(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		if len(args) > 0 {
 			what = fmt.Sprintf("%q", args[0])
 		}
-		return flags.Usagef("history: %s after history (allowed: clear; 'packlab report --list' lists the jobs)", what)
+		return flags.Usagef("history: %s after history (allowed: list, clear)", what)
 	}
 	fs := flag.NewFlagSet("history clear", flag.ContinueOnError)
 	dir := fs.String("results", "", "results folder")
@@ -68,20 +72,32 @@ func cmdHistory(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if err != nil {
 		return err
 	}
-	n := 0
+	n, inspected := 0, 0
 	for _, j := range jobs {
 		n += len(j.Results)
+		if j.Inspection != nil {
+			inspected++
+		}
 	}
-	if n == 0 {
+	if n == 0 && inspected == 0 {
 		fmt.Fprintf(stderr, "packlab: no results in %s: nothing to clear\n", *dir)
 		return nil
 	}
 	question := fmt.Sprintf("delete %d result(s) of %d job(s) in %s", n, len(jobs), *dir)
+	if inspected > 0 {
+		question = fmt.Sprintf("delete %d result(s) and %d inspection(s), %d job(s) in all, in %s", n, inspected, len(jobs), *dir)
+	}
 	if ok, err := confirm(ctx, question, *yes, stdin, stderr); !ok || err != nil {
 		return err
 	}
-	deleted := 0
+	deleted, deletedInspections := 0, 0
 	for _, j := range jobs {
+		if j.Inspection != nil {
+			if err := saved.DeleteInspection(j.ID); err != nil {
+				return fmt.Errorf("history clear: %d of %d inspections deleted, then: %w", deletedInspections, inspected, err)
+			}
+			deletedInspections++
+		}
 		for _, r := range j.Results {
 			if err := ctx.Err(); err != nil {
 				return fmt.Errorf("%w: history clear after %d of %d results (%v)", experiments.ErrCancelled, deleted, n, err)
@@ -92,13 +108,50 @@ func cmdHistory(ctx context.Context, args []string, stdin io.Reader, stdout, std
 			deleted++
 		}
 	}
-	fmt.Fprintf(stderr, "packlab: deleted %d result(s) of %d job(s) from %s\n", deleted, len(jobs), *dir)
+	if inspected > 0 {
+		fmt.Fprintf(stderr, "packlab: deleted %d result(s) and %d inspection(s), %d job(s), from %s\n", deleted, deletedInspections, len(jobs), *dir)
+	} else {
+		fmt.Fprintf(stderr, "packlab: deleted %d result(s) of %d job(s) from %s\n", deleted, len(jobs), *dir)
+	}
 	if len(problems) > 0 {
 		fmt.Fprintf(stderr, "packlab: left %d file(s) that are not readable results (they are named above)\n", len(problems))
 		for _, p := range problems {
 			fmt.Fprintln(stderr, "packlab: skipped", oneLine(p))
 		}
 	}
+	return nil
+}
+
+// historyList prints the saved jobs, as report --list does: a run's
+// results' count, an inspection's word.
+func historyList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("history list", flag.ContinueOnError)
+	dir := fs.String("results", "", "results folder")
+	if help, err := flags.ParseCommand(fs, "history list", args, stdout, usageHistory); help || err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return flags.Usagef("history list: unexpected argument %q (flags start with --)", fs.Arg(0))
+	}
+	if *dir == "" {
+		d, err := store.DefaultResultsDir()
+		if err != nil {
+			return err
+		}
+		*dir = d
+	}
+	if st, err := os.Stat(*dir); err != nil || !st.IsDir() {
+		fmt.Fprintf(stderr, "packlab: no results folder at %s: nothing saved\n", *dir)
+		return nil
+	}
+	jobs, problems, err := (&store.Store{Dir: *dir}).Jobs(ctx)
+	if err != nil {
+		return err
+	}
+	for _, p := range problems {
+		fmt.Fprintln(stderr, "packlab: skipped", oneLine(p))
+	}
+	listJobs(stdout, jobs, false)
 	return nil
 }
 

@@ -16,8 +16,11 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/app/flags"
+	"github.com/packlab/packlab/experiments/report"
+	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/server"
-	"github.com/packlab/packlab/experiments/text"
+	"github.com/packlab/packlab/experiments/store"
+	"github.com/packlab/packlab/experiments/usecase"
 )
 
 const usageInspect = `packlab inspect --clickhouse URL [flags] — a ClickHouse server's dictionaries, modelled and advised
@@ -41,7 +44,8 @@ const usageInspect = `packlab inspect --clickhouse URL [flags] — a ClickHouse 
 It reads only: system.dictionaries, system.tables (each dictionary's CREATE DICTIONARY),
 system.metrics, system.server_settings, and per dictionary with String parts one query
 of at most 100,000 rows of its source table. The password comes from $` + server.PasswordEnv + `
-or the prompt and is never printed. An inspection is not saved in the history.
+or the prompt and is never printed, nor saved. The inspection is kept as a job of
+the history: 'packlab report --list' lists it, 'packlab report --job ID' renders it.
 ` + flags.Rules
 
 func cmdInspect(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -61,6 +65,8 @@ func cmdInspect(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	fs.Func("query-timeout", "query timeout", func(v string) error { return durationFlag("--query-timeout", v, &s.QueryTimeout) })
 	fs.StringVar(&format, "format", "table", "output format")
 	fs.BoolVar(&opt.NoSample, "no-sample", false, "do not sample sources")
+	dir := fs.String("results", "", "results folder")
+	noSave := fs.Bool("no-save", false, "do not keep the inspection")
 	if help, err := flags.ParseCommand(fs, "inspect", args, stdout, usageInspect); help || err != nil {
 		return err
 	}
@@ -76,6 +82,19 @@ func cmdInspect(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if _, err := s.ParseURL(); err != nil {
 		return err
 	}
+	if err := flags.CheckConflicts(fs, []flags.Conflict{{A: "results", B: "no-save", Why: "--no-save keeps nothing"}}); err != nil {
+		return err
+	}
+	var saved *store.Store
+	if !*noSave {
+		// Checked before the server is asked: an unusable folder is bad
+		// input, not a lost inspection.
+		st, err := store.OpenStore(*dir)
+		if err != nil {
+			return err
+		}
+		saved = st
+	}
 	s.Password = os.Getenv(server.PasswordEnv)
 	if ask {
 		p, err := askPassword(stdin, stderr)
@@ -84,10 +103,23 @@ func cmdInspect(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		}
 		s.Password = p
 	}
-	ins, err := server.Inspect(ctx, s, opt)
-	if err != nil {
+	done, err := usecase.Inspect(ctx, usecase.InspectAsk{Settings: s, Options: opt, Store: saved, Face: result.FaceCLI})
+	if err != nil && done.Inspection == nil {
 		return err
 	}
+	// Inspected but not kept (err): the inspection is printed, and the
+	// save's failure is the exit's.
+	if perr := printInspection(done.Inspection, format, stdout); perr != nil {
+		return perr
+	}
+	if done.Saved {
+		fmt.Fprintf(stderr, "packlab: kept as job %s in %s ('packlab report --job %s' renders it)\n", done.Job.ID, saved.Dir, done.Job.ID)
+	}
+	return err
+}
+
+// printInspection prints ins in format: table, markdown or json.
+func printInspection(ins *server.Inspection, format string, stdout io.Writer) error {
 	switch strings.ToLower(strings.TrimSpace(format)) {
 	case "json":
 		enc := json.NewEncoder(stdout)
@@ -98,9 +130,9 @@ func cmdInspect(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		}
 		return enc.Encode(ds)
 	case "markdown":
-		fmt.Fprint(stdout, inspectionText(ins, true))
+		fmt.Fprint(stdout, report.InspectionText(ins, true))
 	default:
-		fmt.Fprint(stdout, inspectionText(ins, false))
+		fmt.Fprint(stdout, report.InspectionText(ins, false))
 	}
 	return nil
 }
@@ -150,91 +182,4 @@ func askPassword(stdin io.Reader, stderr io.Writer) (string, error) {
 		b.WriteByte(buf[0])
 	}
 	return b.String(), nil
-}
-
-// inspectionText is the inspection for a terminal or, md, as Markdown: a
-// line per node, a table of the dictionaries, then each one's findings and
-// advice. Everything the server said is made safe to print
-// (text.Terminal, text.Markdown).
-func inspectionText(ins *server.Inspection, md bool) string {
-	safe := text.Terminal
-	if md {
-		safe = text.Markdown
-	}
-	var b strings.Builder
-	where := ins.Server
-	if ins.Cluster != "" {
-		where += fmt.Sprintf(", cluster %s (%d nodes)", ins.Cluster, len(ins.Nodes))
-	}
-	fmt.Fprintf(&b, "ClickHouse %s at %s: %d dictionaries, inspected in %.2f s\n", safe(ins.Release), safe(where), len(ins.Dictionaries), ins.Seconds)
-	for _, n := range ins.Nodes {
-		limit := "no memory limit known"
-		if n.MemoryLimitBytes > 0 {
-			limit = "limit " + text.Bytes(n.MemoryLimitBytes) + " (" + n.MemoryLimitFrom + ")"
-		}
-		fmt.Fprintf(&b, "node %s: holds %s, %s\n", safe(n.Name), text.Bytes(n.TrackedBytes), limit)
-	}
-	b.WriteString("\n")
-	header := []string{"node", "dictionary", "layout", "status", "rows", "bytes_allocated", "model", "real", "reload peak"}
-	numeric := []bool{false, false, false, false, true, true, true, true, true}
-	var rows [][]string
-	for _, d := range ins.Dictionaries {
-		model, real, peak := "not modelled", "-", "-"
-		if d.Modelled {
-			model, real, peak = text.Bytes(d.ModelBytes), text.Bytes(d.RealBytes), text.Bytes(d.ReloadPeakBytes)
-		}
-		rows = append(rows, []string{safe(d.Node), safe(dictName(d)), safe(text.OrDash(d.Layout)), safe(d.Status),
-			text.Thousands(d.ElementCount), text.Bytes(d.BytesAllocated), model, real, peak})
-	}
-	text.Grid(&b, header, numeric, rows, md)
-	for _, f := range ins.Findings {
-		fmt.Fprintf(&b, "\n%s\n", safe(f))
-	}
-	for _, d := range ins.Dictionaries {
-		fmt.Fprintf(&b, "\n%s on %s", safe(dictName(d)), safe(d.Node))
-		if md {
-			b.WriteString("\n")
-		}
-		fmt.Fprintf(&b, "\n  key %s; attributes %s; source %s; lifetime %d-%d s\n",
-			safe(columns(d.KeyNames, d.KeyTypes)), safe(columns(d.AttributeNames, d.AttributeTypes)), safe(text.OrDash(d.Source)), d.LifetimeMin, d.LifetimeMax)
-		if d.NotModelled != "" {
-			fmt.Fprintf(&b, "  not modelled: %s\n", safe(d.NotModelled))
-		}
-		for _, n := range d.Notes {
-			fmt.Fprintf(&b, "  note: %s\n", safe(n))
-		}
-		for _, f := range d.Findings {
-			fmt.Fprintf(&b, "  finding: %s\n", safe(f))
-		}
-		if a := d.Advice; a != nil {
-			fmt.Fprintf(&b, "  advice: %s, %s steady, %s at a reload's peak: %s\n", safe(a.Layout), text.Bytes(a.SteadyBytes), text.Bytes(a.ReloadPeakBytes), safe(a.Why))
-			if md {
-				fmt.Fprintf(&b, "\n```sql\n%s\n```\n", strings.ReplaceAll(text.Terminal(a.DDL), "```", "` ` `"))
-			} else {
-				for _, line := range strings.Split(a.DDL, "\n") {
-					fmt.Fprintf(&b, "    %s\n", text.Terminal(line))
-				}
-			}
-		}
-	}
-	return b.String()
-}
-
-func dictName(d server.Dictionary) string {
-	if d.Database == "" {
-		return d.Name
-	}
-	return d.Database + "." + d.Name
-}
-
-func columns(names, types []string) string {
-	var out []string
-	for i, n := range names {
-		t := "?"
-		if i < len(types) {
-			t = types[i]
-		}
-		out = append(out, n+" "+t)
-	}
-	return text.OrDash(strings.Join(out, ", "))
 }

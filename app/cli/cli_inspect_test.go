@@ -3,7 +3,11 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	htmlpkg "html"
 	"net"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -27,12 +31,12 @@ func TestInspectCommand(t *testing.T) {
 	t.Setenv("CLICKHOUSE_PASSWORD", password)
 	for _, url := range []string{node.HTTPURL()} {
 		var o, e bytes.Buffer
-		if code := Main([]string{"inspect", "--clickhouse", url}, &o, &e); code != 1 || !strings.Contains(e.String(), "Authentication failed") || strings.Contains(e.String()+o.String(), password) {
+		if code := Main([]string{"inspect", "--clickhouse", url, "--no-save"}, &o, &e); code != 1 || !strings.Contains(e.String(), "Authentication failed") || strings.Contains(e.String()+o.String(), password) {
 			t.Errorf("%s with a wrong password: exit %d, %q", url, code, e.String())
 		}
 	}
 	t.Setenv("CLICKHOUSE_PASSWORD", "")
-	stdout, stderr, err := packlab(t, "inspect", "--clickhouse", node.HTTPURL(), "--format", "json")
+	stdout, stderr, err := packlab(t, "inspect", "--clickhouse", node.HTTPURL(), "--format", "json", "--no-save")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
@@ -55,12 +59,12 @@ func TestInspectCommand(t *testing.T) {
 	if ddl, _ := advice["ddl"].(string); !strings.Contains(ddl, "`sales dict`") || !strings.Contains(ddl, "LIFETIME(MIN 60 MAX 120)") || !strings.Contains(ddl, "SPARSE_HASHED") {
 		t.Errorf("advice's DDL keeps the name, source and lifetime, with SPARSE_HASHED: %q", ddl)
 	}
-	table, _, err := packlab(t, "inspect", "--clickhouse", node.NativeURL())
+	table, _, err := packlab(t, "inspect", "--clickhouse", node.NativeURL(), "--no-save")
 	if err != nil {
 		t.Fatal(err)
 	}
 	mustSay(t, "the table", table, "default.sales dict", "LAYOUT(HASHED())", "100,000", "finding: SPARSE_HASHED holds the same rows", "CREATE OR REPLACE DICTIONARY")
-	md, _, err := packlab(t, "inspect", "--clickhouse", node.NativeURL(), "--format", "markdown", "--no-sample")
+	md, _, err := packlab(t, "inspect", "--clickhouse", node.NativeURL(), "--format", "markdown", "--no-sample", "--no-save")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +88,8 @@ func TestInspectBadInput(t *testing.T) {
 		{[]string{"inspect"}, 2, "--clickhouse is required"},
 		{[]string{"inspect", "--clickhouse", "localhost:9000"}, 2, "--clickhouse localhost:9000: not a URL with a host"},
 		{[]string{"inspect", "--clickhouse", "clickhouse://u:topsecret@h"}, 2, "holds a password"},
-		{[]string{"inspect", "--clickhouse", "clickhouse://" + closed}, 1, "not listening"},
+		{[]string{"inspect", "--clickhouse", "clickhouse://" + closed, "--results", t.TempDir()}, 1, "not listening"},
+		{[]string{"inspect", "--clickhouse", "http://h", "--results", t.TempDir(), "--no-save"}, 2, "--no-save"},
 		{[]string{"inspect", "--clickhouse", "http://h", "--format", "csv"}, 2, "--format"},
 		{[]string{"inspect", "--clickhouse", "http://h", "--query-timeout", "0"}, 2, "--query-timeout 0: out of range"},
 		{[]string{"inspect", "--clickhouse", "http://h", "--password", "x"}, 2, "password"},
@@ -114,5 +119,83 @@ func TestPlanVerifyOnServer(t *testing.T) {
 	var o, e bytes.Buffer
 	if code := Main([]string{"plan", "--rows", "1e6", "--clickhouse", node.NativeURL()}, &o, &e); code != 2 || !strings.Contains(e.String(), "--clickhouse: needs --verify") {
 		t.Errorf("--clickhouse without --verify: exit %d, %q", code, e.String())
+	}
+}
+
+// TestInspectionInHistory: an inspection is kept as a job: report --list
+// lists it, the default report is of it (the last job asked for), report
+// --job renders it in HTML and Markdown with every dictionary's figures,
+// findings and advice and the server's chart; a report of several jobs has
+// it as a section; a corrupt inspection file is a skipped line; history
+// clear removes it.
+func TestInspectionInHistory(t *testing.T) {
+	node := servertest.Start(t)
+	node.Exec(t, "CREATE TABLE src (id UInt64, v UInt16, name String) ENGINE = MergeTree ORDER BY tuple()",
+		"INSERT INTO src SELECT sipHash64(number), number, repeat('n', number % 20) FROM numbers(20000)",
+		"CREATE DICTIONARY `sales dict` (id UInt64, v UInt16, name String) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(MIN 60 MAX 120) LAYOUT(HASHED())",
+		"CREATE DICTIONARY `<b>odd</b>` (id UInt64, v UInt16) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(HASHED(SHARDS 2))",
+		"SYSTEM RELOAD DICTIONARY `sales dict`", "SYSTEM RELOAD DICTIONARY `<b>odd</b>`")
+	dir := t.TempDir()
+	packlabResults(t, 1, "run", "--layout", "packed", "--rows", "1e4", "--results", dir, "--format", "json")
+	text, stderr, err := packlab(t, "inspect", "--clickhouse", node.NativeURL(), "--results", dir)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	m := regexp.MustCompile(`kept as job (\S+) in`).FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("inspect did not say the job it kept: %q", stderr)
+	}
+	id := m[1]
+	for _, args := range [][]string{{"report", "--list"}, {"history", "list"}} {
+		list, _, err := packlab(t, append(args, "--results", dir)...)
+		if err != nil || !strings.Contains(list, id) || !strings.Contains(list, "inspection  inspect "+node.NativeURL()+" (2 dictionaries)") || !strings.Contains(list, "1 result ") {
+			t.Errorf("%s: %v\n%s", args, err, list)
+		}
+	}
+
+	// The default report is the inspection's; its words are the command's.
+	html, stderr, err := packlab(t, "report", "--results", dir)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	mustSay(t, "the report of the last job", html, "<h2>inspect "+node.NativeURL(), "job "+id, "default.sales dict", "LAYOUT(HASHED())", "LAYOUT(HASHED(SHARDS 2))",
+		"20,000", "finding: SPARSE_HASHED holds the same rows", "CREATE OR REPLACE DICTIONARY default.`sales dict`", `id="packlab-server-dictionaries`, "default.&lt;b&gt;odd&lt;/b&gt;",
+		"bytes_allocated", "reload peak", "server&#39;s limit")
+	if strings.Contains(html, "<b>odd</b>") || strings.Contains(html, "<h2>Results</h2>") {
+		t.Error("the report of an inspection pastes the server's name unescaped, or has a results table")
+	}
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(line, "  finding: ") && !strings.Contains(html, htmlpkg.EscapeString(strings.TrimSpace(strings.TrimPrefix(line, "  ")))) {
+			t.Errorf("the HTML report lacks the command's %q", line)
+		}
+	}
+	md, _, err := packlab(t, "report", "--results", dir, "--job", id, "--format", "markdown")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustSay(t, "the Markdown report", md, "## inspect "+node.NativeURL(), "| node |", "finding: SPARSE_HASHED", "```sql")
+
+	// Every job: the run's results and the inspection's section.
+	all, _, err := packlab(t, "report", "--results", dir, "--all")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustSay(t, "the report of every job", all, "<h2>Results</h2>", "packed", "<h2>inspect "+node.NativeURL(), "inspected "+node.NativeURL())
+
+	// A corrupt inspection beside it: skipped, named, not a failure.
+	if err := os.WriteFile(filepath.Join(dir, "inspections", "torn.json"), []byte(`{"kind":"inspection","job":`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, err = packlab(t, "report", "--list", "--results", dir)
+	if err != nil || !strings.Contains(stderr, "packlab: skipped inspection "+filepath.Join(dir, "inspections", "torn.json")) {
+		t.Errorf("a corrupt inspection: %v, %q", err, stderr)
+	}
+
+	_, stderr, err = packlab(t, "history", "clear", "--results", dir, "--yes")
+	if err != nil || !strings.Contains(stderr, "deleted 1 result(s) and 1 inspection(s), 2 job(s)") {
+		t.Errorf("history clear: %v, %q", err, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "inspections", id+".json")); !os.IsNotExist(err) {
+		t.Errorf("the inspection is left after history clear: %v", err)
 	}
 }

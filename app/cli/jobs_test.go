@@ -204,7 +204,7 @@ func TestHistoryClear(t *testing.T) {
 	if _, stderr, err := packlab(t, "history", "clear", "--yes", "--results", dir); err != nil || !strings.Contains(stderr, "nothing to clear") {
 		t.Errorf("clearing an empty history: %v, %q", err, stderr)
 	}
-	if _, _, err := packlab(t, "history", "wipe"); err == nil || !strings.Contains(err.Error(), `"wipe" after history (allowed: clear`) {
+	if _, _, err := packlab(t, "history", "wipe"); err == nil || !strings.Contains(err.Error(), `"wipe" after history (allowed: list, clear)`) {
 		t.Errorf("history wipe: %v", err)
 	}
 }

@@ -77,6 +77,21 @@
         wide: [document.documentElement, ...$$("#view-clickhouse .card")]
           .filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.id || e.tagName),
       });
+      report.ch.kept = $("#ch-kept").textContent;
+      // The inspection is a job of History: its row opens it again in the
+      // tab, from the saved file.
+      $('#viewtabs button[data-view="history"]').click();
+      await until("the inspection in History", () => $$("#history-grid tr.job.inspection").length > 0, 20000);
+      const row = $("#history-grid tr.job.inspection");
+      report.ch.history_row = Array.from(row.cells).map((td) => td.textContent);
+      report.ch.history_wide = [document.documentElement, ...$$("#view-history .card")]
+        .filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.id || e.tagName);
+      $("#ch-grid tbody").replaceChildren();
+      row.querySelector("button.twisty").click();
+      await until("the saved inspection opened", () => !$("#view-clickhouse").hidden && $("#ch-kept").textContent.startsWith("Saved inspection"), 20000);
+      report.ch.opened_kept = $("#ch-kept").textContent;
+      report.ch.opened_rows = $$("#ch-grid tbody tr").map((tr) => Array.from(tr.cells).map((td) => td.textContent));
+      step("reopened");
       $("#ch-chart").scrollIntoView({ block: "end" });
       await sleep(600);
       report.final_chart = canvasInk("#ch-chart");

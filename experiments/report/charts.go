@@ -1122,6 +1122,9 @@ type pageData struct {
 	Claims  *pageTable // report: the seed's claims beside what was measured, when the results hold them
 	Omitted []string   // report: charts left out, with why
 	Charts  []pageChart
+	// Inspections are the report's saved inspections of a user's
+	// ClickHouse, a section each after the results' charts.
+	Inspections []pageInspection
 }
 
 // writePage writes one HTML page with ECharts inlined once in its head and
@@ -1129,18 +1132,27 @@ type pageData struct {
 func writePage(w io.Writer, d pageData, cs []Chart) error {
 	d.Version, d.ECharts = EChartsVersion, template.JS(echartsJS)
 	for i, c := range cs {
-		if !json.Valid(c.Option) {
-			return fmt.Errorf("chart %q: option is not valid JSON", c.Kind)
-		}
-		var safe bytes.Buffer
-		json.HTMLEscape(&safe, c.Option) // no "</script>" can end the script early
 		id := chartElementID(c.Kind)
 		if len(cs) > 1 {
 			id = fmt.Sprintf("%s-%d", id, i+1)
 		}
-		d.Charts = append(d.Charts, pageChart{ID: id, Title: c.Title, Option: template.JS(safe.String())})
+		pc, err := toPageChart(c, id)
+		if err != nil {
+			return err
+		}
+		d.Charts = append(d.Charts, pc)
 	}
 	return pageTemplate.Execute(w, d)
+}
+
+// toPageChart is c as the page draws it, in the element id.
+func toPageChart(c Chart, id string) (pageChart, error) {
+	if !json.Valid(c.Option) {
+		return pageChart{}, fmt.Errorf("chart %q: option is not valid JSON", c.Kind)
+	}
+	var safe bytes.Buffer
+	json.HTMLEscape(&safe, c.Option) // no "</script>" can end the script early
+	return pageChart{ID: id, Title: c.Title, Option: template.JS(safe.String())}, nil
 }
 
 var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
@@ -1162,6 +1174,12 @@ table.claims td { white-space: normal; vertical-align: top; }
 .chart { width: 100%; height: 560px; margin: 16px 0 32px; }
 .note { color: #555; font-size: 0.9em; line-height: 1.5; }
 .chart-error { height: auto; color: #b00; }
+h3 { font-size: 1em; margin: 1.2em 0 0.2em; }
+.finding { color: #8a4b00; margin: 4px 0; }
+pre.ddl { background: #f6f6f6; border: 1px solid #ddd; padding: 8px; white-space: pre-wrap; word-break: break-all; font-size: 0.85em; }
+table.inspection { font-size: 0.82em; }
+table.inspection td { white-space: normal; }
+table.inspection td.num { white-space: nowrap; }
 </style>
 <script id="echarts" data-library="Apache ECharts {{.Version}}" data-note="inlined so this page works with no network">
 {{.ECharts}}
@@ -1171,8 +1189,8 @@ table.claims td { white-space: normal; vertical-align: top; }
 {{- if .Report}}
 <h1>{{.Title}}</h1>
 <p class="note">{{range $i, $l := .Summary}}{{if $i}}<br>{{end}}{{$l}}{{end}}</p>
-<h2>Results</h2>
 {{- with .Table}}
+<h2>Results</h2>
 <table>
 <thead><tr>{{range $i, $h := .Header}}<th{{if index $.Table.Numeric $i}} class="num"{{end}}>{{$h}}</th>{{end}}</tr></thead>
 <tbody>
@@ -1193,9 +1211,49 @@ table.claims td { white-space: normal; vertical-align: top; }
 </tbody>
 </table>
 {{- end}}
+{{- if .Charts}}
 <h2>Charts</h2>
 {{- end}}
-{{- range .Charts}}
+{{- end}}
+{{- range .Charts}}{{template "chart" .}}{{end}}
+{{- range .Inspections}}
+<h2>{{.Heading}}</h2>
+<p class="note">{{range $i, $l := .Lines}}{{if $i}}<br>{{end}}{{$l}}{{end}}</p>
+{{- with .Table}}
+{{- $t := .}}
+<table class="inspection">
+<thead><tr>{{range $i, $h := .Header}}<th{{if index $t.Numeric $i}} class="num"{{end}}>{{$h}}</th>{{end}}</tr></thead>
+<tbody>
+{{- range .Rows}}
+<tr>{{range $i, $c := .}}<td{{if index $t.Numeric $i}} class="num"{{end}}>{{$c}}</td>{{end}}</tr>
+{{- end}}
+</tbody>
+</table>
+{{- end}}
+{{- range .Findings}}
+<p class="finding">{{.}}</p>
+{{- end}}
+{{- with .Chart}}{{template "chart" .}}{{end}}
+{{- with .Omitted}}
+<p class="note">No chart: {{.}}.</p>
+{{- end}}
+{{- range .Dicts}}
+<h3>{{.Title}}</h3>
+<p class="note">{{range $i, $l := .Lines}}{{if $i}}<br>{{end}}{{$l}}{{end}}</p>
+{{- with .DDL}}
+<pre class="ddl">{{.}}</pre>
+{{- end}}
+{{- end}}
+{{- end}}
+{{- if .Report}}
+{{- if .Omitted}}
+<p class="note">Not shown, for want of data: {{range $i, $o := .Omitted}}{{if $i}}; {{end}}{{$o}}{{end}}.</p>
+{{- end}}
+<p class="note">Made by packlab. Apache ECharts {{.Version}} is inlined: this file needs no network.</p>
+{{- end}}
+</body>
+</html>
+{{- define "chart"}}
 <div class="chart" id="{{.ID}}" role="img" aria-label="{{.Title}}"></div>
 <script>
 (function () {
@@ -1211,12 +1269,4 @@ table.claims td { white-space: normal; vertical-align: top; }
 })();
 </script>
 {{- end}}
-{{- if .Report}}
-{{- if .Omitted}}
-<p class="note">Not shown, for want of data: {{range $i, $o := .Omitted}}{{if $i}}; {{end}}{{$o}}{{end}}.</p>
-{{- end}}
-<p class="note">Made by packlab. Apache ECharts {{.Version}} is inlined: this file needs no network.</p>
-{{- end}}
-</body>
-</html>
 `))

@@ -26,13 +26,38 @@ const DefaultReportTitle = "packlab report"
 // then every chart kind that has data (a kind with none is named at the
 // end, with why). It writes nothing if it fails.
 func WriteReport(w io.Writer, results []result.Result, title string) error {
-	if len(results) == 0 {
+	return WriteJobsReport(w, results, nil, title)
+}
+
+// WriteJobsReport is WriteReport of results and saved inspections: the
+// results' table and charts, if any, then a section per inspection (its
+// nodes, its dictionaries' table, findings, advice with each CREATE
+// DICTIONARY, and ServerChart). It writes nothing if it fails.
+func WriteJobsReport(w io.Writer, results []result.Result, inspections []InspectionJob, title string) error {
+	if len(results) == 0 && len(inspections) == 0 {
 		return errors.New("report: no results to report")
 	}
 	if strings.TrimSpace(title) == "" {
 		title = DefaultReportTitle
 	}
-	d := pageData{Title: title, Report: true, Summary: reportSummary(results)}
+	d := pageData{Title: title, Report: true}
+	for i, ij := range inspections {
+		p, err := inspectionSection(ij, fmt.Sprintf("%s-inspection-%d", chartElementID(ServerChartKind), i+1))
+		if err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		d.Inspections = append(d.Inspections, p)
+	}
+	if len(results) == 0 {
+		d.Summary = inspectionsSummary(inspections)
+		var buf bytes.Buffer
+		if err := writePage(&buf, d, nil); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		_, err := w.Write(buf.Bytes())
+		return err
+	}
+	d.Summary = append(reportSummary(results), inspectionsSummary(inspections)...)
 
 	header, rows := humanCells(results)
 	t := &pageTable{Header: header, Rows: rows}
@@ -80,24 +105,56 @@ func WriteReport(w io.Writer, results []result.Result, title string) error {
 // information limit and on loads the kernel held up), then the seed's
 // claims where the results measured them.
 func WriteReportMarkdown(w io.Writer, results []result.Result, title string) error {
+	return WriteJobsReportMarkdown(w, results, nil, title)
+}
+
+// WriteJobsReportMarkdown is WriteReportMarkdown of results and saved
+// inspections: the results' part, if any, then a section per inspection
+// with what packlab inspect --format markdown prints (InspectionText).
+func WriteJobsReportMarkdown(w io.Writer, results []result.Result, inspections []InspectionJob, title string) error {
 	if strings.TrimSpace(title) == "" {
 		title = DefaultReportTitle
 	}
 	if _, err := io.WriteString(w, "# "+text.Markdown(title)+"\n\n"); err != nil {
 		return err
 	}
-	if err := WriteTable(w, results, "markdown"); err != nil {
-		return err
+	if len(results) > 0 || len(inspections) == 0 {
+		if err := WriteTable(w, results, "markdown"); err != nil {
+			return err
+		}
+		var b strings.Builder
+		b.WriteString("\n")
+		for _, line := range reportSummary(results) {
+			b.WriteString("- " + text.Markdown(line) + "\n")
+		}
+		if _, err := io.WriteString(w, b.String()); err != nil {
+			return err
+		}
+		if err := WriteClaims(w, results, "markdown"); err != nil {
+			return err
+		}
 	}
-	var b strings.Builder
-	b.WriteString("\n")
-	for _, line := range reportSummary(results) {
-		b.WriteString("- " + text.Markdown(line) + "\n")
+	for _, ij := range inspections {
+		head := "\n## " + text.Markdown(text.Short(ij.Job.Name, text.MaxLabel)) + "\n\njob " + text.Markdown(ij.Job.ID)
+		if ij.Job.StartedAt != "" {
+			head += ", inspected " + text.Markdown(ij.Job.StartedAt)
+		}
+		if _, err := io.WriteString(w, head+"\n\n"+InspectionText(ij.Inspection, true)); err != nil {
+			return err
+		}
 	}
-	if _, err := io.WriteString(w, b.String()); err != nil {
-		return err
+	return nil
+}
+
+// inspectionsSummary is a line per saved inspection for the report's
+// summary.
+func inspectionsSummary(inspections []InspectionJob) []string {
+	var lines []string
+	for _, ij := range inspections {
+		ins := ij.Inspection
+		lines = append(lines, fmt.Sprintf("inspected %s: ClickHouse %s, %d dictionaries (%s)", ins.Server, text.OrDash(ins.Release), len(ins.Dictionaries), text.OrDash(ij.Job.StartedAt)))
 	}
-	return WriteClaims(w, results, "markdown")
+	return lines
 }
 
 // reportSummary says in a few lines what the results are: how many runs of

@@ -15,25 +15,6 @@ import (
 	"github.com/packlab/packlab/experiments/text"
 )
 
-// Inspection is what Inspect found on a server or a cluster.
-type Inspection struct {
-	Server       string       `json:"server"`  // the URL, without a password
-	Release      string       `json:"release"` // version() of the node connected to
-	Cluster      string       `json:"cluster,omitempty"`
-	Nodes        []Node       `json:"nodes"`
-	Dictionaries []Dictionary `json:"dictionaries"` // one per dictionary and node
-	Findings     []string     `json:"findings,omitempty"`
-	Seconds      float64      `json:"seconds"` // how long the inspection took
-}
-
-// Node is one server of the inspection.
-type Node struct {
-	Name             string `json:"node"`               // host:native port
-	MemoryLimitBytes int64  `json:"memory_limit_bytes"` // max_server_memory_usage, else the host's memory, else 0
-	MemoryLimitFrom  string `json:"memory_limit_from"`  // which
-	TrackedBytes     int64  `json:"tracked_bytes"`      // system.metrics MemoryTracking: what the server holds now
-}
-
 // Options are what an inspection reads beyond the system tables.
 type Options struct {
 	Cluster  string // inspect every replica of this cluster (clusterAllReplicas)
@@ -239,17 +220,6 @@ func (c *Conn) createQueries(ctx context.Context, cluster string) (map[string]st
 		return nil
 	})
 	return out, err
-}
-
-// sample is what one bounded query of a source says of the columns the
-// model needs: each String column's mean length and NULL share, and FLAT's
-// largest key.
-type sample struct {
-	Rows    int64
-	MeanLen map[string]float64
-	Nulls   map[string]float64
-	MaxKey  int64
-	Problem string // why there is none
 }
 
 // sourceTable finds SOURCE(CLICKHOUSE(... TABLE 't' [DB 'd'] ...)) on the

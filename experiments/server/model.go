@@ -13,65 +13,6 @@ import (
 	"github.com/packlab/packlab/experiments/text"
 )
 
-// Dictionary is one dictionary on one node: what ClickHouse says of it,
-// packlab's model of the same structure, the findings and the advice.
-type Dictionary struct {
-	Node           string   `json:"node"`
-	Database       string   `json:"database"`
-	Name           string   `json:"name"`
-	Layout         string   `json:"layout"` // the LAYOUT clause, with its parameters
-	Type           string   `json:"type"`   // system.dictionaries.type: Hashed (no parameters)
-	Origin         string   `json:"origin"`
-	XML            bool     `json:"xml"` // defined in a configuration file: its layout's parameters are not visible to SQL
-	KeyNames       []string `json:"key_names"`
-	KeyTypes       []string `json:"key_types"`
-	AttributeNames []string `json:"attribute_names"`
-	AttributeTypes []string `json:"attribute_types"`
-	Source         string   `json:"source"`
-	LifetimeMin    int64    `json:"lifetime_min"`
-	LifetimeMax    int64    `json:"lifetime_max"`
-	Status         string   `json:"status"`
-	LastException  string   `json:"last_exception,omitempty"`
-	LoadingSeconds float64  `json:"loading_seconds"`
-	LoadFactor     float64  `json:"load_factor"`
-
-	ElementCount   int64 `json:"element_count"`
-	BytesAllocated int64 `json:"bytes_allocated"`
-	// ModelBytes is packlab's figure for what bytes_allocated counts;
-	// RealBytes the memory the dictionary holds (more than bytes_allocated
-	// for HASHED_ARRAY's key index, #118641, and sparse_hash_map's estimate,
-	// #22867); ReloadPeakBytes a reload's peak, the serving dictionary beside
-	// the new one at its first-load peak by ClickHouse's growth. 0 where not
-	// modelled.
-	ModelBytes             int64    `json:"model_bytes"`
-	RealBytes              int64    `json:"real_bytes"`
-	ReloadPeakBytes        int64    `json:"reload_peak_bytes"`
-	ServerMemoryLimitBytes int64    `json:"server_memory_limit_bytes"`
-	ServerTrackedBytes     int64    `json:"server_tracked_bytes"` // what the node holds now (MemoryTracking)
-	Modelled               bool     `json:"modelled"`
-	NotModelled            string   `json:"not_modelled,omitempty"` // why not
-	Notes                  []string `json:"notes,omitempty"`        // how the figures were made
-	Findings               []string `json:"findings"`
-	Advice                 *Advice  `json:"advice"`
-
-	DDL    string  `json:"-"` // CREATE DICTIONARY as the server holds it ("" for XML)
-	shards int     // SHARDS
-	mlf    float64 // MAX_LOAD_FACTOR
-	word   string  // HASHED, COMPLEX_KEY_HASHED, ...
-	sample *sample
-}
-
-// Advice is the layout packlab advises for a dictionary on that server's
-// version, and its CREATE DICTIONARY: the user's source, lifetime and
-// attributes kept.
-type Advice struct {
-	Layout          string `json:"layout"` // its LAYOUT clause
-	DDL             string `json:"ddl"`
-	SteadyBytes     int64  `json:"steady_bytes"`
-	ReloadPeakBytes int64  `json:"reload_peak_bytes"`
-	Why             string `json:"why"`
-}
-
 // layoutClause finds LAYOUT(NAME(params)) in a CREATE DICTIONARY.
 var layoutClause = regexp.MustCompile(`(?is)\bLAYOUT\(\s*([A-Za-z_]+)\s*\(([^()]*)\)\s*\)`)
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/experiments/result"
+	"github.com/packlab/packlab/experiments/server"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -23,13 +24,18 @@ func LastAsked(jobs []JobResults) (j JobResults, ok bool) {
 	return jobs[0], true
 }
 
-// JobResults is one job and its results, in the order they were measured.
+// JobResults is one job and its results, in the order they were measured,
+// or a saved inspection of a user's ClickHouse (Inspection set, no
+// results).
 type JobResults struct {
 	result.Job
 	// Legacy: the results name no job (saved before jobs existed); Jobs
 	// grouped them by time, and ID and Name describe the group.
 	Legacy  bool            `json:"legacy"`
 	Results []result.Result `json:"results"`
+	// Inspection is what an inspection job found (Store.Inspections); nil
+	// for a job of runs.
+	Inspection *server.Inspection `json:"inspection,omitempty"`
 }
 
 // ResultIDs lists the job's result ids, in the order they were measured.
@@ -70,13 +76,18 @@ func Jobs(results []result.Result) []JobResults {
 	for i := range jobs {
 		slices.SortStableFunc(jobs[i].Results, func(a, b result.Result) int { return strings.Compare(a.ID, b.ID) })
 	}
+	sortJobs(jobs)
+	return jobs
+}
+
+// sortJobs orders jobs newest first, by the time each started.
+func sortJobs(jobs []JobResults) {
 	slices.SortStableFunc(jobs, func(a, b JobResults) int {
 		if c := compareTimes(b.StartedAt, a.StartedAt); c != 0 {
 			return c
 		}
 		return strings.Compare(b.ID, a.ID)
 	})
-	return jobs
 }
 
 // compareTimes orders two RFC 3339 times; one that does not parse sorts
@@ -159,11 +170,32 @@ func describeResults(rs []result.Result) string {
 // DescribeJob is a job's summary line: "2 results · packed, hashed ·
 // UInt64→UInt16 · 100K rows".
 func DescribeJob(j JobResults) string {
+	if ins := j.Inspection; ins != nil {
+		return DescribeInspection(ins)
+	}
 	n := "results"
 	if len(j.Results) == 1 {
 		n = "result"
 	}
 	return fmt.Sprintf("%s %s · %s", text.Thousands(int64(len(j.Results))), n, describeResults(j.Results))
+}
+
+// DescribeInspection is an inspection job's summary line: "inspection ·
+// ClickHouse 26.7 · 1 node · 12 dictionaries · 3 findings".
+func DescribeInspection(ins *server.Inspection) string {
+	findings := len(ins.Findings)
+	for _, d := range ins.Dictionaries {
+		findings += len(d.Findings)
+	}
+	return fmt.Sprintf("inspection · ClickHouse %s · %s · %s · %s", text.OrDash(ins.Release),
+		count(len(ins.Nodes), "node", "nodes"), count(len(ins.Dictionaries), "dictionary", "dictionaries"), count(findings, "finding", "findings"))
+}
+
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return text.Thousands(int64(n)) + " " + many
 }
 
 func addOnce(list []string, s string) []string {

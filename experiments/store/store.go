@@ -82,6 +82,7 @@ func OpenStore(dir string) (*Store, error) {
 		return nil, bad(err)
 	}
 	removeStaleTemps(dir, time.Now().Add(-staleTemp))
+	removeStaleTemps(filepath.Join(dir, InspectionsFolder), time.Now().Add(-staleTemp))
 	return &Store{Dir: dir}, nil
 }
 
@@ -178,14 +179,21 @@ func (s *Store) ListContext(ctx context.Context) (results []result.Result, probl
 	return results, problems, nil
 }
 
-// Jobs reads every saved result and groups them into jobs, newest job
-// first (see Jobs); problems are as List's.
+// Jobs reads every saved result and groups them into jobs, with every
+// saved inspection a job of its own (Inspection set, no results), newest
+// job first (see Jobs); problems are as List's and Inspections'.
 func (s *Store) Jobs(ctx context.Context) (jobs []JobResults, problems []error, err error) {
 	results, problems, err := s.ListContext(ctx)
 	if err != nil {
 		return nil, problems, err
 	}
-	return Jobs(results), problems, nil
+	saved, more, err := s.Inspections(ctx)
+	if err != nil {
+		return nil, problems, err
+	}
+	jobs = append(Jobs(results), inspectionJobs(saved)...)
+	sortJobs(jobs)
+	return jobs, append(problems, more...), nil
 }
 
 // FindJob returns the saved job with the given id (a legacy group's id too).
@@ -202,12 +210,19 @@ func (s *Store) FindJob(ctx context.Context, id string) (JobResults, error) {
 	return JobResults{}, experiments.NewFieldError("--job", id, "no such job in "+s.Dir, "job ids listed by 'packlab report --list'")
 }
 
-// DeleteJob removes a job: every result it measured. It returns the ids of
-// the results deleted; on an error, those deleted before it.
+// DeleteJob removes a job: every result it measured, or its inspection's
+// file. It returns the ids of the results deleted; on an error, those
+// deleted before it.
 func (s *Store) DeleteJob(ctx context.Context, id string) ([]string, error) {
 	j, err := s.FindJob(ctx, id)
 	if err != nil {
 		return nil, err
+	}
+	if j.Inspection != nil {
+		if err := s.DeleteInspection(j.ID); err != nil {
+			return nil, fmt.Errorf("deleting job %s: %w", id, err)
+		}
+		return nil, nil
 	}
 	var deleted []string
 	for _, r := range j.Results {
@@ -276,12 +291,16 @@ func checkID(id string) error {
 }
 
 // isSavedResult reports whether path is a result file of a history: a
-// .json file that reads as a Result (an id and a layout). A report's
+// .json file that reads as a Result (an id and a layout) or as a saved
+// inspection (inspections.go). A report's
 // --out never replaces one, --force or not.
 func isSavedResult(path string) bool {
 	if !strings.HasSuffix(path, resultExt) {
 		return false
 	}
-	_, err := (&Store{}).read(path)
+	if _, err := (&Store{}).read(path); err == nil {
+		return true
+	}
+	_, err := readInspection(path)
 	return err == nil
 }

@@ -250,20 +250,28 @@ func TestOpenStoreRemovesStaleTemps(t *testing.T) {
 	dir := t.TempDir()
 	old := filepath.Join(dir, tempPrefix+"a.json-1")
 	fresh := filepath.Join(dir, tempPrefix+"b.json-2")
-	for _, p := range []string{old, fresh} {
+	oldInspection := filepath.Join(dir, InspectionsFolder, tempPrefix+"c.json-3")
+	if err := os.Mkdir(filepath.Join(dir, InspectionsFolder), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{old, fresh, oldInspection} {
 		if err := os.WriteFile(p, []byte("{"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	past := time.Now().Add(-2 * time.Hour)
-	if err := os.Chtimes(old, past, past); err != nil {
-		t.Fatal(err)
+	for _, p := range []string{old, oldInspection} {
+		if err := os.Chtimes(p, past, past); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if _, err := OpenStore(dir); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(old); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("stale temporary file kept: %v", err)
+	for _, p := range []string{old, oldInspection} {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("stale temporary file %s kept: %v", p, err)
+		}
 	}
 	if _, err := os.Stat(fresh); err != nil {
 		t.Errorf("fresh temporary file removed: %v", err)

@@ -30,7 +30,7 @@
     frontChart: null,     // and the front of memory against speed
     runId: "",
     runResults: [],
-    historySelected: new Set(), // result ids picked in History
+    historySelected: new Set(), // result ids picked in History, and the job ids of inspections
     historyOpen: new Set(),     // job ids whose results History shows
     history: null,              // the last History read: clicks redraw it, runs and deletes read it again
     estimateSeq: 0,
@@ -553,7 +553,7 @@
     if (!h) return;
     const ids = new Set();
     const jobs = new Set();
-    for (const j of h.jobs) { jobs.add(j.id); for (const r of j.rows) ids.add(r.id); }
+    for (const j of h.jobs) { jobs.add(j.id); if (j.inspection) ids.add(j.id); for (const r of j.rows) ids.add(r.id); }
     for (const id of Array.from(state.historySelected)) if (!ids.has(id)) state.historySelected.delete(id);
     for (const id of Array.from(state.historyOpen)) if (!jobs.has(id)) state.historyOpen.delete(id);
     $("#hist-count").textContent = h.jobs.length ? String(h.jobs.length) : "";
@@ -569,7 +569,7 @@
   async function clearHistory() {
     const btn = $("#hist-clear");
     const h = state.history;
-    const ids = h ? h.jobs.flatMap((j) => j.rows.map((r) => r.id)) : [];
+    const ids = h ? h.jobs.flatMap(jobIds) : [];
     if (!ids.length) return;
     if (!btn.classList.contains("armed")) {
       btn.classList.add("armed");
@@ -585,19 +585,54 @@
   // historyTable is one row per job (newest first, by the time it started,
   // the time shown); a job's checkbox picks all its results, its arrow shows
   // them, each with a checkbox of its own.
+  // jobIds is what deleting a job deletes: its results' ids, or an
+  // inspection's job id.
+  function jobIds(j) { return j.inspection ? [j.id] : j.rows.map((r) => r.id); }
+
+  // inspectionIds are the job ids of the saved inspections in History.
+  function inspectionIds() {
+    return new Set(state.history ? state.history.jobs.filter((j) => j.inspection).map((j) => j.id) : []);
+  }
+
+  // openInspection shows a saved inspection in the Your ClickHouse tab, as
+  // the tab shows one it has just made.
+  async function openInspection(id) {
+    clearErrors("history");
+    try {
+      const v = await state.backend.call("Inspection", id);
+      showView("clickhouse");
+      renderClickHouse(v);
+    } catch (err) {
+      showError(err, "history");
+    }
+  }
+
   function historyTable(h) {
     if (!h.jobs.length) return el("div", { class: "empty", text: "No saved results yet. Results are kept in " + h.dir });
     const sel = state.historySelected;
     const pick = (ids, on) => { for (const id of ids) on ? sel.add(id) : sel.delete(id); renderHistory(); };
-    const allIds = h.jobs.flatMap((j) => j.rows.map((r) => r.id));
+    const allIds = h.jobs.flatMap(jobIds);
     const head = el("tr", {},
       el("th", {}, el("input", { type: "checkbox", "aria-label": "select every job", checked: allIds.length > 0 && allIds.every((id) => sel.has(id)),
         onchange: (e) => pick(allIds, e.target.checked) })),
       el("th", {}), el("th", { text: "started" }), el("th", { text: "job" }), el("th", { text: "from" }), el("th", { class: "num", text: "results" }));
     const body = [];
     for (const j of h.jobs) {
-      const ids = j.rows.map((r) => r.id);
+      const ids = jobIds(j);
       const picked = ids.filter((id) => sel.has(id)).length;
+      if (j.inspection) {
+        // A saved inspection has no results: it opens in the Your
+        // ClickHouse tab.
+        const show = () => openInspection(j.id);
+        body.push(el("tr", { class: "job inspection" + (picked ? " selected" : ""), "data-job": j.id, "data-count": "1" },
+          el("td", {}, el("input", { type: "checkbox", "aria-label": "select inspection " + j.name, checked: picked > 0, onchange: (e) => pick(ids, e.target.checked) })),
+          el("td", {}, el("button", { type: "button", class: "twisty", "aria-label": "open the inspection " + j.name, title: "open in Your ClickHouse", text: "↗", onclick: show })),
+          el("td", { class: "when", text: j.started }),
+          el("td", { class: "name", onclick: show }, el("div", { text: j.name }), el("small", { text: j.summary })),
+          el("td", { text: j.face || "–" }),
+          el("td", { class: "num", text: j.results })));
+        continue;
+      }
       const open = state.historyOpen.has(j.id);
       const toggle = () => { open ? state.historyOpen.delete(j.id) : state.historyOpen.add(j.id); renderHistory(); };
       const box = el("input", { type: "checkbox", "aria-label": "select job " + j.name, checked: picked > 0 && picked === ids.length,
@@ -627,7 +662,8 @@
 
   function syncHistoryButtons() {
     const n = state.historySelected.size;
-    $("#hist-compare").disabled = n === 0;
+    const inspections = inspectionIds();
+    $("#hist-compare").disabled = !Array.from(state.historySelected).some((id) => !inspections.has(id));
     const del = $("#hist-delete");
     del.disabled = n === 0;
     if (!del.classList.contains("armed")) del.textContent = "Delete selected";
@@ -651,8 +687,11 @@
   // selection, and shows the history again.
   async function deleteResults(ids) {
     clearErrors("history");
+    const inspections = inspectionIds();
     try {
-      await state.backend.call("Delete", ids);
+      for (const id of ids.filter((id) => inspections.has(id))) await state.backend.call("DeleteInspection", id);
+      const results = ids.filter((id) => !inspections.has(id));
+      if (results.length) await state.backend.call("Delete", results);
       state.historySelected.clear();
       const gone = new Set(ids);
       if (state.selection.some((id) => gone.has(id))) setSelection(state.selection.filter((id) => !gone.has(id)));
@@ -855,6 +894,12 @@
   function renderClickHouse(v) {
     $("#ch-out").hidden = false;
     $("#ch-headline").textContent = v.headline;
+    // Where it is kept: a new inspection's job, a saved one opened from
+    // History, or why it could not be kept.
+    $("#ch-kept").textContent = v.save_problem ? "Not kept in the history: " + v.save_problem
+      : v.started ? `Saved inspection of ${v.started} (job ${v.job_id}), opened from History`
+        : v.job_id ? `Kept in the history as job ${v.job_id}: packlab report --job ${v.job_id} renders it` : "";
+    $("#ch-kept").classList.toggle("error", !!v.save_problem);
     $("#ch-nodes").replaceChildren(...v.node_lines.map((l) => el("li", { text: l })));
     const t = v.table;
     $("#ch-table").replaceChildren(gridTable({
@@ -977,7 +1022,8 @@
       // card goes, and the results' heading (Go's Table title) says what
       // they are.
       $("#progress").hidden = true;
-      setSelection(Array.from(state.historySelected));
+      const inspections = inspectionIds();
+      setSelection(Array.from(state.historySelected).filter((id) => !inspections.has(id)));
     });
     $("#hist-delete").addEventListener("click", deleteSelected);
     $("#hist-clear").addEventListener("click", clearHistory);

@@ -1,0 +1,60 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/packlab/packlab/experiments/result"
+	"github.com/packlab/packlab/experiments/server"
+)
+
+func fxInspection() InspectionJob {
+	ins := &server.Inspection{Server: "clickhouse://ch1:9000", Release: "26.7.2.1", Seconds: 0.2,
+		Nodes: []server.Node{{Name: "ch1:9000", MemoryLimitBytes: 8 << 30, MemoryLimitFrom: "max_server_memory_usage", TrackedBytes: 1 << 30}},
+		Dictionaries: []server.Dictionary{
+			{Node: "ch1:9000", Database: "default", Name: "<script>x</script>", Layout: "LAYOUT(HASHED())", Status: "LOADED", KeyNames: []string{"id"}, KeyTypes: []string{"UInt64"},
+				AttributeNames: []string{"v"}, AttributeTypes: []string{"UInt16"}, ElementCount: 1_000_000, BytesAllocated: 33 << 20, ModelBytes: 33 << 20, RealBytes: 33 << 20,
+				ReloadPeakBytes: 90 << 20, ServerMemoryLimitBytes: 8 << 30, Modelled: true, Findings: []string{"SPARSE_HASHED holds the same rows in 21 MiB"},
+				Advice: &server.Advice{Layout: "LAYOUT(SPARSE_HASHED())", DDL: "CREATE OR REPLACE DICTIONARY default.`<script>x</script>` ... LAYOUT(SPARSE_HASHED())", SteadyBytes: 21 << 20, ReloadPeakBytes: 56 << 20, Why: "less memory"}},
+			{Node: "ch1:9000", Database: "default", Name: "c", Layout: "LAYOUT(CACHE(SIZE_IN_CELLS 1000))", Status: "LOADED", ElementCount: 10, BytesAllocated: 4096, NotModelled: "CACHE is not modelled"},
+		}}
+	return InspectionJob{Job: result.NewJob(ins.JobName(), result.FaceCLI, time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)), Inspection: ins}
+}
+
+// TestInspectionReport: a report of an inspection alone has its section
+// (the table, findings, advice with its DDL, the chart) and no results'
+// parts, every name the server gave escaped; with results, both; the
+// Markdown is inspect's own text.
+func TestInspectionReport(t *testing.T) {
+	ij := fxInspection()
+	var b bytes.Buffer
+	if err := WriteJobsReport(&b, nil, []InspectionJob{ij}, ""); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	for _, want := range []string{"<h2>inspect clickhouse://ch1:9000 (2 dictionaries)</h2>", "default.&lt;script&gt;x&lt;/script&gt;", "1,000,000", "33.0 MiB", "90.0 MiB", "8.0 GiB",
+		"finding: SPARSE_HASHED holds the same rows in 21 MiB", "CREATE OR REPLACE DICTIONARY", "not modelled: CACHE is not modelled", `id="packlab-server-dictionaries-inspection-1"`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the inspection's report lacks %q", want)
+		}
+	}
+	if strings.Contains(html, "<script>x</script>") || strings.Contains(html, "<h2>Results</h2>") || strings.Contains(html, "<h2>Charts</h2>") {
+		t.Error("the inspection's report pastes a name unescaped, or has the results' parts")
+	}
+	b.Reset()
+	if err := WriteJobsReport(&b, fxResults(), []InspectionJob{ij}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if s := b.String(); !strings.Contains(s, "<h2>Results</h2>") || !strings.Contains(s, "<h2>Charts</h2>") || !strings.Contains(s, "<h2>inspect clickhouse://ch1:9000") {
+		t.Error("a report of runs and an inspection lacks one of them")
+	}
+	b.Reset()
+	if err := WriteJobsReportMarkdown(&b, nil, []InspectionJob{ij}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if md := b.String(); !strings.Contains(md, "## inspect clickhouse://ch1:9000") || !strings.Contains(md, InspectionText(ij.Inspection, true)) || strings.Contains(md, " runs of ") {
+		t.Errorf("the Markdown of an inspection:\n%s", md)
+	}
+}

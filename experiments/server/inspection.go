@@ -1,0 +1,116 @@
+package server
+
+// The inspection's data: what Inspect found, as it is printed, saved in the
+// history (experiments/store) and reported (experiments/report). Unlike the
+// rest of the package, which speaks to a server through clickhouse-go, this
+// file builds everywhere (the browser lab's history reads saved
+// inspections too). Nothing here holds a password: Inspection.Server is the
+// URL's scheme and host:port only (Endpoint.String).
+
+import "fmt"
+
+// Inspection is what Inspect found on a server or a cluster.
+type Inspection struct {
+	Server       string       `json:"server"`  // the URL, without a password
+	Release      string       `json:"release"` // version() of the node connected to
+	Cluster      string       `json:"cluster,omitempty"`
+	Nodes        []Node       `json:"nodes"`
+	Dictionaries []Dictionary `json:"dictionaries"` // one per dictionary and node
+	Findings     []string     `json:"findings,omitempty"`
+	Seconds      float64      `json:"seconds"` // how long the inspection took
+}
+
+// Node is one server of the inspection.
+type Node struct {
+	Name             string `json:"node"`               // host:native port
+	MemoryLimitBytes int64  `json:"memory_limit_bytes"` // max_server_memory_usage, else the host's memory, else 0
+	MemoryLimitFrom  string `json:"memory_limit_from"`  // which
+	TrackedBytes     int64  `json:"tracked_bytes"`      // system.metrics MemoryTracking: what the server holds now
+}
+
+// Dictionary is one dictionary on one node: what ClickHouse says of it,
+// packlab's model of the same structure, the findings and the advice.
+type Dictionary struct {
+	Node           string   `json:"node"`
+	Database       string   `json:"database"`
+	Name           string   `json:"name"`
+	Layout         string   `json:"layout"` // the LAYOUT clause, with its parameters
+	Type           string   `json:"type"`   // system.dictionaries.type: Hashed (no parameters)
+	Origin         string   `json:"origin"`
+	XML            bool     `json:"xml"` // defined in a configuration file: its layout's parameters are not visible to SQL
+	KeyNames       []string `json:"key_names"`
+	KeyTypes       []string `json:"key_types"`
+	AttributeNames []string `json:"attribute_names"`
+	AttributeTypes []string `json:"attribute_types"`
+	Source         string   `json:"source"`
+	LifetimeMin    int64    `json:"lifetime_min"`
+	LifetimeMax    int64    `json:"lifetime_max"`
+	Status         string   `json:"status"`
+	LastException  string   `json:"last_exception,omitempty"`
+	LoadingSeconds float64  `json:"loading_seconds"`
+	LoadFactor     float64  `json:"load_factor"`
+
+	ElementCount   int64 `json:"element_count"`
+	BytesAllocated int64 `json:"bytes_allocated"`
+	// ModelBytes is packlab's figure for what bytes_allocated counts;
+	// RealBytes the memory the dictionary holds (more than bytes_allocated
+	// for HASHED_ARRAY's key index, #118641, and sparse_hash_map's estimate,
+	// #22867); ReloadPeakBytes a reload's peak, the serving dictionary beside
+	// the new one at its first-load peak by ClickHouse's growth. 0 where not
+	// modelled.
+	ModelBytes             int64    `json:"model_bytes"`
+	RealBytes              int64    `json:"real_bytes"`
+	ReloadPeakBytes        int64    `json:"reload_peak_bytes"`
+	ServerMemoryLimitBytes int64    `json:"server_memory_limit_bytes"`
+	ServerTrackedBytes     int64    `json:"server_tracked_bytes"` // what the node holds now (MemoryTracking)
+	Modelled               bool     `json:"modelled"`
+	NotModelled            string   `json:"not_modelled,omitempty"` // why not
+	Notes                  []string `json:"notes,omitempty"`        // how the figures were made
+	Findings               []string `json:"findings"`
+	Advice                 *Advice  `json:"advice"`
+
+	DDL    string  `json:"-"` // CREATE DICTIONARY as the server holds it ("" for XML)
+	shards int     // SHARDS
+	mlf    float64 // MAX_LOAD_FACTOR
+	word   string  // HASHED, COMPLEX_KEY_HASHED, ...
+	sample *sample
+}
+
+// Advice is the layout packlab advises for a dictionary on that server's
+// version, and its CREATE DICTIONARY: the user's source, lifetime and
+// attributes kept.
+type Advice struct {
+	Layout          string `json:"layout"` // its LAYOUT clause
+	DDL             string `json:"ddl"`
+	SteadyBytes     int64  `json:"steady_bytes"`
+	ReloadPeakBytes int64  `json:"reload_peak_bytes"`
+	Why             string `json:"why"`
+}
+
+// sample is what one bounded query of a source says of the columns the
+// model needs: each String column's mean length and NULL share, and FLAT's
+// largest key.
+type sample struct {
+	Rows    int64
+	MeanLen map[string]float64
+	Nulls   map[string]float64
+	MaxKey  int64
+	Problem string // why there is none
+}
+
+// JobName is the name of the history's job that keeps ins: "inspect
+// clickhouse://127.0.0.1:9000 (12 dictionaries)", a cluster's "inspect
+// clickhouse://ch1:9000 cluster main (2 nodes, 24 dictionaries)". It has
+// the URL's scheme and host:port only: no user, no password.
+func (ins *Inspection) JobName() string {
+	what := fmt.Sprintf("%d dictionaries", len(ins.Dictionaries))
+	if len(ins.Dictionaries) == 1 {
+		what = "1 dictionary"
+	}
+	name := "inspect " + ins.Server
+	if ins.Cluster != "" {
+		name += " cluster " + ins.Cluster
+		what = fmt.Sprintf("%d nodes, %s", len(ins.Nodes), what)
+	}
+	return name + " (" + what + ")"
+}

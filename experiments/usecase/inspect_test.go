@@ -1,0 +1,89 @@
+//go:build !js
+
+package usecase
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/packlab/packlab/experiments/result"
+	"github.com/packlab/packlab/experiments/server"
+	"github.com/packlab/packlab/experiments/server/servertest"
+)
+
+// TestInspectKeepsJob: an inspection of a real server is kept as a job of
+// the history, named after what it found, holding no password and no
+// secret of a dictionary's source in any byte saved; a failed inspection
+// (a wrong password) keeps nothing; NoSave keeps nothing.
+func TestInspectKeepsJob(t *testing.T) {
+	node := servertest.Start(t)
+	const srcSecret = "src-secret-5150"
+	node.Exec(t, "CREATE TABLE src (id UInt64, v UInt16) ENGINE = MergeTree ORDER BY tuple()",
+		"INSERT INTO src SELECT number, number FROM numbers(1000)",
+		"CREATE DICTIONARY d1 (id UInt64, v UInt16) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(HASHED())",
+		"CREATE DICTIONARY d2 (id UInt64, v UInt16) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src' USER 'default' PASSWORD '"+srcSecret+"')) LIFETIME(0) LAYOUT(HASHED())",
+		"SYSTEM RELOAD DICTIONARY d1")
+	// d2 fails to load (the server's user has no such password): its
+	// exception is kept, its source's password is not.
+	if _, err := node.Query("SYSTEM RELOAD DICTIONARY d2"); err == nil {
+		t.Fatal("d2 loaded with a wrong password")
+	}
+	// The CREATE DICTIONARY an advice starts from: ClickHouse hides a
+	// source's password in it.
+	if ddl := node.Exec(t, "SELECT create_table_query FROM system.tables WHERE name = 'd2'"); strings.Contains(ddl, srcSecret) || !strings.Contains(ddl, "[HIDDEN]") {
+		t.Errorf("system.tables shows d2's source as %q", ddl)
+	}
+	s := openStore(t)
+
+	// The test server's only user has no password: one given fails (over
+	// HTTP: the native listener aborts on a failed login), and nothing is kept.
+	const password = "pw-never-saved-31"
+	_, err := Inspect(context.Background(), InspectAsk{Settings: server.Settings{URL: node.HTTPURL(), Password: password}, Store: s, Face: result.FaceCLI})
+	if err == nil || strings.Contains(err.Error(), password) {
+		t.Fatalf("a wrong password: %v", err)
+	}
+	if jobs, _, _ := s.Jobs(context.Background()); len(jobs) != 0 {
+		t.Fatalf("a failed inspection kept %d jobs", len(jobs))
+	}
+
+	got, err := Inspect(context.Background(), InspectAsk{Settings: server.Settings{URL: node.NativeURL()}, Store: s, Face: result.FaceDesktop})
+	if err != nil || !got.Saved {
+		t.Fatalf("inspect: saved %v, %v", got.Saved, err)
+	}
+	want := "inspect " + node.NativeURL() + " (2 dictionaries)"
+	if got.Job.Name != want || got.Job.Face != result.FaceDesktop {
+		t.Errorf("job %q from %q, want %q from the desktop", got.Job.Name, got.Job.Face, want)
+	}
+	j, err := s.FindJob(context.Background(), got.Job.ID)
+	if err != nil || j.Inspection == nil || len(j.Inspection.Dictionaries) != 2 || j.Inspection.Dictionaries[0].Advice == nil {
+		t.Fatalf("the kept job: %+v, %v", j, err)
+	}
+	// Every saved byte, the folder's files and the inspections' alike.
+	err = filepath.WalkDir(s.Dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		for _, secret := range []string{password, srcSecret} {
+			if bytes.Contains(data, []byte(secret)) {
+				t.Errorf("%s holds %q", path, secret)
+			}
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if got, err := Inspect(context.Background(), InspectAsk{Settings: server.Settings{URL: node.HTTPURL()}, Store: s, NoSave: true}); err != nil || got.Saved || got.Inspection == nil {
+		t.Errorf("NoSave: saved %v, %v", got.Saved, err)
+	}
+	if jobs, _, _ := s.Jobs(context.Background()); len(jobs) != 1 {
+		t.Errorf("%d jobs after a NoSave inspection, want the one kept", len(jobs))
+	}
+}
