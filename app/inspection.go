@@ -6,6 +6,7 @@ package app
 // lab's history reads saved inspections too, though it cannot inspect.
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -78,7 +79,7 @@ func (v *ClickHouseView) words() {
 			}
 		}
 		v.NodeLines = append(v.NodeLines, fmt.Sprintf("%s: ClickHouse %s, %s; holds %s now, %s of it in %d dictionar%s",
-			n.Name, ins.Release, limit, text.Bytes(n.TrackedBytes), text.Bytes(held), count, map[bool]string{true: "y", false: "ies"}[count == 1]))
+			n.Name, cmp.Or(n.Release, ins.Release), limit, text.Bytes(n.TrackedBytes), text.Bytes(held), count, map[bool]string{true: "y", false: "ies"}[count == 1]))
 	}
 	t := &v.Table
 	if several {

@@ -56,7 +56,7 @@ func InspectionText(ins *server.Inspection, md bool) string {
 		if n.MemoryLimitBytes > 0 {
 			limit = "limit " + text.Bytes(n.MemoryLimitBytes) + " (" + n.MemoryLimitFrom + ")"
 		}
-		fmt.Fprintf(&b, "node %s: holds %s, %s\n", safe(n.Name), text.Bytes(n.TrackedBytes), limit)
+		fmt.Fprintf(&b, "node %s%s: holds %s, %s\n", safe(n.Name), safe(otherRelease(ins, n)), text.Bytes(n.TrackedBytes), limit)
 	}
 	b.WriteString("\n")
 	header := []string{"node", "dictionary", "layout", "status", "rows", "bytes_allocated", "model", "real", "reload peak"}
@@ -163,7 +163,7 @@ func inspectionSection(ij InspectionJob, chartID string) (pageInspection, error)
 		if n.MemoryLimitBytes > 0 {
 			limit = "limit " + text.Bytes(n.MemoryLimitBytes) + " (" + n.MemoryLimitFrom + ")"
 		}
-		p.Lines = append(p.Lines, fmt.Sprintf("node %s: holds %s, %s", n.Name, text.Bytes(n.TrackedBytes), limit))
+		p.Lines = append(p.Lines, fmt.Sprintf("node %s%s: holds %s, %s", n.Name, otherRelease(ins, n), text.Bytes(n.TrackedBytes), limit))
 	}
 	t := &pageTable{
 		Header:  []string{"node", "dictionary", "layout", "keys", "attributes", "status", "rows", "bytes_allocated", "model", "real", "reload peak", "server's limit"},
@@ -218,4 +218,13 @@ func inspectionSection(ij InspectionJob, chartID string) (pageInspection, error)
 	}
 	p.Chart = &pc
 	return p, nil
+}
+
+// otherRelease is " (ClickHouse R)" for a node whose release R is not the
+// one of the node connected to, else "".
+func otherRelease(ins *server.Inspection, n server.Node) string {
+	if n.Release == "" || n.Release == ins.Release {
+		return ""
+	}
+	return " (ClickHouse " + n.Release + ")"
 }

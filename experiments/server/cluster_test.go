@@ -50,9 +50,16 @@ func TestClusterReplicasDisagree(t *testing.T) {
 		t.Errorf("element counts %v, want 100,000 and 150,000", seen)
 	}
 	for _, n := range ins.Nodes {
-		if n.MemoryLimitBytes <= 0 || n.TrackedBytes <= 0 {
-			t.Errorf("node %s: limit %d, holds %d", n.Name, n.MemoryLimitBytes, n.TrackedBytes)
+		if n.MemoryLimitBytes <= 0 || n.TrackedBytes <= 0 || n.Release != ins.Release {
+			t.Errorf("node %s: limit %d, holds %d, release %q (connected to %q)", n.Name, n.MemoryLimitBytes, n.TrackedBytes, n.Release, ins.Release)
 		}
+	}
+	if f := releases(ins.Nodes); f != nil {
+		t.Errorf("nodes of one release: %q", f)
+	}
+	mixed := []Node{{Name: "a:9000", Release: "26.7.2.1"}, {Name: "b:9000", Release: "24.8.1.1"}}
+	if f := releases(mixed); len(f) != 1 || !strings.Contains(f[0], "a:9000 26.7.2.1, b:9000 24.8.1.1") {
+		t.Errorf("nodes of two releases: %q", f)
 	}
 	if _, err := Inspect(context.Background(), Settings{URL: nodes[1].HTTPURL()}, Options{Cluster: "no_such"}); err == nil || !strings.Contains(err.Error(), "lab") {
 		t.Errorf("an unknown cluster: %v, want an error naming the cluster there is", err)

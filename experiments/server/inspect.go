@@ -3,6 +3,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"regexp"
@@ -75,9 +76,13 @@ func Inspect(ctx context.Context, s Settings, opt Options) (*Inspection, error) 
 			}
 			d.sample = samples[key]
 		}
-		d.model(c.Version)
+		v := c.Version
+		if nv, ok := ParseVersion(n.Release); ok {
+			v = nv // a cluster's nodes may run different releases: each its own
+		}
+		d.model(v)
 	}
-	ins.Findings = disagreements(ins.Dictionaries)
+	ins.Findings = append(releases(ins.Nodes), disagreements(ins.Dictionaries)...)
 	ins.Seconds = time.Since(start).Seconds()
 	return ins, nil
 }
@@ -134,13 +139,15 @@ func (c *Conn) nodes(ctx context.Context, cluster string) ([]Node, error) {
 		order = append(order, name)
 		return byName[name]
 	}
-	err := c.Query(ctx, "SELECT "+nodeExpr+", toInt64(value) FROM "+from(cluster, "system.metrics")+" WHERE metric = 'MemoryTracking'", func(r clickhouseRows) error {
-		var name string
+	// version() and hostName() are evaluated on each replica.
+	err := c.Query(ctx, "SELECT "+nodeExpr+", toInt64(value), version() FROM "+from(cluster, "system.metrics")+" WHERE metric = 'MemoryTracking'", func(r clickhouseRows) error {
+		var name, release string
 		var v int64
-		if err := r.Scan(&name, &v); err != nil {
+		if err := r.Scan(&name, &v, &release); err != nil {
 			return err
 		}
-		get(name).TrackedBytes = v
+		n := get(name)
+		n.TrackedBytes, n.Release = v, release
 		return nil
 	})
 	if err != nil {
@@ -345,6 +352,21 @@ func quoteString(s string) string {
 // disagreements compares each dictionary across the nodes that hold it:
 // its rows, its layout, whether it loaded. It writes a finding on each
 // node's row and returns them for the inspection.
+// releases is a finding when the nodes run different releases: each
+// node's dictionaries are then modelled and advised for its own.
+func releases(nodes []Node) []string {
+	var per []string
+	differ := false
+	for _, n := range nodes {
+		per = append(per, n.Name+" "+cmp.Or(n.Release, "?"))
+		differ = differ || n.Release != nodes[0].Release
+	}
+	if !differ {
+		return nil
+	}
+	return []string{"the nodes run different releases: " + strings.Join(per, ", ") + "; each node's dictionaries are modelled and advised for its own"}
+}
+
 func disagreements(ds []Dictionary) []string {
 	groups := map[string][]int{}
 	var order []string

@@ -26,6 +26,10 @@ type Node struct {
 	MemoryLimitBytes int64  `json:"memory_limit_bytes"` // max_server_memory_usage, else the host's memory, else 0
 	MemoryLimitFrom  string `json:"memory_limit_from"`  // which
 	TrackedBytes     int64  `json:"tracked_bytes"`      // system.metrics MemoryTracking: what the server holds now
+	// Release is the node's version(): its dictionaries are modelled, and
+	// their advice written, for it ("" from an inspection saved before it
+	// was read: the release of the node connected to stands for all).
+	Release string `json:"release,omitempty"`
 }
 
 // Dictionary is one dictionary on one node: what ClickHouse says of it,
