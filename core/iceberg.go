@@ -91,9 +91,13 @@ import (
 // icebergFastBuckets, x icebergGrowNum/icebergGrowDen after). The new front
 // yard is written in one pass over the old one in bucket order: homes are
 // monotone in x, so the pass writes the new front yard in order too, and
-// hands the old one's pages back behind it (Linux, as compact does). Then
-// the old back yard and overflow table go in. The peak of a growth is the
-// new slabs, the old back yard and two release steps.
+// hands the old one's pages back behind it (Linux, as compact does). The
+// old back yard goes in beside it, its buckets up to the pass's fraction
+// of the hash range, and is handed back behind it too; the pairs placed
+// out of order (those, and the pass's pairs whose new front bucket is
+// full) wait in batches of 8 whose buckets are prefetched (icebergMoves).
+// Then the overflow table goes in. The peak of a growth is the new slabs
+// and two release steps of each old yard.
 //
 // # Measurements that decided it
 //
@@ -689,11 +693,19 @@ func (t *Iceberg[K, V]) insertHashed(key K, value V, x, e uint64) bool {
 // back yard, else the overflow table (which may grow, or panic with a
 // *SlabError before it changes anything).
 func (t *Iceberg[K, V]) place(key K, x, e, vlo, vhi uint64) {
+	if !t.placeYards(x, e, vlo, vhi) {
+		t.placeOverflow(key, vlo, vhi)
+	}
+}
+
+// placeYards puts a pair known to be absent into its front bucket, else
+// the back yard, and reports whether either took it.
+func (t *Iceberg[K, V]) placeYards(x, e, vlo, vhi uint64) bool {
 	f := &t.front
 	p := f.bucket(mulHi(x, f.m))
 	if icebergCount(p) < f.c {
 		f.put(p, f.rem(x), 0, e, vlo, vhi)
-		return
+		return true
 	}
 	b := &t.back
 	rem := b.rem(x)
@@ -706,13 +718,18 @@ func (t *Iceberg[K, V]) place(key K, x, e, vlo, vhi uint64) {
 		b.put(p1, rem, 0, e, vlo, vhi)
 	case n2 < b.c:
 		b.put(p2, rem, 1, e, vlo, vhi)
-	case b.kick(p1, b1, rem, e, vlo, vhi, 0) || b.kick(p2, b2, rem, e, vlo, vhi, 1):
 	default:
-		if t.ovf == nil {
-			t.ovf = NewPacked[K, V](Options{ValueBytes: t.vs})
-		}
-		t.ovf.Insert(key, FromUint64[V](vlo, vhi))
+		return b.kick(p1, b1, rem, e, vlo, vhi, 0) || b.kick(p2, b2, rem, e, vlo, vhi, 1)
 	}
+	return true
+}
+
+// placeOverflow puts a pair neither yard took into the overflow table.
+func (t *Iceberg[K, V]) placeOverflow(key K, vlo, vhi uint64) {
+	if t.ovf == nil {
+		t.ovf = NewPacked[K, V](Options{ValueBytes: t.vs})
+	}
+	t.ovf.Insert(key, FromUint64[V](vlo, vhi))
 }
 
 // kick makes room in the full back bucket p (number i) for a pair of
@@ -820,7 +837,7 @@ func (t *Iceberg[K, V]) InsertMany(keys []K, values []V, inserted []bool) int {
 }
 
 // grow moves every pair into yards of the next size (see the design
-// comment), releasing the old front yard behind the pass.
+// comment), releasing the old yards behind the pass.
 func (t *Iceberg[K, V]) grow() {
 	if t.closed {
 		closedPanic(LayoutIceberg)
@@ -830,10 +847,27 @@ func (t *Iceberg[K, V]) grow() {
 	oldF, oldB, oldOvf := t.front, t.back, t.ovf
 	t.setShape(sh, slabs)
 	t.ovf = nil
-	rel := newSlabReleaser(oldF.slab)
+	rel, relB := newSlabReleaser(oldF.slab), newSlabReleaser(oldB.slab)
+	// The old back yard goes in beside the front pass, its buckets up to
+	// the pass's place in the hash order (a back bucket's first choices lie
+	// in the front buckets of the same fraction of the hash range) and
+	// released behind it: a growth no longer holds the whole old back yard
+	// at its end (0.5 B a pair of the peak at 1e8).
+	nextB := uint64(0)
+	var mv icebergMoves
+	backUpTo := func(end uint64) {
+		for ; nextB < end; nextB++ {
+			t.moveBackBucket(&oldB, nextB, &mv)
+		}
+		relB.upTo(uintptr(nextB) * oldB.bb)
+	}
+	fast := oldF.fb == 8 && t.front.fb == 8 && oldF.st <= 64 && oldF.e == 0 && oldF.v <= 64 && t.front.st <= 64
 	for i := uint64(0); i < oldF.m; i++ {
 		if i&0xfff == 0 {
 			rel.upTo(uintptr(i) * oldF.bb)
+			hi, lo := bits.Mul64(i, oldB.m)
+			q, _ := bits.Div64(hi, lo, oldF.m)
+			backUpTo(q)
 		}
 		p := oldF.bucket(i)
 		n := icebergCount(p)
@@ -841,28 +875,23 @@ func (t *Iceberg[K, V]) grow() {
 			continue
 		}
 		u0 := oldF.first(i)
+		if fast {
+			t.moveFrontBucket(&oldF, p, n, u0, &mv)
+			continue
+		}
 		for s := range n {
 			rem, _, e, vlo, vhi := oldF.slot(p, s)
-			x := oldF.decodeFrom(u0, rem)
-			t.placeMoved(x, e, vlo, vhi)
+			t.placeMoved(oldF.decodeFrom(u0, rem), e, vlo, vhi)
 		}
 	}
+	backUpTo(oldB.m)
+	mv.flush(t)
 	if icebergGrowHook != nil {
 		icebergGrowHook(rel.done, uintptr(len(oldF.slab)))
+		icebergGrowHook(relB.done, uintptr(len(oldB.slab)))
 	}
 	t.owner.releaseRest(oldF.slab, rel.done)
-	for i := uint64(0); i < oldB.m; i++ {
-		p := oldB.bucket(i)
-		for s := range icebergCount(p) {
-			rem, c, e, vlo, vhi := oldB.slot(p, s)
-			home := i
-			if c == 1 {
-				home = oldB.alt(i, rem, 1)
-			}
-			t.placeMoved(oldB.decode(home, rem), e, vlo, vhi)
-		}
-	}
-	t.owner.release(oldB.slab)
+	t.owner.releaseRest(oldB.slab, relB.done)
 	if oldOvf != nil {
 		for k, v := range oldOvf.All() {
 			x, e := t.hash(k)
@@ -873,13 +902,120 @@ func (t *Iceberg[K, V]) grow() {
 	}
 }
 
+// moveFrontBucket moves the n pairs of the old front bucket at p (its
+// first u u0) into the new yards: the growth pass written out for slots of
+// one word with fingerprints, so that a pair costs a decode, a multiply and
+// one word written into the new front bucket, which the pass fills in order
+// (homes are monotone in the hash); a pair whose new bucket is full goes
+// through place. Against every pair through place: BenchmarkIcebergBatch
+// loads 1e7 at 1.67-1.70 M rows/s, from 0.85-1.07.
+func (t *Iceberg[K, V]) moveFrontBucket(o *icebergYard, p unsafe.Pointer, n, u0 uint64, mv *icebergMoves) {
+	f := &t.front
+	for s := range n {
+		w := getBits(p, o.off(s), o.st)
+		rem := uint64(*(*byte)(unsafe.Add(p, 1+s))) | (w&lowMask(o.lr))<<8
+		v := w >> o.lr
+		x := o.decodeFrom(u0, rem)
+		q := f.bucket(mulHi(x, f.m))
+		c := icebergCount(q)
+		if c >= f.c {
+			mv.add(t, x, 0, v, 0)
+			continue
+		}
+		r := f.rem(x)
+		*(*byte)(unsafe.Add(q, 1+c)) = byte(r)
+		orBits(q, f.off(c), f.st, r>>8|v<<f.lr)
+		*(*byte)(q) = byte(c + 1)
+		f.n++
+	}
+}
+
+// moveBackBucket moves the pairs of bucket i of the old back yard o.
+func (t *Iceberg[K, V]) moveBackBucket(o *icebergYard, i uint64, mv *icebergMoves) {
+	p := o.bucket(i)
+	for s := range icebergCount(p) {
+		rem, c, e, vlo, vhi := o.slot(p, s)
+		home := i
+		if c == 1 {
+			home = o.alt(i, rem, 1)
+		}
+		mv.add(t, o.decode(home, rem), e, vlo, vhi)
+	}
+}
+
+// icebergMoves holds the pairs a growth pass places out of its order (a
+// pair whose new front bucket is full, bound for two back buckets, and the
+// old back yard's pairs, bound for any front bucket), 8 at a time: their
+// buckets' lines are prefetched when a batch is full and the batch placed
+// when the next one is, so that their cache misses overlap instead of
+// stopping the pass once a pair. BenchmarkIcebergBatch loads 1e7 at
+// 1.73-1.97 M rows/s with it, 1.03 without (placeYards and its two back
+// bucket misses were 38 % of the profile).
+type icebergMoves struct {
+	n                   int
+	cur                 [2][4][getBatch]uint64 // x, e, vlo, vhi of the filling and the prefetched batch
+	prev                int                    // pairs in the prefetched batch (cur[1])
+	front, back1, back2 homes
+}
+
+func (mv *icebergMoves) add(t icebergPlacer, x, e, vlo, vhi uint64) {
+	b := &mv.cur[0]
+	b[0][mv.n], b[1][mv.n], b[2][mv.n], b[3][mv.n] = x, e, vlo, vhi
+	mv.n++
+	if mv.n < getBatch {
+		return
+	}
+	f, bk := t.yards()
+	for j := range getBatch {
+		x := b[0][j]
+		mv.front[j] = uintptr(mulHi(x, f.m)) * f.bb
+		b1 := mulHi(x, bk.m)
+		mv.back1[j] = uintptr(b1) * bk.bb
+		mv.back2[j] = uintptr(bk.alt(b1, bk.rem(x), 0)) * bk.bb
+	}
+	prefetchOffsets(f.base, &mv.front, getBatch)
+	prefetchOffsets(bk.base, &mv.back1, getBatch)
+	prefetchOffsets(bk.base, &mv.back2, getBatch)
+	mv.place(t)
+	mv.cur[1], mv.prev, mv.n = mv.cur[0], getBatch, 0
+}
+
+// place places the prefetched batch.
+func (mv *icebergMoves) place(t icebergPlacer) {
+	b := &mv.cur[1]
+	for j := range mv.prev {
+		t.placeMoved(b[0][j], b[1][j], b[2][j], b[3][j])
+	}
+	mv.prev = 0
+}
+
+// flush places every pair held.
+func (mv *icebergMoves) flush(t icebergPlacer) {
+	mv.place(t)
+	mv.cur[1], mv.prev, mv.n = mv.cur[0], mv.n, 0
+	mv.place(t)
+}
+
+// icebergPlacer is what icebergMoves needs of a table (it is not generic,
+// so that its code is not stenciled per key and value type).
+type icebergPlacer interface {
+	yards() (front, back *icebergYard)
+	placeMoved(x, e, vlo, vhi uint64)
+}
+
+func (t *Iceberg[K, V]) yards() (front, back *icebergYard) { return &t.front, &t.back }
+
 // icebergGrowHook, when set (tests only), hears at the end of every growth
-// pass how much of the old front yard it had released, and its size.
+// pass how much of each old yard (front, then back) it had released, and
+// the yard's size.
 var icebergGrowHook func(released, slab uintptr)
 
-// placeMoved is place for a pair a growth moves, known by its hash.
+// placeMoved is place for a pair a growth moves, known by its hash: its key
+// is computed only if it goes to the overflow table.
 func (t *Iceberg[K, V]) placeMoved(x, e, vlo, vhi uint64) {
-	t.place(compactKey[K](x, e), x, e, vlo, vhi)
+	if !t.placeYards(x, e, vlo, vhi) {
+		t.placeOverflow(compactKey[K](x, e), vlo, vhi)
+	}
 }
 
 func (t *Iceberg[K, V]) All() iter.Seq2[K, V] {
