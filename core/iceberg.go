@@ -800,8 +800,8 @@ func (t *Iceberg[K, V]) batch(keys []K, lo int, b *icebergBatch) {
 // whose front bucket (prefetched a batch ago) is full: an insert must look
 // in both before it places a pair, which were two cache misses one after
 // the other for each such key (a third of the inserts at fill 0.86).
-// BenchmarkIcebergBatch loads 1e7 in 189-224 CPU ns a row with it, 306-322
-// without.
+// BenchmarkIcebergBatch loads 1e7 in 298-327 CPU ns a row with it, 354
+// without (alternating runs, load 16).
 func (t *Iceberg[K, V]) prefetchBack(b *icebergBatch, n int) {
 	f, bk := &t.front, &t.back
 	var o1, o2 homes
@@ -921,8 +921,9 @@ func (t *Iceberg[K, V]) grow() {
 // one word with fingerprints, so that a pair costs a decode, a multiply and
 // one word written into the new front bucket, which the pass fills in order
 // (homes are monotone in the hash); a pair whose new bucket is full goes
-// through place. Against every pair through place: BenchmarkIcebergBatch
-// loads 1e7 at 1.67-1.70 M rows/s, from 0.85-1.07.
+// through place. With icebergMoves, against every pair through place:
+// BenchmarkIcebergBatch loads 1e7 in 306-322 CPU ns a row, from 390-400
+// (alternating runs, the machine at load 12-15).
 func (t *Iceberg[K, V]) moveFrontBucket(o *icebergYard, p unsafe.Pointer, n, u0 uint64, mv *icebergMoves) {
 	f := &t.front
 	for s := range n {
@@ -962,9 +963,9 @@ func (t *Iceberg[K, V]) moveBackBucket(o *icebergYard, i uint64, mv *icebergMove
 // old back yard's pairs, bound for any front bucket), 8 at a time: their
 // buckets' lines are prefetched when a batch is full and the batch placed
 // when the next one is, so that their cache misses overlap instead of
-// stopping the pass once a pair. BenchmarkIcebergBatch loads 1e7 at
-// 1.73-1.97 M rows/s with it, 1.03 without (placeYards and its two back
-// bucket misses were 38 % of the profile).
+// stopping the pass once a pair (placeYards and its two back-bucket
+// misses were 38 % of the load's profile without it; its gain with
+// moveFrontBucket's is measured there).
 type icebergMoves struct {
 	n                   int
 	cur                 [2][4][getBatch]uint64 // x, e, vlo, vhi of the filling and the prefetched batch
