@@ -74,6 +74,19 @@ func TestIcebergFingerprintCollisions(t *testing.T) {
 				t.Fatalf("%s: Get(%#x) = %d, true for an absent key", when, k, v)
 			}
 		}
+		// GetMany: the keys of the full bucket, found in it or in the back
+		// yard (a batch later), and the absent ones, in batches of 8 and a
+		// part one.
+		keys := append(append([]uint64(nil), in...), out...)
+		vals, found := make([]uint16, len(keys)), make([]bool, len(keys))
+		if n := tb.GetMany(keys, vals, found); n != len(in) {
+			t.Fatalf("%s: GetMany found %d of %d keys", when, n, len(in))
+		}
+		for i := range keys {
+			if found[i] != (i < len(in)) || i < len(in) && vals[i] != uint16(i) {
+				t.Fatalf("%s: GetMany key %d (%#x): %d, %v", when, i, keys[i], vals[i], found[i])
+			}
+		}
 		if err := tb.CheckInvariants(); err != nil {
 			t.Fatalf("%s: %v", when, err)
 		}
