@@ -117,27 +117,26 @@ import (
 //     full back bucket moves to its other one): without it the tables of
 //     TestPredictMatchesTables reserved for their keys sent pairs to the
 //     overflow table (bytes off Predict's by 0.13 %).
-//   - Side-by-side harness (/work/shared/anchors/run.sh, batch mode:
-//     InsertMany and GetMany, 65,536 keys a call), 2026-12-06:
-//     at 1e8, one round: boost load 256 s, read 0.82 M rows/s, RSS 21.5
-//     and peak 32.2 B/pair; compact 200 s, 1.64, 10.4, 10.4; iceberg 469
-//     s, 0.82, 9.35, 9.87. At 1e7, medians of 3: boost 21.7 s, 2.05;
-//     compact 14.8 s, 4.52, 11.1; iceberg 50.5 s, 1.35, 10.1 (peak 11.0);
-//     single-key Get through core.Map (iface) compact 1.23, iceberg 0.58.
-//     The memory is near the target (9.35 against 9.0 RSS, 9.87 against
-//     9.5 peak at 1e8); the speed is not (load 0.55x boost's, batch read
-//     1.0x at 1e8, 0.66x at 1e7, Get 0.28x): see "what is left" below.
-//   - What is left (not done for lack of time, in the order it would pay):
-//     the bucket scan is a loop of up to 17 slots with a data-dependent
-//     exit and a value read behind a call (compact's measurements show
-//     that a lookup's time is the work waiting on its miss); a fingerprint
-//     byte a slot in the bucket's spare bits is too few bits (38 at 1e8),
-//     so sorting a bucket by remainder and starting the scan at
-//     remainder*count (interpolation) is the candidate; the growth pass
-//     moves each pair through the generic place (8 to 9 moves a pair at
-//     x9/8: a pass written out for one-word slots, as compact's moveWord,
-//     is next); the old back yard is held to the end of a growth (0.5 B a
-//     pair of the peak at 1e8).
+//   - Side-by-side harness (the anchors' run.sh, batch mode: InsertMany
+//     and GetMany, 65,536 keys a call), 2026-12-06 after the fingerprints
+//     and the written-out growth pass, the machine at load 11-16 (times
+//     several times a quiet day's): at 1e7, medians of 3: boost load
+//     15.31 s, read 3.02 M rows/s; iceberg 12.19 s, 3.97, RSS 10.1 and
+//     peak 11.0 B/pair; compact 7.98 s, 6.56; single-key Get through
+//     core.Map 1.19. At 1e8, one round: boost 155.8 s, 3.42, RSS 21.5,
+//     peak 32.2; iceberg 87.7 s, 3.62, 9.33, 9.85; compact 48.7 s, 8.46,
+//     10.4, 10.4. Against boost: load 1.26x (1e7) and 1.78x (1e8), read
+//     1.31x and 1.06x, Get 0.39x (the morning before: load 0.43x and
+//     0.55x, read 0.66x and 1.0x, Get 0.28x). docs/performance.md has the
+//     commands and each change's own before and after.
+//   - What is left (in the order it would pay): the memory at 1e8 (9.33
+//     against 9.0 RSS, 9.85 against 9.5 peak): core.Predict's model gives
+//     three-line buckets (27 slots) at mlf 0.92 8.65 and 9.04 there, a
+//     mean over 1e7..1e9 of 9.12 against 9.45, at a speed not measured;
+//     the old back yard is held to the end of a growth (0.5 B a pair of
+//     the peak at 1e8: interleaved with the pass it faulted in the new
+//     front yard early, see grow); reads at 1e8 (1.06x boost's): a key in
+//     the back yard reads its two back buckets one miss after the other.
 
 // Iceberg is packlab's layout nearest the information limit at a hash
 // table's speed: quotiented slots packed bit to bit into buckets of whole
