@@ -1,0 +1,105 @@
+package core
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// BenchmarkIcebergBatch is the side-by-side harness's batch mode for
+// iceberg alone, for profiles (-cpuprofile): len random <UInt64,UInt16>
+// pairs loaded with InsertMany into an empty table (no reservation), then
+// every key read once in a scattered order with GetMany, 65,536 keys a call.
+// It reports the load's and the read's rows/s, their CPU time a row (this
+// thread's user and system time: less bent than the wall clock by other
+// processes on a shared machine), and the table's bytes a pair.
+func BenchmarkIcebergBatch(b *testing.B) {
+	for _, n := range benchSizes() {
+		keys := benchKeys(n)
+		order := append([]uint64(nil), keys...)
+		rand.New(rand.NewPCG(7, 7)).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		vals := make([]uint16, n)
+		for i, k := range keys {
+			vals[i] = uint16(k * 31)
+		}
+		b.Run(fmt.Sprintf("len=%s", lenName(n)), func(b *testing.B) {
+			const block = 65536
+			ins := make([]bool, block)
+			got := make([]uint16, block)
+			found := make([]bool, block)
+			var load, read, loadCPU, readCPU time.Duration
+			var bpe float64
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			for range b.N {
+				t := NewIceberg[uint64, uint16](Options{})
+				start, cpu := time.Now(), threadCPU()
+				for lo := 0; lo < n; lo += block {
+					hi := min(lo+block, n)
+					t.InsertMany(keys[lo:hi], vals[lo:hi], ins)
+				}
+				load += time.Since(start)
+				loadCPU += threadCPU() - cpu
+				start, cpu = time.Now(), threadCPU()
+				hits := 0
+				for lo := 0; lo < n; lo += block {
+					hi := min(lo+block, n)
+					hits += t.GetMany(order[lo:hi], got, found)
+				}
+				read += time.Since(start)
+				readCPU += threadCPU() - cpu
+				if hits != n {
+					b.Fatalf("GetMany found %d of %d keys", hits, n)
+				}
+				bpe = t.Stats().BytesPerEntry()
+				t.Close()
+			}
+			b.ReportMetric(float64(n*b.N)/load.Seconds(), "load-rows/s")
+			b.ReportMetric(float64(n*b.N)/read.Seconds(), "read-rows/s")
+			b.ReportMetric(float64(loadCPU.Nanoseconds())/float64(n*b.N), "load-cpu-ns/row")
+			b.ReportMetric(float64(readCPU.Nanoseconds())/float64(n*b.N), "read-cpu-ns/row")
+			b.ReportMetric(bpe, "bytes/entry")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
+
+// BenchmarkIcebergGet reads a table of len random <UInt64,UInt16> pairs
+// (loaded once with InsertMany) with single-key Get, every key once a round
+// in a scattered order, beside compact's Get of the same keys: rows/s.
+func BenchmarkIcebergGet(b *testing.B) {
+	for _, n := range benchSizes() {
+		keys := benchKeys(n)
+		order := append([]uint64(nil), keys...)
+		rand.New(rand.NewPCG(7, 7)).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		vals := make([]uint16, n)
+		for i, k := range keys {
+			vals[i] = uint16(k * 31)
+		}
+		ice := NewIceberg[uint64, uint16](Options{})
+		com := NewCompact[uint64, uint16](Options{})
+		ice.InsertMany(keys, vals, make([]bool, n))
+		com.InsertMany(keys, vals, make([]bool, n))
+		for _, m := range []Map[uint64, uint16]{ice, com} {
+			b.Run(fmt.Sprintf("Layout=%s/len=%s", m.Layout(), lenName(n)), func(b *testing.B) {
+				var sum uint64
+				start := time.Now()
+				for range b.N {
+					for _, k := range order {
+						v, _ := m.Get(k)
+						sum += uint64(v)
+					}
+				}
+				b.ReportMetric(float64(n*b.N)/time.Since(start).Seconds(), "rows/s")
+				b.ReportMetric(0, "ns/op")
+				if sum == 0 {
+					b.Fatal("found nothing")
+				}
+			})
+		}
+		ice.Close()
+		com.Close()
+	}
+}

@@ -1,0 +1,109 @@
+package core
+
+import (
+	"math/rand/v2"
+	"testing"
+	"unsafe"
+)
+
+// TestIcebergMatch checks the fingerprint match against a slot-by-slot
+// loop for every count of buckets of 6 to 64 slots, fingerprints drawn from
+// a few values so that many slots match, and the probe's byte equal to the
+// free slots' zero.
+func TestIcebergMatch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, c := range []uint64{6, 8, 9, 16, 17, 24, 63, 64} {
+		buf := make([]byte, 1+c+8)
+		for range 200 {
+			n := rng.Uint64N(c + 1)
+			for i := range buf {
+				buf[i] = byte(rng.IntN(256))
+			}
+			for s := range c {
+				buf[1+s] = byte(rng.IntN(3))
+				if s >= n {
+					buf[1+s] = 0
+				}
+			}
+			for _, fp := range []byte{0, 1, 2, 3} {
+				want := uint64(0)
+				for s := range n {
+					if buf[1+s] == fp {
+						want |= 1 << s
+					}
+				}
+				if got := icebergMatch(unsafe.Pointer(&buf[0]), fp, n, c); got != want {
+					t.Fatalf("c %d n %d fp %d: icebergMatch %b, want %b (header % x)", c, n, fp, got, want, buf[:1+c])
+				}
+			}
+		}
+	}
+}
+
+// TestIcebergFingerprintCollisions fills one front bucket, and the back
+// yard behind it, with keys whose remainders share their fingerprint byte
+// (and keys one bit apart in the rest of it), and reads them back beside
+// absent keys of the same bucket and fingerprint, before and after growth.
+func TestIcebergFingerprintCollisions(t *testing.T) {
+	tb := NewIceberg[uint64, uint16](Options{})
+	defer tb.Close()
+	f := &tb.front
+	x0 := uint64(0x9e3779b97f4a7c15)
+	home := mulHi(x0, f.m)
+	var in, out []uint64
+	for k := uint64(1); len(in) < 2*int(f.c) || len(out) < 20; k++ {
+		x := x0 ^ k<<8 // the same low byte: the same fingerprint
+		if mulHi(x, f.m) != home {
+			continue
+		}
+		if k%3 == 0 {
+			out = append(out, compactKey[uint64](x, 0))
+		} else {
+			in = append(in, compactKey[uint64](x, 0))
+		}
+	}
+	check := func(when string) {
+		t.Helper()
+		for i, k := range in {
+			if v, ok := tb.Get(k); !ok || v != uint16(i) {
+				t.Fatalf("%s: Get(%#x) = %d, %v; want %d, true", when, k, v, ok, i)
+			}
+		}
+		for _, k := range out {
+			if v, ok := tb.Get(k); ok {
+				t.Fatalf("%s: Get(%#x) = %d, true for an absent key", when, k, v)
+			}
+		}
+		// GetMany: the keys of the full bucket, found in it or in the back
+		// yard (a batch later), and the absent ones, in batches of 8 and a
+		// part one.
+		keys := append(append([]uint64(nil), in...), out...)
+		vals, found := make([]uint16, len(keys)), make([]bool, len(keys))
+		if n := tb.GetMany(keys, vals, found); n != len(in) {
+			t.Fatalf("%s: GetMany found %d of %d keys", when, n, len(in))
+		}
+		for i := range keys {
+			if found[i] != (i < len(in)) || i < len(in) && vals[i] != uint16(i) {
+				t.Fatalf("%s: GetMany key %d (%#x): %d, %v", when, i, keys[i], vals[i], found[i])
+			}
+		}
+		if err := tb.CheckInvariants(); err != nil {
+			t.Fatalf("%s: %v", when, err)
+		}
+	}
+	for i, k := range in {
+		if !tb.Insert(k, uint16(i)) {
+			t.Fatalf("Insert(%#x) reported a duplicate", k)
+		}
+	}
+	if b := tb.Buckets(); b.BackPairs == 0 || icebergCount(f.bucket(home)) != f.c {
+		t.Fatalf("the bucket did not fill: %+v", b)
+	}
+	check("one bucket full")
+	m := f.m
+	rng := rand.New(rand.NewPCG(3, 4))
+	for tb.front.m == m {
+		tb.Insert(rng.Uint64(), 7)
+	}
+	check("grown")
+}
