@@ -317,7 +317,7 @@ type parsedPlan struct {
 	attrs      []dict.Attribute // the attributes, the first the value
 	attrNames  []string         // their column names
 	distinct   int64
-	chVersion  chVersion
+	chVersion  dict.Release
 }
 
 // WithDefaults returns r with every zero field but MemoryBytes set.
@@ -679,7 +679,7 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 	}
 	c.ClickHouseLayout, c.ClickHouseNote, c.PacklabOnly = clickHouseFor(p.chVersion, l, p.key, p.value, shards, mlf)
 	for _, t := range p.attrs[1:] {
-		if ok, why := p.chVersion.builds(l, t.Type, shards, mlf); !ok && c.ClickHouseLayout != "" {
+		if ok, why := p.chVersion.Builds(l, t.Type, shards, mlf); !ok && c.ClickHouseLayout != "" {
 			c.ClickHouseLayout, c.ClickHouseNote, c.PacklabOnly = "", why, true
 		}
 	}

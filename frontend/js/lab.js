@@ -87,7 +87,7 @@
     const chip = (l) =>
       el("label", { class: "chip" + (l.reference ? " ref" : "") + (l.clickhouse_own ? " ch" : ""), title: l.available ? l.description : l.unavailable },
         el("input", { type: "checkbox", name: "layouts", value: l.name, checked: l.available && checked.has(l.name), disabled: !l.available }),
-        el("span", {}, l.name, el("small", { text: l.clickhouse_label || l.clickhouse || "Go map" })));
+        el("span", {}, l.name, el("small", { text: l.clickhouse_label })));
     const refs = limits.layouts.filter((l) => l.reference);
     const chs = limits.layouts.filter((l) => l.clickhouse_own);
     $("#layouts").replaceChildren(...limits.layouts.filter((l) => !l.reference && !l.clickhouse_own).map(chip));
