@@ -787,22 +787,6 @@ func TestErrorOf(t *testing.T) {
 	}
 }
 
-func TestParseMarkdownTable(t *testing.T) {
-	tab, err := parseMarkdownTable("| a | b |\n|---|---:|\n| x \\| y | 1 |\n")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(tab.Columns) != 2 || tab.Columns[0].Numeric || !tab.Columns[1].Numeric || !slices.Equal(tab.Rows[0].Cells, []string{"x | y", "1"}) {
-		t.Errorf("table %+v", tab)
-	}
-	if _, err := parseMarkdownTable("| a | b |\n|---|\n"); err == nil {
-		t.Error("a rule of the wrong width parsed")
-	}
-	if _, err := parseMarkdownTable("| a |\n|---|\n| 1 | 2 |\n"); err == nil {
-		t.Error("a row of the wrong width parsed")
-	}
-}
-
 // TestCompactInTheLab: compact is offered with no ClickHouse LAYOUT, the
 // form's default max load factor is each layout's own (compact runs at its
 // 0.9 while packed keeps ClickHouse's 0.5), and the results table says how
