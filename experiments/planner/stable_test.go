@@ -166,27 +166,6 @@ func TestPlanIgnoresHistoryWhenPreferringMemory(t *testing.T) {
 	}
 }
 
-// TestTargetGrowthIsLinuxs: a native plan's growth is Linux's on every
-// platform; on Linux that is core.Predict's own.
-func TestTargetGrowthIsLinuxs(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("core.Predict's growth is Linux's only on Linux")
-	}
-	for _, l := range planLayouts() {
-		for _, rows := range []int64{1e3, 3e5, 1e7, 1e9, 1e12} {
-			for _, shards := range []int{1, 8} {
-				pr, err := core.Predict(l, core.MustType("UInt64"), core.MustType("UInt16"), rows, core.Options{}, shards)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if g := TargetGrowth(RuntimeNative, l, pr); g != pr.GrowthBytes {
-					t.Errorf("%s %d rows SHARDS %d: native growth %d, core.Predict's on Linux %d", l, rows, shards, g, pr.GrowthBytes)
-				}
-			}
-		}
-	}
-}
-
 // reloadChildEnv makes TestPlanReloadMatchesMeasured the child that loads
 // two tables, its value "layout:rows".
 const reloadChildEnv = "PACKLAB_TEST_RELOAD"
