@@ -174,7 +174,7 @@ type Limits struct {
 	// HugePagesSupported: the tables' slabs can have transparent huge pages
 	// here (Linux), so the form offers to turn them off.
 	HugePagesSupported bool `json:"huge_pages_supported"`
-	Isolated           bool `json:"isolated"` // each run in a fresh child process
+	Isolated           bool `json:"isolated"` // each run in a fresh worker process
 	// PlanCalibrationID is the id of the Plan tab's calibration in progress
 	// events and for Cancel.
 	PlanCalibrationID string `json:"plan_calibration_id"`

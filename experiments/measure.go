@@ -19,8 +19,8 @@ import (
 	"github.com/pbnjay/memory"
 )
 
-// One measured load, in the process that will hold the map (a worker child,
-// or the caller with --in-process):
+// One measured load, in the process that will hold the map (a worker, or
+// the caller with --in-process):
 //
 //	FreeOSMemory          a GC, then free pages returned: no garbage of
 //	                      earlier work in the baseline (before the run)

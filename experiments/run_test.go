@@ -27,14 +27,14 @@ import (
 func jsonKeys(prefix string, v any, into map[string]bool) {
 	switch x := v.(type) {
 	case map[string]any:
-		for k, child := range x {
+		for k, sub := range x {
 			into[prefix+k] = true
-			jsonKeys(prefix+k+".", child, into)
+			jsonKeys(prefix+k+".", sub, into)
 		}
 	case []any:
 		p := strings.TrimSuffix(prefix, ".") + "[]."
-		for _, child := range x {
-			jsonKeys(p, child, into)
+		for _, sub := range x {
+			jsonKeys(p, sub, into)
 		}
 	}
 }
@@ -131,7 +131,7 @@ func TestHugePagesSetting(t *testing.T) {
 
 // TestIsolatedAndInProcess measures the same config in worker processes and
 // in this one: the computed figures agree, the isolated results say so and
-// come from one child process per layout, and the measured ones are filled.
+// come from one worker process per layout, and the measured ones are filled.
 func TestIsolatedAndInProcess(t *testing.T) {
 	cfg := Config{Layouts: []string{"hashed", "packed", "hashed_array"}, Rows: 100_000, Shards: 2, MaxLoadFactor: 0.9, Keys: "sequential", Seed: 7}
 	log := countWorkers(t)
@@ -235,7 +235,7 @@ func TestSeedTableTarget(t *testing.T) {
 	}
 }
 
-// TestRepeatsRunFreshWorkers: every repeat is its own child process.
+// TestRepeatsRunFreshWorkers: every repeat is its own worker process.
 func TestRepeatsRunFreshWorkers(t *testing.T) {
 	log := countWorkers(t)
 	res, err := Run(context.Background(), Config{Layouts: []string{"packed", "gomap"}, Rows: 10_000, Repeats: 3, NoRead: true}, RunOptions{})

@@ -906,7 +906,7 @@ Usage:
 Example:
   packlab run --layout hashed,packed --key UInt64 --value UInt16 --rows 1e7
 
-Each layout is measured in a fresh child process, so its RSS is its own;
+Each layout is measured in a fresh worker process, so its RSS is its own;
 results are saved as JSON in {{results}} (--results DIR).
 Every run and sweep is a job: 'packlab report' reports the last one,
 'packlab report --list' lists them.
@@ -985,7 +985,7 @@ Measuring:
                         every load on fresh memory, so that loads compare fairly
   --no-read             skip the read phase
   --miss-rate F         absent-key lookups per loaded row, 0 to 1 (default 0)
-  --in-process          measure in this process, not a fresh child (RSS less clean)
+  --in-process          measure in this process, not a fresh worker (RSS less clean)
   --force               run even if the memory guard predicts it will not fit in
                         the smaller of MemAvailable and the cgroup's memory limit
 

@@ -906,7 +906,7 @@
     $("#machine").replaceChildren(
       el("span", {}, el("b", { text: l.cores_text })),
       el("span", {}, el("b", { text: l.total_memory_text }), " memory, ", el("b", { text: l.free_memory_text }), " free"),
-      el("span", { class: "pill", text: l.runtime + (l.isolated ? " · child process per run" : " · in process") }));
+      el("span", { class: "pill", text: l.runtime + (l.isolated ? " · worker process per run" : " · in process") }));
   }
 
   async function main() {
