@@ -880,7 +880,7 @@ func TestSettleFromTheForm(t *testing.T) {
 	}
 	var idle []Progress
 	for _, e := range evs {
-		if p, ok := e.data.(Progress); ok && p.Phase == experiments.PhaseIdle {
+		if p, ok := e.data.(Progress); ok && p.Phase == experiments.PhaseSettle {
 			idle = append(idle, p)
 		}
 	}
@@ -1053,9 +1053,9 @@ func TestPlanCalibrationReportsAndCancels(t *testing.T) {
 	for idle := false; !idle; {
 		select {
 		case e := <-ev.ch:
-			if p, ok := e.data.(Progress); ok && p.ID == PlanCalibrationID && p.Phase == experiments.PhaseIdle {
+			if p, ok := e.data.(Progress); ok && p.ID == PlanCalibrationID && p.Phase == experiments.PhaseSettle {
 				idle = true
-				if !strings.HasPrefix(p.PhaseText, "idling ") || p.Runs < 5 {
+				if !strings.HasPrefix(p.PhaseText, "idling ") || p.Repeats < 5 {
 					t.Errorf("the calibration's first progress: %+v; want its idle, run 1 of every layout's", p)
 				}
 			}
@@ -1112,9 +1112,9 @@ func TestProgressIsTheJobs(t *testing.T) {
 		p    experiments.Progress
 		want float64
 	}{
-		{experiments.Progress{Layout: "hashed", Run: 1, Runs: 3, Phase: experiments.PhaseRead, Rows: 100, TotalRows: 100}, 100.0 / 3},
-		{experiments.Progress{Layout: "sparse", Run: 3, Runs: 3, Phase: experiments.PhaseLoad, Rows: 50, TotalRows: 100}, 100 * 2.5 / 3},
-		{experiments.Progress{Layout: "packed", Run: 1, Runs: 1, Phase: experiments.PhaseLoad, Rows: 25, TotalRows: 100}, 25},
+		{experiments.Progress{Layout: "hashed", Repeat: 1, Repeats: 3, Phase: experiments.PhaseRead, Rows: 100, TotalRows: 100}, 100.0 / 3},
+		{experiments.Progress{Layout: "sparse", Repeat: 3, Repeats: 3, Phase: experiments.PhaseLoad, Rows: 50, TotalRows: 100}, 100 * 2.5 / 3},
+		{experiments.Progress{Layout: "packed", Repeat: 1, Repeats: 1, Phase: experiments.PhaseLoad, Rows: 25, TotalRows: 100}, 25},
 	} {
 		got := progressOf("r", c.p)
 		if math.Abs(got.Percent-c.want) > 0.01 {

@@ -530,10 +530,10 @@ func progressLine(p experiments.Progress) string {
 		return fmt.Sprintf("counting the source's rows before the load (the memory check needs them): %s rows  %s rows/s",
 			shortCount(p.Rows), shortCount(int64(float64(p.Rows)/max(p.Seconds, 1e-9))))
 	}
-	s := fmt.Sprintf("[%d/%d] %s ", p.Run, p.Runs, p.Layout)
-	if p.Phase == experiments.PhaseIdle {
+	s := fmt.Sprintf("[%d/%d] %s ", p.Repeat, p.Repeats, p.Layout)
+	if p.Phase == experiments.PhaseSettle {
 		return s + fmt.Sprintf("idling %s of %s before the load, so that it starts on fresh memory",
-			time.Duration(p.Seconds*float64(time.Second)).Round(time.Second), time.Duration(p.IdleSeconds*float64(time.Second)).Round(100*time.Millisecond))
+			time.Duration(p.Seconds*float64(time.Second)).Round(time.Second), time.Duration(p.SettleSeconds*float64(time.Second)).Round(100*time.Millisecond))
 	}
 	if p.Phase == experiments.PhaseRead {
 		return s + fmt.Sprintf("loaded %s rows, reading ...  RSS %s", text.Rows(p.Rows), text.Bytes(p.RSSBytes))
