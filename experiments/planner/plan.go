@@ -848,13 +848,6 @@ func boolFirst(a, b bool) int {
 	return 0
 }
 
-func deref(p *float64) float64 {
-	if p == nil {
-		return 0
-	}
-	return *p
-}
-
 // explain writes each candidate's why, the answer, the rule, the
 // runners-up, the layouts ruled out, and the ClickHouse and Go text of the
 // setups worth copying.
