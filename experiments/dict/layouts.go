@@ -139,6 +139,12 @@ func LayoutsOf(f Family) []Layout {
 	return out
 }
 
+// FindLayout finds a layout of the table by name (as core.ParseLayout reads
+// names: case and '-' for '_' do not matter).
+func FindLayout(name string) (Layout, bool) {
+	return findNamed(Layouts(), name, func(l Layout) string { return l.Name })
+}
+
 // Names is the layouts' names, comma-separated.
 func Names(ls []Layout) string {
 	names := make([]string, len(ls))

@@ -35,6 +35,9 @@ func TestLayoutsTable(t *testing.T) {
 			t.Errorf("%s and %s both show %q", other, l.Name, l.Label)
 		}
 		labels[l.Label] = l.Name
+		if f, ok := FindLayout(strings.ToUpper(l.Name)); !ok || f.Name != l.Name {
+			t.Errorf("FindLayout(%q) = %v, %v", strings.ToUpper(l.Name), f.Name, ok)
+		}
 	}
 	if !slices.Equal(names, want) {
 		t.Errorf("layouts %v, want %v", names, want)
