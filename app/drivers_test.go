@@ -12,7 +12,7 @@ import (
 // TestDriversRegistered: a lab takes the drivers' layouts, and --layout's
 // list of names ends with the C++ reference maps', then ClickHouse's.
 func TestDriversRegistered(t *testing.T) {
-	want := "; C++ reference maps: boost_flat, absl_flat, dense_hash_map, sparse_hash_map, hopscotch; ClickHouse's own: " + dict.ClickHouseNames()
+	want := "; C++ reference maps: boost_flat, absl_flat, dense_hash_map, sparse_hash_map, hopscotch; ClickHouse's own: " + dict.Names(dict.LayoutsOf(dict.FamilyClickHouse))
 	if got := experiments.LayoutNames(); !strings.HasSuffix(got, want) {
 		t.Errorf("LayoutNames() = %q, want it to end with %q", got, want)
 	}

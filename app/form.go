@@ -9,7 +9,6 @@ import (
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
-	"github.com/packlab/packlab/experiments/refdriver"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -93,7 +92,7 @@ func defaultForm() Form {
 func (f Form) config() (experiments.Config, error) {
 	var c experiments.Config
 	if len(f.Layouts) == 0 {
-		return c, errorf("layouts", "choose at least one layout (allowed: %s)", layoutList())
+		return c, errorf("layouts", "choose at least one layout (allowed: %s)", experiments.LayoutNames())
 	}
 	c.Layouts = append([]string(nil), f.Layouts...)
 	c.Key = strings.TrimSpace(f.Key)
@@ -121,12 +120,11 @@ func (f Form) config() (experiments.Config, error) {
 }
 
 // anyPacklabLayout says whether names holds one of packlab's own layouts:
-// neither a C++ reference map nor one of ClickHouse's dictionaries.
+// neither a C++ reference map nor one of ClickHouse's dictionaries (a name
+// the table does not know is left to the engine to refuse).
 func anyPacklabLayout(names []string) bool {
 	for _, name := range names {
-		_, ref := refdriver.FindReference(strings.TrimSpace(name))
-		_, ch := dict.FindClickHouseDictionary(strings.TrimSpace(name))
-		if !ref && !ch {
+		if l, ok := dict.FindLayout(strings.TrimSpace(name)); !ok || l.Family == dict.FamilyPacklab {
 			return true
 		}
 	}
@@ -281,8 +279,6 @@ func parseFloat(field, text string, lo, hi float64) (float64, error) {
 	}
 	return v, nil
 }
-
-func layoutList() string { return experiments.LayoutNames() }
 
 // describe is a run's one-line title: "5 layouts · UInt64 → UInt16 · 1M rows".
 func describe(c experiments.Config) string {

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -189,25 +188,20 @@ func (l *Lab) results(ids []string, field string) ([]result.Result, error) {
 
 // Table returns the chosen results in the seed table's columns (settings,
 // load and read seconds, read million rows/s, bytes_allocated, RSS, peak
-// RSS...), formatted exactly as the Markdown export writes them.
+// RSS...), the cells the terminal's and the Markdown export's tables print
+// (report.Cells).
 func (l *Lab) Table(ids []string) (Table, error) {
 	rs, err := l.results(ids, "export")
 	if err != nil {
 		return Table{}, err
 	}
-	var md bytes.Buffer
-	if err := report.WriteTable(&md, rs, "markdown"); err != nil {
-		return Table{}, ErrorOf(err, "export")
+	header, numeric, rows := report.Cells(rs)
+	t := Table{Rows: make([]TableRow, len(rows))}
+	for i, h := range header {
+		t.Columns = append(t.Columns, Column{Name: h, Numeric: numeric[i]})
 	}
-	t, err := parseMarkdownTable(md.String())
-	if err != nil {
-		return Table{}, ErrorOf(err, "export")
-	}
-	if len(t.Rows) != len(rs) {
-		return Table{}, errorf("export", "the table has %d rows for %d results", len(t.Rows), len(rs))
-	}
-	for i := range t.Rows {
-		t.Rows[i].ID = rs[i].ID
+	for i, cells := range rows {
+		t.Rows[i] = TableRow{ID: rs[i].ID, Cells: cells}
 	}
 	t.Title = selectionTitle(rs)
 	t.Notes = append([]string{}, formLines(experiments.ResultNotes(rs))...)
@@ -254,54 +248,6 @@ func sharedTypes(rs []result.Result) string {
 		}
 	}
 	return rs[0].KeyType + " → " + strings.ReplaceAll(result.ValueText(rs[0]), ",", ", ")
-}
-
-// parseMarkdownTable reads back the table report.WriteTable writes as
-// Markdown, so that the window shows the same cells as the export.
-func parseMarkdownTable(md string) (Table, error) {
-	lines := strings.Split(strings.TrimRight(md, "\n"), "\n")
-	if len(lines) < 2 {
-		return Table{}, errors.New("the results table is empty")
-	}
-	header := splitRow(lines[0])
-	align := splitRow(lines[1])
-	if len(align) != len(header) {
-		return Table{}, fmt.Errorf("the results table's header has %d columns, its rule %d", len(header), len(align))
-	}
-	t := Table{Rows: []TableRow{}}
-	for i, h := range header {
-		t.Columns = append(t.Columns, Column{Name: h, Numeric: strings.HasSuffix(align[i], ":")})
-	}
-	for _, line := range lines[2:] {
-		cells := splitRow(line)
-		if len(cells) != len(header) {
-			return Table{}, fmt.Errorf("a row of the results table has %d cells for %d columns", len(cells), len(header))
-		}
-		t.Rows = append(t.Rows, TableRow{Cells: cells})
-	}
-	return t, nil
-}
-
-// splitRow splits "| a | b \| c |" into ["a", "b | c"].
-func splitRow(line string) []string {
-	line = strings.TrimSpace(line)
-	line = strings.TrimPrefix(line, "|")
-	line = strings.TrimSuffix(line, "|")
-	var cells []string
-	var cur strings.Builder
-	for i := 0; i < len(line); i++ {
-		switch {
-		case line[i] == '\\' && i+1 < len(line) && line[i+1] == '|':
-			cur.WriteByte('|')
-			i++
-		case line[i] == '|':
-			cells = append(cells, strings.TrimSpace(cur.String()))
-			cur.Reset()
-		default:
-			cur.WriteByte(line[i])
-		}
-	}
-	return append(cells, strings.TrimSpace(cur.String()))
 }
 
 // ChartView is one chart for the page: the ECharts option Go built, or,

@@ -174,7 +174,7 @@ type Limits struct {
 	// HugePagesSupported: the tables' slabs can have transparent huge pages
 	// here (Linux), so the form offers to turn them off.
 	HugePagesSupported bool `json:"huge_pages_supported"`
-	Isolated           bool `json:"isolated"` // each run in a fresh child process
+	Isolated           bool `json:"isolated"` // each run in a fresh worker process
 	// PlanCalibrationID is the id of the Plan tab's calibration in progress
 	// events and for Cancel.
 	PlanCalibrationID string `json:"plan_calibration_id"`
@@ -187,9 +187,11 @@ type Limits struct {
 // LayoutInfo is one layout as the form offers it.
 type LayoutInfo struct {
 	Name       string `json:"name"`
-	ClickHouse string `json:"clickhouse"` // its ClickHouse LAYOUT name, "" for gomap and compact
-	// ClickHouseLabel tells apart layouts that share a LAYOUT name:
-	// "SPARSE_HASHED (PackedHashMap, since 23.5)"; "" when there is none.
+	ClickHouse string `json:"clickhouse"` // its ClickHouse LAYOUT name, "" where ClickHouse has none
+	// ClickHouseLabel is the words under its name (dict.Layout's Label):
+	// what ClickHouse calls it, telling apart layouts that share a LAYOUT
+	// name ("SPARSE_HASHED (PackedHashMap, since 23.5)"), its C++ type, or
+	// whose it is.
 	ClickHouseLabel   string `json:"clickhouse_label"`
 	Description       string `json:"description"`
 	UsesMaxLoadFactor bool   `json:"uses_max_load_factor"`
@@ -255,53 +257,10 @@ type ChartKind struct {
 	Title string `json:"title"`
 }
 
-var layoutDescriptions = map[core.Layout]string{
-	core.LayoutHashed:      "ClickHouse HASHED: open addressing, padded struct{K;V} cells",
-	core.LayoutPacked:      "ClickHouse PackedHashMap: the same table, cells unpadded",
-	core.LayoutSparse:      "google sparse_hash_map: 48-bucket groups with a bitmap",
-	core.LayoutHashedArray: "ClickHouse HASHED_ARRAY: key → row index, values in an array",
-	core.LayoutGoMap:       "Go's builtin map[K]V (swiss table), the everyday baseline",
-	core.LayoutCompact:     "quotiented slots of a few bytes: only what the home slot does not say, near the information limit",
-	core.LayoutIceberg:     "quotiented slots packed bit to bit into cache-line buckets: a front yard by one hash, a small two-choice back yard",
-}
-
-// rowDescriptions are the row layouts' (experiments/rows.go): packlab's
-// own, for a dictionary of several attributes.
-var rowDescriptions = map[string]string{
-	"packed_row":  "the key once and every attribute beside it in one unpadded cell (packed); a row over 16 bytes in an array beside it, its number in the cell",
-	"compact_row": "the key's quotient and every attribute in one compact slot; a row over 16 bytes in an array beside it, its number in the slot",
-}
-
-// clickHouseLabels name, for a layout whose ClickHouse LAYOUT name another
-// layout shares, which of ClickHouse's tables it is and since when.
-// SPARSE_HASHED has been two tables: google sparse_hash_map from 19.15, and
-// PackedHashMap (for UInt64 keys and values of at most 8 bytes) since
-// ClickHouse PR #49380, merged in May 2023 between the 23.4 (2023-04-26) and
-// 23.5 (2023-06-08) releases (ClickHouse's changelog of 23.5; the source's
-// HashedDictionary.h). A layout missing here shows its LAYOUT name alone.
-var clickHouseLabels = map[core.Layout]string{
-	core.LayoutHashed: "HASHED (HashMap)",
-	core.LayoutPacked: "SPARSE_HASHED (PackedHashMap, since 23.5)",
-	core.LayoutSparse: "SPARSE_HASHED (sparse_hash_map, before 23.5)",
-	// compact and iceberg have no LAYOUT clause at all (their
-	// clickhouse_layout is ""): each label says whose they are.
-	core.LayoutCompact: "no ClickHouse layout (packlab's, ordered probing)",
-	core.LayoutIceberg: "no ClickHouse layout (packlab's, buckets)",
-}
-
-// clickHouseLabel is what the form shows under a layout's name.
-func clickHouseLabel(l core.Layout) string {
-	if s, ok := clickHouseLabels[l]; ok {
-		return s
-	}
-	return l.ClickHouseName()
-}
-
-// appendReferences adds the C++ reference maps to the form's layouts:
-// listed always, runnable only where their worker is built (never in the
-// browser), and otherwise marked unavailable with the command that builds
-// them.
-func appendReferences(layouts []LayoutInfo) ([]LayoutInfo, References) {
+// references is the C++ reference maps' state: listed always, runnable
+// only where their worker is built (never in the browser), and otherwise
+// marked unavailable with the command that builds them.
+func references() (References, map[string]string) {
 	st := refdriver.Status()
 	refs := References{Available: st.Available, Problem: st.Problem, BuildCommand: refdriver.BuildCommand}
 	if st.Available {
@@ -309,22 +268,13 @@ func appendReferences(layouts []LayoutInfo) ([]LayoutInfo, References) {
 	} else {
 		refs.Note = unavailableNote("C++ reference maps", "the C++ reference maps", st.Problem)
 	}
-	for _, r := range refdriver.References() {
-		info := LayoutInfo{Name: r.Name, ClickHouseLabel: "C++ " + r.Map, Description: r.Doc,
-			Reference: true, Available: st.Available, Unavailable: st.Problem}
-		if lib := st.Libraries[r.Name]; lib != "" {
-			info.Description = lib + ": " + r.Doc
-		}
-		layouts = append(layouts, info)
-	}
-	return layouts, refs
+	return refs, st.Libraries
 }
 
-// appendClickHouse adds ClickHouse's own dictionaries to the form's
-// layouts: listed always, runnable only where packlab-ch is built (never in
-// the browser), and otherwise marked unavailable with the command that gets
-// them.
-func appendClickHouse(layouts []LayoutInfo) ([]LayoutInfo, ClickHouseState) {
+// clickHouse is ClickHouse's own dictionaries' state: listed always,
+// runnable only where packlab-ch is built (never in the browser), and
+// otherwise marked unavailable with the command that gets them.
+func clickHouse() ClickHouseState {
 	st := chdriver.Status()
 	state := ClickHouseState{Available: st.Available, Version: st.Version, Problem: st.Problem, BuildCommand: chdriver.BuildCommand}
 	if st.Available {
@@ -332,12 +282,33 @@ func appendClickHouse(layouts []LayoutInfo) ([]LayoutInfo, ClickHouseState) {
 	} else {
 		state.Note = unavailableNote("ClickHouse's own dictionaries", "ClickHouse's own dictionaries", st.Problem)
 	}
-	for _, d := range dict.ClickHouseDictionaries() {
-		layouts = append(layouts, LayoutInfo{Name: d.Name, ClickHouse: d.Layout, ClickHouseLabel: "ClickHouse " + d.Layout,
-			Description: d.Doc, UsesMaxLoadFactor: result.UsesMaxLoadFactor(d.Name),
-			ClickHouseOwn: true, Available: st.Available, Unavailable: st.Problem})
+	return state
+}
+
+// layoutInfos is the table of layouts (dict.Layouts) as the form offers
+// it: whether each can run here, and a C++ map's library version.
+func layoutInfos(refs References, libraries map[string]string, ch ClickHouseState) []LayoutInfo {
+	var out []LayoutInfo
+	for _, d := range dict.Layouts() {
+		info := LayoutInfo{Name: d.Name, ClickHouseLabel: d.Label, Description: d.Doc,
+			UsesMaxLoadFactor: result.UsesMaxLoadFactor(d.Name), Available: true}
+		if len(d.ClickHouse) > 0 {
+			info.ClickHouse = d.ClickHouse[0].Layout
+		}
+		switch d.Family {
+		case dict.FamilyPacklab:
+			_, info.Row = dict.ParseRowLayout(d.Name)
+		case dict.FamilyReference:
+			info.Reference, info.Available, info.Unavailable = true, refs.Available, refs.Problem
+			if lib := libraries[d.Name]; lib != "" {
+				info.Description = lib + ": " + d.Doc
+			}
+		case dict.FamilyClickHouse:
+			info.ClickHouseOwn, info.Available, info.Unavailable = true, ch.Available, ch.Problem
+		}
+		out = append(out, info)
 	}
-	return layouts, state
+	return out
 }
 
 // unavailableNote is the form's line for a family of layouts that cannot
@@ -405,22 +376,10 @@ func (l *Lab) Limits() (Limits, error) {
 		ResultsDir:         l.opt.ResultsDir,
 		EChartsVersion:     report.EChartsVersion,
 	}
-	for _, ly := range core.Layouts() {
-		lim.Layouts = append(lim.Layouts, LayoutInfo{
-			Name:              string(ly),
-			ClickHouse:        ly.ClickHouseName(),
-			ClickHouseLabel:   clickHouseLabel(ly),
-			Description:       layoutDescriptions[ly],
-			UsesMaxLoadFactor: result.UsesMaxLoadFactor(string(ly)),
-			Available:         true,
-		})
-	}
-	for _, name := range dict.RowLayoutNames() {
-		lim.Layouts = append(lim.Layouts, LayoutInfo{Name: name, Description: rowDescriptions[name],
-			UsesMaxLoadFactor: true, Available: true, Row: true})
-	}
-	lim.Layouts, lim.References = appendReferences(lim.Layouts)
-	lim.Layouts, lim.ClickHouse = appendClickHouse(lim.Layouts)
+	var libraries map[string]string
+	lim.References, libraries = references()
+	lim.ClickHouse = clickHouse()
+	lim.Layouts = layoutInfos(lim.References, libraries, lim.ClickHouse)
 	for _, t := range core.Types() {
 		lim.Types = append(lim.Types, TypeInfo{Name: t.Name, Size: t.Size, Align: t.Align,
 			Label: t.Name + " · " + strconv.Itoa(t.Size) + " B"})

@@ -787,22 +787,6 @@ func TestErrorOf(t *testing.T) {
 	}
 }
 
-func TestParseMarkdownTable(t *testing.T) {
-	tab, err := parseMarkdownTable("| a | b |\n|---|---:|\n| x \\| y | 1 |\n")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(tab.Columns) != 2 || tab.Columns[0].Numeric || !tab.Columns[1].Numeric || !slices.Equal(tab.Rows[0].Cells, []string{"x | y", "1"}) {
-		t.Errorf("table %+v", tab)
-	}
-	if _, err := parseMarkdownTable("| a | b |\n|---|\n"); err == nil {
-		t.Error("a rule of the wrong width parsed")
-	}
-	if _, err := parseMarkdownTable("| a |\n|---|\n| 1 | 2 |\n"); err == nil {
-		t.Error("a row of the wrong width parsed")
-	}
-}
-
 // TestCompactInTheLab: compact is offered with no ClickHouse LAYOUT, the
 // form's default max load factor is each layout's own (compact runs at its
 // 0.9 while packed keeps ClickHouse's 0.5), and the results table says how
@@ -896,7 +880,7 @@ func TestSettleFromTheForm(t *testing.T) {
 	}
 	var idle []Progress
 	for _, e := range evs {
-		if p, ok := e.data.(Progress); ok && p.Phase == experiments.PhaseIdle {
+		if p, ok := e.data.(Progress); ok && p.Phase == experiments.PhaseSettle {
 			idle = append(idle, p)
 		}
 	}
@@ -1069,9 +1053,9 @@ func TestPlanCalibrationReportsAndCancels(t *testing.T) {
 	for idle := false; !idle; {
 		select {
 		case e := <-ev.ch:
-			if p, ok := e.data.(Progress); ok && p.ID == PlanCalibrationID && p.Phase == experiments.PhaseIdle {
+			if p, ok := e.data.(Progress); ok && p.ID == PlanCalibrationID && p.Phase == experiments.PhaseSettle {
 				idle = true
-				if !strings.HasPrefix(p.PhaseText, "idling ") || p.Runs < 5 {
+				if !strings.HasPrefix(p.PhaseText, "idling ") || p.Repeats < 5 {
 					t.Errorf("the calibration's first progress: %+v; want its idle, run 1 of every layout's", p)
 				}
 			}
@@ -1128,9 +1112,9 @@ func TestProgressIsTheJobs(t *testing.T) {
 		p    experiments.Progress
 		want float64
 	}{
-		{experiments.Progress{Layout: "hashed", Run: 1, Runs: 3, Phase: experiments.PhaseRead, Rows: 100, TotalRows: 100}, 100.0 / 3},
-		{experiments.Progress{Layout: "sparse", Run: 3, Runs: 3, Phase: experiments.PhaseLoad, Rows: 50, TotalRows: 100}, 100 * 2.5 / 3},
-		{experiments.Progress{Layout: "packed", Run: 1, Runs: 1, Phase: experiments.PhaseLoad, Rows: 25, TotalRows: 100}, 25},
+		{experiments.Progress{Layout: "hashed", Repeat: 1, Repeats: 3, Phase: experiments.PhaseRead, Rows: 100, TotalRows: 100}, 100.0 / 3},
+		{experiments.Progress{Layout: "sparse", Repeat: 3, Repeats: 3, Phase: experiments.PhaseLoad, Rows: 50, TotalRows: 100}, 100 * 2.5 / 3},
+		{experiments.Progress{Layout: "packed", Repeat: 1, Repeats: 1, Phase: experiments.PhaseLoad, Rows: 25, TotalRows: 100}, 25},
 	} {
 		got := progressOf("r", c.p)
 		if math.Abs(got.Percent-c.want) > 0.01 {

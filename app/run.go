@@ -41,8 +41,8 @@ type Started struct {
 type Progress struct {
 	ID            string  `json:"id"`
 	Layout        string  `json:"layout"`
-	Run           int     `json:"run"`  // 1-based measured load of the job
-	Runs          int     `json:"runs"` // measured loads in the job (layouts x repeats)
+	Repeat        int     `json:"repeat"`  // 1-based measured load (a run's repeat) of the job
+	Repeats       int     `json:"repeats"` // measured loads in the job (layouts x repeats)
 	Phase         string  `json:"phase"`
 	Rows          int64   `json:"rows"`
 	TotalRows     int64   `json:"total_rows"`
@@ -247,7 +247,7 @@ func (l *Lab) Running() ([]string, error) {
 
 func progressOf(id string, p experiments.Progress) Progress {
 	out := Progress{
-		ID: id, Layout: p.Layout, Run: p.Run, Runs: p.Runs, Phase: p.Phase,
+		ID: id, Layout: p.Layout, Repeat: p.Repeat, Repeats: p.Repeats, Phase: p.Phase,
 		Rows: p.Rows, TotalRows: p.TotalRows, RSSBytes: p.RSSBytes, ETASeconds: -1,
 	}
 	if p.Seconds > 0 {
@@ -261,11 +261,11 @@ func progressOf(id string, p experiments.Progress) Progress {
 	}
 	switch p.Phase {
 	case experiments.PhaseLoad:
-	case experiments.PhaseIdle: // the bar and the ETA count the idle down
+	case experiments.PhaseSettle: // the bar and the ETA count the idle down
 		out.RowsPerSecond, out.Percent, out.ETASeconds = 0, 0, 0
-		if p.IdleSeconds > 0 {
-			out.Percent = math.Min(100, 100*p.Seconds/p.IdleSeconds)
-			out.ETASeconds = math.Max(0, p.IdleSeconds-p.Seconds)
+		if p.SettleSeconds > 0 {
+			out.Percent = math.Min(100, 100*p.Seconds/p.SettleSeconds)
+			out.ETASeconds = math.Max(0, p.SettleSeconds-p.Seconds)
 		}
 	default:
 		out.Percent, out.ETASeconds = 100, 0
@@ -273,8 +273,8 @@ func progressOf(id string, p experiments.Progress) Progress {
 	// The bar is the job's: loads done before this one fill their share,
 	// so that "hashed (1 of 3)" reading shows a third, not a full bar. An
 	// idle counts its own time down.
-	if p.Runs > 1 && p.Run >= 1 && p.Phase != experiments.PhaseIdle {
-		out.Percent = (100*float64(p.Run-1) + out.Percent) / float64(p.Runs)
+	if p.Repeats > 1 && p.Repeat >= 1 && p.Phase != experiments.PhaseSettle {
+		out.Percent = (100*float64(p.Repeat-1) + out.Percent) / float64(p.Repeats)
 	}
 	out.RowsText = text.Thousands(p.Rows)
 	if p.TotalRows > 0 {
@@ -287,15 +287,15 @@ func progressOf(id string, p experiments.Progress) Progress {
 	}
 	out.RSSText = text.Bytes(p.RSSBytes)
 	out.LayoutText = p.Layout
-	if p.Runs > 1 {
-		out.LayoutText = fmt.Sprintf("%s (%d of %d)", p.Layout, p.Run, p.Runs)
+	if p.Repeats > 1 {
+		out.LayoutText = fmt.Sprintf("%s (%d of %d)", p.Layout, p.Repeat, p.Repeats)
 	}
 	switch p.Phase {
 	case experiments.PhaseCount:
 		out.PhaseText = fmt.Sprintf("counting the source's rows before the load (the memory check needs them): %s so far", text.Rows(p.Rows))
-	case experiments.PhaseIdle:
+	case experiments.PhaseSettle:
 		out.PhaseText = fmt.Sprintf("idling %s of %s before loading %s, so that it starts on fresh memory",
-			seconds(p.Seconds), seconds(p.IdleSeconds), p.Layout)
+			seconds(p.Seconds), seconds(p.SettleSeconds), p.Layout)
 	case experiments.PhaseLoad:
 		out.PhaseText = "loading " + p.Layout
 	case experiments.PhaseRead:

@@ -14,12 +14,6 @@ func loadBits[T Bits](b []byte) T {
 	return loadBitsAt[T](unsafe.Pointer(unsafe.SliceData(b)))
 }
 
-// storeBits writes t at the start of b.
-func storeBits[T Bits](b []byte, t T) {
-	_ = b[sizeOf[T]()-1]
-	storeBitsAt(unsafe.Pointer(unsafe.SliceData(b)), t)
-}
-
 // A row (Options.ValueBytes) is a value narrower than its V: the row's
 // bytes are the low vs bytes of V's bits (FromUint64), the others zero, and
 // a cell holds just those, little-endian. rowAt and setRowAt move them: two

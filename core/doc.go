@@ -31,17 +31,20 @@
 //
 // # Layouts
 //
-// One file per layout, with its memory picture at the top:
+// One file per layout, with its memory picture at the top. What ClickHouse
+// calls each (and since which release), the lab's other layouts and a line
+// on each are the lab's table of layouts, experiments/dict's Layouts; in
+// short:
 //
-//	hashed.go        Hashed       ClickHouse HashMap (HASHED): padded cells, linear probing
-//	packed.go        Packed       ClickHouse PackedHashMap: the same, cells unpadded
+//	hashed.go        Hashed       ClickHouse's HashMap: padded cells, linear probing
+//	packed.go        Packed       ClickHouse's PackedHashMap: the same, cells unpadded
 //	sparse.go        Sparse       google sparse_hash_map: 48-bucket groups + bitmaps
-//	hashed_array.go  HashedArray  ClickHouse HASHED_ARRAY: key -> row index + value array
+//	hashed_array.go  HashedArray  ClickHouse's HASHED_ARRAY: key -> row index + value array
 //	gomap.go         GoMap        Go's map[K]V (swiss table), the everyday baseline
-//	compact.go       Compact      no ClickHouse counterpart: quotiented slots of a few bytes,
-//	                              sorted Robin Hood probing, near the information limit
-//	iceberg.go       Iceberg      no ClickHouse counterpart: quotiented slots packed bit to bit
-//	                              into two-line buckets, a front yard and a two-choice back yard
+//	compact.go       Compact      packlab's: quotiented slots of a few bytes, sorted Robin
+//	                              Hood probing, near the information limit
+//	iceberg.go       Iceberg      packlab's: quotiented slots packed bit to bit into two-line
+//	                              buckets, a front yard and a two-choice back yard
 //
 // For 1,000,000 distinct <UInt64,UInt16> pairs at mlf 0.5, hashed and packed
 // both have 2^21 = 2,097,152 cells: 33,554,432 bytes of 16-byte cells against

@@ -6,7 +6,9 @@ import (
 	"strings"
 )
 
-// Layout names a table layout; see doc.go for the memory picture of each.
+// Layout names a table layout; see doc.go and each layout's file for its
+// memory picture, experiments/dict's table of layouts for what ClickHouse
+// calls it.
 type Layout string
 
 const (
@@ -45,20 +47,6 @@ func ParseLayout(name string) (Layout, error) {
 		names = append(names, string(l))
 	}
 	return "", fmt.Errorf("unknown layout %q (allowed: %s)", name, strings.Join(names, ", "))
-}
-
-// ClickHouseName is the layout's name in a ClickHouse LAYOUT clause, or ""
-// for a layout ClickHouse has no counterpart of.
-func (l Layout) ClickHouseName() string {
-	switch l {
-	case LayoutHashed:
-		return "HASHED"
-	case LayoutPacked, LayoutSparse:
-		return "SPARSE_HASHED"
-	case LayoutHashedArray:
-		return "HASHED_ARRAY"
-	}
-	return ""
 }
 
 // The range ClickHouse accepts for MAX_LOAD_FACTOR, and its default.

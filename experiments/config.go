@@ -181,7 +181,7 @@ func (c Config) Validate() error {
 	for _, name := range c.Layouts {
 		l, ok := parseLayoutChoice(name)
 		if !ok {
-			return NewFieldError("--layout", name, "unknown layout", layoutNames())
+			return NewFieldError("--layout", name, "unknown layout", LayoutNames())
 		}
 		if seen[l.String()] {
 			return NewFieldError("--layout", name, "given twice", "each layout once")
@@ -395,9 +395,7 @@ func sourceFieldErr(flag, value string, spec source.Spec, err error) error {
 
 // LayoutNames lists what --layout takes: core's layouts, the row layouts,
 // then each driver's.
-func LayoutNames() string { return layoutNames() }
-
-func layoutNames() string {
+func LayoutNames() string {
 	names := make([]string, 0, 5)
 	for _, l := range core.Layouts() {
 		names = append(names, string(l))

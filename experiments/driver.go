@@ -150,16 +150,19 @@ func (r *DriverRun) FillResult(res *result.Result) {
 	res.Host = hostInfo()
 }
 
-// ResultNotes are the lines for under a table of results: the drivers'
-// (ClickHouse's runs), LimitNotes, KernelNotes, PreallocateNotes.
+// ResultNotes are the lines for under a table of results, in this order:
+// each registered driver's Notes (ClickHouse's runs have some, the C++
+// maps' none), then result's LimitNotes, ProcessNotes, KernelNotes and
+// PreallocateNotes; none where the results call for none.
 func ResultNotes(results []result.Result) []string {
 	var notes []string
 	for _, d := range drivers {
 		notes = append(notes, d.Notes(results)...)
 	}
-	notes = append(notes, result.LimitNotes(results)...)
-	notes = append(notes, result.ProcessNotes(results)...)
-	return append(append(notes, result.KernelNotes(results)...), result.PreallocateNotes(results)...)
+	for _, more := range []func([]result.Result) []string{result.LimitNotes, result.ProcessNotes, result.KernelNotes, result.PreallocateNotes} {
+		notes = append(notes, more(results)...)
+	}
+	return notes
 }
 
 // startedAt formats a run's start time for Result.StartedAt.

@@ -20,8 +20,8 @@ import (
 // own key source and the read phase's keys in the lab's order, in frames
 // on its stdin, so it loads exactly what packlab's layouts load:
 //
-//	parent (this process)                     child: a driver's worker
-//	  start child, write the job line ------> {...}
+//	parent (this process)                     worker: a driver's program
+//	  start worker, write the job line ------> {...}
 //	  open the run's source; for each block:
 //	    [u32 n][n keys][n values]   -------> insert each row (first one wins)
 //	  [u32 0]                       -------> end of the load: RSS, geometry, verify

@@ -30,7 +30,7 @@ const WasmMemoryLimit = machine.WasmMemoryLimit
 //	       file source: synthetic sources compute keys instead of listing)
 //
 // and the guard adds the baseline of the fresh worker process (measured: this
-// process's own resident memory, a Go runtime like the child's) when the run
+// process's own resident memory, a Go runtime like the worker's) when the run
 // is isolated. That peak is what the worker's peak_rss_bytes measures, and a
 // test (TestPredictedPeakMatchesMeasured) holds the two within 10 % for
 // hashed and packed.

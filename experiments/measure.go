@@ -19,8 +19,8 @@ import (
 	"github.com/pbnjay/memory"
 )
 
-// One measured load, in the process that will hold the map (a worker child,
-// or the caller with --in-process):
+// One measured load, in the process that will hold the map (a worker, or
+// the caller with --in-process):
 //
 //	FreeOSMemory          a GC, then free pages returned: no garbage of
 //	                      earlier work in the baseline (before the run)
@@ -47,25 +47,25 @@ import (
 // Progress is a running measurement's state, as a progress bar draws it.
 type Progress struct {
 	Layout    string  `json:"layout"`
-	Run       int     `json:"run"`        // 1-based: which measured load of the whole job this is
-	Runs      int     `json:"runs"`       // measured loads in the whole job (layouts x repeats, or a sweep's)
-	Phase     string  `json:"phase"`      // "count", "idle", "load", "read" or "done"
+	Repeat    int     `json:"repeat"`     // 1-based: which measured load (a run's repeat) of the whole job this is
+	Repeats   int     `json:"repeats"`    // measured loads in the whole job (layouts x repeats, or a sweep's)
+	Phase     string  `json:"phase"`      // "count", "settle", "load", "read" or "done"
 	Rows      int64   `json:"rows"`       // rows loaded so far
 	TotalRows int64   `json:"total_rows"` // rows the source will give, or -1 if unknown
-	Seconds   float64 `json:"seconds"`    // since the load started; idle: idled so far
+	Seconds   float64 `json:"seconds"`    // since the load started; settle: settled so far
 	RSSBytes  int64   `json:"rss_bytes"`  // resident memory now minus the baseline; 0 if unknown
-	// IdleSeconds is, while idle, how long the job idles before the load
-	// (Config.SettleSeconds).
-	IdleSeconds float64 `json:"idle_seconds,omitempty"`
+	// SettleSeconds is, while it settles, how long the job idles before
+	// the load (Config.SettleSeconds).
+	SettleSeconds float64 `json:"settle_seconds,omitempty"`
 }
 
 // Phases of a Progress.
 const (
-	PhaseCount = "count" // before the runs: a file source read through for its row count (the guard's)
-	PhaseIdle  = "idle"  // before a load, Config.SettleSeconds
-	PhaseLoad  = "load"
-	PhaseRead  = "read"
-	PhaseDone  = "done"
+	PhaseCount  = "count"  // before the runs: a file source read through for its row count (the guard's)
+	PhaseSettle = "settle" // before a load: idle for Config.SettleSeconds
+	PhaseLoad   = "load"
+	PhaseRead   = "read"
+	PhaseDone   = "done"
 )
 
 // countProgressEvery is the period of a source count's progress.

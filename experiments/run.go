@@ -265,14 +265,14 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]result.Resu
 			}
 			progress := func(pr Progress) {
 				if opt.Progress != nil {
-					pr.Run, pr.Runs = n, total
+					pr.Repeat, pr.Repeats = n, total
 					opt.Progress(pr)
 				}
 			}
 			idle := time.Duration(r.p.SettleSeconds * float64(time.Second))
 			idled := func(d time.Duration) {
-				progress(Progress{Layout: r.layout.String(), Phase: PhaseIdle, TotalRows: r.est.Rows,
-					Seconds: d.Seconds(), IdleSeconds: idle.Seconds()})
+				progress(Progress{Layout: r.layout.String(), Phase: PhaseSettle, TotalRows: r.est.Rows,
+					Seconds: d.Seconds(), SettleSeconds: idle.Seconds()})
 			}
 			if err := settle(ctx, idle, idled); err != nil {
 				return results, cancelled(r, cmp.Or(context.Cause(ctx), err))

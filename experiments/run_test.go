@@ -27,14 +27,14 @@ import (
 func jsonKeys(prefix string, v any, into map[string]bool) {
 	switch x := v.(type) {
 	case map[string]any:
-		for k, child := range x {
+		for k, sub := range x {
 			into[prefix+k] = true
-			jsonKeys(prefix+k+".", child, into)
+			jsonKeys(prefix+k+".", sub, into)
 		}
 	case []any:
 		p := strings.TrimSuffix(prefix, ".") + "[]."
-		for _, child := range x {
-			jsonKeys(p, child, into)
+		for _, sub := range x {
+			jsonKeys(p, sub, into)
 		}
 	}
 }
@@ -131,7 +131,7 @@ func TestHugePagesSetting(t *testing.T) {
 
 // TestIsolatedAndInProcess measures the same config in worker processes and
 // in this one: the computed figures agree, the isolated results say so and
-// come from one child process per layout, and the measured ones are filled.
+// come from one worker process per layout, and the measured ones are filled.
 func TestIsolatedAndInProcess(t *testing.T) {
 	cfg := Config{Layouts: []string{"hashed", "packed", "hashed_array"}, Rows: 100_000, Shards: 2, MaxLoadFactor: 0.9, Keys: "sequential", Seed: 7}
 	log := countWorkers(t)
@@ -235,7 +235,7 @@ func TestSeedTableTarget(t *testing.T) {
 	}
 }
 
-// TestRepeatsRunFreshWorkers: every repeat is its own child process.
+// TestRepeatsRunFreshWorkers: every repeat is its own worker process.
 func TestRepeatsRunFreshWorkers(t *testing.T) {
 	log := countWorkers(t)
 	res, err := Run(context.Background(), Config{Layouts: []string{"packed", "gomap"}, Rows: 10_000, Repeats: 3, NoRead: true}, RunOptions{})
@@ -266,10 +266,10 @@ func TestProgressEvents(t *testing.T) {
 	}
 	last := map[int]Progress{}
 	for _, e := range events {
-		if e.Runs != 2 || e.Run < 1 || e.Run > 2 || e.TotalRows != rows {
-			t.Fatalf("event %+v: want run 1 or 2 of 2, total %d", e, rows)
+		if e.Repeats != 2 || e.Repeat < 1 || e.Repeat > 2 || e.TotalRows != rows {
+			t.Fatalf("event %+v: want repeat 1 or 2 of 2, total %d", e, rows)
 		}
-		last[e.Run] = e
+		last[e.Repeat] = e
 	}
 	for run := 1; run <= 2; run++ {
 		if e := last[run]; e.Phase != PhaseDone || e.Rows != rows {
@@ -428,7 +428,7 @@ func TestSettleFromTheConfig(t *testing.T) {
 	var idle []Progress
 	start := time.Now()
 	res, err := Run(context.Background(), cfg, RunOptions{Progress: func(p Progress) {
-		if p.Phase == PhaseIdle {
+		if p.Phase == PhaseSettle {
 			idle = append(idle, p)
 		}
 	}})
@@ -445,7 +445,7 @@ func TestSettleFromTheConfig(t *testing.T) {
 	}
 	// Reported at once and every 250 ms (a ticker drops ticks that a busy
 	// machine delivers late): at least 2 a load.
-	if len(idle) < 4 || idle[0].Layout != "hashed" || idle[0].Run != 1 || idle[0].IdleSeconds != 0.6 || idle[len(idle)-1].Layout != "packed" {
+	if len(idle) < 4 || idle[0].Layout != "hashed" || idle[0].Repeat != 1 || idle[0].SettleSeconds != 0.6 || idle[len(idle)-1].Layout != "packed" {
 		t.Fatalf("idle progress %+v; want hashed's then packed's, each counting towards 0.6 s", idle)
 	}
 	for i := 1; i < len(idle); i++ {

@@ -21,24 +21,24 @@ import (
 	"github.com/packlab/packlab/experiments/result"
 )
 
-// Isolation: each measured load runs in a fresh child process of the same
+// Isolation: each measured load runs in a fresh worker process of the same
 // binary, so that its RSS and peak RSS belong to that load alone.
 //
-//	parent                                  child: packlab __worker
-//	  start child, env PACKLAB_WORKER=1 --->
+//	parent                                  worker: packlab __worker
+//	  start worker, env PACKLAB_WORKER=1 --->
 //	  write the job as one JSON line ------> stdin: {"config":...,"layout":"hashed"}
 //	                                         measure (measure.go)
 //	  relay progress        <--------------- stdout: {"progress":{...}}  every 100 ms
 //	  keep the result       <--------------- stdout: {"result":{...}}  or {"error":"..."}
 //	  close stdin, wait
 //
-// The parent keeps the child's stdin open while it runs: when the parent
-// dies, the child reads EOF and stops. On cancel the parent kills the child.
-// The child ignores SIGINT, which a terminal sends to the whole process
+// The parent keeps the worker's stdin open while it runs: when the parent
+// dies, the worker reads EOF and stops. On cancel the parent kills the
+// worker. The worker ignores SIGINT, which a terminal sends to the whole process
 // group on Ctrl-C: the parent decides, and kills it.
 
 // WorkerArg is the hidden subcommand that makes the binary a worker, and
-// WorkerEnv the variable the parent sets in the child's environment: a test
+// WorkerEnv the variable the parent sets in the worker's environment: a test
 // binary, which cannot be given subcommands, checks it in TestMain and calls
 // WorkerMain.
 const (
@@ -167,7 +167,7 @@ func measureJob(ctx context.Context, job workerJob, progress func(Progress)) (re
 	return opsFor(p.key, p.value).measure(ctx, p, l.layout, progress)
 }
 
-// workerCommand builds the child process for one job. It is the running
+// workerCommand builds the worker process for one job. It is the running
 // binary itself, told by WorkerArg (a packlab binary) or WorkerEnv (a test
 // binary) to be a worker.
 var workerCommand = func(ctx context.Context) (*exec.Cmd, error) {
@@ -181,13 +181,13 @@ var workerCommand = func(ctx context.Context) (*exec.Cmd, error) {
 }
 
 // runIsolated measures one layout of cfg in a fresh worker process, relaying
-// its progress. On ctx's cancel the child is killed.
+// its progress. On ctx's cancel the worker is killed.
 func runIsolated(ctx context.Context, cfg Config, layout string, progress func(Progress)) (result.Result, error) {
 	cmd, err := workerCommand(ctx)
 	if err != nil {
 		return result.Result{}, err
 	}
-	cfg.Layouts = []string{layout} // the child needs only its own
+	cfg.Layouts = []string{layout} // the worker needs only its own
 	job := workerJob{Config: cfg, Layout: layout}
 	if cfg.Source != "" && parentOpens(cfg.Source) {
 		f, err := source.OpenFile(ctx, cfg.Source)
@@ -225,7 +225,7 @@ func RunWorker(ctx context.Context, cmd *exec.Cmd, job []byte, feed func(context
 	if err := cmd.Start(); err != nil {
 		return result.Result{}, fmt.Errorf("starting %s: %w (%s)", name, err, fix)
 	}
-	// The job goes in one write; stdin stays open until the child is done.
+	// The job goes in one write; stdin stays open until the worker is done.
 	_, werr := stdin.Write(append(job, '\n'))
 
 	feedCtx, stopFeed := context.WithCancel(ctx)
@@ -247,11 +247,11 @@ func RunWorker(ctx context.Context, cmd *exec.Cmd, job []byte, feed func(context
 		feedDone <- nil
 	}
 
-	res, childErr, protoErr := readChild(stdout, progress, name)
+	res, workerErr, protoErr := readWorker(stdout, progress, name)
 	if protoErr != nil {
 		_ = cmd.Process.Kill()
 	}
-	// A feed that failed on its own (the source) before the child ended
+	// A feed that failed on its own (the source) before the worker ended
 	// says why better than the pipe it left behind (below).
 	stopFeed()
 	_ = stdin.Close()
@@ -263,27 +263,27 @@ func RunWorker(ctx context.Context, cmd *exec.Cmd, job []byte, feed func(context
 		return result.Result{}, ctx.Err()
 	case res != nil:
 		return *res, nil
-	case childErr != "" && outOfMemory([]byte(childErr)):
+	case workerErr != "" && outOfMemory([]byte(workerErr)):
 		return result.Result{}, noMemory(name) // ClickHouse's exception, 570 characters of it: the promised line instead
-	case childErr != "":
-		return result.Result{}, errors.New(childErr)
+	case workerErr != "":
+		return result.Result{}, errors.New(workerErr)
 	case protoErr != nil:
 		return result.Result{}, protoErr
 	case errors.As(feedErr, &srcErr):
 		return result.Result{}, srcErr.err
 	}
-	return result.Result{}, childEnded(name, waitErr, werr, stderr)
+	return result.Result{}, workerEnded(name, waitErr, werr, stderr)
 }
 
-// readChild reads a child's lines: its progress, relayed, then its result or
+// readWorker reads a worker's lines: its progress, relayed, then its result or
 // its error; protoErr is a line that is not the protocol's.
-func readChild(stdout io.Reader, progress func(Progress), name string) (res *result.Result, childErr string, protoErr error) {
+func readWorker(stdout io.Reader, progress func(Progress), name string) (res *result.Result, workerErr string, protoErr error) {
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 0, 64<<10), 256<<20)
 	for sc.Scan() {
 		var line workerLine
 		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
-			return res, childErr, fmt.Errorf("%s wrote a line that is not JSON: %.80q", name, sc.Text())
+			return res, workerErr, fmt.Errorf("%s wrote a line that is not JSON: %.80q", name, sc.Text())
 		}
 		switch {
 		case line.Progress != nil:
@@ -293,16 +293,16 @@ func readChild(stdout io.Reader, progress func(Progress), name string) (res *res
 		case line.Result != nil:
 			res = line.Result
 		case line.Error != "":
-			childErr = line.Error
+			workerErr = line.Error
 		}
 	}
-	return res, childErr, sc.Err()
+	return res, workerErr, sc.Err()
 }
 
-// childEnded says why a child ended without a result or an error of its
+// workerEnded says why a worker ended without a result or an error of its
 // own: out of memory (its runtime said so), killed, or it exited, with the
 // last line it wrote on stderr.
-func childEnded(name string, waitErr, werr error, stderr *tailBuffer) error {
+func workerEnded(name string, waitErr, werr error, stderr *tailBuffer) error {
 	why := "it exited"
 	if waitErr != nil {
 		why = waitErr.Error()

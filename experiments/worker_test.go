@@ -19,7 +19,7 @@ import (
 func TestMain(m *testing.M) { os.Exit(WorkerOr(m.Run)) }
 
 // countWorkers wraps workerCommand for the duration of a test, recording
-// every child process it starts.
+// every worker process it starts.
 func countWorkers(t *testing.T) *workerLog {
 	t.Helper()
 	log := &workerLog{}
@@ -49,7 +49,7 @@ func (l *workerLog) started() []*exec.Cmd {
 }
 
 // TestCancelKillsWorker cancels an isolated load as soon as it reports
-// progress: Run returns promptly with ErrCancelled and the child process has
+// progress: Run returns promptly with ErrCancelled and the worker process has
 // been killed, not left to finish.
 func TestCancelKillsWorker(t *testing.T) {
 	log := countWorkers(t)

@@ -517,10 +517,10 @@ func progressLine(p experiments.Progress) string {
 		return fmt.Sprintf("counting the source's rows before the load (the memory check needs them): %s rows  %s rows/s",
 			shortCount(p.Rows), shortCount(int64(float64(p.Rows)/max(p.Seconds, 1e-9))))
 	}
-	s := fmt.Sprintf("[%d/%d] %s ", p.Run, p.Runs, p.Layout)
-	if p.Phase == experiments.PhaseIdle {
+	s := fmt.Sprintf("[%d/%d] %s ", p.Repeat, p.Repeats, p.Layout)
+	if p.Phase == experiments.PhaseSettle {
 		return s + fmt.Sprintf("idling %s of %s before the load, so that it starts on fresh memory",
-			time.Duration(p.Seconds*float64(time.Second)).Round(time.Second), time.Duration(p.IdleSeconds*float64(time.Second)).Round(100*time.Millisecond))
+			time.Duration(p.Seconds*float64(time.Second)).Round(time.Second), time.Duration(p.SettleSeconds*float64(time.Second)).Round(100*time.Millisecond))
 	}
 	if p.Phase == experiments.PhaseRead {
 		return s + fmt.Sprintf("loaded %s rows, reading ...  RSS %s", text.Rows(p.Rows), text.Bytes(p.RSSBytes))
@@ -922,7 +922,7 @@ Usage:
 Example:
   packlab run --layout hashed,packed --key UInt64 --value UInt16 --rows 1e7
 
-Each layout is measured in a fresh child process, so its RSS is its own;
+Each layout is measured in a fresh worker process, so its RSS is its own;
 results are saved as JSON in {{results}} (--results DIR).
 Every run and sweep is a job: 'packlab report' reports the last one,
 'packlab report --list' lists them.
@@ -1001,7 +1001,7 @@ Measuring:
                         every load on fresh memory, so that loads compare fairly
   --no-read             skip the read phase
   --miss-rate F         absent-key lookups per loaded row, 0 to 1 (default 0)
-  --in-process          measure in this process, not a fresh child (RSS less clean)
+  --in-process          measure in this process, not a fresh worker (RSS less clean)
   --force               run even if the memory guard predicts it will not fit in
                         the smaller of MemAvailable and the cgroup's memory limit
 

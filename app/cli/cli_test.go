@@ -428,7 +428,7 @@ func TestHelpAndVersion(t *testing.T) {
 }
 
 func TestProgressLine(t *testing.T) {
-	p := experiments.Progress{Layout: "packed", Run: 2, Runs: 5, Phase: experiments.PhaseLoad, Rows: 2_500_000, TotalRows: 10_000_000, Seconds: 2.5, RSSBytes: 100 << 20}
+	p := experiments.Progress{Layout: "packed", Repeat: 2, Repeats: 5, Phase: experiments.PhaseLoad, Rows: 2_500_000, TotalRows: 10_000_000, Seconds: 2.5, RSSBytes: 100 << 20}
 	want := "[2/5] packed [######..................] 2.5M/10.0M rows  1.0M rows/s  ETA 8s  RSS 100.0 MiB"
 	if got := progressLine(p); got != want {
 		t.Errorf("progressLine\n got %q\nwant %q", got, want)
@@ -437,7 +437,7 @@ func TestProgressLine(t *testing.T) {
 	if got := progressLine(p); got != "[2/5] packed loaded 2.5M rows, reading ...  RSS 100.0 MiB" {
 		t.Errorf("read phase: %q", got)
 	}
-	idle := experiments.Progress{Layout: "packed", Run: 1, Runs: 2, Phase: experiments.PhaseIdle, Seconds: 3.2, IdleSeconds: 8}
+	idle := experiments.Progress{Layout: "packed", Repeat: 1, Repeats: 2, Phase: experiments.PhaseSettle, Seconds: 3.2, SettleSeconds: 8}
 	if got := progressLine(idle); got != "[1/2] packed idling 3s of 8s before the load, so that it starts on fresh memory" {
 		t.Errorf("idle: %q", got)
 	}

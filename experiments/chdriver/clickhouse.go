@@ -95,7 +95,9 @@ func (Driver) Layout(name string) (string, bool) {
 }
 
 // LayoutNames lists ClickHouse's dictionaries for --layout's list of names.
-func (Driver) LayoutNames() string { return "ClickHouse's own: " + dict.ClickHouseNames() }
+func (Driver) LayoutNames() string {
+	return "ClickHouse's own: " + dict.Names(dict.LayoutsOf(dict.FamilyClickHouse))
+}
 
 // Validate checks c for one of ClickHouse's dictionaries (name as given):
 // read with loaded keys only, FLAT's keys, and the worker here.

@@ -25,8 +25,8 @@ import (
 // A ClickHouse dictionary's run, the lab's side (the worker's is
 // reference/chdb/worker.cpp):
 //
-//	parent (this process)                   child: packlab-ch (ClickHouse inside)
-//	  make the run's folder; start child
+//	parent (this process)                   worker: packlab-ch (ClickHouse inside)
+//	  make the run's folder; start worker
 //	  the job line: dir, ddl, types  ------> chdb_connect(--path=dir/db --user_files_path=dir/files)
 //	  [u32 n][n keys][n values] ...  ------> written to dir/files/rows.bin (RowBinary)
 //	  [u32 0]                        ------> CREATE DICTIONARY; SYSTEM RELOAD DICTIONARY (timed);

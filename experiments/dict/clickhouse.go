@@ -69,15 +69,6 @@ func IsClickHouse(layout string) bool {
 	return ok
 }
 
-// ClickHouseNames lists the ClickHouse layouts' names, as --layout takes them.
-func ClickHouseNames() string {
-	names := make([]string, len(clickHouseDictionaries))
-	for i, d := range clickHouseDictionaries {
-		names[i] = d.Name
-	}
-	return strings.Join(names, ", ")
-}
-
 // TakesMaxLoadFactor: HASHED_ARRAY's key index is ClickHouse's plain
 // HashMap, which has no MAX_LOAD_FACTOR.
 func (d ClickHouseDictionary) TakesMaxLoadFactor() bool {
@@ -207,14 +198,14 @@ func FlatCells(span int64, size int) int64 {
 }
 
 // ClickHouseLayout is the LAYOUT clause of the ClickHouse dictionary a run
-// corresponds to, or "" for gomap and compact (ClickHouse has no such
-// layout). A parameter appears only when it differs
+// corresponds to, or "" for gomap, compact and iceberg (ClickHouse has no
+// such layout). A parameter appears only when it differs
 // from ClickHouse's default (SHARDS 1, MAX_LOAD_FACTOR 0.5), as one would
 // write it: LAYOUT(HASHED()), LAYOUT(SPARSE_HASHED(SHARDS 16
 // MAX_LOAD_FACTOR 0.9)), LAYOUT(HASHED_ARRAY(SHARDS 4)); HASHED_ARRAY takes
 // no MAX_LOAD_FACTOR.
 func ClickHouseLayout(l core.Layout, shards int, mlf float64) string {
-	name := l.ClickHouseName()
+	name := ClickHouseLayoutName(l)
 	if name == "" {
 		return ""
 	}

@@ -1,6 +1,8 @@
 // Package dict is what the lab knows of a dictionary before it runs one:
-// its attributes, ClickHouse's dictionary layouts (their names, LAYOUT
-// clauses and CREATE DICTIONARY), packlab's row layouts, and the one
+// the table of layouts (layouts.go: every layout's name, whose it is, what
+// ClickHouse calls it in which release, a line on it), its attributes,
+// ClickHouse's dictionary layouts (their LAYOUT clauses and CREATE
+// DICTIONARY), packlab's row layouts, and the one
 // memory model that the guard, the planner and the charts all ask: what
 // each of them holds, in bytes, for a number of keys, attributes and
 // shards, at its first load's peak and at a reload's.

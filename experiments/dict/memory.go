@@ -594,3 +594,39 @@ func EffectiveMLF(l core.Layout, mlf float64) float64 {
 	}
 	return mlf
 }
+
+// TargetGrowth is what one shard of layout l holds above its final size
+// at its last growth (pr.GrowthBytes on the platform making the plan) where
+// a planned table runs: natively, or in a browser's wasm memory (browser);
+// the planner and the plan's chart ask it. Natively that is Linux's,
+// whatever platform makes the plan (the browser, a Mac), so that every face
+// gives a native plan the same figures: hashed, packed and hashed_array
+// grow their slab in place (mremap), nothing held; compact hands its old
+// slab back behind its growth pass, at most two release steps of 2 MiB left
+// (core/compact.go); sparse and gomap as everywhere.
+// TestTargetGrowthIsLinuxs holds these to core.Predict's on Linux. In the
+// browser's wasm memory, which only grows, a slab layout's growth takes
+// fresh address space for the new slab while the old one and every earlier
+// one (together at most the old one's size again) stay behind: twice pr's
+// old slab (app/bind_js.go's inAddressSpace, measured in Chromium).
+func TargetGrowth(browser bool, l core.Layout, pr core.Prediction) int64 {
+	slab := l == core.LayoutHashed || l == core.LayoutPacked || l == core.LayoutHashedArray || l == core.LayoutCompact || l == core.LayoutIceberg
+	switch {
+	case browser && slab:
+		return core.SaturatingMul(pr.GrowthBytes, 2)
+	case browser:
+		return pr.GrowthBytes
+	case l == core.LayoutCompact:
+		return min(pr.GrowthBytes, linuxCompactGrowthBytes)
+	case l == core.LayoutIceberg:
+		return pr.GrowthBytes // core.Predict's: the old back yard and two release steps
+	case slab:
+		return 0
+	}
+	return pr.GrowthBytes
+}
+
+// linuxCompactGrowthBytes is what a compact shard holds of its old slab at
+// the end of its growth pass on Linux: two release steps (core/compact.go's
+// compactReleaseEvery, 2 MiB).
+const linuxCompactGrowthBytes = 2 * 2 << 20

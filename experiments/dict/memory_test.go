@@ -1,6 +1,7 @@
 package dict
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 
@@ -28,6 +29,27 @@ func TestClickHouseReloadModel(t *testing.T) {
 		}
 		if !m.Measured || !strings.Contains(m.Model, "jemalloc") {
 			t.Errorf("%s: measured %v, model %q", w.Layout, m.Measured, m.Model)
+		}
+	}
+}
+
+// TestTargetGrowthIsLinuxs: a native plan's growth is Linux's on every
+// platform; on Linux that is core.Predict's own.
+func TestTargetGrowthIsLinuxs(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("core.Predict's growth is Linux's only on Linux")
+	}
+	for _, l := range core.Layouts() {
+		for _, rows := range []int64{1e3, 3e5, 1e7, 1e9, 1e12} {
+			for _, shards := range []int{1, 8} {
+				pr, err := core.Predict(l, core.MustType("UInt64"), core.MustType("UInt16"), rows, core.Options{}, shards)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if g := TargetGrowth(false, l, pr); g != pr.GrowthBytes {
+					t.Errorf("%s %d rows SHARDS %d: native growth %d, core.Predict's on Linux %d", l, rows, shards, g, pr.GrowthBytes)
+				}
+			}
 		}
 	}
 }

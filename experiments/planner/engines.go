@@ -99,7 +99,7 @@ func builtAsIs(p parsedPlan, c Candidate) bool {
 	if core.Layout(c.Layout) != core.LayoutSparse {
 		return true
 	}
-	return !(dict.ClickHouseTable(core.LayoutPacked, p.value) == core.LayoutPacked && p.chVersion.atLeast(23, 5))
+	return !(dict.ClickHouseTable(core.LayoutPacked, p.value) == core.LayoutPacked && p.chVersion.AtLeast(dict.ReleasePackedHashMap))
 }
 
 // clickHouseSetup is the ClickHouse setup of c's dictionary: its memory by

@@ -23,7 +23,7 @@ func FuzzClickHouseVersion(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		v, err := parseClickHouseVersion(s)
-		if err == nil && (v.major < 21 || v.major > 99 || v.minor < 1 || v.minor > 12) {
+		if err == nil && (v.Major < 21 || v.Major > 99 || v.Minor < 1 || v.Minor > 12) {
 			t.Errorf("parseClickHouseVersion(%q) = %v, accepted", s, v)
 		}
 	})

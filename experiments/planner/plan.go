@@ -317,7 +317,7 @@ type parsedPlan struct {
 	attrs      []dict.Attribute // the attributes, the first the value
 	attrNames  []string         // their column names
 	distinct   int64
-	chVersion  chVersion
+	chVersion  dict.Release
 }
 
 // WithDefaults returns r with every zero field but MemoryBytes set.
@@ -620,7 +620,7 @@ func (p parsedPlan) options(mlf float64) core.Options {
 
 // candidate fills in one setup's figures. Memory is computed, never taken
 // from a measurement: core.Predict's bytes, the growth of the runtime the
-// plan is for (TargetGrowth), the allocator's fixed factor and the loader's
+// plan is for (dict.TargetGrowth), the allocator's fixed factor and the loader's
 // blocks, so that it is the same whatever the history holds. Speeds are
 // ms's, scaled to the setup.
 func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Prediction, ms Measure, sc Scaling, threads int) Candidate {
@@ -639,7 +639,7 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 		LoaderBytes:    dict.LoaderBytes(p.key, p.value, shards, 0, p.distinct, false),
 		Estimated:      pr.Estimated,
 		Saturated:      pr.Saturated,
-		GrowthBytes:    TargetGrowth(p.Runtime, l, pr),
+		GrowthBytes:    dict.TargetGrowth(p.Runtime == RuntimeBrowser, l, pr),
 		runtime:        p.Runtime,
 	}
 	if pr.BucketCount > 0 {
@@ -679,7 +679,7 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 	}
 	c.ClickHouseLayout, c.ClickHouseNote, c.PacklabOnly = clickHouseFor(p.chVersion, l, p.key, p.value, shards, mlf)
 	for _, t := range p.attrs[1:] {
-		if ok, why := p.chVersion.builds(l, t.Type, shards, mlf); !ok && c.ClickHouseLayout != "" {
+		if ok, why := p.chVersion.Builds(l, t.Type, shards, mlf); !ok && c.ClickHouseLayout != "" {
 			c.ClickHouseLayout, c.ClickHouseNote, c.PacklabOnly = "", why, true
 		}
 	}
@@ -689,41 +689,6 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 	}
 	return c
 }
-
-// TargetGrowth is what one shard of layout l holds above its final size
-// at its last growth (pr.GrowthBytes on the platform making the plan) where
-// the planned table runs. Natively that is Linux's, whatever platform makes
-// the plan (the browser, a Mac), so that every face gives a native plan the
-// same figures: hashed, packed and hashed_array grow their slab in place
-// (mremap), nothing held; compact hands its old slab back behind its growth
-// pass, at most two release steps of 2 MiB left (core/compact.go); sparse
-// and gomap as everywhere. TestTargetGrowthIsLinuxs holds these to
-// core.Predict's on Linux. In the browser's wasm memory, which only grows,
-// a slab layout's growth takes fresh address space for the new slab while
-// the old one and every earlier one (together at most the old one's size
-// again) stay behind: twice pr's old slab (app/bind_js.go's
-// inAddressSpace, measured in Chromium).
-func TargetGrowth(runtime string, l core.Layout, pr core.Prediction) int64 {
-	slab := l == core.LayoutHashed || l == core.LayoutPacked || l == core.LayoutHashedArray || l == core.LayoutCompact || l == core.LayoutIceberg
-	switch {
-	case runtime == RuntimeBrowser && slab:
-		return core.SaturatingMul(pr.GrowthBytes, 2)
-	case runtime == RuntimeBrowser:
-		return pr.GrowthBytes
-	case l == core.LayoutCompact:
-		return min(pr.GrowthBytes, linuxCompactGrowthBytes)
-	case l == core.LayoutIceberg:
-		return pr.GrowthBytes // core.Predict's: the old back yard and two release steps
-	case slab:
-		return 0
-	}
-	return pr.GrowthBytes
-}
-
-// linuxCompactGrowthBytes is what a compact shard holds of its old slab at
-// the end of its growth pass on Linux: two release steps (core/compact.go's
-// compactReleaseEvery, 2 MiB).
-const linuxCompactGrowthBytes = 2 * 2 << 20
 
 // growingAtOnce is how many of a map's shards can hold their old and their
 // new slab at the same moment during a load: all of them. The loader deals
@@ -881,13 +846,6 @@ func boolFirst(a, b bool) int {
 		return 1
 	}
 	return 0
-}
-
-func deref(p *float64) float64 {
-	if p == nil {
-		return 0
-	}
-	return *p
 }
 
 // explain writes each candidate's why, the answer, the rule, the

@@ -77,8 +77,8 @@ func TestPlanEveryLayoutFromPredict(t *testing.T) {
 				l == core.LayoutSparse && !strings.Contains(w, "page by page") {
 				t.Errorf("%s: the peak is %q, but the last growth holds %d bytes more", SetupName(c), w, pr.GrowthBytes)
 			}
-			if (l.ClickHouseName() == "") != c.PacklabOnly || c.ClickHouseLayout != "" {
-				t.Errorf("%s: packlab_only %v, clickhouse_layout %q, but ClickHouseName() is %q", SetupName(c), c.PacklabOnly, c.ClickHouseLayout, l.ClickHouseName())
+			if (dict.ClickHouseLayoutName(l) == "") != c.PacklabOnly || c.ClickHouseLayout != "" {
+				t.Errorf("%s: packlab_only %v, clickhouse_layout %q, but ClickHouseLayoutName is %q", SetupName(c), c.PacklabOnly, c.ClickHouseLayout, dict.ClickHouseLayoutName(l))
 			}
 		}
 		slices.Sort(shards)

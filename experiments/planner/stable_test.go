@@ -166,30 +166,9 @@ func TestPlanIgnoresHistoryWhenPreferringMemory(t *testing.T) {
 	}
 }
 
-// TestTargetGrowthIsLinuxs: a native plan's growth is Linux's on every
-// platform; on Linux that is core.Predict's own.
-func TestTargetGrowthIsLinuxs(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("core.Predict's growth is Linux's only on Linux")
-	}
-	for _, l := range planLayouts() {
-		for _, rows := range []int64{1e3, 3e5, 1e7, 1e9, 1e12} {
-			for _, shards := range []int{1, 8} {
-				pr, err := core.Predict(l, core.MustType("UInt64"), core.MustType("UInt16"), rows, core.Options{}, shards)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if g := TargetGrowth(RuntimeNative, l, pr); g != pr.GrowthBytes {
-					t.Errorf("%s %d rows SHARDS %d: native growth %d, core.Predict's on Linux %d", l, rows, shards, g, pr.GrowthBytes)
-				}
-			}
-		}
-	}
-}
-
-// reloadChildEnv makes TestPlanReloadMatchesMeasured the child that loads
+// reloadWorkerEnv makes TestPlanReloadMatchesMeasured the worker that loads
 // two tables, its value "layout:rows".
-const reloadChildEnv = "PACKLAB_TEST_RELOAD"
+const reloadWorkerEnv = "PACKLAB_TEST_RELOAD"
 
 // TestPlanReloadMatchesMeasured is the issue's reload target in the lab: a
 // process loads a table, keeps it, and loads a second one beside it (a
@@ -197,20 +176,20 @@ const reloadChildEnv = "PACKLAB_TEST_RELOAD"
 // peak, its steady RSS and the reload's peak, above the process's base,
 // are within 5 % of the plan's.
 func TestPlanReloadMatchesMeasured(t *testing.T) {
-	if spec := os.Getenv(reloadChildEnv); spec != "" {
-		reloadChild(t, spec)
+	if spec := os.Getenv(reloadWorkerEnv); spec != "" {
+		reloadWorker(t, spec)
 		return
 	}
 	if testing.Short() || raceEnabled || !machine.MemoryMeasurable || runtime.GOOS != "linux" {
-		t.Skip("loads two tables of 8e6 rows per layout in a child; not under -short, -race or without /proc")
+		t.Skip("loads two tables of 8e6 rows per layout in a worker; not under -short, -race or without /proc")
 	}
 	const rows = 8_000_000
 	for _, l := range []core.Layout{core.LayoutHashed, core.LayoutPacked, core.LayoutCompact} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestPlanReloadMatchesMeasured$", "-test.count=1", "-test.v")
-		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s:%d", reloadChildEnv, l, rows))
+		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s:%d", reloadWorkerEnv, l, rows))
 		out, err := cmd.CombinedOutput()
 		if err != nil {
-			t.Fatalf("%s: child: %v\n%s", l, err, out)
+			t.Fatalf("%s: worker: %v\n%s", l, err, out)
 		}
 		var m reloadMeasured
 		sc := bufio.NewScanner(bytes.NewReader(out))
@@ -222,7 +201,7 @@ func TestPlanReloadMatchesMeasured(t *testing.T) {
 			}
 		}
 		if m.Reload == 0 {
-			t.Fatalf("%s: the child said nothing:\n%s", l, out)
+			t.Fatalf("%s: the worker said nothing:\n%s", l, out)
 		}
 		p, err := PlanRequest{Rows: rows}.parse()
 		if err != nil {
@@ -246,7 +225,7 @@ func TestPlanReloadMatchesMeasured(t *testing.T) {
 	}
 }
 
-// reloadMeasured is what the reload child measured, in bytes above the
+// reloadMeasured is what the reload worker measured, in bytes above the
 // process's resident memory before the first load.
 type reloadMeasured struct {
 	MaxLoadFactor float64 `json:"max_load_factor"`
@@ -255,7 +234,7 @@ type reloadMeasured struct {
 	Reload        int64   `json:"reload"`     // VmHWM while the second loads beside the first
 }
 
-func reloadChild(t *testing.T, spec string) {
+func reloadWorker(t *testing.T, spec string) {
 	layout, n, _ := strings.Cut(spec, ":")
 	rows, err := strconv.ParseInt(n, 10, 64)
 	if err != nil {

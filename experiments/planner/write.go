@@ -27,23 +27,23 @@ import (
 // sparse_hash_map (sparse) otherwise, since 23.5; before, always
 // sparse_hash_map (ClickHouse PR #49380, HashedDictionary.h).
 // ClickHouse's numeric dictionary key is always UInt64.
-func clickHouseFor(v chVersion, l core.Layout, key, value core.Type, shards int, mlf float64) (clause, note string, packlabOnly bool) {
-	if l.ClickHouseName() == "" {
+func clickHouseFor(v dict.Release, l core.Layout, key, value core.Type, shards int, mlf float64) (clause, note string, packlabOnly bool) {
+	if dict.ClickHouseLayoutName(l) == "" {
 		return "", "no ClickHouse dictionary layout builds this table", true
 	}
-	if ok, why := v.builds(l, value, shards, mlf); !ok {
+	if ok, why := v.Builds(l, value, shards, mlf); !ok {
 		return "", why, true
 	}
 	clause = dict.ClickHouseLayout(l, shards, mlf)
 	var notes []string
-	if l.ClickHouseName() == "SPARSE_HASHED" {
+	if dict.ClickHouseLayoutName(l) == "SPARSE_HASHED" {
 		packs := dict.ClickHouseTable(core.LayoutPacked, value) == core.LayoutPacked
 		switch {
 		case l == core.LayoutPacked && !packs:
 			return "", fmt.Sprintf("ClickHouse's SPARSE_HASHED keeps a %s value in sparse_hash_map, not PackedHashMap: see the sparse setups", value.Name), true
 		case l == core.LayoutPacked:
 			notes = append(notes, "SPARSE_HASHED builds PackedHashMap for these types since ClickHouse 23.5 (sparse_hash_map before)")
-		case l == core.LayoutSparse && packs && !v.atLeast(23, 5):
+		case l == core.LayoutSparse && packs && !v.AtLeast(dict.ReleasePackedHashMap):
 			notes = append(notes, "ClickHouse "+v.String()+"'s SPARSE_HASHED is this sparse_hash_map (PackedHashMap from 23.5)")
 		case l == core.LayoutSparse && packs:
 			notes = append(notes, "since ClickHouse 23.5 SPARSE_HASHED builds PackedHashMap (packed) for these types; sparse_hash_map is what it built before")

@@ -13,7 +13,6 @@ import (
 	"math/bits"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/packlab/packlab/core"
@@ -99,7 +98,9 @@ func (Driver) Layout(name string) (string, bool) {
 }
 
 // LayoutNames lists the reference maps for --layout's list of names.
-func (Driver) LayoutNames() string { return "C++ reference maps: " + referenceNames() }
+func (Driver) LayoutNames() string {
+	return "C++ reference maps: " + dict.Names(dict.LayoutsOf(dict.FamilyReference))
+}
 
 // Validate checks c for a reference map (name as given): one table, and
 // the worker here.
@@ -116,14 +117,6 @@ func (Driver) Validate(c experiments.Config, name string) error {
 
 // Notes: a reference map's runs add no lines under a table of results.
 func (Driver) Notes([]result.Result) []string { return nil }
-
-func referenceNames() string {
-	names := make([]string, len(references))
-	for i, r := range references {
-		names[i] = r.Name
-	}
-	return strings.Join(names, ", ")
-}
 
 // Where the worker is, and how to get it.
 const (

@@ -13,8 +13,8 @@ import (
 // A reference map's run, the lab's side (the worker's is reference/measure.h;
 // the frames are the engine's, experiments.DriverRun.Feed):
 //
-//	parent (this process)                     child: packlab-refs
-//	  start child, write the job line ------> {"config":...,"layout":"boost_flat","key_bytes":8,...}
+//	parent (this process)                     worker: packlab-refs
+//	  start worker, write the job line ------> {"config":...,"layout":"boost_flat","key_bytes":8,...}
 //	  open the run's source; for each block:
 //	    [u32 n][n keys][n values]   -------> insert each row (first one wins)
 //	  [u32 0]                       -------> end of the load: RSS, geometry, verify

@@ -148,7 +148,7 @@ func planCurves(plan planner.Plan, c planner.Candidate, hi float64) (line, peak,
 		if err != nil {
 			continue
 		}
-		growth := planner.TargetGrowth(plan.Request.Runtime, core.Layout(c.Layout), pr)
+		growth := dict.TargetGrowth(plan.Request.Runtime == planner.RuntimeBrowser, core.Layout(c.Layout), pr)
 		tables := core.SaturatingAdd(pr.FinalBytes, core.SaturatingMul(int64(c.GrowingAtOnce), growth))
 		final, held := dict.ScaleBytes(pr.FinalBytes, c.Overhead), dict.ScaleBytes(tables, c.Overhead)
 		line = append(line, [2]float64{float64(n), float64(final)})

@@ -25,6 +25,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/planner"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/sweep"
@@ -175,7 +176,7 @@ func memoryClaims(results []result.Result) []Claim {
 			agrees = "yes, within 10 % of the " + seed.otherAs
 		}
 		out = append(out, Claim{
-			Claim: fmt.Sprintf("memory of %s at 1e9 <UInt64,UInt16> (%s)", m.layout, clickHouseStructure(m.layout)),
+			Claim: fmt.Sprintf("memory of %s at 1e9 <UInt64,UInt16> (%s)", m.layout, dict.Structure(m.layout)),
 			Seed:  say,
 			Measured: fmt.Sprintf("%.1f GiB projected by the planner from %s rows measured here (RSS %s, %.2f bytes/pair; overhead x%s)",
 				m.gib, text.Rows(m.from.Rows), text.Bytes2(m.from.RSSBytes), float64(m.from.RSSBytes)/float64(max(m.from.ElementCount, 1)), text.Float(text.Round(m.overhead, 3))),
@@ -218,19 +219,6 @@ func mediansOf(r result.Result) string {
 		return fmt.Sprintf("; medians of %d loads", r.Repeats)
 	}
 	return ""
-}
-
-// clickHouseStructure names the ClickHouse structure a layout copies.
-func clickHouseStructure(l core.Layout) string {
-	switch l {
-	case core.LayoutHashed:
-		return "HASHED, HashMap"
-	case core.LayoutPacked:
-		return "PackedHashMap"
-	case core.LayoutSparse:
-		return "sparse_hash_map"
-	}
-	return l.ClickHouseName()
 }
 
 // pairBy finds the newest result b (isB, the claim's change) and the result

@@ -103,6 +103,19 @@ func writeHuman(w io.Writer, results []result.Result, md bool) error {
 	return err
 }
 
+// Cells is the human table as cells, for a face that draws its own grid
+// (the window): its header, which columns are numeric, and a row per
+// result, each cell as the terminal table prints it (text.Terminal).
+func Cells(results []result.Result) (header []string, numeric []bool, rows [][]string) {
+	header, rows = humanCells(results)
+	for _, row := range rows {
+		for j, c := range row {
+			row[j] = text.Terminal(c)
+		}
+	}
+	return header, humanNumeric(), rows
+}
+
 // humanNumeric says which columns of humanCells are right-aligned.
 func humanNumeric() []bool {
 	n := make([]bool, len(humanColumns))

@@ -276,3 +276,19 @@ func TestShortText(t *testing.T) {
 		t.Errorf("the report shows the 5,000-character job name whole")
 	}
 }
+
+// TestCellsAreTheMarkdownTables: the window's cells (Cells) are the
+// Markdown export's, unescaped: the same header, alignment and rows.
+func TestCellsAreTheMarkdownTables(t *testing.T) {
+	rs := fxMixed()
+	header, numeric, rows := Cells(rs)
+	var want strings.Builder
+	text.Grid(&want, header, numeric, rows, true)
+	var md bytes.Buffer
+	if err := WriteTable(&md, rs, "markdown"); err != nil {
+		t.Fatal(err)
+	}
+	if md.String() != want.String() || len(rows) != len(rs) || len(numeric) != len(header) || numeric[0] || !numeric[1] {
+		t.Errorf("Cells drawn as Markdown:\n%s\nWriteTable's:\n%s", want.String(), md.String())
+	}
+}

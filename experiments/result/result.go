@@ -128,7 +128,7 @@ type Result struct {
 	// packlab's computed figure beside it; null for every other layout.
 	ClickHouse *ClickHouseRun `json:"clickhouse"`
 
-	Isolated bool   `json:"isolated"` // ran in a fresh child process, so RSS figures are its own
+	Isolated bool   `json:"isolated"` // ran in a fresh worker process, so RSS figures are its own
 	Runtime  string `json:"runtime"`  // "native" or "browser"
 	Host     Host   `json:"host"`
 }

@@ -196,7 +196,7 @@ func TestSaveSurvivesKill(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Let it write until it has saved at least one result (a race-enabled
-		// child on a busy machine can take seconds to start), then a little
+		// process on a busy machine can take seconds to start), then a little
 		// longer, and kill it wherever it is.
 		waitForSavedResult(t, dir, 60*time.Second)
 		time.Sleep(time.Duration(50+170*k) * time.Millisecond)
@@ -241,7 +241,7 @@ func waitForSavedResult(t *testing.T, dir string, limit time.Duration) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatalf("the saving child wrote no result in %v", limit)
+	t.Fatalf("the saving process wrote no result in %v", limit)
 }
 
 // TestOpenStoreRemovesStaleTemps: a crashed save's temporary file is removed

@@ -13,7 +13,7 @@
 // What the browser does differently, all of it here or in the worker:
 //   - Cancel: a run holds the worker's only thread until it ends, so a
 //     message could not reach it in time. Cancelling stops the worker (as
-//     the desktop kills a run's child process) and starts a fresh one;
+//     the desktop kills a run's worker process) and starts a fresh one;
 //     results measured before the cancel were saved (IndexedDB) before their
 //     run:result event was sent, so they are kept. The new worker words the
 //     run's end (RunCancelled) and it goes out as the run:done event. Calls

@@ -88,7 +88,7 @@
     const chip = (l) =>
       el("label", { class: "chip" + (l.reference ? " ref" : "") + (l.clickhouse_own ? " ch" : ""), title: l.available ? l.description : l.unavailable },
         el("input", { type: "checkbox", name: "layouts", value: l.name, checked: l.available && checked.has(l.name), disabled: !l.available }),
-        el("span", {}, l.name, el("small", { text: l.clickhouse_label || l.clickhouse || "Go map" })));
+        el("span", {}, l.name, el("small", { text: l.clickhouse_label })));
     const refs = limits.layouts.filter((l) => l.reference);
     const chs = limits.layouts.filter((l) => l.clickhouse_own);
     $("#layouts").replaceChildren(...limits.layouts.filter((l) => !l.reference && !l.clickhouse_own).map(chip));
@@ -965,7 +965,7 @@
     $("#machine").replaceChildren(
       el("span", {}, el("b", { text: l.cores_text })),
       el("span", {}, el("b", { text: l.total_memory_text }), " memory, ", el("b", { text: l.free_memory_text }), " free"),
-      el("span", { class: "pill", text: l.runtime + (l.isolated ? " · child process per run" : " · in process") }));
+      el("span", { class: "pill", text: l.runtime + (l.isolated ? " · worker process per run" : " · in process") }));
   }
 
   async function main() {
