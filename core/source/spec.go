@@ -275,6 +275,23 @@ func (s Spec) NoValueColumn() bool {
 	return strings.EqualFold(strings.TrimSpace(s.ValueColumn), "none")
 }
 
+// OptionError is a file spec's option that is not allowed: Option names
+// the Spec's field it concerns ("Header", "KeyColumn", "ValueColumn",
+// "Columns"), so that a caller names its own setting without reading the
+// text; Err is the whole error, its text as before.
+type OptionError struct {
+	Option string
+	Err    error
+}
+
+func (e *OptionError) Error() string { return e.Err.Error() }
+func (e *OptionError) Unwrap() error { return e.Err }
+
+// optionErr is an OptionError of option whose text is errorf's.
+func (s Spec) optionErr(option, format string, args ...any) error {
+	return &OptionError{Option: option, Err: s.errorf(format, args...)}
+}
+
 func (s Spec) errorf(format string, args ...any) error {
 	return fmt.Errorf("source %q: "+format, append([]any{s.String()}, args...)...)
 }
@@ -344,7 +361,7 @@ func (s Spec) fileLayout() (fileLayout, error) {
 		header = "auto"
 	case "auto", "yes", "no":
 	default:
-		return fl, s.errorf("header %q is not allowed (allowed: auto, yes, no)", s.Header)
+		return fl, s.optionErr("Header", "header %q is not allowed (allowed: auto, yes, no)", s.Header)
 	}
 	switch strings.ToLower(s.Format) {
 	case "":
@@ -370,15 +387,15 @@ func (s Spec) fileLayout() (fileLayout, error) {
 	}
 	fl.valRand = s.Values == ValuesRandom
 	var err error
-	if fl.keyCol, fl.keyName, err = s.column("key", s.KeyColumn, "1", header); err != nil {
+	if fl.keyCol, fl.keyName, err = s.column("KeyColumn", "key", s.KeyColumn, "1", header); err != nil {
 		return fl, err
 	}
 	fl.cols, fl.colNames = make([]int, len(s.Columns)), make([]string, len(s.Columns))
 	for i, c := range s.Columns {
 		if strings.TrimSpace(c) == "" {
-			return fl, s.errorf("column %d of the columns is empty (allowed: a position 1 or more, or a header name)", i+1)
+			return fl, s.optionErr("Columns", "column %d of the columns is empty (allowed: a position 1 or more, or a header name)", i+1)
 		}
-		if fl.cols[i], fl.colNames[i], err = s.column("attribute", c, "", header); err != nil {
+		if fl.cols[i], fl.colNames[i], err = s.column("Columns", "attribute", c, "", header); err != nil {
 			return fl, err
 		}
 	}
@@ -386,7 +403,7 @@ func (s Spec) fileLayout() (fileLayout, error) {
 		fl.valNone, fl.valCol = true, -1
 		return fl, nil
 	}
-	fl.valCol, fl.valName, err = s.column("value", s.ValueColumn, "2", header)
+	fl.valCol, fl.valName, err = s.column("ValueColumn", "value", s.ValueColumn, "2", header)
 	return fl, err
 }
 
@@ -396,19 +413,19 @@ func (fl fileLayout) byName() bool {
 }
 
 // column reads a column option: a 1-based position or a header name.
-func (s Spec) column(which, text, def, header string) (int, string, error) {
+func (s Spec) column(option, which, text, def, header string) (int, string, error) {
 	t := strings.TrimSpace(text)
 	if t == "" {
 		t = def
 	}
 	if n, err := strconv.Atoi(t); err == nil || (t[0] >= '0' && t[0] <= '9') || t[0] == '-' || t[0] == '+' {
 		if err != nil || n < 1 {
-			return 0, "", s.errorf("%s column %q is not allowed (allowed: a position 1 or more, or a header name)", which, text)
+			return 0, "", s.optionErr(option, "%s column %q is not allowed (allowed: a position 1 or more, or a header name)", which, text)
 		}
 		return n - 1, "", nil
 	}
 	if header == "no" {
-		return 0, "", s.errorf("%s column %q is a name, but header is \"no\" (allowed: a position 1 or more, or header auto/yes)", which, text)
+		return 0, "", s.optionErr(option, "%s column %q is a name, but header is \"no\" (allowed: a position 1 or more, or header auto/yes)", which, text)
 	}
 	return -1, t, nil
 }
