@@ -135,13 +135,16 @@ func exitCode(err error) int {
 // oneLine keeps an error to one line on a terminal, its control
 // characters written out (text.Terminal).
 func oneLine(err error) string {
-	return text.Terminal(strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", " ")), " "))
+	return text.Terminal(strings.Join(strings.Fields(strings.ReplaceAll(errorText(err), "\n", " ")), " "))
 }
 
 func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("internal error: %v (please report it)", v)
+		}
+		if err != nil {
+			err = &worded{err} // the engine names fields: the command line, its flags
 		}
 	}()
 	if len(args) == 0 {
@@ -441,7 +444,7 @@ func measure(ctx context.Context, f *runFlags, jobName string, stdout, stderr io
 	saved := 0
 	job := result.NewJob(jobName, result.FaceCLI, time.Now())
 	ro := experiments.RunOptions{Job: &job, Progress: bar.update, Notice: func(s string) {
-		fmt.Fprintln(stderr, "packlab:", text.Terminal(s))
+		fmt.Fprintln(stderr, "packlab:", text.Terminal(words(s)))
 	}, OnResult: func(r result.Result) error {
 		bar.clear()
 		if st == nil {
@@ -460,7 +463,7 @@ func measure(ctx context.Context, f *runFlags, jobName string, stdout, stderr io
 			return err
 		}
 		for _, n := range experiments.ResultNotes(results) {
-			fmt.Fprintln(stderr, "packlab:", text.Terminal(n))
+			fmt.Fprintln(stderr, "packlab:", text.Terminal(words(n)))
 		}
 	}
 	if f.cfg.SkipBadRows && len(results) > 0 {

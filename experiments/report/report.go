@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
 )
@@ -169,7 +170,10 @@ func reportSummary(results []result.Result) []string {
 	if slices.ContainsFunc(results, result.Result.IsReference) {
 		lines = append(lines, "(C++) marks a reference map: a C++ library's map, loaded with the same keys and measured the same way in a process of its own (hatched in the charts)")
 	}
-	return append(lines, experiments.ResultNotes(results)...)
+	for _, n := range experiments.ResultNotes(results) {
+		lines = append(lines, fault.Fields(n, fault.Plain)) // the notes name fields
+	}
+	return lines
 }
 
 // addOnce is list with s at its end, unless list holds s already.

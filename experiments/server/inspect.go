@@ -136,7 +136,7 @@ func (c *Conn) checkCluster(ctx context.Context, cluster string) error {
 		if len(names) > 0 {
 			allowed = strings.Join(names, ", ")
 		}
-		return fieldError("--cluster", cluster, "no such cluster on "+c.Endpoint.Host, allowed)
+		return fieldError("cluster", cluster, "no such cluster on "+c.Endpoint.Host, allowed)
 	}
 	return nil
 }

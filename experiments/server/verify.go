@@ -154,10 +154,10 @@ func VerifyCluster(ctx context.Context, s Settings, cluster string, req VerifyRe
 func (req VerifyRequest) check() (dict.ClickHouseDictionary, error) {
 	cd, ok := modelledLayout(req.Layout)
 	if !ok || cd.ComplexKey || cd.Flat() {
-		return cd, fieldError("--layout", req.Layout, "not a layout a verification builds", "HASHED, SPARSE_HASHED, HASHED_ARRAY")
+		return cd, fieldError("layouts", req.Layout, "not a layout a verification builds", "HASHED, SPARSE_HASHED, HASHED_ARRAY")
 	}
 	if req.Rows < 1 || len(req.Attributes) == 0 {
-		return cd, fieldError("--rows", strconv.FormatInt(req.Rows, 10), "nothing to build", "at least a row and an attribute")
+		return cd, fieldError("rows", strconv.FormatInt(req.Rows, 10), "nothing to build", "at least a row and an attribute")
 	}
 	return cd, nil
 }
@@ -196,7 +196,7 @@ func prepare(ctx context.Context, c *Conn, cd dict.ClickHouseDictionary, req Ver
 	}
 	attrs, problem := d.attributes()
 	if problem != "" {
-		return nil, fieldError("--attributes", strings.Join(d.AttributeTypes, ","), problem, "fixed-size types, String, Nullable(T)")
+		return nil, fieldError("attributes", strings.Join(d.AttributeTypes, ","), problem, "fixed-size types, String, Nullable(T)")
 	}
 	f, problem := d.modelAs(cd, attrs, max(req.Shards, 1), req.MaxLoadFactor)
 	if problem != "" {
