@@ -57,8 +57,8 @@ func WriteReport(w io.Writer, results []result.Result, title string) error {
 	var cs []Chart
 	for _, build := range builders {
 		c, err := build(results)
-		if errors.Is(err, ErrNoData) {
-			d.Omitted = append(d.Omitted, strings.TrimSuffix(err.Error(), ": "+ErrNoData.Error()))
+		if nd := (*NoDataError)(nil); errors.As(err, &nd) {
+			d.Omitted = append(d.Omitted, nd.Kind+" chart: "+nd.Why)
 			continue
 		}
 		if err != nil {
