@@ -309,13 +309,17 @@ func (c Config) SourceSpec() (source.Spec, error) {
 			return spec, NewFieldError("source", c.Source, "is a directory", "a TSV or CSV file, optionally .gz")
 		}
 		if err := spec.Validate(); err != nil {
-			field, value := "source", c.Source
 			var oe *source.OptionError
-			if errors.As(err, &oe) {
-				field = fileOptionField[oe.Option]
-				value = map[string]string{"key_column": c.KeyColumn, "value_column": c.ValueColumn, "header": c.Header, "columns": strings.Join(c.Columns, ",")}[field]
+			if !errors.As(err, &oe) {
+				return spec, sourceFieldErr("source", c.Source, spec, err)
 			}
-			return spec, sourceFieldErr(field, value, spec, err)
+			field := fileOptionField[oe.Option]
+			value := map[string]string{"key_column": c.KeyColumn, "value_column": c.ValueColumn, "header": c.Header, "columns": strings.Join(c.Columns, ",")}[field]
+			problem := oe.Problem // the field and the value say what oe.What says
+			if field == "columns" {
+				problem = oe.What + " is " + oe.Problem // which of the columns
+			}
+			return spec, &FieldError{Field: field, Value: value, Problem: problem, Allowed: oe.Allowed}
 		}
 		return spec, nil
 	}
@@ -347,16 +351,13 @@ func (c Config) SourceSpec() (source.Spec, error) {
 // (source.OptionError).
 var fileOptionField = map[string]string{"Header": "header", "KeyColumn": "key_column", "ValueColumn": "value_column", "Columns": "columns"}
 
-// sourceFieldErr wraps an error of core's source parsing, dropping its
-// `source "X": ` prefix and the option's own `key column "0" is ` since the
-// field and the value (the user's, exactly) already say it.
+// sourceFieldErr wraps an error of core's source parsing (a generator's,
+// or a file's path), dropping its `source "X": ` prefix since the field
+// and the value (the user's, exactly) already say it.
 func sourceFieldErr(field, value string, spec source.Spec, err error) error {
 	msg := err.Error()
 	for _, p := range []string{fmt.Sprintf("source %q: ", value), fmt.Sprintf("source %q: ", spec.String())} {
 		msg = strings.TrimPrefix(msg, p)
-	}
-	if field != "keys" && field != "source" {
-		msg = strings.TrimPrefix(msg, fmt.Sprintf("%s %q is ", strings.ReplaceAll(field, "_", " "), value))
 	}
 	problem, allowed := msg, ""
 	if i := strings.LastIndex(msg, " (allowed: "); i >= 0 && strings.HasSuffix(msg, ")") {
