@@ -67,7 +67,7 @@ func controlOf(field string) string { return controlOfField[fault.Base(field)] }
 // wordOfField is how the form's texts name a field the engine's texts
 // name ({field}, package fault): by what the form shows, not by a flag.
 var wordOfField = map[string]string{
-	"layouts":          "the layouts ticked",
+	"layouts":          "ticking",
 	"no_read":          "“skip lookups”",
 	"preallocate":      "“preallocate”",
 	"source":           "a file source",

@@ -32,6 +32,8 @@ func TestErrorsNameTheControl(t *testing.T) {
 		{experiments.Config{SettleSeconds: 1000}.Validate(), "settle", "1000s: out of range"},
 		{experiments.Config{Preallocate: true, Source: file}.Validate(), "preallocate", "needs the row count before the load"},
 		{func() error { _, err := planner.ParseMaxKey("x"); return err }(), "plan_max_key", "x: not a number"},
+		{experiments.Config{Layouts: []string{"hashed"}, Attributes: []string{"UInt16", "UInt32"}}.Validate(), "attributes",
+			"UInt16,UInt32: layout hashed holds one value (several attributes are ClickHouse's layouts and the row layouts) (allowed: ch_ layouts or rows, e.g. ticking ch_hashed,"},
 	} {
 		var e *Error
 		if strings.HasPrefix(tc.control, "plan_") {

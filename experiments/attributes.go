@@ -181,7 +181,7 @@ func AttributesText(given []string, types []dict.Attribute) string {
 	return strings.Join(parts, ",")
 }
 
-// ParseAttributes checks an --attributes list against its --value, as a
+// ParseAttributes checks an Attributes list against its Value, as a
 // run's config is checked, and resolves its types; an empty list is the
 // value alone.
 func ParseAttributes(value string, list []string) ([]dict.Attribute, error) {

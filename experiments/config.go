@@ -24,7 +24,7 @@ type Config struct {
 	Key     string   `json:"key"`     // ClickHouse key type; default UInt64
 	Value   string   `json:"value"`   // ClickHouse value type; default UInt16
 	// Attributes is a dictionary's attribute types, the first the value
-	// (--value); more than one only with ClickHouse's layouts (attributes.go).
+	// (Value); more than one only with ClickHouse's layouts (attributes.go).
 	Attributes    []string `json:"attributes,omitempty"`
 	Rows          int64    `json:"rows"`            // rows a synthetic source produces; a file gives all its rows
 	Shards        int      `json:"shards"`          // tables per map, 1 to 128; default 1
@@ -160,7 +160,7 @@ func (c Config) WithDefaults() Config {
 func (c Config) Validate() error {
 	c = c.WithDefaults()
 	seen := map[string]bool{}
-	packlabs := 0 // packlab's own layouts, which --huge-pages applies to
+	packlabs := 0 // packlab's own layouts, which HugePages applies to
 	for _, name := range c.Layouts {
 		l, ok := parseLayoutChoice(name)
 		if !ok {
@@ -179,7 +179,7 @@ func (c Config) Validate() error {
 	if _, err := core.ParseType(c.Key); err != nil {
 		return NewFieldError("key", c.Key, "unknown type", strings.Join(core.TypeNames(), ", "))
 	}
-	if err := c.validateAttributes(); err != nil { // before --value: the first attribute is the value
+	if err := c.validateAttributes(); err != nil { // before Value: the first attribute is the value
 		return err
 	}
 	if _, err := core.ParseType(c.Value); err != nil {
@@ -366,7 +366,7 @@ func sourceFieldErr(field, value string, spec source.Spec, err error) error {
 	return &FieldError{Field: field, Value: value, Problem: problem, Allowed: allowed}
 }
 
-// LayoutNames lists what --layout takes: core's layouts, the row layouts,
+// LayoutNames lists what Layouts takes: core's layouts, the row layouts,
 // then each driver's.
 func LayoutNames() string { return layoutNames() }
 

@@ -161,7 +161,7 @@ func estimate(p parsedConfig, l core.Layout, rows int64) (Estimate, error) {
 //	+ the new table at its first-load peak (its growth, and the loader's blocks)
 //
 // and the planner checks a budget against it unless asked to check the
-// first load alone (--first-load-only).
+// first load alone (PlanRequest.FirstLoadOnly).
 
 // loaderBytesOf is what core.Load holds besides the tables: per shard up to
 // Backlog+2 sub-blocks of ceil(BlockRows/shards) rows (queued, being

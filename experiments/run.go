@@ -143,7 +143,7 @@ func prepare(ctx context.Context, cfgs []Config, progress func(Progress)) ([]run
 // once, as it comes. It is not pre-scanned: its rows are unknown until the
 // load has read them (the guard cannot check the run, and the progress has
 // no ETA), a malformed row stops the load rather than the pre-scan, and a
-// job that would load it more than once (several layouts, --repeats, a
+// job that would load it more than once (several layouts, Repeats, a
 // sweep) is refused before anything is read.
 
 // checkStreamLoads refuses a job that loads a stream more than once.
@@ -309,7 +309,7 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]result.Resu
 // out of memory says the guard's figure and what to try.
 func runFailure(r runSpec, err error) (line string, stop error) {
 	if se := (*core.SlabError)(nil); errors.As(err, &se) && !errors.Is(err, ErrOutOfMemory) {
-		// In this process (--in-process): a table's slab the system
+		// In this process (InProcess): a table's slab the system
 		// refused is the same end as a worker's.
 		err = fmt.Errorf("%w: %w", ErrOutOfMemory, err)
 	}
