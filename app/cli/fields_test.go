@@ -42,5 +42,9 @@ func TestErrorsNameTheFlag(t *testing.T) {
 		if got := errorText(err); !strings.HasPrefix(got, tc.want) {
 			t.Errorf("%+v: the command line says %q, want %q", tc.cfg, got, tc.want)
 		}
+		// As Main prints it: runContext's error, in words already, once.
+		if got := oneLine(&worded{&experiments.InputError{Err: err}}); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%+v: the command line prints %q, want %q", tc.cfg, got, tc.want)
+		}
 	}
 }

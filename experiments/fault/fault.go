@@ -170,7 +170,9 @@ func Render(err error, name Namer) string {
 			return
 		}
 		if w, ok := e.(worded); ok {
-			if plain, words := w.Error(), w.Words(name); plain != words {
+			// Rendered once: an error already in name's words (a face's
+			// own wrapper of it) is left as it is.
+			if plain, words := w.Error(), w.Words(name); plain != words && !strings.Contains(msg, words) {
 				msg = strings.Replace(msg, plain, words, 1)
 			}
 			if _, isField := e.(*FieldError); isField {

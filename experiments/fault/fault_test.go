@@ -30,6 +30,9 @@ func TestWords(t *testing.T) {
 	if got, want := Render(outer, flag), "result x: --source f.tsv: cannot be read: permission denied"; got != want {
 		t.Errorf("Render(wrapped) = %q, want %q", got, want)
 	}
+	if got, want := Render(&inWords{outer}, flag), "result x: --source f.tsv: cannot be read: permission denied"; got != want {
+		t.Errorf("Render(rendered) = %q, want %q", got, want)
+	}
 	if !errors.Is(outer, fs.ErrPermission) {
 		t.Error("the cause is not reachable through errors.Is")
 	}
@@ -38,3 +41,9 @@ func TestWords(t *testing.T) {
 		t.Errorf("Errorf: %q, want %q (an argument is never read for fields)", got, want)
 	}
 }
+
+// inWords is a face's wrapper whose text is its error in the face's words.
+type inWords struct{ err error }
+
+func (e *inWords) Error() string { return Render(e.err, flag) }
+func (e *inWords) Unwrap() error { return e.err }
