@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/result"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/server"
 	"github.com/packlab/packlab/experiments/usecase"
 )
@@ -124,15 +124,13 @@ func (l *Lab) CancelInspect() {
 }
 
 func clickHouseError(err error) *Error {
-	var fe *experiments.FieldError
+	var fe *fault.FieldError
 	if errors.As(err, &fe) {
-		field := map[string]string{"--clickhouse": "url", "--cluster": "cluster", "--ca-file": "ca_file"}[fe.Flag]
+		field := map[string]string{"url": "url", "cluster": "cluster", "ca_file": "ca_file"}[fe.Field]
 		if field == "" {
 			field = "clickhouse"
 		}
-		// The window's password is its own field, not the environment.
-		msg := strings.Replace(strings.TrimPrefix(fe.Error(), fe.Flag+" "), "the password only in $CLICKHOUSE_PASSWORD", "the password in its own field", 1)
-		return &Error{Field: field, Message: msg}
+		return &Error{Field: field, Message: fieldMessage(fe)}
 	}
-	return &Error{Field: "clickhouse", Message: err.Error()}
+	return &Error{Field: "clickhouse", Message: fault.Render(err, formName)}
 }

@@ -3,9 +3,9 @@ package app
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -33,43 +33,72 @@ func errorf(field, format string, args ...any) *Error {
 	return &Error{Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
-// fieldOfFlag maps the command-line flags that experiments' errors name to
-// the form's fields.
-var fieldOfFlag = map[string]string{
-	"--layout":          "layouts",
-	"--key":             "key",
-	"--value":           "value",
-	"--attributes":      "attributes",
-	"--rows":            "rows",
-	"--shards":          "shards",
-	"--max-load-factor": "max_load_factor",
-	"--keys":            "keys",
-	"--source":          "source",
-	"--header":          "header",
-	"--key-column":      "key_column",
-	"--value-column":    "value_column",
-	"--columns":         "columns",
-	"--skip-bad-rows":   "skip_bad_rows",
-	"--seed":            "seed",
-	"--repeats":         "repeats",
-	"--miss-rate":       "miss_rate",
-	"--no-read":         "no_read",
-	"--huge-pages":      "huge_pages",
-	"--preallocate":     "preallocate",
-	"--settle":          "settle",
-	"--force":           "run",
+// controlOfField is the form's control of each field of
+// experiments.Config (its JSON name) that the engine's errors name; an
+// error of a field not here goes to the action that failed.
+var controlOfField = map[string]string{
+	"layouts":         "layouts",
+	"key":             "key",
+	"value":           "value",
+	"attributes":      "attributes", // attributes[i]: the one list of them
+	"rows":            "rows",
+	"shards":          "shards",
+	"max_load_factor": "max_load_factor",
+	"keys":            "keys",
+	"source":          "source",
+	"header":          "header",
+	"key_column":      "key_column",
+	"value_column":    "value_column",
+	"columns":         "columns",
+	"skip_bad_rows":   "skip_bad_rows",
+	"seed":            "seed",
+	"repeats":         "repeats",
+	"miss_rate":       "miss_rate",
+	"no_read":         "no_read",
+	"huge_pages":      "huge_pages",
+	"preallocate":     "preallocate",
+	"settle_seconds":  "settle",
+	"force":           "run",
 }
 
-// flagWords turns the flags a message may mention into the form's words.
-var flagWords = strings.NewReplacer(
-	// The command line's advice to list layouts: the form ticks them.
-	"ch_ layouts or rows, e.g. --layout ch_hashed,ch_sparse_hashed,ch_hashed_array,packed_row,compact_row", "only ch_ layouts and rows ticked: ch_hashed, ch_sparse_hashed, ch_hashed_array, packed_row, compact_row",
-	"--no-read", "“skip lookups”",
-	"--preallocate", "“preallocate”",
-	"--source", "a file source",
-	"--keys", "synthetic keys",
-	"--force", "force",
-)
+// controlOf is field's form control, or "" when the form has none.
+func controlOf(field string) string { return controlOfField[fault.Base(field)] }
+
+// wordOfField is how the form's texts name a field the engine's texts
+// name ({field}, package fault): by what the form shows, not by a flag.
+var wordOfField = map[string]string{
+	"layouts":          "ticking",
+	"no_read":          "“skip lookups”",
+	"preallocate":      "“preallocate”",
+	"source":           "a file source",
+	"keys":             "synthetic keys",
+	"force":            "force",
+	"in_process":       "running in this process",
+	"settle_seconds":   "“Idle first” (under More options)",
+	"memory_bytes":     "the memory budget",
+	"first_load_only":  "“first load only”",
+	"prefer":           "Prefer",
+	"max_key":          "the Largest key",
+	"calibrate":        "“measure missing speeds first”",
+	"no_calibrate":     "unticking “measure missing speeds first”",
+	"calibration_rows": "the calibration's rows",
+	"attributes":       "the attributes",
+	"max_load_factor":  "the max load factor",
+	"miss_rate":        "the miss rate",
+	"key_column":       "the key column",
+	"value_column":     "the value column",
+	"skip_bad_rows":    "“skip bad rows”",
+	"huge_pages":       "huge pages",
+	"results_dir":      "the results folder",
+	"password":         "its own field",
+}
+
+// formName is fault's Namer of the window and the page.
+func formName(field string) string { return wordOfField[fault.Base(field)] }
+
+// formWords is an engine's text (a note, a plan's line) in the form's
+// words: its {field}s named as the form shows them.
+func formWords(s string) string { return fault.Fields(s, formName) }
 
 // ErrorOf turns any error of the lab into an *Error: a field error of
 // experiments names its form field, the memory guard's refusal belongs to
@@ -83,10 +112,10 @@ func ErrorOf(err error, fallback string) *Error {
 	if errors.As(err, &e) {
 		return e
 	}
-	var fe *experiments.FieldError
+	var fe *fault.FieldError
 	if errors.As(err, &fe) {
-		field, ok := fieldOfFlag[fe.Flag]
-		if !ok {
+		field := controlOf(fe.Field)
+		if field == "" {
 			field = fallback
 		}
 		return &Error{Field: field, Message: fieldMessage(fe)}
@@ -95,29 +124,20 @@ func ErrorOf(err error, fallback string) *Error {
 	if errors.As(err, &me) {
 		return &Error{Field: "run", Message: refusal(me.Check)}
 	}
-	// Errors that experiments words for the command line, "--source F: ...",
-	// go to that flag's field, without the flag.
-	msg := err.Error()
-	if flag, rest, ok := strings.Cut(msg, " "); ok && strings.HasPrefix(flag, "--") {
-		if field, ok := fieldOfFlag[strings.TrimSuffix(flag, ":")]; ok {
-			return &Error{Field: field, Message: rest}
-		}
-	}
-	return &Error{Field: fallback, Message: msg}
+	return &Error{Field: fallback, Message: fault.Render(err, formName)}
 }
 
-// fieldMessage is a FieldError without its flag, which the page shows
-// beside the field it names: `500: out of range (allowed: 1 to 128)`.
-func fieldMessage(fe *experiments.FieldError) string {
+// fieldMessage is a FieldError without its field, which the page shows
+// beside the field's control: `500: out of range (allowed: 1 to 128)`.
+func fieldMessage(fe *fault.FieldError) string {
+	if fe.Switch {
+		return fe.Detail(formName)
+	}
 	s := fe.Value
 	if s == "" {
 		s = "“”"
 	}
-	s += ": " + flagWords.Replace(fe.Problem)
-	if fe.Allowed != "" {
-		s += " (allowed: " + flagWords.Replace(fe.Allowed) + ")"
-	}
-	return s
+	return s + ": " + fe.Detail(formName)
 }
 
 // refusal is the guard's "no" with its numbers, for the page.

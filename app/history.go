@@ -274,7 +274,7 @@ func (l *Lab) Chart(kind string, ids []string) (ChartView, error) {
 	c, err := report.BuildChart(kind, rs)
 	if errors.Is(err, report.ErrNoData) {
 		return ChartView{Kind: kind, Title: chartTitles[kind], Option: json.RawMessage("null"), Empty: true,
-			Note: "Nothing to draw: " + noDataReason(kind, err)}, nil
+			Note: "Nothing to draw: " + noDataReason(err)}, nil
 	}
 	if err != nil {
 		return ChartView{}, ErrorOf(err, "chart")
@@ -282,12 +282,13 @@ func (l *Lab) Chart(kind string, ids []string) (ChartView, error) {
 	return ChartView{Kind: c.Kind, Title: c.Title, Option: c.Option}, nil
 }
 
-// noDataReason is why a chart has nothing to draw, without the kind and
-// the sentinel's words around it ("memory-vs-rows chart: ...: nothing to
-// chart").
-func noDataReason(kind string, err error) string {
-	msg := strings.TrimPrefix(err.Error(), kind+" chart: ")
-	return strings.TrimSuffix(msg, ": "+report.ErrNoData.Error())
+// noDataReason is why a chart has nothing to draw (report.NoDataError's
+// Why), without the chart's kind and the sentinel's words around it.
+func noDataReason(err error) string {
+	if nd := (*report.NoDataError)(nil); errors.As(err, &nd) {
+		return nd.Why
+	}
+	return err.Error()
 }
 
 func knownChart(kind string) bool {

@@ -769,11 +769,11 @@ func TestErrorOf(t *testing.T) {
 	if ErrorOf(nil, "x") != nil {
 		t.Error("ErrorOf(nil) is not nil")
 	}
-	e := ErrorOf(&experiments.FieldError{Flag: "--shards", Value: "500", Problem: "out of range", Allowed: "1 to 128"}, "run")
+	e := ErrorOf(&experiments.FieldError{Field: "shards", Value: "500", Problem: "out of range", Allowed: "1 to 128"}, "run")
 	if *e != (Error{Field: "shards", Message: "500: out of range (allowed: 1 to 128)"}) {
 		t.Errorf("field error: %+v", e)
 	}
-	e = ErrorOf(&experiments.FieldError{Flag: "--weird", Value: "1", Problem: "bad"}, "run")
+	e = ErrorOf(&experiments.FieldError{Field: "weird", Value: "1", Problem: "bad"}, "run")
 	if e.Field != "run" {
 		t.Errorf("unknown flag: %+v", e)
 	}
@@ -1128,7 +1128,7 @@ func TestProgressIsTheJobs(t *testing.T) {
 // or csv", "--first-load-only"), whichever budget is checked.
 func TestPlanInTheFormsWords(t *testing.T) {
 	l, _ := newLab(t)
-	flag := regexp.MustCompile(`(^|[\s(])--[a-z]`)
+	flag := regexp.MustCompile(`(^|[\s(])--[a-z]|\{[a-z_]+\}`) // a flag, or a field the form did not name
 	for _, first := range []bool{false, true} {
 		v, err := l.Plan(PlanForm{Rows: "1e9", Memory: "24GiB", FirstLoadOnly: first})
 		if err != nil {
@@ -1144,7 +1144,7 @@ func TestPlanInTheFormsWords(t *testing.T) {
 		}
 	}
 	// The table's note about loads run back to back names the form's idle.
-	if got := formWords.Replace(`so their times follow their order; --settle 8 (the form's "Idle first") puts every load on fresh memory`); strings.Contains(got, "--") {
+	if got := formWords("so their times follow their order; an idle of 8 s before each load ({settle_seconds} 8) puts every load on fresh memory"); strings.Contains(got, "{") || !strings.Contains(got, "“Idle first”") {
 		t.Errorf("the table's note says %q", got)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/planner"
 	"github.com/packlab/packlab/experiments/report"
 	"github.com/packlab/packlab/experiments/result"
@@ -66,32 +67,32 @@ type PlanView struct {
 	Seconds    float64             `json:"seconds"`    // time to answer, calibration included
 }
 
-// planFieldOfFlag maps the flags the planner's errors name to the Plan
-// tab's fields.
-var planFieldOfFlag = map[string]string{
-	"--rows":               "plan_rows",
-	"--key":                "plan_key",
-	"--value":              "plan_value",
-	"--memory":             "plan_memory",
-	"--threads":            "plan_threads",
-	"--prefer":             "plan_prefer",
-	"--runtime":            "plan_runtime",
-	"--calibrate":          "plan_calibrate",
-	"--calibrate-rows":     "plan_calibrate_rows",
-	"--clickhouse-version": "plan_clickhouse_version",
-	"--attributes":         "plan_attributes",
-	"--max-key":            "plan_max_key",
-	"--growth":             "plan_growth",
-	"--for":                "plan_for",
+// planControlOfField is the Plan tab's control of each field of
+// planner.PlanRequest (its JSON name) that the planner's errors name.
+var planControlOfField = map[string]string{
+	"rows":               "plan_rows",
+	"key":                "plan_key",
+	"value":              "plan_value",
+	"memory_bytes":       "plan_memory",
+	"threads":            "plan_threads",
+	"prefer":             "plan_prefer",
+	"runtime":            "plan_runtime",
+	"calibrate":          "plan_calibrate",
+	"calibration_rows":   "plan_calibrate_rows",
+	"clickhouse_version": "plan_clickhouse_version",
+	"attributes":         "plan_attributes",
+	"max_key":            "plan_max_key",
+	"growth_percent":     "plan_growth",
+	"for":                "plan_for",
 }
 
 // planError is ErrorOf for the Plan tab: a field error names the tab's
 // field, anything else goes to "plan".
 func planError(err error) error {
 	e := ErrorOf(err, "plan")
-	var fe *experiments.FieldError
+	var fe *fault.FieldError
 	if errors.As(err, &fe) {
-		if field, ok := planFieldOfFlag[fe.Flag]; ok {
+		if field, ok := planControlOfField[fault.Base(fe.Field)]; ok {
 			e.Field = field
 		}
 	}

@@ -1,6 +1,6 @@
 package experiments
 
-// Attributes as a run's config gives them (--attributes, --value): their
+// Attributes as a run's config gives them (Attributes, Value): their
 // parsing, names and checks (the SQL that writes ClickHouse's source of
 // them is package chdriver's). What an attribute is, and what it costs, is
 // package dict's.
@@ -19,14 +19,17 @@ import (
 // stringLengths matches String, String(16) and String(8..32).
 var stringLengths = regexp.MustCompile(`^(?i:string)(?:\(\s*(\d+)\s*(?:\.\.\s*(\d+)\s*)?\))?$`)
 
+// attributeField is the field of attribute i (0-based): "attributes[i]".
+func attributeField(i int) string { return "attributes[" + strconv.Itoa(i) + "]" }
+
 // parseAttributeType reads one attribute's type: a fixed-size type, or
-// String with the lengths of its values.
-func parseAttributeType(s, typ string) (dict.Attribute, error) {
+// String with the lengths of its values; an error names field.
+func parseAttributeType(field, s, typ string) (dict.Attribute, error) {
 	const allowed = "%s, String (values of 8 to 32 bytes), String(16) or String(4..16), and Nullable(T) of any of them"
 	if inner, ok := strings.CutPrefix(typ, "Nullable("); ok && strings.HasSuffix(inner, ")") {
-		a, err := parseAttributeType(s, strings.TrimSpace(strings.TrimSuffix(inner, ")")))
+		a, err := parseAttributeType(field, s, strings.TrimSpace(strings.TrimSuffix(inner, ")")))
 		if err != nil || a.Nullable {
-			return dict.Attribute{}, NewFieldError("--attributes", s, "unknown type", fmt.Sprintf(allowed, strings.Join(core.TypeNames(), ", ")))
+			return dict.Attribute{}, NewFieldError(field, s, "unknown type", fmt.Sprintf(allowed, strings.Join(core.TypeNames(), ", ")))
 		}
 		a.Nullable = true
 		return a, nil
@@ -41,14 +44,14 @@ func parseAttributeType(s, typ string) (dict.Attribute, error) {
 			a.MaxLen, _ = strconv.Atoi(m[2])
 		}
 		if a.MinLen > a.MaxLen || a.MaxLen > dict.MaxStringLen || a.MaxLen == 0 {
-			return dict.Attribute{}, NewFieldError("--attributes", s, "String lengths out of range",
+			return dict.Attribute{}, NewFieldError(field, s, "String lengths out of range",
 				fmt.Sprintf("String(min..max) with 0 <= min <= max and 1 <= max <= %d, e.g. String(8..32)", dict.MaxStringLen))
 		}
 		return a, nil
 	}
 	t, err := core.ParseType(typ)
 	if err != nil {
-		return dict.Attribute{}, NewFieldError("--attributes", s, "unknown type", fmt.Sprintf(allowed, strings.Join(core.TypeNames(), ", ")))
+		return dict.Attribute{}, NewFieldError(field, s, "unknown type", fmt.Sprintf(allowed, strings.Join(core.TypeNames(), ", ")))
 	}
 	return dict.Attribute{Type: t}, nil
 }
@@ -61,20 +64,20 @@ func (c Config) attributes() ([]dict.Attribute, error) {
 		list = []string{c.Value}
 	}
 	if len(list) > dict.MaxAttributes {
-		return nil, &FieldError{Flag: "--attributes", Problem: fmt.Sprintf("%d attributes", len(list)), Allowed: fmt.Sprintf("1 to %d", dict.MaxAttributes), Switch: true}
+		return nil, &FieldError{Field: "attributes", Problem: fmt.Sprintf("%d attributes", len(list)), Allowed: fmt.Sprintf("1 to %d", dict.MaxAttributes), Switch: true}
 	}
 	attrs := make([]dict.Attribute, len(list))
 	for i, s := range list {
 		_, typ := SplitAttribute(s)
 		if typ == "" {
-			return nil, NewFieldError("--attributes", strings.Join(c.Attributes, ","), "attribute "+strconv.Itoa(i+1)+" is empty", "types, comma-separated, e.g. UInt16,UInt32,Float64")
+			return nil, NewFieldError("attributes", strings.Join(c.Attributes, ","), "attribute "+strconv.Itoa(i+1)+" is empty", "types, comma-separated, e.g. UInt16,UInt32,Float64")
 		}
-		a, err := parseAttributeType(s, typ)
+		a, err := parseAttributeType(attributeField(i), s, typ)
 		if err != nil {
 			return nil, err
 		}
 		if i == 0 && (a.IsString() || a.Nullable) {
-			return nil, NewFieldError("--attributes", s, "the first attribute is the value the lab sends and checks, of a fixed-size type",
+			return nil, NewFieldError(attributeField(i), s, "the first attribute is the value the lab sends and checks, of a fixed-size type",
 				"a fixed-size type first, a String or Nullable after it, e.g. UInt16,String")
 		}
 		attrs[i] = a
@@ -82,7 +85,7 @@ func (c Config) attributes() ([]dict.Attribute, error) {
 	return attrs, nil
 }
 
-// SplitAttribute is an --attributes entry's name ("" when none is given)
+// SplitAttribute is an Attributes entry's name ("" when none is given)
 // and type: "country:UInt16", or "UInt16".
 func SplitAttribute(s string) (name, typ string) {
 	name, typ, ok := strings.Cut(strings.TrimSpace(s), ":")
@@ -111,13 +114,13 @@ func AttributeNames(list []string) ([]string, error) {
 		if name == "" {
 			name = dict.AttributeName(i)
 		} else if !attributeNameRule.MatchString(name) {
-			return nil, NewFieldError("--attributes", s, "not a column name", "a letter or _ then letters, digits or _, at most 64, e.g. country:UInt16")
+			return nil, NewFieldError(attributeField(i), s, "not a column name", "a letter or _ then letters, digits or _, at most 64, e.g. country:UInt16")
 		}
 		if name == "key" {
-			return nil, NewFieldError("--attributes", s, "key is the key's column", "another name")
+			return nil, NewFieldError(attributeField(i), s, "key is the key's column", "another name")
 		}
 		if j, ok := seen[name]; ok { // case-sensitive, as ClickHouse's names
-			return nil, NewFieldError("--attributes", strings.Join(list, ","), fmt.Sprintf("attributes %d and %d are both named %s", j+1, i+1, name), "each name once")
+			return nil, NewFieldError("attributes", strings.Join(list, ","), fmt.Sprintf("attributes %d and %d are both named %s", j+1, i+1, name), "each name once")
 		}
 		seen[name] = i
 		names[i] = name
@@ -125,11 +128,11 @@ func AttributeNames(list []string) ([]string, error) {
 	return names, nil
 }
 
-// validateAttributes checks --attributes: a list of types whose first is
+// validateAttributes checks Attributes: a list of types whose first is
 // the value, and more than one only where every layout is ClickHouse's.
 func (c Config) validateAttributes() error {
 	if len(c.Attributes) == 0 {
-		return nil // --value alone, checked as such
+		return nil // Value alone, checked as such
 	}
 	types, err := c.attributes()
 	if err != nil {
@@ -139,7 +142,7 @@ func (c Config) validateAttributes() error {
 		return err
 	}
 	if v, err := core.ParseType(c.Value); err != nil || v.Name != types[0].Name {
-		return NewFieldError("--value", c.Value, "the value is the first of --attributes ("+types[0].Name+")", "--attributes alone, or --value alone")
+		return NewFieldError("value", c.Value, "the value is the first of {attributes} ("+types[0].Name+")", "{attributes} alone, or {value} alone")
 	}
 	for _, name := range c.Layouts {
 		if l, _ := parseLayoutChoice(name); l.row {
@@ -157,8 +160,8 @@ func (c Config) validateAttributes() error {
 			continue
 		}
 		if _, ch := dict.FindClickHouseDictionary(name); !ch {
-			return NewFieldError("--attributes", strings.Join(c.Attributes, ","), "layout "+name+" holds one value (several attributes are ClickHouse's layouts and the row layouts)",
-				"ch_ layouts or rows, e.g. --layout ch_hashed,ch_sparse_hashed,ch_hashed_array,packed_row,compact_row")
+			return NewFieldError("attributes", strings.Join(c.Attributes, ","), "layout "+name+" holds one value (several attributes are ClickHouse's layouts and the row layouts)",
+				"ch_ layouts or rows, e.g. {layouts} ch_hashed,ch_sparse_hashed,ch_hashed_array,packed_row,compact_row")
 		}
 	}
 	return nil
@@ -178,7 +181,7 @@ func AttributesText(given []string, types []dict.Attribute) string {
 	return strings.Join(parts, ",")
 }
 
-// ParseAttributes checks an --attributes list against its --value, as a
+// ParseAttributes checks an Attributes list against its Value, as a
 // run's config is checked, and resolves its types; an empty list is the
 // value alone.
 func ParseAttributes(value string, list []string) ([]dict.Attribute, error) {

@@ -7,11 +7,11 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -24,7 +24,7 @@ type Config struct {
 	Key     string   `json:"key"`     // ClickHouse key type; default UInt64
 	Value   string   `json:"value"`   // ClickHouse value type; default UInt16
 	// Attributes is a dictionary's attribute types, the first the value
-	// (--value); more than one only with ClickHouse's layouts (attributes.go).
+	// (Value); more than one only with ClickHouse's layouts (attributes.go).
 	Attributes    []string `json:"attributes,omitempty"`
 	Rows          int64    `json:"rows"`            // rows a synthetic source produces; a file gives all its rows
 	Shards        int      `json:"shards"`          // tables per map, 1 to 128; default 1
@@ -102,41 +102,24 @@ const (
 	defaultRepeats = 1
 )
 
-// FieldError is bad input, named the way the user typed it: the flag (or
-// field), the value, what is wrong and what is allowed. Its text is one line,
-// e.g. "--shards 500: out of range (allowed: 1 to 128)".
-type FieldError struct {
-	Flag    string // "--shards"
-	Value   string // "500", exactly as the user gave it
-	Problem string // "out of range"
-	Allowed string // "1 to 128"; may be empty
-	Switch  bool   // the flag takes no value (--skip-bad-rows): Value is not shown
-}
+// FieldError is bad input in one of a configuration's fields, named by
+// its JSON name ("shards"), with the value, what is wrong and what is
+// allowed; each face names the field in its own words (package fault).
+type FieldError = fault.FieldError
 
-func (e *FieldError) Error() string {
-	s := e.Flag
-	if !e.Switch {
-		s += " " + ShowValue(e.Value)
-	}
-	s += ": " + e.Problem
-	if e.Allowed != "" {
-		s += " (allowed: " + e.Allowed + ")"
-	}
-	return s
-}
+// InputError is bad input found by reading it before any work, such as a
+// malformed row of a source file.
+type InputError = fault.InputError
 
-// ShowValue writes a value the user gave as a message shows it: as it is,
-// or quoted when it is empty, has spaces at either end or holds a control
-// character, so that the message shows exactly what was given.
-func ShowValue(v string) string {
-	if v == "" || strings.TrimSpace(v) != v || strings.IndexFunc(v, unicode.IsControl) >= 0 {
-		return strconv.Quote(v)
-	}
-	return v
-}
+// ErrCancelled is wrapped by the error of a job stopped by its context.
+var ErrCancelled = fault.ErrCancelled
 
-func NewFieldError(flag, value, problem, allowed string) error {
-	return &FieldError{Flag: flag, Value: value, Problem: problem, Allowed: allowed}
+// ShowValue writes a value the user gave as a message shows it (fault.ShowValue).
+func ShowValue(v string) string { return fault.ShowValue(v) }
+
+// NewFieldError is a FieldError of field (its JSON name) without a cause.
+func NewFieldError(field, value, problem, allowed string) error {
+	return fault.New(field, value, problem, allowed)
 }
 
 // WithDefaults returns c with every zero field set to its default.
@@ -173,18 +156,18 @@ func (c Config) WithDefaults() Config {
 // Validate checks every field after defaults, before any work: layouts,
 // types, rows, shards, max load factor, the key source (a file must exist
 // and its options make sense), repeats and the miss rate. The error is a
-// *FieldError naming the flag, the value and what is allowed.
+// *FieldError naming the field (its JSON name), the value and what is allowed.
 func (c Config) Validate() error {
 	c = c.WithDefaults()
 	seen := map[string]bool{}
-	packlabs := 0 // packlab's own layouts, which --huge-pages applies to
+	packlabs := 0 // packlab's own layouts, which HugePages applies to
 	for _, name := range c.Layouts {
 		l, ok := parseLayoutChoice(name)
 		if !ok {
-			return NewFieldError("--layout", name, "unknown layout", LayoutNames())
+			return NewFieldError("layouts", name, "unknown layout", LayoutNames())
 		}
 		if seen[l.String()] {
-			return NewFieldError("--layout", name, "given twice", "each layout once")
+			return NewFieldError("layouts", name, "given twice", "each layout once")
 		}
 		seen[l.String()] = true
 		if l.driver == nil {
@@ -194,47 +177,47 @@ func (c Config) Validate() error {
 		}
 	}
 	if _, err := core.ParseType(c.Key); err != nil {
-		return NewFieldError("--key", c.Key, "unknown type", strings.Join(core.TypeNames(), ", "))
+		return NewFieldError("key", c.Key, "unknown type", strings.Join(core.TypeNames(), ", "))
 	}
-	if err := c.validateAttributes(); err != nil { // before --value: the first attribute is the value
+	if err := c.validateAttributes(); err != nil { // before Value: the first attribute is the value
 		return err
 	}
 	if _, err := core.ParseType(c.Value); err != nil {
-		return NewFieldError("--value", c.Value, "unknown type", strings.Join(core.TypeNames(), ", "))
+		return NewFieldError("value", c.Value, "unknown type", strings.Join(core.TypeNames(), ", "))
 	}
 	if c.Source == "" && (c.Rows < 1 || c.Rows > source.MaxRows) {
-		return NewFieldError("--rows", strconv.FormatInt(c.Rows, 10), "out of range", fmt.Sprintf("1 to %d", source.MaxRows))
+		return NewFieldError("rows", strconv.FormatInt(c.Rows, 10), "out of range", fmt.Sprintf("1 to %d", source.MaxRows))
 	}
 	if c.Shards < core.MinShards || c.Shards > core.MaxShards {
-		return NewFieldError("--shards", strconv.Itoa(c.Shards), "out of range", fmt.Sprintf("%d to %d", core.MinShards, core.MaxShards))
+		return NewFieldError("shards", strconv.Itoa(c.Shards), "out of range", fmt.Sprintf("%d to %d", core.MinShards, core.MaxShards))
 	}
 	if c.MaxLoadFactor != 0 && !(c.MaxLoadFactor >= core.MinMaxLoadFactor && c.MaxLoadFactor <= core.MaxMaxLoadFactor) {
-		return NewFieldError("--max-load-factor", text.Float(c.MaxLoadFactor), "out of range", fmt.Sprintf("%v to %v", core.MinMaxLoadFactor, core.MaxMaxLoadFactor))
+		return NewFieldError("max_load_factor", text.Float(c.MaxLoadFactor), "out of range", fmt.Sprintf("%v to %v", core.MinMaxLoadFactor, core.MaxMaxLoadFactor))
 	}
 	if c.Repeats < 1 || c.Repeats > MaxRepeats {
-		return NewFieldError("--repeats", strconv.Itoa(c.Repeats), "out of range", fmt.Sprintf("1 to %d", MaxRepeats))
+		return NewFieldError("repeats", strconv.Itoa(c.Repeats), "out of range", fmt.Sprintf("1 to %d", MaxRepeats))
 	}
 	if !(c.SettleSeconds >= 0 && c.SettleSeconds <= MaxSettleSeconds) {
-		return NewFieldError("--settle", text.Float(c.SettleSeconds)+"s", "out of range", fmt.Sprintf("0 to %d seconds", MaxSettleSeconds))
+		return NewFieldError("settle_seconds", text.Float(c.SettleSeconds)+"s", "out of range", fmt.Sprintf("0 to %d seconds", MaxSettleSeconds))
 	}
 	if !(c.MissRate >= 0 && c.MissRate <= 1) {
-		return NewFieldError("--miss-rate", text.Float(c.MissRate), "out of range", "0 to 1")
+		return NewFieldError("miss_rate", text.Float(c.MissRate), "out of range", "0 to 1")
 	}
 	if c.NoRead && c.MissRate != 0 {
-		return NewFieldError("--miss-rate", text.Float(c.MissRate), "has no effect with --no-read", "0 with --no-read")
+		return NewFieldError("miss_rate", text.Float(c.MissRate), "has no effect with {no_read}", "0 with {no_read}")
 	}
 	if err := c.validateLoader(); err != nil {
 		return err
 	}
 	if c.HugePages != "" && packlabs == 0 {
-		return NewFieldError("--huge-pages", c.HugePages, "applies to packlab's layouts; the C++ reference maps take what their allocator gives", "with at least one packlab layout")
+		return NewFieldError("huge_pages", c.HugePages, "applies to packlab's layouts; the C++ reference maps take what their allocator gives", "with at least one packlab layout")
 	}
 	if _, err := c.SourceSpec(); err != nil {
 		return err
 	}
 	if c.Preallocate && c.Source != "" {
-		return &FieldError{Flag: "--preallocate", Problem: "needs the row count before the load, and a file's is known only once it is read",
-			Allowed: "with synthetic keys (--keys)", Switch: true}
+		return &FieldError{Field: "preallocate", Problem: "needs the row count before the load, and a file's is known only once it is read",
+			Allowed: "with synthetic keys ({keys})", Switch: true}
 	}
 	return nil
 }
@@ -245,19 +228,19 @@ func (c Config) validateLoader() error {
 	case "", core.ShardSelectAuto, core.ShardSelectModulo:
 	case core.ShardSelectMask:
 		if c.Shards&(c.Shards-1) != 0 {
-			return NewFieldError("--shard-select", c.ShardSelect, fmt.Sprintf("needs a power-of-two shard count, not --shards %d", c.Shards), "auto or modulo; mask with --shards 1, 2, 4, ... 128")
+			return NewFieldError("shard_select", c.ShardSelect, fmt.Sprintf("needs a power-of-two shard count, not {shards} %d", c.Shards), "auto or modulo; mask with {shards} 1, 2, 4, ... 128")
 		}
 	default:
-		return NewFieldError("--shard-select", c.ShardSelect, "unknown", "auto, modulo, mask")
+		return NewFieldError("shard_select", c.ShardSelect, "unknown", "auto, modulo, mask")
 	}
 	if c.BlockRows < 0 || c.BlockRows > MaxBlockRows {
-		return NewFieldError("--block-rows", strconv.Itoa(c.BlockRows), "out of range", fmt.Sprintf("1 to %d", MaxBlockRows))
+		return NewFieldError("block_rows", strconv.Itoa(c.BlockRows), "out of range", fmt.Sprintf("1 to %d", MaxBlockRows))
 	}
 	if c.Threads < 0 || c.Threads > MaxThreads {
-		return NewFieldError("--threads", strconv.Itoa(c.Threads), "out of range", fmt.Sprintf("1 to %d", MaxThreads))
+		return NewFieldError("threads", strconv.Itoa(c.Threads), "out of range", fmt.Sprintf("1 to %d", MaxThreads))
 	}
 	if _, ok := hugePagesOn(c.HugePages); !ok {
-		return NewFieldError("--huge-pages", c.HugePages, "unknown", "on, off")
+		return NewFieldError("huge_pages", c.HugePages, "unknown", "on, off")
 	}
 	return nil
 }
@@ -303,12 +286,12 @@ func (p parsedConfig) loadConfig(l core.Layout) core.LoadConfig {
 
 // SourceSpec turns the key-source fields into core's description of the
 // source, checked: a synthetic kind with Rows and Seed, or a file that exists
-// with its reading options. Errors name the flag.
+// with its reading options. Errors name the field.
 func (c Config) SourceSpec() (source.Spec, error) {
 	c = c.WithDefaults()
 	if c.Source != "" {
 		if c.Keys != "" {
-			return source.Spec{}, NewFieldError("--keys", c.Keys, "cannot be combined with --source", "one of --keys or --source")
+			return source.Spec{}, NewFieldError("keys", c.Keys, "cannot be combined with {source}", "one of {keys} or {source}")
 		}
 		spec := source.Spec{Kind: source.File, Path: c.Source, Values: source.ValuesHash,
 			Header: c.Header, KeyColumn: c.KeyColumn, ValueColumn: c.ValueColumn, SkipBadRows: c.SkipBadRows, Seed: c.Seed}
@@ -319,81 +302,71 @@ func (c Config) SourceSpec() (source.Spec, error) {
 		st, err := os.Stat(c.Source)
 		switch {
 		case errors.Is(err, os.ErrNotExist):
-			return spec, NewFieldError("--source", c.Source, "no such file", "an existing TSV or CSV file, optionally .gz")
+			return spec, NewFieldError("source", c.Source, "no such file", "an existing TSV or CSV file, optionally .gz")
 		case err != nil:
-			return spec, NewFieldError("--source", c.Source, "cannot be read: "+source.PathErrorReason(err).Error(), "a readable TSV or CSV file")
+			return spec, NewFieldError("source", c.Source, "cannot be read: "+source.PathErrorReason(err).Error(), "a readable TSV or CSV file")
 		case st.IsDir():
-			return spec, NewFieldError("--source", c.Source, "is a directory", "a TSV or CSV file, optionally .gz")
+			return spec, NewFieldError("source", c.Source, "is a directory", "a TSV or CSV file, optionally .gz")
 		}
 		if err := spec.Validate(); err != nil {
-			flag := sourceFlag(err)
-			value := map[string]string{"--key-column": c.KeyColumn, "--value-column": c.ValueColumn, "--header": c.Header, "--columns": strings.Join(c.Columns, ",")}[flag]
-			if flag == "--source" {
-				value = c.Source
+			var oe *source.OptionError
+			if !errors.As(err, &oe) {
+				return spec, sourceFieldErr("source", c.Source, spec, err)
 			}
-			return spec, sourceFieldErr(flag, value, spec, err)
+			field := fileOptionField[oe.Option]
+			value := map[string]string{"key_column": c.KeyColumn, "value_column": c.ValueColumn, "header": c.Header, "columns": strings.Join(c.Columns, ",")}[field]
+			problem := oe.Problem // the field and the value say what oe.What says
+			if field == "columns" {
+				problem = oe.What + " is " + oe.Problem // which of the columns
+			}
+			return spec, &FieldError{Field: field, Value: value, Problem: problem, Allowed: oe.Allowed}
 		}
 		return spec, nil
 	}
 	for _, f := range []struct {
-		flag, value string
-		set         bool
-	}{{"--header", c.Header, c.Header != ""}, {"--key-column", c.KeyColumn, c.KeyColumn != ""},
-		{"--value-column", c.ValueColumn, c.ValueColumn != ""}, {"--skip-bad-rows", "", c.SkipBadRows}, {"--columns", strings.Join(c.Columns, ","), len(c.Columns) > 0}} {
+		field, value string
+		set          bool
+	}{{"header", c.Header, c.Header != ""}, {"key_column", c.KeyColumn, c.KeyColumn != ""},
+		{"value_column", c.ValueColumn, c.ValueColumn != ""}, {"skip_bad_rows", "", c.SkipBadRows}, {"columns", strings.Join(c.Columns, ","), len(c.Columns) > 0}} {
 		if f.set {
-			return source.Spec{}, &FieldError{Flag: f.flag, Value: f.value, Problem: "applies only to a file",
-				Allowed: "with --source FILE", Switch: f.flag == "--skip-bad-rows"}
+			return source.Spec{}, &FieldError{Field: f.field, Value: f.value, Problem: "applies only to a file",
+				Allowed: "with {source} FILE", Switch: f.field == "skip_bad_rows"}
 		}
 	}
 	spec, err := source.Parse(c.Keys)
 	if err != nil {
-		return spec, sourceFieldErr("--keys", c.Keys, spec, err)
+		return spec, sourceFieldErr("keys", c.Keys, spec, err)
 	}
 	if spec.Kind == source.File {
-		return spec, NewFieldError("--keys", c.Keys, "is not a key generator", "sequential, random, range:M, zipf:S; use --source for a file")
+		return spec, NewFieldError("keys", c.Keys, "is not a key generator", "sequential, random, range:M, zipf:S; use {source} for a file")
 	}
 	spec.Rows, spec.Seed = c.Rows, c.Seed
 	if err := spec.Validate(); err != nil {
-		return spec, sourceFieldErr("--keys", c.Keys, spec, err)
+		return spec, sourceFieldErr("keys", c.Keys, spec, err)
 	}
 	return spec, nil
 }
 
-// sourceFlag guesses which file option an error of core's file spec is about.
-func sourceFlag(err error) string {
-	msg := err.Error()
-	switch {
-	case strings.Contains(msg, ": column "), strings.Contains(msg, "attribute column"):
-		return "--columns" // one of Columns (file_attributes.go)
-	case strings.Contains(msg, "key column"):
-		return "--key-column"
-	case strings.Contains(msg, "value column"):
-		return "--value-column"
-	case strings.Contains(msg, "header"):
-		return "--header"
-	}
-	return "--source"
-}
+// fileOptionField is the Config field of each of core's file options
+// (source.OptionError).
+var fileOptionField = map[string]string{"Header": "header", "KeyColumn": "key_column", "ValueColumn": "value_column", "Columns": "columns"}
 
-// sourceFieldErr wraps an error of core's source parsing, dropping its
-// `source "X": ` prefix and the option's own `key column "0" is ` since the
-// flag and the value (the user's, exactly) already say it.
-func sourceFieldErr(flag, value string, spec source.Spec, err error) error {
+// sourceFieldErr wraps an error of core's source parsing (a generator's,
+// or a file's path), dropping its `source "X": ` prefix since the field
+// and the value (the user's, exactly) already say it.
+func sourceFieldErr(field, value string, spec source.Spec, err error) error {
 	msg := err.Error()
 	for _, p := range []string{fmt.Sprintf("source %q: ", value), fmt.Sprintf("source %q: ", spec.String())} {
 		msg = strings.TrimPrefix(msg, p)
-	}
-	if which, ok := strings.CutPrefix(flag, "--"); ok && flag != "--keys" && flag != "--source" {
-		msg = strings.TrimPrefix(msg, fmt.Sprintf("%s %q is ", strings.ReplaceAll(which, "-", " "), value))
 	}
 	problem, allowed := msg, ""
 	if i := strings.LastIndex(msg, " (allowed: "); i >= 0 && strings.HasSuffix(msg, ")") {
 		problem, allowed = msg[:i], msg[i+len(" (allowed: "):len(msg)-1]
 	}
-	return &FieldError{Flag: flag, Value: value, Problem: problem, Allowed: allowed}
+	return &FieldError{Field: field, Value: value, Problem: problem, Allowed: allowed}
 }
 
-// LayoutNames lists what --layout takes: core's layouts, the row layouts,
+// LayoutNames lists what Layouts takes: core's layouts, the row layouts,
 // then each driver's.
 func LayoutNames() string {
 	names := make([]string, 0, 5)
@@ -477,7 +450,7 @@ func (c Config) parse() (parsedConfig, error) {
 func ParseRows(s string) (int64, error) {
 	text := strings.TrimSpace(s)
 	bad := func(problem string) error {
-		return NewFieldError("--rows", s, problem, "a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B")
+		return NewFieldError("rows", s, problem, "a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B")
 	}
 	if text == "" {
 		return 0, bad("empty")

@@ -25,20 +25,20 @@ func TestParseRows(t *testing.T) {
 		}
 	}
 	bad := map[string]string{
-		"0":          "--rows 0: not positive (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
-		"-5":         "--rows -5: not positive (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
-		"abc":        "--rows abc: not a number (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
-		"1.5":        "--rows 1.5: not a whole number of rows (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
-		"1.0000005M": "--rows 1.0000005M: not a whole number of rows (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
-		"":           `--rows "": empty (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)`,
-		"M":          "--rows M: not a number (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
-		"1e30":       "--rows 1e30: too many (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
-		"NaN":        "--rows NaN: not a number (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
-		"Inf":        "--rows Inf: not a number (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
-		"10/2":       "--rows 10/2: not a number (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
-		"0x10":       "--rows 0x10: not a number (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
-		"1e-3":       "--rows 1e-3: not a whole number of rows (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
-		"0.0000001M": "--rows 0.0000001M: not a whole number of rows (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
+		"0":          "rows 0: not positive (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
+		"-5":         "rows -5: not positive (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
+		"abc":        "rows abc: not a number (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
+		"1.5":        "rows 1.5: not a whole number of rows (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
+		"1.0000005M": "rows 1.0000005M: not a whole number of rows (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
+		"":           `rows "": empty (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)`,
+		"M":          "rows M: not a number (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
+		"1e30":       "rows 1e30: too many (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
+		"NaN":        "rows NaN: not a number (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
+		"Inf":        "rows Inf: not a number (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
+		"10/2":       "rows 10/2: not a number (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
+		"0x10":       "rows 0x10: not a number (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
+		"1e-3":       "rows 1e-3: not a whole number of rows (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
+		"0.0000001M": "rows 0.0000001M: not a whole number of rows (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
 	}
 	for in, want := range bad {
 		got, err := ParseRows(in)
@@ -89,31 +89,31 @@ func TestConfigValidate(t *testing.T) {
 	}{
 		// No driver is registered in this test: app's TestDriversRegistered
 		// has the drivers' names.
-		{Config{Layouts: []string{"hashed", "bogus"}}, `--layout bogus: unknown layout (allowed: hashed, packed, sparse, hashed_array, gomap, compact, iceberg; rows of every attribute: packed_row, compact_row)`},
-		{Config{Layouts: []string{"hashed", "Hashed"}}, `--layout Hashed: given twice (allowed: each layout once)`},
-		{Config{Key: "UInt7"}, `--key UInt7: unknown type (allowed: UInt8, UInt16, UInt32, UInt64, UInt128, Int8, Int16, Int32, Int64, Int128, Float32, Float64, UUID, Date, DateTime)`},
-		{Config{Value: "String"}, `--value String: unknown type (allowed: UInt8, UInt16, UInt32, UInt64, UInt128, Int8, Int16, Int32, Int64, Int128, Float32, Float64, UUID, Date, DateTime)`},
-		{Config{Rows: -1}, `--rows -1: out of range (allowed: 1 to 4611686018427387904)`},
-		{Config{Shards: 500}, `--shards 500: out of range (allowed: 1 to 128)`},
-		{Config{Shards: -1}, `--shards -1: out of range (allowed: 1 to 128)`},
-		{Config{MaxLoadFactor: 0.3}, `--max-load-factor 0.3: out of range (allowed: 0.5 to 0.99)`},
-		{Config{MaxLoadFactor: 1}, `--max-load-factor 1: out of range (allowed: 0.5 to 0.99)`},
-		{Config{Repeats: 1000}, `--repeats 1000: out of range (allowed: 1 to 100)`},
-		{Config{MissRate: 1.5}, `--miss-rate 1.5: out of range (allowed: 0 to 1)`},
-		{Config{MissRate: 0.5, NoRead: true}, `--miss-rate 0.5: has no effect with --no-read (allowed: 0 with --no-read)`},
-		{Config{Keys: "zipff"}, `--keys zipff: unknown kind (allowed: sequential, random, range:M, zipf:S, or a file)`},
-		{Config{Keys: "zipf:0"}, `--keys zipf:0: S 0 is out of range (allowed: 0 < S <= 10, e.g. zipf:1.1)`},
-		{Config{Keys: file}, `--keys ` + file + `: is not a key generator (allowed: sequential, random, range:M, zipf:S; use --source for a file)`},
-		{Config{Source: filepath.Join(dir, "missing.tsv")}, `--source ` + filepath.Join(dir, "missing.tsv") + `: no such file (allowed: an existing TSV or CSV file, optionally .gz)`},
-		{Config{Source: dir}, `--source ` + dir + `: is a directory (allowed: a TSV or CSV file, optionally .gz)`},
-		{Config{Source: file, Keys: "random"}, `--keys random: cannot be combined with --source (allowed: one of --keys or --source)`},
+		{Config{Layouts: []string{"hashed", "bogus"}}, `layouts bogus: unknown layout (allowed: hashed, packed, sparse, hashed_array, gomap, compact, iceberg; rows of every attribute: packed_row, compact_row)`},
+		{Config{Layouts: []string{"hashed", "Hashed"}}, `layouts Hashed: given twice (allowed: each layout once)`},
+		{Config{Key: "UInt7"}, `key UInt7: unknown type (allowed: UInt8, UInt16, UInt32, UInt64, UInt128, Int8, Int16, Int32, Int64, Int128, Float32, Float64, UUID, Date, DateTime)`},
+		{Config{Value: "String"}, `value String: unknown type (allowed: UInt8, UInt16, UInt32, UInt64, UInt128, Int8, Int16, Int32, Int64, Int128, Float32, Float64, UUID, Date, DateTime)`},
+		{Config{Rows: -1}, `rows -1: out of range (allowed: 1 to 4611686018427387904)`},
+		{Config{Shards: 500}, `shards 500: out of range (allowed: 1 to 128)`},
+		{Config{Shards: -1}, `shards -1: out of range (allowed: 1 to 128)`},
+		{Config{MaxLoadFactor: 0.3}, `max_load_factor 0.3: out of range (allowed: 0.5 to 0.99)`},
+		{Config{MaxLoadFactor: 1}, `max_load_factor 1: out of range (allowed: 0.5 to 0.99)`},
+		{Config{Repeats: 1000}, `repeats 1000: out of range (allowed: 1 to 100)`},
+		{Config{MissRate: 1.5}, `miss_rate 1.5: out of range (allowed: 0 to 1)`},
+		{Config{MissRate: 0.5, NoRead: true}, `miss_rate 0.5: has no effect with no_read (allowed: 0 with no_read)`},
+		{Config{Keys: "zipff"}, `keys zipff: unknown kind (allowed: sequential, random, range:M, zipf:S, or a file)`},
+		{Config{Keys: "zipf:0"}, `keys zipf:0: S 0 is out of range (allowed: 0 < S <= 10, e.g. zipf:1.1)`},
+		{Config{Keys: file}, `keys ` + file + `: is not a key generator (allowed: sequential, random, range:M, zipf:S; use source for a file)`},
+		{Config{Source: filepath.Join(dir, "missing.tsv")}, `source ` + filepath.Join(dir, "missing.tsv") + `: no such file (allowed: an existing TSV or CSV file, optionally .gz)`},
+		{Config{Source: dir}, `source ` + dir + `: is a directory (allowed: a TSV or CSV file, optionally .gz)`},
+		{Config{Source: file, Keys: "random"}, `keys random: cannot be combined with source (allowed: one of keys or source)`},
 		// Issue 14: the user's own value, exactly, not "" or a default.
-		{Config{Source: file, Header: "maybe"}, `--header maybe: not allowed (allowed: auto, yes, no)`},
-		{Config{Source: file, KeyColumn: "0"}, `--key-column 0: not allowed (allowed: a position 1 or more, or a header name)`},
-		{Config{Source: file, KeyColumn: " id", Header: "no"}, `--key-column " id": a name, but header is "no" (allowed: a position 1 or more, or header auto/yes)`},
-		{Config{KeyColumn: "2"}, `--key-column 2: applies only to a file (allowed: with --source FILE)`},
-		{Config{SkipBadRows: true}, `--skip-bad-rows: applies only to a file (allowed: with --source FILE)`},
-		{Config{Source: file, Preallocate: true}, `--preallocate: needs the row count before the load, and a file's is known only once it is read (allowed: with synthetic keys (--keys))`},
+		{Config{Source: file, Header: "maybe"}, `header maybe: not allowed (allowed: auto, yes, no)`},
+		{Config{Source: file, KeyColumn: "0"}, `key_column 0: not allowed (allowed: a position 1 or more, or a header name)`},
+		{Config{Source: file, KeyColumn: " id", Header: "no"}, `key_column " id": a name, but header is "no" (allowed: a position 1 or more, or header auto/yes)`},
+		{Config{KeyColumn: "2"}, `key_column 2: applies only to a file (allowed: with source FILE)`},
+		{Config{SkipBadRows: true}, `skip_bad_rows: applies only to a file (allowed: with source FILE)`},
+		{Config{Source: file, Preallocate: true}, `preallocate: needs the row count before the load, and a file's is known only once it is read (allowed: with synthetic keys (keys))`},
 	}
 	for _, b := range bad {
 		err := b.c.Validate()
@@ -164,7 +164,7 @@ func TestKernelNotes(t *testing.T) {
 		{Layout: "compact", KeyType: "UInt64", ValueType: "UInt16", Shards: 1, MaxLoadFactor: 0.9, LoadSeconds: 2, LoadKernelSeconds: 1, HugePages: "off", ElementCount: 1e6, BytesAllocated: 10e6},
 	}
 	notes := result.KernelNotes(rs)
-	if len(notes) != 4 || !strings.HasPrefix(notes[3], "loads that ran back to back") || !strings.Contains(notes[3], "--settle 8") ||
+	if len(notes) != 4 || !strings.HasPrefix(notes[3], "loads that ran back to back") || !strings.Contains(notes[3], "({settle_seconds} 8)") ||
 		notes[0] != "packed SHARDS 1 MLF 0.5 hugepages on: the kernel spent 1.46 s of CPU time in its 2.81 s load" ||
 		notes[1] != "compact SHARDS 1 MLF 0.9 hugepages off: the kernel spent 1.00 s of CPU time in its 2.00 s load" ||
 		!strings.HasPrefix(notes[2], "the kernel's time in a load is page faults") ||

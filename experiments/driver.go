@@ -29,7 +29,7 @@ type Driver interface {
 	// "C++ reference maps: boost_flat, ...".
 	LayoutNames() string
 	// Validate checks c (defaults in) for a run of layout, here (the worker
-	// found and working): nil, or a *FieldError naming the flag.
+	// found and working): nil, or a *FieldError naming the field.
 	Validate(c Config, layout string) error
 	// Estimate is the guard's prediction of r's run over rows rows.
 	Estimate(r *DriverRun, rows int64) Estimate

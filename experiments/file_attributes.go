@@ -53,8 +53,8 @@ func (c Config) fileColumns(spec *source.Spec) error {
 	attrs, err := c.attributes()
 	if err != nil || len(attrs) < 2 {
 		if len(c.Columns) > 0 {
-			return &FieldError{Flag: "--columns", Value: strings.Join(c.Columns, ","), Problem: "applies to a file's attributes after the value",
-				Allowed: "with --attributes of two or more"}
+			return &FieldError{Field: "columns", Value: strings.Join(c.Columns, ","), Problem: "applies to a file's attributes after the value",
+				Allowed: "with {attributes} of two or more"}
 		}
 		return nil
 	}
@@ -63,15 +63,15 @@ func (c Config) fileColumns(spec *source.Spec) error {
 	}
 	list := strings.Join(c.Columns, ",")
 	if len(c.Columns) > 0 && len(c.Columns) != len(attrs)-1 {
-		return NewFieldError("--columns", list, fmt.Sprintf("%d columns for %d attributes after the value", len(c.Columns), len(attrs)-1),
-			"one column for each attribute after the first, e.g. --columns 3,4, or none")
+		return NewFieldError("columns", list, fmt.Sprintf("%d columns for %d attributes after the value", len(c.Columns), len(attrs)-1),
+			"one column for each attribute after the first, e.g. {columns} 3,4, or none")
 	}
 	if kind, stream := source.IsStream(c.Source); stream {
 		why := "a file's attributes are read twice (the check of every cell and its Strings' lengths, then the load)"
 		if slices.ContainsFunc(c.Layouts, func(l string) bool { return strings.HasPrefix(strings.ToLower(strings.TrimSpace(l)), "ch_") }) {
 			why = "a file's attributes are read twice (the check, then ClickHouse's source)"
 		}
-		return NewFieldError("--source", c.Source, kind+": "+why, "a regular file, or --columns none")
+		return NewFieldError("source", c.Source, kind+": "+why, "a regular file, or {columns} none")
 	}
 	spec.Columns = c.Columns
 	if len(spec.Columns) == 0 {

@@ -18,8 +18,8 @@ func FuzzParseRows(f *testing.F) {
 		if err == nil && (n < 1 || n > 1<<62) {
 			t.Errorf("ParseRows(%q) = %d, accepted out of range", s, n)
 		}
-		if err != nil && !strings.Contains(err.Error(), "--rows") {
-			t.Errorf("ParseRows(%q): %v does not name --rows", s, err)
+		if err != nil && !strings.Contains(err.Error(), "rows") {
+			t.Errorf("ParseRows(%q): %v does not name rows", s, err)
 		}
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/internal/machine"
 	"github.com/packlab/packlab/experiments/text"
 	"github.com/pbnjay/memory"
@@ -53,7 +54,7 @@ type Estimate struct {
 	// memory available; this is the figure a service that reloads needs.
 	ReloadPeakBytes int64 `json:"reload_peak_bytes"`
 	Estimated       bool  `json:"estimated"`          // the layout's geometry is a model (sparse, gomap) or the key count a bound
-	Reserved        int64 `json:"reserved,omitempty"` // keys the tables are reserved for (--preallocate), 0 if they grow
+	Reserved        int64 `json:"reserved,omitempty"` // keys the tables are reserved for (Config.Preallocate), 0 if they grow
 }
 
 // MemoryCheck is the guard's verdict on a whole job.
@@ -86,7 +87,12 @@ func (c MemoryCheck) LargestEstimate() Estimate {
 // MemoryError is a refusal by the guard; its text is one line.
 type MemoryError struct{ Check MemoryCheck }
 
-func (e *MemoryError) Error() string {
+func (e *MemoryError) Error() string { return e.Words(fault.Plain) }
+
+// Words is the refusal with its advice's field named by name.
+func (e *MemoryError) Words(name fault.Namer) string { return fault.Fields(e.text(), name) }
+
+func (e *MemoryError) text() string {
 	c := e.Check
 	big := c.LargestEstimate()
 	about := "about "
@@ -102,12 +108,12 @@ func (e *MemoryError) Error() string {
 	}
 	reserved := ""
 	if big.Reserved > 0 {
-		reserved = fmt.Sprintf(" reserved for %s rows by --preallocate", text.Rows(big.Reserved))
+		reserved = fmt.Sprintf(" reserved for %s rows by {preallocate}", text.Rows(big.Reserved))
 		if big.Distinct < big.Reserved {
 			reserved += fmt.Sprintf(", about %s distinct keys", text.Rows(big.Distinct))
 		}
 	}
-	return fmt.Sprintf("not enough memory: %s at %s rows needs %s%s at its peak (tables %s%s + loader %s + read %s + runtime %s), but %s of %s is available%s (use --force to run anyway)",
+	return fmt.Sprintf("not enough memory: %s at %s rows needs %s%s at its peak (tables %s%s + loader %s + read %s + runtime %s), but %s of %s is available%s (use {force} to run anyway)",
 		c.Largest, text.Rows(big.Rows), about, text.Bytes(c.NeedBytes),
 		text.Bytes(big.TablePeakBytes), reserved, text.Bytes(big.LoaderBytes), text.Bytes(big.ReadBytes), text.Bytes(c.RuntimeBytes),
 		text.Bytes(c.AvailableBytes), text.Bytes(c.TotalBytes), bound)
@@ -155,7 +161,7 @@ func estimate(p parsedConfig, l core.Layout, rows int64) (Estimate, error) {
 //	+ the new table at its first-load peak (its growth, and the loader's blocks)
 //
 // and the planner checks a budget against it unless asked to check the
-// first load alone (--first-load-only).
+// first load alone (PlanRequest.FirstLoadOnly).
 
 // loaderBytesOf is what core.Load holds besides the tables: per shard up to
 // Backlog+2 sub-blocks of ceil(BlockRows/shards) rows (queued, being

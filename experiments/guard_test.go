@@ -42,7 +42,7 @@ func TestGuardRefuses(t *testing.T) {
 	if !core.SlabsGrowInPlace {
 		tib, before = "48", int64(1<<40)*16
 	}
-	re := regexp.MustCompile(`^not enough memory: hashed at 1T rows needs about ` + tib + `\.0 TiB at its peak \(tables ` + tib + `\.0 TiB \+ loader [0-9.]+ MiB \+ read 0 B \+ runtime [0-9.]+ MiB\), but [0-9.]+ [KMGT]iB of [0-9.]+ [KMGT]iB is available, bounded by (MemAvailable in /proc/meminfo|the cgroup limit of .+ less what the cgroup uses) \(use --force to run anyway\)$`)
+	re := regexp.MustCompile(`^not enough memory: hashed at 1T rows needs about ` + tib + `\.0 TiB at its peak \(tables ` + tib + `\.0 TiB \+ loader [0-9.]+ MiB \+ read 0 B \+ runtime [0-9.]+ MiB\), but [0-9.]+ [KMGT]iB of [0-9.]+ [KMGT]iB is available, bounded by (MemAvailable in /proc/meminfo|the cgroup limit of .+ less what the cgroup uses) \(use force to run anyway\)$`)
 	if !re.MatchString(msg) {
 		t.Errorf("refusal\n got %q\nwant match %s", msg, re)
 	}
@@ -174,7 +174,7 @@ func TestGuardCountsTheReservation(t *testing.T) {
 	cfg := Config{Layouts: []string{"hashed"}, Keys: "range:1000", Rows: 1_000_000_000_000, Preallocate: true}
 	_, err := Run(context.Background(), cfg, RunOptions{})
 	var me *MemoryError
-	if !errors.As(err, &me) || !strings.Contains(err.Error(), "reserved for 1T rows by --preallocate, about 1K distinct keys") {
+	if !errors.As(err, &me) || !strings.Contains(err.Error(), "reserved for 1T rows by preallocate, about 1K distinct keys") {
 		t.Fatalf("Run = %v; want a refusal naming the reservation", err)
 	}
 	cfg.Preallocate = false

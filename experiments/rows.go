@@ -52,7 +52,7 @@ func (c Config) checkRow(name string, attrs []dict.Attribute) error {
 		}
 	}
 	if n > 8 {
-		return NewFieldError("--attributes", list, fmt.Sprintf("%d Nullable attributes; %s keeps the null flags of at most 8 in a byte", n, name), "at most 8 Nullable attributes with "+name)
+		return NewFieldError("attributes", list, fmt.Sprintf("%d Nullable attributes; %s keeps the null flags of at most 8 in a byte", n, name), "at most 8 Nullable attributes with "+name)
 	}
 	return nil
 }

@@ -167,11 +167,11 @@ func TestRowsFromFile(t *testing.T) {
 	// still the file's (the same String bytes).
 	noValue := drivertest.RunOrFail(t, experiments.Config{Layouts: []string{"packed_row"}, Attributes: list, Source: path, KeyColumn: "id", ValueColumn: "none", InProcess: true})
 	if r := noValue["packed_row"]; r.ElementCount != rows || r.PayloadBytes != rows*(8+27)+strBytes || strings.Join(r.AttributeColumns, ",") != "country,name,score" {
-		t.Errorf("--value-column none: %d rows, payload %d, columns %v: want %d, %d (the file's Strings), country,name,score", r.ElementCount, r.PayloadBytes, r.AttributeColumns, rows, rows*(8+27)+strBytes)
+		t.Errorf("value_column none: %d rows, payload %d, columns %v: want %d, %d (the file's Strings), country,name,score", r.ElementCount, r.PayloadBytes, r.AttributeColumns, rows, rows*(8+27)+strBytes)
 	}
 	drawn := drivertest.RunOrFail(t, experiments.Config{Layouts: []string{"packed_row"}, Attributes: list, Source: path, KeyColumn: "id", Columns: []string{"none"}, InProcess: true})
 	if r := drawn["packed_row"]; r.ElementCount != rows || r.PayloadBytes == got["packed_row"].PayloadBytes {
-		t.Errorf("--columns none: %d rows, payload %d: want %d rows, Strings drawn from the key (not the file's %d bytes)", r.ElementCount, r.PayloadBytes, rows, strBytes)
+		t.Errorf("columns none: %d rows, payload %d: want %d rows, Strings drawn from the key (not the file's %d bytes)", r.ElementCount, r.PayloadBytes, rows, strBytes)
 	}
 	bad := strings.Replace(b.String(), "\t7\tJP", "\tseven\tJP", 1)
 	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {

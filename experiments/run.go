@@ -12,6 +12,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
 )
@@ -33,9 +34,6 @@ type RunOptions struct {
 	// one named after the run or sweep, from no face (a library caller).
 	Job *result.Job
 }
-
-// ErrCancelled is wrapped by the error of a job stopped by its context.
-var ErrCancelled = errors.New("cancelled")
 
 // Run validates cfg, checks that every layout's run fits in memory (unless
 // cfg.Force), then measures each layout in turn, cfg.Repeats times: in a
@@ -74,13 +72,6 @@ func Check(ctx context.Context, cfg Config) (MemoryCheck, error) {
 	}
 	return checkMemory(p.withFile(st), st.rows)
 }
-
-// InputError is bad input found by reading it before any work, such as a
-// malformed row of a source file; its text names the flag and the place.
-type InputError struct{ Err error }
-
-func (e *InputError) Error() string { return e.Err.Error() }
-func (e *InputError) Unwrap() error { return e.Err }
 
 // runSpec is one layout's measured run, ready to go.
 type runSpec struct {
@@ -136,9 +127,9 @@ func prepare(ctx context.Context, cfgs []Config, progress func(Progress)) ([]run
 			// Forced past the guard, a run may run out of memory; in this
 			// process the Go runtime would end it with its trace, a worker's
 			// end is one line (runFailure).
-			return nil, &FieldError{Flag: "--in-process", Switch: true,
+			return nil, &FieldError{Field: "in_process", Switch: true,
 				Problem: "the memory guard predicts the run will not fit, and running out of memory in this process ends it in the Go runtime's trace",
-				Allowed: "--force without --in-process: the run in its own worker, whose end is one line"}
+				Allowed: "{force} without {in_process}: the run in its own worker, whose end is one line"}
 		}
 		for i, l := range p.layouts {
 			runs = append(runs, runSpec{p: p, layout: l, est: check.Estimates[i]})
@@ -152,7 +143,7 @@ func prepare(ctx context.Context, cfgs []Config, progress func(Progress)) ([]run
 // once, as it comes. It is not pre-scanned: its rows are unknown until the
 // load has read them (the guard cannot check the run, and the progress has
 // no ETA), a malformed row stops the load rather than the pre-scan, and a
-// job that would load it more than once (several layouts, --repeats, a
+// job that would load it more than once (several layouts, Repeats, a
 // sweep) is refused before anything is read.
 
 // checkStreamLoads refuses a job that loads a stream more than once.
@@ -173,8 +164,8 @@ func checkStreamLoads(ps []parsedConfig) error {
 	for _, path := range order {
 		if n := loads[path]; n > 1 {
 			kind, _ := source.IsStream(path)
-			return NewFieldError("--source", path, fmt.Sprintf("is %s, which can be read only once, but this job loads it %d times", kind, n),
-				"one layout, --repeats 1 and no sweep for a pipe or device; or save it to a regular file first")
+			return NewFieldError("source", path, fmt.Sprintf("is %s, which can be read only once, but this job loads it %d times", kind, n),
+				"one layout, {repeats} 1 and no sweep for a pipe or device; or save it to a regular file first")
 		}
 	}
 	return nil
@@ -198,19 +189,10 @@ func sourceRows(ctx context.Context, p parsedConfig, progress func(Progress)) (f
 		if ctx.Err() != nil {
 			return st, fmt.Errorf("%w: %w", ErrCancelled, err)
 		}
-		if strings.HasPrefix(err.Error(), p.spec.Path) {
-			// core names the place: "FILE:LINE: column N: ...".
-			return st, &InputError{Err: fmt.Errorf("--source %w", err)}
-		}
-		// core names the file too ("source file \"FILE\": ..."): the flag
-		// and the path once are enough.
-		if rest, ok := strings.CutPrefix(err.Error(), fmt.Sprintf("source file %q: ", p.spec.Path)); ok {
-			return st, &InputError{Err: fmt.Errorf("--source %s: %s", p.spec.Path, rest)}
-		}
-		return st, &InputError{Err: fmt.Errorf("--source %s: %w", p.spec.Path, err)}
+		return st, &InputError{Err: sourceFault(p.spec.Path, err)}
 	}
 	if st.rows == 0 {
-		return st, NewFieldError("--source", p.spec.Path, "has no rows", "a file with at least one row")
+		return st, NewFieldError("source", p.spec.Path, "has no rows", "a file with at least one row")
 	}
 	return st, nil
 }
@@ -250,7 +232,7 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]result.Resu
 		total += r.p.Repeats
 		if r.est.Rows < 0 && opt.Notice != nil {
 			kind, _ := source.IsStream(r.p.spec.Path)
-			opt.Notice(fmt.Sprintf("--source %s is %s: read once as it comes, so its rows are not counted first, the memory guard cannot check the run, and the progress has no ETA", r.p.spec.Path, kind))
+			opt.Notice(fmt.Sprintf("{source} %s is %s: read once as it comes, so its rows are not counted first, the memory guard cannot check the run, and the progress has no ETA", r.p.spec.Path, kind))
 		}
 	}
 	var results []result.Result
@@ -327,15 +309,15 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]result.Resu
 // out of memory says the guard's figure and what to try.
 func runFailure(r runSpec, err error) (line string, stop error) {
 	if se := (*core.SlabError)(nil); errors.As(err, &se) && !errors.Is(err, ErrOutOfMemory) {
-		// In this process (--in-process): a table's slab the system
+		// In this process (InProcess): a table's slab the system
 		// refused is the same end as a worker's.
 		err = fmt.Errorf("%w: %w", ErrOutOfMemory, err)
 	}
 	if errors.Is(err, ErrOutOfMemory) {
-		err = fmt.Errorf("%w at %s rows (the guard predicted a peak of %s); try fewer rows, more --shards or a layout that needs less (packlab plan --rows %s)",
+		err = fault.Errorf("%w at %s rows (the guard predicted a peak of %s); try fewer {rows}, more {shards} or a layout that needs less (a plan for %s rows)",
 			err, text.Rows(r.est.Rows), text.Bytes(r.est.PeakBytes), text.Rows(r.est.Rows))
 	}
-	if !r.p.spec.IsSynthetic() && strings.Contains(err.Error(), r.p.spec.Path) && !errors.Is(err, ErrOutOfMemory) {
+	if !r.p.spec.IsSynthetic() && isSourceFault(err) && !errors.Is(err, ErrOutOfMemory) {
 		// The source's content (a stream, read only by the load:
 		// /dev/stdin, a pipe, a device): bad input, exit 2.
 		return "", &InputError{Err: fmt.Errorf("%s: %w", r.layout, err)}
@@ -346,6 +328,29 @@ func runFailure(r runSpec, err error) (line string, stop error) {
 	return fmt.Sprintf("%s: %v", r.layout, err), nil
 }
 
+// sourceFault is the field error of an error reading the source file at
+// path: core's FileError names the place ("source FILE:LINE: column N:
+// ..."), or the file ("source FILE: is empty"); the path once is enough.
+func sourceFault(path string, err error) error {
+	var fe *source.FileError
+	if errors.As(err, &fe) {
+		if fe.Line > 0 {
+			return fault.Wrap("source", fmt.Sprintf("%s:%d", fe.Path, fe.Line), "", fe.Err, "")
+		}
+		return fault.Wrap("source", fe.Path, "", fe.Err, "")
+	}
+	return fault.Wrap("source", path, "", err, "")
+}
+
+// isSourceFault reports whether err is the source's: a bad row of a file,
+// a file gone (core's FileError, in this process or the feed's), or a
+// worker's error that its worker marked as its source's (workerLine.Source).
+func isSourceFault(err error) bool {
+	var fe *source.FileError
+	var we *workerSourceError
+	return errors.As(err, &fe) || errors.As(err, &we)
+}
+
 // checkSameRows stops a job whose file source changed under it: the count
 // before the runs (the guard's) and a run's rows differ, so its layouts
 // would be compared over different rows (a file that grew while read
@@ -354,7 +359,7 @@ func checkSameRows(r runSpec, res result.Result) error {
 	if r.p.spec.IsSynthetic() || r.est.Rows < 0 || res.Rows == r.est.Rows {
 		return nil
 	}
-	return fmt.Errorf("--source %s changed while this job read it: it held %s rows when counted before the runs, and %s loaded %s; the results measured before it are kept (a file that does not change during the job, or a copy of it)",
+	return fault.Errorf("{source} %s changed while this job read it: it held %s rows when counted before the runs, and %s loaded %s; the results measured before it are kept (a file that does not change during the job, or a copy of it)",
 		r.p.spec.Path, text.Thousands(r.est.Rows), r.layout, text.Thousands(res.Rows))
 }
 

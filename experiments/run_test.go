@@ -121,11 +121,11 @@ func TestHugePagesSetting(t *testing.T) {
 			t.Fatal(err)
 		}
 		if res[0].HugePages != c.want || !res[0].Isolated {
-			t.Errorf("PACKLAB_HUGEPAGES=%q --huge-pages %q: result says %q (isolated %v), want %q", c.env, c.setting, res[0].HugePages, res[0].Isolated, c.want)
+			t.Errorf("PACKLAB_HUGEPAGES=%q huge_pages %q: result says %q (isolated %v), want %q", c.env, c.setting, res[0].HugePages, res[0].Isolated, c.want)
 		}
 	}
-	if err := (Config{HugePages: "yes"}).Validate(); err == nil || err.Error() != "--huge-pages yes: unknown (allowed: on, off)" {
-		t.Errorf("--huge-pages yes: got %v", err)
+	if err := (Config{HugePages: "yes"}).Validate(); err == nil || err.Error() != "huge_pages yes: unknown (allowed: on, off)" {
+		t.Errorf("huge_pages yes: got %v", err)
 	}
 }
 
@@ -298,7 +298,7 @@ func TestFileSourceRun(t *testing.T) {
 	}
 	log := countWorkers(t)
 	_, err := Run(context.Background(), Config{Layouts: []string{"hashed"}, Source: bad}, RunOptions{})
-	if want := "--source " + bad + `:3: column 1: "x7" is not a valid UInt64`; err == nil || !strings.HasPrefix(err.Error(), want) {
+	if want := "source " + bad + `:3: column 1: "x7" is not a valid UInt64`; err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("malformed row: err = %v, want the file, line 3 and column 1", err)
 	}
 	if n := len(log.started()); n != 0 {
@@ -365,7 +365,7 @@ func TestPreallocate(t *testing.T) {
 			reserved, _ := core.Predict(core.Layout(r.Layout), k, v, r.ElementCount, core.Options{Reserve: rows}, 1)
 			grown, _ := core.Predict(core.Layout(r.Layout), k, v, r.ElementCount, core.Options{}, 1)
 			if !r.Preallocate || !r.Isolated || r.BytesAllocated != reserved.FinalBytes {
-				t.Errorf("%s %s --preallocate: preallocate %v, isolated %v, %d bytes; want true, true and %d (reserved for %d rows; grown to %d keys: %d)",
+				t.Errorf("%s %s preallocate: preallocate %v, isolated %v, %d bytes; want true, true and %d (reserved for %d rows; grown to %d keys: %d)",
 					r.Layout, keys, r.Preallocate, r.Isolated, r.BytesAllocated, reserved.FinalBytes, rows, r.ElementCount, grown.FinalBytes)
 			}
 		}
@@ -464,8 +464,8 @@ func TestSettleFromTheConfig(t *testing.T) {
 	for _, v := range []float64{-1, 601, math.NaN()} {
 		err := Config{SettleSeconds: v}.Validate()
 		var fe *FieldError
-		if !errors.As(err, &fe) || fe.Flag != "--settle" || fe.Allowed != "0 to 600 seconds" {
-			t.Errorf("settle %v: %v; want a --settle field error, 0 to 600 seconds", v, err)
+		if !errors.As(err, &fe) || fe.Field != "settle_seconds" || fe.Allowed != "0 to 600 seconds" {
+			t.Errorf("settle %v: %v; want a settle_seconds field error, 0 to 600 seconds", v, err)
 		}
 	}
 }

@@ -121,8 +121,8 @@ func TestStreamLoadedTwiceRefused(t *testing.T) {
 	} {
 		_, err := runWithin(t, 10*time.Second, cfg)
 		var fe *FieldError
-		if !errors.As(err, &fe) || fe.Flag != "--source" || !strings.Contains(err.Error(), "is a pipe, which can be read only once, but this job loads it") {
-			t.Errorf("Run(%+v) = %v, want a --source refusal", cfg, err)
+		if !errors.As(err, &fe) || fe.Field != "source" || !strings.Contains(err.Error(), "is a pipe, which can be read only once, but this job loads it") {
+			t.Errorf("Run(%+v) = %v, want a source refusal", cfg, err)
 		}
 	}
 }

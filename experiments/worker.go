@@ -18,6 +18,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/result"
 )
 
@@ -80,6 +81,7 @@ type workerLine struct {
 	Progress *Progress      `json:"progress,omitempty"`
 	Result   *result.Result `json:"result,omitempty"`
 	Error    string         `json:"error,omitempty"`
+	Source   bool           `json:"source,omitempty"` // the error is the source's (a bad row, a file gone): bad input
 }
 
 // WorkerOr is a test binary's main when its tests measure runs: the
@@ -140,7 +142,8 @@ func ServeWorker(ctx context.Context, in io.Reader, out io.Writer) (err error) {
 	}()
 	res, merr := measureJob(ctx, job, func(p Progress) { _ = write(workerLine{Progress: &p}) })
 	if merr != nil {
-		return write(workerLine{Error: merr.Error()})
+		var fe *source.FileError
+		return write(workerLine{Error: merr.Error(), Source: errors.As(merr, &fe)})
 	}
 	return write(workerLine{Result: &res})
 }
@@ -173,7 +176,7 @@ func measureJob(ctx context.Context, job workerJob, progress func(Progress)) (re
 var workerCommand = func(ctx context.Context) (*exec.Cmd, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return nil, fmt.Errorf("finding this program to start a worker: %w (use --in-process to run without one)", err)
+		return nil, fault.Errorf("finding this program to start a worker: %w (use {in_process} to run without one)", err)
 	}
 	cmd := exec.CommandContext(ctx, exe, WorkerArg)
 	cmd.Env = append(os.Environ(), WorkerEnv+"=1")
@@ -199,7 +202,7 @@ func runIsolated(ctx context.Context, cfg Config, layout string, progress func(P
 	}
 	line, _ := json.Marshal(job)
 	start := time.Now()
-	res, err := RunWorker(ctx, cmd, line, nil, progress, "the worker process", "use --in-process to run without one")
+	res, err := RunWorker(ctx, cmd, line, nil, progress, "the worker process", "use {in_process} to run without one")
 	res.ProcessSeconds = time.Since(start).Seconds()
 	return res, err
 }
@@ -208,7 +211,8 @@ func runIsolated(ctx context.Context, cfg Config, layout string, progress func(P
 // if feed is set, feed's stream (a driver's rows, DriverRun.Feed) from
 // another goroutine, while it relays the worker's progress lines and keeps
 // its result. stdin stays open until the worker is done. name says what
-// the worker is in an error, fix what to do when it cannot be started.
+// the worker is in an error, fix what to do when it cannot be started (it
+// may name a field as {name}, package fault).
 func RunWorker(ctx context.Context, cmd *exec.Cmd, job []byte, feed func(context.Context, io.Writer) error,
 	progress func(Progress), name, fix string) (result.Result, error) {
 	stdin, err := cmd.StdinPipe()
@@ -223,7 +227,8 @@ func RunWorker(ctx context.Context, cmd *exec.Cmd, job []byte, feed func(context
 	cmd.Stderr = stderr
 	cmd.WaitDelay = 2 * time.Second
 	if err := cmd.Start(); err != nil {
-		return result.Result{}, fmt.Errorf("starting %s: %w (%s)", name, err, fix)
+		// fix may name a field ({in_process}): it is the format's, a face words it.
+		return result.Result{}, fault.Errorf("starting %s: %w ("+strings.ReplaceAll(fix, "%", "%%")+")", name, err)
 	}
 	// The job goes in one write; stdin stays open until the worker is done.
 	_, werr := stdin.Write(append(job, '\n'))
@@ -247,7 +252,7 @@ func RunWorker(ctx context.Context, cmd *exec.Cmd, job []byte, feed func(context
 		feedDone <- nil
 	}
 
-	res, workerErr, protoErr := readWorker(stdout, progress, name)
+	res, workerErr, workerSource, protoErr := readWorker(stdout, progress, name)
 	if protoErr != nil {
 		_ = cmd.Process.Kill()
 	}
@@ -265,6 +270,8 @@ func RunWorker(ctx context.Context, cmd *exec.Cmd, job []byte, feed func(context
 		return *res, nil
 	case workerErr != "" && outOfMemory([]byte(workerErr)):
 		return result.Result{}, noMemory(name) // ClickHouse's exception, 570 characters of it: the promised line instead
+	case workerErr != "" && workerSource:
+		return result.Result{}, &workerSourceError{workerErr}
 	case workerErr != "":
 		return result.Result{}, errors.New(workerErr)
 	case protoErr != nil:
@@ -277,13 +284,13 @@ func RunWorker(ctx context.Context, cmd *exec.Cmd, job []byte, feed func(context
 
 // readWorker reads a worker's lines: its progress, relayed, then its result or
 // its error; protoErr is a line that is not the protocol's.
-func readWorker(stdout io.Reader, progress func(Progress), name string) (res *result.Result, workerErr string, protoErr error) {
+func readWorker(stdout io.Reader, progress func(Progress), name string) (res *result.Result, workerErr string, workerSource bool, protoErr error) {
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 0, 64<<10), 256<<20)
 	for sc.Scan() {
 		var line workerLine
 		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
-			return res, workerErr, fmt.Errorf("%s wrote a line that is not JSON: %.80q", name, sc.Text())
+			return res, workerErr, workerSource, fmt.Errorf("%s wrote a line that is not JSON: %.80q", name, sc.Text())
 		}
 		switch {
 		case line.Progress != nil:
@@ -293,10 +300,10 @@ func readWorker(stdout io.Reader, progress func(Progress), name string) (res *re
 		case line.Result != nil:
 			res = line.Result
 		case line.Error != "":
-			workerErr = line.Error
+			workerErr, workerSource = line.Error, line.Source
 		}
 	}
-	return res, workerErr, sc.Err()
+	return res, workerErr, workerSource, sc.Err()
 }
 
 // workerEnded says why a worker ended without a result or an error of its
@@ -321,6 +328,12 @@ func workerEnded(name string, waitErr, werr error, stderr *tailBuffer) error {
 	}
 	return errors.New(msg)
 }
+
+// workerSourceError is a worker's error that the worker said is its
+// source's (workerLine.Source).
+type workerSourceError struct{ msg string }
+
+func (e *workerSourceError) Error() string { return e.msg }
 
 // sourceError is a feed's failure that is the source's (a bad row, a file
 // gone), not the pipe's.

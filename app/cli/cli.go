@@ -136,13 +136,16 @@ func exitCode(err error) int {
 // oneLine keeps an error to one line on a terminal, its control
 // characters written out (text.Terminal).
 func oneLine(err error) string {
-	return text.Terminal(strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", " ")), " "))
+	return text.Terminal(strings.Join(strings.Fields(strings.ReplaceAll(errorText(err), "\n", " ")), " "))
 }
 
 func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("internal error: %v (please report it)", v)
+		}
+		if err != nil {
+			err = &worded{err} // the engine names fields: the command line, its flags
 		}
 	}()
 	if len(args) == 0 {
@@ -432,7 +435,7 @@ func measure(f *runFlags, jobName string, stdout, stderr io.Writer,
 	bar := newProgressBar(stderr)
 	job := result.NewJob(jobName, result.FaceCLI, time.Now())
 	h := bar.hooks(&job)
-	h.Notice = func(s string) { fmt.Fprintln(stderr, "packlab:", text.Terminal(s)) }
+	h.Notice = func(s string) { fmt.Fprintln(stderr, "packlab:", text.Terminal(words(s))) }
 	if !f.noSave {
 		st, err := store.OpenStore(f.resultsDir)
 		if err != nil {
@@ -447,7 +450,7 @@ func measure(f *runFlags, jobName string, stdout, stderr io.Writer,
 			return err
 		}
 		for _, n := range m.Notes {
-			fmt.Fprintln(stderr, "packlab:", text.Terminal(n))
+			fmt.Fprintln(stderr, "packlab:", text.Terminal(words(n)))
 		}
 	}
 	if m.Skipped >= 0 {

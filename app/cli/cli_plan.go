@@ -60,7 +60,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 	}
 	plan := ans.Plan
-	if err := planner.WritePlan(stdout, plan, a.format); err != nil || !a.verify {
+	if err := writeWords(stdout, func(w io.Writer) error { return planner.WritePlan(w, plan, a.format) }); err != nil || !a.verify {
 		return err
 	}
 	if a.clickhouse != "" {

@@ -104,13 +104,13 @@ func openFileSource[K, V core.Bits](ctx context.Context, f *os.File, spec Spec, 
 	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("source file %q: no such file", path)
+		return nil, fileErr(path, 0, "no such file")
 	case err != nil:
-		return nil, fmt.Errorf("source file %q: %w", path, PathErrorReason(err))
+		return nil, fileErr(path, 0, "%w", PathErrorReason(err))
 	case st.IsDir():
-		return nil, fmt.Errorf("source file %q: is a directory, not a file", path)
+		return nil, fileErr(path, 0, "is a directory, not a file")
 	case st.Mode().IsRegular() && st.Size() == 0:
-		return nil, fmt.Errorf("source file %q: is empty (0 bytes)", path)
+		return nil, fileErr(path, 0, "is empty (0 bytes)")
 	}
 	if f == nil {
 		if f, err = OpenFile(ctx, path); err != nil {
@@ -156,7 +156,7 @@ func (s *fileSource[K, V]) open(spec Spec, fl fileLayout) error {
 	if magic, _ := raw.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		gz, err := gzip.NewReader(raw)
 		if err != nil {
-			return fmt.Errorf("source file %q: starts like gzip but is not valid gzip: %v", s.path, err)
+			return fileErr(s.path, 0, "starts like gzip but is not valid gzip: %v", err)
 		}
 		s.gz = gz
 		s.r = bufio.NewReaderSize(gz, fileBufferBytes)
@@ -174,7 +174,7 @@ func (s *fileSource[K, V]) open(spec Spec, fl fileLayout) error {
 		return err
 	}
 	if !ok {
-		return fmt.Errorf("source file %q: has no rows (only blank lines or an empty stream)", s.path)
+		return fileErr(s.path, 0, "has no rows (only blank lines or an empty stream)")
 	}
 	hasHeader := fl.header == "yes" || fl.byName()
 	if fl.header == "auto" && !hasHeader && s.keyCol < len(s.ends) {
@@ -211,15 +211,14 @@ func (s *fileSource[K, V]) open(spec Spec, fl fileLayout) error {
 		}
 		for _, c := range s.columnsUsed() {
 			if c.col >= len(s.header) {
-				return fmt.Errorf("source file %q: %s %d does not exist: the header on line %d has %d %s (%s)",
-					s.path, strings.TrimSpace(c.which+" column"), c.col+1, headerLine, len(s.header), plural(len(s.header), "column"), quoteList(s.header))
+				return fileErr(s.path, 0, "%s %d does not exist: the header on line %d has %d %s (%s)", strings.TrimSpace(c.which+" column"), c.col+1, headerLine, len(s.header), plural(len(s.header), "column"), quoteList(s.header))
 			}
 		}
 		if ok, err = s.readRecord(); err != nil {
 			return err
 		}
 		if !ok {
-			return fmt.Errorf("source file %q: has a header row (line %d: %s) but no data rows", s.path, headerLine, quoteList(s.header))
+			return fileErr(s.path, 0, "has a header row (line %d: %s) but no data rows", headerLine, quoteList(s.header))
 		}
 	} else if !s.skipBad {
 		if len(s.ends) <= s.lastColumn() {
@@ -268,8 +267,7 @@ func (s *fileSource[K, V]) checkNames(spec Spec, headerLine int64) error {
 		if *col >= len(s.header) {
 			continue // a column past the header's: refused as missing (open)
 		}
-		return fmt.Errorf("source file %q: %s is named %q but its column, %d, is headed %q on line %d: the names differ (name the attribute %q, or read it from the column headed %q)",
-			s.path, what, name, *col+1, h, headerLine, h, name)
+		return fileErr(s.path, 0, "%s is named %q but its column, %d, is headed %q on line %d: the names differ (name the attribute %q, or read it from the column headed %q)", what, name, *col+1, h, headerLine, h, name)
 	}
 	return nil
 }
@@ -300,8 +298,7 @@ func (s *fileSource[K, V]) findColumn(which, name string, headerLine int64) (int
 		}
 		if exact >= 0 {
 			// A header that repeats the name: either column would be a guess.
-			return 0, fmt.Errorf("source file %q: %s column %q names columns %d and %d of the header on line %d: give the column by its position (%d or %d)",
-				s.path, which, name, exact+1, i+1, headerLine, exact+1, i+1)
+			return 0, fileErr(s.path, 0, "%s column %q names columns %d and %d of the header on line %d: give the column by its position (%d or %d)", which, name, exact+1, i+1, headerLine, exact+1, i+1)
 		}
 		exact = i
 	}
@@ -312,8 +309,7 @@ func (s *fileSource[K, V]) findColumn(which, name string, headerLine int64) (int
 	for i, h := range s.header {
 		if strings.EqualFold(h, name) {
 			if found >= 0 {
-				return 0, fmt.Errorf("source file %q: %s column %q matches %q and %q in the header on line %d, ignoring case; write it exactly",
-					s.path, which, name, s.header[found], h, headerLine)
+				return 0, fileErr(s.path, 0, "%s column %q matches %q and %q in the header on line %d, ignoring case; write it exactly", which, name, s.header[found], h, headerLine)
 			}
 			found = i
 		}
@@ -321,12 +317,10 @@ func (s *fileSource[K, V]) findColumn(which, name string, headerLine int64) (int
 	if found < 0 && !slices.ContainsFunc(s.header, func(h string) bool { return looksLikeName([]byte(h)) }) {
 		// No field of the line is a name: it is data, and the file has no
 		// header line to find a column name in.
-		return 0, fmt.Errorf("source file %q: %s column %q is a header name, but line %d is data, not a header (%s): give the column by its position (1, 2, ...) or add a header line",
-			s.path, which, name, headerLine, quoteList(s.header))
+		return 0, fileErr(s.path, 0, "%s column %q is a header name, but line %d is data, not a header (%s): give the column by its position (1, 2, ...) or add a header line", which, name, headerLine, quoteList(s.header))
 	}
 	if found < 0 {
-		return 0, fmt.Errorf("source file %q: %s column %q not found in the header on line %d (columns: %s)",
-			s.path, which, name, headerLine, quoteList(s.header))
+		return 0, fileErr(s.path, 0, "%s column %q not found in the header on line %d (columns: %s)", which, name, headerLine, quoteList(s.header))
 	}
 	return found, nil
 }
@@ -394,7 +388,7 @@ func (s *fileSource[K, V]) readLine() (line []byte, ok bool, err error) {
 		s.long = append(s.long[:0], b...)
 		for err == bufio.ErrBufferFull {
 			if len(s.long) > maxLineBytes {
-				return nil, false, fmt.Errorf("%s:%d: line is longer than %d MiB", s.path, s.line+1, maxLineBytes>>20)
+				return nil, false, fileErr(s.path, s.line+1, "line is longer than %d MiB", maxLineBytes>>20)
 			}
 			b, err = s.r.ReadSlice('\n')
 			s.long = append(s.long, b...)
@@ -412,7 +406,7 @@ func (s *fileSource[K, V]) readLine() (line []byte, ok bool, err error) {
 		if s.gz != nil {
 			what = "reading gzip data"
 		}
-		return nil, false, fmt.Errorf("%s:%d: %s: %v", s.path, s.line+1, what, err)
+		return nil, false, fileErr(s.path, s.line+1, "%s: %v", what, err)
 	}
 	if len(b) == 0 {
 		return nil, false, nil
@@ -447,7 +441,7 @@ func (s *fileSource[K, V]) consume(n int) error {
 // stopped is the error of a source whose context ended: it wraps the
 // context's error and says how far the reading got.
 func (s *fileSource[K, V]) stopped() error {
-	return fmt.Errorf("%s:%d: reading stopped: %w", s.path, s.line+1, s.ctx.Err())
+	return fmt.Errorf("%s:%d: reading stopped: %w", s.path, s.line+1, s.ctx.Err()) // not a FileError: the caller stopped it
 }
 
 // readRecord reads the next non-blank record into rec and ends. ok is false
@@ -552,8 +546,7 @@ func (s *fileSource[K, V]) splitCSV(line []byte) error {
 						return err
 					}
 					if !ok {
-						return fmt.Errorf("%s:%d: column %d: quoted field is not closed before the end of the file",
-							s.path, openLine, len(s.ends)+1)
+						return fileErr(s.path, openLine, "column %d: quoted field is not closed before the end of the file", len(s.ends)+1)
 					}
 					line, i = next, 0
 					continue
@@ -572,8 +565,7 @@ func (s *fileSource[K, V]) splitCSV(line []byte) error {
 			}
 			if i < len(line) && line[i] != ',' {
 				if s.badRow == nil {
-					s.badRow = fmt.Errorf("%s:%d: column %d: unexpected %q after the closing quote (want a comma or the end of the line)",
-						s.path, s.line, len(s.ends)+1, line[i])
+					s.badRow = fileErr(s.path, s.line, "column %d: unexpected %q after the closing quote (want a comma or the end of the line)", len(s.ends)+1, line[i])
 				}
 				// Skip to the next comma to keep the columns aligned.
 				j := bytes.IndexByte(line[i:], ',')
@@ -646,7 +638,7 @@ func (s *fileSource[K, V]) shortRowError() error {
 	if missing.which != "" {
 		what = "the " + missing.which + " " + what
 	}
-	return fmt.Errorf("%s:%d: the row has %d %s, so %s is missing", s.path, s.recLine, n, plural(n, "column"), what)
+	return fileErr(s.path, s.recLine, "the row has %d %s, so %s is missing", n, plural(n, "column"), what)
 }
 
 // parseRow turns the current record into a key and a value.
@@ -661,14 +653,14 @@ func (s *fileSource[K, V]) parseRow() (K, V, error) {
 	}
 	lo, hi, err := ParseValue(s.key, bytesString(s.field(s.keyCol)))
 	if err != nil {
-		return k, v, fmt.Errorf("%s:%d: %s: %w", s.path, s.recLine, s.columnLabel(s.keyCol), err)
+		return k, v, fileErr(s.path, s.recLine, "%s: %w", s.columnLabel(s.keyCol), err)
 	}
 	k = core.FromUint64[K](lo, hi)
 	switch {
 	case s.valCol >= 0:
 		lo, hi, err = ParseValue(s.value, bytesString(s.field(s.valCol)))
 		if err != nil {
-			return k, v, fmt.Errorf("%s:%d: %s: %w", s.path, s.recLine, s.columnLabel(s.valCol), err)
+			return k, v, fileErr(s.path, s.recLine, "%s: %w", s.columnLabel(s.valCol), err)
 		}
 		v = core.FromUint64[V](lo, hi)
 	case s.valRand:
@@ -691,7 +683,7 @@ func (s *fileSource[K, V]) keepCells() error {
 		if s.checkCell != nil {
 			if err := s.checkCell(i, text); err != nil {
 				s.cells, s.cellEnds = s.cells[:start], s.cellEnds[:ends]
-				return fmt.Errorf("%s:%d: %s: %w", s.path, s.recLine, s.columnLabel(c), err)
+				return fileErr(s.path, s.recLine, "%s: %w", s.columnLabel(c), err)
 			}
 		}
 		s.cells = append(s.cells, text...)
@@ -778,4 +770,28 @@ func (s *fileSource[K, V]) Close() error {
 		err = cerr
 	}
 	return err
+}
+
+// FileError is an error of a source file, at a line of it (Line >= 1) or
+// of the whole file (Line 0): a caller tells the source's own errors (bad
+// input) from others without reading the text. Its text is
+// "PATH:LINE: ..." or `source file "PATH": ...`.
+type FileError struct {
+	Path string
+	Line int64
+	Err  error
+}
+
+func (e *FileError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %v", e.Path, e.Line, e.Err)
+	}
+	return fmt.Sprintf("source file %q: %v", e.Path, e.Err)
+}
+
+func (e *FileError) Unwrap() error { return e.Err }
+
+// fileErr is a FileError of path at line (0: the whole file).
+func fileErr(path string, line int64, format string, args ...any) error {
+	return &FileError{Path: path, Line: line, Err: fmt.Errorf(format, args...)}
 }

@@ -54,7 +54,7 @@ func IsStream(path string) (kind string, stream bool) {
 // (the error is then ctx's). Errors name the path.
 func OpenFile(ctx context.Context, path string) (*os.File, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("source file %q: not opened: %w", path, err)
+		return nil, fileErr(path, 0, "not opened: %w", err)
 	}
 	var f *os.File
 	var err error
@@ -65,9 +65,9 @@ func OpenFile(ctx context.Context, path string) (*os.File, error) {
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("source file %q: stopped while waiting for it to open: %w", path, ctx.Err())
+			return nil, fileErr(path, 0, "stopped while waiting for it to open: %w", ctx.Err())
 		}
-		return nil, fmt.Errorf("source file %q: %w", path, PathErrorReason(err))
+		return nil, fileErr(path, 0, "%w", PathErrorReason(err))
 	}
 	return f, nil
 }

@@ -275,6 +275,26 @@ func (s Spec) NoValueColumn() bool {
 	return strings.EqualFold(strings.TrimSpace(s.ValueColumn), "none")
 }
 
+// OptionError is a file spec's option that is not allowed, in parts, so
+// that a caller names its own setting without reading the text: Option is
+// the Spec's field ("Header", "KeyColumn", "ValueColumn", "Columns"),
+// What the option as the text names it (`key column "0"`), Problem what
+// is wrong ("not allowed"), Allowed what is. Its text is
+// `source "S": key column "0" is not allowed (allowed: ...)`.
+type OptionError struct {
+	Spec                           string // the spec, as String writes it
+	Option, What, Problem, Allowed string
+}
+
+func (e *OptionError) Error() string {
+	return fmt.Sprintf("source %q: %s is %s (allowed: %s)", e.Spec, e.What, e.Problem, e.Allowed)
+}
+
+// optionErr is an OptionError of s.
+func (s Spec) optionErr(option, what, problem, allowed string) error {
+	return &OptionError{Spec: s.String(), Option: option, What: what, Problem: problem, Allowed: allowed}
+}
+
 func (s Spec) errorf(format string, args ...any) error {
 	return fmt.Errorf("source %q: "+format, append([]any{s.String()}, args...)...)
 }
@@ -344,7 +364,7 @@ func (s Spec) fileLayout() (fileLayout, error) {
 		header = "auto"
 	case "auto", "yes", "no":
 	default:
-		return fl, s.errorf("header %q is not allowed (allowed: auto, yes, no)", s.Header)
+		return fl, s.optionErr("Header", fmt.Sprintf("header %q", s.Header), "not allowed", "auto, yes, no")
 	}
 	switch strings.ToLower(s.Format) {
 	case "":
@@ -370,15 +390,15 @@ func (s Spec) fileLayout() (fileLayout, error) {
 	}
 	fl.valRand = s.Values == ValuesRandom
 	var err error
-	if fl.keyCol, fl.keyName, err = s.column("key", s.KeyColumn, "1", header); err != nil {
+	if fl.keyCol, fl.keyName, err = s.column("KeyColumn", "key", s.KeyColumn, "1", header); err != nil {
 		return fl, err
 	}
 	fl.cols, fl.colNames = make([]int, len(s.Columns)), make([]string, len(s.Columns))
 	for i, c := range s.Columns {
 		if strings.TrimSpace(c) == "" {
-			return fl, s.errorf("column %d of the columns is empty (allowed: a position 1 or more, or a header name)", i+1)
+			return fl, s.optionErr("Columns", fmt.Sprintf("column %d of the columns", i+1), "empty", "a position 1 or more, or a header name")
 		}
-		if fl.cols[i], fl.colNames[i], err = s.column("attribute", c, "", header); err != nil {
+		if fl.cols[i], fl.colNames[i], err = s.column("Columns", "attribute", c, "", header); err != nil {
 			return fl, err
 		}
 	}
@@ -386,7 +406,7 @@ func (s Spec) fileLayout() (fileLayout, error) {
 		fl.valNone, fl.valCol = true, -1
 		return fl, nil
 	}
-	fl.valCol, fl.valName, err = s.column("value", s.ValueColumn, "2", header)
+	fl.valCol, fl.valName, err = s.column("ValueColumn", "value", s.ValueColumn, "2", header)
 	return fl, err
 }
 
@@ -396,19 +416,19 @@ func (fl fileLayout) byName() bool {
 }
 
 // column reads a column option: a 1-based position or a header name.
-func (s Spec) column(which, text, def, header string) (int, string, error) {
+func (s Spec) column(option, which, text, def, header string) (int, string, error) {
 	t := strings.TrimSpace(text)
 	if t == "" {
 		t = def
 	}
 	if n, err := strconv.Atoi(t); err == nil || (t[0] >= '0' && t[0] <= '9') || t[0] == '-' || t[0] == '+' {
 		if err != nil || n < 1 {
-			return 0, "", s.errorf("%s column %q is not allowed (allowed: a position 1 or more, or a header name)", which, text)
+			return 0, "", s.optionErr(option, fmt.Sprintf("%s column %q", which, text), "not allowed", "a position 1 or more, or a header name")
 		}
 		return n - 1, "", nil
 	}
 	if header == "no" {
-		return 0, "", s.errorf("%s column %q is a name, but header is \"no\" (allowed: a position 1 or more, or header auto/yes)", which, text)
+		return 0, "", s.optionErr(option, fmt.Sprintf("%s column %q", which, text), `a name, but header is "no"`, "a position 1 or more, or header auto/yes")
 	}
 	return -1, t, nil
 }

@@ -104,7 +104,7 @@ func (Driver) LayoutNames() string {
 func (Driver) Validate(c experiments.Config, name string) error {
 	d, _ := dict.FindClickHouseDictionary(name)
 	if c.MissRate != 0 {
-		return experiments.NewFieldError("--miss-rate", text.Float(c.MissRate), "ClickHouse's dictionaries ("+d.Name+") are read with loaded keys only", "0 with a ClickHouse layout")
+		return experiments.NewFieldError("miss_rate", text.Float(c.MissRate), "ClickHouse's dictionaries ("+d.Name+") are read with loaded keys only", "0 with a ClickHouse layout")
 	}
 	if d.Flat() {
 		if err := checkFlat(c, name); err != nil {
@@ -112,7 +112,7 @@ func (Driver) Validate(c experiments.Config, name string) error {
 		}
 	}
 	if st := Status(); !st.Available {
-		return experiments.NewFieldError("--layout", name, "unavailable: "+st.Problem, "")
+		return experiments.NewFieldError("layouts", name, "unavailable: "+st.Problem, "")
 	}
 	return nil
 }

@@ -308,9 +308,9 @@ func TestClickHouseFlat(t *testing.T) {
 		cfg    experiments.Config
 		reason string
 	}{
-		{experiments.Config{Layouts: []string{"ch_flat"}, Rows: 1000}, "--keys random: ch_flat indexes an array by the key"},
-		{experiments.Config{Layouts: []string{"ch_flat"}, Rows: 1000, Keys: "sequential", Shards: 2}, "--shards 2: ch_flat takes no SHARDS"},
-		{experiments.Config{Layouts: []string{"ch_flat"}, Rows: 1000, Keys: "sequential", Key: "UInt128"}, "--key UInt128: ch_flat indexes its arrays by an integer key"},
+		{experiments.Config{Layouts: []string{"ch_flat"}, Rows: 1000}, "keys random: ch_flat indexes an array by the key"},
+		{experiments.Config{Layouts: []string{"ch_flat"}, Rows: 1000, Keys: "sequential", Shards: 2}, "shards 2: ch_flat takes no SHARDS"},
+		{experiments.Config{Layouts: []string{"ch_flat"}, Rows: 1000, Keys: "sequential", Key: "UInt128"}, "key UInt128: ch_flat indexes its arrays by an integer key"},
 	} {
 		if err := c.cfg.Validate(); err == nil || !strings.HasPrefix(err.Error(), c.reason) {
 			t.Errorf("%+v: %v, want %q", c.cfg, err, c.reason)

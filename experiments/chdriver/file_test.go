@@ -72,11 +72,11 @@ func TestFileAttributeColumns(t *testing.T) {
 		change func(*experiments.Config)
 		want   string
 	}{
-		{func(c *experiments.Config) { c.Columns = []string{"3"} }, "--columns 3: 1 columns for 2 attributes after the value"},
+		{func(c *experiments.Config) { c.Columns = []string{"3"} }, "columns 3: 1 columns for 2 attributes after the value"},
 		{func(c *experiments.Config) { c.Columns = []string{"country", "city"} }, `column "city" not found in the header`},
 		{func(c *experiments.Config) { c.Columns = []string{"3", "9"} }, "column 9 does not exist"},
 		{func(c *experiments.Config) { c.Attributes = []string{"price:UInt16", "country:UInt32"} }, `column 3 ("country"): "FR" is not a valid UInt32`},
-		{func(c *experiments.Config) { c.Attributes, c.Columns = nil, []string{"3"} }, "--columns 3: applies to a file's attributes after the value"},
+		{func(c *experiments.Config) { c.Attributes, c.Columns = nil, []string{"3"} }, "columns 3: applies to a file's attributes after the value"},
 	} {
 		cfg := good
 		c.change(&cfg)
@@ -87,7 +87,7 @@ func TestFileAttributeColumns(t *testing.T) {
 	none := good
 	none.Columns = []string{"none"}
 	if spec, err := none.SourceSpec(); err != nil || len(spec.Columns) > 0 {
-		t.Errorf("--columns none: %v, attributes from the file's columns %v; want them drawn from the key", err, spec.Columns)
+		t.Errorf("columns none: %v, attributes from the file's columns %v; want them drawn from the key", err, spec.Columns)
 	}
 }
 

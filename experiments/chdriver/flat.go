@@ -50,14 +50,14 @@ func checkFlat(c experiments.Config, name string) error {
 		return nil // reported as the source's error
 	}
 	if _, ok := flatKeySpan(spec, c.Rows); !ok {
-		return experiments.NewFieldError("--keys", spec.String(), name+" indexes an array by the key, so it needs keys whose largest is known and small",
+		return experiments.NewFieldError("keys", spec.String(), name+" indexes an array by the key, so it needs keys whose largest is known and small",
 			"sequential or range:M with "+name)
 	}
 	if c.Shards > 1 {
-		return experiments.NewFieldError("--shards", strconv.Itoa(c.Shards), name+" takes no SHARDS", "1 with "+name)
+		return experiments.NewFieldError("shards", strconv.Itoa(c.Shards), name+" takes no SHARDS", "1 with "+name)
 	}
 	if k, err := core.ParseType(c.Key); err == nil && (k.Size > 8 || k.Kind == core.KindFloat || k.Kind == core.KindUUID) {
-		return experiments.NewFieldError("--key", c.Key, name+" indexes its arrays by an integer key", "an integer type of at most 8 bytes, e.g. UInt64")
+		return experiments.NewFieldError("key", c.Key, name+" indexes its arrays by an integer key", "an integer type of at most 8 bytes, e.g. UInt64")
 	}
 	return nil
 }

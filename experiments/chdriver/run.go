@@ -18,6 +18,7 @@ import (
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
 )
@@ -72,7 +73,7 @@ func (Driver) Run(ctx context.Context, r *experiments.DriverRun, progress func(e
 		return result.Result{}, fmt.Errorf("unavailable: %s", st.Problem)
 	}
 	if r.Config.MissRate != 0 {
-		return result.Result{}, fmt.Errorf("ClickHouse's dictionaries are read with loaded keys only: --miss-rate 0")
+		return result.Result{}, fault.Errorf("ClickHouse's dictionaries are read with loaded keys only: {miss_rate} 0")
 	}
 	d, _ := dict.FindClickHouseDictionary(r.Layout)
 	removeStaleFolders(os.TempDir())

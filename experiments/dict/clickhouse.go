@@ -12,7 +12,7 @@ import (
 // ClickHouseDictionary is one of ClickHouse's dictionary layouts as the lab
 // runs it.
 type ClickHouseDictionary struct {
-	Name       string `json:"name"`        // as --layout takes it: ch_hashed
+	Name       string `json:"name"`        // as Config.Layouts takes it: ch_hashed
 	Layout     string `json:"layout"`      // ClickHouse's word: HASHED, COMPLEX_KEY_SPARSE_HASHED
 	ComplexKey bool   `json:"complex_key"` // the key serialized in an arena, not widened to UInt64
 	Doc        string `json:"doc"`         // one line: what ClickHouse builds

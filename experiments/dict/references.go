@@ -8,7 +8,7 @@ package dict
 
 // ReferenceMap is one C++ reference map.
 type ReferenceMap struct {
-	Name string `json:"name"` // as --layout takes it: boost_flat
+	Name string `json:"name"` // as Config.Layouts takes it: boost_flat
 	Map  string `json:"map"`  // the C++ type: boost::unordered_flat_map
 	Doc  string `json:"doc"`  // one line: what it is
 }

@@ -51,8 +51,8 @@ func TestPlanForAnOlderClickHouse(t *testing.T) {
 	for _, bad := range []string{"x", "20.3", "23", "23.13", "23.x"} {
 		_, err := MakePlan(PlanRequest{Rows: 1e8, ClickHouseVersion: bad}, nil, machine24)
 		var fe *experiments.FieldError
-		if !errors.As(err, &fe) || fe.Flag != "--clickhouse-version" || !strings.Contains(err.Error(), bad) {
-			t.Errorf("--clickhouse-version %q: %v, want a field error naming it", bad, err)
+		if !errors.As(err, &fe) || fe.Field != "clickhouse_version" || !strings.Contains(err.Error(), bad) {
+			t.Errorf("clickhouse_version %q: %v, want a field error naming it", bad, err)
 		}
 	}
 }

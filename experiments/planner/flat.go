@@ -23,12 +23,12 @@ func (r PlanRequest) checkMaxKey(key core.Type) error {
 	case r.MaxKey == 0:
 		return nil
 	case r.MaxKey < 0 || r.MaxKey >= source.MaxRows:
-		return experiments.NewFieldError("--max-key", mk, "out of range", "1 to 2^62")
+		return experiments.NewFieldError("max_key", mk, "out of range", "1 to 2^62")
 	case r.MaxKey < r.Rows-1:
-		return experiments.NewFieldError("--max-key", mk, fmt.Sprintf("below the rows: %s distinct keys from 0 reach at least %d", text.Rows(r.Rows), r.Rows-1),
-			"the largest key, at least --rows - 1")
+		return experiments.NewFieldError("max_key", mk, fmt.Sprintf("below the rows: %s distinct keys from 0 reach at least %d", text.Rows(r.Rows), r.Rows-1),
+			"the largest key, at least {rows} - 1")
 	case key.Size > 8 || key.Kind == core.KindFloat || key.Kind == core.KindUUID:
-		return experiments.NewFieldError("--max-key", mk, "FLAT indexes its arrays by an integer key, not "+key.Name, "--max-key with an integer key of at most 8 bytes")
+		return experiments.NewFieldError("max_key", mk, "FLAT indexes its arrays by an integer key, not "+key.Name, "{max_key} with an integer key of at most 8 bytes")
 	}
 	return nil
 }

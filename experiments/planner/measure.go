@@ -349,8 +349,8 @@ func CalibrationConfigs(r PlanRequest, history []result.Result, cores int) ([]ex
 		return nil, err
 	}
 	if p.Runtime != experiments.RuntimeName() {
-		return nil, experiments.NewFieldError("--calibrate", "", fmt.Sprintf("a %s plan's speeds are measured by a %s run, not here", p.Runtime, p.Runtime),
-			"plan without measuring (memory decides), or run `packlab plan --calibrate` on the machine the table will run on")
+		return nil, experiments.NewFieldError("calibrate", "", fmt.Sprintf("a %s plan's speeds are measured by a %s run, not here", p.Runtime, p.Runtime),
+			"plan without measuring (memory decides), or run `packlab plan {calibrate}` on the machine the table will run on")
 	}
 	rows := cmp.Or(p.CalibrationRows, CalibrationRows)
 	var missing []string

@@ -122,21 +122,21 @@ func (r PlanRequest) Growth() float64 {
 }
 
 // ParseCalibrationRows reads a calibration's row count as ParseRows does,
-// its errors naming --calibrate-rows (PlanRequest.Validate checks the range).
+// its errors naming calibration_rows (PlanRequest.Validate checks the range).
 func ParseCalibrationRows(s string) (int64, error) {
 	n, err := experiments.ParseRows(s)
 	if fe, ok := err.(*experiments.FieldError); ok {
-		fe.Flag = "--calibrate-rows"
+		fe.Field = "calibration_rows"
 	}
 	return n, err
 }
 
 // ParseMaxKey reads the largest key as ParseRows reads a count (1e6, 10M,
-// 999999), its errors naming --max-key.
+// 999999), its errors naming max_key.
 func ParseMaxKey(s string) (int64, error) {
 	n, err := experiments.ParseRows(s)
 	if fe, ok := err.(*experiments.FieldError); ok {
-		fe.Flag = "--max-key"
+		fe.Field = "max_key"
 	}
 	return n, err
 }
@@ -252,7 +252,7 @@ type Candidate struct {
 type Plan struct {
 	Request     PlanRequest `json:"request"` // with defaults filled in
 	BudgetBytes int64       `json:"budget_bytes"`
-	BudgetFrom  string      `json:"budget_from"` // "--memory", or what this machine has available
+	BudgetFrom  string      `json:"budget_from"` // "{memory_bytes}" (the field, package fault), or what this machine has available
 	Cores       int         `json:"cores"`
 	Candidates  []Candidate `json:"candidates"` // every setup, by rank
 	Answer      string      `json:"answer"`     // one line: the recommendation, or why there is none
@@ -334,7 +334,7 @@ func (r PlanRequest) WithDefaults() PlanRequest {
 	return r
 }
 
-// Validate checks every field, naming the flag, the value and what is
+// Validate checks every field, naming the field, the value and what is
 // allowed, as run does.
 func (r PlanRequest) Validate() error {
 	_, err := r.parse()
@@ -346,42 +346,42 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 	p := parsedPlan{PlanRequest: r}
 	var err error
 	if p.key, err = core.ParseType(r.Key); err != nil {
-		return p, experiments.NewFieldError("--key", r.Key, "unknown type", strings.Join(core.TypeNames(), ", "))
+		return p, experiments.NewFieldError("key", r.Key, "unknown type", strings.Join(core.TypeNames(), ", "))
 	}
 	if p.value, err = core.ParseType(r.Value); err != nil {
-		return p, experiments.NewFieldError("--value", r.Value, "unknown type", strings.Join(core.TypeNames(), ", "))
+		return p, experiments.NewFieldError("value", r.Value, "unknown type", strings.Join(core.TypeNames(), ", "))
 	}
 	attrs, err := experiments.ParseAttributes(r.Value, r.Attributes)
 	if err != nil {
 		return p, err
 	}
 	if r.Rows < 1 || r.Rows > source.MaxRows {
-		return p, experiments.NewFieldError("--rows", strconv.FormatInt(r.Rows, 10), "out of range", fmt.Sprintf("1 to %d", source.MaxRows))
+		return p, experiments.NewFieldError("rows", strconv.FormatInt(r.Rows, 10), "out of range", fmt.Sprintf("1 to %d", source.MaxRows))
 	}
 	if r.MemoryBytes != 0 && r.MemoryBytes < MinPlanMemory {
-		return p, experiments.NewFieldError("--memory", strconv.FormatInt(r.MemoryBytes, 10), "too small", "at least 1MiB, e.g. 24GiB, 512MiB, 1.5TiB")
+		return p, experiments.NewFieldError("memory_bytes", strconv.FormatInt(r.MemoryBytes, 10), "too small", "at least 1MiB, e.g. 24GiB, 512MiB, 1.5TiB")
 	}
 	if p.chVersion, err = parseClickHouseVersion(r.ClickHouseVersion); err != nil {
 		return p, err
 	}
 	p.ClickHouseVersion = p.chVersion.String() // "v23.3-lts" is 23.3
 	if r.Threads < 0 || r.Threads > experiments.MaxThreads {
-		return p, experiments.NewFieldError("--threads", strconv.Itoa(r.Threads), "out of range", fmt.Sprintf("1 to %d", experiments.MaxThreads))
+		return p, experiments.NewFieldError("threads", strconv.Itoa(r.Threads), "out of range", fmt.Sprintf("1 to %d", experiments.MaxThreads))
 	}
 	if r.Prefer != PreferBalanced && r.Prefer != PreferMemory && r.Prefer != PreferRead && r.Prefer != PreferLoad {
-		return p, experiments.NewFieldError("--prefer", r.Prefer, "unknown", "balanced (less memory among setups of similar speed; the default), memory (the least memory), read (the fastest reads) or load (the fastest load)")
+		return p, experiments.NewFieldError("prefer", r.Prefer, "unknown", "balanced (less memory among setups of similar speed; the default), memory (the least memory), read (the fastest reads) or load (the fastest load)")
 	}
 	switch {
 	case r.Runtime == RuntimeBrowser && experiments.RuntimeName() != RuntimeBrowser:
-		return p, experiments.NewFieldError("--runtime", r.Runtime, "a plan for a browser's wasm memory is made in the browser", RuntimeNative)
+		return p, experiments.NewFieldError("runtime", r.Runtime, "a plan for a browser's wasm memory is made in the browser", RuntimeNative)
 	case r.Runtime != RuntimeNative && r.Runtime != RuntimeBrowser:
-		return p, experiments.NewFieldError("--runtime", r.Runtime, "unknown", "native (the default) or browser (this browser's wasm memory)")
+		return p, experiments.NewFieldError("runtime", r.Runtime, "unknown", "native (the default) or browser (this browser's wasm memory)")
 	}
 	if r.For != "" && r.For != EngineClickHouse && r.For != EngineGo {
-		return p, experiments.NewFieldError("--for", r.For, "unknown", "clickhouse (the ClickHouse dictionary), go (the Go table), or empty for both")
+		return p, experiments.NewFieldError("for", r.For, "unknown", "clickhouse (the ClickHouse dictionary), go (the Go table), or empty for both")
 	}
 	if r.CalibrationRows != 0 && (r.CalibrationRows < planMinRows || r.CalibrationRows > source.MaxRows) {
-		return p, experiments.NewFieldError("--calibrate-rows", strconv.FormatInt(r.CalibrationRows, 10), "out of range",
+		return p, experiments.NewFieldError("calibration_rows", strconv.FormatInt(r.CalibrationRows, 10), "out of range",
 			fmt.Sprintf("%s to 2^62 rows, e.g. 1e8; smaller runs measure the caches more than the tables", text.Rows(planMinRows)))
 	}
 	p.attrs = attrs
@@ -390,7 +390,7 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 		return p, err
 	}
 	if g := r.Growth(); math.IsNaN(g) || g < 0 || g > MaxGrowthPercent {
-		return p, experiments.NewFieldError("--growth", strconv.FormatFloat(g, 'g', -1, 64), "out of range",
+		return p, experiments.NewFieldError("growth_percent", strconv.FormatFloat(g, 'g', -1, 64), "out of range",
 			fmt.Sprintf("0 to %d (percent the dictionary grows before its next reload; default %d)", MaxGrowthPercent, DefaultGrowthPercent))
 	}
 	// The keys after the growth; a key type of b bits has 2^b values: no
@@ -417,7 +417,7 @@ func ParseGrowth(s string) (float64, error) {
 	t := strings.TrimSuffix(strings.TrimSpace(s), "%")
 	v, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
 	if err != nil || math.IsNaN(v) || v < 0 || v > MaxGrowthPercent {
-		return 0, experiments.NewFieldError("--growth", s, "not a percent from 0 to 1000",
+		return 0, experiments.NewFieldError("growth_percent", s, "not a percent from 0 to 1000",
 			fmt.Sprintf("e.g. 10 or 10%% (how much the dictionary grows before its next reload; default %d)", DefaultGrowthPercent))
 	}
 	return v, nil
@@ -426,20 +426,20 @@ func ParseGrowth(s string) (float64, error) {
 // ParseMemory reads --memory: a size (see ParseBytes) of at least
 // MinPlanMemory.
 func ParseMemory(s string) (int64, error) {
-	n, err := ParseBytes("--memory", s)
+	n, err := ParseBytes("memory_bytes", s)
 	if err == nil && n < MinPlanMemory {
-		return 0, experiments.NewFieldError("--memory", s, "too small", "at least 1MiB, e.g. 24GiB, 512MiB, 1.5TiB")
+		return 0, experiments.NewFieldError("memory_bytes", s, "too small", "at least 1MiB, e.g. 24GiB, 512MiB, 1.5TiB")
 	}
 	return n, err
 }
 
 // ParseBytes reads a memory size as users write it: 24GiB, 24G (binary),
-// 32GB (decimal), 512MiB, 1.5TiB, or a plain count of bytes. flag names
-// the flag in the error.
-func ParseBytes(flag, s string) (int64, error) {
+// 32GB (decimal), 512MiB, 1.5TiB, or a plain count of bytes. field names
+// the field in the error.
+func ParseBytes(field, s string) (int64, error) {
 	text := strings.TrimSpace(s)
 	bad := func(problem string) error {
-		return experiments.NewFieldError(flag, s, problem, "a size such as 24GiB, 512MiB, 1.5TiB, 32GB or 1073741824 (bytes)")
+		return experiments.NewFieldError(field, s, problem, "a size such as 24GiB, 512MiB, 1.5TiB, 32GB or 1073741824 (bytes)")
 	}
 	if text == "" {
 		return 0, bad("empty")
@@ -489,14 +489,14 @@ func MakePlan(r PlanRequest, history []result.Result, m PlanMachine) (Plan, erro
 	}
 	switch {
 	case p.MemoryBytes > 0:
-		plan.BudgetBytes, plan.BudgetFrom = p.MemoryBytes, "--memory"
+		plan.BudgetBytes, plan.BudgetFrom = p.MemoryBytes, "{memory_bytes}"
 	case p.Runtime == RuntimeNative && experiments.RuntimeName() != RuntimeNative:
-		return Plan{}, experiments.NewFieldError("--memory", "", "empty: this browser cannot tell how much memory the machine of a native run has", "a size such as 24GiB (or plan for this browser's wasm memory)")
+		return Plan{}, experiments.NewFieldError("memory_bytes", "", "empty: this browser cannot tell how much memory the machine of a native run has", "a size such as 24GiB (or plan for this browser's wasm memory)")
 	case m.AvailableBytes > 0:
 		plan.BudgetBytes = m.AvailableBytes
 		plan.BudgetFrom = fmt.Sprintf("available now of %s", text.Bytes(m.TotalBytes))
 	default:
-		return Plan{}, experiments.NewFieldError("--memory", "", "this platform does not tell how much memory it has", "a size such as 24GiB")
+		return Plan{}, experiments.NewFieldError("memory_bytes", "", "this platform does not tell how much memory it has", "a size such as 24GiB")
 	}
 	measures := measuresFrom(history, p)
 	plan.Scaling = scalingFrom(history, p.Runtime)
@@ -941,9 +941,9 @@ func explain(plan *Plan, p parsedPlan) {
 
 // planRule says, in a sentence, how the plan decides.
 func planRule(p parsedPlan) string {
-	checked := "a reload's peak (the serving table and the new one at its first-load peak; --first-load-only checks the first load)"
+	checked := "a reload's peak (the serving table and the new one at its first-load peak; {first_load_only} checks the first load)"
 	if p.FirstLoadOnly {
-		checked = "the first load's peak (--first-load-only; a reload holds the serving table beside it)"
+		checked = "the first load's peak ({first_load_only}; a reload holds the serving table beside it)"
 	}
 	order := "then fewer shards, then the layout order " + strings.Join(planLayoutOrder(), ", ") + ", then the lower load factor"
 	if p.Prefer == PreferBalanced {
@@ -951,7 +951,7 @@ func planRule(p parsedPlan) string {
 			checked, text.Float(text.Round(balancedSlower, 2))+"x", text.Float(text.Round(balancedSaves, 2)), checkedWord(p.FirstLoadOnly), checkedWord(p.FirstLoadOnly), 100*balancedShardCost, order)
 	}
 	if p.Prefer == PreferMemory {
-		return fmt.Sprintf("prefer memory: a setup fits when %s is within the budget; of those, the least %s peak wins (within 1 %%), then the least steady memory, %s. All of it is computed, so the answer is the same on every face and machine; speeds are shown with their range but do not decide (--prefer read or load to rank by them)",
+		return fmt.Sprintf("prefer memory: a setup fits when %s is within the budget; of those, the least %s peak wins (within 1 %%), then the least steady memory, %s. All of it is computed, so the answer is the same on every face and machine; speeds are shown with their range but do not decide ({prefer} read or load to rank by them)",
 			checked, checkedWord(p.FirstLoadOnly), order)
 	}
 	what := map[string]string{PreferRead: "reads", PreferLoad: "loads"}[p.Prefer]
@@ -1179,7 +1179,7 @@ func planNotes(plan *Plan, p parsedPlan) []string {
 			len(p.attrs), experiments.AttributesText(p.Attributes, p.attrs)))
 	}
 	if p.MaxKey == 0 {
-		notes = append(notes, "FLAT is not weighed: it indexes an array by the key, so it needs the largest key; give --max-key N when the keys are integers from 0 to N (ids)")
+		notes = append(notes, "FLAT is not weighed: it indexes an array by the key, so it needs the largest key; give {max_key} N when the keys are integers from 0 to N (ids)")
 	}
 	if p.distinct < p.Rows {
 		notes = append(notes, fmt.Sprintf("a %s key has only %s values: the table holds at most %s keys, not %s", p.key.Name,
@@ -1203,7 +1203,7 @@ func planNotes(plan *Plan, p parsedPlan) []string {
 		}
 	}
 	if len(unmeasured) > 0 {
-		notes = append(notes, fmt.Sprintf("no speed measured here for %s <%s,%s>: their times are left out (a calibration of about half a minute measures them: `packlab plan` does it unless --no-calibrate; in the lab, tick \"measure missing speeds first\")",
+		notes = append(notes, fmt.Sprintf("no speed measured here for %s <%s,%s>: their times are left out (a calibration of about half a minute measures them: {calibrate})",
 			strings.Join(unmeasured, ", "), p.key.Name, p.value.Name))
 	}
 	if len(guessed) > 0 {
@@ -1215,8 +1215,8 @@ func planNotes(plan *Plan, p parsedPlan) []string {
 		// Runs of up to 1e8 rows fit a machine like this lab's (24 GiB)
 		// for every layout; suggest them only where they are nearer.
 		if nearer := min(p.distinct, 100_000_000); nearer > 2*largest {
-			note += fmt.Sprintf(". The plan compares the layouts at one size, each by its one-shard run nearest it: runs of every layout nearer %s rows give it speeds measured there (`packlab plan --rows %s --calibrate-rows %s`, minutes a layout, or `packlab run --layout %s --rows %s`)",
-				text.Rows(p.distinct), text.Rows(p.Rows), text.Rows(nearer), strings.Join(measured, ","), text.Rows(nearer))
+			note += fmt.Sprintf(". The plan compares the layouts at one size, each by its one-shard run nearest it: runs of every layout nearer %s rows give it speeds measured there (a calibration at {calibration_rows} %s, minutes a layout, or runs of %s at %s rows)",
+				text.Rows(p.distinct), text.Rows(nearer), strings.Join(measured, ","), text.Rows(nearer))
 		}
 		notes = append(notes, note)
 	}

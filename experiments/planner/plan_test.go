@@ -257,15 +257,15 @@ func TestPlanBadInput(t *testing.T) {
 		req  PlanRequest
 		want string
 	}{
-		{PlanRequest{Rows: 0}, "--rows 0: out of range (allowed: 1 to 4611686018427387904)"},
-		{PlanRequest{Rows: source.MaxRows + 1}, "--rows 4611686018427387905: out of range"},
-		{PlanRequest{Rows: 10, Key: "UInt7"}, "--key UInt7: unknown type"},
-		{PlanRequest{Rows: 10, Value: "String"}, "--value String: unknown type"},
-		{PlanRequest{Rows: 10, Threads: 300}, "--threads 300: out of range (allowed: 1 to 256)"},
-		{PlanRequest{Rows: 10, Prefer: "both"}, "--prefer both: unknown (allowed: balanced (less memory among setups of similar speed; the default), memory (the least memory), read (the fastest reads) or load (the fastest load))"},
-		{PlanRequest{Rows: 10, Runtime: "jvm"}, "--runtime jvm: unknown (allowed: native (the default) or browser (this browser's wasm memory))"},
-		{PlanRequest{Rows: 10, Runtime: "browser"}, "--runtime browser: a plan for a browser's wasm memory is made in the browser (allowed: native)"},
-		{PlanRequest{Rows: 10, MemoryBytes: 1000}, "--memory 1000: too small"},
+		{PlanRequest{Rows: 0}, "rows 0: out of range (allowed: 1 to 4611686018427387904)"},
+		{PlanRequest{Rows: source.MaxRows + 1}, "rows 4611686018427387905: out of range"},
+		{PlanRequest{Rows: 10, Key: "UInt7"}, "key UInt7: unknown type"},
+		{PlanRequest{Rows: 10, Value: "String"}, "value String: unknown type"},
+		{PlanRequest{Rows: 10, Threads: 300}, "threads 300: out of range (allowed: 1 to 256)"},
+		{PlanRequest{Rows: 10, Prefer: "both"}, "prefer both: unknown (allowed: balanced (less memory among setups of similar speed; the default), memory (the least memory), read (the fastest reads) or load (the fastest load))"},
+		{PlanRequest{Rows: 10, Runtime: "jvm"}, "runtime jvm: unknown (allowed: native (the default) or browser (this browser's wasm memory))"},
+		{PlanRequest{Rows: 10, Runtime: "browser"}, "runtime browser: a plan for a browser's wasm memory is made in the browser (allowed: native)"},
+		{PlanRequest{Rows: 10, MemoryBytes: 1000}, "memory_bytes 1000: too small"},
 	} {
 		_, err := MakePlan(c.req, nil, machine24)
 		var fe *experiments.FieldError
@@ -279,11 +279,11 @@ func TestPlanBadInput(t *testing.T) {
 		}
 	}
 	for s, want := range map[string]string{
-		"":     `--memory "": empty`,
-		"lots": "--memory lots: not a number",
-		"12QB": `--memory 12QB: unknown unit "QB"`,
-		"1KiB": "--memory 1KiB: too small (allowed: at least 1MiB",
-		"9EiB": "--memory 9EiB: too large",
+		"":     `memory_bytes "": empty`,
+		"lots": "memory_bytes lots: not a number",
+		"12QB": `memory_bytes 12QB: unknown unit "QB"`,
+		"1KiB": "memory_bytes 1KiB: too small (allowed: at least 1MiB",
+		"9EiB": "memory_bytes 9EiB: too large",
 	} {
 		if _, err := ParseMemory(s); err == nil || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("ParseMemory(%q): got %v, want %q...", s, err, want)
@@ -710,9 +710,9 @@ func TestPlanTakesTheRunNearestItsRows(t *testing.T) {
 			}
 			continue
 		}
-		hint := strings.Contains(notes, "`packlab plan --rows 1B --calibrate-rows 100M`")
+		hint := strings.Contains(notes, "a calibration at {calibration_rows} 100M,")
 		if !strings.Contains(notes, tc.want) || hint != tc.hint ||
-			tc.hint && !strings.Contains(notes, "`packlab run --layout hashed,packed --rows 100M`)") {
+			tc.hint && !strings.Contains(notes, "runs of hashed,packed at 100M rows)") {
 			t.Errorf("notes lack %q, or the commands that would measure nearer are there: %v (want %v):\n%s", tc.want, hint, tc.hint, notes)
 		}
 	}
@@ -771,8 +771,8 @@ func TestCalibrationAtAGivenSize(t *testing.T) {
 	if len(cfgs) != 3 {
 		t.Errorf("calibration with no history: %d configs; want the layouts and the scaling pair", len(cfgs))
 	}
-	if err := (PlanRequest{Rows: 1e9, CalibrationRows: 10}).Validate(); err == nil || !strings.Contains(err.Error(), "--calibrate-rows 10: out of range") {
-		t.Errorf("calibration at 10 rows: %v; want an error naming --calibrate-rows", err)
+	if err := (PlanRequest{Rows: 1e9, CalibrationRows: 10}).Validate(); err == nil || !strings.Contains(err.Error(), "calibration_rows 10: out of range") {
+		t.Errorf("calibration at 10 rows: %v; want an error naming calibration_rows", err)
 	}
 }
 
@@ -963,14 +963,14 @@ func TestPlanFlat(t *testing.T) {
 	}
 	if slices.ContainsFunc(none.Candidates, func(c Candidate) bool { return c.Layout == FlatLayout }) ||
 		!strings.Contains(strings.Join(none.Notes, "\n"), "FLAT is not weighed") {
-		t.Errorf("without --max-key: FLAT weighed, or no note saying why not: %v", none.Notes)
+		t.Errorf("without max_key: FLAT weighed, or no note saying why not: %v", none.Notes)
 	}
 	for _, r := range []struct {
 		req  PlanRequest
 		want string
 	}{
-		{PlanRequest{Rows: 1_000_000, MaxKey: 5000}, "--max-key 5000: below the rows"},
-		{PlanRequest{Rows: 1000, MaxKey: 5000, Key: "Float64"}, "--max-key 5000: FLAT indexes its arrays by an integer key, not Float64"},
+		{PlanRequest{Rows: 1_000_000, MaxKey: 5000}, "max_key 5000: below the rows"},
+		{PlanRequest{Rows: 1000, MaxKey: 5000, Key: "Float64"}, "max_key 5000: FLAT indexes its arrays by an integer key, not Float64"},
 	} {
 		if _, err := MakePlan(r.req, nil, machine24); err == nil || !strings.HasPrefix(err.Error(), r.want) {
 			t.Errorf("%+v: %v, want %q", r.req, err, r.want)

@@ -317,7 +317,7 @@ func TestPlanClickHouseReload(t *testing.T) {
 		t.Fatal(err)
 	}
 	if ch := first.BestClickHouse(); ch == nil || !ch.ClickHouse.Fits || ch.ClickHouse.CheckedBytes != ch.ClickHouse.FirstLoadPeakBytes {
-		t.Errorf("--first-load-only: the best ClickHouse setup %+v; want one whose first load fits", ch)
+		t.Errorf("first_load_only: the best ClickHouse setup %+v; want one whose first load fits", ch)
 	}
 }
 

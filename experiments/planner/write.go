@@ -472,7 +472,7 @@ func (plan Plan) Details() PlanDetails {
 			}
 		}
 	}
-	d.TableTitle = fmt.Sprintf("Setups (each row is what would run, in ClickHouse or in Go, with its own memory; of each layout its best, its smallest that fits and its lowest load factor, or one between, each at its load factor's best shard count; %d setups in all with --format json or csv)", len(shown.Candidates))
+	d.TableTitle = fmt.Sprintf("Setups (each row is what would run, in ClickHouse or in Go, with its own memory; of each layout its best, its smallest that fits and its lowest load factor, or one between, each at its load factor's best shard count; %d setups in all)", len(shown.Candidates))
 	d.Header, d.Numeric, d.Rows = PlanTable(shown)
 	return d
 }

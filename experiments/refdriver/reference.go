@@ -107,10 +107,10 @@ func (Driver) LayoutNames() string {
 func (Driver) Validate(c experiments.Config, name string) error {
 	if c.Shards > 1 {
 		r, _ := FindReference(name)
-		return experiments.NewFieldError("--shards", strconv.Itoa(c.Shards), "a C++ reference map ("+r.Name+") runs as one table", "1 with a reference map")
+		return experiments.NewFieldError("shards", strconv.Itoa(c.Shards), "a C++ reference map ("+r.Name+") runs as one table", "1 with a reference map")
 	}
 	if st := Status(); !st.Available {
-		return experiments.NewFieldError("--layout", name, "unavailable: "+st.Problem, "")
+		return experiments.NewFieldError("layouts", name, "unavailable: "+st.Problem, "")
 	}
 	return nil
 }

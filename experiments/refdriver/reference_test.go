@@ -197,12 +197,12 @@ func TestReferencePreallocate(t *testing.T) {
 	for name, r := range got {
 		peak := float64(r.PeakRSSBytes) / float64(r.BytesAllocated)
 		if !r.Preallocate || peak > 1.1 {
-			t.Errorf("%s --preallocate: preallocate %v, peak_rss_bytes %d is %.3f x bytes_allocated %d; want true and at most 1.1 (no growth)",
+			t.Errorf("%s preallocate: preallocate %v, peak_rss_bytes %d is %.3f x bytes_allocated %d; want true and at most 1.1 (no growth)",
 				name, r.Preallocate, r.PeakRSSBytes, peak, r.BytesAllocated)
 		}
 	}
 	if r := drivertest.RunOrFail(t, experiments.Config{Layouts: []string{"sparse_hash_map"}, Rows: 100_000, NoRead: true, Preallocate: true})["sparse_hash_map"]; !r.Preallocate || r.ElementCount != 100_000 {
-		t.Errorf("sparse_hash_map --preallocate: preallocate %v, %d elements", r.Preallocate, r.ElementCount)
+		t.Errorf("sparse_hash_map preallocate: preallocate %v, %d elements", r.Preallocate, r.ElementCount)
 	}
 }
 
@@ -268,7 +268,7 @@ func TestReferenceCrashFailsOnlyItsRun(t *testing.T) {
 func TestReferencesUnavailable(t *testing.T) {
 	t.Setenv(WorkerEnv, "/nonexistent/packlab-refs")
 	err := experiments.Config{Layouts: []string{"packed", "boost_flat"}}.Validate()
-	want := "--layout boost_flat: unavailable: PACKLAB_REFS_WORKER=/nonexistent/packlab-refs: no such file or directory; build the C++ reference maps with: make refs"
+	want := "layouts boost_flat: unavailable: PACKLAB_REFS_WORKER=/nonexistent/packlab-refs: no such file or directory; build the C++ reference maps with: make refs"
 	if err == nil || err.Error() != want {
 		t.Errorf("Validate: %v\nwant %s", err, want)
 	}
@@ -288,7 +288,7 @@ func TestReferencesUnavailable(t *testing.T) {
 func TestReferenceRunsOneTable(t *testing.T) {
 	needRefs(t)
 	err := experiments.Config{Layouts: []string{"hashed", "dense_hash_map"}, Shards: 4}.Validate()
-	want := "--shards 4: a C++ reference map (dense_hash_map) runs as one table (allowed: 1 with a reference map)"
+	want := "shards 4: a C++ reference map (dense_hash_map) runs as one table (allowed: 1 with a reference map)"
 	if err == nil || err.Error() != want {
 		t.Errorf("Validate: %v\nwant %s", err, want)
 	}
@@ -302,10 +302,10 @@ func TestHugePagesWithAReference(t *testing.T) {
 	}
 	err := experiments.Config{Layouts: []string{"boost_flat"}, HugePages: "off"}.Validate()
 	if err == nil || !strings.Contains(err.Error(), "applies to packlab's layouts") {
-		t.Errorf("--huge-pages off with only a C++ map: got %v", err)
+		t.Errorf("huge_pages off with only a C++ map: got %v", err)
 	}
 	if err := (experiments.Config{Layouts: []string{"boost_flat", "packed"}, HugePages: "off"}).Validate(); err != nil {
-		t.Errorf("--huge-pages off with a C++ map and packed: %v", err)
+		t.Errorf("huge_pages off with a C++ map and packed: %v", err)
 	}
 }
 

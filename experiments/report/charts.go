@@ -97,7 +97,17 @@ func BuildChart(kind string, results []result.Result) (Chart, error) {
 	return Chart{}, fmt.Errorf("unknown chart kind %q (allowed: %s)", kind, strings.Join(ChartKinds(), ", "))
 }
 
-func noData(kind, why string) error { return fmt.Errorf("%s chart: %s: %w", kind, why, ErrNoData) }
+func noData(kind, why string) error { return &NoDataError{Kind: kind, Why: why} }
+
+// NoDataError is a chart with nothing to draw: which chart and why. It is
+// ErrNoData (errors.Is); its text is "KIND chart: WHY: nothing to chart".
+type NoDataError struct{ Kind, Why string }
+
+func (e *NoDataError) Error() string {
+	return fmt.Sprintf("%s chart: %s: %v", e.Kind, e.Why, ErrNoData)
+}
+
+func (e *NoDataError) Unwrap() error { return ErrNoData }
 
 // ---- the six charts ----
 

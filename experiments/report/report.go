@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
 )
@@ -81,8 +82,8 @@ func WriteJobsReport(w io.Writer, results []result.Result, inspections []Inspect
 	var cs []Chart
 	for _, build := range builders {
 		c, err := build(results)
-		if errors.Is(err, ErrNoData) {
-			d.Omitted = append(d.Omitted, strings.TrimSuffix(err.Error(), ": "+ErrNoData.Error()))
+		if nd := (*NoDataError)(nil); errors.As(err, &nd) {
+			d.Omitted = append(d.Omitted, nd.Kind+" chart: "+nd.Why)
 			continue
 		}
 		if err != nil {
@@ -226,7 +227,10 @@ func reportSummary(results []result.Result) []string {
 	if slices.ContainsFunc(results, result.Result.IsReference) {
 		lines = append(lines, "(C++) marks a reference map: a C++ library's map, loaded with the same keys and measured the same way in a process of its own (hatched in the charts)")
 	}
-	return append(lines, experiments.ResultNotes(results)...)
+	for _, n := range experiments.ResultNotes(results) {
+		lines = append(lines, fault.Fields(n, fault.Plain)) // the notes name fields
+	}
+	return lines
 }
 
 // addOnce is list with s at its end, unless list holds s already.

@@ -262,7 +262,7 @@ func KernelNotes(results []Result) []string {
 	notes = append(notes, why)
 	if len(results) > 1 && slices.ContainsFunc(results, func(r Result) bool { return r.SettleSeconds == 0 }) {
 		notes = append(notes, "loads that ran back to back: one that starts within about 2 s of another reuses the memory that one freed and spends less time in the kernel, "+
-			"so their times follow their order; --settle 8 (the form's \"Idle first\") puts every load on fresh memory")
+			"so their times follow their order; an idle of 8 s before each load ({settle_seconds} 8) puts every load on fresh memory")
 	}
 	return notes
 }

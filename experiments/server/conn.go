@@ -20,6 +20,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"github.com/packlab/packlab/experiments/fault"
 	"io"
 	"net"
 	"net/url"
@@ -30,7 +31,6 @@ import (
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
-	"github.com/packlab/packlab/experiments"
 )
 
 // PasswordEnv is where the password comes from on the command line (or a
@@ -48,16 +48,16 @@ type Settings struct {
 	// URL is clickhouse://host[:9000][/database] for the native protocol,
 	// http://host[:8123] or https://host[:8443] for HTTP; a user may be in
 	// it (clickhouse://alice@host), a password may not.
-	URL      string
-	User     string // else the URL's, else "default"
-	Database string // else the URL's path, else "default"
-	Password string `json:"-"` // never printed, never saved
-	CAFile   string // a PEM file of the CAs that sign the server's certificate (turns TLS on)
+	URL      string `json:"url"`
+	User     string `json:"user"`     // else the URL's, else "default"
+	Database string `json:"database"` // else the URL's path, else "default"
+	Password string `json:"-"`        // never printed, never saved; its errors name it "password"
+	CAFile   string `json:"ca_file"`  // a PEM file of the CAs that sign the server's certificate (turns TLS on)
 	// Secure asks for TLS on the native protocol without a CA file (the
 	// system's CAs); https:// always has it.
-	Secure         bool
-	ConnectTimeout time.Duration // 0: DefaultConnectTimeout
-	QueryTimeout   time.Duration // each query's; 0: DefaultQueryTimeout
+	Secure         bool          `json:"secure"`
+	ConnectTimeout time.Duration `json:"connect_timeout"` // 0: DefaultConnectTimeout
+	QueryTimeout   time.Duration `json:"query_timeout"`   // each query's; 0: DefaultQueryTimeout
 }
 
 // Endpoint is a parsed URL: what a report may show of it (no password).
@@ -133,8 +133,8 @@ func ParseVersion(s string) (Version, bool) {
 // naming what is wrong (the password never shown).
 func (s Settings) ParseURL() (Endpoint, error) {
 	bad := func(problem string) error {
-		return experiments.NewFieldError("--clickhouse", redactURL(s.URL), problem,
-			"clickhouse://host[:9000][/database] (native), http://host[:8123] or https://host[:8443] (HTTP); a user may be in it, the password only in $"+PasswordEnv)
+		return fault.New("url", redactURL(s.URL), problem,
+			"clickhouse://host[:9000][/database] (native), http://host[:8123] or https://host[:8443] (HTTP); a user may be in it, the password only in {password}")
 	}
 	u, err := url.Parse(strings.TrimSpace(s.URL))
 	if err != nil || u.Host == "" || u.Opaque != "" {
@@ -255,11 +255,11 @@ func Connect(ctx context.Context, s Settings) (*Conn, error) {
 		if s.CAFile != "" {
 			pem, err := os.ReadFile(s.CAFile)
 			if err != nil {
-				return nil, experiments.NewFieldError("--ca-file", s.CAFile, "cannot be read: "+errText(err), "a PEM file of CA certificates")
+				return nil, fault.New("ca_file", s.CAFile, "cannot be read: "+errText(err), "a PEM file of CA certificates")
 			}
 			pool := x509.NewCertPool()
 			if !pool.AppendCertsFromPEM(pem) {
-				return nil, experiments.NewFieldError("--ca-file", s.CAFile, "holds no PEM certificate", "a PEM file of CA certificates")
+				return nil, fault.New("ca_file", s.CAFile, "holds no PEM certificate", "a PEM file of CA certificates")
 			}
 			cfg.RootCAs = pool
 		}
@@ -345,7 +345,7 @@ type clickhouseRows interface{ Scan(dest ...any) error }
 
 func (c *Conn) queryError(ctx, qctx context.Context, err error) error {
 	if ctx.Err() != nil {
-		return experiments.ErrCancelled
+		return fault.ErrCancelled
 	}
 	// The client's read deadline (ReadTimeout, the query timeout too) can
 	// fire a moment before qctx's: either is the query's timeout.

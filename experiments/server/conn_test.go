@@ -5,13 +5,12 @@ package server
 import (
 	"context"
 	"errors"
+	"github.com/packlab/packlab/experiments/fault"
 	"net"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/packlab/packlab/experiments"
 )
 
 func asError(err error, e **Error) bool { return errors.As(err, e) }
@@ -35,7 +34,7 @@ func TestBadURLs(t *testing.T) {
 			}
 			continue
 		}
-		var fe *experiments.FieldError
+		var fe *fault.FieldError
 		if !errors.As(err, &fe) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "allowed: clickhouse://") {
 			t.Errorf("%q: %v, want a field error saying %q", tc.url, err, tc.want)
 		}

@@ -6,13 +6,13 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/packlab/packlab/experiments/fault"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -122,7 +122,7 @@ func (c *Conn) checkCluster(ctx context.Context, cluster string) error {
 		if len(names) > 0 {
 			allowed = strings.Join(names, ", ")
 		}
-		return fieldError("--cluster", cluster, "no such cluster on "+c.Endpoint.Host, allowed)
+		return fieldError("cluster", cluster, "no such cluster on "+c.Endpoint.Host, allowed)
 	}
 	return nil
 }
@@ -427,7 +427,7 @@ func disagreements(ds []Dictionary) []string {
 }
 
 func fieldError(flag, value, problem, allowed string) error {
-	return experiments.NewFieldError(flag, value, problem, allowed)
+	return fault.New(flag, value, problem, allowed)
 }
 
 func thousands(n int64) string { return text.Thousands(n) }

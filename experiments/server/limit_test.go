@@ -5,11 +5,11 @@ package server
 import (
 	"context"
 	"errors"
+	"github.com/packlab/packlab/experiments/fault"
 	"strings"
 	"testing"
 
 	"github.com/packlab/packlab/core"
-	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/server/servertest"
 )
@@ -52,7 +52,7 @@ func TestReloadWillNotFit(t *testing.T) {
 	}
 
 	_, err = Verify(context.Background(), Settings{URL: node.NativeURL()}, VerifyRequest{Layout: "HASHED", Attributes: dict.Fixed(core.MustType("UInt64")), Rows: 3_000_000})
-	var ie *experiments.InputError
+	var ie *fault.InputError
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "nothing was made") {
 		t.Errorf("a verification over the limit: %v, want a refusal", err)
 	}

@@ -7,13 +7,13 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"github.com/packlab/packlab/experiments/fault"
 	"net"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/text"
 )
@@ -156,10 +156,10 @@ func VerifyCluster(ctx context.Context, s Settings, cluster string, req VerifyRe
 func (req VerifyRequest) check() (dict.ClickHouseDictionary, error) {
 	cd, ok := modelledLayout(req.Layout)
 	if !ok || cd.ComplexKey || cd.Flat() {
-		return cd, fieldError("--layout", req.Layout, "not a layout a verification builds", "HASHED, SPARSE_HASHED, HASHED_ARRAY")
+		return cd, fieldError("layouts", req.Layout, "not a layout a verification builds", "HASHED, SPARSE_HASHED, HASHED_ARRAY")
 	}
 	if req.Rows < 1 || len(req.Attributes) == 0 {
-		return cd, fieldError("--rows", strconv.FormatInt(req.Rows, 10), "nothing to build", "at least a row and an attribute")
+		return cd, fieldError("rows", strconv.FormatInt(req.Rows, 10), "nothing to build", "at least a row and an attribute")
 	}
 	return cd, nil
 }
@@ -198,7 +198,7 @@ func prepare(ctx context.Context, c *Conn, cd dict.ClickHouseDictionary, req Ver
 	}
 	attrs, problem := d.attributes()
 	if problem != "" {
-		return nil, fieldError("--attributes", strings.Join(d.AttributeTypes, ","), problem, "fixed-size types, String, Nullable(T)")
+		return nil, fieldError("attributes", strings.Join(d.AttributeTypes, ","), problem, "fixed-size types, String, Nullable(T)")
 	}
 	f, problem := d.modelAs(cd, attrs, max(req.Shards, 1), req.MaxLoadFactor)
 	if problem != "" {
@@ -208,7 +208,7 @@ func prepare(ctx context.Context, c *Conn, cd dict.ClickHouseDictionary, req Ver
 	if lim := v.ServerMemoryLimitBytes; lim > 0 {
 		free := lim - v.ServerTrackedBytes
 		if need := int64(float64(f.reloadPeak) * verifyMargin); need > free {
-			return nil, &experiments.InputError{Err: fmt.Errorf("ClickHouse at %s: the verification's reload peaks at about %s (%s with a quarter to spare), and the server has %s free under its limit of %s (it holds %s): nothing was made",
+			return nil, &fault.InputError{Err: fmt.Errorf("ClickHouse at %s: the verification's reload peaks at about %s (%s with a quarter to spare), and the server has %s free under its limit of %s (it holds %s): nothing was made",
 				c.Endpoint.Host, text.Bytes(f.reloadPeak), text.Bytes(need), text.Bytes(max(free, 0)), text.Bytes(lim), text.Bytes(v.ServerTrackedBytes))}
 		}
 	}

@@ -5,13 +5,13 @@ package server
 import (
 	"context"
 	"errors"
+	"github.com/packlab/packlab/experiments/fault"
 	"math"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/packlab/packlab/core"
-	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/server/servertest"
 )
@@ -50,7 +50,7 @@ func TestVerify(t *testing.T) {
 
 	// A server whose limit cannot hold the reload: refused, nothing made.
 	_, err = Verify(ctx, Settings{URL: node.NativeURL()}, VerifyRequest{Layout: "HASHED", Attributes: dict.Fixed(core.MustType("UInt64")), Rows: 4_000_000_000})
-	var ie *experiments.InputError
+	var ie *fault.InputError
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "nothing was made") {
 		t.Errorf("4e9 rows: %v, want a refusal", err)
 	}
@@ -74,7 +74,7 @@ func TestVerifyCancelled(t *testing.T) {
 		cancel()
 	}()
 	_, err := Verify(ctx, Settings{URL: node.NativeURL()}, VerifyRequest{Layout: "HASHED", Attributes: dict.Fixed(core.MustType("UInt16")), Rows: 30_000_000})
-	if !errors.Is(err, experiments.ErrCancelled) {
+	if !errors.Is(err, fault.ErrCancelled) {
 		t.Errorf("cancelled: %v, want ErrCancelled", err)
 	}
 	if left := strings.TrimSpace(node.Exec(t, "SELECT count() FROM system.databases WHERE name LIKE 'packlab_verify_%'")); left != "0" {

@@ -27,7 +27,7 @@ import (
 	"syscall"
 
 	"github.com/packlab/packlab/core/source"
-	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -109,7 +109,7 @@ type Output struct {
 // beside the target, or the device itself. Its errors are *FieldError on
 // flag.
 func CreateOutput(flag, path string, replace bool) (*Output, error) {
-	bad := func(problem, allowed string) error { return experiments.NewFieldError(flag, path, problem, allowed) }
+	bad := func(problem, allowed string) error { return fault.New(flag, path, problem, allowed) }
 	const allowed = "a file path, or a device such as /dev/stdout"
 	if strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(filepath.Separator)) {
 		return nil, bad("names a folder", allowed)
@@ -145,7 +145,7 @@ func CreateOutput(flag, path string, replace bool) (*Output, error) {
 	case isSavedResult(o.target):
 		return nil, bad("is a saved result of the history, which a report never replaces", "a new file")
 	case !replace:
-		return nil, bad("exists already", "a new file, or --force to replace it")
+		return nil, bad("exists already", "a new file, or {force} to replace it")
 	default:
 		mode = st.Mode().Perm()
 	}

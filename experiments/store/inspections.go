@@ -23,7 +23,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/server"
 	"github.com/packlab/packlab/experiments/text"
@@ -92,7 +92,7 @@ func (s *Store) Inspections(ctx context.Context) (saved []SavedInspection, probl
 			continue
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, nil, fmt.Errorf("%w: reading inspections in %s (%v)", experiments.ErrCancelled, dir, err)
+			return nil, nil, fmt.Errorf("%w: reading inspections in %s (%v)", fault.ErrCancelled, dir, err)
 		}
 		si, err := readInspection(filepath.Join(dir, name))
 		if err != nil {
@@ -131,7 +131,7 @@ func (s *Store) DeleteInspection(id string) error {
 	}
 	err := os.Remove(s.inspectionPath(id))
 	if errors.Is(err, os.ErrNotExist) {
-		return experiments.NewFieldError("--job", id, "no such inspection in "+s.Dir, "job ids listed by 'packlab report --list'")
+		return s.notFound("job", id)
 	}
 	if err == nil {
 		if d, derr := os.Open(filepath.Join(s.Dir, InspectionsFolder)); derr == nil {
@@ -145,7 +145,7 @@ func (s *Store) DeleteInspection(id string) error {
 // checkJobID refuses a job id that could name a file outside the folder.
 func checkJobID(id string) error {
 	if id == "" || strings.ContainsAny(id, `/\`) || strings.HasPrefix(id, ".") {
-		return experiments.NewFieldError("--job", id, "not a job id", "ids like 20261201T104000.123Z-3f2a")
+		return fault.New("job", id, "not a job id", "ids like 20261201T104000.123Z-3f2a")
 	}
 	return nil
 }

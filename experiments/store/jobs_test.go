@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/result"
 )
 
@@ -83,8 +83,8 @@ func TestStoreJobs(t *testing.T) {
 	if left, _ := filepath.Glob(filepath.Join(s.Dir, "*.json")); len(left) != 1 || filepath.Base(left[0]) != "20200101T000004.000Z-packed-0010.json" {
 		t.Errorf("after deleting the job the folder holds %v, want the old result alone", left)
 	}
-	var fe *experiments.FieldError
-	if _, err := s.DeleteJob(ctx, job.ID); !errors.As(err, &fe) || !strings.Contains(err.Error(), "--job "+job.ID+": no such job in "+s.Dir) {
+	var fe *fault.FieldError
+	if _, err := s.DeleteJob(ctx, job.ID); !errors.As(err, &fe) || !strings.Contains(err.Error(), "job "+job.ID+": no such job in "+s.Dir) {
 		t.Errorf("deleting it again: %v", err)
 	}
 	if _, err := s.DeleteJob(ctx, "no-job-20200101T000004.000Z-packed-0010"); err != nil {

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/core/source"
-	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/result"
 )
 
@@ -41,7 +41,7 @@ func DefaultResultsDir() (string, error) {
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
-		return "", fmt.Errorf("no results folder: %w (give one with --results DIR)", err)
+		return "", fault.Errorf("no results folder: %w (give one with {results_dir} DIR)", err)
 	}
 	return filepath.Join(home, ".local", "share", "packlab", "results"), nil
 }
@@ -59,10 +59,10 @@ func OpenStore(dir string) (*Store, error) {
 	if testing.Testing() && isUsersFolder(dir) {
 		// A test program writing here would put its runs into the person's
 		// own history: results a test makes go to a folder it owns.
-		return nil, experiments.NewFieldError("--results", dir, "a test program may not save into the user's results folder", "a folder under "+os.TempDir()+", e.g. t.TempDir()")
+		return nil, fault.New("results_dir", dir, "a test program may not save into the user's results folder", "a folder under "+os.TempDir()+", e.g. t.TempDir()")
 	}
 	bad := func(err error) error {
-		return experiments.NewFieldError("--results", dir, "not a writable folder: "+source.PathErrorReason(err).Error(), "a folder packlab can create and write")
+		return fault.New("results_dir", dir, "not a writable folder: "+source.PathErrorReason(err).Error(), "a folder packlab can create and write")
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, bad(err)
@@ -72,7 +72,7 @@ func OpenStore(dir string) (*Store, error) {
 		if st, serr := os.Stat(dir); serr == nil && st.IsDir() && errors.Is(err, fs.ErrNotExist) {
 			// /proc/self and its kin: a folder that is there, in which no
 			// file can be made (the system says "no such file").
-			return nil, experiments.NewFieldError("--results", dir, "a folder in which no file can be created (the system's own, as /proc is)", "a folder packlab can create and write")
+			return nil, fault.New("results_dir", dir, "a folder in which no file can be created (the system's own, as /proc is)", "a folder packlab can create and write")
 		}
 		return nil, bad(err)
 	}
@@ -166,7 +166,7 @@ func (s *Store) ListContext(ctx context.Context) (results []result.Result, probl
 			continue
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, nil, fmt.Errorf("%w: reading results in %s (%v)", experiments.ErrCancelled, s.Dir, err)
+			return nil, nil, fmt.Errorf("%w: reading results in %s (%v)", fault.ErrCancelled, s.Dir, err)
 		}
 		r, err := s.read(filepath.Join(s.Dir, name))
 		if err != nil {
@@ -207,7 +207,7 @@ func (s *Store) FindJob(ctx context.Context, id string) (JobResults, error) {
 			return j, nil
 		}
 	}
-	return JobResults{}, experiments.NewFieldError("--job", id, "no such job in "+s.Dir, "job ids listed by 'packlab report --list'")
+	return JobResults{}, s.notFound("job", id)
 }
 
 // DeleteJob removes a job: every result it measured, or its inspection's
@@ -241,7 +241,7 @@ func (s *Store) Load(id string) (result.Result, error) {
 	}
 	r, err := s.read(filepath.Join(s.Dir, id+resultExt))
 	if errors.Is(err, os.ErrNotExist) {
-		return result.Result{}, experiments.NewFieldError("--ids", id, "no such result in "+s.Dir, "ids listed by 'packlab report --list --all'")
+		return result.Result{}, s.notFound("ids", id)
 	}
 	return r, err
 }
@@ -253,7 +253,7 @@ func (s *Store) Delete(id string) error {
 	}
 	err := os.Remove(filepath.Join(s.Dir, id+resultExt))
 	if errors.Is(err, os.ErrNotExist) {
-		return experiments.NewFieldError("--ids", id, "no such result in "+s.Dir, "ids listed by 'packlab report --list --all'")
+		return s.notFound("ids", id)
 	}
 	if err == nil {
 		if d, derr := os.Open(s.Dir); derr == nil {
@@ -282,10 +282,35 @@ func (s *Store) read(path string) (result.Result, error) {
 	return r, nil
 }
 
+// NotFoundError is a job or a result the folder does not hold; a face
+// says where its user finds the ones it holds (the command line: 'packlab
+// report --list').
+type NotFoundError struct {
+	Job bool   // a job's id, else a result's
+	Dir string // the results folder
+}
+
+func (e *NotFoundError) Error() string {
+	if e.Job {
+		return "no such job in " + e.Dir
+	}
+	return "no such result in " + e.Dir
+}
+
+// notFound is the field error of an id of field ("job" or "ids") the
+// folder does not hold.
+func (s *Store) notFound(field, id string) error {
+	allowed := "the id of a result in the history"
+	if field == "job" {
+		allowed = "the id of a job in the history"
+	}
+	return fault.Wrap(field, id, "", &NotFoundError{Job: field == "job", Dir: s.Dir}, allowed)
+}
+
 // checkID refuses an id that could name a file outside the folder.
 func checkID(id string) error {
 	if id == "" || strings.ContainsAny(id, `/\`) || strings.HasPrefix(id, ".") {
-		return experiments.NewFieldError("--ids", id, "not a result id", "ids like 20261130T205800.123Z-hashed-3f2a")
+		return fault.New("ids", id, "not a result id", "ids like 20261130T205800.123Z-hashed-3f2a")
 	}
 	return nil
 }

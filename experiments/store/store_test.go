@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/result"
 )
 
@@ -123,11 +123,11 @@ func TestOpenStoreUnwritable(t *testing.T) {
 	}
 	dir := filepath.Join(file, "results")
 	_, err := OpenStore(dir)
-	want := "--results " + dir + ": not a writable folder: not a directory (allowed: a folder packlab can create and write)"
+	want := "results_dir " + dir + ": not a writable folder: not a directory (allowed: a folder packlab can create and write)"
 	if err == nil || err.Error() != want {
 		t.Errorf("OpenStore(under a file)\n got %v\nwant %s", err, want)
 	}
-	var fe *experiments.FieldError
+	var fe *fault.FieldError
 	if !errors.As(err, &fe) {
 		t.Errorf("error is %T, want *FieldError", err)
 	}
@@ -285,7 +285,7 @@ func TestOpenStoreSystemFolder(t *testing.T) {
 		t.Skip(err)
 	}
 	_, err := OpenStore("/proc/self")
-	if err == nil || strings.Contains(err.Error(), "no such file") || !strings.Contains(err.Error(), "--results /proc/self: a folder in which no file can be created") {
+	if err == nil || strings.Contains(err.Error(), "no such file") || !strings.Contains(err.Error(), "results_dir /proc/self: a folder in which no file can be created") {
 		t.Errorf("OpenStore(/proc/self): %v", err)
 	}
 }

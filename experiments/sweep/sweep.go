@@ -22,15 +22,15 @@ import (
 type Options struct {
 	// MaxShards is the largest shard count of the shards sweep (1, 2, 4, ...
 	// up to it, and it); 0 means DefaultMaxShards.
-	MaxShards int
+	MaxShards int `json:"max_shards"`
 	// WithReferences adds the C++ reference maps (package refdriver) to the
 	// seed-table sweep's layouts: the seed's table beside the maps people
 	// would pick instead.
-	WithReferences bool
+	WithReferences bool `json:"with_references"`
 	// WithClickHouse adds ClickHouse's own simple-key dictionaries
 	// (package chdriver: ch_hashed, ch_sparse_hashed, ch_hashed_array) to the
 	// seed-table sweep: the seed's table beside what ClickHouse builds.
-	WithClickHouse bool
+	WithClickHouse bool `json:"with_clickhouse"`
 }
 
 // DefaultMaxShards is the shards sweep's default top: four workers per core
@@ -49,7 +49,7 @@ type Sweep struct {
 	// RowsDoc, when set, says what the default rows are instead of Rows.
 	RowsDoc string
 	// Varies is the Config setting the sweep sets itself, so the user may
-	// not: "" or a flag name ("seed-claims": most of them).
+	// not: "" or a Config field's JSON name ("seed-claims": most of them).
 	Varies  string
 	configs func(base experiments.Config, opt Options) []experiments.Config
 }
@@ -57,18 +57,18 @@ type Sweep struct {
 // All lists every scenario, in the order help shows them.
 func All() []Sweep {
 	return []Sweep{
-		{Name: "seed-table", Doc: "every layout at --rows (<UInt64,UInt16> by default): the seed table (load, read, bytes_allocated, RSS, peak RSS); --with-references adds the C++ maps people pick instead, --with-clickhouse ClickHouse's own dictionaries",
+		{Name: "seed-table", Doc: "every layout at {rows} (<UInt64,UInt16> by default): the seed table (load, read, bytes_allocated, RSS, peak RSS); {with_references} adds the C++ maps people pick instead, {with_clickhouse} ClickHouse's own dictionaries",
 			Rows: 1_000_000, configs: seedTable},
-		{Name: "shards", Doc: "shards 1, 2, 4, ... up to --max-shards: load rows/s in total and per worker",
-			Rows: 2_000_000, Layouts: []string{"hashed", "packed"}, Varies: "--shards", configs: shardsSweep},
+		{Name: "shards", Doc: "shards 1, 2, 4, ... up to {max_shards}: load rows/s in total and per worker",
+			Rows: 2_000_000, Layouts: []string{"hashed", "packed"}, Varies: "shards", configs: shardsSweep},
 		{Name: "types", Doc: "every key type x value type: bytes/entry and padding share per layout",
-			Rows: 100_000, Varies: "--key/--value", configs: typesSweep},
-		{Name: "growth", Doc: "row counts in steps of sqrt(2) from 10,000 up to --rows: bytes_allocated and RSS against rows",
+			Rows: 100_000, Varies: "key/value", configs: typesSweep},
+		{Name: "growth", Doc: "row counts in steps of sqrt(2) from 10,000 up to {rows}: bytes_allocated and RSS against rows",
 			Rows: 1_000_000, configs: growthSweep},
 		{Name: "load-factor", Doc: "max_load_factor 0.5, 0.6, 0.7, 0.8, 0.9, 0.99: bytes/entry against read rows/s",
-			Rows: 2_000_000, Layouts: []string{"hashed", "packed", "sparse"}, Varies: "--max-load-factor", configs: loadFactorSweep},
+			Rows: 2_000_000, Layouts: []string{"hashed", "packed", "sparse"}, Varies: "max_load_factor", configs: loadFactorSweep},
 		{Name: "seed-claims", Doc: "the seed's claims measured here: shard selection by modulo vs mask, blocks of 65536 x shards, " +
-			"load speed against shards and threads (packed, 4M rows, medians of 3), and hashed, packed and sparse at --rows " +
+			"load speed against shards and threads (packed, 4M rows, medians of 3), and hashed, packed and sparse at {rows} " +
 			"projected to 1e9 by the planner beside ClickHouse's 35/22/26 GiB; the report shows each claim beside the measurement",
 			RowsDoc: "the largest of 1M, 10M, 100M that fits", Varies: "seed-claims", configs: seedClaimsConfigs},
 	}
@@ -104,13 +104,13 @@ func (s Sweep) Configs(base experiments.Config, opt Options) ([]experiments.Conf
 		return nil, err
 	}
 	if opt.MaxShards != 0 && s.Name != "shards" {
-		return nil, experiments.NewFieldError("--max-shards", strconv.Itoa(opt.MaxShards), "applies only to the shards sweep", "sweep shards")
+		return nil, experiments.NewFieldError("max_shards", strconv.Itoa(opt.MaxShards), "applies only to the shards sweep", "sweep shards")
 	}
 	if opt.MaxShards == 0 {
 		opt.MaxShards = DefaultMaxShards
 	}
 	if opt.MaxShards < core.MinShards || opt.MaxShards > core.MaxShards {
-		return nil, experiments.NewFieldError("--max-shards", strconv.Itoa(opt.MaxShards), "out of range", fmt.Sprintf("%d to %d", core.MinShards, core.MaxShards))
+		return nil, experiments.NewFieldError("max_shards", strconv.Itoa(opt.MaxShards), "out of range", fmt.Sprintf("%d to %d", core.MinShards, core.MaxShards))
 	}
 	if base.Rows == 0 && base.Source == "" {
 		base.Rows = s.Rows
@@ -134,23 +134,23 @@ func (s Sweep) Configs(base experiments.Config, opt Options) ([]experiments.Conf
 // in what the sweep needs (seed-claims' rows).
 func (s Sweep) checkBase(base experiments.Config) (experiments.Config, error) {
 	switch s.Varies {
-	case "--shards":
+	case "shards":
 		if base.Shards != 0 {
-			return base, experiments.NewFieldError("--shards", strconv.Itoa(base.Shards), "the shards sweep sets the shard count itself", "--max-shards N")
+			return base, experiments.NewFieldError("shards", strconv.Itoa(base.Shards), "the shards sweep sets the shard count itself", "{max_shards} N")
 		}
-	case "--max-load-factor":
+	case "max_load_factor":
 		if base.MaxLoadFactor != 0 {
-			return base, experiments.NewFieldError("--max-load-factor", text.Float(base.MaxLoadFactor), "the load-factor sweep sets it itself", "no --max-load-factor")
+			return base, experiments.NewFieldError("max_load_factor", text.Float(base.MaxLoadFactor), "the load-factor sweep sets it itself", "no {max_load_factor}")
 		}
-	case "--key/--value":
+	case "key/value":
 		if len(base.Attributes) > 0 {
-			return base, experiments.NewFieldError("--attributes", strings.Join(base.Attributes, ","), "the types sweep runs every value type", "no --attributes")
+			return base, experiments.NewFieldError("attributes", strings.Join(base.Attributes, ","), "the types sweep runs every value type", "no {attributes}")
 		}
 		if base.Key != "" {
-			return base, experiments.NewFieldError("--key", base.Key, "the types sweep runs every key type", "no --key")
+			return base, experiments.NewFieldError("key", base.Key, "the types sweep runs every key type", "no {key}")
 		}
 		if base.Value != "" {
-			return base, experiments.NewFieldError("--value", base.Value, "the types sweep runs every value type", "no --value")
+			return base, experiments.NewFieldError("value", base.Value, "the types sweep runs every value type", "no {value}")
 		}
 	case "seed-claims":
 		if err := seedClaimsRefuses(base); err != nil {
@@ -169,22 +169,22 @@ func (s Sweep) checkBase(base experiments.Config) (experiments.Config, error) {
 func (s Sweep) withExtraLayouts(base experiments.Config, opt Options) (experiments.Config, error) {
 	extra := []struct {
 		on     bool
-		flag   string
+		field  string
 		status func() (bool, string)
 		names  []string
 	}{
-		{opt.WithReferences, "--with-references", func() (bool, string) { st := refdriver.Status(); return st.Available, st.Problem }, referenceNames()},
-		{opt.WithClickHouse, "--with-clickhouse", func() (bool, string) { st := chdriver.Status(); return st.Available, st.Problem }, simpleClickHouseNames()},
+		{opt.WithReferences, "with_references", func() (bool, string) { st := refdriver.Status(); return st.Available, st.Problem }, referenceNames()},
+		{opt.WithClickHouse, "with_clickhouse", func() (bool, string) { st := chdriver.Status(); return st.Available, st.Problem }, simpleClickHouseNames()},
 	}
 	for _, x := range extra {
 		if !x.on {
 			continue
 		}
 		if s.Name != "seed-table" {
-			return base, &experiments.FieldError{Flag: x.flag, Problem: "applies only to the seed-table sweep", Allowed: "sweep seed-table " + x.flag, Switch: true}
+			return base, &experiments.FieldError{Field: x.field, Problem: "applies only to the seed-table sweep", Allowed: "sweep seed-table {" + x.field + "}", Switch: true}
 		}
 		if ok, problem := x.status(); !ok {
-			return base, &experiments.FieldError{Flag: x.flag, Problem: "unavailable: " + problem, Switch: true}
+			return base, &experiments.FieldError{Field: x.field, Problem: "unavailable: " + problem, Switch: true}
 		}
 		if len(base.Layouts) == 0 {
 			base.Layouts = base.WithDefaults().Layouts
@@ -223,28 +223,28 @@ func seedTable(base experiments.Config, _ Options) []experiments.Config {
 // seedClaimsRefuses refuses the settings the seed-claims sweep makes itself:
 // the claims are about ClickHouse's <UInt64,UInt16> example, random keys.
 func seedClaimsRefuses(base experiments.Config) error {
-	const allowed = "--rows, --seed, --repeats and the output flags"
+	const allowed = "{rows}, {seed}, {repeats} and the output flags"
 	switch {
 	case len(base.Layouts) > 0:
-		return experiments.NewFieldError("--layout", strings.Join(base.Layouts, ","), "the seed-claims sweep picks the layouts of each claim", allowed)
+		return experiments.NewFieldError("layouts", strings.Join(base.Layouts, ","), "the seed-claims sweep picks the layouts of each claim", allowed)
 	case base.Shards != 0:
-		return experiments.NewFieldError("--shards", strconv.Itoa(base.Shards), "the seed-claims sweep sets the shard count itself", allowed)
+		return experiments.NewFieldError("shards", strconv.Itoa(base.Shards), "the seed-claims sweep sets the shard count itself", allowed)
 	case base.ShardSelect != "":
-		return experiments.NewFieldError("--shard-select", base.ShardSelect, "the seed-claims sweep tries modulo and mask itself", allowed)
+		return experiments.NewFieldError("shard_select", base.ShardSelect, "the seed-claims sweep tries modulo and mask itself", allowed)
 	case base.BlockRows != 0:
-		return experiments.NewFieldError("--block-rows", strconv.Itoa(base.BlockRows), "the seed-claims sweep sets the block rows itself", allowed)
+		return experiments.NewFieldError("block_rows", strconv.Itoa(base.BlockRows), "the seed-claims sweep sets the block rows itself", allowed)
 	case base.Threads != 0:
-		return experiments.NewFieldError("--threads", strconv.Itoa(base.Threads), "the seed-claims sweep tries every thread count itself", allowed)
+		return experiments.NewFieldError("threads", strconv.Itoa(base.Threads), "the seed-claims sweep tries every thread count itself", allowed)
 	case base.MaxLoadFactor != 0:
-		return experiments.NewFieldError("--max-load-factor", text.Float(base.MaxLoadFactor), "the seed's figures are at ClickHouse's default 0.5", allowed)
+		return experiments.NewFieldError("max_load_factor", text.Float(base.MaxLoadFactor), "the seed's figures are at ClickHouse's default 0.5", allowed)
 	case base.Key != "" && base.Key != experiments.DefaultKey:
-		return experiments.NewFieldError("--key", base.Key, "the seed's claims are about <UInt64,UInt16>", allowed)
+		return experiments.NewFieldError("key", base.Key, "the seed's claims are about <UInt64,UInt16>", allowed)
 	case base.Value != "" && base.Value != experiments.DefaultValue:
-		return experiments.NewFieldError("--value", base.Value, "the seed's claims are about <UInt64,UInt16>", allowed)
+		return experiments.NewFieldError("value", base.Value, "the seed's claims are about <UInt64,UInt16>", allowed)
 	case base.Source != "":
-		return experiments.NewFieldError("--source", base.Source, "the seed's claims are about random keys", allowed)
+		return experiments.NewFieldError("source", base.Source, "the seed's claims are about random keys", allowed)
 	case base.Keys != "" && base.Keys != experiments.DefaultKeys:
-		return experiments.NewFieldError("--keys", base.Keys, "the seed's claims are about random keys", allowed)
+		return experiments.NewFieldError("keys", base.Keys, "the seed's claims are about random keys", allowed)
 	}
 	return nil
 }

@@ -50,13 +50,13 @@ func TestSeedClaimsConfigs(t *testing.T) {
 		cfg  experiments.Config
 		flag string
 	}{
-		{experiments.Config{Shards: 4}, "--shards"}, {experiments.Config{Layouts: []string{"hashed"}}, "--layout"}, {experiments.Config{ShardSelect: "mask"}, "--shard-select"},
-		{experiments.Config{BlockRows: 10}, "--block-rows"}, {experiments.Config{Threads: 1}, "--threads"}, {experiments.Config{MaxLoadFactor: 0.9}, "--max-load-factor"},
-		{experiments.Config{Key: "UInt32"}, "--key"}, {experiments.Config{Keys: "sequential"}, "--keys"},
+		{experiments.Config{Shards: 4}, "shards"}, {experiments.Config{Layouts: []string{"hashed"}}, "layouts"}, {experiments.Config{ShardSelect: "mask"}, "shard_select"},
+		{experiments.Config{BlockRows: 10}, "block_rows"}, {experiments.Config{Threads: 1}, "threads"}, {experiments.Config{MaxLoadFactor: 0.9}, "max_load_factor"},
+		{experiments.Config{Key: "UInt32"}, "key"}, {experiments.Config{Keys: "sequential"}, "keys"},
 	} {
 		_, err := sw.Configs(bad.cfg, Options{})
 		var fe *experiments.FieldError
-		if !errors.As(err, &fe) || fe.Flag != bad.flag {
+		if !errors.As(err, &fe) || fe.Field != bad.flag {
 			t.Errorf("seed-claims with %+v: got %v, want a refusal naming %s", bad.cfg, err, bad.flag)
 		}
 	}

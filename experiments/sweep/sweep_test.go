@@ -58,12 +58,12 @@ func TestSweepConfigs(t *testing.T) {
 		opt  Options
 		want string
 	}{
-		{"shards", experiments.Config{Shards: 4}, Options{}, "--shards 4: the shards sweep sets the shard count itself (allowed: --max-shards N)"},
-		{"shards", experiments.Config{}, Options{MaxShards: 200}, "--max-shards 200: out of range (allowed: 1 to 128)"},
-		{"growth", experiments.Config{}, Options{MaxShards: 4}, "--max-shards 4: applies only to the shards sweep (allowed: sweep shards)"},
-		{"types", experiments.Config{Key: "UInt32"}, Options{}, "--key UInt32: the types sweep runs every key type (allowed: no --key)"},
-		{"load-factor", experiments.Config{MaxLoadFactor: 0.7}, Options{}, "--max-load-factor 0.7: the load-factor sweep sets it itself (allowed: no --max-load-factor)"},
-		{"seed-table", experiments.Config{Shards: 300}, Options{}, "--shards 300: out of range (allowed: 1 to 128)"},
+		{"shards", experiments.Config{Shards: 4}, Options{}, "shards 4: the shards sweep sets the shard count itself (allowed: max_shards N)"},
+		{"shards", experiments.Config{}, Options{MaxShards: 200}, "max_shards 200: out of range (allowed: 1 to 128)"},
+		{"growth", experiments.Config{}, Options{MaxShards: 4}, "max_shards 4: applies only to the shards sweep (allowed: sweep shards)"},
+		{"types", experiments.Config{Key: "UInt32"}, Options{}, "key UInt32: the types sweep runs every key type (allowed: no key)"},
+		{"load-factor", experiments.Config{MaxLoadFactor: 0.7}, Options{}, "max_load_factor 0.7: the load-factor sweep sets it itself (allowed: no max_load_factor)"},
+		{"seed-table", experiments.Config{Shards: 300}, Options{}, "shards 300: out of range (allowed: 1 to 128)"},
 	} {
 		s, _ := Find(c.name)
 		_, err := s.Configs(c.base, c.opt)

@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/packlab/packlab/experiments"
+)
+
+// TestErrorsNameTheFlag: the engine's field errors name its fields (their
+// JSON names); the command line prints each with the flag a user types.
+func TestErrorsNameTheFlag(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "keys.tsv")
+	if err := os.WriteFile(file, []byte("id\tprice\n1\t2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		cfg         experiments.Config
+		field, want string
+	}{
+		{experiments.Config{Shards: 500}, "shards", "--shards 500: out of range (allowed: 1 to 128)"},
+		{experiments.Config{Rows: -1}, "rows", "--rows -1: out of range"},
+		{experiments.Config{MaxLoadFactor: 0.3}, "max_load_factor", "--max-load-factor 0.3: out of range (allowed: 0.5 to 0.99)"},
+		{experiments.Config{Layouts: []string{"packed_row"}, Attributes: []string{"UInt16", "Foo"}}, "attributes[1]", "--attributes Foo: unknown type"},
+		{experiments.Config{Source: file, KeyColumn: "0"}, "key_column", "--key-column 0: not allowed (allowed: a position 1 or more, or a header name)"},
+		{experiments.Config{Source: file, ValueColumn: "x", Header: "no"}, "value_column", `--value-column x: a name, but header is "no"`},
+		{experiments.Config{Source: file, Keys: "random"}, "keys", "--keys random: cannot be combined with --source (allowed: one of --keys or --source)"},
+		{experiments.Config{NoRead: true, MissRate: 0.5}, "miss_rate", "--miss-rate 0.5: has no effect with --no-read (allowed: 0 with --no-read)"},
+	} {
+		err := tc.cfg.Validate()
+		var fe *experiments.FieldError
+		if !errors.As(err, &fe) || fe.Field != tc.field {
+			t.Errorf("%+v: %v, want a field error of %s", tc.cfg, err, tc.field)
+			continue
+		}
+		if strings.Contains(err.Error(), "--") {
+			t.Errorf("the engine's error %q names a flag", err)
+		}
+		if got := errorText(err); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%+v: the command line says %q, want %q", tc.cfg, got, tc.want)
+		}
+		// As Main prints it: runContext's error, in words already, once.
+		if got := oneLine(&worded{&experiments.InputError{Err: err}}); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%+v: the command line prints %q, want %q", tc.cfg, got, tc.want)
+		}
+	}
+}
