@@ -137,6 +137,14 @@ func estimate(p parsedConfig, l core.Layout, rows int64) (Estimate, error) {
 		// core.Read lists the map's distinct keys and shuffles them.
 		e.ReadBytes = core.SaturatingMul(distinct, int64(p.key.Size))
 	}
+	if p.row {
+		// A file's cells in the loader's blocks, and the read's copy of the
+		// rows it finds (dict.RowCellsHeapBytes, dict.RowReadCopyBytes).
+		e.LoaderBytes = core.SaturatingAdd(e.LoaderBytes, dict.RowCellsHeapBytes(p.attrs, p.BlockRows, rows))
+		if !p.NoRead {
+			e.ReadBytes = core.SaturatingAdd(e.ReadBytes, dict.RowReadCopyBytes(p.attrs))
+		}
+	}
 	e.PeakBytes = max(core.SaturatingAdd(e.TablePeakBytes, e.LoaderBytes), core.SaturatingAdd(dict.ScaleBytes(e.FinalBytes, f), e.ReadBytes))
 	e.ReloadPeakBytes = dict.ReloadPeak(dict.ScaleBytes(e.FinalBytes, f), core.SaturatingAdd(e.TablePeakBytes, e.LoaderBytes))
 	return e, nil

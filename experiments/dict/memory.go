@@ -118,16 +118,37 @@ func StringArenaBytes(attrs []Attribute, n int64, shards int) int64 {
 	return core.SaturatingMul(ArenaBytes(int64(float64(perShard)*count), total/count), s)
 }
 
+// StringBytes is the bytes of the String values of n rows of attrs, at
+// their mean lengths: what an arena holding them has written.
+func StringBytes(attrs []Attribute, n int64) int64 {
+	var total float64
+	for _, a := range attrs {
+		if a.IsString() {
+			total += float64(a.NonNull(n)) * a.MeanLen()
+		}
+	}
+	return int64(total)
+}
+
 // ClickHouseAttributesMemory is ClickHouseTableMemory for a dictionary of
 // several attributes: each attribute's table's, summed (HASHED_ARRAY's
-// index counted once for each: the figures err high), and the String
+// index once, with the first attribute's array), and the String
 // values' arenas, once in a load and twice in a reload.
 func ClickHouseAttributesMemory(l core.Layout, attrs []Attribute, n int64, opt core.Options, shards int) *ClickHouseMemory {
 	m := ClickHouseTableMemory(ClickHouseTable(l, attrs[0].Type), attrs[0].Type, n, opt, shards)
+	var index *ClickHouseMemory // HASHED_ARRAY's key index: one for every attribute
+	if l == core.LayoutHashedArray {
+		index = ClickHouseTableMemory(l, core.MustType("UInt8"), n, opt, shards)
+	}
 	for _, t := range attrs[1:] {
 		q := ClickHouseTableMemory(ClickHouseTable(l, t.Type), t.Type, n, opt, shards)
 		if m == nil || q == nil {
 			return nil
+		}
+		if index != nil { // the attribute's array alone (less a byte a row)
+			q.SteadyBytes = max(q.SteadyBytes-index.SteadyBytes, 0)
+			q.FirstLoadPeakBytes = max(q.FirstLoadPeakBytes-index.FirstLoadPeakBytes, 0)
+			q.ReloadPeakBytes = max(q.ReloadPeakBytes-index.ReloadPeakBytes, 0)
 		}
 		m.SteadyBytes = core.SaturatingAdd(m.SteadyBytes, q.SteadyBytes)
 		m.FirstLoadPeakBytes = core.SaturatingAdd(m.FirstLoadPeakBytes, q.FirstLoadPeakBytes)
