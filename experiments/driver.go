@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"io"
+	"runtime/debug"
 	"slices"
 	"time"
 
@@ -127,6 +128,7 @@ func (r *DriverRun) WriteFileAttributes(ctx context.Context, dictKeyBytes int, p
 	}
 	r.p.attrs = withFileColumns(r.p.attrs, st)
 	r.Attributes = r.p.attrs
+	debug.FreeOSMemory() // the pass's blocks of cells, before the feed's pass holds its own
 	return nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/dict"
 )
 
 // The feed: a driver's worker (DriverRun.Feed) gets the rows of the run's
@@ -59,7 +60,7 @@ func (typed[K, V]) feed(ctx context.Context, p parsedConfig, pipe io.Writer, fr 
 	collect := !p.NoRead && (!indexed || src.Rows() < 0)
 	tw := &timedWriter{w: pipe, waited: &fr.waitSeconds}
 	fw := &frameWriter{w: bufio.NewWriterSize(tw, 256<<10)}
-	seen, err := feedLoad(ctx, src, fw, fr, collect)
+	seen, err := feedLoad(ctx, src, fw, fr, collect, len(p.spec.Columns))
 	if err != nil {
 		return err
 	}
@@ -91,17 +92,34 @@ func (f *frameWriter) u64(v uint64) error {
 
 // feedLoad streams src's rows as load frames, then the empty frame that
 // ends the load, summing them into fr; with collect it returns the keys
-// too, for the read order of a source that cannot give it.
-func feedLoad[K, V core.Bits](ctx context.Context, src core.Source[K, V], fw *frameWriter, fr *feedReport, collect bool) ([]K, error) {
+// too, for the read order of a source that cannot give it. A source
+// with columns attribute columns (the worker gets them from ClickHouse's
+// source file, not the frames) is read in blocks of at most
+// dict.CellBlockBytes of them: 65,536 rows of 2-6 KB Strings held 1 GB here.
+func feedLoad[K, V core.Bits](ctx context.Context, src core.Source[K, V], fw *frameWriter, fr *feedReport, collect bool, columns int) ([]K, error) {
 	var seen []K
 	var b core.Block[K, V]
+	cells, _ := src.(core.CellSource)
+	if columns == 0 {
+		cells = nil
+	}
+	blockRows := firstBlockRows(cells)
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		t := time.Now()
-		err := src.Next(&b, FrameRows)
+		err := src.Next(&b, min(blockRows, FrameRows))
 		fr.readSeconds += time.Since(t).Seconds()
+		if cells != nil && b.Len() > 0 {
+			var bytes int64
+			for i := range b.Len() {
+				for j := range columns {
+					bytes += int64(len(cells.Cell(i, j)))
+				}
+			}
+			blockRows = dict.CellBlockRows(blockRows, b.Len(), bytes, FrameRows)
+		}
 		if n := b.Len(); n > 0 {
 			for i, k := range b.Keys {
 				fr.sum += core.PairChecksum(k, b.Values[i])

@@ -155,29 +155,19 @@ func (typed[K, V]) scan(ctx context.Context, spec source.Spec, key, value core.T
 	}
 }
 
-// cellBlockBytes bounds the attribute cells a pass over a file holds at
-// once (a block's): 65,536 rows of 2-6 KB Strings held 970 MB in the
-// pre-read, and ran out of memory under ulimit -v 2.6 GB before the guard
-// could answer.
-const cellBlockBytes = 16 << 20
-
 // firstBlockRows is a pass's first block: core's, or a small one when the
 // file has attribute cells, whose size is not known yet.
 func firstBlockRows(cells core.CellSource) int {
 	if cells == nil {
 		return core.DefaultBlockRows
 	}
-	return 1024
+	return dict.FirstCellBlockRows
 }
 
 // nextBlockRows is the next block's rows after one of n rows whose cells
-// took cellBytes: as many as cellBlockBytes holds, up to core's block.
+// took cellBytes (dict.CellBlockRows).
 func nextBlockRows(rows, n int, cellBytes int64) int {
-	if n <= 0 || cellBytes <= 0 {
-		return rows
-	}
-	perRow := max(cellBytes/int64(n), 1)
-	return int(min(max(cellBlockBytes/perRow, 64), int64(core.DefaultBlockRows)))
+	return dict.CellBlockRows(rows, n, cellBytes, core.DefaultBlockRows)
 }
 
 // openSourceOf opens p's source so that ctx stops it: the file handed over

@@ -170,6 +170,14 @@ int worker_main(int argc, char** argv, const char* name, int (*describe)(), int 
   return serve();
 }
 
+void (*before_gone)() = nullptr;
+
+// gone ends a worker whose lab has gone, after before_gone.
+[[noreturn]] static void gone() {
+  if (before_gone) before_gone();
+  std::_Exit(1);
+}
+
 int fail(const std::string& msg) {
   write_line("{\"error\":" + json_string(msg) + "}");
   return 0;
@@ -182,7 +190,7 @@ void read_exact(void* buf, size_t n, const char* what) {
     if (r < 0 && errno == EINTR) continue;
     if (r <= 0) {
       fail(std::string("the lab's stream ended in ") + what + " (the lab has stopped)");
-      std::_Exit(1);
+      gone();
     }
     p += r;
     n -= static_cast<size_t>(r);
@@ -196,7 +204,7 @@ void write_line(const std::string& s) {
   while (n > 0) {
     ssize_t w = ::write(1, p, n);
     if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) std::_Exit(1);  // the lab has gone
+    if (w <= 0) gone();  // the lab has gone
     p += w;
     n -= static_cast<size_t>(w);
   }

@@ -171,6 +171,10 @@ int fail(const std::string& msg);
 // read_exact fills buf from stdin or fails the worker (the lab has gone).
 void read_exact(void* buf, size_t n, const char* what);
 void write_line(const std::string& s);
+// before_gone, when set, runs once before the worker ends because the lab
+// has gone (its stream ended or its pipe broke): packlab-ch removes its
+// run's folder there.
+extern void (*before_gone)();
 int64_t current_rss();        // VmRSS in bytes, from /proc/self/statm
 int64_t status_hwm();         // VmHWM in bytes, from /proc/self/status
 bool reset_peak();            // VmHWM back to VmRSS (clear_refs 5)

@@ -216,9 +216,11 @@ func fillClickHouseModel(res *result.Result, d dict.ClickHouseDictionary, attrs 
 }
 
 // clickHouseBaselineBytes is packlab-ch's RSS with ClickHouse started,
-// before the dictionary loads (measured here: 210-260 MB for chDB 26.7,
-// most of it the library's mapped code): the guard adds it to a run.
-const clickHouseBaselineBytes = 300 << 20
+// before the dictionary loads, and what its read's Memory table and
+// queries add (measured here, 6 Dec 2026: 203-213 MB before the load, a
+// peak of 230-245 MB over loads of 1e5 rows whose tables hold 8-17 MB; chDB
+// 26.7, most of it the library's mapped code): the guard adds it to a run.
+const clickHouseBaselineBytes = 224 << 20
 
 // Estimate is the guard's prediction of a ClickHouse run: the
 // dictionary's first-load peak by ClickHouse's growth (dict.ClickHouseTableMemory:
@@ -236,7 +238,7 @@ func (Driver) Estimate(r *experiments.DriverRun, rows int64) experiments.Estimat
 	final := dict.AttributesBytes(d, r.Key.Name, r.Attributes, distinct, rows, opt, c.Shards)
 	// The run reloads once: the serving dictionary beside a new one at its
 	// first-load peak; with several attributes, each attribute's table's
-	// (HASHED_ARRAY's index counted once for each: the guard errs high).
+	// (HASHED_ARRAY's index once).
 	peak := core.SaturatingMul(final, 3)
 	if span, ok := flatKeySpan(r.Source, rows); d.Flat() && ok {
 		m := dict.FlatMemory(r.Attributes, span, distinct)
@@ -244,12 +246,22 @@ func (Driver) Estimate(r *experiments.DriverRun, rows int64) experiments.Estimat
 	} else if m := dict.ClickHouseAttributesMemory(d.Model, r.Attributes, distinct, opt, c.Shards); m != nil && !d.ComplexKey {
 		peak = max(m.ReloadPeakBytes, final)
 	}
+	// RSS holds what was written of the String arenas: a chunk's unwritten
+	// tail is never touched (bytes_allocated counts whole chunks), and a
+	// reload holds two arenas.
+	if unwritten := dict.StringArenaBytes(r.Attributes, distinct, c.Shards) - dict.StringBytes(r.Attributes, distinct); unwritten > 0 {
+		final = max(final-unwritten, 0)
+		peak = max(peak-2*unwritten, final)
+	}
 	e := experiments.Estimate{
 		Layout: d.Name, Rows: rows, Distinct: distinct,
 		FinalBytes:      final,
 		TablePeakBytes:  peak,
 		AllocatorFactor: 1,
-		LoaderBytes:     core.SaturatingAdd(clickHouseBaselineBytes, int64(experiments.FrameRows*(r.Key.Size+r.Value.Size))),
+		// The lab's side: its frames, and a file's cells in the blocks it
+		// feeds and writes ClickHouse's source from (as a row layout's load holds them).
+		LoaderBytes: core.SaturatingAdd(core.SaturatingAdd(clickHouseBaselineBytes, int64(experiments.FrameRows*(r.Key.Size+r.Value.Size))),
+			dict.RowCellsHeapBytes(r.Attributes, experiments.FrameRows, rows)),
 		ReloadPeakBytes: dict.ReloadPeak(final, peak),
 		Estimated:       true,
 	}

@@ -17,7 +17,7 @@ func ComplexKeyPartsBytes(d ClickHouseDictionary, keyBytes int, attrs []Attribut
 		opt.MaxLoadFactor = 0
 	}
 	if shards <= 1 && rows > 0 {
-		opt.Reserve = rows // see clickHouseReserves
+		opt.Reserve = FileReserve(d, distinct, rows) // see clickHouseReserves
 	}
 	key := core.Type{Name: "key", Size: keyBytes, Align: 8, Kind: core.KindUnsigned}
 	return complexKeyAttributesBytes(d, key, attrs, distinct, opt, shards)

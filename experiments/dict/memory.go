@@ -118,16 +118,37 @@ func StringArenaBytes(attrs []Attribute, n int64, shards int) int64 {
 	return core.SaturatingMul(ArenaBytes(int64(float64(perShard)*count), total/count), s)
 }
 
+// StringBytes is the bytes of the String values of n rows of attrs, at
+// their mean lengths: what an arena holding them has written.
+func StringBytes(attrs []Attribute, n int64) int64 {
+	var total float64
+	for _, a := range attrs {
+		if a.IsString() {
+			total += float64(a.NonNull(n)) * a.MeanLen()
+		}
+	}
+	return int64(total)
+}
+
 // ClickHouseAttributesMemory is ClickHouseTableMemory for a dictionary of
 // several attributes: each attribute's table's, summed (HASHED_ARRAY's
-// index counted once for each: the figures err high), and the String
+// index once, with the first attribute's array), and the String
 // values' arenas, once in a load and twice in a reload.
 func ClickHouseAttributesMemory(l core.Layout, attrs []Attribute, n int64, opt core.Options, shards int) *ClickHouseMemory {
 	m := ClickHouseTableMemory(ClickHouseTable(l, attrs[0].Type), attrs[0].Type, n, opt, shards)
+	var index *ClickHouseMemory // HASHED_ARRAY's key index: one for every attribute
+	if l == core.LayoutHashedArray {
+		index = ClickHouseTableMemory(l, core.MustType("UInt8"), n, opt, shards)
+	}
 	for _, t := range attrs[1:] {
 		q := ClickHouseTableMemory(ClickHouseTable(l, t.Type), t.Type, n, opt, shards)
 		if m == nil || q == nil {
 			return nil
+		}
+		if index != nil { // the attribute's array alone (less a byte a row)
+			q.SteadyBytes = max(q.SteadyBytes-index.SteadyBytes, 0)
+			q.FirstLoadPeakBytes = max(q.FirstLoadPeakBytes-index.FirstLoadPeakBytes, 0)
+			q.ReloadPeakBytes = max(q.ReloadPeakBytes-index.ReloadPeakBytes, 0)
 		}
 		m.SteadyBytes = core.SaturatingAdd(m.SteadyBytes, q.SteadyBytes)
 		m.FirstLoadPeakBytes = core.SaturatingAdd(m.FirstLoadPeakBytes, q.FirstLoadPeakBytes)
@@ -388,18 +409,74 @@ func (d ClickHouseDictionary) Table(value core.Type) core.Layout {
 	return ClickHouseTable(d.Model, value)
 }
 
-// clickHouseReserves: with one shard and a FILE source, ClickHouse 26.7's
-// table ends at the smallest power of two of cells that holds the rows
-// under the max load factor, as a table reserved for them would: measured
-// here through the lab, <UInt64,UInt16> HASHED holds 2^16 cells at 30,000
-// rows, 2^17 at 50,000, 2^18 at 100,000, 2^19 at 140,000, where its grower
-// alone (x4 below 2^19 cells) gives 2^18 at 50,000 and 2^20 at 140,000;
-// HASHED_ARRAY's key index the same. Its RSS right after the load is about
-// twice the table all the same (freed buffers jemalloc still holds), so it
-// is not a table reserved up front; how it gets there was not traced in
-// ClickHouse's source. Sharded tables follow the grower to the byte
-// (SHARDS 4 at 1e6).
+// clickHouseReserves: with one shard, ClickHouse reserves its table block
+// by block as it loads. Its FILE source reads blocks of 8,192 rows
+// (FileDictionarySource.cpp: static max_block_size = 8192), and before each
+// block HASHED and SPARSE_HASHED reserve every attribute's table for the
+// block's rows plus the keys it already holds (HashedDictionary.h,
+// loadData and resize: reserve(block.rows() + container.size()), skipped
+// when sharded), HashTableGrowerWithPrecalculationAndMaxLoadFactor::set
+// sizing it: 2^(floor(log2(n-1))+1) cells, doubled while their max load
+// factor holds fewer than n. With distinct keys the last block's
+// reservation is every row (<UInt64,UInt16> HASHED: 2^16 cells at 30,000
+// rows, 2^17 at 50,000, 2^19 at 140,000, where its grower alone gives 2^20);
+// with repeated keys it is a block beside the keys seen so far: 256 UInt8
+// or Int8 keys hold 2^14 cells at 5,000 to 10,000 rows (set(8,192)) and 2^15
+// from 20,000 rows on (set(8,192 + 256)), whatever the rows.
+// HASHED_ARRAY reserves its key index for the rows read so far
+// (HashedArrayDictionary.cpp: resize(total_rows)), so for every row.
+// Its RSS right after the load is about twice the table all the same
+// (freed buffers jemalloc still holds). Sharded tables follow the grower
+// to the byte (SHARDS 4 at 1e6).
 //
+// FileReserve is what ClickHouse's table of d ends reserved for when one
+// shard loads rows rows holding distinct keys from the FILE source.
+// Repeated keys are taken as drawn uniformly from a domain D (distinct =
+// D(1 - e^(-rows/D))), so that d(n) keys are held after n rows.
+func FileReserve(d ClickHouseDictionary, distinct, rows int64) int64 {
+	if d.Model == core.LayoutHashedArray || distinct >= rows || rows <= fileSourceBlockRows {
+		return rows
+	}
+	seen := distinctAfter(distinct, rows)
+	last := rows % fileSourceBlockRows
+	if last == 0 {
+		last = fileSourceBlockRows
+	}
+	// The largest reservation: the last full block's, or the last's.
+	full := rows - last
+	r := last + seen(full)
+	if full >= fileSourceBlockRows {
+		r = max(r, fileSourceBlockRows+seen(full-fileSourceBlockRows))
+	}
+	return min(r, rows)
+}
+
+// fileSourceBlockRows is the rows of a block ClickHouse's FILE dictionary
+// source reads (FileDictionarySource.cpp's max_block_size).
+const fileSourceBlockRows = 8192
+
+// distinctAfter is the distinct keys held after n of rows rows that hold
+// distinct keys in all, the keys drawn uniformly from a domain the two fix.
+func distinctAfter(distinct, rows int64) func(n int64) int64 {
+	f := func(d float64) float64 { return d * -math.Expm1(-float64(rows)/d) }
+	lo, hi := float64(distinct), float64(distinct)
+	for f(hi) < float64(distinct) && hi < 1e30 {
+		hi *= 2
+	}
+	for range 100 {
+		mid := (lo + hi) / 2
+		if f(mid) < float64(distinct) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	domain := hi
+	return func(n int64) int64 {
+		return min(int64(math.Round(domain*-math.Expm1(-float64(n)/domain))), distinct, n)
+	}
+}
+
 // ModelBytes is packlab's figure for ClickHouse dictionary d
 // holding distinct keys of keyType with values of value: for a simple key,
 // core's table of the same shape with a UInt64 key (what ClickHouse keeps);
@@ -417,7 +494,7 @@ func ModelBytes(d ClickHouseDictionary, keyType string, value core.Type, distinc
 		opt.MaxLoadFactor = 0
 	}
 	if shards <= 1 && rows > 0 {
-		opt.Reserve = rows // see clickHouseReserves
+		opt.Reserve = FileReserve(d, distinct, rows) // see clickHouseReserves
 	}
 	key, err := core.ParseType(keyType)
 	if err != nil {
@@ -434,7 +511,7 @@ func Predict(d ClickHouseDictionary, attrs []Attribute, distinct, rows int64, op
 		opt.MaxLoadFactor = 0
 	}
 	if shards <= 1 && rows > 0 {
-		opt.Reserve = rows // see clickHouseReserves
+		opt.Reserve = FileReserve(d, distinct, rows) // see clickHouseReserves
 	}
 	return AttributesPrediction(d.Model, core.MustType("UInt64"), attrs, distinct, opt, shards)
 }
@@ -452,7 +529,7 @@ func AttributesBytes(d ClickHouseDictionary, keyType string, attrs []Attribute, 
 			return 0
 		}
 		if shards <= 1 && rows > 0 {
-			opt.Reserve = rows // see clickHouseReserves
+			opt.Reserve = FileReserve(d, distinct, rows) // see clickHouseReserves
 		}
 		return complexKeyAttributesBytes(d, key, attrs, distinct, opt, shards)
 	}

@@ -52,6 +52,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <chrono>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
@@ -83,16 +84,44 @@ constexpr const char* kReadTable = "packlab_read";
 std::string g_dir;  // the run's folder, removed at exit
 chdb_connection g_conn = nullptr;
 
+// remove_folder removes the run's folder, once whichever thread asks.
+void remove_folder() {
+  static std::atomic<bool> removed{false};
+  if (g_dir.empty() || removed.exchange(true)) return;
+  std::error_code ec;
+  std::filesystem::remove_all(g_dir, ec);
+}
+
 // finish removes the run's folder and ends the process now: ClickHouse's
 // static destructors and background threads have nothing to do for a
 // worker that is done.
 [[noreturn]] void finish(int code) {
-  if (!g_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::remove_all(g_dir, ec);
-  }
+  remove_folder();
   std::fflush(stdout);
   std::_Exit(code);
+}
+
+// watch_lab ends the worker, its folder removed, once the lab that started
+// it has gone, whatever the worker is doing: a lab killed with SIGKILL
+// during a load left the folder (80 MB and more) while ClickHouse went on
+// loading, and a write to its broken pipe killed the worker by SIGPIPE
+// (now ignored: the write fails, and refs::before_gone removes the folder).
+// The lab's process id is polled every 100 ms rather than asked of the
+// kernel (PR_SET_PDEATHSIG): that fires when the thread that started the
+// worker ends, and the Go runtime ends threads of a living lab.
+void watch_lab() {
+  const pid_t lab = ::getppid();
+  refs::before_gone = remove_folder;
+  signal(SIGPIPE, SIG_IGN);
+  std::thread([lab] {
+    for (;;) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      if (::getppid() != lab) {
+        remove_folder();
+        std::_Exit(1);
+      }
+    }
+  }).detach();
 }
 
 [[noreturn]] void die(const std::string& msg) {
@@ -367,6 +396,7 @@ struct Sampler {
 int serve() {
   Job job = parse_job();
   g_dir = job.dir;
+  watch_lab();
   const std::string files = job.dir + "/files";
   if (::mkdir(files.c_str(), 0700) != 0 && errno != EEXIST) die("making " + files + ": " + std::strerror(errno));
 
