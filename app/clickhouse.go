@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/fault"
+	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/server"
 	"github.com/packlab/packlab/experiments/usecase"
 )
