@@ -365,7 +365,7 @@ func checkFamilies(t *testing.T, bin, display, tmp string, script []byte, result
 		t.Fatalf("the families phase: %s (banner %q, estimate %q, run error %q, steps %+v)", r.Error, r.Banner, r.Estimate, r.RunError, r.Steps)
 	}
 	f := r.Families
-	if a := f.Attr; a.Error == "" || strings.Contains(a.Error, "--") || !strings.Contains(a.Error, "ticked: ch_hashed, ch_sparse_hashed") ||
+	if a := f.Attr; a.Error == "" || strings.Contains(a.Error, "--") || !strings.Contains(a.Error, "e.g. ticking ch_hashed,ch_sparse_hashed") ||
 		a.KeyAfter < a.KeyBefore-1 || a.SideScroll > a.SideClient {
 		t.Errorf("+ attribute beside hashed: error %q, the key type %d px wide before and %d after, the sidebar %d px of content in %d (wider: %q); want the form's words (no flag) and the sidebar as it was",
 			a.Error, a.KeyBefore, a.KeyAfter, a.SideScroll, a.SideClient, f.Wide)

@@ -25,7 +25,7 @@ func formPlan(d planner.PlanDetails) planner.PlanDetails {
 	for _, s := range []*string{&d.Headline, &d.Answer, &d.Rule, &d.TableTitle} {
 		*s = formWords(*s)
 	}
-	d.RunnersUp, d.RuledOut, d.HowMade = formLines(d.RunnersUp), formLines(d.RuledOut), formLines(d.HowMade)
+	d.RunnersUp, d.RuledOut, d.HowMade, d.Front = formLines(d.RunnersUp), formLines(d.RuledOut), formLines(d.HowMade), formLines(d.Front)
 	d.Answers = append([]planner.PlanAnswer(nil), d.Answers...)
 	for i := range d.Answers {
 		a := &d.Answers[i]

@@ -99,7 +99,6 @@ func TestClickHouseAgreesWithTheModels(t *testing.T) {
 		{1_000_000, []string{"ch_hashed", "ch_complex_key_hashed", "ch_complex_key_sparse_hashed"}, "UInt128", 1, 0, 0.01, nil},
 		{1_000_000, []string{"ch_hashed", "ch_sparse_hashed", "ch_hashed_array"}, "UInt64", 1, 0, 0.001, threeAttributes},
 		{1_000_000, []string{"ch_hashed", "ch_sparse_hashed", "ch_hashed_array"}, "UInt64", 4, 0, 0.001, threeAttributes},
-		{10_000_000, []string{"ch_hashed", "ch_sparse_hashed"}, "UInt64", 1, 0, 0.001, threeAttributes},
 		{100_000, []string{"ch_hashed", "ch_hashed_array"}, "UInt64", 1, 0, 0.01, []string{"country:UInt16", "plan:UInt32", "score:Float64"}},
 		{1_000_000, []string{"ch_hashed", "ch_sparse_hashed", "ch_hashed_array"}, "UInt64", 1, 0, 0.005, stringAttributes},
 		{1_000_000, []string{"ch_hashed", "ch_sparse_hashed", "ch_hashed_array"}, "UInt64", 4, 0, 0.005, stringAttributes},
