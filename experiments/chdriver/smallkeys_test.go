@@ -20,6 +20,7 @@ func TestClickHouseSmallKeysModel(t *testing.T) {
 		key, keys string
 		rows      int64
 	}{
+		{"UInt8", "random", 1_000},   // one block: reserved for the rows
 		{"Int8", "random", 10_000},   // 2^14 cells: set(8,192)
 		{"UInt8", "random", 100_000}, // 2^15 cells: set(8,192 + 256)
 		{"UInt64", "range:1000", 100_000},
