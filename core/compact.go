@@ -282,11 +282,18 @@ func (g compactGeo) bytes() uintptr {
 
 // compactNextSlots is the growth rule: the home slots after m.
 func compactNextSlots(m uint64) uint64 {
-	if m < compactFastSlots {
+	return growRatio(m, compactFastSlots, compactGrowNum, compactGrowDen)
+}
+
+// growRatio is the growth rule of the tables that grow by a ratio (compact,
+// iceberg): m doubled below fast, else m x num/den rounded up, without
+// overflow.
+func growRatio(m, fast, num, den uint64) uint64 {
+	if m < fast {
 		return 2 * m
 	}
-	hi, lo := bits.Mul64(m, compactGrowNum)
-	q, rem := bits.Div64(hi, lo, compactGrowDen)
+	hi, lo := bits.Mul64(m, num)
+	q, rem := bits.Div64(hi, lo, den)
 	if rem != 0 {
 		q++
 	}

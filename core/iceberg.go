@@ -283,15 +283,7 @@ func icebergBackSlots(m, c uint64, mlf float64) uint64 {
 
 // icebergNextBuckets is the growth rule: the front buckets after m.
 func icebergNextBuckets(m uint64) uint64 {
-	if m < icebergFastBuckets {
-		return 2 * m
-	}
-	hi, lo := bits.Mul64(m, icebergGrowNum)
-	q, r := bits.Div64(hi, lo, icebergGrowDen)
-	if r != 0 {
-		q++
-	}
-	return q
+	return growRatio(m, icebergFastBuckets, icebergGrowNum, icebergGrowDen)
 }
 
 // icebergBucketsFor replays the growth rule: the front buckets of a table
