@@ -216,7 +216,7 @@ func (l *Lab) Plan(f PlanForm) (PlanView, error) {
 		v.Chart = ChartView{Kind: c.Kind, Title: c.Title, Option: c.Option}
 	}
 	if c, err := report.PlanFrontChart(plan); err != nil {
-		v.Front = ChartView{Kind: report.PlanFrontChartKind, Empty: true, Note: "no setup has its speeds measured yet: tick “measure missing speeds first”"}
+		v.Front = ChartView{Kind: report.PlanFrontChartKind, Empty: true, Note: "no setup has its load and read speeds measured for this plan yet: runs of these key and value types where the table will run give them (the native app’s “measure missing speeds first” measures them)"}
 	} else {
 		v.Front = ChartView{Kind: c.Kind, Title: c.Title, Option: c.Option}
 	}
