@@ -51,6 +51,10 @@ func tail(s string, n int) string {
 	return s
 }
 
+// PID is the server's process id: a test reads the server's memory from
+// /proc (VmRSS, and VmHWM after a reset through clear_refs).
+func (n *Node) PID() int { return n.cmd.Process.Pid }
+
 // NativeURL is the node's address for the native protocol.
 func (n *Node) NativeURL() string { return fmt.Sprintf("clickhouse://127.0.0.1:%d", n.TCPPort) }
 
