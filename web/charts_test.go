@@ -12,7 +12,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/planner"
 	"github.com/packlab/packlab/experiments/report"
 	"github.com/packlab/packlab/experiments/result"
 )
@@ -73,13 +75,32 @@ func TestChartsFitTheirBox(t *testing.T) {
 	// desktop window at 1360 px and in the browser at 1440 and 1600 px;
 	// the chart area is 430 px high less its insets. Every chart: at 1280
 	// the padding chart's measured figures and its axis' name were cut.
+	names, _ := json.Marshal(core.TypeNames())
+	typeNames := string(names)
+	var all []report.Chart
+	for _, kind := range report.ChartKinds() {
+		c, err := report.BuildChart(kind, results)
+		if err != nil {
+			t.Errorf("chart %s: %v", kind, err)
+			continue
+		}
+		all = append(all, c)
+	}
+	// The Plan tab's memory chart, for 1e9 rows in 24 GiB with these results
+	// as its history (its title and notes were clipped once).
+	plan, err := planner.MakePlan(planner.PlanRequest{Rows: 1e9, MemoryBytes: 24 << 30}, results,
+		planner.PlanMachine{AvailableBytes: 24 << 30, TotalBytes: 24 << 30, Cores: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := report.PlanChart(plan, results); err != nil {
+		t.Errorf("the Plan chart: %v", err)
+	} else {
+		all = append(all, c)
+	}
 	for _, size := range []struct{ w, h int }{{882, 414}, {964, 414}, {1044, 414}, {1204, 414}} {
-		for _, kind := range report.ChartKinds() {
-			c, err := report.BuildChart(kind, results)
-			if err != nil {
-				t.Errorf("chart %s: %v", kind, err)
-				continue
-			}
+		for _, c := range all {
+			kind := c.Kind
 			script := fmt.Sprintf(`(() => {
 				document.body.innerHTML = '<div id="c" style="position:absolute;left:0;top:0;width:%dpx;height:%dpx"></div>';
 				const box = document.getElementById("c");
@@ -105,9 +126,20 @@ func TestChartsFitTheirBox(t *testing.T) {
 					}
 					seen.push([t.textContent, b]);
 				}
+				// The padding chart names every type on both axes and puts a
+				// figure in each of its 15x15 cells: none is dropped.
+				if (%q === "padding-waste") {
+					const texts = Array.from(box.querySelectorAll("text")).map((t) => t.textContent);
+					for (const name of %s) {
+						const n = texts.filter((x) => x === name).length;
+						if (n < 2) out.push(name + " named on " + n + " of the two axes");
+					}
+					const figures = texts.filter((x) => /^\d+(\.\d)?$/.test(x)).length;
+					if (figures < 225) out.push(figures + " cells' figures of 225");
+				}
 				chart.dispose();
 				return out;
-			})()`, size.w, size.h, c.Option)
+			})()`, size.w, size.h, c.Option, kind, typeNames)
 			if cut := eval[[]string](t, ctx, script); len(cut) > 0 {
 				b, _ := json.Marshal(cut)
 				t.Errorf("chart %s at %dx%d: text outside the chart (cut off) or on other text: %s", kind, size.w, size.h, b)
