@@ -370,6 +370,15 @@
     renderChart(state.chartKind);
   }
 
+  // figureCell is a table's cell; a figure with its range, "0.063
+  // (0.061–0.070)", may break before the range (and nowhere else), so that
+  // a table of repeated runs keeps its columns in its card at 1280 px.
+  function figureCell(text, numeric) {
+    const m = numeric && /^(\S+(?: \S+)?) (\(.+\))$/.exec(text);
+    if (!m) return el("td", { class: numeric ? "num" : "", text });
+    return el("td", { class: "num split" }, el("span", { text: m[1] }), " ", el("span", { text: m[2] }));
+  }
+
   function gridTable(table, opts) {
     opts = opts || {};
     if (!table.rows.length) return el("div", { class: "empty", text: opts.empty || "Nothing to show." });
@@ -384,7 +393,7 @@
         type: "checkbox", checked: opts.selected.has(r.id), "aria-label": "select " + r.id,
         onchange: (e) => opts.onToggle(r.id, e.target.checked),
       })) : null,
-      ...r.cells.map((c, i) => el("td", { class: table.columns[i].numeric ? "num" : "", text: c }))));
+      ...r.cells.map((c, i) => figureCell(c, table.columns[i].numeric))));
     return el("table", { class: "grid", id: opts.id }, el("thead", {}, head), el("tbody", {}, ...body));
   }
 
