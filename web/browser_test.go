@@ -494,11 +494,12 @@ func TestBrowserLab(t *testing.T) {
 	// Every result so far compared at once (rows and types in their
 	// settings): the table still keeps every column in its card.
 	do(t, ctx, `document.querySelector('#viewtabs button[data-view="history"]').click();
-		const all = document.querySelector('#history-grid thead input[type=checkbox]'); if (!all.checked) all.click()`)
+		{ const all = document.querySelector('#history-grid thead input[type=checkbox]'); if (!all.checked) all.click(); }`)
 	waitFor(t, ctx, "compare enabled", `!document.getElementById("hist-compare").disabled`, 10*time.Second)
 	do(t, ctx, `document.getElementById("hist-compare").click()`)
 	waitFor(t, ctx, "every result compared", `document.querySelectorAll("#results-grid tbody tr").length === `+strconv.Itoa(historyCount(t, ctx)), 20*time.Second)
 	checkResultsFit(t, ctx, "with every result compared")
+	do(t, ctx, `{ const all = document.querySelector('#history-grid thead input[type=checkbox]'); if (all.checked) all.click(); }`)
 	if _, err := chromedp.Run(ctx, chromedp.EmulateViewport(1440, 1000)); err != nil {
 		t.Fatal(err)
 	}
@@ -576,10 +577,23 @@ func TestBrowserLab(t *testing.T) {
 	type lead struct {
 		First   string
 		Answers []string
+		Lines   []string
+		Colours []string
 	}
-	if l := eval[lead](t, ctx, `({First: document.querySelector("#plan-out > .card").id,
-		Answers: Array.from(document.querySelectorAll("#plan-answer .plan-answer-item")).map((e) => e.dataset.answer)})`); l.First != "plan-answer" || !slices.Equal(l.Answers, []string{"clickhouse", "go"}) {
+	l := eval[lead](t, ctx, `(() => { const v = document.getElementById("plan-verdict");
+		const lines = v.innerText.split("\n").filter((x) => x.trim() !== "");
+		return {First: document.querySelector("#plan-out > .card").id,
+		Answers: Array.from(document.querySelectorAll("#plan-answer .plan-answer-item")).map((e) => e.dataset.answer),
+		Lines: lines, Colours: lines.length === v.children.length ? Array.from(v.children).map((e) => getComputedStyle(e).color) : []}; })()`)
+	if l.First != "plan-answer" || !slices.Equal(l.Answers, []string{"clickhouse", "go"}) {
 		t.Errorf("the Plan tab leads with %q, its answers %q; want the answers' card first, ClickHouse's then Go's", l.First, l.Answers)
+	}
+	// The two answers' lines are two lines on screen (they ran together,
+	// "... at a reload In Go ..."), each in its colour: here ClickHouse's
+	// does not fit in 24 GiB (red) and Go's does (green).
+	if len(l.Lines) != 2 || !strings.HasPrefix(l.Lines[0], "In ClickHouse") || !strings.HasPrefix(l.Lines[1], "In Go") ||
+		len(l.Colours) != 2 || strings.Contains(l.Lines[0], "does not fit") == (l.Colours[0] == "rgb(31, 138, 76)") || l.Colours[1] != "rgb(31, 138, 76)" {
+		t.Errorf("the Plan's answers read %q in colours %q; want ClickHouse's line then Go's, each in the colour of its fit (green rgb(31, 138, 76) where it fits)", l.Lines, l.Colours)
 	}
 	// History with a job open: its results scroll in their own box, and the
 	// jobs' table (its results count at the right) stays the card's width.
@@ -1165,5 +1179,16 @@ func checkFit(t *testing.T, ctx context.Context, when string) {
 	eval[bool](t, ctx, `new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))`, chromedp.EvalAwaitPromise)
 	for _, p := range eval[[]string](t, ctx, fitJS) {
 		t.Errorf("at 1280x800 %s: %s", when, p)
+	}
+	// PACKLAB_FIT_SHOTS=dir keeps what the check saw, a PNG a check, to
+	// look at.
+	if dir := os.Getenv("PACKLAB_FIT_SHOTS"); dir != "" {
+		shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, strings.ReplaceAll(when, " ", "-")+".png"), shot, 0o644)
+		}
+		if err != nil {
+			t.Errorf("keeping the fit check's picture: %v", err)
+		}
 	}
 }

@@ -797,7 +797,11 @@
     // fits and by how much, its figures and its CREATE DICTIONARY or Go code.
     const kids = [
       el("div", { class: "muted", text: v.headline }),
-      el("div", { class: "verdict", id: "plan-verdict", text: (v.answers || []).map((a) => a.line).join("\n") || v.answer }),
+      // A line an answer, each in its own colour: ClickHouse's may not fit
+      // where Go's does.
+      v.answers && v.answers.length
+        ? el("div", { class: "verdict", id: "plan-verdict" }, ...v.answers.map((a) => el("div", { class: "answer-line " + (a.fits ? "fits" : "refused"), text: a.line })))
+        : el("div", { class: "verdict", id: "plan-verdict", text: v.answer }),
     ];
     for (const a of v.answers || []) {
       kids.push(el("div", { class: "plan-answer-item " + (a.fits ? "fits" : "refused"), id: "plan-answer-" + a.for, "data-answer": a.for },
