@@ -585,6 +585,15 @@ func TestBrowserLab(t *testing.T) {
 		return {First: document.querySelector("#plan-out > .card").id,
 		Answers: Array.from(document.querySelectorAll("#plan-answer .plan-answer-item")).map((e) => e.dataset.answer),
 		Lines: lines, Colours: lines.length === v.children.length ? Array.from(v.children).map((e) => getComputedStyle(e).color) : []}; })()`)
+	// No heading of the answers says what another already says (each
+	// snippet's repeated its item's: "In ClickHouse 26.7: SPARSE_HASHED(...)"
+	// twice).
+	heads := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("#plan-answer h3")).map((h) => h.textContent)`)
+	for i, h := range heads {
+		if slices.Contains(heads[:i], h) {
+			t.Errorf("the Plan's answers say %q twice (headings %q)", h, heads)
+		}
+	}
 	if l.First != "plan-answer" || !slices.Equal(l.Answers, []string{"clickhouse", "go"}) {
 		t.Errorf("the Plan tab leads with %q, its answers %q; want the answers' card first, ClickHouse's then Go's", l.First, l.Answers)
 	}

@@ -775,7 +775,7 @@
   }
 
   function snippetBox(sn) {
-    const box = el("div", { class: "snippet" }, el("h3", { text: sn.title }));
+    const box = el("div", { class: "snippet" }, sn.title ? el("h3", { text: sn.title }) : null);
     if (sn.text) {
       box.append(el("pre", {}, el("code", { class: "lang-" + sn.lang, text: sn.text })),
         el("button", { type: "button", class: "small", text: "Copy", onclick: (e) => {
@@ -807,7 +807,9 @@
       kids.push(el("div", { class: "plan-answer-item " + (a.fits ? "fits" : "refused"), id: "plan-answer-" + a.for, "data-answer": a.for },
         el("h3", { text: a.title + ": " + a.setup }),
         el("ul", {}, ...a.lines.map((l) => el("li", { text: l }))),
-        snippetBox(a.snippet)));
+        // The item's heading names the setup: the snippet's says what the
+        // code is (its own title repeated the item's, word for word).
+        snippetBox(Object.assign({}, a.snippet, { title: !a.snippet.text ? "" : a.snippet.lang === "sql" ? "CREATE DICTIONARY" : "Go code" }))));
     }
     if (v.runners_up && v.runners_up.length) {
       kids.push(el("h3", { text: "Runners-up, and why each lost" }), el("ul", { id: "plan-runners-up" }, ...v.runners_up.map((l) => el("li", { text: l }))));
