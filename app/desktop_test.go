@@ -50,6 +50,7 @@ type smokeReport struct {
 	SourceError    string `json:"source_error"`
 	CancelProgress struct {
 		Rows, Rate, ETA, RSS, Bar string
+		Cut                       []string
 	} `json:"cancel_progress"`
 	CancelMs      int64      `json:"cancel_ms"`
 	CancelTitle   string     `json:"cancel_title"`
@@ -124,6 +125,8 @@ type smokeReport struct {
 		Wide          []string          `json:"wide"`
 		Before, After string
 		Link          bool
+		Tops          []int `json:"tops"`
+		Table         []int `json:"table"`
 		Attr          struct {
 			Error      string `json:"error"`
 			KeyBefore  int    `json:"key_before"`
@@ -132,6 +135,10 @@ type smokeReport struct {
 			SideClient int    `json:"side_client"`
 		} `json:"attr"`
 	} `json:"families"`
+	Threads struct {
+		Settings []string `json:"settings"`
+		Table    []int    `json:"table"`
+	} `json:"threads"`
 	References struct {
 		Names    []string `json:"names"`
 		Disabled int      `json:"disabled"`
@@ -237,7 +244,7 @@ func TestDesktopSmoke(t *testing.T) {
 		return string(out)
 	}
 	cli("sweep", "types", "--layout", "packed", "--rows", "1e3", "--in-process", "--format", "csv")
-	cli("run", "--layout", "sparse", "--rows", "1e4", "--format", "csv")
+	cli("run", "--layout", "sparse", "--rows", "1e4", "--threads", "1", "--format", "csv")
 	if md := cli("report", "--format", "markdown"); tableRows(md) != 1 || !strings.Contains(md, "| sparse ") {
 		t.Errorf("after a sweep and a run, packlab report writes\n%s\nwant the run's one result", md)
 	}
@@ -281,6 +288,12 @@ func TestDesktopSmoke(t *testing.T) {
 		len(p.RuledOut) == 0 || len(p.Snippets) < 2 || !strings.Contains(strings.Join(p.Snippets, "\n"), "CREATE DICTIONARY") {
 		t.Errorf("the Plan tab shows verdict %q, %d ruled out, %d table rows, %d snippets, a chart of %d inked pixels; want an answer that fits 24 GiB, the layouts ruled out, the setups, CREATE DICTIONARY and Go, and a drawn chart",
 			p.Verdict, len(p.RuledOut), p.Rows, len(p.Snippets), p.ChartInk)
+	}
+	// The desktop's runs beside the command line's of one thread: the
+	// table names the threads and keeps every column in its card.
+	t.Logf("hashed and packed beside sparse with --threads 1: %q, the table %v px (content, card)", r2.Threads.Settings, r2.Threads.Table)
+	if th := r2.Threads; !strings.Contains(strings.Join(th.Settings, " "), "threads 1") || len(th.Table) != 2 || th.Table[0] > th.Table[1] {
+		t.Errorf("hashed and packed beside sparse with --threads 1: settings %q, the table %v px (content, card); want the threads named and every column in the card", th.Settings, th.Table)
 	}
 	// Its calibration shows in the progress card and stops on Cancel.
 	if c := r2.Calibration; !c.RunDisabled || !strings.Contains(c.Phase, "before loading") || c.After != "Calibration stopped" ||
@@ -369,6 +382,12 @@ func checkFamilies(t *testing.T, bin, display, tmp string, script []byte, result
 		a.KeyAfter < a.KeyBefore-1 || a.SideScroll > a.SideClient {
 		t.Errorf("+ attribute beside hashed: error %q, the key type %d px wide before and %d after, the sidebar %d px of content in %d (wider: %q); want the form's words (no flag) and the sidebar as it was",
 			a.Error, a.KeyBefore, a.KeyAfter, a.SideScroll, a.SideClient, f.Wide)
+	}
+	if len(f.Tops) != 2 || f.Tops[0] != f.Tops[1] {
+		t.Errorf("the key type's and the value type's selects are at y %v: want them side by side", f.Tops)
+	}
+	if len(f.Table) == 2 && f.Table[0] > f.Table[1] {
+		t.Errorf("the results of ch_hashed and boost_flat are %d px wide in a %d px card: their last columns off it", f.Table[0], f.Table[1])
 	}
 	for _, n := range f.Notes {
 		if strings.Count(n, "ClickHouse's own dictionaries") > 1 || strings.Count(strings.ToLower(n), "c++ reference maps") > 1 {
@@ -542,6 +561,9 @@ func checkRunReport(t *testing.T, r smokeReport) {
 		t.Errorf("file source with no file: error %q, rows box disabled %v", r.SourceError, r.RowsOffFile)
 	}
 	cp := r.CancelProgress
+	if len(cp.Cut) > 0 {
+		t.Errorf("progress during the long run: %v cut short in their boxes (%+v)", cp.Cut, cp)
+	}
 	if !strings.Contains(cp.Rows, "/ 200,000,000") || cp.Rate == "–" || cp.Bar == "" || cp.Bar == "0%" {
 		t.Errorf("progress during the long run: %+v", cp)
 	}

@@ -313,13 +313,20 @@ func layoutInfos(refs References, libraries map[string]string, ch ClickHouseStat
 
 // unavailableNote is the form's line for a family of layouts that cannot
 // run here: "<family> unavailable: <problem>", without the problem's own
-// "<what> are " before "not built ...", which would say the family twice.
+// "<what> are " before "not built ...", and with "they" and "them" for its
+// "; <what> run in ..." (the browser's reason) and "; build <what> with"
+// (a worker variable naming no file), any of which would say the family
+// twice.
 func unavailableNote(family, what, problem string) string {
 	for _, w := range []string{what, family} {
 		if rest, ok := strings.CutPrefix(problem, w+" are "); ok {
 			problem = rest
 			break
 		}
+	}
+	for _, w := range []string{what, family} {
+		problem = strings.Replace(problem, "; "+w+" ", "; they ", 1)
+		problem = strings.Replace(problem, "; build "+w+" with", "; build them with", 1)
 	}
 	return family + " unavailable: " + problem
 }

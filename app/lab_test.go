@@ -1176,3 +1176,29 @@ func TestAttributesNamed(t *testing.T) {
 		t.Errorf("the table's heading is %q, want the key and attribute types", tab.Title)
 	}
 }
+
+// TestUnavailableNoteSaysItsFamilyOnce: the form's note on a family of
+// layouts that cannot run names the family once, whatever the driver's
+// problem says (not built here; the browser's reason, which named it again:
+// "ClickHouse's own dictionaries unavailable: the browser lab runs
+// packlab's Go layouts only; ClickHouse's own dictionaries run in ...").
+func TestUnavailableNoteSaysItsFamilyOnce(t *testing.T) {
+	for _, c := range []struct{ family, what, problem, want string }{
+		{"ClickHouse's own dictionaries", "ClickHouse's own dictionaries",
+			"ClickHouse's own dictionaries are not built (no packlab-ch beside packlab); build them with: make chdb",
+			"ClickHouse's own dictionaries unavailable: not built (no packlab-ch beside packlab); build them with: make chdb"},
+		{"ClickHouse's own dictionaries", "ClickHouse's own dictionaries",
+			"the browser lab runs packlab's Go layouts only; ClickHouse's own dictionaries run in the desktop lab and 'packlab run' (build them there with: make chdb)",
+			"ClickHouse's own dictionaries unavailable: the browser lab runs packlab's Go layouts only; they run in the desktop lab and 'packlab run' (build them there with: make chdb)"},
+		{"C++ reference maps", "the C++ reference maps",
+			"the browser lab runs packlab's Go layouts only; the C++ reference maps run in the desktop lab and 'packlab run' (build them there with: make refs)",
+			"C++ reference maps unavailable: the browser lab runs packlab's Go layouts only; they run in the desktop lab and 'packlab run' (build them there with: make refs)"},
+		{"C++ reference maps", "the C++ reference maps",
+			"PACKLAB_REFS_WORKER=/nowhere: no such file; build the C++ reference maps with: make refs",
+			"C++ reference maps unavailable: PACKLAB_REFS_WORKER=/nowhere: no such file; build them with: make refs"},
+	} {
+		if got := unavailableNote(c.family, c.what, c.problem); got != c.want {
+			t.Errorf("unavailableNote(%q, %q, %q)\n = %q\nwant %q", c.family, c.what, c.problem, got, c.want)
+		}
+	}
+}

@@ -233,6 +233,14 @@ func TestBrowserLab(t *testing.T) {
 		!strings.Contains(note, "browser lab runs packlab's Go layouts only") || !strings.Contains(note, "make refs") {
 		t.Errorf("reference maps in the browser: %s, note %q; want all five listed and disabled, and a note that names make refs", refs, note)
 	}
+	// Each family's note names it once (it said "ClickHouse's own
+	// dictionaries unavailable: ...; ClickHouse's own dictionaries run in
+	// the desktop lab ...").
+	for family, id := range map[string]string{"c++ reference maps": "refs-note", "clickhouse's own dictionaries": "ch-note"} {
+		if n := evalString(t, ctx, `document.getElementById("`+id+`").textContent`); strings.Count(strings.ToLower(n), family) != 1 {
+			t.Errorf("the browser's note on the %s says it %d times: %q", family, strings.Count(strings.ToLower(n), family), n)
+		}
+	}
 
 	// ---- bad input: an error next to its field, nothing runs ----
 	do(t, ctx, `__t.layouts(["packed", "hashed"]); __t.set("key", "UInt64"); __t.set("value", "UInt16"); __t.set("shards", "1")`)
@@ -482,6 +490,16 @@ func TestBrowserLab(t *testing.T) {
 	})()`); !v.Run || !v.Estimate || !v.Progress || !v.Chart {
 		t.Errorf("at 1280x800 after a run started scrolled down: in view Run %v, the estimate %v, the progress %v, the first chart %v; want all", v.Run, v.Estimate, v.Progress, v.Chart)
 	}
+	checkResultsFit(t, ctx, "after a run of three layouts")
+	// Every result so far compared at once (rows and types in their
+	// settings): the table still keeps every column in its card.
+	do(t, ctx, `document.querySelector('#viewtabs button[data-view="history"]').click();
+		{ const all = document.querySelector('#history-grid thead input[type=checkbox]'); if (!all.checked) all.click(); }`)
+	waitFor(t, ctx, "compare enabled", `!document.getElementById("hist-compare").disabled`, 10*time.Second)
+	do(t, ctx, `document.getElementById("hist-compare").click()`)
+	waitFor(t, ctx, "every result compared", `document.querySelectorAll("#results-grid tbody tr").length === `+strconv.Itoa(historyCount(t, ctx)), 20*time.Second)
+	checkResultsFit(t, ctx, "with every result compared")
+	do(t, ctx, `{ const all = document.querySelector('#history-grid thead input[type=checkbox]'); if (all.checked) all.click(); }`)
 	if _, err := chromedp.Run(ctx, chromedp.EmulateViewport(1440, 1000)); err != nil {
 		t.Fatal(err)
 	}
@@ -554,6 +572,38 @@ func TestBrowserLab(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkFit(t, ctx, "after a plan of 1e9 rows")
+	// The tab leads with the two answers, ClickHouse's first: the answer's
+	// card is the first under the form, its items ClickHouse, then Go.
+	type lead struct {
+		First   string
+		Answers []string
+		Lines   []string
+		Colours []string
+	}
+	l := eval[lead](t, ctx, `(() => { const v = document.getElementById("plan-verdict");
+		const lines = v.innerText.split("\n").filter((x) => x.trim() !== "");
+		return {First: document.querySelector("#plan-out > .card").id,
+		Answers: Array.from(document.querySelectorAll("#plan-answer .plan-answer-item")).map((e) => e.dataset.answer),
+		Lines: lines, Colours: lines.length === v.children.length ? Array.from(v.children).map((e) => getComputedStyle(e).color) : []}; })()`)
+	// No heading of the answers says what another already says (each
+	// snippet's repeated its item's: "In ClickHouse 26.7: SPARSE_HASHED(...)"
+	// twice).
+	heads := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("#plan-answer h3")).map((h) => h.textContent)`)
+	for i, h := range heads {
+		if slices.Contains(heads[:i], h) {
+			t.Errorf("the Plan's answers say %q twice (headings %q)", h, heads)
+		}
+	}
+	if l.First != "plan-answer" || !slices.Equal(l.Answers, []string{"clickhouse", "go"}) {
+		t.Errorf("the Plan tab leads with %q, its answers %q; want the answers' card first, ClickHouse's then Go's", l.First, l.Answers)
+	}
+	// The two answers' lines are two lines on screen (they ran together,
+	// "... at a reload In Go ..."), each in its colour: here ClickHouse's
+	// does not fit in 24 GiB (red) and Go's does (green).
+	if len(l.Lines) != 2 || !strings.HasPrefix(l.Lines[0], "In ClickHouse") || !strings.HasPrefix(l.Lines[1], "In Go") ||
+		len(l.Colours) != 2 || strings.Contains(l.Lines[0], "does not fit") == (l.Colours[0] == "rgb(31, 138, 76)") || l.Colours[1] != "rgb(31, 138, 76)" {
+		t.Errorf("the Plan's answers read %q in colours %q; want ClickHouse's line then Go's, each in the colour of its fit (green rgb(31, 138, 76) where it fits)", l.Lines, l.Colours)
+	}
 	// History with a job open: its results scroll in their own box, and the
 	// jobs' table (its results count at the right) stays the card's width.
 	do(t, ctx, `document.querySelector('#viewtabs button[data-view="history"]').click()`)
@@ -1088,8 +1138,46 @@ const fitJS = `(() => {
 		if (e.classList.contains("table-wrap") && first && getComputedStyle(first).position === "sticky") continue;
 		out.push(name(e) + ": " + e.scrollWidth + " px of content in " + e.clientWidth + ", cut" + (first ? " (its first column not fixed)" : ""));
 	}
+	// A snippet's Copy button covers none of its heading's words (it once
+	// sat on the ClickHouse answer's "MLF 0.94").
+	for (const b of document.querySelectorAll(".snippet > button")) {
+		const h = b.parentElement.querySelector("h3");
+		if (!visible(b) || !h) continue;
+		const r = document.createRange();
+		r.selectNodeContents(h);
+		const br = b.getBoundingClientRect();
+		for (const w of r.getClientRects()) {
+			if (w.width > 0 && w.left < br.right && w.right > br.left && w.top < br.bottom && w.bottom > br.top) {
+				out.push("Copy covers its heading's words: " + JSON.stringify(h.textContent.slice(0, 80)));
+				break;
+			}
+		}
+	}
 	return out;
 })()`
+
+// checkResultsFit fails where the results table scrolls sideways in its
+// card (a column, "runtime" or "bytes/entry", off its right edge) or the
+// sidebar's key and value types are not side by side.
+func checkResultsFit(t *testing.T, ctx context.Context, when string) {
+	t.Helper()
+	type fit struct {
+		Scroll, Client int
+		Settings       []string
+		KeyTop, ValTop int
+	}
+	f := eval[fit](t, ctx, `(() => { const w = document.getElementById("results-table");
+		return {Scroll: w.scrollWidth, Client: w.clientWidth,
+			Settings: Array.from(document.querySelectorAll("#results-grid tbody td:first-child")).map((td) => td.textContent),
+			KeyTop: Math.round(document.getElementById("key").getBoundingClientRect().top),
+			ValTop: Math.round(document.getElementById("value").getBoundingClientRect().top)}; })()`)
+	if f.Scroll > f.Client {
+		t.Errorf("at 1280x800 %s the results table is %d px wide in %d: its last columns off the card (settings %q)", when, f.Scroll, f.Client, f.Settings)
+	}
+	if f.KeyTop != f.ValTop {
+		t.Errorf("at 1280x800 the key type's select is at y %d, the value type's at %d: want them side by side", f.KeyTop, f.ValTop)
+	}
+}
 
 // checkFit fails for everything fitJS finds at the page's size now.
 func checkFit(t *testing.T, ctx context.Context, when string) {
@@ -1100,5 +1188,16 @@ func checkFit(t *testing.T, ctx context.Context, when string) {
 	eval[bool](t, ctx, `new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))`, chromedp.EvalAwaitPromise)
 	for _, p := range eval[[]string](t, ctx, fitJS) {
 		t.Errorf("at 1280x800 %s: %s", when, p)
+	}
+	// PACKLAB_FIT_SHOTS=dir keeps what the check saw, a PNG a check, to
+	// look at.
+	if dir := os.Getenv("PACKLAB_FIT_SHOTS"); dir != "" {
+		shot, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, strings.ReplaceAll(when, " ", "-")+".png"), shot, 0o644)
+		}
+		if err != nil {
+			t.Errorf("keeping the fit check's picture: %v", err)
+		}
 	}
 }

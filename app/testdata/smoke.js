@@ -135,6 +135,9 @@
         report.families.after = boost().disabled ? "disabled" : "enabled";
       }
       report.families.notes = [$("#refs-note").textContent, $("#ch-note").textContent];
+      // The key's and the value's selects side by side ("+ attribute" in
+      // the value's label once pushed its select 16 px down).
+      report.families.tops = ["#key", "#value"].map((s) => Math.round($(s).getBoundingClientRect().top));
       for (const name of SMOKE.expect) {
         const box = $(`#form input[name="layouts"][value="${name}"]`);
         report.families.chips[name] = box ? (box.disabled ? "disabled" : "enabled") : "missing";
@@ -164,6 +167,7 @@
         report.run_error = errorText("run");
         await until("the results", () => $$("#results-grid tbody tr").length === SMOKE.expect.length, 20000);
         report.table_rows = $$("#results-grid tbody tr").map((tr) => Array.from(tr.cells).map((c) => c.textContent));
+        report.families.table = [$("#results-table").scrollWidth, $("#results-table").clientWidth];
         step("families run");
       }
       report.ok = true;
@@ -244,6 +248,26 @@
       report.calibration.after = $("#progress-title").textContent;
       report.calibration.run_button_restored = $("#run").disabled === runDisabledBefore;
       step("calibration cancelled");
+
+      // The desktop run beside the command line's run with one thread:
+      // the settings say "threads 2" and "threads 1", and the table keeps
+      // every column in its card (bytes/entry went off its edge).
+      $('#viewtabs button[data-view="history"]').click();
+      // (a click draws History again: each job's box is looked up anew)
+      const jobs = () => $$("#history-grid tr.job").map((tr) => ({ name: tr.querySelector("td.name div").textContent, box: tr.querySelector("input[type=checkbox]") }));
+      for (const { name } of jobs()) {
+        const { box } = jobs().find((j) => j.name === name);
+        const want = name === "run sparse 1e4" || name === "run hashed,packed 1e5";
+        if (box.checked !== want || box.indeterminate) { box.click(); await sleep(50); }
+        const again = jobs().find((j) => j.name === name).box;
+        if (again.checked !== want) { again.click(); await sleep(50); }
+      }
+      await until("compare enabled", () => !$("#hist-compare").disabled);
+      $("#hist-compare").click();
+      await until("the three results", () => $$("#results-grid tbody tr").length === 3, 20000);
+      report.threads = { settings: $$("#results-grid tbody td:first-child").map((td) => td.textContent),
+        table: [$("#results-table").scrollWidth, $("#results-table").clientWidth] };
+      step("threads compared");
       report.ok = true;
       await send(report);
       return;
@@ -283,7 +307,9 @@
     await until("the big run's prediction", () => $("#estimate").classList.contains("fits") && !$("#run").disabled && errorText("rows") === "");
     $("#run").click();
     await until("progress of the big run", () => document.body.dataset.run === "running" && /^[1-9]/.test($("#p-rows").textContent), 30000);
-    report.cancel_progress = { rows: $("#p-rows").textContent, rate: $("#p-rate").textContent, eta: $("#p-eta").textContent, rss: $("#p-rss").textContent, bar: $("#progress-bar").style.width };
+    report.cancel_progress = { rows: $("#p-rows").textContent, rate: $("#p-rate").textContent, eta: $("#p-eta").textContent, rss: $("#p-rss").textContent, bar: $("#progress-bar").style.width,
+      // the figures cut short in their boxes ("1,000,000 / 1,000…" once)
+      cut: ["p-rows", "p-rate", "p-eta", "p-rss", "p-layout"].filter((id) => $("#" + id).scrollWidth > $("#" + id).clientWidth) };
     const cancelAt = Date.now();
     $("#cancel").click();
     await until("the cancel", () => document.body.dataset.run === "idle", 30000);

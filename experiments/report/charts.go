@@ -241,7 +241,7 @@ func PaddingWasteChart(results []result.Result) (Chart, error) {
 	}
 	heatGrid := opts.Grid{Left: "3%", Right: "4%", Top: gridTop(notes), Bottom: "70", ContainLabel: opts.Bool(true)}
 	if len(runs) > 0 {
-		heatGrid.Right = "40%"
+		heatGrid.Right = "45%"
 	}
 
 	hm := charts.NewHeatMap()
@@ -263,7 +263,11 @@ func PaddingWasteChart(results []result.Result) (Chart, error) {
 	hm.AddSeries("computed padding share (%)", cells,
 		charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), FontSize: 9}))
 	if len(runs) > 0 {
-		hm.SetGlobalOptions(charts.WithGridOpts(opts.Grid{Left: "66%", Right: "40", Top: gridTop(notes), Bottom: "70", ContainLabel: opts.Bool(true)}))
+		// The measured bars take the right part, their run names broken
+		// onto lines of at most runLabelWidth px: unbroken, the names took
+		// the part's width at 1280 px, its bars a sliver, their figures and
+		// the axis' name cut at the chart's edge.
+		hm.SetGlobalOptions(charts.WithGridOpts(opts.Grid{Left: "57%", Right: "50", Top: gridTop(notes), Bottom: "70", ContainLabel: opts.Bool(true)}))
 		// Three ticks (0, 50, 100 %): five ran together in the third of the
 		// chart this grid has ("0 %20 %40 %60 %80 %").
 		hm.ExtendXAxis(opts.XAxis{Type: "value", GridIndex: 1, Min: 0, Max: 100, Name: "measured padding", SplitNumber: 2,
@@ -273,10 +277,15 @@ func PaddingWasteChart(results []result.Result) (Chart, error) {
 		m.AddSeries("measured padding share (%)", measured,
 			charts.WithBarChartOpts(opts.BarChart{XAxisIndex: 1, YAxisIndex: 1}),
 			charts.WithItemStyleOpts(opts.ItemStyle{Color: "#ee6666"}),
-			charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "right", Formatter: "{c} %"}), hatch(refs))
+			charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "right", Formatter: "{c} %"}), hatch(refs),
+			charts.WithSeriesTooltipOpts(opts.SeriesTooltip{Formatter: "{a}<br/>{b}: {c} %"}))
 		hm.Overlap(m)
 	}
-	return finish(kind, title, hm, optionVisitor{visualMapSeries: []int{0}, styleKey: refs})
+	v := optionVisitor{visualMapSeries: []int{0}, styleKey: refs}
+	if len(runs) > 0 {
+		v.edit = breakAxisLabels("yAxis", 1, runLabelWidth)
+	}
+	return finish(kind, title, hm, v)
 }
 
 // paddingGrid is every key and value type pair's padding share of a
@@ -508,7 +517,9 @@ func MemoryTimelineChart(results []result.Result) (Chart, error) {
 	line := charts.NewLine()
 	line.SetGlobalOptions(baseOptions(kind, title, notes)...)
 	line.SetGlobalOptions(
-		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		// A point's tooltip says its figures with their units: each series
+		// its own (RSS in bytes, rows in rows), so the trigger is the item.
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "value", Name: "seconds since the load began", NameLocation: "middle", NameGap: 30,
 			AxisLabel: &opts.AxisLabel{Formatter: "{value} s"}}),
 		charts.WithYAxisOpts(opts.YAxis{Type: "value", Name: "RSS (" + bu.name + ")", AxisLabel: &opts.AxisLabel{Formatter: types.FuncStr("{value} " + bu.name)}}),
@@ -522,8 +533,8 @@ func MemoryTimelineChart(results []result.Result) (Chart, error) {
 			rows = append(rows, opts.LineData{Value: []any{num(p.Seconds, 3), num(float64(p.Rows)/ru.div, 3)}})
 		}
 		color := colors.next(kindOf(results[i]))
-		line.AddSeries(labels[i]+" RSS", rss, lineStyle(color, "solid", 0))
-		line.AddSeries(labels[i]+" rows", rows, lineStyle(color, "dashed", 1))
+		line.AddSeries(labels[i]+" RSS", rss, lineStyle(color, "solid", 0), seriesUnits("s", "RSS "+bu.name))
+		line.AddSeries(labels[i]+" rows", rows, lineStyle(color, "dashed", 1), seriesUnits("s", ru.name))
 	}
 	return finish(kind, title, line, optionVisitor{})
 }
@@ -902,6 +913,13 @@ func pointTooltip(x, y string) charts.GlobalOpts {
 	return charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item", Formatter: types.FuncStr("{a}<br/>{c} (" + x + ", " + y + ")")})
 }
 
+// seriesUnits is a series' own tooltip: its name and the point's two
+// figures with their units, as pointTooltip words them (a chart whose
+// series differ in unit; the chart's trigger must be the item).
+func seriesUnits(x, y string) charts.SeriesOpts {
+	return charts.WithSeriesTooltipOpts(opts.SeriesTooltip{Formatter: types.FuncStr("{a}<br/>{c} (" + x + ", " + y + ")")})
+}
+
 // columnTooltip shows every series of the column under the pointer.
 var columnTooltip = charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis", AxisPointer: &opts.AxisPointer{Type: "shadow"}})
 
@@ -972,6 +990,43 @@ type optionVisitor struct {
 	// styleKey is whose bars a bar chart draws: where another program's
 	// are among them, the legend says which style is whose.
 	styleKey []runKind
+	// edit, when set, changes the option last, for what go-echarts'
+	// structs cannot say (an axis label's width and overflow).
+	edit func(option map[string]any)
+}
+
+// Visit hands the whole option to edit, if any.
+func (v optionVisitor) Visit(option map[string]interface{}) {
+	if v.edit != nil {
+		v.edit(option)
+	}
+}
+
+// runLabelWidth is the most pixels a run's name takes beside a bar before
+// it breaks onto another line.
+const runLabelWidth = 150
+
+// breakAxisLabels makes the labels of the index-th axis of key ("xAxis",
+// "yAxis") break onto lines of at most width px (ECharts' axisLabel width
+// and overflow "break", which go-echarts' AxisLabel lacks).
+func breakAxisLabels(key string, index, width int) func(map[string]any) {
+	return func(option map[string]any) {
+		b, err := json.Marshal(option[key])
+		if err != nil {
+			return
+		}
+		var axes []map[string]any
+		if json.Unmarshal(b, &axes) != nil || index >= len(axes) {
+			return
+		}
+		label, _ := axes[index]["axisLabel"].(map[string]any)
+		if label == nil {
+			label = map[string]any{}
+		}
+		label["width"], label["overflow"] = width, "break"
+		axes[index]["axisLabel"] = label
+		option[key] = axes
+	}
 }
 
 // VisitSeriesOpt adds, where the bars are not all packlab's, the style

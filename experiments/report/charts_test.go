@@ -804,9 +804,27 @@ func TestChartsFitAndHaveNoToolbox(t *testing.T) {
 			Tooltip struct {
 				Formatter string `json:"formatter"`
 			} `json:"tooltip"`
+			Series []struct {
+				Name    string `json:"name"`
+				Tooltip struct {
+					Formatter string `json:"formatter"`
+				} `json:"tooltip"`
+			} `json:"series"`
 		}
 		if err := json.Unmarshal(c.Option, &o); err != nil {
 			t.Fatal(err)
+		}
+		// The timeline's series differ in unit (RSS in bytes, rows in
+		// rows): each says its own.
+		if kind == "memory-timeline" {
+			if len(o.Series) == 0 {
+				t.Errorf("%s: no series", kind)
+			}
+			for _, s := range o.Series {
+				if f := s.Tooltip.Formatter; !strings.Contains(f, "{c} (s, ") || !(strings.Contains(f, "RSS ") && strings.HasSuffix(s.Name, " RSS") || strings.Contains(f, "rows)") && strings.HasSuffix(s.Name, " rows")) {
+					t.Errorf("%s: series %q's tooltip is %q, want its point with units (s, and RSS in bytes or rows)", kind, s.Name, f)
+				}
+			}
 		}
 		if tb := o.Toolbox; tb != nil && (tb.Show == nil || *tb.Show || tb.Feature != nil) {
 			t.Errorf("%s: the option shows a toolbox: %+v", kind, tb)

@@ -370,6 +370,15 @@
     renderChart(state.chartKind);
   }
 
+  // figureCell is a table's cell; a figure with its range, "0.063
+  // (0.061–0.070)", may break before the range (and nowhere else), so that
+  // a table of repeated runs keeps its columns in its card at 1280 px.
+  function figureCell(text, numeric) {
+    const m = numeric && /^(\S+(?: \S+)?) (\(.+\))$/.exec(text);
+    if (!m) return el("td", { class: numeric ? "num" : "", text });
+    return el("td", { class: "num split" }, el("span", { text: m[1] }), " ", el("span", { text: m[2] }));
+  }
+
   function gridTable(table, opts) {
     opts = opts || {};
     if (!table.rows.length) return el("div", { class: "empty", text: opts.empty || "Nothing to show." });
@@ -384,7 +393,7 @@
         type: "checkbox", checked: opts.selected.has(r.id), "aria-label": "select " + r.id,
         onchange: (e) => opts.onToggle(r.id, e.target.checked),
       })) : null,
-      ...r.cells.map((c, i) => el("td", { class: table.columns[i].numeric ? "num" : "", text: c }))));
+      ...r.cells.map((c, i) => figureCell(c, table.columns[i].numeric))));
     return el("table", { class: "grid", id: opts.id }, el("thead", {}, head), el("tbody", {}, ...body));
   }
 
@@ -766,7 +775,7 @@
   }
 
   function snippetBox(sn) {
-    const box = el("div", { class: "snippet" }, el("h3", { text: sn.title }));
+    const box = el("div", { class: "snippet" }, sn.title ? el("h3", { text: sn.title }) : null);
     if (sn.text) {
       box.append(el("pre", {}, el("code", { class: "lang-" + sn.lang, text: sn.text })),
         el("button", { type: "button", class: "small", text: "Copy", onclick: (e) => {
@@ -788,13 +797,19 @@
     // fits and by how much, its figures and its CREATE DICTIONARY or Go code.
     const kids = [
       el("div", { class: "muted", text: v.headline }),
-      el("div", { class: "verdict", id: "plan-verdict", text: (v.answers || []).map((a) => a.line).join("\n") || v.answer }),
+      // A line an answer, each in its own colour: ClickHouse's may not fit
+      // where Go's does.
+      v.answers && v.answers.length
+        ? el("div", { class: "verdict", id: "plan-verdict" }, ...v.answers.map((a) => el("div", { class: "answer-line " + (a.fits ? "fits" : "refused"), text: a.line })))
+        : el("div", { class: "verdict", id: "plan-verdict", text: v.answer }),
     ];
     for (const a of v.answers || []) {
       kids.push(el("div", { class: "plan-answer-item " + (a.fits ? "fits" : "refused"), id: "plan-answer-" + a.for, "data-answer": a.for },
         el("h3", { text: a.title + ": " + a.setup }),
         el("ul", {}, ...a.lines.map((l) => el("li", { text: l }))),
-        snippetBox(a.snippet)));
+        // The item's heading names the setup: the snippet's says what the
+        // code is (its own title repeated the item's, word for word).
+        snippetBox(Object.assign({}, a.snippet, { title: !a.snippet.text ? "" : a.snippet.lang === "sql" ? "CREATE DICTIONARY" : "Go code" }))));
     }
     if (v.runners_up && v.runners_up.length) {
       kids.push(el("h3", { text: "Runners-up, and why each lost" }), el("ul", { id: "plan-runners-up" }, ...v.runners_up.map((l) => el("li", { text: l }))));
