@@ -12,8 +12,8 @@ import (
 // attributes there are; each attribute costs only its values.
 //
 //	index:  ClickHouse's plain HashMap<K, size_t>: cells of struct{K; uint64}
-//	        (16 B for UInt64 keys), linear probing, grows past 0.5 full,
-//	        x4 below 2^23 cells then x2; it has no MAX_LOAD_FACTOR.
+//	        (16 B for UInt64 keys), linear probing, grows past 0.5 full, x2
+//	        (see "Growth" below); it has no MAX_LOAD_FACTOR.
 //	        +--------+--------+----------------+--------+--------+
 //	        |key     |row     | 0 = empty      |key     |row     | ...
 //	        +--------+--------+----------------+--------+--------+
@@ -27,6 +27,18 @@ import (
 // empty bytes. ClickHouse's own bytes_allocated for this layout counted the
 // key index as one byte per element (fixed in PR #118641); packlab counts it
 // all.
+//
+// Growth. A HashMap left to itself grows x4 below 2^23 cells, but
+// ClickHouse's HASHED_ARRAY does not leave it: before each block it reserves
+// the index for every row read so far (HashedArrayDictionary.cpp, loadData:
+// resize(total_rows); skipped when sharded), so a load of n distinct keys
+// ends at the smallest power of two of cells that holds n at half full, and
+// each reservation that grows it at least doubles it. The index here grows
+// x2 from 256 cells, which ends at those same cells for any n, key by key
+// instead of block by block: at 1e6 <UInt64,UInt16> keys 2^21 cells, 34.0
+// MiB with the values, where ClickHouse 26.7's memory tracker gained 34.1
+// MiB over the load and the x4 rule held 2^22 cells, 66.0 MiB.
+// HashMapCells is the x4 rule, for a sharded ClickHouse's index.
 type HashedArray[K, V Bits] struct {
 	index   *Hashed[K, uint64] // key -> position in values; owns its slab
 	values  []V                // a view of the value slab; len == index.Len(); cap doubles
@@ -38,6 +50,25 @@ type HashedArray[K, V Bits] struct {
 // podArrayInitialBytes is ClickHouse's PODArray initial allocation.
 const podArrayInitialBytes = 4096
 
+// hashedArrayFastDegree makes the index's grower double from its first
+// size on (it grows x4 only below this degree, the initial one): the cells
+// ClickHouse's reservation for the rows read so far ends at (see Growth).
+const hashedArrayFastDegree = initialDegree
+
+// HashMapCells is the cells of ClickHouse's plain HashMap (the grower
+// HashTableGrowerWithPrecalculation: 256 cells, grows past half full, x4
+// below 2^23 cells, then x2) after n distinct keys, built reserved for
+// reserve of them, and the cells it had before its last growth (0 if it
+// did not grow): the key index of a sharded HASHED_ARRAY, which ClickHouse
+// does not reserve as it loads. packlab's hashed_array doubles instead
+// (see HashedArray's Growth). n and reserve are 0 to MaxPredictRows.
+func HashMapCells(n, reserve int64) (final, previous int64) {
+	g := newGrower(DefaultMaxLoadFactor, hashMapFastDegree)
+	g.reserve(uint64(max(reserve, 0)))
+	f, p := g.cellsFor(uint64(max(n, 0)))
+	return saturate(f), saturate(p)
+}
+
 // NewHashedArray returns an empty hashed_array table; New(LayoutHashedArray,
 // Options{Reserve: n}) returns one sized for n keys.
 func NewHashedArray[K, V Bits]() *HashedArray[K, V] { return newHashedArray[K, V](0) }
@@ -48,7 +79,7 @@ func NewHashedArray[K, V Bits]() *HashedArray[K, V] { return newHashedArray[K, V
 // them (PODArray::reserve). It panics with a *SlabError if either slab
 // cannot be had.
 func newHashedArray[K, V Bits](reserve uint64) *HashedArray[K, V] {
-	t := &HashedArray[K, V]{index: newHashed[K, uint64](DefaultMaxLoadFactor, hashMapFastDegree, reserve, LayoutHashedArray)}
+	t := &HashedArray[K, V]{index: newHashed[K, uint64](DefaultMaxLoadFactor, hashedArrayFastDegree, reserve, LayoutHashedArray)}
 	t.owner, t.cleanup = own(t, LayoutHashedArray)
 	if reserve > 0 {
 		n := hashedArrayValueCap(reserve, uint64(sizeOf[V]()))

@@ -137,7 +137,7 @@ func predictShard(layout Layout, key, value Type, n int64, reserve uint64, opt O
 		p.Estimated = true
 	case LayoutHashedArray:
 		cell := int64(paddedCell(key.Size, key.Align, 8, wordAlign)) // struct{K; uint64}
-		g := newGrower(DefaultMaxLoadFactor, hashMapFastDegree)
+		g := newGrower(DefaultMaxLoadFactor, hashedArrayFastDegree)
 		header := emptyBytes(layout, key, value) - saturate(g.cells())*cell
 		g.reserve(reserve)
 		final, prev := g.cellsFor(uint64(n))

@@ -243,8 +243,8 @@ func clickHouseRetained(l core.Layout, n int64, shards int) float64 {
 // opt: ClickHouse keeps a numeric key as UInt64, so the table is
 // core.Predict's for a UInt64 key. HASHED and SPARSE_HASHED (PackedHashMap)
 // grow their hash table by reallocating it (x4 below 2^19 cells, then x2),
-// and HASHED_ARRAY grows its key index (x4 below 2^23 cells) and its value
-// array (x2) the same way; what jemalloc still holds of the freed buffers
+// and HASHED_ARRAY its key index (reserved for the rows read so far, x2;
+// sharded, x4 below 2^23 cells: clickHouseIndex) and its value array (x2); what jemalloc still holds of the freed buffers
 // at the load's peak is clickHouseRetained's share of the final tables
 // (never more than every buffer the growth freed), so the first load's
 // peak is the final tables and that share, and a reload's the serving
@@ -256,6 +256,9 @@ func ClickHouseTableMemory(l core.Layout, value core.Type, distinct int64, opt c
 	pr, err := core.Predict(l, key, value, distinct, opt, shards)
 	if err != nil {
 		return nil
+	}
+	if l == core.LayoutHashedArray {
+		pr = clickHouseIndex(pr, distinct, opt, shards)
 	}
 	m := &ClickHouseMemory{SteadyBytes: pr.FinalBytes}
 	s := int64(shards)
@@ -277,9 +280,13 @@ func ClickHouseTableMemory(l core.Layout, value core.Type, distinct int64, opt c
 		const indexCell = 16 // struct{UInt64 key; UInt64 row}
 		index := core.SaturatingMul(cells, indexCell)
 		values := max(perShard-index, 0) // the value array, a power of two of rows, and the header
-		freed = core.SaturatingAdd(core.SaturatingMul(smallerTables(cells, clickHouseHashMapFastDegree), indexCell), max(values-4096, 0))
+		growth, fast := "reserved for the rows read so far before each block (x2)", clickHouseInitialDegree
+		if shards > 1 {
+			growth, fast = "reallocated x4 below 2^23 cells, then x2", clickHouseHashMapFastDegree
+		}
+		freed = core.SaturatingAdd(core.SaturatingMul(smallerTables(cells, fast), indexCell), max(values-4096, 0))
 		m.Measured = true
-		m.Model = "ClickHouse's growth: the key index reallocated x4 below 2^23 cells, then x2, the value array x2, the freed buffers jemalloc still holds at the peak " + fit
+		m.Model = "ClickHouse's growth: the key index " + growth + ", the value array x2, the freed buffers jemalloc still holds at the peak " + fit
 	default:
 		freed = pr.GrowthBytes
 		retained = -1
@@ -313,6 +320,32 @@ const (
 	clickHouseDictionaryFastDegree = 19 // HashTableGrowerWithPrecalculationAndMaxLoadFactor (HASHED, SPARSE_HASHED)
 	clickHouseHashMapFastDegree    = 23 // HashTableGrowerWithPrecalculation (HASHED_ARRAY's key index)
 )
+
+// clickHouseIndex is pr, core's prediction for packlab's hashed_array of
+// distinct keys in shards tables, with the key index ClickHouse's
+// HASHED_ARRAY builds. With one shard ClickHouse reserves the index for the
+// rows read so far before each block (clickHouseReserves), which ends at
+// the cells packlab's index, doubling, ends at: pr as it is. Sharded, it
+// does not reserve, and its HashMap grows x4 below 2^23 cells
+// (core.HashMapCells): at 1e6 keys in 4 shards 2^20 cells a shard where
+// packlab's has 2^19.
+func clickHouseIndex(pr core.Prediction, distinct int64, opt core.Options, shards int) core.Prediction {
+	if shards <= 1 {
+		return pr
+	}
+	const indexCell = 16 // struct{UInt64 key; UInt64 row}; a complex key's caller counts its own
+	s := int64(shards)
+	hm, _ := core.HashMapCells((distinct+s-1)/s, int64(core.ShardReserve(opt.Reserve, shards)))
+	ours := pr.BucketCount / s
+	if hm <= ours {
+		return pr
+	}
+	more := core.SaturatingMul(core.SaturatingMul(hm-ours, indexCell), s)
+	pr.BucketCount = core.SaturatingMul(hm, s)
+	pr.FinalBytes = core.SaturatingAdd(pr.FinalBytes, more)
+	pr.PeakBytes = core.SaturatingAdd(pr.PeakBytes, more)
+	return pr
+}
 
 // smallerTables is the cells of every table a hash table of final cells
 // had before it: the growth from 2^8 cells, x4 below fastDegree, then x2.
@@ -514,6 +547,9 @@ func Predict(d ClickHouseDictionary, attrs []Attribute, distinct, rows int64, op
 		opt.Reserve = FileReserve(d, distinct, rows) // see clickHouseReserves
 	}
 	pr, err := AttributesPrediction(d.Model, core.MustType("UInt64"), attrs, distinct, opt, shards)
+	if err == nil && d.Model == core.LayoutHashedArray {
+		pr = clickHouseIndex(pr, distinct, opt, shards)
+	}
 	if err == nil {
 		b := hashedBookkeeping(d, len(attrs), shards)
 		pr.FinalBytes, pr.PeakBytes = core.SaturatingAdd(pr.FinalBytes, b), core.SaturatingAdd(pr.PeakBytes, b)
@@ -599,6 +635,7 @@ func complexKeyBytes(d ClickHouseDictionary, key, value core.Type, distinct int6
 		if err != nil {
 			return 0
 		}
+		pr = clickHouseIndex(pr, distinct, opt, shards)
 		index := core.SaturatingMul(pr.BucketCount, 16)        // packlab's index: {UInt64 key, UInt64 row}
 		complexIndex := core.SaturatingMul(pr.BucketCount, 32) // {StringRef, UInt64 row} and the hash
 		return core.SaturatingAdd(pr.FinalBytes-index+complexIndex, arena)
@@ -628,6 +665,7 @@ func complexKeyAttributesBytes(d ClickHouseDictionary, key core.Type, attrs []At
 		if err != nil {
 			return 0
 		}
+		pr = clickHouseIndex(pr, distinct, opt, shards)
 		arrays := pr.FinalBytes - StringArenaBytes(attrs, distinct, shards) - core.SaturatingMul(pr.BucketCount, 16) // less the simple key's {UInt64 key, UInt64 row} index
 		index := core.SaturatingMul(pr.BucketCount, 32)
 		return core.SaturatingAdd(core.SaturatingAdd(arrays, index), StringArenaBytes(append([]Attribute{keyCopy}, attrs...), distinct, shards))

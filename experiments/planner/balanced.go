@@ -46,13 +46,21 @@ func balancedTiers(cs []*Candidate) {
 			if y == x || float64(x.CheckedBytes) <= balancedSaves*float64(y.CheckedBytes) {
 				continue
 			}
-			if muchFaster(y.LoadRowsPerSecond, x.LoadRowsPerSecond) || muchFaster(y.ReadRowsPerSecond, x.ReadRowsPerSecond) {
+			if muchFaster(y.loadAtLeast, x.loadAtLeast) || muchFaster(y.ReadRowsPerSecond, x.ReadRowsPerSecond) {
 				x.SpeedTier = 2
 				break
 			}
 		}
 	}
 }
+
+// The loads compared are loadAtLeast: several shards' gain counted at the
+// least the scaling pair's ranges allow. A 2M-row pair here said each extra
+// worker adds 58 %, 0 to 100 % by the loads' ranges; taken at 58 % it made
+// every one-shard setup "much slower" than a sharded one, and the answer
+// flipped between SHARDS 4, 8 and 2 for 9.5e8, 1e9 and 1.05e9 rows, where
+// the lab at 1e7 loaded compact SHARDS 2 no faster than SHARDS 1 on the same
+// busy machine.
 
 // muchFaster: speed a is at least balancedSlower times speed b.
 func muchFaster(a, b *float64) bool {

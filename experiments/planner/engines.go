@@ -116,12 +116,13 @@ func clickHouseSetup(p parsedPlan, c Candidate, m Measure, sc Scaling, threads i
 	x.PeakBytes = max(ch.FirstLoadPeakBytes, ch.SteadyBytes)
 	x.ReloadPeakBytes = max(ch.ReloadPeakBytes, x.PeakBytes)
 	x.BytesPerPair = float64(x.SteadyBytes) / float64(max(c.Distinct, 1))
-	x.LoadSeconds, x.LoadRowsPerSecond, x.LoadRange = nil, nil, nil
+	x.LoadSeconds, x.LoadRowsPerSecond, x.LoadRange, x.loadAtLeast = nil, nil, nil, nil
 	x.ReadSeconds, x.ReadRowsPerSecond, x.ReadRange = nil, nil, nil
 	x.GoCode = ""
 	if m.LoadRowsPerSecond > 0 && len(p.attrs) == 1 {
 		rate := sc.loadRate(m.LoadRowsPerSecond, c.Shards, threads)
 		x.LoadRowsPerSecond, x.LoadSeconds = ptr(rate), ptr(float64(c.Distinct)/rate)
+		x.loadAtLeast = ptr(sc.loadRateAt(m.LoadRowsPerSecond, sc.leastEfficiency(), c.Shards, threads))
 		if m.LoadRange != nil {
 			r := sc.loadRange(*m.LoadRange, c.Shards, threads)
 			x.LoadRange = &r

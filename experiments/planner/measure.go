@@ -45,6 +45,9 @@ type Measure struct {
 	LoadRowsPerSecond float64 `json:"load_rows_per_second"` // one shard
 	ReadRowsPerSecond float64 `json:"read_rows_per_second"`
 	LoadFactor        float64 `json:"load_factor"` // of the measured table: the read model's reference
+	// MaxLoadFactor is the load run's (its layout's default for 0): the
+	// load model's reference (loadCostOf).
+	MaxLoadFactor float64 `json:"max_load_factor"`
 	// The speeds' ranges, [slowest, fastest] rows/s over the run's loads
 	// (Result.Spread); null for a run of one load, whose speed cannot decide.
 	LoadRange *[2]float64 `json:"load_rows_per_second_range"`
@@ -105,6 +108,15 @@ func (s Scaling) loadRange(r [2]float64, shards, threads int) [2]float64 {
 	return [2]float64{s.loadRateAt(r[0], lo, shards, threads), s.loadRateAt(r[1], hi, shards, threads)}
 }
 
+// leastEfficiency is the least gain an extra worker adds that the scaling
+// pair's loads allow: EfficiencyRange's low end, else Efficiency.
+func (s Scaling) leastEfficiency() float64 {
+	if s.EfficiencyRange != nil {
+		return s.EfficiencyRange[0]
+	}
+	return s.Efficiency
+}
+
 func (s Scaling) loadRateAt(r1, efficiency float64, shards, threads int) float64 {
 	p := max(min(shards, threads), 1)
 	rate := r1 * (1 + float64(p-1)*efficiency)
@@ -151,6 +163,7 @@ func measuresFrom(history []result.Result, p parsedPlan) map[core.Layout]Measure
 		read := speedRun(history, p, l, target, true)
 		if best != nil {
 			m.Rows, m.LoadRowsPerSecond, m.Loads = best.Rows, best.LoadRowsPerSecond, max(best.Repeats, 1)
+			m.MaxLoadFactor = dict.EffectiveMLF(l, best.MaxLoadFactor)
 			m.LoadRange, _ = speedRanges(*best)
 			m.From = best.ID
 		}

@@ -246,6 +246,10 @@ type Candidate struct {
 	columns    []string // the dictionary's attribute columns when it has several
 	FollowsMLF bool     `json:"-"` // the layout's geometry follows max_load_factor
 	runtime    string   // where the table runs: PlanRequest.Runtime
+	// loadAtLeast is the load speed with the least gain from several shards
+	// the scaling pair's ranges allow (Scaling.EfficiencyRange): what the
+	// balanced rule weighs (balancedTiers); nil as LoadRowsPerSecond is.
+	loadAtLeast *float64
 }
 
 // Plan is the planner's whole answer.
@@ -655,11 +659,18 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 	c.ReloadPeakBytes = dict.ReloadPeak(dict.ScaleBytes(pr.FinalBytes, f), c.PeakBytes)
 	c.BytesPerPair = float64(c.SteadyBytes) / float64(p.distinct)
 	if ms.LoadRowsPerSecond > 0 && len(p.attrs) == 1 { // several attributes' loads are not measured yet
-		rate := sc.loadRate(ms.LoadRowsPerSecond, shards, threads)
+		// A load at another max load factor than the measured one: scaled
+		// by the layout's fitted load cost (loadCostOf).
+		lscale := 1.0
+		if ms.MaxLoadFactor > 0 {
+			lscale = loadCostOf(l, ms.MaxLoadFactor) / loadCostOf(l, c.MaxLoadFactor)
+		}
+		rate := sc.loadRate(ms.LoadRowsPerSecond*lscale, shards, threads)
 		c.LoadRowsPerSecond = ptr(rate)
+		c.loadAtLeast = ptr(sc.loadRateAt(ms.LoadRowsPerSecond*lscale, sc.leastEfficiency(), shards, threads))
 		c.LoadSeconds = ptr(float64(p.distinct) / rate)
 		if ms.LoadRange != nil {
-			r := sc.loadRange(*ms.LoadRange, shards, threads)
+			r := sc.loadRange([2]float64{ms.LoadRange[0] * lscale, ms.LoadRange[1] * lscale}, shards, threads)
 			c.LoadRange = &r
 		}
 	}
@@ -714,20 +725,60 @@ func probeLines(a, cell float64) float64 {
 }
 
 // probeLinesOf is probeLines as the layout's batched lookups (the lab's
-// read phase) wait on them: compact's GetMany prefetches
-// core.CompactReadLines lines from the home slot's, so a lookup waits for
-// that many lines less but one, and never for less than one. Checked with
-// `packlab run --layout compact` (3 runs of 3 repeats, medians), when the
-// second line was prefetched only from fill 0.8 on: 17.5 M rows/s at fill
-// 0.962 (2.8M rows, mlf 0.97), 26.0 at 0.893 (2.6M): 0.67x where this says
-// 0.63x (probeLines alone: 0.59x).
+// read phase) wait on them; compact's is its fitted read cost
+// (compactReadCost): its GetMany prefetches core.CompactReadLines lines
+// from the home slot's, so the lines it waits for hardly change below fill
+// 0.93, yet it read 1.4x slower at 0.90 than at 0.72 (1e7 rows): the work
+// of a lookup grows with its probe, not only its cache misses.
 func probeLinesOf(l core.Layout, a, cell float64) float64 {
-	lines := probeLines(a, cell)
 	if l == core.LayoutCompact {
-		lines = max(1, lines-(core.CompactReadLines-1))
+		return compactReadCost(a)
 	}
-	return lines
+	return probeLines(a, cell)
 }
+
+// searchProbes is the slots a successful lookup probes in a linear-probing
+// table at load factor a: (1 + 1/(1-a))/2 (Knuth).
+func searchProbes(a float64) float64 { return (1 + 1/(1-min(a, 0.999))) / 2 }
+
+// compactReadCost is a compact lookup's time at load factor a, relative to
+// one that probes a single slot: 1 + compactReadSlope * (searchProbes(a) -
+// 1), the slope fitted to reads of 1e7 rows at load factors 0.7 to 0.97
+// (docs/plan.md, "Speed against the load factor").
+func compactReadCost(a float64) float64 { return 1 + compactReadSlope*(searchProbes(a)-1) }
+
+// loadCostOf is a load's time a row at max load factor m, relative to one
+// whose lookups would probe a single slot, for the layouts whose load was
+// fitted against it: compact, 1 + compactLoadSlope * (searchProbes(m) - 1).
+// A growing table's fill cycles below m (compact grows x5/4), so m, not the
+// fill the load ends at, is what its inserts see: fitted against the fill
+// after the load instead, the error was 23 %, against an insert's probes
+// ((1 + 1/(1-m)^2)/2) 12 % (docs/plan.md, "Speed against the load factor").
+// hashed and packed (linear probing, fitted on packed) take
+// probingLoadSlope the same way: packed loaded 1.76x slower at max load
+// factor 0.98 than at 0.5 (the model: 1.75x), though its error across 0.5 to
+// 0.98 is 42 % (a load at 0.5 ends in a table twice as large, and grows
+// once more). For the others it is 1: a load is taken at its measured
+// speed whatever the max load factor.
+func loadCostOf(l core.Layout, m float64) float64 {
+	switch l {
+	case core.LayoutCompact:
+		return 1 + compactLoadSlope*(searchProbes(m)-1)
+	case core.LayoutHashed, core.LayoutPacked:
+		return 1 + probingLoadSlope*(searchProbes(m)-1)
+	}
+	return 1
+}
+
+// The slopes of compact's read and load cost, fitted by least squares to
+// `packlab run --rows 1e7 --layout compact` on the 2-core lab machine
+// (docs/plan.md, "Speed against the load factor": the runs, the fit and
+// its error).
+const (
+	compactReadSlope = 0.25  // reads at load factors 0.70-0.97: within 21 % of each (a busy machine)
+	compactLoadSlope = 0.059 // loads growing at max load factors 0.70-0.97: within 7.5 % of each
+	probingLoadSlope = 0.032 // packed's loads growing at max load factors 0.5-0.98: within 42 %
+)
 
 func ptr(v float64) *float64 { return &v }
 
@@ -1230,7 +1281,7 @@ func planNotes(plan *Plan, p parsedPlan) []string {
 	} else {
 		notes = append(notes, "no multi-shard load measured here: load times assume one worker's speed whatever the shard count")
 	}
-	notes = append(notes, "read rows/s: one thread looking every key up once in random order; other load factors than the measured one are scaled by a linear-probing model (cache lines per lookup)")
+	notes = append(notes, "read rows/s: one thread looking every key up once in random order; other load factors than the measured one are scaled by a linear-probing model (cache lines per lookup; compact's read and load by its cost against the probe length, fitted at 1e7 rows: docs/plan.md)")
 	if p.Preallocate {
 		notes = append(notes, fmt.Sprintf("preallocated: every table reserved for its share of the %s keys before the load (core.Options{Reserve: %d}), so none grows and the peak is the final size; speeds from preallocated runs only. ClickHouse ignores PREALLOCATE since 23.1: its CREATE DICTIONARY leaves it out",
 			text.Thousands(p.distinct), p.distinct))
