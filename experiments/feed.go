@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/dict"
 )
 
@@ -48,8 +49,8 @@ func checksumText(sum uint64) string { return fmt.Sprintf("%016x", sum) }
 
 // feed streams p's rows to a driver's worker, then the read phase's keys in
 // core.Read's order (see the picture above).
-func (typed[K, V]) feed(ctx context.Context, p parsedConfig, pipe io.Writer, fr *feedReport) error {
-	src, err := openSourceOf[K, V](ctx, p)
+func (typed[K, V]) feed(ctx context.Context, r config.Run, pipe io.Writer, fr *feedReport) error {
+	src, err := config.Open[K, V](ctx, r)
 	if err != nil {
 		return &sourceError{err}
 	}
@@ -57,18 +58,18 @@ func (typed[K, V]) feed(ctx context.Context, p parsedConfig, pipe io.Writer, fr 
 	// A source that cannot compute its rows (a file, which may be a stream
 	// read only once) gives its keys for the read order as it is loaded.
 	_, indexed := src.(core.IndexedSource[K, V])
-	collect := !p.NoRead && (!indexed || src.Rows() < 0)
+	collect := !r.Config.NoRead && (!indexed || src.Rows() < 0)
 	tw := &timedWriter{w: pipe, waited: &fr.waitSeconds}
 	fw := &frameWriter{w: bufio.NewWriterSize(tw, 256<<10)}
-	seen, err := feedLoad(ctx, src, fw, fr, collect, len(p.spec.Columns))
+	seen, err := feedLoad(ctx, src, fw, fr, collect, len(r.Spec.Columns))
 	if err != nil {
 		return err
 	}
-	if err := fw.w.Flush(); err != nil || p.NoRead { // the load is complete: let the worker finish it
+	if err := fw.w.Flush(); err != nil || r.Config.NoRead { // the load is complete: let the worker finish it
 		return err
 	}
 	tw.waited = new(float64) // the producer's waits are the load's; the read phase's are not
-	return feedRead(ctx, p, src, seen, fw)
+	return feedRead(ctx, r.Config, src, seen, fw)
 }
 
 // frameWriter writes the worker protocol's frames: a 4-byte row count, then
@@ -103,7 +104,7 @@ func feedLoad[K, V core.Bits](ctx context.Context, src core.Source[K, V], fw *fr
 	if columns == 0 {
 		cells = nil
 	}
-	blockRows := firstBlockRows(cells)
+	blockRows := config.FirstBlockRows(cells)
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -152,14 +153,14 @@ func feedLoad[K, V core.Bits](ctx context.Context, src core.Source[K, V], fw *fr
 // feedRead streams the read phase: the counts of rows and misses, then the
 // keys in core.Read's order (seen's, shuffled, for a source that cannot
 // give it) as frames, and the empty frame that ends them.
-func feedRead[K, V core.Bits](ctx context.Context, p parsedConfig, src core.Source[K, V], seen []K, fw *frameWriter) error {
-	rows, at, ok := core.ReadOrder(src, p.Seed)
+func feedRead[K, V core.Bits](ctx context.Context, c Config, src core.Source[K, V], seen []K, fw *frameWriter) error {
+	rows, at, ok := core.ReadOrder(src, c.Seed)
 	if !ok {
 		keys := distinct(seen)
-		core.ShuffleKeys(keys, p.Seed)
+		core.ShuffleKeys(keys, c.Seed)
 		rows, at = int64(len(keys)), func(i int64) K { return keys[i] }
 	}
-	misses := int64(math.Round(p.MissRate * float64(rows)))
+	misses := int64(math.Round(c.MissRate * float64(rows)))
 	if err := fw.u64(uint64(rows)); err != nil {
 		return err
 	}

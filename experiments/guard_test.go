@@ -15,6 +15,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/internal/machine"
 	"github.com/packlab/packlab/experiments/text"
@@ -70,11 +71,11 @@ func TestGuardRefuses(t *testing.T) {
 
 func TestEstimateParts(t *testing.T) {
 	k, v := core.MustType("UInt64"), core.MustType("UInt16")
-	p, err := Config{Layouts: []string{"hashed", "sparse"}, Rows: 1_000_000, Shards: 4}.parse()
+	runs, err := config.Resolve(Config{Layouts: []string{"hashed", "sparse"}, Rows: 1_000_000, Shards: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := checkMemory(p, p.Rows)
+	c, err := checkMemory(runs, runs[0].Config.Rows)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,11 +208,11 @@ func TestGuardRefusesWhatCannotFit(t *testing.T) {
 		for _, key := range core.Types() {
 			for _, value := range core.Types() {
 				for _, shards := range []int{1, 2, 3, 128} {
-					p, err := Config{Layouts: []string{string(l)}, Key: key.Name, Value: value.Name, Rows: 1, Shards: shards}.parse()
+					runs, err := config.Resolve(Config{Layouts: []string{string(l)}, Key: key.Name, Value: value.Name, Rows: 1, Shards: shards})
 					if err != nil {
 						t.Fatal(err)
 					}
-					c, err := checkMemory(p, 1)
+					c, err := checkMemory(runs, 1)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -221,7 +222,7 @@ func TestGuardRefusesWhatCannotFit(t *testing.T) {
 					}
 					refusedAt := int64(0)
 					for _, n := range rows {
-						e, err := estimate(p, l, n)
+						e, err := estimate(runs[0], n)
 						if err != nil {
 							t.Fatalf("%s <%s,%s> shards %d rows %d: %v", l, key.Name, value.Name, shards, n, err)
 						}
@@ -250,9 +251,9 @@ func TestGuardRefusesWhatCannotFit(t *testing.T) {
 						if refusedAt == 0 {
 							break
 						}
-						p.Rows = n
-						p.spec.Rows = n
-						c, err := checkMemory(p, n)
+						runs[0].Config.Rows = n
+						runs[0].Spec.Rows = n
+						c, err := checkMemory(runs, n)
 						if err != nil {
 							t.Fatal(err)
 						}

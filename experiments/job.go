@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -65,7 +66,7 @@ func settingsName(cfg Config, rowsByDefault bool) string {
 	if cfg.MaxLoadFactor != 0 && cfg.MaxLoadFactor != core.DefaultMaxLoadFactor {
 		parts = append(parts, "mlf "+text.Float(cfg.MaxLoadFactor))
 	}
-	if on, ok := hugePagesOn(cfg.HugePages); ok && !on {
+	if on, ok := config.HugePagesOn(cfg.HugePages); ok && !on {
 		parts = append(parts, "hugepages off")
 	}
 	if cfg.Preallocate {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/internal/machine"
 	"github.com/packlab/packlab/experiments/result"
@@ -78,17 +79,17 @@ const timelineEvery = 100 * time.Millisecond
 // dispatched once, by size, in opsFor: 5 x 5 = 25 instantiations cover the
 // 15 x 15 ClickHouse type pairs, since maps only see bits.
 type typedOps interface {
-	measure(ctx context.Context, p parsedConfig, l core.Layout, progress func(Progress)) (result.Result, error)
+	measure(ctx context.Context, r config.Run, progress func(Progress)) (result.Result, error)
 	// scan reads a source to its end without building a map: the rows it
 	// has and the first malformed row, before any allocation.
 	// A file's attribute columns are counted too (their bytes).
-	scan(ctx context.Context, spec source.Spec, key, value core.Type, progress func(Progress)) (st fileStats, err error)
+	scan(ctx context.Context, spec source.Spec, key, value core.Type, progress func(Progress)) (st config.FileStats, err error)
 	// feed streams p's rows, then its read order, to a driver's worker
 	// (feed.go, DriverRun.Feed).
-	feed(ctx context.Context, p parsedConfig, w io.Writer, fr *feedReport) error
+	feed(ctx context.Context, r config.Run, w io.Writer, fr *feedReport) error
 	// writeFileAttributes writes ClickHouse's source of a file's
 	// attributes (file_attributes.go, DriverRun.WriteFileAttributes).
-	writeFileAttributes(ctx context.Context, p parsedConfig, dictKeyBytes int, path string, progress func(Progress)) (fileStats, error)
+	writeFileAttributes(ctx context.Context, r config.Run, dictKeyBytes int, path string, progress func(Progress)) (config.FileStats, error)
 }
 
 type typed[K, V core.Bits] struct{}
@@ -123,8 +124,8 @@ func opsForValue[K core.Bits](value core.Type) typedOps {
 	}
 }
 
-func (typed[K, V]) scan(ctx context.Context, spec source.Spec, key, value core.Type, progress func(Progress)) (fileStats, error) {
-	st := newFileStats(len(spec.Columns))
+func (typed[K, V]) scan(ctx context.Context, spec source.Spec, key, value core.Type, progress func(Progress)) (config.FileStats, error) {
+	st := config.NewFileStats(len(spec.Columns))
 	src, err := source.OpenContext[K, V](ctx, spec, key, value)
 	if err != nil {
 		return st, err
@@ -133,19 +134,19 @@ func (typed[K, V]) scan(ctx context.Context, spec source.Spec, key, value core.T
 	cells, _ := src.(core.CellSource)
 	var b core.Block[K, V]
 	start, last := time.Now(), time.Now()
-	blockRows := firstBlockRows(cells)
+	blockRows := config.FirstBlockRows(cells)
 	for {
 		if now := time.Now(); progress != nil && now.Sub(last) >= countProgressEvery {
 			last = now
-			progress(Progress{Phase: PhaseCount, Rows: st.rows, TotalRows: -1, Seconds: now.Sub(start).Seconds()})
+			progress(Progress{Phase: PhaseCount, Rows: st.Rows, TotalRows: -1, Seconds: now.Sub(start).Seconds()})
 		}
 		if err := ctx.Err(); err != nil {
-			return st, fmt.Errorf("checking %s cancelled after %d rows: %w", spec.Path, st.rows, err)
+			return st, fmt.Errorf("checking %s cancelled after %d rows: %w", spec.Path, st.Rows, err)
 		}
-		before := st.bytes()
+		before := st.Bytes()
 		err := src.Next(&b, blockRows)
-		st.count(b.Len(), cells)
-		blockRows = nextBlockRows(blockRows, b.Len(), st.bytes()-before)
+		st.Count(b.Len(), cells)
+		blockRows = config.NextBlockRows(blockRows, b.Len(), st.Bytes()-before)
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				err = nil
@@ -155,37 +156,13 @@ func (typed[K, V]) scan(ctx context.Context, spec source.Spec, key, value core.T
 	}
 }
 
-// firstBlockRows is a pass's first block: core's, or a small one when the
-// file has attribute cells, whose size is not known yet.
-func firstBlockRows(cells core.CellSource) int {
-	if cells == nil {
-		return core.DefaultBlockRows
-	}
-	return dict.FirstCellBlockRows
-}
-
-// nextBlockRows is the next block's rows after one of n rows whose cells
-// took cellBytes (dict.CellBlockRows).
-func nextBlockRows(rows, n int, cellBytes int64) int {
-	return dict.CellBlockRows(rows, n, cellBytes, core.DefaultBlockRows)
-}
-
-// openSourceOf opens p's source so that ctx stops it: the file handed over
-// by the parent process when there is one (worker.go), else by its spec.
-func openSourceOf[K, V core.Bits](ctx context.Context, p parsedConfig) (core.Source[K, V], error) {
-	if p.file != nil {
-		return source.FromFile[K, V](ctx, p.file, p.spec, p.key, p.value)
-	}
-	return source.OpenContext[K, V](ctx, p.spec, p.key, p.value)
-}
-
-func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, progress func(Progress)) (result.Result, error) {
-	src, err := openSourceOf[K, V](ctx, p)
+func (typed[K, V]) measure(ctx context.Context, r config.Run, progress func(Progress)) (result.Result, error) {
+	src, err := config.Open[K, V](ctx, r)
 	if err != nil {
 		return result.Result{}, err
 	}
 	defer src.Close()
-	rs := rowStoreFor(p) // a row's Strings and wide rows, beside the table
+	rs := rowStoreFor(r) // a row's Strings and wide rows, beside the table
 	defer rs.Close()
 	src = rowstore.Source(src, rs)
 
@@ -201,12 +178,12 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 	}
 	report := func(phase string, rows int64, elapsed time.Duration, rss int64) {
 		if progress != nil {
-			progress(Progress{Layout: p.layoutName(l), Phase: phase, Rows: rows, TotalRows: src.Rows(), Seconds: elapsed.Seconds(), RSSBytes: rel(rss)})
+			progress(Progress{Layout: r.Layout.String(), Phase: phase, Rows: rows, TotalRows: src.Rows(), Seconds: elapsed.Seconds(), RSSBytes: rel(rss)})
 		}
 	}
-	threads, restore := p.applySettings()
+	threads, restore := applySettings(r.Config)
 	defer restore()
-	lc := p.loadConfig(l)
+	lc := r.LoadConfig()
 	lc.ProgressEvery = timelineEvery
 	lc.Progress = func(lp core.LoadProgress) {
 		rss := machine.CurrentRSS()
@@ -231,9 +208,9 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 	heap1 := machine.HeapInUse()
 
 	var rr core.ReadReport
-	if !p.NoRead {
+	if !r.Config.NoRead {
 		report(PhaseRead, lr.Rows, time.Duration(lr.Seconds*float64(time.Second)), machine.CurrentRSS())
-		if rr, err = core.ReadVisit(ctx, m, src, core.ReadOptions{Seed: p.Seed, MissRate: p.MissRate}, rowstore.CopyRows[V](rs)); err != nil {
+		if rr, err = core.ReadVisit(ctx, m, src, core.ReadOptions{Seed: r.Config.Seed, MissRate: r.Config.MissRate}, rowstore.CopyRows[V](rs)); err != nil {
 			return result.Result{}, err
 		}
 	}
@@ -242,31 +219,31 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 	// some events (an munmap, not the runtime's MADV_DONTNEED), so read after
 	// the collector returned pages it can be below the RSS read before.
 	sampledPeak = max(sampledPeak, machine.CurrentRSS(), rss1)
-	r := p.result(l, st, lr, rr, lc)
-	addRowBytes(&r, rowstore.Count(rs, m, lr.Duplicates, r.ElementCount))
-	r.StartedAt = started.UTC().Format(time.RFC3339)
-	r.Threads = threads
-	r.HeapBytes = max(heap1-heap0, 0)
-	r.RSSBytes = max(rel(rss1), 0)
-	r.PeakRSSBytes = max(machine.PeakOf(rss0, hwm0, hwm1, sampledPeak), 0)
-	r.LoadKernelSeconds = machine.KernelSeconds(kernel0, kernel1)
-	r.Timeline = timeline
-	if last := r.Timeline[len(r.Timeline)-1]; last.Rows != lr.Rows {
-		r.Timeline = append(r.Timeline, result.TimelinePoint{Seconds: lr.Seconds, Rows: lr.Rows, RSSBytes: last.RSSBytes})
+	res := resultOf(r, st, lr, rr, lc)
+	addRowBytes(&res, rowstore.Count(rs, m, lr.Duplicates, res.ElementCount))
+	res.StartedAt = started.UTC().Format(time.RFC3339)
+	res.Threads = threads
+	res.HeapBytes = max(heap1-heap0, 0)
+	res.RSSBytes = max(rel(rss1), 0)
+	res.PeakRSSBytes = max(machine.PeakOf(rss0, hwm0, hwm1, sampledPeak), 0)
+	res.LoadKernelSeconds = machine.KernelSeconds(kernel0, kernel1)
+	res.Timeline = timeline
+	if last := res.Timeline[len(res.Timeline)-1]; last.Rows != lr.Rows {
+		res.Timeline = append(res.Timeline, result.TimelinePoint{Seconds: lr.Seconds, Rows: lr.Rows, RSSBytes: last.RSSBytes})
 	}
 	report(PhaseDone, lr.Rows, time.Duration(lr.Seconds*float64(time.Second)), rss1)
-	return r, nil
+	return res, nil
 }
 
-// applySettings gives this process the run's --threads and --huge-pages,
-// and returns the threads it runs with and what puts them back.
-func (p parsedConfig) applySettings() (threads int, restore func()) {
+// applySettings gives this process the run's threads and huge pages, and
+// returns the threads it runs with and what puts them back.
+func applySettings(c Config) (threads int, restore func()) {
 	procs, huge := runtime.GOMAXPROCS(0), core.HugePages()
-	if p.Threads > 0 {
-		runtime.GOMAXPROCS(p.Threads)
+	if c.Threads > 0 {
+		runtime.GOMAXPROCS(c.Threads)
 	}
-	if p.HugePages != "" { // else core's own: on, or PACKLAB_HUGEPAGES=off
-		on, _ := hugePagesOn(p.HugePages)
+	if c.HugePages != "" { // else core's own: on, or PACKLAB_HUGEPAGES=off
+		on, _ := config.HugePagesOn(c.HugePages)
 		core.SetHugePages(on)
 	}
 	return runtime.GOMAXPROCS(0), func() {
@@ -275,22 +252,23 @@ func (p parsedConfig) applySettings() (threads int, restore func()) {
 	}
 }
 
-// result is a run's Result from what its table, load and read reported;
+// resultOf is run r's Result from what its table, load and read reported;
 // measure adds what it measured around them (memory, kernel time, the
 // timeline).
-func (p parsedConfig) result(l core.Layout, st core.Stats, lr core.LoadReport, rr core.ReadReport, lc core.LoadConfig) result.Result {
-	r := result.Result{
-		Layout:            p.layoutName(l),
-		KeyType:           p.key.Name,
-		ValueType:         p.value.Name,
+func resultOf(r config.Run, st core.Stats, lr core.LoadReport, rr core.ReadReport, lc core.LoadConfig) result.Result {
+	c, l := r.Config, r.Layout.Core
+	res := result.Result{
+		Layout:            r.Layout.String(),
+		KeyType:           r.Key.Name,
+		ValueType:         r.Value.Name,
 		Rows:              lr.Rows,
-		Shards:            p.Shards,
-		MaxLoadFactor:     dict.EffectiveMLF(l, p.MaxLoadFactor),
-		Source:            p.spec.String(),
-		Seed:              p.Seed,
-		ClickHouseLayout:  resultLayoutClause(l, p.key, p.value, p.Shards, p.MaxLoadFactor),
+		Shards:            c.Shards,
+		MaxLoadFactor:     dict.EffectiveMLF(l, c.MaxLoadFactor),
+		Source:            r.Spec.String(),
+		Seed:              c.Seed,
+		ClickHouseLayout:  resultLayoutClause(l, r.Key, r.Value, c.Shards, c.MaxLoadFactor),
 		ElementCount:      st.ElementCount,
-		InformationLimit:  result.InformationLimit(p.key, p.rowOrValue(), st.ElementCount),
+		InformationLimit:  result.InformationLimit(r.Key, r.Pairs(), st.ElementCount),
 		Duplicates:        lr.Duplicates,
 		SkippedRows:       lr.Skipped,
 		BucketCount:       st.BucketCount,
@@ -310,24 +288,24 @@ func (p parsedConfig) result(l core.Layout, st core.Stats, lr core.LoadReport, r
 		ShardSelect:       cmp.Or(string(lc.ShardSelect), string(core.ShardSelectAuto)),
 		BlockRows:         cmp.Or(lc.BlockRows, core.DefaultBlockRows),
 		HugePages:         hugePagesName(),
-		Preallocate:       p.Preallocate,
+		Preallocate:       c.Preallocate,
 		Workers:           make([]result.Worker, len(lr.Workers)),
 		Producer:          result.Producer{ReadSeconds: lr.Producer.ReadSeconds, SplitSeconds: lr.Producer.SplitSeconds, WaitSeconds: lr.Producer.WaitSeconds},
 		Isolated:          false,
 		Runtime:           RuntimeName(),
 		Host:              hostInfo(),
 	}
-	if p.row { // packlab's own: no ClickHouse layout keeps a row
-		r.Attributes, r.ClickHouseLayout = AttributesText(p.Attributes, p.attrs), ""
-		r.AttributeColumns = p.rowFileColumns()
+	if r.Layout.Row { // packlab's own: no ClickHouse layout keeps a row
+		res.Attributes, res.ClickHouseLayout = config.AttributesText(c.Attributes, r.Attrs), ""
+		res.AttributeColumns = r.FileColumns()
 	}
 	if lr.Seconds > 0 {
-		r.LoadRowsPerSecond = float64(lr.Rows) / lr.Seconds
+		res.LoadRowsPerSecond = float64(lr.Rows) / lr.Seconds
 	}
 	for i, w := range lr.Workers {
-		r.Workers[i] = result.Worker{Shard: w.Shard, Rows: w.Rows, BusySeconds: w.BusySeconds, WaitSeconds: w.WaitSeconds, RowsPerSecond: w.RowsPerSecond}
+		res.Workers[i] = result.Worker{Shard: w.Shard, Rows: w.Rows, BusySeconds: w.BusySeconds, WaitSeconds: w.WaitSeconds, RowsPerSecond: w.RowsPerSecond}
 	}
-	return r
+	return res
 }
 
 // resultLayoutClause is the LAYOUT clause a result of packlab's layout l
@@ -373,4 +351,25 @@ func hugePagesName() string {
 		return "on"
 	}
 	return "off"
+}
+
+// rowStoreFor is r's row store (rowstore.New): nil when r is not a row's
+// run or its row has no Strings, no Nullables and fits in a cell.
+func rowStoreFor(r config.Run) *rowstore.Store {
+	if !r.Layout.Row {
+		return nil
+	}
+	cells, from := 0, 0
+	if r.Spec.Kind == source.File && r.Spec.NoValueColumn() {
+		cells, from = len(r.Spec.Columns), r.CellsFrom()
+	}
+	return rowstore.New(r.Attrs, r.Value.Size, cells, from)
+}
+
+// addRowBytes adds a row store's arena and row array to r (rowstore.Count).
+func addRowBytes(r *result.Result, b rowstore.Bytes) {
+	r.BytesAllocated += b.Allocated
+	r.PayloadBytes += b.Payload
+	r.EmptyBytes += b.Empty
+	r.MetadataBytes += b.Metadata
 }

@@ -517,7 +517,7 @@ func TestSweepRunsAreCheckedAtTheirOwnRows(t *testing.T) {
 	}
 	for i, r := range runs {
 		if r.est.Rows != cfgs[i].Rows {
-			t.Errorf("run %d (%s at %d rows) checked at %d rows", i, r.layout, cfgs[i].Rows, r.est.Rows)
+			t.Errorf("run %d (%s at %d rows) checked at %d rows", i, r.run.Layout, cfgs[i].Rows, r.est.Rows)
 		}
 	}
 	last := cancelled(runs[len(runs)-1], context.Canceled)

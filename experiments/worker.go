@@ -12,12 +12,14 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/result"
 )
@@ -153,21 +155,26 @@ func measureJob(ctx context.Context, job workerJob, progress func(Progress)) (re
 	if job.SourceFD > 0 {
 		job.Config.Source = fmt.Sprintf("/dev/fd/%d", job.SourceFD)
 	}
-	p, err := job.Config.parse()
+	runs, err := config.Resolve(job.Config)
 	if err != nil {
 		return result.Result{}, err
 	}
-	if job.SourceFD > 0 {
-		p.spec.Path, p.Source = name, name // messages and the result name the user's file
-		p.file = os.NewFile(uintptr(job.SourceFD), name)
-	}
-	l, ok := parseLayoutChoice(job.Layout)
-	if !ok || l.layout == "" {
+	l, ok := config.ParseLayout(job.Layout)
+	if !ok || l.Core == "" {
 		_, err := core.ParseLayout(job.Layout)
 		return result.Result{}, err
 	}
-	p = p.at(l)
-	return opsFor(p.key, p.value).measure(ctx, p, l.layout, progress)
+	i := slices.IndexFunc(runs, func(r config.Run) bool { return r.Layout == l })
+	if i < 0 {
+		return result.Result{}, fmt.Errorf("the job's layout %s is not among its config's %v", l, job.Config.Layouts)
+	}
+	r := runs[i]
+	if job.SourceFD > 0 {
+		// messages and the result name the user's file
+		r.Source.Path, r.Spec.Path, r.Config.Source = name, name, name
+		r.File = os.NewFile(uintptr(job.SourceFD), name)
+	}
+	return opsFor(r.Key, r.Value).measure(ctx, r, progress)
 }
 
 // workerCommand builds the worker process for one job. It is the running
