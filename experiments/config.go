@@ -5,6 +5,7 @@ import (
 	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/fault"
+	"github.com/packlab/packlab/experiments/worker"
 )
 
 // The engine's configuration is package experiments/config's: what a face
@@ -78,3 +79,16 @@ func CheckRow(attrs []dict.Attribute) error { return config.CheckRow(attrs) }
 func TableOptions(mlf float64, preallocate bool, keys int64) core.Options {
 	return config.TableOptions(mlf, preallocate, keys)
 }
+
+// Progress is a running measurement's state, as a progress bar draws it
+// (worker.Progress: a worker's lines carry it).
+type Progress = worker.Progress
+
+// Phases of a Progress.
+const (
+	PhaseCount  = worker.PhaseCount
+	PhaseSettle = worker.PhaseSettle
+	PhaseLoad   = worker.PhaseLoad
+	PhaseRead   = worker.PhaseRead
+	PhaseDone   = worker.PhaseDone
+)

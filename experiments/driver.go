@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"io"
+	"os/exec"
 	"runtime/debug"
 	"slices"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/result"
+	"github.com/packlab/packlab/experiments/worker"
 )
 
 // Drivers: the layouts packlab runs in a worker program it does not build
@@ -58,9 +60,17 @@ func driverOf(l config.Layout) Driver {
 	return d
 }
 
-// FrameRows is the most rows (or keys) in one frame of DriverRun.Feed:
-// core's block, the workers' kFrameRows.
-const FrameRows = core.DefaultBlockRows
+// FrameRows is the most rows (or keys) in one frame of DriverRun.Feed
+// (worker.FrameRows).
+const FrameRows = worker.FrameRows
+
+// RunWorker runs one job in a driver's worker cmd, feed its stream of
+// rows (DriverRun.Feed), relaying the worker's progress and keeping its
+// result (worker.Run, where the arguments are told).
+func RunWorker(ctx context.Context, cmd *exec.Cmd, job []byte, feed func(context.Context, io.Writer) error,
+	progress func(Progress), name, fix string) (result.Result, error) {
+	return worker.Run(ctx, cmd, job, feed, progress, name, fix)
+}
 
 // DriverRun is one run of a driver's layout as the engine parsed and
 // checked it.
@@ -77,7 +87,7 @@ type DriverRun struct {
 	Source         source.Spec // the key source
 
 	run       config.Run
-	fed       feedReport
+	fed       worker.Sent
 	startedAt time.Time
 }
 
@@ -102,13 +112,13 @@ func (r *DriverRun) ExpectedDistinct(rows int64) int64 {
 // rows][u64 misses] and the keys in core.Read's order, in frames, ending
 // with [u32 0]. It is RunWorker's feed; Sent says what it sent.
 func (r *DriverRun) Feed(ctx context.Context, w io.Writer) error {
-	return opsFor(r.Key, r.Value).feed(ctx, r.run, w, &r.fed)
+	return worker.Feed(ctx, r.run, w, &r.fed)
 }
 
 // Sent is what Feed sent: the rows, and the checksum of their pairs as
 // Result.Checksum writes one.
 func (r *DriverRun) Sent() (rows int64, checksum string) {
-	return r.fed.rows, checksumText(r.fed.sum)
+	return r.fed.Rows, worker.Checksum(r.fed.Sum)
 }
 
 // WriteFileAttributes writes path, ClickHouse's source of a file's
@@ -116,7 +126,7 @@ func (r *DriverRun) Sent() (rows int64, checksum string) {
 // dictKeyBytes bytes; the value; each attribute's cell in its type), and
 // takes the file's String lengths and NULLs into r.Attributes.
 func (r *DriverRun) WriteFileAttributes(ctx context.Context, dictKeyBytes int, path string, progress func(Progress)) error {
-	st, err := opsFor(r.Key, r.Value).writeFileAttributes(ctx, r.run, dictKeyBytes, path, progress)
+	st, err := worker.WriteFileAttributes(ctx, r.run, dictKeyBytes, path, progress)
 	if err != nil {
 		return err
 	}
@@ -136,8 +146,8 @@ func (r *DriverRun) FillResult(res *result.Result) {
 	res.KeyType, res.ValueType = r.Key.Name, r.Value.Name
 	res.Source = r.Source.String()
 	res.Seed = r.Config.Seed
-	res.SkippedRows = r.fed.skipped
-	res.Producer = result.Producer{ReadSeconds: r.fed.readSeconds, WaitSeconds: r.fed.waitSeconds}
+	res.SkippedRows = r.fed.Skipped
+	res.Producer = result.Producer{ReadSeconds: r.fed.ReadSeconds, WaitSeconds: r.fed.WaitSeconds}
 	res.Repeats = 1
 	res.Threads = 1 // one thread loads and reads; the lab's streaming runs in this process
 	res.BlockRows = FrameRows

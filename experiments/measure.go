@@ -17,6 +17,7 @@ import (
 	"github.com/packlab/packlab/experiments/internal/machine"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/rowstore"
+	"github.com/packlab/packlab/experiments/worker"
 	"github.com/pbnjay/memory"
 )
 
@@ -45,51 +46,19 @@ import (
 // runtime's to manage, and its RSS shows what the collector has not yet
 // returned.
 
-// Progress is a running measurement's state, as a progress bar draws it.
-type Progress struct {
-	Layout    string  `json:"layout"`
-	Repeat    int     `json:"repeat"`     // 1-based: which measured load (a run's repeat) of the whole job this is
-	Repeats   int     `json:"repeats"`    // measured loads in the whole job (layouts x repeats, or a sweep's)
-	Phase     string  `json:"phase"`      // "count", "settle", "load", "read" or "done"
-	Rows      int64   `json:"rows"`       // rows loaded so far
-	TotalRows int64   `json:"total_rows"` // rows the source will give, or -1 if unknown
-	Seconds   float64 `json:"seconds"`    // since the load started; settle: settled so far
-	RSSBytes  int64   `json:"rss_bytes"`  // resident memory now minus the baseline; 0 if unknown
-	// SettleSeconds is, while it settles, how long the job idles before
-	// the load (Config.SettleSeconds).
-	SettleSeconds float64 `json:"settle_seconds,omitempty"`
-}
-
-// Phases of a Progress.
-const (
-	PhaseCount  = "count"  // before the runs: a file source read through for its row count (the guard's)
-	PhaseSettle = "settle" // before a load: idle for Config.SettleSeconds
-	PhaseLoad   = "load"
-	PhaseRead   = "read"
-	PhaseDone   = "done"
-)
-
-// countProgressEvery is the period of a source count's progress.
-var countProgressEvery = 200 * time.Millisecond
-
 // timelineEvery is the period of the load's timeline samples.
 const timelineEvery = 100 * time.Millisecond
 
-// typedOps is the typed code of one (key size, value size) pair. Types are
-// dispatched once, by size, in opsFor: 5 x 5 = 25 instantiations cover the
-// 15 x 15 ClickHouse type pairs, since maps only see bits.
+// typedOps is the engine's typed code of one (key size, value size) pair:
+// the measure, and the count before the runs. Types are dispatched once,
+// by size, in opsFor: 5 x 5 = 25 instantiations cover the 15 x 15
+// ClickHouse type pairs, since maps only see bits.
 type typedOps interface {
 	measure(ctx context.Context, r config.Run, progress func(Progress)) (result.Result, error)
 	// scan reads a source to its end without building a map: the rows it
 	// has and the first malformed row, before any allocation.
 	// A file's attribute columns are counted too (their bytes).
 	scan(ctx context.Context, spec source.Spec, key, value core.Type, progress func(Progress)) (st config.FileStats, err error)
-	// feed streams p's rows, then its read order, to a driver's worker
-	// (feed.go, DriverRun.Feed).
-	feed(ctx context.Context, r config.Run, w io.Writer, fr *feedReport) error
-	// writeFileAttributes writes ClickHouse's source of a file's
-	// attributes (file_attributes.go, DriverRun.WriteFileAttributes).
-	writeFileAttributes(ctx context.Context, r config.Run, dictKeyBytes int, path string, progress func(Progress)) (config.FileStats, error)
 }
 
 type typed[K, V core.Bits] struct{}
@@ -136,7 +105,7 @@ func (typed[K, V]) scan(ctx context.Context, spec source.Spec, key, value core.T
 	start, last := time.Now(), time.Now()
 	blockRows := config.FirstBlockRows(cells)
 	for {
-		if now := time.Now(); progress != nil && now.Sub(last) >= countProgressEvery {
+		if now := time.Now(); progress != nil && now.Sub(last) >= worker.CountProgressEvery {
 			last = now
 			progress(Progress{Phase: PhaseCount, Rows: st.Rows, TotalRows: -1, Seconds: now.Sub(start).Seconds()})
 		}
@@ -279,7 +248,7 @@ func resultOf(r config.Run, st core.Stats, lr core.LoadReport, rr core.ReadRepor
 		EmptyBytes:        st.EmptyBytes,
 		MetadataBytes:     st.MetadataBytes,
 		Estimated:         st.Estimated,
-		Checksum:          checksumText(lr.Checksum),
+		Checksum:          worker.Checksum(lr.Checksum),
 		LoadSeconds:       lr.Seconds,
 		ReadSeconds:       rr.Seconds,
 		ReadRowsPerSecond: rr.RowsPerSecond,

@@ -17,6 +17,7 @@ import (
 	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
+	"github.com/packlab/packlab/experiments/worker"
 )
 
 // RunOptions are the caller's hooks into a running job.
@@ -328,16 +329,16 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]result.Resu
 // crash or error is that run's, and the job's other runs go on). Running
 // out of memory says the guard's figure and what to try.
 func runFailure(r runSpec, err error) (line string, stop error) {
-	if se := (*core.SlabError)(nil); errors.As(err, &se) && !errors.Is(err, ErrOutOfMemory) {
+	if se := (*core.SlabError)(nil); errors.As(err, &se) && !errors.Is(err, worker.ErrOutOfMemory) {
 		// In this process (InProcess): a table's slab the system
 		// refused is the same end as a worker's.
-		err = fmt.Errorf("%w: %w", ErrOutOfMemory, err)
+		err = fmt.Errorf("%w: %w", worker.ErrOutOfMemory, err)
 	}
-	if errors.Is(err, ErrOutOfMemory) {
+	if errors.Is(err, worker.ErrOutOfMemory) {
 		err = fault.Errorf("%w at %s rows (the guard predicted a peak of %s); try fewer {rows}, more {shards} or a layout that needs less (a plan for %s rows)",
 			err, text.Rows(r.est.Rows), text.Bytes(r.est.PeakBytes), text.Rows(r.est.Rows))
 	}
-	if !r.run.Source.IsSynthetic() && isSourceFault(err) && !errors.Is(err, ErrOutOfMemory) {
+	if !r.run.Source.IsSynthetic() && isSourceFault(err) && !errors.Is(err, worker.ErrOutOfMemory) {
 		// The source's content (a stream, read only by the load:
 		// /dev/stdin, a pipe, a device): bad input, exit 2.
 		return "", &InputError{Err: fmt.Errorf("%s: %w", r.run.Layout, err)}
@@ -367,7 +368,7 @@ func sourceFault(path string, err error) error {
 // worker's error that its worker marked as its source's (workerLine.Source).
 func isSourceFault(err error) bool {
 	var fe *source.FileError
-	var we *workerSourceError
+	var we *worker.SourceError
 	return errors.As(err, &fe) || errors.As(err, &we)
 }
 

@@ -1,4 +1,4 @@
-package experiments
+package worker
 
 // A file's attributes in ClickHouse's layouts: a TSV or CSV source whose
 // columns after the key and the value are the dictionary's other
@@ -68,9 +68,15 @@ func appendBits(dst []byte, lo, hi uint64, size int) []byte {
 	return append(dst, b[:size]...)
 }
 
-// writeFileAttributes writes path, the dictionary's source in RowBinary
-// (key as the dictionary keeps it: dictKeyBytes of its bits; value;
-// attributes), from p's file.
+// WriteFileAttributes writes path, ClickHouse's source of a file's
+// attributes in RowBinary (the key as the dictionary keeps it: its low
+// dictKeyBytes bytes; the value; each attribute's cell in its type), from
+// run r's file, and returns what its columns held (their bytes and NULLs).
+func WriteFileAttributes(ctx context.Context, r config.Run, dictKeyBytes int, path string, progress func(Progress)) (config.FileStats, error) {
+	return opsFor(r.Key, r.Value).writeFileAttributes(ctx, r, dictKeyBytes, path, progress)
+}
+
+// writeFileAttributes is WriteFileAttributes of one (key, value) pair.
 func (typed[K, V]) writeFileAttributes(ctx context.Context, r config.Run, dictKeyBytes int, path string, progress func(Progress)) (st config.FileStats, err error) {
 	src, err := config.Open[K, V](ctx, r)
 	if err != nil {
@@ -100,7 +106,7 @@ func (typed[K, V]) writeFileAttributes(ctx context.Context, r config.Run, dictKe
 		if err := ctx.Err(); err != nil {
 			return st, err
 		}
-		if now := time.Now(); progress != nil && now.Sub(last) >= countProgressEvery {
+		if now := time.Now(); progress != nil && now.Sub(last) >= CountProgressEvery {
 			last = now // the file read again, for ClickHouse's source: as long as the count
 			progress(Progress{Phase: PhaseCount, Rows: st.Rows, TotalRows: -1, Seconds: now.Sub(start).Seconds()})
 		}
