@@ -71,6 +71,12 @@ func AttributesText(given []string, types []dict.Attribute) string {
 	return config.AttributesText(given, types)
 }
 
+// RunJobName names a run of cfg as a person would say it (config.RunJobName).
+func RunJobName(cfg Config) string { return config.RunJobName(cfg) }
+
+// SweepJobName names a sweep (config.SweepJobName).
+func SweepJobName(sweep string, cfg Config) string { return config.SweepJobName(sweep, cfg) }
+
 // CheckRow refuses attributes no row layout holds (config.CheckRow).
 func CheckRow(attrs []dict.Attribute) error { return config.CheckRow(attrs) }
 

@@ -11,7 +11,6 @@ import (
 	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/internal/machine"
 	"github.com/packlab/packlab/experiments/text"
-	"github.com/pbnjay/memory"
 )
 
 // WasmMemoryLimit is a browser tab's memory in all, the guard's total
@@ -91,8 +90,9 @@ func (c MemoryCheck) LargestEstimate() Estimate {
 	return Estimate{}
 }
 
-// MemoryError is a refusal by the guard; its text is one line.
-type MemoryError struct{ Check MemoryCheck }
+// MemoryError is a refusal by the guard (Verdict, its check of the job);
+// its text is one line.
+type MemoryError struct{ Verdict MemoryCheck }
 
 func (e *MemoryError) Error() string { return e.Words(fault.Plain) }
 
@@ -100,7 +100,7 @@ func (e *MemoryError) Error() string { return e.Words(fault.Plain) }
 func (e *MemoryError) Words(name fault.Namer) string { return fault.Fields(e.text(), name) }
 
 func (e *MemoryError) text() string {
-	c := e.Check
+	c := e.Verdict
 	big := c.LargestEstimate()
 	about := "about "
 	switch {
@@ -187,46 +187,4 @@ func estimate(r config.Run, rows int64) (Estimate, error) {
 // smaller than a block only ever fills that many rows.
 func loaderBytesOf(r config.Run, rows int64) int64 {
 	return dict.LoaderBytes(r.Key, r.Value, r.Config.Shards, r.Config.BlockRows, rows, !r.Spec.IsSynthetic())
-}
-
-// checkMemory predicts the runs of a config, one a layout, and compares the
-// largest with the memory available now. rows is what the source gives
-// (scanned for a file; -1 for a stream, which leaves the guard nothing to
-// predict).
-func checkMemory(runs []config.Run, rows int64) (MemoryCheck, error) {
-	c := MemoryCheck{TotalBytes: int64(memory.TotalMemory())}
-	c.AvailableBytes, c.AvailableFrom = machine.AvailableMemory()
-	if c.AvailableBytes < 0 {
-		c.AvailableBytes, c.AvailableFrom = int64(memory.FreeMemory()), "free memory"
-		if c.AvailableBytes == 0 && c.TotalBytes == 0 {
-			c.AvailableBytes = -1 // the platform cannot tell (the browser)
-		}
-	}
-	if !runs[0].Config.InProcess {
-		if rss, _ := machine.StatusMemory(); rss > 0 {
-			c.RuntimeBytes = rss
-		}
-	}
-	if rows < 0 {
-		c.RowsUnknown, c.Fits = true, true
-		for _, r := range runs {
-			c.Estimates = append(c.Estimates, Estimate{Layout: r.Layout.String(), Rows: -1, Distinct: -1, Estimated: true})
-		}
-		return c, nil
-	}
-	for _, r := range runs {
-		var e Estimate
-		var err error
-		if d := driverOf(r.Layout); d != nil {
-			e = d.Estimate(newDriverRun(r), rows)
-		} else if e, err = estimate(r, rows); err != nil {
-			return c, err
-		}
-		c.Estimates = append(c.Estimates, e)
-		if need := core.SaturatingAdd(e.PeakBytes, c.RuntimeBytes); need > c.NeedBytes || c.Largest == "" {
-			c.NeedBytes, c.Largest = need, e.Layout
-		}
-	}
-	c.Fits = c.AvailableBytes < 0 || c.NeedBytes <= c.AvailableBytes
-	return c, nil
 }

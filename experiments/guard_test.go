@@ -50,7 +50,7 @@ func TestGuardRefuses(t *testing.T) {
 	if !re.MatchString(msg) {
 		t.Errorf("refusal\n got %q\nwant match %s", msg, re)
 	}
-	c := me.Check
+	c := me.Verdict
 	if c.Largest != "hashed" || c.Fits || c.NeedBytes != c.Estimates[1].PeakBytes+c.RuntimeBytes {
 		t.Errorf("check %+v", c)
 	}
@@ -265,7 +265,7 @@ func TestGuardRefusesWhatCannotFit(t *testing.T) {
 						if c.Fits {
 							continue
 						}
-						msg := (&MemoryError{Check: c}).Error()
+						msg := (&MemoryError{Verdict: c}).Error()
 						if strings.Contains(msg, "unknown") || strings.Contains(msg, "\n") ||
 							!strings.Contains(msg, " "+text.Bytes(c.NeedBytes)+" at its peak") || !strings.Contains(msg, text.Bytes(c.AvailableBytes)+" of ") {
 							t.Fatalf("%s <%s,%s> shards %d rows %d: refusal %q lacks the need %s or the available %s", l, key.Name, value.Name, shards, n, msg, text.Bytes(c.NeedBytes), text.Bytes(c.AvailableBytes))

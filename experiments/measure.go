@@ -235,7 +235,7 @@ func resultOf(r config.Run, st core.Stats, lr core.LoadReport, rr core.ReadRepor
 		MaxLoadFactor:     dict.EffectiveMLF(l, c.MaxLoadFactor),
 		Source:            r.Spec.String(),
 		Seed:              c.Seed,
-		ClickHouseLayout:  resultLayoutClause(l, r.Key, r.Value, c.Shards, c.MaxLoadFactor),
+		ClickHouseLayout:  dict.ResultLayoutClause(l, r.Key, r.Value, c.Shards, c.MaxLoadFactor),
 		ElementCount:      st.ElementCount,
 		InformationLimit:  result.InformationLimit(r.Key, r.Pairs(), st.ElementCount),
 		Duplicates:        lr.Duplicates,
@@ -275,21 +275,6 @@ func resultOf(r config.Run, st core.Stats, lr core.LoadReport, rr core.ReadRepor
 		res.Workers[i] = result.Worker{Shard: w.Shard, Rows: w.Rows, BusySeconds: w.BusySeconds, WaitSeconds: w.WaitSeconds, RowsPerSecond: w.RowsPerSecond}
 	}
 	return res
-}
-
-// resultLayoutClause is the LAYOUT clause a result of packlab's layout l
-// names: only where ClickHouse builds this very table, so not for a key
-// other than UInt64 (ClickHouse keeps a simple key as UInt64, so its table
-// is another's: ch_hashed and the COMPLEX_KEY_ layouts measure those) and
-// not packed with a value PackedHashMap does not take.
-func resultLayoutClause(l core.Layout, key, value core.Type, shards int, mlf float64) string {
-	if key.Name != "UInt64" {
-		return ""
-	}
-	if l == core.LayoutPacked && !(value.Size <= 8 && value.Kind != core.KindUUID) {
-		return ""
-	}
-	return dict.ClickHouseLayout(l, shards, mlf)
 }
 
 func RuntimeName() string {

@@ -3,11 +3,8 @@ package experiments
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -62,28 +59,6 @@ func RunConfigs(ctx context.Context, cfgs []Config, opt RunOptions) ([]result.Re
 	return execute(ctx, runs, opt)
 }
 
-// Check validates cfg and predicts its memory without measuring anything:
-// what the guard would decide, for a face to show before a run.
-func Check(ctx context.Context, cfg Config) (MemoryCheck, error) {
-	runs, err := config.Resolve(cfg)
-	if err != nil {
-		return MemoryCheck{}, err
-	}
-	st, err := sourceRows(ctx, runs[0], nil)
-	if err != nil {
-		return MemoryCheck{}, err
-	}
-	return checkMemory(withFile(runs, st), st.Rows)
-}
-
-// withFile is runs with what their file's attribute columns hold (st).
-func withFile(runs []config.Run, st config.FileStats) []config.Run {
-	for i := range runs {
-		runs[i] = runs[i].WithFile(st)
-	}
-	return runs
-}
-
 // runSpec is one layout's measured run, ready to go.
 type runSpec struct {
 	run config.Run
@@ -132,7 +107,7 @@ func prepare(ctx context.Context, cfgs []Config, progress func(Progress)) ([]run
 			return nil, err
 		}
 		if !check.Fits && !first.Config.Force {
-			return nil, &MemoryError{Check: check}
+			return nil, &MemoryError{Verdict: check}
 		}
 		if !check.Fits && first.Config.InProcess {
 			// Forced past the guard, a run may run out of memory; in this
@@ -184,40 +159,6 @@ func checkStreamLoads(all [][]config.Run) error {
 	return nil
 }
 
-// sourceRows is the rows r's source (as its config gives it) gives (and a file's attribute columns'
-// bytes): Rows for a generator; for a file, counted by reading it through, which also finds a malformed row (file,
-// line, column) or a missing column before any work; -1 (unknown) for a
-// stream, which is read only once, by the load. progress, if set, hears the
-// count (PhaseCount) about every 200 ms: a 1e9-row gzip file takes a
-// minute.
-func sourceRows(ctx context.Context, r config.Run, progress func(Progress)) (config.FileStats, error) {
-	spec, value := r.Source, r.Attrs[0].Type // the value as given, not a row's cell
-	if spec.IsSynthetic() {
-		return config.FileStats{Rows: r.Config.Rows}, nil
-	}
-	if _, stream := source.IsStream(spec.Path); stream {
-		return config.FileStats{Rows: -1}, nil
-	}
-	st, err := opsFor(r.Key, value).scan(ctx, spec, r.Key, value, progress)
-	if err != nil {
-		if ctx.Err() != nil {
-			return st, fmt.Errorf("%w: %w", ErrCancelled, err)
-		}
-		return st, &InputError{Err: sourceFault(spec.Path, err)}
-	}
-	if st.Rows == 0 {
-		return st, NewFieldError("source", spec.Path, "has no rows", "a file with at least one row")
-	}
-	if len(spec.Columns) > 0 {
-		// The pass's blocks of cells back to the system: the lab held
-		// them through the run (74 MB after 100K rows of 2-6 KB Strings,
-		// 16 MB without), and the guard takes this process's RSS as a
-		// fresh worker's runtime.
-		debug.FreeOSMemory()
-	}
-	return st, nil
-}
-
 // settleProgressEvery is how often an idle before a load reports.
 const settleProgressEvery = 250 * time.Millisecond
 
@@ -264,7 +205,7 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]result.Resu
 		for rep := range r.run.Config.Repeats {
 			n++
 			if ctx.Err() != nil {
-				return results, cancelled(r, context.Cause(ctx))
+				return results, stopped(r, context.Cause(ctx))
 			}
 			progress := func(pr Progress) {
 				if opt.Progress != nil {
@@ -278,12 +219,12 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]result.Resu
 					Seconds: d.Seconds(), SettleSeconds: idle.Seconds()})
 			}
 			if err := settle(ctx, idle, idled); err != nil {
-				return results, cancelled(r, cmp.Or(context.Cause(ctx), err))
+				return results, stopped(r, cmp.Or(context.Cause(ctx), err))
 			}
 			res, err := measureOne(ctx, r, progress)
 			if err != nil {
 				if ctx.Err() != nil {
-					return results, cancelled(r, context.Cause(ctx)) // the signal, where one stopped it
+					return results, stopped(r, context.Cause(ctx)) // the signal, where one stopped it
 				}
 				line, stop := runFailure(r, err)
 				if stop != nil {
@@ -305,7 +246,7 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]result.Resu
 		res := result.Combine(reps)
 		res.SettleSeconds = r.run.Config.SettleSeconds
 		res.PredictedPeak = r.est.PeakBytes
-		res.ID = newResultID(res.Layout, time.Now())
+		res.ID = result.NewID(res.Layout, time.Now())
 		if opt.Job != nil {
 			job := *opt.Job
 			res.Job = &job
@@ -349,20 +290,6 @@ func runFailure(r runSpec, err error) (line string, stop error) {
 	return fmt.Sprintf("%s: %v", r.run.Layout, err), nil
 }
 
-// sourceFault is the field error of an error reading the source file at
-// path: core's FileError names the place ("source FILE:LINE: column N:
-// ..."), or the file ("source FILE: is empty"); the path once is enough.
-func sourceFault(path string, err error) error {
-	var fe *source.FileError
-	if errors.As(err, &fe) {
-		if fe.Line > 0 {
-			return fault.Wrap("source", fmt.Sprintf("%s:%d", fe.Path, fe.Line), "", fe.Err, "")
-		}
-		return fault.Wrap("source", fe.Path, "", fe.Err, "")
-	}
-	return fault.Wrap("source", path, "", err, "")
-}
-
 // isSourceFault reports whether err is the source's: a bad row of a file,
 // a file gone (core's FileError, in this process or the feed's), or a
 // worker's error that its worker marked as its source's (workerLine.Source).
@@ -395,7 +322,8 @@ func (e *RunsFailedError) Error() string {
 	return fmt.Sprintf("%d run(s) failed, %d measured: %s", len(e.Failed), e.Measured, strings.Join(e.Failed, "; "))
 }
 
-func cancelled(r runSpec, err error) error {
+// stopped is the error of a job cancelled at run r (err: why).
+func stopped(r runSpec, err error) error {
 	what := fmt.Sprintf("%s at %s rows", r.run.Layout, text.Rows(r.est.Rows))
 	if r.est.Rows < 0 {
 		what = fmt.Sprintf("%s loading %s", r.run.Layout, r.run.Source.Path) // a stream: its rows are unknown
@@ -422,11 +350,4 @@ func measureOne(ctx context.Context, r runSpec, progress func(Progress)) (res re
 		}
 	}()
 	return opsFor(r.run.Key, r.run.Value).measure(ctx, r.run, progress)
-}
-
-// newResultID is unique and sorts by time: 20261130T205800.123Z-hashed-3f2a.
-func newResultID(layout string, t time.Time) string {
-	var b [2]byte
-	_, _ = rand.Read(b[:])
-	return t.UTC().Format("20060102T150405.000Z") + "-" + layout + "-" + hex.EncodeToString(b[:])
 }

@@ -521,7 +521,7 @@ func TestSweepRunsAreCheckedAtTheirOwnRows(t *testing.T) {
 			t.Errorf("run %d (%s at %d rows) checked at %d rows", i, r.run.Layout, cfgs[i].Rows, r.est.Rows)
 		}
 	}
-	last := cancelled(runs[len(runs)-1], context.Canceled)
+	last := stopped(runs[len(runs)-1], context.Canceled)
 	if !strings.Contains(last.Error(), "packed at 1M rows was stopped") {
 		t.Errorf("the last run's cancel: %v, want it named at 1M rows", last)
 	}

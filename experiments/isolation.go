@@ -24,20 +24,13 @@ import (
 )
 
 // Isolation: each measured load runs in a fresh worker process of the same
-// binary, so that its RSS and peak RSS belong to that load alone.
-//
-//	parent                                  worker: packlab __worker
-//	  start worker, env PACKLAB_WORKER=1 --->
-//	  write the job as one JSON line ------> stdin: {"config":...,"layout":"hashed"}
-//	                                         measure (measure.go)
-//	  relay progress        <--------------- stdout: {"progress":{...}}  every 100 ms
-//	  keep the result       <--------------- stdout: {"result":{...}}  or {"error":"..."}
-//	  close stdin, wait
-//
-// The parent keeps the worker's stdin open while it runs: when the parent
-// dies, the worker reads EOF and stops. On cancel the parent kills the
-// worker. The worker ignores SIGINT, which a terminal sends to the whole process
-// group on Ctrl-C: the parent decides, and kills it.
+// binary, so that its RSS and peak RSS belong to that load alone. The
+// parent starts it (packlab __worker, or a test binary with
+// PACKLAB_WORKER=1) and speaks worker.Run's protocol with it: the job line
+// {"config":...,"layout":"hashed"}, then its progress and result lines
+// (worker.Line), which the worker writes as it measures (measure.go). The
+// worker ignores SIGINT, which a terminal sends to the whole process group
+// on Ctrl-C: the parent decides, and kills it.
 
 // WorkerArg is the hidden subcommand that makes the binary a worker, and
 // WorkerEnv the variable the parent sets in the worker's environment: a test
