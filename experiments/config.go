@@ -15,7 +15,8 @@ import (
 // Config is one measured run as a user asks for it (config.Config).
 type Config = config.Config
 
-// Defaults and bounds of Config's fields (package config's).
+// Defaults and bounds of Config's fields (package config's), and the
+// phases of a Progress.
 const (
 	DefaultKey       = config.DefaultKey
 	DefaultValue     = config.DefaultValue
@@ -25,6 +26,13 @@ const (
 	MaxThreads       = config.MaxThreads
 	MaxBlockRows     = config.MaxBlockRows
 	MaxSettleSeconds = config.MaxSettleSeconds
+
+	// Phases of a Progress (worker's).
+	PhaseCount  = worker.PhaseCount
+	PhaseSettle = worker.PhaseSettle
+	PhaseLoad   = worker.PhaseLoad
+	PhaseRead   = worker.PhaseRead
+	PhaseDone   = worker.PhaseDone
 )
 
 // FieldError is bad input in one of a configuration's fields, named by
@@ -89,12 +97,3 @@ func TableOptions(mlf float64, preallocate bool, keys int64) core.Options {
 // Progress is a running measurement's state, as a progress bar draws it
 // (worker.Progress: a worker's lines carry it).
 type Progress = worker.Progress
-
-// Phases of a Progress.
-const (
-	PhaseCount  = worker.PhaseCount
-	PhaseSettle = worker.PhaseSettle
-	PhaseLoad   = worker.PhaseLoad
-	PhaseRead   = worker.PhaseRead
-	PhaseDone   = worker.PhaseDone
-)

@@ -88,3 +88,21 @@ func Open[K, V core.Bits](ctx context.Context, r Run) (core.Source[K, V], error)
 	}
 	return source.OpenContext[K, V](ctx, r.Spec, r.Key, r.Value)
 }
+
+// SizeClass is the index, 0 to 4, of the narrowest of uint8, uint16,
+// uint32, uint64 and core.U128 that holds a value of t: the typed code of
+// a (key, value) pair is one of 5 x 5 instantiations, since maps only see
+// bits, and a row is carried in the narrowest that holds it (rows.go).
+func SizeClass(t core.Type) int {
+	switch {
+	case t.Size <= 1:
+		return 0
+	case t.Size <= 2:
+		return 1
+	case t.Size <= 4:
+		return 2
+	case t.Size <= 8:
+		return 3
+	}
+	return 4
+}

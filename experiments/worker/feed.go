@@ -69,34 +69,15 @@ type typedOps interface {
 
 type typed[K, V core.Bits] struct{}
 
+// opsFor is the typed code of key's and value's sizes (config.SizeClass).
 func opsFor(key, value core.Type) typedOps {
-	switch key.Size {
-	case 1:
-		return opsForValue[uint8](value)
-	case 2:
-		return opsForValue[uint16](value)
-	case 4:
-		return opsForValue[uint32](value)
-	case 8:
-		return opsForValue[uint64](value)
-	default:
-		return opsForValue[core.U128](value)
-	}
+	return typedTable[config.SizeClass(key)][config.SizeClass(value)]
 }
 
-func opsForValue[K core.Bits](value core.Type) typedOps {
-	switch { // a row (rows.go) in the narrowest type that holds it
-	case value.Size <= 1:
-		return typed[K, uint8]{}
-	case value.Size <= 2:
-		return typed[K, uint16]{}
-	case value.Size <= 4:
-		return typed[K, uint32]{}
-	case value.Size <= 8:
-		return typed[K, uint64]{}
-	default:
-		return typed[K, core.U128]{}
-	}
+var typedTable = [5][5]typedOps{typedRow[uint8](), typedRow[uint16](), typedRow[uint32](), typedRow[uint64](), typedRow[core.U128]()}
+
+func typedRow[K core.Bits]() [5]typedOps {
+	return [5]typedOps{typed[K, uint8]{}, typed[K, uint16]{}, typed[K, uint32]{}, typed[K, uint64]{}, typed[K, core.U128]{}}
 }
 
 func (typed[K, V]) feed(ctx context.Context, r config.Run, pipe io.Writer, fr *Sent) error {
