@@ -46,7 +46,7 @@ type Config struct {
 	ValueColumn string `json:"value_column,omitempty"` // position, name, or none; default 2
 	SkipBadRows bool   `json:"skip_bad_rows,omitempty"`
 	// Columns are the file's columns of the attributes after the value
-	// (file_attributes.go): positions or header names, or "none" for
+	// (file.go): positions or header names, or "none" for
 	// values drawn from the key; default each attribute's name, else the
 	// columns 3, 4, ... (after the key's and the value's defaults).
 	Columns []string `json:"columns,omitempty"`
