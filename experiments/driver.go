@@ -20,7 +20,7 @@ import (
 // (the C++ reference maps, package experiments/refdriver; ClickHouse's own
 // dictionaries, experiments/chdriver). The engine knows them only through
 // this seam: whoever builds a lab registers each driver once (package app
-// does), and a config's --layout names, the guard, the run and the notes
+// does), and a config's layouts' names, the guard, the run and the notes
 // under a table of results then ask it. The driver starts its worker with
 // RunWorker and streams it the run's rows with DriverRun.Feed.
 
@@ -107,10 +107,9 @@ func (r *DriverRun) ExpectedDistinct(rows int64) int64 {
 	return n
 }
 
-// Feed streams the source's rows to a worker in frames ([u32 n][n keys][n
-// values], then [u32 0]), then, unless --no-read, the read phase: [u64
-// rows][u64 misses] and the keys in core.Read's order, in frames, ending
-// with [u32 0]. It is RunWorker's feed; Sent says what it sent.
+// Feed streams the source's rows to a worker in frames, then, unless the
+// config says no_read, the read phase's keys (worker.Feed has the frames).
+// It is RunWorker's feed; Sent says what it sent.
 func (r *DriverRun) Feed(ctx context.Context, w io.Writer) error {
 	return worker.Feed(ctx, r.run, w, &r.fed)
 }
