@@ -122,7 +122,7 @@ func ErrorOf(err error, fallback string) *Error {
 	}
 	var me *experiments.MemoryError
 	if errors.As(err, &me) {
-		return &Error{Field: "run", Message: refusal(me.Check)}
+		return &Error{Field: "run", Message: refusal(me.Verdict)}
 	}
 	return &Error{Field: fallback, Message: fault.Render(err, formName)}
 }

@@ -202,7 +202,7 @@ type LayoutInfo struct {
 	// run by ClickHouse itself, embedded (make chdb).
 	ClickHouseOwn bool `json:"clickhouse_own"`
 	// Row marks a row layout: packlab's table holding every attribute of
-	// a row in one cell (takes --attributes; experiments/rows.go).
+	// a row in one cell (takes --attributes; experiments/config/rows.go).
 	Row bool `json:"row,omitempty"`
 	// Available says whether it can run here; when not, Unavailable says
 	// why and the one command that builds it.

@@ -3,35 +3,32 @@ package experiments
 import (
 	"context"
 	"io"
+	"os/exec"
 	"runtime/debug"
 	"slices"
 	"time"
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/result"
+	"github.com/packlab/packlab/experiments/worker"
 )
 
 // Drivers: the layouts packlab runs in a worker program it does not build
 // (the C++ reference maps, package experiments/refdriver; ClickHouse's own
 // dictionaries, experiments/chdriver). The engine knows them only through
 // this seam: whoever builds a lab registers each driver once (package app
-// does), and a config's --layout names, the guard, the run and the notes
+// does), and a config's layouts' names, the guard, the run and the notes
 // under a table of results then ask it. The driver starts its worker with
 // RunWorker and streams it the run's rows with DriverRun.Feed.
 
 // A Driver runs some layouts in a worker program of its own.
 type Driver interface {
-	// Layout resolves a --layout name to one of the driver's layouts: its
-	// name as results hold it, or false.
-	Layout(name string) (string, bool)
-	// LayoutNames is the driver's part of --layout's list of names:
-	// "C++ reference maps: boost_flat, ...".
-	LayoutNames() string
-	// Validate checks c (defaults in) for a run of layout, here (the worker
-	// found and working): nil, or a *FieldError naming the field.
-	Validate(c Config, layout string) error
+	// config.Driver: the names of its layouts (Layout, LayoutNames) and
+	// its checks of a config (Validate).
+	config.Driver
 	// Estimate is the guard's prediction of r's run over rows rows.
 	Estimate(r *DriverRun, rows int64) Estimate
 	// Run measures r's layout once in a fresh worker process; the
@@ -45,28 +42,35 @@ type Driver interface {
 var drivers []Driver
 
 // RegisterDriver adds d to the drivers a config's layouts are looked up
-// in, after packlab's own and those registered before; d again does
-// nothing (a Driver is comparable: its type a struct of plain fields).
-// Call it while the program starts, before any config is checked.
+// in (config.RegisterDriver), after packlab's own and those registered
+// before; d again does nothing (a Driver is comparable: its type a struct
+// of plain fields). Call it while the program starts, before any config is
+// checked.
 func RegisterDriver(d Driver) {
 	if !slices.Contains(drivers, d) {
 		drivers = append(drivers, d)
 	}
+	config.RegisterDriver(d)
 }
 
-// findDriver finds the driver of a --layout name and the layout's name.
-func findDriver(name string) (Driver, string, bool) {
-	for _, d := range drivers {
-		if n, ok := d.Layout(name); ok {
-			return d, n, true
-		}
-	}
-	return nil, "", false
+// driverOf is the Driver of layout l, nil for one of packlab's: config
+// resolved it among the drivers RegisterDriver gave it, each a Driver.
+func driverOf(l config.Layout) Driver {
+	d, _ := l.Driver.(Driver)
+	return d
 }
 
-// FrameRows is the most rows (or keys) in one frame of DriverRun.Feed:
-// core's block, the workers' kFrameRows.
-const FrameRows = core.DefaultBlockRows
+// FrameRows is the most rows (or keys) in one frame of DriverRun.Feed
+// (worker.FrameRows).
+const FrameRows = worker.FrameRows
+
+// RunWorker runs one job in a driver's worker cmd, feed its stream of
+// rows (DriverRun.Feed), relaying the worker's progress and keeping its
+// result (worker.Run, where the arguments are told).
+func RunWorker(ctx context.Context, cmd *exec.Cmd, job []byte, feed func(context.Context, io.Writer) error,
+	progress func(Progress), name, fix string) (result.Result, error) {
+	return worker.Run(ctx, cmd, job, feed, progress, name, fix)
+}
 
 // DriverRun is one run of a driver's layout as the engine parsed and
 // checked it.
@@ -82,19 +86,19 @@ type DriverRun struct {
 	AttributeNames []string
 	Source         source.Spec // the key source
 
-	p         parsedConfig
-	fed       feedReport
+	run       config.Run
+	fed       worker.Sent
 	startedAt time.Time
 }
 
-// driverRun is p's run of layout l, a driver's.
-func (p parsedConfig) driverRun(l layoutChoice) *DriverRun {
-	return &DriverRun{Config: p.Config, Layout: l.name, Key: p.key, Value: p.value,
-		Attributes: p.attrs, AttributeNames: p.attrNames, Source: p.spec, p: p}
+// newDriverRun is run r, of a driver's layout, as its driver gets it.
+func newDriverRun(r config.Run) *DriverRun {
+	return &DriverRun{Config: r.Config, Layout: r.Layout.Name, Key: r.Key, Value: r.Value,
+		Attributes: r.Attrs, AttributeNames: r.AttrNames, Source: r.Spec, run: r}
 }
 
 // Options are the tables' options the run's settings give.
-func (r *DriverRun) Options() core.Options { return r.p.options() }
+func (r *DriverRun) Options() core.Options { return r.run.Options }
 
 // ExpectedDistinct is how many distinct keys the source gives in rows
 // rows (an upper bound where it cannot know: a file, zipf).
@@ -103,18 +107,17 @@ func (r *DriverRun) ExpectedDistinct(rows int64) int64 {
 	return n
 }
 
-// Feed streams the source's rows to a worker in frames ([u32 n][n keys][n
-// values], then [u32 0]), then, unless --no-read, the read phase: [u64
-// rows][u64 misses] and the keys in core.Read's order, in frames, ending
-// with [u32 0]. It is RunWorker's feed; Sent says what it sent.
+// Feed streams the source's rows to a worker in frames, then, unless the
+// config says no_read, the read phase's keys (worker.Feed has the frames).
+// It is RunWorker's feed; Sent says what it sent.
 func (r *DriverRun) Feed(ctx context.Context, w io.Writer) error {
-	return opsFor(r.Key, r.Value).feed(ctx, r.p, w, &r.fed)
+	return worker.Feed(ctx, r.run, w, &r.fed)
 }
 
 // Sent is what Feed sent: the rows, and the checksum of their pairs as
 // Result.Checksum writes one.
 func (r *DriverRun) Sent() (rows int64, checksum string) {
-	return r.fed.rows, checksumText(r.fed.sum)
+	return r.fed.Rows, worker.Checksum(r.fed.Sum)
 }
 
 // WriteFileAttributes writes path, ClickHouse's source of a file's
@@ -122,12 +125,12 @@ func (r *DriverRun) Sent() (rows int64, checksum string) {
 // dictKeyBytes bytes; the value; each attribute's cell in its type), and
 // takes the file's String lengths and NULLs into r.Attributes.
 func (r *DriverRun) WriteFileAttributes(ctx context.Context, dictKeyBytes int, path string, progress func(Progress)) error {
-	st, err := opsFor(r.Key, r.Value).writeFileAttributes(ctx, r.p, dictKeyBytes, path, progress)
+	st, err := worker.WriteFileAttributes(ctx, r.run, dictKeyBytes, path, progress)
 	if err != nil {
 		return err
 	}
-	r.p.attrs = withFileColumns(r.p.attrs, st)
-	r.Attributes = r.p.attrs
+	r.run.Attrs = config.WithFileColumns(r.run.Attrs, st)
+	r.Attributes = r.run.Attrs
 	debug.FreeOSMemory() // the pass's blocks of cells, before the feed's pass holds its own
 	return nil
 }
@@ -142,8 +145,8 @@ func (r *DriverRun) FillResult(res *result.Result) {
 	res.KeyType, res.ValueType = r.Key.Name, r.Value.Name
 	res.Source = r.Source.String()
 	res.Seed = r.Config.Seed
-	res.SkippedRows = r.fed.skipped
-	res.Producer = result.Producer{ReadSeconds: r.fed.readSeconds, WaitSeconds: r.fed.waitSeconds}
+	res.SkippedRows = r.fed.Skipped
+	res.Producer = result.Producer{ReadSeconds: r.fed.ReadSeconds, WaitSeconds: r.fed.WaitSeconds}
 	res.Repeats = 1
 	res.Threads = 1 // one thread loads and reads; the lab's streaming runs in this process
 	res.BlockRows = FrameRows

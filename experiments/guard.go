@@ -6,11 +6,11 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/internal/machine"
 	"github.com/packlab/packlab/experiments/text"
-	"github.com/pbnjay/memory"
 )
 
 // WasmMemoryLimit is a browser tab's memory in all, the guard's total
@@ -90,8 +90,9 @@ func (c MemoryCheck) LargestEstimate() Estimate {
 	return Estimate{}
 }
 
-// MemoryError is a refusal by the guard; its text is one line.
-type MemoryError struct{ Check MemoryCheck }
+// MemoryError is a refusal by the guard (Verdict, its check of the job);
+// its text is one line.
+type MemoryError struct{ Verdict MemoryCheck }
 
 func (e *MemoryError) Error() string { return e.Words(fault.Plain) }
 
@@ -99,7 +100,7 @@ func (e *MemoryError) Error() string { return e.Words(fault.Plain) }
 func (e *MemoryError) Words(name fault.Namer) string { return fault.Fields(e.text(), name) }
 
 func (e *MemoryError) text() string {
-	c := e.Check
+	c := e.Verdict
 	big := c.LargestEstimate()
 	about := "about "
 	switch {
@@ -125,12 +126,14 @@ func (e *MemoryError) text() string {
 		text.Bytes(c.AvailableBytes), text.Bytes(c.TotalBytes), bound)
 }
 
-// estimate predicts one layout's run of p, whose source gives rows rows.
-func estimate(p parsedConfig, l core.Layout, rows int64) (Estimate, error) {
-	distinct, bound := source.ExpectedDistinct(p.spec, p.key, rows)
-	pr, err := core.Predict(l, p.key, p.value, distinct, p.options(), p.Shards)
-	if p.row { // the row's table and its Strings' arena, as the plan counts them
-		pr, err = dict.RowPrediction(l, p.key, p.attrs, distinct, p.options(), p.Shards)
+// estimate predicts run r, of a layout of core's, whose source gives rows
+// rows.
+func estimate(r config.Run, rows int64) (Estimate, error) {
+	c, l := r.Config, r.Layout.Core
+	distinct, bound := source.ExpectedDistinct(r.Spec, r.Key, rows)
+	pr, err := core.Predict(l, r.Key, r.Value, distinct, r.Options, c.Shards)
+	if r.Layout.Row { // the row's table and its Strings' arena, as the plan counts them
+		pr, err = dict.RowPrediction(l, r.Key, r.Attrs, distinct, r.Options, c.Shards)
 	}
 	if err != nil {
 		return Estimate{}, err
@@ -141,20 +144,20 @@ func estimate(p parsedConfig, l core.Layout, rows int64) (Estimate, error) {
 		BucketCount: pr.BucketCount, FinalBytes: pr.FinalBytes,
 		TablePeakBytes:  dict.ScaleBytes(pr.PeakBytes, f),
 		AllocatorFactor: f,
-		LoaderBytes:     loaderBytesOf(p, rows),
+		LoaderBytes:     loaderBytesOf(r, rows),
 		Estimated:       pr.Estimated || bound,
-		Reserved:        p.options().Reserve,
+		Reserved:        r.Options.Reserve,
 	}
-	if !p.NoRead && !p.spec.IsSynthetic() {
+	if !c.NoRead && !r.Spec.IsSynthetic() {
 		// core.Read lists the map's distinct keys and shuffles them.
-		e.ReadBytes = core.SaturatingMul(distinct, int64(p.key.Size))
+		e.ReadBytes = core.SaturatingMul(distinct, int64(r.Key.Size))
 	}
-	if p.row {
+	if r.Layout.Row {
 		// A file's cells in the loader's blocks, and the read's copy of the
 		// rows it finds (dict.RowCellsHeapBytes, dict.RowReadCopyBytes).
-		e.LoaderBytes = core.SaturatingAdd(e.LoaderBytes, dict.RowCellsHeapBytes(p.attrs, p.BlockRows, rows))
-		if !p.NoRead {
-			e.ReadBytes = core.SaturatingAdd(e.ReadBytes, dict.RowReadCopyBytes(p.attrs))
+		e.LoaderBytes = core.SaturatingAdd(e.LoaderBytes, dict.RowCellsHeapBytes(r.Attrs, c.BlockRows, rows))
+		if !c.NoRead {
+			e.ReadBytes = core.SaturatingAdd(e.ReadBytes, dict.RowReadCopyBytes(r.Attrs))
 		}
 	}
 	e.PeakBytes = max(core.SaturatingAdd(e.TablePeakBytes, e.LoaderBytes), core.SaturatingAdd(dict.ScaleBytes(e.FinalBytes, f), e.ReadBytes))
@@ -182,47 +185,6 @@ func estimate(p parsedConfig, l core.Layout, rows int64) (Estimate, error) {
 // inserted, being filled), plus with several shards the source block being
 // split; a file source adds its read and decompression buffers. A source
 // smaller than a block only ever fills that many rows.
-func loaderBytesOf(p parsedConfig, rows int64) int64 {
-	return dict.LoaderBytes(p.key, p.value, p.Shards, p.BlockRows, rows, !p.spec.IsSynthetic())
-}
-
-// checkMemory predicts every layout's run and compares the largest with the
-// memory available now. rows is what the source gives (scanned for a file;
-// -1 for a stream, which leaves the guard nothing to predict).
-func checkMemory(p parsedConfig, rows int64) (MemoryCheck, error) {
-	c := MemoryCheck{TotalBytes: int64(memory.TotalMemory())}
-	c.AvailableBytes, c.AvailableFrom = machine.AvailableMemory()
-	if c.AvailableBytes < 0 {
-		c.AvailableBytes, c.AvailableFrom = int64(memory.FreeMemory()), "free memory"
-		if c.AvailableBytes == 0 && c.TotalBytes == 0 {
-			c.AvailableBytes = -1 // the platform cannot tell (the browser)
-		}
-	}
-	if !p.InProcess {
-		if rss, _ := machine.StatusMemory(); rss > 0 {
-			c.RuntimeBytes = rss
-		}
-	}
-	if rows < 0 {
-		c.RowsUnknown, c.Fits = true, true
-		for _, l := range p.layouts {
-			c.Estimates = append(c.Estimates, Estimate{Layout: l.String(), Rows: -1, Distinct: -1, Estimated: true})
-		}
-		return c, nil
-	}
-	for _, l := range p.layouts {
-		var e Estimate
-		var err error
-		if l.driver != nil {
-			e = l.driver.Estimate(p.driverRun(l), rows)
-		} else if e, err = estimate(p.at(l), l.layout, rows); err != nil {
-			return c, err
-		}
-		c.Estimates = append(c.Estimates, e)
-		if need := core.SaturatingAdd(e.PeakBytes, c.RuntimeBytes); need > c.NeedBytes || c.Largest == "" {
-			c.NeedBytes, c.Largest = need, e.Layout
-		}
-	}
-	c.Fits = c.AvailableBytes < 0 || c.NeedBytes <= c.AvailableBytes
-	return c, nil
+func loaderBytesOf(r config.Run, rows int64) int64 {
+	return dict.LoaderBytes(r.Key, r.Value, r.Config.Shards, r.Config.BlockRows, rows, !r.Spec.IsSynthetic())
 }

@@ -1,13 +1,10 @@
 package experiments
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -15,8 +12,10 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/internal/machine"
+	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -49,7 +48,7 @@ func TestGuardRefuses(t *testing.T) {
 	if !re.MatchString(msg) {
 		t.Errorf("refusal\n got %q\nwant match %s", msg, re)
 	}
-	c := me.Check
+	c := me.Verdict
 	if c.Largest != "hashed" || c.Fits || c.NeedBytes != c.Estimates[1].PeakBytes+c.RuntimeBytes {
 		t.Errorf("check %+v", c)
 	}
@@ -70,11 +69,11 @@ func TestGuardRefuses(t *testing.T) {
 
 func TestEstimateParts(t *testing.T) {
 	k, v := core.MustType("UInt64"), core.MustType("UInt16")
-	p, err := Config{Layouts: []string{"hashed", "sparse"}, Rows: 1_000_000, Shards: 4}.parse()
+	runs, err := config.Resolve(Config{Layouts: []string{"hashed", "sparse"}, Rows: 1_000_000, Shards: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := checkMemory(p, p.Rows)
+	c, err := checkMemory(runs, runs[0].Config.Rows)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,11 +139,18 @@ func TestPredictedPeakMatchesMeasured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkPeaks(t, res, 10)
+}
+
+// checkPeaks holds each result's measured peak (peak_rss_bytes) within
+// percent of the guard's prediction.
+func checkPeaks(t *testing.T, res []result.Result, percent float64) {
+	t.Helper()
 	for _, r := range res {
 		ratio := float64(r.PeakRSSBytes) / float64(r.PredictedPeak)
 		t.Logf("%s: peak_rss_bytes %d predicted %d ratio %.3f", r.Layout, r.PeakRSSBytes, r.PredictedPeak, ratio)
-		if ratio < 0.9 || ratio > 1.1 {
-			t.Errorf("%s: measured peak %s is %.3fx the predicted %s, want within 10%%", r.Layout, text.Bytes(r.PeakRSSBytes), ratio, text.Bytes(r.PredictedPeak))
+		if ratio < 1-percent/100 || ratio > 1+percent/100 {
+			t.Errorf("%s: measured peak %s is %.3fx the predicted %s, want within %v%%", r.Layout, text.Bytes(r.PeakRSSBytes), ratio, text.Bytes(r.PredictedPeak), percent)
 		}
 	}
 }
@@ -207,11 +213,11 @@ func TestGuardRefusesWhatCannotFit(t *testing.T) {
 		for _, key := range core.Types() {
 			for _, value := range core.Types() {
 				for _, shards := range []int{1, 2, 3, 128} {
-					p, err := Config{Layouts: []string{string(l)}, Key: key.Name, Value: value.Name, Rows: 1, Shards: shards}.parse()
+					runs, err := config.Resolve(Config{Layouts: []string{string(l)}, Key: key.Name, Value: value.Name, Rows: 1, Shards: shards})
 					if err != nil {
 						t.Fatal(err)
 					}
-					c, err := checkMemory(p, 1)
+					c, err := checkMemory(runs, 1)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -221,7 +227,7 @@ func TestGuardRefusesWhatCannotFit(t *testing.T) {
 					}
 					refusedAt := int64(0)
 					for _, n := range rows {
-						e, err := estimate(p, l, n)
+						e, err := estimate(runs[0], n)
 						if err != nil {
 							t.Fatalf("%s <%s,%s> shards %d rows %d: %v", l, key.Name, value.Name, shards, n, err)
 						}
@@ -250,9 +256,9 @@ func TestGuardRefusesWhatCannotFit(t *testing.T) {
 						if refusedAt == 0 {
 							break
 						}
-						p.Rows = n
-						p.spec.Rows = n
-						c, err := checkMemory(p, n)
+						runs[0].Config.Rows = n
+						runs[0].Spec.Rows = n
+						c, err := checkMemory(runs, n)
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -264,7 +270,7 @@ func TestGuardRefusesWhatCannotFit(t *testing.T) {
 						if c.Fits {
 							continue
 						}
-						msg := (&MemoryError{Check: c}).Error()
+						msg := (&MemoryError{Verdict: c}).Error()
 						if strings.Contains(msg, "unknown") || strings.Contains(msg, "\n") ||
 							!strings.Contains(msg, " "+text.Bytes(c.NeedBytes)+" at its peak") || !strings.Contains(msg, text.Bytes(c.AvailableBytes)+" of ") {
 							t.Fatalf("%s <%s,%s> shards %d rows %d: refusal %q lacks the need %s or the available %s", l, key.Name, value.Name, shards, n, msg, text.Bytes(c.NeedBytes), text.Bytes(c.AvailableBytes))
@@ -285,29 +291,10 @@ func TestPredictedPeakLongStrings(t *testing.T) {
 	if testing.Short() || raceEnabled || !machine.MemoryMeasurable {
 		t.Skip("measures memory over an 80 MB file; not under -short, -race or without /proc")
 	}
-	path := filepath.Join(t.TempDir(), "long.tsv")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := bufio.NewWriter(f)
-	fmt.Fprintln(w, "id\tvalue\tnote")
-	for i := range 20_000 {
-		fmt.Fprintf(w, "%d\t%d\t%s\n", i+1, i%60000, strings.Repeat("x", 2048+(i*7919)%4096))
-	}
-	if err := w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	path := longStringsTSV(t)
 	res, err := Run(context.Background(), Config{Layouts: []string{"packed_row", "compact_row"}, Source: path, Attributes: []string{"UInt16", "note:String"}}, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range res {
-		ratio := float64(r.PeakRSSBytes) / float64(r.PredictedPeak)
-		t.Logf("%s: peak_rss_bytes %d predicted %d ratio %.3f", r.Layout, r.PeakRSSBytes, r.PredictedPeak, ratio)
-		if ratio < 0.85 || ratio > 1.15 {
-			t.Errorf("%s: measured peak %s is %.3fx the predicted %s, want within 15%%", r.Layout, text.Bytes(r.PeakRSSBytes), ratio, text.Bytes(r.PredictedPeak))
-		}
-	}
+	checkPeaks(t, res, 15)
 }

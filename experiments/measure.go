@@ -12,10 +12,12 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/internal/machine"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/rowstore"
+	"github.com/packlab/packlab/experiments/worker"
 	"github.com/pbnjay/memory"
 )
 
@@ -44,87 +46,36 @@ import (
 // runtime's to manage, and its RSS shows what the collector has not yet
 // returned.
 
-// Progress is a running measurement's state, as a progress bar draws it.
-type Progress struct {
-	Layout    string  `json:"layout"`
-	Repeat    int     `json:"repeat"`     // 1-based: which measured load (a run's repeat) of the whole job this is
-	Repeats   int     `json:"repeats"`    // measured loads in the whole job (layouts x repeats, or a sweep's)
-	Phase     string  `json:"phase"`      // "count", "settle", "load", "read" or "done"
-	Rows      int64   `json:"rows"`       // rows loaded so far
-	TotalRows int64   `json:"total_rows"` // rows the source will give, or -1 if unknown
-	Seconds   float64 `json:"seconds"`    // since the load started; settle: settled so far
-	RSSBytes  int64   `json:"rss_bytes"`  // resident memory now minus the baseline; 0 if unknown
-	// SettleSeconds is, while it settles, how long the job idles before
-	// the load (Config.SettleSeconds).
-	SettleSeconds float64 `json:"settle_seconds,omitempty"`
-}
-
-// Phases of a Progress.
-const (
-	PhaseCount  = "count"  // before the runs: a file source read through for its row count (the guard's)
-	PhaseSettle = "settle" // before a load: idle for Config.SettleSeconds
-	PhaseLoad   = "load"
-	PhaseRead   = "read"
-	PhaseDone   = "done"
-)
-
-// countProgressEvery is the period of a source count's progress.
-var countProgressEvery = 200 * time.Millisecond
-
 // timelineEvery is the period of the load's timeline samples.
 const timelineEvery = 100 * time.Millisecond
 
-// typedOps is the typed code of one (key size, value size) pair. Types are
-// dispatched once, by size, in opsFor: 5 x 5 = 25 instantiations cover the
-// 15 x 15 ClickHouse type pairs, since maps only see bits.
+// typedOps is the engine's typed code of one (key size, value size) pair:
+// the measure, and the count before the runs. Types are dispatched once,
+// by size, in opsFor: 5 x 5 = 25 instantiations cover the 15 x 15
+// ClickHouse type pairs, since maps only see bits (config.SizeClass).
 type typedOps interface {
-	measure(ctx context.Context, p parsedConfig, l core.Layout, progress func(Progress)) (result.Result, error)
+	measure(ctx context.Context, r config.Run, progress func(Progress)) (result.Result, error)
 	// scan reads a source to its end without building a map: the rows it
 	// has and the first malformed row, before any allocation.
 	// A file's attribute columns are counted too (their bytes).
-	scan(ctx context.Context, spec source.Spec, key, value core.Type, progress func(Progress)) (st fileStats, err error)
-	// feed streams p's rows, then its read order, to a driver's worker
-	// (feed.go, DriverRun.Feed).
-	feed(ctx context.Context, p parsedConfig, w io.Writer, fr *feedReport) error
-	// writeFileAttributes writes ClickHouse's source of a file's
-	// attributes (file_attributes.go, DriverRun.WriteFileAttributes).
-	writeFileAttributes(ctx context.Context, p parsedConfig, dictKeyBytes int, path string, progress func(Progress)) (fileStats, error)
+	scan(ctx context.Context, spec source.Spec, key, value core.Type, progress func(Progress)) (st config.FileStats, err error)
 }
 
 type typed[K, V core.Bits] struct{}
 
+// opsFor is the typed code of key's and value's sizes (config.SizeClass).
 func opsFor(key, value core.Type) typedOps {
-	switch key.Size {
-	case 1:
-		return opsForValue[uint8](value)
-	case 2:
-		return opsForValue[uint16](value)
-	case 4:
-		return opsForValue[uint32](value)
-	case 8:
-		return opsForValue[uint64](value)
-	default:
-		return opsForValue[core.U128](value)
-	}
+	return typedTable[config.SizeClass(key)][config.SizeClass(value)]
 }
 
-func opsForValue[K core.Bits](value core.Type) typedOps {
-	switch { // a row (rows.go) in the narrowest type that holds it
-	case value.Size <= 1:
-		return typed[K, uint8]{}
-	case value.Size <= 2:
-		return typed[K, uint16]{}
-	case value.Size <= 4:
-		return typed[K, uint32]{}
-	case value.Size <= 8:
-		return typed[K, uint64]{}
-	default:
-		return typed[K, core.U128]{}
-	}
+var typedTable = [5][5]typedOps{typedRow[uint8](), typedRow[uint16](), typedRow[uint32](), typedRow[uint64](), typedRow[core.U128]()}
+
+func typedRow[K core.Bits]() [5]typedOps {
+	return [5]typedOps{typed[K, uint8]{}, typed[K, uint16]{}, typed[K, uint32]{}, typed[K, uint64]{}, typed[K, core.U128]{}}
 }
 
-func (typed[K, V]) scan(ctx context.Context, spec source.Spec, key, value core.Type, progress func(Progress)) (fileStats, error) {
-	st := newFileStats(len(spec.Columns))
+func (typed[K, V]) scan(ctx context.Context, spec source.Spec, key, value core.Type, progress func(Progress)) (config.FileStats, error) {
+	st := config.NewFileStats(len(spec.Columns))
 	src, err := source.OpenContext[K, V](ctx, spec, key, value)
 	if err != nil {
 		return st, err
@@ -133,19 +84,19 @@ func (typed[K, V]) scan(ctx context.Context, spec source.Spec, key, value core.T
 	cells, _ := src.(core.CellSource)
 	var b core.Block[K, V]
 	start, last := time.Now(), time.Now()
-	blockRows := firstBlockRows(cells)
+	blockRows := config.FirstBlockRows(cells)
 	for {
-		if now := time.Now(); progress != nil && now.Sub(last) >= countProgressEvery {
+		if now := time.Now(); progress != nil && now.Sub(last) >= worker.CountProgressEvery {
 			last = now
-			progress(Progress{Phase: PhaseCount, Rows: st.rows, TotalRows: -1, Seconds: now.Sub(start).Seconds()})
+			progress(Progress{Phase: PhaseCount, Rows: st.Rows, TotalRows: -1, Seconds: now.Sub(start).Seconds()})
 		}
 		if err := ctx.Err(); err != nil {
-			return st, fmt.Errorf("checking %s cancelled after %d rows: %w", spec.Path, st.rows, err)
+			return st, fmt.Errorf("checking %s cancelled after %d rows: %w", spec.Path, st.Rows, err)
 		}
-		before := st.bytes()
+		before := st.Bytes()
 		err := src.Next(&b, blockRows)
-		st.count(b.Len(), cells)
-		blockRows = nextBlockRows(blockRows, b.Len(), st.bytes()-before)
+		st.Count(b.Len(), cells)
+		blockRows = config.NextBlockRows(blockRows, b.Len(), st.Bytes()-before)
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				err = nil
@@ -155,37 +106,13 @@ func (typed[K, V]) scan(ctx context.Context, spec source.Spec, key, value core.T
 	}
 }
 
-// firstBlockRows is a pass's first block: core's, or a small one when the
-// file has attribute cells, whose size is not known yet.
-func firstBlockRows(cells core.CellSource) int {
-	if cells == nil {
-		return core.DefaultBlockRows
-	}
-	return dict.FirstCellBlockRows
-}
-
-// nextBlockRows is the next block's rows after one of n rows whose cells
-// took cellBytes (dict.CellBlockRows).
-func nextBlockRows(rows, n int, cellBytes int64) int {
-	return dict.CellBlockRows(rows, n, cellBytes, core.DefaultBlockRows)
-}
-
-// openSourceOf opens p's source so that ctx stops it: the file handed over
-// by the parent process when there is one (worker.go), else by its spec.
-func openSourceOf[K, V core.Bits](ctx context.Context, p parsedConfig) (core.Source[K, V], error) {
-	if p.file != nil {
-		return source.FromFile[K, V](ctx, p.file, p.spec, p.key, p.value)
-	}
-	return source.OpenContext[K, V](ctx, p.spec, p.key, p.value)
-}
-
-func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, progress func(Progress)) (result.Result, error) {
-	src, err := openSourceOf[K, V](ctx, p)
+func (typed[K, V]) measure(ctx context.Context, r config.Run, progress func(Progress)) (result.Result, error) {
+	src, err := config.Open[K, V](ctx, r)
 	if err != nil {
 		return result.Result{}, err
 	}
 	defer src.Close()
-	rs := rowStoreFor(p) // a row's Strings and wide rows, beside the table
+	rs := rowStoreFor(r) // a row's Strings and wide rows, beside the table
 	defer rs.Close()
 	src = rowstore.Source(src, rs)
 
@@ -201,12 +128,12 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 	}
 	report := func(phase string, rows int64, elapsed time.Duration, rss int64) {
 		if progress != nil {
-			progress(Progress{Layout: p.layoutName(l), Phase: phase, Rows: rows, TotalRows: src.Rows(), Seconds: elapsed.Seconds(), RSSBytes: rel(rss)})
+			progress(Progress{Layout: r.Layout.String(), Phase: phase, Rows: rows, TotalRows: src.Rows(), Seconds: elapsed.Seconds(), RSSBytes: rel(rss)})
 		}
 	}
-	threads, restore := p.applySettings()
+	threads, restore := applySettings(r.Config)
 	defer restore()
-	lc := p.loadConfig(l)
+	lc := r.LoadConfig()
 	lc.ProgressEvery = timelineEvery
 	lc.Progress = func(lp core.LoadProgress) {
 		rss := machine.CurrentRSS()
@@ -231,9 +158,9 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 	heap1 := machine.HeapInUse()
 
 	var rr core.ReadReport
-	if !p.NoRead {
+	if !r.Config.NoRead {
 		report(PhaseRead, lr.Rows, time.Duration(lr.Seconds*float64(time.Second)), machine.CurrentRSS())
-		if rr, err = core.ReadVisit(ctx, m, src, core.ReadOptions{Seed: p.Seed, MissRate: p.MissRate}, rowstore.CopyRows[V](rs)); err != nil {
+		if rr, err = core.ReadVisit(ctx, m, src, core.ReadOptions{Seed: r.Config.Seed, MissRate: r.Config.MissRate}, rowstore.CopyRows[V](rs)); err != nil {
 			return result.Result{}, err
 		}
 	}
@@ -242,31 +169,31 @@ func (typed[K, V]) measure(ctx context.Context, p parsedConfig, l core.Layout, p
 	// some events (an munmap, not the runtime's MADV_DONTNEED), so read after
 	// the collector returned pages it can be below the RSS read before.
 	sampledPeak = max(sampledPeak, machine.CurrentRSS(), rss1)
-	r := p.result(l, st, lr, rr, lc)
-	addRowBytes(&r, rowstore.Count(rs, m, lr.Duplicates, r.ElementCount))
-	r.StartedAt = started.UTC().Format(time.RFC3339)
-	r.Threads = threads
-	r.HeapBytes = max(heap1-heap0, 0)
-	r.RSSBytes = max(rel(rss1), 0)
-	r.PeakRSSBytes = max(machine.PeakOf(rss0, hwm0, hwm1, sampledPeak), 0)
-	r.LoadKernelSeconds = machine.KernelSeconds(kernel0, kernel1)
-	r.Timeline = timeline
-	if last := r.Timeline[len(r.Timeline)-1]; last.Rows != lr.Rows {
-		r.Timeline = append(r.Timeline, result.TimelinePoint{Seconds: lr.Seconds, Rows: lr.Rows, RSSBytes: last.RSSBytes})
+	res := resultOf(r, st, lr, rr, lc)
+	addRowBytes(&res, rowstore.Count(rs, m, lr.Duplicates, res.ElementCount))
+	res.StartedAt = started.UTC().Format(time.RFC3339)
+	res.Threads = threads
+	res.HeapBytes = max(heap1-heap0, 0)
+	res.RSSBytes = max(rel(rss1), 0)
+	res.PeakRSSBytes = max(machine.PeakOf(rss0, hwm0, hwm1, sampledPeak), 0)
+	res.LoadKernelSeconds = machine.KernelSeconds(kernel0, kernel1)
+	res.Timeline = timeline
+	if last := res.Timeline[len(res.Timeline)-1]; last.Rows != lr.Rows {
+		res.Timeline = append(res.Timeline, result.TimelinePoint{Seconds: lr.Seconds, Rows: lr.Rows, RSSBytes: last.RSSBytes})
 	}
 	report(PhaseDone, lr.Rows, time.Duration(lr.Seconds*float64(time.Second)), rss1)
-	return r, nil
+	return res, nil
 }
 
-// applySettings gives this process the run's --threads and --huge-pages,
-// and returns the threads it runs with and what puts them back.
-func (p parsedConfig) applySettings() (threads int, restore func()) {
+// applySettings gives this process the run's threads and huge pages, and
+// returns the threads it runs with and what puts them back.
+func applySettings(c Config) (threads int, restore func()) {
 	procs, huge := runtime.GOMAXPROCS(0), core.HugePages()
-	if p.Threads > 0 {
-		runtime.GOMAXPROCS(p.Threads)
+	if c.Threads > 0 {
+		runtime.GOMAXPROCS(c.Threads)
 	}
-	if p.HugePages != "" { // else core's own: on, or PACKLAB_HUGEPAGES=off
-		on, _ := hugePagesOn(p.HugePages)
+	if c.HugePages != "" { // else core's own: on, or PACKLAB_HUGEPAGES=off
+		on, _ := config.HugePagesOn(c.HugePages)
 		core.SetHugePages(on)
 	}
 	return runtime.GOMAXPROCS(0), func() {
@@ -275,22 +202,23 @@ func (p parsedConfig) applySettings() (threads int, restore func()) {
 	}
 }
 
-// result is a run's Result from what its table, load and read reported;
+// resultOf is run r's Result from what its table, load and read reported;
 // measure adds what it measured around them (memory, kernel time, the
 // timeline).
-func (p parsedConfig) result(l core.Layout, st core.Stats, lr core.LoadReport, rr core.ReadReport, lc core.LoadConfig) result.Result {
-	r := result.Result{
-		Layout:            p.layoutName(l),
-		KeyType:           p.key.Name,
-		ValueType:         p.value.Name,
+func resultOf(r config.Run, st core.Stats, lr core.LoadReport, rr core.ReadReport, lc core.LoadConfig) result.Result {
+	c, l := r.Config, r.Layout.Core
+	res := result.Result{
+		Layout:            r.Layout.String(),
+		KeyType:           r.Key.Name,
+		ValueType:         r.Value.Name,
 		Rows:              lr.Rows,
-		Shards:            p.Shards,
-		MaxLoadFactor:     dict.EffectiveMLF(l, p.MaxLoadFactor),
-		Source:            p.spec.String(),
-		Seed:              p.Seed,
-		ClickHouseLayout:  resultLayoutClause(l, p.key, p.value, p.Shards, p.MaxLoadFactor),
+		Shards:            c.Shards,
+		MaxLoadFactor:     dict.EffectiveMLF(l, c.MaxLoadFactor),
+		Source:            r.Spec.String(),
+		Seed:              c.Seed,
+		ClickHouseLayout:  dict.ResultLayoutClause(l, r.Key, r.Value, c.Shards, c.MaxLoadFactor),
 		ElementCount:      st.ElementCount,
-		InformationLimit:  result.InformationLimit(p.key, p.rowOrValue(), st.ElementCount),
+		InformationLimit:  result.InformationLimit(r.Key, r.Pairs(), st.ElementCount),
 		Duplicates:        lr.Duplicates,
 		SkippedRows:       lr.Skipped,
 		BucketCount:       st.BucketCount,
@@ -301,7 +229,7 @@ func (p parsedConfig) result(l core.Layout, st core.Stats, lr core.LoadReport, r
 		EmptyBytes:        st.EmptyBytes,
 		MetadataBytes:     st.MetadataBytes,
 		Estimated:         st.Estimated,
-		Checksum:          checksumText(lr.Checksum),
+		Checksum:          worker.Checksum(lr.Checksum),
 		LoadSeconds:       lr.Seconds,
 		ReadSeconds:       rr.Seconds,
 		ReadRowsPerSecond: rr.RowsPerSecond,
@@ -310,39 +238,24 @@ func (p parsedConfig) result(l core.Layout, st core.Stats, lr core.LoadReport, r
 		ShardSelect:       cmp.Or(string(lc.ShardSelect), string(core.ShardSelectAuto)),
 		BlockRows:         cmp.Or(lc.BlockRows, core.DefaultBlockRows),
 		HugePages:         hugePagesName(),
-		Preallocate:       p.Preallocate,
+		Preallocate:       c.Preallocate,
 		Workers:           make([]result.Worker, len(lr.Workers)),
 		Producer:          result.Producer{ReadSeconds: lr.Producer.ReadSeconds, SplitSeconds: lr.Producer.SplitSeconds, WaitSeconds: lr.Producer.WaitSeconds},
 		Isolated:          false,
 		Runtime:           RuntimeName(),
 		Host:              hostInfo(),
 	}
-	if p.row { // packlab's own: no ClickHouse layout keeps a row
-		r.Attributes, r.ClickHouseLayout = AttributesText(p.Attributes, p.attrs), ""
-		r.AttributeColumns = p.rowFileColumns()
+	if r.Layout.Row { // packlab's own: no ClickHouse layout keeps a row
+		res.Attributes, res.ClickHouseLayout = config.AttributesText(c.Attributes, r.Attrs), ""
+		res.AttributeColumns = r.FileColumns()
 	}
 	if lr.Seconds > 0 {
-		r.LoadRowsPerSecond = float64(lr.Rows) / lr.Seconds
+		res.LoadRowsPerSecond = float64(lr.Rows) / lr.Seconds
 	}
 	for i, w := range lr.Workers {
-		r.Workers[i] = result.Worker{Shard: w.Shard, Rows: w.Rows, BusySeconds: w.BusySeconds, WaitSeconds: w.WaitSeconds, RowsPerSecond: w.RowsPerSecond}
+		res.Workers[i] = result.Worker{Shard: w.Shard, Rows: w.Rows, BusySeconds: w.BusySeconds, WaitSeconds: w.WaitSeconds, RowsPerSecond: w.RowsPerSecond}
 	}
-	return r
-}
-
-// resultLayoutClause is the LAYOUT clause a result of packlab's layout l
-// names: only where ClickHouse builds this very table, so not for a key
-// other than UInt64 (ClickHouse keeps a simple key as UInt64, so its table
-// is another's: ch_hashed and the COMPLEX_KEY_ layouts measure those) and
-// not packed with a value PackedHashMap does not take.
-func resultLayoutClause(l core.Layout, key, value core.Type, shards int, mlf float64) string {
-	if key.Name != "UInt64" {
-		return ""
-	}
-	if l == core.LayoutPacked && !(value.Size <= 8 && value.Kind != core.KindUUID) {
-		return ""
-	}
-	return dict.ClickHouseLayout(l, shards, mlf)
+	return res
 }
 
 func RuntimeName() string {
@@ -373,4 +286,25 @@ func hugePagesName() string {
 		return "on"
 	}
 	return "off"
+}
+
+// rowStoreFor is r's row store (rowstore.New): nil when r is not a row's
+// run or its row has no Strings, no Nullables and fits in a cell.
+func rowStoreFor(r config.Run) *rowstore.Store {
+	if !r.Layout.Row {
+		return nil
+	}
+	cells, from := 0, 0
+	if r.Spec.Kind == source.File && r.Spec.NoValueColumn() {
+		cells, from = len(r.Spec.Columns), r.CellsFrom()
+	}
+	return rowstore.New(r.Attrs, r.Value.Size, cells, from)
+}
+
+// addRowBytes adds a row store's arena and row array to r (rowstore.Count).
+func addRowBytes(r *result.Result, b rowstore.Bytes) {
+	r.BytesAllocated += b.Allocated
+	r.PayloadBytes += b.Payload
+	r.EmptyBytes += b.Empty
+	r.MetadataBytes += b.Metadata
 }

@@ -16,18 +16,7 @@ import (
 // Strings (80 MB) are counted in a heap of 55 MiB here, where it was 316 (65,536-row blocks
 // held 970 MB for 100K such rows, issue 48).
 func TestPreReadBounded(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "long.tsv")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := bufio.NewWriter(f)
-	fmt.Fprintln(w, "id\tvalue\tnote")
-	for i := range 20_000 {
-		fmt.Fprintf(w, "%d\t%d\t%s\n", i+1, i%60000, strings.Repeat("x", 2048+(i*7919)%4096))
-	}
-	w.Flush()
-	f.Close()
+	path := longStringsTSV(t)
 	var before runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -42,4 +31,26 @@ func TestPreReadBounded(t *testing.T) {
 	if grown > 100<<20 {
 		t.Errorf("the pre-read's heap grew %d MiB; want a bounded block (at most 100 MiB)", grown>>20)
 	}
+}
+
+// longStringsTSV writes a TSV of 20,000 rows whose String column holds 2 to
+// 6 KB each (80 MB), and returns its path.
+func longStringsTSV(t *testing.T) string {
+	path := filepath.Join(t.TempDir(), "long.tsv")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	fmt.Fprintln(w, "id\tvalue\tnote")
+	for i := range 20_000 {
+		fmt.Fprintf(w, "%d\t%d\t%s\n", i+1, i%60000, strings.Repeat("x", 2048+(i*7919)%4096))
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

@@ -3,19 +3,18 @@ package experiments
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"strings"
 	"time"
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
+	"github.com/packlab/packlab/experiments/worker"
 )
 
 // RunOptions are the caller's hooks into a running job.
@@ -60,25 +59,10 @@ func RunConfigs(ctx context.Context, cfgs []Config, opt RunOptions) ([]result.Re
 	return execute(ctx, runs, opt)
 }
 
-// Check validates cfg and predicts its memory without measuring anything:
-// what the guard would decide, for a face to show before a run.
-func Check(ctx context.Context, cfg Config) (MemoryCheck, error) {
-	p, err := cfg.parse()
-	if err != nil {
-		return MemoryCheck{}, err
-	}
-	st, err := sourceRows(ctx, p, nil)
-	if err != nil {
-		return MemoryCheck{}, err
-	}
-	return checkMemory(p.withFile(st), st.rows)
-}
-
 // runSpec is one layout's measured run, ready to go.
 type runSpec struct {
-	p      parsedConfig
-	layout layoutChoice
-	est    Estimate
+	run config.Run
+	est Estimate
 }
 
 // prepare does everything that comes before the first allocation for every
@@ -86,45 +70,46 @@ type runSpec struct {
 // count for the guard, and its first malformed row as an error now rather
 // than minutes into a load), and the memory guard.
 func prepare(ctx context.Context, cfgs []Config, progress func(Progress)) ([]runSpec, error) {
-	ps := make([]parsedConfig, len(cfgs))
+	all := make([][]config.Run, len(cfgs)) // each config's runs, one a layout
 	for i, cfg := range cfgs {
-		p, err := cfg.parse()
+		runs, err := config.Resolve(cfg)
 		if err != nil {
 			return nil, err
 		}
-		ps[i] = p
+		all[i] = runs
 	}
-	if err := checkStreamLoads(ps); err != nil {
+	if err := checkStreamLoads(all); err != nil {
 		return nil, err
 	}
-	var runs []runSpec
-	scanned := map[string]fileStats{}
-	for _, p := range ps {
+	var specs []runSpec
+	scanned := map[string]config.FileStats{}
+	for _, runs := range all {
 		var err error
 		// A file is read through once however many configs load it; a
 		// generator's rows are each config's own (a growth sweep's differ).
-		spec := p.spec
+		first := runs[0] // the source, key and attributes every run of the config reads
+		spec := first.Source
 		spec.CheckCell = nil // a func prints as its address: the attributes say what it checks
-		key := fmt.Sprintf("%+v|%s|%s|%v", spec, p.key.Name, p.value.Name, p.attrs)
+		key := fmt.Sprintf("%+v|%s|%s|%v", spec, first.Key.Name, first.Attrs[0].Name, first.Attrs)
 		st, ok := scanned[key]
-		if p.spec.IsSynthetic() {
-			st, ok = fileStats{rows: p.Rows}, true
+		if spec.IsSynthetic() {
+			st, ok = config.FileStats{Rows: first.Config.Rows}, true
 		}
 		if !ok {
-			if st, err = sourceRows(ctx, p, progress); err != nil {
+			if st, err = sourceRows(ctx, first, progress); err != nil {
 				return nil, err
 			}
 			scanned[key] = st
 		}
-		p, rows := p.withFile(st), st.rows
-		check, err := checkMemory(p, rows)
+		runs, rows := withFile(runs, st), st.Rows
+		check, err := checkMemory(runs, rows)
 		if err != nil {
 			return nil, err
 		}
-		if !check.Fits && !p.Force {
-			return nil, &MemoryError{Check: check}
+		if !check.Fits && !first.Config.Force {
+			return nil, &MemoryError{Verdict: check}
 		}
-		if !check.Fits && p.InProcess {
+		if !check.Fits && first.Config.InProcess {
 			// Forced past the guard, a run may run out of memory; in this
 			// process the Go runtime would end it with its trace, a worker's
 			// end is one line (runFailure).
@@ -132,11 +117,11 @@ func prepare(ctx context.Context, cfgs []Config, progress func(Progress)) ([]run
 				Problem: "the memory guard predicts the run will not fit, and running out of memory in this process ends it in the Go runtime's trace",
 				Allowed: "{force} without {in_process}: the run in its own worker, whose end is one line"}
 		}
-		for i, l := range p.layouts {
-			runs = append(runs, runSpec{p: p, layout: l, est: check.Estimates[i]})
+		for i, r := range runs {
+			specs = append(specs, runSpec{run: r, est: check.Estimates[i]})
 		}
 	}
-	return runs, nil
+	return specs, nil
 }
 
 // Streams: a source that is not a regular file (a pipe, a FIFO, a character
@@ -147,19 +132,21 @@ func prepare(ctx context.Context, cfgs []Config, progress func(Progress)) ([]run
 // job that would load it more than once (several layouts, Repeats, a
 // sweep) is refused before anything is read.
 
-// checkStreamLoads refuses a job that loads a stream more than once.
-func checkStreamLoads(ps []parsedConfig) error {
+// checkStreamLoads refuses a job that loads a stream more than once (all:
+// each config's runs).
+func checkStreamLoads(all [][]config.Run) error {
 	loads := map[string]int{}
 	var order []string
-	for _, p := range ps {
-		if p.spec.IsSynthetic() {
+	for _, runs := range all {
+		spec := runs[0].Source
+		if spec.IsSynthetic() {
 			continue
 		}
-		if _, stream := source.IsStream(p.spec.Path); stream {
-			if loads[p.spec.Path] == 0 {
-				order = append(order, p.spec.Path)
+		if _, stream := source.IsStream(spec.Path); stream {
+			if loads[spec.Path] == 0 {
+				order = append(order, spec.Path)
 			}
-			loads[p.spec.Path] += len(p.layouts) * p.Repeats
+			loads[spec.Path] += len(runs) * runs[0].Config.Repeats
 		}
 	}
 	for _, path := range order {
@@ -170,39 +157,6 @@ func checkStreamLoads(ps []parsedConfig) error {
 		}
 	}
 	return nil
-}
-
-// sourceRows is the rows p's source gives (and a file's attribute columns'
-// bytes): Rows for a generator; for a file, counted by reading it through, which also finds a malformed row (file,
-// line, column) or a missing column before any work; -1 (unknown) for a
-// stream, which is read only once, by the load. progress, if set, hears the
-// count (PhaseCount) about every 200 ms: a 1e9-row gzip file takes a
-// minute.
-func sourceRows(ctx context.Context, p parsedConfig, progress func(Progress)) (fileStats, error) {
-	if p.spec.IsSynthetic() {
-		return fileStats{rows: p.Rows}, nil
-	}
-	if _, stream := source.IsStream(p.spec.Path); stream {
-		return fileStats{rows: -1}, nil
-	}
-	st, err := opsFor(p.key, p.value).scan(ctx, p.spec, p.key, p.value, progress)
-	if err != nil {
-		if ctx.Err() != nil {
-			return st, fmt.Errorf("%w: %w", ErrCancelled, err)
-		}
-		return st, &InputError{Err: sourceFault(p.spec.Path, err)}
-	}
-	if st.rows == 0 {
-		return st, NewFieldError("source", p.spec.Path, "has no rows", "a file with at least one row")
-	}
-	if len(p.spec.Columns) > 0 {
-		// The pass's blocks of cells back to the system: the lab held
-		// them through the run (74 MB after 100K rows of 2-6 KB Strings,
-		// 16 MB without), and the guard takes this process's RSS as a
-		// fresh worker's runtime.
-		debug.FreeOSMemory()
-	}
-	return st, nil
 }
 
 // settleProgressEvery is how often an idle before a load reports.
@@ -237,10 +191,10 @@ func settle(ctx context.Context, d time.Duration, progress func(idled time.Durat
 func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]result.Result, error) {
 	total := 0
 	for _, r := range runs {
-		total += r.p.Repeats
+		total += r.run.Config.Repeats
 		if r.est.Rows < 0 && opt.Notice != nil {
-			kind, _ := source.IsStream(r.p.spec.Path)
-			opt.Notice(fmt.Sprintf("{source} %s is %s: read once as it comes, so its rows are not counted first, the memory guard cannot check the run, and the progress has no ETA", r.p.spec.Path, kind))
+			kind, _ := source.IsStream(r.run.Source.Path)
+			opt.Notice(fmt.Sprintf("{source} %s is %s: read once as it comes, so its rows are not counted first, the memory guard cannot check the run, and the progress has no ETA", r.run.Source.Path, kind))
 		}
 	}
 	var results []result.Result
@@ -248,10 +202,10 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]result.Resu
 	n := 0
 	for _, r := range runs {
 		var reps []result.Result
-		for rep := range r.p.Repeats {
+		for rep := range r.run.Config.Repeats {
 			n++
 			if ctx.Err() != nil {
-				return results, cancelled(r, context.Cause(ctx))
+				return results, stopped(r, context.Cause(ctx))
 			}
 			progress := func(pr Progress) {
 				if opt.Progress != nil {
@@ -259,25 +213,25 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]result.Resu
 					opt.Progress(pr)
 				}
 			}
-			idle := time.Duration(r.p.SettleSeconds * float64(time.Second))
+			idle := time.Duration(r.run.Config.SettleSeconds * float64(time.Second))
 			idled := func(d time.Duration) {
-				progress(Progress{Layout: r.layout.String(), Phase: PhaseSettle, TotalRows: r.est.Rows,
+				progress(Progress{Layout: r.run.Layout.String(), Phase: PhaseSettle, TotalRows: r.est.Rows,
 					Seconds: d.Seconds(), SettleSeconds: idle.Seconds()})
 			}
 			if err := settle(ctx, idle, idled); err != nil {
-				return results, cancelled(r, cmp.Or(context.Cause(ctx), err))
+				return results, stopped(r, cmp.Or(context.Cause(ctx), err))
 			}
 			res, err := measureOne(ctx, r, progress)
 			if err != nil {
 				if ctx.Err() != nil {
-					return results, cancelled(r, context.Cause(ctx)) // the signal, where one stopped it
+					return results, stopped(r, context.Cause(ctx)) // the signal, where one stopped it
 				}
 				line, stop := runFailure(r, err)
 				if stop != nil {
 					return results, stop
 				}
 				failed = append(failed, line)
-				n += r.p.Repeats - rep - 1
+				n += r.run.Config.Repeats - rep - 1
 				reps = nil
 				break
 			}
@@ -290,9 +244,9 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]result.Resu
 			continue
 		}
 		res := result.Combine(reps)
-		res.SettleSeconds = r.p.SettleSeconds
+		res.SettleSeconds = r.run.Config.SettleSeconds
 		res.PredictedPeak = r.est.PeakBytes
-		res.ID = newResultID(res.Layout, time.Now())
+		res.ID = result.NewID(res.Layout, time.Now())
 		if opt.Job != nil {
 			job := *opt.Job
 			res.Job = &job
@@ -316,38 +270,24 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]result.Resu
 // crash or error is that run's, and the job's other runs go on). Running
 // out of memory says the guard's figure and what to try.
 func runFailure(r runSpec, err error) (line string, stop error) {
-	if se := (*core.SlabError)(nil); errors.As(err, &se) && !errors.Is(err, ErrOutOfMemory) {
+	if se := (*core.SlabError)(nil); errors.As(err, &se) && !errors.Is(err, worker.ErrOutOfMemory) {
 		// In this process (InProcess): a table's slab the system
 		// refused is the same end as a worker's.
-		err = fmt.Errorf("%w: %w", ErrOutOfMemory, err)
+		err = fmt.Errorf("%w: %w", worker.ErrOutOfMemory, err)
 	}
-	if errors.Is(err, ErrOutOfMemory) {
+	if errors.Is(err, worker.ErrOutOfMemory) {
 		err = fault.Errorf("%w at %s rows (the guard predicted a peak of %s); try fewer {rows}, more {shards} or a layout that needs less (a plan for %s rows)",
 			err, text.Rows(r.est.Rows), text.Bytes(r.est.PeakBytes), text.Rows(r.est.Rows))
 	}
-	if !r.p.spec.IsSynthetic() && isSourceFault(err) && !errors.Is(err, ErrOutOfMemory) {
+	if !r.run.Source.IsSynthetic() && isSourceFault(err) && !errors.Is(err, worker.ErrOutOfMemory) {
 		// The source's content (a stream, read only by the load:
 		// /dev/stdin, a pipe, a device): bad input, exit 2.
-		return "", &InputError{Err: fmt.Errorf("%s: %w", r.layout, err)}
+		return "", &InputError{Err: fmt.Errorf("%s: %w", r.run.Layout, err)}
 	}
-	if r.layout.driver == nil {
-		return "", fmt.Errorf("%s: %w", r.layout, err)
+	if r.run.Layout.Driver == nil {
+		return "", fmt.Errorf("%s: %w", r.run.Layout, err)
 	}
-	return fmt.Sprintf("%s: %v", r.layout, err), nil
-}
-
-// sourceFault is the field error of an error reading the source file at
-// path: core's FileError names the place ("source FILE:LINE: column N:
-// ..."), or the file ("source FILE: is empty"); the path once is enough.
-func sourceFault(path string, err error) error {
-	var fe *source.FileError
-	if errors.As(err, &fe) {
-		if fe.Line > 0 {
-			return fault.Wrap("source", fmt.Sprintf("%s:%d", fe.Path, fe.Line), "", fe.Err, "")
-		}
-		return fault.Wrap("source", fe.Path, "", fe.Err, "")
-	}
-	return fault.Wrap("source", path, "", err, "")
+	return fmt.Sprintf("%s: %v", r.run.Layout, err), nil
 }
 
 // isSourceFault reports whether err is the source's: a bad row of a file,
@@ -355,7 +295,7 @@ func sourceFault(path string, err error) error {
 // worker's error that its worker marked as its source's (workerLine.Source).
 func isSourceFault(err error) bool {
 	var fe *source.FileError
-	var we *workerSourceError
+	var we *worker.SourceError
 	return errors.As(err, &fe) || errors.As(err, &we)
 }
 
@@ -364,11 +304,11 @@ func isSourceFault(err error) bool {
 // would be compared over different rows (a file that grew while read
 // loaded different row counts per layout, silently).
 func checkSameRows(r runSpec, res result.Result) error {
-	if r.p.spec.IsSynthetic() || r.est.Rows < 0 || res.Rows == r.est.Rows {
+	if r.run.Source.IsSynthetic() || r.est.Rows < 0 || res.Rows == r.est.Rows {
 		return nil
 	}
 	return fault.Errorf("{source} %s changed while this job read it: it held %s rows when counted before the runs, and %s loaded %s; the results measured before it are kept (a file that does not change during the job, or a copy of it)",
-		r.p.spec.Path, text.Thousands(r.est.Rows), r.layout, text.Thousands(res.Rows))
+		r.run.Source.Path, text.Thousands(r.est.Rows), r.run.Layout, text.Thousands(res.Rows))
 }
 
 // RunsFailedError says which runs of a job failed while the others went on
@@ -382,10 +322,11 @@ func (e *RunsFailedError) Error() string {
 	return fmt.Sprintf("%d run(s) failed, %d measured: %s", len(e.Failed), e.Measured, strings.Join(e.Failed, "; "))
 }
 
-func cancelled(r runSpec, err error) error {
-	what := fmt.Sprintf("%s at %s rows", r.layout, text.Rows(r.est.Rows))
+// stopped is the error of a job cancelled at run r (err: why).
+func stopped(r runSpec, err error) error {
+	what := fmt.Sprintf("%s at %s rows", r.run.Layout, text.Rows(r.est.Rows))
 	if r.est.Rows < 0 {
-		what = fmt.Sprintf("%s loading %s", r.layout, r.p.spec.Path) // a stream: its rows are unknown
+		what = fmt.Sprintf("%s loading %s", r.run.Layout, r.run.Source.Path) // a stream: its rows are unknown
 	}
 	return fmt.Errorf("%w: %s was stopped before it finished (%v)", ErrCancelled, what, err)
 }
@@ -393,13 +334,13 @@ func cancelled(r runSpec, err error) error {
 // measureOne runs one measured load of r, isolated unless asked otherwise.
 // A panic in this process's part becomes an error.
 func measureOne(ctx context.Context, r runSpec, progress func(Progress)) (res result.Result, err error) {
-	if r.layout.driver != nil { // always a process of its own
-		d := r.p.driverRun(r.layout)
-		d.startedAt = time.Now()
-		return r.layout.driver.Run(ctx, d, progress)
+	if d := driverOf(r.run.Layout); d != nil { // always a process of its own
+		dr := newDriverRun(r.run)
+		dr.startedAt = time.Now()
+		return d.Run(ctx, dr, progress)
 	}
-	if !r.p.InProcess {
-		res, err = runIsolated(ctx, r.p.Config, r.layout.String(), progress)
+	if !r.run.Config.InProcess {
+		res, err = runIsolated(ctx, r.run.Config, r.run.Layout.String(), progress)
 		res.Isolated = err == nil
 		return res, err
 	}
@@ -408,13 +349,5 @@ func measureOne(ctx context.Context, r runSpec, progress func(Progress)) (res re
 			err = fmt.Errorf("internal error: %v", v)
 		}
 	}()
-	p := r.p.at(r.layout)
-	return opsFor(p.key, p.value).measure(ctx, p, r.layout.layout, progress)
-}
-
-// newResultID is unique and sorts by time: 20261130T205800.123Z-hashed-3f2a.
-func newResultID(layout string, t time.Time) string {
-	var b [2]byte
-	_, _ = rand.Read(b[:])
-	return t.UTC().Format("20060102T150405.000Z") + "-" + layout + "-" + hex.EncodeToString(b[:])
+	return opsFor(r.run.Key, r.run.Value).measure(ctx, r.run, progress)
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments/internal/machine"
 	"github.com/packlab/packlab/experiments/result"
+	"github.com/packlab/packlab/experiments/worker"
 )
 
 // jsonKeys flattens the keys of a decoded JSON value into paths:
@@ -475,8 +476,8 @@ func TestSettleFromTheConfig(t *testing.T) {
 // 1e9-row gzip file's minute of counting is not a silent one, and the
 // rows it reports only grow, up to the file's.
 func TestSourceCountProgress(t *testing.T) {
-	defer func(d time.Duration) { countProgressEvery = d }(countProgressEvery)
-	countProgressEvery = 0 // every block
+	defer func(d time.Duration) { worker.CountProgressEvery = d }(worker.CountProgressEvery)
+	worker.CountProgressEvery = 0 // every block
 	path := filepath.Join(t.TempDir(), "keys.tsv")
 	var b strings.Builder
 	const rows = 300_000
@@ -517,10 +518,10 @@ func TestSweepRunsAreCheckedAtTheirOwnRows(t *testing.T) {
 	}
 	for i, r := range runs {
 		if r.est.Rows != cfgs[i].Rows {
-			t.Errorf("run %d (%s at %d rows) checked at %d rows", i, r.layout, cfgs[i].Rows, r.est.Rows)
+			t.Errorf("run %d (%s at %d rows) checked at %d rows", i, r.run.Layout, cfgs[i].Rows, r.est.Rows)
 		}
 	}
-	last := cancelled(runs[len(runs)-1], context.Canceled)
+	last := stopped(runs[len(runs)-1], context.Canceled)
 	if !strings.Contains(last.Error(), "packed at 1M rows was stopped") {
 		t.Errorf("the last run's cancel: %v, want it named at 1M rows", last)
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
-	"github.com/packlab/packlab/experiments/internal/drivertest"
+	"github.com/packlab/packlab/experiments/drivertest"
 	"github.com/packlab/packlab/experiments/result"
 )
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/packlab/packlab/experiments"
-	"github.com/packlab/packlab/experiments/internal/drivertest"
+	"github.com/packlab/packlab/experiments/drivertest"
 	"github.com/packlab/packlab/experiments/result"
 )
 

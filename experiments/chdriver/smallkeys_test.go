@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/packlab/packlab/experiments"
-	"github.com/packlab/packlab/experiments/internal/drivertest"
+	"github.com/packlab/packlab/experiments/drivertest"
 )
 
 // TestClickHouseSmallKeysModel is issue 48's target for keys that repeat:

@@ -211,3 +211,18 @@ func ClickHouseLayout(l core.Layout, shards int, mlf float64) string {
 	}
 	return LayoutClause(name, shards, mlf, l != core.LayoutHashedArray)
 }
+
+// ResultLayoutClause is the LAYOUT clause a result of packlab's layout l
+// names: only where ClickHouse builds this very table, so not for a key
+// other than UInt64 (ClickHouse keeps a simple key as UInt64, so its table
+// is another's: ch_hashed and the COMPLEX_KEY_ layouts measure those) and
+// not packed with a value PackedHashMap does not take.
+func ResultLayoutClause(l core.Layout, key, value core.Type, shards int, mlf float64) string {
+	if key.Name != "UInt64" {
+		return ""
+	}
+	if l == core.LayoutPacked && !(value.Size <= 8 && value.Kind != core.KindUUID) {
+		return ""
+	}
+	return ClickHouseLayout(l, shards, mlf)
+}

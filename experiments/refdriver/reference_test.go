@@ -16,7 +16,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
-	"github.com/packlab/packlab/experiments/internal/drivertest"
+	"github.com/packlab/packlab/experiments/drivertest"
 )
 
 // needRefs points the lab at the C++ worker for a test: $PACKLAB_REFS_WORKER

@@ -32,6 +32,14 @@ const (
 	FaceBrowser = "browser"
 )
 
+// NewID is a result's ID (Result.ID), unique and sorted by time:
+// 20261130T205800.123Z-hashed-3f2a.
+func NewID(layout string, t time.Time) string {
+	var b [2]byte
+	_, _ = rand.Read(b[:])
+	return t.UTC().Format("20060102T150405.000Z") + "-" + layout + "-" + hex.EncodeToString(b[:])
+}
+
 // NewJob starts a job named name, from face, at t.
 func NewJob(name, face string, t time.Time) Job {
 	var b [2]byte

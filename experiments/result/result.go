@@ -30,10 +30,10 @@ type Result struct {
 	ValueType string `json:"value_type"`
 	// Attributes is a dictionary's attribute types when it has more than
 	// one ("UInt16,UInt32,Float64"; ValueType is the first): ClickHouse's
-	// layouts only so far (attributes.go).
+	// layouts and the row layouts (experiments/config/attributes.go).
 	Attributes string `json:"attributes"`
 	// AttributeColumns are the source file's columns the attributes after
-	// the value were read from (file_attributes.go); empty when they were
+	// the value were read from (experiments/config/file.go); empty when they were
 	// drawn from the key.
 	AttributeColumns []string `json:"attribute_columns"`
 	Rows             int64    `json:"rows"` // rows the source produced

@@ -1,4 +1,4 @@
-package experiments
+package config
 
 // Job names: a run's or a sweep's job named as a person would say it
 // (RunJobName, SweepJobName). What a job is, and the Job every result
@@ -65,7 +65,7 @@ func settingsName(cfg Config, rowsByDefault bool) string {
 	if cfg.MaxLoadFactor != 0 && cfg.MaxLoadFactor != core.DefaultMaxLoadFactor {
 		parts = append(parts, "mlf "+text.Float(cfg.MaxLoadFactor))
 	}
-	if on, ok := hugePagesOn(cfg.HugePages); ok && !on {
+	if on, ok := HugePagesOn(cfg.HugePages); ok && !on {
 		parts = append(parts, "hugepages off")
 	}
 	if cfg.Preallocate {

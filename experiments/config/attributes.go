@@ -1,4 +1,4 @@
-package experiments
+package config
 
 // Attributes as a run's config gives them (Attributes, Value): their
 // parsing, names and checks (the SQL that writes ClickHouse's source of
@@ -14,6 +14,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/fault"
 )
 
 // stringLengths matches String, String(16) and String(8..32).
@@ -29,7 +30,7 @@ func parseAttributeType(field, s, typ string) (dict.Attribute, error) {
 	if inner, ok := strings.CutPrefix(typ, "Nullable("); ok && strings.HasSuffix(inner, ")") {
 		a, err := parseAttributeType(field, s, strings.TrimSpace(strings.TrimSuffix(inner, ")")))
 		if err != nil || a.Nullable {
-			return dict.Attribute{}, NewFieldError(field, s, "unknown type", fmt.Sprintf(allowed, strings.Join(core.TypeNames(), ", ")))
+			return dict.Attribute{}, fault.New(field, s, "unknown type", fmt.Sprintf(allowed, strings.Join(core.TypeNames(), ", ")))
 		}
 		a.Nullable = true
 		return a, nil
@@ -44,14 +45,14 @@ func parseAttributeType(field, s, typ string) (dict.Attribute, error) {
 			a.MaxLen, _ = strconv.Atoi(m[2])
 		}
 		if a.MinLen > a.MaxLen || a.MaxLen > dict.MaxStringLen || a.MaxLen == 0 {
-			return dict.Attribute{}, NewFieldError(field, s, "String lengths out of range",
+			return dict.Attribute{}, fault.New(field, s, "String lengths out of range",
 				fmt.Sprintf("String(min..max) with 0 <= min <= max and 1 <= max <= %d, e.g. String(8..32)", dict.MaxStringLen))
 		}
 		return a, nil
 	}
 	t, err := core.ParseType(typ)
 	if err != nil {
-		return dict.Attribute{}, NewFieldError(field, s, "unknown type", fmt.Sprintf(allowed, strings.Join(core.TypeNames(), ", ")))
+		return dict.Attribute{}, fault.New(field, s, "unknown type", fmt.Sprintf(allowed, strings.Join(core.TypeNames(), ", ")))
 	}
 	return dict.Attribute{Type: t}, nil
 }
@@ -64,20 +65,20 @@ func (c Config) attributes() ([]dict.Attribute, error) {
 		list = []string{c.Value}
 	}
 	if len(list) > dict.MaxAttributes {
-		return nil, &FieldError{Field: "attributes", Problem: fmt.Sprintf("%d attributes", len(list)), Allowed: fmt.Sprintf("1 to %d", dict.MaxAttributes), Switch: true}
+		return nil, &fault.FieldError{Field: "attributes", Problem: fmt.Sprintf("%d attributes", len(list)), Allowed: fmt.Sprintf("1 to %d", dict.MaxAttributes), Switch: true}
 	}
 	attrs := make([]dict.Attribute, len(list))
 	for i, s := range list {
 		_, typ := SplitAttribute(s)
 		if typ == "" {
-			return nil, NewFieldError("attributes", strings.Join(c.Attributes, ","), "attribute "+strconv.Itoa(i+1)+" is empty", "types, comma-separated, e.g. UInt16,UInt32,Float64")
+			return nil, fault.New("attributes", strings.Join(c.Attributes, ","), "attribute "+strconv.Itoa(i+1)+" is empty", "types, comma-separated, e.g. UInt16,UInt32,Float64")
 		}
 		a, err := parseAttributeType(attributeField(i), s, typ)
 		if err != nil {
 			return nil, err
 		}
 		if i == 0 && (a.IsString() || a.Nullable) {
-			return nil, NewFieldError(attributeField(i), s, "the first attribute is the value the lab sends and checks, of a fixed-size type",
+			return nil, fault.New(attributeField(i), s, "the first attribute is the value the lab sends and checks, of a fixed-size type",
 				"a fixed-size type first, a String or Nullable after it, e.g. UInt16,String")
 		}
 		attrs[i] = a
@@ -114,13 +115,13 @@ func AttributeNames(list []string) ([]string, error) {
 		if name == "" {
 			name = dict.AttributeName(i)
 		} else if !attributeNameRule.MatchString(name) {
-			return nil, NewFieldError(attributeField(i), s, "not a column name", "a letter or _ then letters, digits or _, at most 64, e.g. country:UInt16")
+			return nil, fault.New(attributeField(i), s, "not a column name", "a letter or _ then letters, digits or _, at most 64, e.g. country:UInt16")
 		}
 		if name == "key" {
-			return nil, NewFieldError(attributeField(i), s, "key is the key's column", "another name")
+			return nil, fault.New(attributeField(i), s, "key is the key's column", "another name")
 		}
 		if j, ok := seen[name]; ok { // case-sensitive, as ClickHouse's names
-			return nil, NewFieldError("attributes", strings.Join(list, ","), fmt.Sprintf("attributes %d and %d are both named %s", j+1, i+1, name), "each name once")
+			return nil, fault.New("attributes", strings.Join(list, ","), fmt.Sprintf("attributes %d and %d are both named %s", j+1, i+1, name), "each name once")
 		}
 		seen[name] = i
 		names[i] = name
@@ -142,10 +143,10 @@ func (c Config) validateAttributes() error {
 		return err
 	}
 	if v, err := core.ParseType(c.Value); err != nil || v.Name != types[0].Name {
-		return NewFieldError("value", c.Value, "the value is the first of {attributes} ("+types[0].Name+")", "{attributes} alone, or {value} alone")
+		return fault.New("value", c.Value, "the value is the first of {attributes} ("+types[0].Name+")", "{attributes} alone, or {value} alone")
 	}
 	for _, name := range c.Layouts {
-		if l, _ := parseLayoutChoice(name); l.row {
+		if l, _ := ParseLayout(name); l.Row {
 			if err := c.checkRow(name, types); err != nil {
 				return err
 			}
@@ -155,12 +156,12 @@ func (c Config) validateAttributes() error {
 		return nil
 	}
 	for _, name := range c.Layouts {
-		l, _ := parseLayoutChoice(name)
-		if l.row {
+		l, _ := ParseLayout(name)
+		if l.Row {
 			continue
 		}
 		if _, ch := dict.FindClickHouseDictionary(name); !ch {
-			return NewFieldError("attributes", strings.Join(c.Attributes, ","), "layout "+name+" holds one value (several attributes are ClickHouse's layouts and the row layouts)",
+			return fault.New("attributes", strings.Join(c.Attributes, ","), "layout "+name+" holds one value (several attributes are ClickHouse's layouts and the row layouts)",
 				"ch_ layouts or rows, e.g. {layouts} ch_hashed,ch_sparse_hashed,ch_hashed_array,packed_row,compact_row")
 		}
 	}

@@ -1,4 +1,4 @@
-package experiments
+package config
 
 // Rows: packlab's own layouts for a dictionary of several attributes,
 // which no ClickHouse layout has. ClickHouse's HASHED and SPARSE_HASHED
@@ -34,11 +34,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments/dict"
-	"github.com/packlab/packlab/experiments/result"
-	"github.com/packlab/packlab/experiments/rowstore"
+	"github.com/packlab/packlab/experiments/fault"
 )
 
 // checkRow refuses attributes a row layout cannot hold: more than 8
@@ -52,56 +50,27 @@ func (c Config) checkRow(name string, attrs []dict.Attribute) error {
 		}
 	}
 	if n > 8 {
-		return NewFieldError("attributes", list, fmt.Sprintf("%d Nullable attributes; %s keeps the null flags of at most 8 in a byte", n, name), "at most 8 Nullable attributes with "+name)
+		return fault.New("attributes", list, fmt.Sprintf("%d Nullable attributes; %s keeps the null flags of at most 8 in a byte", n, name), "at most 8 Nullable attributes with "+name)
 	}
 	return nil
 }
 
-// at is p for a run of layout l: for a row layout, what its cell holds
-// as its value (dict.RowCell: the row, or a wide row's number).
-func (p parsedConfig) at(l layoutChoice) parsedConfig {
-	if l.row {
-		p.value, p.row = dict.RowCell(p.attrs, p.Rows), true
-		p.spec = p.rowSpec()
-	}
-	return p
-}
-
-// rowSpec is a row run's source: a file's with its attributes in its
+// rowSpec is a row run's source (of attrs): a file's with its attributes in its
 // Columns, the value's column first, and no value column (the row is built
 // from those cells, experiments/rowstore; the attributes the file does not
 // hold, with --columns none, are drawn from the key); any other source as
 // it is.
-func (p parsedConfig) rowSpec() source.Spec {
-	s := p.spec
+func rowSpec(s source.Spec, attrs []dict.Attribute) source.Spec {
 	if s.Kind != source.File || s.NoValueColumn() {
 		return s
 	}
 	s.Columns = append([]string{cmp.Or(strings.TrimSpace(s.ValueColumn), "2")}, s.Columns...)
-	s.ValueColumn, s.CheckCell = "none", checkCell(p.attrs[:len(s.Columns)])
+	s.ValueColumn, s.CheckCell = "none", checkCell(attrs[:len(s.Columns)])
 	if s.Names != nil { // the value's column is now the first of Columns
 		s.Names = append([]string{""}, s.Names...)
 		s.ByDefault = append([]bool{false}, s.ByDefault...)
 	}
 	return s
-}
-
-// options are the tables' options; a row's cells keep only its bytes.
-func (p parsedConfig) options() core.Options {
-	o := p.Config.options()
-	if p.row {
-		o.ValueBytes = p.value.Size
-	}
-	return o
-}
-
-// layoutName is the name a result of core's layout l takes: a row
-// layout's, when this is a row's run.
-func (p parsedConfig) layoutName(l core.Layout) string {
-	if p.row {
-		return string(l) + dict.RowSuffix
-	}
-	return string(l)
 }
 
 // CheckRow refuses attributes no row layout holds (checkRow's rules for
@@ -110,57 +79,27 @@ func CheckRow(attrs []dict.Attribute) error {
 	return Config{Attributes: dict.AttributesList(attrs)}.checkRow("a row layout", attrs)
 }
 
-// rowOrValue is the value a run's pairs carry: a row's whole bytes when it
-// is a row's run (a wide row's cell holds only its number), else the value.
-func (p parsedConfig) rowOrValue() core.Type {
-	if p.row {
-		return dict.RowType(p.attrs)
-	}
-	return p.value
-}
-
-// rowFileColumns are the file's columns a row run reads the attributes
+// FileColumns are the file's columns a row run reads the attributes
 // after the value from (rowSpec; Result.AttributeColumns), nil when they
 // are drawn from the key.
-func (p parsedConfig) rowFileColumns() []string {
-	s := p.spec
+func (r Run) FileColumns() []string {
+	s := r.Spec
 	if s.Kind != source.File || !s.NoValueColumn() || len(s.Columns) == 0 {
 		return nil
 	}
-	cols := s.ColumnLabels()[1-p.rowCellsFrom():]
+	cols := s.ColumnLabels()[1-r.CellsFrom():]
 	if len(cols) == 0 {
 		return nil
 	}
 	return cols
 }
 
-// rowCellsFrom is the first attribute a file row run's cells hold: 0, the
+// CellsFrom is the first attribute a file row run's cells hold: 0, the
 // value's column first (rowSpec), or 1 when the file has no value column
-// (--value-column none: the value is drawn from the key).
-func (p parsedConfig) rowCellsFrom() int {
-	if (source.Spec{ValueColumn: p.ValueColumn}).NoValueColumn() {
+// (value_column none: the value is drawn from the key).
+func (r Run) CellsFrom() int {
+	if (source.Spec{ValueColumn: r.Config.ValueColumn}).NoValueColumn() {
 		return 1
 	}
 	return 0
-}
-
-// rowStoreFor is p's row store (rowstore.New): nil when p is not a row's
-// run or its row has no Strings, no Nullables and fits in a cell.
-func rowStoreFor(p parsedConfig) *rowstore.Store {
-	if !p.row {
-		return nil
-	}
-	cells, from := 0, 0
-	if p.spec.Kind == source.File && p.spec.NoValueColumn() {
-		cells, from = len(p.spec.Columns), p.rowCellsFrom()
-	}
-	return rowstore.New(p.attrs, p.value.Size, cells, from)
-}
-
-// addRowBytes adds a row store's arena and row array to r (rowstore.Count).
-func addRowBytes(r *result.Result, b rowstore.Bytes) {
-	r.BytesAllocated += b.Allocated
-	r.PayloadBytes += b.Payload
-	r.EmptyBytes += b.Empty
-	r.MetadataBytes += b.Metadata
 }

@@ -1,4 +1,4 @@
-package experiments
+package worker
 
 import (
 	"bufio"
@@ -14,6 +14,7 @@ import (
 	"unsafe"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/dict"
 )
 
@@ -35,40 +36,71 @@ import (
 // every pair it sends (core.PairChecksum), for the driver to check the
 // table against.
 
-// feedReport is what the lab's side of a driver's run did.
-type feedReport struct {
-	rows, skipped int64
-	sum           uint64  // core.PairChecksum over every row sent
-	readSeconds   float64 // generating or reading the source
-	waitSeconds   float64 // blocked on the pipe during the load (the worker busy)
+// FrameRows is the most rows (or keys) in one frame of a feed: core's
+// block, the workers' kFrameRows.
+const FrameRows = core.DefaultBlockRows
+
+// Sent is what the lab's side of a driver's run did: what Feed sent.
+type Sent struct {
+	Rows, Skipped int64
+	Sum           uint64  // core.PairChecksum over every row sent
+	ReadSeconds   float64 // generating or reading the source
+	WaitSeconds   float64 // blocked on the pipe during the load (the worker busy)
 }
 
-// checksumText writes a checksum as Result.Checksum holds it.
-func checksumText(sum uint64) string { return fmt.Sprintf("%016x", sum) }
+// Checksum writes a checksum as Result.Checksum holds it.
+func Checksum(sum uint64) string { return fmt.Sprintf("%016x", sum) }
 
-// feed streams p's rows to a driver's worker, then the read phase's keys in
-// core.Read's order (see the picture above).
-func (typed[K, V]) feed(ctx context.Context, p parsedConfig, pipe io.Writer, fr *feedReport) error {
-	src, err := openSourceOf[K, V](ctx, p)
+// Feed streams run r's rows to a driver's worker on w in frames ([u32
+// n][n keys][n values], then [u32 0]), then, unless the config says
+// no_read, the read phase: [u64 rows][u64 misses] and the keys in
+// core.Read's order, in frames, ending with [u32 0] (see the picture
+// above). It is Run's feed; sent says what it sent.
+func Feed(ctx context.Context, r config.Run, w io.Writer, sent *Sent) error {
+	return opsFor(r.Key, r.Value).feed(ctx, r, w, sent)
+}
+
+// typedOps is the feed's typed code of one (key size, value size) pair,
+// dispatched by size as the engine's measure is (opsFor).
+type typedOps interface {
+	feed(ctx context.Context, r config.Run, w io.Writer, sent *Sent) error
+	writeFileAttributes(ctx context.Context, r config.Run, dictKeyBytes int, path string, progress func(Progress)) (config.FileStats, error)
+}
+
+type typed[K, V core.Bits] struct{}
+
+// opsFor is the typed code of key's and value's sizes (config.SizeClass).
+func opsFor(key, value core.Type) typedOps {
+	return typedTable[config.SizeClass(key)][config.SizeClass(value)]
+}
+
+var typedTable = [5][5]typedOps{typedRow[uint8](), typedRow[uint16](), typedRow[uint32](), typedRow[uint64](), typedRow[core.U128]()}
+
+func typedRow[K core.Bits]() [5]typedOps {
+	return [5]typedOps{typed[K, uint8]{}, typed[K, uint16]{}, typed[K, uint32]{}, typed[K, uint64]{}, typed[K, core.U128]{}}
+}
+
+func (typed[K, V]) feed(ctx context.Context, r config.Run, pipe io.Writer, fr *Sent) error {
+	src, err := config.Open[K, V](ctx, r)
 	if err != nil {
-		return &sourceError{err}
+		return &feedSourceError{err}
 	}
 	defer src.Close()
 	// A source that cannot compute its rows (a file, which may be a stream
 	// read only once) gives its keys for the read order as it is loaded.
 	_, indexed := src.(core.IndexedSource[K, V])
-	collect := !p.NoRead && (!indexed || src.Rows() < 0)
-	tw := &timedWriter{w: pipe, waited: &fr.waitSeconds}
+	collect := !r.Config.NoRead && (!indexed || src.Rows() < 0)
+	tw := &timedWriter{w: pipe, waited: &fr.WaitSeconds}
 	fw := &frameWriter{w: bufio.NewWriterSize(tw, 256<<10)}
-	seen, err := feedLoad(ctx, src, fw, fr, collect, len(p.spec.Columns))
+	seen, err := feedLoad(ctx, src, fw, fr, collect, len(r.Spec.Columns))
 	if err != nil {
 		return err
 	}
-	if err := fw.w.Flush(); err != nil || p.NoRead { // the load is complete: let the worker finish it
+	if err := fw.w.Flush(); err != nil || r.Config.NoRead { // the load is complete: let the worker finish it
 		return err
 	}
 	tw.waited = new(float64) // the producer's waits are the load's; the read phase's are not
-	return feedRead(ctx, p, src, seen, fw)
+	return feedRead(ctx, r.Config, src, seen, fw)
 }
 
 // frameWriter writes the worker protocol's frames: a 4-byte row count, then
@@ -96,21 +128,21 @@ func (f *frameWriter) u64(v uint64) error {
 // with columns attribute columns (the worker gets them from ClickHouse's
 // source file, not the frames) is read in blocks of at most
 // dict.CellBlockBytes of them: 65,536 rows of 2-6 KB Strings held 1 GB here.
-func feedLoad[K, V core.Bits](ctx context.Context, src core.Source[K, V], fw *frameWriter, fr *feedReport, collect bool, columns int) ([]K, error) {
+func feedLoad[K, V core.Bits](ctx context.Context, src core.Source[K, V], fw *frameWriter, fr *Sent, collect bool, columns int) ([]K, error) {
 	var seen []K
 	var b core.Block[K, V]
 	cells, _ := src.(core.CellSource)
 	if columns == 0 {
 		cells = nil
 	}
-	blockRows := firstBlockRows(cells)
+	blockRows := config.FirstBlockRows(cells)
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		t := time.Now()
 		err := src.Next(&b, min(blockRows, FrameRows))
-		fr.readSeconds += time.Since(t).Seconds()
+		fr.ReadSeconds += time.Since(t).Seconds()
 		if cells != nil && b.Len() > 0 {
 			var bytes int64
 			for i := range b.Len() {
@@ -122,7 +154,7 @@ func feedLoad[K, V core.Bits](ctx context.Context, src core.Source[K, V], fw *fr
 		}
 		if n := b.Len(); n > 0 {
 			for i, k := range b.Keys {
-				fr.sum += core.PairChecksum(k, b.Values[i])
+				fr.Sum += core.PairChecksum(k, b.Values[i])
 			}
 			if collect {
 				seen = append(seen, b.Keys...)
@@ -136,30 +168,30 @@ func feedLoad[K, V core.Bits](ctx context.Context, src core.Source[K, V], fw *fr
 			if _, werr := fw.w.Write(bytesOf(b.Values)); werr != nil {
 				return nil, werr
 			}
-			fr.rows += int64(n)
+			fr.Rows += int64(n)
 		}
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return nil, &sourceError{err}
+			return nil, &feedSourceError{err}
 		}
 	}
-	fr.skipped = src.Skipped()
+	fr.Skipped = src.Skipped()
 	return seen, fw.frame(0)
 }
 
 // feedRead streams the read phase: the counts of rows and misses, then the
 // keys in core.Read's order (seen's, shuffled, for a source that cannot
 // give it) as frames, and the empty frame that ends them.
-func feedRead[K, V core.Bits](ctx context.Context, p parsedConfig, src core.Source[K, V], seen []K, fw *frameWriter) error {
-	rows, at, ok := core.ReadOrder(src, p.Seed)
+func feedRead[K, V core.Bits](ctx context.Context, c config.Config, src core.Source[K, V], seen []K, fw *frameWriter) error {
+	rows, at, ok := core.ReadOrder(src, c.Seed)
 	if !ok {
 		keys := distinct(seen)
-		core.ShuffleKeys(keys, p.Seed)
+		core.ShuffleKeys(keys, c.Seed)
 		rows, at = int64(len(keys)), func(i int64) K { return keys[i] }
 	}
-	misses := int64(math.Round(p.MissRate * float64(rows)))
+	misses := int64(math.Round(c.MissRate * float64(rows)))
 	if err := fw.u64(uint64(rows)); err != nil {
 		return err
 	}
