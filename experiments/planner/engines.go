@@ -20,6 +20,7 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/planner/speed"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
 )
@@ -132,7 +133,7 @@ func clickHouseSetup(p parsedPlan, c Candidate, m Measure, sc Scaling, threads i
 		scale := 1.0
 		cell := float64(c.BytesAllocated) / float64(max(c.BucketCount, 1))
 		if m.LoadFactor > 0 && c.LoadFactor > 0 {
-			scale = probeLines(m.LoadFactor, cell) / probeLines(c.LoadFactor, cell)
+			scale = speed.ProbeLines(m.LoadFactor, cell) / speed.ProbeLines(c.LoadFactor, cell)
 		}
 		rate := m.ReadRowsPerSecond * scale
 		x.ReadRowsPerSecond, x.ReadSeconds = ptr(rate), ptr(float64(c.Distinct)/rate)

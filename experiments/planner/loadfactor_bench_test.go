@@ -11,7 +11,7 @@ import (
 	"github.com/packlab/packlab/core/source"
 )
 
-// BenchmarkLoadFactor measures what compactReadSlope, compactLoadSlope
+// BenchmarkLoadFactor measures what speed's compactReadSlope, compactLoadSlope
 // and probingLoadSlope are fitted to (docs/plan.md, "Speed against the load
 // factor"): PACKLAB_LF_LAYOUT (default compact) <UInt64,UInt16> at
 // PACKLAB_LF_ROWS rows (default 1e7, past the caches), one shard, at the

@@ -46,7 +46,7 @@ type Measure struct {
 	ReadRowsPerSecond float64 `json:"read_rows_per_second"`
 	LoadFactor        float64 `json:"load_factor"` // of the measured table: the read model's reference
 	// MaxLoadFactor is the load run's (its layout's default for 0): the
-	// load model's reference (loadCostOf).
+	// load model's reference (speed.LoadCost).
 	MaxLoadFactor float64 `json:"max_load_factor"`
 	// The speeds' ranges, [slowest, fastest] rows/s over the run's loads
 	// (Result.Spread); null for a run of one load, whose speed cannot decide.

@@ -45,7 +45,10 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/planner/snippet"
+	"github.com/packlab/packlab/experiments/planner/speed"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
 )
@@ -427,56 +430,14 @@ func ParseGrowth(s string) (float64, error) {
 	return v, nil
 }
 
-// ParseMemory reads --memory: a size (see ParseBytes) of at least
+// ParseMemory reads --memory: a size (see config.ParseBytes) of at least
 // MinPlanMemory.
 func ParseMemory(s string) (int64, error) {
-	n, err := ParseBytes("memory_bytes", s)
+	n, err := config.ParseBytes("memory_bytes", s)
 	if err == nil && n < MinPlanMemory {
 		return 0, experiments.NewFieldError("memory_bytes", s, "too small", "at least 1MiB, e.g. 24GiB, 512MiB, 1.5TiB")
 	}
 	return n, err
-}
-
-// ParseBytes reads a memory size as users write it: 24GiB, 24G (binary),
-// 32GB (decimal), 512MiB, 1.5TiB, or a plain count of bytes. field names
-// the field in the error.
-func ParseBytes(field, s string) (int64, error) {
-	text := strings.TrimSpace(s)
-	bad := func(problem string) error {
-		return experiments.NewFieldError(field, s, problem, "a size such as 24GiB, 512MiB, 1.5TiB, 32GB or 1073741824 (bytes)")
-	}
-	if text == "" {
-		return 0, bad("empty")
-	}
-	i := strings.IndexFunc(text, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
-	num, unit := text, ""
-	if i >= 0 {
-		num, unit = text[:i], strings.ToLower(strings.TrimSpace(text[i:]))
-	}
-	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || num == "" {
-		return 0, bad("not a number")
-	}
-	mult := map[string]float64{
-		"": 1, "b": 1,
-		"k": 1 << 10, "kib": 1 << 10, "kb": 1e3,
-		"m": 1 << 20, "mib": 1 << 20, "mb": 1e6,
-		"g": 1 << 30, "gib": 1 << 30, "gb": 1e9,
-		"t": 1 << 40, "tib": 1 << 40, "tb": 1e12,
-		"p": 1 << 50, "pib": 1 << 50, "pb": 1e15,
-		"e": 1 << 60, "eib": 1 << 60, "eb": 1e18,
-	}[unit]
-	if mult == 0 {
-		return 0, bad("unknown unit " + strconv.Quote(text[i:]))
-	}
-	b := v * mult
-	switch {
-	case b < 1:
-		return 0, bad("not positive")
-	case b >= math.MaxInt64:
-		return 0, bad("too large")
-	}
-	return int64(b), nil
 }
 
 // MakePlan answers r from core.Predict and the measurements in history
@@ -660,10 +621,10 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 	c.BytesPerPair = float64(c.SteadyBytes) / float64(p.distinct)
 	if ms.LoadRowsPerSecond > 0 && len(p.attrs) == 1 { // several attributes' loads are not measured yet
 		// A load at another max load factor than the measured one: scaled
-		// by the layout's fitted load cost (loadCostOf).
+		// by the layout's fitted load cost (speed.LoadCost).
 		lscale := 1.0
 		if ms.MaxLoadFactor > 0 {
-			lscale = loadCostOf(l, ms.MaxLoadFactor) / loadCostOf(l, c.MaxLoadFactor)
+			lscale = speed.LoadCost(l, ms.MaxLoadFactor) / speed.LoadCost(l, c.MaxLoadFactor)
 		}
 		rate := sc.loadRate(ms.LoadRowsPerSecond*lscale, shards, threads)
 		c.LoadRowsPerSecond = ptr(rate)
@@ -679,7 +640,7 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 		// A read (dictGet of one attribute) probes one attribute's table.
 		cells := pr.FinalBytes - dict.StringArenaBytes(p.attrs, p.distinct, shards)
 		if cell := float64(cells) / float64(len(p.attrs)) / float64(max(pr.BucketCount, 1)); ms.LoadFactor > 0 && c.LoadFactor > 0 {
-			scale = probeLinesOf(l, ms.LoadFactor, cell) / probeLinesOf(l, c.LoadFactor, cell)
+			scale = speed.ReadCost(l, ms.LoadFactor, cell) / speed.ReadCost(l, c.LoadFactor, cell)
 		}
 		rate := ms.ReadRowsPerSecond * scale
 		c.ReadRowsPerSecond = ptr(rate)
@@ -688,7 +649,7 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 			c.ReadRange = &[2]float64{ms.ReadRange[0] * scale, ms.ReadRange[1] * scale}
 		}
 	}
-	c.ClickHouseLayout, c.ClickHouseNote, c.PacklabOnly = clickHouseFor(p.chVersion, l, p.key, p.value, shards, mlf)
+	c.ClickHouseLayout, c.ClickHouseNote, c.PacklabOnly = snippet.ClickHouseFor(p.chVersion, l, p.key, p.value, shards, mlf)
 	for _, t := range p.attrs[1:] {
 		if ok, why := p.chVersion.Builds(l, t.Type, shards, mlf); !ok && c.ClickHouseLayout != "" {
 			c.ClickHouseLayout, c.ClickHouseNote, c.PacklabOnly = "", why, true
@@ -712,73 +673,6 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 // one thread). A plan must hold in the worst case, so the peak counts every
 // shard; sharding spreads the load over threads, it does not bound the peak.
 func growingAtOnce(shards int) int { return shards }
-
-// probeLines is the cache lines a successful lookup touches in a
-// linear-probing table at load factor a whose cells are cell bytes: the
-// first, plus the extra probes ((1 + 1/(1-a))/2 - 1 of them, Knuth) that
-// run past it, cell/64 of a line each. Read speeds measured at one load
-// factor are scaled by it to another: a model, stated as such in the plan.
-func probeLines(a, cell float64) float64 {
-	a = min(a, 0.999)
-	probes := (1 + 1/(1-a)) / 2
-	return 1 + (probes-1)*min(cell, 64)/64
-}
-
-// probeLinesOf is probeLines as the layout's batched lookups (the lab's
-// read phase) wait on them; compact's is its fitted read cost
-// (compactReadCost): its GetMany prefetches core.CompactReadLines lines
-// from the home slot's, so the lines it waits for hardly change below fill
-// 0.93, yet it read 1.4x slower at 0.90 than at 0.72 (1e7 rows): the work
-// of a lookup grows with its probe, not only its cache misses.
-func probeLinesOf(l core.Layout, a, cell float64) float64 {
-	if l == core.LayoutCompact {
-		return compactReadCost(a)
-	}
-	return probeLines(a, cell)
-}
-
-// searchProbes is the slots a successful lookup probes in a linear-probing
-// table at load factor a: (1 + 1/(1-a))/2 (Knuth).
-func searchProbes(a float64) float64 { return (1 + 1/(1-min(a, 0.999))) / 2 }
-
-// compactReadCost is a compact lookup's time at load factor a, relative to
-// one that probes a single slot: 1 + compactReadSlope * (searchProbes(a) -
-// 1), the slope fitted to reads of 1e7 rows at load factors 0.7 to 0.97
-// (docs/plan.md, "Speed against the load factor").
-func compactReadCost(a float64) float64 { return 1 + compactReadSlope*(searchProbes(a)-1) }
-
-// loadCostOf is a load's time a row at max load factor m, relative to one
-// whose lookups would probe a single slot, for the layouts whose load was
-// fitted against it: compact, 1 + compactLoadSlope * (searchProbes(m) - 1).
-// A growing table's fill cycles below m (compact grows x5/4), so m, not the
-// fill the load ends at, is what its inserts see: fitted against the fill
-// after the load instead, the error was 23 %, against an insert's probes
-// ((1 + 1/(1-m)^2)/2) 12 % (docs/plan.md, "Speed against the load factor").
-// hashed and packed (linear probing, fitted on packed) take
-// probingLoadSlope the same way: packed loaded 1.76x slower at max load
-// factor 0.98 than at 0.5 (the model: 1.75x), though its error across 0.5 to
-// 0.98 is 42 % (a load at 0.5 ends in a table twice as large, and grows
-// once more). For the others it is 1: a load is taken at its measured
-// speed whatever the max load factor.
-func loadCostOf(l core.Layout, m float64) float64 {
-	switch l {
-	case core.LayoutCompact:
-		return 1 + compactLoadSlope*(searchProbes(m)-1)
-	case core.LayoutHashed, core.LayoutPacked:
-		return 1 + probingLoadSlope*(searchProbes(m)-1)
-	}
-	return 1
-}
-
-// The slopes of compact's read and load cost, fitted by least squares to
-// `packlab run --rows 1e7 --layout compact` on the 2-core lab machine
-// (docs/plan.md, "Speed against the load factor": the runs, the fit and
-// its error).
-const (
-	compactReadSlope = 0.25  // reads at load factors 0.70-0.97: within 21 % of each (a busy machine)
-	compactLoadSlope = 0.059 // loads growing at max load factors 0.70-0.97: within 7.5 % of each
-	probingLoadSlope = 0.032 // packed's loads growing at max load factors 0.5-0.98: within 42 %
-)
 
 func ptr(v float64) *float64 { return &v }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/internal/machine"
+	"github.com/packlab/packlab/experiments/planner/speed"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
 )
@@ -550,32 +551,32 @@ func setupNames(cs []Candidate) []string {
 // TestSpeedModelFollowsTheLoadFactor: the planner scales a measured speed
 // to a setup's load factor: every layout's read but compact's by the cache
 // lines a linear probe touches; compact's read and load by their costs
-// fitted against the probe length (compactReadCost, loadCostOf), which
+// fitted against the probe length (speed.CompactReadCost, speed.LoadCost), which
 // grow with the load factor, so that a setup at 0.92 is no longer read as
 // fast as one at 0.74 (1e7 rows here: 1.4x slower); hashed and packed's
 // loads by their fitted cost too; other layouts' loads are taken as
 // measured.
 func TestSpeedModelFollowsTheLoadFactor(t *testing.T) {
-	if got, want := probeLinesOf(core.LayoutPacked, 0.962, 10), probeLines(0.962, 10); math.Abs(got-want) > 1e-9 {
+	if got, want := speed.ReadCost(core.LayoutPacked, 0.962, 10), speed.ProbeLines(0.962, 10); math.Abs(got-want) > 1e-9 {
 		t.Errorf("packed at fill 0.962: %.3f lines, want linear probing's %.3f", got, want)
 	}
 	prevRead, prevLoad := 0.0, 0.0
 	for _, a := range []float64{0.5, 0.7, 0.74, 0.8, 0.9, 0.92, 0.97, 0.99} {
-		r, l := probeLinesOf(core.LayoutCompact, a, 8), loadCostOf(core.LayoutCompact, a)
+		r, l := speed.ReadCost(core.LayoutCompact, a, 8), speed.LoadCost(core.LayoutCompact, a)
 		if r <= prevRead || l <= prevLoad {
 			t.Errorf("compact at %v: read cost %.3f, load cost %.3f; want both above %.3f and %.3f (a lower load factor's)", a, r, l, prevRead, prevLoad)
 		}
 		prevRead, prevLoad = r, l
-		if c := loadCostOf(core.LayoutGoMap, a); c != 1 {
+		if c := speed.LoadCost(core.LayoutGoMap, a); c != 1 {
 			t.Errorf("gomap's load cost at %v is %.3f: its load was not fitted against the load factor, want 1", a, c)
 		}
 	}
 	// packed loaded 1.76x slower at 0.98 than at 0.5 (docs/plan.md).
-	if r := loadCostOf(core.LayoutPacked, 0.98) / loadCostOf(core.LayoutPacked, 0.5); r < 1.5 || r > 2 {
+	if r := speed.LoadCost(core.LayoutPacked, 0.98) / speed.LoadCost(core.LayoutPacked, 0.5); r < 1.5 || r > 2 {
 		t.Errorf("packed's load at 0.98 modelled at %.2fx the time of 0.5's, want 1.5x to 2x (measured 1.76x)", r)
 	}
 	// The fit's own data (docs/plan.md): reads at 0.92 against 0.74.
-	if r := probeLinesOf(core.LayoutCompact, 0.92, 8) / probeLinesOf(core.LayoutCompact, 0.74, 8); r < 1.3 || r > 2.2 {
+	if r := speed.ReadCost(core.LayoutCompact, 0.92, 8) / speed.ReadCost(core.LayoutCompact, 0.74, 8); r < 1.3 || r > 2.2 {
 		t.Errorf("compact read at 0.92 modelled at %.2fx the time of 0.74's, want 1.3x to 2.2x (measured: 1.39x through the lab, 2.09x in BenchmarkCompactLoadFactor)", r)
 	}
 }
@@ -605,7 +606,7 @@ func TestPlanPreallocate(t *testing.T) {
 		}
 		pr, _ := core.Predict(core.LayoutCompact, k, v, 1e9, opt, 1)
 		// The run's speed at its max load factor, 0.9, scaled to 0.5's.
-		wantLoad := map[bool]float64{false: 1e6, true: 3e6}[prealloc] * loadCostOf(core.LayoutCompact, 0.9) / loadCostOf(core.LayoutCompact, 0.5)
+		wantLoad := map[bool]float64{false: 1e6, true: 3e6}[prealloc] * speed.LoadCost(core.LayoutCompact, 0.9) / speed.LoadCost(core.LayoutCompact, 0.5)
 		if c.Preallocate != prealloc || c.BytesAllocated != pr.FinalBytes || c.GrowthBytes != pr.GrowthBytes || c.LoadRowsPerSecond == nil || math.Abs(*c.LoadRowsPerSecond/wantLoad-1) > 1e-9 {
 			t.Errorf("preallocate %v: compact SHARDS 1 MLF 0.5: preallocate %v, %d bytes, growth %d, load %v; want %d bytes, growth %d, load %v rows/s (the run preallocated as the plan)",
 				prealloc, c.Preallocate, c.BytesAllocated, c.GrowthBytes, c.LoadRowsPerSecond, pr.FinalBytes, pr.GrowthBytes, wantLoad)

@@ -7,53 +7,15 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"go/format"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/packlab/packlab/core"
-	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/planner/snippet"
 	"github.com/packlab/packlab/experiments/text"
 )
-
-// clickHouseFor is the ClickHouse dictionary that builds l's table for
-// <key,value>: its LAYOUT clause, a note when ClickHouse's table differs
-// from packlab's, and whether no ClickHouse dictionary builds it at all.
-//
-// SPARSE_HASHED builds PackedHashMap (packed) for a UInt64 key and a value
-// of at most 8 bytes with a plain memory layout (not UUID), and
-// sparse_hash_map (sparse) otherwise, since 23.5; before, always
-// sparse_hash_map (ClickHouse PR #49380, HashedDictionary.h).
-// ClickHouse's numeric dictionary key is always UInt64.
-func clickHouseFor(v dict.Release, l core.Layout, key, value core.Type, shards int, mlf float64) (clause, note string, packlabOnly bool) {
-	if dict.ClickHouseLayoutName(l) == "" {
-		return "", "no ClickHouse dictionary layout builds this table", true
-	}
-	if ok, why := v.Builds(l, value, shards, mlf); !ok {
-		return "", why, true
-	}
-	clause = dict.ClickHouseLayout(l, shards, mlf)
-	var notes []string
-	if dict.ClickHouseLayoutName(l) == "SPARSE_HASHED" {
-		packs := dict.ClickHouseTable(core.LayoutPacked, value) == core.LayoutPacked
-		switch {
-		case l == core.LayoutPacked && !packs:
-			return "", fmt.Sprintf("ClickHouse's SPARSE_HASHED keeps a %s value in sparse_hash_map, not PackedHashMap: see the sparse setups", value.Name), true
-		case l == core.LayoutPacked:
-			notes = append(notes, "SPARSE_HASHED builds PackedHashMap for these types since ClickHouse 23.5 (sparse_hash_map before)")
-		case l == core.LayoutSparse && packs && !v.AtLeast(dict.ReleasePackedHashMap):
-			notes = append(notes, "ClickHouse "+v.String()+"'s SPARSE_HASHED is this sparse_hash_map (PackedHashMap from 23.5)")
-		case l == core.LayoutSparse && packs:
-			notes = append(notes, "since ClickHouse 23.5 SPARSE_HASHED builds PackedHashMap (packed) for these types; sparse_hash_map is what it built before")
-		}
-	}
-	if key.Name != "UInt64" {
-		notes = append(notes, fmt.Sprintf("ClickHouse's numeric key is UInt64: a %s key is stored in 8 bytes there, so its cells are larger than these", key.Name))
-	}
-	return clause, strings.Join(notes, "; "), false
-}
 
 // createDictionary is the CREATE DICTIONARY statement of c, or "" when no
 // ClickHouse dictionary builds c's table.
@@ -61,75 +23,27 @@ func createDictionary(c Candidate) string {
 	if c.ClickHouseLayout == "" {
 		return ""
 	}
-	var b strings.Builder
-	if c.KeyType != "UInt64" {
-		fmt.Fprintf(&b, "-- ClickHouse's numeric key is UInt64: the %s keys are stored as UInt64\n", c.KeyType)
-	}
 	columns := []string{"value " + c.ValueType}
 	if len(c.columns) > 1 {
 		columns = c.columns
 	}
-	b.WriteString(dict.DictionaryDDL("dict", "UInt64", columns, "SOURCE(CLICKHOUSE(TABLE 'source_table'))", c.ClickHouseLayout))
-	return b.String()
+	return snippet.CreateDictionary(c.KeyType, columns, c.ClickHouseLayout)
 }
 
-// goTypeOf is the Go type core stores a ClickHouse type's bits in.
-func goTypeOf(t core.Type) string {
-	switch t.Size {
-	case 1:
-		return "uint8"
-	case 2:
-		return "uint16"
-	case 4:
-		return "uint32"
-	case 8:
-		return "uint64"
-	}
-	return "core.U128"
-}
-
-// goCode is a Go program that builds c's map with core's loader from a
-// TSV file of key, value rows and looks a key up: it compiles as it is
-// (TestPlanGoCodeCompiles builds every layout's).
+// goCode is the Go program that builds c's map (snippet.GoProgram), or ""
+// where core's tables cannot build it: several attributes, or FLAT.
 func goCode(c Candidate) string {
 	if len(c.Attributes) > 1 || c.Layout == FlatLayout {
-		return "" // core's tables hold one value so far: no Go code builds this dictionary
+		return ""
 	}
-	k, _ := core.ParseType(c.KeyType)
-	v, _ := core.ParseType(c.ValueType)
-	var b strings.Builder
-	fmt.Fprintf(&b, "// %s: <%s,%s>, stored by their bits as <%s,%s>\n", SetupName(c), c.KeyType, c.ValueType, goTypeOf(k), goTypeOf(v))
-	b.WriteString("package main\n\nimport (\n\t\"context\"\n\t\"fmt\"\n\t\"log\"\n\n\t\"github.com/packlab/packlab/core\"\n\t\"github.com/packlab/packlab/core/source\"\n)\n\n")
-	b.WriteString("func main() {\n\tctx := context.Background()\n")
-	b.WriteString("\tspec, err := source.Parse(\"dict.tsv\") // a TSV or CSV file: key, value\n\tif err != nil {\n\t\tlog.Fatal(err)\n\t}\n")
-	fmt.Fprintf(&b, "\tsrc, err := source.Open[%s, %s](spec, core.MustType(%q), core.MustType(%q))\n", goTypeOf(k), goTypeOf(v), c.KeyType, c.ValueType)
-	b.WriteString("\tif err != nil {\n\t\tlog.Fatal(err)\n\t}\n\tdefer src.Close()\n")
-	b.WriteString("\tm, report, err := core.Load(ctx, src, core.LoadConfig{\n")
-	fmt.Fprintf(&b, "\t\tLayout: %q,\n", c.Layout)
-	var opts []string
+	g := snippet.GoSetup{Name: SetupName(c), KeyType: c.KeyType, ValueType: c.ValueType, Layout: c.Layout, Shards: c.Shards}
 	if c.FollowsMLF && c.MaxLoadFactor != core.DefaultMaxLoadFactor {
-		opts = append(opts, "MaxLoadFactor: "+text.Float(c.MaxLoadFactor))
+		g.MaxLoadFactor = c.MaxLoadFactor
 	}
 	if c.Preallocate {
-		opts = append(opts, fmt.Sprintf("Reserve: %d", c.Distinct))
+		g.Reserve = c.Distinct
 	}
-	if len(opts) > 0 {
-		fmt.Fprintf(&b, "\t\tOptions: core.Options{%s},\n", strings.Join(opts, ", "))
-	}
-	if c.Shards > 1 {
-		fmt.Fprintf(&b, "\t\tShards: %d,\n", c.Shards)
-	}
-	b.WriteString("\t})\n\tif err != nil {\n\t\tlog.Fatal(err)\n\t}\n\tdefer m.Close() // the tables' memory is returned at once\n")
-	b.WriteString("\tfmt.Printf(\"loaded %d keys in %.1f s\\n\", report.Elements, report.Seconds)\n")
-	key := "42"
-	if k.Size > 8 {
-		key = "core.FromUint64[core.U128](42, 0)"
-	}
-	fmt.Fprintf(&b, "\tv, ok := m.Get(%s) // key 42's value\n\tfmt.Println(v, ok)\n\tfmt.Println(m.Stats())\n}\n", key)
-	if src, err := format.Source([]byte(b.String())); err == nil {
-		return strings.TrimSuffix(string(src), "\n")
-	}
-	return b.String()
+	return snippet.GoProgram(g)
 }
 
 // WritePlan writes a plan in one of Formats: "json" is the array of

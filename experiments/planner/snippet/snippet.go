@@ -1,0 +1,130 @@
+// Package snippet writes the code a plan's answers carry: the LAYOUT
+// clause and CREATE DICTIONARY of the ClickHouse dictionary that builds a
+// table, and a Go program that builds it with core's loader.
+package snippet
+
+import (
+	"fmt"
+	"go/format"
+	"strings"
+
+	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/text"
+)
+
+// ClickHouseFor is the ClickHouse dictionary that builds l's table for
+// <key,value>: its LAYOUT clause, a note when ClickHouse's table differs
+// from packlab's, and whether no ClickHouse dictionary builds it at all.
+//
+// SPARSE_HASHED builds PackedHashMap (packed) for a UInt64 key and a value
+// of at most 8 bytes with a plain memory layout (not UUID), and
+// sparse_hash_map (sparse) otherwise, since 23.5; before, always
+// sparse_hash_map (ClickHouse PR #49380, HashedDictionary.h).
+// ClickHouse's numeric dictionary key is always UInt64.
+func ClickHouseFor(v dict.Release, l core.Layout, key, value core.Type, shards int, mlf float64) (clause, note string, packlabOnly bool) {
+	if dict.ClickHouseLayoutName(l) == "" {
+		return "", "no ClickHouse dictionary layout builds this table", true
+	}
+	if ok, why := v.Builds(l, value, shards, mlf); !ok {
+		return "", why, true
+	}
+	clause = dict.ClickHouseLayout(l, shards, mlf)
+	var notes []string
+	if dict.ClickHouseLayoutName(l) == "SPARSE_HASHED" {
+		packs := dict.ClickHouseTable(core.LayoutPacked, value) == core.LayoutPacked
+		switch {
+		case l == core.LayoutPacked && !packs:
+			return "", fmt.Sprintf("ClickHouse's SPARSE_HASHED keeps a %s value in sparse_hash_map, not PackedHashMap: see the sparse setups", value.Name), true
+		case l == core.LayoutPacked:
+			notes = append(notes, "SPARSE_HASHED builds PackedHashMap for these types since ClickHouse 23.5 (sparse_hash_map before)")
+		case l == core.LayoutSparse && packs && !v.AtLeast(dict.ReleasePackedHashMap):
+			notes = append(notes, "ClickHouse "+v.String()+"'s SPARSE_HASHED is this sparse_hash_map (PackedHashMap from 23.5)")
+		case l == core.LayoutSparse && packs:
+			notes = append(notes, "since ClickHouse 23.5 SPARSE_HASHED builds PackedHashMap (packed) for these types; sparse_hash_map is what it built before")
+		}
+	}
+	if key.Name != "UInt64" {
+		notes = append(notes, fmt.Sprintf("ClickHouse's numeric key is UInt64: a %s key is stored in 8 bytes there, so its cells are larger than these", key.Name))
+	}
+	return clause, strings.Join(notes, "; "), false
+}
+
+// CreateDictionary is the CREATE DICTIONARY statement of a dictionary
+// named dict over a ClickHouse table source_table, with keyType keys
+// (stored as UInt64, ClickHouse's numeric key, with a comment saying so)
+// and columns ("value UInt16", ...) in the LAYOUT clause.
+func CreateDictionary(keyType string, columns []string, clause string) string {
+	var b strings.Builder
+	if keyType != "UInt64" {
+		fmt.Fprintf(&b, "-- ClickHouse's numeric key is UInt64: the %s keys are stored as UInt64\n", keyType)
+	}
+	b.WriteString(dict.DictionaryDDL("dict", "UInt64", columns, "SOURCE(CLICKHOUSE(TABLE 'source_table'))", clause))
+	return b.String()
+}
+
+// goTypeOf is the Go type core stores a ClickHouse type's bits in.
+func goTypeOf(t core.Type) string {
+	switch t.Size {
+	case 1:
+		return "uint8"
+	case 2:
+		return "uint16"
+	case 4:
+		return "uint32"
+	case 8:
+		return "uint64"
+	}
+	return "core.U128"
+}
+
+// GoSetup is the table a Go program builds: its setup's name (a comment),
+// the ClickHouse types of its key and value, core's layout, and the
+// options that differ from the defaults (0: the default).
+type GoSetup struct {
+	Name, KeyType, ValueType, Layout string
+	MaxLoadFactor                    float64
+	Reserve                          int64
+	Shards                           int
+}
+
+// GoProgram is a Go program that builds c's map with core's loader from a
+// TSV file of key, value rows and looks a key up: it compiles as it is
+// (the planner's TestPlanGoCodeCompiles builds every layout's).
+func GoProgram(c GoSetup) string {
+	k, _ := core.ParseType(c.KeyType)
+	v, _ := core.ParseType(c.ValueType)
+	var b strings.Builder
+	fmt.Fprintf(&b, "// %s: <%s,%s>, stored by their bits as <%s,%s>\n", c.Name, c.KeyType, c.ValueType, goTypeOf(k), goTypeOf(v))
+	b.WriteString("package main\n\nimport (\n\t\"context\"\n\t\"fmt\"\n\t\"log\"\n\n\t\"github.com/packlab/packlab/core\"\n\t\"github.com/packlab/packlab/core/source\"\n)\n\n")
+	b.WriteString("func main() {\n\tctx := context.Background()\n")
+	b.WriteString("\tspec, err := source.Parse(\"dict.tsv\") // a TSV or CSV file: key, value\n\tif err != nil {\n\t\tlog.Fatal(err)\n\t}\n")
+	fmt.Fprintf(&b, "\tsrc, err := source.Open[%s, %s](spec, core.MustType(%q), core.MustType(%q))\n", goTypeOf(k), goTypeOf(v), c.KeyType, c.ValueType)
+	b.WriteString("\tif err != nil {\n\t\tlog.Fatal(err)\n\t}\n\tdefer src.Close()\n")
+	b.WriteString("\tm, report, err := core.Load(ctx, src, core.LoadConfig{\n")
+	fmt.Fprintf(&b, "\t\tLayout: %q,\n", c.Layout)
+	var opts []string
+	if c.MaxLoadFactor != 0 {
+		opts = append(opts, "MaxLoadFactor: "+text.Float(c.MaxLoadFactor))
+	}
+	if c.Reserve > 0 {
+		opts = append(opts, fmt.Sprintf("Reserve: %d", c.Reserve))
+	}
+	if len(opts) > 0 {
+		fmt.Fprintf(&b, "\t\tOptions: core.Options{%s},\n", strings.Join(opts, ", "))
+	}
+	if c.Shards > 1 {
+		fmt.Fprintf(&b, "\t\tShards: %d,\n", c.Shards)
+	}
+	b.WriteString("\t})\n\tif err != nil {\n\t\tlog.Fatal(err)\n\t}\n\tdefer m.Close() // the tables' memory is returned at once\n")
+	b.WriteString("\tfmt.Printf(\"loaded %d keys in %.1f s\\n\", report.Elements, report.Seconds)\n")
+	key := "42"
+	if k.Size > 8 {
+		key = "core.FromUint64[core.U128](42, 0)"
+	}
+	fmt.Fprintf(&b, "\tv, ok := m.Get(%s) // key 42's value\n\tfmt.Println(v, ok)\n\tfmt.Println(m.Stats())\n}\n", key)
+	if src, err := format.Source([]byte(b.String())); err == nil {
+		return strings.TrimSuffix(string(src), "\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,75 @@
+// Package speed is how a table's load and read speeds follow its load
+// factor, so that speeds measured at one load factor are scaled to another:
+// the cache lines a linear-probing lookup touches (a model, stated as such
+// in the plan), and compact's, hashed's and packed's costs fitted to loads
+// and reads of 1e7 rows (docs/plan.md, "Speed against the load factor").
+package speed
+
+import "github.com/packlab/packlab/core"
+
+// ProbeLines is the cache lines a successful lookup touches in a
+// linear-probing table at load factor a whose cells are cell bytes: the
+// first, plus the extra probes ((1 + 1/(1-a))/2 - 1 of them, Knuth) that
+// run past it, cell/64 of a line each. Read speeds measured at one load
+// factor are scaled by it to another: a model, stated as such in the plan.
+func ProbeLines(a, cell float64) float64 {
+	a = min(a, 0.999)
+	probes := (1 + 1/(1-a)) / 2
+	return 1 + (probes-1)*min(cell, 64)/64
+}
+
+// ReadCost is ProbeLines as the layout's batched lookups (the lab's
+// read phase) wait on them; compact's is its fitted read cost
+// (CompactReadCost): its GetMany prefetches core.CompactReadLines lines
+// from the home slot's, so the lines it waits for hardly change below fill
+// 0.93, yet it read 1.4x slower at 0.90 than at 0.72 (1e7 rows): the work
+// of a lookup grows with its probe, not only its cache misses.
+func ReadCost(l core.Layout, a, cell float64) float64 {
+	if l == core.LayoutCompact {
+		return CompactReadCost(a)
+	}
+	return ProbeLines(a, cell)
+}
+
+// SearchProbes is the slots a successful lookup probes in a linear-probing
+// table at load factor a: (1 + 1/(1-a))/2 (Knuth).
+func SearchProbes(a float64) float64 { return (1 + 1/(1-min(a, 0.999))) / 2 }
+
+// CompactReadCost is a compact lookup's time at load factor a, relative to
+// one that probes a single slot: 1 + compactReadSlope * (SearchProbes(a) -
+// 1), the slope fitted to reads of 1e7 rows at load factors 0.7 to 0.97
+// (docs/plan.md, "Speed against the load factor").
+func CompactReadCost(a float64) float64 { return 1 + compactReadSlope*(SearchProbes(a)-1) }
+
+// LoadCost is a load's time a row at max load factor m, relative to one
+// whose lookups would probe a single slot, for the layouts whose load was
+// fitted against it: compact, 1 + compactLoadSlope * (SearchProbes(m) - 1).
+// A growing table's fill cycles below m (compact grows x5/4), so m, not the
+// fill the load ends at, is what its inserts see: fitted against the fill
+// after the load instead, the error was 23 %, against an insert's probes
+// ((1 + 1/(1-m)^2)/2) 12 % (docs/plan.md, "Speed against the load factor").
+// hashed and packed (linear probing, fitted on packed) take
+// probingLoadSlope the same way: packed loaded 1.76x slower at max load
+// factor 0.98 than at 0.5 (the model: 1.75x), though its error across 0.5 to
+// 0.98 is 42 % (a load at 0.5 ends in a table twice as large, and grows
+// once more). For the others it is 1: a load is taken at its measured
+// speed whatever the max load factor.
+func LoadCost(l core.Layout, m float64) float64 {
+	switch l {
+	case core.LayoutCompact:
+		return 1 + compactLoadSlope*(SearchProbes(m)-1)
+	case core.LayoutHashed, core.LayoutPacked:
+		return 1 + probingLoadSlope*(SearchProbes(m)-1)
+	}
+	return 1
+}
+
+// The slopes of compact's read and load cost, fitted by least squares to
+// `packlab run --rows 1e7 --layout compact` on the 2-core lab machine
+// (docs/plan.md, "Speed against the load factor": the runs, the fit and
+// its error).
+const (
+	compactReadSlope = 0.25  // reads at load factors 0.70-0.97: within 21 % of each (a busy machine)
+	compactLoadSlope = 0.059 // loads growing at max load factors 0.70-0.97: within 7.5 % of each
+	probingLoadSlope = 0.032 // packed's loads growing at max load factors 0.5-0.98: within 42 %
+)
