@@ -44,8 +44,8 @@ import (
 // in its slot. count is how many slots from slot 0 hold a pair; the others'
 // fingerprints and slots are zero. Pairs go into a bucket in arrival order
 // (no deletions: a count is enough). The front yard's buckets have at least
-// 16 slots (two lines for <UInt64,UInt16>: 17 slots of 58 bits at 1e8
-// pairs, 30 bits unused), the back yard's at least 6 (one line: 8 slots of
+// 24 slots (three lines for <UInt64,UInt16>: 26 slots of 58 bits at 1e8
+// pairs, 20 bits unused), the back yard's at least 6 (one line: 8 slots of
 // 62 bits). A remainder under 8 bits (keys of 1 or 2 bytes in many
 // buckets) has no fingerprint: its whole L bits are in the slot, slot 0 at
 // bit 8, and a lookup reads every slot.
@@ -104,15 +104,20 @@ import (
 // helpers (load average 16 on 2 cores while these ran: absolute times are
 // 5 to 20 times the quiet machine's, only ratios within one run count).
 //
-//   - Bucket size: one line holds 8 slots of 57-58 bits; at fill 0.9 a
-//     Poisson bucket of 8 turns away 10 % of its pairs (43 % of buckets
-//     full), one of 17 (two lines) 5.7 %, of 32 3.3 % (E[(X-C)+]/mean).
-//     Two lines, at least 16 slots: 17 slots of 58 bits at 1e8 pairs.
+//   - Bucket size and max load factor (core.Predict, which
+//     TestPredictMatchesTables ties to the tables; bytes a pair after the
+//     load and at its peak, 1e8 one shard, 1e9 two shards): two lines (17
+//     slots) at mlf 0.9 9.32 and 9.87, 8.63 and 9.10; three lines (26
+//     slots) at 0.92 8.65 and 9.08, 9.00 and 9.42; three at 0.9 9.65 and
+//     10.06; four lines (34 slots) at 0.9 8.94 and 9.25, 8.92 and 9.28.
+//     A Poisson bucket at the max load factor turns away (to the back
+//     yard) 5.7 % of its pairs at 17 slots and 0.9, 4.6 % at 26 and 0.92,
+//     3.1 % at 34 and 0.9. Three lines at 0.92 meet issue 47's memory
+//     targets with the fewest lines a lookup may read.
 //   - Growth x9/8 (from 4096 front buckets; x2 below): bytes a pair over
-//     1e7..1e9 rows (core.Predict, which TestPredictMatchesTables ties to
-//     the tables), mean and worst: x9/8 at mlf 0.9 9.45 and 10.65, 9.32 at
-//     1e8 (peak 9.87); x5/4 at mlf 0.9 9.98 and 11.91 (11.01 at 1e8), at
-//     0.95 9.67 and 11.40. x9/8 it is, mlf 0.9: the sawtooth is the memory.
+//     1e7..1e9 rows, mean and worst, two lines: x9/8 at mlf 0.9 9.45 and
+//     10.65; x5/4 at mlf 0.9 9.98 and 11.91, at 0.95 9.67 and 11.40. Three
+//     lines at 0.92, x9/8: 9.12 and 10.24. The sawtooth is the memory.
 //   - The back yard at 0.85 of its slots, with one cuckoo step (a pair of a
 //     full back bucket moves to its other one): without it the tables of
 //     TestPredictMatchesTables reserved for their keys sent pairs to the
@@ -182,8 +187,8 @@ const (
 	icebergGrowDen        = 8
 	// DefaultIcebergMaxLoadFactor is iceberg's max load factor when the
 	// option is 0.
-	DefaultIcebergMaxLoadFactor = 0.9
-	icebergFrontSlots           = 16   // a front bucket has at least this many slots
+	DefaultIcebergMaxLoadFactor = 0.92
+	icebergFrontSlots           = 24   // a front bucket has at least this many slots
 	icebergBackSlotsMin         = 6    // a back bucket at least this many
 	icebergBackFill             = 0.85 // the back yard is sized to be this full at the max load factor
 	icebergPad                  = 16
@@ -581,7 +586,11 @@ func (t *Iceberg[K, V]) Get(key K) (V, bool) {
 		x := compactHashWord(key)
 		f := &t.front
 		home, _ := bits.Mul64(x, f.m)
-		p := unsafe.Add(f.base, uintptr(home)*f.bb)
+		o := uintptr(home) * f.bb
+		p := unsafe.Add(f.base, o)
+		if f.bb > 64 {
+			f.prefetchRest(o)
+		}
 		if off := f.find(p, x>>(64-f.kw)&f.lmask, 0, 0); off != 0 {
 			return t.value(f, p, off), true
 		}
@@ -592,6 +601,17 @@ func (t *Iceberg[K, V]) Get(key K) (V, bool) {
 	}
 	x, e := compactHash(key)
 	return t.getHashed(key, x, e)
+}
+
+// prefetchRest asks for the lines of the bucket at byte offset o past its
+// first (the one find reads first).
+func (y *icebergYard) prefetchRest(o uintptr) {
+	var h homes
+	n := min(int(y.bb/64)-1, getBatch)
+	for i := range n {
+		h[i] = o + uintptr(64*(i+1))
+	}
+	prefetchOffsets(y.base, &h, n)
 }
 
 // getHashed is Get for a key whose hash is x (and e).
@@ -763,15 +783,27 @@ func (y *icebergYard) clear(p unsafe.Pointer, s uint64) {
 type icebergBatch struct {
 	off  homes
 	x, e [getBatch]uint64
+	n    int // keys in the batch
 }
 
+// The batch pipeline (GetMany, InsertMany) works on three batches at once:
+// it hashes the keys two batches ahead and prefetches their front bucket's
+// first line (batch); one batch ahead, that line has arrived, and aim
+// reads its count and fingerprints and prefetches only the lines the
+// lookup or insert will read: the matching slot's, an insert's free
+// slot's, and for a full bucket its two back buckets; then the batch is
+// done. Against prefetching every line of a bucket one batch ahead (three
+// lines, 24 prefetches a batch): see the design comment.
+
 // batch hashes the keys of the batch from lo and prefetches their front
-// buckets' lines.
+// buckets' first lines (every line when aim cannot choose: no fingerprints).
 func (t *Iceberg[K, V]) batch(keys []K, lo int, b *icebergBatch) {
+	b.n = 0
 	if lo >= len(keys) {
 		return
 	}
 	batch := keys[lo:min(lo+getBatch, len(keys))]
+	b.n = len(batch)
 	f := &t.front
 	for j, k := range batch {
 		x, e := t.hash(k)
@@ -779,73 +811,120 @@ func (t *Iceberg[K, V]) batch(keys []K, lo int, b *icebergBatch) {
 		b.off[j] = uintptr(mulHi(x, f.m)) * f.bb
 	}
 	prefetchOffsets(f.base, &b.off, len(batch))
+	if f.aims() {
+		return
+	}
+	off := b.off
 	for range f.bb/64 - 1 {
 		for j := range batch {
-			b.off[j] += 64
+			off[j] += 64
 		}
-		prefetchOffsets(f.base, &b.off, len(batch))
+		prefetchOffsets(f.base, &off, len(batch))
 	}
 }
 
-// prefetchBack asks for the two back buckets of every key of the batch
-// whose front bucket (prefetched a batch ago) is full: an insert must look
-// in both before it places a pair, which were two cache misses one after
-// the other for each such key (a third of the inserts at fill 0.86).
-// BenchmarkIcebergBatch loads 1e7 in 298-327 CPU ns a row with it, 354
-// without (alternating runs, load 16).
-func (t *Iceberg[K, V]) prefetchBack(b *icebergBatch, n int) {
+// aims reports whether aim can pick a bucket's lines from its header.
+func (y *icebergYard) aims() bool { return y.fb != 0 && y.c <= 64 && y.bb > 64 }
+
+// aim prefetches, for each key of batch b whose front bucket's first line
+// batch asked for a batch ago, the lines its lookup (or insert, when
+// insert) reads past the first: the first slot whose fingerprint matches
+// (a hit's, all but 1 in 10 at 26 slots), an insert's free slot, and the
+// two back buckets of a key whose front bucket is full (a lookup that
+// finds no match there goes on to them; an insert of a new key does).
+func (t *Iceberg[K, V]) aim(b *icebergBatch, insert bool) {
 	f, bk := &t.front, &t.back
-	var o1, o2 homes
-	k := 0
-	for j := range n {
-		x := b.x[j]
-		if icebergCount(f.bucket(mulHi(x, f.m))) < f.c {
-			continue
+	var lo, hi, b1, b2 homes
+	k, kb := 0, 0
+	full := uint64(0)
+	if f.aims() {
+		for j := range b.n {
+			x := b.x[j]
+			o := uintptr(mulHi(x, f.m)) * f.bb
+			p := unsafe.Add(f.base, o)
+			n := icebergCount(p)
+			cand := icebergMatch(p, byte(x>>(64-f.kw)&f.lmask), n, f.c)
+			s := f.c
+			switch {
+			case insert && n < f.c:
+				s = n // the free slot the pair goes to
+			case !insert && cand != 0:
+				s = uint64(bits.TrailingZeros64(cand))
+			}
+			if s < f.c {
+				bit := f.off(s)
+				lo[k] = o + uintptr(bit>>3)
+				hi[k] = o + uintptr((bit+f.st-1)>>3) + 8
+				k++
+			}
+			if n == f.c && (insert || cand == 0) {
+				full |= 1 << j
+			}
 		}
-		b1 := mulHi(x, bk.m)
-		o1[k], o2[k] = uintptr(b1)*bk.bb, uintptr(bk.alt(b1, bk.rem(x), 0))*bk.bb
-		k++
+	} else {
+		for j := range b.n {
+			if icebergCount(f.bucket(mulHi(b.x[j], f.m))) == f.c {
+				full |= 1 << j
+			}
+		}
 	}
-	prefetchOffsets(bk.base, &o1, k)
-	prefetchOffsets(bk.base, &o2, k)
+	prefetchOffsets(f.base, &lo, k)
+	prefetchOffsets(f.base, &hi, k)
+	for ; full != 0; full &= full - 1 {
+		x := b.x[bits.TrailingZeros64(full)]
+		i := mulHi(x, bk.m)
+		b1[kb], b2[kb] = uintptr(i)*bk.bb, uintptr(bk.alt(i, bk.rem(x), 0))*bk.bb
+		kb++
+	}
+	prefetchOffsets(bk.base, &b1, kb)
+	prefetchOffsets(bk.base, &b2, kb)
 }
 
-// GetMany is Get for every key of keys, the cache misses of the next
-// batch's front buckets overlapped with the lookups of this one.
+// GetMany is Get for every key of keys, the cache misses of the batches
+// ahead overlapped with the lookups of this one (see aim).
 func (t *Iceberg[K, V]) GetMany(keys []K, values []V, found []bool) int {
 	if t.closed {
 		closedPanic(LayoutIceberg)
 	}
 	values, found = values[:len(keys)], found[:len(keys)]
-	var b [2]icebergBatch
+	var b [3]icebergBatch
 	t.batch(keys, 0, &b[0])
+	t.batch(keys, getBatch, &b[1])
+	t.aim(&b[0], false)
 	n := 0
-	for lo, cur := 0, 0; lo < len(keys); lo, cur = lo+getBatch, cur^1 {
-		t.batch(keys, lo+getBatch, &b[cur^1])
+	for lo, cur := 0, 0; lo < len(keys); lo += getBatch {
+		next, ahead := (cur+1)%3, (cur+2)%3
+		t.batch(keys, lo+2*getBatch, &b[ahead])
+		t.aim(&b[next], false)
 		for j, key := range keys[lo:min(lo+getBatch, len(keys))] {
 			v, ok := t.getHashed(key, b[cur].x[j], b[cur].e[j])
 			values[lo+j], found[lo+j] = v, ok
 			n += b2i(ok)
 		}
+		cur = next
 	}
 	return n
 }
 
-// InsertMany is Insert for every pair, the cache misses of the next
-// batch's front buckets overlapped with the inserts of this one.
+// InsertMany is Insert for every pair, the cache misses of the batches
+// ahead overlapped with the inserts of this one (see aim).
 func (t *Iceberg[K, V]) InsertMany(keys []K, values []V, inserted []bool) int {
 	values, inserted = values[:len(keys)], inserted[:len(keys)]
-	var b [2]icebergBatch
+	var b [3]icebergBatch
 	t.batch(keys, 0, &b[0])
+	t.batch(keys, getBatch, &b[1])
+	t.aim(&b[0], true)
 	n := 0
-	for lo, cur := 0, 0; lo < len(keys); lo, cur = lo+getBatch, cur^1 {
-		t.batch(keys, lo+getBatch, &b[cur^1])
-		t.prefetchBack(&b[cur], min(getBatch, len(keys)-lo))
+	for lo, cur := 0, 0; lo < len(keys); lo += getBatch {
+		next, ahead := (cur+1)%3, (cur+2)%3
+		t.batch(keys, lo+2*getBatch, &b[ahead])
+		t.aim(&b[next], true)
 		for j, k := range keys[lo:min(lo+getBatch, len(keys))] {
 			ok := t.insertHashed(k, values[lo+j], b[cur].x[j], b[cur].e[j])
 			inserted[lo+j] = ok
 			n += b2i(ok)
 		}
+		cur = next
 	}
 	return n
 }
