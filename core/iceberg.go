@@ -101,7 +101,7 @@ import (
 // # Measurements that decided it
 //
 // <UInt64,UInt16>, random keys, this 2-core machine shared with four other
-// helpers (load average 16 on 2 cores while these ran: absolute times are
+// helpers (load average 8 to 16 on 2 cores while these ran: absolute times are
 // 5 to 20 times the quiet machine's, only ratios within one run count).
 //
 //   - Bucket size and max load factor (core.Predict, which
@@ -122,26 +122,30 @@ import (
 //     full back bucket moves to its other one): without it the tables of
 //     TestPredictMatchesTables reserved for their keys sent pairs to the
 //     overflow table (bytes off Predict's by 0.13 %).
-//   - Side-by-side harness (the anchors' run.sh, batch mode: InsertMany
-//     and GetMany, 65,536 keys a call), 2026-12-06 after the fingerprints
-//     and the written-out growth pass, the machine at load 11-16 (times
-//     several times a quiet day's): at 1e7, medians of 3: boost load
-//     15.31 s, read 3.02 M rows/s; iceberg 12.19 s, 3.97, RSS 10.1 and
-//     peak 11.0 B/pair; compact 7.98 s, 6.56; single-key Get through
-//     core.Map 1.19. At 1e8, one round: boost 155.8 s, 3.42, RSS 21.5,
-//     peak 32.2; iceberg 87.7 s, 3.62, 9.33, 9.85; compact 48.7 s, 8.46,
-//     10.4, 10.4. Against boost: load 1.26x (1e7) and 1.78x (1e8), read
-//     1.31x and 1.06x, Get 0.39x (the morning before: load 0.43x and
-//     0.55x, read 0.66x and 1.0x, Get 0.28x). docs/performance.md has the
-//     commands and each change's own before and after.
-//   - What is left (in the order it would pay): the memory at 1e8 (9.33
-//     against 9.0 RSS, 9.85 against 9.5 peak): core.Predict's model gives
-//     three-line buckets (27 slots) at mlf 0.92 8.65 and 9.04 there, a
-//     mean over 1e7..1e9 of 9.12 against 9.45, at a speed not measured;
-//     the old back yard is held to the end of a growth (0.5 B a pair of
-//     the peak at 1e8: interleaved with the pass it faulted in the new
-//     front yard early, see grow); reads at 1e8 (1.06x boost's): a key in
-//     the back yard reads its two back buckets one miss after the other.
+//   - Three lines at 0.92 against two at 0.9, side by side (the anchors
+//     harness's binaries built from both, interleaved with boost, the
+//     machine at load 8-14: times swing 2-5x between rounds, ratios within
+//     a round count), batch mode (InsertMany, GetMany, 65,536 keys a
+//     call): RSS and peak at 1e7 10.06 and 10.98 B/pair before, 9.33 and
+//     10.12 after; at 1e8 9.33 and 9.85 before, 8.65-8.67 and 9.07 after
+//     (issue 47's targets 9.0 and 9.5); at 1e9 in the lab, two shards,
+//     RSS 9.02 and peak 9.44, the peak 0.03 % over core.Predict's. Batch
+//     read after/before in the same rounds: 1.39, 1.43, 1.01 at 1e7;
+//     1.27, 1.41 at 1e8 (against boost 1.40x and 1.68x; load 2.11x and
+//     2.11x). In one process at 4e7 pairs (CPU ns a row): GetMany 75-89 against 73-85, no loss; single-key Get
+//     256-309 against 201-264, about 15 % slower (the matched slot is in
+//     another line than the header three times in four). The figures,
+//     and their commands, are in docs/performance.md.
+//   - Tried and dropped (docs/performance.md): a batch pipeline that
+//     prefetches only the lines it will read, and a Get that prefetches
+//     its bucket's other lines first; both cost more than they bought.
+//   - What is left: single-key Get (0.2-0.5x boost's read at 1e7 in the
+//     rounds above, target 0.8x): one dependent miss on the header's line
+//     and a second on the matched slot's; a key in the back yard reads
+//     its two back buckets one miss after the other; the old
+//     back yard held to the end of a growth (about 0.4 B a pair of the
+//     peak at 1e8: interleaved with the pass it faulted in the new front
+//     yard early, see grow).
 
 // Iceberg is packlab's layout nearest the information limit at a hash
 // table's speed: quotiented slots packed bit to bit into buckets of whole
