@@ -101,8 +101,8 @@ import (
 // # Measurements that decided it
 //
 // <UInt64,UInt16>, random keys, this 2-core machine shared with four other
-// helpers (load average 8 to 16 on 2 cores while these ran: absolute times are
-// 5 to 20 times the quiet machine's, only ratios within one run count).
+// helpers (load average 8 to 16 on 2 cores while these ran: absolute times
+// are 5 to 20 times the quiet machine's, only ratios within one run count).
 //
 //   - Bucket size and max load factor (core.Predict, which
 //     TestPredictMatchesTables ties to the tables; bytes a pair after the
@@ -131,21 +131,23 @@ import (
 //     (issue 47's targets 9.0 and 9.5); at 1e9 in the lab, two shards,
 //     RSS 9.02 and peak 9.44, the peak 0.03 % over core.Predict's. Batch
 //     read after/before in the same rounds: 1.39, 1.43, 1.01 at 1e7;
-//     1.27, 1.41 at 1e8 (against boost 1.40x and 1.68x; load 2.11x and
-//     2.11x). In one process at 4e7 pairs (CPU ns a row): GetMany 75-89 against 73-85, no loss; single-key Get
+//     1.27, 1.41, 0.36 at 1e8 (against boost 1.40x, 1.68x, 0.23x; load
+//     2.11x, 2.11x, 0.86x): three-line reads at 1e8 fell to 2.5-3.6 M
+//     rows/s in four rounds of nine, two lines' read 7.0-10.0 beside them
+//     (a bucket read whole is 192 bytes against 128; not settled). In one process at 4e7 pairs (CPU ns a row): GetMany 75-89 against 73-85, no loss; single-key Get
 //     256-309 against 201-264, about 15 % slower (the matched slot is in
 //     another line than the header three times in four). The figures,
 //     and their commands, are in docs/performance.md.
 //   - Tried and dropped (docs/performance.md): a batch pipeline that
 //     prefetches only the lines it will read, and a Get that prefetches
 //     its bucket's other lines first; both cost more than they bought.
-//   - What is left: single-key Get (0.2-0.5x boost's read at 1e7 in the
-//     rounds above, target 0.8x): one dependent miss on the header's line
-//     and a second on the matched slot's; a key in the back yard reads
-//     its two back buckets one miss after the other; the old
-//     back yard held to the end of a growth (about 0.4 B a pair of the
-//     peak at 1e8: interleaved with the pass it faulted in the new front
-//     yard early, see grow).
+//   - What is left: batch reads at 1e8 (above); single-key Get (0.2-0.5x
+//     boost's read at 1e7 in the rounds above, target 0.8x): one
+//     dependent miss on the header's line and a second on the matched
+//     slot's; a key in the back yard reads its two back buckets one miss
+//     after the other; the old back yard held to the end of a growth
+//     (about 0.4 B a pair of the peak at 1e8: interleaved with the pass
+//     it faulted in the new front yard early, see grow).
 
 // Iceberg is packlab's layout nearest the information limit at a hash
 // table's speed: quotiented slots packed bit to bit into buckets of whole
