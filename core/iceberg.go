@@ -138,11 +138,16 @@ import (
 //     256-309 against 201-264, about 15 % slower (the matched slot is in
 //     another line than the header three times in four). The figures,
 //     and their commands, are in docs/performance.md.
+//   - On a quiet machine (load average under 3, one process at a time):
+//     at 1e7 batch load and read 0.86x and 0.80x boost's (two lines 0.77x
+//     and 0.96x), single Get 0.20x (0.28x); at 1e8 0.93x and 0.69x (0.84x
+//     and 0.61x). The loaded rounds above flattered iceberg; the memory
+//     targets are met, the speed targets are not, at either geometry.
 //   - Tried and dropped (docs/performance.md): a batch pipeline that
 //     prefetches only the lines it will read, and a Get that prefetches
 //     its bucket's other lines first; both cost more than they bought.
-//   - What is left: batch reads at 1e8 (above); single-key Get (0.2-0.5x
-//     boost's read at 1e7 in the rounds above, target 0.8x): one
+//   - What is left: batch speed (above); single-key Get (0.20x boost's
+//     read at 1e7 on a quiet machine, target 0.8x): one
 //     dependent miss on the header's line and a second on the matched
 //     slot's; a key in the back yard reads its two back buckets one miss
 //     after the other; the old back yard held to the end of a growth
