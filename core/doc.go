@@ -43,7 +43,7 @@
 //	gomap.go         GoMap        Go's map[K]V (swiss table), the everyday baseline
 //	compact.go       Compact      packlab's: quotiented slots of a few bytes, sorted Robin
 //	                              Hood probing, near the information limit
-//	iceberg.go       Iceberg      packlab's: quotiented slots packed bit to bit into two-line
+//	iceberg.go       Iceberg      packlab's: quotiented slots packed bit to bit into three-line
 //	                              buckets, a front yard and a two-choice back yard
 //
 // For 1,000,000 distinct <UInt64,UInt16> pairs at mlf 0.5, hashed and packed
