@@ -22,7 +22,7 @@ type Form struct {
 	Attributes    []string `json:"attributes"`      // every attribute's type when more than one, the first the value (Value then ignored); ch_ layouts only
 	Rows          string   `json:"rows"`            // 1000000, 1e6, 1M, 2.5M, 1B; ignored for a file
 	Shards        string   `json:"shards"`          // 1 to 128; "" = 1
-	MaxLoadFactor string   `json:"max_load_factor"` // 0.5 to 0.99; "" = each layout's default (0.5, compact and iceberg 0.9)
+	MaxLoadFactor string   `json:"max_load_factor"` // 0.5 to 0.99; "" = each layout's default (0.5, compact 0.9, iceberg 0.92)
 	SourceKind    string   `json:"source_kind"`     // "synthetic" (the default) or "file"
 	Keys          string   `json:"keys"`            // synthetic kind: random, sequential, range, zipf
 	KeysParam     string   `json:"keys_param"`      // M of range:M, S of zipf:S
@@ -74,7 +74,7 @@ func defaultForm() Form {
 		Value:         experiments.DefaultValue,
 		Rows:          text.Rows(experiments.DefaultRows),
 		Shards:        "1",
-		MaxLoadFactor: "", // each layout's own: ClickHouse's 0.5, compact's and iceberg's 0.9
+		MaxLoadFactor: "", // each layout's own: ClickHouse's 0.5, compact's 0.9, iceberg's 0.92
 		SourceKind:    "synthetic",
 		Keys:          source.Random,
 		Header:        "auto",

@@ -953,7 +953,7 @@ What to build:
                         attribute) and packed_row, compact_row (the row in
                         one cell; a row over 16 bytes in an array beside it)
   --shards N            tables per map, 1 to 128 (default 1)
-  --max-load-factor F   0.5 to 0.99 (default 0.5, ClickHouse's; compact's and iceberg's 0.9)
+  --max-load-factor F   0.5 to 0.99 (default 0.5, ClickHouse's; compact's 0.9, iceberg's 0.92)
   --preallocate         reserve every table for --rows before the load (the C++
                         maps too: reserve()), as ClickHouse's PREALLOCATE 1 did:
                         no growth, so a faster load and no growth peak; rows, not

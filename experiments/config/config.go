@@ -37,7 +37,7 @@ type Config struct {
 	Attributes    []string `json:"attributes,omitempty"`
 	Rows          int64    `json:"rows"`            // rows a synthetic source produces; a file gives all its rows
 	Shards        int      `json:"shards"`          // tables per map, 1 to 128; default 1
-	MaxLoadFactor float64  `json:"max_load_factor"` // 0.5 to 0.99; 0 = each layout's default: ClickHouse's 0.5, compact's and iceberg's 0.9
+	MaxLoadFactor float64  `json:"max_load_factor"` // 0.5 to 0.99; 0 = each layout's default: ClickHouse's 0.5, compact's 0.9, iceberg's 0.92
 	Keys          string   `json:"keys"`            // sequential, random, range:M, zipf:S; default random
 
 	// A TSV or CSV file (optionally .gz) instead of Keys, and how to read it.
