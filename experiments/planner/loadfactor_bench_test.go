@@ -14,7 +14,7 @@ import (
 // BenchmarkLoadFactor measures what speed's compactReadSlope, compactLoadSlope
 // and probingLoadSlope are fitted to (docs/plan.md, "Speed against the load
 // factor"): PACKLAB_LF_LAYOUT (default compact) <UInt64,UInt16> at
-// PACKLAB_LF_ROWS rows (default 1e7, past the caches), one shard, at the
+// PACKLAB_LF_ROWS rows (1e7 for the fit, past the caches), one shard, at the
 // max load factors PACKLAB_LF_MLFS (comma-separated; default 0.7 to 0.97), read at each load factor exactly (a table
 // reserved for the rows: rows/mlf home slots) and loaded growing at each max
 // load factor, as the lab's run does (core.Load, then core.Read of every key
@@ -22,18 +22,19 @@ import (
 // and each keeps its fastest time, so that a busy moment of a shared
 // machine slows one round, not one load factor. Run with
 //
-//	go test ./experiments/planner -run '^$' -bench LoadFactor -benchtime 1x -timeout 30m -v
-//	PACKLAB_LF_LAYOUT=packed PACKLAB_LF_MLFS=0.5,0.7,0.8,0.9,0.95,0.98 go test ... (the same)
+//	PACKLAB_LF_ROWS=1e7 go test ./experiments/planner -run '^$' -bench LoadFactor -benchtime 1x -timeout 30m -v
+//	PACKLAB_LF_ROWS=1e7 PACKLAB_LF_LAYOUT=packed PACKLAB_LF_MLFS=0.5,0.7,0.8,0.9,0.95,0.98 go test ... (the same)
 func BenchmarkLoadFactor(b *testing.B) {
-	rows := int64(10_000_000)
+	// Without PACKLAB_LF_ROWS it is make test's bench-once: 1e5 rows, one
+	// round, to prove it runs (1e7 and five rounds took 163 s there).
+	rows, rounds := int64(100_000), 1
 	if s := os.Getenv("PACKLAB_LF_ROWS"); s != "" {
 		n, err := strconv.ParseFloat(s, 64)
 		if err != nil {
 			b.Fatalf("PACKLAB_LF_ROWS %q: %v", s, err)
 		}
-		rows = int64(n)
+		rows, rounds = int64(n), 5
 	}
-	const rounds = 5
 	mlfs := []float64{0.7, 0.75, 0.8, 0.85, 0.9, 0.92, 0.95, 0.97}
 	if s := os.Getenv("PACKLAB_LF_MLFS"); s != "" {
 		mlfs = nil
