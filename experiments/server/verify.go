@@ -342,7 +342,9 @@ func generated(a dict.Attribute, i int) string {
 	return e
 }
 
-// Lines says what the verification measured beside the model.
+// Lines says what the verification measured beside the model: each
+// measured figure's difference from the model's, (measured - model) / model,
+// as the lab's difference_percent and its reload line give it.
 func (v *Verification) Lines() []string {
 	pct := func(a, b int64) float64 {
 		if b == 0 {
@@ -354,9 +356,9 @@ func (v *Verification) Lines() []string {
 	return []string{
 		fmt.Sprintf("verified on ClickHouse %s at %s (%s): %s at %s rows, in %s, dropped afterwards: %v",
 			v.Release, v.Server, v.Node, v.Layout, text.Thousands(v.ElementCount), v.Database, v.Dropped),
-		fmt.Sprintf("memory: bytes_allocated %s (%.2f bytes a row), the model %s, %+.2f %%; the server's memory grew %s over the load, the model's real bytes %s",
-			text.Thousands(v.BytesAllocated), float64(v.BytesAllocated)/n, text.Thousands(v.ModelBytes), pct(v.ModelBytes, v.BytesAllocated), text.Bytes(v.TrackedGrowthBytes), text.Bytes(v.RealBytes)),
-		fmt.Sprintf("reload: MemoryTracking peaked %s above the base (%d samples), the model %s, %+.1f %%; the load took %.2f s; the server's limit %s",
-			text.Bytes(v.ReloadPeakBytes), v.Samples, text.Bytes(v.ModelReloadPeakBytes), pct(v.ModelReloadPeakBytes, v.ReloadPeakBytes), v.LoadSeconds, text.Bytes(v.ServerMemoryLimitBytes)),
+		fmt.Sprintf("memory: bytes_allocated %s (%.2f bytes a row), the model %s (bytes_allocated %+.2f %% from it); the server's memory grew %s over the load, the model's real bytes %s",
+			text.Thousands(v.BytesAllocated), float64(v.BytesAllocated)/n, text.Thousands(v.ModelBytes), pct(v.BytesAllocated, v.ModelBytes), text.Bytes(v.TrackedGrowthBytes), text.Bytes(v.RealBytes)),
+		fmt.Sprintf("reload: MemoryTracking peaked %s above the base (%d samples), the model %s (the peak %+.1f %% from it); the load took %.2f s; the server's limit %s",
+			text.Bytes(v.ReloadPeakBytes), v.Samples, text.Bytes(v.ModelReloadPeakBytes), pct(v.ReloadPeakBytes, v.ModelReloadPeakBytes), v.LoadSeconds, text.Bytes(v.ServerMemoryLimitBytes)),
 	}
 }
