@@ -55,6 +55,16 @@ func tail(s string, n int) string {
 // /proc (VmRSS, and VmHWM after a reset through clear_refs).
 func (n *Node) PID() int { return n.cmd.Process.Pid }
 
+// Exited reports whether the server has ended, by itself or by Stop.
+func (n *Node) Exited() bool {
+	select {
+	case <-n.done:
+		return true
+	default:
+		return false
+	}
+}
+
 // NativeURL is the node's address for the native protocol.
 func (n *Node) NativeURL() string { return fmt.Sprintf("clickhouse://127.0.0.1:%d", n.TCPPort) }
 
