@@ -937,6 +937,10 @@
     empty.hidden = true;
     $("#ch-chart-title").textContent = v.chart.title;
     chartIn("chChart", box).setOption(v.chart.option, true);
+    // As the Plan's charts: the tab may have just been shown (a reopened
+    // inspection), so size the chart to its card once it is laid out (the
+    // desktop smoke test once saw it stay blank for 10 s).
+    requestAnimationFrame(() => state.chChart.resize());
     box.dataset.kind = v.chart.kind;
   }
 
