@@ -57,15 +57,16 @@ func ServerChart(bars []ServerBar) (Chart, error) {
 		"reload peak: the serving dictionary beside the one loading; ◆ red: the server's memory limit (log axis)"}
 	bar := categoryBar(kind, title, notes, cats, opts.YAxis{Type: "log", Name: u.name, Min: 1,
 		AxisLabel: &opts.AxisLabel{Formatter: types.FuncStr("{value} " + u.name)}})
+	bar.SetGlobalOptions(charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}))
 	series := func(name, color string, of func(ServerBar) int64) {
 		data := make([]opts.BarData, len(bars))
 		for i, b := range bars {
-			data[i] = opts.BarData{Value: "-", Name: text.Bytes(of(b))}
+			data[i] = opts.BarData{Value: "-", Name: cats[i] + ": not known"}
 			if v := of(b); v > 0 {
-				data[i].Value = num(float64(v)/u.div, 6)
+				data[i] = opts.BarData{Value: num(float64(v)/u.div, 6), Name: cats[i] + ": " + text.Bytes(v)}
 			}
 		}
-		bar.AddSeries(name, data, charts.WithItemStyleOpts(opts.ItemStyle{Color: color}))
+		bar.AddSeries(name, data, charts.WithItemStyleOpts(opts.ItemStyle{Color: color}), byteTooltip)
 	}
 	series("reported (bytes_allocated)", palette[0], func(b ServerBar) int64 { return b.Reported })
 	series("real (packlab)", palette[1], func(b ServerBar) int64 { return b.Real })
@@ -74,12 +75,17 @@ func ServerChart(bars []ServerBar) (Chart, error) {
 	var pts []opts.ScatterData
 	for i, b := range bars {
 		if b.Limit > 0 {
-			pts = append(pts, opts.ScatterData{Value: []any{cats[i], num(float64(b.Limit)/u.div, 6)}, Symbol: "diamond", SymbolSize: 14})
+			pts = append(pts, opts.ScatterData{Name: cats[i] + ": " + text.Bytes(b.Limit), Value: []any{cats[i], num(float64(b.Limit)/u.div, 6)}, Symbol: "diamond", SymbolSize: 14})
 		}
 	}
 	if len(pts) > 0 {
-		limit.AddSeries("server's memory limit", pts, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#d62728"}))
+		limit.AddSeries("server's memory limit", pts, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#d62728"}), byteTooltip)
 		bar.Overlap(limit)
 	}
 	return finish(kind, title, bar, optionVisitor{})
 }
+
+// byteTooltip: the chart's tooltip is the item's, each figure named with
+// its dictionary and written with its unit ("reload peak<br/>db.a: 9.0
+// MiB"), since the axis is log-scaled in one unit and figures span several.
+var byteTooltip = charts.WithSeriesTooltipOpts(opts.SeriesTooltip{Formatter: types.FuncStr("{a}<br/>{b}")})

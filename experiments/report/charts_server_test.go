@@ -42,3 +42,37 @@ func TestServerChart(t *testing.T) {
 		t.Errorf("reload peak %v MiB, want 9", v)
 	}
 }
+
+// TestServerChartTooltipsSayUnits: hovering a bar or the limit names the
+// dictionary and gives the figure with its unit, not the log axis' number.
+func TestServerChartTooltipsSayUnits(t *testing.T) {
+	c, err := ServerChart([]ServerBar{{Name: "db.a", Reported: 4 << 20, ReloadPeak: 9 << 20, Limit: 8 << 30}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o struct {
+		Tooltip struct {
+			Trigger string `json:"trigger"`
+		} `json:"tooltip"`
+		Series []struct {
+			Tooltip struct {
+				Formatter string `json:"formatter"`
+			} `json:"tooltip"`
+			Data []struct {
+				Name string `json:"name"`
+			} `json:"data"`
+		} `json:"series"`
+	}
+	if err := json.Unmarshal(c.Option, &o); err != nil {
+		t.Fatal(err)
+	}
+	if o.Tooltip.Trigger != "item" {
+		t.Errorf("tooltip trigger %q, want item", o.Tooltip.Trigger)
+	}
+	want := []string{"db.a: 4.0 MiB", "db.a: not known", "db.a: 9.0 MiB", "db.a: 8.0 GiB"}
+	for i, s := range o.Series {
+		if !strings.Contains(s.Tooltip.Formatter, "{b}") || len(s.Data) != 1 || s.Data[0].Name != want[i] {
+			t.Errorf("series %d: tooltip %q over %+v, want {b} naming %q", i, s.Tooltip.Formatter, s.Data, want[i])
+		}
+	}
+}
