@@ -70,7 +70,7 @@ func TestClickHouseRunAndReport(t *testing.T) {
 	}
 	mustSay(t, "run's notes", stderr, "ch_hashed SHARDS 1 MLF 0.5: ClickHouse 26.", "LAYOUT(HASHED()): bytes_allocated 33,554,664, packlab computes 33,554,664 (+0.00 %)")
 	html := reportHTML(t, dir)
-	mustSay(t, "the report", html, "packed", "ch_sparse_hashed", "ch_hashed", "dotted: ClickHouse itself (chDB)", "yellow and orange lines: ClickHouse itself")
+	mustSay(t, "the report", html, "packed", "ch_sparse_hashed", "ch_hashed", "dotted: ClickHouse", "ClickHouse itself (chDB), measured the same way", "yellow and orange lines: ClickHouse itself")
 }
 
 // TestPlanVerify: plan --verify builds the plan's ClickHouse dictionary in

@@ -34,7 +34,7 @@ func TestReferenceRunAndReport(t *testing.T) {
 		}
 	}
 	html := reportHTML(t, dir)
-	mustSay(t, "the report", html, "packed", "boost_flat (C++)", "sparse_hash_map (C++)", "hatched: a C++ reference map", "~15.93 MiB")
+	mustSay(t, "the report", html, "packed", "boost_flat (C++)", "sparse_hash_map (C++)", "hatched: C++ map", "C++ reference maps, measured the same way", "~15.93 MiB")
 }
 
 // TestSweepWithReferences: the seed table, then the maps people pick

@@ -205,7 +205,8 @@ func breakdownNotes(estimated, unmatched, skipped []string, refs []runKind) []st
 
 // otherProgramNotes adds to notes, when refs holds a C++ map's run or
 // ClickHouse's, whose figures those are, each with what the chart adds
-// about them.
+// about them. Which bars are whose is the legend's style key
+// (optionVisitor.VisitSeriesOpt), not said again here.
 func otherProgramNotes(notes []string, refs []runKind, refExtra, chExtra string) []string {
 	if slices.Contains(refs, kindReference) {
 		notes = append(notes, referenceNote+refExtra)
@@ -708,7 +709,7 @@ var palette = []string{"#5470c6", "#91cc75", "#fac858", "#ee6666", "#73c0de", "#
 // hatched, and their lines take colours from a brown family that packlab's
 // palette does not use.
 const (
-	referenceNote     = "hatched: a C++ reference map, measured the same way"
+	referenceNote     = "C++ reference maps, measured the same way"
 	referenceLineNote = "brown lines: C++ reference maps"
 )
 
@@ -719,7 +720,7 @@ var referencePalette = []string{"#8c510a", "#bf812d", "#543005", "#a6761d", "#df
 // names start with ch_, their bars are dotted, and their lines take
 // colours from a yellow and orange family.
 const (
-	clickHouseNote     = "dotted: ClickHouse itself (chDB), measured the same way"
+	clickHouseNote     = "ClickHouse itself (chDB), measured the same way"
 	clickHouseLineNote = "yellow and orange lines: ClickHouse itself (chDB)"
 )
 

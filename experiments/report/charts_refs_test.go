@@ -23,7 +23,8 @@ func fxWithReference() []result.Result {
 // TestChartsMarkReferences: in every chart a reference map reads as one:
 // "(C++)" after its name, its bars hatched (an ECharts decal, which no bar
 // of packlab's has), its lines in the reference colour family, and a note
-// that says what the hatching means.
+// that says whose figures they are, the legend's style key saying which
+// bars are hatched (and the subtitle not saying it again).
 func TestChartsMarkReferences(t *testing.T) {
 	rs := fxWithReference()
 	for _, kind := range ChartKinds() {
@@ -95,6 +96,16 @@ func TestChartsMarkReferences(t *testing.T) {
 		}
 		if want := "plain: packlab false, hatched: C++ map true"; bars && key != want {
 			t.Errorf("%s: the legend's style key is %q, want %q", kind, key, want)
+		}
+		// The legend says which style is whose; the subtitle does not again.
+		var title struct {
+			Title struct {
+				Subtext string `json:"subtext"`
+			} `json:"title"`
+		}
+		_ = json.Unmarshal(c.Option, &title)
+		if sub := title.Title.Subtext; key != "" && (strings.Contains(sub, "hatched") || strings.Contains(sub, "plain")) {
+			t.Errorf("%s: the subtitle repeats the legend's style key: %q", kind, sub)
 		}
 	}
 }
