@@ -518,7 +518,9 @@ wait:
 	}
 	t.Logf("phase %s: page report after %.1f s (script %d ms; steps %+v)", phase, time.Since(start).Seconds(), rep.Ms, rep.Steps)
 	if shot != "" {
-		takeScreenshot(t, display, shot, rep.FinalChart)
+		if !takeScreenshot(t, display, shot, rep.FinalChart) {
+			t.Logf("phase %s: the app's log:\n%s", phase, tail(logs.String()))
+		}
 	}
 	if phase == "dialog" {
 		_ = cmd.Process.Kill()
@@ -698,7 +700,8 @@ func checkScreenshot(t *testing.T, shot string) {
 // takeScreenshot grabs the screen (the window fills it) once WebKit has
 // painted the chart: the chart's rectangle must hold a picture, not a blank
 // (a hidden-then-shown view is repainted a moment after the page is done).
-func takeScreenshot(t *testing.T, display, shot string, c chartBox) {
+// It says whether it got one.
+func takeScreenshot(t *testing.T, display, shot string, c chartBox) bool {
 	t.Helper()
 	crop := fmt.Sprintf("%dx%d+%d+%d", c.W, c.H, c.X, c.Y)
 	colors := 0
@@ -711,24 +714,30 @@ func takeScreenshot(t *testing.T, display, shot string, c chartBox) {
 		out, err := exec.Command("import", "-display", display, "-window", "root", shot).CombinedOutput()
 		if err != nil {
 			t.Errorf("screenshot: %v\n%s", err, out)
-			return
+			return false
 		}
 		if c.W <= 0 || c.H <= 0 {
 			t.Errorf("the page gave no chart rectangle: %+v", c)
-			return
+			return false
 		}
 		out, err = exec.Command("convert", shot, "-crop", crop, "+repage", "-format", "%k", "info:").Output()
 		if err != nil {
 			t.Errorf("counting the chart's colours: %v", err)
-			return
+			return false
 		}
 		colors, _ = strconv.Atoi(strings.TrimSpace(string(out)))
 		if colors >= 30 {
 			t.Logf("screenshot after %d tries: the chart (%s) has %d colours", try+1, crop, colors)
-			return
+			return true
 		}
 	}
 	t.Errorf("the chart on the screenshot (%s) stayed blank: %d colours", crop, colors)
+	// What was on the screen: whether the window was there at all (it was,
+	// its background colour only, when WebKit composited without a GPU).
+	out, _ := exec.Command("xwininfo", "-display", display, "-root", "-tree").CombinedOutput()
+	hist, _ := exec.Command("convert", shot, "-format", "%c", "histogram:info:").Output()
+	t.Logf("the screen's windows:\n%s\nits colours:\n%.600s", out, hist)
+	return false
 }
 
 // checkReferencesListed checks the form's C++ reference maps as a face
