@@ -301,9 +301,9 @@ func plural(n int) string {
 	return "s"
 }
 
-// parse is config followed by experiments' own validation, with every error
+// Parse is config followed by experiments' own validation, with every error
 // made an *Error that names its form field.
-func (f Form) parse() (experiments.Config, error) {
+func (f Form) Parse() (experiments.Config, error) {
 	c, err := f.config()
 	if err != nil {
 		return c, ErrorOf(err, "run")

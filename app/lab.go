@@ -59,9 +59,11 @@ type fileCheck struct {
 	err error
 }
 
-// check asks experiments' memory guard about cfg. A file source is read
-// through once per (settings, file size, file time) and the answer kept.
-func (l *Lab) check(cfg experiments.Config) (experiments.MemoryCheck, error) {
+// Check asks experiments' memory guard about cfg for the lab l. A file
+// source is read through once per (settings, file size, file time) and the
+// answer kept. It is a function, not a method, so that the window's binding
+// (every exported method of Lab) does not grow.
+func Check(l *Lab, cfg experiments.Config) (experiments.MemoryCheck, error) {
 	if cfg.Source == "" {
 		return experiments.Check(context.Background(), cfg)
 	}
@@ -446,19 +448,20 @@ type LayoutEstimate struct {
 // now. A form error comes back as an *Error naming the field; a run that
 // would not fit is not an error here: Fits is false and Message says why.
 func (l *Lab) Estimate(f Form) (Estimate, error) {
-	cfg, err := f.parse()
+	cfg, err := f.Parse()
 	if err != nil {
 		return Estimate{}, err
 	}
 	cfg.InProcess = l.opt.InProcess
-	mc, err := l.check(cfg)
+	mc, err := Check(l, cfg)
 	if err != nil {
 		return Estimate{}, ErrorOf(err, "run")
 	}
-	return estimateOf(mc), nil
+	return EstimateOf(mc), nil
 }
 
-func estimateOf(mc experiments.MemoryCheck) Estimate {
+// EstimateOf words the guard's check of a run as the form shows it.
+func EstimateOf(mc experiments.MemoryCheck) Estimate {
 	e := Estimate{
 		Fits:            mc.Fits,
 		NeedBytes:       mc.NeedBytes,

@@ -323,7 +323,7 @@ func TestGoodSpellings(t *testing.T) {
 	}
 	f := small("packed")
 	f.Shards, f.MaxLoadFactor, f.Keys, f.KeysParam, f.Seed, f.Repeats = " 8 ", "0.75", "range", "1M", "18446744073709551615", "3"
-	cfg, err := f.parse()
+	cfg, err := f.Parse()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -103,7 +103,7 @@ type job struct {
 // inside the run, so that Cancel works during that read too: its refusal
 // or a malformed row arrives as EventError.
 func (l *Lab) StartRun(f Form) (Started, error) {
-	cfg, err := f.parse()
+	cfg, err := f.Parse()
 	if err != nil {
 		return Started{}, err
 	}
@@ -187,17 +187,14 @@ func (l *Lab) execute(ctx context.Context, j *job, cfg experiments.Config) {
 	if done.ResultIDs == nil {
 		done.ResultIDs = []string{}
 	}
-	measured := fmt.Sprintf("%d layout%s measured in %s", len(ids), plural(len(ids)), seconds(done.Seconds))
+	measured := measuredText(len(ids), done.Seconds)
 	if skipped >= 0 {
 		measured += fmt.Sprintf("; %s bad row%s of the file skipped", text.Thousands(skipped), plural(int(min(skipped, 2))))
 	}
 	switch {
 	case err != nil && (j.stopped.Load() || usecase.Cancelled(err)):
 		done.Cancelled = true
-		done.Message = "Cancelled; " + measured + " before the cancel (kept in history)"
-		if len(ids) == 0 {
-			done.Message = "Cancelled before any layout finished; nothing was saved"
-		}
+		done.Message = cancelledText(measured, len(ids))
 	case err != nil:
 		e := ErrorOf(err, "run")
 		l.emit(EventError, RunError{ID: j.id, Field: e.Field, Message: e.Message})
@@ -321,6 +318,31 @@ func rate(v float64) string {
 		return fmt.Sprintf("%.0f K/s", v/1e3)
 	}
 	return fmt.Sprintf("%.0f /s", v)
+}
+
+// RunCancelled is the RunDone of a run whose worker was stopped after it
+// saved ids in secs (in a browser the page cancels a run by stopping the
+// Web Worker that runs it; its successor words the end), worded as a run
+// cancelled here.
+func RunCancelled(id string, ids []string, secs float64) RunDone {
+	if ids == nil {
+		ids = []string{}
+	}
+	return RunDone{ID: id, ResultIDs: ids, Cancelled: true, Seconds: secs,
+		Message: cancelledText(measuredText(len(ids), secs), len(ids))}
+}
+
+// measuredText says how many layouts a run measured, and in how long.
+func measuredText(n int, secs float64) string {
+	return fmt.Sprintf("%d layout%s measured in %s", n, plural(n), seconds(secs))
+}
+
+// cancelledText is a cancelled run's message, measured its n layouts' line.
+func cancelledText(measured string, n int) string {
+	if n == 0 {
+		return "Cancelled before any layout finished; nothing was saved"
+	}
+	return "Cancelled; " + measured + " before the cancel (kept in history)"
 }
 
 // seconds writes a duration for people: "0.4 s", "12 s", "3 min 5 s", "2 h 10 min".
