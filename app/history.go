@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/report"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/store"
@@ -174,7 +175,7 @@ func Results(l *Lab, ids []string, field string) ([]result.Result, error) {
 		}
 		seen[id] = true
 		r, err := l.store.Load(id)
-		var fe *experiments.FieldError
+		var fe *fault.FieldError
 		if errors.As(err, &fe) {
 			return nil, errorf(field, "result %s: not in %s (deleted?)", id, l.opt.ResultsDir)
 		}

@@ -52,6 +52,7 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -277,7 +278,7 @@ func (b *jsBinding) limits() (app.Limits, error) {
 
 // browserCheck is the guard's check of cfg in this tab, in the tab's terms
 // (see inAddressSpace).
-func (b *jsBinding) browserCheck(cfg experiments.Config) (experiments.MemoryCheck, error) {
+func (b *jsBinding) browserCheck(cfg config.Config) (experiments.MemoryCheck, error) {
 	cfg.InProcess = true
 	mc, err := app.Check(b.lab, cfg)
 	if err != nil {
@@ -330,7 +331,7 @@ func inAddressSpace(mc experiments.MemoryCheck) experiments.MemoryCheck {
 // (core.Predict through experiments' guard: tables, loader, read; in the
 // address space, see inAddressSpace) within the wasm memory left. 0 when
 // not even one row fits.
-func rowCap(cfg experiments.Config, layout string) int64 {
+func rowCap(cfg config.Config, layout string) int64 {
 	cfg.Layouts = []string{layout}
 	cfg.InProcess = true
 	fits := func(rows int64) bool {
