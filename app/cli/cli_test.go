@@ -474,6 +474,36 @@ func TestTerminate(t *testing.T) {
 	interruptWith(t, syscall.SIGTERM, 143, `stopped by SIGTERM`)
 }
 
+// signalWhen waits (60 s at most) for one file matching glob (what names it
+// in the failure), lets settle pass, sends sig to the started cmd and waits
+// (within at most) for it to exit.
+func signalWhen(t *testing.T, cmd *exec.Cmd, stderr *bytes.Buffer, glob, what string, settle time.Duration, sig os.Signal, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if m, _ := filepath.Glob(glob); len(m) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("no %s after 60 s; stderr: %s", what, stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(settle)
+	if err := cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(within):
+		_ = cmd.Process.Kill()
+		t.Fatalf("packlab did not exit within %v of %v", within, sig)
+	}
+}
+
 func interruptWith(t *testing.T, sig os.Signal, code int, why string) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -490,30 +520,9 @@ func interruptWith(t *testing.T, sig os.Signal, code int, why string) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Wait for hashed's result file: sparse is then loading.
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if m, _ := filepath.Glob(filepath.Join(dir, "*-hashed-*.json")); len(m) == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			t.Fatalf("no hashed result after 60 s; stderr: %s", stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	time.Sleep(100 * time.Millisecond)
-	if err := cmd.Process.Signal(sig); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		_ = cmd.Process.Kill()
-		t.Fatalf("packlab did not exit within 10 s of %v", sig)
-	}
+	// After hashed's result file sparse is loading.
+	signalWhen(t, cmd, &stderr, filepath.Join(dir, "*-hashed-*.json"), "hashed result",
+		100*time.Millisecond, sig, 10*time.Second)
 	if got := cmd.ProcessState.ExitCode(); got != code {
 		t.Errorf("exit code %d, want %d", got, code)
 	}
