@@ -127,23 +127,11 @@ func (r PlanRequest) Growth() float64 {
 
 // ParseCalibrationRows reads a calibration's row count as ParseRows does,
 // its errors naming calibration_rows (PlanRequest.Validate checks the range).
-func ParseCalibrationRows(s string) (int64, error) {
-	n, err := config.ParseRows(s)
-	if fe, ok := err.(*fault.FieldError); ok {
-		fe.Field = "calibration_rows"
-	}
-	return n, err
-}
+func ParseCalibrationRows(s string) (int64, error) { return config.ParseCount("calibration_rows", s) }
 
 // ParseMaxKey reads the largest key as ParseRows reads a count (1e6, 10M,
 // 999999), its errors naming max_key.
-func ParseMaxKey(s string) (int64, error) {
-	n, err := config.ParseRows(s)
-	if fe, ok := err.(*fault.FieldError); ok {
-		fe.Field = "max_key"
-	}
-	return n, err
-}
+func ParseMaxKey(s string) (int64, error) { return config.ParseCount("max_key", s) }
 
 // What a plan prefers among the setups that fit. Memory is the default:
 // it is computed (core.Predict), so the answer is the same on every face and
