@@ -146,8 +146,8 @@ deps-web:
 # the 1e6-row browser/native ratio are in its log). With
 # WEB_SCREENSHOT=docs/browser.png it saves the README's picture.
 test-web: deps-web
-	GOOS=js GOARCH=wasm $(GO) build ./core/... ./experiments/... ./app ./cmd/packlab-wasm
-	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec "$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" -run JS $(GOTESTFLAGS) ./app
+	GOOS=js GOARCH=wasm $(GO) build ./core/... ./experiments/... ./app ./app/browser ./cmd/packlab-wasm
+	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec "$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" -run JS $(GOTESTFLAGS) ./app/browser
 	PACKLAB_WEB_TEST=1 PACKLAB_SCREENSHOT=$(WEB_SCREENSHOT) $(GO) test -count=1 -timeout 15m -run '^(TestBrowserLab|TestEmbeddedSite|TestChartsFitTheirBox)$$' -v ./web
 
 # web-binary builds bin/packlab-web with the site inside (tag embedweb):

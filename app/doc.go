@@ -1,6 +1,6 @@
 // Package app is the lab's API as one Go type, Lab, bound to the desktop
-// window (Wails, in app/desktop) and later to the browser
-// (js/wasm). It imports experiments, never the other way round, and no face:
+// window (Wails, in app/desktop) and to the browser's page (js/wasm, in
+// app/browser). It imports the engine, never the other way round, and no face:
 // a face hands New its event emitter and native dialogs in Options.
 //
 // Every method takes and returns JSON-tagged values and (T, error); the

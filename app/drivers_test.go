@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/result"
 )
@@ -13,7 +13,7 @@ import (
 // list of names ends with the C++ reference maps', then ClickHouse's.
 func TestDriversRegistered(t *testing.T) {
 	want := "; C++ reference maps: boost_flat, absl_flat, dense_hash_map, sparse_hash_map, hopscotch; ClickHouse's own: " + dict.Names(dict.LayoutsOf(dict.FamilyClickHouse))
-	if got := experiments.LayoutNames(); !strings.HasSuffix(got, want) {
+	if got := config.LayoutNames(); !strings.HasSuffix(got, want) {
 		t.Errorf("LayoutNames() = %q, want it to end with %q", got, want)
 	}
 	if !result.IsReference("Boost-Flat") || result.IsReference("ch_hashed") || result.IsReference("packed") {

@@ -34,7 +34,7 @@ func errorf(field, format string, args ...any) *Error {
 }
 
 // controlOfField is the form's control of each field of
-// experiments.Config (its JSON name) that the engine's errors name; an
+// config.Config (its JSON name) that the engine's errors name; an
 // error of a field not here goes to the action that failed.
 var controlOfField = map[string]string{
 	"layouts":         "layouts",

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/planner"
 )
 
@@ -22,17 +22,17 @@ func TestErrorsNameTheControl(t *testing.T) {
 		err           error
 		control, want string
 	}{
-		{experiments.Config{Shards: 500}.Validate(), "shards", "500: out of range (allowed: 1 to 128)"},
-		{experiments.Config{Rows: -1}.Validate(), "rows", "-1: out of range"},
-		{experiments.Config{MaxLoadFactor: 0.3}.Validate(), "max_load_factor", "0.3: out of range (allowed: 0.5 to 0.99)"},
-		{experiments.Config{Layouts: []string{"packed_row"}, Attributes: []string{"UInt16", "Foo"}}.Validate(), "attributes", "Foo: unknown type"},
-		{experiments.Config{Source: file, KeyColumn: "0"}.Validate(), "key_column", "0: not allowed (allowed: a position 1 or more, or a header name)"},
-		{experiments.Config{Source: file, Keys: "random"}.Validate(), "keys", "random: cannot be combined with a file source (allowed: one of synthetic keys or a file source)"},
-		{experiments.Config{NoRead: true, MissRate: 0.5}.Validate(), "miss_rate", "0.5: has no effect with “skip lookups” (allowed: 0 with “skip lookups”)"},
-		{experiments.Config{SettleSeconds: 1000}.Validate(), "settle", "1000s: out of range"},
-		{experiments.Config{Preallocate: true, Source: file}.Validate(), "preallocate", "needs the row count before the load"},
+		{config.Config{Shards: 500}.Validate(), "shards", "500: out of range (allowed: 1 to 128)"},
+		{config.Config{Rows: -1}.Validate(), "rows", "-1: out of range"},
+		{config.Config{MaxLoadFactor: 0.3}.Validate(), "max_load_factor", "0.3: out of range (allowed: 0.5 to 0.99)"},
+		{config.Config{Layouts: []string{"packed_row"}, Attributes: []string{"UInt16", "Foo"}}.Validate(), "attributes", "Foo: unknown type"},
+		{config.Config{Source: file, KeyColumn: "0"}.Validate(), "key_column", "0: not allowed (allowed: a position 1 or more, or a header name)"},
+		{config.Config{Source: file, Keys: "random"}.Validate(), "keys", "random: cannot be combined with a file source (allowed: one of synthetic keys or a file source)"},
+		{config.Config{NoRead: true, MissRate: 0.5}.Validate(), "miss_rate", "0.5: has no effect with “skip lookups” (allowed: 0 with “skip lookups”)"},
+		{config.Config{SettleSeconds: 1000}.Validate(), "settle", "1000s: out of range"},
+		{config.Config{Preallocate: true, Source: file}.Validate(), "preallocate", "needs the row count before the load"},
 		{func() error { _, err := planner.ParseMaxKey("x"); return err }(), "plan_max_key", "x: not a number"},
-		{experiments.Config{Layouts: []string{"hashed"}, Attributes: []string{"UInt16", "UInt32"}}.Validate(), "attributes",
+		{config.Config{Layouts: []string{"hashed"}, Attributes: []string{"UInt16", "UInt32"}}.Validate(), "attributes",
 			"UInt16,UInt32: layout hashed holds one value (several attributes are ClickHouse's layouts and the row layouts) (allowed: ch_ layouts or rows, e.g. ticking ch_hashed,"},
 	} {
 		var e *Error

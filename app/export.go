@@ -80,7 +80,7 @@ func (l *Lab) Export(req ExportRequest) (Exported, error) {
 	if ef == nil {
 		return Exported{}, errorf(field, "%s %s: cannot export that (allowed: %s)", req.What, req.Format, strings.Join(allowed, ", "))
 	}
-	rs, err := l.results(req.IDs, field)
+	rs, err := Results(l, req.IDs, field)
 	if err != nil {
 		return Exported{}, err
 	}

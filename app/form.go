@@ -7,7 +7,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
-	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/text"
 )
@@ -70,9 +70,9 @@ func defaultForm() Form {
 	}
 	return Form{
 		Layouts:       layouts,
-		Key:           experiments.DefaultKey,
-		Value:         experiments.DefaultValue,
-		Rows:          text.Rows(experiments.DefaultRows),
+		Key:           config.DefaultKey,
+		Value:         config.DefaultValue,
+		Rows:          text.Rows(config.DefaultRows),
 		Shards:        "1",
 		MaxLoadFactor: "", // each layout's own: ClickHouse's 0.5, compact's 0.9, iceberg's 0.92
 		SourceKind:    "synthetic",
@@ -89,10 +89,10 @@ func defaultForm() Form {
 // config parses the form into a run configuration. It checks what only the
 // form can get wrong (text that is not a number, no layout chosen, a key
 // kind without its parameter); Config.Validate checks the rest.
-func (f Form) config() (experiments.Config, error) {
-	var c experiments.Config
+func (f Form) config() (config.Config, error) {
+	var c config.Config
 	if len(f.Layouts) == 0 {
-		return c, errorf("layouts", "choose at least one layout (allowed: %s)", experiments.LayoutNames())
+		return c, errorf("layouts", "choose at least one layout (allowed: %s)", config.LayoutNames())
 	}
 	c.Layouts = append([]string(nil), f.Layouts...)
 	c.Key = strings.TrimSpace(f.Key)
@@ -132,7 +132,7 @@ func anyPacklabLayout(names []string) bool {
 }
 
 // numbers reads the form's numbers into c, each error naming its field.
-func (f Form) numbers(c *experiments.Config) error {
+func (f Form) numbers(c *config.Config) error {
 	var err error
 	if strings.TrimSpace(f.Shards) != "" {
 		if c.Shards, err = parseInt("shards", f.Shards, core.MinShards, core.MaxShards); err != nil {
@@ -145,7 +145,7 @@ func (f Form) numbers(c *experiments.Config) error {
 		}
 	}
 	if s := strings.TrimSpace(f.Repeats); s != "" {
-		if c.Repeats, err = parseInt("repeats", s, 1, experiments.MaxRepeats); err != nil {
+		if c.Repeats, err = parseInt("repeats", s, 1, config.MaxRepeats); err != nil {
 			return err
 		}
 	}
@@ -155,7 +155,7 @@ func (f Form) numbers(c *experiments.Config) error {
 		}
 	}
 	if s := strings.TrimSpace(f.Settle); s != "" {
-		if c.SettleSeconds, err = parseFloat("settle", s, 0, experiments.MaxSettleSeconds); err != nil {
+		if c.SettleSeconds, err = parseFloat("settle", s, 0, config.MaxSettleSeconds); err != nil {
 			return err
 		}
 	}
@@ -171,7 +171,7 @@ func (f Form) numbers(c *experiments.Config) error {
 
 // source reads the form's key source into c: a file and how to read it,
 // or synthetic keys and their rows.
-func (f Form) source(c experiments.Config) (experiments.Config, error) {
+func (f Form) source(c config.Config) (config.Config, error) {
 	var err error
 	switch strings.TrimSpace(f.SourceKind) {
 	case "", "synthetic":
@@ -202,7 +202,7 @@ func (f Form) source(c experiments.Config) (experiments.Config, error) {
 	if strings.TrimSpace(f.KeyColumn) != "" || strings.TrimSpace(f.ValueColumn) != "" || strings.TrimSpace(f.Columns) != "" || f.SkipBadRows {
 		return c, errorf("source", "columns and bad-row skipping apply to a file: choose one, or clear them")
 	}
-	if c.Rows, err = experiments.ParseRows(f.Rows); err != nil {
+	if c.Rows, err = config.ParseRows(f.Rows); err != nil {
 		return c, err
 	}
 	keys, err := f.keySpec()
@@ -219,7 +219,7 @@ func (f Form) keySpec() (string, error) {
 	kind := strings.ToLower(strings.TrimSpace(f.Keys))
 	param := strings.TrimSpace(f.KeysParam)
 	if kind == "" {
-		kind = experiments.DefaultKeys
+		kind = config.DefaultKeys
 	}
 	for _, ks := range keySources {
 		if ks.Kind != kind {
@@ -236,7 +236,7 @@ func (f Form) keySpec() (string, error) {
 		}
 		if kind == "range" {
 			// M is a count: accept the row spellings (1M, 1e6) as for rows.
-			m, err := experiments.ParseRows(param)
+			m, err := config.ParseRows(param)
 			if err != nil {
 				return "", errorf("keys_param", "%s: not a whole number of key values (allowed: 1 or more, e.g. 1000000, 1e6, 1M)", param)
 			}
@@ -281,7 +281,7 @@ func parseFloat(field, text string, lo, hi float64) (float64, error) {
 }
 
 // describe is a run's one-line title: "5 layouts · UInt64 → UInt16 · 1M rows".
-func describe(c experiments.Config) string {
+func describe(c config.Config) string {
 	c = c.WithDefaults()
 	what := c.Layouts[0]
 	if len(c.Layouts) > 1 {
@@ -301,9 +301,9 @@ func plural(n int) string {
 	return "s"
 }
 
-// parse is config followed by experiments' own validation, with every error
+// Parse is config followed by experiments' own validation, with every error
 // made an *Error that names its form field.
-func (f Form) parse() (experiments.Config, error) {
+func (f Form) Parse() (config.Config, error) {
 	c, err := f.config()
 	if err != nil {
 		return c, ErrorOf(err, "run")

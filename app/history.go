@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/report"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/store"
@@ -147,7 +148,7 @@ func (l *Lab) Delete(ids []string) (Deleted, error) {
 	if len(ids) == 0 {
 		return Deleted{}, errorf("history", "no results chosen to delete")
 	}
-	if _, err := l.results(ids, "history"); err != nil {
+	if _, err := Results(l, ids, "history"); err != nil {
 		return Deleted{}, err
 	}
 	out := Deleted{Deleted: []string{}}
@@ -160,9 +161,9 @@ func (l *Lab) Delete(ids []string) (Deleted, error) {
 	return out, nil
 }
 
-// results loads saved results by id, in the order given. field is where an
-// error shows.
-func (l *Lab) results(ids []string, field string) ([]result.Result, error) {
+// Results loads the lab l's saved results by id, in the order given. field
+// is where an error shows. A function, not a method, as Check.
+func Results(l *Lab, ids []string, field string) ([]result.Result, error) {
 	if len(ids) == 0 {
 		return nil, errorf(field, "no results chosen: run a comparison or pick results in History")
 	}
@@ -174,7 +175,7 @@ func (l *Lab) results(ids []string, field string) ([]result.Result, error) {
 		}
 		seen[id] = true
 		r, err := l.store.Load(id)
-		var fe *experiments.FieldError
+		var fe *fault.FieldError
 		if errors.As(err, &fe) {
 			return nil, errorf(field, "result %s: not in %s (deleted?)", id, l.opt.ResultsDir)
 		}
@@ -191,7 +192,7 @@ func (l *Lab) results(ids []string, field string) ([]result.Result, error) {
 // RSS...), the cells the terminal's and the Markdown export's tables print
 // (report.Cells).
 func (l *Lab) Table(ids []string) (Table, error) {
-	rs, err := l.results(ids, "export")
+	rs, err := Results(l, ids, "export")
 	if err != nil {
 		return Table{}, err
 	}
@@ -267,7 +268,7 @@ func (l *Lab) Chart(kind string, ids []string) (ChartView, error) {
 	if !knownChart(kind) {
 		return ChartView{}, errorf("chart", "%s: unknown chart (allowed: %s)", kind, strings.Join(report.ChartKinds(), ", "))
 	}
-	rs, err := l.results(ids, "chart")
+	rs, err := Results(l, ids, "chart")
 	if err != nil {
 		return ChartView{}, err
 	}

@@ -13,7 +13,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/report"
 	"github.com/packlab/packlab/experiments/server"
 	"github.com/packlab/packlab/experiments/text"
@@ -151,7 +151,7 @@ func inspectionView(ins *server.Inspection) ClickHouseView {
 // same view the "Your ClickHouse" tab shows after an inspection.
 func (l *Lab) Inspection(jobID string) (ClickHouseView, error) {
 	j, err := l.store.FindJob(context.Background(), jobID)
-	var fe *experiments.FieldError
+	var fe *fault.FieldError
 	if errors.As(err, &fe) {
 		return ClickHouseView{}, errorf("history", "job %s: not in %s (deleted?)", jobID, l.opt.ResultsDir)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/chdriver"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/refdriver"
 	"github.com/packlab/packlab/experiments/report"
@@ -27,7 +28,7 @@ import (
 const Version = "0.1.0-dev"
 
 // Lab is the lab's whole API, the same for every face: the desktop window
-// binds it with Wails, the browser build will bind it to WebAssembly. Each
+// binds it with Wails, app/browser to the page's calls in WebAssembly. Each
 // method takes and returns JSON-tagged values and an error that is always
 // an *Error naming the field or action it concerns. Long work (a run) goes
 // on in the background and reports through Options.Emit.
@@ -59,9 +60,11 @@ type fileCheck struct {
 	err error
 }
 
-// check asks experiments' memory guard about cfg. A file source is read
-// through once per (settings, file size, file time) and the answer kept.
-func (l *Lab) check(cfg experiments.Config) (experiments.MemoryCheck, error) {
+// Check asks experiments' memory guard about cfg for the lab l. A file
+// source is read through once per (settings, file size, file time) and the
+// answer kept. It is a function, not a method, so that the window's binding
+// (every exported method of Lab) does not grow.
+func Check(l *Lab, cfg config.Config) (experiments.MemoryCheck, error) {
 	if cfg.Source == "" {
 		return experiments.Check(context.Background(), cfg)
 	}
@@ -370,7 +373,7 @@ func (l *Lab) Limits() (Limits, error) {
 		MaxLoadFactor: FloatRange{Min: core.MinMaxLoadFactor, Max: core.MaxMaxLoadFactor, Step: 0.01, Default: core.DefaultMaxLoadFactor},
 		MaxLoadFactorDefault: fmt.Sprintf("each layout's own: %v (ClickHouse's), compact %v",
 			core.DefaultMaxLoadFactor, core.DefaultCompactMaxLoadFactor),
-		Repeats:            IntRange{Min: 1, Max: experiments.MaxRepeats, Default: 1},
+		Repeats:            IntRange{Min: 1, Max: config.MaxRepeats, Default: 1},
 		MaxRows:            source.MaxRows,
 		Defaults:           defaultForm(),
 		Cores:              runtime.NumCPU(),
@@ -397,7 +400,7 @@ func (l *Lab) Limits() (Limits, error) {
 		lim.AttributeTypes = append(lim.AttributeTypes, TypeInfo{Name: s.name, Size: 16, Align: 8, Label: "String · " + s.lengths + " B"})
 	}
 	// The guard's view of memory, on the smallest run there is.
-	mc, err := experiments.Check(context.Background(), experiments.Config{
+	mc, err := experiments.Check(context.Background(), config.Config{
 		Layouts: []string{string(core.LayoutPacked)}, Rows: 1, InProcess: l.opt.InProcess})
 	if err != nil {
 		return lim, ErrorOf(err, "")
@@ -446,19 +449,20 @@ type LayoutEstimate struct {
 // now. A form error comes back as an *Error naming the field; a run that
 // would not fit is not an error here: Fits is false and Message says why.
 func (l *Lab) Estimate(f Form) (Estimate, error) {
-	cfg, err := f.parse()
+	cfg, err := f.Parse()
 	if err != nil {
 		return Estimate{}, err
 	}
 	cfg.InProcess = l.opt.InProcess
-	mc, err := l.check(cfg)
+	mc, err := Check(l, cfg)
 	if err != nil {
 		return Estimate{}, ErrorOf(err, "run")
 	}
-	return estimateOf(mc), nil
+	return EstimateOf(mc), nil
 }
 
-func estimateOf(mc experiments.MemoryCheck) Estimate {
+// EstimateOf words the guard's check of a run as the form shows it.
+func EstimateOf(mc experiments.MemoryCheck) Estimate {
 	e := Estimate{
 		Fits:            mc.Fits,
 		NeedBytes:       mc.NeedBytes,

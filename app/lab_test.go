@@ -22,9 +22,11 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/report"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/store"
+	"github.com/packlab/packlab/experiments/worker"
 )
 
 // TestMain lets this test binary serve as the worker process that measures
@@ -323,7 +325,7 @@ func TestGoodSpellings(t *testing.T) {
 	}
 	f := small("packed")
 	f.Shards, f.MaxLoadFactor, f.Keys, f.KeysParam, f.Seed, f.Repeats = " 8 ", "0.75", "range", "1M", "18446744073709551615", "3"
-	cfg, err := f.parse()
+	cfg, err := f.Parse()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -769,11 +771,11 @@ func TestErrorOf(t *testing.T) {
 	if ErrorOf(nil, "x") != nil {
 		t.Error("ErrorOf(nil) is not nil")
 	}
-	e := ErrorOf(&experiments.FieldError{Field: "shards", Value: "500", Problem: "out of range", Allowed: "1 to 128"}, "run")
+	e := ErrorOf(&fault.FieldError{Field: "shards", Value: "500", Problem: "out of range", Allowed: "1 to 128"}, "run")
 	if *e != (Error{Field: "shards", Message: "500: out of range (allowed: 1 to 128)"}) {
 		t.Errorf("field error: %+v", e)
 	}
-	e = ErrorOf(&experiments.FieldError{Field: "weird", Value: "1", Problem: "bad"}, "run")
+	e = ErrorOf(&fault.FieldError{Field: "weird", Value: "1", Problem: "bad"}, "run")
 	if e.Field != "run" {
 		t.Errorf("unknown flag: %+v", e)
 	}
@@ -880,7 +882,7 @@ func TestSettleFromTheForm(t *testing.T) {
 	}
 	var idle []Progress
 	for _, e := range evs {
-		if p, ok := e.data.(Progress); ok && p.Phase == experiments.PhaseSettle {
+		if p, ok := e.data.(Progress); ok && p.Phase == worker.PhaseSettle {
 			idle = append(idle, p)
 		}
 	}
@@ -1053,7 +1055,7 @@ func TestPlanCalibrationReportsAndCancels(t *testing.T) {
 	for idle := false; !idle; {
 		select {
 		case e := <-ev.ch:
-			if p, ok := e.data.(Progress); ok && p.ID == PlanCalibrationID && p.Phase == experiments.PhaseSettle {
+			if p, ok := e.data.(Progress); ok && p.ID == PlanCalibrationID && p.Phase == worker.PhaseSettle {
 				idle = true
 				if !strings.HasPrefix(p.PhaseText, "idling ") || p.Repeats < 5 {
 					t.Errorf("the calibration's first progress: %+v; want its idle, run 1 of every layout's", p)
@@ -1109,12 +1111,12 @@ func TestPlanCalibrationRowsFromTheForm(t *testing.T) {
 // rows five sixths.
 func TestProgressIsTheJobs(t *testing.T) {
 	for _, c := range []struct {
-		p    experiments.Progress
+		p    worker.Progress
 		want float64
 	}{
-		{experiments.Progress{Layout: "hashed", Repeat: 1, Repeats: 3, Phase: experiments.PhaseRead, Rows: 100, TotalRows: 100}, 100.0 / 3},
-		{experiments.Progress{Layout: "sparse", Repeat: 3, Repeats: 3, Phase: experiments.PhaseLoad, Rows: 50, TotalRows: 100}, 100 * 2.5 / 3},
-		{experiments.Progress{Layout: "packed", Repeat: 1, Repeats: 1, Phase: experiments.PhaseLoad, Rows: 25, TotalRows: 100}, 25},
+		{worker.Progress{Layout: "hashed", Repeat: 1, Repeats: 3, Phase: worker.PhaseRead, Rows: 100, TotalRows: 100}, 100.0 / 3},
+		{worker.Progress{Layout: "sparse", Repeat: 3, Repeats: 3, Phase: worker.PhaseLoad, Rows: 50, TotalRows: 100}, 100 * 2.5 / 3},
+		{worker.Progress{Layout: "packed", Repeat: 1, Repeats: 1, Phase: worker.PhaseLoad, Rows: 25, TotalRows: 100}, 25},
 	} {
 		got := progressOf("r", c.p)
 		if math.Abs(got.Percent-c.want) > 0.01 {

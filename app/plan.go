@@ -8,12 +8,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/planner"
 	"github.com/packlab/packlab/experiments/report"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/usecase"
+	"github.com/packlab/packlab/experiments/worker"
 )
 
 // PlanForm is the Plan tab's form exactly as typed; Go parses it.
@@ -108,7 +109,7 @@ func (f PlanForm) parse() (planner.PlanRequest, error) {
 	if len(f.Attributes) > 1 {
 		r.Value, r.Attributes = "", f.Attributes
 	}
-	rows, err := experiments.ParseRows(f.Rows)
+	rows, err := config.ParseRows(f.Rows)
 	if err != nil {
 		return r, bad(err)
 	}
@@ -119,7 +120,7 @@ func (f PlanForm) parse() (planner.PlanRequest, error) {
 		}
 	}
 	if t := strings.TrimSpace(f.Threads); t != "" {
-		if r.Threads, err = parseInt("plan_threads", t, 1, experiments.MaxThreads); err != nil {
+		if r.Threads, err = parseInt("plan_threads", t, 1, config.MaxThreads); err != nil {
 			return r, err
 		}
 	}
@@ -175,7 +176,7 @@ func (l *Lab) Plan(f PlanForm) (PlanView, error) {
 	}
 	var stopped *atomic.Bool // the calibration's, once it starts
 	a, err := usecase.Plan(context.Background(), usecase.PlanAsk{Request: req, Calibration: calibration, Store: l.store, InProcess: l.opt.InProcess,
-		Calibrating: func(cfgs []experiments.Config) (context.Context, usecase.Hooks, func(), error) {
+		Calibrating: func(cfgs []config.Config) (context.Context, usecase.Hooks, func(), error) {
 			ctx, h, j, release, err := l.startCalibration(cfgs)
 			if j != nil {
 				stopped = &j.stopped
@@ -227,7 +228,7 @@ func (l *Lab) Plan(f PlanForm) (PlanView, error) {
 // startCalibration registers the Plan tab's calibration as a job of its
 // own, under PlanCalibrationID, unless a run is going: its progress goes out
 // as EventProgress and Cancel(PlanCalibrationID) stops it. release ends it.
-func (l *Lab) startCalibration(cfgs []experiments.Config) (ctx context.Context, h usecase.Hooks, j *job, release func(), err error) {
+func (l *Lab) startCalibration(cfgs []config.Config) (ctx context.Context, h usecase.Hooks, j *job, release func(), err error) {
 	face := result.FaceDesktop
 	if l.opt.Runtime == "browser" {
 		face = result.FaceBrowser
@@ -247,6 +248,6 @@ func (l *Lab) startCalibration(cfgs []experiments.Config) (ctx context.Context, 
 		delete(l.jobs, j.id)
 		l.mu.Unlock()
 	}
-	h = usecase.Hooks{Job: &j.job, Progress: func(p experiments.Progress) { l.emit(EventProgress, progressOf(j.id, p)) }}
+	h = usecase.Hooks{Job: &j.job, Progress: func(p worker.Progress) { l.emit(EventProgress, progressOf(j.id, p)) }}
 	return ctx, h, j, release, nil
 }

@@ -11,9 +11,11 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
 	"github.com/packlab/packlab/experiments/usecase"
+	"github.com/packlab/packlab/experiments/worker"
 )
 
 // Events a run sends through Options.Emit, in this order: any number of
@@ -103,7 +105,7 @@ type job struct {
 // inside the run, so that Cancel works during that read too: its refusal
 // or a malformed row arrives as EventError.
 func (l *Lab) StartRun(f Form) (Started, error) {
-	cfg, err := f.parse()
+	cfg, err := f.Parse()
 	if err != nil {
 		return Started{}, err
 	}
@@ -132,7 +134,7 @@ func (l *Lab) StartRun(f Form) (Started, error) {
 	if l.opt.Runtime == "browser" {
 		face = result.FaceBrowser
 	}
-	j := &job{id: id, cancel: cancel, job: result.NewJob(experiments.RunJobName(cfg), face, time.Now())}
+	j := &job{id: id, cancel: cancel, job: result.NewJob(config.RunJobName(cfg), face, time.Now())}
 	l.jobs[id] = j
 	l.mu.Unlock()
 
@@ -159,7 +161,7 @@ func (l *Lab) busy(field string) error {
 
 // execute is one run's goroutine: it measures, saves each result as it
 // comes, and reports.
-func (l *Lab) execute(ctx context.Context, j *job, cfg experiments.Config) {
+func (l *Lab) execute(ctx context.Context, j *job, cfg config.Config) {
 	start := time.Now()
 	var ids []string
 	defer func() {
@@ -175,7 +177,7 @@ func (l *Lab) execute(ctx context.Context, j *job, cfg experiments.Config) {
 	m, err := usecase.Run(ctx, cfg, usecase.Hooks{
 		Store:    l.store,
 		Job:      &j.job,
-		Progress: func(p experiments.Progress) { l.emit(EventProgress, progressOf(j.id, p)) },
+		Progress: func(p worker.Progress) { l.emit(EventProgress, progressOf(j.id, p)) },
 		Measured: func(r result.Result) error {
 			ids = append(ids, r.ID)
 			l.emit(EventResult, RunResult{ID: j.id, ResultID: r.ID, Layout: r.Layout})
@@ -187,17 +189,14 @@ func (l *Lab) execute(ctx context.Context, j *job, cfg experiments.Config) {
 	if done.ResultIDs == nil {
 		done.ResultIDs = []string{}
 	}
-	measured := fmt.Sprintf("%d layout%s measured in %s", len(ids), plural(len(ids)), seconds(done.Seconds))
+	measured := measuredText(len(ids), done.Seconds)
 	if skipped >= 0 {
 		measured += fmt.Sprintf("; %s bad row%s of the file skipped", text.Thousands(skipped), plural(int(min(skipped, 2))))
 	}
 	switch {
 	case err != nil && (j.stopped.Load() || usecase.Cancelled(err)):
 		done.Cancelled = true
-		done.Message = "Cancelled; " + measured + " before the cancel (kept in history)"
-		if len(ids) == 0 {
-			done.Message = "Cancelled before any layout finished; nothing was saved"
-		}
+		done.Message = cancelledText(measured, len(ids))
 	case err != nil:
 		e := ErrorOf(err, "run")
 		l.emit(EventError, RunError{ID: j.id, Field: e.Field, Message: e.Message})
@@ -245,7 +244,7 @@ func (l *Lab) Running() ([]string, error) {
 	return ids, nil
 }
 
-func progressOf(id string, p experiments.Progress) Progress {
+func progressOf(id string, p worker.Progress) Progress {
 	out := Progress{
 		ID: id, Layout: p.Layout, Repeat: p.Repeat, Repeats: p.Repeats, Phase: p.Phase,
 		Rows: p.Rows, TotalRows: p.TotalRows, RSSBytes: p.RSSBytes, ETASeconds: -1,
@@ -255,13 +254,13 @@ func progressOf(id string, p experiments.Progress) Progress {
 	}
 	if p.TotalRows > 0 {
 		out.Percent = math.Min(100, 100*float64(p.Rows)/float64(p.TotalRows))
-		if out.RowsPerSecond > 0 && p.Phase == experiments.PhaseLoad {
+		if out.RowsPerSecond > 0 && p.Phase == worker.PhaseLoad {
 			out.ETASeconds = float64(p.TotalRows-p.Rows) / out.RowsPerSecond
 		}
 	}
 	switch p.Phase {
-	case experiments.PhaseLoad:
-	case experiments.PhaseSettle: // the bar and the ETA count the idle down
+	case worker.PhaseLoad:
+	case worker.PhaseSettle: // the bar and the ETA count the idle down
 		out.RowsPerSecond, out.Percent, out.ETASeconds = 0, 0, 0
 		if p.SettleSeconds > 0 {
 			out.Percent = math.Min(100, 100*p.Seconds/p.SettleSeconds)
@@ -273,7 +272,7 @@ func progressOf(id string, p experiments.Progress) Progress {
 	// The bar is the job's: loads done before this one fill their share,
 	// so that "hashed (1 of 3)" reading shows a third, not a full bar. An
 	// idle counts its own time down.
-	if p.Repeats > 1 && p.Repeat >= 1 && p.Phase != experiments.PhaseSettle {
+	if p.Repeats > 1 && p.Repeat >= 1 && p.Phase != worker.PhaseSettle {
 		out.Percent = (100*float64(p.Repeat-1) + out.Percent) / float64(p.Repeats)
 	}
 	out.RowsText = text.Thousands(p.Rows)
@@ -291,16 +290,16 @@ func progressOf(id string, p experiments.Progress) Progress {
 		out.LayoutText = fmt.Sprintf("%s (%d of %d)", p.Layout, p.Repeat, p.Repeats)
 	}
 	switch p.Phase {
-	case experiments.PhaseCount:
+	case worker.PhaseCount:
 		out.PhaseText = fmt.Sprintf("counting the source's rows before the load (the memory check needs them): %s so far", text.Rows(p.Rows))
-	case experiments.PhaseSettle:
+	case worker.PhaseSettle:
 		out.PhaseText = fmt.Sprintf("idling %s of %s before loading %s, so that it starts on fresh memory",
 			seconds(p.Seconds), seconds(p.SettleSeconds), p.Layout)
-	case experiments.PhaseLoad:
+	case worker.PhaseLoad:
 		out.PhaseText = "loading " + p.Layout
-	case experiments.PhaseRead:
+	case worker.PhaseRead:
 		out.PhaseText = "reading every key of " + p.Layout + " in random order"
-	case experiments.PhaseDone:
+	case worker.PhaseDone:
 		out.PhaseText = p.Layout + " measured"
 	default:
 		out.PhaseText = p.Phase
@@ -321,6 +320,31 @@ func rate(v float64) string {
 		return fmt.Sprintf("%.0f K/s", v/1e3)
 	}
 	return fmt.Sprintf("%.0f /s", v)
+}
+
+// RunCancelled is the RunDone of a run whose worker was stopped after it
+// saved ids in secs (in a browser the page cancels a run by stopping the
+// Web Worker that runs it; its successor words the end), worded as a run
+// cancelled here.
+func RunCancelled(id string, ids []string, secs float64) RunDone {
+	if ids == nil {
+		ids = []string{}
+	}
+	return RunDone{ID: id, ResultIDs: ids, Cancelled: true, Seconds: secs,
+		Message: cancelledText(measuredText(len(ids), secs), len(ids))}
+}
+
+// measuredText says how many layouts a run measured, and in how long.
+func measuredText(n int, secs float64) string {
+	return fmt.Sprintf("%d layout%s measured in %s", n, plural(n), seconds(secs))
+}
+
+// cancelledText is a cancelled run's message, measured its n layouts' line.
+func cancelledText(measured string, n int) string {
+	if n == 0 {
+		return "Cancelled before any layout finished; nothing was saved"
+	}
+	return "Cancelled; " + measured + " before the cancel (kept in history)"
 }
 
 // seconds writes a duration for people: "0.4 s", "12 s", "3 min 5 s", "2 h 10 min".

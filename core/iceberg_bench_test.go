@@ -2,7 +2,6 @@ package core
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"runtime"
 	"testing"
 	"time"
@@ -18,12 +17,7 @@ import (
 func BenchmarkIcebergBatch(b *testing.B) {
 	for _, n := range benchSizes() {
 		keys := benchKeys(n)
-		order := append([]uint64(nil), keys...)
-		rand.New(rand.NewPCG(7, 7)).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		vals := make([]uint16, n)
-		for i, k := range keys {
-			vals[i] = uint16(k * 31)
-		}
+		order, vals := benchOrder(keys), benchValues(keys)
 		b.Run(fmt.Sprintf("len=%s", lenName(n)), func(b *testing.B) {
 			const block = 65536
 			ins := make([]bool, block)
@@ -72,12 +66,7 @@ func BenchmarkIcebergBatch(b *testing.B) {
 func BenchmarkIcebergGet(b *testing.B) {
 	for _, n := range benchSizes() {
 		keys := benchKeys(n)
-		order := append([]uint64(nil), keys...)
-		rand.New(rand.NewPCG(7, 7)).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		vals := make([]uint16, n)
-		for i, k := range keys {
-			vals[i] = uint16(k * 31)
-		}
+		order, vals := benchOrder(keys), benchValues(keys)
 		ice := NewIceberg[uint64, uint16](Options{})
 		com := NewCompact[uint64, uint16](Options{})
 		ice.InsertMany(keys, vals, make([]bool, n))
@@ -87,10 +76,7 @@ func BenchmarkIcebergGet(b *testing.B) {
 				var sum uint64
 				start := time.Now()
 				for range b.N {
-					for _, k := range order {
-						v, _ := m.Get(k)
-						sum += uint64(v)
-					}
+					sum += readEach(m, order)
 				}
 				b.ReportMetric(float64(n*b.N)/time.Since(start).Seconds(), "rows/s")
 				b.ReportMetric(0, "ns/op")

@@ -26,6 +26,33 @@ func benchKeys(n int) []uint64 {
 	return keys
 }
 
+// benchOrder is keys in a scattered order, the same every time: the order
+// a read looks them up in.
+func benchOrder(keys []uint64) []uint64 {
+	order := append([]uint64(nil), keys...)
+	rand.New(rand.NewPCG(7, 7)).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	return order
+}
+
+// benchValues is a UInt16 value for each key (k * 31).
+func benchValues(keys []uint64) []uint16 {
+	vals := make([]uint16, len(keys))
+	for i, k := range keys {
+		vals[i] = uint16(k * 31)
+	}
+	return vals
+}
+
+// readEach looks every key of order up in m once (Get), adding up the
+// values found so that no read can be left out.
+func readEach(m Map[uint64, uint16], order []uint64) (sum uint64) {
+	for _, k := range order {
+		v, _ := m.Get(k)
+		sum += uint64(v)
+	}
+	return sum
+}
+
 func lenName(n int) string {
 	e := 0
 	for m := n; m >= 10 && m%10 == 0; m /= 10 {
@@ -82,8 +109,7 @@ func benchInsert(b *testing.B, l Layout, keys []uint64, opt Options) {
 func BenchmarkLookup(b *testing.B) {
 	for _, n := range benchSizes() {
 		keys := benchKeys(n)
-		order := append([]uint64(nil), keys...)
-		rand.New(rand.NewPCG(7, 7)).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		order := benchOrder(keys)
 		for _, l := range Layouts() {
 			for _, reserve := range []int{0, n} {
 				b.Run(fmt.Sprintf("Layout=%s/Key=UInt64/Value=UInt16/len=%s/Reserve=%s", l, lenName(n), lenName(reserve)), func(b *testing.B) {
@@ -95,10 +121,7 @@ func BenchmarkLookup(b *testing.B) {
 					var sum uint64
 					start := time.Now()
 					for range b.N {
-						for _, k := range order {
-							v, _ := m.Get(k)
-							sum += uint64(v)
-						}
+						sum += readEach(m, order)
 					}
 					b.ReportMetric(float64(n)*float64(b.N)/time.Since(start).Seconds(), "rows/s")
 					b.ReportMetric(m.Stats().BytesPerEntry(), "bytes/entry")
@@ -119,8 +142,7 @@ func BenchmarkLookup(b *testing.B) {
 func BenchmarkMiss(b *testing.B) {
 	for _, n := range benchSizes() {
 		keys := benchKeys(n)
-		order := append([]uint64(nil), keys...)
-		rand.New(rand.NewPCG(7, 7)).Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		order := benchOrder(keys)
 		absent := make([]uint64, n)
 		for i, k := range order {
 			absent[i] = k &^ 1

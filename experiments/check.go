@@ -17,12 +17,13 @@ import (
 	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/internal/machine"
+	"github.com/packlab/packlab/experiments/worker"
 	"github.com/pbnjay/memory"
 )
 
 // Check validates cfg and predicts its memory without measuring anything:
 // what the guard would decide, for a face to show before a run.
-func Check(ctx context.Context, cfg Config) (MemoryCheck, error) {
+func Check(ctx context.Context, cfg config.Config) (MemoryCheck, error) {
 	runs, err := config.Resolve(cfg)
 	if err != nil {
 		return MemoryCheck{}, err
@@ -90,7 +91,7 @@ func checkMemory(runs []config.Run, rows int64) (MemoryCheck, error) {
 // stream, which is read only once, by the load. progress, if set, hears the
 // count (PhaseCount) about every 200 ms: a 1e9-row gzip file takes a
 // minute.
-func sourceRows(ctx context.Context, r config.Run, progress func(Progress)) (config.FileStats, error) {
+func sourceRows(ctx context.Context, r config.Run, progress func(worker.Progress)) (config.FileStats, error) {
 	spec, value := r.Source, r.Attrs[0].Type // the value as given, not a row's cell
 	if spec.IsSynthetic() {
 		return config.FileStats{Rows: r.Config.Rows}, nil
@@ -101,12 +102,12 @@ func sourceRows(ctx context.Context, r config.Run, progress func(Progress)) (con
 	st, err := opsFor(r.Key, value).scan(ctx, spec, r.Key, value, progress)
 	if err != nil {
 		if ctx.Err() != nil {
-			return st, fmt.Errorf("%w: %w", ErrCancelled, err)
+			return st, fmt.Errorf("%w: %w", fault.ErrCancelled, err)
 		}
-		return st, &InputError{Err: sourceFault(spec.Path, err)}
+		return st, &fault.InputError{Err: sourceFault(spec.Path, err)}
 	}
 	if st.Rows == 0 {
-		return st, NewFieldError("source", spec.Path, "has no rows", "a file with at least one row")
+		return st, fault.New("source", spec.Path, "has no rows", "a file with at least one row")
 	}
 	if len(spec.Columns) > 0 {
 		// The pass's blocks of cells back to the system: the lab held

@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
 )
@@ -19,7 +21,7 @@ func TestParseRows(t *testing.T) {
 		"4611686018427387904": 1 << 62, "4.35M": 4_350_000, "1.1M": 1_100_000,
 	}
 	for in, want := range good {
-		got, err := ParseRows(in)
+		got, err := config.ParseRows(in)
 		if err != nil || got != want {
 			t.Errorf("ParseRows(%q) = %d, %v; want %d", in, got, err, want)
 		}
@@ -41,7 +43,7 @@ func TestParseRows(t *testing.T) {
 		"0.0000001M": "rows 0.0000001M: not a whole number of rows (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
 	}
 	for in, want := range bad {
-		got, err := ParseRows(in)
+		got, err := config.ParseRows(in)
 		if err == nil {
 			t.Errorf("ParseRows(%q) = %d, want error %q", in, got, want)
 			continue
@@ -60,7 +62,7 @@ func TestFormatRowsRoundTrip(t *testing.T) {
 		if got := text.Rows(n); got != want {
 			t.Errorf("text.Rows(%d) = %q, want %q", n, got, want)
 		}
-		if back, err := ParseRows(text.Rows(n)); err != nil || back != n {
+		if back, err := config.ParseRows(text.Rows(n)); err != nil || back != n {
 			t.Errorf("ParseRows(text.Rows(%d)) = %d, %v", n, back, err)
 		}
 	}
@@ -72,7 +74,7 @@ func TestConfigValidate(t *testing.T) {
 	if err := os.WriteFile(file, []byte("1\t2\n3\t4\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ok := []Config{
+	ok := []config.Config{
 		{},
 		{Layouts: []string{"hashed", "PACKED", "hashed-array"}, Key: "uint32", Value: "Float64", Rows: 5, Shards: 128, MaxLoadFactor: 0.99},
 		{Keys: "range:1M", Rows: 10}, {Keys: "zipf:1.1"}, {Keys: "sequential", MissRate: 1}, {Preallocate: true},
@@ -84,36 +86,36 @@ func TestConfigValidate(t *testing.T) {
 		}
 	}
 	bad := []struct {
-		c    Config
+		c    config.Config
 		want string
 	}{
 		// No driver is registered in this test: app's TestDriversRegistered
 		// has the drivers' names.
-		{Config{Layouts: []string{"hashed", "bogus"}}, `layouts bogus: unknown layout (allowed: hashed, packed, sparse, hashed_array, gomap, compact, iceberg; rows of every attribute: packed_row, compact_row)`},
-		{Config{Layouts: []string{"hashed", "Hashed"}}, `layouts Hashed: given twice (allowed: each layout once)`},
-		{Config{Key: "UInt7"}, `key UInt7: unknown type (allowed: UInt8, UInt16, UInt32, UInt64, UInt128, Int8, Int16, Int32, Int64, Int128, Float32, Float64, UUID, Date, DateTime)`},
-		{Config{Value: "String"}, `value String: unknown type (allowed: UInt8, UInt16, UInt32, UInt64, UInt128, Int8, Int16, Int32, Int64, Int128, Float32, Float64, UUID, Date, DateTime)`},
-		{Config{Rows: -1}, `rows -1: out of range (allowed: 1 to 4611686018427387904)`},
-		{Config{Shards: 500}, `shards 500: out of range (allowed: 1 to 128)`},
-		{Config{Shards: -1}, `shards -1: out of range (allowed: 1 to 128)`},
-		{Config{MaxLoadFactor: 0.3}, `max_load_factor 0.3: out of range (allowed: 0.5 to 0.99)`},
-		{Config{MaxLoadFactor: 1}, `max_load_factor 1: out of range (allowed: 0.5 to 0.99)`},
-		{Config{Repeats: 1000}, `repeats 1000: out of range (allowed: 1 to 100)`},
-		{Config{MissRate: 1.5}, `miss_rate 1.5: out of range (allowed: 0 to 1)`},
-		{Config{MissRate: 0.5, NoRead: true}, `miss_rate 0.5: has no effect with no_read (allowed: 0 with no_read)`},
-		{Config{Keys: "zipff"}, `keys zipff: unknown kind (allowed: sequential, random, range:M, zipf:S, or a file)`},
-		{Config{Keys: "zipf:0"}, `keys zipf:0: S 0 is out of range (allowed: 0 < S <= 10, e.g. zipf:1.1)`},
-		{Config{Keys: file}, `keys ` + file + `: is not a key generator (allowed: sequential, random, range:M, zipf:S; use source for a file)`},
-		{Config{Source: filepath.Join(dir, "missing.tsv")}, `source ` + filepath.Join(dir, "missing.tsv") + `: no such file (allowed: an existing TSV or CSV file, optionally .gz)`},
-		{Config{Source: dir}, `source ` + dir + `: is a directory (allowed: a TSV or CSV file, optionally .gz)`},
-		{Config{Source: file, Keys: "random"}, `keys random: cannot be combined with source (allowed: one of keys or source)`},
+		{config.Config{Layouts: []string{"hashed", "bogus"}}, `layouts bogus: unknown layout (allowed: hashed, packed, sparse, hashed_array, gomap, compact, iceberg; rows of every attribute: packed_row, compact_row)`},
+		{config.Config{Layouts: []string{"hashed", "Hashed"}}, `layouts Hashed: given twice (allowed: each layout once)`},
+		{config.Config{Key: "UInt7"}, `key UInt7: unknown type (allowed: UInt8, UInt16, UInt32, UInt64, UInt128, Int8, Int16, Int32, Int64, Int128, Float32, Float64, UUID, Date, DateTime)`},
+		{config.Config{Value: "String"}, `value String: unknown type (allowed: UInt8, UInt16, UInt32, UInt64, UInt128, Int8, Int16, Int32, Int64, Int128, Float32, Float64, UUID, Date, DateTime)`},
+		{config.Config{Rows: -1}, `rows -1: out of range (allowed: 1 to 4611686018427387904)`},
+		{config.Config{Shards: 500}, `shards 500: out of range (allowed: 1 to 128)`},
+		{config.Config{Shards: -1}, `shards -1: out of range (allowed: 1 to 128)`},
+		{config.Config{MaxLoadFactor: 0.3}, `max_load_factor 0.3: out of range (allowed: 0.5 to 0.99)`},
+		{config.Config{MaxLoadFactor: 1}, `max_load_factor 1: out of range (allowed: 0.5 to 0.99)`},
+		{config.Config{Repeats: 1000}, `repeats 1000: out of range (allowed: 1 to 100)`},
+		{config.Config{MissRate: 1.5}, `miss_rate 1.5: out of range (allowed: 0 to 1)`},
+		{config.Config{MissRate: 0.5, NoRead: true}, `miss_rate 0.5: has no effect with no_read (allowed: 0 with no_read)`},
+		{config.Config{Keys: "zipff"}, `keys zipff: unknown kind (allowed: sequential, random, range:M, zipf:S, or a file)`},
+		{config.Config{Keys: "zipf:0"}, `keys zipf:0: S 0 is out of range (allowed: 0 < S <= 10, e.g. zipf:1.1)`},
+		{config.Config{Keys: file}, `keys ` + file + `: is not a key generator (allowed: sequential, random, range:M, zipf:S; use source for a file)`},
+		{config.Config{Source: filepath.Join(dir, "missing.tsv")}, `source ` + filepath.Join(dir, "missing.tsv") + `: no such file (allowed: an existing TSV or CSV file, optionally .gz)`},
+		{config.Config{Source: dir}, `source ` + dir + `: is a directory (allowed: a TSV or CSV file, optionally .gz)`},
+		{config.Config{Source: file, Keys: "random"}, `keys random: cannot be combined with source (allowed: one of keys or source)`},
 		// Issue 14: the user's own value, exactly, not "" or a default.
-		{Config{Source: file, Header: "maybe"}, `header maybe: not allowed (allowed: auto, yes, no)`},
-		{Config{Source: file, KeyColumn: "0"}, `key_column 0: not allowed (allowed: a position 1 or more, or a header name)`},
-		{Config{Source: file, KeyColumn: " id", Header: "no"}, `key_column " id": a name, but header is "no" (allowed: a position 1 or more, or header auto/yes)`},
-		{Config{KeyColumn: "2"}, `key_column 2: applies only to a file (allowed: with source FILE)`},
-		{Config{SkipBadRows: true}, `skip_bad_rows: applies only to a file (allowed: with source FILE)`},
-		{Config{Source: file, Preallocate: true}, `preallocate: needs the row count before the load, and a file's is known only once it is read (allowed: with synthetic keys (keys))`},
+		{config.Config{Source: file, Header: "maybe"}, `header maybe: not allowed (allowed: auto, yes, no)`},
+		{config.Config{Source: file, KeyColumn: "0"}, `key_column 0: not allowed (allowed: a position 1 or more, or a header name)`},
+		{config.Config{Source: file, KeyColumn: " id", Header: "no"}, `key_column " id": a name, but header is "no" (allowed: a position 1 or more, or header auto/yes)`},
+		{config.Config{KeyColumn: "2"}, `key_column 2: applies only to a file (allowed: with source FILE)`},
+		{config.Config{SkipBadRows: true}, `skip_bad_rows: applies only to a file (allowed: with source FILE)`},
+		{config.Config{Source: file, Preallocate: true}, `preallocate: needs the row count before the load, and a file's is known only once it is read (allowed: with synthetic keys (keys))`},
 	}
 	for _, b := range bad {
 		err := b.c.Validate()
@@ -124,7 +126,7 @@ func TestConfigValidate(t *testing.T) {
 		if err.Error() != b.want {
 			t.Errorf("Validate(%+v)\n got %q\nwant %q", b.c, err, b.want)
 		}
-		if _, ok := err.(*FieldError); !ok {
+		if _, ok := err.(*fault.FieldError); !ok {
 			t.Errorf("Validate(%+v) returned %T, want *FieldError", b.c, err)
 		}
 	}

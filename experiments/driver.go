@@ -3,7 +3,6 @@ package experiments
 import (
 	"context"
 	"io"
-	"os/exec"
 	"runtime/debug"
 	"slices"
 	"time"
@@ -33,7 +32,7 @@ type Driver interface {
 	Estimate(r *DriverRun, rows int64) Estimate
 	// Run measures r's layout once in a fresh worker process; the
 	// engine's part of the result is DriverRun.FillResult's.
-	Run(ctx context.Context, r *DriverRun, progress func(Progress)) (result.Result, error)
+	Run(ctx context.Context, r *DriverRun, progress func(worker.Progress)) (result.Result, error)
 	// Notes are the lines the driver's runs add under a table of results
 	// (ResultNotes), none when results holds none of them.
 	Notes(results []result.Result) []string
@@ -60,25 +59,13 @@ func driverOf(l config.Layout) Driver {
 	return d
 }
 
-// FrameRows is the most rows (or keys) in one frame of DriverRun.Feed
-// (worker.FrameRows).
-const FrameRows = worker.FrameRows
-
-// RunWorker runs one job in a driver's worker cmd, feed its stream of
-// rows (DriverRun.Feed), relaying the worker's progress and keeping its
-// result (worker.Run, where the arguments are told).
-func RunWorker(ctx context.Context, cmd *exec.Cmd, job []byte, feed func(context.Context, io.Writer) error,
-	progress func(Progress), name, fix string) (result.Result, error) {
-	return worker.Run(ctx, cmd, job, feed, progress, name, fix)
-}
-
 // DriverRun is one run of a driver's layout as the engine parsed and
 // checked it.
 type DriverRun struct {
-	Config Config    // the job's settings, defaults in (Layouts: every layout of the job)
-	Layout string    // the driver's layout, by its name
-	Key    core.Type // the key's type
-	Value  core.Type // the value's: the first attribute's
+	Config config.Config // the job's settings, defaults in (Layouts: every layout of the job)
+	Layout string        // the driver's layout, by its name
+	Key    core.Type     // the key's type
+	Value  core.Type     // the value's: the first attribute's
 	// Attributes are the dictionary's attributes, the first the value (one
 	// when --attributes is not given), with a file's String lengths and
 	// NULLs once its columns are counted; AttributeNames their columns.
@@ -124,7 +111,7 @@ func (r *DriverRun) Sent() (rows int64, checksum string) {
 // attributes in RowBinary (the key as the dictionary keeps it: its low
 // dictKeyBytes bytes; the value; each attribute's cell in its type), and
 // takes the file's String lengths and NULLs into r.Attributes.
-func (r *DriverRun) WriteFileAttributes(ctx context.Context, dictKeyBytes int, path string, progress func(Progress)) error {
+func (r *DriverRun) WriteFileAttributes(ctx context.Context, dictKeyBytes int, path string, progress func(worker.Progress)) error {
 	st, err := worker.WriteFileAttributes(ctx, r.run, dictKeyBytes, path, progress)
 	if err != nil {
 		return err
@@ -149,7 +136,7 @@ func (r *DriverRun) FillResult(res *result.Result) {
 	res.Producer = result.Producer{ReadSeconds: r.fed.ReadSeconds, WaitSeconds: r.fed.WaitSeconds}
 	res.Repeats = 1
 	res.Threads = 1 // one thread loads and reads; the lab's streaming runs in this process
-	res.BlockRows = FrameRows
+	res.BlockRows = worker.FrameRows
 	res.Isolated = true
 	res.Runtime = RuntimeName()
 	res.Host = hostInfo()

@@ -24,7 +24,7 @@ import (
 // --force lets it through the guard.
 func TestGuardRefuses(t *testing.T) {
 	log := countWorkers(t)
-	cfg := Config{Layouts: []string{"packed", "hashed"}, Rows: 1_000_000_000_000}
+	cfg := config.Config{Layouts: []string{"packed", "hashed"}, Rows: 1_000_000_000_000}
 	_, err := Run(context.Background(), cfg, RunOptions{})
 	var me *MemoryError
 	if !errors.As(err, &me) {
@@ -61,7 +61,7 @@ func TestGuardRefuses(t *testing.T) {
 
 	// --force passes the guard (the runs are prepared, not executed here).
 	cfg.Force = true
-	runs, err := prepare(context.Background(), []Config{cfg}, nil)
+	runs, err := prepare(context.Background(), []config.Config{cfg}, nil)
 	if err != nil || len(runs) != 2 {
 		t.Fatalf("prepare with force: %d runs, %v", len(runs), err)
 	}
@@ -69,7 +69,7 @@ func TestGuardRefuses(t *testing.T) {
 
 func TestEstimateParts(t *testing.T) {
 	k, v := core.MustType("UInt64"), core.MustType("UInt16")
-	runs, err := config.Resolve(Config{Layouts: []string{"hashed", "sparse"}, Rows: 1_000_000, Shards: 4})
+	runs, err := config.Resolve(config.Config{Layouts: []string{"hashed", "sparse"}, Rows: 1_000_000, Shards: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestPredictedPeakMatchesMeasured(t *testing.T) {
 	if testing.Short() || raceEnabled || !machine.MemoryMeasurable {
 		t.Skip("measures memory at 2e6 rows; not under -short, -race or without /proc")
 	}
-	res, err := Run(context.Background(), Config{Layouts: []string{"hashed", "packed", "hashed_array"}, Rows: 2_000_000, NoRead: true}, RunOptions{})
+	res, err := Run(context.Background(), config.Config{Layouts: []string{"hashed", "packed", "hashed_array"}, Rows: 2_000_000, NoRead: true}, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestRSSMatchesBytesAllocated(t *testing.T) {
 	if testing.Short() || raceEnabled || !machine.MemoryMeasurable {
 		t.Skip("loads 1e7 rows twice; not under -short, -race or without /proc")
 	}
-	res, err := Run(context.Background(), Config{Layouts: []string{"hashed", "packed"}, Rows: 10_000_000, NoRead: true}, RunOptions{})
+	res, err := Run(context.Background(), config.Config{Layouts: []string{"hashed", "packed"}, Rows: 10_000_000, NoRead: true}, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +180,7 @@ func TestRSSMatchesBytesAllocated(t *testing.T) {
 // reserved for 1e12 (ClickHouse's issue #41985 in packlab's words; 32 TiB,
 // beyond any machine this runs on).
 func TestGuardCountsTheReservation(t *testing.T) {
-	cfg := Config{Layouts: []string{"hashed"}, Keys: "range:1000", Rows: 1_000_000_000_000, Preallocate: true}
+	cfg := config.Config{Layouts: []string{"hashed"}, Keys: "range:1000", Rows: 1_000_000_000_000, Preallocate: true}
 	_, err := Run(context.Background(), cfg, RunOptions{})
 	var me *MemoryError
 	if !errors.As(err, &me) || !strings.Contains(err.Error(), "reserved for 1T rows by preallocate, about 1K distinct keys") {
@@ -213,7 +213,7 @@ func TestGuardRefusesWhatCannotFit(t *testing.T) {
 		for _, key := range core.Types() {
 			for _, value := range core.Types() {
 				for _, shards := range []int{1, 2, 3, 128} {
-					runs, err := config.Resolve(Config{Layouts: []string{string(l)}, Key: key.Name, Value: value.Name, Rows: 1, Shards: shards})
+					runs, err := config.Resolve(config.Config{Layouts: []string{string(l)}, Key: key.Name, Value: value.Name, Rows: 1, Shards: shards})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -292,7 +292,7 @@ func TestPredictedPeakLongStrings(t *testing.T) {
 		t.Skip("measures memory over an 80 MB file; not under -short, -race or without /proc")
 	}
 	path := longStringsTSV(t)
-	res, err := Run(context.Background(), Config{Layouts: []string{"packed_row", "compact_row"}, Source: path, Attributes: []string{"UInt16", "note:String"}}, RunOptions{})
+	res, err := Run(context.Background(), config.Config{Layouts: []string{"packed_row", "compact_row"}, Source: path, Attributes: []string{"UInt16", "note:String"}}, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,8 +42,8 @@ const (
 )
 
 type workerJob struct {
-	Config Config `json:"config"`
-	Layout string `json:"layout"`
+	Config config.Config `json:"config"`
+	Layout string        `json:"layout"`
 	// SourceFD, when not 0, is the descriptor on which the parent hands the
 	// worker its key source, opened already (see parentOpens).
 	SourceFD int `json:"source_fd,omitempty"`
@@ -127,7 +127,7 @@ func ServeWorker(ctx context.Context, in io.Reader, out io.Writer) (err error) {
 			err = write(worker.Line{Error: fmt.Sprintf("internal error: %v", v)})
 		}
 	}()
-	res, merr := measureJob(ctx, job, func(p Progress) { _ = write(worker.Line{Progress: &p}) })
+	res, merr := measureJob(ctx, job, func(p worker.Progress) { _ = write(worker.Line{Progress: &p}) })
 	if merr != nil {
 		var fe *source.FileError
 		return write(worker.Line{Error: merr.Error(), Source: errors.As(merr, &fe)})
@@ -135,7 +135,7 @@ func ServeWorker(ctx context.Context, in io.Reader, out io.Writer) (err error) {
 	return write(worker.Line{Result: &res})
 }
 
-func measureJob(ctx context.Context, job workerJob, progress func(Progress)) (result.Result, error) {
+func measureJob(ctx context.Context, job workerJob, progress func(worker.Progress)) (result.Result, error) {
 	name := job.Config.Source
 	if job.SourceFD > 0 {
 		job.Config.Source = fmt.Sprintf("/dev/fd/%d", job.SourceFD)
@@ -177,7 +177,7 @@ var workerCommand = func(ctx context.Context) (*exec.Cmd, error) {
 
 // runIsolated measures one layout of cfg in a fresh worker process, relaying
 // its progress. On ctx's cancel the worker is killed.
-func runIsolated(ctx context.Context, cfg Config, layout string, progress func(Progress)) (result.Result, error) {
+func runIsolated(ctx context.Context, cfg config.Config, layout string, progress func(worker.Progress)) (result.Result, error) {
 	cmd, err := workerCommand(ctx)
 	if err != nil {
 		return result.Result{}, err

@@ -54,11 +54,11 @@ const timelineEvery = 100 * time.Millisecond
 // by size, in opsFor: 5 x 5 = 25 instantiations cover the 15 x 15
 // ClickHouse type pairs, since maps only see bits (config.SizeClass).
 type typedOps interface {
-	measure(ctx context.Context, r config.Run, progress func(Progress)) (result.Result, error)
+	measure(ctx context.Context, r config.Run, progress func(worker.Progress)) (result.Result, error)
 	// scan reads a source to its end without building a map: the rows it
 	// has and the first malformed row, before any allocation.
 	// A file's attribute columns are counted too (their bytes).
-	scan(ctx context.Context, spec source.Spec, key, value core.Type, progress func(Progress)) (st config.FileStats, err error)
+	scan(ctx context.Context, spec source.Spec, key, value core.Type, progress func(worker.Progress)) (st config.FileStats, err error)
 }
 
 type typed[K, V core.Bits] struct{}
@@ -74,7 +74,7 @@ func typedRow[K core.Bits]() [5]typedOps {
 	return [5]typedOps{typed[K, uint8]{}, typed[K, uint16]{}, typed[K, uint32]{}, typed[K, uint64]{}, typed[K, core.U128]{}}
 }
 
-func (typed[K, V]) scan(ctx context.Context, spec source.Spec, key, value core.Type, progress func(Progress)) (config.FileStats, error) {
+func (typed[K, V]) scan(ctx context.Context, spec source.Spec, key, value core.Type, progress func(worker.Progress)) (config.FileStats, error) {
 	st := config.NewFileStats(len(spec.Columns))
 	src, err := source.OpenContext[K, V](ctx, spec, key, value)
 	if err != nil {
@@ -88,7 +88,7 @@ func (typed[K, V]) scan(ctx context.Context, spec source.Spec, key, value core.T
 	for {
 		if now := time.Now(); progress != nil && now.Sub(last) >= worker.CountProgressEvery {
 			last = now
-			progress(Progress{Phase: PhaseCount, Rows: st.Rows, TotalRows: -1, Seconds: now.Sub(start).Seconds()})
+			progress(worker.Progress{Phase: worker.PhaseCount, Rows: st.Rows, TotalRows: -1, Seconds: now.Sub(start).Seconds()})
 		}
 		if err := ctx.Err(); err != nil {
 			return st, fmt.Errorf("checking %s cancelled after %d rows: %w", spec.Path, st.Rows, err)
@@ -106,7 +106,7 @@ func (typed[K, V]) scan(ctx context.Context, spec source.Spec, key, value core.T
 	}
 }
 
-func (typed[K, V]) measure(ctx context.Context, r config.Run, progress func(Progress)) (result.Result, error) {
+func (typed[K, V]) measure(ctx context.Context, r config.Run, progress func(worker.Progress)) (result.Result, error) {
 	src, err := config.Open[K, V](ctx, r)
 	if err != nil {
 		return result.Result{}, err
@@ -128,7 +128,7 @@ func (typed[K, V]) measure(ctx context.Context, r config.Run, progress func(Prog
 	}
 	report := func(phase string, rows int64, elapsed time.Duration, rss int64) {
 		if progress != nil {
-			progress(Progress{Layout: r.Layout.String(), Phase: phase, Rows: rows, TotalRows: src.Rows(), Seconds: elapsed.Seconds(), RSSBytes: rel(rss)})
+			progress(worker.Progress{Layout: r.Layout.String(), Phase: phase, Rows: rows, TotalRows: src.Rows(), Seconds: elapsed.Seconds(), RSSBytes: rel(rss)})
 		}
 	}
 	threads, restore := applySettings(r.Config)
@@ -138,7 +138,7 @@ func (typed[K, V]) measure(ctx context.Context, r config.Run, progress func(Prog
 	lc.Progress = func(lp core.LoadProgress) {
 		rss := machine.CurrentRSS()
 		timeline = append(timeline, result.TimelinePoint{Seconds: lp.Elapsed.Seconds(), Rows: lp.Rows, RSSBytes: rel(rss)})
-		report(PhaseLoad, lp.Rows, lp.Elapsed, rss)
+		report(worker.PhaseLoad, lp.Rows, lp.Elapsed, rss)
 	}
 	started := time.Now()
 	rec := machine.StartPeakSampler(rss0)
@@ -159,7 +159,7 @@ func (typed[K, V]) measure(ctx context.Context, r config.Run, progress func(Prog
 
 	var rr core.ReadReport
 	if !r.Config.NoRead {
-		report(PhaseRead, lr.Rows, time.Duration(lr.Seconds*float64(time.Second)), machine.CurrentRSS())
+		report(worker.PhaseRead, lr.Rows, time.Duration(lr.Seconds*float64(time.Second)), machine.CurrentRSS())
 		if rr, err = core.ReadVisit(ctx, m, src, core.ReadOptions{Seed: r.Config.Seed, MissRate: r.Config.MissRate}, rowstore.CopyRows[V](rs)); err != nil {
 			return result.Result{}, err
 		}
@@ -181,13 +181,13 @@ func (typed[K, V]) measure(ctx context.Context, r config.Run, progress func(Prog
 	if last := res.Timeline[len(res.Timeline)-1]; last.Rows != lr.Rows {
 		res.Timeline = append(res.Timeline, result.TimelinePoint{Seconds: lr.Seconds, Rows: lr.Rows, RSSBytes: last.RSSBytes})
 	}
-	report(PhaseDone, lr.Rows, time.Duration(lr.Seconds*float64(time.Second)), rss1)
+	report(worker.PhaseDone, lr.Rows, time.Duration(lr.Seconds*float64(time.Second)), rss1)
 	return res, nil
 }
 
 // applySettings gives this process the run's threads and huge pages, and
 // returns the threads it runs with and what puts them back.
-func applySettings(c Config) (threads int, restore func()) {
+func applySettings(c config.Config) (threads int, restore func()) {
 	procs, huge := runtime.GOMAXPROCS(0), core.HugePages()
 	if c.Threads > 0 {
 		runtime.GOMAXPROCS(c.Threads)

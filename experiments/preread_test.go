@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/packlab/packlab/experiments/config"
 )
 
 // TestPreReadBounded: the pass over a file before the runs holds a bounded
@@ -20,7 +22,7 @@ func TestPreReadBounded(t *testing.T) {
 	var before runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	mc, err := Check(context.Background(), Config{Layouts: []string{"packed_row"}, Source: path, Attributes: []string{"UInt16", "note:String"}})
+	mc, err := Check(context.Background(), config.Config{Layouts: []string{"packed_row"}, Source: path, Attributes: []string{"UInt16", "note:String"}})
 	var after runtime.MemStats
 	runtime.ReadMemStats(&after)
 	if err != nil || mc.Estimates[0].Rows != 20_000 {

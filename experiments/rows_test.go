@@ -11,8 +11,10 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/drivertest"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/result"
 )
 
@@ -28,9 +30,9 @@ var threeAttributes = []string{"UInt16", "UInt32", "Float64"}
 func TestRowLayouts(t *testing.T) {
 	rows := rowLayoutRows()
 	for _, inProcess := range []bool{false, true} {
-		got := drivertest.RunOrFail(t, experiments.Config{Layouts: []string{"packed_row", "compact_row", "packed"}, Value: "UInt16", Rows: rows, Seed: 3, InProcess: inProcess})
-		one := drivertest.RunOrFail(t, experiments.Config{Layouts: []string{"packed_row"}, Attributes: threeAttributes, Rows: rows, Seed: 3, MaxLoadFactor: 0.9, InProcess: inProcess})
-		three := drivertest.RunOrFail(t, experiments.Config{Layouts: []string{"packed_row", "compact_row"}, Attributes: threeAttributes, Rows: rows, Seed: 3, InProcess: inProcess})
+		got := drivertest.RunOrFail(t, config.Config{Layouts: []string{"packed_row", "compact_row", "packed"}, Value: "UInt16", Rows: rows, Seed: 3, InProcess: inProcess})
+		one := drivertest.RunOrFail(t, config.Config{Layouts: []string{"packed_row"}, Attributes: threeAttributes, Rows: rows, Seed: 3, MaxLoadFactor: 0.9, InProcess: inProcess})
+		three := drivertest.RunOrFail(t, config.Config{Layouts: []string{"packed_row", "compact_row"}, Attributes: threeAttributes, Rows: rows, Seed: 3, InProcess: inProcess})
 		row := core.RowType("Tuple(UInt16, UInt32, Float64)", 14)
 		for name, r := range map[string]result.Result{"packed_row": three["packed_row"], "compact_row": three["compact_row"], "packed_row MLF 0.9": one["packed_row"]} {
 			l := core.LayoutPacked
@@ -87,8 +89,8 @@ func rowLayoutRows() int64 {
 // RowPrediction, every row read back, the parts adding up.
 func rowsWith(t *testing.T, list []string, inProcess bool) {
 	rows := rowLayoutRows()
-	strs := drivertest.RunOrFail(t, experiments.Config{Layouts: []string{"packed_row", "compact_row"}, Attributes: list, Rows: rows, Seed: 3, InProcess: inProcess})
-	attrs, err := experiments.ParseAttributes(list[0], list)
+	strs := drivertest.RunOrFail(t, config.Config{Layouts: []string{"packed_row", "compact_row"}, Attributes: list, Rows: rows, Seed: 3, InProcess: inProcess})
+	attrs, err := config.ParseAttributes(list[0], list)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +149,7 @@ func TestRowsFromFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	list := []string{"price:UInt16", "country:String", "name:Nullable(String)", "score:Float64"} // a row of 2 + 8 + 8 + 8 + 1: in the row array
-	got := drivertest.RunOrFail(t, experiments.Config{Layouts: []string{"packed_row", "compact_row"}, Attributes: list, Source: path, KeyColumn: "id", InProcess: true})
+	got := drivertest.RunOrFail(t, config.Config{Layouts: []string{"packed_row", "compact_row"}, Attributes: list, Source: path, KeyColumn: "id", InProcess: true})
 	for _, l := range dict.RowTables {
 		r := got[string(l)+dict.RowSuffix]
 		t.Logf("%s from a file: %d bytes, payload %d, %d rows found %v", l, r.BytesAllocated, r.PayloadBytes, r.ElementCount, r.FoundRate)
@@ -165,11 +167,11 @@ func TestRowsFromFile(t *testing.T) {
 	}
 	// No value column: the first attribute drawn from the key, the others
 	// still the file's (the same String bytes).
-	noValue := drivertest.RunOrFail(t, experiments.Config{Layouts: []string{"packed_row"}, Attributes: list, Source: path, KeyColumn: "id", ValueColumn: "none", InProcess: true})
+	noValue := drivertest.RunOrFail(t, config.Config{Layouts: []string{"packed_row"}, Attributes: list, Source: path, KeyColumn: "id", ValueColumn: "none", InProcess: true})
 	if r := noValue["packed_row"]; r.ElementCount != rows || r.PayloadBytes != rows*(8+27)+strBytes || strings.Join(r.AttributeColumns, ",") != "country,name,score" {
 		t.Errorf("value_column none: %d rows, payload %d, columns %v: want %d, %d (the file's Strings), country,name,score", r.ElementCount, r.PayloadBytes, r.AttributeColumns, rows, rows*(8+27)+strBytes)
 	}
-	drawn := drivertest.RunOrFail(t, experiments.Config{Layouts: []string{"packed_row"}, Attributes: list, Source: path, KeyColumn: "id", Columns: []string{"none"}, InProcess: true})
+	drawn := drivertest.RunOrFail(t, config.Config{Layouts: []string{"packed_row"}, Attributes: list, Source: path, KeyColumn: "id", Columns: []string{"none"}, InProcess: true})
 	if r := drawn["packed_row"]; r.ElementCount != rows || r.PayloadBytes == got["packed_row"].PayloadBytes {
 		t.Errorf("columns none: %d rows, payload %d: want %d rows, Strings drawn from the key (not the file's %d bytes)", r.ElementCount, r.PayloadBytes, rows, strBytes)
 	}
@@ -177,7 +179,7 @@ func TestRowsFromFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := experiments.Run(context.Background(), experiments.Config{Layouts: []string{"compact_row"}, Attributes: list, Source: path, KeyColumn: "id", InProcess: true}, experiments.RunOptions{})
+	_, err := experiments.Run(context.Background(), config.Config{Layouts: []string{"compact_row"}, Attributes: list, Source: path, KeyColumn: "id", InProcess: true}, experiments.RunOptions{})
 	if err == nil || !strings.Contains(err.Error(), "seven") || !strings.Contains(err.Error(), "price") {
 		t.Errorf("a bad price: %v, want an error naming the column and the value", err)
 	}
@@ -209,7 +211,7 @@ func TestRowsFromFileRepeatedKeys(t *testing.T) {
 	}
 	list := []string{"plan:UInt16", "name:String"}
 	for _, valueColumn := range []string{"", "none"} {
-		got := drivertest.RunOrFail(t, experiments.Config{Layouts: []string{"packed_row", "compact_row"}, Attributes: list, Source: path, KeyColumn: "id", ValueColumn: valueColumn, InProcess: true})
+		got := drivertest.RunOrFail(t, config.Config{Layouts: []string{"packed_row", "compact_row"}, Attributes: list, Source: path, KeyColumn: "id", ValueColumn: valueColumn, InProcess: true})
 		for _, l := range dict.RowTables {
 			r := got[string(l)+dict.RowSuffix]
 			if r.ElementCount != keys || r.Duplicates != keys || r.FoundRate != 1 {
@@ -244,7 +246,7 @@ func TestColumnsByName(t *testing.T) {
 	header := write("header.tsv", "id\tqty\tprice\n"+rows.String())
 	cases := write("cases.tsv", "id\ta\tA\n"+rows.String())
 	bare := write("bare.tsv", rows.String())
-	checksum := func(cfg experiments.Config) string {
+	checksum := func(cfg config.Config) string {
 		t.Helper()
 		cfg.InProcess, cfg.Rows = true, 0
 		got := drivertest.RunOrFail(t, cfg)
@@ -252,7 +254,7 @@ func TestColumnsByName(t *testing.T) {
 	}
 	for _, layout := range []string{"packed_row", "compact_row"} {
 		row := func(src, value string, columns []string, attrs ...string) string {
-			return checksum(experiments.Config{Layouts: []string{layout}, Source: src, Attributes: attrs, ValueColumn: value, Columns: columns})
+			return checksum(config.Config{Layouts: []string{layout}, Source: src, Attributes: attrs, ValueColumn: value, Columns: columns})
 		}
 		byPosition := row(header, "3", []string{"2"}, "UInt16", "UInt16")
 		if row(header, "", nil, "UInt16", "UInt16") == byPosition {
@@ -268,21 +270,21 @@ func TestColumnsByName(t *testing.T) {
 			t.Errorf("%s: named attributes over a file without a header: checksum %s, want the positions' %s", layout, got, want)
 		}
 	}
-	single := checksum(experiments.Config{Layouts: []string{"packed"}, Source: header, Attributes: []string{"price:UInt16"}})
-	if want := checksum(experiments.Config{Layouts: []string{"packed"}, Source: header, ValueColumn: "price"}); single != want {
+	single := checksum(config.Config{Layouts: []string{"packed"}, Source: header, Attributes: []string{"price:UInt16"}})
+	if want := checksum(config.Config{Layouts: []string{"packed"}, Source: header, ValueColumn: "price"}); single != want {
 		t.Errorf("packed, price:UInt16 alone: checksum %s, want price's column (%s)", single, want)
 	}
 	for _, c := range []struct {
-		cfg  experiments.Config
+		cfg  config.Config
 		want []string
 	}{
-		{experiments.Config{Attributes: []string{"price:UInt16", "qty:UInt16"}, ValueColumn: "2"}, []string{`"price"`, `"qty"`, "column, 2"}},
-		{experiments.Config{Attributes: []string{"price:UInt16", "qty:UInt16"}, Columns: []string{"3"}}, []string{`"qty"`, `"price"`, "column, 3"}},
-		{experiments.Config{Attributes: []string{"price:UInt16", "count:UInt16"}}, []string{`"count"`, `"id", "qty", "price"`}},
+		{config.Config{Attributes: []string{"price:UInt16", "qty:UInt16"}, ValueColumn: "2"}, []string{`"price"`, `"qty"`, "column, 2"}},
+		{config.Config{Attributes: []string{"price:UInt16", "qty:UInt16"}, Columns: []string{"3"}}, []string{`"qty"`, `"price"`, "column, 3"}},
+		{config.Config{Attributes: []string{"price:UInt16", "count:UInt16"}}, []string{`"count"`, `"id", "qty", "price"`}},
 	} {
 		c.cfg.Layouts, c.cfg.Source, c.cfg.InProcess = []string{"packed_row"}, header, true
 		_, err := experiments.Run(context.Background(), c.cfg, experiments.RunOptions{})
-		var ie *experiments.InputError
+		var ie *fault.InputError
 		if !errors.As(err, &ie) {
 			t.Errorf("%+v: %v; want it refused as bad input", c.cfg, err)
 			continue
@@ -293,7 +295,7 @@ func TestColumnsByName(t *testing.T) {
 			}
 		}
 	}
-	if _, err := experiments.AttributeNames([]string{"a:UInt16", "A:UInt16"}); err != nil {
+	if _, err := config.AttributeNames([]string{"a:UInt16", "A:UInt16"}); err != nil {
 		t.Errorf("a:UInt16,A:UInt16: %v; ClickHouse's names are case-sensitive", err)
 	}
 }

@@ -21,7 +21,7 @@ import (
 type RunOptions struct {
 	// Progress, if set, receives every measured load's progress, about
 	// every 100 ms, from the goroutine that called Run.
-	Progress func(Progress)
+	Progress func(worker.Progress)
 	// OnResult, if set, is called with each layout's result as soon as it
 	// is measured (the command line saves it then, so a later failure or a
 	// cancel loses nothing). An error from it stops the job.
@@ -40,18 +40,18 @@ type RunOptions struct {
 // fresh worker process each time, or in this one with cfg.InProcess. It
 // returns the results measured so far even when it fails or is cancelled.
 // Bad input and the guard's refusal come back before any run.
-func Run(ctx context.Context, cfg Config, opt RunOptions) ([]result.Result, error) {
+func Run(ctx context.Context, cfg config.Config, opt RunOptions) ([]result.Result, error) {
 	if opt.Job == nil {
-		j := result.NewJob(RunJobName(cfg), "", time.Now())
+		j := result.NewJob(config.RunJobName(cfg), "", time.Now())
 		opt.Job = &j
 	}
-	return RunConfigs(ctx, []Config{cfg}, opt)
+	return RunConfigs(ctx, []config.Config{cfg}, opt)
 }
 
 // RunConfigs is Run for several configs measured as one job (a sweep's, a
 // plan's calibration): every config is checked, its source read through
 // and the guard asked before the first run; opt.Job must be set.
-func RunConfigs(ctx context.Context, cfgs []Config, opt RunOptions) ([]result.Result, error) {
+func RunConfigs(ctx context.Context, cfgs []config.Config, opt RunOptions) ([]result.Result, error) {
 	runs, err := prepare(ctx, cfgs, opt.Progress)
 	if err != nil {
 		return nil, err
@@ -69,7 +69,7 @@ type runSpec struct {
 // config of a job: validation, reading a file source through once (its row
 // count for the guard, and its first malformed row as an error now rather
 // than minutes into a load), and the memory guard.
-func prepare(ctx context.Context, cfgs []Config, progress func(Progress)) ([]runSpec, error) {
+func prepare(ctx context.Context, cfgs []config.Config, progress func(worker.Progress)) ([]runSpec, error) {
 	all := make([][]config.Run, len(cfgs)) // each config's runs, one a layout
 	for i, cfg := range cfgs {
 		runs, err := config.Resolve(cfg)
@@ -113,7 +113,7 @@ func prepare(ctx context.Context, cfgs []Config, progress func(Progress)) ([]run
 			// Forced past the guard, a run may run out of memory; in this
 			// process the Go runtime would end it with its trace, a worker's
 			// end is one line (runFailure).
-			return nil, &FieldError{Field: "in_process", Switch: true,
+			return nil, &fault.FieldError{Field: "in_process", Switch: true,
 				Problem: "the memory guard predicts the run will not fit, and running out of memory in this process ends it in the Go runtime's trace",
 				Allowed: "{force} without {in_process}: the run in its own worker, whose end is one line"}
 		}
@@ -152,7 +152,7 @@ func checkStreamLoads(all [][]config.Run) error {
 	for _, path := range order {
 		if n := loads[path]; n > 1 {
 			kind, _ := source.IsStream(path)
-			return NewFieldError("source", path, fmt.Sprintf("is %s, which can be read only once, but this job loads it %d times", kind, n),
+			return fault.New("source", path, fmt.Sprintf("is %s, which can be read only once, but this job loads it %d times", kind, n),
 				"one layout, {repeats} 1 and no sweep for a pipe or device; or save it to a regular file first")
 		}
 	}
@@ -207,7 +207,7 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]result.Resu
 			if ctx.Err() != nil {
 				return results, stopped(r, context.Cause(ctx))
 			}
-			progress := func(pr Progress) {
+			progress := func(pr worker.Progress) {
 				if opt.Progress != nil {
 					pr.Repeat, pr.Repeats = n, total
 					opt.Progress(pr)
@@ -215,7 +215,7 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]result.Resu
 			}
 			idle := time.Duration(r.run.Config.SettleSeconds * float64(time.Second))
 			idled := func(d time.Duration) {
-				progress(Progress{Layout: r.run.Layout.String(), Phase: PhaseSettle, TotalRows: r.est.Rows,
+				progress(worker.Progress{Layout: r.run.Layout.String(), Phase: worker.PhaseSettle, TotalRows: r.est.Rows,
 					Seconds: d.Seconds(), SettleSeconds: idle.Seconds()})
 			}
 			if err := settle(ctx, idle, idled); err != nil {
@@ -282,7 +282,7 @@ func runFailure(r runSpec, err error) (line string, stop error) {
 	if !r.run.Source.IsSynthetic() && isSourceFault(err) && !errors.Is(err, worker.ErrOutOfMemory) {
 		// The source's content (a stream, read only by the load:
 		// /dev/stdin, a pipe, a device): bad input, exit 2.
-		return "", &InputError{Err: fmt.Errorf("%s: %w", r.run.Layout, err)}
+		return "", &fault.InputError{Err: fmt.Errorf("%s: %w", r.run.Layout, err)}
 	}
 	if r.run.Layout.Driver == nil {
 		return "", fmt.Errorf("%s: %w", r.run.Layout, err)
@@ -328,12 +328,12 @@ func stopped(r runSpec, err error) error {
 	if r.est.Rows < 0 {
 		what = fmt.Sprintf("%s loading %s", r.run.Layout, r.run.Source.Path) // a stream: its rows are unknown
 	}
-	return fmt.Errorf("%w: %s was stopped before it finished (%v)", ErrCancelled, what, err)
+	return fmt.Errorf("%w: %s was stopped before it finished (%v)", fault.ErrCancelled, what, err)
 }
 
 // measureOne runs one measured load of r, isolated unless asked otherwise.
 // A panic in this process's part becomes an error.
-func measureOne(ctx context.Context, r runSpec, progress func(Progress)) (res result.Result, err error) {
+func measureOne(ctx context.Context, r runSpec, progress func(worker.Progress)) (res result.Result, err error) {
 	if d := driverOf(r.run.Layout); d != nil { // always a process of its own
 		dr := newDriverRun(r.run)
 		dr.startedAt = time.Now()

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/config"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/internal/machine"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/worker"
@@ -44,7 +46,7 @@ func jsonKeys(prefix string, v any, into map[string]bool) {
 // golden list of keys (testdata/run/result-keys.golden): every field present,
 // under its snake_case name, including the ones issue 4 names.
 func TestResultJSONContract(t *testing.T) {
-	res, err := Run(context.Background(), Config{Layouts: []string{"hashed"}, Rows: 20_000, Shards: 2, InProcess: true}, RunOptions{})
+	res, err := Run(context.Background(), config.Config{Layouts: []string{"hashed"}, Rows: 20_000, Shards: 2, InProcess: true}, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +119,7 @@ func TestHugePagesSetting(t *testing.T) {
 		if !core.HugePagesSupported {
 			c.want = "none"
 		}
-		res, err := Run(context.Background(), Config{Layouts: []string{"packed"}, Rows: 20_000, HugePages: c.setting}, RunOptions{})
+		res, err := Run(context.Background(), config.Config{Layouts: []string{"packed"}, Rows: 20_000, HugePages: c.setting}, RunOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,7 +127,7 @@ func TestHugePagesSetting(t *testing.T) {
 			t.Errorf("PACKLAB_HUGEPAGES=%q huge_pages %q: result says %q (isolated %v), want %q", c.env, c.setting, res[0].HugePages, res[0].Isolated, c.want)
 		}
 	}
-	if err := (Config{HugePages: "yes"}).Validate(); err == nil || err.Error() != "huge_pages yes: unknown (allowed: on, off)" {
+	if err := (config.Config{HugePages: "yes"}).Validate(); err == nil || err.Error() != "huge_pages yes: unknown (allowed: on, off)" {
 		t.Errorf("huge_pages yes: got %v", err)
 	}
 }
@@ -134,7 +136,7 @@ func TestHugePagesSetting(t *testing.T) {
 // in this one: the computed figures agree, the isolated results say so and
 // come from one worker process per layout, and the measured ones are filled.
 func TestIsolatedAndInProcess(t *testing.T) {
-	cfg := Config{Layouts: []string{"hashed", "packed", "hashed_array"}, Rows: 100_000, Shards: 2, MaxLoadFactor: 0.9, Keys: "sequential", Seed: 7}
+	cfg := config.Config{Layouts: []string{"hashed", "packed", "hashed_array"}, Rows: 100_000, Shards: 2, MaxLoadFactor: 0.9, Keys: "sequential", Seed: 7}
 	log := countWorkers(t)
 	iso, err := Run(context.Background(), cfg, RunOptions{})
 	if err != nil {
@@ -214,7 +216,7 @@ func TestSeedTableTarget(t *testing.T) {
 	if testing.Short() {
 		rows = 100_000 // 2^18 buckets
 	}
-	res, err := Run(context.Background(), Config{Layouts: []string{"hashed", "packed"}, Key: "UInt64", Value: "UInt16", Rows: rows, NoRead: testing.Short()}, RunOptions{})
+	res, err := Run(context.Background(), config.Config{Layouts: []string{"hashed", "packed"}, Key: "UInt64", Value: "UInt16", Rows: rows, NoRead: testing.Short()}, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +241,7 @@ func TestSeedTableTarget(t *testing.T) {
 // TestRepeatsRunFreshWorkers: every repeat is its own worker process.
 func TestRepeatsRunFreshWorkers(t *testing.T) {
 	log := countWorkers(t)
-	res, err := Run(context.Background(), Config{Layouts: []string{"packed", "gomap"}, Rows: 10_000, Repeats: 3, NoRead: true}, RunOptions{})
+	res, err := Run(context.Background(), config.Config{Layouts: []string{"packed", "gomap"}, Rows: 10_000, Repeats: 3, NoRead: true}, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,12 +262,12 @@ func TestProgressEvents(t *testing.T) {
 	if testing.Short() {
 		rows = 50_000
 	}
-	var events []Progress
-	_, err := Run(context.Background(), Config{Layouts: []string{"hashed", "packed"}, Rows: rows}, RunOptions{Progress: func(p Progress) { events = append(events, p) }})
+	var events []worker.Progress
+	_, err := Run(context.Background(), config.Config{Layouts: []string{"hashed", "packed"}, Rows: rows}, RunOptions{Progress: func(p worker.Progress) { events = append(events, p) }})
 	if err != nil {
 		t.Fatal(err)
 	}
-	last := map[int]Progress{}
+	last := map[int]worker.Progress{}
 	for _, e := range events {
 		if e.Repeats != 2 || e.Repeat < 1 || e.Repeat > 2 || e.TotalRows != rows {
 			t.Fatalf("event %+v: want repeat 1 or 2 of 2, total %d", e, rows)
@@ -273,7 +275,7 @@ func TestProgressEvents(t *testing.T) {
 		last[e.Repeat] = e
 	}
 	for run := 1; run <= 2; run++ {
-		if e := last[run]; e.Phase != PhaseDone || e.Rows != rows {
+		if e := last[run]; e.Phase != worker.PhaseDone || e.Rows != rows {
 			t.Errorf("run %d ends with %+v, want phase done at %d rows", run, e, rows)
 		}
 	}
@@ -298,14 +300,14 @@ func TestFileSourceRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := countWorkers(t)
-	_, err := Run(context.Background(), Config{Layouts: []string{"hashed"}, Source: bad}, RunOptions{})
+	_, err := Run(context.Background(), config.Config{Layouts: []string{"hashed"}, Source: bad}, RunOptions{})
 	if want := "source " + bad + `:3: column 1: "x7" is not a valid UInt64`; err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("malformed row: err = %v, want the file, line 3 and column 1", err)
 	}
 	if n := len(log.started()); n != 0 {
 		t.Errorf("a malformed file started %d workers", n)
 	}
-	res, err := Run(context.Background(), Config{Layouts: []string{"hashed", "sparse"}, Source: good, Key: "UInt32", Value: "UInt16"}, RunOptions{})
+	res, err := Run(context.Background(), config.Config{Layouts: []string{"hashed", "sparse"}, Source: good, Key: "UInt32", Value: "UInt16"}, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +318,7 @@ func TestFileSourceRun(t *testing.T) {
 	}
 	// The guard counts the file's rows: skipping the file's read list
 	// changes the prediction.
-	c, err := Check(context.Background(), Config{Layouts: []string{"hashed"}, Source: good, Key: "UInt32"})
+	c, err := Check(context.Background(), config.Config{Layouts: []string{"hashed"}, Source: good, Key: "UInt32"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +333,7 @@ func TestFileSourceRun(t *testing.T) {
 // kernel accounts by ticks) and at most the load's time on every thread;
 // elsewhere it stays 0 (unknown).
 func TestLoadKernelTime(t *testing.T) {
-	res, err := Run(context.Background(), Config{Layouts: []string{"packed"}, Rows: 2_000_000, NoRead: true, InProcess: true, HugePages: "off"}, RunOptions{})
+	res, err := Run(context.Background(), config.Config{Layouts: []string{"packed"}, Rows: 2_000_000, NoRead: true, InProcess: true, HugePages: "off"}, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -356,9 +358,9 @@ func TestLoadKernelTime(t *testing.T) {
 // drawn from 1000 values are reserved for every row, as ClickHouse's were.
 func TestPreallocate(t *testing.T) {
 	const rows = 300_000
-	k, v := core.MustType(DefaultKey), core.MustType(DefaultValue)
+	k, v := core.MustType(config.DefaultKey), core.MustType(config.DefaultValue)
 	for _, keys := range []string{"random", "range:1000"} {
-		res, err := Run(context.Background(), Config{Layouts: []string{"packed", "compact", "hashed_array"}, Rows: rows, Keys: keys, NoRead: true, Preallocate: true}, RunOptions{})
+		res, err := Run(context.Background(), config.Config{Layouts: []string{"packed", "compact", "hashed_array"}, Rows: rows, Keys: keys, NoRead: true, Preallocate: true}, RunOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -371,11 +373,11 @@ func TestPreallocate(t *testing.T) {
 			}
 		}
 	}
-	plain, err := Run(context.Background(), Config{Layouts: []string{"compact"}, Rows: rows, NoRead: true}, RunOptions{})
+	plain, err := Run(context.Background(), config.Config{Layouts: []string{"compact"}, Rows: rows, NoRead: true}, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	reserved, err := Run(context.Background(), Config{Layouts: []string{"compact"}, Rows: rows, NoRead: true, Preallocate: true}, RunOptions{})
+	reserved, err := Run(context.Background(), config.Config{Layouts: []string{"compact"}, Rows: rows, NoRead: true, Preallocate: true}, RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -400,19 +402,19 @@ func TestPreallocate(t *testing.T) {
 // TestSettleCancelledInTheIdle: a cancel during the idle before a load
 // stops the job at once, keeping what was measured.
 func TestSettleCancelledInTheIdle(t *testing.T) {
-	cfg := Config{Layouts: []string{"hashed", "packed"}, Rows: 1000, NoRead: true, InProcess: true, SettleSeconds: 2}
+	cfg := config.Config{Layouts: []string{"hashed", "packed"}, Rows: 1000, NoRead: true, InProcess: true, SettleSeconds: 2}
 	ctx, cancel := context.WithCancel(context.Background())
 	var measured []string
 	start := time.Now()
 	res, err := Run(ctx, cfg, RunOptions{OnResult: func(r result.Result) error {
 		measured = append(measured, r.Layout)
 		return nil
-	}, Progress: func(p Progress) {
-		if p.Phase == PhaseDone {
+	}, Progress: func(p worker.Progress) {
+		if p.Phase == worker.PhaseDone {
 			cancel() // in the first load: the second one's idle is cut short
 		}
 	}})
-	if !errors.Is(err, ErrCancelled) || len(res) != 1 || !slices.Equal(measured, []string{"hashed"}) {
+	if !errors.Is(err, fault.ErrCancelled) || len(res) != 1 || !slices.Equal(measured, []string{"hashed"}) {
 		t.Errorf("cancelled in the idle: %d results, %v saved, err %v; want hashed kept and ErrCancelled", len(res), measured, err)
 	}
 	if took := time.Since(start); took > 3500*time.Millisecond {
@@ -425,11 +427,11 @@ func TestSettleCancelledInTheIdle(t *testing.T) {
 // result and in the job's name, and labels runs apart from unsettled ones.
 // (The planner's calibration idles by its configs: TestCalibrationAtAGivenSize.)
 func TestSettleFromTheConfig(t *testing.T) {
-	cfg := Config{Layouts: []string{"hashed", "packed"}, Rows: 1000, NoRead: true, InProcess: true, SettleSeconds: 0.6}
-	var idle []Progress
+	cfg := config.Config{Layouts: []string{"hashed", "packed"}, Rows: 1000, NoRead: true, InProcess: true, SettleSeconds: 0.6}
+	var idle []worker.Progress
 	start := time.Now()
-	res, err := Run(context.Background(), cfg, RunOptions{Progress: func(p Progress) {
-		if p.Phase == PhaseSettle {
+	res, err := Run(context.Background(), cfg, RunOptions{Progress: func(p worker.Progress) {
+		if p.Phase == worker.PhaseSettle {
 			idle = append(idle, p)
 		}
 	}})
@@ -454,7 +456,7 @@ func TestSettleFromTheConfig(t *testing.T) {
 			t.Errorf("idle progress went back: %v then %v", idle[i-1].Seconds, idle[i].Seconds)
 		}
 	}
-	if name := RunJobName(cfg); !strings.Contains(name, "settle 0.6s") {
+	if name := config.RunJobName(cfg); !strings.Contains(name, "settle 0.6s") {
 		t.Errorf("job name %q does not say the idle", name)
 	}
 	plain := res[1]
@@ -463,8 +465,8 @@ func TestSettleFromTheConfig(t *testing.T) {
 		t.Errorf("labels %q; want the settled run labelled apart", labels)
 	}
 	for _, v := range []float64{-1, 601, math.NaN()} {
-		err := Config{SettleSeconds: v}.Validate()
-		var fe *FieldError
+		err := config.Config{SettleSeconds: v}.Validate()
+		var fe *fault.FieldError
 		if !errors.As(err, &fe) || fe.Field != "settle_seconds" || fe.Allowed != "0 to 600 seconds" {
 			t.Errorf("settle %v: %v; want a settle_seconds field error, 0 to 600 seconds", v, err)
 		}
@@ -488,8 +490,8 @@ func TestSourceCountProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	var counts []int64
-	_, err := Run(context.Background(), Config{Layouts: []string{"hashed"}, Source: path, NoRead: true, InProcess: true}, RunOptions{Progress: func(p Progress) {
-		if p.Phase == PhaseCount {
+	_, err := Run(context.Background(), config.Config{Layouts: []string{"hashed"}, Source: path, NoRead: true, InProcess: true}, RunOptions{Progress: func(p worker.Progress) {
+		if p.Phase == worker.PhaseCount {
 			counts = append(counts, p.Rows)
 		}
 	}})
@@ -505,9 +507,9 @@ func TestSourceCountProgress(t *testing.T) {
 // checked by the guard (and named, if cancelled) at its own row count, not
 // at the first config's: the synthetic source's rows are each config's.
 func TestSweepRunsAreCheckedAtTheirOwnRows(t *testing.T) {
-	var cfgs []Config // a growth sweep's
+	var cfgs []config.Config // a growth sweep's
 	for _, rows := range []int64{10_000, 100_000, 1_000_000} {
-		cfgs = append(cfgs, Config{Layouts: []string{"packed"}, Rows: rows})
+		cfgs = append(cfgs, config.Config{Layouts: []string{"packed"}, Rows: rows})
 	}
 	runs, err := prepare(context.Background(), cfgs, nil)
 	if err != nil {

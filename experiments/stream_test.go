@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/packlab/packlab/experiments/config"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/result"
 )
 
@@ -48,7 +50,7 @@ func fifoWithData(t *testing.T, data string) string {
 
 // runWithin is Run, failing the test if it has not returned within limit
 // (a FIFO read twice hangs: the pre-scan takes the data, the load waits).
-func runWithin(t *testing.T, limit time.Duration, cfg Config) ([]result.Result, error) {
+func runWithin(t *testing.T, limit time.Duration, cfg config.Config) ([]result.Result, error) {
 	t.Helper()
 	type out struct {
 		res []result.Result
@@ -78,7 +80,7 @@ func TestStreamReadOnce(t *testing.T) {
 	const n = 5000
 	for _, inProcess := range []bool{false, true} {
 		fifo := fifoWithData(t, keysTSV(n))
-		res, err := runWithin(t, 60*time.Second, Config{Layouts: []string{"packed"}, Source: fifo, InProcess: inProcess})
+		res, err := runWithin(t, 60*time.Second, config.Config{Layouts: []string{"packed"}, Source: fifo, InProcess: inProcess})
 		if err != nil {
 			t.Fatalf("in-process %v: %v", inProcess, err)
 		}
@@ -95,7 +97,7 @@ func TestStreamReadOnce(t *testing.T) {
 	var err error
 	done := make(chan struct{})
 	go func() {
-		mc, err = Check(context.Background(), Config{Layouts: []string{"hashed"}, Source: fifo})
+		mc, err = Check(context.Background(), config.Config{Layouts: []string{"hashed"}, Source: fifo})
 		close(done)
 	}()
 	select {
@@ -115,12 +117,12 @@ func TestStreamLoadedTwiceRefused(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skip("no FIFOs here:", err)
 	}
-	for _, cfg := range []Config{
+	for _, cfg := range []config.Config{
 		{Layouts: []string{"packed", "hashed"}, Source: fifo},
 		{Layouts: []string{"packed"}, Source: fifo, Repeats: 3},
 	} {
 		_, err := runWithin(t, 10*time.Second, cfg)
-		var fe *FieldError
+		var fe *fault.FieldError
 		if !errors.As(err, &fe) || fe.Field != "source" || !strings.Contains(err.Error(), "is a pipe, which can be read only once, but this job loads it") {
 			t.Errorf("Run(%+v) = %v, want a source refusal", cfg, err)
 		}
@@ -138,8 +140,8 @@ func TestCancelledPrescanSaysCancelled(t *testing.T) {
 	os.WriteFile(path, buf.Bytes(), 0o644)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := Check(ctx, Config{Layouts: []string{"packed"}, Source: path})
-	if !errors.Is(err, ErrCancelled) || strings.Contains(err.Error(), "has no rows") {
+	_, err := Check(ctx, config.Config{Layouts: []string{"packed"}, Source: path})
+	if !errors.Is(err, fault.ErrCancelled) || strings.Contains(err.Error(), "has no rows") {
 		t.Errorf("cancelled pre-scan: %v, want cancelled and no word of rows", err)
 	}
 }
@@ -161,7 +163,7 @@ func TestFileChangedDuringTheJob(t *testing.T) {
 		_, err = f.WriteString("5000\t1\n5001\t2\n")
 		return err
 	}
-	res, err := Run(context.Background(), Config{Layouts: []string{"packed", "hashed"}, Source: path, InProcess: true}, RunOptions{OnResult: grow})
+	res, err := Run(context.Background(), config.Config{Layouts: []string{"packed", "hashed"}, Source: path, InProcess: true}, RunOptions{OnResult: grow})
 	if len(res) != 1 || err == nil || !strings.Contains(err.Error(), "changed while this job read it") || !strings.Contains(err.Error(), "1,000 rows") {
 		t.Errorf("a file grown between runs: %d results, %v; want packed's and the job stopped saying so", len(res), err)
 	}

@@ -11,6 +11,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/packlab/packlab/experiments/config"
+	"github.com/packlab/packlab/experiments/fault"
+	"github.com/packlab/packlab/experiments/worker"
 )
 
 // TestMain lets this test binary serve as a worker process: the isolated
@@ -56,14 +60,14 @@ func TestCancelKillsWorker(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var cancelledAt time.Time
-	cfg := Config{Layouts: []string{"packed", "hashed"}, Rows: 50_000_000, NoRead: true}
-	res, err := Run(ctx, cfg, RunOptions{Progress: func(p Progress) {
-		if cancelledAt.IsZero() && p.Phase == PhaseLoad && p.Rows > 0 {
+	cfg := config.Config{Layouts: []string{"packed", "hashed"}, Rows: 50_000_000, NoRead: true}
+	res, err := Run(ctx, cfg, RunOptions{Progress: func(p worker.Progress) {
+		if cancelledAt.IsZero() && p.Phase == worker.PhaseLoad && p.Rows > 0 {
 			cancelledAt = time.Now()
 			cancel()
 		}
 	}})
-	if !errors.Is(err, ErrCancelled) {
+	if !errors.Is(err, fault.ErrCancelled) {
 		t.Fatalf("Run after cancel: err = %v, want ErrCancelled", err)
 	}
 	if !strings.Contains(err.Error(), "packed at 50M rows was stopped before it finished") {
@@ -93,13 +97,13 @@ func TestCancelInProcess(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var at time.Time
-	_, err := Run(ctx, Config{Layouts: []string{"packed"}, Rows: 50_000_000, NoRead: true, InProcess: true}, RunOptions{Progress: func(p Progress) {
+	_, err := Run(ctx, config.Config{Layouts: []string{"packed"}, Rows: 50_000_000, NoRead: true, InProcess: true}, RunOptions{Progress: func(p worker.Progress) {
 		if at.IsZero() && p.Rows > 0 {
 			at = time.Now()
 			cancel()
 		}
 	}})
-	if !errors.Is(err, ErrCancelled) {
+	if !errors.Is(err, fault.ErrCancelled) {
 		t.Fatalf("err = %v, want ErrCancelled", err)
 	}
 	if d := time.Since(at); d > 3*time.Second {
@@ -120,7 +124,7 @@ func TestWorkerCrashIsOneLine(t *testing.T) {
 		return exec.CommandContext(ctx, sh, "-c", "cat >/dev/null & echo 'panic: boom' >&2; echo 'goroutine 1 [running]:' >&2; echo 'main.main()' >&2; exit 2"), nil
 	}
 	defer func() { workerCommand = orig }()
-	_, err = Run(context.Background(), Config{Layouts: []string{"hashed"}, Rows: 1000}, RunOptions{})
+	_, err = Run(context.Background(), config.Config{Layouts: []string{"hashed"}, Rows: 1000}, RunOptions{})
 	if err == nil {
 		t.Fatal("Run succeeded with a crashing worker")
 	}

@@ -32,6 +32,7 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/report"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
@@ -514,7 +515,7 @@ func TestBrowserLab(t *testing.T) {
 	var browserLoads, nativeLoads, browserReads, nativeReads []float64
 	var last result.Result
 	for i := range 4 {
-		nat, err := experiments.Run(context.Background(), experiments.Config{Layouts: []string{"packed"}, Rows: 1_000_000, InProcess: true}, experiments.RunOptions{})
+		nat, err := experiments.Run(context.Background(), config.Config{Layouts: []string{"packed"}, Rows: 1_000_000, InProcess: true}, experiments.RunOptions{})
 		if err != nil || len(nat) != 1 {
 			t.Fatalf("the native run: %v", err)
 		}

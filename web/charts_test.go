@@ -14,6 +14,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/planner"
 	"github.com/packlab/packlab/experiments/report"
 	"github.com/packlab/packlab/experiments/result"
@@ -40,7 +41,7 @@ func TestChartsFitTheirBox(t *testing.T) {
 	// Real results, measured in this process: three configurations whose
 	// labels carry types, rows and shards.
 	var results []result.Result
-	for _, cfg := range []experiments.Config{
+	for _, cfg := range []config.Config{
 		{Layouts: []string{"packed", "hashed"}, Key: "UInt64", Rows: 10_000},
 		{Layouts: []string{"packed", "hashed"}, Key: "UInt8", Rows: 10_000},
 		{Layouts: []string{"sparse", "hashed_array"}, Key: "UInt32", Value: "UUID", Rows: 20_000, Shards: 4},

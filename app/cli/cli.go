@@ -27,6 +27,8 @@ import (
 	"github.com/packlab/packlab/app/serve"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/chdriver"
+	"github.com/packlab/packlab/experiments/config"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/refdriver"
 	"github.com/packlab/packlab/experiments/report"
 	"github.com/packlab/packlab/experiments/result"
@@ -34,6 +36,7 @@ import (
 	"github.com/packlab/packlab/experiments/sweep"
 	"github.com/packlab/packlab/experiments/text"
 	"github.com/packlab/packlab/experiments/usecase"
+	"github.com/packlab/packlab/experiments/worker"
 )
 
 // Main is the whole command line, as main runs it: it prints an error as
@@ -117,15 +120,15 @@ func (e *signalExit) Unwrap() error { return e.err }
 // a file's content, or the memory guard's refusal: the input asks for more
 // than the machine has), 1 for a failure while running.
 func exitCode(err error) int {
-	var fe *experiments.FieldError
-	var ie *experiments.InputError
+	var fe *fault.FieldError
+	var ie *fault.InputError
 	var ue *flags.UsageError
 	var me *experiments.MemoryError
 	var se *signalExit
 	switch {
 	case errors.As(err, &se):
 		return 128 + int(se.sig)
-	case errors.Is(err, experiments.ErrCancelled):
+	case errors.Is(err, fault.ErrCancelled):
 		return 130
 	case errors.As(err, &fe), errors.As(err, &ie), errors.As(err, &ue), errors.As(err, &me):
 		return 2
@@ -211,7 +214,7 @@ func help(args []string, stdout io.Writer) error {
 
 // runFlags are the flags of run and sweep.
 type runFlags struct {
-	cfg        experiments.Config
+	cfg        config.Config
 	format     string
 	resultsDir string
 	noSave     bool
@@ -233,7 +236,7 @@ func newRunFlags(fs *flag.FlagSet, sweep bool) *runFlags {
 			}
 		}
 		if len(c.Layouts) == 0 {
-			return flags.Usagef("--layout %q: no layout given (allowed: a comma-separated list of %s)", s, experiments.LayoutNames())
+			return flags.Usagef("--layout %q: no layout given (allowed: a comma-separated list of %s)", s, config.LayoutNames())
 		}
 		return nil
 	})
@@ -250,7 +253,7 @@ func newRunFlags(fs *flag.FlagSet, sweep bool) *runFlags {
 		t := strings.TrimSpace(s)
 		v, err := strconv.ParseUint(t, 10, 64)
 		if err != nil || len(t) > 1 && t[0] == '0' {
-			return flags.Usagef("--seed %s: not a decimal whole number (allowed: 0 to %d, written in decimal without leading zeros)", experiments.ShowValue(s), uint64(math.MaxUint64))
+			return flags.Usagef("--seed %s: not a decimal whole number (allowed: 0 to %d, written in decimal without leading zeros)", fault.ShowValue(s), uint64(math.MaxUint64))
 		}
 		c.Seed = v
 		return nil
@@ -266,16 +269,16 @@ func newRunFlags(fs *flag.FlagSet, sweep bool) *runFlags {
 		return nil
 	})
 	fs.Func("repeats", "repeats", func(s string) error {
-		return intFlag("--repeats", s, 1, experiments.MaxRepeats, &c.Repeats)
+		return intFlag("--repeats", s, 1, config.MaxRepeats, &c.Repeats)
 	})
 	fs.BoolVar(&c.NoRead, "no-read", false, "skip the read phase")
 	fs.Func("miss-rate", "miss rate", func(s string) error { return floatFlag("--miss-rate", s, 0, 1, &c.MissRate) })
 	fs.StringVar(&c.ShardSelect, "shard-select", "", "auto, modulo or mask")
 	fs.Func("block-rows", "rows per source block", func(s string) error {
-		return intFlag("--block-rows", s, 1, experiments.MaxBlockRows, &c.BlockRows)
+		return intFlag("--block-rows", s, 1, config.MaxBlockRows, &c.BlockRows)
 	})
 	fs.Func("threads", "threads of the measuring process", func(s string) error {
-		return intFlag("--threads", s, 1, experiments.MaxThreads, &c.Threads)
+		return intFlag("--threads", s, 1, config.MaxThreads, &c.Threads)
 	})
 	fs.StringVar(&c.HugePages, "huge-pages", "", "on or off")
 	fs.BoolVar(&c.Preallocate, "preallocate", false, "reserve the tables for --rows before the load")
@@ -308,30 +311,30 @@ func runFlagConflicts(fs *flag.FlagSet, f *runFlags) error {
 func intFlag(name, s string, lo, hi int, dst *int) error {
 	v, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil {
-		return flags.Usagef("%s %s: not a whole number (allowed: %d to %d)", name, experiments.ShowValue(s), lo, hi)
+		return flags.Usagef("%s %s: not a whole number (allowed: %d to %d)", name, fault.ShowValue(s), lo, hi)
 	}
 	if v < lo || v > hi {
-		return flags.Usagef("%s %s: out of range (allowed: %d to %d)", name, experiments.ShowValue(s), lo, hi)
+		return flags.Usagef("%s %s: out of range (allowed: %d to %d)", name, fault.ShowValue(s), lo, hi)
 	}
 	*dst = v
 	return nil
 }
 
 // settleFlag reads --settle: seconds ("8", "2.5") or a duration ("8s",
-// "1m30s"), 0 to experiments.MaxSettleSeconds.
+// "1m30s"), 0 to config.MaxSettleSeconds.
 func settleFlag(s string, dst *float64) error {
-	allowed := fmt.Sprintf("0 to %d seconds: 8, 2.5, 8s, 1m", experiments.MaxSettleSeconds)
+	allowed := fmt.Sprintf("0 to %d seconds: 8, 2.5, 8s, 1m", config.MaxSettleSeconds)
 	t := strings.TrimSpace(s)
 	v, err := strconv.ParseFloat(t, 64)
 	if err != nil {
 		d, derr := time.ParseDuration(t)
 		if derr != nil {
-			return flags.Usagef("--settle %s: not a number of seconds or a duration (allowed: %s)", experiments.ShowValue(s), allowed)
+			return flags.Usagef("--settle %s: not a number of seconds or a duration (allowed: %s)", fault.ShowValue(s), allowed)
 		}
 		v = d.Seconds()
 	}
-	if !(v >= 0 && v <= experiments.MaxSettleSeconds) {
-		return flags.Usagef("--settle %s: out of range (allowed: %s)", experiments.ShowValue(s), allowed)
+	if !(v >= 0 && v <= config.MaxSettleSeconds) {
+		return flags.Usagef("--settle %s: out of range (allowed: %s)", fault.ShowValue(s), allowed)
 	}
 	*dst = v
 	return nil
@@ -340,10 +343,10 @@ func settleFlag(s string, dst *float64) error {
 func floatFlag(name, s string, lo, hi float64, dst *float64) error {
 	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		return flags.Usagef("%s %s: not a number (allowed: %v to %v)", name, experiments.ShowValue(s), lo, hi)
+		return flags.Usagef("%s %s: not a number (allowed: %v to %v)", name, fault.ShowValue(s), lo, hi)
 	}
 	if v < lo || v > hi {
-		return flags.Usagef("%s %s: out of range (allowed: %v to %v)", name, experiments.ShowValue(s), lo, hi)
+		return flags.Usagef("%s %s: out of range (allowed: %v to %v)", name, fault.ShowValue(s), lo, hi)
 	}
 	*dst = v
 	return nil
@@ -356,7 +359,7 @@ func checkFormat(format string, allowed []string) error {
 			return nil
 		}
 	}
-	return flags.Usagef("--format %s: unknown format (allowed: %s)", experiments.ShowValue(format), strings.Join(allowed, ", "))
+	return flags.Usagef("--format %s: unknown format (allowed: %s)", fault.ShowValue(format), strings.Join(allowed, ", "))
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -371,7 +374,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := runFlagConflicts(fs, f); err != nil {
 		return err
 	}
-	return measure(f, experiments.RunJobName(f.cfg), stdout, stderr, func(h usecase.Hooks) (usecase.Measured, error) {
+	return measure(f, config.RunJobName(f.cfg), stdout, stderr, func(h usecase.Hooks) (usecase.Measured, error) {
 		return usecase.Run(ctx, f.cfg, h)
 	}, func() error { return f.cfg.Validate() })
 }
@@ -405,7 +408,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	opt := sweep.Options{MaxShards: f.maxShards, WithReferences: f.withRefs, WithClickHouse: f.withCH}
 	var measured []result.Result
-	err = measure(f, experiments.SweepJobName(sw.Name, f.cfg), stdout, stderr, func(h usecase.Hooks) (usecase.Measured, error) {
+	err = measure(f, config.SweepJobName(sw.Name, f.cfg), stdout, stderr, func(h usecase.Hooks) (usecase.Measured, error) {
 		m, err := usecase.Sweep(ctx, sw.Name, f.cfg, opt, h)
 		measured = m.Results
 		return m, err
@@ -459,7 +462,7 @@ func measure(f *runFlags, jobName string, stdout, stderr io.Writer,
 	if saved := len(m.Saved); saved > 0 {
 		fmt.Fprintf(stderr, "packlab: saved %d result(s) in %s as job %s (%s)\n", saved, h.Store.Dir, job.ID, text.Terminal(text.Short(job.Name, text.MaxLabel)))
 	}
-	if runErr != nil && errors.Is(runErr, experiments.ErrCancelled) {
+	if runErr != nil && errors.Is(runErr, fault.ErrCancelled) {
 		return fmt.Errorf("%w; %d result(s) measured before it", runErr, len(m.Results))
 	}
 	return runErr
@@ -495,11 +498,11 @@ func newProgressBar(stderr io.Writer) *progressBar {
 	return b
 }
 
-func (b *progressBar) update(p experiments.Progress) {
+func (b *progressBar) update(p worker.Progress) {
 	if !b.on {
 		return
 	}
-	if p.Phase == experiments.PhaseDone || p.Seconds < 1 {
+	if p.Phase == worker.PhaseDone || p.Seconds < 1 {
 		b.clear() // a finished run, or the first second of a load after an idle's line
 		return
 	}
@@ -515,17 +518,17 @@ func (b *progressBar) clear() {
 }
 
 // progressLine is the bar's text: run n of m, layout, rows, rows/s, ETA, RSS.
-func progressLine(p experiments.Progress) string {
-	if p.Phase == experiments.PhaseCount {
+func progressLine(p worker.Progress) string {
+	if p.Phase == worker.PhaseCount {
 		return fmt.Sprintf("counting the source's rows before the load (the memory check needs them): %s rows  %s rows/s",
 			shortCount(p.Rows), shortCount(int64(float64(p.Rows)/max(p.Seconds, 1e-9))))
 	}
 	s := fmt.Sprintf("[%d/%d] %s ", p.Repeat, p.Repeats, p.Layout)
-	if p.Phase == experiments.PhaseSettle {
+	if p.Phase == worker.PhaseSettle {
 		return s + fmt.Sprintf("idling %s of %s before the load, so that it starts on fresh memory",
 			time.Duration(p.Seconds*float64(time.Second)).Round(time.Second), time.Duration(p.SettleSeconds*float64(time.Second)).Round(100*time.Millisecond))
 	}
-	if p.Phase == experiments.PhaseRead {
+	if p.Phase == worker.PhaseRead {
 		return s + fmt.Sprintf("loaded %s rows, reading ...  RSS %s", text.Rows(p.Rows), text.Bytes(p.RSSBytes))
 	}
 	rate := float64(p.Rows) / p.Seconds
@@ -665,7 +668,7 @@ func (a *reportArgs) pick(ctx context.Context, stderr io.Writer) ([]result.Resul
 	if len(a.ids) > 0 {
 		for _, id := range a.ids {
 			if err := ctx.Err(); err != nil {
-				return nil, nil, fmt.Errorf("%w: report (%v)", experiments.ErrCancelled, err)
+				return nil, nil, fmt.Errorf("%w: report (%v)", fault.ErrCancelled, err)
 			}
 			r, err := st.Load(id)
 			if err != nil {
@@ -707,7 +710,7 @@ func (a *reportArgs) pickJobs(saved []store.JobResults) ([]store.JobResults, err
 		for _, id := range a.jobs {
 			i := slices.IndexFunc(saved, func(j store.JobResults) bool { return j.ID == id })
 			if i < 0 {
-				return nil, flags.Usagef("--job %s: no such job in %s (allowed: job ids listed by 'packlab report --list')", experiments.ShowValue(id), a.dir)
+				return nil, flags.Usagef("--job %s: no such job in %s (allowed: job ids listed by 'packlab report --list')", fault.ShowValue(id), a.dir)
 			}
 			jobs = append(jobs, saved[i])
 		}
@@ -721,7 +724,7 @@ func (a *reportArgs) pickJobs(saved []store.JobResults) ([]store.JobResults, err
 		}
 		if len(jobs) == 0 {
 			return nil, flags.Usagef("--since %s: no job started since %s in %s (allowed: a time before the last job, %s)",
-				experiments.ShowValue(a.since), a.after.Local().Format("2006-01-02 15:04:05"), a.dir, localTime(saved[0].StartedAt))
+				fault.ShowValue(a.since), a.after.Local().Format("2006-01-02 15:04:05"), a.dir, localTime(saved[0].StartedAt))
 		}
 	case a.list:
 		jobs = saved
@@ -764,7 +767,7 @@ func (a *reportArgs) write(ctx context.Context, results []result.Result, jobs []
 		err = report.WriteJobsReport(w, results, ins, title)
 	}
 	if err == nil && ctx.Err() != nil {
-		err = fmt.Errorf("%w: report (%v); nothing written", experiments.ErrCancelled, context.Cause(ctx))
+		err = fmt.Errorf("%w: report (%v); nothing written", fault.ErrCancelled, context.Cause(ctx))
 	}
 	if output != nil && err == nil {
 		if err = output.Commit(); err == nil {
@@ -798,7 +801,7 @@ func idsFlag(fs *flag.FlagSet, name, value, what, lister string) ([]string, erro
 		}
 	}
 	if _, set := flags.Given(fs, name); set && len(list) == 0 {
-		return nil, flags.Usagef("--%s %s: no %s in it (allowed: ids listed by '%s', comma-separated)", name, experiments.ShowValue(value), what, lister)
+		return nil, flags.Usagef("--%s %s: no %s in it (allowed: ids listed by '%s', comma-separated)", name, fault.ShowValue(value), what, lister)
 	}
 	return list, nil
 }
@@ -824,7 +827,7 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 			return t, nil
 		}
 	}
-	return time.Time{}, flags.Usagef("--since %s: not a time (allowed: a duration back from now like 90m, 2h or 3d; a date 2026-12-01; a time 2026-12-01T10:00)", experiments.ShowValue(s))
+	return time.Time{}, flags.Usagef("--since %s: not a time (allowed: a duration back from now like 90m, 2h or 3d; a date 2026-12-01; a time 2026-12-01T10:00)", fault.ShowValue(s))
 }
 
 // localTime shows an RFC 3339 time in this machine's zone.
@@ -1017,7 +1020,7 @@ Output:
 
 // usageRunText is usageRun with what this machine has of the reference maps.
 func usageRunText() string {
-	layouts := strings.ReplaceAll(experiments.LayoutNames(), "; ", ";\n                        ")
+	layouts := strings.ReplaceAll(config.LayoutNames(), "; ", ";\n                        ")
 	return strings.NewReplacer("{{layouts}}", layouts, "{{refs}}", referencesStatus(), "{{ch}}", clickHouseStatus(), "{{results}}", resultsDirText()).Replace(usageRun)
 }
 

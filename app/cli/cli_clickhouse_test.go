@@ -153,29 +153,9 @@ func TestClickHouseSignal(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if m, _ := filepath.Glob(filepath.Join(tmp, "packlab-ch-*", "files")); len(m) == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			t.Fatalf("no ClickHouse folder after 60 s; stderr: %s", stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	time.Sleep(300 * time.Millisecond) // the worker started, the rows streaming
-	if err := cmd.Process.Signal(syscall.SIGQUIT); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		_ = cmd.Process.Kill()
-		t.Fatal("packlab did not exit within 20 s of SIGQUIT")
-	}
+	// 300 ms after the folder: the worker started, the rows streaming.
+	signalWhen(t, cmd, &stderr, filepath.Join(tmp, "packlab-ch-*", "files"), "ClickHouse folder",
+		300*time.Millisecond, syscall.SIGQUIT, 20*time.Second)
 	if got := cmd.ProcessState.ExitCode(); got != 131 {
 		t.Errorf("exit code %d after SIGQUIT, want 131", got)
 	}

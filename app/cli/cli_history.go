@@ -13,7 +13,7 @@ import (
 	"strings"
 
 	"github.com/packlab/packlab/app/flags"
-	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/store"
 )
 
@@ -51,22 +51,15 @@ func cmdHistory(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if fs.NArg() > 0 {
 		return flags.Usagef("history clear: unexpected argument %q (flags start with --)", fs.Arg(0))
 	}
-	if *dir == "" {
-		d, err := store.DefaultResultsDir()
-		if err != nil {
-			return err
-		}
-		*dir = d
+	folder, err := historyFolder(*dir, "nothing to clear", stderr)
+	if folder == "" || err != nil {
+		return err
 	}
-	if st, err := os.Stat(*dir); err != nil || !st.IsDir() {
-		fmt.Fprintf(stderr, "packlab: no results folder at %s: nothing to clear\n", *dir)
-		return nil
-	}
-	saved := &store.Store{Dir: *dir}
+	saved := &store.Store{Dir: folder}
 	if pids := saved.JobsSaving(); len(pids) > 0 {
 		// Deleting now would take what a running job has saved, and the
 		// job would go on saving (a sweep said "saved 1350" of none).
-		return fmt.Errorf("history clear: a job is saving into %s (packlab process %d): nothing deleted; clear it once that job has ended", *dir, pids[0])
+		return fmt.Errorf("history clear: a job is saving into %s (packlab process %d): nothing deleted; clear it once that job has ended", folder, pids[0])
 	}
 	jobs, problems, err := saved.Jobs(ctx)
 	if err != nil {
@@ -80,12 +73,12 @@ func cmdHistory(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		}
 	}
 	if n == 0 && inspected == 0 {
-		fmt.Fprintf(stderr, "packlab: no results in %s: nothing to clear\n", *dir)
+		fmt.Fprintf(stderr, "packlab: no results in %s: nothing to clear\n", folder)
 		return nil
 	}
-	question := fmt.Sprintf("delete %d result(s) of %d job(s) in %s", n, len(jobs), *dir)
+	question := fmt.Sprintf("delete %d result(s) of %d job(s) in %s", n, len(jobs), folder)
 	if inspected > 0 {
-		question = fmt.Sprintf("delete %d result(s) and %d inspection(s), %d job(s) in all, in %s", n, inspected, len(jobs), *dir)
+		question = fmt.Sprintf("delete %d result(s) and %d inspection(s), %d job(s) in all, in %s", n, inspected, len(jobs), folder)
 	}
 	if ok, err := confirm(ctx, question, *yes, stdin, stderr); !ok || err != nil {
 		return err
@@ -100,7 +93,7 @@ func cmdHistory(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		}
 		for _, r := range j.Results {
 			if err := ctx.Err(); err != nil {
-				return fmt.Errorf("%w: history clear after %d of %d results (%v)", experiments.ErrCancelled, deleted, n, err)
+				return fmt.Errorf("%w: history clear after %d of %d results (%v)", fault.ErrCancelled, deleted, n, err)
 			}
 			if err := saved.Delete(r.ID); err != nil {
 				return fmt.Errorf("history clear: %d of %d results deleted, then: %w", deleted, n, err)
@@ -109,9 +102,9 @@ func cmdHistory(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		}
 	}
 	if inspected > 0 {
-		fmt.Fprintf(stderr, "packlab: deleted %d result(s) and %d inspection(s), %d job(s), from %s\n", deleted, deletedInspections, len(jobs), *dir)
+		fmt.Fprintf(stderr, "packlab: deleted %d result(s) and %d inspection(s), %d job(s), from %s\n", deleted, deletedInspections, len(jobs), folder)
 	} else {
-		fmt.Fprintf(stderr, "packlab: deleted %d result(s) of %d job(s) from %s\n", deleted, len(jobs), *dir)
+		fmt.Fprintf(stderr, "packlab: deleted %d result(s) of %d job(s) from %s\n", deleted, len(jobs), folder)
 	}
 	if len(problems) > 0 {
 		fmt.Fprintf(stderr, "packlab: left %d file(s) that are not readable results (they are named above)\n", len(problems))
@@ -120,6 +113,25 @@ func cmdHistory(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		}
 	}
 	return nil
+}
+
+// historyFolder is the results folder a history command reads: dir
+// (--results), or this user's default. It is "" when there is no such
+// folder, which a line on stderr says, ending in nothing (what there is to
+// do then).
+func historyFolder(dir, nothing string, stderr io.Writer) (string, error) {
+	if dir == "" {
+		d, err := store.DefaultResultsDir()
+		if err != nil {
+			return "", err
+		}
+		dir = d
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		fmt.Fprintf(stderr, "packlab: no results folder at %s: %s\n", dir, nothing)
+		return "", nil
+	}
+	return dir, nil
 }
 
 // historyList prints the saved jobs, as report --list does: a run's
@@ -133,18 +145,11 @@ func historyList(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if fs.NArg() > 0 {
 		return flags.Usagef("history list: unexpected argument %q (flags start with --)", fs.Arg(0))
 	}
-	if *dir == "" {
-		d, err := store.DefaultResultsDir()
-		if err != nil {
-			return err
-		}
-		*dir = d
+	folder, err := historyFolder(*dir, "nothing saved", stderr)
+	if folder == "" || err != nil {
+		return err
 	}
-	if st, err := os.Stat(*dir); err != nil || !st.IsDir() {
-		fmt.Fprintf(stderr, "packlab: no results folder at %s: nothing saved\n", *dir)
-		return nil
-	}
-	jobs, problems, err := (&store.Store{Dir: *dir}).Jobs(ctx)
+	jobs, problems, err := (&store.Store{Dir: folder}).Jobs(ctx)
 	if err != nil {
 		return err
 	}
@@ -171,7 +176,7 @@ func confirm(ctx context.Context, question string, yes bool, stdin io.Reader, st
 	answer, err := readAnswer(ctx, stdin)
 	if err != nil {
 		fmt.Fprintln(stderr)
-		return false, fmt.Errorf("%w: history clear asked and deleted nothing (%v)", experiments.ErrCancelled, context.Cause(ctx))
+		return false, fmt.Errorf("%w: history clear asked and deleted nothing (%v)", fault.ErrCancelled, context.Cause(ctx))
 	}
 	if answer = strings.TrimSpace(answer); answer != "y" && answer != "Y" && answer != "yes" {
 		fmt.Fprintln(stderr, "packlab: nothing deleted")

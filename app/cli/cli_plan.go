@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/app/flags"
-	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/chdriver"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/planner"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/store"
@@ -39,7 +39,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	var bar *progressBar
 	start := time.Now()
 	ans, err := usecase.Plan(ctx, usecase.PlanAsk{Request: a.req, Calibration: calibration, Store: saved, NoSave: a.noSave,
-		Calibrating: func(cfgs []experiments.Config) (context.Context, usecase.Hooks, func(), error) {
+		Calibrating: func(cfgs []config.Config) (context.Context, usecase.Hooks, func(), error) {
 			fmt.Fprintln(stderr, calibrationLine(cfgs))
 			bar = newProgressBar(stderr)
 			job := result.NewJob(planner.CalibrationJobName(cfgs), result.FaceCLI, start)
@@ -91,7 +91,7 @@ func parsePlanArgs(args []string, stdout io.Writer) (*planArgs, error) {
 		return err
 	})
 	fs.Func("threads", "loader threads", func(s string) error {
-		return intFlag("--threads", s, 1, experiments.MaxThreads, &req.Threads)
+		return intFlag("--threads", s, 1, config.MaxThreads, &req.Threads)
 	})
 	fs.StringVar(&req.Prefer, "prefer", "", "balanced, memory, read or load")
 	fs.Func("growth", "percent the dictionary grows before its next reload", func(s string) error {
@@ -191,7 +191,7 @@ func (b *progressBar) hooks(job *result.Job) usecase.Hooks {
 
 // calibrationLine says what the planner's calibration measures and about
 // how long it takes.
-func calibrationLine(cfgs []experiments.Config) string {
+func calibrationLine(cfgs []config.Config) string {
 	var what []string
 	for i, c := range cfgs {
 		switch {

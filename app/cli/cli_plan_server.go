@@ -9,7 +9,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/planner"
 	"github.com/packlab/packlab/experiments/server"
@@ -29,7 +29,7 @@ func verifyPlanOnServer(ctx context.Context, plan planner.Plan, url, cluster, fo
 	if len(list) > 0 {
 		value = ""
 	}
-	attrs, err := experiments.ParseAttributes(value, list)
+	attrs, err := config.ParseAttributes(value, list)
 	if err != nil {
 		return err
 	}

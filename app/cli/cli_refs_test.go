@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/packlab/packlab/core"
-	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/refdriver"
 )
 
@@ -72,7 +72,7 @@ func TestReferenceFlagsRefused(t *testing.T) {
 		{[]string{"sweep", "growth", "--with-references", "--no-save"},
 			"--with-references: applies only to the seed-table sweep (allowed: sweep seed-table --with-references)"},
 		{[]string{"run", "--layout", "bogus", "--no-save"},
-			"--layout bogus: unknown layout (allowed: " + experiments.LayoutNames() + ")"},
+			"--layout bogus: unknown layout (allowed: " + config.LayoutNames() + ")"},
 	} {
 		_, _, err := packlab(t, c.args...)
 		if err == nil || err.Error() != c.want || exitCode(err) != 2 {

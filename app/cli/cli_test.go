@@ -20,9 +20,11 @@ import (
 	"github.com/packlab/packlab/app"
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/planner"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
+	"github.com/packlab/packlab/experiments/worker"
 )
 
 // mainEnv makes the test binary behave as the packlab command itself (see
@@ -115,7 +117,7 @@ func TestBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"run", "--layout", "hashed,bogus"}, "--layout bogus: unknown layout (allowed: " + experiments.LayoutNames() + ")"},
+		{[]string{"run", "--layout", "hashed,bogus"}, "--layout bogus: unknown layout (allowed: " + config.LayoutNames() + ")"},
 		{[]string{"run", "--key", "UInt7"}, "--key UInt7: unknown type " + types},
 		{[]string{"run", "--value", "String"}, "--value String: unknown type " + types},
 		{[]string{"run", "--rows", "0"}, "--rows 0: not positive " + rowsAllowed},
@@ -428,26 +430,26 @@ func TestHelpAndVersion(t *testing.T) {
 }
 
 func TestProgressLine(t *testing.T) {
-	p := experiments.Progress{Layout: "packed", Repeat: 2, Repeats: 5, Phase: experiments.PhaseLoad, Rows: 2_500_000, TotalRows: 10_000_000, Seconds: 2.5, RSSBytes: 100 << 20}
+	p := worker.Progress{Layout: "packed", Repeat: 2, Repeats: 5, Phase: worker.PhaseLoad, Rows: 2_500_000, TotalRows: 10_000_000, Seconds: 2.5, RSSBytes: 100 << 20}
 	want := "[2/5] packed [######..................] 2.5M/10.0M rows  1.0M rows/s  ETA 8s  RSS 100.0 MiB"
 	if got := progressLine(p); got != want {
 		t.Errorf("progressLine\n got %q\nwant %q", got, want)
 	}
-	p.Phase = experiments.PhaseRead
+	p.Phase = worker.PhaseRead
 	if got := progressLine(p); got != "[2/5] packed loaded 2.5M rows, reading ...  RSS 100.0 MiB" {
 		t.Errorf("read phase: %q", got)
 	}
-	idle := experiments.Progress{Layout: "packed", Repeat: 1, Repeats: 2, Phase: experiments.PhaseSettle, Seconds: 3.2, SettleSeconds: 8}
+	idle := worker.Progress{Layout: "packed", Repeat: 1, Repeats: 2, Phase: worker.PhaseSettle, Seconds: 3.2, SettleSeconds: 8}
 	if got := progressLine(idle); got != "[1/2] packed idling 3s of 8s before the load, so that it starts on fresh memory" {
 		t.Errorf("idle: %q", got)
 	}
-	count := experiments.Progress{Phase: experiments.PhaseCount, Rows: 12_300_000, TotalRows: -1, Seconds: 5}
+	count := worker.Progress{Phase: worker.PhaseCount, Rows: 12_300_000, TotalRows: -1, Seconds: 5}
 	if got := progressLine(count); got != "counting the source's rows before the load (the memory check needs them): 12.3M rows  2.5M rows/s" {
 		t.Errorf("counting: %q", got)
 	}
 	var buf bytes.Buffer
 	b := newProgressBar(&buf)
-	p.Phase = experiments.PhaseLoad
+	p.Phase = worker.PhaseLoad
 	b.update(p)
 	b.clear()
 	if buf.Len() != 0 {
@@ -472,6 +474,36 @@ func TestTerminate(t *testing.T) {
 	interruptWith(t, syscall.SIGTERM, 143, `stopped by SIGTERM`)
 }
 
+// signalWhen waits (60 s at most) for one file matching glob (what names it
+// in the failure), lets settle pass, sends sig to the started cmd and waits
+// (within at most) for it to exit.
+func signalWhen(t *testing.T, cmd *exec.Cmd, stderr *bytes.Buffer, glob, what string, settle time.Duration, sig os.Signal, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if m, _ := filepath.Glob(glob); len(m) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("no %s after 60 s; stderr: %s", what, stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	time.Sleep(settle)
+	if err := cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(within):
+		_ = cmd.Process.Kill()
+		t.Fatalf("packlab did not exit within %v of %v", within, sig)
+	}
+}
+
 func interruptWith(t *testing.T, sig os.Signal, code int, why string) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -488,30 +520,9 @@ func interruptWith(t *testing.T, sig os.Signal, code int, why string) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Wait for hashed's result file: sparse is then loading.
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if m, _ := filepath.Glob(filepath.Join(dir, "*-hashed-*.json")); len(m) == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			t.Fatalf("no hashed result after 60 s; stderr: %s", stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	time.Sleep(100 * time.Millisecond)
-	if err := cmd.Process.Signal(sig); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		_ = cmd.Process.Kill()
-		t.Fatalf("packlab did not exit within 10 s of %v", sig)
-	}
+	// After hashed's result file sparse is loading.
+	signalWhen(t, cmd, &stderr, filepath.Join(dir, "*-hashed-*.json"), "hashed result",
+		100*time.Millisecond, sig, 10*time.Second)
 	if got := cmd.ProcessState.ExitCode(); got != code {
 		t.Errorf("exit code %d, want %d", got, code)
 	}

@@ -13,12 +13,12 @@ import (
 
 // flagOfField is the command line's flag of each field the engine's
 // errors and texts name (package fault): the JSON names of
-// experiments.Config, planner.PlanRequest, sweep.Options,
+// config.Config, planner.PlanRequest, sweep.Options,
 // server.Settings, and the results folder's own (a job, result ids). The
 // command line's one table of them: every message it prints names the
 // flag a user types.
 var flagOfField = map[string]string{
-	// experiments.Config
+	// config.Config
 	"layouts":         "layout",
 	"key":             "key",
 	"value":           "value",

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/packlab/packlab/app/flags"
-	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/result"
 )
 
@@ -32,7 +32,7 @@ func typeFlags(fs *flag.FlagSet, key, value *string, attributes *[]string) {
 // rowsFlag defines --rows: a row count such as 1e9, 3B or 1_000_000.
 func rowsFlag(fs *flag.FlagSet, rows *int64) {
 	fs.Func("rows", "rows", func(s string) (err error) {
-		*rows, err = experiments.ParseRows(s)
+		*rows, err = config.ParseRows(s)
 		return err
 	})
 }

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/app/flags"
-	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/planner"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/store"
@@ -147,7 +147,7 @@ func TestReportSkipsTheCalibration(t *testing.T) {
 	// A calibration job started after the run, as `packlab plan
 	// --calibrate` makes one.
 	cal := run[0]
-	job := result.NewJob(planner.CalibrationJobName([]experiments.Config{{Rows: 2_000_000}}), "", time.Now().Add(time.Second))
+	job := result.NewJob(planner.CalibrationJobName([]config.Config{{Rows: 2_000_000}}), "", time.Now().Add(time.Second))
 	cal.Job, cal.ID = &job, job.ID+"-r1"
 	if err := (&store.Store{Dir: dir}).Save(cal); err != nil {
 		t.Fatal(err)

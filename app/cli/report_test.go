@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/report"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/store"
@@ -108,7 +109,7 @@ func TestReportFolderContents(t *testing.T) {
 	cancel()
 	out := filepath.Join(t.TempDir(), "r.html")
 	_, _, err = packlabWithin(t, 10*time.Second, ctx, "report", "--results", dir, "--out", out)
-	if !errors.Is(err, experiments.ErrCancelled) || exitCode(err) != 130 {
+	if !errors.Is(err, fault.ErrCancelled) || exitCode(err) != 130 {
 		t.Errorf("cancelled report: %v (exit %d), want cancelled, 130", err, exitCode(err))
 	}
 	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {

@@ -20,7 +20,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/fault"
 )
 
 // Rules is the rules as help states them.
@@ -51,7 +51,7 @@ func (v *strictValue) IsBoolFlag() bool { return v.isBool }
 func (v *strictValue) Set(s string) error {
 	err := v.set1(s)
 	var ue *UsageError
-	var fe *experiments.FieldError
+	var fe *fault.FieldError
 	if errors.As(err, &ue) || errors.As(err, &fe) {
 		v.err = err
 	}
@@ -64,13 +64,13 @@ func (v *strictValue) set1(s string) error {
 			return Usagef("--%s: given twice (allowed: each flag once)", v.name)
 		}
 		return Usagef("--%s %s: given twice, first as --%s %s (allowed: each flag once)",
-			v.name, experiments.ShowValue(s), v.name, experiments.ShowValue(v.given))
+			v.name, fault.ShowValue(s), v.name, fault.ShowValue(v.given))
 	}
 	v.set, v.given = true, s
 	if !v.isBool {
 		if strings.TrimSpace(s) == "" && !v.allowEmpty {
 			return Usagef("--%s %s: empty (allowed: a value; run 'packlab help %s', or leave the flag out for its default)",
-				v.name, experiments.ShowValue(s), v.cmd)
+				v.name, fault.ShowValue(s), v.cmd)
 		}
 		if name, ok := strings.CutPrefix(s, "-"); ok {
 			name, _, _ = strings.Cut(strings.TrimPrefix(name, "-"), "=")
@@ -130,7 +130,7 @@ func Shown(fs *flag.FlagSet, name string) string {
 		}
 		return "--" + name + "=" + v
 	}
-	return "--" + name + " " + experiments.ShowValue(v)
+	return "--" + name + " " + fault.ShowValue(v)
 }
 
 // Conflict is a pair of flags that cannot be given together, and why.

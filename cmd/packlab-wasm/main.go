@@ -2,7 +2,7 @@
 
 // Command packlab-wasm is the browser lab's Go side: the lab's API
 // (app.Lab) compiled to WebAssembly, run inside a Web Worker by
-// frontend/js/wasm-worker.js, which is its host (see app/bind_js.go).
+// frontend/js/wasm-worker.js, which is its host (see app/browser).
 // `make web` builds it into build/web/packlab.wasm; `packlab serve` serves
 // that folder.
 //
@@ -16,6 +16,7 @@ import (
 	"syscall/js"
 
 	"github.com/packlab/packlab/app"
+	"github.com/packlab/packlab/app/browser"
 )
 
 func main() {
@@ -28,7 +29,7 @@ func main() {
 	if d := host.Get("resultsDir"); d.Type() == js.TypeString {
 		dir = d.String()
 	}
-	if _, err := app.BindJS(host, app.Options{ResultsDir: dir}); err != nil {
+	if _, err := browser.Bind(host, app.Options{ResultsDir: dir}); err != nil {
 		if f := host.Get("fatal"); f.Type() == js.TypeFunction {
 			f.Invoke(err.Error())
 		}

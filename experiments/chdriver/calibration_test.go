@@ -6,6 +6,7 @@ import (
 
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/planner"
 	"github.com/packlab/packlab/experiments/result"
 )
@@ -17,7 +18,7 @@ import (
 func TestCalibrationMeasuresClickHouse(t *testing.T) {
 	needClickHouse(t)
 	chLayouts := []string{"ch_hashed", "ch_sparse_hashed", "ch_hashed_array"}
-	measures := func(cfgs []experiments.Config) []string {
+	measures := func(cfgs []config.Config) []string {
 		var out []string
 		for _, c := range cfgs {
 			for _, l := range c.Layouts {

@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/internal/program"
 	"github.com/packlab/packlab/experiments/text"
 )
@@ -101,10 +103,10 @@ func (Driver) LayoutNames() string {
 
 // Validate checks c for one of ClickHouse's dictionaries (name as given):
 // read with loaded keys only, FLAT's keys, and the worker here.
-func (Driver) Validate(c experiments.Config, name string) error {
+func (Driver) Validate(c config.Config, name string) error {
 	d, _ := dict.FindClickHouseDictionary(name)
 	if c.MissRate != 0 {
-		return experiments.NewFieldError("miss_rate", text.Float(c.MissRate), "ClickHouse's dictionaries ("+d.Name+") are read with loaded keys only", "0 with a ClickHouse layout")
+		return fault.New("miss_rate", text.Float(c.MissRate), "ClickHouse's dictionaries ("+d.Name+") are read with loaded keys only", "0 with a ClickHouse layout")
 	}
 	if d.Flat() {
 		if err := checkFlat(c, name); err != nil {
@@ -112,7 +114,7 @@ func (Driver) Validate(c experiments.Config, name string) error {
 		}
 	}
 	if st := Status(); !st.Available {
-		return experiments.NewFieldError("layouts", name, "unavailable: "+st.Problem, "")
+		return fault.New("layouts", name, "unavailable: "+st.Problem, "")
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/drivertest"
 	"github.com/packlab/packlab/experiments/result"
@@ -66,8 +67,8 @@ var nullableAttributes = []string{"id:UInt16", "plan:Nullable(UInt32)", "name:Nu
 // value is written into: the values' mean lengths.
 func unwrittenArena(t *testing.T, attrs []string, n int64, shards int) int64 {
 	t.Helper()
-	_, first := experiments.SplitAttribute(attrs[0])
-	parsed, err := experiments.ParseAttributes(first, attrs)
+	_, first := config.SplitAttribute(attrs[0])
+	parsed, err := config.ParseAttributes(first, attrs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +118,7 @@ func TestClickHouseAgreesWithTheModels(t *testing.T) {
 		if c.attrs != nil {
 			value = ""
 		}
-		got := drivertest.RunOrFail(t, experiments.Config{Layouts: c.layouts, Key: c.key, Value: value, Attributes: c.attrs, Rows: rows, Shards: c.shards, MaxLoadFactor: c.mlf, Seed: 1})
+		got := drivertest.RunOrFail(t, config.Config{Layouts: c.layouts, Key: c.key, Value: value, Attributes: c.attrs, Rows: rows, Shards: c.shards, MaxLoadFactor: c.mlf, Seed: 1})
 		for _, name := range c.layouts {
 			r, ok := got[name]
 			if !ok {
@@ -139,7 +140,7 @@ func TestClickHouseAgreesWithTheModels(t *testing.T) {
 			}
 			last := "a3 Float64"
 			if c.attrs != nil {
-				if n, typ := experiments.SplitAttribute(c.attrs[len(c.attrs)-1]); n != "" {
+				if n, typ := config.SplitAttribute(c.attrs[len(c.attrs)-1]); n != "" {
 					last = n + " " + typ
 				}
 			}
@@ -239,7 +240,7 @@ func TestClickHouseFailureIsOneRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv(WorkerEnv, capped)
-	results, err := experiments.Run(context.Background(), experiments.Config{Layouts: []string{"ch_hashed", "packed"}, Rows: 10_000_000, NoRead: true}, experiments.RunOptions{})
+	results, err := experiments.Run(context.Background(), config.Config{Layouts: []string{"ch_hashed", "packed"}, Rows: 10_000_000, NoRead: true}, experiments.RunOptions{})
 	var failed *experiments.RunsFailedError
 	if !errors.As(err, &failed) || len(failed.Failed) != 1 || len(results) != 1 || results[0].Layout != "packed" {
 		t.Fatalf("Run with ClickHouse out of address space: %d results, error %v; want packed measured and ch_hashed failed", len(results), err)
@@ -304,12 +305,12 @@ func TestAttributesBreakdown(t *testing.T) {
 // name before anything runs.
 func TestClickHouseFlat(t *testing.T) {
 	for _, c := range []struct {
-		cfg    experiments.Config
+		cfg    config.Config
 		reason string
 	}{
-		{experiments.Config{Layouts: []string{"ch_flat"}, Rows: 1000}, "keys random: ch_flat indexes an array by the key"},
-		{experiments.Config{Layouts: []string{"ch_flat"}, Rows: 1000, Keys: "sequential", Shards: 2}, "shards 2: ch_flat takes no SHARDS"},
-		{experiments.Config{Layouts: []string{"ch_flat"}, Rows: 1000, Keys: "sequential", Key: "UInt128"}, "key UInt128: ch_flat indexes its arrays by an integer key"},
+		{config.Config{Layouts: []string{"ch_flat"}, Rows: 1000}, "keys random: ch_flat indexes an array by the key"},
+		{config.Config{Layouts: []string{"ch_flat"}, Rows: 1000, Keys: "sequential", Shards: 2}, "shards 2: ch_flat takes no SHARDS"},
+		{config.Config{Layouts: []string{"ch_flat"}, Rows: 1000, Keys: "sequential", Key: "UInt128"}, "key UInt128: ch_flat indexes its arrays by an integer key"},
 	} {
 		if err := c.cfg.Validate(); err == nil || !strings.HasPrefix(err.Error(), c.reason) {
 			t.Errorf("%+v: %v, want %q", c.cfg, err, c.reason)
@@ -328,7 +329,7 @@ func TestClickHouseFlat(t *testing.T) {
 		{"sequential", []string{"UInt16", "Nullable(UInt32)", "name:Nullable(String)"}, "LAYOUT(FLAT(MAX_ARRAY_SIZE 1000000))"},
 		{"range:3000000", nil, "LAYOUT(FLAT(MAX_ARRAY_SIZE 3000000))"},
 	} {
-		r := drivertest.RunOrFail(t, experiments.Config{Layouts: []string{"ch_flat"}, Keys: c.keys, Rows: 1_000_000, Attributes: c.attrs, Seed: 1})["ch_flat"]
+		r := drivertest.RunOrFail(t, config.Config{Layouts: []string{"ch_flat"}, Keys: c.keys, Rows: 1_000_000, Attributes: c.attrs, Seed: 1})["ch_flat"]
 		ch := r.ClickHouse
 		t.Logf("ch_flat %s %v: %s, bytes_allocated %d, model %d, load %.2f s, read %.1f M/s", c.keys, c.attrs, r.ClickHouseLayout, r.BytesAllocated, ch.ModelBytes, r.LoadSeconds, r.ReadRowsPerSecond/1e6)
 		if r.ClickHouseLayout != c.clause || r.BytesAllocated != ch.ModelBytes || r.FoundRate != 1 || ch.ComparedWith != "bytes_allocated" {
@@ -346,7 +347,7 @@ func TestClickHouseFlatSmallRange(t *testing.T) {
 		t.Skip("starts ClickHouse")
 	}
 	needClickHouse(t)
-	r := drivertest.RunOrFail(t, experiments.Config{Layouts: []string{"ch_flat"}, Keys: "range:1000", Rows: 10_000, Value: "UInt64", NoRead: true})["ch_flat"]
+	r := drivertest.RunOrFail(t, config.Config{Layouts: []string{"ch_flat"}, Keys: "range:1000", Rows: 10_000, Value: "UInt64", NoRead: true})["ch_flat"]
 	if ch := r.ClickHouse; r.BytesAllocated != ch.ModelBytes {
 		t.Errorf("ch_flat range:1000: bytes_allocated %d, packlab computes %d; want the same", r.BytesAllocated, ch.ModelBytes)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/drivertest"
 	"github.com/packlab/packlab/experiments/result"
 )
@@ -57,7 +58,7 @@ var usersAttributes = []string{"price:UInt16", "country:String", "name:String"}
 func TestFileAttributeColumns(t *testing.T) {
 	needClickHouse(t)
 	ctx := context.Background()
-	base := experiments.Config{Layouts: []string{"ch_hashed"}, Attributes: usersAttributes}
+	base := config.Config{Layouts: []string{"ch_hashed"}, Attributes: usersAttributes}
 	bad := base
 	bad.Source = writeUsers(t, 100, 7)
 	if _, err := experiments.Check(ctx, bad); err == nil || !strings.Contains(err.Error(), `users.tsv:7: column 2 ("price")`) || !strings.Contains(err.Error(), "cheap") {
@@ -69,14 +70,14 @@ func TestFileAttributeColumns(t *testing.T) {
 		t.Errorf("a good file: %+v, %v", mc, err)
 	}
 	for _, c := range []struct {
-		change func(*experiments.Config)
+		change func(*config.Config)
 		want   string
 	}{
-		{func(c *experiments.Config) { c.Columns = []string{"3"} }, "columns 3: 1 columns for 2 attributes after the value"},
-		{func(c *experiments.Config) { c.Columns = []string{"country", "city"} }, `column "city" not found in the header`},
-		{func(c *experiments.Config) { c.Columns = []string{"3", "9"} }, "column 9 does not exist"},
-		{func(c *experiments.Config) { c.Attributes = []string{"price:UInt16", "country:UInt32"} }, `column 3 ("country"): "FR" is not a valid UInt32`},
-		{func(c *experiments.Config) { c.Attributes, c.Columns = nil, []string{"3"} }, "columns 3: applies to a file's attributes after the value"},
+		{func(c *config.Config) { c.Columns = []string{"3"} }, "columns 3: 1 columns for 2 attributes after the value"},
+		{func(c *config.Config) { c.Columns = []string{"country", "city"} }, `column "city" not found in the header`},
+		{func(c *config.Config) { c.Columns = []string{"3", "9"} }, "column 9 does not exist"},
+		{func(c *config.Config) { c.Attributes = []string{"price:UInt16", "country:UInt32"} }, `column 3 ("country"): "FR" is not a valid UInt32`},
+		{func(c *config.Config) { c.Attributes, c.Columns = nil, []string{"3"} }, "columns 3: applies to a file's attributes after the value"},
 	} {
 		cfg := good
 		c.change(&cfg)
@@ -106,7 +107,7 @@ func TestClickHouseFileAttributes(t *testing.T) {
 		{usersAttributes, []string{"country", "name"}},
 		{[]string{"price:UInt16", "plan:Nullable(UInt32)", "note:Nullable(String)"}, []string{"plan", "note"}},
 	} {
-		cfg := experiments.Config{Layouts: []string{"ch_hashed", "ch_sparse_hashed", "ch_hashed_array"}, Source: file, Attributes: c.attrs}
+		cfg := config.Config{Layouts: []string{"ch_hashed", "ch_sparse_hashed", "ch_hashed_array"}, Source: file, Attributes: c.attrs}
 		for name, r := range drivertest.RunOrFail(t, cfg) {
 			checkFileRun(t, name, r, n, c.columns)
 		}

@@ -26,7 +26,8 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
-	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/result"
 )
 
@@ -44,20 +45,20 @@ func flatKeySpan(spec source.Spec, rows int64) (int64, bool) {
 
 // checkFlat refuses what FLAT cannot load: keys it cannot index, SHARDS,
 // and a key that is not an integer of at most 8 bytes.
-func checkFlat(c experiments.Config, name string) error {
+func checkFlat(c config.Config, name string) error {
 	spec, err := c.SourceSpec()
 	if err != nil {
 		return nil // reported as the source's error
 	}
 	if _, ok := flatKeySpan(spec, c.Rows); !ok {
-		return experiments.NewFieldError("keys", spec.String(), name+" indexes an array by the key, so it needs keys whose largest is known and small",
+		return fault.New("keys", spec.String(), name+" indexes an array by the key, so it needs keys whose largest is known and small",
 			"sequential or range:M with "+name)
 	}
 	if c.Shards > 1 {
-		return experiments.NewFieldError("shards", strconv.Itoa(c.Shards), name+" takes no SHARDS", "1 with "+name)
+		return fault.New("shards", strconv.Itoa(c.Shards), name+" takes no SHARDS", "1 with "+name)
 	}
 	if k, err := core.ParseType(c.Key); err == nil && (k.Size > 8 || k.Kind == core.KindFloat || k.Kind == core.KindUUID) {
-		return experiments.NewFieldError("key", c.Key, name+" indexes its arrays by an integer key", "an integer type of at most 8 bytes, e.g. UInt64")
+		return fault.New("key", c.Key, name+" indexes its arrays by an integer key", "an integer type of at most 8 bytes, e.g. UInt64")
 	}
 	return nil
 }

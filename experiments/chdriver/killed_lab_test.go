@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 )
 
 // TestWorkerLeavesNoFolderWhenTheLabIsKilled: a lab killed with SIGKILL
@@ -21,7 +22,7 @@ import (
 // the rows' file.
 func TestWorkerLeavesNoFolderWhenTheLabIsKilled(t *testing.T) {
 	if os.Getenv("PACKLAB_TEST_KILLED_LAB") == "1" {
-		_, _ = experiments.Run(context.Background(), experiments.Config{Layouts: []string{"ch_hashed"}, Rows: 10_000_000, NoRead: true, Force: true}, experiments.RunOptions{})
+		_, _ = experiments.Run(context.Background(), config.Config{Layouts: []string{"ch_hashed"}, Rows: 10_000_000, NoRead: true, Force: true}, experiments.RunOptions{})
 		return
 	}
 	if testing.Short() {

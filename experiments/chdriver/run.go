@@ -17,10 +17,12 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
+	"github.com/packlab/packlab/experiments/worker"
 )
 
 // A ClickHouse dictionary's run, the lab's side (the worker's is
@@ -67,7 +69,7 @@ func chReadThreads() int { return max(runtime.NumCPU(), 1) }
 
 // Run measures r's ClickHouse dictionary over its source in a fresh
 // packlab-ch process.
-func (Driver) Run(ctx context.Context, r *experiments.DriverRun, progress func(experiments.Progress)) (result.Result, error) {
+func (Driver) Run(ctx context.Context, r *experiments.DriverRun, progress func(worker.Progress)) (result.Result, error) {
 	st := Status()
 	if !st.Available {
 		return result.Result{}, fmt.Errorf("unavailable: %s", st.Problem)
@@ -97,7 +99,7 @@ func (Driver) Run(ctx context.Context, r *experiments.DriverRun, progress func(e
 	}
 	cmd := exec.CommandContext(ctx, st.Path)
 	cmd.Dir = files
-	res, err := experiments.RunWorker(ctx, cmd, job, r.Feed, progress, name, "rebuild it with: "+BuildCommand)
+	res, err := worker.Run(ctx, cmd, job, r.Feed, progress, name, "rebuild it with: "+BuildCommand)
 	if err != nil {
 		return result.Result{}, err
 	}
@@ -157,7 +159,7 @@ func chJobFor(r *experiments.DriverRun, d dict.ClickHouseDictionary, dir string)
 func fillClickHouseResult(res *result.Result, r *experiments.DriverRun, d dict.ClickHouseDictionary, clause, ddl string) {
 	r.FillResult(res)
 	if len(r.Attributes) > 1 {
-		res.Attributes = experiments.AttributesText(r.Config.Attributes, r.Attributes)
+		res.Attributes = config.AttributesText(r.Config.Attributes, r.Attributes)
 		res.AttributeColumns = r.Source.ColumnLabels()
 	}
 	res.Shards = r.Config.Shards
@@ -260,8 +262,8 @@ func (Driver) Estimate(r *experiments.DriverRun, rows int64) experiments.Estimat
 		AllocatorFactor: 1,
 		// The lab's side: its frames, and a file's cells in the blocks it
 		// feeds and writes ClickHouse's source from (as a row layout's load holds them).
-		LoaderBytes: core.SaturatingAdd(core.SaturatingAdd(clickHouseBaselineBytes, int64(experiments.FrameRows*(r.Key.Size+r.Value.Size))),
-			dict.RowCellsHeapBytes(r.Attributes, experiments.FrameRows, rows)),
+		LoaderBytes: core.SaturatingAdd(core.SaturatingAdd(clickHouseBaselineBytes, int64(worker.FrameRows*(r.Key.Size+r.Value.Size))),
+			dict.RowCellsHeapBytes(r.Attributes, worker.FrameRows, rows)),
 		ReloadPeakBytes: dict.ReloadPeak(final, peak),
 		Estimated:       true,
 	}

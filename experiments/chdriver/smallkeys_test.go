@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/drivertest"
 )
 
@@ -28,7 +28,7 @@ func TestClickHouseSmallKeysModel(t *testing.T) {
 	}
 	layouts := []string{"ch_hashed", "ch_sparse_hashed"}
 	for _, c := range cases {
-		got := drivertest.RunOrFail(t, experiments.Config{Layouts: layouts, Key: c.key, Keys: c.keys, Rows: c.rows, Seed: 1, NoRead: true})
+		got := drivertest.RunOrFail(t, config.Config{Layouts: layouts, Key: c.key, Keys: c.keys, Rows: c.rows, Seed: 1, NoRead: true})
 		for _, name := range layouts {
 			r, ok := got[name]
 			if !ok || r.ClickHouse == nil {

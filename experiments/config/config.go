@@ -398,10 +398,14 @@ func ParseBytes(field, s string) (int64, error) {
 // 2.5M, 1_000_000. Suffixes are powers of 1000: K (thousand), M (million),
 // B or G (billion), T (trillion). The count must be a whole number of rows,
 // at least 1 and at most 2^62.
-func ParseRows(s string) (int64, error) {
+func ParseRows(s string) (int64, error) { return ParseCount("rows", s) }
+
+// ParseCount reads a count as ParseRows does, its errors naming field (a
+// plan's calibration_rows, its max_key).
+func ParseCount(field, s string) (int64, error) {
 	text := strings.TrimSpace(s)
 	bad := func(problem string) error {
-		return fault.New("rows", s, problem, "a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B")
+		return fault.New(field, s, problem, "a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B")
 	}
 	if text == "" {
 		return 0, bad("empty")

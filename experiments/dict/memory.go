@@ -750,7 +750,7 @@ func EffectiveMLF(l core.Layout, mlf float64) float64 {
 // browser's wasm memory, which only grows, a slab layout's growth takes
 // fresh address space for the new slab while the old one and every earlier
 // one (together at most the old one's size again) stay behind: twice pr's
-// old slab (app/bind_js.go's inAddressSpace, measured in Chromium).
+// old slab (app/browser's inAddressSpace, measured in Chromium).
 func TargetGrowth(browser bool, l core.Layout, pr core.Prediction) int64 {
 	slab := l == core.LayoutHashed || l == core.LayoutPacked || l == core.LayoutHashedArray || l == core.LayoutCompact || l == core.LayoutIceberg
 	switch {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/result"
 )
 
@@ -23,7 +24,7 @@ func Main(m *testing.M, register func()) int {
 
 // RunOrFail runs cfg with no result saved and fails the test on any error;
 // the results by layout.
-func RunOrFail(t *testing.T, cfg experiments.Config) map[string]result.Result {
+func RunOrFail(t *testing.T, cfg config.Config) map[string]result.Result {
 	t.Helper()
 	results, err := experiments.Run(context.Background(), cfg, experiments.RunOptions{})
 	if err != nil {

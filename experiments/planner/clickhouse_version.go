@@ -4,8 +4,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/fault"
 )
 
 // DefaultClickHouseVersion is the release a plan is for unless told: the
@@ -21,7 +21,7 @@ func parseClickHouseVersion(s string) (dict.Release, error) {
 		t = t[:i]
 	}
 	parts := strings.Split(t, ".")
-	bad := experiments.NewFieldError("clickhouse_version", s, "not a ClickHouse release", "YY.M from 21.1 on, e.g. 23.3 or 26.7")
+	bad := fault.New("clickhouse_version", s, "not a ClickHouse release", "YY.M from 21.1 on, e.g. 23.3 or 26.7")
 	if len(parts) < 2 {
 		return dict.Release{}, bad
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/fault"
 )
 
 // TestPlanForAnOlderClickHouse: the plan's LAYOUT clauses are for the
@@ -50,7 +50,7 @@ func TestPlanForAnOlderClickHouse(t *testing.T) {
 	}
 	for _, bad := range []string{"x", "20.3", "23", "23.13", "23.x"} {
 		_, err := MakePlan(PlanRequest{Rows: 1e8, ClickHouseVersion: bad}, nil, machine24)
-		var fe *experiments.FieldError
+		var fe *fault.FieldError
 		if !errors.As(err, &fe) || fe.Field != "clickhouse_version" || !strings.Contains(err.Error(), bad) {
 			t.Errorf("clickhouse_version %q: %v, want a field error naming it", bad, err)
 		}

@@ -6,8 +6,8 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
-	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -23,12 +23,12 @@ func (r PlanRequest) checkMaxKey(key core.Type) error {
 	case r.MaxKey == 0:
 		return nil
 	case r.MaxKey < 0 || r.MaxKey >= source.MaxRows:
-		return experiments.NewFieldError("max_key", mk, "out of range", "1 to 2^62")
+		return fault.New("max_key", mk, "out of range", "1 to 2^62")
 	case r.MaxKey < r.Rows-1:
-		return experiments.NewFieldError("max_key", mk, fmt.Sprintf("below the rows: %s distinct keys from 0 reach at least %d", text.Rows(r.Rows), r.Rows-1),
+		return fault.New("max_key", mk, fmt.Sprintf("below the rows: %s distinct keys from 0 reach at least %d", text.Rows(r.Rows), r.Rows-1),
 			"the largest key, at least {rows} - 1")
 	case key.Size > 8 || key.Kind == core.KindFloat || key.Kind == core.KindUUID:
-		return experiments.NewFieldError("max_key", mk, "FLAT indexes its arrays by an integer key, not "+key.Name, "{max_key} with an integer key of at most 8 bytes")
+		return fault.New("max_key", mk, "FLAT indexes its arrays by an integer key, not "+key.Name, "{max_key} with an integer key of at most 8 bytes")
 	}
 	return nil
 }

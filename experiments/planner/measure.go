@@ -17,7 +17,9 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
 )
@@ -356,13 +358,13 @@ const calibrationRepeats = 3
 // when the load may use more than one thread and no multi-shard load was
 // measured, one layout at one shard and at as many shards as threads, back
 // to back. Nil: nothing is missing.
-func CalibrationConfigs(r PlanRequest, history []result.Result, cores int) ([]experiments.Config, error) {
+func CalibrationConfigs(r PlanRequest, history []result.Result, cores int) ([]config.Config, error) {
 	p, err := r.parse()
 	if err != nil {
 		return nil, err
 	}
 	if p.Runtime != experiments.RuntimeName() {
-		return nil, experiments.NewFieldError("calibrate", "", fmt.Sprintf("a %s plan's speeds are measured by a %s run, not here", p.Runtime, p.Runtime),
+		return nil, fault.New("calibrate", "", fmt.Sprintf("a %s plan's speeds are measured by a %s run, not here", p.Runtime, p.Runtime),
 			"plan without measuring (memory decides), or run `packlab plan {calibrate}` on the machine the table will run on")
 	}
 	rows := cmp.Or(p.CalibrationRows, CalibrationRows)
@@ -376,9 +378,9 @@ func CalibrationConfigs(r PlanRequest, history []result.Result, cores int) ([]ex
 			fastest, rate = l, run.LoadRowsPerSecond
 		}
 	}
-	base := experiments.Config{Key: p.key.Name, Value: p.value.Name, Rows: rows, Seed: 1, Preallocate: p.Preallocate,
+	base := config.Config{Key: p.key.Name, Value: p.value.Name, Rows: rows, Seed: 1, Preallocate: p.Preallocate,
 		SettleSeconds: calibrationSettle.Seconds(), Repeats: calibrationRepeats}
-	var cfgs []experiments.Config
+	var cfgs []config.Config
 	if len(missing) > 0 {
 		c := base
 		c.Layouts = missing
@@ -420,7 +422,7 @@ func CalibrationConfigs(r PlanRequest, history []result.Result, cores int) ([]ex
 // layout validates: make chdb built its worker) and the plan weighs
 // ClickHouse's setups with one attribute and no reservation, as their
 // speeds are then used (clickHouseSetup).
-func clickHouseMissing(p parsedPlan, base experiments.Config, history []result.Result) []string {
+func clickHouseMissing(p parsedPlan, base config.Config, history []result.Result) []string {
 	if p.For == EngineGo || len(p.attrs) > 1 || p.Preallocate {
 		return nil
 	}
@@ -442,7 +444,7 @@ func clickHouseMissing(p parsedPlan, base experiments.Config, history []result.R
 
 // CalibrationJobName names a calibration's job: "plan calibration
 // UInt64/UInt16 2M".
-func CalibrationJobName(cfgs []experiments.Config) string {
+func CalibrationJobName(cfgs []config.Config) string {
 	if len(cfgs) == 0 {
 		return result.CalibrationJobPrefix
 	}
@@ -471,7 +473,7 @@ const calibrationSettle = 2500 * time.Millisecond
 // calibrationSettle) as one job (ro.Job, or a new one named by
 // CalibrationJobName), each layout isolated unless the configs say
 // otherwise, and returns the results.
-func Calibrate(ctx context.Context, cfgs []experiments.Config, ro experiments.RunOptions) ([]result.Result, error) {
+func Calibrate(ctx context.Context, cfgs []config.Config, ro experiments.RunOptions) ([]result.Result, error) {
 	if ro.Job == nil {
 		j := result.NewJob(CalibrationJobName(cfgs), "", time.Now())
 		ro.Job = &j

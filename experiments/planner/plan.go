@@ -47,6 +47,7 @@ import (
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/planner/snippet"
 	"github.com/packlab/packlab/experiments/planner/speed"
 	"github.com/packlab/packlab/experiments/result"
@@ -126,23 +127,11 @@ func (r PlanRequest) Growth() float64 {
 
 // ParseCalibrationRows reads a calibration's row count as ParseRows does,
 // its errors naming calibration_rows (PlanRequest.Validate checks the range).
-func ParseCalibrationRows(s string) (int64, error) {
-	n, err := experiments.ParseRows(s)
-	if fe, ok := err.(*experiments.FieldError); ok {
-		fe.Field = "calibration_rows"
-	}
-	return n, err
-}
+func ParseCalibrationRows(s string) (int64, error) { return config.ParseCount("calibration_rows", s) }
 
 // ParseMaxKey reads the largest key as ParseRows reads a count (1e6, 10M,
 // 999999), its errors naming max_key.
-func ParseMaxKey(s string) (int64, error) {
-	n, err := experiments.ParseRows(s)
-	if fe, ok := err.(*experiments.FieldError); ok {
-		fe.Field = "max_key"
-	}
-	return n, err
-}
+func ParseMaxKey(s string) (int64, error) { return config.ParseCount("max_key", s) }
 
 // What a plan prefers among the setups that fit. Memory is the default:
 // it is computed (core.Predict), so the answer is the same on every face and
@@ -310,7 +299,7 @@ type PlanMachine struct {
 // ThisMachine asks the memory guard what this machine has now.
 func ThisMachine(ctx context.Context) PlanMachine {
 	m := PlanMachine{AvailableBytes: -1, Cores: runtime.NumCPU()}
-	c, err := experiments.Check(ctx, experiments.Config{Layouts: []string{string(core.Layouts()[0])}, Rows: 1, InProcess: true})
+	c, err := experiments.Check(ctx, config.Config{Layouts: []string{string(core.Layouts()[0])}, Rows: 1, InProcess: true})
 	if err == nil {
 		m.AvailableBytes, m.TotalBytes = c.AvailableBytes, c.TotalBytes
 	}
@@ -329,11 +318,11 @@ type parsedPlan struct {
 
 // WithDefaults returns r with every zero field but MemoryBytes set.
 func (r PlanRequest) WithDefaults() PlanRequest {
-	r.Key = cmp.Or(r.Key, experiments.DefaultKey)
+	r.Key = cmp.Or(r.Key, config.DefaultKey)
 	if len(r.Attributes) > 0 && r.Value == "" {
-		_, r.Value = experiments.SplitAttribute(r.Attributes[0])
+		_, r.Value = config.SplitAttribute(r.Attributes[0])
 	}
-	r.Value = cmp.Or(r.Value, experiments.DefaultValue)
+	r.Value = cmp.Or(r.Value, config.DefaultValue)
 	r.Prefer = strings.ToLower(strings.TrimSpace(cmp.Or(r.Prefer, PreferBalanced)))
 	r.Runtime = strings.ToLower(strings.TrimSpace(cmp.Or(r.Runtime, RuntimeNative)))
 	r.For = strings.ToLower(strings.TrimSpace(r.For))
@@ -353,51 +342,51 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 	p := parsedPlan{PlanRequest: r}
 	var err error
 	if p.key, err = core.ParseType(r.Key); err != nil {
-		return p, experiments.NewFieldError("key", r.Key, "unknown type", strings.Join(core.TypeNames(), ", "))
+		return p, fault.New("key", r.Key, "unknown type", strings.Join(core.TypeNames(), ", "))
 	}
 	if p.value, err = core.ParseType(r.Value); err != nil {
-		return p, experiments.NewFieldError("value", r.Value, "unknown type", strings.Join(core.TypeNames(), ", "))
+		return p, fault.New("value", r.Value, "unknown type", strings.Join(core.TypeNames(), ", "))
 	}
-	attrs, err := experiments.ParseAttributes(r.Value, r.Attributes)
+	attrs, err := config.ParseAttributes(r.Value, r.Attributes)
 	if err != nil {
 		return p, err
 	}
 	if r.Rows < 1 || r.Rows > source.MaxRows {
-		return p, experiments.NewFieldError("rows", strconv.FormatInt(r.Rows, 10), "out of range", fmt.Sprintf("1 to %d", source.MaxRows))
+		return p, fault.New("rows", strconv.FormatInt(r.Rows, 10), "out of range", fmt.Sprintf("1 to %d", source.MaxRows))
 	}
 	if r.MemoryBytes != 0 && r.MemoryBytes < MinPlanMemory {
-		return p, experiments.NewFieldError("memory_bytes", strconv.FormatInt(r.MemoryBytes, 10), "too small", "at least 1MiB, e.g. 24GiB, 512MiB, 1.5TiB")
+		return p, fault.New("memory_bytes", strconv.FormatInt(r.MemoryBytes, 10), "too small", "at least 1MiB, e.g. 24GiB, 512MiB, 1.5TiB")
 	}
 	if p.chVersion, err = parseClickHouseVersion(r.ClickHouseVersion); err != nil {
 		return p, err
 	}
 	p.ClickHouseVersion = p.chVersion.String() // "v23.3-lts" is 23.3
-	if r.Threads < 0 || r.Threads > experiments.MaxThreads {
-		return p, experiments.NewFieldError("threads", strconv.Itoa(r.Threads), "out of range", fmt.Sprintf("1 to %d", experiments.MaxThreads))
+	if r.Threads < 0 || r.Threads > config.MaxThreads {
+		return p, fault.New("threads", strconv.Itoa(r.Threads), "out of range", fmt.Sprintf("1 to %d", config.MaxThreads))
 	}
 	if r.Prefer != PreferBalanced && r.Prefer != PreferMemory && r.Prefer != PreferRead && r.Prefer != PreferLoad {
-		return p, experiments.NewFieldError("prefer", r.Prefer, "unknown", "balanced (less memory among setups of similar speed; the default), memory (the least memory), read (the fastest reads) or load (the fastest load)")
+		return p, fault.New("prefer", r.Prefer, "unknown", "balanced (less memory among setups of similar speed; the default), memory (the least memory), read (the fastest reads) or load (the fastest load)")
 	}
 	switch {
 	case r.Runtime == RuntimeBrowser && experiments.RuntimeName() != RuntimeBrowser:
-		return p, experiments.NewFieldError("runtime", r.Runtime, "a plan for a browser's wasm memory is made in the browser", RuntimeNative)
+		return p, fault.New("runtime", r.Runtime, "a plan for a browser's wasm memory is made in the browser", RuntimeNative)
 	case r.Runtime != RuntimeNative && r.Runtime != RuntimeBrowser:
-		return p, experiments.NewFieldError("runtime", r.Runtime, "unknown", "native (the default) or browser (this browser's wasm memory)")
+		return p, fault.New("runtime", r.Runtime, "unknown", "native (the default) or browser (this browser's wasm memory)")
 	}
 	if r.For != "" && r.For != EngineClickHouse && r.For != EngineGo {
-		return p, experiments.NewFieldError("for", r.For, "unknown", "clickhouse (the ClickHouse dictionary), go (the Go table), or empty for both")
+		return p, fault.New("for", r.For, "unknown", "clickhouse (the ClickHouse dictionary), go (the Go table), or empty for both")
 	}
 	if r.CalibrationRows != 0 && (r.CalibrationRows < planMinRows || r.CalibrationRows > source.MaxRows) {
-		return p, experiments.NewFieldError("calibration_rows", strconv.FormatInt(r.CalibrationRows, 10), "out of range",
+		return p, fault.New("calibration_rows", strconv.FormatInt(r.CalibrationRows, 10), "out of range",
 			fmt.Sprintf("%s to 2^62 rows, e.g. 1e8; smaller runs measure the caches more than the tables", text.Rows(planMinRows)))
 	}
 	p.attrs = attrs
-	p.attrNames, _ = experiments.AttributeNames(r.Attributes)
+	p.attrNames, _ = config.AttributeNames(r.Attributes)
 	if err := r.checkMaxKey(p.key); err != nil {
 		return p, err
 	}
 	if g := r.Growth(); math.IsNaN(g) || g < 0 || g > MaxGrowthPercent {
-		return p, experiments.NewFieldError("growth_percent", strconv.FormatFloat(g, 'g', -1, 64), "out of range",
+		return p, fault.New("growth_percent", strconv.FormatFloat(g, 'g', -1, 64), "out of range",
 			fmt.Sprintf("0 to %d (percent the dictionary grows before its next reload; default %d)", MaxGrowthPercent, DefaultGrowthPercent))
 	}
 	// The keys after the growth; a key type of b bits has 2^b values: no
@@ -424,7 +413,7 @@ func ParseGrowth(s string) (float64, error) {
 	t := strings.TrimSuffix(strings.TrimSpace(s), "%")
 	v, err := strconv.ParseFloat(strings.TrimSpace(t), 64)
 	if err != nil || math.IsNaN(v) || v < 0 || v > MaxGrowthPercent {
-		return 0, experiments.NewFieldError("growth_percent", s, "not a percent from 0 to 1000",
+		return 0, fault.New("growth_percent", s, "not a percent from 0 to 1000",
 			fmt.Sprintf("e.g. 10 or 10%% (how much the dictionary grows before its next reload; default %d)", DefaultGrowthPercent))
 	}
 	return v, nil
@@ -435,7 +424,7 @@ func ParseGrowth(s string) (float64, error) {
 func ParseMemory(s string) (int64, error) {
 	n, err := config.ParseBytes("memory_bytes", s)
 	if err == nil && n < MinPlanMemory {
-		return 0, experiments.NewFieldError("memory_bytes", s, "too small", "at least 1MiB, e.g. 24GiB, 512MiB, 1.5TiB")
+		return 0, fault.New("memory_bytes", s, "too small", "at least 1MiB, e.g. 24GiB, 512MiB, 1.5TiB")
 	}
 	return n, err
 }
@@ -456,12 +445,12 @@ func MakePlan(r PlanRequest, history []result.Result, m PlanMachine) (Plan, erro
 	case p.MemoryBytes > 0:
 		plan.BudgetBytes, plan.BudgetFrom = p.MemoryBytes, "{memory_bytes}"
 	case p.Runtime == RuntimeNative && experiments.RuntimeName() != RuntimeNative:
-		return Plan{}, experiments.NewFieldError("memory_bytes", "", "empty: this browser cannot tell how much memory the machine of a native run has", "a size such as 24GiB (or plan for this browser's wasm memory)")
+		return Plan{}, fault.New("memory_bytes", "", "empty: this browser cannot tell how much memory the machine of a native run has", "a size such as 24GiB (or plan for this browser's wasm memory)")
 	case m.AvailableBytes > 0:
 		plan.BudgetBytes = m.AvailableBytes
 		plan.BudgetFrom = fmt.Sprintf("available now of %s", text.Bytes(m.TotalBytes))
 	default:
-		return Plan{}, experiments.NewFieldError("memory_bytes", "", "this platform does not tell how much memory it has", "a size such as 24GiB")
+		return Plan{}, fault.New("memory_bytes", "", "this platform does not tell how much memory it has", "a size such as 24GiB")
 	}
 	measures := measuresFrom(history, p)
 	plan.Scaling = scalingFrom(history, p.Runtime)
@@ -580,7 +569,7 @@ func (p parsedPlan) attributeOptions(mlf float64, shards int) core.Options {
 
 // options are the tables' options of a setup at max load factor mlf.
 func (p parsedPlan) options(mlf float64) core.Options {
-	return experiments.TableOptions(mlf, p.Preallocate, p.distinct)
+	return config.TableOptions(mlf, p.Preallocate, p.distinct)
 }
 
 // candidate fills in one setup's figures. Memory is computed, never taken
@@ -657,7 +646,7 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 	}
 	if c.ClickHouseLayout != "" {
 		// ClickHouse ignores PREALLOCATE since 23.1: its tables grow.
-		c.ClickHouse = dict.ClickHouseAttributesMemory(l, p.attrs, p.distinct, experiments.TableOptions(mlf, false, p.distinct), shards)
+		c.ClickHouse = dict.ClickHouseAttributesMemory(l, p.attrs, p.distinct, config.TableOptions(mlf, false, p.distinct), shards)
 	}
 	return c
 }
@@ -1121,7 +1110,7 @@ func planNotes(plan *Plan, p parsedPlan) []string {
 	var notes []string
 	if len(p.attrs) > 1 {
 		notes = append(notes, fmt.Sprintf("%d attributes (%s): the setups are ClickHouse's layouts, HASHED and SPARSE_HASHED a hash table per attribute (each holding the key again; with SHARDS one per shard and attribute), HASHED_ARRAY one key-to-row index and an array per attribute, as ClickHouse 26.7 was measured to hold them here (docs/clickhouse.md), and packlab's packed_row and compact_row (the key once, the row beside it, or a row wider than 16 bytes in an array beside the table and its number in the cell); their load speeds are not measured with several attributes, so they are left out, and a read is one attribute's dictGet",
-			len(p.attrs), experiments.AttributesText(p.Attributes, p.attrs)))
+			len(p.attrs), config.AttributesText(p.Attributes, p.attrs)))
 	}
 	if p.MaxKey == 0 {
 		notes = append(notes, "FLAT is not weighed: it indexes an array by the key, so it needs the largest key; give {max_key} N when the keys are integers from 0 to N (ids)")

@@ -16,7 +16,9 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/internal/machine"
 	"github.com/packlab/packlab/experiments/planner/speed"
 	"github.com/packlab/packlab/experiments/result"
@@ -176,7 +178,7 @@ func TestPlanRanksBySpeed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("measures every layout at 2e5 rows, three loads each")
 	}
-	res, err := experiments.Run(context.Background(), experiments.Config{Rows: 200_000, InProcess: true, Seed: 1, Repeats: 3}, experiments.RunOptions{})
+	res, err := experiments.Run(context.Background(), config.Config{Rows: 200_000, InProcess: true, Seed: 1, Repeats: 3}, experiments.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +271,7 @@ func TestPlanBadInput(t *testing.T) {
 		{PlanRequest{Rows: 10, MemoryBytes: 1000}, "memory_bytes 1000: too small"},
 	} {
 		_, err := MakePlan(c.req, nil, machine24)
-		var fe *experiments.FieldError
+		var fe *fault.FieldError
 		if !errors.As(err, &fe) || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("%+v: got %v, want a FieldError starting %q", c.req, err, c.want)
 		}
@@ -400,7 +402,7 @@ func TestPlanMatchesMeasured(t *testing.T) {
 		t.Fatal(err)
 	}
 	var measured []result.Result
-	for _, cfg := range []experiments.Config{
+	for _, cfg := range []config.Config{
 		{Rows: 4_000_000, NoRead: true, Seed: 2},
 		{Rows: 8_000_000, NoRead: true, Seed: 3, Layouts: []string{"hashed", "packed", "hashed_array"}},
 		{Rows: 8_000_000, NoRead: true, Seed: 4, Shards: 4, Layouts: []string{"hashed", "packed"}},

@@ -3,7 +3,7 @@ package planner
 import (
 	"fmt"
 
-	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/dict"
 )
 
@@ -15,7 +15,7 @@ import (
 // reserved, unless --preallocate) as packlab's are. No ClickHouse layout
 // builds them, and their speeds are not measured yet, so they carry none.
 func rowCandidates(p parsedPlan, sc Scaling, threads int) ([]Candidate, error) {
-	if len(p.attrs) < 2 || experiments.CheckRow(p.attrs) != nil {
+	if len(p.attrs) < 2 || config.CheckRow(p.attrs) != nil {
 		return nil, nil
 	}
 	row := dict.RowType(p.attrs)

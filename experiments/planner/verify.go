@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/packlab/packlab/core"
-	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
@@ -23,16 +23,16 @@ const MaxVerifyRows = 10_000_000
 // VerifyConfig is the run that checks plan's ClickHouse setup, and the
 // candidate it checks; ok is false when no ClickHouse dictionary builds any
 // setup of the plan.
-func VerifyConfig(plan Plan) (cfg experiments.Config, c Candidate, ok bool) {
+func VerifyConfig(plan Plan) (cfg config.Config, c Candidate, ok bool) {
 	best := plan.BestClickHouse() // the ClickHouse answer
 	if best == nil || best.ClickHouseLayout == "" {
-		return experiments.Config{}, Candidate{}, false
+		return config.Config{}, Candidate{}, false
 	}
 	d, ok := dict.ClickHouseDictionaryFor(core.Layout(best.Layout))
 	if !ok {
-		return experiments.Config{}, Candidate{}, false
+		return config.Config{}, Candidate{}, false
 	}
-	return experiments.Config{Layouts: []string{d.Name}, Key: best.KeyType, Value: best.ValueType, Rows: min(best.Rows, MaxVerifyRows),
+	return config.Config{Layouts: []string{d.Name}, Key: best.KeyType, Value: best.ValueType, Rows: min(best.Rows, MaxVerifyRows),
 		Shards: best.Shards, MaxLoadFactor: best.MaxLoadFactor, NoRead: false}, *best, true
 }
 

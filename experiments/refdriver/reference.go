@@ -17,9 +17,12 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/internal/program"
 	"github.com/packlab/packlab/experiments/result"
+	"github.com/packlab/packlab/experiments/worker"
 )
 
 // Reference maps: the C++ maps a user would pick instead of packlab's
@@ -104,13 +107,13 @@ func (Driver) LayoutNames() string {
 
 // Validate checks c for a reference map (name as given): one table, and
 // the worker here.
-func (Driver) Validate(c experiments.Config, name string) error {
+func (Driver) Validate(c config.Config, name string) error {
 	if c.Shards > 1 {
 		r, _ := FindReference(name)
-		return experiments.NewFieldError("shards", strconv.Itoa(c.Shards), "a C++ reference map ("+r.Name+") runs as one table", "1 with a reference map")
+		return fault.New("shards", strconv.Itoa(c.Shards), "a C++ reference map ("+r.Name+") runs as one table", "1 with a reference map")
 	}
 	if st := Status(); !st.Available {
-		return experiments.NewFieldError("layouts", name, "unavailable: "+st.Problem, "")
+		return fault.New("layouts", name, "unavailable: "+st.Problem, "")
 	}
 	return nil
 }
@@ -233,7 +236,7 @@ func (Driver) Estimate(run *experiments.DriverRun, rows int64) experiments.Estim
 		AllocatorFactor: g.allocator,
 		// The worker holds one frame of rows and one chunk of keys; the
 		// lab's own loader runs in this process.
-		LoaderBytes: int64(experiments.FrameRows * (run.Key.Size + run.Value.Size)),
+		LoaderBytes: int64(worker.FrameRows * (run.Key.Size + run.Value.Size)),
 		Estimated:   true,
 	}
 	if !run.Config.NoRead && !run.Source.IsSynthetic() {

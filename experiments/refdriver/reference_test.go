@@ -16,7 +16,9 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/drivertest"
+	"github.com/packlab/packlab/experiments/fault"
 )
 
 // needRefs points the lab at the C++ worker for a test: $PACKLAB_REFS_WORKER
@@ -47,7 +49,7 @@ func TestMain(m *testing.M) { os.Exit(drivertest.Main(m, Register)) }
 func TestReferencesHoldWhatPackedHolds(t *testing.T) {
 	needRefs(t)
 	for _, keys := range []string{"random", "range:30000"} {
-		cfg := experiments.Config{Layouts: append([]string{"packed"}, referenceLayouts()...), Rows: 50_000, Keys: keys, Seed: 7}
+		cfg := config.Config{Layouts: append([]string{"packed"}, referenceLayouts()...), Rows: 50_000, Keys: keys, Seed: 7}
 		got := drivertest.RunOrFail(t, cfg)
 		want := got["packed"]
 		if want.Checksum == "" || len(want.Checksum) != 16 {
@@ -109,7 +111,7 @@ func TestReferencesEveryTypePair(t *testing.T) {
 	}
 	for _, k := range names {
 		for _, v := range names {
-			cfg := experiments.Config{Layouts: append([]string{"packed"}, referenceLayouts()...), Key: k, Value: v, Rows: 100, Keys: "random", Seed: 3, MissRate: 0.3}
+			cfg := config.Config{Layouts: append([]string{"packed"}, referenceLayouts()...), Key: k, Value: v, Rows: 100, Keys: "random", Seed: 3, MissRate: 0.3}
 			got := drivertest.RunOrFail(t, cfg)
 			want := got["packed"]
 			for _, name := range referenceLayouts() {
@@ -138,7 +140,7 @@ func TestReferenceFileSource(t *testing.T) {
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got := drivertest.RunOrFail(t, experiments.Config{Layouts: []string{"packed", "boost_flat", "sparse_hash_map"}, Source: path})
+	got := drivertest.RunOrFail(t, config.Config{Layouts: []string{"packed", "boost_flat", "sparse_hash_map"}, Source: path})
 	want := got["packed"]
 	for _, name := range []string{"boost_flat", "sparse_hash_map"} {
 		r := got[name]
@@ -159,7 +161,7 @@ func TestReferenceRSSIsTheMap(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads 1e6 rows into each map")
 	}
-	got := drivertest.RunOrFail(t, experiments.Config{Layouts: []string{"boost_flat", "absl_flat", "hopscotch"}, Rows: 1_000_000, NoRead: true})
+	got := drivertest.RunOrFail(t, config.Config{Layouts: []string{"boost_flat", "absl_flat", "hopscotch"}, Rows: 1_000_000, NoRead: true})
 	kernel := 0.0
 	for name, r := range got {
 		kernel += r.LoadKernelSeconds
@@ -193,7 +195,7 @@ func TestReferencePreallocate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads 1e6 rows into each map")
 	}
-	got := drivertest.RunOrFail(t, experiments.Config{Layouts: []string{"boost_flat", "absl_flat", "hopscotch", "dense_hash_map"}, Rows: 1_000_000, NoRead: true, Preallocate: true})
+	got := drivertest.RunOrFail(t, config.Config{Layouts: []string{"boost_flat", "absl_flat", "hopscotch", "dense_hash_map"}, Rows: 1_000_000, NoRead: true, Preallocate: true})
 	for name, r := range got {
 		peak := float64(r.PeakRSSBytes) / float64(r.BytesAllocated)
 		if !r.Preallocate || peak > 1.1 {
@@ -201,7 +203,7 @@ func TestReferencePreallocate(t *testing.T) {
 				name, r.Preallocate, r.PeakRSSBytes, peak, r.BytesAllocated)
 		}
 	}
-	if r := drivertest.RunOrFail(t, experiments.Config{Layouts: []string{"sparse_hash_map"}, Rows: 100_000, NoRead: true, Preallocate: true})["sparse_hash_map"]; !r.Preallocate || r.ElementCount != 100_000 {
+	if r := drivertest.RunOrFail(t, config.Config{Layouts: []string{"sparse_hash_map"}, Rows: 100_000, NoRead: true, Preallocate: true})["sparse_hash_map"]; !r.Preallocate || r.ElementCount != 100_000 {
 		t.Errorf("sparse_hash_map preallocate: preallocate %v, %d elements", r.Preallocate, r.ElementCount)
 	}
 }
@@ -246,7 +248,7 @@ func TestReferenceCrashFailsOnlyItsRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv(WorkerEnv, wrapper)
-	results, err := experiments.Run(context.Background(), experiments.Config{Layouts: []string{"packed", "absl_flat", "boost_flat"}, Rows: 20_000}, experiments.RunOptions{})
+	results, err := experiments.Run(context.Background(), config.Config{Layouts: []string{"packed", "absl_flat", "boost_flat"}, Rows: 20_000}, experiments.RunOptions{})
 	var failed *experiments.RunsFailedError
 	if !errors.As(err, &failed) {
 		t.Fatalf("Run: error %v (%T), want a *experiments.RunsFailedError", err, err)
@@ -267,7 +269,7 @@ func TestReferenceCrashFailsOnlyItsRun(t *testing.T) {
 // refused before any run, with the one command that builds it.
 func TestReferencesUnavailable(t *testing.T) {
 	t.Setenv(WorkerEnv, "/nonexistent/packlab-refs")
-	err := experiments.Config{Layouts: []string{"packed", "boost_flat"}}.Validate()
+	err := config.Config{Layouts: []string{"packed", "boost_flat"}}.Validate()
 	want := "layouts boost_flat: unavailable: PACKLAB_REFS_WORKER=/nonexistent/packlab-refs: no such file or directory; build the C++ reference maps with: make refs"
 	if err == nil || err.Error() != want {
 		t.Errorf("Validate: %v\nwant %s", err, want)
@@ -279,7 +281,7 @@ func TestReferencesUnavailable(t *testing.T) {
 		!strings.HasSuffix(st.Problem, " or on PATH); build them with: make refs") {
 		t.Errorf("ReferenceStatus with no worker: %+v", st)
 	}
-	if err := (experiments.Config{Layouts: []string{"packed", "gomap"}}).Validate(); err != nil {
+	if err := (config.Config{Layouts: []string{"packed", "gomap"}}).Validate(); err != nil {
 		t.Errorf("core layouts need no worker: %v", err)
 	}
 }
@@ -287,7 +289,7 @@ func TestReferencesUnavailable(t *testing.T) {
 // TestReferenceRunsOneTable: --shards does not apply to a reference map.
 func TestReferenceRunsOneTable(t *testing.T) {
 	needRefs(t)
-	err := experiments.Config{Layouts: []string{"hashed", "dense_hash_map"}, Shards: 4}.Validate()
+	err := config.Config{Layouts: []string{"hashed", "dense_hash_map"}, Shards: 4}.Validate()
 	want := "shards 4: a C++ reference map (dense_hash_map) runs as one table (allowed: 1 with a reference map)"
 	if err == nil || err.Error() != want {
 		t.Errorf("Validate: %v\nwant %s", err, want)
@@ -300,11 +302,11 @@ func TestHugePagesWithAReference(t *testing.T) {
 	if !Status().Available {
 		t.Skip("the reference maps are not built")
 	}
-	err := experiments.Config{Layouts: []string{"boost_flat"}, HugePages: "off"}.Validate()
+	err := config.Config{Layouts: []string{"boost_flat"}, HugePages: "off"}.Validate()
 	if err == nil || !strings.Contains(err.Error(), "applies to packlab's layouts") {
 		t.Errorf("huge_pages off with only a C++ map: got %v", err)
 	}
-	if err := (experiments.Config{Layouts: []string{"boost_flat", "packed"}, HugePages: "off"}).Validate(); err != nil {
+	if err := (config.Config{Layouts: []string{"boost_flat", "packed"}, HugePages: "off"}).Validate(); err != nil {
 		t.Errorf("huge_pages off with a C++ map and packed: %v", err)
 	}
 }
@@ -360,12 +362,12 @@ func TestBadStreamEndsTheRun(t *testing.T) {
 		done := make(chan error, 1)
 		ctx, cancel := context.WithCancel(context.Background())
 		go func() {
-			_, err := experiments.Run(ctx, experiments.Config{Layouts: []string{"boost_flat"}, Source: fifo}, experiments.RunOptions{})
+			_, err := experiments.Run(ctx, config.Config{Layouts: []string{"boost_flat"}, Source: fifo}, experiments.RunOptions{})
 			done <- err
 		}()
 		select {
 		case err := <-done:
-			var ie *experiments.InputError
+			var ie *fault.InputError
 			if !errors.As(err, &ie) || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("%s: %v; want bad input naming %q", c.name, err, c.want)
 			}

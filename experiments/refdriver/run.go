@@ -7,7 +7,9 @@ import (
 	"os/exec"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/result"
+	"github.com/packlab/packlab/experiments/worker"
 )
 
 // A reference map's run, the lab's side (the worker's is reference/measure.h;
@@ -33,21 +35,21 @@ import (
 // the layout), and what the C++ side cannot work out from a Config (sizes,
 // not type names).
 type referenceJob struct {
-	Config     experiments.Config `json:"config"`
-	Layout     string             `json:"layout"`
-	Protocol   int                `json:"protocol"`
-	KeyBytes   int                `json:"key_bytes"`
-	ValueBytes int                `json:"value_bytes"`
-	TotalRows  int64              `json:"total_rows"` // -1 when the source cannot know
-	Seed       uint64             `json:"seed"`
-	NoRead     bool               `json:"no_read"`
+	Config     config.Config `json:"config"`
+	Layout     string        `json:"layout"`
+	Protocol   int           `json:"protocol"`
+	KeyBytes   int           `json:"key_bytes"`
+	ValueBytes int           `json:"value_bytes"`
+	TotalRows  int64         `json:"total_rows"` // -1 when the source cannot know
+	Seed       uint64        `json:"seed"`
+	NoRead     bool          `json:"no_read"`
 	// Reserve: reserve(total_rows) before the load (Config.Preallocate).
 	Reserve bool `json:"reserve"`
 }
 
 // Run measures r's reference map over its source in a fresh packlab-refs
 // process.
-func (Driver) Run(ctx context.Context, r *experiments.DriverRun, progress func(experiments.Progress)) (result.Result, error) {
+func (Driver) Run(ctx context.Context, r *experiments.DriverRun, progress func(worker.Progress)) (result.Result, error) {
 	st := Status()
 	if !st.Available {
 		return result.Result{}, fmt.Errorf("unavailable: %s", st.Problem)
@@ -63,7 +65,7 @@ func (Driver) Run(ctx context.Context, r *experiments.DriverRun, progress func(e
 		Protocol: refsProtocol, KeyBytes: r.Key.Size, ValueBytes: r.Value.Size,
 		TotalRows: total, Seed: cfg.Seed, NoRead: cfg.NoRead, Reserve: cfg.Preallocate && total > 0,
 	})
-	res, err := experiments.RunWorker(ctx, exec.CommandContext(ctx, st.Path), job, r.Feed, progress, "the C++ reference worker ("+st.Path+")", "rebuild it with: "+BuildCommand)
+	res, err := worker.Run(ctx, exec.CommandContext(ctx, st.Path), job, r.Feed, progress, "the C++ reference worker ("+st.Path+")", "rebuild it with: "+BuildCommand)
 	if err != nil {
 		return result.Result{}, err
 	}

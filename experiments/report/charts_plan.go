@@ -14,7 +14,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/types"
 
 	"github.com/packlab/packlab/core"
-	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/planner"
 	"github.com/packlab/packlab/experiments/result"
@@ -133,7 +133,7 @@ func planCurves(plan planner.Plan, c planner.Candidate, hi float64) (line, peak,
 		mlf = c.MaxLoadFactor
 	}
 	// A preallocated plan's tables are reserved for each row count.
-	options := func(n int64) core.Options { return experiments.TableOptions(mlf, plan.Request.Preallocate, n) }
+	options := func(n int64) core.Options { return config.TableOptions(mlf, plan.Request.Preallocate, n) }
 	buckets := func(n int64) int64 {
 		if plan.Request.Preallocate && (c.Layout == string(core.LayoutCompact) || c.Layout == string(core.LayoutIceberg)) {
 			// Sized exactly for n: no steps to find (every row count

@@ -24,7 +24,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"github.com/packlab/packlab/core"
-	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/planner"
 	"github.com/packlab/packlab/experiments/result"
@@ -196,7 +196,7 @@ func plural(n int, word string) string {
 
 // seedClaimsRuns are the results measured by seed-claims sweeps.
 func seedClaimsRuns(results []result.Result) []result.Result {
-	prefix := experiments.SweepJobName("seed-claims", experiments.Config{})
+	prefix := config.SweepJobName("seed-claims", config.Config{})
 	var out []result.Result
 	for _, r := range results {
 		if r.Job != nil && (r.Job.Name == prefix || strings.HasPrefix(r.Job.Name, prefix+" ")) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/internal/machine"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/sweep"
@@ -22,7 +23,7 @@ func TestSeedClaimsReport(t *testing.T) {
 		t.Skip("measures about 16 small loads")
 	}
 	sw, _ := sweep.Find("seed-claims")
-	cfgs, err := sw.Configs(experiments.Config{Rows: 200_000}, sweep.Options{})
+	cfgs, err := sw.Configs(config.Config{Rows: 200_000}, sweep.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func TestSeedClaimsReport(t *testing.T) {
 		cfgs[i].Rows, cfgs[i].Repeats = 200_000, 1
 		cfgs[i].InProcess = !machine.MemoryMeasurable || raceEnabled || i < len(cfgs)-1 // the memory runs isolated, as the sweep makes them
 	}
-	job := result.NewJob(experiments.SweepJobName("seed-claims", experiments.Config{Rows: 200_000}), result.FaceCLI, time.Now())
+	job := result.NewJob(config.SweepJobName("seed-claims", config.Config{Rows: 200_000}), result.FaceCLI, time.Now())
 	res, err := experiments.RunConfigs(context.Background(), cfgs, experiments.RunOptions{Job: &job})
 	if err != nil {
 		t.Fatal(err)

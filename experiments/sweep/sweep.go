@@ -12,7 +12,9 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/chdriver"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/refdriver"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
@@ -51,7 +53,7 @@ type Sweep struct {
 	// Varies is the Config setting the sweep sets itself, so the user may
 	// not: "" or a Config field's JSON name ("seed-claims": most of them).
 	Varies  string
-	configs func(base experiments.Config, opt Options) []experiments.Config
+	configs func(base config.Config, opt Options) []config.Config
 }
 
 // All lists every scenario, in the order help shows them.
@@ -90,12 +92,12 @@ func Find(name string) (Sweep, error) {
 			return s, nil
 		}
 	}
-	return Sweep{}, experiments.NewFieldError("sweep", name, "unknown sweep", strings.Join(Names(), ", "))
+	return Sweep{}, fault.New("sweep", name, "unknown sweep", strings.Join(Names(), ", "))
 }
 
 // Configs returns the sweep's runs for a base config whose zero fields take
 // the sweep's defaults. It refuses a base that sets what the sweep varies.
-func (s Sweep) Configs(base experiments.Config, opt Options) ([]experiments.Config, error) {
+func (s Sweep) Configs(base config.Config, opt Options) ([]config.Config, error) {
 	base, err := s.checkBase(base)
 	if err != nil {
 		return nil, err
@@ -104,13 +106,13 @@ func (s Sweep) Configs(base experiments.Config, opt Options) ([]experiments.Conf
 		return nil, err
 	}
 	if opt.MaxShards != 0 && s.Name != "shards" {
-		return nil, experiments.NewFieldError("max_shards", strconv.Itoa(opt.MaxShards), "applies only to the shards sweep", "sweep shards")
+		return nil, fault.New("max_shards", strconv.Itoa(opt.MaxShards), "applies only to the shards sweep", "sweep shards")
 	}
 	if opt.MaxShards == 0 {
 		opt.MaxShards = DefaultMaxShards
 	}
 	if opt.MaxShards < core.MinShards || opt.MaxShards > core.MaxShards {
-		return nil, experiments.NewFieldError("max_shards", strconv.Itoa(opt.MaxShards), "out of range", fmt.Sprintf("%d to %d", core.MinShards, core.MaxShards))
+		return nil, fault.New("max_shards", strconv.Itoa(opt.MaxShards), "out of range", fmt.Sprintf("%d to %d", core.MinShards, core.MaxShards))
 	}
 	if base.Rows == 0 && base.Source == "" {
 		base.Rows = s.Rows
@@ -132,25 +134,25 @@ func (s Sweep) Configs(base experiments.Config, opt Options) ([]experiments.Conf
 
 // checkBase refuses what base sets that the sweep varies itself, and fills
 // in what the sweep needs (seed-claims' rows).
-func (s Sweep) checkBase(base experiments.Config) (experiments.Config, error) {
+func (s Sweep) checkBase(base config.Config) (config.Config, error) {
 	switch s.Varies {
 	case "shards":
 		if base.Shards != 0 {
-			return base, experiments.NewFieldError("shards", strconv.Itoa(base.Shards), "the shards sweep sets the shard count itself", "{max_shards} N")
+			return base, fault.New("shards", strconv.Itoa(base.Shards), "the shards sweep sets the shard count itself", "{max_shards} N")
 		}
 	case "max_load_factor":
 		if base.MaxLoadFactor != 0 {
-			return base, experiments.NewFieldError("max_load_factor", text.Float(base.MaxLoadFactor), "the load-factor sweep sets it itself", "no {max_load_factor}")
+			return base, fault.New("max_load_factor", text.Float(base.MaxLoadFactor), "the load-factor sweep sets it itself", "no {max_load_factor}")
 		}
 	case "key/value":
 		if len(base.Attributes) > 0 {
-			return base, experiments.NewFieldError("attributes", strings.Join(base.Attributes, ","), "the types sweep runs every value type", "no {attributes}")
+			return base, fault.New("attributes", strings.Join(base.Attributes, ","), "the types sweep runs every value type", "no {attributes}")
 		}
 		if base.Key != "" {
-			return base, experiments.NewFieldError("key", base.Key, "the types sweep runs every key type", "no {key}")
+			return base, fault.New("key", base.Key, "the types sweep runs every key type", "no {key}")
 		}
 		if base.Value != "" {
-			return base, experiments.NewFieldError("value", base.Value, "the types sweep runs every value type", "no {value}")
+			return base, fault.New("value", base.Value, "the types sweep runs every value type", "no {value}")
 		}
 	case "seed-claims":
 		if err := seedClaimsRefuses(base); err != nil {
@@ -166,7 +168,7 @@ func (s Sweep) checkBase(base experiments.Config) (experiments.Config, error) {
 // withExtraLayouts adds the C++ reference maps (--with-references) and
 // ClickHouse's own dictionaries (--with-clickhouse) to the seed table's
 // layouts, where they are available.
-func (s Sweep) withExtraLayouts(base experiments.Config, opt Options) (experiments.Config, error) {
+func (s Sweep) withExtraLayouts(base config.Config, opt Options) (config.Config, error) {
 	extra := []struct {
 		on     bool
 		field  string
@@ -181,10 +183,10 @@ func (s Sweep) withExtraLayouts(base experiments.Config, opt Options) (experimen
 			continue
 		}
 		if s.Name != "seed-table" {
-			return base, &experiments.FieldError{Field: x.field, Problem: "applies only to the seed-table sweep", Allowed: "sweep seed-table {" + x.field + "}", Switch: true}
+			return base, &fault.FieldError{Field: x.field, Problem: "applies only to the seed-table sweep", Allowed: "sweep seed-table {" + x.field + "}", Switch: true}
 		}
 		if ok, problem := x.status(); !ok {
-			return base, &experiments.FieldError{Field: x.field, Problem: "unavailable: " + problem, Switch: true}
+			return base, &fault.FieldError{Field: x.field, Problem: "unavailable: " + problem, Switch: true}
 		}
 		if len(base.Layouts) == 0 {
 			base.Layouts = base.WithDefaults().Layouts
@@ -200,7 +202,7 @@ func (s Sweep) withExtraLayouts(base experiments.Config, opt Options) (experimen
 }
 
 // Run runs the named scenario over base.
-func Run(ctx context.Context, name string, base experiments.Config, opt Options, ro experiments.RunOptions) ([]result.Result, error) {
+func Run(ctx context.Context, name string, base config.Config, opt Options, ro experiments.RunOptions) ([]result.Result, error) {
 	s, err := Find(name)
 	if err != nil {
 		return nil, err
@@ -210,47 +212,47 @@ func Run(ctx context.Context, name string, base experiments.Config, opt Options,
 		return nil, err
 	}
 	if ro.Job == nil {
-		j := result.NewJob(experiments.SweepJobName(s.Name, base), "", time.Now())
+		j := result.NewJob(config.SweepJobName(s.Name, base), "", time.Now())
 		ro.Job = &j
 	}
 	return experiments.RunConfigs(ctx, cfgs, ro)
 }
 
-func seedTable(base experiments.Config, _ Options) []experiments.Config {
-	return []experiments.Config{base}
+func seedTable(base config.Config, _ Options) []config.Config {
+	return []config.Config{base}
 }
 
 // seedClaimsRefuses refuses the settings the seed-claims sweep makes itself:
 // the claims are about ClickHouse's <UInt64,UInt16> example, random keys.
-func seedClaimsRefuses(base experiments.Config) error {
+func seedClaimsRefuses(base config.Config) error {
 	const allowed = "{rows}, {seed}, {repeats} and the output flags"
 	switch {
 	case len(base.Layouts) > 0:
-		return experiments.NewFieldError("layouts", strings.Join(base.Layouts, ","), "the seed-claims sweep picks the layouts of each claim", allowed)
+		return fault.New("layouts", strings.Join(base.Layouts, ","), "the seed-claims sweep picks the layouts of each claim", allowed)
 	case base.Shards != 0:
-		return experiments.NewFieldError("shards", strconv.Itoa(base.Shards), "the seed-claims sweep sets the shard count itself", allowed)
+		return fault.New("shards", strconv.Itoa(base.Shards), "the seed-claims sweep sets the shard count itself", allowed)
 	case base.ShardSelect != "":
-		return experiments.NewFieldError("shard_select", base.ShardSelect, "the seed-claims sweep tries modulo and mask itself", allowed)
+		return fault.New("shard_select", base.ShardSelect, "the seed-claims sweep tries modulo and mask itself", allowed)
 	case base.BlockRows != 0:
-		return experiments.NewFieldError("block_rows", strconv.Itoa(base.BlockRows), "the seed-claims sweep sets the block rows itself", allowed)
+		return fault.New("block_rows", strconv.Itoa(base.BlockRows), "the seed-claims sweep sets the block rows itself", allowed)
 	case base.Threads != 0:
-		return experiments.NewFieldError("threads", strconv.Itoa(base.Threads), "the seed-claims sweep tries every thread count itself", allowed)
+		return fault.New("threads", strconv.Itoa(base.Threads), "the seed-claims sweep tries every thread count itself", allowed)
 	case base.MaxLoadFactor != 0:
-		return experiments.NewFieldError("max_load_factor", text.Float(base.MaxLoadFactor), "the seed's figures are at ClickHouse's default 0.5", allowed)
-	case base.Key != "" && base.Key != experiments.DefaultKey:
-		return experiments.NewFieldError("key", base.Key, "the seed's claims are about <UInt64,UInt16>", allowed)
-	case base.Value != "" && base.Value != experiments.DefaultValue:
-		return experiments.NewFieldError("value", base.Value, "the seed's claims are about <UInt64,UInt16>", allowed)
+		return fault.New("max_load_factor", text.Float(base.MaxLoadFactor), "the seed's figures are at ClickHouse's default 0.5", allowed)
+	case base.Key != "" && base.Key != config.DefaultKey:
+		return fault.New("key", base.Key, "the seed's claims are about <UInt64,UInt16>", allowed)
+	case base.Value != "" && base.Value != config.DefaultValue:
+		return fault.New("value", base.Value, "the seed's claims are about <UInt64,UInt16>", allowed)
 	case base.Source != "":
-		return experiments.NewFieldError("source", base.Source, "the seed's claims are about random keys", allowed)
-	case base.Keys != "" && base.Keys != experiments.DefaultKeys:
-		return experiments.NewFieldError("keys", base.Keys, "the seed's claims are about random keys", allowed)
+		return fault.New("source", base.Source, "the seed's claims are about random keys", allowed)
+	case base.Keys != "" && base.Keys != config.DefaultKeys:
+		return fault.New("keys", base.Keys, "the seed's claims are about random keys", allowed)
 	}
 	return nil
 }
 
-func shardsSweep(base experiments.Config, opt Options) []experiments.Config {
-	var cfgs []experiments.Config
+func shardsSweep(base config.Config, opt Options) []config.Config {
+	var cfgs []config.Config
 	for n := 1; ; n *= 2 {
 		c := base
 		c.Shards = min(n, opt.MaxShards)
@@ -261,8 +263,8 @@ func shardsSweep(base experiments.Config, opt Options) []experiments.Config {
 	}
 }
 
-func typesSweep(base experiments.Config, _ Options) []experiments.Config {
-	var cfgs []experiments.Config
+func typesSweep(base config.Config, _ Options) []config.Config {
+	var cfgs []config.Config
 	for _, k := range core.Types() {
 		for _, v := range core.Types() {
 			c := base
@@ -288,8 +290,8 @@ func growthSteps(rows int64) []int64 {
 	return append(steps, rows)
 }
 
-func growthSweep(base experiments.Config, _ Options) []experiments.Config {
-	var cfgs []experiments.Config
+func growthSweep(base config.Config, _ Options) []config.Config {
+	var cfgs []config.Config
 	for _, n := range growthSteps(base.Rows) {
 		c := base
 		c.Rows = n
@@ -303,7 +305,7 @@ var LoadFactors = []float64{0.5, 0.6, 0.7, 0.8, 0.9, 0.99}
 
 // loadFactorSweep runs each layout that follows max_load_factor at every
 // value; hashed_array and gomap ignore it, so they run once, as references.
-func loadFactorSweep(base experiments.Config, _ Options) []experiments.Config {
+func loadFactorSweep(base config.Config, _ Options) []config.Config {
 	var follow, fixed []string
 	for _, name := range base.Layouts {
 		l, _ := core.ParseLayout(name)
@@ -313,7 +315,7 @@ func loadFactorSweep(base experiments.Config, _ Options) []experiments.Config {
 			follow = append(follow, name)
 		}
 	}
-	var cfgs []experiments.Config
+	var cfgs []config.Config
 	if len(follow) > 0 {
 		for _, mlf := range LoadFactors {
 			c := base

@@ -9,6 +9,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 )
 
 // SeedClaimsSpeedRows is the size of the seed-claims sweep's speed runs:
@@ -30,7 +31,7 @@ var SeedClaimsMemory = []core.Layout{core.LayoutHashed, core.LayoutPacked, core.
 // SeedClaimsSpeedLayout at SeedClaimsSpeedRows (each Repeats times, 3 by
 // default, 5 for the pairs of the two few-per-cent claims: times are
 // medians), then the memory of the seed's three structures at base.Rows.
-func seedClaimsConfigs(base experiments.Config, _ Options) []experiments.Config {
+func seedClaimsConfigs(base config.Config, _ Options) []config.Config {
 	speed := base
 	speed.Layouts = []string{string(SeedClaimsSpeedLayout)}
 	speed.Rows = SeedClaimsSpeedRows
@@ -42,7 +43,7 @@ func seedClaimsConfigs(base experiments.Config, _ Options) []experiments.Config 
 	// each, as the machine's noise is of that size.
 	pair := speed
 	pair.Repeats = max(speed.Repeats, 5)
-	var cfgs []experiments.Config
+	var cfgs []config.Config
 	for _, sel := range []core.ShardSelect{core.ShardSelectModulo, core.ShardSelectMask} {
 		c := pair
 		c.Shards, c.ShardSelect = 8, string(sel)
@@ -79,7 +80,7 @@ func threadCounts(cores int) []int {
 // seedClaimsRows is the memory comparison's default size: the largest of
 // 1e6, 1e7 and 1e8 whose run of the three structures the memory guard lets
 // through on this machine now.
-func seedClaimsRows(ctx context.Context, base experiments.Config) int64 {
+func seedClaimsRows(ctx context.Context, base config.Config) int64 {
 	rows := int64(1_000_000)
 	for _, n := range []int64{10_000_000, 100_000_000} {
 		c := base

@@ -7,7 +7,8 @@ import (
 	"testing"
 
 	"github.com/packlab/packlab/core"
-	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
+	"github.com/packlab/packlab/experiments/fault"
 )
 
 // TestSeedClaimsConfigs: the sweep runs what each claim is about: packed at
@@ -19,7 +20,7 @@ func TestSeedClaimsConfigs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfgs, err := sw.Configs(experiments.Config{Rows: 1e6}, Options{})
+	cfgs, err := sw.Configs(config.Config{Rows: 1e6}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,15 +48,15 @@ func TestSeedClaimsConfigs(t *testing.T) {
 		t.Errorf("configs: modulo %v mask %v big blocks %v memory %v, %d (threads, shards) points (want %d, with 1 and 1)", modulo, mask, big, memory, len(points), want)
 	}
 	for _, bad := range []struct {
-		cfg  experiments.Config
+		cfg  config.Config
 		flag string
 	}{
-		{experiments.Config{Shards: 4}, "shards"}, {experiments.Config{Layouts: []string{"hashed"}}, "layouts"}, {experiments.Config{ShardSelect: "mask"}, "shard_select"},
-		{experiments.Config{BlockRows: 10}, "block_rows"}, {experiments.Config{Threads: 1}, "threads"}, {experiments.Config{MaxLoadFactor: 0.9}, "max_load_factor"},
-		{experiments.Config{Key: "UInt32"}, "key"}, {experiments.Config{Keys: "sequential"}, "keys"},
+		{config.Config{Shards: 4}, "shards"}, {config.Config{Layouts: []string{"hashed"}}, "layouts"}, {config.Config{ShardSelect: "mask"}, "shard_select"},
+		{config.Config{BlockRows: 10}, "block_rows"}, {config.Config{Threads: 1}, "threads"}, {config.Config{MaxLoadFactor: 0.9}, "max_load_factor"},
+		{config.Config{Key: "UInt32"}, "key"}, {config.Config{Keys: "sequential"}, "keys"},
 	} {
 		_, err := sw.Configs(bad.cfg, Options{})
-		var fe *experiments.FieldError
+		var fe *fault.FieldError
 		if !errors.As(err, &fe) || fe.Field != bad.flag {
 			t.Errorf("seed-claims with %+v: got %v, want a refusal naming %s", bad.cfg, err, bad.flag)
 		}

@@ -7,10 +7,11 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 )
 
 func TestSweepConfigs(t *testing.T) {
-	configs := func(name string, base experiments.Config, opt Options) []experiments.Config {
+	configs := func(name string, base config.Config, opt Options) []config.Config {
 		t.Helper()
 		s, err := Find(name)
 		if err != nil {
@@ -22,48 +23,48 @@ func TestSweepConfigs(t *testing.T) {
 		}
 		return cfgs
 	}
-	seed := configs("seed-table", experiments.Config{}, Options{})
+	seed := configs("seed-table", config.Config{}, Options{})
 	if len(seed) != 1 || len(seed[0].Layouts) != len(core.Layouts()) || seed[0].Rows != 1_000_000 || seed[0].Key != "UInt64" || seed[0].Value != "UInt16" {
 		t.Errorf("seed-table: %+v, want every layout at 1M <UInt64,UInt16>", seed)
 	}
 	var shards []int
-	for _, c := range configs("shards", experiments.Config{}, Options{MaxShards: 6}) {
+	for _, c := range configs("shards", config.Config{}, Options{MaxShards: 6}) {
 		shards = append(shards, c.Shards)
 	}
 	if !slices.Equal(shards, []int{1, 2, 4, 6}) {
 		t.Errorf("shards up to 6: %v, want 1 2 4 6", shards)
 	}
-	if n := len(configs("shards", experiments.Config{}, Options{})); n != 4 {
+	if n := len(configs("shards", config.Config{}, Options{})); n != 4 {
 		t.Errorf("shards by default: %d configs, want 1 2 4 8", n)
 	}
-	types := configs("types", experiments.Config{Layouts: []string{"packed"}}, Options{})
+	types := configs("types", config.Config{Layouts: []string{"packed"}}, Options{})
 	if len(types) != 15*15 || types[0].Rows != 100_000 || types[16].Key != "UInt16" || types[16].Value != "UInt16" {
 		t.Errorf("types: %d configs, want 225 at 100K rows", len(types))
 	}
 	var rows []int64
-	for _, c := range configs("growth", experiments.Config{Rows: 100_000}, Options{}) {
+	for _, c := range configs("growth", config.Config{Rows: 100_000}, Options{}) {
 		rows = append(rows, c.Rows)
 	}
 	if want := []int64{10000, 14142, 20000, 28284, 40000, 56569, 80000, 100000}; !slices.Equal(rows, want) {
 		t.Errorf("growth to 100K: %v, want %v", rows, want)
 	}
-	lf := configs("load-factor", experiments.Config{Layouts: []string{"hashed", "gomap"}}, Options{})
+	lf := configs("load-factor", config.Config{Layouts: []string{"hashed", "gomap"}}, Options{})
 	if len(lf) != 7 || lf[5].MaxLoadFactor != 0.99 || !slices.Equal(lf[0].Layouts, []string{"hashed"}) || !slices.Equal(lf[6].Layouts, []string{"gomap"}) || lf[6].MaxLoadFactor != 0 {
 		t.Errorf("load-factor: %+v, want hashed at 6 values and gomap once", lf)
 	}
 
 	for _, c := range []struct {
 		name string
-		base experiments.Config
+		base config.Config
 		opt  Options
 		want string
 	}{
-		{"shards", experiments.Config{Shards: 4}, Options{}, "shards 4: the shards sweep sets the shard count itself (allowed: max_shards N)"},
-		{"shards", experiments.Config{}, Options{MaxShards: 200}, "max_shards 200: out of range (allowed: 1 to 128)"},
-		{"growth", experiments.Config{}, Options{MaxShards: 4}, "max_shards 4: applies only to the shards sweep (allowed: sweep shards)"},
-		{"types", experiments.Config{Key: "UInt32"}, Options{}, "key UInt32: the types sweep runs every key type (allowed: no key)"},
-		{"load-factor", experiments.Config{MaxLoadFactor: 0.7}, Options{}, "max_load_factor 0.7: the load-factor sweep sets it itself (allowed: no max_load_factor)"},
-		{"seed-table", experiments.Config{Shards: 300}, Options{}, "shards 300: out of range (allowed: 1 to 128)"},
+		{"shards", config.Config{Shards: 4}, Options{}, "shards 4: the shards sweep sets the shard count itself (allowed: max_shards N)"},
+		{"shards", config.Config{}, Options{MaxShards: 200}, "max_shards 200: out of range (allowed: 1 to 128)"},
+		{"growth", config.Config{}, Options{MaxShards: 4}, "max_shards 4: applies only to the shards sweep (allowed: sweep shards)"},
+		{"types", config.Config{Key: "UInt32"}, Options{}, "key UInt32: the types sweep runs every key type (allowed: no key)"},
+		{"load-factor", config.Config{MaxLoadFactor: 0.7}, Options{}, "max_load_factor 0.7: the load-factor sweep sets it itself (allowed: no max_load_factor)"},
+		{"seed-table", config.Config{Shards: 300}, Options{}, "shards 300: out of range (allowed: 1 to 128)"},
 	} {
 		s, _ := Find(c.name)
 		_, err := s.Configs(c.base, c.opt)
@@ -79,7 +80,7 @@ func TestSweepConfigs(t *testing.T) {
 // TestShardsSweepRuns measures the shards sweep for real, small: one result
 // per shard count, each with a worker per shard.
 func TestShardsSweepRuns(t *testing.T) {
-	res, err := Run(context.Background(), "shards", experiments.Config{Layouts: []string{"packed"}, Rows: 40_000, NoRead: true}, Options{MaxShards: 4}, experiments.RunOptions{})
+	res, err := Run(context.Background(), "shards", config.Config{Layouts: []string{"packed"}, Rows: 40_000, NoRead: true}, Options{MaxShards: 4}, experiments.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +97,7 @@ func TestShardsSweepRuns(t *testing.T) {
 // TestTypesSweepPadding runs the types sweep for hashed, in-process and
 // small, and checks each pair's padding against the padded cell's layout.
 func TestTypesSweepPadding(t *testing.T) {
-	res, err := Run(context.Background(), "types", experiments.Config{Layouts: []string{"hashed"}, Rows: 500, NoRead: true, InProcess: true}, Options{}, experiments.RunOptions{})
+	res, err := Run(context.Background(), "types", config.Config{Layouts: []string{"hashed"}, Rows: 500, NoRead: true, InProcess: true}, Options{}, experiments.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/planner"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/store"
@@ -34,7 +35,7 @@ type PlanAsk struct {
 	// start. It returns the context they run under, the hooks the face
 	// follows them by (Store is set here) and a release called when they
 	// end; an error (another job is going) stops the plan.
-	Calibrating func(cfgs []experiments.Config) (context.Context, Hooks, func(), error)
+	Calibrating func(cfgs []config.Config) (context.Context, Hooks, func(), error)
 }
 
 // PlanAnswer is the plan, and what it was made from.
@@ -91,7 +92,7 @@ func Plan(ctx context.Context, ask PlanAsk) (PlanAnswer, error) {
 				j := result.NewJob(planner.CalibrationJobName(cfgs), "", time.Now())
 				h.Job = &j
 			}
-			a.Calibrated, err = measure(experiments.Config{}, h, func(ro experiments.RunOptions) ([]result.Result, error) {
+			a.Calibrated, err = measure(config.Config{}, h, func(ro experiments.RunOptions) ([]result.Result, error) {
 				return planner.Calibrate(cctx, cfgs, ro)
 			})
 			release()

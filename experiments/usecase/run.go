@@ -12,9 +12,12 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/store"
 	"github.com/packlab/packlab/experiments/sweep"
+	"github.com/packlab/packlab/experiments/worker"
 )
 
 // Hooks are a face's part in a job of runs: where results are kept, the
@@ -27,7 +30,7 @@ type Hooks struct {
 	// the run, the sweep or the calibration, from no face.
 	Job *result.Job
 	// Progress receives every load's progress (experiments.RunOptions).
-	Progress func(experiments.Progress)
+	Progress func(worker.Progress)
 	// Notice receives the engine's one-line notes before the first run.
 	Notice func(string)
 	// Measured is told of each result once it is kept; an error from it
@@ -48,10 +51,10 @@ type Measured struct {
 
 // Run measures cfg's layouts as one job (experiments.Run) and keeps each
 // result as it comes. It returns what was measured even on an error; a
-// cancel's error wraps experiments.ErrCancelled.
-func Run(ctx context.Context, cfg experiments.Config, h Hooks) (Measured, error) {
+// cancel's error wraps fault.ErrCancelled.
+func Run(ctx context.Context, cfg config.Config, h Hooks) (Measured, error) {
 	if h.Job == nil {
-		j := result.NewJob(experiments.RunJobName(cfg), "", time.Now())
+		j := result.NewJob(config.RunJobName(cfg), "", time.Now())
 		h.Job = &j
 	}
 	return measure(cfg, h, func(ro experiments.RunOptions) ([]result.Result, error) {
@@ -61,9 +64,9 @@ func Run(ctx context.Context, cfg experiments.Config, h Hooks) (Measured, error)
 
 // Sweep measures the named sweep over base (sweep.Run) as one job and
 // keeps each result as it comes.
-func Sweep(ctx context.Context, name string, base experiments.Config, opt sweep.Options, h Hooks) (Measured, error) {
+func Sweep(ctx context.Context, name string, base config.Config, opt sweep.Options, h Hooks) (Measured, error) {
 	if h.Job == nil {
-		j := result.NewJob(experiments.SweepJobName(name, base), "", time.Now())
+		j := result.NewJob(config.SweepJobName(name, base), "", time.Now())
 		h.Job = &j
 	}
 	return measure(base, h, func(ro experiments.RunOptions) ([]result.Result, error) {
@@ -74,7 +77,7 @@ func Sweep(ctx context.Context, name string, base experiments.Config, opt sweep.
 // measure runs do with h's hooks: the store is marked as saved into for
 // the job's length (a history clear waits), each result is saved before
 // the face hears of it.
-func measure(cfg experiments.Config, h Hooks, do func(experiments.RunOptions) ([]result.Result, error)) (Measured, error) {
+func measure(cfg config.Config, h Hooks, do func(experiments.RunOptions) ([]result.Result, error)) (Measured, error) {
 	start := time.Now()
 	m := Measured{Skipped: -1}
 	if h.Store != nil {
@@ -105,5 +108,5 @@ func measure(cfg experiments.Config, h Hooks, do func(experiments.RunOptions) ([
 // Cancelled reports whether err is a job's cancel (its context's or the
 // engine's).
 func Cancelled(err error) bool {
-	return errors.Is(err, experiments.ErrCancelled) || errors.Is(err, context.Canceled)
+	return errors.Is(err, fault.ErrCancelled) || errors.Is(err, context.Canceled)
 }

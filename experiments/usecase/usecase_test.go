@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/planner"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/store"
@@ -42,7 +43,7 @@ func TestRunKeepsEachResult(t *testing.T) {
 	s := openStore(t)
 	job := result.NewJob("usecase test", result.FaceCLI, time.Now())
 	var heard []string
-	cfg := experiments.Config{Layouts: []string{"packed", "hashed"}, Rows: 20_000, InProcess: true}
+	cfg := config.Config{Layouts: []string{"packed", "hashed"}, Rows: 20_000, InProcess: true}
 	m, err := Run(context.Background(), cfg, Hooks{Store: s, Job: &job, Measured: func(r result.Result) error {
 		if _, err := s.Load(r.ID); err != nil {
 			t.Errorf("%s heard of before it was saved: %v", r.ID, err)
@@ -76,7 +77,7 @@ func TestRunKeepsEachResult(t *testing.T) {
 	if err := os.WriteFile(src, []byte("1\t10\n2\t20\nnot a key\t5\n3\t30\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	m, err = Run(context.Background(), experiments.Config{Layouts: []string{"packed"}, Source: src, SkipBadRows: true, InProcess: true}, Hooks{})
+	m, err = Run(context.Background(), config.Config{Layouts: []string{"packed"}, Source: src, SkipBadRows: true, InProcess: true}, Hooks{})
 	if err != nil || m.Skipped != 1 || len(m.Saved) != 0 {
 		t.Errorf("a file with one bad row skipped: skipped %d, saved %v, %v", m.Skipped, m.Saved, err)
 	}
@@ -92,7 +93,7 @@ func TestRunSaveFails(t *testing.T) {
 	if err := os.WriteFile(s.Dir, nil, 0o644); err != nil { // a file where the folder was
 		t.Fatal(err)
 	}
-	m, err := Run(context.Background(), experiments.Config{Layouts: []string{"packed", "hashed"}, Rows: 10_000, InProcess: true},
+	m, err := Run(context.Background(), config.Config{Layouts: []string{"packed", "hashed"}, Rows: 10_000, InProcess: true},
 		Hooks{Store: s, Measured: func(r result.Result) error {
 			t.Errorf("heard of %s, which was not saved", r.ID)
 			return nil
@@ -108,7 +109,7 @@ func TestRunSaveFails(t *testing.T) {
 // that says so.
 func TestPlanFromHistory(t *testing.T) {
 	s := openStore(t)
-	if _, err := Run(context.Background(), experiments.Config{Layouts: []string{"packed"}, Rows: 20_000, InProcess: true}, Hooks{Store: s}); err != nil {
+	if _, err := Run(context.Background(), config.Config{Layouts: []string{"packed"}, Rows: 20_000, InProcess: true}, Hooks{Store: s}); err != nil {
 		t.Fatal(err)
 	}
 	req := planner.PlanRequest{Rows: 1e6, MemoryBytes: 1 << 34}
@@ -123,7 +124,7 @@ func TestPlanFromHistory(t *testing.T) {
 	busy := errors.New("a run is going")
 	asked := 0
 	_, err = Plan(context.Background(), PlanAsk{Request: req, Store: s, Calibration: CalibrateMissing, InProcess: true,
-		Calibrating: func(cfgs []experiments.Config) (context.Context, Hooks, func(), error) {
+		Calibrating: func(cfgs []config.Config) (context.Context, Hooks, func(), error) {
 			asked = len(cfgs)
 			for _, c := range cfgs {
 				if !c.InProcess {
@@ -139,7 +140,7 @@ func TestPlanFromHistory(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	released := false
 	a, err = Plan(context.Background(), PlanAsk{Request: req, Store: s, Calibration: CalibrateAgain, InProcess: true,
-		Calibrating: func(cfgs []experiments.Config) (context.Context, Hooks, func(), error) {
+		Calibrating: func(cfgs []config.Config) (context.Context, Hooks, func(), error) {
 			cancel()
 			return ctx, Hooks{}, func() { released = true }, nil
 		}})

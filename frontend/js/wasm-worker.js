@@ -10,7 +10,7 @@
 //                   {type: "event", name, data}
 //                   {type: "download", name, mime, bytes}
 //                   {type: "fatal", message}
-// and this script is the host Go binds to (app/bind_js.go): it hands calls
+// and this script is the host Go binds to (app/browser): it hands calls
 // to Go and posts Go's answers and events back as they come.
 //
 // Go's os package (results store, key files, exports) reaches a file system

@@ -2,7 +2,7 @@
 // is (Find), what it says it holds (Describe, one JSON line from its
 // --describe), and that answer kept while the file does not change (Cache,
 // whose Status does all three).
-// Starting a run in it is the engine's (experiments.RunWorker).
+// Starting a run in it is the engine's (worker.Run).
 package program
 
 import (

@@ -1,14 +1,14 @@
 //go:build js && wasm
 
-// The browser face's binding: the same Lab, its methods called from
-// JavaScript with the same JSON the desktop window exchanges, its events
-// posted as they happen. This file is the only one of package app that
-// imports syscall/js (besides its test).
+// Package browser is the browser face's binding: the same app.Lab, its
+// methods called from JavaScript with the same JSON the desktop window
+// exchanges, its events posted as they happen. It is the only package of
+// the lab's Go side that imports syscall/js; cmd/packlab-wasm starts it.
 //
 // The Go instance lives in a Web Worker (frontend/js/wasm-worker.js); the
-// worker is the host. It gives BindJS an object with
+// worker is the host. It gives Bind an object with
 //
-//	host.ready(call)                   BindJS hands over call(id, method, argsJSON)
+//	host.ready(call)                   Bind hands over call(id, method, argsJSON)
 //	host.reply(id, resultJSON, errorJSON)  the answer to one call: exactly one
 //	                                   of the two is a string, the other null
 //	host.event(name, dataJSON)         "run:progress", "run:result", "run:error", "run:done"
@@ -33,7 +33,7 @@
 //   - files: exports are written to a scratch folder and handed to the page
 //     as a download; a key file is the one the person picked, mounted by the
 //     host and read in chunks as Go reads it.
-package app
+package browser
 
 import (
 	"context"
@@ -48,9 +48,11 @@ import (
 	"sync"
 	"syscall/js"
 
+	"github.com/packlab/packlab/app"
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -60,7 +62,7 @@ const DownloadsDir = "/downloads"
 
 // jsBinding is one Lab bound to one host.
 type jsBinding struct {
-	lab  *Lab
+	lab  *app.Lab
 	host js.Value
 
 	// gate holds run events back while StartRun's answer is on its way, so
@@ -68,32 +70,32 @@ type jsBinding struct {
 	gate sync.Mutex
 }
 
-// BindJS makes the lab of opt callable from JavaScript through host (see
+// Bind makes the lab of opt callable from JavaScript through host (see
 // the top of this file). It sets opt's events and dialogs to the host's,
 // measures in-process, and names the runtime "browser".
-func BindJS(host js.Value, opt Options) (*Lab, error) {
+func Bind(host js.Value, opt app.Options) (*app.Lab, error) {
 	if host.Type() != js.TypeObject {
-		return nil, errors.New("BindJS: the host is not an object")
+		return nil, errors.New("Bind: the host is not an object")
 	}
 	for _, fn := range []string{"ready", "reply", "event", "download", "pickedFile"} {
 		if host.Get(fn).Type() != js.TypeFunction {
-			return nil, fmt.Errorf("BindJS: the host has no function %s", fn)
+			return nil, fmt.Errorf("Bind: the host has no function %s", fn)
 		}
 	}
 	b := &jsBinding{host: host}
 	opt.InProcess = true
 	opt.Runtime = "browser"
 	opt.Emit = b.emit
-	opt.OpenFile = func(FileDialog) (string, error) {
+	opt.OpenFile = func(app.FileDialog) (string, error) {
 		return host.Call("pickedFile").String(), nil
 	}
-	opt.SaveFile = func(d FileDialog) (string, error) {
+	opt.SaveFile = func(d app.FileDialog) (string, error) {
 		return path.Join(DownloadsDir, path.Base(d.DefaultName)), nil
 	}
 	if err := os.MkdirAll(DownloadsDir, 0o755); err != nil {
-		return nil, fmt.Errorf("BindJS: the downloads folder: %w", err)
+		return nil, fmt.Errorf("Bind: the downloads folder: %w", err)
 	}
-	lab, err := New(opt)
+	lab, err := app.New(opt)
 	if err != nil {
 		return nil, err
 	}
@@ -105,8 +107,8 @@ func BindJS(host js.Value, opt Options) (*Lab, error) {
 func (b *jsBinding) emit(event string, data any) {
 	buf, err := json.Marshal(data)
 	if err != nil {
-		buf, _ = json.Marshal(RunError{Field: "run", Message: "an event could not be encoded: " + err.Error()})
-		event = EventError
+		buf, _ = json.Marshal(app.RunError{Field: "run", Message: "an event could not be encoded: " + err.Error()})
+		event = app.EventError
 	}
 	b.gate.Lock()
 	b.host.Call("event", event, string(buf))
@@ -134,14 +136,14 @@ func (b *jsBinding) call(_ js.Value, args []js.Value) any {
 
 func (b *jsBinding) reply(id js.Value, res any, err error) {
 	if err != nil {
-		e := ErrorOf(err, "")
+		e := app.ErrorOf(err, "")
 		buf, _ := json.Marshal(e)
 		b.host.Call("reply", id, js.Null(), string(buf))
 		return
 	}
 	buf, merr := json.Marshal(res)
 	if merr != nil {
-		buf, _ = json.Marshal(&Error{Message: "the answer could not be encoded: " + merr.Error()})
+		buf, _ = json.Marshal(&app.Error{Message: "the answer could not be encoded: " + merr.Error()})
 		b.host.Call("reply", id, js.Null(), string(buf))
 		return
 	}
@@ -153,18 +155,18 @@ func (b *jsBinding) reply(id js.Value, res any, err error) {
 func (b *jsBinding) dispatch(method, raw string) (res any, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			res, err = nil, &Error{Message: fmt.Sprintf("internal error in %s: %v", method, v)}
+			res, err = nil, &app.Error{Message: fmt.Sprintf("internal error in %s: %v", method, v)}
 		}
 	}()
 	var args []json.RawMessage
 	if strings.TrimSpace(raw) != "" {
 		if err := json.Unmarshal([]byte(raw), &args); err != nil {
-			return nil, &Error{Message: fmt.Sprintf("%s: the arguments are not a JSON array: %v", method, err)}
+			return nil, &app.Error{Message: fmt.Sprintf("%s: the arguments are not a JSON array: %v", method, err)}
 		}
 	}
 	call, ok := b.methods()[method]
 	if !ok {
-		return nil, &Error{Message: fmt.Sprintf("the browser lab has no method %s", method)}
+		return nil, &app.Error{Message: fmt.Sprintf("the browser lab has no method %s", method)}
 	}
 	return call(method, args)
 }
@@ -184,8 +186,8 @@ func (b *jsBinding) methods() map[string]jsMethod {
 		// The page stopped the worker that ran id (a run holds the single
 		// thread, so that is how a browser run is cancelled at any moment);
 		// this worker is its successor and words the run's end.
-		"RunCancelled": call3(func(id string, ids []string, secs float64) (RunDone, error) {
-			return runCancelled(id, ids, secs), nil
+		"RunCancelled": call3(func(id string, ids []string, secs float64) (app.RunDone, error) {
+			return app.RunCancelled(id, ids, secs), nil
 		}),
 		"History":          call0(b.history),
 		"Delete":           call1(b.lab.Delete),
@@ -203,11 +205,15 @@ func (b *jsBinding) methods() map[string]jsMethod {
 // number of arguments, or one that does not decode, is refused by name.
 func jsArgs(method string, args []json.RawMessage, dst ...any) error {
 	if n := len(dst); len(args) != n {
-		return &Error{Message: fmt.Sprintf("%s takes %d argument%s, got %d", method, n, plural(n), len(args))}
+		s := "s"
+		if n == 1 {
+			s = ""
+		}
+		return &app.Error{Message: fmt.Sprintf("%s takes %d argument%s, got %d", method, n, s, len(args))}
 	}
 	for i, d := range dst {
 		if err := json.Unmarshal(args[i], d); err != nil {
-			return &Error{Message: fmt.Sprintf("%s: argument %d: %v", method, i+1, err)}
+			return &app.Error{Message: fmt.Sprintf("%s: argument %d: %v", method, i+1, err)}
 		}
 	}
 	return nil
@@ -259,7 +265,7 @@ func call3[A, B, C, R any](f func(A, B, C) (R, error)) jsMethod {
 
 // limits is Lab.Limits with the tab's memory: 4 GiB in all, and what the
 // runtime does not hold yet.
-func (b *jsBinding) limits() (Limits, error) {
+func (b *jsBinding) limits() (app.Limits, error) {
 	lim, err := b.lab.Limits()
 	if err != nil {
 		return lim, err
@@ -272,9 +278,9 @@ func (b *jsBinding) limits() (Limits, error) {
 
 // browserCheck is the guard's check of cfg in this tab, in the tab's terms
 // (see inAddressSpace).
-func (b *jsBinding) browserCheck(cfg experiments.Config) (experiments.MemoryCheck, error) {
+func (b *jsBinding) browserCheck(cfg config.Config) (experiments.MemoryCheck, error) {
 	cfg.InProcess = true
-	mc, err := b.lab.check(cfg)
+	mc, err := app.Check(b.lab, cfg)
 	if err != nil {
 		return mc, err
 	}
@@ -325,7 +331,7 @@ func inAddressSpace(mc experiments.MemoryCheck) experiments.MemoryCheck {
 // (core.Predict through experiments' guard: tables, loader, read; in the
 // address space, see inAddressSpace) within the wasm memory left. 0 when
 // not even one row fits.
-func rowCap(cfg experiments.Config, layout string) int64 {
+func rowCap(cfg config.Config, layout string) int64 {
 	cfg.Layouts = []string{layout}
 	cfg.InProcess = true
 	fits := func(rows int64) bool {
@@ -352,16 +358,16 @@ func rowCap(cfg experiments.Config, layout string) int64 {
 }
 
 // estimate is Lab.Estimate in the tab's terms, with each layout's row cap.
-func (b *jsBinding) estimate(f Form) (Estimate, error) {
-	cfg, err := f.parse()
+func (b *jsBinding) estimate(f app.Form) (app.Estimate, error) {
+	cfg, err := f.Parse()
 	if err != nil {
-		return Estimate{}, err
+		return app.Estimate{}, err
 	}
 	mc, err := b.browserCheck(cfg)
 	if err != nil {
-		return Estimate{}, ErrorOf(err, "run")
+		return app.Estimate{}, app.ErrorOf(err, "run")
 	}
-	e := estimateOf(mc)
+	e := app.EstimateOf(mc)
 	caps := map[string]int64{}
 	if cfg.Source == "" {
 		for _, le := range e.Layouts {
@@ -389,7 +395,7 @@ func (b *jsBinding) estimate(f Form) (Estimate, error) {
 	return e, nil
 }
 
-func relabelNote(le LayoutEstimate) LayoutEstimate {
+func relabelNote(le app.LayoutEstimate) app.LayoutEstimate {
 	le.Note = relabel(le.Note)
 	return le
 }
@@ -397,7 +403,7 @@ func relabelNote(le LayoutEstimate) LayoutEstimate {
 // browserMessage is the estimate's line: what the largest run needs, what
 // the tab has left of its 4 GiB, and the row caps (the reason a larger run
 // is refused).
-func browserMessage(mc experiments.MemoryCheck, e Estimate, caps map[string]int64) string {
+func browserMessage(mc experiments.MemoryCheck, e app.Estimate, caps map[string]int64) string {
 	big := mc.LargestEstimate()
 	about := "about "
 	if big.Estimated {
@@ -436,40 +442,26 @@ func capText(n int64) string {
 
 // startRun refuses a run that does not fit the tab with the browser's
 // reason, then starts it as the desktop does.
-func (b *jsBinding) startRun(f Form) (Started, error) {
-	cfg, err := f.parse()
+func (b *jsBinding) startRun(f app.Form) (app.Started, error) {
+	cfg, err := f.Parse()
 	if err != nil {
-		return Started{}, err
+		return app.Started{}, err
 	}
 	if cfg.Source == "" {
 		mc, err := b.browserCheck(cfg)
 		if err != nil {
-			return Started{}, ErrorOf(err, "run")
+			return app.Started{}, app.ErrorOf(err, "run")
 		}
 		if !mc.Fits {
-			e := estimateOf(mc)
+			e := app.EstimateOf(mc)
 			caps := map[string]int64{}
 			for _, le := range e.Layouts {
 				caps[le.Layout] = rowCap(cfg, le.Layout)
 			}
-			return Started{}, &Error{Field: "run", Message: browserMessage(mc, e, caps)}
+			return app.Started{}, &app.Error{Field: "run", Message: browserMessage(mc, e, caps)}
 		}
 	}
 	return b.lab.StartRun(f)
-}
-
-// runCancelled is the RunDone of a run whose worker was stopped, worded as
-// Lab.execute words a cancel.
-func runCancelled(id string, ids []string, secs float64) RunDone {
-	if ids == nil {
-		ids = []string{}
-	}
-	d := RunDone{ID: id, ResultIDs: ids, Cancelled: true, Seconds: secs}
-	d.Message = fmt.Sprintf("Cancelled; %d layout%s measured in %s before the cancel (kept in history)", len(ids), plural(len(ids)), seconds(secs))
-	if len(ids) == 0 {
-		d.Message = "Cancelled before any layout finished; nothing was saved"
-	}
-	return d
 }
 
 // ---- labels: RSS is the wasm memory here ----
@@ -479,7 +471,7 @@ var rssWord = regexp.MustCompile(`\bRSS\b`)
 // relabel names the wasm memory where the desktop's words say RSS.
 func relabel(s string) string { return rssWord.ReplaceAllString(s, "wasm memory") }
 
-func (b *jsBinding) history() (History, error) {
+func (b *jsBinding) history() (app.History, error) {
 	h, err := b.lab.History()
 	if err != nil {
 		return h, err
@@ -491,19 +483,19 @@ func (b *jsBinding) history() (History, error) {
 }
 
 // table is Lab.Table with the wasm memory's names and a runtime column.
-func (b *jsBinding) table(ids []string) (Table, error) {
+func (b *jsBinding) table(ids []string) (app.Table, error) {
 	t, err := b.lab.Table(ids)
 	if err != nil {
 		return t, err
 	}
-	rs, err := b.lab.results(ids, "export")
+	rs, err := app.Results(b.lab, ids, "export")
 	if err != nil {
 		return t, err
 	}
 	for i := range t.Columns {
 		t.Columns[i].Name = relabel(t.Columns[i].Name)
 	}
-	t.Columns = append(t.Columns, Column{Name: "runtime"})
+	t.Columns = append(t.Columns, app.Column{Name: "runtime"})
 	for i := range t.Rows {
 		where := rs[i].Runtime
 		if !rs[i].Isolated {
@@ -517,12 +509,12 @@ func (b *jsBinding) table(ids []string) (Table, error) {
 // chart is Lab.Chart with every RSS in the option's texts (series, axis
 // names, notes) named as the wasm memory, when every chosen result was
 // measured in a browser.
-func (b *jsBinding) chart(kind string, ids []string) (ChartView, error) {
+func (b *jsBinding) chart(kind string, ids []string) (app.ChartView, error) {
 	v, err := b.lab.Chart(kind, ids)
 	if err != nil || v.Empty {
 		return v, err
 	}
-	rs, err := b.lab.results(ids, "chart")
+	rs, err := app.Results(b.lab, ids, "chart")
 	if err != nil {
 		return v, err
 	}
@@ -533,11 +525,11 @@ func (b *jsBinding) chart(kind string, ids []string) (ChartView, error) {
 	}
 	var opt any
 	if err := json.Unmarshal(v.Option, &opt); err != nil {
-		return v, ErrorOf(fmt.Errorf("the chart's option: %w", err), "chart")
+		return v, app.ErrorOf(fmt.Errorf("the chart's option: %w", err), "chart")
 	}
 	out, err := json.Marshal(relabelStrings(opt))
 	if err != nil {
-		return v, ErrorOf(fmt.Errorf("the chart's option: %w", err), "chart")
+		return v, app.ErrorOf(fmt.Errorf("the chart's option: %w", err), "chart")
 	}
 	v.Option = out
 	return v, nil
@@ -565,7 +557,7 @@ func relabelStrings(v any) any {
 
 // export is Lab.Export; a file written to DownloadsDir (the save "dialog"
 // of the browser) is handed to the page as a download and removed.
-func (b *jsBinding) export(req ExportRequest) (Exported, error) {
+func (b *jsBinding) export(req app.ExportRequest) (app.Exported, error) {
 	res, err := b.lab.Export(req)
 	if err != nil || res.Cancelled || path.Dir(res.Path) != DownloadsDir {
 		return res, err
@@ -577,7 +569,7 @@ func (b *jsBinding) export(req ExportRequest) (Exported, error) {
 	data, err := os.ReadFile(res.Path)
 	os.Remove(res.Path)
 	if err != nil {
-		return Exported{}, errorf(field, "reading the export back: %v", source.PathErrorReason(err))
+		return app.Exported{}, &app.Error{Field: field, Message: fmt.Sprintf("reading the export back: %v", source.PathErrorReason(err))}
 	}
 	name := path.Base(res.Path)
 	typ := mime.TypeByExtension(path.Ext(name))
@@ -587,6 +579,6 @@ func (b *jsBinding) export(req ExportRequest) (Exported, error) {
 	arr := js.Global().Get("Uint8Array").New(len(data))
 	js.CopyBytesToJS(arr, data)
 	b.host.Call("download", name, typ, arr)
-	return Exported{Path: name, Bytes: int64(len(data)),
+	return app.Exported{Path: name, Bytes: int64(len(data)),
 		Message: fmt.Sprintf("Downloaded %s (%s)", name, text.Bytes(int64(len(data))))}, nil
 }

@@ -2,14 +2,14 @@
 
 // The browser binding's tests, run under Node:
 //
-//	GOOS=js GOARCH=wasm go test -exec "$(go env GOROOT)/lib/wasm/go_js_wasm_exec" -run JS ./app
+//	GOOS=js GOARCH=wasm go test -exec "$(go env GOROOT)/lib/wasm/go_js_wasm_exec" -run JS ./app/browser
 //
 // The host is a JavaScript object whose functions are Go functions
 // recording what the binding sends, as wasm-worker.js's would post it.
 // Node gives Go its real file system, so the results store is a temporary
 // folder.
 
-package app
+package browser
 
 import (
 	"bytes"
@@ -27,6 +27,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/packlab/packlab/app"
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
@@ -118,7 +119,7 @@ func newJSHost(t *testing.T) *jsHost {
 
 // do calls method through the binding as the worker does and waits for its
 // answer: the result's JSON, or the error's.
-func (h *jsHost) do(t *testing.T, method string, args ...any) (result string, apiErr *Error) {
+func (h *jsHost) do(t *testing.T, method string, args ...any) (result string, apiErr *app.Error) {
 	t.Helper()
 	b, err := json.Marshal(args)
 	if err != nil {
@@ -135,7 +136,7 @@ func (h *jsHost) do(t *testing.T, method string, args ...any) (result string, ap
 			t.Fatalf("%s: reply for call %d, want %d", method, r.id, id)
 		}
 		if r.error != "" {
-			var e Error
+			var e app.Error
 			if err := json.Unmarshal([]byte(r.error), &e); err != nil {
 				t.Fatalf("%s: error JSON %q: %v", method, r.error, err)
 			}
@@ -161,15 +162,28 @@ func (h *jsHost) ok(t *testing.T, dst any, method string, args ...any) {
 	}
 }
 
-func bindForTest(t *testing.T) (*jsHost, *Lab) {
+// small is the lab's opening form with layouts and 100,000 rows.
+func small(t *testing.T, lab *app.Lab, layouts ...string) app.Form {
+	t.Helper()
+	lim, err := lab.Limits()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := lim.Defaults
+	f.Layouts = layouts
+	f.Rows = "1e5"
+	return f
+}
+
+func bindForTest(t *testing.T) (*jsHost, *app.Lab) {
 	t.Helper()
 	h := newJSHost(t)
-	lab, err := BindJS(h.obj, Options{ResultsDir: filepath.Join(t.TempDir(), "results")})
+	lab, err := Bind(h.obj, app.Options{ResultsDir: filepath.Join(t.TempDir(), "results")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if h.call.Type() != js.TypeFunction {
-		t.Fatal("BindJS did not hand the host its call function")
+		t.Fatal("Bind did not hand the host its call function")
 	}
 	return h, lab
 }
@@ -179,10 +193,10 @@ func bindForTest(t *testing.T) (*jsHost, *Lab) {
 func TestJSBindRefusesAnIncompleteHost(t *testing.T) {
 	h := newJSHost(t)
 	h.obj.Delete("download")
-	if _, err := BindJS(h.obj, Options{ResultsDir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "download") {
+	if _, err := Bind(h.obj, app.Options{ResultsDir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "download") {
 		t.Errorf("a host without download: %v", err)
 	}
-	if _, err := BindJS(js.Null(), Options{}); err == nil {
+	if _, err := Bind(js.Null(), app.Options{}); err == nil {
 		t.Error("a null host was accepted")
 	}
 }
@@ -192,7 +206,7 @@ func TestJSBindRefusesAnIncompleteHost(t *testing.T) {
 // naming the field; bad calls are errors, not crashes.
 func TestJSLimitsAndBadInput(t *testing.T) {
 	h, _ := bindForTest(t)
-	var lim Limits
+	var lim app.Limits
 	h.ok(t, &lim, "Limits")
 	if lim.Runtime != "browser" || lim.Isolated || lim.TotalMemoryBytes != experiments.WasmMemoryLimit {
 		t.Errorf("Limits: runtime %q isolated %v total %d; want browser, false, 4 GiB", lim.Runtime, lim.Isolated, lim.TotalMemoryBytes)
@@ -218,12 +232,12 @@ func TestJSLimitsAndBadInput(t *testing.T) {
 		t.Errorf("Limits: %d layouts, %d reference maps, %d of ClickHouse's, %d charts", own, refs, chs, len(lim.ChartKinds))
 	}
 
-	f := defaultForm()
+	f := lim.Defaults
 	f.Rows = "-5"
 	if _, e := h.do(t, "Estimate", f); e == nil || e.Field != "rows" || !strings.Contains(e.Message, "-5") {
 		t.Errorf("rows -5: %+v, want an error for rows naming -5", e)
 	}
-	f = defaultForm()
+	f = lim.Defaults
 	f.Shards = "500"
 	if _, e := h.do(t, "StartRun", f); e == nil || e.Field != "shards" || e.Message != "500: out of range (allowed: 1 to 128)" {
 		t.Errorf("shards 500: %+v", e)
@@ -256,10 +270,10 @@ func TestJSLimitsAndBadInput(t *testing.T) {
 // guard's prediction (core.Predict) in the address space: that many rows
 // fit, one more does not.
 func TestJSRowCap(t *testing.T) {
-	h, _ := bindForTest(t)
-	f := small("packed", "hashed")
+	h, lab := bindForTest(t)
+	f := small(t, lab, "packed", "hashed")
 	f.Rows = "1e10"
-	var est Estimate
+	var est app.Estimate
 	h.ok(t, &est, "Estimate", f)
 	if est.Fits || !strings.Contains(est.Message, "WebAssembly memory") || !strings.Contains(est.Message, "Most rows that fit at these settings: packed ") {
 		t.Fatalf("1e10 rows: fits %v, message %q; want refused with the wasm limit and the row caps", est.Fits, est.Message)
@@ -267,7 +281,7 @@ func TestJSRowCap(t *testing.T) {
 	if _, e := h.do(t, "StartRun", f); e == nil || e.Field != "run" || !strings.Contains(e.Message, "Most rows that fit") {
 		t.Errorf("StartRun of 1e10 rows: %+v, want refused for run with the caps", e)
 	}
-	cfg, err := f.parse()
+	cfg, err := f.Parse()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,13 +323,13 @@ func TestJSRowCap(t *testing.T) {
 // and charts name the wasm memory, not RSS; exports come out as downloads.
 func TestJSRun(t *testing.T) {
 	h, lab := bindForTest(t)
-	f := small("packed", "hashed")
-	var st Started
+	f := small(t, lab, "packed", "hashed")
+	var st app.Started
 	h.ok(t, &st, "StartRun", f)
 	if st.ID == "" || st.TotalRows != 100_000 {
 		t.Fatalf("StartRun: %+v", st)
 	}
-	var done RunDone
+	var done app.RunDone
 	var results []string
 	progress := 0
 	for done.ID == "" {
@@ -325,19 +339,19 @@ func TestJSRun(t *testing.T) {
 				t.Errorf("event %s came before StartRun's answer", ev.name)
 			}
 			switch ev.name {
-			case EventProgress:
-				var p Progress
+			case app.EventProgress:
+				var p app.Progress
 				json.Unmarshal([]byte(ev.data), &p)
 				if p.ID == st.ID {
 					progress++
 				}
-			case EventResult:
-				var r RunResult
+			case app.EventResult:
+				var r app.RunResult
 				json.Unmarshal([]byte(ev.data), &r)
 				results = append(results, r.ResultID)
-			case EventError:
+			case app.EventError:
 				t.Errorf("run error: %s", ev.data)
-			case EventDone:
+			case app.EventDone:
 				json.Unmarshal([]byte(ev.data), &done)
 			}
 		case <-time.After(2 * time.Minute):
@@ -347,17 +361,17 @@ func TestJSRun(t *testing.T) {
 	if done.ID != st.ID || done.Failed || done.Cancelled || len(done.ResultIDs) != 2 || progress == 0 || len(results) != 2 {
 		t.Fatalf("run:done %+v after %d progress events and results %v", done, progress, results)
 	}
-	for _, id := range done.ResultIDs {
-		r, err := lab.store.Load(id)
-		if err != nil {
-			t.Fatal(err)
-		}
+	saved, err := app.Results(lab, done.ResultIDs, "run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range saved {
 		if r.Runtime != "browser" || r.Isolated || r.ElementCount != 100_000 || r.PeakRSSBytes <= 0 {
 			t.Errorf("%s: runtime %q isolated %v elements %d peak wasm memory %d", r.Layout, r.Runtime, r.Isolated, r.ElementCount, r.PeakRSSBytes)
 		}
 	}
 
-	var tab Table
+	var tab app.Table
 	h.ok(t, &tab, "Table", done.ResultIDs)
 	var names []string
 	for _, c := range tab.Columns {
@@ -372,7 +386,7 @@ func TestJSRun(t *testing.T) {
 			t.Errorf("runtime cell %q", got)
 		}
 	}
-	var hist History
+	var hist app.History
 	h.ok(t, &hist, "History")
 	if hist.Count != 2 || strings.Contains(func() string { b, _ := json.Marshal(hist.Columns); return string(b) }(), "RSS") {
 		t.Errorf("history: %d results, columns %+v", hist.Count, hist.Columns)
@@ -381,7 +395,7 @@ func TestJSRun(t *testing.T) {
 		t.Errorf("history: %+v, want the run as one job from the browser", hist.Jobs)
 	}
 	for _, kind := range report.ChartKinds() {
-		var v ChartView
+		var v app.ChartView
 		h.ok(t, &v, "Chart", kind, done.ResultIDs)
 		if !v.Empty && (bytes.Contains(v.Option, []byte("RSS")) || !json.Valid(v.Option)) {
 			t.Errorf("chart %s still names RSS or is not JSON", kind)
@@ -396,14 +410,14 @@ func TestJSRun(t *testing.T) {
 	img.Set(1, 1, color.Black)
 	var pngBuf bytes.Buffer
 	png.Encode(&pngBuf, img)
-	var ex Exported
-	h.ok(t, &ex, "Export", ExportRequest{What: "chart", Format: "png", Kind: "memory-breakdown", IDs: done.ResultIDs,
+	var ex app.Exported
+	h.ok(t, &ex, "Export", app.ExportRequest{What: "chart", Format: "png", Kind: "memory-breakdown", IDs: done.ResultIDs,
 		Data: "data:image/png;base64," + base64.StdEncoding.EncodeToString(pngBuf.Bytes())})
 	d := <-h.downloads
 	if !strings.HasSuffix(d.name, "-memory-breakdown.png") || d.mime != "image/png" || !bytes.Equal(d.data, pngBuf.Bytes()) || ex.Path != d.name || !strings.HasPrefix(ex.Message, "Downloaded ") {
 		t.Errorf("PNG export: %+v, download %s %s %d bytes", ex, d.name, d.mime, len(d.data))
 	}
-	h.ok(t, &ex, "Export", ExportRequest{What: "results", Format: "json", IDs: done.ResultIDs})
+	h.ok(t, &ex, "Export", app.ExportRequest{What: "results", Format: "json", IDs: done.ResultIDs})
 	d = <-h.downloads
 	var rs []result.Result
 	if err := json.Unmarshal(d.data, &rs); err != nil || len(rs) != 2 || rs[0].Runtime != "browser" || !strings.HasPrefix(d.mime, "application/json") {
@@ -412,7 +426,7 @@ func TestJSRun(t *testing.T) {
 	if left, _ := os.ReadDir(DownloadsDir); len(left) != 0 {
 		t.Errorf("the downloads folder keeps %d files after the exports", len(left))
 	}
-	if _, e := h.do(t, "Export", ExportRequest{What: "chart", Format: "png", Kind: "memory-breakdown", IDs: done.ResultIDs, Data: "nope"}); e == nil || e.Field != "chart" {
+	if _, e := h.do(t, "Export", app.ExportRequest{What: "chart", Format: "png", Kind: "memory-breakdown", IDs: done.ResultIDs, Data: "nope"}); e == nil || e.Field != "chart" {
 		t.Errorf("a PNG export of bad data: %+v, want an error for chart", e)
 	}
 }
@@ -425,7 +439,7 @@ func TestJSChooseSourceAndCancelled(t *testing.T) {
 	h.mu.Lock()
 	h.picked = "/files/keys.tsv"
 	h.mu.Unlock()
-	var sc SourceChoice
+	var sc app.SourceChoice
 	h.ok(t, &sc, "ChooseSource")
 	if sc.Path != "/files/keys.tsv" || sc.Cancelled {
 		t.Errorf("ChooseSource with a picked file: %+v", sc)
@@ -434,7 +448,7 @@ func TestJSChooseSourceAndCancelled(t *testing.T) {
 	if !sc.Cancelled {
 		t.Errorf("ChooseSource with none picked: %+v", sc)
 	}
-	var d RunDone
+	var d app.RunDone
 	h.ok(t, &d, "RunCancelled", "run-1", []string{"a", "b"}, 2.5)
 	if !d.Cancelled || d.ID != "run-1" || len(d.ResultIDs) != 2 || d.Message != "Cancelled; 2 layouts measured in 2.5 s before the cancel (kept in history)" {
 		t.Errorf("RunCancelled: %+v", d)
@@ -453,13 +467,13 @@ func TestJSChooseSourceAndCancelled(t *testing.T) {
 // (every old slab stays behind) and the tab's own room are planned.
 func TestJSPlanIsNative(t *testing.T) {
 	h, _ := bindForTest(t)
-	if _, e := h.do(t, "Plan", PlanForm{Rows: "1e9"}); e == nil || e.Field != "plan_memory" || !strings.Contains(e.Message, "native run") {
+	if _, e := h.do(t, "Plan", app.PlanForm{Rows: "1e9"}); e == nil || e.Field != "plan_memory" || !strings.Contains(e.Message, "native run") {
 		t.Errorf("a native plan with no budget: %+v; want an error for plan_memory saying why", e)
 	}
-	if _, e := h.do(t, "Plan", PlanForm{Rows: "1e9", Memory: "24GiB", Calibrate: true}); e == nil || e.Field != "plan_calibrate" {
+	if _, e := h.do(t, "Plan", app.PlanForm{Rows: "1e9", Memory: "24GiB", Calibrate: true}); e == nil || e.Field != "plan_calibrate" {
 		t.Errorf("calibrating a native plan in the browser: %+v; want an error for plan_calibrate", e)
 	}
-	packed := func(v PlanView) planner.Candidate {
+	packed := func(v app.PlanView) planner.Candidate {
 		for _, c := range v.Candidates {
 			// packlab's own packed, not ClickHouse's SPARSE_HASHED of the same geometry.
 			if c.Layout == "packed" && c.Shards == 1 && c.MaxLoadFactor == 0.5 && (c.Engine == "" || c.Engine == planner.EngineGo) {
@@ -469,15 +483,15 @@ func TestJSPlanIsNative(t *testing.T) {
 		t.Fatal("no packed SHARDS 1 MLF 0.5")
 		return planner.Candidate{}
 	}
-	var native PlanView
-	h.ok(t, &native, "Plan", PlanForm{Rows: "1e9", Memory: "24GiB"})
+	var native app.PlanView
+	h.ok(t, &native, "Plan", app.PlanForm{Rows: "1e9", Memory: "24GiB"})
 	c := packed(native)
 	if !strings.Contains(native.Headline, "for a native run") || c.GrowthBytes != 0 || c.PeakBytes != c.BytesAllocated+c.LoaderBytes {
 		t.Errorf("native plan in the browser: %q; packed growth %d, first load peak %d, want its final tables %d + loader %d",
 			native.Headline, c.GrowthBytes, c.PeakBytes, c.BytesAllocated, c.LoaderBytes)
 	}
-	var wasm PlanView
-	h.ok(t, &wasm, "Plan", PlanForm{Rows: "1e8", Runtime: "browser"})
+	var wasm app.PlanView
+	h.ok(t, &wasm, "Plan", app.PlanForm{Rows: "1e8", Runtime: "browser"})
 	pr, err := core.Predict(core.LayoutPacked, core.MustType("UInt64"), core.MustType("UInt16"), 1e8, core.Options{}, 1)
 	if err != nil {
 		t.Fatal(err)
