@@ -32,8 +32,8 @@ type PlanForm struct {
 	Runtime string `json:"runtime"`
 	// Preallocate plans tables reserved for the rows before the load.
 	Preallocate bool `json:"preallocate"`
-	Calibrate   bool `json:"calibrate"` // measure the speeds that are missing first (one to two minutes: each load after 2.5 s idle)
-	// CalibrationRows is the size the calibration measures at ("" = 2M,
+	Calibrate   bool `json:"calibrate"` // measure the speeds that are missing first (at 1e7 rows, 13 minutes on the lab machine with ClickHouse's: each load after 2.5 s idle)
+	// CalibrationRows is the size the calibration measures at ("" = 1e7,
 	// planner.CalibrationRows); only with Calibrate.
 	CalibrationRows string `json:"calibration_rows"`
 	// ClickHouseVersion is the ClickHouse release the LAYOUT clauses are

@@ -80,7 +80,7 @@ type PlanRequest struct {
 	// peak of the final size and faster loads, measured as such.
 	Preallocate bool `json:"preallocate"`
 	// CalibrationRows is the size a calibration measures at (0 =
-	// CalibrationRows, 2M): given, a layout with no run within 2x of it is
+	// CalibrationRows, 1e7): given, a layout with no run within 2x of it is
 	// measured there. Runs near the plan's rows give it speeds measured
 	// at its size (see speedRows).
 	CalibrationRows int64 `json:"calibration_rows,omitempty"`

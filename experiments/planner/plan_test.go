@@ -388,7 +388,7 @@ func TestPlanMatchesMeasured(t *testing.T) {
 		t.Skip("measures every layout at 4e6 rows and three at 8e6; not under -short, -race or without /proc")
 	}
 	ctx := context.Background()
-	cfgs, err := CalibrationConfigs(PlanRequest{Rows: 1e6}, nil, 1)
+	cfgs, err := CalibrationConfigs(PlanRequest{Rows: 1e6, CalibrationRows: 2_000_000}, nil, 1) // not the default 1e7: seconds, not minutes
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -656,15 +656,16 @@ func TestPlanReadSpeedSurvivesANoReadRun(t *testing.T) {
 // says which layouts were measured far below its size and how to measure
 // them nearer.
 func TestPlanTakesTheRunNearestItsRows(t *testing.T) {
+	const small = 2_000_000 // a calibration's size before it moved to 1e7
 	run := func(layout, id string, rows int64, load float64) result.Result {
 		return result.Result{ID: id, Layout: layout, KeyType: "UInt64", ValueType: "UInt16", Rows: rows, Shards: 1,
 			Source: string(source.Random), Runtime: experiments.RuntimeName(), LoadRowsPerSecond: load, ReadRowsPerSecond: load * 3,
 			LoadFactor: 0.37, MaxLoadFactor: 0.5}
 	}
 	big, calib, calib2 := run("packed", "20261201T000000.000Z-packed-a", 100_000_000, 4e6),
-		run("packed", "20261202T000000.000Z-packed-b", CalibrationRows, 14e6), run("packed", "20261203T000000.000Z-packed-c", CalibrationRows, 15e6)
-	hashedSmall, hashedBig := run("hashed", "20261202T000000.000Z-hashed-a", CalibrationRows, 5e6), run("hashed", "20261201T000000.000Z-hashed-b", 50_000_000, 3e6)
-	settled := run("packed", "20261201T120000.000Z-packed-d", CalibrationRows, 4.5e6) // older than calib2, idled first
+		run("packed", "20261202T000000.000Z-packed-b", small, 14e6), run("packed", "20261203T000000.000Z-packed-c", small, 15e6)
+	hashedSmall, hashedBig := run("hashed", "20261202T000000.000Z-hashed-a", small, 5e6), run("hashed", "20261201T000000.000Z-hashed-b", 50_000_000, 3e6)
+	settled := run("packed", "20261201T120000.000Z-packed-d", small, 4.5e6) // older than calib2, idled first
 	settled.SettleSeconds = 2.5
 	for _, tc := range []struct {
 		history []result.Result
@@ -673,12 +674,12 @@ func TestPlanTakesTheRunNearestItsRows(t *testing.T) {
 	}{
 		{[]result.Result{big, calib2, calib}, 1e9, big},
 		{[]result.Result{big, calib2, calib}, 3e7, big},
-		{[]result.Result{big, calib2, calib}, CalibrationRows, calib2},
+		{[]result.Result{big, calib2, calib}, small, calib2},
 		{[]result.Result{big, calib2, calib}, 1e6, calib2},
-		{[]result.Result{big, calib2, hashedSmall}, 1e9, calib2},            // hashed has 2M only: both at 2M
-		{[]result.Result{big, calib2, hashedSmall, hashedBig}, 1e9, big},    // hashed at 5e7: packed at 1e8
-		{[]result.Result{calib2, settled, calib}, CalibrationRows, settled}, // of equal sizes, a load on fresh memory before a newer one
-		{[]result.Result{big, settled}, 1e9, big},                           // but nearness first
+		{[]result.Result{big, calib2, hashedSmall}, 1e9, calib2},         // hashed has 2M only: both at 2M
+		{[]result.Result{big, calib2, hashedSmall, hashedBig}, 1e9, big}, // hashed at 5e7: packed at 1e8
+		{[]result.Result{calib2, settled, calib}, small, settled},        // of equal sizes, a load on fresh memory before a newer one
+		{[]result.Result{big, settled}, 1e9, big},                        // but nearness first
 	} {
 		p, err := PlanRequest{Rows: tc.rows}.parse()
 		if err != nil {
@@ -726,7 +727,9 @@ func TestPlanTakesTheRunNearestItsRows(t *testing.T) {
 // TestCalibrationAtAGivenSize: with CalibrationRows the calibration measures
 // there every layout that has no run within 2x of it (and the scaling pair,
 // when none was measured), at that size; without it, only layouts with no
-// speed at all, at 2M rows; every load after calibrationSettle's idle.
+// speed at half the default CalibrationRows (1e7) or more, at 1e7 (a speed
+// of a 2M-row calibration is measured again); every load after
+// calibrationSettle's idle.
 func TestCalibrationAtAGivenSize(t *testing.T) {
 	run := func(layout string, rows int64) result.Result {
 		return result.Result{ID: "20261202T000000.000Z-" + layout, Layout: layout, KeyType: "UInt64", ValueType: "UInt16", Rows: rows, Shards: 1,
@@ -754,6 +757,14 @@ func TestCalibrationAtAGivenSize(t *testing.T) {
 	}
 	if cfgs, _ := CalibrationConfigs(PlanRequest{Rows: 1e9}, history, 1); len(cfgs) != 0 {
 		t.Errorf("default calibration with every layout measured: %+v; want nothing", cfgs)
+	}
+	// A layout measured at 2M rows alone (a calibration before they moved
+	// past the caches) is measured again at 1e7.
+	small := slices.Clone(history)
+	small[len(small)-1].Rows = 2_000_000
+	if cfgs, _ := CalibrationConfigs(PlanRequest{Rows: 1e9}, small, 1); len(cfgs) != 1 || !slices.Equal(cfgs[0].Layouts, []string{small[len(small)-1].Layout}) ||
+		cfgs[0].Rows != CalibrationRows || CalibrationRows < 10_000_000 {
+		t.Errorf("default calibration with %s measured at 2M: %+v; want it alone at %d (at least 1e7)", small[len(small)-1].Layout, cfgs, CalibrationRows)
 	}
 	// A run of one load has no range: the calibration measures it again,
 	// three times.

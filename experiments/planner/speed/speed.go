@@ -73,3 +73,28 @@ const (
 	compactLoadSlope = 0.059 // loads growing at max load factors 0.70-0.97: within 7.5 % of each
 	probingLoadSlope = 0.032 // packed's loads growing at max load factors 0.5-0.98: within 42 %
 )
+
+// CalibrationLoadSeconds is about how long one load of layout (a ch_
+// layout too) at rows takes in a plan's calibration, the idle before it
+// apart: its process, load, read and checks, scaled from the lab machine's
+// at 1e7 rows (2 cores shared by five sessions, load average 10-12: a
+// first calibration of every layout, ClickHouse's three, and hashed at 1 and
+// 2 shards, 33 loads, took 785 s there; these figures and the idles sum to
+// 781 s, hashed SHARDS 2 taken as SHARDS 1). A ClickHouse load also starts
+// ClickHouse, fills its source and reads twice, on one thread and then on
+// all. For a layout not listed, 10 s.
+func CalibrationLoadSeconds(layout string, rows int64) float64 {
+	s, ok := calibrationSeconds[layout]
+	if !ok {
+		s = 10
+	}
+	return s * float64(rows) / 1e7
+}
+
+// calibrationSeconds are CalibrationLoadSeconds' figures at 1e7 rows: each
+// layout's three loads' wall time in that calibration over three, less the
+// 2.5 s idle before each.
+var calibrationSeconds = map[string]float64{
+	"hashed": 7.1, "packed": 6.0, "sparse": 18.2, "hashed_array": 11.5, "gomap": 16.6, "compact": 5.0,
+	"ch_hashed": 48.4, "ch_sparse_hashed": 41.0, "ch_hashed_array": 64.9,
+}
