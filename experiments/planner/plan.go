@@ -636,11 +636,11 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 		}
 	}
 	if ms.ReadRowsPerSecond > 0 {
-		scale := 1.0
+		scale := 1 / speed.ShardReadCost(l, shards) // measured at one shard: several sort each batch of keys by shard
 		// A read (dictGet of one attribute) probes one attribute's table.
 		cells := pr.FinalBytes - dict.StringArenaBytes(p.attrs, p.distinct, shards)
 		if cell := float64(cells) / float64(len(p.attrs)) / float64(max(pr.BucketCount, 1)); ms.LoadFactor > 0 && c.LoadFactor > 0 {
-			scale = speed.ReadCost(l, ms.LoadFactor, cell) / speed.ReadCost(l, c.LoadFactor, cell)
+			scale *= speed.ReadCost(l, ms.LoadFactor, cell) / speed.ReadCost(l, c.LoadFactor, cell)
 		}
 		rate := ms.ReadRowsPerSecond * scale
 		c.ReadRowsPerSecond = ptr(rate)
@@ -1175,7 +1175,7 @@ func planNotes(plan *Plan, p parsedPlan) []string {
 	} else {
 		notes = append(notes, "no multi-shard load measured here: load times assume one worker's speed whatever the shard count")
 	}
-	notes = append(notes, "read rows/s: one thread looking every key up once in random order; other load factors than the measured one are scaled by a linear-probing model (cache lines per lookup; compact's read and load by its cost against the probe length, fitted at 1e7 rows: docs/plan.md)")
+	notes = append(notes, "read rows/s: one thread looking every key up once in random order; other load factors than the measured one are scaled by each layout's cost against the probe length (compact's, hashed's and packed's fitted at 1e7 rows; the others' by the cache lines a probe touches), and several shards by what sorting each batch of keys by shard costs (measured at 1e7 rows: x1.1 to x2.3 from SHARDS 2 to 128; a ClickHouse setup by its Go layout's cost): docs/plan.md")
 	if p.Preallocate {
 		notes = append(notes, fmt.Sprintf("preallocated: every table reserved for its share of the %s keys before the load (core.Options{Reserve: %d}), so none grows and the peak is the final size; speeds from preallocated runs only. ClickHouse ignores PREALLOCATE since 23.1: its CREATE DICTIONARY leaves it out",
 			text.Thousands(p.distinct), p.distinct))
