@@ -24,7 +24,7 @@ import (
 )
 
 // CalibrationRows is the size of the planner's calibration runs: 1e7 rows,
-// tables of 100 to 540 MiB for <UInt64,UInt16>, past the CPU's caches and
+// tables of 90 to 540 MiB for <UInt64,UInt16>, past the CPU's caches and
 // most of the TLB's reach (from a 2e6-row calibration the plan read packed
 // at 40.1M rows/s, where a run of 1e8 read 22.9M). A first calibration, every layout and
 // ClickHouse's three calibrationRepeats times after calibrationSettle's

@@ -892,7 +892,7 @@ func planRule(p parsedPlan) string {
 	}
 	order := "then fewer shards, then the layout order " + strings.Join(planLayoutOrder(), ", ") + ", then the lower load factor"
 	if p.Prefer == PreferBalanced {
-		return fmt.Sprintf("prefer balanced (the default): each answer is the best setup of its kind, a ClickHouse dictionary or a Go table. A setup fits when %s is within the budget; of those, one that another outruns by %s or more, loading or reading (medians, as measured here and scaled by the load factor), ranks below it unless it needs at most %s of the other's %s peak; then the least %s peak wins (within 1 %%), each doubling of the shards counting as %.0f %% more, then the least steady memory, %s. A setup with no measured speed is weighed on memory alone",
+		return fmt.Sprintf("prefer balanced (the default): each answer is the best setup of its kind, a ClickHouse dictionary or a Go table. A setup fits when %s is within the budget; of those, one that another outruns by %s or more, loading or reading (medians, as measured here and scaled by the load factor and the shards), ranks below it unless it needs at most %s of the other's %s peak; then the least %s peak wins (within 1 %%), each doubling of the shards counting as %.0f %% more, then the least steady memory, %s. A setup with no measured speed is weighed on memory alone",
 			checked, text.Float(text.Round(balancedSlower, 2))+"x", text.Float(text.Round(balancedSaves, 2)), checkedWord(p.FirstLoadOnly), checkedWord(p.FirstLoadOnly), 100*balancedShardCost, order)
 	}
 	if p.Prefer == PreferMemory {
