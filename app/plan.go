@@ -247,6 +247,11 @@ func (l *Lab) startCalibration(cfgs []experiments.Config) (ctx context.Context, 
 		delete(l.jobs, j.id)
 		l.mu.Unlock()
 	}
-	h = usecase.Hooks{Job: &j.job, Progress: func(p experiments.Progress) { l.emit(EventProgress, progressOf(j.id, p)) }}
+	left := usecase.CalibrationLeft(cfgs) // its time from the start: the first idle's line says it before a load
+	h = usecase.Hooks{Job: &j.job, Progress: func(p experiments.Progress) {
+		pr := progressOf(j.id, p)
+		pr.PhaseText += "; the calibration has about " + usecase.RoughDuration(left(p)) + " left"
+		l.emit(EventProgress, pr)
+	}}
 	return ctx, h, j, release, nil
 }

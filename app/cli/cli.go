@@ -508,7 +508,7 @@ func (b *progressBar) update(p experiments.Progress) {
 	}
 	line := progressLine(p)
 	if b.left != nil {
-		line += "  calibration: about " + roughDuration(b.left(p)) + " left"
+		line += "  calibration: about " + usecase.RoughDuration(b.left(p)) + " left"
 	}
 	fmt.Fprint(b.w, "\r"+line+"\x1b[K")
 	b.drawn = true

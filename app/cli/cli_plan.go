@@ -15,7 +15,6 @@ import (
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/chdriver"
 	"github.com/packlab/packlab/experiments/planner"
-	"github.com/packlab/packlab/experiments/planner/speed"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/store"
 	"github.com/packlab/packlab/experiments/text"
@@ -44,7 +43,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		Calibrating: func(cfgs []experiments.Config) (context.Context, usecase.Hooks, func(), error) {
 			fmt.Fprintln(stderr, calibrationLine(cfgs))
 			bar = newProgressBar(stderr)
-			bar.left = calibrationLeft(cfgs)
+			bar.left = usecase.CalibrationLeft(cfgs)
 			job := result.NewJob(planner.CalibrationJobName(cfgs), result.FaceCLI, start)
 			return ctx, bar.hooks(&job), bar.clear, nil
 		}})
@@ -210,49 +209,13 @@ func calibrationLine(cfgs []experiments.Config) string {
 	for _, c := range cfgs {
 		loads += len(c.Layouts) * max(c.Repeats, 1)
 	}
-	seconds := calibrationLeft(cfgs)(experiments.Progress{Repeat: 1, Phase: experiments.PhaseSettle}).Seconds()
+	seconds := usecase.CalibrationLeft(cfgs)(experiments.Progress{Repeat: 1, Phase: experiments.PhaseSettle}).Seconds()
 	took := fmt.Sprintf("about %d s", int(math.Round(seconds)))
 	if seconds >= 120 {
 		took = fmt.Sprintf("about %d minutes", int(math.Round(seconds/60)))
 	}
 	return fmt.Sprintf("packlab: calibrating this machine: %s, %s rows each, %d loads in all for medians and ranges (%s on the 2-core lab machine; Ctrl-C stops it and keeps what was measured; saved results are used next time)",
 		strings.Join(what, "; "), text.Rows(cfgs[0].Rows), loads, took)
-}
-
-// calibrationLeft is how long a calibration of cfgs has left at a load's
-// progress, by each load's time on the lab machine
-// (speed.CalibrationLoadSeconds): the loads after it, and what of its own
-// remains. Loads run in cfgs' order, each layout Repeats times.
-func calibrationLeft(cfgs []experiments.Config) func(experiments.Progress) time.Duration {
-	var loads, settles []float64 // seconds a load, its idle included; its idle
-	for _, c := range cfgs {
-		for _, l := range c.Layouts {
-			for range max(c.Repeats, 1) {
-				loads = append(loads, c.SettleSeconds+speed.CalibrationLoadSeconds(l, c.Rows))
-				settles = append(settles, c.SettleSeconds)
-			}
-		}
-	}
-	return func(p experiments.Progress) time.Duration {
-		n := min(max(p.Repeat, 1), len(loads)) // 1-based: the load running
-		spent := p.Seconds
-		if p.Phase != experiments.PhaseSettle {
-			spent += settles[n-1]
-		}
-		left := max(loads[n-1]-spent, 0)
-		for _, s := range loads[n:] {
-			left += s
-		}
-		return time.Duration(left * float64(time.Second))
-	}
-}
-
-// roughDuration is d as a person says it: "40 s", "6 min".
-func roughDuration(d time.Duration) string {
-	if d < 2*time.Minute {
-		return fmt.Sprintf("%d s", int(d.Round(time.Second).Seconds()))
-	}
-	return fmt.Sprintf("%d min", int(d.Round(time.Minute).Minutes()))
 }
 
 const usagePlan = `packlab plan [flags] — which layout, load factor and shard count, before loading a row

@@ -23,6 +23,7 @@ import (
 	"github.com/packlab/packlab/experiments/planner"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
+	"github.com/packlab/packlab/experiments/usecase"
 )
 
 // mainEnv makes the test binary behave as the packlab command itself (see
@@ -843,13 +844,13 @@ func TestCalibrationLineSaysHowLong(t *testing.T) {
 	}
 	// The bar says what is left: all of it before the first idle, less as
 	// the loads go, the last load's remainder at the end.
-	left := calibrationLeft([]experiments.Config{layouts, ch, pair, many})
+	left := usecase.CalibrationLeft([]experiments.Config{layouts, ch, pair, many})
 	start, mid := left(experiments.Progress{Repeat: 1, Phase: experiments.PhaseSettle}), left(experiments.Progress{Repeat: 18, Phase: experiments.PhaseLoad, Seconds: 5})
 	end := left(experiments.Progress{Repeat: 33, Phase: experiments.PhaseLoad, Seconds: 2})
 	if start < 12*time.Minute || start > 14*time.Minute || mid >= start || mid < time.Minute || end <= 0 || end > 10*time.Second {
 		t.Errorf("calibration left: %v at the start, %v at load 18, %v in the last load; want about 13 min, less, then seconds", start, mid, end)
 	}
-	if got := roughDuration(6*time.Minute + 20*time.Second); got != "6 min" {
-		t.Errorf("roughDuration(6m20s) = %q", got)
+	if got := usecase.RoughDuration(6*time.Minute + 20*time.Second); got != "6 min" {
+		t.Errorf("RoughDuration(6m20s) = %q", got)
 	}
 }
