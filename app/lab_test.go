@@ -1035,7 +1035,8 @@ func TestPlanAttributesFromTheForm(t *testing.T) {
 
 // TestPlanCalibrationReportsAndCancels: the Plan tab's calibration reports
 // as a run does, under PlanCalibrationID (the idle before its first load
-// counting down), keeps a run from starting beside it, and stops on
+// counting down, with about how long the calibration has left), keeps a run
+// from starting beside it, and stops on
 // Cancel(PlanCalibrationID), its Plan call saying so.
 func TestPlanCalibrationReportsAndCancels(t *testing.T) {
 	l, ev := newLab(t) // an empty history: every layout is missing
@@ -1057,7 +1058,7 @@ func TestPlanCalibrationReportsAndCancels(t *testing.T) {
 		case e := <-ev.ch:
 			if p, ok := e.data.(Progress); ok && p.ID == PlanCalibrationID && p.Phase == worker.PhaseSettle {
 				idle = true
-				if !strings.HasPrefix(p.PhaseText, "idling ") || p.Repeats < 5 {
+				if !strings.HasPrefix(p.PhaseText, "idling ") || p.Repeats < 5 || !strings.Contains(p.PhaseText, "; the calibration has about ") {
 					t.Errorf("the calibration's first progress: %+v; want its idle, run 1 of every layout's", p)
 				}
 			}

@@ -33,8 +33,8 @@ type PlanForm struct {
 	Runtime string `json:"runtime"`
 	// Preallocate plans tables reserved for the rows before the load.
 	Preallocate bool `json:"preallocate"`
-	Calibrate   bool `json:"calibrate"` // measure the speeds that are missing first (one to two minutes: each load after 2.5 s idle)
-	// CalibrationRows is the size the calibration measures at ("" = 2M,
+	Calibrate   bool `json:"calibrate"` // measure the speeds that are missing first (at 1e7 rows, 13 minutes on the lab machine with ClickHouse's: each load after 2.5 s idle)
+	// CalibrationRows is the size the calibration measures at ("" = 1e7,
 	// planner.CalibrationRows); only with Calibrate.
 	CalibrationRows string `json:"calibration_rows"`
 	// ClickHouseVersion is the ClickHouse release the LAYOUT clauses are
@@ -248,6 +248,11 @@ func (l *Lab) startCalibration(cfgs []config.Config) (ctx context.Context, h use
 		delete(l.jobs, j.id)
 		l.mu.Unlock()
 	}
-	h = usecase.Hooks{Job: &j.job, Progress: func(p worker.Progress) { l.emit(EventProgress, progressOf(j.id, p)) }}
+	left := usecase.CalibrationLeft(cfgs) // its time from the start: the first idle's line says it before a load
+	h = usecase.Hooks{Job: &j.job, Progress: func(p worker.Progress) {
+		pr := progressOf(j.id, p)
+		pr.PhaseText += "; the calibration has about " + usecase.RoughDuration(left(p)) + " left"
+		l.emit(EventProgress, pr)
+	}}
 	return ctx, h, j, release, nil
 }

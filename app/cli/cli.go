@@ -486,6 +486,9 @@ type progressBar struct {
 	w     io.Writer
 	on    bool
 	drawn bool
+	// left, if set, says how long the job has left (a plan's calibration:
+	// calibrationLeft), after the load's own progress.
+	left func(worker.Progress) time.Duration
 }
 
 func newProgressBar(stderr io.Writer) *progressBar {
@@ -506,7 +509,11 @@ func (b *progressBar) update(p worker.Progress) {
 		b.clear() // a finished run, or the first second of a load after an idle's line
 		return
 	}
-	fmt.Fprint(b.w, "\r"+progressLine(p)+"\x1b[K")
+	line := progressLine(p)
+	if b.left != nil {
+		line += "  calibration: about " + usecase.RoughDuration(b.left(p)) + " left"
+	}
+	fmt.Fprint(b.w, "\r"+line+"\x1b[K")
 	b.drawn = true
 }
 

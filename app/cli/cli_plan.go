@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/packlab/packlab/experiments/store"
 	"github.com/packlab/packlab/experiments/text"
 	"github.com/packlab/packlab/experiments/usecase"
+	"github.com/packlab/packlab/experiments/worker"
 )
 
 func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -42,6 +44,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		Calibrating: func(cfgs []config.Config) (context.Context, usecase.Hooks, func(), error) {
 			fmt.Fprintln(stderr, calibrationLine(cfgs))
 			bar = newProgressBar(stderr)
+			bar.left = usecase.CalibrationLeft(cfgs)
 			job := result.NewJob(planner.CalibrationJobName(cfgs), result.FaceCLI, start)
 			return ctx, bar.hooks(&job), bar.clear, nil
 		}})
@@ -207,13 +210,12 @@ func calibrationLine(cfgs []config.Config) string {
 	for _, c := range cfgs {
 		loads += len(c.Layouts) * max(c.Repeats, 1)
 	}
-	// About 3.2 s a load at 2M rows on the 2-core lab machine, 2.5 s of it
-	// the idle before it: 76 s for the 24 loads of a first calibration.
-	took := fmt.Sprintf("about %d s", (loads*32+9)/10)
-	if cfgs[0].Rows > 2*planner.CalibrationRows {
-		took = "minutes"
+	seconds := usecase.CalibrationLeft(cfgs)(worker.Progress{Repeat: 1, Phase: worker.PhaseSettle}).Seconds()
+	took := fmt.Sprintf("about %d s", int(math.Round(seconds)))
+	if seconds >= 120 {
+		took = fmt.Sprintf("about %d minutes", int(math.Round(seconds/60)))
 	}
-	return fmt.Sprintf("packlab: calibrating this machine: %s, %s rows each, %d loads in all for medians and ranges (%s; saved results are used next time)",
+	return fmt.Sprintf("packlab: calibrating this machine: %s, %s rows each, %d loads in all for medians and ranges (%s on the 2-core lab machine; Ctrl-C stops it and keeps what was measured; saved results are used next time)",
 		strings.Join(what, "; "), text.Rows(cfgs[0].Rows), loads, took)
 }
 
@@ -272,14 +274,17 @@ each lost. A table both can build is two setups, each with its own memory.
 Speeds come from saved results (one shard, random keys, these key and value
 sizes), compared at one size: each layout's run nearest the plan's rows
 when every layout has one near them (a run of 1e8 rows speaks for 1e9
-better than the 2M of a calibration). What is missing is measured first
-by a calibration of one to two minutes (2M rows per layout, three loads each
-for a median and a range, each in its own process; ClickHouse's own loads of
-HASHED, SPARSE_HASHED and HASHED_ARRAY too where make chdb built its worker),
-saved like any run:
-  --calibrate-rows N    measure at N rows (default 2M), each layout that has no
+better than the 1e7 of a calibration). What is missing is measured first
+by a calibration (1e7 rows per layout, past the CPU's caches, three loads
+each for a median and a range, each in its own process; ClickHouse's own
+loads of HASHED, SPARSE_HASHED and HASHED_ARRAY too where make chdb built
+its worker): 13 minutes on the shared 2-core lab machine, 5 without
+ClickHouse's; it says how long first, Ctrl-C stops it and keeps what was
+measured, and it is saved like any run:
+  --calibrate-rows N    measure at N rows (default 1e7), each layout that has no
                         run within 2x of N: runs near the plan's rows give it
-                        speeds measured at its size (1e8 takes minutes a layout)
+                        speeds measured at its size (1e8 takes minutes a layout;
+                        2e6 sooner, in cache)
   --no-calibrate        use saved results only (a layout with none shows no times)
   --verify              then build the plan's ClickHouse dictionary in ClickHouse
                         itself (make chdb), at the plan's rows or 1e7 if fewer,

@@ -24,6 +24,7 @@ import (
 	"github.com/packlab/packlab/experiments/planner"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
+	"github.com/packlab/packlab/experiments/usecase"
 	"github.com/packlab/packlab/experiments/worker"
 )
 
@@ -555,21 +556,24 @@ func interruptWith(t *testing.T, sig os.Signal, code int, why string) {
 // within 10 % of the seed's 35 GiB, 20 GiB and 17.5 GiB, the packed peak is
 // the last growth's slabs; with --memory 24GiB the answer's peak fits and the
 // layouts ruled out are named with why; 1e12 rows are answered in under a
-// second from the saved calibration.
+// second from the saved calibration. It calibrates at 2e6 rows, not the
+// default 1e7 (13 minutes here with ClickHouse's layouts), and plans with
+// the same --calibrate-rows after, so that the saved runs are used.
 func TestPlanIssueTargets(t *testing.T) {
 	if testing.Short() {
 		t.Skip("calibrates this machine: every layout at 2e6 rows")
 	}
 	dir := t.TempDir()
-	stdout, stderr, err := packlab(t, "plan", "--rows", "1e9", "--key", "UInt64", "--value", "UInt16", "--growth", "0", "--format", "json", "--results", dir)
+	stdout, stderr, err := packlab(t, "plan", "--rows", "1e9", "--key", "UInt64", "--value", "UInt16", "--growth", "0", "--format", "json", "--calibrate-rows", "2e6", "--results", dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Which runs a calibration makes, from which history, is the planner's
 	// (TestCalibrationAtAGivenSize: a layout with a run within 2x of the size is
 	// not measured again); here it measures every layout, as it says.
-	if !strings.Contains(stderr, "packlab: calibrating this machine: hashed, packed, sparse, hashed_array, gomap, compact;") || !strings.Contains(stderr, ", 2M rows each") {
-		t.Errorf("stderr %q does not say it calibrates every layout at 2M rows", stderr)
+	if !strings.Contains(stderr, "packlab: calibrating this machine: hashed, packed, sparse, hashed_array, gomap, compact;") || !strings.Contains(stderr, ", 2M rows each") ||
+		!regexp.MustCompile(`loads in all for medians and ranges \(about \d+ (s|minutes) on the 2-core lab machine; Ctrl-C stops it`).MatchString(stderr) {
+		t.Errorf("stderr %q does not say it calibrates every layout at 2M rows, and about how long it takes", stderr)
 	}
 	var cands []planner.Candidate
 	if err := json.Unmarshal([]byte(stdout), &cands); err != nil {
@@ -605,7 +609,7 @@ func TestPlanIssueTargets(t *testing.T) {
 	}
 
 	// The budget: saved results now, so no calibration.
-	stdout, stderr, err = packlab(t, "plan", "--rows", "1e9", "--memory", "24GiB", "--results", dir)
+	stdout, stderr, err = packlab(t, "plan", "--rows", "1e9", "--memory", "24GiB", "--calibrate-rows", "2e6", "--results", dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -613,7 +617,7 @@ func TestPlanIssueTargets(t *testing.T) {
 		t.Errorf("calibrated again although the results were saved: %q", stderr)
 	}
 	mustSay(t, "plan --memory 24GiB", stdout, "Answer: In ClickHouse 26.7: ", "Answer: In Go (packlab's core): ", "CREATE DICTIONARY dict", "core.Load(ctx, src, core.LoadConfig{", "Ruled out:", "gomap: every setup's reload peak is above 24.0 GiB")
-	stdout, _, err = packlab(t, "plan", "--rows", "1e9", "--memory", "24GiB", "--format", "json", "--results", dir)
+	stdout, _, err = packlab(t, "plan", "--rows", "1e9", "--memory", "24GiB", "--format", "json", "--calibrate-rows", "2e6", "--results", dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -635,7 +639,7 @@ func TestPlanIssueTargets(t *testing.T) {
 	}
 
 	start := time.Now()
-	if _, _, err := packlab(t, "plan", "--rows", "1e12", "--format", "json", "--results", dir); err != nil {
+	if _, _, err := packlab(t, "plan", "--rows", "1e12", "--format", "json", "--calibrate-rows", "2e6", "--results", dir); err != nil {
 		t.Fatal(err)
 	}
 	// A time on a shared machine is reported, never asserted.
@@ -829,5 +833,35 @@ func TestServeSignal(t *testing.T) {
 	err = cmd.Wait()
 	if got := cmd.ProcessState.ExitCode(); got != 143 || strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), "stopped by SIGTERM") {
 		t.Errorf("serve after SIGTERM: exit %d (%v), stderr %q; want 143 and one line naming it", got, err, stderr.String())
+	}
+}
+
+// TestCalibrationLineSaysHowLong: before a calibration starts, the command
+// line says how many loads and about how long, from each layout's time a
+// load on the lab machine: a first calibration at 1e7 rows with
+// ClickHouse's layouts and the scaling pair took 785 s there.
+func TestCalibrationLineSaysHowLong(t *testing.T) {
+	base := config.Config{Rows: 10_000_000, Repeats: 3, SettleSeconds: 2.5}
+	layouts, ch, pair, many := base, base, base, base
+	layouts.Layouts = []string{"hashed", "packed", "sparse", "hashed_array", "gomap", "compact"}
+	ch.Layouts = []string{"ch_hashed", "ch_sparse_hashed", "ch_hashed_array"}
+	pair.Layouts, many.Layouts, many.Shards = []string{"hashed"}, []string{"hashed"}, 2
+	line := calibrationLine([]config.Config{layouts, ch, pair, many})
+	if !strings.Contains(line, "hashed at 1 and 2 shards, 10M rows each, 33 loads in all") || !strings.Contains(line, "(about 13 minutes on the 2-core lab machine; Ctrl-C stops it") {
+		t.Errorf("a first calibration at 1e7: %q", line)
+	}
+	if line := calibrationLine([]config.Config{{Rows: 2_000_000, Repeats: 3, SettleSeconds: 2.5, Layouts: []string{"packed"}}}); !strings.Contains(line, "3 loads in all for medians and ranges (about 11 s on") {
+		t.Errorf("packed at 2M: %q", line)
+	}
+	// The bar says what is left: all of it before the first idle, less as
+	// the loads go, the last load's remainder at the end.
+	left := usecase.CalibrationLeft([]config.Config{layouts, ch, pair, many})
+	start, mid := left(worker.Progress{Repeat: 1, Phase: worker.PhaseSettle}), left(worker.Progress{Repeat: 18, Phase: worker.PhaseLoad, Seconds: 5})
+	end := left(worker.Progress{Repeat: 33, Phase: worker.PhaseLoad, Seconds: 2})
+	if start < 12*time.Minute || start > 14*time.Minute || mid >= start || mid < time.Minute || end <= 0 || end > 10*time.Second {
+		t.Errorf("calibration left: %v at the start, %v at load 18, %v in the last load; want about 13 min, less, then seconds", start, mid, end)
+	}
+	if got := usecase.RoughDuration(6*time.Minute + 20*time.Second); got != "6 min" {
+		t.Errorf("RoughDuration(6m20s) = %q", got)
 	}
 }

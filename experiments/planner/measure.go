@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,17 +25,14 @@ import (
 	"github.com/packlab/packlab/experiments/text"
 )
 
-// CalibrationRows is the size of the planner's calibration runs: tables of
-// 20 to 70 MiB for <UInt64,UInt16>, past the CPU's caches (at 1e6 rows the
-// tables still partly fit, and reads ran 2-3x faster than at 2e6 here). It
-// is the largest size at which a calibration fits its budget of about a
-// minute on the 2-core lab machine with every layout measured
-// calibrationRepeats times, each load after calibrationSettle's idle
-// (measured: 56 s for the six layouts, three loads each, 45 s of it idle;
-// the scaling pair adds about 20 s), in a few hundred MiB. A plan that
-// prefers a speed is better served by a calibration nearer its rows
-// (--calibrate-rows 1e8: minutes a layout).
-const CalibrationRows = 2_000_000
+// CalibrationRows is the size of the planner's calibration runs: 1e7 rows,
+// tables of 90 to 540 MiB for <UInt64,UInt16>, past the CPU's caches and
+// most of the TLB's reach (from a 2e6-row calibration the plan read packed
+// at 40.1M rows/s, where a run of 1e8 read 22.9M). A first calibration, every layout and
+// ClickHouse's three calibrationRepeats times after calibrationSettle's
+// idle, took 13 minutes on the shared 2-core lab machine, 8 of them
+// ClickHouse's (speed.CalibrationLoadSeconds), in under 1 GiB.
+const CalibrationRows = 10_000_000
 
 // planMinRows is the smallest measured run the planner takes speeds and
 // overhead from: below it a run is mostly the runtime and the caches.
@@ -350,14 +348,13 @@ const calibrationRepeats = 3
 
 // CalibrationConfigs are the runs that measure what history lacks for r on
 // a machine of the given cores, each calibrationRepeats times: each layout
-// with no speed for these types, or one of a single load (no range) (one
-// shard, r.CalibrationRows random keys, default CalibrationRows; with
-// r.CalibrationRows given, each layout with no run within 2x of it), the
-// ch_ layouts that measure ClickHouse's own loads likewise where ClickHouse
-// runs here (clickHouseMissing), and,
-// when the load may use more than one thread and no multi-shard load was
-// measured, one layout at one shard and at as many shards as threads, back
-// to back. Nil: nothing is missing.
+// with no speed for these types at half CalibrationRows or more, or one of a
+// single load (one shard, CalibrationRows random keys; with r.CalibrationRows
+// given, each layout with no run within 2x of it, there), the ch_ layouts
+// likewise where ClickHouse runs here (clickHouseMissing), and, when the
+// load may use more than one thread and no multi-shard load was measured,
+// one layout at one shard and at as many shards as threads, back to back.
+// Nil: nothing is missing.
 func CalibrationConfigs(r PlanRequest, history []result.Result, cores int) ([]config.Config, error) {
 	p, err := r.parse()
 	if err != nil {
@@ -368,10 +365,16 @@ func CalibrationConfigs(r PlanRequest, history []result.Result, cores int) ([]co
 			"plan without measuring (memory decides), or run `packlab plan {calibrate}` on the machine the table will run on")
 	}
 	rows := cmp.Or(p.CalibrationRows, CalibrationRows)
+	// By default a layout measured at half its rows or more keeps its
+	// speed; one measured only below (a 2M calibration) is measured again.
+	known := history
+	if p.CalibrationRows == 0 {
+		known = slices.DeleteFunc(slices.Clone(history), func(r result.Result) bool { return r.Rows < rows/2 })
+	}
 	var missing []string
 	fastest, rate := planLayouts()[0], 0.0
 	for _, l := range planLayouts() {
-		run := speedRun(history, p, l, rows, false)
+		run := speedRun(known, p, l, rows, false)
 		if run == nil || run.Spread == nil || run.Repeats < 2 || p.CalibrationRows != 0 && rowsDistance(run.Rows, rows) > math.Ln2 {
 			missing = append(missing, string(l))
 		} else if run.LoadRowsPerSecond > rate {
@@ -386,7 +389,7 @@ func CalibrationConfigs(r PlanRequest, history []result.Result, cores int) ([]co
 		c.Layouts = missing
 		cfgs = append(cfgs, c)
 	}
-	if ch := clickHouseMissing(p, base, history); len(ch) > 0 {
+	if ch := clickHouseMissing(p, base, known); len(ch) > 0 {
 		c := base
 		c.Layouts = ch
 		cfgs = append(cfgs, c)
@@ -400,14 +403,11 @@ func CalibrationConfigs(r PlanRequest, history []result.Result, cores int) ([]co
 		one.Preallocate, many.Preallocate = false, false
 		// Each run of the pair faults fresh memory (calibrationSettle; back
 		// to back, hashed at 2M rows took 0.55 and 0.61 s at SHARDS 1 and
-		// 0.10 and 0.08 s at SHARDS 2 right after, on the pages SHARDS 1
-		// freed), as a large load does: 18 % and 56 % in two calibrations
-		// (one pair of 2M-row loads: noisy). Loads of 1e7 rows with 5 s
-		// idle before each:
+		// 0.10 and 0.08 s at SHARDS 2 on the pages SHARDS 1 freed), as a
+		// large load does. Loads of 1e7 rows with 5 s idle before each:
 		// packed SHARDS 1 3.07 and 3.29 s, SHARDS 2 1.82 and 1.77 s (75 %;
-		// the faults run on both threads); with huge pages off 0.98 and
-		// 1.00 against 1.01 and 1.03 s (0 %: the producer and two workers
-		// share the two cores), so the pair keeps the plan's huge pages.
+		// the faults run on both threads); with huge pages off 0 %, so the
+		// pair keeps the plan's huge pages.
 		one.Layouts, many.Layouts = []string{string(fastest)}, []string{string(fastest)}
 		many.Shards = min(threads, core.MaxShards)
 		cfgs = append(cfgs, one, many)

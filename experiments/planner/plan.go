@@ -81,7 +81,7 @@ type PlanRequest struct {
 	// peak of the final size and faster loads, measured as such.
 	Preallocate bool `json:"preallocate"`
 	// CalibrationRows is the size a calibration measures at (0 =
-	// CalibrationRows, 2M): given, a layout with no run within 2x of it is
+	// CalibrationRows, 1e7): given, a layout with no run within 2x of it is
 	// measured there. Runs near the plan's rows give it speeds measured
 	// at its size (see speedRows).
 	CalibrationRows int64 `json:"calibration_rows,omitempty"`
@@ -625,11 +625,11 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 		}
 	}
 	if ms.ReadRowsPerSecond > 0 {
-		scale := 1.0
+		scale := 1 / speed.ShardReadCost(l, shards) // measured at one shard: several sort each batch of keys by shard
 		// A read (dictGet of one attribute) probes one attribute's table.
 		cells := pr.FinalBytes - dict.StringArenaBytes(p.attrs, p.distinct, shards)
 		if cell := float64(cells) / float64(len(p.attrs)) / float64(max(pr.BucketCount, 1)); ms.LoadFactor > 0 && c.LoadFactor > 0 {
-			scale = speed.ReadCost(l, ms.LoadFactor, cell) / speed.ReadCost(l, c.LoadFactor, cell)
+			scale *= speed.ReadCost(l, ms.LoadFactor, cell) / speed.ReadCost(l, c.LoadFactor, cell)
 		}
 		rate := ms.ReadRowsPerSecond * scale
 		c.ReadRowsPerSecond = ptr(rate)
@@ -881,7 +881,7 @@ func planRule(p parsedPlan) string {
 	}
 	order := "then fewer shards, then the layout order " + strings.Join(planLayoutOrder(), ", ") + ", then the lower load factor"
 	if p.Prefer == PreferBalanced {
-		return fmt.Sprintf("prefer balanced (the default): each answer is the best setup of its kind, a ClickHouse dictionary or a Go table. A setup fits when %s is within the budget; of those, one that another outruns by %s or more, loading or reading (medians, as measured here and scaled by the load factor), ranks below it unless it needs at most %s of the other's %s peak; then the least %s peak wins (within 1 %%), each doubling of the shards counting as %.0f %% more, then the least steady memory, %s. A setup with no measured speed is weighed on memory alone",
+		return fmt.Sprintf("prefer balanced (the default): each answer is the best setup of its kind, a ClickHouse dictionary or a Go table. A setup fits when %s is within the budget; of those, one that another outruns by %s or more, loading or reading (medians, as measured here and scaled by the load factor and the shards), ranks below it unless it needs at most %s of the other's %s peak; then the least %s peak wins (within 1 %%), each doubling of the shards counting as %.0f %% more, then the least steady memory, %s. A setup with no measured speed is weighed on memory alone",
 			checked, text.Float(text.Round(balancedSlower, 2))+"x", text.Float(text.Round(balancedSaves, 2)), checkedWord(p.FirstLoadOnly), checkedWord(p.FirstLoadOnly), 100*balancedShardCost, order)
 	}
 	if p.Prefer == PreferMemory {
@@ -1164,7 +1164,7 @@ func planNotes(plan *Plan, p parsedPlan) []string {
 	} else {
 		notes = append(notes, "no multi-shard load measured here: load times assume one worker's speed whatever the shard count")
 	}
-	notes = append(notes, "read rows/s: one thread looking every key up once in random order; other load factors than the measured one are scaled by a linear-probing model (cache lines per lookup; compact's read and load by its cost against the probe length, fitted at 1e7 rows: docs/plan.md)")
+	notes = append(notes, "read rows/s: one thread looking every key up once in random order; other load factors than the measured one are scaled by each layout's cost against the probe length (compact's, hashed's and packed's fitted at 1e7 rows; the others' by the cache lines a probe touches), and several shards by what sorting each batch of keys by shard costs (measured at 1e7 rows: x1.1 to x2.3 from SHARDS 2 to 128; a ClickHouse setup by its Go layout's cost): docs/plan.md")
 	if p.Preallocate {
 		notes = append(notes, fmt.Sprintf("preallocated: every table reserved for its share of the %s keys before the load (core.Options{Reserve: %d}), so none grows and the peak is the final size; speeds from preallocated runs only. ClickHouse ignores PREALLOCATE since 23.1: its CREATE DICTIONARY leaves it out",
 			text.Thousands(p.distinct), p.distinct))

@@ -390,7 +390,7 @@ func TestPlanMatchesMeasured(t *testing.T) {
 		t.Skip("measures every layout at 4e6 rows and three at 8e6; not under -short, -race or without /proc")
 	}
 	ctx := context.Background()
-	cfgs, err := CalibrationConfigs(PlanRequest{Rows: 1e6}, nil, 1)
+	cfgs, err := CalibrationConfigs(PlanRequest{Rows: 1e6, CalibrationRows: 2_000_000}, nil, 1) // not the default 1e7: seconds, not minutes
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -551,16 +551,24 @@ func setupNames(cs []Candidate) []string {
 }
 
 // TestSpeedModelFollowsTheLoadFactor: the planner scales a measured speed
-// to a setup's load factor: every layout's read but compact's by the cache
-// lines a linear probe touches; compact's read and load by their costs
-// fitted against the probe length (speed.CompactReadCost, speed.LoadCost), which
-// grow with the load factor, so that a setup at 0.92 is no longer read as
-// fast as one at 0.74 (1e7 rows here: 1.4x slower); hashed and packed's
-// loads by their fitted cost too; other layouts' loads are taken as
-// measured.
+// to a setup's load factor: compact's, hashed's and packed's reads and
+// loads by their costs fitted against the probe length (speed.ReadCost,
+// speed.LoadCost), which grow with the load factor, so that a setup at
+// 0.92 is no longer read as fast as one at 0.74 (1e7 rows here: 1.4x
+// slower); the other layouts' reads by the cache lines a linear probe
+// touches, their loads as measured.
 func TestSpeedModelFollowsTheLoadFactor(t *testing.T) {
-	if got, want := speed.ReadCost(core.LayoutPacked, 0.962, 10), speed.ProbeLines(0.962, 10); math.Abs(got-want) > 1e-9 {
-		t.Errorf("packed at fill 0.962: %.3f lines, want linear probing's %.3f", got, want)
+	if got, want := speed.ReadCost(core.LayoutSparse, 0.962, 10), speed.ProbeLines(0.962, 10); math.Abs(got-want) > 1e-9 {
+		t.Errorf("sparse at fill 0.962: %.3f lines, want linear probing's %.3f", got, want)
+	}
+	// The fit's own data (docs/plan.md): hashed read 2.24x slower at fill
+	// 0.97 than at 0.3 where the cache lines said 4.79x, packed 1.92x at
+	// 0.85 where they said 1.40x.
+	if r := speed.ReadCost(core.LayoutHashed, 0.97, 16) / speed.ReadCost(core.LayoutHashed, 0.3, 16); r < 1.9 || r > 2.9 {
+		t.Errorf("hashed read at 0.97 modelled at %.2fx the time of 0.3's, want 1.9x to 2.9x (measured 2.24x)", r)
+	}
+	if r := speed.ReadCost(core.LayoutPacked, 0.85, 10) / speed.ReadCost(core.LayoutPacked, 0.3, 10); r < 1.5 || r > 2.2 {
+		t.Errorf("packed read at 0.85 modelled at %.2fx the time of 0.3's, want 1.5x to 2.2x (measured 1.92x)", r)
 	}
 	prevRead, prevLoad := 0.0, 0.0
 	for _, a := range []float64{0.5, 0.7, 0.74, 0.8, 0.9, 0.92, 0.97, 0.99} {
@@ -580,6 +588,64 @@ func TestSpeedModelFollowsTheLoadFactor(t *testing.T) {
 	// The fit's own data (docs/plan.md): reads at 0.92 against 0.74.
 	if r := speed.ReadCost(core.LayoutCompact, 0.92, 8) / speed.ReadCost(core.LayoutCompact, 0.74, 8); r < 1.3 || r > 2.2 {
 		t.Errorf("compact read at 0.92 modelled at %.2fx the time of 0.74's, want 1.3x to 2.2x (measured: 1.39x through the lab, 2.09x in BenchmarkCompactLoadFactor)", r)
+	}
+}
+
+// TestPlanReadsShardsSlower: a sharded setup's read is its one-shard
+// speed divided by speed.ShardReadCost, which grows with the shards
+// (measured at 1e7 rows: compact 1.15x slower at SHARDS 2 than at 1 beyond
+// its fill, 1.58x at 8, 2.23x at 128); a ClickHouse setup's too, by its Go
+// layout's cost.
+func TestPlanReadsShardsSlower(t *testing.T) {
+	prev := 1.0
+	for _, n := range []int{2, 4, 8, 32, 128} {
+		c := speed.ShardReadCost(core.LayoutCompact, n)
+		if c <= prev || c > 2.6 {
+			t.Errorf("compact's read at SHARDS %d costs %.3fx SHARDS 1's; want more than %.3f (fewer shards') and at most 2.6", n, c, prev)
+		}
+		prev = c
+	}
+	if c := speed.ShardReadCost(core.LayoutPacked, 1); c != 1 {
+		t.Errorf("one shard's read costs %.3fx itself", c)
+	}
+	history := stableHistory()
+	ch := history[0]
+	ch.ID, ch.Layout, ch.LoadRowsPerSecond, ch.ReadRowsPerSecond, ch.LoadFactor = "20261206T000000.000Z-ch_sparse_hashed", "ch_sparse_hashed", 7e5, 6e6, 0.3
+	plan, err := MakePlan(PlanRequest{Rows: 1e7, MemoryBytes: 1 << 40}, append(history, ch), machine24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type key struct {
+		engine, layout string
+		shards         int
+		mlf            float64
+	}
+	read, fill := map[key]float64{}, map[key]float64{}
+	for _, c := range plan.Candidates {
+		if c.ReadRowsPerSecond != nil {
+			k := key{engineOf(c), c.Layout, c.Shards, c.MaxLoadFactor}
+			read[k], fill[k] = *c.ReadRowsPerSecond, c.LoadFactor
+		}
+	}
+	checked := 0
+	for k, r8 := range read {
+		k1 := k
+		k1.shards = 1
+		r1, ok := read[k1]
+		if k.shards != 8 || !ok {
+			continue
+		}
+		want := r1 / speed.ShardReadCost(core.Layout(k.layout), 8) * speed.ReadCost(core.Layout(k.layout), fill[k1], 8) / speed.ReadCost(core.Layout(k.layout), fill[k], 8)
+		if k.engine == EngineClickHouse {
+			want = r1 / speed.ShardReadCost(core.Layout(k.layout), 8) * speed.ProbeLines(fill[k1], 10) / speed.ProbeLines(fill[k], 10)
+		}
+		if math.Abs(r8/want-1) > 0.02 {
+			t.Errorf("%v reads %.0f rows/s at SHARDS 1, %.0f at 8; want %.0f", k, r1, r8, want)
+		}
+		checked++
+	}
+	if checked < 3 {
+		t.Errorf("only %d setups at SHARDS 1 and 8 of one layout, engine and max load factor", checked)
 	}
 }
 
@@ -658,15 +724,16 @@ func TestPlanReadSpeedSurvivesANoReadRun(t *testing.T) {
 // says which layouts were measured far below its size and how to measure
 // them nearer.
 func TestPlanTakesTheRunNearestItsRows(t *testing.T) {
+	const small = 2_000_000 // a calibration's size before it moved to 1e7
 	run := func(layout, id string, rows int64, load float64) result.Result {
 		return result.Result{ID: id, Layout: layout, KeyType: "UInt64", ValueType: "UInt16", Rows: rows, Shards: 1,
 			Source: string(source.Random), Runtime: experiments.RuntimeName(), LoadRowsPerSecond: load, ReadRowsPerSecond: load * 3,
 			LoadFactor: 0.37, MaxLoadFactor: 0.5}
 	}
 	big, calib, calib2 := run("packed", "20261201T000000.000Z-packed-a", 100_000_000, 4e6),
-		run("packed", "20261202T000000.000Z-packed-b", CalibrationRows, 14e6), run("packed", "20261203T000000.000Z-packed-c", CalibrationRows, 15e6)
-	hashedSmall, hashedBig := run("hashed", "20261202T000000.000Z-hashed-a", CalibrationRows, 5e6), run("hashed", "20261201T000000.000Z-hashed-b", 50_000_000, 3e6)
-	settled := run("packed", "20261201T120000.000Z-packed-d", CalibrationRows, 4.5e6) // older than calib2, idled first
+		run("packed", "20261202T000000.000Z-packed-b", small, 14e6), run("packed", "20261203T000000.000Z-packed-c", small, 15e6)
+	hashedSmall, hashedBig := run("hashed", "20261202T000000.000Z-hashed-a", small, 5e6), run("hashed", "20261201T000000.000Z-hashed-b", 50_000_000, 3e6)
+	settled := run("packed", "20261201T120000.000Z-packed-d", small, 4.5e6) // older than calib2, idled first
 	settled.SettleSeconds = 2.5
 	for _, tc := range []struct {
 		history []result.Result
@@ -675,12 +742,12 @@ func TestPlanTakesTheRunNearestItsRows(t *testing.T) {
 	}{
 		{[]result.Result{big, calib2, calib}, 1e9, big},
 		{[]result.Result{big, calib2, calib}, 3e7, big},
-		{[]result.Result{big, calib2, calib}, CalibrationRows, calib2},
+		{[]result.Result{big, calib2, calib}, small, calib2},
 		{[]result.Result{big, calib2, calib}, 1e6, calib2},
-		{[]result.Result{big, calib2, hashedSmall}, 1e9, calib2},            // hashed has 2M only: both at 2M
-		{[]result.Result{big, calib2, hashedSmall, hashedBig}, 1e9, big},    // hashed at 5e7: packed at 1e8
-		{[]result.Result{calib2, settled, calib}, CalibrationRows, settled}, // of equal sizes, a load on fresh memory before a newer one
-		{[]result.Result{big, settled}, 1e9, big},                           // but nearness first
+		{[]result.Result{big, calib2, hashedSmall}, 1e9, calib2},         // hashed has 2M only: both at 2M
+		{[]result.Result{big, calib2, hashedSmall, hashedBig}, 1e9, big}, // hashed at 5e7: packed at 1e8
+		{[]result.Result{calib2, settled, calib}, small, settled},        // of equal sizes, a load on fresh memory before a newer one
+		{[]result.Result{big, settled}, 1e9, big},                        // but nearness first
 	} {
 		p, err := PlanRequest{Rows: tc.rows}.parse()
 		if err != nil {
@@ -728,7 +795,9 @@ func TestPlanTakesTheRunNearestItsRows(t *testing.T) {
 // TestCalibrationAtAGivenSize: with CalibrationRows the calibration measures
 // there every layout that has no run within 2x of it (and the scaling pair,
 // when none was measured), at that size; without it, only layouts with no
-// speed at all, at 2M rows; every load after calibrationSettle's idle.
+// speed at half the default CalibrationRows (1e7) or more, at 1e7 (a speed
+// of a 2M-row calibration is measured again); every load after
+// calibrationSettle's idle.
 func TestCalibrationAtAGivenSize(t *testing.T) {
 	run := func(layout string, rows int64) result.Result {
 		return result.Result{ID: "20261202T000000.000Z-" + layout, Layout: layout, KeyType: "UInt64", ValueType: "UInt16", Rows: rows, Shards: 1,
@@ -756,6 +825,14 @@ func TestCalibrationAtAGivenSize(t *testing.T) {
 	}
 	if cfgs, _ := CalibrationConfigs(PlanRequest{Rows: 1e9}, history, 1); len(cfgs) != 0 {
 		t.Errorf("default calibration with every layout measured: %+v; want nothing", cfgs)
+	}
+	// A layout measured at 2M rows alone (a calibration before they moved
+	// past the caches) is measured again at 1e7.
+	small := slices.Clone(history)
+	small[len(small)-1].Rows = 2_000_000
+	if cfgs, _ := CalibrationConfigs(PlanRequest{Rows: 1e9}, small, 1); len(cfgs) != 1 || !slices.Equal(cfgs[0].Layouts, []string{small[len(small)-1].Layout}) ||
+		cfgs[0].Rows != CalibrationRows || CalibrationRows < 10_000_000 {
+		t.Errorf("default calibration with %s measured at 2M: %+v; want it alone at %d (at least 1e7)", small[len(small)-1].Layout, cfgs, CalibrationRows)
 	}
 	// A run of one load has no range: the calibration measures it again,
 	// three times.

@@ -2,13 +2,16 @@ package usecase
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/planner"
+	"github.com/packlab/packlab/experiments/planner/speed"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/store"
+	"github.com/packlab/packlab/experiments/worker"
 )
 
 // Calibration is what a plan measures before it answers.
@@ -106,4 +109,40 @@ func Plan(ctx context.Context, ask PlanAsk) (PlanAnswer, error) {
 	a.History = history
 	a.Plan, err = planner.MakePlan(ask.Request, history, machine)
 	return a, err
+}
+
+// CalibrationLeft is how long a calibration of cfgs has left at a load's
+// progress, by each load's time on the lab machine
+// (speed.CalibrationLoadSeconds): the loads after it, and what of its own
+// remains. Loads run in cfgs' order, each layout Repeats times.
+func CalibrationLeft(cfgs []config.Config) func(worker.Progress) time.Duration {
+	var loads, settles []float64 // seconds a load, its idle included; its idle
+	for _, c := range cfgs {
+		for _, l := range c.Layouts {
+			for range max(c.Repeats, 1) {
+				loads = append(loads, c.SettleSeconds+speed.CalibrationLoadSeconds(l, c.Rows))
+				settles = append(settles, c.SettleSeconds)
+			}
+		}
+	}
+	return func(p worker.Progress) time.Duration {
+		n := min(max(p.Repeat, 1), len(loads)) // 1-based: the load running
+		spent := p.Seconds
+		if p.Phase != worker.PhaseSettle {
+			spent += settles[n-1]
+		}
+		left := max(loads[n-1]-spent, 0)
+		for _, s := range loads[n:] {
+			left += s
+		}
+		return time.Duration(left * float64(time.Second))
+	}
+}
+
+// RoughDuration is d as a person says it: "40 s", "6 min".
+func RoughDuration(d time.Duration) string {
+	if d < 2*time.Minute {
+		return fmt.Sprintf("%d s", int(d.Round(time.Second).Seconds()))
+	}
+	return fmt.Sprintf("%d min", int(d.Round(time.Minute).Minutes()))
 }

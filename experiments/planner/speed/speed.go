@@ -1,11 +1,17 @@
 // Package speed is how a table's load and read speeds follow its load
-// factor, so that speeds measured at one load factor are scaled to another:
-// the cache lines a linear-probing lookup touches (a model, stated as such
-// in the plan), and compact's, hashed's and packed's costs fitted to loads
-// and reads of 1e7 rows (docs/plan.md, "Speed against the load factor").
+// factor and its shards, so that speeds measured at one load factor and one
+// shard are scaled to others: the cache lines a linear-probing lookup
+// touches (a model, stated as such in the plan), and compact's, hashed's and
+// packed's costs fitted to loads and reads of 1e7 rows (docs/plan.md,
+// "Speed against the load factor", "Several shards' reads"); and how long a
+// calibration's load takes.
 package speed
 
-import "github.com/packlab/packlab/core"
+import (
+	"math"
+
+	"github.com/packlab/packlab/core"
+)
 
 // ProbeLines is the cache lines a successful lookup touches in a
 // linear-probing table at load factor a whose cells are cell bytes: the
@@ -18,15 +24,24 @@ func ProbeLines(a, cell float64) float64 {
 	return 1 + (probes-1)*min(cell, 64)/64
 }
 
-// ReadCost is ProbeLines as the layout's batched lookups (the lab's
-// read phase) wait on them; compact's is its fitted read cost
-// (CompactReadCost): its GetMany prefetches core.CompactReadLines lines
-// from the home slot's, so the lines it waits for hardly change below fill
-// 0.93, yet it read 1.4x slower at 0.90 than at 0.72 (1e7 rows): the work
-// of a lookup grows with its probe, not only its cache misses.
+// ReadCost is a batched lookup's time (the lab's read phase) at load
+// factor a, relative to one that probes a single slot: for compact, hashed
+// and packed 1 + slope x (SearchProbes(a) - 1), the slope fitted to reads
+// of 1e7 rows across fills (docs/plan.md, "Speed against the load
+// factor"); for the others ProbeLines, the cache lines a probe touches (a
+// model). compact's GetMany prefetches core.CompactReadLines lines, so the
+// lines it waits for hardly change below fill 0.93, yet it read 1.4x
+// slower at 0.90 than at 0.72; hashed's 16-byte cells read 2.2x slower at
+// fill 0.97 than at 0.3 where ProbeLines says 4.8x, packed's 10-byte cells
+// 3.7x where it says 3.4x but 1.9x at 0.85 where it says 1.4x.
 func ReadCost(l core.Layout, a, cell float64) float64 {
-	if l == core.LayoutCompact {
+	switch l {
+	case core.LayoutCompact:
 		return CompactReadCost(a)
+	case core.LayoutHashed:
+		return 1 + hashedReadSlope*(SearchProbes(a)-1)
+	case core.LayoutPacked:
+		return 1 + packedReadSlope*(SearchProbes(a)-1)
 	}
 	return ProbeLines(a, cell)
 }
@@ -72,4 +87,68 @@ const (
 	compactReadSlope = 0.25  // reads at load factors 0.70-0.97: within 21 % of each (a busy machine)
 	compactLoadSlope = 0.059 // loads growing at max load factors 0.70-0.97: within 7.5 % of each
 	probingLoadSlope = 0.032 // packed's loads growing at max load factors 0.5-0.98: within 42 %
+	// hashed's and packed's reads at fills 0.3-0.97 of one table of 2^24
+	// cells (BenchmarkReadInterleaved with PACKLAB_RI_FILLS): within 15 %
+	// and 19 % of each, where ProbeLines was off by up to 113 % and 27 %.
+	hashedReadSlope = 0.099
+	packedReadSlope = 0.224
 )
+
+// CalibrationLoadSeconds is about how long one load of layout (a ch_
+// layout too) at rows takes in a plan's calibration, the idle before it
+// apart: its process, load, read and checks, scaled from the lab machine's
+// at 1e7 rows (2 cores shared by five sessions, load average 10-12: a
+// first calibration of every layout, ClickHouse's three, and hashed at 1 and
+// 2 shards, 33 loads, took 785 s there; these figures and the idles sum to
+// 781 s, hashed SHARDS 2 taken as SHARDS 1). A ClickHouse load also starts
+// ClickHouse, fills its source and reads twice, on one thread and then on
+// all. For a layout not listed, 10 s.
+func CalibrationLoadSeconds(layout string, rows int64) float64 {
+	s, ok := calibrationSeconds[layout]
+	if !ok {
+		s = 10
+	}
+	return s * float64(rows) / 1e7
+}
+
+// calibrationSeconds are CalibrationLoadSeconds' figures at 1e7 rows: each
+// layout's three loads' wall time in that calibration over three, less the
+// 2.5 s idle before each.
+var calibrationSeconds = map[string]float64{
+	"hashed": 7.1, "packed": 6.0, "sparse": 18.2, "hashed_array": 11.5, "gomap": 16.6, "compact": 5.0,
+	"ch_hashed": 48.4, "ch_sparse_hashed": 41.0, "ch_hashed_array": 64.9,
+}
+
+// ShardReadCost is a read's time a lookup with shards tables, relative to
+// one table's: core.Sharded's GetMany sorts each batch of 1024 keys by
+// shard before each table looks its share up, so every lookup pays the
+// sort, and the more shards the shorter each table's batch and the fewer
+// cache misses it overlaps: 1 + step + slope x log2(shards), fitted per
+// layout to reads of 1e7 rows at SHARDS 1 to 128 (docs/plan.md, "Several
+// shards' reads"); a layout not measured (gomap) takes the others' mean.
+// A ClickHouse setup takes its Go layout's: ClickHouse hashes each key to
+// its shard, and its SHARDS 4 read 1.36x (HASHED) and 1.24x (SPARSE_HASHED)
+// slower than SHARDS 1 where hashed's and packed's costs say 1.29x, 1.32x.
+func ShardReadCost(l core.Layout, shards int) float64 {
+	if shards <= 1 {
+		return 1
+	}
+	f, ok := shardRead[l]
+	if !ok {
+		f = [2]float64{0.075, 0.117} // the five measured layouts' mean
+	}
+	return 1 + f[0] + f[1]*math.Log2(float64(shards))
+}
+
+// shardRead is ShardReadCost's step and slope per layout, fitted by least
+// squares to BenchmarkReadInterleaved (every shard count's table read in
+// turn, the tenth percentile of 320 passes of 2^16 lookups; compact's
+// divided by its fill's cost first, its shards ending at other fills).
+var shardRead = map[core.Layout][2]float64{
+	core.LayoutCompact: {0.062, 0.162}, // within 7 % of each
+	core.LayoutHashed:  {0.123, 0.081}, // within 8 %
+	core.LayoutPacked:  {0.189, 0.068}, // within 9 %
+	// sparse's and hashed_array's fitted a negative step: the slope alone.
+	core.LayoutSparse:      {0, 0.121}, // within 21 %
+	core.LayoutHashedArray: {0, 0.152}, // within 19 %
+}
