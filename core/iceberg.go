@@ -143,14 +143,25 @@ import (
 //     and 0.96x), single Get 0.20x (0.28x); at 1e8 0.93x and 0.69x (0.84x
 //     and 0.61x). The loaded rounds above flattered iceberg; the memory
 //     targets are met, the speed targets are not, at either geometry.
+//   - GetMany's three-stage pipeline (see GetMany): the first line of
+//     the buckets three batches ahead, the header matched once a batch
+//     ahead, its candidates kept, the matched slot's line (or, for a key
+//     with no candidate in a full bucket, its two back buckets)
+//     prefetched. A profile of the pipeline without the back buckets
+//     put 17 % of GetMany in getBack's two misses one after the other; with
+//     them, in one process at 1e7 (CPU ns a row, alternating, load 10-13):
+//     41.8-47.7 against 50.3-53.6 for the former pipeline (every line
+//     of the next batch's buckets, then Get's lookup), which the buckets
+//     without fingerprints keep (getManyLines).
 //   - Tried and dropped (docs/performance.md): a batch pipeline that
-//     prefetches only the lines it will read, and a Get that prefetches
-//     its bucket's other lines first; both cost more than they bought.
+//     prefetches only the lines it will read but matched each header twice
+//     and left the back buckets to Get, and a Get that prefetches its
+//     bucket's other lines first; both cost more than they bought.
 //   - What is left: batch speed (above); single-key Get (0.20x boost's
 //     read at 1e7 on a quiet machine, target 0.8x): one
 //     dependent miss on the header's line and a second on the matched
-//     slot's; a key in the back yard reads its two back buckets one miss
-//     after the other; the old back yard held to the end of a growth
+//     slot's; a single Get's key in the back yard reads its two back
+//     buckets one miss after the other; the old back yard held to the end of a growth
 //     (about 0.4 B a pair of the peak at 1e8: interleaved with the pass
 //     it faulted in the new front yard early, see grow).
 
@@ -537,31 +548,42 @@ func (y *icebergYard) write(p unsafe.Pointer, s, rem, c, e, vlo, vhi uint64) {
 // others, so about one slot a hit): see icebergMatch.
 func (y *icebergYard) find(p unsafe.Pointer, rem, c, e uint64) uint {
 	n := icebergCount(p)
-	kf := y.lr + y.ch
-	if y.fb != 0 && y.c <= 64 {
-		want := rem>>8 | c<<y.lr
-		for cand := icebergMatch(p, byte(rem), n, y.c); cand != 0; cand &= cand - 1 {
-			off := y.off(uint64(bits.TrailingZeros64(cand)))
-			if kf <= 57 {
-				if le64At(unsafe.Add(p, off>>3))>>(off&7)&lowMask(kf) != want {
-					continue
-				}
-			} else if getBits(p, off, y.lr) != rem>>8 || (y.ch != 0 && getBits(p, off+y.lr, 1) != c) {
-				continue
-			}
-			if y.e != 0 && getBits(p, off+kf, 64) != e {
-				continue
-			}
-			return off + kf + y.e
-		}
-		return 0
+	if y.matches() {
+		return y.findIn(p, icebergMatch(p, byte(rem), n, y.c), rem, c, e)
 	}
 	// No fingerprints (remainders under 8 bits), or more than 64 slots:
 	// every slot.
+	kf := y.lr + y.ch
 	for s := range n {
 		if r, sc, se, _, _ := y.slot(p, s); r == rem && sc == c && se == e {
 			return y.off(s) + kf + y.e
 		}
+	}
+	return 0
+}
+
+// matches reports whether the yard's buckets have fingerprints that
+// icebergMatch can compare (8 bits each, at most 64 slots).
+func (y *icebergYard) matches() bool { return y.fb != 0 && y.c <= 64 }
+
+// findIn is find among the candidate slots cand (icebergMatch's) of the
+// bucket at p, in a yard whose buckets have fingerprints.
+func (y *icebergYard) findIn(p unsafe.Pointer, cand, rem, c, e uint64) uint {
+	kf := y.lr + y.ch
+	want := rem>>8 | c<<y.lr
+	for ; cand != 0; cand &= cand - 1 {
+		off := y.off(uint64(bits.TrailingZeros64(cand)))
+		if kf <= 57 {
+			if le64At(unsafe.Add(p, off>>3))>>(off&7)&lowMask(kf) != want {
+				continue
+			}
+		} else if getBits(p, off, y.lr) != rem>>8 || (y.ch != 0 && getBits(p, off+y.lr, 1) != c) {
+			continue
+		}
+		if y.e != 0 && getBits(p, off+kf, 64) != e {
+			continue
+		}
+		return off + kf + y.e
 	}
 	return 0
 }
@@ -775,15 +797,17 @@ func (y *icebergYard) clear(p unsafe.Pointer, s uint64) {
 	}
 }
 
-// icebergBatch is one batch of keys' hashes and front bucket offsets.
+// icebergBatch is one batch of keys' hashes and front bucket offsets and,
+// in GetMany's pipeline, their candidate slots.
 type icebergBatch struct {
 	off  homes
 	x, e [getBatch]uint64
+	cand [getBatch]uint64 // icebergMatch's slots of the key's fingerprint
 }
 
-// batch hashes the keys of the batch from lo and prefetches their front
-// buckets' lines.
-func (t *Iceberg[K, V]) batch(keys []K, lo int, b *icebergBatch) {
+// batch hashes the keys of the batch from lo and prefetches the first
+// `lines` lines of their front buckets (all of them when lines is 0).
+func (t *Iceberg[K, V]) batch(keys []K, lo int, b *icebergBatch, lines uintptr) {
 	if lo >= len(keys) {
 		return
 	}
@@ -795,12 +819,59 @@ func (t *Iceberg[K, V]) batch(keys []K, lo int, b *icebergBatch) {
 		b.off[j] = uintptr(mulHi(x, f.m)) * f.bb
 	}
 	prefetchOffsets(f.base, &b.off, len(batch))
-	for range f.bb/64 - 1 {
-		for j := range batch {
-			b.off[j] += 64
-		}
-		prefetchOffsets(f.base, &b.off, len(batch))
+	if lines == 0 {
+		lines = f.bb / 64
 	}
+	if lines == 1 {
+		return
+	}
+	next := b.off
+	for range lines - 1 {
+		for j := range batch {
+			next[j] += 64
+		}
+		prefetchOffsets(f.base, &next, len(batch))
+	}
+}
+
+// match is GetMany's second stage for the batch from lo, whose front
+// buckets' first lines were prefetched two batches ago: it matches each
+// key's fingerprint in its bucket's header (icebergMatch), keeps the
+// candidates, and prefetches the lines of the first candidate's slot, or,
+// for a key with no candidate in a full bucket (a key of the back yard, or
+// a miss), its two back buckets. A lookup then reads the one or two lines
+// it needs in place of the bucket's three, and a back-yard key's two
+// buckets no longer cost two cache misses one after the other.
+func (t *Iceberg[K, V]) match(keys []K, lo int, b *icebergBatch) {
+	if lo >= len(keys) {
+		return
+	}
+	n := min(getBatch, len(keys)-lo)
+	f, bk := &t.front, &t.back
+	var s1, s2, b1, b2 homes
+	k := 0
+	for j := range n {
+		p := unsafe.Add(f.base, b.off[j])
+		x := b.x[j]
+		cnt := icebergCount(p)
+		cand := icebergMatch(p, byte(f.rem(x)), cnt, f.c)
+		b.cand[j] = cand
+		// The slot's first byte and the last byte its value is read from.
+		off := f.off(uint64(bits.TrailingZeros64(cand | 1<<63)))
+		s1[j], s2[j] = b.off[j]+uintptr(off>>3), b.off[j]+uintptr((off+f.st-f.v)>>3)+7
+		if cand == 0 {
+			s1[j], s2[j] = b.off[j], b.off[j]
+			if cnt >= f.c {
+				h1 := mulHi(x, bk.m)
+				b1[k], b2[k] = uintptr(h1)*bk.bb, uintptr(bk.alt(h1, bk.rem(x), 0))*bk.bb
+				k++
+			}
+		}
+	}
+	prefetchOffsets(f.base, &s1, n)
+	prefetchOffsets(f.base, &s2, n)
+	prefetchOffsets(bk.base, &b1, k)
+	prefetchOffsets(bk.base, &b2, k)
 }
 
 // prefetchBack asks for the two back buckets of every key of the batch
@@ -826,18 +897,59 @@ func (t *Iceberg[K, V]) prefetchBack(b *icebergBatch, n int) {
 	prefetchOffsets(bk.base, &o2, k)
 }
 
-// GetMany is Get for every key of keys, the cache misses of the next
-// batch's front buckets overlapped with the lookups of this one.
+// GetMany is Get for every key of keys, software-pipelined in batches of
+// getBatch keys, three stages apart: the batch three ahead is hashed and
+// its buckets' first lines prefetched (batch), the batch one ahead is
+// matched against those headers and the lines it will read prefetched
+// (match), and this batch is looked up from its candidates. Against the
+// pipeline it replaced (every line of the next batch's buckets prefetched,
+// then Get's lookup), in one process at 1e7 <UInt64,UInt16>, alternating,
+// the machine at load 10-13: 41-45 CPU ns a row against 51-66.
 func (t *Iceberg[K, V]) GetMany(keys []K, values []V, found []bool) int {
 	if t.closed {
 		closedPanic(LayoutIceberg)
 	}
 	values, found = values[:len(keys)], found[:len(keys)]
+	f := &t.front
+	if !f.matches() {
+		return t.getManyLines(keys, values, found)
+	}
+	const ahead = 3
+	var b [4]icebergBatch
+	for i := range ahead {
+		t.batch(keys, i*getBatch, &b[i], 1)
+	}
+	t.match(keys, 0, &b[0])
+	n := 0
+	for lo, i := 0, 0; lo < len(keys); lo, i = lo+getBatch, i+1 {
+		t.batch(keys, lo+ahead*getBatch, &b[(i+ahead)&3], 1)
+		t.match(keys, lo+getBatch, &b[(i+1)&3])
+		q := &b[i&3]
+		for j, key := range keys[lo:min(lo+getBatch, len(keys))] {
+			p := unsafe.Add(f.base, q.off[j])
+			x, e := q.x[j], q.e[j]
+			var v V
+			ok := false
+			if off := f.findIn(p, q.cand[j], f.rem(x), 0, e); off != 0 {
+				v, ok = t.value(f, p, off), true
+			} else if icebergCount(p) >= f.c {
+				v, ok = t.getBack(key, x, e)
+			}
+			values[lo+j], found[lo+j] = v, ok
+			n += b2i(ok)
+		}
+	}
+	return n
+}
+
+// getManyLines is GetMany for buckets without fingerprints: every line of
+// the next batch's buckets prefetched, then Get's lookup.
+func (t *Iceberg[K, V]) getManyLines(keys []K, values []V, found []bool) int {
 	var b [2]icebergBatch
-	t.batch(keys, 0, &b[0])
+	t.batch(keys, 0, &b[0], 0)
 	n := 0
 	for lo, cur := 0, 0; lo < len(keys); lo, cur = lo+getBatch, cur^1 {
-		t.batch(keys, lo+getBatch, &b[cur^1])
+		t.batch(keys, lo+getBatch, &b[cur^1], 0)
 		for j, key := range keys[lo:min(lo+getBatch, len(keys))] {
 			v, ok := t.getHashed(key, b[cur].x[j], b[cur].e[j])
 			values[lo+j], found[lo+j] = v, ok
@@ -852,10 +964,10 @@ func (t *Iceberg[K, V]) GetMany(keys []K, values []V, found []bool) int {
 func (t *Iceberg[K, V]) InsertMany(keys []K, values []V, inserted []bool) int {
 	values, inserted = values[:len(keys)], inserted[:len(keys)]
 	var b [2]icebergBatch
-	t.batch(keys, 0, &b[0])
+	t.batch(keys, 0, &b[0], 0)
 	n := 0
 	for lo, cur := 0, 0; lo < len(keys); lo, cur = lo+getBatch, cur^1 {
-		t.batch(keys, lo+getBatch, &b[cur^1])
+		t.batch(keys, lo+getBatch, &b[cur^1], 0)
 		t.prefetchBack(&b[cur], min(getBatch, len(keys)-lo))
 		for j, k := range keys[lo:min(lo+getBatch, len(keys))] {
 			ok := t.insertHashed(k, values[lo+j], b[cur].x[j], b[cur].e[j])
