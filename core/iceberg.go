@@ -143,14 +143,28 @@ import (
 //     and 0.96x), single Get 0.20x (0.28x); at 1e8 0.93x and 0.69x (0.84x
 //     and 0.61x). The loaded rounds above flattered iceberg; the memory
 //     targets are met, the speed targets are not, at either geometry.
+//   - GetMany's three-stage pipeline (see GetMany): the first line of
+//     the buckets three batches ahead, the header matched once a batch
+//     ahead, its candidates kept, the matched slot's line (or, for a key
+//     with no candidate in a full bucket, its two back buckets)
+//     prefetched. A profile of the pipeline without the back buckets
+//     put 17 % of GetMany in getBack's two misses one after the other; with
+//     them, in one process at 1e7 (CPU ns a row, alternating, load 10-13):
+//     41.8-47.7 against 50.3-53.6 for the former pipeline (every line
+//     of the next batch's buckets, then Get's lookup), which the buckets
+//     without fingerprints keep (getManyLines). InsertMany runs the same
+//     stages (prefetchFree: the next free slot's line, or the two back
+//     buckets); with a reservation (no growth) 56.6-90.2 CPU ns a row
+//     against 67.6-107.0; without one, growth is three quarters of a load.
 //   - Tried and dropped (docs/performance.md): a batch pipeline that
-//     prefetches only the lines it will read, and a Get that prefetches
-//     its bucket's other lines first; both cost more than they bought.
+//     prefetches only the lines it will read but matched each header twice
+//     and left the back buckets to Get, and a Get that prefetches its
+//     bucket's other lines first; both cost more than they bought.
 //   - What is left: batch speed (above); single-key Get (0.20x boost's
 //     read at 1e7 on a quiet machine, target 0.8x): one
 //     dependent miss on the header's line and a second on the matched
-//     slot's; a key in the back yard reads its two back buckets one miss
-//     after the other; the old back yard held to the end of a growth
+//     slot's; a single Get's key in the back yard reads its two back
+//     buckets one miss after the other; the old back yard held to the end of a growth
 //     (about 0.4 B a pair of the peak at 1e8: interleaved with the pass
 //     it faulted in the new front yard early, see grow).
 
@@ -537,31 +551,42 @@ func (y *icebergYard) write(p unsafe.Pointer, s, rem, c, e, vlo, vhi uint64) {
 // others, so about one slot a hit): see icebergMatch.
 func (y *icebergYard) find(p unsafe.Pointer, rem, c, e uint64) uint {
 	n := icebergCount(p)
-	kf := y.lr + y.ch
-	if y.fb != 0 && y.c <= 64 {
-		want := rem>>8 | c<<y.lr
-		for cand := icebergMatch(p, byte(rem), n, y.c); cand != 0; cand &= cand - 1 {
-			off := y.off(uint64(bits.TrailingZeros64(cand)))
-			if kf <= 57 {
-				if le64At(unsafe.Add(p, off>>3))>>(off&7)&lowMask(kf) != want {
-					continue
-				}
-			} else if getBits(p, off, y.lr) != rem>>8 || (y.ch != 0 && getBits(p, off+y.lr, 1) != c) {
-				continue
-			}
-			if y.e != 0 && getBits(p, off+kf, 64) != e {
-				continue
-			}
-			return off + kf + y.e
-		}
-		return 0
+	if y.matches() {
+		return y.findIn(p, icebergMatch(p, byte(rem), n, y.c), rem, c, e)
 	}
 	// No fingerprints (remainders under 8 bits), or more than 64 slots:
 	// every slot.
+	kf := y.lr + y.ch
 	for s := range n {
 		if r, sc, se, _, _ := y.slot(p, s); r == rem && sc == c && se == e {
 			return y.off(s) + kf + y.e
 		}
+	}
+	return 0
+}
+
+// matches reports whether the yard's buckets have fingerprints that
+// icebergMatch can compare (8 bits each, at most 64 slots).
+func (y *icebergYard) matches() bool { return y.fb != 0 && y.c <= 64 }
+
+// findIn is find among the candidate slots cand (icebergMatch's) of the
+// bucket at p, in a yard whose buckets have fingerprints.
+func (y *icebergYard) findIn(p unsafe.Pointer, cand, rem, c, e uint64) uint {
+	kf := y.lr + y.ch
+	want := rem>>8 | c<<y.lr
+	for ; cand != 0; cand &= cand - 1 {
+		off := y.off(uint64(bits.TrailingZeros64(cand)))
+		if kf <= 57 {
+			if le64At(unsafe.Add(p, off>>3))>>(off&7)&lowMask(kf) != want {
+				continue
+			}
+		} else if getBits(p, off, y.lr) != rem>>8 || (y.ch != 0 && getBits(p, off+y.lr, 1) != c) {
+			continue
+		}
+		if y.e != 0 && getBits(p, off+kf, 64) != e {
+			continue
+		}
+		return off + kf + y.e
 	}
 	return 0
 }
@@ -775,15 +800,17 @@ func (y *icebergYard) clear(p unsafe.Pointer, s uint64) {
 	}
 }
 
-// icebergBatch is one batch of keys' hashes and front bucket offsets.
+// icebergBatch is one batch of keys' hashes and front bucket offsets and,
+// in GetMany's pipeline, their candidate slots.
 type icebergBatch struct {
 	off  homes
 	x, e [getBatch]uint64
+	cand [getBatch]uint64 // icebergMatch's slots of the key's fingerprint
 }
 
-// batch hashes the keys of the batch from lo and prefetches their front
-// buckets' lines.
-func (t *Iceberg[K, V]) batch(keys []K, lo int, b *icebergBatch) {
+// batch hashes the keys of the batch from lo and prefetches the first
+// `lines` lines of their front buckets (all of them when lines is 0).
+func (t *Iceberg[K, V]) batch(keys []K, lo int, b *icebergBatch, lines uintptr) {
 	if lo >= len(keys) {
 		return
 	}
@@ -795,49 +822,148 @@ func (t *Iceberg[K, V]) batch(keys []K, lo int, b *icebergBatch) {
 		b.off[j] = uintptr(mulHi(x, f.m)) * f.bb
 	}
 	prefetchOffsets(f.base, &b.off, len(batch))
-	for range f.bb/64 - 1 {
+	if lines == 0 {
+		lines = f.bb / 64
+	}
+	if lines == 1 {
+		return
+	}
+	next := b.off
+	for range lines - 1 {
 		for j := range batch {
-			b.off[j] += 64
+			next[j] += 64
 		}
-		prefetchOffsets(f.base, &b.off, len(batch))
+		prefetchOffsets(f.base, &next, len(batch))
 	}
 }
 
-// prefetchBack asks for the two back buckets of every key of the batch
-// whose front bucket (prefetched a batch ago) is full: an insert must look
-// in both before it places a pair, which were two cache misses one after
-// the other for each such key (a third of the inserts at fill 0.86).
-// BenchmarkIcebergBatch loads 1e7 in 298-327 CPU ns a row with it, 354
-// without (alternating runs, load 16).
-func (t *Iceberg[K, V]) prefetchBack(b *icebergBatch, n int) {
+// match is GetMany's second stage for the batch from lo, whose front
+// buckets' first lines were prefetched two batches ago: it matches each
+// key's fingerprint in its bucket's header (icebergMatch), keeps the
+// candidates, and prefetches the lines of the first candidate's slot, or,
+// for a key with no candidate in a full bucket (a key of the back yard, or
+// a miss), its two back buckets. A lookup then reads the one or two lines
+// it needs in place of the bucket's three, and a back-yard key's two
+// buckets no longer cost two cache misses one after the other.
+func (t *Iceberg[K, V]) match(keys []K, lo int, b *icebergBatch) {
+	if lo >= len(keys) {
+		return
+	}
+	n := min(getBatch, len(keys)-lo)
 	f, bk := &t.front, &t.back
-	var o1, o2 homes
+	var s1, s2, b1, b2 homes
 	k := 0
 	for j := range n {
+		p := unsafe.Add(f.base, b.off[j])
 		x := b.x[j]
-		if icebergCount(f.bucket(mulHi(x, f.m))) < f.c {
-			continue
+		cnt := icebergCount(p)
+		cand := icebergMatch(p, byte(f.rem(x)), cnt, f.c)
+		b.cand[j] = cand
+		// The slot's first byte and the last byte its value is read from.
+		off := f.off(uint64(bits.TrailingZeros64(cand | 1<<63)))
+		s1[j], s2[j] = b.off[j]+uintptr(off>>3), b.off[j]+uintptr((off+f.st-f.v)>>3)+7
+		if cand == 0 {
+			s1[j], s2[j] = b.off[j], b.off[j]
+			if cnt >= f.c {
+				h1 := mulHi(x, bk.m)
+				b1[k], b2[k] = uintptr(h1)*bk.bb, uintptr(bk.alt(h1, bk.rem(x), 0))*bk.bb
+				k++
+			}
 		}
-		b1 := mulHi(x, bk.m)
-		o1[k], o2[k] = uintptr(b1)*bk.bb, uintptr(bk.alt(b1, bk.rem(x), 0))*bk.bb
-		k++
 	}
-	prefetchOffsets(bk.base, &o1, k)
-	prefetchOffsets(bk.base, &o2, k)
+	prefetchOffsets(f.base, &s1, n)
+	prefetchOffsets(f.base, &s2, n)
+	prefetchOffsets(bk.base, &b1, k)
+	prefetchOffsets(bk.base, &b2, k)
 }
 
-// GetMany is Get for every key of keys, the cache misses of the next
-// batch's front buckets overlapped with the lookups of this one.
+// prefetchFree is InsertMany's second stage for the batch from lo, whose
+// front buckets' first lines were prefetched two batches ago: for each key
+// it prefetches the lines the insert will write, its front bucket's next
+// free slot's, or, when that bucket is full, its two back buckets (an
+// insert must look in both before it places a pair: two cache misses one
+// after the other without them). The bucket is found again from the hash,
+// as a growth may have come between the stages.
+func (t *Iceberg[K, V]) prefetchFree(keys []K, lo int, b *icebergBatch) {
+	if lo >= len(keys) {
+		return
+	}
+	n := min(getBatch, len(keys)-lo)
+	f, bk := &t.front, &t.back
+	var s1, s2, b1, b2 homes
+	k, ks := 0, 0
+	for j := range n {
+		x := b.x[j]
+		o := uintptr(mulHi(x, f.m)) * f.bb
+		if cnt := icebergCount(unsafe.Add(f.base, o)); cnt < f.c {
+			off := f.off(cnt)
+			s1[ks], s2[ks] = o+uintptr(off>>3), o+uintptr((off+f.st-f.v)>>3)+7
+			ks++
+			continue
+		}
+		h1 := mulHi(x, bk.m)
+		b1[k], b2[k] = uintptr(h1)*bk.bb, uintptr(bk.alt(h1, bk.rem(x), 0))*bk.bb
+		k++
+	}
+	prefetchOffsets(f.base, &s1, ks)
+	prefetchOffsets(f.base, &s2, ks)
+	prefetchOffsets(bk.base, &b1, k)
+	prefetchOffsets(bk.base, &b2, k)
+}
+
+// GetMany is Get for every key of keys, software-pipelined in batches of
+// getBatch keys, three stages apart: the batch three ahead is hashed and
+// its buckets' first lines prefetched (batch), the batch one ahead is
+// matched against those headers and the lines it will read prefetched
+// (match), and this batch is looked up from its candidates. Against the
+// pipeline it replaced (every line of the next batch's buckets prefetched,
+// then Get's lookup), in one process at 1e7 <UInt64,UInt16>, alternating,
+// the machine at load 10-13: 41-45 CPU ns a row against 51-66.
 func (t *Iceberg[K, V]) GetMany(keys []K, values []V, found []bool) int {
 	if t.closed {
 		closedPanic(LayoutIceberg)
 	}
 	values, found = values[:len(keys)], found[:len(keys)]
+	f := &t.front
+	if !f.matches() {
+		return t.getManyLines(keys, values, found)
+	}
+	const ahead = 3
+	var b [4]icebergBatch
+	for i := range ahead {
+		t.batch(keys, i*getBatch, &b[i], 1)
+	}
+	t.match(keys, 0, &b[0])
+	n := 0
+	for lo, i := 0, 0; lo < len(keys); lo, i = lo+getBatch, i+1 {
+		t.batch(keys, lo+ahead*getBatch, &b[(i+ahead)&3], 1)
+		t.match(keys, lo+getBatch, &b[(i+1)&3])
+		q := &b[i&3]
+		for j, key := range keys[lo:min(lo+getBatch, len(keys))] {
+			p := unsafe.Add(f.base, q.off[j])
+			x, e := q.x[j], q.e[j]
+			var v V
+			ok := false
+			if off := f.findIn(p, q.cand[j], f.rem(x), 0, e); off != 0 {
+				v, ok = t.value(f, p, off), true
+			} else if icebergCount(p) >= f.c {
+				v, ok = t.getBack(key, x, e)
+			}
+			values[lo+j], found[lo+j] = v, ok
+			n += b2i(ok)
+		}
+	}
+	return n
+}
+
+// getManyLines is GetMany for buckets without fingerprints: every line of
+// the next batch's buckets prefetched, then Get's lookup.
+func (t *Iceberg[K, V]) getManyLines(keys []K, values []V, found []bool) int {
 	var b [2]icebergBatch
-	t.batch(keys, 0, &b[0])
+	t.batch(keys, 0, &b[0], 0)
 	n := 0
 	for lo, cur := 0, 0; lo < len(keys); lo, cur = lo+getBatch, cur^1 {
-		t.batch(keys, lo+getBatch, &b[cur^1])
+		t.batch(keys, lo+getBatch, &b[cur^1], 0)
 		for j, key := range keys[lo:min(lo+getBatch, len(keys))] {
 			v, ok := t.getHashed(key, b[cur].x[j], b[cur].e[j])
 			values[lo+j], found[lo+j] = v, ok
@@ -847,18 +973,29 @@ func (t *Iceberg[K, V]) GetMany(keys []K, values []V, found []bool) int {
 	return n
 }
 
-// InsertMany is Insert for every pair, the cache misses of the next
-// batch's front buckets overlapped with the inserts of this one.
+// InsertMany is Insert for every pair, in GetMany's three stages: the
+// first lines of the batch three ahead, the lines the batch one ahead will
+// write (prefetchFree), the inserts of this one. Against every line of the
+// next batch's buckets and then the back buckets of this batch's full ones,
+// in one process (a table reserved for 1e7 <UInt64,UInt16>, so no growth,
+// CPU ns a row, alternating, load 12-15): 56.6-90.2 against 67.6-107.0,
+// better in 5 rounds of 6; a load without reservation spends about three
+// quarters of its time in the growth passes, which this does not touch.
 func (t *Iceberg[K, V]) InsertMany(keys []K, values []V, inserted []bool) int {
 	values, inserted = values[:len(keys)], inserted[:len(keys)]
-	var b [2]icebergBatch
-	t.batch(keys, 0, &b[0])
+	const ahead = 3
+	var b [4]icebergBatch
+	for i := range ahead {
+		t.batch(keys, i*getBatch, &b[i], 1)
+	}
+	t.prefetchFree(keys, 0, &b[0])
 	n := 0
-	for lo, cur := 0, 0; lo < len(keys); lo, cur = lo+getBatch, cur^1 {
-		t.batch(keys, lo+getBatch, &b[cur^1])
-		t.prefetchBack(&b[cur], min(getBatch, len(keys)-lo))
+	for lo, i := 0, 0; lo < len(keys); lo, i = lo+getBatch, i+1 {
+		t.batch(keys, lo+ahead*getBatch, &b[(i+ahead)&3], 1)
+		t.prefetchFree(keys, lo+getBatch, &b[(i+1)&3])
+		q := &b[i&3]
 		for j, k := range keys[lo:min(lo+getBatch, len(keys))] {
-			ok := t.insertHashed(k, values[lo+j], b[cur].x[j], b[cur].e[j])
+			ok := t.insertHashed(k, values[lo+j], q.x[j], q.e[j])
 			inserted[lo+j] = ok
 			n += b2i(ok)
 		}

@@ -107,3 +107,46 @@ func TestIcebergFingerprintCollisions(t *testing.T) {
 	}
 	check("grown")
 }
+
+// TestIcebergGetManyTypes compares GetMany with Get for every fixed key
+// width (1 and 2 bytes: buckets without fingerprints; 16: the extra hash
+// word in the slot) and a 16-byte value, hits and misses mixed, in tables
+// with full front buckets and a back yard, over key slices that end
+// inside a batch.
+func TestIcebergGetManyTypes(t *testing.T) {
+	testIcebergGetMany[uint8, uint16](t, "UInt8", func(i uint64) uint8 { return uint8(i) }, 200)
+	testIcebergGetMany[uint16, uint16](t, "UInt16", func(i uint64) uint16 { return uint16(i * 7) }, 5000)
+	testIcebergGetMany[uint32, uint16](t, "UInt32", func(i uint64) uint32 { return uint32(i * 0x9e3779b9) }, 20000)
+	testIcebergGetMany[uint64, U128](t, "UInt64/U128", func(i uint64) uint64 { return i * 0x9e3779b97f4a7c15 }, 20000)
+	testIcebergGetMany[U128, uint8](t, "U128", func(i uint64) U128 { return U128{i * 0x9e3779b97f4a7c15, i >> 3} }, 20000)
+}
+
+func testIcebergGetMany[K, V Bits](t *testing.T, name string, key func(uint64) K, n uint64) {
+	tb := NewIceberg[K, V](Options{})
+	defer tb.Close()
+	for i := uint64(0); i < n; i += 2 {
+		tb.Insert(key(i), FromUint64[V](i, ^i))
+	}
+	if b := tb.Buckets(); b.BackPairs == 0 && sizeOf[K]() >= 4 {
+		t.Fatalf("%s: no pair in the back yard: %+v", name, b)
+	}
+	for _, m := range []uint64{n, n - 3, 5} {
+		keys := make([]K, 0, m)
+		for i := range m {
+			keys = append(keys, key(i))
+		}
+		vals, found := make([]V, m), make([]bool, m)
+		got := tb.GetMany(keys, vals, found)
+		hits := 0
+		for i, k := range keys {
+			v, ok := tb.Get(k)
+			if ok != found[i] || v != vals[i] {
+				t.Fatalf("%s: GetMany gave key #%d %v, %v; Get gives %v, %v", name, i, vals[i], found[i], v, ok)
+			}
+			hits += b2i(ok)
+		}
+		if got != hits || hits == 0 || hits == len(keys) {
+			t.Fatalf("%s: GetMany returned %d, Get found %d of %d", name, got, hits, len(keys))
+		}
+	}
+}
