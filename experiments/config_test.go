@@ -93,7 +93,7 @@ func TestConfigValidate(t *testing.T) {
 		// has the drivers' names.
 		{config.Config{Layouts: []string{"hashed", "bogus"}}, `layouts bogus: unknown layout (allowed: hashed, packed, sparse, hashed_array, gomap, compact, iceberg; rows of every attribute: packed_row, compact_row)`},
 		{config.Config{Layouts: []string{"hashed", "Hashed"}}, `layouts Hashed: given twice (allowed: each layout once)`},
-		{config.Config{Key: "UInt7"}, `key UInt7: unknown type (allowed: UInt8, UInt16, UInt32, UInt64, UInt128, Int8, Int16, Int32, Int64, Int128, Float32, Float64, UUID, Date, DateTime)`},
+		{config.Config{Key: "UInt7"}, `key UInt7: unknown type (allowed: UInt8, UInt16, UInt32, UInt64, UInt128, Int8, Int16, Int32, Int64, Int128, Float32, Float64, UUID, Date, DateTime; in the ch_complex_key_ layouts also String (8 to 32 bytes), String(16) or String(8..32) (8 or more bytes when no fixed-size part carries the keys), or a Tuple of up to 8 of them, e.g. Tuple(String, UInt64))`},
 		{config.Config{Value: "String"}, `value String: unknown type (allowed: UInt8, UInt16, UInt32, UInt64, UInt128, Int8, Int16, Int32, Int64, Int128, Float32, Float64, UUID, Date, DateTime)`},
 		{config.Config{Rows: -1}, `rows -1: out of range (allowed: 1 to 4611686018427387904)`},
 		{config.Config{Shards: 500}, `shards 500: out of range (allowed: 1 to 128)`},

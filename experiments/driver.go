@@ -64,8 +64,11 @@ func driverOf(l config.Layout) Driver {
 type DriverRun struct {
 	Config config.Config // the job's settings, defaults in (Layouts: every layout of the job)
 	Layout string        // the driver's layout, by its name
-	Key    core.Type     // the key's type
-	Value  core.Type     // the value's: the first attribute's
+	Key    core.Type     // the lab's keys' type
+	// DictKey is the dictionary's key: Key, or a String or tuple key
+	// derived from it (dict.Key.Derived).
+	DictKey dict.Key
+	Value   core.Type // the value's: the first attribute's
 	// Attributes are the dictionary's attributes, the first the value (one
 	// when --attributes is not given), with a file's String lengths and
 	// NULLs once its columns are counted; AttributeNames their columns.
@@ -80,8 +83,17 @@ type DriverRun struct {
 
 // newDriverRun is run r, of a driver's layout, as its driver gets it.
 func newDriverRun(r config.Run) *DriverRun {
-	return &DriverRun{Config: r.Config, Layout: r.Layout.Name, Key: r.Key, Value: r.Value,
+	return &DriverRun{Config: r.Config, Layout: r.Layout.Name, Key: r.Key, DictKey: r.DictKey, Value: r.Value,
 		Attributes: r.Attrs, AttributeNames: r.AttrNames, Source: r.Spec, run: r}
+}
+
+// KeyName is the dictionary's key as results name it: the key's type, or
+// a String or tuple key (String(16), Tuple(String, UInt64)).
+func (r *DriverRun) KeyName() string {
+	if len(r.DictKey.Parts) == 0 {
+		return r.Key.Name
+	}
+	return r.DictKey.String()
 }
 
 // Options are the tables' options the run's settings give.
@@ -129,7 +141,7 @@ func (r *DriverRun) WriteFileAttributes(ctx context.Context, dictKeyBytes int, p
 func (r *DriverRun) FillResult(res *result.Result) {
 	res.StartedAt = startedAt(r.startedAt)
 	res.Layout = r.Layout
-	res.KeyType, res.ValueType = r.Key.Name, r.Value.Name
+	res.KeyType, res.ValueType = r.KeyName(), r.Value.Name
 	res.Source = r.Source.String()
 	res.Seed = r.Config.Seed
 	res.SkippedRows = r.fed.Skipped

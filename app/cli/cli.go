@@ -952,7 +952,10 @@ What to build:
                         same rows; --shards and --max-load-factor apply
                         ({{ch}})
   --key TYPE            key type (default UInt64): UInt8..UInt128, Int8..Int128,
-                        Float32, Float64, UUID, Date, DateTime
+                        Float32, Float64, UUID, Date, DateTime; in the
+                        ch_complex_key_ layouts also String, String(16),
+                        String(8..32) or Tuple(String, UInt64), derived from
+                        the generated keys
   --value TYPE          value type (default UInt16)
   --attributes T,T,...  a dictionary's attribute types, the first the value:
                         UInt16,UInt32,Float64, or with names country:UInt16,...;

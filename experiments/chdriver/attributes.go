@@ -5,6 +5,7 @@ package chdriver
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/packlab/packlab/core"
@@ -17,8 +18,15 @@ import (
 // reinterpreted, a String the hash's hex digits repeated to a length drawn
 // uniformly from its range by sipHash64(key, 1000 + i); a Nullable one is
 // NULL where sipHash64(key, 2000 + i) % dict.NullEvery is 0.
-func attributesSQL(file, rows string, key core.Type, names []string, types []dict.Attribute) string {
-	exprs := []string{"key", "value"}
+//
+// A String or tuple key (dict.Key.Derived) is derived from the lab's key
+// here too (deriveKey); keyCols is then its columns, else "key T".
+func attributesSQL(file, rows string, key core.Type, derived *keySQL, names []string, types []dict.Attribute) string {
+	keyCols, exprs := "key "+key.Name, []string{"key"}
+	if derived != nil {
+		keyCols, exprs = derived.columns(), slices.Clone(derived.exprs)
+	}
+	exprs = append(exprs, "value")
 	for i, t := range types[1:] {
 		h := fmt.Sprintf("sipHash64(key, %d)", i+2)
 		switch {
@@ -35,8 +43,8 @@ func attributesSQL(file, rows string, key core.Type, names []string, types []dic
 			exprs[last] = fmt.Sprintf("if(sipHash64(key, %d) %% %d = 0, NULL, %s)", 2000+i+2, dict.NullEvery, exprs[last])
 		}
 	}
-	return fmt.Sprintf("INSERT INTO FUNCTION file('%s', 'RowBinary', 'key %s, %s') SELECT %s FROM file('%s', 'RowBinary', 'key %s, value %s')",
-		file, key.Name, strings.Join(dict.AttributeColumns(names, types), ", "), strings.Join(exprs, ", "), rows, key.Name, types[0].Name)
+	return fmt.Sprintf("INSERT INTO FUNCTION file('%s', 'RowBinary', '%s, %s') SELECT %s FROM file('%s', 'RowBinary', 'key %s, value %s')",
+		file, keyCols, strings.Join(dict.AttributeColumns(names, types), ", "), strings.Join(exprs, ", "), rows, key.Name, types[0].Name)
 }
 
 // attributesStructure says how ClickHouse's layout keeps several

@@ -43,7 +43,7 @@ const (
 	// bin/packlab, or on PATH.
 	WorkerName = "packlab-ch"
 	// chProtocol is reference/chdb/worker.cpp's kProtocol.
-	chProtocol = 4
+	chProtocol = 5
 	// The names the worker gives the dictionary and its source file.
 	chDictName   = "packlab_dict"
 	chSourceFile = "rows.bin"

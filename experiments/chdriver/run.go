@@ -62,6 +62,12 @@ type chJob struct {
 	DDL          string `json:"ddl"`
 	Prepare      string `json:"prepare,omitempty"` // writes the source file with every attribute (attributes.go)
 	ValueColumn  string `json:"value_column"`      // the first attribute's column: value, or the name given
+	// A String or tuple key (key.go): the read's table's key columns, each
+	// from the lab's key, the lab's key from them, and dictGet's key.
+	KeyColumns string `json:"key_columns,omitempty"`
+	KeySelect  string `json:"key_select,omitempty"`
+	KeyCheck   string `json:"key_check,omitempty"`
+	KeyArgs    string `json:"key_args,omitempty"`
 }
 
 // chReadThreads is max_threads for the read with every thread.
@@ -135,21 +141,34 @@ func chJobFor(r *experiments.DriverRun, d dict.ClickHouseDictionary, dir string)
 		clause = dict.FlatClause(span)
 	}
 	dictKey := d.KeyType(r.Key)
+	var derived *keySQL
+	if d.ComplexKey && r.DictKey.Derived() {
+		q := deriveKey(r.DictKey)
+		derived = &q
+	}
 	source, prepare := chSourceFile, ""
-	if len(r.Attributes) > 1 {
+	if len(r.Attributes) > 1 || derived != nil {
 		source = chAttributesFile // written by ClickHouse from the lab's rows, or by the lab from a file
 		if !fileAttributes(r) {
-			prepare = attributesSQL(chAttributesFile, chSourceFile, dictKey, r.AttributeNames, r.Attributes)
+			prepare = attributesSQL(chAttributesFile, chSourceFile, dictKey, derived, r.AttributeNames, r.Attributes)
 		}
 	}
-	ddl = dict.DictionaryDDL(chDictName, dictKey.Name, dict.AttributeColumns(r.AttributeNames, r.Attributes),
+	keyNames, keyTypes := []string{"key"}, []string{dictKey.Name}
+	if derived != nil {
+		keyNames, keyTypes = derived.names, derived.types
+	}
+	ddl = dict.KeyDictionaryDDL(chDictName, keyNames, keyTypes, dict.AttributeColumns(r.AttributeNames, r.Attributes),
 		fmt.Sprintf("SOURCE(FILE(path '%s' format 'RowBinary'))", source), clause)
-	job, _ = json.Marshal(chJob{
+	j := chJob{
 		Protocol: chProtocol, Layout: d.Name,
 		KeyBytes: r.Key.Size, ValueBytes: r.Value.Size,
 		DictKeyBytes: dictKey.Size, DictKeyType: dictKey.Name, ValueType: r.Value.Name, ComplexKey: d.ComplexKey,
 		TotalRows: total, NoRead: c.NoRead, Reload: true, ReadThreads: chReadThreads(), Dir: dir, DDL: ddl, Prepare: prepare, ValueColumn: r.AttributeNames[0],
-	})
+	}
+	if derived != nil {
+		j.KeyColumns, j.KeySelect, j.KeyCheck, j.KeyArgs = derived.columns(), strings.Join(derived.exprs, ", "), derived.check, derived.args
+	}
+	job, _ = json.Marshal(j)
 	return job, ddl, clause
 }
 
@@ -170,7 +189,11 @@ func fillClickHouseResult(res *result.Result, r *experiments.DriverRun, d dict.C
 	res.ClickHouse.DDL = ddl
 	fillClickHouseModel(res, d, r.Attributes, r.Options())
 	if len(r.Attributes) == 1 {
-		fillClickHouseBreakdown(res, d, r.Key, r.Value)
+		lo, hi := r.DictKey.SerializedBytes()
+		if len(r.DictKey.Parts) == 0 {
+			lo, hi = r.Key.Size, r.Key.Size
+		}
+		fillClickHouseBreakdown(res, d, float64(lo+hi)/2, r.Value)
 	} else {
 		fillAttributesBreakdown(res, d, r.AttributeNames, r.Attributes)
 	}
@@ -237,7 +260,7 @@ func (Driver) Estimate(r *experiments.DriverRun, rows int64) experiments.Estimat
 	if !d.TakesMaxLoadFactor() {
 		opt.MaxLoadFactor = 0
 	}
-	final := dict.AttributesBytes(d, r.Key.Name, r.Attributes, distinct, rows, opt, c.Shards)
+	final := dict.AttributesBytes(d, r.KeyName(), r.Attributes, distinct, rows, opt, c.Shards)
 	// The run reloads once: the serving dictionary beside a new one at its
 	// first-load peak; with several attributes, each attribute's table's
 	// (HASHED_ARRAY's index once).
@@ -271,6 +294,9 @@ func (Driver) Estimate(r *experiments.DriverRun, rows int64) experiments.Estimat
 		// The read's keys: a Memory table in the worker, and this process's
 		// list of a file's keys.
 		e.ReadBytes = core.SaturatingMul(max(rows, distinct), int64(d.KeyType(r.Key).Size))
+		if lo, hi := r.DictKey.SerializedBytes(); r.DictKey.Derived() {
+			e.ReadBytes = core.SaturatingMul(max(rows, distinct), int64(hi+lo)/2) // its columns, a String's offset and zero beside its bytes
+		}
 		if !r.Source.IsSynthetic() {
 			e.ReadBytes = core.SaturatingAdd(e.ReadBytes, core.SaturatingMul(max(rows, distinct), int64(r.Key.Size)))
 		}
@@ -381,12 +407,12 @@ func fillAttributesBreakdown(res *result.Result, d dict.ClickHouseDictionary, na
 	res.AttributeCells = each
 }
 
-func fillClickHouseBreakdown(res *result.Result, d dict.ClickHouseDictionary, key, value core.Type) {
+func fillClickHouseBreakdown(res *result.Result, d dict.ClickHouseDictionary, keyBytes float64, value core.Type) {
 	n := res.ElementCount
 	if n <= 0 || res.BytesAllocated <= 0 {
 		return
 	}
-	payload := n * int64(key.Size+value.Size)
+	payload := n*int64(value.Size) + int64(float64(n)*keyBytes)
 	switch t := d.Table(value); {
 	case !d.ComplexKey && (t == core.LayoutHashed || t == core.LayoutPacked):
 		u64 := core.MustType("UInt64")
@@ -409,19 +435,20 @@ func fillClickHouseBreakdown(res *result.Result, d dict.ClickHouseDictionary, ke
 	case d.ComplexKey && t == core.LayoutHashed:
 		pair := (16 + int64(value.Size) + 7) &^ 7
 		cell := pair + 8
-		arena := dict.ArenaBytes(n, float64(key.Size)) // one shard's; several shards: each its own
+		arena := dict.ArenaBytes(n, keyBytes) // one shard's; several shards: each its own
 		if res.Shards > 1 {
 			per := (n + int64(res.Shards) - 1) / int64(res.Shards)
-			arena = dict.ArenaBytes(per, float64(key.Size)) * int64(res.Shards)
+			arena = dict.ArenaBytes(per, keyBytes) * int64(res.Shards)
 		}
+		keys := int64(float64(n) * keyBytes) // the keys as the arena holds them (a String's size and zero too)
 		cells := (res.BytesAllocated - arena) / cell
-		if cells < n || arena < n*int64(key.Size) {
+		if cells < n || arena < keys {
 			return
 		}
 		res.PayloadBytes = payload
 		res.MetadataBytes = n*24 + (res.BytesAllocated - arena - cells*cell) // reference and hash, the header
 		res.PaddingBytes = n * (pair - 16 - int64(value.Size))
-		res.EmptyBytes = (cells-n)*cell + (arena - n*int64(key.Size))
+		res.EmptyBytes = (cells-n)*cell + (arena - keys)
 		res.SlotBytes = cell
 	}
 }

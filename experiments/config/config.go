@@ -165,8 +165,8 @@ func (c Config) Validate() error {
 			return err
 		}
 	}
-	if _, err := core.ParseType(c.Key); err != nil {
-		return fault.New("key", c.Key, "unknown type", strings.Join(core.TypeNames(), ", "))
+	if err := c.validateKey(); err != nil {
+		return err
 	}
 	if err := c.validateAttributes(); err != nil { // before Value: the first attribute is the value
 		return err

@@ -16,7 +16,10 @@ import (
 type Run struct {
 	Config Config // the job's settings, defaults in (Layouts: every layout of the config)
 	Layout Layout
-	Key    core.Type
+	Key    core.Type // the lab's keys: the key's type, or what a String or tuple key is derived from
+	// DictKey is the dictionary's key: Key itself, or a String or tuple
+	// key (dict.Key.Derived) for ClickHouse's COMPLEX_KEY_ layouts.
+	DictKey dict.Key
 	// Value is what a cell holds beside its key: the value, or a row
 	// layout's row or its number (dict.RowCell).
 	Value core.Type
@@ -40,7 +43,8 @@ func Resolve(c Config) ([]Run, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	key, _ := core.ParseType(c.Key)
+	dictKey, _ := c.dictKey()
+	key := dictKey.LabKey()
 	value, _ := core.ParseType(c.Value)
 	attrs, _ := c.attributes()
 	names, _ := AttributeNames(c.Attributes)
@@ -48,7 +52,7 @@ func Resolve(c Config) ([]Run, error) {
 	runs := make([]Run, 0, len(c.Layouts))
 	for _, name := range c.Layouts {
 		l, _ := ParseLayout(name)
-		r := Run{Config: c, Layout: l, Key: key, Value: value, Attrs: attrs, AttrNames: names,
+		r := Run{Config: c, Layout: l, Key: key, DictKey: dictKey, Value: value, Attrs: attrs, AttrNames: names,
 			Source: spec, Spec: spec, Options: TableOptions(c.MaxLoadFactor, c.Preallocate, c.Rows)}
 		if l.Row {
 			r.Value = dict.RowCell(attrs, c.Rows)

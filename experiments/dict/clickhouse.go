@@ -100,8 +100,19 @@ func LayoutClause(name string, shards int, mlf float64, takesMLF bool) string {
 // source (a SOURCE(...) clause) and layout (a LAYOUT(...) clause): the plan
 // prints it for the user, and the lab runs it in ClickHouse.
 func DictionaryDDL(name, keyType string, columns []string, source, layout string) string {
-	return fmt.Sprintf("CREATE DICTIONARY %s\n(\n    key %s,\n    %s\n)\nPRIMARY KEY key\n%s\nLIFETIME(0)\n%s",
-		name, keyType, strings.Join(columns, ",\n    "), source, layout)
+	return KeyDictionaryDDL(name, []string{"key"}, []string{keyType}, columns, source, layout)
+}
+
+// KeyDictionaryDDL is DictionaryDDL with a key of the columns keyNames of
+// the types keyTypes (a complex key's parts).
+func KeyDictionaryDDL(name string, keyNames, keyTypes, columns []string, source, layout string) string {
+	cols := make([]string, 0, len(keyNames)+len(columns))
+	for i, n := range keyNames {
+		cols = append(cols, n+" "+keyTypes[i])
+	}
+	cols = append(cols, columns...)
+	return fmt.Sprintf("CREATE DICTIONARY %s\n(\n    %s\n)\nPRIMARY KEY %s\n%s\nLIFETIME(0)\n%s",
+		name, strings.Join(cols, ",\n    "), strings.Join(keyNames, ", "), source, layout)
 }
 
 // KeyType is the key column of d's dictionary for the lab's key type:

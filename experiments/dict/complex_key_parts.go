@@ -19,7 +19,7 @@ func ComplexKeyPartsBytes(d ClickHouseDictionary, keyBytes int, attrs []Attribut
 	if shards <= 1 && rows > 0 {
 		opt.Reserve = FileReserve(d, distinct, rows) // see clickHouseReserves
 	}
-	key := core.Type{Name: "key", Size: keyBytes, Align: 8, Kind: core.KindUnsigned}
+	key := Attribute{Type: StringRef, MinLen: keyBytes, MaxLen: keyBytes} // a piece of the arena, as a String is
 	return complexKeyAttributesBytes(d, key, attrs, distinct, opt, shards)
 }
 

@@ -529,11 +529,21 @@ func ModelBytes(d ClickHouseDictionary, keyType string, value core.Type, distinc
 	if shards <= 1 && rows > 0 {
 		opt.Reserve = FileReserve(d, distinct, rows) // see clickHouseReserves
 	}
-	key, err := core.ParseType(keyType)
-	if err != nil {
+	key, ok := keyCopyOf(keyType)
+	if !ok {
 		return 0
 	}
 	return complexKeyBytes(d, key, value, distinct, opt, shards)
+}
+
+// keyCopyOf is one copy of a complex key of keyType in ClickHouse's arena
+// (Key.arenaCopy), or false when keyType is not a key.
+func keyCopyOf(keyType string) (Attribute, bool) {
+	k, problem, ok := ParseKey(keyType)
+	if !ok || problem != "" {
+		return Attribute{}, false
+	}
+	return k.arenaCopy(), true
 }
 
 // Predict is core's prediction for the tables of a simple-key
@@ -587,8 +597,8 @@ func AttributesBytes(d ClickHouseDictionary, keyType string, attrs []Attribute, 
 		return ModelBytes(d, keyType, attrs[0].Type, distinct, rows, opt, shards)
 	}
 	if d.ComplexKey {
-		key, err := core.ParseType(keyType)
-		if err != nil {
+		key, ok := keyCopyOf(keyType)
+		if !ok {
 			return 0
 		}
 		if shards <= 1 && rows > 0 {
@@ -613,11 +623,9 @@ func AttributesBytes(d ClickHouseDictionary, keyType string, attrs []Attribute, 
 // bytes_allocated ClickHouse estimates as the pairs alone; HASHED_ARRAY's
 // index maps the reference to an 8-byte row number (with the saved hash)
 // beside packlab's array of values.
-func complexKeyBytes(d ClickHouseDictionary, key, value core.Type, distinct int64, opt core.Options, shards int) int64 {
+func complexKeyBytes(d ClickHouseDictionary, key Attribute, value core.Type, distinct int64, opt core.Options, shards int) int64 {
 	u64 := core.MustType("UInt64")
-	s := int64(max(shards, 1))
-	perShard := (distinct + s - 1) / s
-	arena := core.SaturatingMul(ArenaBytes(perShard, float64(key.Size)), s)
+	arena := StringArenaBytes([]Attribute{key}, distinct, shards)
 	// ClickHouse's UInt128 and wider are arrays of 8-byte words: alignment 8.
 	pair := 16 + int64(value.Size)
 	pair = (pair + 7) &^ 7
@@ -657,9 +665,8 @@ func complexKeyBytes(d ClickHouseDictionary, key, value core.Type, distinct int6
 // 2^21 32-byte cells and an arena of 24 MB of keys in 33,550,336 bytes;
 // SPARSE_HASHED 105,550,936; HASHED_ARRAY's tracker 90,215,512 against
 // 90,173,616 here.
-func complexKeyAttributesBytes(d ClickHouseDictionary, key core.Type, attrs []Attribute, distinct int64, opt core.Options, shards int) int64 {
+func complexKeyAttributesBytes(d ClickHouseDictionary, keyCopy Attribute, attrs []Attribute, distinct int64, opt core.Options, shards int) int64 {
 	u64 := core.MustType("UInt64")
-	keyCopy := Attribute{Type: StringRef, MinLen: key.Size, MaxLen: key.Size} // a piece of the arena, as a String is
 	if d.Model == core.LayoutHashedArray {
 		pr, err := AttributesPrediction(core.LayoutHashedArray, u64, attrs, distinct, opt, shards)
 		if err != nil {

@@ -209,7 +209,7 @@ func (d *Dictionary) modelAs(cd dict.ClickHouseDictionary, attrs []dict.Attribut
 		f.clause = dict.FlatClause(span)
 		f.model = dict.FlatBytes(attrs, span, n)
 		m := dict.FlatMemory(attrs, span, n)
-		f.real, f.reloadPeak = m.SteadyBytes, m.ReloadPeakBytes
+		f.real, f.reloadPeak = m.SteadyBytes, m.ReloadPeakBytes+sourceReadBytes(8, attrs)
 		return f, ""
 	}
 	simple := cd
@@ -230,11 +230,13 @@ func (d *Dictionary) modelAs(cd dict.ClickHouseDictionary, attrs []dict.Attribut
 		return f, "the model refused it: " + err.Error()
 	}
 	simpleFull := pr.FinalBytes
+	keyBytes := 8.0 // a simple key, read as UInt64
 	if cd.ComplexKey {
 		kb, problem := d.keyBytes()
 		if problem != "" {
 			return f, problem
 		}
+		keyBytes = kb
 		f.real = dict.ComplexKeyPartsBytes(cd, int(kb+0.5), attrs, n, n, opt, shards)
 		f.model = f.real
 		if cd.Model == core.LayoutHashedArray {
@@ -264,7 +266,48 @@ func (d *Dictionary) modelAs(cd dict.ClickHouseDictionary, attrs []dict.Attribut
 		freed = int64(float64(freed) * float64(f.real) / float64(simpleFull))
 	}
 	f.reloadPeak = 2*f.real + freed
+	if cd.Model != core.LayoutHashedArray || shards > 1 {
+		f.reloadPeak += sourceReadBytes(keyBytes, attrs)
+	}
 	return f, ""
+}
+
+// What a load's read of its source holds beside the tables (the reload's
+// part that is neither copy): buffers of its own, and a few blocks of
+// max_block_size rows (65,409 by default) on their way to the tables.
+// Measured on a test server (TestReloadPeaksAgainstRSS's "source's read":
+// the same rows, source and layout loaded into a table of 4 keys, the
+// server's resident peak over the load): a MergeTree table's 1e6 rows of
+// (UInt64, UInt16) 5.1 to 7.8 MB, of (UInt64, String of 4 to 32 bytes)
+// 7.0 to 12.1 MB (18.5 for HASHED_ARRAY(SHARDS 4)), and about the same at
+// 1e7 (4 to 11 MB). A one-shard HASHED_ARRAY's cannot be measured so (it
+// reserves its index and arrays for every row the source gives: 68 to 77
+// MB at 1e6 rows for 4 keys), and is not added: its model, fitted to the
+// lab's loads, is already 1.2x MemoryTracking's sampled peak with a String
+// (TestInspectMemory) and above the resident peak.
+const (
+	sourceReadBufferBytes = 4 << 20
+	sourceReadBlocks      = 2
+	sourceBlockRows       = 65_409
+)
+
+// sourceReadBytes is a load's read of rows of keyBytes key bytes and
+// attrs: its buffers and sourceReadBlocks blocks of them (a String as its
+// offset, its bytes and a zero; a Nullable with its byte of null map).
+func sourceReadBytes(keyBytes float64, attrs []dict.Attribute) int64 {
+	row := keyBytes
+	for _, a := range attrs {
+		switch {
+		case a.IsString():
+			row += 8 + a.MeanLen() + 1
+		default:
+			row += float64(a.Size)
+		}
+		if a.Nullable {
+			row++
+		}
+	}
+	return sourceReadBufferBytes + int64(sourceReadBlocks*sourceBlockRows*row)
 }
 
 // model fills the figures, findings and advice.

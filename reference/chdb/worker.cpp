@@ -76,7 +76,7 @@ using refs::json_string;
 using refs::write_line;
 
 // kProtocol is experiments/chdriver/clickhouse.go's chProtocol.
-constexpr int kProtocol = 4;
+constexpr int kProtocol = 5;
 // kDict and kReadTable are the names the lab's DDL and the read use.
 constexpr const char* kDict = "packlab_dict";
 constexpr const char* kReadTable = "packlab_read";
@@ -244,6 +244,13 @@ struct Job {
   std::string ddl;
   std::string prepare;      // empty, or the statement that writes the source file with every attribute
   std::string value_column = "value";  // the first attribute's column, which the checks and reads use
+  // A String or tuple key derived from the lab's (the lab's key.go): the
+  // read's table's key columns, their expressions over the lab's key,
+  // the lab's key from them, dictGet's key. Empty: the key is the lab's.
+  std::string key_columns;
+  std::string key_select;
+  std::string key_check;
+  std::string key_args;
 };
 
 Job parse_job() {
@@ -280,6 +287,17 @@ Job parse_job() {
   job.ddl = f["ddl"];
   job.prepare = f["prepare"];
   if (!f["value_column"].empty()) job.value_column = f["value_column"];
+  job.key_columns = f["key_columns"];
+  job.key_select = f["key_select"];
+  job.key_check = f["key_check"];
+  job.key_args = f["key_args"];
+  const int derived = !job.key_columns.empty() + !job.key_select.empty() + !job.key_check.empty() + !job.key_args.empty();
+  if (derived != 0 && derived != 4) die("key_columns, key_select, key_check, key_args: all four or none");
+  if (derived && !job.complex_key) die("key_columns: a String or tuple key is a complex key");
+  if (derived && job.prepare.empty()) die("key_columns: a derived key's source is written by the prepare statement");
+  for (const std::string* sql : {&job.key_columns, &job.key_select, &job.key_check, &job.key_args}) {
+    if (sql->find(';') != std::string::npos) die("key_columns, key_select, key_check, key_args: one expression list each, no ';'");
+  }
   for (char c : job.value_column) {
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) die("value_column \"" + job.value_column + "\": not a column name");
   }
@@ -516,7 +534,8 @@ int serve() {
   }
 
   // Verify: ClickHouse holds the rows written, no more, no less.
-  auto check = split_tabs(query("SELECT count(), sum(" + checksum_sql("key", job.dict_key_bytes, job.value_column, job.value_bytes) +
+  const std::string lab_key = job.key_check.empty() ? "key" : job.key_check;
+  auto check = split_tabs(query("SELECT count(), sum(" + checksum_sql(lab_key, job.dict_key_bytes, job.value_column, job.value_bytes) +
                                     ") FROM dictionary('" + kDict + "')",
                                 "reading the dictionary back"));
   if (check.size() != 2) die("reading the dictionary back: no count and checksum");
@@ -583,11 +602,14 @@ int serve() {
     }
     if (uint64_t(lookups) != head[0]) die("protocol: the lab announced " + std::to_string(head[0]) + " keys and sent " + std::to_string(lookups));
     // The keys in the lab's order: one thread reads the file, one inserts.
-    query(std::string("CREATE TABLE ") + kReadTable + " (key " + job.dict_key_type + ") ENGINE = Memory", "making the read's table");
-    query(std::string("INSERT INTO ") + kReadTable + " SELECT key FROM file('read.bin', 'RowBinary', 'key " + job.dict_key_type +
-              "') SETTINGS max_threads = 1, max_insert_threads = 1",
+    // A derived key's columns are made here, before the timed read.
+    const bool derived = !job.key_columns.empty();
+    query(std::string("CREATE TABLE ") + kReadTable + " (" + (derived ? job.key_columns : "key " + job.dict_key_type) + ") ENGINE = Memory",
+          "making the read's table");
+    query(std::string("INSERT INTO ") + kReadTable + " SELECT " + (derived ? job.key_select : "key") + " FROM file('read.bin', 'RowBinary', 'key " +
+              job.dict_key_type + "') SETTINGS max_threads = 1, max_insert_threads = 1",
           "copying the read's keys");
-    const std::string key_arg = job.complex_key ? "tuple(key)" : "key";
+    const std::string key_arg = derived ? job.key_args : job.complex_key ? "tuple(key)" : "key";
     const std::string get = std::string("dictGet('") + kDict + "', '" + job.value_column + "', " + key_arg + ")";
     const std::string sum = job.value_bytes == 16 ? "sum(reinterpretAsUInt128(" + get + "))" : "sum(reinterpretAsUInt64(" + get + "))";
     read_sum = query("SELECT " + sum + " FROM " + kReadTable + " SETTINGS max_threads = 1", "reading the dictionary", &read_seconds);
