@@ -62,14 +62,11 @@ func TestCLIExamples(t *testing.T) {
 }
 
 // exampleArgs is an example's command line as the test runs it (see
-// TestCLIExamples): its words (a backslash escapes the next character, as
-// in a shell), made smaller and pointed at the test's folders.
+// TestCLIExamples): its words as a shell splits them (shellWords), made
+// smaller and pointed at the test's folders.
 func exampleArgs(t *testing.T, cmd, dir, results string) []string {
 	t.Helper()
-	var args []string
-	for _, w := range strings.Fields(cmd)[1:] {
-		args = append(args, strings.ReplaceAll(w, `\`, ""))
-	}
+	args := shellWords(cmd)[1:]
 	if len(args) == 0 || args[0] == "help" {
 		return args
 	}
@@ -99,4 +96,53 @@ func exampleArgs(t *testing.T, cmd, dir, results string) []string {
 		args = append(args, "--no-calibrate")
 	}
 	return append(args, "--results", results)
+}
+
+// shellWords splits a command line as a POSIX shell does for the docs'
+// examples: blanks separate words, 'single quotes' and "double quotes"
+// keep blanks in one, and a backslash outside single quotes escapes the
+// next character.
+func shellWords(cmd string) []string {
+	var words []string
+	var w strings.Builder
+	in, quote, escaped := false, rune(0), false
+	for _, r := range cmd {
+		switch {
+		case escaped:
+			w.WriteRune(r)
+			escaped = false
+		case r == '\\' && quote != '\'':
+			escaped, in = true, true
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			w.WriteRune(r)
+		case r == '\'' || r == '"':
+			quote, in = r, true
+		case r == ' ' || r == '\t' || r == '\n':
+			if in {
+				words = append(words, w.String())
+				w.Reset()
+				in = false
+			}
+		default:
+			w.WriteRune(r)
+			in = true
+		}
+	}
+	if in {
+		words = append(words, w.String())
+	}
+	return words
+}
+
+func TestShellWords(t *testing.T) {
+	for cmd, want := range map[string][]string{
+		`bin/packlab run --key 'Tuple(String(16), UInt64)' --rows 1e6`: {"bin/packlab", "run", "--key", "Tuple(String(16), UInt64)", "--rows", "1e6"},
+		`a "b c" d\ e 'f\g' ''`: {"a", "b c", "d e", `f\g`, ""},
+	} {
+		if got := shellWords(cmd); !slices.Equal(got, want) {
+			t.Errorf("shellWords(%q) = %q, want %q", cmd, got, want)
+		}
+	}
 }
