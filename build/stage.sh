@@ -81,6 +81,10 @@ if [ "$gotest" = 1 ]; then
 	echo "$name: $passed passed, $failed failed, $skipped skipped"
 	echo "$passed $failed $skipped" >>"$counts"
 	grep -E '^[[:space:]]*--- FAIL:|^FAIL|^panic:' "$log" | head -n 40
+	# What each failing test said: its lines since its "=== RUN" (the
+	# last 30 of them), so that CI's short excerpt shows why, not only which.
+	awk '/^=== (RUN|CONT)/ { n = 0 } { buf[n++ % 30] = $0 }
+		/^[[:space:]]*--- FAIL:/ { print "---- " $0 " said:"; s = n > 30 ? n - 30 : 0; for (i = s; i < n; i++) print buf[i % 30] }' "$log" | head -n 120
 fi
 echo "---- the last 60 lines of $log ----"
 tail -n 60 "$log"

@@ -84,12 +84,24 @@ constexpr const char* kReadTable = "packlab_read";
 std::string g_dir;  // the run's folder, removed at exit
 chdb_connection g_conn = nullptr;
 
-// remove_folder removes the run's folder, once whichever thread asks.
+// remove_folder removes the run's folder, once whichever thread asks; a
+// second thread that asks waits until it is gone. (With a flag instead,
+// the watcher and a reader that saw the lab's pipe end both asked, the
+// second went straight on to _Exit, and the process ended half-way
+// through the first one's remove_all: CI found the folder left.) ClickHouse's
+// threads may still be writing into the folder, so remove_all is tried
+// again, for up to 2 s, until the folder is gone.
 void remove_folder() {
-  static std::atomic<bool> removed{false};
-  if (g_dir.empty() || removed.exchange(true)) return;
-  std::error_code ec;
-  std::filesystem::remove_all(g_dir, ec);
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (g_dir.empty()) return;
+    for (int i = 0; i < 200; i++) {
+      std::error_code ec;
+      std::filesystem::remove_all(g_dir, ec);
+      if (!std::filesystem::exists(g_dir, ec)) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  });
 }
 
 // finish removes the run's folder and ends the process now: ClickHouse's
