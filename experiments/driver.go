@@ -75,6 +75,10 @@ type DriverRun struct {
 	Attributes     []dict.Attribute
 	AttributeNames []string
 	Source         source.Spec // the key source
+	// LastRepeat: this is the layout's last repeat, whose memory figures
+	// the combined result keeps (result.Combine); what only feeds those
+	// (ClickHouse's reload) is measured on it alone.
+	LastRepeat bool
 
 	run       config.Run
 	fed       worker.Sent

@@ -221,7 +221,7 @@ func execute(ctx context.Context, runs []runSpec, opt RunOptions) ([]result.Resu
 			if err := settle(ctx, idle, idled); err != nil {
 				return results, stopped(r, cmp.Or(context.Cause(ctx), err))
 			}
-			res, err := measureOne(ctx, r, progress)
+			res, err := measureOne(ctx, r, rep == r.run.Config.Repeats-1, progress)
 			if err != nil {
 				if ctx.Err() != nil {
 					return results, stopped(r, context.Cause(ctx)) // the signal, where one stopped it
@@ -333,10 +333,10 @@ func stopped(r runSpec, err error) error {
 
 // measureOne runs one measured load of r, isolated unless asked otherwise.
 // A panic in this process's part becomes an error.
-func measureOne(ctx context.Context, r runSpec, progress func(worker.Progress)) (res result.Result, err error) {
+func measureOne(ctx context.Context, r runSpec, last bool, progress func(worker.Progress)) (res result.Result, err error) {
 	if d := driverOf(r.run.Layout); d != nil { // always a process of its own
 		dr := newDriverRun(r.run)
-		dr.startedAt = time.Now()
+		dr.startedAt, dr.LastRepeat = time.Now(), last
 		return d.Run(ctx, dr, progress)
 	}
 	if !r.run.Config.InProcess {

@@ -56,7 +56,7 @@ type chJob struct {
 	ComplexKey   bool   `json:"complex_key"`
 	TotalRows    int64  `json:"total_rows"` // -1 when the source cannot know
 	NoRead       bool   `json:"no_read"`
-	Reload       bool   `json:"reload"` // reload once after the load: a reload's peak
+	Reload       bool   `json:"reload"` // reload once after the load (the last repeat only): a reload's peak
 	ReadThreads  int    `json:"read_threads"`
 	Dir          string `json:"dir"`
 	DDL          string `json:"ddl"`
@@ -163,7 +163,7 @@ func chJobFor(r *experiments.DriverRun, d dict.ClickHouseDictionary, dir string)
 		Protocol: chProtocol, Layout: d.Name,
 		KeyBytes: r.Key.Size, ValueBytes: r.Value.Size,
 		DictKeyBytes: dictKey.Size, DictKeyType: dictKey.Name, ValueType: r.Value.Name, ComplexKey: d.ComplexKey,
-		TotalRows: total, NoRead: c.NoRead, Reload: true, ReadThreads: chReadThreads(), Dir: dir, DDL: ddl, Prepare: prepare, ValueColumn: r.AttributeNames[0],
+		TotalRows: total, NoRead: c.NoRead, Reload: r.LastRepeat, ReadThreads: chReadThreads(), Dir: dir, DDL: ddl, Prepare: prepare, ValueColumn: r.AttributeNames[0],
 	}
 	if derived != nil {
 		j.KeyColumns, j.KeySelect, j.KeyCheck, j.KeyArgs = derived.columns(), strings.Join(derived.exprs, ", "), derived.check, derived.args
