@@ -72,6 +72,21 @@ func (e *events) waitDone(t *testing.T, id string, timeout time.Duration) ([]eve
 	}
 }
 
+// waitTable waits up to two minutes for run id to end with n results and
+// returns their table.
+func (e *events) waitTable(t *testing.T, l *Lab, id string, n int) Table {
+	t.Helper()
+	_, done := e.waitDone(t, id, 2*time.Minute)
+	if done.Failed || len(done.ResultIDs) != n {
+		t.Fatalf("done %+v", done)
+	}
+	tab, err := l.Table(done.ResultIDs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tab
+}
+
 func newLab(t *testing.T) (*Lab, *events) {
 	t.Helper()
 	ev := newEvents()
@@ -1167,15 +1182,7 @@ func TestAttributesNamed(t *testing.T) {
 	if want := "run packed_row 1e4 UInt64→UInt16,UInt32"; st.JobName != want {
 		t.Errorf("the job is named %q, want %q", st.JobName, want)
 	}
-	_, done := ev.waitDone(t, st.ID, 2*time.Minute)
-	if done.Failed || len(done.ResultIDs) != 1 {
-		t.Fatalf("done %+v", done)
-	}
-	tab, err := l.Table(done.ResultIDs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(tab.Title, " · UInt64 → UInt16, UInt32 · 1 result") {
+	if tab := ev.waitTable(t, l, st.ID, 1); !strings.Contains(tab.Title, " · UInt64 → UInt16, UInt32 · 1 result") {
 		t.Errorf("the table's heading is %q, want the key and attribute types", tab.Title)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments/dict"
@@ -97,15 +96,7 @@ func TestRunWithReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, done := ev.waitDone(t, st.ID, 2*time.Minute)
-	if done.Failed || len(done.ResultIDs) != 2 {
-		t.Fatalf("run: %+v", done)
-	}
-	tab, err := l.Table(done.ResultIDs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(tab.Rows) != 2 || !strings.HasPrefix(tab.Rows[1].Cells[0], "hopscotch (C++)") {
+	if tab := ev.waitTable(t, l, st.ID, 2); len(tab.Rows) != 2 || !strings.HasPrefix(tab.Rows[1].Cells[0], "hopscotch (C++)") {
 		t.Errorf("table rows %q, want the second named hopscotch (C++)", tab.Rows)
 	}
 }

@@ -67,22 +67,15 @@ const (
 	feistelKey3 = 0x6a09e667f3bcc908
 )
 
-// feistel128 mixes a 16-byte key (lo, hi) into (e, x): x, the word a table
-// takes its home slot from, depends on every bit of both halves.
-func feistel128(lo, hi uint64) (e, x uint64) {
-	a, b := lo, hi
-	b ^= intHash64(a ^ feistelKey1)
-	a ^= intHash64(b ^ feistelKey2)
-	b ^= intHash64(a ^ feistelKey3)
-	return a, b
-}
-
-// feistel128Inverse undoes feistel128: its rounds in the reverse order.
-func feistel128Inverse(e, x uint64) (lo, hi uint64) {
-	a, b := e, x
-	b ^= intHash64(a ^ feistelKey3)
-	a ^= intHash64(b ^ feistelKey2)
-	b ^= intHash64(a ^ feistelKey1)
+// feistel128 runs three Feistel rounds over (a, b) with the round keys k1,
+// k2, k3. Forward (feistelKey1, 2, 3) it mixes a 16-byte key (lo, hi) into
+// (e, x): x, the word a table takes its home slot from, depends on every
+// bit of both halves. The same rounds with the keys in reverse order (3, 2,
+// 1) undo it: each round is b ^= f(a) or a ^= f(b), its own inverse.
+func feistel128(a, b, k1, k2, k3 uint64) (uint64, uint64) {
+	b ^= intHash64(a ^ k1)
+	a ^= intHash64(b ^ k2)
+	b ^= intHash64(a ^ k3)
 	return a, b
 }
 
@@ -94,7 +87,7 @@ func compactHash[K Bits](k K) (x, e uint64) {
 		return compactHashWord(k), 0
 	}
 	lo, hi := ToUint64(k)
-	e, x = feistel128(lo, hi)
+	e, x = feistel128(lo, hi, feistelKey1, feistelKey2, feistelKey3)
 	return x, e
 }
 
@@ -104,6 +97,6 @@ func compactKey[K Bits](x, e uint64) K {
 		L := uint(64 - 8*sizeOf[K]())
 		return FromUint64[K](compactUnmix(x, L)>>L, 0)
 	}
-	lo, hi := feistel128Inverse(e, x)
+	lo, hi := feistel128(e, x, feistelKey3, feistelKey2, feistelKey1)
 	return FromUint64[K](lo, hi)
 }

@@ -43,15 +43,8 @@ func cmdHistory(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return flags.Usagef("history: %s after history (allowed: list, clear)", what)
 	}
 	fs := flag.NewFlagSet("history clear", flag.ContinueOnError)
-	dir := fs.String("results", "", "results folder")
 	yes := fs.Bool("yes", false, "delete without asking")
-	if help, err := flags.ParseCommand(fs, "history clear", args[1:], stdout, usageHistory); help || err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return flags.Usagef("history clear: unexpected argument %q (flags start with --)", fs.Arg(0))
-	}
-	folder, err := historyFolder(*dir, "nothing to clear", stderr)
+	folder, err := historyFolder(fs, args[1:], "nothing to clear", stdout, stderr)
 	if folder == "" || err != nil {
 		return err
 	}
@@ -115,11 +108,20 @@ func cmdHistory(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	return nil
 }
 
-// historyFolder is the results folder a history command reads: dir
-// (--results), or this user's default. It is "" when there is no such
-// folder, which a line on stderr says, ending in nothing (what there is to
-// do then).
-func historyFolder(dir, nothing string, stderr io.Writer) (string, error) {
+// historyFolder parses a history command's args into fs, with --results
+// added to its flags, and returns the results folder the command reads:
+// --results, or this user's default. It is "" when there is no such folder, which a line on stderr
+// says, ending in nothing (what there is to do then), and after the
+// command's help.
+func historyFolder(fs *flag.FlagSet, args []string, nothing string, stdout, stderr io.Writer) (string, error) {
+	results := fs.String("results", "", "results folder")
+	if help, err := flags.ParseCommand(fs, fs.Name(), args, stdout, usageHistory); help || err != nil {
+		return "", err
+	}
+	if fs.NArg() > 0 {
+		return "", flags.Usagef("%s: unexpected argument %q (flags start with --)", fs.Name(), fs.Arg(0))
+	}
+	dir := *results
 	if dir == "" {
 		d, err := store.DefaultResultsDir()
 		if err != nil {
@@ -138,14 +140,7 @@ func historyFolder(dir, nothing string, stderr io.Writer) (string, error) {
 // results' count, an inspection's word.
 func historyList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("history list", flag.ContinueOnError)
-	dir := fs.String("results", "", "results folder")
-	if help, err := flags.ParseCommand(fs, "history list", args, stdout, usageHistory); help || err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return flags.Usagef("history list: unexpected argument %q (flags start with --)", fs.Arg(0))
-	}
-	folder, err := historyFolder(*dir, "nothing saved", stderr)
+	folder, err := historyFolder(fs, args, "nothing saved", stdout, stderr)
 	if folder == "" || err != nil {
 		return err
 	}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/app"
+	"github.com/packlab/packlab/app/flags"
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/config"
@@ -868,5 +869,131 @@ func TestCalibrationLineSaysHowLong(t *testing.T) {
 	}
 	if got := usecase.RoughDuration(6*time.Minute + 20*time.Second); got != "6 min" {
 		t.Errorf("RoughDuration(6m20s) = %q", got)
+	}
+}
+
+// TestHistoryClear: `packlab history clear` deletes every saved result of
+// the folder after asking (or with --yes), refuses to delete unasked when
+// there is no terminal to ask on, and leaves other files alone.
+func TestHistoryClear(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := packlab(t, "run", "--layout", "packed,hashed", "--rows", "1e4", "--in-process", "--format", "csv", "--results", dir); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(other, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var out, errw strings.Builder
+	err := cmdHistory(ctx, []string{"clear", "--results", dir}, strings.NewReader("y\n"), &out, &errw)
+	var ue *flags.UsageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "would delete 2 result(s) of 1 job(s) in "+dir+"; add --yes") {
+		t.Fatalf("clear without --yes and no terminal: %v", err)
+	}
+	if n, _ := filepath.Glob(filepath.Join(dir, "*.json")); len(n) != 2 {
+		t.Fatalf("%d results left after a refused clear, want 2", len(n))
+	}
+	if _, stderr, err := packlab(t, "history", "clear", "--yes", "--results", dir); err != nil ||
+		!strings.Contains(stderr, "deleted 2 result(s) of 1 job(s) from "+dir) {
+		t.Fatalf("history clear --yes: %v, %q", err, stderr)
+	}
+	if n, _ := filepath.Glob(filepath.Join(dir, "*.json")); len(n) != 0 {
+		t.Errorf("%d results left after clear", len(n))
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("clear removed a file that is not a result: %v", err)
+	}
+	if _, stderr, err := packlab(t, "history", "clear", "--yes", "--results", dir); err != nil || !strings.Contains(stderr, "nothing to clear") {
+		t.Errorf("clearing an empty history: %v, %q", err, stderr)
+	}
+	if _, _, err := packlab(t, "history", "wipe"); err == nil || !strings.Contains(err.Error(), `"wipe" after history (allowed: list, clear)`) {
+		t.Errorf("history wipe: %v", err)
+	}
+}
+
+// zeros is an endless input of NUL bytes, as /dev/zero is.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) { clear(p); return len(p), nil }
+
+// TestPromptGivesUp: history clear's prompt gives up, deleting nothing, on
+// input that is no terminal though a device (/dev/zero is refused as /dev/null
+// is, not read forever), on a line that is no answer (read no further than
+// maxAnswer bytes), at the end of the input, and on a signal (issue 48).
+func TestPromptGivesUp(t *testing.T) {
+	for _, dev := range []string{"/dev/zero", "/dev/null"} {
+		f, err := os.Open(dev)
+		if err != nil {
+			t.Skip(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmdHistoryClearAsked(t, f) }()
+		select {
+		case err := <-done:
+			var ue *flags.UsageError
+			if !errors.As(err, &ue) || !strings.Contains(err.Error(), "add --yes") {
+				t.Errorf("history clear reading %s: %v, want the refusal that says add --yes", dev, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("history clear reading %s did not end within 10 s", dev)
+		}
+		f.Close()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	for _, in := range []io.Reader{zeros{}, strings.NewReader(""), strings.NewReader("n\n"), strings.NewReader("maybe")} {
+		a, err := readAnswer(ctx, in)
+		if err != nil || len(a) > maxAnswer+1 || a == "y" {
+			t.Errorf("readAnswer: %q (%d bytes), %v; want no answer", a[:min(len(a), 8)], len(a), err)
+		}
+	}
+	r, w := io.Pipe() // nothing ever comes: only the signal ends the wait
+	defer w.Close()
+	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+	if a, err := readAnswer(ctx, r); err == nil {
+		t.Errorf("readAnswer after a signal: %q, nil; want the signal's error", a)
+	}
+}
+
+// cmdHistoryClearAsked runs history clear without --yes on a folder of one
+// result, stdin in.
+func cmdHistoryClearAsked(t *testing.T, in *os.File) error {
+	dir := t.TempDir()
+	if _, _, err := packlab(t, "run", "--layout", "packed", "--rows", "1e3", "--in-process", "--format", "csv", "--results", dir); err != nil {
+		return err
+	}
+	var out, errw strings.Builder
+	return cmdHistory(context.Background(), []string{"clear", "--results", dir}, in, &out, &errw)
+}
+
+// TestHistoryClearWhileSaving: history clear refuses, deleting nothing,
+// while another packlab's job saves into the folder (it deleted a running
+// sweep's results, issue 48); a mark left by a process that is gone does
+// not stop it.
+func TestHistoryClearWhileSaving(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := packlab(t, "run", "--layout", "packed", "--rows", "1e3", "--in-process", "--format", "csv", "--results", dir); err != nil {
+		t.Fatal(err)
+	}
+	other := exec.Command("sleep", "30") // another process, its job saving
+	if err := other.Start(); err != nil {
+		t.Skip(err)
+	}
+	defer other.Process.Kill()
+	mark := filepath.Join(dir, fmt.Sprintf(".packlab-job-%d", other.Process.Pid))
+	if err := os.WriteFile(mark, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := packlab(t, "history", "clear", "--yes", "--results", dir)
+	if err == nil || !strings.Contains(err.Error(), "a job is saving into "+dir) {
+		t.Errorf("history clear while a job saves: %v", err)
+	}
+	if n, _ := filepath.Glob(filepath.Join(dir, "*.json")); len(n) != 1 {
+		t.Errorf("%d results left, want the 1 saved", len(n))
+	}
+	other.Process.Kill()
+	other.Wait()
+	if _, stderr, err := packlab(t, "history", "clear", "--yes", "--results", dir); err != nil || !strings.Contains(stderr, "deleted 1 result") {
+		t.Errorf("history clear after the job's process is gone: %v, %q", err, stderr)
 	}
 }

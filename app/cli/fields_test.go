@@ -2,8 +2,6 @@ package cli
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,10 +12,6 @@ import (
 // TestErrorsNameTheFlag: the engine's field errors name its fields (their
 // JSON names); the command line prints each with the flag a user types.
 func TestErrorsNameTheFlag(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "keys.tsv")
-	if err := os.WriteFile(file, []byte("id\tprice\n1\t2\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
 	for _, tc := range []struct {
 		cfg         config.Config
 		field, want string
@@ -26,9 +20,9 @@ func TestErrorsNameTheFlag(t *testing.T) {
 		{config.Config{Rows: -1}, "rows", "--rows -1: out of range"},
 		{config.Config{MaxLoadFactor: 0.3}, "max_load_factor", "--max-load-factor 0.3: out of range (allowed: 0.5 to 0.99)"},
 		{config.Config{Layouts: []string{"packed_row"}, Attributes: []string{"UInt16", "Foo"}}, "attributes[1]", "--attributes Foo: unknown type"},
-		{config.Config{Source: file, KeyColumn: "0"}, "key_column", "--key-column 0: not allowed (allowed: a position 1 or more, or a header name)"},
-		{config.Config{Source: file, ValueColumn: "x", Header: "no"}, "value_column", `--value-column x: a name, but header is "no"`},
-		{config.Config{Source: file, Keys: "random"}, "keys", "--keys random: cannot be combined with --source (allowed: one of --keys or --source)"},
+		{config.Config{Source: sampleKeys, KeyColumn: "0"}, "key_column", "--key-column 0: not allowed (allowed: a position 1 or more, or a header name)"},
+		{config.Config{Source: sampleKeys, ValueColumn: "x", Header: "no"}, "value_column", `--value-column x: a name, but header is "no"`},
+		{config.Config{Source: sampleKeys, Keys: "random"}, "keys", "--keys random: cannot be combined with --source (allowed: one of --keys or --source)"},
 		{config.Config{NoRead: true, MissRate: 0.5}, "miss_rate", "--miss-rate 0.5: has no effect with --no-read (allowed: 0 with --no-read)"},
 	} {
 		err := tc.cfg.Validate()

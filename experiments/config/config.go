@@ -357,9 +357,7 @@ func LayoutNames() string {
 // the field in the error.
 func ParseBytes(field, s string) (int64, error) {
 	text := strings.TrimSpace(s)
-	bad := func(problem string) error {
-		return fault.New(field, s, problem, "a size such as 24GiB, 512MiB, 1.5TiB, 32GB or 1073741824 (bytes)")
-	}
+	bad := fault.Of(field, s, "a size such as 24GiB, 512MiB, 1.5TiB, 32GB or 1073741824 (bytes)")
 	if text == "" {
 		return 0, bad("empty")
 	}
@@ -404,9 +402,7 @@ func ParseRows(s string) (int64, error) { return ParseCount("rows", s) }
 // plan's calibration_rows, its max_key).
 func ParseCount(field, s string) (int64, error) {
 	text := strings.TrimSpace(s)
-	bad := func(problem string) error {
-		return fault.New(field, s, problem, "a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B")
-	}
+	bad := fault.Of(field, s, "a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B")
 	if text == "" {
 		return 0, bad("empty")
 	}

@@ -64,6 +64,12 @@ func New(field, value, problem, allowed string) error {
 	return &FieldError{Field: field, Value: value, Problem: problem, Allowed: allowed}
 }
 
+// Of is New for one field's value and what it allows, waiting for the
+// problem: a parser's bad("empty"), bad("not a number").
+func Of(field, value, allowed string) func(problem string) error {
+	return func(problem string) error { return New(field, value, problem, allowed) }
+}
+
 // Wrap is a FieldError whose problem has a cause (errors.Is and As reach it).
 func Wrap(field, value, problem string, cause error, allowed string) error {
 	return &FieldError{Field: field, Value: value, Problem: problem, Err: cause, Allowed: allowed}

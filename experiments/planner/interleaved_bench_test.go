@@ -4,15 +4,12 @@ import (
 	"context"
 	"math/bits"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/packlab/packlab/core"
-	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments/planner/speed"
 )
 
@@ -34,36 +31,9 @@ import (
 // PACKLAB_RI_FILLS it is make test's bench-once: 1e5 rows, shards 1 and 4,
 // three passes, to prove it runs.
 func BenchmarkReadInterleaved(b *testing.B) {
-	layout := core.LayoutCompact
-	if s := os.Getenv("PACKLAB_RI_LAYOUT"); s != "" {
-		l, err := core.ParseLayout(s)
-		if err != nil {
-			b.Fatal(err)
-		}
-		layout = l
-	}
-	rows, passes, sample, window := int64(10_000_000), 320, 1<<22, 1<<16
-	if s := os.Getenv("PACKLAB_RI_ROWS"); s != "" {
-		n, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			b.Fatalf("PACKLAB_RI_ROWS %q: %v", s, err)
-		}
-		rows = int64(n)
-	}
-	list := func(name string) []float64 {
-		var out []float64
-		if s := os.Getenv(name); s != "" {
-			for _, f := range strings.Split(s, ",") {
-				x, err := strconv.ParseFloat(f, 64)
-				if err != nil {
-					b.Fatalf("%s %q: %v", name, s, err)
-				}
-				out = append(out, x)
-			}
-		}
-		return out
-	}
-	shards, fills := list("PACKLAB_RI_SHARDS"), list("PACKLAB_RI_FILLS")
+	layout := envLayout(b, "PACKLAB_RI_LAYOUT", core.LayoutCompact)
+	rows, passes, sample, window := int64(envNumber(b, "PACKLAB_RI_ROWS", 1e7)), 320, 1<<22, 1<<16
+	shards, fills := envNumbers(b, "PACKLAB_RI_SHARDS"), envNumbers(b, "PACKLAB_RI_FILLS")
 	if shards == nil && fills == nil {
 		rows, passes, sample, window, shards = 100_000, 4, 1<<14, 1<<12, []float64{1, 4}
 	}
@@ -78,17 +48,8 @@ func BenchmarkReadInterleaved(b *testing.B) {
 	}
 	var vs []*variant
 	ctx := context.Background()
-	u64, u16 := core.MustType("UInt64"), core.MustType("UInt16")
 	build := func(name string, n int64, shards int, opt core.Options) {
-		spec, err := source.Parse("random")
-		if err != nil {
-			b.Fatal(err)
-		}
-		spec.Rows, spec.Seed = n, 1
-		src, err := source.Open[uint64, uint16](spec, u64, u16)
-		if err != nil {
-			b.Fatal(err)
-		}
+		src := randomSource(b, n)
 		defer src.Close()
 		m, _, err := core.Load(ctx, src, core.LoadConfig{Layout: layout, Shards: shards, Options: opt})
 		if err != nil {

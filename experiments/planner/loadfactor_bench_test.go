@@ -2,13 +2,9 @@ package planner
 
 import (
 	"context"
-	"os"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/packlab/packlab/core"
-	"github.com/packlab/packlab/core/source"
 )
 
 // BenchmarkLoadFactor measures what speed's compactReadSlope, compactLoadSlope
@@ -28,46 +24,19 @@ func BenchmarkLoadFactor(b *testing.B) {
 	// Without PACKLAB_LF_ROWS it is make test's bench-once: 1e5 rows, one
 	// round, to prove it runs (1e7 and five rounds took 163 s there).
 	rows, rounds := int64(100_000), 1
-	if s := os.Getenv("PACKLAB_LF_ROWS"); s != "" {
-		n, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			b.Fatalf("PACKLAB_LF_ROWS %q: %v", s, err)
-		}
+	if n := envNumber(b, "PACKLAB_LF_ROWS", 0); n != 0 {
 		rows, rounds = int64(n), 5
 	}
 	mlfs := []float64{0.7, 0.75, 0.8, 0.85, 0.9, 0.92, 0.95, 0.97}
-	if s := os.Getenv("PACKLAB_LF_MLFS"); s != "" {
-		mlfs = nil
-		for _, f := range strings.Split(s, ",") {
-			x, err := strconv.ParseFloat(f, 64)
-			if err != nil {
-				b.Fatalf("PACKLAB_LF_MLFS %q: %v", s, err)
-			}
-			mlfs = append(mlfs, x)
-		}
+	if m := envNumbers(b, "PACKLAB_LF_MLFS"); m != nil {
+		mlfs = m
 	}
-	layout := core.LayoutCompact
-	if s := os.Getenv("PACKLAB_LF_LAYOUT"); s != "" {
-		l, err := core.ParseLayout(s)
-		if err != nil {
-			b.Fatal(err)
-		}
-		layout = l
-	}
+	layout := envLayout(b, "PACKLAB_LF_LAYOUT", core.LayoutCompact)
 	type best struct{ read, load, readLF, loadLF float64 }
 	bests := make([]best, len(mlfs))
 	ctx := context.Background()
-	u64, u16 := core.MustType("UInt64"), core.MustType("UInt16")
 	run := func(mlf float64, reserve int64) (load, read, lf float64) {
-		spec, err := source.Parse("random")
-		if err != nil {
-			b.Fatal(err)
-		}
-		spec.Rows, spec.Seed = rows, 1
-		src, err := source.Open[uint64, uint16](spec, u64, u16)
-		if err != nil {
-			b.Fatal(err)
-		}
+		src := randomSource(b, rows)
 		defer src.Close()
 		m, rep, err := core.Load(ctx, src, core.LoadConfig{Layout: layout, Options: core.Options{MaxLoadFactor: mlf, Reserve: reserve}})
 		if err != nil {

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -23,15 +22,7 @@ func TestPlanChartSpeaksOfItsRuntime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var o struct {
-		Title struct {
-			Subtext string `json:"subtext"`
-		} `json:"title"`
-	}
-	if err := json.Unmarshal(c.Option, &o); err != nil {
-		t.Fatal(err)
-	}
-	if sub := o.Title.Subtext; !strings.Contains(sub, "the growth of a native run") || strings.Contains(sub, "browser") || strings.Contains(sub, "wasm") {
+	if sub := decodeOption(t, c).Title.Subtext; !strings.Contains(sub, "the growth of a native run") || strings.Contains(sub, "browser") || strings.Contains(sub, "wasm") {
 		t.Errorf("a native plan's chart says %q: want a native run's growth and no browser's wasm memory", sub)
 	}
 }

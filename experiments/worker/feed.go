@@ -61,7 +61,10 @@ func Feed(ctx context.Context, r config.Run, w io.Writer, sent *Sent) error {
 }
 
 // typedOps is the feed's typed code of one (key size, value size) pair,
-// dispatched by size as the engine's measure is (opsFor).
+// dispatched by size as the engine's measure is (opsFor). The two tables
+// of 25 instantiations are alike but cannot be one: Go has no generic
+// methods, so each package instantiates its own typed type (the engine's
+// measure and count were split from the worker's feed on purpose).
 type typedOps interface {
 	feed(ctx context.Context, r config.Run, w io.Writer, sent *Sent) error
 	writeFileAttributes(ctx context.Context, r config.Run, dictKeyBytes int, path string, progress func(Progress)) (config.FileStats, error)
