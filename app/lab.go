@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -154,6 +155,10 @@ type Limits struct {
 	// layouts), for a note under them.
 	ClickHouse ClickHouseState `json:"clickhouse"`
 	Types      []TypeInfo      `json:"types"`
+	// KeyTypes is what the key may be: the types, and the String and
+	// tuple keys ClickHouse's COMPLEX_KEY_ layouts (the ch_complex_key_
+	// ones) hold, derived from the lab's keys (config.Config's Key).
+	KeyTypes []TypeInfo `json:"key_types"`
 	// AttributeTypes is what an attribute may be besides the value: the
 	// types, and Strings of a few length ranges (--attributes takes any).
 	AttributeTypes []TypeInfo  `json:"attribute_types"`
@@ -238,6 +243,17 @@ type TypeInfo struct {
 	Size  int    `json:"size"`  // bytes
 	Align int    `json:"align"` // natural alignment
 	Label string `json:"label"` // "UInt64 · 8 B"
+}
+
+// complexKeyTypes are the String and tuple keys the form offers beside
+// the fixed-size types: only the ch_complex_key_ layouts hold them (the
+// engine's key field says so otherwise). A cell holds a 16-byte reference
+// to the key's bytes in an arena (dict.Key).
+var complexKeyTypes = []TypeInfo{
+	{Name: "String", Size: 16, Align: 8, Label: "String · 8–32 B · ch_complex_key_ layouts"},
+	{Name: "String(16)", Size: 16, Align: 8, Label: "String · 16 B · ch_complex_key_ layouts"},
+	{Name: "Tuple(String, UInt64)", Size: 16, Align: 8, Label: "(String, UInt64) · ch_complex_key_ layouts"},
+	{Name: "Tuple(UInt32, String)", Size: 16, Align: 8, Label: "(UInt32, String) · ch_complex_key_ layouts"},
 }
 
 // IntRange and FloatRange are a field's allowed values and default.
@@ -394,6 +410,7 @@ func (l *Lab) Limits() (Limits, error) {
 		lim.Types = append(lim.Types, TypeInfo{Name: t.Name, Size: t.Size, Align: t.Align,
 			Label: t.Name + " · " + strconv.Itoa(t.Size) + " B"})
 	}
+	lim.KeyTypes = append(slices.Clone(lim.Types), complexKeyTypes...)
 	lim.AttributeTypes = append(lim.AttributeTypes, lim.Types...)
 	for _, s := range []struct{ name, lengths string }{{"String(1..8)", "1–8"}, {"String", "8–32"}, {"String(32..128)", "32–128"}} {
 		// The cell holds a 16-byte reference, the value's bytes are in an arena.
