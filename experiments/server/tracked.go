@@ -24,33 +24,39 @@ import (
 // (loadGrowths): the tables at that row (ClickHouse's own growth replayed
 // by packlab's model at that many rows) plus the old buffer.
 //
-// Measured on the test server (ClickHouse 26.7, 1e6 random keys, a String
-// of 4 to 32 bytes; MemoryTracking sampled by three connections, ~150 a
-// second, five reloads each, MB above the base before the first load):
-// HASHED_ARRAY with a String 171.8 to 171.9 (its tables 83.9 twice and 4.1
-// of the read: no growth exceeds its final tables, its arena's last 16 MiB
-// chunk coming last), HASHED with a String 180.6 when a sample caught its
-// table's last growth (83.9 serving, 50.3 + 25.2 of its new and old table,
-// 16.8 of arena, the read), 171.8 when none did, HASHED with a UInt16 87.4
-// (33.5 serving, 33.5 + 16.8 new and old, the read) or 70.6. The
-// model here gives 171.9, 180.6 and 87.4 for them.
+// Measured on the test server (ClickHouse 26.7, random keys, a String of
+// 4 to 32 bytes; MemoryTracking sampled by three connections, ~150 a
+// second, the highest of three reloads, MB above the base before the first
+// load; docs/clickhouse-server.md has every row): at 1e6 rows HASHED_ARRAY
+// with a String 171.9 in every reload (its tables 83.9 twice and 4.1 of
+// the read: no growth exceeds its final tables, its arena's last 16 MiB
+// chunk coming last; the model 173.2), HASHED with a String 180.6 when a
+// sample caught its table's last growth (83.9 serving, 25.2 + 50.3 of its
+// old and new table, 16.8 of arena, the read; the model 181.6), HASHED
+// with a UInt16 87.4 (the model 87.7) or 77.2 when none did; at 1e7 rows
+// HASHED_ARRAY with a String 2,292.7 (the model 2,287.1), HASHED with a
+// String 2,554.6 (2,555.6), with a UInt16 1,344.5 (1,346.0), HASHED_ARRAY
+// with a UInt16 1,394.8 (1,396.3), HASHED_ARRAY(SHARDS 4) with a String
+// 3,486.2 to 3,551.5 (3,495.1), HASHED(SHARDS 4) with a UInt16 1,232.2 to
+// 1,359.5 (1,346.0).
 
-// growth is one buffer's last growth in a load: the rows loaded when it
-// happens, and the old buffer the tracker holds for that moment.
-type growth struct{ at, old int64 }
+// growth is a moment of a load when a growth holds an old buffer beside
+// the new one: the tracker then holds the tables as they are after base
+// rows (realAt(base)) and extra more.
+type growth struct{ base, extra int64 }
 
 // sourceBlockRows is the rows of a block the dictionary's source gives
 // (max_block_size, 65,409 by default); a one-shard table reserves for the
-// rows read so far before each block.
+// rows read so far and the block's before each block.
 const sourceBlockRows = 65_409
 
 // trackedReload is the reload's tracked peak less the read: the serving
 // tables (real) and the new load's peak, its final tables or, where more,
-// its tables at a growth's row beside that growth's old buffer.
+// what it holds at a growth.
 func trackedReload(real int64, growths []growth, realAt func(int64) int64) int64 {
 	peak := real
 	for _, g := range growths {
-		peak = max(peak, core.SaturatingAdd(realAt(g.at), g.old))
+		peak = max(peak, core.SaturatingAdd(realAt(g.base), g.extra))
 	}
 	return core.SaturatingAdd(real, peak)
 }
@@ -61,34 +67,50 @@ func trackedReload(real int64, growths []growth, realAt func(int64) int64) int64
 // key index and an array per attribute for HASHED_ARRAY (sparse_hash_map,
 // for the values SPARSE_HASHED does not pack, moves its groups one by one:
 // nothing large is held twice). cells is the tables' cells over all shards
-// (an attribute's table, or HASHED_ARRAY's index). One shard reserves
-// its tables before each block for the rows read so far, so that the last
-// reservation doubles the one before; sharded tables are not reserved and
-// grow by their grower (x4 below 2^19 cells, HASHED_ARRAY's index below
-// 2^23, then x2). Shards load in parallel, each the same share of the
-// rows, so their last growths fall at the same row and are taken at once:
-// the tracker holds every shard's old buffer for that moment if their
-// reallocs meet (the samples caught about two shards' of HASHED(SHARDS 4)
-// and all four of HASHED_ARRAY(SHARDS 4): docs/clickhouse-server.md).
+// (an attribute's table, or HASHED_ARRAY's index).
+//
+// One shard reserves its tables before each block for the rows read so far
+// and the block's, so that its last reservation doubles the one before and
+// comes before the block's rows are in: the arrays and the arena are then
+// as they are after the rows before that block, every table reserved again
+// in turn (the last one's old buffer still held). At 1e7 rows of
+// HASHED_ARRAY with a String that is 1,207 MB of the new load (its index's
+// new 537 MB beside its old 268, the array still at 2^23 rows, 134 MB, the
+// arena 268), under which MemoryTracking's 1,215 lies, where the tables at
+// the block's end would be 1,342.
+//
+// Sharded tables are not reserved and grow by their grower (x4 below
+// 2^19 cells, HASHED_ARRAY's index below 2^23, then x2) at the row that
+// fills them; shards load in parallel, each the same share of the rows, so
+// their last growths fall at the same row and are taken at once: the
+// tracker holds every shard's old buffer for that moment if their reallocs
+// meet (the samples caught about two shards' of HASHED(SHARDS 4) and all
+// four of HASHED_ARRAY(SHARDS 4): docs/clickhouse-server.md).
 func loadGrowths(cd dict.ClickHouseDictionary, attrs []dict.Attribute, n, cells int64, mlf float64, shards int) []growth {
 	s := int64(max(shards, 1))
 	perShard := cells / s
 	u64 := core.MustType("UInt64")
 	var out []growth
+	var reserved *growth // one shard's tables, reserved again together
+	var reservedOld int64
 	table := func(cell int64, fast int, load float64) {
 		prev := previousCells(perShard, fast, s == 1)
 		if prev == 0 || cell == 0 {
 			return
 		}
 		capRows := int64(float64(prev) * load)
-		at := (capRows + 1) * s
-		if s == 1 {
-			if capRows < sourceBlockRows && n <= sourceBlockRows {
-				return // one reservation, for every row
-			}
-			at = (capRows/sourceBlockRows + 1) * sourceBlockRows
+		if s > 1 {
+			out = append(out, growth{base: min((capRows+1)*s, n), extra: prev * cell * s})
+			return
 		}
-		out = append(out, growth{at: min(at, n), old: prev * cell * s})
+		if capRows < sourceBlockRows && n <= sourceBlockRows {
+			return // one reservation, for every row
+		}
+		if reserved == nil {
+			reserved = &growth{base: min(capRows/sourceBlockRows*sourceBlockRows, n)}
+		}
+		reserved.extra += perShard*cell - prev*cell // reserved anew
+		reservedOld = max(reservedOld, prev*cell)   // the last one's old buffer
 	}
 	switch cd.Model {
 	case core.LayoutHashed, core.LayoutPacked:
@@ -125,8 +147,12 @@ func loadGrowths(cd dict.ClickHouseDictionary, attrs []dict.Attribute, n, cells 
 			if c*e <= 4096 {
 				continue
 			}
-			out = append(out, growth{at: min((c/2+1)*s, n), old: c / 2 * e * s})
+			out = append(out, growth{base: min((c/2+1)*s, n), extra: c / 2 * e * s})
 		}
+	}
+	if reserved != nil {
+		reserved.extra += reservedOld
+		out = append(out, *reserved)
 	}
 	return out
 }
