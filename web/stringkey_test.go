@@ -81,7 +81,7 @@ func TestBrowserStringKey(t *testing.T) {
 
 	do(t, ctx, `__t.layouts(["packed", "hashed"]); __t.set("rows", "1e5"); __t.set("key", "String")`)
 	msg := waitText(t, ctx, "the key's error", `__t.err("key")`, 30*time.Second)
-	for _, want := range []string{"String: layout ", "cannot hold a String or tuple key", "COMPLEX_KEY_", "ch_complex_key_hashed"} {
+	for _, want := range []string{"String: layout ", "cannot hold a String or tuple key", "COMPLEX_KEY_", "ch_complex_key_hashed", "not in this page"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("beside the key the page says %q, want it to contain %q", msg, want)
 		}
