@@ -251,10 +251,10 @@ type TypeInfo struct {
 // engine's key field says so otherwise). A cell holds a 16-byte reference
 // to the key's bytes in an arena (dict.Key).
 var complexKeyTypes = []TypeInfo{
-	{Name: "String", Size: 16, Align: 8, Label: "String · 8–32 B · ch_complex_key_ layouts"},
-	{Name: "String(16)", Size: 16, Align: 8, Label: "String · 16 B · ch_complex_key_ layouts"},
-	{Name: "Tuple(String, UInt64)", Size: 16, Align: 8, Label: "(String, UInt64) · ch_complex_key_ layouts"},
-	{Name: "Tuple(UInt32, String)", Size: 16, Align: 8, Label: "(UInt32, String) · ch_complex_key_ layouts"},
+	{Name: "String", Size: 16, Align: 8, Label: "String · 8–32 B"},
+	{Name: "String(16)", Size: 16, Align: 8, Label: "String · 16 B"},
+	{Name: "Tuple(String, UInt64)", Size: 16, Align: 8, Label: "(String, UInt64)"},
+	{Name: "Tuple(UInt32, String)", Size: 16, Align: 8, Label: "(UInt32, String)"},
 }
 
 // IntRange and FloatRange are a field's allowed values and default.
