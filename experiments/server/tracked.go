@@ -34,7 +34,7 @@ import (
 // sample caught its table's last growth (83.9 serving, 25.2 + 50.3 of its
 // old and new table, 16.8 of arena, the read; the model 181.6), HASHED
 // with a UInt16 87.4 (the model 87.7) or 77.2 when none did; at 1e7 rows
-// HASHED_ARRAY with a String 2,292.7 (the model 2,287.1), HASHED with a
+// HASHED_ARRAY with a String 2,286.2 to 2,292.7 (the model 2,287.1), HASHED with a
 // String 2,554.6 (2,555.6), with a UInt16 1,344.5 (1,346.0), HASHED_ARRAY
 // with a UInt16 1,394.8 (1,396.3), HASHED_ARRAY(SHARDS 4) with a String
 // 3,486.2 to 3,551.5 (3,495.1), HASHED(SHARDS 4) with a UInt16 1,232.2 to

@@ -30,9 +30,12 @@ func TestTrackedReloadAgainstMeasured(t *testing.T) {
 		{"HASHED", 1, "UInt16", 1e7, 1351.0},
 		{"HASHED", 1, "String", 1e7, 2554.6},
 		{"SPARSE_HASHED", 1, "UInt16", 1e7, 841.2},
-		{"HASHED", 4, "UInt16", 1e7, 1359.5},
+		{"SPARSE_HASHED", 1, "String", 1e7, 1080.9},
+		{"HASHED", 4, "UInt16", 1e7, 1360.2},
+		{"HASHED", 4, "String", 1e7, 2613.5},
 		{"HASHED_ARRAY", 1, "UInt16", 1e7, 1394.8},
 		{"HASHED_ARRAY", 1, "String", 1e7, 2292.7},
+		{"HASHED_ARRAY", 4, "UInt16", 1e7, 2501.6},
 		{"HASHED_ARRAY", 4, "String", 1e7, 3551.5},
 	} {
 		d := &Dictionary{ElementCount: c.rows, AttributeNames: []string{"a"}, AttributeTypes: []string{c.attr},
