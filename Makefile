@@ -148,7 +148,7 @@ deps-web:
 test-web: deps-web
 	GOOS=js GOARCH=wasm $(GO) build ./core/... ./experiments/... ./app ./app/browser ./cmd/packlab-wasm
 	GOOS=js GOARCH=wasm $(GO) test -count=1 -exec "$$($(GO) env GOROOT)/lib/wasm/go_js_wasm_exec" -run JS $(GOTESTFLAGS) ./app/browser
-	PACKLAB_WEB_TEST=1 PACKLAB_SCREENSHOT=$(WEB_SCREENSHOT) $(GO) test -count=1 -timeout 15m -run '^(TestBrowserLab|TestEmbeddedSite|TestChartsFitTheirBox)$$' -v ./web
+	PACKLAB_WEB_TEST=1 PACKLAB_SCREENSHOT=$(WEB_SCREENSHOT) $(GO) test -count=1 -timeout 15m -run '^(TestBrowserLab|TestEmbeddedSite|TestChartsFitTheirBox|TestBrowserStringKey)$$' -v ./web
 
 # web-binary builds bin/packlab-web with the site inside (tag embedweb):
 # `bin/packlab-web serve` then needs no site folder and no Go toolchain.

@@ -3,9 +3,11 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -154,6 +156,10 @@ type Limits struct {
 	// layouts), for a note under them.
 	ClickHouse ClickHouseState `json:"clickhouse"`
 	Types      []TypeInfo      `json:"types"`
+	// KeyTypes is what the key may be: the types, and the String and
+	// tuple keys ClickHouse's COMPLEX_KEY_ layouts (the ch_complex_key_
+	// ones) hold, derived from the lab's keys (config.Config's Key).
+	KeyTypes []TypeInfo `json:"key_types"`
 	// AttributeTypes is what an attribute may be besides the value: the
 	// types, and Strings of a few length ranges (--attributes takes any).
 	AttributeTypes []TypeInfo  `json:"attribute_types"`
@@ -238,6 +244,17 @@ type TypeInfo struct {
 	Size  int    `json:"size"`  // bytes
 	Align int    `json:"align"` // natural alignment
 	Label string `json:"label"` // "UInt64 · 8 B"
+}
+
+// complexKeyTypes are the String and tuple keys the form offers beside
+// the fixed-size types: only the ch_complex_key_ layouts hold them (the
+// engine's key field says so otherwise). A cell holds a 16-byte reference
+// to the key's bytes in an arena (dict.Key).
+var complexKeyTypes = []TypeInfo{
+	{Name: "String", Size: 16, Align: 8, Label: "String · 8–32 B"},
+	{Name: "String(16)", Size: 16, Align: 8, Label: "String · 16 B"},
+	{Name: "Tuple(String, UInt64)", Size: 16, Align: 8, Label: "(String, UInt64)"},
+	{Name: "Tuple(UInt32, String)", Size: 16, Align: 8, Label: "(UInt32, String)"},
 }
 
 // IntRange and FloatRange are a field's allowed values and default.
@@ -394,6 +411,7 @@ func (l *Lab) Limits() (Limits, error) {
 		lim.Types = append(lim.Types, TypeInfo{Name: t.Name, Size: t.Size, Align: t.Align,
 			Label: t.Name + " · " + strconv.Itoa(t.Size) + " B"})
 	}
+	lim.KeyTypes = append(slices.Clone(lim.Types), complexKeyTypes...)
 	lim.AttributeTypes = append(lim.AttributeTypes, lim.Types...)
 	for _, s := range []struct{ name, lengths string }{{"String(1..8)", "1–8"}, {"String", "8–32"}, {"String(32..128)", "32–128"}} {
 		// The cell holds a 16-byte reference, the value's bytes are in an arena.
@@ -449,7 +467,7 @@ type LayoutEstimate struct {
 // now. A form error comes back as an *Error naming the field; a run that
 // would not fit is not an error here: Fits is false and Message says why.
 func (l *Lab) Estimate(f Form) (Estimate, error) {
-	cfg, err := f.Parse()
+	cfg, err := l.Parse(f)
 	if err != nil {
 		return Estimate{}, err
 	}
@@ -459,6 +477,19 @@ func (l *Lab) Estimate(f Form) (Estimate, error) {
 		return Estimate{}, ErrorOf(err, "run")
 	}
 	return EstimateOf(mc), nil
+}
+
+// Parse is f.Parse for this lab: its refusal of a String or tuple key is
+// worded for the browser there, where no layout that holds one runs.
+func (l *Lab) Parse(f Form) (config.Config, error) {
+	cfg, err := f.Parse()
+	var e *Error
+	if err != nil && l.opt.Runtime == "browser" && errors.As(err, &e) && e.Field == "key" {
+		if k, problem, ok := dict.ParseKey(strings.TrimSpace(f.Key)); ok && problem == "" && k.Derived() {
+			e.Message += "; the ch_complex_key_ layouts run in the desktop lab and from the command line, not in this page"
+		}
+	}
+	return cfg, err
 }
 
 // EstimateOf words the guard's check of a run as the form shows it.

@@ -1212,3 +1212,75 @@ func TestUnavailableNoteSaysItsFamilyOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestStringKeyFromTheForm: the form offers the String and tuple keys the
+// engine takes; ch_complex_key_ layouts hold them, and any other layout
+// is refused beside the key's field, naming the layouts that can.
+func TestStringKeyFromTheForm(t *testing.T) {
+	l, _ := newLab(t)
+	lim, err := l.Limits()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, k := range lim.KeyTypes {
+		names = append(names, k.Name)
+	}
+	for _, want := range []string{"UInt64", "String", "Tuple(String, UInt64)"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("key types %v: no %s", names, want)
+		}
+	}
+	for _, k := range lim.KeyTypes { // every one a key the engine takes
+		f := small("ch_complex_key_hashed")
+		f.Key = k.Name
+		if _, err := f.Parse(); err != nil {
+			t.Errorf("key %s offered, and refused with ch_complex_key_hashed: %v", k.Name, err)
+		}
+	}
+	f := small("packed", "ch_complex_key_hashed")
+	f.Key = "String"
+	_, err = l.Estimate(f)
+	apiError(t, err, "key", "layout packed cannot hold a String or tuple key")
+	apiError(t, err, "key", "ch_complex_key_hashed")
+	if e := err.(*Error); strings.Contains(e.Message, "not in this page") {
+		t.Errorf("the desktop's refusal speaks of the browser page: %q", e.Message)
+	}
+	// The browser's lab runs none of them: its refusal says where they run.
+	lb, err := New(Options{ResultsDir: t.TempDir(), Runtime: "browser", InProcess: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = lb.Estimate(f)
+	apiError(t, err, "key", "run in the desktop lab and from the command line, not in this page")
+	f.Layouts = []string{"ch_complex_key_hashed", "ch_complex_key_sparse_hashed"}
+	f.Key = "Tuple(String, UInt64)"
+	est, err := l.Estimate(f)
+	if err != nil {
+		t.Fatalf("a (String, UInt64) key in the ch_complex_key_ layouts: %v", err)
+	}
+	if len(est.Layouts) != 2 || est.Layouts[0].FinalBytes <= 0 {
+		t.Errorf("estimate %+v", est)
+	}
+	t.Logf("%s", est.Message)
+
+	// And it runs, in ClickHouse itself, where the worker is built.
+	if !lim.ClickHouse.Available {
+		t.Skipf("ClickHouse's layouts are unavailable here: %s", lim.ClickHouse.Note)
+	}
+	l2, ev := newLab(t)
+	f = small("ch_complex_key_hashed")
+	f.Key, f.Rows = "Tuple(String, UInt64)", "1e4"
+	st, err := l2.StartRun(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, done := ev.waitDone(t, st.ID, 2*time.Minute)
+	if done.Failed || len(done.ResultIDs) != 1 {
+		t.Fatalf("the run: %+v", done)
+	}
+	h, err := l2.History()
+	if err != nil || len(h.Jobs) != 1 || !strings.Contains(h.Jobs[0].Summary, "Tuple(String, UInt64)") {
+		t.Errorf("history %+v, %v: want the run's job, its key named", h, err)
+	}
+}

@@ -359,7 +359,7 @@ func rowCap(cfg config.Config, layout string) int64 {
 
 // estimate is Lab.Estimate in the tab's terms, with each layout's row cap.
 func (b *jsBinding) estimate(f app.Form) (app.Estimate, error) {
-	cfg, err := f.Parse()
+	cfg, err := b.lab.Parse(f)
 	if err != nil {
 		return app.Estimate{}, err
 	}
@@ -443,7 +443,7 @@ func capText(n int64) string {
 // startRun refuses a run that does not fit the tab with the browser's
 // reason, then starts it as the desktop does.
 func (b *jsBinding) startRun(f app.Form) (app.Started, error) {
-	cfg, err := f.Parse()
+	cfg, err := b.lab.Parse(f)
 	if err != nil {
 		return app.Started{}, err
 	}

@@ -56,7 +56,7 @@ func (c Config) validateKey() error {
 	for _, name := range c.Layouts {
 		if d, ok := dict.FindClickHouseDictionary(name); !ok || !d.ComplexKey {
 			return fault.New("key", c.Key, "layout "+name+" cannot hold a String or tuple key (only ClickHouse's COMPLEX_KEY_ layouts do)",
-				"a fixed-size type ("+strings.Join(core.TypeNames(), ", ")+"), or {layouts} "+strings.Join(complexKeyLayouts(), ", "))
+				"only {layouts} "+strings.Join(complexKeyLayouts(), ", ")+", or a fixed-size type ("+strings.Join(core.TypeNames(), ", ")+")")
 		}
 	}
 	if c.Source != "" {

@@ -15,7 +15,7 @@ import (
 func TestStringKeyRefused(t *testing.T) {
 	for _, c := range []struct{ key, want string }{
 		{"String", "layout hashed cannot hold a String or tuple key"},
-		{"Tuple(String, UInt64)", "or layouts ch_complex_key_hashed, ch_complex_key_sparse_hashed, ch_complex_key_hashed_array"},
+		{"Tuple(String, UInt64)", "only layouts ch_complex_key_hashed, ch_complex_key_sparse_hashed, ch_complex_key_hashed_array, or a fixed-size type"},
 		{"String(4)", "8 bytes or longer"},
 		{"Tuple(Strin, UInt64)", `part "Strin"`},
 		{"Strin", "unknown type"},

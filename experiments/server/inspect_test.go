@@ -131,74 +131,47 @@ func memoryTracking(t *testing.T, n *servertest.Node) int64 {
 
 // TestInspectMemory: HASHED_ARRAY's real_bytes against the server's own
 // memory growth when it loads (within 5 %), and reload_peak_bytes against
-// MemoryTracking's peak sampled during SYSTEM RELOAD DICTIONARY, at 1e6
-// rows: the model counts every buffer the growth freed as jemalloc keeps
-// them (RSS), MemoryTracking does not, and sampling can miss a peak that
-// lasts a moment, so the model must be at least the peak sampled and at
-// most a quarter above it (measured: HASHED 89.5 MB against 87.5,
-// HASHED_ARRAY with a String 206.9 against 171.9).
+// MemoryTracking's peak during SYSTEM RELOAD DICTIONARY at 1e6 rows, within
+// the 10 %: the highest of three reloads, each sampled by three
+// connections at once (a growth's old buffer is in the tracker for the
+// moment of a realloc, which one sampler misses now and then: HASHED with
+// a UInt16 peaked 77.2 MB above the base when none caught it, 87.4 when
+// one did; tracked.go). The source table is read once first, so that the
+// caches its first read fills (6.8 MB) are in the base.
 func TestInspectMemory(t *testing.T) {
 	node := servertest.Start(t)
-	ctx := context.Background()
 	node.Exec(t, "CREATE TABLE big (id UInt64, v UInt16, s String) ENGINE = MergeTree ORDER BY tuple()",
-		"INSERT INTO big SELECT sipHash64(number), number, repeat('y', 4 + number % 29) FROM numbers(1000000)")
-	c, err := Connect(ctx, Settings{URL: node.NativeURL()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	tracked := func() int64 {
-		var v int64
-		if err := c.Query(ctx, "SELECT toInt64(value) FROM system.metrics WHERE metric = 'MemoryTracking'", func(r clickhouseRows) error { return r.Scan(&v) }); err != nil {
-			t.Error(err)
-		}
-		return v
-	}
+		"INSERT INTO big SELECT sipHash64(number), number, repeat('y', 4 + number % 29) FROM numbers(1000000)",
+		"SELECT count() FROM big WHERE NOT ignore(id, v, s)")
+	s := newSamplers(t, node, 3)
 	for _, tc := range []struct{ name, cols, layout string }{
 		{"d_hashed", "v UInt16", "HASHED()"},
 		{"d_array", "s String", "HASHED_ARRAY()"},
+		{"d_shards", "s String", "HASHED(SHARDS 4)"},
 	} {
 		node.Exec(t, "CREATE DICTIONARY "+tc.name+" (id UInt64, "+tc.cols+") PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'big')) LIFETIME(0) LAYOUT("+tc.layout+")",
 			"SYSTEM JEMALLOC PURGE")
 		time.Sleep(300 * time.Millisecond)
-		before := tracked()
+		before := s.tracked()
 		node.Exec(t, "SYSTEM RELOAD DICTIONARY "+tc.name)
 		time.Sleep(300 * time.Millisecond)
-		growth := tracked() - before
-		peak := before
-		stop, done := make(chan struct{}), make(chan struct{})
-		go func() {
-			defer close(done)
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				peak = max(peak, tracked())
-			}
-		}()
-		node.Exec(t, "SYSTEM RELOAD DICTIONARY "+tc.name)
-		close(stop)
-		<-done
-		ins, err := Inspect(ctx, Settings{URL: node.NativeURL()}, Options{})
-		if err != nil {
-			t.Fatal(err)
+		growth := s.tracked() - before
+		var peak int64
+		var peaks []string
+		for range 3 {
+			p := s.during(func() { node.Exec(t, "SYSTEM RELOAD DICTIONARY "+tc.name) }) - before
+			peak = max(peak, p)
+			peaks = append(peaks, strconv.FormatFloat(mb(p), 'f', 1, 64))
 		}
-		var d Dictionary
-		for _, x := range ins.Dictionaries {
-			if x.Name == tc.name {
-				d = x
-			}
-		}
-		peak -= before
-		t.Logf("%s at 1e6 rows: bytes_allocated %d, model %d, real %d, MemoryTracking grew %d on the load; reload peak: model %d, MemoryTracking's sampled %d",
-			tc.layout, d.BytesAllocated, d.ModelBytes, d.RealBytes, growth, d.ReloadPeakBytes, peak)
+		d := inspected(t, node, tc.name)
+		t.Logf("%s at 1e6 rows: bytes_allocated %d, model %d, real %d, MemoryTracking grew %d on the load; reload peak: model %.1f MB, MemoryTracking's %s MB",
+			tc.layout, d.BytesAllocated, d.ModelBytes, d.RealBytes, growth, mb(d.ReloadPeakBytes), strings.Join(peaks, ", "))
 		if diff := math.Abs(float64(d.RealBytes-growth)) / float64(growth); diff > 0.05 {
 			t.Errorf("%s: real_bytes %d, the server's memory grew %d: %.1f %% apart (allowed 5 %%)", tc.layout, d.RealBytes, growth, 100*diff)
 		}
-		if r := float64(d.ReloadPeakBytes) / float64(peak); r < 0.98 || r > 1.25 {
-			t.Errorf("%s: reload_peak_bytes %d, MemoryTracking's peak %d: %.2fx (allowed 0.98x to 1.25x)", tc.layout, d.ReloadPeakBytes, peak, r)
+		if r := float64(d.ReloadPeakBytes) / float64(peak); r < 0.9 || r > 1.1 {
+			t.Errorf("%s: reload_peak_bytes %d, MemoryTracking's peak %d: %.2fx (allowed 0.9x to 1.1x)", tc.layout, d.ReloadPeakBytes, peak, r)
 		}
+		node.Exec(t, "DROP DICTIONARY "+tc.name)
 	}
 }

@@ -254,41 +254,30 @@ func (d *Dictionary) modelAs(cd dict.ClickHouseDictionary, attrs []dict.Attribut
 			f.note = "bytes_allocated counts the key-to-row index as a byte a row (ClickHouse #118641): real_bytes counts it whole"
 		}
 	}
-	// The reload: the serving dictionary beside the new one at its
-	// first-load peak, whose growth frees what the simple key's tables'
-	// growth frees, scaled to these tables.
-	m := dict.ClickHouseAttributesMemory(simple.Model, attrs, n, opt, shards)
-	if m == nil || m.SteadyBytes <= 0 {
-		return f, "no reload model for these attributes"
+	// The reload, as the server's memory tracker sees it (trackedReload).
+	realAt := func(m int64) int64 {
+		if cd.ComplexKey {
+			return dict.ComplexKeyPartsBytes(cd, int(keyBytes+0.5), attrs, m, m, opt, shards)
+		}
+		p, err := dict.Predict(simple, attrs, m, m, sopt, shards)
+		if err != nil {
+			return 0
+		}
+		return p.FinalBytes
 	}
-	freed := m.FirstLoadPeakBytes - m.SteadyBytes
-	if cd.ComplexKey && simpleFull > 0 {
-		freed = int64(float64(freed) * float64(f.real) / float64(simpleFull))
-	}
-	f.reloadPeak = 2*f.real + freed
-	if cd.Model != core.LayoutHashedArray || shards > 1 {
-		f.reloadPeak += sourceReadBytes(keyBytes, attrs)
-	}
+	f.reloadPeak = trackedReload(f.real, loadGrowths(cd, attrs, n, pr.BucketCount, mlf, shards), realAt) + sourceReadBytes(keyBytes, attrs)
 	return f, ""
 }
 
 // What a load's read of its source holds beside the tables (the reload's
-// part that is neither copy): buffers of its own, and a few blocks of
-// max_block_size rows (65,409 by default) on their way to the tables.
-// Measured on a test server (TestReloadPeaksAgainstRSS's "source's read":
-// the same rows, source and layout loaded into a table of 4 keys, the
-// server's resident peak over the load): a MergeTree table's 1e6 rows of
-// (UInt64, UInt16) 5.1 to 7.8 MB, of (UInt64, String of 4 to 32 bytes)
-// 7.0 to 12.1 MB (18.5 for HASHED_ARRAY(SHARDS 4)), and about the same at
-// 1e7 (4 to 11 MB). A one-shard HASHED_ARRAY's cannot be measured so (it
-// reserves its index and arrays for every row the source gives: 68 to 77
-// MB at 1e6 rows for 4 keys), and is not added: its model, fitted to the
-// lab's loads, is already 1.2x MemoryTracking's sampled peak with a String
-// (TestInspectMemory) and above the resident peak.
+// part that is neither copy), as MemoryTracking counts it: buffers of its
+// own and a block of max_block_size rows on its way to the tables.
+// Measured on the test server, the first load's tracked peak above its
+// tables at 1e6 rows: 3.5 MB with a UInt16, 4.1 with a String of 4 to 32
+// bytes (HASHED_ARRAY, whose growths stay under its final tables).
 const (
-	sourceReadBufferBytes = 4 << 20
-	sourceReadBlocks      = 2
-	sourceBlockRows       = 65_409
+	sourceReadBufferBytes = 3 << 20
+	sourceReadBlocks      = 1
 )
 
 // sourceReadBytes is a load's read of rows of keyBytes key bytes and

@@ -128,8 +128,10 @@
   function buildFormFields(limits) {
     const d = limits.defaults;
 
-    for (const id of ["key", "value"]) {
-      $("#" + id).replaceChildren(...limits.types.map((t) =>
+    // The key may also be a String or a tuple (limits.key_types), which
+    // only the ch_complex_key_ layouts hold: Go says so beside the field.
+    for (const [id, types] of [["key", limits.key_types || limits.types], ["value", limits.types]]) {
+      $("#" + id).replaceChildren(...types.map((t) =>
         el("option", { value: t.name, text: t.label, selected: t.name === d[id] })));
     }
     $("#attr_add").onclick = () => addAttribute("#attrs", limits, "UInt32");
