@@ -55,34 +55,10 @@ const (
 // and the lab goes on; and a 1e6-row packed run is timed against the same
 // run native and in-process.
 func TestBrowserLab(t *testing.T) {
-	if os.Getenv(envRun) != "1" {
-		t.Skipf("the browser end-to-end test runs with %s=1 (make test-web)", envRun)
-	}
-	chromium := os.Getenv(envChromium)
-	if chromium == "" {
-		for _, name := range []string{"chromium", "chromium-browser"} {
-			if p, err := exec.LookPath(name); err == nil {
-				chromium = p
-				break
-			}
-		}
-	}
-	if chromium == "" {
-		t.Fatal("no chromium on PATH: run make deps-web (apt-get install chromium)")
-	}
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmp := t.TempDir()
-
+	chromium := browserFor(t)
 	// packlab serve on a free loopback port, building the site first.
-	bin := filepath.Join(tmp, "packlab")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	tmp, root := t.TempDir(), projectRoot(t)
+	bin := buildPacklab(t, root, tmp)
 	site := filepath.Join(tmp, "web")
 	url, stopServe := serve(t, bin, root, site)
 	defer stopServe()
@@ -700,6 +676,47 @@ const helpers = `window.__t = {
 };`
 
 // serve starts `packlab serve` on a free loopback port and returns its URL.
+// browserFor skips t unless the browser tests run (envRun), and is the
+// Chromium they drive: envChromium, else chromium on PATH.
+func browserFor(t *testing.T) string {
+	t.Helper()
+	if os.Getenv(envRun) != "1" {
+		t.Skipf("runs with %s=1 (make test-web)", envRun)
+	}
+	if p := os.Getenv(envChromium); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Fatal("no chromium on PATH: run make deps-web (apt-get install chromium)")
+	return ""
+}
+
+// projectRoot is the project's folder, this package's parent.
+func projectRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// buildPacklab builds packlab from root into folder dir and returns its path.
+func buildPacklab(t *testing.T, root, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "packlab")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
 func serve(t *testing.T, bin, root, site string) (string, func()) {
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--dir", site)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -27,17 +26,7 @@ import (
 // legend items not scrolled away) lies inside the chart: a long first label
 // used to hang off the left edge, cut.
 func TestChartsFitTheirBox(t *testing.T) {
-	if os.Getenv(envRun) != "1" {
-		t.Skipf("runs with %s=1 (make test-web)", envRun)
-	}
-	chromium := os.Getenv(envChromium)
-	if chromium == "" {
-		p, err := exec.LookPath("chromium")
-		if err != nil {
-			t.Fatal("no chromium on PATH: run make deps-web")
-		}
-		chromium = p
-	}
+	chromium := browserFor(t)
 	// Real results, measured in this process: three configurations whose
 	// labels carry types, rows and shards.
 	var results []result.Result

@@ -2,8 +2,6 @@ package web
 
 import (
 	"context"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,28 +20,9 @@ import (
 // holds a String key: the desktop lab and the command line run them in
 // ClickHouse (app's TestStringKeyFromTheForm).
 func TestBrowserStringKey(t *testing.T) {
-	if os.Getenv(envRun) != "1" {
-		t.Skipf("runs with %s=1 (make test-web)", envRun)
-	}
-	chromium := os.Getenv(envChromium)
-	if chromium == "" {
-		p, err := exec.LookPath("chromium")
-		if err != nil {
-			t.Fatal("no chromium on PATH: run make deps-web")
-		}
-		chromium = p
-	}
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "packlab")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	chromium := browserFor(t)
+	tmp, root := t.TempDir(), projectRoot(t)
+	bin := buildPacklab(t, root, tmp)
 	url, stopServe := serve(t, bin, root, filepath.Join(tmp, "web"))
 	defer stopServe()
 
