@@ -202,6 +202,10 @@ type icebergYard struct {
 	kw    uint    // key bits in x
 	lmask uint64  // lowMask(l)
 	n     uint64  // pairs held
+	word  bool    // fingerprints, no extra word, and a slot past its fingerprint read by one 8-byte load at its byte (st+7 <= 64)
+	kf    uint    // lr + ch: the key's bits in a slot past its fingerprint
+	kmask uint64  // lowMask(kf)
+	vmask uint64  // lowMask(v)
 }
 
 // Growth and bucket parameters; see the design comment.
@@ -254,6 +258,9 @@ func icebergGeo(keyBytes, valueBytes int, m uint64, ch uint, minSlots uint64) ic
 		}
 	}
 	y.so = 8 + uint(y.c)*y.fb
+	y.word = y.fb == 8 && y.c <= 64 && y.e == 0 && y.st+7 <= 64
+	y.kf = y.lr + y.ch
+	y.kmask, y.vmask = lowMask(y.kf), lowMask(min(y.v, 64))
 	return y
 }
 
@@ -591,21 +598,35 @@ func (y *icebergYard) findIn(p unsafe.Pointer, cand, rem, c, e uint64) uint {
 	return 0
 }
 
-// icebergMatch is the slots among the first n (of c <= 64) of the bucket at
-// p whose fingerprint byte is fp, one bit a slot: the header's bytes 1..c
-// compared 8 at a time in a word (a zero byte of w^fp's broadcast, found
+// findWord is findIn for a yard of one-word slots (y.word): want is the
+// remainder past its fingerprint and the choice bit (lr+ch bits); it
+// returns the slot's value bits and whether it found one. One load a
+// candidate, which gives the key's bits and the value together.
+func (y *icebergYard) findWord(p unsafe.Pointer, cand, want uint64) (uint64, bool) {
+	for ; cand != 0; cand &= cand - 1 {
+		off := y.so + uint(bits.TrailingZeros64(cand))*y.st
+		w := le64At(unsafe.Add(p, off>>3)) >> (off & 7)
+		if w&y.kmask == want {
+			return w >> y.kf & y.vmask, true
+		}
+	}
+	return 0, false
+}
+
+// icebergMatchWords is icebergMatch where there is no SIMD version (on
+// amd64, iceberg_amd64.s compares 16 bytes at a time): the slots among the
+// first n (of c <= 64) of the bucket at p whose fingerprint byte is fp, one
+// bit a slot, the header's bytes 1..c compared 8 at a time in a word (a zero byte of w^fp's broadcast, found
 // without carries between bytes), each word's 8 flags gathered into a byte
 // by one multiply. No branch on the bucket's contents.
-func icebergMatch(p unsafe.Pointer, fp byte, n, c uint64) uint64 {
-	const lo7, hi = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
+func icebergMatchWords(p unsafe.Pointer, fp byte, n, c uint64) uint64 {
 	b := uint64(fp) * 0x0101010101010101
 	var cand uint64
-	for j := uint64(0); j < c; j += 8 {
+	for j := uint(0); j < uint(c); j += 8 {
 		x := le64At(unsafe.Add(p, 1+j)) ^ b
-		z := ^((x&lo7 + lo7) | x) & hi
-		cand |= (z >> 7) * 0x0102040810204080 >> 56 << j
+		cand |= (^((x&0x7f7f7f7f7f7f7f7f + 0x7f7f7f7f7f7f7f7f) | x) & 0x8080808080808080 >> 7) * 0x0102040810204080 >> 56 << j
 	}
-	return cand & lowMask(uint(n))
+	return cand & (1<<n - 1)
 }
 
 // value reads the value at bit off of the bucket at p.
@@ -623,7 +644,19 @@ func (t *Iceberg[K, V]) Get(key K) (V, bool) {
 		f := &t.front
 		home, _ := bits.Mul64(x, f.m)
 		p := unsafe.Add(f.base, uintptr(home)*f.bb)
-		if off := f.find(p, x>>(64-f.kw)&f.lmask, 0, 0); off != 0 {
+		rem := x >> (64 - f.kw) & f.lmask
+		if f.word {
+			prefetchLines(p, f.bb/64)
+			n := icebergCount(p)
+			if w, ok := f.findWord(p, icebergMatch(p, byte(rem), n, f.c), rem>>8); ok {
+				return fromWord[V](w), true
+			}
+			if n < f.c {
+				return t.getMiss()
+			}
+			return t.getBack(key, x, 0)
+		}
+		if off := f.find(p, rem, 0, 0); off != 0 {
 			return t.value(f, p, off), true
 		}
 		if icebergCount(p) < f.c {
@@ -656,11 +689,13 @@ func (t *Iceberg[K, V]) getBack(key K, x, e uint64) (V, bool) {
 	b := &t.back
 	rem := b.rem(x)
 	b1 := mulHi(x, b.m)
-	p := b.bucket(b1)
+	p, p2 := b.bucket(b1), b.bucket(b.alt(b1, rem, 0))
+	// Both buckets' misses at once, not one after the other.
+	prefetchLines(p2, b.bb/64)
 	if off := b.find(p, rem, 0, e); off != 0 {
 		return t.value(b, p, off), true
 	}
-	p = b.bucket(b.alt(b1, rem, 0))
+	p = p2
 	if off := b.find(p, rem, 1, e); off != 0 {
 		return t.value(b, p, off), true
 	}
@@ -944,7 +979,14 @@ func (t *Iceberg[K, V]) GetMany(keys []K, values []V, found []bool) int {
 			x, e := q.x[j], q.e[j]
 			var v V
 			ok := false
-			if off := f.findIn(p, q.cand[j], f.rem(x), 0, e); off != 0 {
+			if f.word {
+				var w uint64
+				if w, ok = f.findWord(p, q.cand[j], f.rem(x)>>8); ok {
+					v = fromWord[V](w)
+				} else if icebergCount(p) >= f.c {
+					v, ok = t.getBack(key, x, e)
+				}
+			} else if off := f.findIn(p, q.cand[j], f.rem(x), 0, e); off != 0 {
 				v, ok = t.value(f, p, off), true
 			} else if icebergCount(p) >= f.c {
 				v, ok = t.getBack(key, x, e)

@@ -6,14 +6,16 @@ import (
 	"unsafe"
 )
 
-// TestIcebergMatch checks the fingerprint match against a slot-by-slot
-// loop for every count of buckets of 6 to 64 slots, fingerprints drawn from
-// a few values so that many slots match, and the probe's byte equal to the
-// free slots' zero.
+// TestIcebergMatch checks the fingerprint match (icebergMatch, SIMD on
+// amd64, and icebergMatchWords) against a slot-by-slot loop for every count
+// of buckets of 6 to 64 slots, fingerprints drawn from a few values so that
+// many slots match, and the probe's byte equal to the free slots' zero. The
+// buffer is a bucket of 64 bytes and a slab's pad: the SIMD match reads 16,
+// 32 or 64 bytes past the count.
 func TestIcebergMatch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, c := range []uint64{6, 8, 9, 16, 17, 24, 63, 64} {
-		buf := make([]byte, 1+c+8)
+	for _, c := range []uint64{6, 8, 9, 16, 17, 24, 26, 32, 33, 48, 63, 64} {
+		buf := make([]byte, 64+icebergPad)
 		for range 200 {
 			n := rng.Uint64N(c + 1)
 			for i := range buf {
@@ -34,6 +36,9 @@ func TestIcebergMatch(t *testing.T) {
 				}
 				if got := icebergMatch(unsafe.Pointer(&buf[0]), fp, n, c); got != want {
 					t.Fatalf("c %d n %d fp %d: icebergMatch %b, want %b (header % x)", c, n, fp, got, want, buf[:1+c])
+				}
+				if got := icebergMatchWords(unsafe.Pointer(&buf[0]), fp, n, c); got != want {
+					t.Fatalf("c %d n %d fp %d: icebergMatchWords %b, want %b (header % x)", c, n, fp, got, want, buf[:1+c])
 				}
 			}
 		}
