@@ -432,6 +432,24 @@ func orBits(p unsafe.Pointer, off, n uint, v uint64) {
 	}
 }
 
+// appendWord writes the st <= 57 bits of v at bit off of the bucket at p,
+// where they and every bit after them are zero (the next free slot of a
+// yard of one-word slots): the slot's first byte is read (the previous
+// slot's last bits may share it) and the word stored, no read of the
+// word the previous slot's store just wrote (an 8-byte load overlapping
+// part of an 8-byte store in flight cannot take its bytes from it, and
+// waits for it to reach the cache). The word may run past the slot into
+// zero bits; near the bucket's end, where it would run into the next
+// bucket, orBits.
+func (y *icebergYard) appendWord(p unsafe.Pointer, off uint, v uint64) {
+	q := unsafe.Add(p, off>>3)
+	if uintptr(off>>3)+8 > y.bb || icebergAppendOff {
+		orBits(p, off, y.st, v)
+		return
+	}
+	storeLE64At(q, uint64(*(*byte)(q))|(v&lowMask(y.st))<<(off&7))
+}
+
 // bucket is the address of bucket i.
 func (y *icebergYard) bucket(i uint64) unsafe.Pointer {
 	return unsafe.Add(y.base, uintptr(i)*y.bb)
@@ -519,7 +537,12 @@ func (y *icebergYard) slot(p unsafe.Pointer, i uint64) (rem, c, e, vlo, vhi uint
 // put writes a pair into the next free slot of the bucket at p (count < c).
 func (y *icebergYard) put(p unsafe.Pointer, rem, c, e, vlo, vhi uint64) {
 	n := icebergCount(p)
-	y.write(p, n, rem, c, e, vlo, vhi)
+	if y.word {
+		*(*byte)(unsafe.Add(p, 1+n)) = byte(rem)
+		y.appendWord(p, y.off(n), rem>>8|c<<y.lr|vlo<<y.kf)
+	} else {
+		y.write(p, n, rem, c, e, vlo, vhi)
+	}
 	*(*byte)(p) = byte(n + 1)
 	y.n++
 }
@@ -1125,7 +1148,11 @@ func (t *Iceberg[K, V]) moveFrontBucket(o *icebergYard, p unsafe.Pointer, n, u0 
 		}
 		r := f.rem(x)
 		*(*byte)(unsafe.Add(q, 1+c)) = byte(r)
-		orBits(q, f.off(c), f.st, r>>8|v<<f.lr)
+		if f.word {
+			f.appendWord(q, f.off(c), r>>8|v<<f.lr)
+		} else {
+			orBits(q, f.off(c), f.st, r>>8|v<<f.lr)
+		}
 		*(*byte)(q) = byte(c + 1)
 		f.n++
 	}
@@ -1205,6 +1232,8 @@ type icebergPlacer interface {
 }
 
 func (t *Iceberg[K, V]) yards() (front, back *icebergYard) { return &t.front, &t.back }
+
+var icebergAppendOff bool
 
 // icebergGrowHook, when set (tests only), hears at the end of every growth
 // pass how much of the old front yard it had released, and its size.
