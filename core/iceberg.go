@@ -695,6 +695,16 @@ func (t *Iceberg[K, V]) Get(key K) (V, bool) {
 func (t *Iceberg[K, V]) getHashed(key K, x, e uint64) (V, bool) {
 	f := &t.front
 	p := f.bucket(mulHi(x, f.m))
+	if f.word {
+		rem, n := f.rem(x), icebergCount(p)
+		if w, ok := f.findWord(p, icebergMatch(p, byte(rem), n, f.c), rem>>8); ok {
+			return fromWord[V](w), true
+		}
+		if n < f.c {
+			return t.getMiss()
+		}
+		return t.getBack(key, x, e)
+	}
 	if off := f.find(p, f.rem(x), 0, e); off != 0 {
 		return t.value(f, p, off), true
 	}
