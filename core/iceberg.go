@@ -50,13 +50,34 @@ import (
 // buckets) has no fingerprint: its whole L bits are in the slot, slot 0 at
 // bit 8, and a lookup reads every slot.
 //
-// The fingerprints buy the lookup: it compares the key's byte with 8 of
-// them in one word (icebergMatch) and reads only the slots that match, one
-// a hit and 1/256 of the others, in place of a loop over up to C slots
-// whose exit was mispredicted once a lookup (single Get at 1e7, against
-// compact's in the same process: 0.62-0.67x, from 0.39-0.46x; and
-// in cache, at 1e5: 1.8x compact's, from 0.97x). They cost no bits: they are 8 of
-// the remainder's.
+// The fingerprints buy the lookup: it compares the key's byte with all of
+// them at once (icebergMatch: 16 bytes an SSE2 compare on amd64,
+// iceberg_amd64.s; 8 in a word elsewhere, icebergMatchWords) and reads only
+// the slots that match, one a hit and 1/256 of the others, in place of a
+// loop over up to C slots whose exit was mispredicted once a lookup (single
+// Get at 1e7, against compact's in the same process: 0.62-0.67x, from
+// 0.39-0.46x; and in cache, at 1e5: 1.8x compact's, from 0.97x). They cost
+// no bits: they are 8 of the remainder's.
+//
+// # One-word slots
+//
+// Once a table has 2^15 front buckets (<UInt64,UInt16>; fewer for narrower
+// keys or values) a slot past its fingerprint is at most 57 bits, so one
+// 8-byte load at its first byte holds it whole (icebergYard.word): a lookup
+// reads the candidate's key bits and value in that one load (findWord), and
+// an insert appends a pair with one store (appendWord: it reads only the
+// slot's first byte, not the word the previous pair's store just wrote,
+// which store forwarding cannot serve). What bounds a loop of single Gets
+// is how many of them the CPU keeps in flight: a Get that waits on its
+// header's miss holds every operation that depends on it, so the fewer
+// those are, the more Gets overlap. A chain of dependent Gets at 1e7 took
+// 285 CPU ns a Get, independent ones 130. In one process at 1e7, alternating
+// (CPU ns an independent Get): the word-at-a-time match 153, with a
+// prefetch of the bucket's three lines as the Get starts 147, the SSE2
+// match 123, both 108; single Get through core.Map, side-by-side harness,
+// 4.60 M rows/s before these (one-word slots, SSE2, the prefetches, the
+// back buckets' two misses at once in getBack) and 9.44 after, boost's
+// read 24.30 in the same rounds.
 //
 // # The slabs
 //
@@ -158,13 +179,21 @@ import (
 //     against 67.6-107.0; without one, growth is three quarters of a load.
 //   - Tried and dropped (docs/performance.md): a batch pipeline that
 //     prefetches only the lines it will read but matched each header twice
-//     and left the back buckets to Get, and a Get that prefetches its
-//     bucket's other lines first; both cost more than they bought.
-//   - What is left: batch speed (above); single-key Get (0.20x boost's
-//     read at 1e7 on a quiet machine, target 0.8x): one
-//     dependent miss on the header's line and a second on the matched
-//     slot's; a single Get's key in the back yard reads its two back
-//     buckets one miss after the other; the old back yard held to the end of a growth
+//     and left the back buckets to Get; deeper pipelines (the first lines
+//     2 to 8 batches ahead, the match 1 to 3): no change.
+//   - One-word slots and the SSE2 match (above), side-by-side harness at
+//     1e7 against the code before them, one run, medians of 3: batch read
+//     23.69 -> 32.08 M rows/s (boost 24.30: 0.97x -> 1.32x), batch load
+//     3.03 -> 2.83 s (boost 2.57: 0.85x -> 0.91x).
+//   - What is left: the batch load (0.91x boost's at 1e7, target 1.0x):
+//     three quarters of it is the growth passes, x9/8 moving each pair
+//     about 8 times; the batch read at 1e8 (0.86x boost's, target 1.3x);
+//     single-key Get (0.39x boost's read at 1e7, target 0.8x): a dependent
+//     miss on the header's line, then the slot's, whose line the Get's
+//     prefetch has had in flight since it began; misses 1.42x a hit's
+//     time at 1e7 (target 1.2x): a miss ends on an unpredictable branch on
+//     whether its bucket is full, and a full one's reads the back yard;
+//     the old back yard held to the end of a growth
 //     (about 0.4 B a pair of the peak at 1e8: interleaved with the pass
 //     it faulted in the new front yard early, see grow).
 
@@ -443,7 +472,7 @@ func orBits(p unsafe.Pointer, off, n uint, v uint64) {
 // bucket, orBits.
 func (y *icebergYard) appendWord(p unsafe.Pointer, off uint, v uint64) {
 	q := unsafe.Add(p, off>>3)
-	if uintptr(off>>3)+8 > y.bb || icebergAppendOff {
+	if uintptr(off>>3)+8 > y.bb {
 		orBits(p, off, y.st, v)
 		return
 	}
@@ -1242,8 +1271,6 @@ type icebergPlacer interface {
 }
 
 func (t *Iceberg[K, V]) yards() (front, back *icebergYard) { return &t.front, &t.back }
-
-var icebergAppendOff bool
 
 // icebergGrowHook, when set (tests only), hears at the end of every growth
 // pass how much of the old front yard it had released, and its size.
