@@ -85,7 +85,8 @@ import (
 //	back:  | bucket 0 | ... | bucket mb-1 | 16 bytes of pad |
 //
 // The pad lets a slot's 8-byte loads (and the ninth byte of a field that
-// straddles them) stay inside the slab.
+// straddles them) stay inside the slab, and the SSE2 match's 16-byte loads
+// of the last bucket's header (up to byte 64 of a bucket of 64 slots).
 //
 // # The back yard
 //
