@@ -183,13 +183,16 @@ import (
 //     and left the back buckets to Get; deeper pipelines (the first lines
 //     2 to 8 batches ahead, the match 1 to 3): no change.
 //   - One-word slots and the SSE2 match (above), side-by-side harness at
-//     1e7 against the code before them, one run, medians of 3: batch read
-//     23.69 -> 32.08 M rows/s (boost 24.30: 0.97x -> 1.32x), batch load
-//     3.03 -> 2.83 s (boost 2.57: 0.85x -> 0.91x).
-//   - What is left: the batch load (0.91x boost's at 1e7, target 1.0x):
+//     1e7 against the code before them, one run, medians of 3, load 4-5:
+//     batch read 23.69 -> 32.08 M rows/s (boost 24.30: 0.97x -> 1.32x),
+//     batch load 3.03 -> 2.83 s (boost 2.57: 0.85x -> 0.91x). On the idle
+//     machine after them: read 1.15x boost's (1.04x before), load 0.88x
+//     (0.90x), Get 0.42x (0.22x).
+//   - What is left: the batch load (0.88x boost's at 1e7, target 1.0x):
 //     three quarters of it is the growth passes, x9/8 moving each pair
-//     about 8 times; the batch read at 1e8 (0.86x boost's, target 1.3x);
-//     single-key Get (0.39x boost's read at 1e7, target 0.8x): a dependent
+//     about 8 times; the batch read (1.15x boost's at 1e7, 0.86x at 1e8,
+//     target 1.3x); single-key Get (0.42x boost's read at 1e7, target
+//     0.8x): a dependent
 //     miss on the header's line, then the slot's, whose line the Get's
 //     prefetch has had in flight since it began; misses 1.42x a hit's
 //     time at 1e7 (target 1.2x): a miss ends on an unpredictable branch on
