@@ -192,14 +192,13 @@ import (
 //     three quarters of it is the growth passes, x9/8 moving each pair
 //     about 8 times; the batch read (1.15x boost's at 1e7, 0.86x at 1e8,
 //     target 1.3x); single-key Get (0.42x boost's read at 1e7, target
-//     0.8x): a dependent
-//     miss on the header's line, then the slot's, whose line the Get's
-//     prefetch has had in flight since it began; misses 1.42x a hit's
-//     time at 1e7 (target 1.2x): a miss ends on an unpredictable branch on
-//     whether its bucket is full, and a full one's reads the back yard;
-//     the old back yard held to the end of a growth
-//     (about 0.4 B a pair of the peak at 1e8: interleaved with the pass
-//     it faulted in the new front yard early, see grow).
+//     0.8x): a dependent miss on the header's line, then the slot's, whose
+//     line the Get's prefetch has had in flight since it began; misses
+//     1.42x a hit's time at 1e7 (target 1.2x): a miss ends on an
+//     unpredictable branch on whether its bucket is full, and a full
+//     one's reads the back yard; the old back yard held to the end of a
+//     growth (about 0.4 B a pair of the peak at 1e8: interleaved with the
+//     pass it faulted in the new front yard early, see grow).
 
 // Iceberg is packlab's layout nearest the information limit at a hash
 // table's speed: quotiented slots packed bit to bit into buckets of whole
