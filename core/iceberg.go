@@ -50,13 +50,34 @@ import (
 // buckets) has no fingerprint: its whole L bits are in the slot, slot 0 at
 // bit 8, and a lookup reads every slot.
 //
-// The fingerprints buy the lookup: it compares the key's byte with 8 of
-// them in one word (icebergMatch) and reads only the slots that match, one
-// a hit and 1/256 of the others, in place of a loop over up to C slots
-// whose exit was mispredicted once a lookup (single Get at 1e7, against
-// compact's in the same process: 0.62-0.67x, from 0.39-0.46x; and
-// in cache, at 1e5: 1.8x compact's, from 0.97x). They cost no bits: they are 8 of
-// the remainder's.
+// The fingerprints buy the lookup: it compares the key's byte with all of
+// them at once (icebergMatch: 16 bytes an SSE2 compare on amd64,
+// iceberg_amd64.s; 8 in a word elsewhere, icebergMatchWords) and reads only
+// the slots that match, one a hit and 1/256 of the others, in place of a
+// loop over up to C slots whose exit was mispredicted once a lookup (single
+// Get at 1e7, against compact's in the same process: 0.62-0.67x, from
+// 0.39-0.46x; and in cache, at 1e5: 1.8x compact's, from 0.97x). They cost
+// no bits: they are 8 of the remainder's.
+//
+// # One-word slots
+//
+// Once a table has 2^15 front buckets (<UInt64,UInt16>; fewer for narrower
+// keys or values) a slot past its fingerprint is at most 57 bits, so one
+// 8-byte load at its first byte holds it whole (icebergYard.word): a lookup
+// reads the candidate's key bits and value in that one load (findWord), and
+// an insert appends a pair with one store (appendWord: it reads only the
+// slot's first byte, not the word the previous pair's store just wrote,
+// which store forwarding cannot serve). What bounds a loop of single Gets
+// is how many of them the CPU keeps in flight: a Get that waits on its
+// header's miss holds every operation that depends on it, so the fewer
+// those are, the more Gets overlap. A chain of dependent Gets at 1e7 took
+// 285 CPU ns a Get, independent ones 130. In one process at 1e7, alternating
+// (CPU ns an independent Get): the word-at-a-time match 153, with a
+// prefetch of the bucket's three lines as the Get starts 147, the SSE2
+// match 123, both 108; single Get through core.Map, side-by-side harness,
+// 4.60 M rows/s before these (one-word slots, SSE2, the prefetches, the
+// back buckets' two misses at once in getBack) and 9.44 after, boost's
+// read 24.30 in the same rounds.
 //
 // # The slabs
 //
@@ -64,7 +85,8 @@ import (
 //	back:  | bucket 0 | ... | bucket mb-1 | 16 bytes of pad |
 //
 // The pad lets a slot's 8-byte loads (and the ninth byte of a field that
-// straddles them) stay inside the slab.
+// straddles them) stay inside the slab, and the SSE2 match's 16-byte loads
+// of the last bucket's header (up to byte 64 of a bucket of 64 slots).
 //
 // # The back yard
 //
@@ -158,15 +180,25 @@ import (
 //     against 67.6-107.0; without one, growth is three quarters of a load.
 //   - Tried and dropped (docs/performance.md): a batch pipeline that
 //     prefetches only the lines it will read but matched each header twice
-//     and left the back buckets to Get, and a Get that prefetches its
-//     bucket's other lines first; both cost more than they bought.
-//   - What is left: batch speed (above); single-key Get (0.20x boost's
-//     read at 1e7 on a quiet machine, target 0.8x): one
-//     dependent miss on the header's line and a second on the matched
-//     slot's; a single Get's key in the back yard reads its two back
-//     buckets one miss after the other; the old back yard held to the end of a growth
-//     (about 0.4 B a pair of the peak at 1e8: interleaved with the pass
-//     it faulted in the new front yard early, see grow).
+//     and left the back buckets to Get; deeper pipelines (the first lines
+//     2 to 8 batches ahead, the match 1 to 3): no change.
+//   - One-word slots and the SSE2 match (above), side-by-side harness at
+//     1e7 against the code before them, one run, medians of 3, load 4-5:
+//     batch read 23.69 -> 32.08 M rows/s (boost 24.30: 0.97x -> 1.32x),
+//     batch load 3.03 -> 2.83 s (boost 2.57: 0.85x -> 0.91x). On the idle
+//     machine after them: read 1.15x boost's (1.04x before), load 0.88x
+//     (0.90x), Get 0.42x (0.22x).
+//   - What is left: the batch load (0.88x boost's at 1e7, target 1.0x):
+//     three quarters of it is the growth passes, x9/8 moving each pair
+//     about 8 times; the batch read (1.15x boost's at 1e7, 0.86x at 1e8,
+//     target 1.3x); single-key Get (0.42x boost's read at 1e7, target
+//     0.8x): a dependent miss on the header's line, then the slot's, whose
+//     line the Get's prefetch has had in flight since it began; misses
+//     1.42x a hit's time at 1e7 (target 1.2x): a miss ends on an
+//     unpredictable branch on whether its bucket is full, and a full
+//     one's reads the back yard; the old back yard held to the end of a
+//     growth (about 0.4 B a pair of the peak at 1e8: interleaved with the
+//     pass it faulted in the new front yard early, see grow).
 
 // Iceberg is packlab's layout nearest the information limit at a hash
 // table's speed: quotiented slots packed bit to bit into buckets of whole
@@ -202,6 +234,10 @@ type icebergYard struct {
 	kw    uint    // key bits in x
 	lmask uint64  // lowMask(l)
 	n     uint64  // pairs held
+	word  bool    // fingerprints, no extra word, and a slot past its fingerprint read by one 8-byte load at its byte (st+7 <= 64)
+	kf    uint    // lr + ch: the key's bits in a slot past its fingerprint
+	kmask uint64  // lowMask(kf)
+	vmask uint64  // lowMask(v)
 }
 
 // Growth and bucket parameters; see the design comment.
@@ -254,6 +290,9 @@ func icebergGeo(keyBytes, valueBytes int, m uint64, ch uint, minSlots uint64) ic
 		}
 	}
 	y.so = 8 + uint(y.c)*y.fb
+	y.word = y.fb == 8 && y.c <= 64 && y.e == 0 && y.st+7 <= 64
+	y.kf = y.lr + y.ch
+	y.kmask, y.vmask = lowMask(y.kf), lowMask(min(y.v, 64))
 	return y
 }
 
@@ -425,6 +464,24 @@ func orBits(p unsafe.Pointer, off, n uint, v uint64) {
 	}
 }
 
+// appendWord writes the st <= 57 bits of v at bit off of the bucket at p,
+// where they and every bit after them are zero (the next free slot of a
+// yard of one-word slots): the slot's first byte is read (the previous
+// slot's last bits may share it) and the word stored, no read of the
+// word the previous slot's store just wrote (an 8-byte load overlapping
+// part of an 8-byte store in flight cannot take its bytes from it, and
+// waits for it to reach the cache). The word may run past the slot into
+// zero bits; near the bucket's end, where it would run into the next
+// bucket, orBits.
+func (y *icebergYard) appendWord(p unsafe.Pointer, off uint, v uint64) {
+	q := unsafe.Add(p, off>>3)
+	if uintptr(off>>3)+8 > y.bb {
+		orBits(p, off, y.st, v)
+		return
+	}
+	storeLE64At(q, uint64(*(*byte)(q))|(v&lowMask(y.st))<<(off&7))
+}
+
 // bucket is the address of bucket i.
 func (y *icebergYard) bucket(i uint64) unsafe.Pointer {
 	return unsafe.Add(y.base, uintptr(i)*y.bb)
@@ -512,7 +569,12 @@ func (y *icebergYard) slot(p unsafe.Pointer, i uint64) (rem, c, e, vlo, vhi uint
 // put writes a pair into the next free slot of the bucket at p (count < c).
 func (y *icebergYard) put(p unsafe.Pointer, rem, c, e, vlo, vhi uint64) {
 	n := icebergCount(p)
-	y.write(p, n, rem, c, e, vlo, vhi)
+	if y.word {
+		*(*byte)(unsafe.Add(p, 1+n)) = byte(rem)
+		y.appendWord(p, y.off(n), rem>>8|c<<y.lr|vlo<<y.kf)
+	} else {
+		y.write(p, n, rem, c, e, vlo, vhi)
+	}
 	*(*byte)(p) = byte(n + 1)
 	y.n++
 }
@@ -591,21 +653,35 @@ func (y *icebergYard) findIn(p unsafe.Pointer, cand, rem, c, e uint64) uint {
 	return 0
 }
 
-// icebergMatch is the slots among the first n (of c <= 64) of the bucket at
-// p whose fingerprint byte is fp, one bit a slot: the header's bytes 1..c
-// compared 8 at a time in a word (a zero byte of w^fp's broadcast, found
+// findWord is findIn for a yard of one-word slots (y.word): want is the
+// remainder past its fingerprint and the choice bit (lr+ch bits); it
+// returns the slot's value bits and whether it found one. One load a
+// candidate, which gives the key's bits and the value together.
+func (y *icebergYard) findWord(p unsafe.Pointer, cand, want uint64) (uint64, bool) {
+	for ; cand != 0; cand &= cand - 1 {
+		off := y.so + uint(bits.TrailingZeros64(cand))*y.st
+		w := le64At(unsafe.Add(p, off>>3)) >> (off & 7)
+		if w&y.kmask == want {
+			return w >> y.kf & y.vmask, true
+		}
+	}
+	return 0, false
+}
+
+// icebergMatchWords is icebergMatch where there is no SIMD version (on
+// amd64, iceberg_amd64.s compares 16 bytes at a time): the slots among the
+// first n (of c <= 64) of the bucket at p whose fingerprint byte is fp, one
+// bit a slot, the header's bytes 1..c compared 8 at a time in a word (a zero byte of w^fp's broadcast, found
 // without carries between bytes), each word's 8 flags gathered into a byte
 // by one multiply. No branch on the bucket's contents.
-func icebergMatch(p unsafe.Pointer, fp byte, n, c uint64) uint64 {
-	const lo7, hi = 0x7f7f7f7f7f7f7f7f, 0x8080808080808080
+func icebergMatchWords(p unsafe.Pointer, fp byte, n, c uint64) uint64 {
 	b := uint64(fp) * 0x0101010101010101
 	var cand uint64
-	for j := uint64(0); j < c; j += 8 {
+	for j := uint(0); j < uint(c); j += 8 {
 		x := le64At(unsafe.Add(p, 1+j)) ^ b
-		z := ^((x&lo7 + lo7) | x) & hi
-		cand |= (z >> 7) * 0x0102040810204080 >> 56 << j
+		cand |= (^((x&0x7f7f7f7f7f7f7f7f + 0x7f7f7f7f7f7f7f7f) | x) & 0x8080808080808080 >> 7) * 0x0102040810204080 >> 56 << j
 	}
-	return cand & lowMask(uint(n))
+	return cand & (1<<n - 1)
 }
 
 // value reads the value at bit off of the bucket at p.
@@ -623,7 +699,19 @@ func (t *Iceberg[K, V]) Get(key K) (V, bool) {
 		f := &t.front
 		home, _ := bits.Mul64(x, f.m)
 		p := unsafe.Add(f.base, uintptr(home)*f.bb)
-		if off := f.find(p, x>>(64-f.kw)&f.lmask, 0, 0); off != 0 {
+		rem := x >> (64 - f.kw) & f.lmask
+		if f.word {
+			prefetchLines(p, f.bb/64)
+			n := icebergCount(p)
+			if w, ok := f.findWord(p, icebergMatch(p, byte(rem), n, f.c), rem>>8); ok {
+				return fromWord[V](w), true
+			}
+			if n < f.c {
+				return t.getMiss()
+			}
+			return t.getBack(key, x, 0)
+		}
+		if off := f.find(p, rem, 0, 0); off != 0 {
 			return t.value(f, p, off), true
 		}
 		if icebergCount(p) < f.c {
@@ -639,6 +727,16 @@ func (t *Iceberg[K, V]) Get(key K) (V, bool) {
 func (t *Iceberg[K, V]) getHashed(key K, x, e uint64) (V, bool) {
 	f := &t.front
 	p := f.bucket(mulHi(x, f.m))
+	if f.word {
+		rem, n := f.rem(x), icebergCount(p)
+		if w, ok := f.findWord(p, icebergMatch(p, byte(rem), n, f.c), rem>>8); ok {
+			return fromWord[V](w), true
+		}
+		if n < f.c {
+			return t.getMiss()
+		}
+		return t.getBack(key, x, e)
+	}
 	if off := f.find(p, f.rem(x), 0, e); off != 0 {
 		return t.value(f, p, off), true
 	}
@@ -656,11 +754,13 @@ func (t *Iceberg[K, V]) getBack(key K, x, e uint64) (V, bool) {
 	b := &t.back
 	rem := b.rem(x)
 	b1 := mulHi(x, b.m)
-	p := b.bucket(b1)
+	p, p2 := b.bucket(b1), b.bucket(b.alt(b1, rem, 0))
+	// Both buckets' misses at once, not one after the other.
+	prefetchLines(p2, b.bb/64)
 	if off := b.find(p, rem, 0, e); off != 0 {
 		return t.value(b, p, off), true
 	}
-	p = b.bucket(b.alt(b1, rem, 0))
+	p = p2
 	if off := b.find(p, rem, 1, e); off != 0 {
 		return t.value(b, p, off), true
 	}
@@ -944,7 +1044,14 @@ func (t *Iceberg[K, V]) GetMany(keys []K, values []V, found []bool) int {
 			x, e := q.x[j], q.e[j]
 			var v V
 			ok := false
-			if off := f.findIn(p, q.cand[j], f.rem(x), 0, e); off != 0 {
+			if f.word {
+				var w uint64
+				if w, ok = f.findWord(p, q.cand[j], f.rem(x)>>8); ok {
+					v = fromWord[V](w)
+				} else if icebergCount(p) >= f.c {
+					v, ok = t.getBack(key, x, e)
+				}
+			} else if off := f.findIn(p, q.cand[j], f.rem(x), 0, e); off != 0 {
 				v, ok = t.value(f, p, off), true
 			} else if icebergCount(p) >= f.c {
 				v, ok = t.getBack(key, x, e)
@@ -1083,7 +1190,11 @@ func (t *Iceberg[K, V]) moveFrontBucket(o *icebergYard, p unsafe.Pointer, n, u0 
 		}
 		r := f.rem(x)
 		*(*byte)(unsafe.Add(q, 1+c)) = byte(r)
-		orBits(q, f.off(c), f.st, r>>8|v<<f.lr)
+		if f.word {
+			f.appendWord(q, f.off(c), r>>8|v<<f.lr)
+		} else {
+			orBits(q, f.off(c), f.st, r>>8|v<<f.lr)
+		}
 		*(*byte)(q) = byte(c + 1)
 		f.n++
 	}

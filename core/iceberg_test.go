@@ -6,14 +6,16 @@ import (
 	"unsafe"
 )
 
-// TestIcebergMatch checks the fingerprint match against a slot-by-slot
-// loop for every count of buckets of 6 to 64 slots, fingerprints drawn from
-// a few values so that many slots match, and the probe's byte equal to the
-// free slots' zero.
+// TestIcebergMatch checks the fingerprint match (icebergMatch, SIMD on
+// amd64, and icebergMatchWords) against a slot-by-slot loop for every count
+// of buckets of 6 to 64 slots, fingerprints drawn from a few values so that
+// many slots match, and the probe's byte equal to the free slots' zero. The
+// buffer is a bucket of 64 bytes and a slab's pad: the SIMD match reads 16,
+// 32 or 64 bytes past the count.
 func TestIcebergMatch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, c := range []uint64{6, 8, 9, 16, 17, 24, 63, 64} {
-		buf := make([]byte, 1+c+8)
+	for _, c := range []uint64{6, 8, 9, 16, 17, 24, 26, 32, 33, 48, 63, 64} {
+		buf := make([]byte, 64+icebergPad)
 		for range 200 {
 			n := rng.Uint64N(c + 1)
 			for i := range buf {
@@ -34,6 +36,9 @@ func TestIcebergMatch(t *testing.T) {
 				}
 				if got := icebergMatch(unsafe.Pointer(&buf[0]), fp, n, c); got != want {
 					t.Fatalf("c %d n %d fp %d: icebergMatch %b, want %b (header % x)", c, n, fp, got, want, buf[:1+c])
+				}
+				if got := icebergMatchWords(unsafe.Pointer(&buf[0]), fp, n, c); got != want {
+					t.Fatalf("c %d n %d fp %d: icebergMatchWords %b, want %b (header % x)", c, n, fp, got, want, buf[:1+c])
 				}
 			}
 		}
@@ -112,8 +117,10 @@ func TestIcebergFingerprintCollisions(t *testing.T) {
 // width (1 and 2 bytes: buckets without fingerprints; 16: the extra hash
 // word in the slot) and a 16-byte value, hits and misses mixed, in tables
 // with full front buckets and a back yard, over key slices that end
-// inside a batch.
+// inside a batch; every value read is the one inserted. UInt32 and
+// UInt64/UInt8 have slots of one word (findWord, appendWord).
 func TestIcebergGetManyTypes(t *testing.T) {
+	testIcebergGetMany[uint64, uint8](t, "UInt64/UInt8", func(i uint64) uint64 { return i * 0x9e3779b97f4a7c15 }, 20000)
 	testIcebergGetMany[uint8, uint16](t, "UInt8", func(i uint64) uint8 { return uint8(i) }, 200)
 	testIcebergGetMany[uint16, uint16](t, "UInt16", func(i uint64) uint16 { return uint16(i * 7) }, 5000)
 	testIcebergGetMany[uint32, uint16](t, "UInt32", func(i uint64) uint32 { return uint32(i * 0x9e3779b9) }, 20000)
@@ -130,6 +137,12 @@ func testIcebergGetMany[K, V Bits](t *testing.T, name string, key func(uint64) K
 	if b := tb.Buckets(); b.BackPairs == 0 && sizeOf[K]() >= 4 {
 		t.Fatalf("%s: no pair in the back yard: %+v", name, b)
 	}
+	if (sizeOf[K]() == 4 || name == "UInt64/UInt8") && !tb.front.word {
+		t.Fatalf("%s: the front yard's slots are not of one word", name)
+	}
+	if err := tb.CheckInvariants(); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
 	for _, m := range []uint64{n, n - 3, 5} {
 		keys := make([]K, 0, m)
 		for i := range m {
@@ -142,6 +155,9 @@ func testIcebergGetMany[K, V Bits](t *testing.T, name string, key func(uint64) K
 			v, ok := tb.Get(k)
 			if ok != found[i] || v != vals[i] {
 				t.Fatalf("%s: GetMany gave key #%d %v, %v; Get gives %v, %v", name, i, vals[i], found[i], v, ok)
+			}
+			if want := FromUint64[V](uint64(i), ^uint64(i)); ok && v != want {
+				t.Fatalf("%s: key #%d reads %v, was inserted with %v", name, i, v, want)
 			}
 			hits += b2i(ok)
 		}
