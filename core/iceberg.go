@@ -186,12 +186,12 @@ import (
 //     1e7 against the code before them, one run, medians of 3, load 4-5:
 //     batch read 23.69 -> 32.08 M rows/s (boost 24.30: 0.97x -> 1.32x),
 //     batch load 3.03 -> 2.83 s (boost 2.57: 0.85x -> 0.91x). On the idle
-//     machine after them: read 1.15x boost's (1.04x before), load 0.88x
-//     (0.90x), Get 0.42x (0.22x).
-//   - What is left: the batch load (0.88x boost's at 1e7, target 1.0x):
+//     machine after them: read 1.15x-1.22x boost's (1.04x before), load
+//     0.86x-0.88x (0.90x), Get 0.38x-0.42x (0.22x).
+//   - What is left: the batch load (0.86x-0.88x boost's at 1e7, target 1.0x):
 //     three quarters of it is the growth passes, x9/8 moving each pair
-//     about 8 times; the batch read (1.15x boost's at 1e7, 0.86x at 1e8,
-//     target 1.3x); single-key Get (0.42x boost's read at 1e7, target
+//     about 8 times; the batch read (1.15x-1.22x boost's at 1e7, 0.86x at 1e8,
+//     target 1.3x); single-key Get (0.38x-0.42x boost's read at 1e7, target
 //     0.8x): a dependent miss on the header's line, then the slot's, whose
 //     line the Get's prefetch has had in flight since it began; misses
 //     1.42x a hit's time at 1e7 (target 1.2x): a miss ends on an
