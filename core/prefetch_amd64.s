@@ -15,3 +15,14 @@ loop:
 	JNZ loop
 done:
 	RET
+
+// func prefetchLines(p unsafe.Pointer, lines uintptr)
+TEXT ·prefetchLines(SB), NOSPLIT, $0-16
+	MOVQ p+0(FP), AX
+	MOVQ lines+8(FP), CX
+loop:
+	PREFETCHT0 (AX)
+	ADDQ $64, AX
+	DECQ CX
+	JNZ loop
+	RET

@@ -11,3 +11,9 @@ import "unsafe"
 //
 //go:noescape
 func prefetchOffsets(base unsafe.Pointer, offs *homes, n int)
+
+// prefetchLines asks the cache for the lines lines (>= 1) from p on: a
+// bucket of whole cache lines (iceberg's).
+//
+//go:noescape
+func prefetchLines(p unsafe.Pointer, lines uintptr)

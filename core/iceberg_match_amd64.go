@@ -9,8 +9,3 @@ import "unsafe"
 //
 //go:noescape
 func icebergMatch(p unsafe.Pointer, fp byte, n, c uint64) uint64
-
-// prefetchLines asks the cache for the lines lines (>= 1) from p on.
-//
-//go:noescape
-func prefetchLines(p unsafe.Pointer, lines uintptr)
