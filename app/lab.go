@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -467,7 +466,7 @@ type LayoutEstimate struct {
 // now. A form error comes back as an *Error naming the field; a run that
 // would not fit is not an error here: Fits is false and Message says why.
 func (l *Lab) Estimate(f Form) (Estimate, error) {
-	cfg, err := l.Parse(f)
+	cfg, err := f.Parse()
 	if err != nil {
 		return Estimate{}, err
 	}
@@ -477,19 +476,6 @@ func (l *Lab) Estimate(f Form) (Estimate, error) {
 		return Estimate{}, ErrorOf(err, "run")
 	}
 	return EstimateOf(mc), nil
-}
-
-// Parse is f.Parse for this lab: its refusal of a String or tuple key is
-// worded for the browser there, where no layout that holds one runs.
-func (l *Lab) Parse(f Form) (config.Config, error) {
-	cfg, err := f.Parse()
-	var e *Error
-	if err != nil && l.opt.Runtime == "browser" && errors.As(err, &e) && e.Field == "key" {
-		if k, problem, ok := dict.ParseKey(strings.TrimSpace(f.Key)); ok && problem == "" && k.Derived() {
-			e.Message += "; the ch_complex_key_ layouts run in the desktop lab and from the command line, not in this page"
-		}
-	}
-	return cfg, err
 }
 
 // EstimateOf words the guard's check of a run as the form shows it.

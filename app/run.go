@@ -105,7 +105,7 @@ type job struct {
 // inside the run, so that Cancel works during that read too: its refusal
 // or a malformed row arrives as EventError.
 func (l *Lab) StartRun(f Form) (Started, error) {
-	cfg, err := l.Parse(f)
+	cfg, err := f.Parse()
 	if err != nil {
 		return Started{}, err
 	}

@@ -53,6 +53,7 @@ import (
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/config"
+	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -357,9 +358,23 @@ func rowCap(cfg config.Config, layout string) int64 {
 	return lo
 }
 
+// parse is the form's configuration, as the desktop's; a String or
+// tuple key's refusal also says where the layouts that hold one run, since
+// none of them runs in this page.
+func parse(f app.Form) (config.Config, error) {
+	cfg, err := f.Parse()
+	var e *app.Error
+	if errors.As(err, &e) && e.Field == "key" {
+		if k, problem, ok := dict.ParseKey(strings.TrimSpace(f.Key)); ok && problem == "" && k.Derived() {
+			e.Message += "; the ch_complex_key_ layouts run in the desktop lab and from the command line, not in this page"
+		}
+	}
+	return cfg, err
+}
+
 // estimate is Lab.Estimate in the tab's terms, with each layout's row cap.
 func (b *jsBinding) estimate(f app.Form) (app.Estimate, error) {
-	cfg, err := b.lab.Parse(f)
+	cfg, err := parse(f)
 	if err != nil {
 		return app.Estimate{}, err
 	}
@@ -443,7 +458,7 @@ func capText(n int64) string {
 // startRun refuses a run that does not fit the tab with the browser's
 // reason, then starts it as the desktop does.
 func (b *jsBinding) startRun(f app.Form) (app.Started, error) {
-	cfg, err := b.lab.Parse(f)
+	cfg, err := parse(f)
 	if err != nil {
 		return app.Started{}, err
 	}
