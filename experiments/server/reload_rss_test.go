@@ -116,12 +116,31 @@ func procBytes(t *testing.T, pid int, field string) int64 {
 
 func mb(b int64) float64 { return float64(b) / 1e6 }
 
+// trackerSlack is how far MemoryTracking may stand from what was allocated
+// on its own account: a thread adds its allocations to it in steps of up to
+// max_untracked_memory (4 MiB on 26.7's test server), and a reload's read,
+// its load and the samplers' queries run on several threads. Two threads'
+// steps are 8 MiB: 15 % of SPARSE_HASHED's 54 MiB peak at 1e6 rows (sampled
+// 56.8 to 61.1 MiB against the model's 53.6), under 1 % of its 804 at 1e7.
+const trackerSlack = 8 << 20
+
+// reloadPeakOff says how a modelled reload peak is off from a measured
+// one, if by more than the 10 % and more than trackerSlack.
+func reloadPeakOff(model, measured int64) string {
+	r := float64(model) / float64(measured)
+	if (r >= 0.9 && r <= 1.1) || max(model-measured, measured-model) <= trackerSlack {
+		return ""
+	}
+	return fmt.Sprintf("the model's reload peak %d, MemoryTracking's %d: %.2fx (allowed 0.9x to 1.1x, or 8 MiB apart: trackerSlack)", model, measured, r)
+}
+
 // TestReloadPeaksTracked measures what the server's memory tracker saw of
 // reloads of the ten dictionaries of docs/clickhouse-server.md's table:
 // MemoryTracking sampled by three connections at once during three
 // reloads each, beside inspect's reload_peak_bytes; a measurement, set
 // PACKLAB_MEASURE_RELOAD_ROWS to run it (1 min at 1e6 rows, 10 at 1e7).
-// It fails where the model is outside 0.9x to 1.1x of the highest peak.
+// It fails where the model is outside 0.9x to 1.1x of the highest peak
+// and more than trackerSlack from it.
 func TestReloadPeaksTracked(t *testing.T) {
 	rows := os.Getenv(reloadRowsEnv)
 	if rows == "" {
@@ -149,8 +168,8 @@ func TestReloadPeaksTracked(t *testing.T) {
 		d := inspected(t, node, name)
 		r := float64(d.ReloadPeakBytes) / float64(peak)
 		t.Logf("| %s | %s | %.1f | %.1f | %s | %.2f |", tc.layout, strings.Fields(tc.cols)[1], mb(d.RealBytes), mb(d.ReloadPeakBytes), strings.Join(peaks, ", "), r)
-		if r < 0.9 || r > 1.1 {
-			t.Errorf("%s with a %s: reload_peak_bytes %d, MemoryTracking's peak %d: %.2fx (allowed 0.9x to 1.1x)", tc.layout, tc.cols, d.ReloadPeakBytes, peak, r)
+		if off := reloadPeakOff(d.ReloadPeakBytes, peak); off != "" {
+			t.Errorf("%s with a %s: %s", tc.layout, tc.cols, off)
 		}
 		node.Exec(t, "DROP DICTIONARY "+name, "SYSTEM JEMALLOC PURGE")
 	}

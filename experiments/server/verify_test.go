@@ -16,11 +16,12 @@ import (
 	"github.com/packlab/packlab/experiments/server/servertest"
 )
 
-// TestVerify: a plan's answer at 1e7 rows (the target) built on a
-// test server: bytes within 0.1 % of the model, the reload's peak within
-// 10 % of MemoryTracking's (five runs of 6 Dec: 804.3 to 806.3 MiB sampled,
-// the model 803.6), nothing left behind; and a refusal, before anything
-// is made, when the server's limit cannot hold the reload.
+// TestVerify: a plan's answer at 1e7 rows (the target; 1e6 with
+// -short) built on a test server: bytes within 0.1 % of the model, the
+// reload's peak within 10 % of MemoryTracking's or its trackerSlack (five
+// runs of 6 Dec at 1e7: 804.3 to 806.3 MiB sampled, the model 803.6),
+// nothing left behind; and a refusal, before anything is made, when the
+// server's limit cannot hold the reload.
 func TestVerify(t *testing.T) {
 	node := servertest.Start(t)
 	ctx := context.Background()
@@ -42,8 +43,8 @@ func TestVerify(t *testing.T) {
 	if d := math.Abs(float64(v.ModelBytes-v.BytesAllocated)) / float64(v.BytesAllocated); d > 0.001 {
 		t.Errorf("model %d, bytes_allocated %d: %.3f %% apart (allowed 0.1 %%)", v.ModelBytes, v.BytesAllocated, 100*d)
 	}
-	if r := float64(v.ModelReloadPeakBytes) / float64(v.ReloadPeakBytes); r < 0.9 || r > 1.1 {
-		t.Errorf("model's reload peak %d, MemoryTracking's %d: %.2fx (allowed 0.9x to 1.1x)", v.ModelReloadPeakBytes, v.ReloadPeakBytes, r)
+	if off := reloadPeakOff(v.ModelReloadPeakBytes, v.ReloadPeakBytes); off != "" {
+		t.Error(off)
 	}
 	if left := strings.TrimSpace(node.Exec(t, "SELECT count() FROM system.databases WHERE name LIKE 'packlab_verify_%'")); left != "0" {
 		t.Errorf("%s databases of packlab's left behind", left)
