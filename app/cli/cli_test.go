@@ -577,7 +577,7 @@ func TestPlanIssueTargets(t *testing.T) {
 	// Which runs a calibration makes, from which history, is the planner's
 	// (TestCalibrationAtAGivenSize: a layout with a run within 2x of the size is
 	// not measured again); here it measures every layout, as it says.
-	if !strings.Contains(stderr, "packlab: calibrating this machine: hashed, packed, sparse, hashed_array, gomap, compact;") || !strings.Contains(stderr, ", 2M rows each") ||
+	if !strings.Contains(stderr, "packlab: calibrating this machine: hashed, packed, sparse, hashed_array, gomap, compact, iceberg;") || !strings.Contains(stderr, ", 2M rows each") ||
 		!regexp.MustCompile(`loads in all for medians and ranges \(about \d+ (s|minutes) on the 2-core lab machine; Ctrl-C stops it`).MatchString(stderr) {
 		t.Errorf("stderr %q does not say it calibrates every layout at 2M rows, and about how long it takes", stderr)
 	}

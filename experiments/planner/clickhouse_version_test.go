@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/fault"
 )
 
@@ -32,7 +34,7 @@ func TestPlanForAnOlderClickHouse(t *testing.T) {
 				continue // a Go table ClickHouse builds too: its ClickHouse setup is another row
 			}
 			if k.ClickHouseLayout == "" {
-				if k.Layout != "gomap" && k.Layout != "compact" && !strings.Contains(k.ClickHouseNote, "ClickHouse "+plan.Request.ClickHouseVersion+" ") && !strings.Contains(k.ClickHouseNote, "ClickHouse "+plan.Request.ClickHouseVersion+"'s") &&
+				if dict.ClickHouseLayoutName(core.Layout(k.Layout)) != "" && !strings.Contains(k.ClickHouseNote, "ClickHouse "+plan.Request.ClickHouseVersion+" ") && !strings.Contains(k.ClickHouseNote, "ClickHouse "+plan.Request.ClickHouseVersion+"'s") &&
 					!strings.Contains(k.ClickHouseNote, "packs nothing") && !strings.Contains(k.ClickHouseNote, "not PackedHashMap") {
 					t.Errorf("%s: %s SHARDS %d MLF %v has no LAYOUT and says %q", c.version, k.Layout, k.Shards, k.MaxLoadFactor, k.ClickHouseNote)
 				}

@@ -155,7 +155,7 @@ func sameSizes(r result.Result, p parsedPlan) bool {
 func measuresFrom(history []result.Result, p parsedPlan) map[core.Layout]Measure {
 	out := map[core.Layout]Measure{}
 	target := speedRows(history, p)
-	for _, l := range planLayouts() {
+	for _, l := range core.Layouts() {
 		m := Measure{Layout: string(l), Overhead: dict.AllocatorFactor(l), PeakOverhead: dict.AllocatorFactor(l)}
 		// The read speed from the best such run that read (one with
 		// --no-read has none), which may be another one.
@@ -259,7 +259,7 @@ func rowsDistance(a, b int64) float64 {
 func speedRows(history []result.Result, p parsedPlan) int64 {
 	rows := max(p.distinct, 1)
 	target, worst := rows, -1.0
-	for _, l := range planLayouts() {
+	for _, l := range core.Layouts() {
 		if r := speedRun(history, p, l, rows, false); r != nil && rowsDistance(r.Rows, rows) > worst {
 			target, worst = r.Rows, rowsDistance(r.Rows, rows)
 		}
@@ -372,8 +372,8 @@ func CalibrationConfigs(r PlanRequest, history []result.Result, cores int) ([]co
 		known = slices.DeleteFunc(slices.Clone(history), func(r result.Result) bool { return r.Rows < rows/2 })
 	}
 	var missing []string
-	fastest, rate := planLayouts()[0], 0.0
-	for _, l := range planLayouts() {
+	fastest, rate := core.Layouts()[0], 0.0
+	for _, l := range core.Layouts() {
 		run := speedRun(known, p, l, rows, false)
 		if run == nil || run.Spread == nil || run.Repeats < 2 || p.CalibrationRows != 0 && rowsDistance(run.Rows, rows) > math.Ln2 {
 			missing = append(missing, string(l))

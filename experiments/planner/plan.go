@@ -454,7 +454,7 @@ func MakePlan(r PlanRequest, history []result.Result, m PlanMachine) (Plan, erro
 	}
 	measures := measuresFrom(history, p)
 	plan.Scaling = scalingFrom(history, p.Runtime)
-	for _, l := range planLayouts() {
+	for _, l := range core.Layouts() {
 		ms := measures[l]
 		plan.Measures = append(plan.Measures, ms)
 		cands, err := layoutCandidates(p, l, ms, plan.Scaling, plan.Request.Threads)
@@ -881,8 +881,8 @@ func planRule(p parsedPlan) string {
 	}
 	order := "then fewer shards, then the layout order " + strings.Join(planLayoutOrder(), ", ") + ", then the lower load factor"
 	if p.Prefer == PreferBalanced {
-		return fmt.Sprintf("prefer balanced (the default): each answer is the best setup of its kind, a ClickHouse dictionary or a Go table. A setup fits when %s is within the budget; of those, one that another outruns by %s or more, loading or reading (medians, as measured here and scaled by the load factor and the shards), ranks below it unless it needs at most %s of the other's %s peak; then the least %s peak wins (within 1 %%), each doubling of the shards counting as %.0f %% more, then the least steady memory, %s. A setup with no measured speed is weighed on memory alone",
-			checked, text.Float(text.Round(balancedSlower, 2))+"x", text.Float(text.Round(balancedSaves, 2)), checkedWord(p.FirstLoadOnly), checkedWord(p.FirstLoadOnly), 100*balancedShardCost, order)
+		return fmt.Sprintf("prefer balanced (the default): each answer is the best setup of its kind, a ClickHouse dictionary or a Go table. A setup fits when %s is within the budget; of those, one that another outruns by %s or more, loading or reading (medians, as measured here and scaled by the load factor and the shards), ranks below it unless it needs at most %s of the other's %s peak; then the least %s peak wins (within 1 %%), each doubling of the shards counting as %.0f %% more%s, then the least steady memory, %s. A setup with no measured speed is weighed on memory alone",
+			checked, text.Float(text.Round(balancedSlower, 2))+"x", text.Float(text.Round(balancedSaves, 2)), checkedWord(p.FirstLoadOnly), checkedWord(p.FirstLoadOnly), 100*balancedShardCost, layoutCostWords(), order)
 	}
 	if p.Prefer == PreferMemory {
 		return fmt.Sprintf("prefer memory: a setup fits when %s is within the budget; of those, the least %s peak wins (within 1 %%), then the least steady memory, %s. All of it is computed, so the answer is the same on every face and machine; speeds are shown with their range but do not decide ({prefer} read or load to rank by them)",
@@ -973,6 +973,9 @@ func lostWhy(c, best Candidate, prefer, checked string) string {
 		tie = fmt.Sprintf("ties #1 on %s (%s against %s); ", what, rangeText(cv, cr), rangeText(bv, br))
 	}
 	switch {
+	case prefer == PreferBalanced && c.CheckedBytes < best.CheckedBytes && balancedWeight(c) > balancedWeight(best):
+		return fmt.Sprintf("%sless memory (%s peak %s against the answer's (#%d) %s), but not the %.0f %% more it must save: %s", tie, checked, text.Bytes2(c.CheckedBytes), best.Rank, text.Bytes2(best.CheckedBytes),
+			100*(balancedWeight(c)/balancedWeight(best)-1), balancedWeightWhy(c, best))
 	case onePercent(float64(c.CheckedBytes)) != onePercent(float64(best.CheckedBytes)):
 		return fmt.Sprintf("%smore memory: %s peak %s against the answer's (#%d) %s", tie, checked, text.Bytes2(c.CheckedBytes), best.Rank, text.Bytes2(best.CheckedBytes))
 	case onePercent(float64(c.SteadyBytes)) != onePercent(float64(best.SteadyBytes)):
@@ -1190,19 +1193,4 @@ func LayoutIndex(name string) int {
 		return i
 	}
 	return len(order)
-}
-
-// planLayouts is core's layouts the plan weighs: all but iceberg, whose
-// growth pass is a day old: through the lab at 1e7 it loads and reads at
-// 0.85x and 0.9x of compact's speed for 10 % less memory, so it would be
-// the Go answer wherever it fits; it comes in once it has run at 1e8 and
-// 1e9 as long as compact has (docs/plan.md).
-func planLayouts() []core.Layout {
-	var out []core.Layout
-	for _, l := range core.Layouts() {
-		if l != core.LayoutIceberg {
-			out = append(out, l)
-		}
-	}
-	return out
 }

@@ -48,7 +48,7 @@ func TestPlanEveryLayoutFromPredict(t *testing.T) {
 		t.Fatal(err)
 	}
 	k, v := core.MustType("UInt64"), core.MustType("UInt16")
-	for _, l := range planLayouts() {
+	for _, l := range core.Layouts() {
 		var shards []int
 		for _, c := range plan.Candidates {
 			if c.Layout != string(l) || engineOf(c) != EngineGo {
@@ -414,7 +414,7 @@ func TestPlanMatchesMeasured(t *testing.T) {
 		measured = append(measured, res...)
 	}
 	for _, r := range measured {
-		if !slices.Contains(planLayouts(), core.Layout(r.Layout)) {
+		if !slices.Contains(core.Layouts(), core.Layout(r.Layout)) {
 			continue // not a setup the plan weighs
 		}
 		plan, err := MakePlan(PlanRequest{Rows: r.Rows, MemoryBytes: 1 << 40}, calib, machine24)
@@ -486,7 +486,7 @@ func TestPlanTableShowsEachLayoutsRange(t *testing.T) {
 			t.Errorf("row %d has rank %d after rank %d: want rank order", i, shown[i].Rank, shown[i-1].Rank)
 		}
 	}
-	for _, l := range planLayouts() {
+	for _, l := range core.Layouts() {
 		var mine []Candidate
 		for _, c := range shown {
 			if c.Layout == string(l) && engineOf(c) == EngineGo {
@@ -805,7 +805,7 @@ func TestCalibrationAtAGivenSize(t *testing.T) {
 			Repeats: 3, Spread: &result.Spread{LoadSecondsMin: 1, LoadSecondsMax: 1.1, ReadSecondsMin: 0.1, ReadSecondsMax: 0.11}}
 	}
 	history := []result.Result{run("packed", 150_000_000), run("hashed", 30_000_000)}
-	for _, l := range planLayouts() {
+	for _, l := range core.Layouts() {
 		if l != core.LayoutPacked && l != core.LayoutHashed {
 			history = append(history, run(string(l), CalibrationRows))
 		}
@@ -815,7 +815,7 @@ func TestCalibrationAtAGivenSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	var want []string
-	for _, l := range planLayouts() {
+	for _, l := range core.Layouts() {
 		if l != core.LayoutPacked {
 			want = append(want, string(l))
 		}

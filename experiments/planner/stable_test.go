@@ -124,7 +124,7 @@ func TestPlanIgnoresHistoryWhenPreferringMemory(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	history := func() []result.Result {
 		var out []result.Result
-		for i, l := range planLayouts() {
+		for i, l := range core.Layouts() {
 			for j := range 1 + rng.IntN(3) {
 				rows := int64(planMinRows) << rng.IntN(10)
 				load := 1e6 + 3e7*rng.Float64()
