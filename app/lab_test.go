@@ -87,6 +87,17 @@ func (e *events) waitTable(t *testing.T, l *Lab, id string, n int) Table {
 	return tab
 }
 
+// run starts f on l and waits up to timeout for its end: the events on the
+// way and its RunDone.
+func (e *events) run(t *testing.T, l *Lab, f Form, timeout time.Duration) ([]event, RunDone) {
+	t.Helper()
+	st, err := l.StartRun(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e.waitDone(t, st.ID, timeout)
+}
+
 func newLab(t *testing.T) (*Lab, *events) {
 	t.Helper()
 	ev := newEvents()
@@ -309,11 +320,7 @@ func TestBadInputNamesTheField(t *testing.T) {
 	_, err := l.Estimate(f)
 	apiError(t, err, "source", "key column 9")
 	l2, ev := newLab(t)
-	st, err := l2.StartRun(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, done := ev.waitDone(t, st.ID, time.Minute)
+	got, done := ev.run(t, l2, f, time.Minute)
 	var runErr *RunError
 	for _, e := range got {
 		if re, ok := e.data.(RunError); ok {
@@ -529,11 +536,7 @@ func TestHistoryByJob(t *testing.T) {
 	l, ev := newLab(t)
 	var runs []RunDone
 	for _, f := range []Form{small("packed"), small("hashed", "gomap")} {
-		st, err := l.StartRun(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, done := ev.waitDone(t, st.ID, time.Minute)
+		_, done := ev.run(t, l, f, time.Minute)
 		runs = append(runs, done)
 	}
 	h, err := l.History()
@@ -562,11 +565,7 @@ func TestHistoryByJob(t *testing.T) {
 
 func TestExportErrors(t *testing.T) {
 	l, ev := newLab(t)
-	st, err := l.StartRun(small("packed"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, done := ev.waitDone(t, st.ID, time.Minute)
+	_, done := ev.run(t, l, small("packed"), time.Minute)
 	if len(done.ResultIDs) != 1 {
 		t.Fatalf("done %+v", done)
 	}
@@ -675,11 +674,7 @@ func TestRunFromFile(t *testing.T) {
 			t.Errorf("file of %d rows: estimate %d rows, %v", n, est.Rows, err)
 		}
 	}
-	st, err := l.StartRun(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, done := ev.waitDone(t, st.ID, time.Minute)
+	_, done := ev.run(t, l, f, time.Minute)
 	if len(done.ResultIDs) != 1 {
 		t.Fatalf("done %+v", done)
 	}
@@ -704,10 +699,7 @@ func TestRunFromFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Source, f.SkipBadRows = bad, true
-	if st, err = l.StartRun(f); err != nil {
-		t.Fatal(err)
-	}
-	if _, done = ev.waitDone(t, st.ID, time.Minute); !strings.HasSuffix(done.Message, "; 2 bad rows of the file skipped") {
+	if _, done = ev.run(t, l, f, time.Minute); !strings.HasSuffix(done.Message, "; 2 bad rows of the file skipped") {
 		t.Errorf("run with skip bad rows ended %q, want it to say 2 bad rows were skipped", done.Message)
 	}
 }
@@ -821,11 +813,7 @@ func TestCompactInTheLab(t *testing.T) {
 	if lim.Defaults.MaxLoadFactor != "" || !strings.Contains(lim.MaxLoadFactorDefault, "compact 0.9") {
 		t.Errorf("default max_load_factor %q (%q), want empty: each layout's own, compact 0.9", lim.Defaults.MaxLoadFactor, lim.MaxLoadFactorDefault)
 	}
-	st, err := l.StartRun(small("compact", "packed"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, done := ev.waitDone(t, st.ID, 2*time.Minute)
+	_, done := ev.run(t, l, small("compact", "packed"), 2*time.Minute)
 	if len(done.ResultIDs) != 2 {
 		t.Fatalf("done %+v", done)
 	}
@@ -887,11 +875,7 @@ func TestSettleFromTheForm(t *testing.T) {
 	}
 	f := small("packed")
 	f.Settle = "0.8"
-	st, err := l.StartRun(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	evs, done := ev.waitDone(t, st.ID, 2*time.Minute)
+	evs, done := ev.run(t, l, f, 2*time.Minute)
 	if done.Failed || len(done.ResultIDs) != 1 {
 		t.Fatalf("done %+v", done)
 	}
@@ -922,11 +906,7 @@ func TestSettleFromTheForm(t *testing.T) {
 // lab saved.
 func runOne(t *testing.T, l *Lab, ev *events, f Form) ([]result.Result, error) {
 	t.Helper()
-	st, err := l.StartRun(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, done := ev.waitDone(t, st.ID, 2*time.Minute); done.Failed || len(done.ResultIDs) != 1 {
+	if _, done := ev.run(t, l, f, 2*time.Minute); done.Failed || len(done.ResultIDs) != 1 {
 		t.Fatalf("done %+v", done)
 	}
 	saved, err := store.OpenStore(l.opt.ResultsDir)
@@ -1266,11 +1246,7 @@ func TestStringKeyFromTheForm(t *testing.T) {
 	l2, ev := newLab(t)
 	f = small("ch_complex_key_hashed")
 	f.Key, f.Rows = "Tuple(String, UInt64)", "1e4"
-	st, err := l2.StartRun(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, done := ev.waitDone(t, st.ID, 2*time.Minute)
+	_, done := ev.run(t, l2, f, 2*time.Minute)
 	if done.Failed || len(done.ResultIDs) != 1 {
 		t.Fatalf("the run: %+v", done)
 	}

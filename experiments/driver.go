@@ -30,9 +30,9 @@ type Driver interface {
 	config.Driver
 	// Estimate is the guard's prediction of r's run over rows rows.
 	Estimate(r *DriverRun, rows int64) Estimate
-	// Run measures r's layout once in a fresh worker process; the
+	// Measure loads and reads r's layout once in a fresh worker process; the
 	// engine's part of the result is DriverRun.FillResult's.
-	Run(ctx context.Context, r *DriverRun, progress func(worker.Progress)) (result.Result, error)
+	Measure(ctx context.Context, r *DriverRun, progress func(worker.Progress)) (result.Result, error)
 	// Notes are the lines the driver's runs add under a table of results
 	// (ResultNotes), none when results holds none of them.
 	Notes(results []result.Result) []string

@@ -337,7 +337,7 @@ func measureOne(ctx context.Context, r runSpec, last bool, progress func(worker.
 	if d := driverOf(r.run.Layout); d != nil { // always a process of its own
 		dr := newDriverRun(r.run)
 		dr.startedAt, dr.LastRepeat = time.Now(), last
-		return d.Run(ctx, dr, progress)
+		return d.Measure(ctx, dr, progress)
 	}
 	if !r.run.Config.InProcess {
 		res, err = runIsolated(ctx, r.run.Config, r.run.Layout.String(), progress)

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -29,6 +28,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/packlab/packlab/app/serve/servetest"
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments"
@@ -721,46 +721,10 @@ func serve(t *testing.T, bin, root, site string) (string, func()) {
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--dir", site)
 	cmd.Dir = root
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	stop := func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	}
-	urlc := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if m := regexp.MustCompile(`http://127\.0\.0\.1:\d+/`).FindString(sc.Text()); m != "" {
-				urlc <- m
-			}
-		}
-		io.Copy(io.Discard, stdout)
-	}()
-	select {
-	case u := <-urlc:
-		t.Logf("packlab serve built and served the site in %.1f s: %s (%s)", time.Since(start).Seconds(), u, strings.TrimSpace(stderr.String()))
-		return u, stop
-	case <-time.After(5 * time.Minute):
-		stop()
-		t.Fatalf("packlab serve printed no URL: %s", stderr.String())
-	}
-	return "", stop
+	srv := servetest.Start(t, cmd, 5*time.Minute)
+	t.Logf("packlab serve built and served the site in %.1f s: %s (%s)", time.Since(start).Seconds(), srv.URL, strings.TrimSpace(srv.Stderr.String()))
+	return srv.URL, srv.Stop
 }
 
 // notMet marks a TARGET line whose figure missed its target this time.
@@ -1062,20 +1026,11 @@ func TestEmbeddedSite(t *testing.T) {
 	empty := t.TempDir()
 	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0")
 	cmd.Dir, cmd.Env = empty, []string{"PATH=" + empty, "HOME=" + empty}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	url := regexp.MustCompile(`http://127\.0\.0\.1:\d+/`).FindString(line)
-	if url == "" || !strings.Contains(line, "the site built into this binary") {
-		t.Fatalf("serve printed %q (%v); stderr %q", line, err, stderr.String())
+	srv := servetest.Start(t, cmd, time.Minute)
+	defer srv.Stop()
+	url := srv.URL
+	if !strings.Contains(srv.Line, "the site built into this binary") {
+		t.Fatalf("serve printed %q; stderr %q", srv.Line, srv.Stderr.String())
 	}
 	// Go's client asks for gzip and undoes it, saying so in Uncompressed.
 	get := func(path string) (*http.Response, []byte) {

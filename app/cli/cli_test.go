@@ -19,6 +19,7 @@ import (
 
 	"github.com/packlab/packlab/app"
 	"github.com/packlab/packlab/app/flags"
+	"github.com/packlab/packlab/app/serve/servetest"
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/config"
@@ -810,35 +811,14 @@ func TestServeSignal(t *testing.T) {
 	os.Chtimes(filepath.Join(site, "packlab-site.json"), future, future)
 	cmd := exec.Command(exe, "serve", "--addr", "127.0.0.1:0", "--dir", site)
 	cmd.Env = append(os.Environ(), mainEnv+"=1")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	line := make(chan string, 1)
-	go func() {
-		b := make([]byte, 4096)
-		n, _ := stdout.Read(b)
-		line <- string(b[:n])
-		io.Copy(io.Discard, stdout)
-	}()
-	select {
-	case l := <-line:
-		if !strings.Contains(l, "the browser lab is at") {
-			t.Fatalf("serve said %q; stderr %q", l, stderr.String())
-		}
-	case <-time.After(30 * time.Second):
-		cmd.Process.Kill()
-		t.Fatalf("serve did not start within 30 s: %q", stderr.String())
+	srv := servetest.Start(t, cmd, 30*time.Second)
+	if !strings.Contains(srv.Line, "the browser lab is at") {
+		t.Fatalf("serve said %q; stderr %q", srv.Line, srv.Stderr.String())
 	}
 	cmd.Process.Signal(syscall.SIGTERM)
 	err = cmd.Wait()
-	if got := cmd.ProcessState.ExitCode(); got != 143 || strings.Count(stderr.String(), "\n") != 1 || !strings.Contains(stderr.String(), "stopped by SIGTERM") {
-		t.Errorf("serve after SIGTERM: exit %d (%v), stderr %q; want 143 and one line naming it", got, err, stderr.String())
+	if got, stderr := cmd.ProcessState.ExitCode(), srv.Stderr.String(); got != 143 || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, "stopped by SIGTERM") {
+		t.Errorf("serve after SIGTERM: exit %d (%v), stderr %q; want 143 and one line naming it", got, err, stderr)
 	}
 }
 

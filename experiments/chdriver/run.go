@@ -73,9 +73,9 @@ type chJob struct {
 // chReadThreads is max_threads for the read with every thread.
 func chReadThreads() int { return max(runtime.NumCPU(), 1) }
 
-// Run measures r's ClickHouse dictionary over its source in a fresh
+// Measure loads and reads r's ClickHouse dictionary over its source in a fresh
 // packlab-ch process.
-func (Driver) Run(ctx context.Context, r *experiments.DriverRun, progress func(worker.Progress)) (result.Result, error) {
+func (Driver) Measure(ctx context.Context, r *experiments.DriverRun, progress func(worker.Progress)) (result.Result, error) {
 	st := Status()
 	if !st.Available {
 		return result.Result{}, fmt.Errorf("unavailable: %s", st.Problem)

@@ -174,8 +174,10 @@ func (c Config) Validate() error {
 	if _, err := core.ParseType(c.Value); err != nil {
 		return fault.New("value", c.Value, "unknown type", strings.Join(core.TypeNames(), ", "))
 	}
-	if c.Source == "" && (c.Rows < 1 || c.Rows > source.MaxRows) {
-		return fault.New("rows", strconv.FormatInt(c.Rows, 10), "out of range", fmt.Sprintf("1 to %d", source.MaxRows))
+	if c.Source == "" {
+		if err := CheckRows(c.Rows); err != nil {
+			return err
+		}
 	}
 	if c.Shards < core.MinShards || c.Shards > core.MaxShards {
 		return fault.New("shards", strconv.Itoa(c.Shards), "out of range", fmt.Sprintf("%d to %d", core.MinShards, core.MaxShards))
@@ -390,6 +392,15 @@ func ParseBytes(field, s string) (int64, error) {
 		return 0, bad("too large")
 	}
 	return int64(b), nil
+}
+
+// CheckRows is the rule for a row count, the config's and the plan's: 1 to
+// source.MaxRows, else a FieldError for rows.
+func CheckRows(n int64) error {
+	if n < 1 || n > source.MaxRows {
+		return fault.New("rows", strconv.FormatInt(n, 10), "out of range", fmt.Sprintf("1 to %d", source.MaxRows))
+	}
+	return nil
 }
 
 // ParseRows reads a row count as users write it: 1000000, 1e6, 1M, 10M, 1B,

@@ -351,8 +351,8 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 	if err != nil {
 		return p, err
 	}
-	if r.Rows < 1 || r.Rows > source.MaxRows {
-		return p, fault.New("rows", strconv.FormatInt(r.Rows, 10), "out of range", fmt.Sprintf("1 to %d", source.MaxRows))
+	if err := config.CheckRows(r.Rows); err != nil {
+		return p, err
 	}
 	if r.MemoryBytes != 0 && r.MemoryBytes < MinPlanMemory {
 		return p, fault.New("memory_bytes", strconv.FormatInt(r.MemoryBytes, 10), "too small", "at least 1MiB, e.g. 24GiB, 512MiB, 1.5TiB")

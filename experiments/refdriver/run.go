@@ -47,9 +47,9 @@ type referenceJob struct {
 	Reserve bool `json:"reserve"`
 }
 
-// Run measures r's reference map over its source in a fresh packlab-refs
+// Measure loads and reads r's reference map over its source in a fresh packlab-refs
 // process.
-func (Driver) Run(ctx context.Context, r *experiments.DriverRun, progress func(worker.Progress)) (result.Result, error) {
+func (Driver) Measure(ctx context.Context, r *experiments.DriverRun, progress func(worker.Progress)) (result.Result, error) {
 	st := Status()
 	if !st.Available {
 		return result.Result{}, fmt.Errorf("unavailable: %s", st.Problem)

@@ -5,7 +5,6 @@ package server
 import (
 	"context"
 	"errors"
-	"github.com/packlab/packlab/experiments/fault"
 	"math"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/server/servertest"
 )
 
