@@ -66,8 +66,7 @@ type fileSource[K, V core.Bits] struct {
 	skipBad    bool
 	cols       []int                          // Spec.Columns, 0-based
 	checkCell  func(i int, text []byte) error // Spec.CheckCell
-	cells      []byte                         // this block's cells of cols, back to back
-	cellEnds   []int                          // cellEnds[row*len(cols)+j] is where that cell ends in cells
+	cells      cellChunks                     // this block's cells of cols
 
 	line    int64  // physical lines read so far
 	recLine int64  // line the current record starts on
@@ -677,29 +676,23 @@ func (s *fileSource[K, V]) parseRow() (K, V, error) {
 // keepCells checks the current record's Columns (CheckCell) and keeps
 // them for Cell; a bad cell keeps none of the row's.
 func (s *fileSource[K, V]) keepCells() error {
-	start, ends := len(s.cells), len(s.cellEnds)
+	mark := s.cells.mark()
 	for i, c := range s.cols {
 		text := s.field(c)
 		if s.checkCell != nil {
 			if err := s.checkCell(i, text); err != nil {
-				s.cells, s.cellEnds = s.cells[:start], s.cellEnds[:ends]
+				s.cells.undo(mark)
 				return fileErr(s.path, s.recLine, "%s: %w", s.columnLabel(c), err)
 			}
 		}
-		s.cells = append(s.cells, text...)
-		s.cellEnds = append(s.cellEnds, len(s.cells))
+		s.cells.add(text)
 	}
 	return nil
 }
 
 // Cell implements core.CellSource.
 func (s *fileSource[K, V]) Cell(row, column int) []byte {
-	i := row*len(s.cols) + column
-	start := 0
-	if i > 0 {
-		start = s.cellEnds[i-1]
-	}
-	return s.cells[start:s.cellEnds[i]]
+	return s.cells.cell(row*len(s.cols) + column)
 }
 
 // Next implements Source. A bad row stops the load with its file, line,
@@ -707,7 +700,10 @@ func (s *fileSource[K, V]) Cell(row, column int) []byte {
 // Skipped. On an error b is left empty.
 func (s *fileSource[K, V]) Next(b *core.Block[K, V], max int) error {
 	b.Reset()
-	s.cells, s.cellEnds = s.cells[:0], s.cellEnds[:0]
+	s.cells.reset()
+	if s.done {
+		s.cells = cellChunks{} // the pass is over: its blocks' cells go
+	}
 	switch {
 	case s.closed:
 		return errSourceClosed
@@ -761,6 +757,7 @@ func (s *fileSource[K, V]) Close() error {
 		return nil
 	}
 	s.closed = true
+	s.cells = cellChunks{}
 	s.stopWatch()
 	var err error
 	if s.gz != nil {
