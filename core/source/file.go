@@ -15,7 +15,7 @@ package source
 //     are decoded, and a backslash at the end of a line continues the field
 //     on the next line (an escaped line feed), as ClickHouse reads them.
 //   - CSV: fields split on commas; a field in double quotes may hold commas,
-//     line breaks and "" for a quote; spaces around unquoted fields are
+//     line breaks (kept as written, CR LF too) and "" for a quote; spaces around unquoted fields are
 //     trimmed (ClickHouse's input_format_csv_trim_whitespaces).
 //   - CRLF and LF line endings both work; blank lines and a UTF-8 byte order
 //     mark are skipped.
@@ -73,6 +73,7 @@ type fileSource[K, V core.Bits] struct {
 	rec     []byte // the current record's fields, decoded, back to back
 	ends    []int  // ends[i] is where field i ends in rec
 	long    []byte // holds a line longer than the read buffer
+	crlf    bool   // the last line read ended in CR LF
 	badRow  error  // the current record is malformed (CSV quoting)
 	pending bool   // the current record was read by open and not yet returned
 	rows    int64  // data rows returned
@@ -411,10 +412,13 @@ func (s *fileSource[K, V]) readLine() (line []byte, ok bool, err error) {
 		return nil, false, nil
 	}
 	s.line++
+	s.crlf = false
 	if n := len(b); b[n-1] == '\n' {
 		b = b[:n-1]
-	}
-	if n := len(b); n > 0 && b[n-1] == '\r' {
+		if n := len(b); n > 0 && b[n-1] == '\r' {
+			b, s.crlf = b[:n-1], true
+		}
+	} else if n := len(b); n > 0 && b[n-1] == '\r' {
 		b = b[:n-1]
 	}
 	if s.line == 1 {
@@ -538,7 +542,12 @@ func (s *fileSource[K, V]) splitCSV(line []byte) error {
 			for {
 				j := bytes.IndexByte(line[i:], '"')
 				if j < 0 {
+					// A line break inside quotes is the field's, as
+					// written: CR LF stays CR LF, as ClickHouse reads it.
 					s.rec = append(s.rec, line[i:]...)
+					if s.crlf {
+						s.rec = append(s.rec, '\r')
+					}
 					s.rec = append(s.rec, '\n')
 					next, ok, err := s.readLine()
 					if err != nil {
