@@ -216,3 +216,22 @@ func TestFileCSVQuotedCRLF(t *testing.T) {
 		t.Errorf("notes %q, %v; want [\"a\\r\\nb\\nc\"]", got, err)
 	}
 }
+
+// TestFileNullWhereNotNullable: a key's or a value's \N (NULL) is refused
+// naming the file, line, column, that it is NULL and what is allowed; it
+// was `"\\N" is not a valid UInt16`, the backslash doubled by the quoting.
+func TestFileNullWhereNotNullable(t *testing.T) {
+	for _, c := range []struct{ file, want string }{
+		{"id\tvalue\n1\t\\N\n", `n.tsv:2: column 2 ("value"): \N is NULL, and UInt16 is not Nullable (allowed: 0 to 65535)`},
+		{"id,value\n\\N,2\n", `n.csv:2: column 1 ("id"): \N is NULL, and UInt64 is not Nullable (allowed: 0 to 18446744073709551615)`},
+	} {
+		name := "n.tsv"
+		if strings.Contains(c.file, ",") {
+			name = "n.csv"
+		}
+		err := readCells(testFileSpec(writeFile(t, name, c.file, false)), nil)
+		if err == nil || !strings.HasSuffix(err.Error(), c.want) {
+			t.Errorf("%q: %v, want ...%s", c.file, err, c.want)
+		}
+	}
+}
