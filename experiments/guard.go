@@ -153,11 +153,13 @@ func estimate(r config.Run, rows int64) (Estimate, error) {
 		e.ReadBytes = core.SaturatingMul(distinct, int64(r.Key.Size))
 	}
 	if r.Layout.Row {
-		// A file's cells in the loader's blocks, and the read's copy of the
-		// rows it finds (dict.RowCellsHeapBytes, dict.RowReadCopyBytes).
-		e.LoaderBytes = core.SaturatingAdd(e.LoaderBytes, dict.RowCellsHeapBytes(r.Attrs, c.BlockRows, rows))
+		// A file's cells in the loader's block, and the read's copy of the
+		// rows it finds beside the last block's cells, not yet collected
+		// (dict.RowCellsHeapBytes, dict.RowReadCopyBytes).
+		cells := dict.RowCellsHeapBytes(r.Attrs, c.BlockRows, rows)
+		e.LoaderBytes = core.SaturatingAdd(e.LoaderBytes, cells)
 		if !c.NoRead {
-			e.ReadBytes = core.SaturatingAdd(e.ReadBytes, dict.RowReadCopyBytes(r.Attrs))
+			e.ReadBytes = core.SaturatingAdd(e.ReadBytes, core.SaturatingAdd(cells, dict.RowReadCopyBytes(r.Attrs)))
 		}
 	}
 	e.PeakBytes = max(core.SaturatingAdd(e.TablePeakBytes, e.LoaderBytes), core.SaturatingAdd(dict.ScaleBytes(e.FinalBytes, f), e.ReadBytes))

@@ -139,7 +139,7 @@ func TestPredictedPeakMatchesMeasured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkPeaks(t, res, 10)
+	checkPeaks(t, res, 15)
 }
 
 // checkPeaks holds each result's measured peak (peak_rss_bytes) within
@@ -286,7 +286,14 @@ func TestGuardRefusesWhatCannotFit(t *testing.T) {
 // model: a file of 2-6 KB Strings (20,000 rows, 80 MB) loaded by the row
 // layouts peaks within 15 % of the guard's prediction. The worker held the
 // file's cells 65,536 rows at a time and peaked at 2.5x the prediction (206
-// MiB against 83); its blocks of 16 MB of cells are in the model now.
+// MiB against 83); its blocks of 16 MB of cells are in the model now. While
+// the source's cells grew by appends, the peak hung on when the collector
+// ran: 0.94x-1.10x over 12 runs beside two busy loops (once 1.162x); with
+// the cells in chunks kept from block to block, 1.006x-1.013x. The bound
+// stays 15 %: the model counts the last block's cells again at the read
+// (released at the end of the pass, no collection has run by then, so the
+// read's copy takes fresh pages); were a collection to end in between, the
+// copy would reuse them: 0.89x with a collection forced there, inside 15 %.
 func TestPredictedPeakLongStrings(t *testing.T) {
 	if testing.Short() || raceEnabled || !machine.MemoryMeasurable {
 		t.Skip("measures memory over an 80 MB file; not under -short, -race or without /proc")

@@ -74,12 +74,19 @@ func TestInspectCommand(t *testing.T) {
 // TestInspectBadInput: a URL that does not parse is exit 2, a closed
 // port exit 1, each one line without the password.
 func TestInspectBadInput(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	// Port 1 (tcpmux): a port another test's listener cannot be handed,
+	// as one just let go from the ephemeral range can (make test runs two
+	// packages at once, each starting servers on ports the kernel picks).
+	closed := "127.0.0.1:1"
+	if c, err := net.Dial("tcp", closed); err == nil {
+		c.Close() // something listens there: a port just let go, then
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		closed = l.Addr().String()
+		l.Close()
 	}
-	closed := l.Addr().String()
-	l.Close()
 	for _, tc := range []struct {
 		args []string
 		code int

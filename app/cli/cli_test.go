@@ -113,6 +113,10 @@ func TestBadInput(t *testing.T) {
 	if err := os.WriteFile(plain, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	nullNote := filepath.Join(dir, "nullnote.tsv")
+	if err := os.WriteFile(nullNote, []byte("id\tvalue\tnote\n1\t2\tx\n3\t4\t\\N\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	const rowsAllowed = "(allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)"
 	types := "(allowed: UInt8, UInt16, UInt32, UInt64, UInt128, Int8, Int16, Int32, Int64, Int128, Float32, Float64, UUID, Date, DateTime)"
 	attrTypes := strings.TrimSuffix(types, ")") + ", String (values of 8 to 32 bytes), String(16) or String(4..16), and Nullable(T) of any of them)"
@@ -151,6 +155,8 @@ func TestBadInput(t *testing.T) {
 		// The path once, after the flag; not again in core's words.
 		{[]string{"run", "--source", sampleKeys, "--key-column", "nope"}, "--source " + sampleKeys + `: key column "nope" not found in the header on line 1 (columns: "id", "value")`},
 		{[]string{"run", "--source", noHeader, "--key-column", "id"}, "--source " + noHeader + `: key column "id" is a header name, but line 1 is data, not a header ("1", "2"): give the column by its position (1, 2, ...) or add a header line`},
+		// A NULL where the attribute is not Nullable: it loaded as the two characters \N.
+		{[]string{"run", "--source", nullNote, "--layout", "packed_row", "--attributes", "UInt16,note:String"}, "--source " + nullNote + `:3: column 3 ("note"): \N is NULL, and String is not Nullable (allowed: any other text, or the attribute as Nullable(String))`},
 		{[]string{"run", "--max-load-factor", "0"}, "--max-load-factor 0: out of range (allowed: 0.5 to 0.99)"},
 		{[]string{"run", "--repeats", "101"}, "--repeats 101: out of range (allowed: 1 to 100)"},
 		{[]string{"run", "--keys", "zipff"}, "--keys zipff: unknown kind (allowed: sequential, random, range:M, zipf:S, or a file)"},

@@ -15,7 +15,7 @@ package source
 //     are decoded, and a backslash at the end of a line continues the field
 //     on the next line (an escaped line feed), as ClickHouse reads them.
 //   - CSV: fields split on commas; a field in double quotes may hold commas,
-//     line breaks and "" for a quote; spaces around unquoted fields are
+//     line breaks (kept as written, CR LF too) and "" for a quote; spaces around unquoted fields are
 //     trimmed (ClickHouse's input_format_csv_trim_whitespaces).
 //   - CRLF and LF line endings both work; blank lines and a UTF-8 byte order
 //     mark are skipped.
@@ -66,14 +66,14 @@ type fileSource[K, V core.Bits] struct {
 	skipBad    bool
 	cols       []int                          // Spec.Columns, 0-based
 	checkCell  func(i int, text []byte) error // Spec.CheckCell
-	cells      []byte                         // this block's cells of cols, back to back
-	cellEnds   []int                          // cellEnds[row*len(cols)+j] is where that cell ends in cells
+	cells      cellChunks                     // this block's cells of cols
 
 	line    int64  // physical lines read so far
 	recLine int64  // line the current record starts on
 	rec     []byte // the current record's fields, decoded, back to back
 	ends    []int  // ends[i] is where field i ends in rec
 	long    []byte // holds a line longer than the read buffer
+	crlf    bool   // the last line read ended in CR LF
 	badRow  error  // the current record is malformed (CSV quoting)
 	pending bool   // the current record was read by open and not yet returned
 	rows    int64  // data rows returned
@@ -412,10 +412,13 @@ func (s *fileSource[K, V]) readLine() (line []byte, ok bool, err error) {
 		return nil, false, nil
 	}
 	s.line++
+	s.crlf = false
 	if n := len(b); b[n-1] == '\n' {
 		b = b[:n-1]
-	}
-	if n := len(b); n > 0 && b[n-1] == '\r' {
+		if n := len(b); n > 0 && b[n-1] == '\r' {
+			b, s.crlf = b[:n-1], true
+		}
+	} else if n := len(b); n > 0 && b[n-1] == '\r' {
 		b = b[:n-1]
 	}
 	if s.line == 1 {
@@ -539,7 +542,12 @@ func (s *fileSource[K, V]) splitCSV(line []byte) error {
 			for {
 				j := bytes.IndexByte(line[i:], '"')
 				if j < 0 {
+					// A line break inside quotes is the field's, as
+					// written: CR LF stays CR LF, as ClickHouse reads it.
 					s.rec = append(s.rec, line[i:]...)
+					if s.crlf {
+						s.rec = append(s.rec, '\r')
+					}
 					s.rec = append(s.rec, '\n')
 					next, ok, err := s.readLine()
 					if err != nil {
@@ -677,29 +685,23 @@ func (s *fileSource[K, V]) parseRow() (K, V, error) {
 // keepCells checks the current record's Columns (CheckCell) and keeps
 // them for Cell; a bad cell keeps none of the row's.
 func (s *fileSource[K, V]) keepCells() error {
-	start, ends := len(s.cells), len(s.cellEnds)
+	mark := s.cells.mark()
 	for i, c := range s.cols {
 		text := s.field(c)
 		if s.checkCell != nil {
 			if err := s.checkCell(i, text); err != nil {
-				s.cells, s.cellEnds = s.cells[:start], s.cellEnds[:ends]
+				s.cells.undo(mark)
 				return fileErr(s.path, s.recLine, "%s: %w", s.columnLabel(c), err)
 			}
 		}
-		s.cells = append(s.cells, text...)
-		s.cellEnds = append(s.cellEnds, len(s.cells))
+		s.cells.add(text)
 	}
 	return nil
 }
 
 // Cell implements core.CellSource.
 func (s *fileSource[K, V]) Cell(row, column int) []byte {
-	i := row*len(s.cols) + column
-	start := 0
-	if i > 0 {
-		start = s.cellEnds[i-1]
-	}
-	return s.cells[start:s.cellEnds[i]]
+	return s.cells.cell(row*len(s.cols) + column)
 }
 
 // Next implements Source. A bad row stops the load with its file, line,
@@ -707,7 +709,10 @@ func (s *fileSource[K, V]) Cell(row, column int) []byte {
 // Skipped. On an error b is left empty.
 func (s *fileSource[K, V]) Next(b *core.Block[K, V], max int) error {
 	b.Reset()
-	s.cells, s.cellEnds = s.cells[:0], s.cellEnds[:0]
+	s.cells.reset()
+	if s.done {
+		s.cells = cellChunks{} // the pass is over: its blocks' cells go
+	}
 	switch {
 	case s.closed:
 		return errSourceClosed
@@ -761,6 +766,7 @@ func (s *fileSource[K, V]) Close() error {
 		return nil
 	}
 	s.closed = true
+	s.cells = cellChunks{}
 	s.stopWatch()
 	var err error
 	if s.gz != nil {

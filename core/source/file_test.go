@@ -278,7 +278,7 @@ func TestFileTSVEscapes(t *testing.T) {
 	}
 	// \N (NULL) as a key is reported as such.
 	err := readErr(t, testFileSpec(writeFile(t, "null.tsv", "1\t1\n\\N\t2\n", false)))
-	if want := `null.tsv:2: column 1: "\\N" is not a valid UInt64`; err == nil || !strings.Contains(err.Error(), want) {
+	if want := `null.tsv:2: column 1: \N is NULL, and UInt64 is not Nullable`; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("NULL key: %v, want %q", err, want)
 	}
 }

@@ -657,7 +657,7 @@ func TestParseValueErrors(t *testing.T) {
 		{"UInt32", "1.0", `"1.0" is not a valid UInt32`},
 		{"Int16", "--1", `"--1" is not a valid Int16`},
 		{"Int16", "+", `"+" is not a valid Int16`},
-		{"UInt64", `\N`, `"\\N" is not a valid UInt64`},
+		{"UInt64", `\N`, `\N is NULL, and UInt64 is not Nullable`},
 		{"Float32", "1e39", `"1e39" is out of range for Float32`},
 		{"Float64", "1e309", `"1e309" is out of range for Float64`},
 		{"Float64", "abc", `"abc" is not a valid Float64 (allowed: a decimal number`},

@@ -189,11 +189,18 @@ func allowedText(t core.Type) string {
 	return "nothing"
 }
 
+// NullText is a NULL as ClickHouse writes one in TSV and CSV: a cell of a
+// type that is not Nullable cannot hold it.
+const NullText = `\N`
+
 func errOutOfRange(t core.Type, s string) error {
 	return fmt.Errorf("%s is out of range for %s (%s)", quoteValue(s), t.Name, allowedText(t))
 }
 
 func errMalformed(t core.Type, s string) error {
+	if s == NullText {
+		return fmt.Errorf(`\N is NULL, and %s is not Nullable (allowed: %s)`, t.Name, allowedText(t))
+	}
 	return fmt.Errorf("%s is not a valid %s (allowed: %s)", quoteValue(s), t.Name, allowedText(t))
 }
 

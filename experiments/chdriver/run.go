@@ -286,7 +286,7 @@ func (Driver) Estimate(r *experiments.DriverRun, rows int64) experiments.Estimat
 		// The lab's side: its frames, and a file's cells in the blocks it
 		// feeds and writes ClickHouse's source from (as a row layout's load holds them).
 		LoaderBytes: core.SaturatingAdd(core.SaturatingAdd(clickHouseBaselineBytes, int64(worker.FrameRows*(r.Key.Size+r.Value.Size))),
-			dict.RowCellsHeapBytes(r.Attributes, worker.FrameRows, rows)),
+			dict.FeedCellsHeapBytes(r.Attributes, worker.FrameRows, rows)),
 		ReloadPeakBytes: dict.ReloadPeak(final, peak),
 		Estimated:       true,
 	}

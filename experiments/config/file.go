@@ -103,6 +103,12 @@ func checkCell(attrs []dict.Attribute) func(i int, text []byte) error {
 			_, _, err := source.ParseValue(a.Type, string(text))
 			return err
 		}
+		if string(text) == dict.NullText {
+			// ClickHouse would load the default ('') in its place
+			// (input_format_null_as_default): a NULL loaded as its two
+			// characters, or silently as '', is not what the file says.
+			return fmt.Errorf(`\N is NULL, and String is not Nullable (allowed: any other text, or the attribute as Nullable(String))`)
+		}
 		return nil
 	}
 }

@@ -148,12 +148,15 @@ func CellBlockRows(rows, n int, cellBytes int64, most int) int {
 }
 
 // RowCellsHeapBytes is what a row layout's load holds in the Go heap for a
-// file's attribute cells (FileColumn): a block of them, at most
-// CellBlockBytes, parsed while the one before is copied into the row
-// store, the cells' slice grown by appends, and the heap's pacing at about
-// twice what is live: measured 59-79 MB above the table, the arena and the
-// read's copy for blocks of 16 MB (2-6 KB Strings, 2e4 and 1e5 rows, packed_row
-// and compact_row), so five blocks.
+// file's attribute cells (FileColumn): one block of them, at most
+// CellBlockBytes, in the source's chunks, which it keeps from block to
+// block (core/source's cellChunks) and lets go at the end of the pass.
+// The last block's are still resident when the read starts (the collector
+// has not run yet), so the read counts them too. Measured (2-6 KB Strings,
+// 2e4 rows, packed_row and compact_row, 12 runs each beside two busy
+// loops): 0.99x-1.01x of the predicted peak, where five blocks had been
+// counted for a buffer grown by appends, whose garbage made the peak hang
+// on the collector's pacing (0.94x-1.10x).
 // Nothing for generated attributes.
 func RowCellsHeapBytes(attrs []Attribute, blockRows int, rows int64) int64 {
 	perRow := 0.0
@@ -170,7 +173,18 @@ func RowCellsHeapBytes(attrs []Attribute, blockRows int, rows int64) int64 {
 		return 0
 	}
 	block := min(int64(cmp.Or(blockRows, core.DefaultBlockRows)), max(rows, 0))
-	return 5 * min(int64(perRow*float64(block)), CellBlockBytes)
+	return min(int64(perRow*float64(block)), CellBlockBytes)
+}
+
+// FeedCellsHeapBytes is what the lab holds of a file's attribute cells as
+// it feeds a ClickHouse worker and writes its source: five blocks
+// (RowCellsHeapBytes), as measured when the source's cells grew by
+// appends (docs/reliability.md's table). Since the source keeps its
+// chunks, packlab's own peak in a ch_hashed run over 2e4 rows of 2-6 KB
+// Strings is 78 MiB above its start (was 128), against the 80 these five
+// blocks count; over 1e5 rows 88 (was 93): the figure stands.
+func FeedCellsHeapBytes(attrs []Attribute, blockRows int, rows int64) int64 {
+	return 5 * RowCellsHeapBytes(attrs, blockRows, rows)
 }
 
 // cellTextBytes is a cell's text and separator as a file holds a number:
@@ -179,11 +193,11 @@ const cellTextBytes = 8
 
 // RowReadCopyBytes is what a row layout's read holds as it copies the rows
 // it finds out (rowstore.CopyRows): a chunk of core.Read's 4,096 keys'
-// Strings, in a buffer grown by appends (twice their bytes).
+// Strings, in a buffer sized to them with an eighth to spare.
 func RowReadCopyBytes(attrs []Attribute) int64 {
 	perRow := 0.0
 	for _, a := range attrs {
 		perRow += a.MeanLen()
 	}
-	return int64(2 * 4096 * perRow)
+	return int64(9.0 / 8 * 4096 * perRow)
 }

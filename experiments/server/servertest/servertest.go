@@ -195,6 +195,33 @@ func start(t testing.TB, name string, n int, extra string) []*Node {
 		}
 		t.Fatal(problem)
 	}
+	for attempt := 1; ; attempt++ {
+		nodes, err := launch(t, prog, name, n, extra)
+		if err == nil {
+			return nodes
+		}
+		// The ports were free when freePorts let them go, and another
+		// process (make test runs two packages at once, each with its
+		// servers and clients) may take one before the server binds it:
+		// ClickHouse then ends at once with "Address already in use".
+		// Other ports then; any other failure is the test's.
+		if attempt == 3 || !strings.Contains(err.Error(), addressInUse) {
+			t.Fatal(err)
+		}
+		t.Logf("attempt %d: %v; again on other ports", attempt, err)
+		for _, node := range nodes {
+			node.Stop()
+		}
+	}
+}
+
+// addressInUse is how ClickHouse's bind error ends (errno 98, EADDRINUSE).
+const addressInUse = "Address already in use"
+
+// launch starts n nodes on ports freePorts finds and waits until each
+// answers; its error is the first node's that did not.
+func launch(t testing.TB, prog, name string, n int, extra string) ([]*Node, error) {
+	t.Helper()
 	nodes := make([]*Node, n)
 	ports := freePorts(t, 2*n)
 	for i := range nodes {
@@ -242,10 +269,10 @@ func start(t testing.TB, name string, n int, extra string) []*Node {
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			t.Fatal(err)
+			return nodes, err
 		}
 	}
-	return nodes
+	return nodes, nil
 }
 
 // wait waits until the node answers a query over HTTP and accepts a
@@ -270,8 +297,8 @@ func (n *Node) wait() error {
 }
 
 // freePorts finds count ports free on 127.0.0.1 now (held open together,
-// so they differ).
-func freePorts(t testing.TB, count int) []int {
+// so they differ). A test sets it to hand out a port in use.
+var freePorts = func(t testing.TB, count int) []int {
 	t.Helper()
 	ports := make([]int, count)
 	for i := range ports {

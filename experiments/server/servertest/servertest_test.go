@@ -3,6 +3,7 @@
 package servertest
 
 import (
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -48,5 +49,35 @@ func TestFolderRemoved(t *testing.T) {
 	}
 	if _, err := node.Query("SELECT 1"); err == nil {
 		t.Error("the server still answers after its test")
+	}
+}
+
+// TestStartWhenAPortIsTaken: a port taken between freePorts and the
+// server's bind (by another package's test: make test runs two at once)
+// ends that server with "Address already in use"; Start tries other ports.
+func TestStartWhenAPortIsTaken(t *testing.T) {
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	taken := held.Addr().(*net.TCPAddr).Port
+	orig := freePorts
+	t.Cleanup(func() { freePorts = orig })
+	calls := 0
+	freePorts = func(t testing.TB, count int) []int {
+		calls++
+		ports := orig(t, count)
+		if calls == 1 {
+			ports[0] = taken
+		}
+		return ports
+	}
+	node := Start(t)
+	if calls != 2 || node.TCPPort == taken {
+		t.Fatalf("%d attempts, the node on port %d (taken: %d); want a second attempt on another port", calls, node.TCPPort, taken)
+	}
+	if v := strings.TrimSpace(node.Exec(t, "SELECT 1")); v != "1" {
+		t.Errorf("SELECT 1 = %q", v)
 	}
 }
