@@ -174,7 +174,7 @@ import (
 //   - GetMany's three-stage pipeline (see GetMany): the first line of
 //     the buckets three batches ahead, the header matched once a batch
 //     ahead, its candidates kept, the matched slot's line (or, for a key
-//     with no candidate in a full bucket, its two back buckets)
+//     with no candidate behind its spill bit, its two back buckets)
 //     prefetched. A profile of the pipeline without the back buckets
 //     put 17 % of GetMany in getBack's two misses one after the other; with
 //     them, in one process at 1e7 (CPU ns a row, alternating, load 10-13):
@@ -194,15 +194,32 @@ import (
 //     batch load 3.03 -> 2.83 s (boost 2.57: 0.85x -> 0.91x). On the idle
 //     machine after them: read 1.15x-1.22x boost's (1.04x before), load
 //     0.86x-0.88x (0.90x), Get 0.38x-0.42x (0.22x).
+//   - The spill bits (the back yard), measured beside the code before
+//     them: misses, single Get at 1e7, 1.10x-1.32x a hit's time in one
+//     process (1.32x-1.49x before); BenchmarkMiss, medians of 4
+//     alternating runs, 1.33x against 1.42x. Hits, the
+//     memory and compact unchanged (side-by-side harness, one run).
+//   - Tried and dropped on the way (docs/performance.md): a Get in one
+//     assembly call (match, prefetches and slot reads: 84-100 CPU ns a
+//     hit against 86-105, within the noise); misses without the branch
+//     on the spill (a dummy bucket chosen by a conditional move: slower,
+//     the back buckets' addresses then wait on the count); the growth
+//     pass faulting the new yard's pages in by a write (nothing).
 //   - What is left: the batch load (0.86x-0.88x boost's at 1e7, target 1.0x):
 //     three quarters of it is the growth passes, x9/8 moving each pair
 //     about 8 times; the batch read (1.15x-1.22x boost's at 1e7, 0.86x at 1e8,
 //     target 1.3x); single-key Get (0.38x-0.42x boost's read at 1e7, target
-//     0.8x): a dependent miss on the header's line, then the slot's, whose
-//     line the Get's prefetch has had in flight since it began; misses
-//     1.42x a hit's time at 1e7 (target 1.2x): a miss ends on an
-//     unpredictable branch on whether its bucket is full, and a full
-//     one's reads the back yard; the old back yard held to the end of a
+//     0.8x): in one process at 1e7, the hash and one load of the bucket's
+//     first byte alone take 38-42 CPU ns a key, with the match 54-73, the
+//     whole Get 84-100, boost's whole read about 37 on the idle machine
+//     (its group metadata is a dense 16 MB array apart from its elements,
+//     which the last-level cache can mostly hold, an inference: the VM
+//     shows no cache sizes; here the header is in the bucket: a miss on
+//     it, then the slot's line, 4 times in 5 another); a header array
+//     apart from the slots is the candidate, not measured; misses
+//     1.33x a hit's time at 1e7 (target 1.2x): the branch on the spill
+//     bit and, behind it, the back yard's two buckets read after the
+//     front one's miss; the old back yard held to the end of a
 //     growth (about 0.4 B a pair of the peak at 1e8: interleaved with the
 //     pass it faulted in the new front yard early, see grow).
 
@@ -776,8 +793,9 @@ func (t *Iceberg[K, V]) getHashed(key K, x, e uint64) (V, bool) {
 	return t.getBack(key, x, e)
 }
 
-// getBack is the end of a lookup whose front bucket is full: the back
-// yard's two buckets, then the overflow table.
+// getBack is the end of a lookup whose front bucket has its spill bit set
+// (and no slot of it): the back yard's two buckets, then the overflow
+// table.
 //
 //go:noinline
 func (t *Iceberg[K, V]) getBack(key K, x, e uint64) (V, bool) {
@@ -972,8 +990,8 @@ func (t *Iceberg[K, V]) batch(keys []K, lo int, b *icebergBatch, lines uintptr) 
 // buckets' first lines were prefetched two batches ago: it matches each
 // key's fingerprint in its bucket's header (icebergMatch), keeps the
 // candidates, and prefetches the lines of the first candidate's slot, or,
-// for a key with no candidate in a full bucket (a key of the back yard, or
-// a miss), its two back buckets. A lookup then reads the one or two lines
+// for a key with no candidate in a bucket whose spill bit for it is set (a
+// key of the back yard, or a miss), its two back buckets. A lookup then reads the one or two lines
 // it needs in place of the bucket's three, and a back-yard key's two
 // buckets no longer cost two cache misses one after the other.
 func (t *Iceberg[K, V]) match(keys []K, lo int, b *icebergBatch) {
