@@ -197,8 +197,9 @@ import (
 //   - The spill bits (the back yard), measured beside the code before
 //     them: misses, single Get at 1e7, 1.10x-1.32x a hit's time in one
 //     process (1.32x-1.49x before); BenchmarkMiss, medians of 4
-//     alternating runs, 1.33x against 1.42x. Hits, the
-//     memory and compact unchanged (side-by-side harness, one run).
+//     alternating runs, 1.33x against 1.42x. Hits, the memory (1e8:
+//     8.71 and 9.13 B/pair after the load and at its peak) and compact
+//     unchanged within the noise (side-by-side harness, beside afbc85e).
 //   - Tried and dropped on the way (docs/performance.md): a Get in one
 //     assembly call (match, prefetches and slot reads: 84-100 CPU ns a
 //     hit against 86-105, within the noise); misses without the branch
