@@ -41,8 +41,10 @@ import (
 //	a slot: | the remainder's other L-8 bits | choice (back yard: 1) | e (16-byte keys: 64) | value (8*vs) |
 //
 // A pair takes sb = L + choice + e + value bits: 8 in the header, st = sb-8
-// in its slot. count is how many slots from slot 0 hold a pair; the others'
-// fingerprints and slots are zero. Pairs go into a bucket in arrival order
+// in its slot. count (byte 0's low 6 bits: a bucket has at most 63 slots)
+// is how many slots from slot 0 hold a pair; the others' fingerprints and
+// slots are zero. Byte 0's top two bits are a front bucket's spill bits
+// (see the back yard). Pairs go into a bucket in arrival order
 // (no deletions: a count is enough). The front yard's buckets have at least
 // 24 slots (three lines for <UInt64,UInt16>: 26 slots of 58 bits at 1e8
 // pairs, 20 bits unused), the back yard's at least 6 (one line: 8 slots of
@@ -101,11 +103,15 @@ import (
 // table of whole pairs, as compact's), so that keys chosen to collide fill
 // it instead of blowing the table up; random keys all but never reach it.
 //
-// A lookup reads its front bucket; only when that bucket is full (count ==
-// C) may the key be in the back yard (a pair goes there only past a full
-// bucket, and a bucket never empties), and only then are the two back
-// buckets read. A miss costs what a hit does, but for the full buckets'
-// share.
+// A pair goes to the back yard only past a full front bucket, and sets one
+// of that bucket's two spill bits, the one its remainder's ninth bit picks
+// (both for remainders of 8 bits or fewer). A lookup reads its front
+// bucket, and the two back buckets only when its own spill bit there is
+// set: a miss reads them for 23 % of absent keys at 1e7 (the buckets
+// full: 36 %; any spill bit set: 28 %). Misses against hits, single Get,
+// one process, alternating (CPU ns): 98-110 against hits' 84-92 with the
+// spill bits, 128-144 against 86-97 reading the back yard behind every
+// full bucket.
 //
 // # Growth
 //
@@ -168,7 +174,7 @@ import (
 //   - GetMany's three-stage pipeline (see GetMany): the first line of
 //     the buckets three batches ahead, the header matched once a batch
 //     ahead, its candidates kept, the matched slot's line (or, for a key
-//     with no candidate in a full bucket, its two back buckets)
+//     with no candidate behind its spill bit, its two back buckets)
 //     prefetched. A profile of the pipeline without the back buckets
 //     put 17 % of GetMany in getBack's two misses one after the other; with
 //     them, in one process at 1e7 (CPU ns a row, alternating, load 10-13):
@@ -188,15 +194,33 @@ import (
 //     batch load 3.03 -> 2.83 s (boost 2.57: 0.85x -> 0.91x). On the idle
 //     machine after them: read 1.15x-1.22x boost's (1.04x before), load
 //     0.86x-0.88x (0.90x), Get 0.38x-0.42x (0.22x).
+//   - The spill bits (the back yard), measured beside the code before
+//     them: misses, single Get at 1e7, 1.10x-1.32x a hit's time in one
+//     process (1.32x-1.49x before); BenchmarkMiss, medians of 4
+//     alternating runs, 1.33x against 1.42x. Hits, the memory (1e8:
+//     8.71 and 9.13 B/pair after the load and at its peak) and compact
+//     unchanged within the noise (side-by-side harness, beside afbc85e).
+//   - Tried and dropped on the way (docs/performance.md): a Get in one
+//     assembly call (match, prefetches and slot reads: 84-100 CPU ns a
+//     hit against 86-105, within the noise); misses without the branch
+//     on the spill (a dummy bucket chosen by a conditional move: slower,
+//     the back buckets' addresses then wait on the count); the growth
+//     pass faulting the new yard's pages in by a write (nothing).
 //   - What is left: the batch load (0.86x-0.88x boost's at 1e7, target 1.0x):
 //     three quarters of it is the growth passes, x9/8 moving each pair
 //     about 8 times; the batch read (1.15x-1.22x boost's at 1e7, 0.86x at 1e8,
 //     target 1.3x); single-key Get (0.38x-0.42x boost's read at 1e7, target
-//     0.8x): a dependent miss on the header's line, then the slot's, whose
-//     line the Get's prefetch has had in flight since it began; misses
-//     1.42x a hit's time at 1e7 (target 1.2x): a miss ends on an
-//     unpredictable branch on whether its bucket is full, and a full
-//     one's reads the back yard; the old back yard held to the end of a
+//     0.8x): in one process at 1e7, the hash and one load of the bucket's
+//     first byte alone take 38-42 CPU ns a key, with the match 54-73, the
+//     whole Get 84-100, boost's whole read about 37 on the idle machine
+//     (its group metadata is a dense 16 MB array apart from its elements,
+//     which the last-level cache can mostly hold, an inference: the VM
+//     shows no cache sizes; here the header is in the bucket: a miss on
+//     it, then the slot's line, 4 times in 5 another); a header array
+//     apart from the slots is the candidate, not measured; misses
+//     1.33x a hit's time at 1e7 (target 1.2x): the branch on the spill
+//     bit and, behind it, the back yard's two buckets read after the
+//     front one's miss; the old back yard held to the end of a
 //     growth (about 0.4 B a pair of the peak at 1e8: interleaved with the
 //     pass it faulted in the new front yard early, see grow).
 
@@ -218,26 +242,27 @@ type Iceberg[K, V Bits] struct {
 
 // icebergYard is one yard's geometry and slab.
 type icebergYard struct {
-	base  unsafe.Pointer
-	slab  []byte
-	m     uint64  // buckets
-	bb    uintptr // bucket bytes
-	c     uint64  // slots a bucket
-	sb    uint    // bits a pair: its fingerprint byte and its slot
-	fb    uint    // fingerprint bits a slot in the bucket's header: 8, or 0 when l < 8
-	lr    uint    // remainder bits in the slot: l - fb
-	st    uint    // the slot's bits past the header: sb - fb
-	so    uint    // bit offset of slot 0: 8 + c*fb
-	l     uint    // remainder bits
-	ch    uint    // choice bits: 0 front, 1 back
-	e, v  uint    // extra hash word bits (64 for 16-byte keys), value bits
-	kw    uint    // key bits in x
-	lmask uint64  // lowMask(l)
-	n     uint64  // pairs held
-	word  bool    // fingerprints, no extra word, and a slot past its fingerprint read by one 8-byte load at its byte (st+7 <= 64)
-	kf    uint    // lr + ch: the key's bits in a slot past its fingerprint
-	kmask uint64  // lowMask(kf)
-	vmask uint64  // lowMask(v)
+	base     unsafe.Pointer
+	slab     []byte
+	m        uint64  // buckets
+	bb       uintptr // bucket bytes
+	c        uint64  // slots a bucket
+	sb       uint    // bits a pair: its fingerprint byte and its slot
+	fb       uint    // fingerprint bits a slot in the bucket's header: 8, or 0 when l < 8
+	lr       uint    // remainder bits in the slot: l - fb
+	st       uint    // the slot's bits past the header: sb - fb
+	so       uint    // bit offset of slot 0: 8 + c*fb
+	l        uint    // remainder bits
+	ch       uint    // choice bits: 0 front, 1 back
+	e, v     uint    // extra hash word bits (64 for 16-byte keys), value bits
+	kw       uint    // key bits in x
+	lmask    uint64  // lowMask(l)
+	n        uint64  // pairs held
+	spillAll byte    // icebergSpill when l <= 8 (no ninth remainder bit to pick a spill bit), else 0
+	word     bool    // fingerprints, no extra word, and a slot past its fingerprint read by one 8-byte load at its byte (st+7 <= 64)
+	kf       uint    // lr + ch: the key's bits in a slot past its fingerprint
+	kmask    uint64  // lowMask(kf)
+	vmask    uint64  // lowMask(v)
 }
 
 // Growth and bucket parameters; see the design comment.
@@ -277,6 +302,9 @@ func icebergGeo(keyBytes, valueBytes int, m uint64, ch uint, minSlots uint64) ic
 		y.l = y.kw - lg
 	}
 	y.lmask = lowMask(y.l)
+	if y.l <= 8 {
+		y.spillAll = icebergSpill
+	}
 	y.sb = y.l + ch + y.e + y.v
 	if y.l >= 8 {
 		y.fb = 8
@@ -285,7 +313,7 @@ func icebergGeo(keyBytes, valueBytes int, m uint64, ch uint, minSlots uint64) ic
 	for lines := uintptr(1); ; lines++ {
 		c := (512*uint64(lines) - 8) / uint64(y.sb)
 		if c >= minSlots || lines == 64 {
-			y.bb, y.c = 64*lines, min(c, 255)
+			y.bb, y.c = 64*lines, min(c, icebergCountMask)
 			break
 		}
 	}
@@ -487,8 +515,28 @@ func (y *icebergYard) bucket(i uint64) unsafe.Pointer {
 	return unsafe.Add(y.base, uintptr(i)*y.bb)
 }
 
-// count is bucket p's count.
-func icebergCount(p unsafe.Pointer) uint64 { return uint64(*(*byte)(p)) }
+// icebergCount is the count of the bucket at p: the low 6 bits of its
+// first byte (a bucket has at most 63 slots: a value is at least 8 bits,
+// and a bucket has more than one line only while it has fewer than 24).
+func icebergCount(p unsafe.Pointer) uint64 { return uint64(*(*byte)(p) & icebergCountMask) }
+
+// The count byte's top two bits, in a front bucket, say which of its pairs
+// went on to the back yard (or the overflow table): a pair sets the bit
+// its remainder's ninth bit picks (both, for remainders of 8 bits or
+// fewer). A bucket is full before either is set, so put, which fills
+// buckets that are not, never meets them; a lookup that finds no slot in
+// its front bucket reads the back yard only when its own bit is set.
+const (
+	icebergCountMask = 0x3f
+	icebergSpill     = 0xc0
+)
+
+// spillBit is the count-byte bit of a front bucket that a pair of
+// remainder rem sets when it goes on to the back yard.
+func (y *icebergYard) spillBit(rem uint64) byte { return byte(0x40<<(rem>>8&1)) | y.spillAll }
+
+// icebergSpilled reports whether the count byte at p has bit set.
+func icebergSpilled(p unsafe.Pointer, bit byte) bool { return *(*byte)(p)&bit != 0 }
 
 // rem is x's remainder in y.
 func (y *icebergYard) rem(x uint64) uint64 { return x >> (64 - y.kw) & y.lmask }
@@ -706,7 +754,7 @@ func (t *Iceberg[K, V]) Get(key K) (V, bool) {
 			if w, ok := f.findWord(p, icebergMatch(p, byte(rem), n, f.c), rem>>8); ok {
 				return fromWord[V](w), true
 			}
-			if n < f.c {
+			if !icebergSpilled(p, f.spillBit(rem)) {
 				return t.getMiss()
 			}
 			return t.getBack(key, x, 0)
@@ -714,7 +762,7 @@ func (t *Iceberg[K, V]) Get(key K) (V, bool) {
 		if off := f.find(p, rem, 0, 0); off != 0 {
 			return t.value(f, p, off), true
 		}
-		if icebergCount(p) < f.c {
+		if !icebergSpilled(p, f.spillBit(rem)) {
 			return t.getMiss()
 		}
 		return t.getBack(key, x, 0)
@@ -732,7 +780,7 @@ func (t *Iceberg[K, V]) getHashed(key K, x, e uint64) (V, bool) {
 		if w, ok := f.findWord(p, icebergMatch(p, byte(rem), n, f.c), rem>>8); ok {
 			return fromWord[V](w), true
 		}
-		if n < f.c {
+		if !icebergSpilled(p, f.spillBit(rem)) {
 			return t.getMiss()
 		}
 		return t.getBack(key, x, e)
@@ -740,14 +788,15 @@ func (t *Iceberg[K, V]) getHashed(key K, x, e uint64) (V, bool) {
 	if off := f.find(p, f.rem(x), 0, e); off != 0 {
 		return t.value(f, p, off), true
 	}
-	if icebergCount(p) < f.c {
+	if !icebergSpilled(p, f.spillBit(f.rem(x))) {
 		return t.getMiss()
 	}
 	return t.getBack(key, x, e)
 }
 
-// getBack is the end of a lookup whose front bucket is full: the back
-// yard's two buckets, then the overflow table.
+// getBack is the end of a lookup whose front bucket has its spill bit set
+// (and no slot of it): the back yard's two buckets, then the overflow
+// table.
 //
 //go:noinline
 func (t *Iceberg[K, V]) getBack(key K, x, e uint64) (V, bool) {
@@ -838,6 +887,7 @@ func (t *Iceberg[K, V]) placeYards(x, e, vlo, vhi uint64) bool {
 		f.put(p, f.rem(x), 0, e, vlo, vhi)
 		return true
 	}
+	*(*byte)(p) |= f.spillBit(f.rem(x))
 	b := &t.back
 	rem := b.rem(x)
 	b1 := mulHi(x, b.m)
@@ -941,8 +991,8 @@ func (t *Iceberg[K, V]) batch(keys []K, lo int, b *icebergBatch, lines uintptr) 
 // buckets' first lines were prefetched two batches ago: it matches each
 // key's fingerprint in its bucket's header (icebergMatch), keeps the
 // candidates, and prefetches the lines of the first candidate's slot, or,
-// for a key with no candidate in a full bucket (a key of the back yard, or
-// a miss), its two back buckets. A lookup then reads the one or two lines
+// for a key with no candidate in a bucket whose spill bit for it is set (a
+// key of the back yard, or a miss), its two back buckets. A lookup then reads the one or two lines
 // it needs in place of the bucket's three, and a back-yard key's two
 // buckets no longer cost two cache misses one after the other.
 func (t *Iceberg[K, V]) match(keys []K, lo int, b *icebergBatch) {
@@ -964,7 +1014,7 @@ func (t *Iceberg[K, V]) match(keys []K, lo int, b *icebergBatch) {
 		s1[j], s2[j] = b.off[j]+uintptr(off>>3), b.off[j]+uintptr((off+f.st-f.v)>>3)+7
 		if cand == 0 {
 			s1[j], s2[j] = b.off[j], b.off[j]
-			if cnt >= f.c {
+			if icebergSpilled(p, f.spillBit(f.rem(x))) {
 				h1 := mulHi(x, bk.m)
 				b1[k], b2[k] = uintptr(h1)*bk.bb, uintptr(bk.alt(h1, bk.rem(x), 0))*bk.bb
 				k++
@@ -1048,12 +1098,12 @@ func (t *Iceberg[K, V]) GetMany(keys []K, values []V, found []bool) int {
 				var w uint64
 				if w, ok = f.findWord(p, q.cand[j], f.rem(x)>>8); ok {
 					v = fromWord[V](w)
-				} else if icebergCount(p) >= f.c {
+				} else if icebergSpilled(p, f.spillBit(f.rem(x))) {
 					v, ok = t.getBack(key, x, e)
 				}
 			} else if off := f.findIn(p, q.cand[j], f.rem(x), 0, e); off != 0 {
 				v, ok = t.value(f, p, off), true
-			} else if icebergCount(p) >= f.c {
+			} else if icebergSpilled(p, f.spillBit(f.rem(x))) {
 				v, ok = t.getBack(key, x, e)
 			}
 			values[lo+j], found[lo+j] = v, ok
@@ -1436,6 +1486,9 @@ func (t *Iceberg[K, V]) CheckInvariants() error {
 			if cnt > y.c {
 				return fmt.Errorf("iceberg: yard %d bucket %d counts %d pairs, it has %d slots", yi, i, cnt, y.c)
 			}
+			if icebergSpilled(p, icebergSpill) && (yi == 1 || cnt < y.c) {
+				return fmt.Errorf("iceberg: yard %d bucket %d is marked spilled holding %d pairs of %d", yi, i, cnt, y.c)
+			}
 			// The bits past the last pair are zero.
 			for s := cnt; s < y.c && y.fb != 0; s++ {
 				if fp := *(*byte)(unsafe.Add(p, 1+s)); fp != 0 {
@@ -1459,8 +1512,8 @@ func (t *Iceberg[K, V]) CheckInvariants() error {
 				}
 				k := compactKey[K](x, e)
 				if yi == 1 {
-					if fp := t.front.bucket(mulHi(x, t.front.m)); icebergCount(fp) < t.front.c {
-						return fmt.Errorf("iceberg: key %v is in the back yard, its front bucket is not full", k)
+					if fp := t.front.bucket(mulHi(x, t.front.m)); icebergCount(fp) < t.front.c || !icebergSpilled(fp, t.front.spillBit(t.front.rem(x))) {
+						return fmt.Errorf("iceberg: key %v is in the back yard, its front bucket is not full or not marked spilled", k)
 					}
 				}
 				if v, ok := t.Get(k); !ok || v != FromUint64[V](vlo, vhi) {
@@ -1483,6 +1536,10 @@ func (t *Iceberg[K, V]) CheckInvariants() error {
 		}
 		ov = uint64(t.ovf.Len())
 		for k, v := range t.ovf.All() {
+			x, _ := t.hash(k)
+			if !icebergSpilled(t.front.bucket(mulHi(x, t.front.m)), t.front.spillBit(t.front.rem(x))) {
+				return fmt.Errorf("iceberg: key %v is in the overflow table, its front bucket is not marked spilled", k)
+			}
 			if got, ok := t.Get(k); !ok || got != v {
 				return fmt.Errorf("iceberg: Get(%v) = %v, %v; the overflow table holds %v", k, got, ok, v)
 			}
