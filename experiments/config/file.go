@@ -96,14 +96,14 @@ func (c Config) attributeNames(spec *source.Spec) {
 // NULL.
 func checkCell(attrs []dict.Attribute) func(i int, text []byte) error {
 	return func(i int, text []byte) error {
-		if a := attrs[i]; a.Nullable && string(text) == dict.NullText {
+		if a := attrs[i]; a.Nullable && string(text) == source.NullText {
 			return nil
 		}
 		if a := attrs[i]; !a.IsString() {
 			_, _, err := source.ParseValue(a.Type, string(text))
 			return err
 		}
-		if string(text) == dict.NullText {
+		if string(text) == source.NullText {
 			// ClickHouse would load the default ('') in its place
 			// (input_format_null_as_default): a NULL loaded as its two
 			// characters, or silently as '', is not what the file says.
@@ -152,7 +152,7 @@ func (st *FileStats) Count(n int, cells core.CellSource) {
 		for j := range st.CellBytes {
 			c := cells.Cell(i, j)
 			st.CellBytes[j] += int64(len(c))
-			if string(c) == dict.NullText {
+			if string(c) == source.NullText {
 				st.Nulls[j]++
 			}
 		}
@@ -175,7 +175,7 @@ func WithFileColumns(attrs []dict.Attribute, st FileStats) []dict.Attribute {
 		values := st.Rows - nulls
 		a.File = &dict.FileColumn{NullShare: float64(nulls) / float64(st.Rows)}
 		if a.IsString() && values > 0 {
-			a.File.MeanLen = float64(st.CellBytes[i]-nulls*int64(len(dict.NullText))) / float64(values)
+			a.File.MeanLen = float64(st.CellBytes[i]-nulls*int64(len(source.NullText))) / float64(values)
 		}
 	}
 	return out

@@ -35,9 +35,6 @@ type FileColumn struct {
 // in this many (sipHash64(key, 2000 + i) % NullEvery = 0).
 const NullEvery = 10
 
-// NullText is a NULL as ClickHouse writes one in TSV and CSV.
-const NullText = `\N`
-
 // NullRows is how many of n rows a Nullable attribute holds NULL in: as
 // its file holds them, or as the lab generates them, one in NullEvery on
 // average.

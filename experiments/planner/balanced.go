@@ -45,12 +45,21 @@ const (
 // iceberg's batch read was 0.79x compact's at 1e7 in one run of the
 // side-by-side harness (inside the tier), but 0.86x boost's at 1e8 where
 // compact's was 1.3x-1.7x in other runs, about 0.5x-0.66x compact's
-// (docs/performance.md), so it must save what a doubling of the shards must. Without it
-// iceberg and compact, a few percent apart, traded the Go answer between
+// (docs/performance.md), so it must save what a doubling of the shards
+// must. Without it iceberg and compact, a few percent apart, traded the Go answer between
 // 9.5e8, 1e9 and 1.05e9 rows in 24 GiB (compact, iceberg, iceberg: 1.5 %,
 // 4.3 % and 1 % apart). A calibration at the plan's size (1e8) puts such a
 // layout in tier 2 by its own speed; under prefer memory it weighs nothing.
-var balancedLayoutCost = map[core.Layout]float64{core.LayoutIceberg: balancedShardCost}
+var balancedLayoutCost = map[core.Layout]layoutCost{
+	core.LayoutIceberg: {balancedShardCost, "its reads at 1e8 rows fall further behind than a calibration at 1e7 shows"},
+}
+
+// layoutCost is a layout's balancedLayoutCost and why, as the runners-up
+// say it.
+type layoutCost struct {
+	share float64
+	why   string
+}
 
 // balancedTiers puts in tier 2 every setup of cs (setups of one engine
 // that fit) that another of cs outruns by balancedSlower, loading or
@@ -94,7 +103,7 @@ func byBalancedRule(a, b Candidate) int {
 // rule, relative to its bytes: balancedShardCost a doubling of its shards,
 // and its layout's balancedLayoutCost.
 func balancedWeight(c Candidate) float64 {
-	return (1 + balancedShardCost*math.Log2(float64(max(c.Shards, 1)))) * (1 + balancedLayoutCost[core.Layout(c.Layout)])
+	return (1 + balancedShardCost*math.Log2(float64(max(c.Shards, 1)))) * (1 + balancedLayoutCost[core.Layout(c.Layout)].share)
 }
 
 // balancedWeightWhy says what makes c weigh more than best: its shards,
@@ -104,8 +113,8 @@ func balancedWeightWhy(c, best Candidate) string {
 	if c.Shards > best.Shards {
 		why = append(why, fmt.Sprintf("each doubling of the shards counts as %.0f %% more: %d against %d", 100*balancedShardCost, c.Shards, best.Shards))
 	}
-	if cost := balancedLayoutCost[core.Layout(c.Layout)]; cost > balancedLayoutCost[core.Layout(best.Layout)] {
-		why = append(why, fmt.Sprintf("%s counts as %.0f %% more (its reads at 1e8 rows fall further behind than a calibration at 1e7 shows)", c.Layout, 100*cost))
+	if cost := balancedLayoutCost[core.Layout(c.Layout)]; cost.share > balancedLayoutCost[core.Layout(best.Layout)].share {
+		why = append(why, fmt.Sprintf("%s counts as %.0f %% more (%s)", c.Layout, 100*cost.share, cost.why))
 	}
 	return strings.Join(why, "; ")
 }
@@ -115,8 +124,8 @@ func balancedWeightWhy(c, best Candidate) string {
 func layoutCostWords() string {
 	var out string
 	for _, l := range core.Layouts() {
-		if cost := balancedLayoutCost[l]; cost > 0 {
-			out += fmt.Sprintf(", %s as %.0f %% more", l, 100*cost)
+		if cost := balancedLayoutCost[l]; cost.share > 0 {
+			out += fmt.Sprintf(", %s as %.0f %% more", l, 100*cost.share)
 		}
 	}
 	return out

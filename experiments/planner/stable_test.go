@@ -404,3 +404,22 @@ func TestPlanAttributesWording(t *testing.T) {
 		t.Errorf("growth sentence %q names ClickHouse's tables as Go's", plan.Growing)
 	}
 }
+
+// TestPlanLayoutCostIsSaid: at 1e9 rows in 24 GiB iceberg needs less
+// memory than compact but not the tenth its layout cost asks
+// (balancedLayoutCost): the balanced answer is compact, and iceberg's
+// runner-up line says it had less memory and what it had to save, not
+// "more memory".
+func TestPlanLayoutCostIsSaid(t *testing.T) {
+	plan, err := MakePlan(PlanRequest{Rows: 1e9, MemoryBytes: 24 << 30}, nil, machine24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := plan.BestGo(); g == nil || g.Layout != "compact" {
+		t.Fatalf("the balanced Go answer %+v, want compact", g)
+	}
+	i := slices.IndexFunc(plan.RunnersUp, func(l string) bool { return strings.Contains(l, " iceberg SHARDS ") })
+	if i < 0 || !strings.Contains(plan.RunnersUp[i], "less memory (reload peak ") || !strings.Contains(plan.RunnersUp[i], "but not the 10 % more it must save: iceberg counts as 10 % more (") {
+		t.Errorf("runners-up %q: want iceberg's line to say it had less memory and what it had to save", plan.RunnersUp)
+	}
+}

@@ -360,7 +360,7 @@ func (rs *Store) fromCells(row []byte, cells core.CellSource, i int) {
 		}
 		text := cells.Cell(i, j)
 		var lo, hi uint64
-		if !a.Nullable || string(text) != dict.NullText {
+		if !a.Nullable || string(text) != source.NullText {
 			lo, hi, _ = source.ParseValue(a.Type, string(text)) // checked by CheckCell as the source read it
 		}
 		var w [16]byte
@@ -378,7 +378,7 @@ func fillRow[K core.Bits](rs *Store, k K, row []byte, cells core.CellSource, i i
 	var flags byte
 	for j, a := range rs.nulls {
 		if c := rs.cell(int(a)); c >= 0 {
-			if string(cells.Cell(i, c)) == dict.NullText {
+			if string(cells.Cell(i, c)) == source.NullText {
 				flags |= 1 << j
 			}
 		} else if core.PairChecksum(k, 2000+a)%dict.NullEvery == 0 {

@@ -48,7 +48,7 @@ import (
 // value.
 func appendCell(dst []byte, a dict.Attribute, text []byte) []byte {
 	if a.Nullable {
-		if string(text) == dict.NullText {
+		if string(text) == source.NullText {
 			return append(dst, 1)
 		}
 		dst = append(dst, 0)
