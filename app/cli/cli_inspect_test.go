@@ -93,7 +93,7 @@ func TestInspectBadInput(t *testing.T) {
 		want string
 	}{
 		{[]string{"inspect"}, 2, "--clickhouse is required"},
-		{[]string{"inspect", "--clickhouse", "localhost:9000"}, 2, "--clickhouse localhost:9000: not a URL with a host"},
+		{[]string{"inspect", "--clickhouse", "localhost:9000"}, 2, "--clickhouse localhost:9000: no scheme"},
 		{[]string{"inspect", "--clickhouse", "clickhouse://u:topsecret@h"}, 2, "holds a password"},
 		{[]string{"inspect", "--clickhouse", "clickhouse://" + closed, "--results", t.TempDir()}, 1, "not listening"},
 		{[]string{"inspect", "--clickhouse", "http://h", "--results", t.TempDir(), "--no-save"}, 2, "--no-save"},

@@ -20,7 +20,6 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"github.com/packlab/packlab/experiments/fault"
 	"io"
 	"net"
 	"net/url"
@@ -31,6 +30,8 @@ import (
 	"time"
 
 	"github.com/ClickHouse/clickhouse-go/v2"
+
+	"github.com/packlab/packlab/experiments/fault"
 )
 
 // PasswordEnv is where the password comes from on the command line (or a
@@ -86,6 +87,7 @@ type ErrorKind string
 const (
 	NotListening  ErrorKind = "not listening"    // nothing accepts a connection there
 	NotClickHouse ErrorKind = "not ClickHouse"   // something answers, not ClickHouse's protocol
+	OtherProtocol ErrorKind = "other protocol"   // ClickHouse answers there in the protocol the URL does not name
 	TooOld        ErrorKind = "too old"          // before DDL dictionaries (19.17)
 	Gone          ErrorKind = "connection lost"  // the server went away mid-inspect
 	Timeout       ErrorKind = "timeout"          // a connect or query timeout
@@ -135,6 +137,9 @@ func (s Settings) ParseURL() (Endpoint, error) {
 	bad := func(problem string) error {
 		return fault.New("url", redactURL(s.URL), problem,
 			"clickhouse://host[:9000][/database] (native), http://host[:8123] or https://host[:8443] (HTTP); a user may be in it, the password only in {password}")
+	}
+	if t := strings.TrimSpace(s.URL); t != "" && !strings.Contains(t, "://") {
+		return Endpoint{}, bad("no scheme")
 	}
 	u, err := url.Parse(strings.TrimSpace(s.URL))
 	if err != nil || u.Host == "" || u.Opaque != "" {
@@ -283,7 +288,13 @@ func Connect(ctx context.Context, s Settings) (*Conn, error) {
 	defer cancel()
 	if err := c.conn.QueryRow(qctx, "SELECT version()").Scan(&release); err != nil {
 		c.conn.Close()
-		return nil, c.classify(err, NotClickHouse)
+		err = c.classify(err, NotClickHouse)
+		if e, ok := err.(*Error); ok && e.Kind == NotClickHouse {
+			if other, ok := otherProtocol(ctx, c.Endpoint, *opt); ok {
+				return nil, other
+			}
+		}
+		return nil, err
 	}
 	if c.Version, err = checkRelease(e.Host, release); err != nil {
 		c.conn.Close()
@@ -291,6 +302,36 @@ func Connect(ctx context.Context, s Settings) (*Conn, error) {
 	}
 	c.Release = release
 	return c, nil
+}
+
+// otherProtocol is the error for a URL that names ClickHouse's other
+// protocol than its port speaks (http:// at the native port 9000, which
+// answers HTTP with a 400, or clickhouse:// at the HTTP port 8123, whose
+// answer the native handshake cannot read): a ping in the other protocol
+// that ClickHouse answers, or refuses in its own words, says so.
+func otherProtocol(ctx context.Context, e Endpoint, opt clickhouse.Options) (*Error, bool) {
+	other := e
+	if e.Protocol == "http" {
+		other.Protocol, opt.Protocol = "native", clickhouse.Native
+	} else {
+		other.Protocol, opt.Protocol = "http", clickhouse.HTTP
+	}
+	opt.DialTimeout, opt.ReadTimeout = min(opt.DialTimeout, 5*time.Second), min(opt.ReadTimeout, 5*time.Second)
+	conn, err := clickhouse.Open(&opt)
+	if err != nil {
+		return nil, false
+	}
+	defer conn.Close()
+	pctx, cancel := context.WithTimeout(ctx, opt.DialTimeout+opt.ReadTimeout)
+	defer cancel()
+	var ex *clickhouse.Exception
+	if err := conn.Ping(pctx); err != nil && !errors.As(err, &ex) {
+		return nil, false
+	}
+	names := map[string]string{"native": "the native protocol", "http": "HTTP"}
+	ports := map[string]string{"native": "clickhouse:// at its native port (9000 by default)", "http": "http:// at its HTTP port (8123 by default)"}
+	return &Error{Kind: OtherProtocol, Host: e.Host, Msg: fmt.Sprintf("ClickHouse speaks %s on this port, not %s (allowed: %s, or %s)",
+		names[other.Protocol], names[e.Protocol], other, ports[e.Protocol])}, true
 }
 
 // checkRelease reads version()'s answer: not ClickHouse's form, or a

@@ -5,12 +5,15 @@ package server
 import (
 	"context"
 	"errors"
-	"github.com/packlab/packlab/experiments/fault"
+	"fmt"
 	"net"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/packlab/packlab/experiments/fault"
+	"github.com/packlab/packlab/experiments/server/servertest"
 )
 
 func asError(err error, e **Error) bool { return errors.As(err, e) }
@@ -20,7 +23,7 @@ func asError(err error, e **Error) bool { return errors.As(err, e) }
 func TestBadURLs(t *testing.T) {
 	for _, tc := range []struct{ url, want string }{
 		{"", "not a URL with a host"},
-		{"localhost:9000", "not a URL with a host"},
+		{"localhost:9000", "localhost:9000: no scheme (allowed: clickhouse://"},
 		{"ftp://host", `unknown scheme "ftp"`},
 		{"clickhouse://host:99999", "port out of range"},
 		{"clickhouse://alice:hunter2@host", "holds a password"},
@@ -124,6 +127,23 @@ func TestUnreachable(t *testing.T) {
 		}
 	}()
 	check("a server that never answers", "clickhouse://"+mute.Addr().String(), Timeout)
+}
+
+// TestOtherProtocol: a URL that names the protocol the port does not speak
+// (the native port's answer to HTTP is a 400, the HTTP port's to the
+// native handshake an unreadable packet) says which URL reaches it.
+func TestOtherProtocol(t *testing.T) {
+	node := servertest.Start(t)
+	for _, c := range []struct{ url, want string }{
+		{fmt.Sprintf("http://127.0.0.1:%d", node.TCPPort), "ClickHouse speaks the native protocol on this port, not HTTP (allowed: " + node.NativeURL() + ", or http:// at its HTTP port (8123 by default))"},
+		{fmt.Sprintf("clickhouse://127.0.0.1:%d", node.HTTPPort), "ClickHouse speaks HTTP on this port, not the native protocol (allowed: " + node.HTTPURL() + ", or clickhouse:// at its native port (9000 by default))"},
+	} {
+		_, err := Connect(context.Background(), Settings{URL: c.url, ConnectTimeout: 5 * time.Second})
+		var e *Error
+		if !errors.As(err, &e) || e.Kind != OtherProtocol || e.Msg != c.want {
+			t.Errorf("%s: %v\nwant %s", c.url, err, c.want)
+		}
+	}
 }
 
 func containsKind(kinds []ErrorKind, k ErrorKind) bool {

@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"github.com/packlab/packlab/experiments/fault"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -231,19 +230,19 @@ func (c *Conn) createQueries(ctx context.Context, cluster string) (map[string]st
 
 // sourceTable finds SOURCE(CLICKHOUSE(... TABLE 't' [DB 'd'] ...)) on the
 // local server in a CREATE DICTIONARY.
-var (
-	sourceClause = regexp.MustCompile(`(?is)SOURCE\(\s*CLICKHOUSE\((.*?)\)\s*\)\s*(LIFETIME|LAYOUT|RANGE|SETTINGS|COMMENT|$)`)
-	sourceParam  = regexp.MustCompile(`(?is)\b(TABLE|DB|HOST|QUERY)\s+'((?:[^'\\]|\\.)*)'`)
-)
-
 func sourceTable(ddl, defaultDB string) (db, table, problem string) {
-	m := sourceClause.FindStringSubmatch(ddl)
-	if m == nil {
+	sp, ok := dictClause(ddl, "SOURCE")
+	var name string
+	var words []string
+	if ok {
+		name, words, ok = call(ddl[sp.innerStart:sp.innerEnd])
+	}
+	if !ok || name != "CLICKHOUSE" {
 		return "", "", "its source is not a ClickHouse table"
 	}
 	params := map[string]string{}
-	for _, p := range sourceParam.FindAllStringSubmatch(m[1], -1) {
-		params[strings.ToUpper(p[1])] = unescapeString(p[2])
+	for i := 0; i+1 < len(words); i += 2 {
+		params[strings.ToUpper(words[i])] = words[i+1]
 	}
 	if h := params["HOST"]; h != "" && h != "localhost" && h != "127.0.0.1" && h != "::1" {
 		return "", "", "its source is another server's table"
@@ -256,26 +255,6 @@ func sourceTable(ddl, defaultDB string) (db, table, problem string) {
 		db = defaultDB
 	}
 	return db, params["TABLE"], ""
-}
-
-func unescapeString(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) {
-			i++
-			switch s[i] {
-			case 'n':
-				b.WriteByte('\n')
-			case 't':
-				b.WriteByte('\t')
-			default:
-				b.WriteByte(s[i])
-			}
-			continue
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
 
 // sample reads, in one query bounded to sampleRows rows of the source

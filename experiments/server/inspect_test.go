@@ -35,6 +35,9 @@ var targetDictionaries = []struct {
 	{"d_flat", "(seq UInt64, v UInt16) PRIMARY KEY seq SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(FLAT())", 0.001},
 	{"d_failed", "(id UInt64, v UInt16) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'no_such_table')) LIFETIME(0) LAYOUT(HASHED())", 0},
 	{"d_cache", "(id UInt64, v UInt16) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(CACHE(SIZE_IN_CELLS 1000))", 0},
+	// The words of other clauses as text (a DEFAULT, a COMMENT): read as
+	// clauses, the layout was FLAT and the sampled table 'old'.
+	{"d_commented", "(id UInt64, v UInt16, s String DEFAULT 'SOURCE(CLICKHOUSE(TABLE \\'old\\')) LIFETIME') PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(HASHED(SHARDS 2)) COMMENT 'was LAYOUT(FLAT()) before'", 0.02},
 	{"we`ird 'name\" x", "(id UInt64, v UInt16) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(SPARSE_HASHED(SHARDS 2))", 0.001},
 }
 

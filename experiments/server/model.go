@@ -4,7 +4,6 @@ package server
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -12,9 +11,6 @@ import (
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/text"
 )
-
-// layoutClause finds LAYOUT(NAME(params)) in a CREATE DICTIONARY.
-var layoutClause = regexp.MustCompile(`(?is)\bLAYOUT\(\s*([A-Za-z_]+)\s*\(([^()]*)\)\s*\)`)
 
 // typeWords maps system.dictionaries.type to the LAYOUT word, for a
 // dictionary whose DDL SQL does not show (XML).
@@ -31,8 +27,13 @@ var typeWords = map[string]string{
 // CREATE DICTIONARY, or, for one defined in XML, from its type.
 func (d *Dictionary) readDDL(ddl string) {
 	d.DDL, d.shards = ddl, 1
-	all := layoutClause.FindAllStringSubmatch(ddl, -1)
-	if ddl == "" || len(all) == 0 {
+	sp, ok := dictClause(ddl, "LAYOUT")
+	var word string
+	var params []string
+	if ok {
+		word, params, ok = call(ddl[sp.innerStart:sp.innerEnd])
+	}
+	if !ok {
 		d.XML = ddl == ""
 		d.word = typeWords[d.Type]
 		if d.word == "" {
@@ -46,18 +47,15 @@ func (d *Dictionary) readDDL(ddl string) {
 		}
 		return
 	}
-	m := all[len(all)-1]
-	d.word = strings.ToUpper(m[1])
-	d.Layout = m[0]
-	f := strings.Fields(m[2])
-	for i := 0; i+1 < len(f); i += 2 {
-		switch strings.ToUpper(f[i]) {
+	d.word, d.Layout = word, ddl[sp.start:sp.end]
+	for i := 0; i+1 < len(params); i += 2 {
+		switch strings.ToUpper(params[i]) {
 		case "SHARDS":
-			if n, err := strconv.Atoi(f[i+1]); err == nil && n > 0 {
+			if n, err := strconv.Atoi(params[i+1]); err == nil && n > 0 {
 				d.shards = n
 			}
 		case "MAX_LOAD_FACTOR":
-			if x, err := strconv.ParseFloat(f[i+1], 64); err == nil {
+			if x, err := strconv.ParseFloat(params[i+1], 64); err == nil {
 				d.mlf = x
 			}
 		}
@@ -414,10 +412,8 @@ func builds(v Version, c dict.ClickHouseDictionary, shards int) bool {
 // for an XML dictionary, one written from what system.dictionaries shows.
 func (d *Dictionary) adviceDDL(clause string) string {
 	if d.DDL != "" {
-		all := layoutClause.FindAllStringIndex(d.DDL, -1)
-		if len(all) > 0 {
-			last := all[len(all)-1]
-			s := d.DDL[:last[0]] + clause + d.DDL[last[1]:]
+		if sp, ok := dictClause(d.DDL, "LAYOUT"); ok {
+			s := d.DDL[:sp.start] + clause + d.DDL[sp.end:]
 			if rest, ok := strings.CutPrefix(s, "CREATE DICTIONARY "); ok {
 				s = "CREATE OR REPLACE DICTIONARY " + rest
 			}

@@ -1,0 +1,184 @@
+package server
+
+import "strings"
+
+// A CREATE DICTIONARY statement as system.tables.create_table_query shows
+// it, read clause by clause: its SOURCE, LAYOUT, LIFETIME, RANGE and
+// SETTINGS clauses stand after the column list at the top level, outside
+// quotes; the same words inside a COMMENT, a column's DEFAULT or a source
+// QUERY are text, not clauses. ClickHouse 26.7 writes
+//
+//	CREATE DICTIONARY db.d (`k` UInt64, ...) PRIMARY KEY k SOURCE(CLICKHOUSE(TABLE 'src'))
+//	LIFETIME(MIN 0 MAX 0) LAYOUT(SPARSE_HASHED(SHARDS 4)) COMMENT 'was LAYOUT(FLAT()) before'
+//
+// (one line), and a search of the text for "LAYOUT(" found the comment's.
+
+// span is a clause's place in the statement: all of it from its word to
+// its closing parenthesis, and what its parentheses hold.
+type span struct{ start, end, innerStart, innerEnd int }
+
+// dictClause finds the top-level clause word(...) of a CREATE DICTIONARY.
+func dictClause(ddl, word string) (span, bool) {
+	depth, afterColumns := 0, false
+	for i := 0; i < len(ddl); {
+		switch c := ddl[i]; {
+		case c == '\'' || c == '"' || c == '`':
+			i = skipQuoted(ddl, i)
+		case c == '(':
+			depth++
+			i++
+		case c == ')':
+			depth--
+			if depth == 0 {
+				afterColumns = true
+			}
+			i++
+		case isWordByte(c):
+			j := i
+			for j < len(ddl) && isWordByte(ddl[j]) {
+				j++
+			}
+			if depth == 0 && afterColumns && (i == 0 || ddl[i-1] != '.') && strings.EqualFold(ddl[i:j], word) {
+				k := j
+				for k < len(ddl) && isSpace(ddl[k]) {
+					k++
+				}
+				if k < len(ddl) && ddl[k] == '(' {
+					if end, ok := closing(ddl, k); ok {
+						return span{i, end + 1, k + 1, end}, true
+					}
+				}
+			}
+			i = j
+		default:
+			i++
+		}
+	}
+	return span{}, false
+}
+
+// call reads NAME(params) (a layout or a source) into its upper-case name
+// and its parameters' words, quoted strings unquoted.
+func call(s string) (name string, params []string, ok bool) {
+	s = strings.TrimSpace(s)
+	j := 0
+	for j < len(s) && isWordByte(s[j]) {
+		j++
+	}
+	open := j
+	for open < len(s) && isSpace(s[open]) {
+		open++
+	}
+	if j == 0 || open >= len(s) || s[open] != '(' {
+		return "", nil, false
+	}
+	end, found := closing(s, open)
+	if !found || strings.TrimSpace(s[end+1:]) != "" {
+		return "", nil, false
+	}
+	return strings.ToUpper(s[:j]), sqlWords(s[open+1 : end]), true
+}
+
+// sqlWords splits a clause's parameters into words: a quoted string is one
+// word, unquoted ('we\'ird' -> we'ird); parentheses stand alone.
+func sqlWords(s string) []string {
+	var out []string
+	for i := 0; i < len(s); {
+		switch c := s[i]; {
+		case isSpace(c) || c == ',':
+			i++
+		case c == '\'' || c == '"' || c == '`':
+			j := skipQuoted(s, i)
+			out = append(out, unquote(s[i:j]))
+			i = j
+		case c == '(' || c == ')':
+			out = append(out, s[i:i+1])
+			i++
+		default:
+			j := i
+			for j < len(s) && !isSpace(s[j]) && !strings.ContainsRune("'\"`(),", rune(s[j])) {
+				j++
+			}
+			out = append(out, s[i:j])
+			i = j
+		}
+	}
+	return out
+}
+
+// closing is the index of the parenthesis that closes the one at open,
+// quoted text skipped.
+func closing(s string, open int) (int, bool) {
+	depth := 0
+	for i := open; i < len(s); {
+		switch s[i] {
+		case '\'', '"', '`':
+			i = skipQuoted(s, i)
+			continue
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return i, true
+			}
+		}
+		i++
+	}
+	return 0, false
+}
+
+// skipQuoted is the index after the quoted text that starts at i: ClickHouse
+// escapes a quote inside with a backslash, and reads two in a row as one.
+func skipQuoted(s string, i int) int {
+	q := s[i]
+	for j := i + 1; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case q:
+			if j+1 < len(s) && s[j+1] == q {
+				j++
+				continue
+			}
+			return j + 1
+		}
+	}
+	return len(s)
+}
+
+// unquote is quoted text's content, its escapes undone.
+func unquote(s string) string {
+	if len(s) < 2 {
+		return s
+	}
+	q := s[0]
+	s = strings.TrimSuffix(s[1:], string(q))
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '\\' && i+1 < len(s):
+			i++
+			switch s[i] {
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			default:
+				b.WriteByte(s[i])
+			}
+		case s[i] == q && i+1 < len(s) && s[i+1] == q:
+			b.WriteByte(q)
+			i++
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
