@@ -269,7 +269,9 @@ func (c *Conn) sample(ctx context.Context, d *Dictionary) *sample {
 	var exprs []string
 	for _, col := range cols {
 		q := quoteIdent(col)
-		exprs = append(exprs, "avg(length(assumeNotNull("+q+")))", "countIf(isNull("+q+"))")
+		// The mean over the values, as dict.FileColumn's MeanLen: a NULL
+		// counted as a length of 0 took a third off a third-NULL column's.
+		exprs = append(exprs, "avgOrDefaultIf(length(assumeNotNull("+q+")), isNotNull("+q+"))", "countIf(isNull("+q+"))")
 	}
 	flat := d.layoutWord() == "FLAT"
 	if flat {

@@ -35,6 +35,11 @@ var targetDictionaries = []struct {
 	{"d_flat", "(seq UInt64, v UInt16) PRIMARY KEY seq SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(FLAT())", 0.001},
 	{"d_failed", "(id UInt64, v UInt16) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'no_such_table')) LIFETIME(0) LAYOUT(HASHED())", 0},
 	{"d_cache", "(id UInt64, v UInt16) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(CACHE(SIZE_IN_CELLS 1000))", 0},
+	// An only attribute Nullable: its NULL rows are not in its table
+	// (HASHED's and SPARSE_HASHED's), its String mean over the values.
+	{"d_nullable_sparse", "(id UInt64, ns Nullable(String)) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(SPARSE_HASHED())", 0.01},
+	{"d_nullable_hashed", "(id UInt64, ns Nullable(String)) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(HASHED())", 0.01},
+	{"d_nullable_array", "(id UInt64, ns Nullable(String), v UInt16) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(HASHED_ARRAY())", 0.01},
 	// The words of other clauses as text (a DEFAULT, a COMMENT): read as
 	// clauses, the layout was FLAT and the sampled table 'old'.
 	{"d_commented", "(id UInt64, v UInt16, s String DEFAULT 'SOURCE(CLICKHOUSE(TABLE \\'old\\')) LIFETIME') PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(HASHED(SHARDS 2)) COMMENT 'was LAYOUT(FLAT()) before'", 0.02},
@@ -45,8 +50,8 @@ var targetDictionaries = []struct {
 // and loads them.
 func fill(t *testing.T, n *servertest.Node, rows int) {
 	t.Helper()
-	n.Exec(t, "CREATE TABLE src (id UInt64, seq UInt64, v UInt16, w UInt32, s String, k String) ENGINE = MergeTree ORDER BY tuple()",
-		"INSERT INTO src SELECT sipHash64(number), number, number % 65536, number, repeat('x', 4 + number % 29), concat('user-', toString(number)) FROM numbers("+itoa(rows)+")")
+	n.Exec(t, "CREATE TABLE src (id UInt64, seq UInt64, v UInt16, w UInt32, s String, k String, ns Nullable(String)) ENGINE = MergeTree ORDER BY tuple()",
+		"INSERT INTO src SELECT sipHash64(number), number, number % 65536, number, repeat('x', 4 + number % 29), concat('user-', toString(number)), if(number % 3 = 0, NULL, repeat('y', number % 20)) FROM numbers("+itoa(rows)+")")
 	for _, d := range targetDictionaries {
 		n.Exec(t, "CREATE DICTIONARY "+quoteIdent(d.name)+" "+d.ddl)
 		if d.name != "d_cache" {
