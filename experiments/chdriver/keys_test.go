@@ -34,11 +34,11 @@ func withClickHouse(t *testing.T, got map[string]result.Result, name, what strin
 // COMPLEX_KEY_ layout, with SHARDS and with String attributes (five runs,
 // about 4 s each, most of it ClickHouse starting; -short runs one), and
 // packlab's model (the key serialized in the shard's arena, a String as
-// its 8-byte size, its bytes and a zero; a reference and the saved hash
+// its 8-byte size and its bytes; a reference and the saved hash
 // in each cell) is within 0.5 % of bytes_allocated (the issue asks 2 %),
 // of the memory tracker's gain for HASHED_ARRAY. At these sizes the arena
 // is a few power-of-two chunks, so a key's bytes counted wrong by a third
-// (String(16) without its size and zero) misses by an arena's half. Each
+// (String(16) without its size) misses by an arena's half. Each
 // run proves its rows: ClickHouse holds every key the lab sent once (the
 // count and the checksum of the pairs, the lab's key read back from the
 // String's first 8 bytes or the tuple's UInt64), and dictGet finds each.

@@ -295,7 +295,7 @@ func (Driver) Estimate(r *experiments.DriverRun, rows int64) experiments.Estimat
 		// list of a file's keys.
 		e.ReadBytes = core.SaturatingMul(max(rows, distinct), int64(d.KeyType(r.Key).Size))
 		if lo, hi := r.DictKey.SerializedBytes(); r.DictKey.Derived() {
-			e.ReadBytes = core.SaturatingMul(max(rows, distinct), int64(hi+lo)/2) // its columns, a String's offset and zero beside its bytes
+			e.ReadBytes = core.SaturatingMul(max(rows, distinct), int64(hi+lo)/2) // its columns, a String's offset beside its bytes
 		}
 		if !r.Source.IsSynthetic() {
 			e.ReadBytes = core.SaturatingAdd(e.ReadBytes, core.SaturatingMul(max(rows, distinct), int64(r.Key.Size)))
@@ -440,7 +440,7 @@ func fillClickHouseBreakdown(res *result.Result, d dict.ClickHouseDictionary, ke
 			per := (n + int64(res.Shards) - 1) / int64(res.Shards)
 			arena = dict.ArenaBytes(per, keyBytes) * int64(res.Shards)
 		}
-		keys := int64(float64(n) * keyBytes) // the keys as the arena holds them (a String's size and zero too)
+		keys := int64(float64(n) * keyBytes) // the keys as the arena holds them (a String's size too)
 		cells := (res.BytesAllocated - arena) / cell
 		if cells < n || arena < keys {
 			return

@@ -8,7 +8,7 @@ import (
 
 // TestParseKey: a run's keys, as the ch_ layouts take them: their names
 // again, the part that carries the lab's keys, and the bytes ClickHouse's
-// arena holds a row (a String's 8-byte size and zero beside its bytes).
+// arena holds a row (a String's 8-byte size beside its bytes).
 func TestParseKey(t *testing.T) {
 	for _, c := range []struct {
 		in, name string
@@ -18,11 +18,11 @@ func TestParseKey(t *testing.T) {
 	}{
 		{"UInt64", "UInt64", false, "UInt64", 8, 8},
 		{"UInt128", "UInt128", false, "UInt128", 16, 16},
-		{"String", "String", true, "UInt64", 17, 41},
-		{"string(16)", "String(16)", true, "UInt64", 25, 25},
-		{"String(8..64)", "String(8..64)", true, "UInt64", 17, 73},
-		{"Tuple(String, UInt64)", "Tuple(String, UInt64)", true, "UInt64", 25, 49},
-		{"tuple(String(0..4),UInt32, Date)", "Tuple(String(0..4), UInt32, Date)", true, "UInt32", 15, 19},
+		{"String", "String", true, "UInt64", 16, 40},
+		{"string(16)", "String(16)", true, "UInt64", 24, 24},
+		{"String(8..64)", "String(8..64)", true, "UInt64", 16, 72},
+		{"Tuple(String, UInt64)", "Tuple(String, UInt64)", true, "UInt64", 24, 48},
+		{"tuple(String(0..4),UInt32, Date)", "Tuple(String(0..4), UInt32, Date)", true, "UInt32", 14, 18},
 		{"Tuple(UInt64)", "Tuple(UInt64)", true, "UInt64", 8, 8},
 	} {
 		k, problem, ok := ParseKey(c.in)
@@ -58,7 +58,7 @@ func TestParseKey(t *testing.T) {
 // String(16) keys and UInt16 values (measured through chDB: 12,579,048
 // bytes_allocated) is 2^18 cells of 32 bytes and an arena of 4,190,208
 // bytes (the chunks that hold 1e5 keys of 25 bytes), and 232 bytes of
-// bookkeeping not modelled; keys of 16 bytes without their size and zero
+// bookkeeping not modelled; keys of 16 bytes without their size
 // would fill half that arena.
 func TestStringKeyModel(t *testing.T) {
 	d, _ := FindClickHouseDictionary("ch_complex_key_hashed")

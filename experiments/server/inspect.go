@@ -63,7 +63,7 @@ func Inspect(ctx context.Context, s Settings, opt Options) (*Inspection, error) 
 			// One query per source table and set of columns: dictionaries
 			// over the same table share it, and so do a cluster's nodes.
 			db, table, _ := sourceTable(d.DDL, d.Database)
-			key := db + "\x00" + table + "\x00" + strings.Join(d.stringColumns(), "\x00") + "\x00" + d.word + "\x00" + strings.Join(d.KeyNames, "\x00")
+			key := db + "\x00" + table + "\x00" + strings.Join(d.stringColumns(), "\x00") + "\x01" + strings.Join(d.nullableColumns(), "\x00") + "\x00" + d.word + "\x00" + strings.Join(d.KeyNames, "\x00")
 			if table == "" {
 				key = "\x01" + d.Database + "\x00" + d.Name
 			}
@@ -259,7 +259,8 @@ func sourceTable(ddl, defaultDB string) (db, table, problem string) {
 
 // sample reads, in one query bounded to sampleRows rows of the source
 // table, the mean length and NULL share of every String key part and
-// attribute, and FLAT's largest key.
+// attribute, the NULL share of every other Nullable attribute, and FLAT's
+// largest key.
 func (c *Conn) sample(ctx context.Context, d *Dictionary) *sample {
 	db, table, problem := sourceTable(d.DDL, d.Database)
 	if problem != "" {
@@ -273,12 +274,16 @@ func (c *Conn) sample(ctx context.Context, d *Dictionary) *sample {
 		// counted as a length of 0 took a third off a third-NULL column's.
 		exprs = append(exprs, "avgOrDefaultIf(length(assumeNotNull("+q+")), isNotNull("+q+"))", "countIf(isNull("+q+"))")
 	}
+	nullable := d.nullableColumns()
+	for _, col := range nullable {
+		exprs = append(exprs, "countIf(isNull("+quoteIdent(col)+"))")
+	}
 	flat := d.layoutWord() == "FLAT"
 	if flat {
 		exprs = append(exprs, "toInt64(max(toUInt64("+quoteIdent(d.KeyNames[0])+")))")
 	}
 	var inner []string
-	for _, col := range cols {
+	for _, col := range append(cols, nullable...) {
 		inner = append(inner, quoteIdent(col))
 	}
 	if flat {
@@ -298,6 +303,10 @@ func (c *Conn) sample(ctx context.Context, d *Dictionary) *sample {
 		for i := range cols {
 			dest = append(dest, &means[i], &nulls[i])
 		}
+		fixedNulls := make([]uint64, len(nullable))
+		for i := range nullable {
+			dest = append(dest, &fixedNulls[i])
+		}
 		var maxKey int64
 		if flat {
 			dest = append(dest, &maxKey)
@@ -310,6 +319,11 @@ func (c *Conn) sample(ctx context.Context, d *Dictionary) *sample {
 			s.MeanLen[col] = means[i]
 			if n > 0 {
 				s.Nulls[col] = float64(nulls[i]) / float64(n)
+			}
+		}
+		for i, col := range nullable {
+			if n > 0 {
+				s.Nulls[col] = float64(fixedNulls[i]) / float64(n)
 			}
 		}
 		return nil

@@ -40,6 +40,13 @@ var targetDictionaries = []struct {
 	{"d_nullable_sparse", "(id UInt64, ns Nullable(String)) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(SPARSE_HASHED())", 0.01},
 	{"d_nullable_hashed", "(id UInt64, ns Nullable(String)) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(HASHED())", 0.01},
 	{"d_nullable_array", "(id UInt64, ns Nullable(String), v UInt16) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(HASHED_ARRAY())", 0.01},
+	// A Nullable fixed-size attribute: its NULL share sampled, not shared
+	// with d_hashed_str's sample of the same table and Strings.
+	{"d_nullable_fixed", "(id UInt64, s String, nw Nullable(UInt32)) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(HASHED())", 0.01},
+	// A key of 20 bytes in the arena (an 8-byte String's size and bytes, a
+	// UInt32): 200,000 of them fit the chunks of 4 KiB to 2 MiB, where 21
+	// bytes (a terminating zero, which 26.7 does not write) need 4 MiB more.
+	{"d_complex_k8", "(k8 String, w UInt32, v UInt16) PRIMARY KEY k8, w SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(COMPLEX_KEY_HASHED())", 0.001},
 	// The words of other clauses as text (a DEFAULT, a COMMENT): read as
 	// clauses, the layout was FLAT and the sampled table 'old'.
 	{"d_commented", "(id UInt64, v UInt16, s String DEFAULT 'SOURCE(CLICKHOUSE(TABLE \\'old\\')) LIFETIME') PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(HASHED(SHARDS 2)) COMMENT 'was LAYOUT(FLAT()) before'", 0.02},
@@ -50,8 +57,8 @@ var targetDictionaries = []struct {
 // and loads them.
 func fill(t *testing.T, n *servertest.Node, rows int) {
 	t.Helper()
-	n.Exec(t, "CREATE TABLE src (id UInt64, seq UInt64, v UInt16, w UInt32, s String, k String, ns Nullable(String)) ENGINE = MergeTree ORDER BY tuple()",
-		"INSERT INTO src SELECT sipHash64(number), number, number % 65536, number, repeat('x', 4 + number % 29), concat('user-', toString(number)), if(number % 3 = 0, NULL, repeat('y', number % 20)) FROM numbers("+itoa(rows)+")")
+	n.Exec(t, "CREATE TABLE src (id UInt64, seq UInt64, v UInt16, w UInt32, s String, k String, ns Nullable(String), k8 String, nw Nullable(UInt32)) ENGINE = MergeTree ORDER BY tuple()",
+		"INSERT INTO src SELECT sipHash64(number), number, number % 65536, number, repeat('x', 4 + number % 29), concat('user-', toString(number)), if(number % 3 = 0, NULL, repeat('y', number % 20)), leftPad(toString(number), 8, '0'), if(number % 10 = 0, NULL, toUInt32(number)) FROM numbers("+itoa(rows)+")")
 	for _, d := range targetDictionaries {
 		n.Exec(t, "CREATE DICTIONARY "+quoteIdent(d.name)+" "+d.ddl)
 		if d.name != "d_cache" {

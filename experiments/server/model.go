@@ -85,13 +85,25 @@ func (d *Dictionary) stringColumns() []string {
 
 func isString(t string) bool { return t == "String" || t == "Nullable(String)" }
 
-// needsSample: a modelled layout with String parts, or FLAT (its largest
-// key sizes its arrays).
+// nullableColumns are the attributes of a Nullable fixed-size type, whose
+// NULL share the model needs (a String's comes with its lengths).
+func (d *Dictionary) nullableColumns() []string {
+	var out []string
+	for i, t := range d.AttributeTypes {
+		if strings.HasPrefix(t, "Nullable(") && !isString(t) && i < len(d.AttributeNames) {
+			out = append(out, d.AttributeNames[i])
+		}
+	}
+	return out
+}
+
+// needsSample: a modelled layout with String parts or Nullable
+// attributes, or FLAT (its largest key sizes its arrays).
 func (d *Dictionary) needsSample() bool {
 	if _, ok := modelledLayout(d.word); !ok || d.ElementCount == 0 {
 		return false
 	}
-	return d.word == "FLAT" || len(d.stringColumns()) > 0
+	return d.word == "FLAT" || len(d.stringColumns()) > 0 || len(d.nullableColumns()) > 0
 }
 
 func modelledLayout(word string) (dict.ClickHouseDictionary, bool) {
@@ -133,7 +145,11 @@ func (d *Dictionary) attributes() ([]dict.Attribute, string) {
 			a.Type = ct
 		}
 		if a.Nullable && a.File == nil {
-			return nil, "the NULL share of a Nullable attribute is unknown"
+			name := at(d.AttributeNames, i)
+			if d.sample == nil || d.sample.Problem != "" {
+				return nil, "the NULL share of " + name + " is unknown (" + d.sampleProblem() + ")"
+			}
+			a.File = &dict.FileColumn{NullShare: d.sample.Nulls[name]}
 		}
 		out[i] = a
 	}
@@ -171,7 +187,7 @@ func (d *Dictionary) keyBytes() (float64, string) {
 			if !ok {
 				return 0, "the String lengths of the key part " + d.KeyNames[i] + " are unknown (" + d.sampleProblem() + ")"
 			}
-			b += 8 + mean + 1 // its length, its bytes and a terminating zero (ColumnString::serializeValueIntoArena)
+			b += dict.StringKeyOverhead + mean // its length and its bytes
 			continue
 		}
 		ct, err := core.ParseType(t)
@@ -235,7 +251,7 @@ func (d *Dictionary) modelAs(cd dict.ClickHouseDictionary, attrs []dict.Attribut
 			return f, problem
 		}
 		keyBytes = kb
-		f.real = dict.ComplexKeyPartsBytes(cd, int(kb+0.5), attrs, n, n, opt, shards)
+		f.real = dict.ComplexKeyPartsBytes(cd, kb, attrs, n, n, opt, shards)
 		f.model = f.real
 		if cd.Model == core.LayoutHashedArray {
 			f.model = f.real - pr.BucketCount*dict.ComplexKeyIndexCellBytes + n
@@ -266,7 +282,7 @@ func (d *Dictionary) modelAs(cd dict.ClickHouseDictionary, attrs []dict.Attribut
 	// The reload, as the server's memory tracker sees it (trackedReload).
 	realAt := func(m int64) int64 {
 		if cd.ComplexKey {
-			return dict.ComplexKeyPartsBytes(cd, int(keyBytes+0.5), attrs, m, m, opt, shards)
+			return dict.ComplexKeyPartsBytes(cd, keyBytes, attrs, m, m, opt, shards)
 		}
 		p, err := dict.Predict(simple, attrs, m, m, sopt, shards)
 		if err != nil {
@@ -291,13 +307,14 @@ const (
 
 // sourceReadBytes is a load's read of rows of keyBytes key bytes and
 // attrs: its buffers and sourceReadBlocks blocks of them (a String as its
-// offset, its bytes and a zero; a Nullable with its byte of null map).
+// offset and its bytes, 26.7's ColumnString keeping no zero; a Nullable
+// with its byte of null map).
 func sourceReadBytes(keyBytes float64, attrs []dict.Attribute) int64 {
 	row := keyBytes
 	for _, a := range attrs {
 		switch {
 		case a.IsString():
-			row += 8 + a.MeanLen() + 1
+			row += 8 + a.MeanLen()
 		default:
 			row += float64(a.Size)
 		}
