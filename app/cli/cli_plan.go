@@ -239,7 +239,8 @@ const usagePlan = `packlab plan [flags] — which layout, load factor and shard 
                         default: less memory among setups of similar speed; a
                         setup 4/3x slower to load or read than another that fits
                         loses unless it needs at most 2/3 of its memory, and
-                        each doubling of the shards must save 2 %), memory (the
+                        more shards must save more memory: the plan's rule
+                        line says how much), memory (the
                         least memory: computed, the same on every machine), read
                         (the fastest reads) or load (the fastest load); with read
                         or load a speed decides only where two setups' measured
