@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -86,6 +87,25 @@ func TestPlanVerify(t *testing.T) {
 		!regexp.MustCompile(`memory: (bytes_allocated|tracked_bytes) [0-9,]+ \([0-9.]+ bytes a row\), the plan's model of the same dictionary [0-9,]+ \([0-9.]+\), [+-]0\.[0-2]\d %`).MatchString(stdout) ||
 		!regexp.MustCompile(`reload: ClickHouse peaked at [0-9.]+ MiB during a reload \(.*\), the plan's model of the same reload [0-9.]+ MiB \([+-][0-9.]+ %\); the first load peaked at`).MatchString(stdout) {
 		t.Errorf("plan --verify wrote\n%s", stdout)
+	}
+}
+
+// TestPlanVerifyAttributes: a plan of several attributes is verified with
+// all of them (it built the value alone: 13.11 bytes a row against the
+// plan's 62 for UInt16,Nullable(String)), and its reload beside the
+// plan's model of it.
+func TestPlanVerifyAttributes(t *testing.T) {
+	needClickHouse(t)
+	stdout, _, err := packlab(t, "plan", "--rows", "2e5", "--attributes", "UInt16,UInt32,Nullable(String)", "--no-calibrate", "--verify", "--no-save", "--results", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`memory: (?:bytes_allocated|tracked_bytes) [0-9,]+ \(([0-9.]+) bytes a row\), the plan's model of the same dictionary [0-9,]+ \([0-9.]+\), [+-]0\.[0-2]\d %`).FindStringSubmatch(stdout)
+	if m == nil || !strings.Contains(stdout, "the plan's model of the same reload") {
+		t.Fatalf("plan --verify wrote\n%s", stdout)
+	}
+	if perRow, _ := strconv.ParseFloat(m[1], 64); perRow < 30 {
+		t.Errorf("%s bytes a row: the verification left out attributes\n%s", m[1], stdout)
 	}
 }
 

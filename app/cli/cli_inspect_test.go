@@ -120,6 +120,13 @@ func TestPlanVerifyOnServer(t *testing.T) {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
 	mustSay(t, "plan --verify --clickhouse", stdout, "verified on ClickHouse 26.7", "1,000,000 rows", "dropped afterwards: true", "memory: bytes_allocated", "reload: MemoryTracking peaked")
+	// Several attributes: it refused them ("--value \"\": the value is the
+	// first of --attributes").
+	stdout, stderr, err = packlab(t, "plan", "--rows", "2e5", "--attributes", "UInt16,Nullable(String)", "--no-calibrate", "--results", t.TempDir(), "--verify", "--clickhouse", node.NativeURL())
+	if err != nil {
+		t.Fatalf("--attributes: %v\n%s", err, stderr)
+	}
+	mustSay(t, "plan --verify --clickhouse --attributes", stdout, "verified on ClickHouse 26.7", "200,000 rows", "memory: bytes_allocated")
 	if left := strings.TrimSpace(node.Exec(t, "SELECT count() FROM system.databases WHERE name LIKE 'packlab_verify_%'")); left != "0" {
 		t.Errorf("%s databases left behind", left)
 	}

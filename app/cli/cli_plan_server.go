@@ -25,11 +25,7 @@ func verifyPlanOnServer(ctx context.Context, plan planner.Plan, url, cluster, fo
 	if !ok {
 		return fmt.Errorf("--verify: %s is not a ClickHouse layout", cfg.Layouts[0])
 	}
-	value, list := cfg.Value, plan.Request.Attributes
-	if len(list) > 0 {
-		value = ""
-	}
-	attrs, err := config.ParseAttributes(value, list)
+	attrs, err := config.ParseAttributes(plan.Request.Value, plan.Request.Attributes)
 	if err != nil {
 		return err
 	}

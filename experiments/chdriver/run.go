@@ -223,12 +223,16 @@ func fillClickHouseModel(res *result.Result, d dict.ClickHouseDictionary, attrs 
 		ch.Note = fmt.Sprintf("ClickHouse %s's bytes_allocated (%s) leaves out its key-to-row index (fixed upstream in ClickHouse PR #118641): compared with what its memory tracker gained over the load (%s) instead",
 			ch.Version, text.Bytes(res.BytesAllocated), text.Bytes(ch.TrackedBytes))
 	}
-	if !d.ComplexKey && !d.Flat() && len(attrs) == 1 { // the reload's model is one attribute's, so far
+	if !d.ComplexKey && !d.Flat() { // the reload's model: the plan's (plan.go's candidates)
 		o := opt
 		if !d.TakesMaxLoadFactor() {
 			o.MaxLoadFactor = 0
 		}
-		if m := dict.ClickHouseTableMemory(d.Table(value), value, res.ElementCount, o, res.Shards); m != nil {
+		m := dict.ClickHouseTableMemory(d.Table(value), value, res.ElementCount, o, res.Shards)
+		if len(attrs) > 1 {
+			m = dict.ClickHouseAttributesMemory(d.Model, attrs, res.ElementCount, o, res.Shards)
+		}
+		if m != nil {
 			ch.ModelReloadPeakBytes = m.ReloadPeakBytes
 		}
 	}

@@ -32,8 +32,11 @@ func VerifyConfig(plan Plan) (cfg config.Config, c Candidate, ok bool) {
 	if !ok {
 		return config.Config{}, Candidate{}, false
 	}
-	return config.Config{Layouts: []string{d.Name}, Key: best.KeyType, Value: best.ValueType, Rows: min(best.Rows, MaxVerifyRows),
-		Shards: best.Shards, MaxLoadFactor: best.MaxLoadFactor, NoRead: false}, *best, true
+	// The plan's attributes, all of them: a verification of the value
+	// alone built a dictionary of one UInt16 for a plan of
+	// UInt16,Nullable(String) (13.11 bytes a row against the plan's 62).
+	return config.Config{Layouts: []string{d.Name}, Key: best.KeyType, Value: best.ValueType, Attributes: plan.Request.Attributes,
+		Rows: min(best.Rows, MaxVerifyRows), Shards: best.Shards, MaxLoadFactor: best.MaxLoadFactor, NoRead: false}, *best, true
 }
 
 // VerifyLines says what ClickHouse built against what the plan computes for
