@@ -89,21 +89,6 @@ func writeMarkdownGrid(b *strings.Builder, header []string, numeric []bool, rows
 // that are not UTF-8 ("\x1b", "\u202e", "\xff"). Text read from a result
 // file goes through it before it reaches a terminal, so a crafted file
 // cannot move the cursor, recolour the screen or retitle the window.
-// MaxLabel is the most characters a name (a job's, a result's) is shown
-// with; Short cuts a longer one for display, the result file keeps it
-// whole.
-const MaxLabel = 80
-
-// Short is s cut to at most n characters for display, "…" in place of
-// the rest, and how many characters were left out.
-func Short(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + fmt.Sprintf("… (%d more characters)", len(r)-(n-1))
-}
-
 func Terminal(s string) string {
 	clean := true
 	for _, r := range s {
@@ -238,4 +223,25 @@ func OrDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// MaxLabel is the most characters a name (a job's, a result's) is shown
+// with; Short cuts a longer one for display, the result file keeps it
+// whole.
+const MaxLabel = 80
+
+// Short is s cut to about n characters for display, "…" and how many
+// characters were left out in place of the rest; s whole where that note
+// would be longer than what it leaves out ("(Strin… (2 more characters))"
+// said less than the two characters).
+func Short(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	note := fmt.Sprintf("… (%d more characters)", len(r)-(n-1))
+	if len(r)-(n-1) <= utf8.RuneCountInString(note) {
+		return s
+	}
+	return string(r[:n-1]) + note
 }

@@ -1,11 +1,31 @@
 package text
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestBytesBinary(t *testing.T) {
 	for n, want := range map[int64]string{-1: "unknown", 0: "0 B", 1023: "1023 B", 1536: "1.5 KiB", 20 << 20: "20.0 MiB", 35 << 30: "35.0 GiB", 48 << 40: "48.0 TiB"} {
 		if got := Bytes(n); got != want {
 			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestShort: a long name cut with how much was left out; one whose rest
+// is shorter than that note whole.
+func TestShort(t *testing.T) {
+	long := strings.Repeat("x", 100)
+	for in, want := range map[string]string{
+		"short":                   "short",
+		strings.Repeat("y", 10):   strings.Repeat("y", 10),
+		strings.Repeat("z", 12):   strings.Repeat("z", 12),
+		long:                      strings.Repeat("x", 9) + "… (91 more characters)",
+		"run ch_hashed UInt64→Ni": "run ch_hashed UInt64→Ni",
+	} {
+		if got := Short(in, 10); got != want {
+			t.Errorf("Short(%q, 10) = %q, want %q", in, got, want)
 		}
 	}
 }
