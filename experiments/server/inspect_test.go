@@ -233,6 +233,23 @@ func TestDictClauses(t *testing.T) {
 	}
 }
 
+// TestLayoutFromType: with no readable LAYOUT clause the layout is
+// system.dictionaries.type's, and the note says why: a file's dictionary,
+// a statement the user cannot read, or one whose clause did not parse.
+func TestLayoutFromType(t *testing.T) {
+	for _, c := range []struct{ ddl, origin, note string }{
+		{"", "/etc/clickhouse-server/dicts/sales_dictionary.xml", "defined in /etc/clickhouse-server/dicts/sales_dictionary.xml (not DDL)"},
+		{"", "7b0c6b1e-7a4e-4a6e-9a3e-1f2d3c4b5a69", "its CREATE DICTIONARY is not readable here"},
+		{"CREATE DICTIONARY x.y (`id` UInt64) PRIMARY KEY id LIFETIME(0) LAYOUT(SPARSE_HASHED", "x.y", "no LAYOUT clause could be read"},
+	} {
+		d := Dictionary{Type: "SparseHashed", Origin: c.origin}
+		d.readDDL(c.ddl)
+		if d.word != "SPARSE_HASHED" || d.shards != 1 || len(d.Notes) != 1 || !strings.HasPrefix(d.Notes[0], c.note) || d.XML != strings.HasSuffix(c.origin, ".xml") {
+			t.Errorf("%q from %s: layout %q SHARDS %d XML %v, notes %q", c.ddl, c.origin, d.word, d.shards, d.XML, d.Notes)
+		}
+	}
+}
+
 // FuzzDictClauses: any text around the clauses, in a comment or a
 // default, leaves the layout and the source table as written, and no
 // statement, however broken, stops the reader.

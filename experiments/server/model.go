@@ -34,7 +34,9 @@ func (d *Dictionary) readDDL(ddl string) {
 		word, params, ok = call(ddl[sp.innerStart:sp.innerEnd])
 	}
 	if !ok {
-		d.XML = ddl == ""
+		// An XML dictionary's origin is its file; a DDL one's its name or
+		// UUID, whose statement a user without the SHOW right reads empty.
+		d.XML = ddl == "" && (strings.Contains(d.Origin, "/") || strings.HasSuffix(strings.ToLower(d.Origin), ".xml"))
 		d.word = typeWords[d.Type]
 		if d.word == "" {
 			d.word = strings.ToUpper(d.Type)
@@ -42,8 +44,14 @@ func (d *Dictionary) readDDL(ddl string) {
 		if d.word != "" {
 			d.Layout = "LAYOUT(" + d.word + "())"
 		}
-		if d.XML {
-			d.Notes = append(d.Notes, "defined in "+orDash(d.Origin)+" (not DDL): the layout is read from system.dictionaries.type, which drops its parameters (SHARDS taken as 1)")
+		const fallback = "the layout is read from system.dictionaries.type, which drops its parameters (SHARDS taken as 1)"
+		switch {
+		case d.XML:
+			d.Notes = append(d.Notes, "defined in "+d.Origin+" (not DDL): "+fallback)
+		case ddl == "":
+			d.Notes = append(d.Notes, "its CREATE DICTIONARY is not readable here (system.tables.create_table_query is empty: the user may lack the SHOW right on it): "+fallback)
+		default:
+			d.Notes = append(d.Notes, "no LAYOUT clause could be read in its CREATE DICTIONARY: "+fallback)
 		}
 		return
 	}
