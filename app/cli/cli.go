@@ -1075,7 +1075,7 @@ func usageSweep() string {
 		if s.RowsDoc != "" {
 			rows = s.RowsDoc
 		}
-		fmt.Fprintf(&b, "  %-12s %s (default rows %s)\n", s.Name, s.Doc, rows)
+		fmt.Fprintf(&b, "  %-12s %s (default rows %s)\n", s.Name, words(s.Doc), rows)
 	}
 	b.WriteString("\nFlags: those of 'packlab run' (a sweep refuses the one it varies), and\n")
 	b.WriteString("  --max-shards N        shards sweep: the largest shard count (default 8)\n")

@@ -426,6 +426,9 @@ func TestHelpAndVersion(t *testing.T) {
 		{[]string{"sweep", "--help"}, "--max-shards N"},
 		{[]string{"help", "report"}, "--ids ID,ID"},
 		{[]string{"help", "serve"}, "packlab serve"},
+		{[]string{"help", "plan"}, "--calibrate-rows N"},
+		{[]string{"help", "inspect"}, "--clickhouse URL"},
+		{[]string{"help", "history"}, "history clear"},
 		{[]string{"version"}, "packlab " + app.Version},
 		{[]string{"help", "version"}, "packlab version — the version"},
 		{[]string{"help", "help"}, "packlab help [COMMAND] — "},
@@ -439,6 +442,11 @@ func TestHelpAndVersion(t *testing.T) {
 		stdout, _, err := packlab(t, c.args...)
 		if err != nil || !strings.Contains(stdout, c.want) {
 			t.Errorf("packlab %v: %v, output lacks %q:\n%s", c.args, err, c.want, stdout)
+		}
+		// The engine's texts name fields ({rows}); the command line names
+		// its flags (the sweeps' help printed "{with_references}").
+		if field := regexp.MustCompile(`\{[a-z_]+\}`).FindString(stdout); field != "" {
+			t.Errorf("packlab %v: %s left unnamed:\n%s", c.args, field, stdout)
 		}
 	}
 }
