@@ -1234,7 +1234,7 @@ h1 { font-size: 1.6em; margin-bottom: 0.2em; }
 h2 { font-size: 1.2em; margin-top: 1.6em; border-bottom: 1px solid #ddd; }
 table { border-collapse: collapse; font-size: 0.9em; margin: 12px 0; }
 th, td { border: 1px solid #ccc; padding: 4px 8px; white-space: nowrap; }
-th { background: #f4f4f4; text-align: left; }
+th { background: #f4f4f4; text-align: left; white-space: normal; vertical-align: bottom; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 table.claims td { white-space: normal; vertical-align: top; }
 .chart { width: 100%; height: 560px; margin: 16px 0 32px; }
