@@ -1221,7 +1221,16 @@ func toPageChart(c Chart, id string) (pageChart, error) {
 	return pageChart{ID: id, Title: c.Title, Option: template.JS(safe.String())}, nil
 }
 
-var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+// breakable is s, escaped, with a line-break opportunity after each "("
+// (<wbr>: it adds no character, so a copied LAYOUT(...) stays as it is),
+// so that a cell of LAYOUT(COMPLEX_KEY_SPARSE_HASHED(SHARDS 2)) need not
+// widen its column to the whole clause: an inspection's table of 12
+// columns ran off a 1280 px page.
+func breakable(s string) template.HTML {
+	return template.HTML(strings.ReplaceAll(template.HTMLEscapeString(s), "(", "(<wbr>"))
+}
+
+var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{"breakable": breakable}).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -1245,6 +1254,7 @@ h3 { font-size: 1em; margin: 1.2em 0 0.2em; }
 pre.ddl { background: #f6f6f6; border: 1px solid #ddd; padding: 8px; white-space: pre-wrap; word-break: break-all; font-size: 0.85em; }
 table.inspection { font-size: 0.82em; }
 table.inspection td { white-space: normal; }
+.wide { overflow-x: auto; }
 table.inspection td.num { white-space: nowrap; }
 </style>
 <script id="echarts" data-library="Apache ECharts {{.Version}}" data-note="inlined so this page works with no network">
@@ -1287,14 +1297,14 @@ table.inspection td.num { white-space: nowrap; }
 <p class="note">{{range $i, $l := .Lines}}{{if $i}}<br>{{end}}{{$l}}{{end}}</p>
 {{- with .Table}}
 {{- $t := .}}
-<table class="inspection">
+<div class="wide"><table class="inspection">
 <thead><tr>{{range $i, $h := .Header}}<th{{if index $t.Numeric $i}} class="num"{{end}}>{{$h}}</th>{{end}}</tr></thead>
 <tbody>
 {{- range .Rows}}
-<tr>{{range $i, $c := .}}<td{{if index $t.Numeric $i}} class="num"{{end}}>{{$c}}</td>{{end}}</tr>
+<tr>{{range $i, $c := .}}<td{{if index $t.Numeric $i}} class="num"{{end}}>{{breakable $c}}</td>{{end}}</tr>
 {{- end}}
 </tbody>
-</table>
+</table></div>
 {{- end}}
 {{- range .Findings}}
 <p class="finding">{{.}}</p>

@@ -169,6 +169,12 @@ func inspectionSection(ij InspectionJob, chartID string) (pageInspection, error)
 		Header:  []string{"node", "dictionary", "layout", "keys", "attributes", "status", "rows", "bytes_allocated", "model", "real", "reload peak", "server's limit"},
 		Numeric: []bool{false, false, false, false, false, false, true, true, true, true, true, true},
 	}
+	// One node: its name and limit are in its line above, not in every row
+	// (twelve columns ran off a 1280 px page).
+	several := len(ins.Nodes) > 1
+	if !several {
+		t.Header, t.Numeric = t.Header[1:len(t.Header)-1], t.Numeric[1:len(t.Numeric)-1]
+	}
 	for _, d := range ins.Dictionaries {
 		model, real, peak := "not modelled", "-", "-"
 		if d.Modelled {
@@ -178,8 +184,12 @@ func inspectionSection(ij InspectionJob, chartID string) (pageInspection, error)
 		if d.ServerMemoryLimitBytes > 0 {
 			limit = text.Bytes(d.ServerMemoryLimitBytes)
 		}
-		t.Rows = append(t.Rows, []string{d.Node, dictName(d), text.OrDash(d.Layout), columns(d.KeyNames, d.KeyTypes), columns(d.AttributeNames, d.AttributeTypes),
-			d.Status, text.Thousands(d.ElementCount), text.Bytes(d.BytesAllocated), model, real, peak, limit})
+		row := []string{d.Node, dictName(d), text.OrDash(d.Layout), columns(d.KeyNames, d.KeyTypes), columns(d.AttributeNames, d.AttributeTypes),
+			d.Status, text.Thousands(d.ElementCount), text.Bytes(d.BytesAllocated), model, real, peak, limit}
+		if !several {
+			row = row[1 : len(row)-1]
+		}
+		t.Rows = append(t.Rows, row)
 		pd := pageDictionary{Title: dictName(d) + " on " + d.Node}
 		pd.Lines = append(pd.Lines, fmt.Sprintf("source %s; lifetime %d-%d s", text.OrDash(d.Source), d.LifetimeMin, d.LifetimeMax))
 		if d.LastException != "" {

@@ -43,6 +43,11 @@ func TestInspectionReport(t *testing.T) {
 	if strings.Contains(html, "<script>x</script>") || strings.Contains(html, "<h2>Results</h2>") || strings.Contains(html, "<h2>Charts</h2>") {
 		t.Error("the inspection's report pastes a name unescaped, or has the results' parts")
 	}
+	// One node: no column of its name and limit (they are in its line), and
+	// a layout may break after its parentheses, so the table fits 1280 px.
+	if strings.Contains(html, "<th>node</th>") || strings.Contains(html, "server&#39;s limit") || !strings.Contains(html, "<td>LAYOUT(<wbr>CACHE(<wbr>SIZE_IN_CELLS 1000))</td>") {
+		t.Error("the one node's table has its node and limit columns, or a layout without break opportunities")
+	}
 	b.Reset()
 	if err := WriteJobsReport(&b, fxResults(), []InspectionJob{ij}, ""); err != nil {
 		t.Fatal(err)
