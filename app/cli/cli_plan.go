@@ -150,37 +150,39 @@ func parsePlanArgs(args []string, stdout io.Writer) (*planArgs, error) {
 }
 
 // verifyPlan builds the plan's best ClickHouse dictionary in ClickHouse
-// itself, at the plan's rows or MaxVerifyRows if fewer, and says what it
-// holds beside the plan's model: after the plan on standard output (on
-// standard error for csv and json, which stay one document).
+// itself (usecase.VerifyPlan), at the plan's rows or MaxVerifyRows if
+// fewer, and says what it holds beside the plan's model: after the plan on
+// standard output (on standard error for csv and json, which stay one
+// document).
 func verifyPlan(ctx context.Context, plan planner.Plan, saved *store.Store, noSave bool, format string, stdout, stderr io.Writer) error {
-	cfg, c, ok := planner.VerifyConfig(plan)
-	if !ok {
-		return fmt.Errorf("--verify: no setup of this plan is one ClickHouse builds (%s/%s)", plan.Request.Key, plan.Request.Value)
-	}
-	fmt.Fprintf(stderr, "packlab: verifying in ClickHouse: %s at %s rows\n", c.ClickHouseLayout, text.Rows(cfg.Rows))
 	bar := newProgressBar(stderr)
-	job := result.NewJob("plan verification "+cfg.Layouts[0]+" "+text.Rows(cfg.Rows), result.FaceCLI, time.Now())
-	h := bar.hooks(&job)
+	h := bar.hooks(nil)
 	if !noSave {
 		h.Store = saved
 	}
-	m, err := usecase.Run(ctx, cfg, h)
+	v, err := usecase.VerifyPlan(ctx, usecase.VerifyAsk{Plan: plan, Hooks: h, Face: result.FaceCLI, Starting: func(v usecase.Verifying) {
+		fmt.Fprintf(stderr, "packlab: verifying in ClickHouse: %s at %s rows\n", v.Clause, text.Rows(v.Rows))
+	}})
 	bar.clear()
 	if err != nil {
 		return fmt.Errorf("--verify: %w", err)
 	}
-	results := m.Results
+	printVerified(v, format, stdout, stderr)
+	return nil
+}
+
+// printVerified prints a verification's lines after the plan: on standard
+// output, or on standard error for csv and json.
+func printVerified(v usecase.Verified, format string, stdout, stderr io.Writer) {
 	out, prefix := stdout, ""
 	if format == "csv" || format == "json" {
 		out, prefix = stderr, "packlab: "
 	} else {
 		fmt.Fprintln(out)
 	}
-	for _, line := range planner.VerifyLines(c, results[0]) {
-		fmt.Fprintln(out, prefix+line)
+	for _, line := range v.Lines {
+		fmt.Fprintln(out, prefix+text.Terminal(line))
 	}
-	return nil
 }
 
 // hooks are a job's hooks on the command line: the bar shows its progress

@@ -5,6 +5,7 @@ package usecase
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -85,5 +86,15 @@ func TestInspectKeepsJob(t *testing.T) {
 	}
 	if jobs, _, _ := s.Jobs(context.Background()); len(jobs) != 1 {
 		t.Errorf("%d jobs after a NoSave inspection, want the one kept", len(jobs))
+	}
+}
+
+// TestVerifyNothing: a plan with no ClickHouse answer has nothing to
+// verify, and says so before it starts anything.
+func TestVerifyNothing(t *testing.T) {
+	started := false
+	_, err := VerifyPlan(context.Background(), VerifyAsk{Starting: func(Verifying) { started = true }})
+	if !errors.Is(err, ErrNothingToVerify) || started {
+		t.Errorf("VerifyPlan of an empty plan: %v, started %v", err, started)
 	}
 }

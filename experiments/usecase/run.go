@@ -1,8 +1,10 @@
 // Package usecase is what a user does with the lab, one entry point each,
 // below every face: measure a job of runs and keep its results (Run,
-// Sweep), and plan with the calibration that measures what the plan lacks
-// (Plan). The command line, the window and the page only parse, bind and
-// print: a sequence written here is written once.
+// Sweep), plan with the calibration that measures what the plan lacks
+// (Plan), build the plan's ClickHouse answer in chDB or on a server
+// (VerifyPlan), and inspect a server (Inspect). The command line, the
+// window and the page only parse, bind and print: a sequence written here
+// is written once.
 package usecase
 
 import (
