@@ -102,6 +102,17 @@ func TestClusterReplicasDisagree(t *testing.T) {
 	if !asError(err, &e) || e.Kind != Gone && e.Kind != NotListening {
 		t.Errorf("after the server went away: %v, want a lost connection", err)
 	}
+
+	// The cluster with that replica down: the other is inspected, and a
+	// finding says one was left out (it failed whole: "code 279: All
+	// connection tries failed").
+	ins, err = Inspect(context.Background(), Settings{URL: nodes[0].NativeURL()}, Options{Cluster: "lab"})
+	if err != nil {
+		t.Fatalf("a replica down: %v", err)
+	}
+	if len(ins.Nodes) != 1 || len(ins.Dictionaries) != 1 || len(ins.Findings) == 0 || ins.Findings[0] != "1 of the 2 replicas of cluster lab answered; the others are left out of this inspection" {
+		t.Errorf("a replica down: %d nodes, %d dictionaries, findings %q", len(ins.Nodes), len(ins.Dictionaries), ins.Findings)
+	}
 }
 
 func abs(x int64) int64 {

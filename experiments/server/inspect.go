@@ -42,6 +42,10 @@ func Inspect(ctx context.Context, s Settings, opt Options) (*Inspection, error) 
 	if ins.Nodes, err = c.nodes(ctx, opt.Cluster); err != nil {
 		return nil, err
 	}
+	var missing string
+	if opt.Cluster != "" {
+		missing = c.missingReplicas(ctx, opt.Cluster, len(ins.Nodes))
+	}
 	if ins.Dictionaries, err = c.dictionaries(ctx, opt.Cluster); err != nil {
 		return nil, err
 	}
@@ -82,6 +86,9 @@ func Inspect(ctx context.Context, s Settings, opt Options) (*Inspection, error) 
 		d.model(v)
 	}
 	ins.Findings = append(releases(ins.Nodes), disagreements(ins.Dictionaries)...)
+	if missing != "" {
+		ins.Findings = append([]string{missing}, ins.Findings...)
+	}
 	ins.Seconds = time.Since(start).Seconds()
 	return ins, nil
 }
@@ -92,6 +99,36 @@ func from(cluster, t string) string {
 		return t
 	}
 	return "clusterAllReplicas(" + quoteString(cluster) + ", " + t + ")"
+}
+
+// skipDown ends a query over a cluster's replicas: one that does not answer
+// is left out (each replica is a shard to clusterAllReplicas), where it
+// failed the whole inspection with "code 279: All connection tries failed"
+// (missingReplicas says which were left out).
+func skipDown(cluster string) string {
+	if cluster == "" {
+		return ""
+	}
+	return " SETTINGS skip_unavailable_shards = 1"
+}
+
+// missingReplicas is a finding when fewer of cluster's replicas answered
+// than system.clusters lists: how many, and those with connection errors
+// (system.clusters.errors_count), by the names it gives them.
+func (c *Conn) missingReplicas(ctx context.Context, cluster string, answered int) string {
+	var listed uint64
+	var failing []string
+	err := c.Query(ctx, "SELECT count(), groupArrayIf(host_name || ':' || toString(port), errors_count > 0) FROM system.clusters WHERE cluster = "+quoteString(cluster), func(r clickhouseRows) error {
+		return r.Scan(&listed, &failing)
+	})
+	if err != nil || int(listed) <= answered {
+		return ""
+	}
+	f := fmt.Sprintf("%d of the %d replicas of cluster %s answered; the others are left out of this inspection", answered, listed, cluster)
+	if len(failing) > 0 {
+		f += " (with connection errors: " + strings.Join(failing, ", ") + ")"
+	}
+	return f
 }
 
 // nodeExpr names the node a row comes from: the host and its native port
@@ -139,7 +176,7 @@ func (c *Conn) nodes(ctx context.Context, cluster string) ([]Node, error) {
 		return byName[name]
 	}
 	// version() and hostName() are evaluated on each replica.
-	err := c.Query(ctx, "SELECT "+nodeExpr+", toInt64(value), version() FROM "+from(cluster, "system.metrics")+" WHERE metric = 'MemoryTracking'", func(r clickhouseRows) error {
+	err := c.Query(ctx, "SELECT "+nodeExpr+", toInt64(value), version() FROM "+from(cluster, "system.metrics")+" WHERE metric = 'MemoryTracking'"+skipDown(cluster), func(r clickhouseRows) error {
 		var name, release string
 		var v int64
 		if err := r.Scan(&name, &v, &release); err != nil {
@@ -154,7 +191,7 @@ func (c *Conn) nodes(ctx context.Context, cluster string) ([]Node, error) {
 	}
 	// system.server_settings is from 23.3 on; system.asynchronous_metrics
 	// is not in every build (clickhouse-local has none): each is optional.
-	c.Query(ctx, "SELECT "+nodeExpr+", toInt64OrZero(value) FROM "+from(cluster, "system.server_settings")+" WHERE name = 'max_server_memory_usage'", func(r clickhouseRows) error {
+	c.Query(ctx, "SELECT "+nodeExpr+", toInt64OrZero(value) FROM "+from(cluster, "system.server_settings")+" WHERE name = 'max_server_memory_usage'"+skipDown(cluster), func(r clickhouseRows) error {
 		var name string
 		var v int64
 		if err := r.Scan(&name, &v); err != nil {
@@ -166,7 +203,7 @@ func (c *Conn) nodes(ctx context.Context, cluster string) ([]Node, error) {
 		}
 		return nil
 	})
-	c.Query(ctx, "SELECT "+nodeExpr+", toInt64(value) FROM "+from(cluster, "system.asynchronous_metrics")+" WHERE metric = 'OSMemoryTotal'", func(r clickhouseRows) error {
+	c.Query(ctx, "SELECT "+nodeExpr+", toInt64(value) FROM "+from(cluster, "system.asynchronous_metrics")+" WHERE metric = 'OSMemoryTotal'"+skipDown(cluster), func(r clickhouseRows) error {
 		var name string
 		var v int64
 		if err := r.Scan(&name, &v); err != nil {
@@ -194,7 +231,7 @@ func (c *Conn) dictionaries(ctx context.Context, cluster string) ([]Dictionary, 
 	var out []Dictionary
 	q := "SELECT " + nodeExpr + ", database, name, toString(status), origin, type, `key.names`, `key.types`, `attribute.names`, `attribute.types`," +
 		" bytes_allocated, element_count, load_factor, source, lifetime_min, lifetime_max, loading_duration, last_exception FROM " +
-		from(cluster, "system.dictionaries") + " ORDER BY 1, database, name"
+		from(cluster, "system.dictionaries") + " ORDER BY 1, database, name" + skipDown(cluster)
 	err := c.Query(ctx, q, func(r clickhouseRows) error {
 		var d Dictionary
 		var ba, ec, lmin, lmax uint64
@@ -217,7 +254,7 @@ func (c *Conn) dictionaries(ctx context.Context, cluster string) ([]Dictionary, 
 // by node, database and name.
 func (c *Conn) createQueries(ctx context.Context, cluster string) (map[string]string, error) {
 	out := map[string]string{}
-	err := c.Query(ctx, "SELECT "+nodeExpr+", database, name, create_table_query FROM "+from(cluster, "system.tables")+" WHERE engine = 'Dictionary'", func(r clickhouseRows) error {
+	err := c.Query(ctx, "SELECT "+nodeExpr+", database, name, create_table_query FROM "+from(cluster, "system.tables")+" WHERE engine = 'Dictionary'"+skipDown(cluster), func(r clickhouseRows) error {
 		var node, db, name, q string
 		if err := r.Scan(&node, &db, &name, &q); err != nil {
 			return err
