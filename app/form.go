@@ -291,14 +291,7 @@ func describe(c config.Config) string {
 	if c.Source != "" {
 		rows = c.Source
 	}
-	return fmt.Sprintf("%s · %s → %s · %s · %d shard%s", what, c.Key, c.Value, rows, c.Shards, plural(c.Shards))
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
+	return fmt.Sprintf("%s · %s → %s · %s · %s", what, c.Key, c.Value, rows, text.Count(c.Shards, "shard", "shards"))
 }
 
 // Parse is config followed by experiments' own validation, with every error

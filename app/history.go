@@ -214,7 +214,7 @@ func (l *Lab) Table(ids []string) (Table, error) {
 func selectionTitle(rs []result.Result) string {
 	jobs := store.Jobs(rs)
 	n := len(rs)
-	results := fmt.Sprintf("%d result%s", n, plural(n))
+	results := text.Count(n, "result", "results")
 	if len(jobs) == 1 {
 		j := jobs[0]
 		parts := []string{text.Short(j.Name, text.MaxLabel)}

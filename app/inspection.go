@@ -60,10 +60,10 @@ type ClickHouseHint struct {
 func (v *ClickHouseView) words() {
 	ins := v.Inspection
 	several := len(ins.Nodes) > 1
-	v.Headline = fmt.Sprintf("%s: ClickHouse %s, %d dictionar%s, read in %.1f s", ins.Server, ins.Release,
-		len(ins.Dictionaries), map[bool]string{true: "y", false: "ies"}[len(ins.Dictionaries) == 1], ins.Seconds)
+	v.Headline = fmt.Sprintf("%s: ClickHouse %s, %s, read in %.1f s", ins.Server, ins.Release,
+		text.Count(len(ins.Dictionaries), "dictionary", "dictionaries"), ins.Seconds)
 	if ins.Cluster != "" {
-		v.Headline += fmt.Sprintf(" (cluster %s, %d nodes)", ins.Cluster, len(ins.Nodes))
+		v.Headline += fmt.Sprintf(" (cluster %s, %s)", ins.Cluster, text.Count(len(ins.Nodes), "node", "nodes"))
 	}
 	for _, n := range ins.Nodes {
 		limit := "memory limit unknown"
@@ -78,8 +78,8 @@ func (v *ClickHouseView) words() {
 				count++
 			}
 		}
-		v.NodeLines = append(v.NodeLines, fmt.Sprintf("%s: ClickHouse %s, %s; holds %s now, %s of it in %d dictionar%s",
-			n.Name, cmp.Or(n.Release, ins.Release), limit, text.Bytes(n.TrackedBytes), text.Bytes(held), count, map[bool]string{true: "y", false: "ies"}[count == 1]))
+		v.NodeLines = append(v.NodeLines, fmt.Sprintf("%s: ClickHouse %s, %s; holds %s now, %s of it in %s",
+			n.Name, cmp.Or(n.Release, ins.Release), limit, text.Bytes(n.TrackedBytes), text.Bytes(held), text.Count(count, "dictionary", "dictionaries")))
 	}
 	t := &v.Table
 	if several {

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/packlab/packlab/experiments/planner"
 	"github.com/packlab/packlab/experiments/report"
 	"github.com/packlab/packlab/experiments/result"
+	"github.com/packlab/packlab/experiments/text"
 	"github.com/packlab/packlab/experiments/usecase"
 	"github.com/packlab/packlab/experiments/worker"
 )
@@ -192,7 +192,7 @@ func (l *Lab) Plan(f PlanForm) (PlanView, error) {
 	case errors.As(err, &ce) && (stopped != nil && stopped.Load() || usecase.Cancelled(err)):
 		kept := "nothing was measured"
 		if n := len(a.Calibrated.Results); n > 0 {
-			kept = fmt.Sprintf("%d run%s measured before the cancel (kept in history, and used by the next plan)", n, plural(n))
+			kept = text.Count(n, "run", "runs") + " measured before the cancel (kept in history, and used by the next plan)"
 		}
 		return PlanView{}, errorf("plan", "Calibration cancelled; %s", kept)
 	case errors.As(err, &ce):

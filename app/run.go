@@ -191,7 +191,7 @@ func (l *Lab) execute(ctx context.Context, j *job, cfg config.Config) {
 	}
 	measured := measuredText(len(ids), done.Seconds)
 	if skipped >= 0 {
-		measured += fmt.Sprintf("; %s bad row%s of the file skipped", text.Thousands(skipped), plural(int(min(skipped, 2))))
+		measured += "; " + text.Count(skipped, "bad row", "bad rows") + " of the file skipped"
 	}
 	switch {
 	case err != nil && (j.stopped.Load() || usecase.Cancelled(err)):
@@ -336,7 +336,7 @@ func RunCancelled(id string, ids []string, secs float64) RunDone {
 
 // measuredText says how many layouts a run measured, and in how long.
 func measuredText(n int, secs float64) string {
-	return fmt.Sprintf("%d layout%s measured in %s", n, plural(n), seconds(secs))
+	return text.Count(n, "layout", "layouts") + " measured in " + seconds(secs)
 }
 
 // cancelledText is a cancelled run's message, measured its n layouts' line.

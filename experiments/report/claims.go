@@ -108,7 +108,7 @@ func loaderClaims(results []result.Result) []Claim {
 		out = append(out, Claim{
 			Claim:    "shard selection by a mask instead of modulo",
 			Seed:     "not even 10 % faster (ClickHouse PR #40003, v3)",
-			Measured: fmt.Sprintf("%+.1f %%: %s against %s (%s, %s rows, %d shards, %s%s)", g, loadRate(mask), loadRate(mod), mask.Layout, text.Rows(mask.Rows), mask.Shards, plural(result.ThreadsOf(mask), "thread"), mediansOf(mask)),
+			Measured: fmt.Sprintf("%+.1f %%: %s against %s (%s, %s rows, %d shards, %s%s)", g, loadRate(mask), loadRate(mod), mask.Layout, text.Rows(mask.Rows), mask.Shards, text.Count(result.ThreadsOf(mask), "thread", "threads"), mediansOf(mask)),
 			Agrees:   yesNo(g < 10),
 			SeedGain: 10, Gain: g,
 		})
@@ -151,7 +151,7 @@ func scalingClaim(results []result.Result) (Claim, bool) {
 		Claim: "load speed with more threads (one per shard)",
 		Seed:  "with 16 threads about 2x faster, not perfect (ClickHouse PR #40003)",
 		Measured: fmt.Sprintf("%.2fx: %s rows/s with %s on %s against %s with 1 shard on 1 thread (%s, %s rows%s)",
-			best/one, text.RowsRate(best), plural(bestS, "shard"), plural(bestT, "thread"), text.RowsRate(one), s.layout, text.Rows(s.rows), s.medians),
+			best/one, text.RowsRate(best), text.Count(bestS, "shard", "shards"), text.Count(bestT, "thread", "threads"), text.RowsRate(one), s.layout, text.Rows(s.rows), s.medians),
 		Agrees:   agrees,
 		SeedGain: 100, Gain: g,
 	}, true
@@ -184,14 +184,6 @@ func memoryClaims(results []result.Result) []Claim {
 		})
 	}
 	return out
-}
-
-// plural writes "1 shard", "8 shards".
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "s"
 }
 
 // seedClaimsRuns are the results measured by seed-claims sweeps.

@@ -48,9 +48,9 @@ func InspectionText(ins *server.Inspection, md bool) string {
 	var b strings.Builder
 	where := ins.Server
 	if ins.Cluster != "" {
-		where += fmt.Sprintf(", cluster %s (%d nodes)", ins.Cluster, len(ins.Nodes))
+		where += fmt.Sprintf(", cluster %s (%s)", ins.Cluster, text.Count(len(ins.Nodes), "node", "nodes"))
 	}
-	fmt.Fprintf(&b, "ClickHouse %s at %s: %d dictionaries, inspected in %.2f s\n", safe(ins.Release), safe(where), len(ins.Dictionaries), ins.Seconds)
+	fmt.Fprintf(&b, "ClickHouse %s at %s: %s, inspected in %.2f s\n", safe(ins.Release), safe(where), text.Count(len(ins.Dictionaries), "dictionary", "dictionaries"), ins.Seconds)
 	for _, n := range ins.Nodes {
 		limit := "no memory limit known"
 		if n.MemoryLimitBytes > 0 {
@@ -155,9 +155,9 @@ func inspectionSection(ij InspectionJob, chartID string) (pageInspection, error)
 	}
 	where := ins.Server
 	if ins.Cluster != "" {
-		where += fmt.Sprintf(", cluster %s (%d nodes)", ins.Cluster, len(ins.Nodes))
+		where += fmt.Sprintf(", cluster %s (%s)", ins.Cluster, text.Count(len(ins.Nodes), "node", "nodes"))
 	}
-	p.Lines = append(p.Lines, job, fmt.Sprintf("ClickHouse %s at %s: %d dictionaries, inspected in %.2f s", ins.Release, where, len(ins.Dictionaries), ins.Seconds))
+	p.Lines = append(p.Lines, job, fmt.Sprintf("ClickHouse %s at %s: %s, inspected in %.2f s", ins.Release, where, text.Count(len(ins.Dictionaries), "dictionary", "dictionaries"), ins.Seconds))
 	for _, n := range ins.Nodes {
 		limit := "no memory limit known"
 		if n.MemoryLimitBytes > 0 {

@@ -153,7 +153,7 @@ func inspectionsSummary(inspections []InspectionJob) []string {
 	var lines []string
 	for _, ij := range inspections {
 		ins := ij.Inspection
-		lines = append(lines, fmt.Sprintf("inspected %s: ClickHouse %s, %d dictionaries (%s)", ins.Server, text.OrDash(ins.Release), len(ins.Dictionaries), text.OrDash(ij.Job.StartedAt)))
+		lines = append(lines, fmt.Sprintf("inspected %s: ClickHouse %s, %s (%s)", ins.Server, text.OrDash(ins.Release), text.Count(len(ins.Dictionaries), "dictionary", "dictionaries"), text.OrDash(ij.Job.StartedAt)))
 	}
 	return lines
 }

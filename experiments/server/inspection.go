@@ -7,7 +7,7 @@ package server
 // inspections too). Nothing here holds a password: Inspection.Server is the
 // URL's scheme and host:port only (Endpoint.String).
 
-import "fmt"
+import "github.com/packlab/packlab/experiments/text"
 
 // Inspection is what Inspect found on a server or a cluster.
 type Inspection struct {
@@ -107,14 +107,11 @@ type sample struct {
 // clickhouse://ch1:9000 cluster main (2 nodes, 24 dictionaries)". It has
 // the URL's scheme and host:port only: no user, no password.
 func (ins *Inspection) JobName() string {
-	what := fmt.Sprintf("%d dictionaries", len(ins.Dictionaries))
-	if len(ins.Dictionaries) == 1 {
-		what = "1 dictionary"
-	}
+	what := text.Count(len(ins.Dictionaries), "dictionary", "dictionaries")
 	name := "inspect " + ins.Server
 	if ins.Cluster != "" {
 		name += " cluster " + ins.Cluster
-		what = fmt.Sprintf("%d nodes, %s", len(ins.Nodes), what)
+		what = text.Count(len(ins.Nodes), "node", "nodes") + ", " + what
 	}
 	return name + " (" + what + ")"
 }

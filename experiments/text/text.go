@@ -245,3 +245,12 @@ func Short(s string, n int) string {
 	}
 	return string(r[:n-1]) + note
 }
+
+// Count is n (its thousands separated) and the word for n of them: "1
+// node", "2 nodes", "1 dictionary", "12,500 bad rows".
+func Count[N int | int64](n N, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return Thousands(int64(n)) + " " + many
+}

@@ -29,3 +29,17 @@ func TestShort(t *testing.T) {
 		}
 	}
 }
+
+func TestCount(t *testing.T) {
+	for _, c := range []struct {
+		got, want string
+	}{
+		{Count(1, "node", "nodes"), "1 node"},
+		{Count(0, "dictionary", "dictionaries"), "0 dictionaries"},
+		{Count(int64(12500), "bad row", "bad rows"), "12,500 bad rows"},
+	} {
+		if c.got != c.want {
+			t.Errorf("Count: %q, want %q", c.got, c.want)
+		}
+	}
+}
