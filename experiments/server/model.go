@@ -72,8 +72,6 @@ func (d *Dictionary) readDDL(ddl string) {
 
 func (d *Dictionary) layoutWord() string { return d.word }
 
-func orDash(s string) string { return text.OrDash(s) }
-
 // stringColumns are the key parts and attributes of type String (or
 // Nullable(String)).
 func (d *Dictionary) stringColumns() []string {
@@ -344,7 +342,7 @@ func (d *Dictionary) model(v Version) {
 	}
 	cd, ok := modelledLayout(d.word)
 	if !ok {
-		d.NotModelled = "ClickHouse's " + orDash(d.word) + ": not modelled (packlab models HASHED, SPARSE_HASHED, HASHED_ARRAY, their COMPLEX_KEY_ forms and FLAT)"
+		d.NotModelled = "ClickHouse's " + text.OrDash(d.word) + ": not modelled (packlab models HASHED, SPARSE_HASHED, HASHED_ARRAY, their COMPLEX_KEY_ forms and FLAT)"
 		return
 	}
 	if d.ElementCount == 0 {
