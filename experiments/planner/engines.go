@@ -15,6 +15,7 @@ package planner
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/packlab/packlab/core"
@@ -301,9 +302,18 @@ func answerLine(plan Plan, c Candidate) string {
 	if engineOf(c) == EngineClickHouse {
 		how = " by ClickHouse's own growth"
 	}
-	return fmt.Sprintf("%s: %s: steady %s, first load peak %s, reload peak %s%s, %.2f %s; %s at a %s",
+	return fmt.Sprintf("%s: %s: steady %s, first load peak %s, reload peak %s%s, %s %s; %s at a %s",
 		AnswerTitle(plan, c), SetupName(c), text.Bytes(c.SteadyBytes), text.Bytes(c.PeakBytes), text.Bytes(c.ReloadPeakBytes), how,
-		c.BytesPerPair, perKeyWords(plan), fitWords(plan, c), plan.Checked)
+		perPair(c), perKeyWords(plan), fitWords(plan, c), plan.Checked)
+}
+
+// perPair is c's bytes a pair: at least the figure, where the bytes stand
+// at 8 EiB (4e18 rows said "2.10 bytes/pair", 8 EiB over its rows).
+func perPair(c Candidate) string {
+	if c.Saturated {
+		return "over " + strconv.FormatFloat(c.BytesPerPair, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(c.BytesPerPair, 'f', 2, 64)
 }
 
 // perKeyWords names bytes per key: "bytes/pair", or "bytes/row" for a

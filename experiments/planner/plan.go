@@ -344,12 +344,18 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 	if p.key, err = core.ParseType(r.Key); err != nil {
 		return p, fault.New("key", r.Key, "unknown type", strings.Join(core.TypeNames(), ", "))
 	}
+	// The attributes first: with them the value is their first, and an
+	// error is theirs ("--attributes String" was "--value String: unknown
+	// type").
+	attrs, attrErr := config.ParseAttributes(r.Value, r.Attributes)
+	if attrErr != nil && len(r.Attributes) > 0 {
+		return p, attrErr
+	}
 	if p.value, err = core.ParseType(r.Value); err != nil {
 		return p, fault.New("value", r.Value, "unknown type", strings.Join(core.TypeNames(), ", "))
 	}
-	attrs, err := config.ParseAttributes(r.Value, r.Attributes)
-	if err != nil {
-		return p, err
+	if attrErr != nil {
+		return p, attrErr
 	}
 	if err := config.CheckRows(r.Rows); err != nil {
 		return p, err

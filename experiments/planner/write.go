@@ -152,7 +152,7 @@ func PlanTable(plan Plan) (header []string, numeric []bool, rows [][]string) {
 		}
 		rows = append(rows, []string{
 			strconv.Itoa(c.Rank), runs, SetupName(c), text.Bytes2(c.SteadyBytes), text.Bytes2(c.PeakBytes), text.Bytes2(c.ReloadPeakBytes),
-			strconv.FormatFloat(c.BytesPerPair, 'f', 2, 64), loadCell(c), readCell(c), fits, c.Why,
+			perPair(c), loadCell(c), readCell(c), fits, c.Why,
 		})
 	}
 	return header, numeric, rows
@@ -399,7 +399,7 @@ func answerOf(plan Plan, c Candidate) PlanAnswer {
 		a.Lines = append(a.Lines,
 			fmt.Sprintf("steady %s, first load peak %s, reload peak %s (the serving dictionary beside a new one at its first-load peak): %s", text.Bytes(c.SteadyBytes),
 				text.Bytes(c.PeakBytes), text.Bytes(c.ReloadPeakBytes), ch.Model),
-			fmt.Sprintf("%.2f %s, load factor %.3f after the load; %s at a %s", c.BytesPerPair, perKeyWords(plan), c.LoadFactor, fitWords(plan, c), plan.Checked))
+			fmt.Sprintf("%s %s, load factor %.3f after the load; %s at a %s", perPair(c), perKeyWords(plan), c.LoadFactor, fitWords(plan, c), plan.Checked))
 	} else {
 		a.Lines = append(a.Lines,
 			fmt.Sprintf("steady %s (%s computed x %s + the loader's blocks %s), first load peak %s (%s)",
@@ -407,7 +407,7 @@ func answerOf(plan Plan, c Candidate) PlanAnswer {
 				text.Bytes(c.PeakBytes), growthWords(c)),
 			fmt.Sprintf("reload peak %s: the serving table (%s) beside a new one at its first-load peak, as a Go program that builds a new map and swaps it in holds them",
 				text.Bytes(c.ReloadPeakBytes), text.Bytes(servingBytes(c))),
-			fmt.Sprintf("%.2f %s, load factor %.3f after the load; %s at a %s", c.BytesPerPair, perKeyWords(plan), c.LoadFactor, fitWords(plan, c), plan.Checked))
+			fmt.Sprintf("%s %s, load factor %.3f after the load; %s at a %s", perPair(c), perKeyWords(plan), c.LoadFactor, fitWords(plan, c), plan.Checked))
 	}
 	where := ""
 	speedLayout := c.Layout
