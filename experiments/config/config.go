@@ -413,7 +413,11 @@ func ParseRows(s string) (int64, error) { return ParseCount("rows", s) }
 // plan's calibration_rows, its max_key).
 func ParseCount(field, s string) (int64, error) {
 	text := strings.TrimSpace(s)
-	bad := fault.Of(field, s, "a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B")
+	what := "a whole number of rows"
+	if !strings.HasSuffix(field, "rows") {
+		what = "a whole number" // max_key: a key, not rows
+	}
+	bad := fault.Of(field, s, what+" from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B")
 	if text == "" {
 		return 0, bad("empty")
 	}
