@@ -212,12 +212,16 @@ import (
 //     target 1.3x); single-key Get (0.38x-0.42x boost's read at 1e7, target
 //     0.8x): in one process at 1e7, the hash and one load of the bucket's
 //     first byte alone take 38-42 CPU ns a key, with the match 54-73, the
-//     whole Get 84-100, boost's whole read about 37 on the idle machine
-//     (its group metadata is a dense 16 MB array apart from its elements,
-//     which the last-level cache can mostly hold, an inference: the VM
-//     shows no cache sizes; here the header is in the bucket: a miss on
-//     it, then the slot's line, 4 times in 5 another); a header array
-//     apart from the slots is the candidate, not measured; misses
+//     whole Get 84-100, boost's whole read about 37 on the idle machine;
+//     a header array apart from the slots (count and 31 fingerprints in
+//     32 bytes, the slots in a second slab), measured as a mock before
+//     building it (BenchmarkIcebergSplit, iceberg_split_mock_test.go):
+//     0.87x-0.98x today's Get, 0.97x-1.18x with its slots prefetched as
+//     it starts; not built. This VM's caches hold about 4 MB of random
+//     lines (BenchmarkCacheLatency: 9 ns a dependent load at 1 MB, 76-122
+//     at 8 MB), so an 11 MB header array is a miss from memory too, and
+//     the split reads its slot after it where today's Get asks for its
+//     bucket's three lines at once; misses
 //     1.33x a hit's time at 1e7 (target 1.2x): the branch on the spill
 //     bit and, behind it, the back yard's two buckets read after the
 //     front one's miss; the old back yard held to the end of a
