@@ -271,7 +271,7 @@ func BenchmarkCacheLatency(b *testing.B) {
 		b.Run(fmt.Sprintf("MB=%d", mb), func(b *testing.B) {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
-			const steps = 4000000
+			const steps = 1 << 20
 			cpu := threadCPU()
 			o := uint64(0)
 			for range b.N * steps {
