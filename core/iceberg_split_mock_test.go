@@ -22,6 +22,9 @@ import (
 // a header array of 32 bytes a bucket (fingerprints at bytes 0..C-1, the
 // count at byte 31), and the slots in a separate slab, C of st bits a
 // bucket packed bit to bit in sb bytes (byte-aligned, not line-aligned).
+// It has no back yard: the pairs a full bucket turns away (3.8 % at 1e7)
+// are left out, and a lookup of one ends in a stub (back_), so what it
+// measures is the front yard's path, the path of 96 % of hits.
 type splitMock struct {
 	hdr, slots   unsafe.Pointer
 	hs, ss       []byte
