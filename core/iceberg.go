@@ -116,7 +116,9 @@ import (
 // # Growth
 //
 // When the pairs would exceed floor(mlf * C * m), m grows (x2 below
-// icebergFastBuckets, x icebergGrowNum/icebergGrowDen after). The new front
+// icebergFastBuckets, x icebergGrowNum/icebergGrowDen after), to the first
+// size of that sequence that holds more pairs (icebergGrowTo: where a
+// bucket loses a line, the next size may hold fewer). The new front
 // yard is written in one pass over the old one in bucket order: homes are
 // monotone in x, so the pass writes the new front yard in order too, and
 // hands the old one's pages back behind it (Linux, as compact does). Then
@@ -200,24 +202,41 @@ import (
 //     alternating runs, 1.33x against 1.42x. Hits, the memory (1e8:
 //     8.71 and 9.13 B/pair after the load and at its peak) and compact
 //     unchanged within the noise (side-by-side harness, beside afbc85e).
+//   - The growth rule past a bucket's lost line (icebergGrowTo): a 1e7
+//     load grew from 124,755 front buckets of four lines (31 slots) to
+//     140,349 of three (24), which hold fewer pairs than it had: 207,476
+//     of them went through the back yard to the overflow table, and two
+//     more growths followed at once. Growing straight to the first size
+//     that holds more: BenchmarkIcebergBatch at 1e7, load CPU ns a row,
+//     5 rounds alternating with the binary before (load 3): 215, 198,
+//     200, 225, 231 against 305, 224, 329, 236, 242 (medians 215 and 242,
+//     better in every round); the memory after the load and core.Predict's
+//     tables unchanged (the final size is the same; the peak differs only
+//     for a load whose last growth crosses the drop).
 //   - Tried and dropped on the way (docs/performance.md): a Get in one
 //     assembly call (match, prefetches and slot reads: 84-100 CPU ns a
 //     hit against 86-105, within the noise); misses without the branch
 //     on the spill (a dummy bucket chosen by a conditional move: slower,
 //     the back buckets' addresses then wait on the count); the growth
 //     pass faulting the new yard's pages in by a write (nothing).
-//   - What is left: the batch load (0.86x-0.88x boost's at 1e7, target 1.0x):
-//     three quarters of it is the growth passes, x9/8 moving each pair
-//     about 8 times; the batch read (1.15x-1.22x boost's at 1e7, 0.86x at 1e8,
+//   - What is left: the batch load (0.94x boost's at 1e7 on the idle
+//     machine before the growth rule above, 1.06x and 1.22x in two shared
+//     runs after it, target 1.0x): three quarters of it is the growth passes, x9/8
+//     moving each pair about 8 times, page faults 15 % (perf: 7 % zeroing
+//     the new yards' pages); the batch read (1.15x-1.22x boost's at 1e7, 0.86x at 1e8,
 //     target 1.3x); single-key Get (0.38x-0.42x boost's read at 1e7, target
 //     0.8x): in one process at 1e7, the hash and one load of the bucket's
 //     first byte alone take 38-42 CPU ns a key, with the match 54-73, the
-//     whole Get 84-100, boost's whole read about 37 on the idle machine
-//     (its group metadata is a dense 16 MB array apart from its elements,
-//     which the last-level cache can mostly hold, an inference: the VM
-//     shows no cache sizes; here the header is in the bucket: a miss on
-//     it, then the slot's line, 4 times in 5 another); a header array
-//     apart from the slots is the candidate, not measured; misses
+//     whole Get 84-100, boost's whole read about 37 on the idle machine;
+//     a header array apart from the slots (count and 31 fingerprints in
+//     32 bytes, the slots in a second slab), measured as a mock before
+//     building it (BenchmarkIcebergSplit, iceberg_split_mock_test.go):
+//     0.87x-0.98x today's Get, 0.97x-1.18x with its slots prefetched as
+//     it starts; not built. This VM's caches hold about 4 MB of random
+//     lines (BenchmarkCacheLatency: 9 ns a dependent load at 1 MB, 76-122
+//     at 8 MB), so an 11 MB header array is a miss from memory too, and
+//     the split reads its slot after it where today's Get asks for its
+//     bucket's three lines at once; misses
 //     1.33x a hit's time at 1e7 (target 1.2x): the branch on the spill
 //     bit and, behind it, the back yard's two buckets read after the
 //     front one's miss; the old back yard held to the end of a
@@ -378,9 +397,26 @@ func icebergBackSlots(m, c uint64, mlf float64) uint64 {
 	return uint64(math.Ceil((mean + 4*math.Sqrt(mean) + 4) / icebergBackFill))
 }
 
-// icebergNextBuckets is the growth rule: the front buckets after m.
+// icebergNextBuckets is the growth sequence: the front buckets after m.
 func icebergNextBuckets(m uint64) uint64 {
 	return growRatio(m, icebergFastBuckets, icebergGrowNum, icebergGrowDen)
+}
+
+// icebergGrowTo is the growth rule: the front buckets a full table of m
+// grows to, the first of the sequence after m whose max fill is above m's.
+// A bucket loses a line where a slot gets short enough for fewer lines to
+// hold icebergFrontSlots (<UInt64,UInt16>: four lines of 31 slots of 64
+// bits below 2^17 buckets, three of 24 of 63 bits from there), so the next
+// size may hold fewer pairs than the table has: a growth into it sent the
+// excess (207,476 pairs of a 1e7 load) through the back yard to the
+// overflow table, and two more growths followed at once.
+func icebergGrowTo(keyBytes, valueBytes int, m uint64, mlf float64) uint64 {
+	fill := icebergShapeOf(keyBytes, valueBytes, m, mlf).maxFill
+	next := icebergNextBuckets(m)
+	for icebergShapeOf(keyBytes, valueBytes, next, mlf).maxFill <= fill {
+		next = icebergNextBuckets(next)
+	}
+	return next
 }
 
 // icebergBucketsFor replays the growth rule: the front buckets of a table
@@ -389,7 +425,7 @@ func icebergNextBuckets(m uint64) uint64 {
 func icebergBucketsFor(keyBytes, valueBytes int, start, n uint64, mlf float64) (final, previous uint64) {
 	m := start
 	for n > icebergShapeOf(keyBytes, valueBytes, m, mlf).maxFill {
-		previous, m = m, icebergNextBuckets(m)
+		previous, m = m, icebergGrowTo(keyBytes, valueBytes, m, mlf)
 	}
 	return m, previous
 }
@@ -397,8 +433,10 @@ func icebergBucketsFor(keyBytes, valueBytes int, start, n uint64, mlf float64) (
 // icebergReserveBuckets is the front buckets of a table built for n keys:
 // the fewest that hold n below the max load factor.
 func icebergReserveBuckets(keyBytes, valueBytes int, n uint64, mlf float64) uint64 {
-	// max fill grows with m (a bucket's slots never shrink as m grows):
-	// the smallest m that holds n, by bisection.
+	// max fill grows with m, except where a bucket loses a line (see
+	// icebergGrowTo): an m that holds n and whose m-1 does not, by
+	// bisection; past such a drop it may be the first m after it, not the
+	// fewest.
 	lo, hi := uint64(icebergInitialBuckets), max(n, icebergInitialBuckets)
 	if icebergShapeOf(keyBytes, valueBytes, lo, mlf).maxFill >= n {
 		return lo
@@ -1166,7 +1204,7 @@ func (t *Iceberg[K, V]) grow() {
 	if t.closed {
 		closedPanic(LayoutIceberg)
 	}
-	sh := t.shape(icebergNextBuckets(t.front.m))
+	sh := t.shape(icebergGrowTo(int(sizeOf[K]()), t.vs, t.front.m, t.mlf))
 	slabs := t.alloc(sh)
 	oldF, oldB, oldOvf := t.front, t.back, t.ovf
 	t.setShape(sh, slabs)

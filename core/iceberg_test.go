@@ -166,3 +166,36 @@ func testIcebergGetMany[K, V Bits](t *testing.T, name string, key func(uint64) K
 		}
 	}
 }
+
+// TestIcebergGrowthMakesRoom checks the growth rule for every key and value
+// width: a full table grows to front buckets whose max fill is above its
+// own, also where a bucket loses a line (<UInt64,UInt16> at 2^17 buckets:
+// four lines of 31 slots, then three of 24), where the next size of the
+// sequence holds fewer pairs and a growth into it would send the excess
+// to the overflow table. The replay core.Predict reads takes the same
+// steps.
+func TestIcebergGrowthMakesRoom(t *testing.T) {
+	skipped := 0
+	for _, kb := range []int{1, 2, 4, 8, 16} {
+		for _, vb := range []int{1, 2, 4, 8, 16} {
+			mlf := DefaultIcebergMaxLoadFactor
+			for m := uint64(icebergInitialBuckets); m < 1<<32; {
+				fill := icebergShapeOf(kb, vb, m, mlf).maxFill
+				next := icebergGrowTo(kb, vb, m, mlf)
+				if got := icebergShapeOf(kb, vb, next, mlf).maxFill; got <= fill {
+					t.Fatalf("key %d value %d bytes: %d front buckets (max fill %d) grow to %d (max fill %d)", kb, vb, m, fill, next, got)
+				}
+				if next != icebergNextBuckets(m) {
+					skipped++
+				}
+				if final, prev := icebergBucketsFor(kb, vb, icebergInitialBuckets, fill+1, mlf); final != next || prev != m {
+					t.Fatalf("key %d value %d bytes: the replay after %d pairs ends at %d from %d, the table at %d from %d", kb, vb, fill+1, final, prev, next, m)
+				}
+				m = next
+			}
+		}
+	}
+	if skipped == 0 {
+		t.Fatal("no growth skipped a size: the rule was not exercised")
+	}
+}
