@@ -229,8 +229,8 @@ import (
 //     first byte alone take 38-42 CPU ns a key, with the match 54-73, the
 //     whole Get 84-100, boost's whole read about 37 on the idle machine;
 //     a header array apart from the slots (count and 31 fingerprints in
-//     32 bytes, the slots in a second slab), measured as a mock before
-//     building it (BenchmarkIcebergSplit, iceberg_split_mock_test.go):
+//     32 bytes, the slots in a second slab), measured as a prototype before
+//     building it (BenchmarkIcebergSplit, iceberg_split_probe_test.go):
 //     0.87x-0.98x today's Get, 0.97x-1.18x with its slots prefetched as
 //     it starts; not built. This VM's caches hold about 4 MB of random
 //     lines (BenchmarkCacheLatency: 9 ns a dependent load at 1 MB, 76-122

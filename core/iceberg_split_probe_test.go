@@ -18,14 +18,14 @@ import (
 // beside today's Iceberg, and BenchmarkCacheLatency says how large a
 // working set this machine's caches hold.
 
-// splitMock is the front yard of a split geometry, for measuring only:
+// splitProbe is the front yard of a split geometry, for measuring only:
 // a header array of 32 bytes a bucket (fingerprints at bytes 0..C-1, the
 // count at byte 31), and the slots in a separate slab, C of st bits a
 // bucket packed bit to bit in sb bytes (byte-aligned, not line-aligned).
 // It has no back yard: the pairs a full bucket turns away (3.8 % at 1e7)
 // are left out, and a lookup of one ends in a stub (back_), so what it
 // measures is the front yard's path, the path of 96 % of hits.
-type splitMock struct {
+type splitProbe struct {
 	hdr, slots   unsafe.Pointer
 	hs, ss       []byte
 	m, sb        uint64
@@ -35,8 +35,8 @@ type splitMock struct {
 	back         int
 }
 
-func newSplitMock(keys []uint64, vals []uint16, m, c uint64) *splitMock {
-	s := &splitMock{m: m, c: c}
+func newSplitProbe(keys []uint64, vals []uint16, m, c uint64) *splitProbe {
+	s := &splitProbe{m: m, c: c}
 	l := uint(64 - (bits.Len64(m) - 1))
 	s.lmask = lowMask(l)
 	s.st = l - 8 + 16
@@ -67,9 +67,9 @@ func newSplitMock(keys []uint64, vals []uint16, m, c uint64) *splitMock {
 var splitZero uint64 // 0, read at run time: a dependent chain of lookups
 
 //go:noinline
-func (s *splitMock) back_() (uint16, bool) { return 0, false }
+func (s *splitProbe) backYard() (uint16, bool) { return 0, false }
 
-func (s *splitMock) get(key uint64, pf bool) (uint16, bool) {
+func (s *splitProbe) get(key uint64, pf bool) (uint16, bool) {
 	x := compactHashWord(key)
 	home := mulHi(x, s.m)
 	h := unsafe.Add(s.hdr, home*32)
@@ -89,7 +89,7 @@ func (s *splitMock) get(key uint64, pf bool) (uint16, bool) {
 		}
 	}
 	if cb&0x40 != 0 {
-		return s.back_()
+		return s.backYard()
 	}
 	return 0, false
 }
@@ -123,7 +123,7 @@ func benchIcebergSplit(b *testing.B, n int, c uint64) {
 	ice.InsertMany(keys, vals, make([]bool, n))
 	fill := float64(n) / float64(ice.front.m*ice.front.c)
 	m := uint64(math.Ceil(float64(n) / (fill * float64(c))))
-	s := newSplitMock(keys, vals, m, c)
+	s := newSplitProbe(keys, vals, m, c)
 	defer freeSlab(s.hs)
 	defer freeSlab(s.ss)
 	b.Logf("today: %d front buckets of %d slots (%d bytes), fill %.3f; split: %d buckets of %d slots, header %.1f MB, slots %d B a bucket (%.1f MB), %.2f%% to the back yard",
