@@ -98,3 +98,45 @@ func TestCancelInspect(t *testing.T) {
 		t.Errorf("cancelled after 0.3 s: %v after %.1f s, want the clickhouse field's cancel at once", err, time.Since(start).Seconds())
 	}
 }
+
+// TestVerifyPlan: the Plan tab builds its ClickHouse answer in ClickHouse
+// itself, every attribute of it, reporting under PlanVerificationID; its
+// lines put ClickHouse's figures beside the plan's model, and the run is
+// kept in the history. A bad form is its field's error.
+func TestVerifyPlan(t *testing.T) {
+	l, ev := newLab(t)
+	lim, _ := l.Limits()
+	if lim.PlanVerificationID != PlanVerificationID {
+		t.Errorf("limits give the verification's id as %q", lim.PlanVerificationID)
+	}
+	if _, err := l.VerifyPlan(PlanForm{Rows: "0"}); ErrorOf(err, "").Field != "plan_rows" {
+		t.Errorf("rows 0: %v, want the rows field's error", err)
+	}
+	if !lim.ClickHouse.Available {
+		t.Skipf("ClickHouse's layouts are unavailable here: %s", lim.ClickHouse.Note)
+	}
+	v, err := l.VerifyPlan(PlanForm{Rows: "2e5", Key: "UInt64", Attributes: []string{"UInt16", "Nullable(String)"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := strings.Join(v.Lines, "\n")
+	if !strings.Contains(v.Title, "at 200K rows, built in ClickHouse") || !strings.Contains(all, "the plan's model of the same dictionary") || v.ResultID == "" {
+		t.Fatalf("VerifyPlan: %q, %q, result %q", v.Title, v.Lines, v.ResultID)
+	}
+	ev.mu.Lock()
+	progress := slices.ContainsFunc(ev.all, func(e event) bool {
+		p, ok := e.data.(Progress)
+		return e.name == EventProgress && ok && p.ID == PlanVerificationID
+	})
+	ev.mu.Unlock()
+	if !progress {
+		t.Error("no progress under the verification's id")
+	}
+	h, err := l.History()
+	kept := err == nil && slices.ContainsFunc(h.Jobs, func(j HistoryJob) bool {
+		return strings.HasPrefix(j.Name, "plan verification ch_") && slices.ContainsFunc(j.Rows, func(r TableRow) bool { return r.ID == v.ResultID })
+	})
+	if !kept {
+		t.Errorf("the verification's run %s is not a job of the history: %v", v.ResultID, err)
+	}
+}

@@ -78,6 +78,13 @@ type smokeReport struct {
 		Snippets []string `json:"snippets"`
 		ChartInk int      `json:"chart_ink"`
 	} `json:"plan"`
+	Verify struct {
+		State         string   `json:"state"`
+		Title         string   `json:"title"`
+		Lines         []string `json:"lines"`
+		Error         string   `json:"error"`
+		ProgressTitle string   `json:"progress_title"`
+	} `json:"verify"`
 	Calibration struct {
 		Title       string `json:"title"`
 		Phase       string `json:"phase"`
@@ -288,6 +295,12 @@ func TestDesktopSmoke(t *testing.T) {
 		len(p.RuledOut) == 0 || len(p.Snippets) < 2 || !strings.Contains(strings.Join(p.Snippets, "\n"), "CREATE DICTIONARY") {
 		t.Errorf("the Plan tab shows verdict %q, %d ruled out, %d table rows, %d snippets, a chart of %d inked pixels; want an answer that fits 24 GiB, the layouts ruled out, the setups, CREATE DICTIONARY and Go, and a drawn chart",
 			p.Verdict, len(p.RuledOut), p.Rows, len(p.Snippets), p.ChartInk)
+	}
+	// Where ClickHouse runs, the ClickHouse answer built in it from the
+	// Plan tab, its figures beside the plan's.
+	if v := r2.Verify; chdriver.Status().Available && (v.State != "done" || !strings.Contains(v.Title, "at 200K rows, built in ClickHouse") ||
+		!strings.Contains(strings.Join(v.Lines, "\n"), "the plan's model of the same dictionary") || v.ProgressTitle != "Built in ClickHouse") {
+		t.Errorf("Build it in ClickHouse: %+v", v)
 	}
 	// The desktop's runs beside the command line's of one thread: the
 	// table names the threads and keeps every column in its card.

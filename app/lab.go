@@ -186,6 +186,9 @@ type Limits struct {
 	// PlanCalibrationID is the id of the Plan tab's calibration in progress
 	// events and for Cancel.
 	PlanCalibrationID string `json:"plan_calibration_id"`
+	// PlanVerificationID is the id of the Plan tab's build of its
+	// ClickHouse answer in ClickHouse (VerifyPlan), likewise.
+	PlanVerificationID string `json:"plan_verification_id"`
 
 	ChartKinds     []ChartKind `json:"chart_kinds"`
 	ResultsDir     string      `json:"results_dir"`
@@ -398,6 +401,7 @@ func (l *Lab) Limits() (Limits, error) {
 		HugePagesSupported: core.HugePagesSupported,
 		Isolated:           !l.opt.InProcess,
 		PlanCalibrationID:  PlanCalibrationID,
+		PlanVerificationID: PlanVerificationID,
 		ChartKinds:         chartKinds(),
 		ResultsDir:         l.opt.ResultsDir,
 		EChartsVersion:     report.EChartsVersion,

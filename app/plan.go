@@ -157,6 +157,11 @@ func (f PlanForm) parse() (planner.PlanRequest, error) {
 // run cannot start beside it (nor it beside a run).
 const PlanCalibrationID = "plan-calibration"
 
+// PlanVerificationID is the id the Plan tab's build of its ClickHouse
+// answer in ClickHouse goes by while it loads (VerifyPlan, not in the
+// browser): its progress, Cancel, and no run beside it.
+const PlanVerificationID = "plan-verification"
+
 // Plan answers the Plan tab's form: every layout, load factor and shard
 // count for the rows asked, ranked under the budget, from core.Predict and
 // the speeds saved here. With Calibrate it first measures, and saves, what
@@ -226,15 +231,26 @@ func (l *Lab) Plan(f PlanForm) (PlanView, error) {
 }
 
 // startCalibration registers the Plan tab's calibration as a job of its
-// own, under PlanCalibrationID, unless a run is going: its progress goes out
-// as EventProgress and Cancel(PlanCalibrationID) stops it. release ends it.
+// own, under PlanCalibrationID (startPlanJob), each load's progress saying
+// about how long the calibration has left.
 func (l *Lab) startCalibration(cfgs []config.Config) (ctx context.Context, h usecase.Hooks, j *job, release func(), err error) {
+	left := usecase.CalibrationLeft(cfgs) // its time from the start: the first idle's line says it before a load
+	return l.startPlanJob(PlanCalibrationID, planner.CalibrationJobName(cfgs), func(p worker.Progress) string {
+		return "; the calibration has about " + usecase.RoughDuration(left(p)) + " left"
+	})
+}
+
+// startPlanJob registers a job of the Plan tab (its calibration, its
+// verification) under id, unless a run is going: its progress goes out as
+// EventProgress (more, if set, added to each phase's words) and Cancel(id)
+// stops it. release ends it.
+func (l *Lab) startPlanJob(id, name string, more func(worker.Progress) string) (ctx context.Context, h usecase.Hooks, j *job, release func(), err error) {
 	face := result.FaceDesktop
 	if l.opt.Runtime == "browser" {
 		face = result.FaceBrowser
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	j = &job{id: PlanCalibrationID, cancel: cancel, job: result.NewJob(planner.CalibrationJobName(cfgs), face, time.Now())}
+	j = &job{id: id, cancel: cancel, job: result.NewJob(name, face, time.Now())}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if err := l.busy("plan"); err != nil {
@@ -248,10 +264,11 @@ func (l *Lab) startCalibration(cfgs []config.Config) (ctx context.Context, h use
 		delete(l.jobs, j.id)
 		l.mu.Unlock()
 	}
-	left := usecase.CalibrationLeft(cfgs) // its time from the start: the first idle's line says it before a load
 	h = usecase.Hooks{Job: &j.job, Progress: func(p worker.Progress) {
 		pr := progressOf(j.id, p)
-		pr.PhaseText += "; the calibration has about " + usecase.RoughDuration(left(p)) + " left"
+		if more != nil {
+			pr.PhaseText += more(p)
+		}
 		l.emit(EventProgress, pr)
 	}}
 	return ctx, h, j, release, nil

@@ -154,6 +154,9 @@ func (l *Lab) busy(field string) error {
 		if id == PlanCalibrationID {
 			return errorf(field, "the Plan tab's calibration is still going: cancel it or wait for it to finish")
 		}
+		if id == PlanVerificationID {
+			return errorf(field, "the Plan tab's build in ClickHouse is still going: cancel it or wait for it to finish")
+		}
 		return errorf(field, "run %s is still going: cancel it or wait for it to finish", id)
 	}
 	return nil

@@ -15,7 +15,7 @@
 
   // The lab API's methods, for a clear message when a face lacks one.
   const METHODS = ["Limits", "Estimate", "StartRun", "Cancel", "History", "Delete",
-    "Table", "Chart", "Export", "ChooseSource", "Plan", "Inspection", "DeleteInspection"];
+    "Table", "Chart", "Export", "ChooseSource", "Plan", "VerifyPlan", "Inspection", "DeleteInspection"];
 
   // normalizeError turns whatever a face rejects with into {field, message}.
   function normalizeError(e) {

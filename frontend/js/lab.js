@@ -806,12 +806,14 @@
         : el("div", { class: "verdict", id: "plan-verdict", text: v.answer }),
     ];
     for (const a of v.answers || []) {
-      kids.push(el("div", { class: "plan-answer-item " + (a.fits ? "fits" : "refused"), id: "plan-answer-" + a.for, "data-answer": a.for },
+      const item = el("div", { class: "plan-answer-item " + (a.fits ? "fits" : "refused"), id: "plan-answer-" + a.for, "data-answer": a.for },
         el("h3", { text: a.title + ": " + a.setup }),
         el("ul", {}, ...a.lines.map((l) => el("li", { text: l }))),
         // The item's heading names the setup: the snippet's says what the
         // code is (its own title repeated the item's, word for word).
-        snippetBox(Object.assign({}, a.snippet, { title: !a.snippet.text ? "" : a.snippet.lang === "sql" ? "CREATE DICTIONARY" : "Go code" }))));
+        snippetBox(Object.assign({}, a.snippet, { title: !a.snippet.text ? "" : a.snippet.lang === "sql" ? "CREATE DICTIONARY" : "Go code" })));
+      if (a.for === "clickhouse" && canVerify()) item.append(verifyBox());
+      kids.push(item);
     }
     if (v.runners_up && v.runners_up.length) {
       kids.push(el("h3", { text: "Runners-up, and why each lost" }), el("ul", { id: "plan-runners-up" }, ...v.runners_up.map((l) => el("li", { text: l }))));
@@ -834,6 +836,53 @@
     $("#plan-notes").replaceChildren(...v.how_made.map((l) => el("li", { text: l })));
     drawPlanChart("planChart", "plan-chart", v.chart);
     drawPlanChart("frontChart", "front-chart", v.front);
+  }
+
+  // canVerify: ClickHouse itself runs here (the desktop app with make
+  // chdb's worker), so the ClickHouse answer can be built and measured.
+  function canVerify() {
+    const ch = state.limits.clickhouse;
+    return state.limits.runtime !== "browser" && !!(ch && ch.available);
+  }
+
+  // verifyBox is the ClickHouse answer's "Build it in ClickHouse": Go
+  // builds the dictionary, every attribute, in ClickHouse itself (VerifyPlan,
+  // as packlab plan --verify does) and its lines go below the button.
+  function verifyBox() {
+    const out = el("div", { class: "plan-verified", id: "plan-verified" });
+    const btn = el("button", { type: "button", class: "small", id: "plan-verify", text: "Build it in ClickHouse",
+      title: "Builds this dictionary, every attribute of it, in ClickHouse itself at the plan's rows (1e7 at most) and puts what ClickHouse holds beside the plan's figures, as packlab plan --verify does. The run is kept in the history." });
+    btn.addEventListener("click", () => verifyPlan(btn, out));
+    return el("div", { class: "plan-verify" }, btn, out);
+  }
+
+  async function verifyPlan(btn, out) {
+    clearErrors("plan-form");
+    if (running()) {
+      showError({ field: "plan", message: "a run is still going: cancel it or wait for it to finish" }, "plan");
+      return;
+    }
+    btn.disabled = true;
+    btn.textContent = "Building in ClickHouse…";
+    document.body.dataset.verify = "busy";
+    state.runId = state.limits.plan_verification_id;
+    openProgress("Building the plan's dictionary in ClickHouse");
+    let failed = false;
+    try {
+      const f = readPlanForm();
+      f.calibrate = false;
+      const v = await state.backend.call("VerifyPlan", f);
+      out.replaceChildren(el("h4", { text: v.title }), el("ul", {}, ...v.lines.map((l) => el("li", { text: l }))));
+      document.body.dataset.verify = "done";
+    } catch (err) {
+      failed = true;
+      showError(err, "plan");
+      document.body.dataset.verify = "error";
+    } finally {
+      btn.disabled = false;
+      btn.textContent = "Build it in ClickHouse";
+      closeProgress(failed ? "Build in ClickHouse stopped" : "Built in ClickHouse", failed ? "see the Plan tab" : "its run kept in history", failed);
+    }
   }
 
   // drawPlanChart draws one of the Plan tab's charts, view, in the card
