@@ -7,7 +7,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/packlab/packlab/experiments/planner"
 	"github.com/packlab/packlab/experiments/text"
 	"github.com/packlab/packlab/experiments/usecase"
 )
@@ -39,18 +38,16 @@ func (l *Lab) VerifyPlan(f PlanForm) (VerifyView, error) {
 	if err != nil {
 		return VerifyView{}, planError(err)
 	}
-	cfg, _, ok := planner.VerifyConfig(a.Plan)
-	if !ok {
-		return VerifyView{}, errorf("plan", "Nothing to build: no setup of this plan is one ClickHouse builds")
-	}
-	ctx, h, _, release, err := l.startPlanJob(PlanVerificationID, usecase.VerifyJobName(cfg), nil)
+	ctx, h, _, release, err := l.startPlanJob(PlanVerificationID, "plan verification", nil)
 	if err != nil {
 		return VerifyView{}, err
 	}
 	defer release()
 	h.Store = l.store
 	var building usecase.Verifying
-	v, err := usecase.VerifyPlan(ctx, usecase.VerifyAsk{Plan: a.Plan, Hooks: h, Starting: func(b usecase.Verifying) { building = b }})
+	v, err := usecase.VerifyPlan(ctx, usecase.VerifyAsk{Plan: a.Plan, Hooks: h, Starting: func(b usecase.Verifying) {
+		building, h.Job.Name = b, usecase.VerifyJobName(b) // before the run is kept
+	}})
 	switch {
 	case errors.Is(err, usecase.ErrNothingToVerify):
 		return VerifyView{}, errorf("plan", "Nothing to build: no setup of this plan is one ClickHouse builds")

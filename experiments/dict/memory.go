@@ -29,39 +29,27 @@ func ClickHouseTable(l core.Layout, t core.Type) core.Layout {
 // BucketCount stays one attribute's table's, so that the load factor is a
 // table's.
 func AttributesPrediction(l core.Layout, key core.Type, attrs []Attribute, n int64, opt core.Options, shards int) (core.Prediction, error) {
-	// The first attribute's table is the same as the others' (the lab's
-	// first is never Nullable; a server's may be: an only attribute
-	// Nullable(String) a third NULL, 200,000 rows, SPARSE_HASHED,
-	// bytes_allocated 7.0 MiB, modelled 8.7 with its NULL rows in the
-	// table and 7.0 without).
-	first := attrs[0].NonNull(n)
-	if l == core.LayoutHashedArray {
-		first = n
-	}
-	pr, err := core.Predict(ClickHouseTable(l, attrs[0].Type), key, attrs[0].Type, first, opt, shards)
+	// The first attribute's table is the others' (the lab's first is
+	// never Nullable; a server's may be: an only attribute Nullable(String)
+	// a third NULL, 200,000 rows, SPARSE_HASHED, bytes_allocated 7.0 MiB,
+	// modelled 8.7 with its NULL rows in the table and 7.0 without).
+	pr, err := core.Predict(ClickHouseTable(l, attrs[0].Type), key, attrs[0].Type, attributeRows(l, attrs[0], n), opt, shards)
 	if err != nil {
 		return pr, err
 	}
-	if l == core.LayoutHashedArray && attrs[0].Nullable {
-		b := (n + 63) / 64 * 8 // is_index_null, as below
+	if b := indexNullBytes(l, attrs[0], n); b > 0 {
 		pr.ValueBytes = core.SaturatingAdd(pr.ValueBytes, b)
 		pr.FinalBytes = core.SaturatingAdd(pr.FinalBytes, b)
 		pr.PeakBytes = core.SaturatingAdd(pr.PeakBytes, b)
 	}
 	for _, t := range attrs[1:] {
-		rows := t.NonNull(n) // a table holds a Nullable attribute's values, its nulls a set (NullSetBytes)
-		if l == core.LayoutHashedArray {
-			rows = n // an array has a slot for every row
-		}
-		q, err := core.Predict(ClickHouseTable(l, t.Type), key, t.Type, rows, opt, shards)
+		q, err := core.Predict(ClickHouseTable(l, t.Type), key, t.Type, attributeRows(l, t, n), opt, shards)
 		if err != nil {
 			return core.Prediction{}, err
 		}
 		add := q.FinalBytes
 		if l == core.LayoutHashedArray {
-			if t.Nullable { // is_index_null: a bit a row (ClickHouse's bytes_allocated counts a byte)
-				q.ValueBytes = core.SaturatingAdd(q.ValueBytes, (n+63)/64*8)
-			}
+			q.ValueBytes = core.SaturatingAdd(q.ValueBytes, indexNullBytes(l, t, n))
 			add = q.ValueBytes
 			pr.ValueBytes = core.SaturatingAdd(pr.ValueBytes, q.ValueBytes)
 		}
@@ -80,6 +68,25 @@ func AttributesPrediction(l core.Layout, key core.Type, attrs []Attribute, n int
 	pr.FinalBytes = core.SaturatingAdd(pr.FinalBytes, extra)
 	pr.PeakBytes = core.SaturatingAdd(pr.PeakBytes, extra)
 	return pr, nil
+}
+
+// attributeRows is the rows attribute a's table holds in layout l: its
+// values (a Nullable's NULLs go to a set of keys, NullSetBytes), or, in
+// HASHED_ARRAY, every row (an array has a slot for each).
+func attributeRows(l core.Layout, a Attribute, n int64) int64 {
+	if l == core.LayoutHashedArray {
+		return n
+	}
+	return a.NonNull(n)
+}
+
+// indexNullBytes is HASHED_ARRAY's is_index_null of a Nullable attribute:
+// a bit a row (ClickHouse's bytes_allocated counts a byte); 0 elsewhere.
+func indexNullBytes(l core.Layout, a Attribute, n int64) int64 {
+	if l != core.LayoutHashedArray || !a.Nullable {
+		return 0
+	}
+	return (n + 63) / 64 * 8
 }
 
 // NullSetBytes is what HASHED and SPARSE_HASHED keep of a Nullable

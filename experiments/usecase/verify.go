@@ -33,10 +33,12 @@ type VerifyAsk struct {
 }
 
 // Verifying is what a verification builds: the dictionary's LAYOUT clause
-// at Rows rows (the plan's, or planner.MaxVerifyRows if fewer).
+// at Rows rows (the plan's, or planner.MaxVerifyRows if fewer), ClickHouse's
+// layout as the lab names it (ch_sparse_hashed).
 type Verifying struct {
 	Clause string
 	Rows   int64
+	Layout string
 }
 
 // Verified is a verification's figures beside the plan's model, in lines,
@@ -49,8 +51,8 @@ type Verified struct {
 }
 
 // VerifyJobName is the name a chDB verification's job is kept under.
-func VerifyJobName(cfg config.Config) string {
-	return "plan verification " + cfg.Layouts[0] + " " + text.Rows(cfg.Rows)
+func VerifyJobName(v Verifying) string {
+	return "plan verification " + v.Layout + " " + text.Rows(v.Rows)
 }
 
 // ErrNothingToVerify is a plan with no setup ClickHouse builds.
@@ -67,17 +69,14 @@ func VerifyPlan(ctx context.Context, ask VerifyAsk) (Verified, error) {
 	if !ok {
 		return Verified{}, fmt.Errorf("%s is not a ClickHouse layout", cfg.Layouts[0])
 	}
-	v := Verified{Verifying: Verifying{Clause: d.Clause(cfg.Shards, cfg.MaxLoadFactor), Rows: cfg.Rows}}
-	if ask.Server == nil {
-		v.Clause = c.ClickHouseLayout
-	}
+	v := Verified{Verifying: Verifying{Clause: c.ClickHouseLayout, Rows: cfg.Rows, Layout: cfg.Layouts[0]}}
 	if ask.Starting != nil {
 		ask.Starting(v.Verifying)
 	}
 	if ask.Server == nil {
 		h := ask.Hooks
 		if h.Job == nil {
-			j := result.NewJob(VerifyJobName(cfg), ask.Face, time.Now())
+			j := result.NewJob(VerifyJobName(v.Verifying), ask.Face, time.Now())
 			h.Job = &j
 		}
 		m, err := Run(ctx, cfg, h)
