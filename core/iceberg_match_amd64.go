@@ -9,3 +9,11 @@ import "unsafe"
 //
 //go:noescape
 func icebergMatch(p unsafe.Pointer, fp byte, n, c uint64) uint64
+
+// icebergMatchBatch is icebergMatch for a batch: cands[j] is the candidate
+// slots of the bucket at base+offs[j] for the fingerprint of hash xs[j]
+// (the low byte of xs[j]>>shift & lmask), j < n; one assembly call a
+// batch (iceberg_amd64.s).
+//
+//go:noescape
+func icebergMatchBatch(base unsafe.Pointer, offs *homes, xs, cands *[getBatch]uint64, n int, shift, lmask, c uint64)

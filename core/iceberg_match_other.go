@@ -8,3 +8,8 @@ import "unsafe"
 func icebergMatch(p unsafe.Pointer, fp byte, n, c uint64) uint64 {
 	return icebergMatchWords(p, fp, n, c)
 }
+
+// icebergMatchBatch is icebergMatchBatchWords where there is no SSE2.
+func icebergMatchBatch(base unsafe.Pointer, offs *homes, xs, cands *[getBatch]uint64, n int, shift, lmask, c uint64) {
+	icebergMatchBatchWords(base, offs, xs, cands, n, shift, lmask, c)
+}

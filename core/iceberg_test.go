@@ -9,7 +9,8 @@ import (
 // TestIcebergMatch checks the fingerprint match (icebergMatch, SIMD on
 // amd64, and icebergMatchWords) against a slot-by-slot loop for every count
 // of buckets of 6 to 64 slots, fingerprints drawn from a few values so that
-// many slots match, and the probe's byte equal to the free slots' zero. The
+// many slots match, and the probe's byte equal to the free slots' zero;
+// and the batch match (icebergMatchBatch, icebergMatchBatchWords) beside it. The
 // buffer is a bucket of 64 bytes and a slab's pad: the SIMD match reads 16,
 // 32 or 64 bytes past the count.
 func TestIcebergMatch(t *testing.T) {
@@ -39,6 +40,26 @@ func TestIcebergMatch(t *testing.T) {
 				}
 				if got := icebergMatchWords(unsafe.Pointer(&buf[0]), fp, n, c); got != want {
 					t.Fatalf("c %d n %d fp %d: icebergMatchWords %b, want %b (header % x)", c, n, fp, got, want, buf[:1+c])
+				}
+				if n == 64 {
+					continue // a count byte holds at most 63
+				}
+				// The batch match reads the count from the header (its
+				// spill bits set or not) and the fingerprint from a hash.
+				buf[0] = byte(n) | byte(rng.IntN(4))<<6
+				shift := rng.Uint64N(57)
+				var offs homes
+				var xs, cands [getBatch]uint64
+				for j := range xs {
+					xs[j] = (rng.Uint64()&^0xff | uint64(fp)) << shift
+				}
+				icebergMatchBatch(unsafe.Pointer(&buf[0]), &offs, &xs, &cands, getBatch, shift, lowMask(64-uint(shift)), c)
+				if cands != [getBatch]uint64{want, want, want, want, want, want, want, want} {
+					t.Fatalf("c %d n %d fp %d: icebergMatchBatch %b, want %b each", c, n, fp, cands, want)
+				}
+				icebergMatchBatchWords(unsafe.Pointer(&buf[0]), &offs, &xs, &cands, getBatch, shift, lowMask(64-uint(shift)), c)
+				if cands != [getBatch]uint64{want, want, want, want, want, want, want, want} {
+					t.Fatalf("c %d n %d fp %d: icebergMatchBatchWords %b, want %b each", c, n, fp, cands, want)
 				}
 			}
 		}
