@@ -21,9 +21,6 @@ type Options struct {
 	NoSample bool   // no query of a dictionary's source for its String lengths
 }
 
-// sampleRows bounds the query that reads a source's String lengths.
-const sampleRows = 100_000
-
 // Inspect connects, reads every dictionary of the server (or of every
 // replica of opt.Cluster), models each and advises. It reads only.
 func Inspect(ctx context.Context, s Settings, opt Options) (*Inspection, error) {
@@ -294,10 +291,15 @@ func sourceTable(ddl, defaultDB string) (db, table, problem string) {
 	return db, params["TABLE"], ""
 }
 
-// sample reads, in one query bounded to sampleRows rows of the source
-// table, the mean length and NULL share of every String key part and
-// attribute, the NULL share of every other Nullable attribute, and FLAT's
-// largest key.
+// sample reads, in one aggregate over the whole source table, the mean
+// length and NULL share of every String key part and attribute, the NULL
+// share of every other Nullable attribute, and FLAT's largest key. Not a
+// sample of its first rows: a table sorted by what it holds gave a prefix
+// unlike the whole (a String growing along 2e5 rows, its first 100,000
+// read: the model 12.5 % under bytes_allocated, TestInspectTargets'
+// d_growing). The cost is at most what a reload of the dictionary reads
+// (its columns); ClickHouse reads a String's lengths from its offsets
+// alone (8 bytes a row: 2e6 rows, 16 MB read).
 func (c *Conn) sample(ctx context.Context, d *Dictionary) *sample {
 	db, table, problem := sourceTable(d.DDL, d.Database)
 	if problem != "" {
@@ -319,18 +321,7 @@ func (c *Conn) sample(ctx context.Context, d *Dictionary) *sample {
 	if flat {
 		exprs = append(exprs, "toInt64(max(toUInt64("+quoteIdent(d.KeyNames[0])+")))")
 	}
-	var inner []string
-	for _, col := range append(cols, nullable...) {
-		inner = append(inner, quoteIdent(col))
-	}
-	if flat {
-		inner = append(inner, quoteIdent(d.KeyNames[0]))
-	}
-	q := "SELECT count(), " + strings.Join(exprs, ", ") + " FROM (SELECT " + strings.Join(inner, ", ") + " FROM " + quoteIdent(db) + "." + quoteIdent(table)
-	if !flat {
-		q += " LIMIT " + strconv.Itoa(sampleRows) // FLAT's largest key needs every row
-	}
-	q += ")"
+	q := "SELECT count(), " + strings.Join(exprs, ", ") + " FROM " + quoteIdent(db) + "." + quoteIdent(table)
 	s := &sample{MeanLen: map[string]float64{}, Nulls: map[string]float64{}}
 	err := c.Query(ctx, q, func(r clickhouseRows) error {
 		var n uint64

@@ -50,6 +50,10 @@ var targetDictionaries = []struct {
 	// The words of other clauses as text (a DEFAULT, a COMMENT): read as
 	// clauses, the layout was FLAT and the sampled table 'old'.
 	{"d_commented", "(id UInt64, v UInt16, s String DEFAULT 'SOURCE(CLICKHOUSE(TABLE \\'old\\')) LIFETIME') PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(HASHED(SHARDS 2)) COMMENT 'was LAYOUT(FLAT()) before'", 0.02},
+	// A String whose length grows along the table (a source sorted by
+	// what it holds): its first 100,000 rows, the sample that was read,
+	// gave a mean of 9.5 where the table's is 19.5: the model 13 % under.
+	{"d_growing", "(id UInt64, sg String) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(HASHED())", 0.01},
 	{"we`ird 'name\" x", "(id UInt64, v UInt16) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(SPARSE_HASHED(SHARDS 2))", 0.001},
 }
 
@@ -57,8 +61,8 @@ var targetDictionaries = []struct {
 // and loads them.
 func fill(t *testing.T, n *servertest.Node, rows int) {
 	t.Helper()
-	n.Exec(t, "CREATE TABLE src (id UInt64, seq UInt64, v UInt16, w UInt32, s String, k String, ns Nullable(String), k8 String, nw Nullable(UInt32)) ENGINE = MergeTree ORDER BY tuple()",
-		"INSERT INTO src SELECT sipHash64(number), number, number % 65536, number, repeat('x', 4 + number % 29), concat('user-', toString(number)), if(number % 3 = 0, NULL, repeat('y', number % 20)), leftPad(toString(number), 8, '0'), if(number % 10 = 0, NULL, toUInt32(number)) FROM numbers("+itoa(rows)+")")
+	n.Exec(t, "CREATE TABLE src (id UInt64, seq UInt64, v UInt16, w UInt32, s String, k String, ns Nullable(String), k8 String, nw Nullable(UInt32), sg String) ENGINE = MergeTree ORDER BY tuple()",
+		"INSERT INTO src SELECT sipHash64(number), number, number % 65536, number, repeat('x', 4 + number % 29), concat('user-', toString(number)), if(number % 3 = 0, NULL, repeat('y', number % 20)), leftPad(toString(number), 8, '0'), if(number % 10 = 0, NULL, toUInt32(number)), repeat('z', intDiv(number * 40, "+itoa(rows)+")) FROM numbers("+itoa(rows)+")")
 	for _, d := range targetDictionaries {
 		n.Exec(t, "CREATE DICTIONARY "+quoteIdent(d.name)+" "+d.ddl)
 		if d.name != "d_cache" {
