@@ -63,9 +63,9 @@ func Inspect(ctx context.Context, s Settings, opt Options) (*Inspection, error) 
 		if !opt.NoSample && d.needsSample() {
 			// One query per source table and set of columns: dictionaries
 			// over the same table share it, and so do a cluster's nodes.
-			db, table, _ := sourceTable(d.DDL, d.Database)
-			key := db + "\x00" + table + "\x00" + strings.Join(d.stringColumns(), "\x00") + "\x01" + strings.Join(d.nullableColumns(), "\x00") + "\x00" + d.word + "\x00" + strings.Join(d.KeyNames, "\x00")
-			if table == "" {
+			src, _ := sourceTable(d.DDL, d.Database)
+			key := src.db + "\x00" + src.table + "\x00" + src.where + "\x00" + strings.Join(d.stringColumns(), "\x00") + "\x01" + strings.Join(d.nullableColumns(), "\x00") + "\x00" + d.word + "\x00" + strings.Join(d.KeyNames, "\x00")
+			if src.table == "" {
 				key = "\x01" + d.Database + "\x00" + d.Name
 			}
 			if _, ok := samples[key]; !ok {
@@ -262,9 +262,13 @@ func (c *Conn) createQueries(ctx context.Context, cluster string) (map[string]st
 	return out, err
 }
 
-// sourceTable finds SOURCE(CLICKHOUSE(... TABLE 't' [DB 'd'] ...)) on the
-// local server in a CREATE DICTIONARY.
-func sourceTable(ddl, defaultDB string) (db, table, problem string) {
+// sourceRef is a dictionary's source table on the server it is read
+// from, and the WHERE its dictionary loads it with ("" for every row).
+type sourceRef struct{ db, table, where string }
+
+// sourceTable finds SOURCE(CLICKHOUSE(... TABLE 't' [DB 'd'] [WHERE 'c']
+// ...)) on the local server in a CREATE DICTIONARY.
+func sourceTable(ddl, defaultDB string) (src sourceRef, problem string) {
 	sp, ok := dictClause(ddl, "SOURCE")
 	var name string
 	var words []string
@@ -272,23 +276,19 @@ func sourceTable(ddl, defaultDB string) (db, table, problem string) {
 		name, words, ok = call(ddl[sp.innerStart:sp.innerEnd])
 	}
 	if !ok || name != "CLICKHOUSE" {
-		return "", "", "its source is not a ClickHouse table"
+		return sourceRef{}, "its source is not a ClickHouse table"
 	}
 	params := map[string]string{}
 	for i := 0; i+1 < len(words); i += 2 {
 		params[strings.ToUpper(words[i])] = words[i+1]
 	}
 	if h := params["HOST"]; h != "" && h != "localhost" && h != "127.0.0.1" && h != "::1" {
-		return "", "", "its source is another server's table"
+		return sourceRef{}, "its source is another server's table"
 	}
 	if params["QUERY"] != "" || params["TABLE"] == "" {
-		return "", "", "its source is a query, not a table"
+		return sourceRef{}, "its source is a query, not a table"
 	}
-	db = params["DB"]
-	if db == "" {
-		db = defaultDB
-	}
-	return db, params["TABLE"], ""
+	return sourceRef{db: cmp.Or(params["DB"], defaultDB), table: params["TABLE"], where: params["WHERE"]}, ""
 }
 
 // sample reads, in one aggregate over the whole source table, the mean
@@ -301,7 +301,7 @@ func sourceTable(ddl, defaultDB string) (db, table, problem string) {
 // (its columns); ClickHouse reads a String's lengths from its offsets
 // alone (8 bytes a row: 2e6 rows, 16 MB read).
 func (c *Conn) sample(ctx context.Context, d *Dictionary) *sample {
-	db, table, problem := sourceTable(d.DDL, d.Database)
+	src, problem := sourceTable(d.DDL, d.Database)
 	if problem != "" {
 		return &sample{Problem: problem}
 	}
@@ -321,7 +321,13 @@ func (c *Conn) sample(ctx context.Context, d *Dictionary) *sample {
 	if flat {
 		exprs = append(exprs, "toInt64(max(toUInt64("+quoteIdent(d.KeyNames[0])+")))")
 	}
-	q := "SELECT count(), " + strings.Join(exprs, ", ") + " FROM " + quoteIdent(db) + "." + quoteIdent(table)
+	q := "SELECT count(), " + strings.Join(exprs, ", ") + " FROM " + quoteIdent(src.db) + "." + quoteIdent(src.table)
+	if src.where != "" {
+		// The rows the dictionary loads: its WHERE, the server's own
+		// expression (a dictionary over half a table took the other
+		// half's lengths).
+		q += " WHERE (" + src.where + ")"
+	}
 	s := &sample{MeanLen: map[string]float64{}, Nulls: map[string]float64{}}
 	err := c.Query(ctx, q, func(r clickhouseRows) error {
 		var n uint64
