@@ -282,6 +282,12 @@ func sourceTable(ddl, defaultDB string) (src sourceRef, problem string) {
 	for i := 0; i+1 < len(words); i += 2 {
 		params[strings.ToUpper(words[i])] = words[i+1]
 	}
+	if nc := params["NAME"]; nc != "" {
+		// Its host and table are the collection's, which
+		// system.named_collections shows as [HIDDEN]: a TABLE beside
+		// NAME may be another server's, so nothing is read.
+		return sourceRef{}, "its source is the named collection " + nc + ", whose host and table the server does not show"
+	}
 	if h := params["HOST"]; h != "" && h != "localhost" && h != "127.0.0.1" && h != "::1" {
 		return sourceRef{}, "its source is another server's table"
 	}

@@ -225,6 +225,13 @@ func TestDictClauses(t *testing.T) {
 			word: "HASHED_ARRAY", shards: 2, problem: "its source is a query, not a table"},
 		{ddl: "CREATE DICTIONARY x.h (`id` UInt64) PRIMARY KEY id SOURCE(CLICKHOUSE(HOST 'other.example' TABLE 't')) LIFETIME(0) LAYOUT(FLAT())",
 			word: "FLAT", shards: 1, problem: "its source is another server's table"},
+		// A named collection: it read as "a query", and with a TABLE
+		// beside NAME the local table of that name, though the
+		// collection's host may be another server.
+		{ddl: "CREATE DICTIONARY default.dn (`id` UInt64, `s` String) PRIMARY KEY id SOURCE(CLICKHOUSE(NAME nc)) LIFETIME(MIN 0 MAX 0) LAYOUT(HASHED())",
+			word: "HASHED", shards: 1, problem: "its source is the named collection nc, whose host and table the server does not show"},
+		{ddl: "CREATE DICTIONARY default.dn (`id` UInt64, `s` String) PRIMARY KEY id SOURCE(CLICKHOUSE(NAME nc TABLE 'src')) LIFETIME(MIN 0 MAX 0) LAYOUT(HASHED())",
+			word: "HASHED", shards: 1, problem: "its source is the named collection nc, whose host and table the server does not show"},
 		{ddl: "CREATE DICTIONARY x.f (`id` UInt64) PRIMARY KEY id SOURCE(FILE(PATH '/x.tsv' FORMAT 'TabSeparated')) LIFETIME(0) LAYOUT(CACHE(SIZE_IN_CELLS 1000))",
 			word: "CACHE", shards: 1, problem: "its source is not a ClickHouse table"},
 	} {
