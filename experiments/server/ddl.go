@@ -108,6 +108,83 @@ func sqlWords(s string) []string {
 	return out
 }
 
+// columnExpressions is the EXPRESSION of each column of a CREATE
+// DICTIONARY that has one ("s2 String EXPRESSION 'concat(s, s)'": the
+// source query computes s2, the table has no such column), by name. It
+// reads the column list, the statement's first parentheses, definition by
+// definition (top-level commas), a quoted word text, not a keyword.
+func columnExpressions(ddl string) map[string]string {
+	open := -1
+	for i := 0; i < len(ddl) && open < 0; {
+		switch ddl[i] {
+		case '\'', '"', '`':
+			i = skipQuoted(ddl, i)
+		case '(':
+			open = i
+		default:
+			i++
+		}
+	}
+	if open < 0 {
+		return nil
+	}
+	end, ok := closing(ddl, open)
+	if !ok {
+		return nil
+	}
+	out := map[string]string{}
+	// One column definition's tokens: its words and quoted texts.
+	var toks []string
+	flush := func() {
+		if len(toks) == 0 {
+			return
+		}
+		for k := 1; k+1 < len(toks); k++ {
+			if strings.EqualFold(toks[k], "EXPRESSION") && toks[k+1][0] == '\'' {
+				name := toks[0]
+				if c := name[0]; c == '`' || c == '"' {
+					name = unquote(name)
+				}
+				out[name] = unquote(toks[k+1])
+			}
+		}
+		toks = toks[:0]
+	}
+	depth := 0
+	for i := open + 1; i < end; {
+		switch c := ddl[i]; {
+		case c == '\'' || c == '"' || c == '`':
+			j := skipQuoted(ddl, i)
+			if depth == 0 {
+				toks = append(toks, ddl[i:j])
+			}
+			i = j
+		case c == '(':
+			depth++
+			i++
+		case c == ')':
+			depth--
+			i++
+		case c == ',' && depth == 0:
+			flush()
+			i++
+		case isWordByte(c):
+			j := i
+			for j < end && isWordByte(ddl[j]) {
+				j++
+			}
+			if depth == 0 {
+				toks = append(toks, ddl[i:j])
+			}
+			i = j
+		default:
+			i++
+		}
+	}
+	flush()
+	return out
+}
+
 // closing is the index of the parenthesis that closes the one at open,
 // quoted text skipped.
 func closing(s string, open int) (int, bool) {

@@ -64,7 +64,15 @@ func Inspect(ctx context.Context, s Settings, opt Options) (*Inspection, error) 
 			// One query per source table and set of columns: dictionaries
 			// over the same table share it, and so do a cluster's nodes.
 			src, _ := sourceTable(d.DDL, d.Database)
-			key := src.db + "\x00" + src.table + "\x00" + src.where + "\x00" + strings.Join(d.stringColumns(), "\x00") + "\x01" + strings.Join(d.nullableColumns(), "\x00") + "\x00" + d.word + "\x00" + strings.Join(d.KeyNames, "\x00")
+			var cols []string // as the query reads them: names, or EXPRESSIONs
+			for _, c := range d.stringColumns() {
+				cols = append(cols, d.columnSQL(c))
+			}
+			cols = append(cols, "\x01")
+			for _, c := range d.nullableColumns() {
+				cols = append(cols, d.columnSQL(c))
+			}
+			key := src.db + "\x00" + src.table + "\x00" + src.where + "\x00" + strings.Join(cols, "\x00") + "\x00" + d.word + "\x00" + strings.Join(d.KeyNames, "\x00")
 			if src.table == "" {
 				key = "\x01" + d.Database + "\x00" + d.Name
 			}
@@ -314,14 +322,14 @@ func (c *Conn) sample(ctx context.Context, d *Dictionary) *sample {
 	cols := d.stringColumns()
 	var exprs []string
 	for _, col := range cols {
-		q := quoteIdent(col)
+		q := d.columnSQL(col)
 		// The mean over the values, as dict.FileColumn's MeanLen: a NULL
 		// counted as a length of 0 took a third off a third-NULL column's.
 		exprs = append(exprs, "avgOrDefaultIf(length(assumeNotNull("+q+")), isNotNull("+q+"))", "countIf(isNull("+q+"))")
 	}
 	nullable := d.nullableColumns()
 	for _, col := range nullable {
-		exprs = append(exprs, "countIf(isNull("+quoteIdent(col)+"))")
+		exprs = append(exprs, "countIf(isNull("+d.columnSQL(col)+"))")
 	}
 	flat := d.layoutWord() == "FLAT"
 	if flat {
@@ -372,6 +380,16 @@ func (c *Conn) sample(ctx context.Context, d *Dictionary) *sample {
 		s.Problem = "its source could not be read: " + err.Error()
 	}
 	return s
+}
+
+// columnSQL is the source column col as the dictionary's query reads it:
+// its EXPRESSION where it has one (the table has no such column: a String
+// computed by one was "not modelled", its source's query refused).
+func (d *Dictionary) columnSQL(col string) string {
+	if e, ok := d.exprs[col]; ok {
+		return "(" + e + ")"
+	}
+	return quoteIdent(col)
 }
 
 // quoteIdent quotes a name as ClickHouse reads a backquoted identifier.

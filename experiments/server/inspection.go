@@ -73,10 +73,11 @@ type Dictionary struct {
 	Findings               []string `json:"findings"`
 	Advice                 *Advice  `json:"advice"`
 
-	DDL    string  `json:"-"` // CREATE DICTIONARY as the server holds it ("" for XML)
-	shards int     // SHARDS
-	mlf    float64 // MAX_LOAD_FACTOR
-	word   string  // HASHED, COMPLEX_KEY_HASHED, ...
+	DDL    string            `json:"-"` // CREATE DICTIONARY as the server holds it ("" for XML)
+	shards int               // SHARDS
+	mlf    float64           // MAX_LOAD_FACTOR
+	word   string            // HASHED, COMPLEX_KEY_HASHED, ...
+	exprs  map[string]string // the columns its source query computes (EXPRESSION), by name
 	sample *sample
 }
 

@@ -26,7 +26,7 @@ var typeWords = map[string]string{
 // readDDL takes the layout's word and parameters from the dictionary's
 // CREATE DICTIONARY, or, for one defined in XML, from its type.
 func (d *Dictionary) readDDL(ddl string) {
-	d.DDL, d.shards = ddl, 1
+	d.DDL, d.shards, d.exprs = ddl, 1, columnExpressions(ddl)
 	sp, ok := dictClause(ddl, "LAYOUT")
 	var word string
 	var params []string
