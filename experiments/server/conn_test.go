@@ -164,7 +164,7 @@ func TestQuoting(t *testing.T) {
 	if got := quoteString(`it's \ here`); got != `'it\'s \\ here'` {
 		t.Errorf("quoteString = %s", got)
 	}
-	src, p := sourceTable(`CREATE DICTIONARY x.y (id UInt64) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'we\'ird' DB 'other' WHERE 'id > 3 AND s != \'x\'')) LIFETIME(0) LAYOUT(HASHED())`, "x")
+	src, p := sourceTable(`CREATE DICTIONARY x.y (id UInt64) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'we\'ird' DB 'other' WHERE 'id > 3 AND s != \'x\'')) LIFETIME(0) LAYOUT(HASHED())`, "x", "")
 	if src != (sourceRef{db: "other", table: "we'ird", where: "id > 3 AND s != 'x'"}) || p != "" {
 		t.Errorf("sourceTable: %+v %q", src, p)
 	}

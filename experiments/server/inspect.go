@@ -63,7 +63,7 @@ func Inspect(ctx context.Context, s Settings, opt Options) (*Inspection, error) 
 		if !opt.NoSample && d.needsSample() {
 			// One query per source table and set of columns: dictionaries
 			// over the same table share it, and so do a cluster's nodes.
-			src, _ := sourceTable(d.DDL, d.Database)
+			src, _ := sourceTable(d.DDL, d.Database, d.Node)
 			var cols []string // as the query reads them: names, or EXPRESSIONs
 			for _, c := range d.stringColumns() {
 				cols = append(cols, d.columnSQL(c))
@@ -275,8 +275,10 @@ func (c *Conn) createQueries(ctx context.Context, cluster string) (map[string]st
 type sourceRef struct{ db, table, where string }
 
 // sourceTable finds SOURCE(CLICKHOUSE(... TABLE 't' [DB 'd'] [WHERE 'c']
-// ...)) on the local server in a CREATE DICTIONARY.
-func sourceTable(ddl, defaultDB string) (src sourceRef, problem string) {
+// ...)) on the server node ("host:native port", as nodeExpr names it; ""
+// when not known) in a CREATE DICTIONARY: a source with no HOST, or this
+// host's name or a loopback one, and no PORT or this server's.
+func sourceTable(ddl, defaultDB, node string) (src sourceRef, problem string) {
 	sp, ok := dictClause(ddl, "SOURCE")
 	var name string
 	var words []string
@@ -296,8 +298,17 @@ func sourceTable(ddl, defaultDB string) (src sourceRef, problem string) {
 		// NAME may be another server's, so nothing is read.
 		return sourceRef{}, "its source is the named collection " + nc + ", whose host and table the server does not show"
 	}
-	if h := params["HOST"]; h != "" && h != "localhost" && h != "127.0.0.1" && h != "::1" {
+	host, port := node, ""
+	if i := strings.LastIndexByte(node, ':'); i >= 0 {
+		host, port = node[:i], node[i+1:]
+	}
+	if h := params["HOST"]; h != "" && h != "localhost" && h != "127.0.0.1" && h != "::1" && (host == "" || !strings.EqualFold(h, host)) {
 		return sourceRef{}, "its source is another server's table"
+	}
+	if p := params["PORT"]; p != "" && port != "" && p != port {
+		// Another server on the same host: its table of that name is
+		// not this one's.
+		return sourceRef{}, "its source is the server at port " + p + " of its host, not this one (native port " + port + ")"
 	}
 	if params["QUERY"] != "" || params["TABLE"] == "" {
 		return sourceRef{}, "its source is a query, not a table"
@@ -315,7 +326,7 @@ func sourceTable(ddl, defaultDB string) (src sourceRef, problem string) {
 // (its columns); ClickHouse reads a String's lengths from its offsets
 // alone (8 bytes a row: 2e6 rows, 16 MB read).
 func (c *Conn) sample(ctx context.Context, d *Dictionary) *sample {
-	src, problem := sourceTable(d.DDL, d.Database)
+	src, problem := sourceTable(d.DDL, d.Database, d.Node)
 	if problem != "" {
 		return &sample{Problem: problem}
 	}

@@ -259,6 +259,12 @@ func TestDictClauses(t *testing.T) {
 			word: "HASHED", shards: 1, problem: "its source is the named collection nc, whose host and table the server does not show"},
 		{ddl: "CREATE DICTIONARY default.dn (`id` UInt64, `s` String) PRIMARY KEY id SOURCE(CLICKHOUSE(NAME nc TABLE 'src')) LIFETIME(MIN 0 MAX 0) LAYOUT(HASHED())",
 			word: "HASHED", shards: 1, problem: "its source is the named collection nc, whose host and table the server does not show"},
+		// Another server on the same host (its table of that name is not
+		// this one's), and this host named as itself (ch1:9000, the node).
+		{ddl: "CREATE DICTIONARY x.p (`id` UInt64) PRIMARY KEY id SOURCE(CLICKHOUSE(HOST 'localhost' PORT 9001 TABLE 't')) LIFETIME(0) LAYOUT(HASHED())",
+			word: "HASHED", shards: 1, problem: "its source is the server at port 9001 of its host, not this one (native port 9000)"},
+		{ddl: "CREATE DICTIONARY x.p (`id` UInt64) PRIMARY KEY id SOURCE(CLICKHOUSE(HOST 'CH1' PORT 9000 TABLE 't' DB 'd')) LIFETIME(0) LAYOUT(HASHED())",
+			word: "HASHED", shards: 1, db: "d", table: "t"},
 		{ddl: "CREATE DICTIONARY x.f (`id` UInt64) PRIMARY KEY id SOURCE(FILE(PATH '/x.tsv' FORMAT 'TabSeparated')) LIFETIME(0) LAYOUT(CACHE(SIZE_IN_CELLS 1000))",
 			word: "CACHE", shards: 1, problem: "its source is not a ClickHouse table"},
 	} {
@@ -267,7 +273,7 @@ func TestDictClauses(t *testing.T) {
 		if d.word != c.word || d.shards != c.shards {
 			t.Errorf("%s: layout %q SHARDS %d, want %q %d", c.ddl, d.word, d.shards, c.word, c.shards)
 		}
-		src, problem := sourceTable(c.ddl, "default")
+		src, problem := sourceTable(c.ddl, "default", "ch1:9000")
 		if src.db != c.db || src.table != c.table || problem != c.problem {
 			t.Errorf("%s: source %q %q %q, want %q %q %q", c.ddl, src.db, src.table, problem, c.db, c.table, c.problem)
 		}
@@ -311,14 +317,14 @@ func FuzzDictClauses(f *testing.F) {
 		if d.word != "SPARSE_HASHED" || d.shards != 3 || d.Layout != "LAYOUT(SPARSE_HASHED(SHARDS 3))" {
 			t.Errorf("%s: layout %q (%s) SHARDS %d", ddl, d.word, d.Layout, d.shards)
 		}
-		if src, problem := sourceTable(ddl, "x"); text != "" && (src.db != "db" || src.table != text || problem != "") {
+		if src, problem := sourceTable(ddl, "x", ""); text != "" && (src.db != "db" || src.table != text || problem != "") {
 			t.Errorf("%s: source %+v %q", ddl, src, problem)
 		}
 		// Broken statements: the reader ends, whatever it finds.
 		for _, cut := range []int{len(ddl) / 3, len(ddl) / 2, len(ddl) - 2} {
 			var b Dictionary
 			b.readDDL(ddl[:cut] + text)
-			sourceTable(text+ddl[cut:], "x")
+			sourceTable(text+ddl[cut:], "x", "h:9000")
 		}
 	})
 }
