@@ -223,9 +223,9 @@ import (
 //     machine before the growth rule above, 1.06x and 1.22x in two shared
 //     runs after it, target 1.0x): three quarters of it is the growth passes, x9/8
 //     moving each pair about 8 times, page faults 15 % (perf: 7 % zeroing
-//     the new yards' pages); the batch read (1.41x boost's at 1e7 after
-//     the batch match, 0.86x at 1e8, target 1.3x: at 1e8 it waits on
-//     memory, 1.8 lines a hit); single-key Get (0.38x-0.42x boost's read at 1e7, target
+//     the new yards' pages); the batch read (1.20x-1.41x boost's at 1e7
+//     after the batch match, 0.86x at 1e8, target 1.3x: at 1e8 it waits
+//     on memory, 1.8 lines a hit); single-key Get (0.38x-0.42x boost's read at 1e7, target
 //     0.8x): in one process at 1e7, the hash and one load of the bucket's
 //     first byte alone take 38-42 CPU ns a key, with the match 54-73, the
 //     whole Get 84-100, boost's whole read about 37 on the idle machine;
