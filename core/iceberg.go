@@ -539,14 +539,16 @@ func orBits(p unsafe.Pointer, off, n uint, v uint64) {
 // part of an 8-byte store in flight cannot take its bytes from it, and
 // waits for it to reach the cache). The word may run past the slot into
 // zero bits; near the bucket's end, where it would run into the next
-// bucket, orBits.
-func (y *icebergYard) appendWord(p unsafe.Pointer, off uint, v uint64) {
-	q := unsafe.Add(p, off>>3)
+// bucket, orBits. appendWord itself makes no call, so that it inlines
+// into the growth pass's loop (moveFrontBucket), which calls orBits near
+// a bucket's end: called, it took 5 % of a 1e7 load's profile.
+func (y *icebergYard) appendWord(p unsafe.Pointer, off uint, v uint64) bool {
 	if uintptr(off>>3)+8 > y.bb {
-		orBits(p, off, y.st, v)
-		return
+		return false
 	}
+	q := unsafe.Add(p, off>>3)
 	storeLE64At(q, uint64(*(*byte)(q))|(v&lowMask(y.st))<<(off&7))
+	return true
 }
 
 // bucket is the address of bucket i.
@@ -658,7 +660,9 @@ func (y *icebergYard) put(p unsafe.Pointer, rem, c, e, vlo, vhi uint64) {
 	n := icebergCount(p)
 	if y.word {
 		*(*byte)(unsafe.Add(p, 1+n)) = byte(rem)
-		y.appendWord(p, y.off(n), rem>>8|c<<y.lr|vlo<<y.kf)
+		if w := rem>>8 | c<<y.lr | vlo<<y.kf; !y.appendWord(p, y.off(n), w) {
+			orBits(p, y.off(n), y.st, w)
+		}
 	} else {
 		y.write(p, n, rem, c, e, vlo, vhi)
 	}
@@ -1289,9 +1293,7 @@ func (t *Iceberg[K, V]) moveFrontBucket(o *icebergYard, p unsafe.Pointer, n, u0 
 		}
 		r := f.rem(x)
 		*(*byte)(unsafe.Add(q, 1+c)) = byte(r)
-		if f.word {
-			f.appendWord(q, f.off(c), r>>8|v<<f.lr)
-		} else {
+		if !f.word || !f.appendWord(q, f.off(c), r>>8|v<<f.lr) {
 			orBits(q, f.off(c), f.st, r>>8|v<<f.lr)
 		}
 		*(*byte)(q) = byte(c + 1)
