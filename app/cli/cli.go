@@ -391,7 +391,13 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	rest := fs.Args()
 	if name == "" && len(rest) > 0 {
-		name, rest = rest[0], rest[1:]
+		// The name after flags: the flags after it are parsed too
+		// (sweep --rows 1e5 shards --no-save), each still at most once.
+		name = rest[0]
+		if help, err := flags.ParseCommand(fs, "sweep", rest[1:], stdout, usageSweep()); help || err != nil {
+			return err
+		}
+		rest = fs.Args()
 	}
 	if name == "" {
 		return flags.Usagef("sweep: which one? (allowed: %s)", strings.Join(sweep.Names(), ", "))

@@ -410,8 +410,23 @@ func TestSweepCommand(t *testing.T) {
 	if lines := strings.Split(strings.TrimSpace(stdout), "\n"); len(lines) != 3 {
 		t.Errorf("sweep shards to 2: %d csv lines, want a header and 2 rows:\n%s", len(lines), stdout)
 	}
-	// Flags may also come before the sweep's name.
+	// Flags may also come before the sweep's name, and on both sides of it.
 	packlabResults(t, len(core.Layouts()), "sweep", "--rows", "1e4", "--no-save", "--in-process", "--format", "json", "seed-table")
+	packlabResults(t, len(core.Layouts()), "sweep", "--rows", "1e4", "--no-save", "seed-table", "--in-process", "--format", "json")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sweep", "--rows", "1e4", "growth", "--rows", "2e4"}, "--rows 2e4: given twice, first as --rows 1e4 (allowed: each flag once)"},
+		{[]string{"sweep", "--rows", "1e4", "growth", "--no-such"}, "unknown flag --no-such for sweep"},
+		{[]string{"sweep", "--rows", "1e4", "growth", "--no-save", "extra"}, `sweep growth: unexpected argument "extra" (flags start with --)`},
+		{[]string{"sweep", "growth", "extra", "--no-save"}, `sweep growth: unexpected argument "extra" (flags start with --)`},
+	} {
+		_, _, err := packlab(t, c.args...)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) || exitCode(err) != 2 {
+			t.Errorf("packlab %q: %v (exit %d), want %q, exit 2", c.args, err, exitCode(err), c.want)
+		}
+	}
 }
 
 func TestHelpAndVersion(t *testing.T) {
