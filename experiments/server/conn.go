@@ -414,7 +414,8 @@ func (c *Conn) classify(err error, fallback ErrorKind) error {
 		} else {
 			kind = NotListening
 		}
-	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout(),
+		errors.Is(err, clickhouse.ErrAcquireConnTimeout): // over HTTP, a server that never answers
 		kind = Timeout
 		return &Error{Kind: kind, Host: c.Endpoint.Host, Msg: fmt.Sprintf("no answer in %s", c.settings.ConnectTimeout)}
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):

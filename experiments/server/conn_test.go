@@ -127,6 +127,10 @@ func TestUnreachable(t *testing.T) {
 		}
 	}()
 	check("a server that never answers", "clickhouse://"+mute.Addr().String(), Timeout)
+	// Over HTTP too: the client's "acquire conn timeout. you can increase
+	// the number of max open conn" was called not ClickHouse.
+	check("a server that never answers, HTTP", "http://"+mute.Addr().String(), Timeout)
+	check("a server that never answers, HTTPS", "https://"+mute.Addr().String(), Timeout)
 }
 
 // TestOtherProtocol: a URL that names the protocol the port does not speak
