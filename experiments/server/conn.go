@@ -86,6 +86,7 @@ type ErrorKind string
 
 const (
 	NotListening  ErrorKind = "not listening"    // nothing accepts a connection there
+	UnknownHost   ErrorKind = "unknown host"     // the host's name does not resolve
 	NotClickHouse ErrorKind = "not ClickHouse"   // something answers, not ClickHouse's protocol
 	OtherProtocol ErrorKind = "other protocol"   // ClickHouse answers there in the protocol the URL does not name
 	TooOld        ErrorKind = "too old"          // before DDL dictionaries (19.17)
@@ -404,7 +405,10 @@ func (c *Conn) classify(err error, fallback ErrorKind) error {
 	kind := fallback
 	var ex *clickhouse.Exception
 	var ne net.Error
+	var dns *net.DNSError
 	switch {
+	case errors.As(err, &dns) && !dns.IsTimeout:
+		kind = UnknownHost // nothing to listen: no address at all
 	case errors.As(err, &ex):
 		kind = Refused
 		return &Error{Kind: kind, Host: c.Endpoint.Host, Msg: c.scrub(fmt.Sprintf("code %d: %s", ex.Code, ex.Message))}

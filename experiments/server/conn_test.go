@@ -79,6 +79,10 @@ func TestUnreachable(t *testing.T) {
 	}
 	check("closed native port", "clickhouse://"+closed, NotListening)
 	check("closed HTTP port", "http://"+closed, NotListening)
+	// A name that resolves to nothing (.invalid never does, RFC 6761): not
+	// "not listening", there is no address to listen on.
+	check("unknown host, native", "clickhouse://no-such-host.invalid:9000", UnknownHost)
+	check("unknown host, HTTP", "http://no-such-host.invalid:8123", UnknownHost)
 
 	// Not ClickHouse: a server that answers every connection with a line
 	// of text and closes it.
