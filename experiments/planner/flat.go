@@ -22,7 +22,7 @@ func (r PlanRequest) checkMaxKey(key core.Type) error {
 	switch {
 	case r.MaxKey == 0:
 		return nil
-	case r.MaxKey < 0 || r.MaxKey >= source.MaxRows:
+	case r.MaxKey < 0 || r.MaxKey > source.MaxRows: // 2^62 as --max-key reads it, and --rows
 		return fault.New("max_key", mk, "out of range", "1 to 2^62")
 	case r.MaxKey < r.Rows-1:
 		return fault.New("max_key", mk, fmt.Sprintf("below the rows: %s distinct keys from 0 reach at least %d", text.Rows(r.Rows), r.Rows-1),

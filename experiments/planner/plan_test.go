@@ -1014,9 +1014,23 @@ func TestPlanFlat(t *testing.T) {
 	}{
 		{PlanRequest{Rows: 1_000_000, MaxKey: 5000}, "max_key 5000: below the rows"},
 		{PlanRequest{Rows: 1000, MaxKey: 5000, Key: "Float64"}, "max_key 5000: FLAT indexes its arrays by an integer key, not Float64"},
+		{PlanRequest{Rows: 1000, MaxKey: -1}, "max_key -1: out of range (allowed: 1 to 2^62)"},
+		{PlanRequest{Rows: 1000, MaxKey: source.MaxRows + 1}, "max_key 4611686018427387905: out of range (allowed: 1 to 2^62)"},
 	} {
 		if _, err := MakePlan(r.req, nil, machine24); err == nil || !strings.HasPrefix(err.Error(), r.want) {
 			t.Errorf("%+v: %v, want %q", r.req, err, r.want)
+		}
+	}
+	// The ends of the range it states: 2^62 (what ParseMaxKey reads, as
+	// --rows) was refused as out of "1 to 2^62"; FLAT's figures saturate.
+	for _, mk := range []int64{1, source.MaxRows - 1, source.MaxRows} {
+		plan, err := MakePlan(PlanRequest{Rows: 1, MaxKey: mk}, nil, machine24)
+		if err != nil {
+			t.Errorf("max_key %d: %v, want a plan", mk, err)
+			continue
+		}
+		if i := slices.IndexFunc(plan.Candidates, func(c Candidate) bool { return c.Layout == FlatLayout }); i < 0 || plan.Candidates[i].SteadyBytes <= 0 {
+			t.Errorf("max_key %d: FLAT not weighed, or no memory", mk)
 		}
 	}
 }
