@@ -597,7 +597,10 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		a.dir = d
 	}
-	if st, err := os.Stat(a.dir); err != nil || !st.IsDir() {
+	if err := notAFolder(a.dir); err != nil {
+		return err
+	}
+	if _, err := os.Stat(a.dir); err != nil {
 		return flags.Usagef("--results %s: no such folder (allowed: a folder of saved results; run 'packlab run' first)", a.dir)
 	}
 	results, jobs, err := a.pick(ctx, stderr)

@@ -129,11 +129,24 @@ func historyFolder(fs *flag.FlagSet, args []string, nothing string, stdout, stde
 		}
 		dir = d
 	}
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+	if err := notAFolder(dir); err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(dir); err != nil {
 		fmt.Fprintf(stderr, "packlab: no results folder at %s: %s\n", dir, nothing)
 		return "", nil
 	}
 	return dir, nil
+}
+
+// notAFolder refuses a results folder that is there but is not a folder
+// (a result file or any other file given for it by mistake); nil for a
+// folder, or for nothing there, which each command words its own way.
+func notAFolder(dir string) error {
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return flags.Usagef("--results %s: not a folder (allowed: a folder of saved results, as 'packlab run --results DIR' makes)", fault.ShowValue(dir))
+	}
+	return nil
 }
 
 // historyList prints the saved jobs, as report --list does: a run's
