@@ -126,7 +126,12 @@ func TestBadInput(t *testing.T) {
 	}{
 		{[]string{"run", "--layout", "hashed,bogus"}, "--layout bogus: unknown layout (allowed: " + config.LayoutNames() + ")"},
 		{[]string{"run", "--key", "UInt7"}, "--key UInt7: unknown type " + strings.TrimSuffix(types, ")") + "; in the ch_complex_key_ layouts also String (8 to 32 bytes), String(16) or String(8..32) (8 or more bytes when no fixed-size part carries the keys), or a Tuple of up to 8 of them, e.g. Tuple(String, UInt64))"},
-		{[]string{"run", "--value", "String"}, "--value String: unknown type " + types},
+		{[]string{"run", "--value", "String"}, "--value String: a String or Nullable value is an attribute after a fixed-size first one, e.g. --attributes UInt16,String " + types},
+		{[]string{"run", "--value", "Nullable(UInt16)"}, "--value Nullable(UInt16): a String or Nullable value is an attribute after a fixed-size first one, e.g. --attributes UInt16,String " + types},
+		{[]string{"run", "--value", "LowCardinality(String)"}, "--value LowCardinality(String): unknown type " + types},
+		{[]string{"run", "--key", "Nullable(UInt64)"}, "--key Nullable(UInt64): a key cannot be Nullable (Nullable(T) is for attributes, e.g. --attributes UInt16,Nullable(UInt32)) " + strings.TrimSuffix(types, ")") + "; in the ch_complex_key_ layouts also String (8 to 32 bytes), String(16) or String(8..32) (8 or more bytes when no fixed-size part carries the keys), or a Tuple of up to 8 of them, e.g. Tuple(String, UInt64))"},
+		{[]string{"plan", "--rows", "1e6", "--key", " Nullable(UInt64)"}, `--key " Nullable(UInt64)": a key cannot be Nullable (Nullable(T) is for attributes, e.g. --attributes UInt16,Nullable(UInt32)) ` + types},
+		{[]string{"plan", "--rows", "1e6", "--value", "String(4..16)"}, "--value String(4..16): a String or Nullable value is an attribute after a fixed-size first one, e.g. --attributes UInt16,String " + types},
 		{[]string{"run", "--layout", "hashed", "--key", "String(16)"}, "--key String(16): layout hashed cannot hold a String or tuple key (only ClickHouse's COMPLEX_KEY_ layouts do) (allowed: only --layout ch_complex_key_hashed, ch_complex_key_sparse_hashed, ch_complex_key_hashed_array, or a fixed-size type (" +
 			strings.TrimPrefix(types, "(allowed: ") + ")"},
 		{[]string{"run", "--rows", "0"}, "--rows 0: not positive " + rowsAllowed},

@@ -57,6 +57,21 @@ func parseAttributeType(field, s, typ string) (dict.Attribute, error) {
 	return dict.Attribute{Type: t}, nil
 }
 
+// TypeRefusal refuses s, given for field ("key" or "value") and not a
+// fixed-size type: an unknown type (allowed: allowed), or a type only an
+// attribute may have, which the refusal says: a Nullable key, a String or
+// Nullable value (the value is the first attribute, of a fixed-size type).
+func TypeRefusal(field, s, allowed string) error {
+	a, err := parseAttributeType(field, s, strings.TrimSpace(s))
+	switch {
+	case err == nil && field == "key" && a.Nullable:
+		return fault.New(field, s, "a key cannot be Nullable (Nullable(T) is for attributes, e.g. {attributes} UInt16,Nullable(UInt32))", allowed)
+	case err == nil && field == "value":
+		return fault.New(field, s, "a String or Nullable value is an attribute after a fixed-size first one, e.g. {attributes} UInt16,String", allowed)
+	}
+	return fault.New(field, s, "unknown type", allowed)
+}
+
 // attributes resolves c.Attributes (after WithDefaults): at least one,
 // the first the run's value type, which is a fixed-size one.
 func (c Config) attributes() ([]dict.Attribute, error) {

@@ -172,7 +172,7 @@ func (c Config) Validate() error {
 		return err
 	}
 	if _, err := core.ParseType(c.Value); err != nil {
-		return fault.New("value", c.Value, "unknown type", strings.Join(core.TypeNames(), ", "))
+		return TypeRefusal("value", c.Value, strings.Join(core.TypeNames(), ", "))
 	}
 	if c.Source == "" {
 		if err := CheckRows(c.Rows); err != nil {
