@@ -97,6 +97,10 @@ func TestConfigValidate(t *testing.T) {
 		{config.Config{Value: "String"}, `value String: a String or Nullable value is an attribute after a fixed-size first one, e.g. attributes UInt16,String (allowed: UInt8, UInt16, UInt32, UInt64, UInt128, Int8, Int16, Int32, Int64, Int128, Float32, Float64, UUID, Date, DateTime)`},
 		{config.Config{Key: "Nullable(UInt64)"}, `key Nullable(UInt64): a key cannot be Nullable (Nullable(T) is for attributes, e.g. attributes UInt16,Nullable(UInt32)) (allowed: UInt8, UInt16, UInt32, UInt64, UInt128, Int8, Int16, Int32, Int64, Int128, Float32, Float64, UUID, Date, DateTime; in the ch_complex_key_ layouts also String (8 to 32 bytes), String(16) or String(8..32) (8 or more bytes when no fixed-size part carries the keys), or a Tuple of up to 8 of them, e.g. Tuple(String, UInt64))`},
 		{config.Config{Rows: -1}, `rows -1: out of range (allowed: 1 to 4611686018427387904)`},
+		// A range wider than the key type: refused before any run (it failed in the worker, exit 1).
+		{config.Config{Key: "UInt8", Keys: "range:300"}, `keys range:300: M 300 is too large for key type UInt8 (allowed: 1 to 256, the count of values UInt8 holds from 0 up)`},
+		{config.Config{Key: "Date", Keys: "range:1e5"}, `keys range:1e5: M 100000 is too large for key type Date (allowed: 1 to 65536, the count of values Date holds from 0 up)`},
+		{config.Config{Key: "Int8", Keys: "range:129"}, `keys range:129: M 129 is too large for key type Int8 (allowed: 1 to 128, the count of values Int8 holds from 0 up)`},
 		{config.Config{Shards: 500}, `shards 500: out of range (allowed: 1 to 128)`},
 		{config.Config{Shards: -1}, `shards -1: out of range (allowed: 1 to 128)`},
 		{config.Config{MaxLoadFactor: 0.3}, `max_load_factor 0.3: out of range (allowed: 0.5 to 0.99)`},
