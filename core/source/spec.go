@@ -332,7 +332,7 @@ func (s Spec) ValidateKey(key core.Type) error {
 	if s.Kind != Range {
 		return nil
 	}
-	if m, limit := uint64(s.Param), rangeLimit(key); m > limit {
+	if m, limit := uint64(s.Param), RangeLimit(key); m > limit {
 		return s.errorf("M %d is too large for key type %s (allowed: 1 to %d, the count of values %s holds from 0 up)",
 			m, key.Name, limit, key.Name)
 	}

@@ -144,9 +144,9 @@ func newSynthSource[K, V core.Bits](spec Spec, key core.Type) (*synthSource[K, V
 	return s, nil
 }
 
-// rangeLimit is the largest M for which every number in [0, M) is a
+// RangeLimit is the largest M for which every number in [0, M) is a
 // distinct value of the key type.
-func rangeLimit(key core.Type) uint64 {
+func RangeLimit(key core.Type) uint64 {
 	switch key.Kind {
 	case core.KindSigned:
 		if key.Size < 8 {

@@ -29,6 +29,8 @@ func (r PlanRequest) checkMaxKey(key core.Type) error {
 			"the largest key, at least {rows} - 1")
 	case key.Size > 8 || key.Kind == core.KindFloat || key.Kind == core.KindUUID:
 		return fault.New("max_key", mk, "FLAT indexes its arrays by an integer key, not "+key.Name, "{max_key} with an integer key of at most 8 bytes")
+	case key.Size < 8 && uint64(r.MaxKey) >= source.RangeLimit(key): // --key UInt8 --max-key 300
+		return fault.New("max_key", mk, "larger than the key type "+key.Name+" holds", fmt.Sprintf("at most %d with {key} %s", source.RangeLimit(key)-1, key.Name))
 	}
 	return nil
 }
