@@ -252,8 +252,12 @@ func newRunFlags(fs *flag.FlagSet, sweep bool) *runFlags {
 		// 16, which a user who typed them may not mean.
 		t := strings.TrimSpace(s)
 		v, err := strconv.ParseUint(t, 10, 64)
+		problem := "not a decimal whole number"
+		if errors.Is(err, strconv.ErrRange) {
+			problem = "out of range" // 18446744073709551616: decimal, and one too many
+		}
 		if err != nil || len(t) > 1 && t[0] == '0' {
-			return flags.Usagef("--seed %s: not a decimal whole number (allowed: 0 to %d, written in decimal without leading zeros)", fault.ShowValue(s), uint64(math.MaxUint64))
+			return flags.Usagef("--seed %s: %s (allowed: 0 to %d, written in decimal without leading zeros)", fault.ShowValue(s), problem, uint64(math.MaxUint64))
 		}
 		c.Seed = v
 		return nil

@@ -140,6 +140,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "--rows", "1.5"}, "--rows 1.5: not a whole number of rows " + rowsAllowed},
 		{[]string{"run", "--seed", "0x10"}, "--seed 0x10: not a decimal whole number (allowed: 0 to 18446744073709551615, written in decimal without leading zeros)"},
 		{[]string{"run", "--seed", "010"}, "--seed 010: not a decimal whole number (allowed: 0 to 18446744073709551615, written in decimal without leading zeros)"},
+		{[]string{"run", "--seed", "18446744073709551616"}, "--seed 18446744073709551616: out of range (allowed: 0 to 18446744073709551615, written in decimal without leading zeros)"},
+		{[]string{"run", "--seed", "-1"}, "--seed -1: not a decimal whole number (allowed: 0 to 18446744073709551615, written in decimal without leading zeros)"},
 		{[]string{"run", "--shards", "500"}, "--shards 500: out of range (allowed: 1 to 128)"},
 		{[]string{"run", "--shards", "0"}, "--shards 0: out of range (allowed: 1 to 128)"},
 		{[]string{"run", "--shards", "four"}, "--shards four: not a whole number (allowed: 1 to 128)"},
