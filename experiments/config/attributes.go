@@ -84,9 +84,13 @@ func (c Config) attributes() ([]dict.Attribute, error) {
 	}
 	attrs := make([]dict.Attribute, len(list))
 	for i, s := range list {
-		_, typ := SplitAttribute(s)
+		name, typ := SplitAttribute(s)
 		if typ == "" {
-			return nil, fault.New("attributes", strings.Join(c.Attributes, ","), "attribute "+strconv.Itoa(i+1)+" is empty", "types, comma-separated, e.g. UInt16,UInt32,Float64")
+			problem := "attribute " + strconv.Itoa(i+1) + " is empty"
+			if name != "" {
+				problem = "attribute " + strconv.Itoa(i+1) + " (" + name + ") has no type after its name" // "a:"
+			}
+			return nil, fault.New("attributes", strings.Join(c.Attributes, ","), problem, "types, comma-separated, e.g. UInt16,UInt32,Float64")
 		}
 		a, err := parseAttributeType(attributeField(i), s, typ)
 		if err != nil {
@@ -127,6 +131,9 @@ func AttributeNames(list []string) ([]string, error) {
 	seen := map[string]int{}
 	for i, s := range list {
 		name, _ := SplitAttribute(s)
+		if name == "" && strings.Contains(s, ":") { // ":UInt16" named nothing, not the default
+			return nil, fault.New(attributeField(i), s, "no name before the :", "a name, e.g. country:UInt16, or the type alone")
+		}
 		if name == "" {
 			name = dict.AttributeName(i)
 		} else if !attributeNameRule.MatchString(name) {
