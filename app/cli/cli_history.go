@@ -40,6 +40,10 @@ func cmdHistory(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		if len(args) > 0 {
 			what = fmt.Sprintf("%q", args[0])
 		}
+		if len(args) > 0 && strings.HasPrefix(args[0], "-") {
+			// history --results DIR list: the flags are list's or clear's.
+			return flags.Usagef("history: %s before list or clear (allowed: list or clear first, then its flags, e.g. packlab history list --results DIR)", what)
+		}
 		return flags.Usagef("history: %s after history (allowed: list, clear)", what)
 	}
 	fs := flag.NewFlagSet("history clear", flag.ContinueOnError)

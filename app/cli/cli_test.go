@@ -930,6 +930,13 @@ func TestHistoryClear(t *testing.T) {
 	if _, _, err := packlab(t, "history", "wipe"); err == nil || !strings.Contains(err.Error(), `"wipe" after history (allowed: list, clear)`) {
 		t.Errorf("history wipe: %v", err)
 	}
+	// A flag before the verb: the verb comes first, nothing is read or deleted.
+	for _, args := range [][]string{{"history", "--results", dir, "clear", "--yes"}, {"history", "--yes", "clear"}} {
+		want := fmt.Sprintf("history: %q before list or clear (allowed: list or clear first, then its flags, e.g. packlab history list --results DIR)", args[1])
+		if _, _, err := packlab(t, args...); err == nil || err.Error() != want || exitCode(err) != 2 {
+			t.Errorf("packlab %q: %v, want %q, exit 2", args, err, want)
+		}
+	}
 }
 
 // zeros is an endless input of NUL bytes, as /dev/zero is.
