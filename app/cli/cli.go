@@ -6,6 +6,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -612,8 +613,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if a.list {
-		listJobs(stdout, jobs, len(a.jobs) > 0 || a.all)
-		return nil
+		return listJobs(stdout, jobs, len(a.jobs) > 0 || a.all)
 	}
 	if len(results) == 0 && len(inspections(jobs)) == 0 {
 		return fmt.Errorf("no results in %s (run 'packlab run' first)", a.dir)
@@ -862,7 +862,8 @@ func localTime(s string) string {
 // listJobs prints one line per job, newest first: its id, when it started,
 // where, how many results, its name; with results, each job's results
 // below it, in the order they were measured.
-func listJobs(w io.Writer, jobs []store.JobResults, results bool) {
+func listJobs(out io.Writer, jobs []store.JobResults, results bool) error {
+	w := bufio.NewWriter(out) // keeps the first write error: a full disk is not a list
 	for _, j := range jobs {
 		face := j.Face
 		if face == "" {
@@ -891,6 +892,7 @@ func listJobs(w io.Writer, jobs []store.JobResults, results bool) {
 			fmt.Fprintln(w, text.Terminal(line))
 		}
 	}
+	return w.Flush()
 }
 
 // noWindow ends the help that packlab with no command prints when this

@@ -168,8 +168,7 @@ func historyList(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	for _, p := range problems {
 		fmt.Fprintln(stderr, "packlab: skipped", oneLine(p))
 	}
-	listJobs(stdout, jobs, false)
-	return nil
+	return listJobs(stdout, jobs, false)
 }
 
 // confirm asks on stdin whether to do what question says, unless yes (the

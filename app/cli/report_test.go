@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -507,5 +508,29 @@ func TestResultsNotAFolder(t *testing.T) {
 	}
 	if _, err := os.Stat(file); err != nil {
 		t.Errorf("the file given as --results is gone: %v", err)
+	}
+}
+
+// fullWriter refuses every write, as /dev/full does.
+type fullWriter struct{}
+
+func (fullWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// TestListToAFullOutput: a list of jobs that cannot be written is a
+// failure (exit 1, the write's error), not a silent success: report --list
+// and history list > /dev/full exited 0 having printed nothing.
+func TestListToAFullOutput(t *testing.T) {
+	dir := t.TempDir()
+	saveResult(t, dir, oneResult("20261201T100000.000Z-hashed-0001", "hashed"))
+	for _, args := range [][]string{
+		{"report", "--list", "--results", dir},
+		{"report", "--list", "--all", "--results", dir},
+		{"history", "list", "--results", dir},
+	} {
+		var stderr bytes.Buffer
+		err := runContext(context.Background(), args, fullWriter{}, &stderr)
+		if !errors.Is(err, syscall.ENOSPC) || exitCode(err) != 1 {
+			t.Errorf("packlab %q to a full output: %v (exit %d), want no space left, exit 1", args, err, exitCode(err))
+		}
 	}
 }
