@@ -160,6 +160,9 @@ func (s Settings) ParseURL() (Endpoint, error) {
 		if s.CAFile != "" {
 			return Endpoint{}, bad("a CA file needs https://")
 		}
+		if s.Secure { // TLS asked for: not plain HTTP, a password in the clear
+			return Endpoint{}, bad("{secure} needs https:// (TLS over HTTP)")
+		}
 	case "https":
 		e.Protocol, port, e.TLS = "http", "8443", true
 	default:

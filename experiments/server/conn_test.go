@@ -45,6 +45,13 @@ func TestBadURLs(t *testing.T) {
 			t.Errorf("%q: the password shows: %v", tc.url, err)
 		}
 	}
+	// TLS asked for over plain HTTP: refused, not sent in the clear.
+	if _, err := (Settings{URL: "http://host", Secure: true}).ParseURL(); err == nil || !strings.Contains(err.Error(), "http://host: secure needs https:// (TLS over HTTP)") {
+		t.Errorf("http:// with Secure: %v, want refused naming https://", err)
+	}
+	if e, err := (Settings{URL: "https://host", Secure: true}).ParseURL(); err != nil || !e.TLS {
+		t.Errorf("https:// with Secure: %+v, %v", e, err)
+	}
 	e, err := Settings{URL: "https://u@example.com/sales"}.ParseURL()
 	if err != nil || e.Host != "example.com:8443" || !e.TLS || e.User != "u" || e.Database != "sales" || e.Protocol != "http" {
 		t.Errorf("https://u@example.com/sales: %+v, %v", e, err)
