@@ -131,6 +131,9 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "--value", "LowCardinality(String)"}, "--value LowCardinality(String): unknown type " + types},
 		{[]string{"run", "--key", "Nullable(UInt64)"}, "--key Nullable(UInt64): a key cannot be Nullable (Nullable(T) is for attributes, e.g. --attributes UInt16,Nullable(UInt32)) " + strings.TrimSuffix(types, ")") + "; in the ch_complex_key_ layouts also String (8 to 32 bytes), String(16) or String(8..32) (8 or more bytes when no fixed-size part carries the keys), or a Tuple of up to 8 of them, e.g. Tuple(String, UInt64))"},
 		{[]string{"plan", "--rows", "1e6", "--key", " Nullable(UInt64)"}, `--key " Nullable(UInt64)": a key cannot be Nullable (Nullable(T) is for attributes, e.g. --attributes UInt16,Nullable(UInt32)) ` + types},
+		// The value as given, not the number the planner holds (5000, 1000).
+		{[]string{"plan", "--rows", "1e6", "--max-key", "5e3"}, "--max-key 5e3: below the rows: 1M distinct keys from 0 reach at least 999999 (allowed: the largest key, at least --rows - 1)"},
+		{[]string{"plan", "--rows", "1e6", "--calibrate-rows", "1e3"}, "--calibrate-rows 1e3: out of range (allowed: 100K to 2^62 rows, e.g. 1e8; smaller runs measure the caches more than the tables)"},
 		{[]string{"plan", "--rows", "1e6", "--value", "String(4..16)"}, "--value String(4..16): a String or Nullable value is an attribute after a fixed-size first one, e.g. --attributes UInt16,String " + types},
 		{[]string{"run", "--layout", "hashed", "--key", "String(16)"}, "--key String(16): layout hashed cannot hold a String or tuple key (only ClickHouse's COMPLEX_KEY_ layouts do) (allowed: only --layout ch_complex_key_hashed, ch_complex_key_sparse_hashed, ch_complex_key_hashed_array, or a fixed-size type (" +
 			strings.TrimPrefix(types, "(allowed: ") + ")"},
@@ -190,7 +193,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"plan", "--rows", "1e9", "--attributes", "String"}, "--attributes String: the first attribute is the value the lab sends and checks, of a fixed-size type (allowed: a fixed-size type first, a String or Nullable after it, e.g. UInt16,String)"},
 		{[]string{"plan", "--rows", "1e9", "--format", "xml"}, "--format xml: unknown format (allowed: table, markdown, csv, json)"},
 		{[]string{"plan", "--rows", "1e9", "--calibrate", "--no-calibrate"}, "--calibrate and --no-calibrate: contradict each other (allowed: one of them)"},
-		{[]string{"plan", "--rows", "1e9", "--calibrate-rows", "5e4"}, "--calibrate-rows 50000: out of range (allowed: 100K to 2^62 rows, e.g. 1e8; smaller runs measure the caches more than the tables)"},
+		{[]string{"plan", "--rows", "1e9", "--calibrate-rows", "5e4"}, "--calibrate-rows 5e4: out of range (allowed: 100K to 2^62 rows, e.g. 1e8; smaller runs measure the caches more than the tables)"},
 		{[]string{"plan", "--rows", "1e9", "--calibrate-rows", "lots"}, "--calibrate-rows lots: not a number " + rowsAllowed},
 		{[]string{"plan", "--rows", "1e9", "--calibrate-rows", "1e8", "--no-calibrate"}, "--calibrate-rows and --no-calibrate: contradict each other (allowed: one of them)"},
 		// A dictionary's attributes (several: ClickHouse's layouts only).
