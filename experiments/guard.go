@@ -140,7 +140,7 @@ func estimate(r config.Run, rows int64) (Estimate, error) {
 	}
 	f := dict.AllocatorFactor(l)
 	e := Estimate{
-		Layout: string(l), Rows: rows, Distinct: distinct,
+		Layout: r.Layout.String(), Rows: rows, Distinct: distinct, // packed_row, not its table's packed
 		BucketCount: pr.BucketCount, FinalBytes: pr.FinalBytes,
 		TablePeakBytes:  dict.ScaleBytes(pr.PeakBytes, f),
 		AllocatorFactor: f,

@@ -305,3 +305,36 @@ func TestPredictedPeakLongStrings(t *testing.T) {
 	}
 	checkPeaks(t, res, 15)
 }
+
+// TestEstimateNamesTheRowLayout: a row layout's estimate, and a refusal of
+// it, name the layout asked for (packed_row), not the table that holds its
+// rows (packed): "--layout packed_row" was refused as "packed at 1M rows".
+func TestEstimateNamesTheRowLayout(t *testing.T) {
+	for _, c := range []struct {
+		layouts []string
+		want    []string
+	}{
+		{[]string{"packed_row"}, []string{"packed_row"}},
+		{[]string{"compact_row", "packed"}, []string{"compact_row", "packed"}},
+		{[]string{"hashed", "packed_row", "compact_row"}, []string{"hashed", "packed_row", "compact_row"}},
+	} {
+		runs, err := config.Resolve(config.Config{Layouts: c.layouts, Rows: 1_000_000_000_000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mc, err := checkMemory(runs, runs[0].Config.Rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range mc.Estimates {
+			got = append(got, e.Layout)
+		}
+		if !slices.Equal(got, c.want) || !slices.Contains(c.want, mc.Largest) {
+			t.Errorf("%v: estimates of %v, largest %q; want %v", c.layouts, got, mc.Largest, c.want)
+		}
+		if msg := (&MemoryError{Verdict: mc}).Error(); !strings.HasPrefix(msg, "not enough memory: "+mc.Largest+" at 1T rows") {
+			t.Errorf("%v: refusal %q, want it to name %s", c.layouts, msg, mc.Largest)
+		}
+	}
+}

@@ -311,7 +311,11 @@ func inAddressSpace(mc experiments.MemoryCheck) experiments.MemoryCheck {
 	mc.TotalBytes = experiments.WasmMemoryLimit
 	mc.NeedBytes, mc.Largest = 0, ""
 	for i, e := range mc.Estimates {
-		switch core.Layout(e.Layout) {
+		table := core.Layout(e.Layout)
+		if l, ok := dict.ParseRowLayout(e.Layout); ok { // packed_row's rows are in a packed table
+			table = l
+		}
+		switch table {
 		case core.LayoutHashed, core.LayoutPacked, core.LayoutHashedArray, core.LayoutCompact, core.LayoutIceberg:
 			if prev := e.TablePeakBytes - e.FinalBytes; prev > 0 {
 				e.TablePeakBytes += prev

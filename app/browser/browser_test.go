@@ -271,7 +271,7 @@ func TestJSLimitsAndBadInput(t *testing.T) {
 // fit, one more does not.
 func TestJSRowCap(t *testing.T) {
 	h, lab := bindForTest(t)
-	f := small(t, lab, "packed", "hashed")
+	f := small(t, lab, "packed", "hashed", "packed_row")
 	f.Rows = "1e10"
 	var est app.Estimate
 	h.ok(t, &est, "Estimate", f)
@@ -305,8 +305,9 @@ func TestJSRowCap(t *testing.T) {
 		}
 		// The cap falls where the last growth would double a slab: packed
 		// <UInt64,UInt16> at 2^26 rows (2^27 cells of 10 B: 1.25 GiB, the
-		// slabs before it 1.25 GiB more); hashed's 16 B cells at 2^25.
-		if want := map[string]int64{"packed": 1 << 26, "hashed": 1 << 25}[layout]; c != want {
+		// slabs before it 1.25 GiB more); hashed's 16 B cells at 2^25;
+		// packed_row's row of one UInt16 in a packed table as packed.
+		if want := map[string]int64{"packed": 1 << 26, "hashed": 1 << 25, "packed_row": 1 << 26}[layout]; c != want {
 			t.Errorf("%s <UInt64,UInt16>: cap %d rows, want %d", layout, c, want)
 		}
 	}

@@ -6,6 +6,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -252,8 +253,12 @@ func newRunFlags(fs *flag.FlagSet, sweep bool) *runFlags {
 		// 16, which a user who typed them may not mean.
 		t := strings.TrimSpace(s)
 		v, err := strconv.ParseUint(t, 10, 64)
+		problem := "not a decimal whole number"
+		if errors.Is(err, strconv.ErrRange) {
+			problem = "out of range" // 18446744073709551616: decimal, and one too many
+		}
 		if err != nil || len(t) > 1 && t[0] == '0' {
-			return flags.Usagef("--seed %s: not a decimal whole number (allowed: 0 to %d, written in decimal without leading zeros)", fault.ShowValue(s), uint64(math.MaxUint64))
+			return flags.Usagef("--seed %s: %s (allowed: 0 to %d, written in decimal without leading zeros)", fault.ShowValue(s), problem, uint64(math.MaxUint64))
 		}
 		c.Seed = v
 		return nil
@@ -391,7 +396,13 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	rest := fs.Args()
 	if name == "" && len(rest) > 0 {
-		name, rest = rest[0], rest[1:]
+		// The name after flags: the flags after it are parsed too
+		// (sweep --rows 1e5 shards --no-save), each still at most once.
+		name = rest[0]
+		if help, err := flags.ParseCommand(fs, "sweep", rest[1:], stdout, usageSweep()); help || err != nil {
+			return err
+		}
+		rest = fs.Args()
 	}
 	if name == "" {
 		return flags.Usagef("sweep: which one? (allowed: %s)", strings.Join(sweep.Names(), ", "))
@@ -591,7 +602,10 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		a.dir = d
 	}
-	if st, err := os.Stat(a.dir); err != nil || !st.IsDir() {
+	if err := notAFolder(a.dir); err != nil {
+		return err
+	}
+	if _, err := os.Stat(a.dir); err != nil {
 		return flags.Usagef("--results %s: no such folder (allowed: a folder of saved results; run 'packlab run' first)", a.dir)
 	}
 	results, jobs, err := a.pick(ctx, stderr)
@@ -599,8 +613,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if a.list {
-		listJobs(stdout, jobs, len(a.jobs) > 0 || a.all)
-		return nil
+		return listJobs(stdout, jobs, len(a.jobs) > 0 || a.all)
 	}
 	if len(results) == 0 && len(inspections(jobs)) == 0 {
 		return fmt.Errorf("no results in %s (run 'packlab run' first)", a.dir)
@@ -849,7 +862,8 @@ func localTime(s string) string {
 // listJobs prints one line per job, newest first: its id, when it started,
 // where, how many results, its name; with results, each job's results
 // below it, in the order they were measured.
-func listJobs(w io.Writer, jobs []store.JobResults, results bool) {
+func listJobs(out io.Writer, jobs []store.JobResults, results bool) error {
+	w := bufio.NewWriter(out) // keeps the first write error: a full disk is not a list
 	for _, j := range jobs {
 		face := j.Face
 		if face == "" {
@@ -878,6 +892,7 @@ func listJobs(w io.Writer, jobs []store.JobResults, results bool) {
 			fmt.Fprintln(w, text.Terminal(line))
 		}
 	}
+	return w.Flush()
 }
 
 // noWindow ends the help that packlab with no command prints when this

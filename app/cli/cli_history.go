@@ -40,6 +40,10 @@ func cmdHistory(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		if len(args) > 0 {
 			what = fmt.Sprintf("%q", args[0])
 		}
+		if len(args) > 0 && strings.HasPrefix(args[0], "-") {
+			// history --results DIR list: the flags are list's or clear's.
+			return flags.Usagef("history: %s before list or clear (allowed: list or clear first, then its flags, e.g. packlab history list --results DIR)", what)
+		}
 		return flags.Usagef("history: %s after history (allowed: list, clear)", what)
 	}
 	fs := flag.NewFlagSet("history clear", flag.ContinueOnError)
@@ -129,11 +133,24 @@ func historyFolder(fs *flag.FlagSet, args []string, nothing string, stdout, stde
 		}
 		dir = d
 	}
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+	if err := notAFolder(dir); err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(dir); err != nil {
 		fmt.Fprintf(stderr, "packlab: no results folder at %s: %s\n", dir, nothing)
 		return "", nil
 	}
 	return dir, nil
+}
+
+// notAFolder refuses a results folder that is there but is not a folder
+// (a result file or any other file given for it by mistake); nil for a
+// folder, or for nothing there, which each command words its own way.
+func notAFolder(dir string) error {
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return flags.Usagef("--results %s: not a folder (allowed: a folder of saved results, as 'packlab run --results DIR' makes)", fault.ShowValue(dir))
+	}
+	return nil
 }
 
 // historyList prints the saved jobs, as report --list does: a run's
@@ -151,8 +168,7 @@ func historyList(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	for _, p := range problems {
 		fmt.Fprintln(stderr, "packlab: skipped", oneLine(p))
 	}
-	listJobs(stdout, jobs, false)
-	return nil
+	return listJobs(stdout, jobs, false)
 }
 
 // confirm asks on stdin whether to do what question says, unless yes (the

@@ -100,6 +100,7 @@ func TestInspectBadInput(t *testing.T) {
 		{[]string{"inspect", "--clickhouse", "http://h", "--format", "csv"}, 2, "--format"},
 		{[]string{"inspect", "--clickhouse", "http://h", "--query-timeout", "0"}, 2, "--query-timeout 0: out of range"},
 		{[]string{"inspect", "--clickhouse", "http://h", "--password", "x"}, 2, "password"},
+		{[]string{"inspect", "--clickhouse", "http://h", "--secure"}, 2, "--clickhouse http://h: --secure needs https:// (TLS over HTTP) (allowed: clickhouse://"},
 	} {
 		var o, e bytes.Buffer
 		code := Main(tc.args, &o, &e)

@@ -4,16 +4,19 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/packlab/packlab/app/flags"
 	"github.com/packlab/packlab/experiments/chdriver"
 	"github.com/packlab/packlab/experiments/config"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/planner"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/store"
@@ -146,7 +149,23 @@ func parsePlanArgs(args []string, stdout io.Writer) (*planArgs, error) {
 	if err := checkFormat(a.format, text.Formats()); err != nil {
 		return nil, err
 	}
-	return a, req.Validate()
+	return a, asGiven(fs, req.Validate(), "max_key", "calibration_rows")
+}
+
+// asGiven is err with the value of a field error of fields as its flag was
+// given: --max-key 5e3, where the engine, holding the number, says 5000.
+func asGiven(fs *flag.FlagSet, err error, fields ...string) error {
+	var fe *fault.FieldError
+	if !errors.As(err, &fe) || !slices.Contains(fields, fe.Field) {
+		return err
+	}
+	given, ok := flags.Given(fs, strings.TrimPrefix(flagName(fe.Field), "--"))
+	if !ok {
+		return err
+	}
+	shown := *fe
+	shown.Value = given
+	return &shown
 }
 
 // verifyPlan builds the plan's best ClickHouse dictionary in ClickHouse

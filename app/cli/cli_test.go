@@ -126,7 +126,15 @@ func TestBadInput(t *testing.T) {
 	}{
 		{[]string{"run", "--layout", "hashed,bogus"}, "--layout bogus: unknown layout (allowed: " + config.LayoutNames() + ")"},
 		{[]string{"run", "--key", "UInt7"}, "--key UInt7: unknown type " + strings.TrimSuffix(types, ")") + "; in the ch_complex_key_ layouts also String (8 to 32 bytes), String(16) or String(8..32) (8 or more bytes when no fixed-size part carries the keys), or a Tuple of up to 8 of them, e.g. Tuple(String, UInt64))"},
-		{[]string{"run", "--value", "String"}, "--value String: unknown type " + types},
+		{[]string{"run", "--value", "String"}, "--value String: a String or Nullable value is an attribute after a fixed-size first one, e.g. --attributes UInt16,String " + types},
+		{[]string{"run", "--value", "Nullable(UInt16)"}, "--value Nullable(UInt16): a String or Nullable value is an attribute after a fixed-size first one, e.g. --attributes UInt16,String " + types},
+		{[]string{"run", "--value", "LowCardinality(String)"}, "--value LowCardinality(String): unknown type " + types},
+		{[]string{"run", "--key", "Nullable(UInt64)"}, "--key Nullable(UInt64): a key cannot be Nullable (Nullable(T) is for attributes, e.g. --attributes UInt16,Nullable(UInt32)) " + strings.TrimSuffix(types, ")") + "; in the ch_complex_key_ layouts also String (8 to 32 bytes), String(16) or String(8..32) (8 or more bytes when no fixed-size part carries the keys), or a Tuple of up to 8 of them, e.g. Tuple(String, UInt64))"},
+		{[]string{"plan", "--rows", "1e6", "--key", " Nullable(UInt64)"}, `--key " Nullable(UInt64)": a key cannot be Nullable (Nullable(T) is for attributes, e.g. --attributes UInt16,Nullable(UInt32)) ` + types},
+		// The value as given, not the number the planner holds (5000, 1000).
+		{[]string{"plan", "--rows", "1e6", "--max-key", "5e3"}, "--max-key 5e3: below the rows: 1M distinct keys from 0 reach at least 999999 (allowed: the largest key, at least --rows - 1)"},
+		{[]string{"plan", "--rows", "1e6", "--calibrate-rows", "1e3"}, "--calibrate-rows 1e3: out of range (allowed: 100K to 2^62 rows, e.g. 1e8; smaller runs measure the caches more than the tables)"},
+		{[]string{"plan", "--rows", "1e6", "--value", "String(4..16)"}, "--value String(4..16): a String or Nullable value is an attribute after a fixed-size first one, e.g. --attributes UInt16,String " + types},
 		{[]string{"run", "--layout", "hashed", "--key", "String(16)"}, "--key String(16): layout hashed cannot hold a String or tuple key (only ClickHouse's COMPLEX_KEY_ layouts do) (allowed: only --layout ch_complex_key_hashed, ch_complex_key_sparse_hashed, ch_complex_key_hashed_array, or a fixed-size type (" +
 			strings.TrimPrefix(types, "(allowed: ") + ")"},
 		{[]string{"run", "--rows", "0"}, "--rows 0: not positive " + rowsAllowed},
@@ -135,6 +143,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "--rows", "1.5"}, "--rows 1.5: not a whole number of rows " + rowsAllowed},
 		{[]string{"run", "--seed", "0x10"}, "--seed 0x10: not a decimal whole number (allowed: 0 to 18446744073709551615, written in decimal without leading zeros)"},
 		{[]string{"run", "--seed", "010"}, "--seed 010: not a decimal whole number (allowed: 0 to 18446744073709551615, written in decimal without leading zeros)"},
+		{[]string{"run", "--seed", "18446744073709551616"}, "--seed 18446744073709551616: out of range (allowed: 0 to 18446744073709551615, written in decimal without leading zeros)"},
+		{[]string{"run", "--seed", "-1"}, "--seed -1: not a decimal whole number (allowed: 0 to 18446744073709551615, written in decimal without leading zeros)"},
 		{[]string{"run", "--shards", "500"}, "--shards 500: out of range (allowed: 1 to 128)"},
 		{[]string{"run", "--shards", "0"}, "--shards 0: out of range (allowed: 1 to 128)"},
 		{[]string{"run", "--shards", "four"}, "--shards four: not a whole number (allowed: 1 to 128)"},
@@ -183,7 +193,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"plan", "--rows", "1e9", "--attributes", "String"}, "--attributes String: the first attribute is the value the lab sends and checks, of a fixed-size type (allowed: a fixed-size type first, a String or Nullable after it, e.g. UInt16,String)"},
 		{[]string{"plan", "--rows", "1e9", "--format", "xml"}, "--format xml: unknown format (allowed: table, markdown, csv, json)"},
 		{[]string{"plan", "--rows", "1e9", "--calibrate", "--no-calibrate"}, "--calibrate and --no-calibrate: contradict each other (allowed: one of them)"},
-		{[]string{"plan", "--rows", "1e9", "--calibrate-rows", "5e4"}, "--calibrate-rows 50000: out of range (allowed: 100K to 2^62 rows, e.g. 1e8; smaller runs measure the caches more than the tables)"},
+		{[]string{"plan", "--rows", "1e9", "--calibrate-rows", "5e4"}, "--calibrate-rows 5e4: out of range (allowed: 100K to 2^62 rows, e.g. 1e8; smaller runs measure the caches more than the tables)"},
 		{[]string{"plan", "--rows", "1e9", "--calibrate-rows", "lots"}, "--calibrate-rows lots: not a number " + rowsAllowed},
 		{[]string{"plan", "--rows", "1e9", "--calibrate-rows", "1e8", "--no-calibrate"}, "--calibrate-rows and --no-calibrate: contradict each other (allowed: one of them)"},
 		// A dictionary's attributes (several: ClickHouse's layouts only).
@@ -200,6 +210,9 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "--attributes", "UInt16,String"}, "--attributes UInt16,String: layout hashed holds one value (several attributes are ClickHouse's layouts and the row layouts) (allowed: ch_ layouts or rows, e.g. --layout ch_hashed,ch_sparse_hashed,ch_hashed_array,packed_row,compact_row)"},
 		{[]string{"run", "--layout", "packed_row", "--attributes", "UInt8,Nullable(UInt8),Nullable(UInt8),Nullable(UInt8),Nullable(UInt8),Nullable(UInt8),Nullable(UInt8),Nullable(UInt8),Nullable(UInt8),Nullable(UInt8)"}, "--attributes UInt8,Nullable(UInt8),Nullable(UInt8),Nullable(UInt8),Nullable(UInt8),Nullable(UInt8),Nullable(UInt8),Nullable(UInt8),Nullable(UInt8),Nullable(UInt8): 9 Nullable attributes; packed_row keeps the null flags of at most 8 in a byte (allowed: at most 8 Nullable attributes with packed_row)"},
 		{[]string{"run", "--attributes", "UInt16,UInt32"}, "--attributes UInt16,UInt32: layout hashed holds one value (several attributes are ClickHouse's layouts and the row layouts) (allowed: ch_ layouts or rows, e.g. --layout ch_hashed,ch_sparse_hashed,ch_hashed_array,packed_row,compact_row)"},
+		{[]string{"run", "--layout", "packed_row", "--attributes", "UInt16,:String"}, "--attributes :String: no name before the : (allowed: a name, e.g. country:UInt16, or the type alone)"},
+		{[]string{"run", "--layout", "packed_row", "--attributes", "price:"}, "--attributes price:: attribute 1 (price) has no type after its name (allowed: types, comma-separated, e.g. UInt16,UInt32,Float64)"},
+		{[]string{"run", "--layout", "packed_row", "--attributes", "UInt16,,String"}, "--attributes UInt16,,String: attribute 2 is empty (allowed: types, comma-separated, e.g. UInt16,UInt32,Float64)"},
 		{[]string{"run", "--value", "UInt16", "--attributes", "UInt16,UInt32"}, "--value UInt16: cannot be combined with --attributes UInt16,UInt32 (the value is the first attribute; allowed: one of the two)"},
 		{[]string{"plan", "--rows", "1e6", "--attributes", "UInt16,UInt7"}, "--attributes UInt7: unknown type " + attrTypes},
 		{[]string{"plan", "--rows", "1e6", "--value", "UInt16", "--attributes", "UInt16,UInt32"}, "--value UInt16: cannot be combined with --attributes UInt16,UInt32 (the value is the first attribute; allowed: one of the two)"},
@@ -410,8 +423,23 @@ func TestSweepCommand(t *testing.T) {
 	if lines := strings.Split(strings.TrimSpace(stdout), "\n"); len(lines) != 3 {
 		t.Errorf("sweep shards to 2: %d csv lines, want a header and 2 rows:\n%s", len(lines), stdout)
 	}
-	// Flags may also come before the sweep's name.
+	// Flags may also come before the sweep's name, and on both sides of it.
 	packlabResults(t, len(core.Layouts()), "sweep", "--rows", "1e4", "--no-save", "--in-process", "--format", "json", "seed-table")
+	packlabResults(t, len(core.Layouts()), "sweep", "--rows", "1e4", "--no-save", "seed-table", "--in-process", "--format", "json")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sweep", "--rows", "1e4", "growth", "--rows", "2e4"}, "--rows 2e4: given twice, first as --rows 1e4 (allowed: each flag once)"},
+		{[]string{"sweep", "--rows", "1e4", "growth", "--no-such"}, "unknown flag --no-such for sweep"},
+		{[]string{"sweep", "--rows", "1e4", "growth", "--no-save", "extra"}, `sweep growth: unexpected argument "extra" (flags start with --)`},
+		{[]string{"sweep", "growth", "extra", "--no-save"}, `sweep growth: unexpected argument "extra" (flags start with --)`},
+	} {
+		_, _, err := packlab(t, c.args...)
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) || exitCode(err) != 2 {
+			t.Errorf("packlab %q: %v (exit %d), want %q, exit 2", c.args, err, exitCode(err), c.want)
+		}
+	}
 }
 
 func TestHelpAndVersion(t *testing.T) {
@@ -904,6 +932,13 @@ func TestHistoryClear(t *testing.T) {
 	}
 	if _, _, err := packlab(t, "history", "wipe"); err == nil || !strings.Contains(err.Error(), `"wipe" after history (allowed: list, clear)`) {
 		t.Errorf("history wipe: %v", err)
+	}
+	// A flag before the verb: the verb comes first, nothing is read or deleted.
+	for _, args := range [][]string{{"history", "--results", dir, "clear", "--yes"}, {"history", "--yes", "clear"}} {
+		want := fmt.Sprintf("history: %q before list or clear (allowed: list or clear first, then its flags, e.g. packlab history list --results DIR)", args[1])
+		if _, _, err := packlab(t, args...); err == nil || err.Error() != want || exitCode(err) != 2 {
+			t.Errorf("packlab %q: %v, want %q, exit 2", args, err, want)
+		}
 	}
 }
 

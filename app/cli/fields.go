@@ -65,6 +65,7 @@ var flagOfField = map[string]string{
 	"url":     "clickhouse",
 	"cluster": "cluster",
 	"ca_file": "ca-file",
+	"secure":  "secure",
 	// the results folder
 	"results_dir": "results",
 	"job":         "job",

@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -467,5 +468,69 @@ func TestReportSkipsTheCalibration(t *testing.T) {
 	md, _, err = packlab(t, "report", "--results", dir, "--format", "markdown", "--job", job.ID)
 	if err != nil || !strings.Contains(md, "plan calibration") {
 		t.Errorf("report --job %s: %v\n%s", job.ID, err, md)
+	}
+}
+
+// TestResultsNotAFolder: a --results that is a file (a result file given
+// for its folder, say) is refused as not a folder, exit 2, by every
+// command that reads the folder: report said "no such folder" and history
+// "no results folder at ...: nothing saved", exit 0; a folder that is not
+// there keeps its own words.
+func TestResultsNotAFolder(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "20261201T100000.000Z-hashed-0001.json")
+	if err := os.WriteFile(file, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(dir, "none")
+	for _, c := range []struct {
+		args []string
+		want string
+		code int
+	}{
+		{[]string{"report", "--results", file}, "--results " + file + ": not a folder (allowed: a folder of saved results", 2},
+		{[]string{"report", "--list", "--results", file}, "--results " + file + ": not a folder", 2},
+		{[]string{"history", "list", "--results", file}, "--results " + file + ": not a folder", 2},
+		{[]string{"history", "clear", "--yes", "--results", file}, "--results " + file + ": not a folder", 2},
+		{[]string{"report", "--results", missing}, "--results " + missing + ": no such folder", 2},
+		{[]string{"history", "list", "--results", missing}, "", 0},
+	} {
+		_, stderr, err := packlab(t, c.args...)
+		if c.want == "" {
+			if err != nil || !strings.Contains(stderr, "no results folder at "+missing) {
+				t.Errorf("packlab %q: %v, %q; want no error and a line saying there is no folder", c.args, err, stderr)
+			}
+			continue
+		}
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) || exitCode(err) != c.code {
+			t.Errorf("packlab %q: %v (exit %d), want %q, exit %d", c.args, err, exitCode(err), c.want, c.code)
+		}
+	}
+	if _, err := os.Stat(file); err != nil {
+		t.Errorf("the file given as --results is gone: %v", err)
+	}
+}
+
+// fullWriter refuses every write, as /dev/full does.
+type fullWriter struct{}
+
+func (fullWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
+
+// TestListToAFullOutput: a list of jobs that cannot be written is a
+// failure (exit 1, the write's error), not a silent success: report --list
+// and history list > /dev/full exited 0 having printed nothing.
+func TestListToAFullOutput(t *testing.T) {
+	dir := t.TempDir()
+	saveResult(t, dir, oneResult("20261201T100000.000Z-hashed-0001", "hashed"))
+	for _, args := range [][]string{
+		{"report", "--list", "--results", dir},
+		{"report", "--list", "--all", "--results", dir},
+		{"history", "list", "--results", dir},
+	} {
+		var stderr bytes.Buffer
+		err := runContext(context.Background(), args, fullWriter{}, &stderr)
+		if !errors.Is(err, syscall.ENOSPC) || exitCode(err) != 1 {
+			t.Errorf("packlab %q to a full output: %v (exit %d), want no space left, exit 1", args, err, exitCode(err))
+		}
 	}
 }

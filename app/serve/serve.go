@@ -40,6 +40,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -95,7 +96,7 @@ func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	// in use or a --dir that is a file is said at once, not after a build.
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
-		return flags.Usagef("--addr %s: cannot listen: %v", o.addr, errors.Unwrap(err))
+		return flags.Usagef("--addr %s: cannot listen: %v (allowed: a free port of an address of this machine, or port 0 for any free one)", o.addr, errors.Unwrap(err))
 	}
 	defer ln.Close()
 	if st, err := os.Stat(o.dir); err == nil && !st.IsDir() {
@@ -212,8 +213,12 @@ func (o *options) serve(ctx context.Context, ln net.Listener, root http.FileSyst
 }
 
 func checkAddr(addr string) error {
-	if _, port, err := net.SplitHostPort(addr); err != nil || port == "" {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil || port == "" {
 		return flags.Usagef("--addr %s: not HOST:PORT (allowed: e.g. 127.0.0.1:8080, localhost:0)", addr)
+	}
+	if _, err := strconv.ParseUint(port, 10, 16); err != nil { // :99999, :http
+		return flags.Usagef("--addr %s: port %s is not a number from 0 to 65535 (allowed: e.g. 127.0.0.1:8080, localhost:0)", addr, port)
 	}
 	return nil
 }

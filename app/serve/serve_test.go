@@ -37,6 +37,9 @@ func TestServeBadInput(t *testing.T) {
 	}{
 		{[]string{"serve", "--addr", "8080"}, "--addr 8080: not HOST:PORT (allowed: e.g. 127.0.0.1:8080, localhost:0)"},
 		{[]string{"serve", "--addr", "127.0.0.1:"}, "--addr 127.0.0.1:: not HOST:PORT"},
+		{[]string{"serve", "--addr", ":99999"}, "--addr :99999: port 99999 is not a number from 0 to 65535 (allowed: e.g. 127.0.0.1:8080, localhost:0)"},
+		{[]string{"serve", "--addr", "localhost:http"}, "--addr localhost:http: port http is not a number from 0 to 65535"},
+		{[]string{"serve", "--addr", "192.0.2.1:8080"}, "--addr 192.0.2.1:8080: cannot listen: bind: cannot assign requested address (allowed: a free port of an address of this machine, or port 0 for any free one)"},
 		{[]string{"serve", "--dir", " "}, `--dir " ": empty`},
 		{[]string{"serve", "--port", "1"}, "unknown flag --port for serve"},
 		{[]string{"serve", "extra"}, `serve: unexpected argument "extra"`},

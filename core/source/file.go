@@ -161,6 +161,9 @@ func (s *fileSource[K, V]) open(spec Spec, fl fileLayout) error {
 		s.gz = gz
 		s.r = bufio.NewReaderSize(gz, fileBufferBytes)
 	}
+	if kind := otherCompression(s.r, s.gz != nil); kind != "" {
+		return fileErr(s.path, 0, "is %s, which packlab does not read (allowed: TSV or CSV, plain or in one gzip: decompress it first)", kind)
+	}
 	switch fl.format {
 	case "csv":
 		s.csv = true
@@ -270,6 +273,53 @@ func (s *fileSource[K, V]) checkNames(spec Spec, headerLine int64) error {
 		return fileErr(s.path, 0, "%s is named %q but its column, %d, is headed %q on line %d: the names differ (name the attribute %q, or read it from the column headed %q)", what, name, *col+1, h, headerLine, h, name)
 	}
 	return nil
+}
+
+// compressions are the magic bytes of the compressed and archive formats
+// a file given for a TSV may be in: read as text, their bytes made a first
+// "row" of garbage ("BZh91AY&SY..." is not a valid UInt64).
+var compressions = []struct{ magic, kind string }{
+	{"\x1f\x8b", "gzip"},    // within gzip: compressed twice
+	{"BZh?1AY&SY", "bzip2"}, // ? the block size, '1' to '9'; "BZh" alone may be text
+	{"\xfd7zXZ\x00", "xz"},
+	{"\x28\xb5\x2f\xfd", "zstd"},
+	{"\x04\x22\x4d\x18", "lz4"},
+	{"PK\x03\x04", "a zip archive"},
+	{"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"},
+}
+
+// otherCompression is the compression r's data starts with that packlab
+// does not read ("gzip inside gzip" when within one already), or "".
+// It looks only at what the first read brought: a stream that sent one
+// short row and waits is not waited on (the load's reads watch for a
+// cancel; this peek could not).
+func otherCompression(r *bufio.Reader, inGzip bool) string {
+	r.Peek(1) // the first read, which the first row waits for anyway
+	buffered, _ := r.Peek(r.Buffered())
+	for _, c := range compressions {
+		if len(buffered) < len(c.magic) || !magicMatches(buffered[:len(c.magic)], c.magic) {
+			continue
+		}
+		switch {
+		case c.kind == "gzip" && inGzip:
+			return "gzip inside gzip"
+		case c.kind == "gzip":
+			continue // not reached: the gzip itself is read
+		}
+		return c.kind
+	}
+	return ""
+}
+
+// magicMatches reports whether head is magic, whose ? is a digit 1 to 9.
+func magicMatches(head []byte, magic string) bool {
+	for i := range len(magic) {
+		if magic[i] == '?' && head[i] >= '1' && head[i] <= '9' || head[i] == magic[i] {
+			continue
+		}
+		return false
+	}
+	return true
 }
 
 // detectCSV looks at the first line: commas and no tabs mean CSV. The name

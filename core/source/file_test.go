@@ -314,6 +314,15 @@ func TestFileErrors(t *testing.T) {
 			`source file "PATH": value column 3 does not exist: the header on line 1 has 2 columns ("key", "value")`},
 		{"first row too short", "short.tsv", "1\n2\t3\n", false, nil, `PATH:1: the row has 1 column, so the value column 2 is missing`},
 		{"not gzip after the magic", "bad.gz", "\x1f\x8bnot gzip at all", false, nil, `source file "PATH": starts like gzip but is not valid gzip: gzip: invalid header`},
+		// Compressed otherwise: named, not read as a first row of garbage.
+		{"bzip2", "b.tsv.bz2", "BZh91AY&SY\xe5\xef\xbb\x81\x00\x00", false, nil, `source file "PATH": is bzip2, which packlab does not read (allowed: TSV or CSV, plain or in one gzip: decompress it first)`},
+		{"xz", "x.tsv.xz", "\xfd7zXZ\x00\x00\x04", false, nil, `source file "PATH": is xz, which packlab does not read (allowed: TSV or CSV, plain or in one gzip: decompress it first)`},
+		{"zstd", "z.tsv.zst", "\x28\xb5\x2f\xfd\x04\x58", false, nil, `source file "PATH": is zstd, which packlab does not read (allowed: TSV or CSV, plain or in one gzip: decompress it first)`},
+		{"zip", "k.zip", "PK\x03\x04\x14\x00", false, nil, `source file "PATH": is a zip archive, which packlab does not read (allowed: TSV or CSV, plain or in one gzip: decompress it first)`},
+		{"gzip twice", "g.tsv.gz.gz", "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff", true, nil, `source file "PATH": is gzip inside gzip, which packlab does not read (allowed: TSV or CSV, plain or in one gzip: decompress it first)`},
+		{"bzip2 in gzip", "b.tsv.gz", "BZh91AY&SY", true, nil, `source file "PATH": is bzip2, which packlab does not read (allowed: TSV or CSV, plain or in one gzip: decompress it first)`},
+		// Text that merely starts with such letters is text.
+		{"text starting BZh", "bz.tsv", "BZh9\tvalue\n", false, nil, `source file "PATH": has a header row (line 1: "BZh9", "value") but no data rows`},
 	} {
 		path := c.path
 		if !filepath.IsAbs(path) {

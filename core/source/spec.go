@@ -325,6 +325,20 @@ func (s Spec) Validate() error {
 	return s.validateValues()
 }
 
+// ValidateKey checks what needs the key type too: a range's M, at most the
+// count of values the key type holds from 0 up (range:300 of UInt8 keys
+// would repeat keys the range promises distinct).
+func (s Spec) ValidateKey(key core.Type) error {
+	if s.Kind != Range {
+		return nil
+	}
+	if m, limit := uint64(s.Param), RangeLimit(key); m > limit {
+		return s.errorf("M %d is too large for key type %s (allowed: 1 to %d, the count of values %s holds from 0 up)",
+			m, key.Name, limit, key.Name)
+	}
+	return nil
+}
+
 func (s Spec) validateValues() error {
 	switch s.Values {
 	case "", ValuesHash, ValuesRandom:

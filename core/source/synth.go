@@ -132,9 +132,8 @@ func newSynthSource[K, V core.Bits](spec Spec, key core.Type) (*synthSource[K, V
 	case Range:
 		s.kind = synthRange
 		s.m = uint64(spec.Param)
-		if limit := rangeLimit(key); s.m > limit {
-			return nil, spec.errorf("M %d is too large for key type %s (allowed: 1 to %d, the count of values %s holds from 0 up)",
-				s.m, key.Name, limit, key.Name)
+		if err := spec.ValidateKey(key); err != nil {
+			return nil, err
 		}
 	case Zipf:
 		s.kind = synthZipf
@@ -145,9 +144,9 @@ func newSynthSource[K, V core.Bits](spec Spec, key core.Type) (*synthSource[K, V
 	return s, nil
 }
 
-// rangeLimit is the largest M for which every number in [0, M) is a
+// RangeLimit is the largest M for which every number in [0, M) is a
 // distinct value of the key type.
-func rangeLimit(key core.Type) uint64 {
+func RangeLimit(key core.Type) uint64 {
 	switch key.Kind {
 	case core.KindSigned:
 		if key.Size < 8 {

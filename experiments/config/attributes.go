@@ -57,6 +57,21 @@ func parseAttributeType(field, s, typ string) (dict.Attribute, error) {
 	return dict.Attribute{Type: t}, nil
 }
 
+// TypeRefusal refuses s, given for field ("key" or "value") and not a
+// fixed-size type: an unknown type (allowed: allowed), or a type only an
+// attribute may have, which the refusal says: a Nullable key, a String or
+// Nullable value (the value is the first attribute, of a fixed-size type).
+func TypeRefusal(field, s, allowed string) error {
+	a, err := parseAttributeType(field, s, strings.TrimSpace(s))
+	switch {
+	case err == nil && field == "key" && a.Nullable:
+		return fault.New(field, s, "a key cannot be Nullable (Nullable(T) is for attributes, e.g. {attributes} UInt16,Nullable(UInt32))", allowed)
+	case err == nil && field == "value":
+		return fault.New(field, s, "a String or Nullable value is an attribute after a fixed-size first one, e.g. {attributes} UInt16,String", allowed)
+	}
+	return fault.New(field, s, "unknown type", allowed)
+}
+
 // attributes resolves c.Attributes (after WithDefaults): at least one,
 // the first the run's value type, which is a fixed-size one.
 func (c Config) attributes() ([]dict.Attribute, error) {
@@ -69,9 +84,13 @@ func (c Config) attributes() ([]dict.Attribute, error) {
 	}
 	attrs := make([]dict.Attribute, len(list))
 	for i, s := range list {
-		_, typ := SplitAttribute(s)
+		name, typ := SplitAttribute(s)
 		if typ == "" {
-			return nil, fault.New("attributes", strings.Join(c.Attributes, ","), "attribute "+strconv.Itoa(i+1)+" is empty", "types, comma-separated, e.g. UInt16,UInt32,Float64")
+			problem := "attribute " + strconv.Itoa(i+1) + " is empty"
+			if name != "" {
+				problem = "attribute " + strconv.Itoa(i+1) + " (" + name + ") has no type after its name" // "a:"
+			}
+			return nil, fault.New("attributes", strings.Join(c.Attributes, ","), problem, "types, comma-separated, e.g. UInt16,UInt32,Float64")
 		}
 		a, err := parseAttributeType(attributeField(i), s, typ)
 		if err != nil {
@@ -112,6 +131,9 @@ func AttributeNames(list []string) ([]string, error) {
 	seen := map[string]int{}
 	for i, s := range list {
 		name, _ := SplitAttribute(s)
+		if name == "" && strings.Contains(s, ":") { // ":UInt16" named nothing, not the default
+			return nil, fault.New(attributeField(i), s, "no name before the :", "a name, e.g. country:UInt16, or the type alone")
+		}
 		if name == "" {
 			name = dict.AttributeName(i)
 		} else if !attributeNameRule.MatchString(name) {

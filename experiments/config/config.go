@@ -172,7 +172,7 @@ func (c Config) Validate() error {
 		return err
 	}
 	if _, err := core.ParseType(c.Value); err != nil {
-		return fault.New("value", c.Value, "unknown type", strings.Join(core.TypeNames(), ", "))
+		return TypeRefusal("value", c.Value, strings.Join(core.TypeNames(), ", "))
 	}
 	if c.Source == "" {
 		if err := CheckRows(c.Rows); err != nil {
@@ -203,8 +203,14 @@ func (c Config) Validate() error {
 	if c.HugePages != "" && packlabs == 0 {
 		return fault.New("huge_pages", c.HugePages, "applies to packlab's layouts; the C++ reference maps take what their allocator gives", "with at least one packlab layout")
 	}
-	if _, err := c.SourceSpec(); err != nil {
+	spec, err := c.SourceSpec()
+	if err != nil {
 		return err
+	}
+	if k, _ := c.dictKey(); spec.IsSynthetic() {
+		if err := spec.ValidateKey(k.LabKey()); err != nil { // range:300 of UInt8 keys
+			return sourceFieldErr("keys", c.Keys, spec, err)
+		}
 	}
 	if c.Preallocate && c.Source != "" {
 		return &fault.FieldError{Field: "preallocate", Problem: "needs the row count before the load, and a file's is known only once it is read",

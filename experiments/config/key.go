@@ -38,7 +38,7 @@ func (c Config) dictKey() (dict.Key, error) {
 	k, problem, ok := dict.ParseKey(c.Key)
 	switch {
 	case !ok:
-		return k, fault.New("key", c.Key, "unknown type", keyAllowed())
+		return k, TypeRefusal("key", c.Key, keyAllowed())
 	case problem != "":
 		return k, fault.New("key", c.Key, problem, keyAllowed())
 	}

@@ -22,13 +22,15 @@ func (r PlanRequest) checkMaxKey(key core.Type) error {
 	switch {
 	case r.MaxKey == 0:
 		return nil
-	case r.MaxKey < 0 || r.MaxKey >= source.MaxRows:
+	case r.MaxKey < 0 || r.MaxKey > source.MaxRows: // 2^62 as --max-key reads it, and --rows
 		return fault.New("max_key", mk, "out of range", "1 to 2^62")
 	case r.MaxKey < r.Rows-1:
 		return fault.New("max_key", mk, fmt.Sprintf("below the rows: %s distinct keys from 0 reach at least %d", text.Rows(r.Rows), r.Rows-1),
 			"the largest key, at least {rows} - 1")
 	case key.Size > 8 || key.Kind == core.KindFloat || key.Kind == core.KindUUID:
 		return fault.New("max_key", mk, "FLAT indexes its arrays by an integer key, not "+key.Name, "{max_key} with an integer key of at most 8 bytes")
+	case key.Size < 8 && uint64(r.MaxKey) >= source.RangeLimit(key): // --key UInt8 --max-key 300
+		return fault.New("max_key", mk, "larger than the key type "+key.Name+" holds", fmt.Sprintf("at most %d with {key} %s", source.RangeLimit(key)-1, key.Name))
 	}
 	return nil
 }

@@ -342,7 +342,7 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 	p := parsedPlan{PlanRequest: r}
 	var err error
 	if p.key, err = core.ParseType(r.Key); err != nil {
-		return p, fault.New("key", r.Key, "unknown type", strings.Join(core.TypeNames(), ", "))
+		return p, config.TypeRefusal("key", r.Key, strings.Join(core.TypeNames(), ", "))
 	}
 	// The attributes first: with them the value is their first, and an
 	// error is theirs ("--attributes String" was "--value String: unknown
@@ -352,7 +352,7 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 		return p, attrErr
 	}
 	if p.value, err = core.ParseType(r.Value); err != nil {
-		return p, fault.New("value", r.Value, "unknown type", strings.Join(core.TypeNames(), ", "))
+		return p, config.TypeRefusal("value", r.Value, strings.Join(core.TypeNames(), ", "))
 	}
 	if attrErr != nil {
 		return p, attrErr

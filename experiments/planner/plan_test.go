@@ -263,7 +263,9 @@ func TestPlanBadInput(t *testing.T) {
 		{PlanRequest{Rows: 0}, "rows 0: out of range (allowed: 1 to 4611686018427387904)"},
 		{PlanRequest{Rows: source.MaxRows + 1}, "rows 4611686018427387905: out of range"},
 		{PlanRequest{Rows: 10, Key: "UInt7"}, "key UInt7: unknown type"},
-		{PlanRequest{Rows: 10, Value: "String"}, "value String: unknown type"},
+		{PlanRequest{Rows: 10, Value: "String"}, "value String: a String or Nullable value is an attribute after a fixed-size first one"},
+		{PlanRequest{Rows: 10, Key: "Nullable(UInt64)"}, "key Nullable(UInt64): a key cannot be Nullable"},
+		{PlanRequest{Rows: 10, Key: "LowCardinality(String)"}, "key LowCardinality(String): unknown type"},
 		{PlanRequest{Rows: 10, Threads: 300}, "threads 300: out of range (allowed: 1 to 256)"},
 		{PlanRequest{Rows: 10, Prefer: "both"}, "prefer both: unknown (allowed: balanced (less memory among setups of similar speed; the default), memory (the least memory), read (the fastest reads) or load (the fastest load))"},
 		{PlanRequest{Rows: 10, Runtime: "jvm"}, "runtime jvm: unknown (allowed: native (the default) or browser (this browser's wasm memory))"},
@@ -1014,9 +1016,32 @@ func TestPlanFlat(t *testing.T) {
 	}{
 		{PlanRequest{Rows: 1_000_000, MaxKey: 5000}, "max_key 5000: below the rows"},
 		{PlanRequest{Rows: 1000, MaxKey: 5000, Key: "Float64"}, "max_key 5000: FLAT indexes its arrays by an integer key, not Float64"},
+		{PlanRequest{Rows: 1000, MaxKey: -1}, "max_key -1: out of range (allowed: 1 to 2^62)"},
+		// Past what the key type holds: FLAT's array was sized for keys the type cannot have.
+		{PlanRequest{Rows: 10, MaxKey: 300, Key: "UInt8"}, "max_key 300: larger than the key type UInt8 holds (allowed: at most 255 with key UInt8)"},
+		{PlanRequest{Rows: 10, MaxKey: 1_000_000, Key: "Date"}, "max_key 1000000: larger than the key type Date holds (allowed: at most 65535 with key Date)"},
+		{PlanRequest{Rows: 10, MaxKey: 128, Key: "Int8"}, "max_key 128: larger than the key type Int8 holds (allowed: at most 127 with key Int8)"},
+		{PlanRequest{Rows: 1000, MaxKey: source.MaxRows + 1}, "max_key 4611686018427387905: out of range (allowed: 1 to 2^62)"},
 	} {
 		if _, err := MakePlan(r.req, nil, machine24); err == nil || !strings.HasPrefix(err.Error(), r.want) {
 			t.Errorf("%+v: %v, want %q", r.req, err, r.want)
+		}
+	}
+	// The ends of the range it states: 2^62 (what ParseMaxKey reads, as
+	// --rows) was refused as out of "1 to 2^62"; FLAT's figures saturate.
+	for _, mk := range []int64{1, source.MaxRows - 1, source.MaxRows} {
+		plan, err := MakePlan(PlanRequest{Rows: 1, MaxKey: mk}, nil, machine24)
+		if mk == 1 { // and the largest a narrow key can be
+			if _, err := MakePlan(PlanRequest{Rows: 10, MaxKey: 255, Key: "UInt8"}, nil, machine24); err != nil {
+				t.Errorf("max_key 255 of UInt8 keys: %v, want a plan", err)
+			}
+		}
+		if err != nil {
+			t.Errorf("max_key %d: %v, want a plan", mk, err)
+			continue
+		}
+		if i := slices.IndexFunc(plan.Candidates, func(c Candidate) bool { return c.Layout == FlatLayout }); i < 0 || plan.Candidates[i].SteadyBytes <= 0 {
+			t.Errorf("max_key %d: FLAT not weighed, or no memory", mk)
 		}
 	}
 }

@@ -86,6 +86,7 @@ type ErrorKind string
 
 const (
 	NotListening  ErrorKind = "not listening"    // nothing accepts a connection there
+	UnknownHost   ErrorKind = "unknown host"     // the host's name does not resolve
 	NotClickHouse ErrorKind = "not ClickHouse"   // something answers, not ClickHouse's protocol
 	OtherProtocol ErrorKind = "other protocol"   // ClickHouse answers there in the protocol the URL does not name
 	TooOld        ErrorKind = "too old"          // before DDL dictionaries (19.17)
@@ -158,6 +159,9 @@ func (s Settings) ParseURL() (Endpoint, error) {
 		e.Protocol, port = "http", "8123"
 		if s.CAFile != "" {
 			return Endpoint{}, bad("a CA file needs https://")
+		}
+		if s.Secure { // TLS asked for: not plain HTTP, a password in the clear
+			return Endpoint{}, bad("{secure} needs https:// (TLS over HTTP)")
 		}
 	case "https":
 		e.Protocol, port, e.TLS = "http", "8443", true
@@ -404,7 +408,10 @@ func (c *Conn) classify(err error, fallback ErrorKind) error {
 	kind := fallback
 	var ex *clickhouse.Exception
 	var ne net.Error
+	var dns *net.DNSError
 	switch {
+	case errors.As(err, &dns) && !dns.IsTimeout:
+		kind = UnknownHost // nothing to listen: no address at all
 	case errors.As(err, &ex):
 		kind = Refused
 		return &Error{Kind: kind, Host: c.Endpoint.Host, Msg: c.scrub(fmt.Sprintf("code %d: %s", ex.Code, ex.Message))}
@@ -414,7 +421,8 @@ func (c *Conn) classify(err error, fallback ErrorKind) error {
 		} else {
 			kind = NotListening
 		}
-	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout(),
+		errors.Is(err, clickhouse.ErrAcquireConnTimeout): // over HTTP, a server that never answers
 		kind = Timeout
 		return &Error{Kind: kind, Host: c.Endpoint.Host, Msg: fmt.Sprintf("no answer in %s", c.settings.ConnectTimeout)}
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):

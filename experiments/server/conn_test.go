@@ -45,6 +45,13 @@ func TestBadURLs(t *testing.T) {
 			t.Errorf("%q: the password shows: %v", tc.url, err)
 		}
 	}
+	// TLS asked for over plain HTTP: refused, not sent in the clear.
+	if _, err := (Settings{URL: "http://host", Secure: true}).ParseURL(); err == nil || !strings.Contains(err.Error(), "http://host: secure needs https:// (TLS over HTTP)") {
+		t.Errorf("http:// with Secure: %v, want refused naming https://", err)
+	}
+	if e, err := (Settings{URL: "https://host", Secure: true}).ParseURL(); err != nil || !e.TLS {
+		t.Errorf("https:// with Secure: %+v, %v", e, err)
+	}
 	e, err := Settings{URL: "https://u@example.com/sales"}.ParseURL()
 	if err != nil || e.Host != "example.com:8443" || !e.TLS || e.User != "u" || e.Database != "sales" || e.Protocol != "http" {
 		t.Errorf("https://u@example.com/sales: %+v, %v", e, err)
@@ -79,6 +86,10 @@ func TestUnreachable(t *testing.T) {
 	}
 	check("closed native port", "clickhouse://"+closed, NotListening)
 	check("closed HTTP port", "http://"+closed, NotListening)
+	// A name that resolves to nothing (.invalid never does, RFC 6761): not
+	// "not listening", there is no address to listen on.
+	check("unknown host, native", "clickhouse://no-such-host.invalid:9000", UnknownHost)
+	check("unknown host, HTTP", "http://no-such-host.invalid:8123", UnknownHost)
 
 	// Not ClickHouse: a server that answers every connection with a line
 	// of text and closes it.
@@ -127,6 +138,10 @@ func TestUnreachable(t *testing.T) {
 		}
 	}()
 	check("a server that never answers", "clickhouse://"+mute.Addr().String(), Timeout)
+	// Over HTTP too: the client's "acquire conn timeout. you can increase
+	// the number of max open conn" was called not ClickHouse.
+	check("a server that never answers, HTTP", "http://"+mute.Addr().String(), Timeout)
+	check("a server that never answers, HTTPS", "https://"+mute.Addr().String(), Timeout)
 }
 
 // TestOtherProtocol: a URL that names the protocol the port does not speak

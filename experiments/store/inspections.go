@@ -113,7 +113,7 @@ func readInspection(path string) (SavedInspection, error) {
 	}
 	var si SavedInspection
 	if err := json.Unmarshal(data, &si); err != nil {
-		return SavedInspection{}, fmt.Errorf("inspection %s: not an inspection file: %w", path, err)
+		return SavedInspection{}, fmt.Errorf("inspection %s: not an inspection file: %w", path, jsonProblem(data, err))
 	}
 	if si.Kind != inspectionKind || si.Inspection == nil {
 		return SavedInspection{}, fmt.Errorf("inspection %s: not an inspection file: no kind %q or no inspection", path, inspectionKind)

@@ -271,7 +271,7 @@ func (s *Store) read(path string) (result.Result, error) {
 	}
 	var r result.Result
 	if err := json.Unmarshal(data, &r); err != nil {
-		return result.Result{}, fmt.Errorf("result %s: not a result file: %w", path, err)
+		return result.Result{}, fmt.Errorf("result %s: not a result file: %w", path, jsonProblem(data, err))
 	}
 	if r.ID == "" || r.Layout == "" {
 		return result.Result{}, fmt.Errorf("result %s: not a result file: no id or layout", path)
@@ -280,6 +280,45 @@ func (s *Store) read(path string) (result.Result, error) {
 		return result.Result{}, fmt.Errorf("result %s: %w", path, err)
 	}
 	return r, nil
+}
+
+// jsonProblem is why data, a file of the folder, did not decode (err), in
+// a reader's words rather than the decoder's ("cannot unmarshal array into
+// Go value of type result.Result"): empty, cut short, not JSON, or a field
+// of the wrong kind (the decoder's words only for JSON that is not JSON).
+func jsonProblem(data []byte, err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case len(strings.TrimSpace(string(data))) == 0:
+		return fmt.Errorf("empty (%d bytes)", len(data))
+	case err.Error() == "unexpected end of JSON input":
+		return fmt.Errorf("cut short: its JSON stops at byte %d", len(data))
+	case errors.As(err, &syn):
+		return fmt.Errorf("not JSON at byte %d: %w", syn.Offset, err)
+	case errors.As(err, &typ) && typ.Field == "":
+		return fmt.Errorf("a JSON %s, not an object", typ.Value)
+	case errors.As(err, &typ):
+		return fmt.Errorf("field %s: a JSON %s, where %s belongs", typ.Field, typ.Value, jsonKind(typ.Type.Kind().String()))
+	}
+	return err
+}
+
+// jsonKind names what a Go kind holds, as a JSON file's reader knows it.
+func jsonKind(kind string) string {
+	switch {
+	case strings.HasPrefix(kind, "int"), strings.HasPrefix(kind, "uint"):
+		return "a whole number that fits in 64 bits"
+	case strings.HasPrefix(kind, "float"):
+		return "a number"
+	case kind == "string":
+		return "a string"
+	case kind == "bool":
+		return "true or false"
+	case kind == "slice", kind == "array":
+		return "an array"
+	}
+	return "an object"
 }
 
 // NotFoundError is a job or a result the folder does not hold; a face

@@ -103,6 +103,13 @@ func TestStoreListSkipsBadFiles(t *testing.T) {
 	// (+Inf in their JSON, the file not named: issue 48).
 	write("sample.json", `{"id":"s","layout":"hashed","rows":10,"timeline":[{"seconds":0.1,"rows":5},{"seconds":1e308,"rows":10}]}`)
 	write("producer.json", `{"id":"p","layout":"hashed","rows":10,"producer":{"read_seconds":1e308}}`)
+	// Said in a reader's words, not the decoder's ("cannot unmarshal array
+	// into Go value of type result.Result", "unexpected end of JSON input").
+	write("zero.json", "")
+	write("array.json", `[{"id":"a","layout":"hashed"}]`)
+	write("string.json", `{"id":"s2","layout":"hashed","rows":"1e3"}`)
+	write("huge.json", `{"id":"h","layout":"hashed","rows":1e300}`)
+	write("garbage.json", "\x00\x01binary")
 	got, problems, err := s.List()
 	if err != nil {
 		t.Fatal(err)
@@ -110,15 +117,22 @@ func TestStoreListSkipsBadFiles(t *testing.T) {
 	if len(got) != 1 || got[0].ID != "20261130T205800.001Z-hashed-0001" {
 		t.Errorf("List = %d results, want the one good file", len(got))
 	}
-	if len(problems) != 7 {
-		t.Fatalf("problems = %v, want torn.json, empty.json, negative.json, forever.json, long.json, sample.json and producer.json", problems)
+	if len(problems) != 12 {
+		t.Fatalf("problems = %v, want torn.json, empty.json, negative.json, forever.json, long.json, sample.json, producer.json, zero.json, array.json, string.json, huge.json and garbage.json", problems)
 	}
 	joined := fmt.Sprint(problems)
-	for _, name := range []string{"torn.json", "empty.json", "negative.json: rows -5 is out of range", "forever.json: load_seconds 1e+308 is out of range", "long.json: layout of 5000 characters is too long for a label",
-		"sample.json: timeline[1].seconds 1e+308 is out of range", "producer.json: producer.read_seconds 1e+308 is out of range"} {
+	for _, name := range []string{"torn.json: not a result file: cut short: its JSON stops at byte 35", "empty.json", "negative.json: rows -5 is out of range", "forever.json: load_seconds 1e+308 is out of range", "long.json: layout of 5000 characters is too long for a label",
+		"sample.json: timeline[1].seconds 1e+308 is out of range", "producer.json: producer.read_seconds 1e+308 is out of range",
+		"zero.json: not a result file: empty (0 bytes)", "array.json: not a result file: a JSON array, not an object",
+		"string.json: not a result file: field rows: a JSON string, where a whole number that fits in 64 bits belongs",
+		"huge.json: not a result file: field rows: a JSON number 1e300, where a whole number that fits in 64 bits belongs",
+		"garbage.json: not a result file: not JSON at byte 1: invalid character"} {
 		if !strings.Contains(joined, name) {
 			t.Errorf("problems %v do not name %s", problems, name)
 		}
+	}
+	if strings.Contains(joined, "Go value") || strings.Contains(joined, "Go struct") {
+		t.Errorf("problems %v speak the decoder's Go words", problems)
 	}
 }
 
