@@ -292,7 +292,7 @@ func jsonProblem(data []byte, err error) error {
 	switch {
 	case len(strings.TrimSpace(string(data))) == 0:
 		return fmt.Errorf("empty (%d bytes)", len(data))
-	case err.Error() == "unexpected end of JSON input":
+	case errors.As(err, &syn) && syn.Offset >= int64(len(data)): // "unexpected end of JSON input"
 		return fmt.Errorf("cut short: its JSON stops at byte %d", len(data))
 	case errors.As(err, &syn):
 		return fmt.Errorf("not JSON at byte %d: %w", syn.Offset, err)
