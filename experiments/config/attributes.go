@@ -27,8 +27,10 @@ func attributeField(i int) string { return "attributes[" + strconv.Itoa(i) + "]"
 // String with the lengths of its values; an error names field.
 func parseAttributeType(field, s, typ string) (dict.Attribute, error) {
 	const allowed = "%s, String (values of 8 to 32 bytes), String(16) or String(4..16), and Nullable(T) of any of them"
-	if inner, ok := strings.CutPrefix(typ, "Nullable("); ok && strings.HasSuffix(inner, ")") {
-		a, err := parseAttributeType(field, s, strings.TrimSpace(strings.TrimSuffix(inner, ")")))
+	// Any case, as the types inside it and String are (nullable(uint16)).
+	if len(typ) > len("Nullable(") && strings.EqualFold(typ[:len("Nullable(")], "Nullable(") && strings.HasSuffix(typ, ")") {
+		inner := typ[len("Nullable(") : len(typ)-1]
+		a, err := parseAttributeType(field, s, strings.TrimSpace(inner))
 		if err != nil || a.Nullable {
 			return dict.Attribute{}, fault.New(field, s, "unknown type", fmt.Sprintf(allowed, strings.Join(core.TypeNames(), ", ")))
 		}

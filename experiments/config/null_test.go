@@ -34,3 +34,19 @@ func TestNullWhereNotNullable(t *testing.T) {
 		}
 	}
 }
+
+// TestNullableAnyCase: Nullable is read in any case, as the types inside
+// it are (nullable(uint16) was "unknown type" where uint16 was taken).
+func TestNullableAnyCase(t *testing.T) {
+	for _, s := range []string{"Nullable(UInt32)", "nullable(uint32)", "NULLABLE( UInt32 )", "n:nullable(String(4..8))"} {
+		attrs, err := ParseAttributes("UInt16", []string{"UInt16", s})
+		if err != nil || len(attrs) != 2 || !attrs[1].Nullable {
+			t.Errorf("%q: %+v, %v", s, attrs, err)
+		}
+	}
+	for _, s := range []string{"nullable(nullable(UInt32))", "nullable(", "nullable()", "nullablex(UInt32)"} {
+		if _, err := ParseAttributes("UInt16", []string{"UInt16", s}); err == nil {
+			t.Errorf("%q taken", s)
+		}
+	}
+}
