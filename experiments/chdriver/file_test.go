@@ -73,7 +73,7 @@ func TestFileAttributeColumns(t *testing.T) {
 		change func(*config.Config)
 		want   string
 	}{
-		{func(c *config.Config) { c.Columns = []string{"3"} }, "columns 3: 1 columns for 2 attributes after the value"},
+		{func(c *config.Config) { c.Columns = []string{"3"} }, "columns 3: 1 column for 2 attributes after the value"},
 		{func(c *config.Config) { c.Columns = []string{"country", "city"} }, `column "city" not found in the header`},
 		{func(c *config.Config) { c.Columns = []string{"3", "9"} }, "column 9 does not exist"},
 		{func(c *config.Config) { c.Attributes = []string{"price:UInt16", "country:UInt32"} }, `column 3 ("country"): "FR" is not a valid UInt32`},

@@ -24,6 +24,7 @@ import (
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/fault"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // columnsNone is --columns' word for attributes drawn from the key.
@@ -45,7 +46,7 @@ func (c Config) fileColumns(spec *source.Spec) error {
 	}
 	list := strings.Join(c.Columns, ",")
 	if len(c.Columns) > 0 && len(c.Columns) != len(attrs)-1 {
-		return fault.New("columns", list, fmt.Sprintf("%d columns for %d attributes after the value", len(c.Columns), len(attrs)-1),
+		return fault.New("columns", list, text.Count(len(c.Columns), "column", "columns")+" for "+text.Count(len(attrs)-1, "attribute", "attributes")+" after the value",
 			"one column for each attribute after the first, e.g. {columns} 3,4, or none")
 	}
 	if kind, stream := source.IsStream(c.Source); stream {
