@@ -156,15 +156,18 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 		if opened, err := desktop.Open(); opened { // the lab window, in a desktop build
 			return err
 		}
-		fmt.Fprint(stdout, usageText()+"\n"+noWindow)
-		return nil
+		_, err := fmt.Fprint(stdout, usageText()+"\n"+noWindow)
+		return err
 	}
 	switch args[0] {
 	case "help", "-h", "--help", "-help":
 		return help(args[1:], stdout)
 	case "version", "--version":
-		fmt.Fprint(stdout, versionText())
-		return nil
+		if len(args) > 1 {
+			return flags.Usagef("%s: unexpected argument %q (allowed: %s alone)", args[0], args[1], args[0])
+		}
+		_, err := fmt.Fprint(stdout, versionText()) // a full disk is not a version
+		return err
 	case "run":
 		return cmdRun(ctx, args[1:], stdout, stderr)
 	case "sweep":
@@ -184,33 +187,36 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 }
 
 func help(args []string, stdout io.Writer) error {
-	if len(args) == 0 {
-		fmt.Fprint(stdout, usageText())
-		return nil
+	if len(args) > 1 {
+		return flags.Usagef("help %s: unexpected argument %q (allowed: one command, e.g. packlab help plan)", args[0], args[1])
 	}
-	switch args[0] {
-	case "help":
-		fmt.Fprint(stdout, "packlab help [COMMAND] — this list of commands, or a command's flags (packlab help plan)\n\n"+usageText())
-	case "version":
-		fmt.Fprint(stdout, "packlab version — the version, the Go it was built with, and what is built in: the lab window, the browser site, ClickHouse's worker (the ch_ layouts) and the C++ reference maps' worker\n")
-	case "run":
-		fmt.Fprint(stdout, usageRunText())
-	case "sweep":
-		fmt.Fprint(stdout, usageSweep())
-	case "report":
-		fmt.Fprint(stdout, usageReport)
-	case "history":
-		fmt.Fprint(stdout, usageHistory)
-	case "plan":
-		fmt.Fprint(stdout, usagePlan)
-	case "serve":
-		fmt.Fprint(stdout, serve.Usage)
-	case "inspect":
-		fmt.Fprint(stdout, usageInspect)
+	var out string
+	switch {
+	case len(args) == 0:
+		out = usageText()
+	case args[0] == "help":
+		out = "packlab help [COMMAND] — this list of commands, or a command's flags (packlab help plan)\n\n" + usageText()
+	case args[0] == "version":
+		out = "packlab version — the version, the Go it was built with, and what is built in: the lab window, the browser site, ClickHouse's worker (the ch_ layouts) and the C++ reference maps' worker\n"
+	case args[0] == "run":
+		out = usageRunText()
+	case args[0] == "sweep":
+		out = usageSweep()
+	case args[0] == "report":
+		out = usageReport
+	case args[0] == "history":
+		out = usageHistory
+	case args[0] == "plan":
+		out = usagePlan
+	case args[0] == "serve":
+		out = serve.Usage
+	case args[0] == "inspect":
+		out = usageInspect
 	default:
 		return flags.Usagef("help %q: unknown command (allowed: run, sweep, plan, report, inspect, serve, history, version, help)", args[0])
 	}
-	return nil
+	_, err := fmt.Fprint(stdout, out) // a full disk is not a help
+	return err
 }
 
 // runFlags are the flags of run and sweep.

@@ -477,6 +477,25 @@ func TestHelpAndVersion(t *testing.T) {
 		if field := regexp.MustCompile(`\{[a-z_]+\}`).FindString(stdout); field != "" {
 			t.Errorf("packlab %v: %s left unnamed:\n%s", c.args, field, stdout)
 		}
+		// Written to a full disk: an error, exit 1 (it was exit 0, nothing
+		// written and nothing said).
+		if err := runContext(context.Background(), c.args, fullWriter{}, io.Discard); !errors.Is(err, syscall.ENOSPC) || exitCode(err) != 1 {
+			t.Errorf("packlab %v to a full output: %v (exit %d), want no space left, exit 1", c.args, err, exitCode(err))
+		}
+	}
+	// A word after what takes none is refused (it was passed over).
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"version", "extra"}, `version: unexpected argument "extra" (allowed: version alone)`},
+		{[]string{"--version", "x"}, `--version: unexpected argument "x" (allowed: --version alone)`},
+		{[]string{"help", "run", "extra"}, `help run: unexpected argument "extra" (allowed: one command, e.g. packlab help plan)`},
+	} {
+		_, _, err := packlab(t, c.args...)
+		if err == nil || err.Error() != c.want || exitCode(err) != 2 {
+			t.Errorf("packlab %v: %v (exit %d), want %q, exit 2", c.args, err, exitCode(err), c.want)
+		}
 	}
 }
 

@@ -196,12 +196,12 @@ func Parse(fs *flag.FlagSet, cmd string, args []string) error {
 
 // ParseCommand is Parse for a command's flags: on -h or --help it writes
 // usage to stdout and says so (help), and the command returns at once,
-// with no error.
+// with no error unless the usage could not be written.
 func ParseCommand(fs *flag.FlagSet, cmd string, args []string, stdout io.Writer, usage string) (help bool, err error) {
 	err = Parse(fs, cmd, args)
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, usage)
-		return true, nil
+		_, err := fmt.Fprint(stdout, usage) // a full disk is not a help
+		return true, err
 	}
 	return false, err
 }
