@@ -187,9 +187,6 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 }
 
 func help(args []string, stdout io.Writer) error {
-	if len(args) > 1 {
-		return flags.Usagef("help %s: unexpected argument %q (allowed: one command, e.g. packlab help plan)", args[0], args[1])
-	}
 	var out string
 	switch {
 	case len(args) == 0:
@@ -214,6 +211,9 @@ func help(args []string, stdout io.Writer) error {
 		out = usageInspect
 	default:
 		return flags.Usagef("help %q: unknown command (allowed: run, sweep, plan, report, inspect, serve, history, version, help)", args[0])
+	}
+	if len(args) > 1 {
+		return flags.Usagef("help %s: unexpected argument %q (allowed: one command, e.g. packlab help plan)", args[0], args[1])
 	}
 	_, err := fmt.Fprint(stdout, out) // a full disk is not a help
 	return err
