@@ -7,6 +7,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -40,10 +41,16 @@ const usageInspect = `packlab inspect --clickhouse URL [flags] — a ClickHouse 
   --format F            table, markdown, json (an array: one object per dictionary and node)
   --no-sample           no query of a dictionary's source table for its String lengths
                         (dictionaries with String parts are then not modelled)
+  --verify DB.NAME      then build that dictionary's advice on the server and measure it:
+                        a copy over its own source table in a database of its own
+                        (` + server.VerifyDatabasePrefix + `...), loaded, reloaded, measured and dropped;
+                        refused when its reload peak does not fit the server's free memory
 
-It reads only: system.dictionaries, system.tables (each dictionary's CREATE DICTIONARY),
-system.metrics, system.server_settings, and per dictionary with String parts one query
-of at most 100,000 rows of its source table. The password comes from $` + server.PasswordEnv + `
+Without --verify it reads only: system.dictionaries, system.tables (each dictionary's
+CREATE DICTIONARY), system.metrics, system.server_settings, and per source table of
+dictionaries with String or Nullable parts (or FLAT) one aggregate over the rows they
+load (lengths, NULLs, the largest key). With --verify it writes only in the database it makes, and never
+touches the dictionary itself. The password comes from $` + server.PasswordEnv + `
 or the prompt and is never printed, nor saved. The inspection is kept as a job of
 the history: 'packlab report --list' lists it, 'packlab report --job ID' renders it.
 ` + flags.Rules
@@ -65,6 +72,7 @@ func cmdInspect(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	fs.Func("query-timeout", "query timeout", func(v string) error { return durationFlag("--query-timeout", v, &s.QueryTimeout) })
 	fs.StringVar(&format, "format", "table", "output format")
 	fs.BoolVar(&opt.NoSample, "no-sample", false, "do not sample sources")
+	verify := fs.String("verify", "", "build this dictionary's advice on the server")
 	dir := fs.String("results", "", "results folder")
 	noSave := fs.Bool("no-save", false, "do not keep the inspection")
 	if help, err := flags.ParseCommand(fs, "inspect", args, stdout, usageInspect); help || err != nil {
@@ -103,7 +111,10 @@ func cmdInspect(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		}
 		s.Password = p
 	}
-	done, err := usecase.Inspect(ctx, usecase.InspectAsk{Settings: s, Options: opt, Store: saved, Face: result.FaceCLI})
+	if *verify != "" && strings.TrimSpace(*verify) == "" {
+		return flags.Usagef("inspect: --verify %q: empty (allowed: a dictionary's database.name, or its name)", *verify)
+	}
+	done, err := usecase.Inspect(ctx, usecase.InspectAsk{Settings: s, Options: opt, Store: saved, Face: result.FaceCLI, Verify: strings.TrimSpace(*verify)})
 	if err != nil && done.Inspection == nil {
 		return err
 	}
@@ -115,7 +126,7 @@ func cmdInspect(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if done.Saved {
 		fmt.Fprintf(stderr, "packlab: kept as job %s in %s ('packlab report --job %s' renders it)\n", done.Job.ID, saved.Dir, done.Job.ID)
 	}
-	return err
+	return errors.Join(done.VerifyErr, err)
 }
 
 // printInspection prints ins in format: table, markdown or json.

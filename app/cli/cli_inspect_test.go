@@ -69,6 +69,28 @@ func TestInspectCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustSay(t, "the Markdown", md, "| node |", "not modelled: the String lengths of name are unknown (not sampled)")
+
+	// --verify: the advice built on the server beside the dictionary, in
+	// the output and in the kept job; a name that is not there is exit 2
+	// naming the flag, the inspection still printed.
+	dir := t.TempDir()
+	verified, stderr, err := packlab(t, "inspect", "--clickhouse", node.NativeURL(), "--verify", "sales dict", "--results", dir)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	mustSay(t, "--verify", verified, "verified: verified on ClickHouse", "LAYOUT(SPARSE_HASHED())", "beside default.sales dict as it serves (LAYOUT(HASHED()))", "dropped afterwards: true")
+	report, _, err := packlab(t, "report", "--list", "--results", dir)
+	if err != nil || !strings.Contains(report, "inspection") {
+		t.Errorf("the verified inspection is not kept: %v %s", err, report)
+	}
+	var o, e bytes.Buffer
+	if code := Main([]string{"inspect", "--clickhouse", node.NativeURL(), "--verify", "nope", "--no-save"}, &o, &e); code != 2 ||
+		!strings.Contains(e.String(), "--verify nope: no dictionary of that name") || !strings.Contains(e.String(), "default.sales dict") || !strings.Contains(o.String(), "sales dict") {
+		t.Errorf("--verify nope: exit %d, %q, stdout %d bytes; want exit 2 naming --verify and the dictionaries, the inspection printed", code, e.String(), o.Len())
+	}
+	if left, _ := node.Query("SELECT count() FROM system.databases WHERE name LIKE 'packlab_verify_%'"); strings.TrimSpace(left) != "0" {
+		t.Errorf("%s databases of packlab's left behind", left)
+	}
 }
 
 // TestInspectBadInput: a URL that does not parse is exit 2, a closed

@@ -64,6 +64,7 @@ var flagOfField = map[string]string{
 	// server.Settings
 	"url":     "clickhouse",
 	"cluster": "cluster",
+	"verify":  "verify",
 	"ca_file": "ca-file",
 	"secure":  "secure",
 	// the results folder

@@ -100,6 +100,11 @@ func InspectionText(ins *server.Inspection, md bool) string {
 				}
 			}
 		}
+		if v := d.Verification; v != nil {
+			for _, l := range v.Lines() {
+				fmt.Fprintf(&b, "  verified: %s\n", safe(l))
+			}
+		}
 	}
 	return b.String()
 }
@@ -207,6 +212,11 @@ func inspectionSection(ij InspectionJob, chartID string) (pageInspection, error)
 		if a := d.Advice; a != nil {
 			pd.Lines = append(pd.Lines, fmt.Sprintf("advice: %s, %s steady, %s at a reload's peak: %s", a.Layout, text.Bytes(a.SteadyBytes), text.Bytes(a.ReloadPeakBytes), a.Why))
 			pd.DDL = a.DDL
+		}
+		if v := d.Verification; v != nil {
+			for _, l := range v.Lines() {
+				pd.Lines = append(pd.Lines, "verified: "+l)
+			}
 		}
 		p.Dicts = append(p.Dicts, pd)
 	}

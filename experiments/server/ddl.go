@@ -114,21 +114,7 @@ func sqlWords(s string) []string {
 // reads the column list, the statement's first parentheses, definition by
 // definition (top-level commas), a quoted word text, not a keyword.
 func columnExpressions(ddl string) map[string]string {
-	open := -1
-	for i := 0; i < len(ddl) && open < 0; {
-		switch ddl[i] {
-		case '\'', '"', '`':
-			i = skipQuoted(ddl, i)
-		case '(':
-			open = i
-		default:
-			i++
-		}
-	}
-	if open < 0 {
-		return nil
-	}
-	end, ok := closing(ddl, open)
+	open, end, ok := columnList(ddl)
 	if !ok {
 		return nil
 	}
@@ -183,6 +169,24 @@ func columnExpressions(ddl string) map[string]string {
 	}
 	flush()
 	return out
+}
+
+// columnList is the place of the statement's column list: its first
+// parentheses outside quoted text (the dictionary's name may be quoted and
+// hold one), open and end the indexes of the two.
+func columnList(ddl string) (open, end int, ok bool) {
+	for i := 0; i < len(ddl); {
+		switch ddl[i] {
+		case '\'', '"', '`':
+			i = skipQuoted(ddl, i)
+		case '(':
+			end, ok := closing(ddl, i)
+			return i, end, ok
+		default:
+			i++
+		}
+	}
+	return 0, 0, false
 }
 
 // closing is the index of the parenthesis that closes the one at open,

@@ -279,18 +279,9 @@ type sourceRef struct{ db, table, where string }
 // when not known) in a CREATE DICTIONARY: a source with no HOST, or this
 // host's name or a loopback one, and no PORT or this server's.
 func sourceTable(ddl, defaultDB, node string) (src sourceRef, problem string) {
-	sp, ok := dictClause(ddl, "SOURCE")
-	var name string
-	var words []string
-	if ok {
-		name, words, ok = call(ddl[sp.innerStart:sp.innerEnd])
-	}
-	if !ok || name != "CLICKHOUSE" {
+	params, ok := clickHouseSource(ddl)
+	if !ok {
 		return sourceRef{}, "its source is not a ClickHouse table"
-	}
-	params := map[string]string{}
-	for i := 0; i+1 < len(words); i += 2 {
-		params[strings.ToUpper(words[i])] = words[i+1]
 	}
 	if nc := params["NAME"]; nc != "" {
 		// Its host and table are the collection's, which
@@ -314,6 +305,25 @@ func sourceTable(ddl, defaultDB, node string) (src sourceRef, problem string) {
 		return sourceRef{}, "its source is a query, not a table"
 	}
 	return sourceRef{db: cmp.Or(params["DB"], defaultDB), table: params["TABLE"], where: params["WHERE"]}, ""
+}
+
+// clickHouseSource is the parameters of SOURCE(CLICKHOUSE(...)) in a
+// CREATE DICTIONARY, by their upper-case names; false for another source.
+func clickHouseSource(ddl string) (map[string]string, bool) {
+	sp, ok := dictClause(ddl, "SOURCE")
+	var name string
+	var words []string
+	if ok {
+		name, words, ok = call(ddl[sp.innerStart:sp.innerEnd])
+	}
+	if !ok || name != "CLICKHOUSE" {
+		return nil, false
+	}
+	params := map[string]string{}
+	for i := 0; i+1 < len(words); i += 2 {
+		params[strings.ToUpper(words[i])] = words[i+1]
+	}
+	return params, true
 }
 
 // sample reads, in one aggregate over the whole source table, the mean

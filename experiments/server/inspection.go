@@ -7,7 +7,11 @@ package server
 // inspections too). Nothing here holds a password: Inspection.Server is the
 // URL's scheme and host:port only (Endpoint.String).
 
-import "github.com/packlab/packlab/experiments/text"
+import (
+	"fmt"
+
+	"github.com/packlab/packlab/experiments/text"
+)
 
 // Inspection is what Inspect found on a server or a cluster.
 type Inspection struct {
@@ -72,6 +76,9 @@ type Dictionary struct {
 	Notes                  []string `json:"notes,omitempty"`        // how the figures were made
 	Findings               []string `json:"findings"`
 	Advice                 *Advice  `json:"advice"`
+	// Verification is the advice built on the server and measured there
+	// (VerifyAdvice), nil unless asked for.
+	Verification *Verification `json:"verification,omitempty"`
 
 	DDL    string            `json:"-"` // CREATE DICTIONARY as the server holds it ("" for XML)
 	shards int               // SHARDS
@@ -87,6 +94,7 @@ type Dictionary struct {
 type Advice struct {
 	Layout          string `json:"layout"` // its LAYOUT clause
 	DDL             string `json:"ddl"`
+	ModelBytes      int64  `json:"model_bytes"` // what its bytes_allocated will say, by packlab's model
 	SteadyBytes     int64  `json:"steady_bytes"`
 	ReloadPeakBytes int64  `json:"reload_peak_bytes"`
 	Why             string `json:"why"`
@@ -115,4 +123,62 @@ func (ins *Inspection) JobName() string {
 		what = text.Count(len(ins.Nodes), "node", "nodes") + ", " + what
 	}
 	return name + " (" + what + ")"
+}
+
+// Verification is what the server built and measured, beside the model.
+type Verification struct {
+	Server                 string  `json:"server"`
+	Release                string  `json:"release"`
+	Node                   string  `json:"node"`
+	Database               string  `json:"database"` // made and dropped
+	Layout                 string  `json:"layout"`   // the LAYOUT clause
+	DDL                    string  `json:"ddl"`
+	Rows                   int64   `json:"rows"`
+	ElementCount           int64   `json:"element_count"`
+	BytesAllocated         int64   `json:"bytes_allocated"`
+	ModelBytes             int64   `json:"model_bytes"` // what bytes_allocated counts, by packlab's model
+	RealBytes              int64   `json:"real_bytes"`  // the model's real memory
+	TrackedGrowthBytes     int64   `json:"tracked_growth_bytes"`
+	LoadSeconds            float64 `json:"load_seconds"`              // loading_duration of the first load (no samplers beside it)
+	ReloadPeakBytes        int64   `json:"reload_peak_bytes"`         // MemoryTracking's peak during the reload, above the base before the first load
+	ModelReloadPeakBytes   int64   `json:"model_reload_peak_bytes"`   // the model's
+	ServerMemoryLimitBytes int64   `json:"server_memory_limit_bytes"` // the limit
+	ServerTrackedBytes     int64   `json:"server_tracked_bytes"`      // what the server held before
+	Dropped                bool    `json:"dropped"`                   // the database is gone
+	Samples                int     `json:"memory_samples"`            // MemoryTracking samples during the reload
+	// Of is the dictionary whose advice this builds (database.name; ""
+	// for a plan's), and the figures it serves with today.
+	Of               string   `json:"of,omitempty"`
+	OfLayout         string   `json:"of_layout,omitempty"`
+	OfElementCount   int64    `json:"of_element_count,omitempty"`
+	OfBytesAllocated int64    `json:"of_bytes_allocated,omitempty"`
+	OfLoadSeconds    float64  `json:"of_load_seconds,omitempty"`
+	Notes            []string `json:"notes,omitempty"` // how the copy differs from the dictionary
+}
+
+// Lines says what the verification measured beside the model: each
+// measured figure's difference from the model's, (measured - model) / model,
+// as the lab's difference_percent and its reload line give it.
+func (v *Verification) Lines() []string {
+	pct := func(a, b int64) float64 {
+		if b == 0 {
+			return 0
+		}
+		return 100 * float64(a-b) / float64(b)
+	}
+	n := float64(max(v.ElementCount, 1))
+	out := []string{
+		fmt.Sprintf("verified on ClickHouse %s at %s (%s): %s at %s rows, in %s, dropped afterwards: %v",
+			v.Release, v.Server, v.Node, v.Layout, text.Thousands(v.ElementCount), v.Database, v.Dropped),
+		fmt.Sprintf("memory: bytes_allocated %s (%.2f bytes a row), the model %s (bytes_allocated %+.2f %% from it); the server's memory grew %s over the load, the model's real bytes %s",
+			text.Thousands(v.BytesAllocated), float64(v.BytesAllocated)/n, text.Thousands(v.ModelBytes), pct(v.BytesAllocated, v.ModelBytes), text.Bytes(v.TrackedGrowthBytes), text.Bytes(v.RealBytes)),
+		fmt.Sprintf("reload: MemoryTracking peaked %s above the base (%d samples), the model %s (the peak %+.1f %% from it); the load took %.2f s; the server's limit %s",
+			text.Bytes(v.ReloadPeakBytes), v.Samples, text.Bytes(v.ModelReloadPeakBytes), pct(v.ReloadPeakBytes, v.ModelReloadPeakBytes), v.LoadSeconds, text.Bytes(v.ServerMemoryLimitBytes)),
+	}
+	if v.Of != "" {
+		out = append(out, fmt.Sprintf("beside %s as it serves (%s): bytes_allocated %s against its %s (%+.1f %%), %s rows against %s, loaded in %.2f s against %.2f s",
+			v.Of, v.OfLayout, text.Thousands(v.BytesAllocated), text.Thousands(v.OfBytesAllocated), pct(v.BytesAllocated, v.OfBytesAllocated),
+			text.Thousands(v.ElementCount), text.Thousands(v.OfElementCount), v.LoadSeconds, v.OfLoadSeconds))
+	}
+	return append(out, v.Notes...)
 }

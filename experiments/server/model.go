@@ -419,7 +419,7 @@ func (d *Dictionary) advise(v Version, cd dict.ClickHouseDictionary, attrs []dic
 	if d.ServerMemoryLimitBytes > 0 {
 		why += fmt.Sprintf(" against the server's limit of %s", text.Bytes(d.ServerMemoryLimitBytes))
 	}
-	d.Advice = &Advice{Layout: best.clause, DDL: d.adviceDDL(best.clause), SteadyBytes: best.real, ReloadPeakBytes: best.reloadPeak, Why: why}
+	d.Advice = &Advice{Layout: best.clause, DDL: d.adviceDDL(best.clause), ModelBytes: best.model, SteadyBytes: best.real, ReloadPeakBytes: best.reloadPeak, Why: why}
 }
 
 // builds: the LAYOUT clauses ClickHouse's releases accept (changelogs):

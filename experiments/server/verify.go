@@ -44,29 +44,6 @@ type VerifyRequest struct {
 	Rows          int64            // distinct random UInt64 keys
 }
 
-// Verification is what the server built and measured, beside the model.
-type Verification struct {
-	Server                 string  `json:"server"`
-	Release                string  `json:"release"`
-	Node                   string  `json:"node"`
-	Database               string  `json:"database"` // made and dropped
-	Layout                 string  `json:"layout"`   // the LAYOUT clause
-	DDL                    string  `json:"ddl"`
-	Rows                   int64   `json:"rows"`
-	ElementCount           int64   `json:"element_count"`
-	BytesAllocated         int64   `json:"bytes_allocated"`
-	ModelBytes             int64   `json:"model_bytes"` // what bytes_allocated counts, by packlab's model
-	RealBytes              int64   `json:"real_bytes"`  // the model's real memory
-	TrackedGrowthBytes     int64   `json:"tracked_growth_bytes"`
-	LoadSeconds            float64 `json:"load_seconds"`              // loading_duration of the first load
-	ReloadPeakBytes        int64   `json:"reload_peak_bytes"`         // MemoryTracking's peak during the reload, above the base before the first load
-	ModelReloadPeakBytes   int64   `json:"model_reload_peak_bytes"`   // the model's
-	ServerMemoryLimitBytes int64   `json:"server_memory_limit_bytes"` // the limit
-	ServerTrackedBytes     int64   `json:"server_tracked_bytes"`      // what the server held before
-	Dropped                bool    `json:"dropped"`                   // the database is gone
-	Samples                int     `json:"memory_samples"`            // MemoryTracking samples during the reload
-}
-
 // connect checks req, then connects to the server of s.
 func (req VerifyRequest) connect(ctx context.Context, s Settings) (dict.ClickHouseDictionary, *Conn, error) {
 	cd, err := req.check()
@@ -165,26 +142,24 @@ func (req VerifyRequest) check() (dict.ClickHouseDictionary, error) {
 }
 
 // prepared is a verification modelled and checked against one server's
-// free memory, nothing made yet.
+// free memory, nothing made yet: objects are, for the database named
+// name, the statements that build its source (if any) and, last, the
+// dictionary name.dict; warm is a query that reads the dictionary's rows of
+// its source once.
 type prepared struct {
-	c    *Conn
-	v    *Verification
-	f    figures
-	cols []string
-	req  VerifyRequest
+	c       *Conn
+	v       *Verification
+	objects func(name string) []string
+	warm    func(name string) string
 }
 
 // prepare models req as inspect would model it and refuses when the
 // server's free memory under its limit cannot hold the reload's peak with
 // a margin.
 func prepare(ctx context.Context, c *Conn, cd dict.ClickHouseDictionary, req VerifyRequest) (*prepared, error) {
-	nodes, err := c.nodes(ctx, "")
+	v, err := c.newVerification(ctx, req.Rows)
 	if err != nil {
 		return nil, err
-	}
-	v := &Verification{Server: c.Endpoint.String(), Release: c.Release, Rows: req.Rows}
-	if len(nodes) > 0 {
-		v.Node, v.ServerMemoryLimitBytes, v.ServerTrackedBytes = nodes[0].Name, nodes[0].MemoryLimitBytes, nodes[0].TrackedBytes
 	}
 	d := &Dictionary{ElementCount: req.Rows, sample: &sample{MeanLen: map[string]float64{}, Nulls: map[string]float64{}}}
 	cols := []string{"key UInt64"}
@@ -205,14 +180,57 @@ func prepare(ctx context.Context, c *Conn, cd dict.ClickHouseDictionary, req Ver
 		return nil, fmt.Errorf("the model: %s", problem)
 	}
 	v.ModelBytes, v.RealBytes, v.ModelReloadPeakBytes, v.Layout = f.model, f.real, f.reloadPeak, f.clause
-	if lim := v.ServerMemoryLimitBytes; lim > 0 {
-		free := lim - v.ServerTrackedBytes
-		if need := int64(float64(f.reloadPeak) * verifyMargin); need > free {
-			return nil, &fault.InputError{Err: fmt.Errorf("ClickHouse at %s: the verification's reload peaks at about %s (%s with a quarter to spare), and the server has %s free under its limit of %s (it holds %s): nothing was made",
-				c.Endpoint.Host, text.Bytes(f.reloadPeak), text.Bytes(need), text.Bytes(max(free, 0)), text.Bytes(lim), text.Bytes(v.ServerTrackedBytes))}
+	if err := v.checkFree(c.Endpoint.Host); err != nil {
+		return nil, err
+	}
+	objects := func(name string) []string {
+		db := quoteIdent(name)
+		var exprs []string
+		for i, a := range req.Attributes {
+			exprs = append(exprs, generated(a, i))
+		}
+		return []string{
+			"CREATE TABLE " + db + ".src (" + strings.Join(cols, ", ") + ") ENGINE = MergeTree ORDER BY tuple()",
+			"INSERT INTO " + db + ".src SELECT sipHash64(number), " + strings.Join(exprs, ", ") + " FROM numbers(" + strconv.FormatInt(req.Rows, 10) + ")",
+			"CREATE DICTIONARY " + db + ".dict (" + strings.Join(cols, ", ") + ") PRIMARY KEY key SOURCE(CLICKHOUSE(DB " + quoteString(name) +
+				" TABLE 'src')) LIFETIME(0) " + f.clause,
 		}
 	}
-	return &prepared{c: c, v: v, f: f, cols: cols, req: req}, nil
+	warm := func(name string) string {
+		return "SELECT count() FROM " + quoteIdent(name) + ".src WHERE NOT ignore(*)"
+	}
+	return &prepared{c: c, v: v, objects: objects, warm: warm}, nil
+}
+
+// newVerification is a verification on the server c is connected to, of
+// rows rows: the server, its release, and the node's memory limit and what
+// it holds now.
+func (c *Conn) newVerification(ctx context.Context, rows int64) (*Verification, error) {
+	nodes, err := c.nodes(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	v := &Verification{Server: c.Endpoint.String(), Release: c.Release, Rows: rows}
+	if len(nodes) > 0 {
+		v.Node, v.ServerMemoryLimitBytes, v.ServerTrackedBytes = nodes[0].Name, nodes[0].MemoryLimitBytes, nodes[0].TrackedBytes
+	}
+	return v, nil
+}
+
+// checkFree refuses a verification whose modelled reload peak, with
+// verifyMargin to spare, is more than the server's free memory under its
+// limit (nothing is checked where the limit is unknown).
+func (v *Verification) checkFree(host string) error {
+	lim := v.ServerMemoryLimitBytes
+	if lim <= 0 {
+		return nil
+	}
+	free := lim - v.ServerTrackedBytes
+	if need := int64(float64(v.ModelReloadPeakBytes) * verifyMargin); need > free {
+		return &fault.InputError{Err: fmt.Errorf("ClickHouse at %s: the verification's reload peaks at about %s (%s with a quarter to spare), and the server has %s free under its limit of %s (it holds %s): nothing was made",
+			host, text.Bytes(v.ModelReloadPeakBytes), text.Bytes(need), text.Bytes(max(free, 0)), text.Bytes(lim), text.Bytes(v.ServerTrackedBytes))}
+	}
+	return nil
 }
 
 // verifySamplers is how many queries sample MemoryTracking at once during
@@ -223,7 +241,7 @@ const verifySamplers = 3
 // build makes the database, the table and the dictionary, measures, and
 // drops the database, also on an error or a cancel.
 func (p *prepared) build(ctx context.Context) (v *Verification, err error) {
-	c, v, f, cols, req := p.c, p.v, p.f, p.cols, p.req
+	c, v := p.c, p.v
 	var rnd [6]byte
 	rand.Read(rnd[:])
 	v.Database = VerifyDatabasePrefix + hex.EncodeToString(rnd[:])
@@ -253,17 +271,9 @@ func (p *prepared) build(ctx context.Context) (v *Verification, err error) {
 	if err := c.Exec(ctx, "CREATE DATABASE "+db); err != nil {
 		return v, err
 	}
-	var exprs []string
-	for i, a := range req.Attributes {
-		exprs = append(exprs, generated(a, i))
-	}
-	steps := []string{
-		"CREATE TABLE " + db + ".src (" + strings.Join(cols, ", ") + ") ENGINE = MergeTree ORDER BY tuple()",
-		"INSERT INTO " + db + ".src SELECT sipHash64(number), " + strings.Join(exprs, ", ") + " FROM numbers(" + strconv.FormatInt(req.Rows, 10) + ")",
-	}
-	v.DDL = "CREATE DICTIONARY " + db + ".dict (" + strings.Join(cols, ", ") + ") PRIMARY KEY key SOURCE(CLICKHOUSE(DB " + quoteString(v.Database) +
-		" TABLE 'src')) LIFETIME(0) " + f.clause
-	steps = append(steps, v.DDL, "SYSTEM JEMALLOC PURGE")
+	steps := p.objects(v.Database)
+	v.DDL = steps[len(steps)-1]
+	steps = append(steps, "SYSTEM JEMALLOC PURGE")
 	for _, q := range steps {
 		if err := c.Exec(ctx, q); err != nil && !strings.Contains(q, "JEMALLOC") {
 			return v, err
@@ -274,7 +284,7 @@ func (p *prepared) build(ctx context.Context) (v *Verification, err error) {
 	// serving server already holds and no reload adds; in the base they
 	// would be 12 % of a reload's peak at 1e6 rows (CI saw 0.88x).
 	var n uint64
-	if err := c.Query(ctx, "SELECT count() FROM "+db+".src WHERE NOT ignore(*)", func(r clickhouseRows) error { return r.Scan(&n) }); err != nil {
+	if err := c.Query(ctx, p.warm(v.Database), func(r clickhouseRows) error { return r.Scan(&n) }); err != nil {
 		return v, err
 	}
 	tracked := func(ctx context.Context) (int64, error) {
@@ -295,6 +305,17 @@ func (p *prepared) build(ctx context.Context) (v *Verification, err error) {
 		return v, err
 	}
 	v.TrackedGrowthBytes = after - before
+	// The first load's time, before the samplers below share the server's
+	// cores with the reload (on 2 cores they made a reload of 2e6 rows
+	// take 5.35 s where the first load took 1.64).
+	if err := c.Query(ctx, "SELECT loading_duration FROM system.dictionaries WHERE database = "+quoteString(v.Database)+" AND name = 'dict'", func(r clickhouseRows) error {
+		var dur float32
+		err := r.Scan(&dur)
+		v.LoadSeconds = float64(dur)
+		return err
+	}); err != nil {
+		return v, err
+	}
 	// The reload, MemoryTracking sampled beside it by verifySamplers
 	// queries at once (the connection's pool holds them and the reload):
 	// a growth's old buffer is in the tracker only for the moment of a
@@ -327,13 +348,12 @@ func (p *prepared) build(ctx context.Context) (v *Verification, err error) {
 		return v, rerr
 	}
 	v.ReloadPeakBytes, v.Samples = peak-before, samples
-	err = c.Query(ctx, "SELECT bytes_allocated, element_count, loading_duration FROM system.dictionaries WHERE database = "+quoteString(v.Database)+" AND name = 'dict'", func(r clickhouseRows) error {
+	err = c.Query(ctx, "SELECT bytes_allocated, element_count FROM system.dictionaries WHERE database = "+quoteString(v.Database)+" AND name = 'dict'", func(r clickhouseRows) error {
 		var ba, ec uint64
-		var dur float32
-		if err := r.Scan(&ba, &ec, &dur); err != nil {
+		if err := r.Scan(&ba, &ec); err != nil {
 			return err
 		}
-		v.BytesAllocated, v.ElementCount, v.LoadSeconds = int64(ba), int64(ec), float64(dur)
+		v.BytesAllocated, v.ElementCount = int64(ba), int64(ec)
 		return nil
 	})
 	return v, err
@@ -361,25 +381,4 @@ func generated(a dict.Attribute, i int) string {
 		e = fmt.Sprintf("if(sipHash64(number, %d) %% %d = 0, NULL, %s)", 2000+i, dict.NullEvery, e)
 	}
 	return e
-}
-
-// Lines says what the verification measured beside the model: each
-// measured figure's difference from the model's, (measured - model) / model,
-// as the lab's difference_percent and its reload line give it.
-func (v *Verification) Lines() []string {
-	pct := func(a, b int64) float64 {
-		if b == 0 {
-			return 0
-		}
-		return 100 * float64(a-b) / float64(b)
-	}
-	n := float64(max(v.ElementCount, 1))
-	return []string{
-		fmt.Sprintf("verified on ClickHouse %s at %s (%s): %s at %s rows, in %s, dropped afterwards: %v",
-			v.Release, v.Server, v.Node, v.Layout, text.Thousands(v.ElementCount), v.Database, v.Dropped),
-		fmt.Sprintf("memory: bytes_allocated %s (%.2f bytes a row), the model %s (bytes_allocated %+.2f %% from it); the server's memory grew %s over the load, the model's real bytes %s",
-			text.Thousands(v.BytesAllocated), float64(v.BytesAllocated)/n, text.Thousands(v.ModelBytes), pct(v.BytesAllocated, v.ModelBytes), text.Bytes(v.TrackedGrowthBytes), text.Bytes(v.RealBytes)),
-		fmt.Sprintf("reload: MemoryTracking peaked %s above the base (%d samples), the model %s (the peak %+.1f %% from it); the load took %.2f s; the server's limit %s",
-			text.Bytes(v.ReloadPeakBytes), v.Samples, text.Bytes(v.ModelReloadPeakBytes), pct(v.ReloadPeakBytes, v.ModelReloadPeakBytes), v.LoadSeconds, text.Bytes(v.ServerMemoryLimitBytes)),
-	}
 }

@@ -3,10 +3,13 @@
 package usecase
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/server"
 	"github.com/packlab/packlab/experiments/store"
@@ -21,6 +24,9 @@ type InspectAsk struct {
 	Store  *store.Store
 	NoSave bool
 	Face   string // result.FaceCLI, result.FaceDesktop
+	// Verify names a dictionary (database.name) whose advice is then built
+	// on the server and measured there (server.VerifyAdvice), "" for none.
+	Verify string
 }
 
 // Inspected is an inspection and the job it is kept as.
@@ -28,12 +34,21 @@ type Inspected struct {
 	Inspection *server.Inspection
 	Job        result.Job // named after what was found (Inspection.JobName), started when the inspection did
 	Saved      bool       // kept in the store
+	// Verification is the advice built on the server (InspectAsk.Verify),
+	// as far as it went (nil when not asked for or refused), and VerifyErr
+	// why it was refused or failed.
+	Verification *server.Verification
+	VerifyErr    error
 }
 
 // Inspect inspects the server (server.Inspect: every dictionary beside
-// packlab's model, the findings, the advice) and keeps the inspection in
-// the history as a job of its own. A failed inspection keeps nothing; an
-// inspection that cannot be kept is returned with the save's error.
+// packlab's model, the findings, the advice), with ask.Verify builds that
+// dictionary's advice there (server.VerifyAdvice), and keeps the
+// inspection, its verification in it, in the history as a job of its own.
+// A failed or cancelled inspection or verification keeps nothing; a
+// verification refused or failed is Inspected.VerifyErr, the inspection
+// kept without it; an inspection that cannot be kept is returned with the
+// save's error.
 func Inspect(ctx context.Context, ask InspectAsk) (Inspected, error) {
 	start := time.Now()
 	ins, err := server.Inspect(ctx, ask.Settings, ask.Options)
@@ -41,6 +56,16 @@ func Inspect(ctx context.Context, ask InspectAsk) (Inspected, error) {
 		return Inspected{}, err
 	}
 	out := Inspected{Inspection: ins, Job: result.NewJob(ins.JobName(), ask.Face, start)}
+	if ask.Verify != "" {
+		v, err := server.VerifyAdvice(ctx, ask.Settings, ins, ask.Verify)
+		if errors.Is(err, fault.ErrCancelled) || ctx.Err() != nil {
+			return out, cmp.Or(err, ctx.Err())
+		}
+		out.Verification = v
+		if err != nil {
+			out.VerifyErr = fmt.Errorf("verifying the advice for %s: %w", ask.Verify, err)
+		}
+	}
 	if ask.Store == nil || ask.NoSave {
 		return out, nil
 	}
