@@ -27,6 +27,9 @@ type ClickHouseForm struct {
 	CAFile   string `json:"ca_file"`
 	Cluster  string `json:"cluster"`   // every replica of this cluster
 	NoSample bool   `json:"no_sample"` // no query of a source's String lengths
+	// Verify names a dictionary (database.name) whose advice is then built
+	// on the server and measured there; "" for none.
+	Verify string `json:"verify"`
 	// Seconds as typed; "" is the default (server.DefaultConnectTimeout,
 	// server.DefaultQueryTimeout).
 	ConnectTimeout string `json:"connect_timeout"`
@@ -89,7 +92,7 @@ func (l *Lab) InspectClickHouse(f ClickHouseForm) (ClickHouseView, error) {
 	done := make(chan answer, 1)
 	go func() {
 		got, err := usecase.Inspect(ctx, usecase.InspectAsk{Settings: s, Options: server.Options{Cluster: strings.TrimSpace(f.Cluster), NoSample: f.NoSample},
-			Store: l.store, Face: result.FaceDesktop})
+			Store: l.store, Face: result.FaceDesktop, Verify: strings.TrimSpace(f.Verify)})
 		done <- answer{got, err}
 	}()
 	var got usecase.Inspected
@@ -109,6 +112,9 @@ func (l *Lab) InspectClickHouse(f ClickHouseForm) (ClickHouseView, error) {
 		v.JobID, v.JobName = got.Job.ID, got.Job.Name
 	} else if err != nil {
 		v.SaveProblem = err.Error() // inspected, not kept: shown, not lost
+	}
+	if got.VerifyErr != nil {
+		v.VerifyProblem = clickHouseError(got.VerifyErr).Message
 	}
 	return v, nil
 }

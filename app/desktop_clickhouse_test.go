@@ -48,6 +48,18 @@ func checkClickHouseTab(t *testing.T, bin, display, tmp string, script []byte, r
 	if len(c.Nodes) != 1 || !strings.Contains(c.Nodes[0], "26.7") || c.ChartInk < 1000 || len(c.Wide) > 0 {
 		t.Errorf("the tab: nodes %q, a chart of %d inked pixels, wider than the window: %q", c.Nodes, c.ChartInk, c.Wide)
 	}
+	// The advice built on the server from the tab: its verification's
+	// lines under it; the saved inspection has them, and no button.
+	if !slices.Equal(c.VerifyButtons, []string{"Build it on the server and measure"}) || len(c.Verified) < 4 ||
+		!strings.HasPrefix(c.Verified[0], "verified on ClickHouse 26.7") || !strings.Contains(c.Verified[3], "beside default.shop_names as it serves") || len(c.VerifiedWide) > 0 {
+		t.Errorf("the advice built on the server: buttons %q, lines %q, wider than the window: %q", c.VerifyButtons, c.Verified, c.VerifiedWide)
+	}
+	if c.OpenedVerified != len(c.Verified) || c.OpenedVerifyButtons != 0 {
+		t.Errorf("the saved inspection opened: %d verified lines (want %d), %d buttons to build (want 0)", c.OpenedVerified, len(c.Verified), c.OpenedVerifyButtons)
+	}
+	if left, _ := node.Query("SELECT count() FROM system.databases WHERE name LIKE 'packlab_verify_%'"); strings.TrimSpace(left) != "0" {
+		t.Errorf("%s databases of packlab's left behind", left)
+	}
 	// The inspection is kept as a job: History lists it, and opening it
 	// shows the same table from the saved file.
 	if !strings.HasPrefix(c.Kept, "Kept in the history as job ") {

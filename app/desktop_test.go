@@ -106,20 +106,25 @@ type smokeReport struct {
 		Error string `json:"error"`
 	} `json:"exports"`
 	CH struct {
-		URLError      string     `json:"url_error"`
-		URLErrorAfter string     `json:"url_error_after"`
-		Header        []string   `json:"header"`
-		Rows          [][]string `json:"rows"`
-		Nodes         []string   `json:"nodes"`
-		Advice        []string   `json:"advice"`
-		Copy          []string   `json:"copy"`
-		ChartInk      int        `json:"chart_ink"`
-		Wide          []string   `json:"wide"`
-		Kept          string     `json:"kept"`
-		HistoryRow    []string   `json:"history_row"`
-		HistoryWide   []string   `json:"history_wide"`
-		OpenedKept    string     `json:"opened_kept"`
-		OpenedRows    [][]string `json:"opened_rows"`
+		URLError            string     `json:"url_error"`
+		URLErrorAfter       string     `json:"url_error_after"`
+		Header              []string   `json:"header"`
+		Rows                [][]string `json:"rows"`
+		Nodes               []string   `json:"nodes"`
+		Advice              []string   `json:"advice"`
+		Copy                []string   `json:"copy"`
+		ChartInk            int        `json:"chart_ink"`
+		Wide                []string   `json:"wide"`
+		Kept                string     `json:"kept"`
+		HistoryRow          []string   `json:"history_row"`
+		HistoryWide         []string   `json:"history_wide"`
+		OpenedKept          string     `json:"opened_kept"`
+		OpenedRows          [][]string `json:"opened_rows"`
+		VerifyButtons       []string   `json:"verify_buttons"`
+		Verified            []string   `json:"verified"`
+		VerifiedWide        []string   `json:"verified_wide"`
+		OpenedVerified      int        `json:"opened_verified"`
+		OpenedVerifyButtons int        `json:"opened_verify_buttons"`
 	} `json:"ch"`
 	FinalChart chartBox `json:"final_chart"`
 	Window     struct {

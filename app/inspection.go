@@ -31,6 +31,9 @@ type ClickHouseView struct {
 	JobName     string `json:"job_name"`
 	Started     string `json:"started"` // a saved inspection's time, in this machine's zone (History)
 	SaveProblem string `json:"save_problem,omitempty"`
+	// Why the verification asked for (ClickHouseForm.Verify) was refused
+	// or failed.
+	VerifyProblem string `json:"verify_problem,omitempty"`
 	// The tab's words, made here: a line per node, the dictionaries'
 	// table as text cells, every finding on one line, and the advice.
 	Headline  string           `json:"headline"`
@@ -49,11 +52,15 @@ type ClickHouseTable struct {
 }
 
 // ClickHouseHint is one dictionary's advice: its CREATE DICTIONARY to
-// copy (none for one not modelled) and why.
+// copy (none for one not modelled) and why; the dictionary's name when
+// its advice can be built on the server (ClickHouseForm.Verify: one
+// node's inspection), and what its verification measured.
 type ClickHouseHint struct {
-	Title string `json:"title"`
-	DDL   string `json:"ddl"`
-	Note  string `json:"note"`
+	Title    string   `json:"title"`
+	DDL      string   `json:"ddl"`
+	Note     string   `json:"note"`
+	Name     string   `json:"name,omitempty"`
+	Verified []string `json:"verified,omitempty"`
 }
 
 // words fills the view's text from its inspection.
@@ -126,8 +133,15 @@ func (v *ClickHouseView) words() {
 		}
 		switch {
 		case d.Advice != nil:
-			v.Advice = append(v.Advice, ClickHouseHint{Title: who + ": " + d.Advice.Layout, DDL: d.Advice.DDL,
-				Note: fmt.Sprintf("steady %s, reload peak %s. %s", text.Bytes(d.Advice.SteadyBytes), text.Bytes(d.Advice.ReloadPeakBytes), d.Advice.Why)})
+			h := ClickHouseHint{Title: who + ": " + d.Advice.Layout, DDL: d.Advice.DDL,
+				Note: fmt.Sprintf("steady %s, reload peak %s. %s", text.Bytes(d.Advice.SteadyBytes), text.Bytes(d.Advice.ReloadPeakBytes), d.Advice.Why)}
+			if !several {
+				h.Name = name
+			}
+			if d.Verification != nil {
+				h.Verified = d.Verification.Lines()
+			}
+			v.Advice = append(v.Advice, h)
 		case !d.Modelled:
 			v.Advice = append(v.Advice, ClickHouseHint{Title: who + ": not modelled", Note: d.NotModelled})
 		}

@@ -70,7 +70,7 @@
         rows: $$("#ch-grid tbody tr").map((tr) => Array.from(tr.cells).map((td) => td.textContent)),
         nodes: $$("#ch-nodes li").map((li) => li.textContent),
         advice: $$("#ch-advice pre").map((p) => p.textContent),
-        copy: $$("#ch-advice .snippet button").map((b) => b.textContent),
+        copy: $$("#ch-advice .snippet button:not(.verify)").map((b) => b.textContent),
         chart_ink: canvasInk("#ch-chart").ink,
         // Whatever is wider than its box: the page, or a card of the tab
         // (a table scrolls inside its own box, which is not a card).
@@ -78,6 +78,15 @@
           .filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.id || e.tagName),
       });
       report.ch.kept = $("#ch-kept").textContent;
+      // The advice built on the server: its verification's lines under it,
+      // and the tab inspected again around it.
+      report.ch.verify_buttons = $$("#ch-advice button.verify").map((b) => b.textContent);
+      $("#ch-advice button.verify").click();
+      await until("the verification", () => document.body.dataset.clickhouse === "done" && $$("#ch-advice ul.verified li").length > 0, 60000);
+      report.ch.verified = $$("#ch-advice ul.verified li").map((li) => li.textContent);
+      report.ch.verified_wide = [document.documentElement, ...$$("#view-clickhouse .card")]
+        .filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.id || e.tagName);
+      step("verified");
       // The inspection is a job of History: its row opens it again in the
       // tab, from the saved file.
       $('#viewtabs button[data-view="history"]').click();
@@ -91,6 +100,8 @@
       await until("the saved inspection opened", () => !$("#view-clickhouse").hidden && $("#ch-kept").textContent.startsWith("Saved inspection"), 20000);
       report.ch.opened_kept = $("#ch-kept").textContent;
       report.ch.opened_rows = $$("#ch-grid tbody tr").map((tr) => Array.from(tr.cells).map((td) => td.textContent));
+      report.ch.opened_verified = $$("#ch-advice ul.verified li").length;
+      report.ch.opened_verify_buttons = $$("#ch-advice button.verify").length;
       step("reopened");
       $("#ch-chart").scrollIntoView({ block: "end" });
       await sleep(600);

@@ -152,6 +152,7 @@ type Verification struct {
 	OfLayout         string   `json:"of_layout,omitempty"`
 	OfElementCount   int64    `json:"of_element_count,omitempty"`
 	OfBytesAllocated int64    `json:"of_bytes_allocated,omitempty"`
+	OfRealBytes      int64    `json:"of_real_bytes,omitempty"` // its real memory, by the model (bytes_allocated under-reports some layouts)
 	OfLoadSeconds    float64  `json:"of_load_seconds,omitempty"`
 	Notes            []string `json:"notes,omitempty"` // how the copy differs from the dictionary
 }
@@ -176,8 +177,9 @@ func (v *Verification) Lines() []string {
 			text.Bytes(v.ReloadPeakBytes), v.Samples, text.Bytes(v.ModelReloadPeakBytes), pct(v.ReloadPeakBytes, v.ModelReloadPeakBytes), v.LoadSeconds, text.Bytes(v.ServerMemoryLimitBytes)),
 	}
 	if v.Of != "" {
-		out = append(out, fmt.Sprintf("beside %s as it serves (%s): bytes_allocated %s against its %s (%+.1f %%), %s rows against %s, loaded in %.2f s against %.2f s",
+		out = append(out, fmt.Sprintf("beside %s as it serves (%s): bytes_allocated %s against its %s (%+.1f %%); memory %s (the copy's load, measured) against %s (its real bytes, modelled; %+.1f %%); %s rows against %s, loaded in %.2f s against %.2f s",
 			v.Of, v.OfLayout, text.Thousands(v.BytesAllocated), text.Thousands(v.OfBytesAllocated), pct(v.BytesAllocated, v.OfBytesAllocated),
+			text.Bytes(v.TrackedGrowthBytes), text.Bytes(v.OfRealBytes), pct(v.TrackedGrowthBytes, v.OfRealBytes),
 			text.Thousands(v.ElementCount), text.Thousands(v.OfElementCount), v.LoadSeconds, v.OfLoadSeconds))
 	}
 	return append(out, v.Notes...)

@@ -73,7 +73,7 @@ func VerifyAdvice(ctx context.Context, s Settings, ins *Inspection, name string)
 	}
 	v.Rows, v.Layout = d.ElementCount, d.Advice.Layout
 	v.ModelBytes, v.RealBytes, v.ModelReloadPeakBytes = d.Advice.ModelBytes, d.Advice.SteadyBytes, d.Advice.ReloadPeakBytes
-	v.Of, v.OfLayout, v.OfElementCount, v.OfBytesAllocated, v.OfLoadSeconds = full, d.Layout, d.ElementCount, d.BytesAllocated, d.LoadingSeconds
+	v.Of, v.OfLayout, v.OfElementCount, v.OfBytesAllocated, v.OfRealBytes, v.OfLoadSeconds = full, d.Layout, d.ElementCount, d.BytesAllocated, d.RealBytes, d.LoadingSeconds
 	if err := v.checkFree(c.Endpoint.Host); err != nil {
 		return nil, err
 	}

@@ -976,8 +976,24 @@
     $("#ch-findings").replaceChildren(...(lines.length ? lines.map((l) => el("li", { text: l }))
       : [el("li", { class: "muted", text: "Nothing to report." })]));
     const advice = v.advice_boxes || [];
+    // Each advice can be built on the server and measured there (a live
+    // inspection of one node, not one opened from History): Go words the
+    // verification's lines.
+    const adviceBox = (a) => {
+      const box = snippetBox({ title: a.title, text: a.ddl, lang: "sql", note: a.note });
+      if (a.verified && a.verified.length) {
+        box.append(el("ul", { class: "verified" }, ...a.verified.map((l) => el("li", { text: l }))));
+      }
+      if (a.name && !v.started) {
+        box.append(el("button", { type: "button", class: "small verify", text: "Build it on the server and measure",
+          title: "Makes a copy of " + a.name + " with this layout over its own source table, in a database of its own, measures it and drops it",
+          onclick: () => runInspect(a.name) }));
+      }
+      return box;
+    };
     $("#ch-advice").replaceChildren(el("h2", { text: "Advice" }),
-      ...(advice.length ? advice.map((a) => snippetBox({ title: a.title, text: a.ddl, lang: "sql", note: a.note }))
+      ...(v.verify_problem ? [el("p", { class: "error", id: "ch-verify-problem", text: "Not verified: " + v.verify_problem })] : []),
+      ...(advice.length ? advice.map(adviceBox)
         : [el("p", { class: "muted", text: "No dictionary to advise." })]));
     const box = $("#ch-chart");
     const empty = $("#ch-chart-empty");
@@ -995,17 +1011,24 @@
     box.dataset.kind = v.chart.kind;
   }
 
-  async function inspectClickHouse(ev) {
+  function inspectClickHouse(ev) {
     ev.preventDefault();
+    return runInspect("");
+  }
+
+  // runInspect inspects the form's server, and with verify (a
+  // dictionary's database.name) builds that dictionary's advice there.
+  async function runInspect(verify) {
     clearErrors("ch-form");
     const go = $("#ch-go");
     const cancel = $("#ch-cancel");
     go.disabled = true;
-    go.textContent = "Inspecting…";
+    go.textContent = verify ? "Building " + verify + "…" : "Inspecting…";
+    for (const b of $$("#ch-advice button.verify")) b.disabled = true;
     cancel.disabled = false;
     document.body.dataset.clickhouse = "busy";
     try {
-      renderClickHouse(await state.backend.call("InspectClickHouse", readClickHouseForm()));
+      renderClickHouse(await state.backend.call("InspectClickHouse", { ...readClickHouseForm(), verify }));
       document.body.dataset.clickhouse = "done";
     } catch (err) {
       const e = Backend.normalizeError(err);
