@@ -37,7 +37,13 @@ func TestVerifyAdvice(t *testing.T) {
 		"CREATE DICTIONARY shop.twice (id UInt64, v UInt16) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(HASHED())",
 		"CREATE DICTIONARY other.twice (id UInt64, v UInt16) PRIMARY KEY id SOURCE(CLICKHOUSE(DB 'shop' TABLE 'src')) LIFETIME(0) LAYOUT(HASHED())",
 		"CREATE DICTIONARY shop.cached (id UInt64, v UInt16) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(CACHE(SIZE_IN_CELLS 1000))",
-		"SYSTEM RELOAD DICTIONARY shop.prices", "SYSTEM RELOAD DICTIONARY other.names", "SYSTEM RELOAD DICTIONARY shop.query")
+		"SYSTEM RELOAD DICTIONARY shop.prices", "SYSTEM RELOAD DICTIONARY other.names", "SYSTEM RELOAD DICTIONARY shop.query",
+		// Names with quotes, a backquote and spaces, in the dictionary's
+		// database, its source table and its WHERE.
+		"CREATE DATABASE `we'ird db`",
+		"CREATE TABLE `we'ird db`.`t \"x` ENGINE = MergeTree ORDER BY tuple() AS SELECT id, v, s FROM shop.src WHERE seq < 50000",
+		"CREATE DICTIONARY `we'ird db`.`d``1` (id UInt64, v UInt16) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 't \"x' WHERE 's != \\'x\\'')) LIFETIME(0) LAYOUT(HASHED())",
+		"SYSTEM RELOAD DICTIONARY `we'ird db`.`d``1`")
 	ctx := context.Background()
 	s := Settings{URL: node.NativeURL()}
 	ins, err := Inspect(ctx, s, Options{})
@@ -50,7 +56,7 @@ func TestVerifyAdvice(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		tol  float64
-	}{{"shop.prices", 0.001}, {"names", 0.02}} {
+	}{{"shop.prices", 0.001}, {"names", 0.02}, {"we'ird db.d`1", 0.001}} {
 		v, err := VerifyAdvice(ctx, s, ins, c.name)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
