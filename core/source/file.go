@@ -438,6 +438,9 @@ func (s *fileSource[K, V]) readLine() (line []byte, ok bool, err error) {
 		s.long = append(s.long[:0], b...)
 		for err == bufio.ErrBufferFull {
 			if len(s.long) > maxLineBytes {
+				if s.line == 0 && crOnly(s.long) {
+					return nil, false, errCROnly(s.path)
+				}
 				return nil, false, fileErr(s.path, s.line+1, "line is longer than %d MiB", maxLineBytes>>20)
 			}
 			b, err = s.r.ReadSlice('\n')
@@ -470,6 +473,11 @@ func (s *fileSource[K, V]) readLine() (line []byte, ok bool, err error) {
 		}
 	} else if n := len(b); n > 0 && b[n-1] == '\r' {
 		b = b[:n-1]
+	}
+	if s.line == 1 && err == io.EOF && crOnly(b) {
+		// The whole input one line, cut by CRs alone: read as a header
+		// of fields like "v\r1", then "no data rows".
+		return nil, false, errCROnly(s.path)
 	}
 	if s.line == 1 {
 		b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
@@ -848,6 +856,19 @@ func (e *FileError) Error() string {
 func (e *FileError) Unwrap() error { return e.Err }
 
 // fileErr is a FileError of path at line (0: the whole file).
+// crOnly reports whether a line holds a CR that does not end a CR LF:
+// in a first line with no LF after it, lines ended by CR alone (as classic
+// Mac OS wrote them, and some exports still do).
+func crOnly(b []byte) bool {
+	i := bytes.IndexByte(b, '\r')
+	// Not one inside a quoted CSV field (an odd count of quotes before it).
+	return i >= 0 && i+1 < len(b) && b[i+1] != '\n' && bytes.Count(b[:i], []byte{'"'})%2 == 0
+}
+
+func errCROnly(path string) error {
+	return fileErr(path, 0, "its lines end in CR alone, which is not read as a line end (allowed: LF or CR LF line ends; tr '\\r' '\\n' converts it)")
+}
+
 func fileErr(path string, line int64, format string, args ...any) error {
 	return &FileError{Path: path, Line: line, Err: fmt.Errorf(format, args...)}
 }

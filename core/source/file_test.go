@@ -323,6 +323,10 @@ func TestFileErrors(t *testing.T) {
 		{"bzip2 in gzip", "b.tsv.gz", "BZh91AY&SY", true, nil, `source file "PATH": is bzip2, which packlab does not read (allowed: TSV or CSV, plain or in one gzip: decompress it first)`},
 		// Text that merely starts with such letters is text.
 		{"text starting BZh", "bz.tsv", "BZh9\tvalue\n", false, nil, `source file "PATH": has a header row (line 1: "BZh9", "value") but no data rows`},
+		// Lines ended by CR alone: read as one header line of fields like
+		// "v\r1", then "no data rows"; or a bad value "2\r3".
+		{"CR line ends, a header", "cr.csv", "id,v\r1,2\r3,4\r", false, nil, `source file "PATH": its lines end in CR alone, which is not read as a line end (allowed: LF or CR LF line ends; tr '\r' '\n' converts it)`},
+		{"CR line ends", "cr2.csv", "1,2\r3,4", false, nil, `source file "PATH": its lines end in CR alone, which is not read as a line end (allowed: LF or CR LF line ends; tr '\r' '\n' converts it)`},
 	} {
 		path := c.path
 		if !filepath.IsAbs(path) {
