@@ -2,6 +2,7 @@ package dict
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/packlab/packlab/core"
@@ -201,6 +202,28 @@ var (
 	ReleasePackedHashMap     = Release{23, 5}
 	ReleaseHashedArrayShards = Release{23, 12}
 )
+
+// ParseRelease reads a release as ClickHouse's version() answers it
+// (26.7.2.1) or as a person writes it (23.5, v23.5-lts): its first two
+// numbers.
+func ParseRelease(s string) (Release, bool) {
+	t := strings.TrimPrefix(strings.ToLower(strings.TrimSpace(s)), "v")
+	if i := strings.IndexAny(t, "-_ "); i >= 0 {
+		t = t[:i]
+	}
+	parts := strings.Split(t, ".")
+	if len(parts) < 2 {
+		return Release{}, false
+	}
+	for _, p := range parts[2:] {
+		if _, err := strconv.Atoi(p); err != nil {
+			return Release{}, false
+		}
+	}
+	major, err1 := strconv.Atoi(parts[0])
+	minor, err2 := strconv.Atoi(parts[1])
+	return Release{major, minor}, err1 == nil && err2 == nil
+}
 
 // IsZero reports whether v is no release.
 func (v Release) IsZero() bool { return v == Release{} }

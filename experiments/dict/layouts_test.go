@@ -96,3 +96,18 @@ func TestReleaseBuilds(t *testing.T) {
 		}
 	}
 }
+
+// TestParseRelease: version()'s answer and a person's way of writing a
+// release read the same; anything else is not a release.
+func TestParseRelease(t *testing.T) {
+	for in, want := range map[string]Release{"26.7.2.1": {26, 7}, " 23.5 ": {23, 5}, "v23.5-lts": {23, 5}, "V21.11.3.1_x": {21, 11}} {
+		if got, ok := ParseRelease(in); !ok || got != want {
+			t.Errorf("ParseRelease(%q) = %v, %v; want %v", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{"", "23", "x.5", "23.y", "23.5.x", "23..5"} {
+		if got, ok := ParseRelease(in); ok {
+			t.Errorf("ParseRelease(%q) = %v, want not a release", in, got)
+		}
+	}
+}

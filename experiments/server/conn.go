@@ -31,6 +31,7 @@ import (
 
 	"github.com/ClickHouse/clickhouse-go/v2"
 
+	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/fault"
 )
 
@@ -110,27 +111,7 @@ func (e *Error) Error() string {
 
 // MinDDLVersion is the first release with CREATE DICTIONARY (ClickHouse
 // #7360, 19.17).
-var MinDDLVersion = Version{19, 17}
-
-// Version is a ClickHouse release: 26.7.
-type Version struct{ Major, Minor int }
-
-func (v Version) AtLeast(o Version) bool {
-	return v.Major > o.Major || v.Major == o.Major && v.Minor >= o.Minor
-}
-
-func (v Version) String() string { return fmt.Sprintf("%d.%d", v.Major, v.Minor) }
-
-// ParseVersion reads version()'s answer: 26.7.2.1.
-func ParseVersion(s string) (Version, bool) {
-	parts := strings.Split(strings.TrimSpace(s), ".")
-	if len(parts) < 2 {
-		return Version{}, false
-	}
-	a, err1 := strconv.Atoi(parts[0])
-	b, err2 := strconv.Atoi(parts[1])
-	return Version{a, b}, err1 == nil && err2 == nil
-}
+var MinDDLVersion = dict.Release{Major: 19, Minor: 17}
 
 // ParseURL reads s's URL and fields into an endpoint, or a FieldError
 // naming what is wrong (the password never shown).
@@ -226,7 +207,7 @@ func redactURL(s string) string {
 // Conn is an open connection to one server.
 type Conn struct {
 	Endpoint Endpoint
-	Version  Version
+	Version  dict.Release
 	Release  string // version()'s answer: 26.7.2.1
 	conn     clickhouse.Conn
 	settings Settings
@@ -340,8 +321,8 @@ func otherProtocol(ctx context.Context, e Endpoint, opt clickhouse.Options) (*Er
 
 // checkRelease reads version()'s answer: not ClickHouse's form, or a
 // release before DDL dictionaries, is an *Error.
-func checkRelease(host, release string) (Version, error) {
-	v, ok := ParseVersion(release)
+func checkRelease(host, release string) (dict.Release, error) {
+	v, ok := dict.ParseRelease(release)
 	if !ok {
 		return v, &Error{Kind: NotClickHouse, Host: host, Msg: fmt.Sprintf("version() answered %q", release)}
 	}

@@ -6,12 +6,13 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"github.com/packlab/packlab/experiments/fault"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -85,7 +86,7 @@ func Inspect(ctx context.Context, s Settings, opt Options) (*Inspection, error) 
 			d.sample = samples[key]
 		}
 		v := c.Version
-		if nv, ok := ParseVersion(n.Release); ok {
+		if nv, ok := dict.ParseRelease(n.Release); ok {
 			v = nv // a cluster's nodes may run different releases: each its own
 		}
 		d.model(v)

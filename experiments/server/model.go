@@ -332,7 +332,7 @@ func sourceReadBytes(keyBytes float64, attrs []dict.Attribute) int64 {
 }
 
 // model fills the figures, findings and advice.
-func (d *Dictionary) model(v Version) {
+func (d *Dictionary) model(v dict.Release) {
 	if d.Findings == nil {
 		d.Findings = []string{}
 	}
@@ -391,7 +391,7 @@ func (d *Dictionary) model(v Version) {
 // advise picks, among the layouts of the key's kind that the server's
 // version builds, the one that holds the rows in the least memory, keeping
 // the current one unless another saves a quarter.
-func (d *Dictionary) advise(v Version, cd dict.ClickHouseDictionary, attrs []dict.Attribute, cur figures) {
+func (d *Dictionary) advise(v dict.Release, cd dict.ClickHouseDictionary, attrs []dict.Attribute, cur figures) {
 	best, bestWord := cur, cd.Layout
 	why := ""
 	if !cd.Flat() {
@@ -422,23 +422,13 @@ func (d *Dictionary) advise(v Version, cd dict.ClickHouseDictionary, attrs []dic
 	d.Advice = &Advice{Layout: best.clause, DDL: d.adviceDDL(best.clause), ModelBytes: best.model, SteadyBytes: best.real, ReloadPeakBytes: best.reloadPeak, Why: why}
 }
 
-// builds: the LAYOUT clauses ClickHouse's releases accept (changelogs):
-// HASHED_ARRAY from 21.11 (#30242), SHARDS from 23.1 (#40003) and for
-// HASHED_ARRAY from 23.12 (#57544), SPARSE_HASHED as PackedHashMap from 23.5
-// (#49380; packlab's model of it before that is sparse_hash_map's estimate,
-// so it is not advised there).
-func builds(v Version, c dict.ClickHouseDictionary, shards int) bool {
-	switch {
-	case c.Model == core.LayoutHashedArray && !v.AtLeast(Version{21, 11}):
-		return false
-	case shards > 1 && !v.AtLeast(Version{23, 1}):
-		return false
-	case shards > 1 && c.Model == core.LayoutHashedArray && !v.AtLeast(Version{23, 12}):
-		return false
-	case c.Layout == "SPARSE_HASHED" && !v.AtLeast(Version{23, 5}):
-		return false
-	}
-	return true
+// builds: whether release v builds c with shards (dict.Release.Builds,
+// the lab's one table of what each release added). Before 23.5
+// SPARSE_HASHED is sparse_hash_map, whose model is that table's estimate:
+// it is not advised there.
+func builds(v dict.Release, c dict.ClickHouseDictionary, shards int) bool {
+	ok, _ := v.Builds(c.Model, core.Type{}, shards, 0)
+	return ok
 }
 
 // adviceDDL is the dictionary's CREATE OR REPLACE DICTIONARY with the

@@ -7,7 +7,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"github.com/packlab/packlab/experiments/fault"
 	"net"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/text"
 )
 
