@@ -23,7 +23,7 @@ type VerifyView struct {
 
 // VerifyPlan builds the ClickHouse answer of the plan the form asks for
 // (from the speeds saved here, no calibration) in ClickHouse itself, every
-// attribute of it, at the plan's rows or planner.MaxVerifyRows if fewer,
+// attribute of it, at the plan's rows or usecase.MaxVerifyRows if fewer,
 // and says what ClickHouse holds beside the plan's model
 // (usecase.VerifyPlan). It reports as a run does under PlanVerificationID;
 // Cancel(PlanVerificationID) stops it. Errors name the form's field, or
