@@ -123,7 +123,7 @@ func (ins *Inspection) dictionaryOn(node, name string) (*Dictionary, error) {
 	sort.Strings(names)
 	allowed := "one of " + strings.Join(names, ", ")
 	if len(names) > 12 {
-		allowed = fmt.Sprintf("one of %s, ... (%d in all; 'packlab inspect' lists them)", strings.Join(names[:12], ", "), len(names))
+		allowed = fmt.Sprintf("one of %s, ... (%d in all, as the inspection lists them)", strings.Join(names[:12], ", "), len(names))
 	}
 	if len(names) == 0 {
 		allowed = "a dictionary's name; the server " + node + " has none"
