@@ -56,6 +56,11 @@ func TestReloadWillNotFit(t *testing.T) {
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "nothing was made") {
 		t.Errorf("a verification over the limit: %v, want a refusal", err)
 	}
+	// The dictionary's advice built beside it does not fit either.
+	_, err = VerifyAdvice(context.Background(), Settings{URL: node.NativeURL()}, ins, "d")
+	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "nothing was made") {
+		t.Errorf("an advice's verification over the limit: %v, want a refusal", err)
+	}
 	if left := strings.TrimSpace(node.Exec(t, "SELECT count() FROM system.databases WHERE name LIKE 'packlab_verify_%'")); left != "0" {
 		t.Errorf("a refusal made %s databases", left)
 	}
