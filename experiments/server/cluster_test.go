@@ -4,6 +4,7 @@ package server
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,20 +21,51 @@ func TestClusterReplicasDisagree(t *testing.T) {
 	nodes := servertest.StartCluster(t, "lab", 2)
 	for i, n := range nodes {
 		rows := []string{"100000", "150000"}[i]
-		n.Exec(t, "CREATE TABLE src (id UInt64, v UInt16) ENGINE = MergeTree ORDER BY tuple()",
-			"INSERT INTO src SELECT sipHash64(number), number FROM numbers("+rows+")",
+		// Each node's Strings its own length: 4 to 8 bytes on one, 40 to 44
+		// on the other (a sharded table's shards hold other rows).
+		length := []string{"4", "40"}[i]
+		n.Exec(t, "CREATE TABLE src (id UInt64, v UInt16, s String) ENGINE = MergeTree ORDER BY tuple()",
+			"INSERT INTO src SELECT sipHash64(number), number, repeat('s', "+length+" + number % 5) FROM numbers("+rows+")",
 			"CREATE DICTIONARY d (id UInt64, v UInt16) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(HASHED())",
-			"SYSTEM RELOAD DICTIONARY d")
+			"CREATE DICTIONARY ds (id UInt64, s String) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(HASHED())",
+			"SYSTEM RELOAD DICTIONARY d", "SYSTEM RELOAD DICTIONARY ds")
 	}
+	// A source table whose column another replica's does not have: the
+	// read of every replica's fails, and the connected node's table stands
+	// for it, said. (A replica without the table is left out of the read,
+	// as skip_unavailable_shards does.)
+	nodes[1].Exec(t, "CREATE TABLE only_here (id UInt64) ENGINE = MergeTree ORDER BY tuple()")
+	nodes[0].Exec(t, "CREATE TABLE only_here (id UInt64, s String) ENGINE = MergeTree ORDER BY tuple()",
+		"INSERT INTO only_here SELECT number, repeat('h', 10) FROM numbers(1000)",
+		"CREATE DICTIONARY dh (id UInt64, s String) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'only_here')) LIFETIME(0) LAYOUT(HASHED())",
+		"SYSTEM RELOAD DICTIONARY dh")
 	ins, err := Inspect(context.Background(), Settings{URL: nodes[0].NativeURL()}, Options{Cluster: "lab"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ins.Nodes) != 2 || len(ins.Dictionaries) != 2 {
-		t.Fatalf("%d nodes and %d dictionary rows, want 2 and 2: %+v", len(ins.Nodes), len(ins.Dictionaries), ins.Nodes)
+	var dh []Dictionary
+	ins.Dictionaries = slices.DeleteFunc(ins.Dictionaries, func(d Dictionary) bool {
+		if d.Name == "dh" {
+			dh = append(dh, d)
+		}
+		return d.Name == "dh"
+	})
+	if len(dh) != 1 || !dh[0].Modelled || len(dh[0].Notes) == 0 || !strings.Contains(strings.Join(dh[0].Notes, " "), "of the connected node's table (the replicas' own could not be read") {
+		t.Errorf("a source table on one replica only: %+v", dh)
+	}
+	if len(ins.Nodes) != 2 || len(ins.Dictionaries) != 4 {
+		t.Fatalf("%d nodes and %d dictionary rows, want 2 and 4: %+v", len(ins.Nodes), len(ins.Dictionaries), ins.Nodes)
 	}
 	seen := map[int64]bool{}
 	for _, d := range ins.Dictionaries {
+		if d.Name == "ds" {
+			// Each node's model from its own lengths: with the connected
+			// node's 4 to 8 bytes, the other's was 35 % under.
+			if !d.Modelled || abs(d.ModelBytes-d.BytesAllocated) > d.BytesAllocated/50 {
+				t.Errorf("ds on %s: model %d, bytes_allocated %d (%s; %q): want within 2 %%", d.Node, d.ModelBytes, d.BytesAllocated, d.NotModelled, d.Notes)
+			}
+			continue
+		}
 		seen[d.ElementCount] = true
 		if !d.Modelled || d.ModelBytes != d.BytesAllocated && abs(d.ModelBytes-d.BytesAllocated) > d.BytesAllocated/1000 {
 			t.Errorf("%s on %s: model %d, bytes_allocated %d (%s)", d.Name, d.Node, d.ModelBytes, d.BytesAllocated, d.NotModelled)
@@ -110,7 +142,7 @@ func TestClusterReplicasDisagree(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a replica down: %v", err)
 	}
-	if len(ins.Nodes) != 1 || len(ins.Dictionaries) != 1 || len(ins.Findings) == 0 || ins.Findings[0] != "1 of the 2 replicas of cluster lab answered; the others are left out of this inspection" {
+	if len(ins.Nodes) != 1 || len(ins.Dictionaries) != 3 || len(ins.Findings) == 0 || ins.Findings[0] != "1 of the 2 replicas of cluster lab answered; the others are left out of this inspection" {
 		t.Errorf("a replica down: %d nodes, %d dictionaries, findings %q", len(ins.Nodes), len(ins.Dictionaries), ins.Findings)
 	}
 }

@@ -55,7 +55,7 @@ func Inspect(ctx context.Context, s Settings, opt Options) (*Inspection, error) 
 	for _, n := range ins.Nodes {
 		limits[n.Name] = n
 	}
-	samples := map[string]*sample{}
+	samples := map[string]nodeSamples{}
 	for i := range ins.Dictionaries {
 		d := &ins.Dictionaries[i]
 		d.readDDL(ddl[d.Node+"\x00"+d.Database+"\x00"+d.Name])
@@ -78,12 +78,12 @@ func Inspect(ctx context.Context, s Settings, opt Options) (*Inspection, error) 
 				key = "\x01" + d.Database + "\x00" + d.Name
 			}
 			if _, ok := samples[key]; !ok {
-				samples[key] = c.sample(ctx, d)
+				samples[key] = c.sample(ctx, d, opt.Cluster)
 			}
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			d.sample = samples[key]
+			d.sample = samples[key].of(d.Node)
 		}
 		v := c.Version
 		if nv, ok := dict.ParseRelease(n.Release); ok {
@@ -327,6 +327,21 @@ func clickHouseSource(ddl string) (map[string]string, bool) {
 	return params, true
 }
 
+// nodeSamples are a source's samples by node ("" for the one node of an
+// inspection without a cluster).
+type nodeSamples map[string]*sample
+
+// of is node's sample.
+func (ns nodeSamples) of(node string) *sample {
+	if s, ok := ns[""]; ok {
+		return s
+	}
+	if s, ok := ns[node]; ok {
+		return s
+	}
+	return &sample{Problem: "its source table on " + node + " gave no rows"}
+}
+
 // sample reads, in one aggregate over the whole source table, the mean
 // length and NULL share of every String key part and attribute, the NULL
 // share of every other Nullable attribute, and FLAT's largest key. Not a
@@ -335,11 +350,15 @@ func clickHouseSource(ddl string) (map[string]string, bool) {
 // read: the model 12.5 % under bytes_allocated, TestInspectTargets'
 // d_growing). The cost is at most what a reload of the dictionary reads
 // (its columns); ClickHouse reads a String's lengths from its offsets
-// alone (8 bytes a row: 2e6 rows, 16 MB read).
-func (c *Conn) sample(ctx context.Context, d *Dictionary) *sample {
+// alone (8 bytes a row: 2e6 rows, 16 MB read). On a cluster each replica's
+// own table is read (clusterAllReplicas, grouped by node): the shards of a
+// sharded table hold other rows, and each node's dictionary loads its
+// own (a node with Strings 4 times longer than the connected one's was
+// modelled with the connected one's lengths, TestClusterReplicasDisagree).
+func (c *Conn) sample(ctx context.Context, d *Dictionary, cluster string) nodeSamples {
 	src, problem := sourceTable(d.DDL, d.Database, d.Node)
 	if problem != "" {
-		return &sample{Problem: problem}
+		return nodeSamples{"": {Problem: problem}}
 	}
 	cols := d.stringColumns()
 	var exprs []string
@@ -357,17 +376,25 @@ func (c *Conn) sample(ctx context.Context, d *Dictionary) *sample {
 	if flat {
 		exprs = append(exprs, "toInt64(max(toUInt64("+quoteIdent(d.KeyNames[0])+")))")
 	}
-	q := "SELECT count(), " + strings.Join(exprs, ", ") + " FROM " + quoteIdent(src.db) + "." + quoteIdent(src.table)
+	node := "''"
+	if cluster != "" {
+		node = nodeExpr
+	}
+	q := "SELECT " + node + ", count(), " + strings.Join(exprs, ", ") + " FROM " + from(cluster, quoteIdent(src.db)+"."+quoteIdent(src.table))
 	if src.where != "" {
 		// The rows the dictionary loads: its WHERE, the server's own
 		// expression (a dictionary over half a table took the other
 		// half's lengths).
 		q += " WHERE (" + src.where + ")"
 	}
-	s := &sample{MeanLen: map[string]float64{}, Nulls: map[string]float64{}}
+	if cluster != "" {
+		q += " GROUP BY 1" + skipDown(cluster)
+	}
+	out := nodeSamples{}
 	err := c.Query(ctx, q, func(r clickhouseRows) error {
+		var name string
 		var n uint64
-		dest := []any{&n}
+		dest := []any{&name, &n}
 		means := make([]float64, len(cols))
 		nulls := make([]uint64, len(cols))
 		for i := range cols {
@@ -384,7 +411,7 @@ func (c *Conn) sample(ctx context.Context, d *Dictionary) *sample {
 		if err := r.Scan(dest...); err != nil {
 			return err
 		}
-		s.Rows, s.MaxKey = int64(n), maxKey
+		s := &sample{Rows: int64(n), MaxKey: maxKey, MeanLen: map[string]float64{}, Nulls: map[string]float64{}}
 		for i, col := range cols {
 			s.MeanLen[col] = means[i]
 			if n > 0 {
@@ -396,12 +423,22 @@ func (c *Conn) sample(ctx context.Context, d *Dictionary) *sample {
 				s.Nulls[col] = float64(fixedNulls[i]) / float64(n)
 			}
 		}
+		out[name] = s
 		return nil
 	})
-	if err != nil {
-		s.Problem = "its source could not be read: " + err.Error()
+	if err != nil && cluster != "" {
+		// A replica without the table fails the whole read: the connected
+		// node's table then stands for every node's, and the note says so.
+		one := c.sample(ctx, d, "")
+		if s := one[""]; s.Problem == "" {
+			s.From = "the connected node's table (the replicas' own could not be read: " + firstLine(err.Error(), 200) + ")"
+		}
+		return one
 	}
-	return s
+	if err != nil {
+		return nodeSamples{"": {Problem: "its source could not be read: " + err.Error()}}
+	}
+	return out
 }
 
 // columnSQL is the source column col as the dictionary's query reads it:

@@ -109,6 +109,7 @@ type sample struct {
 	Nulls   map[string]float64
 	MaxKey  int64
 	Problem string // why there is none
+	From    string // whose table, where not the dictionary's node's own
 }
 
 // JobName is the name of the history's job that keeps ins: "inspect

@@ -369,7 +369,11 @@ func (d *Dictionary) model(v dict.Release) {
 		for _, c := range d.stringColumns() {
 			parts = append(parts, fmt.Sprintf("%s %.1f", c, d.sample.MeanLen[c]))
 		}
-		d.Notes = append(d.Notes, fmt.Sprintf("String mean lengths from %s source rows: %s bytes", text.Thousands(d.sample.Rows), strings.Join(parts, ", ")))
+		from := ""
+		if d.sample.From != "" {
+			from = " of " + d.sample.From
+		}
+		d.Notes = append(d.Notes, fmt.Sprintf("String mean lengths from %s source rows%s: %s bytes", text.Thousands(d.sample.Rows), from, strings.Join(parts, ", ")))
 	}
 	// The reload beside what the server holds: the serving copy is in it.
 	if lim := d.ServerMemoryLimitBytes; lim > 0 {
