@@ -209,9 +209,16 @@ type Conn struct {
 	Endpoint Endpoint
 	Version  dict.Release
 	Release  string // version()'s answer: 26.7.2.1
+	// ReadOnly: the user may neither write nor change a setting (readonly
+	// = 1, as a monitoring account often is).
+	ReadOnly bool
 	conn     clickhouse.Conn
 	settings Settings
 }
+
+// sessionSettings are sent with every query: none, but a test's (a
+// read-only user's session, which the test servers cannot define).
+var sessionSettings clickhouse.Settings
 
 // Connect opens a connection and reads the server's version: an *Error
 // when nothing listens there, it is not ClickHouse, it is too old for DDL
@@ -236,6 +243,7 @@ func Connect(ctx context.Context, s Settings) (*Conn, error) {
 		ReadTimeout:  s.QueryTimeout,
 		ClientInfo:   clickhouse.ClientInfo{Products: []struct{ Name, Version string }{{Name: "packlab-inspect", Version: "1"}}},
 		MaxOpenConns: 4,
+		Settings:     sessionSettings,
 	}
 	if e.Protocol == "http" {
 		opt.Protocol = clickhouse.HTTP
@@ -286,6 +294,10 @@ func Connect(ctx context.Context, s Settings) (*Conn, error) {
 		return nil, err
 	}
 	c.Release = release
+	var readonly string
+	if err := c.conn.QueryRow(qctx, "SELECT value FROM system.settings WHERE name = 'readonly'").Scan(&readonly); err == nil {
+		c.ReadOnly = readonly == "1"
+	}
 	return c, nil
 }
 

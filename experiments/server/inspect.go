@@ -92,6 +92,9 @@ func Inspect(ctx context.Context, s Settings, opt Options) (*Inspection, error) 
 		d.model(v)
 	}
 	ins.Findings = append(releases(ins.Nodes), disagreements(ins.Dictionaries)...)
+	if opt.Cluster != "" && c.ReadOnly {
+		ins.Findings = append(ins.Findings, "the user is read-only (readonly = 1) and may not set skip_unavailable_shards: a replica that does not answer fails the inspection, where it would be left out")
+	}
 	if missing != "" {
 		ins.Findings = append([]string{missing}, ins.Findings...)
 	}
@@ -110,10 +113,11 @@ func from(cluster, t string) string {
 // skipDown ends a query over a cluster's replicas: one that does not answer
 // is left out (each replica is a shard to clusterAllReplicas), where it
 // failed the whole inspection with "code 279: All connection tries failed"
-// (missingReplicas says which were left out).
-func skipDown(cluster string) string {
-	if cluster == "" {
-		return ""
+// (missingReplicas says which were left out). Not for a read-only user,
+// whose every query it failed (the inspection then says so).
+func (c *Conn) skipDown(cluster string) string {
+	if cluster == "" || c.ReadOnly {
+		return "" // a read-only user may not set it (READONLY, code 164)
 	}
 	return " SETTINGS skip_unavailable_shards = 1"
 }
@@ -182,7 +186,7 @@ func (c *Conn) nodes(ctx context.Context, cluster string) ([]Node, error) {
 		return byName[name]
 	}
 	// version() and hostName() are evaluated on each replica.
-	err := c.Query(ctx, "SELECT "+nodeExpr+", toInt64(value), version() FROM "+from(cluster, "system.metrics")+" WHERE metric = 'MemoryTracking'"+skipDown(cluster), func(r clickhouseRows) error {
+	err := c.Query(ctx, "SELECT "+nodeExpr+", toInt64(value), version() FROM "+from(cluster, "system.metrics")+" WHERE metric = 'MemoryTracking'"+c.skipDown(cluster), func(r clickhouseRows) error {
 		var name, release string
 		var v int64
 		if err := r.Scan(&name, &v, &release); err != nil {
@@ -197,7 +201,7 @@ func (c *Conn) nodes(ctx context.Context, cluster string) ([]Node, error) {
 	}
 	// system.server_settings is from 23.3 on; system.asynchronous_metrics
 	// is not in every build (clickhouse-local has none): each is optional.
-	c.Query(ctx, "SELECT "+nodeExpr+", toInt64OrZero(value) FROM "+from(cluster, "system.server_settings")+" WHERE name = 'max_server_memory_usage'"+skipDown(cluster), func(r clickhouseRows) error {
+	c.Query(ctx, "SELECT "+nodeExpr+", toInt64OrZero(value) FROM "+from(cluster, "system.server_settings")+" WHERE name = 'max_server_memory_usage'"+c.skipDown(cluster), func(r clickhouseRows) error {
 		var name string
 		var v int64
 		if err := r.Scan(&name, &v); err != nil {
@@ -209,7 +213,7 @@ func (c *Conn) nodes(ctx context.Context, cluster string) ([]Node, error) {
 		}
 		return nil
 	})
-	c.Query(ctx, "SELECT "+nodeExpr+", toInt64(value) FROM "+from(cluster, "system.asynchronous_metrics")+" WHERE metric = 'OSMemoryTotal'"+skipDown(cluster), func(r clickhouseRows) error {
+	c.Query(ctx, "SELECT "+nodeExpr+", toInt64(value) FROM "+from(cluster, "system.asynchronous_metrics")+" WHERE metric = 'OSMemoryTotal'"+c.skipDown(cluster), func(r clickhouseRows) error {
 		var name string
 		var v int64
 		if err := r.Scan(&name, &v); err != nil {
@@ -237,7 +241,7 @@ func (c *Conn) dictionaries(ctx context.Context, cluster string) ([]Dictionary, 
 	var out []Dictionary
 	q := "SELECT " + nodeExpr + ", database, name, toString(status), origin, type, `key.names`, `key.types`, `attribute.names`, `attribute.types`," +
 		" bytes_allocated, element_count, load_factor, source, lifetime_min, lifetime_max, loading_duration, last_exception FROM " +
-		from(cluster, "system.dictionaries") + " ORDER BY 1, database, name" + skipDown(cluster)
+		from(cluster, "system.dictionaries") + " ORDER BY 1, database, name" + c.skipDown(cluster)
 	err := c.Query(ctx, q, func(r clickhouseRows) error {
 		var d Dictionary
 		var ba, ec, lmin, lmax uint64
@@ -260,7 +264,7 @@ func (c *Conn) dictionaries(ctx context.Context, cluster string) ([]Dictionary, 
 // by node, database and name.
 func (c *Conn) createQueries(ctx context.Context, cluster string) (map[string]string, error) {
 	out := map[string]string{}
-	err := c.Query(ctx, "SELECT "+nodeExpr+", database, name, create_table_query FROM "+from(cluster, "system.tables")+" WHERE engine = 'Dictionary'"+skipDown(cluster), func(r clickhouseRows) error {
+	err := c.Query(ctx, "SELECT "+nodeExpr+", database, name, create_table_query FROM "+from(cluster, "system.tables")+" WHERE engine = 'Dictionary'"+c.skipDown(cluster), func(r clickhouseRows) error {
 		var node, db, name, q string
 		if err := r.Scan(&node, &db, &name, &q); err != nil {
 			return err
@@ -388,7 +392,7 @@ func (c *Conn) sample(ctx context.Context, d *Dictionary, cluster string) nodeSa
 		q += " WHERE (" + src.where + ")"
 	}
 	if cluster != "" {
-		q += " GROUP BY 1" + skipDown(cluster)
+		q += " GROUP BY 1" + c.skipDown(cluster)
 	}
 	out := nodeSamples{}
 	err := c.Query(ctx, q, func(r clickhouseRows) error {

@@ -3,6 +3,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -206,6 +207,10 @@ func prepare(ctx context.Context, c *Conn, cd dict.ClickHouseDictionary, req Ver
 // rows rows: the server, its release, and the node's memory limit and what
 // it holds now.
 func (c *Conn) newVerification(ctx context.Context, rows int64) (*Verification, error) {
+	if c.ReadOnly {
+		return nil, &fault.InputError{Err: fmt.Errorf("ClickHouse at %s: the user %s is read-only (readonly = 1), and a verification makes a database of its own and a dictionary in it: nothing was made (allowed: a user who may create and drop a database)",
+			c.Endpoint.Host, cmp.Or(c.Endpoint.User, "default"))}
+	}
 	nodes, err := c.nodes(ctx, "")
 	if err != nil {
 		return nil, err
