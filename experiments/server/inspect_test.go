@@ -320,11 +320,18 @@ func FuzzDictClauses(f *testing.F) {
 		if src, problem := sourceTable(ddl, "x", ""); text != "" && (src.db != "db" || src.table != text || problem != "") {
 			t.Errorf("%s: source %+v %q", ddl, src, problem)
 		}
+		// A verification's copy: the three clauses replaced, the text
+		// kept where it stood (the column's DEFAULT, the COMMENT).
+		want := "CREATE DICTIONARY `v`.dict (`id` UInt64, `s` String DEFAULT " + lit + ") PRIMARY KEY id SOURCE(NULL()) LIFETIME(0) LAYOUT(HASHED()) COMMENT " + lit
+		if got, ok := advisedCopy(ddl, "v", "LAYOUT(HASHED())", "SOURCE(NULL())"); !ok || got != want {
+			t.Errorf("advisedCopy:\n got %s\nwant %s", got, want)
+		}
 		// Broken statements: the reader ends, whatever it finds.
 		for _, cut := range []int{len(ddl) / 3, len(ddl) / 2, len(ddl) - 2} {
 			var b Dictionary
 			b.readDDL(ddl[:cut] + text)
 			sourceTable(text+ddl[cut:], "x", "h:9000")
+			advisedCopy(ddl[:cut]+text, "v", "LAYOUT(HASHED())", "SOURCE(NULL())")
 		}
 	})
 }
