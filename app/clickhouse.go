@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -29,7 +30,8 @@ type ClickHouseForm struct {
 	NoSample bool   `json:"no_sample"` // no query of a source's String lengths
 	// Verify names a dictionary (database.name) whose advice is then built
 	// on the server and measured there; "" for none.
-	Verify string `json:"verify"`
+	Verify    string `json:"verify"`
+	VerifyAll bool   `json:"verify_all"` // every advice that changes a layout
 	// Seconds as typed; "" is the default (server.DefaultConnectTimeout,
 	// server.DefaultQueryTimeout).
 	ConnectTimeout string `json:"connect_timeout"`
@@ -92,7 +94,7 @@ func (l *Lab) InspectClickHouse(f ClickHouseForm) (ClickHouseView, error) {
 	done := make(chan answer, 1)
 	go func() {
 		got, err := usecase.Inspect(ctx, usecase.InspectAsk{Settings: s, Options: server.Options{Cluster: strings.TrimSpace(f.Cluster), NoSample: f.NoSample},
-			Store: l.store, Face: result.FaceDesktop, Verify: strings.TrimSpace(f.Verify)})
+			Store: l.store, Face: result.FaceDesktop, Verify: strings.TrimSpace(f.Verify), VerifyAll: f.VerifyAll})
 		done <- answer{got, err}
 	}()
 	var got usecase.Inspected
@@ -113,8 +115,8 @@ func (l *Lab) InspectClickHouse(f ClickHouseForm) (ClickHouseView, error) {
 	} else if err != nil {
 		v.SaveProblem = err.Error() // inspected, not kept: shown, not lost
 	}
-	if got.VerifyErr != nil {
-		v.VerifyProblem = clickHouseError(got.VerifyErr).Message
+	if got.VerifyErr != nil && !slices.ContainsFunc(got.Inspection.Dictionaries, func(d server.Dictionary) bool { return d.VerifyProblem != "" }) {
+		v.VerifyProblem = clickHouseError(got.VerifyErr).Message // not a dictionary's own (its advice box says those)
 	}
 	return v, nil
 }

@@ -141,6 +141,9 @@ func (v *ClickHouseView) words() {
 			if d.Verification != nil {
 				h.Verified = d.Verification.Lines()
 			}
+			if d.VerifyProblem != "" {
+				h.Verified = append(h.Verified, "Not verified: "+d.VerifyProblem)
+			}
 			v.Advice = append(v.Advice, h)
 		case !d.Modelled:
 			v.Advice = append(v.Advice, ClickHouseHint{Title: who + ": not modelled", Note: d.NotModelled})

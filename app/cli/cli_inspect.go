@@ -21,6 +21,7 @@ import (
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/server"
 	"github.com/packlab/packlab/experiments/store"
+	"github.com/packlab/packlab/experiments/text"
 	"github.com/packlab/packlab/experiments/usecase"
 )
 
@@ -45,11 +46,13 @@ const usageInspect = `packlab inspect --clickhouse URL [flags] — a ClickHouse 
                         a copy over its own source table in a database of its own
                         (` + server.VerifyDatabasePrefix + `...), loaded, reloaded, measured and dropped;
                         refused when its reload peak does not fit the server's free memory
+  --verify-all          the same for every dictionary whose advice changes its layout, one
+                        after another (one refused or failed says why; the others go on)
 
-Without --verify it reads only: system.dictionaries, system.tables (each dictionary's
+Without --verify or --verify-all it reads only: system.dictionaries, system.tables (each dictionary's
 CREATE DICTIONARY), system.metrics, system.server_settings, and per source table of
 dictionaries with String or Nullable parts (or FLAT) one aggregate over the rows they
-load (lengths, NULLs, the largest key). With --verify it writes only in the database it makes, and never
+load (lengths, NULLs, the largest key). Verifying, it writes only in the databases it makes, and never
 touches the dictionary itself. The password comes from $` + server.PasswordEnv + `
 or the prompt and is never printed, nor saved. The inspection is kept as a job of
 the history: 'packlab report --list' lists it, 'packlab report --job ID' renders it.
@@ -73,6 +76,7 @@ func cmdInspect(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	fs.StringVar(&format, "format", "table", "output format")
 	fs.BoolVar(&opt.NoSample, "no-sample", false, "do not sample sources")
 	verify := fs.String("verify", "", "build this dictionary's advice on the server")
+	verifyAll := fs.Bool("verify-all", false, "build every advice that changes a layout on the server")
 	dir := fs.String("results", "", "results folder")
 	noSave := fs.Bool("no-save", false, "do not keep the inspection")
 	if help, err := flags.ParseCommand(fs, "inspect", args, stdout, usageInspect); help || err != nil {
@@ -90,7 +94,8 @@ func cmdInspect(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if _, err := s.ParseURL(); err != nil {
 		return err
 	}
-	if err := flags.CheckConflicts(fs, []flags.Conflict{{A: "results", B: "no-save", Why: "--no-save keeps nothing"}}); err != nil {
+	if err := flags.CheckConflicts(fs, []flags.Conflict{{A: "results", B: "no-save", Why: "--no-save keeps nothing"},
+		{A: "verify", B: "verify-all", Why: "--verify-all builds every advice"}}); err != nil {
 		return err
 	}
 	var saved *store.Store
@@ -114,7 +119,7 @@ func cmdInspect(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if *verify != "" && strings.TrimSpace(*verify) == "" {
 		return flags.Usagef("inspect: --verify %q: empty (allowed: a dictionary's database.name, or its name)", *verify)
 	}
-	done, err := usecase.Inspect(ctx, usecase.InspectAsk{Settings: s, Options: opt, Store: saved, Face: result.FaceCLI, Verify: strings.TrimSpace(*verify)})
+	done, err := usecase.Inspect(ctx, usecase.InspectAsk{Settings: s, Options: opt, Store: saved, Face: result.FaceCLI, Verify: strings.TrimSpace(*verify), VerifyAll: *verifyAll})
 	if err != nil && done.Inspection == nil {
 		return err
 	}
@@ -122,6 +127,9 @@ func cmdInspect(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	// save's failure is the exit's.
 	if perr := printInspection(done.Inspection, format, stdout); perr != nil {
 		return perr
+	}
+	if *verifyAll && done.VerifyErr == nil {
+		fmt.Fprintf(stderr, "packlab: %s built on the server and measured (the lines 'verified:' and 'not verified:' above)\n", text.Count(done.Verified, "advice", "advice"))
 	}
 	if done.Saved {
 		fmt.Fprintf(stderr, "packlab: kept as job %s in %s ('packlab report --job %s' renders it)\n", done.Job.ID, saved.Dir, done.Job.ID)

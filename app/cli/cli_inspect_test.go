@@ -88,6 +88,11 @@ func TestInspectCommand(t *testing.T) {
 		!strings.Contains(e.String(), "--verify nope: no dictionary of that name") || !strings.Contains(e.String(), "default.sales dict") || !strings.Contains(o.String(), "sales dict") {
 		t.Errorf("--verify nope: exit %d, %q, stdout %d bytes; want exit 2 naming --verify and the dictionaries, the inspection printed", code, e.String(), o.Len())
 	}
+	all, stderr, err := packlab(t, "inspect", "--clickhouse", node.NativeURL(), "--verify-all", "--no-save")
+	if err != nil || !strings.Contains(stderr, "packlab: 1 advice built on the server and measured") {
+		t.Fatalf("--verify-all: %v\n%s", err, stderr)
+	}
+	mustSay(t, "--verify-all", all, "verified: beside default.sales dict as it serves (LAYOUT(HASHED()))")
 	if left, _ := node.Query("SELECT count() FROM system.databases WHERE name LIKE 'packlab_verify_%'"); strings.TrimSpace(left) != "0" {
 		t.Errorf("%s databases of packlab's left behind", left)
 	}
@@ -122,6 +127,7 @@ func TestInspectBadInput(t *testing.T) {
 		{[]string{"inspect", "--clickhouse", "http://h", "--format", "csv"}, 2, "--format"},
 		{[]string{"inspect", "--clickhouse", "http://h", "--query-timeout", "0"}, 2, "--query-timeout 0: out of range"},
 		{[]string{"inspect", "--clickhouse", "http://h", "--password", "x"}, 2, "password"},
+		{[]string{"inspect", "--clickhouse", "http://h", "--verify", "d", "--verify-all"}, 2, "--verify d: cannot be combined with --verify-all"},
 		{[]string{"inspect", "--clickhouse", "http://h", "--secure"}, 2, "--clickhouse http://h: --secure needs https:// (TLS over HTTP) (allowed: clickhouse://"},
 	} {
 		var o, e bytes.Buffer

@@ -105,6 +105,9 @@ func InspectionText(ins *server.Inspection, md bool) string {
 				fmt.Fprintf(&b, "  verified: %s\n", safe(l))
 			}
 		}
+		if d.VerifyProblem != "" {
+			fmt.Fprintf(&b, "  not verified: %s\n", safe(d.VerifyProblem))
+		}
 	}
 	return b.String()
 }
@@ -217,6 +220,9 @@ func inspectionSection(ij InspectionJob, chartID string) (pageInspection, error)
 			for _, l := range v.Lines() {
 				pd.Lines = append(pd.Lines, "verified: "+l)
 			}
+		}
+		if d.VerifyProblem != "" {
+			pd.Lines = append(pd.Lines, "not verified: "+d.VerifyProblem)
 		}
 		p.Dicts = append(p.Dicts, pd)
 	}

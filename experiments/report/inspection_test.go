@@ -20,7 +20,8 @@ func fxInspection() InspectionJob {
 				Advice: &server.Advice{Layout: "LAYOUT(SPARSE_HASHED())", DDL: "CREATE OR REPLACE DICTIONARY default.`<script>x</script>` ... LAYOUT(SPARSE_HASHED())", SteadyBytes: 21 << 20, ReloadPeakBytes: 56 << 20, Why: "less memory"},
 				Verification: &server.Verification{Server: "clickhouse://ch1:9000", Release: "26.7.2.1", Node: "ch1:9000", Database: "packlab_verify_0a", Layout: "LAYOUT(SPARSE_HASHED())",
 					ElementCount: 1_000_000, BytesAllocated: 22 << 20, ModelBytes: 22 << 20, Dropped: true, Of: "default.<script>x</script>", OfLayout: "LAYOUT(HASHED())", OfBytesAllocated: 33 << 20}},
-			{Node: "ch1:9000", Database: "default", Name: "c", Layout: "LAYOUT(CACHE(SIZE_IN_CELLS 1000))", Status: "LOADED", ElementCount: 10, BytesAllocated: 4096, NotModelled: "CACHE is not modelled"},
+			{Node: "ch1:9000", Database: "default", Name: "c", Layout: "LAYOUT(CACHE(SIZE_IN_CELLS 1000))", Status: "LOADED", ElementCount: 10, BytesAllocated: 4096, NotModelled: "CACHE is not modelled",
+				VerifyProblem: "not modelled (CACHE is not modelled): there is no advice to build"},
 		}}
 	return InspectionJob{Job: result.NewJob(ins.JobName(), result.FaceCLI, time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)), Inspection: ins}
 }
@@ -38,7 +39,7 @@ func TestInspectionReport(t *testing.T) {
 	html := b.String()
 	for _, want := range []string{"<h2>inspect clickhouse://ch1:9000 (2 dictionaries)</h2>", "default.&lt;script&gt;x&lt;/script&gt;", "1,000,000", "33.0 MiB", "90.0 MiB", "8.0 GiB",
 		"finding: SPARSE_HASHED holds the same rows in 21 MiB", "CREATE OR REPLACE DICTIONARY", "not modelled: CACHE is not modelled", `id="packlab-server-dictionaries-inspection-1"`,
-		"verified: verified on ClickHouse 26.7.2.1", "verified: beside default.&lt;script&gt;x&lt;/script&gt; as it serves (LAYOUT(HASHED())): bytes_allocated 23,068,672 against its 34,603,008 (-33.3 %)"} {
+		"verified: verified on ClickHouse 26.7.2.1", "not verified: not modelled (CACHE is not modelled): there is no advice to build", "verified: beside default.&lt;script&gt;x&lt;/script&gt; as it serves (LAYOUT(HASHED())): bytes_allocated 23,068,672 against its 34,603,008 (-33.3 %)"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the inspection's report lacks %q", want)
 		}

@@ -77,8 +77,10 @@ type Dictionary struct {
 	Findings               []string `json:"findings"`
 	Advice                 *Advice  `json:"advice"`
 	// Verification is the advice built on the server and measured there
-	// (VerifyAdvice), nil unless asked for.
-	Verification *Verification `json:"verification,omitempty"`
+	// (VerifyAdvice), nil unless asked for; VerifyProblem why one asked
+	// for was not made or failed (VerifyEveryAdvice: the others go on).
+	Verification  *Verification `json:"verification,omitempty"`
+	VerifyProblem string        `json:"verify_problem,omitempty"`
 
 	DDL    string            `json:"-"` // CREATE DICTIONARY as the server holds it ("" for XML)
 	shards int               // SHARDS
@@ -158,6 +160,11 @@ type Verification struct {
 	Notes            []string `json:"notes,omitempty"` // how the copy differs from the dictionary
 }
 
+// trackerStep is the least memory growth MemoryTracking measures: each
+// thread adds its allocations in steps of up to max_untracked_memory (4
+// MiB by default), and a load runs on two or more.
+const trackerStep = 8 << 20
+
 // Lines says what the verification measured beside the model: each
 // measured figure's difference from the model's, (measured - model) / model,
 // as the lab's difference_percent and its reload line give it.
@@ -178,10 +185,17 @@ func (v *Verification) Lines() []string {
 			text.Bytes(v.ReloadPeakBytes), v.Samples, text.Bytes(v.ModelReloadPeakBytes), pct(v.ReloadPeakBytes, v.ModelReloadPeakBytes), v.LoadSeconds, text.Bytes(v.ServerMemoryLimitBytes)),
 	}
 	if v.Of != "" {
-		out = append(out, fmt.Sprintf("beside %s as it serves (%s): bytes_allocated %s against its %s (%+.1f %%); memory %s (the copy's load, measured) against %s (its real bytes, modelled; %+.1f %%); %s rows against %s, loaded in %.2f s against %.2f s",
+		memory := fmt.Sprintf("memory %s (the copy's load, measured) against %s (its real bytes, modelled; %+.1f %%)",
+			text.Bytes(v.TrackedGrowthBytes), text.Bytes(v.OfRealBytes), pct(v.TrackedGrowthBytes, v.OfRealBytes))
+		if v.TrackedGrowthBytes < trackerStep {
+			// A thread adds its allocations to MemoryTracking in steps of
+			// up to max_untracked_memory (4 MiB): 50,000 rows grew it by
+			// 27.7 KiB where the copy holds 1.3 MiB.
+			memory = "memory not measured at this size (the server's tracker counts in steps of a few MiB)"
+		}
+		out = append(out, fmt.Sprintf("beside %s as it serves (%s): bytes_allocated %s against its %s (%+.1f %%); %s; %s rows against %s, loaded in %.2f s against %.2f s",
 			v.Of, v.OfLayout, text.Thousands(v.BytesAllocated), text.Thousands(v.OfBytesAllocated), pct(v.BytesAllocated, v.OfBytesAllocated),
-			text.Bytes(v.TrackedGrowthBytes), text.Bytes(v.OfRealBytes), pct(v.TrackedGrowthBytes, v.OfRealBytes),
-			text.Thousands(v.ElementCount), text.Thousands(v.OfElementCount), v.LoadSeconds, v.OfLoadSeconds))
+			memory, text.Thousands(v.ElementCount), text.Thousands(v.OfElementCount), v.LoadSeconds, v.OfLoadSeconds))
 	}
 	return append(out, v.Notes...)
 }

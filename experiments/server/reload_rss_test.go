@@ -122,7 +122,7 @@ func mb(b int64) float64 { return float64(b) / 1e6 }
 // its load and the samplers' queries run on several threads. Two threads'
 // steps are 8 MiB: 15 % of SPARSE_HASHED's 54 MiB peak at 1e6 rows (sampled
 // 56.8 to 61.1 MiB against the model's 53.6), under 1 % of its 804 at 1e7.
-const trackerSlack = 8 << 20
+const trackerSlack = trackerStep
 
 // reloadPeakOff says how a modelled reload peak is off from a measured
 // one, if by more than the 10 % and more than trackerSlack.

@@ -4,9 +4,12 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/packlab/packlab/experiments/fault"
 )
 
 // An inspection's advice, built on the server it was read from (packlab
@@ -27,16 +30,82 @@ import (
 // ins is Inspect's of that server (its rows for the node s reaches, on a
 // cluster); the verification is also set on its dictionary.
 func VerifyAdvice(ctx context.Context, s Settings, ins *Inspection, name string) (*Verification, error) {
-	c, err := Connect(ctx, s)
+	c, node, err := connectToVerify(ctx, s)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Close()
-	v, err := c.newVerification(ctx, 0)
+	d, err := ins.dictionaryOn(node, name)
 	if err != nil {
 		return nil, err
 	}
-	d, err := ins.dictionaryOn(v.Node, name)
+	v, err := c.verifyAdvice(ctx, d)
+	if err != nil && ctx.Err() == nil {
+		d.VerifyProblem = problemOf(err)
+	}
+	return v, err
+}
+
+// VerifyEveryAdvice is VerifyAdvice for every dictionary of ins on the node
+// s reaches whose advice changes its layout, one after another (each copy
+// dropped before the next is made, each checked against the server's free
+// memory as it is then). A dictionary refused or failed says why in its
+// VerifyProblem, and the others go on; the error is only a connection's,
+// or a cancel's. built is how many were built and measured.
+func VerifyEveryAdvice(ctx context.Context, s Settings, ins *Inspection) (built int, err error) {
+	c, node, err := connectToVerify(ctx, s)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	for i := range ins.Dictionaries {
+		d := &ins.Dictionaries[i]
+		if d.Node != node || d.Advice == nil || d.Advice.Layout == d.Layout {
+			continue
+		}
+		v, err := c.verifyAdvice(ctx, d)
+		if ctx.Err() != nil {
+			return built, ctx.Err()
+		}
+		if err != nil {
+			d.VerifyProblem = problemOf(err)
+			continue
+		}
+		if v != nil {
+			built++
+		}
+	}
+	return built, nil
+}
+
+// problemOf is a verification's error as its dictionary's line: a
+// refusal's problem alone (no field, no name: the line is the
+// dictionary's).
+func problemOf(err error) string {
+	if fe := (*fault.FieldError)(nil); errors.As(err, &fe) {
+		return fe.Detail(fault.Plain)
+	}
+	return err.Error()
+}
+
+// connectToVerify connects to the server of s for a verification, and
+// names the node it reached; a read-only user is refused here.
+func connectToVerify(ctx context.Context, s Settings) (*Conn, string, error) {
+	c, err := Connect(ctx, s)
+	if err != nil {
+		return nil, "", err
+	}
+	v, err := c.newVerification(ctx, 0)
+	if err != nil {
+		c.Close()
+		return nil, "", err
+	}
+	return c, v.Node, nil
+}
+
+// verifyAdvice builds d's advice on c's server; see VerifyAdvice.
+func (c *Conn) verifyAdvice(ctx context.Context, d *Dictionary) (*Verification, error) {
+	v, err := c.newVerification(ctx, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -90,6 +91,34 @@ func TestVerifyAdvice(t *testing.T) {
 	// The dictionaries themselves as they were.
 	if got := strings.TrimSpace(node.Exec(t, "SELECT type, status, element_count FROM system.dictionaries WHERE database = 'shop' AND name = 'prices'")); got != "Hashed\tLOADED\t200000" {
 		t.Errorf("shop.prices after its verification: %q", got)
+	}
+
+	// Every advice that changes a layout, one after another: the three
+	// above again, and shop.query's refusal on it, the others going on.
+	again, err := Inspect(ctx, s, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	built, err := VerifyEveryAdvice(ctx, s, again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var verified, refused []string
+	for _, d := range again.Dictionaries {
+		if d.Verification != nil {
+			verified = append(verified, d.Database+"."+d.Name)
+		}
+		if d.VerifyProblem != "" {
+			refused = append(refused, d.Database+"."+d.Name+": "+d.VerifyProblem)
+		}
+	}
+	t.Logf("built %d: %q; not: %q", built, verified, refused)
+	if built < 3 || built != len(verified) || !slices.Contains(verified, "shop.prices") || !slices.Contains(verified, "other.names") ||
+		len(refused) == 0 || !strings.HasPrefix(refused[0], "shop.query: its source is a query, not a table") {
+		t.Errorf("VerifyEveryAdvice: built %d %q, refused %q", built, verified, refused)
+	}
+	if n := left(); n != "0" {
+		t.Errorf("VerifyEveryAdvice left %s databases", n)
 	}
 
 	for _, c := range []struct{ name, want string }{

@@ -25,8 +25,11 @@ type InspectAsk struct {
 	NoSave bool
 	Face   string // result.FaceCLI, result.FaceDesktop
 	// Verify names a dictionary (database.name) whose advice is then built
-	// on the server and measured there (server.VerifyAdvice), "" for none.
-	Verify string
+	// on the server and measured there (server.VerifyAdvice), "" for none;
+	// VerifyAll builds every advice that changes a layout
+	// (server.VerifyEveryAdvice).
+	Verify    string
+	VerifyAll bool
 }
 
 // Inspected is an inspection and the job it is kept as.
@@ -39,6 +42,14 @@ type Inspected struct {
 	// why it was refused or failed.
 	Verification *server.Verification
 	VerifyErr    error
+	Verified     int // advice built and measured (each on its dictionary)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Inspect inspects the server (server.Inspect: every dictionary beside
@@ -56,14 +67,24 @@ func Inspect(ctx context.Context, ask InspectAsk) (Inspected, error) {
 		return Inspected{}, err
 	}
 	out := Inspected{Inspection: ins, Job: result.NewJob(ins.JobName(), ask.Face, start)}
-	if ask.Verify != "" {
+	switch {
+	case ask.Verify != "":
 		v, err := server.VerifyAdvice(ctx, ask.Settings, ins, ask.Verify)
 		if errors.Is(err, fault.ErrCancelled) || ctx.Err() != nil {
 			return out, cmp.Or(err, ctx.Err())
 		}
-		out.Verification = v
+		out.Verification, out.Verified = v, b2i(err == nil)
 		if err != nil {
 			out.VerifyErr = fmt.Errorf("verifying the advice for %s: %w", ask.Verify, err)
+		}
+	case ask.VerifyAll:
+		n, err := server.VerifyEveryAdvice(ctx, ask.Settings, ins)
+		if errors.Is(err, fault.ErrCancelled) || ctx.Err() != nil {
+			return out, cmp.Or(err, ctx.Err())
+		}
+		out.Verified = n
+		if err != nil {
+			out.VerifyErr = fmt.Errorf("verifying the advice: %w", err)
 		}
 	}
 	if ask.Store == nil || ask.NoSave {

@@ -991,7 +991,11 @@
       }
       return box;
     };
+    const buildable = advice.filter((a) => a.name).length > 1 && !v.started;
     $("#ch-advice").replaceChildren(el("h2", { text: "Advice" }),
+      ...(buildable ? [el("button", { type: "button", class: "small verify-all", text: "Build every advised change on the server and measure",
+        title: "One after another, each copy dropped before the next: every dictionary whose advice changes its layout",
+        onclick: () => runInspect("", true) })] : []),
       ...(v.verify_problem ? [el("p", { class: "error", id: "ch-verify-problem", text: "Not verified: " + v.verify_problem })] : []),
       ...(advice.length ? advice.map(adviceBox)
         : [el("p", { class: "muted", text: "No dictionary to advise." })]));
@@ -1018,17 +1022,17 @@
 
   // runInspect inspects the form's server, and with verify (a
   // dictionary's database.name) builds that dictionary's advice there.
-  async function runInspect(verify) {
+  async function runInspect(verify, verifyAll) {
     clearErrors("ch-form");
     const go = $("#ch-go");
     const cancel = $("#ch-cancel");
     go.disabled = true;
-    go.textContent = verify ? "Building " + verify + "…" : "Inspecting…";
-    for (const b of $$("#ch-advice button.verify")) b.disabled = true;
+    go.textContent = verifyAll ? "Building every change…" : verify ? "Building " + verify + "…" : "Inspecting…";
+    for (const b of $$("#ch-advice button.verify, #ch-advice button.verify-all")) b.disabled = true;
     cancel.disabled = false;
     document.body.dataset.clickhouse = "busy";
     try {
-      renderClickHouse(await state.backend.call("InspectClickHouse", { ...readClickHouseForm(), verify }));
+      renderClickHouse(await state.backend.call("InspectClickHouse", { ...readClickHouseForm(), verify, verify_all: !!verifyAll }));
       document.body.dataset.clickhouse = "done";
     } catch (err) {
       const e = Backend.normalizeError(err);
