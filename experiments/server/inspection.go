@@ -187,7 +187,11 @@ func (v *Verification) Lines() []string {
 	if v.Of != "" {
 		memory := fmt.Sprintf("memory %s (the copy's load, measured) against %s (its real bytes, modelled; %+.1f %%)",
 			text.Bytes(v.TrackedGrowthBytes), text.Bytes(v.OfRealBytes), pct(v.TrackedGrowthBytes, v.OfRealBytes))
-		if v.TrackedGrowthBytes < trackerStep {
+		switch {
+		case v.OfRealBytes <= 0:
+			// Not known: none was kept with it.
+			memory = fmt.Sprintf("memory %s (the copy's load, measured)", text.Bytes(v.TrackedGrowthBytes))
+		case v.TrackedGrowthBytes < trackerStep:
 			// A thread adds its allocations to MemoryTracking in steps of
 			// up to max_untracked_memory (4 MiB): 50,000 rows grew it by
 			// 27.7 KiB where the copy holds 1.3 MiB.
