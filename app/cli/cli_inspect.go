@@ -119,7 +119,11 @@ func cmdInspect(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if *verify != "" && strings.TrimSpace(*verify) == "" {
 		return flags.Usagef("inspect: --verify %q: empty (allowed: a dictionary's database.name, or its name)", *verify)
 	}
-	done, err := usecase.Inspect(ctx, usecase.InspectAsk{Settings: s, Options: opt, Store: saved, Face: result.FaceCLI, Verify: strings.TrimSpace(*verify), VerifyAll: *verifyAll})
+	done, err := usecase.Inspect(ctx, usecase.InspectAsk{Settings: s, Options: opt, Store: saved, Face: result.FaceCLI, Verify: strings.TrimSpace(*verify), VerifyAll: *verifyAll,
+		VerifyStarting: func(of, layout string, rows int64) {
+			// A load and a reload of the whole dictionary: minutes for a big one.
+			fmt.Fprintf(stderr, "packlab: building %s's advice on the server: %s at %s rows (a load and a reload, then dropped)\n", text.Terminal(of), text.Terminal(layout), text.Thousands(rows))
+		}})
 	if err != nil && done.Inspection == nil {
 		return err
 	}

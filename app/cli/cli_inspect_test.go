@@ -89,7 +89,8 @@ func TestInspectCommand(t *testing.T) {
 		t.Errorf("--verify nope: exit %d, %q, stdout %d bytes; want exit 2 naming --verify and the dictionaries, the inspection printed", code, e.String(), o.Len())
 	}
 	all, stderr, err := packlab(t, "inspect", "--clickhouse", node.NativeURL(), "--verify-all", "--no-save")
-	if err != nil || !strings.Contains(stderr, "packlab: 1 advice built on the server and measured") {
+	if err != nil || !strings.Contains(stderr, "packlab: 1 advice built on the server and measured") ||
+		!strings.Contains(stderr, "packlab: building default.sales dict's advice on the server: LAYOUT(SPARSE_HASHED()) at 100,000 rows (a load and a reload, then dropped)") {
 		t.Fatalf("--verify-all: %v\n%s", err, stderr)
 	}
 	mustSay(t, "--verify-all", all, "verified: beside default.sales dict as it serves (LAYOUT(HASHED()))")

@@ -57,7 +57,7 @@ func TestReloadWillNotFit(t *testing.T) {
 		t.Errorf("a verification over the limit: %v, want a refusal", err)
 	}
 	// The dictionary's advice built beside it does not fit either.
-	_, err = VerifyAdvice(context.Background(), Settings{URL: node.NativeURL()}, ins, "d")
+	_, err = VerifyAdvice(context.Background(), Settings{URL: node.NativeURL()}, ins, "d", nil)
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "nothing was made") {
 		t.Errorf("an advice's verification over the limit: %v, want a refusal", err)
 	}

@@ -40,7 +40,7 @@ func TestReadOnlyUser(t *testing.T) {
 			!strings.Contains(strings.Join(ins.Findings, " "), "the user is read-only (readonly = 1)") {
 			t.Errorf("%s: %d dictionaries (modelled %v), findings %q", url, len(ins.Dictionaries), len(ins.Dictionaries) == 2 && ins.Dictionaries[0].Modelled, ins.Findings)
 		}
-		_, err = VerifyAdvice(context.Background(), Settings{URL: url}, ins, "d")
+		_, err = VerifyAdvice(context.Background(), Settings{URL: url}, ins, "d", nil)
 		var ie *fault.InputError
 		if !errors.As(err, &ie) || !strings.Contains(err.Error(), "read-only") || !strings.Contains(err.Error(), "nothing was made") {
 			t.Errorf("%s: a read-only user's verification: %v, want a refusal before anything is made", url, err)

@@ -29,7 +29,11 @@ import (
 // and measures it beside the model and beside the dictionary as it serves.
 // ins is Inspect's of that server (its rows for the node s reaches, on a
 // cluster); the verification is also set on its dictionary.
-func VerifyAdvice(ctx context.Context, s Settings, ins *Inspection, name string) (*Verification, error) {
+// AdviceStarting, where given, is told of each advice about to be built:
+// its dictionary (database.name), LAYOUT clause and rows.
+type AdviceStarting func(of, layout string, rows int64)
+
+func VerifyAdvice(ctx context.Context, s Settings, ins *Inspection, name string, starting AdviceStarting) (*Verification, error) {
 	c, node, err := connectToVerify(ctx, s)
 	if err != nil {
 		return nil, err
@@ -39,7 +43,7 @@ func VerifyAdvice(ctx context.Context, s Settings, ins *Inspection, name string)
 	if err != nil {
 		return nil, err
 	}
-	v, err := c.verifyAdvice(ctx, d)
+	v, err := c.verifyAdvice(ctx, d, starting)
 	if err != nil && ctx.Err() == nil {
 		d.VerifyProblem = problemOf(err)
 	}
@@ -52,7 +56,7 @@ func VerifyAdvice(ctx context.Context, s Settings, ins *Inspection, name string)
 // memory as it is then). A dictionary refused or failed says why in its
 // VerifyProblem, and the others go on; the error is only a connection's,
 // or a cancel's. built is how many were built and measured.
-func VerifyEveryAdvice(ctx context.Context, s Settings, ins *Inspection) (built int, err error) {
+func VerifyEveryAdvice(ctx context.Context, s Settings, ins *Inspection, starting AdviceStarting) (built int, err error) {
 	c, node, err := connectToVerify(ctx, s)
 	if err != nil {
 		return 0, err
@@ -63,7 +67,7 @@ func VerifyEveryAdvice(ctx context.Context, s Settings, ins *Inspection) (built 
 		if d.Node != node || d.Advice == nil || d.Advice.Layout == d.Layout {
 			continue
 		}
-		v, err := c.verifyAdvice(ctx, d)
+		v, err := c.verifyAdvice(ctx, d, starting)
 		if ctx.Err() != nil {
 			return built, ctx.Err()
 		}
@@ -104,7 +108,7 @@ func connectToVerify(ctx context.Context, s Settings) (*Conn, string, error) {
 }
 
 // verifyAdvice builds d's advice on c's server; see VerifyAdvice.
-func (c *Conn) verifyAdvice(ctx context.Context, d *Dictionary) (*Verification, error) {
+func (c *Conn) verifyAdvice(ctx context.Context, d *Dictionary, starting AdviceStarting) (*Verification, error) {
 	v, err := c.newVerification(ctx, 0)
 	if err != nil {
 		return nil, err
@@ -162,6 +166,9 @@ func (c *Conn) verifyAdvice(ctx context.Context, d *Dictionary) (*Verification, 
 			}
 			return q
 		},
+	}
+	if starting != nil {
+		starting(full, v.Layout, v.Rows)
 	}
 	v, err = p.build(ctx)
 	d.Verification = v

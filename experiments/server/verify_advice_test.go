@@ -58,7 +58,7 @@ func TestVerifyAdvice(t *testing.T) {
 		name string
 		tol  float64
 	}{{"shop.prices", 0.001}, {"names", 0.02}, {"we'ird db.d`1", 0.001}} {
-		v, err := VerifyAdvice(ctx, s, ins, c.name)
+		v, err := VerifyAdvice(ctx, s, ins, c.name, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -99,7 +99,8 @@ func TestVerifyAdvice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	built, err := VerifyEveryAdvice(ctx, s, again)
+	var started []string
+	built, err := VerifyEveryAdvice(ctx, s, again, func(of, layout string, rows int64) { started = append(started, of) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ func TestVerifyAdvice(t *testing.T) {
 		}
 	}
 	t.Logf("built %d: %q; not: %q", built, verified, refused)
-	if built < 3 || built != len(verified) || !slices.Contains(verified, "shop.prices") || !slices.Contains(verified, "other.names") ||
+	if built < 3 || built != len(verified) || !slices.Equal(started, verified) || !slices.Contains(verified, "shop.prices") || !slices.Contains(verified, "other.names") ||
 		len(refused) == 0 || !strings.HasPrefix(refused[0], "shop.query: its source is a query, not a table") {
 		t.Errorf("VerifyEveryAdvice: built %d %q, refused %q", built, verified, refused)
 	}
@@ -127,7 +128,7 @@ func TestVerifyAdvice(t *testing.T) {
 		{"shop.cached", "not modelled"},
 		{"shop.query", "a query, not a table"},
 	} {
-		_, err := VerifyAdvice(ctx, s, ins, c.name)
+		_, err := VerifyAdvice(ctx, s, ins, c.name, nil)
 		var fe *fault.FieldError
 		if !errors.As(err, &fe) || fe.Field != "verify" || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want a refusal of the field verify saying %q", c.name, err, c.want)

@@ -30,6 +30,8 @@ type InspectAsk struct {
 	// (server.VerifyEveryAdvice).
 	Verify    string
 	VerifyAll bool
+	// VerifyStarting, if set, is told of each advice about to be built.
+	VerifyStarting server.AdviceStarting
 }
 
 // Inspected is an inspection and the job it is kept as.
@@ -69,7 +71,7 @@ func Inspect(ctx context.Context, ask InspectAsk) (Inspected, error) {
 	out := Inspected{Inspection: ins, Job: result.NewJob(ins.JobName(), ask.Face, start)}
 	switch {
 	case ask.Verify != "":
-		v, err := server.VerifyAdvice(ctx, ask.Settings, ins, ask.Verify)
+		v, err := server.VerifyAdvice(ctx, ask.Settings, ins, ask.Verify, ask.VerifyStarting)
 		if errors.Is(err, fault.ErrCancelled) || ctx.Err() != nil {
 			return out, cmp.Or(err, ctx.Err())
 		}
@@ -78,7 +80,7 @@ func Inspect(ctx context.Context, ask InspectAsk) (Inspected, error) {
 			out.VerifyErr = fmt.Errorf("verifying the advice for %s: %w", ask.Verify, err)
 		}
 	case ask.VerifyAll:
-		n, err := server.VerifyEveryAdvice(ctx, ask.Settings, ins)
+		n, err := server.VerifyEveryAdvice(ctx, ask.Settings, ins, ask.VerifyStarting)
 		if errors.Is(err, fault.ErrCancelled) || ctx.Err() != nil {
 			return out, cmp.Or(err, ctx.Err())
 		}
