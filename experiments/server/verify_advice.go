@@ -12,8 +12,8 @@ import (
 	"github.com/packlab/packlab/experiments/fault"
 )
 
-// An inspection's advice, built on the server it was read from (packlab
-// inspect --verify NAME): the dictionary's own CREATE DICTIONARY with the
+// An inspection's advice, built on the server it was read from (inspect's
+// --verify and --verify-all): the dictionary's own CREATE DICTIONARY with the
 // advised LAYOUT, in a database of its own (packlab_verify_<random>, as a
 // plan's verification makes), over the dictionary's own source table under
 // its own WHERE, LIFETIME(0); loaded, reloaded while MemoryTracking is
@@ -24,15 +24,16 @@ import (
 // read as the dictionary does (another server, a query, a named
 // collection, an XML definition).
 
-// VerifyAdvice builds the advice of the dictionary name ("database.name",
-// or a name only one database of the node has) of ins, on the server of s,
-// and measures it beside the model and beside the dictionary as it serves.
-// ins is Inspect's of that server (its rows for the node s reaches, on a
-// cluster); the verification is also set on its dictionary.
 // AdviceStarting, where given, is told of each advice about to be built:
 // its dictionary (database.name), LAYOUT clause and rows.
 type AdviceStarting func(of, layout string, rows int64)
 
+// VerifyAdvice builds the advice of the dictionary name ("database.name",
+// or a name only one database of the node has) of ins, on the server of s,
+// and measures it beside the model and beside the dictionary as it serves.
+// ins is Inspect's of that server (its rows for the node s reaches, on a
+// cluster); the verification, or why there is none, is also set on its
+// dictionary (Verification, VerifyProblem).
 func VerifyAdvice(ctx context.Context, s Settings, ins *Inspection, name string, starting AdviceStarting) (*Verification, error) {
 	c, node, err := connectToVerify(ctx, s)
 	if err != nil {
