@@ -6,6 +6,7 @@ package report
 
 import (
 	"math"
+	"slices"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -26,6 +27,7 @@ type ServerBar struct {
 	Real       int64  // packlab's real memory
 	ReloadPeak int64  // a reload's peak: the serving dictionary beside the loading one
 	Limit      int64  // the server's memory limit
+	Advised    int64  // the advice built on the server: its copy's bytes_allocated (0: not built)
 }
 
 // ServerChart is one grouped bar chart of every dictionary of an
@@ -41,7 +43,7 @@ func ServerChart(bars []ServerBar) (Chart, error) {
 	minBytes := math.Inf(1)
 	for _, b := range bars {
 		cats = append(cats, b.Name)
-		for _, v := range []int64{b.Reported, b.Real, b.ReloadPeak, b.Limit} {
+		for _, v := range []int64{b.Reported, b.Real, b.ReloadPeak, b.Limit, b.Advised} {
 			if v > 0 {
 				minBytes = min(minBytes, float64(v))
 			}
@@ -55,6 +57,10 @@ func ServerChart(bars []ServerBar) (Chart, error) {
 	u := bytesUnit(minBytes)
 	notes := []string{"reported: ClickHouse's bytes_allocated; real: packlab's model of what the dictionary holds; " +
 		"reload peak: the serving dictionary beside the one loading; ◆ red: the server's memory limit (log axis)"}
+	built := slices.ContainsFunc(bars, func(b ServerBar) bool { return b.Advised > 0 })
+	if built {
+		notes[0] += "; advice built: its copy's bytes_allocated, measured on the server"
+	}
 	bar := categoryBar(kind, title, notes, cats, opts.YAxis{Type: "log", Name: u.name, Min: 1,
 		AxisLabel: &opts.AxisLabel{Formatter: types.FuncStr("{value} " + u.name)}})
 	bar.SetGlobalOptions(charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}))
@@ -71,6 +77,9 @@ func ServerChart(bars []ServerBar) (Chart, error) {
 	series("reported (bytes_allocated)", palette[0], func(b ServerBar) int64 { return b.Reported })
 	series("real (packlab)", palette[1], func(b ServerBar) int64 { return b.Real })
 	series("reload peak", palette[2], func(b ServerBar) int64 { return b.ReloadPeak })
+	if built {
+		series("advice built (bytes_allocated)", palette[5], func(b ServerBar) int64 { return b.Advised })
+	}
 	limit := charts.NewScatter()
 	var pts []opts.ScatterData
 	for i, b := range bars {

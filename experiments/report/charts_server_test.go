@@ -45,6 +45,36 @@ func TestServerChart(t *testing.T) {
 
 // TestServerChartTooltipsSayUnits: hovering a bar or the limit names the
 // dictionary and gives the figure with its unit, not the log axis' number.
+// TestServerChartAdviceBuilt: a dictionary whose advice was built on the
+// server has a fourth bar, its copy's bytes_allocated; without one the
+// chart has no such series (an empty legend entry).
+func TestServerChartAdviceBuilt(t *testing.T) {
+	c, err := ServerChart([]ServerBar{
+		{Name: "db.a", Reported: 8 << 20, Real: 8 << 20, ReloadPeak: 20 << 20, Limit: 8 << 30, Advised: 5 << 20},
+		{Name: "db.b", Reported: 1 << 20, Limit: 8 << 30},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o struct {
+		Series []struct {
+			Name string `json:"name"`
+			Data []struct {
+				Value any `json:"value"`
+			} `json:"data"`
+		} `json:"series"`
+	}
+	if err := json.Unmarshal(c.Option, &o); err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Series) != 5 || o.Series[3].Name != "advice built (bytes_allocated)" || o.Series[3].Data[0].Value != 5.0 || o.Series[3].Data[1].Value != "-" {
+		t.Errorf("series %+v, want the advice's bar fourth: 5 MiB for db.a, none for db.b", o.Series)
+	}
+	if !strings.Contains(string(c.Option), "advice built: its copy's bytes_allocated") {
+		t.Error("the chart's subtitle does not say what the advice's bar is")
+	}
+}
+
 func TestServerChartTooltipsSayUnits(t *testing.T) {
 	c, err := ServerChart([]ServerBar{{Name: "db.a", Reported: 4 << 20, ReloadPeak: 9 << 20, Limit: 8 << 30}})
 	if err != nil {

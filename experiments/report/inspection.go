@@ -31,7 +31,11 @@ func InspectionChart(ins *server.Inspection) (Chart, error) {
 		if len(ins.Nodes) > 1 {
 			name = d.Node + " " + name
 		}
-		bars = append(bars, ServerBar{Name: name, Reported: d.BytesAllocated, Real: d.RealBytes, ReloadPeak: d.ReloadPeakBytes, Limit: d.ServerMemoryLimitBytes})
+		b := ServerBar{Name: name, Reported: d.BytesAllocated, Real: d.RealBytes, ReloadPeak: d.ReloadPeakBytes, Limit: d.ServerMemoryLimitBytes}
+		if v := d.Verification; v != nil {
+			b.Advised = v.BytesAllocated
+		}
+		bars = append(bars, b)
 	}
 	return ServerChart(bars)
 }
