@@ -52,9 +52,10 @@ type ClickHouseTable struct {
 }
 
 // ClickHouseHint is one dictionary's advice: its CREATE DICTIONARY to
-// copy (none for one not modelled) and why; the dictionary's name when
-// its advice can be built on the server (ClickHouseForm.Verify: one
-// node's inspection), and what its verification measured.
+// copy (none for one not modelled) and why; the dictionary's name, by
+// which its advice is built on the server (ClickHouseForm.Verify: on every
+// replica that holds it, on a cluster), and what its verification
+// measured.
 type ClickHouseHint struct {
 	Title    string   `json:"title"`
 	DDL      string   `json:"ddl"`
@@ -135,9 +136,7 @@ func (v *ClickHouseView) words() {
 		case d.Advice != nil:
 			h := ClickHouseHint{Title: who + ": " + d.Advice.Layout, DDL: d.Advice.DDL,
 				Note: fmt.Sprintf("steady %s, reload peak %s. %s", text.Bytes(d.Advice.SteadyBytes), text.Bytes(d.Advice.ReloadPeakBytes), d.Advice.Why)}
-			if !several {
-				h.Name = name
-			}
+			h.Name = name // built on its node, or on every replica that holds it
 			if d.Verification != nil {
 				h.Verified = d.Verification.Lines()
 			}

@@ -45,7 +45,8 @@ const usageInspect = `packlab inspect --clickhouse URL [flags] — a ClickHouse 
   --verify DB.NAME      then build that dictionary's advice on the server and measure it:
                         a copy over its own source table in a database of its own
                         (` + server.VerifyDatabasePrefix + `...), loaded, reloaded, measured and dropped;
-                        refused when its reload peak does not fit the server's free memory
+                        refused when its reload peak does not fit the server's free memory;
+                        with --cluster, on every replica that holds it
   --verify-all          the same for every dictionary whose advice changes its layout, one
                         after another (one refused or failed says why; the others go on)
 

@@ -12,6 +12,7 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/server/servertest"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // TestClusterReplicasDisagree: two nodes of one cluster hold the same
@@ -95,6 +96,28 @@ func TestClusterReplicasDisagree(t *testing.T) {
 	}
 	if _, err := Inspect(context.Background(), Settings{URL: nodes[1].HTTPURL()}, Options{Cluster: "no_such"}); err == nil || !strings.Contains(err.Error(), "lab") {
 		t.Errorf("an unknown cluster: %v, want an error naming the cluster there is", err)
+	}
+
+	// The advice built on every replica that holds it, each over its own
+	// rows: one name, then every advised change.
+	if n, err := VerifyAdvice(context.Background(), Settings{URL: nodes[0].HTTPURL()}, ins, "ds", nil); err != nil || n != 2 {
+		t.Errorf("VerifyAdvice of ds on the cluster: %d built, %v; want 2", n, err)
+	}
+	if n, err := VerifyAdvice(context.Background(), Settings{URL: nodes[0].NativeURL()}, ins, "nowhere", nil); err == nil || n != 0 || !strings.Contains(err.Error(), "on any replica of lab") {
+		t.Errorf("VerifyAdvice of a name no replica has: %d built, %v", n, err)
+	}
+	var started []string
+	built, err := VerifyEveryAdvice(context.Background(), Settings{URL: nodes[0].NativeURL()}, ins, func(of, layout string, rows int64) {
+		started = append(started, of+" "+text.Thousands(rows))
+	})
+	t.Logf("every advice on the cluster: %d built: %q", built, started)
+	if err != nil || built != len(started) || built < 2 {
+		t.Errorf("VerifyEveryAdvice on the cluster: %d built, %v", built, err)
+	}
+	for _, d := range ins.Dictionaries {
+		if v := d.Verification; v != nil && (v.Node != d.Node || v.ElementCount != d.ElementCount || !v.Dropped) {
+			t.Errorf("%s on %s: built on %s, %d rows (its own %d), dropped %v", d.Name, d.Node, v.Node, v.ElementCount, d.ElementCount, v.Dropped)
+		}
 	}
 
 	// A verification on each node of the cluster, through one node's HTTP.

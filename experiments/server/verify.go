@@ -83,16 +83,7 @@ func VerifyCluster(ctx context.Context, s Settings, cluster string, req VerifyRe
 		c.Close()
 		return nil, err
 	}
-	var addrs []string
-	err = c.Query(ctx, "SELECT host_address, port FROM system.clusters WHERE cluster = "+quoteString(cluster)+" ORDER BY shard_num, replica_num", func(r clickhouseRows) error {
-		var host string
-		var port uint16
-		if err := r.Scan(&host, &port); err != nil {
-			return err
-		}
-		addrs = append(addrs, net.JoinHostPort(host, strconv.Itoa(int(port))))
-		return nil
-	})
+	addrs, err := c.replicas(ctx, cluster)
 	e := c.Endpoint
 	c.Close()
 	if err != nil {
@@ -129,6 +120,22 @@ func VerifyCluster(ctx context.Context, s Settings, cluster string, req VerifyRe
 		}
 	}
 	return out, nil
+}
+
+// replicas are the native addresses (host:port) of cluster's replicas, as
+// system.clusters lists them.
+func (c *Conn) replicas(ctx context.Context, cluster string) ([]string, error) {
+	var addrs []string
+	err := c.Query(ctx, "SELECT host_address, port FROM system.clusters WHERE cluster = "+quoteString(cluster)+" ORDER BY shard_num, replica_num", func(r clickhouseRows) error {
+		var host string
+		var port uint16
+		if err := r.Scan(&host, &port); err != nil {
+			return err
+		}
+		addrs = append(addrs, net.JoinHostPort(host, strconv.Itoa(int(port))))
+		return nil
+	})
+	return addrs, err
 }
 
 func (req VerifyRequest) check() (dict.ClickHouseDictionary, error) {

@@ -3,9 +3,11 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -29,58 +31,116 @@ import (
 type AdviceStarting func(of, layout string, rows int64)
 
 // VerifyAdvice builds the advice of the dictionary name ("database.name",
-// or a name only one database of the node has) of ins, on the server of s,
-// and measures it beside the model and beside the dictionary as it serves.
-// ins is Inspect's of that server (its rows for the node s reaches, on a
-// cluster); the verification, or why there is none, is also set on its
-// dictionary (Verification, VerifyProblem).
-func VerifyAdvice(ctx context.Context, s Settings, ins *Inspection, name string, starting AdviceStarting) (*Verification, error) {
-	c, node, err := connectToVerify(ctx, s)
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
-	d, err := ins.dictionaryOn(node, name)
-	if err != nil {
-		return nil, err
-	}
-	v, err := c.verifyAdvice(ctx, d, starting)
-	if err != nil && ctx.Err() == nil {
-		d.VerifyProblem = problemOf(err)
-	}
-	return v, err
-}
-
-// VerifyEveryAdvice is VerifyAdvice for every dictionary of ins on the node
-// s reaches whose advice changes its layout, one after another (each copy
-// dropped before the next is made, each checked against the server's free
-// memory as it is then). A dictionary refused or failed says why in its
-// VerifyProblem, and the others go on; the error is only a connection's,
-// or a cancel's. built is how many were built and measured.
-func VerifyEveryAdvice(ctx context.Context, s Settings, ins *Inspection, starting AdviceStarting) (built int, err error) {
-	c, node, err := connectToVerify(ctx, s)
-	if err != nil {
+// or a name only one database of a node has) of ins, on the server it was
+// read from, and measures it beside the model and beside the dictionary as
+// it serves: on the node s reaches, or, for an inspection of a cluster, on
+// every replica that holds it, one after another (each reached on its
+// native port as system.clusters lists it, with s's user, database,
+// password and TLS, as VerifyCluster reaches them). Each verification, or
+// why there is none, is set on its dictionary (Verification,
+// VerifyProblem). The error is a name no node has, a connection's, a
+// cancel's, or, when nothing was built, the first refusal or failure.
+func VerifyAdvice(ctx context.Context, s Settings, ins *Inspection, name string, starting AdviceStarting) (built int, err error) {
+	found := false
+	var first error
+	err = onEveryNode(ctx, s, ins.Cluster, func(c *Conn, node string) error {
+		d, n := ins.lookup(node, name)
+		if n == 0 && ins.Cluster != "" {
+			return nil // not on this replica
+		}
+		if n != 1 {
+			_, err := ins.dictionaryOn(node, name)
+			return err
+		}
+		found = true
+		if _, err := c.verifyAdvice(ctx, d, starting); err != nil {
+			if ctx.Err() != nil {
+				return err
+			}
+			d.VerifyProblem, first = problemOf(err), cmp.Or(first, err)
+			return nil
+		}
+		built++
+		return nil
+	})
+	switch {
+	case err != nil:
+		return built, err
+	case !found:
+		_, err := ins.dictionaryOn("", name) // on no replica: every one's names
 		return 0, err
-	}
-	defer c.Close()
-	for i := range ins.Dictionaries {
-		d := &ins.Dictionaries[i]
-		if d.Node != node || d.Advice == nil || d.Advice.Layout == d.Layout {
-			continue
-		}
-		v, err := c.verifyAdvice(ctx, d, starting)
-		if ctx.Err() != nil {
-			return built, ctx.Err()
-		}
-		if err != nil {
-			d.VerifyProblem = problemOf(err)
-			continue
-		}
-		if v != nil {
-			built++
-		}
+	case built == 0:
+		return 0, first
 	}
 	return built, nil
+}
+
+// VerifyEveryAdvice is VerifyAdvice for every dictionary of ins whose
+// advice changes its layout, on its own node (every replica's, on a
+// cluster), one after another: each copy dropped before the next is made,
+// each checked against its server's free memory as it is then. One refused
+// or failed says why in its VerifyProblem, and the others go on; the error
+// is only a connection's, or a cancel's. built is how many were built and
+// measured.
+func VerifyEveryAdvice(ctx context.Context, s Settings, ins *Inspection, starting AdviceStarting) (built int, err error) {
+	err = onEveryNode(ctx, s, ins.Cluster, func(c *Conn, node string) error {
+		for i := range ins.Dictionaries {
+			d := &ins.Dictionaries[i]
+			if d.Node != node || d.Advice == nil || d.Advice.Layout == d.Layout {
+				continue
+			}
+			if _, err := c.verifyAdvice(ctx, d, starting); err != nil {
+				if ctx.Err() != nil {
+					return err
+				}
+				d.VerifyProblem = problemOf(err)
+				continue
+			}
+			built++
+		}
+		return nil
+	})
+	return built, err
+}
+
+// onEveryNode calls do with a connection to the server of s and the name
+// of the node it reached (as Inspect names nodes), or, with a cluster, with
+// each replica's in turn; a read-only user is refused first.
+func onEveryNode(ctx context.Context, s Settings, cluster string, do func(c *Conn, node string) error) error {
+	targets := []Settings{s}
+	if cluster != "" {
+		c, err := Connect(ctx, s)
+		if err != nil {
+			return err
+		}
+		addrs, err := c.replicas(ctx, cluster)
+		e := c.Endpoint
+		c.Close()
+		if err != nil {
+			return err
+		}
+		targets = targets[:0]
+		for _, a := range addrs {
+			ns := s
+			ns.URL, ns.User, ns.Database, ns.Secure = "clickhouse://"+a, e.User, e.Database, e.TLS
+			targets = append(targets, ns)
+		}
+	}
+	for _, t := range targets {
+		c, err := Connect(ctx, t)
+		if err != nil {
+			return err
+		}
+		v, err := c.newVerification(ctx, 0)
+		if err == nil {
+			err = do(c, v.Node)
+		}
+		c.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // problemOf is a verification's error as its dictionary's line: a
@@ -91,21 +151,6 @@ func problemOf(err error) string {
 		return fe.Detail(fault.Plain)
 	}
 	return err.Error()
-}
-
-// connectToVerify connects to the server of s for a verification, and
-// names the node it reached; a read-only user is refused here.
-func connectToVerify(ctx context.Context, s Settings) (*Conn, string, error) {
-	c, err := Connect(ctx, s)
-	if err != nil {
-		return nil, "", err
-	}
-	v, err := c.newVerification(ctx, 0)
-	if err != nil {
-		c.Close()
-		return nil, "", err
-	}
-	return c, v.Node, nil
 }
 
 // verifyAdvice builds d's advice on c's server; see VerifyAdvice.
@@ -176,38 +221,59 @@ func (c *Conn) verifyAdvice(ctx context.Context, d *Dictionary, starting AdviceS
 	return v, err
 }
 
-// dictionaryOn is the dictionary name (database.name, or a name one
-// database of the node holds) among ins's rows of node.
-func (ins *Inspection) dictionaryOn(node, name string) (*Dictionary, error) {
+// lookup is the dictionary name among ins's rows of node: the one whose
+// database.name it is, else the one of that name in the only database
+// that has one; n is how many matched (more than 1: several databases
+// have that name, and d is nil).
+func (ins *Inspection) lookup(node, name string) (d *Dictionary, n int) {
 	var byName []*Dictionary
-	var names []string
 	for i := range ins.Dictionaries {
-		d := &ins.Dictionaries[i]
-		if d.Node != node {
+		e := &ins.Dictionaries[i]
+		if e.Node != node {
 			continue
 		}
-		if d.Database+"."+d.Name == name {
-			return d, nil
+		if e.Database+"."+e.Name == name {
+			return e, 1
 		}
-		if d.Name == name {
-			byName = append(byName, d)
+		if e.Name == name {
+			byName = append(byName, e)
 		}
-		names = append(names, d.Database+"."+d.Name)
 	}
 	if len(byName) == 1 {
-		return byName[0], nil
+		return byName[0], 1
+	}
+	return nil, len(byName)
+}
+
+// dictionaryOn is lookup's dictionary, or an error that says why there is
+// none and names the node's dictionaries (node "": every node's, for a
+// name no replica has).
+func (ins *Inspection) dictionaryOn(node, name string) (*Dictionary, error) {
+	d, n := ins.lookup(node, name)
+	if n == 1 {
+		return d, nil
+	}
+	var names []string
+	for _, e := range ins.Dictionaries {
+		if node == "" || e.Node == node {
+			names = append(names, e.Database+"."+e.Name)
+		}
 	}
 	sort.Strings(names)
+	names = slices.Compact(names)
 	allowed := "one of " + strings.Join(names, ", ")
 	if len(names) > 12 {
 		allowed = fmt.Sprintf("one of %s, ... (%d in all, as the inspection lists them)", strings.Join(names[:12], ", "), len(names))
 	}
 	if len(names) == 0 {
-		allowed = "a dictionary's name; the server " + node + " has none"
+		allowed = "a dictionary's name; there is none"
 	}
 	why := "no dictionary of that name on " + node
-	if len(byName) > 1 {
-		why = fmt.Sprintf("%d databases have a dictionary of that name", len(byName))
+	if node == "" {
+		why = "no dictionary of that name on any replica of " + ins.Cluster
+	}
+	if n > 1 {
+		why = fmt.Sprintf("%d databases have a dictionary of that name", n)
 		allowed = "database.name"
 	}
 	return nil, fieldError("verify", name, why, allowed)

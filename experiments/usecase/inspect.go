@@ -39,19 +39,12 @@ type Inspected struct {
 	Inspection *server.Inspection
 	Job        result.Job // named after what was found (Inspection.JobName), started when the inspection did
 	Saved      bool       // kept in the store
-	// Verification is the advice built on the server (InspectAsk.Verify),
-	// as far as it went (nil when not asked for or refused), and VerifyErr
-	// why it was refused or failed.
-	Verification *server.Verification
-	VerifyErr    error
-	Verified     int // advice built and measured (each on its dictionary)
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+	// Verified is how many advice were built on the server and measured
+	// (each is on its dictionary: Dictionary.Verification), VerifyErr why
+	// the one asked for was not (each dictionary's own reason is its
+	// VerifyProblem).
+	Verified  int
+	VerifyErr error
 }
 
 // Inspect inspects the server (server.Inspect: every dictionary beside
@@ -71,11 +64,11 @@ func Inspect(ctx context.Context, ask InspectAsk) (Inspected, error) {
 	out := Inspected{Inspection: ins, Job: result.NewJob(ins.JobName(), ask.Face, start)}
 	switch {
 	case ask.Verify != "":
-		v, err := server.VerifyAdvice(ctx, ask.Settings, ins, ask.Verify, ask.VerifyStarting)
+		n, err := server.VerifyAdvice(ctx, ask.Settings, ins, ask.Verify, ask.VerifyStarting)
 		if errors.Is(err, fault.ErrCancelled) || ctx.Err() != nil {
 			return out, cmp.Or(err, ctx.Err())
 		}
-		out.Verification, out.Verified = v, b2i(err == nil)
+		out.Verified = n
 		if err != nil {
 			out.VerifyErr = fmt.Errorf("verifying the advice for %s: %w", ask.Verify, err)
 		}

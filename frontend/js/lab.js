@@ -977,8 +977,8 @@
       : [el("li", { class: "muted", text: "Nothing to report." })]));
     const advice = v.advice_boxes || [];
     // Each advice can be built on the server and measured there (a live
-    // inspection of one node, not one opened from History): Go words the
-    // verification's lines.
+    // inspection, not one opened from History; on a cluster, on every
+    // replica that holds it): Go words the verification's lines.
     const adviceBox = (a) => {
       const box = snippetBox({ title: a.title, text: a.ddl, lang: "sql", note: a.note });
       if (a.verified && a.verified.length) {
@@ -986,12 +986,12 @@
       }
       if (a.name && !v.started) {
         box.append(el("button", { type: "button", class: "small verify", text: "Build it on the server and measure",
-          title: "Makes a copy of " + a.name + " with this layout over its own source table, in a database of its own, measures it and drops it",
+          title: "Makes a copy of " + a.name + " with this layout over its own source table, in a database of its own (on every replica that holds it, on a cluster), measures it and drops it",
           onclick: () => runInspect(a.name) }));
       }
       return box;
     };
-    const buildable = advice.filter((a) => a.name).length > 1 && !v.started;
+    const buildable = new Set(advice.filter((a) => a.name).map((a) => a.name)).size > 1 && !v.started;
     $("#ch-advice").replaceChildren(el("h2", { text: "Advice" }),
       ...(buildable ? [el("button", { type: "button", class: "small verify-all", text: "Build every advised change on the server and measure",
         title: "One after another, each copy dropped before the next: every dictionary whose advice changes its layout",
