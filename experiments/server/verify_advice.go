@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/packlab/packlab/experiments/fault"
 )
@@ -41,6 +42,7 @@ type AdviceStarting func(of, layout string, rows int64)
 // VerifyProblem). The error is a name no node has, a connection's, a
 // cancel's, or, when nothing was built, the first refusal or failure.
 func VerifyAdvice(ctx context.Context, s Settings, ins *Inspection, name string, starting AdviceStarting) (built int, err error) {
+	s.QueryTimeout = loadTimeout(s.QueryTimeout, ins)
 	found := false
 	var first error
 	err = onEveryNode(ctx, s, ins.Cluster, func(c *Conn, node string) error {
@@ -83,6 +85,7 @@ func VerifyAdvice(ctx context.Context, s Settings, ins *Inspection, name string,
 // is only a connection's, or a cancel's. built is how many were built and
 // measured.
 func VerifyEveryAdvice(ctx context.Context, s Settings, ins *Inspection, starting AdviceStarting) (built int, err error) {
+	s.QueryTimeout = loadTimeout(s.QueryTimeout, ins)
 	err = onEveryNode(ctx, s, ins.Cluster, func(c *Conn, node string) error {
 		for i := range ins.Dictionaries {
 			d := &ins.Dictionaries[i]
@@ -101,6 +104,21 @@ func VerifyEveryAdvice(ctx context.Context, s Settings, ins *Inspection, startin
 		return nil
 	})
 	return built, err
+}
+
+// loadTimeout is a verification's query timeout: a load of the whole
+// dictionary is one query (SYSTEM RELOAD DICTIONARY), which the query
+// timeout (60 s by default) bounds, and the client's read deadline with it;
+// 5e6 rows of HASHED with a String took 43 s to build, load and reload as
+// SPARSE_HASHED on 2 cores, where the dictionary's own load took 5.6. So a
+// verification allows the query timeout, or ten times the longest load of
+// the inspection's dictionaries and a minute, whichever is longer.
+func loadTimeout(query time.Duration, ins *Inspection) time.Duration {
+	var longest float64
+	for _, d := range ins.Dictionaries {
+		longest = max(longest, d.LoadingSeconds)
+	}
+	return max(cmp.Or(query, DefaultQueryTimeout), time.Duration((10*longest+60)*float64(time.Second)))
 }
 
 // onEveryNode calls do with a connection to the server of s and the name

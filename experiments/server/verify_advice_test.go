@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/server/servertest"
@@ -152,5 +153,23 @@ func TestAdvisedCopy(t *testing.T) {
 	}
 	if _, ok := advisedCopy("CREATE DICTIONARY d (id UInt64) PRIMARY KEY id LIFETIME(0)", "x", "LAYOUT(HASHED())", "SOURCE(NULL())"); ok {
 		t.Error("a statement with no LAYOUT or SOURCE was rewritten")
+	}
+}
+
+// TestLoadTimeout: a verification allows ten times the longest load of the
+// inspection's dictionaries and a minute, or the query timeout if longer
+// (a 5e6-row dictionary that loads in 5.6 s took 43 s to verify; under a
+// 5 s query timeout it failed).
+func TestLoadTimeout(t *testing.T) {
+	ins := &Inspection{Dictionaries: []Dictionary{{LoadingSeconds: 5.6}, {LoadingSeconds: 0.2}}}
+	for _, c := range []struct{ query, want time.Duration }{
+		{0, 116 * time.Second}, {5 * time.Second, 116 * time.Second}, {2 * time.Hour, 2 * time.Hour},
+	} {
+		if got := loadTimeout(c.query, ins); got.Round(time.Millisecond) != c.want {
+			t.Errorf("query timeout %s: %s, want %s", c.query, got, c.want)
+		}
+	}
+	if got := loadTimeout(5*time.Second, &Inspection{}); got != time.Minute {
+		t.Errorf("no dictionary: %s, want the default of a minute", got)
 	}
 }
