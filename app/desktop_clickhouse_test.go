@@ -65,7 +65,7 @@ func checkClickHouseTab(t *testing.T, bin, display, tmp string, script []byte, r
 	if !strings.HasPrefix(c.Kept, "Kept in the history as job ") {
 		t.Errorf("the tab does not say the inspection was kept: %q", c.Kept)
 	}
-	if len(c.HistoryRow) < 6 || !strings.Contains(c.HistoryRow[3], "inspect "+node.NativeURL()+" (1 dictionary)") || c.HistoryRow[5] != "inspection" || len(c.HistoryWide) > 0 {
+	if len(c.HistoryRow) < 6 || !strings.Contains(c.HistoryRow[3], "inspect "+node.NativeURL()+" (1 dictionary, 1 advice built)") || c.HistoryRow[5] != "inspection" || len(c.HistoryWide) > 0 {
 		t.Errorf("History's row of the inspection: %q (wider than the window: %q)", c.HistoryRow, c.HistoryWide)
 	}
 	if !strings.HasPrefix(c.OpenedKept, "Saved inspection of ") || !slices.EqualFunc(c.OpenedRows, c.Rows, slices.Equal) {

@@ -80,7 +80,7 @@ func TestInspectCommand(t *testing.T) {
 	}
 	mustSay(t, "--verify", verified, "verified: verified on ClickHouse", "LAYOUT(SPARSE_HASHED())", "beside default.sales dict as it serves (LAYOUT(HASHED()))", "dropped afterwards: true")
 	report, _, err := packlab(t, "report", "--list", "--results", dir)
-	if err != nil || !strings.Contains(report, "inspection") {
+	if err != nil || !strings.Contains(report, "inspection  inspect "+node.NativeURL()+" (1 dictionary, 1 advice built)") {
 		t.Errorf("the verified inspection is not kept: %v %s", err, report)
 	}
 	var o, e bytes.Buffer

@@ -116,7 +116,8 @@ type sample struct {
 
 // JobName is the name of the history's job that keeps ins: "inspect
 // clickhouse://127.0.0.1:9000 (12 dictionaries)", a cluster's "inspect
-// clickhouse://ch1:9000 cluster main (2 nodes, 24 dictionaries)". It has
+// clickhouse://ch1:9000 cluster main (2 nodes, 24 dictionaries)", with
+// ", 2 advice built" where advice were built on the server. It has
 // the URL's scheme and host:port only: no user, no password.
 func (ins *Inspection) JobName() string {
 	what := text.Count(len(ins.Dictionaries), "dictionary", "dictionaries")
@@ -124,6 +125,15 @@ func (ins *Inspection) JobName() string {
 	if ins.Cluster != "" {
 		name += " cluster " + ins.Cluster
 		what = text.Count(len(ins.Nodes), "node", "nodes") + ", " + what
+	}
+	built := 0
+	for _, d := range ins.Dictionaries {
+		if d.Verification != nil {
+			built++
+		}
+	}
+	if built > 0 {
+		what += ", " + text.Count(built, "advice", "advice") + " built"
 	}
 	return name + " (" + what + ")"
 }

@@ -82,6 +82,7 @@ func Inspect(ctx context.Context, ask InspectAsk) (Inspected, error) {
 			out.VerifyErr = fmt.Errorf("verifying the advice: %w", err)
 		}
 	}
+	out.Job.Name = ins.JobName() // with the advice built
 	if ask.Store == nil || ask.NoSave {
 		return out, nil
 	}
