@@ -37,7 +37,7 @@ func TestInspectionReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	html := b.String()
-	for _, want := range []string{"<h2>inspect clickhouse://ch1:9000 (2 dictionaries)</h2>", "default.&lt;script&gt;x&lt;/script&gt;", "1,000,000", "33.0 MiB", "90.0 MiB", "8.0 GiB",
+	for _, want := range []string{"<h2>inspect clickhouse://ch1:9000 (2 dictionaries, 1 advice built)</h2>", "default.&lt;script&gt;x&lt;/script&gt;", "1,000,000", "33.0 MiB", "90.0 MiB", "8.0 GiB",
 		"finding: SPARSE_HASHED holds the same rows in 21 MiB", "CREATE OR REPLACE DICTIONARY", "not modelled: CACHE is not modelled", `id="packlab-server-dictionaries-inspection-1"`,
 		"verified: verified on ClickHouse 26.7.2.1", "not verified: not modelled (CACHE is not modelled): there is no advice to build", "verified: beside default.&lt;script&gt;x&lt;/script&gt; as it serves (LAYOUT(HASHED())): bytes_allocated 23,068,672 against its 34,603,008 (-33.3 %)"} {
 		if !strings.Contains(html, want) {
