@@ -217,15 +217,15 @@ import (
 //     binaries run in turn, 6 rounds, misses 0.91x a hit's time (median;
 //     0.90x-0.95x) against 1.23x (1.16x-1.31x), lower in every round (all
 //     40 free bits, 12 rounds: 0.91x against 1.20x); 2.6 % of absent keys
-//     read the back yard, from 23 %. In one process, alternating, tables
-//     of both geometries (CPU ns, medians of two runs of 10 rounds):
-//     misses 81 and 84 against 110 and 122, hits 90 and 95 against 88 and
-//     100, faster in 9 rounds of 20, slower in 10: within the noise. All
-//     40 free bits moved two more slots across a line: hits 86.3 against
-//     83.4, slower in 8 rounds of 8; hence icebergStraddles. GetMany and
-//     the load (BenchmarkIcebergBatch, CPU ns a row) unchanged within the
-//     noise, the memory unchanged. Tried beside it (docs/performance.md):
-//     the count byte's two and the free bits as one field (1.20x, not
+//     read the back yard, from 23 %. In one process, tables of both
+//     geometries read in turn (CPU ns, medians): misses 81-84 against
+//     101-122 in three runs; hits, two tables of each, 101.2 and 100.5
+//     against 102.7 and 97.8 (tables of one geometry differ by up to 5 %).
+//     GetMany and the load (BenchmarkIcebergBatch, CPU ns a row, quiet
+//     machine: 27.8 and 181.7 against 27.6 and 180.4), the side-by-side
+//     harness (medians of 3: batch read 29.46 against 29.08 M rows/s,
+//     Get 9.09 against 9.16) and the memory unchanged. Tried beside it
+//     (docs/performance.md): the count byte's two and the free bits as one field (1.20x, not
 //     understood), the free bits at the bucket's end (0.94x, but GetMany
 //     would wait on the last line to decide on the back yard).
 //   - The growth rule past a bucket's lost line (icebergGrowTo): a 1e7
@@ -388,8 +388,9 @@ func icebergGeo(keyBytes, valueBytes int, m uint64, ch uint, minSlots uint64) ic
 // by an 8-byte load that crosses a cache line: it waits on both lines, and
 // is split in two. The spill bits take no more free bits than keep it
 // (the 40 free bits at 1e7 <UInt64,UInt16> moved four slots across, not
-// two: hits 86.3 CPU ns against 83.4 in one process, alternating; 32
-// bits keep two, and hits).
+// two: hits 86.3 CPU ns against 83.4, one table each in one process; but
+// two tables of one geometry differ by up to 5 %, so it is a precaution,
+// not a measured gain).
 func icebergStraddles(so, st uint, c uint64) int {
 	n := 0
 	for s := range uint(c) {
