@@ -32,23 +32,26 @@ import (
 // A bucket is `lines` cache lines (64 bytes each), a little-endian bit
 // string:
 //
-//	byte 0  1     2           C    C+1 = bit so  so+st        so+C*st      8*64*lines
-//	    +-----+-----+-----+-- ... --+-----+--------+--------+-- ... --+----------+--------+
-//	    |count| fp 0| fp 1|         |fp C-1| slot 0 | slot 1 |         | slot C-1 | (zero) |
-//	    +-----+-----+-----+-- ... --+-----+--------+--------+-- ... --+----------+--------+
+//	byte 0  1     2           C    C+1 = bit sbase  so     so+st        so+C*st    8*64*lines
+//	    +-----+-----+-----+-- ... --+------+-------+--------+--------+-- ... --+----------+--------+
+//	    |count| fp 0| fp 1|         |fp C-1| spill | slot 0 | slot 1 |         | slot C-1 | (zero) |
+//	    +-----+-----+-----+-- ... --+------+-------+--------+--------+-- ... --+----------+--------+
 //
 //	fp s:   the low 8 bits of slot s's remainder (its fingerprint)
+//	spill:  a front bucket's spill bits (see the back yard), sk bits: the bits the slots leave free
 //	a slot: | the remainder's other L-8 bits | choice (back yard: 1) | e (16-byte keys: 64) | value (8*vs) |
 //
 // A pair takes sb = L + choice + e + value bits: 8 in the header, st = sb-8
 // in its slot. count (byte 0's low 6 bits: a bucket has at most 63 slots)
 // is how many slots from slot 0 hold a pair; the others' fingerprints and
-// slots are zero. Byte 0's top two bits are a front bucket's spill bits
-// (see the back yard). Pairs go into a bucket in arrival order
+// slots are zero. A back bucket, and a front bucket whose slots leave two
+// bits or fewer free, have no spill field (slot 0 follows the
+// fingerprints); a front one then keeps its spill bits in byte 0's top
+// two. Pairs go into a bucket in arrival order
 // (no deletions: a count is enough). The front yard's buckets have at least
 // 24 slots (three lines for <UInt64,UInt16>: 26 slots of 58 bits at 1e8
-// pairs, 20 bits unused), the back yard's at least 6 (one line: 8 slots of
-// 62 bits). A remainder under 8 bits (keys of 1 or 2 bytes in many
+// pairs, 20 bits left, 13 of them its spill bits), the back yard's at least 6 (one
+// line: 8 slots of 62 bits). A remainder under 8 bits (keys of 1 or 2 bytes in many
 // buckets) has no fingerprint: its whole L bits are in the slot, slot 0 at
 // bit 8, and a lookup reads every slot.
 //
@@ -104,14 +107,21 @@ import (
 // it instead of blowing the table up; random keys all but never reach it.
 //
 // A pair goes to the back yard only past a full front bucket, and sets one
-// of that bucket's two spill bits, the one its remainder's ninth bit picks
-// (both for remainders of 8 bits or fewer). A lookup reads its front
-// bucket, and the two back buckets only when its own spill bit there is
-// set: a miss reads them for 23 % of absent keys at 1e7 (the buckets
-// full: 36 %; any spill bit set: 28 %). Misses against hits, single Get,
-// one process, alternating (CPU ns): 98-110 against hits' 84-92 with the
-// spill bits, 128-144 against 86-97 reading the back yard behind every
-// full bucket.
+// of that bucket's spill bits, the one a hash of its remainder picks
+// (spillAt). They are the bits the bucket's slots leave free, up to 64,
+// placed after the fingerprints so that they are in the header's line
+// (the line a miss reads, and the one GetMany's pipeline has in cache
+// when it decides on the back yard), as many as move no more slots'
+// 8-byte loads across a line boundary (icebergStraddles): for
+// <UInt64,UInt16>, 37 of 40 free at 1e7 pairs, 13 of 20 at 1e8, 7 to 43
+// over the sizes from 1e7 to 1e9 except 3 between 1.0e7 and 2.4e7 pairs;
+// where that leaves two or fewer, the count byte's top two. A lookup
+// reads its front bucket, and the two back buckets only when its own
+// spill bit there is set: a miss reads them for 2.6 % of absent keys at
+// 1e7 (with two spill bits: 23 %; any spill bit set: 28 %; the buckets
+// full: 36 %). A Poisson bucket of 25 slots at the max load factor sends
+// 20 % of absent keys there with 3 bits, 24 % with 2. Misses cost 0.91x a
+// hit's time at 1e7 (see the measurements).
 //
 // # Growth
 //
@@ -202,6 +212,22 @@ import (
 //     alternating runs, 1.33x against 1.42x. Hits, the memory (1e8:
 //     8.71 and 9.13 B/pair after the load and at its peak) and compact
 //     unchanged within the noise (side-by-side harness, beside afbc85e).
+//   - The free bits as spill bits (37 at 1e7 in place of the count
+//     byte's two), beside the code before them: BenchmarkMiss at 1e7,
+//     binaries run in turn, 6 rounds, misses 0.91x a hit's time (median;
+//     0.90x-0.95x) against 1.23x (1.16x-1.31x), lower in every round (all
+//     40 free bits, 12 rounds: 0.91x against 1.20x); 2.6 % of absent keys
+//     read the back yard, from 23 %. In one process, tables of both
+//     geometries read in turn (CPU ns, medians): misses 81-84 against
+//     101-122 in three runs; hits, two tables of each, 101.2 and 100.5
+//     against 102.7 and 97.8 (tables of one geometry differ by up to 5 %).
+//     GetMany and the load (BenchmarkIcebergBatch, CPU ns a row, quiet
+//     machine: 27.8 and 181.7 against 27.6 and 180.4), the side-by-side
+//     harness (medians of 3: batch read 29.46 against 29.08 M rows/s,
+//     Get 9.09 against 9.16) and the memory unchanged. Tried beside it
+//     (docs/performance.md): the count byte's two and the free bits as one field (1.20x, not
+//     understood), the free bits at the bucket's end (0.94x, but GetMany
+//     would wait on the last line to decide on the back yard).
 //   - The growth rule past a bucket's lost line (icebergGrowTo): a 1e7
 //     load grew from 124,755 front buckets of four lines (31 slots) to
 //     140,349 of three (24), which hold fewer pairs than it had: 207,476
@@ -237,10 +263,10 @@ import (
 //     lines (BenchmarkCacheLatency: 9 ns a dependent load at 1 MB, 76-122
 //     at 8 MB), so an 11 MB header array is a miss from memory too, and
 //     the split reads its slot after it where today's Get asks for its
-//     bucket's three lines at once; misses
-//     1.33x a hit's time at 1e7 (target 1.2x): the branch on the spill
-//     bit and, behind it, the back yard's two buckets read after the
-//     front one's miss; the old back yard held to the end of a
+//     bucket's three lines at once; misses where the slots leave few
+//     bits free (3 from 1.0e7 to 2.4e7 pairs: 20 % of absent keys read
+//     the back yard at the max load factor, 24 % with two bits; misses
+//     there near the 1.2x target, not measured); the old back yard held to the end of a
 //     growth (about 0.4 B a pair of the peak at 1e8: interleaved with the
 //     pass it faulted in the new front yard early, see grow).
 
@@ -262,27 +288,28 @@ type Iceberg[K, V Bits] struct {
 
 // icebergYard is one yard's geometry and slab.
 type icebergYard struct {
-	base     unsafe.Pointer
-	slab     []byte
-	m        uint64  // buckets
-	bb       uintptr // bucket bytes
-	c        uint64  // slots a bucket
-	sb       uint    // bits a pair: its fingerprint byte and its slot
-	fb       uint    // fingerprint bits a slot in the bucket's header: 8, or 0 when l < 8
-	lr       uint    // remainder bits in the slot: l - fb
-	st       uint    // the slot's bits past the header: sb - fb
-	so       uint    // bit offset of slot 0: 8 + c*fb
-	l        uint    // remainder bits
-	ch       uint    // choice bits: 0 front, 1 back
-	e, v     uint    // extra hash word bits (64 for 16-byte keys), value bits
-	kw       uint    // key bits in x
-	lmask    uint64  // lowMask(l)
-	n        uint64  // pairs held
-	spillAll byte    // icebergSpill when l <= 8 (no ninth remainder bit to pick a spill bit), else 0
-	word     bool    // fingerprints, no extra word, and a slot past its fingerprint read by one 8-byte load at its byte (st+7 <= 64)
-	kf       uint    // lr + ch: the key's bits in a slot past its fingerprint
-	kmask    uint64  // lowMask(kf)
-	vmask    uint64  // lowMask(v)
+	base  unsafe.Pointer
+	slab  []byte
+	m     uint64  // buckets
+	bb    uintptr // bucket bytes
+	c     uint64  // slots a bucket
+	sb    uint    // bits a pair: its fingerprint byte and its slot
+	fb    uint    // fingerprint bits a slot in the bucket's header: 8, or 0 when l < 8
+	lr    uint    // remainder bits in the slot: l - fb
+	st    uint    // the slot's bits past the header: sb - fb
+	so    uint    // bit offset of slot 0: 8 + c*fb, + sk when the spill bits are between them
+	l     uint    // remainder bits
+	ch    uint    // choice bits: 0 front, 1 back
+	e, v  uint    // extra hash word bits (64 for 16-byte keys), value bits
+	kw    uint    // key bits in x
+	lmask uint64  // lowMask(l)
+	n     uint64  // pairs held
+	sbase uint    // a front bucket's first spill bit (see spillAt)
+	sk    uint64  // how many spill bits a front bucket has
+	word  bool    // fingerprints, no extra word, and a slot past its fingerprint read by one 8-byte load at its byte (st+7 <= 64)
+	kf    uint    // lr + ch: the key's bits in a slot past its fingerprint
+	kmask uint64  // lowMask(kf)
+	vmask uint64  // lowMask(v)
 }
 
 // Growth and bucket parameters; see the design comment.
@@ -298,6 +325,7 @@ const (
 	icebergBackSlotsMin         = 6    // a back bucket at least this many
 	icebergBackFill             = 0.85 // the back yard is sized to be this full at the max load factor
 	icebergPad                  = 16
+	icebergSpillMax             = 64 // a front bucket's spill bits at most
 )
 
 func icebergMLF(opt Options) float64 {
@@ -322,9 +350,6 @@ func icebergGeo(keyBytes, valueBytes int, m uint64, ch uint, minSlots uint64) ic
 		y.l = y.kw - lg
 	}
 	y.lmask = lowMask(y.l)
-	if y.l <= 8 {
-		y.spillAll = icebergSpill
-	}
 	y.sb = y.l + ch + y.e + y.v
 	if y.l >= 8 {
 		y.fb = 8
@@ -338,10 +363,40 @@ func icebergGeo(keyBytes, valueBytes int, m uint64, ch uint, minSlots uint64) ic
 		}
 	}
 	y.so = 8 + uint(y.c)*y.fb
+	// The spill bits (see spillAt): the bits a front bucket's slots leave
+	// free, moved to just after its fingerprints, in the header's line, as
+	// many as move no more slots across a line boundary; where that is two
+	// or fewer, the count byte's top two.
+	y.sbase, y.sk = 6, 2
+	if free := 8*uint64(y.bb) - 8 - y.c*uint64(y.sb); ch == 0 && free > 2 {
+		straddle := icebergStraddles(y.so, y.st, y.c)
+		for sk := min(free, icebergSpillMax); sk > 2; sk-- {
+			if icebergStraddles(y.so+uint(sk), y.st, y.c) <= straddle {
+				y.sbase, y.sk = y.so, sk
+				y.so += uint(sk)
+				break
+			}
+		}
+	}
 	y.word = y.fb == 8 && y.c <= 64 && y.e == 0 && y.st+7 <= 64
 	y.kf = y.lr + y.ch
 	y.kmask, y.vmask = lowMask(y.kf), lowMask(min(y.v, 64))
 	return y
+}
+
+// icebergStraddles is how many of c slots of st bits from bit so are read
+// by an 8-byte load that crosses a cache line: it waits on both lines, and
+// is split in two. The spill bits take no more free bits than keep it
+// (the 40 free bits at 1e7 <UInt64,UInt16> moved four slots across, not
+// two: hits 86.3 CPU ns against 83.4, one table each in one process; but
+// two tables of one geometry differ by up to 5 %, so it is a precaution,
+// not a measured gain).
+func icebergStraddles(so, st uint, c uint64) int {
+	n := 0
+	for s := range uint(c) {
+		n += b2i((so+s*st)>>3&63 > 56)
+	}
+	return n
 }
 
 // off is the bit offset of slot s's bits past the header.
@@ -561,23 +616,47 @@ func (y *icebergYard) bucket(i uint64) unsafe.Pointer {
 // and a bucket has more than one line only while it has fewer than 24).
 func icebergCount(p unsafe.Pointer) uint64 { return uint64(*(*byte)(p) & icebergCountMask) }
 
-// The count byte's top two bits, in a front bucket, say which of its pairs
-// went on to the back yard (or the overflow table): a pair sets the bit
-// its remainder's ninth bit picks (both, for remainders of 8 bits or
-// fewer). A bucket is full before either is set, so put, which fills
-// buckets that are not, never meets them; a lookup that finds no slot in
-// its front bucket reads the back yard only when its own bit is set.
+// A front bucket's spill bits say which of its pairs went on to the back
+// yard (or the overflow table): a pair sets the bit its remainder picks
+// (spillAt), and a lookup that finds no slot in its front bucket reads the
+// back yard only when its own bit is set. They are the sk bits from bit
+// sbase: the bits the slots leave free (up to icebergSpillMax, and no
+// more than move no slot across a line, see icebergStraddles), between
+// the fingerprints and slot 0, in the header's line; or, where that is two
+// or fewer, the count byte's top two (a bucket has at most 63
+// slots). <UInt64,UInt16> has 37 at 1e7 pairs, 13 at 1e8, 3 from 1.0e7 to
+// 2.4e7, and the count byte's at 4096 to 7382 front buckets (see the design
+// comment). A bucket is full before any is set, so put, which fills
+// buckets that are not (and rewrites the count byte), never meets them.
 const (
 	icebergCountMask = 0x3f
 	icebergSpill     = 0xc0
 )
 
-// spillBit is the count-byte bit of a front bucket that a pair of
-// remainder rem sets when it goes on to the back yard.
-func (y *icebergYard) spillBit(rem uint64) byte { return byte(0x40<<(rem>>8&1)) | y.spillAll }
+// spillPick is which of a front bucket's sk spill bits a pair of remainder
+// rem sets when it goes on to the back yard: a multiplicative hash of the
+// remainder scaled to sk, which waits on no load (a Get computes it while
+// its bucket's line is on the way).
+func (y *icebergYard) spillPick(rem uint64) uint {
+	return uint(mulHi(rem*0x9e3779b97f4a7c15, y.sk))
+}
 
-// icebergSpilled reports whether the count byte at p has bit set.
-func icebergSpilled(p unsafe.Pointer, bit byte) bool { return *(*byte)(p)&bit != 0 }
+// spillAt is the bit of a front bucket that a pair of remainder rem sets
+// when it goes on to the back yard.
+func (y *icebergYard) spillAt(rem uint64) uint { return y.sbase + y.spillPick(rem) }
+
+// spilled reports whether the front bucket at p has the spill bit of
+// remainder rem set.
+func (y *icebergYard) spilled(p unsafe.Pointer, rem uint64) bool {
+	i := y.spillAt(rem)
+	return *(*byte)(unsafe.Add(p, i>>3))>>(i&7)&1 != 0
+}
+
+// spill sets the spill bit of remainder rem in the front bucket at p.
+func (y *icebergYard) spill(p unsafe.Pointer, rem uint64) {
+	i := y.spillAt(rem)
+	*(*byte)(unsafe.Add(p, i>>3)) |= 1 << (i & 7)
+}
 
 // rem is x's remainder in y.
 func (y *icebergYard) rem(x uint64) uint64 { return x >> (64 - y.kw) & y.lmask }
@@ -806,7 +885,7 @@ func (t *Iceberg[K, V]) Get(key K) (V, bool) {
 			if w, ok := f.findWord(p, icebergMatch(p, byte(rem), n, f.c), rem>>8); ok {
 				return fromWord[V](w), true
 			}
-			if !icebergSpilled(p, f.spillBit(rem)) {
+			if !f.spilled(p, rem) {
 				return t.getMiss()
 			}
 			return t.getBack(key, x, 0)
@@ -814,7 +893,7 @@ func (t *Iceberg[K, V]) Get(key K) (V, bool) {
 		if off := f.find(p, rem, 0, 0); off != 0 {
 			return t.value(f, p, off), true
 		}
-		if !icebergSpilled(p, f.spillBit(rem)) {
+		if !f.spilled(p, rem) {
 			return t.getMiss()
 		}
 		return t.getBack(key, x, 0)
@@ -832,7 +911,7 @@ func (t *Iceberg[K, V]) getHashed(key K, x, e uint64) (V, bool) {
 		if w, ok := f.findWord(p, icebergMatch(p, byte(rem), n, f.c), rem>>8); ok {
 			return fromWord[V](w), true
 		}
-		if !icebergSpilled(p, f.spillBit(rem)) {
+		if !f.spilled(p, rem) {
 			return t.getMiss()
 		}
 		return t.getBack(key, x, e)
@@ -840,7 +919,7 @@ func (t *Iceberg[K, V]) getHashed(key K, x, e uint64) (V, bool) {
 	if off := f.find(p, f.rem(x), 0, e); off != 0 {
 		return t.value(f, p, off), true
 	}
-	if !icebergSpilled(p, f.spillBit(f.rem(x))) {
+	if !f.spilled(p, f.rem(x)) {
 		return t.getMiss()
 	}
 	return t.getBack(key, x, e)
@@ -852,6 +931,9 @@ func (t *Iceberg[K, V]) getHashed(key K, x, e uint64) (V, bool) {
 //
 //go:noinline
 func (t *Iceberg[K, V]) getBack(key K, x, e uint64) (V, bool) {
+	if icebergBackHook != nil {
+		icebergBackHook()
+	}
 	b := &t.back
 	rem := b.rem(x)
 	b1 := mulHi(x, b.m)
@@ -870,6 +952,10 @@ func (t *Iceberg[K, V]) getBack(key K, x, e uint64) (V, bool) {
 	}
 	return t.getMiss()
 }
+
+// icebergBackHook, when set (tests only), hears every lookup that reads
+// the back yard.
+var icebergBackHook func()
 
 // getMiss is a lookup that found nothing: the closed check (a closed
 // table's front yard is one empty bucket).
@@ -926,12 +1012,13 @@ func (t *Iceberg[K, V]) insertHashed(key K, value V, x, e uint64) bool {
 // *SlabError before it changes anything).
 func (t *Iceberg[K, V]) place(key K, x, e, vlo, vhi uint64) {
 	if !t.placeYards(x, e, vlo, vhi) {
-		t.placeOverflow(key, vlo, vhi)
+		t.placeOverflow(key, x, vlo, vhi)
 	}
 }
 
 // placeYards puts a pair known to be absent into its front bucket, else
-// the back yard, and reports whether either took it.
+// the back yard (setting the front bucket's spill bit for it), and reports
+// whether either took it.
 func (t *Iceberg[K, V]) placeYards(x, e, vlo, vhi uint64) bool {
 	f := &t.front
 	p := f.bucket(mulHi(x, f.m))
@@ -939,7 +1026,6 @@ func (t *Iceberg[K, V]) placeYards(x, e, vlo, vhi uint64) bool {
 		f.put(p, f.rem(x), 0, e, vlo, vhi)
 		return true
 	}
-	*(*byte)(p) |= f.spillBit(f.rem(x))
 	b := &t.back
 	rem := b.rem(x)
 	b1 := mulHi(x, b.m)
@@ -951,18 +1037,23 @@ func (t *Iceberg[K, V]) placeYards(x, e, vlo, vhi uint64) bool {
 		b.put(p1, rem, 0, e, vlo, vhi)
 	case n2 < b.c:
 		b.put(p2, rem, 1, e, vlo, vhi)
-	default:
-		return b.kick(p1, b1, rem, e, vlo, vhi, 0) || b.kick(p2, b2, rem, e, vlo, vhi, 1)
+	case !b.kick(p1, b1, rem, e, vlo, vhi, 0) && !b.kick(p2, b2, rem, e, vlo, vhi, 1):
+		return false
 	}
+	f.spill(p, f.rem(x))
 	return true
 }
 
-// placeOverflow puts a pair neither yard took into the overflow table.
-func (t *Iceberg[K, V]) placeOverflow(key K, vlo, vhi uint64) {
+// placeOverflow puts a pair of hash x neither yard took into the overflow
+// table, and then sets its front bucket's spill bit (not before: an
+// overflow table that cannot grow panics, and the table stays as it was).
+func (t *Iceberg[K, V]) placeOverflow(key K, x, vlo, vhi uint64) {
 	if t.ovf == nil {
 		t.ovf = NewPacked[K, V](Options{ValueBytes: t.vs})
 	}
 	t.ovf.Insert(key, FromUint64[V](vlo, vhi))
+	f := &t.front
+	f.spill(f.bucket(mulHi(x, f.m)), f.rem(x))
 }
 
 // kick makes room in the full back bucket p (number i) for a pair of
@@ -1067,7 +1158,7 @@ func (t *Iceberg[K, V]) match(keys []K, lo int, b *icebergBatch) {
 		if cand == 0 {
 			s1[j], s2[j] = b.off[j], b.off[j]
 			p, x := unsafe.Add(f.base, b.off[j]), b.x[j]
-			if icebergSpilled(p, f.spillBit(f.rem(x))) {
+			if f.spilled(p, f.rem(x)) {
 				h1 := mulHi(x, bk.m)
 				b1[k], b2[k] = uintptr(h1)*bk.bb, uintptr(bk.alt(h1, bk.rem(x), 0))*bk.bb
 				k++
@@ -1151,12 +1242,12 @@ func (t *Iceberg[K, V]) GetMany(keys []K, values []V, found []bool) int {
 				var w uint64
 				if w, ok = f.findWord(p, q.cand[j], f.rem(x)>>8); ok {
 					v = fromWord[V](w)
-				} else if icebergSpilled(p, f.spillBit(f.rem(x))) {
+				} else if f.spilled(p, f.rem(x)) {
 					v, ok = t.getBack(key, x, e)
 				}
 			} else if off := f.findIn(p, q.cand[j], f.rem(x), 0, e); off != 0 {
 				v, ok = t.value(f, p, off), true
-			} else if icebergSpilled(p, f.spillBit(f.rem(x))) {
+			} else if f.spilled(p, f.rem(x)) {
 				v, ok = t.getBack(key, x, e)
 			}
 			values[lo+j], found[lo+j] = v, ok
@@ -1384,7 +1475,7 @@ var icebergGrowHook func(released, slab uintptr)
 // is computed only if it goes to the overflow table.
 func (t *Iceberg[K, V]) placeMoved(x, e, vlo, vhi uint64) {
 	if !t.placeYards(x, e, vlo, vhi) {
-		t.placeOverflow(compactKey[K](x, e), vlo, vhi)
+		t.placeOverflow(compactKey[K](x, e), x, vlo, vhi)
 	}
 }
 
@@ -1450,6 +1541,7 @@ func (t *Iceberg[K, V]) Close() {
 		y.base = unsafe.Pointer(&closedMemory)
 		y.slab = nil
 		y.m, y.n, y.bb, y.c = 1, 0, 64, 0
+		y.sbase, y.sk = 6, 2
 	}
 }
 
@@ -1530,6 +1622,7 @@ func (t *Iceberg[K, V]) CheckInvariants() error {
 		return fmt.Errorf("iceberg: owns %d slabs, want 2", len(t.owner.slabs))
 	}
 	var n [2]uint64
+	spills := map[uint64]uint64{} // front bucket: the spill bits its keys set (spillPick)
 	for yi, y := range []*icebergYard{&t.front, &t.back} {
 		for i := uint64(0); i < y.m; i++ {
 			p := y.bucket(i)
@@ -1537,8 +1630,8 @@ func (t *Iceberg[K, V]) CheckInvariants() error {
 			if cnt > y.c {
 				return fmt.Errorf("iceberg: yard %d bucket %d counts %d pairs, it has %d slots", yi, i, cnt, y.c)
 			}
-			if icebergSpilled(p, icebergSpill) && (yi == 1 || cnt < y.c) {
-				return fmt.Errorf("iceberg: yard %d bucket %d is marked spilled holding %d pairs of %d", yi, i, cnt, y.c)
+			if yi == 1 && *(*byte)(p)&icebergSpill != 0 {
+				return fmt.Errorf("iceberg: back bucket %d has spill bits set (%#x)", i, *(*byte)(p))
 			}
 			// The bits past the last pair are zero.
 			for s := cnt; s < y.c && y.fb != 0; s++ {
@@ -1563,9 +1656,10 @@ func (t *Iceberg[K, V]) CheckInvariants() error {
 				}
 				k := compactKey[K](x, e)
 				if yi == 1 {
-					if fp := t.front.bucket(mulHi(x, t.front.m)); icebergCount(fp) < t.front.c || !icebergSpilled(fp, t.front.spillBit(t.front.rem(x))) {
+					if fp := t.front.bucket(mulHi(x, t.front.m)); icebergCount(fp) < t.front.c || !t.front.spilled(fp, t.front.rem(x)) {
 						return fmt.Errorf("iceberg: key %v is in the back yard, its front bucket is not full or not marked spilled", k)
 					}
+					spills[mulHi(x, t.front.m)] |= 1 << t.front.spillPick(t.front.rem(x))
 				}
 				if v, ok := t.Get(k); !ok || v != FromUint64[V](vlo, vhi) {
 					return fmt.Errorf("iceberg: Get(%v) = %v, %v; yard %d bucket %d slot %d holds %v", k, v, ok, yi, i, s, FromUint64[V](vlo, vhi))
@@ -1588,12 +1682,26 @@ func (t *Iceberg[K, V]) CheckInvariants() error {
 		ov = uint64(t.ovf.Len())
 		for k, v := range t.ovf.All() {
 			x, _ := t.hash(k)
-			if !icebergSpilled(t.front.bucket(mulHi(x, t.front.m)), t.front.spillBit(t.front.rem(x))) {
+			if !t.front.spilled(t.front.bucket(mulHi(x, t.front.m)), t.front.rem(x)) {
 				return fmt.Errorf("iceberg: key %v is in the overflow table, its front bucket is not marked spilled", k)
 			}
+			spills[mulHi(x, t.front.m)] |= 1 << t.front.spillPick(t.front.rem(x))
 			if got, ok := t.Get(k); !ok || got != v {
 				return fmt.Errorf("iceberg: Get(%v) = %v, %v; the overflow table holds %v", k, got, ok, v)
 			}
+		}
+	}
+	// A front bucket's spill bits are set exactly where one of its keys
+	// went on to the back yard or the overflow table.
+	f := &t.front
+	for i := uint64(0); i < f.m; i++ {
+		p := f.bucket(i)
+		set := uint64(0)
+		for j := range uint(f.sk) {
+			set |= getBits(p, f.sbase+j, 1) << j
+		}
+		if set != spills[i] {
+			return fmt.Errorf("iceberg: front bucket %d (%d pairs of %d) has spill bits %#x, its keys in the back yard and the overflow table set %#x", i, icebergCount(p), f.c, set, spills[i])
 		}
 	}
 	if n[0]+n[1]+ov != t.size {

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"unsafe"
@@ -218,5 +219,126 @@ func TestIcebergGrowthMakesRoom(t *testing.T) {
 	}
 	if skipped == 0 {
 		t.Fatal("no growth skipped a size: the rule was not exercised")
+	}
+}
+
+// TestIcebergSpillGeometry checks where the spill bits are for every key
+// and value width over the growth sequence: the bits a front bucket's
+// slots leave free (at most icebergSpillMax), between the fingerprints and
+// slot 0, in the header's line, as many as move no more slots across a
+// line boundary, or, where that is two or fewer, the count byte's top
+// two; and that the remainders pick every one of them. The
+// <UInt64,UInt16> shapes that spillAt's comment names are checked by name.
+func TestIcebergSpillGeometry(t *testing.T) {
+	for _, kb := range []int{1, 2, 4, 8, 16} {
+		for _, vb := range []int{1, 2, 4, 8, 16} {
+			for m := uint64(icebergInitialBuckets); m < 1<<32; m = icebergGrowTo(kb, vb, m, DefaultIcebergMaxLoadFactor) {
+				f := icebergShapeOf(kb, vb, m, DefaultIcebergMaxLoadFactor).front
+				free := 8*uint64(f.bb) - 8 - f.c*uint64(f.sb)
+				where := fmt.Sprintf("key %d value %d bytes, %d front buckets of %d slots of %d bits, %d bits free", kb, vb, m, f.c, f.sb, free)
+				if end := uint64(f.so) + f.c*uint64(f.st); end > 8*uint64(f.bb) {
+					t.Fatalf("%s: the slots end at bit %d of a bucket of %d", where, end, 8*f.bb)
+				}
+				header := 8 + uint(f.c)*f.fb
+				most, straddle := min(free, icebergSpillMax), icebergStraddles(header, f.st, f.c)
+				if f.sbase == 6 && (f.sk != 2 || f.so != header) || f.sbase != 6 && (f.sbase != header || f.sk < 3 || f.sk > most || f.so != header+uint(f.sk) || f.so > 512) {
+					t.Fatalf("%s: %d spill bits from bit %d, slot 0 at bit %d", where, f.sk, f.sbase, f.so)
+				}
+				if got := icebergStraddles(f.so, f.st, f.c); got > straddle {
+					t.Fatalf("%s: %d spill bits move %d slots across a line boundary, %d before", where, f.sk, got, straddle)
+				}
+				for sk := max(f.sk+1, 3); sk <= most; sk++ { // none more (the count byte's: none of 3 or more)
+					if icebergStraddles(header+uint(sk), f.st, f.c) <= straddle {
+						t.Fatalf("%s: %d spill bits, where %d would move no slot across a line boundary", where, f.sk, sk)
+					}
+				}
+				picked := uint64(0)
+				for rem := range uint64(4096) {
+					picked |= 1 << f.spillPick(rem&f.lmask)
+				}
+				if f.l >= 12 && picked != lowMask(uint(f.sk)) {
+					t.Fatalf("%s: remainders pick spill bits %b of %d", where, picked, f.sk)
+				}
+				for _, s := range []struct{ m, sk uint64 }{{4096, 2}, {455767, 37}, {576831, 3}, {4806134, 13}} {
+					if kb == 8 && vb == 2 && m == s.m && f.sk != s.sk {
+						t.Fatalf("%s: %d spill bits, want %d", where, f.sk, s.sk)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestIcebergSpillBits fills tables to their max fill (reserved, so no
+// growth) with both kinds of spill bits, reads every key with Get and
+// GetMany, and counts the absent keys whose Get reads the back yard: with
+// 25 spill bits a front bucket, far fewer than with the count byte's two
+// (about one in four at the max fill). A spill bit cleared by hand loses its
+// back-yard key, and CheckInvariants says so.
+func TestIcebergSpillBits(t *testing.T) {
+	for _, tc := range []struct {
+		reserve uint64
+		spill   uint64 // spill bits a front bucket
+		absent  float64
+	}{{120000, 2, 0.30}, {1000000, 25, 0.08}} {
+		tb := NewIceberg[uint64, uint16](Options{Reserve: int64(tc.reserve)})
+		f := &tb.front
+		if f.sk != tc.spill {
+			t.Fatalf("reserved for %d: %d spill bits a front bucket, want %d", tc.reserve, f.sk, tc.spill)
+		}
+		rng := rand.New(rand.NewPCG(tc.reserve, 5))
+		var keys []uint64
+		for m := f.m; tb.Len() < int(tb.maxFill); {
+			k := rng.Uint64() | 1
+			if tb.Insert(k, uint16(k)) {
+				keys = append(keys, k)
+			}
+			if f.m != m {
+				t.Fatalf("reserved for %d: grew at %d pairs", tc.reserve, tb.Len())
+			}
+		}
+		if err := tb.CheckInvariants(); err != nil {
+			t.Fatalf("reserved for %d: %v", tc.reserve, err)
+		}
+		vals, found := make([]uint16, len(keys)), make([]bool, len(keys))
+		if n := tb.GetMany(keys, vals, found); n != len(keys) {
+			t.Fatalf("reserved for %d: GetMany found %d of %d keys", tc.reserve, n, len(keys))
+		}
+		spilled := 0
+		for i := range f.m {
+			spilled += b2i(getBits(f.bucket(i), f.sbase, uint(f.sk)) != 0)
+		}
+		back := 0
+		icebergBackHook = func() { back++ }
+		for _, k := range keys {
+			if _, ok := tb.Get(k &^ 1); ok {
+				t.Fatalf("reserved for %d: absent key %#x found", tc.reserve, k&^1)
+			}
+		}
+		icebergBackHook = nil
+		share, buckets := float64(back)/float64(len(keys)), float64(spilled)/float64(f.m)
+		t.Logf("reserved for %d: %d spill bits, %.1f %% of front buckets with one set, %.1f %% of absent keys read the back yard", tc.reserve, f.sk, 100*buckets, 100*share)
+		if share > tc.absent || buckets < 0.2 {
+			t.Fatalf("reserved for %d: %.1f %% of absent keys read the back yard (want at most %.0f %%), %.1f %% of front buckets spilled", tc.reserve, 100*share, 100*tc.absent, 100*buckets)
+		}
+		// A back-yard key whose spill bit is cleared is lost.
+		for k, v := range tb.yardPairs(&tb.back) {
+			x := compactHashWord(k)
+			p, rem := f.bucket(mulHi(x, f.m)), f.rem(x)
+			i := f.spillAt(rem)
+			*(*byte)(unsafe.Add(p, i>>3)) &^= 1 << (i & 7)
+			if got, ok := tb.Get(k); ok {
+				t.Fatalf("reserved for %d: back-yard key %#x found (%d) with its spill bit cleared", tc.reserve, k, got)
+			}
+			if err := tb.CheckInvariants(); err == nil {
+				t.Fatalf("reserved for %d: CheckInvariants passes a cleared spill bit", tc.reserve)
+			}
+			f.spill(p, rem)
+			if got, ok := tb.Get(k); !ok || got != v {
+				t.Fatalf("reserved for %d: Get(%#x) = %d, %v; want %d", tc.reserve, k, got, ok, v)
+			}
+			break
+		}
+		tb.Close()
 	}
 }
