@@ -83,6 +83,9 @@ func TestVerifyAdvice(t *testing.T) {
 			t.Errorf("%s: %s databases of packlab's left behind", c.name, n)
 		}
 	}
+	if d, _ := ins.dictionaryOn(ins.Nodes[0].Name, "shop.prices"); !strings.Contains(d.Advice.Why, "how fast it loads is not modelled (HASHED loaded in ") {
+		t.Errorf("shop.prices: the advice does not say that its load time is not modelled: %q", d.Advice.Why)
+	}
 	if d, _ := ins.dictionaryOn(ins.Nodes[0].Name, "shop.prices"); d.Advice.Layout != "LAYOUT(SPARSE_HASHED())" || d.Verification.BytesAllocated >= 3*d.BytesAllocated/4 {
 		t.Errorf("shop.prices: advised %s, %d bytes_allocated against HASHED's %d: want SPARSE_HASHED in a quarter less", d.Advice.Layout, d.Verification.BytesAllocated, d.BytesAllocated)
 	}
