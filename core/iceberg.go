@@ -931,9 +931,6 @@ func (t *Iceberg[K, V]) getHashed(key K, x, e uint64) (V, bool) {
 //
 //go:noinline
 func (t *Iceberg[K, V]) getBack(key K, x, e uint64) (V, bool) {
-	if icebergBackHook != nil {
-		icebergBackHook()
-	}
 	b := &t.back
 	rem := b.rem(x)
 	b1 := mulHi(x, b.m)
@@ -952,10 +949,6 @@ func (t *Iceberg[K, V]) getBack(key K, x, e uint64) (V, bool) {
 	}
 	return t.getMiss()
 }
-
-// icebergBackHook, when set (tests only), hears every lookup that reads
-// the back yard.
-var icebergBackHook func()
 
 // getMiss is a lookup that found nothing: the closed check (a closed
 // table's front yard is one empty bucket).
