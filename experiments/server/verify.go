@@ -83,8 +83,7 @@ func VerifyCluster(ctx context.Context, s Settings, cluster string, req VerifyRe
 		c.Close()
 		return nil, err
 	}
-	addrs, err := c.replicas(ctx, cluster)
-	e := c.Endpoint
+	targets, err := c.replicaSettings(ctx, cluster, s)
 	c.Close()
 	if err != nil {
 		return nil, err
@@ -95,9 +94,7 @@ func VerifyCluster(ctx context.Context, s Settings, cluster string, req VerifyRe
 			p.c.Close()
 		}
 	}()
-	for _, a := range addrs {
-		ns := s
-		ns.URL, ns.User, ns.Database, ns.Secure = "clickhouse://"+a, e.User, e.Database, e.TLS
+	for _, ns := range targets {
 		nc, err := Connect(ctx, ns)
 		if err != nil {
 			return nil, err
@@ -122,20 +119,24 @@ func VerifyCluster(ctx context.Context, s Settings, cluster string, req VerifyRe
 	return out, nil
 }
 
-// replicas are the native addresses (host:port) of cluster's replicas, as
-// system.clusters lists them.
-func (c *Conn) replicas(ctx context.Context, cluster string) ([]string, error) {
-	var addrs []string
+// replicaSettings are s for each of cluster's replicas: its native
+// address as system.clusters lists it, with the user, database and TLS c
+// connected with (and s's password and timeouts).
+func (c *Conn) replicaSettings(ctx context.Context, cluster string, s Settings) ([]Settings, error) {
+	var out []Settings
+	e := c.Endpoint
 	err := c.Query(ctx, "SELECT host_address, port FROM system.clusters WHERE cluster = "+quoteString(cluster)+" ORDER BY shard_num, replica_num", func(r clickhouseRows) error {
 		var host string
 		var port uint16
 		if err := r.Scan(&host, &port); err != nil {
 			return err
 		}
-		addrs = append(addrs, net.JoinHostPort(host, strconv.Itoa(int(port))))
+		ns := s
+		ns.URL, ns.User, ns.Database, ns.Secure = "clickhouse://"+net.JoinHostPort(host, strconv.Itoa(int(port))), e.User, e.Database, e.TLS
+		out = append(out, ns)
 		return nil
 	})
-	return addrs, err
+	return out, err
 }
 
 func (req VerifyRequest) check() (dict.ClickHouseDictionary, error) {

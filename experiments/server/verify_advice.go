@@ -55,11 +55,11 @@ func VerifyAdvice(ctx context.Context, s Settings, ins *Inspection, name string,
 			return err
 		}
 		found = true
-		if _, err := c.verifyAdvice(ctx, d, starting); err != nil {
+		if err := c.tryAdvice(ctx, d, starting); err != nil {
 			if ctx.Err() != nil {
 				return err
 			}
-			d.VerifyProblem, first = problemOf(err), cmp.Or(first, err)
+			first = cmp.Or(first, err)
 			return nil
 		}
 		built++
@@ -92,11 +92,10 @@ func VerifyEveryAdvice(ctx context.Context, s Settings, ins *Inspection, startin
 			if d.Node != node || d.Advice == nil || d.Advice.Layout == d.Layout {
 				continue
 			}
-			if _, err := c.verifyAdvice(ctx, d, starting); err != nil {
+			if err := c.tryAdvice(ctx, d, starting); err != nil {
 				if ctx.Err() != nil {
 					return err
 				}
-				d.VerifyProblem = problemOf(err)
 				continue
 			}
 			built++
@@ -131,17 +130,10 @@ func onEveryNode(ctx context.Context, s Settings, cluster string, do func(c *Con
 		if err != nil {
 			return err
 		}
-		addrs, err := c.replicas(ctx, cluster)
-		e := c.Endpoint
+		targets, err = c.replicaSettings(ctx, cluster, s)
 		c.Close()
 		if err != nil {
 			return err
-		}
-		targets = targets[:0]
-		for _, a := range addrs {
-			ns := s
-			ns.URL, ns.User, ns.Database, ns.Secure = "clickhouse://"+a, e.User, e.Database, e.TLS
-			targets = append(targets, ns)
 		}
 	}
 	for _, t := range targets {
@@ -161,14 +153,19 @@ func onEveryNode(ctx context.Context, s Settings, cluster string, do func(c *Con
 	return nil
 }
 
-// problemOf is a verification's error as its dictionary's line: a
-// refusal's problem alone (no field, no name: the line is the
-// dictionary's).
-func problemOf(err error) string {
-	if fe := (*fault.FieldError)(nil); errors.As(err, &fe) {
-		return fe.Detail(fault.Plain)
+// tryAdvice is verifyAdvice, which keeps why it built nothing on d
+// (VerifyProblem: a refusal's problem alone, no field and no name, for the
+// line is the dictionary's), but not after a cancel.
+func (c *Conn) tryAdvice(ctx context.Context, d *Dictionary, starting AdviceStarting) error {
+	_, err := c.verifyAdvice(ctx, d, starting)
+	if err == nil || ctx.Err() != nil {
+		return err
 	}
-	return err.Error()
+	d.VerifyProblem = err.Error()
+	if fe := (*fault.FieldError)(nil); errors.As(err, &fe) {
+		d.VerifyProblem = fe.Detail(fault.Plain)
+	}
+	return err
 }
 
 // verifyAdvice builds d's advice on c's server; see VerifyAdvice.
