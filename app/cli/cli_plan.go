@@ -114,6 +114,11 @@ func parsePlanArgs(args []string, stdout io.Writer) (*planArgs, error) {
 		req.CalibrationRows, err = planner.ParseCalibrationRows(s)
 		return err
 	})
+	fs.Func("settle", "idle before each calibration load", func(s string) error {
+		var v float64
+		req.SettleSeconds = &v
+		return settleFlag(s, &v)
+	})
 	fs.Func("max-key", "the largest key of dense integer keys", func(s string) (err error) {
 		req.MaxKey, err = planner.ParseMaxKey(s)
 		return err
@@ -307,6 +312,9 @@ measured, and it is saved like any run:
                         run within 2x of N: runs near the plan's rows give it
                         speeds measured at its size (1e8 takes minutes a layout;
                         2e6 sooner, in cache)
+  --settle T            idle T before each calibration load (default 2.5 s, so that
+                        each load faults fresh memory as a big table does; 0 on a
+                        machine that keeps freed memory): seconds or a duration
   --no-calibrate        use saved results only (a layout with none shows no times)
   --verify              then build the plan's ClickHouse dictionary in ClickHouse
                         itself (make chdb), at the plan's rows or 1e7 if fewer,

@@ -25,6 +25,7 @@ import (
 	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/planner"
 	"github.com/packlab/packlab/experiments/result"
+	"github.com/packlab/packlab/experiments/store"
 	"github.com/packlab/packlab/experiments/text"
 	"github.com/packlab/packlab/experiments/usecase"
 	"github.com/packlab/packlab/experiments/worker"
@@ -155,6 +156,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "--settle", "-1s"}, "--settle -1s: out of range (allowed: 0 to 600 seconds: 8, 2.5, 8s, 1m)"},
 		{[]string{"run", "--settle", "11m"}, "--settle 11m: out of range (allowed: 0 to 600 seconds: 8, 2.5, 8s, 1m)"},
 		{[]string{"run", "--settle", "NaN"}, "--settle NaN: out of range (allowed: 0 to 600 seconds: 8, 2.5, 8s, 1m)"},
+		{[]string{"plan", "--rows", "1e9", "--settle", "11m"}, "--settle 11m: out of range (allowed: 0 to 600 seconds: 8, 2.5, 8s, 1m)"},
 		{[]string{"run", "--shard-select", "mask", "--shards", "6"}, "--shard-select mask: needs a power-of-two shard count, not --shards 6 (allowed: auto or modulo; mask with --shards 1, 2, 4, ... 128)"},
 		{[]string{"run", "--block-rows", "0"}, "--block-rows 0: out of range (allowed: 1 to 16777216)"},
 		{[]string{"run", "--threads", "0"}, "--threads 0: out of range (allowed: 1 to 256)"},
@@ -627,13 +629,17 @@ func interruptWith(t *testing.T, sig os.Signal, code int, why string) {
 // layouts ruled out are named with why; 1e12 rows are answered in under a
 // second from the saved calibration. It calibrates at 2e6 rows, not the
 // default 1e7 (13 minutes here with ClickHouse's layouts), and plans with
-// the same --calibrate-rows after, so that the saved runs are used.
+// the same --calibrate-rows after, so that the saved runs are used, each
+// load after the --settle it was given.
 func TestPlanIssueTargets(t *testing.T) {
 	if testing.Short() {
 		t.Skip("calibrates this machine: every layout at 2e6 rows")
 	}
 	dir := t.TempDir()
-	stdout, stderr, err := packlab(t, "plan", "--rows", "1e9", "--key", "UInt64", "--value", "UInt16", "--growth", "0", "--format", "json", "--calibrate-rows", "2e6", "--results", dir)
+	// --settle 0.2: the calibration's figures of memory are the same after
+	// any idle, and the default 2.5 s before each of its ~40 loads was two
+	// thirds of this test's time.
+	stdout, stderr, err := packlab(t, "plan", "--rows", "1e9", "--key", "UInt64", "--value", "UInt16", "--growth", "0", "--format", "json", "--calibrate-rows", "2e6", "--settle", "0.2", "--results", dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -675,6 +681,20 @@ func TestPlanIssueTargets(t *testing.T) {
 	}
 	if len(seed) > 0 {
 		t.Errorf("no SHARDS 1 MLF 0.5 candidate for %v", seed)
+	}
+
+	st, err := store.OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved, _, err := st.List()
+	if err != nil || len(saved) == 0 {
+		t.Fatalf("the calibration saved %d results: %v", len(saved), err)
+	}
+	for _, r := range saved {
+		if r.SettleSeconds != 0.2 {
+			t.Errorf("%s: calibrated after %v s idle, want --settle's 0.2", r.Layout, r.SettleSeconds)
+		}
 	}
 
 	// The budget: saved results now, so no calibration.

@@ -383,6 +383,9 @@ func CalibrationConfigs(r PlanRequest, history []result.Result, cores int) ([]co
 	}
 	base := config.Config{Key: p.key.Name, Value: p.value.Name, Rows: rows, Seed: 1, Preallocate: p.Preallocate,
 		SettleSeconds: calibrationSettle.Seconds(), Repeats: calibrationRepeats}
+	if r.SettleSeconds != nil {
+		base.SettleSeconds = *r.SettleSeconds
+	}
 	var cfgs []config.Config
 	if len(missing) > 0 {
 		c := base

@@ -97,6 +97,12 @@ type PlanRequest struct {
 	// reload: the plan is for Rows x (1 + GrowthPercent/100) keys. Nil:
 	// DefaultGrowthPercent; 0: none.
 	GrowthPercent *float64 `json:"growth_percent,omitempty"`
+	// SettleSeconds is the idle before each of a calibration's loads
+	// (config.Config.SettleSeconds). Nil: 2.5 s (calibrationSettle: each
+	// load faults fresh memory, as a table of a plan's size does); 0: none,
+	// for a machine that keeps freed memory, where loads back to back
+	// measure alike.
+	SettleSeconds *float64 `json:"settle_seconds,omitempty"`
 	// For shows one answer: EngineClickHouse or EngineGo; "" both.
 	For string `json:"for,omitempty"`
 }
@@ -394,6 +400,10 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 	if g := r.Growth(); math.IsNaN(g) || g < 0 || g > MaxGrowthPercent {
 		return p, fault.New("growth_percent", strconv.FormatFloat(g, 'g', -1, 64), "out of range",
 			fmt.Sprintf("0 to %d (percent the dictionary grows before its next reload; default %d)", MaxGrowthPercent, DefaultGrowthPercent))
+	}
+	if v := r.SettleSeconds; v != nil && !(*v >= 0 && *v <= config.MaxSettleSeconds) {
+		return p, fault.New("settle_seconds", text.Float(*v)+"s", "out of range",
+			fmt.Sprintf("0 to %d seconds (the idle before each calibration load; default %s s)", config.MaxSettleSeconds, text.Float(calibrationSettle.Seconds())))
 	}
 	// The keys after the growth; a key type of b bits has 2^b values: no
 	// table holds more keys.

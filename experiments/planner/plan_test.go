@@ -819,6 +819,20 @@ func TestCalibrationAtAGivenSize(t *testing.T) {
 	if err := (PlanRequest{Rows: 1e9, CalibrationRows: 10}).Validate(); err == nil || !strings.Contains(err.Error(), "calibration_rows 10: out of range") {
 		t.Errorf("calibration at 10 rows: %v; want an error naming calibration_rows", err)
 	}
+	// A settle given is every load's, 0 (no idle) too.
+	for _, settle := range []float64{0, 0.2} {
+		cfgs, _ = CalibrationConfigs(PlanRequest{Rows: 1e9, SettleSeconds: &settle}, nil, 2)
+		for _, c := range cfgs {
+			if c.SettleSeconds != settle {
+				t.Errorf("settle_seconds %v: calibration config %+v idles %v s first", settle, c.Layouts, c.SettleSeconds)
+			}
+		}
+	}
+	for _, bad := range []float64{-1, math.NaN(), config.MaxSettleSeconds + 1} {
+		if err := (PlanRequest{Rows: 1e9, SettleSeconds: &bad}).Validate(); err == nil || !strings.Contains(err.Error(), "settle_seconds") || !strings.Contains(err.Error(), "out of range") {
+			t.Errorf("settle_seconds %v: %v; want an error naming settle_seconds, out of range", bad, err)
+		}
+	}
 }
 
 // TestPlanSaysAWorkerAddedNothing: a measured scaling pair in which the
