@@ -35,14 +35,19 @@ func (r PlanRequest) checkMaxKey(key core.Type) error {
 	return nil
 }
 
-// flatCandidate is FLAT as the plan weighs it for keys 0 .. MaxKey: its
+// flatCandidate is FLAT as the plan weighs it for keys 0 .. MaxKey, or up
+// to the keys after the growth where they reach past it: its
 // arrays, one shard, no load factor; no speeds (FLAT is not measured by
 // the plan's calibration).
 func flatCandidate(p parsedPlan) (Candidate, bool) {
 	if p.MaxKey <= 0 {
 		return Candidate{}, false
 	}
-	span := p.MaxKey + 1
+	// Keys from 0: the distinct keys after the growth need at least as
+	// many elements, whatever today's largest key (2M ids with 10 %
+	// growth were given 2M elements, a load factor of 1.05, and keys past
+	// the array failing the load).
+	span := max(p.MaxKey+1, p.distinct)
 	m := dict.FlatMemory(p.attrs, span, p.distinct)
 	bytes := dict.FlatBytes(p.attrs, span, p.distinct)
 	c := Candidate{
@@ -54,7 +59,7 @@ func flatCandidate(p parsedPlan) (Candidate, bool) {
 		SteadyBytes: m.SteadyBytes, PeakBytes: m.FirstLoadPeakBytes, ReloadPeakBytes: m.ReloadPeakBytes,
 		BytesPerPair:     float64(m.SteadyBytes) / float64(max(p.distinct, 1)),
 		ClickHouseLayout: dict.FlatClause(span),
-		ClickHouseNote:   fmt.Sprintf("ClickHouse's FLAT: an array per attribute of %s elements, indexed by the key (keys above %d fail the load)", text.Thousands(span), p.MaxKey),
+		ClickHouseNote:   fmt.Sprintf("ClickHouse's FLAT: an array per attribute of %s elements, indexed by the key (keys above %d fail the load)", text.Thousands(span), span-1),
 		ClickHouse:       m,
 		runtime:          p.Runtime,
 	}

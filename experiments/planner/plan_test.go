@@ -1016,6 +1016,18 @@ func TestPlanFlat(t *testing.T) {
 		t.Errorf("rank 1 %s: %d bytes, %s, DDL %q, Go %q: want FLAT of 2,097,312 bytes, its clause, no Go code",
 			SetupName(*best), best.BytesAllocated, best.ClickHouseLayout, best.CreateDictionary, best.GoCode)
 	}
+	// Ids 0 .. 999,999 growing by 10 %: the new keys are past today's
+	// largest, so the arrays hold the 1.1M keys.
+	growth := 10.0
+	grown, err := MakePlan(PlanRequest{Rows: 1_000_000, MaxKey: 999_999, GrowthPercent: &growth}, nil, machine24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range grown.Candidates {
+		if c.Layout == FlatLayout && (c.ClickHouseLayout != "LAYOUT(FLAT(MAX_ARRAY_SIZE 1100000))" || c.LoadFactor > 1) {
+			t.Errorf("1M ids and 10 %% growth: %s at load factor %.3f; want MAX_ARRAY_SIZE 1100000", c.ClickHouseLayout, c.LoadFactor)
+		}
+	}
 	none, err := MakePlan(PlanRequest{Rows: 1_000_000}, nil, machine24)
 	if err != nil {
 		t.Fatal(err)
