@@ -134,7 +134,7 @@ func (l *Lab) StartRun(f Form) (Started, error) {
 	if l.opt.Runtime == "browser" {
 		face = result.FaceBrowser
 	}
-	j := &job{id: id, cancel: cancel, job: result.NewJob(config.RunJobName(cfg), face, time.Now())}
+	j := &job{id: id, cancel: cancel, job: usecase.NewRunJob(cfg, face)}
 	l.jobs[id] = j
 	l.mu.Unlock()
 

@@ -385,7 +385,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := runFlagConflicts(fs, f); err != nil {
 		return err
 	}
-	return measure(f, config.RunJobName(f.cfg), stdout, stderr, func(h usecase.Hooks) (usecase.Measured, error) {
+	return measure(f, stdout, stderr, func(h usecase.Hooks) (usecase.Measured, error) {
 		return usecase.Run(ctx, f.cfg, h)
 	}, func() error { return f.cfg.Validate() })
 }
@@ -425,7 +425,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	opt := sweep.Options{MaxShards: f.maxShards, WithReferences: f.withRefs, WithClickHouse: f.withCH}
 	var measured []result.Result
-	err = measure(f, config.SweepJobName(sw.Name, f.cfg), stdout, stderr, func(h usecase.Hooks) (usecase.Measured, error) {
+	err = measure(f, stdout, stderr, func(h usecase.Hooks) (usecase.Measured, error) {
 		m, err := usecase.Sweep(ctx, sw.Name, f.cfg, opt, h)
 		measured = m.Results
 		return m, err
@@ -443,8 +443,8 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // measure is run and sweep's common part: check everything, open the
 // results folder, measure with a progress bar on a terminal as one job
-// named jobName (each result saved as it comes), print the table.
-func measure(f *runFlags, jobName string, stdout, stderr io.Writer,
+// (each result saved as it comes), print the table.
+func measure(f *runFlags, stdout, stderr io.Writer,
 	do func(usecase.Hooks) (usecase.Measured, error), validate func() error) error {
 	if err := checkFormat(f.format, text.Formats()); err != nil {
 		return err
@@ -453,8 +453,7 @@ func measure(f *runFlags, jobName string, stdout, stderr io.Writer,
 		return err
 	}
 	bar := newProgressBar(stderr)
-	job := result.NewJob(jobName, result.FaceCLI, time.Now())
-	h := bar.hooks(&job)
+	h := bar.hooks()
 	h.Notice = func(s string) { fmt.Fprintln(stderr, "packlab:", text.Terminal(words(s))) }
 	if !f.noSave {
 		st, err := store.OpenStore(f.resultsDir)
@@ -477,7 +476,7 @@ func measure(f *runFlags, jobName string, stdout, stderr io.Writer,
 		fmt.Fprintln(stderr, "packlab: --skip-bad-rows:", skippedText(m.Results))
 	}
 	if saved := len(m.Saved); saved > 0 {
-		fmt.Fprintf(stderr, "packlab: saved %d result(s) in %s as job %s (%s)\n", saved, h.Store.Dir, job.ID, text.Terminal(text.Short(job.Name, text.MaxLabel)))
+		fmt.Fprintf(stderr, "packlab: saved %d result(s) in %s as job %s (%s)\n", saved, h.Store.Dir, m.Job.ID, text.Terminal(text.Short(m.Job.Name, text.MaxLabel)))
 	}
 	if runErr != nil && errors.Is(runErr, fault.ErrCancelled) {
 		return fmt.Errorf("%w; %d result(s) measured before it", runErr, len(m.Results))

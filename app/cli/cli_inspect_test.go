@@ -142,7 +142,9 @@ func TestInspectBadInput(t *testing.T) {
 
 // TestPlanVerifyOnServer: plan --verify --clickhouse builds the plan's
 // answer on a test server, prints its figures beside the model's, and
-// leaves nothing behind; --clickhouse without --verify is refused.
+// leaves nothing behind; --clickhouse without --verify or --from is
+// refused; plan --from plans the dictionary over a table of the server and
+// --verify builds it there.
 func TestPlanVerifyOnServer(t *testing.T) {
 	node := servertest.Start(t)
 	stdout, stderr, err := packlab(t, "plan", "--rows", "1e6", "--no-calibrate", "--results", t.TempDir(), "--verify", "--clickhouse", node.NativeURL())
@@ -161,8 +163,39 @@ func TestPlanVerifyOnServer(t *testing.T) {
 		t.Errorf("%s databases left behind", left)
 	}
 	var o, e bytes.Buffer
-	if code := Main([]string{"plan", "--rows", "1e6", "--clickhouse", node.NativeURL()}, &o, &e); code != 2 || !strings.Contains(e.String(), "--clickhouse: needs --verify") {
+	if code := Main([]string{"plan", "--rows", "1e6", "--clickhouse", node.NativeURL()}, &o, &e); code != 2 || !strings.Contains(e.String(), "--clickhouse: needs --verify or --from") {
 		t.Errorf("--clickhouse without --verify: exit %d, %q", code, e.String())
+	}
+
+	// --from: the plan is for the dictionary over a table of the server,
+	// its figures read there; --verify then builds that dictionary there,
+	// over that table.
+	node.Exec(t, "CREATE TABLE users (id UInt64, plan LowCardinality(String), visits UInt32) ENGINE = MergeTree ORDER BY id",
+		"INSERT INTO users SELECT sipHash64(number), ['free', 'pro'][number % 2 + 1], number FROM numbers(100000)")
+	stdout, stderr, err = packlab(t, "plan", "--clickhouse", node.NativeURL(), "--from", "users", "--growth", "0", "--no-calibrate", "--results", t.TempDir(), "--verify")
+	if err != nil {
+		t.Fatalf("--from: %v\n%s", err, stderr)
+	}
+	mustSay(t, "plan --from users (stderr)", stderr, "packlab: read default.users on 127.0.0.1:", "100,000 rows; key id UInt64", "attributes plan LowCardinality(String) (3.5 bytes), visits UInt32")
+	mustSay(t, "plan --from users", stdout, "plan: 100K rows of <UInt64, visits:UInt32, plan:String>", "PRIMARY KEY id", "SOURCE(CLICKHOUSE(DB 'default' TABLE 'users'))",
+		"verified on ClickHouse 26.7", "100,000 rows", "memory: bytes_allocated")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"plan", "--from", "users"}, "--from: needs --clickhouse"},
+		{[]string{"plan", "--rows", "1e6", "--key-column", "id"}, "--key-column and --columns: need --from"},
+		{[]string{"plan", "--clickhouse", node.NativeURL(), "--from", "users", "--rows", "5"}, "--from users: cannot be combined with --rows 5"},
+		{[]string{"plan", "--clickhouse", node.NativeURL(), "--from", "users", "--attributes", "UInt8"}, "--from users: cannot be combined with --attributes"},
+		{[]string{"plan", "--clickhouse", node.NativeURL(), "--from", "users", "--verify", "--cluster", "lab"}, "--from users: cannot be combined with --cluster lab"},
+		{[]string{"plan", "--clickhouse", node.NativeURL(), "--from", "users", "--key-column", "uid", "--results", t.TempDir()}, "--key-column uid: not a column of default.users (allowed: id, plan, visits)"},
+		{[]string{"plan", "--clickhouse", node.NativeURL(), "--from", "nope", "--results", t.TempDir()}, "--from default.nope: no such table"},
+	} {
+		o.Reset()
+		e.Reset()
+		if code := Main(tc.args, &o, &e); code != 2 || !strings.Contains(e.String(), tc.want) || strings.Count(e.String(), "\n") != 1 {
+			t.Errorf("%q: exit %d, %q; want exit 2 and one line saying %q", tc.args, code, e.String(), tc.want)
+		}
 	}
 }
 

@@ -11,7 +11,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/packlab/packlab/app/flags"
 	"github.com/packlab/packlab/experiments/chdriver"
@@ -19,6 +18,7 @@ import (
 	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/planner"
 	"github.com/packlab/packlab/experiments/result"
+	"github.com/packlab/packlab/experiments/server"
 	"github.com/packlab/packlab/experiments/store"
 	"github.com/packlab/packlab/experiments/text"
 	"github.com/packlab/packlab/experiments/usecase"
@@ -42,15 +42,19 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		calibration = usecase.CalibrateAgain
 	}
 	var bar *progressBar
-	start := time.Now()
-	ans, err := usecase.Plan(ctx, usecase.PlanAsk{Request: a.req, Calibration: calibration, Store: saved, NoSave: a.noSave,
+	ask := usecase.PlanAsk{Request: a.req, Calibration: calibration, Store: saved, NoSave: a.noSave,
 		Calibrating: func(cfgs []config.Config) (context.Context, usecase.Hooks, func(), error) {
 			fmt.Fprintln(stderr, calibrationLine(cfgs))
 			bar = newProgressBar(stderr)
 			bar.left = usecase.CalibrationLeft(cfgs)
-			job := result.NewJob(planner.CalibrationJobName(cfgs), result.FaceCLI, start)
-			return ctx, bar.hooks(&job), bar.clear, nil
-		}})
+			return ctx, bar.hooks(), bar.clear, nil
+		}}
+	var ans usecase.PlanAnswer
+	if a.from.Table != "" {
+		ans, err = planFrom(ctx, a, ask, stderr) // cli_plan_server.go
+	} else {
+		ans, err = usecase.Plan(ctx, ask)
+	}
 	for _, p := range ans.Problems {
 		fmt.Fprintln(stderr, "packlab: skipped", oneLine(p))
 	}
@@ -80,7 +84,8 @@ type planArgs struct {
 	req                          planner.PlanRequest
 	format, resultsDir           string
 	noCal, recal, noSave, verify bool
-	clickhouse, cluster          string // --verify on this server, or every replica of this cluster (cli_plan_server.go)
+	clickhouse, cluster          string          // --verify on this server, or every replica of this cluster (cli_plan_server.go)
+	from                         server.TableAsk // --from: the table on --clickhouse the plan is for
 }
 
 // parsePlanArgs reads and checks plan's flags; with -h it prints the usage
@@ -130,6 +135,12 @@ func parsePlanArgs(args []string, stdout io.Writer) (*planArgs, error) {
 	fs.StringVar(&req.ClickHouseVersion, "clickhouse-version", "", "the ClickHouse release the LAYOUT clauses are for")
 	fs.StringVar(&a.clickhouse, "clickhouse", "", "--verify on this ClickHouse server")
 	fs.StringVar(&a.cluster, "cluster", "", "--verify on every replica of this cluster")
+	fs.StringVar(&a.from.Table, "from", "", "plan for a dictionary over this table on --clickhouse")
+	fs.StringVar(&a.from.KeyColumn, "key-column", "", "with --from: the key column")
+	fs.Func("columns", "with --from: the attribute columns", func(s string) error {
+		a.from.Columns = strings.Split(s, ",")
+		return nil
+	})
 	if help, err := flags.ParseCommand(fs, "plan", args, stdout, usagePlan); help || err != nil {
 		return nil, err
 	}
@@ -137,24 +148,36 @@ func parsePlanArgs(args []string, stdout io.Writer) (*planArgs, error) {
 	switch {
 	case fs.NArg() > 0:
 		return nil, flags.Usagef("plan: unexpected argument %q (flags start with --; run 'packlab help plan')", fs.Arg(0))
-	case !rowsGiven:
-		return nil, flags.Usagef("plan: --rows is missing (allowed: a whole number of rows from 1 to 2^62, e.g. --rows 1e9)")
+	case !rowsGiven && a.from.Table == "":
+		return nil, flags.Usagef("plan: --rows is missing (allowed: a whole number of rows from 1 to 2^62, e.g. --rows 1e9, or --from TABLE --clickhouse URL)")
+	case a.from.Table == "" && (a.from.KeyColumn != "" || a.from.Columns != nil):
+		return nil, flags.Usagef("--key-column and --columns: need --from (allowed: plan --clickhouse URL --from DB.TABLE --key-column ID --columns A,B)")
+	case a.from.Table != "" && a.clickhouse == "":
+		return nil, flags.Usagef("--from: needs --clickhouse (allowed: plan --clickhouse URL --from DB.TABLE)")
 	case a.noCal && a.recal:
 		return nil, flags.Usagef("--calibrate and --no-calibrate: contradict each other (allowed: one of them)")
 	case a.cluster != "" && a.clickhouse == "":
 		return nil, flags.Usagef("--cluster: needs --clickhouse (allowed: plan --verify --clickhouse URL --cluster NAME)")
-	case a.clickhouse != "" && !a.verify:
-		return nil, flags.Usagef("--clickhouse: needs --verify (allowed: plan --verify --clickhouse URL builds the plan's dictionary on that server)")
+	case a.clickhouse != "" && !a.verify && a.from.Table == "":
+		return nil, flags.Usagef("--clickhouse: needs --verify or --from (allowed: plan --verify --clickhouse URL builds the plan's dictionary on that server; plan --clickhouse URL --from DB.TABLE plans one over that table)")
 	case a.noCal && req.CalibrationRows != 0:
 		return nil, flags.Usagef("--calibrate-rows and --no-calibrate: contradict each other (allowed: one of them)")
 	}
-	if err := flags.CheckConflicts(fs, []flags.Conflict{{A: "value", B: "attributes", Why: "the value is the first attribute"}}); err != nil {
+	fromTable := "the table's columns say it"
+	if err := flags.CheckConflicts(fs, []flags.Conflict{{A: "value", B: "attributes", Why: "the value is the first attribute"},
+		{A: "from", B: "rows", Why: "the table's rows are planned (--growth plans for more)"}, {A: "from", B: "key", Why: fromTable},
+		{A: "from", B: "value", Why: fromTable}, {A: "from", B: "attributes", Why: fromTable}, {A: "from", B: "max-key", Why: fromTable},
+		{A: "from", B: "cluster", Why: "the table is read on the --clickhouse node alone, and a verification there builds over that node's rows"}}); err != nil {
 		return nil, err
 	}
 	if err := checkFormat(a.format, text.Formats()); err != nil {
 		return nil, err
 	}
-	return a, asGiven(fs, req.Validate(), "max_key", "calibration_rows")
+	check := *req
+	if a.from.Table != "" {
+		check.Rows = 1 // the table's, once read (usecase.PlanFrom); the rest is checked before the server is asked
+	}
+	return a, asGiven(fs, check.Validate(), "max_key", "calibration_rows")
 }
 
 // asGiven is err with the value of a field error of fields as its flag was
@@ -180,11 +203,11 @@ func asGiven(fs *flag.FlagSet, err error, fields ...string) error {
 // document).
 func verifyPlan(ctx context.Context, plan planner.Plan, saved *store.Store, noSave bool, format string, stdout, stderr io.Writer) error {
 	bar := newProgressBar(stderr)
-	h := bar.hooks(nil)
+	h := bar.hooks()
 	if !noSave {
 		h.Store = saved
 	}
-	v, err := usecase.VerifyPlan(ctx, usecase.VerifyAsk{Plan: plan, Hooks: h, Face: result.FaceCLI, Starting: func(v usecase.Verifying) {
+	v, err := usecase.VerifyPlan(ctx, usecase.VerifyAsk{Plan: plan, Hooks: h, Starting: func(v usecase.Verifying) {
 		fmt.Fprintf(stderr, "packlab: verifying in ClickHouse: %s at %s rows\n", v.Clause, text.Rows(v.Rows))
 	}})
 	bar.clear()
@@ -211,8 +234,8 @@ func printVerified(v usecase.Verified, format string, stdout, stderr io.Writer) 
 
 // hooks are a job's hooks on the command line: the bar shows its progress
 // and steps aside while each result is kept.
-func (b *progressBar) hooks(job *result.Job) usecase.Hooks {
-	return usecase.Hooks{Job: job, Progress: b.update, Measured: func(result.Result) error {
+func (b *progressBar) hooks() usecase.Hooks {
+	return usecase.Hooks{Face: result.FaceCLI, Progress: b.update, Measured: func(result.Result) error {
 		b.clear()
 		return nil
 	}}
@@ -247,7 +270,18 @@ func calibrationLine(cfgs []config.Config) string {
 
 const usagePlan = `packlab plan [flags] — which layout, load factor and shard count, before loading a row
 
-  --rows N              rows (distinct keys) to hold: 1000, 1e9, 1B, 1T ... up to 2^62 (required)
+  --rows N              rows (distinct keys) to hold: 1000, 1e9, 1B, 1T ... up to 2^62
+                        (required, unless --from)
+  --from DB.TABLE       with --clickhouse URL: plan the dictionary over that table of
+                        the server: its rows (distinct keys), its key's and columns'
+                        types, each String column's mean length and each Nullable's
+                        NULL share, read in one pass over the table (as a reload of
+                        the dictionary reads it); the CREATE DICTIONARY names the
+                        table and its columns, and --verify builds it there
+  --key-column NAME     with --from: the key (default: the table's primary key, when
+                        it is one column)
+  --columns A,B,...     with --from: the attribute columns (default: all but the key);
+                        a fixed-size one goes first, as the plan's value
   --key TYPE            key type (default UInt64)
   --value TYPE          value type (default UInt16)
   --max-key N           the largest key, when the keys are integers from 0 to N
@@ -319,7 +353,8 @@ measured, and it is saved like any run:
   --verify              then build the plan's ClickHouse dictionary in ClickHouse
                         itself (make chdb), at the plan's rows or 1e7 if fewer,
                         and print its memory and speeds beside the plan's model
-  --clickhouse URL      with --verify: build it on that ClickHouse server instead, in
+  --clickhouse URL      the server of --from's table; with --verify: build the
+                        plan's dictionary on that ClickHouse server instead, in
                         a database packlab_verify_... dropped afterwards; refused
                         when the reload would not fit under the server's limit
                         (the password from $CLICKHOUSE_PASSWORD; see 'packlab help inspect')

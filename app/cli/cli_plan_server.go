@@ -1,7 +1,9 @@
 package cli
 
-// packlab plan --verify --clickhouse URL: the plan's ClickHouse answer built
-// on a user's server (usecase.VerifyPlan), beside the plan's model.
+// packlab plan --clickhouse URL: a plan for a dictionary over a table on a
+// user's server (--from, usecase.PlanFrom), and the plan's ClickHouse answer
+// built on that server (--verify, usecase.VerifyPlan), beside the plan's
+// model.
 
 import (
 	"context"
@@ -14,6 +16,16 @@ import (
 	"github.com/packlab/packlab/experiments/text"
 	"github.com/packlab/packlab/experiments/usecase"
 )
+
+// planFrom plans the dictionary over a's --from table on --clickhouse,
+// saying first what it read of the table.
+func planFrom(ctx context.Context, a *planArgs, ask usecase.PlanAsk, stderr io.Writer) (usecase.PlanAnswer, error) {
+	s := server.Settings{URL: a.clickhouse, Password: os.Getenv(server.PasswordEnv)}
+	got, err := usecase.PlanFrom(ctx, usecase.PlanFromAsk{Settings: s, Table: a.from, Plan: ask, Read: func(t *server.Table) {
+		fmt.Fprintln(stderr, "packlab: read", text.Terminal(t.Summary()))
+	}})
+	return got.PlanAnswer, err
+}
 
 func verifyPlanOnServer(ctx context.Context, plan planner.Plan, url, cluster, format string, stdout, stderr io.Writer) error {
 	s := server.Settings{URL: url, Password: os.Getenv(server.PasswordEnv)}

@@ -183,7 +183,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"sweep"}, "sweep: which one? (allowed: seed-table, shards, types, growth, load-factor, seed-claims)"},
 		{[]string{"sweep", "shards", "--shards", "4"}, "--shards 4: the shards sweep sets the shard count itself (allowed: --max-shards N)"},
 		{[]string{"sweep", "growth", "--max-shards", "4"}, "--max-shards 4: applies only to the shards sweep (allowed: sweep shards)"},
-		{[]string{"plan"}, "plan: --rows is missing (allowed: a whole number of rows from 1 to 2^62, e.g. --rows 1e9)"},
+		{[]string{"plan"}, "plan: --rows is missing (allowed: a whole number of rows from 1 to 2^62, e.g. --rows 1e9, or --from TABLE --clickhouse URL)"},
 		{[]string{"plan", "--rows", "0"}, "--rows 0: not positive " + rowsAllowed},
 		{[]string{"plan", "--rows", "1e9", "--memory", "12QB"}, `--memory 12QB: unknown unit "QB" (allowed: a size such as 24GiB, 512MiB, 1.5TiB, 32GB or 1073741824 (bytes))`},
 		{[]string{"plan", "--rows", "1e9", "--memory", "1KiB"}, "--memory 1KiB: too small (allowed: at least 1MiB, e.g. 24GiB, 512MiB, 1.5TiB)"},

@@ -55,6 +55,7 @@ var flagOfField = map[string]string{
 	"max_key":            "max-key",
 	"growth_percent":     "growth",
 	"for":                "for",
+	"from":               "from",
 	"calibrate":          "calibrate",
 	"no_calibrate":       "no-calibrate",
 	// sweep.Options

@@ -117,10 +117,6 @@ func SplitAttribute(s string) (name, typ string) {
 	return strings.TrimSpace(name), strings.TrimSpace(typ)
 }
 
-// attributeNameRule is what a name may be: a ClickHouse identifier that
-// needs no quoting.
-var attributeNameRule = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
-
 // AttributeNames is each attribute's column name: the one given
 // ("country:UInt16"), else value for the first and a2, a3, ... for the
 // others. A name that is not an identifier, is the key's, or is given
@@ -138,7 +134,7 @@ func AttributeNames(list []string) ([]string, error) {
 		}
 		if name == "" {
 			name = dict.AttributeName(i)
-		} else if !attributeNameRule.MatchString(name) {
+		} else if !dict.IsAttributeName(name) {
 			return nil, fault.New(attributeField(i), s, "not a column name", "a letter or _ then letters, digits or _, at most 64, e.g. country:UInt16")
 		}
 		if name == "key" {

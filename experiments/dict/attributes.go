@@ -3,6 +3,7 @@ package dict
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 
 	"github.com/packlab/packlab/core"
@@ -27,8 +28,8 @@ type Attribute struct {
 
 // FileColumn is an attribute's column as a source file holds it.
 type FileColumn struct {
-	MeanLen   float64 // a String's mean length over its values (NULLs not counted)
-	NullShare float64 // a Nullable's share of NULLs (\N)
+	MeanLen   float64 `json:"mean_len"`   // a String's mean length over its values (NULLs not counted)
+	NullShare float64 `json:"null_share"` // a Nullable's share of NULLs (\N)
 }
 
 // NullEvery: a Nullable attribute's generated values are NULL for one row
@@ -122,6 +123,13 @@ func AttributeColumns(names []string, types []Attribute) []string {
 	}
 	return cols
 }
+
+// IsAttributeName reports whether s is a name an attribute may have: a
+// ClickHouse identifier that needs no quoting in a CREATE DICTIONARY the
+// lab writes, at most 64 characters.
+func IsAttributeName(s string) bool { return attributeName.MatchString(s) }
+
+var attributeName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,63}$`)
 
 // AttributeName is the i-th attribute's column: value, a2, a3, ...
 func AttributeName(i int) string {

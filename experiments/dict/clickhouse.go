@@ -95,16 +95,11 @@ func LayoutClause(name string, shards int, mlf float64, takesMLF bool) string {
 	return "LAYOUT(" + name + "(" + strings.Join(params, " ") + "))"
 }
 
-// DictionaryDDL is the CREATE DICTIONARY statement of a dictionary named
-// name with key column keyType, attribute columns ("value UInt16", ...),
-// source (a SOURCE(...) clause) and layout (a LAYOUT(...) clause): the plan
-// prints it for the user, and the lab runs it in ClickHouse.
-func DictionaryDDL(name, keyType string, columns []string, source, layout string) string {
-	return KeyDictionaryDDL(name, []string{"key"}, []string{keyType}, columns, source, layout)
-}
-
-// KeyDictionaryDDL is DictionaryDDL with a key of the columns keyNames of
-// the types keyTypes (a complex key's parts).
+// KeyDictionaryDDL is the CREATE DICTIONARY statement of a dictionary
+// named name with a key of the columns keyNames of the types keyTypes (a
+// complex key's parts, or one column), attribute columns ("value UInt16",
+// ...), source (a SOURCE(...) clause) and layout (a LAYOUT(...) clause):
+// the plan prints it for the user, and the lab runs it in ClickHouse.
 func KeyDictionaryDDL(name string, keyNames, keyTypes, columns []string, source, layout string) string {
 	cols := make([]string, 0, len(keyNames)+len(columns))
 	for i, n := range keyNames {

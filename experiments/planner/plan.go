@@ -103,8 +103,24 @@ type PlanRequest struct {
 	// for a machine that keeps freed memory, where loads back to back
 	// measure alike.
 	SettleSeconds *float64 `json:"settle_seconds,omitempty"`
+	// From is the table a dictionary would read, when the plan is for one
+	// on a server (packlab plan --from): its CREATE DICTIONARY names it,
+	// and its columns' figures stand for the lab's generated values. Nil:
+	// a table named source_table, of generated values.
+	From *FromTable `json:"from,omitempty"`
 	// For shows one answer: EngineClickHouse or EngineGo; "" both.
 	For string `json:"for,omitempty"`
+}
+
+// FromTable is a server's table a planned dictionary reads: the
+// database, table and key column its SOURCE and PRIMARY KEY name, and
+// what each attribute's column holds (Figures, one per attribute in
+// order, nil for a fixed-size one never NULL), as read there.
+type FromTable struct {
+	Database  string             `json:"database"`
+	Table     string             `json:"table"`
+	KeyColumn string             `json:"key_column"`
+	Figures   []*dict.FileColumn `json:"figures"`
 }
 
 // DefaultGrowthPercent is the growth a plan leaves room for unless told:
@@ -391,6 +407,17 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 	if r.CalibrationRows != 0 && (r.CalibrationRows < planMinRows || r.CalibrationRows > source.MaxRows) {
 		return p, fault.New("calibration_rows", strconv.FormatInt(r.CalibrationRows, 10), "out of range",
 			fmt.Sprintf("%s to 2^62 rows, e.g. 1e8; smaller runs measure the caches more than the tables", text.Rows(planMinRows)))
+	}
+	if f := r.From; f != nil {
+		if f.Table == "" || f.KeyColumn == "" || len(f.Figures) > len(attrs) {
+			return p, fault.New("from", f.Database+"."+f.Table, fmt.Sprintf("a table with key column %q and figures for %d of %d attributes", f.KeyColumn, len(f.Figures), len(attrs)),
+				"a table, its key column, and at most one figure an attribute")
+		}
+		for i, fig := range f.Figures {
+			if fig != nil {
+				attrs[i].File = fig
+			}
+		}
 	}
 	p.attrs = attrs
 	p.attrNames, _ = config.AttributeNames(r.Attributes)
@@ -881,7 +908,7 @@ func explain(plan *Plan, p parsedPlan) {
 		}
 	}
 	if ch := plan.BestClickHouse(); ch != nil {
-		ch.CreateDictionary = createDictionary(*ch)
+		ch.CreateDictionary = createDictionary(*ch, p.From)
 	}
 	if g := plan.BestGo(); g != nil {
 		g.GoCode = goCode(*g)

@@ -18,16 +18,26 @@ import (
 )
 
 // createDictionary is the CREATE DICTIONARY statement of c, or "" when no
-// ClickHouse dictionary builds c's table.
-func createDictionary(c Candidate) string {
+// ClickHouse dictionary builds c's table: over from's table and key
+// column, else over a table named source_table with the key named key.
+func createDictionary(c Candidate, from *FromTable) string {
 	if c.ClickHouseLayout == "" {
 		return ""
 	}
 	columns := []string{"value " + c.ValueType}
-	if len(c.columns) > 1 {
+	if len(c.columns) > 0 {
 		columns = c.columns
 	}
-	return snippet.CreateDictionary(c.KeyType, columns, c.ClickHouseLayout)
+	if from == nil {
+		return snippet.CreateDictionary("key", c.KeyType, columns, "SOURCE(CLICKHOUSE(TABLE 'source_table'))", c.ClickHouseLayout)
+	}
+	src := fmt.Sprintf("SOURCE(CLICKHOUSE(DB %s TABLE %s))", quoteSQL(from.Database), quoteSQL(from.Table))
+	return snippet.CreateDictionary(from.KeyColumn, c.KeyType, columns, src, c.ClickHouseLayout)
+}
+
+// quoteSQL is s as a ClickHouse string literal.
+func quoteSQL(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
 }
 
 // goCode is the Go program that builds c's map (snippet.GoProgram), or ""

@@ -41,8 +41,18 @@ type VerifyRequest struct {
 	Layout        string           // ClickHouse's word: HASHED, SPARSE_HASHED, HASHED_ARRAY
 	Shards        int              // SHARDS
 	MaxLoadFactor float64          // MAX_LOAD_FACTOR (0: ClickHouse's default)
-	Attributes    []dict.Attribute // the value first; a String's lengths as generated
-	Rows          int64            // distinct random UInt64 keys
+	Attributes    []dict.Attribute // the value first; a String's lengths as generated, or as From's columns hold them
+	Rows          int64            // distinct random UInt64 keys, or From's distinct keys
+	// From is the user's table the dictionary reads (plan --from), in
+	// place of a table of Rows generated rows; nil: generated.
+	From *VerifyFrom
+}
+
+// VerifyFrom is a table on the server a verification's dictionary reads:
+// its key column and the columns of Attributes, in their order.
+type VerifyFrom struct {
+	Database, Table, KeyColumn string
+	Columns                    []string
 }
 
 // connect checks req, then connects to the server of s.
@@ -147,6 +157,9 @@ func (req VerifyRequest) check() (dict.ClickHouseDictionary, error) {
 	if req.Rows < 1 || len(req.Attributes) == 0 {
 		return cd, fieldError("rows", strconv.FormatInt(req.Rows, 10), "nothing to build", "at least a row and an attribute")
 	}
+	if f := req.From; f != nil && (f.KeyColumn == "" || len(f.Columns) != len(req.Attributes)) {
+		return cd, fieldError("from", f.Database+"."+f.Table, fmt.Sprintf("key column %q and %d columns for %d attributes", f.KeyColumn, len(f.Columns), len(req.Attributes)), "the key column and a column an attribute")
+	}
 	return cd, nil
 }
 
@@ -171,9 +184,16 @@ func prepare(ctx context.Context, c *Conn, cd dict.ClickHouseDictionary, req Ver
 		return nil, err
 	}
 	d := &Dictionary{ElementCount: req.Rows, sample: &sample{MeanLen: map[string]float64{}, Nulls: map[string]float64{}}}
-	cols := []string{"key UInt64"}
+	key := "key"
+	if req.From != nil {
+		key = req.From.KeyColumn
+	}
+	cols := []string{quoteIdent(key) + " UInt64"}
 	for i, a := range req.Attributes {
 		name := dict.AttributeName(i)
+		if req.From != nil {
+			name = req.From.Columns[i]
+		}
 		cols = append(cols, quoteIdent(name)+" "+a.ColumnType())
 		d.AttributeNames = append(d.AttributeNames, name)
 		d.AttributeTypes = append(d.AttributeTypes, a.ColumnType())
@@ -192,6 +212,18 @@ func prepare(ctx context.Context, c *Conn, cd dict.ClickHouseDictionary, req Ver
 	if err := v.checkFree(c.Endpoint.Host); err != nil {
 		return nil, err
 	}
+	if fr := req.From; fr != nil {
+		// The user's table, read as the plan's CREATE DICTIONARY reads it.
+		src := quoteIdent(fr.Database) + "." + quoteIdent(fr.Table)
+		objects := func(name string) []string {
+			return []string{"CREATE DICTIONARY " + quoteIdent(name) + ".dict (" + strings.Join(cols, ", ") + ") PRIMARY KEY " + quoteIdent(key) +
+				" SOURCE(CLICKHOUSE(DB " + quoteString(fr.Database) + " TABLE " + quoteString(fr.Table) + ")) LIFETIME(0) " + f.clause}
+		}
+		warm := func(string) string {
+			return "SELECT count() FROM " + src + " WHERE NOT ignore(" + strings.Join(colNames(key, req.From.Columns), ", ") + ")"
+		}
+		return &prepared{c: c, v: v, objects: objects, warm: warm}, nil
+	}
 	objects := func(name string) []string {
 		db := quoteIdent(name)
 		var exprs []string
@@ -209,6 +241,15 @@ func prepare(ctx context.Context, c *Conn, cd dict.ClickHouseDictionary, req Ver
 		return "SELECT count() FROM " + quoteIdent(name) + ".src WHERE NOT ignore(*)"
 	}
 	return &prepared{c: c, v: v, objects: objects, warm: warm}, nil
+}
+
+// colNames is key and columns quoted, for a query.
+func colNames(key string, columns []string) []string {
+	out := []string{quoteIdent(key)}
+	for _, c := range columns {
+		out = append(out, quoteIdent(c))
+	}
+	return out
 }
 
 // newVerification is a verification on the server c is connected to, of

@@ -92,7 +92,7 @@ func Plan(ctx context.Context, ask PlanAsk) (PlanAnswer, error) {
 				h.Store = ask.Store
 			}
 			if h.Job == nil {
-				j := result.NewJob(planner.CalibrationJobName(cfgs), "", time.Now())
+				j := result.NewJob(planner.CalibrationJobName(cfgs), h.Face, time.Now())
 				h.Job = &j
 			}
 			a.Calibrated, err = measure(config.Config{}, h, func(ro experiments.RunOptions) ([]result.Result, error) {

@@ -29,8 +29,11 @@ type Hooks struct {
 	// failure or a cancel loses nothing; nil keeps nothing.
 	Store *store.Store
 	// Job is the job the results are saved under; nil starts one named after
-	// the run, the sweep or the calibration, from no face.
+	// the run, the sweep or the calibration, from Face (Measured.Job says
+	// which). A face that shows the job before it runs makes it (NewRunJob).
 	Job *result.Job
+	// Face is the face a job started here is from (result.FaceCLI, ...).
+	Face string
 	// Progress receives every load's progress (experiments.RunOptions).
 	Progress func(worker.Progress)
 	// Notice receives the engine's one-line notes before the first run.
@@ -42,6 +45,7 @@ type Hooks struct {
 
 // Measured is what a job of runs measured, cancelled or failed included.
 type Measured struct {
+	Job     result.Job // the job the results are kept under (Hooks.Job)
 	Results []result.Result
 	Saved   []string // the ids kept in Hooks.Store, in the order measured
 	Notes   []string // the lines for under a table of these results (experiments.ResultNotes)
@@ -56,7 +60,7 @@ type Measured struct {
 // cancel's error wraps fault.ErrCancelled.
 func Run(ctx context.Context, cfg config.Config, h Hooks) (Measured, error) {
 	if h.Job == nil {
-		j := result.NewJob(config.RunJobName(cfg), "", time.Now())
+		j := NewRunJob(cfg, h.Face)
 		h.Job = &j
 	}
 	return measure(cfg, h, func(ro experiments.RunOptions) ([]result.Result, error) {
@@ -64,11 +68,17 @@ func Run(ctx context.Context, cfg config.Config, h Hooks) (Measured, error) {
 	})
 }
 
+// NewRunJob is the job a run of cfg from face is kept under, named after
+// the run (config.RunJobName).
+func NewRunJob(cfg config.Config, face string) result.Job {
+	return result.NewJob(config.RunJobName(cfg), face, time.Now())
+}
+
 // Sweep measures the named sweep over base (sweep.Run) as one job and
 // keeps each result as it comes.
 func Sweep(ctx context.Context, name string, base config.Config, opt sweep.Options, h Hooks) (Measured, error) {
 	if h.Job == nil {
-		j := result.NewJob(config.SweepJobName(name, base), "", time.Now())
+		j := result.NewJob(config.SweepJobName(name, base), h.Face, time.Now())
 		h.Job = &j
 	}
 	return measure(base, h, func(ro experiments.RunOptions) ([]result.Result, error) {
@@ -104,6 +114,7 @@ func measure(cfg config.Config, h Hooks, do func(experiments.RunOptions) ([]resu
 		m.Skipped = m.Results[0].SkippedRows // every layout reads the same file: the first result speaks for all
 	}
 	m.Seconds = time.Since(start).Seconds()
+	m.Job = *h.Job
 	return m, err
 }
 

@@ -85,6 +85,24 @@ func TestRunKeepsEachResult(t *testing.T) {
 
 // TestRunSaveFails: a result that cannot be saved stops the job with an
 // error naming the layout, and the face never hears of it.
+// TestRunStartsItsJob: with no job given, a run keeps its results under a
+// job of its own, named after the run, from the face the hooks name, and
+// says which (Measured.Job).
+func TestRunStartsItsJob(t *testing.T) {
+	s := openStore(t)
+	cfg := config.Config{Layouts: []string{"packed"}, Rows: 10_000, InProcess: true}
+	m, err := Run(context.Background(), cfg, Hooks{Store: s, Face: result.FaceCLI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Job.ID == "" || m.Job.Name != config.RunJobName(cfg) || m.Job.Face != result.FaceCLI {
+		t.Fatalf("job %+v; want a new one named %q from %s", m.Job, config.RunJobName(cfg), result.FaceCLI)
+	}
+	if r, err := s.Load(m.Saved[0]); err != nil || r.Job.ID != m.Job.ID {
+		t.Errorf("saved under job %+v (%v); want %s", r.Job, err, m.Job.ID)
+	}
+}
+
 func TestRunSaveFails(t *testing.T) {
 	s := openStore(t)
 	if err := os.RemoveAll(s.Dir); err != nil {

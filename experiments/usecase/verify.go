@@ -25,10 +25,9 @@ type VerifyAsk struct {
 	Server  *server.Settings
 	Cluster string
 	// Hooks follow the chDB run (its progress, and the store that keeps
-	// it; its job, when nil, is named VerifyJobName, from Face); a
+	// it; its job, when nil, is named VerifyJobName, from Hooks.Face); a
 	// server's verification keeps nothing.
 	Hooks Hooks
-	Face  string // result.FaceCLI, result.FaceDesktop
 	// Starting, if set, is told what is about to be built, before it is.
 	Starting func(Verifying)
 }
@@ -70,14 +69,18 @@ func VerifyPlan(ctx context.Context, ask VerifyAsk) (Verified, error) {
 	if !ok {
 		return Verified{}, fmt.Errorf("%s is not a ClickHouse layout", cfg.Layouts[0])
 	}
-	v := Verified{Verifying: Verifying{Clause: c.ClickHouseLayout, Rows: cfg.Rows, Layout: cfg.Layouts[0]}}
+	rows := cfg.Rows
+	if ask.Server != nil && ask.Plan.Request.From != nil {
+		rows = ask.Plan.Request.Rows // the user's table, whole
+	}
+	v := Verified{Verifying: Verifying{Clause: c.ClickHouseLayout, Rows: rows, Layout: cfg.Layouts[0]}}
 	if ask.Starting != nil {
 		ask.Starting(v.Verifying)
 	}
 	if ask.Server == nil {
 		h := ask.Hooks
 		if h.Job == nil {
-			j := result.NewJob(VerifyJobName(v.Verifying), ask.Face, time.Now())
+			j := result.NewJob(VerifyJobName(v.Verifying), h.Face, time.Now())
 			h.Job = &j
 		}
 		m, err := Run(ctx, cfg, h)
@@ -93,6 +96,19 @@ func VerifyPlan(ctx context.Context, ask VerifyAsk) (Verified, error) {
 		return v, err
 	}
 	req := server.VerifyRequest{Layout: d.Layout, Shards: cfg.Shards, MaxLoadFactor: cfg.MaxLoadFactor, Attributes: attrs, Rows: cfg.Rows}
+	if f := ask.Plan.Request.From; f != nil {
+		// The plan's own dictionary over the user's table: every row of it
+		// (the plan's rows before its growth), each attribute as its
+		// column holds it.
+		names, _ := config.AttributeNames(ask.Plan.Request.Attributes)
+		for i, fig := range f.Figures {
+			if fig != nil {
+				attrs[i].File = fig
+			}
+		}
+		req.Rows = rows
+		req.From = &server.VerifyFrom{Database: f.Database, Table: f.Table, KeyColumn: f.KeyColumn, Columns: names}
+	}
 	if ask.Cluster != "" {
 		v.Verifications, err = server.VerifyCluster(ctx, *ask.Server, ask.Cluster, req)
 	} else {

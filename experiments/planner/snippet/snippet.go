@@ -51,15 +51,15 @@ func ClickHouseFor(v dict.Release, l core.Layout, key, value core.Type, shards i
 }
 
 // CreateDictionary is the CREATE DICTIONARY statement of a dictionary
-// named dict over a ClickHouse table source_table, with keyType keys
-// (stored as UInt64, ClickHouse's numeric key, with a comment saying so)
-// and columns ("value UInt16", ...) in the LAYOUT clause.
-func CreateDictionary(keyType string, columns []string, clause string) string {
+// named dict with the key column keyName of keyType keys (stored as
+// UInt64, ClickHouse's numeric key, with a comment saying so), columns
+// ("value UInt16", ...), source (its SOURCE clause) and the LAYOUT clause.
+func CreateDictionary(keyName, keyType string, columns []string, source, clause string) string {
 	var b strings.Builder
 	if keyType != "UInt64" {
 		fmt.Fprintf(&b, "-- ClickHouse's numeric key is UInt64: the %s keys are stored as UInt64\n", keyType)
 	}
-	b.WriteString(dict.DictionaryDDL("dict", "UInt64", columns, "SOURCE(CLICKHOUSE(TABLE 'source_table'))", clause))
+	b.WriteString(dict.KeyDictionaryDDL("dict", []string{keyName}, []string{"UInt64"}, columns, source, clause))
 	return b.String()
 }
 

@@ -1,0 +1,95 @@
+//go:build !js
+
+package server
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/packlab/packlab/experiments/fault"
+	"github.com/packlab/packlab/experiments/server/servertest"
+)
+
+// TestReadTable: a table a dictionary would read, as the plan takes it
+// from a real server: the key from its primary key, each column's type as
+// an attribute (LowCardinality dropped), a String's mean length over its
+// values and a Nullable's NULL share over the whole table, the distinct
+// keys where the key repeats; and every refusal names its field and what is
+// there.
+func TestReadTable(t *testing.T) {
+	node := servertest.Start(t)
+	node.Exec(t, "CREATE DATABASE shop",
+		"CREATE TABLE shop.users (id UInt64, country LowCardinality(String), score Nullable(Float64), age UInt8, tags Array(String), name String) ENGINE = MergeTree ORDER BY id",
+		// name's lengths grow along the table: 5 .. 24, mean 14.5 over the
+		// whole of it (its first rows alone would say 5).
+		"INSERT INTO shop.users SELECT number, ['DE','FR','US','BR'][number % 4 + 1], if(number % 10 = 0, NULL, number / 7), number % 90, [], repeat('x', 5 + intDiv(number * 20, 100000)) FROM numbers(100000)",
+		"CREATE TABLE shop.visits (user UInt32, day Date, n UInt16) ENGINE = MergeTree ORDER BY (user, day)",
+		"INSERT INTO shop.visits SELECT number % 100, today() - number % 30, number FROM numbers(1000)",
+		"CREATE TABLE shop.odd (id UInt64, `first name` String) ENGINE = MergeTree ORDER BY id")
+	ctx := context.Background()
+	c, err := Connect(ctx, Settings{URL: node.NativeURL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+
+	got, err := c.ReadTable(ctx, TableAsk{Table: "shop.users", Columns: []string{"country", "score", "age", "name"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(got.Summary())
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+	if got.Rows != 100_000 || got.DistinctKeys < 98_000 || got.DistinctKeys > 102_000 || got.Key.Name != "id" || got.Key.AttributeType != "UInt64" ||
+		got.MinKey != "0" || got.MaxKey != "99999" || got.IDs != 99_999 || len(got.Columns) != 4 {
+		t.Fatalf("read %+v", got)
+	}
+	want := []TableColumn{
+		{Name: "country", Type: "LowCardinality(String)", AttributeType: "String", MeanLen: 2},
+		{Name: "score", Type: "Nullable(Float64)", AttributeType: "Nullable(Float64)", NullShare: 0.1},
+		{Name: "age", Type: "UInt8", AttributeType: "UInt8"},
+		{Name: "name", Type: "String", AttributeType: "String", MeanLen: 14.5},
+	}
+	for i, w := range want {
+		g := got.Columns[i]
+		if g.Name != w.Name || g.Type != w.Type || g.AttributeType != w.AttributeType || !near(g.MeanLen, w.MeanLen) || !near(g.NullShare, w.NullShare) {
+			t.Errorf("column %d: %+v, want %+v", i, g, w)
+		}
+	}
+	if f := got.Columns[2].Figures(); f != nil {
+		t.Errorf("age (UInt8, never NULL) has figures %+v; want none: the lab's model needs none", f)
+	}
+
+	// A key that repeats: the distinct keys, which a dictionary keeps.
+	visits, err := c.ReadTable(ctx, TableAsk{Table: "shop.visits", KeyColumn: "user", Columns: []string{"n"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if visits.Rows != 1000 || visits.DistinctKeys != 100 || visits.IDs != 99 || !strings.Contains(visits.Summary(), "about 100 distinct keys") {
+		t.Errorf("visits: %+v, %q", visits, visits.Summary())
+	}
+
+	for _, r := range []struct {
+		ask         TableAsk
+		field, want string
+	}{
+		{TableAsk{Table: "shop.nope"}, "from", "no such table on " + c.Endpoint.Host},
+		{TableAsk{Table: "shop.nope"}, "from", "a table of shop: odd, users, visits"},
+		{TableAsk{Table: "shop.users", KeyColumn: "uid"}, "key_column", "not a column of shop.users (allowed: id, country, score, age, tags, name)"},
+		{TableAsk{Table: "shop.users"}, "columns", "tags: of type Array(String), which the plan does not model"},
+		{TableAsk{Table: "shop.users", Columns: []string{"id"}}, "columns", "the key, not an attribute"},
+		{TableAsk{Table: "shop.users", Columns: []string{"age", "age"}}, "columns", "named twice"},
+		{TableAsk{Table: "shop.users", KeyColumn: "country", Columns: []string{"age"}}, "key_column", "of type LowCardinality(String), not a key the plan weighs"},
+		{TableAsk{Table: "shop.visits", Columns: []string{"n"}}, "key_column", "primary key is user, day, not one column"},
+		{TableAsk{Table: "users"}, "from", "no such table"}, // the connection's database is default
+		{TableAsk{Table: "shop.odd"}, "columns", "first name: a name the plan's CREATE DICTIONARY does not quote"},
+	} {
+		_, err := c.ReadTable(ctx, r.ask)
+		var fe *fault.FieldError
+		if !errors.As(err, &fe) || fe.Field != r.field || !strings.Contains(err.Error(), r.want) {
+			t.Errorf("%+v: %v; want a %s error saying %q", r.ask, err, r.field, r.want)
+		}
+	}
+}

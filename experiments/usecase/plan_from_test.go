@@ -1,0 +1,95 @@
+//go:build !js
+
+package usecase
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/packlab/packlab/experiments/fault"
+	"github.com/packlab/packlab/experiments/planner"
+	"github.com/packlab/packlab/experiments/server"
+	"github.com/packlab/packlab/experiments/server/servertest"
+)
+
+// TestPlanFrom: a plan for a dictionary over a real server's table. Its
+// CREATE DICTIONARY names the table and its columns and builds as printed;
+// the verification (VerifyPlan on the server) builds the same dictionary
+// over the same table, its bytes_allocated the same, and the plan's memory
+// is what the server's grew by. A request that gives what the table says is
+// refused before the server is asked.
+func TestPlanFrom(t *testing.T) {
+	node := servertest.Start(t)
+	node.Exec(t, "CREATE DATABASE shop",
+		// Random ids (no FLAT), a String and a Nullable: the plan's
+		// ClickHouse answer is a hashed layout with String arenas.
+		"CREATE TABLE shop.users (id UInt64, country LowCardinality(String), score Nullable(Float64), name String, age UInt16) ENGINE = MergeTree ORDER BY id",
+		"INSERT INTO shop.users SELECT sipHash64(number), ['DE','FR','US','BR'][number % 4 + 1], if(number % 10 = 0, NULL, number / 7), repeat('n', 3 + number % 30), number % 90 FROM numbers(200000)")
+	s := server.Settings{URL: node.NativeURL()}
+	none := 0.0
+	read := 0
+	got, err := PlanFrom(context.Background(), PlanFromAsk{Settings: s, Table: server.TableAsk{Table: "shop.users"},
+		Plan: PlanAsk{Request: planner.PlanRequest{GrowthPercent: &none, Prefer: planner.PreferMemory}, Store: openStore(t)}, Read: func(*server.Table) { read++ }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read != 1 || got.Table == nil || got.Plan.Request.Rows != 200_000 || got.Plan.Request.MaxKey != 0 {
+		t.Fatalf("read %d times, table %+v, request %+v", read, got.Table, got.Plan.Request)
+	}
+	best := got.Plan.BestClickHouse()
+	if best == nil {
+		t.Fatal("no ClickHouse answer")
+	}
+	ddl := best.CreateDictionary
+	t.Logf("%s: %d bytes\n%s", best.ClickHouseLayout, best.BytesAllocated, ddl)
+	for _, want := range []string{"SOURCE(CLICKHOUSE(DB 'shop' TABLE 'users'))", "PRIMARY KEY id", "age UInt16,", "country String,", "score Nullable(Float64),", "name String"} {
+		if !strings.Contains(ddl, want) {
+			t.Errorf("the CREATE DICTIONARY does not say %q:\n%s", want, ddl)
+		}
+	}
+	// The statement as the user would run it.
+	node.Exec(t, ddl, "SYSTEM RELOAD DICTIONARY dict")
+	held, err := strconv.ParseInt(strings.TrimSpace(node.Exec(t, "SELECT bytes_allocated FROM system.dictionaries WHERE name = 'dict'")), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	v, err := VerifyPlan(context.Background(), VerifyAsk{Plan: got.Plan, Server: &s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Verifications) != 1 || v.Rows != 200_000 {
+		t.Fatalf("verified %d times at %d rows", len(v.Verifications), v.Rows)
+	}
+	one := v.Verifications[0]
+	t.Log(strings.Join(v.Lines, "\n"))
+	apart := func(a, b int64) float64 { return math.Abs(float64(a-b)) / float64(b) }
+	// The verification built what the user would, and its model (inspect's)
+	// counts what bytes_allocated counts; the plan's figure is the memory
+	// the dictionary holds (HASHED_ARRAY's bytes_allocated leaves out part
+	// of its arrays), which the server's own memory grew by.
+	if one.BytesAllocated != held || apart(one.ModelBytes, held) > 0.001 {
+		t.Errorf("verification: bytes_allocated %d (model %d); the dictionary built as printed holds %d", one.BytesAllocated, one.ModelBytes, held)
+	}
+	if apart(best.BytesAllocated, one.RealBytes) > 0.001 || apart(best.BytesAllocated, one.TrackedGrowthBytes) > 0.05 {
+		t.Errorf("the plan's %d bytes; the verification's model %d, the server's memory grew %d", best.BytesAllocated, one.RealBytes, one.TrackedGrowthBytes)
+	}
+
+	for _, r := range []struct {
+		req   planner.PlanRequest
+		field string
+	}{
+		{planner.PlanRequest{Rows: 5}, "rows"},
+		{planner.PlanRequest{Attributes: []string{"UInt8"}}, "from"},
+	} {
+		_, err := PlanFrom(context.Background(), PlanFromAsk{Settings: server.Settings{URL: "clickhouse://127.0.0.1:1"}, Table: server.TableAsk{Table: "shop.users"}, Plan: PlanAsk{Request: r.req}})
+		var fe *fault.FieldError
+		if !errors.As(err, &fe) || fe.Field != r.field {
+			t.Errorf("%+v: %v; want a refusal naming %s before connecting", r.req, err, r.field)
+		}
+	}
+}
