@@ -65,13 +65,17 @@ func Inspect(ctx context.Context, s Settings, opt Options) (*Inspection, error) 
 			// One query per source table and set of columns: dictionaries
 			// over the same table share it, and so do a cluster's nodes.
 			src, _ := sourceTable(d.DDL, d.Database, d.Node)
-			var cols []string // as the query reads them: names, or EXPRESSIONs
+			// As the query reads them (names, or EXPRESSIONs), and the
+			// names the sample keeps them under: two dictionaries with the
+			// same EXPRESSION under two names shared one sample, the
+			// second's name not in it ("not modelled").
+			var cols []string
 			for _, c := range d.stringColumns() {
-				cols = append(cols, d.columnSQL(c))
+				cols = append(cols, c, d.columnSQL(c))
 			}
 			cols = append(cols, "\x01")
 			for _, c := range d.nullableColumns() {
-				cols = append(cols, d.columnSQL(c))
+				cols = append(cols, c, d.columnSQL(c))
 			}
 			key := src.db + "\x00" + src.table + "\x00" + src.where + "\x00" + strings.Join(cols, "\x00") + "\x00" + d.word + "\x00" + strings.Join(d.KeyNames, "\x00")
 			if src.table == "" {
@@ -365,37 +369,49 @@ func (c *Conn) sample(ctx context.Context, d *Dictionary, cluster string) nodeSa
 		return nodeSamples{"": {Problem: problem}}
 	}
 	cols := d.stringColumns()
-	var exprs []string
-	for _, col := range cols {
-		q := d.columnSQL(col)
-		// The mean over the values, as dict.FileColumn's MeanLen: a NULL
-		// counted as a length of 0 took a third off a third-NULL column's.
-		exprs = append(exprs, "avgOrDefaultIf(length(assumeNotNull("+q+")), isNotNull("+q+"))", "countIf(isNull("+q+"))")
-	}
 	nullable := d.nullableColumns()
-	for _, col := range nullable {
-		exprs = append(exprs, "countIf(isNull("+d.columnSQL(col)+"))")
-	}
 	flat := d.layoutWord() == "FLAT"
-	if flat {
-		exprs = append(exprs, "toInt64(max(toUInt64("+quoteIdent(d.KeyNames[0])+")))")
-	}
-	node := "''"
-	if cluster != "" {
-		node = nodeExpr
-	}
-	q := "SELECT " + node + ", count(), " + strings.Join(exprs, ", ") + " FROM " + from(cluster, quoteIdent(src.db)+"."+quoteIdent(src.table))
-	if src.where != "" {
-		// The rows the dictionary loads: its WHERE, the server's own
-		// expression (a dictionary over half a table took the other
-		// half's lengths).
-		q += " WHERE (" + src.where + ")"
-	}
-	if cluster != "" {
-		q += " GROUP BY 1" + c.skipDown(cluster)
+	// query reads the String columns' lengths as they are, or, asText, as
+	// the load casts them to String: an attribute String over a number, a
+	// Date, a UUID or an Enum, which length() refuses ("Illegal type
+	// UInt16 of argument of function length": the dictionary was "not
+	// modelled"). A String column's lengths come from its offsets alone,
+	// toString() would read its bytes: asText only where that failed.
+	query := func(asText bool) string {
+		var exprs []string
+		for _, col := range cols {
+			q := d.columnSQL(col)
+			if asText {
+				q = "toString(" + q + ")"
+			}
+			// The mean over the values, as dict.FileColumn's MeanLen: a NULL
+			// counted as a length of 0 took a third off a third-NULL column's.
+			exprs = append(exprs, "avgOrDefaultIf(length(assumeNotNull("+q+")), isNotNull("+q+"))", "countIf(isNull("+q+"))")
+		}
+		for _, col := range nullable {
+			exprs = append(exprs, "countIf(isNull("+d.columnSQL(col)+"))")
+		}
+		if flat {
+			exprs = append(exprs, "toInt64(max(toUInt64("+d.columnSQL(d.KeyNames[0])+")))")
+		}
+		node := "''"
+		if cluster != "" {
+			node = nodeExpr
+		}
+		q := "SELECT " + strings.Join(append([]string{node, "count()"}, exprs...), ", ") + " FROM " + from(cluster, quoteIdent(src.db)+"."+quoteIdent(src.table))
+		if src.where != "" {
+			// The rows the dictionary loads: its WHERE, the server's own
+			// expression (a dictionary over half a table took the other
+			// half's lengths).
+			q += " WHERE (" + src.where + ")"
+		}
+		if cluster != "" {
+			q += " GROUP BY 1" + c.skipDown(cluster)
+		}
+		return q
 	}
 	out := nodeSamples{}
-	err := c.Query(ctx, q, func(r clickhouseRows) error {
+	scan := func(r clickhouseRows) error {
 		var name string
 		var n uint64
 		dest := []any{&name, &n}
@@ -429,7 +445,14 @@ func (c *Conn) sample(ctx context.Context, d *Dictionary, cluster string) nodeSa
 		}
 		out[name] = s
 		return nil
-	})
+	}
+	err := c.Query(ctx, query(false), scan)
+	if err != nil && len(cols) > 0 && ctx.Err() == nil {
+		out = nodeSamples{}
+		if c.Query(ctx, query(true), scan) == nil {
+			err = nil
+		}
+	}
 	if err != nil && cluster != "" {
 		// A replica without the table fails the whole read: the connected
 		// node's table then stands for every node's, and the note says so.

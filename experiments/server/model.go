@@ -3,6 +3,7 @@
 package server
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -66,6 +67,14 @@ func (d *Dictionary) readDDL(ddl string) {
 			if x, err := strconv.ParseFloat(params[i+1], 64); err == nil {
 				d.mlf = x
 			}
+		case "INITIAL_ARRAY_SIZE": // FLAT's: its arrays hold at least this many keys
+			if n, err := strconv.ParseInt(params[i+1], 10, 64); err == nil && n > 0 {
+				d.flatInitial = n
+			}
+		case "MAX_ARRAY_SIZE": // FLAT's: no memory of its own, but a key past it fails the load
+			if n, err := strconv.ParseInt(params[i+1], 10, 64); err == nil && n > 0 {
+				d.flatMax = n
+			}
 		}
 	}
 }
@@ -103,13 +112,24 @@ func (d *Dictionary) nullableColumns() []string {
 	return out
 }
 
-// needsSample: a modelled layout with String parts or Nullable
-// attributes, or FLAT (its largest key sizes its arrays).
+// needsSample: a modelled layout that holds rows. The sample counts the
+// rows its source gives, which are more than its keys where a key repeats
+// (a table of versions, a ReplacingMergeTree not yet merged): a table is
+// reserved, and FLAT's Strings kept, for every row read (rowsRead). It
+// also reads the String parts' lengths, the Nullable attributes' NULLs and
+// FLAT's largest key, which sizes its arrays.
 func (d *Dictionary) needsSample() bool {
-	if _, ok := modelledLayout(d.word); !ok || d.ElementCount == 0 {
-		return false
+	_, ok := modelledLayout(d.word)
+	return ok && d.ElementCount > 0
+}
+
+// rowsRead is how many rows the dictionary's load reads, by the sample:
+// its keys where not known.
+func (d *Dictionary) rowsRead() int64 {
+	if d.sample == nil || d.sample.Problem != "" {
+		return d.ElementCount
 	}
-	return d.word == "FLAT" || len(d.stringColumns()) > 0 || len(d.nullableColumns()) > 0
+	return max(d.sample.Rows, d.ElementCount)
 }
 
 func modelledLayout(word string) (dict.ClickHouseDictionary, bool) {
@@ -205,6 +225,18 @@ func (d *Dictionary) keyBytes() (float64, string) {
 	return b, ""
 }
 
+// reserve is what one table of cd holding the dictionary's keys is
+// reserved for as its rows load (dict.SourceReserve). Not HASHED_ARRAY's:
+// its arrays grow by the keys, and its index, which ClickHouse reserves
+// for the rows read, is not measured so (reserved for every row, the
+// model was 3.2x its bytes_allocated at 200,000 rows of 50,000 keys).
+func (d *Dictionary) reserve(cd dict.ClickHouseDictionary) int64 {
+	if cd.Model == core.LayoutHashedArray {
+		return d.ElementCount
+	}
+	return dict.SourceReserve(cd, d.ElementCount, d.rowsRead(), sourceBlockRows)
+}
+
 // figures is one layout's model of the dictionary's rows.
 type figures struct {
 	clause                  string
@@ -222,15 +254,7 @@ func (d *Dictionary) modelAs(cd dict.ClickHouseDictionary, attrs []dict.Attribut
 	}
 	f := figures{clause: dict.LayoutClause(cd.Layout, shards, mlf, cd.TakesMaxLoadFactor())}
 	if cd.Flat() {
-		if d.sample == nil || d.sample.Problem != "" {
-			return f, "FLAT's largest key is unknown (" + d.sampleProblem() + ")"
-		}
-		span := d.sample.MaxKey + 1
-		f.clause = dict.FlatClause(span)
-		f.model = dict.FlatBytes(attrs, span, n)
-		m := dict.FlatMemory(attrs, span, n)
-		f.real, f.reloadPeak = m.SteadyBytes, m.ReloadPeakBytes+sourceReadBytes(8, attrs)
-		return f, ""
+		return d.flatAs(attrs, cmp.Or(d.flatInitial, dict.FlatInitialArraySize))
 	}
 	simple := cd
 	if cd.ComplexKey {
@@ -241,11 +265,15 @@ func (d *Dictionary) modelAs(cd dict.ClickHouseDictionary, attrs []dict.Attribut
 			}
 		}
 	}
+	// One table is reserved block by block for the rows read and the
+	// keys held (dict.SourceReserve): where keys repeat, for more than
+	// the keys (200,000 rows of 50,000 keys: 2^18 cells, the model of
+	// 50,000 rows half of HASHED's and SPARSE_HASHED's bytes_allocated).
 	sopt := opt
 	if shards <= 1 {
-		sopt.Reserve = n
+		sopt.Reserve = d.reserve(simple)
 	}
-	pr, err := dict.Predict(simple, attrs, n, n, sopt, shards)
+	pr, err := dict.Predict(simple, attrs, n, 0, sopt, shards)
 	if err != nil {
 		return f, "the model refused it: " + err.Error()
 	}
@@ -257,7 +285,11 @@ func (d *Dictionary) modelAs(cd dict.ClickHouseDictionary, attrs []dict.Attribut
 			return f, problem
 		}
 		keyBytes = kb
-		f.real = dict.ComplexKeyPartsBytes(cd, kb, attrs, n, n, opt, shards)
+		copt := opt
+		if shards <= 1 {
+			copt.Reserve = d.reserve(cd)
+		}
+		f.real = dict.ComplexKeyPartsBytes(cd, kb, attrs, n, 0, copt, shards)
 		f.model = f.real
 		if cd.Model == core.LayoutHashedArray {
 			f.model = f.real - pr.BucketCount*dict.ComplexKeyIndexCellBytes + n
@@ -297,6 +329,37 @@ func (d *Dictionary) modelAs(cd dict.ClickHouseDictionary, attrs []dict.Attribut
 		return p.FinalBytes
 	}
 	f.reloadPeak = trackedReload(f.real, loadGrowths(cd, attrs, n, pr.BucketCount, mlf, shards), realAt) + sourceReadBytes(keyBytes, attrs)
+	return f, ""
+}
+
+// flatAs models the dictionary's rows in FLAT arrays first allocated for
+// initial keys (INITIAL_ARRAY_SIZE): 50,000 of them with 20,000 keys hold
+// 50,000 (bytes_allocated 100,288 with a UInt16, where a model of the
+// largest key's 20,000 said 65,696). Its clause keeps the dictionary's
+// MAX_ARRAY_SIZE, which costs no memory and lets its keys grow.
+func (d *Dictionary) flatAs(attrs []dict.Attribute, initial int64) (figures, string) {
+	if d.sample == nil || d.sample.Problem != "" {
+		return figures{}, "FLAT's largest key is unknown (" + d.sampleProblem() + ")"
+	}
+	span := d.sample.MaxKey + 1
+	f := figures{clause: dict.FlatClause(span)}
+	var params []string
+	if initial != dict.FlatInitialArraySize {
+		params = append(params, "INITIAL_ARRAY_SIZE "+strconv.FormatInt(initial, 10))
+	}
+	if d.flatMax >= span {
+		params = append(params, "MAX_ARRAY_SIZE "+strconv.FormatInt(d.flatMax, 10))
+	}
+	if len(params) > 0 {
+		f.clause = "LAYOUT(FLAT(" + strings.Join(params, " ") + "))"
+	}
+	// A String of every row read is in its arena, a repeated key's too
+	// (200,000 rows of 50,000 keys: bytes_allocated 5,238,944, where
+	// 50,000 Strings model 2,093,216).
+	rows := d.rowsRead()
+	f.model = dict.FlatBytesFrom(attrs, span, rows, initial)
+	m := dict.FlatMemoryFrom(attrs, span, rows, initial)
+	f.real, f.reloadPeak = m.SteadyBytes, m.ReloadPeakBytes+sourceReadBytes(8, attrs)
 	return f, ""
 }
 
@@ -361,6 +424,16 @@ func (d *Dictionary) model(v dict.Release) {
 	}
 	d.Modelled = true
 	d.ModelBytes, d.RealBytes, d.ReloadPeakBytes = cur.model, cur.real, cur.reloadPeak
+	if r := d.rowsRead(); r > d.ElementCount {
+		how := ""
+		switch {
+		case cd.Flat():
+			how = ": FLAT keeps a String of every row read, as modelled"
+		case d.shards <= 1 && cd.Model != core.LayoutHashedArray:
+			how = ": its table is reserved block by block for the rows read, as modelled"
+		}
+		d.Notes = append(d.Notes, fmt.Sprintf("its source gives %s rows for its %s keys (keys repeat)%s", text.Thousands(r), text.Thousands(d.ElementCount), how))
+	}
 	if cur.note != "" {
 		d.Notes = append(d.Notes, cur.note)
 	}
@@ -398,6 +471,16 @@ func (d *Dictionary) model(v dict.Release) {
 func (d *Dictionary) advise(v dict.Release, cd dict.ClickHouseDictionary, attrs []dict.Attribute, cur figures) {
 	best, bestWord := cur, cd.Layout
 	why := ""
+	if cd.Flat() && d.flatInitial > dict.FlatInitialArraySize {
+		// Its arrays held for INITIAL_ARRAY_SIZE keys, more than it has.
+		if f, p := d.flatAs(attrs, dict.FlatInitialArraySize); p == "" && float64(f.real) <= 0.75*float64(cur.real) {
+			best = f
+			d.Findings = append(d.Findings, fmt.Sprintf("INITIAL_ARRAY_SIZE %s holds its arrays for more keys than its largest (%s): %s without it, %.0f %% less than its %s",
+				text.Thousands(d.flatInitial), text.Thousands(d.sample.MaxKey), text.Bytes(f.real), 100*(1-float64(f.real)/float64(cur.real)), text.Bytes(cur.real)))
+			why = fmt.Sprintf("%s holds these %s rows in %s where %s takes %s; a reload peaks at %s instead of %s",
+				f.clause, text.Thousands(d.ElementCount), text.Bytes(f.real), d.Layout, text.Bytes(cur.real), text.Bytes(f.reloadPeak), text.Bytes(cur.reloadPeak))
+		}
+	}
 	if !cd.Flat() {
 		for _, c := range dict.ClickHouseDictionaries() {
 			if c.Flat() || c.ComplexKey != cd.ComplexKey || c.Layout == cd.Layout || !builds(v, c, d.shards) {
@@ -412,18 +495,26 @@ func (d *Dictionary) advise(v dict.Release, cd dict.ClickHouseDictionary, attrs 
 			}
 		}
 	}
-	if bestWord != cd.Layout {
+	switch {
+	case bestWord != cd.Layout:
 		d.Findings = append(d.Findings, fmt.Sprintf("%s holds the same rows in %s, %.0f %% less than %s's %s",
 			bestWord, text.Bytes(best.real), 100*(1-float64(best.real)/float64(cur.real)), cd.Layout, text.Bytes(cur.real)))
 		why = fmt.Sprintf("%s holds these %s rows in %s where %s takes %s; a reload peaks at %s instead of %s",
 			bestWord, text.Thousands(d.ElementCount), text.Bytes(best.real), cd.Layout, text.Bytes(cur.real), text.Bytes(best.reloadPeak), text.Bytes(cur.reloadPeak))
-	} else {
+	case why == "":
 		why = fmt.Sprintf("%s is already the smallest layout for these rows that ClickHouse %s builds (another saves less than a quarter); a reload peaks at %s", cd.Layout, v, text.Bytes(cur.reloadPeak))
+		// The dictionary's own clause, every parameter kept: written
+		// again from the model's few (LAYOUT(SPARSE_HASHED(SHARDS 2))),
+		// SHARD_LOAD_QUEUE_BACKLOG and FLAT's MAX_ARRAY_SIZE were dropped,
+		// and every advice to change nothing was built as a change.
+		if d.Layout != "" {
+			best.clause = d.Layout
+		}
 	}
 	if d.ServerMemoryLimitBytes > 0 {
 		why += fmt.Sprintf(" against the server's limit of %s", text.Bytes(d.ServerMemoryLimitBytes))
 	}
-	if bestWord != cd.Layout {
+	if best.clause != d.Layout {
 		// Memory is modelled, speed is not: a verification measured
 		// SPARSE_HASHED's load at 1.4x HASHED's time (2e6 rows with a String).
 		why += fmt.Sprintf("; how fast it loads is not modelled (%s loaded in %.2f s): a verification on the server measures it", cd.Layout, d.LoadingSeconds)
