@@ -319,20 +319,28 @@ func sourceTable(ddl, defaultDB, node string) (src sourceRef, problem string) {
 // clickHouseSource is the parameters of SOURCE(CLICKHOUSE(...)) in a
 // CREATE DICTIONARY, by their upper-case names; false for another source.
 func clickHouseSource(ddl string) (map[string]string, bool) {
+	name, params, ok := sourceParams(ddl)
+	return params, ok && name == "CLICKHOUSE"
+}
+
+// sourceParams is the source's name (CLICKHOUSE, MYSQL, ...) and its
+// parameters by their upper-case names, in a CREATE DICTIONARY's
+// SOURCE(NAME(...)).
+func sourceParams(ddl string) (string, map[string]string, bool) {
 	sp, ok := dictClause(ddl, "SOURCE")
 	var name string
 	var words []string
 	if ok {
 		name, words, ok = call(ddl[sp.innerStart:sp.innerEnd])
 	}
-	if !ok || name != "CLICKHOUSE" {
-		return nil, false
+	if !ok {
+		return "", nil, false
 	}
 	params := map[string]string{}
 	for i := 0; i+1 < len(words); i += 2 {
 		params[strings.ToUpper(words[i])] = words[i+1]
 	}
-	return params, true
+	return name, params, true
 }
 
 // nodeSamples are a source's samples by node ("" for the one node of an
@@ -432,6 +440,12 @@ func (c *Conn) sample(ctx context.Context, d *Dictionary, cluster string) nodeSa
 			return err
 		}
 		s := &sample{Rows: int64(n), MaxKey: maxKey, MeanLen: map[string]float64{}, Nulls: map[string]float64{}}
+		if n == 0 {
+			// Emptied since the dictionary loaded: its Strings were
+			// modelled at a length of 0 and FLAT's largest key at 0
+			// (2,336 bytes where bytes_allocated said 65,696).
+			s.Problem = "its source table gives no rows now: it changed since the dictionary loaded"
+		}
 		for i, col := range cols {
 			s.MeanLen[col] = means[i]
 			if n > 0 {

@@ -57,6 +57,18 @@ var oddDictionaries = []struct {
 	{"dup_complex", "(ks String, v UInt16) PRIMARY KEY ks SOURCE(CLICKHOUSE(TABLE 'dup')) LIFETIME(0) LAYOUT(COMPLEX_KEY_HASHED())", 0.01, ""},
 	{"dup_flat_str", "(seq UInt64, s String) PRIMARY KEY seq SOURCE(CLICKHOUSE(TABLE 'dup')) LIFETIME(0) LAYOUT(FLAT())", 0.01, ""},
 	{"dup_array", "(id UInt64, s String) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'dup')) LIFETIME(0) LAYOUT(HASHED_ARRAY())", 0.01, ""},
+	// An UPDATE_FIELD: ClickHouse keeps the rows it loaded beside its
+	// tables, and bytes_allocated counts them (the model was 24 % and 33 %
+	// under); its table reserved for every row at once.
+	{"upd_fixed", "(id UInt64, v UInt16) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'odd' UPDATE_FIELD 'ts' UPDATE_LAG 15)) LIFETIME(0) LAYOUT(HASHED())", 0.001, ""},
+	{"upd_str", "(id UInt64, s String) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'odd' UPDATE_FIELD 'ts')) LIFETIME(0) LAYOUT(HASHED())", 0.01, ""},
+	{"upd_complex", "(ks String, v UInt16) PRIMARY KEY ks SOURCE(CLICKHOUSE(TABLE 'dup' UPDATE_FIELD 'ts')) LIFETIME(0) LAYOUT(COMPLEX_KEY_HASHED())", 0.01, ""},
+	{"upd_flat", "(seq UInt64, s String) PRIMARY KEY seq SOURCE(CLICKHOUSE(TABLE 'odd' UPDATE_FIELD 'ts')) LIFETIME(0) LAYOUT(FLAT())", 0.01, ""},
+	// A source emptied since the load (TRUNCATE after it): its Strings
+	// were modelled at a length of 0 (23 % under) and FLAT's largest key
+	// at 0 (2,336 bytes against 65,696).
+	{"emptied_str", "(id UInt64, s String) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'emptied')) LIFETIME(0) LAYOUT(HASHED())", 0, "its source table gives no rows now"},
+	{"emptied_flat", "(seq UInt64, v UInt16) PRIMARY KEY seq SOURCE(CLICKHOUSE(TABLE 'emptied')) LIFETIME(0) LAYOUT(FLAT())", 0, "its source table gives no rows now"},
 	// Layouts packlab has no model of: listed so, and not built.
 	{"range", "(id UInt64, d1 Date, d2 Date, v UInt16) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'odd')) LIFETIME(0) LAYOUT(RANGE_HASHED()) RANGE(MIN d1 MAX d2)", 0, "RANGE_HASHED: not modelled"},
 	{"iptrie", "(net String, v UInt16) PRIMARY KEY net SOURCE(CLICKHOUSE(TABLE 'odd')) LIFETIME(0) LAYOUT(IP_TRIE())", 0, "IP_TRIE: not modelled"},
@@ -71,18 +83,20 @@ var oddDictionaries = []struct {
 // the advice that changes one, each copy at its model.
 func TestInspectOddInputs(t *testing.T) {
 	node := servertest.Start(t)
-	node.Exec(t, "CREATE TABLE odd (id UInt64, seq UInt64, v UInt16, s String, en Enum8('first' = 1, 'b' = 2), uu UUID, d1 Date, d2 Date, net String, dec Decimal(10, 2)) ENGINE = MergeTree ORDER BY tuple()",
-		"INSERT INTO odd SELECT sipHash64(number), number, number, repeat('x', 4 + number % 29), 1 + number % 2, generateUUIDv4(), toDate(number % 1000), toDate(number % 1000 + 10), concat(toString(number % 256), '.', toString(intDiv(number, 256) % 256), '.0.0/16'), number / 100 FROM numbers("+itoa(oddRows)+")",
+	node.Exec(t, "CREATE TABLE odd (id UInt64, seq UInt64, v UInt16, s String, en Enum8('first' = 1, 'b' = 2), uu UUID, d1 Date, d2 Date, net String, dec Decimal(10, 2), ts DateTime) ENGINE = MergeTree ORDER BY tuple()",
+		"INSERT INTO odd SELECT sipHash64(number), number, number, repeat('x', 4 + number % 29), 1 + number % 2, generateUUIDv4(), toDate(number % 1000), toDate(number % 1000 + 10), concat(toString(number % 256), '.', toString(intDiv(number, 256) % 256), '.0.0/16'), number / 100, now() FROM numbers("+itoa(oddRows)+")",
+		"CREATE TABLE emptied ENGINE = MergeTree ORDER BY tuple() AS SELECT * FROM odd",
 		// 4 rows a key, 200,000 rows: a reservation for the rows read
 		// needs more than one block of them (65,409).
-		"CREATE TABLE dup (id UInt64, seq UInt64, s String, ks String, v UInt16) ENGINE = MergeTree ORDER BY tuple()",
-		"INSERT INTO dup SELECT sipHash64(intDiv(number, 4)), intDiv(number, 4), repeat('x', 4 + number % 29), concat('key-', toString(intDiv(number, 4))), number FROM numbers(200000)")
+		"CREATE TABLE dup (id UInt64, seq UInt64, s String, ks String, v UInt16, ts DateTime) ENGINE = MergeTree ORDER BY tuple()",
+		"INSERT INTO dup SELECT sipHash64(intDiv(number, 4)), intDiv(number, 4), repeat('x', 4 + number % 29), concat('key-', toString(intDiv(number, 4))), number, now() FROM numbers(200000)")
 	for _, d := range oddDictionaries {
 		node.Exec(t, "CREATE DICTIONARY "+d.name+" "+d.ddl)
 		if d.name != "direct" {
 			node.Exec(t, "SYSTEM RELOAD DICTIONARY "+d.name)
 		}
 	}
+	node.Exec(t, "TRUNCATE TABLE emptied")
 	ctx := context.Background()
 	s := Settings{URL: node.NativeURL()}
 	ins, err := Inspect(ctx, s, Options{})
@@ -145,8 +159,10 @@ func TestInspectOddInputs(t *testing.T) {
 		}
 	}
 	t.Logf("built %d: %q", built, verified)
-	if !strings.Contains(strings.Join(verified, " "), "flat_initial") || !strings.Contains(strings.Join(verified, " "), "dup_hashed_str") {
-		t.Errorf("built %q: want flat_initial's and dup_hashed_str's advice among them", verified)
+	for _, want := range []string{"flat_initial", "dup_hashed_str", "upd_str"} {
+		if !strings.Contains(" "+strings.Join(verified, " ")+" ", " "+want+" ") {
+			t.Errorf("built %q: want %s's advice among them", verified, want)
+		}
 	}
 	for _, name := range []string{"range", "iptrie", "direct"} {
 		_, err := VerifyAdvice(ctx, s, ins, name, nil)
