@@ -495,6 +495,13 @@ func (d *Dictionary) model(v dict.Release) {
 	}
 	if d.ElementCount == 0 {
 		d.NotModelled = "holds no rows (" + strings.ToLower(d.Status) + "): nothing to model"
+		switch d.Status {
+		case "NOT_LOADED":
+			// dictionaries_lazy_load, or a dictionary never asked for.
+			d.NotModelled = "not loaded yet (ClickHouse loads it at its first use, or at SYSTEM RELOAD DICTIONARY): nothing to model"
+		case "LOADING":
+			d.NotModelled = "loading now, its first load: nothing to model yet (inspect again when it has loaded)"
+		}
 		return
 	}
 	attrs, problem := d.attributes()

@@ -181,7 +181,7 @@ func (c *Conn) verifyAdvice(ctx context.Context, d *Dictionary, starting AdviceS
 	}
 	switch {
 	case d.Advice == nil:
-		return nil, refuse("not modelled (" + d.NotModelled + "): there is no advice to build")
+		return nil, refuse("there is no advice to build (" + d.NotModelled + ")")
 	case d.DDL == "":
 		return nil, refuse("its CREATE DICTIONARY cannot be read (" + strings.Join(d.Notes, "; ") + "), so its source cannot be built again")
 	case d.ElementCount == 0:
