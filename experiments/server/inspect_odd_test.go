@@ -69,6 +69,9 @@ var oddDictionaries = []struct {
 	// at 0 (2,336 bytes against 65,696).
 	{"emptied_str", "(id UInt64, s String) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'emptied')) LIFETIME(0) LAYOUT(HASHED())", 0, "its source table gives no rows now"},
 	{"emptied_flat", "(seq UInt64, v UInt16) PRIMARY KEY seq SOURCE(CLICKHOUSE(TABLE 'emptied')) LIFETIME(0) LAYOUT(FLAT())", 0, "its source table gives no rows now"},
+	// A layout with no parentheses, REGEXP_TREE's way: it was "no LAYOUT
+	// clause could be read", its layout taken from the type (REGEXPTREE).
+	{"bare_layout", "(id UInt64, v UInt16) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'odd')) LIFETIME(0) LAYOUT(HASHED)", 0.001, ""},
 	// Never loaded (a lazy load, or a dictionary nobody asked for): it
 	// said "holds no rows (not_loaded)".
 	{"never_loaded", "(id UInt64, s String) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'odd')) LIFETIME(0) LAYOUT(HASHED())", 0, "not loaded yet (ClickHouse loads it at its first use"},
@@ -141,6 +144,9 @@ func TestInspectOddInputs(t *testing.T) {
 	}
 	if d := byName["flat_initial"]; d.Advice == nil || d.Advice.Layout != "LAYOUT(FLAT())" || d.Advice.SteadyBytes >= d.RealBytes*3/4 || len(d.Findings) != 1 || !strings.HasPrefix(d.Findings[0], "INITIAL_ARRAY_SIZE 50,000 holds its arrays for more keys than its largest (19,999)") {
 		t.Errorf("flat_initial: advice %+v, findings %q: want FLAT() without INITIAL_ARRAY_SIZE, a quarter less, and a finding saying why", d.Advice, d.Findings)
+	}
+	if d := byName["bare_layout"]; d.Layout != "LAYOUT(HASHED)" || len(d.Notes) != 0 {
+		t.Errorf("bare_layout: layout %s, notes %q: want LAYOUT(HASHED) as written, and no note", d.Layout, d.Notes)
 	}
 	if d := byName["dup_hashed"]; len(d.Notes) == 0 || !strings.HasPrefix(d.Notes[0], "its source gives 200,000 rows for its 50,000 keys") {
 		t.Errorf("dup_hashed: notes %q: want one saying its source's rows repeat keys", d.Notes)

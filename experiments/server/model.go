@@ -22,7 +22,7 @@ var typeWords = map[string]string{
 	"ComplexHashedArray": "COMPLEX_KEY_HASHED_ARRAY", "ComplexKeyHashedArray": "COMPLEX_KEY_HASHED_ARRAY",
 	"Cache": "CACHE", "ComplexKeyCache": "COMPLEX_KEY_CACHE", "SSDCache": "SSD_CACHE", "SSDComplexKeyCache": "COMPLEX_KEY_SSD_CACHE",
 	"Direct": "DIRECT", "ComplexKeyDirect": "COMPLEX_KEY_DIRECT", "IPTrie": "IP_TRIE", "RangeHashed": "RANGE_HASHED",
-	"ComplexKeyRangeHashed": "COMPLEX_KEY_RANGE_HASHED", "PolygonSimple": "POLYGON_SIMPLE",
+	"ComplexKeyRangeHashed": "COMPLEX_KEY_RANGE_HASHED", "PolygonSimple": "POLYGON_SIMPLE", "RegExpTree": "REGEXP_TREE",
 }
 
 // readDDL takes the layout's word and parameters from the dictionary's
