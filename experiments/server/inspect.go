@@ -5,6 +5,7 @@ package server
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -461,7 +462,9 @@ func (c *Conn) sample(ctx context.Context, d *Dictionary, cluster string) nodeSa
 		return nil
 	}
 	err := c.Query(ctx, query(false), scan)
-	if err != nil && len(cols) > 0 && ctx.Err() == nil {
+	// Again as text where ClickHouse refused it, not after a timeout (a
+	// source slower than the query timeout would take two).
+	if ce := (*Error)(nil); errors.As(err, &ce) && ce.Kind == Refused && len(cols) > 0 && ctx.Err() == nil {
 		out = nodeSamples{}
 		if c.Query(ctx, query(true), scan) == nil {
 			err = nil

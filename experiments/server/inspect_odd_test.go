@@ -8,6 +8,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/server/servertest"
@@ -184,5 +185,35 @@ func TestInspectOddInputs(t *testing.T) {
 		if !errors.As(err, &fe) || fe.Field != "verify" || !strings.Contains(err.Error(), "there is no advice to build ("+byName[name].NotModelled+")") {
 			t.Errorf("%s: %v, want a refusal of the field verify saying there is no advice to build, and why", name, err)
 		}
+	}
+}
+
+// TestInspectSlowSource: a source slower than the query timeout (a view
+// that sleeps, as a remote table can be) costs the inspection one timeout,
+// and the others are modelled: its String's sample was asked again as text
+// after the timeout, two timeouts.
+func TestInspectSlowSource(t *testing.T) {
+	node := servertest.Start(t)
+	node.Exec(t, "CREATE VIEW slow AS SELECT number AS id, toString(number) AS s FROM numbers(4) WHERE sleepEachRow(0.5) = 0",
+		"CREATE TABLE fast (id UInt64, s String) ENGINE = MergeTree ORDER BY id AS SELECT number, toString(number) FROM numbers(1000)",
+		"CREATE DICTIONARY slow_d (id UInt64, s String) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'slow')) LIFETIME(0) LAYOUT(HASHED())",
+		"CREATE DICTIONARY fast_d (id UInt64, s String) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'fast')) LIFETIME(0) LAYOUT(HASHED())",
+		"SYSTEM RELOAD DICTIONARY slow_d", "SYSTEM RELOAD DICTIONARY fast_d")
+	const timeout = time.Second
+	start := time.Now()
+	ins, err := Inspect(context.Background(), Settings{URL: node.NativeURL(), QueryTimeout: timeout}, Options{})
+	took := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("inspected in %s with a query timeout of %s", took, timeout)
+	for _, d := range ins.Dictionaries {
+		t.Logf("%s: modelled %v %q", d.Name, d.Modelled, d.NotModelled)
+		if d.Name == "fast_d" && !d.Modelled || d.Name == "slow_d" && !strings.Contains(d.NotModelled, "timeout") {
+			t.Errorf("%s: modelled %v (%q): want the fast one modelled, the slow one not, for its timeout", d.Name, d.Modelled, d.NotModelled)
+		}
+	}
+	if took > timeout*9/5 {
+		t.Errorf("the inspection took %s, more than one query timeout (%s) and what the rest takes", took, timeout)
 	}
 }
