@@ -489,31 +489,24 @@ func (d ClickHouseDictionary) Table(value core.Type) core.Layout {
 // Repeated keys are taken as drawn uniformly from a domain D (distinct =
 // D(1 - e^(-rows/D))), so that d(n) keys are held after n rows.
 func FileReserve(d ClickHouseDictionary, distinct, rows int64) int64 {
-	return reserveBlocks(d, distinct, rows, fileSourceBlockRows, func() func(int64) int64 { return distinctAfter(distinct, rows) })
+	return SourceReserve(d, distinct, rows, fileSourceBlockRows)
 }
 
 // SourceReserve is FileReserve for a source that gives blocks of block
-// rows (a CLICKHOUSE source: max_block_size, 65,409 by default), its
-// repeated keys spread evenly along its rows, as a table sorted by its key
-// (or by insertion, versions of a key side by side) holds them: after n
-// rows n*distinct/rows keys. Measured on a 26.7 server, 200,000 rows
-// holding each of 50,000 keys 4 times in one HASHED table of a UInt64 key
-// and a UInt16: bytes_allocated 4,194,536, 2^18 cells, where 50,000 rows
-// hold 2^17; each of 66,667 keys 3 times with MAX_LOAD_FACTOR 0.9, 2^17
-// cells, where keys drawn at random (FileReserve's) would reserve 2^18.
+// rows (a CLICKHOUSE source: max_block_size, 65,409 by default). Measured
+// on a 26.7 server, 200,000 rows holding 50,000 keys in one HASHED table
+// of a UInt64 key and a UInt16: bytes_allocated 4,194,536, 2^18 cells,
+// where 50,000 rows hold 2^17, whether a key's 4 rows stand side by side
+// or at random. The keys are taken as drawn at random, which is the most a
+// table is reserved for: where a key's rows stand side by side (a table
+// sorted by its key) fewer keys are held before the last blocks, and at a
+// power of two's edge the table has half the cells (3 rows a key side by
+// side, MAX_LOAD_FACTOR 0.9: 2^17 cells where this says 2^18).
 func SourceReserve(d ClickHouseDictionary, distinct, rows, block int64) int64 {
-	return reserveBlocks(d, distinct, rows, block, func() func(int64) int64 {
-		return func(n int64) int64 { return min(distinct, int64(float64(n)*float64(distinct)/float64(rows))) }
-	})
-}
-
-// reserveBlocks is the most a table is reserved for when rows rows in
-// blocks of block give distinct keys, seen(n) of them after n rows.
-func reserveBlocks(d ClickHouseDictionary, distinct, rows, block int64, seenOf func() func(int64) int64) int64 {
 	if d.Model == core.LayoutHashedArray || distinct >= rows || rows <= block {
 		return rows
 	}
-	seen := seenOf()
+	seen := distinctAfter(distinct, rows)
 	last := rows % block
 	if last == 0 {
 		last = block
