@@ -155,17 +155,24 @@ func FlatClause(span int64) string {
 // flatArrayBytes is a PaddedPODArray of n elements of size bytes: the
 // elements and the padding, rounded up to a power of two.
 func flatArrayBytes(n int64, size int) int64 {
-	if n <= FlatInitialArraySize {
+	return flatArrayBytesFrom(n, size, FlatInitialArraySize)
+}
+
+// flatArrayBytesFrom is flatArrayBytes for an array first allocated for
+// initial elements (FLAT's INITIAL_ARRAY_SIZE).
+func flatArrayBytesFrom(n int64, size int, initial int64) int64 {
+	if n <= initial {
 		// Keys that all fall in the first array (range:M, M <= 1024): it
 		// is never resized, and its first allocation is the elements and
 		// the padding (pad_right rounded up to an element), not a power of
 		// two: measured through chDB 26.7, range:1000 with UInt16 2,336
 		// bytes (2,048 + 128 + 160) and UInt64 8,480, where this gave 4,256
-		// and 16,544.
+		// and 16,544; INITIAL_ARRAY_SIZE 50000 with UInt16 and 20,000 keys
+		// 100,288 on a 26.7 server (50,000 elements).
 		padRight := (63 + int64(size) - 1) / int64(size) * int64(size)
-		return FlatInitialArraySize*int64(size) + 64 + padRight
+		return core.SaturatingAdd(core.SaturatingMul(initial, int64(size)), 64+padRight)
 	}
-	need := core.SaturatingAdd(core.SaturatingMul(max(n, FlatInitialArraySize), int64(size)), FlatArrayPadding)
+	need := core.SaturatingAdd(core.SaturatingMul(max(n, initial), int64(size)), FlatArrayPadding)
 	if need > 1<<62 {
 		return need
 	}
@@ -179,9 +186,17 @@ func flatArrayBytes(n int64, size int) int64 {
 // (NullSetBytes: measured through chDB 26.7, 4e5 sequential keys with a
 // tenth NULL add 2,097,152 bytes for each Nullable, whatever its type).
 func FlatBytes(attrs []Attribute, span, n int64) int64 {
+	return FlatBytesFrom(attrs, span, n, FlatInitialArraySize)
+}
+
+// FlatBytesFrom is FlatBytes for arrays first allocated for initial keys
+// (INITIAL_ARRAY_SIZE; 1,024 by default): an array holds the larger of
+// the two.
+func FlatBytesFrom(attrs []Attribute, span, n, initial int64) int64 {
+	initial = max(initial, 1)
 	var b int64
 	for _, a := range attrs {
-		b = core.SaturatingAdd(b, flatArrayBytes(span, a.Size)+FlatAttributeBytes)
+		b = core.SaturatingAdd(b, flatArrayBytesFrom(span, a.Size, initial)+FlatAttributeBytes)
 	}
 	return core.SaturatingAdd(core.SaturatingAdd(b, StringArenaBytes(attrs, n, 1)), NullSetBytes(attrs, n, 1, 8))
 }
@@ -191,7 +206,13 @@ func FlatBytes(attrs []Attribute, span, n int64) int64 {
 // holds the serving dictionary beside a new one at that peak; the loaded
 // keys' bits (span/8 bytes) are beside them, outside bytes_allocated.
 func FlatMemory(attrs []Attribute, span, n int64) *ClickHouseMemory {
-	steady := core.SaturatingAdd(FlatBytes(attrs, span, n), span/8)
+	return FlatMemoryFrom(attrs, span, n, FlatInitialArraySize)
+}
+
+// FlatMemoryFrom is FlatMemory for arrays first allocated for initial keys
+// (INITIAL_ARRAY_SIZE).
+func FlatMemoryFrom(attrs []Attribute, span, n, initial int64) *ClickHouseMemory {
+	steady := core.SaturatingAdd(FlatBytesFrom(attrs, span, n, initial), span/8)
 	peak := core.SaturatingAdd(steady, steady/2)
 	return &ClickHouseMemory{SteadyBytes: steady, FirstLoadPeakBytes: peak, ReloadPeakBytes: core.SaturatingAdd(steady, peak),
 		Model: "FLAT: an array per attribute of the largest key's size, doubled as keys land past it"}

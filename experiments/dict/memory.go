@@ -489,19 +489,33 @@ func (d ClickHouseDictionary) Table(value core.Type) core.Layout {
 // Repeated keys are taken as drawn uniformly from a domain D (distinct =
 // D(1 - e^(-rows/D))), so that d(n) keys are held after n rows.
 func FileReserve(d ClickHouseDictionary, distinct, rows int64) int64 {
-	if d.Model == core.LayoutHashedArray || distinct >= rows || rows <= fileSourceBlockRows {
+	return SourceReserve(d, distinct, rows, fileSourceBlockRows)
+}
+
+// SourceReserve is FileReserve for a source that gives blocks of block
+// rows (a CLICKHOUSE source: max_block_size, 65,409 by default). Measured
+// on a 26.7 server, 200,000 rows holding 50,000 keys in one HASHED table
+// of a UInt64 key and a UInt16: bytes_allocated 4,194,536, 2^18 cells,
+// where 50,000 rows hold 2^17, whether a key's 4 rows stand side by side
+// or at random. The keys are taken as drawn at random, which is the most a
+// table is reserved for: where a key's rows stand side by side (a table
+// sorted by its key) fewer keys are held before the last blocks, and at a
+// power of two's edge the table has half the cells (3 rows a key side by
+// side, MAX_LOAD_FACTOR 0.9: 2^17 cells where this says 2^18).
+func SourceReserve(d ClickHouseDictionary, distinct, rows, block int64) int64 {
+	if d.Model == core.LayoutHashedArray || distinct >= rows || rows <= block {
 		return rows
 	}
 	seen := distinctAfter(distinct, rows)
-	last := rows % fileSourceBlockRows
+	last := rows % block
 	if last == 0 {
-		last = fileSourceBlockRows
+		last = block
 	}
 	// The largest reservation: the last full block's, or the last's.
 	full := rows - last
 	r := last + seen(full)
-	if full >= fileSourceBlockRows {
-		r = max(r, fileSourceBlockRows+seen(full-fileSourceBlockRows))
+	if full >= block {
+		r = max(r, block+seen(full-block))
 	}
 	return min(r, rows)
 }

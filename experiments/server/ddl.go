@@ -60,12 +60,17 @@ func dictClause(ddl, word string) (span, bool) {
 }
 
 // call reads NAME(params) (a layout or a source) into its upper-case name
-// and its parameters' words, quoted strings unquoted.
+// and its parameters' words, quoted strings unquoted; a NAME alone too, as
+// ClickHouse takes and keeps it (LAYOUT(HASHED), LAYOUT(REGEXP_TREE): it
+// said no LAYOUT clause could be read, and took REGEXPTREE from the type).
 func call(s string) (name string, params []string, ok bool) {
 	s = strings.TrimSpace(s)
 	j := 0
 	for j < len(s) && isWordByte(s[j]) {
 		j++
+	}
+	if j > 0 && j == len(s) {
+		return strings.ToUpper(s), nil, true
 	}
 	open := j
 	for open < len(s) && isSpace(s[open]) {

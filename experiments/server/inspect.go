@@ -5,6 +5,7 @@ package server
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -65,13 +66,17 @@ func Inspect(ctx context.Context, s Settings, opt Options) (*Inspection, error) 
 			// One query per source table and set of columns: dictionaries
 			// over the same table share it, and so do a cluster's nodes.
 			src, _ := sourceTable(d.DDL, d.Database, d.Node)
-			var cols []string // as the query reads them: names, or EXPRESSIONs
+			// As the query reads them (names, or EXPRESSIONs), and the
+			// names the sample keeps them under: two dictionaries with the
+			// same EXPRESSION under two names shared one sample, the
+			// second's name not in it ("not modelled").
+			var cols []string
 			for _, c := range d.stringColumns() {
-				cols = append(cols, d.columnSQL(c))
+				cols = append(cols, c, d.columnSQL(c))
 			}
 			cols = append(cols, "\x01")
 			for _, c := range d.nullableColumns() {
-				cols = append(cols, d.columnSQL(c))
+				cols = append(cols, c, d.columnSQL(c))
 			}
 			key := src.db + "\x00" + src.table + "\x00" + src.where + "\x00" + strings.Join(cols, "\x00") + "\x00" + d.word + "\x00" + strings.Join(d.KeyNames, "\x00")
 			if src.table == "" {
@@ -315,20 +320,28 @@ func sourceTable(ddl, defaultDB, node string) (src sourceRef, problem string) {
 // clickHouseSource is the parameters of SOURCE(CLICKHOUSE(...)) in a
 // CREATE DICTIONARY, by their upper-case names; false for another source.
 func clickHouseSource(ddl string) (map[string]string, bool) {
+	name, params, ok := sourceParams(ddl)
+	return params, ok && name == "CLICKHOUSE"
+}
+
+// sourceParams is the source's name (CLICKHOUSE, MYSQL, ...) and its
+// parameters by their upper-case names, in a CREATE DICTIONARY's
+// SOURCE(NAME(...)).
+func sourceParams(ddl string) (string, map[string]string, bool) {
 	sp, ok := dictClause(ddl, "SOURCE")
 	var name string
 	var words []string
 	if ok {
 		name, words, ok = call(ddl[sp.innerStart:sp.innerEnd])
 	}
-	if !ok || name != "CLICKHOUSE" {
-		return nil, false
+	if !ok {
+		return "", nil, false
 	}
 	params := map[string]string{}
 	for i := 0; i+1 < len(words); i += 2 {
 		params[strings.ToUpper(words[i])] = words[i+1]
 	}
-	return params, true
+	return name, params, true
 }
 
 // nodeSamples are a source's samples by node ("" for the one node of an
@@ -365,37 +378,49 @@ func (c *Conn) sample(ctx context.Context, d *Dictionary, cluster string) nodeSa
 		return nodeSamples{"": {Problem: problem}}
 	}
 	cols := d.stringColumns()
-	var exprs []string
-	for _, col := range cols {
-		q := d.columnSQL(col)
-		// The mean over the values, as dict.FileColumn's MeanLen: a NULL
-		// counted as a length of 0 took a third off a third-NULL column's.
-		exprs = append(exprs, "avgOrDefaultIf(length(assumeNotNull("+q+")), isNotNull("+q+"))", "countIf(isNull("+q+"))")
-	}
 	nullable := d.nullableColumns()
-	for _, col := range nullable {
-		exprs = append(exprs, "countIf(isNull("+d.columnSQL(col)+"))")
-	}
 	flat := d.layoutWord() == "FLAT"
-	if flat {
-		exprs = append(exprs, "toInt64(max(toUInt64("+quoteIdent(d.KeyNames[0])+")))")
-	}
-	node := "''"
-	if cluster != "" {
-		node = nodeExpr
-	}
-	q := "SELECT " + node + ", count(), " + strings.Join(exprs, ", ") + " FROM " + from(cluster, quoteIdent(src.db)+"."+quoteIdent(src.table))
-	if src.where != "" {
-		// The rows the dictionary loads: its WHERE, the server's own
-		// expression (a dictionary over half a table took the other
-		// half's lengths).
-		q += " WHERE (" + src.where + ")"
-	}
-	if cluster != "" {
-		q += " GROUP BY 1" + c.skipDown(cluster)
+	// query reads the String columns' lengths as they are, or, asText, as
+	// the load casts them to String: an attribute String over a number, a
+	// Date, a UUID or an Enum, which length() refuses ("Illegal type
+	// UInt16 of argument of function length": the dictionary was "not
+	// modelled"). A String column's lengths come from its offsets alone,
+	// toString() would read its bytes: asText only where that failed.
+	query := func(asText bool) string {
+		var exprs []string
+		for _, col := range cols {
+			q := d.columnSQL(col)
+			if asText {
+				q = "toString(" + q + ")"
+			}
+			// The mean over the values, as dict.FileColumn's MeanLen: a NULL
+			// counted as a length of 0 took a third off a third-NULL column's.
+			exprs = append(exprs, "avgOrDefaultIf(length(assumeNotNull("+q+")), isNotNull("+q+"))", "countIf(isNull("+q+"))")
+		}
+		for _, col := range nullable {
+			exprs = append(exprs, "countIf(isNull("+d.columnSQL(col)+"))")
+		}
+		if flat {
+			exprs = append(exprs, "toInt64(max(toUInt64("+d.columnSQL(d.KeyNames[0])+")))")
+		}
+		node := "''"
+		if cluster != "" {
+			node = nodeExpr
+		}
+		q := "SELECT " + strings.Join(append([]string{node, "count()"}, exprs...), ", ") + " FROM " + from(cluster, quoteIdent(src.db)+"."+quoteIdent(src.table))
+		if src.where != "" {
+			// The rows the dictionary loads: its WHERE, the server's own
+			// expression (a dictionary over half a table took the other
+			// half's lengths).
+			q += " WHERE (" + src.where + ")"
+		}
+		if cluster != "" {
+			q += " GROUP BY 1" + c.skipDown(cluster)
+		}
+		return q
 	}
 	out := nodeSamples{}
-	err := c.Query(ctx, q, func(r clickhouseRows) error {
+	scan := func(r clickhouseRows) error {
 		var name string
 		var n uint64
 		dest := []any{&name, &n}
@@ -416,6 +441,12 @@ func (c *Conn) sample(ctx context.Context, d *Dictionary, cluster string) nodeSa
 			return err
 		}
 		s := &sample{Rows: int64(n), MaxKey: maxKey, MeanLen: map[string]float64{}, Nulls: map[string]float64{}}
+		if n == 0 {
+			// Emptied since the dictionary loaded: its Strings were
+			// modelled at a length of 0 and FLAT's largest key at 0
+			// (2,336 bytes where bytes_allocated said 65,696).
+			s.Problem = "its source table gives no rows now: it changed since the dictionary loaded"
+		}
 		for i, col := range cols {
 			s.MeanLen[col] = means[i]
 			if n > 0 {
@@ -429,7 +460,16 @@ func (c *Conn) sample(ctx context.Context, d *Dictionary, cluster string) nodeSa
 		}
 		out[name] = s
 		return nil
-	})
+	}
+	err := c.Query(ctx, query(false), scan)
+	// Again as text where ClickHouse refused it, not after a timeout (a
+	// source slower than the query timeout would take two).
+	if ce := (*Error)(nil); errors.As(err, &ce) && ce.Kind == Refused && len(cols) > 0 && ctx.Err() == nil {
+		out = nodeSamples{}
+		if c.Query(ctx, query(true), scan) == nil {
+			err = nil
+		}
+	}
 	if err != nil && cluster != "" {
 		// A replica without the table fails the whole read: the connected
 		// node's table then stands for every node's, and the note says so.

@@ -265,6 +265,11 @@ func TestDictClauses(t *testing.T) {
 			word: "HASHED", shards: 1, problem: "its source is the server at port 9001 of its host, not this one (native port 9000)"},
 		{ddl: "CREATE DICTIONARY x.p (`id` UInt64) PRIMARY KEY id SOURCE(CLICKHOUSE(HOST 'CH1' PORT 9000 TABLE 't' DB 'd')) LIFETIME(0) LAYOUT(HASHED())",
 			word: "HASHED", shards: 1, db: "d", table: "t"},
+		// A layout written with no parentheses, as ClickHouse takes and
+		// keeps it: it was "no LAYOUT clause could be read".
+		{ddl: "CREATE DICTIONARY x.b (`id` UInt64) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 't')) LIFETIME(MIN 0 MAX 0) LAYOUT(SPARSE_HASHED)",
+			word: "SPARSE_HASHED", shards: 1, db: "default", table: "t",
+			advice: "LIFETIME(MIN 0 MAX 0) LAYOUT(FLAT())"},
 		{ddl: "CREATE DICTIONARY x.f (`id` UInt64) PRIMARY KEY id SOURCE(FILE(PATH '/x.tsv' FORMAT 'TabSeparated')) LIFETIME(0) LAYOUT(CACHE(SIZE_IN_CELLS 1000))",
 			word: "CACHE", shards: 1, problem: "its source is not a ClickHouse table"},
 	} {

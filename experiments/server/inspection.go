@@ -82,12 +82,14 @@ type Dictionary struct {
 	Verification  *Verification `json:"verification,omitempty"`
 	VerifyProblem string        `json:"verify_problem,omitempty"`
 
-	DDL    string            `json:"-"` // CREATE DICTIONARY as the server holds it ("" for XML)
-	shards int               // SHARDS
-	mlf    float64           // MAX_LOAD_FACTOR
-	word   string            // HASHED, COMPLEX_KEY_HASHED, ...
-	exprs  map[string]string // the columns its source query computes (EXPRESSION), by name
-	sample *sample
+	DDL    string  `json:"-"` // CREATE DICTIONARY as the server holds it ("" for XML)
+	shards int     // SHARDS
+	mlf    float64 // MAX_LOAD_FACTOR
+	// FLAT's INITIAL_ARRAY_SIZE and MAX_ARRAY_SIZE (0: not given)
+	flatInitial, flatMax int64
+	word                 string            // HASHED, COMPLEX_KEY_HASHED, ...
+	exprs                map[string]string // the columns its source query computes (EXPRESSION), by name
+	sample               *sample
 }
 
 // Advice is the layout packlab advises for a dictionary on that server's

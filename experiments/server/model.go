@@ -3,7 +3,9 @@
 package server
 
 import (
+	"cmp"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"strings"
 
@@ -20,7 +22,7 @@ var typeWords = map[string]string{
 	"ComplexHashedArray": "COMPLEX_KEY_HASHED_ARRAY", "ComplexKeyHashedArray": "COMPLEX_KEY_HASHED_ARRAY",
 	"Cache": "CACHE", "ComplexKeyCache": "COMPLEX_KEY_CACHE", "SSDCache": "SSD_CACHE", "SSDComplexKeyCache": "COMPLEX_KEY_SSD_CACHE",
 	"Direct": "DIRECT", "ComplexKeyDirect": "COMPLEX_KEY_DIRECT", "IPTrie": "IP_TRIE", "RangeHashed": "RANGE_HASHED",
-	"ComplexKeyRangeHashed": "COMPLEX_KEY_RANGE_HASHED", "PolygonSimple": "POLYGON_SIMPLE",
+	"ComplexKeyRangeHashed": "COMPLEX_KEY_RANGE_HASHED", "PolygonSimple": "POLYGON_SIMPLE", "RegExpTree": "REGEXP_TREE",
 }
 
 // readDDL takes the layout's word and parameters from the dictionary's
@@ -66,6 +68,14 @@ func (d *Dictionary) readDDL(ddl string) {
 			if x, err := strconv.ParseFloat(params[i+1], 64); err == nil {
 				d.mlf = x
 			}
+		case "INITIAL_ARRAY_SIZE": // FLAT's: its arrays hold at least this many keys
+			if n, err := strconv.ParseInt(params[i+1], 10, 64); err == nil && n > 0 {
+				d.flatInitial = n
+			}
+		case "MAX_ARRAY_SIZE": // FLAT's: no memory of its own, but a key past it fails the load
+			if n, err := strconv.ParseInt(params[i+1], 10, 64); err == nil && n > 0 {
+				d.flatMax = n
+			}
 		}
 	}
 }
@@ -103,13 +113,24 @@ func (d *Dictionary) nullableColumns() []string {
 	return out
 }
 
-// needsSample: a modelled layout with String parts or Nullable
-// attributes, or FLAT (its largest key sizes its arrays).
+// needsSample: a modelled layout that holds rows. The sample counts the
+// rows its source gives, which are more than its keys where a key repeats
+// (a table of versions, a ReplacingMergeTree not yet merged): a table is
+// reserved, and FLAT's Strings kept, for every row read (rowsRead). It
+// also reads the String parts' lengths, the Nullable attributes' NULLs and
+// FLAT's largest key, which sizes its arrays.
 func (d *Dictionary) needsSample() bool {
-	if _, ok := modelledLayout(d.word); !ok || d.ElementCount == 0 {
-		return false
+	_, ok := modelledLayout(d.word)
+	return ok && d.ElementCount > 0
+}
+
+// rowsRead is how many rows the dictionary's load reads, by the sample:
+// its keys where not known.
+func (d *Dictionary) rowsRead() int64 {
+	if d.sample == nil || d.sample.Problem != "" {
+		return d.ElementCount
 	}
-	return d.word == "FLAT" || len(d.stringColumns()) > 0 || len(d.nullableColumns()) > 0
+	return max(d.sample.Rows, d.ElementCount)
 }
 
 func modelledLayout(word string) (dict.ClickHouseDictionary, bool) {
@@ -144,7 +165,7 @@ func (d *Dictionary) attributes() ([]dict.Attribute, string) {
 			}
 			a.File = &dict.FileColumn{MeanLen: mean, NullShare: d.sample.Nulls[name]}
 		} else {
-			ct, err := core.ParseType(inner)
+			ct, err := fixedType(inner)
 			if err != nil {
 				return nil, "attribute type " + t + " is not one packlab models"
 			}
@@ -163,6 +184,39 @@ func (d *Dictionary) attributes() ([]dict.Attribute, string) {
 		return nil, "no attributes"
 	}
 	return out, ""
+}
+
+// fixedType is a fixed-size ClickHouse type as the model takes it: one of
+// core's, or one stored as one of core's of its size (a DateTime('UTC') as
+// a DateTime, a DateTime64 or a Decimal(18, 4) as an Int64, an IPv4 as a
+// UInt32, an IPv6 as a UInt128: they were "not modelled"; to the byte
+// of bytes_allocated in HASHED and HASHED_ARRAY on a 26.7 server). A
+// Decimal of more than 38 digits, an Int256, is 32 bytes: not modelled.
+func fixedType(t string) (core.Type, error) {
+	ct, err := core.ParseType(t)
+	if err == nil {
+		return ct, nil
+	}
+	base, args, _ := strings.Cut(strings.TrimSpace(t), "(")
+	as := map[string]string{"DateTime": "DateTime", "DateTime64": "Int64", "Date32": "Int32", "IPv4": "UInt32", "IPv6": "UInt128",
+		"Bool": "UInt8", "Decimal32": "Int32", "Decimal64": "Int64", "Decimal128": "Int128"}[base]
+	if base == "Decimal" {
+		p, _, _ := strings.Cut(args, ",")
+		digits, perr := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(p, ")")))
+		switch {
+		case perr != nil || digits < 1:
+		case digits <= 9:
+			as = "Int32"
+		case digits <= 18:
+			as = "Int64"
+		case digits <= 38:
+			as = "Int128"
+		}
+	}
+	if as == "" {
+		return core.Type{}, err
+	}
+	return core.ParseType(as)
 }
 
 func (d *Dictionary) sampled(col string) (float64, bool) {
@@ -196,13 +250,103 @@ func (d *Dictionary) keyBytes() (float64, string) {
 			b += dict.StringKeyOverhead + mean // its length and its bytes
 			continue
 		}
-		ct, err := core.ParseType(t)
+		ct, err := fixedType(t)
 		if err != nil {
 			return 0, "key part type " + t + " is not one packlab models"
 		}
 		b += float64(ct.Size)
 	}
 	return b, ""
+}
+
+// reserve is what one table of cd holding the dictionary's keys is
+// reserved for as its rows load (dict.SourceReserve). Not HASHED_ARRAY's:
+// its arrays grow by the keys, and its index, which ClickHouse reserves
+// for the rows read, is not measured so (reserved for every row, the
+// model was 3.2x its bytes_allocated at 200,000 rows of 50,000 keys).
+func (d *Dictionary) reserve(cd dict.ClickHouseDictionary) int64 {
+	switch {
+	case cd.Model == core.LayoutHashedArray:
+		return d.ElementCount
+	case d.updateField():
+		return d.rowsRead() // resize(the loaded block's rows), once
+	}
+	return dict.SourceReserve(cd, d.ElementCount, d.rowsRead(), sourceBlockRows)
+}
+
+// updateField: its source has an UPDATE_FIELD. ClickHouse then keeps the
+// rows it loaded (update_field_loaded_block, to merge the next update
+// into) beside its tables, and bytes_allocated counts them: HASHED of a
+// UInt64 key and a UInt16 at 20,000 rows said 1,376,488 where its table
+// is 1,048,808 (the block's two columns, 262,144 and 65,536 bytes).
+func (d *Dictionary) updateField() bool {
+	_, params, ok := sourceParams(d.DDL)
+	return ok && params["UPDATE_FIELD"] != ""
+}
+
+// loadedBlockBytes is the block of every row read that a dictionary with
+// an UPDATE_FIELD keeps: a column of each key part and attribute, each
+// grown by doubling as the source's blocks were appended (a PODArray of
+// its bytes and 31 of padding, rounded up to a power of two), a String as
+// its offsets and its bytes, a Nullable with its byte of null map.
+func (d *Dictionary) loadedBlockBytes(cd dict.ClickHouseDictionary, attrs []dict.Attribute) (int64, string) {
+	rows := d.rowsRead()
+	pod := func(b float64) int64 {
+		need := uint64(b) + 31
+		return int64(1) << bits.Len64(need-1)
+	}
+	var total int64
+	if !cd.ComplexKey {
+		total += pod(8 * float64(rows)) // a simple key, a UInt64
+	}
+	for i, t := range d.KeyTypes {
+		switch {
+		case !cd.ComplexKey:
+		case t == "String":
+			mean, ok := d.sampled(d.KeyNames[i])
+			if !ok {
+				return 0, "the String lengths of the key part " + d.KeyNames[i] + " are unknown (" + d.sampleProblem() + ")"
+			}
+			total += pod(8*float64(rows)) + pod(mean*float64(rows))
+		default:
+			ct, err := fixedType(t)
+			if err != nil {
+				return 0, "key part type " + t + " is not one packlab models"
+			}
+			total += pod(float64(ct.Size) * float64(rows))
+		}
+	}
+	for _, a := range attrs {
+		if a.IsString() {
+			values := float64(rows)
+			if a.File != nil {
+				values *= 1 - a.File.NullShare
+			}
+			total += pod(8*float64(rows)) + pod(a.MeanLen()*values)
+		} else {
+			total += pod(float64(a.Size) * float64(rows))
+		}
+		if a.Nullable {
+			total += pod(float64(rows))
+		}
+	}
+	return total, ""
+}
+
+// withLoadedBlock is f with the loaded block of a dictionary with an
+// UPDATE_FIELD: in what bytes_allocated counts and what it holds, and
+// twice in a reload's peak (the serving copy's, and the new one's, the
+// old merged with the update; not measured).
+func (d *Dictionary) withLoadedBlock(cd dict.ClickHouseDictionary, attrs []dict.Attribute, f figures, problem string) (figures, string) {
+	if problem != "" || !d.updateField() {
+		return f, problem
+	}
+	b, problem := d.loadedBlockBytes(cd, attrs)
+	if problem != "" {
+		return f, problem
+	}
+	f.model, f.real, f.reloadPeak = f.model+b, f.real+b, f.reloadPeak+2*b
+	return f, ""
 }
 
 // figures is one layout's model of the dictionary's rows.
@@ -215,6 +359,12 @@ type figures struct {
 // modelAs models the dictionary's rows in layout cd with shards: what
 // bytes_allocated counts, the real bytes, the reload's peak.
 func (d *Dictionary) modelAs(cd dict.ClickHouseDictionary, attrs []dict.Attribute, shards int, mlf float64) (figures, string) {
+	f, problem := d.modelTables(cd, attrs, shards, mlf)
+	return d.withLoadedBlock(cd, attrs, f, problem)
+}
+
+// modelTables is modelAs for the dictionary's tables alone.
+func (d *Dictionary) modelTables(cd dict.ClickHouseDictionary, attrs []dict.Attribute, shards int, mlf float64) (figures, string) {
 	n := d.ElementCount
 	opt := core.Options{MaxLoadFactor: mlf}
 	if !cd.TakesMaxLoadFactor() {
@@ -222,15 +372,7 @@ func (d *Dictionary) modelAs(cd dict.ClickHouseDictionary, attrs []dict.Attribut
 	}
 	f := figures{clause: dict.LayoutClause(cd.Layout, shards, mlf, cd.TakesMaxLoadFactor())}
 	if cd.Flat() {
-		if d.sample == nil || d.sample.Problem != "" {
-			return f, "FLAT's largest key is unknown (" + d.sampleProblem() + ")"
-		}
-		span := d.sample.MaxKey + 1
-		f.clause = dict.FlatClause(span)
-		f.model = dict.FlatBytes(attrs, span, n)
-		m := dict.FlatMemory(attrs, span, n)
-		f.real, f.reloadPeak = m.SteadyBytes, m.ReloadPeakBytes+sourceReadBytes(8, attrs)
-		return f, ""
+		return d.flatAs(attrs, cmp.Or(d.flatInitial, dict.FlatInitialArraySize))
 	}
 	simple := cd
 	if cd.ComplexKey {
@@ -241,11 +383,15 @@ func (d *Dictionary) modelAs(cd dict.ClickHouseDictionary, attrs []dict.Attribut
 			}
 		}
 	}
+	// One table is reserved block by block for the rows read and the
+	// keys held (dict.SourceReserve): where keys repeat, for more than
+	// the keys (200,000 rows of 50,000 keys: 2^18 cells, the model of
+	// 50,000 rows half of HASHED's and SPARSE_HASHED's bytes_allocated).
 	sopt := opt
 	if shards <= 1 {
-		sopt.Reserve = n
+		sopt.Reserve = d.reserve(simple)
 	}
-	pr, err := dict.Predict(simple, attrs, n, n, sopt, shards)
+	pr, err := dict.Predict(simple, attrs, n, 0, sopt, shards)
 	if err != nil {
 		return f, "the model refused it: " + err.Error()
 	}
@@ -257,7 +403,11 @@ func (d *Dictionary) modelAs(cd dict.ClickHouseDictionary, attrs []dict.Attribut
 			return f, problem
 		}
 		keyBytes = kb
-		f.real = dict.ComplexKeyPartsBytes(cd, kb, attrs, n, n, opt, shards)
+		copt := opt
+		if shards <= 1 {
+			copt.Reserve = d.reserve(cd)
+		}
+		f.real = dict.ComplexKeyPartsBytes(cd, kb, attrs, n, 0, copt, shards)
 		f.model = f.real
 		if cd.Model == core.LayoutHashedArray {
 			f.model = f.real - pr.BucketCount*dict.ComplexKeyIndexCellBytes + n
@@ -297,6 +447,37 @@ func (d *Dictionary) modelAs(cd dict.ClickHouseDictionary, attrs []dict.Attribut
 		return p.FinalBytes
 	}
 	f.reloadPeak = trackedReload(f.real, loadGrowths(cd, attrs, n, pr.BucketCount, mlf, shards), realAt) + sourceReadBytes(keyBytes, attrs)
+	return f, ""
+}
+
+// flatAs models the dictionary's rows in FLAT arrays first allocated for
+// initial keys (INITIAL_ARRAY_SIZE): 50,000 of them with 20,000 keys hold
+// 50,000 (bytes_allocated 100,288 with a UInt16, where a model of the
+// largest key's 20,000 said 65,696). Its clause keeps the dictionary's
+// MAX_ARRAY_SIZE, which costs no memory and lets its keys grow.
+func (d *Dictionary) flatAs(attrs []dict.Attribute, initial int64) (figures, string) {
+	if d.sample == nil || d.sample.Problem != "" {
+		return figures{}, "FLAT's largest key is unknown (" + d.sampleProblem() + ")"
+	}
+	span := d.sample.MaxKey + 1
+	f := figures{clause: dict.FlatClause(span)}
+	var params []string
+	if initial != dict.FlatInitialArraySize {
+		params = append(params, "INITIAL_ARRAY_SIZE "+strconv.FormatInt(initial, 10))
+	}
+	if d.flatMax >= span {
+		params = append(params, "MAX_ARRAY_SIZE "+strconv.FormatInt(d.flatMax, 10))
+	}
+	if len(params) > 0 {
+		f.clause = "LAYOUT(FLAT(" + strings.Join(params, " ") + "))"
+	}
+	// A String of every row read is in its arena, a repeated key's too
+	// (200,000 rows of 50,000 keys: bytes_allocated 5,238,944, where
+	// 50,000 Strings model 2,093,216).
+	rows := d.rowsRead()
+	f.model = dict.FlatBytesFrom(attrs, span, rows, initial)
+	m := dict.FlatMemoryFrom(attrs, span, rows, initial)
+	f.real, f.reloadPeak = m.SteadyBytes, m.ReloadPeakBytes+sourceReadBytes(8, attrs)
 	return f, ""
 }
 
@@ -347,12 +528,31 @@ func (d *Dictionary) model(v dict.Release) {
 	}
 	if d.ElementCount == 0 {
 		d.NotModelled = "holds no rows (" + strings.ToLower(d.Status) + "): nothing to model"
+		switch d.Status {
+		case "NOT_LOADED":
+			// dictionaries_lazy_load, or a dictionary never asked for.
+			d.NotModelled = "not loaded yet (ClickHouse loads it at its first use, or at SYSTEM RELOAD DICTIONARY): nothing to model"
+		case "LOADING":
+			d.NotModelled = "loading now, its first load: nothing to model yet (inspect again when it has loaded)"
+		}
 		return
 	}
 	attrs, problem := d.attributes()
 	if problem != "" {
 		d.NotModelled = problem
 		return
+	}
+	if r := d.rowsRead(); r > d.ElementCount {
+		for i, a := range attrs {
+			if a.Nullable {
+				// A key's NULL row goes to the set of NULL keys, its
+				// other rows to the table: 3 rows a key, the first NULL,
+				// modelled 67 % over bytes_allocated by its rows' share.
+				d.NotModelled = fmt.Sprintf("its source gives %s rows for its %s keys (keys repeat), and which of a key's rows are NULL in its Nullable attribute %s is not known",
+					text.Thousands(r), text.Thousands(d.ElementCount), at(d.AttributeNames, i))
+				return
+			}
+		}
 	}
 	cur, problem := d.modelAs(cd, attrs, d.shards, d.mlf)
 	if problem != "" {
@@ -361,8 +561,27 @@ func (d *Dictionary) model(v dict.Release) {
 	}
 	d.Modelled = true
 	d.ModelBytes, d.RealBytes, d.ReloadPeakBytes = cur.model, cur.real, cur.reloadPeak
+	if d.updateField() {
+		d.Notes = append(d.Notes, "its source has an UPDATE_FIELD: it keeps the rows it loaded beside its tables (to merge the next update into), which the figures count; a reload's peak counts them twice (not measured)")
+	}
+	if r := d.rowsRead(); r > d.ElementCount {
+		how := ""
+		switch {
+		case cd.Flat():
+			how = ": FLAT keeps a String of every row read, as modelled"
+		case d.updateField():
+			how = ": with its UPDATE_FIELD it keeps every row read and reserves its table for them, as modelled"
+		case d.shards <= 1 && cd.Model != core.LayoutHashedArray:
+			how = ": its table is reserved block by block for the rows read, as modelled"
+		}
+		d.Notes = append(d.Notes, fmt.Sprintf("its source gives %s rows for its %s keys (keys repeat)%s", text.Thousands(r), text.Thousands(d.ElementCount), how))
+	}
 	if cur.note != "" {
 		d.Notes = append(d.Notes, cur.note)
+	}
+	if d.sample != nil && d.sample.Problem == "" && d.sample.Rows < d.ElementCount {
+		d.Notes = append(d.Notes, fmt.Sprintf("its source gives %s rows now, fewer than the %s keys it loaded: it changed since, and its figures are of the source as it is now",
+			text.Thousands(d.sample.Rows), text.Thousands(d.ElementCount)))
 	}
 	if d.sample != nil && d.sample.Problem == "" && len(d.sample.MeanLen) > 0 {
 		var parts []string
@@ -398,6 +617,17 @@ func (d *Dictionary) model(v dict.Release) {
 func (d *Dictionary) advise(v dict.Release, cd dict.ClickHouseDictionary, attrs []dict.Attribute, cur figures) {
 	best, bestWord := cur, cd.Layout
 	why := ""
+	if cd.Flat() && d.flatInitial > dict.FlatInitialArraySize {
+		// Its arrays held for INITIAL_ARRAY_SIZE keys, more than it has.
+		f, p := d.flatAs(attrs, dict.FlatInitialArraySize)
+		if f, p = d.withLoadedBlock(cd, attrs, f, p); p == "" && float64(f.real) <= 0.75*float64(cur.real) {
+			best = f
+			d.Findings = append(d.Findings, fmt.Sprintf("INITIAL_ARRAY_SIZE %s holds its arrays for more keys than its largest (%s): %s without it, %.0f %% less than its %s",
+				text.Thousands(d.flatInitial), text.Thousands(d.sample.MaxKey), text.Bytes(f.real), 100*(1-float64(f.real)/float64(cur.real)), text.Bytes(cur.real)))
+			why = fmt.Sprintf("%s holds these %s rows in %s where %s takes %s; a reload peaks at %s instead of %s",
+				f.clause, text.Thousands(d.ElementCount), text.Bytes(f.real), d.Layout, text.Bytes(cur.real), text.Bytes(f.reloadPeak), text.Bytes(cur.reloadPeak))
+		}
+	}
 	if !cd.Flat() {
 		for _, c := range dict.ClickHouseDictionaries() {
 			if c.Flat() || c.ComplexKey != cd.ComplexKey || c.Layout == cd.Layout || !builds(v, c, d.shards) {
@@ -412,18 +642,26 @@ func (d *Dictionary) advise(v dict.Release, cd dict.ClickHouseDictionary, attrs 
 			}
 		}
 	}
-	if bestWord != cd.Layout {
+	switch {
+	case bestWord != cd.Layout:
 		d.Findings = append(d.Findings, fmt.Sprintf("%s holds the same rows in %s, %.0f %% less than %s's %s",
 			bestWord, text.Bytes(best.real), 100*(1-float64(best.real)/float64(cur.real)), cd.Layout, text.Bytes(cur.real)))
 		why = fmt.Sprintf("%s holds these %s rows in %s where %s takes %s; a reload peaks at %s instead of %s",
 			bestWord, text.Thousands(d.ElementCount), text.Bytes(best.real), cd.Layout, text.Bytes(cur.real), text.Bytes(best.reloadPeak), text.Bytes(cur.reloadPeak))
-	} else {
+	case why == "":
 		why = fmt.Sprintf("%s is already the smallest layout for these rows that ClickHouse %s builds (another saves less than a quarter); a reload peaks at %s", cd.Layout, v, text.Bytes(cur.reloadPeak))
+		// The dictionary's own clause, every parameter kept: written
+		// again from the model's few (LAYOUT(SPARSE_HASHED(SHARDS 2))),
+		// SHARD_LOAD_QUEUE_BACKLOG and FLAT's MAX_ARRAY_SIZE were dropped,
+		// and every advice to change nothing was built as a change.
+		if d.Layout != "" {
+			best.clause = d.Layout
+		}
 	}
 	if d.ServerMemoryLimitBytes > 0 {
 		why += fmt.Sprintf(" against the server's limit of %s", text.Bytes(d.ServerMemoryLimitBytes))
 	}
-	if bestWord != cd.Layout {
+	if best.clause != d.Layout {
 		// Memory is modelled, speed is not: a verification measured
 		// SPARSE_HASHED's load at 1.4x HASHED's time (2e6 rows with a String).
 		why += fmt.Sprintf("; how fast it loads is not modelled (%s loaded in %.2f s): a verification on the server measures it", cd.Layout, d.LoadingSeconds)

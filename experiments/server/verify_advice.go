@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -180,7 +181,7 @@ func (c *Conn) verifyAdvice(ctx context.Context, d *Dictionary, starting AdviceS
 	}
 	switch {
 	case d.Advice == nil:
-		return nil, refuse("not modelled (" + d.NotModelled + "): there is no advice to build")
+		return nil, refuse("there is no advice to build (" + d.NotModelled + ")")
 	case d.DDL == "":
 		return nil, refuse("its CREATE DICTIONARY cannot be read (" + strings.Join(d.Notes, "; ") + "), so its source cannot be built again")
 	case d.ElementCount == 0:
@@ -200,6 +201,16 @@ func (c *Conn) verifyAdvice(ctx context.Context, d *Dictionary, starting AdviceS
 		v.Notes = append(v.Notes, "its source's USER and PASSWORD are left out (the server shows the password as [HIDDEN]): the copy reads the table as a source with neither does")
 	case params["USER"] != "":
 		source += " USER " + quoteString(params["USER"])
+	}
+	// An UPDATE_FIELD makes the dictionary keep the rows it loaded beside
+	// its tables, as the advice's model counts them: the copy too.
+	for _, p := range []string{"UPDATE_FIELD", "UPDATE_LAG"} {
+		if v := params[p]; v != "" {
+			if _, err := strconv.ParseUint(v, 10, 64); err != nil {
+				v = quoteString(v)
+			}
+			source += " " + p + " " + v
+		}
 	}
 	source += "))"
 	if _, ok := advisedCopy(d.DDL, "", d.Advice.Layout, source); !ok {
