@@ -17,27 +17,6 @@ import (
 	"github.com/packlab/packlab/experiments/usecase"
 )
 
-// ClickHouseForm is the "Your ClickHouse" tab's form as typed: a server to
-// inspect (experiments/server). The password is the form's (a window has
-// no environment to take it from); it is never returned, saved or logged.
-type ClickHouseForm struct {
-	URL      string `json:"url"` // clickhouse://host:9000, http://host:8123, https://host:8443
-	User     string `json:"user"`
-	Database string `json:"database"`
-	Password string `json:"password"`
-	CAFile   string `json:"ca_file"`
-	Cluster  string `json:"cluster"`   // every replica of this cluster
-	NoSample bool   `json:"no_sample"` // no query of a source's String lengths
-	// Verify names a dictionary (database.name) whose advice is then built
-	// on the server and measured there; "" for none.
-	Verify    string `json:"verify"`
-	VerifyAll bool   `json:"verify_all"` // every advice that changes a layout
-	// Seconds as typed; "" is the default (server.DefaultConnectTimeout,
-	// server.DefaultQueryTimeout).
-	ConnectTimeout string `json:"connect_timeout"`
-	QueryTimeout   string `json:"query_timeout"`
-}
-
 // timeoutField reads a timeout field: "" is 0 (the default).
 func timeoutField(field, v string) (time.Duration, error) {
 	v = strings.TrimSpace(v)
@@ -51,17 +30,27 @@ func timeoutField(field, v string) (time.Duration, error) {
 	return time.Duration(f * float64(time.Second)), nil
 }
 
+// settings is the server f names; an error names the timeout's field.
+func (f ClickHouseForm) settings() (server.Settings, error) {
+	connect, err := timeoutField("connect_timeout", f.ConnectTimeout)
+	if err != nil {
+		return server.Settings{}, err
+	}
+	query, err := timeoutField("query_timeout", f.QueryTimeout)
+	if err != nil {
+		return server.Settings{}, err
+	}
+	return server.Settings{URL: strings.TrimSpace(f.URL), User: strings.TrimSpace(f.User), Database: strings.TrimSpace(f.Database),
+		Password: f.Password, CAFile: strings.TrimSpace(f.CAFile), ConnectTimeout: connect, QueryTimeout: query}, nil
+}
+
 // InspectClickHouse inspects the server of f: every dictionary beside
 // packlab's model, the findings and the advice (usecase.Inspect), and
 // keeps the inspection in the history as a job (View.JobID). An error
 // names the form's field ("url", "cluster", "ca_file") or "clickhouse".
 // CancelInspect stops it.
 func (l *Lab) InspectClickHouse(f ClickHouseForm) (ClickHouseView, error) {
-	connect, err := timeoutField("connect_timeout", f.ConnectTimeout)
-	if err != nil {
-		return ClickHouseView{}, err
-	}
-	query, err := timeoutField("query_timeout", f.QueryTimeout)
+	s, err := f.settings()
 	if err != nil {
 		return ClickHouseView{}, err
 	}
@@ -80,8 +69,6 @@ func (l *Lab) InspectClickHouse(f ClickHouseForm) (ClickHouseView, error) {
 		delete(l.inspectStop, id)
 		l.inspectMu.Unlock()
 	}()
-	s := server.Settings{URL: strings.TrimSpace(f.URL), User: strings.TrimSpace(f.User), Database: strings.TrimSpace(f.Database),
-		Password: f.Password, CAFile: strings.TrimSpace(f.CAFile), ConnectTimeout: connect, QueryTimeout: query}
 	// The client does not give up a handshake on its context's cancel (a
 	// server that accepts and never answers holds it to the timeouts): the
 	// inspection runs aside, and Cancel answers at once; it ends on its own.

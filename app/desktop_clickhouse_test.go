@@ -24,8 +24,8 @@ func checkClickHouseTab(t *testing.T, bin, display, tmp string, script []byte, r
 		return
 	}
 	node := servertest.Start(t)
-	node.Exec(t, "CREATE TABLE src (id UInt64, name String) ENGINE = MergeTree ORDER BY id",
-		"INSERT INTO src SELECT number, concat('name-', toString(number)) FROM numbers(20000)",
+	node.Exec(t, "CREATE TABLE src (id UInt64, name String, visits UInt32) ENGINE = MergeTree ORDER BY id",
+		"INSERT INTO src SELECT number, concat('name-', toString(number)), number FROM numbers(20000)",
 		"CREATE DICTIONARY shop_names (id UInt64, name String) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(HASHED_ARRAY())",
 		"SYSTEM RELOAD DICTIONARY shop_names")
 	shot := filepath.Join(tmp, "clickhouse.png")
@@ -53,6 +53,14 @@ func checkClickHouseTab(t *testing.T, bin, display, tmp string, script []byte, r
 	if !slices.Equal(c.VerifyButtons, []string{"Build it on the server and measure"}) || len(c.Verified) < 4 ||
 		!strings.HasPrefix(c.Verified[0], "verified on ClickHouse 26.7") || !strings.Contains(c.Verified[3], "beside default.shop_names as it serves") || len(c.VerifiedWide) > 0 {
 		t.Errorf("the advice built on the server: buttons %q, lines %q, wider than the window: %q", c.VerifyButtons, c.Verified, c.VerifiedWide)
+	}
+	// The Plan tab over the server's table src: its CREATE DICTIONARY reads
+	// it; the rows, types and largest key are the table's (off); no "Build
+	// it in ClickHouse" (that builds generated rows).
+	pf := c.PlanFrom
+	if !strings.Contains(pf.Headline, "20K rows") || len(pf.SQL) != 1 || !strings.Contains(pf.SQL[0], "SOURCE(CLICKHOUSE(DB 'default' TABLE 'src'))") ||
+		!strings.Contains(pf.SQL[0], "name String") || len(pf.Off) != 4 || len(pf.Wide) > 0 || pf.Verify {
+		t.Errorf("the Plan tab over src: %+v", pf)
 	}
 	if c.OpenedVerified != len(c.Verified) || c.OpenedVerifyButtons != 0 {
 		t.Errorf("the saved inspection opened: %d verified lines (want %d), %d buttons to build (want 0)", c.OpenedVerified, len(c.Verified), c.OpenedVerifyButtons)

@@ -125,6 +125,13 @@ type smokeReport struct {
 		VerifiedWide        []string   `json:"verified_wide"`
 		OpenedVerified      int        `json:"opened_verified"`
 		OpenedVerifyButtons int        `json:"opened_verify_buttons"`
+		PlanFrom            struct {
+			Headline string   `json:"headline"`
+			SQL      []string `json:"sql"`
+			Off      []string `json:"off"`  // the fields the table says, disabled
+			Wide     []string `json:"wide"` // cards wider than the window
+			Verify   bool     `json:"verify"`
+		} `json:"plan_from"`
 	} `json:"ch"`
 	FinalChart chartBox `json:"final_chart"`
 	Window     struct {

@@ -52,6 +52,16 @@ type PlanForm struct {
 	Growth string `json:"growth"`
 	// For shows one answer: "clickhouse" or "go" ("" = both).
 	For string `json:"for"`
+	// From is a table (database.table) on the server of Server, the Your
+	// ClickHouse tab's form: the plan is then for the dictionary over it
+	// (PlanFromTable, not in the browser), and Rows, Key, Value,
+	// Attributes and MaxKey are the table's, left empty. KeyColumn and
+	// Columns ("a,b") pick its key and attributes ("" = its primary key,
+	// every other column).
+	From      string         `json:"from"`
+	KeyColumn string         `json:"key_column"`
+	Columns   string         `json:"columns"`
+	Server    ClickHouseForm `json:"server"`
 }
 
 // PlanView is the planner's answer for the Plan tab: the text worded by
@@ -85,6 +95,10 @@ var planControlOfField = map[string]string{
 	"max_key":            "plan_max_key",
 	"growth_percent":     "plan_growth",
 	"for":                "plan_for",
+	"from":               "plan_from",
+	"key_column":         "plan_key_column",
+	"columns":            "plan_columns",
+	"settle_seconds":     "plan",
 }
 
 // planError is ErrorOf for the Plan tab: a field error names the tab's
@@ -109,11 +123,15 @@ func (f PlanForm) parse() (planner.PlanRequest, error) {
 	if len(f.Attributes) > 1 {
 		r.Value, r.Attributes = "", f.Attributes
 	}
-	rows, err := config.ParseRows(f.Rows)
-	if err != nil {
-		return r, bad(err)
+	from := strings.TrimSpace(f.From) != ""
+	if !from || strings.TrimSpace(f.Rows) != "" {
+		rows, err := config.ParseRows(f.Rows)
+		if err != nil {
+			return r, bad(err)
+		}
+		r.Rows = rows
 	}
-	r.Rows = rows
+	var err error
 	if strings.TrimSpace(f.Memory) != "" {
 		if r.MemoryBytes, err = planner.ParseMemory(f.Memory); err != nil {
 			return r, bad(err)
@@ -145,7 +163,11 @@ func (f PlanForm) parse() (planner.PlanRequest, error) {
 			return r, bad(err)
 		}
 	}
-	if err := r.Validate(); err != nil {
+	check := r
+	if from {
+		check.Rows = 1 // the table's, once read (PlanFromTable); the rest is checked first
+	}
+	if err := check.Validate(); err != nil {
 		return r, bad(err)
 	}
 	return r, nil
@@ -175,12 +197,25 @@ func (l *Lab) Plan(f PlanForm) (PlanView, error) {
 	if err != nil {
 		return PlanView{}, err
 	}
+	if strings.TrimSpace(f.From) != "" {
+		return PlanView{}, errorf("plan_from", "a plan for a table of a server is made by PlanFromTable (the desktop app; packlab plan --from)")
+	}
+	return l.planView(start, func(ask usecase.PlanAsk) (usecase.PlanAnswer, error) {
+		ask.Request = req
+		return usecase.Plan(context.Background(), ask)
+	}, f.Calibrate)
+}
+
+// planView runs ask (usecase.Plan, or PlanFromTable's) with the Plan tab's
+// calibration, when asked, as a job of its own, and is its answer as the
+// tab shows it.
+func (l *Lab) planView(start time.Time, ask func(usecase.PlanAsk) (usecase.PlanAnswer, error), calibrate bool) (PlanView, error) {
 	calibration := usecase.CalibrateNone
-	if f.Calibrate {
+	if calibrate {
 		calibration = usecase.CalibrateMissing
 	}
 	var stopped *atomic.Bool // the calibration's, once it starts
-	a, err := usecase.Plan(context.Background(), usecase.PlanAsk{Request: req, Calibration: calibration, Store: l.store, InProcess: l.opt.InProcess,
+	a, err := ask(usecase.PlanAsk{Calibration: calibration, Store: l.store, InProcess: l.opt.InProcess,
 		Calibrating: func(cfgs []config.Config) (context.Context, usecase.Hooks, func(), error) {
 			ctx, h, j, release, err := l.startCalibration(cfgs)
 			if j != nil {

@@ -87,6 +87,21 @@
       report.ch.verified_wide = [document.documentElement, ...$$("#view-clickhouse .card")]
         .filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.id || e.tagName);
       step("verified");
+      // The Plan tab over a table of the same server (the tab's URL): the
+      // answer's CREATE DICTIONARY reads it, the fields it says are off.
+      $('#viewtabs button[data-view="plan"]').click();
+      setValue("plan_from", "src");
+      $("#plan-form").requestSubmit();
+      await until("the plan over src", () => ["done", "error"].includes(document.body.dataset.plan), 60000);
+      report.ch.plan_from = {
+        headline: document.body.dataset.plan === "done" ? $("#plan-answer .muted").textContent : "error: " + errorText("plan") + errorText("plan_from"),
+        sql: $$("#plan-answer pre code.lang-sql").map((c) => c.textContent),
+        off: ["plan_rows", "plan_key", "plan_value", "plan_max_key"].filter((id) => document.getElementById(id).disabled),
+        wide: [document.documentElement, ...$$("#view-plan .card")].filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.id || e.tagName),
+        verify: !!$("#plan-verify"),
+      };
+      setValue("plan_from", "");
+      step("planned from a table");
       // The inspection is a job of History: its row opens it again in the
       // tab, from the saved file.
       $('#viewtabs button[data-view="history"]').click();

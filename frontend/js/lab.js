@@ -739,6 +739,23 @@
     // The browser plans a native run unless asked for its own wasm memory.
     $("#plan_runtime_field").hidden = limits.runtime !== "browser";
     $("#plan_attr_add").onclick = () => addAttribute("#plan_attrs", limits, "UInt32");
+    // A plan for a table of the user's server: the native app only (the
+    // browser speaks to no ClickHouse); the table then says the rows, the
+    // types and the largest key, so their fields are off.
+    for (const f of $$(".plan-from")) f.hidden = limits.runtime === "browser";
+    $("#plan_from").addEventListener("input", planFromChanged);
+    planFromChanged();
+  }
+
+  function planFromChanged() {
+    const from = planFrom();
+    for (const id of ["#plan_rows", "#plan_key", "#plan_value", "#plan_max_key", "#plan_attr_add"]) $(id).disabled = from;
+    for (const s of $$("#plan_attrs select, #plan_attrs button")) s.disabled = from;
+    for (const id of ["#plan_key_column", "#plan_columns"]) $(id).disabled = !from;
+  }
+
+  function planFrom() {
+    return $("#plan_from").value.trim() !== "" && !$("#plan_from").closest(".field").hidden;
   }
 
   // addAttribute adds one more attribute's type to a form's list, with a
@@ -773,6 +790,12 @@
     for (const name of ["first_load_only", "preallocate", "calibrate"]) form[name] = $("#plan_" + name).checked;
     form.calibration_rows = $("#plan_calibrate_rows").value;
     form.attributes = attributesOf("#plan_attrs", "#plan_value");
+    if (planFrom()) {
+      // The table says these (PlanFromTable); the server is the Your
+      // ClickHouse tab's.
+      Object.assign(form, { rows: "", key: "", value: "", max_key: "", attributes: [],
+        from: $("#plan_from").value, key_column: $("#plan_key_column").value, columns: $("#plan_columns").value, server: readClickHouseForm() });
+    }
     return form;
   }
 
@@ -812,7 +835,9 @@
         // The item's heading names the setup: the snippet's says what the
         // code is (its own title repeated the item's, word for word).
         snippetBox(Object.assign({}, a.snippet, { title: !a.snippet.text ? "" : a.snippet.lang === "sql" ? "CREATE DICTIONARY" : "Go code" })));
-      if (a.for === "clickhouse" && canVerify()) item.append(verifyBox());
+      // A plan for a table of the server is built there by packlab plan
+      // --from --verify; "Build it in ClickHouse" builds generated rows.
+      if (a.for === "clickhouse" && canVerify() && !v.from) item.append(verifyBox());
       kids.push(item);
     }
     if (v.runners_up && v.runners_up.length) {
@@ -924,7 +949,8 @@
     }
     let failed = false, measured = 0;
     try {
-      const v = await state.backend.call("Plan", f);
+      const v = await state.backend.call(f.from ? "PlanFromTable" : "Plan", f);
+      v.from = !!f.from;
       measured = (v.calibrated || []).length;
       renderPlan(v);
       if (calibrating) $("#plan_calibrate").checked = false;

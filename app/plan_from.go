@@ -1,0 +1,45 @@
+//go:build !js
+
+package app
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/packlab/packlab/experiments/server"
+	"github.com/packlab/packlab/experiments/usecase"
+)
+
+// PlanFromTable answers the Plan tab's form for the dictionary over a table
+// (f.From) of the server the Your ClickHouse tab names (f.Server), as
+// `packlab plan --clickhouse URL --from DB.TABLE` does (usecase.PlanFrom):
+// the table's rows, key and columns, each String's mean length and each
+// Nullable's NULL share, read there, stand for the form's rows, key, value
+// and attributes. An error names the Plan tab's field (plan_from,
+// plan_key_column, plan_columns), or is the tab's own ("plan": the server's
+// connection).
+func (l *Lab) PlanFromTable(f PlanForm) (PlanView, error) {
+	start := time.Now()
+	if strings.TrimSpace(f.From) == "" {
+		return PlanView{}, errorf("plan_from", "which table? (allowed: database.table, or table in the Your ClickHouse tab's database)")
+	}
+	req, err := f.parse()
+	if err != nil {
+		return PlanView{}, err
+	}
+	s, err := f.Server.settings()
+	if err != nil {
+		return PlanView{}, errorf("plan_from", "Your ClickHouse tab: %s", err.Error())
+	}
+	var columns []string
+	if c := strings.TrimSpace(f.Columns); c != "" {
+		columns = strings.Split(c, ",")
+	}
+	table := server.TableAsk{Table: strings.TrimSpace(f.From), KeyColumn: strings.TrimSpace(f.KeyColumn), Columns: columns}
+	return l.planView(start, func(ask usecase.PlanAsk) (usecase.PlanAnswer, error) {
+		ask.Request = req
+		got, err := usecase.PlanFrom(context.Background(), usecase.PlanFromAsk{Settings: s, Table: table, Plan: ask})
+		return got.PlanAnswer, err
+	}, f.Calibrate)
+}
