@@ -172,7 +172,7 @@ func TestPlanVerifyOnServer(t *testing.T) {
 	// over that table.
 	node.Exec(t, "CREATE TABLE users (id UInt64, plan LowCardinality(String), visits UInt32) ENGINE = MergeTree ORDER BY id",
 		"INSERT INTO users SELECT sipHash64(number), ['free', 'pro'][number % 2 + 1], number FROM numbers(100000)")
-	stdout, stderr, err = packlab(t, "plan", "--clickhouse", node.NativeURL(), "--from", "users", "--growth", "0", "--no-calibrate", "--results", t.TempDir(), "--verify")
+	stdout, stderr, err = packlab(t, "plan", "--clickhouse", node.NativeURL(), "--from", "users", "--growth", "0", "--no-calibrate", "--results", t.TempDir(), "--verify", "--query-timeout", "2m")
 	if err != nil {
 		t.Fatalf("--from: %v\n%s", err, stderr)
 	}
@@ -184,6 +184,8 @@ func TestPlanVerifyOnServer(t *testing.T) {
 		want string
 	}{
 		{[]string{"plan", "--from", "users"}, "--from: needs --clickhouse"},
+		{[]string{"plan", "--rows", "1e6", "--query-timeout", "5s"}, "--query-timeout: needs --clickhouse"},
+		{[]string{"plan", "--clickhouse", node.NativeURL(), "--from", "users", "--query-timeout", "0"}, "--query-timeout 0: out of range (allowed: 1s to 1h)"},
 		{[]string{"plan", "--rows", "1e6", "--key-column", "id"}, "--key-column and --columns: need --from"},
 		{[]string{"plan", "--clickhouse", node.NativeURL(), "--from", "users", "--rows", "5"}, "--from users: cannot be combined with --rows 5"},
 		{[]string{"plan", "--clickhouse", node.NativeURL(), "--from", "users", "--attributes", "UInt8"}, "--from users: cannot be combined with --attributes"},

@@ -11,6 +11,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/packlab/packlab/app/flags"
 	"github.com/packlab/packlab/experiments/chdriver"
@@ -74,7 +75,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	if a.clickhouse != "" {
-		return verifyPlanOnServer(ctx, plan, a.clickhouse, a.cluster, a.format, stdout, stderr) // cli_plan_server.go
+		return verifyPlanOnServer(ctx, plan, a, stdout, stderr) // cli_plan_server.go
 	}
 	return verifyPlan(ctx, plan, saved, a.noSave, a.format, stdout, stderr)
 }
@@ -86,6 +87,7 @@ type planArgs struct {
 	noCal, recal, noSave, verify bool
 	clickhouse, cluster          string          // --verify on this server, or every replica of this cluster (cli_plan_server.go)
 	from                         server.TableAsk // --from: the table on --clickhouse the plan is for
+	queryTimeout                 time.Duration   // --query-timeout: each query on --clickhouse (0: the default)
 }
 
 // parsePlanArgs reads and checks plan's flags; with -h it prints the usage
@@ -135,6 +137,7 @@ func parsePlanArgs(args []string, stdout io.Writer) (*planArgs, error) {
 	fs.StringVar(&req.ClickHouseVersion, "clickhouse-version", "", "the ClickHouse release the LAYOUT clauses are for")
 	fs.StringVar(&a.clickhouse, "clickhouse", "", "--verify on this ClickHouse server")
 	fs.StringVar(&a.cluster, "cluster", "", "--verify on every replica of this cluster")
+	fs.Func("query-timeout", "each query on --clickhouse", func(v string) error { return durationFlag("--query-timeout", v, &a.queryTimeout) })
 	fs.StringVar(&a.from.Table, "from", "", "plan for a dictionary over this table on --clickhouse")
 	fs.StringVar(&a.from.KeyColumn, "key-column", "", "with --from: the key column")
 	fs.Func("columns", "with --from: the attribute columns", func(s string) error {
@@ -152,6 +155,8 @@ func parsePlanArgs(args []string, stdout io.Writer) (*planArgs, error) {
 		return nil, flags.Usagef("plan: --rows is missing (allowed: a whole number of rows from 1 to 2^62, e.g. --rows 1e9, or --from TABLE --clickhouse URL)")
 	case a.from.Table == "" && (a.from.KeyColumn != "" || a.from.Columns != nil):
 		return nil, flags.Usagef("--key-column and --columns: need --from (allowed: plan --clickhouse URL --from DB.TABLE --key-column ID --columns A,B)")
+	case a.queryTimeout != 0 && a.clickhouse == "":
+		return nil, flags.Usagef("--query-timeout: needs --clickhouse (allowed: plan --clickhouse URL --from DB.TABLE --query-timeout 5m)")
 	case a.from.Table != "" && a.clickhouse == "":
 		return nil, flags.Usagef("--from: needs --clickhouse (allowed: plan --clickhouse URL --from DB.TABLE)")
 	case a.noCal && a.recal:
@@ -359,6 +364,8 @@ measured, and it is saved like any run:
                         when the reload would not fit under the server's limit
                         (the password from $CLICKHOUSE_PASSWORD; see 'packlab help inspect')
   --cluster NAME        with --clickhouse: on every replica of that cluster, one by one
+  --query-timeout D     with --clickhouse: each query's (default 60s; a big --from table's
+                        one pass, and a --verify's load, may need more): 1s to 1h
   --calibrate           measure again even when saved results exist
   --no-save             do not save the calibration's results
   --results DIR         results folder (default as for run)
