@@ -32,6 +32,17 @@ type FileColumn struct {
 	NullShare float64 `json:"null_share"` // a Nullable's share of NULLs (\N)
 }
 
+// TableSource is a server's table a dictionary reads (a plan's, packlab
+// plan --from): the database, table and key column its SOURCE and PRIMARY
+// KEY name, and what each attribute's column holds (Figures, one per
+// attribute in order, nil for a fixed-size one never NULL), as read there.
+type TableSource struct {
+	Database  string        `json:"database"`
+	Table     string        `json:"table"`
+	KeyColumn string        `json:"key_column"`
+	Figures   []*FileColumn `json:"figures"`
+}
+
 // NullEvery: a Nullable attribute's generated values are NULL for one row
 // in this many (sipHash64(key, 2000 + i) % NullEvery = 0).
 const NullEvery = 10

@@ -253,3 +253,13 @@ func ResultLayoutClause(l core.Layout, key, value core.Type, shards int, mlf flo
 	}
 	return ClickHouseLayout(l, shards, mlf)
 }
+
+// QuoteIdent quotes a name as ClickHouse reads a backquoted identifier.
+func QuoteIdent(s string) string {
+	return "`" + strings.NewReplacer(`\`, `\\`, "`", "\\`").Replace(s) + "`"
+}
+
+// QuoteString quotes a value as a ClickHouse string literal.
+func QuoteString(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+}

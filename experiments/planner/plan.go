@@ -107,20 +107,9 @@ type PlanRequest struct {
 	// on a server (packlab plan --from): its CREATE DICTIONARY names it,
 	// and its columns' figures stand for the lab's generated values. Nil:
 	// a table named source_table, of generated values.
-	From *FromTable `json:"from,omitempty"`
+	From *dict.TableSource `json:"from,omitempty"`
 	// For shows one answer: EngineClickHouse or EngineGo; "" both.
 	For string `json:"for,omitempty"`
-}
-
-// FromTable is a server's table a planned dictionary reads: the
-// database, table and key column its SOURCE and PRIMARY KEY name, and
-// what each attribute's column holds (Figures, one per attribute in
-// order, nil for a fixed-size one never NULL), as read there.
-type FromTable struct {
-	Database  string             `json:"database"`
-	Table     string             `json:"table"`
-	KeyColumn string             `json:"key_column"`
-	Figures   []*dict.FileColumn `json:"figures"`
 }
 
 // DefaultGrowthPercent is the growth a plan leaves room for unless told:

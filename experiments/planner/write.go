@@ -7,6 +7,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/packlab/packlab/experiments/dict"
 	"io"
 	"slices"
 	"strconv"
@@ -20,7 +21,7 @@ import (
 // createDictionary is the CREATE DICTIONARY statement of c, or "" when no
 // ClickHouse dictionary builds c's table: over from's table and key
 // column, else over a table named source_table with the key named key.
-func createDictionary(c Candidate, from *FromTable) string {
+func createDictionary(c Candidate, from *dict.TableSource) string {
 	if c.ClickHouseLayout == "" {
 		return ""
 	}
@@ -31,13 +32,8 @@ func createDictionary(c Candidate, from *FromTable) string {
 	if from == nil {
 		return snippet.CreateDictionary("key", c.KeyType, columns, "SOURCE(CLICKHOUSE(TABLE 'source_table'))", c.ClickHouseLayout)
 	}
-	src := fmt.Sprintf("SOURCE(CLICKHOUSE(DB %s TABLE %s))", quoteSQL(from.Database), quoteSQL(from.Table))
+	src := fmt.Sprintf("SOURCE(CLICKHOUSE(DB %s TABLE %s))", dict.QuoteString(from.Database), dict.QuoteString(from.Table))
 	return snippet.CreateDictionary(from.KeyColumn, c.KeyType, columns, src, c.ClickHouseLayout)
-}
-
-// quoteSQL is s as a ClickHouse string literal.
-func quoteSQL(s string) string {
-	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
 }
 
 // goCode is the Go program that builds c's map (snippet.GoProgram), or ""

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/packlab/packlab/experiments/dict"
 	"net"
 	"strings"
 	"sync"
@@ -179,11 +180,11 @@ func containsKind(kinds []ErrorKind, k ErrorKind) bool {
 
 func TestQuoting(t *testing.T) {
 	for in, want := range map[string]string{"a`b": "`a\\`b`", `x\y`: "`x\\\\y`", "plain name": "`plain name`"} {
-		if got := quoteIdent(in); got != want {
-			t.Errorf("quoteIdent(%q) = %s, want %s", in, got, want)
+		if got := dict.QuoteIdent(in); got != want {
+			t.Errorf("dict.QuoteIdent(%q) = %s, want %s", in, got, want)
 		}
 	}
-	if got := quoteString(`it's \ here`); got != `'it\'s \\ here'` {
+	if got := dict.QuoteString(`it's \ here`); got != `'it\'s \\ here'` {
 		t.Errorf("quoteString = %s", got)
 	}
 	src, p := sourceTable(`CREATE DICTIONARY x.y (id UInt64) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'we\'ird' DB 'other' WHERE 'id > 3 AND s != \'x\'')) LIFETIME(0) LAYOUT(HASHED())`, "x", "")

@@ -112,7 +112,7 @@ func from(cluster, t string) string {
 	if cluster == "" {
 		return t
 	}
-	return "clusterAllReplicas(" + quoteString(cluster) + ", " + t + ")"
+	return "clusterAllReplicas(" + dict.QuoteString(cluster) + ", " + t + ")"
 }
 
 // skipDown ends a query over a cluster's replicas: one that does not answer
@@ -133,7 +133,7 @@ func (c *Conn) skipDown(cluster string) string {
 func (c *Conn) missingReplicas(ctx context.Context, cluster string, answered int) string {
 	var listed uint64
 	var failing []string
-	err := c.Query(ctx, "SELECT count(), groupArrayIf(host_name || ':' || toString(port), errors_count > 0) FROM system.clusters WHERE cluster = "+quoteString(cluster), func(r clickhouseRows) error {
+	err := c.Query(ctx, "SELECT count(), groupArrayIf(host_name || ':' || toString(port), errors_count > 0) FROM system.clusters WHERE cluster = "+dict.QuoteString(cluster), func(r clickhouseRows) error {
 		return r.Scan(&listed, &failing)
 	})
 	if err != nil || int(listed) <= answered {
@@ -152,7 +152,7 @@ const nodeExpr = "hostName() || ':' || toString(tcpPort())"
 
 func (c *Conn) checkCluster(ctx context.Context, cluster string) error {
 	n := 0
-	err := c.Query(ctx, "SELECT count() FROM system.clusters WHERE cluster = "+quoteString(cluster), func(r clickhouseRows) error {
+	err := c.Query(ctx, "SELECT count() FROM system.clusters WHERE cluster = "+dict.QuoteString(cluster), func(r clickhouseRows) error {
 		var v uint64
 		err := r.Scan(&v)
 		n = int(v)
@@ -407,7 +407,7 @@ func (c *Conn) sample(ctx context.Context, d *Dictionary, cluster string) nodeSa
 		if cluster != "" {
 			node = nodeExpr
 		}
-		q := "SELECT " + strings.Join(append([]string{node, "count()"}, exprs...), ", ") + " FROM " + from(cluster, quoteIdent(src.db)+"."+quoteIdent(src.table))
+		q := "SELECT " + strings.Join(append([]string{node, "count()"}, exprs...), ", ") + " FROM " + from(cluster, dict.QuoteIdent(src.db)+"."+dict.QuoteIdent(src.table))
 		if src.where != "" {
 			// The rows the dictionary loads: its WHERE, the server's own
 			// expression (a dictionary over half a table took the other
@@ -492,17 +492,7 @@ func (d *Dictionary) columnSQL(col string) string {
 	if e, ok := d.exprs[col]; ok {
 		return "(" + e + ")"
 	}
-	return quoteIdent(col)
-}
-
-// quoteIdent quotes a name as ClickHouse reads a backquoted identifier.
-func quoteIdent(s string) string {
-	return "`" + strings.NewReplacer(`\`, `\\`, "`", "\\`").Replace(s) + "`"
-}
-
-// quoteString quotes a value as a ClickHouse string literal.
-func quoteString(s string) string {
-	return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+	return dict.QuoteIdent(col)
 }
 
 // disagreements compares each dictionary across the nodes that hold it:

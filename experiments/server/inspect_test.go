@@ -5,6 +5,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"github.com/packlab/packlab/experiments/dict"
 	"math"
 	"strconv"
 	"strings"
@@ -73,9 +74,9 @@ func fill(t *testing.T, n *servertest.Node, rows int) {
 	n.Exec(t, "CREATE TABLE src (id UInt64, seq UInt64, v UInt16, w UInt32, s String, k String, ns Nullable(String), k8 String, nw Nullable(UInt32), sg String) ENGINE = MergeTree ORDER BY tuple()",
 		"INSERT INTO src SELECT sipHash64(number), number, number % 65536, number, repeat('x', 4 + number % 29), concat('user-', toString(number)), if(number % 3 = 0, NULL, repeat('y', number % 20)), leftPad(toString(number), 8, '0'), if(number % 10 = 0, NULL, toUInt32(number)), repeat('z', intDiv(number * 40, "+itoa(rows)+")) FROM numbers("+itoa(rows)+")")
 	for _, d := range targetDictionaries {
-		n.Exec(t, "CREATE DICTIONARY "+quoteIdent(d.name)+" "+d.ddl)
+		n.Exec(t, "CREATE DICTIONARY "+dict.QuoteIdent(d.name)+" "+d.ddl)
 		if d.name != "d_cache" {
-			n.Query("SYSTEM RELOAD DICTIONARY " + quoteIdent(d.name)) // d_failed fails: it is meant to
+			n.Query("SYSTEM RELOAD DICTIONARY " + dict.QuoteIdent(d.name)) // d_failed fails: it is meant to
 		}
 	}
 }

@@ -693,18 +693,18 @@ func (d *Dictionary) adviceDDL(clause string) string {
 	}
 	var cols []string
 	for i, n := range d.KeyNames {
-		cols = append(cols, quoteIdent(n)+" "+at(d.KeyTypes, i))
+		cols = append(cols, dict.QuoteIdent(n)+" "+at(d.KeyTypes, i))
 	}
 	for i, n := range d.AttributeNames {
-		cols = append(cols, quoteIdent(n)+" "+at(d.AttributeTypes, i))
+		cols = append(cols, dict.QuoteIdent(n)+" "+at(d.AttributeTypes, i))
 	}
 	keys := make([]string, len(d.KeyNames))
 	for i, n := range d.KeyNames {
-		keys[i] = quoteIdent(n)
+		keys[i] = dict.QuoteIdent(n)
 	}
-	name := quoteIdent(d.Name)
+	name := dict.QuoteIdent(d.Name)
 	if d.Database != "" {
-		name = quoteIdent(d.Database) + "." + name
+		name = dict.QuoteIdent(d.Database) + "." + name
 	}
 	src := strings.NewReplacer("*/", "* /", "\n", " ").Replace(d.Source)
 	return fmt.Sprintf("CREATE OR REPLACE DICTIONARY %s\n(\n    %s\n)\nPRIMARY KEY %s\nSOURCE(/* as in %s: %s */)\nLIFETIME(MIN %d MAX %d)\n%s",

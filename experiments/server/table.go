@@ -113,7 +113,7 @@ func (c *Conn) ReadTable(ctx context.Context, ask TableAsk) (*Table, error) {
 	var cols []column
 	var pk string
 	err := c.Query(ctx, "SELECT c.name, c.type, t.primary_key FROM system.columns AS c INNER JOIN system.tables AS t ON c.database = t.database AND c.table = t.name"+
-		" WHERE c.database = "+quoteString(db)+" AND c.table = "+quoteString(name)+" ORDER BY c.position", func(r clickhouseRows) error {
+		" WHERE c.database = "+dict.QuoteString(db)+" AND c.table = "+dict.QuoteString(name)+" ORDER BY c.position", func(r clickhouseRows) error {
 		var col column
 		if err := r.Scan(&col.name, &col.typ, &pk); err != nil {
 			return err
@@ -192,13 +192,13 @@ func (c *Conn) ReadTable(ctx context.Context, ask TableAsk) (*Table, error) {
 // aggregate fills t's rows, distinct keys, key range and column figures
 // in one query.
 func (c *Conn) aggregate(ctx context.Context, t *Table, key core.Type) error {
-	k := quoteIdent(t.Key.Name)
+	k := dict.QuoteIdent(t.Key.Name)
 	exprs := []string{"count()", "uniq(" + k + ")", "toString(min(" + k + "))", "toString(max(" + k + "))", "toInt64(0)"}
 	if key.Kind != core.KindFloat && key.Kind != core.KindUUID && key.Size <= 8 {
 		exprs[4] = "toInt64(if(min(" + k + ") >= 0 AND max(" + k + ") <= 4611686018427387904, max(" + k + "), 0))"
 	}
 	for _, col := range t.Columns {
-		q := quoteIdent(col.Name)
+		q := dict.QuoteIdent(col.Name)
 		if strings.Contains(col.AttributeType, "String") {
 			exprs = append(exprs, "toFloat64(avgOrDefaultIf(length(assumeNotNull("+q+")), isNotNull("+q+")))")
 		} else {
@@ -206,7 +206,7 @@ func (c *Conn) aggregate(ctx context.Context, t *Table, key core.Type) error {
 		}
 		exprs = append(exprs, "countIf(isNull("+q+"))")
 	}
-	q := "SELECT " + strings.Join(exprs, ", ") + " FROM " + quoteIdent(t.Database) + "." + quoteIdent(t.Name)
+	q := "SELECT " + strings.Join(exprs, ", ") + " FROM " + dict.QuoteIdent(t.Database) + "." + dict.QuoteIdent(t.Name)
 	return c.Query(ctx, q, func(r clickhouseRows) error {
 		var rows, distinct uint64
 		dest := []any{&rows, &distinct, &t.MinKey, &t.MaxKey, &t.IDs}
@@ -233,7 +233,7 @@ func (c *Conn) aggregate(ctx context.Context, t *Table, key core.Type) error {
 // there are none.
 func (c *Conn) tablesIn(ctx context.Context, db string) string {
 	var names []string
-	err := c.Query(ctx, "SELECT name FROM system.tables WHERE database = "+quoteString(db)+" AND NOT is_temporary AND engine NOT IN ('Dictionary', 'View') ORDER BY name LIMIT 21", func(r clickhouseRows) error {
+	err := c.Query(ctx, "SELECT name FROM system.tables WHERE database = "+dict.QuoteString(db)+" AND NOT is_temporary AND engine NOT IN ('Dictionary', 'View') ORDER BY name LIMIT 21", func(r clickhouseRows) error {
 		var n string
 		if err := r.Scan(&n); err != nil {
 			return err

@@ -135,7 +135,7 @@ func VerifyCluster(ctx context.Context, s Settings, cluster string, req VerifyRe
 func (c *Conn) replicaSettings(ctx context.Context, cluster string, s Settings) ([]Settings, error) {
 	var out []Settings
 	e := c.Endpoint
-	err := c.Query(ctx, "SELECT host_address, port FROM system.clusters WHERE cluster = "+quoteString(cluster)+" ORDER BY shard_num, replica_num", func(r clickhouseRows) error {
+	err := c.Query(ctx, "SELECT host_address, port FROM system.clusters WHERE cluster = "+dict.QuoteString(cluster)+" ORDER BY shard_num, replica_num", func(r clickhouseRows) error {
 		var host string
 		var port uint16
 		if err := r.Scan(&host, &port); err != nil {
@@ -188,13 +188,13 @@ func prepare(ctx context.Context, c *Conn, cd dict.ClickHouseDictionary, req Ver
 	if req.From != nil {
 		key = req.From.KeyColumn
 	}
-	cols := []string{quoteIdent(key) + " UInt64"}
+	cols := []string{dict.QuoteIdent(key) + " UInt64"}
 	for i, a := range req.Attributes {
 		name := dict.AttributeName(i)
 		if req.From != nil {
 			name = req.From.Columns[i]
 		}
-		cols = append(cols, quoteIdent(name)+" "+a.ColumnType())
+		cols = append(cols, dict.QuoteIdent(name)+" "+a.ColumnType())
 		d.AttributeNames = append(d.AttributeNames, name)
 		d.AttributeTypes = append(d.AttributeTypes, a.ColumnType())
 		d.sample.MeanLen[name] = a.MeanLen()
@@ -214,10 +214,10 @@ func prepare(ctx context.Context, c *Conn, cd dict.ClickHouseDictionary, req Ver
 	}
 	if fr := req.From; fr != nil {
 		// The user's table, read as the plan's CREATE DICTIONARY reads it.
-		src := quoteIdent(fr.Database) + "." + quoteIdent(fr.Table)
+		src := dict.QuoteIdent(fr.Database) + "." + dict.QuoteIdent(fr.Table)
 		objects := func(name string) []string {
-			return []string{"CREATE DICTIONARY " + quoteIdent(name) + ".dict (" + strings.Join(cols, ", ") + ") PRIMARY KEY " + quoteIdent(key) +
-				" SOURCE(CLICKHOUSE(DB " + quoteString(fr.Database) + " TABLE " + quoteString(fr.Table) + ")) LIFETIME(0) " + f.clause}
+			return []string{"CREATE DICTIONARY " + dict.QuoteIdent(name) + ".dict (" + strings.Join(cols, ", ") + ") PRIMARY KEY " + dict.QuoteIdent(key) +
+				" SOURCE(CLICKHOUSE(DB " + dict.QuoteString(fr.Database) + " TABLE " + dict.QuoteString(fr.Table) + ")) LIFETIME(0) " + f.clause}
 		}
 		warm := func(string) string {
 			return "SELECT count() FROM " + src + " WHERE NOT ignore(" + strings.Join(colNames(key, req.From.Columns), ", ") + ")"
@@ -225,7 +225,7 @@ func prepare(ctx context.Context, c *Conn, cd dict.ClickHouseDictionary, req Ver
 		return &prepared{c: c, v: v, objects: objects, warm: warm}, nil
 	}
 	objects := func(name string) []string {
-		db := quoteIdent(name)
+		db := dict.QuoteIdent(name)
 		var exprs []string
 		for i, a := range req.Attributes {
 			exprs = append(exprs, generated(a, i))
@@ -233,21 +233,21 @@ func prepare(ctx context.Context, c *Conn, cd dict.ClickHouseDictionary, req Ver
 		return []string{
 			"CREATE TABLE " + db + ".src (" + strings.Join(cols, ", ") + ") ENGINE = MergeTree ORDER BY tuple()",
 			"INSERT INTO " + db + ".src SELECT sipHash64(number), " + strings.Join(exprs, ", ") + " FROM numbers(" + strconv.FormatInt(req.Rows, 10) + ")",
-			"CREATE DICTIONARY " + db + ".dict (" + strings.Join(cols, ", ") + ") PRIMARY KEY key SOURCE(CLICKHOUSE(DB " + quoteString(name) +
+			"CREATE DICTIONARY " + db + ".dict (" + strings.Join(cols, ", ") + ") PRIMARY KEY key SOURCE(CLICKHOUSE(DB " + dict.QuoteString(name) +
 				" TABLE 'src')) LIFETIME(0) " + f.clause,
 		}
 	}
 	warm := func(name string) string {
-		return "SELECT count() FROM " + quoteIdent(name) + ".src WHERE NOT ignore(*)"
+		return "SELECT count() FROM " + dict.QuoteIdent(name) + ".src WHERE NOT ignore(*)"
 	}
 	return &prepared{c: c, v: v, objects: objects, warm: warm}, nil
 }
 
 // colNames is key and columns quoted, for a query.
 func colNames(key string, columns []string) []string {
-	out := []string{quoteIdent(key)}
+	out := []string{dict.QuoteIdent(key)}
 	for _, c := range columns {
-		out = append(out, quoteIdent(c))
+		out = append(out, dict.QuoteIdent(c))
 	}
 	return out
 }
@@ -299,7 +299,7 @@ func (p *prepared) build(ctx context.Context) (v *Verification, err error) {
 	var rnd [6]byte
 	rand.Read(rnd[:])
 	v.Database = VerifyDatabasePrefix + hex.EncodeToString(rnd[:])
-	db := quoteIdent(v.Database)
+	db := dict.QuoteIdent(v.Database)
 	defer func() { // also on an error or a cancel: a context of its own
 		cctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
@@ -362,7 +362,7 @@ func (p *prepared) build(ctx context.Context) (v *Verification, err error) {
 	// The first load's time, before the samplers below share the server's
 	// cores with the reload (on 2 cores they made a reload of 2e6 rows
 	// take 5.35 s where the first load took 1.64).
-	if err := c.Query(ctx, "SELECT loading_duration FROM system.dictionaries WHERE database = "+quoteString(v.Database)+" AND name = 'dict'", func(r clickhouseRows) error {
+	if err := c.Query(ctx, "SELECT loading_duration FROM system.dictionaries WHERE database = "+dict.QuoteString(v.Database)+" AND name = 'dict'", func(r clickhouseRows) error {
 		var dur float32
 		err := r.Scan(&dur)
 		v.LoadSeconds = float64(dur)
@@ -402,7 +402,7 @@ func (p *prepared) build(ctx context.Context) (v *Verification, err error) {
 		return v, rerr
 	}
 	v.ReloadPeakBytes, v.Samples = peak-before, samples
-	err = c.Query(ctx, "SELECT bytes_allocated, element_count FROM system.dictionaries WHERE database = "+quoteString(v.Database)+" AND name = 'dict'", func(r clickhouseRows) error {
+	err = c.Query(ctx, "SELECT bytes_allocated, element_count FROM system.dictionaries WHERE database = "+dict.QuoteString(v.Database)+" AND name = 'dict'", func(r clickhouseRows) error {
 		var ba, ec uint64
 		if err := r.Scan(&ba, &ec); err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/packlab/packlab/experiments/dict"
 	"slices"
 	"sort"
 	"strconv"
@@ -192,22 +193,22 @@ func (c *Conn) verifyAdvice(ctx context.Context, d *Dictionary, starting AdviceS
 		return nil, refuse(problem)
 	}
 	params, _ := clickHouseSource(d.DDL)
-	source := "SOURCE(CLICKHOUSE(DB " + quoteString(src.db) + " TABLE " + quoteString(src.table)
+	source := "SOURCE(CLICKHOUSE(DB " + dict.QuoteString(src.db) + " TABLE " + dict.QuoteString(src.table)
 	if src.where != "" {
-		source += " WHERE " + quoteString(src.where)
+		source += " WHERE " + dict.QuoteString(src.where)
 	}
 	switch {
 	case params["PASSWORD"] != "":
 		v.Notes = append(v.Notes, "its source's USER and PASSWORD are left out (the server shows the password as [HIDDEN]): the copy reads the table as a source with neither does")
 	case params["USER"] != "":
-		source += " USER " + quoteString(params["USER"])
+		source += " USER " + dict.QuoteString(params["USER"])
 	}
 	// An UPDATE_FIELD makes the dictionary keep the rows it loaded beside
 	// its tables, as the advice's model counts them: the copy too.
 	for _, p := range []string{"UPDATE_FIELD", "UPDATE_LAG"} {
 		if v := params[p]; v != "" {
 			if _, err := strconv.ParseUint(v, 10, 64); err != nil {
-				v = quoteString(v)
+				v = dict.QuoteString(v)
 			}
 			source += " " + p + " " + v
 		}
@@ -232,7 +233,7 @@ func (c *Conn) verifyAdvice(ctx context.Context, d *Dictionary, starting AdviceS
 			return []string{ddl}
 		},
 		warm: func(string) string {
-			q := "SELECT count() FROM " + quoteIdent(src.db) + "." + quoteIdent(src.table) + " WHERE NOT ignore(" + strings.Join(cols, ", ") + ")"
+			q := "SELECT count() FROM " + dict.QuoteIdent(src.db) + "." + dict.QuoteIdent(src.table) + " WHERE NOT ignore(" + strings.Join(cols, ", ") + ")"
 			if src.where != "" {
 				q += " AND (" + src.where + ")"
 			}
@@ -334,5 +335,5 @@ func advisedCopy(ddl, db, layout, source string) (string, bool) {
 	for _, e := range edits {
 		out = out[:e.sp.start] + e.with + out[e.sp.end:]
 	}
-	return "CREATE DICTIONARY " + quoteIdent(db) + ".dict " + out[open:], true
+	return "CREATE DICTIONARY " + dict.QuoteIdent(db) + ".dict " + out[open:], true
 }

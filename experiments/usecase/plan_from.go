@@ -5,6 +5,7 @@ package usecase
 import (
 	"context"
 	"fmt"
+	"github.com/packlab/packlab/experiments/dict"
 	"strings"
 
 	"github.com/packlab/packlab/experiments/fault"
@@ -97,7 +98,7 @@ func requestFor(r planner.PlanRequest, t *server.Table) (planner.PlanRequest, er
 			"at least one column of a fixed-size type never NULL among them: the plan's value, which packlab's tables hold")
 	}
 	cols = append([]server.TableColumn{cols[first]}, append(cols[:first:first], cols[first+1:]...)...)
-	r.From = &planner.FromTable{Database: t.Database, Table: t.Name, KeyColumn: t.Key.Name}
+	r.From = &dict.TableSource{Database: t.Database, Table: t.Name, KeyColumn: t.Key.Name}
 	for _, c := range cols {
 		r.Attributes = append(r.Attributes, c.Attribute())
 		r.From.Figures = append(r.From.Figures, c.Figures())
