@@ -328,11 +328,11 @@ func clickHouseSource(ddl string) (map[string]string, bool) {
 // parameters by their upper-case names, in a CREATE DICTIONARY's
 // SOURCE(NAME(...)).
 func sourceParams(ddl string) (string, map[string]string, bool) {
-	sp, ok := dictClause(ddl, "SOURCE")
+	sp, ok := dict.Clause(ddl, "SOURCE")
 	var name string
 	var words []string
 	if ok {
-		name, words, ok = call(ddl[sp.innerStart:sp.innerEnd])
+		name, words, ok = dict.Call(ddl[sp.InnerStart:sp.InnerEnd])
 	}
 	if !ok {
 		return "", nil, false

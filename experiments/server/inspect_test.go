@@ -4,7 +4,6 @@ package server
 
 import (
 	"context"
-	"fmt"
 	"github.com/packlab/packlab/experiments/dict"
 	"math"
 	"strconv"
@@ -206,28 +205,6 @@ func TestInspectMemory(t *testing.T) {
 			t.Errorf("%s: %s", tc.layout, off)
 		}
 		node.Exec(t, "DROP DICTIONARY "+tc.name)
-	}
-}
-
-// TestColumnExpressions: a column's EXPRESSION is found where it is a
-// keyword, not where the word is text.
-func TestColumnExpressions(t *testing.T) {
-	for _, c := range []struct {
-		ddl  string
-		want map[string]string
-	}{
-		{"CREATE DICTIONARY default.dx (`id` UInt64, `s2` String EXPRESSION 'concat(s, s)') PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 't')) LIFETIME(MIN 0 MAX 0) LAYOUT(HASHED())",
-			map[string]string{"s2": "concat(s, s)"}},
-		{"CREATE DICTIONARY `we(ird`.`d,x` (`a,b` Nullable(String) DEFAULT 'EXPRESSION \\'no\\'' EXPRESSION 'if(x > 0, \\'y\\', NULL)', id UInt64, `n` Decimal(10, 2) EXPRESSION 'toDecimal64(p, 2)' INJECTIVE) PRIMARY KEY id SOURCE(CLICKHOUSE(QUERY 'SELECT 1 EXPRESSION \\'z\\'')) LIFETIME(0) LAYOUT(FLAT())",
-			map[string]string{"a,b": "if(x > 0, 'y', NULL)", "n": "toDecimal64(p, 2)"}},
-		{"CREATE DICTIONARY x.y (`id` UInt64, `v` String DEFAULT 'EXPRESSION') PRIMARY KEY id SOURCE(NULL()) LAYOUT(FLAT())", map[string]string{}},
-		{"", nil},
-		{"CREATE DICTIONARY x.y (`id` UInt64, `v` String EXPRESSION", map[string]string(nil)},
-	} {
-		got := columnExpressions(c.ddl)
-		if len(got) != len(c.want) || fmt.Sprint(got) != fmt.Sprint(c.want) {
-			t.Errorf("%s: %q, want %q", c.ddl, got, c.want)
-		}
 	}
 }
 

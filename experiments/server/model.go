@@ -28,12 +28,12 @@ var typeWords = map[string]string{
 // readDDL takes the layout's word and parameters from the dictionary's
 // CREATE DICTIONARY, or, for one defined in XML, from its type.
 func (d *Dictionary) readDDL(ddl string) {
-	d.DDL, d.shards, d.exprs = ddl, 1, columnExpressions(ddl)
-	sp, ok := dictClause(ddl, "LAYOUT")
+	d.DDL, d.shards, d.exprs = ddl, 1, dict.ColumnExpressions(ddl)
+	sp, ok := dict.Clause(ddl, "LAYOUT")
 	var word string
 	var params []string
 	if ok {
-		word, params, ok = call(ddl[sp.innerStart:sp.innerEnd])
+		word, params, ok = dict.Call(ddl[sp.InnerStart:sp.InnerEnd])
 	}
 	if !ok {
 		// An XML dictionary's origin is its file; a DDL one's its name or
@@ -57,7 +57,7 @@ func (d *Dictionary) readDDL(ddl string) {
 		}
 		return
 	}
-	d.word, d.Layout = word, ddl[sp.start:sp.end]
+	d.word, d.Layout = word, ddl[sp.Start:sp.End]
 	for i := 0; i+1 < len(params); i += 2 {
 		switch strings.ToUpper(params[i]) {
 		case "SHARDS":
@@ -165,7 +165,7 @@ func (d *Dictionary) attributes() ([]dict.Attribute, string) {
 			}
 			a.File = &dict.FileColumn{MeanLen: mean, NullShare: d.sample.Nulls[name]}
 		} else {
-			ct, err := fixedType(inner)
+			ct, err := dict.FixedType(inner)
 			if err != nil {
 				return nil, "attribute type " + t + " is not one packlab models"
 			}
@@ -184,39 +184,6 @@ func (d *Dictionary) attributes() ([]dict.Attribute, string) {
 		return nil, "no attributes"
 	}
 	return out, ""
-}
-
-// fixedType is a fixed-size ClickHouse type as the model takes it: one of
-// core's, or one stored as one of core's of its size (a DateTime('UTC') as
-// a DateTime, a DateTime64 or a Decimal(18, 4) as an Int64, an IPv4 as a
-// UInt32, an IPv6 as a UInt128: they were "not modelled"; to the byte
-// of bytes_allocated in HASHED and HASHED_ARRAY on a 26.7 server). A
-// Decimal of more than 38 digits, an Int256, is 32 bytes: not modelled.
-func fixedType(t string) (core.Type, error) {
-	ct, err := core.ParseType(t)
-	if err == nil {
-		return ct, nil
-	}
-	base, args, _ := strings.Cut(strings.TrimSpace(t), "(")
-	as := map[string]string{"DateTime": "DateTime", "DateTime64": "Int64", "Date32": "Int32", "IPv4": "UInt32", "IPv6": "UInt128",
-		"Bool": "UInt8", "Decimal32": "Int32", "Decimal64": "Int64", "Decimal128": "Int128"}[base]
-	if base == "Decimal" {
-		p, _, _ := strings.Cut(args, ",")
-		digits, perr := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(p, ")")))
-		switch {
-		case perr != nil || digits < 1:
-		case digits <= 9:
-			as = "Int32"
-		case digits <= 18:
-			as = "Int64"
-		case digits <= 38:
-			as = "Int128"
-		}
-	}
-	if as == "" {
-		return core.Type{}, err
-	}
-	return core.ParseType(as)
 }
 
 func (d *Dictionary) sampled(col string) (float64, bool) {
@@ -250,7 +217,7 @@ func (d *Dictionary) keyBytes() (float64, string) {
 			b += dict.StringKeyOverhead + mean // its length and its bytes
 			continue
 		}
-		ct, err := fixedType(t)
+		ct, err := dict.FixedType(t)
 		if err != nil {
 			return 0, "key part type " + t + " is not one packlab models"
 		}
@@ -271,7 +238,7 @@ func (d *Dictionary) reserve(cd dict.ClickHouseDictionary) int64 {
 	case d.updateField():
 		return d.rowsRead() // resize(the loaded block's rows), once
 	}
-	return dict.SourceReserve(cd, d.ElementCount, d.rowsRead(), sourceBlockRows)
+	return dict.SourceReserve(cd, d.ElementCount, d.rowsRead(), dict.SourceBlockRows)
 }
 
 // updateField: its source has an UPDATE_FIELD. ClickHouse then keeps the
@@ -309,7 +276,7 @@ func (d *Dictionary) loadedBlockBytes(cd dict.ClickHouseDictionary, attrs []dict
 			}
 			total += pod(8*float64(rows)) + pod(mean*float64(rows))
 		default:
-			ct, err := fixedType(t)
+			ct, err := dict.FixedType(t)
 			if err != nil {
 				return 0, "key part type " + t + " is not one packlab models"
 			}
@@ -435,7 +402,7 @@ func (d *Dictionary) modelTables(cd dict.ClickHouseDictionary, attrs []dict.Attr
 			}
 		}
 	}
-	// The reload, as the server's memory tracker sees it (trackedReload).
+	// The reload, as the server's memory tracker sees it (dict.TrackedReload).
 	realAt := func(m int64) int64 {
 		if cd.ComplexKey {
 			return dict.ComplexKeyPartsBytes(cd, keyBytes, attrs, m, m, opt, shards)
@@ -446,7 +413,7 @@ func (d *Dictionary) modelTables(cd dict.ClickHouseDictionary, attrs []dict.Attr
 		}
 		return p.FinalBytes
 	}
-	f.reloadPeak = trackedReload(f.real, loadGrowths(cd, attrs, n, pr.BucketCount, mlf, shards), realAt) + sourceReadBytes(keyBytes, attrs)
+	f.reloadPeak = dict.TrackedReload(f.real, dict.LoadGrowths(cd, attrs, n, pr.BucketCount, mlf, shards), realAt) + sourceReadBytes(keyBytes, attrs)
 	return f, ""
 }
 
@@ -509,7 +476,7 @@ func sourceReadBytes(keyBytes float64, attrs []dict.Attribute) int64 {
 			row++
 		}
 	}
-	return sourceReadBufferBytes + int64(sourceReadBlocks*sourceBlockRows*row)
+	return sourceReadBufferBytes + int64(sourceReadBlocks*dict.SourceBlockRows*row)
 }
 
 // model fills the figures, findings and advice.
@@ -683,8 +650,8 @@ func builds(v dict.Release, c dict.ClickHouseDictionary, shards int) bool {
 // for an XML dictionary, one written from what system.dictionaries shows.
 func (d *Dictionary) adviceDDL(clause string) string {
 	if d.DDL != "" {
-		if sp, ok := dictClause(d.DDL, "LAYOUT"); ok {
-			s := d.DDL[:sp.start] + clause + d.DDL[sp.end:]
+		if sp, ok := dict.Clause(d.DDL, "LAYOUT"); ok {
+			s := d.DDL[:sp.Start] + clause + d.DDL[sp.End:]
 			if rest, ok := strings.CutPrefix(s, "CREATE DICTIONARY "); ok {
 				s = "CREATE OR REPLACE DICTIONARY " + rest
 			}

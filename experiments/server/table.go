@@ -72,28 +72,6 @@ func (c TableColumn) Figures() *dict.FileColumn {
 	return &dict.FileColumn{MeanLen: c.MeanLen, NullShare: c.NullShare}
 }
 
-// attributeType is a table column's type as a dictionary attribute the
-// plan models, or "" when it is not one: core's types, String, and
-// Nullable of either; LowCardinality is the table's storage, not the
-// dictionary's.
-func attributeType(t string) string {
-	inner := t
-	if s, ok := strings.CutPrefix(inner, "LowCardinality("); ok {
-		inner = strings.TrimSuffix(s, ")")
-	}
-	nullable := false
-	if s, ok := strings.CutPrefix(inner, "Nullable("); ok {
-		inner, nullable = strings.TrimSuffix(s, ")"), true
-	}
-	if _, err := core.ParseType(inner); err != nil && inner != "String" {
-		return ""
-	}
-	if nullable {
-		return "Nullable(" + inner + ")"
-	}
-	return inner
-}
-
 // ReadTable reads ask's table: its columns, then one aggregate over every
 // row of the key and the chosen String and Nullable columns (a reload of
 // the dictionary reads as much; ClickHouse takes a String's lengths from
@@ -169,7 +147,7 @@ func (c *Conn) ReadTable(ctx context.Context, ask TableAsk) (*Table, error) {
 		if err != nil {
 			return nil, err
 		}
-		switch at := attributeType(col.typ); {
+		switch at := dict.AttributeTypeOf(col.typ); {
 		case col.name == key:
 			return nil, fault.New("columns", col.name, "the key, not an attribute", "the other columns: "+strings.Join(slices.DeleteFunc(slices.Clone(names), func(s string) bool { return s == key }), ", "))
 		case at == "":

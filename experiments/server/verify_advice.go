@@ -311,17 +311,17 @@ func (ins *Inspection) dictionaryOn(node, name string) (*Dictionary, error) {
 // background reload beside the measurement); false when ddl has no column
 // list, LAYOUT or SOURCE.
 func advisedCopy(ddl, db, layout, source string) (string, bool) {
-	open, _, ok := columnList(ddl)
+	open, _, ok := dict.ColumnList(ddl)
 	if !ok {
 		return "", false
 	}
 	type edit struct {
-		sp   span
+		sp   dict.Span
 		with string
 	}
 	var edits []edit
 	for _, e := range []struct{ word, with string }{{"LAYOUT", layout}, {"SOURCE", source}, {"LIFETIME", "LIFETIME(0)"}} {
-		sp, found := dictClause(ddl, e.word)
+		sp, found := dict.Clause(ddl, e.word)
 		if !found {
 			if e.word == "LIFETIME" {
 				continue // none: it never reloads by itself either
@@ -330,10 +330,10 @@ func advisedCopy(ddl, db, layout, source string) (string, bool) {
 		}
 		edits = append(edits, edit{sp, e.with})
 	}
-	sort.Slice(edits, func(i, j int) bool { return edits[i].sp.start > edits[j].sp.start })
+	sort.Slice(edits, func(i, j int) bool { return edits[i].sp.Start > edits[j].sp.Start })
 	out := ddl
 	for _, e := range edits {
-		out = out[:e.sp.start] + e.with + out[e.sp.end:]
+		out = out[:e.sp.Start] + e.with + out[e.sp.End:]
 	}
 	return "CREATE DICTIONARY " + dict.QuoteIdent(db) + ".dict " + out[open:], true
 }

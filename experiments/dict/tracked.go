@@ -1,15 +1,12 @@
-//go:build !js
-
-package server
+package dict
 
 import (
 	"github.com/packlab/packlab/core"
-	"github.com/packlab/packlab/experiments/dict"
 )
 
 // A reload's peak as the server's memory tracker sees it: the serving
 // dictionary (real_bytes) beside the new one at the most it holds while it
-// loads, and the source's read (sourceReadBytes). MemoryTracking, which
+// loads, and the source's read (the server's sourceReadBytes). MemoryTracking, which
 // max_server_memory_usage checks and inspect reads, counts allocations:
 // ClickHouse 26.7's memory worker corrects it to jemalloc's resident
 // memory only once, at start (memory_worker_correct_memory_tracker is 0
@@ -21,7 +18,7 @@ import (
 // Arena only adds chunks (the last one counted whole, however little of it
 // is written). The new load's peak is therefore its final tables, or, if
 // more, its tables at the row of a growth with the old buffer beside them
-// (loadGrowths): the tables at that row (ClickHouse's own growth replayed
+// (LoadGrowths): the tables at that row (ClickHouse's own growth replayed
 // by packlab's model at that many rows) plus the old buffer.
 //
 // Measured on the test server (ClickHouse 26.7, random keys, a String of
@@ -40,28 +37,28 @@ import (
 // 3,486.2 to 3,551.5 (3,495.1), HASHED(SHARDS 4) with a UInt16 1,232.2 to
 // 1,359.5 (1,346.0).
 
-// growth is a moment of a load when a growth holds an old buffer beside
+// Growth is a moment of a load when a growth holds an old buffer beside
 // the new one: the tracker then holds the tables as they are after base
 // rows (realAt(base)) and extra more.
-type growth struct{ base, extra int64 }
+type Growth struct{ Base, Extra int64 }
 
-// sourceBlockRows is the rows of a block the dictionary's source gives
+// SourceBlockRows is the rows of a block the dictionary's source gives
 // (max_block_size, 65,409 by default); a one-shard table reserves for the
 // rows read so far and the block's before each block.
-const sourceBlockRows = 65_409
+const SourceBlockRows = 65_409
 
-// trackedReload is the reload's tracked peak less the read: the serving
+// TrackedReload is the reload's tracked peak less the read: the serving
 // tables (real) and the new load's peak, its final tables or, where more,
 // what it holds at a growth.
-func trackedReload(real int64, growths []growth, realAt func(int64) int64) int64 {
+func TrackedReload(real int64, growths []Growth, realAt func(int64) int64) int64 {
 	peak := real
 	for _, g := range growths {
-		peak = max(peak, core.SaturatingAdd(realAt(g.base), g.extra))
+		peak = max(peak, core.SaturatingAdd(realAt(g.Base), g.Extra))
 	}
 	return core.SaturatingAdd(real, peak)
 }
 
-// loadGrowths are the last growths of the buffers that grow by realloc in
+// LoadGrowths are the last growths of the buffers that grow by realloc in
 // a load of n rows into cd's tables with attrs in shards shards: a hash
 // table per attribute for HASHED and SPARSE_HASHED's PackedHashMap, the
 // key index and an array per attribute for HASHED_ARRAY (sparse_hash_map,
@@ -86,12 +83,12 @@ func trackedReload(real int64, growths []growth, realAt func(int64) int64) int64
 // tracker holds every shard's old buffer for that moment if their reallocs
 // meet (the samples caught about two shards' of HASHED(SHARDS 4) and all
 // four of HASHED_ARRAY(SHARDS 4): docs/clickhouse-server.md).
-func loadGrowths(cd dict.ClickHouseDictionary, attrs []dict.Attribute, n, cells int64, mlf float64, shards int) []growth {
+func LoadGrowths(cd ClickHouseDictionary, attrs []Attribute, n, cells int64, mlf float64, shards int) []Growth {
 	s := int64(max(shards, 1))
 	perShard := cells / s
 	u64 := core.MustType("UInt64")
-	var out []growth
-	var reserved *growth // one shard's tables, reserved again together
+	var out []Growth
+	var reserved *Growth // one shard's tables, reserved again together
 	var reservedOld int64
 	table := func(cell int64, fast int, load float64) {
 		prev := previousCells(perShard, fast, s == 1)
@@ -100,21 +97,21 @@ func loadGrowths(cd dict.ClickHouseDictionary, attrs []dict.Attribute, n, cells 
 		}
 		capRows := int64(float64(prev) * load)
 		if s > 1 {
-			out = append(out, growth{base: min((capRows+1)*s, n), extra: prev * cell * s})
+			out = append(out, Growth{Base: min((capRows+1)*s, n), Extra: prev * cell * s})
 			return
 		}
-		if capRows < sourceBlockRows && n <= sourceBlockRows {
+		if capRows < SourceBlockRows && n <= SourceBlockRows {
 			return // one reservation, for every row
 		}
 		if reserved == nil {
-			reserved = &growth{base: min(capRows/sourceBlockRows*sourceBlockRows, n)}
+			reserved = &Growth{Base: min(capRows/SourceBlockRows*SourceBlockRows, n)}
 		}
-		reserved.extra += perShard*cell - prev*cell // reserved anew
+		reserved.Extra += perShard*cell - prev*cell // reserved anew
 		reservedOld = max(reservedOld, prev*cell)   // the last one's old buffer
 	}
 	switch cd.Model {
 	case core.LayoutHashed, core.LayoutPacked:
-		load := dict.EffectiveMLF(core.LayoutHashed, mlf)
+		load := EffectiveMLF(core.LayoutHashed, mlf)
 		for _, a := range attrs {
 			var cell int64
 			switch {
@@ -122,7 +119,7 @@ func loadGrowths(cd dict.ClickHouseDictionary, attrs []dict.Attribute, n, cells 
 				cell = (16+int64(a.Size)+7)&^7 + 8 // {StringRef, value} and the saved hash
 			case cd.ComplexKey:
 				cell = 0 // COMPLEX_KEY_SPARSE_HASHED: sparse_hash_map
-			case dict.ClickHouseTable(cd.Model, a.Type) == core.LayoutSparse:
+			case ClickHouseTable(cd.Model, a.Type) == core.LayoutSparse:
 				cell = 0
 			case cd.Model == core.LayoutPacked:
 				cell = int64(core.PairBytes(u64, a.Type))
@@ -134,7 +131,7 @@ func loadGrowths(cd dict.ClickHouseDictionary, attrs []dict.Attribute, n, cells 
 	case core.LayoutHashedArray:
 		cell := int64(16) // {UInt64 key, UInt64 row}
 		if cd.ComplexKey {
-			cell = dict.ComplexKeyIndexCellBytes
+			cell = ComplexKeyIndexCellBytes
 		}
 		table(cell, 23, core.DefaultMaxLoadFactor)
 		rows := (n + s - 1) / s
@@ -147,11 +144,11 @@ func loadGrowths(cd dict.ClickHouseDictionary, attrs []dict.Attribute, n, cells 
 			if c*e <= 4096 {
 				continue
 			}
-			out = append(out, growth{base: min((c/2+1)*s, n), extra: c / 2 * e * s})
+			out = append(out, Growth{Base: min((c/2+1)*s, n), Extra: c / 2 * e * s})
 		}
 	}
 	if reserved != nil {
-		reserved.extra += reservedOld
+		reserved.Extra += reservedOld
 		out = append(out, *reserved)
 	}
 	return out

@@ -1,6 +1,4 @@
-//go:build !js
-
-package server
+package dict
 
 import "strings"
 
@@ -15,12 +13,12 @@ import "strings"
 //
 // (one line), and a search of the text for "LAYOUT(" found the comment's.
 
-// span is a clause's place in the statement: all of it from its word to
+// Span is a clause's place in the statement: all of it from its word to
 // its closing parenthesis, and what its parentheses hold.
-type span struct{ start, end, innerStart, innerEnd int }
+type Span struct{ Start, End, InnerStart, InnerEnd int }
 
-// dictClause finds the top-level clause word(...) of a CREATE DICTIONARY.
-func dictClause(ddl, word string) (span, bool) {
+// Clause finds the top-level clause word(...) of a CREATE DICTIONARY.
+func Clause(ddl, word string) (Span, bool) {
 	depth, afterColumns := 0, false
 	for i := 0; i < len(ddl); {
 		switch c := ddl[i]; {
@@ -47,7 +45,7 @@ func dictClause(ddl, word string) (span, bool) {
 				}
 				if k < len(ddl) && ddl[k] == '(' {
 					if end, ok := closing(ddl, k); ok {
-						return span{i, end + 1, k + 1, end}, true
+						return Span{i, end + 1, k + 1, end}, true
 					}
 				}
 			}
@@ -56,14 +54,14 @@ func dictClause(ddl, word string) (span, bool) {
 			i++
 		}
 	}
-	return span{}, false
+	return Span{}, false
 }
 
-// call reads NAME(params) (a layout or a source) into its upper-case name
+// Call reads NAME(params) (a layout or a source) into its upper-case name
 // and its parameters' words, quoted strings unquoted; a NAME alone too, as
 // ClickHouse takes and keeps it (LAYOUT(HASHED), LAYOUT(REGEXP_TREE): it
 // said no LAYOUT clause could be read, and took REGEXPTREE from the type).
-func call(s string) (name string, params []string, ok bool) {
+func Call(s string) (name string, params []string, ok bool) {
 	s = strings.TrimSpace(s)
 	j := 0
 	for j < len(s) && isWordByte(s[j]) {
@@ -113,13 +111,13 @@ func sqlWords(s string) []string {
 	return out
 }
 
-// columnExpressions is the EXPRESSION of each column of a CREATE
+// ColumnExpressions is the EXPRESSION of each column of a CREATE
 // DICTIONARY that has one ("s2 String EXPRESSION 'concat(s, s)'": the
 // source query computes s2, the table has no such column), by name. It
 // reads the column list, the statement's first parentheses, definition by
 // definition (top-level commas), a quoted word text, not a keyword.
-func columnExpressions(ddl string) map[string]string {
-	open, end, ok := columnList(ddl)
+func ColumnExpressions(ddl string) map[string]string {
+	open, end, ok := ColumnList(ddl)
 	if !ok {
 		return nil
 	}
@@ -176,10 +174,10 @@ func columnExpressions(ddl string) map[string]string {
 	return out
 }
 
-// columnList is the place of the statement's column list: its first
+// ColumnList is the place of the statement's column list: its first
 // parentheses outside quoted text (the dictionary's name may be quoted and
 // hold one), open and end the indexes of the two.
-func columnList(ddl string) (open, end int, ok bool) {
+func ColumnList(ddl string) (open, end int, ok bool) {
 	for i := 0; i < len(ddl); {
 		switch ddl[i] {
 		case '\'', '"', '`':
