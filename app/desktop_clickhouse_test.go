@@ -26,6 +26,10 @@ func checkClickHouseTab(t *testing.T, bin, display, tmp string, script []byte, r
 	node := servertest.Start(t)
 	node.Exec(t, "CREATE TABLE src (id UInt64, name String, visits UInt32) ENGINE = MergeTree ORDER BY id",
 		"INSERT INTO src SELECT number, concat('name-', toString(number)), number FROM numbers(20000)",
+		// The Plan tab's table: random ids (dense ones are FLAT's, which
+		// a verification does not build).
+		"CREATE TABLE visits (user UInt64, name String, visits UInt32) ENGINE = MergeTree ORDER BY user",
+		"INSERT INTO visits SELECT sipHash64(number), concat('name-', toString(number)), number FROM numbers(20000)",
 		"CREATE DICTIONARY shop_names (id UInt64, name String) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(HASHED_ARRAY())",
 		"SYSTEM RELOAD DICTIONARY shop_names")
 	shot := filepath.Join(tmp, "clickhouse.png")
@@ -54,13 +58,17 @@ func checkClickHouseTab(t *testing.T, bin, display, tmp string, script []byte, r
 		!strings.HasPrefix(c.Verified[0], "verified on ClickHouse 26.7") || !strings.Contains(c.Verified[3], "beside default.shop_names as it serves") || len(c.VerifiedWide) > 0 {
 		t.Errorf("the advice built on the server: buttons %q, lines %q, wider than the window: %q", c.VerifyButtons, c.Verified, c.VerifiedWide)
 	}
-	// The Plan tab over the server's table src: its CREATE DICTIONARY reads
-	// it; the rows, types and largest key are the table's (off); no "Build
-	// it in ClickHouse" (that builds generated rows).
+	// The Plan tab over the server's table visits: its CREATE DICTIONARY
+	// reads it; the rows, types and largest key are the table's (off);
+	// built on the server over visits.
 	pf := c.PlanFrom
-	if !strings.Contains(pf.Headline, "20K rows") || len(pf.SQL) != 1 || !strings.Contains(pf.SQL[0], "SOURCE(CLICKHOUSE(DB 'default' TABLE 'src'))") ||
-		!strings.Contains(pf.SQL[0], "name String") || len(pf.Off) != 4 || len(pf.Wide) > 0 || pf.Verify {
-		t.Errorf("the Plan tab over src: %+v", pf)
+	if !strings.Contains(pf.Headline, "20K rows") || len(pf.SQL) != 1 || !strings.Contains(pf.SQL[0], "SOURCE(CLICKHOUSE(DB 'default' TABLE 'visits'))") ||
+		!strings.Contains(pf.SQL[0], "name String") || len(pf.Off) != 4 || len(pf.Wide) > 0 || pf.Verify != "Build it on the server and measure" {
+		t.Errorf("the Plan tab over visits: %+v", pf)
+	}
+	if v := strings.Join(pf.Verified, "\n"); !strings.Contains(v, "rows, built on "+node.NativeURL()+" over visits") || !strings.Contains(v, "verified on ClickHouse 26.7") ||
+		!strings.Contains(v, "20,000 rows") || !strings.Contains(v, "memory: bytes_allocated") {
+		t.Errorf("the plan over visits built on the server: %q", pf.Verified)
 	}
 	if c.OpenedVerified != len(c.Verified) || c.OpenedVerifyButtons != 0 {
 		t.Errorf("the saved inspection opened: %d verified lines (want %d), %d buttons to build (want 0)", c.OpenedVerified, len(c.Verified), c.OpenedVerifyButtons)

@@ -130,7 +130,8 @@ type smokeReport struct {
 			SQL      []string `json:"sql"`
 			Off      []string `json:"off"`  // the fields the table says, disabled
 			Wide     []string `json:"wide"` // cards wider than the window
-			Verify   bool     `json:"verify"`
+			Verify   string   `json:"verify"`   // the button's label
+			Verified []string `json:"verified"` // its title and lines once built
 		} `json:"plan_from"`
 	} `json:"ch"`
 	FinalChart chartBox `json:"final_chart"`

@@ -114,6 +114,9 @@ func planError(err error) error {
 	return e
 }
 
+// from reports whether the form asks for a plan over a table of a server.
+func (f PlanForm) from() bool { return strings.TrimSpace(f.From) != "" }
+
 // parse reads the form into a request; an error names its field.
 func (f PlanForm) parse() (planner.PlanRequest, error) {
 	bad := planError
@@ -123,7 +126,7 @@ func (f PlanForm) parse() (planner.PlanRequest, error) {
 	if len(f.Attributes) > 1 {
 		r.Value, r.Attributes = "", f.Attributes
 	}
-	from := strings.TrimSpace(f.From) != ""
+	from := f.from()
 	if !from || strings.TrimSpace(f.Rows) != "" {
 		rows, err := config.ParseRows(f.Rows)
 		if err != nil {
@@ -197,7 +200,7 @@ func (l *Lab) Plan(f PlanForm) (PlanView, error) {
 	if err != nil {
 		return PlanView{}, err
 	}
-	if strings.TrimSpace(f.From) != "" {
+	if f.from() {
 		return PlanView{}, errorf("plan_from", "a plan for a table of a server is made by PlanFromTable (the desktop app; packlab plan --from)")
 	}
 	return l.planView(start, func(ask usecase.PlanAsk) (usecase.PlanAnswer, error) {

@@ -21,25 +21,34 @@ import (
 // connection).
 func (l *Lab) PlanFromTable(f PlanForm) (PlanView, error) {
 	start := time.Now()
-	if strings.TrimSpace(f.From) == "" {
+	if !f.from() {
 		return PlanView{}, errorf("plan_from", "which table? (allowed: database.table, or table in the Your ClickHouse tab's database)")
 	}
 	req, err := f.parse()
 	if err != nil {
 		return PlanView{}, err
 	}
-	s, err := f.Server.settings()
+	s, table, err := f.fromTable()
 	if err != nil {
-		return PlanView{}, errorf("plan_from", "Your ClickHouse tab: %s", err.Error())
+		return PlanView{}, err
 	}
-	var columns []string
-	if c := strings.TrimSpace(f.Columns); c != "" {
-		columns = strings.Split(c, ",")
-	}
-	table := server.TableAsk{Table: strings.TrimSpace(f.From), KeyColumn: strings.TrimSpace(f.KeyColumn), Columns: columns}
 	return l.planView(start, func(ask usecase.PlanAsk) (usecase.PlanAnswer, error) {
 		ask.Request = req
 		got, err := usecase.PlanFrom(context.Background(), usecase.PlanFromAsk{Settings: s, Table: table, Plan: ask})
 		return got.PlanAnswer, err
 	}, f.Calibrate)
+}
+
+// fromTable is the server (the Your ClickHouse tab's) and the table of a
+// plan over one; an error of the server's form is plan_from's.
+func (f PlanForm) fromTable() (server.Settings, server.TableAsk, error) {
+	s, err := f.Server.settings()
+	if err != nil {
+		return s, server.TableAsk{}, errorf("plan_from", "the Your ClickHouse tab's %s", err.Error())
+	}
+	var columns []string
+	if c := strings.TrimSpace(f.Columns); c != "" {
+		columns = strings.Split(c, ",")
+	}
+	return s, server.TableAsk{Table: strings.TrimSpace(f.From), KeyColumn: strings.TrimSpace(f.KeyColumn), Columns: columns}, nil
 }

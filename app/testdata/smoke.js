@@ -90,18 +90,23 @@
       // The Plan tab over a table of the same server (the tab's URL): the
       // answer's CREATE DICTIONARY reads it, the fields it says are off.
       $('#viewtabs button[data-view="plan"]').click();
-      setValue("plan_from", "src");
+      setValue("plan_from", "visits");
       $("#plan-form").requestSubmit();
-      await until("the plan over src", () => ["done", "error"].includes(document.body.dataset.plan), 60000);
+      await until("the plan over visits", () => ["done", "error"].includes(document.body.dataset.plan), 60000);
       report.ch.plan_from = {
         headline: document.body.dataset.plan === "done" ? $("#plan-answer .muted").textContent : "error: " + errorText("plan") + errorText("plan_from"),
         sql: $$("#plan-answer pre code.lang-sql").map((c) => c.textContent),
         off: ["plan_rows", "plan_key", "plan_value", "plan_max_key"].filter((id) => document.getElementById(id).disabled),
         wide: [document.documentElement, ...$$("#view-plan .card")].filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.id || e.tagName),
-        verify: !!$("#plan-verify"),
+        verify: $("#plan-verify") ? $("#plan-verify").textContent : "",
       };
-      setValue("plan_from", "");
       step("planned from a table");
+      // Built there, over the table.
+      $("#plan-verify").click();
+      await until("the build on the server", () => ["done", "error"].includes(document.body.dataset.verify), 60000);
+      report.ch.plan_from.verified = $$("#plan-verified h4, #plan-verified li").map((e) => e.textContent).concat(document.body.dataset.verify === "error" ? ["error: " + errorText("plan")] : []);
+      setValue("plan_from", "");
+      step("built from a table");
       // The inspection is a job of History: its row opens it again in the
       // tab, from the saved file.
       $('#viewtabs button[data-view="history"]').click();

@@ -835,9 +835,10 @@
         // The item's heading names the setup: the snippet's says what the
         // code is (its own title repeated the item's, word for word).
         snippetBox(Object.assign({}, a.snippet, { title: !a.snippet.text ? "" : a.snippet.lang === "sql" ? "CREATE DICTIONARY" : "Go code" })));
-      // A plan for a table of the server is built there by packlab plan
-      // --from --verify; "Build it in ClickHouse" builds generated rows.
-      if (a.for === "clickhouse" && canVerify() && !v.from) item.append(verifyBox());
+      // A plan over a table of the server is built there, over that table
+      // (as plan --from --verify); any other in ClickHouse itself.
+      // FLAT is not built by a verification (its arrays are the key's range).
+      if (a.for === "clickhouse" && (v.from || canVerify()) && !/^FLAT\(/.test(a.setup)) item.append(verifyBox(v.from));
       kids.push(item);
     }
     if (v.runners_up && v.runners_up.length) {
@@ -873,15 +874,18 @@
   // verifyBox is the ClickHouse answer's "Build it in ClickHouse": Go
   // builds the dictionary, every attribute, in ClickHouse itself (VerifyPlan,
   // as packlab plan --verify does) and its lines go below the button.
-  function verifyBox() {
+  function verifyBox(onServer) {
     const out = el("div", { class: "plan-verified", id: "plan-verified" });
-    const btn = el("button", { type: "button", class: "small", id: "plan-verify", text: "Build it in ClickHouse",
-      title: "Builds this dictionary, every attribute of it, in ClickHouse itself at the plan's rows (1e7 at most) and puts what ClickHouse holds beside the plan's figures, as packlab plan --verify does. The run is kept in the history." });
-    btn.addEventListener("click", () => verifyPlan(btn, out));
+    const label = onServer ? "Build it on the server and measure" : "Build it in ClickHouse";
+    const btn = el("button", { type: "button", class: "small", id: "plan-verify", text: label,
+      title: onServer
+        ? "Builds this dictionary on the server the Your ClickHouse tab names, over the table itself, every row of it, in a database of its own dropped afterwards, and puts what the server holds beside the plan's figures, as packlab plan --from --verify does."
+        : "Builds this dictionary, every attribute of it, in ClickHouse itself at the plan's rows (1e7 at most) and puts what ClickHouse holds beside the plan's figures, as packlab plan --verify does. The run is kept in the history." });
+    btn.addEventListener("click", () => verifyPlan(btn, out, label));
     return el("div", { class: "plan-verify" }, btn, out);
   }
 
-  async function verifyPlan(btn, out) {
+  async function verifyPlan(btn, out, label) {
     clearErrors("plan-form");
     if (running()) {
       showError({ field: "plan", message: "a run is still going: cancel it or wait for it to finish" }, "plan");
@@ -905,7 +909,7 @@
       document.body.dataset.verify = "error";
     } finally {
       btn.disabled = false;
-      btn.textContent = "Build it in ClickHouse";
+      btn.textContent = label;
       closeProgress(failed ? "Build in ClickHouse stopped" : "Built in ClickHouse", failed ? "see the Plan tab" : "its run kept in history", failed);
     }
   }
