@@ -828,11 +828,17 @@ func (y *icebergYard) findIn(p unsafe.Pointer, cand, rem, c, e uint64) uint {
 // returns the slot's value bits and whether it found one. One load a
 // candidate, which gives the key's bits and the value together.
 func (y *icebergYard) findWord(p unsafe.Pointer, cand, want uint64) (uint64, bool) {
+	return icebergFindWord(p, cand, want, y.so, y.st, y.kf, y.kmask, y.vmask)
+}
+
+// icebergFindWord is findWord with the yard's fields as arguments, so that
+// a loop over many keys (lookupWords) keeps them in registers.
+func icebergFindWord(p unsafe.Pointer, cand, want uint64, so, st, kf uint, kmask, vmask uint64) (uint64, bool) {
 	for ; cand != 0; cand &= cand - 1 {
-		off := y.so + uint(bits.TrailingZeros64(cand))*y.st
+		off := so + uint(bits.TrailingZeros64(cand))*st
 		w := le64At(unsafe.Add(p, off>>3)) >> (off & 7)
-		if w&y.kmask == want {
-			return w >> y.kf & y.vmask, true
+		if w&kmask == want {
+			return w >> (kf & 63) & vmask, true
 		}
 	}
 	return 0, false
@@ -1103,7 +1109,13 @@ func (t *Iceberg[K, V]) batch(keys []K, lo int, b *icebergBatch, lines uintptr) 
 	batch := keys[lo:min(lo+getBatch, len(keys))]
 	f := &t.front
 	for j, k := range batch {
-		x, e := t.hash(k)
+		// compactHashWord written here, where t.hash would be a call a key.
+		var x, e uint64
+		if unsafe.Sizeof(k) <= 8 {
+			x = compactHashWord(k)
+		} else {
+			x, e = compactHash(k)
+		}
 		b.x[j], b.e[j] = x, e
 		b.off[j] = uintptr(mulHi(x, f.m)) * f.bb
 	}
@@ -1225,27 +1237,66 @@ func (t *Iceberg[K, V]) GetMany(keys []K, values []V, found []bool) int {
 	for lo, i := 0, 0; lo < len(keys); lo, i = lo+getBatch, i+1 {
 		t.batch(keys, lo+ahead*getBatch, &b[(i+ahead)&3], 1)
 		t.match(keys, lo+getBatch, &b[(i+1)&3])
-		q := &b[i&3]
-		for j, key := range keys[lo:min(lo+getBatch, len(keys))] {
-			p := unsafe.Add(f.base, q.off[j])
-			x, e := q.x[j], q.e[j]
-			var v V
-			ok := false
-			if f.word {
-				var w uint64
-				if w, ok = f.findWord(p, q.cand[j], f.rem(x)>>8); ok {
-					v = fromWord[V](w)
-				} else if f.spilled(p, f.rem(x)) {
-					v, ok = t.getBack(key, x, e)
-				}
-			} else if off := f.findIn(p, q.cand[j], f.rem(x), 0, e); off != 0 {
-				v, ok = t.value(f, p, off), true
-			} else if f.spilled(p, f.rem(x)) {
-				v, ok = t.getBack(key, x, e)
-			}
-			values[lo+j], found[lo+j] = v, ok
+		hi := min(lo+getBatch, len(keys))
+		if f.word {
+			n += t.lookupWords(keys[lo:hi], values[lo:hi], found[lo:hi], &b[i&3])
+		} else {
+			n += t.lookupSlots(keys[lo:hi], values[lo:hi], found[lo:hi], &b[i&3])
+		}
+	}
+	return n
+}
+
+// lookupWords is GetMany's last stage for one batch of keys (at most
+// getBatch) in a yard of one-word slots: each key's candidates read
+// (icebergFindWord, the yard's fields in locals), and the keys found in no
+// slot looked up in the back yard after the loop, so that the loop makes no
+// call and keeps its values in registers.
+func (t *Iceberg[K, V]) lookupWords(keys []K, values []V, found []bool, q *icebergBatch) int {
+	f := &t.front
+	base, so, st, kf, kmask, vmask := f.base, f.so, f.st, f.kf, f.kmask, f.vmask
+	// x>>wshift & kmask is f.rem(x)>>8: the remainder past its fingerprint
+	// (a front slot has no choice bit, and l >= 8 in a yard of one-word slots).
+	wshift := (64 - f.kw + 8) & 63
+	keys = keys[:min(len(keys), getBatch)]
+	values, found = values[:len(keys)], found[:len(keys)]
+	var miss [getBatch]uint8
+	n, nm := 0, 0
+	for j := range keys {
+		w, ok := icebergFindWord(unsafe.Add(base, q.off[j]), q.cand[j], q.x[j]>>wshift&kmask, so, st, kf, kmask, vmask)
+		values[j], found[j] = fromWord[V](w), ok
+		n += b2i(ok)
+		miss[nm&(getBatch-1)] = uint8(j) // nm <= j
+		nm += b2i(!ok)
+	}
+	for _, j := range miss[:nm] {
+		x := q.x[j]
+		if f.spilled(unsafe.Add(base, q.off[j]), f.rem(x)) {
+			v, ok := t.getBack(keys[j], x, q.e[j])
+			values[j], found[j] = v, ok
 			n += b2i(ok)
 		}
+	}
+	return n
+}
+
+// lookupSlots is lookupWords for a yard whose slots are not one word.
+func (t *Iceberg[K, V]) lookupSlots(keys []K, values []V, found []bool, q *icebergBatch) int {
+	f := &t.front
+	values, found = values[:len(keys)], found[:len(keys)]
+	n := 0
+	for j, key := range keys {
+		p := unsafe.Add(f.base, q.off[j])
+		x, e := q.x[j], q.e[j]
+		var v V
+		ok := false
+		if off := f.findIn(p, q.cand[j], f.rem(x), 0, e); off != 0 {
+			v, ok = t.value(f, p, off), true
+		} else if f.spilled(p, f.rem(x)) {
+			v, ok = t.getBack(key, x, e)
+		}
+		values[j], found[j] = v, ok
+		n += b2i(ok)
 	}
 	return n
 }
