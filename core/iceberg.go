@@ -862,11 +862,22 @@ func icebergMatchWords(p unsafe.Pointer, fp byte, n, c uint64) uint64 {
 
 // icebergMatchBatchWords is icebergMatchBatch (see iceberg_match_amd64.go)
 // in Go, with icebergMatchWords.
-func icebergMatchBatchWords(base unsafe.Pointer, offs *homes, xs, cands *[getBatch]uint64, n int, shift, lmask, c uint64) {
+func icebergMatchBatchWords(base unsafe.Pointer, offs *homes, xs, cands *[getBatch]uint64, n int, shift, lmask, c, so, st, kb uint64) (none uint64) {
+	var s1, s2 homes
 	for j := range n {
 		p := unsafe.Add(base, offs[j])
-		cands[j] = icebergMatchWords(p, byte(xs[j]>>shift&lmask), icebergCount(p), c)
+		cand := icebergMatchWords(p, byte(xs[j]>>shift&lmask), icebergCount(p), c)
+		cands[j] = cand
+		bit := so + uint64(bits.TrailingZeros64(cand|1<<63))*st
+		s1[j], s2[j] = offs[j]+uintptr(bit>>3), offs[j]+uintptr((bit+kb)>>3)+7
+		if cand == 0 {
+			s1[j], s2[j] = offs[j], offs[j]
+			none |= 1 << j
+		}
 	}
+	prefetchOffsets(base, &s1, n)
+	prefetchOffsets(base, &s2, n)
+	return none
 }
 
 // value reads the value at bit off of the bucket at p.
@@ -1152,26 +1163,21 @@ func (t *Iceberg[K, V]) match(keys []K, lo int, b *icebergBatch) {
 	}
 	n := min(getBatch, len(keys)-lo)
 	f, bk := &t.front, &t.back
-	icebergMatchBatch(f.base, &b.off, &b.x, &b.cand, n, uint64(64-f.kw), f.lmask, f.c)
-	var s1, s2, b1, b2 homes
+	none := icebergMatchBatch(f.base, &b.off, &b.x, &b.cand, n, uint64(64-f.kw), f.lmask, f.c, uint64(f.so), uint64(f.st), uint64(f.st-f.v))
+	if none == 0 {
+		return
+	}
+	var b1, b2 homes
 	k := 0
-	for j := range n {
-		cand := b.cand[j]
-		// The slot's first byte and the last byte its value is read from.
-		off := f.off(uint64(bits.TrailingZeros64(cand | 1<<63)))
-		s1[j], s2[j] = b.off[j]+uintptr(off>>3), b.off[j]+uintptr((off+f.st-f.v)>>3)+7
-		if cand == 0 {
-			s1[j], s2[j] = b.off[j], b.off[j]
-			p, x := unsafe.Add(f.base, b.off[j]), b.x[j]
-			if f.spilled(p, f.rem(x)) {
-				h1 := mulHi(x, bk.m)
-				b1[k], b2[k] = uintptr(h1)*bk.bb, uintptr(bk.alt(h1, bk.rem(x), 0))*bk.bb
-				k++
-			}
+	for ; none != 0; none &= none - 1 {
+		j := bits.TrailingZeros64(none) & (getBatch - 1)
+		p, x := unsafe.Add(f.base, b.off[j]), b.x[j]
+		if f.spilled(p, f.rem(x)) {
+			h1 := mulHi(x, bk.m)
+			b1[k&(getBatch-1)], b2[k&(getBatch-1)] = uintptr(h1)*bk.bb, uintptr(bk.alt(h1, bk.rem(x), 0))*bk.bb // k <= j
+			k++
 		}
 	}
-	prefetchOffsets(f.base, &s1, n)
-	prefetchOffsets(f.base, &s2, n)
 	prefetchOffsets(bk.base, &b1, k)
 	prefetchOffsets(bk.base, &b2, k)
 }
@@ -1256,19 +1262,21 @@ func (t *Iceberg[K, V]) lookupWords(keys []K, values []V, found []bool, q *icebe
 	f := &t.front
 	base, so, st, kf, kmask, vmask := f.base, f.so, f.st, f.kf, f.kmask, f.vmask
 	// x>>wshift & kmask is f.rem(x)>>8: the remainder past its fingerprint
-	// (a front slot has no choice bit, and l >= 8 in a yard of one-word slots).
-	wshift := (64 - f.kw + 8) & 63
+	// (a front slot has no choice bit, and l >= 8 in a yard of one-word
+	// slots); f.kw is K's bits up to 64, a constant.
+	var k0 K
+	wshift := 64 + 8 - min(8*uint(unsafe.Sizeof(k0)), 64)
 	keys = keys[:min(len(keys), getBatch)]
 	values, found = values[:len(keys)], found[:len(keys)]
 	var miss [getBatch]uint8
-	n, nm := 0, 0
+	nm := 0
 	for j := range keys {
 		w, ok := icebergFindWord(unsafe.Add(base, q.off[j]), q.cand[j], q.x[j]>>wshift&kmask, so, st, kf, kmask, vmask)
 		values[j], found[j] = fromWord[V](w), ok
-		n += b2i(ok)
 		miss[nm&(getBatch-1)] = uint8(j) // nm <= j
 		nm += b2i(!ok)
 	}
+	n := len(keys) - nm
 	for _, j := range miss[:nm] {
 		x := q.x[j]
 		if f.spilled(unsafe.Add(base, q.off[j]), f.rem(x)) {

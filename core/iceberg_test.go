@@ -54,13 +54,19 @@ func TestIcebergMatch(t *testing.T) {
 				for j := range xs {
 					xs[j] = (rng.Uint64()&^0xff | uint64(fp)) << shift
 				}
-				icebergMatchBatch(unsafe.Pointer(&buf[0]), &offs, &xs, &cands, getBatch, shift, lowMask(64-uint(shift)), c)
-				if cands != [getBatch]uint64{want, want, want, want, want, want, want, want} {
-					t.Fatalf("c %d n %d fp %d: icebergMatchBatch %b, want %b each", c, n, fp, cands, want)
+				// none: the keys with no candidate, all of them or none.
+				wantNone := uint64(0)
+				if want == 0 {
+					wantNone = 1<<getBatch - 1
 				}
-				icebergMatchBatchWords(unsafe.Pointer(&buf[0]), &offs, &xs, &cands, getBatch, shift, lowMask(64-uint(shift)), c)
-				if cands != [getBatch]uint64{want, want, want, want, want, want, want, want} {
-					t.Fatalf("c %d n %d fp %d: icebergMatchBatchWords %b, want %b each", c, n, fp, cands, want)
+				so, st := 8+c*8, uint64(8+rng.IntN(49))
+				none := icebergMatchBatch(unsafe.Pointer(&buf[0]), &offs, &xs, &cands, getBatch, shift, lowMask(64-uint(shift)), c, so, st, st-8)
+				if cands != [getBatch]uint64{want, want, want, want, want, want, want, want} || none != wantNone {
+					t.Fatalf("c %d n %d fp %d: icebergMatchBatch %b, none %b, want %b each, none %b", c, n, fp, cands, none, want, wantNone)
+				}
+				none = icebergMatchBatchWords(unsafe.Pointer(&buf[0]), &offs, &xs, &cands, getBatch, shift, lowMask(64-uint(shift)), c, so, st, st-8)
+				if cands != [getBatch]uint64{want, want, want, want, want, want, want, want} || none != wantNone {
+					t.Fatalf("c %d n %d fp %d: icebergMatchBatchWords %b, none %b, want %b each, none %b", c, n, fp, cands, none, want, wantNone)
 				}
 			}
 		}
