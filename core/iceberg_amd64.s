@@ -54,7 +54,7 @@ done:
 	MOVQ BX, ret+32(FP)
 	RET
 
-// func icebergMatchBatch(base unsafe.Pointer, offs *homes, xs, cands *[getBatch]uint64, n int, shift, lmask, c, so, st, kb uint64) (none uint64)
+// func icebergMatchBatch(base unsafe.Pointer, offs *icebergHomes, xs, cands *[icebergKeys]uint64, n int, shift, lmask, c, so, st, kb uint64) (none uint64)
 //
 // icebergMatch for the n buckets at base+offs[j], the fingerprint of hash
 // xs[j] (the low byte of xs[j]>>shift & lmask), the count from the bucket's

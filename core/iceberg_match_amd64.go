@@ -18,4 +18,4 @@ func icebergMatch(p unsafe.Pointer, fp byte, n, c uint64) uint64
 // and byte 7 past bit +kb) and returns bit j set where cands[j] is 0.
 //
 //go:noescape
-func icebergMatchBatch(base unsafe.Pointer, offs *homes, xs, cands *[getBatch]uint64, n int, shift, lmask, c, so, st, kb uint64) (none uint64)
+func icebergMatchBatch(base unsafe.Pointer, offs *icebergHomes, xs, cands *[icebergKeys]uint64, n int, shift, lmask, c, so, st, kb uint64) (none uint64)
