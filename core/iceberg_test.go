@@ -111,7 +111,7 @@ func TestIcebergFingerprintCollisions(t *testing.T) {
 			}
 		}
 		// GetMany: the keys of the full bucket, found in it or in the back
-		// yard (a batch later), and the absent ones, in batches of 8 and a
+		// yard (a batch later), and the absent ones, in batches of 16 and a
 		// part one.
 		keys := append(append([]uint64(nil), in...), out...)
 		vals, found := make([]uint16, len(keys)), make([]bool, len(keys))
