@@ -204,8 +204,9 @@ import (
 //     before them, test binaries in turn, CPU ns a row, 8 rounds: at 1e7
 //     0.80x-0.93x (median 0.84x), in cache 0.61x-0.76x; the load
 //     unchanged (median 1.00x over 18 rounds). Side-by-side harness at
-//     1e7, medians of 3: batch read 36.58 M rows/s against 33.02, 1.70x
-//     boost's (rounds 1.49x-1.70x); load 2.18 s against 2.33.
+//     1e7, 9 rounds in three runs: batch read 1.69x boost's at the median
+//     (at least 1.49x in 8 rounds; 1.16x in a disturbed one), 1.17x
+//     main's; batch load 0.94x main's time.
 //   - Tried and dropped (docs/performance.md): a batch pipeline that
 //     prefetches only the lines it will read but matched each header twice
 //     and left the back buckets to Get; deeper pipelines (the first lines
