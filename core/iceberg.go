@@ -196,6 +196,17 @@ import (
 //     stages (prefetchFree: the next free slot's line, or the two back
 //     buckets); with a reservation (no growth) 56.6-90.2 CPU ns a row
 //     against 67.6-107.0; without one, growth is three quarters of a load.
+//   - GetMany's instructions (at 1e7 about half of its time): the last
+//     stage for one-word slots in a loop that makes no call
+//     (lookupWords), the batch match prefetching the first candidate's
+//     lines itself (icebergMatchBatch), the hash written into the batch's
+//     loop, batches of 16 keys (icebergKeys). GetMany against the code
+//     before them, test binaries in turn, CPU ns a row, 8 rounds: at 1e7
+//     0.80x-0.93x (median 0.84x), in cache 0.61x-0.76x; the load
+//     unchanged (median 1.00x over 18 rounds). Side-by-side harness at
+//     1e7, 9 rounds in three runs: batch read 1.69x boost's at the median
+//     (at least 1.49x in 8 rounds; 1.16x in a disturbed one), 1.17x
+//     main's; batch load 0.94x main's time.
 //   - Tried and dropped (docs/performance.md): a batch pipeline that
 //     prefetches only the lines it will read but matched each header twice
 //     and left the back buckets to Get; deeper pipelines (the first lines
@@ -828,11 +839,17 @@ func (y *icebergYard) findIn(p unsafe.Pointer, cand, rem, c, e uint64) uint {
 // returns the slot's value bits and whether it found one. One load a
 // candidate, which gives the key's bits and the value together.
 func (y *icebergYard) findWord(p unsafe.Pointer, cand, want uint64) (uint64, bool) {
+	return icebergFindWord(p, cand, want, y.so, y.st, y.kf, y.kmask, y.vmask)
+}
+
+// icebergFindWord is findWord with the yard's fields as arguments, so that
+// a loop over many keys (lookupWords) keeps them in registers.
+func icebergFindWord(p unsafe.Pointer, cand, want uint64, so, st, kf uint, kmask, vmask uint64) (uint64, bool) {
 	for ; cand != 0; cand &= cand - 1 {
-		off := y.so + uint(bits.TrailingZeros64(cand))*y.st
+		off := so + uint(bits.TrailingZeros64(cand))*st
 		w := le64At(unsafe.Add(p, off>>3)) >> (off & 7)
-		if w&y.kmask == want {
-			return w >> y.kf & y.vmask, true
+		if w&kmask == want {
+			return w >> (kf & 63) & vmask, true
 		}
 	}
 	return 0, false
@@ -856,11 +873,23 @@ func icebergMatchWords(p unsafe.Pointer, fp byte, n, c uint64) uint64 {
 
 // icebergMatchBatchWords is icebergMatchBatch (see iceberg_match_amd64.go)
 // in Go, with icebergMatchWords.
-func icebergMatchBatchWords(base unsafe.Pointer, offs *homes, xs, cands *[getBatch]uint64, n int, shift, lmask, c uint64) {
+func icebergMatchBatchWords(base unsafe.Pointer, offs *icebergHomes, xs, cands *[icebergKeys]uint64, n int, shift, lmask, c, so, st, kb uint64) (none uint64) {
+	var s1, s2 icebergHomes
 	for j := range n {
 		p := unsafe.Add(base, offs[j])
-		cands[j] = icebergMatchWords(p, byte(xs[j]>>shift&lmask), icebergCount(p), c)
+		cand := icebergMatchWords(p, byte(xs[j]>>shift&lmask), icebergCount(p), c)
+		cands[j] = cand
+		// The slot's first byte and the last byte its value is read from.
+		bit := so + uint64(bits.TrailingZeros64(cand|1<<63))*st
+		s1[j], s2[j] = offs[j]+uintptr(bit>>3), offs[j]+uintptr((bit+kb)>>3)+7
+		if cand == 0 {
+			s1[j], s2[j] = offs[j], offs[j]
+			none |= 1 << j
+		}
 	}
+	s1.prefetch(base, n)
+	s2.prefetch(base, n)
+	return none
 }
 
 // value reads the value at bit off of the bucket at p.
@@ -1086,12 +1115,32 @@ func (y *icebergYard) clear(p unsafe.Pointer, s uint64) {
 	}
 }
 
+// icebergKeys is the keys of a batch of GetMany's and InsertMany's
+// pipeline: twice the other layouts' getBatch, which halves the calls and
+// the set-up a key of the pipeline's stages. Against 8 a batch, test
+// binaries run in turn, CPU ns a row: GetMany at 1e7 0.73x-0.99x (median
+// 0.93x, lower in 8 rounds of 8; in cache, median 9.8 against 10.3), the
+// load (InsertMany, growth and all) 0.89x-1.07x (median 1.00x).
+const icebergKeys = 2 * getBatch
+
+// icebergHomes is a batch's bucket (or line) offsets.
+type icebergHomes [icebergKeys]uintptr
+
+// prefetch asks for the lines at base+h[i], i < n, getBatch a call
+// (prefetchOffsets).
+func (h *icebergHomes) prefetch(base unsafe.Pointer, n int) {
+	prefetchOffsets(base, (*homes)(h[:getBatch]), min(n, getBatch))
+	if n > getBatch {
+		prefetchOffsets(base, (*homes)(h[getBatch:]), n-getBatch)
+	}
+}
+
 // icebergBatch is one batch of keys' hashes and front bucket offsets and,
 // in GetMany's pipeline, their candidate slots.
 type icebergBatch struct {
-	off  homes
-	x, e [getBatch]uint64
-	cand [getBatch]uint64 // icebergMatch's slots of the key's fingerprint
+	off  icebergHomes
+	x, e [icebergKeys]uint64
+	cand [icebergKeys]uint64 // icebergMatch's slots of the key's fingerprint
 }
 
 // batch hashes the keys of the batch from lo and prefetches the first
@@ -1100,14 +1149,22 @@ func (t *Iceberg[K, V]) batch(keys []K, lo int, b *icebergBatch, lines uintptr) 
 	if lo >= len(keys) {
 		return
 	}
-	batch := keys[lo:min(lo+getBatch, len(keys))]
+	batch := keys[lo:min(lo+icebergKeys, len(keys))]
 	f := &t.front
 	for j, k := range batch {
-		x, e := t.hash(k)
+		// compactHashWord written here, where t.hash would be a call a key
+		// (with lookupWords, about 1 % of GetMany in cache: 11.88 against
+		// 12.10 and 11.83 against 11.99 CPU ns a row, medians of 9).
+		var x, e uint64
+		if unsafe.Sizeof(k) <= 8 {
+			x = compactHashWord(k)
+		} else {
+			x, e = compactHash(k)
+		}
 		b.x[j], b.e[j] = x, e
 		b.off[j] = uintptr(mulHi(x, f.m)) * f.bb
 	}
-	prefetchOffsets(f.base, &b.off, len(batch))
+	b.off.prefetch(f.base, len(batch))
 	if lines == 0 {
 		lines = f.bb / 64
 	}
@@ -1119,7 +1176,7 @@ func (t *Iceberg[K, V]) batch(keys []K, lo int, b *icebergBatch, lines uintptr) 
 		for j := range batch {
 			next[j] += 64
 		}
-		prefetchOffsets(f.base, &next, len(batch))
+		next.prefetch(f.base, len(batch))
 	}
 }
 
@@ -1129,39 +1186,39 @@ func (t *Iceberg[K, V]) batch(keys []K, lo int, b *icebergBatch, lines uintptr) 
 // assembly call a batch; a call a key had the loop spill its values around
 // each, and read 1e7 keys at 29.13 M rows/s in the side-by-side harness
 // against 31.75 now, medians of 5 rounds in one run), keeps the
-// candidates, and prefetches the lines of the first candidate's slot, or,
-// for a key with no candidate in a bucket whose spill bit for it is set (a
-// key of the back yard, or a miss), its two back buckets. A lookup then reads the one or two lines
+// candidates, and prefetches the lines of the first candidate's slot (in
+// the same call, which returns the keys with no candidate, in place of a
+// Go loop over the batch and two prefetch calls more: GetMany in cache,
+// test binaries in turn, CPU ns a row, 9.6 with this and lookupWords
+// against main's 12.7, where lookupWords alone was 0.90x main's in one
+// process), or, for a key with no candidate in a bucket whose
+// spill bit for it is set (a key of the back yard, or a miss), its two
+// back buckets. A lookup then reads the one or two lines
 // it needs in place of the bucket's three, and a back-yard key's two
 // buckets no longer cost two cache misses one after the other.
 func (t *Iceberg[K, V]) match(keys []K, lo int, b *icebergBatch) {
 	if lo >= len(keys) {
 		return
 	}
-	n := min(getBatch, len(keys)-lo)
+	n := min(icebergKeys, len(keys)-lo)
 	f, bk := &t.front, &t.back
-	icebergMatchBatch(f.base, &b.off, &b.x, &b.cand, n, uint64(64-f.kw), f.lmask, f.c)
-	var s1, s2, b1, b2 homes
+	none := icebergMatchBatch(f.base, &b.off, &b.x, &b.cand, n, uint64(64-f.kw), f.lmask, f.c, uint64(f.so), uint64(f.st), uint64(f.st-f.v))
+	if none == 0 {
+		return
+	}
+	var b1, b2 icebergHomes
 	k := 0
-	for j := range n {
-		cand := b.cand[j]
-		// The slot's first byte and the last byte its value is read from.
-		off := f.off(uint64(bits.TrailingZeros64(cand | 1<<63)))
-		s1[j], s2[j] = b.off[j]+uintptr(off>>3), b.off[j]+uintptr((off+f.st-f.v)>>3)+7
-		if cand == 0 {
-			s1[j], s2[j] = b.off[j], b.off[j]
-			p, x := unsafe.Add(f.base, b.off[j]), b.x[j]
-			if f.spilled(p, f.rem(x)) {
-				h1 := mulHi(x, bk.m)
-				b1[k], b2[k] = uintptr(h1)*bk.bb, uintptr(bk.alt(h1, bk.rem(x), 0))*bk.bb
-				k++
-			}
+	for ; none != 0; none &= none - 1 {
+		j := bits.TrailingZeros64(none) & (icebergKeys - 1)
+		p, x := unsafe.Add(f.base, b.off[j]), b.x[j]
+		if f.spilled(p, f.rem(x)) {
+			h1 := mulHi(x, bk.m)
+			b1[k&(icebergKeys-1)], b2[k&(icebergKeys-1)] = uintptr(h1)*bk.bb, uintptr(bk.alt(h1, bk.rem(x), 0))*bk.bb // k <= j
+			k++
 		}
 	}
-	prefetchOffsets(f.base, &s1, n)
-	prefetchOffsets(f.base, &s2, n)
-	prefetchOffsets(bk.base, &b1, k)
-	prefetchOffsets(bk.base, &b2, k)
+	b1.prefetch(bk.base, k)
+	b2.prefetch(bk.base, k)
 }
 
 // prefetchFree is InsertMany's second stage for the batch from lo, whose
@@ -1175,9 +1232,9 @@ func (t *Iceberg[K, V]) prefetchFree(keys []K, lo int, b *icebergBatch) {
 	if lo >= len(keys) {
 		return
 	}
-	n := min(getBatch, len(keys)-lo)
+	n := min(icebergKeys, len(keys)-lo)
 	f, bk := &t.front, &t.back
-	var s1, s2, b1, b2 homes
+	var s1, s2, b1, b2 icebergHomes
 	k, ks := 0, 0
 	for j := range n {
 		x := b.x[j]
@@ -1192,14 +1249,14 @@ func (t *Iceberg[K, V]) prefetchFree(keys []K, lo int, b *icebergBatch) {
 		b1[k], b2[k] = uintptr(h1)*bk.bb, uintptr(bk.alt(h1, bk.rem(x), 0))*bk.bb
 		k++
 	}
-	prefetchOffsets(f.base, &s1, ks)
-	prefetchOffsets(f.base, &s2, ks)
-	prefetchOffsets(bk.base, &b1, k)
-	prefetchOffsets(bk.base, &b2, k)
+	s1.prefetch(f.base, ks)
+	s2.prefetch(f.base, ks)
+	b1.prefetch(bk.base, k)
+	b2.prefetch(bk.base, k)
 }
 
 // GetMany is Get for every key of keys, software-pipelined in batches of
-// getBatch keys, three stages apart: the batch three ahead is hashed and
+// icebergKeys keys, three stages apart: the batch three ahead is hashed and
 // its buckets' first lines prefetched (batch), the batch one ahead is
 // matched against those headers and the lines it will read prefetched
 // (match), and this batch is looked up from its candidates. Against the
@@ -1218,34 +1275,78 @@ func (t *Iceberg[K, V]) GetMany(keys []K, values []V, found []bool) int {
 	const ahead = 3
 	var b [4]icebergBatch
 	for i := range ahead {
-		t.batch(keys, i*getBatch, &b[i], 1)
+		t.batch(keys, i*icebergKeys, &b[i], 1)
 	}
 	t.match(keys, 0, &b[0])
 	n := 0
-	for lo, i := 0, 0; lo < len(keys); lo, i = lo+getBatch, i+1 {
-		t.batch(keys, lo+ahead*getBatch, &b[(i+ahead)&3], 1)
-		t.match(keys, lo+getBatch, &b[(i+1)&3])
-		q := &b[i&3]
-		for j, key := range keys[lo:min(lo+getBatch, len(keys))] {
-			p := unsafe.Add(f.base, q.off[j])
-			x, e := q.x[j], q.e[j]
-			var v V
-			ok := false
-			if f.word {
-				var w uint64
-				if w, ok = f.findWord(p, q.cand[j], f.rem(x)>>8); ok {
-					v = fromWord[V](w)
-				} else if f.spilled(p, f.rem(x)) {
-					v, ok = t.getBack(key, x, e)
-				}
-			} else if off := f.findIn(p, q.cand[j], f.rem(x), 0, e); off != 0 {
-				v, ok = t.value(f, p, off), true
-			} else if f.spilled(p, f.rem(x)) {
-				v, ok = t.getBack(key, x, e)
-			}
-			values[lo+j], found[lo+j] = v, ok
+	for lo, i := 0, 0; lo < len(keys); lo, i = lo+icebergKeys, i+1 {
+		t.batch(keys, lo+ahead*icebergKeys, &b[(i+ahead)&3], 1)
+		t.match(keys, lo+icebergKeys, &b[(i+1)&3])
+		hi := min(lo+icebergKeys, len(keys))
+		if f.word {
+			n += t.lookupWords(keys[lo:hi], values[lo:hi], found[lo:hi], &b[i&3])
+		} else {
+			n += t.lookupSlots(keys[lo:hi], values[lo:hi], found[lo:hi], &b[i&3])
+		}
+	}
+	return n
+}
+
+// lookupWords is GetMany's last stage for one batch of keys (at most
+// icebergKeys) in a yard of one-word slots: each key's candidates read
+// (icebergFindWord, the yard's fields in locals), and the keys found in no
+// slot looked up in the back yard after the loop, so that the loop makes no
+// call and keeps more of its values in registers. Against the loop over
+// the batch with getBack, findIn and value calls in it (one table read
+// alternately, CPU ns a row, medians): 11.0 against 12.2 in cache (9
+// rounds), 34.2 against 39.8 at 1e7 (7 rounds, lower in every one).
+func (t *Iceberg[K, V]) lookupWords(keys []K, values []V, found []bool, q *icebergBatch) int {
+	f := &t.front
+	base, so, st, kf, kmask, vmask := f.base, f.so, f.st, f.kf, f.kmask, f.vmask
+	// x>>wshift & kmask is f.rem(x)>>8: the remainder past its fingerprint
+	// (a front slot has no choice bit, and l >= 8 in a yard of one-word
+	// slots); f.kw is K's bits up to 64, a constant.
+	var k0 K
+	wshift := 64 + 8 - min(8*uint(unsafe.Sizeof(k0)), 64)
+	keys = keys[:min(len(keys), icebergKeys)]
+	values, found = values[:len(keys)], found[:len(keys)]
+	var miss [icebergKeys]uint8
+	nm := 0
+	for j := range keys {
+		w, ok := icebergFindWord(unsafe.Add(base, q.off[j]), q.cand[j], q.x[j]>>wshift&kmask, so, st, kf, kmask, vmask)
+		values[j], found[j] = fromWord[V](w), ok
+		miss[nm&(icebergKeys-1)] = uint8(j) // nm <= j
+		nm += b2i(!ok)
+	}
+	n := len(keys) - nm
+	for _, j := range miss[:nm] {
+		x := q.x[j]
+		if f.spilled(unsafe.Add(base, q.off[j]), f.rem(x)) {
+			v, ok := t.getBack(keys[j], x, q.e[j])
+			values[j], found[j] = v, ok
 			n += b2i(ok)
 		}
+	}
+	return n
+}
+
+// lookupSlots is lookupWords for a yard whose slots are not one word.
+func (t *Iceberg[K, V]) lookupSlots(keys []K, values []V, found []bool, q *icebergBatch) int {
+	f := &t.front
+	values, found = values[:len(keys)], found[:len(keys)]
+	n := 0
+	for j, key := range keys {
+		p := unsafe.Add(f.base, q.off[j])
+		x, e := q.x[j], q.e[j]
+		var v V
+		ok := false
+		if off := f.findIn(p, q.cand[j], f.rem(x), 0, e); off != 0 {
+			v, ok = t.value(f, p, off), true
+		} else if f.spilled(p, f.rem(x)) {
+			v, ok = t.getBack(key, x, e)
+		}
+		values[j], found[j] = v, ok
+		n += b2i(ok)
 	}
 	return n
 }
@@ -1256,9 +1357,9 @@ func (t *Iceberg[K, V]) getManyLines(keys []K, values []V, found []bool) int {
 	var b [2]icebergBatch
 	t.batch(keys, 0, &b[0], 0)
 	n := 0
-	for lo, cur := 0, 0; lo < len(keys); lo, cur = lo+getBatch, cur^1 {
-		t.batch(keys, lo+getBatch, &b[cur^1], 0)
-		for j, key := range keys[lo:min(lo+getBatch, len(keys))] {
+	for lo, cur := 0, 0; lo < len(keys); lo, cur = lo+icebergKeys, cur^1 {
+		t.batch(keys, lo+icebergKeys, &b[cur^1], 0)
+		for j, key := range keys[lo:min(lo+icebergKeys, len(keys))] {
 			v, ok := t.getHashed(key, b[cur].x[j], b[cur].e[j])
 			values[lo+j], found[lo+j] = v, ok
 			n += b2i(ok)
@@ -1280,15 +1381,15 @@ func (t *Iceberg[K, V]) InsertMany(keys []K, values []V, inserted []bool) int {
 	const ahead = 3
 	var b [4]icebergBatch
 	for i := range ahead {
-		t.batch(keys, i*getBatch, &b[i], 1)
+		t.batch(keys, i*icebergKeys, &b[i], 1)
 	}
 	t.prefetchFree(keys, 0, &b[0])
 	n := 0
-	for lo, i := 0, 0; lo < len(keys); lo, i = lo+getBatch, i+1 {
-		t.batch(keys, lo+ahead*getBatch, &b[(i+ahead)&3], 1)
-		t.prefetchFree(keys, lo+getBatch, &b[(i+1)&3])
+	for lo, i := 0, 0; lo < len(keys); lo, i = lo+icebergKeys, i+1 {
+		t.batch(keys, lo+ahead*icebergKeys, &b[(i+ahead)&3], 1)
+		t.prefetchFree(keys, lo+icebergKeys, &b[(i+1)&3])
 		q := &b[i&3]
-		for j, k := range keys[lo:min(lo+getBatch, len(keys))] {
+		for j, k := range keys[lo:min(lo+icebergKeys, len(keys))] {
 			ok := t.insertHashed(k, values[lo+j], q.x[j], q.e[j])
 			inserted[lo+j] = ok
 			n += b2i(ok)

@@ -54,14 +54,16 @@ done:
 	MOVQ BX, ret+32(FP)
 	RET
 
-// func icebergMatchBatch(base unsafe.Pointer, offs *homes, xs, cands *[getBatch]uint64, n int, shift, lmask, c uint64)
+// func icebergMatchBatch(base unsafe.Pointer, offs *icebergHomes, xs, cands *[icebergKeys]uint64, n int, shift, lmask, c, so, st, kb uint64) (none uint64)
 //
 // icebergMatch for the n buckets at base+offs[j], the fingerprint of hash
 // xs[j] (the low byte of xs[j]>>shift & lmask), the count from the bucket's
 // header, into cands[j]: one call a batch in place of one a key, so that
 // the loop around it keeps its values in registers (GetMany's match
-// stage).
-TEXT ·icebergMatchBatch(SB), NOSPLIT, $0-64
+// stage). It prefetches the lines of each bucket's first candidate slot,
+// the one at bit so + s*st (its first byte and byte 7 past bit +kb), and
+// returns bit j set for each key with no candidate.
+TEXT ·icebergMatchBatch(SB), NOSPLIT, $0-96
 	MOVQ base+0(FP), R8
 	MOVQ offs+8(FP), R9
 	MOVQ xs+16(FP), R10
@@ -69,6 +71,8 @@ TEXT ·icebergMatchBatch(SB), NOSPLIT, $0-64
 	MOVQ n+32(FP), R12
 	MOVQ lmask+48(FP), R13
 	MOVQ c+56(FP), SI
+	MOVQ $1, R14 // bit j
+	XORQ R15, R15 // none
 	TESTQ R12, R12
 	JLE batchdone
 batchloop:
@@ -90,10 +94,28 @@ batchmask:
 	DECQ DX
 	ANDQ DX, BX
 	MOVQ BX, (R11)
+	TESTQ BX, BX
+	JZ batchnone
+	// The first candidate's slot's lines.
+	BSFQ BX, CX
+	IMULQ st+72(FP), CX
+	ADDQ so+64(FP), CX
+	MOVQ CX, DX
+	SHRQ $3, CX
+	PREFETCHT0 (AX)(CX*1)
+	ADDQ kb+80(FP), DX
+	SHRQ $3, DX
+	PREFETCHT0 7(AX)(DX*1)
+	JMP batchnext
+batchnone:
+	ORQ R14, R15
+batchnext:
+	SHLQ $1, R14
 	ADDQ $8, R9
 	ADDQ $8, R10
 	ADDQ $8, R11
 	DECQ R12
 	JNZ batchloop
 batchdone:
+	MOVQ R15, none+88(FP)
 	RET

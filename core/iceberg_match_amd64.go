@@ -13,7 +13,9 @@ func icebergMatch(p unsafe.Pointer, fp byte, n, c uint64) uint64
 // icebergMatchBatch is icebergMatch for a batch: cands[j] is the candidate
 // slots of the bucket at base+offs[j] for the fingerprint of hash xs[j]
 // (the low byte of xs[j]>>shift & lmask), j < n; one assembly call a
-// batch (iceberg_amd64.s).
+// batch (iceberg_amd64.s). It prefetches the lines of each bucket's first
+// candidate slot (the one at bit so + s*st of its bucket; its first byte,
+// and byte 7 past bit +kb) and returns bit j set where cands[j] is 0.
 //
 //go:noescape
-func icebergMatchBatch(base unsafe.Pointer, offs *homes, xs, cands *[getBatch]uint64, n int, shift, lmask, c uint64)
+func icebergMatchBatch(base unsafe.Pointer, offs *icebergHomes, xs, cands *[icebergKeys]uint64, n int, shift, lmask, c, so, st, kb uint64) (none uint64)

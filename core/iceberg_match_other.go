@@ -10,6 +10,6 @@ func icebergMatch(p unsafe.Pointer, fp byte, n, c uint64) uint64 {
 }
 
 // icebergMatchBatch is icebergMatchBatchWords where there is no SSE2.
-func icebergMatchBatch(base unsafe.Pointer, offs *homes, xs, cands *[getBatch]uint64, n int, shift, lmask, c uint64) {
-	icebergMatchBatchWords(base, offs, xs, cands, n, shift, lmask, c)
+func icebergMatchBatch(base unsafe.Pointer, offs *icebergHomes, xs, cands *[icebergKeys]uint64, n int, shift, lmask, c, so, st, kb uint64) uint64 {
+	return icebergMatchBatchWords(base, offs, xs, cands, n, shift, lmask, c, so, st, kb)
 }

@@ -49,18 +49,27 @@ func TestIcebergMatch(t *testing.T) {
 				// spill bits set or not) and the fingerprint from a hash.
 				buf[0] = byte(n) | byte(rng.IntN(4))<<6
 				shift := rng.Uint64N(57)
-				var offs homes
-				var xs, cands [getBatch]uint64
+				var offs icebergHomes
+				var xs, cands, wants [icebergKeys]uint64
 				for j := range xs {
 					xs[j] = (rng.Uint64()&^0xff | uint64(fp)) << shift
 				}
-				icebergMatchBatch(unsafe.Pointer(&buf[0]), &offs, &xs, &cands, getBatch, shift, lowMask(64-uint(shift)), c)
-				if cands != [getBatch]uint64{want, want, want, want, want, want, want, want} {
-					t.Fatalf("c %d n %d fp %d: icebergMatchBatch %b, want %b each", c, n, fp, cands, want)
+				// none: the keys with no candidate, all of them or none.
+				wantNone := uint64(0)
+				if want == 0 {
+					wantNone = 1<<icebergKeys - 1
 				}
-				icebergMatchBatchWords(unsafe.Pointer(&buf[0]), &offs, &xs, &cands, getBatch, shift, lowMask(64-uint(shift)), c)
-				if cands != [getBatch]uint64{want, want, want, want, want, want, want, want} {
-					t.Fatalf("c %d n %d fp %d: icebergMatchBatchWords %b, want %b each", c, n, fp, cands, want)
+				for j := range wants {
+					wants[j] = want
+				}
+				so, st := 8+c*8, uint64(8+rng.IntN(49))
+				none := icebergMatchBatch(unsafe.Pointer(&buf[0]), &offs, &xs, &cands, icebergKeys, shift, lowMask(64-uint(shift)), c, so, st, st-8)
+				if cands != wants || none != wantNone {
+					t.Fatalf("c %d n %d fp %d: icebergMatchBatch %b, none %b, want %b each, none %b", c, n, fp, cands, none, want, wantNone)
+				}
+				none = icebergMatchBatchWords(unsafe.Pointer(&buf[0]), &offs, &xs, &cands, icebergKeys, shift, lowMask(64-uint(shift)), c, so, st, st-8)
+				if cands != wants || none != wantNone {
+					t.Fatalf("c %d n %d fp %d: icebergMatchBatchWords %b, none %b, want %b each, none %b", c, n, fp, cands, none, want, wantNone)
 				}
 			}
 		}
@@ -102,7 +111,7 @@ func TestIcebergFingerprintCollisions(t *testing.T) {
 			}
 		}
 		// GetMany: the keys of the full bucket, found in it or in the back
-		// yard (a batch later), and the absent ones, in batches of 8 and a
+		// yard (a batch later), and the absent ones, in batches of 16 and a
 		// part one.
 		keys := append(append([]uint64(nil), in...), out...)
 		vals, found := make([]uint16, len(keys)), make([]bool, len(keys))
