@@ -128,8 +128,8 @@ type smokeReport struct {
 		PlanFrom            struct {
 			Headline string   `json:"headline"`
 			SQL      []string `json:"sql"`
-			Off      []string `json:"off"`  // the fields the table says, disabled
-			Wide     []string `json:"wide"` // cards wider than the window
+			Off      []string `json:"off"`      // the fields the table says, disabled
+			Wide     []string `json:"wide"`     // cards wider than the window
 			Verify   string   `json:"verify"`   // the button's label
 			Verified []string `json:"verified"` // its title and lines once built
 		} `json:"plan_from"`
