@@ -53,6 +53,7 @@ type VerifyRequest struct {
 type VerifyFrom struct {
 	Database, Table, KeyColumn string
 	Columns                    []string
+	MaxKey                     int64 // the table's largest id, for FLAT (0: not ids)
 }
 
 // connect checks req, then connects to the server of s.
@@ -151,8 +152,9 @@ func (c *Conn) replicaSettings(ctx context.Context, cluster string, s Settings) 
 
 func (req VerifyRequest) check() (dict.ClickHouseDictionary, error) {
 	cd, ok := modelledLayout(req.Layout)
-	if !ok || cd.ComplexKey || cd.Flat() {
-		return cd, fieldError("layouts", req.Layout, "not a layout a verification builds", "HASHED, SPARSE_HASHED, HASHED_ARRAY")
+	flatFrom := cd.Flat() && req.From != nil && req.From.MaxKey > 0 // FLAT over a table of ids from 0
+	if !ok || cd.ComplexKey || cd.Flat() && !flatFrom {
+		return cd, fieldError("layouts", req.Layout, "not a layout a verification builds", "HASHED, SPARSE_HASHED, HASHED_ARRAY, and FLAT over a table of ids")
 	}
 	if req.Rows < 1 || len(req.Attributes) == 0 {
 		return cd, fieldError("rows", strconv.FormatInt(req.Rows, 10), "nothing to build", "at least a row and an attribute")
@@ -187,6 +189,7 @@ func prepare(ctx context.Context, c *Conn, cd dict.ClickHouseDictionary, req Ver
 	key := "key"
 	if req.From != nil {
 		key = req.From.KeyColumn
+		d.sample.MaxKey = req.From.MaxKey // FLAT's arrays: the ids' range
 	}
 	cols := []string{dict.QuoteIdent(key) + " UInt64"}
 	for i, a := range req.Attributes {

@@ -79,6 +79,26 @@ func TestPlanFrom(t *testing.T) {
 		t.Errorf("the plan's %d bytes; the verification's model %d, the server's memory grew %d", best.BytesAllocated, one.RealBytes, one.TrackedGrowthBytes)
 	}
 
+	// Ids from 0: the answer is FLAT, built there too.
+	node.Exec(t, "CREATE TABLE shop.items (id UInt32, price UInt32, title String) ENGINE = MergeTree ORDER BY id",
+		"INSERT INTO shop.items SELECT number, number * 3, repeat('t', 1 + number % 12) FROM numbers(50000)")
+	items, err := PlanFrom(context.Background(), PlanFromAsk{Settings: s, Table: server.TableAsk{Table: "shop.items"},
+		Plan: PlanAsk{Request: planner.PlanRequest{GrowthPercent: &none, Prefer: planner.PreferMemory}, Store: openStore(t)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := items.Plan.BestClickHouse(); b == nil || b.Layout != planner.FlatLayout || items.Plan.Request.MaxKey != 49_999 {
+		t.Fatalf("ids 0 .. 49,999: answer %+v, max key %d; want FLAT", b, items.Plan.Request.MaxKey)
+	}
+	fv, err := VerifyPlan(context.Background(), VerifyAsk{Plan: items.Plan, Server: &s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Log(strings.Join(fv.Lines, "\n"))
+	if f := fv.Verifications[0]; !strings.HasPrefix(f.Layout, "LAYOUT(FLAT(") || f.ModelBytes != f.BytesAllocated {
+		t.Errorf("FLAT built over shop.items: %s, bytes_allocated %d, model %d", f.Layout, f.BytesAllocated, f.ModelBytes)
+	}
+
 	for _, r := range []struct {
 		req   planner.PlanRequest
 		field string

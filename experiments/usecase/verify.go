@@ -73,6 +73,9 @@ func VerifyPlan(ctx context.Context, ask VerifyAsk) (Verified, error) {
 	if ask.Server != nil && ask.Plan.Request.From != nil {
 		rows = ask.Plan.Request.Rows // the user's table, whole
 	}
+	if d.Flat() && (ask.Server == nil || ask.Plan.Request.From == nil) {
+		return Verified{}, fmt.Errorf("%w (FLAT is built over a table of a server's ids only)", ErrNothingToVerify)
+	}
 	v := Verified{Verifying: Verifying{Clause: c.ClickHouseLayout, Rows: rows, Layout: cfg.Layouts[0]}}
 	if ask.Starting != nil {
 		ask.Starting(v.Verifying)
@@ -107,7 +110,7 @@ func VerifyPlan(ctx context.Context, ask VerifyAsk) (Verified, error) {
 			}
 		}
 		req.Rows = rows
-		req.From = &server.VerifyFrom{Database: f.Database, Table: f.Table, KeyColumn: f.KeyColumn, Columns: names}
+		req.From = &server.VerifyFrom{Database: f.Database, Table: f.Table, KeyColumn: f.KeyColumn, Columns: names, MaxKey: ask.Plan.Request.MaxKey}
 	}
 	if ask.Cluster != "" {
 		v.Verifications, err = server.VerifyCluster(ctx, *ask.Server, ask.Cluster, req)
@@ -145,6 +148,11 @@ func verifyConfig(plan planner.Plan) (cfg config.Config, c planner.Candidate, ok
 		return config.Config{}, planner.Candidate{}, false
 	}
 	d, ok := dict.ClickHouseDictionaryFor(core.Layout(best.Layout))
+	if best.Layout == planner.FlatLayout && plan.Request.From != nil {
+		// FLAT over the user's table, whose ids are known: built on the
+		// server only (VerifyPlan).
+		d, ok = dict.FindClickHouseDictionary("ch_flat")
+	}
 	if !ok {
 		return config.Config{}, planner.Candidate{}, false
 	}

@@ -837,8 +837,8 @@
         snippetBox(Object.assign({}, a.snippet, { title: !a.snippet.text ? "" : a.snippet.lang === "sql" ? "CREATE DICTIONARY" : "Go code" })));
       // A plan over a table of the server is built there, over that table
       // (as plan --from --verify); any other in ClickHouse itself.
-      // FLAT is not built by a verification (its arrays are the key's range).
-      if (a.for === "clickhouse" && (v.from || canVerify()) && !/^FLAT\(/.test(a.setup)) item.append(verifyBox(v.from));
+      // FLAT is built over a table's ids alone (its arrays are their range).
+      if (a.for === "clickhouse" && (v.from || canVerify() && !/^FLAT\(/.test(a.setup))) item.append(verifyBox(v.from));
       kids.push(item);
     }
     if (v.runners_up && v.runners_up.length) {
