@@ -40,11 +40,16 @@ func (l *Lab) PlanFromTable(f PlanForm) (PlanView, error) {
 }
 
 // fromTable is the server (the Your ClickHouse tab's) and the table of a
-// plan over one; an error of the server's form is plan_from's.
+// plan over one; an error of the server's form (its URL, a timeout) is
+// plan_from's.
 func (f PlanForm) fromTable() (server.Settings, server.TableAsk, error) {
 	s, err := f.Server.settings()
+	if err == nil {
+		_, err = s.ParseURL()
+	}
 	if err != nil {
-		return s, server.TableAsk{}, errorf("plan_from", "the Your ClickHouse tab's %s", err.Error())
+		// The server is the other tab's: its form's error, said here.
+		return s, server.TableAsk{}, errorf("plan_from", "the Your ClickHouse tab's server: %s", clickHouseError(err).Message)
 	}
 	var columns []string
 	if c := strings.TrimSpace(f.Columns); c != "" {

@@ -1,0 +1,30 @@
+//go:build !js
+
+package app
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestPlanFromTableRefusals: the Plan tab's plan over a table, refused
+// before any server is asked, each error on the field that caused it.
+func TestPlanFromTableRefusals(t *testing.T) {
+	l, _ := newLab(t)
+	for _, c := range []struct {
+		form         PlanForm
+		field, words string
+	}{
+		{PlanForm{}, "plan_from", "which table?"},
+		{PlanForm{From: "shop.users"}, "plan_from", "the Your ClickHouse tab's server: “”: not a URL with a host"},
+		{PlanForm{From: "shop.users", Server: ClickHouseForm{URL: "localhost:9000"}}, "plan_from", "the Your ClickHouse tab's server: localhost:9000: no scheme"},
+		{PlanForm{From: "shop.users", Server: ClickHouseForm{URL: "clickhouse://h", QueryTimeout: "soon"}}, "plan_from", "the Your ClickHouse tab's server: query_timeout: \"soon\": not a timeout"},
+		{PlanForm{From: "shop.users", Memory: "lots", Server: ClickHouseForm{URL: "clickhouse://h"}}, "plan_memory", "lots"},
+	} {
+		_, err := l.PlanFromTable(c.form)
+		e, ok := err.(*Error)
+		if !ok || e.Field != c.field || !strings.Contains(e.Message, c.words) {
+			t.Errorf("%+v: %v; want an error of %s saying %q", c.form, err, c.field, c.words)
+		}
+	}
+}
