@@ -28,7 +28,10 @@ func TestReadTable(t *testing.T) {
 		"INSERT INTO shop.users SELECT number, ['DE','FR','US','BR'][number % 4 + 1], if(number % 10 = 0, NULL, number / 7), number % 90, [], repeat('x', 5 + intDiv(number * 20, 100000)) FROM numbers(100000)",
 		"CREATE TABLE shop.visits (user UInt32, day Date, n UInt16) ENGINE = MergeTree ORDER BY (user, day)",
 		"INSERT INTO shop.visits SELECT number % 100, today() - number % 30, number FROM numbers(1000)",
-		"CREATE TABLE shop.odd (id UInt64, `first name` String) ENGINE = MergeTree ORDER BY id")
+		"CREATE TABLE shop.odd (id UInt64, `first name` String) ENGINE = MergeTree ORDER BY id",
+		"CREATE DATABASE `shop.eu`",
+		"CREATE TABLE `shop.eu`.`users.v2` (id UInt64, age UInt8) ENGINE = MergeTree ORDER BY id",
+		"INSERT INTO `shop.eu`.`users.v2` SELECT number, number % 90 FROM numbers(10)")
 	ctx := context.Background()
 	c, err := Connect(ctx, Settings{URL: node.NativeURL()})
 	if err != nil {
@@ -71,10 +74,17 @@ func TestReadTable(t *testing.T) {
 		t.Errorf("visits: %+v, %q", visits, visits.Summary())
 	}
 
+	// Names with a dot, in backquotes.
+	if eu, err := c.ReadTable(ctx, TableAsk{Table: "`shop.eu`.`users.v2`"}); err != nil || eu.Database != "shop.eu" || eu.Name != "users.v2" || eu.Rows != 10 {
+		t.Errorf("`shop.eu`.`users.v2`: %+v, %v", eu, err)
+	}
 	for _, r := range []struct {
 		ask         TableAsk
 		field, want string
 	}{
+		{TableAsk{Table: "`shop.eu.users"}, "from", "not a table"},
+		{TableAsk{Table: "a.b.c"}, "from", "not a table"},
+		{TableAsk{Table: "shop."}, "from", "not a table"},
 		{TableAsk{Table: "shop.nope"}, "from", "no such table on " + c.Endpoint.Host},
 		{TableAsk{Table: "shop.nope"}, "from", "a table of shop: odd, users, visits"},
 		{TableAsk{Table: "shop.users", KeyColumn: "uid"}, "key_column", "not a column of shop.users (allowed: id, country, score, age, tags, name)"},
@@ -90,6 +100,30 @@ func TestReadTable(t *testing.T) {
 		var fe *fault.FieldError
 		if !errors.As(err, &fe) || fe.Field != r.field || !strings.Contains(err.Error(), r.want) {
 			t.Errorf("%+v: %v; want a %s error saying %q", r.ask, err, r.field, r.want)
+		}
+	}
+}
+
+func TestSplitTableName(t *testing.T) {
+	for _, c := range []struct {
+		in, db, table string
+		ok            bool
+	}{
+		{"t", "", "t", true},
+		{"db.t", "db", "t", true},
+		{"`my.db`.t", "my.db", "t", true},
+		{"db.`t.x`", "db", "t.x", true},
+		{"`a``b`.c", "a`b", "c", true},
+		{"a.b.c", "", "", false},
+		{"`open", "", "", false},
+		{"db.", "", "", false},
+		{".t", "", "", false},
+		{"", "", "", false},
+		{"`a`b", "", "", false},
+	} {
+		db, table, ok := splitTableName(c.in)
+		if db != c.db || table != c.table || ok != c.ok {
+			t.Errorf("%q: %q %q %v, want %q %q %v", c.in, db, table, ok, c.db, c.table, c.ok)
 		}
 	}
 }
