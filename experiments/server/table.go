@@ -168,7 +168,8 @@ func (c *Conn) ReadTable(ctx context.Context, ask TableAsk) (*Table, error) {
 }
 
 // splitTableName reads DATABASE.TABLE or TABLE ("" for the database),
-// either part in backquotes when it holds a dot (`my.db`.t, a“b for a`b).
+// either part in backquotes when it holds a dot (`my.db`.t; a doubled
+// backquote inside stands for one).
 func splitTableName(s string) (db, table string, ok bool) {
 	var parts []string
 	for s != "" {
