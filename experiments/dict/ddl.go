@@ -268,3 +268,58 @@ func isWordByte(c byte) bool {
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// SplitTableName reads DATABASE.TABLE or TABLE ("" for the database),
+// either part in backquotes when it holds a dot (`my.db`.t; a doubled
+// backquote inside stands for one).
+func SplitTableName(s string) (db, table string, ok bool) {
+	var parts []string
+	for s != "" {
+		var part string
+		if rest, quoted := strings.CutPrefix(s, "`"); quoted {
+			var b strings.Builder
+			for {
+				i := strings.IndexByte(rest, '`')
+				if i < 0 {
+					return "", "", false // no closing backquote
+				}
+				b.WriteString(rest[:i])
+				rest = rest[i+1:]
+				if !strings.HasPrefix(rest, "`") {
+					break
+				}
+				b.WriteByte('`') // a doubled backquote
+				rest = rest[1:]
+			}
+			part, s = b.String(), rest
+		} else {
+			i := strings.IndexByte(s, '.')
+			if i < 0 {
+				i = len(s)
+			}
+			part, s = s[:i], s[i:]
+		}
+		parts = append(parts, part)
+		if s == "" {
+			break
+		}
+		if s[0] != '.' || len(parts) == 2 {
+			return "", "", false
+		}
+		s = s[1:]
+		if s == "" {
+			return "", "", false // "db."
+		}
+	}
+	switch len(parts) {
+	case 1:
+		if parts[0] != "" {
+			return "", parts[0], true
+		}
+	case 2:
+		if parts[0] != "" && parts[1] != "" {
+			return parts[0], parts[1], true
+		}
+	}
+	return "", "", false
+}

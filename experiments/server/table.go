@@ -79,7 +79,7 @@ func (c TableColumn) Figures() *dict.FileColumn {
 // the plan does not model, is a fault naming the field (from, key_column,
 // columns) with what is there.
 func (c *Conn) ReadTable(ctx context.Context, ask TableAsk) (*Table, error) {
-	db, name, ok := splitTableName(strings.TrimSpace(ask.Table))
+	db, name, ok := dict.SplitTableName(strings.TrimSpace(ask.Table))
 	if db == "" {
 		db = c.Endpoint.Database
 	}
@@ -165,61 +165,6 @@ func (c *Conn) ReadTable(ctx context.Context, ask TableAsk) (*Table, error) {
 		return nil, err
 	}
 	return t, nil
-}
-
-// splitTableName reads DATABASE.TABLE or TABLE ("" for the database),
-// either part in backquotes when it holds a dot (`my.db`.t; a doubled
-// backquote inside stands for one).
-func splitTableName(s string) (db, table string, ok bool) {
-	var parts []string
-	for s != "" {
-		var part string
-		if rest, quoted := strings.CutPrefix(s, "`"); quoted {
-			var b strings.Builder
-			for {
-				i := strings.IndexByte(rest, '`')
-				if i < 0 {
-					return "", "", false // no closing backquote
-				}
-				b.WriteString(rest[:i])
-				rest = rest[i+1:]
-				if !strings.HasPrefix(rest, "`") {
-					break
-				}
-				b.WriteByte('`') // a doubled backquote
-				rest = rest[1:]
-			}
-			part, s = b.String(), rest
-		} else {
-			i := strings.IndexByte(s, '.')
-			if i < 0 {
-				i = len(s)
-			}
-			part, s = s[:i], s[i:]
-		}
-		parts = append(parts, part)
-		if s == "" {
-			break
-		}
-		if s[0] != '.' || len(parts) == 2 {
-			return "", "", false
-		}
-		s = s[1:]
-		if s == "" {
-			return "", "", false // "db."
-		}
-	}
-	switch len(parts) {
-	case 1:
-		if parts[0] != "" {
-			return "", parts[0], true
-		}
-	case 2:
-		if parts[0] != "" && parts[1] != "" {
-			return parts[0], parts[1], true
-		}
-	}
-	return "", "", false
 }
 
 // aggregate fills t's rows, distinct keys, key range and column figures

@@ -103,27 +103,3 @@ func TestReadTable(t *testing.T) {
 		}
 	}
 }
-
-func TestSplitTableName(t *testing.T) {
-	for _, c := range []struct {
-		in, db, table string
-		ok            bool
-	}{
-		{"t", "", "t", true},
-		{"db.t", "db", "t", true},
-		{"`my.db`.t", "my.db", "t", true},
-		{"db.`t.x`", "db", "t.x", true},
-		{"`a``b`.c", "a`b", "c", true},
-		{"a.b.c", "", "", false},
-		{"`open", "", "", false},
-		{"db.", "", "", false},
-		{".t", "", "", false},
-		{"", "", "", false},
-		{"`a`b", "", "", false},
-	} {
-		db, table, ok := splitTableName(c.in)
-		if db != c.db || table != c.table || ok != c.ok {
-			t.Errorf("%q: %q %q %v, want %q %q %v", c.in, db, table, ok, c.db, c.table, c.ok)
-		}
-	}
-}
