@@ -344,6 +344,16 @@ func sourceParams(ddl string) (string, map[string]string, bool) {
 	return name, params, true
 }
 
+// meanLengthSQL is a String column's (or expression's) mean length over
+// its values, as dict.FileColumn's MeanLen: a NULL counted as a length of
+// 0 took a third off a third-NULL column's.
+func meanLengthSQL(q string) string {
+	return "avgOrDefaultIf(length(assumeNotNull(" + q + ")), isNotNull(" + q + "))"
+}
+
+// nullsSQL is how many of a column's rows are NULL.
+func nullsSQL(q string) string { return "countIf(isNull(" + q + "))" }
+
 // nodeSamples are a source's samples by node ("" for the one node of an
 // inspection without a cluster).
 type nodeSamples map[string]*sample
@@ -393,12 +403,10 @@ func (c *Conn) sample(ctx context.Context, d *Dictionary, cluster string) nodeSa
 			if asText {
 				q = "toString(" + q + ")"
 			}
-			// The mean over the values, as dict.FileColumn's MeanLen: a NULL
-			// counted as a length of 0 took a third off a third-NULL column's.
-			exprs = append(exprs, "avgOrDefaultIf(length(assumeNotNull("+q+")), isNotNull("+q+"))", "countIf(isNull("+q+"))")
+			exprs = append(exprs, meanLengthSQL(q), nullsSQL(q))
 		}
 		for _, col := range nullable {
-			exprs = append(exprs, "countIf(isNull("+d.columnSQL(col)+"))")
+			exprs = append(exprs, nullsSQL(d.columnSQL(col)))
 		}
 		if flat {
 			exprs = append(exprs, "toInt64(max(toUInt64("+d.columnSQL(d.KeyNames[0])+")))")

@@ -63,10 +63,17 @@ type TableColumn struct {
 // Attribute is c as the planner's attribute list says it: "name:Type".
 func (c TableColumn) Attribute() string { return c.Name + ":" + c.AttributeType }
 
-// Figures is what c holds as dict's model takes it, or nil for a column
-// of a fixed-size type that is never NULL.
+// IsString, Nullable: c's attribute is a String (Nullable or not), a
+// Nullable (of any type). Fixed: neither, a value packlab's own tables
+// hold.
+func (c TableColumn) IsString() bool { return strings.Contains(c.AttributeType, "String") }
+func (c TableColumn) Nullable() bool { return strings.HasPrefix(c.AttributeType, "Nullable(") }
+func (c TableColumn) Fixed() bool    { return !c.IsString() && !c.Nullable() }
+
+// Figures is what c holds as dict's model takes it, or nil for a Fixed
+// column.
 func (c TableColumn) Figures() *dict.FileColumn {
-	if !strings.Contains(c.AttributeType, "String") && !strings.HasPrefix(c.AttributeType, "Nullable(") {
+	if c.Fixed() {
 		return nil
 	}
 	return &dict.FileColumn{MeanLen: c.MeanLen, NullShare: c.NullShare}
@@ -103,7 +110,7 @@ func (c *Conn) ReadTable(ctx context.Context, ask TableAsk) (*Table, error) {
 		return nil, err
 	}
 	if len(cols) == 0 {
-		return nil, fault.New("from", db+"."+name, "no such table on "+c.Endpoint.Host+" (or one without columns, as a view's own is not read)", c.tablesIn(ctx, db))
+		return nil, fault.New("from", db+"."+name, "no such table on "+c.Endpoint.Host, c.tablesIn(ctx, db))
 	}
 	names := make([]string, len(cols))
 	for i, col := range cols {
@@ -177,12 +184,11 @@ func (c *Conn) aggregate(ctx context.Context, t *Table, key core.Type) error {
 	}
 	for _, col := range t.Columns {
 		q := dict.QuoteIdent(col.Name)
-		if strings.Contains(col.AttributeType, "String") {
-			exprs = append(exprs, "toFloat64(avgOrDefaultIf(length(assumeNotNull("+q+")), isNotNull("+q+")))")
-		} else {
-			exprs = append(exprs, "toFloat64(0)")
+		mean := "toFloat64(0)"
+		if col.IsString() {
+			mean = meanLengthSQL(q)
 		}
-		exprs = append(exprs, "countIf(isNull("+q+"))")
+		exprs = append(exprs, mean, nullsSQL(q))
 	}
 	q := "SELECT " + strings.Join(exprs, ", ") + " FROM " + dict.QuoteIdent(t.Database) + "." + dict.QuoteIdent(t.Name)
 	return c.Query(ctx, q, func(r clickhouseRows) error {
@@ -247,10 +253,10 @@ func (t *Table) Summary() string {
 	var parts []string
 	for _, c := range t.Columns {
 		var more []string
-		if strings.Contains(c.AttributeType, "String") {
+		if c.IsString() {
 			more = append(more, fmt.Sprintf("%.1f bytes", c.MeanLen))
 		}
-		if strings.HasPrefix(c.AttributeType, "Nullable(") {
+		if c.Nullable() {
 			more = append(more, fmt.Sprintf("%.1f %% NULL", c.NullShare*100))
 		}
 		s := c.Name + " " + c.Type

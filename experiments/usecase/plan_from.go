@@ -6,7 +6,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/packlab/packlab/experiments/dict"
-	"strings"
+	"slices"
 
 	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/planner"
@@ -86,13 +86,7 @@ func requestFor(r planner.PlanRequest, t *server.Table) (planner.PlanRequest, er
 	}
 	r.Key = t.Key.AttributeType
 	cols := t.Columns
-	first := -1
-	for i, c := range cols {
-		if !strings.Contains(c.AttributeType, "String") && !strings.HasPrefix(c.AttributeType, "Nullable(") {
-			first = i
-			break
-		}
-	}
+	first := slices.IndexFunc(cols, server.TableColumn.Fixed)
 	if first < 0 {
 		return r, fault.New("columns", from, "every attribute column is a String or Nullable",
 			"at least one column of a fixed-size type never NULL among them: the plan's value, which packlab's tables hold")
