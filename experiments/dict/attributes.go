@@ -44,6 +44,17 @@ type TableSource struct {
 	Figures   []*FileColumn `json:"figures"`
 }
 
+// Hold is attrs as s's columns hold them: each attribute with a figure
+// takes it (the model then counts its column's lengths and NULLs, not the
+// generated ones). attrs is changed in place.
+func (s *TableSource) Hold(attrs []Attribute) {
+	for i, fig := range s.Figures {
+		if fig != nil && i < len(attrs) {
+			attrs[i].File = fig
+		}
+	}
+}
+
 // NullEvery: a Nullable attribute's generated values are NULL for one row
 // in this many (sipHash64(key, 2000 + i) % NullEvery = 0).
 const NullEvery = 10

@@ -402,11 +402,7 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 			return p, fault.New("from", f.Database+"."+f.Table, fmt.Sprintf("a table with key column %q and figures for %d of %d attributes", f.KeyColumn, len(f.Figures), len(attrs)),
 				"a table, its key column, and at most one figure an attribute")
 		}
-		for i, fig := range f.Figures {
-			if fig != nil {
-				attrs[i].File = fig
-			}
-		}
+		f.Hold(attrs)
 	}
 	p.attrs = attrs
 	p.attrNames, _ = config.AttributeNames(r.Attributes)

@@ -104,11 +104,7 @@ func VerifyPlan(ctx context.Context, ask VerifyAsk) (Verified, error) {
 		// (the plan's rows before its growth), each attribute as its
 		// column holds it.
 		names, _ := config.AttributeNames(ask.Plan.Request.Attributes)
-		for i, fig := range f.Figures {
-			if fig != nil {
-				attrs[i].File = fig
-			}
-		}
+		f.Hold(attrs)
 		req.Rows = rows
 		req.From = &server.VerifyFrom{Database: f.Database, Table: f.Table, KeyColumn: f.KeyColumn, Columns: names, MaxKey: ask.Plan.Request.MaxKey}
 	}
