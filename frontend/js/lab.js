@@ -881,11 +881,11 @@
       title: onServer
         ? "Builds this dictionary on the server the Your ClickHouse tab names, over the table itself, every row of it, in a database of its own dropped afterwards, and puts what the server holds beside the plan's figures, as packlab plan --from --verify does."
         : "Builds this dictionary, every attribute of it, in ClickHouse itself at the plan's rows (1e7 at most) and puts what ClickHouse holds beside the plan's figures, as packlab plan --verify does. The run is kept in the history." });
-    btn.addEventListener("click", () => verifyPlan(btn, out, label));
+    btn.addEventListener("click", () => verifyPlan(btn, out, label, onServer));
     return el("div", { class: "plan-verify" }, btn, out);
   }
 
-  async function verifyPlan(btn, out, label) {
+  async function verifyPlan(btn, out, label, onServer) {
     clearErrors("plan-form");
     if (running()) {
       showError({ field: "plan", message: "a run is still going: cancel it or wait for it to finish" }, "plan");
@@ -910,7 +910,8 @@
     } finally {
       btn.disabled = false;
       btn.textContent = label;
-      closeProgress(failed ? "Build in ClickHouse stopped" : "Built in ClickHouse", failed ? "see the Plan tab" : "its run kept in history", failed);
+      // A server's build keeps no run: its database is dropped.
+      closeProgress(failed ? "Build in ClickHouse stopped" : "Built in ClickHouse", failed ? "see the Plan tab" : onServer ? "on the server, dropped afterwards" : "its run kept in history", failed);
     }
   }
 
