@@ -41,12 +41,23 @@ func engineOf(c Candidate) string {
 }
 
 // clickHouseSpeedLayouts are the lab's ClickHouse layouts whose loads give
-// the ClickHouse setups their speeds (chSpeedLayout).
-var clickHouseSpeedLayouts = []string{"ch_hashed", "ch_sparse_hashed", "ch_hashed_array"}
+// the ClickHouse setups of a plan their speeds (chSpeedLayout): the
+// COMPLEX_KEY_ ones for a complex key.
+func clickHouseSpeedLayouts(complex bool) []string {
+	if complex {
+		return []string{"ch_complex_key_hashed", "ch_complex_key_sparse_hashed", "ch_complex_key_hashed_array"}
+	}
+	return []string{"ch_hashed", "ch_sparse_hashed", "ch_hashed_array"}
+}
 
 // chSpeedLayout is the ch_ layout that measures ClickHouse's dictionary of
-// packlab's layout l: SPARSE_HASHED for packed and sparse.
-func chSpeedLayout(l string) string {
+// packlab's layout l: SPARSE_HASHED for packed and sparse; the
+// COMPLEX_KEY_ one for a complex key (dict.ComplexKeyDictionaryFor).
+func chSpeedLayout(l string, complex bool) string {
+	if complex {
+		d, _ := dict.ComplexKeyDictionaryFor(core.Layout(l))
+		return d.Name
+	}
 	switch core.Layout(l) {
 	case core.LayoutHashed:
 		return "ch_hashed"
@@ -71,7 +82,7 @@ func withEngines(p parsedPlan, cs []Candidate, chm map[string]Measure, sc Scalin
 			return
 		}
 		seen[c.ClickHouseLayout] = true
-		out = append(out, clickHouseSetup(p, c, chm[chSpeedLayout(c.Layout)], sc, threads))
+		out = append(out, clickHouseSetup(p, c, chm[chSpeedLayout(c.Layout, c.ComplexKey)], sc, threads))
 	}
 	for _, c := range cs {
 		switch {
@@ -96,9 +107,11 @@ func withEngines(p parsedPlan, cs []Candidate, chm map[string]Measure, sc Scalin
 
 // builtAsIs reports whether ClickHouse's dictionary of c's LAYOUT clause
 // keeps c's table: since 23.5 SPARSE_HASHED keeps a value it packs in
-// PackedHashMap (packed), so a sparse setup's clause builds packed's table.
+// PackedHashMap (packed), so a sparse setup's clause builds packed's table
+// (over a simple key only).
 func builtAsIs(p parsedPlan, c Candidate) bool {
-	if core.Layout(c.Layout) != core.LayoutSparse {
+	if core.Layout(c.Layout) != core.LayoutSparse || c.ComplexKey { // COMPLEX_KEY_SPARSE_HASHED is sparse_hash_map
+
 		return true
 	}
 	return !(dict.ClickHouseTable(core.LayoutPacked, p.value) == core.LayoutPacked && p.chVersion.AtLeast(dict.ReleasePackedHashMap))
@@ -145,13 +158,13 @@ func clickHouseSetup(p parsedPlan, c Candidate, m Measure, sc Scaling, threads i
 	return x
 }
 
-// clickHouseMeasuresFrom picks, for each of clickHouseSpeedLayouts, the
+// clickHouseMeasuresFrom picks, for each of p's clickHouseSpeedLayouts, the
 // ClickHouse load of history that speaks for p: one shard, random keys of
 // p's sizes, measured in this runtime, the nearest p's keys, of those one
 // of several loads (a range), then the newest.
 func clickHouseMeasuresFrom(history []result.Result, p parsedPlan) map[string]Measure {
 	out := map[string]Measure{}
-	for _, name := range clickHouseSpeedLayouts {
+	for _, name := range clickHouseSpeedLayouts(p.ComplexKey) {
 		var best *result.Result
 		for i := range history {
 			r := &history[i]

@@ -40,7 +40,7 @@ func (r PlanRequest) checkMaxKey(key core.Type) error {
 // arrays, one shard, no load factor; no speeds (FLAT is not measured by
 // the plan's calibration).
 func flatCandidate(p parsedPlan) (Candidate, bool) {
-	if p.MaxKey <= 0 {
+	if p.MaxKey <= 0 || p.ComplexKey { // FLAT's key is a UInt64 index
 		return Candidate{}, false
 	}
 	// Keys from 0: the distinct keys after the growth need at least as

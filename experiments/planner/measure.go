@@ -431,7 +431,7 @@ func clickHouseMissing(p parsedPlan, base config.Config, history []result.Result
 	}
 	have := clickHouseMeasuresFrom(history, p)
 	var out []string
-	for _, name := range clickHouseSpeedLayouts {
+	for _, name := range clickHouseSpeedLayouts(p.ComplexKey) {
 		m, ok := have[name]
 		if ok && m.LoadRange != nil && m.Loads >= 2 && (p.CalibrationRows == 0 || rowsDistance(m.Rows, base.Rows) <= math.Ln2) {
 			continue

@@ -108,6 +108,12 @@ type PlanRequest struct {
 	// and its columns' figures stand for the lab's generated values. Nil:
 	// a table named source_table, of generated values.
 	From *dict.TableSource `json:"from,omitempty"`
+	// ComplexKey plans ClickHouse's dictionary with its key kept whole, in
+	// a COMPLEX_KEY_ layout, where a simple key's UInt64 would not hold
+	// it: a key wider than 8 bytes (UUID, UInt128, Int128: always so) or
+	// one whose values are not whole numbers from 0 (packlab plan --from
+	// over a Float64 key with fractions, which a UInt64 would merge).
+	ComplexKey bool `json:"complex_key,omitempty"`
 	// For shows one answer: EngineClickHouse or EngineGo; "" both.
 	For string `json:"for,omitempty"`
 }
@@ -232,9 +238,10 @@ type Candidate struct {
 
 	Fits             bool     `json:"fits"` // checked_bytes <= the budget
 	Why              string   `json:"why"`
-	Attributes       []string `json:"attributes"`        // the dictionary's attribute types when it has several, else null
-	ClickHouseLayout string   `json:"clickhouse_layout"` // a ClickHouse setup's LAYOUT(...); "" on a Go setup
-	ClickHouseNote   string   `json:"clickhouse_note"`   // how ClickHouse's dictionary differs, when it does; on a Go setup, why no ClickHouse dictionary builds it
+	Attributes       []string `json:"attributes"`            // the dictionary's attribute types when it has several, else null
+	ClickHouseLayout string   `json:"clickhouse_layout"`     // a ClickHouse setup's LAYOUT(...); "" on a Go setup
+	ClickHouseNote   string   `json:"clickhouse_note"`       // how ClickHouse's dictionary differs, when it does; on a Go setup, why no ClickHouse dictionary builds it
+	ComplexKey       bool     `json:"complex_key,omitempty"` // a ClickHouse setup's layout is a COMPLEX_KEY_ one (PlanRequest.ComplexKey)
 	// ClickHouse is, on a ClickHouse setup, the memory of its dictionary by
 	// ClickHouse's own growth (dict.ClickHouseTableMemory; the setup's
 	// steady and peak figures are these); null on a Go setup.
@@ -406,6 +413,7 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 	}
 	p.attrs = attrs
 	p.attrNames, _ = config.AttributeNames(r.Attributes)
+	p.ComplexKey = p.ComplexKey || dict.WideKey(p.key)
 	if err := r.checkMaxKey(p.key); err != nil {
 		return p, err
 	}
@@ -501,7 +509,7 @@ func MakePlan(r PlanRequest, history []result.Result, m PlanMachine) (Plan, erro
 	}
 	chm := clickHouseMeasuresFrom(history, p)
 	plan.Candidates = withEngines(p, plan.Candidates, chm, plan.Scaling, plan.Request.Threads)
-	for _, l := range clickHouseSpeedLayouts {
+	for _, l := range clickHouseSpeedLayouts(p.ComplexKey) {
 		if m, ok := chm[l]; ok {
 			plan.Measures = append(plan.Measures, m)
 		}
@@ -666,7 +674,7 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 			c.ReadRange = &[2]float64{ms.ReadRange[0] * scale, ms.ReadRange[1] * scale}
 		}
 	}
-	c.ClickHouseLayout, c.ClickHouseNote, c.PacklabOnly = snippet.ClickHouseFor(p.chVersion, l, p.key, p.value, shards, mlf)
+	c.ClickHouseLayout, c.ClickHouseNote, c.PacklabOnly = snippet.ClickHouseFor(p.chVersion, l, p.key, p.value, shards, mlf, p.ComplexKey)
 	for _, t := range p.attrs[1:] {
 		if ok, why := p.chVersion.Builds(l, t.Type, shards, mlf); !ok && c.ClickHouseLayout != "" {
 			c.ClickHouseLayout, c.ClickHouseNote, c.PacklabOnly = "", why, true
@@ -674,7 +682,12 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 	}
 	if c.ClickHouseLayout != "" {
 		// ClickHouse ignores PREALLOCATE since 23.1: its tables grow.
-		c.ClickHouse = dict.ClickHouseAttributesMemory(l, p.attrs, p.distinct, config.TableOptions(mlf, false, p.distinct), shards)
+		opt := config.TableOptions(mlf, false, p.distinct)
+		if c.ComplexKey = p.ComplexKey; c.ComplexKey {
+			c.ClickHouse = dict.ClickHouseComplexKeyMemory(l, p.key.Name, p.attrs, p.distinct, opt, shards)
+		} else {
+			c.ClickHouse = dict.ClickHouseAttributesMemory(l, p.attrs, p.distinct, opt, shards)
+		}
 	}
 	return c
 }

@@ -1086,3 +1086,77 @@ func find2(plan Plan, layout string, shards int, mlf float64) *Candidate {
 func within(got, want int64, frac float64) bool {
 	return want > 0 && math.Abs(float64(got-want)) <= frac*float64(want)
 }
+
+// TestPlanComplexKey: a key ClickHouse's simple key (UInt64) cannot hold
+// is planned in the COMPLEX_KEY_ layouts, the key's column of its own
+// type: a UUID (the plan printed "key UInt64" over a UUID column, which
+// ClickHouse 26.7 refuses to load: "Conversion between numeric types and
+// UUID is not supported"), or a key the request says is not a whole
+// number (a Float64 with fractions, which a UInt64 merges). Their memory
+// is ClickHouse's: at 1e6 UUID keys and a UInt16 ClickHouse 26.7 reported
+// COMPLEX_KEY_HASHED 83,882,216 bytes_allocated and COMPLEX_KEY_HASHED_ARRAY
+// tracked 86,017,416 (the lab's ch_complex_key_ layouts); its first-load
+// peak 116.7 and 130.3 MiB of RSS.
+func TestPlanComplexKey(t *testing.T) {
+	plan, err := MakePlan(PlanRequest{Rows: 1e6, Key: "UUID"}, nil, machine24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !plan.Request.ComplexKey {
+		t.Error("a UUID key's request does not say complex_key")
+	}
+	chSetup := func(layout string) *Candidate {
+		for i, c := range plan.Candidates {
+			if c.Engine == EngineClickHouse && c.Layout == layout && c.Shards == 1 && c.MaxLoadFactor == 0.5 {
+				return &plan.Candidates[i]
+			}
+		}
+		return nil
+	}
+	for _, c := range plan.Candidates {
+		if c.Engine == EngineClickHouse && (!c.ComplexKey || !strings.HasPrefix(c.ClickHouseLayout, "LAYOUT(COMPLEX_KEY_")) {
+			t.Errorf("%s: %s, complex_key %v; want a COMPLEX_KEY_ layout", SetupName(c), c.ClickHouseLayout, c.ComplexKey)
+		}
+		if c.Engine == EngineClickHouse && c.Layout == "packed" {
+			t.Errorf("%s: a ClickHouse setup of packed, whose PackedHashMap holds a UInt64 key only", SetupName(c))
+		}
+	}
+	for _, w := range []struct {
+		layout       string
+		clickhouse   int64   // its bytes_allocated (tracked for HASHED_ARRAY)
+		firstLoadMiB float64 // its RSS at the first load's peak
+	}{{"hashed", 83_882_216, 116.67}, {"hashed_array", 86_017_416, 130.32}} {
+		c := chSetup(w.layout)
+		if c == nil {
+			t.Fatalf("no ClickHouse setup of %s", w.layout)
+		}
+		if d := math.Abs(float64(c.SteadyBytes-w.clickhouse)) / float64(w.clickhouse); d > 0.001 {
+			t.Errorf("%s: steady %d, ClickHouse's %d (%.2f %% apart)", c.ClickHouseLayout, c.SteadyBytes, w.clickhouse, 100*d)
+		}
+		if mib := float64(c.PeakBytes) / (1 << 20); math.Abs(mib/w.firstLoadMiB-1) > 0.1 {
+			t.Errorf("%s: first load peak %.1f MiB, ClickHouse's %.1f", c.ClickHouseLayout, mib, w.firstLoadMiB)
+		}
+	}
+	best := plan.BestClickHouse()
+	if best == nil || !strings.Contains(best.CreateDictionary, "key UUID,") || strings.Contains(best.CreateDictionary, "UInt64") || !strings.Contains(best.ClickHouseNote, "tuple(key)") {
+		t.Errorf("the ClickHouse answer: %+v", best)
+	}
+	if g := plan.BestGo(); g == nil || g.ComplexKey {
+		t.Errorf("the Go answer: %+v", g)
+	}
+
+	frac, err := MakePlan(PlanRequest{Rows: 1e6, Key: "Float64", ComplexKey: true}, nil, machine24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := frac.BestClickHouse(); b == nil || !b.ComplexKey || !strings.Contains(b.CreateDictionary, "key Float64,") {
+		t.Errorf("a Float64 key with fractions: %+v", b)
+	}
+	whole, err := MakePlan(PlanRequest{Rows: 1e6, Key: "Float64"}, nil, machine24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := whole.BestClickHouse(); b == nil || b.ComplexKey || !strings.Contains(b.CreateDictionary, "key UInt64,") {
+		t.Errorf("a Float64 key of whole numbers: %+v", b)
+	}
+}

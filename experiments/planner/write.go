@@ -30,10 +30,10 @@ func createDictionary(c Candidate, from *dict.TableSource) string {
 		columns = c.columns
 	}
 	if from == nil {
-		return snippet.CreateDictionary("key", c.KeyType, columns, "SOURCE(CLICKHOUSE(TABLE 'source_table'))", c.ClickHouseLayout)
+		return snippet.CreateDictionary("key", c.KeyType, c.ComplexKey, columns, "SOURCE(CLICKHOUSE(TABLE 'source_table'))", c.ClickHouseLayout)
 	}
 	src := fmt.Sprintf("SOURCE(CLICKHOUSE(DB %s TABLE %s))", dict.QuoteString(from.Database), dict.QuoteString(from.Table))
-	return snippet.CreateDictionary(from.KeyColumn, c.KeyType, columns, src, c.ClickHouseLayout)
+	return snippet.CreateDictionary(from.KeyColumn, c.KeyType, c.ComplexKey, columns, src, c.ClickHouseLayout)
 }
 
 // goCode is the Go program that builds c's map (snippet.GoProgram), or ""
@@ -418,7 +418,7 @@ func answerOf(plan Plan, c Candidate) PlanAnswer {
 	where := ""
 	speedLayout := c.Layout
 	if a.For == EngineClickHouse {
-		speedLayout = chSpeedLayout(c.Layout)
+		speedLayout = chSpeedLayout(c.Layout, c.ComplexKey)
 	}
 	if i := slices.IndexFunc(plan.Measures, func(m Measure) bool { return m.Layout == speedLayout }); i >= 0 {
 		where = measuredWhere(plan.Measures[i], c.Distinct)

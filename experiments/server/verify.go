@@ -38,7 +38,8 @@ const verifyMargin = 1.25
 
 // VerifyRequest is the dictionary to build: the plan's ClickHouse answer.
 type VerifyRequest struct {
-	Layout        string           // ClickHouse's word: HASHED, SPARSE_HASHED, HASHED_ARRAY
+	Layout        string           // ClickHouse's word: HASHED, SPARSE_HASHED, HASHED_ARRAY, COMPLEX_KEY_HASHED
+	KeyType       string           // a COMPLEX_KEY_ layout's key column type (UUID); "" is UInt64, a simple key's
 	Shards        int              // SHARDS
 	MaxLoadFactor float64          // MAX_LOAD_FACTOR (0: ClickHouse's default)
 	Attributes    []dict.Attribute // the value first; a String's lengths as generated, or as From's columns hold them
@@ -153,8 +154,14 @@ func (c *Conn) replicaSettings(ctx context.Context, cluster string, s Settings) 
 func (req VerifyRequest) check() (dict.ClickHouseDictionary, error) {
 	cd, ok := modelledLayout(req.Layout)
 	flatFrom := cd.Flat() && req.From != nil && req.From.MaxKey > 0 // FLAT over a table of ids from 0
-	if !ok || cd.ComplexKey || cd.Flat() && !flatFrom {
-		return cd, fieldError("layouts", req.Layout, "not a layout a verification builds", "HASHED, SPARSE_HASHED, HASHED_ARRAY, and FLAT over a table of ids")
+	if !ok || cd.Flat() && !flatFrom {
+		return cd, fieldError("layouts", req.Layout, "not a layout a verification builds", "HASHED, SPARSE_HASHED, HASHED_ARRAY, their COMPLEX_KEY_ forms, and FLAT over a table of ids")
+	}
+	if req.KeyType != "" && !cd.ComplexKey {
+		return cd, fieldError("key", req.KeyType, "a simple-key layout's key is UInt64", "a COMPLEX_KEY_ layout for another key type")
+	}
+	if _, err := dict.FixedType(cmp.Or(req.KeyType, "UInt64")); err != nil {
+		return cd, fieldError("key", req.KeyType, "not a key type a verification builds", "a fixed-size type")
 	}
 	if req.Rows < 1 || len(req.Attributes) == 0 {
 		return cd, fieldError("rows", strconv.FormatInt(req.Rows, 10), "nothing to build", "at least a row and an attribute")
@@ -191,7 +198,11 @@ func prepare(ctx context.Context, c *Conn, cd dict.ClickHouseDictionary, req Ver
 		key = req.From.KeyColumn
 		d.sample.MaxKey = req.From.MaxKey // FLAT's arrays: the ids' range
 	}
-	cols := []string{dict.QuoteIdent(key) + " UInt64"}
+	keyType := cmp.Or(req.KeyType, "UInt64")
+	if cd.ComplexKey {
+		d.KeyNames, d.KeyTypes = []string{key}, []string{keyType}
+	}
+	cols := []string{dict.QuoteIdent(key) + " " + keyType}
 	for i, a := range req.Attributes {
 		name := dict.AttributeName(i)
 		if req.From != nil {
@@ -235,7 +246,7 @@ func prepare(ctx context.Context, c *Conn, cd dict.ClickHouseDictionary, req Ver
 		}
 		return []string{
 			"CREATE TABLE " + db + ".src (" + strings.Join(cols, ", ") + ") ENGINE = MergeTree ORDER BY tuple()",
-			"INSERT INTO " + db + ".src SELECT sipHash64(number), " + strings.Join(exprs, ", ") + " FROM numbers(" + strconv.FormatInt(req.Rows, 10) + ")",
+			"INSERT INTO " + db + ".src SELECT " + generatedKey(keyType) + ", " + strings.Join(exprs, ", ") + " FROM numbers(" + strconv.FormatInt(req.Rows, 10) + ")",
 			"CREATE DICTIONARY " + db + ".dict (" + strings.Join(cols, ", ") + ") PRIMARY KEY key SOURCE(CLICKHOUSE(DB " + dict.QuoteString(name) +
 				" TABLE 'src')) LIFETIME(0) " + f.clause,
 		}
@@ -426,6 +437,15 @@ func errOr(err error) string {
 // generated is attribute i's column of the generated table: values drawn
 // from the key, a String of its lengths (between MinLen and MaxLen), a
 // Nullable's NULL one row in dict.NullEvery.
+// generatedKey is a generated source's key of type t, random and distinct:
+// a UInt64's sipHash64 of the row number, a wider key's sipHash128.
+func generatedKey(t string) string {
+	if t == "UInt64" {
+		return "sipHash64(number)"
+	}
+	return "reinterpret(sipHash128(number), " + dict.QuoteString(t) + ")"
+}
+
 func generated(a dict.Attribute, i int) string {
 	var e string
 	if a.IsString() {

@@ -70,7 +70,8 @@ func PlanFrom(ctx context.Context, ask PlanFromAsk) (PlannedFrom, error) {
 }
 
 // requestFor is r for a dictionary over t: its distinct keys (the rows
-// where the key does not repeat: uniq is an estimate), the key's type,
+// where the key does not repeat: uniq is an estimate), the key's type
+// (kept whole in a COMPLEX_KEY_ layout where a UInt64 would not hold it),
 // the columns as attributes with their figures, a fixed-size one first
 // (the plan's value, which packlab's own tables hold), and an integer
 // key's largest value from 0, for FLAT, where its arrays would have at
@@ -85,6 +86,7 @@ func requestFor(r planner.PlanRequest, t *server.Table) (planner.PlanRequest, er
 		r.Rows = t.DistinctKeys
 	}
 	r.Key = t.Key.AttributeType
+	r.ComplexKey = t.NotWhole > 0 // a UInt64 would merge them: the key kept whole
 	cols := t.Columns
 	first := slices.IndexFunc(cols, server.TableColumn.Fixed)
 	if first < 0 {

@@ -99,6 +99,9 @@ func VerifyPlan(ctx context.Context, ask VerifyAsk) (Verified, error) {
 		return v, err
 	}
 	req := server.VerifyRequest{Layout: d.Layout, Shards: cfg.Shards, MaxLoadFactor: cfg.MaxLoadFactor, Attributes: attrs, Rows: cfg.Rows}
+	if d.ComplexKey {
+		req.KeyType = cfg.Key
+	}
 	if f := ask.Plan.Request.From; f != nil {
 		// The plan's own dictionary over the user's table: every row of it
 		// (the plan's rows before its growth), each attribute as its
@@ -144,6 +147,9 @@ func verifyConfig(plan planner.Plan) (cfg config.Config, c planner.Candidate, ok
 		return config.Config{}, planner.Candidate{}, false
 	}
 	d, ok := dict.ClickHouseDictionaryFor(core.Layout(best.Layout))
+	if best.ComplexKey {
+		d, ok = dict.ComplexKeyDictionaryFor(core.Layout(best.Layout))
+	}
 	if best.Layout == planner.FlatLayout && plan.Request.From != nil {
 		// FLAT over the user's table, whose ids are known: built on the
 		// server only (VerifyPlan).

@@ -21,8 +21,14 @@ import (
 // of at most 8 bytes with a plain memory layout (not UUID), and
 // sparse_hash_map (sparse) otherwise, since 23.5; before, always
 // sparse_hash_map (ClickHouse PR #49380, HashedDictionary.h).
-// ClickHouse's numeric dictionary key is always UInt64.
-func ClickHouseFor(v dict.Release, l core.Layout, key, value core.Type, shards int, mlf float64) (clause, note string, packlabOnly bool) {
+// ClickHouse's numeric dictionary key is always UInt64; a key it cannot
+// widen to one (complex: a UUID, a 128-bit integer, a Float64 with
+// fractions) is kept whole by the COMPLEX_KEY_ layouts, which serialize
+// it into an arena (dict.ComplexKeyDictionaryFor).
+func ClickHouseFor(v dict.Release, l core.Layout, key, value core.Type, shards int, mlf float64, complex bool) (clause, note string, packlabOnly bool) {
+	if complex {
+		return complexKeyFor(v, l, key, value, shards, mlf)
+	}
 	if dict.ClickHouseLayoutName(l) == "" {
 		return "", "no ClickHouse dictionary layout builds this table", true
 	}
@@ -50,16 +56,38 @@ func ClickHouseFor(v dict.Release, l core.Layout, key, value core.Type, shards i
 	return clause, strings.Join(notes, "; "), false
 }
 
+// complexKeyFor is ClickHouseFor for a key a simple-key dictionary cannot
+// hold: the COMPLEX_KEY_ layout of l's shape, with what it keeps.
+func complexKeyFor(v dict.Release, l core.Layout, key, value core.Type, shards int, mlf float64) (clause, note string, packlabOnly bool) {
+	d, ok := dict.ComplexKeyDictionaryFor(l)
+	if !ok {
+		if l == core.LayoutPacked {
+			return "", fmt.Sprintf("ClickHouse's PackedHashMap holds a UInt64 key only; a %s key's COMPLEX_KEY_SPARSE_HASHED is sparse_hash_map: see the sparse setups", key.Name), true
+		}
+		return "", fmt.Sprintf("no COMPLEX_KEY_ layout builds this table, and only those keep a %s key whole", key.Name), true
+	}
+	if ok, why := v.Builds(l, value, shards, mlf); !ok {
+		return "", why, true
+	}
+	return d.Clause(shards, mlf), fmt.Sprintf("ClickHouse's simple key is UInt64, so a %s key is kept whole only by a COMPLEX_KEY_ layout: "+
+		"each row's key serialized in an arena, a 16-byte reference to it in each cell; dictGet takes the key as tuple(key)", key.Name), false
+}
+
 // CreateDictionary is the CREATE DICTIONARY statement of a dictionary
 // named dict with the key column keyName of keyType keys (stored as
-// UInt64, ClickHouse's numeric key, with a comment saying so), columns
+// UInt64, ClickHouse's numeric key, with a comment saying so, unless
+// complex: a COMPLEX_KEY_ layout keeps the column's own type), columns
 // ("value UInt16", ...), source (its SOURCE clause) and the LAYOUT clause.
-func CreateDictionary(keyName, keyType string, columns []string, source, clause string) string {
+func CreateDictionary(keyName, keyType string, complex bool, columns []string, source, clause string) string {
 	var b strings.Builder
-	if keyType != "UInt64" {
-		fmt.Fprintf(&b, "-- ClickHouse's numeric key is UInt64: the %s keys are stored as UInt64\n", keyType)
+	stored := keyType
+	if !complex {
+		stored = "UInt64"
+		if keyType != "UInt64" {
+			fmt.Fprintf(&b, "-- ClickHouse's numeric key is UInt64: the %s keys are stored as UInt64\n", keyType)
+		}
 	}
-	b.WriteString(dict.KeyDictionaryDDL("dict", []string{keyName}, []string{"UInt64"}, columns, source, clause))
+	b.WriteString(dict.KeyDictionaryDDL("dict", []string{keyName}, []string{stored}, columns, source, clause))
 	return b.String()
 }
 
