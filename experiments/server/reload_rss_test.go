@@ -147,9 +147,7 @@ func TestReloadPeaksTracked(t *testing.T) {
 		t.Skip("a measurement: set " + reloadRowsEnv + " to a row count (1000000) to run it")
 	}
 	node := servertest.Start(t)
-	node.Exec(t, "CREATE TABLE big (id UInt64, v UInt16, s String) ENGINE = MergeTree ORDER BY tuple()",
-		"INSERT INTO big SELECT sipHash64(number), number, repeat('y', 4 + number % 29) FROM numbers("+rows+")",
-		"SELECT count() FROM big WHERE NOT ignore(id, v, s)")
+	bigTable(t, node, rows)
 	s := newSamplers(t, node, 3)
 	for i, tc := range reloadCases {
 		name := fmt.Sprintf("d%d", i)
