@@ -131,24 +131,16 @@ func TestClusterReplicasDisagree(t *testing.T) {
 	}
 
 	// A query longer than the query timeout.
-	slow, err := Connect(context.Background(), Settings{URL: nodes[1].HTTPURL(), QueryTimeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	slow := connect(t, Settings{URL: nodes[1].HTTPURL(), QueryTimeout: time.Second})
 	err = slow.Exec(context.Background(), "SELECT sleep(2)")
 	var te *Error
 	if !asError(err, &te) || te.Kind != Timeout || !strings.Contains(err.Error(), "1s") {
 		t.Errorf("SELECT sleep(2) under a 1 s query timeout: %v", err)
 	}
-	slow.Close()
 
 	// A server that goes away mid-inspect: the connection is open, the
 	// server killed, the next query is a clear error.
-	c, err := Connect(context.Background(), Settings{URL: nodes[1].NativeURL(), QueryTimeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := connect(t, Settings{URL: nodes[1].NativeURL(), QueryTimeout: 5 * time.Second})
 	nodes[1].Stop()
 	_, err = c.dictionaries(context.Background(), "")
 	var e *Error

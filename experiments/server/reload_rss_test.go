@@ -208,12 +208,7 @@ type samplers struct {
 func newSamplers(t *testing.T, node *servertest.Node, n int) *samplers {
 	s := &samplers{t: t}
 	for range n {
-		c, err := Connect(context.Background(), Settings{URL: node.NativeURL()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		s.conns = append(s.conns, c)
+		s.conns = append(s.conns, connect(t, Settings{URL: node.NativeURL()}))
 	}
 	return s
 }
