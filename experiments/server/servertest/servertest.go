@@ -88,9 +88,10 @@ func (n *Node) Exec(t testing.TB, statements ...string) string {
 	return out
 }
 
-// Table makes a test's table name: the key id UInt64, then columns ("v
-// UInt16, s String"); its rows are values, the SELECT's expressions of id
-// and each column ("sipHash64(number), number, repeat('s', 8)"), over
+// Table makes a test's table name, a MergeTree without a sorting key
+// (ORDER BY tuple()): the key id UInt64, then columns ("v UInt16, s
+// String"); its rows are values, the SELECT's expressions of id and each
+// column ("sipHash64(number), number, repeat('s', 8)"), over
 // numbers(rows).
 func (n *Node) Table(t testing.TB, name, columns, values string, rows int) {
 	t.Helper()
