@@ -29,10 +29,8 @@ func TestInspectClickHouse(t *testing.T) {
 		t.Errorf("a closed port: %v, want one line, the connection's error", err)
 	}
 	node := servertest.Start(t)
-	node.Exec(t, "CREATE TABLE src (id UInt64, v UInt16) ENGINE = MergeTree ORDER BY tuple()",
-		"INSERT INTO src SELECT sipHash64(number), number FROM numbers(10000)",
-		"CREATE DICTIONARY d (id UInt64, v UInt16) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(HASHED())",
-		"SYSTEM RELOAD DICTIONARY d")
+	node.Table(t, "src", "v UInt16", "sipHash64(number), number", 10000)
+	node.Dictionary(t, "d", "src", "v UInt16", "LIFETIME(0) LAYOUT(HASHED())")
 	ins, err := lab.InspectClickHouse(ClickHouseForm{URL: " " + node.HTTPURL() + " "})
 	if err != nil || len(ins.Dictionaries) != 1 || !ins.Dictionaries[0].Modelled || !strings.HasPrefix(ins.Release, "26.7") {
 		t.Fatalf("%+v, %v", ins, err)

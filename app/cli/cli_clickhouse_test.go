@@ -13,32 +13,17 @@ import (
 	"time"
 
 	"github.com/packlab/packlab/experiments/chdriver"
+	"github.com/packlab/packlab/experiments/drivertest"
 )
 
-// needClickHouse points the command at packlab-ch (needWorker).
+// needClickHouse points the command at packlab-ch: $PACKLAB_CH_WORKER, or
+// bin/packlab-ch (drivertest.NeedWorker; TestMain works in the checkout).
 func needClickHouse(t *testing.T) {
 	t.Helper()
-	needWorker(t, chdriver.WorkerEnv, chdriver.WorkerName, chdriver.BuildCommand, func() (bool, string) {
+	drivertest.NeedWorker(t, "bin", chdriver.WorkerEnv, chdriver.WorkerName, chdriver.BuildCommand, func() (bool, string) {
 		st := chdriver.Status()
 		return st.Available, st.Problem
 	})
-}
-
-// needWorker points the command at a C or C++ worker: $env (make test sets
-// it, after building it), or bin/name of this checkout; it skips when
-// neither is there, and fails when the one there does not answer (status).
-func needWorker(t *testing.T, env, name, build string, status func() (bool, string)) {
-	t.Helper()
-	if os.Getenv(env) == "" {
-		path, _ := filepath.Abs(filepath.Join("bin", name))
-		if _, err := os.Stat(path); err != nil {
-			t.Skipf("%s is not built (run: %s)", path, build)
-		}
-		t.Setenv(env, path)
-	}
-	if ok, problem := status(); !ok {
-		t.Fatalf("%s unavailable: %s", name, problem)
-	}
 }
 
 // reportHTML writes dir's last job as an HTML report and returns it.

@@ -14,15 +14,20 @@ import (
 	"github.com/packlab/packlab/experiments/server/servertest"
 )
 
+// salesDict makes the table src of rows rows and the dictionary `sales
+// dict` over all its columns (HASHED, LIFETIME(MIN 60 MAX 120)), loaded.
+func salesDict(t *testing.T, node *servertest.Node, rows int) {
+	t.Helper()
+	node.Table(t, "src", "v UInt16, name String", "sipHash64(number), number, repeat('n', number % 20)", rows)
+	node.Dictionary(t, "`sales dict`", "src", "v UInt16, name String", "LIFETIME(MIN 60 MAX 120) LAYOUT(HASHED())")
+}
+
 // TestInspectCommand: packlab inspect on a real server, in JSON (the
 // issue's fields), as a table and as Markdown; the password from the
 // environment appears in none of them.
 func TestInspectCommand(t *testing.T) {
 	node := servertest.Start(t)
-	node.Exec(t, "CREATE TABLE src (id UInt64, v UInt16, name String) ENGINE = MergeTree ORDER BY tuple()",
-		"INSERT INTO src SELECT sipHash64(number), number, repeat('n', number % 20) FROM numbers(100000)",
-		"CREATE DICTIONARY `sales dict` (id UInt64, v UInt16, name String) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(MIN 60 MAX 120) LAYOUT(HASHED())",
-		"SYSTEM RELOAD DICTIONARY `sales dict`")
+	salesDict(t, node, 100000)
 	// The test server's default user has no password: one given is refused,
 	// by ClickHouse, and the message does not show it. (Over HTTP only:
 	// clickhouse-local 26.7's native listener aborts the whole server after
@@ -209,11 +214,8 @@ func TestPlanVerifyOnServer(t *testing.T) {
 // clear removes it.
 func TestInspectionInHistory(t *testing.T) {
 	node := servertest.Start(t)
-	node.Exec(t, "CREATE TABLE src (id UInt64, v UInt16, name String) ENGINE = MergeTree ORDER BY tuple()",
-		"INSERT INTO src SELECT sipHash64(number), number, repeat('n', number % 20) FROM numbers(20000)",
-		"CREATE DICTIONARY `sales dict` (id UInt64, v UInt16, name String) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(MIN 60 MAX 120) LAYOUT(HASHED())",
-		"CREATE DICTIONARY `<b>odd</b>` (id UInt64, v UInt16) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(HASHED(SHARDS 2))",
-		"SYSTEM RELOAD DICTIONARY `sales dict`", "SYSTEM RELOAD DICTIONARY `<b>odd</b>`")
+	salesDict(t, node, 20000)
+	node.Dictionary(t, "`<b>odd</b>`", "src", "v UInt16", "LIFETIME(0) LAYOUT(HASHED(SHARDS 2))")
 	dir := t.TempDir()
 	packlabResults(t, 1, "run", "--layout", "packed", "--rows", "1e4", "--results", dir, "--format", "json")
 	text, stderr, err := packlab(t, "inspect", "--clickhouse", node.NativeURL(), "--results", dir)

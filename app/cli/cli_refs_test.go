@@ -6,13 +6,15 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments/config"
+	"github.com/packlab/packlab/experiments/drivertest"
 	"github.com/packlab/packlab/experiments/refdriver"
 )
 
-// needRefs points the command at packlab-refs, the C++ maps (needWorker).
+// needRefs points the command at packlab-refs, the C++ maps: as
+// needClickHouse does packlab-ch.
 func needRefs(t *testing.T) {
 	t.Helper()
-	needWorker(t, refdriver.WorkerEnv, refdriver.WorkerName, "make refs", func() (bool, string) {
+	drivertest.NeedWorker(t, "bin", refdriver.WorkerEnv, refdriver.WorkerName, refdriver.BuildCommand, func() (bool, string) {
 		st := refdriver.Status()
 		return st.Available, st.Problem
 	})

@@ -26,7 +26,7 @@ func TestMain(m *testing.M) { os.Exit(drivertest.Main(m, Register)) }
 // else bin/packlab-ch of this checkout; a test skips when neither is built.
 func needClickHouse(t *testing.T) string {
 	t.Helper()
-	return drivertest.NeedWorker(t, WorkerEnv, WorkerName, BuildCommand, func() (bool, string) {
+	return drivertest.NeedWorker(t, drivertest.DriverBin, WorkerEnv, WorkerName, BuildCommand, func() (bool, string) {
 		st := Status()
 		return st.Available, st.Problem
 	})

@@ -57,6 +57,18 @@ func Clause(ddl, word string) (Span, bool) {
 	return Span{}, false
 }
 
+// ClauseCall reads the top-level clause word(NAME(params)) of a CREATE
+// DICTIONARY (LAYOUT(HASHED(SHARDS 4)), SOURCE(CLICKHOUSE(TABLE 't'))): the
+// clause's place (Clause) and its call (Call); false where there is no
+// such clause or it holds no call.
+func ClauseCall(ddl, word string) (sp Span, name string, params []string, ok bool) {
+	if sp, ok = Clause(ddl, word); !ok {
+		return Span{}, "", nil, false
+	}
+	name, params, ok = Call(ddl[sp.InnerStart:sp.InnerEnd])
+	return sp, name, params, ok
+}
+
 // Call reads NAME(params) (a layout or a source) into its upper-case name
 // and its parameters' words, quoted strings unquoted; a NAME alone too, as
 // ClickHouse takes and keeps it (LAYOUT(HASHED), LAYOUT(REGEXP_TREE): it

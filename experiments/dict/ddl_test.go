@@ -50,3 +50,31 @@ func TestSplitTableName(t *testing.T) {
 		}
 	}
 }
+
+// TestClauseCall: a clause's call is read where the clause stands at the
+// top level, not where its word is text; a clause without a call, or no
+// clause, is false.
+func TestClauseCall(t *testing.T) {
+	const ddl = "CREATE DICTIONARY d (`id` UInt64, `v` String DEFAULT 'LAYOUT(FLAT())') PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src' DB 'we''ird')) LIFETIME(0) LAYOUT(hashed(SHARDS 4)) COMMENT 'LAYOUT(SPARSE_HASHED())'"
+	for _, c := range []struct {
+		ddl, word, clause, name, params string
+		ok                              bool
+	}{
+		{ddl, "LAYOUT", "LAYOUT(hashed(SHARDS 4))", "HASHED", "[SHARDS 4]", true},
+		{ddl, "SOURCE", "SOURCE(CLICKHOUSE(TABLE 'src' DB 'we''ird'))", "CLICKHOUSE", "[TABLE src DB we'ird]", true},
+		{"CREATE DICTIONARY d (id UInt64) PRIMARY KEY id LAYOUT(HASHED)", "LAYOUT", "LAYOUT(HASHED)", "HASHED", "[]", true},
+		{"CREATE DICTIONARY d (id UInt64) PRIMARY KEY id LAYOUT()", "LAYOUT", "", "", "[]", false},
+		{"CREATE DICTIONARY d (id UInt64) PRIMARY KEY id LAYOUT(HASHED() x)", "LAYOUT", "", "", "[]", false},
+		{ddl, "RANGE", "", "", "[]", false},
+		{"", "LAYOUT", "", "", "[]", false},
+	} {
+		sp, name, params, ok := ClauseCall(c.ddl, c.word)
+		clause := ""
+		if ok {
+			clause = c.ddl[sp.Start:sp.End]
+		}
+		if clause != c.clause || name != c.name || fmt.Sprint(params) != c.params || ok != c.ok {
+			t.Errorf("%s in %s: %q %q %q %v, want %q %q %s %v", c.word, c.ddl, clause, name, params, ok, c.clause, c.name, c.params, c.ok)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 // Package drivertest holds what the drivers' tests share: a test binary
-// that serves as the Go worker too, and a run that fails the test on any
-// error.
+// that serves as the Go worker too, a run that fails the test on any
+// error, and a driver's worker found or the test skipped (the command
+// line's tests too).
 package drivertest
 
 import (
@@ -37,16 +38,21 @@ func RunOrFail(t *testing.T, cfg config.Config) map[string]result.Result {
 	return byLayout
 }
 
+// DriverBin is the checkout's bin folder from a driver's package, the
+// folder its tests run in.
+var DriverBin = filepath.Join("..", "..", "bin")
+
 // NeedWorker points the lab at a driver's worker for a test: $env (make
-// test sets it, and then the worker must work), or else bin/name of this
-// checkout; the test skips when neither is built (build: how to build it)
-// and fails when the worker is there but available says it cannot run
-// (problem, the driver's Status's).
-func NeedWorker(t *testing.T, env, name, build string, available func() (bool, string)) string {
+// test sets it, and then the worker must work), or else name in bin, the
+// checkout's bin folder from the test's working directory (DriverBin in a
+// driver's package); the test skips when neither is built (build: how to
+// build it) and fails when the worker is there but available says it
+// cannot run (problem, the driver's Status's).
+func NeedWorker(t *testing.T, bin, env, name, build string, available func() (bool, string)) string {
 	t.Helper()
 	path := os.Getenv(env)
 	if path == "" {
-		abs, err := filepath.Abs(filepath.Join("..", "..", "bin", name))
+		abs, err := filepath.Abs(filepath.Join(bin, name))
 		if err != nil {
 			t.Fatal(err)
 		}

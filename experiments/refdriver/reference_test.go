@@ -26,7 +26,7 @@ import (
 // of this checkout; a test skips when neither is built.
 func needRefs(t *testing.T) string {
 	t.Helper()
-	return drivertest.NeedWorker(t, WorkerEnv, WorkerName, BuildCommand, func() (bool, string) {
+	return drivertest.NeedWorker(t, drivertest.DriverBin, WorkerEnv, WorkerName, BuildCommand, func() (bool, string) {
 		st := Status()
 		return st.Available, st.Problem
 	})

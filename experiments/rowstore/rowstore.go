@@ -67,8 +67,12 @@ func (a rowArena) add(n int) ([]byte, int64, error) {
 
 // get is the String a reference names.
 func (a rowArena) get(ref uint64) []byte {
-	return a.At(int64(ref>>24), int(ref&(1<<24-1)))
+	return a.At(int64(ref>>24), refLen(ref))
 }
+
+// refLen is the length of the String a reference names: its low 24 bits
+// (the rest is its offset in the arena).
+func refLen(ref uint64) int { return int(ref & (1<<24 - 1)) }
 
 // rowArray holds a wide row layout's rows in an arena: whole rows in each
 // chunk, so row i is in the first chunks (small ones, core.ArenaFirstChunk
@@ -260,8 +264,8 @@ func keptRowBytes[K, V core.Bits](rs *Store, m *core.Sharded[K, V], duplicates i
 			row = a.row(n)
 		}
 		for _, st := range rs.strs {
-			if st.null == 0 || row[rs.flagsAt]&st.null == 0 {
-				k.strings += int64(binary.LittleEndian.Uint64(row[st.at:]) & (1<<24 - 1))
+			if ref, ok := rs.stringRef(row, st); ok {
+				k.strings += int64(refLen(ref))
 			}
 		}
 	}
@@ -454,8 +458,8 @@ func CopyRows[V core.Bits](rs *Store) func(vals []V, found []bool) {
 				out = append(out, row...)
 			}
 			for _, st := range rs.strs {
-				if st.null == 0 || row[rs.flagsAt]&st.null == 0 { // not NULL
-					out = append(out, rs.arena.get(binary.LittleEndian.Uint64(row[st.at:]))...)
+				if ref, ok := rs.stringRef(row, st); ok {
+					out = append(out, rs.arena.get(ref)...)
 				}
 			}
 		}
@@ -476,10 +480,19 @@ func copyBytes[V core.Bits](rs *Store, vals []V, found []bool) int {
 			n += len(row)
 		}
 		for _, st := range rs.strs {
-			if st.null == 0 || row[rs.flagsAt]&st.null == 0 {
-				n += int(binary.LittleEndian.Uint64(row[st.at:]) & (1<<24 - 1))
+			if ref, ok := rs.stringRef(row, st); ok {
+				n += refLen(ref)
 			}
 		}
 	}
 	return n
+}
+
+// stringRef is the reference of a row's String st, false where the row's
+// flags say it is NULL.
+func (rs *Store) stringRef(row []byte, st rowString) (uint64, bool) {
+	if st.null != 0 && row[rs.flagsAt]&st.null != 0 {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint64(row[st.at:]), true
 }

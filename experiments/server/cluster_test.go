@@ -21,15 +21,13 @@ import (
 func TestClusterReplicasDisagree(t *testing.T) {
 	nodes := servertest.StartCluster(t, "lab", 2)
 	for i, n := range nodes {
-		rows := []string{"100000", "150000"}[i]
+		rows := []int{100000, 150000}[i]
 		// Each node's Strings its own length: 4 to 8 bytes on one, 40 to 44
 		// on the other (a sharded table's shards hold other rows).
 		length := []string{"4", "40"}[i]
-		n.Exec(t, "CREATE TABLE src (id UInt64, v UInt16, s String) ENGINE = MergeTree ORDER BY tuple()",
-			"INSERT INTO src SELECT sipHash64(number), number, repeat('s', "+length+" + number % 5) FROM numbers("+rows+")",
-			"CREATE DICTIONARY d (id UInt64, v UInt16) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(HASHED())",
-			"CREATE DICTIONARY ds (id UInt64, s String) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(HASHED())",
-			"SYSTEM RELOAD DICTIONARY d", "SYSTEM RELOAD DICTIONARY ds")
+		n.Table(t, "src", "v UInt16, s String", "sipHash64(number), number, repeat('s', "+length+" + number % 5)", rows)
+		n.Dictionary(t, "d", "src", "v UInt16", "LIFETIME(0) LAYOUT(HASHED())")
+		n.Dictionary(t, "ds", "src", "s String", "LIFETIME(0) LAYOUT(HASHED())")
 	}
 	// A source table whose column another replica's does not have: the
 	// read of every replica's fails, and the connected node's table stands
@@ -133,24 +131,16 @@ func TestClusterReplicasDisagree(t *testing.T) {
 	}
 
 	// A query longer than the query timeout.
-	slow, err := Connect(context.Background(), Settings{URL: nodes[1].HTTPURL(), QueryTimeout: time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	slow := connect(t, Settings{URL: nodes[1].HTTPURL(), QueryTimeout: time.Second})
 	err = slow.Exec(context.Background(), "SELECT sleep(2)")
 	var te *Error
 	if !asError(err, &te) || te.Kind != Timeout || !strings.Contains(err.Error(), "1s") {
 		t.Errorf("SELECT sleep(2) under a 1 s query timeout: %v", err)
 	}
-	slow.Close()
 
 	// A server that goes away mid-inspect: the connection is open, the
 	// server killed, the next query is a clear error.
-	c, err := Connect(context.Background(), Settings{URL: nodes[1].NativeURL(), QueryTimeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := connect(t, Settings{URL: nodes[1].NativeURL(), QueryTimeout: 5 * time.Second})
 	nodes[1].Stop()
 	_, err = c.dictionaries(context.Background(), "")
 	var e *Error

@@ -208,3 +208,15 @@ func TestReleases(t *testing.T) {
 		}
 	}
 }
+
+// connect is a test's connection, closed when the test ends; it fails the
+// test when it cannot connect.
+func connect(t *testing.T, s Settings) *Conn {
+	t.Helper()
+	c, err := Connect(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}

@@ -328,12 +328,7 @@ func clickHouseSource(ddl string) (map[string]string, bool) {
 // parameters by their upper-case names, in a CREATE DICTIONARY's
 // SOURCE(NAME(...)).
 func sourceParams(ddl string) (string, map[string]string, bool) {
-	sp, ok := dict.Clause(ddl, "SOURCE")
-	var name string
-	var words []string
-	if ok {
-		name, words, ok = dict.Call(ddl[sp.InnerStart:sp.InnerEnd])
-	}
+	_, name, words, ok := dict.ClauseCall(ddl, "SOURCE")
 	if !ok {
 		return "", nil, false
 	}

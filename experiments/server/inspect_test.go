@@ -80,6 +80,16 @@ func fill(t *testing.T, n *servertest.Node, rows int) {
 	}
 }
 
+// bigTable makes the table big of rows rows (a UInt16 and a String of 4
+// to 32 bytes) and reads it once, so that the caches its first read fills
+// are in the base of a reload's measured memory.
+func bigTable(t *testing.T, n *servertest.Node, rows string) {
+	t.Helper()
+	n.Exec(t, "CREATE TABLE big (id UInt64, v UInt16, s String) ENGINE = MergeTree ORDER BY tuple()",
+		"INSERT INTO big SELECT sipHash64(number), number, repeat('y', 4 + number % 29) FROM numbers("+rows+")",
+		"SELECT count() FROM big WHERE NOT ignore(id, v, s)")
+}
+
 func itoa(n int) string { return strconv.Itoa(n) }
 
 func TestInspectTargets(t *testing.T) {
@@ -172,9 +182,7 @@ func memoryTracking(t *testing.T, n *servertest.Node) int64 {
 // caches its first read fills (6.8 MB) are in the base.
 func TestInspectMemory(t *testing.T) {
 	node := servertest.Start(t)
-	node.Exec(t, "CREATE TABLE big (id UInt64, v UInt16, s String) ENGINE = MergeTree ORDER BY tuple()",
-		"INSERT INTO big SELECT sipHash64(number), number, repeat('y', 4 + number % 29) FROM numbers(1000000)",
-		"SELECT count() FROM big WHERE NOT ignore(id, v, s)")
+	bigTable(t, node, "1000000")
 	s := newSamplers(t, node, 3)
 	for _, tc := range []struct{ name, cols, layout string }{
 		{"d_hashed", "v UInt16", "HASHED()"},

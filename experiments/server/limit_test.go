@@ -20,10 +20,8 @@ import (
 // makes anything.
 func TestReloadWillNotFit(t *testing.T) {
 	node := servertest.StartWithConfig(t, "  <max_server_memory_usage>175000000</max_server_memory_usage>\n")
-	node.Exec(t, "CREATE TABLE src (id UInt64, s String) ENGINE = MergeTree ORDER BY tuple()",
-		"INSERT INTO src SELECT sipHash64(number), repeat('z', 4 + number % 29) FROM numbers(1000000)",
-		"CREATE DICTIONARY d (id UInt64, s String) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(HASHED())",
-		"SYSTEM RELOAD DICTIONARY d")
+	node.Table(t, "src", "s String", "sipHash64(number), repeat('z', 4 + number % 29)", 1000000)
+	node.Dictionary(t, "d", "src", "s String", "LIFETIME(0) LAYOUT(HASHED())")
 	ins, err := Inspect(context.Background(), Settings{URL: node.NativeURL()}, Options{})
 	if err != nil {
 		t.Fatal(err)

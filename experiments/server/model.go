@@ -29,12 +29,7 @@ var typeWords = map[string]string{
 // CREATE DICTIONARY, or, for one defined in XML, from its type.
 func (d *Dictionary) readDDL(ddl string) {
 	d.DDL, d.shards, d.exprs = ddl, 1, dict.ColumnExpressions(ddl)
-	sp, ok := dict.Clause(ddl, "LAYOUT")
-	var word string
-	var params []string
-	if ok {
-		word, params, ok = dict.Call(ddl[sp.InnerStart:sp.InnerEnd])
-	}
+	sp, word, params, ok := dict.ClauseCall(ddl, "LAYOUT")
 	if !ok {
 		// An XML dictionary's origin is its file; a DDL one's its name or
 		// UUID, whose statement a user without the SHOW right reads empty.

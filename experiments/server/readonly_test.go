@@ -24,10 +24,8 @@ import (
 func TestReadOnlyUser(t *testing.T) {
 	nodes := servertest.StartCluster(t, "lab", 2)
 	for _, n := range nodes {
-		n.Exec(t, "CREATE TABLE src (id UInt64, s String) ENGINE = MergeTree ORDER BY tuple()",
-			"INSERT INTO src SELECT number, repeat('r', 8) FROM numbers(10000)",
-			"CREATE DICTIONARY d (id UInt64, s String) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(HASHED())",
-			"SYSTEM RELOAD DICTIONARY d")
+		n.Table(t, "src", "s String", "number, repeat('r', 8)", 10000)
+		n.Dictionary(t, "d", "src", "s String", "LIFETIME(0) LAYOUT(HASHED())")
 	}
 	sessionSettings = clickhouse.Settings{"readonly": 1}
 	defer func() { sessionSettings = nil }()

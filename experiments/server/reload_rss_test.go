@@ -147,9 +147,7 @@ func TestReloadPeaksTracked(t *testing.T) {
 		t.Skip("a measurement: set " + reloadRowsEnv + " to a row count (1000000) to run it")
 	}
 	node := servertest.Start(t)
-	node.Exec(t, "CREATE TABLE big (id UInt64, v UInt16, s String) ENGINE = MergeTree ORDER BY tuple()",
-		"INSERT INTO big SELECT sipHash64(number), number, repeat('y', 4 + number % 29) FROM numbers("+rows+")",
-		"SELECT count() FROM big WHERE NOT ignore(id, v, s)")
+	bigTable(t, node, rows)
 	s := newSamplers(t, node, 3)
 	for i, tc := range reloadCases {
 		name := fmt.Sprintf("d%d", i)
@@ -210,12 +208,7 @@ type samplers struct {
 func newSamplers(t *testing.T, node *servertest.Node, n int) *samplers {
 	s := &samplers{t: t}
 	for range n {
-		c, err := Connect(context.Background(), Settings{URL: node.NativeURL()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		s.conns = append(s.conns, c)
+		s.conns = append(s.conns, connect(t, Settings{URL: node.NativeURL()}))
 	}
 	return s
 }

@@ -33,11 +33,7 @@ func TestReadTable(t *testing.T) {
 		"CREATE TABLE `shop.eu`.`users.v2` (id UInt64, age UInt8) ENGINE = MergeTree ORDER BY id",
 		"INSERT INTO `shop.eu`.`users.v2` SELECT number, number % 90 FROM numbers(10)")
 	ctx := context.Background()
-	c, err := Connect(ctx, Settings{URL: node.NativeURL()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := connect(t, Settings{URL: node.NativeURL()})
 
 	got, err := c.ReadTable(ctx, TableAsk{Table: "shop.users", Columns: []string{"country", "score", "age", "name"}})
 	if err != nil {

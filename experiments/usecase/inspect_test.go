@@ -24,11 +24,9 @@ import (
 func TestInspectKeepsJob(t *testing.T) {
 	node := servertest.Start(t)
 	const srcSecret = "src-secret-5150"
-	node.Exec(t, "CREATE TABLE src (id UInt64, v UInt16) ENGINE = MergeTree ORDER BY tuple()",
-		"INSERT INTO src SELECT number, number FROM numbers(1000)",
-		"CREATE DICTIONARY d1 (id UInt64, v UInt16) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src')) LIFETIME(0) LAYOUT(HASHED())",
-		"CREATE DICTIONARY d2 (id UInt64, v UInt16) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src' USER 'default' PASSWORD '"+srcSecret+"')) LIFETIME(0) LAYOUT(HASHED())",
-		"SYSTEM RELOAD DICTIONARY d1")
+	node.Table(t, "src", "v UInt16", "number, number", 1000)
+	node.Dictionary(t, "d1", "src", "v UInt16", "LIFETIME(0) LAYOUT(HASHED())")
+	node.Exec(t, "CREATE DICTIONARY d2 (id UInt64, v UInt16) PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE 'src' USER 'default' PASSWORD '"+srcSecret+"')) LIFETIME(0) LAYOUT(HASHED())")
 	// d2 fails to load (the server's user has no such password): its
 	// exception is kept, its source's password is not.
 	if _, err := node.Query("SYSTEM RELOAD DICTIONARY d2"); err == nil {

@@ -88,6 +88,26 @@ func (n *Node) Exec(t testing.TB, statements ...string) string {
 	return out
 }
 
+// Table makes a test's table name, a MergeTree without a sorting key
+// (ORDER BY tuple()): the key id UInt64, then columns ("v UInt16, s
+// String"); its rows are values, the SELECT's expressions of id and each
+// column ("sipHash64(number), number, repeat('s', 8)"), over
+// numbers(rows).
+func (n *Node) Table(t testing.TB, name, columns, values string, rows int) {
+	t.Helper()
+	n.Exec(t, "CREATE TABLE "+name+" (id UInt64, "+columns+") ENGINE = MergeTree ORDER BY tuple()",
+		fmt.Sprintf("INSERT INTO %s SELECT %s FROM numbers(%d)", name, values, rows))
+}
+
+// Dictionary makes the dictionary name (as SQL writes it: d, `sales
+// dict`) of id and columns over the table, with its LIFETIME and LAYOUT
+// clauses ("LIFETIME(0) LAYOUT(HASHED())"), and loads it.
+func (n *Node) Dictionary(t testing.TB, name, table, columns, clauses string) {
+	t.Helper()
+	n.Exec(t, "CREATE DICTIONARY "+name+" (id UInt64, "+columns+") PRIMARY KEY id SOURCE(CLICKHOUSE(TABLE '"+table+"')) "+clauses,
+		"SYSTEM RELOAD DICTIONARY "+name)
+}
+
 // Query runs one statement over HTTP and returns its output.
 func (n *Node) Query(q string) (string, error) {
 	resp, err := http.Post(n.HTTPURL()+"/?"+url.Values{"query": {q}}.Encode(), "text/plain", nil)

@@ -81,3 +81,18 @@ func TestStartWhenAPortIsTaken(t *testing.T) {
 		t.Errorf("SELECT 1 = %q", v)
 	}
 }
+
+// TestTableAndDictionary: Table makes its rows from the expressions, and
+// Dictionary a dictionary over it, loaded, with the clauses given.
+func TestTableAndDictionary(t *testing.T) {
+	node := Start(t)
+	node.Table(t, "src", "v UInt16, s String", "number * 2, number, repeat('s', number % 3)", 1000)
+	node.Dictionary(t, "`a dict`", "src", "s String", "LIFETIME(MIN 60 MAX 120) LAYOUT(HASHED(SHARDS 2))")
+	got := strings.TrimSpace(node.Exec(t, "SELECT status, element_count, lifetime_min, lifetime_max, type, dictGet('default.a dict', 's', toUInt64(38)) FROM system.dictionaries WHERE name = 'a dict' FORMAT TSV"))
+	if want := "LOADED\t1000\t60\t120\tHashed\ts"; got != want {
+		t.Errorf("the dictionary: %q, want %q", got, want)
+	}
+	if got := strings.TrimSpace(node.Exec(t, "SELECT count(), sum(v), max(length(s)) FROM src FORMAT TSV")); got != "1000\t499500\t2" {
+		t.Errorf("the table: %q, want 1000 rows, v 0 to 999, s up to 2 bytes", got)
+	}
+}
