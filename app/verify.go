@@ -70,6 +70,8 @@ func (l *Lab) VerifyPlan(f PlanForm) (VerifyView, error) {
 		building, h.Job.Name = b, usecase.VerifyJobName(b) // before the run is kept
 	}})
 	switch {
+	case errors.Is(err, usecase.ErrServerOnly):
+		return VerifyView{}, errorf("plan", "Nothing built: %s; plan From a table of your server to build it there", err)
 	case errors.Is(err, usecase.ErrNothingToVerify):
 		return VerifyView{}, errorf("plan", "Nothing to build: no setup of this plan is one ClickHouse builds")
 	case usecase.Cancelled(err):

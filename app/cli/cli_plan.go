@@ -216,6 +216,9 @@ func verifyPlan(ctx context.Context, plan planner.Plan, saved *store.Store, noSa
 		fmt.Fprintf(stderr, "packlab: verifying in ClickHouse: %s at %s rows\n", v.Clause, text.Rows(v.Rows))
 	}})
 	bar.clear()
+	if errors.Is(err, usecase.ErrServerOnly) {
+		return fmt.Errorf("--verify: %w; give --clickhouse URL to build it there", err)
+	}
 	if err != nil {
 		return fmt.Errorf("--verify: %w", err)
 	}

@@ -192,7 +192,6 @@ func TestBadInput(t *testing.T) {
 		{[]string{"plan", "--rows", "1e9", "--for", "java"}, "--for java: unknown (allowed: clickhouse (the ClickHouse dictionary), go (the Go table), or empty for both)"},
 		{[]string{"plan", "--rows", "1e9", "--threads", "0"}, "--threads 0: out of range (allowed: 1 to 256)"},
 		{[]string{"plan", "--rows", "1e9", "--key", "UInt7"}, "--key UInt7: unknown type " + types},
-		{[]string{"plan", "--rows", "1e9", "--attributes", "String"}, "--attributes String: the first attribute is the value the lab sends and checks, of a fixed-size type (allowed: a fixed-size type first, a String or Nullable after it, e.g. UInt16,String)"},
 		{[]string{"plan", "--rows", "1e9", "--format", "xml"}, "--format xml: unknown format (allowed: table, markdown, csv, json)"},
 		{[]string{"plan", "--rows", "1e9", "--calibrate", "--no-calibrate"}, "--calibrate and --no-calibrate: contradict each other (allowed: one of them)"},
 		{[]string{"plan", "--rows", "1e9", "--calibrate-rows", "5e4"}, "--calibrate-rows 5e4: out of range (allowed: 100K to 2^62 rows, e.g. 1e8; smaller runs measure the caches more than the tables)"},

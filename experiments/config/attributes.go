@@ -76,7 +76,11 @@ func TypeRefusal(field, s, allowed string) error {
 
 // attributes resolves c.Attributes (after WithDefaults): at least one,
 // the first the run's value type, which is a fixed-size one.
-func (c Config) attributes() ([]dict.Attribute, error) {
+func (c Config) attributes() ([]dict.Attribute, error) { return c.attributesOf(true) }
+
+// attributesOf is attributes, the first of a fixed-size type only where
+// fixedFirst (a run's value; a plan's dictionary may begin with a String).
+func (c Config) attributesOf(fixedFirst bool) ([]dict.Attribute, error) {
 	list := c.Attributes
 	if len(list) == 0 {
 		list = []string{c.Value}
@@ -98,7 +102,7 @@ func (c Config) attributes() ([]dict.Attribute, error) {
 		if err != nil {
 			return nil, err
 		}
-		if i == 0 && (a.IsString() || a.Nullable) {
+		if fixedFirst && i == 0 && (a.IsString() || a.Nullable) {
 			return nil, fault.New(attributeField(i), s, "the first attribute is the value the lab sends and checks, of a fixed-size type",
 				"a fixed-size type first, a String or Nullable after it, e.g. UInt16,String")
 		}
@@ -200,6 +204,23 @@ func AttributesText(given []string, types []dict.Attribute) string {
 		}
 	}
 	return strings.Join(parts, ",")
+}
+
+// ParseDictionaryAttributes resolves the attributes of a dictionary a
+// plan is for, which, unlike a run's, may begin with a String or a
+// Nullable (an id → name dictionary): at least one, their names each once.
+func ParseDictionaryAttributes(list []string) ([]dict.Attribute, error) {
+	if len(list) == 0 {
+		return nil, fault.New("attributes", "", "no attributes", "types, comma-separated, e.g. String or UInt16,String")
+	}
+	attrs, err := Config{Attributes: list}.attributesOf(false)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := AttributeNames(list); err != nil {
+		return nil, err
+	}
+	return attrs, nil
 }
 
 // ParseAttributes checks an Attributes list against its Value, as a

@@ -98,6 +98,10 @@ var StringRef = core.Type{Name: "String", Size: 16, Align: core.MustType("UInt64
 // IsString reports whether a is a String attribute.
 func (a Attribute) IsString() bool { return a.Type == StringRef }
 
+// Fixed reports whether a is of a fixed-size type and never NULL: a value
+// core's plain tables hold.
+func (a Attribute) Fixed() bool { return !a.IsString() && !a.Nullable }
+
 // MeanLen is a String attribute's mean value length (0 for the others).
 func (a Attribute) MeanLen() float64 {
 	if !a.IsString() {

@@ -89,7 +89,7 @@ func withEngines(p parsedPlan, cs []Candidate, chm map[string]Measure, sc Scalin
 		case c.Layout == FlatLayout:
 			c.Engine = EngineClickHouse
 			out = append(out, c)
-		case len(p.attrs) > 1 && !strings.HasSuffix(c.Layout, dict.RowSuffix):
+		case p.rowValued() && !strings.HasSuffix(c.Layout, dict.RowSuffix):
 			addCH(c) // ClickHouse's table per attribute: no Go table is one
 		default:
 			g := c
@@ -134,7 +134,7 @@ func clickHouseSetup(p parsedPlan, c Candidate, m Measure, sc Scaling, threads i
 	x.LoadSeconds, x.LoadRowsPerSecond, x.LoadRange, x.loadAtLeast = nil, nil, nil, nil
 	x.ReadSeconds, x.ReadRowsPerSecond, x.ReadRange = nil, nil, nil
 	x.GoCode = ""
-	if m.LoadRowsPerSecond > 0 && len(p.attrs) == 1 {
+	if m.LoadRowsPerSecond > 0 && !p.rowValued() {
 		rate := sc.loadRate(m.LoadRowsPerSecond, c.Shards, threads)
 		x.LoadRowsPerSecond, x.LoadSeconds = ptr(rate), ptr(float64(c.Distinct)/rate)
 		x.loadAtLeast = ptr(sc.loadRateAt(m.LoadRowsPerSecond, sc.leastEfficiency(), c.Shards, threads))
@@ -143,7 +143,7 @@ func clickHouseSetup(p parsedPlan, c Candidate, m Measure, sc Scaling, threads i
 			x.LoadRange = &r
 		}
 	}
-	if m.ReadRowsPerSecond > 0 && len(p.attrs) == 1 {
+	if m.ReadRowsPerSecond > 0 && !p.rowValued() {
 		scale := 1 / speed.ShardReadCost(core.Layout(c.Layout), c.Shards) // the Go layout's: ClickHouse's SHARDS 4 read 1.24-1.36x slower
 		cell := float64(c.BytesAllocated) / float64(max(c.BucketCount, 1))
 		if m.LoadFactor > 0 && c.LoadFactor > 0 {

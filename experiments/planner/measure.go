@@ -354,10 +354,12 @@ const calibrationRepeats = 3
 // likewise where ClickHouse runs here (clickHouseMissing), and, when the
 // load may use more than one thread and no multi-shard load was measured,
 // one layout at one shard and at as many shards as threads, back to back.
-// Nil: nothing is missing.
+// Nil: nothing is missing, or nothing the plan would use (a dictionary
+// whose value is a String or a Nullable: no run's value is, and its
+// setups carry no speeds).
 func CalibrationConfigs(r PlanRequest, history []result.Result, cores int) ([]config.Config, error) {
 	p, err := r.parse()
-	if err != nil {
+	if err != nil || p.unfixedValue() {
 		return nil, err
 	}
 	if p.Runtime != experiments.RuntimeName() {
@@ -426,7 +428,7 @@ func CalibrationConfigs(r PlanRequest, history []result.Result, cores int) ([]co
 // ClickHouse's setups with one attribute and no reservation, as their
 // speeds are then used (clickHouseSetup).
 func clickHouseMissing(p parsedPlan, base config.Config, history []result.Result) []string {
-	if p.For == EngineGo || len(p.attrs) > 1 || p.Preallocate {
+	if p.For == EngineGo || p.rowValued() || p.Preallocate {
 		return nil
 	}
 	have := clickHouseMeasuresFrom(history, p)

@@ -366,14 +366,21 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 	// error is theirs ("--attributes String" was "--value String: unknown
 	// type").
 	attrs, attrErr := config.ParseAttributes(r.Value, r.Attributes)
-	if attrErr != nil && len(r.Attributes) > 0 {
-		return p, attrErr
-	}
-	if p.value, err = core.ParseType(r.Value); err != nil {
-		return p, config.TypeRefusal("value", r.Value, strings.Join(core.TypeNames(), ", "))
-	}
-	if attrErr != nil {
-		return p, attrErr
+	if d, err := config.ParseDictionaryAttributes(r.Attributes); attrErr != nil && err == nil && !d[0].Fixed() && firstType(r) {
+		// A String or a Nullable first (an id → name dictionary), which no
+		// run's value is: ClickHouse's layouts and packlab's rows hold it
+		// (rowValued), the value its cell's type.
+		attrs, attrErr, p.value = d, nil, d[0].Type
+	} else {
+		if attrErr != nil && len(r.Attributes) > 0 {
+			return p, attrErr
+		}
+		if p.value, err = core.ParseType(r.Value); err != nil {
+			return p, config.TypeRefusal("value", r.Value, strings.Join(core.TypeNames(), ", "))
+		}
+		if attrErr != nil {
+			return p, attrErr
+		}
 	}
 	if err := config.CheckRows(r.Rows); err != nil {
 		return p, err
@@ -433,6 +440,23 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 	}
 	return p, nil
 }
+
+// firstType reports whether r's value is its first attribute's type, as
+// WithDefaults makes it when no value is given.
+func firstType(r PlanRequest) bool {
+	_, first := config.SplitAttribute(r.Attributes[0])
+	return strings.EqualFold(strings.TrimSpace(r.Value), first)
+}
+
+// rowValued reports whether the dictionary's value is a row: several
+// attributes, or one String or Nullable. core's plain tables hold a
+// fixed-size value only; ClickHouse's layouts (a table or an array per
+// attribute) and packlab's row layouts hold these.
+func (p parsedPlan) rowValued() bool { return len(p.attrs) > 1 || p.unfixedValue() }
+
+// unfixedValue reports whether the dictionary's value, its first
+// attribute, is a String or a Nullable, which no run of the lab sends.
+func (p parsedPlan) unfixedValue() bool { return len(p.attrs) > 0 && !p.attrs[0].Fixed() }
 
 // plannedRows is rows after growing by growth percent, at most 2^62.
 func plannedRows(rows int64, growth float64) int64 {
@@ -564,8 +588,8 @@ func planLoadFactors() []float64 {
 // layoutCandidates are a layout's setups: for each shard count, the lowest
 // max load factor of each distinct geometry.
 func layoutCandidates(p parsedPlan, l core.Layout, ms Measure, sc Scaling, threads int) ([]Candidate, error) {
-	if len(p.attrs) > 1 && !dict.AttributeLayout(l) {
-		return nil, nil // several attributes: ClickHouse's layouts (planNotes says so)
+	if p.rowValued() && !dict.AttributeLayout(l) {
+		return nil, nil // several attributes, or a String: ClickHouse's layouts (planNotes says so)
 	}
 	mlfs := []float64{0}
 	follows := followsMaxLoadFactor(l, p.key, p.value)
@@ -644,7 +668,7 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 	c.PeakBytes = max(dict.ScaleBytes(core.SaturatingAdd(tables, c.LoaderBytes), f), c.SteadyBytes)
 	c.ReloadPeakBytes = dict.ReloadPeak(dict.ScaleBytes(pr.FinalBytes, f), c.PeakBytes)
 	c.BytesPerPair = float64(c.SteadyBytes) / float64(p.distinct)
-	if ms.LoadRowsPerSecond > 0 && len(p.attrs) == 1 { // several attributes' loads are not measured yet
+	if ms.LoadRowsPerSecond > 0 && !p.rowValued() { // several attributes' loads are not measured yet
 		// A load at another max load factor than the measured one: scaled
 		// by the layout's fitted load cost (speed.LoadCost).
 		lscale := 1.0
@@ -674,7 +698,7 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 			c.ReadRange = &[2]float64{ms.ReadRange[0] * scale, ms.ReadRange[1] * scale}
 		}
 	}
-	c.ClickHouseLayout, c.ClickHouseNote, c.PacklabOnly = snippet.ClickHouseFor(p.chVersion, l, p.key, p.value, shards, mlf, p.ComplexKey)
+	c.ClickHouseLayout, c.ClickHouseNote, c.PacklabOnly = snippet.ClickHouseFor(p.chVersion, l, p.key, p.value, shards, mlf, p.ComplexKey, p.rowValued())
 	for _, t := range p.attrs[1:] {
 		if ok, why := p.chVersion.Builds(l, t.Type, shards, mlf); !ok && c.ClickHouseLayout != "" {
 			c.ClickHouseLayout, c.ClickHouseNote, c.PacklabOnly = "", why, true
@@ -1152,9 +1176,9 @@ func measuredFarBelow(distinct int64, m Measure) bool {
 // planNotes says where the figures come from and how far to trust them.
 func planNotes(plan *Plan, p parsedPlan) []string {
 	var notes []string
-	if len(p.attrs) > 1 {
-		notes = append(notes, fmt.Sprintf("%d attributes (%s): the setups are ClickHouse's layouts, HASHED and SPARSE_HASHED a hash table per attribute (each holding the key again; with SHARDS one per shard and attribute), HASHED_ARRAY one key-to-row index and an array per attribute, as ClickHouse 26.7 was measured to hold them here (docs/clickhouse.md), and packlab's packed_row and compact_row (the key once, the row beside it, or a row wider than 16 bytes in an array beside the table and its number in the cell); their load speeds are not measured with several attributes, so they are left out, and a read is one attribute's dictGet",
-			len(p.attrs), config.AttributesText(p.Attributes, p.attrs)))
+	if p.rowValued() {
+		notes = append(notes, fmt.Sprintf("%s (%s): the setups are ClickHouse's layouts, HASHED and SPARSE_HASHED a hash table per attribute (each holding the key again; with SHARDS one per shard and attribute), HASHED_ARRAY one key-to-row index and an array per attribute, as ClickHouse 26.7 was measured to hold them here (docs/clickhouse.md), and packlab's packed_row and compact_row (the key once, the row beside it, or a row wider than 16 bytes in an array beside the table and its number in the cell); their load speeds are not measured with several attributes, so they are left out, and a read is one attribute's dictGet",
+			text.Count(int64(len(p.attrs)), "attribute", "attributes"), config.AttributesText(p.Attributes, p.attrs)))
 	}
 	if p.MaxKey == 0 {
 		notes = append(notes, "FLAT is not weighed: it indexes an array by the key, so it needs the largest key; give {max_key} N when the keys are integers from 0 to N (ids)")
@@ -1180,7 +1204,7 @@ func planNotes(plan *Plan, p parsedPlan) []string {
 			guessed = append(guessed, fmt.Sprintf("%s x%s", m.Layout, text.Float(m.Overhead)))
 		}
 	}
-	if len(unmeasured) > 0 {
+	if len(unmeasured) > 0 && !p.unfixedValue() { // a String or Nullable value: no run measures it
 		notes = append(notes, fmt.Sprintf("no speed measured here for %s <%s,%s>: their times are left out (a calibration of about half a minute measures them: {calibrate})",
 			strings.Join(unmeasured, ", "), p.key.Name, p.value.Name))
 	}

@@ -1160,3 +1160,33 @@ func TestPlanComplexKey(t *testing.T) {
 		t.Errorf("a Float64 key of whole numbers: %+v", b)
 	}
 }
+
+// TestPlanStringValue: a dictionary of Strings alone (id → name), which
+// the plan refused ("the first attribute is the value the lab sends and
+// checks"), is planned in ClickHouse's layouts and packlab's row layouts:
+// no plain table holds a String, no speed is claimed for it, and no
+// calibration is asked for. A value given against it is still refused.
+func TestPlanStringValue(t *testing.T) {
+	plan, err := MakePlan(PlanRequest{Rows: 200_000, Attributes: []string{"name:String"}, Prefer: PreferMemory}, nil, machine24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range plan.Candidates {
+		if c.Engine == EngineGo && !strings.HasSuffix(c.Layout, dict.RowSuffix) {
+			t.Errorf("%s: a plain table of String values", SetupName(c))
+		}
+		if c.LoadSeconds != nil || c.ReadSeconds != nil || c.GoCode != "" {
+			t.Errorf("%s: a speed or Go code for a String value", SetupName(c))
+		}
+	}
+	ch, g := plan.BestClickHouse(), plan.BestGo()
+	if ch == nil || g == nil || !strings.Contains(ch.CreateDictionary, "    name String\n") || !strings.HasPrefix(ch.ClickHouseLayout, "LAYOUT(SPARSE_HASHED(") {
+		t.Fatalf("answers: ClickHouse %+v, Go %+v", ch, g)
+	}
+	if cfgs, err := CalibrationConfigs(plan.Request, nil, 2); err != nil || len(cfgs) != 0 {
+		t.Errorf("calibration for a String value: %v, %v", cfgs, err)
+	}
+	if _, err := MakePlan(PlanRequest{Rows: 1000, Value: "UInt16", Attributes: []string{"String"}}, nil, machine24); err == nil {
+		t.Error("--value UInt16 with --attributes String: planned")
+	}
+}

@@ -8,14 +8,14 @@ import (
 )
 
 // rowCandidates are the plan's row layouts for a dictionary of several
-// attributes (a String its reference, its bytes in the row's arena; a row
+// attributes, or of one String or Nullable (a String its reference, its bytes in the row's arena; a row
 // wider than a cell's value in the row array, its number in the cell):
 // packed_row and compact_row
 // at each shard count and distinct geometry, their tables grown (not
 // reserved, unless --preallocate) as packlab's are. No ClickHouse layout
 // builds them, and their speeds are not measured yet, so they carry none.
 func rowCandidates(p parsedPlan, sc Scaling, threads int) ([]Candidate, error) {
-	if len(p.attrs) < 2 || config.CheckRow(p.attrs) != nil {
+	if !p.rowValued() || config.CheckRow(p.attrs) != nil {
 		return nil, nil
 	}
 	row := dict.RowType(p.attrs)

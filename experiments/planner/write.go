@@ -37,9 +37,10 @@ func createDictionary(c Candidate, from *dict.TableSource) string {
 }
 
 // goCode is the Go program that builds c's map (snippet.GoProgram), or ""
-// where core's tables cannot build it: several attributes, or FLAT.
+// where core's tables cannot build it: a row (several attributes, or a
+// String or Nullable), or FLAT.
 func goCode(c Candidate) string {
-	if len(c.Attributes) > 1 || c.Layout == FlatLayout {
+	if len(c.Attributes) > 1 || strings.HasSuffix(c.Layout, dict.RowSuffix) || c.Layout == FlatLayout {
 		return ""
 	}
 	g := snippet.GoSetup{Name: SetupName(c), KeyType: c.KeyType, ValueType: c.ValueType, Layout: c.Layout, Shards: c.Shards}
@@ -444,7 +445,7 @@ func answerOf(plan Plan, c Candidate) PlanAnswer {
 	case c.GoCode != "":
 		a.Snippet = PlanSnippet{Title: a.Title + ": " + a.Setup, Lang: "go", Text: c.GoCode}
 	default:
-		why := "no Go code is written for several attributes yet: core keeps them as a row in packed or compact (core.Options.ValueBytes, the lab's packed_row and compact_row)"
+		why := "no Go code is written for a row yet (several attributes, or a String or Nullable one): core keeps it in packed or compact (core.Options.ValueBytes, the lab's packed_row and compact_row)"
 		a.Snippet = PlanSnippet{Title: a.Title, Note: why}
 	}
 	return a

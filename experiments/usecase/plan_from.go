@@ -73,7 +73,9 @@ func PlanFrom(ctx context.Context, ask PlanFromAsk) (PlannedFrom, error) {
 // where the key does not repeat: uniq is an estimate), the key's type
 // (kept whole in a COMPLEX_KEY_ layout where a UInt64 would not hold it),
 // the columns as attributes with their figures, a fixed-size one first
-// (the plan's value, which packlab's own tables hold), and an integer
+// where there is one (the plan's value, which packlab's plain tables hold;
+// a table of Strings, id → name, is planned in ClickHouse's layouts and
+// packlab's rows), and an integer
 // key's largest value from 0, for FLAT, where its arrays would have at
 // most flatSlotsARow elements a row.
 func requestFor(r planner.PlanRequest, t *server.Table) (planner.PlanRequest, error) {
@@ -88,12 +90,9 @@ func requestFor(r planner.PlanRequest, t *server.Table) (planner.PlanRequest, er
 	r.Key = t.Key.AttributeType
 	r.ComplexKey = t.NotWhole > 0 // a UInt64 would merge them: the key kept whole
 	cols := t.Columns
-	first := slices.IndexFunc(cols, server.TableColumn.Fixed)
-	if first < 0 {
-		return r, fault.New("columns", from, "every attribute column is a String or Nullable",
-			"at least one column of a fixed-size type never NULL among them: the plan's value, which packlab's tables hold")
+	if first := slices.IndexFunc(cols, server.TableColumn.Fixed); first > 0 {
+		cols = append([]server.TableColumn{cols[first]}, append(cols[:first:first], cols[first+1:]...)...)
 	}
-	cols = append([]server.TableColumn{cols[first]}, append(cols[:first:first], cols[first+1:]...)...)
 	r.From = &dict.TableSource{Database: t.Database, Table: t.Name, KeyColumn: t.Key.Name}
 	for _, c := range cols {
 		r.Attributes = append(r.Attributes, c.Attribute())

@@ -162,3 +162,48 @@ func TestPlanFromComplexKey(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanFromStrings: a table of an id and Strings only (id → name), which
+// plan --from refused ("every attribute column is a String or Nullable"),
+// is planned: its CREATE DICTIONARY loads every row as printed, and the
+// verification builds it on the server, bytes_allocated its model's. The
+// lab's own ClickHouse, which loads a fixed-size value first, does not
+// build it, and says so.
+func TestPlanFromStrings(t *testing.T) {
+	node := servertest.Start(t)
+	node.Exec(t, "CREATE DATABASE shop",
+		"CREATE TABLE shop.names (id UInt64, name String, note Nullable(String)) ENGINE = MergeTree ORDER BY id",
+		"INSERT INTO shop.names SELECT sipHash64(number), concat('name-', toString(number)), if(number % 4 = 0, NULL, repeat('x', number % 40)) FROM numbers(150000)")
+	s := server.Settings{URL: node.NativeURL()}
+	none := 0.0
+	got, err := PlanFrom(context.Background(), PlanFromAsk{Settings: s, Table: server.TableAsk{Table: "shop.names"},
+		Plan: PlanAsk{Request: planner.PlanRequest{GrowthPercent: &none, Prefer: planner.PreferMemory}, Store: openStore(t)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := got.Plan.BestClickHouse()
+	if best == nil || !strings.Contains(best.CreateDictionary, "name String,") || !strings.Contains(best.CreateDictionary, "note Nullable(String)") {
+		t.Fatalf("answer %+v", best)
+	}
+	node.Exec(t, best.CreateDictionary, "SYSTEM RELOAD DICTIONARY dict")
+	f := strings.Fields(node.Exec(t, "SELECT element_count, bytes_allocated FROM system.dictionaries WHERE name = 'dict'"))
+	if len(f) != 2 || f[0] != "150000" {
+		t.Fatalf("the dictionary as printed holds %v; want 150000 rows", f)
+	}
+	held, _ := strconv.ParseInt(f[1], 10, 64)
+	v, err := VerifyPlan(context.Background(), VerifyAsk{Plan: got.Plan, Server: &s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := v.Verifications[0]
+	t.Logf("%s: plan %d bytes\n%s", best.ClickHouseLayout, best.BytesAllocated, strings.Join(v.Lines, "\n"))
+	if one.BytesAllocated != held || math.Abs(float64(one.ModelBytes-held))/float64(held) > 0.001 {
+		t.Errorf("verified bytes_allocated %d (model %d); built as printed %d", one.BytesAllocated, one.ModelBytes, held)
+	}
+	if d := math.Abs(float64(best.BytesAllocated-one.TrackedGrowthBytes)) / float64(one.TrackedGrowthBytes); d > 0.05 {
+		t.Errorf("the plan's %d bytes; the server's memory grew %d (%.1f %% apart)", best.BytesAllocated, one.TrackedGrowthBytes, 100*d)
+	}
+	if _, err := VerifyPlan(context.Background(), VerifyAsk{Plan: got.Plan}); !errors.Is(err, ErrServerOnly) {
+		t.Errorf("built in the lab's own ClickHouse: %v; want ErrServerOnly", err)
+	}
+}

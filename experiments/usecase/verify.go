@@ -55,6 +55,11 @@ func VerifyJobName(v Verifying) string {
 	return "plan verification " + v.Layout + " " + text.Rows(v.Rows)
 }
 
+// ErrServerOnly is a plan whose dictionary only a server builds: its first
+// attribute a String or a Nullable, where the lab's own ClickHouse (chDB)
+// loads the lab's fixed-size value first.
+var ErrServerOnly = errors.New("the lab's own ClickHouse loads a fixed-size value first, so this dictionary is built on a server only")
+
 // ErrNothingToVerify is a plan with no setup ClickHouse builds.
 var ErrNothingToVerify = errors.New("no setup of this plan is one ClickHouse builds")
 
@@ -76,6 +81,17 @@ func VerifyPlan(ctx context.Context, ask VerifyAsk) (Verified, error) {
 	if d.Flat() && (ask.Server == nil || ask.Plan.Request.From == nil) {
 		return Verified{}, fmt.Errorf("%w (FLAT is built over a table of a server's ids only)", ErrNothingToVerify)
 	}
+	attrs, err := config.ParseDictionaryAttributes(cfg.Attributes)
+	if len(cfg.Attributes) == 0 {
+		attrs, err = config.ParseAttributes(cfg.Value, nil)
+	}
+	if err != nil {
+		return Verified{}, err
+	}
+	if ask.Server == nil && !attrs[0].Fixed() {
+		// The lab's runs send and check a fixed-size value first.
+		return Verified{}, fmt.Errorf("%w: its first attribute is a %s", ErrServerOnly, attrs[0].ColumnType())
+	}
 	v := Verified{Verifying: Verifying{Clause: c.ClickHouseLayout, Rows: rows, Layout: cfg.Layouts[0]}}
 	if ask.Starting != nil {
 		ask.Starting(v.Verifying)
@@ -93,10 +109,6 @@ func VerifyPlan(ctx context.Context, ask VerifyAsk) (Verified, error) {
 		v.Result = &m.Results[0]
 		v.Lines = verifyLines(c, m.Results[0])
 		return v, nil
-	}
-	attrs, err := config.ParseAttributes(ask.Plan.Request.Value, ask.Plan.Request.Attributes)
-	if err != nil {
-		return v, err
 	}
 	req := server.VerifyRequest{Layout: d.Layout, Shards: cfg.Shards, MaxLoadFactor: cfg.MaxLoadFactor, Attributes: attrs, Rows: cfg.Rows}
 	if d.ComplexKey {

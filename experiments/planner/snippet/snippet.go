@@ -24,8 +24,11 @@ import (
 // ClickHouse's numeric dictionary key is always UInt64; a key it cannot
 // widen to one (complex: a UUID, a 128-bit integer, a Float64 with
 // fractions) is kept whole by the COMPLEX_KEY_ layouts, which serialize
-// it into an arena (dict.ComplexKeyDictionaryFor).
-func ClickHouseFor(v dict.Release, l core.Layout, key, value core.Type, shards int, mlf float64, complex bool) (clause, note string, packlabOnly bool) {
+// it into an arena (dict.ComplexKeyDictionaryFor). A row-valued
+// dictionary's (several attributes, or a String or Nullable one)
+// SPARSE_HASHED is packed's setup, each attribute's table PackedHashMap or
+// sparse_hash_map as its type decides (dict.ClickHouseTable).
+func ClickHouseFor(v dict.Release, l core.Layout, key, value core.Type, shards int, mlf float64, complex, rowValued bool) (clause, note string, packlabOnly bool) {
 	if complex {
 		return complexKeyFor(v, l, key, value, shards, mlf)
 	}
@@ -40,6 +43,7 @@ func ClickHouseFor(v dict.Release, l core.Layout, key, value core.Type, shards i
 	if dict.ClickHouseLayoutName(l) == "SPARSE_HASHED" {
 		packs := dict.ClickHouseTable(core.LayoutPacked, value) == core.LayoutPacked
 		switch {
+		case l == core.LayoutPacked && rowValued:
 		case l == core.LayoutPacked && !packs:
 			return "", fmt.Sprintf("ClickHouse's SPARSE_HASHED keeps a %s value in sparse_hash_map, not PackedHashMap: see the sparse setups", value.Name), true
 		case l == core.LayoutPacked:
