@@ -1026,6 +1026,14 @@ func TestPlanAttributesFromTheForm(t *testing.T) {
 	}
 	_, err = l.Plan(PlanForm{Rows: "1e6", Attributes: []string{"UInt16", "String(40..20)"}})
 	apiError(t, err, "plan_attributes", "String(40..20)")
+	// And every value its value menu offers, a String alone among them
+	// (an id → name dictionary: ClickHouse's layouts and packlab's rows).
+	for _, a := range lim.PlanValueTypes {
+		v, err := l.Plan(PlanForm{Rows: "1e6", Memory: "24GiB", Value: a.Name})
+		if err != nil || len(v.Answers) == 0 {
+			t.Errorf("the form's value %s (%s): %v", a.Name, a.Label, err)
+		}
+	}
 }
 
 // TestPlanCalibrationReportsAndCancels: the Plan tab's calibration reports

@@ -732,8 +732,8 @@
 
   function buildPlanForm(limits) {
     const d = limits.defaults;
-    for (const id of ["key", "value"]) {
-      $("#plan_" + id).replaceChildren(...limits.types.map((t) =>
+    for (const [id, types] of [["key", limits.types], ["value", limits.plan_value_types]]) {
+      $("#plan_" + id).replaceChildren(...types.map((t) =>
         el("option", { value: t.name, text: t.label, selected: t.name === d[id] })));
     }
     // The browser plans a native run unless asked for its own wasm memory.
