@@ -24,6 +24,7 @@ func ClickHouseComplexKeyMemory(l core.Layout, keyType string, attrs []Attribute
 	if !ok {
 		return nil
 	}
+	l = d.Model // packed's is sparse_hash_map too
 	key, ok := keyCopyOf(keyType)
 	if !ok {
 		return nil
@@ -74,10 +75,13 @@ func ClickHouseComplexKeyMemory(l core.Layout, keyType string, attrs []Attribute
 }
 
 // ComplexKeyDictionaryFor is the COMPLEX_KEY_ dictionary that builds a
-// table of packlab's layout l's shape over a complex key: none for packed,
-// as ClickHouse's PackedHashMap holds a UInt64 key only
-// (COMPLEX_KEY_SPARSE_HASHED is sparse_hash_map, packlab's sparse).
+// table of packlab's layout l's shape over a complex key: for packed and
+// sparse COMPLEX_KEY_SPARSE_HASHED, which is sparse_hash_map (packlab's
+// sparse), as ClickHouse's PackedHashMap holds a UInt64 key only.
 func ComplexKeyDictionaryFor(l core.Layout) (ClickHouseDictionary, bool) {
+	if l == core.LayoutPacked {
+		l = core.LayoutSparse
+	}
 	for _, d := range clickHouseDictionaries {
 		if d.ComplexKey && d.Model == l {
 			return d, true

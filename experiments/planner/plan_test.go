@@ -1145,6 +1145,18 @@ func TestPlanComplexKey(t *testing.T) {
 		t.Errorf("the Go answer: %+v", g)
 	}
 
+	// Several attributes over a UUID: SPARSE_HASHED is packed's setup
+	// there, over a complex key sparse_hash_map.
+	rows, err := MakePlan(PlanRequest{Rows: 1e6, Key: "UUID", Attributes: []string{"UInt16", "String"}}, nil, machine24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(rows.Candidates, func(c Candidate) bool {
+		return c.Engine == EngineClickHouse && c.ClickHouseLayout == "LAYOUT(COMPLEX_KEY_SPARSE_HASHED())" && c.ClickHouse != nil
+	}) {
+		t.Error("UUID → UInt16,String: no COMPLEX_KEY_SPARSE_HASHED() setup")
+	}
+
 	frac, err := MakePlan(PlanRequest{Rows: 1e6, Key: "Float64", ComplexKey: true}, nil, machine24)
 	if err != nil {
 		t.Fatal(err)

@@ -30,7 +30,7 @@ import (
 // sparse_hash_map as its type decides (dict.ClickHouseTable).
 func ClickHouseFor(v dict.Release, l core.Layout, key, value core.Type, shards int, mlf float64, complex, rowValued bool) (clause, note string, packlabOnly bool) {
 	if complex {
-		return complexKeyFor(v, l, key, value, shards, mlf)
+		return complexKeyFor(v, l, key, value, shards, mlf, rowValued)
 	}
 	if dict.ClickHouseLayoutName(l) == "" {
 		return "", "no ClickHouse dictionary layout builds this table", true
@@ -62,13 +62,13 @@ func ClickHouseFor(v dict.Release, l core.Layout, key, value core.Type, shards i
 
 // complexKeyFor is ClickHouseFor for a key a simple-key dictionary cannot
 // hold: the COMPLEX_KEY_ layout of l's shape, with what it keeps.
-func complexKeyFor(v dict.Release, l core.Layout, key, value core.Type, shards int, mlf float64) (clause, note string, packlabOnly bool) {
+func complexKeyFor(v dict.Release, l core.Layout, key, value core.Type, shards int, mlf float64, rowValued bool) (clause, note string, packlabOnly bool) {
 	d, ok := dict.ComplexKeyDictionaryFor(l)
-	if !ok {
-		if l == core.LayoutPacked {
-			return "", fmt.Sprintf("ClickHouse's PackedHashMap holds a UInt64 key only; a %s key's COMPLEX_KEY_SPARSE_HASHED is sparse_hash_map: see the sparse setups", key.Name), true
-		}
+	switch {
+	case !ok:
 		return "", fmt.Sprintf("no COMPLEX_KEY_ layout builds this table, and only those keep a %s key whole", key.Name), true
+	case l == core.LayoutPacked && !rowValued: // a row-valued plan weighs no sparse setups: packed's stands for them
+		return "", fmt.Sprintf("ClickHouse's PackedHashMap holds a UInt64 key only; a %s key's COMPLEX_KEY_SPARSE_HASHED is sparse_hash_map: see the sparse setups", key.Name), true
 	}
 	if ok, why := v.Builds(l, value, shards, mlf); !ok {
 		return "", why, true
