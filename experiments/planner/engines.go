@@ -42,31 +42,26 @@ func engineOf(c Candidate) string {
 
 // clickHouseSpeedLayouts are the lab's ClickHouse layouts whose loads give
 // the ClickHouse setups of a plan their speeds (chSpeedLayout): the
-// COMPLEX_KEY_ ones for a complex key.
+// hashed ones, the COMPLEX_KEY_ ones for a complex key.
 func clickHouseSpeedLayouts(complex bool) []string {
-	if complex {
-		return []string{"ch_complex_key_hashed", "ch_complex_key_sparse_hashed", "ch_complex_key_hashed_array"}
+	var out []string
+	for _, d := range dict.ClickHouseDictionaries() {
+		if d.ComplexKey == complex && !d.Flat() {
+			out = append(out, d.Name)
+		}
 	}
-	return []string{"ch_hashed", "ch_sparse_hashed", "ch_hashed_array"}
+	return out
 }
 
 // chSpeedLayout is the ch_ layout that measures ClickHouse's dictionary of
 // packlab's layout l: SPARSE_HASHED for packed and sparse; the
-// COMPLEX_KEY_ one for a complex key (dict.ComplexKeyDictionaryFor).
+// COMPLEX_KEY_ one for a complex key.
 func chSpeedLayout(l string, complex bool) string {
+	d, _ := dict.ClickHouseDictionaryFor(core.Layout(l))
 	if complex {
-		d, _ := dict.ComplexKeyDictionaryFor(core.Layout(l))
-		return d.Name
+		d, _ = dict.ComplexKeyDictionaryFor(core.Layout(l))
 	}
-	switch core.Layout(l) {
-	case core.LayoutHashed:
-		return "ch_hashed"
-	case core.LayoutPacked, core.LayoutSparse:
-		return "ch_sparse_hashed"
-	case core.LayoutHashedArray:
-		return "ch_hashed_array"
-	}
-	return ""
+	return d.Name
 }
 
 // withEngines splits cs into Go and ClickHouse setups. Each table of

@@ -70,7 +70,7 @@ func (plan Plan) FrontLines() []string {
 			fits = ", over the budget"
 		}
 		l := fmt.Sprintf("%s (%s): %s at its peak%s, load %s, read %s", SetupName(c), engineWords(engineOf(c)),
-			text.Bytes(c.CheckedBytes), fits, duration(c.LoadSeconds), duration(c.ReadSeconds))
+			text.Bytes(c.CheckedBytes), fits, text.Seconds(c.LoadSeconds), text.Seconds(c.ReadSeconds))
 		if i > 0 {
 			p := front[i-1]
 			l += fmt.Sprintf("; %s %% more memory than %s for a load %s and a read %s", text.Float(text.Round(100*(float64(c.CheckedBytes)/float64(p.CheckedBytes)-1), 1)),

@@ -34,10 +34,8 @@ package planner
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -312,16 +310,6 @@ type PlanMachine struct {
 	AvailableBytes int64 // memory a new process can have now; -1 if unknown
 	TotalBytes     int64
 	Cores          int
-}
-
-// ThisMachine asks the memory guard what this machine has now.
-func ThisMachine(ctx context.Context) PlanMachine {
-	m := PlanMachine{AvailableBytes: -1, Cores: runtime.NumCPU()}
-	c, err := experiments.Check(ctx, config.Config{Layouts: []string{string(core.Layouts()[0])}, Rows: 1, InProcess: true})
-	if err == nil {
-		m.AvailableBytes, m.TotalBytes = c.AvailableBytes, c.TotalBytes
-	}
-	return m
 }
 
 // parsedPlan is a validated PlanRequest with its names resolved.

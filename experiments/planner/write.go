@@ -18,9 +18,9 @@ import (
 	"github.com/packlab/packlab/experiments/text"
 )
 
-// createDictionary is the CREATE DICTIONARY statement of c, or "" when no
-// ClickHouse dictionary builds c's table: over from's table and key
-// column, else over a table named source_table with the key named key.
+// createDictionary is the CREATE DICTIONARY statement of c over from
+// (snippet.CreateDictionary), or "" when no ClickHouse dictionary builds
+// c's table.
 func createDictionary(c Candidate, from *dict.TableSource) string {
 	if c.ClickHouseLayout == "" {
 		return ""
@@ -29,11 +29,7 @@ func createDictionary(c Candidate, from *dict.TableSource) string {
 	if len(c.columns) > 0 {
 		columns = c.columns
 	}
-	if from == nil {
-		return snippet.CreateDictionary("key", c.KeyType, c.ComplexKey, columns, "SOURCE(CLICKHOUSE(TABLE 'source_table'))", c.ClickHouseLayout)
-	}
-	src := fmt.Sprintf("SOURCE(CLICKHOUSE(DB %s TABLE %s))", dict.QuoteString(from.Database), dict.QuoteString(from.Table))
-	return snippet.CreateDictionary(from.KeyColumn, c.KeyType, c.ComplexKey, columns, src, c.ClickHouseLayout)
+	return snippet.CreateDictionary(from, c.KeyType, c.ComplexKey, columns, c.ClickHouseLayout)
 }
 
 // goCode is the Go program that builds c's map (snippet.GoProgram), or ""
@@ -206,7 +202,7 @@ func planTableSetups(ranked []Candidate) []Candidate {
 			half, between := lo+(hi-lo)/2, -1
 			for _, i := range reps {
 				if v := ranked[i].SteadyBytes; v > lo && v < hi && !slices.Contains(mine, i) &&
-					(between < 0 || absInt64(v-half) < absInt64(ranked[between].SteadyBytes-half)) {
+					(between < 0 || max(v-half, half-v) < max(ranked[between].SteadyBytes-half, half-ranked[between].SteadyBytes)) {
 					between = i
 				}
 			}
@@ -224,38 +220,12 @@ func planTableSetups(ranked []Candidate) []Candidate {
 	return out
 }
 
-func absInt64(v int64) int64 {
-	if v < 0 {
-		return -v
-	}
-	return v
-}
-
-// duration writes seconds as 0.42 s, 12.3 s, 4m05s or 2h10m; "-" for none.
-func duration(s *float64) string {
-	if s == nil {
-		return "-"
-	}
-	v := *s
-	switch {
-	case v < 10:
-		return strconv.FormatFloat(v, 'f', 2, 64) + " s"
-	case v < 60:
-		return strconv.FormatFloat(v, 'f', 1, 64) + " s"
-	case v < 3600:
-		return fmt.Sprintf("%dm%02ds", int(v)/60, int(v)%60)
-	case v < 100*3600:
-		return fmt.Sprintf("%dh%02dm", int(v)/3600, int(v)%3600/60)
-	}
-	return fmt.Sprintf("%.0f days", v/86400)
-}
-
 // loadCell is a setup's load time with its range: "1m05s (58.1 s–1m12s)".
 func loadCell(c Candidate) string {
-	s := duration(c.LoadSeconds)
+	s := text.Seconds(c.LoadSeconds)
 	if c.LoadSeconds != nil && c.LoadRange != nil {
 		d := float64(c.Distinct)
-		s += " (" + duration(ptr(d/c.LoadRange[1])) + "–" + duration(ptr(d/c.LoadRange[0])) + ")"
+		s += " (" + text.Seconds(ptr(d/c.LoadRange[1])) + "–" + text.Seconds(ptr(d/c.LoadRange[0])) + ")"
 	}
 	return s
 }
@@ -428,7 +398,7 @@ func answerOf(plan Plan, c Candidate) PlanAnswer {
 		a.Lines = append(a.Lines, fmt.Sprintf("load about %s: %s%s", loadCell(c), rangeText(c.LoadRowsPerSecond, c.LoadRange), where))
 	}
 	if c.ReadSeconds != nil {
-		a.Lines = append(a.Lines, fmt.Sprintf("reads %s: every key once in %s%s", rangeText(c.ReadRowsPerSecond, c.ReadRange), duration(c.ReadSeconds), where))
+		a.Lines = append(a.Lines, fmt.Sprintf("reads %s: every key once in %s%s", rangeText(c.ReadRowsPerSecond, c.ReadRange), text.Seconds(c.ReadSeconds), where))
 	}
 	if c.LoadSeconds == nil && a.For == EngineClickHouse && c.Layout != FlatLayout {
 		a.Lines = append(a.Lines, fmt.Sprintf("speed: no load of ClickHouse's %s measured here (the lab's %s layout measures one)", strings.SplitN(SetupName(c), "(", 2)[0], speedLayout))

@@ -157,11 +157,8 @@ func (req VerifyRequest) check() (dict.ClickHouseDictionary, error) {
 	if !ok || cd.Flat() && !flatFrom {
 		return cd, fieldError("layouts", req.Layout, "not a layout a verification builds", "HASHED, SPARSE_HASHED, HASHED_ARRAY, their COMPLEX_KEY_ forms, and FLAT over a table of ids")
 	}
-	if req.KeyType != "" && !cd.ComplexKey {
-		return cd, fieldError("key", req.KeyType, "a simple-key layout's key is UInt64", "a COMPLEX_KEY_ layout for another key type")
-	}
-	if _, err := dict.FixedType(cmp.Or(req.KeyType, "UInt64")); err != nil {
-		return cd, fieldError("key", req.KeyType, "not a key type a verification builds", "a fixed-size type")
+	if _, err := dict.FixedType(cmp.Or(req.KeyType, "UInt64")); err != nil || req.KeyType != "" && !cd.ComplexKey {
+		return cd, fieldError("key", req.KeyType, "not a key "+req.Layout+"'s verification builds", "UInt64, or a fixed-size type in a COMPLEX_KEY_ layout")
 	}
 	if req.Rows < 1 || len(req.Attributes) == 0 {
 		return cd, fieldError("rows", strconv.FormatInt(req.Rows, 10), "nothing to build", "at least a row and an attribute")
@@ -240,13 +237,9 @@ func prepare(ctx context.Context, c *Conn, cd dict.ClickHouseDictionary, req Ver
 	}
 	objects := func(name string) []string {
 		db := dict.QuoteIdent(name)
-		var exprs []string
-		for i, a := range req.Attributes {
-			exprs = append(exprs, generated(a, i))
-		}
 		return []string{
 			"CREATE TABLE " + db + ".src (" + strings.Join(cols, ", ") + ") ENGINE = MergeTree ORDER BY tuple()",
-			"INSERT INTO " + db + ".src SELECT " + generatedKey(keyType) + ", " + strings.Join(exprs, ", ") + " FROM numbers(" + strconv.FormatInt(req.Rows, 10) + ")",
+			"INSERT INTO " + db + ".src " + dict.GeneratedRowsSQL(keyType, req.Attributes, req.Rows),
 			"CREATE DICTIONARY " + db + ".dict (" + strings.Join(cols, ", ") + ") PRIMARY KEY key SOURCE(CLICKHOUSE(DB " + dict.QuoteString(name) +
 				" TABLE 'src')) LIFETIME(0) " + f.clause,
 		}
@@ -432,30 +425,4 @@ func errOr(err error) string {
 		return "the verification ended"
 	}
 	return err.Error()
-}
-
-// generated is attribute i's column of the generated table: values drawn
-// from the key, a String of its lengths (between MinLen and MaxLen), a
-// Nullable's NULL one row in dict.NullEvery.
-// generatedKey is a generated source's key of type t, random and distinct:
-// a UInt64's sipHash64 of the row number, a wider key's sipHash128.
-func generatedKey(t string) string {
-	if t == "UInt64" {
-		return "sipHash64(number)"
-	}
-	return "reinterpret(sipHash128(number), " + dict.QuoteString(t) + ")"
-}
-
-func generated(a dict.Attribute, i int) string {
-	var e string
-	if a.IsString() {
-		span := max(a.MaxLen-a.MinLen+1, 1)
-		e = fmt.Sprintf("repeat('x', %d + sipHash64(number, %d) %% %d)", a.MinLen, 1000+i, span)
-	} else {
-		e = fmt.Sprintf("CAST(sipHash64(number, %d) AS %s)", 1000+i, a.Name)
-	}
-	if a.Nullable {
-		e = fmt.Sprintf("if(sipHash64(number, %d) %% %d = 0, NULL, %s)", 2000+i, dict.NullEvery, e)
-	}
-	return e
 }

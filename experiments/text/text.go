@@ -246,6 +246,26 @@ func Short(s string, n int) string {
 	return string(r[:n-1]) + note
 }
 
+// Seconds writes a time in seconds as 0.42 s, 12.3 s, 4m05s or 2h10m;
+// "-" for none.
+func Seconds(s *float64) string {
+	if s == nil {
+		return "-"
+	}
+	v := *s
+	switch {
+	case v < 10:
+		return strconv.FormatFloat(v, 'f', 2, 64) + " s"
+	case v < 60:
+		return strconv.FormatFloat(v, 'f', 1, 64) + " s"
+	case v < 3600:
+		return fmt.Sprintf("%dm%02ds", int(v)/60, int(v)%60)
+	case v < 100*3600:
+		return fmt.Sprintf("%dh%02dm", int(v)/3600, int(v)%3600/60)
+	}
+	return fmt.Sprintf("%.0f days", v/86400)
+}
+
 // Count is n (its thousands separated) and the word for n of them: "1
 // node", "2 nodes", "1 dictionary", "12,500 bad rows".
 func Count[N int | int64](n N, one, many string) string {

@@ -3,8 +3,10 @@ package usecase
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"time"
 
+	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/planner"
@@ -68,7 +70,7 @@ func Plan(ctx context.Context, ask PlanAsk) (PlanAnswer, error) {
 		return a, err
 	}
 	a.Problems = problems
-	machine := planner.ThisMachine(ctx)
+	machine := thisMachine(ctx)
 	if ask.Calibration != CalibrateNone {
 		known := history
 		if ask.Calibration == CalibrateAgain {
@@ -103,7 +105,7 @@ func Plan(ctx context.Context, ask PlanAsk) (PlanAnswer, error) {
 			if err != nil {
 				return a, &CalibrationError{Err: err}
 			}
-			machine = planner.ThisMachine(ctx) // the memory the calibration's loads gave back
+			machine = thisMachine(ctx) // the memory the calibration's loads gave back
 		}
 	}
 	a.History = history
@@ -145,4 +147,14 @@ func RoughDuration(d time.Duration) string {
 		return fmt.Sprintf("%d s", int(d.Round(time.Second).Seconds()))
 	}
 	return fmt.Sprintf("%d min", int(d.Round(time.Minute).Minutes()))
+}
+
+// thisMachine asks the memory guard what this machine has now.
+func thisMachine(ctx context.Context) planner.PlanMachine {
+	m := planner.PlanMachine{AvailableBytes: -1, Cores: runtime.NumCPU()}
+	c, err := experiments.Check(ctx, config.Config{Layouts: []string{string(core.Layouts()[0])}, Rows: 1, InProcess: true})
+	if err == nil {
+		m.AvailableBytes, m.TotalBytes = c.AvailableBytes, c.TotalBytes
+	}
+	return m
 }

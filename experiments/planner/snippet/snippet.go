@@ -78,11 +78,16 @@ func complexKeyFor(v dict.Release, l core.Layout, key, value core.Type, shards i
 }
 
 // CreateDictionary is the CREATE DICTIONARY statement of a dictionary
-// named dict with the key column keyName of keyType keys (stored as
-// UInt64, ClickHouse's numeric key, with a comment saying so, unless
-// complex: a COMPLEX_KEY_ layout keeps the column's own type), columns
-// ("value UInt16", ...), source (its SOURCE clause) and the LAYOUT clause.
-func CreateDictionary(keyName, keyType string, complex bool, columns []string, source, clause string) string {
+// named dict over from's table and key column (nil: a table named
+// source_table, the key named key) with keyType keys (stored as UInt64,
+// ClickHouse's numeric key, with a comment saying so, unless complex: a
+// COMPLEX_KEY_ layout keeps the column's own type), columns ("value
+// UInt16", ...) and the LAYOUT clause.
+func CreateDictionary(from *dict.TableSource, keyType string, complex bool, columns []string, clause string) string {
+	keyName, source := "key", "SOURCE(CLICKHOUSE(TABLE 'source_table'))"
+	if from != nil {
+		keyName, source = from.KeyColumn, fmt.Sprintf("SOURCE(CLICKHOUSE(DB %s TABLE %s))", dict.QuoteString(from.Database), dict.QuoteString(from.Table))
+	}
 	var b strings.Builder
 	stored := keyType
 	if !complex {
