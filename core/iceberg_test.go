@@ -353,3 +353,92 @@ func TestIcebergSpillBits(t *testing.T) {
 		tb.Close()
 	}
 }
+
+// TestIcebergGetWord checks a single Get's front-yard lookup
+// (icebergGetWord: assembly on amd64) against icebergGetWordGo for every key of tables
+// filled to their max fill and as many absent keys: one-word yards whose
+// spill bits are the free bits and ones whose spill bits are the count
+// byte's top two (which the count's mask must leave out), and a yard that
+// is not one word.
+func TestIcebergGetWord(t *testing.T) {
+	checkIcebergGetWord[uint64, uint16](t, 1000000, true, false)
+	checkIcebergGetWord[uint32, uint16](t, 0, true, true)
+	checkIcebergGetWord[uint32, uint8](t, 0, true, false)
+	checkIcebergGetWord[uint64, uint16](t, 0, false, true)
+}
+
+// checkIcebergGetWord fills a table reserved for reserve pairs (0: for the
+// first size whose yard has the word and count-byte spill geometry asked)
+// to its max fill with random keys, and compares icebergGetWord with
+// icebergGetWordGo on them and on as many absent keys.
+func checkIcebergGetWord[K, V Bits](t *testing.T, reserve uint64, word, countSpill bool) {
+	kb, vb := int(sizeOf[K]()), int(sizeOf[V]())
+	if reserve == 0 {
+		for m := uint64(icebergInitialBuckets); m < 1<<24; m = icebergGrowTo(kb, vb, m, DefaultIcebergMaxLoadFactor) {
+			sh := icebergShapeOf(kb, vb, m, DefaultIcebergMaxLoadFactor)
+			if sh.front.word == word && (sh.front.sbase == 6) == countSpill && sh.maxFill > 20000 {
+				reserve = sh.maxFill
+				break
+			}
+		}
+	}
+	tb := NewIceberg[K, V](Options{Reserve: int64(reserve)})
+	defer tb.Close()
+	f := &tb.front
+	where := fmt.Sprintf("<%d,%d bytes> reserved for %d: %d front buckets, word %v, %d spill bits from bit %d", kb, vb, reserve, f.m, f.word, f.sk, f.sbase)
+	if f.word != word || (f.sbase == 6) != countSpill {
+		t.Fatalf("%s: not the geometry asked (word %v, count byte's spill bits %v)", where, word, countSpill)
+	}
+	rng := rand.New(rand.NewPCG(reserve, 9))
+	var keys []K
+	for m := f.m; tb.Len() < int(tb.maxFill); {
+		k := FromUint64[K](rng.Uint64()|1, 0)
+		if tb.Insert(k, FromUint64[V](rng.Uint64(), 0)) {
+			keys = append(keys, k)
+		}
+		if f.m != m {
+			t.Fatalf("%s: grew at %d pairs", where, tb.Len())
+		}
+	}
+	low := func(k K) uint64 { lo, _ := ToUint64(k); return lo }
+	seen := [4]int{}
+	for _, k := range keys {
+		for _, k := range []K{k, FromUint64[K](low(k)&^1, 0)} {
+			x := compactHashWord(k)
+			w, r := icebergGetWord(f, x)
+			ww, wr := icebergGetWordGo(f, x)
+			if w != ww || r != wr {
+				t.Fatalf("%s: key %#x: icebergGetWord %#x, %d; icebergGetWordGo %#x, %d", where, k, w, r, ww, wr)
+			}
+			seen[r]++
+			if got, ok := tb.Get(k); ok != (low(k)&1 == 1) {
+				t.Fatalf("%s: Get(%#x) = %v, %v", where, k, got, ok)
+			}
+		}
+	}
+	t.Logf("%s: %d pairs, lookups by result (miss, hit, back, slots): %v", where, len(keys), seen)
+	if word && countSpill {
+		// A full bucket with both spill bits set, whose bytes past its
+		// fingerprints (slot 0's first bits) equal the key's fingerprint
+		// and whose slots are zero: only the count keeps the match from
+		// taking them for candidates, and a zero remainder past the
+		// fingerprint from matching their zero bits.
+		buf := make([]byte, f.bb+icebergPad)
+		buf[0] = byte(f.c) | icebergSpill
+		for s := range f.c {
+			buf[1+s] = 0xaa
+		}
+		for i := 1 + f.c; i < 64; i++ {
+			buf[i] = 0xbb
+		}
+		y := *f
+		y.base, y.m = unsafe.Pointer(&buf[0]), 1
+		x := uint64(0xbb) << (64 - y.kw)
+		if w, r := icebergGetWord(&y, x); r != icebergBack || w != 0 {
+			t.Fatalf("%s: a full bucket's bytes past its fingerprints matched: %#x, %d", where, w, r)
+		}
+	}
+	if word && (seen[icebergHit] == 0 || seen[icebergBack] == 0 || seen[icebergMiss] == 0) || !word && seen[icebergSlots] == 0 {
+		t.Fatalf("%s: lookups by result %v: a path not taken", where, seen)
+	}
+}
