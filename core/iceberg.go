@@ -85,13 +85,13 @@ import (
 // read 24.30 in the same rounds. A single Get now does all of its
 // front-yard lookup in one assembly call (icebergGetWord, see Get):
 // where the time of a hit goes, in one process at 1e7 (CPU ns a Get,
-// loops of independent keys that do part of its work, each calling one
-// assembly function directly): the hash and a load of each of the
-// bucket's three lines 26-29; the hash, the prefetch and the SSE2 match
-// 45-49; with the first candidate's slot read 57-62. The same loops
-// calling through a func value: the match 59-66, with the slot 84-94,
-// the whole lookup 84-90. The work that waits on the bucket's miss, and
-// the calls around it, are what a Get costs beyond its memory.
+// loops of independent keys that do part of its work): the hash and a
+// load of each of the bucket's three lines 25-32; the hash, the prefetch
+// and the SSE2 match in one assembly call 42-55, with the first
+// candidate's slot read 56-65; the same calls through a func value 59-67
+// and 82-95; Get through core.Map 92-97. The work that waits on the
+// bucket's miss, and the calls around it, are what a Get costs beyond
+// its memory.
 //
 // # The slabs
 //
@@ -261,7 +261,8 @@ import (
 //     for a load whose last growth crosses the drop).
 //   - Tried and dropped on the way (docs/performance.md): a Get in one
 //     assembly call (match, prefetches and slot reads: 84-100 CPU ns a
-//     hit against 86-105, within the noise); misses without the branch
+//     hit against 86-105, within the noise; taken since, as
+//     icebergGetWord: 1.15x-1.25x in the harness, see Get); misses without the branch
 //     on the spill (a dummy bucket chosen by a conditional move: slower,
 //     the back buckets' addresses then wait on the count); the growth
 //     pass faulting the new yard's pages in by a write (nothing).
@@ -271,10 +272,9 @@ import (
 //     moving each pair about 8 times, page faults 15 % (perf: 7 % zeroing
 //     the new yards' pages); the batch read (1.20x-1.41x boost's at 1e7
 //     after the batch match, 0.86x at 1e8, target 1.3x: at 1e8 it waits
-//     on memory, 1.8 lines a hit); single-key Get (0.38x-0.42x boost's read at 1e7, target
-//     0.8x): in one process at 1e7, the hash and one load of the bucket's
-//     first byte alone take 38-42 CPU ns a key, with the match 54-73, the
-//     whole Get 84-100, boost's whole read about 37 on the idle machine;
+//     on memory, 1.8 lines a hit); single-key Get (0.44x boost's read at
+//     1e7 after icebergGetWord, 0.38x before it; target 0.8x): see "One-word
+//     slots" above for where its time goes;
 //     a header array apart from the slots (count and 31 fingerprints in
 //     32 bytes, the slots in a second slab), measured as a prototype before
 //     building it (BenchmarkIcebergSplit, iceberg_split_probe_test.go):
