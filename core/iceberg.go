@@ -82,7 +82,16 @@ import (
 // match 123, both 108; single Get through core.Map, side-by-side harness,
 // 4.60 M rows/s before these (one-word slots, SSE2, the prefetches, the
 // back buckets' two misses at once in getBack) and 9.44 after, boost's
-// read 24.30 in the same rounds.
+// read 24.30 in the same rounds. A single Get now does all of its
+// front-yard lookup in one assembly call (icebergGetWord, see Get):
+// where the time of a hit goes, in one process at 1e7 (CPU ns a Get,
+// loops of independent keys that do part of its work): the hash and a
+// load of each of the bucket's three lines 25-32; the hash, the prefetch
+// and the SSE2 match in one assembly call 42-55, with the first
+// candidate's slot read 56-65; the same calls through a func value 59-67
+// and 82-95; Get through core.Map 92-97. The work that waits on the
+// bucket's miss, and the calls around it, are what a Get costs beyond
+// its memory.
 //
 // # The slabs
 //
@@ -114,8 +123,10 @@ import (
 // when it decides on the back yard), as many as move no more slots'
 // 8-byte loads across a line boundary (icebergStraddles): for
 // <UInt64,UInt16>, 37 of 40 free at 1e7 pairs, 13 of 20 at 1e8, 7 to 43
-// over the sizes from 1e7 to 1e9 except 3 between 1.0e7 and 2.4e7 pairs;
-// where that leaves two or fewer, the count byte's top two. A lookup
+// over the sizes from 1e7 to 1e9 except 3 between 1.14e7 and 2.39e7
+// pairs; where that leaves two or fewer, the count byte's top two, and
+// where it leaves fewer than 8, those and the count byte's two (3 + 2
+// there: misses 1.15x a hit's time at 1.32e7, from 1.23x; spillBit). A lookup
 // reads its front bucket, and the two back buckets only when its own
 // spill bit there is set: a miss reads them for 2.6 % of absent keys at
 // 1e7 (with two spill bits: 23 %; any spill bit set: 28 %; the buckets
@@ -252,7 +263,8 @@ import (
 //     for a load whose last growth crosses the drop).
 //   - Tried and dropped on the way (docs/performance.md): a Get in one
 //     assembly call (match, prefetches and slot reads: 84-100 CPU ns a
-//     hit against 86-105, within the noise); misses without the branch
+//     hit against 86-105, within the noise; taken since, as
+//     icebergGetWord: 1.15x-1.25x in the harness, see Get); misses without the branch
 //     on the spill (a dummy bucket chosen by a conditional move: slower,
 //     the back buckets' addresses then wait on the count); the growth
 //     pass faulting the new yard's pages in by a write (nothing).
@@ -262,10 +274,9 @@ import (
 //     moving each pair about 8 times, page faults 15 % (perf: 7 % zeroing
 //     the new yards' pages); the batch read (1.20x-1.41x boost's at 1e7
 //     after the batch match, 0.86x at 1e8, target 1.3x: at 1e8 it waits
-//     on memory, 1.8 lines a hit); single-key Get (0.38x-0.42x boost's read at 1e7, target
-//     0.8x): in one process at 1e7, the hash and one load of the bucket's
-//     first byte alone take 38-42 CPU ns a key, with the match 54-73, the
-//     whole Get 84-100, boost's whole read about 37 on the idle machine;
+//     on memory, 1.8 lines a hit); single-key Get (0.44x boost's read at
+//     1e7 after icebergGetWord, 0.38x before it; target 0.8x): see "One-word
+//     slots" above for where its time goes;
 //     a header array apart from the slots (count and 31 fingerprints in
 //     32 bytes, the slots in a second slab), measured as a prototype before
 //     building it (BenchmarkIcebergSplit, iceberg_split_probe_test.go):
@@ -315,8 +326,9 @@ type icebergYard struct {
 	kw    uint    // key bits in x
 	lmask uint64  // lowMask(l)
 	n     uint64  // pairs held
-	sbase uint    // a front bucket's first spill bit (see spillAt)
+	sbase uint    // a front bucket's first spill bit past its fingerprints, or 6: the count byte's (see spillAt)
 	sk    uint64  // how many spill bits a front bucket has
+	sc    uint64  // of them, the count byte's two (2) beside the ones from sbase, or none (0)
 	word  bool    // fingerprints, no extra word, and a slot past its fingerprint read by one 8-byte load at its byte (st+7 <= 64)
 	kf    uint    // lr + ch: the key's bits in a slot past its fingerprint
 	kmask uint64  // lowMask(kf)
@@ -337,6 +349,9 @@ const (
 	icebergBackFill             = 0.85 // the back yard is sized to be this full at the max load factor
 	icebergPad                  = 16
 	icebergSpillMax             = 64 // a front bucket's spill bits at most
+	// Where the free bits give a front bucket fewer spill bits than this,
+	// the count byte's two are added to them (see spillAt).
+	icebergSpillCountBelow = 8
 )
 
 func icebergMLF(opt Options) float64 {
@@ -377,7 +392,8 @@ func icebergGeo(keyBytes, valueBytes int, m uint64, ch uint, minSlots uint64) ic
 	// The spill bits (see spillAt): the bits a front bucket's slots leave
 	// free, moved to just after its fingerprints, in the header's line, as
 	// many as move no more slots across a line boundary; where that is two
-	// or fewer, the count byte's top two.
+	// or fewer, the count byte's top two; where it is fewer than
+	// icebergSpillCountBelow, those and the count byte's two.
 	y.sbase, y.sk = 6, 2
 	if free := 8*uint64(y.bb) - 8 - y.c*uint64(y.sb); ch == 0 && free > 2 {
 		straddle := icebergStraddles(y.so, y.st, y.c)
@@ -385,6 +401,9 @@ func icebergGeo(keyBytes, valueBytes int, m uint64, ch uint, minSlots uint64) ic
 			if icebergStraddles(y.so+uint(sk), y.st, y.c) <= straddle {
 				y.sbase, y.sk = y.so, sk
 				y.so += uint(sk)
+				if sk < icebergSpillCountBelow {
+					y.sk, y.sc = sk+2, 2
+				}
 				break
 			}
 		}
@@ -635,9 +654,10 @@ func icebergCount(p unsafe.Pointer) uint64 { return uint64(*(*byte)(p) & iceberg
 // more than move no slot across a line, see icebergStraddles), between
 // the fingerprints and slot 0, in the header's line; or, where that is two
 // or fewer, the count byte's top two (a bucket has at most 63
-// slots). <UInt64,UInt16> has 37 at 1e7 pairs, 13 at 1e8, 3 from 1.0e7 to
-// 2.4e7, and the count byte's at 4096 to 7382 front buckets (see the design
-// comment). A bucket is full before any is set, so put, which fills
+// slots); where the free bits are fewer than icebergSpillCountBelow, those
+// and the count byte's two (spillBit). <UInt64,UInt16> has 37 at 1e7
+// pairs, 13 at 1e8, 3 + 2 from 1.14e7 to 2.39e7, and the count byte's at
+// 4096 to 7382 front buckets (see the design comment). A bucket is full before any is set, so put, which fills
 // buckets that are not (and rewrites the count byte), never meets them.
 const (
 	icebergCountMask = 0x3f
@@ -654,7 +674,23 @@ func (y *icebergYard) spillPick(rem uint64) uint {
 
 // spillAt is the bit of a front bucket that a pair of remainder rem sets
 // when it goes on to the back yard.
-func (y *icebergYard) spillAt(rem uint64) uint { return y.sbase + y.spillPick(rem) }
+func (y *icebergYard) spillAt(rem uint64) uint { return y.spillBit(y.spillPick(rem)) }
+
+// spillBit is where a front bucket's spill bit j is: the count byte's top
+// two first where the yard adds them (sc), then the sk-sc from sbase.
+// Where the slots leave 3 bits free (<UInt64,UInt16> from 1.14e7 to
+// 2.39e7 pairs) the count byte's two make 5: absent keys reading the back
+// yard at 1.32e7 14.1 % from 19.0 (2.39e7: 14.5 % from 19.6), misses
+// 1.15x a hit's time from 1.23x (medians of 8 rounds in turn, lower in
+// 7; 2.39e7, 3 rounds: 1.21x from 1.27x); at 1e7 (37 free bits, sc 0)
+// misses unchanged (icebergGetWord branches around the select).
+func (y *icebergYard) spillBit(j uint) uint {
+	b := y.sbase + j - uint(y.sc)
+	if j < uint(y.sc) {
+		b = 6 + j
+	}
+	return b
+}
 
 // spilled reports whether the front bucket at p has the spill bit of
 // remainder rem set.
@@ -900,35 +936,74 @@ func (t *Iceberg[K, V]) value(y *icebergYard, p unsafe.Pointer, off uint) V {
 	return FromUint64[V](getBits(p, off, 64), getBits(p, off+64, y.v-64))
 }
 
+// What a single Get's front-yard lookup (icebergGetWord) found.
+const (
+	icebergMiss  = 0 // no slot, and the bucket's spill bit for the key is clear
+	icebergHit   = 1 // the slot: w is its value bits
+	icebergBack  = 2 // no slot, and the spill bit set: the back yard
+	icebergSlots = 3 // not a yard of one-word slots: find
+)
+
+// icebergGetWordGo is a single Get's lookup of hash x in the front yard f
+// (what icebergGetWord computes, in one assembly call on amd64): the
+// bucket's lines prefetched, its header matched, the candidates' slots
+// read (findWord), then the spill bit.
+func icebergGetWordGo(f *icebergYard, x uint64) (w, r uint64) {
+	if !f.word {
+		return 0, icebergSlots
+	}
+	p := f.bucket(mulHi(x, f.m))
+	prefetchLines(p, f.bb/64)
+	rem := f.rem(x)
+	if w, ok := f.findWord(p, icebergMatch(p, byte(rem), icebergCount(p), f.c), rem>>8); ok {
+		return w, icebergHit
+	}
+	if f.spilled(p, rem) {
+		return 0, icebergBack
+	}
+	return 0, icebergMiss
+}
+
 // Get returns the value stored for key.
+//
+// A key of up to 8 bytes in a table of one-word slots (from 2^15 front
+// buckets, <UInt64,UInt16>) is looked up in one assembly call on amd64
+// (icebergGetWord: prefetch, match, the candidates' slots and the spill
+// bit), the rest (getFront) out of line, so that Get inlines where its
+// types are known. Before, the hit path made three calls below Get
+// (prefetchLines and icebergMatch, which take their arguments on the
+// stack, and findWord) and spilled its values around each. That bought,
+// in the side-by-side harness at 1e7 (the code before it in the same
+// rounds, medians of 3): Get through core.Map 10.80 M rows/s against
+// 9.36 (1.15x-1.25x a round), boost 24.44; misses (BenchmarkMiss) 11.0
+// against 7.75 M/s. A pure-Go match in its place (icebergMatchWords
+// inline, no call) was slower: see docs/performance.md.
 func (t *Iceberg[K, V]) Get(key K) (V, bool) {
 	if sizeOf[K]() <= 8 {
 		x := compactHashWord(key)
-		f := &t.front
-		home, _ := bits.Mul64(x, f.m)
-		p := unsafe.Add(f.base, uintptr(home)*f.bb)
-		rem := x >> (64 - f.kw) & f.lmask
-		if f.word {
-			prefetchLines(p, f.bb/64)
-			n := icebergCount(p)
-			if w, ok := f.findWord(p, icebergMatch(p, byte(rem), n, f.c), rem>>8); ok {
-				return fromWord[V](w), true
-			}
-			if !f.spilled(p, rem) {
-				return t.getMiss()
-			}
-			return t.getBack(key, x, 0)
+		w, r := icebergGetWord(&t.front, x)
+		if r == icebergHit {
+			return fromWord[V](w), true
 		}
-		if off := f.find(p, rem, 0, 0); off != 0 {
-			return t.value(f, p, off), true
-		}
-		if !f.spilled(p, rem) {
-			return t.getMiss()
-		}
-		return t.getBack(key, x, 0)
+		return t.getFront(key, x, r)
 	}
 	x, e := compactHash(key)
 	return t.getHashed(key, x, e)
+}
+
+// getFront is the end of a Get of a key of up to 8 bytes that
+// icebergGetWord did not find (r): a miss, the back yard, or a yard whose
+// slots are not one word (find).
+//
+//go:noinline
+func (t *Iceberg[K, V]) getFront(key K, x, r uint64) (V, bool) {
+	switch r {
+	case icebergBack:
+		return t.getBack(key, x, 0)
+	case icebergSlots:
+		return t.getHashed(key, x, 0)
+	}
+	return t.getMiss()
 }
 
 // getHashed is Get for a key whose hash is x (and e).
@@ -1792,7 +1867,7 @@ func (t *Iceberg[K, V]) CheckInvariants() error {
 		p := f.bucket(i)
 		set := uint64(0)
 		for j := range uint(f.sk) {
-			set |= getBits(p, f.sbase+j, 1) << j
+			set |= getBits(p, f.spillBit(j), 1) << j
 		}
 		if set != spills[i] {
 			return fmt.Errorf("iceberg: front bucket %d (%d pairs of %d) has spill bits %#x, its keys in the back yard and the overflow table set %#x", i, icebergCount(p), f.c, set, spills[i])

@@ -19,3 +19,11 @@ func icebergMatch(p unsafe.Pointer, fp byte, n, c uint64) uint64
 //
 //go:noescape
 func icebergMatchBatch(base unsafe.Pointer, offs *icebergHomes, xs, cands *[icebergKeys]uint64, n int, shift, lmask, c, so, st, kb uint64) (none uint64)
+
+// icebergGetWord is a single Get's front-yard lookup of hash x in f, in
+// one call (iceberg_amd64.s): r is icebergHit (w the slot's value bits),
+// icebergMiss, icebergBack or icebergSlots (see icebergGetWordGo, which
+// is what it computes).
+//
+//go:noescape
+func icebergGetWord(f *icebergYard, x uint64) (w, r uint64)

@@ -250,13 +250,16 @@ func TestIcebergSpillGeometry(t *testing.T) {
 				}
 				header := 8 + uint(f.c)*f.fb
 				most, straddle := min(free, icebergSpillMax), icebergStraddles(header, f.st, f.c)
-				if f.sbase == 6 && (f.sk != 2 || f.so != header) || f.sbase != 6 && (f.sbase != header || f.sk < 3 || f.sk > most || f.so != header+uint(f.sk) || f.so > 512) {
-					t.Fatalf("%s: %d spill bits from bit %d, slot 0 at bit %d", where, f.sk, f.sbase, f.so)
+				// fk: the spill bits from sbase (the free bits); the count
+				// byte's two beside them where fewer than icebergSpillCountBelow.
+				fk := f.sk - f.sc
+				if f.sbase == 6 && (f.sk != 2 || f.sc != 0 || f.so != header) || f.sbase != 6 && (f.sbase != header || fk < 3 || fk > most || f.so != header+uint(fk) || f.so > 512 || (f.sc == 2) != (fk < icebergSpillCountBelow) || f.sc != 0 && f.sc != 2) {
+					t.Fatalf("%s: %d spill bits (%d of the count byte's) from bit %d, slot 0 at bit %d", where, f.sk, f.sc, f.sbase, f.so)
 				}
 				if got := icebergStraddles(f.so, f.st, f.c); got > straddle {
 					t.Fatalf("%s: %d spill bits move %d slots across a line boundary, %d before", where, f.sk, got, straddle)
 				}
-				for sk := max(f.sk+1, 3); sk <= most; sk++ { // none more (the count byte's: none of 3 or more)
+				for sk := max(fk+1, 3); sk <= most; sk++ { // none more (the count byte's: none of 3 or more)
 					if icebergStraddles(header+uint(sk), f.st, f.c) <= straddle {
 						t.Fatalf("%s: %d spill bits, where %d would move no slot across a line boundary", where, f.sk, sk)
 					}
@@ -268,7 +271,7 @@ func TestIcebergSpillGeometry(t *testing.T) {
 				if f.l >= 12 && picked != lowMask(uint(f.sk)) {
 					t.Fatalf("%s: remainders pick spill bits %b of %d", where, picked, f.sk)
 				}
-				for _, s := range []struct{ m, sk uint64 }{{4096, 2}, {455767, 37}, {576831, 3}, {4806134, 13}} {
+				for _, s := range []struct{ m, sk uint64 }{{4096, 2}, {455767, 37}, {576831, 5}, {4806134, 13}} {
 					if kb == 8 && vb == 2 && m == s.m && f.sk != s.sk {
 						t.Fatalf("%s: %d spill bits, want %d", where, f.sk, s.sk)
 					}
@@ -351,5 +354,110 @@ func TestIcebergSpillBits(t *testing.T) {
 			break
 		}
 		tb.Close()
+	}
+}
+
+// TestIcebergGetWord checks a single Get's front-yard lookup
+// (icebergGetWord: assembly on amd64) against icebergGetWordGo for every key of tables
+// filled to their max fill and as many absent keys: one-word yards whose
+// spill bits are the free bits and ones whose spill bits are the count
+// byte's top two (which the count's mask must leave out), and a yard that
+// is not one word.
+func TestIcebergGetWord(t *testing.T) {
+	checkIcebergGetWord[uint64, uint16](t, 1000000, true, "free")
+	checkIcebergGetWord[uint32, uint16](t, 0, true, "count")
+	checkIcebergGetWord[uint32, uint8](t, 0, true, "free")
+	checkIcebergGetWord[uint32, uint16](t, 0, true, "both")
+	checkIcebergGetWord[uint64, uint16](t, 0, false, "count")
+}
+
+// icebergSpillKind is where a front yard's spill bits are: the free bits
+// ("free"), the count byte's two ("count"), or both.
+func icebergSpillKind(f *icebergYard) string {
+	switch {
+	case f.sbase == 6:
+		return "count"
+	case f.sc != 0:
+		return "both"
+	}
+	return "free"
+}
+
+// checkIcebergGetWord fills a table reserved for reserve pairs (0: for the
+// first size whose yard has the word and count-byte spill geometry asked)
+// to its max fill with random keys, and compares icebergGetWord with
+// icebergGetWordGo on them and on as many absent keys.
+func checkIcebergGetWord[K, V Bits](t *testing.T, reserve uint64, word bool, spills string) {
+	kb, vb := int(sizeOf[K]()), int(sizeOf[V]())
+	if reserve == 0 {
+		for m := uint64(icebergInitialBuckets); m < 1<<24; m = icebergGrowTo(kb, vb, m, DefaultIcebergMaxLoadFactor) {
+			sh := icebergShapeOf(kb, vb, m, DefaultIcebergMaxLoadFactor)
+			if sh.front.word == word && icebergSpillKind(&sh.front) == spills && sh.maxFill > 20000 {
+				reserve = sh.maxFill
+				break
+			}
+		}
+	}
+	tb := NewIceberg[K, V](Options{Reserve: int64(reserve)})
+	defer tb.Close()
+	f := &tb.front
+	where := fmt.Sprintf("<%d,%d bytes> reserved for %d: %d front buckets, word %v, %d spill bits from bit %d", kb, vb, reserve, f.m, f.word, f.sk, f.sbase)
+	if f.word != word || icebergSpillKind(f) != spills {
+		t.Fatalf("%s: not the geometry asked (word %v, spill bits %s)", where, word, spills)
+	}
+	rng := rand.New(rand.NewPCG(reserve, 9))
+	var keys []K
+	for m := f.m; tb.Len() < int(tb.maxFill); {
+		k := FromUint64[K](rng.Uint64()|1, 0)
+		if tb.Insert(k, FromUint64[V](rng.Uint64(), 0)) {
+			keys = append(keys, k)
+		}
+		if f.m != m {
+			t.Fatalf("%s: grew at %d pairs", where, tb.Len())
+		}
+	}
+	low := func(k K) uint64 { lo, _ := ToUint64(k); return lo }
+	seen := [4]int{}
+	for _, k := range keys {
+		for _, k := range []K{k, FromUint64[K](low(k)&^1, 0)} {
+			x := compactHashWord(k)
+			w, r := icebergGetWord(f, x)
+			ww, wr := icebergGetWordGo(f, x)
+			if w != ww || r != wr {
+				t.Fatalf("%s: key %#x: icebergGetWord %#x, %d; icebergGetWordGo %#x, %d", where, k, w, r, ww, wr)
+			}
+			seen[r]++
+			if got, ok := tb.Get(k); ok != (low(k)&1 == 1) {
+				t.Fatalf("%s: Get(%#x) = %v, %v", where, k, got, ok)
+			}
+		}
+	}
+	t.Logf("%s: %d pairs, lookups by result (miss, hit, back, slots): %v", where, len(keys), seen)
+	if word && spills != "free" {
+		// A full bucket with its spill bits set, whose bytes past its
+		// fingerprints (slot 0's first bits) equal the key's fingerprint
+		// and whose slots are zero: only the count keeps the match from
+		// taking them for candidates, and a zero remainder past the
+		// fingerprint from matching their zero bits.
+		buf := make([]byte, f.bb+icebergPad)
+		buf[0] = byte(f.c) | icebergSpill
+		for s := range f.c {
+			buf[1+s] = 0xaa
+		}
+		for i := 1 + f.c; i < 64; i++ {
+			buf[i] = 0xbb
+		}
+		y := *f
+		y.base, y.m = unsafe.Pointer(&buf[0]), 1
+		for j := range uint(y.sk) { // every spill bit set, the count byte's and the others
+			orBits(y.base, y.spillBit(j), 1, 1)
+		}
+		x := uint64(0xbb) << (64 - y.kw)
+		if w, r := icebergGetWord(&y, x); r != icebergBack || w != 0 {
+			t.Fatalf("%s: a full bucket's bytes past its fingerprints matched: %#x, %d", where, w, r)
+		}
+	}
+	if word && (seen[icebergHit] == 0 || seen[icebergBack] == 0 || seen[icebergMiss] == 0) || !word && seen[icebergSlots] == 0 {
+		t.Fatalf("%s: lookups by result %v: a path not taken", where, seen)
 	}
 }
