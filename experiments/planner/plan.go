@@ -1165,8 +1165,8 @@ func measuredFarBelow(distinct int64, m Measure) bool {
 func planNotes(plan *Plan, p parsedPlan) []string {
 	var notes []string
 	if p.rowValued() {
-		notes = append(notes, fmt.Sprintf("%s (%s): the setups are ClickHouse's layouts, HASHED and SPARSE_HASHED a hash table per attribute (each holding the key again; with SHARDS one per shard and attribute), HASHED_ARRAY one key-to-row index and an array per attribute, as ClickHouse 26.7 was measured to hold them here (docs/clickhouse.md), and packlab's packed_row and compact_row (the key once, the row beside it, or a row wider than 16 bytes in an array beside the table and its number in the cell); their load speeds are not measured with several attributes, so they are left out, and a read is one attribute's dictGet",
-			text.Count(int64(len(p.attrs)), "attribute", "attributes"), config.AttributesText(p.Attributes, p.attrs)))
+		notes = append(notes, fmt.Sprintf("%s (%s): the setups are ClickHouse's layouts, HASHED and SPARSE_HASHED a hash table per attribute (each holding the key again; with SHARDS one per shard and attribute), HASHED_ARRAY one key-to-row index and an array per attribute, as ClickHouse 26.7 was measured to hold them here (docs/clickhouse.md), and packlab's packed_row and compact_row (the key once, the row beside it, or a row wider than 16 bytes in an array beside the table and its number in the cell); their load speeds are not measured with several attributes or a String or Nullable value, so they are left out, and a read is one attribute's dictGet",
+			text.Count(int64(len(p.attrs)), "attribute", "attributes"), strings.Join(p.Attributes, ",")))
 	}
 	if p.MaxKey == 0 {
 		notes = append(notes, "FLAT is not weighed: it indexes an array by the key, so it needs the largest key; give {max_key} N when the keys are integers from 0 to N (ids)")
