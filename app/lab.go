@@ -161,11 +161,9 @@ type Limits struct {
 	KeyTypes []TypeInfo `json:"key_types"`
 	// AttributeTypes is what an attribute may be besides the value: the
 	// types, and Strings of a few length ranges (--attributes takes any).
-	AttributeTypes []TypeInfo `json:"attribute_types"`
-	// PlanValueTypes is what a plan's value may be: the attribute types (a
-	// dictionary of Strings, id → name, is planned; a run's value is a
-	// fixed-size type).
-	PlanValueTypes []TypeInfo  `json:"plan_value_types"`
+	// A plan's value may be any of them too (a dictionary of Strings, id →
+	// name, is planned; a run's value is a fixed-size type).
+	AttributeTypes []TypeInfo  `json:"attribute_types"`
 	KeySources     []KeySource `json:"key_sources"`
 	Shards         IntRange    `json:"shards"`
 	MaxLoadFactor  FloatRange  `json:"max_load_factor"`
@@ -424,7 +422,6 @@ func (l *Lab) Limits() (Limits, error) {
 		// The cell holds a 16-byte reference, the value's bytes are in an arena.
 		lim.AttributeTypes = append(lim.AttributeTypes, TypeInfo{Name: s.name, Size: 16, Align: 8, Label: "String · " + s.lengths + " B"})
 	}
-	lim.PlanValueTypes = lim.AttributeTypes
 	// The guard's view of memory, on the smallest run there is.
 	mc, err := experiments.Check(context.Background(), config.Config{
 		Layouts: []string{string(core.LayoutPacked)}, Rows: 1, InProcess: l.opt.InProcess})

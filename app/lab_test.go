@@ -1028,7 +1028,7 @@ func TestPlanAttributesFromTheForm(t *testing.T) {
 	apiError(t, err, "plan_attributes", "String(40..20)")
 	// And every value its value menu offers, a String alone among them
 	// (an id → name dictionary: ClickHouse's layouts and packlab's rows).
-	for _, a := range lim.PlanValueTypes {
+	for _, a := range lim.AttributeTypes {
 		v, err := l.Plan(PlanForm{Rows: "1e6", Memory: "24GiB", Value: a.Name})
 		if err != nil || len(v.Answers) == 0 {
 			t.Errorf("the form's value %s (%s): %v", a.Name, a.Label, err)

@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/planner"
@@ -126,8 +125,6 @@ func (f PlanForm) parse() (planner.PlanRequest, error) {
 		ClickHouseVersion: strings.TrimSpace(f.ClickHouseVersion)}
 	if len(f.Attributes) > 1 {
 		r.Value, r.Attributes = "", f.Attributes
-	} else if _, err := core.ParseType(r.Value); err != nil && r.Value != "" {
-		r.Value, r.Attributes = "", []string{r.Value} // a String value: an id → name dictionary
 	}
 	from := f.from()
 	if !from || strings.TrimSpace(f.Rows) != "" {

@@ -135,7 +135,7 @@ func TestBadInput(t *testing.T) {
 		// The value as given, not the number the planner holds (5000, 1000).
 		{[]string{"plan", "--rows", "1e6", "--max-key", "5e3"}, "--max-key 5e3: below the rows: 1M distinct keys from 0 reach at least 999999 (allowed: the largest key, at least --rows - 1)"},
 		{[]string{"plan", "--rows", "1e6", "--calibrate-rows", "1e3"}, "--calibrate-rows 1e3: out of range (allowed: 100K to 2^62 rows, e.g. 1e8; smaller runs measure the caches more than the tables)"},
-		{[]string{"plan", "--rows", "1e6", "--value", "String(4..16)"}, "--value String(4..16): a String or Nullable value is an attribute after a fixed-size first one, e.g. --attributes UInt16,String " + types},
+		{[]string{"plan", "--rows", "1e6", "--value", "Nullable(UInt7)"}, "--value Nullable(UInt7): unknown type " + strings.TrimSuffix(types, ")") + "; or a String or Nullable(T), as the dictionary's one attribute)"},
 		{[]string{"run", "--layout", "hashed", "--key", "String(16)"}, "--key String(16): layout hashed cannot hold a String or tuple key (only ClickHouse's COMPLEX_KEY_ layouts do) (allowed: only --layout ch_complex_key_hashed, ch_complex_key_sparse_hashed, ch_complex_key_hashed_array, or a fixed-size type (" +
 			strings.TrimPrefix(types, "(allowed: ") + ")"},
 		{[]string{"run", "--rows", "0"}, "--rows 0: not positive " + rowsAllowed},

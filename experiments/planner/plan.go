@@ -354,17 +354,21 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 	// error is theirs ("--attributes String" was "--value String: unknown
 	// type").
 	attrs, attrErr := config.ParseAttributes(r.Value, r.Attributes)
-	if d, err := config.ParseDictionaryAttributes(r.Attributes); attrErr != nil && err == nil && !d[0].Fixed() && firstType(r) {
+	list := r.Attributes // a value alone is the one attribute
+	if len(list) == 0 {
+		list = []string{r.Value}
+	}
+	if d, err := config.ParseDictionaryAttributes(list); attrErr != nil && err == nil && !d[0].Fixed() && firstType(r.Value, list) {
 		// A String or a Nullable first (an id → name dictionary), which no
 		// run's value is: ClickHouse's layouts and packlab's rows hold it
 		// (rowValued), the value its cell's type.
-		attrs, attrErr, p.value = d, nil, d[0].Type
+		attrs, attrErr, p.value, p.Attributes = d, nil, d[0].Type, list
 	} else {
 		if attrErr != nil && len(r.Attributes) > 0 {
 			return p, attrErr
 		}
 		if p.value, err = core.ParseType(r.Value); err != nil {
-			return p, config.TypeRefusal("value", r.Value, strings.Join(core.TypeNames(), ", "))
+			return p, config.TypeRefusal("value", r.Value, strings.Join(core.TypeNames(), ", ")+"; or a String or Nullable(T), as the dictionary's one attribute")
 		}
 		if attrErr != nil {
 			return p, attrErr
@@ -429,11 +433,11 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 	return p, nil
 }
 
-// firstType reports whether r's value is its first attribute's type, as
+// firstType reports whether value is the type of the first of list, as
 // WithDefaults makes it when no value is given.
-func firstType(r PlanRequest) bool {
-	_, first := config.SplitAttribute(r.Attributes[0])
-	return strings.EqualFold(strings.TrimSpace(r.Value), first)
+func firstType(value string, list []string) bool {
+	_, first := config.SplitAttribute(list[0])
+	return strings.EqualFold(strings.TrimSpace(value), first)
 }
 
 // rowValued reports whether the dictionary's value is a row: several

@@ -263,7 +263,7 @@ func TestPlanBadInput(t *testing.T) {
 		{PlanRequest{Rows: 0}, "rows 0: out of range (allowed: 1 to 4611686018427387904)"},
 		{PlanRequest{Rows: source.MaxRows + 1}, "rows 4611686018427387905: out of range"},
 		{PlanRequest{Rows: 10, Key: "UInt7"}, "key UInt7: unknown type"},
-		{PlanRequest{Rows: 10, Value: "String"}, "value String: a String or Nullable value is an attribute after a fixed-size first one"},
+		{PlanRequest{Rows: 10, Value: "Nullable(UInt7)"}, "value Nullable(UInt7): unknown type (allowed: UInt8, UInt16, UInt32, UInt64, UInt128, Int8, Int16, Int32, Int64, Int128, Float32, Float64, UUID, Date, DateTime; or a String or Nullable(T), as the dictionary's one attribute)"},
 		{PlanRequest{Rows: 10, Key: "Nullable(UInt64)"}, "key Nullable(UInt64): a key cannot be Nullable"},
 		{PlanRequest{Rows: 10, Key: "LowCardinality(String)"}, "key LowCardinality(String): unknown type"},
 		{PlanRequest{Rows: 10, Threads: 300}, "threads 300: out of range (allowed: 1 to 256)"},
@@ -1197,6 +1197,9 @@ func TestPlanStringValue(t *testing.T) {
 	}
 	if cfgs, err := CalibrationConfigs(plan.Request, nil, 2); err != nil || len(cfgs) != 0 {
 		t.Errorf("calibration for a String value: %v, %v", cfgs, err)
+	}
+	if alone, err := MakePlan(PlanRequest{Rows: 1000, Value: "String"}, nil, machine24); err != nil || !slices.Equal(alone.Request.Attributes, []string{"String"}) {
+		t.Errorf("a String value alone: %v, attributes %v; want the dictionary's one attribute", err, alone.Request.Attributes)
 	}
 	if _, err := MakePlan(PlanRequest{Rows: 1000, Value: "UInt16", Attributes: []string{"String"}}, nil, machine24); err == nil {
 		t.Error("--value UInt16 with --attributes String: planned")

@@ -81,10 +81,11 @@ func VerifyPlan(ctx context.Context, ask VerifyAsk) (Verified, error) {
 	if d.Flat() && (ask.Server == nil || ask.Plan.Request.From == nil) {
 		return Verified{}, fmt.Errorf("%w (FLAT is built over a table of a server's ids only)", ErrNothingToVerify)
 	}
-	attrs, err := config.ParseDictionaryAttributes(cfg.Attributes)
-	if len(cfg.Attributes) == 0 {
-		attrs, err = config.ParseAttributes(cfg.Value, nil)
+	list := cfg.Attributes // a value alone is the one attribute
+	if len(list) == 0 {
+		list = []string{cfg.Value}
 	}
+	attrs, err := config.ParseDictionaryAttributes(list)
 	if err != nil {
 		return Verified{}, err
 	}
