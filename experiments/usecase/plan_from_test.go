@@ -75,7 +75,7 @@ func TestPlanFrom(t *testing.T) {
 	if one.BytesAllocated != held || apart(one.ModelBytes, held) > 0.001 {
 		t.Errorf("verification: bytes_allocated %d (model %d); the dictionary built as printed holds %d", one.BytesAllocated, one.ModelBytes, held)
 	}
-	if apart(best.BytesAllocated, one.RealBytes) > 0.001 || apart(best.BytesAllocated, one.TrackedGrowthBytes) > 0.05 {
+	if apart(best.BytesAllocated, one.RealBytes) > 0.001 || !nearGrowth(best.BytesAllocated, one.TrackedGrowthBytes) {
 		t.Errorf("the plan's %d bytes; the verification's model %d, the server's memory grew %d", best.BytesAllocated, one.RealBytes, one.TrackedGrowthBytes)
 	}
 
@@ -174,11 +174,21 @@ func TestPlanFromOddTables(t *testing.T) {
 		if tc.complex {
 			continue
 		}
-		if d := math.Abs(float64(best.BytesAllocated-one.TrackedGrowthBytes)) / float64(one.TrackedGrowthBytes); d > 0.05 {
-			t.Errorf("%s: the plan's %d bytes; the server's memory grew %d (%.1f %% apart)", tc.table, best.BytesAllocated, one.TrackedGrowthBytes, 100*d)
+		if !nearGrowth(best.BytesAllocated, one.TrackedGrowthBytes) {
+			t.Errorf("%s: the plan's %d bytes; the server's memory grew %d", tc.table, best.BytesAllocated, one.TrackedGrowthBytes)
 		}
 		if _, err := VerifyPlan(context.Background(), VerifyAsk{Plan: got.Plan}); !errors.Is(err, ErrServerOnly) {
 			t.Errorf("%s built in the lab's own ClickHouse: %v; want ErrServerOnly", tc.table, err)
 		}
 	}
+}
+
+// nearGrowth reports whether a plan's bytes are what the server's
+// MemoryTracking grew by over the load: within 5 % and a thread's untracked
+// memory (max_untracked_memory, 4 MiB by default, which a thread reports
+// only once past it). A sharded load's threads each hold some: under make
+// test's race stage a HASHED_ARRAY(SHARDS 32) of 22.4 MiB grew the server
+// 24.4 MiB, 9 % at that size.
+func nearGrowth(plan, growth int64) bool {
+	return math.Abs(float64(plan-growth)) <= 0.05*float64(growth)+4<<20
 }
