@@ -17,6 +17,7 @@ import (
 	"github.com/packlab/packlab/experiments/chdriver"
 	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/planner"
 	"github.com/packlab/packlab/experiments/refdriver"
 	"github.com/packlab/packlab/experiments/report"
 	"github.com/packlab/packlab/experiments/result"
@@ -159,6 +160,9 @@ type Limits struct {
 	// tuple keys ClickHouse's COMPLEX_KEY_ layouts (the ch_complex_key_
 	// ones) hold, derived from the lab's keys (config.Config's Key).
 	KeyTypes []TypeInfo `json:"key_types"`
+	// PlanKeyTypes is what a plan's key may be: the types, and the String
+	// keys the planner takes (ClickHouse's COMPLEX_KEY_ layouts alone).
+	PlanKeyTypes []TypeInfo `json:"plan_key_types"`
 	// AttributeTypes is what an attribute may be besides the value: the
 	// types, and Strings of a few length ranges (--attributes takes any).
 	// A plan's value may be any of them too (a dictionary of Strings, id →
@@ -417,6 +421,11 @@ func (l *Lab) Limits() (Limits, error) {
 			Label: t.Name + " · " + strconv.Itoa(t.Size) + " B"})
 	}
 	lim.KeyTypes = append(slices.Clone(lim.Types), complexKeyTypes...)
+	for _, k := range lim.KeyTypes {
+		if (planner.PlanRequest{Rows: 1000, Key: k.Name}).Validate() == nil {
+			lim.PlanKeyTypes = append(lim.PlanKeyTypes, k)
+		}
+	}
 	lim.AttributeTypes = append(lim.AttributeTypes, lim.Types...)
 	for _, s := range []struct{ name, lengths string }{{"String(1..8)", "1–8"}, {"String", "8–32"}, {"String(32..128)", "32–128"}} {
 		// The cell holds a 16-byte reference, the value's bytes are in an arena.

@@ -1219,6 +1219,14 @@ func TestStringKeyFromTheForm(t *testing.T) {
 			t.Errorf("key types %v: no %s", names, want)
 		}
 	}
+	// The plan's key menu: the types and the String keys, no tuple.
+	var plan []string
+	for _, k := range lim.PlanKeyTypes {
+		plan = append(plan, k.Name)
+	}
+	if !slices.Contains(plan, "String") || !slices.Contains(plan, "UInt64") || slices.ContainsFunc(plan, func(s string) bool { return strings.HasPrefix(s, "Tuple") }) {
+		t.Errorf("plan key types %v; want the types and the String keys", plan)
+	}
 	for _, k := range lim.KeyTypes { // every one a key the engine takes
 		f := small("ch_complex_key_hashed")
 		f.Key = k.Name

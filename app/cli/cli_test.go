@@ -121,6 +121,7 @@ func TestBadInput(t *testing.T) {
 	const rowsAllowed = "(allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)"
 	types := "(allowed: UInt8, UInt16, UInt32, UInt64, UInt128, Int8, Int16, Int32, Int64, Int128, Float32, Float64, UUID, Date, DateTime)"
 	attrTypes := strings.TrimSuffix(types, ")") + ", String (values of 8 to 32 bytes), String(16) or String(4..16), and Nullable(T) of any of them)"
+	planKeys := strings.TrimSuffix(types, ")") + "; or String, String(16) or String(8..32) (its lengths in bytes))"
 	cases := []struct {
 		args []string
 		want string
@@ -131,7 +132,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "--value", "Nullable(UInt16)"}, "--value Nullable(UInt16): a String or Nullable value is an attribute after a fixed-size first one, e.g. --attributes UInt16,String " + types},
 		{[]string{"run", "--value", "LowCardinality(String)"}, "--value LowCardinality(String): unknown type " + types},
 		{[]string{"run", "--key", "Nullable(UInt64)"}, "--key Nullable(UInt64): a key cannot be Nullable (Nullable(T) is for attributes, e.g. --attributes UInt16,Nullable(UInt32)) " + strings.TrimSuffix(types, ")") + "; in the ch_complex_key_ layouts also String (8 to 32 bytes), String(16) or String(8..32) (8 or more bytes when no fixed-size part carries the keys), or a Tuple of up to 8 of them, e.g. Tuple(String, UInt64))"},
-		{[]string{"plan", "--rows", "1e6", "--key", " Nullable(UInt64)"}, `--key " Nullable(UInt64)": a key cannot be Nullable (Nullable(T) is for attributes, e.g. --attributes UInt16,Nullable(UInt32)) ` + types},
+		{[]string{"plan", "--rows", "1e6", "--key", " Nullable(UInt64)"}, `--key " Nullable(UInt64)": a key cannot be Nullable (Nullable(T) is for attributes, e.g. --attributes UInt16,Nullable(UInt32)) ` + planKeys},
 		// The value as given, not the number the planner holds (5000, 1000).
 		{[]string{"plan", "--rows", "1e6", "--max-key", "5e3"}, "--max-key 5e3: below the rows: 1M distinct keys from 0 reach at least 999999 (allowed: the largest key, at least --rows - 1)"},
 		{[]string{"plan", "--rows", "1e6", "--calibrate-rows", "1e3"}, "--calibrate-rows 1e3: out of range (allowed: 100K to 2^62 rows, e.g. 1e8; smaller runs measure the caches more than the tables)"},
@@ -191,7 +192,8 @@ func TestBadInput(t *testing.T) {
 		{[]string{"plan", "--rows", "1e9", "--growth", "-5"}, "--growth -5: not a percent from 0 to 1000 (allowed: e.g. 10 or 10% (how much the dictionary grows before its next reload; default 10))"},
 		{[]string{"plan", "--rows", "1e9", "--for", "java"}, "--for java: unknown (allowed: clickhouse (the ClickHouse dictionary), go (the Go table), or empty for both)"},
 		{[]string{"plan", "--rows", "1e9", "--threads", "0"}, "--threads 0: out of range (allowed: 1 to 256)"},
-		{[]string{"plan", "--rows", "1e9", "--key", "UInt7"}, "--key UInt7: unknown type " + types},
+		{[]string{"plan", "--rows", "1e9", "--key", "UInt7"}, "--key UInt7: unknown type " + planKeys},
+		{[]string{"plan", "--rows", "1e9", "--key", "String(40..20)"}, "--key String(40..20): String lengths out of range (0 <= min <= max, 1 <= max <= 4096) (allowed: String, String(16) or String(8..32))"},
 		{[]string{"plan", "--rows", "1e9", "--format", "xml"}, "--format xml: unknown format (allowed: table, markdown, csv, json)"},
 		{[]string{"plan", "--rows", "1e9", "--calibrate", "--no-calibrate"}, "--calibrate and --no-calibrate: contradict each other (allowed: one of them)"},
 		{[]string{"plan", "--rows", "1e9", "--calibrate-rows", "5e4"}, "--calibrate-rows 5e4: out of range (allowed: 100K to 2^62 rows, e.g. 1e8; smaller runs measure the caches more than the tables)"},

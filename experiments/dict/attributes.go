@@ -42,6 +42,8 @@ type TableSource struct {
 	Table     string        `json:"table"`
 	KeyColumn string        `json:"key_column"`
 	Figures   []*FileColumn `json:"figures"`
+	// KeyMeanLen is a String key's mean length in bytes.
+	KeyMeanLen float64 `json:"key_mean_len,omitempty"`
 }
 
 // Hold is attrs as s's columns hold them: each attribute with a figure

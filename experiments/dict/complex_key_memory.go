@@ -7,32 +7,36 @@ import (
 // ClickHouseComplexKeyMemory is ClickHouseAttributesMemory for the
 // COMPLEX_KEY_ dictionary of packlab's table l (COMPLEX_KEY_HASHED for
 // hashed, COMPLEX_KEY_SPARSE_HASHED for sparse, COMPLEX_KEY_HASHED_ARRAY
-// for hashed_array), holding n keys of keyType with the attributes attrs:
-// what ClickHouse builds for a key it cannot widen to UInt64 (a UUID, a
-// 128-bit integer, a Float64 with fractions). Its steady bytes are
+// for hashed_array), holding n keys k with the attributes attrs: what
+// ClickHouse builds for a key it cannot widen to UInt64 (a UUID, a 128-bit
+// integer, a Float64 with fractions, a String). Its steady bytes are
 // AttributesBytes's, which the lab's ch_complex_key_ runs match to 0.01 %
-// (0.4 % for HASHED_ARRAY's tracker); nil where no COMPLEX_KEY_ layout
-// builds l.
+// (0.4 % for HASHED_ARRAY's tracker), or for a String key of a table's
+// mean length ComplexKeyPartsBytes's, as packlab inspect models a user's
+// dictionary; nil where no COMPLEX_KEY_ layout builds l.
 //
 // Its peaks are modelled, not fitted: the tables grow as the simple key's
 // (ClickHouseAttributesMemory), so the buffers their growth freed and
 // jemalloc still holds are the simple key's share of its tables, scaled to
 // the complex key's tables; the arenas of keys and Strings only grow, by
 // chunks, and are in the first load's peak once.
-func ClickHouseComplexKeyMemory(l core.Layout, keyType string, attrs []Attribute, n int64, opt core.Options, shards int) *ClickHouseMemory {
+func ClickHouseComplexKeyMemory(l core.Layout, k PlanKey, attrs []Attribute, n int64, opt core.Options, shards int) *ClickHouseMemory {
 	d, ok := ComplexKeyDictionaryFor(l)
 	if !ok {
 		return nil
 	}
 	l = d.Model // packed's is sparse_hash_map too
-	key, ok := keyCopyOf(keyType)
+	key, ok := k.arenaCopy()
 	if !ok {
 		return nil
 	}
 	if !d.TakesMaxLoadFactor() {
 		opt.MaxLoadFactor = 0
 	}
-	steady := AttributesBytes(d, keyType, attrs, n, 0, opt, shards)
+	steady := AttributesBytes(d, k.Type, attrs, n, 0, opt, shards)
+	if k.IsString() {
+		steady = ComplexKeyPartsBytes(d, key.MeanLen(), attrs, n, 0, opt, shards)
+	}
 	simple := ClickHouseAttributesMemory(l, attrs, n, opt, shards)
 	if steady <= 0 || simple == nil {
 		return nil
@@ -88,6 +92,35 @@ func ComplexKeyDictionaryFor(l core.Layout) (ClickHouseDictionary, bool) {
 		}
 	}
 	return ClickHouseDictionary{}, false
+}
+
+// PlanKey is the key of a dictionary a plan weighs: its type as the plan
+// takes it (UInt64, UUID, String, String(8..32)), and a String key's mean
+// length in bytes where a table gave it (else its lengths' midpoint).
+type PlanKey struct {
+	Type    string
+	MeanLen float64
+}
+
+// arenaCopy is one copy of k in ClickHouse's arena (Key.arenaCopy): a
+// String key's its size and its bytes, of its mean length where one is
+// given; false when k is not a key.
+func (k PlanKey) arenaCopy() (Attribute, bool) {
+	lo, hi, ok := ParseStringLengths(k.Type)
+	if !ok {
+		return keyCopyOf(k.Type)
+	}
+	a := Attribute{Type: StringRef, MinLen: StringKeyOverhead + lo, MaxLen: StringKeyOverhead + hi}
+	if k.MeanLen > 0 {
+		a.File = &FileColumn{MeanLen: StringKeyOverhead + k.MeanLen}
+	}
+	return a, true
+}
+
+// IsString reports whether k is a String key.
+func (k PlanKey) IsString() bool {
+	_, _, ok := ParseStringLengths(k.Type)
+	return ok
 }
 
 // WideKey reports whether a key of type t is one a simple-key ClickHouse

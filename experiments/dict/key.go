@@ -156,7 +156,7 @@ func ParseKey(s string) (k Key, problem string, ok bool) {
 	}
 	inner, isTuple := cutTuple(s)
 	if !isTuple {
-		p, problem, ok := parseKeyPart(s)
+		p, problem, ok := ParseKeyPart(s)
 		if !ok || problem != "" {
 			return Key{}, problem, ok
 		}
@@ -168,7 +168,7 @@ func ParseKey(s string) (k Key, problem string, ok bool) {
 		}
 		k.Tuple = true
 		for _, f := range fields {
-			p, problem, ok := parseKeyPart(strings.TrimSpace(f))
+			p, problem, ok := ParseKeyPart(strings.TrimSpace(f))
 			if !ok || problem != "" {
 				if ok {
 					return Key{}, "part " + strconv.Quote(strings.TrimSpace(f)) + ": " + problem, true
@@ -212,8 +212,9 @@ func splitTopLevel(s string) []string {
 	return append(out, s[start:])
 }
 
-// parseKeyPart reads one part: a fixed-size type or a String.
-func parseKeyPart(s string) (KeyPart, string, bool) {
+// ParseKeyPart reads one part of a key: a fixed-size type or a String with
+// its lengths; problem says why a String's lengths are out of range.
+func ParseKeyPart(s string) (KeyPart, string, bool) {
 	if t, err := core.ParseType(s); err == nil {
 		return KeyPart{Type: t}, "", true
 	}

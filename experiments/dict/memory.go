@@ -33,7 +33,7 @@ func AttributesPrediction(l core.Layout, key core.Type, attrs []Attribute, n int
 	// never Nullable; a server's may be: an only attribute Nullable(String)
 	// a third NULL, 200,000 rows, SPARSE_HASHED, bytes_allocated 7.0 MiB,
 	// modelled 8.7 with its NULL rows in the table and 7.0 without).
-	pr, err := core.Predict(ClickHouseTable(l, attrs[0].Type), key, attrs[0].Type, attributeRows(l, attrs[0], n), opt, shards)
+	pr, err := core.Predict(ClickHouseTable(l, attrs[0].Type), key, attrs[0].Type, attributeRows(l, attrs[0], n), attributeOptions(l, attrs[0], opt), shards)
 	if err != nil {
 		return pr, err
 	}
@@ -43,7 +43,7 @@ func AttributesPrediction(l core.Layout, key core.Type, attrs []Attribute, n int
 		pr.PeakBytes = core.SaturatingAdd(pr.PeakBytes, b)
 	}
 	for _, t := range attrs[1:] {
-		q, err := core.Predict(ClickHouseTable(l, t.Type), key, t.Type, attributeRows(l, t, n), opt, shards)
+		q, err := core.Predict(ClickHouseTable(l, t.Type), key, t.Type, attributeRows(l, t, n), attributeOptions(l, t, opt), shards)
 		if err != nil {
 			return core.Prediction{}, err
 		}
@@ -78,6 +78,21 @@ func attributeRows(l core.Layout, a Attribute, n int64) int64 {
 		return n
 	}
 	return a.NonNull(n)
+}
+
+// attributeOptions is opt for attribute a's table in layout l: a
+// reservation (one shard's, SourceReserve) counts a Nullable's non-NULL
+// rows, which its table holds. ClickHouse reserves block.rows() +
+// container.size() before each block: 150,000 rows a quarter NULL in
+// blocks of 65,409 reserve 117,296 at the most, 2^18 cells at MAX_LOAD_FACTOR
+// 0.5, as their 112,500 values take, where 150,000 would take 2^19
+// (HASHED() of one Nullable(String) held 12,579,048 bytes on a 26.7
+// server; 12,579,056 here, 18,870,512 reserved for every row).
+func attributeOptions(l core.Layout, a Attribute, opt core.Options) core.Options {
+	if a.Nullable && l != core.LayoutHashedArray && opt.Reserve > 0 {
+		opt.Reserve = a.NonNull(opt.Reserve)
+	}
+	return opt
 }
 
 // indexNullBytes is HASHED_ARRAY's is_index_null of a Nullable attribute:
@@ -153,17 +168,18 @@ func StringBytes(attrs []Attribute, n int64) int64 {
 }
 
 // ClickHouseAttributesMemory is ClickHouseTableMemory for a dictionary of
-// several attributes: each attribute's table's, summed (HASHED_ARRAY's
+// several attributes: each attribute's table's (a Nullable's of its
+// non-NULL rows, as AttributesPrediction's), summed (HASHED_ARRAY's
 // index once, with the first attribute's array), and the String
 // values' arenas, once in a load and twice in a reload.
 func ClickHouseAttributesMemory(l core.Layout, attrs []Attribute, n int64, opt core.Options, shards int) *ClickHouseMemory {
-	m := ClickHouseTableMemory(ClickHouseTable(l, attrs[0].Type), attrs[0].Type, n, opt, shards)
+	m := ClickHouseTableMemory(ClickHouseTable(l, attrs[0].Type), attrs[0].Type, attributeRows(l, attrs[0], n), attributeOptions(l, attrs[0], opt), shards)
 	var index *ClickHouseMemory // HASHED_ARRAY's key index: one for every attribute
 	if l == core.LayoutHashedArray {
 		index = ClickHouseTableMemory(l, core.MustType("UInt8"), n, opt, shards)
 	}
 	for _, t := range attrs[1:] {
-		q := ClickHouseTableMemory(ClickHouseTable(l, t.Type), t.Type, n, opt, shards)
+		q := ClickHouseTableMemory(ClickHouseTable(l, t.Type), t.Type, attributeRows(l, t, n), attributeOptions(l, t, opt), shards)
 		if m == nil || q == nil {
 			return nil
 		}

@@ -2,6 +2,7 @@ package dict
 
 import (
 	"cmp"
+	"slices"
 	"strings"
 
 	"github.com/packlab/packlab/core"
@@ -17,6 +18,30 @@ const MaxRowBytes = 16
 
 // RowTables are the tables a row layout may be.
 var RowTables = []core.Layout{core.LayoutPacked, core.LayoutCompact}
+
+// FlatSetup is FLAT's name among a plan's setups: ClickHouse's alone,
+// packlab keeps no such table.
+const FlatSetup = "flat"
+
+// SetupOrder is the order of the layouts of a plan's setups, in which the
+// plan breaks its ties and a report draws them: core.Layouts(), the row
+// layouts, FLAT.
+func SetupOrder() []string {
+	var out []string
+	for _, l := range core.Layouts() {
+		out = append(out, string(l))
+	}
+	return append(append(out, RowLayoutNames()...), FlatSetup)
+}
+
+// SetupIndex is a layout's place in SetupOrder.
+func SetupIndex(name string) int {
+	order := SetupOrder()
+	if i := slices.Index(order, name); i >= 0 {
+		return i
+	}
+	return len(order)
+}
 
 // RowLayoutNames is what --layout takes for a row layout.
 func RowLayoutNames() []string {

@@ -84,8 +84,8 @@ func withEngines(p parsedPlan, cs []Candidate, chm map[string]Measure, sc Scalin
 		case c.Layout == FlatLayout:
 			c.Engine = EngineClickHouse
 			out = append(out, c)
-		case p.rowValued() && !strings.HasSuffix(c.Layout, dict.RowSuffix):
-			addCH(c) // ClickHouse's table per attribute: no Go table is one
+		case p.stringKey || p.rowValued() && !strings.HasSuffix(c.Layout, dict.RowSuffix):
+			addCH(c) // ClickHouse's table per attribute, or a String key: no Go table is one
 		default:
 			g := c
 			g.Engine = EngineGo
@@ -130,11 +130,11 @@ func clickHouseSetup(p parsedPlan, c Candidate, m Measure, sc Scaling, threads i
 	x.ReadSeconds, x.ReadRowsPerSecond, x.ReadRange = nil, nil, nil
 	x.GoCode = ""
 	if m.LoadRowsPerSecond > 0 && !p.rowValued() {
-		rate := sc.loadRate(m.LoadRowsPerSecond, c.Shards, threads)
+		rate := sc.LoadRate(m.LoadRowsPerSecond, c.Shards, threads)
 		x.LoadRowsPerSecond, x.LoadSeconds = ptr(rate), ptr(float64(c.Distinct)/rate)
-		x.loadAtLeast = ptr(sc.loadRateAt(m.LoadRowsPerSecond, sc.leastEfficiency(), c.Shards, threads))
+		x.loadAtLeast = ptr(sc.LoadRateAt(m.LoadRowsPerSecond, sc.LeastEfficiency(), c.Shards, threads))
 		if m.LoadRange != nil {
-			r := sc.loadRange(*m.LoadRange, c.Shards, threads)
+			r := sc.LoadRange(*m.LoadRange, c.Shards, threads)
 			x.LoadRange = &r
 		}
 	}

@@ -11,9 +11,8 @@ import (
 	"github.com/packlab/packlab/experiments/text"
 )
 
-// FlatLayout is FLAT's name among the plan's setups: ClickHouse's alone,
-// packlab keeps no such table.
-const FlatLayout = "flat"
+// FlatLayout is FLAT's name among the plan's setups (dict.FlatSetup).
+const FlatLayout = dict.FlatSetup
 
 // checkMaxKey refuses a --max-key FLAT cannot use: negative, below the
 // rows it must hold (keys from 0), or for keys that are not integers.

@@ -3,12 +3,11 @@ package planner
 // What the planner takes from this machine's measurements: per layout, one
 // shard's load and read speed and the RSS overhead over the computed bytes;
 // for the loader, the gain of each extra parallel worker and the producer's
-// ceiling. All of it comes from saved results; Calibrate makes the ones
-// that are missing, with short runs at CalibrationRows.
+// ceiling. All of it comes from saved results; CalibrationConfigs are the
+// short runs at CalibrationRows that make the missing ones.
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -21,6 +20,7 @@ import (
 	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/fault"
+	"github.com/packlab/packlab/experiments/planner/speed"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
 )
@@ -80,51 +80,9 @@ func speedRanges(r result.Result) (load, read *[2]float64) {
 	return load, read
 }
 
-// Scaling is what several shards add to a load, as measured here.
-type Scaling struct {
-	Efficiency float64 `json:"efficiency"` // each extra parallel worker adds this share of one worker's speed; 0 = not measured
-	// EfficiencyRange is the least and the most Efficiency the pair's
-	// ranges allow (the many-shard load's slowest over the one-shard's
-	// fastest, and the reverse); null when either run was one load.
-	EfficiencyRange       *[2]float64 `json:"efficiency_range"`
-	ProducerRowsPerSecond float64     `json:"producer_rows_per_second"` // rows/s the producer reads and splits: the ceiling; 0 = not measured
-	From                  string      `json:"from"`
-}
-
-// loadRate is the load speed of shards shards on threads threads, from one
-// shard's rate r1: each extra worker that has a thread adds Efficiency of
-// r1, up to the producer's ceiling.
-func (s Scaling) loadRate(r1 float64, shards, threads int) float64 {
-	return s.loadRateAt(r1, s.Efficiency, shards, threads)
-}
-
-// loadRange is loadRate over a one-shard range r: the slowest with the
-// least efficiency the pair allows, the fastest with the most.
-func (s Scaling) loadRange(r [2]float64, shards, threads int) [2]float64 {
-	lo, hi := s.Efficiency, s.Efficiency
-	if s.EfficiencyRange != nil {
-		lo, hi = s.EfficiencyRange[0], s.EfficiencyRange[1]
-	}
-	return [2]float64{s.loadRateAt(r[0], lo, shards, threads), s.loadRateAt(r[1], hi, shards, threads)}
-}
-
-// leastEfficiency is the least gain an extra worker adds that the scaling
-// pair's loads allow: EfficiencyRange's low end, else Efficiency.
-func (s Scaling) leastEfficiency() float64 {
-	if s.EfficiencyRange != nil {
-		return s.EfficiencyRange[0]
-	}
-	return s.Efficiency
-}
-
-func (s Scaling) loadRateAt(r1, efficiency float64, shards, threads int) float64 {
-	p := max(min(shards, threads), 1)
-	rate := r1 * (1 + float64(p-1)*efficiency)
-	if shards > 1 && s.ProducerRowsPerSecond > 0 {
-		rate = min(rate, max(s.ProducerRowsPerSecond, r1))
-	}
-	return rate
-}
+// Scaling is what several shards add to a load, as measured here
+// (scalingFrom).
+type Scaling = speed.Scaling
 
 // plannable reports whether a saved result can speak for this machine's
 // speed in a plan with or without preallocation: measured here (this
@@ -143,6 +101,9 @@ func plannable(r result.Result, preallocate bool, runtime string) bool {
 func sameSizes(r result.Result, p parsedPlan) bool {
 	k, err1 := core.ParseType(r.KeyType)
 	v, err2 := core.ParseType(r.ValueType)
+	if p.stringKey { // a String key's runs are of its lengths (labKey)
+		return r.KeyType == p.labKey() && err2 == nil && v.Size == p.value.Size
+	}
 	return err1 == nil && err2 == nil && k.Size == p.key.Size && v.Size == p.value.Size
 }
 
@@ -377,13 +338,15 @@ func CalibrationConfigs(r PlanRequest, history []result.Result, cores int) ([]co
 	fastest, rate := core.Layouts()[0], 0.0
 	for _, l := range core.Layouts() {
 		run := speedRun(known, p, l, rows, false)
-		if run == nil || run.Spread == nil || run.Repeats < 2 || p.CalibrationRows != 0 && rowsDistance(run.Rows, rows) > math.Ln2 {
+		if p.stringKey { // no Go answer: the COMPLEX_KEY_ layouts alone (clickHouseMissing)
+			break
+		} else if run == nil || run.Spread == nil || run.Repeats < 2 || p.CalibrationRows != 0 && rowsDistance(run.Rows, rows) > math.Ln2 {
 			missing = append(missing, string(l))
 		} else if run.LoadRowsPerSecond > rate {
 			fastest, rate = l, run.LoadRowsPerSecond
 		}
 	}
-	base := config.Config{Key: p.key.Name, Value: p.value.Name, Rows: rows, Seed: 1, Preallocate: p.Preallocate,
+	base := config.Config{Key: p.labKey(), Value: p.value.Name, Rows: rows, Seed: 1, Preallocate: p.Preallocate,
 		SettleSeconds: calibrationSettle.Seconds(), Repeats: calibrationRepeats}
 	if r.SettleSeconds != nil {
 		base.SettleSeconds = *r.SettleSeconds
@@ -400,7 +363,7 @@ func CalibrationConfigs(r PlanRequest, history []result.Result, cores int) ([]co
 		cfgs = append(cfgs, c)
 	}
 	threads := min(cmp.Or(p.Threads, cores), cores)
-	if threads >= 2 && scalingFrom(history, p.Runtime).From == "" {
+	if threads >= 2 && scalingFrom(history, p.Runtime).From == "" && !p.stringKey {
 		one, many := base, base
 		// Scaling is taken from grown loads (scalingFrom) for both kinds of
 		// plan: what each extra worker adds with a reservation was not
@@ -473,15 +436,3 @@ func CalibrationJobName(cfgs []config.Config) string {
 // it every load faults fresh memory, as a table of the sizes plans are for
 // does.
 const calibrationSettle = 2500 * time.Millisecond
-
-// Calibrate measures cfgs (from CalibrationConfigs: each load after
-// calibrationSettle) as one job (ro.Job, or a new one named by
-// CalibrationJobName), each layout isolated unless the configs say
-// otherwise, and returns the results.
-func Calibrate(ctx context.Context, cfgs []config.Config, ro experiments.RunOptions) ([]result.Result, error) {
-	if ro.Job == nil {
-		j := result.NewJob(CalibrationJobName(cfgs), "", time.Now())
-		ro.Job = &j
-	}
-	return experiments.RunConfigs(ctx, cfgs, ro)
-}

@@ -316,10 +316,14 @@ type PlanMachine struct {
 type parsedPlan struct {
 	PlanRequest
 	key, value core.Type
-	attrs      []dict.Attribute // the attributes, the first the value
-	attrNames  []string         // their column names
-	distinct   int64
-	chVersion  dict.Release
+	// stringKey: the key is a String, which ClickHouse's COMPLEX_KEY_
+	// layouts hold and no table of core does; key is then UInt64, the
+	// geometry of their tables (dict counts the reference in each cell).
+	stringKey bool
+	attrs     []dict.Attribute // the attributes, the first the value
+	attrNames []string         // their column names
+	distinct  int64
+	chVersion dict.Release
 }
 
 // WithDefaults returns r with every zero field but MemoryBytes set.
@@ -348,7 +352,10 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 	p := parsedPlan{PlanRequest: r}
 	var err error
 	if p.key, err = core.ParseType(r.Key); err != nil {
-		return p, config.TypeRefusal("key", r.Key, strings.Join(core.TypeNames(), ", "))
+		if p.key, err = parseStringKey(r); err != nil {
+			return p, err
+		}
+		p.stringKey = true
 	}
 	// The attributes first: with them the value is their first, and an
 	// error is theirs ("--attributes String" was "--value String: unknown
@@ -412,7 +419,7 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 	}
 	p.attrs = attrs
 	p.attrNames, _ = config.AttributeNames(r.Attributes)
-	p.ComplexKey = p.ComplexKey || dict.WideKey(p.key)
+	p.ComplexKey = p.ComplexKey || dict.WideKey(p.key) || p.stringKey
 	if err := r.checkMaxKey(p.key); err != nil {
 		return p, err
 	}
@@ -482,7 +489,7 @@ func ParseMemory(s string) (int64, error) {
 }
 
 // MakePlan answers r from core.Predict and the measurements in history
-// (saved results of this machine; see Calibrate for making them), for the
+// (saved results of this machine; CalibrationConfigs makes them), for the
 // machine m. It allocates no table.
 func MakePlan(r PlanRequest, history []result.Result, m PlanMachine) (Plan, error) {
 	p, err := r.parse()
@@ -508,7 +515,9 @@ func MakePlan(r PlanRequest, history []result.Result, m PlanMachine) (Plan, erro
 	plan.Scaling = scalingFrom(history, p.Runtime)
 	for _, l := range core.Layouts() {
 		ms := measures[l]
-		plan.Measures = append(plan.Measures, ms)
+		if !p.stringKey { // no Go table holds it
+			plan.Measures = append(plan.Measures, ms)
+		}
 		cands, err := layoutCandidates(p, l, ms, plan.Scaling, plan.Request.Threads)
 		if err != nil {
 			return Plan{}, err
@@ -580,7 +589,7 @@ func planLoadFactors() []float64 {
 // layoutCandidates are a layout's setups: for each shard count, the lowest
 // max load factor of each distinct geometry.
 func layoutCandidates(p parsedPlan, l core.Layout, ms Measure, sc Scaling, threads int) ([]Candidate, error) {
-	if p.rowValued() && !dict.AttributeLayout(l) {
+	if _, complex := dict.ComplexKeyDictionaryFor(l); p.rowValued() && !dict.AttributeLayout(l) || p.stringKey && !complex {
 		return nil, nil // several attributes, or a String: ClickHouse's layouts (planNotes says so)
 	}
 	mlfs := []float64{0}
@@ -632,7 +641,7 @@ func (p parsedPlan) options(mlf float64) core.Options {
 func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Prediction, ms Measure, sc Scaling, threads int) Candidate {
 	f := dict.AllocatorFactor(l)
 	c := Candidate{
-		Layout: string(l), KeyType: p.key.Name, ValueType: p.value.Name, Attributes: dict.AttributesList(p.attrs),
+		Layout: string(l), KeyType: p.keyType(), ValueType: p.value.Name, Attributes: dict.AttributesList(p.attrs),
 		columns: dict.AttributeColumns(p.attrNames, p.attrs),
 		Rows:    p.Rows, Distinct: p.distinct, Shards: shards,
 		MaxLoadFactor:  dict.EffectiveMLF(l, mlf),
@@ -667,12 +676,12 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 		if ms.MaxLoadFactor > 0 {
 			lscale = speed.LoadCost(l, ms.MaxLoadFactor) / speed.LoadCost(l, c.MaxLoadFactor)
 		}
-		rate := sc.loadRate(ms.LoadRowsPerSecond*lscale, shards, threads)
+		rate := sc.LoadRate(ms.LoadRowsPerSecond*lscale, shards, threads)
 		c.LoadRowsPerSecond = ptr(rate)
-		c.loadAtLeast = ptr(sc.loadRateAt(ms.LoadRowsPerSecond*lscale, sc.leastEfficiency(), shards, threads))
+		c.loadAtLeast = ptr(sc.LoadRateAt(ms.LoadRowsPerSecond*lscale, sc.LeastEfficiency(), shards, threads))
 		c.LoadSeconds = ptr(float64(p.distinct) / rate)
 		if ms.LoadRange != nil {
-			r := sc.loadRange([2]float64{ms.LoadRange[0] * lscale, ms.LoadRange[1] * lscale}, shards, threads)
+			r := sc.LoadRange([2]float64{ms.LoadRange[0] * lscale, ms.LoadRange[1] * lscale}, shards, threads)
 			c.LoadRange = &r
 		}
 	}
@@ -690,17 +699,24 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 			c.ReadRange = &[2]float64{ms.ReadRange[0] * scale, ms.ReadRange[1] * scale}
 		}
 	}
-	c.ClickHouseLayout, c.ClickHouseNote, c.PacklabOnly = snippet.ClickHouseFor(p.chVersion, l, p.key, p.value, shards, mlf, p.ComplexKey, p.rowValued())
+	c.ClickHouseLayout, c.ClickHouseNote, c.PacklabOnly = snippet.ClickHouseFor(p.chVersion, l, p.keyType(), p.value, shards, mlf, p.ComplexKey, p.rowValued())
 	for _, t := range p.attrs[1:] {
 		if ok, why := p.chVersion.Builds(l, t.Type, shards, mlf); !ok && c.ClickHouseLayout != "" {
 			c.ClickHouseLayout, c.ClickHouseNote, c.PacklabOnly = "", why, true
 		}
 	}
 	if c.ClickHouseLayout != "" {
-		// ClickHouse ignores PREALLOCATE since 23.1: its tables grow.
+		// ClickHouse ignores PREALLOCATE since 23.1: its tables grow, but
+		// one shard's are reserved for the rows read so far before each
+		// block of the table source (dict.SourceReserve): on a 26.7
+		// server 200,000 rows of a UInt64 key, a UInt16 and a String held
+		// 25,162,192 bytes in HASHED(), as reserved; grown, 46.1 MB.
 		opt := config.TableOptions(mlf, false, p.distinct)
+		if shards <= 1 {
+			opt.Reserve = p.distinct
+		}
 		if c.ComplexKey = p.ComplexKey; c.ComplexKey {
-			c.ClickHouse = dict.ClickHouseComplexKeyMemory(l, p.key.Name, p.attrs, p.distinct, opt, shards)
+			c.ClickHouse = dict.ClickHouseComplexKeyMemory(l, p.chKey(), p.attrs, p.distinct, opt, shards)
 		} else {
 			c.ClickHouse = dict.ClickHouseAttributesMemory(l, p.attrs, p.distinct, opt, shards)
 		}
@@ -772,7 +788,7 @@ func rank(plan *Plan) {
 func byRule(a, b Candidate) int {
 	return cmp.Or(cmp.Compare(onePercent(float64(a.CheckedBytes)), onePercent(float64(b.CheckedBytes))),
 		cmp.Compare(onePercent(float64(a.SteadyBytes)), onePercent(float64(b.SteadyBytes))),
-		cmp.Compare(a.Shards, b.Shards), cmp.Compare(LayoutIndex(a.Layout), LayoutIndex(b.Layout)),
+		cmp.Compare(a.Shards, b.Shards), cmp.Compare(dict.SetupIndex(a.Layout), dict.SetupIndex(b.Layout)),
 		cmp.Compare(a.MaxLoadFactor, b.MaxLoadFactor), cmp.Compare(a.CheckedBytes, b.CheckedBytes))
 }
 
@@ -936,7 +952,7 @@ func planRule(p parsedPlan) string {
 	if p.FirstLoadOnly {
 		checked = "the first load's peak ({first_load_only}; a reload holds the serving table beside it)"
 	}
-	order := "then fewer shards, then the layout order " + strings.Join(planLayoutOrder(), ", ") + ", then the lower load factor"
+	order := "then fewer shards, then the layout order " + strings.Join(dict.SetupOrder(), ", ") + ", then the lower load factor"
 	if p.Prefer == PreferBalanced {
 		return fmt.Sprintf("prefer balanced (the default): each answer is the best setup of its kind, a ClickHouse dictionary or a Go table. A setup fits when %s is within the budget; of those, one that another outruns by %s or more, loading or reading (medians, as measured here and scaled by the load factor and the shards), ranks below it unless it needs at most %s of the other's %s peak; then the least %s peak wins (within 1 %%), each doubling of the shards counting as %.0f %% more%s, then the least steady memory, %s. A setup with no measured speed is weighed on memory alone",
 			checked, text.Float(text.Round(balancedSlower, 2))+"x", text.Float(text.Round(balancedSaves, 2)), checkedWord(p.FirstLoadOnly), checkedWord(p.FirstLoadOnly), 100*balancedShardCost, layoutCostWords(), order)
@@ -955,14 +971,6 @@ func checkedWord(firstLoadOnly bool) string {
 		return "first load"
 	}
 	return "reload"
-}
-
-func planLayoutOrder() []string {
-	var out []string
-	for _, l := range core.Layouts() {
-		out = append(out, string(l))
-	}
-	return append(append(out, dict.RowLayoutNames()...), FlatLayout)
 }
 
 // speedWords names the speed prefer ranks by: "reads", "loads".
@@ -1168,11 +1176,18 @@ func measuredFarBelow(distinct int64, m Measure) bool {
 // planNotes says where the figures come from and how far to trust them.
 func planNotes(plan *Plan, p parsedPlan) []string {
 	var notes []string
-	if p.rowValued() {
-		notes = append(notes, fmt.Sprintf("%s (%s): the setups are ClickHouse's layouts, HASHED and SPARSE_HASHED a hash table per attribute (each holding the key again; with SHARDS one per shard and attribute), HASHED_ARRAY one key-to-row index and an array per attribute, as ClickHouse 26.7 was measured to hold them here (docs/clickhouse.md), and packlab's packed_row and compact_row (the key once, the row beside it, or a row wider than 16 bytes in an array beside the table and its number in the cell); their load speeds are not measured with several attributes or a String or Nullable value, so they are left out, and a read is one attribute's dictGet",
-			text.Count(int64(len(p.attrs)), "attribute", "attributes"), strings.Join(p.Attributes, ",")))
+	if rows := ", and packlab's packed_row and compact_row (the key once, the row beside it, or a row wider than 16 bytes in an array beside the table and its number in the cell)"; p.rowValued() {
+		if p.stringKey {
+			rows = ""
+		}
+		notes = append(notes, fmt.Sprintf("%s (%s): the setups are ClickHouse's layouts, HASHED and SPARSE_HASHED a hash table per attribute (each holding the key again; with SHARDS one per shard and attribute), HASHED_ARRAY one key-to-row index and an array per attribute, as ClickHouse 26.7 was measured to hold them here (docs/clickhouse.md)%s; their load speeds are not measured with several attributes or a String or Nullable value, so they are left out, and a read is one attribute's dictGet",
+			text.Count(int64(len(p.attrs)), "attribute", "attributes"), strings.Join(p.Attributes, ","), rows))
 	}
-	if p.MaxKey == 0 {
+	if p.stringKey {
+		notes = append(notes, "a String key: the setups are ClickHouse's COMPLEX_KEY_ layouts, each row's key serialized in an arena (its 8-byte size and its bytes) and a 16-byte reference to it in each cell, "+
+			"as packlab inspect models a user's dictionary; packlab's core holds no String key, so there is no Go answer; their speeds are the lab's ch_complex_key_ loads of "+p.labKey()+" keys")
+	}
+	if p.MaxKey == 0 && !p.stringKey {
 		notes = append(notes, "FLAT is not weighed: it indexes an array by the key, so it needs the largest key; give {max_key} N when the keys are integers from 0 to N (ids)")
 	}
 	if p.distinct < p.Rows {
@@ -1198,7 +1213,7 @@ func planNotes(plan *Plan, p parsedPlan) []string {
 	}
 	if len(unmeasured) > 0 && !p.unfixedValue() { // a String or Nullable value: no run measures it
 		notes = append(notes, fmt.Sprintf("no speed measured here for %s <%s,%s>: their times are left out (a calibration of about half a minute measures them: {calibrate})",
-			strings.Join(unmeasured, ", "), p.key.Name, p.value.Name))
+			strings.Join(unmeasured, ", "), p.labKey(), p.value.Name))
 	}
 	if len(guessed) > 0 {
 		notes = append(notes, "overhead not measured here, the memory guard's cautious bound used: "+strings.Join(guessed, ", "))
@@ -1241,13 +1256,4 @@ func servingBytes(c Candidate) int64 {
 		return c.SteadyBytes
 	}
 	return c.ReloadPeakBytes - c.PeakBytes
-}
-
-// LayoutIndex is a layout's place in core.Layouts().
-func LayoutIndex(name string) int {
-	order := planLayoutOrder()
-	if i := slices.Index(order, name); i >= 0 {
-		return i
-	}
-	return len(order)
 }

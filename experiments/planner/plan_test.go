@@ -399,7 +399,8 @@ func TestPlanMatchesMeasured(t *testing.T) {
 	for i := range cfgs {
 		cfgs[i].Repeats = 1 // memory only: one load each
 	}
-	calib, err := Calibrate(ctx, cfgs, experiments.RunOptions{})
+	job := result.NewJob(CalibrationJobName(cfgs), "", time.Now())
+	calib, err := experiments.RunConfigs(ctx, cfgs, experiments.RunOptions{Job: &job})
 	if err != nil {
 		t.Fatal(err)
 	}

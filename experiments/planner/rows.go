@@ -15,7 +15,7 @@ import (
 // reserved, unless --preallocate) as packlab's are. No ClickHouse layout
 // builds them, and their speeds are not measured yet, so they carry none.
 func rowCandidates(p parsedPlan, sc Scaling, threads int) ([]Candidate, error) {
-	if !p.rowValued() || config.CheckRow(p.attrs) != nil {
+	if !p.rowValued() || p.stringKey || config.CheckRow(p.attrs) != nil {
 		return nil, nil
 	}
 	row := dict.RowType(p.attrs)

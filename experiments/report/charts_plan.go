@@ -118,7 +118,7 @@ func planSetups(plan planner.Plan) []planner.Candidate {
 		}
 	}
 	sort.SliceStable(setups, func(i, j int) bool {
-		return planner.LayoutIndex(setups[i].Layout) < planner.LayoutIndex(setups[j].Layout)
+		return dict.SetupIndex(setups[i].Layout) < dict.SetupIndex(setups[j].Layout)
 	})
 	return setups
 }

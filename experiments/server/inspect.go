@@ -173,7 +173,7 @@ func (c *Conn) checkCluster(ctx context.Context, cluster string) error {
 		if len(names) > 0 {
 			allowed = strings.Join(names, ", ")
 		}
-		return fieldError("cluster", cluster, "no such cluster on "+c.Endpoint.Host, allowed)
+		return fault.New("cluster", cluster, "no such cluster on "+c.Endpoint.Host, allowed)
 	}
 	return nil
 }
@@ -384,7 +384,7 @@ func (c *Conn) sample(ctx context.Context, d *Dictionary, cluster string) nodeSa
 	}
 	cols := d.stringColumns()
 	nullable := d.nullableColumns()
-	flat := d.layoutWord() == "FLAT"
+	flat := d.word == "FLAT"
 	// query reads the String columns' lengths as they are, or, asText, as
 	// the load casts them to String: an attribute String over a number, a
 	// Date, a UUID or an Enum, which length() refuses ("Illegal type
@@ -557,7 +557,7 @@ func disagreements(ds []Dictionary) []string {
 				v := what.get(ds[i])
 				if what.name == "rows" {
 					n, _ := strconv.ParseInt(v, 10, 64)
-					v = thousands(n)
+					v = text.Thousands(n)
 				}
 				per = append(per, ds[i].Node+" "+v)
 			}
@@ -574,9 +574,3 @@ func disagreements(ds []Dictionary) []string {
 	}
 	return out
 }
-
-func fieldError(flag, value, problem, allowed string) error {
-	return fault.New(flag, value, problem, allowed)
-}
-
-func thousands(n int64) string { return text.Thousands(n) }

@@ -75,8 +75,6 @@ func (d *Dictionary) readDDL(ddl string) {
 	}
 }
 
-func (d *Dictionary) layoutWord() string { return d.word }
-
 // stringColumns are the key parts and attributes of type String (or
 // Nullable(String)).
 func (d *Dictionary) stringColumns() []string {

@@ -140,10 +140,10 @@ func (c *Conn) ReadTable(ctx context.Context, ask TableAsk) (*Table, error) {
 		return nil, err
 	}
 	kt, err := core.ParseType(kc.typ)
-	if err != nil {
-		return nil, fault.New("key_column", key, "of type "+kc.typ+", not a key the plan weighs", strings.Join(core.TypeNames(), ", "))
+	t.Key = TableColumn{Name: kc.name, Type: kc.typ, AttributeType: cmp.Or(kt.Name, dict.AttributeTypeOf(kc.typ))}
+	if err != nil && t.Key.AttributeType != "String" { // a String: a COMPLEX_KEY_ dictionary's
+		return nil, fault.New("key_column", key, "of type "+kc.typ+", not a key the plan weighs", strings.Join(core.TypeNames(), ", ")+", String")
 	}
-	t.Key = TableColumn{Name: kc.name, Type: kc.typ, AttributeType: kt.Name}
 	want := ask.Columns
 	if want == nil {
 		for _, n := range names {
@@ -184,8 +184,10 @@ func (c *Conn) ReadTable(ctx context.Context, ask TableAsk) (*Table, error) {
 // in one query.
 func (c *Conn) aggregate(ctx context.Context, t *Table, key core.Type) error {
 	k := dict.QuoteIdent(t.Key.Name)
-	exprs := []string{"count()", "uniq(" + k + ")", "toString(min(" + k + "))", "toString(max(" + k + "))", "toInt64(0)", "toUInt64(0)"}
-	if key.Kind != core.KindFloat && key.Kind != core.KindUUID && key.Size <= 8 {
+	exprs := []string{"count()", "uniq(" + k + ")", "toString(min(" + k + "))", "toString(max(" + k + "))", "toInt64(0)", "toUInt64(0)", "toFloat64(0)"}
+	if t.Key.IsString() {
+		exprs[6] = meanLengthSQL(k)
+	} else if key.Kind != core.KindFloat && key.Kind != core.KindUUID && key.Size <= 8 {
 		exprs[4] = "toInt64(if(min(" + k + ") >= 0 AND max(" + k + ") <= 4611686018427387904, max(" + k + "), 0))"
 	}
 	if key.Kind == core.KindFloat {
@@ -202,7 +204,7 @@ func (c *Conn) aggregate(ctx context.Context, t *Table, key core.Type) error {
 	q := "SELECT " + strings.Join(exprs, ", ") + " FROM " + dict.QuoteIdent(t.Database) + "." + dict.QuoteIdent(t.Name)
 	return c.Query(ctx, q, func(r clickhouseRows) error {
 		var rows, distinct, notWhole uint64
-		dest := []any{&rows, &distinct, &t.MinKey, &t.MaxKey, &t.IDs, &notWhole}
+		dest := []any{&rows, &distinct, &t.MinKey, &t.MaxKey, &t.IDs, &notWhole, &t.Key.MeanLen}
 		means := make([]float64, len(t.Columns))
 		nulls := make([]uint64, len(t.Columns))
 		for i := range t.Columns {
@@ -258,21 +260,25 @@ func keyThousands(s string) string {
 // (0 to 999,999); attributes country String (7.2 bytes), score
 // Nullable(Float64) (10.0 % NULL)".
 func (t *Table) Summary() string {
-	key := fmt.Sprintf("%s %s (%s to %s)", t.Key.Name, t.Key.Type, keyThousands(t.MinKey), keyThousands(t.MaxKey))
-	var parts []string
-	for _, c := range t.Columns {
-		var more []string
+	describe := func(c TableColumn, more ...string) string {
 		if c.IsString() {
 			more = append(more, fmt.Sprintf("%.1f bytes", c.MeanLen))
 		}
 		if c.Nullable() {
 			more = append(more, fmt.Sprintf("%.1f %% NULL", c.NullShare*100))
 		}
-		s := c.Name + " " + c.Type
-		if len(more) > 0 {
-			s += " (" + strings.Join(more, ", ") + ")"
+		if len(more) == 0 {
+			return c.Name + " " + c.Type
 		}
-		parts = append(parts, s)
+		return c.Name + " " + c.Type + " (" + strings.Join(more, ", ") + ")"
+	}
+	key := describe(t.Key)
+	if !t.Key.IsString() {
+		key = describe(t.Key, keyThousands(t.MinKey)+" to "+keyThousands(t.MaxKey))
+	}
+	var parts []string
+	for _, c := range t.Columns {
+		parts = append(parts, describe(c))
 	}
 	rows := text.Count(t.Rows, "row", "rows")
 	if t.DistinctKeys < t.Rows*98/100 {

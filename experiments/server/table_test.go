@@ -70,6 +70,19 @@ func TestReadTable(t *testing.T) {
 		t.Errorf("visits: %+v, %q", visits, visits.Summary())
 	}
 
+	// A String key (LowCardinality dropped), for a COMPLEX_KEY_ dictionary:
+	// its mean length over the table, and no range of ids.
+	names, err := c.ReadTable(ctx, TableAsk{Table: "shop.users", KeyColumn: "name", Columns: []string{"age"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := names.Key; k.AttributeType != "String" || !near(k.MeanLen, 14.5) || names.IDs != 0 || !strings.Contains(names.Summary(), "key name String (14.5 bytes)") {
+		t.Errorf("keyed by name: %+v, %q", names, names.Summary())
+	}
+	if country, err := c.ReadTable(ctx, TableAsk{Table: "shop.users", KeyColumn: "country", Columns: []string{"age"}}); err != nil || country.Key.AttributeType != "String" || !near(country.Key.MeanLen, 2) {
+		t.Errorf("keyed by country: %+v, %v", country, err)
+	}
+
 	// Names with a dot, in backquotes.
 	if eu, err := c.ReadTable(ctx, TableAsk{Table: "`shop.eu`.`users.v2`"}); err != nil || eu.Database != "shop.eu" || eu.Name != "users.v2" || eu.Rows != 10 {
 		t.Errorf("`shop.eu`.`users.v2`: %+v, %v", eu, err)
@@ -87,7 +100,8 @@ func TestReadTable(t *testing.T) {
 		{TableAsk{Table: "shop.users"}, "columns", "tags: of type Array(String), which the plan does not model"},
 		{TableAsk{Table: "shop.users", Columns: []string{"id"}}, "columns", "the key, not an attribute"},
 		{TableAsk{Table: "shop.users", Columns: []string{"age", "age"}}, "columns", "named twice"},
-		{TableAsk{Table: "shop.users", KeyColumn: "country", Columns: []string{"age"}}, "key_column", "of type LowCardinality(String), not a key the plan weighs"},
+		{TableAsk{Table: "shop.users", KeyColumn: "score", Columns: []string{"age"}}, "key_column", "of type Nullable(Float64), not a key the plan weighs"},
+		{TableAsk{Table: "shop.users", KeyColumn: "tags", Columns: []string{"age"}}, "key_column", "of type Array(String), not a key the plan weighs"},
 		{TableAsk{Table: "shop.visits", Columns: []string{"n"}}, "key_column", "primary key is user, day, not one column"},
 		{TableAsk{Table: "users"}, "from", "no such table"}, // the connection's database is default
 		{TableAsk{Table: "shop.odd"}, "columns", "first name: a name the plan's CREATE DICTIONARY does not quote"},

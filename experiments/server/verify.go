@@ -39,7 +39,8 @@ const verifyMargin = 1.25
 // VerifyRequest is the dictionary to build: the plan's ClickHouse answer.
 type VerifyRequest struct {
 	Layout        string           // ClickHouse's word: HASHED, SPARSE_HASHED, HASHED_ARRAY, COMPLEX_KEY_HASHED
-	KeyType       string           // a COMPLEX_KEY_ layout's key column type (UUID); "" is UInt64, a simple key's
+	KeyType       string           // a COMPLEX_KEY_ layout's key column type (UUID; String over a table); "" is UInt64, a simple key's
+	KeyMeanLen    float64          // a String key's mean length in bytes
 	Shards        int              // SHARDS
 	MaxLoadFactor float64          // MAX_LOAD_FACTOR (0: ClickHouse's default)
 	Attributes    []dict.Attribute // the value first; a String's lengths as generated, or as From's columns hold them
@@ -155,16 +156,17 @@ func (req VerifyRequest) check() (dict.ClickHouseDictionary, error) {
 	cd, ok := modelledLayout(req.Layout)
 	flatFrom := cd.Flat() && req.From != nil && req.From.MaxKey > 0 // FLAT over a table of ids from 0
 	if !ok || cd.Flat() && !flatFrom {
-		return cd, fieldError("layouts", req.Layout, "not a layout a verification builds", "HASHED, SPARSE_HASHED, HASHED_ARRAY, their COMPLEX_KEY_ forms, and FLAT over a table of ids")
+		return cd, fault.New("layouts", req.Layout, "not a layout a verification builds", "HASHED, SPARSE_HASHED, HASHED_ARRAY, their COMPLEX_KEY_ forms, and FLAT over a table of ids")
 	}
-	if _, err := dict.FixedType(cmp.Or(req.KeyType, "UInt64")); err != nil || req.KeyType != "" && !cd.ComplexKey {
-		return cd, fieldError("key", req.KeyType, "not a key "+req.Layout+"'s verification builds", "UInt64, or a fixed-size type in a COMPLEX_KEY_ layout")
+	_, err := dict.FixedType(cmp.Or(req.KeyType, "UInt64"))
+	if err != nil && !(req.KeyType == "String" && req.From != nil) || req.KeyType != "" && !cd.ComplexKey {
+		return cd, fault.New("key", req.KeyType, "not a key "+req.Layout+"'s verification builds", "UInt64, or in a COMPLEX_KEY_ layout a fixed-size type, or a table's String")
 	}
 	if req.Rows < 1 || len(req.Attributes) == 0 {
-		return cd, fieldError("rows", strconv.FormatInt(req.Rows, 10), "nothing to build", "at least a row and an attribute")
+		return cd, fault.New("rows", strconv.FormatInt(req.Rows, 10), "nothing to build", "at least a row and an attribute")
 	}
 	if f := req.From; f != nil && (f.KeyColumn == "" || len(f.Columns) != len(req.Attributes)) {
-		return cd, fieldError("from", f.Database+"."+f.Table, fmt.Sprintf("key column %q and %d columns for %d attributes", f.KeyColumn, len(f.Columns), len(req.Attributes)), "the key column and a column an attribute")
+		return cd, fault.New("from", f.Database+"."+f.Table, fmt.Sprintf("key column %q and %d columns for %d attributes", f.KeyColumn, len(f.Columns), len(req.Attributes)), "the key column and a column an attribute")
 	}
 	return cd, nil
 }
@@ -198,6 +200,7 @@ func prepare(ctx context.Context, c *Conn, cd dict.ClickHouseDictionary, req Ver
 	keyType := cmp.Or(req.KeyType, "UInt64")
 	if cd.ComplexKey {
 		d.KeyNames, d.KeyTypes = []string{key}, []string{keyType}
+		d.sample.MeanLen[key] = req.KeyMeanLen // a String's
 	}
 	cols := []string{dict.QuoteIdent(key) + " " + keyType}
 	for i, a := range req.Attributes {
@@ -213,7 +216,7 @@ func prepare(ctx context.Context, c *Conn, cd dict.ClickHouseDictionary, req Ver
 	}
 	attrs, problem := d.attributes()
 	if problem != "" {
-		return nil, fieldError("attributes", strings.Join(d.AttributeTypes, ","), problem, "fixed-size types, String, Nullable(T)")
+		return nil, fault.New("attributes", strings.Join(d.AttributeTypes, ","), problem, "fixed-size types, String, Nullable(T)")
 	}
 	f, problem := d.modelAs(cd, attrs, max(req.Shards, 1), req.MaxLoadFactor)
 	if problem != "" {

@@ -178,7 +178,7 @@ func (c *Conn) verifyAdvice(ctx context.Context, d *Dictionary, starting AdviceS
 	}
 	full := d.Database + "." + d.Name
 	refuse := func(why string) error {
-		return fieldError("verify", full, why, "a dictionary modelled from a table of this server")
+		return fault.New("verify", full, why, "a dictionary modelled from a table of this server")
 	}
 	switch {
 	case d.Advice == nil:
@@ -303,7 +303,7 @@ func (ins *Inspection) dictionaryOn(node, name string) (*Dictionary, error) {
 		why = fmt.Sprintf("%d databases have a dictionary of that name", n)
 		allowed = "database.name"
 	}
-	return nil, fieldError("verify", name, why, allowed)
+	return nil, fault.New("verify", name, why, allowed)
 }
 
 // advisedCopy is ddl, a CREATE DICTIONARY, as the dictionary db.dict with

@@ -98,7 +98,7 @@ func Plan(ctx context.Context, ask PlanAsk) (PlanAnswer, error) {
 				h.Job = &j
 			}
 			a.Calibrated, err = measure(config.Config{}, h, func(ro experiments.RunOptions) ([]result.Result, error) {
-				return planner.Calibrate(cctx, cfgs, ro)
+				return experiments.RunConfigs(cctx, cfgs, ro) // each load after the configs' settle (planner.CalibrationConfigs)
 			})
 			release()
 			history = append(history, a.Calibrated.Results...)

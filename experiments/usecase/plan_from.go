@@ -87,13 +87,13 @@ func requestFor(r planner.PlanRequest, t *server.Table) (planner.PlanRequest, er
 	if t.DistinctKeys < t.Rows*98/100 {
 		r.Rows = t.DistinctKeys
 	}
-	r.Key = t.Key.AttributeType
+	r.Key = t.Key.AttributeType   // a String's lengths are its mean's (KeyMeanLen)
 	r.ComplexKey = t.NotWhole > 0 // a UInt64 would merge them: the key kept whole
 	cols := t.Columns
 	if first := slices.IndexFunc(cols, server.TableColumn.Fixed); first > 0 {
 		cols = append([]server.TableColumn{cols[first]}, append(cols[:first:first], cols[first+1:]...)...)
 	}
-	r.From = &dict.TableSource{Database: t.Database, Table: t.Name, KeyColumn: t.Key.Name}
+	r.From = &dict.TableSource{Database: t.Database, Table: t.Name, KeyColumn: t.Key.Name, KeyMeanLen: t.Key.MeanLen}
 	for _, c := range cols {
 		r.Attributes = append(r.Attributes, c.Attribute())
 		r.From.Figures = append(r.From.Figures, c.Figures())

@@ -113,7 +113,7 @@ func VerifyPlan(ctx context.Context, ask VerifyAsk) (Verified, error) {
 	}
 	req := server.VerifyRequest{Layout: d.Layout, Shards: cfg.Shards, MaxLoadFactor: cfg.MaxLoadFactor, Attributes: attrs, Rows: cfg.Rows}
 	if d.ComplexKey {
-		req.KeyType = cfg.Key
+		req.KeyType = c.KeyType // a String key's lengths are its table's (KeyMeanLen)
 	}
 	if f := ask.Plan.Request.From; f != nil {
 		// The plan's own dictionary over the user's table: every row of it
@@ -121,7 +121,7 @@ func VerifyPlan(ctx context.Context, ask VerifyAsk) (Verified, error) {
 		// column holds it.
 		names, _ := config.AttributeNames(ask.Plan.Request.Attributes)
 		f.Hold(attrs)
-		req.Rows = rows
+		req.Rows, req.KeyMeanLen = rows, f.KeyMeanLen
 		req.From = &server.VerifyFrom{Database: f.Database, Table: f.Table, KeyColumn: f.KeyColumn, Columns: names, MaxKey: ask.Plan.Request.MaxKey}
 	}
 	if ask.Cluster != "" {
@@ -174,7 +174,11 @@ func verifyConfig(plan planner.Plan) (cfg config.Config, c planner.Candidate, ok
 	// The plan's attributes, all of them: a verification of the value
 	// alone built a dictionary of one UInt16 for a plan of
 	// UInt16,Nullable(String) (13.11 bytes a row against the plan's 62).
-	return config.Config{Layouts: []string{d.Name}, Key: best.KeyType, Value: best.ValueType, Attributes: plan.Request.Attributes,
+	key := best.KeyType
+	if key == "String" {
+		key = plan.Request.Key // with its lengths, as the lab's run takes them
+	}
+	return config.Config{Layouts: []string{d.Name}, Key: key, Value: best.ValueType, Attributes: plan.Request.Attributes,
 		Rows: min(best.Rows, MaxVerifyRows), Shards: best.Shards, MaxLoadFactor: best.MaxLoadFactor, NoRead: false}, *best, true
 }
 

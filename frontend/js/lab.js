@@ -732,7 +732,7 @@
 
   function buildPlanForm(limits) {
     const d = limits.defaults;
-    for (const [id, types] of [["key", limits.types], ["value", limits.attribute_types]]) {
+    for (const [id, types] of [["key", limits.plan_key_types || limits.types], ["value", limits.attribute_types]]) {
       $("#plan_" + id).replaceChildren(...types.map((t) =>
         el("option", { value: t.name, text: t.label, selected: t.name === d[id] })));
     }

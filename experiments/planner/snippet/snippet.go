@@ -23,12 +23,12 @@ import (
 // sparse_hash_map (ClickHouse PR #49380, HashedDictionary.h).
 // ClickHouse's numeric dictionary key is always UInt64; a key it cannot
 // widen to one (complex: a UUID, a 128-bit integer, a Float64 with
-// fractions) is kept whole by the COMPLEX_KEY_ layouts, which serialize
+// fractions, a String), named key, is kept whole by the COMPLEX_KEY_ layouts, which serialize
 // it into an arena (dict.ComplexKeyDictionaryFor). A row-valued
 // dictionary's (several attributes, or a String or Nullable one)
 // SPARSE_HASHED is packed's setup, each attribute's table PackedHashMap or
 // sparse_hash_map as its type decides (dict.ClickHouseTable).
-func ClickHouseFor(v dict.Release, l core.Layout, key, value core.Type, shards int, mlf float64, complex, rowValued bool) (clause, note string, packlabOnly bool) {
+func ClickHouseFor(v dict.Release, l core.Layout, key string, value core.Type, shards int, mlf float64, complex, rowValued bool) (clause, note string, packlabOnly bool) {
 	if complex {
 		return complexKeyFor(v, l, key, value, shards, mlf, rowValued)
 	}
@@ -54,27 +54,27 @@ func ClickHouseFor(v dict.Release, l core.Layout, key, value core.Type, shards i
 			notes = append(notes, "since ClickHouse 23.5 SPARSE_HASHED builds PackedHashMap (packed) for these types; sparse_hash_map is what it built before")
 		}
 	}
-	if key.Name != "UInt64" {
-		notes = append(notes, fmt.Sprintf("ClickHouse's numeric key is UInt64: a %s key is stored in 8 bytes there, so its cells are larger than these", key.Name))
+	if key != "UInt64" {
+		notes = append(notes, fmt.Sprintf("ClickHouse's numeric key is UInt64: a %s key is stored in 8 bytes there, so its cells are larger than these", key))
 	}
 	return clause, strings.Join(notes, "; "), false
 }
 
 // complexKeyFor is ClickHouseFor for a key a simple-key dictionary cannot
 // hold: the COMPLEX_KEY_ layout of l's shape, with what it keeps.
-func complexKeyFor(v dict.Release, l core.Layout, key, value core.Type, shards int, mlf float64, rowValued bool) (clause, note string, packlabOnly bool) {
+func complexKeyFor(v dict.Release, l core.Layout, key string, value core.Type, shards int, mlf float64, rowValued bool) (clause, note string, packlabOnly bool) {
 	d, ok := dict.ComplexKeyDictionaryFor(l)
 	switch {
 	case !ok:
-		return "", fmt.Sprintf("no COMPLEX_KEY_ layout builds this table, and only those keep a %s key whole", key.Name), true
+		return "", fmt.Sprintf("no COMPLEX_KEY_ layout builds this table, and only those keep a %s key whole", key), true
 	case l == core.LayoutPacked && !rowValued: // a row-valued plan weighs no sparse setups: packed's stands for them
-		return "", fmt.Sprintf("ClickHouse's PackedHashMap holds a UInt64 key only; a %s key's COMPLEX_KEY_SPARSE_HASHED is sparse_hash_map: see the sparse setups", key.Name), true
+		return "", fmt.Sprintf("ClickHouse's PackedHashMap holds a UInt64 key only; a %s key's COMPLEX_KEY_SPARSE_HASHED is sparse_hash_map: see the sparse setups", key), true
 	}
 	if ok, why := v.Builds(l, value, shards, mlf); !ok {
 		return "", why, true
 	}
 	return d.Clause(shards, mlf), fmt.Sprintf("ClickHouse's simple key is UInt64, so a %s key is kept whole only by a COMPLEX_KEY_ layout: "+
-		"each row's key serialized in an arena, a 16-byte reference to it in each cell; dictGet takes the key as tuple(key)", key.Name), false
+		"each row's key serialized in an arena, a 16-byte reference to it in each cell; dictGet takes the key as tuple(key)", key), false
 }
 
 // CreateDictionary is the CREATE DICTIONARY statement of a dictionary

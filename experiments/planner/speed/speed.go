@@ -162,3 +162,51 @@ var shardRead = map[core.Layout][2]float64{
 	core.LayoutSparse:      {0, 0.121}, // within 21 %
 	core.LayoutHashedArray: {0, 0.152}, // within 19 %
 }
+
+// Scaling is what several shards add to a load, as a plan measured it
+// (a multi-shard load beside a one-shard one).
+type Scaling struct {
+	Efficiency float64 `json:"efficiency"` // each extra parallel worker adds this share of one worker's speed; 0 = not measured
+	// EfficiencyRange is the least and the most Efficiency the pair's
+	// ranges allow (the many-shard load's slowest over the one-shard's
+	// fastest, and the reverse); null when either run was one load.
+	EfficiencyRange       *[2]float64 `json:"efficiency_range"`
+	ProducerRowsPerSecond float64     `json:"producer_rows_per_second"` // rows/s the producer reads and splits: the ceiling; 0 = not measured
+	From                  string      `json:"from"`
+}
+
+// LoadRate is the load speed of shards shards on threads threads, from one
+// shard's rate r1: each extra worker that has a thread adds Efficiency of
+// r1, up to the producer's ceiling.
+func (s Scaling) LoadRate(r1 float64, shards, threads int) float64 {
+	return s.LoadRateAt(r1, s.Efficiency, shards, threads)
+}
+
+// LoadRange is LoadRate over a one-shard range r: the slowest with the
+// least efficiency the pair allows, the fastest with the most.
+func (s Scaling) LoadRange(r [2]float64, shards, threads int) [2]float64 {
+	lo, hi := s.Efficiency, s.Efficiency
+	if s.EfficiencyRange != nil {
+		lo, hi = s.EfficiencyRange[0], s.EfficiencyRange[1]
+	}
+	return [2]float64{s.LoadRateAt(r[0], lo, shards, threads), s.LoadRateAt(r[1], hi, shards, threads)}
+}
+
+// LeastEfficiency is the least gain an extra worker adds that the scaling
+// pair's loads allow: EfficiencyRange's low end, else Efficiency.
+func (s Scaling) LeastEfficiency() float64 {
+	if s.EfficiencyRange != nil {
+		return s.EfficiencyRange[0]
+	}
+	return s.Efficiency
+}
+
+// LoadRateAt is LoadRate with each extra worker adding efficiency of r1.
+func (s Scaling) LoadRateAt(r1, efficiency float64, shards, threads int) float64 {
+	p := max(min(shards, threads), 1)
+	rate := r1 * (1 + float64(p-1)*efficiency)
+	if shards > 1 && s.ProducerRowsPerSecond > 0 {
+		rate = min(rate, max(s.ProducerRowsPerSecond, r1))
+	}
+	return rate
+}
