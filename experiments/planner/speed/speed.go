@@ -9,6 +9,7 @@ package speed
 
 import (
 	"math"
+	"strings"
 
 	"github.com/packlab/packlab/core"
 )
@@ -110,23 +111,35 @@ const (
 // 2 shards, 33 loads, took 785 s there; these figures and the idles sum to
 // 781 s, hashed SHARDS 2 taken as SHARDS 1). A ClickHouse load also starts
 // ClickHouse, fills its source and reads twice, on one thread and then on
-// all. For a layout not listed, 10 s.
+// all, which takes clickHouseStartSeconds at any size. For a layout not
+// listed, 10 s.
 func CalibrationLoadSeconds(layout string, rows int64) float64 {
 	s, ok := calibrationSeconds[layout]
 	if !ok {
 		s = 10
 	}
+	if strings.HasPrefix(layout, "ch_") {
+		return clickHouseStartSeconds + (s-clickHouseStartSeconds)*float64(rows)/1e7
+	}
 	return s * float64(rows) / 1e7
 }
+
+// clickHouseStartSeconds is what a ch_ load takes whatever its rows:
+// nine loads of the three ch_complex_key_ layouts at 1e5 rows, no idle,
+// took 25.0 s (load average 5), where the rows' share was about 1 s.
+const clickHouseStartSeconds = 2.8
 
 // calibrationSeconds are CalibrationLoadSeconds' figures at 1e7 rows: each
 // layout's three loads' wall time in that calibration over three, less the
 // 2.5 s idle before each; iceberg's, not in that calibration, is compact's
 // scaled by their loads in one run of the side-by-side harness (2.39 s
-// against 1.69).
+// against 1.69); the ch_complex_key_ layouts' are their loads of 1e6
+// String(20) keys (the slower of String(20) and UUID keys, load average
+// 5: 11.4, 17.8 and 13.3 s) less the start, times 10.
 var calibrationSeconds = map[string]float64{
 	"hashed": 7.1, "packed": 6.0, "sparse": 18.2, "hashed_array": 11.5, "gomap": 16.6, "compact": 5.0, "iceberg": 7.0,
 	"ch_hashed": 48.4, "ch_sparse_hashed": 41.0, "ch_hashed_array": 64.9,
+	"ch_complex_key_hashed": 89, "ch_complex_key_sparse_hashed": 153, "ch_complex_key_hashed_array": 108,
 }
 
 // ShardReadCost is a read's time a lookup with shards tables, relative to
