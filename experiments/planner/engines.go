@@ -69,7 +69,7 @@ func chSpeedLayout(l string, complex bool) string {
 // are: core keeps no table per attribute); each that the release builds as
 // it is, a ClickHouse setup too, once per LAYOUT clause, with ClickHouse's
 // figures and the speeds of ClickHouse's own loads (chm) where measured.
-func withEngines(p parsedPlan, cs []Candidate, chm map[string]Measure, sc Scaling, threads int) []Candidate {
+func withEngines(p parsedPlan, cs []Candidate, chm map[string]Measure, sc speed.Scaling, threads int) []Candidate {
 	out := make([]Candidate, 0, 2*len(cs))
 	seen := map[string]bool{}
 	addCH := func(c Candidate) {
@@ -114,7 +114,7 @@ func builtAsIs(p parsedPlan, c Candidate) bool {
 
 // clickHouseSetup is the ClickHouse setup of c's dictionary: its memory by
 // ClickHouse's own growth, its speeds from ClickHouse's loads (m).
-func clickHouseSetup(p parsedPlan, c Candidate, m Measure, sc Scaling, threads int) Candidate {
+func clickHouseSetup(p parsedPlan, c Candidate, m Measure, sc speed.Scaling, threads int) Candidate {
 	ch := *c.ClickHouse
 	x := c
 	x.Engine = EngineClickHouse
@@ -176,7 +176,7 @@ func clickHouseMeasuresFrom(history []result.Result, p parsedPlan) map[string]Me
 		}
 		m := Measure{Layout: name, Rows: best.Rows, LoadRowsPerSecond: best.LoadRowsPerSecond, ReadRowsPerSecond: best.ReadRowsPerSecond,
 			LoadFactor: best.LoadFactor, Loads: max(best.Repeats, 1), Overhead: 1, PeakOverhead: 1, From: best.ID}
-		m.LoadRange, m.ReadRange = speedRanges(*best)
+		m.LoadRange, m.ReadRange = best.SpeedRanges()
 		out[name] = m
 	}
 	return out
@@ -255,19 +255,19 @@ func checkedAt(p parsedPlan, c Candidate, n int64) (int64, bool) {
 		}
 		rq := q
 		rq.value = dict.RowType(p.attrs)
-		x = candidate(rq, core.Layout(base), mlf, c.Shards, pr, Measure{}, Scaling{}, 1)
+		x = candidate(rq, core.Layout(base), mlf, c.Shards, pr, Measure{}, speed.Scaling{}, 1)
 	} else {
 		pr, err := dict.AttributesPrediction(core.Layout(c.Layout), p.key, p.attrs, n, q.attributeOptions(mlf, c.Shards), c.Shards)
 		if err != nil {
 			return 0, false
 		}
-		x = candidate(q, core.Layout(c.Layout), mlf, c.Shards, pr, Measure{}, Scaling{}, 1)
+		x = candidate(q, core.Layout(c.Layout), mlf, c.Shards, pr, Measure{}, speed.Scaling{}, 1)
 	}
 	if engineOf(c) == EngineClickHouse {
 		if x.ClickHouse == nil {
 			return 0, false
 		}
-		x = clickHouseSetup(q, x, Measure{}, Scaling{}, 1)
+		x = clickHouseSetup(q, x, Measure{}, speed.Scaling{}, 1)
 	}
 	if p.FirstLoadOnly {
 		return x.PeakBytes, true

@@ -62,28 +62,6 @@ type Measure struct {
 	From             string  `json:"from"`              // the result ids the figures come from
 }
 
-// speedRanges are a run's load and read ranges in rows/s, from its
-// repeats' fastest and slowest times; nil for one load.
-func speedRanges(r result.Result) (load, read *[2]float64) {
-	sp := r.Spread
-	if sp == nil || r.Repeats < 2 {
-		return nil, nil
-	}
-	if sp.LoadSecondsMin > 0 {
-		rows := float64(r.Rows)
-		load = &[2]float64{rows / sp.LoadSecondsMax, rows / sp.LoadSecondsMin}
-	}
-	if sp.ReadSecondsMin > 0 && r.ReadSeconds > 0 {
-		lookups := r.ReadRowsPerSecond * r.ReadSeconds
-		read = &[2]float64{lookups / sp.ReadSecondsMax, lookups / sp.ReadSecondsMin}
-	}
-	return load, read
-}
-
-// Scaling is what several shards add to a load, as measured here
-// (scalingFrom).
-type Scaling = speed.Scaling
-
 // plannable reports whether a saved result can speak for this machine's
 // speed in a plan with or without preallocation: measured here (this
 // runtime), from distinct random keys, with the loader's default knobs and
@@ -125,12 +103,12 @@ func measuresFrom(history []result.Result, p parsedPlan) map[core.Layout]Measure
 		if best != nil {
 			m.Rows, m.LoadRowsPerSecond, m.Loads = best.Rows, best.LoadRowsPerSecond, max(best.Repeats, 1)
 			m.MaxLoadFactor = dict.EffectiveMLF(l, best.MaxLoadFactor)
-			m.LoadRange, _ = speedRanges(*best)
+			m.LoadRange, _ = best.SpeedRanges()
 			m.From = best.ID
 		}
 		if read != nil {
 			m.ReadRowsPerSecond, m.LoadFactor = read.ReadRowsPerSecond, read.LoadFactor
-			_, m.ReadRange = speedRanges(*read)
+			_, m.ReadRange = read.SpeedRanges()
 			if read != best {
 				m.From += "; read " + read.ID
 			}
@@ -254,20 +232,15 @@ func runLoaderBytes(r result.Result) int64 {
 	if err1 != nil || err2 != nil || r.Shards < 1 {
 		return 0
 	}
-	return dict.LoaderBytes(k, v, r.Shards, r.BlockRows, r.Rows, !isSynthetic(r.Source))
-}
-
-// isSynthetic reports whether a result's source was a key generator.
-func isSynthetic(name string) bool {
-	spec, err := source.Parse(name)
-	return err == nil && spec.IsSynthetic()
+	spec, err := source.Parse(r.Source) // a key generator's loader reads no file
+	return dict.LoaderBytes(k, v, r.Shards, r.BlockRows, r.Rows, !(err == nil && spec.IsSynthetic()))
 }
 
 // scalingFrom finds the newest multi-shard run of history with a one-shard
 // run of the same layout, types and rows beside it (the nearest in time),
 // and works out what each extra worker added.
-func scalingFrom(history []result.Result, runtime string) Scaling {
-	var best Scaling
+func scalingFrom(history []result.Result, runtime string) speed.Scaling {
+	var best speed.Scaling
 	bestID := ""
 	for _, rs := range history {
 		p := min(rs.Shards, result.ThreadsOf(rs))
@@ -287,10 +260,10 @@ func scalingFrom(history []result.Result, runtime string) Scaling {
 			continue
 		}
 		eff := func(many, one float64) float64 { return min(max((many/one-1)/float64(p-1), 0), 1) }
-		s := Scaling{Efficiency: eff(rs.LoadRowsPerSecond, r1.LoadRowsPerSecond),
+		s := speed.Scaling{Efficiency: eff(rs.LoadRowsPerSecond, r1.LoadRowsPerSecond),
 			From: fmt.Sprintf("%s SHARDS %d against SHARDS 1, %s rows, %d threads (%s, %s)", rs.Layout, rs.Shards, text.Rows(rs.Rows), p, rs.ID, r1.ID)}
-		manyRange, _ := speedRanges(rs)
-		oneRange, _ := speedRanges(*r1)
+		manyRange, _ := rs.SpeedRanges()
+		oneRange, _ := r1.SpeedRanges()
 		if manyRange != nil && oneRange != nil {
 			s.EfficiencyRange = &[2]float64{eff(manyRange[0], oneRange[1]), eff(manyRange[1], oneRange[0])}
 		}

@@ -262,20 +262,20 @@ type Candidate struct {
 
 // Plan is the planner's whole answer.
 type Plan struct {
-	Request     PlanRequest `json:"request"` // with defaults filled in
-	BudgetBytes int64       `json:"budget_bytes"`
-	BudgetFrom  string      `json:"budget_from"` // "{memory_bytes}" (the field, package fault), or what this machine has available
-	Cores       int         `json:"cores"`
-	Candidates  []Candidate `json:"candidates"` // every setup, by rank
-	Answer      string      `json:"answer"`     // one line: the recommendation, or why there is none
-	Checked     string      `json:"checked"`    // the peak the budget is checked against: "reload" or "first load"
-	Rule        string      `json:"rule"`       // how the plan decides, in words
-	RunnersUp   []string    `json:"runners_up"` // the next setups and each layout's best, with why each lost
-	RuledOut    []string    `json:"ruled_out"`  // one line per layout no setup of which fits
-	Growing     string      `json:"growing"`    // how many shards grow at once, and why
-	Measures    []Measure   `json:"measures"`   // where each layout's speeds and overhead come from
-	Scaling     Scaling     `json:"scaling"`
-	Notes       []string    `json:"notes"`
+	Request     PlanRequest   `json:"request"` // with defaults filled in
+	BudgetBytes int64         `json:"budget_bytes"`
+	BudgetFrom  string        `json:"budget_from"` // "{memory_bytes}" (the field, package fault), or what this machine has available
+	Cores       int           `json:"cores"`
+	Candidates  []Candidate   `json:"candidates"` // every setup, by rank
+	Answer      string        `json:"answer"`     // one line: the recommendation, or why there is none
+	Checked     string        `json:"checked"`    // the peak the budget is checked against: "reload" or "first load"
+	Rule        string        `json:"rule"`       // how the plan decides, in words
+	RunnersUp   []string      `json:"runners_up"` // the next setups and each layout's best, with why each lost
+	RuledOut    []string      `json:"ruled_out"`  // one line per layout no setup of which fits
+	Growing     string        `json:"growing"`    // how many shards grow at once, and why
+	Measures    []Measure     `json:"measures"`   // where each layout's speeds and overhead come from
+	Scaling     speed.Scaling `json:"scaling"`
+	Notes       []string      `json:"notes"`
 }
 
 // Best is the Go answer (the best Go table), or the ClickHouse answer when
@@ -539,10 +539,7 @@ func MakePlan(r PlanRequest, history []result.Result, m PlanMachine) (Plan, erro
 			plan.Measures = append(plan.Measures, m)
 		}
 	}
-	plan.Checked = "reload"
-	if p.FirstLoadOnly {
-		plan.Checked = "first load"
-	}
+	plan.Checked = checkedWord(p.FirstLoadOnly)
 	for i := range plan.Candidates {
 		c := &plan.Candidates[i]
 		c.CheckedBytes = c.ReloadPeakBytes
@@ -588,7 +585,7 @@ func planLoadFactors() []float64 {
 
 // layoutCandidates are a layout's setups: for each shard count, the lowest
 // max load factor of each distinct geometry.
-func layoutCandidates(p parsedPlan, l core.Layout, ms Measure, sc Scaling, threads int) ([]Candidate, error) {
+func layoutCandidates(p parsedPlan, l core.Layout, ms Measure, sc speed.Scaling, threads int) ([]Candidate, error) {
 	if _, complex := dict.ComplexKeyDictionaryFor(l); p.rowValued() && !dict.AttributeLayout(l) || p.stringKey && !complex {
 		return nil, nil // several attributes, or a String: ClickHouse's layouts (planNotes says so)
 	}
@@ -638,7 +635,7 @@ func (p parsedPlan) options(mlf float64) core.Options {
 // plan is for (dict.TargetGrowth), the allocator's fixed factor and the loader's
 // blocks, so that it is the same whatever the history holds. Speeds are
 // ms's, scaled to the setup.
-func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Prediction, ms Measure, sc Scaling, threads int) Candidate {
+func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Prediction, ms Measure, sc speed.Scaling, threads int) Candidate {
 	f := dict.AllocatorFactor(l)
 	c := Candidate{
 		Layout: string(l), KeyType: p.keyType(), ValueType: p.value.Name, Attributes: dict.AttributesList(p.attrs),

@@ -20,6 +20,7 @@ import (
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/internal/machine"
+	"github.com/packlab/packlab/experiments/planner/speed"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
 )
@@ -211,7 +212,7 @@ func TestPlanReloadMatchesMeasured(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c := candidate(p, l, m.MaxLoadFactor, 1, pr, Measure{}, Scaling{}, 1)
+		c := candidate(p, l, m.MaxLoadFactor, 1, pr, Measure{}, speed.Scaling{}, 1)
 		for _, f := range []struct {
 			what           string
 			model, measure int64

@@ -206,6 +206,24 @@ func (r Result) SpreadOrZero() Spread {
 	return *r.Spread
 }
 
+// SpeedRanges are r's load and read speeds' ranges in rows/s, from its
+// repeats' slowest and fastest times; nil for one load.
+func (r Result) SpeedRanges() (load, read *[2]float64) {
+	sp := r.Spread
+	if sp == nil || r.Repeats < 2 {
+		return nil, nil
+	}
+	if sp.LoadSecondsMin > 0 {
+		rows := float64(r.Rows)
+		load = &[2]float64{rows / sp.LoadSecondsMax, rows / sp.LoadSecondsMin}
+	}
+	if sp.ReadSecondsMin > 0 && r.ReadSeconds > 0 {
+		lookups := r.ReadRowsPerSecond * r.ReadSeconds
+		read = &[2]float64{lookups / sp.ReadSecondsMax, lookups / sp.ReadSecondsMin}
+	}
+	return load, read
+}
+
 // PreallocateNotes says, once, what a preallocated load was and what
 // ClickHouse makes of the setting today, when any result was one.
 func PreallocateNotes(results []Result) []string {
