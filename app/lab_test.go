@@ -257,6 +257,8 @@ func TestBadInputNamesTheField(t *testing.T) {
 		{"layout twice", func(f *Form) { f.Layouts = []string{"packed", "packed"} }, "layouts", "twice"},
 		{"key type", func(f *Form) { f.Key = "UInt7" }, "key", "UInt7"},
 		{"value type", func(f *Form) { f.Value = "String" }, "value", "String"},
+		{"value's String lengths", func(f *Form) { f.Value = "String(40..20)" }, "value", "String(40..20): String's shortest length 40 is over its longest, 20"},
+		{"key's String lengths", func(f *Form) { f.Key = "Nullable(String(0))" }, "key", "String's longest length is 0 bytes"},
 		{"rows text", func(f *Form) { f.Rows = "ten" }, "rows", "ten"},
 		{"rows zero", func(f *Form) { f.Rows = "0" }, "rows", "not positive"},
 		{"rows empty", func(f *Form) { f.Rows = "" }, "rows", "empty"},
@@ -295,6 +297,7 @@ func TestBadInputNamesTheField(t *testing.T) {
 
 		{"attributes of packlab's layout", func(f *Form) { f.Attributes = []string{"UInt16", "UInt32"} }, "attributes", "ClickHouse's layouts and the row layouts"},
 		{"attribute type", func(f *Form) { f.Attributes = []string{"UInt16", "LowCardinality(String)"} }, "attributes", "LowCardinality(String): unknown type"},
+		{"attribute's Nullable", func(f *Form) { f.Attributes = []string{"UInt16", "Nullable(String(-1))"} }, "attributes", `Nullable(String(-1)): String's length "-1" is not a whole number of bytes`},
 		{"bad header", func(f *Form) { f.Keys, f.Source, f.Header = "", tsv, "maybe" }, "header", "maybe"},
 		{"preallocate a file", func(f *Form) { f.Keys, f.Source, f.Preallocate = "", tsv, true }, "preallocate", "synthetic keys"},
 	}

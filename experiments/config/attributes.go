@@ -7,7 +7,6 @@ package config
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,58 +16,76 @@ import (
 	"github.com/packlab/packlab/experiments/fault"
 )
 
-// stringLengths matches String, String(16) and String(8..32).
-var stringLengths = regexp.MustCompile(`^(?i:string)(?:\(\s*(\d+)\s*(?:\.\.\s*(\d+)\s*)?\))?$`)
-
 // attributeField is the field of attribute i (0-based): "attributes[i]".
 func attributeField(i int) string { return "attributes[" + strconv.Itoa(i) + "]" }
 
+// attributeAllowed is what an attribute's type may be.
+func attributeAllowed() string {
+	return strings.Join(core.TypeNames(), ", ") + ", String (values of 8 to 32 bytes), String(16) or String(4..16), and Nullable(T) of any of them"
+}
+
 // parseAttributeType reads one attribute's type: a fixed-size type, or
-// String with the lengths of its values; an error names field.
+// String with the lengths of its values, or Nullable(T) of either; an
+// error names field.
 func parseAttributeType(field, s, typ string) (dict.Attribute, error) {
-	const allowed = "%s, String (values of 8 to 32 bytes), String(16) or String(4..16), and Nullable(T) of any of them"
+	a, problem, allowed, ok := attributeType(typ)
+	switch {
+	case !ok:
+		return dict.Attribute{}, fault.New(field, s, "unknown type", attributeAllowed())
+	case problem != "":
+		return dict.Attribute{}, fault.New(field, s, problem, allowed)
+	}
+	return a, nil
+}
+
+// attributeType reads typ as an attribute's type. ok is false when typ
+// names no type an attribute may have; problem says what is wrong with
+// one it names (a String's lengths, a Nullable's parentheses or a Nullable
+// in it), allowed what that type allows.
+func attributeType(typ string) (a dict.Attribute, problem, allowed string, ok bool) {
+	const nullable = "Nullable("
 	// Any case, as the types inside it and String are (nullable(uint16)).
-	if len(typ) > len("Nullable(") && strings.EqualFold(typ[:len("Nullable(")], "Nullable(") && strings.HasSuffix(typ, ")") {
-		inner := typ[len("Nullable(") : len(typ)-1]
-		a, err := parseAttributeType(field, s, strings.TrimSpace(inner))
-		if err != nil || a.Nullable {
-			return dict.Attribute{}, fault.New(field, s, "unknown type", fmt.Sprintf(allowed, strings.Join(core.TypeNames(), ", ")))
+	if len(typ) >= len(nullable) && strings.EqualFold(typ[:len(nullable)], nullable) {
+		if !strings.HasSuffix(typ, ")") {
+			return dict.Attribute{}, "Nullable( without its closing parenthesis", "Nullable(T), e.g. Nullable(UInt32)", true
+		}
+		a, problem, allowed, ok := attributeType(strings.TrimSpace(typ[len(nullable) : len(typ)-1]))
+		switch {
+		case !ok || problem != "":
+			return dict.Attribute{}, problem, allowed, ok
+		case a.Nullable:
+			return dict.Attribute{}, "a Nullable in a Nullable", "Nullable(T) of a type that is not Nullable, e.g. Nullable(UInt32)", true
 		}
 		a.Nullable = true
-		return a, nil
+		return a, "", "", true
 	}
-	if m := stringLengths.FindStringSubmatch(typ); m != nil {
-		a := dict.Attribute{Type: dict.StringRef, MinLen: dict.DefaultStringMin, MaxLen: dict.DefaultStringMax}
-		if m[1] != "" {
-			a.MinLen, _ = strconv.Atoi(m[1])
-			a.MaxLen = a.MinLen
+	if lo, hi, problem, ok := dict.ParseString(typ); ok {
+		if problem != "" {
+			return dict.Attribute{}, problem, dict.StringAllowed, true
 		}
-		if m[2] != "" {
-			a.MaxLen, _ = strconv.Atoi(m[2])
-		}
-		if a.MinLen > a.MaxLen || a.MaxLen > dict.MaxStringLen || a.MaxLen == 0 {
-			return dict.Attribute{}, fault.New(field, s, "String lengths out of range",
-				fmt.Sprintf("String(min..max) with 0 <= min <= max and 1 <= max <= %d, e.g. String(8..32)", dict.MaxStringLen))
-		}
-		return a, nil
+		return dict.Attribute{Type: dict.StringRef, MinLen: lo, MaxLen: hi}, "", "", true
 	}
 	t, err := core.ParseType(typ)
 	if err != nil {
-		return dict.Attribute{}, fault.New(field, s, "unknown type", fmt.Sprintf(allowed, strings.Join(core.TypeNames(), ", ")))
+		return dict.Attribute{}, "", "", false
 	}
-	return dict.Attribute{Type: t}, nil
+	return dict.Attribute{Type: t}, "", "", true
 }
 
 // TypeRefusal refuses s, given for field ("key" or "value") and not a
-// fixed-size type: an unknown type (allowed: allowed), or a type only an
-// attribute may have, which the refusal says: a Nullable key, a String or
-// Nullable value (the value is the first attribute, of a fixed-size type).
+// fixed-size type: an unknown type (allowed: allowed), a type an
+// attribute may have whose parameters are wrong, which the refusal names
+// (String(40..20): its lengths), or a type only an attribute may have,
+// which the refusal says: a Nullable key, a String or Nullable value (the
+// value is the first attribute, of a fixed-size type).
 func TypeRefusal(field, s, allowed string) error {
-	a, err := parseAttributeType(field, s, strings.TrimSpace(s))
+	a, problem, typeAllowed, ok := attributeType(strings.TrimSpace(s))
 	switch {
-	case err == nil && field == "key" && a.Nullable:
+	case ok && problem != "":
+		return fault.New(field, s, problem, typeAllowed)
+	case ok && field == "key" && a.Nullable:
 		return fault.New(field, s, "a key cannot be Nullable (Nullable(T) is for attributes, e.g. {attributes} UInt16,Nullable(UInt32))", allowed)
-	case err == nil && field == "value":
+	case ok && field == "value":
 		return fault.New(field, s, "a String or Nullable value is an attribute after a fixed-size first one, e.g. {attributes} UInt16,String", allowed)
 	}
 	return fault.New(field, s, "unknown type", allowed)

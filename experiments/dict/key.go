@@ -9,6 +9,8 @@ package dict
 // StringRef to it in the cell.
 
 import (
+	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -218,41 +220,86 @@ func ParseKeyPart(s string) (KeyPart, string, bool) {
 	if t, err := core.ParseType(s); err == nil {
 		return KeyPart{Type: t}, "", true
 	}
-	lo, hi, ok := ParseStringLengths(s)
-	if !ok {
-		return KeyPart{}, "", false
-	}
-	if lo > hi || hi > MaxStringLen || hi == 0 {
-		return KeyPart{}, "String lengths out of range (0 <= min <= max, 1 <= max <= " + strconv.Itoa(MaxStringLen) + ")", true
+	lo, hi, problem, ok := ParseString(s)
+	if !ok || problem != "" {
+		return KeyPart{}, problem, ok
 	}
 	return KeyPart{Type: StringRef, MinLen: lo, MaxLen: hi}, "", true
 }
 
-// ParseStringLengths reads String (DefaultStringMin to DefaultStringMax
-// bytes), String(16) or String(8..32), in any case; ok is false for
-// anything else.
+// StringAllowed is what a String type may be, as ParseString takes it.
+var StringAllowed = fmt.Sprintf("String (%d to %d bytes), String(16) or String(min..max), lengths in bytes: 0 <= min <= max, 1 <= max <= %d",
+	DefaultStringMin, DefaultStringMax, MaxStringLen)
+
+// ParseString reads a String type with the lengths of its values, and
+// checks them: String (DefaultStringMin to DefaultStringMax bytes),
+// String(16) or String(8..32), in any case. ok is false when s names no
+// String (UInt16, Stringy); problem, when it names one whose lengths are
+// not a run's, says which and why: not whole numbers of bytes (String(-1),
+// String(1.5), String()), the shortest over the longest (String(40..20)),
+// the longest over MaxStringLen, or 0.
+func ParseString(s string) (lo, hi int, problem string, ok bool) {
+	lo, hi, problem, ok = readString(s)
+	switch {
+	case !ok || problem != "":
+		return 0, 0, problem, ok
+	case lo > hi:
+		return 0, 0, fmt.Sprintf("String's shortest length %d is over its longest, %d", lo, hi), true
+	case hi > MaxStringLen:
+		return 0, 0, fmt.Sprintf("String's longest length %d is over %d bytes", hi, MaxStringLen), true
+	case hi == 0:
+		return 0, 0, "String's longest length is 0 bytes", true
+	}
+	return lo, hi, "", true
+}
+
+// ParseStringLengths reads String, String(16) or String(8..32) as
+// ParseString does, without checking the lengths it reads; ok is false
+// for anything else.
 func ParseStringLengths(s string) (lo, hi int, ok bool) {
+	lo, hi, problem, ok := readString(s)
+	return lo, hi, ok && problem == ""
+}
+
+// readString is ParseString before its lengths are checked: problem says
+// why s, a String, has no lengths to read.
+func readString(s string) (lo, hi int, problem string, ok bool) {
 	s = strings.TrimSpace(s)
 	if len(s) < 6 || !strings.EqualFold(s[:6], "String") {
-		return 0, 0, false
+		return 0, 0, "", false
 	}
 	rest := strings.TrimSpace(s[6:])
-	if rest == "" {
-		return DefaultStringMin, DefaultStringMax, true
-	}
-	if rest[0] != '(' || rest[len(rest)-1] != ')' {
-		return 0, 0, false
+	switch {
+	case rest == "":
+		return DefaultStringMin, DefaultStringMax, "", true
+	case rest[0] != '(':
+		return 0, 0, "", false // Stringy: another name
+	case rest[len(rest)-1] != ')':
+		return 0, 0, "String( without its closing parenthesis", true
 	}
 	a, b, ranged := strings.Cut(rest[1:len(rest)-1], "..")
-	lo, err := strconv.Atoi(strings.TrimSpace(a))
-	if err != nil || lo < 0 {
-		return 0, 0, false
+	if lo, problem = stringLength(a); problem != "" {
+		return 0, 0, problem, true
 	}
 	hi = lo
 	if ranged {
-		if hi, err = strconv.Atoi(strings.TrimSpace(b)); err != nil || hi < 0 {
-			return 0, 0, false
+		if hi, problem = stringLength(b); problem != "" {
+			return 0, 0, problem, true
 		}
 	}
-	return lo, hi, true
+	return lo, hi, "", true
+}
+
+// stringLength reads one of a String's lengths: a whole number of bytes;
+// problem says why s is not one.
+func stringLength(s string) (int, string) {
+	s = strings.TrimSpace(s)
+	n, err := strconv.Atoi(s)
+	switch {
+	case errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(s, "-"):
+		return 0, fmt.Sprintf("String's length %s is over %d bytes", s, MaxStringLen)
+	case err != nil || n < 0:
+		return 0, fmt.Sprintf("String's length %s is not a whole number of bytes", strconv.Quote(s))
+	}
+	return n, ""
 }

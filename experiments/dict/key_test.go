@@ -40,7 +40,8 @@ func TestParseKey(t *testing.T) {
 		in      string
 		problem bool // a String or tuple out of range, not an unknown type
 	}{
-		{"Str", false}, {"String(", false}, {"String(x)", false}, {"Tuple(", false}, {"", false},
+		{"Str", false}, {"Stringy", false}, {"Tuple(", false}, {"", false},
+		{"String(", true}, {"String(x)", true}, // a String whose lengths do not read: not an unknown type
 		{"String(4)", true}, {"String(0..8)", true}, {"String(9000)", true}, {"String(9..8)", true},
 		{"Tuple(Strin, UInt64)", true}, {"Tuple(String(4..5000), UInt64)", true},
 		{"Tuple(UInt8,UInt8,UInt8,UInt8,UInt8,UInt8,UInt8,UInt8,UInt8)", true},
@@ -50,6 +51,40 @@ func TestParseKey(t *testing.T) {
 			t.Errorf("ParseKey(%q) = %s, want refused", c.in, k)
 		} else if ok != c.problem || (problem != "") != c.problem {
 			t.Errorf("ParseKey(%q): problem %q, ok %v; want a problem %v", c.in, problem, ok, c.problem)
+		}
+	}
+}
+
+// TestParseString: a String type's lengths, and what is wrong with them
+// named (String(40..20) was an "unknown type" as an attribute and a value).
+func TestParseString(t *testing.T) {
+	for _, c := range []struct {
+		in     string
+		lo, hi int
+	}{{"String", 8, 32}, {"string(16)", 16, 16}, {" String ( 0 .. 4 ) ", 0, 4}, {"String(4096)", 4096, 4096}} {
+		if lo, hi, problem, ok := ParseString(c.in); !ok || problem != "" || lo != c.lo || hi != c.hi {
+			t.Errorf("ParseString(%q) = %d..%d, %q, %v; want %d..%d", c.in, lo, hi, problem, ok, c.lo, c.hi)
+		}
+	}
+	for _, c := range []struct{ in, problem string }{
+		{"String(40..20)", "String's shortest length 40 is over its longest, 20"},
+		{"String(0)", "String's longest length is 0 bytes"},
+		{"String(5000)", "String's longest length 5000 is over 4096 bytes"},
+		{"String(18446744073709551616)", "String's length 18446744073709551616 is over 4096 bytes"},
+		{"String(-1)", `String's length "-1" is not a whole number of bytes`},
+		{"String(1.5)", `String's length "1.5" is not a whole number of bytes`},
+		{"String()", `String's length "" is not a whole number of bytes`},
+		{"String(4..)", `String's length "" is not a whole number of bytes`},
+		{"String(1e30)", `String's length "1e30" is not a whole number of bytes`},
+		{"String(8", "String( without its closing parenthesis"},
+	} {
+		if _, _, problem, ok := ParseString(c.in); !ok || problem != c.problem {
+			t.Errorf("ParseString(%q): %q, %v; want %q", c.in, problem, ok, c.problem)
+		}
+	}
+	for _, s := range []string{"Stringy", "Str", "UInt16", "FixedString(8)", ""} {
+		if _, _, problem, ok := ParseString(s); ok {
+			t.Errorf("ParseString(%q): a String (%q), want none", s, problem)
 		}
 	}
 }
