@@ -20,6 +20,8 @@ func TestPlanFromTableRefusals(t *testing.T) {
 		{PlanForm{From: "shop.users", Server: ClickHouseForm{URL: "localhost:9000"}}, "plan_from", "the Your ClickHouse tab's server: localhost:9000: no scheme"},
 		{PlanForm{From: "shop.users", Server: ClickHouseForm{URL: "clickhouse://h", QueryTimeout: "soon"}}, "plan_from", "the Your ClickHouse tab's server: query_timeout: \"soon\": not a timeout"},
 		{PlanForm{From: "shop.users", Memory: "lots", Server: ClickHouseForm{URL: "clickhouse://h"}}, "plan_memory", "lots"},
+		// A name that is no table, on a server that is down: the name's error.
+		{PlanForm{From: "shop.eu.users", Server: ClickHouseForm{URL: "clickhouse://127.0.0.1:1"}}, "plan_from", "shop.eu.users: not a table"},
 	} {
 		_, err := l.PlanFromTable(c.form)
 		e, ok := err.(*Error)

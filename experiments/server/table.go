@@ -22,6 +22,9 @@ import (
 	"github.com/packlab/packlab/experiments/text"
 )
 
+// TableAllowed is what names a table (TableAsk.Table).
+const TableAllowed = "DATABASE.TABLE, or TABLE in the connection's database; a name with a dot in backquotes: `my.db`.t"
+
 // TableAsk names a table and the columns a dictionary over it would take.
 type TableAsk struct {
 	Table     string   // DB.TABLE, or TABLE in the connection's database
@@ -97,7 +100,7 @@ func (c *Conn) ReadTable(ctx context.Context, ask TableAsk) (*Table, error) {
 		db = c.Endpoint.Database
 	}
 	if !ok || db == "" || name == "" {
-		return nil, fault.New("from", ask.Table, "not a table", "DATABASE.TABLE, or TABLE in the connection's database; a name with a dot in backquotes: `my.db`.t")
+		return nil, fault.New("from", ask.Table, "not a table", TableAllowed)
 	}
 	t := &Table{Server: c.Endpoint.Host, Database: db, Name: name}
 	type column struct{ name, typ string }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/packlab/packlab/experiments/dict"
 	"slices"
+	"strings"
 
 	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/planner"
@@ -49,6 +50,9 @@ func PlanFrom(ctx context.Context, ask PlanFromAsk) (PlannedFrom, error) {
 		return PlannedFrom{}, fault.New("rows", fmt.Sprint(r.Rows), "given with a table to read", "the table's rows (growth_percent plans for more)")
 	case r.Key != "" || r.Value != "" || len(r.Attributes) > 0 || r.MaxKey != 0:
 		return PlannedFrom{}, fault.New("from", ask.Table.Table, "given with the key, value, attributes or largest key", "the table alone: its columns say them")
+	}
+	if _, name, ok := dict.SplitTableName(strings.TrimSpace(ask.Table.Table)); !ok || name == "" { // before any connection
+		return PlannedFrom{}, fault.New("from", ask.Table.Table, "not a table", server.TableAllowed)
 	}
 	c, err := server.Connect(ctx, ask.Settings)
 	if err != nil {

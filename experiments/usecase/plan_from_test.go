@@ -115,6 +115,20 @@ func TestPlanFrom(t *testing.T) {
 	}
 }
 
+// TestPlanFromRefusesNoTable: a --from that names no table is refused
+// naming it before any connection (it was refused once connected, so a
+// server that was down said only that, and a silent one took the whole
+// connect timeout first).
+func TestPlanFromRefusesNoTable(t *testing.T) {
+	for _, table := range []string{"a.b.c", ".t", "d.", "`d.t"} {
+		_, err := PlanFrom(context.Background(), PlanFromAsk{Settings: server.Settings{URL: "clickhouse://127.0.0.1:1"}, Table: server.TableAsk{Table: table}})
+		var fe *fault.FieldError
+		if !errors.As(err, &fe) || fe.Field != "from" || fe.Value != table || fe.Problem != "not a table" {
+			t.Errorf("--from %s: %v; want from %s: not a table, before connecting", table, err, table)
+		}
+	}
+}
+
 // TestPlanFromOddTables: tables the plan answered wrongly or refused get an
 // answer that loads every row, as printed and as verified on the server
 // (bytes_allocated its model's, within 0.2 %: HASHED_ARRAY's, which leaves
