@@ -108,7 +108,9 @@ func TestConfigValidate(t *testing.T) {
 		{config.Config{Repeats: 1000}, `repeats 1000: out of range (allowed: 1 to 100)`},
 		{config.Config{MissRate: 1.5}, `miss_rate 1.5: out of range (allowed: 0 to 1)`},
 		{config.Config{MissRate: 0.5, NoRead: true}, `miss_rate 0.5: has no effect with no_read (allowed: 0 with no_read)`},
-		{config.Config{Keys: "zipff"}, `keys zipff: unknown kind (allowed: sequential, random, range:M, zipf:S, or a file)`},
+		{config.Config{Keys: "zipff"}, `keys zipff: unknown kind (allowed: sequential, random, range:M, zipf:S; use source for a file)`},
+		// What keys allows is no file: that is source.
+		{config.Config{Keys: "random:5"}, `keys random:5: random takes no parameter (allowed: sequential, random, range:M, zipf:S; use source for a file)`},
 		{config.Config{Keys: "zipf:0"}, `keys zipf:0: S 0 is out of range (allowed: 0 < S <= 10, e.g. zipf:1.1)`},
 		{config.Config{Keys: file}, `keys ` + file + `: is not a key generator (allowed: sequential, random, range:M, zipf:S; use source for a file)`},
 		{config.Config{Source: filepath.Join(dir, "missing.tsv")}, `source ` + filepath.Join(dir, "missing.tsv") + `: no such file (allowed: an existing TSV or CSV file, optionally .gz)`},

@@ -172,7 +172,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "--source", nullNote, "--layout", "packed_row", "--attributes", "UInt16,note:String"}, "--source " + nullNote + `:3: column 3 ("note"): \N is NULL, and String is not Nullable (allowed: any other text, or the attribute as Nullable(String))`},
 		{[]string{"run", "--max-load-factor", "0"}, "--max-load-factor 0: out of range (allowed: 0.5 to 0.99)"},
 		{[]string{"run", "--repeats", "101"}, "--repeats 101: out of range (allowed: 1 to 100)"},
-		{[]string{"run", "--keys", "zipff"}, "--keys zipff: unknown kind (allowed: sequential, random, range:M, zipf:S, or a file)"},
+		{[]string{"run", "--keys", "zipff"}, "--keys zipff: unknown kind (allowed: sequential, random, range:M, zipf:S; use --source for a file)"},
 		{[]string{"run", "--repeats", "0"}, "--repeats 0: out of range (allowed: 1 to 100)"},
 		{[]string{"run", "--miss-rate", "2"}, "--miss-rate 2: out of range (allowed: 0 to 1)"},
 		{[]string{"run", "--format", "xml"}, "--format xml: unknown format (allowed: table, markdown, csv, json)"},

@@ -122,8 +122,8 @@ func (s Spec) ColumnLabels() []string {
 	return out
 }
 
-// allowedKinds is the list every unknown-kind error shows.
-const allowedKinds = "sequential, random, range:M, zipf:S, or a file"
+// AllowedKinds is the list every unknown-kind error shows.
+const AllowedKinds = "sequential, random, range:M, zipf:S, or a file"
 
 // Parse reads a source as users type it: "sequential", "random",
 // "range:M", "zipf:S", a file path, or "file:PATH" for a path that would
@@ -133,7 +133,7 @@ const allowedKinds = "sequential, random, range:M, zipf:S, or a file"
 func Parse(s string) (Spec, error) {
 	text := strings.TrimSpace(s)
 	if text == "" {
-		return Spec{}, fmt.Errorf("source %q: empty (allowed: %s)", s, allowedKinds)
+		return Spec{}, fmt.Errorf("source %q: empty (allowed: %s)", s, AllowedKinds)
 	}
 	if path, ok := strings.CutPrefix(text, "file:"); ok {
 		if path == "" {
@@ -145,7 +145,7 @@ func Parse(s string) (Spec, error) {
 	switch strings.ToLower(word) {
 	case Sequential, Random:
 		if hasParam {
-			return Spec{}, fmt.Errorf("source %q: %s takes no parameter (allowed: %s)", s, strings.ToLower(word), allowedKinds)
+			return Spec{}, fmt.Errorf("source %q: %s takes no parameter (allowed: %s)", s, strings.ToLower(word), AllowedKinds)
 		}
 		return Spec{Kind: strings.ToLower(word), Values: ValuesHash}, nil
 	case Range:
@@ -174,7 +174,7 @@ func Parse(s string) (Spec, error) {
 	if _, err := os.Stat(text); err == nil || !isBareWord(word) || strings.ContainsAny(text, `/\`) {
 		return fileSpec(text), nil
 	}
-	return Spec{}, fmt.Errorf("source %q: unknown kind (allowed: %s)", s, allowedKinds)
+	return Spec{}, fmt.Errorf("source %q: unknown kind (allowed: %s)", s, AllowedKinds)
 }
 
 func fileSpec(path string) Spec {

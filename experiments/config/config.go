@@ -313,12 +313,18 @@ func (c Config) SourceSpec() (source.Spec, error) {
 				Allowed: "with {source} FILE", Switch: f.field == "skip_bad_rows"}
 		}
 	}
+	// What keys takes: core's generators, not its files (source's).
+	const keysAllowed = "sequential, random, range:M, zipf:S; use {source} for a file"
 	spec, err := source.Parse(c.Keys)
 	if err != nil {
-		return spec, sourceFieldErr("keys", c.Keys, spec, err)
+		err = sourceFieldErr("keys", c.Keys, spec, err)
+		if fe := err.(*fault.FieldError); fe.Allowed == source.AllowedKinds {
+			fe.Allowed = keysAllowed // core's ends "or a file", which keys refuses
+		}
+		return spec, err
 	}
 	if spec.Kind == source.File {
-		return spec, fault.New("keys", c.Keys, "is not a key generator", "sequential, random, range:M, zipf:S; use {source} for a file")
+		return spec, fault.New("keys", c.Keys, "is not a key generator", keysAllowed)
 	}
 	spec.Rows, spec.Seed = c.Rows, c.Seed
 	if err := spec.Validate(); err != nil {
