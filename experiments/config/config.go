@@ -367,37 +367,48 @@ func LayoutNames() string {
 }
 
 // ParseBytes reads a memory size as users write it: 24GiB, 24G (binary),
-// 32GB (decimal), 512MiB, 1.5TiB, or a plain count of bytes. field names
-// the field in the error.
+// 32GB (decimal), 512MiB, 1.5TiB, or a plain count of bytes (1073741824,
+// or 1e9 as a row count is written; 1E is 1 EiB). field names the field in
+// the error.
 func ParseBytes(field, s string) (int64, error) {
 	text := strings.TrimSpace(s)
 	bad := fault.Of(field, s, "a size such as 24GiB, 512MiB, 1.5TiB, 32GB or 1073741824 (bytes)")
 	if text == "" {
 		return 0, bad("empty")
 	}
-	i := strings.IndexFunc(text, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
-	num, unit := text, ""
-	if i >= 0 {
-		num, unit = text[:i], strings.ToLower(strings.TrimSpace(text[i:]))
-	}
-	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || num == "" {
-		return 0, bad("not a number")
-	}
-	mult := map[string]float64{
-		"": 1, "b": 1,
-		"k": 1 << 10, "kib": 1 << 10, "kb": 1e3,
-		"m": 1 << 20, "mib": 1 << 20, "mb": 1e6,
-		"g": 1 << 30, "gib": 1 << 30, "gb": 1e9,
-		"t": 1 << 40, "tib": 1 << 40, "tb": 1e12,
-		"p": 1 << 50, "pib": 1 << 50, "pb": 1e15,
-		"e": 1 << 60, "eib": 1 << 60, "eb": 1e18,
-	}[unit]
-	if mult == 0 {
-		return 0, bad("unknown unit " + strconv.Quote(text[i:]))
+	v, err := strconv.ParseFloat(text, 64)
+	mult := 1.0 // a count of bytes
+	if err != nil {
+		i := 0 // the number: a sign, digits and a point
+		if text[0] == '-' || text[0] == '+' {
+			i++
+		}
+		for i < len(text) && (text[i] >= '0' && text[i] <= '9' || text[i] == '.') {
+			i++
+		}
+		num, unit := text[:i], strings.ToLower(strings.TrimSpace(text[i:]))
+		if v, err = strconv.ParseFloat(num, 64); err != nil {
+			return 0, bad("not a number")
+		}
+		mult = map[string]float64{
+			"b": 1,
+			"k": 1 << 10, "kib": 1 << 10, "kb": 1e3,
+			"m": 1 << 20, "mib": 1 << 20, "mb": 1e6,
+			"g": 1 << 30, "gib": 1 << 30, "gb": 1e9,
+			"t": 1 << 40, "tib": 1 << 40, "tb": 1e12,
+			"p": 1 << 50, "pib": 1 << 50, "pb": 1e15,
+			"e": 1 << 60, "eib": 1 << 60, "eb": 1e18,
+		}[unit]
+		if mult == 0 {
+			return 0, bad("unknown unit " + strconv.Quote(text[i:]))
+		}
 	}
 	b := v * mult
 	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return 0, bad("not a number")
+	case v < 0:
+		return 0, bad("negative")
 	case b < 1:
 		return 0, bad("not positive")
 	case b >= math.MaxInt64:
