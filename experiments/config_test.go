@@ -54,6 +54,21 @@ func TestParseRows(t *testing.T) {
 	}
 }
 
+// TestParseCountOfKeys: the largest key (max_key) is a number, not rows:
+// its refusals said "not a whole number of rows" and "too many".
+func TestParseCountOfKeys(t *testing.T) {
+	const allowed = " (allowed: a whole number from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)"
+	for in, want := range map[string]string{
+		"1.5":  "max_key 1.5: not a whole number",
+		"1e30": "max_key 1e30: too large",
+		"0":    "max_key 0: not positive",
+	} {
+		if n, err := config.ParseCount("max_key", in); err == nil || err.Error() != want+allowed {
+			t.Errorf("ParseCount(max_key, %q) = %d, %v; want %s", in, n, err, want+allowed)
+		}
+	}
+}
+
 // TestFormatRowsRoundTrip: every row count a label, a table or a message
 // shows reads back as --rows takes it: the short way where it is exact.
 func TestFormatRowsRoundTrip(t *testing.T) {

@@ -436,9 +436,9 @@ func ParseRows(s string) (int64, error) { return ParseCount("rows", s) }
 // plan's calibration_rows, its max_key).
 func ParseCount(field, s string) (int64, error) {
 	text := strings.TrimSpace(s)
-	what := "a whole number of rows"
+	what, tooMany := "a whole number of rows", "too many"
 	if !strings.HasSuffix(field, "rows") {
-		what = "a whole number" // max_key: a key, not rows
+		what, tooMany = "a whole number", "too large" // max_key: a key, not rows
 	}
 	bad := fault.Of(field, s, what+" from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B")
 	if text == "" {
@@ -475,9 +475,9 @@ func ParseCount(field, s string) (int64, error) {
 	case r.Sign() <= 0:
 		return 0, bad("not positive")
 	case r.Cmp(new(big.Rat).SetInt64(source.MaxRows)) > 0:
-		return 0, bad("too many")
+		return 0, bad(tooMany)
 	case !r.IsInt():
-		return 0, bad("not a whole number of rows")
+		return 0, bad("not " + what)
 	}
 	return r.Num().Int64(), nil
 }
