@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -271,7 +272,7 @@ func parseInt(field, text string, lo, hi int) (int, error) {
 func parseFloat(field, text string, lo, hi float64) (float64, error) {
 	s := strings.TrimSpace(text)
 	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, errorf(field, "%s: not a number (allowed: %g to %g)", s, lo, hi)
 	}
 	if !(v >= lo && v <= hi) {

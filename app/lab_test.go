@@ -288,6 +288,8 @@ func TestBadInputNamesTheField(t *testing.T) {
 		{"settle text", func(f *Form) { f.Settle = "soon" }, "settle", "soon"},
 		{"settle too long", func(f *Form) { f.Settle = "601" }, "settle", "0 to 600"},
 		{"settle negative", func(f *Form) { f.Settle = "-2" }, "settle", "-2"},
+		{"settle NaN", func(f *Form) { f.Settle = "NaN" }, "settle", "NaN: not a number"},
+		{"miss rate Inf", func(f *Form) { f.MissRate = "Inf" }, "miss_rate", "Inf: not a number"},
 		{"file not chosen", func(f *Form) { f.SourceKind, f.Keys = "file", "" }, "source", "choose a TSV or CSV"},
 		{"source kind", func(f *Form) { f.SourceKind = "http" }, "source", "http"},
 		{"no such file", func(f *Form) { f.Keys, f.Source = "", filepath.Join(dir, "nope.tsv") }, "source", "no such file"},

@@ -337,7 +337,7 @@ func settleFlag(s string, dst *float64) error {
 	allowed := fmt.Sprintf("0 to %d seconds: 8, 2.5, 8s, 1m", config.MaxSettleSeconds)
 	t := strings.TrimSpace(s)
 	v, err := strconv.ParseFloat(t, 64)
-	if err != nil {
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 		d, derr := time.ParseDuration(t)
 		if derr != nil {
 			return flags.Usagef("--settle %s: not a number of seconds or a duration (allowed: %s)", fault.ShowValue(s), allowed)
