@@ -33,6 +33,7 @@ import (
 
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/fault"
+	"github.com/packlab/packlab/experiments/text"
 )
 
 // PasswordEnv is where the password comes from on the command line (or a
@@ -117,7 +118,7 @@ var MinDDLVersion = dict.Release{Major: 19, Minor: 17}
 // naming what is wrong (the password never shown).
 func (s Settings) ParseURL() (Endpoint, error) {
 	bad := func(problem string) error {
-		return fault.New("url", redactURL(s.URL), problem,
+		return fault.New("url", text.RedactURL(s.URL), problem,
 			"clickhouse://host[:9000][/database] (native), http://host[:8123] or https://host[:8443] (HTTP); a user may be in it, the password only in {password}")
 	}
 	if t := strings.TrimSpace(s.URL); t != "" && !strings.Contains(t, "://") {
@@ -187,23 +188,6 @@ func oneOf(what, inURL, given, def string) (string, error) {
 	return def, nil
 }
 
-// redactURL is u without a password in it.
-func redactURL(s string) string {
-	u, err := url.Parse(strings.TrimSpace(s))
-	if err != nil || u.User == nil {
-		if i := strings.Index(s, "@"); i >= 0 {
-			if j := strings.Index(s, "://"); j >= 0 && j < i {
-				return s[:j+3] + "…@" + s[i+1:]
-			}
-		}
-		return s
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	return u.String()
-}
-
 // Conn is an open connection to one server.
 type Conn struct {
 	Endpoint Endpoint
@@ -253,7 +237,7 @@ func Connect(ctx context.Context, s Settings) (*Conn, error) {
 		if s.CAFile != "" {
 			pem, err := os.ReadFile(s.CAFile)
 			if err != nil {
-				return nil, fault.New("ca_file", s.CAFile, "cannot be read: "+errText(err), "a PEM file of CA certificates")
+				return nil, fault.New("ca_file", s.CAFile, "cannot be read: "+text.OneLine(err.Error()), "a PEM file of CA certificates")
 			}
 			pool := x509.NewCertPool()
 			if !pool.AppendCertsFromPEM(pem) {
@@ -276,11 +260,14 @@ func Connect(ctx context.Context, s Settings) (*Conn, error) {
 	if err != nil {
 		return nil, c.classify(err, NotClickHouse)
 	}
-	var release string
 	qctx, cancel := context.WithTimeout(ctx, s.ConnectTimeout+s.QueryTimeout)
 	defer cancel()
-	if err := c.conn.QueryRow(qctx, "SELECT version()").Scan(&release); err != nil {
+	release, err := c.version(ctx, qctx)
+	if err != nil {
 		c.conn.Close()
+		if ctx.Err() != nil { // Ctrl-C: not a timeout, nor "not ClickHouse"
+			return nil, fmt.Errorf("%w: connecting to ClickHouse at %s (%v)", fault.ErrCancelled, e.Host, context.Cause(ctx))
+		}
 		err = c.classify(err, NotClickHouse)
 		if e, ok := err.(*Error); ok && e.Kind == NotClickHouse {
 			if other, ok := otherProtocol(ctx, c.Endpoint, *opt); ok {
@@ -299,6 +286,22 @@ func Connect(ctx context.Context, s Settings) (*Conn, error) {
 		c.ReadOnly = readonly == "1"
 	}
 	return c, nil
+}
+
+// version asks the server's release, which makes the connection: the
+// native client dials and shakes hands under the connect timeout whatever
+// ctx says, so ctx's end (Ctrl-C) is waited for beside it (a connection
+// the client makes after Close is closed as it comes back).
+func (c *Conn) version(ctx, qctx context.Context) (string, error) {
+	var release string
+	done := make(chan error, 1)
+	go func() { done <- c.conn.QueryRow(qctx, "SELECT version()").Scan(&release) }()
+	select {
+	case err := <-done:
+		return release, err
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
 }
 
 // otherProtocol is the error for a URL that names ClickHouse's other
@@ -423,7 +426,7 @@ func (c *Conn) classify(err error, fallback ErrorKind) error {
 			kind = Gone
 		}
 	}
-	msg := errText(err)
+	msg := text.OneLine(err.Error())
 	if kind == Unreadable && looksGone(msg) {
 		kind = Gone
 	}
@@ -449,9 +452,5 @@ func (c *Conn) scrub(msg string) string {
 		msg = strings.ReplaceAll(msg, p, "xxxxx")
 		msg = strings.ReplaceAll(msg, url.QueryEscape(p), "xxxxx")
 	}
-	return strings.Join(strings.Fields(msg), " ")
-}
-
-func errText(err error) string {
-	return strings.Join(strings.Fields(err.Error()), " ")
+	return text.OneLine(msg)
 }

@@ -120,23 +120,51 @@ func TestUnreachable(t *testing.T) {
 	check("not ClickHouse, HTTP", "http://"+junk.Addr().String(), NotClickHouse, Unreadable, Gone)
 
 	// A server that accepts and never answers: a timeout.
-	mute, err := net.Listen("tcp", "127.0.0.1:0")
+	mute := muteServer(t)
+	check("a server that never answers", "clickhouse://"+mute, Timeout)
+	// Over HTTP too: the client's "acquire conn timeout. you can increase
+	// the number of max open conn" was called not ClickHouse.
+	check("a server that never answers, HTTP", "http://"+mute, Timeout)
+	check("a server that never answers, HTTPS", "https://"+mute, Timeout)
+}
+
+// TestConnectCancelled: a connection to a server that accepts and never
+// answers ends when its context does (Ctrl-C), not at the connect timeout:
+// the native client's handshake waited the whole timeout (10 s by default)
+// and then said "timeout", and over HTTP the cancel was "not ClickHouse".
+func TestConnectCancelled(t *testing.T) {
+	mute := muteServer(t)
+	for _, url := range []string{"clickhouse://" + mute, "http://" + mute} {
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		start := time.Now()
+		_, err := Connect(ctx, Settings{URL: url, ConnectTimeout: 30 * time.Second, QueryTimeout: 30 * time.Second})
+		cancel()
+		if took := time.Since(start); !errors.Is(err, fault.ErrCancelled) || took > 5*time.Second {
+			t.Errorf("%s, cancelled after 200ms: %v after %s; want a cancel at once", url, err, took.Round(time.Millisecond))
+		}
+	}
+}
+
+// muteServer is the address of a server that accepts every connection
+// and never answers, until the test ends.
+func muteServer(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer mute.Close()
 	var mu sync.Mutex
 	var held []net.Conn
-	defer func() {
+	t.Cleanup(func() {
+		l.Close()
 		mu.Lock()
 		defer mu.Unlock()
 		for _, c := range held {
 			c.Close()
 		}
-	}()
+	})
 	go func() {
 		for {
-			c, err := mute.Accept()
+			c, err := l.Accept()
 			if err != nil {
 				return
 			}
@@ -145,11 +173,7 @@ func TestUnreachable(t *testing.T) {
 			mu.Unlock()
 		}
 	}()
-	check("a server that never answers", "clickhouse://"+mute.Addr().String(), Timeout)
-	// Over HTTP too: the client's "acquire conn timeout. you can increase
-	// the number of max open conn" was called not ClickHouse.
-	check("a server that never answers, HTTP", "http://"+mute.Addr().String(), Timeout)
-	check("a server that never answers, HTTPS", "https://"+mute.Addr().String(), Timeout)
+	return l.Addr().String()
 }
 
 // TestOtherProtocol: a URL that names the protocol the port does not speak

@@ -478,7 +478,7 @@ func (c *Conn) sample(ctx context.Context, d *Dictionary, cluster string) nodeSa
 		// node's table then stands for every node's, and the note says so.
 		one := c.sample(ctx, d, "")
 		if s := one[""]; s.Problem == "" {
-			s.From = "the connected node's table (the replicas' own could not be read: " + firstLine(err.Error(), 200) + ")"
+			s.From = "the connected node's table (the replicas' own could not be read: " + text.Short(text.OneLine(err.Error()), 200) + ")"
 		}
 		return one
 	}

@@ -479,7 +479,7 @@ func (d *Dictionary) model(v dict.Release) {
 	}
 	switch d.Status {
 	case "FAILED", "FAILED_AND_RELOADING":
-		d.Findings = append(d.Findings, "failed to load: "+firstLine(d.LastException, 200))
+		d.Findings = append(d.Findings, "failed to load: "+text.Short(text.OneLine(d.LastException), 200))
 	}
 	cd, ok := modelledLayout(d.word)
 	if !ok {
@@ -676,9 +676,4 @@ func at(s []string, i int) string {
 		return s[i]
 	}
 	return "?"
-}
-
-func firstLine(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	return text.Short(s, n)
 }

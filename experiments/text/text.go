@@ -6,6 +6,7 @@ package text
 import (
 	"fmt"
 	"math"
+	"net/url"
 	"strconv"
 	"strings"
 	"unicode"
@@ -273,4 +274,27 @@ func Count[N int | int64](n N, one, many string) string {
 		return "1 " + one
 	}
 	return Thousands(int64(n)) + " " + many
+}
+
+// OneLine is s on one line, each run of spaces, tabs and newlines one
+// space.
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// RedactURL is the URL s with its password, if any, written xxxxx (a URL
+// that does not parse: everything between its :// and its @ left out), so
+// that an error may show it.
+func RedactURL(s string) string {
+	u, err := url.Parse(strings.TrimSpace(s))
+	if err != nil || u.User == nil {
+		if i := strings.Index(s, "@"); i >= 0 {
+			if j := strings.Index(s, "://"); j >= 0 && j < i {
+				return s[:j+3] + "…@" + s[i+1:]
+			}
+		}
+		return s
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.String()
 }
