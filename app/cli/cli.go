@@ -822,6 +822,9 @@ func idsFlag(fs *flag.FlagSet, name, value, what, lister string) ([]string, erro
 	var list []string
 	for _, id := range strings.Split(value, ",") {
 		if id = strings.TrimSpace(id); id != "" {
+			if slices.Contains(list, id) { // reported twice, the second as a run of its own ("#2")
+				return nil, flags.Usagef("--%s %s: given twice (allowed: each %s once)", name, fault.ShowValue(id), what)
+			}
 			list = append(list, id)
 		}
 	}

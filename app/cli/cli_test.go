@@ -171,6 +171,9 @@ func TestBadInput(t *testing.T) {
 		{[]string{"run", "--source", nullNote, "--layout", "packed_row", "--attributes", "UInt16,note:String"}, "--source " + nullNote + `:3: column 3 ("note"): \N is NULL, and String is not Nullable (allowed: any other text, or the attribute as Nullable(String))`},
 		{[]string{"run", "--max-load-factor", "0"}, "--max-load-factor 0: out of range (allowed: 0.5 to 0.99)"},
 		{[]string{"run", "--repeats", "101"}, "--repeats 101: out of range (allowed: 1 to 100)"},
+		// An id twice was reported twice, the second as a run of its own ("#2").
+		{[]string{"report", "--ids", "20200101T000000.000Z-hashed-0000, 20200101T000000.000Z-hashed-0000"}, "--ids 20200101T000000.000Z-hashed-0000: given twice (allowed: each result id once)"},
+		{[]string{"report", "--job", "20200101T000000.000Z-0000,20200101T000000.000Z-0000"}, "--job 20200101T000000.000Z-0000: given twice (allowed: each job id once)"},
 		{[]string{"run", "--settle", "NaN"}, "--settle NaN: not a number of seconds or a duration (allowed: 0 to 600 seconds: 8, 2.5, 8s, 1m)"},
 		{[]string{"run", "--settle", "Inf"}, "--settle Inf: not a number of seconds or a duration (allowed: 0 to 600 seconds: 8, 2.5, 8s, 1m)"},
 		{[]string{"run", "--keys", "zipff"}, "--keys zipff: unknown kind (allowed: sequential, random, range:M, zipf:S; use --source for a file)"},
