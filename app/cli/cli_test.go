@@ -197,7 +197,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"plan", "--rows", "1e9", "--for", "java"}, "--for java: unknown (allowed: clickhouse (the ClickHouse dictionary), go (the Go table), or empty for both)"},
 		{[]string{"plan", "--rows", "1e9", "--threads", "0"}, "--threads 0: out of range (allowed: 1 to 256)"},
 		{[]string{"plan", "--rows", "1e9", "--key", "UInt7"}, "--key UInt7: unknown type " + planKeys},
-		{[]string{"plan", "--rows", "1e9", "--key", "String(40..20)"}, "--key String(40..20): String lengths out of range (0 <= min <= max, 1 <= max <= 4096) (allowed: String, String(16) or String(8..32))"},
+		{[]string{"plan", "--rows", "1e9", "--key", "String(40..20)"}, "--key String(40..20): String's shortest length 40 is over its longest, 20 (allowed: String (8 to 32 bytes), String(16) or String(min..max), lengths in bytes: 0 <= min <= max, 1 <= max <= 4096)"},
 		{[]string{"plan", "--rows", "1e9", "--format", "xml"}, "--format xml: unknown format (allowed: table, markdown, csv, json)"},
 		{[]string{"plan", "--rows", "1e9", "--calibrate", "--no-calibrate"}, "--calibrate and --no-calibrate: contradict each other (allowed: one of them)"},
 		{[]string{"plan", "--rows", "1e9", "--calibrate-rows", "5e4"}, "--calibrate-rows 5e4: out of range (allowed: 100K to 2^62 rows, e.g. 1e8; smaller runs measure the caches more than the tables)"},

@@ -20,7 +20,7 @@ func parseStringKey(r PlanRequest) (core.Type, error) {
 	part, problem, ok := dict.ParseKeyPart(r.Key)
 	switch {
 	case ok && problem != "":
-		return core.Type{}, fault.New("key", r.Key, problem, "String, String(16) or String(8..32)")
+		return core.Type{}, fault.New("key", r.Key, problem, dict.StringAllowed)
 	case !ok || !part.IsString():
 		return core.Type{}, config.TypeRefusal("key", r.Key, strings.Join(core.TypeNames(), ", ")+"; or String, String(16) or String(8..32) (its lengths in bytes)")
 	case r.MaxKey != 0:

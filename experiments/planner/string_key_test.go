@@ -77,7 +77,7 @@ func TestPlanStringKey(t *testing.T) {
 		field string
 		want  string
 	}{
-		{PlanRequest{Rows: 1000, Key: "String(40..20)"}, "key", "String lengths out of range"},
+		{PlanRequest{Rows: 1000, Key: "String(40..20)"}, "key", "shortest length 40 is over its longest, 20"},
 		{PlanRequest{Rows: 1000, Key: "Tuple(String, UInt64)"}, "key", "unknown type"},
 		{PlanRequest{Rows: 1000, Key: "String", MaxKey: 999}, "max_key", "not a String"},
 		{PlanRequest{Rows: 1000, Key: "String", For: EngineGo}, "for", "no String key"},
