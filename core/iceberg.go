@@ -315,6 +315,7 @@ type icebergYard struct {
 	m     uint64  // buckets
 	bb    uintptr // bucket bytes
 	c     uint64  // slots a bucket
+	cmask uint64  // lowMask(c): the fingerprints' bits of a match
 	sb    uint    // bits a pair: its fingerprint byte and its slot
 	fb    uint    // fingerprint bits a slot in the bucket's header: 8, or 0 when l < 8
 	lr    uint    // remainder bits in the slot: l - fb
@@ -324,6 +325,7 @@ type icebergYard struct {
 	ch    uint    // choice bits: 0 front, 1 back
 	e, v  uint    // extra hash word bits (64 for 16-byte keys), value bits
 	kw    uint    // key bits in x
+	rs    uint    // 64 - kw: rem's shift
 	lmask uint64  // lowMask(l)
 	n     uint64  // pairs held
 	sbase uint    // a front bucket's first spill bit past its fingerprints, or 6: the count byte's (see spillAt)
@@ -365,6 +367,7 @@ func icebergMLF(opt Options) float64 {
 // slots a bucket.
 func icebergGeo(keyBytes, valueBytes int, m uint64, ch uint, minSlots uint64) icebergYard {
 	y := icebergYard{m: m, ch: ch, kw: uint(min(8*keyBytes, 64)), v: uint(8 * valueBytes)}
+	y.rs = 64 - y.kw
 	if keyBytes == 16 {
 		y.e = 64
 	}
@@ -385,6 +388,7 @@ func icebergGeo(keyBytes, valueBytes int, m uint64, ch uint, minSlots uint64) ic
 		c := (512*uint64(lines) - 8) / uint64(y.sb)
 		if c >= minSlots || lines == 64 {
 			y.bb, y.c = 64*lines, min(c, icebergCountMask)
+			y.cmask = lowMask(uint(y.c))
 			break
 		}
 	}
@@ -706,7 +710,7 @@ func (y *icebergYard) spill(p unsafe.Pointer, rem uint64) {
 }
 
 // rem is x's remainder in y.
-func (y *icebergYard) rem(x uint64) uint64 { return x >> (64 - y.kw) & y.lmask }
+func (y *icebergYard) rem(x uint64) uint64 { return x >> y.rs & y.lmask }
 
 // decode is the x of remainder rem in bucket home of y.
 func (y *icebergYard) decode(home, rem uint64) uint64 {
@@ -946,16 +950,19 @@ const (
 
 // icebergGetWordGo is a single Get's lookup of hash x in the front yard f
 // (what icebergGetWord computes, in one assembly call on amd64): the
-// bucket's lines prefetched, its header matched, the candidates' slots
-// read (findWord), then the spill bit.
+// bucket's lines prefetched, its header's c fingerprints matched, the
+// candidates' slots read (findWord), then the spill bit. It does not read
+// the count: a slot past it is zero, and matches only a zero fingerprint
+// with a zero remainder past it, so a remainder of 0 goes to icebergSlots
+// (getHashed, which reads the count).
 func icebergGetWordGo(f *icebergYard, x uint64) (w, r uint64) {
-	if !f.word {
+	rem := f.rem(x)
+	if !f.word || rem == 0 {
 		return 0, icebergSlots
 	}
 	p := f.bucket(mulHi(x, f.m))
 	prefetchLines(p, f.bb/64)
-	rem := f.rem(x)
-	if w, ok := f.findWord(p, icebergMatch(p, byte(rem), icebergCount(p), f.c), rem>>8); ok {
+	if w, ok := f.findWord(p, icebergMatch(p, byte(rem), f.c, f.c), rem>>8); ok {
 		return w, icebergHit
 	}
 	if f.spilled(p, rem) {
@@ -969,23 +976,27 @@ func icebergGetWordGo(f *icebergYard, x uint64) (w, r uint64) {
 // A key of up to 8 bytes in a table of one-word slots (from 2^15 front
 // buckets, <UInt64,UInt16>) is looked up in one assembly call on amd64
 // (icebergGetWord: prefetch, match, the candidates' slots and the spill
-// bit), the rest (getFront) out of line, so that Get inlines where its
-// types are known. Before, the hit path made three calls below Get
-// (prefetchLines and icebergMatch, which take their arguments on the
-// stack, and findWord) and spilled its values around each. That bought,
-// in the side-by-side harness at 1e7 (the code before it in the same
-// rounds, medians of 3): Get through core.Map 10.80 M rows/s against
-// 9.36 (1.15x-1.25x a round), boost 24.44; misses (BenchmarkMiss) 11.0
-// against 7.75 M/s. A pure-Go match in its place (icebergMatchWords
-// inline, no call) was slower: see docs/performance.md.
+// bit), the rest (getFront) out of line. Before, the hit path made three
+// calls below Get (prefetchLines and icebergMatch, which take their
+// arguments on the stack, and findWord) and spilled its values around
+// each. That bought, in the side-by-side harness at 1e7 (the code before
+// it in the same rounds, medians of 3): Get through core.Map 10.80 M
+// rows/s against 9.36 (1.15x-1.25x a round), boost 24.44; misses
+// (BenchmarkMiss) 11.0 against 7.75 M/s. A pure-Go match in its place
+// (icebergMatchWords inline, no call) was slower: see docs/performance.md.
+//
+// Called through an interface (core.Map), a generic method is a wrapper
+// that passes the instantiation's dictionary to the shape's function: one
+// more call a Get. New gives the pairs whose front yard has one-word slots
+// a type of their own whose Get is not generic (icebergWords); see there
+// what that buys.
 func (t *Iceberg[K, V]) Get(key K) (V, bool) {
 	if sizeOf[K]() <= 8 {
-		x := compactHashWord(key)
-		w, r := icebergGetWord(&t.front, x)
+		w, r := icebergGetWord(&t.front, compactHashWord(key))
 		if r == icebergHit {
 			return fromWord[V](w), true
 		}
-		return t.getFront(key, x, r)
+		return t.getFront(key, r)
 	}
 	x, e := compactHash(key)
 	return t.getHashed(key, x, e)
@@ -996,15 +1007,95 @@ func (t *Iceberg[K, V]) Get(key K) (V, bool) {
 // slots are not one word (find).
 //
 //go:noinline
-func (t *Iceberg[K, V]) getFront(key K, x, r uint64) (V, bool) {
+func (t *Iceberg[K, V]) getFront(key K, r uint64) (V, bool) {
 	switch r {
 	case icebergBack:
-		return t.getBack(key, x, 0)
+		return t.getBack(key, compactHashWord(key), 0)
 	case icebergSlots:
-		return t.getHashed(key, x, 0)
+		return t.getHashed(key, compactHashWord(key), 0)
 	}
 	return t.getMiss()
 }
+
+// The pairs of key and value types whose front yard has one-word slots
+// (icebergYard.word) at some size, as New gives them: each a type of its
+// own whose Get is not generic, so that core.Map calls it with no
+// dictionary wrapper between (the other methods are Iceberg's, promoted).
+// In one process at 1e7 <UInt64,UInt16> (CPU ns a Get, through an
+// interface as the side-by-side harness calls it, loops in turn, medians
+// of 5): with today's icebergGetWord, through the generic method 91.6-94.7,
+// through a non-generic one 71.2-74.1; with the icebergGetWord before it,
+// 93.1 against 89.4. What bounds a loop of single Gets is how many the CPU
+// holds in flight while their lines come from memory (see icebergGetWord):
+// the wrapper's call, frame and dictionary were what tipped it.
+type (
+	icebergU64U8  struct{ *Iceberg[uint64, uint8] }
+	icebergU64U16 struct{ *Iceberg[uint64, uint16] }
+	icebergU32U8  struct{ *Iceberg[uint32, uint8] }
+	icebergU32U16 struct{ *Iceberg[uint32, uint16] }
+	icebergU32U32 struct{ *Iceberg[uint32, uint32] }
+)
+
+func (t icebergU64U8) Get(key uint64) (uint8, bool) {
+	w, r := icebergGetWord(&t.front, compactHashWord(key))
+	if r == icebergHit {
+		return uint8(w), true
+	}
+	return t.getFront(key, r)
+}
+
+func (t icebergU64U16) Get(key uint64) (uint16, bool) {
+	w, r := icebergGetWord(&t.front, compactHashWord(key))
+	if r == icebergHit {
+		return uint16(w), true
+	}
+	return t.getFront(key, r)
+}
+
+func (t icebergU32U8) Get(key uint32) (uint8, bool) {
+	w, r := icebergGetWord(&t.front, compactHashWord(key))
+	if r == icebergHit {
+		return uint8(w), true
+	}
+	return t.getFront(key, r)
+}
+
+func (t icebergU32U16) Get(key uint32) (uint16, bool) {
+	w, r := icebergGetWord(&t.front, compactHashWord(key))
+	if r == icebergHit {
+		return uint16(w), true
+	}
+	return t.getFront(key, r)
+}
+
+func (t icebergU32U32) Get(key uint32) (uint32, bool) {
+	w, r := icebergGetWord(&t.front, compactHashWord(key))
+	if r == icebergHit {
+		return uint32(w), true
+	}
+	return t.getFront(key, r)
+}
+
+// icebergWords is t as New gives it: for the pairs above, their own type.
+func icebergWords[K, V Bits](t *Iceberg[K, V]) Map[K, V] {
+	var m any = t
+	switch t := m.(type) {
+	case *Iceberg[uint64, uint8]:
+		m = icebergU64U8{t}
+	case *Iceberg[uint64, uint16]:
+		m = icebergU64U16{t}
+	case *Iceberg[uint32, uint8]:
+		m = icebergU32U8{t}
+	case *Iceberg[uint32, uint16]:
+		m = icebergU32U16{t}
+	case *Iceberg[uint32, uint32]:
+		m = icebergU32U32{t}
+	}
+	return m.(Map[K, V])
+}
+
+// iceberg is the table itself (through New's types above too).
+func (t *Iceberg[K, V]) iceberg() *Iceberg[K, V] { return t }
 
 // getHashed is Get for a key whose hash is x (and e).
 func (t *Iceberg[K, V]) getHashed(key K, x, e uint64) (V, bool) {
@@ -1709,7 +1800,7 @@ func (t *Iceberg[K, V]) Close() {
 	for _, y := range []*icebergYard{&t.front, &t.back} {
 		y.base = unsafe.Pointer(&closedMemory)
 		y.slab = nil
-		y.m, y.n, y.bb, y.c = 1, 0, 64, 0
+		y.m, y.n, y.bb, y.c, y.cmask = 1, 0, 64, 0, 0
 		y.sbase, y.sk = 6, 2
 	}
 }

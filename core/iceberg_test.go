@@ -371,6 +371,57 @@ func TestIcebergGetWord(t *testing.T) {
 	checkIcebergGetWord[uint64, uint16](t, 0, false, "count")
 }
 
+// TestIcebergGetZeroRemainder checks the keys whose remainder is 0 in a
+// table of one-word slots: the one kind of key whose fingerprint and bits
+// past it an empty slot's zeros match. icebergGetWord does not read a
+// bucket's count (its mask keeps all c fingerprints), so it hands them to
+// getHashed (icebergSlots), which does; without that, an absent one would
+// be found in any bucket that is not full, with the value 0.
+func TestIcebergGetZeroRemainder(t *testing.T) {
+	tb := NewIceberg[uint64, uint16](Options{Reserve: 1000000})
+	defer tb.Close()
+	f := &tb.front
+	if !f.word || f.kw != 64 {
+		t.Fatalf("%d front buckets: not a yard of one-word slots of 64-bit keys", f.m)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for tb.Len() < 500000 {
+		tb.Insert(rng.Uint64(), uint16(rng.Uint64()))
+	}
+	notFull, seen := 0, map[uint64]bool{}
+	for len(seen) < 2000 {
+		x := rng.Uint64() &^ f.lmask // remainder 0: one x a front bucket at most
+		if seen[x] {
+			continue
+		}
+		seen[x] = true
+		key := compactKey[uint64](x, 0)
+		if compactHashWord(key) != x || f.rem(x) != 0 {
+			t.Fatalf("key %#x: hash %#x, not %#x with remainder 0", key, compactHashWord(key), x)
+		}
+		if icebergCount(f.bucket(mulHi(x, f.m))) < f.c {
+			notFull++
+		}
+		for _, get := range []func(*icebergYard, uint64) (uint64, uint64){icebergGetWord, icebergGetWordGo} {
+			if w, r := get(f, x); r != icebergSlots || w != 0 {
+				t.Fatalf("key %#x (remainder 0): %#x, %d, want icebergSlots (%d)", key, w, r, icebergSlots)
+			}
+		}
+		if v, ok := tb.Get(key); ok {
+			t.Fatalf("absent key %#x (remainder 0) found, value %d", key, v)
+		}
+		if !tb.Insert(key, 7) {
+			t.Fatalf("key %#x (remainder 0) not inserted", key)
+		}
+		if v, ok := tb.Get(key); !ok || v != 7 {
+			t.Fatalf("key %#x (remainder 0): Get = %d, %v, want 7, true", key, v, ok)
+		}
+	}
+	if notFull < 1000 {
+		t.Fatalf("only %d of 2000 keys' buckets had a free slot", notFull)
+	}
+}
+
 // icebergSpillKind is where a front yard's spill bits are: the free bits
 // ("free"), the count byte's two ("count"), or both.
 func icebergSpillKind(f *icebergYard) string {
@@ -436,9 +487,10 @@ func checkIcebergGetWord[K, V Bits](t *testing.T, reserve uint64, word bool, spi
 	if word && spills != "free" {
 		// A full bucket with its spill bits set, whose bytes past its
 		// fingerprints (slot 0's first bits) equal the key's fingerprint
-		// and whose slots are zero: only the count keeps the match from
-		// taking them for candidates, and a zero remainder past the
-		// fingerprint from matching their zero bits.
+		// and whose slots are zero: only the yard's mask of its c
+		// fingerprints (cmask) keeps the match from taking them for
+		// candidates, and a zero remainder past the fingerprint from
+		// matching their zero bits.
 		buf := make([]byte, f.bb+icebergPad)
 		buf[0] = byte(f.c) | icebergSpill
 		for s := range f.c {

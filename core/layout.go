@@ -211,7 +211,7 @@ func New[K, V Bits](layout Layout, opt Options) (m Map[K, V], err error) {
 	case LayoutCompact:
 		return NewCompact[K, V](opt), nil
 	case LayoutIceberg:
-		return NewIceberg[K, V](opt), nil
+		return icebergWords(NewIceberg[K, V](opt)), nil
 	}
 	_, err = ParseLayout(string(layout))
 	return nil, err

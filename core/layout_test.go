@@ -64,7 +64,8 @@ func oracleRun[K, V Bits](t *testing.T, layout Layout, opt Options, keys []K, se
 		slot, inSlab := c.Slot(), int64(c.size)
 		want = inSlab*int64(slot.RemainderBits+slot.ValueBits)/8 + (int64(len(oracle))-inSlab)*int64(sizeOf[K]()+sizeOf[V]())
 	}
-	if c, ok := m.(*Iceberg[K, V]); ok {
+	if c, ok := m.(interface{ iceberg() *Iceberg[K, V] }); ok {
+		c := c.iceberg()
 		// iceberg stores the remainder, not the key, in either yard (each
 		// yard's remainder is its own), and whole pairs in its overflow table.
 		f, b := &c.front, &c.back
