@@ -513,3 +513,55 @@ func checkIcebergGetWord[K, V Bits](t *testing.T, reserve uint64, word bool, spi
 		t.Fatalf("%s: lookups by result %v: a path not taken", where, seen)
 	}
 }
+
+// TestIcebergNewWords checks the tables New gives the pairs whose front
+// yard has one-word slots (their Get not generic, see icebergWords): each
+// is its own type, not *Iceberg, and, reserved for a yard of one-word
+// slots, agrees with the builtin map on every key it holds and as many
+// absent ones, through core.Map.
+func TestIcebergNewWords(t *testing.T) {
+	checkIcebergNewWords[uint64, uint8](t)
+	checkIcebergNewWords[uint64, uint16](t)
+	checkIcebergNewWords[uint32, uint8](t)
+	checkIcebergNewWords[uint32, uint16](t)
+	checkIcebergNewWords[uint32, uint32](t)
+}
+
+func checkIcebergNewWords[K, V Bits](t *testing.T) {
+	m, err := New[K, V](LayoutIceberg, Options{Reserve: 1000000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	where := fmt.Sprintf("<%d,%d bytes>", sizeOf[K](), sizeOf[V]())
+	if _, ok := m.(*Iceberg[K, V]); ok {
+		t.Fatalf("%s: New gave the generic *Iceberg", where)
+	}
+	tb := m.(interface{ iceberg() *Iceberg[K, V] }).iceberg()
+	if !tb.front.word {
+		t.Fatalf("%s: %d front buckets: not a yard of one-word slots", where, tb.front.m)
+	}
+	rng := rand.New(rand.NewPCG(uint64(sizeOf[K]()), uint64(sizeOf[V]())))
+	oracle := map[K]V{}
+	for len(oracle) < 50000 {
+		k, v := FromUint64[K](rng.Uint64(), 0), FromUint64[V](rng.Uint64(), 0)
+		if _, had := oracle[k]; !had {
+			oracle[k] = v
+		}
+		m.Insert(k, v)
+	}
+	for k, want := range oracle {
+		if got, ok := m.Get(k); !ok || got != want {
+			t.Fatalf("%s: Get(%v) = %v, %v; want %v, true", where, k, got, ok, want)
+		}
+		absent := FromUint64[K](rng.Uint64(), 0)
+		if _, in := oracle[absent]; !in {
+			if got, ok := m.Get(absent); ok {
+				t.Fatalf("%s: Get(%v) of an absent key = %v, true", where, absent, got)
+			}
+		}
+	}
+	if err := m.CheckInvariants(); err != nil {
+		t.Fatalf("%s: %v", where, err)
+	}
+}
