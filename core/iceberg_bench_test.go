@@ -9,7 +9,8 @@ import (
 
 // BenchmarkIcebergBatch is the side-by-side harness's batch mode for
 // iceberg alone, for profiles (-cpuprofile): len random <UInt64,UInt16>
-// pairs loaded with InsertMany into an empty table (no reservation), then
+// pairs loaded with InsertMany into an empty table as New gives it (no
+// reservation), then
 // every key read once in a scattered order with GetMany, 65,536 keys a call.
 // It reports the load's and the read's rows/s, their CPU time a row (this
 // thread's user and system time: less bent than the wall clock by other
@@ -28,11 +29,11 @@ func BenchmarkIcebergBatch(b *testing.B) {
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
 			for range b.N {
-				t := NewIceberg[uint64, uint16](Options{})
+				t, _ := New[uint64, uint16](LayoutIceberg, Options{})
 				start, cpu := time.Now(), threadCPU()
 				for lo := 0; lo < n; lo += block {
 					hi := min(lo+block, n)
-					t.InsertMany(keys[lo:hi], vals[lo:hi], ins)
+					InsertMany(t, keys[lo:hi], vals[lo:hi], ins)
 				}
 				load += time.Since(start)
 				loadCPU += threadCPU() - cpu
