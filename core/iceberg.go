@@ -95,9 +95,10 @@ import (
 // icebergGetWord cost 41-49 ns a Get at 1e7, 64 NOPs or compares
 // nothing). So icebergGetWord writes as few as it can, and the pairs with
 // one-word slots get a Get that is not generic (no dictionary wrapper:
-// icebergWords): through core.Map 64-68 ns from 80-87 (one process,
-// 1e7, the same rounds); a loop of the hash and one line of the bucket
-// alone, called the same way, 39-44.
+// icebergWords): through core.Map 64-68 CPU ns, against 80-84 for the
+// same assembly through the generic method and 82-87 for the assembly
+// before it (one process, 1e7, loops in turn, load 3); a loop of the
+// hash and one line of the bucket alone, called the same way, 39-44.
 //
 // # The slabs
 //
@@ -280,9 +281,12 @@ import (
 //     moving each pair about 8 times, page faults 15 % (perf: 7 % zeroing
 //     the new yards' pages); the batch read (1.20x-1.41x boost's at 1e7
 //     after the batch match, 0.86x at 1e8, target 1.3x: at 1e8 it waits
-//     on memory, 1.8 lines a hit); single-key Get (0.44x boost's read at
-//     1e7 after icebergGetWord, 0.38x before it; target 0.8x): see "One-word
-//     slots" above for where its time goes;
+//     on memory, 1.8 lines a hit); single-key Get (about 0.54x boost's
+//     read at 1e7 after the register-lean icebergGetWord and New's
+//     non-generic Get, 1.28x the code before it in the harness; target
+//     0.8x): a loop of the hash and one line, called as the harness
+//     calls Get, is already near what 0.8x allows (see "One-word slots"
+//     above and docs/performance.md);
 //     a header array apart from the slots (count and 31 fingerprints in
 //     32 bytes, the slots in a second slab), measured as a prototype before
 //     building it (BenchmarkIcebergSplit, iceberg_split_probe_test.go):
@@ -1029,11 +1033,16 @@ func (t *Iceberg[K, V]) getFront(key K, r uint64) (V, bool) {
 // dictionary wrapper between (the other methods are Iceberg's, promoted).
 // In one process at 1e7 <UInt64,UInt16> (CPU ns a Get, through an
 // interface as the side-by-side harness calls it, loops in turn, medians
-// of 5): with today's icebergGetWord, through the generic method 91.6-94.7,
-// through a non-generic one 71.2-74.1; with the icebergGetWord before it,
-// 93.1 against 89.4. What bounds a loop of single Gets is how many the CPU
-// holds in flight while their lines come from memory (see icebergGetWord):
-// the wrapper's call, frame and dictionary were what tipped it.
+// of 5, four runs at load 3-11): with today's icebergGetWord, through the
+// generic method 80.6-94.7, through a non-generic one 64.3-74.1; with the
+// icebergGetWord before it, 93.1 against 89.4 (one run). What bounds a
+// loop of single Gets is how many the CPU holds in flight while their
+// lines come from memory (see icebergGetWord): the wrapper's call, frame
+// and dictionary were what tipped it. In the side-by-side harness, both
+// together: 1.28x the code before them (median of 9 rounds). The five
+// Gets are written out: a generic helper called from them is compiled
+// as its shape's function (the inliner's cost 193 with the hash, over
+// its 80) and puts the call back.
 type (
 	icebergU64U8  struct{ *Iceberg[uint64, uint8] }
 	icebergU64U16 struct{ *Iceberg[uint64, uint16] }
