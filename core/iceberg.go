@@ -1039,7 +1039,7 @@ func (t *Iceberg[K, V]) getFront(key K, r uint64) (V, bool) {
 // loop of single Gets is how many the CPU holds in flight while their
 // lines come from memory (see icebergGetWord): the wrapper's call, frame
 // and dictionary were what tipped it. In the side-by-side harness, both
-// together: 1.28x the code before them (median of 9 rounds). The five
+// together: 1.28x the code before them (median of 12 rounds). The five
 // Gets are written out: a generic helper called from them is compiled
 // as its shape's function (the inliner's cost 193 with the hash, over
 // its 80) and puts the call back.
