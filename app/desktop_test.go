@@ -78,6 +78,11 @@ type smokeReport struct {
 		Snippets []string `json:"snippets"`
 		ChartInk int      `json:"chart_ink"`
 	} `json:"plan"`
+	PlanStringKey struct {
+		State, Verdict, Error string
+		Snippets              []string
+		Wide                  []string
+	} `json:"plan_string_key"`
 	Verify struct {
 		State         string   `json:"state"`
 		Title         string   `json:"title"`
@@ -308,6 +313,13 @@ func TestDesktopSmoke(t *testing.T) {
 		len(p.RuledOut) == 0 || len(p.Snippets) < 2 || !strings.Contains(strings.Join(p.Snippets, "\n"), "CREATE DICTIONARY") {
 		t.Errorf("the Plan tab shows verdict %q, %d ruled out, %d table rows, %d snippets, a chart of %d inked pixels; want an answer that fits 24 GiB, the layouts ruled out, the setups, CREATE DICTIONARY and Go, and a drawn chart",
 			p.Verdict, len(p.RuledOut), p.Rows, len(p.Snippets), p.ChartInk)
+	}
+	// A String key from the plan's key menu: ClickHouse's COMPLEX_KEY_
+	// answer alone, its CREATE DICTIONARY keyed by a String, nothing wider
+	// than the window.
+	if sk := r2.PlanStringKey; sk.State != "done" || !strings.Contains(sk.Verdict, "COMPLEX_KEY_") || strings.Contains(sk.Verdict, "In Go") ||
+		!strings.Contains(strings.Join(sk.Snippets, "\n"), "key String,") || len(sk.Wide) > 0 {
+		t.Errorf("the Plan tab with a String key: %+v; want the COMPLEX_KEY_ answer alone, keyed by a String, within the window", sk)
 	}
 	// Where ClickHouse runs, the ClickHouse answer built in it from the
 	// Plan tab, its figures beside the plan's.

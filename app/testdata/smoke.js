@@ -263,6 +263,22 @@
       };
       step("plan");
 
+      // A String key, from the plan's key menu: ClickHouse's COMPLEX_KEY_
+      // layouts alone (no Go table holds one), the card within the window.
+      setValue("plan_key", "String");
+      document.body.dataset.plan = "";
+      $("#plan-form").requestSubmit();
+      await until("the String key's plan", () => ["done", "error"].includes(document.body.dataset.plan) && ($("#plan-verdict") || errorText("plan")), 20000);
+      report.plan_string_key = {
+        state: document.body.dataset.plan,
+        verdict: $("#plan-verdict") ? $("#plan-verdict").textContent : "",
+        error: errorText("plan") + errorText("plan_key"),
+        snippets: $$("#plan-answer pre").map((p) => p.textContent),
+        wide: [document.documentElement, ...$$("#view-plan .card")].filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.id || e.tagName),
+      };
+      setValue("plan_key", "UInt64");
+      step("plan of a String key");
+
       // Where ClickHouse runs here, the ClickHouse answer of a small plan
       // built in ClickHouse itself: its lines under the button.
       report.verify = { state: "absent" };
