@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/fault"
 )
@@ -62,8 +63,12 @@ func TestPlanStringKey(t *testing.T) {
 			t.Errorf("calibration %+v of a String(28) key", c)
 		}
 	}
-	if err != nil || len(cfgs) > 1 {
-		t.Errorf("calibration: %v, %d configs; want the ch_complex_key_ layouts' alone", err, len(cfgs))
+	want := 0 // ClickHouse's worker is not built here: nothing to measure
+	if (config.Config{Layouts: []string{"ch_complex_key_hashed"}, Key: "String(28)", Rows: 100_000}).Validate() == nil {
+		want = 1
+	}
+	if err != nil || len(cfgs) != want {
+		t.Errorf("calibration: %v, %d configs; want %d, the ch_complex_key_ layouts' alone", err, len(cfgs), want)
 	}
 	for mean, want := range map[float64]string{27.99: "String(28)", 3.2: "String(8)"} {
 		p, err := PlanRequest{Rows: 1000, Key: "String", From: &dict.TableSource{Table: "t", KeyColumn: "k", KeyMeanLen: mean}}.parse()
