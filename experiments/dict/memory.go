@@ -174,30 +174,25 @@ func StringBytes(attrs []Attribute, n int64) int64 {
 // values' arenas, once in a load and twice in a reload.
 func ClickHouseAttributesMemory(l core.Layout, attrs []Attribute, n int64, opt core.Options, shards int) *ClickHouseMemory {
 	m := ClickHouseTableMemory(ClickHouseTable(l, attrs[0].Type), attrs[0].Type, attributeRows(l, attrs[0], n), attributeOptions(l, attrs[0], opt), shards)
-	var index *ClickHouseMemory // HASHED_ARRAY's key index: one for every attribute
-	if l == core.LayoutHashedArray {
-		index = ClickHouseTableMemory(l, core.MustType("UInt8"), n, opt, shards)
-	}
 	for _, t := range attrs[1:] {
 		q := ClickHouseTableMemory(ClickHouseTable(l, t.Type), t.Type, attributeRows(l, t, n), attributeOptions(l, t, opt), shards)
 		if m == nil || q == nil {
 			return nil
 		}
-		if index != nil { // the attribute's array alone (less a byte a row)
-			q.SteadyBytes = max(q.SteadyBytes-index.SteadyBytes, 0)
-			q.FirstLoadPeakBytes = max(q.FirstLoadPeakBytes-index.FirstLoadPeakBytes, 0)
-			q.ReloadPeakBytes = max(q.ReloadPeakBytes-index.ReloadPeakBytes, 0)
+		if l == core.LayoutHashedArray { // one key index for every attribute: the attribute's array alone
+			q.SteadyBytes, q.FirstLoadPeakBytes = q.values, core.SaturatingAdd(q.values, q.valuesHeld)
 		}
 		m.SteadyBytes = core.SaturatingAdd(m.SteadyBytes, q.SteadyBytes)
 		m.FirstLoadPeakBytes = core.SaturatingAdd(m.FirstLoadPeakBytes, q.FirstLoadPeakBytes)
-		m.ReloadPeakBytes = core.SaturatingAdd(m.ReloadPeakBytes, q.ReloadPeakBytes)
 		m.Measured = m.Measured && q.Measured
 	}
 	if arena := StringArenaBytes(attrs, n, shards) + NullSetBytes(attrs, n, shards, 8); m != nil && arena > 0 {
 		m.SteadyBytes = core.SaturatingAdd(m.SteadyBytes, arena)
 		m.FirstLoadPeakBytes = core.SaturatingAdd(m.FirstLoadPeakBytes, arena)
-		m.ReloadPeakBytes = core.SaturatingAdd(m.ReloadPeakBytes, core.SaturatingMul(arena, 2))
 		m.Measured = false
+	}
+	if m != nil {
+		m.ReloadPeakBytes = ReloadPeak(m.SteadyBytes, m.FirstLoadPeakBytes)
 	}
 	return m
 }
@@ -220,6 +215,10 @@ type ClickHouseMemory struct {
 	Fits               bool   `json:"fits"`
 	Measured           bool   `json:"measured"` // the model was checked against ClickHouse for this layout (clickHouseReloads)
 	Model              string `json:"model"`    // how the figures were made
+	// values is the part of SteadyBytes HASHED_ARRAY's value arrays hold
+	// (core.Prediction.ValueBytes), valuesHeld what their growth freed
+	// and jemalloc still holds at the first load's peak; 0 elsewhere.
+	values, valuesHeld int64
 }
 
 // clickHouseReload is one load and reload of a ClickHouse dictionary
@@ -302,7 +301,7 @@ func ClickHouseTableMemory(l core.Layout, value core.Type, distinct int64, opt c
 	s := int64(shards)
 	cells := pr.BucketCount / s // per shard, a power of two
 	perShard := pr.FinalBytes / s
-	var freed int64 // per shard: every buffer the growth replaced
+	var freed, valuesFreed int64 // per shard: every buffer the growth replaced, and of them the value array's
 	retained := clickHouseRetained(l, distinct, shards)
 	fit := fmt.Sprintf("(at %s rows %.0f %% of the final tables; fitted to ClickHouse 26.7's loads and reloads at 1e6, 1e7 and 1e8 rows, within 8 %% of its reloads at 1e7 and 1e8: docs/clickhouse.md)", rowsWords(distinct), 100*retained)
 	switch l {
@@ -322,7 +321,8 @@ func ClickHouseTableMemory(l core.Layout, value core.Type, distinct int64, opt c
 		if shards > 1 {
 			growth, fast = "reallocated x4 below 2^23 cells, then x2", clickHouseHashMapFastDegree
 		}
-		freed = core.SaturatingAdd(core.SaturatingMul(smallerTables(cells, fast), indexCell), max(values-4096, 0))
+		valuesFreed = max(values-4096, 0)
+		freed = core.SaturatingAdd(core.SaturatingMul(smallerTables(cells, fast), indexCell), valuesFreed)
 		m.Measured = true
 		m.Model = "ClickHouse's growth: the key index " + growth + ", the value array x2, the freed buffers jemalloc still holds at the peak " + fit
 	default:
@@ -333,6 +333,10 @@ func ClickHouseTableMemory(l core.Layout, value core.Type, distinct int64, opt c
 	held := core.SaturatingMul(freed, s)
 	if retained >= 0 {
 		held = min(held, ScaleBytes(pr.FinalBytes, retained))
+	}
+	if l == core.LayoutHashedArray && freed > 0 { // the value arrays' part of it
+		m.values = pr.ValueBytes
+		m.valuesHeld = ScaleBytes(core.SaturatingMul(valuesFreed, s), float64(held)/float64(core.SaturatingMul(freed, s)))
 	}
 	m.FirstLoadPeakBytes = core.SaturatingAdd(pr.FinalBytes, held)
 	m.ReloadPeakBytes = ReloadPeak(m.SteadyBytes, m.FirstLoadPeakBytes)
