@@ -123,6 +123,7 @@ func clickHouseSetup(p parsedPlan, c Candidate, m Measure, sc speed.Scaling, thr
 	x.Overhead, x.PeakOverhead = 1, 1
 	x.LoaderBytes, x.GrowthBytes = 0, 0
 	x.SteadyBytes = ch.SteadyBytes
+	x.BytesAllocated = ch.SteadyBytes // ClickHouse's own bytes_allocated, not the Go stand-in's
 	x.PeakBytes = max(ch.FirstLoadPeakBytes, ch.SteadyBytes)
 	x.ReloadPeakBytes = max(ch.ReloadPeakBytes, x.PeakBytes)
 	x.BytesPerPair = float64(x.SteadyBytes) / float64(max(c.Distinct, 1))

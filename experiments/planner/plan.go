@@ -191,7 +191,7 @@ type Candidate struct {
 	BucketCount   int64   `json:"bucket_count"`
 	LoadFactor    float64 `json:"load_factor"` // distinct / bucket_count after the load
 
-	BytesAllocated int64   `json:"bytes_allocated"` // core.Predict's final bytes, computed
+	BytesAllocated int64   `json:"bytes_allocated"` // computed: core.Predict's final bytes; on a ClickHouse setup its dictionary's (ClickHouse.SteadyBytes)
 	Overhead       float64 `json:"overhead"`        // the allocator's factor over bytes_allocated (dict.AllocatorFactor: 1, gomap's cautious 1.4); not measured, so the same everywhere
 	PeakOverhead   float64 `json:"peak_overhead"`   // the same factor over the peak
 	SteadyBytes    int64   `json:"steady_bytes"`    // bytes_allocated x overhead + the loader's freed blocks: the RSS after the load

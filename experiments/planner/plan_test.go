@@ -900,7 +900,7 @@ func TestPlanWithAttributes(t *testing.T) {
 		{"hashed", 1, 100_663_992, 0.001},
 		{"packed", 1, 79_692_472, 0.001},
 		{"hashed", 4, 201_328_440, 0.001},
-		{"hashed_array", 1, 48_272_240, 0.005},
+		{"hashed_array", 1, 48_272_240, 0.001},
 	} {
 		c := find(w.layout, w.shards, core.DefaultMaxLoadFactor)
 		if w.layout == "hashed_array" {
