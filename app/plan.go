@@ -34,8 +34,8 @@ type PlanForm struct {
 	// Preallocate plans tables reserved for the rows before the load.
 	Preallocate bool `json:"preallocate"`
 	Calibrate   bool `json:"calibrate"` // measure the speeds that are missing first (at 1e7 rows, 13 minutes on the lab machine with ClickHouse's: each load after 2.5 s idle)
-	// CalibrationRows is the size the calibration measures at ("" = 1e7,
-	// planner.CalibrationRows); only with Calibrate.
+	// CalibrationRows is the size the calibration measures at ("" = the
+	// plan's rows, 1e6 to 1e7); only with Calibrate.
 	CalibrationRows string `json:"calibration_rows"`
 	// ClickHouseVersion is the ClickHouse release the LAYOUT clauses are
 	// for ("" = planner.DefaultClickHouseVersion).

@@ -344,13 +344,13 @@ Speeds come from saved results (one shard, random keys, these key and value
 sizes), compared at one size: each layout's run nearest the plan's rows
 when every layout has one near them (a run of 1e8 rows speaks for 1e9
 better than the 1e7 of a calibration). What is missing is measured first
-by a calibration (1e7 rows per layout, past the CPU's caches, three loads
+by a calibration (at the plan's rows, 1e6 to 1e7 a layout, three loads
 each for a median and a range, each in its own process; ClickHouse's own
 loads of HASHED, SPARSE_HASHED and HASHED_ARRAY too where make chdb built
-its worker): 13 minutes on the shared 2-core lab machine, 5 without
+its worker): at 1e7 13 minutes on the shared 2-core lab machine, 5 without
 ClickHouse's; it says how long first, Ctrl-C stops it and keeps what was
 measured, and it is saved like any run:
-  --calibrate-rows N    measure at N rows (default 1e7), each layout that has no
+  --calibrate-rows N    measure at N rows (default the plan's, 1e6 to 1e7), each layout that has no
                         run within 2x of N: runs near the plan's rows give it
                         speeds measured at its size (1e8 takes minutes a layout;
                         2e6 sooner, in cache)

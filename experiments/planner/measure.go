@@ -34,6 +34,27 @@ import (
 // ClickHouse's (speed.CalibrationLoadSeconds), in under 1 GiB.
 const CalibrationRows = 10_000_000
 
+// minCalibrationRows is the smallest default calibration: below 1e6 rows a
+// load is mostly the process's start and the CPU's caches.
+const minCalibrationRows = 1_000_000
+
+// calibrationRowsFor is the default calibration size for a plan of
+// distinct keys: the plan's own size, rounded up to one significant digit,
+// from minCalibrationRows to CalibrationRows. A table of 200,000 String
+// keys is measured at 1e6 rows (about 3 minutes for ClickHouse's three
+// COMPLEX_KEY_ layouts) instead of 1e7 (about 16), at speeds no faster
+// than its own size's; a plan of 1e7 rows or more, at 1e7 as before.
+func calibrationRowsFor(distinct int64) int64 {
+	if distinct >= CalibrationRows {
+		return CalibrationRows
+	}
+	step := int64(1)
+	for step*10 <= distinct {
+		step *= 10
+	}
+	return max((distinct+step-1)/step*step, minCalibrationRows)
+}
+
 // planMinRows is the smallest measured run the planner takes speeds and
 // overhead from: below it a run is mostly the runtime and the caches.
 const planMinRows = 100_000
@@ -282,8 +303,8 @@ const calibrationRepeats = 3
 
 // CalibrationConfigs are the runs that measure what history lacks for r on
 // a machine of the given cores, each calibrationRepeats times: each layout
-// with no speed for these types at half CalibrationRows or more, or one of a
-// single load (one shard, CalibrationRows random keys; with r.CalibrationRows
+// with no speed for these types at half calibrationRowsFor the plan or more,
+// or one of a single load (one shard, that many random keys; with r.CalibrationRows
 // given, each layout with no run within 2x of it, there), the ch_ layouts
 // likewise where ClickHouse runs here (clickHouseMissing), and, when the
 // load may use more than one thread and no multi-shard load was measured,
@@ -300,9 +321,10 @@ func CalibrationConfigs(r PlanRequest, history []result.Result, cores int) ([]co
 		return nil, fault.New("calibrate", "", fmt.Sprintf("a %s plan's speeds are measured by a %s run, not here", p.Runtime, p.Runtime),
 			"plan without measuring (memory decides), or run `packlab plan {calibrate}` on the machine the table will run on")
 	}
-	rows := cmp.Or(p.CalibrationRows, CalibrationRows)
+	rows := cmp.Or(p.CalibrationRows, calibrationRowsFor(p.distinct))
 	// By default a layout measured at half its rows or more keeps its
-	// speed; one measured only below (a 2M calibration) is measured again.
+	// speed; one measured only below (a 2M calibration of a 1e9 plan) is
+	// measured again.
 	known := history
 	if p.CalibrationRows == 0 {
 		known = slices.DeleteFunc(slices.Clone(history), func(r result.Result) bool { return r.Rows < rows/2 })

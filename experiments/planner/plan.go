@@ -78,8 +78,8 @@ type PlanRequest struct {
 	// (core.Options.Reserve; the lab's --preallocate): no growth, so a
 	// peak of the final size and faster loads, measured as such.
 	Preallocate bool `json:"preallocate"`
-	// CalibrationRows is the size a calibration measures at (0 =
-	// CalibrationRows, 1e7): given, a layout with no run within 2x of it is
+	// CalibrationRows is the size a calibration measures at (0 = the
+	// plan's keys, 1e6 to 1e7: calibrationRowsFor): given, a layout with no run within 2x of it is
 	// measured there. Runs near the plan's rows give it speeds measured
 	// at its size (see speedRows).
 	CalibrationRows int64 `json:"calibration_rows,omitempty"`

@@ -757,8 +757,9 @@ func TestPlanTakesTheRunNearestItsRows(t *testing.T) {
 // TestCalibrationAtAGivenSize: with CalibrationRows the calibration measures
 // there every layout that has no run within 2x of it (and the scaling pair,
 // when none was measured), at that size; without it, only layouts with no
-// speed at half the default CalibrationRows (1e7) or more, at 1e7 (a speed
-// of a 2M-row calibration is measured again); every load after
+// speed at half the default size or more, there: the plan's keys, 1e6 to
+// 1e7 (for a 1e9 plan a speed of a 2M-row calibration is measured again at
+// 1e7); every load after
 // calibrationSettle's idle.
 func TestCalibrationAtAGivenSize(t *testing.T) {
 	run := func(layout string, rows int64) result.Result {
@@ -795,6 +796,19 @@ func TestCalibrationAtAGivenSize(t *testing.T) {
 	if cfgs, _ := CalibrationConfigs(PlanRequest{Rows: 1e9}, small, 1); len(cfgs) != 1 || !slices.Equal(cfgs[0].Layouts, []string{small[len(small)-1].Layout}) ||
 		cfgs[0].Rows != CalibrationRows || CalibrationRows < 10_000_000 {
 		t.Errorf("default calibration with %s measured at 2M: %+v; want it alone at %d (at least 1e7)", small[len(small)-1].Layout, cfgs, CalibrationRows)
+	}
+	// A plan below 1e7 keys is measured at its own size, rounded up, at
+	// least 1e6 (a String key table of 200,000 rows: minutes, not 16);
+	// history at 1e7 speaks for it.
+	for _, w := range []struct{ rows, at int64 }{{200_000, 1_000_000}, {2_300_000, 3_000_000}, {7e6, 7e6}, {9_500_000, CalibrationRows}, {1e12, CalibrationRows}} {
+		growth := 0.0
+		cfgs, _ := CalibrationConfigs(PlanRequest{Rows: w.rows, GrowthPercent: &growth}, nil, 1)
+		if len(cfgs) != 1 || cfgs[0].Rows != w.at {
+			t.Errorf("default calibration of a %d-key plan: %+v; want it at %d", w.rows, cfgs, w.at)
+		}
+	}
+	if cfgs, _ := CalibrationConfigs(PlanRequest{Rows: 200_000}, history, 1); len(cfgs) != 0 {
+		t.Errorf("default calibration of a 200,000-key plan with every layout measured at 1e7 or more: %+v; want nothing", cfgs)
 	}
 	// A run of one load has no range: the calibration measures it again,
 	// three times.
