@@ -18,6 +18,7 @@ import (
 	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/planner"
+	"github.com/packlab/packlab/experiments/planner/write"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/server"
 	"github.com/packlab/packlab/experiments/store"
@@ -71,7 +72,7 @@ func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 	}
 	plan := ans.Plan
-	if err := writeWords(stdout, func(w io.Writer) error { return planner.WritePlan(w, plan, a.format) }); err != nil || !a.verify {
+	if err := writeWords(stdout, func(w io.Writer) error { return write.Plan(w, plan, a.format) }); err != nil || !a.verify {
 		return err
 	}
 	if a.clickhouse != "" {
