@@ -55,14 +55,14 @@ func ClickHouseComplexKeyMemory(l core.Layout, k PlanKey, attrs []Attribute, n i
 	withKeys := StringArenaBytes(append(keys, attrs...), n, shards)
 	if d.Model == core.LayoutSparse {
 		// bytes_allocated is sparse_hash_map's estimate of its pairs alone
-		// (ClickHouse #22867); what it holds is packlab's sparse table of
-		// the same pairs, a 16-byte StringRef and the value, as a UInt128
-		// key's (8-byte aligned) are, as the simple key's setups count it.
-		pr, err := AttributesPrediction(core.LayoutSparse, core.MustType("UInt128"), attrs, n, opt, shards)
+		// (ClickHouse #22867); what it holds is its groups' vectors in
+		// jemalloc (sparseHashMapBytes) of the pairs of a 16-byte StringRef
+		// and the value, as a UInt128 key's (8-byte aligned) are.
+		tables, err := sparseHashMapTables(core.MustType("UInt128"), attrs, n, opt, shards)
 		if err != nil {
 			return nil
 		}
-		steady = pr.FinalBytes - arena - NullSetBytes(attrs, n, shards, 8) + withKeys + NullSetBytes(attrs, n, shards, 16)
+		steady = tables + withKeys + NullSetBytes(attrs, n, shards, 16)
 	}
 	simpleTables := simple.SteadyBytes - arena
 	tables := steady - withKeys
@@ -78,7 +78,7 @@ func ClickHouseComplexKeyMemory(l core.Layout, k PlanKey, attrs []Attribute, n i
 		m.Model += "; a String key at its mean length, as packlab inspect models a user's (200,000 host names on a 26.7 server: 0.08 % from bytes_allocated)"
 	}
 	if d.Model == core.LayoutSparse {
-		m.Model += "; sparse_hash_map counted as packlab's sparse table, which ClickHouse held 1.35x of (54.9 MiB after a load of 1e6 UUID keys against 40.7)"
+		m.Model += "; sparse_hash_map's groups' vectors in jemalloc's size classes"
 	}
 	return m
 }

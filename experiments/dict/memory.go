@@ -29,11 +29,19 @@ func ClickHouseTable(l core.Layout, t core.Type) core.Layout {
 // BucketCount stays one attribute's table's, so that the load factor is a
 // table's.
 func AttributesPrediction(l core.Layout, key core.Type, attrs []Attribute, n int64, opt core.Options, shards int) (core.Prediction, error) {
+	return attributesPrediction(core.Predict, l, key, attrs, n, opt, shards)
+}
+
+// attributesPrediction is AttributesPrediction by predict: core.Predict's
+// even shards for packlab's tables, shardedPredict's spread for
+// ClickHouse's (Predict).
+func attributesPrediction(predict func(core.Layout, core.Type, core.Type, int64, core.Options, int) (core.Prediction, error),
+	l core.Layout, key core.Type, attrs []Attribute, n int64, opt core.Options, shards int) (core.Prediction, error) {
 	// The first attribute's table is the others' (the lab's first is
 	// never Nullable; a server's may be: an only attribute Nullable(String)
 	// a third NULL, 200,000 rows, SPARSE_HASHED, bytes_allocated 7.0 MiB,
 	// modelled 8.7 with its NULL rows in the table and 7.0 without).
-	pr, err := core.Predict(ClickHouseTable(l, attrs[0].Type), key, attrs[0].Type, attributeRows(l, attrs[0], n), attributeOptions(l, attrs[0], opt), shards)
+	pr, err := predict(ClickHouseTable(l, attrs[0].Type), key, attrs[0].Type, attributeRows(l, attrs[0], n), attributeOptions(l, attrs[0], opt), shards)
 	if err != nil {
 		return pr, err
 	}
@@ -43,7 +51,7 @@ func AttributesPrediction(l core.Layout, key core.Type, attrs []Attribute, n int
 		pr.PeakBytes = core.SaturatingAdd(pr.PeakBytes, b)
 	}
 	for _, t := range attrs[1:] {
-		q, err := core.Predict(ClickHouseTable(l, t.Type), key, t.Type, attributeRows(l, t, n), attributeOptions(l, t, opt), shards)
+		q, err := predict(ClickHouseTable(l, t.Type), key, t.Type, attributeRows(l, t, n), attributeOptions(l, t, opt), shards)
 		if err != nil {
 			return core.Prediction{}, err
 		}
@@ -150,9 +158,19 @@ func StringArenaBytes(attrs []Attribute, n int64, shards int) int64 {
 	if count == 0 || n == 0 {
 		return 0
 	}
-	s := int64(max(shards, 1))
-	perShard := (n + s - 1) / s
-	return core.SaturatingMul(ArenaBytes(int64(float64(perShard)*count), total/count), s)
+	// A shard's rows spread about the mean (shardSpread), and an arena
+	// near a chunk's end takes the next, twice as large, in some shards
+	// and not in others: 200,000 rows of a 2-byte and a 3 to 32-byte String
+	// in 64 shards, 61 KB a shard against 60 KB of chunks, held 1.9 MB more
+	// than arenas of the mean's.
+	if shards <= 1 {
+		return ArenaBytes(int64(float64(n)*count), total/count)
+	}
+	var b float64
+	shardSpread(n, shards, func(rows int64, w float64) {
+		b += w * float64(ArenaBytes(int64(float64(rows)*count), total/count))
+	})
+	return core.SaturatingMul(int64(math.Round(b)), int64(shards))
 }
 
 // StringBytes is the bytes of the String values of n rows of attrs, at
@@ -290,7 +308,7 @@ func clickHouseRetained(l core.Layout, n int64, shards int) float64 {
 // checked against ClickHouse. Shards load in parallel, each the same.
 func ClickHouseTableMemory(l core.Layout, value core.Type, distinct int64, opt core.Options, shards int) *ClickHouseMemory {
 	key := core.MustType("UInt64")
-	pr, err := core.Predict(l, key, value, distinct, opt, shards)
+	pr, err := shardedPredict(l, key, value, distinct, opt, shards)
 	if err != nil {
 		return nil
 	}
@@ -325,10 +343,13 @@ func ClickHouseTableMemory(l core.Layout, value core.Type, distinct int64, opt c
 		freed = core.SaturatingAdd(core.SaturatingMul(smallerTables(cells, fast), indexCell), valuesFreed)
 		m.Measured = true
 		m.Model = "ClickHouse's growth: the key index " + growth + ", the value array x2, the freed buffers jemalloc still holds at the peak " + fit
-	default:
+	default: // sparse_hash_map
+		if b, err := sparseHashMapTable(key, value, distinct, opt, shards); err == nil {
+			m.SteadyBytes = b
+		}
 		freed = pr.GrowthBytes
 		retained = -1
-		m.Model = "packlab's " + string(l) + " growth (groups moved one by one); ClickHouse's reload of this layout was not measured"
+		m.Model = "sparse_hash_map: its groups' vectors in jemalloc's size classes; packlab's " + string(l) + " growth (groups moved one by one); ClickHouse's reload of this layout was not measured"
 	}
 	held := core.SaturatingMul(freed, s)
 	if retained >= 0 {
@@ -338,7 +359,7 @@ func ClickHouseTableMemory(l core.Layout, value core.Type, distinct int64, opt c
 		m.values = pr.ValueBytes
 		m.valuesHeld = ScaleBytes(core.SaturatingMul(valuesFreed, s), float64(held)/float64(core.SaturatingMul(freed, s)))
 	}
-	m.FirstLoadPeakBytes = core.SaturatingAdd(pr.FinalBytes, held)
+	m.FirstLoadPeakBytes = core.SaturatingAdd(m.SteadyBytes, held)
 	m.ReloadPeakBytes = ReloadPeak(m.SteadyBytes, m.FirstLoadPeakBytes)
 	return m
 }
@@ -540,6 +561,11 @@ func SourceReserve(d ClickHouseDictionary, distinct, rows, block int64) int64 {
 	return min(r, rows)
 }
 
+// SourceBlockRows is the rows of a block the dictionary's source gives
+// (max_block_size, 65,409 by default); a one-shard table reserves for the
+// rows read so far and the block's before each block.
+const SourceBlockRows = 65_409
+
 // fileSourceBlockRows is the rows of a block ClickHouse's FILE dictionary
 // source reads (FileDictionarySource.cpp's max_block_size).
 const fileSourceBlockRows = 8192
@@ -604,15 +630,28 @@ func keyCopyOf(keyType string) (Attribute, bool) {
 
 // Predict is core's prediction for the tables of a simple-key
 // dictionary d with the attributes attrs (AttributesPrediction), with
-// ClickHouse's load factor and reservation (clickHouseReserves).
+// ClickHouse's load factor and reservation (clickHouseReserves), its
+// shards' keys dealt out by hash (shardedPredict).
 func Predict(d ClickHouseDictionary, attrs []Attribute, distinct, rows int64, opt core.Options, shards int) (core.Prediction, error) {
+	return predictDictionary(shardedPredict, d, attrs, distinct, rows, opt, shards)
+}
+
+// PredictEven is Predict with every shard the mean's: the tables at a
+// moment of a load where the shards, fed alike, grow together (the reload
+// model, reload.LoadGrowths).
+func PredictEven(d ClickHouseDictionary, attrs []Attribute, distinct, rows int64, opt core.Options, shards int) (core.Prediction, error) {
+	return predictDictionary(core.Predict, d, attrs, distinct, rows, opt, shards)
+}
+
+func predictDictionary(predict func(core.Layout, core.Type, core.Type, int64, core.Options, int) (core.Prediction, error),
+	d ClickHouseDictionary, attrs []Attribute, distinct, rows int64, opt core.Options, shards int) (core.Prediction, error) {
 	if !d.TakesMaxLoadFactor() {
 		opt.MaxLoadFactor = 0
 	}
 	if shards <= 1 && rows > 0 {
 		opt.Reserve = FileReserve(d, distinct, rows) // see clickHouseReserves
 	}
-	pr, err := AttributesPrediction(d.Model, core.MustType("UInt64"), attrs, distinct, opt, shards)
+	pr, err := attributesPrediction(predict, d.Model, core.MustType("UInt64"), attrs, distinct, opt, shards)
 	if err == nil && d.Model == core.LayoutHashedArray {
 		pr = clickHouseIndex(pr, distinct, opt, shards)
 	}
@@ -687,7 +726,7 @@ func complexKeyBytes(d ClickHouseDictionary, key Attribute, value core.Type, dis
 	pair = (pair + 7) &^ 7
 	switch d.Model {
 	case core.LayoutHashed:
-		pr, err := core.Predict(core.LayoutHashed, u64, value, distinct, opt, shards)
+		pr, err := shardedPredict(core.LayoutHashed, u64, value, distinct, opt, shards)
 		if err != nil {
 			return 0
 		}
@@ -695,7 +734,7 @@ func complexKeyBytes(d ClickHouseDictionary, key Attribute, value core.Type, dis
 	case core.LayoutSparse:
 		return core.SaturatingAdd(core.SaturatingMul(distinct, pair), arena)
 	case core.LayoutHashedArray:
-		pr, err := core.Predict(core.LayoutHashedArray, u64, value, distinct, opt, shards)
+		pr, err := shardedPredict(core.LayoutHashedArray, u64, value, distinct, opt, shards)
 		if err != nil {
 			return 0
 		}
@@ -724,7 +763,7 @@ func complexKeyBytes(d ClickHouseDictionary, key Attribute, value core.Type, dis
 func complexKeyAttributesBytes(d ClickHouseDictionary, keyCopy Attribute, attrs []Attribute, distinct int64, opt core.Options, shards int) int64 {
 	u64 := core.MustType("UInt64")
 	if d.Model == core.LayoutHashedArray {
-		pr, err := AttributesPrediction(core.LayoutHashedArray, u64, attrs, distinct, opt, shards)
+		pr, err := attributesPrediction(shardedPredict, core.LayoutHashedArray, u64, attrs, distinct, opt, shards)
 		if err != nil {
 			return 0
 		}
@@ -739,7 +778,7 @@ func complexKeyAttributesBytes(d ClickHouseDictionary, keyCopy Attribute, attrs 
 		rows := a.NonNull(distinct)
 		switch d.Model {
 		case core.LayoutHashed:
-			pr, err := core.Predict(core.LayoutHashed, u64, attrs[0].Type, rows, opt, shards)
+			pr, err := shardedPredict(core.LayoutHashed, u64, attrs[0].Type, rows, opt, shards)
 			if err != nil {
 				return 0
 			}

@@ -178,7 +178,7 @@ func memoryTracking(t *testing.T, n *servertest.Node) int64 {
 // connections at once (a growth's old buffer is in the tracker for the
 // moment of a realloc, which one sampler misses now and then: HASHED with
 // a UInt16 peaked 77.2 MB above the base when none caught it, 87.4 when
-// one did; tracked.go). The source table is read once first, so that the
+// one did; experiments/dict/reload). The source table is read once first, so that the
 // caches its first read fills (6.8 MB) are in the base.
 func TestInspectMemory(t *testing.T) {
 	node := servertest.Start(t)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/dict/reload"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -377,7 +378,7 @@ func (d *Dictionary) modelTables(cd dict.ClickHouseDictionary, attrs []dict.Attr
 			f.note = "sparse_hash_map's bytes_allocated and packlab's figure are both ClickHouse's estimate of the pairs alone (#22867)"
 		}
 	} else {
-		f.real = simpleFull
+		f.real = simpleFull + dict.SparseRealGap(cd, attrs, n, sopt, shards)
 		f.model = simpleFull - dict.SparseUncounted(cd, attrs, n, opt, shards)
 		if cd.Model == core.LayoutHashedArray {
 			f.model = simpleFull - pr.BucketCount*16 + n // measured: 8,584,608 bytes_allocated at 200,000 rows with a String
@@ -395,18 +396,18 @@ func (d *Dictionary) modelTables(cd dict.ClickHouseDictionary, attrs []dict.Attr
 			}
 		}
 	}
-	// The reload, as the server's memory tracker sees it (dict.TrackedReload).
+	// The reload, as the server's memory tracker sees it (reload.TrackedReload).
 	realAt := func(m int64) int64 {
 		if cd.ComplexKey {
 			return dict.ComplexKeyPartsBytes(cd, keyBytes, attrs, m, m, opt, shards)
 		}
-		p, err := dict.Predict(simple, attrs, m, m, sopt, shards)
+		p, err := dict.PredictEven(simple, attrs, m, m, sopt, shards)
 		if err != nil {
 			return 0
 		}
 		return p.FinalBytes
 	}
-	f.reloadPeak = dict.TrackedReload(f.real, dict.LoadGrowths(cd, attrs, n, pr.BucketCount, mlf, shards), realAt) + sourceReadBytes(keyBytes, attrs)
+	f.reloadPeak = reload.TrackedReload(f.real, reload.LoadGrowths(cd, attrs, n, pr.BucketCount, mlf, shards), realAt) + sourceReadBytes(keyBytes, attrs)
 	return f, ""
 }
 

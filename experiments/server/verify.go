@@ -383,7 +383,7 @@ func (p *prepared) build(ctx context.Context) (v *Verification, err error) {
 	// The reload, MemoryTracking sampled beside it by verifySamplers
 	// queries at once (the connection's pool holds them and the reload):
 	// a growth's old buffer is in the tracker only for the moment of a
-	// realloc, which one sampler misses now and then (tracked.go).
+	// realloc, which one sampler misses now and then (experiments/dict/reload).
 	peak, samples := after, 0
 	var mu sync.Mutex
 	var wg sync.WaitGroup

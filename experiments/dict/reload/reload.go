@@ -1,7 +1,11 @@
-package dict
+// Package reload is a ClickHouse dictionary's reload as the server's memory
+// tracker sees it (TrackedReload, LoadGrowths): what inspect and verify
+// hold a reload's peak to.
+package reload
 
 import (
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/dict"
 )
 
 // A reload's peak as the server's memory tracker sees it: the serving
@@ -42,11 +46,6 @@ import (
 // rows (realAt(base)) and extra more.
 type Growth struct{ Base, Extra int64 }
 
-// SourceBlockRows is the rows of a block the dictionary's source gives
-// (max_block_size, 65,409 by default); a one-shard table reserves for the
-// rows read so far and the block's before each block.
-const SourceBlockRows = 65_409
-
 // TrackedReload is the reload's tracked peak less the read: the serving
 // tables (real) and the new load's peak, its final tables or, where more,
 // what it holds at a growth.
@@ -83,7 +82,7 @@ func TrackedReload(real int64, growths []Growth, realAt func(int64) int64) int64
 // tracker holds every shard's old buffer for that moment if their reallocs
 // meet (the samples caught about two shards' of HASHED(SHARDS 4) and all
 // four of HASHED_ARRAY(SHARDS 4): docs/clickhouse-server.md).
-func LoadGrowths(cd ClickHouseDictionary, attrs []Attribute, n, cells int64, mlf float64, shards int) []Growth {
+func LoadGrowths(cd dict.ClickHouseDictionary, attrs []dict.Attribute, n, cells int64, mlf float64, shards int) []Growth {
 	s := int64(max(shards, 1))
 	perShard := cells / s
 	u64 := core.MustType("UInt64")
@@ -100,18 +99,18 @@ func LoadGrowths(cd ClickHouseDictionary, attrs []Attribute, n, cells int64, mlf
 			out = append(out, Growth{Base: min((capRows+1)*s, n), Extra: prev * cell * s})
 			return
 		}
-		if capRows < SourceBlockRows && n <= SourceBlockRows {
+		if capRows < dict.SourceBlockRows && n <= dict.SourceBlockRows {
 			return // one reservation, for every row
 		}
 		if reserved == nil {
-			reserved = &Growth{Base: min(capRows/SourceBlockRows*SourceBlockRows, n)}
+			reserved = &Growth{Base: min(capRows/dict.SourceBlockRows*dict.SourceBlockRows, n)}
 		}
 		reserved.Extra += perShard*cell - prev*cell // reserved anew
 		reservedOld = max(reservedOld, prev*cell)   // the last one's old buffer
 	}
 	switch cd.Model {
 	case core.LayoutHashed, core.LayoutPacked:
-		load := EffectiveMLF(core.LayoutHashed, mlf)
+		load := dict.EffectiveMLF(core.LayoutHashed, mlf)
 		for _, a := range attrs {
 			var cell int64
 			switch {
@@ -119,7 +118,7 @@ func LoadGrowths(cd ClickHouseDictionary, attrs []Attribute, n, cells int64, mlf
 				cell = (16+int64(a.Size)+7)&^7 + 8 // {StringRef, value} and the saved hash
 			case cd.ComplexKey:
 				cell = 0 // COMPLEX_KEY_SPARSE_HASHED: sparse_hash_map
-			case ClickHouseTable(cd.Model, a.Type) == core.LayoutSparse:
+			case dict.ClickHouseTable(cd.Model, a.Type) == core.LayoutSparse:
 				cell = 0
 			case cd.Model == core.LayoutPacked:
 				cell = int64(core.PairBytes(u64, a.Type))
@@ -131,7 +130,7 @@ func LoadGrowths(cd ClickHouseDictionary, attrs []Attribute, n, cells int64, mlf
 	case core.LayoutHashedArray:
 		cell := int64(16) // {UInt64 key, UInt64 row}
 		if cd.ComplexKey {
-			cell = ComplexKeyIndexCellBytes
+			cell = dict.ComplexKeyIndexCellBytes
 		}
 		table(cell, 23, core.DefaultMaxLoadFactor)
 		rows := (n + s - 1) / s
