@@ -13,7 +13,7 @@ import (
 // SPARSE_HASHED(SHARDS 64 MAX_LOAD_FACTOR 0.77) held 25,258,400 bytes on a
 // 26.7 server, its UInt16's PackedHashMaps 5,087,336 alone, where 64 even
 // shards of 3,125 keys (2^12 cells, 3,154 at most) hold 20,888,992 and
-// 3,612,544: about a third of the shards got more than 3,154 keys and
+// 2,629,736: about a third of the shards got more than 3,154 keys and
 // grew to 2^14 cells. With 1e6 keys a shard or more the spread is a tenth
 // of a percent of the mean, and a shard's table is the mean's.
 

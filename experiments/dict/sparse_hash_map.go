@@ -26,25 +26,22 @@ import (
 // sparseHashMapGroup is google sparsetable's group: 48 buckets.
 const sparseHashMapGroup = 48
 
-// sparseHashMapBytes is what the sparse_hash_map tables of n keys in
-// shards even tables of buckets cells over all (packlab's sparse geometry,
-// core.Prediction.BucketCount) hold in jemalloc, cells of cell bytes
-// (std::pair<const K, V>, padded): each group's vector at the expected
-// size class over the binomial count of its cells, every bucket occupied
-// with the table's fill.
-func sparseHashMapBytes(n, buckets, cell int64, shards int) int64 {
-	s := int64(max(shards, 1))
+// sparseHashMapBytes is what one sparse_hash_map of n keys in buckets cells
+// (packlab's sparse geometry, core.Prediction.BucketCount) holds in
+// jemalloc, cells of cell bytes (std::pair<const K, V>, padded): each
+// group's vector at its expected size class, a group's cells binomial with
+// each bucket occupied at the table's fill.
+func sparseHashMapBytes(n, buckets, cell int64) int64 {
 	if n <= 0 || buckets <= 0 {
 		return 0
 	}
-	perShard := buckets / s
-	groups := (perShard + sparseHashMapGroup - 1) / sparseHashMapGroup
+	groups := (buckets + sparseHashMapGroup - 1) / sparseHashMapGroup
 	p := min(float64(n)/float64(buckets), 1)
 	// E[sizeClass(k*cell)] for k ~ Binomial(48, p), in logs so that no
 	// term underflows at a fill near 0 or 1.
+	lg, _ := math.Lgamma(sparseHashMapGroup + 1)
 	var vector float64
 	for k := 1; k <= sparseHashMapGroup; k++ {
-		lg, _ := math.Lgamma(sparseHashMapGroup + 1)
 		a, _ := math.Lgamma(float64(k) + 1)
 		b, _ := math.Lgamma(float64(sparseHashMapGroup-k) + 1)
 		w := lg - a - b + float64(k)*math.Log(p)
@@ -55,8 +52,7 @@ func sparseHashMapBytes(n, buckets, cell int64, shards int) int64 {
 		}
 		vector += math.Exp(w) * float64(jemallocSizeClass(int64(k)*cell))
 	}
-	perShardBytes := core.SaturatingAdd(core.SaturatingMul(groups, 16), int64(math.Round(vector*float64(groups))))
-	return core.SaturatingMul(perShardBytes, s)
+	return core.SaturatingAdd(core.SaturatingMul(groups, 16), int64(math.Round(vector*float64(groups))))
 }
 
 // jemallocSizeClass is the size class jemalloc (ClickHouse's allocator)
@@ -88,7 +84,7 @@ func sparseHashMapTable(key, value core.Type, distinct int64, opt core.Options, 
 		if e != nil {
 			err = e
 		}
-		b += w * float64(sparseHashMapBytes(n, pr.BucketCount, cell, 1))
+		b += w * float64(sparseHashMapBytes(n, pr.BucketCount, cell))
 	})
 	return core.SaturatingMul(int64(math.Round(b)), int64(max(shards, 1))), err
 }
