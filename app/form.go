@@ -195,10 +195,8 @@ func (f Form) source(c config.Config) (config.Config, error) {
 		c.KeyColumn = strings.TrimSpace(f.KeyColumn)
 		c.ValueColumn = strings.TrimSpace(f.ValueColumn)
 		c.SkipBadRows = f.SkipBadRows
-		if cols := strings.TrimSpace(f.Columns); cols != "" {
-			c.Columns = strings.Split(cols, ",")
-		}
-		return c, nil
+		c.Columns, err = config.SplitList("columns", strings.TrimSpace(f.Columns), "column", config.FileColumnsAllowed)
+		return c, err
 	}
 	if strings.TrimSpace(f.KeyColumn) != "" || strings.TrimSpace(f.ValueColumn) != "" || strings.TrimSpace(f.Columns) != "" || f.SkipBadRows {
 		return c, errorf("source", "columns and bad-row skipping apply to a file: choose one, or clear them")

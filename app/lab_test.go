@@ -302,6 +302,11 @@ func TestBadInputNamesTheField(t *testing.T) {
 		{"attribute's Nullable", func(f *Form) { f.Attributes = []string{"UInt16", "Nullable(String(-1))"} }, "attributes", `Nullable(String(-1)): String's length "-1" is not a whole number of bytes`},
 		{"bad header", func(f *Form) { f.Keys, f.Source, f.Header = "", tsv, "maybe" }, "header", "maybe"},
 		{"preallocate a file", func(f *Form) { f.Keys, f.Source, f.Preallocate = "", tsv, true }, "preallocate", "synthetic keys"},
+		// The file's columns, as the command line's --columns: an empty one
+		// (a comma at the end) is named, not counted as a column.
+		{"empty column", func(f *Form) {
+			f.Layouts, f.Keys, f.Source, f.Attributes, f.Columns = []string{"packed_row"}, "", tsv, []string{"UInt16", "UInt32"}, "3,"
+		}, "columns", "3,: column 2 of 2 is empty: a comma at the end"},
 	}
 	l, _ := newLab(t)
 	for _, c := range cases {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/server"
 	"github.com/packlab/packlab/experiments/usecase"
 )
@@ -51,9 +52,9 @@ func (f PlanForm) fromTable() (server.Settings, server.TableAsk, error) {
 		// The server is the other tab's: its form's error, said here.
 		return s, server.TableAsk{}, errorf("plan_from", "the Your ClickHouse tab's server: %s", clickHouseError(err).Message)
 	}
-	var columns []string
-	if c := strings.TrimSpace(f.Columns); c != "" {
-		columns = strings.Split(c, ",")
+	columns, err := config.SplitList("columns", strings.TrimSpace(f.Columns), "column", server.ColumnsAllowed)
+	if err != nil {
+		return s, server.TableAsk{}, planError(err) // plan_columns
 	}
 	return s, server.TableAsk{Table: strings.TrimSpace(f.From), KeyColumn: strings.TrimSpace(f.KeyColumn), Columns: columns}, nil
 }

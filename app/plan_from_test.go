@@ -22,6 +22,9 @@ func TestPlanFromTableRefusals(t *testing.T) {
 		{PlanForm{From: "shop.users", Memory: "lots", Server: ClickHouseForm{URL: "clickhouse://h"}}, "plan_memory", "lots"},
 		// A name that is no table, on a server that is down: the name's error.
 		{PlanForm{From: "shop.eu.users", Server: ClickHouseForm{URL: "clickhouse://127.0.0.1:1"}}, "plan_from", "shop.eu.users: not a table"},
+		// An empty column of the list (a comma at the end) is refused as the
+		// command line's --columns is, never looked up as a column "".
+		{PlanForm{From: "shop.users", Columns: "v,", Server: ClickHouseForm{URL: "clickhouse://127.0.0.1:1"}}, "plan_columns", "v,: column 2 of 2 is empty: a comma at the end"},
 	} {
 		_, err := l.PlanFromTable(c.form)
 		e, ok := err.(*Error)

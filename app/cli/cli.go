@@ -236,16 +236,9 @@ func newRunFlags(fs *flag.FlagSet, sweep bool) *runFlags {
 	f := &runFlags{format: "table"}
 	c := &f.cfg
 	fs.Func("layout", "layouts, comma-separated", func(s string) error {
-		c.Layouts = nil
-		for _, l := range strings.Split(s, ",") {
-			if l = strings.TrimSpace(l); l != "" {
-				c.Layouts = append(c.Layouts, l)
-			}
-		}
-		if len(c.Layouts) == 0 {
-			return flags.Usagef("--layout %q: no layout given (allowed: a comma-separated list of %s)", s, config.LayoutNames())
-		}
-		return nil
+		var err error
+		c.Layouts, err = config.SplitList("layouts", s, "layout", "a comma-separated list of "+config.LayoutNames())
+		return err
 	})
 	typeFlags(fs, &c.Key, &c.Value, &c.Attributes)
 	rowsFlag(fs, &c.Rows)
@@ -275,9 +268,9 @@ func newRunFlags(fs *flag.FlagSet, sweep bool) *runFlags {
 	fs.StringVar(&c.ValueColumn, "value-column", "", "value column")
 	fs.StringVar(&c.Header, "header", "", "header: auto, yes, no")
 	fs.BoolVar(&c.SkipBadRows, "skip-bad-rows", false, "skip malformed rows")
-	fs.Func("columns", "the file's columns of the attributes after the value", func(s string) error {
-		c.Columns = strings.Split(s, ",")
-		return nil
+	fs.Func("columns", "the file's columns of the attributes after the value", func(s string) (err error) {
+		c.Columns, err = config.SplitList("columns", s, "column", config.FileColumnsAllowed)
+		return err
 	})
 	fs.Func("repeats", "repeats", func(s string) error {
 		return intFlag("--repeats", s, 1, config.MaxRepeats, &c.Repeats)
@@ -667,10 +660,10 @@ func parseReportArgs(args []string, stdout io.Writer) (*reportArgs, error) {
 		return nil, err
 	}
 	var err error
-	if a.ids, err = idsFlag(fs, "ids", *ids, "result id", "packlab report --list --all"); err != nil {
+	if a.ids, err = idsFlag("ids", *ids, "result id", "packlab report --list --all"); err != nil {
 		return nil, err
 	}
-	if a.jobs, err = idsFlag(fs, "job", *jobIDs, "job id", "packlab report --list"); err != nil {
+	if a.jobs, err = idsFlag("job", *jobIDs, "job id", "packlab report --list"); err != nil {
 		return nil, err
 	}
 	if _, set := flags.Given(fs, "since"); set {
@@ -816,20 +809,19 @@ func inspections(jobs []store.JobResults) []report.InspectionJob {
 	return out
 }
 
-// idsFlag splits a comma-separated list of ids; a flag given with none in
-// it is refused.
-func idsFlag(fs *flag.FlagSet, name, value, what, lister string) ([]string, error) {
-	var list []string
-	for _, id := range strings.Split(value, ",") {
-		if id = strings.TrimSpace(id); id != "" {
-			if slices.Contains(list, id) { // reported twice, the second as a run of its own ("#2")
-				return nil, flags.Usagef("--%s %s: given twice (allowed: each %s once)", name, fault.ShowValue(id), what)
-			}
-			list = append(list, id)
-		}
+// idsFlag splits a comma-separated list of ids (config.SplitList: an
+// empty one is refused, naming which); one given twice is refused.
+func idsFlag(name, value, what, lister string) ([]string, error) {
+	ids, err := config.SplitList(name, value, what, "ids listed by '"+lister+"', comma-separated")
+	if err != nil {
+		return nil, err
 	}
-	if _, set := flags.Given(fs, name); set && len(list) == 0 {
-		return nil, flags.Usagef("--%s %s: no %s in it (allowed: ids listed by '%s', comma-separated)", name, fault.ShowValue(value), what, lister)
+	var list []string
+	for _, id := range ids {
+		if slices.Contains(list, id) { // reported twice, the second as a run of its own ("#2")
+			return nil, flags.Usagef("--%s %s: given twice (allowed: each %s once)", name, fault.ShowValue(id), what)
+		}
+		list = append(list, id)
 	}
 	return list, nil
 }

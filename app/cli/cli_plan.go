@@ -141,9 +141,9 @@ func parsePlanArgs(args []string, stdout io.Writer) (*planArgs, error) {
 	fs.Func("query-timeout", "each query on --clickhouse", func(v string) error { return durationFlag("--query-timeout", v, &a.queryTimeout) })
 	fs.StringVar(&a.from.Table, "from", "", "plan for a dictionary over this table on --clickhouse")
 	fs.StringVar(&a.from.KeyColumn, "key-column", "", "with --from: the key column")
-	fs.Func("columns", "with --from: the attribute columns", func(s string) error {
-		a.from.Columns = strings.Split(s, ",")
-		return nil
+	fs.Func("columns", "with --from: the attribute columns", func(s string) (err error) {
+		a.from.Columns, err = config.SplitList("columns", s, "column", server.ColumnsAllowed)
+		return err
 	})
 	if help, err := flags.ParseCommand(fs, "plan", args, stdout, usagePlan); help || err != nil {
 		return nil, err

@@ -30,6 +30,10 @@ import (
 // columnsNone is --columns' word for attributes drawn from the key.
 const columnsNone = "none"
 
+// FileColumnsAllowed is what Columns allows, for a face's error of the list
+// it splits (SplitList) and for Validate's.
+const FileColumnsAllowed = "one column for each attribute after the first (a position or a header name), e.g. {columns} 3,4, or none"
+
 // fileColumns sets spec's Columns and CheckCell for a file of several
 // attributes: the file's column of each after the first.
 func (c Config) fileColumns(spec *source.Spec) error {
@@ -47,7 +51,7 @@ func (c Config) fileColumns(spec *source.Spec) error {
 	list := strings.Join(c.Columns, ",")
 	if len(c.Columns) > 0 && len(c.Columns) != len(attrs)-1 {
 		return fault.New("columns", list, text.Count(len(c.Columns), "column", "columns")+" for "+text.Count(len(attrs)-1, "attribute", "attributes")+" after the value",
-			"one column for each attribute after the first, e.g. {columns} 3,4, or none")
+			FileColumnsAllowed)
 	}
 	if kind, stream := source.IsStream(c.Source); stream {
 		why := "a file's attributes are read twice (the check of every cell and its Strings' lengths, then the load)"

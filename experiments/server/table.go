@@ -25,11 +25,15 @@ import (
 // TableAllowed is what names a table (TableAsk.Table).
 const TableAllowed = "DATABASE.TABLE, or TABLE in the connection's database; a name with a dot in backquotes: `my.db`.t"
 
+// ColumnsAllowed is what TableAsk.Columns allows, for a face's error of the
+// list it splits (config.SplitList).
+const ColumnsAllowed = "the table's column names, comma-separated (default: every column but the key)"
+
 // TableAsk names a table and the columns a dictionary over it would take.
 type TableAsk struct {
 	Table     string   // DB.TABLE, or TABLE in the connection's database
 	KeyColumn string   // the key; "" is the table's primary key when it is one column
-	Columns   []string // the attributes; nil is every other column
+	Columns   []string // the attributes; nil is every other column (a face splits its list with ColumnsAllowed)
 }
 
 // Table is what a plan needs of a table a dictionary would read.
