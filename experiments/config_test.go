@@ -19,6 +19,9 @@ func TestParseRows(t *testing.T) {
 		"1000000": 1_000_000, "1e6": 1_000_000, "1M": 1_000_000, "10M": 10_000_000, "1B": 1_000_000_000,
 		"2.5M": 2_500_000, "1_000_000": 1_000_000, " 7 ": 7, "1k": 1000, "1G": 1e9, "1e+3": 1000, "3T": 3e12,
 		"4611686018427387904": 1 << 62, "4.35M": 4_350_000, "1.1M": 1_100_000,
+		// A power, as the allowed range writes its end and text.Rows a
+		// power of two.
+		"2^62": 1 << 62, "2^32": 1 << 32, "10^9": 1e9, "1^100": 1, "2^0": 1, "4.4e18": 4_400_000_000_000_000_000,
 	}
 	for in, want := range good {
 		got, err := config.ParseRows(in)
@@ -41,6 +44,12 @@ func TestParseRows(t *testing.T) {
 		"0x10":       "rows 0x10: not a number (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
 		"1e-3":       "rows 1e-3: not a whole number of rows (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
 		"0.0000001M": "rows 0.0000001M: not a whole number of rows (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
+		"2^63":       "rows 2^63: too many (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
+		"3^40":       "rows 3^40: too many (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
+		"2^-1":       "rows 2^-1: not a number (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
+		"2^":         "rows 2^: not a number (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
+		"2^1.5":      "rows 2^1.5: not a number (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
+		"0^3":        "rows 0^3: not positive (allowed: a whole number of rows from 1 to 2^62, e.g. 1000000, 1e6, 1M, 2.5M, 1B)",
 	}
 	for in, want := range bad {
 		got, err := config.ParseRows(in)
@@ -73,7 +82,10 @@ func TestParseCountOfKeys(t *testing.T) {
 // shows reads back as --rows takes it: the short way where it is exact.
 func TestFormatRowsRoundTrip(t *testing.T) {
 	for n, want := range map[int64]string{1: "1", 999: "999", 1000: "1K", 1500: "1.5K", 1_000_000: "1M", 1_250_000: "1.25M", 2_500_000: "2.5M", 1e9: "1B",
-		2_500_000_000: "2.5B", 1e12: "1T", 1234: "1234", 12_345_678: "12345678", 123_456_789: "123456789", 1e7: "10M"} {
+		2_500_000_000: "2.5B", 1e12: "1T", 1234: "1234", 12_345_678: "12345678", 123_456_789: "123456789", 1e7: "10M",
+		// The plan's largest counts: never a run of 19 digits.
+		1 << 62: "2^62", 1 << 32: "2^32", 1e15: "1e15", 1e18: "1e18", 4_400_000_000_000_000_000: "4.4e18", 4_610_000_000_000_000_000: "4.61e18",
+		1<<62 - 1: "4611686018427387903", 1 << 20: "1048576", 999e12: "999T"} {
 		if got := text.Rows(n); got != want {
 			t.Errorf("text.Rows(%d) = %q, want %q", n, got, want)
 		}

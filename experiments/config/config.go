@@ -427,7 +427,7 @@ func CheckRows(n int64) error {
 }
 
 // ParseRows reads a row count as users write it: 1000000, 1e6, 1M, 10M, 1B,
-// 2.5M, 1_000_000. Suffixes are powers of 1000: K (thousand), M (million),
+// 2.5M, 1_000_000, 2^62. Suffixes are powers of 1000: K (thousand), M (million),
 // B or G (billion), T (trillion). The count must be a whole number of rows,
 // at least 1 and at most 2^62.
 func ParseRows(s string) (int64, error) { return ParseCount("rows", s) }
@@ -447,6 +447,23 @@ func ParseCount(field, s string) (int64, error) {
 	num := strings.ReplaceAll(text, "_", "")
 	if num == "" {
 		return 0, bad("not a number") // "_" alone (found by FuzzParseRows)
+	}
+	if base, exp, ok := strings.Cut(num, "^"); ok {
+		// A power, as the allowed range writes its end (2^62) and
+		// text.Rows a power of two: whole numbers only.
+		b, berr := strconv.ParseInt(base, 10, 64)
+		e, eerr := strconv.ParseInt(exp, 10, 64)
+		switch {
+		case berr != nil || eerr != nil || strings.ContainsAny(base+exp, "+-"):
+			return 0, bad("not a number")
+		case b == 0:
+			return 0, bad("not positive")
+		case b == 1:
+			return 1, nil
+		case e > 62 || new(big.Int).Exp(big.NewInt(b), big.NewInt(e), nil).Cmp(big.NewInt(source.MaxRows)) > 0:
+			return 0, bad(tooMany)
+		}
+		return new(big.Int).Exp(big.NewInt(b), big.NewInt(e), nil).Int64(), nil
 	}
 	mult := int64(1)
 	switch num[len(num)-1] {

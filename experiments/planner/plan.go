@@ -459,11 +459,13 @@ func (p parsedPlan) unfixedValue() bool { return len(p.attrs) > 0 && !p.attrs[0]
 
 // plannedRows is rows after growing by growth percent, at most 2^62.
 func plannedRows(rows int64, growth float64) int64 {
-	n := math.Round(float64(rows) * (1 + growth/100))
-	if n >= float64(source.MaxRows) {
+	// The growth alone in floating point: rows x 1.1 would round 4e18 to
+	// 4400000000000000512 keys, the growth of 4e17 is exact.
+	extra := math.Round(float64(rows) * growth / 100)
+	if extra >= float64(source.MaxRows-rows) {
 		return source.MaxRows
 	}
-	return max(int64(n), rows)
+	return rows + max(int64(extra), 0)
 }
 
 // ParseGrowth reads --growth: a percent, with or without its sign ("10",

@@ -1169,3 +1169,11 @@ func TestPlanStringValue(t *testing.T) {
 		t.Error("--value UInt16 with --attributes String: planned")
 	}
 }
+
+// TestPlannedRowsExact: the keys after a growth are computed exactly, not
+// as rows x 1.1 in floating point (4400000000000000512 at 4e18).
+func TestPlannedRowsExact(t *testing.T) {
+	if got := plannedRows(4e18, 10); got != 4_400_000_000_000_000_000 {
+		t.Errorf("plannedRows(4e18, 10) = %d, want 4.4e18 exactly", got)
+	}
+}

@@ -6,6 +6,7 @@ package text
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"net/url"
 	"strconv"
 	"strings"
@@ -182,9 +183,25 @@ func Bytes(n int64) string {
 	return bytesText(n, 1)
 }
 
-// Rows writes a row count the short way ParseRows reads: 1e6 as "1M",
-// 2.5e6 as "2.5M", 1234 as "1234".
+// Rows writes a row count the short way ParseRows reads, exactly: 1e6 as
+// "1M", 2.5e6 as "2.5M", 1234 as "1234"; from 1e15 on (a thousand T) with
+// its exponent, 4.4e18 as "4.4e18", and a power of two from 2^32 on that no
+// decimal writes short as "2^62", so that no figure of the plan's largest
+// counts is a run of 19 digits.
 func Rows(n int64) string {
+	if n >= 1e15 {
+		p := int64(1e15)
+		exp := 15
+		for n/p >= 10 {
+			p, exp = p*10, exp+1
+		}
+		if n%(p/100) == 0 { // at most three significant digits
+			return strconv.FormatFloat(float64(n)/float64(p), 'f', -1, 64) + "e" + strconv.Itoa(exp)
+		}
+	}
+	if n >= 1<<32 && n&(n-1) == 0 {
+		return "2^" + strconv.Itoa(bits.TrailingZeros64(uint64(n)))
+	}
 	for _, u := range []struct {
 		v int64
 		s string
@@ -247,8 +264,8 @@ func Short(s string, n int) string {
 	return string(r[:n-1]) + note
 }
 
-// Seconds writes a time in seconds as 0.42 s, 12.3 s, 4m05s or 2h10m;
-// "-" for none.
+// Seconds writes a time in seconds as 0.42 s, 12.3 s, 4m05s, 2h10m or
+// 7,626,539 days; "-" for none.
 func Seconds(s *float64) string {
 	if s == nil {
 		return "-"
@@ -264,7 +281,10 @@ func Seconds(s *float64) string {
 	case v < 100*3600:
 		return fmt.Sprintf("%dh%02dm", int(v)/3600, int(v)%3600/60)
 	}
-	return fmt.Sprintf("%.0f days", v/86400)
+	if d := v / 86400; d < 1e15 {
+		return Thousands(int64(math.Round(d))) + " days"
+	}
+	return fmt.Sprintf("%.3g days", v/86400) // no int64 holds it (+Inf: no speed)
 }
 
 // Count is n (its thousands separated) and the word for n of them: "1

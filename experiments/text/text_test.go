@@ -43,3 +43,15 @@ func TestCount(t *testing.T) {
 		}
 	}
 }
+
+// TestSecondsDays: a plan's load time at 2^62 rows is millions of days,
+// written with its thousands as every other count ("7,626,539 days").
+func TestSecondsDays(t *testing.T) {
+	for v, want := range map[float64]string{
+		0.42: "0.42 s", 7000: "1h56m", 100 * 3600: "4 days", 658932969600: "7,626,539 days", 1e30: "1.16e+25 days",
+	} {
+		if got := Seconds(&v); got != want {
+			t.Errorf("Seconds(%g) = %q, want %q", v, got, want)
+		}
+	}
+}

@@ -82,5 +82,37 @@ func TestPlanBeyondEightEiB(t *testing.T) {
 	}
 }
 
+// TestPlanLargestCountsReadable: the keys after the growth at 2^62 rows (the
+// cap) and at 4e18 (4.4e18, not 4400000000000000512 from a float's
+// product) are written as every other figure of the plan is, short, never
+// as a run of digits.
+func TestPlanLargestCountsReadable(t *testing.T) {
+	for _, c := range []struct {
+		rows int64
+		want string
+	}{
+		{1 << 62, "2^62 rows (2^62 keys after 10 % growth)"},
+		{4e18, "4e18 rows (4.4e18 keys after 10 % growth)"},
+		{1e18, "1e18 rows (1.1e18 keys after 10 % growth)"},
+	} {
+		g := 10.0
+		plan, err := planner.MakePlan(planner.PlanRequest{Rows: c.rows, MemoryBytes: 24 << 30, GrowthPercent: &g}, nil, machine24)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := Plan(&b, plan, "table"); err != nil {
+			t.Fatal(err)
+		}
+		text := planner.PlanHeadline(plan) + "\n" + b.String()
+		if !strings.Contains(text, c.want) {
+			t.Errorf("%d rows: the headline does not say %q:\n%s", c.rows, c.want, text)
+		}
+		if raw := regexp.MustCompile(`[0-9]{10,}`).FindString(text); raw != "" {
+			t.Errorf("%d rows: the plan writes %s as raw digits:\n%s", c.rows, raw, text)
+		}
+	}
+}
+
 // machine24 is a 24 GiB, 2-core machine: this lab's.
 var machine24 = planner.PlanMachine{AvailableBytes: 24 << 30, TotalBytes: 24 << 30, Cores: 2}
