@@ -273,13 +273,34 @@ func (s *Store) read(path string) (result.Result, error) {
 	if err := json.Unmarshal(data, &r); err != nil {
 		return result.Result{}, fmt.Errorf("result %s: not a result file: %w", path, jsonProblem(data, err))
 	}
-	if r.ID == "" || r.Layout == "" {
-		return result.Result{}, fmt.Errorf("result %s: not a result file: no id or layout", path)
-	}
 	if err := r.Validate(); err != nil {
 		return result.Result{}, fmt.Errorf("result %s: %w", path, err)
 	}
+	if missing := missingFields(data); len(missing) > 0 {
+		return result.Result{}, fmt.Errorf("result %s: not a whole result: no %s (allowed: a result as packlab saves it, with every one of %s)",
+			path, strings.Join(missing, ", "), strings.Join(requiredFields, ", "))
+	}
 	return r, nil
+}
+
+// requiredFields are the fields of every result packlab has saved, since
+// the contract's first version: a file without one (`{}`, or only an id
+// and a layout) was cut or made by hand, and shown it would read as a run
+// of 0 rows at SHARDS 0.
+var requiredFields = []string{"id", "started_at", "layout", "key_type", "value_type", "rows", "shards", "element_count", "bytes_allocated"}
+
+// missingFields are the required fields data, a JSON object, does not hold
+// (or holds as null or, for a name, "").
+func missingFields(data []byte) []string {
+	var fields map[string]json.RawMessage
+	_ = json.Unmarshal(data, &fields) // it decoded as a result: an object, or null
+	var missing []string
+	for _, f := range requiredFields {
+		if v := strings.TrimSpace(string(fields[f])); v == "" || v == "null" || v == `""` {
+			missing = append(missing, f)
+		}
+	}
+	return missing
 }
 
 // jsonProblem is why data, a file of the folder, did not decode (err), in

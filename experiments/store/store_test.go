@@ -110,6 +110,9 @@ func TestStoreListSkipsBadFiles(t *testing.T) {
 	write("string.json", `{"id":"s2","layout":"hashed","rows":"1e3"}`)
 	write("huge.json", `{"id":"h","layout":"hashed","rows":1e300}`)
 	write("garbage.json", "\x00\x01binary")
+	// A result with only some of its fields was shown as a run of 0 rows
+	// at SHARDS 0: it is named, with what it lacks.
+	write("partial.json", `{"id":"20261207T000000.000Z-hashed-0002","layout":"hashed","started_at":"2026-12-07T00:00:00Z","rows":10,"key_type":""}`)
 	got, problems, err := s.List()
 	if err != nil {
 		t.Fatal(err)
@@ -117,11 +120,13 @@ func TestStoreListSkipsBadFiles(t *testing.T) {
 	if len(got) != 1 || got[0].ID != "20261130T205800.001Z-hashed-0001" {
 		t.Errorf("List = %d results, want the one good file", len(got))
 	}
-	if len(problems) != 12 {
-		t.Fatalf("problems = %v, want torn.json, empty.json, negative.json, forever.json, long.json, sample.json, producer.json, zero.json, array.json, string.json, huge.json and garbage.json", problems)
+	if len(problems) != 13 {
+		t.Fatalf("problems = %v, want torn.json, empty.json, negative.json, forever.json, long.json, sample.json, producer.json, zero.json, array.json, string.json, huge.json, garbage.json and partial.json", problems)
 	}
 	joined := fmt.Sprint(problems)
-	for _, name := range []string{"torn.json: not a result file: cut short: its JSON stops at byte 35", "empty.json", "negative.json: rows -5 is out of range", "forever.json: load_seconds 1e+308 is out of range", "long.json: layout of 5000 characters is too long for a label",
+	for _, name := range []string{"torn.json: not a result file: cut short: its JSON stops at byte 35",
+		"empty.json: not a whole result: no id, started_at, layout, key_type, value_type, rows, shards, element_count, bytes_allocated (allowed: a result as packlab saves it, with every one of id, started_at, layout, key_type, value_type, rows, shards, element_count, bytes_allocated)",
+		"partial.json: not a whole result: no key_type, value_type, shards, element_count, bytes_allocated (allowed: ", "negative.json: rows -5 is out of range", "forever.json: load_seconds 1e+308 is out of range", "long.json: layout of 5000 characters is too long for a label",
 		"sample.json: timeline[1].seconds 1e+308 is out of range", "producer.json: producer.read_seconds 1e+308 is out of range",
 		"zero.json: not a result file: empty (0 bytes)", "array.json: not a result file: a JSON array, not an object",
 		"string.json: not a result file: field rows: a JSON string, where a whole number that fits in 64 bits belongs",
