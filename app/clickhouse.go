@@ -121,7 +121,7 @@ func (l *Lab) CancelInspect() {
 func clickHouseError(err error) *Error {
 	var fe *fault.FieldError
 	if errors.As(err, &fe) {
-		field := map[string]string{"url": "url", "cluster": "cluster", "ca_file": "ca_file"}[fe.Field]
+		field := map[string]string{"url": "url", "user": "user", "database": "database", "cluster": "cluster", "ca_file": "ca_file"}[fe.Field]
 		if field == "" {
 			field = "clickhouse"
 		}

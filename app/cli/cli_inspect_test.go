@@ -29,18 +29,26 @@ func TestInspectCommand(t *testing.T) {
 	node := servertest.Start(t)
 	salesDict(t, node, 100000)
 	// The test server's default user has no password: one given is refused,
-	// by ClickHouse, and the message does not show it. (Over HTTP only:
+	// by ClickHouse, as bad input naming the URL (exit 2), and the message
+	// does not show it. (Over HTTP only:
 	// clickhouse-local 26.7's native listener aborts the whole server after
 	// a failed authentication.)
 	const password = "pw-in-env-only-42"
 	t.Setenv("CLICKHOUSE_PASSWORD", password)
 	for _, url := range []string{node.HTTPURL()} {
 		var o, e bytes.Buffer
-		if code := Main([]string{"inspect", "--clickhouse", url, "--no-save"}, &o, &e); code != 1 || !strings.Contains(e.String(), "Authentication failed") || strings.Contains(e.String()+o.String(), password) {
+		if code := Main([]string{"inspect", "--clickhouse", url, "--no-save"}, &o, &e); code != 2 || !strings.Contains(e.String(), "Authentication failed") || strings.Contains(e.String()+o.String(), password) {
 			t.Errorf("%s with a wrong password: exit %d, %q", url, code, e.String())
 		}
 	}
 	t.Setenv("CLICKHOUSE_PASSWORD", "")
+	// A user the server does not know: named by its flag, exit 2.
+	var uo, ue bytes.Buffer
+	if code := Main([]string{"inspect", "--clickhouse", node.HTTPURL(), "--user", "nope", "--no-save"}, &uo, &ue); code != 2 ||
+		!strings.HasPrefix(ue.String(), "packlab: --user nope: refused by ClickHouse at 127.0.0.1:") || !strings.Contains(ue.String(), "code 516: Authentication failed") ||
+		!strings.Contains(ue.String(), "(allowed: a user the server knows, with its password in $CLICKHOUSE_PASSWORD)") {
+		t.Errorf("--user nope: exit %d, %q", code, ue.String())
+	}
 	stdout, stderr, err := packlab(t, "inspect", "--clickhouse", node.HTTPURL(), "--format", "json", "--no-save")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)

@@ -63,11 +63,13 @@ var flagOfField = map[string]string{
 	"with_references": "with-references",
 	"with_clickhouse": "with-clickhouse",
 	// server.Settings
-	"url":     "clickhouse",
-	"cluster": "cluster",
-	"verify":  "verify",
-	"ca_file": "ca-file",
-	"secure":  "secure",
+	"url":      "clickhouse",
+	"user":     "user",
+	"database": "database",
+	"cluster":  "cluster",
+	"verify":   "verify",
+	"ca_file":  "ca-file",
+	"secure":   "secure",
 	// the results folder
 	"results_dir": "results",
 	"job":         "job",

@@ -268,6 +268,9 @@ func Connect(ctx context.Context, s Settings) (*Conn, error) {
 		if ctx.Err() != nil { // Ctrl-C: not a timeout, nor "not ClickHouse"
 			return nil, fmt.Errorf("%w: connecting to ClickHouse at %s (%v)", fault.ErrCancelled, e.Host, context.Cause(ctx))
 		}
+		if refused := c.loginRefused(err); refused != nil {
+			return nil, refused
+		}
 		err = c.classify(err, NotClickHouse)
 		if e, ok := err.(*Error); ok && e.Kind == NotClickHouse {
 			if other, ok := otherProtocol(ctx, c.Endpoint, *opt); ok {
@@ -302,6 +305,46 @@ func (c *Conn) version(ctx, qctx context.Context) (string, error) {
 	case <-ctx.Done():
 		return "", ctx.Err()
 	}
+}
+
+// ClickHouse's codes of a login it refuses: the user (or its password,
+// which it does not tell apart), or the database.
+const (
+	codeUnknownDatabase      = 81
+	codeUnknownUser          = 192
+	codeWrongPassword        = 193
+	codeRequiredPassword     = 194
+	codeIPAddressNotAllowed  = 195
+	codeAuthenticationFailed = 516
+)
+
+// loginRefused is the FieldError of a connection ClickHouse refused for its
+// user or its database, or nil: the field the user gave it in ({user},
+// {database}, else the URL, which names it or leaves the default), its
+// value, and ClickHouse's words as the cause.
+func (c *Conn) loginRefused(err error) error {
+	var ex *clickhouse.Exception
+	if !errors.As(err, &ex) {
+		return nil
+	}
+	field, value, given := "user", c.Endpoint.User, c.settings.User
+	allowed := "a user the server knows, with its password in {password}"
+	switch ex.Code {
+	case codeUnknownUser, codeWrongPassword, codeRequiredPassword, codeIPAddressNotAllowed, codeAuthenticationFailed:
+	case codeUnknownDatabase:
+		field, value, given = "database", c.Endpoint.Database, c.settings.Database
+		allowed = "a database of that server (SHOW DATABASES lists them)"
+	default:
+		return nil
+	}
+	if given == "" { // the URL's, or the default
+		field, value = "url", text.RedactURL(c.settings.URL)
+	}
+	// ClickHouse starts its words with the user's name ("nope:
+	// Authentication failed"): said already.
+	msg := strings.TrimPrefix(ex.Message, c.Endpoint.User+": ")
+	cause := errors.New(c.scrub(fmt.Sprintf("code %d: %s", ex.Code, msg)))
+	return fault.Wrap(field, value, "refused by ClickHouse at "+c.Endpoint.Host, cause, allowed)
 }
 
 // otherProtocol is the error for a URL that names ClickHouse's other

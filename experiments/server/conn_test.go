@@ -244,3 +244,31 @@ func connect(t *testing.T, s Settings) *Conn {
 	t.Cleanup(func() { c.Close() })
 	return c
 }
+
+// TestLoginRefused: a user or a database the server refuses is bad input
+// naming the field it was given in (the user's own, else the URL) and its
+// value, with ClickHouse's words and what is allowed; the password never
+// shown. Over HTTP only: the test server's native listener ends the whole
+// server after a refused login (docs/clickhouse-server.md).
+func TestLoginRefused(t *testing.T) {
+	node := servertest.Start(t)
+	const password = "pw-never-shown-42"
+	for _, c := range []struct {
+		s                   Settings
+		field, value, words string
+	}{
+		{Settings{URL: node.HTTPURL(), User: "nope"}, "user", "nope", "user nope: refused by ClickHouse at 127.0.0.1:"},
+		{Settings{URL: strings.Replace(node.HTTPURL(), "//", "//nope@", 1)}, "url", strings.Replace(node.HTTPURL(), "//", "//nope@", 1), "code 516: Authentication failed"},
+		{Settings{URL: node.HTTPURL(), Password: password}, "url", node.HTTPURL(), "(allowed: a user the server knows, with its password in password)"},
+		{Settings{URL: node.HTTPURL(), Database: "nope"}, "database", "nope", "code 81: Database nope does not exist"},
+	} {
+		_, err := Connect(context.Background(), c.s)
+		var fe *fault.FieldError
+		if !errors.As(err, &fe) || fe.Field != c.field || fe.Value != c.value || !strings.Contains(err.Error(), c.words) || strings.Contains(err.Error(), password) {
+			t.Errorf("%+v: %v; want a FieldError of %s %s saying %q", c.s, err, c.field, c.value, c.words)
+		}
+	}
+	if node.Exited() {
+		t.Error("the server ended")
+	}
+}
