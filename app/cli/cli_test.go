@@ -194,7 +194,10 @@ func TestBadInput(t *testing.T) {
 		{[]string{"plan", "--rows", "1e9", "--memory", "1KiB"}, "--memory 1KiB: too small (allowed: at least 1MiB, e.g. 24GiB, 512MiB, 1.5TiB)"},
 		{[]string{"plan", "--rows", "1e9", "--prefer", "both"}, "--prefer both: unknown (allowed: balanced (less memory among setups of similar speed; the default), memory (the least memory), read (the fastest reads) or load (the fastest load))"},
 		{[]string{"plan", "--rows", "1e9", "--growth", "-5"}, "--growth -5: not a percent from 0 to 1000 (allowed: e.g. 10 or 10% (how much the dictionary grows before its next reload; default 10))"},
-		{[]string{"plan", "--rows", "1e9", "--for", "java"}, "--for java: unknown (allowed: clickhouse (the ClickHouse dictionary), go (the Go table), or empty for both)"},
+		{[]string{"plan", "--rows", "1e9", "--for", "java"}, "--for java: unknown (allowed: clickhouse (the ClickHouse dictionary) or go (the Go table); without it, both)"},
+		// --for "" is refused as every empty value is: the allowed text no
+		// longer offers it.
+		{[]string{"plan", "--rows", "1e9", "--for", ""}, `--for "": empty`},
 		{[]string{"plan", "--rows", "1e9", "--threads", "0"}, "--threads 0: out of range (allowed: 1 to 256)"},
 		{[]string{"plan", "--rows", "1e9", "--key", "UInt7"}, "--key UInt7: unknown type " + planKeys},
 		{[]string{"plan", "--rows", "1e9", "--key", "String(40..20)"}, "--key String(40..20): String's shortest length 40 is over its longest, 20 (allowed: String (8 to 32 bytes), String(16) or String(min..max), lengths in bytes: 0 <= min <= max, 1 <= max <= 4096)"},

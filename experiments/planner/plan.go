@@ -328,8 +328,10 @@ type parsedPlan struct {
 
 // WithDefaults returns r with every zero field but MemoryBytes set.
 func (r PlanRequest) WithDefaults() PlanRequest {
-	r.Key = cmp.Or(r.Key, config.DefaultKey)
-	if len(r.Attributes) > 0 && r.Value == "" {
+	// Types as given, but for the spaces around them (" UInt16" was
+	// written so in the plan's headline).
+	r.Key = cmp.Or(strings.TrimSpace(r.Key), config.DefaultKey)
+	if r.Value = strings.TrimSpace(r.Value); len(r.Attributes) > 0 && r.Value == "" {
 		_, r.Value = config.SplitAttribute(r.Attributes[0])
 	}
 	r.Value = cmp.Or(r.Value, config.DefaultValue)
@@ -404,7 +406,7 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 		return p, fault.New("runtime", r.Runtime, "unknown", "native (the default) or browser (this browser's wasm memory)")
 	}
 	if r.For != "" && r.For != EngineClickHouse && r.For != EngineGo {
-		return p, fault.New("for", r.For, "unknown", "clickhouse (the ClickHouse dictionary), go (the Go table), or empty for both")
+		return p, fault.New("for", r.For, "unknown", "clickhouse (the ClickHouse dictionary) or go (the Go table); without it, both")
 	}
 	if r.CalibrationRows != 0 && (r.CalibrationRows < planMinRows || r.CalibrationRows > source.MaxRows) {
 		return p, fault.New("calibration_rows", strconv.FormatInt(r.CalibrationRows, 10), "out of range",

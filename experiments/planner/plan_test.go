@@ -1177,3 +1177,15 @@ func TestPlannedRowsExact(t *testing.T) {
 		t.Errorf("plannedRows(4e18, 10) = %d, want 4.4e18 exactly", got)
 	}
 }
+
+// TestPlanHeadlineTrimsTypes: a type given with spaces around it (--value
+// " UInt16") is the type, in the headline too ("<UInt64,  UInt16>").
+func TestPlanHeadlineTrimsTypes(t *testing.T) {
+	plan, err := MakePlan(PlanRequest{Rows: 1e6, Key: "UInt64 ", Value: " UInt16", MemoryBytes: 24 << 30}, nil, machine24)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := PlanHeadline(plan); !strings.Contains(h, "of <UInt64, UInt16> in") {
+		t.Errorf("headline %q, want <UInt64, UInt16>", h)
+	}
+}
