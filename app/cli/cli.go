@@ -831,12 +831,23 @@ func idsFlag(name, value, what, lister string) ([]string, error) {
 // 2026-12-01 10:00:05), or an RFC 3339 time.
 func parseSince(s string, now time.Time) (time.Time, error) {
 	v := strings.TrimSpace(s)
+	const allowed = "allowed: a duration back from now like 90m, 2h or 3d, up to 99999d; a date 2026-12-01; a time 2026-12-01T10:00"
 	if days, ok := strings.CutSuffix(v, "d"); ok {
-		if n, err := strconv.ParseFloat(days, 64); err == nil && n >= 0 && n < 1e5 {
+		// A number of days, or none a job could have started in
+		// ("99999999d" and "-3d" were "not a time").
+		switch n, err := strconv.ParseFloat(days, 64); {
+		case err == nil && n >= 0 && n < 1e5:
 			return now.Add(-time.Duration(n * 24 * float64(time.Hour))), nil
+		case err == nil && n < 0:
+			return time.Time{}, flags.Usagef("--since %s: negative (%s)", fault.ShowValue(s), allowed)
+		case err == nil && !math.IsNaN(n), errors.Is(err, strconv.ErrRange):
+			return time.Time{}, flags.Usagef("--since %s: out of range (%s)", fault.ShowValue(s), allowed)
 		}
 	}
-	if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+	if d, err := time.ParseDuration(v); err == nil {
+		if d < 0 {
+			return time.Time{}, flags.Usagef("--since %s: negative (%s)", fault.ShowValue(s), allowed)
+		}
 		return now.Add(-d), nil
 	}
 	if t, err := time.Parse(time.RFC3339, v); err == nil {
@@ -847,7 +858,7 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 			return t, nil
 		}
 	}
-	return time.Time{}, flags.Usagef("--since %s: not a time (allowed: a duration back from now like 90m, 2h or 3d; a date 2026-12-01; a time 2026-12-01T10:00)", fault.ShowValue(s))
+	return time.Time{}, flags.Usagef("--since %s: not a time (%s)", fault.ShowValue(s), allowed)
 }
 
 // localTime shows an RFC 3339 time in this machine's zone.

@@ -55,7 +55,10 @@ func TestFlagRules(t *testing.T) {
 		{[]string{"plan", "--clickhouse", "http://127.0.0.1:1", "--from", "t", "--columns", "v,", r}, "--columns v,: column 2 of 2 is empty: a comma at the end (allowed: the table's column names, comma-separated (default: every column but the key))"},
 		{[]string{"run", "--attributes", "UInt16,", r}, "--attributes UInt16,: attribute 2 is empty (allowed: types, comma-separated"},
 		{[]string{"report", "--job", "x", "--all", r}, `--job x: cannot be combined with --all (each picks the jobs or results to report; allowed: one of the two)`},
-		{[]string{"report", "--since", "yesterday", r}, `--since yesterday: not a time (allowed: a duration back from now like 90m, 2h or 3d; a date 2026-12-01; a time 2026-12-01T10:00)`},
+		{[]string{"report", "--since", "yesterday", r}, `--since yesterday: not a time (allowed: a duration back from now like 90m, 2h or 3d, up to 99999d; a date 2026-12-01; a time 2026-12-01T10:00)`},
+		{[]string{"report", "--since", "99999999d", r}, `--since 99999999d: out of range (allowed: a duration back from now like 90m, 2h or 3d, up to 99999d;`},
+		{[]string{"report", "--since", "-3d", r}, `--since -3d: negative (allowed: `},
+		{[]string{"report", "--since", "-2h", r}, `--since -2h: negative (allowed: `},
 		{[]string{"run", "--rows", "--results", results}, "--rows: needs a value, but the next argument is the flag --results (run 'packlab help run')"},
 		{[]string{"run", "--layout=--rows", r}, "--layout: needs a value, but the next argument is the flag --rows"},
 		// The user's exact value.
