@@ -290,13 +290,14 @@ func (s *Store) read(path string) (result.Result, error) {
 var requiredFields = []string{"id", "started_at", "layout", "key_type", "value_type", "rows", "shards", "element_count", "bytes_allocated"}
 
 // missingFields are the required fields data, a JSON object, does not hold
-// (or holds as null or, for a name, "").
+// (or holds as null; an id or a layout as "", which names nothing).
 func missingFields(data []byte) []string {
 	var fields map[string]json.RawMessage
 	_ = json.Unmarshal(data, &fields) // it decoded as a result: an object, or null
 	var missing []string
 	for _, f := range requiredFields {
-		if v := strings.TrimSpace(string(fields[f])); v == "" || v == "null" || v == `""` {
+		v := strings.TrimSpace(string(fields[f]))
+		if v == "" || v == "null" || v == `""` && (f == "id" || f == "layout") {
 			missing = append(missing, f)
 		}
 	}

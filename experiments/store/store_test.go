@@ -126,7 +126,7 @@ func TestStoreListSkipsBadFiles(t *testing.T) {
 	joined := fmt.Sprint(problems)
 	for _, name := range []string{"torn.json: not a result file: cut short: its JSON stops at byte 35",
 		"empty.json: not a whole result: no id, started_at, layout, key_type, value_type, rows, shards, element_count, bytes_allocated (allowed: a result as packlab saves it, with every one of id, started_at, layout, key_type, value_type, rows, shards, element_count, bytes_allocated)",
-		"partial.json: not a whole result: no key_type, value_type, shards, element_count, bytes_allocated (allowed: ", "negative.json: rows -5 is out of range", "forever.json: load_seconds 1e+308 is out of range", "long.json: layout of 5000 characters is too long for a label",
+		"partial.json: not a whole result: no value_type, shards, element_count, bytes_allocated (allowed: ", "negative.json: rows -5 is out of range", "forever.json: load_seconds 1e+308 is out of range", "long.json: layout of 5000 characters is too long for a label",
 		"sample.json: timeline[1].seconds 1e+308 is out of range", "producer.json: producer.read_seconds 1e+308 is out of range",
 		"zero.json: not a result file: empty (0 bytes)", "array.json: not a result file: a JSON array, not an object",
 		"string.json: not a result file: field rows: a JSON string, where a whole number that fits in 64 bits belongs",
