@@ -197,7 +197,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"plan", "--rows", "1e9", "--for", "java"}, "--for java: unknown (allowed: clickhouse (the ClickHouse dictionary) or go (the Go table); without it, both)"},
 		// --for "" is refused as every empty value is: the allowed text no
 		// longer offers it.
-		{[]string{"plan", "--rows", "1e9", "--for", ""}, `--for "": empty`},
+		{[]string{"plan", "--rows", "1e9", "--for", ""}, `--for "": empty (allowed: a value; run 'packlab help plan', or leave the flag out for its default)`},
 		{[]string{"plan", "--rows", "1e9", "--threads", "0"}, "--threads 0: out of range (allowed: 1 to 256)"},
 		{[]string{"plan", "--rows", "1e9", "--key", "UInt7"}, "--key UInt7: unknown type " + planKeys},
 		{[]string{"plan", "--rows", "1e9", "--key", "String(40..20)"}, "--key String(40..20): String's shortest length 40 is over its longest, 20 (allowed: String (8 to 32 bytes), String(16) or String(min..max), lengths in bytes: 0 <= min <= max, 1 <= max <= 4096)"},

@@ -328,10 +328,8 @@ type parsedPlan struct {
 
 // WithDefaults returns r with every zero field but MemoryBytes set.
 func (r PlanRequest) WithDefaults() PlanRequest {
-	// Types as given, but for the spaces around them (" UInt16" was
-	// written so in the plan's headline).
-	r.Key = cmp.Or(strings.TrimSpace(r.Key), config.DefaultKey)
-	if r.Value = strings.TrimSpace(r.Value); len(r.Attributes) > 0 && r.Value == "" {
+	r.Key = cmp.Or(r.Key, config.DefaultKey)
+	if len(r.Attributes) > 0 && r.Value == "" {
 		_, r.Value = config.SplitAttribute(r.Attributes[0])
 	}
 	r.Value = cmp.Or(r.Value, config.DefaultValue)

@@ -168,7 +168,9 @@ func PlanHeadline(plan Plan) string {
 	if r.Runtime == RuntimeBrowser {
 		where = "this browser's wasm memory"
 	}
-	value := r.Value
+	// The types as given, but for the spaces around them (" UInt16" was
+	// "<UInt64,  UInt16>"); an error shows them exactly.
+	value := strings.TrimSpace(r.Value)
 	if len(r.Attributes) > 1 {
 		value = strings.Join(r.Attributes, ", ")
 	}
@@ -177,7 +179,7 @@ func PlanHeadline(plan Plan) string {
 		rows += fmt.Sprintf(" (%s keys after %s %% growth)", text.Rows(plannedRows(r.Rows, g)), text.Float(g))
 	}
 	return fmt.Sprintf("%s of <%s, %s> in %s (%s), checked at a %s, prefer %s, for %s, %d loader thread(s)",
-		rows, r.Key, value, text.Bytes(plan.BudgetBytes), plan.BudgetFrom, plan.Checked, r.Prefer, where, r.Threads)
+		rows, strings.TrimSpace(r.Key), value, text.Bytes(plan.BudgetBytes), plan.BudgetFrom, plan.Checked, r.Prefer, where, r.Threads)
 }
 
 // PlanSnippet is text the plan offers to copy: a ClickHouse statement or
