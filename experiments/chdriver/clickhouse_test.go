@@ -52,7 +52,14 @@ func within(got, want int64, frac float64) bool {
 // attributes (a 16-byte reference in the cell, the values in each shard's
 // arena) within 0.5 %, and with Nullable ones (the nulls in a set of their
 // keys, HASHED_ARRAY's a bit a row) too. Each run proves
-// its rows: the count, and the checksum of the pairs ClickHouse holds.
+// its rows: the count, and the checksum of the pairs ClickHouse holds; and,
+// but at 1e7, that dictGet finds every key. The load of 1e7 rows is for
+// what shows there only, a reload's peak: HASHED's and HASHED_ARRAY's, the
+// two growths the model has for ClickHouse (SPARSE_HASHED's PackedHashMap
+// grows as HASHED does, in cells of 10 bytes: checked here at 1e6, its
+// reload at 1e7 against ClickHouse's measured ones in package dict's
+// TestClickHouseReloadModel); it reads nothing, the reads at 1e6 prove
+// dictGet.
 // threeAttributes is the dictionary of three attributes.
 var threeAttributes = []string{"UInt16", "UInt32", "Float64"}
 
@@ -94,7 +101,7 @@ func TestClickHouseAgreesWithTheModels(t *testing.T) {
 	}{
 		{1_000_000, []string{"ch_hashed", "ch_sparse_hashed", "ch_hashed_array"}, "UInt64", 1, 0, 0.001, nil},
 		{1_000_000, []string{"ch_hashed", "ch_sparse_hashed"}, "UInt64", 4, 0.9, 0.001, nil},
-		{10_000_000, []string{"ch_hashed", "ch_sparse_hashed", "ch_hashed_array"}, "UInt64", 1, 0, 0.001, nil},
+		{10_000_000, []string{"ch_hashed", "ch_hashed_array"}, "UInt64", 1, 0, 0.001, nil},
 		{140_000, []string{"ch_hashed", "ch_sparse_hashed", "ch_hashed_array"}, "UInt64", 1, 0, 0.001, nil}, // ClickHouse reserves: 2^19 cells, not the grower's 2^20 rows: ClickHouse reserves (dict.clickHouseReserves)
 		{1_000_000, []string{"ch_hashed", "ch_complex_key_hashed"}, "UInt32", 1, 0, 0.01, nil},
 		{1_000_000, []string{"ch_hashed", "ch_complex_key_hashed", "ch_complex_key_sparse_hashed"}, "UInt128", 1, 0, 0.01, nil},
@@ -114,11 +121,12 @@ func TestClickHouseAgreesWithTheModels(t *testing.T) {
 	}
 	for _, c := range cases {
 		rows := c.rows
+		noRead := rows >= 10_000_000 // for the reload's peak alone
 		value := "UInt16"
 		if c.attrs != nil {
 			value = ""
 		}
-		got := drivertest.RunOrFail(t, config.Config{Layouts: c.layouts, Key: c.key, Value: value, Attributes: c.attrs, Rows: rows, Shards: c.shards, MaxLoadFactor: c.mlf, Seed: 1})
+		got := drivertest.RunOrFail(t, config.Config{Layouts: c.layouts, Key: c.key, Value: value, Attributes: c.attrs, Rows: rows, Shards: c.shards, MaxLoadFactor: c.mlf, Seed: 1, NoRead: noRead})
 		for _, name := range c.layouts {
 			r, ok := got[name]
 			if !ok {
@@ -132,7 +140,7 @@ func TestClickHouseAgreesWithTheModels(t *testing.T) {
 			t.Logf("%s %s SHARDS %d: %s; bytes_allocated %d, rss purged %d, model %d (%+.3f %% of %s); load %.2f s, read %.1f M/s (%.1f with %d threads)",
 				name, c.key, c.shards, r.ClickHouseLayout, r.BytesAllocated, ch.RSSPurgedBytes, ch.ModelBytes, ch.DifferencePercent, ch.ComparedWith,
 				r.LoadSeconds, r.ReadRowsPerSecond/1e6, ch.ReadAllThreadsRowsPerSecond/1e6, ch.ReadThreads)
-			if r.ElementCount != rows || r.FoundRate != 1 {
+			if r.ElementCount != rows || (!noRead && r.FoundRate != 1) {
 				t.Errorf("%s %s: element_count %d, found rate %v; want %d, 1", name, c.key, r.ElementCount, r.FoundRate, rows)
 			}
 			if !strings.HasPrefix(ch.Version, "26.") || !strings.Contains(ch.DDL, r.ClickHouseLayout) {
