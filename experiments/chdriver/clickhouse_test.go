@@ -237,7 +237,11 @@ func TestClickHouseAgreesWithTheModels(t *testing.T) {
 // the library, but cannot load 1e7 rows in: "Allocator: Cannot realloc
 // from 4.00 MiB to 8.00 MiB ... (CANNOT_ALLOCATE_MEMORY)") is that run's
 // one-line failure, the promised line of a run out of memory; the job's other runs go on, and no folder is left in
-// the temporary folder.
+// the temporary folder. With -short (the race stage) the job is ClickHouse's
+// run alone: packed's load of 1e7 rows in a race-built worker was 15 s of
+// the test's 17, and what -race watches here is the lab's feed and relay
+// while ClickHouse's worker fails; that the other run goes on is the
+// engine's loop, checked by the unit stage.
 func TestClickHouseFailureIsOneRun(t *testing.T) {
 	worker := needClickHouse(t)
 	tmp := t.TempDir()
@@ -248,9 +252,13 @@ func TestClickHouseFailureIsOneRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv(WorkerEnv, capped)
-	results, err := experiments.Run(context.Background(), config.Config{Layouts: []string{"ch_hashed", "packed"}, Rows: 10_000_000, NoRead: true}, experiments.RunOptions{})
+	layouts := []string{"ch_hashed", "packed"}
+	if testing.Short() {
+		layouts = layouts[:1]
+	}
+	results, err := experiments.Run(context.Background(), config.Config{Layouts: layouts, Rows: 10_000_000, NoRead: true}, experiments.RunOptions{})
 	var failed *experiments.RunsFailedError
-	if !errors.As(err, &failed) || len(failed.Failed) != 1 || len(results) != 1 || results[0].Layout != "packed" {
+	if !errors.As(err, &failed) || len(failed.Failed) != 1 || len(results) != len(layouts)-1 || len(results) > 0 && results[0].Layout != "packed" {
 		t.Fatalf("Run with ClickHouse out of address space: %d results, error %v; want packed measured and ch_hashed failed", len(results), err)
 	}
 	line := failed.Failed[0]
