@@ -485,10 +485,7 @@ func LoaderBytes(key, value core.Type, shards, blockRows int, rows int64, file b
 func SparseUncounted(d ClickHouseDictionary, attrs []Attribute, distinct int64, opt core.Options, shards int) int64 {
 	var gap int64
 	u64 := core.MustType("UInt64")
-	for _, a := range attrs {
-		if d.Table(a.Type) != core.LayoutSparse {
-			continue
-		}
+	for _, a := range d.sparseAttributes(attrs) {
 		pairs := a.NonNull(distinct) // a NULL is in the set of null keys, not the table
 		pr, err := core.Predict(core.LayoutSparse, u64, a.Type, pairs, opt, shards)
 		if err != nil {

@@ -111,12 +111,8 @@ func sparseHashMapTables(key core.Type, attrs []Attribute, n int64, opt core.Opt
 // classes (sparseHashMapTable) over packlab's dense pages.
 func SparseRealGap(d ClickHouseDictionary, attrs []Attribute, distinct int64, opt core.Options, shards int) int64 {
 	var gap int64
-	u64 := core.MustType("UInt64")
-	for _, a := range attrs {
-		if d.Table(a.Type) != core.LayoutSparse {
-			continue
-		}
-		rows := a.NonNull(distinct)
+	for _, a := range d.sparseAttributes(attrs) {
+		rows, u64 := a.NonNull(distinct), core.MustType("UInt64")
 		pr, err := core.Predict(core.LayoutSparse, u64, a.Type, rows, attributeOptions(core.LayoutSparse, a, opt), shards)
 		held, err2 := sparseHashMapTable(u64, a.Type, rows, attributeOptions(core.LayoutSparse, a, opt), shards)
 		if err != nil || err2 != nil {
@@ -125,4 +121,16 @@ func SparseRealGap(d ClickHouseDictionary, attrs []Attribute, distinct int64, op
 		gap += held - pr.FinalBytes
 	}
 	return gap
+}
+
+// sparseAttributes are the attributes of attrs that d keeps in a
+// sparse_hash_map (ClickHouseTable).
+func (d ClickHouseDictionary) sparseAttributes(attrs []Attribute) []Attribute {
+	var out []Attribute
+	for _, a := range attrs {
+		if d.Table(a.Type) == core.LayoutSparse {
+			out = append(out, a)
+		}
+	}
+	return out
 }
