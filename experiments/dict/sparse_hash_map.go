@@ -134,3 +134,17 @@ func (d ClickHouseDictionary) sparseAttributes(attrs []Attribute) []Attribute {
 	}
 	return out
 }
+
+// ComplexKeySparseRealGap is SparseRealGap for COMPLEX_KEY_SPARSE_HASHED,
+// whose model (ComplexKeyPartsBytes, as bytes_allocated) counts each table
+// as its pairs alone: a 16-byte StringRef and the value, padded.
+func ComplexKeySparseRealGap(attrs []Attribute, distinct int64, opt core.Options, shards int) int64 {
+	held, err := sparseHashMapTables(core.MustType("UInt128"), attrs, distinct, opt, shards)
+	if err != nil {
+		return 0
+	}
+	for _, a := range attrs {
+		held -= a.NonNull(distinct) * ((16 + int64(a.Size) + 7) &^ 7)
+	}
+	return held
+}

@@ -375,7 +375,8 @@ func (d *Dictionary) modelTables(cd dict.ClickHouseDictionary, attrs []dict.Attr
 			f.note = "bytes_allocated counts the key index as a byte a row (ClickHouse #118641): real_bytes counts it whole"
 		}
 		if cd.Model == core.LayoutSparse {
-			f.note = "sparse_hash_map's bytes_allocated and packlab's figure are both ClickHouse's estimate of the pairs alone (#22867)"
+			f.real += dict.ComplexKeySparseRealGap(attrs, n, copt, shards)
+			f.note = "sparse_hash_map's bytes_allocated is ClickHouse's estimate of the pairs alone (#22867): real_bytes counts its groups' vectors in jemalloc's size classes"
 		}
 	} else {
 		f.real = simpleFull + dict.SparseRealGap(cd, attrs, n, sopt, shards)
