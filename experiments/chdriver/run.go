@@ -19,6 +19,7 @@ import (
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/dict"
+	"github.com/packlab/packlab/experiments/dict/alloc"
 	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
@@ -439,10 +440,10 @@ func fillClickHouseBreakdown(res *result.Result, d dict.ClickHouseDictionary, ke
 	case d.ComplexKey && t == core.LayoutHashed:
 		pair := (16 + int64(value.Size) + 7) &^ 7
 		cell := pair + 8
-		arena := dict.ArenaBytes(n, keyBytes) // one shard's; several shards: each its own
+		arena := alloc.ArenaBytes(n, keyBytes) // one shard's; several shards: each its own
 		if res.Shards > 1 {
 			per := (n + int64(res.Shards) - 1) / int64(res.Shards)
-			arena = dict.ArenaBytes(per, keyBytes) * int64(res.Shards)
+			arena = alloc.ArenaBytes(per, keyBytes) * int64(res.Shards)
 		}
 		keys := int64(float64(n) * keyBytes) // the keys as the arena holds them (a String's size too)
 		cells := (res.BytesAllocated - arena) / cell

@@ -56,7 +56,7 @@ func ClickHouseComplexKeyMemory(l core.Layout, k PlanKey, attrs []Attribute, n i
 	if d.Model == core.LayoutSparse {
 		// bytes_allocated is sparse_hash_map's estimate of its pairs alone
 		// (ClickHouse #22867); what it holds is its groups' vectors in
-		// jemalloc (sparseHashMapBytes) of the pairs of a 16-byte StringRef
+		// jemalloc (alloc.SparseHashMapBytes) of the pairs of a 16-byte StringRef
 		// and the value, as a UInt128 key's (8-byte aligned) are.
 		tables, err := sparseHashMapTables(core.MustType("UInt128"), attrs, n, opt, shards)
 		if err != nil {

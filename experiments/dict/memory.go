@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/dict/alloc"
 )
 
 // ClickHouseTable is packlab's table of the shape ClickHouse keeps a value
@@ -158,17 +159,17 @@ func StringArenaBytes(attrs []Attribute, n int64, shards int) int64 {
 	if count == 0 || n == 0 {
 		return 0
 	}
-	// A shard's rows spread about the mean (shardSpread), and an arena
+	// A shard's rows spread about the mean (alloc.ShardSpread), and an arena
 	// near a chunk's end takes the next, twice as large, in some shards
 	// and not in others: 200,000 rows of a 2-byte and a 3 to 32-byte String
 	// in 64 shards, 61 KB a shard against 60 KB of chunks, held 1.9 MB more
 	// than arenas of the mean's.
 	if shards <= 1 {
-		return ArenaBytes(int64(float64(n)*count), total/count)
+		return alloc.ArenaBytes(int64(float64(n)*count), total/count)
 	}
 	var b float64
-	shardSpread(n, shards, func(rows int64, w float64) {
-		b += w * float64(ArenaBytes(int64(float64(rows)*count), total/count))
+	alloc.ShardSpread(n, shards, func(rows int64, w float64) {
+		b += w * float64(alloc.ArenaBytes(int64(float64(rows)*count), total/count))
 	})
 	return core.SaturatingMul(int64(math.Round(b)), int64(shards))
 }
@@ -792,25 +793,6 @@ func complexKeyAttributesBytes(d ClickHouseDictionary, keyCopy Attribute, attrs 
 	}
 	arena := StringArenaBytes(append(keys, attrs...), distinct, shards)
 	return core.SaturatingAdd(core.SaturatingAdd(tables, arena), NullSetBytes(attrs, distinct, shards, 16))
-}
-
-// ArenaBytes is what ClickHouse's Arena (Arena.h) allocates to hold count
-// pieces of piece bytes, one after another: chunks of 4 KiB, each twice
-// the last up to 128 MiB, then 128 MiB each; a chunk keeps its last 63
-// bytes as padding (pad_right), and a piece that does not fit in what is
-// left of a chunk starts the next one.
-func ArenaBytes(count int64, piece float64) int64 {
-	const initial, threshold, padRight = 4096, 128 << 20, 63
-	var sum int64
-	left := float64(count)
-	for size := int64(initial); left > 0; {
-		sum = core.SaturatingAdd(sum, size)
-		left -= math.Floor(float64(size-padRight) / max(piece, 1))
-		if size < threshold {
-			size *= 2
-		}
-	}
-	return sum
 }
 
 // EffectiveMLF is the max load factor a layout actually uses: the given one

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/dict/alloc"
 )
 
 // ClickHouse deals a sharded dictionary's keys out by their hash (a key's
@@ -17,35 +18,9 @@ import (
 // grew to 2^14 cells. With 1e6 keys a shard or more the spread is a tenth
 // of a percent of the mean, and a shard's table is the mean's.
 
-// shardSpread calls g with the keys a shard gets and that count's
-// probability, on a grid of 33 points of the normal law that approximates
-// the binomial (a quarter of a standard deviation apart, from -4 to 4, the
-// tails folded into the ends); with one shard, once with every key.
-func shardSpread(distinct int64, shards int, g func(n int64, weight float64)) {
-	if shards <= 1 {
-		g(distinct, 1)
-		return
-	}
-	s := float64(shards)
-	mean := float64(distinct) / s
-	sd := math.Sqrt(mean * (1 - 1/s))
-	phi := func(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
-	for i := -16; i <= 16; i++ {
-		z := float64(i) / 4
-		lo, hi := phi(z-0.125), phi(z+0.125)
-		if i == -16 {
-			lo = 0
-		}
-		if i == 16 {
-			hi = 1
-		}
-		g(max(int64(math.Round(mean+z*sd)), 0), hi-lo)
-	}
-}
-
 // shardedPredict is core.Predict of ClickHouse's shards tables of layout l
 // over distinct keys dealt out by their hash: each shard's figures its
-// expectation over the spread of its keys (shardSpread), summed; where every
+// expectation over the spread of its keys (alloc.ShardSpread), summed; where every
 // count of the spread builds the mean's table, core.Predict's even shards
 // as they are.
 func shardedPredict(l core.Layout, key, value core.Type, distinct int64, opt core.Options, shards int) (core.Prediction, error) {
@@ -57,7 +32,7 @@ func shardedPredict(l core.Layout, key, value core.Type, distinct int64, opt cor
 	one.Reserve = int64(core.ShardReserve(opt.Reserve, shards))
 	var cells, final, growth, values float64
 	same := true
-	shardSpread(distinct, shards, func(n int64, w float64) {
+	alloc.ShardSpread(distinct, shards, func(n int64, w float64) {
 		p, e := core.Predict(l, key, value, n, one, 1)
 		if e != nil {
 			err = e

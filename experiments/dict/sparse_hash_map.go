@@ -2,14 +2,15 @@ package dict
 
 import (
 	"math"
-	"math/bits"
 
 	"github.com/packlab/packlab/core"
+	"github.com/packlab/packlab/experiments/dict/alloc"
 )
 
 // What ClickHouse's sparse_hash_map holds (COMPLEX_KEY_SPARSE_HASHED, and
 // SPARSE_HASHED of a value PackedHashMap does not pack): google's sparsetable
-// with ClickHouse's libc_allocator_with_realloc, so in jemalloc.
+// with ClickHouse's libc_allocator_with_realloc, so in jemalloc
+// (alloc.SparseHashMapBytes).
 //
 //	groups:  ceil(buckets/48) * 16 bytes, one vector          (as packlab's sparse)
 //	group:   its k cells in one malloc'd block, reallocated to k+1 cells on
@@ -23,55 +24,8 @@ import (
 // classes). This model, against what a load grew the server's tracked
 // memory by after SYSTEM JEMALLOC PURGE (sparseHashMapLoads): within 1 %.
 
-// sparseHashMapGroup is google sparsetable's group: 48 buckets.
-const sparseHashMapGroup = 48
-
-// sparseHashMapBytes is what one sparse_hash_map of n keys in buckets cells
-// (packlab's sparse geometry, core.Prediction.BucketCount) holds in
-// jemalloc, cells of cell bytes (std::pair<const K, V>, padded): each
-// group's vector at its expected size class, a group's cells binomial with
-// each bucket occupied at the table's fill.
-func sparseHashMapBytes(n, buckets, cell int64) int64 {
-	if n <= 0 || buckets <= 0 {
-		return 0
-	}
-	groups := (buckets + sparseHashMapGroup - 1) / sparseHashMapGroup
-	p := min(float64(n)/float64(buckets), 1)
-	// E[sizeClass(k*cell)] for k ~ Binomial(48, p), in logs so that no
-	// term underflows at a fill near 0 or 1.
-	lg, _ := math.Lgamma(sparseHashMapGroup + 1)
-	var vector float64
-	for k := 1; k <= sparseHashMapGroup; k++ {
-		a, _ := math.Lgamma(float64(k) + 1)
-		b, _ := math.Lgamma(float64(sparseHashMapGroup-k) + 1)
-		w := lg - a - b + float64(k)*math.Log(p)
-		if p < 1 {
-			w += float64(sparseHashMapGroup-k) * math.Log1p(-p)
-		} else if k < sparseHashMapGroup {
-			continue
-		}
-		vector += math.Exp(w) * float64(jemallocSizeClass(int64(k)*cell))
-	}
-	return core.SaturatingAdd(core.SaturatingMul(groups, 16), int64(math.Round(vector*float64(groups))))
-}
-
-// jemallocSizeClass is the size class jemalloc (ClickHouse's allocator)
-// serves a request of x bytes from: 8, then 16-byte steps to 128, then four
-// classes between powers of two (160, 192, 224, 256, 320, ...).
-func jemallocSizeClass(x int64) int64 {
-	switch {
-	case x <= 8:
-		return 8
-	case x <= 128:
-		return (x + 15) &^ 15
-	}
-	lg := 63 - bits.LeadingZeros64(uint64(x-1)) // 2^lg < x <= 2^(lg+1)
-	step := int64(1) << (lg - 2)
-	return (x + step - 1) / step * step
-}
-
-// sparseHashMapTable is sparseHashMapBytes of one table of distinct keys
-// of key and value types in shards (dealt out by hash: shardSpread), each
+// sparseHashMapTable is alloc.SparseHashMapBytes of one table of distinct keys
+// of key and value types in shards (dealt out by hash: alloc.ShardSpread), each
 // shard in packlab's sparse geometry.
 func sparseHashMapTable(key, value core.Type, distinct int64, opt core.Options, shards int) (int64, error) {
 	one := opt
@@ -79,12 +33,12 @@ func sparseHashMapTable(key, value core.Type, distinct int64, opt core.Options, 
 	cell := int64(core.PaddedCellBytes(key, value))
 	var b float64
 	var err error
-	shardSpread(distinct, shards, func(n int64, w float64) {
+	alloc.ShardSpread(distinct, shards, func(n int64, w float64) {
 		pr, e := core.Predict(core.LayoutSparse, key, value, n, one, 1)
 		if e != nil {
 			err = e
 		}
-		b += w * float64(sparseHashMapBytes(n, pr.BucketCount, cell))
+		b += w * float64(alloc.SparseHashMapBytes(n, pr.BucketCount, cell))
 	})
 	return core.SaturatingMul(int64(math.Round(b)), int64(max(shards, 1))), err
 }

@@ -1,0 +1,105 @@
+// Package alloc is how ClickHouse's allocations hold memory, apart from
+// what a dictionary keeps in them: its Arena's chunks (ArenaBytes),
+// jemalloc's size classes (SizeClass), google's sparse_hash_map in them
+// (SparseHashMapBytes), and the keys a shard gets when a hash deals them
+// out (ShardSpread). Arithmetic on sizes only.
+package alloc
+
+import (
+	"math"
+	"math/bits"
+
+	"github.com/packlab/packlab/core"
+)
+
+// ArenaBytes is what ClickHouse's Arena (Arena.h) allocates to hold count
+// pieces of piece bytes, one after another: chunks of 4 KiB, each twice
+// the last up to 128 MiB, then 128 MiB each; a chunk keeps its last 63
+// bytes as padding (pad_right), and a piece that does not fit in what is
+// left of a chunk starts the next one.
+func ArenaBytes(count int64, piece float64) int64 {
+	const initial, threshold, padRight = 4096, 128 << 20, 63
+	var sum int64
+	left := float64(count)
+	for size := int64(initial); left > 0; {
+		sum = core.SaturatingAdd(sum, size)
+		left -= math.Floor(float64(size-padRight) / max(piece, 1))
+		if size < threshold {
+			size *= 2
+		}
+	}
+	return sum
+}
+
+// sparseGroup is google sparsetable's group: 48 buckets.
+const sparseGroup = 48
+
+// SparseHashMapBytes is what one sparse_hash_map of n keys in buckets cells
+// (packlab's sparse geometry, core.Prediction.BucketCount) holds in
+// jemalloc, cells of cell bytes (std::pair<const K, V>, padded): each
+// group's vector at its expected size class, a group's cells binomial with
+// each bucket occupied at the table's fill.
+func SparseHashMapBytes(n, buckets, cell int64) int64 {
+	if n <= 0 || buckets <= 0 {
+		return 0
+	}
+	groups := (buckets + sparseGroup - 1) / sparseGroup
+	p := min(float64(n)/float64(buckets), 1)
+	// E[sizeClass(k*cell)] for k ~ Binomial(48, p), in logs so that no
+	// term underflows at a fill near 0 or 1.
+	lg, _ := math.Lgamma(sparseGroup + 1)
+	var vector float64
+	for k := 1; k <= sparseGroup; k++ {
+		a, _ := math.Lgamma(float64(k) + 1)
+		b, _ := math.Lgamma(float64(sparseGroup-k) + 1)
+		w := lg - a - b + float64(k)*math.Log(p)
+		if p < 1 {
+			w += float64(sparseGroup-k) * math.Log1p(-p)
+		} else if k < sparseGroup {
+			continue
+		}
+		vector += math.Exp(w) * float64(SizeClass(int64(k)*cell))
+	}
+	return core.SaturatingAdd(core.SaturatingMul(groups, 16), int64(math.Round(vector*float64(groups))))
+}
+
+// SizeClass is the size class jemalloc (ClickHouse's allocator)
+// serves a request of x bytes from: 8, then 16-byte steps to 128, then four
+// classes between powers of two (160, 192, 224, 256, 320, ...).
+func SizeClass(x int64) int64 {
+	switch {
+	case x <= 8:
+		return 8
+	case x <= 128:
+		return (x + 15) &^ 15
+	}
+	lg := 63 - bits.LeadingZeros64(uint64(x-1)) // 2^lg < x <= 2^(lg+1)
+	step := int64(1) << (lg - 2)
+	return (x + step - 1) / step * step
+}
+
+// ShardSpread calls g with the keys a shard gets and that count's
+// probability, on a grid of 33 points of the normal law that approximates
+// the binomial (a quarter of a standard deviation apart, from -4 to 4, the
+// tails folded into the ends); with one shard, once with every key.
+func ShardSpread(distinct int64, shards int, g func(n int64, weight float64)) {
+	if shards <= 1 {
+		g(distinct, 1)
+		return
+	}
+	s := float64(shards)
+	mean := float64(distinct) / s
+	sd := math.Sqrt(mean * (1 - 1/s))
+	phi := func(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
+	for i := -16; i <= 16; i++ {
+		z := float64(i) / 4
+		lo, hi := phi(z-0.125), phi(z+0.125)
+		if i == -16 {
+			lo = 0
+		}
+		if i == 16 {
+			hi = 1
+		}
+		g(max(int64(math.Round(mean+z*sd)), 0), hi-lo)
+	}
+}
