@@ -9,6 +9,7 @@ import (
 
 	"github.com/packlab/packlab/experiments/config"
 	"github.com/packlab/packlab/experiments/server"
+	"github.com/packlab/packlab/experiments/server/table"
 	"github.com/packlab/packlab/experiments/usecase"
 )
 
@@ -43,18 +44,18 @@ func (l *Lab) PlanFromTable(f PlanForm) (PlanView, error) {
 // fromTable is the server (the Your ClickHouse tab's) and the table of a
 // plan over one; an error of the server's form (its URL, a timeout) is
 // plan_from's.
-func (f PlanForm) fromTable() (server.Settings, server.TableAsk, error) {
+func (f PlanForm) fromTable() (server.Settings, table.Ask, error) {
 	s, err := f.Server.settings()
 	if err == nil {
 		_, err = s.ParseURL()
 	}
 	if err != nil {
 		// The server is the other tab's: its form's error, said here.
-		return s, server.TableAsk{}, errorf("plan_from", "the Your ClickHouse tab's server: %s", clickHouseError(err).Message)
+		return s, table.Ask{}, errorf("plan_from", "the Your ClickHouse tab's server: %s", clickHouseError(err).Message)
 	}
-	columns, err := config.SplitList("columns", strings.TrimSpace(f.Columns), "column", server.ColumnsAllowed)
+	columns, err := config.SplitList("columns", strings.TrimSpace(f.Columns), "column", table.ColumnsAllowed)
 	if err != nil {
-		return s, server.TableAsk{}, planError(err) // plan_columns
+		return s, table.Ask{}, planError(err) // plan_columns
 	}
-	return s, server.TableAsk{Table: strings.TrimSpace(f.From), KeyColumn: strings.TrimSpace(f.KeyColumn), Columns: columns}, nil
+	return s, table.Ask{Table: strings.TrimSpace(f.From), KeyColumn: strings.TrimSpace(f.KeyColumn), Columns: columns}, nil
 }

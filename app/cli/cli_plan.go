@@ -20,7 +20,7 @@ import (
 	"github.com/packlab/packlab/experiments/planner"
 	"github.com/packlab/packlab/experiments/planner/write"
 	"github.com/packlab/packlab/experiments/result"
-	"github.com/packlab/packlab/experiments/server"
+	"github.com/packlab/packlab/experiments/server/table"
 	"github.com/packlab/packlab/experiments/store"
 	"github.com/packlab/packlab/experiments/text"
 	"github.com/packlab/packlab/experiments/usecase"
@@ -86,9 +86,9 @@ type planArgs struct {
 	req                          planner.PlanRequest
 	format, resultsDir           string
 	noCal, recal, noSave, verify bool
-	clickhouse, cluster          string          // --verify on this server, or every replica of this cluster (cli_plan_server.go)
-	from                         server.TableAsk // --from: the table on --clickhouse the plan is for
-	queryTimeout                 time.Duration   // --query-timeout: each query on --clickhouse (0: the default)
+	clickhouse, cluster          string        // --verify on this server, or every replica of this cluster (cli_plan_server.go)
+	from                         table.Ask     // --from: the table on --clickhouse the plan is for
+	queryTimeout                 time.Duration // --query-timeout: each query on --clickhouse (0: the default)
 }
 
 // parsePlanArgs reads and checks plan's flags; with -h it prints the usage
@@ -142,7 +142,7 @@ func parsePlanArgs(args []string, stdout io.Writer) (*planArgs, error) {
 	fs.StringVar(&a.from.Table, "from", "", "plan for a dictionary over this table on --clickhouse")
 	fs.StringVar(&a.from.KeyColumn, "key-column", "", "with --from: the key column")
 	fs.Func("columns", "with --from: the attribute columns", func(s string) (err error) {
-		a.from.Columns, err = config.SplitList("columns", s, "column", server.ColumnsAllowed)
+		a.from.Columns, err = config.SplitList("columns", s, "column", table.ColumnsAllowed)
 		return err
 	})
 	if help, err := flags.ParseCommand(fs, "plan", args, stdout, usagePlan); help || err != nil {

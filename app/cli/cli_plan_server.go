@@ -13,6 +13,7 @@ import (
 
 	"github.com/packlab/packlab/experiments/planner"
 	"github.com/packlab/packlab/experiments/server"
+	"github.com/packlab/packlab/experiments/server/table"
 	"github.com/packlab/packlab/experiments/text"
 	"github.com/packlab/packlab/experiments/usecase"
 )
@@ -20,7 +21,7 @@ import (
 // planFrom plans the dictionary over a's --from table on --clickhouse,
 // saying first what it read of the table.
 func planFrom(ctx context.Context, a *planArgs, ask usecase.PlanAsk, stderr io.Writer) (usecase.PlanAnswer, error) {
-	got, err := usecase.PlanFrom(ctx, usecase.PlanFromAsk{Settings: a.settings(), Table: a.from, Plan: ask, Read: func(t *server.Table) {
+	got, err := usecase.PlanFrom(ctx, usecase.PlanFromAsk{Settings: a.settings(), Table: a.from, Plan: ask, Read: func(t *table.Table) {
 		fmt.Fprintln(stderr, "packlab: read", text.Terminal(t.Summary()))
 	}})
 	return got.PlanAnswer, err

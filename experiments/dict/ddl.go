@@ -335,3 +335,13 @@ func SplitTableName(s string) (db, table string, ok bool) {
 	}
 	return "", "", false
 }
+
+// MeanLengthSQL is a String column's (or expression's) mean length over
+// its values, as dict.FileColumn's MeanLen: a NULL counted as a length of
+// 0 took a third off a third-NULL column's.
+func MeanLengthSQL(q string) string {
+	return "avgOrDefaultIf(length(assumeNotNull(" + q + ")), isNotNull(" + q + "))"
+}
+
+// NullsSQL is how many of a column's rows are NULL.
+func NullsSQL(q string) string { return "countIf(isNull(" + q + "))" }

@@ -395,7 +395,7 @@ func (c *Conn) Close() error { return c.conn.Close() }
 
 // Query runs one read-only query under the query timeout and calls scan
 // for each row.
-func (c *Conn) Query(ctx context.Context, sql string, scan func(clickhouseRows) error) error {
+func (c *Conn) Query(ctx context.Context, sql string, scan func(Rows) error) error {
 	qctx, cancel := context.WithTimeout(ctx, c.settings.QueryTimeout)
 	defer cancel()
 	rows, err := c.conn.Query(qctx, sql)
@@ -424,8 +424,8 @@ func (c *Conn) Exec(ctx context.Context, sql string) error {
 	return nil
 }
 
-// clickhouseRows is what a scan function reads a row from.
-type clickhouseRows interface{ Scan(dest ...any) error }
+// Rows is what a scan function (Query) reads a row from.
+type Rows interface{ Scan(dest ...any) error }
 
 func (c *Conn) queryError(ctx, qctx context.Context, err error) error {
 	if ctx.Err() != nil {

@@ -133,7 +133,7 @@ func (c *Conn) skipDown(cluster string) string {
 func (c *Conn) missingReplicas(ctx context.Context, cluster string, answered int) string {
 	var listed uint64
 	var failing []string
-	err := c.Query(ctx, "SELECT count(), groupArrayIf(host_name || ':' || toString(port), errors_count > 0) FROM system.clusters WHERE cluster = "+dict.QuoteString(cluster), func(r clickhouseRows) error {
+	err := c.Query(ctx, "SELECT count(), groupArrayIf(host_name || ':' || toString(port), errors_count > 0) FROM system.clusters WHERE cluster = "+dict.QuoteString(cluster), func(r Rows) error {
 		return r.Scan(&listed, &failing)
 	})
 	if err != nil || int(listed) <= answered {
@@ -152,7 +152,7 @@ const nodeExpr = "hostName() || ':' || toString(tcpPort())"
 
 func (c *Conn) checkCluster(ctx context.Context, cluster string) error {
 	n := 0
-	err := c.Query(ctx, "SELECT count() FROM system.clusters WHERE cluster = "+dict.QuoteString(cluster), func(r clickhouseRows) error {
+	err := c.Query(ctx, "SELECT count() FROM system.clusters WHERE cluster = "+dict.QuoteString(cluster), func(r Rows) error {
 		var v uint64
 		err := r.Scan(&v)
 		n = int(v)
@@ -163,7 +163,7 @@ func (c *Conn) checkCluster(ctx context.Context, cluster string) error {
 	}
 	if n == 0 {
 		var names []string
-		c.Query(ctx, "SELECT DISTINCT cluster FROM system.clusters ORDER BY cluster LIMIT 20", func(r clickhouseRows) error {
+		c.Query(ctx, "SELECT DISTINCT cluster FROM system.clusters ORDER BY cluster LIMIT 20", func(r Rows) error {
 			var s string
 			err := r.Scan(&s)
 			names = append(names, s)
@@ -191,7 +191,7 @@ func (c *Conn) nodes(ctx context.Context, cluster string) ([]Node, error) {
 		return byName[name]
 	}
 	// version() and hostName() are evaluated on each replica.
-	err := c.Query(ctx, "SELECT "+nodeExpr+", toInt64(value), version() FROM "+from(cluster, "system.metrics")+" WHERE metric = 'MemoryTracking'"+c.skipDown(cluster), func(r clickhouseRows) error {
+	err := c.Query(ctx, "SELECT "+nodeExpr+", toInt64(value), version() FROM "+from(cluster, "system.metrics")+" WHERE metric = 'MemoryTracking'"+c.skipDown(cluster), func(r Rows) error {
 		var name, release string
 		var v int64
 		if err := r.Scan(&name, &v, &release); err != nil {
@@ -206,7 +206,7 @@ func (c *Conn) nodes(ctx context.Context, cluster string) ([]Node, error) {
 	}
 	// system.server_settings is from 23.3 on; system.asynchronous_metrics
 	// is not in every build (clickhouse-local has none): each is optional.
-	c.Query(ctx, "SELECT "+nodeExpr+", toInt64OrZero(value) FROM "+from(cluster, "system.server_settings")+" WHERE name = 'max_server_memory_usage'"+c.skipDown(cluster), func(r clickhouseRows) error {
+	c.Query(ctx, "SELECT "+nodeExpr+", toInt64OrZero(value) FROM "+from(cluster, "system.server_settings")+" WHERE name = 'max_server_memory_usage'"+c.skipDown(cluster), func(r Rows) error {
 		var name string
 		var v int64
 		if err := r.Scan(&name, &v); err != nil {
@@ -218,7 +218,7 @@ func (c *Conn) nodes(ctx context.Context, cluster string) ([]Node, error) {
 		}
 		return nil
 	})
-	c.Query(ctx, "SELECT "+nodeExpr+", toInt64(value) FROM "+from(cluster, "system.asynchronous_metrics")+" WHERE metric = 'OSMemoryTotal'"+c.skipDown(cluster), func(r clickhouseRows) error {
+	c.Query(ctx, "SELECT "+nodeExpr+", toInt64(value) FROM "+from(cluster, "system.asynchronous_metrics")+" WHERE metric = 'OSMemoryTotal'"+c.skipDown(cluster), func(r Rows) error {
 		var name string
 		var v int64
 		if err := r.Scan(&name, &v); err != nil {
@@ -247,7 +247,7 @@ func (c *Conn) dictionaries(ctx context.Context, cluster string) ([]Dictionary, 
 	q := "SELECT " + nodeExpr + ", database, name, toString(status), origin, type, `key.names`, `key.types`, `attribute.names`, `attribute.types`," +
 		" bytes_allocated, element_count, load_factor, source, lifetime_min, lifetime_max, loading_duration, last_exception FROM " +
 		from(cluster, "system.dictionaries") + " ORDER BY 1, database, name" + c.skipDown(cluster)
-	err := c.Query(ctx, q, func(r clickhouseRows) error {
+	err := c.Query(ctx, q, func(r Rows) error {
 		var d Dictionary
 		var ba, ec, lmin, lmax uint64
 		var lf float64
@@ -269,7 +269,7 @@ func (c *Conn) dictionaries(ctx context.Context, cluster string) ([]Dictionary, 
 // by node, database and name.
 func (c *Conn) createQueries(ctx context.Context, cluster string) (map[string]string, error) {
 	out := map[string]string{}
-	err := c.Query(ctx, "SELECT "+nodeExpr+", database, name, create_table_query FROM "+from(cluster, "system.tables")+" WHERE engine = 'Dictionary'"+c.skipDown(cluster), func(r clickhouseRows) error {
+	err := c.Query(ctx, "SELECT "+nodeExpr+", database, name, create_table_query FROM "+from(cluster, "system.tables")+" WHERE engine = 'Dictionary'"+c.skipDown(cluster), func(r Rows) error {
 		var node, db, name, q string
 		if err := r.Scan(&node, &db, &name, &q); err != nil {
 			return err
@@ -339,16 +339,6 @@ func sourceParams(ddl string) (string, map[string]string, bool) {
 	return name, params, true
 }
 
-// meanLengthSQL is a String column's (or expression's) mean length over
-// its values, as dict.FileColumn's MeanLen: a NULL counted as a length of
-// 0 took a third off a third-NULL column's.
-func meanLengthSQL(q string) string {
-	return "avgOrDefaultIf(length(assumeNotNull(" + q + ")), isNotNull(" + q + "))"
-}
-
-// nullsSQL is how many of a column's rows are NULL.
-func nullsSQL(q string) string { return "countIf(isNull(" + q + "))" }
-
 // nodeSamples are a source's samples by node ("" for the one node of an
 // inspection without a cluster).
 type nodeSamples map[string]*sample
@@ -398,10 +388,10 @@ func (c *Conn) sample(ctx context.Context, d *Dictionary, cluster string) nodeSa
 			if asText {
 				q = "toString(" + q + ")"
 			}
-			exprs = append(exprs, meanLengthSQL(q), nullsSQL(q))
+			exprs = append(exprs, dict.MeanLengthSQL(q), dict.NullsSQL(q))
 		}
 		for _, col := range nullable {
-			exprs = append(exprs, nullsSQL(d.columnSQL(col)))
+			exprs = append(exprs, dict.NullsSQL(d.columnSQL(col)))
 		}
 		if flat {
 			exprs = append(exprs, "toInt64(max(toUInt64("+d.columnSQL(d.KeyNames[0])+")))")
@@ -423,7 +413,7 @@ func (c *Conn) sample(ctx context.Context, d *Dictionary, cluster string) nodeSa
 		return q
 	}
 	out := nodeSamples{}
-	scan := func(r clickhouseRows) error {
+	scan := func(r Rows) error {
 		var name string
 		var n uint64
 		dest := []any{&name, &n}

@@ -215,7 +215,7 @@ func newSamplers(t *testing.T, node *servertest.Node, n int) *samplers {
 
 func (s *samplers) read(c *Conn) int64 {
 	var v int64
-	if err := c.Query(context.Background(), "SELECT toInt64(value) FROM system.metrics WHERE metric = 'MemoryTracking'", func(r clickhouseRows) error { return r.Scan(&v) }); err != nil {
+	if err := c.Query(context.Background(), "SELECT toInt64(value) FROM system.metrics WHERE metric = 'MemoryTracking'", func(r Rows) error { return r.Scan(&v) }); err != nil {
 		s.t.Error(err)
 	}
 	return v

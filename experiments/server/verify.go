@@ -138,7 +138,7 @@ func VerifyCluster(ctx context.Context, s Settings, cluster string, req VerifyRe
 func (c *Conn) replicaSettings(ctx context.Context, cluster string, s Settings) ([]Settings, error) {
 	var out []Settings
 	e := c.Endpoint
-	err := c.Query(ctx, "SELECT host_address, port FROM system.clusters WHERE cluster = "+dict.QuoteString(cluster)+" ORDER BY shard_num, replica_num", func(r clickhouseRows) error {
+	err := c.Query(ctx, "SELECT host_address, port FROM system.clusters WHERE cluster = "+dict.QuoteString(cluster)+" ORDER BY shard_num, replica_num", func(r Rows) error {
 		var host string
 		var port uint16
 		if err := r.Scan(&host, &port); err != nil {
@@ -348,12 +348,12 @@ func (p *prepared) build(ctx context.Context) (v *Verification, err error) {
 	// serving server already holds and no reload adds; in the base they
 	// would be 12 % of a reload's peak at 1e6 rows (CI saw 0.88x).
 	var n uint64
-	if err := c.Query(ctx, p.warm(v.Database), func(r clickhouseRows) error { return r.Scan(&n) }); err != nil {
+	if err := c.Query(ctx, p.warm(v.Database), func(r Rows) error { return r.Scan(&n) }); err != nil {
 		return v, err
 	}
 	tracked := func(ctx context.Context) (int64, error) {
 		var t int64
-		err := c.Query(ctx, "SELECT toInt64(value) FROM system.metrics WHERE metric = 'MemoryTracking'", func(r clickhouseRows) error { return r.Scan(&t) })
+		err := c.Query(ctx, "SELECT toInt64(value) FROM system.metrics WHERE metric = 'MemoryTracking'", func(r Rows) error { return r.Scan(&t) })
 		return t, err
 	}
 	before, err := tracked(ctx)
@@ -372,7 +372,7 @@ func (p *prepared) build(ctx context.Context) (v *Verification, err error) {
 	// The first load's time, before the samplers below share the server's
 	// cores with the reload (on 2 cores they made a reload of 2e6 rows
 	// take 5.35 s where the first load took 1.64).
-	if err := c.Query(ctx, "SELECT loading_duration FROM system.dictionaries WHERE database = "+dict.QuoteString(v.Database)+" AND name = 'dict'", func(r clickhouseRows) error {
+	if err := c.Query(ctx, "SELECT loading_duration FROM system.dictionaries WHERE database = "+dict.QuoteString(v.Database)+" AND name = 'dict'", func(r Rows) error {
 		var dur float32
 		err := r.Scan(&dur)
 		v.LoadSeconds = float64(dur)
@@ -412,7 +412,7 @@ func (p *prepared) build(ctx context.Context) (v *Verification, err error) {
 		return v, rerr
 	}
 	v.ReloadPeakBytes, v.Samples = peak-before, samples
-	err = c.Query(ctx, "SELECT bytes_allocated, element_count FROM system.dictionaries WHERE database = "+dict.QuoteString(v.Database)+" AND name = 'dict'", func(r clickhouseRows) error {
+	err = c.Query(ctx, "SELECT bytes_allocated, element_count FROM system.dictionaries WHERE database = "+dict.QuoteString(v.Database)+" AND name = 'dict'", func(r Rows) error {
 		var ba, ec uint64
 		if err := r.Scan(&ba, &ec); err != nil {
 			return err

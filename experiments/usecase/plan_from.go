@@ -12,25 +12,26 @@ import (
 	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/planner"
 	"github.com/packlab/packlab/experiments/server"
+	"github.com/packlab/packlab/experiments/server/table"
 )
 
 // PlanFromAsk is a plan for a dictionary over a table on a user's server
 // (packlab plan --from), as a face asks for it.
 type PlanFromAsk struct {
 	Settings server.Settings // the server; its password is used, never kept
-	Table    server.TableAsk
+	Table    table.Ask
 	// Plan is the rest of the plan: its Request's rows, key, value,
 	// attributes and largest key are the table's, and may not be given.
 	Plan PlanAsk
 	// Read, if set, is told of the table once it is read, before the plan
 	// (and its calibration) starts.
-	Read func(*server.Table)
+	Read func(*table.Table)
 }
 
 // PlannedFrom is the plan, and the table it is for.
 type PlannedFrom struct {
 	PlanAnswer
-	Table *server.Table
+	Table *table.Table
 }
 
 // flatSlotsARow is the sparsest keys for which the plan weighs FLAT: past
@@ -39,7 +40,7 @@ type PlannedFrom struct {
 // at a load factor of 0.25 or more, 64 bytes a row at the most).
 const flatSlotsARow = 64
 
-// PlanFrom reads ask's table (server.Conn.ReadTable: its columns' types,
+// PlanFrom reads ask's table (table.Read: its columns' types,
 // rows, distinct keys, key range, and each String column's mean length
 // and NULL share) and plans the dictionary that would read it (Plan):
 // its CREATE DICTIONARY names the table and its columns.
@@ -52,14 +53,14 @@ func PlanFrom(ctx context.Context, ask PlanFromAsk) (PlannedFrom, error) {
 		return PlannedFrom{}, fault.New("from", ask.Table.Table, "given with the key, value, attributes or largest key", "the table alone: its columns say them")
 	}
 	if _, name, ok := dict.SplitTableName(strings.TrimSpace(ask.Table.Table)); !ok || name == "" { // before any connection
-		return PlannedFrom{}, fault.New("from", ask.Table.Table, "not a table", server.TableAllowed)
+		return PlannedFrom{}, fault.New("from", ask.Table.Table, "not a table", table.Allowed)
 	}
 	c, err := server.Connect(ctx, ask.Settings)
 	if err != nil {
 		return PlannedFrom{}, err
 	}
 	defer c.Close()
-	t, err := c.ReadTable(ctx, ask.Table)
+	t, err := table.Read(ctx, c, ask.Table)
 	if err != nil {
 		return PlannedFrom{}, err
 	}
@@ -82,7 +83,7 @@ func PlanFrom(ctx context.Context, ask PlanFromAsk) (PlannedFrom, error) {
 // packlab's rows), and an integer
 // key's largest value from 0, for FLAT, where its arrays would have at
 // most flatSlotsARow elements a row.
-func requestFor(r planner.PlanRequest, t *server.Table) (planner.PlanRequest, error) {
+func requestFor(r planner.PlanRequest, t *table.Table) (planner.PlanRequest, error) {
 	from := t.Database + "." + t.Name
 	if t.Rows == 0 {
 		return r, fault.New("from", from, "an empty table", "a table with rows: the plan is for the dictionary it would load")
@@ -94,8 +95,8 @@ func requestFor(r planner.PlanRequest, t *server.Table) (planner.PlanRequest, er
 	r.Key = t.Key.AttributeType   // a String's lengths are its mean's (KeyMeanLen)
 	r.ComplexKey = t.NotWhole > 0 // a UInt64 would merge them: the key kept whole
 	cols := t.Columns
-	if first := slices.IndexFunc(cols, server.TableColumn.Fixed); first > 0 {
-		cols = append([]server.TableColumn{cols[first]}, append(cols[:first:first], cols[first+1:]...)...)
+	if first := slices.IndexFunc(cols, table.Column.Fixed); first > 0 {
+		cols = append([]table.Column{cols[first]}, append(cols[:first:first], cols[first+1:]...)...)
 	}
 	r.From = &dict.TableSource{Database: t.Database, Table: t.Name, KeyColumn: t.Key.Name, KeyMeanLen: t.Key.MeanLen}
 	for _, c := range cols {

@@ -15,6 +15,7 @@ import (
 	"github.com/packlab/packlab/experiments/planner"
 	"github.com/packlab/packlab/experiments/server"
 	"github.com/packlab/packlab/experiments/server/servertest"
+	"github.com/packlab/packlab/experiments/server/table"
 )
 
 // TestPlanFrom: a plan for a dictionary over a real server's table. Its
@@ -33,8 +34,8 @@ func TestPlanFrom(t *testing.T) {
 	s := server.Settings{URL: node.NativeURL()}
 	none := 0.0
 	read := 0
-	got, err := PlanFrom(context.Background(), PlanFromAsk{Settings: s, Table: server.TableAsk{Table: "shop.users"},
-		Plan: PlanAsk{Request: planner.PlanRequest{GrowthPercent: &none, Prefer: planner.PreferMemory}, Store: openStore(t)}, Read: func(*server.Table) { read++ }})
+	got, err := PlanFrom(context.Background(), PlanFromAsk{Settings: s, Table: table.Ask{Table: "shop.users"},
+		Plan: PlanAsk{Request: planner.PlanRequest{GrowthPercent: &none, Prefer: planner.PreferMemory}, Store: openStore(t)}, Read: func(*table.Table) { read++ }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestPlanFrom(t *testing.T) {
 	// Ids from 0: the answer is FLAT, built there too.
 	node.Exec(t, "CREATE TABLE shop.items (id UInt32, price UInt32, title String) ENGINE = MergeTree ORDER BY id",
 		"INSERT INTO shop.items SELECT number, number * 3, repeat('t', 1 + number % 12) FROM numbers(50000)")
-	items, err := PlanFrom(context.Background(), PlanFromAsk{Settings: s, Table: server.TableAsk{Table: "shop.items"},
+	items, err := PlanFrom(context.Background(), PlanFromAsk{Settings: s, Table: table.Ask{Table: "shop.items"},
 		Plan: PlanAsk{Request: planner.PlanRequest{GrowthPercent: &none, Prefer: planner.PreferMemory}, Store: openStore(t)}})
 	if err != nil {
 		t.Fatal(err)
@@ -107,7 +108,7 @@ func TestPlanFrom(t *testing.T) {
 		{planner.PlanRequest{Rows: 5}, "rows"},
 		{planner.PlanRequest{Attributes: []string{"UInt8"}}, "from"},
 	} {
-		_, err := PlanFrom(context.Background(), PlanFromAsk{Settings: server.Settings{URL: "clickhouse://127.0.0.1:1"}, Table: server.TableAsk{Table: "shop.users"}, Plan: PlanAsk{Request: r.req}})
+		_, err := PlanFrom(context.Background(), PlanFromAsk{Settings: server.Settings{URL: "clickhouse://127.0.0.1:1"}, Table: table.Ask{Table: "shop.users"}, Plan: PlanAsk{Request: r.req}})
 		var fe *fault.FieldError
 		if !errors.As(err, &fe) || fe.Field != r.field {
 			t.Errorf("%+v: %v; want a refusal naming %s before connecting", r.req, err, r.field)
@@ -120,11 +121,11 @@ func TestPlanFrom(t *testing.T) {
 // server that was down said only that, and a silent one took the whole
 // connect timeout first).
 func TestPlanFromRefusesNoTable(t *testing.T) {
-	for _, table := range []string{"a.b.c", ".t", "d.", "`d.t"} {
-		_, err := PlanFrom(context.Background(), PlanFromAsk{Settings: server.Settings{URL: "clickhouse://127.0.0.1:1"}, Table: server.TableAsk{Table: table}})
+	for _, name := range []string{"a.b.c", ".t", "d.", "`d.t"} {
+		_, err := PlanFrom(context.Background(), PlanFromAsk{Settings: server.Settings{URL: "clickhouse://127.0.0.1:1"}, Table: table.Ask{Table: name}})
 		var fe *fault.FieldError
-		if !errors.As(err, &fe) || fe.Field != "from" || fe.Value != table || fe.Problem != "not a table" {
-			t.Errorf("--from %s: %v; want from %s: not a table, before connecting", table, err, table)
+		if !errors.As(err, &fe) || fe.Field != "from" || fe.Value != name || fe.Problem != "not a table" {
+			t.Errorf("--from %s: %v; want from %s: not a table, before connecting", name, err, name)
 		}
 	}
 }
@@ -171,7 +172,7 @@ func TestPlanFromOddTables(t *testing.T) {
 		{"shop.names", "note Nullable(String)", 150_000, 0, false},
 		{"shop.domains", "host String,", 200_000, 0, true},
 	} {
-		got, err := PlanFrom(context.Background(), PlanFromAsk{Settings: s, Table: server.TableAsk{Table: tc.table},
+		got, err := PlanFrom(context.Background(), PlanFromAsk{Settings: s, Table: table.Ask{Table: tc.table},
 			Plan: PlanAsk{Request: planner.PlanRequest{GrowthPercent: &none, Prefer: planner.PreferMemory}, Store: openStore(t)}})
 		if err != nil {
 			t.Fatal(err)

@@ -1,6 +1,6 @@
 //go:build !js
 
-package server
+package table
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/packlab/packlab/experiments/fault"
+	"github.com/packlab/packlab/experiments/server"
 	"github.com/packlab/packlab/experiments/server/servertest"
 )
 
@@ -33,9 +34,13 @@ func TestReadTable(t *testing.T) {
 		"CREATE TABLE `shop.eu`.`users.v2` (id UInt64, age UInt8) ENGINE = MergeTree ORDER BY id",
 		"INSERT INTO `shop.eu`.`users.v2` SELECT number, number % 90 FROM numbers(10)")
 	ctx := context.Background()
-	c := connect(t, Settings{URL: node.NativeURL()})
+	c, err := server.Connect(context.Background(), server.Settings{URL: node.NativeURL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
 
-	got, err := c.ReadTable(ctx, TableAsk{Table: "shop.users", Columns: []string{"country", "score", "age", "name"}})
+	got, err := Read(ctx, c, Ask{Table: "shop.users", Columns: []string{"country", "score", "age", "name"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +50,7 @@ func TestReadTable(t *testing.T) {
 		got.MinKey != "0" || got.MaxKey != "99999" || got.IDs != 99_999 || len(got.Columns) != 4 {
 		t.Fatalf("read %+v", got)
 	}
-	want := []TableColumn{
+	want := []Column{
 		{Name: "country", Type: "LowCardinality(String)", AttributeType: "String", MeanLen: 2},
 		{Name: "score", Type: "Nullable(Float64)", AttributeType: "Nullable(Float64)", NullShare: 0.1},
 		{Name: "age", Type: "UInt8", AttributeType: "UInt8"},
@@ -62,7 +67,7 @@ func TestReadTable(t *testing.T) {
 	}
 
 	// A key that repeats: the distinct keys, which a dictionary keeps.
-	visits, err := c.ReadTable(ctx, TableAsk{Table: "shop.visits", KeyColumn: "user", Columns: []string{"n"}})
+	visits, err := Read(ctx, c, Ask{Table: "shop.visits", KeyColumn: "user", Columns: []string{"n"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,41 +77,41 @@ func TestReadTable(t *testing.T) {
 
 	// A String key (LowCardinality dropped), for a COMPLEX_KEY_ dictionary:
 	// its mean length over the table, and no range of ids.
-	names, err := c.ReadTable(ctx, TableAsk{Table: "shop.users", KeyColumn: "name", Columns: []string{"age"}})
+	names, err := Read(ctx, c, Ask{Table: "shop.users", KeyColumn: "name", Columns: []string{"age"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if k := names.Key; k.AttributeType != "String" || !near(k.MeanLen, 14.5) || names.IDs != 0 || !strings.Contains(names.Summary(), "key name String (14.5 bytes)") {
 		t.Errorf("keyed by name: %+v, %q", names, names.Summary())
 	}
-	if country, err := c.ReadTable(ctx, TableAsk{Table: "shop.users", KeyColumn: "country", Columns: []string{"age"}}); err != nil || country.Key.AttributeType != "String" || !near(country.Key.MeanLen, 2) {
+	if country, err := Read(ctx, c, Ask{Table: "shop.users", KeyColumn: "country", Columns: []string{"age"}}); err != nil || country.Key.AttributeType != "String" || !near(country.Key.MeanLen, 2) {
 		t.Errorf("keyed by country: %+v, %v", country, err)
 	}
 
 	// Names with a dot, in backquotes.
-	if eu, err := c.ReadTable(ctx, TableAsk{Table: "`shop.eu`.`users.v2`"}); err != nil || eu.Database != "shop.eu" || eu.Name != "users.v2" || eu.Rows != 10 {
+	if eu, err := Read(ctx, c, Ask{Table: "`shop.eu`.`users.v2`"}); err != nil || eu.Database != "shop.eu" || eu.Name != "users.v2" || eu.Rows != 10 {
 		t.Errorf("`shop.eu`.`users.v2`: %+v, %v", eu, err)
 	}
 	for _, r := range []struct {
-		ask         TableAsk
+		ask         Ask
 		field, want string
 	}{
-		{TableAsk{Table: "`shop.eu.users"}, "from", "not a table"},
-		{TableAsk{Table: "a.b.c"}, "from", "not a table"},
-		{TableAsk{Table: "shop."}, "from", "not a table"},
-		{TableAsk{Table: "shop.nope"}, "from", "no such table on " + c.Endpoint.Host},
-		{TableAsk{Table: "shop.nope"}, "from", "a table of shop: odd, users, visits"},
-		{TableAsk{Table: "shop.users", KeyColumn: "uid"}, "key_column", "not a column of shop.users (allowed: id, country, score, age, tags, name)"},
-		{TableAsk{Table: "shop.users"}, "columns", "tags: of type Array(String), which the plan does not model"},
-		{TableAsk{Table: "shop.users", Columns: []string{"id"}}, "columns", "the key, not an attribute"},
-		{TableAsk{Table: "shop.users", Columns: []string{"age", "age"}}, "columns", "named twice"},
-		{TableAsk{Table: "shop.users", KeyColumn: "score", Columns: []string{"age"}}, "key_column", "of type Nullable(Float64), not a key the plan weighs"},
-		{TableAsk{Table: "shop.users", KeyColumn: "tags", Columns: []string{"age"}}, "key_column", "of type Array(String), not a key the plan weighs"},
-		{TableAsk{Table: "shop.visits", Columns: []string{"n"}}, "key_column", "primary key is user, day, not one column"},
-		{TableAsk{Table: "users"}, "from", "no such table"}, // the connection's database is default
-		{TableAsk{Table: "shop.odd"}, "columns", "first name: a name the plan's CREATE DICTIONARY does not quote"},
+		{Ask{Table: "`shop.eu.users"}, "from", "not a table"},
+		{Ask{Table: "a.b.c"}, "from", "not a table"},
+		{Ask{Table: "shop."}, "from", "not a table"},
+		{Ask{Table: "shop.nope"}, "from", "no such table on " + c.Endpoint.Host},
+		{Ask{Table: "shop.nope"}, "from", "a table of shop: odd, users, visits"},
+		{Ask{Table: "shop.users", KeyColumn: "uid"}, "key_column", "not a column of shop.users (allowed: id, country, score, age, tags, name)"},
+		{Ask{Table: "shop.users"}, "columns", "tags: of type Array(String), which the plan does not model"},
+		{Ask{Table: "shop.users", Columns: []string{"id"}}, "columns", "the key, not an attribute"},
+		{Ask{Table: "shop.users", Columns: []string{"age", "age"}}, "columns", "named twice"},
+		{Ask{Table: "shop.users", KeyColumn: "score", Columns: []string{"age"}}, "key_column", "of type Nullable(Float64), not a key the plan weighs"},
+		{Ask{Table: "shop.users", KeyColumn: "tags", Columns: []string{"age"}}, "key_column", "of type Array(String), not a key the plan weighs"},
+		{Ask{Table: "shop.visits", Columns: []string{"n"}}, "key_column", "primary key is user, day, not one column"},
+		{Ask{Table: "users"}, "from", "no such table"}, // the connection's database is default
+		{Ask{Table: "shop.odd"}, "columns", "first name: a name the plan's CREATE DICTIONARY does not quote"},
 	} {
-		_, err := c.ReadTable(ctx, r.ask)
+		_, err := Read(ctx, c, r.ask)
 		var fe *fault.FieldError
 		if !errors.As(err, &fe) || fe.Field != r.field || !strings.Contains(err.Error(), r.want) {
 			t.Errorf("%+v: %v; want a %s error saying %q", r.ask, err, r.field, r.want)

@@ -1,9 +1,9 @@
 //go:build !js
 
-package server
+package table
 
-// A table on the server that a dictionary would read (packlab plan
-// --from): its columns' types from system.columns, and in one aggregate
+// Package table reads a table on a server that a dictionary would read
+// (packlab plan --from): its columns' types from system.columns, and in one aggregate
 // over the whole table its rows, its distinct keys, its largest key and
 // each String column's mean length and NULL share, so that the plan weighs
 // the dictionary the table would make, not the lab's generated rows.
@@ -19,18 +19,19 @@ import (
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/fault"
+	"github.com/packlab/packlab/experiments/server"
 	"github.com/packlab/packlab/experiments/text"
 )
 
-// TableAllowed is what names a table (TableAsk.Table).
-const TableAllowed = "DATABASE.TABLE, or TABLE in the connection's database; a name with a dot in backquotes: `my.db`.t"
+// Allowed is what names a table (Ask.Table).
+const Allowed = "DATABASE.TABLE, or TABLE in the connection's database; a name with a dot in backquotes: `my.db`.t"
 
-// ColumnsAllowed is what TableAsk.Columns allows, for a face's error of the
+// ColumnsAllowed is what Ask.Columns allows, for a face's error of the
 // list it splits (config.SplitList).
 const ColumnsAllowed = "the table's column names, comma-separated (default: every column but the key)"
 
-// TableAsk names a table and the columns a dictionary over it would take.
-type TableAsk struct {
+// Ask names a table and the columns a dictionary over it would take.
+type Ask struct {
 	Table     string   // DB.TABLE, or TABLE in the connection's database
 	KeyColumn string   // the key; "" is the table's primary key when it is one column
 	Columns   []string // the attributes; nil is every other column (a face splits its list with ColumnsAllowed)
@@ -44,9 +45,9 @@ type Table struct {
 	Rows     int64  `json:"rows"` // count()
 	// DistinctKeys is uniq(key), an estimate within about 2 %: a
 	// dictionary keeps one row a key, the last one it reads.
-	DistinctKeys int64         `json:"distinct_keys"`
-	Key          TableColumn   `json:"key"`
-	Columns      []TableColumn `json:"columns"`
+	DistinctKeys int64    `json:"distinct_keys"`
+	Key          Column   `json:"key"`
+	Columns      []Column `json:"columns"`
 	// MinKey and MaxKey are the key's smallest and largest, as ClickHouse
 	// writes them.
 	MinKey string `json:"min_key"`
@@ -62,10 +63,10 @@ type Table struct {
 	NotWhole int64 `json:"not_whole,omitempty"`
 }
 
-// TableColumn is a column as the plan takes it: its name, its type as the
+// Column is a column as the plan takes it: its name, its type as the
 // table has it and as the dictionary's attribute would (AttributeType:
 // LowCardinality dropped), and what a String or Nullable column holds.
-type TableColumn struct {
+type Column struct {
 	Name          string  `json:"name"`
 	Type          string  `json:"type"`
 	AttributeType string  `json:"attribute_type"`
@@ -74,44 +75,44 @@ type TableColumn struct {
 }
 
 // Attribute is c as the planner's attribute list says it: "name:Type".
-func (c TableColumn) Attribute() string { return c.Name + ":" + c.AttributeType }
+func (c Column) Attribute() string { return c.Name + ":" + c.AttributeType }
 
 // IsString, Nullable: c's attribute is a String (Nullable or not), a
 // Nullable (of any type). Fixed: neither, a value packlab's own tables
 // hold.
-func (c TableColumn) IsString() bool { return strings.Contains(c.AttributeType, "String") }
-func (c TableColumn) Nullable() bool { return strings.HasPrefix(c.AttributeType, "Nullable(") }
-func (c TableColumn) Fixed() bool    { return !c.IsString() && !c.Nullable() }
+func (c Column) IsString() bool { return strings.Contains(c.AttributeType, "String") }
+func (c Column) Nullable() bool { return strings.HasPrefix(c.AttributeType, "Nullable(") }
+func (c Column) Fixed() bool    { return !c.IsString() && !c.Nullable() }
 
 // Figures is what c holds as dict's model takes it, or nil for a Fixed
 // column.
-func (c TableColumn) Figures() *dict.FileColumn {
+func (c Column) Figures() *dict.FileColumn {
 	if c.Fixed() {
 		return nil
 	}
 	return &dict.FileColumn{MeanLen: c.MeanLen, NullShare: c.NullShare}
 }
 
-// ReadTable reads ask's table: its columns, then one aggregate over every
+// Read reads ask's table: its columns, then one aggregate over every
 // row of the key and the chosen String and Nullable columns (a reload of
 // the dictionary reads as much; ClickHouse takes a String's lengths from
 // its offsets). A table, key or column that is not there, or of a type
 // the plan does not model, is a fault naming the field (from, key_column,
 // columns) with what is there.
-func (c *Conn) ReadTable(ctx context.Context, ask TableAsk) (*Table, error) {
+func Read(ctx context.Context, c *server.Conn, ask Ask) (*Table, error) {
 	db, name, ok := dict.SplitTableName(strings.TrimSpace(ask.Table))
 	if db == "" {
 		db = c.Endpoint.Database
 	}
 	if !ok || db == "" || name == "" {
-		return nil, fault.New("from", ask.Table, "not a table", TableAllowed)
+		return nil, fault.New("from", ask.Table, "not a table", Allowed)
 	}
 	t := &Table{Server: c.Endpoint.Host, Database: db, Name: name}
 	type column struct{ name, typ string }
 	var cols []column
 	var pk string
 	err := c.Query(ctx, "SELECT c.name, c.type, t.primary_key FROM system.columns AS c INNER JOIN system.tables AS t ON c.database = t.database AND c.table = t.name"+
-		" WHERE c.database = "+dict.QuoteString(db)+" AND c.table = "+dict.QuoteString(name)+" ORDER BY c.position", func(r clickhouseRows) error {
+		" WHERE c.database = "+dict.QuoteString(db)+" AND c.table = "+dict.QuoteString(name)+" ORDER BY c.position", func(r server.Rows) error {
 		var col column
 		if err := r.Scan(&col.name, &col.typ, &pk); err != nil {
 			return err
@@ -123,7 +124,7 @@ func (c *Conn) ReadTable(ctx context.Context, ask TableAsk) (*Table, error) {
 		return nil, err
 	}
 	if len(cols) == 0 {
-		return nil, fault.New("from", db+"."+name, "no such table on "+c.Endpoint.Host, c.tablesIn(ctx, db))
+		return nil, fault.New("from", db+"."+name, "no such table on "+c.Endpoint.Host, tablesIn(ctx, c, db))
 	}
 	names := make([]string, len(cols))
 	for i, col := range cols {
@@ -147,7 +148,7 @@ func (c *Conn) ReadTable(ctx context.Context, ask TableAsk) (*Table, error) {
 		return nil, err
 	}
 	kt, err := core.ParseType(kc.typ)
-	t.Key = TableColumn{Name: kc.name, Type: kc.typ, AttributeType: cmp.Or(kt.Name, dict.AttributeTypeOf(kc.typ))}
+	t.Key = Column{Name: kc.name, Type: kc.typ, AttributeType: cmp.Or(kt.Name, dict.AttributeTypeOf(kc.typ))}
 	if err != nil && t.Key.AttributeType != "String" { // a String: a COMPLEX_KEY_ dictionary's
 		return nil, fault.New("key_column", key, "of type "+kc.typ+", not a key the plan weighs", strings.Join(core.TypeNames(), ", ")+", String")
 	}
@@ -175,13 +176,13 @@ func (c *Conn) ReadTable(ctx context.Context, ask TableAsk) (*Table, error) {
 				"columns of "+strings.Join(core.TypeNames(), ", ")+", String, or Nullable or LowCardinality of them")
 		case !dict.IsAttributeName(col.name):
 			return nil, fault.New("columns", col.name, "a name the plan's CREATE DICTIONARY does not quote", "a column named by letters, digits and _")
-		case slices.ContainsFunc(t.Columns, func(c TableColumn) bool { return c.Name == col.name }):
+		case slices.ContainsFunc(t.Columns, func(c Column) bool { return c.Name == col.name }):
 			return nil, fault.New("columns", col.name, "named twice", "each column once")
 		default:
-			t.Columns = append(t.Columns, TableColumn{Name: col.name, Type: col.typ, AttributeType: at})
+			t.Columns = append(t.Columns, Column{Name: col.name, Type: col.typ, AttributeType: at})
 		}
 	}
-	if err := c.aggregate(ctx, t, kt); err != nil {
+	if err := aggregate(ctx, c, t, kt); err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -189,11 +190,11 @@ func (c *Conn) ReadTable(ctx context.Context, ask TableAsk) (*Table, error) {
 
 // aggregate fills t's rows, distinct keys, key range and column figures
 // in one query.
-func (c *Conn) aggregate(ctx context.Context, t *Table, key core.Type) error {
+func aggregate(ctx context.Context, c *server.Conn, t *Table, key core.Type) error {
 	k := dict.QuoteIdent(t.Key.Name)
 	exprs := []string{"count()", "uniq(" + k + ")", "toString(min(" + k + "))", "toString(max(" + k + "))", "toInt64(0)", "toUInt64(0)", "toFloat64(0)"}
 	if t.Key.IsString() {
-		exprs[6] = meanLengthSQL(k)
+		exprs[6] = dict.MeanLengthSQL(k)
 	} else if key.Kind != core.KindFloat && key.Kind != core.KindUUID && key.Size <= 8 {
 		exprs[4] = "toInt64(if(min(" + k + ") >= 0 AND max(" + k + ") <= 4611686018427387904, max(" + k + "), 0))"
 	}
@@ -204,12 +205,12 @@ func (c *Conn) aggregate(ctx context.Context, t *Table, key core.Type) error {
 		q := dict.QuoteIdent(col.Name)
 		mean := "toFloat64(0)"
 		if col.IsString() {
-			mean = meanLengthSQL(q)
+			mean = dict.MeanLengthSQL(q)
 		}
-		exprs = append(exprs, mean, nullsSQL(q))
+		exprs = append(exprs, mean, dict.NullsSQL(q))
 	}
 	q := "SELECT " + strings.Join(exprs, ", ") + " FROM " + dict.QuoteIdent(t.Database) + "." + dict.QuoteIdent(t.Name)
-	return c.Query(ctx, q, func(r clickhouseRows) error {
+	return c.Query(ctx, q, func(r server.Rows) error {
 		var rows, distinct, notWhole uint64
 		dest := []any{&rows, &distinct, &t.MinKey, &t.MaxKey, &t.IDs, &notWhole, &t.Key.MeanLen}
 		means := make([]float64, len(t.Columns))
@@ -233,9 +234,9 @@ func (c *Conn) aggregate(ctx context.Context, t *Table, key core.Type) error {
 
 // tablesIn is what a refusal lists of db's tables: their names, or why
 // there are none.
-func (c *Conn) tablesIn(ctx context.Context, db string) string {
+func tablesIn(ctx context.Context, c *server.Conn, db string) string {
 	var names []string
-	err := c.Query(ctx, "SELECT name FROM system.tables WHERE database = "+dict.QuoteString(db)+" AND NOT is_temporary AND engine NOT IN ('Dictionary', 'View') ORDER BY name LIMIT 21", func(r clickhouseRows) error {
+	err := c.Query(ctx, "SELECT name FROM system.tables WHERE database = "+dict.QuoteString(db)+" AND NOT is_temporary AND engine NOT IN ('Dictionary', 'View') ORDER BY name LIMIT 21", func(r server.Rows) error {
 		var n string
 		if err := r.Scan(&n); err != nil {
 			return err
@@ -267,7 +268,7 @@ func keyThousands(s string) string {
 // (0 to 999,999); attributes country String (7.2 bytes), score
 // Nullable(Float64) (10.0 % NULL)".
 func (t *Table) Summary() string {
-	describe := func(c TableColumn, more ...string) string {
+	describe := func(c Column, more ...string) string {
 		if c.IsString() {
 			more = append(more, fmt.Sprintf("%.1f bytes", c.MeanLen))
 		}
