@@ -56,13 +56,8 @@ func ClickHouseComplexKeyMemory(l core.Layout, k PlanKey, attrs []Attribute, n i
 	if d.Model == core.LayoutSparse {
 		// bytes_allocated is sparse_hash_map's estimate of its pairs alone
 		// (ClickHouse #22867); what it holds is its groups' vectors in
-		// jemalloc (alloc.SparseHashMapBytes) of the pairs of a 16-byte StringRef
-		// and the value, as a UInt128 key's (8-byte aligned) are.
-		tables, err := sparseHashMapTables(core.MustType("UInt128"), attrs, n, opt, shards)
-		if err != nil {
-			return nil
-		}
-		steady = tables + withKeys + NullSetBytes(attrs, n, shards, 16)
+		// jemalloc, as inspect counts it too.
+		steady += ComplexKeySparseRealGap(attrs, n, opt, shards)
 	}
 	simpleTables := simple.SteadyBytes - arena
 	tables := steady - withKeys

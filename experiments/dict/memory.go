@@ -36,7 +36,7 @@ func AttributesPrediction(l core.Layout, key core.Type, attrs []Attribute, n int
 // attributesPrediction is AttributesPrediction by predict: core.Predict's
 // even shards for packlab's tables, shardedPredict's spread for
 // ClickHouse's (Predict).
-func attributesPrediction(predict func(core.Layout, core.Type, core.Type, int64, core.Options, int) (core.Prediction, error),
+func attributesPrediction(predict predictor,
 	l core.Layout, key core.Type, attrs []Attribute, n int64, opt core.Options, shards int) (core.Prediction, error) {
 	// The first attribute's table is the others' (the lab's first is
 	// never Nullable; a server's may be: an only attribute Nullable(String)
@@ -164,14 +164,11 @@ func StringArenaBytes(attrs []Attribute, n int64, shards int) int64 {
 	// and not in others: 200,000 rows of a 2-byte and a 3 to 32-byte String
 	// in 64 shards, 61 KB a shard against 60 KB of chunks, held 1.9 MB more
 	// than arenas of the mean's.
-	if shards <= 1 {
-		return alloc.ArenaBytes(int64(float64(n)*count), total/count)
-	}
 	var b float64
 	alloc.ShardSpread(n, shards, func(rows int64, w float64) {
 		b += w * float64(alloc.ArenaBytes(int64(float64(rows)*count), total/count))
 	})
-	return core.SaturatingMul(int64(math.Round(b)), int64(shards))
+	return core.SaturatingMul(int64(math.Round(b)), int64(max(shards, 1)))
 }
 
 // StringBytes is the bytes of the String values of n rows of attrs, at
@@ -487,8 +484,8 @@ func SparseUncounted(d ClickHouseDictionary, attrs []Attribute, distinct int64, 
 	var gap int64
 	u64 := core.MustType("UInt64")
 	for _, a := range d.sparseAttributes(attrs) {
-		pairs := a.NonNull(distinct) // a NULL is in the set of null keys, not the table
-		pr, err := core.Predict(core.LayoutSparse, u64, a.Type, pairs, opt, shards)
+		pairs := a.NonNull(distinct)                                                                                          // a NULL is in the set of null keys, not the table
+		pr, err := shardedPredict(core.LayoutSparse, u64, a.Type, pairs, attributeOptions(core.LayoutSparse, a, opt), shards) // as Predict counts it
 		if err != nil {
 			return 0
 		}
@@ -641,7 +638,7 @@ func PredictEven(d ClickHouseDictionary, attrs []Attribute, distinct, rows int64
 	return predictDictionary(core.Predict, d, attrs, distinct, rows, opt, shards)
 }
 
-func predictDictionary(predict func(core.Layout, core.Type, core.Type, int64, core.Options, int) (core.Prediction, error),
+func predictDictionary(predict predictor,
 	d ClickHouseDictionary, attrs []Attribute, distinct, rows int64, opt core.Options, shards int) (core.Prediction, error) {
 	if !d.TakesMaxLoadFactor() {
 		opt.MaxLoadFactor = 0

@@ -18,9 +18,31 @@ import (
 // grew to 2^14 cells. With 1e6 keys a shard or more the spread is a tenth
 // of a percent of the mean, and a shard's table is the mean's.
 
+// predictor is core.Predict's signature: core.Predict (even shards) or
+// shardedPredict (ClickHouse's hash-dealt ones).
+type predictor func(l core.Layout, key, value core.Type, distinct int64, opt core.Options, shards int) (core.Prediction, error)
+
+// eachShard calls g with core.Predict's one table of layout l for each
+// count of keys a hash deals a shard (alloc.ShardSpread) and its weight;
+// each table reserved for its share of opt's reservation.
+func eachShard(l core.Layout, key, value core.Type, distinct int64, opt core.Options, shards int, g func(p core.Prediction, n int64, weight float64)) error {
+	one := opt
+	one.Reserve = int64(core.ShardReserve(opt.Reserve, shards))
+	var err error
+	alloc.ShardSpread(distinct, shards, func(n int64, w float64) {
+		p, e := core.Predict(l, key, value, n, one, 1)
+		if e != nil {
+			err = e
+			return
+		}
+		g(p, n, w)
+	})
+	return err
+}
+
 // shardedPredict is core.Predict of ClickHouse's shards tables of layout l
 // over distinct keys dealt out by their hash: each shard's figures its
-// expectation over the spread of its keys (alloc.ShardSpread), summed; where every
+// expectation over the spread of its keys (eachShard), summed; where every
 // count of the spread builds the mean's table, core.Predict's even shards
 // as they are.
 func shardedPredict(l core.Layout, key, value core.Type, distinct int64, opt core.Options, shards int) (core.Prediction, error) {
@@ -28,16 +50,9 @@ func shardedPredict(l core.Layout, key, value core.Type, distinct int64, opt cor
 	if err != nil || shards <= 1 || even.Saturated {
 		return even, err
 	}
-	one := opt
-	one.Reserve = int64(core.ShardReserve(opt.Reserve, shards))
 	var cells, final, growth, values float64
 	same := true
-	alloc.ShardSpread(distinct, shards, func(n int64, w float64) {
-		p, e := core.Predict(l, key, value, n, one, 1)
-		if e != nil {
-			err = e
-			return
-		}
+	err = eachShard(l, key, value, distinct, opt, shards, func(p core.Prediction, _ int64, w float64) {
 		same = same && p.BucketCount*int64(shards) == even.BucketCount && p.ValueBytes*int64(shards) == even.ValueBytes
 		cells += w * float64(p.BucketCount)
 		final += w * float64(p.FinalBytes)

@@ -25,20 +25,13 @@ import (
 // memory by after SYSTEM JEMALLOC PURGE (sparseHashMapLoads): within 1 %.
 
 // sparseHashMapTable is alloc.SparseHashMapBytes of one table of distinct keys
-// of key and value types in shards (dealt out by hash: alloc.ShardSpread), each
+// of key and value types in shards (dealt out by hash: eachShard), each
 // shard in packlab's sparse geometry.
 func sparseHashMapTable(key, value core.Type, distinct int64, opt core.Options, shards int) (int64, error) {
-	one := opt
-	one.Reserve = int64(core.ShardReserve(opt.Reserve, shards))
 	cell := int64(core.PaddedCellBytes(key, value))
 	var b float64
-	var err error
-	alloc.ShardSpread(distinct, shards, func(n int64, w float64) {
-		pr, e := core.Predict(core.LayoutSparse, key, value, n, one, 1)
-		if e != nil {
-			err = e
-		}
-		b += w * float64(alloc.SparseHashMapBytes(n, pr.BucketCount, cell))
+	err := eachShard(core.LayoutSparse, key, value, distinct, opt, shards, func(p core.Prediction, n int64, w float64) {
+		b += w * float64(alloc.SparseHashMapBytes(n, p.BucketCount, cell))
 	})
 	return core.SaturatingMul(int64(math.Round(b)), int64(max(shards, 1))), err
 }
@@ -66,9 +59,9 @@ func sparseHashMapTables(key core.Type, attrs []Attribute, n int64, opt core.Opt
 func SparseRealGap(d ClickHouseDictionary, attrs []Attribute, distinct int64, opt core.Options, shards int) int64 {
 	var gap int64
 	for _, a := range d.sparseAttributes(attrs) {
-		rows, u64 := a.NonNull(distinct), core.MustType("UInt64")
-		pr, err := core.Predict(core.LayoutSparse, u64, a.Type, rows, attributeOptions(core.LayoutSparse, a, opt), shards)
-		held, err2 := sparseHashMapTable(u64, a.Type, rows, attributeOptions(core.LayoutSparse, a, opt), shards)
+		rows, u64, o := a.NonNull(distinct), core.MustType("UInt64"), attributeOptions(core.LayoutSparse, a, opt)
+		pr, err := shardedPredict(core.LayoutSparse, u64, a.Type, rows, o, shards) // as Predict counts it
+		held, err2 := sparseHashMapTable(u64, a.Type, rows, o, shards)
 		if err != nil || err2 != nil {
 			return 0
 		}
@@ -93,12 +86,13 @@ func (d ClickHouseDictionary) sparseAttributes(attrs []Attribute) []Attribute {
 // whose model (ComplexKeyPartsBytes, as bytes_allocated) counts each table
 // as its pairs alone: a 16-byte StringRef and the value, padded.
 func ComplexKeySparseRealGap(attrs []Attribute, distinct int64, opt core.Options, shards int) int64 {
-	held, err := sparseHashMapTables(core.MustType("UInt128"), attrs, distinct, opt, shards)
+	ref := core.MustType("UInt128") // a 16-byte StringRef, 8-byte aligned as a UInt128
+	held, err := sparseHashMapTables(ref, attrs, distinct, opt, shards)
 	if err != nil {
 		return 0
 	}
 	for _, a := range attrs {
-		held -= a.NonNull(distinct) * ((16 + int64(a.Size) + 7) &^ 7)
+		held -= a.NonNull(distinct) * int64(core.PaddedCellBytes(ref, a.Type))
 	}
 	return held
 }

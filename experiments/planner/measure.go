@@ -4,7 +4,8 @@ package planner
 // shard's load and read speed and the RSS overhead over the computed bytes;
 // for the loader, the gain of each extra parallel worker and the producer's
 // ceiling. All of it comes from saved results; CalibrationConfigs are the
-// short runs at CalibrationRows that make the missing ones.
+// short runs (at the plan's own size, 1e6 to 1e7: calibrationRowsFor) that
+// make the missing ones.
 
 import (
 	"cmp"
