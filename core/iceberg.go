@@ -462,7 +462,7 @@ type icebergShape struct {
 
 func icebergShapeOf(keyBytes, valueBytes int, m uint64, mlf float64) icebergShape {
 	f := icebergGeo(keyBytes, valueBytes, m, 0, icebergFrontSlots)
-	maxFill := uint64(mlf * float64(f.c) * float64(m))
+	maxFill := icebergFill(f, m, mlf)
 	want := icebergBackSlots(m, f.c, mlf)
 	// The back yard's geometry depends on its bucket count (the remainder
 	// shrinks as it grows): a fixed point of at most a few steps.
@@ -478,6 +478,18 @@ func icebergShapeOf(keyBytes, valueBytes int, m uint64, mlf float64) icebergShap
 	}
 	b = icebergGeo(keyBytes, valueBytes, mb, 1, icebergBackSlotsMin)
 	return icebergShape{front: f, back: b, maxFill: maxFill}
+}
+
+// icebergMaxFill is the pairs a table of m front buckets holds before it
+// grows (icebergShapeOf's maxFill without the back yard, which the growth
+// rule does not need: a replay of a 1e9-key table's growths asks it some
+// hundred times, and icebergBackSlots' Poisson tail was 80 % of its time).
+func icebergMaxFill(keyBytes, valueBytes int, m uint64, mlf float64) uint64 {
+	return icebergFill(icebergGeo(keyBytes, valueBytes, m, 0, icebergFrontSlots), m, mlf)
+}
+
+func icebergFill(front icebergYard, m uint64, mlf float64) uint64 {
+	return uint64(mlf * float64(front.c) * float64(m))
 }
 
 // icebergBackSlots is the back yard's slots for m front buckets of c slots
@@ -511,9 +523,9 @@ func icebergNextBuckets(m uint64) uint64 {
 // excess (207,476 pairs of a 1e7 load) through the back yard to the
 // overflow table, and two more growths followed at once.
 func icebergGrowTo(keyBytes, valueBytes int, m uint64, mlf float64) uint64 {
-	fill := icebergShapeOf(keyBytes, valueBytes, m, mlf).maxFill
+	fill := icebergMaxFill(keyBytes, valueBytes, m, mlf)
 	next := icebergNextBuckets(m)
-	for icebergShapeOf(keyBytes, valueBytes, next, mlf).maxFill <= fill {
+	for icebergMaxFill(keyBytes, valueBytes, next, mlf) <= fill {
 		next = icebergNextBuckets(next)
 	}
 	return next
@@ -524,7 +536,7 @@ func icebergGrowTo(keyBytes, valueBytes int, m uint64, mlf float64) uint64 {
 // its last growth (0 if it never grew).
 func icebergBucketsFor(keyBytes, valueBytes int, start, n uint64, mlf float64) (final, previous uint64) {
 	m := start
-	for n > icebergShapeOf(keyBytes, valueBytes, m, mlf).maxFill {
+	for n > icebergMaxFill(keyBytes, valueBytes, m, mlf) {
 		previous, m = m, icebergGrowTo(keyBytes, valueBytes, m, mlf)
 	}
 	return m, previous
@@ -538,12 +550,12 @@ func icebergReserveBuckets(keyBytes, valueBytes int, n uint64, mlf float64) uint
 	// bisection; past such a drop it may be the first m after it, not the
 	// fewest.
 	lo, hi := uint64(icebergInitialBuckets), max(n, icebergInitialBuckets)
-	if icebergShapeOf(keyBytes, valueBytes, lo, mlf).maxFill >= n {
+	if icebergMaxFill(keyBytes, valueBytes, lo, mlf) >= n {
 		return lo
 	}
 	for hi-lo > 1 {
 		mid := lo + (hi-lo)/2
-		if icebergShapeOf(keyBytes, valueBytes, mid, mlf).maxFill >= n {
+		if icebergMaxFill(keyBytes, valueBytes, mid, mlf) >= n {
 			hi = mid
 		} else {
 			lo = mid

@@ -196,3 +196,84 @@ func TestPredictExactAtTheEdges(t *testing.T) {
 		}
 	}
 }
+
+// TestPredictShardsDealtByHash: ShardOf deals keys out by hash, so with
+// the mean a little below a growth point some shards grow and some do not.
+// Predict's figure is the expectation over that spread; the real tables
+// are one draw of it (hashed's: 4 shards fewer grew than the expectation's
+// 29, 8.4 % under it; the others within 3 %), and 64 even shards are
+// 27-54 % under them (sparse, whose pages follow its keys, 3 %).
+func TestPredictShardsDealtByHash(t *testing.T) {
+	k, v := MustType("UInt64"), MustType("UInt16")
+	const shards = 64
+	for _, l := range []Layout{LayoutHashed, LayoutPacked, LayoutSparse, LayoutHashedArray, LayoutCompact, LayoutIceberg} {
+		opt := Options{}
+		// The first count of keys above 1,500 whose table is larger than
+		// the count's before it: a growth point.
+		at := int64(1500)
+		for base, _ := Predict(l, k, v, at, opt, 1); ; at++ {
+			if p, _ := Predict(l, k, v, at+1, opt, 1); p.BucketCount != base.BucketCount {
+				break
+			}
+		}
+		rows := shards * (at - 5) // the mean 5 keys below it: about 45 % of the shards grow
+		s, err := NewSharded[uint64, uint16](l, opt, shards)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(3, uint64(len(l))))
+		for s.Len() < int(rows) {
+			s.Insert(rng.Uint64(), 1)
+		}
+		got := s.Stats().BytesAllocated
+		s.Close()
+		pr, err := Predict(l, k, v, rows, opt, shards)
+		if err != nil {
+			t.Fatal(err)
+		}
+		even, _ := PredictEven(l, k, v, rows, opt, shards)
+		if off := float64(pr.FinalBytes-got) / float64(got); math.Abs(off) > 0.10 {
+			t.Errorf("%s, %d keys in %d shards (%d a shard, growing at %d): predicted %d, the tables hold %d (%+.1f %%; even shards %d)",
+				l, rows, shards, rows/shards, at+1, pr.FinalBytes, got, 100*off, even.FinalBytes)
+		}
+		if pr.PeakBytes < pr.FinalBytes || pr.BucketCount <= even.BucketCount {
+			t.Errorf("%s: peak %d below final %d, or cells %d not above even shards' %d", l, pr.PeakBytes, pr.FinalBytes, pr.BucketCount, even.BucketCount)
+		}
+	}
+}
+
+// TestShardSteps: the weights sum to one about the mean; a step's weight
+// is the normal law's over its counts; a spread within one step is one
+// call; and one shard is every key once.
+func TestShardSteps(t *testing.T) {
+	const distinct, shards = 200_000, 64 // 3,125 a shard, sd 55.5
+	var sum, mean, above float64
+	calls := 0
+	ShardSteps(distinct, shards, func(n int64) int64 { return n / 10 }, func(n int64, w float64) {
+		sum += w
+		mean += w * float64(n)
+		if n >= 3130 {
+			above += w
+		}
+	})
+	sd := math.Sqrt(3125 * (1 - 1.0/shards))
+	want := 0.5 * math.Erfc((3129.5-3125)/sd/math.Sqrt2)
+	if math.Abs(sum-1) > 1e-9 || math.Abs(mean-3125) > 0.5 || math.Abs(above-want) > 1e-9 {
+		t.Errorf("64 shards of 200,000 keys in steps of 10: weights %.9f, mean %.2f, above 3,129 %.6f; want 1, 3,125, %.6f", sum, mean, above, want)
+	}
+	ShardSteps(distinct, shards, func(n int64) int64 { return 7 }, func(n int64, w float64) {
+		calls++
+		if n != 3125 || w != 1 {
+			t.Errorf("one step: %d keys at %v, want 3,125 at 1", n, w)
+		}
+	})
+	ShardSteps(5, 1, func(n int64) int64 { return n }, func(n int64, w float64) {
+		calls++
+		if n != 5 || w != 1 {
+			t.Errorf("one shard: %d keys at %v", n, w)
+		}
+	})
+	if calls != 2 {
+		t.Errorf("one step and one shard: %d calls, want 2", calls)
+	}
+}

@@ -34,8 +34,8 @@ func AttributesPrediction(l core.Layout, key core.Type, attrs []Attribute, n int
 }
 
 // attributesPrediction is AttributesPrediction by predict: core.Predict's
-// even shards for packlab's tables, shardedPredict's spread for
-// ClickHouse's (Predict).
+// hash-dealt shards, or core.PredictEven's for the reload model
+// (PredictEven).
 func attributesPrediction(predict predictor,
 	l core.Layout, key core.Type, attrs []Attribute, n int64, opt core.Options, shards int) (core.Prediction, error) {
 	// The first attribute's table is the others' (the lab's first is
@@ -159,15 +159,14 @@ func StringArenaBytes(attrs []Attribute, n int64, shards int) int64 {
 	if count == 0 || n == 0 {
 		return 0
 	}
-	// A shard's rows spread about the mean (alloc.ShardSpread), and an arena
+	// A shard's rows spread about the mean (core.ShardSteps), and an arena
 	// near a chunk's end takes the next, twice as large, in some shards
 	// and not in others: 200,000 rows of a 2-byte and a 3 to 32-byte String
 	// in 64 shards, 61 KB a shard against 60 KB of chunks, held 1.9 MB more
 	// than arenas of the mean's.
 	var b float64
-	alloc.ShardSpread(n, shards, func(rows int64, w float64) {
-		b += w * float64(alloc.ArenaBytes(int64(float64(rows)*count), total/count))
-	})
+	arena := func(rows int64) int64 { return alloc.ArenaBytes(int64(float64(rows)*count), total/count) }
+	core.ShardSteps(n, shards, arena, func(rows int64, w float64) { b += w * float64(arena(rows)) })
 	return core.SaturatingMul(int64(math.Round(b)), int64(max(shards, 1)))
 }
 
@@ -306,7 +305,7 @@ func clickHouseRetained(l core.Layout, n int64, shards int) float64 {
 // checked against ClickHouse. Shards load in parallel, each the same.
 func ClickHouseTableMemory(l core.Layout, value core.Type, distinct int64, opt core.Options, shards int) *ClickHouseMemory {
 	key := core.MustType("UInt64")
-	pr, err := shardedPredict(l, key, value, distinct, opt, shards)
+	pr, err := core.Predict(l, key, value, distinct, opt, shards)
 	if err != nil {
 		return nil
 	}
@@ -484,8 +483,8 @@ func SparseUncounted(d ClickHouseDictionary, attrs []Attribute, distinct int64, 
 	var gap int64
 	u64 := core.MustType("UInt64")
 	for _, a := range d.sparseAttributes(attrs) {
-		pairs := a.NonNull(distinct)                                                                                          // a NULL is in the set of null keys, not the table
-		pr, err := shardedPredict(core.LayoutSparse, u64, a.Type, pairs, attributeOptions(core.LayoutSparse, a, opt), shards) // as Predict counts it
+		pairs := a.NonNull(distinct)                                                                                        // a NULL is in the set of null keys, not the table
+		pr, err := core.Predict(core.LayoutSparse, u64, a.Type, pairs, attributeOptions(core.LayoutSparse, a, opt), shards) // as Predict counts it
 		if err != nil {
 			return 0
 		}
@@ -626,16 +625,16 @@ func keyCopyOf(keyType string) (Attribute, bool) {
 // Predict is core's prediction for the tables of a simple-key
 // dictionary d with the attributes attrs (AttributesPrediction), with
 // ClickHouse's load factor and reservation (clickHouseReserves), its
-// shards' keys dealt out by hash (shardedPredict).
+// shards' keys dealt out by hash (core.Predict).
 func Predict(d ClickHouseDictionary, attrs []Attribute, distinct, rows int64, opt core.Options, shards int) (core.Prediction, error) {
-	return predictDictionary(shardedPredict, d, attrs, distinct, rows, opt, shards)
+	return predictDictionary(core.Predict, d, attrs, distinct, rows, opt, shards)
 }
 
 // PredictEven is Predict with every shard the mean's: the tables at a
 // moment of a load where the shards, fed alike, grow together (the reload
 // model, reload.LoadGrowths).
 func PredictEven(d ClickHouseDictionary, attrs []Attribute, distinct, rows int64, opt core.Options, shards int) (core.Prediction, error) {
-	return predictDictionary(core.Predict, d, attrs, distinct, rows, opt, shards)
+	return predictDictionary(core.PredictEven, d, attrs, distinct, rows, opt, shards)
 }
 
 func predictDictionary(predict predictor,
@@ -721,7 +720,7 @@ func complexKeyBytes(d ClickHouseDictionary, key Attribute, value core.Type, dis
 	pair = (pair + 7) &^ 7
 	switch d.Model {
 	case core.LayoutHashed:
-		pr, err := shardedPredict(core.LayoutHashed, u64, value, distinct, opt, shards)
+		pr, err := core.Predict(core.LayoutHashed, u64, value, distinct, opt, shards)
 		if err != nil {
 			return 0
 		}
@@ -729,7 +728,7 @@ func complexKeyBytes(d ClickHouseDictionary, key Attribute, value core.Type, dis
 	case core.LayoutSparse:
 		return core.SaturatingAdd(core.SaturatingMul(distinct, pair), arena)
 	case core.LayoutHashedArray:
-		pr, err := shardedPredict(core.LayoutHashedArray, u64, value, distinct, opt, shards)
+		pr, err := core.Predict(core.LayoutHashedArray, u64, value, distinct, opt, shards)
 		if err != nil {
 			return 0
 		}
@@ -758,7 +757,7 @@ func complexKeyBytes(d ClickHouseDictionary, key Attribute, value core.Type, dis
 func complexKeyAttributesBytes(d ClickHouseDictionary, keyCopy Attribute, attrs []Attribute, distinct int64, opt core.Options, shards int) int64 {
 	u64 := core.MustType("UInt64")
 	if d.Model == core.LayoutHashedArray {
-		pr, err := attributesPrediction(shardedPredict, core.LayoutHashedArray, u64, attrs, distinct, opt, shards)
+		pr, err := attributesPrediction(core.Predict, core.LayoutHashedArray, u64, attrs, distinct, opt, shards)
 		if err != nil {
 			return 0
 		}
@@ -773,7 +772,7 @@ func complexKeyAttributesBytes(d ClickHouseDictionary, keyCopy Attribute, attrs 
 		rows := a.NonNull(distinct)
 		switch d.Model {
 		case core.LayoutHashed:
-			pr, err := shardedPredict(core.LayoutHashed, u64, attrs[0].Type, rows, opt, shards)
+			pr, err := core.Predict(core.LayoutHashed, u64, attrs[0].Type, rows, opt, shards)
 			if err != nil {
 				return 0
 			}

@@ -1,10 +1,7 @@
 package dict
 
 import (
-	"math"
-
 	"github.com/packlab/packlab/core"
-	"github.com/packlab/packlab/experiments/dict/alloc"
 )
 
 // ClickHouse deals a sharded dictionary's keys out by their hash (a key's
@@ -18,56 +15,33 @@ import (
 // grew to 2^14 cells. With 1e6 keys a shard or more the spread is a tenth
 // of a percent of the mean, and a shard's table is the mean's.
 
-// predictor is core.Predict's signature: core.Predict (even shards) or
-// shardedPredict (ClickHouse's hash-dealt ones).
+// predictor is core.Predict's signature: core.Predict (shards dealt out by
+// hash, as ClickHouse's and packlab's are) or core.PredictEven (every shard
+// the mean's, the reload model's).
 type predictor func(l core.Layout, key, value core.Type, distinct int64, opt core.Options, shards int) (core.Prediction, error)
 
 // eachShard calls g with core.Predict's one table of layout l for each
-// count of keys a hash deals a shard (alloc.ShardSpread) and its weight;
-// each table reserved for its share of opt's reservation.
+// count of keys a hash deals a shard (core.ShardSteps: one count for each
+// run of counts that builds the same table) and its weight; each table
+// reserved for its share of opt's reservation.
 func eachShard(l core.Layout, key, value core.Type, distinct int64, opt core.Options, shards int, g func(p core.Prediction, n int64, weight float64)) error {
 	one := opt
 	one.Reserve = int64(core.ShardReserve(opt.Reserve, shards))
 	var err error
-	alloc.ShardSpread(distinct, shards, func(n int64, w float64) {
-		p, e := core.Predict(l, key, value, n, one, 1)
-		if e != nil {
-			err = e
-			return
+	seen := map[int64]core.Prediction{}
+	at := func(n int64) core.Prediction {
+		p, ok := seen[n]
+		if !ok {
+			var e error
+			if p, e = core.Predict(l, key, value, n, one, 1); e != nil {
+				err = e
+			}
+			seen[n] = p
 		}
-		g(p, n, w)
+		return p
+	}
+	core.ShardSteps(distinct, shards, func(n int64) int64 { return at(n).BucketCount }, func(n int64, w float64) {
+		g(at(n), n, w)
 	})
 	return err
-}
-
-// shardedPredict is core.Predict of ClickHouse's shards tables of layout l
-// over distinct keys dealt out by their hash: each shard's figures its
-// expectation over the spread of its keys (eachShard), summed; where every
-// count of the spread builds the mean's table, core.Predict's even shards
-// as they are.
-func shardedPredict(l core.Layout, key, value core.Type, distinct int64, opt core.Options, shards int) (core.Prediction, error) {
-	even, err := core.Predict(l, key, value, distinct, opt, shards)
-	if err != nil || shards <= 1 || even.Saturated {
-		return even, err
-	}
-	var cells, final, growth, values float64
-	same := true
-	err = eachShard(l, key, value, distinct, opt, shards, func(p core.Prediction, _ int64, w float64) {
-		same = same && p.BucketCount*int64(shards) == even.BucketCount && p.ValueBytes*int64(shards) == even.ValueBytes
-		cells += w * float64(p.BucketCount)
-		final += w * float64(p.FinalBytes)
-		growth += w * float64(p.GrowthBytes)
-		values += w * float64(p.ValueBytes)
-	})
-	if err != nil || same {
-		return even, err
-	}
-	s := float64(shards)
-	out := even
-	out.BucketCount = int64(math.Round(cells * s))
-	out.FinalBytes = int64(math.Round(final * s))
-	out.GrowthBytes = int64(math.Round(growth))
-	out.ValueBytes = int64(math.Round(values * s))
-	out.PeakBytes = int64(math.Round((final + growth) * s))
-	return out, nil
 }

@@ -60,7 +60,7 @@ func SparseRealGap(d ClickHouseDictionary, attrs []Attribute, distinct int64, op
 	var gap int64
 	for _, a := range d.sparseAttributes(attrs) {
 		rows, u64, o := a.NonNull(distinct), core.MustType("UInt64"), attributeOptions(core.LayoutSparse, a, opt)
-		pr, err := shardedPredict(core.LayoutSparse, u64, a.Type, rows, o, shards) // as Predict counts it
+		pr, err := core.Predict(core.LayoutSparse, u64, a.Type, rows, o, shards) // as Predict counts it
 		held, err2 := sparseHashMapTable(u64, a.Type, rows, o, shards)
 		if err != nil || err2 != nil {
 			return 0

@@ -1,8 +1,7 @@
 // Package alloc is how ClickHouse's allocations hold memory, apart from
 // what a dictionary keeps in them: its Arena's chunks (ArenaBytes),
-// jemalloc's size classes (SizeClass), google's sparse_hash_map in them
-// (SparseHashMapBytes), and the keys a shard gets when a hash deals them
-// out (ShardSpread). Arithmetic on sizes only.
+// jemalloc's size classes (SizeClass) and google's sparse_hash_map in them
+// (SparseHashMapBytes). Arithmetic on sizes only.
 package alloc
 
 import (
@@ -76,30 +75,4 @@ func SizeClass(x int64) int64 {
 	lg := 63 - bits.LeadingZeros64(uint64(x-1)) // 2^lg < x <= 2^(lg+1)
 	step := int64(1) << (lg - 2)
 	return (x + step - 1) / step * step
-}
-
-// ShardSpread calls g with the keys a shard gets and that count's
-// probability, on a grid of 33 points of the normal law that approximates
-// the binomial (a quarter of a standard deviation apart, from -4 to 4, the
-// tails folded into the ends); with one shard, once with every key.
-func ShardSpread(distinct int64, shards int, g func(n int64, weight float64)) {
-	if shards <= 1 {
-		g(distinct, 1)
-		return
-	}
-	s := float64(shards)
-	mean := float64(distinct) / s
-	sd := math.Sqrt(mean * (1 - 1/s))
-	phi := func(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
-	for i := -16; i <= 16; i++ {
-		z := float64(i) / 4
-		lo, hi := phi(z-0.125), phi(z+0.125)
-		if i == -16 {
-			lo = 0
-		}
-		if i == 16 {
-			hi = 1
-		}
-		g(max(int64(math.Round(mean+z*sd)), 0), hi-lo)
-	}
 }
