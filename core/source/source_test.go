@@ -158,28 +158,26 @@ func TestOpenTypeErrors(t *testing.T) {
 	} {
 		kt := core.MustType(c.key)
 		spec := Spec{Kind: Range, Param: c.m, Rows: 10}
-		var err error
-		switch kt.Size {
-		case 1:
-			_, err = Open[uint8, uint16](spec, kt, core.MustType("UInt16"))
-		case 2:
-			_, err = Open[uint16, uint16](spec, kt, core.MustType("UInt16"))
-		case 4:
-			_, err = Open[uint32, uint16](spec, kt, core.MustType("UInt16"))
+		// open opens spec with the key type's size of K.
+		open := func() error {
+			var err error
+			switch kt.Size {
+			case 1:
+				_, err = Open[uint8, uint16](spec, kt, core.MustType("UInt16"))
+			case 2:
+				_, err = Open[uint16, uint16](spec, kt, core.MustType("UInt16"))
+			case 4:
+				_, err = Open[uint32, uint16](spec, kt, core.MustType("UInt16"))
+			default:
+				t.Fatalf("%s: no K of %d bytes in this test", c.key, kt.Size)
+			}
+			return err
 		}
-		if err == nil || !strings.Contains(err.Error(), c.want) {
+		if err := open(); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("range:%v on %s: %v, want %q", c.m, c.key, err, c.want)
 		}
-		spec.Param--
-		switch kt.Size { // one less fits
-		case 1:
-			_, err = Open[uint8, uint16](spec, kt, core.MustType("UInt16"))
-		case 2:
-			_, err = Open[uint16, uint16](spec, kt, core.MustType("UInt16"))
-		case 4:
-			_, err = Open[uint32, uint16](spec, kt, core.MustType("UInt16"))
-		}
-		if err != nil {
+		spec.Param-- // one less fits
+		if err := open(); err != nil {
 			t.Errorf("range:%v on %s: %v, want it to fit", spec.Param, c.key, err)
 		}
 	}
