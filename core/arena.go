@@ -159,7 +159,6 @@ func (a *Arena) Size() int64 { return a.chunkStart(len(a.chunks)) }
 // Close releases the chunks at once; the arena must not be used
 // afterwards. An arena that becomes unreachable is released all the same.
 func (a *Arena) Close() {
-	a.cleanup.Stop()
-	a.owner.free()
+	a.owner.close(&a.cleanup)
 	a.chunks, a.last, a.len = nil, 0, 0
 }

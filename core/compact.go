@@ -1169,8 +1169,7 @@ func (t *Compact[K, V]) Close() {
 	if t.closed {
 		return
 	}
-	t.cleanup.Stop()
-	t.owner.free()
+	t.owner.close(&t.cleanup)
 	if t.ovf != nil {
 		t.ovf.Close()
 		t.ovf = nil

@@ -295,8 +295,7 @@ func (t *Hashed[K, V]) Close() {
 	if t.closed {
 		return
 	}
-	t.cleanup.Stop()
-	t.owner.free()
+	t.owner.close(&t.cleanup)
 	t.closed, t.hasZero, t.size = true, false, 0
 	t.cells = closedView[cell[K, V]]()
 	t.g.mask, t.g.maxFill = 0, 0

@@ -168,8 +168,7 @@ func (t *HashedArray[K, V]) Close() {
 	}
 	t.closed = true
 	t.index.Close()
-	t.cleanup.Stop()
-	t.owner.free()
+	t.owner.close(&t.cleanup)
 	t.values = nil
 }
 

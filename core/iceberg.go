@@ -1815,8 +1815,7 @@ func (t *Iceberg[K, V]) Close() {
 	if t.closed {
 		return
 	}
-	t.cleanup.Stop()
-	t.owner.free()
+	t.owner.close(&t.cleanup)
 	if t.ovf != nil {
 		t.ovf.Close()
 		t.ovf = nil

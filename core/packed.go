@@ -305,8 +305,7 @@ func (t *Packed[K, V]) Close() {
 	if t.closed {
 		return
 	}
-	t.cleanup.Stop()
-	t.owner.free()
+	t.owner.close(&t.cleanup)
 	t.closed, t.hasZero, t.size = true, false, 0
 	t.arena = closedView[[32]byte]()[0][:t.stride]
 	t.g.mask, t.g.maxFill = 0, 0

@@ -233,6 +233,14 @@ func (o *slabOwner) free() {
 	o.slabs = nil
 }
 
+// close is what a Close does with the pair own made: it stops c, the
+// cleanup that would free o when the table becomes unreachable, and frees
+// o's slabs now.
+func (o *slabOwner) close(c *runtime.Cleanup) {
+	c.Stop()
+	o.free()
+}
+
 // closedPanic panics for a use of a closed table. It is kept out of line so
 // that the probe loops that end in it stay small.
 //

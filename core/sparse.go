@@ -612,8 +612,7 @@ func (t *Sparse[K, V]) Close() {
 	if t.closed {
 		return
 	}
-	t.cleanup.Stop()
-	t.owner.free()
+	t.owner.close(&t.cleanup)
 	t.closed, t.size, t.maxFill = true, 0, 0
 	t.groups, t.groupSlab = unsafe.Pointer(&closedMemory), nil
 	t.setBuckets(sparseStartingBuckets)
