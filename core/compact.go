@@ -1170,10 +1170,7 @@ func (t *Compact[K, V]) Close() {
 		return
 	}
 	t.owner.close(&t.cleanup)
-	if t.ovf != nil {
-		t.ovf.Close()
-		t.ovf = nil
-	}
+	closeOverflow(&t.ovf)
 	t.closed, t.size, t.far = true, 0, 0
 	// Every probe of a closed table reads one empty slot (home 0 of m = 0,
 	// slots of 0 bytes: probeWord reads it once) and ends on the miss
@@ -1205,12 +1202,32 @@ func (t *Compact[K, V]) Stats() Stats {
 		PaddingBytes:   n * (slotBits - used - int64(g.b)) / 8,
 		EmptyBytes:     (int64(g.m+g.maxDisp) - n) * int64(g.w),
 	}
+	return withOverflow(s, t.ovf)
+}
+
+// The overflow table of a compact or an iceberg table (ovf) is a packed
+// table of the pairs its slots cannot hold, nil until one is needed.
+
+// withOverflow finishes the Stats of a compact or an iceberg table, s
+// without its metadata: metadata is what the other parts leave of
+// BytesAllocated; then the overflow table's stats are added, if it has one,
+// and the load factor is the sum's.
+func withOverflow[K, V Bits](s Stats, ovf *Packed[K, V]) Stats {
 	s.MetadataBytes = s.BytesAllocated - s.PayloadBytes - s.PaddingBytes - s.EmptyBytes
-	if t.ovf != nil {
-		s = s.Add(t.ovf.Stats())
+	if ovf != nil {
+		s = s.Add(ovf.Stats())
 	}
 	s.LoadFactor = loadFactor(s.ElementCount, s.BucketCount)
 	return s
+}
+
+// closeOverflow closes the overflow table *ovf, if there is one, and
+// forgets it.
+func closeOverflow[K, V Bits](ovf **Packed[K, V]) {
+	if *ovf != nil {
+		(*ovf).Close()
+		*ovf = nil
+	}
 }
 
 // CompactSlot is what one pair of a compact table of m home slots holds:

@@ -1816,10 +1816,7 @@ func (t *Iceberg[K, V]) Close() {
 		return
 	}
 	t.owner.close(&t.cleanup)
-	if t.ovf != nil {
-		t.ovf.Close()
-		t.ovf = nil
-	}
+	closeOverflow(&t.ovf)
 	t.closed, t.size = true, 0
 	// Every lookup of a closed table reads one empty bucket of closedMemory
 	// (count 0) and ends on the miss path, which panics.
@@ -1857,12 +1854,7 @@ func (t *Iceberg[K, V]) Stats() Stats {
 		PayloadBytes:   payload / 8,
 		EmptyBytes:     empty / 8,
 	}
-	s.MetadataBytes = s.BytesAllocated - s.PayloadBytes - s.EmptyBytes
-	if t.ovf != nil {
-		s = s.Add(t.ovf.Stats())
-	}
-	s.LoadFactor = loadFactor(s.ElementCount, s.BucketCount)
-	return s
+	return withOverflow(s, t.ovf)
 }
 
 // IcebergBuckets is what an iceberg table holds at its current size.
