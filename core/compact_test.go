@@ -177,8 +177,10 @@ func collidingKeys[K Bits](n int, seed uint64) []K {
 // TestCompactOverflow loads keys chosen to collide (displacements beyond
 // any field) among random ones: the pairs that do not fit go to the
 // overflow table, every growth pass reserves room for those it moves
-// there, and the table agrees with the builtin map throughout.
+// there, the table agrees with the builtin map throughout, and Close
+// releases the overflow table's slab with the table's.
 func TestCompactOverflow(t *testing.T) {
+	settledSlabBytes()
 	t.Run("Key=UInt64/Value=UInt16", func(t *testing.T) { compactOverflowRun[uint64, uint16](t, 600, 30000) })
 	// UInt32 keys cross from 8 displacement bits to 6 at 2^14 home slots:
 	// the growth pass there moves pairs with displacements above 62.
@@ -189,6 +191,7 @@ func TestCompactOverflow(t *testing.T) {
 
 func compactOverflowRun[K, V Bits](t *testing.T, colliding, random int) {
 	for _, mlf := range []float64{0.5, 0.9, 0.99} {
+		before := SlabBytes()
 		m := NewCompact[K, V](Options{MaxLoadFactor: mlf})
 		oracle := map[K]V{}
 		rng := rand.New(rand.NewPCG(uint64(colliding), 9))
@@ -253,7 +256,11 @@ func compactOverflowRun[K, V Bits](t *testing.T, colliding, random int) {
 		if sizeOf[K]() == 4 && mlf == 0.9 && moved == 0 {
 			t.Errorf("mlf %v: no growth pass moved a pair to the overflow table; the test does not reach that path", mlf)
 		}
+		inOverflow := m.ovfLen()
 		m.Close()
+		if got := SlabBytes() - before; got != 0 {
+			t.Errorf("mlf %v: after Close %d bytes are still held in slabs (%d pairs were in the overflow table)", mlf, got, inOverflow)
+		}
 	}
 }
 

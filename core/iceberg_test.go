@@ -198,6 +198,55 @@ func testIcebergGetMany[K, V Bits](t *testing.T, name string, key func(uint64) K
 	}
 }
 
+// TestIcebergOverflow loads keys chosen to collide (one front bucket, and
+// back buckets full beyond what a kick frees) among random ones: the pairs
+// neither yard takes go to the overflow table, which every figure of Stats
+// counts with the yards' (its bytes_allocated, elements and buckets
+// added, the parts still summing to the whole), and Close releases its
+// slab with the yards'.
+func TestIcebergOverflow(t *testing.T) {
+	settledSlabBytes()
+	before := SlabBytes()
+	m := NewIceberg[uint64, uint16](Options{})
+	rng := rand.New(rand.NewPCG(5, 5))
+	var keys []uint64
+	for range 3000 {
+		keys = append(keys, rng.Uint64())
+	}
+	// After the random ones: a growth would re-place the colliding ones.
+	keys = append(keys, collidingKeys[uint64](1000, rng.Uint64())...)
+	oracle := map[uint64]uint16{}
+	for i, k := range keys {
+		if _, had := oracle[k]; !had {
+			oracle[k] = uint16(i)
+		}
+		m.Insert(k, uint16(i))
+	}
+	if err := m.CheckInvariants(); err != nil {
+		t.Fatal(err)
+	}
+	b := m.Buckets()
+	if m.ovf == nil || b.OverflowPairs == 0 || m.Len() != len(oracle) {
+		t.Fatalf("%d pairs (%d in the overflow table), want %d with some in the overflow table: %+v", m.Len(), b.OverflowPairs, len(oracle), b)
+	}
+	for k, v := range oracle {
+		if got, ok := m.Get(k); !ok || got != v {
+			t.Fatalf("Get(%#x) = %v, %v; want %v", k, got, ok, v)
+		}
+	}
+	st, ovf := m.Stats(), m.ovf.Stats()
+	yards := int64(len(m.front.slab)+len(m.back.slab)) + int64(unsafe.Sizeof(*m))
+	if st.BytesAllocated != yards+ovf.BytesAllocated || st.ElementCount != int64(len(oracle)) ||
+		st.BucketCount != int64(b.FrontBuckets)*int64(b.FrontSlots)+int64(b.BackBuckets)*int64(b.BackSlots)+ovf.BucketCount ||
+		st.LoadFactor != float64(st.ElementCount)/float64(st.BucketCount) || st.check() != nil {
+		t.Errorf("stats %+v (%v); want the yards' %d bytes and the overflow table's %+v added", st, st.check(), yards, ovf)
+	}
+	m.Close()
+	if got := SlabBytes() - before; got != 0 {
+		t.Errorf("after Close %d bytes are still held in slabs (%d pairs were in the overflow table)", got, b.OverflowPairs)
+	}
+}
+
 // TestIcebergGrowthMakesRoom checks the growth rule for every key and value
 // width: a full table grows to front buckets whose max fill is above its
 // own, also where a bucket loses a line (<UInt64,UInt16> at 2^17 buckets:
