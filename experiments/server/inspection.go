@@ -160,7 +160,7 @@ type Verification struct {
 	ServerMemoryLimitBytes int64   `json:"server_memory_limit_bytes"` // the limit
 	ServerTrackedBytes     int64   `json:"server_tracked_bytes"`      // what the server held before
 	Dropped                bool    `json:"dropped"`                   // the database is gone
-	Samples                int     `json:"memory_samples"`            // MemoryTracking samples during the reload
+	Samples                int     `json:"memory_samples"`            // MemoryTracking samples during the reloads (reloaded again while they are few)
 	// Of is the dictionary whose advice this builds (database.name; ""
 	// for a plan's), and the figures it serves with today.
 	Of               string   `json:"of,omitempty"`
