@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -250,16 +251,31 @@ func (f Form) keySpec() (string, error) {
 	return "", errorf("keys", "%s: unknown key kind (allowed: %s)", f.Keys, strings.Join(kinds, ", "))
 }
 
+// WholeNumber reads a small count as a form or a flag gives it: 64,
+// 1_000, or 1e2 and 4.0 where they are whole numbers; ok is false for
+// anything else (2.5, "x"); one past int's range stands at its end.
+func WholeNumber(text string) (n int, ok bool) {
+	s := strings.ReplaceAll(strings.TrimSpace(text), "_", "")
+	if n, err := strconv.Atoi(s); err == nil {
+		return n, true
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	switch {
+	case err != nil && !errors.Is(err, strconv.ErrRange), f != math.Trunc(f):
+		return 0, false
+	case f >= math.MaxInt: // 1e300: whole, and out of any range
+		return math.MaxInt, true
+	case f <= math.MinInt:
+		return math.MinInt, true
+	}
+	return int(f), true
+}
+
 func parseInt(field, text string, lo, hi int) (int, error) {
 	s := strings.TrimSpace(text)
-	n, err := strconv.Atoi(strings.ReplaceAll(s, "_", ""))
-	if err != nil {
-		// Accept 1e2 or 4.0 when they are whole numbers.
-		f, ferr := strconv.ParseFloat(s, 64)
-		if ferr != nil || f != float64(int(f)) {
-			return 0, errorf(field, "%s: not a whole number (allowed: %d to %d)", s, lo, hi)
-		}
-		n = int(f)
+	n, ok := WholeNumber(s)
+	if !ok {
+		return 0, errorf(field, "%s: not a whole number (allowed: %d to %d)", s, lo, hi)
 	}
 	if n < lo || n > hi {
 		return 0, errorf(field, "%s: out of range (allowed: %d to %d)", s, lo, hi)

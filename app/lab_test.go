@@ -268,6 +268,7 @@ func TestBadInputNamesTheField(t *testing.T) {
 		{"shards 129", func(f *Form) { f.Shards = "129" }, "shards", "129"},
 		{"shards text", func(f *Form) { f.Shards = "four" }, "shards", "not a whole number"},
 		{"shards fraction", func(f *Form) { f.Shards = "1.5" }, "shards", "1.5"},
+		{"shards huge", func(f *Form) { f.Shards = "1e300" }, "shards", "1e300: out of range"},
 		{"mlf low", func(f *Form) { f.MaxLoadFactor = "0.3" }, "max_load_factor", "0.5 to 0.99"},
 		{"mlf one", func(f *Form) { f.MaxLoadFactor = "1" }, "max_load_factor", "out of range"},
 		{"mlf text", func(f *Form) { f.MaxLoadFactor = "half" }, "max_load_factor", "not a number"},

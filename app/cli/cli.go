@@ -313,8 +313,8 @@ func runFlagConflicts(fs *flag.FlagSet, f *runFlags) error {
 // intFlag and floatFlag read a number and check its range here: in a
 // Config, 0 means "the default", so an explicit 0 must be refused by the flag.
 func intFlag(name, s string, lo, hi int, dst *int) error {
-	v, err := strconv.Atoi(strings.TrimSpace(s))
-	if err != nil {
+	v, ok := app.WholeNumber(s)
+	if !ok {
 		return flags.Usagef("%s %s: not a whole number (allowed: %d to %d)", name, fault.ShowValue(s), lo, hi)
 	}
 	if v < lo || v > hi {

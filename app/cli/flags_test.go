@@ -92,3 +92,14 @@ func TestFlagRules(t *testing.T) {
 		mustSay(t, "help "+cmd, out, "each flag at most once", "2 bad input (a flag, a file's content, or the memory guard's", "128+N stopped by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP", "1 a failure while running")
 	}
 }
+
+// TestIntFlagWritten: a count flag takes what the window's form takes: 1e2
+// and 4.0 where whole, 1_000 with its underscores, spaces around it.
+func TestIntFlagWritten(t *testing.T) {
+	for s, want := range map[string]int{"1e2": 100, "4.0": 4, "1_0": 10, " 64 ": 64, "128": 128} {
+		var got int
+		if err := intFlag("--shards", s, 1, 128, &got); err != nil || got != want {
+			t.Errorf("--shards %q: %d, %v; want %d", s, got, err, want)
+		}
+	}
+}
