@@ -31,6 +31,16 @@ func TestInspectClickHouse(t *testing.T) {
 	node := servertest.Start(t)
 	node.Table(t, "src", "v UInt16", "sipHash64(number), number", 10000)
 	node.Dictionary(t, "d", "src", "v UInt16", "LIFETIME(0) LAYOUT(HASHED())")
+	// A user the server refuses: the Your ClickHouse tab's user field, and
+	// in the Plan tab (which has no such control) its table's field,
+	// naming the other tab's.
+	if _, err := lab.InspectClickHouse(ClickHouseForm{URL: node.HTTPURL(), User: "nope"}); ErrorOf(err, "").Field != "user" {
+		t.Errorf("a refused user: %v, want the user field's error", err)
+	}
+	if _, err := lab.PlanFromTable(PlanForm{From: "src", Server: ClickHouseForm{URL: node.HTTPURL(), User: "nope"}}); ErrorOf(err, "").Field != "plan_from" ||
+		!strings.Contains(err.Error(), "the Your ClickHouse tab's user: nope: refused by ClickHouse") {
+		t.Errorf("a plan over a table as a refused user: %v (field %s), want plan_from's error naming the other tab's user", err, ErrorOf(err, "").Field)
+	}
 	ins, err := lab.InspectClickHouse(ClickHouseForm{URL: " " + node.HTTPURL() + " "})
 	if err != nil || len(ins.Dictionaries) != 1 || !ins.Dictionaries[0].Modelled || !strings.HasPrefix(ins.Release, "26.7") {
 		t.Fatalf("%+v, %v", ins, err)

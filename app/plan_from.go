@@ -19,8 +19,9 @@ import (
 // the table's rows, key and columns, each String's mean length and each
 // Nullable's NULL share, read there, stand for the form's rows, key, value
 // and attributes. An error names the Plan tab's field (plan_from,
-// plan_key_column, plan_columns), or is the tab's own ("plan": the server's
-// connection).
+// plan_key_column, plan_columns; plan_from too for the Your ClickHouse
+// tab's fields: its URL, a user the server refused), or is the tab's own
+// ("plan": the server's connection).
 func (l *Lab) PlanFromTable(f PlanForm) (PlanView, error) {
 	start := time.Now()
 	if !f.from() {
@@ -37,8 +38,22 @@ func (l *Lab) PlanFromTable(f PlanForm) (PlanView, error) {
 	return l.planView(start, func(ask usecase.PlanAsk) (usecase.PlanAnswer, error) {
 		ask.Request = req
 		got, err := usecase.PlanFrom(context.Background(), usecase.PlanFromAsk{Settings: s, Table: table, Plan: ask})
-		return got.PlanAnswer, err
+		return got.PlanAnswer, otherTabsField(err)
 	}, f.Calibrate)
+}
+
+// otherTabsField is err, or where it is an error of a field of the Your
+// ClickHouse tab's form (a user or a database the server refused), that
+// error said at plan_from and naming the other tab's field: the Plan tab
+// has no such control.
+func otherTabsField(err error) error {
+	if err == nil {
+		return nil
+	}
+	if e := clickHouseError(err); e.Field != "clickhouse" {
+		return errorf("plan_from", "the Your ClickHouse tab's %s: %s", e.Field, e.Message)
+	}
+	return err
 }
 
 // fromTable is the server (the Your ClickHouse tab's) and the table of a
