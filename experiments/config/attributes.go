@@ -170,43 +170,47 @@ func AttributeNames(list []string) ([]string, error) {
 	return names, nil
 }
 
-// validateAttributes checks Attributes: a list of types whose first is
-// the value, and more than one only where every layout is ClickHouse's.
-func (c Config) validateAttributes() error {
+// resolveAttributes checks Attributes against the value (value, or
+// valueErr when Value names no fixed-size type) and the layouts (c.Layouts
+// resolved): a list of types whose first is the value, and more than one
+// only where every layout is ClickHouse's or a row layout. It returns the
+// attributes and their names, nil when none are given (Value alone,
+// checked as such).
+func (c Config) resolveAttributes(value core.Type, valueErr error, layouts []Layout) ([]dict.Attribute, []string, error) {
 	if len(c.Attributes) == 0 {
-		return nil // Value alone, checked as such
+		return nil, nil, nil
 	}
 	types, err := c.attributes()
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	if _, err := AttributeNames(c.Attributes); err != nil {
-		return err
+	names, err := AttributeNames(c.Attributes)
+	if err != nil {
+		return nil, nil, err
 	}
-	if v, err := core.ParseType(c.Value); err != nil || v.Name != types[0].Name {
-		return fault.New("value", c.Value, "the value is the first of {attributes} ("+types[0].Name+")", "{attributes} alone, or {value} alone")
+	if valueErr != nil || value.Name != types[0].Name {
+		return nil, nil, fault.New("value", c.Value, "the value is the first of {attributes} ("+types[0].Name+")", "{attributes} alone, or {value} alone")
 	}
-	for _, name := range c.Layouts {
-		if l, _ := ParseLayout(name); l.Row {
-			if err := c.checkRow(name, types); err != nil {
-				return err
+	for i, l := range layouts {
+		if l.Row {
+			if err := c.checkRow(c.Layouts[i], types); err != nil {
+				return nil, nil, err
 			}
 		}
 	}
 	if len(types) == 1 {
-		return nil
+		return types, names, nil
 	}
-	for _, name := range c.Layouts {
-		l, _ := ParseLayout(name)
+	for i, l := range layouts {
 		if l.Row {
 			continue
 		}
-		if _, ch := dict.FindClickHouseDictionary(name); !ch {
-			return fault.New("attributes", strings.Join(c.Attributes, ","), "layout "+name+" holds one value (several attributes are ClickHouse's layouts and the row layouts)",
+		if _, ch := dict.FindClickHouseDictionary(c.Layouts[i]); !ch {
+			return nil, nil, fault.New("attributes", strings.Join(c.Attributes, ","), "layout "+c.Layouts[i]+" holds one value (several attributes are ClickHouse's layouts and the row layouts)",
 				"ch_ layouts or rows, e.g. {layouts} ch_hashed,ch_sparse_hashed,ch_hashed_array,packed_row,compact_row")
 		}
 	}
-	return nil
+	return types, names, nil
 }
 
 // AttributesText is a result's attributes as the table shows them:
@@ -245,8 +249,10 @@ func ParseDictionaryAttributes(list []string) ([]dict.Attribute, error) {
 // value alone.
 func ParseAttributes(value string, list []string) ([]dict.Attribute, error) {
 	c := Config{Value: value, Attributes: list}
-	if err := c.validateAttributes(); err != nil {
-		return nil, err
+	v, valueErr := core.ParseType(value)
+	attrs, _, err := c.resolveAttributes(v, valueErr, nil)
+	if err != nil || attrs != nil {
+		return attrs, err
 	}
-	return c.attributes()
+	return c.attributes() // the value alone
 }

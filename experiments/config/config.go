@@ -147,76 +147,105 @@ func (c Config) WithDefaults() Config {
 // and its options make sense), repeats and the miss rate. The error is a
 // *FieldError naming the field (its JSON name), the value and what is allowed.
 func (c Config) Validate() error {
+	_, err := c.resolve()
+	return err
+}
+
+// resolved is a config's fields, each parsed once as Validate checks them
+// in turn: what Resolve makes its runs of.
+type resolved struct {
+	c       Config // defaults in
+	layouts []Layout
+	key     dict.Key
+	value   core.Type
+	attrs   []dict.Attribute // the attributes, the first the value
+	names   []string         // their columns' names
+	spec    source.Spec
+}
+
+// resolve is Validate: each field parsed once, checked, and kept.
+func (c Config) resolve() (resolved, error) {
 	c = c.WithDefaults()
+	r := resolved{c: c}
 	seen := map[string]bool{}
 	packlabs := 0 // packlab's own layouts, which HugePages applies to
 	for _, name := range c.Layouts {
 		l, ok := ParseLayout(name)
 		if !ok {
-			return fault.New("layouts", name, "unknown layout", LayoutNames())
+			return r, fault.New("layouts", name, "unknown layout", LayoutNames())
 		}
 		if seen[l.String()] {
-			return fault.New("layouts", name, "given twice", "each layout once")
+			return r, fault.New("layouts", name, "given twice", "each layout once")
 		}
 		seen[l.String()] = true
 		if l.Driver == nil {
 			packlabs++
 		} else if err := l.Driver.Validate(c, name); err != nil { // a layout run in another program
-			return err
+			return r, err
 		}
+		r.layouts = append(r.layouts, l)
 	}
-	if err := c.validateKey(); err != nil {
-		return err
+	var err error
+	if r.key, err = c.dictKey(); err != nil {
+		return r, err
 	}
-	if err := c.validateAttributes(); err != nil { // before Value: the first attribute is the value
-		return err
+	if err := c.validateKey(r.key); err != nil {
+		return r, err
 	}
-	if _, err := core.ParseType(c.Value); err != nil {
-		return TypeRefusal("value", c.Value, strings.Join(core.TypeNames(), ", "))
+	value, valueErr := core.ParseType(c.Value)
+	// The attributes before the value: the first attribute is the value.
+	if r.attrs, r.names, err = c.resolveAttributes(value, valueErr, r.layouts); err != nil {
+		return r, err
+	}
+	if valueErr != nil {
+		return r, TypeRefusal("value", c.Value, strings.Join(core.TypeNames(), ", "))
+	}
+	r.value = value
+	if r.attrs == nil { // the value alone
+		r.attrs, r.names = []dict.Attribute{{Type: value}}, []string{dict.AttributeName(0)}
 	}
 	if c.Source == "" {
 		if err := CheckRows(c.Rows); err != nil {
-			return err
+			return r, err
 		}
 	}
 	if c.Shards < core.MinShards || c.Shards > core.MaxShards {
-		return fault.New("shards", strconv.Itoa(c.Shards), "out of range", fmt.Sprintf("%d to %d", core.MinShards, core.MaxShards))
+		return r, fault.New("shards", strconv.Itoa(c.Shards), "out of range", fmt.Sprintf("%d to %d", core.MinShards, core.MaxShards))
 	}
 	if c.MaxLoadFactor != 0 && !(c.MaxLoadFactor >= core.MinMaxLoadFactor && c.MaxLoadFactor <= core.MaxMaxLoadFactor) {
-		return fault.New("max_load_factor", text.Float(c.MaxLoadFactor), "out of range", fmt.Sprintf("%v to %v", core.MinMaxLoadFactor, core.MaxMaxLoadFactor))
+		return r, fault.New("max_load_factor", text.Float(c.MaxLoadFactor), "out of range", fmt.Sprintf("%v to %v", core.MinMaxLoadFactor, core.MaxMaxLoadFactor))
 	}
 	if c.Repeats < 1 || c.Repeats > MaxRepeats {
-		return fault.New("repeats", strconv.Itoa(c.Repeats), "out of range", fmt.Sprintf("1 to %d", MaxRepeats))
+		return r, fault.New("repeats", strconv.Itoa(c.Repeats), "out of range", fmt.Sprintf("1 to %d", MaxRepeats))
 	}
 	if !(c.SettleSeconds >= 0 && c.SettleSeconds <= MaxSettleSeconds) {
-		return fault.New("settle_seconds", text.Float(c.SettleSeconds)+"s", "out of range", fmt.Sprintf("0 to %d seconds", MaxSettleSeconds))
+		return r, fault.New("settle_seconds", text.Float(c.SettleSeconds)+"s", "out of range", fmt.Sprintf("0 to %d seconds", MaxSettleSeconds))
 	}
 	if !(c.MissRate >= 0 && c.MissRate <= 1) {
-		return fault.New("miss_rate", text.Float(c.MissRate), "out of range", "0 to 1")
+		return r, fault.New("miss_rate", text.Float(c.MissRate), "out of range", "0 to 1")
 	}
 	if c.NoRead && c.MissRate != 0 {
-		return fault.New("miss_rate", text.Float(c.MissRate), "has no effect with {no_read}", "0 with {no_read}")
+		return r, fault.New("miss_rate", text.Float(c.MissRate), "has no effect with {no_read}", "0 with {no_read}")
 	}
 	if err := c.validateLoader(); err != nil {
-		return err
+		return r, err
 	}
 	if c.HugePages != "" && packlabs == 0 {
-		return fault.New("huge_pages", c.HugePages, "applies to packlab's layouts; the C++ reference maps take what their allocator gives", "with at least one packlab layout")
+		return r, fault.New("huge_pages", c.HugePages, "applies to packlab's layouts; the C++ reference maps take what their allocator gives", "with at least one packlab layout")
 	}
-	spec, err := c.SourceSpec()
-	if err != nil {
-		return err
+	if r.spec, err = c.sourceSpec(r.attrs); err != nil {
+		return r, err
 	}
-	if k, _ := c.dictKey(); spec.IsSynthetic() {
-		if err := spec.ValidateKey(k.LabKey()); err != nil { // range:300 of UInt8 keys
-			return sourceFieldErr("keys", c.Keys, spec, err)
+	if r.spec.IsSynthetic() {
+		if err := r.spec.ValidateKey(r.key.LabKey()); err != nil { // range:300 of UInt8 keys
+			return r, sourceFieldErr("keys", c.Keys, r.spec, err)
 		}
 	}
 	if c.Preallocate && c.Source != "" {
-		return &fault.FieldError{Field: "preallocate", Problem: "needs the row count before the load, and a file's is known only once it is read",
+		return r, &fault.FieldError{Field: "preallocate", Problem: "needs the row count before the load, and a file's is known only once it is read",
 			Allowed: "with synthetic keys ({keys})", Switch: true}
 	}
-	return nil
+	return r, nil
 }
 
 // validateLoader checks the loader's knobs.
@@ -269,13 +298,20 @@ func TableOptions(mlf float64, preallocate bool, keys int64) core.Options {
 // with its reading options. Errors name the field.
 func (c Config) SourceSpec() (source.Spec, error) {
 	c = c.WithDefaults()
+	attrs, _ := c.attributes() // a file's columns are checked with valid attributes only
+	return c.sourceSpec(attrs)
+}
+
+// sourceSpec is SourceSpec of c (defaults in) with its attributes
+// resolved (nil when they are not valid).
+func (c Config) sourceSpec(attrs []dict.Attribute) (source.Spec, error) {
 	if c.Source != "" {
 		if c.Keys != "" {
 			return source.Spec{}, fault.New("keys", c.Keys, "cannot be combined with {source}", "one of {keys} or {source}")
 		}
 		spec := source.Spec{Kind: source.File, Path: c.Source, Values: source.ValuesHash,
 			Header: c.Header, KeyColumn: c.KeyColumn, ValueColumn: c.ValueColumn, SkipBadRows: c.SkipBadRows, Seed: c.Seed}
-		if err := c.fileColumns(&spec); err != nil {
+		if err := c.fileColumns(&spec, attrs); err != nil {
 			return spec, err
 		}
 		c.attributeNames(&spec)

@@ -35,10 +35,10 @@ const columnsNone = "none"
 const FileColumnsAllowed = "one column for each attribute after the first (a position or a header name), e.g. {columns} 3,4, or none"
 
 // fileColumns sets spec's Columns and CheckCell for a file of several
-// attributes: the file's column of each after the first.
-func (c Config) fileColumns(spec *source.Spec) error {
-	attrs, err := c.attributes()
-	if err != nil || len(attrs) < 2 {
+// attributes (attrs, resolved; nil when they are not valid): the file's
+// column of each after the first.
+func (c Config) fileColumns(spec *source.Spec, attrs []dict.Attribute) error {
+	if len(attrs) < 2 {
 		if len(c.Columns) > 0 {
 			return &fault.FieldError{Field: "columns", Value: strings.Join(c.Columns, ","), Problem: "applies to a file's attributes after the value",
 				Allowed: "with {attributes} of two or more"}

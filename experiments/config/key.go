@@ -45,13 +45,12 @@ func (c Config) dictKey() (dict.Key, error) {
 	return k, nil
 }
 
-// validateKey checks Key: a fixed-size type, or a String or tuple key
+// validateKey checks Key (k, parsed): a fixed-size type, or a String or tuple key
 // where every layout holds one (ClickHouse's COMPLEX_KEY_ layouts), from
 // generated keys, its columns not named as an attribute is.
-func (c Config) validateKey() error {
-	k, err := c.dictKey()
-	if err != nil || !k.Derived() {
-		return err
+func (c Config) validateKey(k dict.Key) error {
+	if !k.Derived() {
+		return nil
 	}
 	for _, name := range c.Layouts {
 		if d, ok := dict.FindClickHouseDictionary(name); !ok || !d.ComplexKey {

@@ -39,24 +39,18 @@ type Run struct {
 // Resolve validates c (Validate's error) and resolves it into one Run a
 // layout, in the order of its Layouts.
 func Resolve(c Config) ([]Run, error) {
-	c = c.WithDefaults()
-	if err := c.Validate(); err != nil {
+	rc, err := c.resolve()
+	if err != nil {
 		return nil, err
 	}
-	dictKey, _ := c.dictKey()
-	key := dictKey.LabKey()
-	value, _ := core.ParseType(c.Value)
-	attrs, _ := c.attributes()
-	names, _ := AttributeNames(c.Attributes)
-	spec, _ := c.SourceSpec()
-	runs := make([]Run, 0, len(c.Layouts))
-	for _, name := range c.Layouts {
-		l, _ := ParseLayout(name)
-		r := Run{Config: c, Layout: l, Key: key, DictKey: dictKey, Value: value, Attrs: attrs, AttrNames: names,
-			Source: spec, Spec: spec, Options: TableOptions(c.MaxLoadFactor, c.Preallocate, c.Rows)}
+	c, key := rc.c, rc.key.LabKey()
+	runs := make([]Run, 0, len(rc.layouts))
+	for _, l := range rc.layouts {
+		r := Run{Config: c, Layout: l, Key: key, DictKey: rc.key, Value: rc.value, Attrs: rc.attrs, AttrNames: rc.names,
+			Source: rc.spec, Spec: rc.spec, Options: TableOptions(c.MaxLoadFactor, c.Preallocate, c.Rows)}
 		if l.Row {
-			r.Value = dict.RowCell(attrs, c.Rows)
-			r.Spec = rowSpec(spec, attrs)
+			r.Value = dict.RowCell(rc.attrs, c.Rows)
+			r.Spec = rowSpec(rc.spec, rc.attrs)
 			r.Options.ValueBytes = r.Value.Size
 		}
 		runs = append(runs, r)
