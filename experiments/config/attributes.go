@@ -171,12 +171,10 @@ func AttributeNames(list []string) ([]string, error) {
 }
 
 // resolveAttributes checks Attributes against the value (value, or
-// valueErr when Value names no fixed-size type) and the layouts (c.Layouts
-// resolved): a list of types whose first is the value, and more than one
-// only where every layout is ClickHouse's or a row layout. It returns the
-// attributes and their names, nil when none are given (Value alone,
-// checked as such).
-func (c Config) resolveAttributes(value core.Type, valueErr error, layouts []Layout) ([]dict.Attribute, []string, error) {
+// valueErr when Value names no fixed-size type): a list of types whose
+// first is the value. It returns the attributes and their names, nil when
+// none are given (Value alone, checked as such).
+func (c Config) resolveAttributes(value core.Type, valueErr error) ([]dict.Attribute, []string, error) {
 	if len(c.Attributes) == 0 {
 		return nil, nil, nil
 	}
@@ -191,26 +189,33 @@ func (c Config) resolveAttributes(value core.Type, valueErr error, layouts []Lay
 	if valueErr != nil || value.Name != types[0].Name {
 		return nil, nil, fault.New("value", c.Value, "the value is the first of {attributes} ("+types[0].Name+")", "{attributes} alone, or {value} alone")
 	}
+	return types, names, nil
+}
+
+// checkAttributeLayouts checks the attributes (attrs) against the layouts
+// (c.Layouts resolved): a row layout's rules, and more than one attribute
+// only where every layout is ClickHouse's or a row layout.
+func (c Config) checkAttributeLayouts(attrs []dict.Attribute, layouts []Layout) error {
 	for i, l := range layouts {
 		if l.Row {
-			if err := c.checkRow(c.Layouts[i], types); err != nil {
-				return nil, nil, err
+			if err := c.checkRow(c.Layouts[i], attrs); err != nil {
+				return err
 			}
 		}
 	}
-	if len(types) == 1 {
-		return types, names, nil
+	if len(attrs) == 1 {
+		return nil
 	}
 	for i, l := range layouts {
 		if l.Row {
 			continue
 		}
 		if _, ch := dict.FindClickHouseDictionary(c.Layouts[i]); !ch {
-			return nil, nil, fault.New("attributes", strings.Join(c.Attributes, ","), "layout "+c.Layouts[i]+" holds one value (several attributes are ClickHouse's layouts and the row layouts)",
+			return fault.New("attributes", strings.Join(c.Attributes, ","), "layout "+c.Layouts[i]+" holds one value (several attributes are ClickHouse's layouts and the row layouts)",
 				"ch_ layouts or rows, e.g. {layouts} ch_hashed,ch_sparse_hashed,ch_hashed_array,packed_row,compact_row")
 		}
 	}
-	return types, names, nil
+	return nil
 }
 
 // AttributesText is a result's attributes as the table shows them:
@@ -244,13 +249,71 @@ func ParseDictionaryAttributes(list []string) ([]dict.Attribute, error) {
 	return attrs, nil
 }
 
+// DictionaryTypes are a plan's value and attributes, resolved
+// (ParseDictionaryTypes).
+type DictionaryTypes struct {
+	Value core.Type        // the value: the first attribute's type, or its cell's (a String's reference)
+	Attrs []dict.Attribute // the attributes, the first the value
+	// Given is the attributes as given: the list, or the value as the one
+	// attribute when it is a String or a Nullable.
+	Given []string
+	Names []string // the attributes' column names
+}
+
+// ParseDictionaryTypes resolves a plan's value and its attributes (list;
+// empty: the value alone): as a run's config is checked, or, as no run's
+// value is, with a String or a Nullable first (an id → name dictionary),
+// the value then its cell's type. An error of the run's rules is the
+// attributes' where a list is given ("--attributes String" was "--value
+// String: unknown type").
+func ParseDictionaryTypes(value string, list []string) (DictionaryTypes, error) {
+	t := DictionaryTypes{Given: list}
+	v, valueErr := core.ParseType(value)
+	attrs, runErr := Config{Value: value, Attributes: list}.runAttributes(v, valueErr)
+	one := list // a value alone is the one attribute
+	if len(one) == 0 {
+		one = []string{value}
+	}
+	if d, err := ParseDictionaryAttributes(one); runErr != nil && err == nil && !d[0].Fixed() && firstType(value, one) {
+		// A String or a Nullable first, which no run's value is:
+		// ClickHouse's layouts and packlab's rows hold it, the value its
+		// cell's type.
+		t.Value, t.Attrs, t.Given = d[0].Type, d, one
+	} else {
+		if runErr != nil && len(list) > 0 {
+			return t, runErr
+		}
+		if valueErr != nil {
+			return t, TypeRefusal("value", value, strings.Join(core.TypeNames(), ", ")+"; or a String or Nullable(T), as the dictionary's one attribute")
+		}
+		if runErr != nil {
+			return t, runErr
+		}
+		t.Value, t.Attrs = v, attrs
+	}
+	t.Names, _ = AttributeNames(list)
+	return t, nil
+}
+
+// firstType reports whether value is the type of the first of list, as
+// a default value is taken from the attributes.
+func firstType(value string, list []string) bool {
+	_, first := SplitAttribute(list[0])
+	return strings.EqualFold(strings.TrimSpace(value), first)
+}
+
 // ParseAttributes checks an Attributes list against its Value, as a
 // run's config is checked, and resolves its types; an empty list is the
 // value alone.
 func ParseAttributes(value string, list []string) ([]dict.Attribute, error) {
-	c := Config{Value: value, Attributes: list}
 	v, valueErr := core.ParseType(value)
-	attrs, _, err := c.resolveAttributes(v, valueErr, nil)
+	return Config{Value: value, Attributes: list}.runAttributes(v, valueErr)
+}
+
+// runAttributes is ParseAttributes of c's Value (value, or valueErr) and
+// Attributes.
+func (c Config) runAttributes(value core.Type, valueErr error) ([]dict.Attribute, error) {
+	attrs, _, err := c.resolveAttributes(value, valueErr)
 	if err != nil || attrs != nil {
 		return attrs, err
 	}

@@ -194,8 +194,13 @@ func (c Config) resolve() (resolved, error) {
 	}
 	value, valueErr := core.ParseType(c.Value)
 	// The attributes before the value: the first attribute is the value.
-	if r.attrs, r.names, err = c.resolveAttributes(value, valueErr, r.layouts); err != nil {
+	if r.attrs, r.names, err = c.resolveAttributes(value, valueErr); err != nil {
 		return r, err
+	}
+	if r.attrs != nil {
+		if err := c.checkAttributeLayouts(r.attrs, r.layouts); err != nil {
+			return r, err
+		}
 	}
 	if valueErr != nil {
 		return r, TypeRefusal("value", c.Value, strings.Join(core.TypeNames(), ", "))

@@ -320,6 +320,7 @@ type parsedPlan struct {
 	// layouts hold and no table of core does; key is then UInt64, the
 	// geometry of their tables (dict counts the reference in each cell).
 	stringKey bool
+	keyPart   dict.KeyPart     // the key as given: its type, or a String with its lengths
 	attrs     []dict.Attribute // the attributes, the first the value
 	attrNames []string         // their column names
 	distinct  int64
@@ -351,36 +352,19 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 	r = r.WithDefaults()
 	p := parsedPlan{PlanRequest: r}
 	var err error
-	if p.key, err = core.ParseType(r.Key); err != nil {
-		if p.key, err = parseStringKey(r); err != nil {
-			return p, err
-		}
-		p.stringKey = true
+	if p.keyPart, err = parseKey(r); err != nil {
+		return p, err
 	}
-	// The attributes first: with them the value is their first, and an
-	// error is theirs ("--attributes String" was "--value String: unknown
-	// type").
-	attrs, attrErr := config.ParseAttributes(r.Value, r.Attributes)
-	list := r.Attributes // a value alone is the one attribute
-	if len(list) == 0 {
-		list = []string{r.Value}
+	p.key, p.stringKey = p.keyPart.Type, p.keyPart.IsString()
+	if p.stringKey { // its tables' geometry is a UInt64 key's (dict counts the reference in each cell)
+		p.key = core.MustType("UInt64")
 	}
-	if d, err := config.ParseDictionaryAttributes(list); attrErr != nil && err == nil && !d[0].Fixed() && firstType(r.Value, list) {
-		// A String or a Nullable first (an id → name dictionary), which no
-		// run's value is: ClickHouse's layouts and packlab's rows hold it
-		// (rowValued), the value its cell's type.
-		attrs, attrErr, p.value, p.Attributes = d, nil, d[0].Type, list
-	} else {
-		if attrErr != nil && len(r.Attributes) > 0 {
-			return p, attrErr
-		}
-		if p.value, err = core.ParseType(r.Value); err != nil {
-			return p, config.TypeRefusal("value", r.Value, strings.Join(core.TypeNames(), ", ")+"; or a String or Nullable(T), as the dictionary's one attribute")
-		}
-		if attrErr != nil {
-			return p, attrErr
-		}
+	types, err := config.ParseDictionaryTypes(r.Value, r.Attributes)
+	if err != nil {
+		return p, err
 	}
+	attrs := types.Attrs
+	p.value, p.Attributes, p.attrNames = types.Value, types.Given, types.Names
 	if err := config.CheckRows(r.Rows); err != nil {
 		return p, err
 	}
@@ -418,7 +402,6 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 		f.Hold(attrs)
 	}
 	p.attrs = attrs
-	p.attrNames, _ = config.AttributeNames(r.Attributes)
 	p.ComplexKey = p.ComplexKey || dict.WideKey(p.key) || p.stringKey
 	if err := r.checkMaxKey(p.key); err != nil {
 		return p, err
@@ -438,13 +421,6 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 		p.distinct = min(p.distinct, int64(1)<<(8*p.key.Size))
 	}
 	return p, nil
-}
-
-// firstType reports whether value is the type of the first of list, as
-// WithDefaults makes it when no value is given.
-func firstType(value string, list []string) bool {
-	_, first := config.SplitAttribute(list[0])
-	return strings.EqualFold(strings.TrimSpace(value), first)
 }
 
 // rowValued reports whether the dictionary's value is a row: several

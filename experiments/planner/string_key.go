@@ -11,24 +11,25 @@ import (
 	"github.com/packlab/packlab/experiments/fault"
 )
 
-// parseStringKey reads r's key where it is not a fixed-size type: a String
-// (String, String(16), String(8..32): its lengths in bytes; over a table,
-// the table's mean length), which ClickHouse's COMPLEX_KEY_ layouts hold
-// and no table of core does. Its tables' geometry is a UInt64 key's (the
-// type returned); dict counts the arena and the reference in each cell.
-func parseStringKey(r PlanRequest) (core.Type, error) {
+// parseKey reads r's key: a fixed-size type, or a String (String,
+// String(16), String(8..32): its lengths in bytes; over a table, the
+// table's mean length), which ClickHouse's COMPLEX_KEY_ layouts hold and
+// no table of core does.
+func parseKey(r PlanRequest) (dict.KeyPart, error) {
 	part, problem, ok := dict.ParseKeyPart(r.Key)
 	switch {
+	case ok && problem == "" && !part.IsString():
+		return part, nil
 	case ok && problem != "":
-		return core.Type{}, fault.New("key", r.Key, problem, dict.StringAllowed)
-	case !ok || !part.IsString():
-		return core.Type{}, config.TypeRefusal("key", r.Key, strings.Join(core.TypeNames(), ", ")+"; or String, String(16) or String(8..32) (its lengths in bytes)")
+		return part, fault.New("key", r.Key, problem, dict.StringAllowed)
+	case !ok:
+		return part, config.TypeRefusal("key", r.Key, strings.Join(core.TypeNames(), ", ")+"; or String, String(16) or String(8..32) (its lengths in bytes)")
 	case r.MaxKey != 0:
-		return core.Type{}, fault.New("max_key", strconv.FormatInt(r.MaxKey, 10), "FLAT indexes its arrays by an integer key, not a String", "{max_key} with an integer key of at most 8 bytes")
+		return part, fault.New("max_key", strconv.FormatInt(r.MaxKey, 10), "FLAT indexes its arrays by an integer key, not a String", "{max_key} with an integer key of at most 8 bytes")
 	case r.For == EngineGo:
-		return core.Type{}, fault.New("for", r.For, "packlab's core holds no String key", "clickhouse (its COMPLEX_KEY_ layouts), or empty")
+		return part, fault.New("for", r.For, "packlab's core holds no String key", "clickhouse (its COMPLEX_KEY_ layouts), or empty")
 	}
-	return core.MustType("UInt64"), nil
+	return part, nil
 }
 
 // keyType is the key's type as ClickHouse's dictionary and the plan's
@@ -60,7 +61,7 @@ func (p parsedPlan) labKey() string {
 	if !p.stringKey {
 		return p.key.Name
 	}
-	lo, hi, _ := dict.ParseStringLengths(p.Key)
+	lo, hi := p.keyPart.MinLen, p.keyPart.MaxLen
 	if p.From != nil && p.From.KeyMeanLen > 0 {
 		lo = int(math.Round(p.From.KeyMeanLen))
 		hi = lo
