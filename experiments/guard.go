@@ -28,7 +28,7 @@ const WasmMemoryLimit = machine.WasmMemoryLimit
 //	       growing at once; the new slab alone where slabs grow in place,
 //	       old and new where they are copied; a row layout's arena and row
 //	       array) + the loader's blocks (a file's attribute cells too:
-//	       dict.RowCellsHeapBytes)
+//	       dict.RowRunBytes)
 //	read:  the tables' final size + the read phase's key list (only for a
 //	       file source: synthetic sources compute keys instead of listing)
 //	       + a row layout's copy of the rows it finds
@@ -131,9 +131,12 @@ func (e *MemoryError) text() string {
 func estimate(r config.Run, rows int64) (Estimate, error) {
 	c, l := r.Config, r.Layout.Core
 	distinct, bound := source.ExpectedDistinct(r.Spec, r.Key, rows)
-	pr, err := core.Predict(l, r.Key, r.Value, distinct, r.Options, c.Shards)
+	var pr core.Prediction
+	var err error
 	if r.Layout.Row { // the row's table and its Strings' arena, as the plan counts them
 		pr, err = dict.RowPrediction(l, r.Key, r.Attrs, distinct, r.Options, c.Shards)
+	} else {
+		pr, err = core.Predict(l, r.Key, r.Value, distinct, r.Options, c.Shards)
 	}
 	if err != nil {
 		return Estimate{}, err
@@ -155,12 +158,9 @@ func estimate(r config.Run, rows int64) (Estimate, error) {
 	if r.Layout.Row {
 		// A file's cells in the loader's block, and the read's copy of the
 		// rows it finds beside the last block's cells, not yet collected
-		// (dict.RowCellsHeapBytes, dict.RowReadCopyBytes).
-		cells := dict.RowCellsHeapBytes(r.Attrs, c.BlockRows, rows)
-		e.LoaderBytes = core.SaturatingAdd(e.LoaderBytes, cells)
-		if !c.NoRead {
-			e.ReadBytes = core.SaturatingAdd(e.ReadBytes, core.SaturatingAdd(cells, dict.RowReadCopyBytes(r.Attrs)))
-		}
+		// (dict.RowRunBytes).
+		load, read := dict.RowRunBytes(r.Attrs, c.BlockRows, rows, !c.NoRead)
+		e.LoaderBytes, e.ReadBytes = core.SaturatingAdd(e.LoaderBytes, load), core.SaturatingAdd(e.ReadBytes, read)
 	}
 	e.PeakBytes = max(core.SaturatingAdd(e.TablePeakBytes, e.LoaderBytes), core.SaturatingAdd(dict.ScaleBytes(e.FinalBytes, f), e.ReadBytes))
 	e.ReloadPeakBytes = dict.ReloadPeak(dict.ScaleBytes(e.FinalBytes, f), core.SaturatingAdd(e.TablePeakBytes, e.LoaderBytes))

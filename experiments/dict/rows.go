@@ -113,8 +113,10 @@ func RowArenaBytes(attrs []Attribute, n int64) int64 {
 // MaxRowBytes, else the row's number in the row array beside the table
 // (RowArrayBytes), 4 bytes below 2^32 rows and 8 from there, named as the
 // row.
-func RowCell(attrs []Attribute, rows int64) core.Type {
-	row := RowType(attrs)
+func RowCell(attrs []Attribute, rows int64) core.Type { return rowCell(RowType(attrs), rows) }
+
+// rowCell is RowCell of a row of type row.
+func rowCell(row core.Type, rows int64) core.Type {
 	if row.Size <= MaxRowBytes {
 		return row
 	}
@@ -135,15 +137,16 @@ func RowArrayBytes(width int, n int64) int64 {
 // of a row wider than a cell's value, and the arena of its Strings; the
 // array and the arena only grow: they are in the final bytes and the peak.
 func RowPrediction(l core.Layout, key core.Type, attrs []Attribute, n int64, opt core.Options, shards int) (core.Prediction, error) {
-	row, cell := RowType(attrs), RowCell(attrs, n)
+	row := RowType(attrs)
+	cell := rowCell(row, n)
+	beside := RowArenaBytes(attrs, n)
+	if cell.Size != row.Size {
+		beside = core.SaturatingAdd(beside, RowArrayBytes(row.Size, n))
+	}
 	opt.ValueBytes = cell.Size
 	pr, err := core.Predict(l, key, cell, n, opt, shards)
 	if err != nil {
 		return pr, err
-	}
-	beside := RowArenaBytes(attrs, n)
-	if cell.Size != row.Size {
-		beside = core.SaturatingAdd(beside, RowArrayBytes(row.Size, n))
 	}
 	pr.FinalBytes = core.SaturatingAdd(pr.FinalBytes, beside)
 	pr.PeakBytes = core.SaturatingAdd(pr.PeakBytes, beside)
@@ -215,6 +218,19 @@ func FeedCellsHeapBytes(attrs []Attribute, blockRows int, rows int64) int64 {
 // cellTextBytes is a cell's text and separator as a file holds a number:
 // a few bytes, counted as 8.
 const cellTextBytes = 8
+
+// RowRunBytes is what a row layout's run holds in the Go heap besides its
+// table and the loader's blocks: a file's cells in the loader's block
+// (RowCellsHeapBytes), which the load holds, and, when it reads, those
+// cells again beside the read's copy of the rows it finds
+// (RowReadCopyBytes), the last block's not yet collected.
+func RowRunBytes(attrs []Attribute, blockRows int, rows int64, read bool) (load, reading int64) {
+	load = RowCellsHeapBytes(attrs, blockRows, rows)
+	if read {
+		reading = core.SaturatingAdd(load, RowReadCopyBytes(attrs))
+	}
+	return load, reading
+}
 
 // RowReadCopyBytes is what a row layout's read holds as it copies the rows
 // it finds out (rowstore.CopyRows): a chunk of core.Read's 4,096 keys'
