@@ -419,7 +419,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	opt := sweep.Options{MaxShards: f.maxShards, WithReferences: f.withRefs, WithClickHouse: f.withCH}
 	var measured []result.Result
 	err = measure(f, stdout, stderr, func(h usecase.Hooks) (usecase.Measured, error) {
-		m, err := usecase.Sweep(ctx, sw.Name, f.cfg, opt, h)
+		m, err := usecase.Sweep(ctx, sw, f.cfg, opt, h)
 		measured = m.Results
 		return m, err
 	}, func() error {

@@ -201,12 +201,9 @@ func (s Sweep) withExtraLayouts(base config.Config, opt Options) (config.Config,
 	return base, nil
 }
 
-// Run runs the named scenario over base.
-func Run(ctx context.Context, name string, base config.Config, opt Options, ro experiments.RunOptions) ([]result.Result, error) {
-	s, err := Find(name)
-	if err != nil {
-		return nil, err
-	}
+// Run measures the sweep over base as one job: ro.Job, or one named
+// after the sweep.
+func (s Sweep) Run(ctx context.Context, base config.Config, opt Options, ro experiments.RunOptions) ([]result.Result, error) {
 	cfgs, err := s.Configs(base, opt)
 	if err != nil {
 		return nil, err

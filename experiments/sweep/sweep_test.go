@@ -80,7 +80,7 @@ func TestSweepConfigs(t *testing.T) {
 // TestShardsSweepRuns measures the shards sweep for real, small: one result
 // per shard count, each with a worker per shard.
 func TestShardsSweepRuns(t *testing.T) {
-	res, err := Run(context.Background(), "shards", config.Config{Layouts: []string{"packed"}, Rows: 40_000, NoRead: true}, Options{MaxShards: 4}, experiments.RunOptions{})
+	res, err := find(t, "shards").Run(context.Background(), config.Config{Layouts: []string{"packed"}, Rows: 40_000, NoRead: true}, Options{MaxShards: 4}, experiments.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestShardsSweepRuns(t *testing.T) {
 // TestTypesSweepPadding runs the types sweep for hashed, in-process and
 // small, and checks each pair's padding against the padded cell's layout.
 func TestTypesSweepPadding(t *testing.T) {
-	res, err := Run(context.Background(), "types", config.Config{Layouts: []string{"hashed"}, Rows: 500, NoRead: true, InProcess: true}, Options{}, experiments.RunOptions{})
+	res, err := find(t, "types").Run(context.Background(), config.Config{Layouts: []string{"hashed"}, Rows: 500, NoRead: true, InProcess: true}, Options{}, experiments.RunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,4 +114,14 @@ func TestTypesSweepPadding(t *testing.T) {
 			t.Errorf("%s/%s: %d distinct one-byte keys", r.KeyType, r.ValueType, r.ElementCount)
 		}
 	}
+}
+
+// find is the sweep of that name.
+func find(t *testing.T, name string) Sweep {
+	t.Helper()
+	s, err := Find(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -74,15 +74,15 @@ func NewRunJob(cfg config.Config, face string) result.Job {
 	return result.NewJob(config.RunJobName(cfg), face, time.Now())
 }
 
-// Sweep measures the named sweep over base (sweep.Run) as one job and
-// keeps each result as it comes.
-func Sweep(ctx context.Context, name string, base config.Config, opt sweep.Options, h Hooks) (Measured, error) {
+// Sweep measures sw over base (Sweep.Run) as one job and keeps each
+// result as it comes.
+func Sweep(ctx context.Context, sw sweep.Sweep, base config.Config, opt sweep.Options, h Hooks) (Measured, error) {
 	if h.Job == nil {
-		j := result.NewJob(config.SweepJobName(name, base), h.Face, time.Now())
+		j := result.NewJob(config.SweepJobName(sw.Name, base), h.Face, time.Now())
 		h.Job = &j
 	}
 	return measure(base, h, func(ro experiments.RunOptions) ([]result.Result, error) {
-		return sweep.Run(ctx, name, base, opt, ro)
+		return sw.Run(ctx, base, opt, ro)
 	})
 }
 
