@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
@@ -201,16 +200,12 @@ func (s Sweep) withExtraLayouts(base config.Config, opt Options) (config.Config,
 	return base, nil
 }
 
-// Run measures the sweep over base as one job: ro.Job, or one named
-// after the sweep.
+// Run measures the sweep over base as one job, ro.Job, which must be set
+// (usecase.Sweep names it after the sweep).
 func (s Sweep) Run(ctx context.Context, base config.Config, opt Options, ro experiments.RunOptions) ([]result.Result, error) {
 	cfgs, err := s.Configs(base, opt)
 	if err != nil {
 		return nil, err
-	}
-	if ro.Job == nil {
-		j := result.NewJob(config.SweepJobName(s.Name, base), "", time.Now())
-		ro.Job = &j
 	}
 	return experiments.RunConfigs(ctx, cfgs, ro)
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/packlab/packlab/core"
 	"github.com/packlab/packlab/experiments"
 	"github.com/packlab/packlab/experiments/config"
+	"github.com/packlab/packlab/experiments/result"
 )
 
 func TestSweepConfigs(t *testing.T) {
@@ -80,7 +82,7 @@ func TestSweepConfigs(t *testing.T) {
 // TestShardsSweepRuns measures the shards sweep for real, small: one result
 // per shard count, each with a worker per shard.
 func TestShardsSweepRuns(t *testing.T) {
-	res, err := find(t, "shards").Run(context.Background(), config.Config{Layouts: []string{"packed"}, Rows: 40_000, NoRead: true}, Options{MaxShards: 4}, experiments.RunOptions{})
+	res, err := find(t, "shards").Run(context.Background(), config.Config{Layouts: []string{"packed"}, Rows: 40_000, NoRead: true}, Options{MaxShards: 4}, jobOf("shards"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +99,7 @@ func TestShardsSweepRuns(t *testing.T) {
 // TestTypesSweepPadding runs the types sweep for hashed, in-process and
 // small, and checks each pair's padding against the padded cell's layout.
 func TestTypesSweepPadding(t *testing.T) {
-	res, err := find(t, "types").Run(context.Background(), config.Config{Layouts: []string{"hashed"}, Rows: 500, NoRead: true, InProcess: true}, Options{}, experiments.RunOptions{})
+	res, err := find(t, "types").Run(context.Background(), config.Config{Layouts: []string{"hashed"}, Rows: 500, NoRead: true, InProcess: true}, Options{}, jobOf("types"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,4 +126,10 @@ func find(t *testing.T, name string) Sweep {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// jobOf is the run options of a sweep's job, as usecase.Sweep names it.
+func jobOf(name string) experiments.RunOptions {
+	j := result.NewJob(name, "", time.Now())
+	return experiments.RunOptions{Job: &j}
 }
