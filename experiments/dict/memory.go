@@ -38,27 +38,43 @@ func AttributesPrediction(l core.Layout, key core.Type, attrs []Attribute, n int
 // (PredictEven).
 func attributesPrediction(predict predictor,
 	l core.Layout, key core.Type, attrs []Attribute, n int64, opt core.Options, shards int) (core.Prediction, error) {
-	// The first attribute's table is the others' (the lab's first is
-	// never Nullable; a server's may be: an only attribute Nullable(String)
-	// a third NULL, 200,000 rows, SPARSE_HASHED, bytes_allocated 7.0 MiB,
-	// modelled 8.7 with its NULL rows in the table and 7.0 without).
-	pr, err := predict(ClickHouseTable(l, attrs[0].Type), key, attrs[0].Type, attributeRows(l, attrs[0], n), attributeOptions(l, attrs[0], opt), shards)
-	if err != nil {
-		return pr, err
+	// Each attribute's table, and what stands beside them: HASHED_ARRAY's
+	// is_index_null of each, the String values' arenas and the sets of
+	// null keys. The first attribute's table is the others' (the lab's
+	// first is never Nullable; a server's may be: an only attribute
+	// Nullable(String) a third NULL, 200,000 rows, SPARSE_HASHED,
+	// bytes_allocated 7.0 MiB, modelled 8.7 with its NULL rows in the
+	// table and 7.0 without).
+	tables := make([]core.Prediction, len(attrs))
+	for i, t := range attrs {
+		q, err := predict(ClickHouseTable(l, t.Type), key, t.Type, attributeRows(l, t, n), attributeOptions(l, t, opt), shards)
+		if err != nil && i == 0 {
+			return q, err
+		} else if err != nil {
+			return core.Prediction{}, err
+		}
+		tables[i] = q
 	}
-	if b := indexNullBytes(l, attrs[0], n); b > 0 {
+	indexNulls := make([]int64, len(attrs))
+	for i, t := range attrs {
+		indexNulls[i] = indexNullBytes(l, t, n)
+	}
+	// The arenas only grow, by chunks: they are in the peak once; so,
+	// nearly, do the sets of null keys, a tenth of the tables.
+	arenas, nullSets := StringArenaBytes(attrs, n, shards), int64(0)
+	if l != core.LayoutHashedArray {
+		nullSets = NullSetBytes(attrs, n, shards, 8)
+	}
+	pr := tables[0]
+	if b := indexNulls[0]; b > 0 {
 		pr.ValueBytes = core.SaturatingAdd(pr.ValueBytes, b)
 		pr.FinalBytes = core.SaturatingAdd(pr.FinalBytes, b)
 		pr.PeakBytes = core.SaturatingAdd(pr.PeakBytes, b)
 	}
-	for _, t := range attrs[1:] {
-		q, err := predict(ClickHouseTable(l, t.Type), key, t.Type, attributeRows(l, t, n), attributeOptions(l, t, opt), shards)
-		if err != nil {
-			return core.Prediction{}, err
-		}
+	for i, q := range tables[1:] {
 		add := q.FinalBytes
 		if l == core.LayoutHashedArray {
-			q.ValueBytes = core.SaturatingAdd(q.ValueBytes, indexNullBytes(l, t, n))
+			q.ValueBytes = core.SaturatingAdd(q.ValueBytes, indexNulls[i+1])
 			add = q.ValueBytes
 			pr.ValueBytes = core.SaturatingAdd(pr.ValueBytes, q.ValueBytes)
 		}
@@ -68,12 +84,7 @@ func attributesPrediction(predict predictor,
 		pr.Estimated = pr.Estimated || q.Estimated
 		pr.Saturated = pr.Saturated || q.Saturated
 	}
-	// The arenas only grow, by chunks: they are in the peak once; so,
-	// nearly, do the sets of null keys, a tenth of the tables.
-	extra := StringArenaBytes(attrs, n, shards)
-	if l != core.LayoutHashedArray {
-		extra = core.SaturatingAdd(extra, NullSetBytes(attrs, n, shards, 8))
-	}
+	extra := core.SaturatingAdd(arenas, nullSets)
 	pr.FinalBytes = core.SaturatingAdd(pr.FinalBytes, extra)
 	pr.PeakBytes = core.SaturatingAdd(pr.PeakBytes, extra)
 	return pr, nil
