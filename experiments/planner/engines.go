@@ -22,7 +22,6 @@ import (
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/planner/speed"
-	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -38,19 +37,6 @@ func engineOf(c Candidate) string {
 		return EngineGo
 	}
 	return c.Engine
-}
-
-// clickHouseSpeedLayouts are the lab's ClickHouse layouts whose loads give
-// the ClickHouse setups of a plan their speeds (chSpeedLayout): the
-// hashed ones, the COMPLEX_KEY_ ones for a complex key.
-func clickHouseSpeedLayouts(complex bool) []string {
-	var out []string
-	for _, d := range dict.ClickHouseDictionaries() {
-		if d.ComplexKey == complex && !d.Flat() {
-			out = append(out, d.Name)
-		}
-	}
-	return out
 }
 
 // chSpeedLayout is the ch_ layout that measures ClickHouse's dictionary of
@@ -152,45 +138,6 @@ func clickHouseSetup(p parsedPlan, c Candidate, m Measure, sc speed.Scaling, thr
 		}
 	}
 	return x
-}
-
-// clickHouseMeasuresFrom picks, for each of p's clickHouseSpeedLayouts, the
-// ClickHouse load of history that speaks for p: one shard, random keys of
-// p's sizes, measured in this runtime, the nearest p's keys, of those one
-// of several loads (a range), then the newest.
-func clickHouseMeasuresFrom(history []result.Result, p parsedPlan) map[string]Measure {
-	out := map[string]Measure{}
-	for _, name := range clickHouseSpeedLayouts(p.ComplexKey) {
-		var best *result.Result
-		for i := range history {
-			r := &history[i]
-			if r.Layout != name || r.Shards > 1 || r.Runtime != p.Runtime || r.Source != string(source.Random) || r.Rows < planMinRows ||
-				r.LoadRowsPerSecond <= 0 || r.Preallocate || !sameSizes(*r, p) || r.Attributes != "" {
-				continue
-			}
-			if best == nil || betterClickHouseRun(r, best, p.distinct) {
-				best = r
-			}
-		}
-		if best == nil {
-			continue
-		}
-		m := Measure{Layout: name, Rows: best.Rows, LoadRowsPerSecond: best.LoadRowsPerSecond, ReadRowsPerSecond: best.ReadRowsPerSecond,
-			LoadFactor: best.LoadFactor, Loads: max(best.Repeats, 1), Overhead: 1, PeakOverhead: 1, From: best.ID}
-		m.LoadRange, m.ReadRange = best.SpeedRanges()
-		out[name] = m
-	}
-	return out
-}
-
-func betterClickHouseRun(a, b *result.Result, target int64) bool {
-	if da, db := rowsDistance(a.Rows, target), rowsDistance(b.Rows, target); da != db {
-		return da < db
-	}
-	if ra, rb := a.Spread != nil && a.Repeats > 1, b.Spread != nil && b.Repeats > 1; ra != rb {
-		return ra
-	}
-	return a.ID > b.ID
 }
 
 // markAnswers marks the ClickHouse answer and the Go answer: the first

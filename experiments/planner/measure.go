@@ -2,6 +2,7 @@ package planner
 
 // What the planner takes from this machine's measurements: per layout, one
 // shard's load and read speed and the RSS overhead over the computed bytes;
+// for ClickHouse's setups, its own dictionaries' loads (clickHouseMeasuresFrom);
 // for the loader, the gain of each extra parallel worker and the producer's
 // ceiling. All of it comes from saved results; CalibrationConfigs are the
 // short runs (at the plan's own size, 1e6 to 1e7: calibrationRowsFor) that
@@ -200,6 +201,58 @@ func speedRun(history []result.Result, p parsedPlan, l core.Layout, target int64
 		}
 	}
 	return best
+}
+
+// clickHouseMeasuresFrom picks, for each of p's clickHouseSpeedLayouts, the
+// ClickHouse load of history that speaks for p: one shard, random keys of
+// p's sizes, measured in this runtime, the nearest p's keys, of those one
+// of several loads (a range), then the newest.
+func clickHouseMeasuresFrom(history []result.Result, p parsedPlan) map[string]Measure {
+	out := map[string]Measure{}
+	for _, name := range clickHouseSpeedLayouts(p.ComplexKey) {
+		var best *result.Result
+		for i := range history {
+			r := &history[i]
+			if r.Layout != name || r.Shards > 1 || r.Runtime != p.Runtime || r.Source != string(source.Random) || r.Rows < planMinRows ||
+				r.LoadRowsPerSecond <= 0 || r.Preallocate || !sameSizes(*r, p) || r.Attributes != "" {
+				continue
+			}
+			if best == nil || betterClickHouseRun(r, best, p.distinct) {
+				best = r
+			}
+		}
+		if best == nil {
+			continue
+		}
+		m := Measure{Layout: name, Rows: best.Rows, LoadRowsPerSecond: best.LoadRowsPerSecond, ReadRowsPerSecond: best.ReadRowsPerSecond,
+			LoadFactor: best.LoadFactor, Loads: max(best.Repeats, 1), Overhead: 1, PeakOverhead: 1, From: best.ID}
+		m.LoadRange, m.ReadRange = best.SpeedRanges()
+		out[name] = m
+	}
+	return out
+}
+
+func betterClickHouseRun(a, b *result.Result, target int64) bool {
+	if da, db := rowsDistance(a.Rows, target), rowsDistance(b.Rows, target); da != db {
+		return da < db
+	}
+	if ra, rb := a.Spread != nil && a.Repeats > 1, b.Spread != nil && b.Repeats > 1; ra != rb {
+		return ra
+	}
+	return a.ID > b.ID
+}
+
+// clickHouseSpeedLayouts are the lab's ClickHouse layouts whose loads give
+// the ClickHouse setups of a plan their speeds (chSpeedLayout): the
+// hashed ones, the COMPLEX_KEY_ ones for a complex key.
+func clickHouseSpeedLayouts(complex bool) []string {
+	var out []string
+	for _, d := range dict.ClickHouseDictionaries() {
+		if d.ComplexKey == complex && !d.Flat() {
+			out = append(out, d.Name)
+		}
+	}
+	return out
 }
 
 // rowsDistance is how far apart two row counts are: |ln(a/b)|.
