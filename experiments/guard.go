@@ -133,8 +133,14 @@ func estimate(r config.Run, rows int64) (Estimate, error) {
 	distinct, bound := source.ExpectedDistinct(r.Spec, r.Key, rows)
 	var pr core.Prediction
 	var err error
-	if r.Layout.Row { // the row's table and its Strings' arena, as the plan counts them
+	var cells, copies int64
+	if r.Layout.Row {
+		// The row's table and its Strings' arena, as the plan counts
+		// them; a file's cells in the loader's block, and the read's copy
+		// of the rows it finds beside the last block's cells, not yet
+		// collected (dict.RowRunBytes).
 		pr, err = dict.RowPrediction(l, r.Key, r.Attrs, distinct, r.Options, c.Shards)
+		cells, copies = dict.RowRunBytes(r.Attrs, c.BlockRows, rows, !c.NoRead)
 	} else {
 		pr, err = core.Predict(l, r.Key, r.Value, distinct, r.Options, c.Shards)
 	}
@@ -155,13 +161,7 @@ func estimate(r config.Run, rows int64) (Estimate, error) {
 		// core.Read lists the map's distinct keys and shuffles them.
 		e.ReadBytes = core.SaturatingMul(distinct, int64(r.Key.Size))
 	}
-	if r.Layout.Row {
-		// A file's cells in the loader's block, and the read's copy of the
-		// rows it finds beside the last block's cells, not yet collected
-		// (dict.RowRunBytes).
-		load, read := dict.RowRunBytes(r.Attrs, c.BlockRows, rows, !c.NoRead)
-		e.LoaderBytes, e.ReadBytes = core.SaturatingAdd(e.LoaderBytes, load), core.SaturatingAdd(e.ReadBytes, read)
-	}
+	e.LoaderBytes, e.ReadBytes = core.SaturatingAdd(e.LoaderBytes, cells), core.SaturatingAdd(e.ReadBytes, copies)
 	e.PeakBytes = max(core.SaturatingAdd(e.TablePeakBytes, e.LoaderBytes), core.SaturatingAdd(dict.ScaleBytes(e.FinalBytes, f), e.ReadBytes))
 	e.ReloadPeakBytes = dict.ReloadPeak(dict.ScaleBytes(e.FinalBytes, f), core.SaturatingAdd(e.TablePeakBytes, e.LoaderBytes))
 	return e, nil

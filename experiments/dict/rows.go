@@ -139,15 +139,16 @@ func RowArrayBytes(width int, n int64) int64 {
 func RowPrediction(l core.Layout, key core.Type, attrs []Attribute, n int64, opt core.Options, shards int) (core.Prediction, error) {
 	row := RowType(attrs)
 	cell := rowCell(row, n)
-	beside := RowArenaBytes(attrs, n)
+	arena, array := RowArenaBytes(attrs, n), int64(0)
 	if cell.Size != row.Size {
-		beside = core.SaturatingAdd(beside, RowArrayBytes(row.Size, n))
+		array = RowArrayBytes(row.Size, n)
 	}
 	opt.ValueBytes = cell.Size
 	pr, err := core.Predict(l, key, cell, n, opt, shards)
 	if err != nil {
 		return pr, err
 	}
+	beside := core.SaturatingAdd(arena, array)
 	pr.FinalBytes = core.SaturatingAdd(pr.FinalBytes, beside)
 	pr.PeakBytes = core.SaturatingAdd(pr.PeakBytes, beside)
 	return pr, nil
@@ -225,11 +226,12 @@ const cellTextBytes = 8
 // cells again beside the read's copy of the rows it finds
 // (RowReadCopyBytes), the last block's not yet collected.
 func RowRunBytes(attrs []Attribute, blockRows int, rows int64, read bool) (load, reading int64) {
-	load = RowCellsHeapBytes(attrs, blockRows, rows)
-	if read {
-		reading = core.SaturatingAdd(load, RowReadCopyBytes(attrs))
+	cells := RowCellsHeapBytes(attrs, blockRows, rows)
+	if !read {
+		return cells, 0
 	}
-	return load, reading
+	copies := RowReadCopyBytes(attrs)
+	return cells, core.SaturatingAdd(cells, copies)
 }
 
 // RowReadCopyBytes is what a row layout's read holds as it copies the rows
