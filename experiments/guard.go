@@ -133,14 +133,14 @@ func estimate(r config.Run, rows int64) (Estimate, error) {
 	distinct, bound := source.ExpectedDistinct(r.Spec, r.Key, rows)
 	var pr core.Prediction
 	var err error
-	var cells, copies int64
+	var loadHeap, readHeap int64 // a row run's heap beside its table (dict.RowRunBytes)
 	if r.Layout.Row {
 		// The row's table and its Strings' arena, as the plan counts
 		// them; a file's cells in the loader's block, and the read's copy
 		// of the rows it finds beside the last block's cells, not yet
 		// collected (dict.RowRunBytes).
 		pr, err = dict.RowPrediction(l, r.Key, r.Attrs, distinct, r.Options, c.Shards)
-		cells, copies = dict.RowRunBytes(r.Attrs, c.BlockRows, rows, !c.NoRead)
+		loadHeap, readHeap = dict.RowRunBytes(r.Attrs, c.BlockRows, rows, !c.NoRead)
 	} else {
 		pr, err = core.Predict(l, r.Key, r.Value, distinct, r.Options, c.Shards)
 	}
@@ -161,7 +161,7 @@ func estimate(r config.Run, rows int64) (Estimate, error) {
 		// core.Read lists the map's distinct keys and shuffles them.
 		e.ReadBytes = core.SaturatingMul(distinct, int64(r.Key.Size))
 	}
-	e.LoaderBytes, e.ReadBytes = core.SaturatingAdd(e.LoaderBytes, cells), core.SaturatingAdd(e.ReadBytes, copies)
+	e.LoaderBytes, e.ReadBytes = core.SaturatingAdd(e.LoaderBytes, loadHeap), core.SaturatingAdd(e.ReadBytes, readHeap)
 	e.PeakBytes = max(core.SaturatingAdd(e.TablePeakBytes, e.LoaderBytes), core.SaturatingAdd(dict.ScaleBytes(e.FinalBytes, f), e.ReadBytes))
 	e.ReloadPeakBytes = dict.ReloadPeak(dict.ScaleBytes(e.FinalBytes, f), core.SaturatingAdd(e.TablePeakBytes, e.LoaderBytes))
 	return e, nil
