@@ -286,7 +286,12 @@
         setValue("plan_rows", "2e5");
         document.body.dataset.plan = "";
         $("#plan-form").requestSubmit();
-        await until("the small plan", () => document.body.dataset.plan === "done" && $("#plan-verify"), 20000);
+        await until("the small plan", () => ["done", "error"].includes(document.body.dataset.plan), 20000);
+        if (!$("#plan-verify")) {
+          // Said, not timed out on: the plan's state, its error, its answers.
+          throw new Error("the small plan (2e5 rows) has no Build it in ClickHouse button: state " + document.body.dataset.plan +
+            ", error " + JSON.stringify(errorText("plan") + errorText("plan_rows")) + ", verdict " + JSON.stringify($("#plan-verdict") ? $("#plan-verdict").textContent : ""));
+        }
         $("#plan-verify").click();
         await until("the build in ClickHouse", () => ["done", "error"].includes(document.body.dataset.verify), 120000);
         const title = $("#plan-verified h4");
