@@ -701,7 +701,9 @@ func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Pre
 
 // growingAtOnce is how many of a map's shards can hold their old and their
 // new slab at the same moment during a load: all of them. The loader deals
-// rows evenly, so the shards reach their growth points together, and
+// rows out by hash, each shard about an equal share of every block, so the
+// shards reach their growth points together (those a little fuller a
+// little earlier: core.Predict's spread), and
 // nothing keeps them from growing together but chance: a shard whose queue
 // is full while it grows stalls the producer, and with it the shards that
 // have not reached their point yet. Measured here (packed, 16e6 rows, 2
@@ -842,7 +844,7 @@ func explain(plan *Plan, p parsedPlan) {
 			byKind[k] = append(byKind[k], string(l))
 		}
 	}
-	plan.Growing = "every shard can grow at once: the loader deals rows evenly, so the shards reach their growth points together (measured on the 2-core lab machine: up to 1.9 of 2 shards, 2.6 of 4, 4.9 of 8 at once)"
+	plan.Growing = "every shard can grow at once: the loader deals rows out by hash, each shard about an equal share, so the shards reach their growth points together (measured on the 2-core lab machine: up to 1.9 of 2 shards, 2.6 of 4, 4.9 of 8 at once)"
 	for _, k := range []growthKind{growthCopies, growthInPlace, growthBehind, growthPaged} {
 		if ls := byKind[k]; len(ls) > 0 {
 			plan.Growing += "; " + strings.Join(ls, ", ") + ": " + growthKindWords[k]
