@@ -91,9 +91,44 @@ func saturateFloat(x float64) int64 {
 // shards grow is chance: one load of 64 shards can be 5-10 % off the
 // expectation (TestPredictShardsDealtByHash).
 func Predict(layout Layout, key, value Type, distinct int64, opt Options, shards int) (Prediction, error) {
-	shards, err := checkPredict(distinct, opt, shards)
+	var cells, final, growth, values float64
+	var one Prediction
+	runs := 0
+	err := EachShard(layout, key, value, distinct, opt, shards, func(p Prediction, _ int64, w float64) {
+		one, runs = p, runs+1
+		cells += w * float64(p.BucketCount)
+		final += w * float64(p.FinalBytes)
+		growth += w * float64(p.GrowthBytes)
+		values += w * float64(p.ValueBytes)
+	})
 	if err != nil {
 		return Prediction{}, err
+	}
+	shards = max(shards, 1)
+	out := evenShards(one, distinct, shards)
+	if runs == 1 { // every shard's table is the mean's
+		return out, nil
+	}
+	s := float64(shards)
+	out.BucketCount = saturateFloat(math.Round(cells * s))
+	out.FinalBytes = saturateFloat(math.Round(final * s))
+	out.GrowthBytes = saturateFloat(math.Round(growth))
+	out.ValueBytes = saturateFloat(math.Round(values * s))
+	out.PeakBytes = SaturatingAdd(out.FinalBytes, SaturatingMul(out.GrowthBytes, int64(shards))) // every shard growing at once
+	out.Saturated = out.PeakBytes == math.MaxInt64 || out.BucketCount == math.MaxInt64
+	return out, nil
+}
+
+// EachShard calls g with the table of layout one of shards tables holds
+// when a hash deals distinct keys out to them: once for each run of counts
+// that builds one table (ShardSteps), with the run's mean count and its
+// weight; each table reserved for its share of opt.Reserve (ShardReserve).
+// Predict sums them; a model of what stands beside each table (ClickHouse's
+// sparse_hash_map in jemalloc's classes) takes them one by one.
+func EachShard(layout Layout, key, value Type, distinct int64, opt Options, shards int, g func(p Prediction, n int64, weight float64)) error {
+	shards, err := checkPredict(distinct, opt, shards)
+	if err != nil {
+		return err
 	}
 	reserve := ShardReserve(opt.Reserve, shards)
 	seen := map[int64]Prediction{} // a run's count is often a bisection's
@@ -109,37 +144,13 @@ func Predict(layout Layout, key, value Type, distinct int64, opt Options, shards
 		return p
 	}
 	cellsAt := func(n int64) int64 {
-		if layout == LayoutSparse { // its cells without its pages' model
+		if layout == LayoutSparse { // its cells without its pages' model, most of its prediction's time
 			return saturate(max(sparseBucketsFor(uint64(n), opt.mlf()), sparseBucketsFor(reserve, opt.mlf())))
 		}
 		return at(n).BucketCount
 	}
-	var cells, final, growth, values float64
-	var one Prediction
-	runs := 0
-	ShardSteps(distinct, shards, cellsAt, func(n int64, w float64) {
-		p := at(n)
-		one, runs = p, runs+1
-		cells += w * float64(p.BucketCount)
-		final += w * float64(p.FinalBytes)
-		growth += w * float64(p.GrowthBytes)
-		values += w * float64(p.ValueBytes)
-	})
-	if err != nil {
-		return Prediction{}, err
-	}
-	if runs == 1 { // every shard's table is the mean's
-		return evenShards(one, distinct, shards), nil
-	}
-	s := float64(shards)
-	out := evenShards(one, distinct, shards)
-	out.BucketCount = saturateFloat(math.Round(cells * s))
-	out.FinalBytes = saturateFloat(math.Round(final * s))
-	out.GrowthBytes = saturateFloat(math.Round(growth))
-	out.ValueBytes = saturateFloat(math.Round(values * s))
-	out.PeakBytes = SaturatingAdd(out.FinalBytes, SaturatingMul(out.GrowthBytes, int64(shards))) // every shard growing at once
-	out.Saturated = out.PeakBytes == math.MaxInt64 || out.BucketCount == math.MaxInt64
-	return out, nil
+	ShardSteps(distinct, shards, cellsAt, func(n int64, w float64) { g(at(n), n, w) })
+	return err
 }
 
 // PredictEven is Predict with every shard given the mean's keys (rounded

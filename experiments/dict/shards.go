@@ -19,29 +19,3 @@ import (
 // hash, as ClickHouse's and packlab's are) or core.PredictEven (every shard
 // the mean's, the reload model's).
 type predictor func(l core.Layout, key, value core.Type, distinct int64, opt core.Options, shards int) (core.Prediction, error)
-
-// eachShard calls g with core.Predict's one table of layout l for each
-// count of keys a hash deals a shard (core.ShardSteps: one count for each
-// run of counts that builds the same table) and its weight; each table
-// reserved for its share of opt's reservation.
-func eachShard(l core.Layout, key, value core.Type, distinct int64, opt core.Options, shards int, g func(p core.Prediction, n int64, weight float64)) error {
-	one := opt
-	one.Reserve = int64(core.ShardReserve(opt.Reserve, shards))
-	var err error
-	seen := map[int64]core.Prediction{}
-	at := func(n int64) core.Prediction {
-		p, ok := seen[n]
-		if !ok {
-			var e error
-			if p, e = core.Predict(l, key, value, n, one, 1); e != nil {
-				err = e
-			}
-			seen[n] = p
-		}
-		return p
-	}
-	core.ShardSteps(distinct, shards, func(n int64) int64 { return at(n).BucketCount }, func(n int64, w float64) {
-		g(at(n), n, w)
-	})
-	return err
-}

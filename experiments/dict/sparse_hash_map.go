@@ -25,12 +25,12 @@ import (
 // memory by after SYSTEM JEMALLOC PURGE (sparseHashMapLoads): within 1 %.
 
 // sparseHashMapTable is alloc.SparseHashMapBytes of one table of distinct keys
-// of key and value types in shards (dealt out by hash: eachShard), each
+// of key and value types in shards (dealt out by hash: core.EachShard), each
 // shard in packlab's sparse geometry.
 func sparseHashMapTable(key, value core.Type, distinct int64, opt core.Options, shards int) (int64, error) {
 	cell := int64(core.PaddedCellBytes(key, value))
 	var b float64
-	err := eachShard(core.LayoutSparse, key, value, distinct, opt, shards, func(p core.Prediction, n int64, w float64) {
+	err := core.EachShard(core.LayoutSparse, key, value, distinct, opt, shards, func(p core.Prediction, n int64, w float64) {
 		b += w * float64(alloc.SparseHashMapBytes(n, p.BucketCount, cell))
 	})
 	return core.SaturatingMul(int64(math.Round(b)), int64(max(shards, 1))), err
