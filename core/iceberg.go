@@ -1055,6 +1055,13 @@ func (t *Iceberg[K, V]) getFront(key K, r uint64) (V, bool) {
 // Gets are written out: a generic helper called from them is compiled
 // as its shape's function (the inliner's cost 193 with the hash, over
 // its 80) and puts the call back.
+//
+// A miss that stops at its front bucket returns from Get itself, not
+// through getFront and getMiss (two calls): BenchmarkMiss at 1e7, test
+// binaries in turn, 5 rounds, misses 0.94x-0.99x a hit's time against
+// 1.17x-1.23x, 14.6-15.6 M misses/s against 11.4-12.0; at 1.32e7 (where
+// 14 % of misses read the back yard, see spillBit) 1.24x-1.45x against
+// 1.36x-1.65x, medians 1.38x and 1.45x.
 type (
 	icebergU64U8  struct{ *Iceberg[uint64, uint8] }
 	icebergU64U16 struct{ *Iceberg[uint64, uint16] }
@@ -1068,6 +1075,9 @@ func (t icebergU64U8) Get(key uint64) (uint8, bool) {
 	if r == icebergHit {
 		return uint8(w), true
 	}
+	if r == icebergMiss && !t.closed {
+		return 0, false
+	}
 	return t.getFront(key, r)
 }
 
@@ -1075,6 +1085,9 @@ func (t icebergU64U16) Get(key uint64) (uint16, bool) {
 	w, r := icebergGetWord(&t.front, compactHashWord(key))
 	if r == icebergHit {
 		return uint16(w), true
+	}
+	if r == icebergMiss && !t.closed {
+		return 0, false
 	}
 	return t.getFront(key, r)
 }
@@ -1084,6 +1097,9 @@ func (t icebergU32U8) Get(key uint32) (uint8, bool) {
 	if r == icebergHit {
 		return uint8(w), true
 	}
+	if r == icebergMiss && !t.closed {
+		return 0, false
+	}
 	return t.getFront(key, r)
 }
 
@@ -1092,6 +1108,9 @@ func (t icebergU32U16) Get(key uint32) (uint16, bool) {
 	if r == icebergHit {
 		return uint16(w), true
 	}
+	if r == icebergMiss && !t.closed {
+		return 0, false
+	}
 	return t.getFront(key, r)
 }
 
@@ -1099,6 +1118,9 @@ func (t icebergU32U32) Get(key uint32) (uint32, bool) {
 	w, r := icebergGetWord(&t.front, compactHashWord(key))
 	if r == icebergHit {
 		return uint32(w), true
+	}
+	if r == icebergMiss && !t.closed {
+		return 0, false
 	}
 	return t.getFront(key, r)
 }

@@ -8,13 +8,20 @@ import (
 	"time"
 )
 
-var large = flag.Bool("large", false, "benchmarks: add the 1e7-row sizes")
+var (
+	large     = flag.Bool("large", false, "benchmarks: add the 1e7-row sizes")
+	benchRows = flag.Float64("benchrows", 0, "layout benchmarks: also run this many pairs (e.g. 1.32e7, where iceberg's slots leave 3 bits free)")
+)
 
 func benchSizes() []int {
+	sizes := []int{1e5}
 	if *large {
-		return []int{1e5, 1e7}
+		sizes = append(sizes, 1e7)
 	}
-	return []int{1e5}
+	if *benchRows > 0 {
+		sizes = append(sizes, int(*benchRows))
+	}
+	return sizes
 }
 
 func benchKeys(n int) []uint64 {

@@ -105,44 +105,50 @@ func must[T any](v T, err error) T {
 }
 
 // TestClose: Close releases everything, a second Close does nothing, and
-// any other use panics with a message saying the table is closed.
+// any other use panics with a message saying the table is closed; also in
+// a table reserved for 2^20 keys (iceberg's one-word slots, whose Get
+// returns a miss without a call).
 func TestClose(t *testing.T) {
 	settledSlabBytes()
 	for _, l := range Layouts() {
-		t.Run(string(l), func(t *testing.T) {
-			before := SlabBytes()
-			m := must(New[uint64, uint16](l, Options{}))
-			for k := range uint64(5000) {
-				m.Insert(k, uint16(k))
-			}
-			m.Close()
-			m.Close()
-			if l != LayoutGoMap && SlabBytes() != before {
-				t.Errorf("Close left %d bytes in slabs", SlabBytes()-before)
-			}
-			want := "used after Close"
-			wantPanic(t, "Get", want, func() { m.Get(7) })
-			wantPanic(t, "Get(0)", want, func() { m.Get(0) })
-			wantPanic(t, "Has", want, func() { m.Has(123456) })
-			wantPanic(t, "Insert", want, func() { m.Insert(99999, 1) })
-			wantPanic(t, "Insert(0)", want, func() { m.Insert(0, 1) })
-			wantPanic(t, "GetMany", want, func() { m.GetMany([]uint64{1, 2}, make([]uint16, 2), make([]bool, 2)) })
-			wantPanic(t, "Len", want, func() { m.Len() })
-			wantPanic(t, "Stats", want, func() { m.Stats() })
-			wantPanic(t, "All", want, func() {
-				for range m.All() {
-				}
-			})
-			if err := m.CheckInvariants(); err == nil || !strings.Contains(err.Error(), "closed") {
-				t.Errorf("CheckInvariants on a closed table = %v, want an error saying closed", err)
-			}
-		})
+		for _, reserve := range []int64{0, 1 << 20} {
+			t.Run(fmt.Sprintf("%s/reserve=%d", l, reserve), func(t *testing.T) { testClose(t, l, reserve) })
+		}
 	}
 	s := must(NewSharded[uint64, uint16](LayoutPacked, Options{}, 4))
 	s.Insert(1, 1)
 	s.Close()
 	s.Close()
 	wantPanic(t, "Sharded.Get", "packed table used after Close", func() { s.Get(1) })
+}
+
+func testClose(t *testing.T, l Layout, reserve int64) {
+	before := SlabBytes()
+	m := must(New[uint64, uint16](l, Options{Reserve: reserve}))
+	for k := range uint64(5000) {
+		m.Insert(k, uint16(k))
+	}
+	m.Close()
+	m.Close()
+	if l != LayoutGoMap && SlabBytes() != before {
+		t.Errorf("Close left %d bytes in slabs", SlabBytes()-before)
+	}
+	want := "used after Close"
+	wantPanic(t, "Get", want, func() { m.Get(7) })
+	wantPanic(t, "Get(0)", want, func() { m.Get(0) })
+	wantPanic(t, "Has", want, func() { m.Has(123456) })
+	wantPanic(t, "Insert", want, func() { m.Insert(99999, 1) })
+	wantPanic(t, "Insert(0)", want, func() { m.Insert(0, 1) })
+	wantPanic(t, "GetMany", want, func() { m.GetMany([]uint64{1, 2}, make([]uint16, 2), make([]bool, 2)) })
+	wantPanic(t, "Len", want, func() { m.Len() })
+	wantPanic(t, "Stats", want, func() { m.Stats() })
+	wantPanic(t, "All", want, func() {
+		for range m.All() {
+		}
+	})
+	if err := m.CheckInvariants(); err == nil || !strings.Contains(err.Error(), "closed") {
+		t.Errorf("CheckInvariants on a closed table = %v, want an error saying closed", err)
+	}
 }
 
 // TestDroppedTableIsReleased: a table nobody closes is released once it is
