@@ -964,7 +964,7 @@ func (t *Iceberg[K, V]) value(y *icebergYard, p unsafe.Pointer, off uint) V {
 
 // What a single Get's front-yard lookup (icebergGetWord) found.
 const (
-	icebergMiss  = 0 // no slot, and the bucket's spill bit for the key is clear
+	icebergMiss  = 0 // no slot, and the bucket's spill bit for the key is clear (0 and 1: Get returns both with one test)
 	icebergHit   = 1 // the slot: w is its value bits
 	icebergBack  = 2 // no slot, and the spill bit set: the back yard
 	icebergSlots = 3 // not a yard of one-word slots: find
@@ -1057,7 +1057,8 @@ func (t *Iceberg[K, V]) getFront(key K, r uint64) (V, bool) {
 // its 80) and puts the call back.
 //
 // A miss that stops at its front bucket returns from Get itself, not
-// through getFront and getMiss (two calls): BenchmarkMiss at 1e7, test
+// through getFront and getMiss (two calls; a closed table's yard is not
+// of one-word slots, so its lookups still reach getMiss): BenchmarkMiss at 1e7, test
 // binaries in turn, 5 rounds, misses 0.94x-0.99x a hit's time against
 // 1.17x-1.23x, 14.6-15.6 M misses/s against 11.4-12.0; at 1.32e7 (where
 // 14 % of misses read the back yard, see spillBit) 1.24x-1.45x against
@@ -1072,55 +1073,40 @@ type (
 
 func (t icebergU64U8) Get(key uint64) (uint8, bool) {
 	w, r := icebergGetWord(&t.front, compactHashWord(key))
-	if r == icebergHit {
-		return uint8(w), true
-	}
-	if r == icebergMiss && !t.closed {
-		return 0, false
+	if r <= icebergHit {
+		return uint8(w), r == icebergHit
 	}
 	return t.getFront(key, r)
 }
 
 func (t icebergU64U16) Get(key uint64) (uint16, bool) {
 	w, r := icebergGetWord(&t.front, compactHashWord(key))
-	if r == icebergHit {
-		return uint16(w), true
-	}
-	if r == icebergMiss && !t.closed {
-		return 0, false
+	if r <= icebergHit {
+		return uint16(w), r == icebergHit
 	}
 	return t.getFront(key, r)
 }
 
 func (t icebergU32U8) Get(key uint32) (uint8, bool) {
 	w, r := icebergGetWord(&t.front, compactHashWord(key))
-	if r == icebergHit {
-		return uint8(w), true
-	}
-	if r == icebergMiss && !t.closed {
-		return 0, false
+	if r <= icebergHit {
+		return uint8(w), r == icebergHit
 	}
 	return t.getFront(key, r)
 }
 
 func (t icebergU32U16) Get(key uint32) (uint16, bool) {
 	w, r := icebergGetWord(&t.front, compactHashWord(key))
-	if r == icebergHit {
-		return uint16(w), true
-	}
-	if r == icebergMiss && !t.closed {
-		return 0, false
+	if r <= icebergHit {
+		return uint16(w), r == icebergHit
 	}
 	return t.getFront(key, r)
 }
 
 func (t icebergU32U32) Get(key uint32) (uint32, bool) {
 	w, r := icebergGetWord(&t.front, compactHashWord(key))
-	if r == icebergHit {
-		return uint32(w), true
-	}
-	if r == icebergMiss && !t.closed {
-		return 0, false
+	if r <= icebergHit {
+		return uint32(w), r == icebergHit
 	}
 	return t.getFront(key, r)
 }
@@ -1847,6 +1833,10 @@ func (t *Iceberg[K, V]) Close() {
 		y.slab = nil
 		y.m, y.n, y.bb, y.c, y.cmask = 1, 0, 64, 0, 0
 		y.sbase, y.sk = 6, 2
+		// Not a yard of one-word slots: icebergGetWord sends every lookup
+		// to getFront, whose miss panics (a miss it finds itself, Get
+		// returns).
+		y.word = false
 	}
 }
 
