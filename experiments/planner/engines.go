@@ -55,7 +55,7 @@ func chSpeedLayout(l string, complex bool) string {
 // are: core keeps no table per attribute); each that the release builds as
 // it is, a ClickHouse setup too, once per LAYOUT clause, with ClickHouse's
 // figures and the speeds of ClickHouse's own loads (chm) where measured.
-func withEngines(p parsedPlan, cs []Candidate, chm map[string]Measure, sc speed.Scaling, threads int) []Candidate {
+func withEngines(p ParsedRequest, cs []Candidate, chm map[string]Measure, sc speed.Scaling, threads int) []Candidate {
 	out := make([]Candidate, 0, 2*len(cs))
 	seen := map[string]bool{}
 	addCH := func(c Candidate) {
@@ -90,7 +90,7 @@ func withEngines(p parsedPlan, cs []Candidate, chm map[string]Measure, sc speed.
 // keeps c's table: since 23.5 SPARSE_HASHED keeps a value it packs in
 // PackedHashMap (packed), so a sparse setup's clause builds packed's table
 // (over a simple key only).
-func builtAsIs(p parsedPlan, c Candidate) bool {
+func builtAsIs(p ParsedRequest, c Candidate) bool {
 	if core.Layout(c.Layout) != core.LayoutSparse || c.ComplexKey { // COMPLEX_KEY_SPARSE_HASHED is sparse_hash_map
 
 		return true
@@ -100,7 +100,7 @@ func builtAsIs(p parsedPlan, c Candidate) bool {
 
 // clickHouseSetup is the ClickHouse setup of c's dictionary: its memory by
 // ClickHouse's own growth, its speeds from ClickHouse's loads (m).
-func clickHouseSetup(p parsedPlan, c Candidate, m Measure, sc speed.Scaling, threads int) Candidate {
+func clickHouseSetup(p ParsedRequest, c Candidate, m Measure, sc speed.Scaling, threads int) Candidate {
 	ch := *c.ClickHouse
 	x := c
 	x.Engine = EngineClickHouse
@@ -159,7 +159,7 @@ func markAnswers(plan *Plan) {
 // in budget: the same layout, shards and load factor, its checked peak
 // within the budget; past it the answer changes. 0 when it holds none or
 // cannot be worked out (FLAT's arrays follow the largest key, not the rows).
-func holdsUpTo(p parsedPlan, c Candidate, budget int64) int64 {
+func holdsUpTo(p ParsedRequest, c Candidate, budget int64) int64 {
 	if c.Layout == FlatLayout || c.Saturated {
 		return 0
 	}
@@ -188,7 +188,7 @@ func holdsUpTo(p parsedPlan, c Candidate, budget int64) int64 {
 }
 
 // checkedAt is c's setup's checked peak at n keys.
-func checkedAt(p parsedPlan, c Candidate, n int64) (int64, bool) {
+func checkedAt(p ParsedRequest, c Candidate, n int64) (int64, bool) {
 	q := p
 	q.distinct, q.Rows = n, n
 	mlf := 0.0

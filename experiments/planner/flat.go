@@ -38,7 +38,7 @@ func (r PlanRequest) checkMaxKey(key core.Type) error {
 // to the keys after the growth where they reach past it: its
 // arrays, one shard, no load factor; no speeds (FLAT is not measured by
 // the plan's calibration).
-func flatCandidate(p parsedPlan) (Candidate, bool) {
+func flatCandidate(p ParsedRequest) (Candidate, bool) {
 	if p.MaxKey <= 0 || p.ComplexKey { // FLAT's key is a UInt64 index
 		return Candidate{}, false
 	}

@@ -99,7 +99,7 @@ func plannable(r result.Result, preallocate bool, runtime string) bool {
 
 // sameSizes reports whether r's key and value types have the sizes of p's:
 // the tables see only bits, so a <Int64,Date> run speaks for <UInt64,UInt16>.
-func sameSizes(r result.Result, p parsedPlan) bool {
+func sameSizes(r result.Result, p ParsedRequest) bool {
 	k, err1 := core.ParseType(r.KeyType)
 	v, err2 := core.ParseType(r.ValueType)
 	if p.stringKey { // a String key's runs are of its lengths (labKey)
@@ -114,7 +114,7 @@ func sameSizes(r result.Result, p parsedPlan) bool {
 // that idled first (on fresh memory), then the newest (speedRun), and its
 // overhead when it ran isolated (else the newest isolated run's of the
 // layout).
-func measuresFrom(history []result.Result, p parsedPlan) map[core.Layout]Measure {
+func measuresFrom(history []result.Result, p ParsedRequest) map[core.Layout]Measure {
 	out := map[core.Layout]Measure{}
 	target := speedRows(history, p)
 	for _, l := range core.Layouts() {
@@ -170,7 +170,7 @@ func measuresFrom(history []result.Result, p parsedPlan) map[core.Layout]Measure
 // p: one shard, plannable, the same key and value sizes (the same types
 // first), nearest target rows, of those one that idled before its load,
 // then the newest; with read, only a run that read. Nil: none.
-func speedRun(history []result.Result, p parsedPlan, l core.Layout, target int64, read bool) *result.Result {
+func speedRun(history []result.Result, p ParsedRequest, l core.Layout, target int64, read bool) *result.Result {
 	exact := func(r *result.Result) bool { return r.KeyType == p.key.Name && r.ValueType == p.value.Name }
 	better := func(a, b *result.Result) bool {
 		if exact(a) != exact(b) {
@@ -207,7 +207,7 @@ func speedRun(history []result.Result, p parsedPlan, l core.Layout, target int64
 // ClickHouse load of history that speaks for p: one shard, random keys of
 // p's sizes, measured in this runtime, the nearest p's keys, of those one
 // of several loads (a range), then the newest.
-func clickHouseMeasuresFrom(history []result.Result, p parsedPlan) map[string]Measure {
+func clickHouseMeasuresFrom(history []result.Result, p ParsedRequest) map[string]Measure {
 	out := map[string]Measure{}
 	for _, name := range clickHouseSpeedLayouts(p.ComplexKey) {
 		var best *result.Result
@@ -270,7 +270,7 @@ func rowsDistance(a, b int64) float64 {
 // Measured here: from a 2M-row calibration the plan said packed SHARDS 1
 // loads 2e8 rows in 24.2 s and reads 40.1M rows/s; from a run of 1e8 rows,
 // 68.0 s and 22.9M rows/s; a run of 2e8 took 64.4 s and read 11.9M rows/s.
-func speedRows(history []result.Result, p parsedPlan) int64 {
+func speedRows(history []result.Result, p ParsedRequest) int64 {
 	rows := max(p.distinct, 1)
 	target, worst := rows, -1.0
 	for _, l := range core.Layouts() {
@@ -355,10 +355,20 @@ func scalingFrom(history []result.Result, runtime string) speed.Scaling {
 // that prefers a speed lets it decide only beyond that range.
 const calibrationRepeats = 3
 
-// CalibrationConfigs are the runs that measure what history lacks for r on
+// CalibrationConfigs parses r and answers as its
+// ParsedRequest.CalibrationConfigs.
+func CalibrationConfigs(r PlanRequest, history []result.Result, cores int) ([]config.Config, error) {
+	p, err := r.Parse()
+	if err != nil {
+		return nil, err
+	}
+	return p.CalibrationConfigs(history, cores)
+}
+
+// CalibrationConfigs are the runs that measure what history lacks for p on
 // a machine of the given cores, each calibrationRepeats times: each layout
 // with no speed for these types at half calibrationRowsFor the plan or more,
-// or one of a single load (one shard, that many random keys; with r.CalibrationRows
+// or one of a single load (one shard, that many random keys; with p.CalibrationRows
 // given, each layout with no run within 2x of it, there), the ch_ layouts
 // likewise where ClickHouse runs here (clickHouseMissing), and, when the
 // load may use more than one thread and no multi-shard load was measured,
@@ -366,10 +376,9 @@ const calibrationRepeats = 3
 // Nil: nothing is missing, or nothing the plan would use (a dictionary
 // whose value is a String or a Nullable: no run's value is, and its
 // setups carry no speeds).
-func CalibrationConfigs(r PlanRequest, history []result.Result, cores int) ([]config.Config, error) {
-	p, err := r.parse()
-	if err != nil || p.unfixedValue() {
-		return nil, err
+func (p ParsedRequest) CalibrationConfigs(history []result.Result, cores int) ([]config.Config, error) {
+	if p.unfixedValue() {
+		return nil, nil
 	}
 	if p.Runtime != experiments.RuntimeName() {
 		return nil, fault.New("calibrate", "", fmt.Sprintf("a %s plan's speeds are measured by a %s run, not here", p.Runtime, p.Runtime),
@@ -397,8 +406,8 @@ func CalibrationConfigs(r PlanRequest, history []result.Result, cores int) ([]co
 	}
 	base := config.Config{Key: p.labKey(), Value: p.value.Name, Rows: rows, Seed: 1, Preallocate: p.Preallocate,
 		SettleSeconds: calibrationSettle.Seconds(), Repeats: calibrationRepeats}
-	if r.SettleSeconds != nil {
-		base.SettleSeconds = *r.SettleSeconds
+	if p.SettleSeconds != nil {
+		base.SettleSeconds = *p.SettleSeconds
 	}
 	var cfgs []config.Config
 	if len(missing) > 0 {
@@ -439,7 +448,7 @@ func CalibrationConfigs(r PlanRequest, history []result.Result, cores int) ([]co
 // layout validates: make chdb built its worker) and the plan weighs
 // ClickHouse's setups with one attribute and no reservation, as their
 // speeds are then used (clickHouseSetup).
-func clickHouseMissing(p parsedPlan, base config.Config, history []result.Result) []string {
+func clickHouseMissing(p ParsedRequest, base config.Config, history []result.Result) []string {
 	if p.For == EngineGo || p.rowValued() || p.Preallocate {
 		return nil
 	}

@@ -312,8 +312,9 @@ type PlanMachine struct {
 	Cores          int
 }
 
-// parsedPlan is a validated PlanRequest with its names resolved.
-type parsedPlan struct {
+// ParsedRequest is a PlanRequest read and checked once (Parse), with its
+// names resolved: what the plan and its calibration are made from.
+type ParsedRequest struct {
 	PlanRequest
 	key, value core.Type
 	// stringKey: the key is a String, which ClickHouse's COMPLEX_KEY_
@@ -344,13 +345,13 @@ func (r PlanRequest) WithDefaults() PlanRequest {
 // Validate checks every field, naming the field, the value and what is
 // allowed, as run does.
 func (r PlanRequest) Validate() error {
-	_, err := r.parse()
+	_, err := r.Parse()
 	return err
 }
 
-func (r PlanRequest) parse() (parsedPlan, error) {
+func (r PlanRequest) Parse() (ParsedRequest, error) {
 	r = r.WithDefaults()
-	p := parsedPlan{PlanRequest: r}
+	p := ParsedRequest{PlanRequest: r}
 	var err error
 	if p.keyPart, err = parseKey(r); err != nil {
 		return p, err
@@ -427,11 +428,11 @@ func (r PlanRequest) parse() (parsedPlan, error) {
 // attributes, or one String or Nullable. core's plain tables hold a
 // fixed-size value only; ClickHouse's layouts (a table or an array per
 // attribute) and packlab's row layouts hold these.
-func (p parsedPlan) rowValued() bool { return len(p.attrs) > 1 || p.unfixedValue() }
+func (p ParsedRequest) rowValued() bool { return len(p.attrs) > 1 || p.unfixedValue() }
 
 // unfixedValue reports whether the dictionary's value, its first
 // attribute, is a String or a Nullable, which no run of the lab sends.
-func (p parsedPlan) unfixedValue() bool { return len(p.attrs) > 0 && !p.attrs[0].Fixed() }
+func (p ParsedRequest) unfixedValue() bool { return len(p.attrs) > 0 && !p.attrs[0].Fixed() }
 
 // plannedRows is rows after growing by growth percent, at most 2^62.
 func plannedRows(rows int64, growth float64) int64 {
@@ -466,14 +467,20 @@ func ParseMemory(s string) (int64, error) {
 	return n, err
 }
 
-// MakePlan answers r from core.Predict and the measurements in history
-// (saved results of this machine; CalibrationConfigs makes them), for the
-// machine m. It allocates no table.
+// MakePlan answers r (parsed: ParsedRequest.Plan) from core.Predict and
+// the measurements in history, for the machine m.
 func MakePlan(r PlanRequest, history []result.Result, m PlanMachine) (Plan, error) {
-	p, err := r.parse()
+	p, err := r.Parse()
 	if err != nil {
 		return Plan{}, err
 	}
+	return p.Plan(history, m)
+}
+
+// Plan answers p from core.Predict and the measurements in history (saved
+// results of this machine; CalibrationConfigs makes them), for the machine
+// m. It allocates no table.
+func (p ParsedRequest) Plan(history []result.Result, m PlanMachine) (Plan, error) {
 	plan := Plan{Request: p.PlanRequest, Cores: max(m.Cores, 1)}
 	if p.Threads == 0 {
 		plan.Request.Threads = plan.Cores
@@ -563,7 +570,7 @@ func planLoadFactors() []float64 {
 
 // layoutCandidates are a layout's setups: for each shard count, the lowest
 // max load factor of each distinct geometry.
-func layoutCandidates(p parsedPlan, l core.Layout, ms Measure, sc speed.Scaling, threads int) ([]Candidate, error) {
+func layoutCandidates(p ParsedRequest, l core.Layout, ms Measure, sc speed.Scaling, threads int) ([]Candidate, error) {
 	if _, complex := dict.ComplexKeyDictionaryFor(l); p.rowValued() && !dict.AttributeLayout(l) || p.stringKey && !complex {
 		return nil, nil // several attributes, or a String: ClickHouse's layouts (planNotes says so)
 	}
@@ -595,7 +602,7 @@ func layoutCandidates(p parsedPlan, l core.Layout, ms Measure, sc speed.Scaling,
 // attributeOptions are options, but for a dictionary of several attributes
 // with one shard reserved for its keys, as ClickHouse 26.7 ends a table
 // loaded from a table or file source (dict.clickHouseReserves).
-func (p parsedPlan) attributeOptions(mlf float64, shards int) core.Options {
+func (p ParsedRequest) attributeOptions(mlf float64, shards int) core.Options {
 	opt := p.options(mlf)
 	if len(p.attrs) > 1 && shards <= 1 {
 		opt.Reserve = max(opt.Reserve, p.distinct)
@@ -604,7 +611,7 @@ func (p parsedPlan) attributeOptions(mlf float64, shards int) core.Options {
 }
 
 // options are the tables' options of a setup at max load factor mlf.
-func (p parsedPlan) options(mlf float64) core.Options {
+func (p ParsedRequest) options(mlf float64) core.Options {
 	return config.TableOptions(mlf, p.Preallocate, p.distinct)
 }
 
@@ -613,7 +620,7 @@ func (p parsedPlan) options(mlf float64) core.Options {
 // plan is for (dict.TargetGrowth), the allocator's fixed factor and the loader's
 // blocks, so that it is the same whatever the history holds. Speeds are
 // ms's, scaled to the setup.
-func candidate(p parsedPlan, l core.Layout, mlf float64, shards int, pr core.Prediction, ms Measure, sc speed.Scaling, threads int) Candidate {
+func candidate(p ParsedRequest, l core.Layout, mlf float64, shards int, pr core.Prediction, ms Measure, sc speed.Scaling, threads int) Candidate {
 	f := dict.AllocatorFactor(l)
 	c := Candidate{
 		Layout: string(l), KeyType: p.keyType(), ValueType: p.value.Name, Attributes: dict.AttributesList(p.attrs),
@@ -835,7 +842,7 @@ func boolFirst(a, b bool) int {
 // explain writes each candidate's why, the answer, the rule, the
 // runners-up, the layouts ruled out, and the ClickHouse and Go text of the
 // setups worth copying.
-func explain(plan *Plan, p parsedPlan) {
+func explain(plan *Plan, p ParsedRequest) {
 	budget := text.Bytes(plan.BudgetBytes)
 	byKind := map[growthKind][]string{}
 	for _, l := range core.Layouts() {
@@ -924,7 +931,7 @@ func explain(plan *Plan, p parsedPlan) {
 }
 
 // planRule says, in a sentence, how the plan decides.
-func planRule(p parsedPlan) string {
+func planRule(p ParsedRequest) string {
 	checked := "a reload's peak (the serving table and the new one at its first-load peak; {first_load_only} checks the first load)"
 	if p.FirstLoadOnly {
 		checked = "the first load's peak ({first_load_only}; a reload holds the serving table beside it)"
@@ -1151,7 +1158,7 @@ func measuredFarBelow(distinct int64, m Measure) bool {
 }
 
 // planNotes says where the figures come from and how far to trust them.
-func planNotes(plan *Plan, p parsedPlan) []string {
+func planNotes(plan *Plan, p ParsedRequest) []string {
 	var notes []string
 	if rows := ", and packlab's packed_row and compact_row (the key once, the row beside it, or a row wider than 16 bytes in an array beside the table and its number in the cell)"; p.rowValued() {
 		if p.stringKey {

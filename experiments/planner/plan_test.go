@@ -616,7 +616,7 @@ func TestPlanReadSpeedSurvivesANoReadRun(t *testing.T) {
 			LoadFactor: fill, MaxLoadFactor: 0.5}
 	}
 	history := []result.Result{run("20261201T000000.000Z-packed-a", 1e6, 2e7, 0.3), run("20261202T000000.000Z-packed-b", 3e6, 0, 0.4)}
-	p, err := PlanRequest{Rows: 1e6}.parse()
+	p, err := PlanRequest{Rows: 1e6}.Parse()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -660,7 +660,7 @@ func TestPlanTakesTheRunNearestItsRows(t *testing.T) {
 		{[]result.Result{calib2, settled, calib}, small, settled},        // of equal sizes, a load on fresh memory before a newer one
 		{[]result.Result{big, settled}, 1e9, big},                        // but nearness first
 	} {
-		p, err := PlanRequest{Rows: tc.rows}.parse()
+		p, err := PlanRequest{Rows: tc.rows}.Parse()
 		if err != nil {
 			t.Fatal(err)
 		}

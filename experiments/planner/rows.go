@@ -15,7 +15,7 @@ import (
 // at each shard count and distinct geometry, their tables grown (not
 // reserved, unless --preallocate) as packlab's are. No ClickHouse layout
 // builds them, and their speeds are not measured yet, so they carry none.
-func rowCandidates(p parsedPlan, sc speed.Scaling, threads int) ([]Candidate, error) {
+func rowCandidates(p ParsedRequest, sc speed.Scaling, threads int) ([]Candidate, error) {
 	if !p.rowValued() || p.stringKey || config.CheckRow(p.attrs) != nil {
 		return nil, nil
 	}

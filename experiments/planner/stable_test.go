@@ -105,7 +105,7 @@ func TestPlanRankingIsStable(t *testing.T) {
 		plan.Candidates[i].ReadRange, plan.Candidates[i].ReadRowsPerSecond = &r, &r[1]
 	}
 	rank(&plan)
-	explain(&plan, parsedPlan{PlanRequest: PlanRequest{Prefer: PreferRead}})
+	explain(&plan, ParsedRequest{PlanRequest: PlanRequest{Prefer: PreferRead}})
 	for _, c := range plan.Candidates[1:] {
 		if !strings.HasPrefix(c.Why, "slower beyond spread: reads 30.00M rows/s (20.00M–30.00M) against #1's 42.00M rows/s (38.00M–42.00M)") {
 			t.Errorf("%s: why %q", SetupName(c), c.Why)
@@ -204,7 +204,7 @@ func TestPlanReloadMatchesMeasured(t *testing.T) {
 		if m.Reload == 0 {
 			t.Fatalf("%s: the worker said nothing:\n%s", l, out)
 		}
-		p, err := PlanRequest{Rows: rows}.parse()
+		p, err := PlanRequest{Rows: rows}.Parse()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -34,7 +34,7 @@ func parseKey(r PlanRequest) (dict.KeyPart, error) {
 
 // keyType is the key's type as ClickHouse's dictionary and the plan's
 // setups name it.
-func (p parsedPlan) keyType() string {
+func (p ParsedRequest) keyType() string {
 	if p.stringKey {
 		return "String"
 	}
@@ -43,7 +43,7 @@ func (p parsedPlan) keyType() string {
 
 // chKey is the key as dict's COMPLEX_KEY_ models take it: a String with
 // its lengths and, over a table, its mean length.
-func (p parsedPlan) chKey() dict.PlanKey {
+func (p ParsedRequest) chKey() dict.PlanKey {
 	if !p.stringKey {
 		return dict.PlanKey{Type: p.key.Name}
 	}
@@ -57,7 +57,7 @@ func (p parsedPlan) chKey() dict.PlanKey {
 // labKey is the key of the lab's runs that give the plan its speeds: the
 // key's type, or a String key's lengths (over a table its mean, rounded),
 // at least dict.KeyCarrierMinLen bytes, which carry the lab's keys.
-func (p parsedPlan) labKey() string {
+func (p ParsedRequest) labKey() string {
 	if !p.stringKey {
 		return p.key.Name
 	}

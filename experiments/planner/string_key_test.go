@@ -71,7 +71,7 @@ func TestPlanStringKey(t *testing.T) {
 		t.Errorf("calibration: %v, %d configs; want %d, the ch_complex_key_ layouts' alone", err, len(cfgs), want)
 	}
 	for mean, want := range map[float64]string{27.99: "String(28)", 3.2: "String(8)"} {
-		p, err := PlanRequest{Rows: 1000, Key: "String", From: &dict.TableSource{Table: "t", KeyColumn: "k", KeyMeanLen: mean}}.parse()
+		p, err := PlanRequest{Rows: 1000, Key: "String", From: &dict.TableSource{Table: "t", KeyColumn: "k", KeyMeanLen: mean}}.Parse()
 		if err != nil || p.labKey() != want {
 			t.Errorf("a table's String key of mean length %v: the lab measures %q (%v); want %s", mean, p.labKey(), err, want)
 		}

@@ -60,11 +60,15 @@ type CalibrationError struct{ Err error }
 func (e *CalibrationError) Error() string { return "calibrating: " + e.Err.Error() }
 func (e *CalibrationError) Unwrap() error { return e.Err }
 
-// Plan answers ask: the saved results, then (with a calibration) the
-// missing speeds measured and kept, then planner.MakePlan on this machine
-// as it is after them.
+// Plan answers ask: its request parsed once, the saved results, then (with
+// a calibration) the missing speeds measured and kept, then the plan on
+// this machine as it is after them.
 func Plan(ctx context.Context, ask PlanAsk) (PlanAnswer, error) {
 	var a PlanAnswer
+	req, err := ask.Request.Parse()
+	if err != nil {
+		return a, err
+	}
 	history, problems, err := ask.Store.ListContext(ctx)
 	if err != nil {
 		return a, err
@@ -76,7 +80,7 @@ func Plan(ctx context.Context, ask PlanAsk) (PlanAnswer, error) {
 		if ask.Calibration == CalibrateAgain {
 			known = nil
 		}
-		cfgs, err := planner.CalibrationConfigs(ask.Request, known, machine.Cores)
+		cfgs, err := req.CalibrationConfigs(known, machine.Cores)
 		if err != nil {
 			return a, err
 		}
@@ -109,7 +113,7 @@ func Plan(ctx context.Context, ask PlanAsk) (PlanAnswer, error) {
 		}
 	}
 	a.History = history
-	a.Plan, err = planner.MakePlan(ask.Request, history, machine)
+	a.Plan, err = req.Plan(history, machine)
 	return a, err
 }
 
