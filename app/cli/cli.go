@@ -159,64 +159,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 		_, err := fmt.Fprint(stdout, usageText()+"\n"+noWindow)
 		return err
 	}
-	switch args[0] {
-	case "help", "-h", "--help", "-help":
-		return help(args[1:], stdout)
-	case "version", "--version":
-		if len(args) > 1 {
-			return flags.Usagef("%s: unexpected argument %q (allowed: %s alone)", args[0], args[1], args[0])
-		}
-		_, err := fmt.Fprint(stdout, versionText()) // a full disk is not a version
-		return err
-	case "run":
-		return cmdRun(ctx, args[1:], stdout, stderr)
-	case "sweep":
-		return cmdSweep(ctx, args[1:], stdout, stderr)
-	case "report":
-		return cmdReport(ctx, args[1:], stdout, stderr)
-	case "plan":
-		return cmdPlan(ctx, args[1:], stdout, stderr) // cli_plan.go
-	case "serve":
-		return serve.Command(ctx, args[1:], stdout, stderr) // the browser lab
-	case "history":
-		return cmdHistory(ctx, args[1:], os.Stdin, stdout, stderr) // cli_history.go
-	case "inspect":
-		return cmdInspect(ctx, args[1:], os.Stdin, stdout, stderr) // cli_inspect.go
-	}
-	return flags.Usagef("unknown command %q (allowed: run, sweep, plan, report, inspect, serve, history, version, help)", args[0])
-}
-
-func help(args []string, stdout io.Writer) error {
-	var out string
-	switch {
-	case len(args) == 0:
-		out = usageText()
-	case args[0] == "help":
-		out = "packlab help [COMMAND] — this list of commands, or a command's flags (packlab help plan)\n\n" + usageText()
-	case args[0] == "version":
-		out = "packlab version — the version, the Go it was built with, and what is built in: the lab window, the browser site, ClickHouse's worker (the ch_ layouts) and the C++ reference maps' worker\n"
-	case args[0] == "run":
-		out = usageRunText()
-	case args[0] == "sweep":
-		out = usageSweep()
-	case args[0] == "report":
-		out = usageReport
-	case args[0] == "history":
-		out = usageHistory
-	case args[0] == "plan":
-		out = usagePlan
-	case args[0] == "serve":
-		out = serve.Usage
-	case args[0] == "inspect":
-		out = usageInspect
-	default:
-		return flags.Usagef("help %q: unknown command (allowed: run, sweep, plan, report, inspect, serve, history, version, help)", args[0])
-	}
-	if len(args) > 1 {
-		return flags.Usagef("help %s: unexpected argument %q (allowed: one command, e.g. packlab help plan)", args[0], args[1])
-	}
-	_, err := fmt.Fprint(stdout, out) // a full disk is not a help
-	return err
+	return dispatch(ctx, args, os.Stdin, stdout, stderr) // commands.go
 }
 
 // runFlags are the flags of run and sweep.
@@ -366,59 +309,55 @@ func checkFormat(format string, allowed []string) error {
 	return flags.Usagef("--format %s: unknown format (allowed: %s)", fault.ShowValue(format), strings.Join(allowed, ", "))
 }
 
-func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+// runCommand is packlab run: its flags, and what it does with them.
+func runCommand(fs *flag.FlagSet) flags.Action {
 	f := newRunFlags(fs, false)
-	if help, err := flags.ParseCommand(fs, "run", args, stdout, usageRunText()); help || err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return flags.Usagef("run: unexpected argument %q (flags start with --; run 'packlab help run')", fs.Arg(0))
-	}
-	if err := runFlagConflicts(fs, f); err != nil {
-		return err
-	}
-	return measure(f, stdout, stderr, func(h usecase.Hooks) (usecase.Measured, error) {
-		return usecase.Run(ctx, f.cfg, h)
-	}, func() error { return f.cfg.Validate() })
-}
-
-func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
-	f := newRunFlags(fs, true)
-	var name string
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		name, args = args[0], args[1:]
-	}
-	if help, err := flags.ParseCommand(fs, "sweep", args, stdout, usageSweep()); help || err != nil {
-		return err
-	}
-	rest := fs.Args()
-	if name == "" && len(rest) > 0 {
-		// The name after flags: the flags after it are parsed too
-		// (sweep --rows 1e5 shards --no-save), each still at most once.
-		name = rest[0]
-		if help, err := flags.ParseCommand(fs, "sweep", rest[1:], stdout, usageSweep()); help || err != nil {
+	return func(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+		if len(args) > 0 {
+			return flags.Usagef("run: unexpected argument %q (flags start with --; run 'packlab help run')", args[0])
+		}
+		if err := runFlagConflicts(fs, f); err != nil {
 			return err
 		}
-		rest = fs.Args()
+		return measure(f, stdout, stderr, func(h usecase.Hooks) (usecase.Measured, error) {
+			return usecase.Run(ctx, f.cfg, h)
+		}, func() error { return f.cfg.Validate() })
 	}
-	if name == "" {
-		return flags.Usagef("sweep: which one? (allowed: %s)", strings.Join(sweep.Names(), ", "))
+}
+
+// sweepCommand is packlab sweep NAME: its flags, and what it does with
+// them; NAME may stand before the flags or among them (sweep --rows 1e5
+// shards --no-save).
+func sweepCommand(fs *flag.FlagSet) flags.Action {
+	f := newRunFlags(fs, true)
+	return func(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+		var name string
+		if len(args) > 0 {
+			name, args = args[0], args[1:]
+		}
+		if name == "" {
+			return flags.Usagef("sweep: which one? (allowed: %s)", strings.Join(sweep.Names(), ", "))
+		}
+		if len(args) > 0 {
+			return flags.Usagef("sweep %s: unexpected argument %q (flags start with --)", name, args[0])
+		}
+		if err := runFlagConflicts(fs, f); err != nil {
+			return err
+		}
+		sw, err := sweep.Find(name)
+		if err != nil {
+			return flags.Usagef("sweep %q: unknown sweep (allowed: %s)", name, strings.Join(sweep.Names(), ", "))
+		}
+		return runSweep(ctx, sw, f, stdout, stderr)
 	}
-	if len(rest) > 0 {
-		return flags.Usagef("sweep %s: unexpected argument %q (flags start with --)", name, rest[0])
-	}
-	if err := runFlagConflicts(fs, f); err != nil {
-		return err
-	}
-	sw, err := sweep.Find(name)
-	if err != nil {
-		return flags.Usagef("sweep %q: unknown sweep (allowed: %s)", name, strings.Join(sweep.Names(), ", "))
-	}
+}
+
+// runSweep measures sw with f's configuration and prints its table, with
+// the claims its results measured below it.
+func runSweep(ctx context.Context, sw sweep.Sweep, f *runFlags, stdout, stderr io.Writer) error {
 	opt := sweep.Options{MaxShards: f.maxShards, WithReferences: f.withRefs, WithClickHouse: f.withCH}
 	var measured []result.Result
-	err = measure(f, stdout, stderr, func(h usecase.Hooks) (usecase.Measured, error) {
+	err := measure(f, stdout, stderr, func(h usecase.Hooks) (usecase.Measured, error) {
 		m, err := usecase.Sweep(ctx, sw, f.cfg, opt, h)
 		measured = m.Results
 		return m, err
@@ -578,11 +517,29 @@ func shortCount(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
-func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a, err := parseReportArgs(args, stdout)
-	if a == nil || err != nil {
-		return err // bad flags, or -h answered
+// reportCommand is packlab report: its flags, and what it does with them.
+func reportCommand(fs *flag.FlagSet) flags.Action {
+	a := &reportArgs{}
+	fs.StringVar(&a.dir, "results", "", "results folder")
+	jobIDs := fs.String("job", "", "job ids, comma-separated")
+	fs.BoolVar(&a.all, "all", false, "every job")
+	fs.StringVar(&a.since, "since", "", "jobs started since")
+	ids := fs.String("ids", "", "result ids, comma-separated")
+	fs.StringVar(&a.out, "out", "", "output file")
+	fs.StringVar(&a.format, "format", "html", "html or markdown")
+	fs.StringVar(&a.title, "title", "", "report title")
+	fs.BoolVar(&a.list, "list", false, "list saved jobs")
+	fs.BoolVar(&a.force, "force", false, "replace an existing --out file")
+	return func(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+		if err := a.check(fs, args, *ids, *jobIDs); err != nil {
+			return err
+		}
+		return cmdReport(ctx, a, stdout, stderr)
 	}
+}
+
+// cmdReport writes the report a asks for, or its list of jobs.
+func cmdReport(ctx context.Context, a *reportArgs, stdout, stderr io.Writer) error {
 	var output *store.Output
 	if a.out != "" {
 		// Checked and opened before any result is read (experiments/store/files.go).
@@ -627,26 +584,11 @@ type reportArgs struct {
 	after                          time.Time // --since, parsed; zero if not given
 }
 
-// parseReportArgs reads and checks report's flags; with -h it prints the
-// usage and returns nil.
-func parseReportArgs(args []string, stdout io.Writer) (*reportArgs, error) {
-	a := &reportArgs{}
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	fs.StringVar(&a.dir, "results", "", "results folder")
-	jobIDs := fs.String("job", "", "job ids, comma-separated")
-	fs.BoolVar(&a.all, "all", false, "every job")
-	fs.StringVar(&a.since, "since", "", "jobs started since")
-	ids := fs.String("ids", "", "result ids, comma-separated")
-	fs.StringVar(&a.out, "out", "", "output file")
-	fs.StringVar(&a.format, "format", "html", "html or markdown")
-	fs.StringVar(&a.title, "title", "", "report title")
-	fs.BoolVar(&a.list, "list", false, "list saved jobs")
-	fs.BoolVar(&a.force, "force", false, "replace an existing --out file")
-	if help, err := flags.ParseCommand(fs, "report", args, stdout, usageReport); help || err != nil {
-		return nil, err
-	}
-	if fs.NArg() > 0 {
-		return nil, flags.Usagef("report: unexpected argument %q (flags start with --)", fs.Arg(0))
+// check checks report's flags once fs has parsed them, with --ids and
+// --job as given; args are the arguments that are not flags.
+func (a *reportArgs) check(fs *flag.FlagSet, args []string, ids, jobIDs string) error {
+	if len(args) > 0 {
+		return flags.Usagef("report: unexpected argument %q (flags start with --)", args[0])
 	}
 	const pick = "each picks the jobs or results to report"
 	if err := flags.CheckConflicts(fs, []flags.Conflict{
@@ -654,28 +596,28 @@ func parseReportArgs(args []string, stdout io.Writer) (*reportArgs, error) {
 		{A: "job", B: "all", Why: pick}, {A: "job", B: "since", Why: pick}, {A: "job", B: "ids", Why: pick}, {A: "all", B: "since", Why: pick}, {A: "all", B: "ids", Why: pick}, {A: "since", B: "ids", Why: pick},
 		{A: "ids", B: "list", Why: "--list lists jobs; --list --job ID lists a job's results"},
 	}); err != nil {
-		return nil, err
+		return err
 	}
 	if err := checkFormat(a.format, []string{"html", "markdown"}); err != nil {
-		return nil, err
+		return err
 	}
 	var err error
-	if a.ids, err = idsFlag("ids", *ids, "result id", "packlab report --list --all"); err != nil {
-		return nil, err
+	if a.ids, err = idsFlag("ids", ids, "result id", "packlab report --list --all"); err != nil {
+		return err
 	}
-	if a.jobs, err = idsFlag("job", *jobIDs, "job id", "packlab report --list"); err != nil {
-		return nil, err
+	if a.jobs, err = idsFlag("job", jobIDs, "job id", "packlab report --list"); err != nil {
+		return err
 	}
 	if _, set := flags.Given(fs, "since"); set {
 		if a.after, err = parseSince(a.since, time.Now()); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	_, a.titleSet = flags.Given(fs, "title")
 	if a.out == "-" {
 		a.out = "" // standard output, as the default
 	}
-	return a, nil
+	return nil
 }
 
 // pick reads the results to report: those of --ids, or of the jobs picked

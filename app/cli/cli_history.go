@@ -27,31 +27,41 @@ packlab history clear [flags] — delete every saved result and inspection
 Files in the folder that are not results or inspections are left alone.
 ` + flags.Rules
 
-func cmdHistory(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	if len(args) > 0 && args[0] == "list" {
-		return historyList(ctx, args[1:], stdout, stderr)
+// historyWhich answers history followed by neither list nor clear: its
+// help, or what it takes.
+func historyWhich(args []string, stdout io.Writer) error {
+	if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+		fmt.Fprint(stdout, usageHistory)
+		return nil
 	}
-	if len(args) == 0 || args[0] != "clear" {
-		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
-			fmt.Fprint(stdout, usageHistory)
-			return nil
-		}
-		what := "nothing"
-		if len(args) > 0 {
-			what = fmt.Sprintf("%q", args[0])
-		}
-		if len(args) > 0 && strings.HasPrefix(args[0], "-") {
-			// history --results DIR list: the flags are list's or clear's.
-			return flags.Usagef("history: %s before list or clear (allowed: list or clear first, then its flags, e.g. packlab history list --results DIR)", what)
-		}
-		return flags.Usagef("history: %s after history (allowed: list, clear)", what)
+	what := "nothing"
+	if len(args) > 0 {
+		what = fmt.Sprintf("%q", args[0])
 	}
-	fs := flag.NewFlagSet("history clear", flag.ContinueOnError)
+	if len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		// history --results DIR list: the flags are list's or clear's.
+		return flags.Usagef("history: %s before list or clear (allowed: list or clear first, then its flags, e.g. packlab history list --results DIR)", what)
+	}
+	return flags.Usagef("history: %s after history (allowed: list, clear)", what)
+}
+
+// historyClearCommand is packlab history clear: its flags, and what it
+// does with them.
+func historyClearCommand(fs *flag.FlagSet) flags.Action {
 	yes := fs.Bool("yes", false, "delete without asking")
-	folder, err := historyFolder(fs, args[1:], "nothing to clear", stdout, stderr)
-	if folder == "" || err != nil {
-		return err
+	results := fs.String("results", "", "results folder")
+	return func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+		folder, err := historyFolder(fs.Name(), *results, args, "nothing to clear", stderr)
+		if folder == "" || err != nil {
+			return err
+		}
+		return historyClear(ctx, folder, *yes, stdin, stderr)
 	}
+}
+
+// historyClear deletes every saved result and inspection in folder, once
+// asked (or with yes).
+func historyClear(ctx context.Context, folder string, yes bool, stdin io.Reader, stderr io.Writer) error {
 	saved := &store.Store{Dir: folder}
 	if pids := saved.JobsSaving(); len(pids) > 0 {
 		// Deleting now would take what a running job has saved, and the
@@ -77,7 +87,7 @@ func cmdHistory(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	if inspected > 0 {
 		question = fmt.Sprintf("delete %d result(s) and %d inspection(s), %d job(s) in all, in %s", n, inspected, len(jobs), folder)
 	}
-	if ok, err := confirm(ctx, question, *yes, stdin, stderr); !ok || err != nil {
+	if ok, err := confirm(ctx, question, yes, stdin, stderr); !ok || err != nil {
 		return err
 	}
 	deleted, deletedInspections := 0, 0
@@ -112,20 +122,15 @@ func cmdHistory(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	return nil
 }
 
-// historyFolder parses a history command's args into fs, with --results
-// added to its flags, and returns the results folder the command reads:
-// --results, or this user's default. It is "" when there is no such folder, which a line on stderr
-// says, ending in nothing (what there is to do then), and after the
-// command's help.
-func historyFolder(fs *flag.FlagSet, args []string, nothing string, stdout, stderr io.Writer) (string, error) {
-	results := fs.String("results", "", "results folder")
-	if help, err := flags.ParseCommand(fs, fs.Name(), args, stdout, usageHistory); help || err != nil {
-		return "", err
+// historyFolder is the results folder a history command (cmd) reads:
+// --results (results), or this user's default; args are the arguments that
+// are not flags. It is "" when there is no such folder, which a line on
+// stderr says, ending in nothing (what there is to do then).
+func historyFolder(cmd, results string, args []string, nothing string, stderr io.Writer) (string, error) {
+	if len(args) > 0 {
+		return "", flags.Usagef("%s: unexpected argument %q (flags start with --)", cmd, args[0])
 	}
-	if fs.NArg() > 0 {
-		return "", flags.Usagef("%s: unexpected argument %q (flags start with --)", fs.Name(), fs.Arg(0))
-	}
-	dir := *results
+	dir := results
 	if dir == "" {
 		d, err := store.DefaultResultsDir()
 		if err != nil {
@@ -153,14 +158,21 @@ func notAFolder(dir string) error {
 	return nil
 }
 
-// historyList prints the saved jobs, as report --list does: a run's
-// results' count, an inspection's word.
-func historyList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("history list", flag.ContinueOnError)
-	folder, err := historyFolder(fs, args, "nothing saved", stdout, stderr)
-	if folder == "" || err != nil {
-		return err
+// historyListCommand is packlab history list: the saved jobs, as report
+// --list prints them (a run's results' count, an inspection's word).
+func historyListCommand(fs *flag.FlagSet) flags.Action {
+	results := fs.String("results", "", "results folder")
+	return func(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+		folder, err := historyFolder(fs.Name(), *results, args, "nothing saved", stderr)
+		if folder == "" || err != nil {
+			return err
+		}
+		return historyList(ctx, folder, stdout, stderr)
 	}
+}
+
+// historyList prints the saved jobs of folder.
+func historyList(ctx context.Context, folder string, stdout, stderr io.Writer) error {
 	jobs, problems, err := (&store.Store{Dir: folder}).Jobs(ctx)
 	if err != nil {
 		return err

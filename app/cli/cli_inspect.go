@@ -59,8 +59,8 @@ or the prompt and is never printed, nor saved. The inspection is kept as a job o
 the history: 'packlab report --list' lists it, 'packlab report --job ID' renders it.
 ` + flags.Rules
 
-func cmdInspect(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
+// inspectCommand is packlab inspect: its flags, and what it does with them.
+func inspectCommand(fs *flag.FlagSet) flags.Action {
 	var s server.Settings
 	var opt server.Options
 	format := "table"
@@ -80,66 +80,65 @@ func cmdInspect(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	verifyAll := fs.Bool("verify-all", false, "build every advice that changes a layout on the server")
 	dir := fs.String("results", "", "results folder")
 	noSave := fs.Bool("no-save", false, "do not keep the inspection")
-	if help, err := flags.ParseCommand(fs, "inspect", args, stdout, usageInspect); help || err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return flags.Usagef("inspect: unexpected argument %q (flags start with --)", fs.Arg(0))
-	}
-	if s.URL == "" {
-		return flags.Usagef("inspect: --clickhouse is required (allowed: clickhouse://host:9000, http://host:8123 or https://host:8443)")
-	}
-	if err := checkFormat(format, []string{"table", "markdown", "json"}); err != nil {
-		return err
-	}
-	if _, err := s.ParseURL(); err != nil {
-		return err
-	}
-	if err := flags.CheckConflicts(fs, []flags.Conflict{{A: "results", B: "no-save", Why: "--no-save keeps nothing"},
-		{A: "verify", B: "verify-all", Why: "--verify-all builds every advice"}}); err != nil {
-		return err
-	}
-	var saved *store.Store
-	if !*noSave {
-		// Checked before the server is asked: an unusable folder is bad
-		// input, not a lost inspection.
-		st, err := store.OpenStore(*dir)
-		if err != nil {
+	return func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+		if len(args) > 0 {
+			return flags.Usagef("inspect: unexpected argument %q (flags start with --)", args[0])
+		}
+		if s.URL == "" {
+			return flags.Usagef("inspect: --clickhouse is required (allowed: clickhouse://host:9000, http://host:8123 or https://host:8443)")
+		}
+		if err := checkFormat(format, []string{"table", "markdown", "json"}); err != nil {
 			return err
 		}
-		saved = st
-	}
-	s.Password = os.Getenv(server.PasswordEnv)
-	if ask {
-		p, err := askPassword(stdin, stderr)
-		if err != nil {
+		if _, err := s.ParseURL(); err != nil {
 			return err
 		}
-		s.Password = p
+		if err := flags.CheckConflicts(fs, []flags.Conflict{{A: "results", B: "no-save", Why: "--no-save keeps nothing"},
+			{A: "verify", B: "verify-all", Why: "--verify-all builds every advice"}}); err != nil {
+			return err
+		}
+		var saved *store.Store
+		if !*noSave {
+			// Checked before the server is asked: an unusable folder is bad
+			// input, not a lost inspection.
+			st, err := store.OpenStore(*dir)
+			if err != nil {
+				return err
+			}
+			saved = st
+		}
+		s.Password = os.Getenv(server.PasswordEnv)
+		if ask {
+			p, err := askPassword(stdin, stderr)
+			if err != nil {
+				return err
+			}
+			s.Password = p
+		}
+		if *verify != "" && strings.TrimSpace(*verify) == "" {
+			return flags.Usagef("inspect: --verify %q: empty (allowed: a dictionary's database.name, or its name)", *verify)
+		}
+		done, err := usecase.Inspect(ctx, usecase.InspectAsk{Settings: s, Options: opt, Store: saved, Face: result.FaceCLI, Verify: strings.TrimSpace(*verify), VerifyAll: *verifyAll,
+			VerifyStarting: func(of, layout string, rows int64) {
+				// A load and a reload of the whole dictionary: minutes for a big one.
+				fmt.Fprintf(stderr, "packlab: building %s's advice on the server: %s at %s rows (a load and a reload, then dropped)\n", text.Terminal(of), text.Terminal(layout), text.Thousands(rows))
+			}})
+		if err != nil && done.Inspection == nil {
+			return err
+		}
+		// Inspected but not kept (err): the inspection is printed, and the
+		// save's failure is the exit's.
+		if perr := printInspection(done.Inspection, format, stdout); perr != nil {
+			return perr
+		}
+		if *verifyAll && done.VerifyErr == nil {
+			fmt.Fprintf(stderr, "packlab: %s built on the server and measured (the lines 'verified:' and 'not verified:' above)\n", text.Count(done.Verified, "advice", "advice"))
+		}
+		if done.Saved {
+			fmt.Fprintf(stderr, "packlab: kept as job %s in %s ('packlab report --job %s' renders it)\n", done.Job.ID, saved.Dir, done.Job.ID)
+		}
+		return errors.Join(done.VerifyErr, err)
 	}
-	if *verify != "" && strings.TrimSpace(*verify) == "" {
-		return flags.Usagef("inspect: --verify %q: empty (allowed: a dictionary's database.name, or its name)", *verify)
-	}
-	done, err := usecase.Inspect(ctx, usecase.InspectAsk{Settings: s, Options: opt, Store: saved, Face: result.FaceCLI, Verify: strings.TrimSpace(*verify), VerifyAll: *verifyAll,
-		VerifyStarting: func(of, layout string, rows int64) {
-			// A load and a reload of the whole dictionary: minutes for a big one.
-			fmt.Fprintf(stderr, "packlab: building %s's advice on the server: %s at %s rows (a load and a reload, then dropped)\n", text.Terminal(of), text.Terminal(layout), text.Thousands(rows))
-		}})
-	if err != nil && done.Inspection == nil {
-		return err
-	}
-	// Inspected but not kept (err): the inspection is printed, and the
-	// save's failure is the exit's.
-	if perr := printInspection(done.Inspection, format, stdout); perr != nil {
-		return perr
-	}
-	if *verifyAll && done.VerifyErr == nil {
-		fmt.Fprintf(stderr, "packlab: %s built on the server and measured (the lines 'verified:' and 'not verified:' above)\n", text.Count(done.Verified, "advice", "advice"))
-	}
-	if done.Saved {
-		fmt.Fprintf(stderr, "packlab: kept as job %s in %s ('packlab report --job %s' renders it)\n", done.Job.ID, saved.Dir, done.Job.ID)
-	}
-	return errors.Join(done.VerifyErr, err)
 }
 
 // printInspection prints ins in format: table, markdown or json.

@@ -27,11 +27,9 @@ import (
 	"github.com/packlab/packlab/experiments/worker"
 )
 
-func cmdPlan(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a, err := parsePlanArgs(args, stdout)
-	if a == nil || err != nil {
-		return err // bad flags, or -h answered
-	}
+// cmdPlan plans what a asks for, calibrating first unless told not to,
+// and verifies the plan with --verify.
+func cmdPlan(ctx context.Context, a *planArgs, stdout, stderr io.Writer) error {
 	saved, err := store.OpenStore(a.resultsDir)
 	if err != nil {
 		return err
@@ -91,12 +89,10 @@ type planArgs struct {
 	queryTimeout                 time.Duration // --query-timeout: each query on --clickhouse (0: the default)
 }
 
-// parsePlanArgs reads and checks plan's flags; with -h it prints the usage
-// and returns nil.
-func parsePlanArgs(args []string, stdout io.Writer) (*planArgs, error) {
+// planCommand is packlab plan: its flags, and what it does with them.
+func planCommand(fs *flag.FlagSet) flags.Action {
 	a := &planArgs{format: "table"}
 	req := &a.req
-	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
 	rowsFlag(fs, &req.Rows)
 	typeFlags(fs, &req.Key, &req.Value, &req.Attributes)
 	fs.Func("memory", "memory budget", func(s string) error {
@@ -145,45 +141,54 @@ func parsePlanArgs(args []string, stdout io.Writer) (*planArgs, error) {
 		a.from.Columns, err = config.SplitList("columns", s, "column", table.ColumnsAllowed)
 		return err
 	})
-	if help, err := flags.ParseCommand(fs, "plan", args, stdout, usagePlan); help || err != nil {
-		return nil, err
+	return func(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+		if err := a.check(fs, args); err != nil {
+			return err
+		}
+		return cmdPlan(ctx, a, stdout, stderr)
 	}
+}
+
+// check checks plan's flags once fs has parsed them; args are the
+// arguments that are not flags.
+func (a *planArgs) check(fs *flag.FlagSet, args []string) error {
+	req := &a.req
 	_, rowsGiven := flags.Given(fs, "rows")
 	switch {
-	case fs.NArg() > 0:
-		return nil, flags.Usagef("plan: unexpected argument %q (flags start with --; run 'packlab help plan')", fs.Arg(0))
+	case len(args) > 0:
+		return flags.Usagef("plan: unexpected argument %q (flags start with --; run 'packlab help plan')", args[0])
 	case !rowsGiven && a.from.Table == "":
-		return nil, flags.Usagef("plan: --rows is missing (allowed: a whole number of rows from 1 to 2^62, e.g. --rows 1e9, or --from TABLE --clickhouse URL)")
+		return flags.Usagef("plan: --rows is missing (allowed: a whole number of rows from 1 to 2^62, e.g. --rows 1e9, or --from TABLE --clickhouse URL)")
 	case a.from.Table == "" && (a.from.KeyColumn != "" || a.from.Columns != nil):
-		return nil, flags.Usagef("--key-column and --columns: need --from (allowed: plan --clickhouse URL --from DB.TABLE --key-column ID --columns A,B)")
+		return flags.Usagef("--key-column and --columns: need --from (allowed: plan --clickhouse URL --from DB.TABLE --key-column ID --columns A,B)")
 	case a.queryTimeout != 0 && a.clickhouse == "":
-		return nil, flags.Usagef("--query-timeout: needs --clickhouse (allowed: plan --clickhouse URL --from DB.TABLE --query-timeout 5m)")
+		return flags.Usagef("--query-timeout: needs --clickhouse (allowed: plan --clickhouse URL --from DB.TABLE --query-timeout 5m)")
 	case a.from.Table != "" && a.clickhouse == "":
-		return nil, flags.Usagef("--from: needs --clickhouse (allowed: plan --clickhouse URL --from DB.TABLE)")
+		return flags.Usagef("--from: needs --clickhouse (allowed: plan --clickhouse URL --from DB.TABLE)")
 	case a.noCal && a.recal:
-		return nil, flags.Usagef("--calibrate and --no-calibrate: contradict each other (allowed: one of them)")
+		return flags.Usagef("--calibrate and --no-calibrate: contradict each other (allowed: one of them)")
 	case a.cluster != "" && a.clickhouse == "":
-		return nil, flags.Usagef("--cluster: needs --clickhouse (allowed: plan --verify --clickhouse URL --cluster NAME)")
+		return flags.Usagef("--cluster: needs --clickhouse (allowed: plan --verify --clickhouse URL --cluster NAME)")
 	case a.clickhouse != "" && !a.verify && a.from.Table == "":
-		return nil, flags.Usagef("--clickhouse: needs --verify or --from (allowed: plan --verify --clickhouse URL builds the plan's dictionary on that server; plan --clickhouse URL --from DB.TABLE plans one over that table)")
+		return flags.Usagef("--clickhouse: needs --verify or --from (allowed: plan --verify --clickhouse URL builds the plan's dictionary on that server; plan --clickhouse URL --from DB.TABLE plans one over that table)")
 	case a.noCal && req.CalibrationRows != 0:
-		return nil, flags.Usagef("--calibrate-rows and --no-calibrate: contradict each other (allowed: one of them)")
+		return flags.Usagef("--calibrate-rows and --no-calibrate: contradict each other (allowed: one of them)")
 	}
 	fromTable := "the table's columns say it"
 	if err := flags.CheckConflicts(fs, []flags.Conflict{{A: "value", B: "attributes", Why: "the value is the first attribute"},
 		{A: "from", B: "rows", Why: "the table's rows are planned (--growth plans for more)"}, {A: "from", B: "key", Why: fromTable},
 		{A: "from", B: "value", Why: fromTable}, {A: "from", B: "attributes", Why: fromTable}, {A: "from", B: "max-key", Why: fromTable},
 		{A: "from", B: "cluster", Why: "the table is read on the --clickhouse node alone, and a verification there builds over that node's rows"}}); err != nil {
-		return nil, err
+		return err
 	}
 	if err := checkFormat(a.format, text.Formats()); err != nil {
-		return nil, err
+		return err
 	}
 	check := *req
 	if a.from.Table != "" {
 		check.Rows = 1 // the table's, once read (usecase.PlanFrom); the rest is checked before the server is asked
 	}
-	return a, asGiven(fs, check.Validate(), "max_key", "calibration_rows")
+	return asGiven(fs, check.Validate(), "max_key", "calibration_rows")
 }
 
 // asGiven is err with the value of a field error of fields as its flag was

@@ -965,7 +965,7 @@ func TestHistoryClear(t *testing.T) {
 	}
 	ctx := context.Background()
 	var out, errw strings.Builder
-	err := cmdHistory(ctx, []string{"clear", "--results", dir}, strings.NewReader("y\n"), &out, &errw)
+	err := dispatch(ctx, []string{"history", "clear", "--results", dir}, strings.NewReader("y\n"), &out, &errw)
 	var ue *flags.UsageError
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "would delete 2 result(s) of 1 job(s) in "+dir+"; add --yes") {
 		t.Fatalf("clear without --yes and no terminal: %v", err)
@@ -1049,7 +1049,7 @@ func cmdHistoryClearAsked(t *testing.T, in *os.File) error {
 		return err
 	}
 	var out, errw strings.Builder
-	return cmdHistory(context.Background(), []string{"clear", "--results", dir}, in, &out, &errw)
+	return dispatch(context.Background(), []string{"history", "clear", "--results", dir}, in, &out, &errw)
 }
 
 // TestHistoryClearWhileSaving: history clear refuses, deleting nothing,

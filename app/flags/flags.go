@@ -14,6 +14,7 @@ package flags
 //   - flags that contradict each other are refused, naming both (conflicts).
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -194,14 +195,27 @@ func Parse(fs *flag.FlagSet, cmd string, args []string) error {
 	return Usagef("%s", msg)
 }
 
-// ParseCommand is Parse for a command's flags: on -h or --help it writes
+// Action is what a command does once its flags are parsed: args are the
+// command line's arguments that are not flags, in their order (sweep's
+// NAME, or what the command refuses as unexpected).
+type Action func(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error
+
+// ParseCommand is Parse for a command's flags, among which up to operands
+// arguments that are not flags may stand (sweep NAME --rows 1e5, sweep
+// --rows 1e5 NAME --no-save): the flags after each are parsed too. It
+// returns the arguments that are not flags. On -h or --help it writes
 // usage to stdout and says so (help), and the command returns at once,
 // with no error unless the usage could not be written.
-func ParseCommand(fs *flag.FlagSet, cmd string, args []string, stdout io.Writer, usage string) (help bool, err error) {
-	err = Parse(fs, cmd, args)
-	if errors.Is(err, flag.ErrHelp) {
-		_, err := fmt.Fprint(stdout, usage) // a full disk is not a help
-		return true, err
+func ParseCommand(fs *flag.FlagSet, cmd string, args []string, operands int, stdout io.Writer, usage string) (rest []string, help bool, err error) {
+	for {
+		err = Parse(fs, cmd, args)
+		if errors.Is(err, flag.ErrHelp) {
+			_, err := fmt.Fprint(stdout, usage) // a full disk is not a help
+			return nil, true, err
+		}
+		if err != nil || fs.NArg() == 0 || len(rest) == operands {
+			return append(rest, fs.Args()...), false, err
+		}
+		rest, args = append(rest, fs.Arg(0)), fs.Args()[1:]
 	}
-	return false, err
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -23,12 +24,19 @@ func TestMain(m *testing.M) {
 }
 
 // runContext runs the command line `packlab serve ...` in this process, as
-// the command line does: args start with "serve".
+// the command line does (its table of commands: serve's flags parsed, then
+// Flags' action): args start with "serve".
 func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 || args[0] != "serve" {
 		return errors.New("not a serve command line: " + strings.Join(args, " "))
 	}
-	return Command(ctx, args[1:], stdout, stderr)
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	serve := Flags(fs)
+	rest, help, err := flags.ParseCommand(fs, "serve", args[1:], 0, stdout, Usage)
+	if help || err != nil {
+		return err
+	}
+	return serve(ctx, rest, nil, stdout, stderr)
 }
 
 // packlab is runContext with a background context, its output as strings.

@@ -78,13 +78,35 @@ type Site struct {
 	Packlab   string `json:"packlab"` // the version of packlab that built it (no path: the site may be published)
 }
 
-// Command is `packlab serve`: it parses args (the flags after "serve"),
-// then builds the site folder or serves it until ctx is cancelled.
-func Command(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	o, err := parseArgs(args, stdout)
-	if o == nil || err != nil {
-		return err // bad flags, or -h answered
+// Flags defines serve's flags on fs, which the command line parses, and
+// returns `packlab serve`: its flags checked, it builds the site folder or
+// serves it until ctx is cancelled.
+func Flags(fs *flag.FlagSet) flags.Action {
+	o := &options{}
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "listen address")
+	fs.StringVar(&o.dir, "dir", filepath.Join("build", "web"), "site folder")
+	fs.BoolVar(&o.open, "open", false, "open the browser")
+	fs.BoolVar(&o.buildOnly, "build", false, "build the site and exit")
+	fs.Func("allow-host", "a host name to answer to", func(s string) error {
+		for _, h := range strings.Split(s, ",") {
+			h = strings.ToLower(strings.TrimSpace(h))
+			if h == "" || strings.ContainsAny(h, "/:@ ") {
+				return flags.Usagef("--allow-host %s: not a host name (allowed: names like lab.example.com, comma-separated)", s)
+			}
+			o.allowHosts = append(o.allowHosts, h)
+		}
+		return nil
+	})
+	return func(ctx context.Context, args []string, _ io.Reader, stdout, stderr io.Writer) error {
+		if err := o.check(fs, args); err != nil {
+			return err
+		}
+		return o.command(ctx, stdout, stderr)
 	}
+}
+
+// command is `packlab serve` once its flags are checked.
+func (o *options) command(ctx context.Context, stdout, stderr io.Writer) error {
 	if o.buildOnly {
 		src, err := sourceRoot()
 		if err != nil {
@@ -127,44 +149,25 @@ type options struct {
 	allowHosts   []string
 }
 
-// parseArgs reads and checks serve's flags; with -h it prints the usage and
-// returns nil.
-func parseArgs(args []string, stdout io.Writer) (*options, error) {
-	o := &options{}
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "listen address")
-	fs.StringVar(&o.dir, "dir", filepath.Join("build", "web"), "site folder")
-	fs.BoolVar(&o.open, "open", false, "open the browser")
-	fs.BoolVar(&o.buildOnly, "build", false, "build the site and exit")
-	fs.Func("allow-host", "a host name to answer to", func(s string) error {
-		for _, h := range strings.Split(s, ",") {
-			h = strings.ToLower(strings.TrimSpace(h))
-			if h == "" || strings.ContainsAny(h, "/:@ ") {
-				return flags.Usagef("--allow-host %s: not a host name (allowed: names like lab.example.com, comma-separated)", s)
-			}
-			o.allowHosts = append(o.allowHosts, h)
-		}
-		return nil
-	})
-	if help, err := flags.ParseCommand(fs, "serve", args, stdout, Usage); help || err != nil {
-		return nil, err
-	}
-	if fs.NArg() > 0 {
-		return nil, flags.Usagef("serve: unexpected argument %q (flags start with --)", fs.Arg(0))
+// check checks serve's flags once fs has parsed them; args are the
+// arguments that are not flags.
+func (o *options) check(fs *flag.FlagSet, args []string) error {
+	if len(args) > 0 {
+		return flags.Usagef("serve: unexpected argument %q (flags start with --)", args[0])
 	}
 	if err := flags.CheckConflicts(fs, []flags.Conflict{
 		{A: "open", B: "build", Why: "--build only builds the site folder"}, {A: "addr", B: "build", Why: "--build only builds the site folder"},
 	}); err != nil {
-		return nil, err
+		return err
 	}
 	if err := checkAddr(o.addr); err != nil {
-		return nil, err
+		return err
 	}
 	if strings.TrimSpace(o.dir) == "" {
-		return nil, flags.Usagef(`--dir "": needs a folder (allowed: a site folder, e.g. build/web)`)
+		return flags.Usagef(`--dir "": needs a folder (allowed: a site folder, e.g. build/web)`)
 	}
 	_, o.dirSet = flags.Given(fs, "dir")
-	return o, nil
+	return nil
 }
 
 // site is what to serve and how to name it: the site built into this
