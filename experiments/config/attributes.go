@@ -72,21 +72,33 @@ func attributeType(typ string) (a dict.Attribute, problem, allowed string, ok bo
 	return dict.Attribute{Type: t}, "", "", true
 }
 
-// TypeRefusal refuses s, given for field ("key" or "value") and not a
-// fixed-size type: an unknown type (allowed: allowed), a type an
-// attribute may have whose parameters are wrong, which the refusal names
+// fixedType reads s, given for field ("key" or "value"), once as a type
+// an attribute may have, and is it when it is a fixed-size one. Else it
+// refuses s: an unknown type (allowed: allowed), a type an attribute may
+// have whose parameters are wrong, which the refusal names
 // (String(40..20): its lengths), or a type only an attribute may have,
 // which the refusal says: a Nullable key, a String or Nullable value (the
 // value is the first attribute, of a fixed-size type).
-func TypeRefusal(field, s, allowed string) error {
+func fixedType(field, s, allowed string) (core.Type, error) {
 	a, problem, typeAllowed, ok := attributeType(strings.TrimSpace(s))
 	switch {
+	case ok && problem == "" && a.Fixed():
+		return a.Type, nil
 	case ok && problem != "":
-		return fault.New(field, s, problem, typeAllowed)
+		return core.Type{}, fault.New(field, s, problem, typeAllowed)
 	case ok && field == "key" && a.Nullable:
-		return fault.New(field, s, "a key cannot be Nullable (Nullable(T) is for attributes, e.g. {attributes} UInt16,Nullable(UInt32))", allowed)
+		return core.Type{}, fault.New(field, s, "a key cannot be Nullable (Nullable(T) is for attributes, e.g. {attributes} UInt16,Nullable(UInt32))", allowed)
 	case ok && field == "value":
-		return fault.New(field, s, "a String or Nullable value is an attribute after a fixed-size first one, e.g. {attributes} UInt16,String", allowed)
+		return core.Type{}, fault.New(field, s, "a String or Nullable value is an attribute after a fixed-size first one, e.g. {attributes} UInt16,String", allowed)
+	}
+	return core.Type{}, fault.New(field, s, "unknown type", allowed)
+}
+
+// TypeRefusal refuses s, given for field ("key" or "value") and not a
+// fixed-size type, as fixedType does.
+func TypeRefusal(field, s, allowed string) error {
+	if _, err := fixedType(field, s, allowed); err != nil {
+		return err
 	}
 	return fault.New(field, s, "unknown type", allowed)
 }
@@ -171,7 +183,7 @@ func AttributeNames(list []string) ([]string, error) {
 }
 
 // resolveAttributes checks Attributes against the value (value, or
-// valueErr when Value names no fixed-size type): a list of types whose
+// valueErr, its refusal, when Value names no fixed-size type): a list of types whose
 // first is the value. It returns the attributes and their names, nil when
 // none are given (Value alone, checked as such).
 func (c Config) resolveAttributes(value core.Type, valueErr error) ([]dict.Attribute, []string, error) {
@@ -268,7 +280,7 @@ type DictionaryTypes struct {
 // String: unknown type").
 func ParseDictionaryTypes(value string, list []string) (DictionaryTypes, error) {
 	t := DictionaryTypes{Given: list}
-	v, valueErr := core.ParseType(value)
+	v, valueErr := fixedType("value", value, strings.Join(core.TypeNames(), ", ")+"; or a String or Nullable(T), as the dictionary's one attribute")
 	attrs, runErr := Config{Value: value, Attributes: list}.runAttributes(v, valueErr)
 	one := list // a value alone is the one attribute
 	if len(one) == 0 {
@@ -284,7 +296,7 @@ func ParseDictionaryTypes(value string, list []string) (DictionaryTypes, error) 
 			return t, runErr
 		}
 		if valueErr != nil {
-			return t, TypeRefusal("value", value, strings.Join(core.TypeNames(), ", ")+"; or a String or Nullable(T), as the dictionary's one attribute")
+			return t, valueErr
 		}
 		if runErr != nil {
 			return t, runErr
@@ -306,7 +318,7 @@ func firstType(value string, list []string) bool {
 // run's config is checked, and resolves its types; an empty list is the
 // value alone.
 func ParseAttributes(value string, list []string) ([]dict.Attribute, error) {
-	v, valueErr := core.ParseType(value)
+	v, valueErr := fixedType("value", value, strings.Join(core.TypeNames(), ", "))
 	return Config{Value: value, Attributes: list}.runAttributes(v, valueErr)
 }
 

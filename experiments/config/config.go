@@ -192,7 +192,7 @@ func (c Config) resolve() (resolved, error) {
 	if err := c.validateKey(r.key); err != nil {
 		return r, err
 	}
-	value, valueErr := core.ParseType(c.Value)
+	value, valueErr := fixedType("value", c.Value, strings.Join(core.TypeNames(), ", "))
 	// The attributes before the value: the first attribute is the value.
 	if r.attrs, r.names, err = c.resolveAttributes(value, valueErr); err != nil {
 		return r, err
@@ -203,7 +203,7 @@ func (c Config) resolve() (resolved, error) {
 		}
 	}
 	if valueErr != nil {
-		return r, TypeRefusal("value", c.Value, strings.Join(core.TypeNames(), ", "))
+		return r, valueErr
 	}
 	r.value = value
 	if r.attrs == nil { // the value alone
