@@ -55,8 +55,9 @@ type Measured struct {
 	Seconds float64
 }
 
-// Run measures cfg's layouts as one job (experiments.Run) and keeps each
-// result as it comes. It returns what was measured even on an error; a
+// Run measures cfg's layouts as one job (experiments.RunConfigs, under
+// the job h names or one named after the run) and keeps each result as it
+// comes. It returns what was measured even on an error; a
 // cancel's error wraps fault.ErrCancelled.
 func Run(ctx context.Context, cfg config.Config, h Hooks) (Measured, error) {
 	if h.Job == nil {
@@ -64,7 +65,7 @@ func Run(ctx context.Context, cfg config.Config, h Hooks) (Measured, error) {
 		h.Job = &j
 	}
 	return measure(cfg, h, func(ro experiments.RunOptions) ([]result.Result, error) {
-		return experiments.Run(ctx, cfg, ro)
+		return experiments.RunConfigs(ctx, []config.Config{cfg}, ro)
 	})
 }
 
