@@ -474,6 +474,10 @@ func TestHelpAndVersion(t *testing.T) {
 		{[]string{"help", "plan"}, "--calibrate-rows N"},
 		{[]string{"help", "inspect"}, "--clickhouse URL"},
 		{[]string{"help", "history"}, "history clear"},
+		// As the unknown-flag error of history list says to run (it was
+		// refused: unexpected argument "list").
+		{[]string{"help", "history", "list"}, "history clear"},
+		{[]string{"help", "history", "clear"}, "history clear"},
 		{[]string{"version"}, "packlab " + app.Version},
 		{[]string{"help", "version"}, "packlab version — the version"},
 		{[]string{"help", "help"}, "packlab help [COMMAND] — "},
@@ -507,6 +511,8 @@ func TestHelpAndVersion(t *testing.T) {
 		{[]string{"version", "extra"}, `version: unexpected argument "extra" (allowed: version alone)`},
 		{[]string{"--version", "x"}, `--version: unexpected argument "x" (allowed: --version alone)`},
 		{[]string{"help", "run", "extra"}, `help run: unexpected argument "extra" (allowed: one command, e.g. packlab help plan)`},
+		{[]string{"help", "history", "list", "x"}, `help history list: unexpected argument "x" (allowed: one command, e.g. packlab help plan)`},
+		{[]string{"help", "history", "x"}, `help history: unexpected argument "x" (allowed: one command, e.g. packlab help plan)`},
 	} {
 		_, _, err := packlab(t, c.args...)
 		if err == nil || err.Error() != c.want || exitCode(err) != 2 {

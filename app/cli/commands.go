@@ -85,6 +85,7 @@ func findCommand(args []string) (command, bool) {
 
 func help(args []string, stdout io.Writer) error {
 	var out string
+	name := 1 // the words of args that name the command
 	switch {
 	case len(args) == 0:
 		out = usageText()
@@ -93,14 +94,20 @@ func help(args []string, stdout io.Writer) error {
 	case args[0] == "version":
 		out = "packlab version — the version, the Go it was built with, and what is built in: the lab window, the browser site, ClickHouse's worker (the ch_ layouts) and the C++ reference maps' worker\n"
 	default:
+		// A command of two words (history list, as its unknown-flag error
+		// says to run), or a command's first word.
+		if c, ok := findCommand(args); ok {
+			out, name = c.usage(), len(strings.Fields(c.name))
+			break
+		}
 		i := slices.IndexFunc(commands, func(c command) bool { return strings.Fields(c.name)[0] == args[0] })
 		if i < 0 {
 			return flags.Usagef("help %q: unknown command (allowed: %s)", args[0], commandNames)
 		}
 		out = commands[i].usage()
 	}
-	if len(args) > 1 {
-		return flags.Usagef("help %s: unexpected argument %q (allowed: one command, e.g. packlab help plan)", args[0], args[1])
+	if len(args) > name {
+		return flags.Usagef("help %s: unexpected argument %q (allowed: one command, e.g. packlab help plan)", strings.Join(args[:name], " "), args[name])
 	}
 	_, err := fmt.Fprint(stdout, out) // a full disk is not a help
 	return err
