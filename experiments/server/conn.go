@@ -23,7 +23,6 @@ import (
 	"io"
 	"net"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"syscall"
@@ -33,6 +32,7 @@ import (
 
 	"github.com/packlab/packlab/experiments/dict"
 	"github.com/packlab/packlab/experiments/fault"
+	"github.com/packlab/packlab/experiments/internal/regular"
 	"github.com/packlab/packlab/experiments/text"
 )
 
@@ -45,6 +45,10 @@ const (
 	DefaultConnectTimeout = 10 * time.Second
 	DefaultQueryTimeout   = 60 * time.Second
 )
+
+// maxCAFileBytes is the largest CA file read: a system's whole bundle of
+// CAs is about 200 KiB.
+const maxCAFileBytes = 4 << 20
 
 // Settings is how to reach a server.
 type Settings struct {
@@ -235,7 +239,7 @@ func Connect(ctx context.Context, s Settings) (*Conn, error) {
 	if e.TLS {
 		cfg := &tls.Config{MinVersion: tls.VersionTLS12}
 		if s.CAFile != "" {
-			pem, err := os.ReadFile(s.CAFile)
+			pem, err := regular.Read(s.CAFile, maxCAFileBytes, "a CA file")
 			if err != nil {
 				return nil, fault.New("ca_file", s.CAFile, "cannot be read: "+text.OneLine(err.Error()), "a PEM file of CA certificates")
 			}

@@ -8,8 +8,11 @@ import (
 	"fmt"
 	"github.com/packlab/packlab/experiments/dict"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -56,6 +59,46 @@ func TestBadURLs(t *testing.T) {
 	e, err := Settings{URL: "https://u@example.com/sales"}.ParseURL()
 	if err != nil || e.Host != "example.com:8443" || !e.TLS || e.User != "u" || e.Database != "sales" || e.Protocol != "http" {
 		t.Errorf("https://u@example.com/sales: %+v, %v", e, err)
+	}
+}
+
+// TestCAFileNotAFile: a CA file that is a named pipe, a device or too big
+// is refused at once as a FieldError on ca_file, saying what it is. A named
+// pipe's open waited forever for a writer (a Ctrl-C or SIGTERM could not
+// end it), and /dev/zero was read until the process ran out of memory.
+func TestCAFileNotAFile(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "ca.pem")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	big := filepath.Join(dir, "big.pem")
+	if err := os.WriteFile(big, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, maxCAFileBytes+1<<20); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ file, want string }{
+		{fifo, "is a named pipe (FIFO), not a regular file"},
+		{"/dev/zero", "is a character device, not a regular file"},
+		{dir, "is a folder, not a regular file"},
+		{big, "is 5.0 MiB, more than the 4.0 MiB a CA file may be"},
+	} {
+		done := make(chan error, 1)
+		go func() {
+			_, err := Connect(context.Background(), Settings{URL: "https://127.0.0.1:1", CAFile: tc.file, ConnectTimeout: time.Second})
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			var fe *fault.FieldError
+			if !errors.As(err, &fe) || fe.Field != "ca_file" || fe.Value != tc.file || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("CA file %s: %v, want a field error on ca_file saying %q", tc.file, err, tc.want)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("CA file %s: Connect has not returned after 10 s", tc.file)
+		}
 	}
 }
 

@@ -19,7 +19,6 @@ package store
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -28,7 +27,7 @@ import (
 
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments/fault"
-	"github.com/packlab/packlab/experiments/text"
+	"github.com/packlab/packlab/experiments/internal/regular"
 )
 
 // MaxResultBytes is the largest result file the store reads: a result with
@@ -36,64 +35,6 @@ import (
 // minutes (one point every 100 ms), so 16 MiB is generous and still keeps a
 // hostile file from filling memory.
 const MaxResultBytes = 16 << 20
-
-// fileKind names what a file that is not a regular file is.
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a folder"
-	case m&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case m&fs.ModeCharDevice != 0:
-		return "a character device"
-	case m&fs.ModeDevice != 0:
-		return "a block device"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	}
-	return "not a regular file"
-}
-
-// readRegular reads path whole when it is a regular file of at most max
-// bytes; otherwise the error says what it is instead. The open cannot block
-// (O_NONBLOCK), and the opened file is checked again, so a named pipe
-// swapped in after the first look is refused too.
-func readRegular(path string, max int64) ([]byte, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	check := func(st fs.FileInfo) error {
-		if !st.Mode().IsRegular() {
-			return fmt.Errorf("is %s, not a regular file", fileKind(st.Mode()))
-		}
-		if st.Size() > max {
-			return fmt.Errorf("is %s, more than the %s a result file may be", text.Bytes(st.Size()), text.Bytes(max))
-		}
-		return nil
-	}
-	if err := check(st); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|openNonblock, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if st, err = f.Stat(); err != nil {
-		return nil, err
-	}
-	if err := check(st); err != nil {
-		return nil, err
-	}
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err == nil && int64(len(data)) > max {
-		err = fmt.Errorf("grew past the %s a result file may be while read", text.Bytes(max))
-	}
-	return data, err
-}
 
 // Output is a file being written by the rules above: Write to it, then
 // Commit, or Abort to leave the target as it was.
@@ -131,7 +72,7 @@ func CreateOutput(flag, path string, replace bool) (*Output, error) {
 	case st.Mode()&(fs.ModeCharDevice|fs.ModeNamedPipe) != 0:
 		// Written directly, never replaced. A named pipe with no reader
 		// would block the open: O_NONBLOCK makes that ENXIO instead.
-		f, err := os.OpenFile(o.target, os.O_WRONLY|openNonblock, 0)
+		f, err := os.OpenFile(o.target, os.O_WRONLY|regular.OpenNonblock, 0)
 		if errors.Is(err, syscall.ENXIO) {
 			return nil, bad("is a named pipe that no program is reading", allowed)
 		}
@@ -141,7 +82,7 @@ func CreateOutput(flag, path string, replace bool) (*Output, error) {
 		o.f = f
 		return o, nil
 	case !st.Mode().IsRegular():
-		return nil, bad("is "+fileKind(st.Mode())+", which a report would replace", allowed)
+		return nil, bad("is "+regular.Kind(st.Mode())+", which a report would replace", allowed)
 	case isSavedResult(o.target):
 		return nil, bad("is a saved result of the history, which a report never replaces", "a new file")
 	case !replace:

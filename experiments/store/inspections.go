@@ -24,6 +24,7 @@ import (
 	"strings"
 
 	"github.com/packlab/packlab/experiments/fault"
+	"github.com/packlab/packlab/experiments/internal/regular"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/server"
 	"github.com/packlab/packlab/experiments/text"
@@ -82,7 +83,7 @@ func (s *Store) Inspections(ctx context.Context) (saved []SavedInspection, probl
 			return nil, nil, nil
 		}
 		if st, serr := os.Stat(dir); serr == nil && !st.IsDir() {
-			return nil, []error{fmt.Errorf("inspections %s: is %s, not a folder of inspections", dir, fileKind(st.Mode()))}, nil
+			return nil, []error{fmt.Errorf("inspections %s: is %s, not a folder of inspections", dir, regular.Kind(st.Mode()))}, nil
 		}
 		return nil, nil, fmt.Errorf("listing inspections in %s: %w", dir, err)
 	}
@@ -107,7 +108,7 @@ func (s *Store) Inspections(ctx context.Context) (saved []SavedInspection, probl
 // readInspection reads one saved inspection, by the rules results are read
 // by (a regular file of at most MaxResultBytes).
 func readInspection(path string) (SavedInspection, error) {
-	data, err := readRegular(path, MaxResultBytes)
+	data, err := regular.Read(path, MaxResultBytes, "a result file")
 	if err != nil {
 		return SavedInspection{}, fmt.Errorf("inspection %s: %w", path, err)
 	}

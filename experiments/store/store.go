@@ -15,6 +15,7 @@ import (
 
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments/fault"
+	"github.com/packlab/packlab/experiments/internal/regular"
 	"github.com/packlab/packlab/experiments/result"
 )
 
@@ -265,7 +266,7 @@ func (s *Store) Delete(id string) error {
 }
 
 func (s *Store) read(path string) (result.Result, error) {
-	data, err := readRegular(path, MaxResultBytes)
+	data, err := regular.Read(path, MaxResultBytes, "a result file")
 	if err != nil {
 		return result.Result{}, fmt.Errorf("result %s: %w", path, err)
 	}
