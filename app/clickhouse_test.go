@@ -107,6 +107,33 @@ func TestCancelInspect(t *testing.T) {
 	}
 }
 
+// TestInspectTimeoutWords: a server that never answers is the
+// clickhouse field's timeout, naming the form's timeout that ended it.
+func TestInspectTimeoutWords(t *testing.T) {
+	lab, err := New(Options{ResultsDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() { // accepts and says nothing
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	_, err = lab.InspectClickHouse(ClickHouseForm{URL: "clickhouse://" + ln.Addr().String(), ConnectTimeout: "1", QueryTimeout: "30"})
+	if e := ErrorOf(err, ""); e.Field != "clickhouse" || !strings.HasSuffix(e.Message, "timeout: no answer in 1s (the Connect timeout)") {
+		t.Errorf("a server that never answers: %v, want the clickhouse field's timeout naming the Connect timeout", err)
+	}
+}
+
 // TestVerifyPlan: the Plan tab builds its ClickHouse answer in ClickHouse
 // itself, every attribute of it, reporting under PlanVerificationID; its
 // lines put ClickHouse's figures beside the plan's model, and the run is

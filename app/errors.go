@@ -91,6 +91,8 @@ var wordOfField = map[string]string{
 	"huge_pages":       "huge pages",
 	"results_dir":      "the results folder",
 	"password":         "its own field",
+	"connect_timeout":  "the Connect timeout",
+	"query_timeout":    "the Query timeout",
 }
 
 // formName is fault's Namer of the window and the page.

@@ -128,12 +128,39 @@ func TestInspectBadInput(t *testing.T) {
 		closed = l.Addr().String()
 		l.Close()
 	}
+	// A server that accepts and never answers: the timeout that ended the
+	// wait, by its flag (over HTTP the query timeout bounds the first
+	// answer; it was called the connect timeout's 10s, after 1 s).
+	mute, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mute.Close()
+	go func() {
+		var held []net.Conn
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := mute.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	silent := mute.Addr().String()
 	for _, tc := range []struct {
 		args []string
 		code int
 		want string
 	}{
 		{[]string{"inspect"}, 2, "--clickhouse is required"},
+		{[]string{"inspect", "--clickhouse", "http://" + silent, "--query-timeout", "1s", "--results", t.TempDir()}, 1, "timeout: no answer in 1s (--query-timeout)"},
+		{[]string{"inspect", "--clickhouse", "clickhouse://" + silent, "--connect-timeout", "1s", "--results", t.TempDir()}, 1, "timeout: no answer in 1s (--connect-timeout)"},
+		{[]string{"plan", "--clickhouse", "http://" + silent, "--from", "db.t", "--query-timeout", "1s", "--results", t.TempDir()}, 1, "timeout: no answer in 1s (--query-timeout)"},
 		{[]string{"inspect", "--clickhouse", "localhost:9000"}, 2, "--clickhouse localhost:9000: no scheme"},
 		{[]string{"inspect", "--clickhouse", "clickhouse://u:topsecret@h"}, 2, "holds a password"},
 		{[]string{"inspect", "--clickhouse", "clickhouse://" + closed, "--results", t.TempDir()}, 1, "not listening"},

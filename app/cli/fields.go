@@ -70,6 +70,9 @@ var flagOfField = map[string]string{
 	"verify":   "verify",
 	"ca_file":  "ca-file",
 	"secure":   "secure",
+	// a timeout's setting (server.Error.Setting)
+	"connect_timeout": "connect-timeout",
+	"query_timeout":   "query-timeout",
 	// the results folder
 	"results_dir": "results",
 	"job":         "job",

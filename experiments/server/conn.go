@@ -108,10 +108,39 @@ type Error struct {
 	Kind ErrorKind
 	Host string // host:port
 	Msg  string
+	// Setting is the field of Settings that bounded a Timeout's wait
+	// ("connect_timeout", "query_timeout"), which a face names as the user
+	// sets it; "" for the other kinds.
+	Setting string
 }
 
-func (e *Error) Error() string {
-	return "ClickHouse at " + e.Host + ": " + string(e.Kind) + ": " + e.Msg
+func (e *Error) Error() string { return e.Words(fault.Plain) }
+
+// Words is the error with its Setting named by name (fault.Render).
+func (e *Error) Words(name fault.Namer) string {
+	msg := "ClickHouse at " + e.Host + ": " + string(e.Kind) + ": " + e.Msg
+	if e.Setting != "" {
+		msg += fault.Fields(" ({"+e.Setting+"})", name)
+	}
+	return msg
+}
+
+// timeoutError is the Timeout of a wait that setting (a field of
+// Settings) bounded to d.
+func (c *Conn) timeoutError(what, setting string, d time.Duration) *Error {
+	return &Error{Kind: Timeout, Host: c.Endpoint.Host, Msg: fmt.Sprintf("%s %s", what, d), Setting: setting}
+}
+
+// firstAnswerTimeout is the Timeout of the wait for a server's first
+// answer, after waited: the connect timeout bounds the native handshake and
+// an HTTP connection's taking, the query timeout the HTTP answer's header,
+// so the one that ended the wait is the one nearer to waited.
+func (c *Conn) firstAnswerTimeout(waited time.Duration) *Error {
+	setting, d := "connect_timeout", c.settings.ConnectTimeout
+	if q := c.settings.QueryTimeout; (waited - q).Abs() < (waited - d).Abs() {
+		setting, d = "query_timeout", q
+	}
+	return c.timeoutError("no answer in", setting, d)
 }
 
 // MinDDLVersion is the first release with CREATE DICTIONARY (ClickHouse
@@ -266,6 +295,7 @@ func Connect(ctx context.Context, s Settings) (*Conn, error) {
 	}
 	qctx, cancel := context.WithTimeout(ctx, s.ConnectTimeout+s.QueryTimeout)
 	defer cancel()
+	asked := time.Now()
 	release, err := c.version(ctx, qctx)
 	if err != nil {
 		c.conn.Close()
@@ -276,6 +306,9 @@ func Connect(ctx context.Context, s Settings) (*Conn, error) {
 			return nil, refused
 		}
 		err = c.classify(err, NotClickHouse)
+		if e, ok := err.(*Error); ok && e.Kind == Timeout {
+			return nil, c.firstAnswerTimeout(time.Since(asked))
+		}
 		if e, ok := err.(*Error); ok && e.Kind == NotClickHouse {
 			if other, ok := otherProtocol(ctx, c.Endpoint, *opt); ok {
 				return nil, other
@@ -439,7 +472,7 @@ func (c *Conn) queryError(ctx, qctx context.Context, err error) error {
 	// fire a moment before qctx's: either is the query's timeout.
 	var ne net.Error
 	if errors.Is(qctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() {
-		return &Error{Kind: Timeout, Host: c.Endpoint.Host, Msg: fmt.Sprintf("a query took longer than its %s", c.settings.QueryTimeout)}
+		return c.timeoutError("a query took longer than", "query_timeout", c.settings.QueryTimeout)
 	}
 	return c.classify(err, Unreadable)
 }
@@ -466,8 +499,7 @@ func (c *Conn) classify(err error, fallback ErrorKind) error {
 		}
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout(),
 		errors.Is(err, clickhouse.ErrAcquireConnTimeout): // over HTTP, a server that never answers
-		kind = Timeout
-		return &Error{Kind: kind, Host: c.Endpoint.Host, Msg: fmt.Sprintf("no answer in %s", c.settings.ConnectTimeout)}
+		return c.timeoutError("no answer in", "connect_timeout", c.settings.ConnectTimeout)
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
 		if fallback == Unreadable {
 			kind = Gone

@@ -171,6 +171,33 @@ func TestUnreachable(t *testing.T) {
 	check("a server that never answers, HTTPS", "https://"+mute, Timeout)
 }
 
+// TestTimeoutNamesItsSetting: a server that accepts and never answers
+// ends the wait at the timeout that bounds it, and the error names that
+// setting and its length: over HTTP the query timeout bounds the first
+// answer, so a shorter one ended the wait (it was called the connect
+// timeout's, with the connect timeout's length).
+func TestTimeoutNamesItsSetting(t *testing.T) {
+	mute := muteServer(t)
+	for _, tc := range []struct {
+		url            string
+		connect, query time.Duration
+		want           string
+	}{
+		{"http://" + mute, 5 * time.Second, time.Second, "timeout: no answer in 1s (query_timeout)"},
+		{"http://" + mute, time.Second, 5 * time.Second, "timeout: no answer in 1s (connect_timeout)"},
+		{"clickhouse://" + mute, time.Second, 5 * time.Second, "timeout: no answer in 1s (connect_timeout)"},
+	} {
+		start := time.Now()
+		_, err := Connect(context.Background(), Settings{URL: tc.url, ConnectTimeout: tc.connect, QueryTimeout: tc.query})
+		if err == nil || !strings.HasSuffix(err.Error(), tc.want) {
+			t.Errorf("%s, connect timeout %s, query timeout %s: %v after %s, want it to end %q", tc.url, tc.connect, tc.query, err, time.Since(start).Round(time.Millisecond), tc.want)
+		}
+		if waited := time.Since(start); waited > 4*time.Second {
+			t.Errorf("%s: waited %s, past the shorter timeout", tc.url, waited.Round(time.Millisecond))
+		}
+	}
+}
+
 // TestConnectCancelled: a connection to a server that accepts and never
 // answers ends when its context does (Ctrl-C), not at the connect timeout:
 // the native client's handshake waited the whole timeout (10 s by default)
