@@ -59,14 +59,18 @@ func run(args []string, stdout, stderr io.Writer) error {
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, stopSignals...)
 	defer signal.Stop(signals)
+	finished := make(chan struct{})
 	go func() {
 		select {
 		case s := <-signals:
-			cancel(&signalError{s.(syscall.Signal)})
+			sig := s.(syscall.Signal)
+			cancel(&signalError{sig})
+			endIfStuck(sig, signals, finished, stderr)
 		case <-ctx.Done():
 		}
 	}()
 	err := runContext(ctx, args, stdout, stderr)
+	close(finished)
 	var se *signalError
 	if errors.As(context.Cause(ctx), &se) && !errors.As(err, new(*signalError)) {
 		if err == nil { // a command that stops cleanly on a signal (serve): its code all the same
@@ -75,6 +79,39 @@ func run(args []string, stdout, stderr io.Writer) error {
 		err = &signalExit{err: err, sig: se.sig}
 	}
 	return err
+}
+
+// stopGrace is how long a command has to end by itself after the signal
+// that stops it: its worker killed, a verification's database dropped on
+// the server (a minute at most).
+var stopGrace = 75 * time.Second
+
+// endIfStuck ends packlab with sig's 128+N code and one line when the
+// command has not ended (finished) within stopGrace of sig, or at a second
+// signal: what it waits on then is beyond a cancel, such as a write to a
+// pipe or a terminal that no program reads. Its workers end with it (their
+// input closes). The line is given a second to be written, for stderr may
+// be such a pipe too.
+func endIfStuck(sig syscall.Signal, signals <-chan os.Signal, finished <-chan struct{}, stderr io.Writer) {
+	var why string
+	select {
+	case <-finished:
+		return
+	case again := <-signals:
+		why = fmt.Sprintf("stopped by %s, then %s: ended without waiting for the command to finish", signalName(sig), signalName(again.(syscall.Signal)))
+	case <-time.After(stopGrace):
+		why = fmt.Sprintf("stopped by %s, and the command had not finished %s later (waiting on output that no program reads?): ended", signalName(sig), stopGrace)
+	}
+	written := make(chan struct{})
+	go func() {
+		fmt.Fprintln(stderr, "packlab: "+why)
+		close(written)
+	}()
+	select {
+	case <-written:
+	case <-time.After(time.Second):
+	}
+	os.Exit(128 + int(sig))
 }
 
 // stopSignals are the signals that stop a command, each ending it with

@@ -35,6 +35,9 @@ import (
 // TestMain), so a test can send it a real SIGINT.
 const mainEnv = "PACKLAB_TEST_MAIN"
 
+// stopGraceEnv, beside mainEnv, is the command's stopGrace (a duration).
+const stopGraceEnv = "PACKLAB_TEST_STOP_GRACE"
+
 func TestMain(m *testing.M) {
 	if os.Getenv(experiments.WorkerEnv) == "1" {
 		os.Exit(experiments.WorkerMain())
@@ -42,6 +45,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv(mainEnv) == "1" {
 		if len(os.Args) > 1 && os.Args[1] == experiments.WorkerArg {
 			os.Exit(experiments.WorkerMain())
+		}
+		if g, err := time.ParseDuration(os.Getenv(stopGraceEnv)); err == nil {
+			stopGrace = g
 		}
 		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
@@ -564,6 +570,69 @@ func TestTerminate(t *testing.T) {
 		t.Skip("loads 2e6 rows twice")
 	}
 	interruptWith(t, syscall.SIGTERM, 143, `stopped by SIGTERM`)
+}
+
+// TestSignalWhileOutputIsNotRead: a report written to a pipe that no
+// program reads waits in the write, which no cancel reaches; SIGTERM ends
+// packlab all the same, stopGrace later (here 1 s), and a second signal at
+// once, each with 143 and one line. It waited forever, deaf to both.
+func TestSignalWhileOutputIsNotRead(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Skip(err)
+	}
+	dir := t.TempDir()
+	if _, stderr, err := packlab(t, "run", "--layout", "hashed", "--rows", "1000", "--no-read", "--in-process", "--results", dir); err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr)
+	}
+	for _, tc := range []struct {
+		name    string
+		signals []os.Signal
+		want    string
+	}{
+		{"SIGTERM", []os.Signal{syscall.SIGTERM}, "packlab: stopped by SIGTERM, and the command had not finished 1s later (waiting on output that no program reads?): ended\n"},
+		{"SIGTERM then Ctrl-C", []os.Signal{syscall.SIGTERM, os.Interrupt}, "packlab: stopped by SIGTERM, then Ctrl-C (SIGINT): ended without waiting for the command to finish\n"},
+	} {
+		r, w, err := os.Pipe() // the report's stdout, never read: its 1 MB fills the pipe
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(exe, "report", "--results", dir)
+		cmd.Env = append(os.Environ(), mainEnv+"=1", stopGraceEnv+"=1s")
+		var stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = w, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		w.Close()
+		time.Sleep(time.Second) // the report written into the full pipe
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		start := time.Now()
+		for _, sig := range tc.signals {
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+			t.Errorf("%s: packlab had not ended 10 s after it; stderr %q", tc.name, stderr.String())
+			r.Close()
+			continue
+		}
+		r.Close()
+		took := time.Since(start)
+		if got := cmd.ProcessState.ExitCode(); got != 143 || stderr.String() != tc.want {
+			t.Errorf("%s: exit %d, stderr %q; want 143 and %q", tc.name, got, stderr.String(), tc.want)
+		}
+		if len(tc.signals) > 1 && took > 900*time.Millisecond {
+			t.Errorf("%s: ended %s after the first signal, want at the second (100 ms)", tc.name, took.Round(time.Millisecond))
+		}
+	}
 }
 
 // signalWhen waits (60 s at most) for one file matching glob (what names it
