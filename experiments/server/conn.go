@@ -466,7 +466,7 @@ type Rows interface{ Scan(dest ...any) error }
 
 func (c *Conn) queryError(ctx, qctx context.Context, err error) error {
 	if ctx.Err() != nil {
-		return fault.ErrCancelled
+		return fmt.Errorf("%w: a query to ClickHouse at %s (%v)", fault.ErrCancelled, c.Endpoint.Host, context.Cause(ctx))
 	}
 	// The client's read deadline (ReadTimeout, the query timeout too) can
 	// fire a moment before qctx's: either is the query's timeout.

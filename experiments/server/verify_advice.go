@@ -244,7 +244,9 @@ func (c *Conn) verifyAdvice(ctx context.Context, d *Dictionary, starting AdviceS
 		starting(full, v.Layout, v.Rows)
 	}
 	v, err = p.build(ctx)
-	d.Verification = v
+	if ctx.Err() == nil { // a build cut short by a cancel measured nothing to keep
+		d.Verification = v
+	}
 	return v, err
 }
 

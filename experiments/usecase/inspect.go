@@ -51,10 +51,11 @@ type Inspected struct {
 // packlab's model, the findings, the advice), with ask.Verify builds that
 // dictionary's advice there (server.VerifyAdvice), and keeps the
 // inspection, its verification in it, in the history as a job of its own.
-// A failed or cancelled inspection or verification keeps nothing; a
-// verification refused or failed is Inspected.VerifyErr, the inspection
-// kept without it; an inspection that cannot be kept is returned with the
-// save's error.
+// A failed or cancelled inspection keeps nothing; a verification refused
+// or failed is Inspected.VerifyErr, the inspection kept without it; one
+// cancelled keeps the inspection and the advice built before the cancel,
+// whose error it returns; an inspection that cannot be kept is returned
+// with the save's error.
 func Inspect(ctx context.Context, ask InspectAsk) (Inspected, error) {
 	start := time.Now()
 	ins, err := server.Inspect(ctx, ask.Settings, ask.Options)
@@ -62,33 +63,33 @@ func Inspect(ctx context.Context, ask InspectAsk) (Inspected, error) {
 		return Inspected{}, err
 	}
 	out := Inspected{Inspection: ins, Job: result.NewJob(ins.JobName(), ask.Face, start)}
+	// A cancel while advice is built stops the verifications; the
+	// inspection, and the advice built before it, are kept all the same.
+	var stopped error
+	verified := func(n int, err error, what string) {
+		out.Verified = n
+		switch {
+		case errors.Is(err, fault.ErrCancelled) || ctx.Err() != nil:
+			stopped = cmp.Or(err, ctx.Err())
+		case err != nil:
+			out.VerifyErr = fmt.Errorf("verifying the advice%s: %w", what, err)
+		}
+	}
 	switch {
 	case ask.Verify != "":
 		n, err := server.VerifyAdvice(ctx, ask.Settings, ins, ask.Verify, ask.VerifyStarting)
-		if errors.Is(err, fault.ErrCancelled) || ctx.Err() != nil {
-			return out, cmp.Or(err, ctx.Err())
-		}
-		out.Verified = n
-		if err != nil {
-			out.VerifyErr = fmt.Errorf("verifying the advice for %s: %w", ask.Verify, err)
-		}
+		verified(n, err, " for "+ask.Verify)
 	case ask.VerifyAll:
 		n, err := server.VerifyEveryAdvice(ctx, ask.Settings, ins, ask.VerifyStarting)
-		if errors.Is(err, fault.ErrCancelled) || ctx.Err() != nil {
-			return out, cmp.Or(err, ctx.Err())
-		}
-		out.Verified = n
-		if err != nil {
-			out.VerifyErr = fmt.Errorf("verifying the advice: %w", err)
-		}
+		verified(n, err, "")
 	}
 	out.Job.Name = ins.JobName() // with the advice built
 	if ask.Store == nil || ask.NoSave {
-		return out, nil
+		return out, stopped
 	}
 	if err := ask.Store.SaveInspection(out.Job, ins); err != nil {
-		return out, fmt.Errorf("keeping the inspection in the history: %w", err)
+		return out, errors.Join(stopped, fmt.Errorf("keeping the inspection in the history: %w", err))
 	}
 	out.Saved = true
-	return out, nil
+	return out, stopped
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/result"
 	"github.com/packlab/packlab/experiments/server"
 	"github.com/packlab/packlab/experiments/server/servertest"
@@ -94,5 +95,34 @@ func TestVerifyNothing(t *testing.T) {
 	_, err := VerifyPlan(context.Background(), VerifyAsk{Starting: func(Verifying) { started = true }})
 	if !errors.Is(err, ErrNothingToVerify) || started {
 		t.Errorf("VerifyPlan of an empty plan: %v, started %v", err, started)
+	}
+}
+
+// TestInspectKeptWhenVerifyCancelled: a cancel (Ctrl-C) while an advice is
+// built on the server keeps the inspection read before it as a job, and its
+// error says what stopped it; nothing of the build is left on the server.
+// The inspection was printed and lost, and the error was "cancelled" alone.
+func TestInspectKeptWhenVerifyCancelled(t *testing.T) {
+	node := servertest.Start(t)
+	node.Table(t, "src", "v UInt16", "number, number % 65536", 10_000)
+	node.Dictionary(t, "d1", "src", "v UInt16", "LIFETIME(0) LAYOUT(HASHED())")
+	s := openStore(t)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	stop := errors.New("stopped by the test")
+	got, err := Inspect(ctx, InspectAsk{Settings: server.Settings{URL: node.NativeURL()}, Store: s, Face: result.FaceCLI, Verify: "default.d1",
+		VerifyStarting: func(of, layout string, rows int64) { cancel(stop) }})
+	if !errors.Is(err, fault.ErrCancelled) || !strings.Contains(err.Error(), stop.Error()) {
+		t.Errorf("cancelled while building the advice: %v, want a cancel naming %q", err, stop)
+	}
+	if !got.Saved || got.Inspection == nil {
+		t.Fatalf("cancelled while building the advice: saved %v, inspection %v; want the inspection kept", got.Saved, got.Inspection != nil)
+	}
+	j, err := s.FindJob(context.Background(), got.Job.ID)
+	if err != nil || j.Inspection == nil || len(j.Inspection.Dictionaries) != 1 || j.Inspection.Dictionaries[0].Verification != nil {
+		t.Errorf("the kept job: %+v, %v; want the inspection without a verification", j, err)
+	}
+	if left := node.Exec(t, "SELECT count() FROM system.databases WHERE name LIKE 'packlab_verify_%'"); strings.TrimSpace(left) != "0" {
+		t.Errorf("%s databases of packlab's left behind", left)
 	}
 }
