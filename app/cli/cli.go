@@ -586,6 +586,7 @@ func cmdReport(ctx context.Context, a *reportArgs, stdout, stderr io.Writer) err
 		}
 		output = o
 		defer o.Abort()
+		defer o.StopWith(ctx)() // a named pipe's reader that does not read
 	}
 	if a.dir == "" {
 		d, err := store.DefaultResultsDir()
@@ -763,8 +764,12 @@ func (a *reportArgs) write(ctx context.Context, results []result.Result, jobs []
 	} else {
 		err = report.WriteJobsReport(w, results, ins, title)
 	}
-	if err == nil && ctx.Err() != nil {
-		err = fmt.Errorf("%w: report (%v); nothing written", fault.ErrCancelled, context.Cause(ctx))
+	if ctx.Err() != nil {
+		written := "nothing written"
+		if output == nil || output.Direct() {
+			written = "what was written may be cut short"
+		}
+		err = fmt.Errorf("%w: report (%v); %s", fault.ErrCancelled, context.Cause(ctx), written)
 	}
 	if output != nil && err == nil {
 		if err = output.Commit(); err == nil {

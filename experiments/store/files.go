@@ -17,6 +17,7 @@ package store
 //     refused. A new file gets mode 0644, a replaced one keeps its mode.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -24,6 +25,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments/fault"
@@ -98,7 +100,28 @@ func CreateOutput(flag, path string, replace bool) (*Output, error) {
 	return o, nil
 }
 
-func (o *Output) Write(p []byte) (int, error) { return o.f.Write(p) }
+// Write writes p; its error names the output's path as the user gave it,
+// not the temporary file's.
+func (o *Output) Write(p []byte) (int, error) {
+	n, err := o.f.Write(p)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = &fs.PathError{Op: pe.Op, Path: o.Path, Err: pe.Err}
+	}
+	return n, err
+}
+
+// Direct reports whether the output is written directly (a device or a
+// named pipe), where a write cut short has been read in part.
+func (o *Output) Direct() bool { return o.r == nil }
+
+// StopWith makes a write that waits on the reader of a named pipe (one
+// that does not read) return when ctx ends, its error
+// os.ErrDeadlineExceeded; a file's writes do not wait. release lets ctx go.
+func (o *Output) StopWith(ctx context.Context) (release func()) {
+	stop := context.AfterFunc(ctx, func() { _ = o.f.SetWriteDeadline(time.Now()) })
+	return func() { stop() }
+}
 
 // Commit makes what was written the target's content: the temporary file
 // is synced and renamed over the target; a device is closed.

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -411,5 +412,62 @@ func TestTestsKeepOutOfTheUsersHistory(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	if _, err := OpenStore(""); err != nil {
 		t.Errorf("OpenStore with XDG_DATA_HOME under %s: %v", os.TempDir(), err)
+	}
+}
+
+// TestOutputErrorsNameThePath: a write that fails (a full disk) names the
+// output as the user gave it, not the temporary file beside it, which
+// the user never named and which is gone once the write is given up.
+func TestOutputErrorsNameThePath(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "report.html")
+	o, err := CreateOutput("out", path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Abort()
+	o.f.Close() // as a full disk does, the write fails
+	_, err = o.Write([]byte("x"))
+	if err == nil || !strings.HasPrefix(err.Error(), "write "+path+": ") {
+		t.Errorf("a failed write: %v, want it to name %s", err, path)
+	}
+}
+
+// TestOutputStopsWithItsContext: a write to a named pipe whose reader
+// does not read returns when the context ends (Ctrl-C), where it waited
+// for ever.
+func TestOutputStopsWithItsContext(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "report.html")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0) // a reader that never reads
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	o, err := CreateOutput("out", fifo, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Abort()
+	if !o.Direct() {
+		t.Errorf("a named pipe is not written directly")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer o.StopWith(ctx)()
+	done := make(chan error, 1)
+	go func() {
+		_, err := o.Write(make([]byte, 4<<20)) // more than the pipe holds
+		done <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Errorf("the write after the cancel: %v, want os.ErrDeadlineExceeded", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the write has not returned 5 s after the cancel")
 	}
 }
