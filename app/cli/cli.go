@@ -86,6 +86,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 // the server (a minute at most).
 var stopGrace = 75 * time.Second
 
+// repeatedSignal is how soon after the first a second signal is the same
+// stop sent twice, not a second one: timeout(1) sends its SIGTERM to
+// packlab and then to packlab's process group, packlab in it.
+const repeatedSignal = time.Second
+
 // endIfStuck ends packlab with sig's 128+N code and one line when the
 // command has not ended (finished) within stopGrace of sig, or at a second
 // signal: what it waits on then is beyond a cancel, such as a write to a
@@ -94,13 +99,18 @@ var stopGrace = 75 * time.Second
 // be such a pipe too.
 func endIfStuck(sig syscall.Signal, signals <-chan os.Signal, finished <-chan struct{}, stderr io.Writer) {
 	var why string
-	select {
-	case <-finished:
-		return
-	case again := <-signals:
-		why = fmt.Sprintf("stopped by %s, then %s: ended without waiting for the command to finish", signalName(sig), signalName(again.(syscall.Signal)))
-	case <-time.After(stopGrace):
-		why = fmt.Sprintf("stopped by %s, and the command had not finished %s later (waiting on output that no program reads?): ended", signalName(sig), stopGrace)
+	first, grace := time.Now(), time.After(stopGrace)
+	for why == "" {
+		select {
+		case <-finished:
+			return
+		case again := <-signals:
+			if time.Since(first) >= repeatedSignal {
+				why = fmt.Sprintf("stopped by %s, then %s: ended without waiting for the command to finish", signalName(sig), signalName(again.(syscall.Signal)))
+			}
+		case <-grace:
+			why = fmt.Sprintf("stopped by %s, and the command had not finished %s later (waiting on output that no program reads?): ended", signalName(sig), stopGrace)
+		}
 	}
 	written := make(chan struct{})
 	go func() {

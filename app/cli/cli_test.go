@@ -574,8 +574,10 @@ func TestTerminate(t *testing.T) {
 
 // TestSignalWhileOutputIsNotRead: a report written to a pipe that no
 // program reads waits in the write, which no cancel reaches; SIGTERM ends
-// packlab all the same, stopGrace later (here 1 s), and a second signal at
-// once, each with 143 and one line. It waited forever, deaf to both.
+// packlab all the same, stopGrace later (here 1 s), and a second signal a
+// second or more after it at once, each with 143 and one line. It waited
+// forever, deaf to both. The same signal twice at once (timeout(1) sends
+// it to packlab and to its process group) is one.
 func TestSignalWhileOutputIsNotRead(t *testing.T) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -593,11 +595,14 @@ func TestSignalWhileOutputIsNotRead(t *testing.T) {
 		name    string
 		out     bool // --out fifo, whose reader does not read: stopped at once
 		signals []os.Signal
+		apart   time.Duration // between the signals
+		grace   string
 		want    string
 	}{
-		{"SIGTERM", false, []os.Signal{syscall.SIGTERM}, "packlab: stopped by SIGTERM, and the command had not finished 1s later (waiting on output that no program reads?): ended\n"},
-		{"SIGTERM then Ctrl-C", false, []os.Signal{syscall.SIGTERM, os.Interrupt}, "packlab: stopped by SIGTERM, then Ctrl-C (SIGINT): ended without waiting for the command to finish\n"},
-		{"SIGTERM, --out a named pipe", true, []os.Signal{syscall.SIGTERM}, "packlab: cancelled: report (stopped by SIGTERM); what was written may be cut short\n"},
+		{"SIGTERM", false, []os.Signal{syscall.SIGTERM}, 0, "1s", "packlab: stopped by SIGTERM, and the command had not finished 1s later (waiting on output that no program reads?): ended\n"},
+		{"SIGTERM then Ctrl-C", false, []os.Signal{syscall.SIGTERM, os.Interrupt}, 1200 * time.Millisecond, "1m", "packlab: stopped by SIGTERM, then Ctrl-C (SIGINT): ended without waiting for the command to finish\n"},
+		{"SIGTERM twice at once", false, []os.Signal{syscall.SIGTERM, syscall.SIGTERM}, 10 * time.Millisecond, "2s", "packlab: stopped by SIGTERM, and the command had not finished 2s later (waiting on output that no program reads?): ended\n"},
+		{"SIGTERM, --out a named pipe", true, []os.Signal{syscall.SIGTERM}, 0, "1m", "packlab: cancelled: report (stopped by SIGTERM); what was written may be cut short\n"},
 	} {
 		r, w, err := os.Pipe() // the report's stdout, never read: its 1 MB fills the pipe
 		if err != nil {
@@ -614,10 +619,7 @@ func TestSignalWhileOutputIsNotRead(t *testing.T) {
 			args = append(args, "--out", fifo)
 		}
 		cmd := exec.Command(exe, args...)
-		cmd.Env = append(os.Environ(), mainEnv+"=1", stopGraceEnv+"=1s")
-		if tc.out {
-			cmd.Env[len(cmd.Env)-1] = stopGraceEnv + "=1m"
-		}
+		cmd.Env = append(os.Environ(), mainEnv+"=1", stopGraceEnv+"="+tc.grace)
 		var stderr bytes.Buffer
 		cmd.Stdout, cmd.Stderr = w, &stderr
 		if err := cmd.Start(); err != nil {
@@ -627,12 +629,15 @@ func TestSignalWhileOutputIsNotRead(t *testing.T) {
 		time.Sleep(time.Second) // the report written into the full pipe
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
-		start := time.Now()
-		for _, sig := range tc.signals {
+		var start time.Time
+		for i, sig := range tc.signals {
+			if i > 0 {
+				time.Sleep(tc.apart)
+			}
+			start = time.Now() // the last signal's
 			if err := cmd.Process.Signal(sig); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(100 * time.Millisecond)
 		}
 		select {
 		case <-done:
@@ -648,8 +653,11 @@ func TestSignalWhileOutputIsNotRead(t *testing.T) {
 		if got := cmd.ProcessState.ExitCode(); got != 143 || stderr.String() != tc.want {
 			t.Errorf("%s: exit %d, stderr %q; want 143 and %q", tc.name, got, stderr.String(), tc.want)
 		}
-		if (len(tc.signals) > 1 || tc.out) && took > 900*time.Millisecond {
-			t.Errorf("%s: ended %s after the first signal, want at once", tc.name, took.Round(time.Millisecond))
+		if wait, _ := time.ParseDuration(tc.grace); tc.apart < repeatedSignal && !tc.out && took < wait-tc.apart-100*time.Millisecond {
+			t.Errorf("%s: ended %s after the last signal, want after the grace, %s", tc.name, took.Round(time.Millisecond), tc.grace)
+		}
+		if (tc.apart >= repeatedSignal || tc.out) && took > 900*time.Millisecond {
+			t.Errorf("%s: ended %s after the last signal, want at once", tc.name, took.Round(time.Millisecond))
 		}
 	}
 }
