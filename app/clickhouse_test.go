@@ -3,7 +3,6 @@
 package app
 
 import (
-	"net"
 	"slices"
 	"strings"
 	"testing"
@@ -85,23 +84,10 @@ func TestCancelInspect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() { // accepts and says nothing
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-		}
-	}()
+	mute := servertest.Mute(t)
 	time.AfterFunc(300*time.Millisecond, lab.CancelInspect)
 	start := time.Now()
-	_, err = lab.InspectClickHouse(ClickHouseForm{URL: "clickhouse://" + ln.Addr().String(), ConnectTimeout: "30", QueryTimeout: "30"})
+	_, err = lab.InspectClickHouse(ClickHouseForm{URL: "clickhouse://" + mute, ConnectTimeout: "30", QueryTimeout: "30"})
 	if e := ErrorOf(err, ""); e.Field != "clickhouse" || !strings.Contains(e.Message, "cancelled") || time.Since(start) > 5*time.Second {
 		t.Errorf("cancelled after 0.3 s: %v after %.1f s, want the clickhouse field's cancel at once", err, time.Since(start).Seconds())
 	}
@@ -114,21 +100,8 @@ func TestInspectTimeoutWords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() { // accepts and says nothing
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-		}
-	}()
-	_, err = lab.InspectClickHouse(ClickHouseForm{URL: "clickhouse://" + ln.Addr().String(), ConnectTimeout: "1", QueryTimeout: "30"})
+	mute := servertest.Mute(t)
+	_, err = lab.InspectClickHouse(ClickHouseForm{URL: "clickhouse://" + mute, ConnectTimeout: "1", QueryTimeout: "30"})
 	if e := ErrorOf(err, ""); e.Field != "clickhouse" || !strings.HasSuffix(e.Message, "timeout: no answer in 1s (the Connect timeout)") {
 		t.Errorf("a server that never answers: %v, want the clickhouse field's timeout naming the Connect timeout", err)
 	}

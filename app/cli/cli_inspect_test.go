@@ -131,27 +131,7 @@ func TestInspectBadInput(t *testing.T) {
 	// A server that accepts and never answers: the timeout that ended the
 	// wait, by its flag (over HTTP the query timeout bounds the first
 	// answer; it was called the connect timeout's 10s, after 1 s).
-	mute, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mute.Close()
-	go func() {
-		var held []net.Conn
-		defer func() {
-			for _, c := range held {
-				c.Close()
-			}
-		}()
-		for {
-			c, err := mute.Accept()
-			if err != nil {
-				return
-			}
-			held = append(held, c)
-		}
-	}()
-	silent := mute.Addr().String()
+	silent := servertest.Mute(t)
 	for _, tc := range []struct {
 		args []string
 		code int

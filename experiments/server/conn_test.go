@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -163,7 +162,7 @@ func TestUnreachable(t *testing.T) {
 	check("not ClickHouse, HTTP", "http://"+junk.Addr().String(), NotClickHouse, Unreadable, Gone)
 
 	// A server that accepts and never answers: a timeout.
-	mute := muteServer(t)
+	mute := servertest.Mute(t)
 	check("a server that never answers", "clickhouse://"+mute, Timeout)
 	// Over HTTP too: the client's "acquire conn timeout. you can increase
 	// the number of max open conn" was called not ClickHouse.
@@ -177,7 +176,7 @@ func TestUnreachable(t *testing.T) {
 // answer, so a shorter one ended the wait (it was called the connect
 // timeout's, with the connect timeout's length).
 func TestTimeoutNamesItsSetting(t *testing.T) {
-	mute := muteServer(t)
+	mute := servertest.Mute(t)
 	for _, tc := range []struct {
 		url            string
 		connect, query time.Duration
@@ -203,7 +202,7 @@ func TestTimeoutNamesItsSetting(t *testing.T) {
 // the native client's handshake waited the whole timeout (10 s by default)
 // and then said "timeout", and over HTTP the cancel was "not ClickHouse".
 func TestConnectCancelled(t *testing.T) {
-	mute := muteServer(t)
+	mute := servertest.Mute(t)
 	for _, url := range []string{"clickhouse://" + mute, "http://" + mute} {
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		start := time.Now()
@@ -213,37 +212,6 @@ func TestConnectCancelled(t *testing.T) {
 			t.Errorf("%s, cancelled after 200ms: %v after %s; want a cancel at once", url, err, took.Round(time.Millisecond))
 		}
 	}
-}
-
-// muteServer is the address of a server that accepts every connection
-// and never answers, until the test ends.
-func muteServer(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var held []net.Conn
-	t.Cleanup(func() {
-		l.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range held {
-			c.Close()
-		}
-	})
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			held = append(held, c)
-			mu.Unlock()
-		}
-	}()
-	return l.Addr().String()
 }
 
 // TestOtherProtocol: a URL that names the protocol the port does not speak
