@@ -141,6 +141,9 @@ func TestInspectBadInput(t *testing.T) {
 		{[]string{"inspect", "--clickhouse", "http://" + silent, "--query-timeout", "1s", "--results", t.TempDir()}, 1, "timeout: no answer in 1s (--query-timeout)"},
 		{[]string{"inspect", "--clickhouse", "clickhouse://" + silent, "--connect-timeout", "1s", "--results", t.TempDir()}, 1, "timeout: no answer in 1s (--connect-timeout)"},
 		{[]string{"plan", "--clickhouse", "http://" + silent, "--from", "db.t", "--query-timeout", "1s", "--results", t.TempDir()}, 1, "timeout: no answer in 1s (--query-timeout)"},
+		// plan's connect timeout is a flag of its own too, as the error names it.
+		{[]string{"plan", "--clickhouse", "clickhouse://" + silent, "--from", "db.t", "--connect-timeout", "1s", "--results", t.TempDir()}, 1, "timeout: no answer in 1s (--connect-timeout)"},
+		{[]string{"plan", "--rows", "1e6", "--connect-timeout", "1s"}, 2, "--connect-timeout: needs --clickhouse"},
 		{[]string{"inspect", "--clickhouse", "localhost:9000"}, 2, "--clickhouse localhost:9000: no scheme"},
 		{[]string{"inspect", "--clickhouse", "clickhouse://u:topsecret@h"}, 2, "holds a password"},
 		{[]string{"inspect", "--clickhouse", "clickhouse://" + closed, "--results", t.TempDir()}, 1, "not listening"},

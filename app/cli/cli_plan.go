@@ -87,6 +87,7 @@ type planArgs struct {
 	clickhouse, cluster          string        // --verify on this server, or every replica of this cluster (cli_plan_server.go)
 	from                         table.Ask     // --from: the table on --clickhouse the plan is for
 	queryTimeout                 time.Duration // --query-timeout: each query on --clickhouse (0: the default)
+	connectTimeout               time.Duration // --connect-timeout: connecting to --clickhouse (0: the default)
 }
 
 // planCommand is packlab plan: its flags, and what it does with them.
@@ -135,6 +136,7 @@ func planCommand(fs *flag.FlagSet) flags.Action {
 	fs.StringVar(&a.clickhouse, "clickhouse", "", "--verify on this ClickHouse server")
 	fs.StringVar(&a.cluster, "cluster", "", "--verify on every replica of this cluster")
 	fs.Func("query-timeout", "each query on --clickhouse", func(v string) error { return durationFlag("--query-timeout", v, &a.queryTimeout) })
+	fs.Func("connect-timeout", "connecting to --clickhouse", func(v string) error { return durationFlag("--connect-timeout", v, &a.connectTimeout) })
 	fs.StringVar(&a.from.Table, "from", "", "plan for a dictionary over this table on --clickhouse")
 	fs.StringVar(&a.from.KeyColumn, "key-column", "", "with --from: the key column")
 	fs.Func("columns", "with --from: the attribute columns", func(s string) (err error) {
@@ -163,6 +165,8 @@ func (a *planArgs) check(fs *flag.FlagSet, args []string) error {
 		return flags.Usagef("--key-column and --columns: need --from (allowed: plan --clickhouse URL --from DB.TABLE --key-column ID --columns A,B)")
 	case a.queryTimeout != 0 && a.clickhouse == "":
 		return flags.Usagef("--query-timeout: needs --clickhouse (allowed: plan --clickhouse URL --from DB.TABLE --query-timeout 5m)")
+	case a.connectTimeout != 0 && a.clickhouse == "":
+		return flags.Usagef("--connect-timeout: needs --clickhouse (allowed: plan --clickhouse URL --from DB.TABLE --connect-timeout 30s)")
 	case a.from.Table != "" && a.clickhouse == "":
 		return flags.Usagef("--from: needs --clickhouse (allowed: plan --clickhouse URL --from DB.TABLE)")
 	case a.noCal && a.recal:
@@ -375,6 +379,7 @@ measured, and it is saved like any run:
   --cluster NAME        with --clickhouse: on every replica of that cluster, one by one
   --query-timeout D     with --clickhouse: each query's (default 60s; a big --from table's
                         one pass, and a --verify's load, may need more): 1s to 1h
+  --connect-timeout D   with --clickhouse: connecting (default 10s): 1s to 1h
   --calibrate           measure again even when saved results exist
   --no-save             do not save the calibration's results
   --results DIR         results folder (default as for run)

@@ -49,5 +49,5 @@ func verifyPlanOnServer(ctx context.Context, plan planner.Plan, a *planArgs, std
 // settings is the server of --clickhouse, the password from
 // $CLICKHOUSE_PASSWORD.
 func (a *planArgs) settings() server.Settings {
-	return server.Settings{URL: a.clickhouse, Password: os.Getenv(server.PasswordEnv), QueryTimeout: a.queryTimeout}
+	return server.Settings{URL: a.clickhouse, Password: os.Getenv(server.PasswordEnv), QueryTimeout: a.queryTimeout, ConnectTimeout: a.connectTimeout}
 }
