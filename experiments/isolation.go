@@ -3,7 +3,6 @@ package experiments
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -129,8 +128,8 @@ func ServeWorker(ctx context.Context, in io.Reader, out io.Writer) (err error) {
 	}()
 	res, merr := measureJob(ctx, job, func(p worker.Progress) { _ = write(worker.Line{Progress: &p}) })
 	if merr != nil {
-		var fe *source.FileError
-		return write(worker.Line{Error: merr.Error(), Source: errors.As(merr, &fe)})
+		file := worker.SourceFileOf(merr)
+		return write(worker.Line{Error: merr.Error(), Source: file != nil, File: file})
 	}
 	return write(worker.Line{Result: &res})
 }

@@ -281,7 +281,11 @@ func runFailure(r runSpec, err error) (line string, stop error) {
 	}
 	if !r.run.Source.IsSynthetic() && isSourceFault(err) && !errors.Is(err, worker.ErrOutOfMemory) {
 		// The source's content (a stream, read only by the load:
-		// /dev/stdin, a pipe, a device): bad input, exit 2.
+		// /dev/stdin, a pipe, a device): bad input, exit 2, the source
+		// field's at its line as a counted file's check says it.
+		if fe := (*source.FileError)(nil); errors.As(err, &fe) {
+			err = sourceFault(r.run.Source.Path, fe)
+		}
 		return "", &fault.InputError{Err: fmt.Errorf("%s: %w", r.run.Layout, err)}
 	}
 	if r.run.Layout.Driver == nil {

@@ -168,3 +168,20 @@ func TestFileChangedDuringTheJob(t *testing.T) {
 		t.Errorf("a file grown between runs: %d results, %v; want packed's and the job stopped saying so", len(res), err)
 	}
 }
+
+// TestStreamBadRowNamesTheSource: a bad row of a stream, found by the load
+// (its rows are not checked first), is the source field's error at its
+// line, as a counted file's is, in a worker or in this process; it was
+// the load's text, which named no field ("hashed: load: reading source
+// block 0 (rows 0 and on): PATH:2: ...").
+func TestStreamBadRowNamesTheSource(t *testing.T) {
+	for _, inProcess := range []bool{false, true} {
+		fifo := fifoWithData(t, "1\t2\nabc\t3\n")
+		_, err := runWithin(t, 60*time.Second, config.Config{Layouts: []string{"hashed"}, Source: fifo, InProcess: inProcess})
+		var fe *fault.FieldError
+		var ie *fault.InputError
+		if !errors.As(err, &fe) || fe.Field != "source" || fe.Value != fifo+":2" || !errors.As(err, &ie) || !strings.Contains(err.Error(), `"abc" is not a valid UInt64`) {
+			t.Errorf("in-process %v: %v; want bad input, the source field's at %s:2, saying why", inProcess, err, fifo)
+		}
+	}
+}

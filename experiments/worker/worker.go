@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/packlab/packlab/core/source"
 	"github.com/packlab/packlab/experiments/fault"
 	"github.com/packlab/packlab/experiments/result"
 )
@@ -46,6 +47,25 @@ type Line struct {
 	Result   *result.Result `json:"result,omitempty"`
 	Error    string         `json:"error,omitempty"`
 	Source   bool           `json:"source,omitempty"` // the error is the source's (a bad row, a file gone): bad input
+	// File is the source's error as its reader gave it (its file, line
+	// and what is wrong), with Source, when it is one of a file.
+	File *SourceFile `json:"file,omitempty"`
+}
+
+// SourceFile is a source.FileError on a worker's line.
+type SourceFile struct {
+	Path    string `json:"path"`
+	Line    int64  `json:"line,omitempty"`
+	Problem string `json:"problem"`
+}
+
+// SourceFileOf is err's source.FileError for a worker's line, or nil.
+func SourceFileOf(err error) *SourceFile {
+	var fe *source.FileError
+	if !errors.As(err, &fe) {
+		return nil
+	}
+	return &SourceFile{Path: fe.Path, Line: fe.Line, Problem: fe.Err.Error()}
 }
 
 // Run runs one job in the worker cmd: it writes the job line, then,
@@ -111,8 +131,8 @@ func Run(ctx context.Context, cmd *exec.Cmd, job []byte, feed func(context.Conte
 		return *res, nil
 	case workerErr != "" && outOfMemory([]byte(workerErr)):
 		return result.Result{}, noMemory(name) // ClickHouse's exception, 570 characters of it: the promised line instead
-	case workerErr != "" && workerSource:
-		return result.Result{}, &SourceError{Msg: workerErr}
+	case workerErr != "" && workerSource != nil:
+		return result.Result{}, &SourceError{Msg: workerErr, File: workerSource.fileError()}
 	case workerErr != "":
 		return result.Result{}, errors.New(workerErr)
 	case protoErr != nil:
@@ -125,7 +145,7 @@ func Run(ctx context.Context, cmd *exec.Cmd, job []byte, feed func(context.Conte
 
 // readWorker reads a worker's lines: its progress, relayed, then its result or
 // its error; protoErr is a line that is not the protocol's.
-func readWorker(stdout io.Reader, progress func(Progress), name string) (res *result.Result, workerErr string, workerSource bool, protoErr error) {
+func readWorker(stdout io.Reader, progress func(Progress), name string) (res *result.Result, workerErr string, workerSource *sourceMark, protoErr error) {
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 0, 64<<10), 256<<20)
 	for sc.Scan() {
@@ -141,7 +161,10 @@ func readWorker(stdout io.Reader, progress func(Progress), name string) (res *re
 		case line.Result != nil:
 			res = line.Result
 		case line.Error != "":
-			workerErr, workerSource = line.Error, line.Source
+			workerErr = line.Error
+			if line.Source {
+				workerSource = &sourceMark{line.File}
+			}
 		}
 	}
 	return res, workerErr, workerSource, sc.Err()
@@ -170,11 +193,32 @@ func workerEnded(name string, waitErr, werr error, stderr *tailBuffer) error {
 	return errors.New(msg)
 }
 
+// sourceMark is a worker's error's mark as its source's (Line.Source), with
+// the file's error when it sent one.
+type sourceMark struct{ file *SourceFile }
+
+func (m *sourceMark) fileError() *source.FileError {
+	if m.file == nil {
+		return nil
+	}
+	return &source.FileError{Path: m.file.Path, Line: m.file.Line, Err: errors.New(m.file.Problem)}
+}
+
 // SourceError is a worker's error that the worker said is its source's
-// (Line.Source): a bad row, a file gone.
-type SourceError struct{ Msg string }
+// (Line.Source): a bad row, a file gone; errors.As reaches the file's error
+// (source.FileError) when the worker sent one.
+type SourceError struct {
+	Msg  string
+	File *source.FileError // nil when the worker sent none
+}
 
 func (e *SourceError) Error() string { return e.Msg }
+func (e *SourceError) Unwrap() error {
+	if e.File == nil {
+		return nil
+	}
+	return e.File
+}
 
 // feedSourceError is a feed's failure that is the source's (a bad row, a
 // file gone), not the pipe's.
