@@ -557,6 +557,9 @@ wait:
 		}
 	}
 	t.Logf("phase %s: page report after %.1f s (script %d ms; steps %+v)", phase, time.Since(start).Seconds(), rep.Ms, rep.Steps)
+	if !rep.OK {
+		logGoroutines(t, reportPath+".goroutines")
+	}
 	if shot != "" {
 		nudge := func() { _ = os.WriteFile(reportPath+".nudge", nil, 0o644) }
 		if !takeScreenshot(t, display, shot, rep.FinalChart, nudge) {
@@ -583,6 +586,25 @@ wait:
 	}
 	t.Logf("phase %s: app up to exit %.1f s", phase, time.Since(start).Seconds())
 	return rep, logs.String()
+}
+
+// logGoroutines logs the app's goroutines that run packlab's code (the
+// file the app writes beside a failed report): where a call the page
+// waited on is.
+func logGoroutines(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Logf("no goroutines beside the failed report: %v", err)
+		return
+	}
+	var ours []string
+	for _, g := range strings.Split(string(b), "\n\n") {
+		if strings.Contains(g, "github.com/packlab/packlab/") && !strings.Contains(g, "smokeHook).Report") {
+			ours = append(ours, g)
+		}
+	}
+	t.Logf("the app's goroutines in packlab's code when the page failed (%d of %d):\n%s", len(ours), strings.Count(string(b), "goroutine "), strings.Join(ours, "\n\n"))
 }
 
 // logStacks logs, where gdb is installed, what each thread of the app's

@@ -7,9 +7,11 @@ package desktop
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"time"
 
@@ -268,6 +270,16 @@ func (s *smokeHook) nudge() {
 // Report receives the script's findings (JSON), writes them for the test,
 // and quits the app once the test has taken its screenshot.
 func (s *smokeHook) Report(report string) error {
+	// A failed script leaves what every goroutine is doing beside its
+	// report, written before it, for the test to show: a Plan that never
+	// answered timed the script out twice with no word of where it waited.
+	var r struct {
+		OK bool `json:"ok"`
+	}
+	if json.Unmarshal([]byte(report), &r) == nil && !r.OK {
+		buf := make([]byte, 4<<20)
+		_ = os.WriteFile(s.report+".goroutines", buf[:runtime.Stack(buf, true)], 0o644)
+	}
 	if err := os.WriteFile(s.report+".tmp", []byte(report), 0o644); err != nil {
 		return err
 	}
