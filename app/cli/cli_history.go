@@ -6,11 +6,13 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"syscall"
 
 	"github.com/packlab/packlab/app/flags"
 	"github.com/packlab/packlab/experiments/fault"
@@ -149,11 +151,18 @@ func historyFolder(cmd, results string, args []string, nothing string, stderr io
 }
 
 // notAFolder refuses a results folder that is there but is not a folder
-// (a result file or any other file given for it by mistake); nil for a
-// folder, or for nothing there, which each command words its own way.
+// (a result file or any other file given for it by mistake), or that
+// cannot be one, a file standing in its path (history list said "nothing
+// saved", exit 0); nil for a folder, or for nothing there, which each
+// command words its own way.
 func notAFolder(dir string) error {
-	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
-		return flags.Usagef("--results %s: not a folder (allowed: a folder of saved results, as 'packlab run --results DIR' makes)", fault.ShowValue(dir))
+	const allowed = "(allowed: a folder of saved results, as 'packlab run --results DIR' makes)"
+	st, err := os.Stat(dir)
+	switch {
+	case err == nil && !st.IsDir():
+		return flags.Usagef("--results %s: not a folder %s", fault.ShowValue(dir), allowed)
+	case errors.Is(err, syscall.ENOTDIR):
+		return flags.Usagef("--results %s: not a folder: a file stands in its path %s", fault.ShowValue(dir), allowed)
 	}
 	return nil
 }

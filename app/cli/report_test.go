@@ -472,7 +472,7 @@ func TestReportSkipsTheCalibration(t *testing.T) {
 }
 
 // TestResultsNotAFolder: a --results that is a file (a result file given
-// for its folder, say) is refused as not a folder, exit 2, by every
+// for its folder, say), or below one, is refused as not a folder, exit 2, by every
 // command that reads the folder: report said "no such folder" and history
 // "no results folder at ...: nothing saved", exit 0; a folder that is not
 // there keeps its own words.
@@ -483,6 +483,7 @@ func TestResultsNotAFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	missing := filepath.Join(dir, "none")
+	under := filepath.Join(file, "results") // a file stands in its path
 	for _, c := range []struct {
 		args []string
 		want string
@@ -492,6 +493,8 @@ func TestResultsNotAFolder(t *testing.T) {
 		{[]string{"report", "--list", "--results", file}, "--results " + file + ": not a folder", 2},
 		{[]string{"history", "list", "--results", file}, "--results " + file + ": not a folder", 2},
 		{[]string{"history", "clear", "--yes", "--results", file}, "--results " + file + ": not a folder", 2},
+		{[]string{"history", "list", "--results", under}, "--results " + under + ": not a folder: a file stands in its path", 2},
+		{[]string{"report", "--results", under}, "--results " + under + ": not a folder: a file stands in its path", 2},
 		{[]string{"report", "--results", missing}, "--results " + missing + ": no such folder", 2},
 		{[]string{"history", "list", "--results", missing}, "", 0},
 	} {
