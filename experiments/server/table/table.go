@@ -139,7 +139,8 @@ func Read(ctx context.Context, c *server.Conn, ask Ask) (*Table, error) {
 	key := strings.TrimSpace(ask.KeyColumn)
 	if key == "" {
 		if pk == "" || strings.Contains(pk, ",") {
-			return nil, fault.New("key_column", "", "which column is the key? "+db+"."+name+"'s primary key is "+cmp.Or(pk, "none")+", not one column", strings.Join(names, ", "))
+			// Not given: no value to show (it said --key-column "").
+			return nil, &fault.FieldError{Field: "key_column", Switch: true, Problem: "which column is the key? " + db + "." + name + "'s primary key is " + cmp.Or(pk, "none") + ", not one column", Allowed: strings.Join(names, ", ")}
 		}
 		key = pk
 	}

@@ -107,7 +107,7 @@ func TestReadTable(t *testing.T) {
 		{Ask{Table: "shop.users", Columns: []string{"age", "age"}}, "columns", "named twice"},
 		{Ask{Table: "shop.users", KeyColumn: "score", Columns: []string{"age"}}, "key_column", "of type Nullable(Float64), not a key the plan weighs"},
 		{Ask{Table: "shop.users", KeyColumn: "tags", Columns: []string{"age"}}, "key_column", "of type Array(String), not a key the plan weighs"},
-		{Ask{Table: "shop.visits", Columns: []string{"n"}}, "key_column", "primary key is user, day, not one column"},
+		{Ask{Table: "shop.visits", Columns: []string{"n"}}, "key_column", "key_column: which column is the key? shop.visits's primary key is user, day, not one column (allowed: user, day, n)"},
 		{Ask{Table: "users"}, "from", "no such table"}, // the connection's database is default
 		{Ask{Table: "shop.odd"}, "columns", "first name: a name the plan's CREATE DICTIONARY does not quote"},
 	} {
