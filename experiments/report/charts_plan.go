@@ -140,7 +140,12 @@ func planCurves(plan planner.Plan, c planner.Candidate, hi float64) (line, peak,
 			// is one), its slot width's jumps drawn as slopes.
 			return 0
 		}
-		pr, _ := core.Predict(core.Layout(c.Layout), key, value, n, options(n), c.Shards)
+		// The steps of shards fed alike: Predict's cells of sharded
+		// tables are an expectation over how the hash deals the keys,
+		// a ramp a few standard deviations wide about each step, which
+		// changes at every count there (bisecting it hung the Plan tab
+		// for minutes: a chart of 2 shards to 1e10 rows).
+		pr, _ := core.PredictEven(core.Layout(c.Layout), key, value, n, options(n), c.Shards)
 		return pr.BucketCount
 	}
 	for _, n := range sawtoothRows(planChartMinRows, hi, buckets) {
@@ -182,10 +187,17 @@ func planMeasured(plan planner.Plan, setups []planner.Candidate, history []resul
 	return sc
 }
 
+// sawtoothSteps is how many growth steps sawtoothRows finds between two
+// of its 24 counts a decade (x1.1: a table's growth steps are x1.125 at
+// the finest, iceberg's).
+const sawtoothSteps = 4
+
 // sawtoothRows are row counts from lo to hi for a line of a table's
 // memory: 24 per decade, plus, wherever cells(n) changes between two of
 // them, the last count before the change and the first after it (found by
-// bisection), so each growth draws as a vertical step.
+// bisection), so each growth draws as a vertical step; at most
+// sawtoothSteps steps between two of them (a cells that changes more
+// often is no sawtooth, and each step costs a bisection).
 func sawtoothRows(lo, hi float64, cells func(int64) int64) []int64 {
 	var base []int64
 	for x := lo; x < hi*1.0001; x *= math.Pow(10, 1.0/24) {
@@ -198,7 +210,7 @@ func sawtoothRows(lo, hi float64, cells func(int64) int64) []int64 {
 	for i := 1; i < len(base); i++ {
 		a, b := base[i-1], base[i]
 		ca, cb := cells(a), cells(b)
-		for ca != cb && a+1 < b {
+		for steps := 0; ca != cb && a+1 < b && steps < sawtoothSteps; steps++ {
 			// find the first n in (a, b] with cells(n) != ca
 			l, h := a, b
 			for l+1 < h {
