@@ -113,7 +113,8 @@ func Run(ctx context.Context, cmd *exec.Cmd, job []byte, feed func(context.Conte
 		feedDone <- nil
 	}
 
-	res, workerErr, workerSource, protoErr := readWorker(stdout, progress, name)
+	res, failed, protoErr := readWorker(stdout, progress, name)
+	workerErr := failed.Error // "" when the worker sent no error
 	if protoErr != nil {
 		_ = cmd.Process.Kill()
 	}
@@ -131,8 +132,8 @@ func Run(ctx context.Context, cmd *exec.Cmd, job []byte, feed func(context.Conte
 		return *res, nil
 	case workerErr != "" && outOfMemory([]byte(workerErr)):
 		return result.Result{}, noMemory(name) // ClickHouse's exception, 570 characters of it: the promised line instead
-	case workerErr != "" && workerSource != nil:
-		return result.Result{}, &SourceError{Msg: workerErr, File: workerSource.fileError()}
+	case workerErr != "" && failed.Source:
+		return result.Result{}, &SourceError{Msg: workerErr, File: failed.File.fileError()}
 	case workerErr != "":
 		return result.Result{}, errors.New(workerErr)
 	case protoErr != nil:
@@ -144,14 +145,15 @@ func Run(ctx context.Context, cmd *exec.Cmd, job []byte, feed func(context.Conte
 }
 
 // readWorker reads a worker's lines: its progress, relayed, then its result or
-// its error; protoErr is a line that is not the protocol's.
-func readWorker(stdout io.Reader, progress func(Progress), name string) (res *result.Result, workerErr string, workerSource *sourceMark, protoErr error) {
+// its error (failed: its error line); protoErr is a line that is not the
+// protocol's.
+func readWorker(stdout io.Reader, progress func(Progress), name string) (res *result.Result, failed Line, protoErr error) {
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(make([]byte, 0, 64<<10), 256<<20)
 	for sc.Scan() {
 		var line Line
 		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
-			return res, workerErr, workerSource, fmt.Errorf("%s wrote a line that is not JSON: %.80q", name, sc.Text())
+			return res, failed, fmt.Errorf("%s wrote a line that is not JSON: %.80q", name, sc.Text())
 		}
 		switch {
 		case line.Progress != nil:
@@ -161,13 +163,10 @@ func readWorker(stdout io.Reader, progress func(Progress), name string) (res *re
 		case line.Result != nil:
 			res = line.Result
 		case line.Error != "":
-			workerErr = line.Error
-			if line.Source {
-				workerSource = &sourceMark{line.File}
-			}
+			failed = line
 		}
 	}
-	return res, workerErr, workerSource, sc.Err()
+	return res, failed, sc.Err()
 }
 
 // workerEnded says why a worker ended without a result or an error of its
@@ -193,15 +192,12 @@ func workerEnded(name string, waitErr, werr error, stderr *tailBuffer) error {
 	return errors.New(msg)
 }
 
-// sourceMark is a worker's error's mark as its source's (Line.Source), with
-// the file's error when it sent one.
-type sourceMark struct{ file *SourceFile }
-
-func (m *sourceMark) fileError() *source.FileError {
-	if m.file == nil {
+// fileError is f as its reader gave it, or nil when the worker sent none.
+func (f *SourceFile) fileError() *source.FileError {
+	if f == nil {
 		return nil
 	}
-	return &source.FileError{Path: m.file.Path, Line: m.file.Line, Err: errors.New(m.file.Problem)}
+	return &source.FileError{Path: f.Path, Line: f.Line, Err: errors.New(f.Problem)}
 }
 
 // SourceError is a worker's error that the worker said is its source's
